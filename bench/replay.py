@@ -1,0 +1,404 @@
+"""How fast does a transcript replay, next to the cost of just parsing its lines?
+
+    python bench/replay.py [--sizes 10MB,100MB] [--repeat 3] [--data-dir bench/data] [--seed 1]
+    python bench/replay.py --smoke          # 1MB, one repeat: the CI check
+
+For each size it generates (or reuses, cached in --data-dir by size, seed and
+generator version) a realistic transcript with ``bench/gen_transcript.py`` and
+times, best of --repeat:
+
+* **loop**: read the file in binary, split lines, ``orjson.loads`` each one:
+  the floor any reader pays;
+* **load**: ``session_core.Session.load`` on a fresh copy of the file (load
+  takes the writer lock and may repair, so it never sees the cached original),
+  closed afterwards; only the load itself is timed;
+* **replay**: the whole ``tailscope replay FILE > /dev/null`` process (the
+  read-only replay of the CLI), interpreter start-up included; the start-up
+  alone is measured on a one-line transcript and printed as the CLI floor.
+
+Before timing, the replayed view of both is compared with the reference replay
+in ``gen_transcript.check`` (message ids, tool operations, pending operations,
+run contexts), and the CLI must leave the file's bytes, inode and mtime alone.
+A disagreement or an exception is reported under the table; the exit status is
+then 1. The table at the end is markdown, ready for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_transcript as gen
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+# --------------------------------------------------------------------------- setup
+
+
+def import_session_core() -> Any:
+    try:
+        import session_core
+
+        session_cls = session_core.Session
+        session_cls.load  # noqa: B018
+    except Exception as e:  # anything: a half-written package fails in many ways
+        sys.exit(
+            "bench/replay.py: session_core is not usable yet "
+            f"({type(e).__name__}: {e}).\n"
+            "Run this with the project's venv (.venv/bin/python bench/replay.py) once "
+            "session_core.Session.load exists."
+        )
+    return session_cls
+
+
+def tailscope_command() -> list[str]:
+    """The venv's ``tailscope`` script, else the same entry point through this python."""
+    script = Path(sys.executable).parent / "tailscope"
+    if script.exists():
+        return [str(script)]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from viewer.cli import main; sys.argv[0] = 'tailscope'; sys.exit(main())",
+    ]
+
+
+def cached_transcript(data_dir: Path, size: int, seed: int) -> tuple[Path, dict[str, Any]]:
+    """The transcript for (size, seed) and its reference view, generated on first use."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"v{gen.GEN_VERSION}-{gen.format_size(size)}-seed{seed}"
+    path = data_dir / f"{stem}.jsonl"
+    view_path = data_dir / f"{stem}.view.json"
+    if path.exists() and view_path.exists():
+        return path, orjson.loads(view_path.read_bytes())
+    tmp = data_dir / f".{stem}.{os.getpid()}.tmp"
+    try:
+        t0 = time.perf_counter()
+        stats = gen.generate(tmp, size, seed=seed)
+        t1 = time.perf_counter()
+        view = gen.check(tmp)
+        t2 = time.perf_counter()
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    view_path.write_bytes(orjson.dumps(view))
+    log(
+        f"  generated {path.name}: {stats['bytes'] / 1e6:.1f} MB, {stats['lines']} lines "
+        f"in {t1 - t0:.1f} s; reference check {t2 - t1:.1f} s"
+    )
+    return path, view
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ids_digest(ids: list[str]) -> str:
+    return hashlib.sha256("\n".join(ids).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- the three measures
+
+
+def bare_loop(path: Path) -> float:
+    t0 = time.perf_counter()
+    with open(path, "rb") as f:
+        data = f.read()
+    loads = orjson.loads
+    for line in data.split(b"\n"):
+        if line:
+            loads(line)
+    return time.perf_counter() - t0
+
+
+class Bench:
+    def __init__(self, session_cls: Any, cli: list[str], work: Path) -> None:
+        self.Session = session_cls
+        self.cli = cli
+        self.work = work  # scratch directory for the copies
+        self.errors: list[str] = []
+
+    def fresh_copy(self, path: Path) -> Path:
+        copy = self.work / path.name
+        for leftover in (copy, copy.with_name(copy.name + ".repair")):
+            leftover.unlink(missing_ok=True)
+        shutil.copyfile(path, copy)
+        return copy
+
+    def load_once(self, path: Path) -> float:
+        copy = self.fresh_copy(path)
+        gc.collect()
+        t0 = time.perf_counter()
+        s = self.Session.load(str(copy))
+        t = time.perf_counter() - t0
+        s.close()
+        del s
+        return t
+
+    def cli_once(self, path: Path) -> float:
+        t0 = time.perf_counter()
+        r = subprocess.run(
+            [*self.cli, "replay", str(path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        t = time.perf_counter() - t0
+        if r.returncode != 0:
+            why = r.stderr.decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"exit {r.returncode}: {why[-1] if why else '(no stderr)'}")
+        return t
+
+    def best(
+        self, label: str, fn: Callable[[Path], float], path: Path, repeat: int
+    ) -> float | None:
+        times = []
+        for _ in range(repeat):
+            try:
+                times.append(fn(path))
+            except Exception as e:
+                self.errors.append(f"{label} on {path.name}: {type(e).__name__}: {e}")
+                return None
+        return min(times)
+
+    # ---- correctness, untimed
+
+    def verify_load(self, path: Path, ref: dict[str, Any]) -> None:
+        copy = self.fresh_copy(path)
+        try:
+            s = self.Session.load(str(copy))
+        except Exception as e:
+            self.errors.append(f"Session.load({path.name}): {type(e).__name__}: {e}")
+            return
+        try:
+            got = {
+                "messages": len(s.message_ids()),
+                "message-ids-sha256": ids_digest(list(s.message_ids())),
+                "tool-operations": len(s.tool_operations()),
+                "pending-tool-operations": [o.get("op-id") for o in s.pending_tool_operations()],
+                "run-contexts": len(s.run_contexts()),
+                "meta": s.meta(),
+                "grants": len(s.grants()) if s.grants() is not None else None,
+            }
+            if len(s.messages()) != got["messages"]:
+                self.errors.append(
+                    f"Session.load({path.name}): messages() and message_ids() differ in length"
+                )
+            if s.warnings():
+                self.errors.append(f"Session.load({path.name}): warnings {s.warnings()!r}")
+        except Exception as e:
+            self.errors.append(f"Session.load({path.name}) accessors: {type(e).__name__}: {e}")
+            return
+        finally:
+            s.close()
+        self.compare(f"Session.load({path.name})", got, ref)
+
+    def verify_cli(self, path: Path, ref: dict[str, Any]) -> None:
+        copy = self.fresh_copy(path)
+        before = copy.stat()
+        out = self.work / "replay-out.json"
+        with open(out, "wb") as f:
+            r = subprocess.run(
+                [*self.cli, "replay", str(copy)], stdout=f, stderr=subprocess.PIPE, check=False
+            )
+        after = copy.stat()
+        label = f"tailscope replay {path.name}"
+        if (before.st_ino, before.st_size, before.st_mtime_ns) != (
+            after.st_ino,
+            after.st_size,
+            after.st_mtime_ns,
+        ):
+            self.errors.append(f"{label}: the file was modified (inode, size or mtime changed)")
+        if r.returncode != 0:
+            why = r.stderr.decode(errors="replace").strip().splitlines()
+            self.errors.append(f"{label}: exit {r.returncode}: {why[-1] if why else ''}")
+            return
+        try:
+            view = orjson.loads(out.read_bytes())
+            ids = [m["id"] for m in view["messages"]]
+            got = {
+                "messages": len(ids),
+                "message-ids-sha256": ids_digest(ids),
+                "tool-operations": len(view["tool-operations"]),
+                "pending-tool-operations": [
+                    o.get("op-id") for o in view["pending-tool-operations"]
+                ],
+                "run-contexts": len(view["run-contexts"]),
+                "meta": view["meta"],
+                "grants": len(view["grants"]) if view.get("grants") is not None else None,
+            }
+            if view.get("format") != "transcript-v1":
+                self.errors.append(f"{label}: format is {view.get('format')!r}")
+        except Exception as e:
+            self.errors.append(f"{label}: unreadable output: {type(e).__name__}: {e}")
+            return
+        finally:
+            out.unlink(missing_ok=True)
+        self.compare(label, got, ref)
+
+    def compare(self, label: str, got: dict[str, Any], ref: dict[str, Any]) -> None:
+        for key, value in got.items():
+            if value != ref.get(key):
+                show = (lambda v: v) if key != "meta" else (lambda v: "...")
+                self.errors.append(
+                    f"{label}: {key} is {show(value)!r}, the reference replay says "
+                    f"{show(ref.get(key))!r}"
+                )
+
+
+# --------------------------------------------------------------------------- report
+
+
+def fmt_t(t: float | None) -> str:
+    if t is None:
+        return "error"
+    if t < 0.1:
+        return f"{t * 1000:.1f} ms"
+    return f"{t * 1000:.0f} ms" if t < 10 else f"{t:.1f} s"
+
+
+def ratio(a: float | None, b: float | None, suffix: str = "×") -> str:
+    return "–" if a is None or b is None or b == 0 else f"{a / b:.2f}{suffix}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    base = rows[0]
+
+    def lin(row: dict[str, Any], key: str) -> str:
+        a, b = row[key], base[key]
+        if a is None or b is None:
+            return "–"
+        return f"{(a / row['mb']) / (b / base['mb']):.2f}"
+
+    def mbps(row: dict[str, Any], key: str) -> str:
+        return "–" if row[key] is None else f"{row['mb'] / row[key]:.0f}"
+
+    head = (
+        "| file | lines | orjson loop | `Session.load` | load ÷ loop | `tailscope replay` "
+        "| replay ÷ loop | MB/s loop / load / replay | time per MB vs smallest "
+        "(loop / load / replay) |"
+    )
+    out = [head, "|" + "|".join(["---"] * 9) + "|"]
+    for r in rows:
+        out.append(
+            f"| {r['mb']:.0f} MB | {r['lines']:,} | {fmt_t(r['loop'])} | {fmt_t(r['load'])} "
+            f"| {ratio(r['load'], r['loop'])} | {fmt_t(r['cli'])} | {ratio(r['cli'], r['loop'])} "
+            f"| {mbps(r, 'loop')} / {mbps(r, 'load')} / {mbps(r, 'cli')} "
+            f"| {lin(r, 'loop')} / {lin(r, 'load')} / {lin(r, 'cli')} |"
+        )
+    return "\n".join(out)
+
+
+def environment(repeat: int, seed: int, cli_floor: float | None) -> str:
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        commit = "?"
+    floor = fmt_t(cli_floor) if cli_floor is not None else "error"
+    return (
+        f"Best of {repeat}; generated with `bench/gen_transcript.py --seed {seed}` "
+        f"(format v1, generator v{gen.GEN_VERSION}). Python {platform.python_version()}, "
+        f"orjson {orjson.__version__}, {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, commit {commit or '?'}. `tailscope replay` is the whole "
+        f"process with its output sent to /dev/null; its start-up floor (a one-line "
+        f"transcript) is {floor}."
+    )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10MB,100MB", help="comma-separated, e.g. 10MB,100MB,1GB")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measure; the best counts")
+    ap.add_argument("--data-dir", type=Path, default=HERE / "data", help="transcript cache")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--smoke", action="store_true", help="1MB, one repeat (for CI)")
+    ap.add_argument("--no-verify", action="store_true", help="skip the correctness cross-check")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        args.sizes, args.repeat = "1MB", 1
+    try:
+        sizes = sorted({gen.parse_size(s) for s in args.sizes.split(",") if s.strip()})
+    except ValueError as e:
+        ap.error(str(e))
+    if not sizes or args.repeat < 1:
+        ap.error("need at least one size and --repeat >= 1")
+
+    session_cls = import_session_core()
+    cli = tailscope_command()
+    rows: list[dict[str, Any]] = []
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="scratch-", dir=args.data_dir) as tmp:
+        b = Bench(session_cls, cli, Path(tmp))
+
+        floor_file = Path(tmp) / "floor.jsonl"
+        floor_file.write_bytes(
+            orjson.dumps(
+                {
+                    "id": "00000000-0000-4000-8000-000000000000",
+                    "payload": {"agent": "bench"},
+                    "ts": "2026-08-09T00:00:00.000000Z",
+                    "type": "session-meta",
+                    "v": 1,
+                },
+                option=gen.OPTS,
+            )
+        )
+        cli_floor = b.best("tailscope replay (floor)", b.cli_once, floor_file, args.repeat)
+
+        for size in sizes:
+            log(f"{gen.format_size(size)}:")
+            path, ref = cached_transcript(args.data_dir, size, args.seed)
+            if not args.no_verify:
+                b.verify_load(path, ref)
+                b.verify_cli(path, ref)
+            row: dict[str, Any] = {"mb": path.stat().st_size / 1e6, "lines": ref["lines"]}
+            row["loop"] = b.best("orjson loop", bare_loop, path, args.repeat)
+            row["load"] = b.best("Session.load", b.load_once, path, args.repeat)
+            copy = b.fresh_copy(path)  # the CLI only reads, but never trust the cache to it
+            row["cli"] = b.best("tailscope replay", b.cli_once, copy, args.repeat)
+            copy.unlink(missing_ok=True)
+            rows.append(row)
+            log(
+                f"  loop {fmt_t(row['loop'])}, load {fmt_t(row['load'])} "
+                f"({ratio(row['load'], row['loop'])}), replay {fmt_t(row['cli'])} "
+                f"({ratio(row['cli'], row['loop'])})"
+            )
+
+    print()
+    print(table(rows))
+    print()
+    print(environment(args.repeat, args.seed, cli_floor))
+    if b.errors:
+        print("\nErrors:")
+        for e in b.errors:
+            print(f"- {e}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

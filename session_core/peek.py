@@ -1,0 +1,100 @@
+"""``peek``: what a file actually says, in file order, without writing or raising."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .message import Message, message_from_payload
+from .reader import iter_lines
+from .replay import payload_of
+
+
+@dataclass(slots=True)
+class PeekResult:
+    path: str
+    size: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+    envelopes: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "size": self.size,
+            "meta": self.meta,
+            "envelopes": self.envelopes,
+            "messages": [m.to_payload() for m in self.messages],
+            "warnings": self.warnings,
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def peek(path: str | os.PathLike[str]) -> PeekResult:
+    """Read what parses; skip what does not with a warning. Never writes, never raises."""
+    where = os.fspath(path) if path is not None else "(nowhere)"
+    result = PeekResult(path=where)
+    try:
+        _peek_into(result, where)
+    except Exception as err:  # the contract: a report, never an exception
+        result.error = f"the transcript could not be read: {err}"
+    return result
+
+
+def _peek_into(result: PeekResult, where: str) -> None:
+    try:
+        fh = open(where, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        result.error = f"there is no transcript at {where}"
+        return
+    except OSError as err:
+        result.error = f"the transcript could not be read: {err.strerror or err}"
+        return
+    with fh:
+        before = os.fstat(fh.fileno())
+        if not os.path.isfile(where) or not _is_regular(before.st_mode):
+            result.error = f"there is no transcript at {where}"
+            return
+        result.size = before.st_size
+        for number, raw, _ended in iter_lines(fh):
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                if raw.strip():
+                    result.warnings.append(f"line {number} could not be read, and was skipped")
+                continue
+            if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+                continue
+            result.envelopes.append(value)
+            kind = value["type"]
+            if kind == "session-meta" and not result.meta:
+                result.meta = payload_of(value)
+            elif kind == "message":
+                result.messages.append(message_from_payload(payload_of(value)))
+        after = _stat(where)
+        if after is None or after.st_ino != before.st_ino:
+            result.error = "the file was deleted or replaced while it was being read"
+        elif result.size == 0:
+            result.error = "the transcript is empty"
+        elif not result.envelopes or result.envelopes[0]["type"] != "session-meta":
+            result.error = "this is not a transcript: its first line is not a session-meta line"
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def _stat(where: str) -> os.stat_result | None:
+    try:
+        return os.stat(where)
+    except OSError:
+        return None

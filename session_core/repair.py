@@ -1,0 +1,132 @@
+"""Crash-tail repair: byte level, into ``<file>.repair``, then one atomic rename."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import TranscriptError
+from .reader import line_is_whole
+
+_BACK = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """What the end of a file looks like, found by reading backwards."""
+
+    size: int
+    start: int  # offset of the last line
+    line: bytes  # the last line without its line break
+    ends_broken: bool  # the file ends in \n
+    previous: bytes | None  # the line before it, when there is one
+    crlf: bool  # the file's line ending, judged by its last \n
+
+
+def _last_lf(fd: int, before: int) -> int:
+    """Offset of the last \\n strictly before ``before``, or -1."""
+    pos = before
+    while pos > 0:
+        start = max(0, pos - _BACK)
+        block = os.pread(fd, pos - start, start)
+        found = block.rfind(b"\n")
+        if found >= 0:
+            return start + found
+        pos = start
+    return -1
+
+
+def _read(fd: int, start: int, end: int) -> bytes:
+    return os.pread(fd, end - start, start) if end > start else b""
+
+
+def read_tail(fd: int) -> Tail | None:
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return None
+    ends_broken = _read(fd, size - 1, size) == b"\n"
+    end = size - 1 if ends_broken else size
+    lf = _last_lf(fd, end)
+    start = lf + 1
+    line = _read(fd, start, end)
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    previous = None
+    if start > 0:
+        before = _last_lf(fd, lf)
+        previous = _read(fd, before + 1, lf)
+        if previous.endswith(b"\r"):
+            previous = previous[:-1]
+    last_lf = size - 1 if ends_broken else lf
+    crlf = last_lf > 0 and _read(fd, last_lf - 1, last_lf) == b"\r"
+    return Tail(size, start, line, ends_broken, previous, crlf)
+
+
+def repair_path(path: str) -> str:
+    return path + ".repair"
+
+
+def _copy_prefix(src: int, dst: int, length: int) -> int:
+    """Copy ``length`` bytes verbatim; returns how many line breaks they hold."""
+    offset = 0
+    breaks = 0
+    while offset < length:
+        block = os.pread(src, min(1 << 22, length - offset), offset)
+        if not block:
+            raise OSError("the file shrank during the repair")
+        breaks += block.count(b"\n")
+        view = memoryview(block)
+        while view:
+            written = os.write(dst, view)
+            view = view[written:]
+        offset += len(block)
+    return breaks
+
+
+def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
+    """Make the file append-safe. Returns the fd now holding the transcript and warnings.
+
+    ``fd`` is the caller's locked descriptor on ``path``. When the file is
+    rewritten, the new inode is locked before the rename and its descriptor
+    returned (the old one is closed), so the writer lock never lapses.
+    """
+    import fcntl
+
+    tail = read_tail(fd)
+    if tail is None or (tail.ends_broken and line_is_whole(tail.line)):
+        return fd, []
+    warnings: list[str] = []
+    if line_is_whole(tail.line):
+        keep = tail.size
+        suffix = b"\r\n" if tail.crlf else b"\n"
+    else:
+        if tail.previous is not None and not line_is_whole(tail.previous):
+            raise TranscriptError(
+                "ends in two malformed lines; only a single malformed final line is "
+                "tolerated (a crash tail), two mean the file was damaged some other way",
+                path=path,
+            )
+        keep = tail.start
+        suffix = b""
+    staging = repair_path(path)
+    mode = os.fstat(fd).st_mode & 0o7777
+    new = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(new, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        breaks = _copy_prefix(fd, new, keep)
+        if suffix:
+            os.write(new, suffix)
+        os.fchmod(new, mode)
+        os.rename(staging, path)
+    except BaseException:
+        os.close(new)
+        if os.path.lexists(staging):
+            os.unlink(staging)
+        raise
+    os.close(fd)
+    if not suffix:
+        excerpt = tail.line[:200].decode("utf-8", "backslashreplace")
+        warnings.append(
+            f"line {breaks + 1} was a crash tail (not whole JSON) and was cut off: {excerpt}"
+        )
+    return new, warnings

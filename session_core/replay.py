@@ -1,0 +1,371 @@
+"""The one replay engine: fed one envelope at a time, linear in the file.
+
+``load``, every ``append_*`` (validate, write, then apply), the read-only
+``replay`` and the follower's live view all drive this same class.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ReplayError
+from .message import Message, message_from_payload, payload_is_sticky
+
+KNOWN_TYPES = frozenset(
+    (
+        "session-meta",
+        "message",
+        "grants",
+        "compaction",
+        "elision",
+        "tool-dispatched",
+        "tool-settled",
+        "run-context",
+    )
+)
+TOOL_OUTCOMES = ("completed", "failed", "outcome-unknown")
+_OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
+_OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
+
+# A live entry: (envelope id, message payload, sticky, content override or None).
+Entry = tuple[str, dict[str, Any], bool, str | None]
+
+
+def payload_of(envelope: dict[str, Any]) -> dict[str, Any]:
+    payload = envelope.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def _str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+@dataclass(slots=True)
+class Compaction:
+    """A compaction as applied: which live messages it folded into its summary."""
+
+    id: str
+    ts: str
+    summary: str
+    through: str
+    fallback: bool
+    tokens_before: int | None
+    tokens_after: int | None
+    folded: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Elision:
+    """One stubbed message: which elision line did it, and the stub it left."""
+
+    elision_id: str
+    ts: str
+    message_id: str
+    stub: str
+
+
+class ReplayState:
+    """The replayed view of a v1 transcript, built envelope by envelope.
+
+    ``where`` names the transcript in error messages. ``check`` raises the
+    ``ReplayError`` that ``feed`` would, without applying anything: appends
+    call it before they write.
+    """
+
+    def __init__(self, where: str = "this session") -> None:
+        self.where = where
+        self.meta: dict[str, Any] = {}
+        self.entries: list[Entry] = []
+        self._index: dict[str, int] = {}
+        self.events: list[dict[str, Any]] = []
+        self.event_lines: list[int] = []  # the file line each event came from
+        self.last_line = 0
+        self.tool_ops: list[dict[str, Any]] = []
+        self._op_index: dict[str, int] = {}
+        self.run_contexts: list[dict[str, Any]] = []
+        self.sections: dict[str, tuple[str, str]] = {}  # digest -> (carrier id, text)
+        self.grants: list[Any] = []
+        self.warnings: list[str] = []
+        # For views of the raw file: what happened to each message line.
+        self.message_events: list[int] = []  # indices into events of message lines
+        self.compactions: list[Compaction] = []
+        self.folded_by: dict[str, str] = {}  # message id -> compaction id
+        self.elisions: list[Elision] = []
+        self.elided: dict[str, list[Elision]] = {}  # message id -> its elisions, in order
+        self.message_count = 0
+
+    # -- validation -------------------------------------------------------
+
+    def _at(self, line: int | None) -> str:
+        return f"the {{}} at line {line}" if line is not None else "the {} being appended"
+
+    def _fail(self, what: str, line: int | None, text: str) -> ReplayError:
+        subject = self._at(line).format(what)
+        return ReplayError(f"{subject} {text}", path=self._path(), line=line)
+
+    def _path(self) -> str | None:
+        return None if self.where == "this session" else self.where
+
+    def check(self, envelope: dict[str, Any], line: int | None = None) -> None:
+        kind = envelope.get("type")
+        if kind == "compaction":
+            self._compaction_cut(payload_of(envelope), line)
+        elif kind == "elision":
+            self._elision_targets(payload_of(envelope), line)
+        elif kind == "tool-settled":
+            self._settle_target(payload_of(envelope), line)
+
+    def _compaction_cut(self, payload: dict[str, Any], line: int | None) -> int:
+        through = payload.get("replaces-through-id")
+        if not isinstance(through, str):
+            raise self._fail("compaction", line, "has no replaces-through-id")
+        cut = self._index.get(through)
+        if cut is None:
+            raise self._fail(
+                "compaction",
+                line,
+                f"replaces through {through!r}, which is not a message this transcript "
+                "still has (never written, or written after this compaction)",
+            )
+        return cut
+
+    def _elision_targets(self, payload: dict[str, Any], line: int | None) -> list[tuple[int, str]]:
+        items = payload.get("items")
+        if not isinstance(items, list):
+            raise self._fail("elision", line, "has no items list")
+        targets: list[tuple[int, str]] = []
+        for position, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise self._fail("elision", line, f"item {position} is not an {{id, stub}} object")
+            mid = item.get("id")
+            if not isinstance(mid, str) or not mid:
+                raise self._fail("elision", line, f"item {position} has no id")
+            stub = item.get("stub")
+            if not isinstance(stub, str):
+                raise self._fail("elision", line, f"item {position} has no stub")
+            index = self._index.get(mid)
+            if index is None:
+                raise self._fail(
+                    "elision",
+                    line,
+                    f"stubs {mid!r}, which is not a message this transcript still has "
+                    "(never written, or a compaction replaced it first)",
+                )
+            targets.append((index, stub))
+        return targets
+
+    def _settle_target(self, payload: dict[str, Any], line: int | None) -> int:
+        op_id = payload.get("op-id")
+        if not isinstance(op_id, str) or not op_id:
+            raise self._fail("tool-settled line", line, "has no op-id")
+        outcome = payload.get("outcome")
+        if not isinstance(outcome, str) or outcome not in TOOL_OUTCOMES:
+            raise self._fail(
+                "tool-settled line",
+                line,
+                f"has outcome {outcome!r}; a settled operation is one of "
+                + ", ".join(TOOL_OUTCOMES),
+            )
+        index = self._op_index.get(op_id)
+        if index is None:
+            raise self._fail(
+                "tool-settled line",
+                line,
+                f"settles {op_id!r}, which is not an operation this transcript dispatched "
+                "(never written, or written after this settle)",
+            )
+        if self.tool_ops[index]["settled"]:
+            raise self._fail(
+                "tool-settled line", line, f"settles {op_id!r}, which was settled already"
+            )
+        return index
+
+    # -- applying ---------------------------------------------------------
+
+    def feed(self, envelope: dict[str, Any], line: int | None = None) -> None:
+        """Validate and apply one envelope; a refused one changes nothing.
+
+        The envelope dict is kept as it is, not copied.
+        """
+        kind = envelope.get("type")
+        payload = payload_of(envelope)
+        eid = _str(envelope.get("id"))
+        if kind == "message":
+            self._index[eid] = len(self.entries)
+            self.entries.append((eid, payload, payload_is_sticky(payload), None))
+            self.message_events.append(len(self.events))
+            self.message_count += 1
+        elif kind == "tool-dispatched":
+            self._dispatch(eid, envelope, payload)
+        elif kind == "tool-settled":
+            self._settle(eid, envelope, payload, line)
+        elif kind == "compaction":
+            self._compact(eid, envelope, payload, line)
+        elif kind == "elision":
+            self._elide(eid, envelope, payload, line)
+        elif kind == "run-context":
+            self._run_context(eid, envelope, payload)
+        elif kind == "grants":
+            grants = payload.get("grants")
+            self.grants = grants if isinstance(grants, list) else []
+        elif kind == "session-meta":
+            self.meta = payload
+        self.events.append(envelope)
+        self.last_line = line if line is not None else self.last_line + 1
+        self.event_lines.append(self.last_line)
+
+    def _dispatch(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
+        op: dict[str, Any] = {
+            "op-id": eid,
+            "call-id": _str(payload.get("call-id")),
+            "tool": _str(payload.get("tool")),
+            "arguments": payload.get("arguments"),
+            "dispatched-at": _str(envelope.get("ts")),
+            "settled": False,
+        }
+        for key in _OPTIONAL_DISPATCH:
+            if payload.get(key) is not None:
+                op[key] = payload[key]
+        self._op_index[eid] = len(self.tool_ops)
+        self.tool_ops.append(op)
+
+    def _settle(
+        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+    ) -> None:
+        op = self.tool_ops[self._settle_target(payload, line)]
+        op["settled"] = True
+        op["outcome"] = _str(payload.get("outcome"))
+        op["settled-at"] = _str(envelope.get("ts"))
+        op["settle-id"] = eid
+        for key in _OPTIONAL_SETTLE:
+            if payload.get(key) is not None:
+                op[key] = payload[key]
+
+    def _compact(
+        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+    ) -> None:
+        cut = self._compaction_cut(payload, line)
+        entries = self.entries
+        record = Compaction(
+            id=eid,
+            ts=_str(envelope.get("ts")),
+            summary=_str(payload.get("summary")),
+            through=_str(payload.get("replaces-through-id")),
+            fallback=bool(payload.get("fallback")),
+            tokens_before=payload.get("tokens-before"),
+            tokens_after=payload.get("tokens-after"),
+        )
+        kept: list[Entry] = []
+        for entry in entries[: cut + 1]:
+            if entry[2]:
+                kept.append(entry)
+                record.kept.append(entry[0])
+            else:
+                record.folded.append(entry[0])
+                self.folded_by[entry[0]] = eid
+                del self._index[entry[0]]
+        summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
+        kept.append(summary)
+        rest = entries[cut + 1 :]
+        # Only the kept head and the summary move; the tail keeps relative order.
+        self.entries = kept + rest
+        index = self._index
+        for position, entry in enumerate(self.entries):
+            index[entry[0]] = position
+        self.compactions.append(record)
+
+    def _elide(
+        self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
+    ) -> None:
+        ts = _str(envelope.get("ts"))
+        entries = self.entries
+        for index, stub in self._elision_targets(payload, line):
+            mid, body, sticky, _ = entries[index]
+            entries[index] = (mid, body, sticky, stub)
+            record = Elision(elision_id=eid, ts=ts, message_id=mid, stub=stub)
+            self.elisions.append(record)
+            self.elided.setdefault(mid, []).append(record)
+
+    def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
+        raw_sections = payload.get("sections")
+        sections = (
+            [dict(s) for s in raw_sections if isinstance(s, dict)]
+            if isinstance(raw_sections, list)
+            else []
+        )
+        raw_facts = payload.get("facts")
+        facts = (
+            [list(f) for f in raw_facts if isinstance(f, list)]
+            if isinstance(raw_facts, list)
+            else []
+        )
+        self.run_contexts.append(
+            {
+                "id": eid,
+                "ts": _str(envelope.get("ts")),
+                "run-id": _str(payload.get("run-id")),
+                "digest": _str(payload.get("digest")),
+                "facts": facts,
+                "sections": sections,
+            }
+        )
+        for section in sections:
+            digest = section.get("digest")
+            rendered = section.get("rendered")
+            if isinstance(digest, str) and digest and isinstance(rendered, str):
+                self.sections.setdefault(digest, (eid, rendered))
+
+    # -- reading ----------------------------------------------------------
+
+    def entry_message(self, entry: Entry) -> Message:
+        message = message_from_payload(entry[1])
+        if entry[3] is not None:
+            return Message(
+                role=message.role,
+                content=entry[3],
+                tool_calls=copy.deepcopy(message.tool_calls),
+                tool_call_id=message.tool_call_id,
+                sticky=message.sticky,
+                sysprompt=message.sysprompt,
+                depth=message.depth,
+            )
+        if message.tool_calls:
+            return Message(
+                role=message.role,
+                content=message.content,
+                tool_calls=copy.deepcopy(message.tool_calls),
+                tool_call_id=message.tool_call_id,
+                sticky=message.sticky,
+                sysprompt=message.sysprompt,
+                depth=message.depth,
+            )
+        return message
+
+    def messages(self) -> list[Message]:
+        return [self.entry_message(e) for e in self.entries]
+
+    def message_ids(self) -> list[str]:
+        return [e[0] for e in self.entries]
+
+    def pending_tool_operations(self) -> list[dict[str, Any]]:
+        return [copy.deepcopy(op) for op in self.tool_ops if not op["settled"]]
+
+    def tool_operation(self, op_id: str) -> dict[str, Any] | None:
+        index = self._op_index.get(op_id)
+        return None if index is None else self.tool_ops[index]
+
+    def run_context_section(self, digest: str) -> str | None:
+        found = self.sections.get(digest)
+        return None if found is None else found[1]
+
+    def section_carrier(self, digest: str) -> str | None:
+        found = self.sections.get(digest)
+        return None if found is None else found[0]
+
+    def is_live(self, message_id: str) -> bool:
+        return message_id in self._index

@@ -1,0 +1,422 @@
+"""``Session``: the one writer of a v1 transcript (create, load, append, read)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import fcntl
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from .codec import dump_line, new_id, now_ts
+from .errors import (
+    RefusedAppendError,
+    ReplayError,
+    SessionClosedError,
+    TranscriptError,
+    WriterLockedError,
+)
+from .message import Message
+from .reader import replay_file
+from .repair import repair_path, repair_tail
+from .replay import KNOWN_TYPES, TOOL_OUTCOMES, ReplayState
+
+PathLike = str | os.PathLike[str]
+
+
+def _lock(fd: int, path: str) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise WriterLockedError(
+            "another writer has this transcript open (one writer per file)", path=path
+        ) from None
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _os_error(path: str, err: OSError, doing: str) -> TranscriptError:
+    return TranscriptError(f"cannot {doing}: {err.strerror or err}", path=path)
+
+
+class Session:
+    """A transcript opened for appending. Thread-safe; one per file.
+
+    Build one with ``Session.create`` or ``Session.load``.
+    """
+
+    def __init__(self, path: str, state: ReplayState, lock_fd: int, append_fd: int) -> None:
+        self._path = path
+        self._state = state
+        self._lock_fd = lock_fd
+        self._fd = append_fd
+        self._closed = False
+        self._broken: str | None = None
+        self._mutex = threading.RLock()
+
+    # -- opening ----------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: PathLike, meta: Mapping[str, Any] | None = None) -> Session:
+        """A new transcript at ``path`` (which must be missing or empty), meta line written."""
+        where = os.fspath(path)
+        try:
+            parent = os.path.dirname(os.path.abspath(where))
+            os.makedirs(parent, exist_ok=True)
+            fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as err:
+            raise _os_error(where, err, "create the transcript") from None
+        _lock(fd, where)
+        if os.fstat(fd).st_size > 0:
+            os.close(fd)
+            raise RefusedAppendError(
+                "already has content; a transcript is append-only, so load it to continue "
+                "(or pick another path)",
+                path=where,
+            )
+        session = cls(where, ReplayState(where), fd, fd)
+        session._append("session-meta", dict(meta or {}))
+        return session
+
+    @classmethod
+    def load(cls, path: PathLike) -> Session:
+        """Continue an existing transcript: lock, repair a crash tail, replay, open to append."""
+        where = os.fspath(path)
+        if not os.path.isfile(where):
+            raise TranscriptError("there is no transcript here", path=where)
+        lock_fd = cls._open_locked(where)
+        try:
+            stale = repair_path(where)
+            if os.path.lexists(stale):
+                os.unlink(stale)
+            lock_fd, warnings = repair_tail(where, lock_fd)
+            state = replay_file(where, tolerate_tail=False)
+            state.warnings[:0] = warnings
+            append_fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        except OSError as err:
+            os.close(lock_fd)
+            raise _os_error(where, err, "load the transcript") from None
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        return cls(where, state, lock_fd, append_fd)
+
+    @staticmethod
+    def _open_locked(where: str) -> int:
+        # A repair in another process can rename a new inode over the path
+        # between our open and our flock: retry until the locked fd is the file.
+        for _ in range(20):
+            try:
+                fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError as err:
+                raise _os_error(where, err, "open the transcript") from None
+            _lock(fd, where)
+            if _same_file(fd, where):
+                return fd
+            os.close(fd)
+        raise WriterLockedError(
+            "keeps being replaced under us; is another writer busy?", path=where
+        )
+
+    # -- writing ----------------------------------------------------------
+
+    def _append(self, kind: str, payload: dict[str, Any], eid: str | None = None) -> str:
+        envelope = {
+            "id": eid or new_id(),
+            "payload": payload,
+            "ts": now_ts(),
+            "type": kind,
+            "v": 1,
+        }
+        try:
+            line = dump_line(envelope)
+        except (TypeError, orjson.JSONEncodeError) as err:
+            raise RefusedAppendError(
+                f"cannot encode the {kind} line: {err}", path=self._path
+            ) from None
+        # What is kept in memory is exactly what the file says.
+        stored = orjson.loads(line)
+        with self._mutex:
+            if self._closed:
+                raise SessionClosedError("the session is closed", path=self._path)
+            if self._broken is not None:
+                raise TranscriptError(self._broken, path=self._path)
+            try:
+                self._state.check(stored)
+            except ReplayError as err:
+                raise RefusedAppendError(err.reason, path=self._path) from None
+            self._write(line)
+            self._state.feed(stored)
+        return str(envelope["id"])
+
+    def _write(self, line: bytes) -> None:
+        view = memoryview(line)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except OSError as err:
+            if len(view) != len(line):
+                # Half a line is on disk: appending after it would bury the next line
+                # inside it. Only a load (which repairs the tail) can go on from here.
+                self._broken = "a write failed part-way; load the transcript again to repair it"
+            raise _os_error(self._path, err, "append to the transcript") from None
+
+    def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
+        payload = dict(extra or {})
+        payload.update(message.to_payload())  # a message key always wins over an extra
+        return self._append("message", payload)
+
+    def append_grants(self, grants: Iterable[Any]) -> str:
+        return self._append("grants", {"grants": list(grants)})
+
+    def append_compaction(
+        self,
+        summary: str,
+        replaces_through_id: str,
+        tokens_before: int | None = None,
+        tokens_after: int | None = None,
+        fallback: bool = False,
+    ) -> str:
+        payload: dict[str, Any] = {
+            "summary": summary,
+            "replaces-through-id": replaces_through_id,
+            "fallback": bool(fallback),
+        }
+        if tokens_before is not None:
+            payload["tokens-before"] = tokens_before
+        if tokens_after is not None:
+            payload["tokens-after"] = tokens_after
+        return self._append("compaction", payload)
+
+    def append_elision(self, items: Sequence[Mapping[str, Any]]) -> str:
+        if not items:
+            raise RefusedAppendError(
+                "an elision needs at least one item (one that stubs nothing changes nothing)",
+                path=self._path,
+            )
+        rows = []
+        for position, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise RefusedAppendError(
+                    f"elision item {position} is not an {{id, stub}} mapping", path=self._path
+                )
+            rows.append({"id": str(item.get("id") or ""), "stub": str(item.get("stub") or "")})
+        return self._append("elision", {"items": rows})
+
+    def append_tool_dispatched(
+        self,
+        call_id: str,
+        tool: str,
+        arguments: str | Mapping[str, Any] | None,
+        arguments_digest: str | None = None,
+        idempotency: str | None = None,
+        run_id: str | None = None,
+        round: int | None = None,
+    ) -> str:
+        payload: dict[str, Any] = {
+            "call-id": call_id,
+            "tool": tool,
+            "arguments": dict(arguments) if isinstance(arguments, Mapping) else (arguments or ""),
+        }
+        for key, value in (
+            ("arguments-digest", arguments_digest),
+            ("idempotency", idempotency),
+            ("run-id", run_id),
+            ("round", round),
+        ):
+            if value is not None:
+                payload[key] = value
+        return self._append("tool-dispatched", payload)
+
+    def append_tool_settled(
+        self,
+        op_id: str,
+        outcome: str,
+        reason: str | None = None,
+        duration: float | None = None,
+        result_digest: str | None = None,
+        artifact: Mapping[str, Any] | None = None,
+        error: str | None = None,
+    ) -> str:
+        if outcome not in TOOL_OUTCOMES:
+            raise RefusedAppendError(
+                f"outcome must be one of {', '.join(TOOL_OUTCOMES)}; got {outcome!r}",
+                path=self._path,
+            )
+        payload: dict[str, Any] = {"op-id": op_id, "outcome": outcome}
+        if reason is not None:
+            payload["reason"] = reason
+        if result_digest is not None:
+            payload["result-digest"] = result_digest
+        if error is not None:
+            payload["error"] = error
+        if artifact:
+            payload["artifact"] = dict(artifact)
+        if duration is not None:
+            payload["duration"] = round(float(duration), 6)
+        return self._append("tool-settled", payload)
+
+    def resolve_tool_operation(self, op_id: str, outcome: str, reason: str | None = None) -> str:
+        return self.append_tool_settled(op_id=op_id, outcome=outcome, reason=reason)
+
+    def append_run_context(
+        self,
+        run_id: str,
+        digest: str,
+        facts: Iterable[Sequence[Any]] = (),
+        sections: Iterable[Mapping[str, Any]] = (),
+    ) -> str:
+        if not isinstance(run_id, str) or not run_id.strip():
+            raise RefusedAppendError("a run context needs a run-id", path=self._path)
+        if not isinstance(digest, str) or not digest.strip():
+            raise RefusedAppendError("a run context needs a digest", path=self._path)
+        rows = []
+        for index, fact in enumerate(facts):
+            if isinstance(fact, str | bytes) or not isinstance(fact, Sequence) or len(fact) != 2:
+                raise RefusedAppendError(
+                    f"fact {index} is not a (key, value) pair: the order of facts is part "
+                    "of what was rendered",
+                    path=self._path,
+                )
+            rows.append([str(fact[0]), "" if fact[1] is None else str(fact[1])])
+        records = []
+        for index, section in enumerate(sections):
+            if not isinstance(section, Mapping):
+                raise RefusedAppendError(
+                    f"section {index} is not a {{name, digest, rendered}} mapping", path=self._path
+                )
+            for key in ("name", "digest", "rendered"):
+                value = section.get(key)
+                if not isinstance(value, str) or (key != "rendered" and not value.strip()):
+                    raise RefusedAppendError(f"section {index} has no {key}", path=self._path)
+            records.append(section)
+        eid = new_id()
+        with self._mutex:
+            carried: dict[str, str] = {}
+            out = []
+            for section in records:
+                sdigest = section["digest"]
+                carrier = self._state.section_carrier(sdigest) or carried.get(sdigest)
+                if carrier is not None:
+                    out.append({"name": section["name"], "digest": sdigest, "rendered-in": carrier})
+                else:
+                    out.append(
+                        {
+                            "name": section["name"],
+                            "digest": sdigest,
+                            "rendered": section["rendered"],
+                        }
+                    )
+                    carried[sdigest] = eid
+            payload = {"run-id": run_id, "digest": digest, "facts": rows, "sections": out}
+            return self._append("run-context", payload, eid)
+
+    def append_event(self, type: str, payload: Mapping[str, Any] | None = None) -> str:
+        if not isinstance(type, str) or not type.strip():
+            raise RefusedAppendError("an event needs a type", path=self._path)
+        if type in KNOWN_TYPES:
+            raise RefusedAppendError(
+                f"{type!r} is a built-in type; use its append_* method", path=self._path
+            )
+        return self._append(type, dict(payload or {}))
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._closed:
+                return
+            self._closed = True
+            if self._fd != self._lock_fd:
+                os.close(self._fd)
+            os.close(self._lock_fd)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            with contextlib.suppress(OSError):
+                self.close()
+
+    # -- reading ----------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def state(self) -> ReplayState:
+        """The live replay state (read-only by convention; the readers below copy)."""
+        return self._state
+
+    def messages(self) -> list[Message]:
+        with self._mutex:
+            return self._state.messages()
+
+    def message_ids(self) -> list[str]:
+        with self._mutex:
+            return self._state.message_ids()
+
+    def meta(self) -> dict[str, Any]:
+        with self._mutex:
+            return copy.deepcopy(self._state.meta)
+
+    def grants(self) -> list[Any]:
+        with self._mutex:
+            return copy.deepcopy(self._state.grants)
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._mutex:
+            return copy.deepcopy(self._state.events)
+
+    def warnings(self) -> list[str]:
+        with self._mutex:
+            return list(self._state.warnings)
+
+    def pending_tool_operations(self) -> list[dict[str, Any]]:
+        with self._mutex:
+            return self._state.pending_tool_operations()
+
+    def tool_operations(self) -> list[dict[str, Any]]:
+        with self._mutex:
+            return copy.deepcopy(self._state.tool_ops)
+
+    def run_contexts(self) -> list[dict[str, Any]]:
+        with self._mutex:
+            return copy.deepcopy(self._state.run_contexts)
+
+    def last_run_context(self) -> dict[str, Any]:
+        with self._mutex:
+            contexts = self._state.run_contexts
+            return copy.deepcopy(contexts[-1]) if contexts else {}
+
+    def run_context_section(self, digest: str) -> str | None:
+        with self._mutex:
+            return self._state.run_context_section(digest)
+
+    def __len__(self) -> int:
+        with self._mutex:
+            return len(self._state.events)
+
+    def __repr__(self) -> str:
+        closed = ", closed" if self._closed else ""
+        return (
+            f"<Session {self._path} {len(self)} lines, {len(self._state.entries)} messages{closed}>"
+        )

@@ -1,0 +1,150 @@
+"""The ``tailscope`` command line: the viewer, ``demo``, and the read-only text commands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from session_core import TranscriptError, peek
+from session_core.diff import render_diff
+from session_core.formats import AGENTGO, detect_format
+from session_core.reader import replay_file
+from session_core.views import replay_json
+
+COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
+
+
+def _emit_json(value: Any, pretty: bool) -> None:
+    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
+    sys.stdout.buffer.write(orjson.dumps(value, option=option, default=str))
+    sys.stdout.flush()
+
+
+def _fail(message: str) -> int:
+    print(f"tailscope: {' '.join(message.splitlines())}", file=sys.stderr)
+    return 1
+
+
+def _replay_any(path: str) -> dict[str, Any]:
+    """The replayed view of either format, read-only; TranscriptError when it cannot be."""
+    if detect_format(path) == AGENTGO:
+        from session_core.agentgo import replay_agentgo  # type: ignore[import-not-found]
+
+        result: dict[str, Any] = replay_agentgo(path)
+        return result
+    return replay_json(replay_file(path, tolerate_tail=True))
+
+
+def cmd_peek(args: argparse.Namespace) -> int:
+    result = peek(args.path)
+    _emit_json(result.to_json(), args.pretty)
+    return 1 if result.error is not None else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        view = _replay_any(args.path)
+    except TranscriptError as err:
+        return _fail(str(err))
+    _emit_json(view, args.pretty)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    bad = 0
+    for path in args.paths:
+        try:
+            view = _replay_any(path)
+        except TranscriptError as err:
+            bad += 1
+            print(f"{path}: bad: {' '.join(str(err).splitlines())}")
+            continue
+        pending = len(view.get("pending-tool-operations", []))
+        note = f"{view['format']}, {len(view['messages'])} messages"
+        if pending:
+            note += f", {pending} tool operations pending"
+        for warning in view.get("warnings", []):
+            note += f"; warning: {warning}"
+        print(f"{path}: ok ({note})")
+    return 1 if bad else 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    try:
+        state = replay_file(args.path, tolerate_tail=True)
+    except TranscriptError as err:
+        return _fail(str(err))
+    sys.stdout.write(render_diff(state, args.path))
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    path = args.path
+    if not os.path.exists(path):
+        return _fail(f"{path}: no such file or directory")
+    from viewer.app import TailscopeApp
+
+    TailscopeApp(path).run()
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from viewer.demo import run_demo
+
+    return run_demo(speed=args.speed, keep=args.keep)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tailscope",
+        description="Watch, browse and compare agent transcripts. "
+        "`tailscope PATH` opens the viewer; the commands below never write.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("peek", help="what the file says, as JSON (never writes)")
+    p.add_argument("path")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.set_defaults(run=cmd_peek)
+    p = sub.add_parser("replay", help="the replayed view, as JSON (read-only)")
+    p.add_argument("path")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.set_defaults(run=cmd_replay)
+    p = sub.add_parser("check", help="validate files, one line each")
+    p.add_argument("paths", nargs="+")
+    p.set_defaults(run=cmd_check)
+    p = sub.add_parser("diff", help="raw versus replayed, as text")
+    p.add_argument("path")
+    p.set_defaults(run=cmd_diff)
+    p = sub.add_parser("demo", help="a simulated live agent run, in the viewer")
+    p.add_argument("--speed", type=float, default=1.0, help="how fast the agent works")
+    p.add_argument("--keep", action="store_true", help="keep the demo directory")
+    p.set_defaults(run=cmd_demo)
+    p = sub.add_parser("view", help="open the viewer (the same as `tailscope PATH`)")
+    p.add_argument("path")
+    p.set_defaults(run=cmd_view)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+        args_list.insert(0, "view")
+    args = _parser().parse_args(args_list)
+    try:
+        code: int = args.run(args)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
