@@ -202,6 +202,14 @@ class Bench:
                 )
             if s.warnings():
                 self.errors.append(f"Session.load({path.name}): warnings {s.warnings()!r}")
+            # every section of the last run context resolves, through rendered-in if need be
+            for sec in s.last_run_context().get("sections", ()):
+                body = s.run_context_section(sec["digest"])
+                if body is None or gen.data_digest([sec["name"], body]) != sec["digest"]:
+                    self.errors.append(
+                        f"Session.load({path.name}): run_context_section({sec['digest'][:12]}…) "
+                        f"for section {sec['name']!r} returned {body!r:.60}"
+                    )
         except Exception as e:
             self.errors.append(f"Session.load({path.name}) accessors: {type(e).__name__}: {e}")
             return

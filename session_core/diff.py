@@ -102,7 +102,8 @@ def render_diff(state: ReplayState, path: str) -> str:
             tokens += f" -> {c.tokens_after if c.tokens_after is not None else '?'}"
             out.append(
                 f"{head}  compaction through {c.through[:8]}: folded {len(c.folded)}, "
-                f"kept {len(c.kept)} sticky; tokens {tokens}; fallback {'yes' if c.fallback else 'no'}"
+                f"kept {len(c.kept)} sticky; tokens {tokens}; "
+                f"fallback {'yes' if c.fallback else 'no'}"
             )
             out.append(f"{'':10}summary: {_clip(row.raw)}")
         else:

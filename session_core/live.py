@@ -1,0 +1,57 @@
+"""A replay view kept up to date from ``follow`` updates, never re-reading the file."""
+
+from __future__ import annotations
+
+import os
+
+from .errors import TranscriptError
+from .follow import FollowUpdate
+from .formats import V1, Format
+from .reader import check_envelope
+from .replay import ReplayState
+
+
+class LiveTranscript:
+    """The replayed state of a file being followed (format v1).
+
+    Feed it every ``FollowUpdate`` in order. A line that breaks a replay
+    rule in a live file is reported in ``state.warnings`` and skipped (a
+    viewer shows damage, it does not refuse it); a reset starts a new state.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.state = ReplayState(self.path)
+        self.format: Format | None = None
+        self.resets = 0
+        self.exists = True
+        self.size = 0
+
+    def apply(self, update: FollowUpdate) -> bool:
+        """Apply one update; True when it reset the view (rebuild everything shown)."""
+        if update.reset:
+            self.state = ReplayState(self.path)
+            self.resets += 1
+        self.exists = update.exists
+        self.size = max(update.size, 0)
+        if update.format is not None:
+            self.format = update.format
+        state = self.state
+        state.warnings.extend(update.warnings)
+        for envelope, line in zip(update.envelopes, update.lines, strict=True):
+            try:
+                check_envelope(envelope, line, self.path)
+                if not state.events and envelope["type"] != "session-meta":
+                    raise TranscriptError(
+                        "is not session-meta; a transcript starts with one",
+                        path=self.path,
+                        line=line,
+                    )
+                state.feed(envelope, line)
+            except TranscriptError as err:
+                state.warnings.append(f"line {line}: {err.reason} (not applied)")
+        return update.reset
+
+    @property
+    def is_v1(self) -> bool:
+        return self.format in (None, V1)
