@@ -1,0 +1,200 @@
+"""What the panes show, computed from a replay state. Pure Python: no Textual here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from session_core.replay import ReplayState, payload_of
+
+OpState = Literal[
+    "completed",
+    "failed",
+    "outcome-unknown",
+    "running",  # dispatched, not settled, no tool message: in flight (or died in flight)
+    "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
+    "never-dispatched",  # an assistant tool call with no dispatch line and no answer
+    "undispatched-answered",  # a tool call answered without a dispatch line (older writers)
+]
+
+STATE_LABELS: dict[str, str] = {
+    "completed": "completed",
+    "failed": "failed",
+    "outcome-unknown": "outcome unknown",
+    "running": "running",
+    "running-dead": "running when the writer died",
+    "unsettled-answered": "completed, settle never landed",
+    "never-dispatched": "never dispatched",
+    "undispatched-answered": "answered, no dispatch record",
+}
+
+
+@dataclass(slots=True)
+class ToolCallRef:
+    """A tool call an assistant message asked for, and what answered it."""
+
+    call_id: str
+    name: str
+    arguments: str
+    message_id: str  # the assistant message
+    answer_ids: list[str] = field(default_factory=list)  # tool messages answering it
+
+
+@dataclass(slots=True)
+class ToolOpRow:
+    """One row of the tool-operations table."""
+
+    state: OpState
+    call_id: str
+    tool: str
+    op_id: str | None = None
+    round: Any = None
+    run_id: str | None = None
+    idempotency: str | None = None
+    dispatched_at: str | None = None
+    settled_at: str | None = None
+    outcome: str | None = None
+    reason: str | None = None
+    duration: float | None = None
+    error: str | None = None
+    artifact: dict[str, Any] | None = None
+    arguments: Any = None
+    answer_ids: list[str] = field(default_factory=list)
+    message_id: str | None = None
+
+    def label(self, live: bool) -> str:
+        if self.state == "running" and not live:
+            return STATE_LABELS["running-dead"]
+        return STATE_LABELS[self.state]
+
+
+class CallIndex:
+    """Tool calls and their answers over the raw file (a compaction does not hide them)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, ToolCallRef] = {}
+        self.order: list[str] = []
+        self.answers: dict[str, list[str]] = {}  # call id -> tool message ids
+        self._seen = 0
+
+    def update(self, state: ReplayState) -> None:
+        """Index the message lines added since the last call (linear overall)."""
+        events = state.events
+        targets = state.message_events
+        for position in range(self._seen, len(targets)):
+            envelope = events[targets[position]]
+            payload = payload_of(envelope)
+            mid = str(envelope.get("id"))
+            calls = payload.get("tool-calls")
+            if isinstance(calls, list):
+                for call in calls:
+                    if not isinstance(call, dict):
+                        continue
+                    cid = str(call.get("id") or "")
+                    function = call.get("function")
+                    function = function if isinstance(function, dict) else {}
+                    ref = ToolCallRef(
+                        cid,
+                        str(function.get("name") or ""),
+                        str(function.get("arguments") or ""),
+                        mid,
+                        self.answers.get(cid, []),
+                    )
+                    if cid not in self.calls:
+                        self.order.append(cid)
+                    self.calls[cid] = ref
+            tcid = payload.get("tool-call-id")
+            if tcid is not None:
+                answers = self.answers.setdefault(str(tcid), [])
+                answers.append(mid)
+                ref = self.calls.get(str(tcid))
+                if ref is not None and ref.answer_ids is not answers:
+                    ref.answer_ids = answers
+        self._seen = len(targets)
+
+
+def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
+    """Every operation in file order, then the calls that were never dispatched."""
+    rows: list[ToolOpRow] = []
+    dispatched: set[str] = set()
+    for op in state.tool_ops:
+        cid = op.get("call-id", "")
+        dispatched.add(cid)
+        answers = calls.answers.get(cid, [])
+        if op.get("settled"):
+            state_name: OpState = op.get("outcome", "outcome-unknown")
+        elif answers:
+            state_name = "unsettled-answered"
+        else:
+            state_name = "running"
+        ref = calls.calls.get(cid)
+        rows.append(
+            ToolOpRow(
+                state=state_name,
+                call_id=cid,
+                tool=op.get("tool", ""),
+                op_id=op.get("op-id"),
+                round=op.get("round"),
+                run_id=op.get("run-id"),
+                idempotency=op.get("idempotency"),
+                dispatched_at=op.get("dispatched-at"),
+                settled_at=op.get("settled-at"),
+                outcome=op.get("outcome"),
+                reason=op.get("reason"),
+                duration=op.get("duration"),
+                error=op.get("error"),
+                artifact=op.get("artifact") if isinstance(op.get("artifact"), dict) else None,
+                arguments=op.get("arguments"),
+                answer_ids=list(answers),
+                message_id=ref.message_id if ref else None,
+            )
+        )
+    for cid in calls.order:
+        if cid in dispatched:
+            continue
+        ref = calls.calls[cid]
+        rows.append(
+            ToolOpRow(
+                state="undispatched-answered" if ref.answer_ids else "never-dispatched",
+                call_id=cid,
+                tool=ref.name,
+                arguments=ref.arguments,
+                answer_ids=list(ref.answer_ids),
+                message_id=ref.message_id,
+            )
+        )
+    return rows
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals; ``None`` where no message said (unknown, not zero)."""
+
+    prompt: int | None = None
+    completion: int | None = None
+    total: int | None = None
+    cost: float | None = None
+    messages_with_usage: int = 0
+
+    def add(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        self.messages_with_usage += 1
+        for attr, key in (
+            ("prompt", "prompt-tokens"),
+            ("completion", "completion-tokens"),
+            ("total", "total-tokens"),
+            ("cost", "cost"),
+        ):
+            value = usage.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                current = getattr(self, attr)
+                setattr(self, attr, value if current is None else current + value)
+
+
+def usage_totals(state: ReplayState) -> Usage:
+    totals = Usage()
+    events = state.events
+    for position in state.message_events:
+        totals.add(payload_of(events[position]).get("usage"))
+    return totals
