@@ -305,7 +305,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     out = [head, "|" + "|".join(["---"] * 9) + "|"]
     for r in rows:
         out.append(
-            f"| {r['mb']:.0f} MB | {r['lines']:,} | {fmt_t(r['loop'])} | {fmt_t(r['load'])} "
+            f"| {r['label']} | {r['lines']:,} | {fmt_t(r['loop'])} | {fmt_t(r['load'])} "
             f"| {ratio(r['load'], r['loop'])} | {fmt_t(r['cli'])} | {ratio(r['cli'], r['loop'])} "
             f"| {mbps(r, 'loop')} / {mbps(r, 'load')} / {mbps(r, 'cli')} "
             f"| {lin(r, 'loop')} / {lin(r, 'load')} / {lin(r, 'cli')} |"
@@ -383,7 +383,11 @@ def main(argv: list[str] | None = None) -> int:
             if not args.no_verify:
                 b.verify_load(path, ref)
                 b.verify_cli(path, ref)
-            row: dict[str, Any] = {"mb": path.stat().st_size / 1e6, "lines": ref["lines"]}
+            row: dict[str, Any] = {
+                "label": gen.format_size(size),
+                "mb": path.stat().st_size / 1e6,
+                "lines": ref["lines"],
+            }
             row["loop"] = b.best("orjson loop", bare_loop, path, args.repeat)
             row["load"] = b.best("Session.load", b.load_once, path, args.repeat)
             copy = b.fresh_copy(path)  # the CLI only reads, but never trust the cache to it

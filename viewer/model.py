@@ -175,6 +175,15 @@ class Usage:
     total: int | None = None
     cost: float | None = None
     messages_with_usage: int = 0
+    seen: int = 0  # message lines of the state already counted
+
+    def update(self, state: ReplayState) -> None:
+        """Count the message lines added since the last call."""
+        events = state.events
+        targets = state.message_events
+        for position in targets[self.seen :]:
+            self.add(payload_of(events[position]).get("usage"))
+        self.seen = len(targets)
 
     def add(self, usage: Any) -> None:
         if not isinstance(usage, dict):
@@ -194,7 +203,5 @@ class Usage:
 
 def usage_totals(state: ReplayState) -> Usage:
     totals = Usage()
-    events = state.events
-    for position in state.message_events:
-        totals.add(payload_of(events[position]).get("usage"))
+    totals.update(state)
     return totals

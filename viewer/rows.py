@@ -1,0 +1,503 @@
+"""The conversation as rows, and each row as lines of inert Rich text.
+
+A row is one message line (raw view), one replayed message, a compaction,
+an elision or another event. Folded rows have a height that does not
+depend on the width, so the scroll height of 100,000 rows is a sum kept in
+a Fenwick tree rather than a layout pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+
+from session_core.replay import KNOWN_TYPES, ReplayState, payload_of
+
+from .safe import inert
+
+PREVIEW = 3  # content lines a folded row shows
+Mode = Literal["replayed", "raw"]
+RowKind = Literal["message", "summary", "compaction", "elision", "event"]
+ROLES = ("system", "user", "assistant", "tool")
+HIDDEN_BY_DEFAULT = frozenset(
+    ("tool-dispatched", "tool-settled", "run-context", "grants", "session-meta")
+)
+
+
+@dataclass(slots=True)
+class Row:
+    kind: RowKind
+    event: int  # index into state.events of the line this row shows
+    id: str  # envelope id (for a summary: the compaction's id)
+    role: str
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + 1 if text else 1
+
+
+def short_ts(ts: str) -> str:
+    """HH:MM:SS.mmm of an ISO timestamp, or the text as it is."""
+    if len(ts) >= 19 and ts[10] == "T":
+        return ts[11:23] if len(ts) >= 23 else ts[11:19]
+    return ts
+
+
+class RowRenderer:
+    """Lays out rows for one view; ``styles`` maps a component name to a Rich style."""
+
+    def __init__(self, state: ReplayState, styles: Callable[[str], Style], mode: Mode) -> None:
+        self.state = state
+        self.styles = styles
+        self.mode = mode
+        self.ops_by_call: dict[str, dict[str, Any]] = {}
+        self.answers: dict[str, list[int]] = {}  # call id -> lines of tool messages
+        self.event_of: dict[str, int] = {}  # message/compaction id -> event index
+        self.compaction_line: dict[str, int] = {}
+        self.compactions: dict[str, Any] = {}
+        self._ops_seen = 0
+        self._events_seen = 0
+        self._compactions_seen = 0
+
+    def index_new(self) -> None:
+        """Index events and operations added since the last call."""
+        state = self.state
+        events = state.events
+        for position in range(self._events_seen, len(events)):
+            envelope = events[position]
+            kind = envelope.get("type")
+            if kind == "message" or kind == "compaction":
+                eid = _text(envelope.get("id"))
+                self.event_of[eid] = position
+                if kind == "compaction":
+                    self.compaction_line[eid] = state.event_lines[position]
+                else:
+                    tcid = payload_of(envelope).get("tool-call-id")
+                    if tcid is not None:
+                        self.answers.setdefault(_text(tcid), []).append(state.event_lines[position])
+        self._events_seen = len(events)
+        ops = state.tool_ops
+        for position in range(self._ops_seen, len(ops)):
+            self.ops_by_call[ops[position].get("call-id", "")] = ops[position]
+        self._ops_seen = len(ops)
+        for record in state.compactions[self._compactions_seen :]:
+            self.compactions[record.id] = record
+        self._compactions_seen = len(state.compactions)
+
+    # -- what a row displays ------------------------------------------------
+
+    def payload(self, row: Row) -> dict[str, Any]:
+        return payload_of(self.state.events[row.event])
+
+    def displayed_content(self, row: Row, show_original: bool) -> str:
+        """The content this view shows for a message row."""
+        if row.kind == "summary":
+            record = self._compaction(row.id)
+            summary = record.summary if record else ""
+            elisions = self.state.elided.get(row.id)
+            if elisions and self.mode == "replayed" and self.state.is_live(row.id):
+                return elisions[-1].stub
+            return summary
+        content = _text(self.payload(row).get("content"))
+        elisions = self.state.elided.get(row.id)
+        if elisions and not show_original:
+            return elisions[-1].stub
+        return content
+
+    def _compaction(self, cid: str) -> Any:
+        return self.compactions.get(cid)
+
+    # -- heights --------------------------------------------------------------
+
+    def height(self, row: Row, expanded: bool, show_original: bool, width: int) -> int:
+        if expanded:
+            return len(self.lines(row, expanded, show_original, width))
+        return self.folded_height(row, show_original)
+
+    def folded_height(self, row: Row, show_original: bool) -> int:
+        if row.kind in ("message", "summary"):
+            payload = self.payload(row) if row.kind == "message" else {}
+            content = self.displayed_content(row, show_original)
+            n = _line_count(content)
+            h = 1 + min(PREVIEW, n) + (1 if n > PREVIEW else 0)
+            if payload.get("reasoning"):
+                h += 1
+            calls = payload.get("tool-calls")
+            if isinstance(calls, list):
+                h += len(calls)
+            if self.mode == "raw" and row.id in self.state.elided:
+                h += 1
+            if self.mode == "raw" and row.id in self.state.folded_by:
+                h += 1
+            return h + 1
+        if row.kind == "compaction":
+            record = self._compaction(row.id)
+            n = _line_count(record.summary if record else "")
+            return 2 + min(PREVIEW, n) + (1 if n > PREVIEW else 0) + 1
+        if row.kind == "elision":
+            items = self.payload(row).get("items")
+            count = len(items) if isinstance(items, list) else 0
+            return 1 + min(PREVIEW, count) + (1 if count > PREVIEW else 0) + 1
+        return 2 + 1
+
+    # -- lines ----------------------------------------------------------------
+
+    def lines(self, row: Row, expanded: bool, show_original: bool, width: int) -> list[Text]:
+        width = max(width, 20)
+        if row.kind in ("message", "summary"):
+            out = self._message_lines(row, expanded, show_original, width)
+        elif row.kind == "compaction":
+            out = self._compaction_lines(row, expanded, width)
+        elif row.kind == "elision":
+            out = self._elision_lines(row, expanded, width)
+        else:
+            out = self._event_lines(row, expanded, width)
+        out.append(Text(""))
+        if not expanded:
+            # The folded height is promised before layout; keep the promise.
+            h = self.folded_height(row, show_original)
+            out = out[:h] + [Text("")] * (h - len(out))
+        return out
+
+    def _clip(self, text: str, width: int, style: Style | str = "") -> Text:
+        line = Text(
+            inert(text.replace("\t", "    ")), style=style, no_wrap=True, overflow="ellipsis"
+        )
+        line.truncate(width, overflow="ellipsis")
+        return line
+
+    def _wrap(self, text: str, width: int, style: Style | str = "", indent: int = 2) -> list[Text]:
+        out: list[Text] = []
+        console = _console(width)
+        for raw_line in text.split("\n"):
+            line = Text(inert(raw_line.replace("\t", "    ")), style=style)
+            if not raw_line:
+                out.append(Text(" " * indent))
+                continue
+            for piece in line.wrap(console, width - indent):
+                out.append(Text(" " * indent) + piece)
+        return out
+
+    def _header(self, row: Row, width: int) -> Text:
+        state = self.state
+        envelope = state.events[row.event]
+        line = state.event_lines[row.event]
+        s = self.styles
+        role = row.role
+        header = Text(no_wrap=True, overflow="ellipsis")
+        if row.kind == "summary":
+            cline = self.compaction_line.get(row.id, line)
+            header.append(" summary ", s("summary"))
+            header.append(f" user · compaction at line {cline}", s("meta"))
+        else:
+            header.append(f" {inert(role)} ", s(role if role in ROLES else "other"))
+            header.append(f" line {line}", s("meta"))
+        header.append(f" · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        payload = payload_of(envelope) if row.kind == "message" else {}
+        flags = [k for k in ("sticky", "sysprompt") if payload.get(k)]
+        if payload.get("depth") is not None:
+            flags.append(f"depth {inert(_text(payload.get('depth')))}")
+        if flags:
+            header.append(" · " + ", ".join(flags), s("flag"))
+        tcid = payload.get("tool-call-id")
+        if tcid is not None:
+            op = self.ops_by_call.get(_text(tcid))
+            tool = f"{inert(_text(op.get('tool')))} " if op else ""
+            header.append(f" · answers {tool}({inert(_text(tcid))})", s("meta"))
+        if payload.get("is-error"):
+            header.append(" · ERROR", s("error"))
+        for key in ("outcome-unknown", "cancelled", "injected"):
+            if payload.get(key):
+                header.append(f" · {key}", s("flag"))
+        finish = payload.get("finish-reason")
+        if finish is not None:
+            header.append(f" · {inert(_text(finish))}", s("meta"))
+        usage = payload.get("usage")
+        if isinstance(usage, dict):
+            parts = []
+            if usage.get("total-tokens") is not None:
+                parts.append(f"{inert(_text(usage.get('total-tokens')))} tok")
+            elif usage.get("prompt-tokens") is not None:
+                parts.append(
+                    f"{inert(_text(usage.get('prompt-tokens')))}+"
+                    f"{inert(_text(usage.get('completion-tokens')))} tok"
+                )
+            cost = usage.get("cost")
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
+                parts.append(f"${cost:.4f}")
+            if parts:
+                header.append(" · " + " ".join(parts), s("usage"))
+        if self.mode == "raw":
+            folded = state.folded_by.get(row.id)
+            if folded is not None:
+                header.append(" · folded", s("folded"))
+            if row.id in state.elided:
+                header.append(" · elided", s("elided"))
+        header.truncate(width, overflow="ellipsis")
+        return header
+
+    def _message_lines(
+        self, row: Row, expanded: bool, show_original: bool, width: int
+    ) -> list[Text]:
+        s = self.styles
+        payload = self.payload(row) if row.kind == "message" else {}
+        out = [self._header(row, width)]
+        if self.mode == "raw" and row.id in self.state.folded_by:
+            cid = self.state.folded_by[row.id]
+            record = self._compaction(cid)
+            cline = self.compaction_line.get(cid, 0)
+            note = f"  ┃ folded by the compaction at line {cline} into its summary"
+            if record is not None:
+                note += (
+                    f" (tokens {record.tokens_before if record.tokens_before is not None else '?'}"
+                    f" → {record.tokens_after if record.tokens_after is not None else '?'}"
+                    f", fallback {'yes' if record.fallback else 'no'})"
+                )
+            out.append(self._clip(note, width, s("folded")))
+        content = self.displayed_content(row, show_original)
+        elisions = self.state.elided.get(row.id)
+        body_style = s("body-error") if payload.get("is-error") else s("body")
+        if elisions and not show_original:
+            body_style = s("elided")
+        if expanded:
+            out.extend(self._wrap(content, width, body_style))
+        else:
+            parts = content.split("\n", PREVIEW)
+            for piece in parts[:PREVIEW]:
+                out.append(Text("  ") + self._clip(piece, width - 2, body_style))
+            if len(parts) > PREVIEW:
+                more = _line_count(content) - PREVIEW
+                out.append(self._clip(f"  … {more} more lines (enter expands)", width, s("meta")))
+        reasoning = payload.get("reasoning")
+        if reasoning:
+            text = _text(reasoning)
+            if expanded:
+                out.append(self._clip("  reasoning:", width, s("meta")))
+                out.extend(self._wrap(text, width, s("reasoning"), indent=4))
+            else:
+                out.append(
+                    self._clip(f"  ▸ reasoning ({len(text):,} chars)", width, s("reasoning"))
+                )
+        calls = payload.get("tool-calls")
+        if isinstance(calls, list):
+            for call in calls:
+                out.extend(self._call_lines(call, expanded, width))
+        if self.mode == "raw" and elisions:
+            last = elisions[-1]
+            where = (
+                self.state.event_lines[self.event_of.get(last.elision_id, row.event)]
+                if (last.elision_id in self.event_of)
+                else None
+            )
+            shown = "original shown" if show_original else "stub shown"
+            at = f" at line {where}" if where else ""
+            out.append(
+                self._clip(
+                    f"  ✂ elided{at} ({shown}; o toggles): "
+                    f"original {len(_text(payload.get('content'))):,} chars",
+                    width,
+                    s("elided"),
+                )
+            )
+        return out
+
+    def _call_lines(self, call: Any, expanded: bool, width: int) -> list[Text]:
+        s = self.styles
+        if not isinstance(call, dict):
+            return [self._clip(f"  → {call!r}", width, s("call"))]
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        cid = _text(call.get("id"))
+        name = _text(function.get("name"))
+        args = _text(function.get("arguments"))
+        op = self.ops_by_call.get(cid)
+        answered = self.answers.get(cid)
+        if op is None:
+            status, style = (
+                ("answered, no dispatch line", "ok")
+                if answered
+                else (
+                    "never dispatched",
+                    "warn",
+                )
+            )
+        elif op.get("settled"):
+            outcome = _text(op.get("outcome"))
+            status = outcome
+            style = {"completed": "ok", "failed": "error"}.get(outcome, "warn")
+        elif answered:
+            status, style = "completed, settle never landed", "warn"
+        else:
+            status, style = "running", "running"
+        where = f" · answer at line {answered[0]}" if answered else ""
+        line = Text("  → ", s("call"), no_wrap=True, overflow="ellipsis")
+        line.append(inert(name), s("call"))
+        line.append(f" [{status}]", s(style))
+        line.append(f" {inert(cid)}{where} ", s("meta"))
+        if expanded:
+            out = [line]
+            out.extend(self._wrap(_pretty(args), width, s("body"), indent=6))
+            return out
+        line.append(inert(args.replace("\n", " ")), s("body"))
+        line.truncate(width, overflow="ellipsis")
+        return [line]
+
+    def _compaction_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
+        s = self.styles
+        record = self._compaction(row.id)
+        envelope = self.state.events[row.event]
+        line = self.state.event_lines[row.event]
+        head = Text(" compaction ", s("compaction"), no_wrap=True)
+        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        out = [head]
+        if record is None:
+            out.append(self._clip("  (not applied)", width, s("error")))
+            return out
+        tline = (
+            self.state.event_lines[self.event_of[record.through]]
+            if (record.through in self.event_of)
+            else "?"
+        )
+        out.append(
+            self._clip(
+                f"  ▼ folded {len(record.folded)} messages through line {tline} "
+                f"(kept {len(record.kept)} sticky) · tokens "
+                f"{record.tokens_before if record.tokens_before is not None else '?'} → "
+                f"{record.tokens_after if record.tokens_after is not None else '?'} · fallback "
+                f"{'yes' if record.fallback else 'no'}",
+                width,
+                s("compaction-text"),
+            )
+        )
+        if expanded:
+            out.extend(self._wrap(record.summary, width, s("body")))
+        else:
+            parts = record.summary.split("\n", PREVIEW)
+            for piece in parts[:PREVIEW]:
+                out.append(Text("  ") + self._clip(piece, width - 2, s("body")))
+            if len(parts) > PREVIEW:
+                more = _line_count(record.summary) - PREVIEW
+                out.append(self._clip(f"  … {more} more lines", width, s("meta")))
+        return out
+
+    def _elision_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
+        s = self.styles
+        envelope = self.state.events[row.event]
+        line = self.state.event_lines[row.event]
+        head = Text(" elision ", s("elision"), no_wrap=True)
+        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        out = [head]
+        items = self.payload(row).get("items")
+        items = items if isinstance(items, list) else []
+        shown = items if expanded else items[:PREVIEW]
+        for item in shown:
+            if not isinstance(item, dict):
+                continue
+            mid = _text(item.get("id"))
+            at = self.event_of.get(mid)
+            where = f"line {self.state.event_lines[at]}" if at is not None else mid[:8]
+            out.append(self._clip(f"  ✂ {where} → {_text(item.get('stub'))}", width, s("elided")))
+        if not expanded and len(items) > PREVIEW:
+            out.append(self._clip(f"  … {len(items) - PREVIEW} more", width, s("meta")))
+        return out
+
+    def _event_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
+        s = self.styles
+        envelope = self.state.events[row.event]
+        line = self.state.event_lines[row.event]
+        head = Text(f" {inert(_text(envelope.get('type')))} ", s("event"), no_wrap=True)
+        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        body = orjson.dumps(envelope.get("payload"), default=str).decode()
+        if expanded:
+            return [head, *self._wrap(_pretty(body), width, s("body"))]
+        return [head, Text("  ") + self._clip(body, width - 2, s("body"))]
+
+    def search_text(self, row: Row) -> str:
+        """What a search looks at for this row (raw content and stub, calls, reasoning)."""
+        payload = self.payload(row)
+        if row.kind == "summary" or row.kind == "compaction":
+            record = self._compaction(row.id)
+            return record.summary if record else ""
+        parts = [_text(payload.get("content"))]
+        for e in self.state.elided.get(row.id, []):
+            parts.append(e.stub)
+        if payload.get("reasoning"):
+            parts.append(_text(payload.get("reasoning")))
+        calls = payload.get("tool-calls")
+        if isinstance(calls, list) or row.kind == "event" or row.kind == "elision":
+            parts.append(orjson.dumps(payload, default=str).decode())
+        return "\n".join(parts)
+
+
+def _pretty(text: str) -> str:
+    try:
+        return orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONDecodeError:
+        return text
+
+
+_consoles: dict[int, Console] = {}
+
+
+def _console(width: int) -> Console:
+    console = _consoles.get(width)
+    if console is None:
+        console = Console(
+            width=width, color_system=None, force_terminal=False, legacy_windows=False
+        )
+        _consoles[width] = console
+    return console
+
+
+def build_rows(
+    renderer: RowRenderer,
+    start_event: int = 0,
+    roles: frozenset[str] | None = None,
+    types: frozenset[str] | None = None,
+) -> list[Row]:
+    """Rows for events from ``start_event`` on (raw), or all live entries (replayed)."""
+    state = renderer.state
+    rows: list[Row] = []
+    if renderer.mode == "replayed":
+        events_of = renderer.event_of
+        for mid, body, _sticky, _stub in state.entries:
+            position = events_of.get(mid)
+            if position is None:
+                continue
+            if state.events[position].get("type") == "compaction":
+                row = Row("summary", position, mid, "user")
+            else:
+                row = Row("message", position, mid, _text(body.get("role")) or "user")
+            if roles is None or row.role in roles:
+                rows.append(row)
+        return rows
+    events = state.events
+    for position in range(start_event, len(events)):
+        envelope = events[position]
+        kind = _text(envelope.get("type"))
+        if kind == "message":
+            role = _text(payload_of(envelope).get("role")) or "user"
+            if roles is not None and role not in roles:
+                continue
+            rows.append(Row("message", position, _text(envelope.get("id")), role))
+            continue
+        key = kind if kind in KNOWN_TYPES else "other"
+        if key not in types if types is not None else key in HIDDEN_BY_DEFAULT:
+            continue
+        row_kind: RowKind = (
+            "compaction" if kind == "compaction" else "elision" if kind == "elision" else "event"
+        )
+        rows.append(Row(row_kind, position, _text(envelope.get("id")), kind))
+    return rows

@@ -1,0 +1,501 @@
+"""The conversation pane: a Line API view that renders only the rows on screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from session_core.replay import ReplayState
+
+from ..fenwick import HeightIndex
+from ..rows import Mode, Row, RowRenderer, build_rows
+
+STYLE_NAMES = (
+    "system",
+    "user",
+    "assistant",
+    "tool",
+    "other",
+    "summary",
+    "meta",
+    "flag",
+    "error",
+    "usage",
+    "folded",
+    "elided",
+    "body",
+    "body-error",
+    "reasoning",
+    "call",
+    "ok",
+    "warn",
+    "running",
+    "compaction",
+    "compaction-text",
+    "elision",
+    "event",
+    "cursor",
+    "match",
+    "band",
+)
+
+
+class ConversationView(ScrollView, can_focus=True):
+    """Messages of one view (replayed or raw), folded by default, over a replay state."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"conversation--{n}" for n in STYLE_NAMES}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "next_row", "Next", show=False),
+        Binding("k,up", "prev_row", "Prev", show=False),
+        Binding("g,home", "first_row", "Top", show=False),
+        Binding("G,end", "last_row", "Bottom", show=False),
+        Binding("pagedown,space", "page(1)", "Page down", show=False),
+        Binding("pageup,b", "page(-1)", "Page up", show=False),
+        Binding("enter", "toggle_fold", "Fold/expand"),
+        Binding("o", "toggle_original", "Original/stub"),
+        Binding("c", "copy", "Copy"),
+        Binding("t", "jump('call', 1)", "Next tool call"),
+        Binding("T", "jump('call', -1)", "Prev tool call", show=False),
+        Binding("e", "jump('error', 1)", "Next error"),
+        Binding("E", "jump('error', -1)", "Prev error", show=False),
+        Binding("x", "jump('compaction', 1)", "Next compaction"),
+        Binding("X", "jump('compaction', -1)", "Prev compaction", show=False),
+        Binding("n", "next_match(1)", "Next match", show=False),
+        Binding("N", "next_match(-1)", "Prev match", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(-1, always_update=True)
+    new_count: reactive[int] = reactive(0)
+
+    class Changed(Message):
+        """The cursor, the row count, the unseen count or the matches changed."""
+
+        def __init__(self, view: ConversationView) -> None:
+            super().__init__()
+            self.view = view
+
+    class JumpFailed(Message):
+        def __init__(self, what: str) -> None:
+            super().__init__()
+            self.what = what
+
+    def __init__(self, mode: Mode, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.mode: Mode = mode
+        self.renderer = RowRenderer(ReplayState(), self._style, mode)
+        self.rows: list[Row] = []
+        self.heights = HeightIndex()
+        self.expanded: set[str] = set()
+        self.originals: set[str] = set()
+        self.roles: frozenset[str] | None = None
+        self.types: frozenset[str] | None = None
+        self.search_term = ""
+        self.matches: list[int] = []
+        self.match_pos = -1
+        self._row_of: dict[str, int] = {}
+        self._events_seen = 0
+        self._entries_seen = 0
+        self._elisions_seen = 0
+        self._compactions_seen = 0
+        self._cache: dict[int, list[Strip]] = {}
+        self._width = 0
+
+    # -- styles ---------------------------------------------------------------
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"conversation--{name}", default=Style())
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    # -- feeding ----------------------------------------------------------------
+
+    def set_state(self, state: ReplayState) -> None:
+        """Show a new state (a new file, or a reset): everything is rebuilt."""
+        self.renderer = RowRenderer(state, self._style, self.mode)
+        self.expanded.clear()
+        self.originals.clear()
+        self._events_seen = 0
+        self._entries_seen = 0
+        self._elisions_seen = 0
+        self._compactions_seen = 0
+        self.rows = []
+        self.heights = HeightIndex()
+        self._row_of = {}
+        self.cursor = -1
+        self.new_count = 0
+        self.refresh_rows()
+
+    def set_filter(self, roles: frozenset[str] | None, types: frozenset[str] | None) -> None:
+        self.roles, self.types = roles, types
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        keep = self.rows[self.cursor].id if 0 <= self.cursor < len(self.rows) else None
+        at_end = self.is_at_end
+        self.renderer.index_new()
+        state = self.renderer.state
+        self.rows = build_rows(self.renderer, 0, self.roles, self.types)
+        self._events_seen = len(state.events)
+        self._entries_seen = len(state.entries)
+        self._elisions_seen = len(state.elisions)
+        self._compactions_seen = len(state.compactions)
+        self._row_of = {row.id: i for i, row in enumerate(self.rows)}
+        self.heights = HeightIndex([self._height(row) for row in self.rows])
+        self._cache.clear()
+        self._research()
+        self._update_size()
+        if keep is not None and keep in self._row_of:
+            self.cursor = self._row_of[keep]
+            self._scroll_to_cursor()
+        elif at_end:
+            self.cursor = len(self.rows) - 1
+            self.scroll_end(animate=False, immediate=True)
+        self.post_message(self.Changed(self))
+
+    def refresh_rows(self) -> None:
+        """Catch up with the state after an update (appends only, or a rebuild)."""
+        renderer = self.renderer
+        state = renderer.state
+        if self.mode == "replayed" and (
+            len(state.compactions) != self._compactions_seen
+            or len(state.elisions) != self._elisions_seen
+            or len(state.entries) < self._entries_seen
+        ):
+            self._rebuild()
+            return
+        at_end = self.is_at_end or not self.rows
+        renderer.index_new()
+        before = len(self.rows)
+        if self.mode == "replayed":
+            fresh = state.entries[self._entries_seen :]
+            new_rows = []
+            for mid, body, _sticky, _stub in fresh:
+                position = renderer.event_of.get(mid)
+                if position is None:
+                    continue
+                kind = (
+                    "summary" if state.events[position].get("type") == "compaction" else "message"
+                )
+                role = str(body.get("role") or "user")
+                if self.roles is None or role in self.roles:
+                    new_rows.append(Row(kind, position, mid, role))  # type: ignore[arg-type]
+        else:
+            new_rows = build_rows(renderer, self._events_seen, self.roles, self.types)
+            self._restyle_touched(state)
+        self._events_seen = len(state.events)
+        self._entries_seen = len(state.entries)
+        for row in new_rows:
+            self._row_of[row.id] = len(self.rows)
+            self.rows.append(row)
+            self.heights.append(self._height(row))
+        self._cache.clear()
+        added = len(self.rows) - before
+        if added and self.search_term:
+            self._research()
+        self._update_size()
+        if added:
+            if at_end:
+                self.new_count = 0
+                if self.cursor < 0 or self.cursor >= before - 1:
+                    self.cursor = len(self.rows) - 1
+                self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+            else:
+                self.new_count += added
+        self.refresh()
+        self.post_message(self.Changed(self))
+
+    def _restyle_touched(self, state: ReplayState) -> None:
+        """Raw view: rows an elision or a compaction touched gain an overlay line."""
+        touched: list[str] = []
+        for record in state.elisions[self._elisions_seen :]:
+            touched.append(record.message_id)
+        for compaction in state.compactions[self._compactions_seen :]:
+            touched.extend(compaction.folded)
+        self._elisions_seen = len(state.elisions)
+        self._compactions_seen = len(state.compactions)
+        for mid in touched:
+            index = self._row_of.get(mid)
+            if index is not None:
+                self.heights.set(index, self._height(self.rows[index]))
+
+    def _height(self, row: Row) -> int:
+        return self.renderer.height(
+            row, row.id in self.expanded, row.id in self.originals, self._content_width()
+        )
+
+    def _content_width(self) -> int:
+        return max(20, (self.size.width or 80) - 1)
+
+    def _update_size(self) -> None:
+        self.virtual_size = Size(self.size.width, self.heights.total)
+
+    # -- geometry -----------------------------------------------------------------
+
+    @property
+    def is_at_end(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.size.width != self._width:
+            self._width = self.size.width
+            for mid in self.expanded:
+                index = self._row_of.get(mid)
+                if index is not None:
+                    self.heights.set(index, self._height(self.rows[index]))
+            self._cache.clear()
+        self._update_size()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if self.new_count and self.is_at_end:
+            self.new_count = 0
+            self.post_message(self.Changed(self))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._cache.pop(old, None)
+        self._cache.pop(new, None)
+        self.refresh()
+        self.post_message(self.Changed(self))
+
+    def row_top(self, index: int) -> int:
+        return self.heights.prefix(index)
+
+    def _scroll_to_cursor(self) -> None:
+        if not 0 <= self.cursor < len(self.rows):
+            return
+        top = self.row_top(self.cursor)
+        bottom = top + self.heights.height(self.cursor)
+        height = self.scrollable_content_region.height or self.size.height
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif bottom > self.scroll_y + height:
+            self.scroll_to(y=max(top, bottom - height), animate=False, immediate=True)
+
+    def move_to(self, index: int) -> None:
+        if not self.rows:
+            return
+        self.cursor = max(0, min(index, len(self.rows) - 1))
+        self._scroll_to_cursor()
+
+    def move_to_id(self, message_id: str) -> bool:
+        index = self._row_of.get(message_id)
+        if index is None:
+            return False
+        self.move_to(index)
+        return True
+
+    # -- rendering ------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        base = self.rich_style
+        absolute = scroll_y + y
+        if absolute >= self.heights.total:
+            return Strip.blank(width, base)
+        index = self.heights.find(absolute)
+        strips = self._row_strips(index)
+        offset = absolute - self.heights.prefix(index)
+        strip = strips[offset] if offset < len(strips) else Strip.blank(width, base)
+        return strip.crop_extend(scroll_x, scroll_x + width, base)
+
+    def _row_strips(self, index: int) -> list[Strip]:
+        cached = self._cache.get(index)
+        if cached is not None:
+            return cached
+        if len(self._cache) > 400:
+            self._cache.clear()
+        row = self.rows[index]
+        width = self._content_width()
+        lines = self.renderer.lines(row, row.id in self.expanded, row.id in self.originals, width)
+        selected = index == self.cursor
+        gutter_style = self._style("cursor") if selected else self._style("band")
+        folded = self.mode == "raw" and row.id in self.renderer.state.folded_by
+        mark = "▌" if selected else ("┃" if folded else " ")
+        term = self.search_term.lower()
+        match_style = self._style("match")
+        console = self.app.console
+        base = self.rich_style
+        strips = []
+        for line in lines:
+            if term:
+                _highlight(line, term, match_style)
+            text = Text(mark, style=gutter_style if (selected or folded) else Style()) + line
+            text.stylize_before(base)
+            segments = list(text.render(console))
+            strips.append(Strip(segments).simplify())
+        self._cache[index] = strips
+        return strips
+
+    # -- actions --------------------------------------------------------------------
+
+    def action_next_row(self) -> None:
+        self.move_to(self.cursor + 1 if self.cursor >= 0 else 0)
+
+    def action_prev_row(self) -> None:
+        self.move_to(self.cursor - 1 if self.cursor > 0 else 0)
+
+    def action_first_row(self) -> None:
+        self.move_to(0)
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_last_row(self) -> None:
+        self.move_to(len(self.rows) - 1)
+        self.scroll_end(animate=False, immediate=True)
+
+    def action_page(self, direction: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        target = self.scroll_y + direction * max(1, height - 1)
+        self.scroll_to(y=target, animate=False, immediate=True)
+        top = min(max(0, int(self.scroll_y)), max(0, self.heights.total - 1))
+        if self.rows:
+            index = self.heights.find(top)
+            if self.heights.prefix(index) < top and index + 1 < len(self.rows):
+                index += 1
+            self.cursor = index
+
+    def _toggle(self, bucket: set[str]) -> None:
+        if not 0 <= self.cursor < len(self.rows):
+            return
+        row = self.rows[self.cursor]
+        bucket.symmetric_difference_update({row.id})
+        self.heights.set(self.cursor, self._height(row))
+        self._cache.pop(self.cursor, None)
+        self._update_size()
+        self.refresh()
+        self._scroll_to_cursor()
+
+    def action_toggle_fold(self) -> None:
+        self._toggle(self.expanded)
+
+    def action_toggle_original(self) -> None:
+        if 0 <= self.cursor < len(self.rows) and self.rows[self.cursor].id in (
+            self.renderer.state.elided
+        ):
+            self._toggle(self.originals)
+        else:
+            self.post_message(self.JumpFailed("this message was not elided"))
+
+    def selected_text(self) -> str | None:
+        if not 0 <= self.cursor < len(self.rows):
+            return None
+        row = self.rows[self.cursor]
+        if row.kind in ("message", "summary"):
+            return self.renderer.displayed_content(row, row.id in self.originals)
+        return self.renderer.search_text(row)
+
+    def action_copy(self) -> None:
+        text = self.selected_text()
+        if text is None:
+            return
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
+
+    def _is(self, what: str, row: Row) -> bool:
+        if what == "compaction":
+            return row.kind in ("compaction", "summary")
+        payload = self.renderer.payload(row)
+        if what == "call":
+            return bool(payload.get("tool-calls")) or payload.get("tool-call-id") is not None
+        if what == "error":
+            if payload.get("is-error"):
+                return True
+            calls = payload.get("tool-calls")
+            if isinstance(calls, list):
+                for call in calls:
+                    op = (
+                        self.renderer.ops_by_call.get(str(call.get("id")))
+                        if isinstance(call, dict)
+                        else None
+                    )
+                    if op is not None and op.get("outcome") in ("failed", "outcome-unknown"):
+                        return True
+            return False
+        return False
+
+    def action_jump(self, what: str, direction: int) -> None:
+        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else len(self.rows))
+        index = start + direction
+        while 0 <= index < len(self.rows):
+            if self._is(what, self.rows[index]):
+                self.move_to(index)
+                return
+            index += direction
+        label = {"call": "tool call", "error": "error", "compaction": "compaction"}[what]
+        where = "after" if direction > 0 else "before"
+        self.post_message(self.JumpFailed(f"no {label} {where} this row"))
+
+    # -- search -----------------------------------------------------------------
+
+    def search(self, term: str) -> int:
+        self.search_term = term
+        self._research()
+        self._cache.clear()
+        self.refresh()
+        if self.matches:
+            after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
+            self.match_pos = after[0] if after else 0
+            self.move_to(self.matches[self.match_pos])
+        self.post_message(self.Changed(self))
+        return len(self.matches)
+
+    def _research(self) -> None:
+        term = self.search_term.lower()
+        if not term:
+            self.matches, self.match_pos = [], -1
+            return
+        renderer = self.renderer
+        self.matches = [
+            i for i, row in enumerate(self.rows) if term in renderer.search_text(row).lower()
+        ]
+        if self.match_pos >= len(self.matches):
+            self.match_pos = len(self.matches) - 1
+
+    def action_next_match(self, direction: int) -> None:
+        if not self.matches:
+            self.post_message(self.JumpFailed("no matches (/ searches)"))
+            return
+        if direction > 0:
+            later = [i for i, m in enumerate(self.matches) if m > self.cursor]
+            self.match_pos = later[0] if later else 0
+        else:
+            earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
+            self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
+        self.move_to(self.matches[self.match_pos])
+        self.post_message(self.Changed(self))
+
+    # -- mouse ------------------------------------------------------------------------
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self.rows:
+            return
+        absolute = int(self.scroll_y) + offset.y
+        if absolute < self.heights.total:
+            index = self.heights.find(absolute)
+            if index == self.cursor and event.chain >= 2:
+                self.action_toggle_fold()
+            self.cursor = index
+
+
+def _highlight(line: Text, term: str, style: Style) -> None:
+    plain = line.plain.lower()
+    start = plain.find(term)
+    while start >= 0:
+        line.stylize(style, start, start + len(term))
+        start = plain.find(term, start + len(term))
+
+
+__all__ = ["ConversationView"]

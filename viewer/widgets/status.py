@@ -1,0 +1,79 @@
+"""The header: what file this is, whether it is live, and what it holds."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..model import Usage
+from ..safe import one_line
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+class StatusBar(Static):
+    """Two lines of facts about the open transcript; text is built inert, never markup."""
+
+    def show(
+        self,
+        *,
+        name: str,
+        fmt: str,
+        size: int,
+        live: str,
+        meta: dict[str, object],
+        lines: int,
+        raw_messages: int,
+        sent_messages: int,
+        ops: int,
+        pending: int,
+        warnings: int,
+        grants: list[object],
+        usage: Usage,
+        unseen: int,
+        extra: str = "",
+    ) -> None:
+        top = Text()
+        top.append(f" {one_line(name, 60)} ", "bold")
+        top.append(f" {fmt} · {human_size(size)} ")
+        style = {"live": "bold green", "idle": "yellow", "gone": "bold red"}.get(live, "")
+        top.append(f"● {live}", style)
+        if unseen:
+            top.append(f"  ↓ {unseen} new", "bold reverse")
+        if warnings:
+            top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
+        if extra:
+            top.append(f"  {one_line(extra, 60)}", "italic")
+        facts = []
+        for key in ("agent", "model", "cwd"):
+            if key in meta:
+                facts.append(f"{key}={one_line(str(meta[key]), 40)}")
+        second = Text(" ")
+        if facts:
+            second.append(" ".join(facts) + " · ", "dim")
+        second.append(
+            f"{lines:,} lines · {raw_messages:,} message lines, {sent_messages:,} sent next"
+        )
+        second.append(f" · {ops:,} tool ops")
+        if pending:
+            second.append(f" ({pending} pending)", "bold yellow")
+        tokens = "unknown" if usage.total is None else f"{usage.total:,}"
+        cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
+        second.append(f" · tokens {tokens} · cost {cost}")
+        if grants:
+            names = []
+            for grant in grants[:4]:
+                if isinstance(grant, dict):
+                    names.append(f"{grant.get('tool', '?')}:{grant.get('scope', '?')}")
+                else:
+                    names.append(str(grant))
+            more = f" +{len(grants) - 4}" if len(grants) > 4 else ""
+            second.append(" · grants " + one_line(", ".join(names), 60) + more, "dim")
+        self.update(Text("\n").join([top, second]))
