@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from session_core.follow import follow
 from session_core.live import LiveTranscript
+from session_core.writers import writer_holds_lock
 
 from .model import CallIndex, Usage
 from .safe import inert_text
@@ -61,7 +62,8 @@ class TailscopeApp(App[None]):
         self.usage = Usage()
         self.last_change = 0.0
         self.mtime = 0.0
-        self._search_open = False
+        self._saw_lock = False
+        self._was_live = False
 
     # -- layout -----------------------------------------------------------------
 
@@ -112,6 +114,7 @@ class TailscopeApp(App[None]):
                     )
                 self.calls = CallIndex()
                 self.usage = Usage()
+                self._saw_lock = False
                 self.conversation.set_state(self.live.state)
                 self.query_one(DiffView).set_state(self.live.state)
                 first = False
@@ -125,10 +128,18 @@ class TailscopeApp(App[None]):
 
     def _refresh_panes(self) -> None:
         live = self._is_live()
+        self.conversation.set_live(live)
         self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
         self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
 
     def _is_live(self) -> bool:
+        """A writer holds the file's lock, or (for writers that do not lock) it changed lately."""
+        held = writer_holds_lock(self.path)
+        if held:
+            self._saw_lock = True
+            return True
+        if self._saw_lock:
+            return False  # the writer that held the lock is gone, however fresh the file
         try:
             self.mtime = os.stat(self.path).st_mtime
         except OSError:
@@ -136,6 +147,10 @@ class TailscopeApp(App[None]):
         return time.time() - self.mtime < LIVE_WINDOW
 
     def _tick(self) -> None:
+        live = self._is_live()
+        if live != self._was_live:
+            self._was_live = live
+            self._refresh_panes()  # "running" becomes "running when the writer died"
         self._refresh_status()
 
     def _refresh_status(self) -> None:
@@ -176,7 +191,7 @@ class TailscopeApp(App[None]):
             return f"{self.path} does not exist (any more); waiting for it to appear."
         state = self.live.state
         if not state.events and state.warnings:
-            return "This file could not be read as a transcript: " + state.warnings[-1]
+            return "This file could not be read as a transcript: " + state.warnings[0]
         if self.live.format not in (None, "transcript-v1"):
             return f"This is a {self.live.format} file; this view shows transcript-v1 files."
         return None

@@ -67,6 +67,7 @@ class RowRenderer:
         self.event_of: dict[str, int] = {}  # message/compaction id -> event index
         self.compaction_line: dict[str, int] = {}
         self.compactions: dict[str, Any] = {}
+        self.live = True  # whether a writer is still at work (decides "running" vs "died")
         self._ops_seen = 0
         self._events_seen = 0
         self._compactions_seen = 0
@@ -339,8 +340,10 @@ class RowRenderer:
             style = {"completed": "ok", "failed": "error"}.get(outcome, "warn")
         elif answered:
             status, style = "completed, settle never landed", "warn"
-        else:
+        elif self.live:
             status, style = "running", "running"
+        else:
+            status, style = "running when the writer died", "error"
         where = f" · answer at line {answered[0]}" if answered else ""
         line = Text("  → ", s("call"), no_wrap=True, overflow="ellipsis")
         line.append(inert(name), s("call"))

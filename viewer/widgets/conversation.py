@@ -61,14 +61,14 @@ class ConversationView(ScrollView, can_focus=True):
         Binding("G,end", "last_row", "Bottom", show=False),
         Binding("pagedown,space", "page(1)", "Page down", show=False),
         Binding("pageup,b", "page(-1)", "Page up", show=False),
-        Binding("enter", "toggle_fold", "Fold/expand"),
-        Binding("o", "toggle_original", "Original/stub"),
-        Binding("c", "copy", "Copy"),
-        Binding("t", "jump('call', 1)", "Next tool call"),
+        Binding("enter", "toggle_fold", "Expand"),
+        Binding("o", "toggle_original", "Original/stub", show=False),
+        Binding("c", "copy", "Copy", show=False),
+        Binding("t", "jump('call', 1)", "Tool call"),
         Binding("T", "jump('call', -1)", "Prev tool call", show=False),
-        Binding("e", "jump('error', 1)", "Next error"),
+        Binding("e", "jump('error', 1)", "Error"),
         Binding("E", "jump('error', -1)", "Prev error", show=False),
-        Binding("x", "jump('compaction', 1)", "Next compaction"),
+        Binding("x", "jump('compaction', 1)", "Next compaction", show=False),
         Binding("X", "jump('compaction', -1)", "Prev compaction", show=False),
         Binding("n", "next_match(1)", "Next match", show=False),
         Binding("N", "next_match(-1)", "Prev match", show=False),
@@ -123,7 +123,9 @@ class ConversationView(ScrollView, can_focus=True):
 
     def set_state(self, state: ReplayState) -> None:
         """Show a new state (a new file, or a reset): everything is rebuilt."""
+        live = self.renderer.live
         self.renderer = RowRenderer(state, self._style, self.mode)
+        self.renderer.live = live
         self.expanded.clear()
         self.originals.clear()
         self._events_seen = 0
@@ -136,6 +138,12 @@ class ConversationView(ScrollView, can_focus=True):
         self.cursor = -1
         self.new_count = 0
         self.refresh_rows()
+
+    def set_live(self, live: bool) -> None:
+        if self.renderer.live != live:
+            self.renderer.live = live
+            self._cache.clear()
+            self.refresh()
 
     def set_filter(self, roles: frozenset[str] | None, types: frozenset[str] | None) -> None:
         self.roles, self.types = roles, types

@@ -60,6 +60,7 @@ class DiffView(ScrollView, can_focus=True):
         self.rows: list[DiffRow] = []
         self._stale = True
         self.state: ReplayState | None = None
+        self.summary_line: dict[str, int] = {}
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"diff--{name}", default=Style())
@@ -78,6 +79,7 @@ class DiffView(ScrollView, can_focus=True):
         if self.state is None:
             return
         self.all_rows = diff_rows(self.state)
+        self.summary_line = {r.id: r.line for r in self.all_rows if r.kind == "summary"}
         self._stale = False
         self._apply_filter()
 

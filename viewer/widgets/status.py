@@ -52,12 +52,12 @@ class StatusBar(Static):
         if extra:
             top.append(f"  {one_line(extra, 60)}", "italic")
         facts = []
-        for key in ("agent", "model", "cwd"):
+        for key in ("agent", "model"):
             if key in meta:
-                facts.append(f"{key}={one_line(str(meta[key]), 40)}")
-        second = Text(" ")
+                facts.append(f"{key}={one_line(str(meta[key]), 30)}")
         if facts:
-            second.append(" ".join(facts) + " · ", "dim")
+            top.append("  " + " ".join(facts), "dim")
+        second = Text(" ")
         second.append(
             f"{lines:,} lines · {raw_messages:,} message lines, {sent_messages:,} sent next"
         )

@@ -1,0 +1,178 @@
+"""A small, deterministic transcript with every feature the viewer shows."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import session_core.session as session_module
+from session_core import Message, Session
+from session_core.codec import section_digest
+
+HOSTILE = "clear \x1b[2J title \x1b]0;pwned\x07 clip \x1b]52;c;SGVsbG8=\x07 [bold red]markup[/]"
+OLD_MTIME = 1_786_000_000  # a fixed, long-past mtime: the file reads as idle
+
+
+@contextmanager
+def fixed_ids(seed: int = 7) -> Iterator[None]:
+    """Deterministic uuid4-shaped ids and timestamps a second and a half apart."""
+    rng = random.Random(seed)
+    start = datetime(2026, 8, 9, 13, 10, 0, 125000, tzinfo=UTC)
+    ticks = iter(range(100_000))
+    saved = session_module.new_id, session_module.now_ts
+
+    def new_id() -> str:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+    def now_ts() -> str:
+        return (start + timedelta(seconds=1.5 * next(ticks))).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    session_module.new_id, session_module.now_ts = new_id, now_ts
+    try:
+        yield
+    finally:
+        session_module.new_id, session_module.now_ts = saved
+
+
+def call(cid: str, name: str, arguments: str) -> dict[str, Any]:
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
+    """Write the story; returns named envelope ids. Leaves the file idle-looking (old mtime)."""
+    ids: dict[str, str] = {}
+    with fixed_ids(), Session.create(path, meta={"agent": "sadna", "model": "kimi-k2"}) as s:
+        identity = "You are sadna, a careful coding agent."
+        s.append_run_context(
+            run_id="run-1",
+            digest="ctx-1",
+            facts=[("date", "2026-08-09"), ("branch", "main")],
+            sections=[
+                {
+                    "name": "identity",
+                    "digest": section_digest("identity", identity),
+                    "rendered": identity,
+                }
+            ],
+        )
+        ids["system"] = s.append_message(
+            Message(
+                role="system",
+                content="You are a coding agent.\nRead before you write.",
+                sysprompt=True,
+            )
+        )
+        ids["user"] = s.append_message(
+            Message(
+                role="user", content=HOSTILE if hostile else "The divide test fails; fix it please."
+            )
+        )
+        ids["a1"] = s.append_message(
+            Message(
+                role="assistant",
+                content="Let me read the test first.",
+                tool_calls=(call("call_1", "fs_read", '{"path":"tests/test_ops.py"}'),),
+            ),
+            extra={
+                "finish-reason": "tool_calls",
+                "reasoning": "The failure is in divide; read the test.",
+                "usage": {
+                    "prompt-tokens": 900,
+                    "completion-tokens": 60,
+                    "total-tokens": 960,
+                    "cost": 0.0021,
+                },
+            },
+        )
+        op1 = s.append_tool_dispatched(
+            call_id="call_1",
+            tool="fs_read",
+            arguments='{"path":"tests/test_ops.py"}',
+            idempotency="read-only",
+            run_id="run-1",
+            round=1,
+        )
+        body = "\n".join(f"{n:>3}  line {n} of tests/test_ops.py" for n in range(1, 31))
+        ids["t1"] = s.append_message(Message(role="tool", content=body, tool_call_id="call_1"))
+        s.append_tool_settled(op_id=op1, outcome="completed", duration=0.125)
+        ids["a2"] = s.append_message(
+            Message(
+                role="assistant",
+                content="Now run the tests.",
+                tool_calls=(call("call_2", "run_tests", "{}"),),
+            ),
+            extra={
+                "usage": {
+                    "prompt-tokens": 1100,
+                    "completion-tokens": 40,
+                    "total-tokens": 1140,
+                    "cost": 0.0025,
+                }
+            },
+        )
+        op2 = s.append_tool_dispatched(
+            call_id="call_2", tool="run_tests", arguments="{}", run_id="run-1", round=2
+        )
+        ids["t2"] = s.append_message(
+            Message(
+                role="tool", content="FAILED tests/test_ops.py::test_divide", tool_call_id="call_2"
+            ),
+            extra={"is-error": True},
+        )
+        s.append_tool_settled(op_id=op2, outcome="failed", error="exit status 1", duration=2.5)
+        s.append_grants([{"tool": "fs_read", "scope": "always"}])
+        ids["elision"] = s.append_elision(
+            [{"id": ids["t1"], "stub": "[elided: 30 lines of tests/test_ops.py]"}]
+        )
+        ids["compaction"] = s.append_compaction(
+            summary="The user asked to fix test_divide. The agent read the test and ran the suite: it fails.",
+            replaces_through_id=ids["t1"],
+            tokens_before=2100,
+            tokens_after=240,
+        )
+        s.append_run_context(
+            run_id="run-2",
+            digest="ctx-2",
+            facts=[("date", "2026-08-10"), ("branch", "fix-divide")],
+            sections=[
+                {
+                    "name": "identity",
+                    "digest": section_digest("identity", identity),
+                    "rendered": identity,
+                }
+            ],
+        )
+        ids["a3"] = s.append_message(
+            Message(
+                role="assistant",
+                content="Patching divide and checking the diff.",
+                tool_calls=(
+                    call("call_3", "apply_patch", '{"file":"calc/ops.py"}'),
+                    call("call_4", "git_diff", "{}"),
+                    call("call_5", "fs_read", '{"path":"README.md"}'),
+                ),
+            ),
+            extra={"usage": {"prompt-tokens": 400, "completion-tokens": 90, "total-tokens": 490}},
+        )
+        s.append_tool_dispatched(
+            call_id="call_3",
+            tool="apply_patch",
+            arguments='{"file":"calc/ops.py"}',
+            idempotency="destructive",
+            run_id="run-2",
+            round=1,
+        )
+        s.append_tool_dispatched(
+            call_id="call_4", tool="git_diff", arguments="{}", run_id="run-2", round=1
+        )
+        ids["t4"] = s.append_message(
+            Message(role="tool", content="diff --git a/calc/ops.py", tool_call_id="call_4")
+        )
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    return ids

@@ -1,0 +1,221 @@
+"""The app driven as a person would: follow, navigation, search, copy, hostile text."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import os
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from session_core import Message, Session
+from story import HOSTILE, write_story
+from viewer.app import TailscopeApp
+from viewer.widgets.conversation import ConversationView
+from viewer.widgets.status import StatusBar
+
+SIZE = (120, 40)
+
+
+async def wait_for(pilot: Pilot[None], predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+    await pilot.pause(0.05)
+
+
+def screen_text(app: TailscopeApp) -> str:
+    """The screen's SVG with its entities decoded (spaces are &#160; there)."""
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def fingerprint(path: Path) -> tuple[str, int, int]:
+    st = os.stat(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "story.jsonl"
+    return path, write_story(path)
+
+
+async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        with Session.load(path) as s:
+            new = s.append_message(Message(role="user", content="and now the docs please"))
+        await wait_for(pilot, lambda: view.rows[-1].id == new)
+        await pilot.pause(0.1)
+        assert view.cursor == len(view.rows) - 1
+        assert view.is_at_end
+        assert view.new_count == 0
+        assert "and now the docs please" in screen_text(app)
+
+
+async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=(120, 20)) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("g")
+        await pilot.pause(0.05)
+        top = view.scroll_y
+        with Session.load(path) as s:
+            for n in range(3):
+                s.append_message(Message(role="assistant", content=f"step {n}"))
+        await wait_for(pilot, lambda: len(view.rows) == 9)
+        assert view.scroll_y == top
+        assert view.cursor == 0
+        assert view.new_count == 3
+        assert "3 new" in str(app.query_one(StatusBar).render())
+        await pilot.press("G")
+        await wait_for(pilot, lambda: view.new_count == 0)
+
+
+async def test_reset_on_truncation_rebuilds_the_view(story, tmp_path: Path) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        other = tmp_path / "other.jsonl"
+        with Session.create(other, meta={"agent": "second"}) as s:
+            s.append_message(Message(role="user", content="a different run"))
+        os.replace(other, path)  # a new inode, as a repair's rename leaves
+        await wait_for(pilot, lambda: len(view.rows) == 1)
+        assert app.live.state.meta == {"agent": "second"}
+        assert app.live.resets == 1
+
+
+async def test_navigation_keys(story) -> None:
+    path, ids = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("g")
+        assert view.cursor == 0
+        await pilot.press("j", "j")
+        assert view.cursor == 2
+        await pilot.press("k")
+        assert view.cursor == 1
+        await pilot.press("G")
+        assert view.cursor == len(view.rows) - 1
+        await pilot.press("g", "t")
+        assert view.rows[view.cursor].id == ids["a2"]  # the first tool call still sent
+        await pilot.press("e")
+        assert view.rows[view.cursor].id == ids["t2"]  # is-error
+        await pilot.press("x", "X")
+        assert view.rows[view.cursor].id == ids["compaction"]  # the summary
+        await pilot.press("r")  # raw: every line, the folded ones too
+        await pilot.pause(0.05)
+        assert view.mode == "raw"
+        assert view.rows[view.cursor].id == ids["compaction"]
+        assert len(view.rows) == 10  # 8 messages, the elision and the compaction
+        await pilot.press("g", "t")
+        assert view.rows[view.cursor].id == ids["a1"]
+        before = view.heights.total
+        await pilot.press("enter")
+        assert view.heights.total > before
+        await pilot.press("enter")
+        assert view.heights.total == before
+
+
+async def test_search_and_next_match(story) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("g", "slash", *"divide", "enter")
+        await pilot.pause(0.05)
+        assert len(view.matches) == 3
+        first = view.cursor
+        await pilot.press("n")
+        assert view.cursor > first
+        await pilot.press("N")
+        assert view.cursor == first
+
+
+async def test_copy_message(story, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("g", "c")
+        assert copied == ["You are a coding agent.\nRead before you write."]
+
+
+async def test_elided_original_toggle(story) -> None:
+    path, ids = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("r")
+        await pilot.pause(0.05)
+        assert view.move_to_id(ids["t1"])
+        await pilot.pause(0.05)
+        assert "[elided: 30 lines" in screen_text(app)
+        await pilot.press("o")
+        await pilot.pause(0.05)
+        assert "line 1 of tests/test_ops.py" in screen_text(app)
+
+
+async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.jsonl"
+    write_story(path, hostile=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("r", "g", "j")
+        await pilot.pause(0.05)
+        svg = screen_text(app)
+        assert "\x1b" not in svg and "\x07" not in svg
+        assert "␛[2J" in svg
+        assert "[bold red]markup[/]" in svg
+        # What is rendered for the terminal holds no escape from the file.
+        strips = view._row_strips(view.cursor)
+        rendered = "".join(segment.text for strip in strips for segment in strip)
+        assert "\x1b" not in rendered and "\x07" not in rendered
+        assert HOSTILE.replace("\x1b", "␛").replace("\x07", "␇") in rendered
+
+
+async def test_viewer_never_writes(story) -> None:
+    path, _ = story
+    before = fingerprint(path)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("r", "2", "3", "4", "1", "slash", "x", "enter", "G")
+        await pilot.pause(0.3)
+    assert fingerprint(path) == before
+    assert not os.path.exists(str(path) + ".repair")
+
+
+async def test_missing_file_waits_then_shows_it(tmp_path: Path) -> None:
+    path = tmp_path / "later.jsonl"
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: not app.live.exists)
+        assert "does not exist" in screen_text(app)
+        with Session.create(path, meta={}) as s:
+            s.append_message(Message(role="user", content="here now"))
+        await wait_for(pilot, lambda: len(view.rows) == 1)
+        assert app.live.exists

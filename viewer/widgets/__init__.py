@@ -1,0 +1,1 @@
+"""The viewer's panes: Textual widgets fed from a ``LiveTranscript``."""

@@ -1,0 +1,532 @@
+"""``RunContextPane``: each run's context (facts in order, sections) and what changed.
+
+A section's body is written once (``rendered``) and later runs point at the
+line that carries it (``rendered-in``); the pane resolves every body through
+``ReplayState.run_context_section(digest)`` and says "body not in this
+transcript" when the carrying line is gone. Sections are compared with the
+previous run-context line by name: new, changed (another digest), same, or
+removed. All transcript text goes through ``viewer.safe``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import DataTable, Static
+
+from session_core.live import LiveTranscript
+from session_core.replay import ReplayState
+
+from ..model import CallIndex
+from ..safe import inert, one_line
+from .tool_ops import short_id
+
+SectionStatus = Literal["new", "changed", "same", "removed", "first"]
+FOLD_LINES = 3
+EXPANDED_LIMIT = 200_000  # characters of one body shown when expanded
+
+FALLBACK_STYLES: dict[str, str] = {
+    "section--new": "green",
+    "section--changed": "yellow",
+    "section--same": "dim",
+    "section--removed": "red",
+    "section--first": "",
+    "section--name": "bold",
+    "section--meta": "dim",
+    "section--missing": "italic red",
+    "section--fold": "dim italic",
+    "run-context--label": "bold",
+    "run-context--new": "green",
+    "run-context--changed": "yellow",
+    "run-context--removed": "red",
+    "run-context--same": "dim",
+}
+
+
+_TS = re.compile(r"^\d{4}-(\d\d-\d\d)T(\d\d:\d\d:\d\d)")
+
+
+def day_clock(ts: object) -> str:
+    """``08-09 13:10:08`` from an ISO-8601 timestamp; anything else, inert and clipped."""
+    if not isinstance(ts, str):
+        return ""
+    match = _TS.match(ts)
+    return f"{match.group(1)} {match.group(2)}" if match else one_line(ts, 14)
+
+
+def _component_style(widget: Widget, component: str) -> Style:
+    try:
+        style = widget.get_component_rich_style(component, partial=True)
+    except KeyError:
+        style = Style()
+    return style if style else Style.parse(FALLBACK_STYLES.get(component, ""))
+
+
+@dataclass(slots=True)
+class SectionInfo:
+    """One section of a run as shown: where its body lives and how it compares."""
+
+    name: str
+    digest: str
+    location: str  # "inline" or "rendered-in <id>"
+    carrier: str | None  # the envelope id named by rendered-in
+    status: SectionStatus
+    body: str | None  # None: the carrying line is not in this transcript
+    previous_digest: str | None = None
+
+
+def _sections_by_name(run: dict[str, Any]) -> dict[str, str]:
+    """name -> digest of a run's sections (a repeated name: its first occurrence)."""
+    out: dict[str, str] = {}
+    for section in run.get("sections", []):
+        name = section.get("name")
+        key = name if isinstance(name, str) else repr(name)
+        digest = section.get("digest")
+        out.setdefault(key, digest if isinstance(digest, str) else repr(digest))
+    return out
+
+
+def section_changes(previous: dict[str, Any] | None, run: dict[str, Any]) -> dict[str, str]:
+    """name -> "new", "changed", "same" or "removed" versus ``previous`` ({} for a first run)."""
+    if previous is None:
+        return {}
+    before = _sections_by_name(previous)
+    now = _sections_by_name(run)
+    out: dict[str, str] = {}
+    for name, digest in now.items():
+        if name not in before:
+            out[name] = "new"
+        else:
+            out[name] = "same" if before[name] == digest else "changed"
+    for name in before:
+        if name not in now:
+            out[name] = "removed"
+    return out
+
+
+def changed_count(previous: dict[str, Any] | None, run: dict[str, Any]) -> int | None:
+    """How many sections are new, changed or removed versus ``previous`` (None: first run)."""
+    if previous is None:
+        return None
+    return sum(1 for status in section_changes(previous, run).values() if status != "same")
+
+
+def section_body(state: ReplayState, section: dict[str, Any]) -> str | None:
+    """The section's text: inline, or through its ``rendered-in`` pointer (None when gone)."""
+    rendered = section.get("rendered")
+    if isinstance(rendered, str):
+        return rendered
+    digest = section.get("digest")
+    if not isinstance(digest, str):
+        return None
+    return state.run_context_section(digest)
+
+
+def run_sections(
+    state: ReplayState, run: dict[str, Any], previous: dict[str, Any] | None
+) -> list[SectionInfo]:
+    """The run's sections in order, then those the previous run had and this one dropped."""
+    changes = section_changes(previous, run)
+    before = _sections_by_name(previous) if previous is not None else {}
+    out: list[SectionInfo] = []
+    for section in run.get("sections", []):
+        name_raw = section.get("name")
+        name = name_raw if isinstance(name_raw, str) else repr(name_raw)
+        digest_raw = section.get("digest")
+        digest = digest_raw if isinstance(digest_raw, str) else repr(digest_raw)
+        carrier_raw = section.get("rendered-in")
+        if isinstance(section.get("rendered"), str):
+            location, carrier = "inline", None
+        elif carrier_raw is not None:
+            carrier = carrier_raw if isinstance(carrier_raw, str) else repr(carrier_raw)
+            location = f"rendered-in {short_id(carrier)}"
+        else:
+            location, carrier = "no body", None
+        status: SectionStatus = changes.get(name, "first") if previous is not None else "first"  # type: ignore[assignment]
+        out.append(
+            SectionInfo(
+                name=name,
+                digest=digest,
+                location=location,
+                carrier=carrier,
+                status=status,
+                body=section_body(state, section),
+                previous_digest=before.get(name),
+            )
+        )
+    if previous is not None:
+        for section in previous.get("sections", []):
+            name_raw = section.get("name")
+            name = name_raw if isinstance(name_raw, str) else repr(name_raw)
+            if changes.get(name) != "removed" or any(s.name == name for s in out):
+                continue
+            digest = before.get(name, "")
+            out.append(
+                SectionInfo(
+                    name=name,
+                    digest=digest,
+                    location="(previous run)",
+                    carrier=None,
+                    status="removed",
+                    body=section_body(state, section),
+                    previous_digest=digest,
+                )
+            )
+    return out
+
+
+class SectionView(Widget, can_focus=True):
+    """One section: a header line and its body, folded to a few lines until expanded."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_body", "Expand", show=False),
+        Binding("space", "toggle_body", "Expand", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "section--new",
+        "section--changed",
+        "section--same",
+        "section--removed",
+        "section--first",
+        "section--name",
+        "section--meta",
+        "section--missing",
+        "section--fold",
+    }
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(
+        self, info: SectionInfo, *, key: tuple[str, int] = ("", -1), expanded: bool = False
+    ) -> None:
+        super().__init__(classes=f"-{info.status}")
+        self.info = info
+        self.key = key  # (run-context line id, position): what the pane remembers
+        self.set_reactive(SectionView.expanded, expanded)
+
+    def render(self) -> Text:
+        info = self.info
+        out = Text(end="")
+        marker = "▼ " if self.expanded else "▶ "
+        out.append(marker, _component_style(self, "section--meta"))
+        out.append(one_line(info.name, 60), _component_style(self, "section--name"))
+        out.append("   ")
+        if info.status != "first":
+            out.append(f"[{info.status}]", _component_style(self, f"section--{info.status}"))
+            out.append("   ")
+        meta = _component_style(self, "section--meta")
+        out.append(f"digest {short_id(info.digest)}", meta)
+        if info.status == "changed" and info.previous_digest:
+            out.append(f" (was {short_id(info.previous_digest)})", meta)
+        out.append(f"   {info.location}", meta)
+        body = info.body
+        if body is None:
+            out.append(
+                "\n  body not in this transcript", _component_style(self, "section--missing")
+            )
+            return out
+        lines = inert(body).split("\n")
+        if body == "":
+            out.append("\n  (empty)", _component_style(self, "section--fold"))
+            return out
+        if self.expanded:
+            shown = "\n".join(lines)
+            more = len(shown) - EXPANDED_LIMIT
+            out.append("\n" + shown[:EXPANDED_LIMIT])
+            if more > 0:
+                out.append(f"\n… {more:,} more characters", _component_style(self, "section--fold"))
+            return out
+        out.append("\n" + "\n".join(lines[:FOLD_LINES]))
+        hidden = len(lines) - FOLD_LINES
+        if hidden > 0:
+            plural = "s" if hidden != 1 else ""
+            out.append(
+                f"\n… {hidden} more line{plural} (enter: expand)",
+                _component_style(self, "section--fold"),
+            )
+        return out
+
+    def action_toggle_body(self) -> None:
+        self.expanded = not self.expanded
+        self.post_message(RunContextPane.SectionToggled(self))
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.focus()
+        self.action_toggle_body()
+
+
+class RunContextPane(Horizontal):
+    """Runs on the left; the highlighted run's facts and sections on the right."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "run-context--label",
+        "run-context--new",
+        "run-context--changed",
+        "run-context--removed",
+        "run-context--same",
+    }
+
+    class SectionToggled(Message):
+        """A section was expanded or folded (the pane remembers it per run)."""
+
+        def __init__(self, view: SectionView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._state: ReplayState | None = None
+        self._path = ""
+        self._count = 0  # run rows in the table
+        self._shown: tuple[int, int, int] | None = None  # (run index, runs known, sections known)
+        self._expanded: set[tuple[str, int]] = set()  # (run line id, section position)
+
+    def compose(self) -> ComposeResult:
+        runs: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
+        for key, label in (
+            ("run", "run"),
+            ("ts", "at"),
+            ("digest", "digest"),
+            ("facts", "facts"),
+            ("sections", "sections"),
+            ("changed", "vs previous"),
+        ):
+            runs.add_column(label, key=key)
+        yield runs
+        with Vertical(id="run-detail"):
+            yield Static(
+                Text("No run context in this transcript yet.", style="dim"), id="run-header"
+            )
+            facts: DataTable[Text] = DataTable(
+                cursor_type="row", zebra_stripes=True, id="run-facts"
+            )
+            for key, label in (
+                ("n", "#"),
+                ("key", "fact"),
+                ("value", "value"),
+                ("vs", "vs previous"),
+            ):
+                facts.add_column(label, key=key)
+            yield facts
+            yield Static(Text("sections", style="bold"), id="run-sections-title")
+            yield VerticalScroll(id="run-sections")
+
+    @property
+    def runs_table(self) -> DataTable[Text]:
+        return self.query_one("#runs", DataTable)
+
+    @property
+    def facts_table(self) -> DataTable[Text]:
+        return self.query_one("#run-facts", DataTable)
+
+    # -- the data -------------------------------------------------------------
+
+    def refresh_view(self, live: LiveTranscript, calls: CallIndex, is_live: bool) -> None:
+        """Bring the pane up to date with ``live.state`` (call after every follow update).
+
+        Run-context lines are append-only, so new runs are appended; a new state
+        object (a reset) rebuilds. ``calls`` and ``is_live`` are unused here.
+        """
+        del calls, is_live
+        state = live.state
+        table = self.runs_table
+        first = False
+        if state is not self._state or live.path != self._path:
+            table.clear()
+            self._state = state
+            self._path = live.path
+            self._count = 0
+            self._shown = None
+            self._expanded.clear()
+            first = True
+        runs = state.run_contexts
+        was_at_end = self._count > 0 and table.cursor_row >= self._count - 1
+        for index in range(self._count, len(runs)):
+            previous = runs[index - 1] if index > 0 else None
+            table.add_row(*self._run_cells(index, runs[index], previous), key=str(index))
+        added = len(runs) > self._count
+        self._count = len(runs)
+        if added and (first or was_at_end):
+            table.move_cursor(row=self._count - 1)
+        self._show_run(self._cursor_index(), force=added)
+
+    def _run_cells(
+        self, index: int, run: dict[str, Any], previous: dict[str, Any] | None
+    ) -> list[Text]:
+        count = changed_count(previous, run)
+        if count is None:
+            changed = Text("first run", no_wrap=True)
+        elif count == 0:
+            changed = Text("no change", _component_style(self, "run-context--same"), no_wrap=True)
+        else:
+            plural = "s" if count != 1 else ""
+            changed = Text(
+                f"changed: {count} section{plural}",
+                _component_style(self, "run-context--changed"),
+                no_wrap=True,
+            )
+        return [
+            Text(one_line(run.get("run-id"), 12), no_wrap=True),
+            Text(day_clock(run.get("ts")), no_wrap=True),
+            Text(short_id(run.get("digest"), 8), no_wrap=True),
+            Text(str(len(run.get("facts", []))), no_wrap=True),
+            Text(str(len(run.get("sections", []))), no_wrap=True),
+            changed,
+        ]
+
+    def _cursor_index(self) -> int | None:
+        if self._count == 0:
+            return None
+        return min(max(self.runs_table.cursor_row, 0), self._count - 1)
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_run(self._cursor_index())
+
+    @on(DataTable.RowHighlighted, "#run-facts")
+    @on(DataTable.RowSelected, "#run-facts")
+    @on(DataTable.RowSelected, "#runs")
+    def _quiet(self, event: DataTable.RowHighlighted | DataTable.RowSelected) -> None:
+        event.stop()
+
+    def selected_run(self) -> dict[str, Any] | None:
+        index = self._cursor_index()
+        if index is None or self._state is None:
+            return None
+        return self._state.run_contexts[index]
+
+    def _show_run(self, index: int | None, force: bool = False) -> None:
+        state = self._state
+        if state is None or index is None:
+            return
+        key = (index, len(state.run_contexts), len(state.sections))
+        if self._shown == key or (
+            not force and self._shown is not None and self._shown[0] == index
+        ):
+            return
+        self._shown = key
+        runs = state.run_contexts
+        run = runs[index]
+        previous = runs[index - 1] if index > 0 else None
+        self.query_one("#run-header", Static).update(self._header(index, run, previous))
+        self._fill_facts(run, previous)
+        container = self.query_one("#run-sections", VerticalScroll)
+        container.remove_children()
+        infos = run_sections(state, run, previous)
+        run_id = str(run.get("id"))
+        views = [
+            SectionView(info, key=(run_id, position), expanded=(run_id, position) in self._expanded)
+            for position, info in enumerate(infos)
+        ]
+        if views:
+            container.mount_all(views)
+        else:
+            container.mount(Static(Text("(no sections)", style="dim")))
+
+    def _header(self, index: int, run: dict[str, Any], previous: dict[str, Any] | None) -> Text:
+        label = _component_style(self, "run-context--label")
+        total = len(self._state.run_contexts) if self._state else 0
+        out = Text(end="")
+        out.append(f"run {index + 1} of {total}: ", label)
+        out.append(one_line(run.get("run-id"), 40))
+        out.append("   at ", label)
+        out.append(one_line(run.get("ts"), 40))
+        out.append("\n")
+        out.append("line ", label)
+        out.append(one_line(run.get("id"), 60))
+        out.append("\n")
+        out.append("digest ", label)
+        out.append(one_line(run.get("digest"), 40))
+        out.append("\n")
+        if previous is None:
+            out.append("the first run-context line of this transcript", "dim")
+        else:
+            changes = section_changes(previous, run)
+            counts = {
+                status: sum(1 for s in changes.values() if s == status)
+                for status in ("new", "changed", "removed", "same")
+            }
+            out.append("vs previous run ", label)
+            out.append(one_line(previous.get("run-id"), 30))
+            out.append(": ")
+            first = True
+            for status in ("changed", "new", "removed", "same"):
+                if not counts[status]:
+                    continue
+                if not first:
+                    out.append(", ")
+                first = False
+                out.append(
+                    f"{counts[status]} {status}", _component_style(self, f"run-context--{status}")
+                )
+            if first:
+                out.append("no sections on either side", "dim")
+        return out
+
+    def _fill_facts(self, run: dict[str, Any], previous: dict[str, Any] | None) -> None:
+        facts = self.facts_table
+        facts.clear()
+        before: dict[str, str] = {}
+        if previous is not None:
+            for fact in previous.get("facts", []):
+                if len(fact) >= 2:
+                    before.setdefault(inert(fact[0]), inert(fact[1]))
+        seen: set[str] = set()
+        for position, fact in enumerate(run.get("facts", [])):
+            key = inert(fact[0]) if len(fact) >= 1 else ""
+            value = inert(fact[1]) if len(fact) >= 2 else ""
+            seen.add(key)
+            if previous is None:
+                vs = Text("")
+            elif key not in before:
+                vs = Text("new", _component_style(self, "run-context--new"))
+            elif before[key] != value:
+                vs = Text("changed", _component_style(self, "run-context--changed"))
+            else:
+                vs = Text("")
+            facts.add_row(
+                Text(str(position + 1), no_wrap=True),
+                Text(one_line(key, 30), no_wrap=True),
+                Text(one_line(value, 400), no_wrap=True),
+                vs,
+            )
+        for key, value in before.items():
+            if key not in seen:
+                style = _component_style(self, "run-context--removed")
+                facts.add_row(
+                    Text("", no_wrap=True),
+                    Text(one_line(key, 30), style, no_wrap=True),
+                    Text(one_line(value, 400), style, no_wrap=True),
+                    Text("removed", style),
+                )
+
+    def section_views(self) -> list[SectionView]:
+        return list(self.query(SectionView))
+
+    @on(SectionToggled)
+    def _remember(self, event: SectionToggled) -> None:
+        event.stop()
+        if event.view.expanded:
+            self._expanded.add(event.view.key)
+        else:
+            self._expanded.discard(event.view.key)
