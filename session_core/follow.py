@@ -10,9 +10,9 @@ watchfiles events for the file's directory and falls back to polling.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +20,12 @@ import orjson
 
 from .formats import Format, detect_record
 
-MAX_BATCH_BYTES = 1 << 22  # per read step after the first update
-MAX_BATCH_LINES = 5000
+MAX_BATCH_BYTES = 1 << 20  # bytes read per wake-up after the first update
+HOT_SECONDS = 0.3  # after the file changed, also poll every HOT_POLL seconds for this long
+HOT_POLL = 0.004
+WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
+WATCH_STEP_MS = 2  # watchfiles: quiet time that ends a group (and its idle wake-up period)
+_READ_BLOCK = 1 << 22
 
 
 @dataclass(slots=True)
@@ -38,6 +42,12 @@ class FollowUpdate:
     exists: bool = True
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
+
+    def is_empty(self) -> bool:
+        """Nothing a reader needs to act on (only the held-back partial line grew)."""
+        return not (
+            self.envelopes or self.warnings or self.reset or self.initial or not self.exists
+        )
 
 
 _NOATIME = getattr(os, "O_NOATIME", 0)
@@ -61,12 +71,14 @@ class _Tail:
         self.fd: int | None = None
         self.ino: tuple[int, int] | None = None
         self.offset = 0
+        self.complete = 0  # offset just past the last complete line
         self.line = 0
         self.partial: list[bytes] = []
         self.format: Format | None = None
         self.seen_first = False
         self.vanished = False
-        self.started = False
+        self.started = False  # an update has been produced
+        self.problem: str | None = None  # the last "cannot be read" warning, said once
 
     def close(self) -> None:
         if self.fd is not None:
@@ -77,6 +89,7 @@ class _Tail:
         self.close()
         self.ino = None
         self.offset = 0
+        self.complete = 0
         self.line = 0
         self.partial = []
         self.format = None
@@ -84,7 +97,7 @@ class _Tail:
 
     def _boundary_intact(self, fd: int) -> bool:
         """Whether the byte before our last complete line's end is still a newline."""
-        end = self.offset - sum(len(p) for p in self.partial)
+        end = self.complete
         if end <= 0:
             return True
         try:
@@ -92,46 +105,64 @@ class _Tail:
         except OSError:
             return False
 
+    def _vanish(self, update: FollowUpdate) -> FollowUpdate | None:
+        if self.vanished:
+            return None
+        self._restart()
+        self.vanished = True
+        self.started = True
+        self.problem = None
+        update.exists = False
+        update.reset = True
+        update.initial = True
+        update.warnings.append(f"{self.path} does not exist (any more); waiting for it")
+        return update
+
+    def _complain(self, update: FollowUpdate, text: str) -> FollowUpdate | None:
+        """Report an unreadable file once, not on every poll."""
+        if text == self.problem:
+            return update if not update.is_empty() else None
+        self.problem = text
+        update.warnings.append(text)
+        return update
+
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
         update = FollowUpdate()
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            if not self.vanished and (self.ino is not None or not self.started):
-                self.vanished = True
-                self.started = True
-                self._restart()
-                update.exists = False
-                update.reset = True
-                update.initial = True
-                update.warnings.append(f"{self.path} does not exist (any more); waiting for it")
-                return update
-            return None
+            return self._vanish(update)
         except OSError as err:
-            update.warnings.append(f"{self.path} cannot be read: {err.strerror}")
-            return update
-        key = (st.st_dev, st.st_ino)
+            return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
         reason = None
-        if self.ino is None:
-            reason = "" if not self.started else "the file appeared again"
-        elif key != self.ino:
+        if self.fd is None:
+            reason = "the file appeared again" if self.vanished else ""
+        elif (st.st_dev, st.st_ino) != self.ino:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif st.st_size < self.offset:
             reason = "the file was truncated"
-        elif self.fd is not None and not self._boundary_intact(self.fd):
+        elif not self._boundary_intact(self.fd):
             reason = "the file was rewritten under us"
         if reason is not None:
+            had_content = self.fd is not None
             self._restart()
             try:
-                self.fd = _open_ro(self.path)
+                fd = _open_ro(self.path)
             except FileNotFoundError:
-                return None
+                return self._vanish(update)
             except OSError as err:
-                update.warnings.append(f"{self.path} cannot be read: {err.strerror}")
+                if had_content:  # what was shown is gone
+                    update.reset = update.initial = True
+                    update.warnings.append(f"{reason}: reading it again from line 1")
                 self.started = True
-                return update
-            fst = os.fstat(self.fd)
+                return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
+            try:
+                fst = os.fstat(fd)
+            except OSError:  # pragma: no cover - fstat of an open fd
+                os.close(fd)
+                raise
+            self.fd = fd
             self.ino = (fst.st_dev, fst.st_ino)
             update.reset = self.started
             update.initial = True
@@ -139,36 +170,44 @@ class _Tail:
                 update.warnings.append(f"{reason}: reading it again from line 1")
             self.started = True
             self.vanished = False
+            self.problem = None
             st = fst
         elif st.st_size == self.offset:
             return None
-        assert self.fd is not None
-        self._read(update, limit_bytes)
-        update.size = st.st_size
+        try:
+            self._read(update, limit_bytes)
+        except OSError as err:
+            # EIO, ESTALE on a network file system, ...: start again from line 1.
+            self._restart()
+            return self._complain(update, f"{self.path} could not be read: {err.strerror}")
+        update.size = max(st.st_size, self.offset)
         return update
 
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
         assert self.fd is not None
         fd = self.fd
-        end_goal = None if limit_bytes is None else self.offset + limit_bytes
+        end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
         while True:
-            want = 1 << 22
+            want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
             block = os.pread(fd, want, self.offset)
             if not block:
                 update.caught_up = True
                 break
+            start = self.offset
             self.offset += len(block)
             cut = block.rfind(b"\n")
             if cut < 0:
                 self.partial.append(block)
             else:
+                self.complete = start + cut + 1
                 head = (
                     b"".join(self.partial) + block[: cut + 1] if self.partial else block[: cut + 1]
                 )
                 self.partial = [block[cut + 1 :]] if cut + 1 < len(block) else []
                 self._parse(head, update)
             if end_goal is not None and self.offset >= end_goal:
-                update.caught_up = False
+                # Out of budget: caught up only if that happened to be the end.
+                update.caught_up = os.fstat(fd).st_size <= self.offset
                 break
         update.offset = self.offset
         update.format = self.format
@@ -203,26 +242,69 @@ class _Tail:
         self.line = number
 
 
-async def _watch(directory: str, name: str, wake: asyncio.Event, stop: asyncio.Event) -> None:
-    """Set ``wake`` whenever watchfiles reports a change to ``name`` in ``directory``."""
-    from watchfiles import awatch
+class _Watcher:
+    """A watchfiles watcher on one directory, in a thread of its own, setting ``wake``.
 
-    targets = {name, name + ".repair"}
+    Its own thread (not anyio's worker pool) so that closing it leaves no
+    thread behind. The thread ends by itself when events are unavailable
+    (no inotify, a missing directory); ``alive`` then turns False.
+    """
 
-    def only_ours(_change: object, changed: str) -> bool:
-        return os.path.basename(changed) in targets
+    def __init__(
+        self, directory: str, name: str, loop: asyncio.AbstractEventLoop, wake: asyncio.Event
+    ) -> None:
+        self._loop = loop
+        self._wake = wake
+        self._stop = threading.Event()
+        self._targets = frozenset((name, name + ".repair"))
+        self._thread = threading.Thread(
+            target=self._run, args=(directory,), name=f"tailscope-follow:{name}", daemon=True
+        )
+        self._thread.start()
 
-    async for _changes in awatch(
-        directory,
-        watch_filter=only_ours,
-        debounce=10,
-        step=1,
-        stop_event=stop,
-        recursive=False,
-        rust_timeout=500,
-        yield_on_timeout=False,
-    ):
-        wake.set()
+    def _run(self, directory: str) -> None:
+        targets = self._targets
+
+        def ours(_change: object, changed: str) -> bool:
+            return os.path.basename(changed) in targets
+
+        try:
+            from watchfiles import watch
+
+            for _changes in watch(
+                directory,
+                watch_filter=ours,
+                debounce=WATCH_DEBOUNCE_MS,
+                step=WATCH_STEP_MS,
+                stop_event=self._stop,
+                rust_timeout=0,
+                yield_on_timeout=False,
+                raise_interrupt=False,
+                recursive=False,
+            ):
+                self._poke()
+        except Exception:
+            pass  # no events to be had: the follower polls instead
+        finally:
+            self._poke()
+
+    def _poke(self) -> None:
+        if self._stop.is_set():
+            return
+        try:
+            self._loop.call_soon_threadsafe(self._wake.set)
+        except RuntimeError:  # the loop is closed
+            self._stop.set()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def close(self) -> None:
+        """Stop the thread and wait for it (a few ms: watchfiles checks every step)."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
 
 
 async def follow(
@@ -232,62 +314,78 @@ async def follow(
     poll_interval: float = 0.25,
     batch_bytes: int = MAX_BATCH_BYTES,
     initial_batches: bool = False,
-) -> AsyncIterator[FollowUpdate]:
+) -> AsyncGenerator[FollowUpdate, None]:
     """Yield updates for ``path`` until cancelled. Never writes, never locks, never repairs.
 
     The first update carries the whole existing file (unless
     ``initial_batches``, when it comes in bounded pieces like later appends).
-    Woken by file-system events, with ``poll_interval`` polling as the
-    fallback; while the file is busy it is also polled every few ms.
+    After that each wake-up reads at most about ``batch_bytes``, and the
+    event loop gets a turn between batches. Woken by file-system events, with
+    ``poll_interval`` polling as the fallback; for a moment after every
+    change the file is also polled every few ms.
+
+    An update that would carry nothing (only a partial line grew) is not sent.
+    Close the generator (``aclose``, or cancel the task iterating it) to stop;
+    that also stops its watcher thread.
     """
     where = os.path.abspath(os.fspath(path))
+    loop = asyncio.get_running_loop()
     tail = _Tail(where)
     wake = asyncio.Event()
-    stop = asyncio.Event()
-    watcher: asyncio.Task[None] | None = None
+    watcher: _Watcher | None = None
     if not force_polling:
-        watcher = asyncio.ensure_future(
-            _watch(os.path.dirname(where), os.path.basename(where), wake, stop)
-        )
+        watcher = _Watcher(os.path.dirname(where), os.path.basename(where), loop, wake)
     hot_until = 0.0
-    loop = asyncio.get_running_loop()
     try:
         first = True
+        caught_up = True
         while True:
+            wake.clear()  # before reading: a change from now on wakes the wait below
             limit = None if (first and not initial_batches) else batch_bytes
             update = tail.step(limit)
             if update is not None:
+                hot_until = loop.time() + HOT_SECONDS
                 if update.initial and not initial_batches:
-                    # The first update of a file or a reset carries all of it.
-                    while not update.caught_up:
-                        more = tail.step(None)
-                        if more is None:
-                            break
-                        update.envelopes.extend(more.envelopes)
-                        update.lines.extend(more.lines)
-                        update.warnings.extend(more.warnings)
-                        update.offset, update.size = more.offset, more.size
-                        update.caught_up = more.caught_up
-                        update.format = more.format or update.format
+                    update = _drain(tail, update)
+                send = first or not update.is_empty() or (update.caught_up and not caught_up)
                 first = False
-                yield update
-                hot_until = loop.time() + 0.3
+                caught_up = update.caught_up
+                if send:
+                    yield update
                 if not update.caught_up:
                     await asyncio.sleep(0)  # bounded work per wake-up
                     continue
-            if watcher is not None and watcher.done():
-                # No events to be had (no inotify, a vanished directory): poll.
-                with contextlib.suppress(BaseException):
-                    watcher.result()
+            if watcher is not None and not watcher.alive:
+                watcher.close()  # no events to be had: poll
                 watcher = None
-            timeout = 0.004 if loop.time() < hot_until else poll_interval
-            wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout)
+            timeout = HOT_POLL if loop.time() < hot_until else poll_interval
+            try:
+                async with asyncio.timeout(timeout):
+                    await wake.wait()
+            except TimeoutError:
+                pass
     finally:
-        stop.set()
         if watcher is not None:
-            watcher.cancel()
-            with contextlib.suppress(BaseException):
-                await watcher
+            watcher.close()
         tail.close()
+
+
+def _drain(tail: _Tail, update: FollowUpdate) -> FollowUpdate:
+    """Complete the first update of a file (or of a reset): it carries all of it."""
+    while not update.caught_up:
+        more = tail.step(None)
+        if more is None:
+            break
+        if more.initial:
+            # Replaced, truncated or gone again while we read: start over with that.
+            more.warnings[:0] = update.warnings
+            more.reset = more.reset or update.reset
+            update = more
+            continue
+        update.envelopes.extend(more.envelopes)
+        update.lines.extend(more.lines)
+        update.warnings.extend(more.warnings)
+        update.offset, update.size = more.offset, more.size
+        update.caught_up = more.caught_up
+        update.format = more.format or update.format
+    return update

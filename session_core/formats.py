@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 import orjson
 
+from .reader import open_regular
+
 Format = Literal["transcript-v1", "agentgo-v1"]
 V1: Format = "transcript-v1"
 AGENTGO: Format = "agentgo-v1"
@@ -27,7 +29,7 @@ def detect_record(record: Any) -> Format | None:
 def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format | None:
     """Read up to the first complete non-blank line (bounded) and name its format."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             buffered = b""
             while len(buffered) < limit:
                 block = fh.read(1 << 16)

@@ -31,6 +31,7 @@ class LiveTranscript:
         """Apply one update; True when it reset the view (rebuild everything shown)."""
         if update.reset:
             self.state = ReplayState(self.path)
+            self.format = None  # the new content may be another format (or none yet)
             self.resets += 1
         self.exists = update.exists
         self.size = max(update.size, 0)

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from .message import Message, message_from_payload
-from .reader import iter_lines
+from .reader import NotAFileError, iter_lines, open_regular
 from .replay import payload_of
 
 
@@ -50,9 +50,12 @@ def peek(path: str | os.PathLike[str]) -> PeekResult:
 
 def _peek_into(result: PeekResult, where: str) -> None:
     try:
-        fh = open(where, "rb")  # noqa: SIM115 - closed below
+        fh = open_regular(where)
     except FileNotFoundError:
         result.error = f"there is no transcript at {where}"
+        return
+    except (IsADirectoryError, NotAFileError):
+        result.error = f"{where} is not a regular file, so not a transcript"
         return
     except OSError as err:
         result.error = f"the transcript could not be read: {err.strerror or err}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -35,6 +36,30 @@ def iter_lines(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
             yield number, part, True
     if carry:
         yield number + 1, carry, False
+
+
+class NotAFileError(OSError):
+    """The path names something that is not a regular file (a directory, a FIFO...)."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open a regular file for reading, without ever blocking on a FIFO or a device.
+
+    Raises ``IsADirectoryError`` for a directory, ``NotAFileError`` for any other
+    non-regular file, and the usual ``OSError``s otherwise.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(mode):
+            raise NotAFileError(0, "not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def is_blank(raw: bytes) -> bool:
@@ -80,11 +105,7 @@ def _why(err: orjson.JSONDecodeError) -> str:
 
 def line_is_whole(raw: bytes) -> bool:
     """The reference's test for a crash tail: blank, or one whole JSON value."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    if not text.strip():
+    if is_blank(raw):
         return True
     try:
         orjson.loads(raw)
@@ -102,11 +123,13 @@ def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayS
     where = os.fspath(path)
     state = ReplayState(where)
     try:
-        fh = open(where, "rb")  # noqa: SIM115 - closed below, errors mapped
+        fh = open_regular(where)
     except FileNotFoundError:
         raise TranscriptError("there is no transcript here", path=where) from None
     except IsADirectoryError:
         raise TranscriptError("is a directory, not a transcript", path=where) from None
+    except NotAFileError:
+        raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
     with fh:

@@ -268,7 +268,8 @@ class ReplayState:
             else:
                 record.folded.append(entry[0])
                 self.folded_by[entry[0]] = eid
-                del self._index[entry[0]]
+                # pop, not del: a damaged file can carry one id twice (a duplicated line)
+                self._index.pop(entry[0], None)
         summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
         kept.append(summary)
         rest = entries[cut + 1 :]

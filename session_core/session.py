@@ -93,6 +93,8 @@ class Session:
         """Continue an existing transcript: lock, repair a crash tail, replay, open to append."""
         where = os.fspath(path)
         if not os.path.isfile(where):
+            if os.path.exists(where):
+                raise TranscriptError("is not a regular file, so not a transcript", path=where)
             raise TranscriptError("there is no transcript here", path=where)
         lock_fd = cls._open_locked(where)
         try:

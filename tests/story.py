@@ -131,7 +131,10 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
             [{"id": ids["t1"], "stub": "[elided: 30 lines of tests/test_ops.py]"}]
         )
         ids["compaction"] = s.append_compaction(
-            summary="The user asked to fix test_divide. The agent read the test and ran the suite: it fails.",
+            summary=(
+                "The user asked to fix test_divide. "
+                "The agent read the test and ran the suite: it fails."
+            ),
             replaces_through_id=ids["t1"],
             tokens_before=2100,
             tokens_after=240,
