@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 from collections.abc import Iterator
@@ -132,6 +133,18 @@ def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayS
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    # Every envelope stays alive in the state: the cyclic collector would rescan
+    # them all on each collection, making replay quadratic-ish. Nothing here is cyclic.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _replay_into(state, fh, where, tolerate_tail)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _replay_into(state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: bool) -> ReplayState:
     with fh:
         pending: InvalidLineError | None = None
         seen = 0

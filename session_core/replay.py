@@ -97,7 +97,6 @@ class ReplayState:
         self.folded_by: dict[str, str] = {}  # message id -> compaction id
         self.elisions: list[Elision] = []
         self.elided: dict[str, list[Elision]] = {}  # message id -> its elisions, in order
-        self.message_count = 0
 
     # -- validation -------------------------------------------------------
 
@@ -192,14 +191,20 @@ class ReplayState:
 
         The envelope dict is kept as it is, not copied.
         """
+        # The hot path of every replay: plain lookups, the message case first.
+        payload = envelope.get("payload")
+        if type(payload) is not dict:
+            payload = {}
+        eid = envelope.get("id")
+        if type(eid) is not str:
+            eid = _str(eid)
         kind = envelope.get("type")
-        payload = payload_of(envelope)
-        eid = _str(envelope.get("id"))
+        events = self.events
         if kind == "message":
-            self._index[eid] = len(self.entries)
-            self.entries.append((eid, payload, payload_is_sticky(payload), None))
-            self.message_events.append(len(self.events))
-            self.message_count += 1
+            entries = self.entries
+            self._index[eid] = len(entries)
+            entries.append((eid, payload, payload_is_sticky(payload), None))
+            self.message_events.append(len(events))
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":
@@ -215,36 +220,45 @@ class ReplayState:
             self.grants = grants if isinstance(grants, list) else []
         elif kind == "session-meta":
             self.meta = payload
-        self.events.append(envelope)
-        self.last_line = line if line is not None else self.last_line + 1
-        self.event_lines.append(self.last_line)
+        events.append(envelope)
+        if line is None:
+            line = self.last_line + 1
+        self.last_line = line
+        self.event_lines.append(line)
 
     def _dispatch(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
+        get = payload.get
+        call_id, tool, ts = get("call-id"), get("tool"), envelope.get("ts")
         op: dict[str, Any] = {
             "op-id": eid,
-            "call-id": _str(payload.get("call-id")),
-            "tool": _str(payload.get("tool")),
-            "arguments": payload.get("arguments"),
-            "dispatched-at": _str(envelope.get("ts")),
+            "call-id": call_id if type(call_id) is str else _str(call_id),
+            "tool": tool if type(tool) is str else _str(tool),
+            "arguments": get("arguments"),
+            "dispatched-at": ts if type(ts) is str else _str(ts),
             "settled": False,
         }
         for key in _OPTIONAL_DISPATCH:
-            if payload.get(key) is not None:
-                op[key] = payload[key]
-        self._op_index[eid] = len(self.tool_ops)
-        self.tool_ops.append(op)
+            value = get(key)
+            if value is not None:
+                op[key] = value
+        ops = self.tool_ops
+        self._op_index[eid] = len(ops)
+        ops.append(op)
 
     def _settle(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
         op = self.tool_ops[self._settle_target(payload, line)]
+        ts = envelope.get("ts")
         op["settled"] = True
-        op["outcome"] = _str(payload.get("outcome"))
-        op["settled-at"] = _str(envelope.get("ts"))
+        op["outcome"] = payload["outcome"]  # a str: _settle_target checked it
+        op["settled-at"] = ts if type(ts) is str else _str(ts)
         op["settle-id"] = eid
+        get = payload.get
         for key in _OPTIONAL_SETTLE:
-            if payload.get(key) is not None:
-                op[key] = payload[key]
+            value = get(key)
+            if value is not None:
+                op[key] = value
 
     def _compact(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
@@ -322,6 +336,11 @@ class ReplayState:
                 self.sections.setdefault(digest, (eid, rendered))
 
     # -- reading ----------------------------------------------------------
+
+    @property
+    def message_count(self) -> int:
+        """Message lines in the file (the raw view), not messages sent next."""
+        return len(self.message_events)
 
     def entry_message(self, entry: Entry) -> Message:
         message = message_from_payload(entry[1])
