@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Iterable
@@ -14,8 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
-from session_core.follow import follow
+from session_core.follow import FollowUpdate, follow
 from session_core.live import LiveTranscript
 from session_core.writers import writer_holds_lock
 
@@ -64,6 +67,7 @@ class TailscopeApp(App[None]):
         self.mtime = 0.0
         self._saw_lock = False
         self._was_live = False
+        self._loaded = False
 
     # -- layout -----------------------------------------------------------------
 
@@ -97,34 +101,55 @@ class TailscopeApp(App[None]):
 
     # -- following ----------------------------------------------------------------
 
-    @work(exclusive=True, group="follow")
-    async def follow_file(self) -> None:
-        first = True
-        async for update in follow(
-            self.path, force_polling=self.force_polling, initial_batches=True
-        ):
-            reset = self.live.apply(update)
-            self.last_change = time.monotonic()
-            if reset or first:
-                if reset and not first:
-                    self.notify(
-                        "The file was truncated or replaced: the view was rebuilt from line 1.",
-                        severity="warning",
-                        timeout=6,
-                    )
-                self.calls = CallIndex()
-                self.usage = Usage()
-                self._saw_lock = False
-                self.conversation.set_state(self.live.state)
-                self.query_one(DiffView).set_state(self.live.state)
-                first = False
-            else:
-                self.conversation.refresh_rows()
-                self.query_one(DiffView).mark_stale()
-            self.calls.update(self.live.state)
-            self.usage.update(self.live.state)
-            self._refresh_panes()
-            self._refresh_status()
+    @work(thread=True, exclusive=True, group="follow")
+    def follow_file(self) -> None:
+        """Read and parse in this thread; the UI thread applies each update (bounded batches)."""
+        worker = get_current_worker()
+
+        async def pump() -> None:
+            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
+            reader = asyncio.ensure_future(anext(updates))
+            try:
+                while not worker.is_cancelled:
+                    done, _ = await asyncio.wait({reader}, timeout=0.1)
+                    if not done:
+                        continue
+                    update = reader.result()
+                    self.call_from_thread(self._apply_update, update)
+                    reader = asyncio.ensure_future(anext(updates))
+            finally:
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
+                await updates.aclose()
+
+        with contextlib.suppress(RuntimeError):  # the app closed under us
+            asyncio.run(pump())
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        first = not self._loaded
+        reset = self.live.apply(update)
+        self.last_change = time.monotonic()
+        if reset or first:
+            if reset and not first:
+                self.notify(
+                    "The file was truncated or replaced: the view was rebuilt from line 1.",
+                    severity="warning",
+                    timeout=6,
+                )
+            self.calls = CallIndex()
+            self.usage = Usage()
+            self._saw_lock = False
+            self.conversation.set_state(self.live.state)
+            self.query_one(DiffView).set_state(self.live.state)
+            self._loaded = True
+        else:
+            self.conversation.refresh_rows()
+            self.query_one(DiffView).mark_stale()
+        self.calls.update(self.live.state)
+        self.usage.update(self.live.state)
+        self._refresh_panes()
+        self._refresh_status()
 
     def _refresh_panes(self) -> None:
         live = self._is_live()
