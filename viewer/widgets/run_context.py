@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from rich.style import Style
 from rich.text import Text
@@ -337,6 +337,11 @@ class RunContextPane(Horizontal):
     @property
     def facts_table(self) -> DataTable[Text]:
         return self.query_one("#run-facts", DataTable)
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Focusing the pane focuses its list of runs (the pane itself takes no focus)."""
+        self.runs_table.focus(scroll_visible)
+        return self
 
     # -- the data -------------------------------------------------------------
 

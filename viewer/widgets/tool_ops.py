@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rich.style import Style
 from rich.text import Text
@@ -232,6 +232,11 @@ class ToolOpsPane(Vertical):
     @property
     def table(self) -> DataTable[Text]:
         return self.query_one("#tool-ops-table", _OpsTable)
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        """Focusing the pane focuses its table (the pane itself takes no focus)."""
+        self.table.focus(scroll_visible)
+        return self
 
     # -- the data -------------------------------------------------------------
 

@@ -1,0 +1,120 @@
+"""viewer.safe: hostile transcript text is shown, never obeyed."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from viewer.safe import clip, inert, inert_text, one_line, one_line_text
+
+CLEAR = "\x1b[2J"
+TITLE = "\x1b]0;pwned\x07"
+OSC52 = "\x1b]52;c;SGVsbG8=\x07"
+MARKUP = "[bold red]x[/]"
+LINK = "[link=http://x]y[/link]"
+
+
+def no_controls(text: str) -> bool:
+    return all(c == "\n" or (0x20 <= ord(c) < 0x7F or ord(c) >= 0xA0) for c in text)
+
+
+def render(text: Text) -> str:
+    """What a terminal would receive for ``text`` (with colours on)."""
+    console = Console(force_terminal=True, color_system="truecolor", width=200)
+    with console.capture() as capture:
+        console.print(text, end="")
+    return capture.get()
+
+
+def test_clear_screen_is_visible() -> None:
+    assert inert(CLEAR) == "␛[2J"
+
+
+def test_set_title_is_visible() -> None:
+    assert inert(TITLE) == "␛]0;pwned␇"
+
+
+def test_osc52_clipboard_write_is_visible() -> None:
+    assert inert(OSC52) == "␛]52;c;SGVsbG8=␇"
+
+
+@pytest.mark.parametrize("hostile", [CLEAR, TITLE, OSC52])
+def test_escape_sequences_never_reach_the_terminal(hostile: str) -> None:
+    out = render(inert_text(f"before {hostile} after"))
+    # The only ESC bytes are the styling Rich itself adds (none: no style here).
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "␛" in out
+
+
+def test_markup_stays_text() -> None:
+    text = inert_text(MARKUP)
+    assert text.plain == MARKUP
+    assert text.spans == []
+    link = inert_text(LINK, style="bold")
+    assert link.plain == LINK
+    assert link.spans == []
+    assert str(link.style) == "bold"
+    out = render(inert_text(LINK))
+    assert "[link=http://x]y[/link]" in out
+    assert "\x1b]8;" not in out  # no hyperlink escape was produced
+
+
+def test_newline_kept_tab_expanded() -> None:
+    assert inert("a\nb\tc") == "a\nb    c"
+
+
+def test_every_control_is_mapped() -> None:
+    every = "".join(chr(c) for c in range(0x00, 0xA0))
+    shown = inert(every)
+    assert no_controls(shown)
+    assert "\x1b" not in shown
+    assert "␀" in shown and "␛" in shown and "␍" in shown and "␡" in shown
+    assert "\\x9b" in shown and "\\x80" in shown and "\\x9f" in shown
+
+
+def test_c1_csi() -> None:
+    assert inert("\x9b31m") == "\\x9b31m"
+
+
+def test_bidi_override_is_visible() -> None:
+    assert inert("abc\u202edef") == "abc\\u202edef"
+
+
+def test_idempotent() -> None:
+    sample = CLEAR + TITLE + OSC52 + "\x9b\x7f\t\u202e\n" + MARKUP
+    once = inert(sample)
+    assert inert(once) == once
+
+
+def test_plain_text_unchanged() -> None:
+    sample = "héllo wörld — 日本語 ✓ [not markup]"
+    assert inert(sample) == sample
+
+
+def test_non_string_values() -> None:
+    assert inert(None) == ""
+    assert inert(12) == "12"
+    assert one_line(None, 5) == ""
+
+
+def test_one_line_flattens_and_clips() -> None:
+    assert one_line("a\nb\r\nc") == "a⏎b⏎c"
+    assert one_line("abcdef", 4) == "abc…"
+    assert one_line("abcd", 4) == "abcd"
+    assert one_line("abc", 0) == ""
+    assert one_line(CLEAR + "x\ny", 10) == "␛[2Jx⏎y"
+    assert no_controls(one_line(TITLE + "\n" + OSC52, 12))
+
+
+def test_one_line_wide_characters() -> None:
+    # Four cells at most: two wide characters would need five with the ellipsis.
+    assert clip("日本語", 4) == "日…"
+    assert clip("日本", 4) == "日本"
+
+
+def test_one_line_text_is_not_markup() -> None:
+    text = one_line_text(MARKUP + "\n" + LINK, 100, style="red")
+    assert text.plain == MARKUP + "⏎" + LINK
+    assert text.spans == []

@@ -1,0 +1,1 @@
+"""The viewer's screens (modal dialogs pushed over the panes)."""

@@ -1,0 +1,186 @@
+"""``ArtifactScreen``: an oversized tool result, read from ``<stem>.artifacts/<file>``.
+
+The file name comes from the transcript, so it is untrusted: anything but a
+plain basename is refused before any file is touched. A missing file is
+"not here any more" (artifacts are pruned; that is not an error). The file is
+read in a thread worker, at most ``limit`` bytes, never on the UI thread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+from textual.worker import get_current_worker
+
+from session_core.artifacts import artifact_dir, artifact_status, is_safe_basename, read_artifact
+from session_core.codec import content_digest
+from session_core.errors import TranscriptError
+
+from ..safe import inert, inert_text, one_line
+
+DEFAULT_LIMIT = 2 * 1024 * 1024
+
+REFUSED = "refused: not a plain file name"
+MISSING = "not here any more"
+
+ArtifactState = Literal["loading", "here", "missing", "refused", "unreadable"]
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB ({n:,} bytes)"
+    return f"{n / (1024 * 1024):.1f} MiB ({n:,} bytes)"
+
+
+class ArtifactScreen(ModalScreen[None]):
+    """Shows one artifact's text, or why it cannot be shown. ``escape``/``q`` closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+    ]
+
+    def __init__(
+        self,
+        transcript: str | os.PathLike[str],
+        file_name: object,
+        record: Mapping[str, Any] | None = None,
+        *,
+        limit: int = DEFAULT_LIMIT,
+    ) -> None:
+        super().__init__()
+        self.transcript = os.fspath(transcript)
+        self.file_name = file_name
+        self.record: dict[str, Any] = dict(record or {})
+        self.limit = limit
+        self.state: ArtifactState = "loading"
+        self.cut = False
+        self.text = ""  # what is shown (already inert)
+
+    # -- layout -------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="artifact-dialog"):
+            yield Static(self._title(), id="artifact-title")
+            yield Static(self._record_line(), id="artifact-record")
+            yield Static(Text("reading…"), id="artifact-status")
+            yield TextArea(
+                "",
+                read_only=True,
+                soft_wrap=False,
+                show_line_numbers=True,
+                id="artifact-body",
+            )
+            yield Static(Text("escape: close"), id="artifact-help")
+
+    def _title(self) -> Text:
+        shown = one_line(
+            self.file_name if isinstance(self.file_name, str) else repr(self.file_name)
+        )
+        where = os.path.basename(artifact_dir(self.transcript))
+        return Text.assemble(
+            ("artifact ", "bold"), (shown, "bold"), ("  in ", "dim"), (inert(where), "dim")
+        )
+
+    def _record_line(self) -> Text:
+        parts: list[tuple[str, str] | str] = []
+        for key in ("bytes", "chars", "elided-chars", "digest"):
+            if key in self.record:
+                if parts:
+                    parts.append("   ")
+                parts.append((f"{key} ", "dim"))
+                parts.append(one_line(self.record[key], 80))
+        if not parts:
+            return Text("(the transcript says nothing more about it)", style="dim")
+        return Text.assemble(*parts)
+
+    def on_mount(self) -> None:
+        self.query_one("#artifact-body", TextArea).display = False
+        if not is_safe_basename(self.file_name):
+            self._show_status("refused", REFUSED)
+            return
+        self._load()
+
+    # -- reading (worker thread) ---------------------------------------------
+
+    @work(thread=True, exclusive=True, group="artifact-read")
+    def _load(self) -> None:
+        worker = get_current_worker()
+        status = artifact_status(self.transcript, self.file_name)
+        if status.state == "refused":
+            result: tuple[Any, ...] = ("refused", REFUSED)
+        elif status.state == "missing":
+            result = ("missing", MISSING)
+        elif status.state == "unreadable":
+            result = ("unreadable", status.detail)
+        else:
+            result = self._read()
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._deliver, result)
+
+    def _read(self) -> tuple[Any, ...]:
+        try:
+            assert isinstance(self.file_name, str)
+            size = os.path.getsize(os.path.join(artifact_dir(self.transcript), self.file_name))
+            text = read_artifact(self.transcript, self.file_name, limit=self.limit)
+        except FileNotFoundError:
+            return ("missing", MISSING)
+        except (OSError, TranscriptError) as err:
+            reason = err.reason if isinstance(err, TranscriptError) else str(err.strerror)
+            return ("unreadable", f"cannot be read: {reason}")
+        if text is None:
+            return ("missing", MISSING)
+        cut = size > self.limit
+        check = ""
+        digest = self.record.get("digest")
+        if not cut and isinstance(digest, str) and digest:
+            same = content_digest(text) == digest
+            check = "digest matches" if same else "digest differs from the transcript's"
+        return ("here", inert(text), size, cut, check)
+
+    # -- showing (UI thread) ------------------------------------------------
+
+    def _deliver(self, result: tuple[Any, ...]) -> None:
+        if not self.is_attached:
+            return
+        if result[0] != "here":
+            self._show_status(result[0], result[1])
+            return
+        _, text, size, cut, check = result
+        self.state = "here"
+        self.cut = cut
+        self.text = text
+        note = _size(size)
+        if cut:
+            note += f"; showing the first {_size(self.limit)}, the rest is cut"
+        if check:
+            note += f"; {check}"
+        status = self.query_one("#artifact-status", Static)
+        status.update(Text(note))
+        status.set_class(cut, "-cut")
+        body = self.query_one("#artifact-body", TextArea)
+        body.load_text(text)
+        body.display = True
+        self.query_one("#artifact-dialog").add_class("-text")
+        body.focus()
+
+    def _show_status(self, state: str, message: str) -> None:
+        self.state = state  # type: ignore[assignment]
+        status = self.query_one("#artifact-status", Static)
+        status.update(inert_text(message))
+        status.add_class(f"-{state}")
+        self.query_one("#artifact-body", TextArea).display = False
+
+    def action_close(self) -> None:
+        self.dismiss(None)
