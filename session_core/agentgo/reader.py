@@ -1,0 +1,121 @@
+"""Reading agentgo-v1 strictly: one session, a contiguous seq, only an unfinished tail ignored."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..errors import InvalidLineError, TranscriptError
+from ..reader import iter_lines
+from .view import AgentGoView
+
+VERSION = 1
+
+
+def parse_record(raw: bytes, number: int, path: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        what = "is blank" if not raw.strip() else "is not valid JSON"
+        raise InvalidLineError(
+            f"{what}; every complete line must be a record", path=path, line=number, raw=raw
+        ) from None
+    if not isinstance(value, dict):
+        raise InvalidLineError("is not a JSON object", path=path, line=number, raw=raw)
+    return value
+
+
+class StrictReader:
+    """The reading rules, checked one record at a time."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.session_id: str | None = None
+        self.seq = -1
+
+    def check(self, record: dict[str, Any], number: int) -> None:
+        path = self.path
+        seq = record.get("seq")
+        if type(seq) is not int:
+            raise InvalidLineError("has no integer seq", path=path, line=number)
+        if not isinstance(record.get("type"), str):
+            raise InvalidLineError("has no type", path=path, line=number)
+        if self.session_id is None:
+            if record["type"] != "session_start":
+                raise TranscriptError(
+                    f"starts with a {record['type']!r} record; an agentgo session starts "
+                    "with session_start",
+                    path=path,
+                    line=number,
+                )
+            data = record.get("data")
+            version = data.get("version") if isinstance(data, dict) else None
+            if type(version) is not int or version != VERSION:
+                raise TranscriptError(
+                    f"declares format version {version!r}; this reader reads version {VERSION}",
+                    path=path,
+                    line=number,
+                )
+            sid = record.get("session_id")
+            if not isinstance(sid, str) or not sid:
+                raise InvalidLineError("has no session_id", path=path, line=number)
+            if seq != 0:
+                raise TranscriptError(f"starts at seq {seq}, not 0", path=path, line=number)
+            self.session_id = sid
+            self.seq = 0
+            return
+        if record.get("session_id") != self.session_id:
+            raise TranscriptError(
+                f"belongs to session {record.get('session_id')!r}, not {self.session_id!r}",
+                path=path,
+                line=number,
+            )
+        if seq != self.seq + 1:
+            raise TranscriptError(
+                f"has seq {seq} after seq {self.seq}; sequence numbers must be contiguous",
+                path=path,
+                line=number,
+            )
+        self.seq = seq
+
+
+def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Yield every record of a complete line, in order, checking the rules as it goes.
+
+    A final line without its newline is the writer's unfinished tail: ignored,
+    even when it is valid JSON. Anything else that breaks a rule raises a
+    ``TranscriptError`` naming the line.
+    """
+    where = os.fspath(path)
+    try:
+        fh = open(where, "rb")  # noqa: SIM115 - closed by the with below
+    except FileNotFoundError:
+        raise TranscriptError("there is no transcript here", path=where) from None
+    except IsADirectoryError:
+        raise TranscriptError("is a directory, not a transcript", path=where) from None
+    except OSError as err:
+        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    checker = StrictReader(where)
+    with fh:
+        try:
+            for number, raw, ended in iter_lines(fh):
+                if not ended:
+                    break
+                record = parse_record(raw, number, where)
+                checker.check(record, number)
+                yield record
+        except OSError as err:
+            raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+    if checker.session_id is None:
+        raise TranscriptError("is empty; an agentgo session starts with session_start", path=where)
+
+
+def read_view(path: str | os.PathLike[str]) -> AgentGoView:
+    """The whole view of a file, read strictly."""
+    view = AgentGoView()
+    for number, record in enumerate(read(path), start=1):
+        view.feed(record, number)
+    return view

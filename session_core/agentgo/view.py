@@ -1,0 +1,437 @@
+"""What a viewer shows of an agentgo session, built one record at a time (linear).
+
+Nothing is invented: a call or run without its terminal event is a gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..message import Message
+
+CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
+RunStatus = Literal["open", "closed", "interrupted"]
+CallStatus = Literal["ok", "failed", "gap"]
+
+KNOWN_TYPES = frozenset(
+    (
+        "session_start",
+        "run_start",
+        "run_close",
+        "agent_start",
+        "agent_end",
+        "turn_start",
+        "turn_end",
+        "model_request",
+        "model_exec_end",
+        "model_response",
+        "message_end",
+        "tool_exec_start",
+        "tool_invoke_start",
+        "tool_exec_end",
+        "retry",
+        "context_projected",
+        "context_compacted",
+        "checkpoint",
+    )
+)
+
+
+def _data(record: dict[str, Any]) -> dict[str, Any]:
+    data = record.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+@dataclass(slots=True)
+class Run:
+    id: str
+    index: int
+    first_seq: int
+    first_time: str
+    started: bool = False  # a run_start record was seen
+    close_seq: int | None = None
+    agent_started: bool = False
+    agent_end: dict[str, Any] | None = None
+    last_seq: int = 0
+    last_time: str = ""
+    records: int = 0
+    turns: int = 0
+    calls: list[CallKey] = field(default_factory=list)
+
+    @property
+    def closed(self) -> bool:
+        return self.close_seq is not None
+
+    def outcome(self) -> str:
+        """What the file says of how the loop ended; a gap when it says nothing."""
+        if self.agent_end is None:
+            return "no agent_end (gap)" if self.agent_started else "no loop outcome"
+        error = self.agent_end.get("error")
+        if error:
+            return f"failed: {_str(error)}"
+        reason = self.agent_end.get("stop_reason")
+        return f"ended: {_str(reason)}" if reason else "ended"
+
+
+@dataclass(slots=True)
+class Call:
+    """One attempt of one execution in one run, with every record about it."""
+
+    run_id: str
+    id: str
+    attempt: int
+    kind: str
+    parent_id: str | None
+    turn_index: Any
+    first_seq: int
+    first_time: str
+    last_time: str = ""
+    request: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    recovery: dict[str, Any] | None = None
+    tool_start: dict[str, Any] | None = None
+    tool_invoke: dict[str, Any] | None = None
+    tool_end: dict[str, Any] | None = None
+    retries: list[dict[str, Any]] = field(default_factory=list)
+    context: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    events: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, type, time)
+    children: list[CallKey] = field(default_factory=list)
+
+    @property
+    def key(self) -> CallKey:
+        return (self.run_id, self.id, self.attempt)
+
+    @property
+    def status(self) -> CallStatus:
+        if self.kind == "tool" or self.tool_start is not None or self.tool_end is not None:
+            if self.tool_end is None:
+                return "gap"
+            return "failed" if self.tool_end.get("is_error") else "ok"
+        if self.kind == "model" or self.request is not None or self.result is not None:
+            if self.result is None:
+                return "gap"
+            return "failed" if self.result.get("error") else "ok"
+        if self.context:
+            return "ok"
+        return "gap"
+
+    @property
+    def name(self) -> str:
+        if self.tool_start is not None:
+            return _str(self.tool_start.get("tool")) or self.id
+        if self.request is not None:
+            config = self.request.get("config")
+            if isinstance(config, dict) and config.get("model"):
+                return f"{self.id} ({_str(config.get('model'))})"
+        return self.id
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    seq: int
+    line: int
+    run_id: str
+    time: str
+    snapshot: Any
+
+
+@dataclass(slots=True)
+class Committed:
+    """A committed conversation message (message_end)."""
+
+    seq: int
+    line: int
+    run_id: str
+    time: str
+    message: dict[str, Any]
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The text parts of an AgentMessage, joined; other parts named in brackets."""
+    parts = message.get("content")
+    if isinstance(parts, str):
+        return parts
+    out: list[str] = []
+    if isinstance(parts, list):
+        for part in parts:
+            if not isinstance(part, dict):
+                out.append(_str(part))
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                out.append(_str(part.get("text")))
+            elif kind == "thinking" or kind == "tool_call":
+                continue
+            elif kind == "image":
+                out.append(f"[image {_str(part.get('mime'))}]")
+            else:
+                out.append(f"[{_str(kind)} part]")
+    return "\n".join(out)
+
+
+def as_message(message: dict[str, Any]) -> Message:
+    """An AgentMessage in the v1 ``Message`` shape (for peek and shared views)."""
+    kind = _str(message.get("kind")) or "user"
+    role = {"tool_result": "tool"}.get(kind, kind)
+    calls = []
+    parts = message.get("content")
+    if isinstance(parts, list):
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                args = part.get("arguments")
+                calls.append(
+                    {
+                        "id": _str(part.get("id")),
+                        "type": "function",
+                        "function": {
+                            "name": _str(part.get("name")),
+                            "arguments": args if isinstance(args, str) else _json(args),
+                        },
+                    }
+                )
+    tcid = message.get("tool_call_id")
+    return Message(
+        role=role,
+        content=message_text(message),
+        tool_calls=tuple(calls),
+        tool_call_id=None if tcid is None else _str(tcid),
+    )
+
+
+def _json(value: Any) -> str:
+    import orjson
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
+
+
+class AgentGoView:
+    """Runs, calls, the committed conversation, checkpoints and the timeline of a session."""
+
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.version: Any = None
+        self.started = ""
+        self.records: list[dict[str, Any]] = []
+        self.lines: list[int] = []
+        self.runs: dict[str, Run] = {}
+        self.run_order: list[str] = []
+        self.calls: dict[CallKey, Call] = {}
+        self.call_order: list[CallKey] = []
+        self._latest_attempt: dict[tuple[str, str], CallKey] = {}
+        self.messages: list[Committed] = []
+        self.checkpoints: list[Checkpoint] = []
+        self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
+        self.unknown: list[int] = []  # indices into records of types this view does not know
+        self.warnings: list[str] = []
+
+    # -- feeding ------------------------------------------------------------------
+
+    def feed(self, record: dict[str, Any], line: int) -> None:
+        index = len(self.records)
+        self.records.append(record)
+        self.lines.append(line)
+        kind = _str(record.get("type"))
+        raw_seq = record.get("seq")
+        seq: int = raw_seq if type(raw_seq) is int else -1
+        time = _str(record.get("time"))
+        data = _data(record)
+        if kind == "session_start":
+            if self.session_id is None:
+                self.session_id = _str(record.get("session_id"))
+                self.version = data.get("version")
+                self.started = time
+            return
+        if kind not in KNOWN_TYPES:
+            self.unknown.append(index)
+        run_id = record.get("run_id")
+        run = self._run(_str(run_id), seq, time) if run_id is not None else None
+        if run is not None:
+            run.records += 1
+            run.last_seq, run.last_time = seq, time
+            if kind == "run_start":
+                run.started = True
+            elif kind == "run_close":
+                run.close_seq = seq
+            elif kind == "agent_start":
+                run.agent_started = True
+            elif kind == "agent_end":
+                run.agent_end = data
+            elif kind == "turn_start":
+                run.turns += 1
+        if kind == "message_end":
+            message = data.get("message")
+            if isinstance(message, dict):
+                self.messages.append(Committed(seq, line, _str(run_id), time, message))
+        elif kind == "checkpoint":
+            self.checkpoints.append(Checkpoint(seq, line, _str(run_id), time, data.get("snapshot")))
+        elif kind in ("context_projected", "context_compacted"):
+            self.context_events.append((seq, _str(run_id), kind, data))
+        execution = record.get("execution")
+        if isinstance(execution, dict):
+            self._feed_call(record, kind, seq, time, data, execution, run)
+
+    def _run(self, run_id: str, seq: int, time: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            run = Run(run_id, len(self.run_order), seq, time)
+            self.runs[run_id] = run
+            self.run_order.append(run_id)
+        return run
+
+    def _feed_call(
+        self,
+        record: dict[str, Any],
+        kind: str,
+        seq: int,
+        time: str,
+        data: dict[str, Any],
+        execution: dict[str, Any],
+        run: Run | None,
+    ) -> None:
+        run_id = _str(record.get("run_id"))
+        exec_id = _str(execution.get("id"))
+        attempt = execution.get("attempt")
+        attempt = attempt if type(attempt) is int else 1
+        key = (run_id, exec_id, attempt)
+        call = self.calls.get(key)
+        if call is None:
+            parent = execution.get("parent_id")
+            call = Call(
+                run_id,
+                exec_id,
+                attempt,
+                _str(execution.get("kind")),
+                None if parent is None else _str(parent),
+                execution.get("turn_index"),
+                seq,
+                time,
+            )
+            self.calls[key] = call
+            self.call_order.append(key)
+            self._latest_attempt[(run_id, exec_id)] = key
+            if call.parent_id is not None:
+                parent_key = self._latest_attempt.get((run_id, call.parent_id))
+                if parent_key is not None:
+                    self.calls[parent_key].children.append(key)
+            if run is not None:
+                run.calls.append(key)
+        call.last_time = time
+        call.events.append((seq, kind, time))
+        if kind == "model_request":
+            call.request = data
+        elif kind == "model_exec_end":
+            call.result = data
+        elif kind == "model_response":
+            call.recovery = data.get("recovery") if isinstance(data.get("recovery"), dict) else data
+        elif kind == "tool_exec_start":
+            call.tool_start = data
+        elif kind == "tool_invoke_start":
+            call.tool_invoke = data
+        elif kind == "tool_exec_end":
+            call.tool_end = data
+        elif kind == "retry":
+            call.retries.append(data)
+        elif kind in ("context_projected", "context_compacted"):
+            call.context.append((kind, data))
+
+    # -- reading ------------------------------------------------------------------
+
+    def run_status(self, run_id: str) -> RunStatus:
+        """closed: run_close seen; interrupted: no run_close and a later run began; else open."""
+        run = self.runs[run_id]
+        if run.closed:
+            return "closed"
+        return "interrupted" if run.index < len(self.run_order) - 1 else "open"
+
+    def root_calls(self, run_id: str) -> list[Call]:
+        run = self.runs.get(run_id)
+        if run is None:
+            return []
+        roots = []
+        for key in run.calls:
+            call = self.calls[key]
+            parent = call.parent_id
+            if parent is None or (run_id, parent) not in self._latest_attempt:
+                roots.append(call)
+        return roots
+
+    def latest_checkpoint(self) -> Checkpoint | None:
+        return self.checkpoints[-1] if self.checkpoints else None
+
+    def gaps(self) -> list[str]:
+        out = []
+        for run_id in self.run_order:
+            status = self.run_status(run_id)
+            if status != "closed":
+                out.append(f"run {run_id}: {status} (no run_close)")
+        for key in self.call_order:
+            call = self.calls[key]
+            if call.status == "gap":
+                out.append(
+                    f"call {call.id} attempt {call.attempt} in run {call.run_id}: no terminal event"
+                )
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as ``tailscope replay`` prints it for this format."""
+        return {
+            "format": "agentgo-v1",
+            "meta": {
+                "session-id": self.session_id,
+                "version": self.version,
+                "started": self.started,
+            },
+            "messages": [
+                {"seq": m.seq, "run-id": m.run_id, "time": m.time, **m.message}
+                for m in self.messages
+            ],
+            "runs": [
+                {
+                    "run-id": run.id,
+                    "status": self.run_status(run.id),
+                    "outcome": run.outcome(),
+                    "first-seq": run.first_seq,
+                    "last-seq": run.last_seq,
+                    "started": run.first_time,
+                    "last-time": run.last_time,
+                    "records": run.records,
+                    "turns": run.turns,
+                    "calls": len(run.calls),
+                }
+                for run in (self.runs[r] for r in self.run_order)
+            ],
+            "calls": [
+                {
+                    "run-id": call.run_id,
+                    "id": call.id,
+                    "attempt": call.attempt,
+                    "kind": call.kind,
+                    "parent-id": call.parent_id,
+                    "status": call.status,
+                    "first-seq": call.first_seq,
+                    "request": call.request,
+                    "result": call.result,
+                    "tool-start": call.tool_start,
+                    "tool-invoke": call.tool_invoke,
+                    "tool-end": call.tool_end,
+                    "retries": call.retries,
+                    "recovery": call.recovery,
+                }
+                for call in (self.calls[k] for k in self.call_order)
+            ],
+            "checkpoints": [
+                {"seq": c.seq, "run-id": c.run_id, "time": c.time, "snapshot": c.snapshot}
+                for c in self.checkpoints
+            ],
+            "context-events": [
+                {"seq": seq, "run-id": run, "type": kind, "data": data}
+                for seq, run, kind, data in self.context_events
+            ],
+            "gaps": self.gaps(),
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,289 @@
+"""Writing agentgo-v1: one handle per file, no application buffer, fsync at boundaries."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time as _time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ..errors import RefusedAppendError, TranscriptError
+from ..locking import lock_fd, open_locked
+from ..reader import iter_lines
+from .reader import VERSION, StrictReader, parse_record
+
+_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+# Records a session never holds: transient progress (token deltas, partial snapshots).
+TRANSIENT = frozenset(
+    ("message_start", "message_update", "model_stream", "tool_exec_update", "tool_progress")
+)
+# Written by their own methods so the lifecycle stays well-formed.
+RESERVED = frozenset(("session_start", "run_start", "run_close", "checkpoint"))
+EXECUTION_KINDS = frozenset(("model", "tool", "compact"))
+NEEDS_EXECUTION = frozenset(
+    (
+        "model_request",
+        "model_exec_end",
+        "model_response",
+        "tool_exec_start",
+        "tool_invoke_start",
+        "tool_exec_end",
+        "retry",
+    )
+)
+
+
+def rfc3339_now() -> str:
+    """UTC with nanoseconds and a ``Z``: 2026-08-09T13:10:08.542283123Z."""
+    ns = _time.time_ns()
+    seconds, fraction = divmod(ns, 1_000_000_000)
+    return _time.strftime("%Y-%m-%dT%H:%M:%S", _time.gmtime(seconds)) + f".{fraction:09d}Z"
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class AgentGoSession:
+    """The one writer of an agentgo-v1 file. Build it with ``create`` or ``open``."""
+
+    def __init__(self, path: str, fd: int, session_id: str, next_seq: int) -> None:
+        self.path = path
+        self.session_id = session_id
+        self._fd = fd
+        self._seq = next_seq
+        self._mutex = threading.RLock()
+        self._error: TranscriptError | None = None
+        self._closed = False
+        self._run: AgentGoRun | None = None
+        self._checkpoint: Any = None
+        self._has_checkpoint = False
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
+        where = os.fspath(path)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(where)), exist_ok=True)
+            fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as err:
+            raise TranscriptError(
+                f"cannot create the session: {err.strerror}", path=where
+            ) from None
+        lock_fd(fd, where)
+        if os.fstat(fd).st_size > 0:
+            os.close(fd)
+            raise RefusedAppendError("already has content; open it to continue", path=where)
+        session = cls(where, fd, _new_id(), 0)
+        session._write("session_start", {"version": VERSION}, None, None, None)
+        return session
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> AgentGoSession:
+        """Validate the whole file, cut only an unfinished final line, continue its seq."""
+        where = os.fspath(path)
+        if not os.path.isfile(where):
+            raise TranscriptError("there is no session here", path=where)
+        fd = open_locked(where, os.O_RDWR | os.O_APPEND)
+        try:
+            checker = StrictReader(where)
+            keep = 0
+            checkpoint: Any = None
+            has_checkpoint = False
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                for number, raw, ended in iter_lines(fh):
+                    if not ended:
+                        break  # the unfinished tail: removed below
+                    record = parse_record(raw, number, where)
+                    checker.check(record, number)
+                    keep += len(raw) + 1
+                    if record.get("type") == "checkpoint":
+                        data = record.get("data")
+                        checkpoint = data.get("snapshot") if isinstance(data, dict) else None
+                        has_checkpoint = True
+            if checker.session_id is None:
+                raise TranscriptError(
+                    "is empty; an agentgo session starts with session_start", path=where
+                )
+            if os.fstat(fd).st_size != keep:
+                os.ftruncate(fd, keep)
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        session = cls(where, fd, checker.session_id, checker.seq + 1)
+        session._checkpoint, session._has_checkpoint = checkpoint, has_checkpoint
+        return session
+
+    # -- writing --------------------------------------------------------------------
+
+    def _write(
+        self,
+        kind: str,
+        data: Mapping[str, Any] | None,
+        run_id: str | None,
+        execution: Mapping[str, Any] | None,
+        when: str | None,
+        sync: bool = False,
+    ) -> int:
+        with self._mutex:
+            if self._error is not None:
+                raise self._error
+            if self._closed:
+                raise TranscriptError("the session is closed", path=self.path)
+            record: dict[str, Any] = {
+                "data": dict(data or {}),
+                "seq": self._seq,
+                "session_id": self.session_id,
+                "time": when or rfc3339_now(),
+                "type": kind,
+            }
+            if run_id is not None:
+                record["run_id"] = run_id
+            if execution is not None:
+                record["execution"] = dict(execution)
+            try:
+                line = orjson.dumps(record, option=_OPTS)
+            except (TypeError, orjson.JSONEncodeError) as err:
+                self._error = TranscriptError(
+                    f"a {kind} record could not be encoded ({err}); the session stops recording",
+                    path=self.path,
+                )
+                raise self._error from None
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+                if sync:
+                    os.fsync(self._fd)
+            except OSError as err:
+                self._error = TranscriptError(
+                    f"a write failed ({err.strerror}); the session stops recording", path=self.path
+                )
+                raise self._error from None
+            seq = self._seq
+            self._seq += 1
+            return seq
+
+    def begin_run(self) -> AgentGoRun:
+        """A fresh run id and its run_start; only one run may be open."""
+        with self._mutex:
+            if self._run is not None and not self._run.closed:
+                raise RefusedAppendError(
+                    f"run {self._run.run_id} is still open; close it first", path=self.path
+                )
+            run = AgentGoRun(self, _new_id())
+            self._write("run_start", {}, run.run_id, None, None)
+            self._run = run
+            return run
+
+    def load_checkpoint(self) -> Any:
+        """The latest explicit checkpoint's snapshot, or None when there is none."""
+        with self._mutex:
+            return self._checkpoint if self._has_checkpoint else None
+
+    @property
+    def error(self) -> TranscriptError | None:
+        return self._error
+
+    def close(self) -> None:
+        """Close an open run, sync, release the file. A sticky error is reported here too."""
+        with self._mutex:
+            if self._closed:
+                if self._error is not None:
+                    raise self._error
+                return
+            try:
+                if self._run is not None and not self._run.closed and self._error is None:
+                    self._run.close()
+                if self._error is None:
+                    os.fsync(self._fd)
+            finally:
+                self._closed = True
+                os.close(self._fd)
+            if self._error is not None:
+                raise self._error
+
+    def __enter__(self) -> AgentGoSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AgentGoRun:
+    """One loop invocation's recording scope."""
+
+    def __init__(self, session: AgentGoSession, run_id: str) -> None:
+        self.session = session
+        self.run_id = run_id
+        self.closed = False
+
+    def record(
+        self,
+        type: str,
+        data: Mapping[str, Any] | None = None,
+        *,
+        execution: Mapping[str, Any] | None = None,
+        time: str | None = None,
+    ) -> int:
+        """Append one event of this run; returns its seq. ``time`` is the event's source time."""
+        if self.closed:
+            raise RefusedAppendError("this run is closed", path=self.session.path)
+        if not isinstance(type, str) or not type:
+            raise RefusedAppendError("a record needs a type", path=self.session.path)
+        if type in TRANSIENT:
+            raise RefusedAppendError(
+                f"{type!r} is transient progress; a session never records it",
+                path=self.session.path,
+            )
+        if type in RESERVED:
+            raise RefusedAppendError(
+                f"{type!r} is written by its own method (begin_run, close, save_checkpoint)",
+                path=self.session.path,
+            )
+        if data is not None and not isinstance(data, Mapping):
+            raise RefusedAppendError("data must be an object", path=self.session.path)
+        if type == "model_response" and not (data and isinstance(data.get("recovery"), Mapping)):
+            raise RefusedAppendError(
+                "model_response is recorded only with a length-recovery decision",
+                path=self.session.path,
+            )
+        if execution is not None or type in NEEDS_EXECUTION:
+            _check_execution(execution, type, self.session.path)
+        return self.session._write(type, data, self.run_id, execution, time)
+
+    def save_checkpoint(self, snapshot: Any) -> int:
+        """Append an explicit checkpoint and sync it with every record before it."""
+        seq = self.session._write(
+            "checkpoint", {"snapshot": snapshot}, self.run_id, None, None, True
+        )
+        with self.session._mutex:
+            self.session._checkpoint = snapshot
+            self.session._has_checkpoint = True
+        return seq
+
+    def close(self) -> int:
+        """run_close (the recording scope closed, not proof of success), then sync."""
+        if self.closed:
+            raise RefusedAppendError("this run is closed already", path=self.session.path)
+        seq = self.session._write("run_close", {}, self.run_id, None, None, True)
+        self.closed = True
+        return seq
+
+
+def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) -> None:
+    if not isinstance(execution, Mapping):
+        raise RefusedAppendError(f"a {kind} record needs an execution", path=path)
+    if not isinstance(execution.get("id"), str) or not execution["id"]:
+        raise RefusedAppendError("an execution needs an id", path=path)
+    if execution.get("kind") not in EXECUTION_KINDS:
+        raise RefusedAppendError(
+            f"execution kind must be one of {', '.join(sorted(EXECUTION_KINDS))}", path=path
+        )
+    attempt = execution.get("attempt")
+    if type(attempt) is not int or attempt < 1:
+        raise RefusedAppendError("execution attempt must be an integer >= 1", path=path)
