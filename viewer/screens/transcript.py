@@ -1,0 +1,367 @@
+"""The transcript screen: live and post-mortem views of one v1 transcript."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Iterable
+from typing import ClassVar
+
+from textual import events, on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from session_core.follow import FollowUpdate, follow
+from session_core.live import LiveTranscript
+from session_core.writers import writer_holds_lock
+
+from ..model import CallIndex, Usage
+from ..safe import inert_text
+from ..widgets.conversation import ConversationView
+from ..widgets.diff_view import DiffView
+from ..widgets.run_context import RunContextPane
+from ..widgets.status import StatusBar
+from ..widgets.tool_ops import ToolOpsPane
+from .filter import FilterScreen
+from .warnings import WarningsScreen
+
+LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
+
+
+class TranscriptScreen(Screen[None]):
+    """One transcript, followed as it grows: conversation, diff, tool operations, run contexts."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search"),
+        Binding("r", "toggle_mode", "Raw/replayed"),
+        Binding("d", "show_tab('diff')", "Diff"),
+        Binding("f", "filter", "Filter"),
+        Binding("w", "warnings", "Warnings"),
+        Binding("1", "show_tab('conversation')", "Conversation", show=False),
+        Binding("2", "show_tab('diff')", "Diff", show=False),
+        Binding("3", "show_tab('tools')", "Tools", show=False),
+        Binding("4", "show_tab('contexts')", "Run contexts", show=False),
+    ]
+
+    def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
+        super().__init__(id="transcript")
+        self.path = os.fspath(path)
+        self.force_polling = force_polling
+        self.live = LiveTranscript(self.path)
+        self.calls = CallIndex()
+        self.usage = Usage()
+        self.last_change = 0.0
+        self.mtime = 0.0
+        self._saw_lock = False
+        self._was_live = False
+        self._loaded = False
+
+    # -- layout -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        yield Static(id="problem")
+        with TabbedContent(id="tabs", initial="conversation"):
+            with TabPane("Conversation", id="conversation"):
+                yield ConversationView("replayed", id="messages")
+            with TabPane("Diff", id="diff"):
+                yield DiffView(id="diffview")
+            with TabPane("Tool operations", id="tools"):
+                yield ToolOpsPane(id="toolops")
+            with TabPane("Run contexts", id="contexts"):
+                yield RunContextPane(id="runcontexts")
+        with Vertical(id="search-bar"):
+            yield Input(placeholder="search (enter finds, escape closes)", id="search")
+        yield Footer()
+
+    @property
+    def conversation(self) -> ConversationView:
+        return self.query_one("#messages", ConversationView)
+
+    def on_mount(self) -> None:
+        self.query_one("#search-bar").display = False
+        self.query_one("#problem").display = False
+        self.conversation.focus()
+        self._refresh_status()
+        self.set_interval(1.0, self._tick)
+        self.follow_file()
+
+    # -- following ----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="follow")
+    def follow_file(self) -> None:
+        """Read and parse in this thread; the UI thread applies each update (bounded batches)."""
+        worker = get_current_worker()
+
+        async def pump() -> None:
+            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
+            reader = asyncio.ensure_future(anext(updates))
+            try:
+                while not worker.is_cancelled:
+                    done, _ = await asyncio.wait({reader}, timeout=0.1)
+                    if not done:
+                        continue
+                    update = reader.result()
+                    self.app.call_from_thread(self._apply_update, update)
+                    reader = asyncio.ensure_future(anext(updates))
+            finally:
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
+                await updates.aclose()
+
+        with contextlib.suppress(RuntimeError):  # the app closed under us
+            asyncio.run(pump())
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        first = not self._loaded
+        reset = self.live.apply(update)
+        self.last_change = time.monotonic()
+        if reset or first:
+            if reset and not first:
+                self.notify(
+                    "The file was truncated or replaced: the view was rebuilt from line 1.",
+                    severity="warning",
+                    timeout=6,
+                )
+            self.calls = CallIndex()
+            self.usage = Usage()
+            self._saw_lock = False
+            self.conversation.set_state(self.live.state)
+            self.query_one(DiffView).set_state(self.live.state)
+            self._loaded = True
+        else:
+            self.conversation.refresh_rows()
+            self.query_one(DiffView).mark_stale()
+        self.calls.update(self.live.state)
+        self.usage.update(self.live.state)
+        self._refresh_panes()
+        self._refresh_status()
+
+    def _refresh_panes(self) -> None:
+        live = self._is_live()
+        self.conversation.set_live(live)
+        self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
+        self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
+
+    def _is_live(self) -> bool:
+        """A writer holds the file's lock, or (for writers that do not lock) it changed lately."""
+        held = writer_holds_lock(self.path)
+        if held:
+            self._saw_lock = True
+            return True
+        if self._saw_lock:
+            return False  # the writer that held the lock is gone, however fresh the file
+        try:
+            self.mtime = os.stat(self.path).st_mtime
+        except OSError:
+            return False
+        return time.time() - self.mtime < LIVE_WINDOW
+
+    def _tick(self) -> None:
+        live = self._is_live()
+        if live != self._was_live:
+            self._was_live = live
+            self._refresh_panes()  # "running" becomes "running when the writer died"
+        self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        state = self.live.state
+        view = self.conversation
+        live = "gone" if not self.live.exists else "live" if self._is_live() else "idle"
+        pending = sum(1 for op in state.tool_ops if not op["settled"])
+        extra = ""
+        if view.search_term:
+            position = view.match_pos + 1 if view.matches else 0
+            extra = f"/{view.search_term}: {position}/{len(view.matches)}"
+        mode = "replayed" if view.mode == "replayed" else "raw"
+        self.query_one(StatusBar).show(
+            name=os.path.basename(self.path),
+            fmt=f"{self.live.format or 'unknown format'} · {mode} view",
+            size=self.live.size,
+            live=live,
+            meta=state.meta,
+            lines=state.last_line,
+            raw_messages=state.message_count,
+            sent_messages=len(state.entries),
+            ops=len(state.tool_ops),
+            pending=pending,
+            warnings=len(state.warnings),
+            grants=state.grants,
+            usage=self.usage,
+            unseen=view.new_count,
+            extra=extra,
+        )
+        problem = self.query_one("#problem", Static)
+        message = self._problem()
+        problem.display = message is not None
+        if message is not None:
+            problem.update(inert_text(message))
+
+    def _problem(self) -> str | None:
+        if not self.live.exists:
+            return f"{self.path} does not exist (any more); waiting for it to appear."
+        state = self.live.state
+        if not state.events and state.warnings:
+            return "This file could not be read as a transcript: " + state.warnings[0]
+        if self.live.format not in (None, "transcript-v1"):
+            return f"This is a {self.live.format} file; this view shows transcript-v1 files."
+        return None
+
+    # -- actions ------------------------------------------------------------------
+
+    def action_warnings(self) -> None:
+        self.app.push_screen(WarningsScreen(list(self.live.state.warnings)))
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        target = {
+            "conversation": "#messages",
+            "diff": "#diffview",
+            "tools": "#toolops DataTable",
+            "contexts": "#runcontexts",
+        }[tab]
+        for widget in self.query(target):
+            widget.focus()
+            break
+
+    def action_toggle_mode(self) -> None:
+        view = self.conversation
+        view.mode = "raw" if view.mode == "replayed" else "replayed"
+        selected = view.rows[view.cursor].id if 0 <= view.cursor < len(view.rows) else None
+        view.set_state(self.live.state)
+        if selected is not None:
+            view.move_to_id(selected)
+        self.action_show_tab("conversation")
+        self._refresh_status()
+        self.notify(
+            "Raw view: every line as written, with compaction and elision overlays."
+            if view.mode == "raw"
+            else "Replayed view: what the model is sent next."
+        )
+
+    def action_filter(self) -> None:
+        view = self.conversation
+
+        def chosen(choice: tuple[frozenset[str] | None, frozenset[str] | None] | None) -> None:
+            if choice is not None:
+                view.set_filter(*choice)
+                self._refresh_status()
+
+        self.app.push_screen(FilterScreen(view.roles, view.types), chosen)
+
+    def action_search(self) -> None:
+        bar = self.query_one("#search-bar")
+        bar.display = True
+        search = self.query_one("#search", Input)
+        search.value = self.conversation.search_term
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#search-bar").display = False
+        self.action_show_tab("conversation")
+        count = self.conversation.search(event.value)
+        if event.value:
+            self.notify(f"{count} match{'es' if count != 1 else ''} for {event.value!r}")
+        self._refresh_status()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.query_one("#search-bar").display:
+            self.query_one("#search-bar").display = False
+            self.conversation.focus()
+
+    @on(ConversationView.Changed)
+    def _conversation_changed(self) -> None:
+        self._refresh_status()
+
+    @on(ConversationView.JumpFailed)
+    def _jump_failed(self, event: ConversationView.JumpFailed) -> None:
+        self.notify(event.what, timeout=2)
+
+    @on(DiffView.Stepped)
+    def _diff_stepped(self, event: DiffView.Stepped) -> None:
+        self.notify(event.text, timeout=2)
+
+    @on(ToolOpsPane.Selected)
+    def _op_selected(self, event: ToolOpsPane.Selected) -> None:
+        view = self.conversation
+        for mid in [event.message_id, *event.answer_ids]:
+            if mid and view.move_to_id(mid):
+                self.action_show_tab("conversation")
+                return
+        self.notify("That message is not in this view (folded by a compaction?); try r.")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "diff":
+            self.query_one(DiffView).on_show()
+
+    def commands(self) -> Iterable[SystemCommand]:
+        """Every action of this screen, for the command palette."""
+        view = self.conversation
+        commands = [
+            (
+                "Toggle raw / replayed view",
+                "Raw: every line as written; replayed: what the model is sent next",
+                self.action_toggle_mode,
+            ),
+            (
+                "Show the diff",
+                "Raw versus replayed, side by side",
+                lambda: self.action_show_tab("diff"),
+            ),
+            (
+                "Show the conversation",
+                "Messages of the current view",
+                lambda: self.action_show_tab("conversation"),
+            ),
+            (
+                "Show tool operations",
+                "Every operation and its crash state",
+                lambda: self.action_show_tab("tools"),
+            ),
+            (
+                "Show run contexts",
+                "Facts and sections of each run",
+                lambda: self.action_show_tab("contexts"),
+            ),
+            ("Search", "Find text in messages", self.action_search),
+            ("Filter", "By role or by line type", self.action_filter),
+            ("Warnings", "Malformed lines, resets, replaced files", self.action_warnings),
+            (
+                "Next tool call",
+                "Jump to the next message with a tool call",
+                lambda: view.action_jump("call", 1),
+            ),
+            (
+                "Previous tool call",
+                "Jump to the previous tool call",
+                lambda: view.action_jump("call", -1),
+            ),
+            ("Next error", "Jump to the next error", lambda: view.action_jump("error", 1)),
+            ("Previous error", "Jump to the previous error", lambda: view.action_jump("error", -1)),
+            (
+                "Next compaction",
+                "Jump to the next compaction",
+                lambda: view.action_jump("compaction", 1),
+            ),
+            (
+                "Previous compaction",
+                "Jump to the previous compaction",
+                lambda: view.action_jump("compaction", -1),
+            ),
+            ("Copy message", "Copy the selected message to the clipboard", view.action_copy),
+            ("Fold / expand message", "Show the whole message", view.action_toggle_fold),
+            ("Original / stub", "For an elided message", view.action_toggle_original),
+            ("Go to top", "First message", view.action_first_row),
+            ("Go to bottom", "Last message (and stick to new ones)", view.action_last_row),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
