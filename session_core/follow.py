@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import threading
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import orjson
 
 from .formats import Format, detect_record
 
-MAX_BATCH_BYTES = 1 << 20  # bytes read per wake-up after the first update
+MAX_BATCH_BYTES = 1 << 22  # bytes read per wake-up after the first update
 HOT_SECONDS = 0.3  # after the file changed, also poll every HOT_POLL seconds for this long
 HOT_POLL = 0.004
 WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
@@ -54,7 +55,9 @@ _NOATIME = getattr(os, "O_NOATIME", 0)
 
 
 def _open_ro(path: str) -> int:
-    flags = os.O_RDONLY | os.O_CLOEXEC
+    # O_NONBLOCK: should a FIFO take the file's place after our stat, opening it
+    # must not wait for a writer (it changes nothing for a regular file).
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
     if _NOATIME:
         try:
             return os.open(path, flags | _NOATIME)
@@ -126,6 +129,15 @@ class _Tail:
         update.warnings.append(text)
         return update
 
+    def _not_a_file(self, update: FollowUpdate) -> FollowUpdate | None:
+        """A directory, FIFO, socket or device: never opened (a FIFO's open would block)."""
+        if self.fd is not None:  # what was shown is gone
+            self._restart()
+            update.reset = update.initial = True
+        self.started = True
+        self.vanished = False
+        return self._complain(update, f"{self.path} is not a regular file; waiting for one")
+
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
         update = FollowUpdate()
@@ -135,6 +147,8 @@ class _Tail:
             return self._vanish(update)
         except OSError as err:
             return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
+        if not stat.S_ISREG(st.st_mode):
+            return self._not_a_file(update)
         reason = None
         if self.fd is None:
             reason = "the file appeared again" if self.vanished else ""
@@ -157,11 +171,10 @@ class _Tail:
                     update.warnings.append(f"{reason}: reading it again from line 1")
                 self.started = True
                 return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
-            try:
-                fst = os.fstat(fd)
-            except OSError:  # pragma: no cover - fstat of an open fd
+            fst = os.fstat(fd)
+            if not stat.S_ISREG(fst.st_mode):
                 os.close(fd)
-                raise
+                return self._not_a_file(update)
             self.fd = fd
             self.ino = (fst.st_dev, fst.st_ino)
             update.reset = self.started
