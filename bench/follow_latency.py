@@ -80,7 +80,7 @@ Batch = tuple[int, list[dict[str, Any]]]  # (arrival monotonic_ns, records)
 
 
 async def via_follow(path: str, *, force_polling: bool) -> AsyncIterator[Batch]:
-    from session_core.follow import follow
+    from session_core.following import follow
 
     async with contextlib.aclosing(follow(path, force_polling=force_polling)) as updates:
         async for update in updates:

@@ -15,15 +15,19 @@ from .errors import (
     TranscriptError,
     WriterLockedError,
 )
+from .following import FollowUpdate, follow
 from .formats import detect_format
+from .live import LiveTranscript
 from .message import Message
-from .peek import PeekResult, peek
+from .peeking import PeekResult, peek
 from .reader import replay_file
 from .replay import ReplayState
 from .session import Session
 
 __all__ = [
+    "FollowUpdate",
     "InvalidLineError",
+    "LiveTranscript",
     "Message",
     "PeekResult",
     "RefusedAppendError",
@@ -41,6 +45,7 @@ __all__ = [
     "canonical_json",
     "data_digest",
     "detect_format",
+    "follow",
     "is_safe_basename",
     "peek",
     "replay_file",

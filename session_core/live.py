@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from .errors import TranscriptError
-from .follow import FollowUpdate
+from .following import FollowUpdate
 from .formats import V1, Format
 from .reader import check_envelope
 from .replay import ReplayState

@@ -18,9 +18,10 @@ class Tail:
     size: int
     start: int  # offset of the last line
     line: bytes  # the last line without its line break
-    ends_broken: bool  # the file ends in \n
+    ends_broken: bool  # the file ends in \n (so its last line is whole, not broken)
     previous: bytes | None  # the line before it, when there is one
     crlf: bool  # the file's line ending, judged by its last \n
+    cr_end: bool  # the file ends in a bare \r (a CRLF cut before its \n)
 
 
 def _last_lf(fd: int, before: int) -> int:
@@ -59,7 +60,8 @@ def read_tail(fd: int) -> Tail | None:
             previous = previous[:-1]
     last_lf = size - 1 if ends_broken else lf
     crlf = last_lf > 0 and _read(fd, last_lf - 1, last_lf) == b"\r"
-    return Tail(size, start, line, ends_broken, previous, crlf)
+    cr_end = not ends_broken and _read(fd, size - 1, size) == b"\r"
+    return Tail(size, start, line, ends_broken, previous, crlf, cr_end)
 
 
 def repair_path(path: str) -> str:
@@ -83,6 +85,19 @@ def _copy_prefix(src: int, dst: int, length: int) -> int:
     return breaks
 
 
+def _count_breaks(fd: int, length: int) -> int:
+    """How many \n the first ``length`` bytes hold."""
+    offset = 0
+    breaks = 0
+    while offset < length:
+        block = os.pread(fd, min(1 << 22, length - offset), offset)
+        if not block:
+            break
+        breaks += block.count(b"\n")
+        offset += len(block)
+    return breaks
+
+
 def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
     """Make the file append-safe. Returns the fd now holding the transcript and warnings.
 
@@ -98,13 +113,19 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
     warnings: list[str] = []
     if line_is_whole(tail.line):
         keep = tail.size
-        suffix = b"\r\n" if tail.crlf else b"\n"
+        if tail.cr_end:
+            suffix = b"\n"  # cut between the \r and the \n of a CRLF: finish that ending
+        else:
+            suffix = b"\r\n" if tail.crlf else b"\n"
     else:
         if tail.previous is not None and not line_is_whole(tail.previous):
+            last = _count_breaks(fd, tail.start) + 1
             raise TranscriptError(
-                "ends in two malformed lines; only a single malformed final line is "
-                "tolerated (a crash tail), two mean the file was damaged some other way",
+                f"ends in two malformed lines (line {last - 1} and line {last}); only a single "
+                "malformed final line is tolerated (a crash tail), two mean the file was "
+                "damaged some other way",
                 path=path,
+                line=last - 1,
             )
         keep = tail.start
         suffix = b""

@@ -1,4 +1,4 @@
-"""``session_core.follow`` and ``LiveTranscript``: tailing a transcript another process writes.
+"""``session_core.following`` and ``LiveTranscript``: tailing a transcript another process writes.
 
 Real files and real writers: a subprocess appending through ``Session`` at a
 steady rate, one dribbling lines a byte at a time, a real ``Session.load``
@@ -27,7 +27,7 @@ import pytest
 
 from session_core import Message, Session
 from session_core.codec import dump_line, new_id, now_ts
-from session_core.follow import FollowUpdate, follow
+from session_core.following import FollowUpdate, follow
 from session_core.formats import V1
 from session_core.live import LiveTranscript
 
@@ -503,7 +503,7 @@ async def test_missing_at_start_then_created(tmp_path: Path, polling: bool) -> N
 def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: Path) -> None:
     """A reset's first update is completed in one go; if the file is replaced again
     meanwhile, it carries the newest file alone, not the old file's head glued to it."""
-    from session_core.follow import _drain, _Tail
+    from session_core.following import _drain, _Tail
 
     path = tmp_path / "t.jsonl"
     write_transcript(path, 500)

@@ -26,7 +26,7 @@ import session_core.session as session_module
 from session_core import Message, Session
 from session_core.artifacts import artifact_dir
 from session_core.codec import dump_line, section_digest
-from session_core.follow import FollowUpdate
+from session_core.following import FollowUpdate
 from session_core.live import LiveTranscript
 from viewer.model import CallIndex
 from viewer.screens.artifact import MISSING, REFUSED, ArtifactScreen

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from session_core import TranscriptError, peek
+from session_core.agentgo import read_view
 from session_core.diff import render_diff
 from session_core.formats import AGENTGO, detect_format
 from session_core.reader import replay_file
@@ -33,10 +34,7 @@ def _fail(message: str) -> int:
 def _replay_any(path: str) -> dict[str, Any]:
     """The replayed view of either format, read-only; TranscriptError when it cannot be."""
     if detect_format(path) == AGENTGO:
-        from session_core.agentgo import replay_agentgo  # type: ignore[import-not-found]
-
-        result: dict[str, Any] = replay_agentgo(path)
-        return result
+        return read_view(path).to_json()
     return replay_json(replay_file(path, tolerate_tail=True))
 
 
@@ -68,6 +66,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         note = f"{view['format']}, {len(view['messages'])} messages"
         if pending:
             note += f", {pending} tool operations pending"
+        gaps = len(view.get("gaps", []))
+        if gaps:
+            note += f", {gaps} gaps (runs or calls without their terminal event)"
         for warning in view.get("warnings", []):
             note += f"; warning: {warning}"
         print(f"{path}: ok ({note})")
@@ -75,6 +76,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    if detect_format(args.path) == AGENTGO:
+        return _fail(
+            f"{args.path}: diff compares a transcript-v1 file with its replay; "
+            "this is an agentgo-v1 session (try `tailscope replay`)"
+        )
     try:
         state = replay_file(args.path, tolerate_tail=True)
     except TranscriptError as err:

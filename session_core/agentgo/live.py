@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import TranscriptError
-from ..follow import FollowUpdate
+from ..following import FollowUpdate
 from .reader import StrictReader
 from .view import AgentGoView
 

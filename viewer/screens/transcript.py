@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from session_core.follow import FollowUpdate, follow
+from session_core.following import FollowUpdate, follow
 from session_core.live import LiveTranscript
 from session_core.writers import writer_holds_lock
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 
+from .agentgo.view import as_message
+from .formats import AGENTGO, Format, detect_record
 from .message import Message, message_from_payload
 from .reader import NotAFileError, iter_lines, open_regular
 from .replay import payload_of
@@ -22,6 +24,7 @@ class PeekResult:
     messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    format: Format | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -31,6 +34,7 @@ class PeekResult:
             "envelopes": self.envelopes,
             "messages": [m.to_payload() for m in self.messages],
             "warnings": self.warnings,
+            "format": self.format,
         }
         if self.error is not None:
             out["error"] = self.error
@@ -75,9 +79,13 @@ def _peek_into(result: PeekResult, where: str) -> None:
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue
+            if not result.envelopes:
+                result.format = detect_record(value)
             result.envelopes.append(value)
             kind = value["type"]
-            if kind == "session-meta" and not result.meta:
+            if result.format == AGENTGO:
+                _agentgo_fields(result, value)
+            elif kind == "session-meta" and not result.meta:
                 result.meta = payload_of(value)
             elif kind == "message":
                 result.messages.append(message_from_payload(payload_of(value)))
@@ -86,8 +94,22 @@ def _peek_into(result: PeekResult, where: str) -> None:
             result.error = "the file was deleted or replaced while it was being read"
         elif result.size == 0:
             result.error = "the transcript is empty"
-        elif not result.envelopes or result.envelopes[0]["type"] != "session-meta":
-            result.error = "this is not a transcript: its first line is not a session-meta line"
+        elif result.format is None:
+            result.error = (
+                "this is not a transcript: its first line is neither a session-meta line "
+                "nor an agentgo session_start"
+            )
+
+
+def _agentgo_fields(result: PeekResult, record: dict[str, Any]) -> None:
+    """agentgo-v1: meta from session_start, messages from message_end (in v1's shape)."""
+    data = record.get("data")
+    data = data if isinstance(data, dict) else {}
+    kind = record["type"]
+    if kind == "session_start" and not result.meta:
+        result.meta = {"session_id": record.get("session_id"), "version": data.get("version")}
+    elif kind == "message_end" and isinstance(data.get("message"), dict):
+        result.messages.append(as_message(data["message"]))
 
 
 def _is_regular(mode: int) -> bool:
