@@ -188,8 +188,12 @@ def _replay_into(state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: b
             f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
         )
         if not seen:
-            raise TranscriptError(
-                "has no readable line; a transcript starts with session-meta", path=where
+            raise InvalidLineError(
+                f"{pending.reason}, and there is no line before it; "
+                "a transcript starts with session-meta",
+                path=where,
+                line=pending.line,
+                raw=pending.raw,
             )
     if not seen:
         raise TranscriptError("is empty; a transcript starts with a session-meta line", path=where)

@@ -113,10 +113,8 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
     warnings: list[str] = []
     if line_is_whole(tail.line):
         keep = tail.size
-        if tail.cr_end:
-            suffix = b"\n"  # cut between the \r and the \n of a CRLF: finish that ending
-        else:
-            suffix = b"\r\n" if tail.crlf else b"\n"
+        # A file cut between the \r and the \n of a CRLF only needs that \n.
+        suffix = b"\n" if tail.cr_end else b"\r\n" if tail.crlf else b"\n"
     else:
         if tail.previous is not None and not line_is_whole(tail.previous):
             last = _count_breaks(fd, tail.start) + 1

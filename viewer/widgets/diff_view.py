@@ -125,9 +125,11 @@ class DiffView(ScrollView, can_focus=True):
             text = gutter + Text(f"{MARKS[row.kind]} line {row.line} ", kind_style)
             text.append(f"{one_line(row.role, 12)} ", meta)
             if row.kind == "folded":
-                text.append(
-                    f"folded into the summary of compaction {row.folded_by or '?'}"[:80], meta
-                )
+                where = self.summary_line.get(row.folded_by or "")
+                at = f"the compaction at line {where}" if where else "a compaction"
+                text.append(f"folded into the summary of {at}", meta)
+                if row.elisions:
+                    text.append(f" (elided {len(row.elisions)}× before that)", meta)
             elif row.kind == "elided":
                 text.append(
                     f"elided ({len(row.elisions)}×); stub sent instead of the original", meta

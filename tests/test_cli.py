@@ -1,0 +1,239 @@
+"""``tailscope peek|replay|check|diff``: exit codes, JSON shapes (api.md) and the diff text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from session_core import Message, Session
+from session_core.codec import section_digest
+from viewer.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+REPLAY_KEYS = {
+    "format",
+    "meta",
+    "messages",
+    "grants",
+    "tool-operations",
+    "pending-tool-operations",
+    "run-contexts",
+    "warnings",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "story.jsonl"
+    ids: dict[str, str] = {}
+    with Session.create(path, meta={"agent": "sadna"}) as s:
+        ids["sys"] = s.append_message(Message(role="system", content="be good", sysprompt=True))
+        ids["u1"] = s.append_message(Message(role="user", content="first question"))
+        call = {"id": "c1", "type": "function", "function": {"name": "fs_read", "arguments": "{}"}}
+        ids["a1"] = s.append_message(
+            Message(role="assistant", content="", tool_calls=(call,)), extra={"reasoning": "r"}
+        )
+        ids["op1"] = s.append_tool_dispatched(call_id="c1", tool="fs_read", arguments="{}")
+        ids["t1"] = s.append_message(
+            Message(role="tool", content="a very long tool result", tool_call_id="c1")
+        )
+        s.append_tool_settled(op_id=ids["op1"], outcome="completed", duration=0.1234567)
+        ids["op2"] = s.append_tool_dispatched(call_id="c2", tool="sh", arguments={"cmd": "ls"})
+        s.append_grants([{"tool": "fs_read", "scope": "always"}])
+        ids["u2"] = s.append_message(Message(role="user", content="second", depth=2))
+        ids["el"] = s.append_elision([{"id": ids["t1"], "stub": "[tool result elided]"}])
+        ids["c"] = s.append_compaction(
+            summary="they asked, it read",
+            replaces_through_id=ids["a1"],
+            tokens_before=900,
+            tokens_after=120,
+        )
+        s.append_run_context(
+            run_id="r1",
+            digest="d1",
+            facts=[("date", "2026-08-09")],
+            sections=[{"name": "id", "digest": section_digest("id", "me"), "rendered": "me"}],
+        )
+    return path, ids
+
+
+def test_peek_prints_the_raw_file(story, capsys) -> None:
+    path, _ids = story
+    code, out, err = run(capsys, "peek", str(path))
+    assert code == 0 and err == ""
+    result = orjson.loads(out)
+    assert set(result) >= {"path", "size", "meta", "envelopes", "messages", "warnings"}
+    assert "error" not in result
+    assert result["path"] == str(path)
+    assert result["size"] == path.stat().st_size
+    assert result["meta"] == {"agent": "sadna"}
+    assert result["envelopes"][0]["type"] == "session-meta"
+    # raw: the folded and the elided messages are there as written
+    assert [m["content"] for m in result["messages"]][:2] == ["be good", "first question"]
+    assert "a very long tool result" in [m["content"] for m in result["messages"]]
+
+
+def test_peek_exits_1_with_an_error(tmp_path: Path, capsys) -> None:
+    code, out, _err = run(capsys, "peek", str(tmp_path / "missing.jsonl"))
+    assert code == 1
+    assert "error" in orjson.loads(out)
+
+
+def test_replay_prints_the_replayed_view(story, capsys) -> None:
+    path, ids = story
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 0 and err == ""
+    view: dict[str, Any] = orjson.loads(out)
+    assert set(view) == REPLAY_KEYS
+    assert view["format"] == "transcript-v1"
+    assert view["meta"] == {"agent": "sadna"}
+    messages = view["messages"]
+    assert [m["id"] for m in messages] == [ids["sys"], ids["c"], ids["t1"], ids["u2"]]
+    assert messages[0] == {
+        "id": ids["sys"],
+        "role": "system",
+        "content": "be good",
+        "sysprompt": True,
+    }
+    assert messages[1] == {"id": ids["c"], "role": "user", "content": "they asked, it read"}
+    assert messages[2] == {
+        "id": ids["t1"],
+        "role": "tool",
+        "content": "[tool result elided]",
+        "tool-call-id": "c1",
+    }
+    assert messages[3] == {"id": ids["u2"], "role": "user", "content": "second", "depth": 2}
+    assert view["grants"] == [{"tool": "fs_read", "scope": "always"}]
+    ops = view["tool-operations"]
+    assert [op["op-id"] for op in ops] == [ids["op1"], ids["op2"]]
+    assert ops[0]["settled"] is True and ops[0]["outcome"] == "completed"
+    assert ops[0]["duration"] == 0.123457
+    assert ops[1]["arguments"] == {"cmd": "ls"} and ops[1]["settled"] is False
+    assert [op["op-id"] for op in view["pending-tool-operations"]] == [ids["op2"]]
+    assert view["run-contexts"][0]["run-id"] == "r1"
+    assert view["run-contexts"][0]["facts"] == [["date", "2026-08-09"]]
+    assert view["warnings"] == []
+
+
+def test_replay_pretty_is_the_same_json(story, capsys) -> None:
+    path, _ = story
+    _, plain, _ = run(capsys, "replay", str(path))
+    _, pretty, _ = run(capsys, "replay", "--pretty", str(path))
+    assert orjson.loads(plain) == orjson.loads(pretty)
+    assert pretty.count("\n") > plain.count("\n")
+
+
+def test_replay_reports_a_malformed_final_line_and_leaves_it(story, capsys) -> None:
+    path, _ids = story
+    with path.open("ab") as fh:
+        fh.write(b'{"id":"cut","payload":{"role":"user","content":"ha')
+    data = path.read_bytes()
+    code, out, _err = run(capsys, "replay", str(path))
+    assert code == 0
+    view = orjson.loads(out)
+    assert len(view["warnings"]) == 1
+    assert "line 14" in view["warnings"][0]
+    assert "cut" not in [m["id"] for m in view["messages"]]
+    assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d.replace(b'"v":1}', b'"v":2}', 3),
+        lambda d: d.split(b"\n", 1)[1],
+        lambda d: d.replace(b"\n", b"\nnot json\n", 2),
+        lambda d: b"",
+    ],
+)
+def test_replay_refuses_with_one_line_and_exit_1(story, capsys, damage) -> None:
+    path, _ = story
+    data = damage(path.read_bytes())
+    path.write_bytes(data)
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 1
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("tailscope: ") and str(path) in err
+    assert path.read_bytes() == data
+
+
+def test_check(story, tmp_path: Path, capsys) -> None:
+    path, _ = story
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 0
+    assert out.startswith(f"{path}: ok (transcript-v1, 4 messages, 1 tool operations pending")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"nope\n")
+    code, out, _ = run(capsys, "check", str(path), str(bad))
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{path}: ok")
+    assert lines[1].startswith(f"{bad}: bad: ") and "line 1" in lines[1]
+
+
+def test_diff_names_folds_and_elisions(story, capsys) -> None:
+    path, ids = story
+    code, out, _ = run(capsys, "diff", str(path))
+    assert code == 0
+    lines = out.splitlines()
+    assert "5 message lines in the file, 4 messages sent next" in lines[0]
+    assert "1 compactions, 1 elisions" in lines[0]
+    # the folded messages, each with the compaction that folded it
+    for key in ("u1", "a1"):
+        row = next(i for i, line in enumerate(lines) if ids[key][:8] in line)
+        assert lines[row].startswith("-")
+        assert f"folded by compaction {ids['c'][:8]}" in lines[row + 1]
+    # the sticky message survives as written
+    assert next(line for line in lines if ids["sys"][:8] in line).startswith("=")
+    # the elided message, with its original and its stub
+    row = next(i for i, line in enumerate(lines) if ids["t1"][:8] in line)
+    assert lines[row].startswith("~")
+    block = "\n".join(lines[row : row + 4])
+    assert "stub [tool result elided]" in block
+    assert "original: a very long tool result" in block
+    assert "sent:     [tool result elided]" in block
+    # the compaction's summary row
+    summary = next(i for i, line in enumerate(lines) if line.startswith("+"))
+    assert "compaction through" in lines[summary] and "folded 2" in lines[summary]
+    assert "tokens 900 -> 120" in lines[summary]
+    assert "summary: they asked, it read" in lines[summary + 1]
+
+
+def test_diff_of_a_bad_file_exits_1(tmp_path: Path, capsys) -> None:
+    code, out, err = run(capsys, "diff", str(tmp_path / "missing.jsonl"))
+    assert code == 1 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["peek"], ["replay"], ["diff"], ["check"], ["replay", "a", "b"], ["--no-such-flag"],
+     ["peek", "--bogus", "x"]],
+)  # fmt: skip
+def test_usage_errors_exit_2(args: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "code"), [(["peek"], 2), (["replay", "/nonexistent/x.jsonl"], 1), (["check"], 2)]
+)
+def test_exit_codes_of_the_real_command(args: list[str], code: int) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "viewer.cli", *args], capture_output=True, cwd=REPO, timeout=60
+    )
+    assert proc.returncode == code
+    assert b"Traceback" not in proc.stderr
