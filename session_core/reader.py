@@ -23,20 +23,25 @@ def iter_lines(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
     A final line without its newline comes last with ``ended=False``.
     """
     number = 0
-    carry = b""
+    pending: list[bytes] = []  # the pieces of a line longer than a block: joined once
     while True:
         block = fh.read(chunk)
         if not block:
             break
-        if carry:
-            block = carry + block
+        if b"\n" not in block:
+            pending.append(block)
+            continue
+        if pending:
+            pending.append(block)
+            block = b"".join(pending)
         parts = block.split(b"\n")
         carry = parts.pop()
+        pending = [carry] if carry else []
         for part in parts:
             number += 1
             yield number, part, True
-    if carry:
-        yield number + 1, carry, False
+    if pending:
+        yield number + 1, b"".join(pending), False
 
 
 class NotAFileError(OSError):

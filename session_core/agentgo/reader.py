@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from ..errors import InvalidLineError, TranscriptError
-from ..reader import iter_lines
+from ..reader import NotAFileError, iter_lines, open_regular
 from .view import AgentGoView
 
 VERSION = 1
@@ -91,11 +91,13 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """
     where = os.fspath(path)
     try:
-        fh = open(where, "rb")  # noqa: SIM115 - closed by the with below
+        fh = open_regular(where)  # never blocks on a FIFO; closed by the with below
     except FileNotFoundError:
         raise TranscriptError("there is no transcript here", path=where) from None
     except IsADirectoryError:
         raise TranscriptError("is a directory, not a transcript", path=where) from None
+    except NotAFileError:
+        raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
     checker = StrictReader(where)
@@ -110,7 +112,9 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
     if checker.session_id is None:
-        raise TranscriptError("is empty; an agentgo session starts with session_start", path=where)
+        raise TranscriptError(
+            "has no complete line; an agentgo session starts with session_start", path=where
+        )
 
 
 def read_view(path: str | os.PathLike[str]) -> AgentGoView:

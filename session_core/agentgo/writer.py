@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import RefusedAppendError, TranscriptError
+from ..errors import RefusedAppendError, SessionClosedError, TranscriptError
 from ..locking import lock_fd, open_locked
 from ..reader import iter_lines
 from .reader import VERSION, StrictReader, parse_record
@@ -62,6 +62,7 @@ class AgentGoSession:
         self._run: AgentGoRun | None = None
         self._checkpoint: Any = None
         self._has_checkpoint = False
+        self._dirty = False  # written since the last fsync
 
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
@@ -78,7 +79,12 @@ class AgentGoSession:
             os.close(fd)
             raise RefusedAppendError("already has content; open it to continue", path=where)
         session = cls(where, fd, _new_id(), 0)
-        session._write("session_start", {"version": VERSION}, None, None, None)
+        try:
+            session._write("session_start", {"version": VERSION}, None, None, None)
+        except TranscriptError:
+            session._closed = True
+            _close_quietly(fd)
+            raise
         return session
 
     @classmethod
@@ -106,7 +112,8 @@ class AgentGoSession:
                         has_checkpoint = True
             if checker.session_id is None:
                 raise TranscriptError(
-                    "is empty; an agentgo session starts with session_start", path=where
+                    "has no complete line; an agentgo session starts with session_start",
+                    path=where,
                 )
             if os.fstat(fd).st_size != keep:
                 os.ftruncate(fd, keep)
@@ -133,7 +140,9 @@ class AgentGoSession:
             if self._error is not None:
                 raise self._error
             if self._closed:
-                raise TranscriptError("the session is closed", path=self.path)
+                raise SessionClosedError("the session is closed", path=self.path)
+            if when is not None and not isinstance(when, str):
+                raise RefusedAppendError("time must be an RFC 3339 string", path=self.path)
             record: dict[str, Any] = {
                 "data": dict(data or {}),
                 "seq": self._seq,
@@ -157,8 +166,9 @@ class AgentGoSession:
                 view = memoryview(line)
                 while view:
                     view = view[os.write(self._fd, view) :]
+                self._dirty = True
                 if sync:
-                    os.fsync(self._fd)
+                    self._sync()
             except OSError as err:
                 self._error = TranscriptError(
                     f"a write failed ({err.strerror}); the session stops recording", path=self.path
@@ -167,6 +177,17 @@ class AgentGoSession:
             seq = self._seq
             self._seq += 1
             return seq
+
+    def _sync(self) -> None:
+        """fsync; a failure becomes the sticky error (the caller holds the mutex)."""
+        try:
+            os.fsync(self._fd)
+        except OSError as err:
+            self._error = TranscriptError(
+                f"a sync failed ({err.strerror}); the session stops recording", path=self.path
+            )
+            raise self._error from None
+        self._dirty = False
 
     def begin_run(self) -> AgentGoRun:
         """A fresh run id and its run_start; only one run may be open."""
@@ -199,11 +220,13 @@ class AgentGoSession:
             try:
                 if self._run is not None and not self._run.closed and self._error is None:
                     self._run.close()
-                if self._error is None:
-                    os.fsync(self._fd)
+                if self._error is None and self._dirty:
+                    self._sync()
+            except TranscriptError:
+                pass  # sticky: raised below
             finally:
                 self._closed = True
-                os.close(self._fd)
+                _close_quietly(self._fd)
             if self._error is not None:
                 raise self._error
 
@@ -257,12 +280,18 @@ class AgentGoRun:
         return self.session._write(type, data, self.run_id, execution, time)
 
     def save_checkpoint(self, snapshot: Any) -> int:
-        """Append an explicit checkpoint and sync it with every record before it."""
-        seq = self.session._write(
-            "checkpoint", {"snapshot": snapshot}, self.run_id, None, None, True
-        )
+        """Append an explicit checkpoint and sync it with every record before it.
+
+        ``load_checkpoint`` then returns it as written (a decoded copy, so later
+        changes to ``snapshot`` do not reach it).
+        """
+        if self.closed:
+            raise RefusedAppendError("this run is closed", path=self.session.path)
         with self.session._mutex:
-            self.session._checkpoint = snapshot
+            seq = self.session._write(
+                "checkpoint", {"snapshot": snapshot}, self.run_id, None, None, True
+            )
+            self.session._checkpoint = orjson.loads(orjson.dumps(snapshot))
             self.session._has_checkpoint = True
         return seq
 
@@ -287,3 +316,13 @@ def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) 
     attempt = execution.get("attempt")
     if type(attempt) is not int or attempt < 1:
         raise RefusedAppendError("execution attempt must be an integer >= 1", path=path)
+    parent = execution.get("parent_id")
+    if parent is not None and (not isinstance(parent, str) or not parent):
+        raise RefusedAppendError("execution parent_id must be a call id", path=path)
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass  # already gone (EBADF): nothing left to release
