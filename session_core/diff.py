@@ -75,6 +75,10 @@ def diff_rows(state: ReplayState) -> list[DiffRow]:
     return rows
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _clip(text: str, width: int = 72) -> str:
     flat = text.replace("\n", "⏎")
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -88,7 +92,8 @@ def render_diff(state: ReplayState, path: str) -> str:
     out = [
         f"{path}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
-        f"{len(state.compactions)} compactions, {len(state.elisions)} elisions",
+        f"{_count(len(state.compactions), 'compaction')}, "
+        f"{_count(len(state.elisions), 'elision')}",
         "legend: '=' sent as written  '~' sent elided  '-' folded into a summary  "
         "'+' a compaction's summary",
         "",

@@ -190,7 +190,7 @@ def test_diff_names_folds_and_elisions(story, capsys) -> None:
     assert code == 0
     lines = out.splitlines()
     assert "5 message lines in the file, 4 messages sent next" in lines[0]
-    assert "1 compactions, 1 elisions" in lines[0]
+    assert "1 compaction, 1 elision" in lines[0]
     # the folded messages, each with the compaction that folded it
     for key in ("u1", "a1"):
         row = next(i for i, line in enumerate(lines) if ids[key][:8] in line)
