@@ -7,10 +7,23 @@ checkpoints, timeline) one record at a time.
 
 from __future__ import annotations
 
-from .live import LiveAgentGo
+from typing import TYPE_CHECKING, Any
+
 from .reader import StrictReader, read, read_view
 from .view import AgentGoView, Call, Run
 from .writer import AgentGoRun, AgentGoSession
+
+if TYPE_CHECKING:
+    from .live import LiveAgentGo
+
+
+def __getattr__(name: str) -> Any:
+    # The live view needs the follower (and asyncio); plain reading should not import it.
+    if name == "LiveAgentGo":
+        from .live import LiveAgentGo
+
+        return LiveAgentGo
+    raise AttributeError(f"module 'session_core.agentgo' has no attribute {name!r}")
 
 __all__ = [
     "AgentGoRun",
