@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from session_core.diff import DiffRow, diff_rows
 from session_core.replay import ReplayState
@@ -61,6 +62,7 @@ class DiffView(ScrollView, can_focus=True):
         self._stale = True
         self.state: ReplayState | None = None
         self.summary_line: dict[str, int] = {}
+        self._pending: Timer | None = None
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"diff--{name}", default=Style())
@@ -70,9 +72,15 @@ class DiffView(ScrollView, can_focus=True):
         self.mark_stale()
 
     def mark_stale(self) -> None:
-        """The state moved on; rebuild when shown (diff rows are a whole-file pass)."""
+        """The state moved on. Diff rows are a whole-file pass: rebuild only when shown,
+        and at most a few times a second however fast the file grows."""
         self._stale = True
-        if self.display and self.is_on_screen:
+        if self._pending is None and self.is_on_screen:
+            self._pending = self.set_timer(0.3, self._rebuild_if_stale)
+
+    def _rebuild_if_stale(self) -> None:
+        self._pending = None
+        if self._stale and self.is_on_screen:
             self.rebuild()
 
     def rebuild(self) -> None:
