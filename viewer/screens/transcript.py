@@ -18,16 +18,19 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core.following import FollowUpdate, follow
+from session_core.formats import AGENTGO
 from session_core.live import LiveTranscript
+from session_core.usage import UsageTally
 from session_core.writers import writer_holds_lock
 
-from ..model import CallIndex, Usage
+from ..model import CallIndex
 from ..safe import inert_text
 from ..widgets.conversation import ConversationView
 from ..widgets.diff_view import DiffView
 from ..widgets.run_context import RunContextPane
 from ..widgets.status import StatusBar
 from ..widgets.tool_ops import ToolOpsPane
+from .export import ExportScreen
 from .filter import FilterScreen
 from .warnings import WarningsScreen
 
@@ -55,12 +58,16 @@ class TranscriptScreen(Screen[None]):
         self.force_polling = force_polling
         self.live = LiveTranscript(self.path)
         self.calls = CallIndex()
-        self.usage = Usage()
+        self.usage = UsageTally()
         self.last_change = 0.0
         self.mtime = 0.0
         self._saw_lock = False
         self._was_live = False
+        self._live_at = -1.0
+        self._live_cached = False
+        self._stale_panes: set[str] = set()
         self._loaded = False
+        self._swapping = False
 
     # -- layout -----------------------------------------------------------------
 
@@ -120,6 +127,15 @@ class TranscriptScreen(Screen[None]):
             asyncio.run(pump())
 
     def _apply_update(self, update: FollowUpdate) -> None:
+        if update.format == AGENTGO or self._swapping:
+            # An agentgo-v1 file (empty or missing at start, or replaced): its own screen.
+            swap = getattr(self.app, "swap_format", None)
+            if not self._swapping and swap is not None:
+                self._swapping = True
+                self.workers.cancel_group(self, "follow")
+                swap(self, AGENTGO)
+            if self._swapping:
+                return
         first = not self._loaded
         reset = self.live.apply(update)
         self.last_change = time.monotonic()
@@ -131,8 +147,9 @@ class TranscriptScreen(Screen[None]):
                     timeout=6,
                 )
             self.calls = CallIndex()
-            self.usage = Usage()
+            self.usage = UsageTally()
             self._saw_lock = False
+            self._live_at = -1.0
             self.conversation.set_state(self.live.state)
             self.query_one(DiffView).set_state(self.live.state)
             self._loaded = True
@@ -145,13 +162,35 @@ class TranscriptScreen(Screen[None]):
         self._refresh_status()
 
     def _refresh_panes(self) -> None:
+        """Bring the shown pane up to date; the hidden ones catch up when shown."""
         live = self._is_live()
         self.conversation.set_live(live)
-        self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
-        self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
+        self._stale_panes = {"tools", "contexts"}
+        self._refresh_pane(self.query_one(TabbedContent).active)
+
+    def _refresh_pane(self, tab: str) -> None:
+        if tab not in self._stale_panes:
+            return
+        self._stale_panes.discard(tab)
+        live = self._is_live()
+        if tab == "tools":
+            self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
+        elif tab == "contexts":
+            self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
 
     def _is_live(self) -> bool:
-        """A writer holds the file's lock, or (for writers that do not lock) it changed lately."""
+        """A writer holds the file's lock, or (for writers that do not lock) it changed lately.
+
+        Asked on every update; /proc/locks is read at most twice a second.
+        """
+        now = time.monotonic()
+        if now - self._live_at < 0.5:
+            return self._live_cached
+        self._live_at = now
+        self._live_cached = self._check_live()
+        return self._live_cached
+
+    def _check_live(self) -> bool:
         held = writer_holds_lock(self.path)
         if held:
             self._saw_lock = True
@@ -194,7 +233,7 @@ class TranscriptScreen(Screen[None]):
             pending=pending,
             warnings=len(state.warnings),
             grants=state.grants,
-            usage=self.usage,
+            usage=self.usage.transcript,
             unseen=view.new_count,
             extra=extra,
         )
@@ -215,6 +254,10 @@ class TranscriptScreen(Screen[None]):
         return None
 
     # -- actions ------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        view = self.conversation.mode
+        self.app.push_screen(ExportScreen(self.path, view="raw" if view == "raw" else "replayed"))
 
     def action_warnings(self) -> None:
         self.app.push_screen(WarningsScreen(list(self.live.state.warnings)))
@@ -302,6 +345,8 @@ class TranscriptScreen(Screen[None]):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "diff":
             self.query_one(DiffView).on_show()
+        elif event.pane.id is not None:
+            self._refresh_pane(event.pane.id)
 
     def commands(self) -> Iterable[SystemCommand]:
         """Every action of this screen, for the command palette."""
@@ -362,6 +407,11 @@ class TranscriptScreen(Screen[None]):
             ("Original / stub", "For an elided message", view.action_toggle_original),
             ("Go to top", "First message", view.action_first_row),
             ("Go to bottom", "Last message (and stick to new ones)", view.action_last_row),
+            (
+                "Export…",
+                "Write the transcript as HTML, Markdown or JSON beside it",
+                self.action_export,
+            ),
         ]
         for title, help_text, callback in commands:
             yield SystemCommand(title, help_text, callback)
