@@ -1,0 +1,136 @@
+"""The real command in a real terminal (tmux): what a person sees, and what the terminal obeys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from story import write_story
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+TAILSCOPE = str(Path(sys.executable).with_name("tailscope"))
+
+
+class Tmux:
+    def __init__(self, command: list[str], width: int = 130, height: int = 40) -> None:
+        self.name = f"tailscope-test-{uuid.uuid4().hex[:8]}"
+        self.socket = f"ts-{uuid.uuid4().hex[:8]}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+        self._run(
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            " ".join(command),
+            env=env,
+        )
+
+    def _run(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=env, timeout=20
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self._run("capture-pane", "-p", "-t", self.name)
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self._run("send-keys", "-t", self.name, key)
+            time.sleep(0.15)
+
+    def title(self) -> str:
+        return self._run("display-message", "-p", "-t", self.name, "#{pane_title}").strip()
+
+    def alive(self) -> bool:
+        return (
+            subprocess.run(
+                ["tmux", "-L", self.socket, "has-session", "-t", self.name], capture_output=True
+            ).returncode
+            == 0
+        )
+
+    def wait_for(self, text: str, timeout: float = 15.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+
+    def close(self) -> None:
+        self._run("kill-server")
+
+
+@pytest.fixture
+def tmux_app(tmp_path: Path):  # type: ignore[no-untyped-def]
+    sessions: list[Tmux] = []
+
+    def start(path: Path) -> Tmux:
+        session = Tmux([TAILSCOPE, str(path), "; sleep 5"])
+        sessions.append(session)
+        return session
+
+    yield start
+    for session in sessions:
+        session.close()
+
+
+def test_a_person_opens_a_transcript_and_moves_around(tmux_app, tmp_path: Path) -> None:
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    term = tmux_app(path)
+    screen = term.wait_for("6 sent next")
+    assert "story.jsonl" in screen and "transcript-v1" in screen
+    assert "[running when the writer died]" in screen
+    term.keys("r")
+    screen = term.wait_for("raw view")
+    term.keys("g")
+    screen = term.wait_for("folded by the compaction at line 15")
+    term.keys("3")
+    screen = term.wait_for("completed, settle never landed")
+    assert "never dispatched" in screen
+    term.keys("q")
+    deadline = time.monotonic() + 10
+    while "story.jsonl" in term.screen() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "story.jsonl" not in term.screen()  # the app quit and gave the terminal back
+
+
+def test_escape_sequences_in_a_transcript_do_not_reach_the_terminal(tmux_app, tmp_path) -> None:
+    path = tmp_path / "hostile.jsonl"
+    write_story(path, hostile=True)
+    term = tmux_app(path)
+    term.wait_for("6 sent next")
+    term.keys("r", "g", "j")
+    screen = term.wait_for("␛[2J")
+    assert "␛]0;pwned␇" in screen
+    assert "[bold red]markup[/]" in screen
+    assert "pwned" not in term.title()
+    assert "6 sent next" in term.screen()  # the screen was not cleared by the file
+
+
+def test_a_live_append_shows_up(tmux_app, tmp_path: Path) -> None:
+    from session_core import Message, Session
+
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    term = tmux_app(path)
+    term.wait_for("6 sent next")
+    with Session.load(path) as session:
+        session.append_message(Message(role="user", content="a line appended while watching"))
+    screen = term.wait_for("a line appended while watching")
+    assert "7 sent next" in screen
