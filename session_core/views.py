@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
-from .formats import V1
+import orjson
+
+from .agentgo.reader import read_view
+from .formats import AGENTGO, V1, detect_format
 from .message import MESSAGE_KEYS
+from .reader import replay_file
 from .replay import ReplayState
 
 
@@ -37,3 +42,16 @@ def replay_json(state: ReplayState) -> dict[str, Any]:
 
 def replay_json_copy(state: ReplayState) -> dict[str, Any]:
     return copy.deepcopy(replay_json(state))
+
+
+def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The replayed view of either format, read-only; ``TranscriptError`` when it cannot be."""
+    if detect_format(path) == AGENTGO:
+        return read_view(path).to_json()
+    return replay_json(replay_file(path, tolerate_tail=True))
+
+
+def dump_json(value: Any, pretty: bool = False) -> bytes:
+    """The bytes ``tailscope replay`` prints (and ``export --format json`` writes)."""
+    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
+    return orjson.dumps(value, option=option, default=str)

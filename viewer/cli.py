@@ -8,21 +8,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from session_core import TranscriptError, peek
-from session_core.agentgo import read_view
 from session_core.diff import render_diff
-from session_core.formats import AGENTGO, detect_format
+from session_core.formats import AGENTGO, V1, detect_format
 from session_core.reader import replay_file
-from session_core.views import replay_json
+from session_core.views import dump_json, replay_any
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 
 
 def _emit_json(value: Any, pretty: bool) -> None:
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
-    sys.stdout.buffer.write(orjson.dumps(value, option=option, default=str))
+    sys.stdout.buffer.write(dump_json(value, pretty))
     sys.stdout.flush()
 
 
@@ -33,9 +29,7 @@ def _fail(message: str) -> int:
 
 def _replay_any(path: str) -> dict[str, Any]:
     """The replayed view of either format, read-only; TranscriptError when it cannot be."""
-    if detect_format(path) == AGENTGO:
-        return read_view(path).to_json()
-    return replay_json(replay_file(path, tolerate_tail=True))
+    return replay_any(path)
 
 
 def cmd_peek(args: argparse.Namespace) -> int:
@@ -89,6 +83,28 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from session_core.export import export, write_export
+
+    if args.format == "json" and args.view == "raw":
+        print(
+            "tailscope export: --format json is the replayed view; drop --view raw", file=sys.stderr
+        )
+        return 2
+    try:
+        text = export(args.path, args.format, args.view or "replayed")
+        if args.output is None:
+            sys.stdout.buffer.write(text.encode("utf-8"))
+            sys.stdout.flush()
+        else:
+            write_export(text, args.output, args.path)
+    except TranscriptError as err:
+        return _fail(str(err))
+    except OSError as err:
+        return _fail(f"{args.output}: cannot write the export: {err.strerror}")
+    return 0
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     path = args.path
     if not os.path.exists(path):
@@ -102,7 +118,7 @@ def cmd_view(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from viewer.demo import run_demo
 
-    return run_demo(speed=args.speed, keep=args.keep)
+    return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -126,9 +142,26 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("diff", help="raw versus replayed, as text")
     p.add_argument("path")
     p.set_defaults(run=cmd_diff)
+    p = sub.add_parser("export", help="the transcript as Markdown, HTML or JSON (read-only)")
+    p.add_argument("path")
+    p.add_argument("--format", required=True, choices=("md", "html", "json"))
+    p.add_argument(
+        "--view",
+        choices=("replayed", "raw"),
+        default=None,
+        help="replayed (default): what the model is sent next; raw: every line as written",
+    )
+    p.add_argument("-o", "--output", help="write here (atomically) instead of to stdout")
+    p.set_defaults(run=cmd_export)
     p = sub.add_parser("demo", help="a simulated live agent run, in the viewer")
     p.add_argument("--speed", type=float, default=1.0, help="how fast the agent works")
     p.add_argument("--keep", action="store_true", help="keep the demo directory")
+    p.add_argument(
+        "--format",
+        choices=(V1, AGENTGO),
+        default=V1,
+        help="which of the two transcripts the demo writes to open in the viewer",
+    )
     p.set_defaults(run=cmd_demo)
     p = sub.add_parser("view", help="open the viewer (the same as `tailscope PATH`)")
     p.add_argument("path")

@@ -25,6 +25,7 @@ def __getattr__(name: str) -> Any:
         return LiveAgentGo
     raise AttributeError(f"module 'session_core.agentgo' has no attribute {name!r}")
 
+
 __all__ = [
     "AgentGoRun",
     "AgentGoSession",

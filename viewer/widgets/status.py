@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ..model import Usage
+from session_core.usage import Usage
+
 from ..safe import one_line
 
 
@@ -64,9 +65,8 @@ class StatusBar(Static):
         second.append(f" · {ops:,} tool ops")
         if pending:
             second.append(f" ({pending} pending)", "bold yellow")
-        tokens = "unknown" if usage.total is None else f"{usage.total:,}"
-        cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-        second.append(f" · tokens {tokens} · cost {cost}")
+        # Unknown is never zero; a partial total says how many turns reported it.
+        second.append(f" · tokens {usage.describe_tokens()} · cost {usage.describe_cost()}")
         if grants:
             names = []
             for grant in grants[:4]:

@@ -1,0 +1,102 @@
+"""``tailscope export``: a transcript as Markdown, HTML or JSON. Read-only.
+
+Markdown and HTML lay out the same document (exportdoc): the conversation with
+tool calls paired to their results, tool-operation outcomes, run contexts,
+compaction and elision marks, usage. JSON is exactly what ``tailscope replay``
+prints. Reading never writes the transcript; ``write_export`` writes only the
+export, atomically, and refuses to write over the transcript itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from typing import Literal
+
+from .agentgo.reader import read_view
+from .errors import TranscriptError
+from .export_html import render_html
+from .export_md import render_markdown
+from .exportdoc import Document, View, v1_document
+from .exportdoc_agentgo import agentgo_document
+from .formats import AGENTGO, detect_format
+from .reader import replay_file
+from .views import dump_json, replay_any
+
+Format = Literal["md", "html", "json"]
+FORMATS: tuple[Format, ...] = ("md", "html", "json")
+VIEWS: tuple[View, ...] = ("replayed", "raw")
+
+
+def document(path: str | os.PathLike[str], view: View = "replayed") -> Document:
+    """The export document of a transcript of either format."""
+    where = os.fspath(path)
+    if detect_format(where) == AGENTGO:
+        return agentgo_document(read_view(where), where)
+    return v1_document(replay_file(where, tolerate_tail=True), where, view)
+
+
+def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -> str:
+    """The transcript at ``path`` as ``fmt``; raises ``TranscriptError`` for a bad file.
+
+    ``view`` picks the v1 conversation: "replayed" (what the model is sent next)
+    or "raw" (every line as written, with compaction and elision marks). JSON is
+    the replayed view only (``tailscope replay``), so JSON with "raw" is refused.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(FORMATS)}")
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    if fmt == "json":
+        if view != "replayed":
+            raise ValueError("the JSON export is the replayed view (tailscope replay); no raw view")
+        return dump_json(replay_any(path)).decode("utf-8")
+    doc = document(path, view)
+    return render_markdown(doc) if fmt == "md" else render_html(doc)
+
+
+def default_output(path: str | os.PathLike[str], fmt: Format) -> str:
+    """``<stem>.<ext>`` beside the transcript."""
+    where = os.fspath(path)
+    stem, _ext = os.path.splitext(where)
+    return f"{stem}.{fmt}"
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Do two paths name the same file (resolved, and by inode when both exist)?"""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def write_export(
+    text: str, out: str | os.PathLike[str], transcript: str | os.PathLike[str]
+) -> None:
+    """Write ``text`` to ``out`` atomically (a temporary file renamed over it).
+
+    Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt.
+    """
+    target = os.fspath(out)
+    if same_file(target, transcript):
+        raise TranscriptError(
+            "is the transcript being exported; an export never writes over its transcript",
+            path=target,
+        )
+    final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
+    directory = os.path.dirname(final)
+    fd, temp = tempfile.mkstemp(prefix=".tailscope-export-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(temp, 0o644)  # mkstemp's 0600 would hide a report meant to be shared
+        os.replace(temp, final)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -1,0 +1,173 @@
+"""A ``Document`` as one self-contained HTML page: inline CSS, no scripts, nothing fetched.
+
+Every transcript string is made inert and then ``html.escape``d (quotes too)
+before it touches the page; the Content-Security-Policy forbids scripts and
+every external load even if something slipped through.
+"""
+
+from __future__ import annotations
+
+import html
+
+from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
+from .text import inert, one_line
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+ROLES = frozenset(("system", "user", "assistant", "tool", "compaction"))
+FOLD_LINES = 30
+FOLD_CHARS = 4000
+
+CSS = """
+:root { color-scheme: light dark;
+  --bg: #fbfbfa; --fg: #1d1f21; --dim: #666b73; --card: #ffffff; --line: #d9dce1;
+  --code: #f3f4f6; --system: #7c4dff; --user: #1565c0; --assistant: #2e7d32;
+  --tool: #b26a00; --compaction: #8e24aa; --other: #546e7a;
+  --ok: #2e7d32; --warn: #b26a00; --bad: #c62828; --info: #1565c0; }
+@media (prefers-color-scheme: dark) { :root {
+  --bg: #16181c; --fg: #e3e5e8; --dim: #9aa1ab; --card: #1e2126; --line: #343a42;
+  --code: #262a30; --system: #b39dff; --user: #64b5f6; --assistant: #81c784;
+  --tool: #ffb74d; --compaction: #ce93d8; --other: #90a4ae;
+  --ok: #81c784; --warn: #ffb74d; --bad: #ef9a9a; --info: #64b5f6; } }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main, body > header { max-width: 1100px; margin: 0 auto; padding: 0 24px; }
+body > header { padding-top: 24px; }
+h1 { font-size: 1.6em; margin: 0 0 12px; }
+h2 { font-size: 1.25em; margin: 32px 0 12px; padding-bottom: 4px;
+  border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.05em; margin: 20px 0 8px; }
+nav a { margin-right: 14px; }
+a { color: var(--info); }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 0.9em; width: 100%; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left;
+  vertical-align: top; overflow-wrap: break-word; white-space: pre-wrap; }
+th { background: var(--code); }
+table.facts th { width: 14em; }
+pre { background: var(--code); padding: 10px 12px; border-radius: 6px; margin: 8px 0;
+  overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere;
+  font: 13px/1.45 ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
+code { font: 0.92em ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
+article.msg { background: var(--card); border: 1px solid var(--line);
+  border-left: 5px solid var(--role); border-radius: 6px; padding: 8px 14px; margin: 12px 0; }
+article.msg > header { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: baseline; }
+.role { font-weight: 700; color: var(--role); text-transform: uppercase;
+  letter-spacing: 0.04em; font-size: 0.85em; }
+.facts-line { color: var(--dim); font-size: 0.85em; }
+.flag { font-size: 0.8em; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); }
+.usage { color: var(--dim); font-size: 0.85em; }
+.r-system { --role: var(--system); } .r-user { --role: var(--user); }
+.r-assistant { --role: var(--assistant); } .r-tool { --role: var(--tool); }
+.r-compaction { --role: var(--compaction); } .r-other { --role: var(--other); }
+.note, .mark { margin: 6px 0; padding: 4px 10px; border-left: 3px solid var(--tone);
+  background: var(--code); border-radius: 3px; font-size: 0.9em; }
+.t-info { --tone: var(--info); } .t-warn { --tone: var(--warn); }
+.t-bad { --tone: var(--bad); } .t-ok { --tone: var(--ok); }
+.call { border: 1px solid var(--line); border-left: 3px solid var(--tone);
+  border-radius: 4px; padding: 4px 10px; margin: 8px 0; }
+.call .status { font-weight: 600; color: var(--tone); }
+.call-facts { color: var(--dim); font-size: 0.88em; }
+.label { font-weight: 600; font-size: 0.85em; color: var(--dim); margin-top: 6px; }
+details > summary { cursor: pointer; color: var(--dim); font-size: 0.88em; }
+"""
+
+
+def h(text: object) -> str:
+    """Inert, escaped text for HTML (quotes escaped too, so it is safe in attributes)."""
+    return html.escape(inert(text), quote=True)
+
+
+def h1(text: object) -> str:
+    return html.escape(one_line(text), quote=True)
+
+
+def _pre(text: str, cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    body = f"<pre{attr}>{h(text)}</pre>"
+    lines = text.count("\n") + 1
+    if lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
+        return body
+    first = text.strip().split("\n", 1)[0][:120]
+    return (
+        f"<details><summary>{h1(first)} … ({lines:,} lines, {len(text):,} characters: "
+        f"show all)</summary>{body}</details>"
+    )
+
+
+def _table(table: Table, cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    head = "".join(f"<th>{h1(c)}</th>" for c in table.headers)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{h1(c)}</td>" for c in row) + "</tr>" for row in table.rows
+    )
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _message(item: MessageItem) -> str:
+    role_class = item.role if item.role in ROLES else "other"
+    out = [f'<article class="msg r-{role_class}" id="{h1(item.anchor)}"><header>']
+    out.append(f'<span class="role">{h1(item.role)}</span>')
+    out.append(f'<span class="facts-line">{h1(" · ".join(f for f in item.facts if f))}</span>')
+    out.extend(f'<span class="flag">{h1(flag)}</span>' for flag in item.flags)
+    out.append("</header>")
+    if item.usage:
+        out.append(f'<div class="usage">usage: {h1(item.usage)}</div>')
+    for mark in item.marks:
+        out.append(f'<div class="mark t-{mark.tone}">{h1(mark.text)}</div>')
+        if mark.body is not None:
+            out.append(f'<div class="label">{h1(mark.body_label)}</div>{_pre(mark.body)}')
+    out.append(_pre(item.content, "content"))
+    for label, text in item.blocks:
+        out.append(f'<div class="label">{h1(label)}</div>{_pre(text)}')
+    for call in item.calls:
+        out.append(f'<div class="call t-{call.tone}"><div><b>{h1(call.name)}</b> ')
+        out.append(f'<code>{h1(call.call_id)}</code> <span class="status">{h1(call.status)}</span>')
+        out.append(f'</div><div class="call-facts">{h1(" · ".join(call.details))}</div>')
+        out.append(_pre(call.arguments))
+        if call.result:
+            text = h1(call.result)
+            if call.result_anchor:
+                text = f'<a href="#{h1(call.result_anchor)}">{text}</a>'
+            out.append(f'<div class="call-facts">{text}</div>')
+        out.append("</div>")
+    out.append("</article>")
+    return "".join(out)
+
+
+def _item(item: Item) -> str:
+    if isinstance(item, MessageItem):
+        return _message(item)
+    if isinstance(item, Table):
+        return _table(item)
+    if isinstance(item, Note):
+        return f'<div class="note t-{item.tone}">{h1(item.text)}</div>'
+    if isinstance(item, Heading):
+        return f"<h3>{h1(item.text)}</h3>"
+    assert isinstance(item, TextBlock)
+    return f'<div class="label">{h1(item.label)}</div>{_pre(item.body)}'
+
+
+def render_html(doc: Document) -> str:
+    nav = " ".join(f'<a href="#{h1(s.anchor)}">{h1(s.title)}</a>' for s in doc.sections)
+    facts = _table_rows(doc.facts)
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{h1(CSP)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        f"<title>{h1(doc.title)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<header><h1>{h1(doc.title)}</h1>{facts}<nav>{nav}</nav></header><main>",
+    ]
+    for section in doc.sections:
+        out.append(f'<section id="{h1(section.anchor)}"><h2>{h1(section.title)}</h2>')
+        out.extend(_item(item) for item in section.items)
+        out.append("</section>")
+    out.append("</main></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _table_rows(facts: list[tuple[str, str]]) -> str:
+    rows = "".join(f"<tr><th>{h1(k)}</th><td>{h1(v)}</td></tr>" for k, v in facts)
+    return f'<table class="facts"><tbody>{rows}</tbody></table>'

@@ -1,0 +1,92 @@
+"""A ``Document`` as Markdown that transcript text cannot break out of.
+
+Inline text (roles, names, ids, table cells) is made inert, put on one line and
+has every Markdown-active character backslash-escaped. Contents go in fenced
+code blocks whose fence is longer than any backtick run inside, so no content
+can close its block early.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
+from .text import inert, one_line
+
+_ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
+_TICKS = re.compile(r"`+")
+_TONE = {"info": "ℹ", "warn": "⚠", "bad": "✖", "ok": "✔"}
+
+
+def md_inline(text: object) -> str:
+    """One line of inert text with every Markdown-active character escaped."""
+    return _ACTIVE.sub(r"\\\1", one_line(text))
+
+
+def fence(text: object, info: str = "text") -> str:
+    """``text`` (made inert) in a backtick fence longer than any backtick run in it."""
+    body = inert(text)
+    longest = max((len(m.group()) for m in _TICKS.finditer(body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{body}\n{ticks}"
+
+
+def _table(table: Table) -> str:
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(md_inline(c) or " " for c in cells) + " |"
+
+    out = [row(table.headers), "|" + "---|" * len(table.headers)]
+    out.extend(row(r + [""] * (len(table.headers) - len(r))) for r in table.rows)
+    return "\n".join(out)
+
+
+def _message(index: int, item: MessageItem) -> list[str]:
+    out = [f"### {index} · {md_inline(item.role)}", ""]
+    facts = " · ".join(md_inline(f) for f in item.facts if f)
+    flags = " · ".join(f"**{md_inline(f)}**" for f in item.flags)
+    out.append(facts + (f" · {flags}" if flags else ""))
+    if item.usage:
+        out += ["", f"usage: {md_inline(item.usage)}"]
+    for mark in item.marks:
+        out += ["", f"> {_TONE[mark.tone]} {md_inline(mark.text)}"]
+        if mark.body is not None:
+            out += ["", f"{md_inline(mark.body_label)}:", "", fence(mark.body)]
+    out += ["", fence(item.content)]
+    for label, text in item.blocks:
+        out += ["", f"**{md_inline(label)}**", "", fence(text)]
+    if item.calls:
+        out += ["", "**tool calls**"]
+    for call in item.calls:
+        line = f"- **{md_inline(call.name)}** ({md_inline(call.call_id)}): {md_inline(call.status)}"
+        if call.details:
+            line += " · " + " · ".join(md_inline(d) for d in call.details)
+        out += ["", line]
+        if call.result:
+            out.append(f"  - {md_inline(call.result)}")
+        out += ["", "arguments:", "", fence(call.arguments, "json")]
+    return out
+
+
+def _item(item: Item, counter: list[int]) -> list[str]:
+    if isinstance(item, MessageItem):
+        counter[0] += 1
+        return _message(counter[0], item)
+    if isinstance(item, Table):
+        return [_table(item)]
+    if isinstance(item, Note):
+        return [f"> {_TONE[item.tone]} {md_inline(item.text)}"]
+    if isinstance(item, Heading):
+        return [f"### {md_inline(item.text)}"]
+    assert isinstance(item, TextBlock)
+    return [f"**{md_inline(item.label)}**", "", fence(item.body)]
+
+
+def render_markdown(doc: Document) -> str:
+    out = [f"# {md_inline(doc.title)}", ""]
+    out.append(_table(Table(["", ""], [[k, v] for k, v in doc.facts])))
+    for section in doc.sections:
+        out += ["", f"## {md_inline(section.title)}", ""]
+        counter = [0]
+        for item in section.items:
+            out += [*_item(item, counter), ""]
+    return "\n".join(out).rstrip("\n") + "\n"

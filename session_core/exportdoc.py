@@ -1,0 +1,474 @@
+"""An export as a document model: sections of messages, notes, tables and text blocks.
+
+Builders here turn a v1 replay or an agentgo view into a ``Document``; the
+Markdown and HTML renderers (export_md, export_html) only lay it out. Every
+string in a document is untrusted transcript text, exactly as the file says:
+the renderers make it inert and escape it, the builders never do.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .replay import Compaction, ReplayState, payload_of
+from .usage import (
+    NO_RUN,
+    MessageUsage,
+    Usage,
+    UsageTally,
+    tally_state,
+    v1_usage,
+)
+
+View = Literal["replayed", "raw"]
+Tone = Literal["info", "warn", "bad", "ok"]
+
+
+@dataclass(slots=True)
+class Mark:
+    """A note attached to a message: folded, elided, a compaction's facts."""
+
+    tone: Tone
+    text: str
+    body: str | None = None  # shown as a text block (a stub, say)
+    body_label: str = ""
+
+
+@dataclass(slots=True)
+class CallItem:
+    """A tool call in an assistant message, with what ran and what answered it."""
+
+    name: str
+    call_id: str
+    arguments: str
+    status: str
+    tone: Tone
+    details: list[str] = field(default_factory=list)
+    result: str | None = None  # where the answer is, and a preview
+    result_anchor: str | None = None
+
+
+@dataclass(slots=True)
+class MessageItem:
+    anchor: str
+    role: str
+    facts: list[str]
+    content: str
+    flags: list[str] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    blocks: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
+    calls: list[CallItem] = field(default_factory=list)
+    usage: str | None = None
+
+
+@dataclass(slots=True)
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(slots=True)
+class Note:
+    text: str
+    tone: Tone = "info"
+
+
+@dataclass(slots=True)
+class Heading:
+    text: str
+
+
+@dataclass(slots=True)
+class TextBlock:
+    label: str
+    body: str
+
+
+Item = MessageItem | Table | Note | Heading | TextBlock
+
+
+@dataclass(slots=True)
+class Section:
+    title: str
+    anchor: str
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Document:
+    title: str
+    facts: list[tuple[str, str]]
+    sections: list[Section]
+
+
+def _s(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _preview(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _usage_rows(tally: UsageTally) -> Table:
+    def row(name: str, usage: Usage) -> list[str]:
+        return [
+            name,
+            f"{usage.reported} of {usage.turns}",
+            usage.describe_tokens(),
+            "unknown" if usage.input is None else f"{usage.input:,}",
+            "unknown" if usage.output is None else f"{usage.output:,}",
+            usage.describe_cost(),
+        ]
+
+    rows = [row(name, usage) for name, usage in tally.runs.items()]
+    rows.append(row("all runs", tally.transcript))
+    return Table(["run", "turns reporting", "tokens", "input", "output", "cost"], rows)
+
+
+def _usage_fact(tally: UsageTally) -> str:
+    u = tally.transcript
+    return f"tokens {u.describe_tokens()} · cost {u.describe_cost()}"
+
+
+def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
+    if usage is not None:
+        return usage.describe()
+    return "usage unknown (not reported)" if counts else None
+
+
+# -- transcript-v1 -------------------------------------------------------------------
+
+
+class _V1:
+    def __init__(self, state: ReplayState, path: str, view: View) -> None:
+        self.state, self.path, self.view = state, path, view
+        self.lines: dict[str, int] = {}
+        self.ts: dict[str, str] = {}
+        for envelope, line in zip(state.events, state.event_lines, strict=True):
+            eid = _s(envelope.get("id"))
+            self.lines.setdefault(eid, line)
+            self.ts.setdefault(eid, _s(envelope.get("ts")))
+        self.compactions: dict[str, Compaction] = {c.id: c for c in state.compactions}
+        # call id -> ids of the tool messages answering it (raw file, in order)
+        self.answers: dict[str, list[str]] = {}
+        self.call_message: dict[str, str] = {}  # call id -> the assistant message asking
+        self.call_names: dict[str, tuple[str, str]] = {}  # call id -> (name, arguments)
+        self.call_order: list[str] = []
+        self.contents: dict[str, str] = {}
+        for index in state.message_events:
+            envelope = state.events[index]
+            payload = payload_of(envelope)
+            mid = _s(envelope.get("id"))
+            self.contents[mid] = _s(payload.get("content"))
+            for call in _calls(payload):
+                cid = _s(call.get("id"))
+                if cid not in self.call_message:
+                    self.call_order.append(cid)
+                self.call_message[cid] = mid
+                function = call.get("function")
+                function = function if isinstance(function, dict) else {}
+                self.call_names[cid] = (_s(function.get("name")), _s(function.get("arguments")))
+            tcid = payload.get("tool-call-id")
+            if tcid is not None:
+                self.answers.setdefault(_s(tcid), []).append(mid)
+        if view == "replayed":  # what the model is sent: stubs replace contents
+            for mid, _body, _sticky, stub in state.entries:
+                if stub is not None:
+                    self.contents[mid] = stub
+        self.ops: dict[str, dict[str, Any]] = {}
+        for op in state.tool_ops:
+            self.ops[_s(op.get("call-id"))] = op
+        self.tally = tally_state(state)
+
+    def anchor(self, eid: str) -> str:
+        return f"line-{self.lines.get(eid, 0)}"
+
+    def where(self, eid: str) -> str:
+        line = self.lines.get(eid)
+        return f"line {line}" if line is not None else f"id {eid}"
+
+    def op_state(self, cid: str) -> tuple[str, Tone]:
+        op = self.ops.get(cid)
+        answered = bool(self.answers.get(cid))
+        if op is None:
+            return (
+                ("answered, no dispatch record", "warn")
+                if answered
+                else (
+                    "never dispatched",
+                    "warn",
+                )
+            )
+        if op.get("settled"):
+            outcome = _s(op.get("outcome"))
+            return outcome, {"completed": "ok", "failed": "bad"}.get(outcome, "warn")  # type: ignore[return-value]
+        if answered:
+            return "completed, settle never landed", "warn"
+        return "not settled: running, or the writer died", "warn"
+
+    def op_details(self, op: dict[str, Any]) -> list[str]:
+        out = []
+        for key in ("idempotency", "run-id", "round", "reason", "error"):
+            if op.get(key) is not None:
+                out.append(f"{key} {_s(op.get(key))}")
+        if isinstance(op.get("duration"), int | float):
+            out.append(f"duration {op['duration']} s")
+        artifact = op.get("artifact")
+        if isinstance(artifact, dict):
+            out.append(f"artifact {_s(artifact.get('file'))}")
+        out.append(f"dispatched at {self.where(_s(op.get('op-id')))}")
+        if op.get("settle-id"):
+            out.append(f"settled at {self.where(_s(op.get('settle-id')))}")
+        return out
+
+    def call_items(self, payload: dict[str, Any]) -> list[CallItem]:
+        items = []
+        for call in _calls(payload):
+            cid = _s(call.get("id"))
+            name, arguments = self.call_names.get(cid, ("", ""))
+            status, tone = self.op_state(cid)
+            op = self.ops.get(cid)
+            item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
+            answers = self.answers.get(cid, [])
+            if answers:
+                first = answers[0]
+                folded = self.view == "replayed" and not self.state.is_live(first)
+                note = " (folded by a compaction; see the raw view)" if folded else ""
+                item.result = (
+                    f"result: {self.where(first)}{note}: {_preview(self.contents.get(first, ''))}"
+                )
+                if len(answers) > 1:
+                    item.result += f" (+{len(answers) - 1} more answers)"
+                item.result_anchor = None if folded else self.anchor(first)
+            else:
+                item.result = "no tool message answers this call"
+            items.append(item)
+        return items
+
+    def message(self, eid: str, payload: dict[str, Any], content: str) -> MessageItem:
+        role = _s(payload.get("role")) or "user"
+        facts = [self.where(eid), self.ts.get(eid, ""), f"id {eid}"]
+        flags = []
+        for key in ("sticky", "sysprompt", "is-error", "outcome-unknown", "cancelled", "injected"):
+            if payload.get(key):
+                flags.append("ERROR" if key == "is-error" else key)
+        if payload.get("depth") is not None:
+            flags.append(f"depth {_s(payload.get('depth'))}")
+        if payload.get("finish-reason") is not None:
+            flags.append(f"finish {_s(payload.get('finish-reason'))}")
+        tcid = payload.get("tool-call-id")
+        if tcid is not None:
+            name = self.call_names.get(_s(tcid), ("?", ""))[0]
+            flags.append(f"answers {name} ({_s(tcid)})")
+        item = MessageItem(self.anchor(eid), role, facts, content, flags)
+        if payload.get("reasoning") is not None:
+            item.blocks.append(("reasoning", _s(payload.get("reasoning"))))
+        item.calls = self.call_items(payload)
+        counts = role == "assistant" or isinstance(payload.get("usage"), dict)
+        item.usage = _message_usage(v1_usage(payload), counts)
+        return item
+
+    def summary(self, record: Compaction, content: str) -> MessageItem:
+        item = MessageItem(
+            self.anchor(record.id),
+            "compaction",
+            [self.where(record.id), record.ts, f"id {record.id}"],
+            content,
+        )
+        tokens = (
+            f"{'unknown' if record.tokens_before is None else record.tokens_before} → "
+            f"{'unknown' if record.tokens_after is None else record.tokens_after}"
+        )
+        item.marks.append(
+            Mark(
+                "info",
+                f"compaction summary: folds {len(record.folded)} messages through "
+                f"{self.where(record.through)}, keeps {len(record.kept)} sticky; "
+                f"tokens {tokens}; fallback {'yes' if record.fallback else 'no'}",
+            )
+        )
+        return item
+
+    def conversation(self) -> Section:
+        section = Section(
+            "Conversation (what the model is sent next)"
+            if self.view == "replayed"
+            else "Conversation (every line as written)",
+            "conversation",
+        )
+        if self.view == "replayed":
+            for eid, body, _sticky, stub in self.state.entries:
+                record = self.compactions.get(eid)
+                content = stub if stub is not None else _s(body.get("content"))
+                item = self.summary(record, content) if record else self.message(eid, body, content)
+                for elision in self.state.elided.get(eid, []):
+                    item.marks.append(
+                        Mark(
+                            "warn",
+                            f"elided by the elision at {self.where(elision.elision_id)}: "
+                            "the model is sent this stub; the original stays in the file "
+                            "(raw view)",
+                        )
+                    )
+                section.items.append(item)
+            return section
+        for envelope, line in zip(self.state.events, self.state.event_lines, strict=True):
+            section.items.extend(self.raw_items(envelope, line))
+        return section
+
+    def raw_items(self, envelope: dict[str, Any], line: int) -> list[Item]:
+        kind = _s(envelope.get("type"))
+        eid = _s(envelope.get("id"))
+        payload = payload_of(envelope)
+        if kind in ("message", "compaction"):
+            record = self.compactions.get(eid)
+            if kind == "compaction" and record is None:
+                return []
+            original = record.summary if record else _s(payload.get("content"))
+            item = (
+                self.summary(record, original) if record else self.message(eid, payload, original)
+            )
+            folded = self.state.folded_by.get(eid)
+            if folded is not None:
+                item.marks.append(Mark("warn", f"folded by the compaction at {self.where(folded)}"))
+            for elision in self.state.elided.get(eid, []):
+                item.marks.append(
+                    Mark(
+                        "warn",
+                        f"elided by the elision at {self.where(elision.elision_id)}: "
+                        "the content below is the original; the model is sent the stub",
+                        elision.stub,
+                        "stub",
+                    )
+                )
+            return [item]
+        if kind == "run-context":
+            return [Note(f"line {line}: run {_s(payload.get('run-id'))} begins (run context)")]
+        if kind == "grants":
+            return [Note(f"line {line}: grants {_s(payload.get('grants'))}")]
+        if kind == "elision":
+            items = payload.get("items")
+            count = len(items) if isinstance(items, list) else 0
+            return [Note(f"line {line}: elision of {count} message(s)", "warn")]
+        if kind in ("session-meta", "tool-dispatched", "tool-settled"):
+            return []
+        return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
+
+    def tool_ops(self) -> Section:
+        section = Section("Tool operations", "tool-operations")
+        rows = []
+        for op in self.state.tool_ops:
+            cid = _s(op.get("call-id"))
+            status, _tone = self.op_state(cid)
+            answers = self.answers.get(cid, [])
+            rows.append(
+                [
+                    status,
+                    _s(op.get("tool")),
+                    cid,
+                    _s(op.get("run-id")),
+                    _s(op.get("round")),
+                    _s(op.get("idempotency")),
+                    f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
+                    _s(op.get("settled-at")),
+                    "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
+                    _s(op.get("error") or op.get("reason")),
+                    ", ".join(self.where(a) for a in answers),
+                ]
+            )
+        for cid in self.call_order:
+            if cid in self.ops:
+                continue
+            status, _tone = self.op_state(cid)
+            name = self.call_names.get(cid, ("", ""))[0]
+            answers = self.answers.get(cid, [])
+            asked = self.where(self.call_message.get(cid, ""))
+            rows.append([status, name, cid, "", "", "", f"asked at {asked}", "", "", ""])
+            rows[-1].append(", ".join(self.where(a) for a in answers))
+        if not rows:
+            section.items.append(Note("No tool calls in this transcript."))
+            return section
+        headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
+        headers += ["settled", "duration", "error / reason", "answered at"]
+        section.items.append(Table(headers, rows))
+        return section
+
+    def run_contexts(self) -> Section:
+        section = Section("Run contexts", "run-contexts")
+        if not self.state.run_contexts:
+            section.items.append(Note("No run contexts in this transcript."))
+        printed: dict[str, str] = {}  # digest -> the run whose section printed it
+        for rc in self.state.run_contexts:
+            run = _s(rc.get("run-id"))
+            section.items.append(
+                Heading(f"run {run} · {self.where(rc['id'])} · {rc['ts']} · digest {rc['digest']}")
+            )
+            facts = [[_s(k) for k in fact[:2]] + [""] * (2 - len(fact[:2])) for fact in rc["facts"]]
+            if facts:
+                section.items.append(Table(["fact", "value"], facts))
+            for sec in rc["sections"]:
+                name, digest = _s(sec.get("name")), _s(sec.get("digest"))
+                body = sec.get("rendered")
+                if not isinstance(body, str):
+                    body = self.state.run_context_section(digest)
+                if body is None:
+                    where = sec.get("rendered-in")
+                    section.items.append(
+                        Note(
+                            f"section {name} (digest {digest}): body not in this transcript"
+                            + (f" (rendered in {_s(where)})" if where else ""),
+                            "warn",
+                        )
+                    )
+                elif digest in printed:
+                    section.items.append(
+                        Note(f"section {name}: the same body as printed for run {printed[digest]}")
+                    )
+                else:
+                    printed[digest] = run
+                    section.items.append(TextBlock(f"section {name} (digest {digest})", body))
+        return section
+
+    def document(self) -> Document:
+        state = self.state
+        facts = [
+            ("file", self.path),
+            ("format", "transcript-v1"),
+            ("view", self.view),
+            ("meta", json.dumps(state.meta, ensure_ascii=False)),
+            ("message lines", f"{state.message_count:,}"),
+            ("messages sent next", f"{len(state.entries):,}"),
+            ("compactions / elisions", f"{len(state.compactions)} / {len(state.elisions)}"),
+            ("usage", _usage_fact(self.tally)),
+        ]
+        if state.grants:
+            facts.append(("grants", json.dumps(state.grants, ensure_ascii=False)))
+        usage = Section("Usage per run", "usage", [_usage_rows(self.tally)])
+        usage.items.append(
+            Note(
+                "A run-context line starts its run; the messages after it, up to the next "
+                f"run-context line, belong to that run ({NO_RUN}: before any run context). "
+                "Turns are assistant messages; unknown is never counted as zero."
+            )
+        )
+        sections = [self.conversation(), self.tool_ops(), self.run_contexts(), usage]
+        if state.warnings:
+            sections.append(
+                Section("Warnings", "warnings", [Note(w, "bad") for w in state.warnings])
+            )
+        title = _s(state.meta.get("agent")) or "transcript"
+        return Document(f"{title} — tailscope export", facts, sections)
+
+
+def _calls(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = payload.get("tool-calls")
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def v1_document(state: ReplayState, path: str, view: View) -> Document:
+    return _V1(state, path, view).document()

@@ -1,0 +1,158 @@
+"""The export document of an agentgo-v1 session: conversation, runs, calls, checkpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .agentgo.view import AgentGoView, Call, message_text
+from .exportdoc import (
+    CallItem,
+    Document,
+    MessageItem,
+    Note,
+    Section,
+    Table,
+    TextBlock,
+    Tone,
+    _preview,
+    _s,
+    _usage_fact,
+)
+from .usage import Usage, agentgo_usage, is_model_call, tally_agentgo
+
+
+def _summary(data: dict[str, Any]) -> str:
+    return _preview(_s(data.get("summary")))
+
+
+def agentgo_document(agv: AgentGoView, path: str) -> Document:
+    tally = tally_agentgo(agv)
+    # tool call id -> (tool call execution, committed tool_result line)
+    tool_calls: dict[str, Call] = {}
+    for key in agv.call_order:
+        call = agv.calls[key]
+        if call.tool_start is not None:
+            tool_calls[_s(call.tool_start.get("tool_call_id"))] = call
+    results: dict[str, tuple[int, str]] = {}
+    for m in agv.messages:
+        tcid = m.message.get("tool_call_id")
+        if tcid is not None:
+            results.setdefault(_s(tcid), (m.line, message_text(m.message)))
+    conversation = Section("Conversation (committed messages)", "conversation")
+    for m in agv.messages:
+        msg = m.message
+        kind = _s(msg.get("kind")) or "user"
+        role = {"tool_result": "tool"}.get(kind, kind)
+        where = [f"line {m.line}", f"seq {m.seq}", f"run {m.run_id}", m.time]
+        item = MessageItem(f"line-{m.line}", role, where, message_text(msg))
+        if msg.get("is_error"):
+            item.flags.append("ERROR")
+        if msg.get("stop_reason") is not None:
+            item.flags.append(f"stop {_s(msg.get('stop_reason'))}")
+        if msg.get("tool_call_id") is not None:
+            item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
+        reported = agentgo_usage(msg.get("usage"))
+        item.usage = reported.describe() if reported else None
+        parts = msg.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "thinking":
+                item.blocks.append(("thinking", _s(part.get("text"))))
+            elif part.get("type") == "tool_call":
+                cid = _s(part.get("id"))
+                execution = tool_calls.get(cid)
+                status = execution.status if execution else "no execution recorded"
+                tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
+                entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), status, tone)
+                if execution is not None:
+                    entry.details.append(f"execution {execution.id} attempt {execution.attempt}")
+                    entry.details.append(f"{execution.first_time} → {execution.last_time}")
+                answer = results.get(cid)
+                if answer:
+                    entry.result = f"result: line {answer[0]}: {_preview(answer[1])}"
+                    entry.result_anchor = f"line-{answer[0]}"
+                else:
+                    entry.result = "no committed tool result answers this call"
+                item.calls.append(entry)
+        conversation.items.append(item)
+    runs = Section("Runs", "runs")
+    run_rows = []
+    for run_id in agv.run_order:
+        run = agv.runs[run_id]
+        usage = tally.runs.get(run_id, Usage())
+        run_rows.append(
+            [
+                run_id,
+                agv.run_status(run_id),
+                run.outcome(),
+                run.first_time,
+                run.last_time,
+                str(run.turns),
+                str(len(run.calls)),
+                usage.describe_tokens(),
+                usage.describe_cost(),
+            ]
+        )
+    headers = ["run", "status", "outcome", "started", "last record", "turns", "calls"]
+    runs.items.append(Table([*headers, "tokens", "cost"], run_rows))
+    calls = Section("Calls", "calls")
+    call_rows = []
+    for key in agv.call_order:
+        call = agv.calls[key]
+        result = call.result or {}
+        usage_text = ""
+        if is_model_call(call):
+            found = agentgo_usage(result.get("usage"))
+            usage_text = found.describe() if found else "unknown"
+        tool_error = (call.tool_end or {}).get("is_error")
+        error = result.get("error") or ("tool error" if tool_error else "")
+        call_rows.append(
+            [
+                call.run_id,
+                call.name,
+                str(call.attempt),
+                call.kind,
+                call.status,
+                _s(call.parent_id),
+                str(call.first_seq),
+                usage_text,
+                _s(error or ""),
+            ]
+        )
+    headers = ["run", "call", "attempt", "kind", "status", "parent", "first seq", "usage"]
+    calls.items.append(Table([*headers, "error"], call_rows))
+    checkpoints = Section("Checkpoints", "checkpoints")
+    for c in agv.checkpoints:
+        body = json.dumps(c.snapshot, indent=2, ensure_ascii=False)
+        checkpoints.items.append(TextBlock(f"line {c.line} · seq {c.seq} · run {c.run_id}", body))
+    if not agv.checkpoints:
+        checkpoints.items.append(Note("No checkpoints."))
+    contexts = Section("Context events", "context-events")
+    rows = [
+        [str(seq), run, kind, _s(d.get("tokens_before")), _s(d.get("tokens_after")), _summary(d)]
+        for seq, run, kind, d in agv.context_events
+    ]
+    contexts.items.append(
+        Table(["seq", "run", "type", "tokens before", "tokens after", "summary"], rows)
+        if rows
+        else Note("No context projections or compactions.")
+    )
+    sections = [conversation, runs, calls, checkpoints, contexts]
+    problems = [Note(g, "warn") for g in agv.gaps()] + [Note(w, "bad") for w in agv.warnings]
+    if problems:
+        sections.append(Section("Gaps and warnings", "warnings", list(problems)))
+    facts: list[tuple[str, str]] = [
+        ("file", path),
+        ("format", "agentgo-v1"),
+        ("view", "as written (an agentgo session has one view: nothing is replaced)"),
+        ("session", _s(agv.session_id)),
+        ("started", agv.started),
+        (
+            "runs / calls / messages",
+            f"{len(agv.run_order)} / {len(agv.call_order)} / {len(agv.messages)}",
+        ),
+        ("usage", _usage_fact(tally)),
+    ]
+    return Document("agentgo session — tailscope export", facts, sections)

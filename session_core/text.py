@@ -1,0 +1,76 @@
+"""Making untrusted transcript text inert: the one character table every view uses.
+
+Control characters become visible symbols (ESC is ``␛``), so an escape
+sequence in a file is read, never obeyed, whether it is shown in a terminal
+(viewer.safe) or written into an export (session_core.export).
+"""
+
+from __future__ import annotations
+
+TAB = "    "
+NEWLINE_MARK = "⏎"
+
+# Characters that reorder or hide text without being controls ("Trojan source"
+# bidi overrides and isolates, and the invisible joiners/marks around them).
+INVISIBLE = (
+    "\u061c",  # arabic letter mark
+    "\u200b",  # zero width space
+    "\u200e",  # left-to-right mark
+    "\u200f",  # right-to-left mark
+    "\u2028",  # line separator
+    "\u2029",  # paragraph separator
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",  # embeddings and overrides
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",  # isolates
+    "\ufeff",  # zero width no-break space / BOM
+)
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        table[code] = chr(0x2400 + code)  # the Control Pictures block: ␀ … ␛ … ␟
+    del table[0x0A]  # a newline stays a newline
+    table[0x09] = TAB
+    table[0x7F] = "␡"
+    for code in range(0x80, 0xA0):
+        table[code] = f"\\x{code:02x}"  # C1 controls (CSI is \x9b) as a visible escape
+    for char in INVISIBLE:
+        table[ord(char)] = f"\\u{ord(char):04x}"
+    return table
+
+
+CONTROL_TABLE: dict[int, str] = _build_table()
+ONE_LINE_TABLE: dict[int, str] = {**CONTROL_TABLE, 0x0A: NEWLINE_MARK}
+
+
+def inert(text: object) -> str:
+    """``text`` with every control character replaced by something visible.
+
+    C0 controls (but ``\\n``) become Control Pictures (ESC is ``␛``, CR is
+    ``␍``), a tab becomes four spaces, DEL is ``␡``, C1 controls are written
+    as ``\\x9b``-style escapes, and bidi overrides / invisible marks as
+    ``\\u202e``-style escapes. A non-string is shown by its ``str()``;
+    ``None`` is empty. The result contains no character below U+0020 except
+    ``\\n``, and applying ``inert`` again changes nothing.
+    """
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        text = str(text)
+    return text.translate(CONTROL_TABLE)
+
+
+def one_line(text: object) -> str:
+    """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎``."""
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        text = str(text)
+    return text.replace("\r\n", "\n").translate(ONE_LINE_TABLE)

@@ -1,0 +1,263 @@
+"""Token and cost usage: per message, per run and per transcript, for both formats.
+
+Missing is unknown, never zero. A total is ``None`` until at least one turn
+reported that field, and every total carries how many turns reported it out of
+how many could have, so "2,590 tokens" is never shown for a transcript where
+one turn in four said nothing.
+
+What counts as a turn:
+
+* transcript-v1: every assistant message line in the file (and any other
+  message line that carries a ``usage`` extra). Folded or elided messages still
+  count: their tokens were spent. Usage is read from the ``usage`` extra
+  (``prompt-tokens``, ``completion-tokens``, ``total-tokens``, ``cost``); a
+  message without ``total-tokens`` but with both token counts totals their sum.
+* agentgo-v1: every model call attempt (``model_request``/``model_exec_end``);
+  usage is ``model_exec_end``'s ``usage`` (``input_tokens``, ``output_tokens``,
+  ``cache_read_tokens``, ``cost``). A call without its terminal event did not
+  report.
+
+Runs (transcript-v1): a ``run-context`` line starts its run; every message line
+after it, up to the next ``run-context`` line, belongs to that run. Messages
+before the first ``run-context`` line belong to ``NO_RUN``. A run named only by
+``tool-dispatched`` lines (no ``run-context`` of its own) is listed too, with no
+messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agentgo.reader import read_view
+from .agentgo.view import AgentGoView, Call
+from .formats import AGENTGO, detect_format
+from .reader import replay_file
+from .replay import ReplayState, payload_of
+
+NO_RUN = "(no run)"
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _int(value: Any) -> int | None:
+    number = _number(value)
+    return number if isinstance(number, int) else None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUsage:
+    """What one message (or model call) reported; ``None`` where it said nothing."""
+
+    input: int | None = None
+    output: int | None = None
+    total: int | None = None
+    cache_read: int | None = None
+    cost: float | None = None
+
+    def describe(self) -> str:
+        """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""
+        parts: list[str] = []
+        if self.total is not None:
+            tokens = f"{self.total:,} tok"
+            if self.input is not None and self.output is not None:
+                tokens += f" ({self.input:,} in + {self.output:,} out)"
+            parts.append(tokens)
+        elif self.input is not None or self.output is not None:
+            parts.append(f"{_or_unknown(self.input)} in + {_or_unknown(self.output)} out tok")
+        if self.cache_read is not None:
+            parts.append(f"{self.cache_read:,} cache read")
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        return " · ".join(parts) if parts else "usage reported, no known fields"
+
+
+def _or_unknown(value: int | None) -> str:
+    return "unknown" if value is None else f"{value:,}"
+
+
+def _total(inp: int | None, out: int | None, total: int | None) -> int | None:
+    if total is not None:
+        return total
+    if inp is not None and out is not None:
+        return inp + out
+    return None
+
+
+def v1_usage(payload: dict[str, Any]) -> MessageUsage | None:
+    """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
+    usage = payload.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    inp, out = _int(usage.get("prompt-tokens")), _int(usage.get("completion-tokens"))
+    cost = _number(usage.get("cost"))
+    return MessageUsage(
+        input=inp,
+        output=out,
+        total=_total(inp, out, _int(usage.get("total-tokens"))),
+        cache_read=_int(usage.get("cache-read-tokens")),
+        cost=None if cost is None else float(cost),
+    )
+
+
+def agentgo_usage(usage: Any) -> MessageUsage | None:
+    """An agentgo ``usage`` object (model_exec_end's, or an AgentMessage's)."""
+    if not isinstance(usage, dict):
+        return None
+    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    cost = _number(usage.get("cost"))
+    return MessageUsage(
+        input=inp,
+        output=out,
+        total=_total(inp, out, _int(usage.get("total_tokens"))),
+        cache_read=_int(usage.get("cache_read_tokens")),
+        cost=None if cost is None else float(cost),
+    )
+
+
+@dataclass(slots=True)
+class Usage:
+    """Totals over turns; each field ``None`` until a turn reported it."""
+
+    turns: int = 0  # turns that count (could have reported)
+    reported: int = 0  # turns that carried any usage at all
+    input: int | None = None
+    output: int | None = None
+    total: int | None = None
+    cache_read: int | None = None
+    cost: float | None = None
+    # how many turns reported each field
+    total_reported: int = 0
+    cost_reported: int = 0
+
+    def add(self, usage: MessageUsage | None) -> None:
+        """Count one turn and what it reported (``None``: it reported nothing)."""
+        self.turns += 1
+        if usage is None:
+            return
+        self.reported += 1
+        if usage.input is not None:
+            self.input = usage.input + (self.input or 0)
+        if usage.output is not None:
+            self.output = usage.output + (self.output or 0)
+        if usage.cache_read is not None:
+            self.cache_read = usage.cache_read + (self.cache_read or 0)
+        if usage.total is not None:
+            self.total = usage.total + (self.total or 0)
+            self.total_reported += 1
+        if usage.cost is not None:
+            self.cost = usage.cost + (self.cost or 0.0)
+            self.cost_reported += 1
+
+    @property
+    def complete(self) -> bool:
+        """Every turn reported its tokens (and there was at least one turn)."""
+        return self.turns > 0 and self.total_reported == self.turns
+
+    @property
+    def cost_complete(self) -> bool:
+        return self.turns > 0 and self.cost_reported == self.turns
+
+    def describe_tokens(self) -> str:
+        """``2,590``, ``2,590 (3 of 4 turns reported)``, or ``unknown``."""
+        return _describe(f"{self.total:,}" if self.total is not None else None, self)
+
+    def describe_cost(self) -> str:
+        value = f"${self.cost:.4f}" if self.cost is not None else None
+        return _describe(value, self, cost=True)
+
+
+def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
+    if value is None:
+        if usage.turns == 0:
+            return "unknown (no turns)"
+        return f"unknown (0 of {usage.turns} turn{'s' if usage.turns != 1 else ''} reported)"
+    reported = usage.cost_reported if cost else usage.total_reported
+    if reported == usage.turns:
+        return value
+    return f"{value} ({reported} of {usage.turns} turns reported)"
+
+
+def counts_as_turn(payload: dict[str, Any]) -> bool:
+    return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)
+
+
+@dataclass(slots=True)
+class UsageTally:
+    """Per transcript and per run totals of a v1 replay, kept up to date incrementally.
+
+    ``update(state)`` reads only the envelopes added since the last call, so a
+    follower can call it on every append (linear overall).
+    """
+
+    transcript: Usage = field(default_factory=Usage)
+    runs: dict[str, Usage] = field(default_factory=dict)  # in order of first appearance
+    run: str = NO_RUN  # the run the next message line belongs to
+    seen: int = 0  # events already counted
+
+    def _run_usage(self, run_id: str) -> Usage:
+        usage = self.runs.get(run_id)
+        if usage is None:
+            usage = self.runs[run_id] = Usage()
+        return usage
+
+    def update(self, state: ReplayState) -> None:
+        events = state.events
+        for envelope in events[self.seen :]:
+            kind = envelope.get("type")
+            if kind == "message":
+                payload = payload_of(envelope)
+                if counts_as_turn(payload):
+                    usage = v1_usage(payload)
+                    self.transcript.add(usage)
+                    self._run_usage(self.run).add(usage)
+            elif kind == "run-context":
+                run_id = payload_of(envelope).get("run-id")
+                self.run = run_id if isinstance(run_id, str) and run_id else NO_RUN
+                self._run_usage(self.run)
+            elif kind == "tool-dispatched":
+                run_id = payload_of(envelope).get("run-id")
+                if isinstance(run_id, str) and run_id:
+                    self._run_usage(run_id)
+        self.seen = len(events)
+
+
+def tally_state(state: ReplayState) -> UsageTally:
+    tally = UsageTally()
+    tally.update(state)
+    return tally
+
+
+def tally_agentgo(view: AgentGoView) -> UsageTally:
+    """Per session and per run totals of an ``AgentGoView`` (model calls are the turns)."""
+    tally = UsageTally()
+    for run_id in view.run_order:
+        tally._run_usage(run_id)
+    for key in view.call_order:
+        call = view.calls[key]
+        if not is_model_call(call):
+            continue
+        result = call.result if isinstance(call.result, dict) else {}
+        usage = agentgo_usage(result.get("usage"))
+        tally.transcript.add(usage)
+        tally._run_usage(call.run_id or NO_RUN).add(usage)
+    return tally
+
+
+def is_model_call(call: Call) -> bool:
+    return bool(call.kind == "model" or call.request is not None or call.result is not None)
+
+
+def transcript_usage(path: str | os.PathLike[str]) -> UsageTally:
+    """Usage of a transcript file of either format, read-only (for tables of many files).
+
+    Raises ``TranscriptError`` when the file cannot be read.
+    """
+    if detect_format(path) == AGENTGO:
+        return tally_agentgo(read_view(path))
+    return tally_state(replay_file(path, tolerate_tail=True))

@@ -1,0 +1,510 @@
+"""Exports (Markdown, HTML, JSON) and usage totals: round trips, hostile content, read-only."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
+
+from session_core import Message, Session
+from session_core.errors import TranscriptError
+from session_core.export import export, write_export
+from session_core.replay import ReplayState
+from session_core.usage import NO_RUN, tally_state, transcript_usage
+from story import write_story
+from viewer.cli import main
+
+SCRIPT = "<script>alert(1)</script>"
+LINK = "[click](javascript:alert(1))"
+IMG = "<img src=x onerror=alert(1)>"
+FENCES = "before\n```\nbreak out\n````\n`````python\nstill inside"
+ESCAPES = "clear \x1b[2J clip \x1b]52;c;SGVsbG8=\x07 end"
+HOSTILE = "\n".join([SCRIPT, LINK, IMG, FENCES, ESCAPES])
+PAYLOADS = (SCRIPT, LINK, IMG, "\x1b[2J", "\x1b]52")
+
+
+def fingerprint(path: Path) -> tuple[str, int, int]:
+    st = os.stat(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
+
+
+def hostile_transcript(path: Path) -> Path:
+    with Session.create(path, meta={"agent": SCRIPT, "model": LINK}) as s:
+        s.append_run_context(
+            run_id="run|1",
+            digest="d1",
+            facts=[("note", IMG)],
+            sections=[{"name": SCRIPT, "digest": "sec1", "rendered": HOSTILE}],
+        )
+        s.append_message(Message(role="user", content=HOSTILE))
+        call = {
+            "id": "call|1",
+            "type": "function",
+            "function": {"name": "ev|il<b>", "arguments": '{"q": "</pre><script>x()</script>"}'},
+        }
+        s.append_message(
+            Message(role="assistant", content=LINK, tool_calls=(call,)),
+            extra={"usage": {"prompt-tokens": 10, "completion-tokens": 5, "total-tokens": 15}},
+        )
+        op = s.append_tool_dispatched(
+            call_id="call|1", tool="ev|il<b>", arguments="{}", run_id="run|1", round=1
+        )
+        s.append_message(Message(role="tool", content=HOSTILE, tool_call_id="call|1"))
+        s.append_tool_settled(op_id=op, outcome="failed", error=SCRIPT, duration=0.5)
+        s.append_event(type="x-note", payload={"text": IMG})
+    return path
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    return hostile_transcript(tmp_path / "hostile.jsonl")
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> Path:
+    path = tmp_path / "story.jsonl"
+    write_story(path, hostile=True)
+    return path
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, bytes, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out.encode("utf-8"), out.err
+
+
+# -- JSON round trips -------------------------------------------------------------------
+
+
+class TestJsonRoundTrip:
+    def test_v1_json_export_equals_replay(self, story: Path, capsysbinary: Any) -> None:
+        assert main(["replay", str(story)]) == 0
+        replayed = capsysbinary.readouterr().out
+        assert main(["export", str(story), "--format", "json"]) == 0
+        exported = capsysbinary.readouterr().out
+        assert exported == replayed
+        assert export(story, "json").encode() == replayed
+
+    def test_agentgo_json_export_equals_replay(self, tmp_path: Path, capsysbinary: Any) -> None:
+        path = write_agentgo(tmp_path / "ag.jsonl")
+        assert main(["replay", str(path)]) == 0
+        replayed = capsysbinary.readouterr().out
+        assert main(["export", str(path), "--format", "json", "-o", str(tmp_path / "o.json")]) == 0
+        assert (tmp_path / "o.json").read_bytes() == replayed
+        assert b'"agentgo-v1"' in replayed
+
+    def test_json_raw_view_is_a_usage_error(self, story: Path, capsys: Any) -> None:
+        assert main(["export", str(story), "--format", "json", "--view", "raw"]) == 2
+
+
+def write_agentgo(path: Path) -> Path:
+    """A small agentgo session through its writer: one run, a model call, a tool call."""
+    import orjson
+
+    records: list[dict[str, Any]] = []
+    sid = "s-1"
+
+    def rec(kind: str, data: dict[str, Any] | None = None, **extra: Any) -> None:
+        records.append(
+            {
+                "seq": len(records),
+                "session_id": sid,
+                "type": kind,
+                "time": f"2026-08-09T10:00:{len(records):02d}Z",
+                "data": data or {},
+                **extra,
+            }
+        )
+
+    run = {"run_id": "r1"}
+    rec("session_start", {"version": 1})
+    rec("run_start", **run)
+    rec("agent_start", **run)
+    rec("turn_start", {"turn_index": 0}, **run)
+    model = {"execution": {"id": "m1", "kind": "model", "attempt": 1, "turn_index": 0}}
+    rec("model_request", {"messages": [], "tools": [], "config": {"model": "k2"}}, **run, **model)
+    assistant = {
+        "kind": "assistant",
+        "content": [
+            {"type": "text", "text": SCRIPT},
+            {"type": "tool_call", "id": "tc|1", "name": "ev|il", "arguments": {"a": LINK}},
+        ],
+    }
+    usage = {"input_tokens": 100, "output_tokens": 20, "cost": 0.01}
+    rec("model_exec_end", {"message": assistant, "usage": usage}, **run, **model)
+    rec("message_end", {"message": assistant}, **run)
+    tool = {"execution": {"id": "t1", "kind": "tool", "attempt": 1, "parent_id": "m1"}}
+    rec("tool_exec_start", {"tool": "ev|il", "tool_call_id": "tc|1", "args": {}}, **run, **tool)
+    rec("tool_exec_end", {"is_error": False}, **run, **tool)
+    result = {
+        "kind": "tool_result",
+        "tool_call_id": "tc|1",
+        "content": [{"type": "text", "text": IMG}],
+    }
+    rec("message_end", {"message": result}, **run)
+    model2 = {"execution": {"id": "m2", "kind": "model", "attempt": 1, "turn_index": 1}}
+    rec("model_request", {"messages": [], "tools": [], "config": {"model": "k2"}}, **run, **model2)
+    rec("model_exec_end", {"error": "boom"}, **run, **model2)
+    rec("agent_end", {"stop_reason": "stop"}, **run)
+    rec("run_close", **run)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+# -- Markdown -----------------------------------------------------------------------------
+
+
+def fenced_blocks(text: str) -> list[str]:
+    md = MarkdownIt("commonmark")
+    return [t.content for t in md.parse(text) if t.type == "fence"]
+
+
+class TestMarkdown:
+    @pytest.mark.parametrize("view", ["replayed", "raw"])
+    def test_hostile_content_stays_in_its_fence(self, hostile: Path, view: str) -> None:
+        text = export(hostile, "md", view)  # type: ignore[arg-type]
+        md = MarkdownIt("commonmark")
+        tokens = md.parse(text)
+        kinds = set()
+        for token in tokens:
+            kinds.add(token.type)
+            for child in token.children or []:
+                kinds.add(child.type)
+        # No raw HTML and no link anywhere: every hostile string is text.
+        assert not kinds & {"html_block", "html_inline", "link_open", "image"}
+        blocks = fenced_blocks(text)
+        shown = HOSTILE.replace("\x1b", "␛").replace("\x07", "␇")
+        # The whole hostile content is one fence's body, however many backticks it holds.
+        assert blocks.count(shown + "\n") >= 2  # the user message and the tool result
+        for payload in PAYLOADS:
+            if "\x1b" in payload:
+                assert payload not in text
+        rendered = md.render(text)
+        assert "<script" not in rendered and "<img" not in rendered
+        assert 'href="javascript' not in rendered
+        assert "␛[2J" in text and "␛]52;c;" in text
+
+    def test_pipes_in_tool_names_do_not_break_tables(self, hostile: Path) -> None:
+        text = export(hostile, "md")
+        table = [line for line in text.splitlines() if line.startswith("| failed")]
+        assert table, text
+        assert "ev\\|il\\<b\\>" in table[0] and "call\\|1" in table[0]
+        header = next(line for line in text.splitlines() if line.startswith("| state"))
+
+        # every row has as many unescaped cell separators as the header
+        def cells(line: str) -> int:
+            return len(re.findall(r"(?<!\\)\|", line))
+
+        assert cells(table[0]) == cells(header)
+
+    def test_raw_view_marks_compaction_and_elision(self, story: Path) -> None:
+        text = export(story, "md", "raw")
+        assert "folded by the compaction at line 15" in text
+        assert "elided by the elision at line 14" in text
+        assert "[elided: 30 lines of tests/test_ops.py]\n" in fenced_blocks(text)
+        assert "tokens 2100 → 240" in text
+        replayed = export(story, "md", "replayed")
+        assert "folded by" not in replayed
+        assert "section identity: the same body as printed for run run-1" in text
+
+    def test_tool_calls_paired_with_results_and_outcomes(self, story: Path) -> None:
+        text = export(story, "md", "raw")
+        assert "**run\\_tests** (call\\_2): failed" in text
+        assert "error exit status 1" in text
+        assert "result: line 11: FAILED" in text
+        assert "never dispatched" in text
+        assert "completed, settle never landed" in text
+
+    def test_missing_section_body_is_said(self, tmp_path: Path) -> None:
+        path = tmp_path / "t.jsonl"
+        with Session.create(path, meta={}) as s:
+            s.append_run_context(
+                run_id="r",
+                digest="d",
+                facts=[],
+                sections=[{"name": "id", "digest": "x", "rendered": "B"}],
+            )
+        # rewrite the section as a reference to a line that is not there
+        raw = path.read_text().replace('"rendered":"B"', '"rendered-in":"gone"')
+        path.write_text(raw)
+        assert "body not in this transcript" in export(path, "md")
+
+
+# -- HTML -------------------------------------------------------------------------------
+
+
+class TestHtml:
+    @pytest.mark.parametrize("view", ["replayed", "raw"])
+    def test_hostile_content_is_escaped(self, hostile: Path, view: str) -> None:
+        page = export(hostile, "html", view)  # type: ignore[arg-type]
+        assert page.count("<script") == 0
+        assert "<img" not in page and "onerror=alert(1)>" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page
+        assert "\x1b" not in page and "\x07" not in page
+        assert "␛[2J" in page
+        assert "default-src &#x27;none&#x27;; style-src &#x27;unsafe-inline&#x27;" in page
+        # nothing is fetched: no src=, no external href, no @import / url()
+        tags = re.findall(r"<[a-zA-Z][^>]*>", page)
+        assert not [t for t in tags if re.search(r"\s(src|on\w+)=", t)]
+        assert re.findall(r'href="([^"]*)"', page) == [
+            h for h in re.findall(r'href="([^"]*)"', page) if h.startswith("#")
+        ]
+        assert "@import" not in page and "url(" not in page
+
+    def test_agentgo_html_has_its_sections(self, tmp_path: Path) -> None:
+        page = export(write_agentgo(tmp_path / "ag.jsonl"), "html")
+        for title in ("Conversation", "Runs", "Calls", "Checkpoints"):
+            assert f">{title}" in page
+        assert "&lt;script&gt;" in page and "<script" not in page
+        assert "120 tok (100 in + 20 out)" in page
+        assert "(1 of 2 turns reported)" in page  # the failed call reported nothing
+
+
+# -- read-only and writing ----------------------------------------------------------------
+
+
+class TestReadOnly:
+    def test_exports_never_touch_the_transcript(self, story: Path, tmp_path: Path) -> None:
+        before = fingerprint(story)
+        for fmt in ("md", "html", "json"):
+            for view in ("replayed", "raw"):
+                if fmt == "json" and view == "raw":
+                    continue
+                export(story, fmt, view)  # type: ignore[arg-type]
+                assert (
+                    main(
+                        [
+                            "export",
+                            str(story),
+                            "--format",
+                            fmt,
+                            "--view",
+                            view,
+                            "-o",
+                            str(tmp_path / f"out.{fmt}"),
+                        ]
+                    )
+                    == 0
+                )
+        assert fingerprint(story) == before
+
+    def test_output_refuses_the_transcript(self, story: Path, capsys: Any) -> None:
+        before = fingerprint(story)
+        for spelling in (str(story), str(story.parent / "." / story.name)):
+            assert main(["export", str(story), "--format", "md", "-o", spelling]) == 1
+            assert "never writes over its transcript" in capsys.readouterr().err
+        link = story.parent / "link.jsonl"
+        link.symlink_to(story)
+        assert main(["export", str(story), "--format", "md", "-o", str(link)]) == 1
+        with pytest.raises(TranscriptError):
+            write_export("x", story, link)
+        assert fingerprint(story) == before
+
+    def test_output_replaces_atomically(self, story: Path, tmp_path: Path) -> None:
+        out = tmp_path / "out.md"
+        out.write_text("old")
+        assert main(["export", str(story), "--format", "md", "-o", str(out)]) == 0
+        assert out.read_text() == export(story, "md")
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tailscope-export-")]
+
+    def test_bad_file_is_a_clear_error(self, tmp_path: Path, capsys: Any) -> None:
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(
+            '{"v":1,"type":"session-meta","id":"a","ts":"t","payload":{}}\nnot json\n{}\n'
+        )
+        assert main(["export", str(bad), "--format", "html"]) == 1
+        err = capsys.readouterr().err
+        assert "bad.jsonl" in err and "Traceback" not in err
+
+
+# -- usage ----------------------------------------------------------------------------------
+
+
+def _state(*envelopes: tuple[str, dict[str, Any]]) -> ReplayState:
+    state = ReplayState()
+    for n, (kind, payload) in enumerate(envelopes):
+        state.feed({"v": 1, "type": kind, "id": f"e{n}", "ts": "t", "payload": payload})
+    return state
+
+
+class TestUsage:
+    def test_unknown_is_not_zero(self) -> None:
+        state = _state(
+            ("message", {"role": "user", "content": "hi"}),
+            ("message", {"role": "assistant", "content": "a"}),
+        )
+        usage = tally_state(state).transcript
+        assert usage.total is None and usage.cost is None
+        assert usage.describe_tokens() == "unknown (0 of 1 turn reported)"
+        zero = _state(
+            (
+                "message",
+                {"role": "assistant", "content": "a", "usage": {"total-tokens": 0, "cost": 0}},
+            )
+        )
+        usage = tally_state(zero).transcript
+        assert usage.total == 0 and usage.cost == 0.0 and usage.complete
+        assert usage.describe_tokens() == "0"
+
+    def test_partial_totals_say_so(self) -> None:
+        state = _state(
+            ("message", {"role": "assistant", "content": "a", "usage": {"total-tokens": 1000}}),
+            (
+                "message",
+                {
+                    "role": "assistant",
+                    "content": "b",
+                    "usage": {"prompt-tokens": 1500, "completion-tokens": 90},
+                },
+            ),
+            ("message", {"role": "assistant", "content": "c"}),
+            ("message", {"role": "assistant", "content": "d", "usage": {"total-tokens": 0}}),
+        )
+        usage = tally_state(state).transcript
+        assert usage.total == 2590 and not usage.complete
+        assert usage.describe_tokens() == "2,590 (3 of 4 turns reported)"
+        assert usage.describe_cost() == "unknown (0 of 4 turns reported)"
+
+    def test_per_run_totals(self, story: Path) -> None:
+        tally = transcript_usage(story)
+        assert list(tally.runs) == ["run-1", "run-2"]
+        assert tally.runs["run-1"].total == 2100 and tally.runs["run-1"].cost == pytest.approx(
+            0.0046
+        )
+        assert tally.runs["run-2"].total == 490 and tally.runs["run-2"].cost is None
+        assert tally.transcript.total == 2590 and tally.transcript.complete
+        assert tally.transcript.describe_cost() == "$0.0046 (2 of 3 turns reported)"
+
+    def test_messages_before_any_run_context(self) -> None:
+        state = _state(
+            ("message", {"role": "assistant", "content": "a", "usage": {"total-tokens": 7}}),
+            ("run-context", {"run-id": "r", "digest": "d", "facts": [], "sections": []}),
+            ("message", {"role": "assistant", "content": "b"}),
+            ("tool-dispatched", {"call-id": "c", "tool": "t", "arguments": "{}", "run-id": "q"}),
+        )
+        tally = tally_state(state)
+        assert list(tally.runs) == [NO_RUN, "r", "q"]
+        assert tally.runs[NO_RUN].total == 7
+        assert tally.runs["r"].total is None and tally.runs["r"].turns == 1
+        assert tally.runs["q"].turns == 0
+
+    def test_incremental_update_matches_whole(self, story: Path) -> None:
+        from session_core.reader import replay_file
+
+        whole = replay_file(story, tolerate_tail=True)
+        state = ReplayState()
+        tally = tally_state(state)
+        for envelope in whole.events:
+            state.feed(envelope)
+            tally.update(state)
+        assert tally == tally_state(whole)
+
+    def test_agentgo_usage_per_call_and_run(self, tmp_path: Path) -> None:
+        tally = transcript_usage(write_agentgo(tmp_path / "ag.jsonl"))
+        run = tally.runs["r1"]
+        assert run.turns == 2 and run.reported == 1
+        assert run.total == 120 and run.cost == pytest.approx(0.01)
+        assert run.describe_tokens() == "120 (1 of 2 turns reported)"
+
+
+# -- a real browser -------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium")
+
+
+def chromium(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    return subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'chromium-profile'}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (Debian's chromium package)")
+def test_html_in_a_real_browser(hostile: Path, tmp_path: Path) -> None:
+    page = tmp_path / "hostile.html"
+    page.write_text(export(hostile, "html", "raw"), encoding="utf-8")
+    done = chromium(["--dump-dom", page.as_uri()], tmp_path)
+    dom = done.stdout
+    assert "</html>" in dom, done.stderr[-2000:]
+    assert "<script" not in dom.lower()
+    assert "<img" not in dom.lower()
+    # the hostile strings are there as text (the DOM dump re-escapes them)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
+    assert "&lt;img src=x onerror=alert(1)&gt;" in dom
+    assert "[click](javascript:alert(1))" in dom
+    assert "␛[2J" in dom and "\x1b" not in dom
+    shot = tmp_path / "hostile.png"
+    chromium([f"--screenshot={shot}", "--window-size=1300,1600", page.as_uri()], tmp_path)
+    assert shot.exists() and shot.stat().st_size > 10_000
+    keep = os.environ.get("TAILSCOPE_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
+
+
+# -- the viewer's palette -------------------------------------------------------------------
+
+
+async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) -> None:
+    from textual.widgets import Input, RadioButton, RadioSet
+
+    from viewer.app import TailscopeApp
+    from viewer.screens.export import ExportScreen
+
+    copy = tmp_path / "copy" / "story.jsonl"
+    copy.parent.mkdir()
+    shutil.copy2(story, copy)
+    before = fingerprint(copy)
+    app = TailscopeApp(copy, force_polling=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.run_action("command_palette")
+        await pilot.press(*"Export")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ExportScreen)
+        path = app.screen.query_one("#export-path", Input)
+        assert path.value == str(copy.parent / "story.html")
+        # Markdown: the path follows the format
+        markdown = app.screen.query_one("#export-format", RadioSet).query(RadioButton)[0]
+        await pilot.click(markdown)
+        await pilot.pause()
+        assert path.value == str(copy.parent / "story.md")
+        (copy.parent / "story.md").write_text("old")
+        await pilot.click("#export-go")
+        await pilot.pause(0.2)
+        assert (copy.parent / "story.md").read_text() == "old"  # asks first
+        assert "exists" in str(app.screen.query_one("#export-status").render())
+        await pilot.click("#export-go")  # Overwrite
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if not isinstance(app.screen, ExportScreen):
+                break
+        assert not isinstance(app.screen, ExportScreen)
+    written = (copy.parent / "story.md").read_text()
+    assert written == export(copy, "md", "replayed")
+    assert fingerprint(copy) == before

@@ -1,0 +1,133 @@
+"""The "Export…" dialog: format, view and where to write; the export runs in a thread."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+
+from session_core.errors import TranscriptError
+from session_core.export import Format, default_output, export, same_file, write_export
+from session_core.exportdoc import View
+
+from ..safe import inert_text
+
+STYLES = Path(__file__).parent.parent / "styles"
+FORMAT_LABELS: dict[Format, str] = {"md": "Markdown", "html": "HTML", "json": "JSON"}
+
+
+class ExportScreen(ModalScreen[str | None]):
+    """Dismissed with the written path, or ``None`` when cancelled."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "export.tcss"]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(self, transcript: str, fmt: Format = "html", view: View = "replayed") -> None:
+        super().__init__()
+        self.transcript = transcript
+        self.fmt: Format = fmt
+        self.view: View = view
+        self._confirmed: str | None = None  # the existing path the user agreed to replace
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-body"):
+            yield Static("Export this transcript", id="export-title")
+            with Horizontal(id="export-choices"):
+                with RadioSet(id="export-format"):
+                    for fmt, label in FORMAT_LABELS.items():
+                        yield RadioButton(label, value=fmt == self.fmt, name=fmt)
+                with RadioSet(id="export-view"):
+                    yield RadioButton(
+                        "Replayed (sent next)", value=self.view == "replayed", name="replayed"
+                    )
+                    yield RadioButton("Raw (as written)", value=self.view == "raw", name="raw")
+            yield Input(default_output(self.transcript, self.fmt), id="export-path")
+            yield Static(id="export-status")
+            with Horizontal(id="export-buttons"):
+                yield Button("Export", variant="primary", id="export-go")
+                yield Button("Cancel", id="export-cancel")
+
+    def on_mount(self) -> None:
+        self._sync_view()
+        self.query_one("#export-path", Input).focus()
+
+    def _sync_view(self) -> None:
+        # JSON is what `tailscope replay` prints: the replayed view only.
+        self.query_one("#export-view", RadioSet).disabled = self.fmt == "json"
+
+    def _say(self, text: str, problem: bool = False) -> None:
+        status = self.query_one("#export-status", Static)
+        status.set_class(problem, "problem")
+        status.update(inert_text(text))
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self, event: RadioSet.Changed) -> None:
+        path = self.query_one("#export-path", Input)
+        old = default_output(self.transcript, self.fmt)
+        self.fmt = event.pressed.name  # type: ignore[assignment]
+        if path.value == old:  # still the default: follow the format
+            path.value = default_output(self.transcript, self.fmt)
+        self._confirmed = None
+        self._sync_view()
+
+    @on(RadioSet.Changed, "#export-view")
+    def _view_changed(self, event: RadioSet.Changed) -> None:
+        self.view = event.pressed.name  # type: ignore[assignment]
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self) -> None:
+        self._confirmed = None
+        self.query_one("#export-go", Button).label = "Export"
+
+    @on(Button.Pressed, "#export-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-go")
+    def _go(self) -> None:
+        target = os.path.expanduser(self.query_one("#export-path", Input).value.strip())
+        if not target:
+            self._say("Where should the export go?", problem=True)
+            return
+        if not os.path.isabs(target):
+            target = os.path.join(os.path.dirname(os.path.abspath(self.transcript)), target)
+        if same_file(target, self.transcript):
+            self._say("That is the transcript itself; choose another file.", problem=True)
+            return
+        if os.path.isdir(target):
+            self._say(f"{target} is a directory; name a file.", problem=True)
+            return
+        if os.path.exists(target) and self._confirmed != target:
+            self._confirmed = target
+            self.query_one("#export-go", Button).label = "Overwrite"
+            self._say(f"{target} exists: press Overwrite to replace it.", problem=True)
+            return
+        self._say("Exporting…")
+        self.query_one("#export-go", Button).disabled = True
+        self.run_export(target, self.fmt, "replayed" if self.fmt == "json" else self.view)
+
+    @work(thread=True, exclusive=True, group="export")
+    def run_export(self, target: str, fmt: Format, view: View) -> None:
+        try:
+            write_export(export(self.transcript, fmt, view), target, self.transcript)
+        except (TranscriptError, OSError) as err:
+            self.app.call_from_thread(self._failed, str(err))
+            return
+        self.app.call_from_thread(self._done, target, fmt)
+
+    def _failed(self, why: str) -> None:
+        self.query_one("#export-go", Button).disabled = False
+        self._say(f"Export failed: {why}", problem=True)
+        self.app.notify(f"Export failed: {' '.join(why.splitlines())}", severity="error")
+
+    def _done(self, target: str, fmt: Format) -> None:
+        self.app.notify(f"Exported {FORMAT_LABELS[fmt]} to {target}")
+        self.dismiss(target)
