@@ -70,7 +70,13 @@ def _peek_into(result: PeekResult, where: str) -> None:
             result.error = f"there is no transcript at {where}"
             return
         result.size = before.st_size
-        for number, raw, _ended in iter_lines(fh):
+        for number, raw, ended in iter_lines(fh):
+            if not ended and result.format == AGENTGO:
+                # agentgo-v1 ignores a final line without its newline, even valid JSON.
+                result.warnings.append(
+                    f"line {number} has no newline (the writer's unfinished tail), and was skipped"
+                )
+                continue
             try:
                 value = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -81,6 +87,12 @@ def _peek_into(result: PeekResult, where: str) -> None:
                 continue
             if not result.envelopes:
                 result.format = detect_record(value)
+                if not ended and result.format == AGENTGO:
+                    result.warnings.append(
+                        f"line {number} has no newline (the writer's unfinished tail), "
+                        "and was skipped"
+                    )
+                    continue
             result.envelopes.append(value)
             kind = value["type"]
             if result.format == AGENTGO:

@@ -14,8 +14,8 @@ in the order a real loop writes it (see the seed document on
   that leaves one tool call in each of the three crash states.
 
 The agent speaks to a :class:`Recorder`, not to a file format: the transcript
-v1 writer is :class:`TranscriptV1Recorder`; another format only needs another
-recorder (see ``RECORDERS``).
+v1 writer is :class:`TranscriptV1Recorder`; the agentgo-v1 one is
+``viewer.demo_agentgo.AgentGoRecorder`` (see ``RECORDERS``).
 
 ``python -m viewer.demo write PATH [--speed S]`` runs the agent and then kills
 its own process with SIGKILL (the session is never closed): that is the
@@ -45,6 +45,8 @@ from session_core.artifacts import store_artifact
 from session_core.codec import arguments_digest, canonical_arguments, data_digest, section_digest
 
 DEMO_FILE = "agent-run.jsonl"
+# run_demo writes the same story in both formats, side by side, each by its own writer.
+DEMO_FILES = {"transcript-v1": DEMO_FILE, "agentgo-v1": "agentgo-run.jsonl"}
 SEED = 20260809
 
 Sleep = Callable[[float], object]
@@ -311,8 +313,15 @@ class TranscriptV1Recorder(Recorder):
         self.session.close()
 
 
+def _agentgo_recorder(path: str, meta: dict[str, Any]) -> Recorder:
+    from .demo_agentgo import AgentGoRecorder  # its own module (it builds on this one)
+
+    return AgentGoRecorder(path, meta)
+
+
 RECORDERS: dict[str, Callable[[str, dict[str, Any]], Recorder]] = {
     "transcript-v1": TranscriptV1Recorder,
+    "agentgo-v1": _agentgo_recorder,
 }
 
 
@@ -1075,23 +1084,46 @@ def simulate_run(
 # --- the command: the writer beside the viewer -------------------------------------------
 
 
-def run_demo(speed: float = 1.0, keep: bool = False) -> int:
-    """Write a live simulated run into a temporary directory and open the viewer on it."""
-    directory = tempfile.mkdtemp(prefix="tailscope-demo-")
-    path = os.path.join(directory, DEMO_FILE)
-    log_path = os.path.join(directory, "writer.log")
-    with open(log_path, "wb") as log:
-        writer = subprocess.Popen(
-            [sys.executable, "-m", "viewer.demo", "write", path, "--speed", str(speed)],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,  # keep the terminal's signals for the viewer
+def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v1") -> int:
+    """Write live simulated runs (both formats) into a temporary directory; view one of them.
+
+    Two writer processes write the same story, ``agent-run.jsonl`` (transcript
+    v1) and ``agentgo-run.jsonl`` (agentgo-v1); the viewer opens the one of
+    ``format``.
+    """
+    if format not in DEMO_FILES:
+        print(
+            f"tailscope demo: unknown format {format!r} (known: {', '.join(DEMO_FILES)})",
+            file=sys.stderr,
         )
+        return 2
+    directory = tempfile.mkdtemp(prefix="tailscope-demo-")
+    paths = {fmt: os.path.join(directory, name) for fmt, name in DEMO_FILES.items()}
+    log_path = os.path.join(directory, "writer.log")
+    writers: list[subprocess.Popen[bytes]] = []
     try:
+        with open(log_path, "ab") as log:
+            for fmt, path in paths.items():
+                command = [sys.executable, "-m", "viewer.demo", "write", path]
+                command += ["--speed", str(speed), "--format", fmt]
+                writers.append(
+                    subprocess.Popen(
+                        command,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=log,
+                        start_new_session=True,  # keep the terminal's signals for the viewer
+                    )
+                )
         deadline = time.monotonic() + 10.0
-        while not (os.path.exists(path) and os.path.getsize(path) > 0):
-            if writer.poll() is not None or time.monotonic() > deadline:
+        while not all(_has_content(p) for p in paths.values()):
+            # A writer that is gone before its file has content never started (a fast
+            # one may well have finished, and died, already).
+            gone = [
+                w.poll() is not None and not _has_content(p)
+                for w, p in zip(writers, paths.values(), strict=True)
+            ]
+            if any(gone) or time.monotonic() > deadline:
                 with open(log_path, "rb") as fh:
                     detail = fh.read().decode("utf-8", "replace").strip()
                 print(
@@ -1103,20 +1135,29 @@ def run_demo(speed: float = 1.0, keep: bool = False) -> int:
             time.sleep(0.02)
         from viewer.app import TailscopeApp
 
-        TailscopeApp(path).run()
+        TailscopeApp(paths[format]).run()
     finally:
-        if writer.poll() is None:
-            writer.terminate()
+        for writer in writers:
+            if writer.poll() is None:
+                writer.terminate()
+        for writer in writers:
             try:
                 writer.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 writer.kill()
                 writer.wait()
         if keep:
-            print(f"tailscope demo: the transcript is kept in {directory}")
+            print(f"tailscope demo: the transcripts are kept in {directory}")
         else:
             shutil.rmtree(directory, ignore_errors=True)
     return 0
+
+
+def _has_content(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def _die() -> None:

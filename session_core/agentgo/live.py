@@ -37,5 +37,8 @@ class LiveAgentGo:
                 view.warnings.append(f"line {line}: {err.reason}")
                 if self.checker.session_id is None:
                     continue  # nothing is a session before its session_start
+                seq = record.get("seq")
+                if type(seq) is int:
+                    self.checker.seq = seq  # one warning per break, not one per later line
             view.feed(record, line)
         return update.reset

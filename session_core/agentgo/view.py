@@ -222,7 +222,10 @@ class AgentGoView:
         self.run_order: list[str] = []
         self.calls: dict[CallKey, Call] = {}
         self.call_order: list[CallKey] = []
-        self._latest_attempt: dict[tuple[str, str], CallKey] = {}
+        # (run id, execution id) -> every attempt's key, in order
+        self.attempts: dict[tuple[str, str], list[CallKey]] = {}
+        # children recorded before their parent: adopted when it appears
+        self._orphans: dict[tuple[str, str], list[CallKey]] = {}
         self.messages: list[Committed] = []
         self.checkpoints: list[Checkpoint] = []
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
@@ -313,11 +316,17 @@ class AgentGoView:
             )
             self.calls[key] = call
             self.call_order.append(key)
-            self._latest_attempt[(run_id, exec_id)] = key
+            self.attempts.setdefault((run_id, exec_id), []).append(key)
+            orphans = self._orphans.pop((run_id, exec_id), None)
+            if orphans:
+                call.children.extend(orphans)
             if call.parent_id is not None:
-                parent_key = self._latest_attempt.get((run_id, call.parent_id))
-                if parent_key is not None:
-                    self.calls[parent_key].children.append(key)
+                # the parent's latest attempt so far is the one this call runs under
+                parent_keys = self.attempts.get((run_id, call.parent_id))
+                if parent_keys:
+                    self.calls[parent_keys[-1]].children.append(key)
+                else:
+                    self._orphans.setdefault((run_id, call.parent_id), []).append(key)
             if run is not None:
                 run.calls.append(key)
         call.last_time = time
@@ -356,9 +365,16 @@ class AgentGoView:
         for key in run.calls:
             call = self.calls[key]
             parent = call.parent_id
-            if parent is None or (run_id, parent) not in self._latest_attempt:
+            if parent is None or (run_id, parent) not in self.attempts:
                 roots.append(call)
         return roots
+
+    def children(self, call: Call) -> list[Call]:
+        return [self.calls[key] for key in call.children]
+
+    def attempts_of(self, call: Call) -> list[Call]:
+        """Every attempt of the call's execution in its run, first to last (retries)."""
+        return [self.calls[key] for key in self.attempts.get((call.run_id, call.id), [])]
 
     def latest_checkpoint(self) -> Checkpoint | None:
         return self.checkpoints[-1] if self.checkpoints else None

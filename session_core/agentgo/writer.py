@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time as _time
@@ -192,6 +193,8 @@ class AgentGoSession:
     def begin_run(self) -> AgentGoRun:
         """A fresh run id and its run_start; only one run may be open."""
         with self._mutex:
+            if self._error is not None:
+                raise self._error
             if self._run is not None and not self._run.closed:
                 raise RefusedAppendError(
                     f"run {self._run.run_id} is still open; close it first", path=self.path
@@ -254,6 +257,8 @@ class AgentGoRun:
         time: str | None = None,
     ) -> int:
         """Append one event of this run; returns its seq. ``time`` is the event's source time."""
+        if self.session._error is not None:
+            raise self.session._error
         if self.closed:
             raise RefusedAppendError("this run is closed", path=self.session.path)
         if not isinstance(type, str) or not type:
@@ -322,7 +327,5 @@ def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) 
 
 
 def _close_quietly(fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already gone (EBADF): nothing left to release
         os.close(fd)
-    except OSError:
-        pass  # already gone (EBADF): nothing left to release
