@@ -120,16 +120,10 @@ def line_is_whole(raw: bytes) -> bool:
     return True
 
 
-def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayState:
-    """Replay a v1 file read-only, as ``load`` would after its repair.
-
-    With ``tolerate_tail``, a malformed final line (the crash tail ``load``
-    would cut) becomes a warning instead of an error; the file is not touched.
-    """
-    where = os.fspath(path)
-    state = ReplayState(where)
+def open_transcript(where: str) -> IO[bytes]:
+    """``open_regular`` with every way it can fail as a ``TranscriptError``."""
     try:
-        fh = open_regular(where)
+        return open_regular(where)
     except FileNotFoundError:
         raise TranscriptError("there is no transcript here", path=where) from None
     except IsADirectoryError:
@@ -138,6 +132,17 @@ def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayS
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+
+
+def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayState:
+    """Replay a v1 file read-only, as ``load`` would after its repair.
+
+    With ``tolerate_tail``, a malformed final line (the crash tail ``load``
+    would cut) becomes a warning instead of an error; the file is not touched.
+    """
+    where = os.fspath(path)
+    state = ReplayState(where)
+    fh = open_transcript(where)
     # Every envelope stays alive in the state: the cyclic collector would rescan
     # them all on each collection, making replay quadratic-ish. Nothing here is cyclic.
     collecting = gc.isenabled()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,31 +17,15 @@ from .errors import (
     ReplayError,
     SessionClosedError,
     TranscriptError,
-    WriterLockedError,
 )
+from .locking import lock_fd as take_lock
+from .locking import open_locked
 from .message import Message
 from .reader import replay_file
 from .repair import repair_path, repair_tail
 from .replay import KNOWN_TYPES, TOOL_OUTCOMES, ReplayState
 
 PathLike = str | os.PathLike[str]
-
-
-def _lock(fd: int, path: str) -> None:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise WriterLockedError(
-            "another writer has this transcript open (one writer per file)", path=path
-        ) from None
-
-
-def _same_file(fd: int, path: str) -> bool:
-    try:
-        return os.stat(path).st_ino == os.fstat(fd).st_ino
-    except FileNotFoundError:
-        return False
 
 
 def _os_error(path: str, err: OSError, doing: str) -> TranscriptError:
@@ -76,7 +59,7 @@ class Session:
             fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as err:
             raise _os_error(where, err, "create the transcript") from None
-        _lock(fd, where)
+        take_lock(fd, where)
         if os.fstat(fd).st_size > 0:
             os.close(fd)
             raise RefusedAppendError(
@@ -96,7 +79,7 @@ class Session:
             if os.path.exists(where):
                 raise TranscriptError("is not a regular file, so not a transcript", path=where)
             raise TranscriptError("there is no transcript here", path=where)
-        lock_fd = cls._open_locked(where)
+        lock_fd = open_locked(where)
         try:
             stale = repair_path(where)
             if os.path.lexists(stale):
@@ -112,23 +95,6 @@ class Session:
             os.close(lock_fd)
             raise
         return cls(where, state, lock_fd, append_fd)
-
-    @staticmethod
-    def _open_locked(where: str) -> int:
-        # A repair in another process can rename a new inode over the path
-        # between our open and our flock: retry until the locked fd is the file.
-        for _ in range(20):
-            try:
-                fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC)
-            except OSError as err:
-                raise _os_error(where, err, "open the transcript") from None
-            _lock(fd, where)
-            if _same_file(fd, where):
-                return fd
-            os.close(fd)
-        raise WriterLockedError(
-            "keeps being replaced under us; is another writer busy?", path=where
-        )
 
     # -- writing ----------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from ..errors import InvalidLineError, TranscriptError
-from ..reader import NotAFileError, iter_lines, open_regular
+from ..reader import iter_lines, open_transcript
 from .view import AgentGoView
 
 VERSION = 1
@@ -90,16 +90,7 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     ``TranscriptError`` naming the line.
     """
     where = os.fspath(path)
-    try:
-        fh = open_regular(where)  # never blocks on a FIFO; closed by the with below
-    except FileNotFoundError:
-        raise TranscriptError("there is no transcript here", path=where) from None
-    except IsADirectoryError:
-        raise TranscriptError("is a directory, not a transcript", path=where) from None
-    except NotAFileError:
-        raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
-    except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
     checker = StrictReader(where)
     with fh:
         try:

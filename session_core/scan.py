@@ -1,0 +1,663 @@
+"""Summaries of transcript files for a directory browser: bounded, read-only, never raising.
+
+``scan_file(path)`` answers, for one file: its format, agent and model, when it
+started and was last active, its size, message lines, tool calls, tokens and
+cost (``None`` = unknown, never 0), and a status. ``scan_dir(root)`` does it
+for every ``*.jsonl`` below a directory.
+
+Status rules, first match wins:
+
+* **not-a-transcript**: empty, or the first non-blank line is neither a v1
+  ``session-meta`` line nor an agentgo ``session_start`` record.
+* **damaged**: the file would not load, and the reason says why. v1: what
+  ``load`` refuses (a malformed line that is not the last, a bad envelope,
+  a fatal replay rule); a malformed *last* line alone is a crash tail, not
+  damage. agentgo: what the strict reader refuses (a complete line that does
+  not parse, another session id, a seq gap, a wrong version). An unreadable
+  file or directory is damaged too.
+* **live**: a writer holds the file's lock (``/proc/locks``), or the file
+  changed within the last ``live_window`` seconds (writers that do not lock).
+* **crashed**: not live, and the writer left work unfinished: v1 tool
+  operations dispatched and never settled, or a crash tail (a malformed final
+  line); agentgo runs without ``run_close``, calls without their terminal
+  event, or an unfinished final line.
+* **finished**: everything else.
+
+Bounded reading: a file up to ``budget`` bytes is read whole (v1 through the
+same read-only replay ``tailscope replay`` uses). A bigger one is read as its
+head (meta, first records) and a tail window of ``window`` bytes starting at a
+line boundary; its counts are extrapolated from the window and flagged
+``estimated``, and damage is only looked for inside what was read.
+
+Nothing here writes, takes a lock, or keeps a file open after returning.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import IO, Any, Literal
+
+import orjson
+
+from .agentgo.reader import StrictReader, parse_record
+from .errors import TranscriptError
+from .formats import V1, Format, detect_record
+from .reader import (
+    NotAFileError,
+    check_envelope,
+    is_blank,
+    line_is_whole,
+    open_regular,
+    replay_file,
+)
+from .replay import ReplayState, payload_of
+
+Status = Literal["live", "finished", "crashed", "damaged", "not-a-transcript"]
+STATUSES: tuple[Status, ...] = ("live", "finished", "crashed", "damaged", "not-a-transcript")
+
+LIVE_WINDOW = 30.0  # seconds since the last change for an unlocked file to count as live
+BUDGET = 64 << 20  # read files up to this size whole
+WINDOW = 4 << 20  # above it: this much of the tail
+HEAD = 1 << 20  # ...and this much of the head
+FIRST_LINE_LIMIT = 1 << 24  # a first line longer than this is not a transcript's
+
+
+@dataclass(slots=True)
+class FileSummary:
+    """What a browser row shows of one file. Counts are ``None`` when unknown."""
+
+    path: str
+    rel: str = ""  # the path relative to the scanned directory
+    status: Status = "not-a-transcript"
+    reason: str | None = None  # why damaged, crashed or not a transcript
+    format: Format | None = None
+    agent: str | None = None
+    model: str | None = None
+    started: str | None = None  # the first record's timestamp, as written
+    last_ts: str | None = None  # the last record's timestamp, as written
+    mtime: float = 0.0
+    size: int = 0
+    device: int = 0
+    inode: int = 0
+    messages: int | None = None
+    tool_calls: int | None = None
+    tokens: int | None = None
+    cost: float | None = None
+    estimated: bool = False  # counts extrapolated from a tail window (a big file)
+    pending: int = 0  # v1 tool operations never settled; agentgo gaps
+    crash_tail: bool = False
+    locked: bool | None = None  # a writer holds the lock (None: the kernel did not say)
+
+    @property
+    def last_activity(self) -> float:
+        """Seconds since the epoch: the later of the last record's time and the file's mtime."""
+        stamp = epoch(self.last_ts)
+        return self.mtime if stamp is None else max(stamp, self.mtime)
+
+    @property
+    def started_at(self) -> float | None:
+        return epoch(self.started)
+
+
+def epoch(ts: str | None) -> float | None:
+    """An RFC 3339 / ISO-8601 UTC timestamp (any number of fraction digits) in seconds."""
+    if not ts:
+        return None
+    text = ts.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    head, dot, rest = text.partition(".")
+    if dot:  # Python parses at most six fraction digits
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        rest = rest[:digits][:6].ljust(6, "0") + rest[digits:]
+        text = f"{head}.{rest}"
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
+
+# -- locks -------------------------------------------------------------------------
+
+
+class LockTable:
+    """One read of /proc/locks, asked about many files (a directory scan reads it once)."""
+
+    def __init__(self, text: str | None) -> None:
+        self.known = text is not None
+        self.held: set[str] = set()
+        for line in (text or "").splitlines():
+            fields = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; blocked waiters start with "->".
+            if len(fields) >= 6 and fields[1] == "FLOCK":
+                self.held.add(fields[5])
+
+    @classmethod
+    def read(cls, path: str = "/proc/locks") -> LockTable:
+        try:
+            with open(path, encoding="ascii", errors="replace") as fh:
+                return cls(fh.read())
+        except OSError:
+            return cls(None)
+
+    def holds(self, device: int, inode: int) -> bool | None:
+        if not self.known:
+            return None
+        major, minor = os.major(device), os.minor(device)
+        return any(
+            key in self.held
+            for key in (
+                f"{major:02x}:{minor:02x}:{inode}",
+                f"{major:x}:{minor:x}:{inode}",
+                f"{major}:{minor}:{inode}",
+            )
+        )
+
+
+# -- one file ------------------------------------------------------------------------
+
+
+def scan_file(
+    path: str | os.PathLike[str],
+    *,
+    live_window: float = LIVE_WINDOW,
+    budget: int = BUDGET,
+    window: int = WINDOW,
+    locks: LockTable | None = None,
+    now: float | None = None,
+) -> FileSummary:
+    """Summarise one file (see the module docstring for the status rules). Never raises."""
+    where = os.fspath(path)
+    summary = FileSummary(path=where, rel=os.path.basename(where))
+    try:
+        _scan_into(summary, where, budget, window)
+    except TranscriptError as err:
+        summary.status, summary.reason = "damaged", _reason(err)
+    except Exception as err:  # a summary, never an exception: the browser keeps listing
+        summary.status, summary.reason = "damaged", f"could not be read: {err}"
+    if summary.status == "damaged" or summary.format is None:
+        return summary
+    summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
+    fresh = (time.time() if now is None else now) - summary.mtime < live_window
+    if summary.locked or fresh:
+        summary.status = "live"
+    elif summary.reason is not None:
+        summary.status = "crashed"
+    else:
+        summary.status = "finished"
+    return summary
+
+
+def _reason(err: TranscriptError) -> str:
+    return f"line {err.line}: {err.reason}" if err.line is not None else err.reason
+
+
+def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> None:
+    try:
+        fh = open_regular(where)
+    except FileNotFoundError:
+        raise TranscriptError("the file is gone") from None
+    except IsADirectoryError:
+        raise TranscriptError("is a directory") from None
+    except NotAFileError:
+        summary.reason = "not a regular file (a FIFO, a device...)"
+        return
+    except OSError as err:
+        raise TranscriptError(f"cannot be read: {err.strerror or err}") from None
+    with fh:
+        st = os.fstat(fh.fileno())
+        summary.size, summary.mtime = st.st_size, st.st_mtime
+        summary.device, summary.inode = st.st_dev, st.st_ino
+        head = fh.read(HEAD)
+        while b"\n" not in head and len(head) < FIRST_LINE_LIMIT:  # a huge first line
+            more = fh.read(HEAD)
+            if not more:
+                break
+            head += more
+        first = _first_record(head)
+        summary.format = detect_record(first)
+        if summary.format is None:
+            summary.reason = (
+                "empty"
+                if not head.strip()
+                else "its first line is neither a session-meta line nor an agentgo session_start"
+            )
+            return
+        _head_fields(summary, first)  # shown even when the rest turns out damaged
+        if st.st_size <= budget:
+            if summary.format == V1:
+                _v1_whole(summary, where)
+            else:
+                _agentgo_whole(summary, where, head + fh.read())
+        else:
+            _windowed(summary, fh, head, st.st_size, window)
+
+
+def _head_fields(summary: FileSummary, first: dict[str, Any]) -> None:
+    if summary.format == V1:
+        summary.started = _text(first.get("ts"))
+        _v1_meta(summary, payload_of(first))
+    else:
+        summary.started = _text(first.get("time"))
+
+
+def _first_record(head: bytes) -> Any:
+    for raw in head.split(b"\n", 64)[:64]:
+        if raw.strip():
+            try:
+                return orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                return None
+    return None
+
+
+# -- v1 ------------------------------------------------------------------------------
+
+
+class _Usage:
+    """Token and cost sums; ``None`` until some record reports them."""
+
+    def __init__(self) -> None:
+        self.tokens: int | None = None
+        self.cost: float | None = None
+
+    def add(self, tokens: Any, cost: Any) -> None:
+        if _number(tokens):
+            self.tokens = (self.tokens or 0) + int(tokens)
+        if _number(cost):
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def add_v1(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        total = usage.get("total-tokens")
+        if not _number(total):
+            total = _sum_known(usage.get("prompt-tokens"), usage.get("completion-tokens"))
+        self.add(total, usage.get("cost"))
+
+    def add_agentgo(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        tokens = _sum_known(usage.get("input_tokens"), usage.get("output_tokens"))
+        self.add(tokens, usage.get("cost"))
+
+
+def _sum_known(*values: Any) -> int | None:
+    known = [int(v) for v in values if _number(v)]
+    return sum(known) if known else None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _v1_whole(summary: FileSummary, where: str) -> None:
+    """The same read-only replay ``tailscope replay`` does: damage raises, a crash tail warns."""
+    state = replay_file(where, tolerate_tail=True)
+    _v1_meta(summary, state.meta)
+    events = state.events
+    summary.started = _text(events[0].get("ts"))
+    summary.last_ts = _text(events[-1].get("ts"))
+    usage = _Usage()
+    calls = 0
+    for position in state.message_events:
+        payload = payload_of(events[position])
+        tool_calls = payload.get("tool-calls")
+        calls += len(tool_calls) if isinstance(tool_calls, list) else 0
+        usage.add_v1(payload.get("usage"))
+    summary.messages, summary.tool_calls = state.message_count, calls
+    summary.tokens, summary.cost = usage.tokens, usage.cost
+    summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
+    summary.crash_tail = any("crash tail" in w for w in state.warnings)
+    summary.reason = _v1_crash_reason(summary, state)
+
+
+def _v1_meta(summary: FileSummary, meta: Any) -> None:
+    if isinstance(meta, dict):
+        summary.agent, summary.model = _text(meta.get("agent")), _text(meta.get("model"))
+
+
+def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | None:
+    why = []
+    if summary.pending:
+        ops = "operation" if summary.pending == 1 else "operations"
+        why.append(f"{summary.pending} tool {ops} never settled")
+    if summary.crash_tail:
+        line = state.last_line + 1 if state is not None else None
+        why.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
+    return "; ".join(why) or None
+
+
+class _V1Window:
+    """Counts over a window of v1 lines, without replay rules that need the whole file."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.messages = 0
+        self.calls = 0
+        self.usage = _Usage()
+        self.open_ops: set[str] = set()
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+
+    def feed(self, raw: bytes, number: int) -> None:
+        env = orjson.loads(raw)
+        if not isinstance(env, dict):
+            raise TranscriptError("is not a JSON object", line=number)
+        try:
+            check_envelope(env, number, self.where, raw)
+        except TranscriptError as err:
+            raise TranscriptError(err.reason, line=number) from None
+        ts = _text(env.get("ts"))
+        self.first_ts = self.first_ts or ts
+        self.last_ts = ts or self.last_ts
+        kind, payload = env["type"], payload_of(env)
+        if kind == "message":
+            self.messages += 1
+            tool_calls = payload.get("tool-calls")
+            self.calls += len(tool_calls) if isinstance(tool_calls, list) else 0
+            self.usage.add_v1(payload.get("usage"))
+        elif kind == "tool-dispatched":
+            self.open_ops.add(_text(env.get("id")) or "")
+        elif kind == "tool-settled":
+            self.open_ops.discard(_text(payload.get("op-id")) or "")
+
+
+# -- agentgo -------------------------------------------------------------------------
+
+
+class _AgentGoTally:
+    """Runs, calls, messages and usage of agentgo records, fed one at a time (linear)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.calls = 0
+        self.usage = _Usage()
+        self.model: str | None = None
+        self.first_time: str | None = None
+        self.last_time: str | None = None
+        self.open_runs: dict[str, None] = {}  # insertion-ordered set
+        self.open_calls: set[tuple[str, str, Any]] = set()
+
+    def feed(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        data = record.get("data")
+        data = data if isinstance(data, dict) else {}
+        when = _text(record.get("time"))
+        self.first_time = self.first_time or when
+        self.last_time = when or self.last_time
+        run_id = _text(record.get("run_id"))
+        if run_id is not None:
+            if kind == "run_close":
+                self.open_runs.pop(run_id, None)
+            else:
+                self.open_runs.setdefault(run_id, None)
+        if kind == "model_request" and self.model is None:
+            config = data.get("config")
+            self.model = _text(config.get("model")) if isinstance(config, dict) else None
+        elif kind == "model_exec_end":
+            self.usage.add_agentgo(data.get("usage"))
+        elif kind == "message_end":
+            message = data.get("message")
+            if isinstance(message, dict):
+                self.messages += 1
+                parts = message.get("content")
+                if isinstance(parts, list):
+                    self.calls += sum(
+                        1 for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"
+                    )
+        execution = record.get("execution")
+        if isinstance(execution, dict):
+            attempt = execution.get("attempt")
+            key = (run_id or "", _text(execution.get("id")) or "", attempt)
+            if kind in ("model_exec_end", "tool_exec_end"):
+                self.open_calls.discard(key)
+            elif kind in ("model_request", "tool_exec_start", "tool_invoke_start", "retry"):
+                self.open_calls.add(key)
+
+    def gaps(self) -> str | None:
+        why = []
+        if self.open_runs:
+            runs = len(self.open_runs)
+            why.append(f"{runs} run{'s' if runs != 1 else ''} without run_close")
+        if self.open_calls:
+            calls = len(self.open_calls)
+            why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
+        return "; ".join(why) or None
+
+
+def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
+    """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
+    checker = StrictReader(where)
+    tally = _AgentGoTally()
+    for number, raw, ended in _lines(data):
+        if not ended:
+            summary.crash_tail = bool(raw.strip())
+            break
+        try:
+            record = parse_record(raw, number, where)
+            checker.check(record, number)
+        except TranscriptError as err:
+            raise TranscriptError(err.reason, line=err.line) from None
+        tally.feed(record)
+    if checker.session_id is None:
+        raise TranscriptError("has no complete session_start line")
+    _agentgo_finish(summary, tally)
+
+
+def _agentgo_finish(summary: FileSummary, tally: _AgentGoTally) -> None:
+    summary.model = tally.model
+    summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
+    summary.messages, summary.tool_calls = tally.messages, tally.calls
+    summary.tokens, summary.cost = tally.usage.tokens, tally.usage.cost
+    summary.pending = len(tally.open_runs) + len(tally.open_calls)
+    why = [tally.gaps()] if tally.gaps() else []
+    if summary.crash_tail:
+        why.append("an unfinished last line")
+    summary.reason = "; ".join(w for w in why if w) or None
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
+    parts = data.split(b"\n")
+    tail = parts.pop()
+    for number, part in enumerate(parts, start=1):
+        yield number, part, True
+    if tail:
+        yield len(parts) + 1, tail, False
+
+
+# -- big files: head and tail window -------------------------------------------------
+
+
+def _windowed(summary: FileSummary, fh: IO[bytes], head: bytes, size: int, window: int) -> None:
+    """Meta from the head, counts from a tail window scaled to the file (``estimated``)."""
+    summary.estimated = True
+    head_lines = head.split(b"\n")[:-1]  # whole lines only
+    started = summary.started
+    start = max(size - window, 0)
+    fh.seek(start)
+    tail = fh.read(size - start)
+    if start > 0:  # begin at a line boundary
+        cut = tail.find(b"\n")
+        tail = tail[cut + 1 :] if cut >= 0 else b""
+    read = max(len(tail), 1)
+    scale = size / read
+    if summary.format == V1:
+        counts = _V1Window(summary.path)
+        _feed_window(tail, counts.feed)
+        summary.last_ts = counts.last_ts
+        summary.messages = round(counts.messages * scale)
+        summary.tool_calls = round(counts.calls * scale)
+        summary.pending = len(counts.open_ops)
+        summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
+        _scale_usage(summary, counts.usage, scale)
+        summary.reason = _v1_crash_reason(summary, None)
+    else:
+        tally = _AgentGoTally()
+        for raw in head_lines:  # the model from the first model_request
+            record = orjson.loads(raw) if raw.strip() else {}
+            if isinstance(record, dict) and record.get("type") == "model_request":
+                tally.feed(record)
+                break
+        model = tally.model
+        tally = _AgentGoTally()
+        seq: list[int] = []
+
+        def feed(raw: bytes, number: int) -> None:
+            record = orjson.loads(raw)
+            if not isinstance(record, dict) or type(record.get("seq")) is not int:
+                raise TranscriptError("is not a record with an integer seq", line=number)
+            if seq and record["seq"] != seq[0] + 1:
+                raise TranscriptError(
+                    f"has seq {record['seq']} after seq {seq[0]}; sequence numbers must be "
+                    "contiguous",
+                    line=number,
+                )
+            seq[:] = [record["seq"]]
+            tally.feed(record)
+
+        summary.crash_tail = _feed_window(tail, feed, unfinished_is_tail=True)
+        _agentgo_finish(summary, tally)
+        summary.model = model
+        summary.started = started
+        summary.messages = round(tally.messages * scale)
+        summary.tool_calls = round(tally.calls * scale)
+        _scale_usage(summary, tally.usage, scale)
+
+
+def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) -> bool:
+    """Feed every whole line; a bad line that is not the last is damage. True: a crash tail."""
+    lines = list(_lines(tail))
+    for index, (number, raw, ended) in enumerate(lines):
+        if is_blank(raw):
+            continue
+        if unfinished_is_tail and not ended:
+            return True
+        last = index == len(lines) - 1
+        try:
+            feed(raw, number)
+        except orjson.JSONDecodeError:
+            if last:
+                return True
+            raise TranscriptError(
+                f"is not valid JSON (line {number} of the last {len(tail):,} bytes read)"
+            ) from None
+        except TranscriptError as err:
+            raise TranscriptError(
+                f"{err.reason} (line {number} of the last {len(tail):,} bytes read)"
+            ) from None
+    return False
+
+
+def _scale_usage(summary: FileSummary, usage: _Usage, scale: float) -> None:
+    summary.tokens = None if usage.tokens is None else round(usage.tokens * scale)
+    summary.cost = None if usage.cost is None else usage.cost * scale
+
+
+# -- directories -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Walk:
+    root: str
+    recursive: bool
+    seen: set[tuple[int, int]] = field(default_factory=set)
+    problems: list[FileSummary] = field(default_factory=list)
+
+
+def list_transcript_paths(
+    root: str | os.PathLike[str], recursive: bool = True
+) -> tuple[list[str], list[FileSummary]]:
+    """Every ``*.jsonl`` below ``root`` (sorted), and a summary per unreadable directory.
+
+    Symlinked directories are followed once (a loop is cut); ``*.repair``
+    leftovers are not transcripts and are skipped.
+    """
+    walk = _Walk(os.fspath(root), recursive)
+    paths: list[str] = []
+    _walk_into(walk, walk.root, paths)
+    paths.sort()
+    return paths, walk.problems
+
+
+def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
+    try:
+        st = os.stat(directory)
+        key = (st.st_dev, st.st_ino)
+        if key in walk.seen:
+            return  # a symlink loop, or a directory reached twice
+        walk.seen.add(key)
+        with os.scandir(directory) as entries:
+            found = sorted(entries, key=lambda e: e.name)
+    except OSError as err:
+        problem = FileSummary(path=directory, rel=_rel(walk.root, directory))
+        problem.status = "damaged"
+        problem.reason = f"this directory cannot be listed: {err.strerror or err}"
+        walk.problems.append(problem)
+        return
+    for entry in found:
+        try:
+            is_dir = entry.is_dir(follow_symlinks=True)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if walk.recursive:
+                _walk_into(walk, entry.path, out)
+        elif entry.name.endswith(".jsonl"):
+            out.append(entry.path)
+
+
+def _rel(root: str, path: str) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return path
+
+
+def scan_dir(
+    root: str | os.PathLike[str],
+    recursive: bool = True,
+    *,
+    live_window: float = LIVE_WINDOW,
+    budget: int = BUDGET,
+    window: int = WINDOW,
+) -> Iterator[FileSummary]:
+    """A summary per ``*.jsonl`` below ``root`` (and per unreadable directory), in path order."""
+    where = os.fspath(root)
+    paths, problems = list_transcript_paths(where, recursive)
+    yield from problems
+    locks = LockTable.read()
+    read_at = time.monotonic()
+    for path in paths:
+        if time.monotonic() - read_at > 1.0:  # a long scan: writers come and go
+            locks, read_at = LockTable.read(), time.monotonic()
+        summary = scan_file(
+            path, live_window=live_window, budget=budget, window=window, locks=locks
+        )
+        summary.rel = _rel(where, path)
+        yield summary
+
+
+__all__ = [
+    "BUDGET",
+    "LIVE_WINDOW",
+    "STATUSES",
+    "WINDOW",
+    "FileSummary",
+    "LockTable",
+    "Status",
+    "epoch",
+    "list_transcript_paths",
+    "scan_dir",
+    "scan_file",
+]
