@@ -22,7 +22,8 @@ from typing import Any
 
 from session_core.agentgo import AgentGoRun, AgentGoSession
 
-from .demo import AssistantTurn, Recorder, Section, ToolCall, Usage, tokens
+from .agent import tokens
+from .recorders import AssistantTurn, Recorder, Section, ToolCall, Usage
 
 TOOL_DECLARATIONS = [
     {

@@ -1,0 +1,122 @@
+"""``tailscope demo``: the writers beside the viewer, and ``python -m viewer.demo write``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+
+from .recorders import DEMO_FILES, RECORDERS
+from .script import simulate_run
+
+# --- the command: the writer beside the viewer -------------------------------------------
+
+
+def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v1") -> int:
+    """Write live simulated runs (both formats) into a temporary directory; view one of them.
+
+    Two writer processes write the same story, ``agent-run.jsonl`` (transcript
+    v1) and ``agentgo-run.jsonl`` (agentgo-v1); the viewer opens the one of
+    ``format``.
+    """
+    if format not in DEMO_FILES:
+        print(
+            f"tailscope demo: unknown format {format!r} (known: {', '.join(DEMO_FILES)})",
+            file=sys.stderr,
+        )
+        return 2
+    directory = tempfile.mkdtemp(prefix="tailscope-demo-")
+    paths = {fmt: os.path.join(directory, name) for fmt, name in DEMO_FILES.items()}
+    log_path = os.path.join(directory, "writer.log")
+    writers: list[subprocess.Popen[bytes]] = []
+    try:
+        with open(log_path, "ab") as log:
+            for fmt, path in paths.items():
+                command = [sys.executable, "-m", "viewer.demo", "write", path]
+                command += ["--speed", str(speed), "--format", fmt]
+                writers.append(
+                    subprocess.Popen(
+                        command,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=log,
+                        start_new_session=True,  # keep the terminal's signals for the viewer
+                    )
+                )
+        deadline = time.monotonic() + 10.0
+        while not all(_has_content(p) for p in paths.values()):
+            # A writer that is gone before its file has content never started (a fast
+            # one may well have finished, and died, already).
+            gone = [
+                w.poll() is not None and not _has_content(p)
+                for w, p in zip(writers, paths.values(), strict=True)
+            ]
+            if any(gone) or time.monotonic() > deadline:
+                with open(log_path, "rb") as fh:
+                    detail = fh.read().decode("utf-8", "replace").strip()
+                print(
+                    "tailscope demo: the simulated agent did not start"
+                    + (f":\n{detail}" if detail else ""),
+                    file=sys.stderr,
+                )
+                return 1
+            time.sleep(0.02)
+        from viewer.app import TailscopeApp
+
+        TailscopeApp(paths[format]).run()
+    finally:
+        for writer in writers:
+            if writer.poll() is None:
+                writer.terminate()
+        for writer in writers:
+            try:
+                writer.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                writer.kill()
+                writer.wait()
+        if keep:
+            print(f"tailscope demo: the transcripts are kept in {directory}")
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+def _has_content(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
+
+
+def _die() -> None:
+    """A real crash: no close, no flush, no atexit."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m viewer.demo", description="the tailscope demo's simulated agent"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("write", help="write a simulated run to PATH, then die by SIGKILL")
+    w.add_argument("path")
+    w.add_argument("--speed", type=float, default=1.0, help="pace multiplier; 0: no pauses")
+    w.add_argument("--format", default="transcript-v1", choices=sorted(RECORDERS))
+    w.add_argument("--no-crash", action="store_true", help="finish cleanly instead")
+    args = parser.parse_args(argv)
+    simulate_run(
+        args.path,
+        speed=args.speed,
+        crash=not args.no_crash,
+        format=args.format,
+        at_crash=_die,
+    )
+    if not args.no_crash:
+        _die()
+    return 0
