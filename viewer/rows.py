@@ -22,6 +22,7 @@ from session_core.replay import KNOWN_TYPES, ReplayState, payload_of
 from .safe import inert
 
 PREVIEW = 3  # content lines a folded row shows
+EXPAND_LIMIT = 200_000  # characters an expanded row wraps; the rest is said, not drawn
 Mode = Literal["replayed", "raw"]
 RowKind = Literal["message", "summary", "compaction", "elision", "event"]
 ROLES = ("system", "user", "assistant", "tool")
@@ -173,6 +174,8 @@ class RowRenderer:
         return out
 
     def _clip(self, text: str, width: int, style: Style | str = "") -> Text:
+        if len(text) > 4 * width + 64:
+            text = text[: 4 * width + 64]  # only what can show is made inert and measured
         line = Text(
             inert(text.replace("\t", "    ")), style=style, no_wrap=True, overflow="ellipsis"
         )
@@ -182,6 +185,10 @@ class RowRenderer:
     def _wrap(self, text: str, width: int, style: Style | str = "", indent: int = 2) -> list[Text]:
         out: list[Text] = []
         console = _console(width)
+        hidden = len(text) - EXPAND_LIMIT
+        if hidden > 0:
+            # A giant tool result: wrap a bounded head, never the whole thing.
+            text = text[:EXPAND_LIMIT]
         for raw_line in text.split("\n"):
             line = Text(inert(raw_line.replace("\t", "    ")), style=style)
             if not raw_line:
@@ -189,6 +196,9 @@ class RowRenderer:
                 continue
             for piece in line.wrap(console, width - indent):
                 out.append(Text(" " * indent) + piece)
+        if hidden > 0:
+            note = f"… {hidden:,} more characters not shown (c copies the whole message)"
+            out.append(Text(" " * indent + note, style=self.styles("meta")))
         return out
 
     def _header(self, row: Row, width: int) -> Text:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from session_core.text import ONE_LINE_TABLE, inert
+from session_core.text import inert
+from session_core.text import one_line as flat_line
 
 ELLIPSIS = "…"
 
@@ -46,12 +47,12 @@ def one_line(text: object, width: int | None = None) -> str:
 
     ``width=None`` does not clip.
     """
-    if text is None:
-        return ""
-    if not isinstance(text, str):
-        text = str(text)
-    flat = text.replace("\r\n", "\n").translate(ONE_LINE_TABLE)
-    return flat if width is None else clip(flat, width)
+    if width is None:
+        return flat_line(text)
+    if isinstance(text, str) and len(text) > 4 * width + 64:
+        # A 50 MB tool result is drawn a row at a time: translate only what can show.
+        text = text[: 4 * width + 64]
+    return clip(flat_line(text), width)
 
 
 def one_line_text(text: object, width: int | None = None, style: str = "") -> Text:
