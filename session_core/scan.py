@@ -48,13 +48,14 @@ from .errors import TranscriptError
 from .formats import V1, Format, detect_record
 from .reader import (
     NotAFileError,
-    check_envelope,
     is_blank,
     line_is_whole,
     open_regular,
     replay_file,
 )
 from .replay import ReplayState, payload_of
+from .tallies import AgentGoTally, V1Window, text_or_none
+from .usage import Usage, counts_as_turn, v1_usage
 
 Status = Literal["live", "finished", "crashed", "damaged", "not-a-transcript"]
 STATUSES: tuple[Status, ...] = ("live", "finished", "crashed", "damaged", "not-a-transcript")
@@ -239,10 +240,10 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 
 def _head_fields(summary: FileSummary, first: dict[str, Any]) -> None:
     if summary.format == V1:
-        summary.started = _text(first.get("ts"))
+        summary.started = text_or_none(first.get("ts"))
         _v1_meta(summary, payload_of(first))
     else:
-        summary.started = _text(first.get("time"))
+        summary.started = text_or_none(first.get("time"))
 
 
 def _first_record(head: bytes) -> Any:
@@ -258,65 +259,23 @@ def _first_record(head: bytes) -> Any:
 # -- v1 ------------------------------------------------------------------------------
 
 
-class _Usage:
-    """Token and cost sums; ``None`` until some record reports them."""
-
-    def __init__(self) -> None:
-        self.tokens: int | None = None
-        self.cost: float | None = None
-
-    def add(self, tokens: Any, cost: Any) -> None:
-        if _number(tokens):
-            self.tokens = (self.tokens or 0) + int(tokens)
-        if _number(cost):
-            self.cost = (self.cost or 0.0) + float(cost)
-
-    def add_v1(self, usage: Any) -> None:
-        if not isinstance(usage, dict):
-            return
-        total = usage.get("total-tokens")
-        if not _number(total):
-            total = _sum_known(usage.get("prompt-tokens"), usage.get("completion-tokens"))
-        self.add(total, usage.get("cost"))
-
-    def add_agentgo(self, usage: Any) -> None:
-        if not isinstance(usage, dict):
-            return
-        tokens = _sum_known(usage.get("input_tokens"), usage.get("output_tokens"))
-        self.add(tokens, usage.get("cost"))
-
-
-def _sum_known(*values: Any) -> int | None:
-    known = [int(v) for v in values if _number(v)]
-    return sum(known) if known else None
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _text(value: Any) -> str | None:
-    if value is None or isinstance(value, dict | list):
-        return None
-    return value if isinstance(value, str) else str(value)
-
-
 def _v1_whole(summary: FileSummary, where: str) -> None:
     """The same read-only replay ``tailscope replay`` does: damage raises, a crash tail warns."""
     state = replay_file(where, tolerate_tail=True)
     _v1_meta(summary, state.meta)
     events = state.events
-    summary.started = _text(events[0].get("ts"))
-    summary.last_ts = _text(events[-1].get("ts"))
-    usage = _Usage()
+    summary.started = text_or_none(events[0].get("ts"))
+    summary.last_ts = text_or_none(events[-1].get("ts"))
+    usage = Usage()
     calls = 0
     for position in state.message_events:
         payload = payload_of(events[position])
         tool_calls = payload.get("tool-calls")
         calls += len(tool_calls) if isinstance(tool_calls, list) else 0
-        usage.add_v1(payload.get("usage"))
+        if counts_as_turn(payload):
+            usage.add(v1_usage(payload))
     summary.messages, summary.tool_calls = state.message_count, calls
-    summary.tokens, summary.cost = usage.tokens, usage.cost
+    summary.tokens, summary.cost = usage.total, usage.cost
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
     summary.reason = _v1_crash_reason(summary, state)
@@ -324,7 +283,10 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
 
 def _v1_meta(summary: FileSummary, meta: Any) -> None:
     if isinstance(meta, dict):
-        summary.agent, summary.model = _text(meta.get("agent")), _text(meta.get("model"))
+        summary.agent, summary.model = (
+            text_or_none(meta.get("agent")),
+            text_or_none(meta.get("model")),
+        )
 
 
 def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | None:
@@ -338,108 +300,13 @@ def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | N
     return "; ".join(why) or None
 
 
-class _V1Window:
-    """Counts over a window of v1 lines, without replay rules that need the whole file."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-        self.messages = 0
-        self.calls = 0
-        self.usage = _Usage()
-        self.open_ops: set[str] = set()
-        self.first_ts: str | None = None
-        self.last_ts: str | None = None
-
-    def feed(self, raw: bytes, number: int) -> None:
-        env = orjson.loads(raw)
-        if not isinstance(env, dict):
-            raise TranscriptError("is not a JSON object", line=number)
-        try:
-            check_envelope(env, number, self.where, raw)
-        except TranscriptError as err:
-            raise TranscriptError(err.reason, line=number) from None
-        ts = _text(env.get("ts"))
-        self.first_ts = self.first_ts or ts
-        self.last_ts = ts or self.last_ts
-        kind, payload = env["type"], payload_of(env)
-        if kind == "message":
-            self.messages += 1
-            tool_calls = payload.get("tool-calls")
-            self.calls += len(tool_calls) if isinstance(tool_calls, list) else 0
-            self.usage.add_v1(payload.get("usage"))
-        elif kind == "tool-dispatched":
-            self.open_ops.add(_text(env.get("id")) or "")
-        elif kind == "tool-settled":
-            self.open_ops.discard(_text(payload.get("op-id")) or "")
-
-
 # -- agentgo -------------------------------------------------------------------------
-
-
-class _AgentGoTally:
-    """Runs, calls, messages and usage of agentgo records, fed one at a time (linear)."""
-
-    def __init__(self) -> None:
-        self.messages = 0
-        self.calls = 0
-        self.usage = _Usage()
-        self.model: str | None = None
-        self.first_time: str | None = None
-        self.last_time: str | None = None
-        self.open_runs: dict[str, None] = {}  # insertion-ordered set
-        self.open_calls: set[tuple[str, str, Any]] = set()
-
-    def feed(self, record: dict[str, Any]) -> None:
-        kind = record.get("type")
-        data = record.get("data")
-        data = data if isinstance(data, dict) else {}
-        when = _text(record.get("time"))
-        self.first_time = self.first_time or when
-        self.last_time = when or self.last_time
-        run_id = _text(record.get("run_id"))
-        if run_id is not None:
-            if kind == "run_close":
-                self.open_runs.pop(run_id, None)
-            else:
-                self.open_runs.setdefault(run_id, None)
-        if kind == "model_request" and self.model is None:
-            config = data.get("config")
-            self.model = _text(config.get("model")) if isinstance(config, dict) else None
-        elif kind == "model_exec_end":
-            self.usage.add_agentgo(data.get("usage"))
-        elif kind == "message_end":
-            message = data.get("message")
-            if isinstance(message, dict):
-                self.messages += 1
-                parts = message.get("content")
-                if isinstance(parts, list):
-                    self.calls += sum(
-                        1 for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"
-                    )
-        execution = record.get("execution")
-        if isinstance(execution, dict):
-            attempt = execution.get("attempt")
-            key = (run_id or "", _text(execution.get("id")) or "", attempt)
-            if kind in ("model_exec_end", "tool_exec_end"):
-                self.open_calls.discard(key)
-            elif kind in ("model_request", "tool_exec_start", "tool_invoke_start", "retry"):
-                self.open_calls.add(key)
-
-    def gaps(self) -> str | None:
-        why = []
-        if self.open_runs:
-            runs = len(self.open_runs)
-            why.append(f"{runs} run{'s' if runs != 1 else ''} without run_close")
-        if self.open_calls:
-            calls = len(self.open_calls)
-            why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
-        return "; ".join(why) or None
 
 
 def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
     """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
     checker = StrictReader(where)
-    tally = _AgentGoTally()
+    tally = AgentGoTally()
     for number, raw, ended in _lines(data):
         if not ended:
             summary.crash_tail = bool(raw.strip())
@@ -455,11 +322,11 @@ def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
     _agentgo_finish(summary, tally)
 
 
-def _agentgo_finish(summary: FileSummary, tally: _AgentGoTally) -> None:
+def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.model = tally.model
     summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
     summary.messages, summary.tool_calls = tally.messages, tally.calls
-    summary.tokens, summary.cost = tally.usage.tokens, tally.usage.cost
+    summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
     why = [tally.gaps()] if tally.gaps() else []
     if summary.crash_tail:
@@ -493,7 +360,7 @@ def _windowed(summary: FileSummary, fh: IO[bytes], head: bytes, size: int, windo
     read = max(len(tail), 1)
     scale = size / read
     if summary.format == V1:
-        counts = _V1Window(summary.path)
+        counts = V1Window(summary.path)
         _feed_window(tail, counts.feed)
         summary.last_ts = counts.last_ts
         summary.messages = round(counts.messages * scale)
@@ -503,14 +370,14 @@ def _windowed(summary: FileSummary, fh: IO[bytes], head: bytes, size: int, windo
         _scale_usage(summary, counts.usage, scale)
         summary.reason = _v1_crash_reason(summary, None)
     else:
-        tally = _AgentGoTally()
+        tally = AgentGoTally()
         for raw in head_lines:  # the model from the first model_request
             record = orjson.loads(raw) if raw.strip() else {}
             if isinstance(record, dict) and record.get("type") == "model_request":
                 tally.feed(record)
                 break
         model = tally.model
-        tally = _AgentGoTally()
+        tally = AgentGoTally()
         seq: list[int] = []
 
         def feed(raw: bytes, number: int) -> None:
@@ -559,8 +426,8 @@ def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) ->
     return False
 
 
-def _scale_usage(summary: FileSummary, usage: _Usage, scale: float) -> None:
-    summary.tokens = None if usage.tokens is None else round(usage.tokens * scale)
+def _scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
+    summary.tokens = None if usage.total is None else round(usage.total * scale)
     summary.cost = None if usage.cost is None else usage.cost * scale
 
 

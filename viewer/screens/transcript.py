@@ -317,6 +317,7 @@ class TranscriptScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.query_one("#search-bar").display:
+            event.stop()  # escape closes the search, not the file (the app's "back to the list")
             self.query_one("#search-bar").display = False
             self.conversation.focus()
 

@@ -1,0 +1,121 @@
+"""Running sums over transcript records, one record at a time: v1 windows, agentgo runs.
+
+Used by ``scan`` to summarise a file without keeping its records; usage is
+counted the way ``session_core.usage`` counts it (unknown, never 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .errors import TranscriptError
+from .reader import check_envelope
+from .replay import payload_of
+from .usage import Usage, agentgo_usage, counts_as_turn, v1_usage
+
+
+def text_or_none(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+class V1Window:
+    """Counts over a window of v1 lines, without replay rules that need the whole file."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.messages = 0
+        self.calls = 0
+        self.usage = Usage()
+        self.open_ops: set[str] = set()
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+
+    def feed(self, raw: bytes, number: int) -> None:
+        env = orjson.loads(raw)
+        if not isinstance(env, dict):
+            raise TranscriptError("is not a JSON object", line=number)
+        try:
+            check_envelope(env, number, self.where, raw)
+        except TranscriptError as err:
+            raise TranscriptError(err.reason, line=number) from None
+        ts = text_or_none(env.get("ts"))
+        self.first_ts = self.first_ts or ts
+        self.last_ts = ts or self.last_ts
+        kind, payload = env["type"], payload_of(env)
+        if kind == "message":
+            self.messages += 1
+            tool_calls = payload.get("tool-calls")
+            self.calls += len(tool_calls) if isinstance(tool_calls, list) else 0
+            if counts_as_turn(payload):
+                self.usage.add(v1_usage(payload))
+        elif kind == "tool-dispatched":
+            self.open_ops.add(text_or_none(env.get("id")) or "")
+        elif kind == "tool-settled":
+            self.open_ops.discard(text_or_none(payload.get("op-id")) or "")
+
+
+class AgentGoTally:
+    """Runs, calls, messages and usage of agentgo records, fed one at a time (linear)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.calls = 0
+        self.usage = Usage()
+        self.model: str | None = None
+        self.first_time: str | None = None
+        self.last_time: str | None = None
+        self.open_runs: dict[str, None] = {}  # insertion-ordered set
+        self.open_calls: set[tuple[str, str, Any]] = set()
+
+    def feed(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        data = record.get("data")
+        data = data if isinstance(data, dict) else {}
+        when = text_or_none(record.get("time"))
+        self.first_time = self.first_time or when
+        self.last_time = when or self.last_time
+        run_id = text_or_none(record.get("run_id"))
+        if run_id is not None:
+            if kind == "run_close":
+                self.open_runs.pop(run_id, None)
+            else:
+                self.open_runs.setdefault(run_id, None)
+        if kind == "model_request" and self.model is None:
+            config = data.get("config")
+            self.model = text_or_none(config.get("model")) if isinstance(config, dict) else None
+        elif kind == "model_exec_end":
+            self.usage.add(agentgo_usage(data.get("usage")))
+        elif kind == "message_end":
+            message = data.get("message")
+            if isinstance(message, dict):
+                self.messages += 1
+                parts = message.get("content")
+                if isinstance(parts, list):
+                    self.calls += sum(
+                        1 for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"
+                    )
+        execution = record.get("execution")
+        if isinstance(execution, dict):
+            attempt = execution.get("attempt")
+            key = (run_id or "", text_or_none(execution.get("id")) or "", attempt)
+            if kind in ("model_exec_end", "tool_exec_end"):
+                self.open_calls.discard(key)
+            elif kind in ("model_request", "tool_exec_start", "tool_invoke_start", "retry"):
+                self.open_calls.add(key)
+
+    def gaps(self) -> str | None:
+        why = []
+        if self.open_runs:
+            runs = len(self.open_runs)
+            why.append(f"{runs} run{'s' if runs != 1 else ''} without run_close")
+        if self.open_calls:
+            calls = len(self.open_calls)
+            why.append(f"{calls} call{'s' if calls != 1 else ''} without a terminal event")
+        return "; ".join(why) or None
+
+
+__all__ = ["AgentGoTally", "V1Window", "text_or_none"]

@@ -1,0 +1,333 @@
+"""The directory browser: scan statuses, the live table, opening files, and never writing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from corpus import EXPECTED, write_agentgo, write_corpus, write_v1
+from textual.pilot import Pilot
+
+from session_core import Message, Session
+from session_core.scan import FileSummary, scan_dir, scan_file
+from story import OLD_MTIME
+from viewer.app import TailscopeApp
+from viewer.screens.agentgo import AgentGoScreen
+from viewer.screens.browser import BrowserScreen
+from viewer.screens.transcript import TranscriptScreen
+
+SIZE = (120, 40)
+LIVE = "live/v1-live.jsonl"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture
+def live_session(corpus: Path) -> Iterator[Session]:
+    """A v1 transcript whose writer is still running (it holds the lock)."""
+    path = corpus / LIVE
+    path.parent.mkdir()
+    with Session.create(path, meta={"agent": "runner", "model": "kimi-k2"}) as session:
+        session.append_message(Message(role="user", content="Keep going."))
+        yield session
+
+
+def fingerprint(root: Path) -> dict[str, tuple[str, int, int]]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            st = path.stat()
+            out[str(path)] = (
+                hashlib.sha256(path.read_bytes()).hexdigest(),
+                st.st_ino,
+                st.st_mtime_ns,
+            )
+    return out
+
+
+def by_rel(root: Path) -> dict[str, FileSummary]:
+    return {s.rel: s for s in scan_dir(root)}
+
+
+# -- the scanner -------------------------------------------------------------------------
+
+
+class TestScan:
+    def test_every_status_and_reason(self, corpus: Path, live_session: Session) -> None:
+        found = by_rel(corpus)
+        assert set(found) == {*EXPECTED, LIVE}
+        for rel, (status, reason) in EXPECTED.items():
+            assert found[rel].status == status, (rel, found[rel])
+            if reason is None:
+                assert found[rel].reason is None, rel
+            else:
+                assert reason in (found[rel].reason or ""), (rel, found[rel].reason)
+        live = found[LIVE]
+        assert live.status == "live" and live.locked is True
+
+    def test_counts_usage_and_meta(self, corpus: Path) -> None:
+        found = by_rel(corpus)
+        v1 = found["v1-finished.jsonl"]
+        assert (v1.format, v1.agent, v1.model) == ("transcript-v1", "sadna", "kimi-k2")
+        assert (v1.messages, v1.tool_calls, v1.tokens) == (5, 1, 2552)
+        assert v1.cost == pytest.approx(0.0058)
+        assert v1.started == "2026-08-09T13:10:00.125000Z" and not v1.estimated
+        go = found["agentgo/go-finished.jsonl"]
+        assert (go.format, go.model, go.messages, go.tool_calls) == (
+            "agentgo-v1",
+            "gpt-5-mini",
+            2,
+            1,
+        )
+        assert (go.tokens, go.cost) == (960, pytest.approx(0.0012))
+        # no model_exec_end said anything: unknown, never 0
+        crashed = found["agentgo/go-crashed.jsonl"]
+        assert crashed.tokens is None and crashed.cost is None
+        assert crashed.reason == "1 run without run_close; 1 call without a terminal event"
+        # a damaged file still shows who wrote it
+        damaged = found["v1-damaged.jsonl"]
+        assert damaged.agent == "mangled" and damaged.messages is None
+
+    def test_an_idle_file_without_a_lock_is_not_live(self, corpus: Path) -> None:
+        path = corpus / "v1-finished.jsonl"
+        os.utime(path)  # just written to, by a writer that does not lock
+        assert scan_file(path).status == "live"
+        assert scan_file(path, live_window=0).status == "finished"
+
+    def test_big_files_are_read_as_head_and_tail(self, corpus: Path) -> None:
+        found = {s.rel: s for s in scan_dir(corpus, budget=256, window=700)}
+        for rel in ("v1-finished.jsonl", "v1-crashed-pending.jsonl", "agentgo/go-finished.jsonl"):
+            assert found[rel].estimated, rel
+        assert found["v1-finished.jsonl"].status == "finished"
+        assert found["v1-finished.jsonl"].agent == "sadna"
+        assert found["v1-crash-tail.jsonl"].status == "crashed"
+        assert found["agentgo/go-crashed.jsonl"].status == "crashed"
+        assert found["agentgo/go-finished.jsonl"].model == "gpt-5-mini"
+
+    def test_symlink_loops_fifos_and_leftovers(self, tmp_path: Path) -> None:
+        root = tmp_path / "odd"
+        write_v1(root / "a" / "t.jsonl")
+        os.symlink(root, root / "a" / "loop")  # a directory that contains itself
+        os.mkfifo(root / "pipe.jsonl")  # must not block the scan
+        (root / "t.jsonl.repair").write_bytes(b"leftover\n")
+        (root / "empty.jsonl").write_bytes(b"")
+        found = by_rel(root)
+        assert set(found) == {"a/t.jsonl", "pipe.jsonl", "empty.jsonl"}
+        assert found["pipe.jsonl"].status == "not-a-transcript"
+        assert found["empty.jsonl"].reason == "empty"
+
+    @pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
+    def test_an_unreadable_directory_is_a_row_not_an_error(self, tmp_path: Path) -> None:
+        root = tmp_path / "locked"
+        write_v1(root / "closed" / "t.jsonl")
+        os.chmod(root / "closed", 0)
+        try:
+            found = by_rel(root)
+        finally:
+            os.chmod(root / "closed", 0o755)
+        assert found["closed"].status == "damaged"
+        assert "cannot be listed" in (found["closed"].reason or "")
+
+    def test_scanning_never_writes(self, corpus: Path, live_session: Session) -> None:
+        before = fingerprint(corpus)
+        list(scan_dir(corpus))
+        list(scan_dir(corpus, budget=256, window=700))
+        assert fingerprint(corpus) == before
+
+
+# -- the browser -------------------------------------------------------------------------
+
+
+class QuickApp(TailscopeApp):
+    """The app on a directory, with a short live window so a stopped writer shows quickly."""
+
+    def get_default_screen(self) -> BrowserScreen:
+        return BrowserScreen(self.path, live_window=1.0)
+
+
+def browser(app: TailscopeApp) -> BrowserScreen:
+    for screen in app.screen_stack:
+        if isinstance(screen, BrowserScreen):
+            return screen
+    raise LookupError("no browser")
+
+
+async def scanned(pilot: Pilot[None]) -> None:
+    """Wait until the scan finished and the table settled."""
+    for _ in range(300):
+        screen = pilot.app.screen
+        if isinstance(screen, BrowserScreen) and screen.scanned_at:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.2)
+
+
+async def until(pilot: Pilot[None], check, seconds: float = 8.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+def shown_statuses(screen: BrowserScreen) -> dict[str, str]:
+    table = screen.table
+    out = {}
+    for key in table.rows:
+        path = str(key.value)
+        out[screen.rows[path].rel] = str(table.get_cell(key, "status"))
+    return out
+
+
+class TestBrowser:
+    async def test_the_table_shows_every_status(self, corpus: Path, live_session: Session) -> None:
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            shown = shown_statuses(browser(app))
+        labels = {"not-a-transcript": "other", "live": "● live"}
+        assert shown == {
+            **{rel: labels.get(status, status) for rel, (status, _) in EXPECTED.items()},
+            LIVE: "● live",
+        }
+
+    async def test_status_keys_and_the_filter(self, corpus: Path) -> None:
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            await pilot.press("c")
+            assert set(shown_statuses(screen).values()) == {"crashed"}
+            assert screen.table.row_count == 3
+            await pilot.press("a", "slash", *"go-", "enter")
+            assert set(shown_statuses(screen)) == {
+                "agentgo/go-finished.jsonl",
+                "agentgo/go-crashed.jsonl",
+                "agentgo/go-damaged.jsonl",
+            }
+            await pilot.press("slash", "ctrl+u", "enter")  # an empty filter shows everything
+            assert screen.table.row_count == len(EXPECTED)
+
+    async def test_sorting_by_keys_and_headers(self, corpus: Path) -> None:
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+
+            def order() -> list[str]:
+                return [screen.rows[str(row.key.value)].rel for row in screen.table.ordered_rows]
+
+            await pilot.press("s")  # last active -> size, biggest first
+            sizes = [screen.rows[str(r.key.value)].size for r in screen.table.ordered_rows]
+            assert sizes == sorted(sizes, reverse=True)
+            await pilot.press("S")
+            sizes = [screen.rows[str(r.key.value)].size for r in screen.table.ordered_rows]
+            assert sizes == sorted(sizes)
+            await pilot.click("#browser-table", offset=(3, 0))  # the "file" header
+            await pilot.pause(0.1)
+            assert order() == sorted(EXPECTED)
+
+    async def test_appending_changes_the_row(self, corpus: Path) -> None:
+        app = QuickApp(corpus)
+        path = str(corpus / "v1-crashed-pending.jsonl")
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            assert screen.rows[path].status == "crashed"
+            assert str(screen.table.get_cell(path, "messages")) == "3"
+            session = Session.load(path)  # the writer comes back: lock held
+            await until(pilot, lambda: screen.rows[path].status == "live")
+            op = session.pending_tool_operations()[0]["op-id"]
+            session.append_tool_settled(op_id=op, outcome="completed")
+            session.append_message(Message(role="tool", content="ok", tool_call_id="call_1"))
+            await until(pilot, lambda: str(screen.table.get_cell(path, "messages")) == "4")
+            assert str(screen.table.get_cell(path, "status")) == "● live"
+            session.close()  # no write, no file event: the periodic recheck notices
+            await until(pilot, lambda: screen.rows[path].status == "finished")
+            assert str(screen.table.get_cell(path, "status")) == "finished"
+
+    async def test_new_files_appear_and_gone_files_leave(self, corpus: Path) -> None:
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            write_agentgo(corpus / "later" / "new-run.jsonl")
+            new = str(corpus / "later" / "new-run.jsonl")
+            await until(pilot, lambda: new in screen.rows and screen.table.row_count == 10)
+            assert screen.rows[new].status == "live"  # just written
+            os.unlink(corpus / "notes.jsonl")
+            await until(pilot, lambda: screen.table.row_count == 9)
+            assert str(corpus / "notes.jsonl") not in screen.rows
+
+    async def test_enter_opens_and_escape_returns(self, corpus: Path) -> None:
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            await pilot.press(*"sssssss")  # last active, size, ... status, file
+            assert screen.sort.column == "file"
+            # the cursor stays on its file (go-finished, the newest) across the sort
+            assert screen.table.cursor_row == 2
+            # rows: agentgo/go-crashed, go-damaged, go-finished, nested/..., notes, v1-crash-tail
+            await pilot.press("down", "down", "down", "enter")
+            await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+            transcript = app.screen
+            assert transcript.path == str(corpus / "v1-crash-tail.jsonl")
+            await until(pilot, lambda: bool(app.live.state.events))
+            follower = next(w for w in app.workers if w.node is transcript)
+            await pilot.press("slash", "escape")  # escape closes the search, not the file
+            assert app.screen is transcript
+            await pilot.press("escape")
+            assert app.screen is screen
+            await until(pilot, lambda: follower.is_finished)
+            assert follower.is_cancelled
+            await pilot.press("up", "up", "up", "enter")  # agentgo/go-finished
+            await until(pilot, lambda: isinstance(app.screen, AgentGoScreen))
+            await pilot.press("escape")
+            assert app.screen is screen
+
+    async def test_the_browser_never_writes(self, corpus: Path, live_session: Session) -> None:
+        before = fingerprint(corpus)
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            await pilot.press("c", "a", "s", "enter")
+            await pilot.pause(0.5)
+            await pilot.press("escape", "r")
+            await scanned(pilot)
+        assert fingerprint(corpus) == before
+
+
+# -- snapshots -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def quiet_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The corpus, idle, named relative to the working directory (a stable title)."""
+    write_corpus(tmp_path / "corpus")
+    monkeypatch.chdir(tmp_path)
+    for path in (tmp_path / "corpus").rglob("*"):
+        os.utime(path, (OLD_MTIME, OLD_MTIME))
+    return "corpus"
+
+
+class TestBrowserSnapshots:
+    def test_every_status(self, snap_compare, quiet_corpus: str) -> None:
+        assert snap_compare(TailscopeApp(quiet_corpus), terminal_size=SIZE, run_before=scanned)
+
+    def test_crashed_only(self, snap_compare, quiet_corpus: str) -> None:
+        assert snap_compare(
+            TailscopeApp(quiet_corpus), press=["c"], terminal_size=SIZE, run_before=scanned
+        )
+
+    def test_filtered_and_sorted_by_tokens(self, snap_compare, quiet_corpus: str) -> None:
+        keys = ["s", "s", "s", "s", "slash", *"kimi", "enter", "down", "down"]
+        assert snap_compare(
+            TailscopeApp(quiet_corpus), press=keys, terminal_size=SIZE, run_before=scanned
+        )

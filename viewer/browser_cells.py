@@ -1,0 +1,249 @@
+"""How a FileSummary reads in the browser: cells, sort keys, the detail and totals lines."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from session_core.scan import STATUSES, FileSummary, Status, epoch
+
+from .safe import inert, one_line
+
+# (key, header, width; None = the file column, which takes what is left)
+COLUMNS: list[tuple[str, str, int | None]] = [
+    ("file", "file", None),
+    ("agent", "agent / model", 18),
+    ("started", "started", 11),
+    ("last", "last active", 11),
+    ("size", "size", 6),
+    ("messages", "msgs", 6),
+    ("tools", "tools", 5),
+    ("tokens", "tokens", 7),
+    ("cost", "cost", 7),
+    ("status", "status", 8),
+]
+FIXED = sum(width or 0 for _, _, width in COLUMNS)
+SORTABLE = [key for key, _, _ in COLUMNS]
+LABELS = {key: header for key, header, _ in COLUMNS}
+STATUS_LABEL: dict[Status, str] = {
+    "live": "● live",
+    "finished": "finished",
+    "crashed": "crashed",
+    "damaged": "damaged",
+    "not-a-transcript": "other",
+}
+STATUS_STYLE: dict[Status, str] = {
+    "live": "bold green",
+    "finished": "",
+    "crashed": "bold yellow",
+    "damaged": "bold red",
+    "not-a-transcript": "dim italic",
+}
+STATUS_NAME: dict[Status, str] = {
+    "live": "live",
+    "finished": "finished",
+    "crashed": "crashed",
+    "damaged": "damaged",
+    "not-a-transcript": "not a transcript",
+}
+UNKNOWN = Text("unknown", style="dim", justify="right")
+
+
+class FileCell(Text):
+    """The file column's cell; carries its row's path so a sort can find the summary."""
+
+    def __init__(self, text: str, path: str) -> None:
+        super().__init__(text, no_wrap=True, end="")
+        self.path = path
+
+
+def fit_path(rel: str, width: int) -> str:
+    """``rel`` on one line, inert, cut from the left (the name matters most) to ``width``."""
+    text = one_line(rel)
+    if cell_len(text) <= width:
+        return text
+    while text and cell_len(text) > width - 1:
+        text = text[1:]
+    return "…" + text
+
+
+def short_time(seconds: float | None) -> str:
+    if seconds is None or seconds <= 0:
+        return "—"
+    return time.strftime("%m-%d %H:%M", time.gmtime(seconds))
+
+
+def long_time(seconds: float | None) -> str:
+    if seconds is None or seconds <= 0:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "K", "M", "G"):
+        if value < 1000 or unit == "G":
+            return f"{int(value)}{unit}" if unit == "B" else f"{value:.1f}{unit}"
+        value /= 1024
+    return f"{size}B"
+
+
+def compact(count: int) -> str:
+    if count < 10_000:
+        return f"{count:,}"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def money(cost: float) -> str:
+    if cost < 0.01:
+        return f"${cost:.4f}"
+    if cost < 100:
+        return f"${cost:.2f}"
+    return f"${cost:,.0f}"
+
+
+def _number(value: int | None, estimated: bool) -> Text:
+    if value is None:
+        return UNKNOWN
+    return Text(("~" if estimated else "") + compact(value), justify="right")
+
+
+def cells(summary: FileSummary, file_width: int) -> list[Any]:
+    """One row, every cell a ``Text`` built from plain strings (never markup)."""
+    who = " / ".join(x for x in (summary.agent, summary.model) if x) or "—"
+    if summary.format is None or summary.status == "damaged":  # nothing was counted
+        numbers: list[Any] = [Text("—", justify="right", style="dim") for _ in range(4)]
+    else:
+        cost = summary.cost
+        numbers = [
+            _number(summary.messages, summary.estimated),
+            _number(summary.tool_calls, summary.estimated),
+            _number(summary.tokens, summary.estimated),
+            UNKNOWN
+            if cost is None
+            else Text(("~" if summary.estimated else "") + money(cost), justify="right"),
+        ]
+    return [
+        FileCell(fit_path(summary.rel, file_width), summary.path),
+        Text(one_line(who, 18), no_wrap=True),
+        Text(short_time(summary.started_at)),
+        Text(short_time(summary.last_activity)),
+        Text(human_size(summary.size), justify="right"),
+        *numbers,
+        Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status]),
+    ]
+
+
+def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]:
+    """A total order for a column; unknowns sort last either way (the table reverses keys)."""
+    last = 0 if reverse else 1
+
+    def known(value: Any) -> tuple[int, Any]:
+        return (last, 0) if value is None else (1 - last, value)
+
+    keys: dict[str, Callable[[FileSummary], Any]] = {
+        "file": lambda s: s.rel,
+        "agent": lambda s: known(" / ".join(x for x in (s.agent, s.model) if x) or None),
+        "started": lambda s: known(s.started_at),
+        "last": lambda s: s.last_activity,
+        "size": lambda s: s.size,
+        "messages": lambda s: known(s.messages),
+        "tools": lambda s: known(s.tool_calls),
+        "tokens": lambda s: known(s.tokens),
+        "cost": lambda s: known(s.cost),
+        "status": lambda s: STATUSES.index(s.status),
+    }
+    primary = keys[column]
+    return lambda s: (primary(s), s.rel)
+
+
+def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
+    if status is not None and summary.status != status:
+        return False
+    if not needle:
+        return True
+    haystack = " ".join(
+        x or ""
+        for x in (
+            summary.rel,
+            summary.agent,
+            summary.model,
+            summary.status,
+            STATUS_NAME[summary.status],
+            summary.format,
+        )
+    )
+    return needle.casefold() in haystack.casefold()
+
+
+def detail(summary: FileSummary, shown_path: str) -> Text:
+    """Two lines about the selected file: where and when, then what is wrong with it."""
+    first = Text(no_wrap=True, overflow="ellipsis", end="")
+    first.append(one_line(shown_path), style="bold")
+    facts = [summary.format or "", f"{summary.size:,} bytes"]
+    if summary.started:
+        facts.append(f"started {long_time(epoch(summary.started))}")
+    facts.append(f"last active {long_time(summary.last_activity)}")
+    if summary.estimated:
+        facts.append("counts estimated from the tail (a big file)")
+    first.append("  " + " · ".join(f for f in facts if f), style="dim")
+    second = Text(no_wrap=True, overflow="ellipsis", end="")
+    second.append(STATUS_NAME[summary.status], style=STATUS_STYLE[summary.status] or "bold")
+    if summary.status == "live":
+        why = "a writer holds the lock" if summary.locked else "written to in the last seconds"
+        second.append(f": {why}")
+        if summary.reason:
+            second.append(f" (so far: {inert(summary.reason)})", style="dim")
+    elif summary.reason:
+        second.append(": " + one_line(summary.reason))
+    elif summary.status == "finished":
+        second.append(": every run and tool operation ended", style="dim")
+    second.append("   enter opens it, escape comes back", style="dim")
+    joined = Text("\n").join([first, second])
+    joined.no_wrap, joined.overflow = True, "ellipsis"
+    return joined
+
+
+def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
+    """Files per status, then tokens and cost with the files that did not say."""
+    counts = dict.fromkeys(STATUSES, 0)
+    tokens = 0
+    cost = 0.0
+    no_tokens = no_cost = transcripts = 0
+    for summary in summaries:
+        counts[summary.status] += 1
+        if summary.format is None or summary.status == "damaged":
+            continue
+        transcripts += 1
+        if summary.tokens is None:
+            no_tokens += 1
+        else:
+            tokens += summary.tokens
+        if summary.cost is None:
+            no_cost += 1
+        else:
+            cost += summary.cost
+    total = sum(counts.values())
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    out.append(f"{total:,} file{'s' if total != 1 else ''}", style="bold")
+    if shown != total:
+        out.append(f" ({shown:,} shown)")
+    for status in STATUSES:
+        if counts[status]:
+            out.append("  ")
+            out.append(f"{counts[status]:,} {STATUS_NAME[status]}", style=STATUS_STYLE[status])
+    out.append("  │  ", style="dim")
+    out.append("tokens ")
+    out.append(f"{tokens:,}" if transcripts > no_tokens else "unknown", style="bold")
+    out.append("  cost ")
+    out.append(money(cost) if transcripts > no_cost else "unknown", style="bold")
+    unknown = max(no_tokens, no_cost)
+    if unknown and transcripts > unknown:
+        out.append(f"  (usage unknown in {unknown})", style="dim")
+    return out

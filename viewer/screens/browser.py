@@ -1,0 +1,471 @@
+"""The browser: every transcript below a directory, in a sortable, filterable table, kept live."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from session_core.formats import AGENTGO, detect_format
+from session_core.scan import (
+    LIVE_WINDOW,
+    FileSummary,
+    LockTable,
+    Status,
+    list_transcript_paths,
+    scan_file,
+)
+
+from ..browser_cells import COLUMNS, FIXED, LABELS, SORTABLE, cells, detail, matches, sort_key
+from ..browser_cells import totals as totals_line
+from ..safe import one_line
+
+BATCH_ROWS = 250  # rows per message from the scanner...
+BATCH_SECONDS = 0.1  # ...or fewer, at least this often
+RECHECK_SECONDS = 2.0  # how often live rows are looked at again (a writer may have gone)
+
+
+@dataclass(slots=True)
+class Sort:
+    column: str = "last"
+    reverse: bool = True  # newest first
+
+    def describe(self) -> str:
+        return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
+
+
+class BrowserScreen(Screen[None]):
+    """Every ``*.jsonl`` below a directory: status, agent, activity, usage. Enter opens one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", show=True),
+        Binding("slash", "filter", "Filter"),
+        Binding("s", "cycle_sort", "Sort"),
+        Binding("S", "reverse_sort", "Reverse"),
+        Binding("a", "status(None)", "All"),
+        Binding("l", "status('live')", "Live"),
+        Binding("c", "status('crashed')", "Crashed"),
+        Binding("d", "status('damaged')", "Damaged"),
+        Binding("f", "status('finished')", "Finished", show=False),
+        Binding("n", "status('not-a-transcript')", "Not transcripts", show=False),
+        Binding("r", "rescan", "Rescan", show=False),
+    ]
+
+    class Scanned(Message):
+        """A batch of summaries from the scanner (``done`` of ``total`` files so far)."""
+
+        def __init__(self, rows: list[FileSummary], done: int, total: int, final: bool) -> None:
+            super().__init__()
+            self.rows, self.done, self.total, self.final = rows, done, total, final
+
+    class Changed(Message):
+        """Files the watcher saw change: fresh summaries, and paths that are gone."""
+
+        def __init__(self, rows: list[FileSummary], gone: list[str]) -> None:
+            super().__init__()
+            self.rows, self.gone = rows, gone
+
+    class WatchFailed(Message):
+        def __init__(self, why: str) -> None:
+            super().__init__()
+            self.why = why
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        recursive: bool = True,
+        live_window: float = LIVE_WINDOW,
+        force_polling: bool = False,
+        watch: bool = True,
+    ) -> None:
+        super().__init__(id="browser")
+        self.root = os.fspath(root)
+        self.base = os.path.abspath(self.root)
+        self.recursive = recursive
+        self.live_window = live_window
+        self.force_polling = force_polling
+        self.watching = watch
+        self.rows: dict[str, FileSummary] = {}  # absolute path -> its summary
+        self.sort = Sort()
+        self.needle = ""
+        self.status_filter: Status | None = None
+        self.scanning = False
+        self.scanned_at = 0.0
+        self._file_width = 30
+        self._sorted_at = 0.0
+
+    # -- layout -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="browser-title")
+        with Horizontal(id="browser-progress"):
+            yield Label("scanning…", id="browser-progress-label")
+            yield ProgressBar(id="browser-progress-bar", show_eta=False)
+        yield Input(
+            placeholder="filter: file, agent, model or status (enter keeps it)", id="browser-filter"
+        )
+        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="browser-detail")
+        yield Static(id="browser-totals")
+        yield Footer()
+
+    @property
+    def table(self) -> DataTable[object]:
+        return self.query_one("#browser-table", DataTable)
+
+    def on_mount(self) -> None:
+        self.query_one("#browser-filter").display = False
+        self._file_width = self._fit_file_width(self.size.width)
+        self._add_columns()
+        self.table.focus()
+        self._refresh_labels()
+        self.scan_directory()
+        if self.watching:
+            self.watch_directory()
+        self.set_interval(RECHECK_SECONDS, self._recheck_live)
+
+    def _fit_file_width(self, width: int) -> int:
+        padding = 2 * len(COLUMNS)  # a cell of padding each side of every column
+        return max(16, width - FIXED - padding - 2)  # 2: the scrollbar
+
+    def _add_columns(self) -> None:
+        for key, header, width in COLUMNS:
+            label = Text(header, justify="right" if key in _NUMERIC else "left")
+            self.table.add_column(label, width=width or self._file_width, key=key)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self._fit_file_width(event.size.width)
+        if width != self._file_width:
+            self._file_width = width
+            self.table.clear(columns=True)
+            self._add_columns()
+            self._rebuild()
+
+    # -- scanning ---------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="scan")
+    def scan_directory(self) -> None:
+        """List, then summarise every file (bounded reads), posting rows in batches."""
+        worker = get_current_worker()
+        paths, problems = list_transcript_paths(self.base, self.recursive)
+        total = len(paths) + len(problems)
+        batch = list(problems)
+        self.post_message(self.Scanned([], 0, total, False))
+        locks, locks_at = LockTable.read(), time.monotonic()
+        sent_at = time.monotonic()
+        for done, path in enumerate(paths, start=len(problems) + 1):
+            if worker.is_cancelled:
+                return
+            if time.monotonic() - locks_at > 1.0:
+                locks, locks_at = LockTable.read(), time.monotonic()
+            batch.append(self._summarise(path, locks))
+            if len(batch) >= BATCH_ROWS or time.monotonic() - sent_at > BATCH_SECONDS:
+                self.post_message(self.Scanned(batch, done, total, False))
+                batch, sent_at = [], time.monotonic()
+        self.post_message(self.Scanned(batch, total, total, True))
+
+    def _summarise(self, path: str, locks: LockTable | None = None) -> FileSummary:
+        summary = scan_file(path, live_window=self.live_window, locks=locks)
+        summary.path = os.path.abspath(path)
+        summary.rel = os.path.relpath(summary.path, self.base)
+        return summary
+
+    @on(Scanned)
+    def _scanned(self, message: Scanned) -> None:
+        if not message.done and not message.final:
+            self.scanning = True
+            self.rows.clear()
+            self.table.clear()
+        # re-sorting 5,000 rows per batch costs more than the rows: twice a second will do
+        due = message.final or time.monotonic() - self._sorted_at > 0.5
+        self._merge(message.rows, sort=due)
+        progress = self.query_one("#browser-progress-bar", ProgressBar)
+        progress.update(total=max(message.total, 1), progress=message.done)
+        self.query_one("#browser-progress-label", Label).update(
+            f"scanning {message.done:,} of {message.total:,} files "
+        )
+        if message.final:
+            self.scanning = False
+            self.scanned_at = time.monotonic()
+            if self.table.row_count:
+                self.table.move_cursor(row=0)  # the scan moved it along with the first rows
+        self._refresh_labels()
+
+    # -- live updates -----------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="watch")
+    def watch_directory(self) -> None:
+        """Re-summarise only the files watchfiles reports; new files appear, gone ones leave."""
+        worker = get_current_worker()
+        try:
+            from watchfiles import Change, watch
+
+            for changes in watch(
+                self.base,
+                watch_filter=lambda _change, path: path.endswith(".jsonl") or os.path.isdir(path),
+                debounce=200,
+                step=50,
+                rust_timeout=250,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+                recursive=self.recursive,
+                force_polling=self.force_polling,
+                poll_delay_ms=500,
+            ):
+                if worker.is_cancelled:
+                    return
+                if not changes:
+                    continue
+                fresh, gone = [], []
+                for change, path in sorted(changes, key=lambda x: x[1]):
+                    if change == Change.deleted and not os.path.exists(path):
+                        gone.append(os.path.abspath(path))
+                    elif os.path.isdir(path):
+                        # a new directory: files written before its watch began sent no event
+                        if change == Change.added:
+                            inside, _ = list_transcript_paths(path, self.recursive)
+                            fresh.extend(self._summarise(p) for p in inside)
+                    elif os.path.isfile(path):
+                        fresh.append(self._summarise(path))
+                self.post_message(self.Changed(fresh, gone))
+        except Exception as err:  # no inotify, too many watches...: say so, keep browsing
+            if not worker.is_cancelled:
+                self.post_message(self.WatchFailed(str(err)))
+
+    @on(Changed)
+    def _changed(self, message: Changed) -> None:
+        for path in message.gone:
+            if self.rows.pop(path, None) is not None and path in self._row_keys():
+                self.table.remove_row(path)
+        self._merge(message.rows)
+        self._refresh_labels()
+
+    @on(WatchFailed)
+    def _watch_failed(self, message: WatchFailed) -> None:
+        self.notify(
+            f"Live updates are off ({one_line(message.why, 80)}); press r to rescan.",
+            severity="warning",
+            timeout=8,
+        )
+
+    def _recheck_live(self) -> None:
+        """Writers that stop, or take a file's lock without writing, send no file event."""
+        if self.rows and not self.scanning:
+            self.recheck(list(self.rows.values()))
+
+    @work(thread=True, exclusive=True, group="recheck")
+    def recheck(self, summaries: list[FileSummary]) -> None:
+        """Look again at live rows and at rows whose file a writer now holds."""
+        locks = LockTable.read()
+        targets = [
+            s
+            for s in summaries
+            if s.status == "live" or (s.format and locks.holds(s.device, s.inode))
+        ]
+        fresh = [self._summarise(s.path, locks) for s in targets if os.path.isfile(s.path)]
+        changed = [s for s in fresh if self.rows.get(s.path) != s]
+        if changed:
+            self.post_message(self.Changed(changed, []))
+
+    # -- the table --------------------------------------------------------------
+
+    def _row_keys(self) -> set[str]:
+        return {str(key.value) for key in self.table.rows}
+
+    def _merge(self, summaries: Iterable[FileSummary], sort: bool = True) -> None:
+        """Add or update rows in place, then restore the sort order (the cursor stays put)."""
+        table = self.table
+        present = self._row_keys()
+        touched = False
+        for summary in summaries:
+            self.rows[summary.path] = summary
+            visible = matches(summary, self.needle, self.status_filter)
+            if summary.path in present:
+                if visible:
+                    for (key, _, _), cell in zip(
+                        COLUMNS, cells(summary, self._file_width), strict=True
+                    ):
+                        if key != "file":
+                            table.update_cell(summary.path, key, cell)
+                else:
+                    table.remove_row(summary.path)
+                touched = True
+            elif visible:
+                table.add_row(*cells(summary, self._file_width), key=summary.path)
+                present.add(summary.path)
+                touched = True
+        if touched and sort:
+            self._apply_sort()
+
+    def _apply_sort(self) -> None:
+        self._sorted_at = time.monotonic()
+        table = self.table
+        selected = self._selected_path()
+        order = sort_key(self.sort.column, self.sort.reverse)
+        rows = self.rows
+        table.sort("file", key=lambda cell: order(rows[cell.path]), reverse=self.sort.reverse)
+        if selected is not None and selected in self._row_keys():
+            table.move_cursor(row=table.get_row_index(selected), scroll=False)
+        self._refresh_detail()
+
+    def _rebuild(self) -> None:
+        """Every visible row again (a new filter or column width)."""
+        table = self.table
+        selected = self._selected_path()
+        table.clear()
+        shown = [s for s in self.rows.values() if matches(s, self.needle, self.status_filter)]
+        for summary in shown:
+            table.add_row(*cells(summary, self._file_width), key=summary.path)
+        self._apply_sort()
+        if selected is not None and selected in self._row_keys():
+            table.move_cursor(row=table.get_row_index(selected))
+        self._refresh_labels()
+
+    def _selected_path(self) -> str | None:
+        table = self.table
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return None if key.value is None else str(key.value)
+
+    # -- labels -----------------------------------------------------------------
+
+    def _refresh_labels(self) -> None:
+        title = Text(no_wrap=True, overflow="ellipsis", end="")
+        title.append(" tailscope ", style="bold reverse")
+        title.append("  ")
+        title.append(one_line(self.root), style="bold")
+        title.append("  (and below)" if self.recursive else "", style="dim")
+        title.append(f"   sorted by {self.sort.describe()}")
+        if self.needle or self.status_filter:
+            title.append("   filter: ", style="bold")
+            shown = []
+            if self.status_filter:
+                shown.append(f"status {self.status_filter}")
+            if self.needle:
+                shown.append(repr(self.needle))
+            title.append(one_line(" and ".join(shown)))
+        title.append("   times in UTC", style="dim")
+        self.query_one("#browser-title", Static).update(title)
+        self.query_one("#browser-progress").display = self.scanning
+        self.query_one("#browser-totals", Static).update(
+            totals_line(self.rows.values(), self.table.row_count)
+        )
+        self._refresh_detail()
+
+    def _refresh_detail(self) -> None:
+        path = self._selected_path()
+        summary = self.rows.get(path) if path is not None else None
+        body = self.query_one("#browser-detail", Static)
+        if summary is not None:
+            body.update(detail(summary, os.path.join(self.root, summary.rel)))
+        elif self.scanning:
+            body.update(Text("reading the directory…", style="dim"))
+        elif self.rows:
+            body.update(Text("No file matches the filter (a shows all).", style="dim"))
+        else:
+            body.update(Text(f"No *.jsonl file below {one_line(self.root)}.", style="dim", end=""))
+
+    @on(DataTable.RowHighlighted, "#browser-table")
+    def _highlighted(self) -> None:
+        self._refresh_detail()
+
+    # -- actions ----------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#browser-table")
+    def _selected(self) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        path = self._selected_path()
+        summary = self.rows.get(path) if path is not None else None
+        if summary is None:
+            return
+        if not os.path.isfile(summary.path):
+            self.notify(f"{one_line(summary.rel)} is not a file that can be opened.")
+            return
+        self.app.push_screen(transcript_screen(summary.path, self.force_polling))
+
+    def action_cycle_sort(self) -> None:
+        index = (SORTABLE.index(self.sort.column) + 1) % len(SORTABLE)
+        self._sort_by(SORTABLE[index])
+
+    def action_reverse_sort(self) -> None:
+        self.sort.reverse = not self.sort.reverse
+        self._apply_sort()
+        self._refresh_labels()
+
+    def _sort_by(self, column: str) -> None:
+        if column == self.sort.column:
+            self.sort.reverse = not self.sort.reverse
+        else:
+            # numbers and times read best largest/newest first; names A to Z
+            self.sort = Sort(column, column not in ("file", "agent", "status"))
+        self._apply_sort()
+        self._refresh_labels()
+
+    @on(DataTable.HeaderSelected, "#browser-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        if event.column_key.value is not None:
+            self._sort_by(str(event.column_key.value))
+
+    def action_status(self, status: Status | None) -> None:
+        self.status_filter = status
+        self._rebuild()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#browser-filter", Input)
+        box.display = True
+        box.value = self.needle
+        box.focus()
+
+    @on(Input.Changed, "#browser-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.needle = event.value.strip()
+        self._rebuild()
+
+    @on(Input.Submitted, "#browser-filter")
+    def _filter_submitted(self) -> None:
+        self._close_filter()
+
+    def _close_filter(self) -> None:
+        box = self.query_one("#browser-filter", Input)
+        box.display = bool(self.needle)
+        self.table.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape" and self.query_one("#browser-filter", Input).has_focus:
+            event.stop()
+            self._close_filter()
+
+    def action_rescan(self) -> None:
+        self.scan_directory()
+
+
+_NUMERIC = {"size", "messages", "tools", "tokens", "cost"}
+
+
+def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
+    """The screen for one file, by its format (v1's when the format is not known)."""
+    from .agentgo import AgentGoScreen
+    from .transcript import TranscriptScreen
+
+    if detect_format(path) == AGENTGO:
+        return AgentGoScreen(path, force_polling=force_polling)
+    return TranscriptScreen(path, force_polling=force_polling)
