@@ -11,8 +11,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from session_core.formats import AGENTGO, Format, detect_format
 from session_core.live import LiveTranscript
 
+from .screens.agentgo import AgentGoScreen
+from .screens.browser import BrowserScreen
 from .screens.help import HelpScreen
 from .screens.transcript import TranscriptScreen
 
@@ -23,10 +26,16 @@ class TailscopeApp(App[None]):
     """Open a transcript (either format) and follow it as it grows."""
 
     TITLE = "tailscope"
-    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss", STYLES / "panes.tcss"]
+    CSS_PATH: ClassVar[list[str | Path]] = [
+        STYLES / "app.tcss",
+        STYLES / "panes.tcss",
+        STYLES / "agentgo.tcss",
+        STYLES / "browser.tcss",
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
+        Binding("escape", "close_file", "Back to the list"),
     ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
@@ -35,7 +44,47 @@ class TailscopeApp(App[None]):
         self.force_polling = force_polling
 
     def get_default_screen(self) -> Screen:
-        return TranscriptScreen(self.path, force_polling=self.force_polling)
+        if os.path.isdir(self.path):
+            return BrowserScreen(self.path, force_polling=self.force_polling)
+        return self.screen_for(detect_format(self.path))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_file":  # only over a file opened from the browser
+            stack = self.screen_stack
+            return len(stack) > 1 and isinstance(stack[-2], BrowserScreen)
+        return True
+
+    def action_close_file(self) -> None:
+        """Close the file opened from the browser (its follow worker is cancelled on unmount)."""
+        if self.check_action("close_file", ()):
+            self.pop_screen()
+
+    def screen_for(self, fmt: Format | None, path: str | None = None) -> Screen:
+        """The screen that shows a file of this format (v1's when it is not known yet)."""
+        path = self.path if path is None else path  # the browser opens files below self.path
+        if fmt == AGENTGO:
+            return AgentGoScreen(path, force_polling=self.force_polling)
+        return TranscriptScreen(path, force_polling=self.force_polling)
+
+    def swap_format(self, old: Screen, fmt: Format) -> None:
+        """A followed file turned out to be (or became) another format: replace its screen."""
+        if old not in self.screen_stack:
+            return
+        while self.screen is not old and len(self.screen_stack) > 1:
+            self.pop_screen()  # a modal over the old screen belongs to it
+        if not old._result_callbacks:
+            # switch_screen pops a result callback that a default screen never got.
+            old._push_result_callback(self, None)
+        self.switch_screen(self.screen_for(fmt, getattr(old, "path", None)))
+        self.notify(f"This file is {fmt}: showing it as such.", timeout=4)
+
+    @property
+    def agentgo(self) -> AgentGoScreen:
+        """The agentgo screen (the one under any modal)."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, AgentGoScreen):
+                return screen
+        raise LookupError("no agentgo session is open")
 
     @property
     def transcript(self) -> TranscriptScreen:
@@ -56,7 +105,7 @@ class TailscopeApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key binding", self.action_help)
         for candidate in reversed(self.screen_stack):
-            if isinstance(candidate, TranscriptScreen):
+            if isinstance(candidate, TranscriptScreen | AgentGoScreen):
                 yield from candidate.commands()
                 break
 

@@ -1,0 +1,349 @@
+"""The agentgo screen: snapshots of every tab, live follow, format switching, hostile text."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import os
+from pathlib import Path
+
+import pytest
+from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
+from textual.pilot import Pilot
+
+from session_core.agentgo import AgentGoSession
+from story import write_story
+from viewer.app import TailscopeApp
+from viewer.screens.agentgo import AgentGoScreen
+from viewer.screens.transcript import TranscriptScreen
+
+SIZE = (120, 40)
+
+
+async def loaded(pilot: Pilot[None]) -> None:
+    """Wait until the follower delivered the file and the view settled."""
+    app = pilot.app
+    assert isinstance(app, TailscopeApp)
+    for _ in range(200):
+        if isinstance(app.screen, AgentGoScreen):
+            view = app.agentgo.live.view
+            if view.records or view.warnings:
+                break
+        await pilot.pause(0.02)
+    await pilot.pause(0.15)
+
+
+async def wait_for(pilot: Pilot[None], predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await pilot.pause(0.02)
+    await pilot.pause(0.05)
+
+
+def screen_text(app: TailscopeApp) -> str:
+    """The screen's SVG with its entities decoded (spaces are &#160; there)."""
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def fingerprint(path: Path) -> tuple[str, int, int]:
+    st = os.stat(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    path = tmp_path / "session.jsonl"
+    write_agentgo_story(path)
+    return path
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> Path:
+    """The story with a seq gap and a line of another session inserted mid-file."""
+    path = tmp_path / "damaged.jsonl"
+    write_agentgo_story(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    sid = lines[0].split(b'"session_id":"')[1].split(b'"')[0]
+    del lines[36]  # seq 36 (run 3's model_request): a seq gap
+    lines.insert(
+        9,
+        b'{"data":{},"seq":9,"session_id":"other-session","time":"2026-08-09T13:10:19Z",'
+        b'"type":"turn_start"}\n',
+    )
+    assert sid != b"other-session"
+    path.write_bytes(b"".join(lines))
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    return path
+
+
+class TestTabs:
+    def test_runs(self, snap_compare, session: Path) -> None:
+        assert snap_compare(TailscopeApp(session), terminal_size=SIZE, run_before=loaded)
+
+    def test_call_tree_with_retry_failure_and_gap(self, snap_compare, session: Path) -> None:
+        # The first call is the failed attempt a retry followed; run 2 holds the gaps.
+        assert snap_compare(
+            TailscopeApp(session), press=["2"], terminal_size=SIZE, run_before=loaded
+        )
+
+    def test_tool_whose_actual_args_differ(self, snap_compare, session: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(session),
+            press=["2", "down", "down"],
+            terminal_size=SIZE,
+            run_before=loaded,
+        )
+
+    def test_gap_call_detail(self, snap_compare, session: Path) -> None:
+        # The failed first attempt starts selected; e: the failed bash call, e: run 2's
+        # model call (a gap), e: its tool call (a gap).
+        assert snap_compare(
+            TailscopeApp(session),
+            press=["2", "e", "e", "e"],
+            terminal_size=SIZE,
+            run_before=loaded,
+        )
+
+    def test_conversation(self, snap_compare, session: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(session), press=["3"], terminal_size=SIZE, run_before=loaded
+        )
+
+    def test_checkpoints(self, snap_compare, session: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(session), press=["4"], terminal_size=SIZE, run_before=loaded
+        )
+
+    def test_timeline(self, snap_compare, session: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(session), press=["5", "g"], terminal_size=SIZE, run_before=loaded
+        )
+
+
+class TestRunFilter:
+    def test_interrupted_run_calls(self, snap_compare, session: Path) -> None:
+        # Runs tab: the third row is run 2 (the interrupted one); enter chooses it.
+        assert snap_compare(
+            TailscopeApp(session),
+            press=["down", "down", "enter", "2"],
+            terminal_size=SIZE,
+            run_before=loaded,
+        )
+
+    def test_run_timeline(self, snap_compare, session: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(session),
+            press=["down", "down", "enter", "5"],
+            terminal_size=SIZE,
+            run_before=loaded,
+        )
+
+
+class TestDamage:
+    def test_damaged_file_warnings(self, snap_compare, damaged: Path) -> None:
+        assert snap_compare(
+            TailscopeApp(damaged), press=["w"], terminal_size=SIZE, run_before=loaded
+        )
+
+    def test_damaged_file_keeps_showing(self, snap_compare, damaged: Path) -> None:
+        assert snap_compare(TailscopeApp(damaged), terminal_size=SIZE, run_before=loaded)
+
+
+# -- driven as a person would ------------------------------------------------------
+
+
+async def test_opens_agentgo_without_a_flag(session: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        assert isinstance(app.screen, AgentGoScreen)
+        screen = app.agentgo
+        assert len(screen.runs.table.rows) == 4  # all runs + 3
+        assert len(screen.calls.nodes) == 9
+        assert len(screen.conversation.items) == 6
+        assert screen.timeline.item_count() == 41
+        assert len(screen.checkpoints.rows) == 2
+        with pytest.raises(LookupError):
+            _ = app.transcript
+
+
+async def test_live_record_appears(session: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.agentgo
+        await pilot.press("3")
+        conversation = screen.conversation
+        assert conversation.cursor == len(conversation.items) - 1
+        with AgentGoSession.open(session) as s:
+            run = s.begin_run()
+            execution = {"id": "late-1", "kind": "model", "attempt": 1}
+            run.record(
+                "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
+            )
+            await wait_for(pilot, lambda: any(k[1] == "late-1" for k in screen.stats.status))
+            key = next(k for k in screen.stats.status if k[1] == "late-1")
+            assert screen.stats.status[key] == "gap"
+            assert key not in screen.calls.nodes  # a hidden tree catches up when shown
+            await pilot.press("2")
+            assert key in screen.calls.nodes
+            assert "late-1" in screen_text(app)
+            await pilot.press("3")
+            assert "live" in screen_text(app)  # the writer holds the lock
+            run.record(
+                "model_exec_end",
+                {
+                    "message": {
+                        "kind": "assistant",
+                        "content": [{"type": "text", "text": "late hello"}],
+                    }
+                },
+                execution=execution,
+            )
+            run.record(
+                "message_end",
+                {
+                    "message": {
+                        "kind": "assistant",
+                        "content": [{"type": "text", "text": "late hello"}],
+                    }
+                },
+            )
+            await wait_for(pilot, lambda: len(conversation.items) == 7)
+            assert screen.stats.status[key] == "ok"
+            # The cursor was on the last message: it follows the new one.
+            assert conversation.cursor == 6
+            assert "late hello" in screen_text(app)
+            await pilot.press("2")
+            assert screen.calls.select(key)
+            assert "late hello" in screen.calls.detail_text()
+        await wait_for(pilot, lambda: len(screen.live.view.run_order) == 4)
+        assert screen.live.view.run_status(screen.live.view.run_order[-1]) == "closed"
+
+
+async def test_truncation_resets_the_view(session: Path, tmp_path: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.agentgo
+        smaller = tmp_path / "smaller.jsonl"
+        with AgentGoSession.create(smaller) as s:
+            s.begin_run().record("agent_start")
+        os.replace(smaller, session)
+        await wait_for(
+            pilot, lambda: screen.live.resets == 1 and len(screen.live.view.records) == 4
+        )
+        assert screen.calls.nodes == {}
+        assert screen.timeline.item_count() == 4
+        assert len(screen.runs.table.rows) == 2
+
+
+async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.jsonl"
+    write_agentgo_story(path, hostile=True)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.agentgo
+        for key in ("3", "2", "5", "1"):
+            await pilot.press(key)
+            await pilot.pause(0.05)
+            svg = screen_text(app)
+            assert "\x1b" not in svg and "\x07" not in svg
+        await pilot.press("3", "g")
+        svg = screen_text(app)
+        assert "␛[2J" in svg and "[bold red]markup[/]" in svg
+        rendered = screen.conversation.rendered_text(0)
+        assert "\x1b" not in rendered and "\x07" not in rendered
+        assert HOSTILE.replace("\x1b", "␛").replace("\x07", "␇") in rendered
+        # The tool name, in the tree and in the detail.
+        await pilot.press("2", "down", "down")
+        svg = screen_text(app)
+        assert "read_file␛[31m[red]x[/red]" in svg
+        assert "read_file␛[31m[red]x[/red]" in screen.calls.detail_text()
+
+
+async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
+    path = tmp_path / "later.jsonl"
+    path.write_bytes(b"")
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, TranscriptScreen)
+        with AgentGoSession.create(path) as s:
+            run = s.begin_run()
+            run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
+            await wait_for(pilot, lambda: isinstance(app.screen, AgentGoScreen))
+            screen = app.agentgo
+            await wait_for(pilot, lambda: len(screen.conversation.items) == 1)
+        with pytest.raises(LookupError):
+            _ = app.transcript
+
+
+async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        other = tmp_path / "v1.jsonl"
+        write_story(other)
+        os.replace(other, session)
+        await wait_for(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+        await wait_for(pilot, lambda: len(app.live.state.events) > 0)
+
+
+async def test_timeline_enter_opens_the_call(session: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.agentgo
+        await pilot.press("5")
+        assert screen.timeline.move_to_seq(12)  # tool_invoke_start of call-1
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
+        assert screen.calls.selected is not None and screen.calls.selected[1] == "call-1"
+        assert "DIFFER" in screen.calls.detail_text()
+
+
+async def test_run_filter_applies_to_every_tab(session: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        screen = app.agentgo
+        await pilot.press("down", "down", "enter")
+        await pilot.pause(0.1)
+        second = screen.live.view.run_order[1]
+        assert screen.run_filter == second
+        assert [k[0] for k in screen.calls.nodes] == [second, second]
+        assert len(screen.conversation.items) == 1
+        assert screen.checkpoints.rows == []
+        assert screen.timeline.item_count() == 6
+        await pilot.press("right_square_bracket")
+        assert screen.run_filter == screen.live.view.run_order[2]
+        await pilot.press("a")
+        assert screen.run_filter is None
+        assert screen.timeline.item_count() == 41
+
+
+async def test_commands_reach_the_palette(session: Path) -> None:
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        for title in ("Show the call tree", "Show the timeline", "All runs", "Warnings"):
+            assert title in titles
+
+
+async def test_viewer_never_writes(session: Path) -> None:
+    before = fingerprint(session)
+    app = TailscopeApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        keys = ["down", "enter", "2", "e", "3", "enter", "4", "5", "g", "enter", "1", "a", "w"]
+        await pilot.press(*keys)
+        await pilot.pause(0.3)
+    assert fingerprint(session) == before
+    assert not os.path.exists(str(session) + ".repair")

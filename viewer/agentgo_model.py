@@ -1,0 +1,258 @@
+"""What the agentgo panes compute from an ``AgentGoView``: labels, summaries, call stats.
+
+Every function here returns plain strings made inert (``viewer.safe``); widgets
+turn them into ``Text`` with styles of their own, never into markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
+
+from .safe import one_line
+
+_TIME = re.compile(r"^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d(?:\.\d+)?)Z?$")
+_DAY = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)")
+
+
+def source_time(ts: object) -> str:
+    """The time of day of a source timestamp, at the precision the file gives it."""
+    if not isinstance(ts, str) or not ts:
+        return ""
+    match = _TIME.match(ts)
+    return match.group(1) if match else one_line(ts, 22)
+
+
+def day_time(ts: object) -> str:
+    """``2026-08-09 13:10:08`` from an RFC 3339 timestamp (seconds), else the text clipped."""
+    if not isinstance(ts, str) or not ts:
+        return ""
+    match = _DAY.match(ts)
+    return f"{match.group(1)} {match.group(2)}" if match else one_line(ts, 19)
+
+
+def short(value: object, width: int = 8) -> str:
+    """The head of an id, enough to tell runs and sessions apart."""
+    return "" if value is None else one_line(value)[:width]
+
+
+def compact_json(value: Any, width: int | None = None) -> str:
+    """``value`` as one line of JSON (strings as they are), inert, clipped to ``width``."""
+    if isinstance(value, str):
+        return one_line(value, width)
+    try:
+        text = orjson.dumps(value, default=str).decode()
+    except TypeError:
+        text = str(value)
+    return one_line(text, width)
+
+
+def args_differ(call: Call) -> bool:
+    """The actual arguments (after middleware) are not the ones the model asked for."""
+    if call.tool_start is None or call.tool_invoke is None:
+        return False
+    return call.tool_start.get("args") != call.tool_invoke.get("args")
+
+
+def call_label_parts(call: Call) -> tuple[str, str, str]:
+    """(kind, name, qualifier): ``tool``, ``read_file``, ``call-1``; model: id and model."""
+    kind = one_line(call.kind or "call", 8)
+    if call.tool_start is not None:
+        return kind, one_line(call.tool_start.get("tool") or call.id, 28), one_line(call.id, 16)
+    model = ""
+    if call.request is not None:
+        config = call.request.get("config")
+        if isinstance(config, dict) and config.get("model"):
+            model = one_line(config.get("model"), 20)
+    return kind, one_line(call.id, 28), model
+
+
+def kinds_summary(messages: object) -> str:
+    """``5 messages: 2 user, 2 assistant, 1 tool_result``."""
+    if not isinstance(messages, list):
+        return "no messages"
+    counts: Counter[str] = Counter()
+    for message in messages:
+        kind = message.get("kind") if isinstance(message, dict) else None
+        counts[one_line(kind or "?", 20)] += 1
+    parts = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    noun = "message" if len(messages) == 1 else "messages"
+    return f"{len(messages)} {noun}" + (f": {parts}" if parts else "")
+
+
+def message_excerpt(message: object, width: int) -> str:
+    """One line saying what a message holds: its text, else its tool calls."""
+    if not isinstance(message, dict):
+        return compact_json(message, width)
+    text = message_text(message).strip()
+    if text:
+        return one_line(text, width)
+    calls = tool_calls(message)
+    if calls:
+        return one_line("calls " + ", ".join(name for _, name, _ in calls), width)
+    return ""
+
+
+def tool_calls(message: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """The (id, name, arguments) of each tool_call part of a message."""
+    parts = message.get("content")
+    out: list[tuple[str, str, Any]] = []
+    if isinstance(parts, list):
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                out.append(
+                    (one_line(part.get("id")), one_line(part.get("name")), part.get("arguments"))
+                )
+    return out
+
+
+def thinking_text(message: dict[str, Any]) -> str:
+    parts = message.get("content")
+    if not isinstance(parts, list):
+        return ""
+    return "\n".join(
+        str(part.get("text") or "")
+        for part in parts
+        if isinstance(part, dict) and part.get("type") == "thinking"
+    )
+
+
+def outcome_of(data: dict[str, Any]) -> str:
+    error = data.get("error")
+    if error:
+        return f"failed: {one_line(error)}"
+    reason = data.get("stop_reason")
+    return f"ended: {one_line(reason)}" if reason else "ended"
+
+
+def record_summary(record: dict[str, Any], width: int = 200) -> str:
+    """What one record says, on one line, for the timeline."""
+    kind = record.get("type")
+    data = record.get("data")
+    data = data if isinstance(data, dict) else {}
+    text: str
+    if kind == "session_start":
+        text = f"version {compact_json(data.get('version'))}"
+    elif kind in ("turn_start", "turn_end"):
+        text = f"turn {compact_json(data.get('turn_index'))}"
+    elif kind == "agent_end":
+        text = outcome_of(data)
+    elif kind == "model_request":
+        tools = data.get("tools")
+        config = data.get("config")
+        model = config.get("model") if isinstance(config, dict) else None
+        text = kinds_summary(data.get("messages"))
+        text += f" · {len(tools) if isinstance(tools, list) else 0} tools"
+        if model:
+            text += f" · model {one_line(model, 30)}"
+        if data.get("snapshot_error"):
+            text += f" · snapshot_error: {one_line(data.get('snapshot_error'))}"
+    elif kind == "model_exec_end":
+        if data.get("error"):
+            text = f"error: {one_line(data.get('error'))}"
+            if "partial_message" in data:
+                text += " · partial: " + message_excerpt(data.get("partial_message"), 60)
+        else:
+            text = "ok: " + message_excerpt(data.get("message"), width)
+    elif kind == "message_end":
+        message = data.get("message")
+        who = message.get("kind") if isinstance(message, dict) else "?"
+        text = f"{one_line(who, 16)}: {message_excerpt(message, width)}"
+    elif kind == "tool_exec_start":
+        text = f"{one_line(data.get('tool'), 30)} {compact_json(data.get('args'), width)}"
+    elif kind == "tool_invoke_start":
+        text = f"actual args {compact_json(data.get('args'), width)}"
+    elif kind == "tool_exec_end":
+        text = "error" if data.get("is_error") else "ok"
+        if data.get("disposition"):
+            text += f" ({one_line(data.get('disposition'), 20)})"
+        if "result" in data:
+            text += ": " + compact_json(data.get("result"), width)
+    elif kind == "retry":
+        text = f"attempt {compact_json(data.get('attempt'))} after: {one_line(data.get('error'))}"
+        if data.get("delay_ms") is not None:
+            text += f" (delay {compact_json(data.get('delay_ms'))} ms)"
+    elif kind == "model_response":
+        text = "recovery " + compact_json(data.get("recovery"), width)
+    elif kind in ("context_projected", "context_compacted"):
+        bits = []
+        if data.get("tokens_before") is not None or data.get("tokens_after") is not None:
+            bits.append(
+                f"tokens {compact_json(data.get('tokens_before'))} → "
+                f"{compact_json(data.get('tokens_after'))}"
+            )
+        if data.get("summary"):
+            bits.append(one_line(data.get("summary")))
+        text = " · ".join(bits)
+    elif kind == "checkpoint":
+        snapshot = data.get("snapshot")
+        if isinstance(snapshot, dict):
+            text = "snapshot {" + ", ".join(one_line(k, 20) for k in list(snapshot)[:8]) + "}"
+        else:
+            text = "snapshot " + compact_json(snapshot, 60)
+    elif kind in ("run_start", "run_close", "agent_start"):
+        text = compact_json(data, width) if data else ""
+    else:
+        text = compact_json(data, width)
+    return one_line(text, width)
+
+
+def _s(value: object) -> str:
+    """As the view keys calls: a string as is, None as empty, else its str()."""
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def touched_calls(view: AgentGoView, start: int) -> list[CallKey]:
+    """The calls that records ``start:`` are about, each once, in first-touch order."""
+    seen: dict[CallKey, None] = {}
+    for record in view.records[start:]:
+        execution = record.get("execution")
+        if not isinstance(execution, dict):
+            continue
+        attempt = execution.get("attempt")
+        key = (
+            _s(record.get("run_id")),
+            _s(execution.get("id")),
+            attempt if type(attempt) is int else 1,
+        )
+        if key in view.calls:
+            seen[key] = None
+    return list(seen)
+
+
+class CallStats:
+    """Call statuses per run, kept by re-checking only the calls an update touched."""
+
+    def __init__(self) -> None:
+        self.status: dict[CallKey, str] = {}
+        self.per_run: dict[str, Counter[str]] = {}
+        self.total: Counter[str] = Counter()
+
+    def update(self, view: AgentGoView, keys: list[CallKey]) -> None:
+        for key in keys:
+            call = view.calls[key]
+            new = call.status
+            old = self.status.get(key)
+            if old == new:
+                continue
+            counts = self.per_run.setdefault(call.run_id, Counter())
+            if old is not None:
+                counts[old] -= 1
+                self.total[old] -= 1
+            counts[new] += 1
+            self.total[new] += 1
+            self.status[key] = new
+
+    def gaps(self, run_id: str | None = None) -> int:
+        if run_id is None:
+            return self.total["gap"]
+        return self.per_run.get(run_id, Counter())["gap"]
+
+    def run_gaps(self, view: AgentGoView) -> int:
+        """Runs without run_close (open or interrupted): gaps too."""
+        return sum(1 for run_id in view.run_order if view.run_status(run_id) != "closed")

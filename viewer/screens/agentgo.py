@@ -1,0 +1,351 @@
+"""The agentgo screen: runs, call tree, conversation, checkpoints and timeline of one session."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from session_core.agentgo.live import LiveAgentGo
+from session_core.following import FollowUpdate, follow
+from session_core.formats import V1
+from session_core.writers import writer_holds_lock
+
+from ..agentgo_model import CallStats, short, touched_calls
+from ..safe import inert_text
+from ..widgets.agentgo_calls import CallsPane
+from ..widgets.agentgo_checkpoints import CheckpointsPane
+from ..widgets.agentgo_conversation import CommittedView
+from ..widgets.agentgo_runs import RunsPane
+from ..widgets.agentgo_status import AgentGoStatus
+from ..widgets.agentgo_timeline import TimelineView
+from .warnings import WarningsScreen
+
+LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
+TABS = ("runs", "calls", "conversation", "checkpoints", "timeline")
+
+
+class AgentGoScreen(Screen[None]):
+    """One agentgo-v1 session, followed as it grows."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_tab('runs')", "Runs"),
+        Binding("2", "show_tab('calls')", "Calls"),
+        Binding("3", "show_tab('conversation')", "Conversation"),
+        Binding("4", "show_tab('checkpoints')", "Checkpoints"),
+        Binding("5", "show_tab('timeline')", "Timeline"),
+        Binding("a", "choose_run(None)", "All runs", show=False),
+        Binding("right_square_bracket", "step_run(1)", "Next run", show=False),
+        Binding("left_square_bracket", "step_run(-1)", "Previous run", show=False),
+        Binding("e", "next_problem(1)", "Failed/gap call"),
+        Binding("E", "next_problem(-1)", "Previous failed/gap call", show=False),
+        Binding("w", "warnings", "Warnings"),
+    ]
+
+    def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
+        super().__init__(id="agentgo")
+        self.path = os.fspath(path)
+        self.force_polling = force_polling
+        self.live = LiveAgentGo(self.path)
+        self.stats = CallStats()
+        self.run_filter: str | None = None
+        self.last_change = 0.0
+        self._records_seen = 0
+        self._saw_lock = False
+        self._loaded = False
+        self._swapping = False
+
+    # -- layout -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield AgentGoStatus(id="status")
+        yield Static(id="problem")
+        with TabbedContent(id="tabs", initial="runs"):
+            with TabPane("Runs", id="runs"):
+                yield RunsPane(id="agentgo-runs")
+            with TabPane("Calls", id="calls"):
+                yield CallsPane(id="agentgo-calls")
+            with TabPane("Conversation", id="conversation"):
+                yield CommittedView(id="agentgo-conversation")
+            with TabPane("Checkpoints", id="checkpoints"):
+                yield CheckpointsPane(id="agentgo-checkpoints")
+            with TabPane("Timeline", id="timeline"):
+                yield TimelineView(id="agentgo-timeline")
+        yield Footer()
+
+    @property
+    def runs(self) -> RunsPane:
+        return self.query_one(RunsPane)
+
+    @property
+    def calls(self) -> CallsPane:
+        return self.query_one(CallsPane)
+
+    @property
+    def conversation(self) -> CommittedView:
+        return self.query_one(CommittedView)
+
+    @property
+    def checkpoints(self) -> CheckpointsPane:
+        return self.query_one(CheckpointsPane)
+
+    @property
+    def timeline(self) -> TimelineView:
+        return self.query_one(TimelineView)
+
+    def on_mount(self) -> None:
+        self.query_one("#problem").display = False
+        self.runs.focus()
+        self._refresh_status()
+        self.set_interval(1.0, self._tick)
+        # After the first refresh: every pane's own children are mounted by then.
+        self.call_after_refresh(self.follow_file)
+
+    # -- following ----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="follow")
+    def follow_file(self) -> None:
+        """Read and parse in this thread; the UI thread applies each update (bounded batches)."""
+        worker = get_current_worker()
+
+        async def pump() -> None:
+            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
+            reader = asyncio.ensure_future(anext(updates))
+            try:
+                while not worker.is_cancelled:
+                    done, _ = await asyncio.wait({reader}, timeout=0.1)
+                    if not done:
+                        continue
+                    update = reader.result()
+                    self.app.call_from_thread(self._apply_update, update)
+                    reader = asyncio.ensure_future(anext(updates))
+            finally:
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
+                await updates.aclose()
+
+        with contextlib.suppress(RuntimeError):  # the app closed under us
+            asyncio.run(pump())
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        if self._swapping or not self.is_attached:
+            return
+        if update.format == V1:
+            # The file is (now) a transcript-v1 file: its own screen shows it.
+            self._swapping = True
+            self.workers.cancel_group(self, "follow")
+            swap = getattr(self.app, "swap_format", None)
+            if swap is not None:
+                swap(self, update.format)
+            return
+        first = not self._loaded
+        reset = self.live.apply(update)
+        self.last_change = time.monotonic()
+        view = self.live.view
+        if reset or first:
+            if reset and not first:
+                self.notify(
+                    "The file was truncated or replaced: the view was rebuilt from line 1.",
+                    severity="warning",
+                    timeout=6,
+                )
+                self.run_filter = None
+            self.stats = CallStats()
+            self.stats.update(view, list(view.call_order))
+            self._records_seen = len(view.records)
+            self._rebuild()
+            self._loaded = True
+        else:
+            touched = touched_calls(view, self._records_seen)
+            self._records_seen = len(view.records)
+            self.stats.update(view, touched)
+            self.calls.refresh_calls(touched)
+            self.conversation.refresh_messages()
+            self.checkpoints.refresh_checkpoints()
+            self.timeline.refresh_records()
+            self.runs.refresh_view(view, self.stats)
+        self._refresh_status()
+
+    def _rebuild(self) -> None:
+        """Every pane from the current view and run filter (a reset, or another run)."""
+        view = self.live.view
+        self.runs.clear()
+        self.runs.choose(self.run_filter, view, self.stats)
+        self.calls.set_view(view, self.run_filter)
+        self.conversation.set_view(view, self.run_filter)
+        self.checkpoints.set_view(view, self.run_filter)
+        self.timeline.set_view(view, self.run_filter)
+
+    def _is_live(self) -> bool:
+        """A writer holds the file's lock, or (for writers that do not lock) it changed lately."""
+        held = writer_holds_lock(self.path)
+        if held:
+            self._saw_lock = True
+            return True
+        if self._saw_lock:
+            return False  # the writer that held the lock is gone, however fresh the file
+        try:
+            mtime = os.stat(self.path).st_mtime
+        except OSError:
+            return False
+        return time.time() - mtime < LIVE_WINDOW
+
+    def _tick(self) -> None:
+        self._refresh_status()
+
+    def showing(self) -> str:
+        view = self.live.view
+        if self.run_filter is None:
+            return "all runs"
+        run = view.runs.get(self.run_filter)
+        index = f"run {run.index + 1}" if run else "run"
+        return f"{index} ({short(self.run_filter)})"
+
+    def _refresh_status(self) -> None:
+        view = self.live.view
+        live = "gone" if not self.live.exists else "live" if self._is_live() else "idle"
+        runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
+        self.query_one(AgentGoStatus).show(
+            name=os.path.basename(self.path),
+            size=self.live.size,
+            live=live,
+            session_id=view.session_id,
+            runs={state: runs[state] for state in ("open", "closed", "interrupted")},
+            calls=len(view.call_order),
+            failed=self.stats.total["failed"],
+            messages=len(view.messages),
+            checkpoints=len(view.checkpoints),
+            gaps=self.stats.gaps() + self.stats.run_gaps(view),
+            warnings=len(view.warnings),
+            showing=self.showing(),
+        )
+        problem = self.query_one("#problem", Static)
+        message = self._problem()
+        problem.display = message is not None
+        if message is not None:
+            problem.update(inert_text(message))
+
+    def _problem(self) -> str | None:
+        if not self.live.exists:
+            return f"{self.path} does not exist (any more); waiting for it to appear."
+        view = self.live.view
+        if view.session_id is None and view.warnings:
+            return "This file could not be read as an agentgo session: " + view.warnings[0]
+        return None
+
+    # -- actions ------------------------------------------------------------------
+
+    def action_warnings(self) -> None:
+        self.app.push_screen(WarningsScreen(list(self.live.view.warnings)))
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        self.calls.activate(tab == "calls")
+        pane = {
+            "runs": self.runs,
+            "calls": self.calls,
+            "conversation": self.conversation,
+            "checkpoints": self.checkpoints,
+            "timeline": self.timeline,
+        }[tab]
+        pane.focus()
+
+    def action_choose_run(self, run_id: str | None) -> None:
+        if run_id == self.run_filter:
+            return
+        self.run_filter = run_id
+        self._rebuild()
+        self._refresh_status()  # the status bar says which run is shown
+
+    def action_step_run(self, step: int) -> None:
+        order = self.live.view.run_order
+        if not order:
+            return
+        choices: list[str | None] = [None, *order]
+        position = choices.index(self.run_filter) if self.run_filter in choices else 0
+        self.action_choose_run(choices[(position + step) % len(choices)])
+
+    def action_next_problem(self, step: int) -> None:
+        self.calls.activate(True)  # caught up, so every call can be found
+        if not self.calls.step_problem(step):
+            self.calls.activate(self.query_one(TabbedContent).active == "calls")
+            self.notify("No other failed or gap call here.", timeout=2)
+            return
+        self.query_one(TabbedContent).active = "calls"
+        self.calls.activate(True)
+        self.calls.focus()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.calls.activate(event.pane.id == "calls")
+
+    @on(RunsPane.Chosen)
+    def _run_chosen(self, event: RunsPane.Chosen) -> None:
+        self.action_choose_run(event.run_id)
+
+    @on(TimelineView.OpenCall)
+    def _open_call(self, event: TimelineView.OpenCall) -> None:
+        self.action_show_tab("calls")
+        self.calls.select(event.key)
+
+    def commands(self) -> Iterable[SystemCommand]:
+        """Every action of this screen, for the command palette."""
+        conversation = self.conversation
+        commands = [
+            (
+                "Show runs",
+                "Every run: status, outcome, calls, gaps",
+                lambda: self.action_show_tab("runs"),
+            ),
+            (
+                "Show the call tree",
+                "Model, tool and compact calls with attempts and their detail",
+                lambda: self.action_show_tab("calls"),
+            ),
+            (
+                "Show the conversation",
+                "Committed messages (message_end)",
+                lambda: self.action_show_tab("conversation"),
+            ),
+            (
+                "Show checkpoints",
+                "Saved snapshots as JSON",
+                lambda: self.action_show_tab("checkpoints"),
+            ),
+            (
+                "Show the timeline",
+                "Every record in seq order with its source time",
+                lambda: self.action_show_tab("timeline"),
+            ),
+            ("All runs", "Show every run in the tabs", lambda: self.action_choose_run(None)),
+            ("Next run", "Show the next run only", lambda: self.action_step_run(1)),
+            ("Previous run", "Show the previous run only", lambda: self.action_step_run(-1)),
+            ("Next failed or gap call", "In the call tree", lambda: self.action_next_problem(1)),
+            (
+                "Previous failed or gap call",
+                "In the call tree",
+                lambda: self.action_next_problem(-1),
+            ),
+            ("Warnings", "Broken rules, resets, replaced files", self.action_warnings),
+            (
+                "Expand / fold message",
+                "The selected committed message",
+                conversation.action_toggle_fold,
+            ),
+            ("Copy message", "The selected committed message's text", conversation.action_copy),
+            ("Open the record's call", "From the timeline", self.timeline.action_open_call),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)

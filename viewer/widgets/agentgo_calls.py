@@ -1,0 +1,284 @@
+"""``CallsPane``: the call tree of a run (model, tool and compact calls by parent) and a detail.
+
+The tree grows by appends (new calls go under their parent's latest attempt,
+as ``AgentGoView`` nests them) and only the nodes an update touched are
+relabelled. Labels and the detail are ``Text`` built from inert strings; a
+``Tree`` is never given a ``str`` label (it would parse it as markup).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Self
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from session_core.agentgo.view import AgentGoView, Call, CallKey
+
+from ..agentgo_detail import call_detail
+from ..agentgo_model import args_differ, call_label_parts, short
+from ..safe import one_line
+from .agentgo_lines import component_style
+
+NodeData = CallKey | str  # a call, or a run id for a run's node
+
+FALLBACK_STYLES: dict[str, str] = {
+    "agentgo-calls--ok": "green",
+    "agentgo-calls--failed": "bold red",
+    "agentgo-calls--gap": "bold yellow",
+    "agentgo-calls--kind": "bold",
+    "agentgo-calls--dim": "dim",
+    "agentgo-calls--retry": "magenta",
+    "agentgo-calls--differ": "bold yellow",
+    "agentgo-calls--run": "bold",
+    "agentgo-calls--heading": "bold underline",
+    "agentgo-calls--title": "bold",
+    "agentgo-calls--label": "bold",
+}
+
+GLYPH = {"ok": "✓", "failed": "✗", "gap": "?"}
+
+
+class _CallTree(Tree[NodeData]):
+    """A Tree whose width comes from the label's length, not from rendering every label.
+
+    The base class renders each label to measure it on every rebuild, which is
+    most of the cost of a tree of tens of thousands of calls.
+    """
+
+    def process_label(self, label: str | Text) -> Text:
+        # Labels are one-line Text built here (never str: that would be parsed as markup).
+        return label if isinstance(label, Text) else Text(str(label))
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        label = node.label
+        return (label.cell_len if isinstance(label, Text) else len(str(label))) + 2
+
+
+class CallsPane(Horizontal):
+    """Calls of the chosen run (``None``: every run, one branch each) and the selected call."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = AgentGoView()
+        self.run_id: str | None = None
+        self.nodes: dict[CallKey, TreeNode[NodeData]] = {}
+        self.run_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._latest: dict[tuple[str, str], CallKey] = {}
+        self._seen = 0
+        self.selected: CallKey | None = None
+        self.active = False  # the tab is shown; a hidden tree is caught up when it is
+        self._pending: dict[CallKey, None] = {}
+
+    def compose(self) -> ComposeResult:
+        tree = _CallTree(Text("calls"), id="agentgo-call-tree")
+        tree.show_root = False
+        tree.guide_depth = 3
+        yield tree
+        with VerticalScroll(id="agentgo-call-detail-scroll"):
+            yield Static(Text("No call selected.", style="dim"), id="agentgo-call-detail")
+
+    @property
+    def call_tree(self) -> Tree[NodeData]:
+        return self.query_one("#agentgo-call-tree", Tree)
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        self.call_tree.focus(scroll_visible)
+        return self
+
+    def _style(self, name: str) -> Style:
+        return component_style(self, f"agentgo-calls--{name}", FALLBACK_STYLES)
+
+    # -- feeding ------------------------------------------------------------------
+
+    def set_view(self, view: AgentGoView, run_id: str | None) -> None:
+        """A new view or another run: rebuild the tree (one pass over the calls)."""
+        self.view = view
+        self.run_id = run_id
+        self._pending.clear()
+        self.call_tree.clear()
+        self.nodes.clear()
+        self.run_nodes.clear()
+        self._latest.clear()
+        self._seen = 0
+        keep = self.selected
+        self._catch_up()
+        self._relabel_runs()
+        if keep is None or keep not in self.nodes:
+            keep = next(iter(self.nodes), None)  # the first call, so the detail shows one
+        if keep is not None:
+            self.select(keep)
+        else:
+            self.selected = None
+            self._show_detail()
+
+    def refresh_calls(self, touched: list[CallKey]) -> None:
+        """Add new calls, relabel touched ones; while hidden, only remember the touched."""
+        if not self.active:
+            self._pending.update(dict.fromkeys(touched))
+            return
+        if self._pending:
+            touched = [*self._pending, *touched]
+            self._pending.clear()
+        fresh = self._catch_up()
+        for key in touched:
+            if key in fresh:
+                continue  # labelled as it was added
+            node = self.nodes.get(key)
+            if node is not None:
+                node.set_label(self._label(self.view.calls[key]))
+        self._relabel_runs()
+        if self.selected is None and self.nodes and self.call_tree.cursor_node is None:
+            self.select(next(iter(self.nodes)))
+        elif self.selected is not None and self.selected in touched:
+            self._show_detail()
+
+    def activate(self, active: bool) -> None:
+        """The tab is shown (catch up with what came while hidden) or hidden."""
+        self.active = active
+        if active:
+            self.refresh_calls([])
+
+    def _catch_up(self) -> set[CallKey]:
+        view = self.view
+        order = view.call_order
+        fresh: set[CallKey] = set()
+        for index in range(self._seen, len(order)):
+            key = order[index]
+            call = view.calls[key]
+            if self.run_id is not None and call.run_id != self.run_id:
+                continue
+            parent = self._parent_node(call)
+            node = parent.add(self._label(call), data=key, expand=True, allow_expand=False)
+            if not parent.allow_expand:  # a call's first child (each change repaints the tree)
+                parent.allow_expand = True
+            self.nodes[key] = node
+            fresh.add(key)
+            self._latest[(call.run_id, call.id)] = key
+            if call.attempt > 1:  # the earlier attempt now reads "retried"
+                earlier = (call.run_id, call.id, call.attempt - 1)
+                if earlier in self.nodes:
+                    self.nodes[earlier].set_label(self._label(view.calls[earlier]))
+        self._seen = len(order)
+        return fresh
+
+    def _parent_node(self, call: Call) -> TreeNode[NodeData]:
+        if call.parent_id is not None:
+            parent_key = self._latest.get((call.run_id, call.parent_id))
+            if parent_key is not None:
+                return self.nodes[parent_key]
+        run_node = self.run_nodes.get(call.run_id)
+        if run_node is None:
+            run_node = self.call_tree.root.add(Text(""), data=call.run_id, expand=True)
+            self.run_nodes[call.run_id] = run_node
+        return run_node
+
+    def _relabel_runs(self) -> None:
+        view = self.view
+        if (
+            self.run_id is not None
+            and self.run_id in view.runs
+            and self.run_id not in self.run_nodes
+        ):
+            node = self.call_tree.root.add(Text(""), data=self.run_id, expand=True)
+            self.run_nodes[self.run_id] = node
+        for run_id, node in self.run_nodes.items():
+            run = view.runs.get(run_id)
+            label = Text()
+            if run is None:
+                label.append(f"(no run) {short(run_id, 12)}", self._style("dim"))
+            else:
+                status = view.run_status(run_id)
+                label.append(f"run {run.index + 1} ", self._style("run"))
+                label.append(short(run_id, 8), self._style("dim"))
+                label.append(f" {status}", self._style("gap") if status != "closed" else Style())
+                label.append(f" · {one_line(run.outcome(), 30)}")
+            node.set_label(label)
+
+    def _label(self, call: Call) -> Text:
+        status = call.status
+        kind, name, qualifier = call_label_parts(call)
+        label = Text()
+        label.append(f"{GLYPH[status]} ", self._style(status))
+        label.append(f"{kind} ", self._style("kind"))
+        label.append(name)
+        if qualifier:
+            label.append(f" {qualifier}", self._style("dim"))
+        label.append(
+            f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
+        )
+        label.append(f" {status}", self._style(status))
+        if (call.run_id, call.id, call.attempt + 1) in self.view.calls:
+            label.append(" ↻ retried", self._style("retry"))
+        if args_differ(call):
+            label.append(" ≠args", self._style("differ"))
+        return label
+
+    # -- selection ----------------------------------------------------------------
+
+    def select(self, key: CallKey) -> bool:
+        """Move the cursor to a call (expanding its ancestors); False if it is not shown."""
+        node = self.nodes.get(key)
+        if node is None:
+            return False
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        tree = self.call_tree
+        _ = tree.last_line  # lay the tree out so the node has a line
+        tree.move_cursor(node)
+        self.selected = key
+        self._show_detail()
+        return True
+
+    def step_problem(self, step: int) -> bool:
+        """Select the next (or previous) failed or gap call, in call order."""
+        keys = list(self.nodes)
+        if not keys:
+            return False
+        start = keys.index(self.selected) if self.selected in self.nodes else -1
+        if start < 0 and step < 0:
+            start = len(keys)
+        position = start + step
+        while 0 <= position < len(keys):
+            if self.view.calls[keys[position]].status != "ok":
+                return self.select(keys[position])
+            position += step
+        return False
+
+    @on(Tree.NodeHighlighted, "#agentgo-call-tree")
+    def _highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        event.stop()
+        data = event.node.data
+        self.selected = None if data is None or isinstance(data, str) else data
+        self._show_detail()
+
+    @on(Tree.NodeSelected, "#agentgo-call-tree")
+    def _quiet(self, event: Tree.NodeSelected[NodeData]) -> None:
+        event.stop()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#agentgo-call-detail", Static)
+        call = self.view.calls.get(self.selected) if self.selected is not None else None
+        if call is None:
+            detail.update(
+                Text(
+                    "Select a call (↑/↓) to see its request, result, tool steps and events.",
+                    style="dim",
+                )
+            )
+            return
+        detail.update(call_detail(self.view, call, self._style))
+
+    def detail_text(self) -> str:
+        """The detail shown, as plain text (for tests)."""
+        call = self.view.calls.get(self.selected) if self.selected is not None else None
+        return "" if call is None else call_detail(self.view, call, self._style).plain

@@ -1,0 +1,56 @@
+"""The agentgo header: file, liveness, session and what it holds (runs, calls, gaps)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ..safe import one_line
+from .status import human_size
+
+
+class AgentGoStatus(Static):
+    """Two lines of facts about the open agentgo session; built inert, never markup."""
+
+    def show(
+        self,
+        *,
+        name: str,
+        size: int,
+        live: str,
+        session_id: str | None,
+        runs: dict[str, int],
+        calls: int,
+        failed: int,
+        messages: int,
+        checkpoints: int,
+        gaps: int,
+        warnings: int,
+        showing: str,
+    ) -> None:
+        top = Text()
+        top.append(f" {one_line(name, 60)} ", "bold")
+        top.append(f" agentgo-v1 · {human_size(size)} ")
+        style = {"live": "bold green", "idle": "yellow", "gone": "bold red"}.get(live, "")
+        top.append(f"● {live}", style)
+        if warnings:
+            top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
+        if session_id:
+            top.append(f"  session {one_line(session_id, 40)}", "dim")
+        second = Text(" ")
+        total = sum(runs.values())
+        second.append(f"{total:,} run{'s' if total != 1 else ''}")
+        states = [f"{n} {state}" for state, n in runs.items() if n]
+        if states:
+            second.append(f" ({', '.join(states)})")
+        second.append(f" · {calls:,} calls")
+        if failed:
+            second.append(f" ({failed:,} failed)", "bold red")
+        second.append(f" · {messages:,} messages · {checkpoints:,} checkpoints · ")
+        second.append(f"{gaps:,} gap{'s' if gaps != 1 else ''}", "bold yellow" if gaps else "")
+        second.append("  showing ", "dim")
+        second.append(one_line(showing, 40), "bold")
+        both = Text("\n").join([top, second])
+        both.no_wrap = True
+        both.overflow = "ellipsis"
+        self.update(both)

@@ -1,0 +1,197 @@
+"""``TimelineView``: every record of a run (or of the session) in seq order, one line each.
+
+A Line API list: 100k records cost an index list and only the visible
+lines are ever formatted. ``enter`` on a record about a call opens that call.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
+
+from ..agentgo_model import record_summary, source_time
+from ..safe import one_line
+from .agentgo_lines import LineList, component_style
+
+CATEGORY: dict[str, str] = {
+    "session_start": "lifecycle",
+    "run_start": "lifecycle",
+    "run_close": "lifecycle",
+    "agent_start": "lifecycle",
+    "agent_end": "lifecycle",
+    "turn_start": "turn",
+    "turn_end": "turn",
+    "model_request": "model",
+    "model_exec_end": "model",
+    "model_response": "model",
+    "message_end": "message",
+    "tool_exec_start": "tool",
+    "tool_invoke_start": "tool",
+    "tool_exec_end": "tool",
+    "retry": "failed",
+    "context_projected": "context",
+    "context_compacted": "context",
+    "checkpoint": "checkpoint",
+}
+
+FALLBACK_STYLES: dict[str, str] = {
+    "timeline--seq": "dim",
+    "timeline--time": "cyan",
+    "timeline--lifecycle": "bold magenta",
+    "timeline--turn": "magenta",
+    "timeline--model": "bold blue",
+    "timeline--message": "bold green",
+    "timeline--tool": "bold yellow",
+    "timeline--context": "cyan",
+    "timeline--checkpoint": "bold cyan",
+    "timeline--failed": "bold red",
+    "timeline--unknown": "italic",
+    "timeline--exec": "",
+    "timeline--dim": "dim",
+    "timeline--cursor": "reverse",
+}
+
+
+EXEC_WIDTH = 27
+
+
+class TimelineView(LineList):
+    """Records of the chosen run (``None``: all) with seq, source time, type and execution."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_call", "Open call")]
+
+    class OpenCall(Message):
+        def __init__(self, key: CallKey) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = AgentGoView()
+        self.run_id: str | None = None
+        self.rows: list[int] | None = None  # record indices of the run; None: every record
+        self._seen = 0
+
+    def _style(self, name: str) -> Style:
+        return component_style(self, f"timeline--{name}", FALLBACK_STYLES)
+
+    # -- feeding ------------------------------------------------------------------
+
+    def set_view(self, view: AgentGoView, run_id: str | None) -> None:
+        """A new view (a reset) or another run: rebuild the index (one pass)."""
+        self.view = view
+        self.run_id = run_id
+        self._seen = 0
+        self.rows = None if run_id is None else []
+        self._catch_up()
+        self.reset_items()
+
+    def refresh_records(self) -> None:
+        before = self.item_count()
+        at_end = self.is_at_end
+        self._catch_up()
+        self.items_appended(before, at_end)
+
+    def _catch_up(self) -> None:
+        records = self.view.records
+        if self.rows is not None:
+            run_id = self.run_id
+            rows = self.rows
+            for index in range(self._seen, len(records)):
+                if records[index].get("run_id") == run_id:
+                    rows.append(index)
+        self._seen = len(records)
+
+    def item_count(self) -> int:
+        return self._seen if self.rows is None else len(self.rows)
+
+    def record_index(self, row: int) -> int:
+        return row if self.rows is None else self.rows[row]
+
+    # -- rendering ------------------------------------------------------------------
+
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
+        view = self.view
+        at = self.record_index(index)
+        record = view.records[at]
+        kind = one_line(record.get("type"), 40)
+        seq = record.get("seq")
+        line = Text(no_wrap=True)
+        line.append("▌" if selected else " ", self._style("cursor") if selected else "")
+        digits = max(3, len(str(len(view.records))))
+        line.append(f"{one_line(seq, digits):>{digits}} ", self._style("seq"))
+        line.append(f"{source_time(record.get('time')):<19} ", self._style("time"))
+        category = CATEGORY.get(kind, "unknown" if kind not in KNOWN_TYPES else "lifecycle")
+        if kind == "model_exec_end" and _field(record, "error"):
+            category = "failed"
+        if kind == "tool_exec_end" and _field(record, "is_error"):
+            category = "failed"
+        line.append(f"{kind:<18}", self._style(category))
+        if self.run_id is None:
+            run = view.runs.get(str(record.get("run_id"))) if record.get("run_id") else None
+            line.append(f" {'r' + str(run.index + 1) if run else '':<3}", self._style("dim"))
+        execution = record.get("execution")
+        ident = Text(" ")
+        if isinstance(execution, dict):
+            ident.append(
+                f"{one_line(execution.get('kind'), 7)} {one_line(execution.get('id'), 16)}"
+            )
+            ident.append(f" #{one_line(execution.get('attempt'), 3)}")
+            parent = execution.get("parent_id")
+            if parent is not None:
+                ident.append(f" ↳{one_line(parent, 12)}", self._style("dim"))
+        ident.truncate(EXEC_WIDTH, pad=True)
+        line.append_text(ident)
+        line.append(" ")
+        if kind not in KNOWN_TYPES:
+            line.append("(unknown type, raw) ", self._style("dim"))
+        line.append(record_summary(record, max(10, width - line.cell_len)))
+        if selected:
+            line.stylize(self._style("cursor"), 1)
+        line.truncate(width, overflow="ellipsis")
+        return [line]
+
+    def selected_call(self) -> CallKey | None:
+        if not 0 <= self.cursor < self.item_count():
+            return None
+        record = self.view.records[self.record_index(self.cursor)]
+        execution = record.get("execution")
+        if not isinstance(execution, dict):
+            return None
+        attempt = execution.get("attempt")
+        key = (
+            _s(record.get("run_id")),
+            _s(execution.get("id")),
+            attempt if type(attempt) is int else 1,
+        )
+        return key if key in self.view.calls else None
+
+    def action_open_call(self) -> None:
+        key = self.selected_call()
+        if key is None:
+            self.app.notify("This record is not about a call.", timeout=2)
+            return
+        self.post_message(self.OpenCall(key))
+
+    def move_to_seq(self, seq: int) -> bool:
+        for row in range(self.item_count()):
+            if self.view.records[self.record_index(row)].get("seq") == seq:
+                self.move_to(row)
+                return True
+        return False
+
+
+def _s(value: object) -> str:
+    return value if isinstance(value, str) else ("" if value is None else str(value))
+
+
+def _field(record: dict[str, object], name: str) -> object:
+    data = record.get("data")
+    return data.get(name) if isinstance(data, dict) else None
