@@ -18,6 +18,7 @@ class LiveAgentGo:
         self.view = AgentGoView()
         self.checker = StrictReader(self.path)
         self.resets = 0
+        self._resync = False
         self.exists = True
         self.size = 0
 
@@ -25,20 +26,26 @@ class LiveAgentGo:
         if update.reset:
             self.view = AgentGoView()
             self.checker = StrictReader(self.path)
+            self._resync = False
             self.resets += 1
         self.exists = update.exists
         self.size = max(update.size, 0)
         view = self.view
         view.warnings.extend(update.warnings)
+        checker = self.checker
         for record, line in zip(update.envelopes, update.lines, strict=True):
+            seq = record.get("seq")
+            if self._resync and record.get("session_id") == checker.session_id and type(seq) is int:
+                # The first line of this session after a break is the new baseline:
+                # one warning per break, not one per later line.
+                checker.seq = seq - 1
+                self._resync = False
             try:
-                self.checker.check(record, line)
+                checker.check(record, line)
             except TranscriptError as err:
                 view.warnings.append(f"line {line}: {err.reason}")
-                if self.checker.session_id is None:
+                if checker.session_id is None:
                     continue  # nothing is a session before its session_start
-                seq = record.get("seq")
-                if type(seq) is int:
-                    self.checker.seq = seq  # one warning per break, not one per later line
+                self._resync = True  # shown all the same: a damaged file is shown as it is
             view.feed(record, line)
         return update.reset
