@@ -18,7 +18,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from story import OLD_MTIME, fixed_ids  # noqa: E402
-
 from viewer.app import TailscopeApp  # noqa: E402
 from viewer.demo import simulate_run  # noqa: E402
 

@@ -40,12 +40,33 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         "Panes",
         [
             ("1 2 3 4", "conversation, diff, tool operations, run contexts"),
+            ("ctrl+p, Export…", "the transcript as Markdown, HTML or JSON"),
             ("d", "the diff: raw versus replayed (n / p step through differences)"),
             ("a (tools)", "open the selected operation's artifact"),
             ("w", "warnings: malformed lines, resets, a replaced file"),
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help"),
             ("q", "quit"),
+        ],
+    ),
+    (
+        "agentgo sessions",
+        [
+            ("1 2 3 4 5", "runs, calls, conversation, checkpoints, timeline"),
+            ("enter (runs)", "show only that run in the other tabs; a: all runs"),
+            ("[ / ]", "previous / next run"),
+            ("e / E", "next / previous failed call or gap"),
+            ("enter (timeline)", "open that record's call"),
+        ],
+    ),
+    (
+        "Directory browser (tailscope DIR)",
+        [
+            ("enter / escape", "open the selected transcript / back to the list"),
+            ("/", "filter by text (file, agent, model, status)"),
+            ("a l c d f n", "all, live, crashed, damaged, finished, not transcripts"),
+            ("s / S", "next sort column / reverse the order (or click a header)"),
+            ("r", "scan again"),
         ],
     ),
 ]
