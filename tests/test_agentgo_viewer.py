@@ -25,13 +25,14 @@ async def loaded(pilot: Pilot[None]) -> None:
     """Wait until the follower delivered the file and the view settled."""
     app = pilot.app
     assert isinstance(app, TailscopeApp)
-    for _ in range(200):
-        if isinstance(app.screen, AgentGoScreen):
-            view = app.agentgo.live.view
-            if view.records or view.warnings:
-                break
+    for _ in range(250):
+        if isinstance(app.screen, AgentGoScreen) and app.screen._loaded:
+            break
         await pilot.pause(0.02)
-    await pilot.pause(0.15)
+    # Let every pane lay out what it was given (a loaded machine renders slowly).
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
 
 
 async def wait_for(pilot: Pilot[None], predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]

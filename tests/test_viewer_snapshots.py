@@ -18,11 +18,13 @@ async def loaded(pilot: Pilot[None]) -> None:
     """Wait until the follower delivered the file and the view settled."""
     app = pilot.app
     assert isinstance(app, TailscopeApp)
-    for _ in range(200):
-        if app.live.state.events or app.live.state.warnings:
+    for _ in range(250):
+        if app.transcript._loaded:
             break
         await pilot.pause(0.02)
-    await pilot.pause(0.1)
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
 
 
 @pytest.fixture

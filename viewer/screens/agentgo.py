@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from session_core.agentgo.live import LiveAgentGo
-from session_core.following import FollowUpdate, follow
-from session_core.formats import V1
-from session_core.writers import writer_holds_lock
+from session_core.following import FollowUpdate
+from session_core.formats import AGENTGO
 
 from ..agentgo_model import CallStats, short, touched_calls
 from ..safe import inert_text
@@ -30,14 +24,16 @@ from ..widgets.agentgo_conversation import CommittedView
 from ..widgets.agentgo_runs import RunsPane
 from ..widgets.agentgo_status import AgentGoStatus
 from ..widgets.agentgo_timeline import TimelineView
+from .following import FollowingScreen
 from .warnings import WarningsScreen
 
-LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 TABS = ("runs", "calls", "conversation", "checkpoints", "timeline")
 
 
-class AgentGoScreen(Screen[None]):
+class AgentGoScreen(FollowingScreen):
     """One agentgo-v1 session, followed as it grows."""
+
+    FORMAT = AGENTGO
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "show_tab('runs')", "Runs"),
@@ -54,17 +50,11 @@ class AgentGoScreen(Screen[None]):
     ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
-        super().__init__(id="agentgo")
-        self.path = os.fspath(path)
-        self.force_polling = force_polling
+        super().__init__(path, force_polling=force_polling, id="agentgo")
         self.live = LiveAgentGo(self.path)
         self.stats = CallStats()
         self.run_filter: str | None = None
-        self.last_change = 0.0
         self._records_seen = 0
-        self._saw_lock = False
-        self._loaded = False
-        self._swapping = False
 
     # -- layout -----------------------------------------------------------------
 
@@ -114,45 +104,9 @@ class AgentGoScreen(Screen[None]):
 
     # -- following ----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="follow")
-    def follow_file(self) -> None:
-        """Read and parse in this thread; the UI thread applies each update (bounded batches)."""
-        worker = get_current_worker()
-
-        async def pump() -> None:
-            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
-            reader = asyncio.ensure_future(anext(updates))
-            try:
-                while not worker.is_cancelled:
-                    done, _ = await asyncio.wait({reader}, timeout=0.1)
-                    if not done:
-                        continue
-                    update = reader.result()
-                    self.app.call_from_thread(self._apply_update, update)
-                    reader = asyncio.ensure_future(anext(updates))
-            finally:
-                reader.cancel()
-                with contextlib.suppress(BaseException):
-                    await reader
-                await updates.aclose()
-
-        with contextlib.suppress(RuntimeError):  # the app closed under us
-            asyncio.run(pump())
-
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._swapping or not self.is_attached:
-            return
-        if update.format == V1:
-            # The file is (now) a transcript-v1 file: its own screen shows it.
-            self._swapping = True
-            self.workers.cancel_group(self, "follow")
-            swap = getattr(self.app, "swap_format", None)
-            if swap is not None:
-                swap(self, update.format)
-            return
         first = not self._loaded
         reset = self.live.apply(update)
-        self.last_change = time.monotonic()
         view = self.live.view
         if reset or first:
             if reset and not first:
@@ -187,20 +141,6 @@ class AgentGoScreen(Screen[None]):
         self.conversation.set_view(view, self.run_filter)
         self.checkpoints.set_view(view, self.run_filter)
         self.timeline.set_view(view, self.run_filter)
-
-    def _is_live(self) -> bool:
-        """A writer holds the file's lock, or (for writers that do not lock) it changed lately."""
-        held = writer_holds_lock(self.path)
-        if held:
-            self._saw_lock = True
-            return True
-        if self._saw_lock:
-            return False  # the writer that held the lock is gone, however fresh the file
-        try:
-            mtime = os.stat(self.path).st_mtime
-        except OSError:
-            return False
-        return time.time() - mtime < LIVE_WINDOW
 
     def _tick(self) -> None:
         self._refresh_status()

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import time
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
-from session_core.following import FollowUpdate, follow
-from session_core.formats import AGENTGO
+from session_core.following import FollowUpdate
+from session_core.formats import V1
 from session_core.live import LiveTranscript
 from session_core.usage import UsageTally
-from session_core.writers import writer_holds_lock
 
 from ..model import CallIndex
 from ..safe import inert_text
@@ -32,13 +26,14 @@ from ..widgets.status import StatusBar
 from ..widgets.tool_ops import ToolOpsPane
 from .export import ExportScreen
 from .filter import FilterScreen
+from .following import FollowingScreen
 from .warnings import WarningsScreen
 
-LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 
-
-class TranscriptScreen(Screen[None]):
+class TranscriptScreen(FollowingScreen):
     """One transcript, followed as it grows: conversation, diff, tool operations, run contexts."""
+
+    FORMAT = V1
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search"),
@@ -53,21 +48,12 @@ class TranscriptScreen(Screen[None]):
     ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
-        super().__init__(id="transcript")
-        self.path = os.fspath(path)
-        self.force_polling = force_polling
+        super().__init__(path, force_polling=force_polling, id="transcript")
         self.live = LiveTranscript(self.path)
         self.calls = CallIndex()
         self.usage = UsageTally()
-        self.last_change = 0.0
-        self.mtime = 0.0
-        self._saw_lock = False
         self._was_live = False
-        self._live_at = -1.0
-        self._live_cached = False
         self._stale_panes: set[str] = set()
-        self._loaded = False
-        self._swapping = False
 
     # -- layout -----------------------------------------------------------------
 
@@ -101,44 +87,9 @@ class TranscriptScreen(Screen[None]):
 
     # -- following ----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="follow")
-    def follow_file(self) -> None:
-        """Read and parse in this thread; the UI thread applies each update (bounded batches)."""
-        worker = get_current_worker()
-
-        async def pump() -> None:
-            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
-            reader = asyncio.ensure_future(anext(updates))
-            try:
-                while not worker.is_cancelled:
-                    done, _ = await asyncio.wait({reader}, timeout=0.1)
-                    if not done:
-                        continue
-                    update = reader.result()
-                    self.app.call_from_thread(self._apply_update, update)
-                    reader = asyncio.ensure_future(anext(updates))
-            finally:
-                reader.cancel()
-                with contextlib.suppress(BaseException):
-                    await reader
-                await updates.aclose()
-
-        with contextlib.suppress(RuntimeError):  # the app closed under us
-            asyncio.run(pump())
-
     def _apply_update(self, update: FollowUpdate) -> None:
-        if update.format == AGENTGO or self._swapping:
-            # An agentgo-v1 file (empty or missing at start, or replaced): its own screen.
-            swap = getattr(self.app, "swap_format", None)
-            if not self._swapping and swap is not None:
-                self._swapping = True
-                self.workers.cancel_group(self, "follow")
-                swap(self, AGENTGO)
-            if self._swapping:
-                return
         first = not self._loaded
         reset = self.live.apply(update)
-        self.last_change = time.monotonic()
         if reset or first:
             if reset and not first:
                 self.notify(
@@ -148,8 +99,6 @@ class TranscriptScreen(Screen[None]):
                 )
             self.calls = CallIndex()
             self.usage = UsageTally()
-            self._saw_lock = False
-            self._live_at = -1.0
             self.conversation.set_state(self.live.state)
             self.query_one(DiffView).set_state(self.live.state)
             self._loaded = True
@@ -177,31 +126,6 @@ class TranscriptScreen(Screen[None]):
             self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
         elif tab == "contexts":
             self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
-
-    def _is_live(self) -> bool:
-        """A writer holds the file's lock, or (for writers that do not lock) it changed lately.
-
-        Asked on every update; /proc/locks is read at most twice a second.
-        """
-        now = time.monotonic()
-        if now - self._live_at < 0.5:
-            return self._live_cached
-        self._live_at = now
-        self._live_cached = self._check_live()
-        return self._live_cached
-
-    def _check_live(self) -> bool:
-        held = writer_holds_lock(self.path)
-        if held:
-            self._saw_lock = True
-            return True
-        if self._saw_lock:
-            return False  # the writer that held the lock is gone, however fresh the file
-        try:
-            self.mtime = os.stat(self.path).st_mtime
-        except OSError:
-            return False
-        return time.time() - self.mtime < LIVE_WINDOW
 
     def _tick(self) -> None:
         live = self._is_live()

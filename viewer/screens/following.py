@@ -1,0 +1,107 @@
+"""What every file screen shares: following the file, and knowing whether its writer is alive."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+
+from textual import work
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from session_core.following import FollowUpdate, follow
+from session_core.writers import writer_holds_lock
+
+LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
+
+
+class FollowingScreen(Screen[None]):
+    """A screen over one file: parsed in a thread, applied on the UI thread in bounded batches."""
+
+    def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
+        super().__init__(id=id)
+        self.path = os.fspath(path)
+        self.force_polling = force_polling
+        self.last_change = 0.0
+        self._saw_lock = False
+        self._live_at = -1.0
+        self._live_cached = False
+        self._loaded = False
+        self._swapping = False
+
+    @work(thread=True, exclusive=True, group="follow")
+    def follow_file(self) -> None:
+        worker = get_current_worker()
+
+        async def pump() -> None:
+            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
+            reader = asyncio.ensure_future(anext(updates))
+            try:
+                while not worker.is_cancelled:
+                    done, _ = await asyncio.wait({reader}, timeout=0.1)
+                    if not done:
+                        continue
+                    update = reader.result()
+                    self.app.call_from_thread(self._receive, update)
+                    reader = asyncio.ensure_future(anext(updates))
+            finally:
+                reader.cancel()
+                with contextlib.suppress(BaseException):
+                    await reader
+                await updates.aclose()
+
+        with contextlib.suppress(RuntimeError):  # the app closed under us
+            asyncio.run(pump())
+
+    def _receive(self, update: FollowUpdate) -> None:
+        if self._swapping or not self.is_attached:
+            return
+        if update.format is not None and update.format != self.FORMAT:
+            # The file is (now) the other format: its own screen shows it.
+            self._swapping = True
+            self.workers.cancel_group(self, "follow")
+            swap = getattr(self.app, "swap_format", None)
+            if swap is not None:
+                swap(self, update.format)
+            return
+        self.last_change = time.monotonic()
+        if update.reset:
+            self.forget_writer()
+        self._apply_update(update)
+
+    FORMAT = ""
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        raise NotImplementedError
+
+    def forget_writer(self) -> None:
+        """A new file (a reset): whether its writer locks is not known yet."""
+        self._saw_lock = False
+        self._live_at = -1.0
+
+    def _is_live(self) -> bool:
+        """A writer holds the file's lock, or (for writers that do not lock) it changed lately.
+
+        Asked on every update; /proc/locks is read at most twice a second.
+        """
+        now = time.monotonic()
+        if now - self._live_at < 0.5:
+            return self._live_cached
+        self._live_at = now
+        self._live_cached = self._check_live()
+        return self._live_cached
+
+    def _check_live(self) -> bool:
+        held = writer_holds_lock(self.path)
+        if held:
+            self._saw_lock = True
+            return True
+        if self._saw_lock:
+            return False  # the writer that held the lock is gone, however fresh the file
+        try:
+            mtime = os.stat(self.path).st_mtime
+        except OSError:
+            return False
+        return time.time() - mtime < LIVE_WINDOW
