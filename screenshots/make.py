@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from agentgo_story import fixed_agentgo_ids  # noqa: E402
 from story import OLD_MTIME, fixed_ids  # noqa: E402
 from viewer.app import TailscopeApp  # noqa: E402
 from viewer.demo import simulate_run  # noqa: E402
@@ -31,13 +32,18 @@ SHOTS: list[tuple[str, Sequence[str], str]] = [
     ("run-contexts.svg", ("4",), "run contexts and what changed between runs"),
     ("help.svg", ("question_mark",), "every key"),
 ]
+AGENTGO_SHOTS: list[tuple[str, Sequence[str], str]] = [
+    ("agentgo-runs.svg", (), "an agentgo session: its runs"),
+    ("agentgo-calls.svg", ("2", "e"), "an agentgo session: the call tree and a call's detail"),
+    ("agentgo-timeline.svg", ("5", "G"), "an agentgo session: the timeline"),
+]
 
 
 async def shoot(path: Path, name: str, keys: Sequence[str]) -> None:
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(300):
-            if app.live.state.events:
+            if getattr(app.screen, "_loaded", False):
                 break
             await pilot.pause(0.02)
         await pilot.pause(0.3)
@@ -48,14 +54,29 @@ async def shoot(path: Path, name: str, keys: Sequence[str]) -> None:
         app.save_screenshot(str(HERE / name))
 
 
+def write_crashed(path: Path, fmt: str) -> None:
+    """The demo run, written by a child process that then dies as the demo's writer does
+    (its session never closed), so the picture shows a crashed run, not a live one."""
+    pid = os.fork()
+    if pid == 0:
+        with fixed_ids(seed=11), fixed_agentgo_ids(seed=11):
+            simulate_run(str(path), speed=0, crash=True, format=fmt)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "agent-run.jsonl"
-        with fixed_ids(seed=11):
-            simulate_run(str(path), speed=0, crash=True)
-        os.utime(path, (OLD_MTIME, OLD_MTIME))
+        write_crashed(path, "transcript-v1")
         for name, keys, caption in SHOTS:
             asyncio.run(shoot(path, name, keys))
+            print(f"screenshots/{name}: {caption}")
+        session = Path(tmp) / "agentgo-run.jsonl"
+        write_crashed(session, "agentgo-v1")
+        for name, keys, caption in AGENTGO_SHOTS:
+            asyncio.run(shoot(session, name, keys))
             print(f"screenshots/{name}: {caption}")
     return 0
 

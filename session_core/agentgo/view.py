@@ -231,6 +231,8 @@ class AgentGoView:
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
         self.unknown: list[int] = []  # indices into records of types this view does not know
         self.warnings: list[str] = []
+        # Whether the file's writer is still at work, when a caller knows (a viewer does).
+        self.writer_alive: bool | None = None
 
     # -- feeding ------------------------------------------------------------------
 
@@ -351,11 +353,14 @@ class AgentGoView:
     # -- reading ------------------------------------------------------------------
 
     def run_status(self, run_id: str) -> RunStatus:
-        """closed: run_close seen; interrupted: no run_close and a later run began; else open."""
+        """closed: run_close seen; interrupted: no run_close, and a later run began or the
+        writer is known to be gone (``writer_alive`` False); else open."""
         run = self.runs[run_id]
         if run.closed:
             return "closed"
-        return "interrupted" if run.index < len(self.run_order) - 1 else "open"
+        if run.index < len(self.run_order) - 1 or self.writer_alive is False:
+            return "interrupted"
+        return "open"
 
     def root_calls(self, run_id: str) -> list[Call]:
         run = self.runs.get(run_id)

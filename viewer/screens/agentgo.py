@@ -108,6 +108,7 @@ class AgentGoScreen(FollowingScreen):
         first = not self._loaded
         reset = self.live.apply(update)
         view = self.live.view
+        view.writer_alive = self._is_live()
         if reset or first:
             if reset and not first:
                 self.notify(
@@ -143,6 +144,12 @@ class AgentGoScreen(FollowingScreen):
         self.timeline.set_view(view, self.run_filter)
 
     def _tick(self) -> None:
+        view = self.live.view
+        alive = self._is_live()
+        if view.writer_alive != alive:
+            # The last open run becomes "interrupted" when its writer dies, and back.
+            view.writer_alive = alive
+            self._rebuild()
         self._refresh_status()
 
     def showing(self) -> str:
