@@ -24,6 +24,7 @@ from ..widgets.agentgo_conversation import CommittedView
 from ..widgets.agentgo_runs import RunsPane
 from ..widgets.agentgo_status import AgentGoStatus
 from ..widgets.agentgo_timeline import TimelineView
+from .export import ExportScreen
 from .following import FollowingScreen
 from .warnings import WarningsScreen
 
@@ -197,6 +198,9 @@ class AgentGoScreen(FollowingScreen):
     def action_warnings(self) -> None:
         self.app.push_screen(WarningsScreen(list(self.live.view.warnings)))
 
+    def action_export(self) -> None:
+        self.app.push_screen(ExportScreen(self.path))
+
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.calls.activate(tab == "calls")
@@ -251,6 +255,11 @@ class AgentGoScreen(FollowingScreen):
         """Every action of this screen, for the command palette."""
         conversation = self.conversation
         commands = [
+            (
+                "Export…",
+                "The session as Markdown, HTML or JSON (like tailscope export)",
+                self.action_export,
+            ),
             (
                 "Show runs",
                 "Every run: status, outcome, calls, gaps",
