@@ -18,7 +18,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from corpus import write_corpus  # noqa: E402
-
 from session_core import Message, Session  # noqa: E402
 from story import fixed_ids  # noqa: E402
 from viewer.app import TailscopeApp  # noqa: E402

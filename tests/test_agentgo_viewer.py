@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import pytest
-from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from textual.pilot import Pilot
 
+from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from story import write_story
 from viewer.app import TailscopeApp

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from corpus import EXPECTED, write_agentgo, write_corpus, write_v1
 from textual.pilot import Pilot
 
+from corpus import EXPECTED, write_agentgo, write_corpus, write_v1
 from session_core import Message, Session
 from session_core.scan import FileSummary, scan_dir, scan_file
 from story import OLD_MTIME
