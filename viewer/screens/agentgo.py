@@ -107,7 +107,7 @@ class AgentGoScreen(FollowingScreen):
 
     def _apply_update(self, update: FollowUpdate) -> None:
         first = not self._loaded
-        reset = self.live.apply(update)
+        reset = update.reset  # the worker replayed it into self.live already
         view = self.live.view
         view.writer_alive = self._is_live()
         if reset or first:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 import time
+from typing import Any
 
 from textual import work
 from textual.screen import Screen
@@ -18,7 +20,8 @@ LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 
 
 class FollowingScreen(Screen[None]):
-    """A screen over one file: parsed in a thread, applied on the UI thread in bounded batches."""
+    """A screen over one file: read, parsed and replayed in a worker thread, in bounded
+    batches; the UI thread only draws what each batch changed."""
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
         super().__init__(id=id)
@@ -30,6 +33,8 @@ class FollowingScreen(Screen[None]):
         self._live_cached = False
         self._loaded = False
         self._swapping = False
+        # Held by the worker while it replays and by the UI thread while it reads the result.
+        self.state_lock = threading.Lock()
 
     @work(thread=True, exclusive=True, group="follow")
     def follow_file(self) -> None:
@@ -44,6 +49,8 @@ class FollowingScreen(Screen[None]):
                     if not done:
                         continue
                     update = reader.result()
+                    if not self._replay(update):
+                        return
                     self.app.call_from_thread(self._receive, update)
                     reader = asyncio.ensure_future(anext(updates))
             finally:
@@ -55,25 +62,40 @@ class FollowingScreen(Screen[None]):
         with contextlib.suppress(RuntimeError):  # the app closed under us
             asyncio.run(pump())
 
-    def _receive(self, update: FollowUpdate) -> None:
+    def _replay(self, update: FollowUpdate) -> bool:
+        """In the worker: replay the update into ``self.live``; False when the file is
+        the other format (then the UI thread swaps screens and this worker stops)."""
+        if update.format is not None and update.format != self.FORMAT:
+            self.app.call_from_thread(self._swap, update.format)
+            return False
+        with self.state_lock:
+            self.live.apply(update)
+        return True
+
+    def _swap(self, fmt: str) -> None:
         if self._swapping or not self.is_attached:
             return
-        if update.format is not None and update.format != self.FORMAT:
-            # The file is (now) the other format: its own screen shows it.
-            self._swapping = True
-            self.workers.cancel_group(self, "follow")
-            swap = getattr(self.app, "swap_format", None)
-            if swap is not None:
-                swap(self, update.format)
+        self._swapping = True
+        self.workers.cancel_group(self, "follow")
+        swap = getattr(self.app, "swap_format", None)
+        if swap is not None:
+            swap(self, fmt)
+
+    def _receive(self, update: FollowUpdate) -> None:
+        """On the UI thread: show what the worker replayed (the state is not changing now)."""
+        if self._swapping or not self.is_attached:
             return
         self.last_change = time.monotonic()
         if update.reset:
             self.forget_writer()
-        self._apply_update(update)
+        with self.state_lock:
+            self._apply_update(update)
 
     FORMAT = ""
+    live: Any  # the replayed file: LiveTranscript or LiveAgentGo (set by the subclass)
 
     def _apply_update(self, update: FollowUpdate) -> None:
+        """Bring the panes up to date with ``self.live`` after ``update`` was replayed."""
         raise NotImplementedError
 
     def forget_writer(self) -> None:

@@ -89,7 +89,7 @@ class TranscriptScreen(FollowingScreen):
 
     def _apply_update(self, update: FollowUpdate) -> None:
         first = not self._loaded
-        reset = self.live.apply(update)
+        reset = update.reset  # the worker replayed it into self.live already
         if reset or first:
             if reset and not first:
                 self.notify(
