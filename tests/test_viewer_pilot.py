@@ -219,3 +219,35 @@ async def test_missing_file_waits_then_shows_it(tmp_path: Path) -> None:
             s.append_message(Message(role="user", content="here now"))
         await wait_for(pilot, lambda: len(view.rows) == 1)
         assert app.live.exists
+
+
+async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:
+    import functools
+
+    import viewer.screens.transcript as transcript_module
+    from session_core.tailwindow import read_tail_window
+    from viewer.screens.following import FollowingScreen
+    from viewer.screens.transcript import TranscriptScreen
+
+    path, ids = story
+    monkeypatch.setattr(transcript_module, "PREVIEW_FROM", 0)  # every file counts as big
+    monkeypatch.setattr(
+        transcript_module, "read_tail_window", functools.partial(read_tail_window, window=700)
+    )
+    held: list[TranscriptScreen] = []
+    monkeypatch.setattr(TranscriptScreen, "follow_file", lambda self: held.append(self))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) > 0)
+        # Only the end was read: its last message, no line numbers yet, a loading note.
+        assert view.rows[-1].id == ids["t4"]
+        assert len(view.rows) < 6
+        text = screen_text(app)
+        assert "line …" in text and "loading" in text
+        screen = held[0]
+        FollowingScreen.follow_file(screen)  # now the real follower reads the whole file
+        await wait_for(pilot, lambda: not screen._previewing and len(view.rows) == 6)
+        assert view.rows[-1].id == ids["t4"]
+        assert view.cursor == len(view.rows) - 1
+        assert "loading" not in screen_text(app)

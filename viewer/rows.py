@@ -49,6 +49,11 @@ def _line_count(text: str) -> int:
     return text.count("\n") + 1 if text else 1
 
 
+def _at(line: int) -> str:
+    """Where a row's line is; 0 while only the end of a big file has been read."""
+    return f" line {line}" if line else " line …"
+
+
 def short_ts(ts: str) -> str:
     """HH:MM:SS.mmm of an ISO timestamp, or the text as it is."""
     if len(ts) >= 19 and ts[10] == "T":
@@ -214,7 +219,7 @@ class RowRenderer:
             header.append(f" user · compaction at line {cline}", s("meta"))
         else:
             header.append(f" {inert(role)} ", s(role if role in ROLES else "other"))
-            header.append(f" line {line}", s("meta"))
+            header.append(_at(line), s("meta"))
         header.append(f" · {short_ts(_text(envelope.get('ts')))}", s("meta"))
         payload = payload_of(envelope) if row.kind == "message" else {}
         flags = [k for k in ("sticky", "sysprompt") if payload.get(k)]
@@ -354,7 +359,7 @@ class RowRenderer:
             status, style = "running", "running"
         else:
             status, style = "running when the writer died", "error"
-        where = f" · answer at line {answered[0]}" if answered else ""
+        where = f" · answer at{_at(answered[0])}" if answered else ""
         line = Text("  → ", s("call"), no_wrap=True, overflow="ellipsis")
         line.append(inert(name), s("call"))
         line.append(f" [{status}]", s(style))
@@ -373,7 +378,7 @@ class RowRenderer:
         envelope = self.state.events[row.event]
         line = self.state.event_lines[row.event]
         head = Text(" compaction ", s("compaction"), no_wrap=True)
-        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
         out = [head]
         if record is None:
             out.append(self._clip("  (not applied)", width, s("error")))
@@ -410,7 +415,7 @@ class RowRenderer:
         envelope = self.state.events[row.event]
         line = self.state.event_lines[row.event]
         head = Text(" elision ", s("elision"), no_wrap=True)
-        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
         out = [head]
         items = self.payload(row).get("items")
         items = items if isinstance(items, list) else []
@@ -431,7 +436,7 @@ class RowRenderer:
         envelope = self.state.events[row.event]
         line = self.state.event_lines[row.event]
         head = Text(f" {inert(_text(envelope.get('type')))} ", s("event"), no_wrap=True)
-        head.append(f" line {line} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
         body = orjson.dumps(envelope.get("payload"), default=str).decode()
         if expanded:
             return [head, *self._wrap(_pretty(body), width, s("body"))]

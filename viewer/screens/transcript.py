@@ -6,15 +6,18 @@ import os
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
+from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate
 from session_core.formats import V1
 from session_core.live import LiveTranscript
+from session_core.replay import ReplayState
+from session_core.tailwindow import preview_state, read_tail_window
 from session_core.usage import UsageTally
 
 from ..model import CallIndex
@@ -28,6 +31,8 @@ from .export import ExportScreen
 from .filter import FilterScreen
 from .following import FollowingScreen
 from .warnings import WarningsScreen
+
+PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 
 
 class TranscriptScreen(FollowingScreen):
@@ -54,6 +59,8 @@ class TranscriptScreen(FollowingScreen):
         self.usage = UsageTally()
         self._was_live = False
         self._stale_panes: set[str] = set()
+        self._previewing = False
+        self._progress = (0, 0)
 
     # -- layout -----------------------------------------------------------------
 
@@ -83,11 +90,42 @@ class TranscriptScreen(FollowingScreen):
         self.conversation.focus()
         self._refresh_status()
         self.set_interval(1.0, self._tick)
+        try:
+            big = os.path.getsize(self.path) > PREVIEW_FROM
+        except OSError:
+            big = False
+        if big:
+            self._previewing = True
+            self.show_tail()
         self.follow_file()
 
     # -- following ----------------------------------------------------------------
 
+    @work(thread=True, exclusive=True, group="preview")
+    def show_tail(self) -> None:
+        """A big file's end, at once, while the follow worker reads all of it."""
+        try:
+            tail = read_tail_window(self.path)
+        except TranscriptError:
+            return
+        state = preview_state(tail, self.path)
+        self.app.call_from_thread(self._show_preview, state)
+
+    def _show_preview(self, state: ReplayState) -> None:
+        if not self._previewing or not self.is_attached:
+            return  # the whole file was read first
+        self.conversation.set_state(state)
+        self.conversation.action_last_row()
+        self._refresh_status()
+
     def _apply_update(self, update: FollowUpdate) -> None:
+        if self._previewing:
+            self._progress = (update.offset, update.size)
+            if not update.caught_up:
+                self._refresh_status()  # the preview stays until the whole file is replayed
+                return
+            self._previewing = False
+            self._loaded = False  # the whole file is here now: show it as a first load
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         if reset or first:
@@ -143,6 +181,10 @@ class TranscriptScreen(FollowingScreen):
         if view.search_term:
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"
+        if self._previewing:
+            done, size = self._progress
+            percent = 100 * done // size if size else 0
+            extra = f"loading {percent}%, showing the end meanwhile"
         mode = "replayed" if view.mode == "replayed" else "raw"
         self.query_one(StatusBar).show(
             name=os.path.basename(self.path),
@@ -202,9 +244,11 @@ class TranscriptScreen(FollowingScreen):
         view = self.conversation
         view.mode = "raw" if view.mode == "replayed" else "replayed"
         selected = view.rows[view.cursor].id if 0 <= view.cursor < len(view.rows) else None
-        view.set_state(self.live.state)
-        if selected is not None:
+        stick = view.follows_end
+        view.set_state(self.live.state, stick=stick)
+        if selected is not None and not stick:
             view.move_to_id(selected)
+            view.call_after_refresh(view.move_to_id, selected)  # once the new height is laid out
         self.action_show_tab("conversation")
         self._refresh_status()
         self.notify(

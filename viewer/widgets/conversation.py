@@ -108,6 +108,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._elisions_seen = 0
         self._compactions_seen = 0
         self._cache: dict[int, list[Strip]] = {}
+        self.stick_to_end = True
         self._width = 0
 
     # -- styles ---------------------------------------------------------------
@@ -121,8 +122,11 @@ class ConversationView(ScrollView, can_focus=True):
 
     # -- feeding ----------------------------------------------------------------
 
-    def set_state(self, state: ReplayState) -> None:
-        """Show a new state (a new file, or a reset): everything is rebuilt."""
+    def set_state(self, state: ReplayState, *, stick: bool = True) -> None:
+        """Show a new state (a new file, a reset, another mode): everything is rebuilt.
+
+        ``stick``: follow the end (the default); False leaves the cursor to the caller.
+        """
         live = self.renderer.live
         self.renderer = RowRenderer(state, self._style, self.mode)
         self.renderer.live = live
@@ -137,6 +141,7 @@ class ConversationView(ScrollView, can_focus=True):
         self._row_of = {}
         self.cursor = -1
         self.new_count = 0
+        self.stick_to_end = stick
         self.refresh_rows()
 
     def set_live(self, live: bool) -> None:
@@ -151,7 +156,7 @@ class ConversationView(ScrollView, can_focus=True):
 
     def _rebuild(self) -> None:
         keep = self.rows[self.cursor].id if 0 <= self.cursor < len(self.rows) else None
-        at_end = self.is_at_end
+        at_end = self.follows_end
         self.renderer.index_new()
         state = self.renderer.state
         self.rows = build_rows(self.renderer, 0, self.roles, self.types)
@@ -164,12 +169,13 @@ class ConversationView(ScrollView, can_focus=True):
         self._cache.clear()
         self._research()
         self._update_size()
-        if keep is not None and keep in self._row_of:
-            self.cursor = self._row_of[keep]
-            self._scroll_to_cursor()
-        elif at_end:
+        # Scrolling waits for the layout: until then the new height cannot be scrolled.
+        if at_end:
             self.cursor = len(self.rows) - 1
-            self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+        elif keep is not None and keep in self._row_of:
+            self.cursor = self._row_of[keep]
+            self.call_after_refresh(self._scroll_to_cursor)
         self.post_message(self.Changed(self))
 
     def refresh_rows(self) -> None:
@@ -183,7 +189,7 @@ class ConversationView(ScrollView, can_focus=True):
         ):
             self._rebuild()
             return
-        at_end = self.is_at_end or not self.rows
+        at_end = self.follows_end
         renderer.index_new()
         before = len(self.rows)
         if self.mode == "replayed":
@@ -216,8 +222,7 @@ class ConversationView(ScrollView, can_focus=True):
         if added:
             if at_end:
                 self.new_count = 0
-                if self.cursor < 0 or self.cursor >= before - 1:
-                    self.cursor = len(self.rows) - 1
+                self.cursor = len(self.rows) - 1
                 self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
             else:
                 self.new_count += added
@@ -255,6 +260,12 @@ class ConversationView(ScrollView, can_focus=True):
     def is_at_end(self) -> bool:
         return self.scroll_y >= self.max_scroll_y - 1
 
+    @property
+    def follows_end(self) -> bool:
+        """New rows move the cursor to the last one: the view is at its end with the cursor
+        on the last row (or nowhere)."""
+        return self.stick_to_end and (self.cursor < 0 or self.cursor >= len(self.rows) - 1)
+
     def on_resize(self, event: events.Resize) -> None:
         if self.size.width != self._width:
             self._width = self.size.width
@@ -267,6 +278,8 @@ class ConversationView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        # Following the end is what the user does by being there, and stops by leaving.
+        self.stick_to_end = self.is_at_end
         if self.new_count and self.is_at_end:
             self.new_count = 0
             self.post_message(self.Changed(self))
