@@ -12,6 +12,7 @@ from rich.text import Text
 from session_core.scan import STATUSES, FileSummary, Status, epoch
 
 from .safe import inert, one_line
+from .widgets.status import size_text
 
 # (key, header, width; None = the file column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [
@@ -84,12 +85,8 @@ def long_time(seconds: float | None) -> str:
 
 
 def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "K", "M", "G"):
-        if value < 1000 or unit == "G":
-            return f"{int(value)}{unit}" if unit == "B" else f"{value:.1f}{unit}"
-        value /= 1024
-    return f"{size}B"
+    """The table's narrow form: ``1.5M``."""
+    return size_text(size, compact=True)
 
 
 def compact(count: int) -> str:

@@ -10,13 +10,20 @@ from session_core.usage import Usage
 from ..safe import one_line
 
 
-def human_size(size: int) -> str:
+def size_text(size: int, *, compact: bool = False) -> str:
+    """``1.5 MB`` (or ``1.5M`` where a table column is narrow)."""
     value = float(size)
+    limit = 1000 if compact else 1024  # a narrow column never shows four digits
     for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        if value < limit or unit == "GB":
+            label = unit[0] if compact else f" {unit}"
+            return f"{int(value)}{label}" if unit == "B" else f"{value:.1f}{label}"
         value /= 1024
     return f"{size} B"
+
+
+def human_size(size: int) -> str:
+    return size_text(size)
 
 
 class StatusBar(Static):
