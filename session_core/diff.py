@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,7 +30,7 @@ class DiffRow:
         return self.kind != "kept"
 
 
-def _content(payload: dict[str, Any]) -> str:
+def _content(payload: Mapping[str, Any]) -> str:
     value = payload.get("content")
     if value is None:
         return ""

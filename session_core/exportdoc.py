@@ -9,6 +9,7 @@ the renderers make it inert and escape it, the builders never do.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -226,7 +227,7 @@ class _V1:
             out.append(f"settled at {self.where(_s(op.get('settle-id')))}")
         return out
 
-    def call_items(self, payload: dict[str, Any]) -> list[CallItem]:
+    def call_items(self, payload: Mapping[str, Any]) -> list[CallItem]:
         items = []
         for call in _calls(payload):
             cid = _s(call.get("id"))
@@ -250,7 +251,7 @@ class _V1:
             items.append(item)
         return items
 
-    def message(self, eid: str, payload: dict[str, Any], content: str) -> MessageItem:
+    def message(self, eid: str, payload: Mapping[str, Any], content: str) -> MessageItem:
         role = _s(payload.get("role")) or "user"
         facts = [self.where(eid), self.ts.get(eid, ""), f"id {eid}"]
         flags = []
@@ -465,7 +466,7 @@ class _V1:
         return Document(f"{title} — tailscope export", facts, sections)
 
 
-def _calls(payload: dict[str, Any]) -> list[dict[str, Any]]:
+def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     calls = payload.get("tool-calls")
     return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
 

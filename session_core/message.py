@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ class Message:
         return payload
 
 
-def payload_is_sticky(payload: dict[str, Any]) -> bool:
+def payload_is_sticky(payload: Mapping[str, Any]) -> bool:
     return (
         bool(payload.get("sticky"))
         or bool(payload.get("sysprompt"))
@@ -56,7 +57,7 @@ def _text(value: Any, default: str = "") -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def message_from_payload(payload: dict[str, Any]) -> Message:
+def message_from_payload(payload: Mapping[str, Any]) -> Message:
     """A Message from a file payload, tolerant of odd types as the reference is."""
     calls = payload.get("tool-calls")
     tool_calls = tuple(c for c in calls if isinstance(c, dict)) if isinstance(calls, list) else ()
@@ -78,10 +79,10 @@ def message_from_payload(payload: dict[str, Any]) -> Message:
     )
 
 
-def message_view(payload: dict[str, Any]) -> dict[str, Any]:
+def message_view(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The message keys of a payload as they are in the file (extras dropped)."""
     return {k: v for k, v in payload.items() if k in MESSAGE_KEYS}
 
 
-def message_extras(payload: dict[str, Any]) -> dict[str, Any]:
+def message_extras(payload: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k not in MESSAGE_KEYS}

@@ -188,7 +188,7 @@ def _replay_into(state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: b
                         line=number,
                     )
                 seen += 1
-                feed(env, number)
+                feed(env, number, raw)
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
     if pending is not None:

@@ -7,10 +7,12 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ReplayError
+from .events import Events, LazyPayload
 from .message import Message, message_from_payload, payload_is_sticky
 
 KNOWN_TYPES = frozenset(
@@ -30,7 +32,7 @@ _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
 
 # A live entry: (envelope id, message payload, sticky, content override or None).
-Entry = tuple[str, dict[str, Any], bool, str | None]
+Entry = tuple[str, Mapping[str, Any], bool, str | None]
 
 
 def payload_of(envelope: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +84,7 @@ class ReplayState:
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
         self._index: dict[str, int] = {}
-        self.events: list[dict[str, Any]] = []
+        self.events = Events()
         self.event_lines: list[int] = []  # the file line each event came from
         self.last_line = 0
         self.tool_ops: list[dict[str, Any]] = []
@@ -186,10 +188,13 @@ class ReplayState:
 
     # -- applying ---------------------------------------------------------
 
-    def feed(self, envelope: dict[str, Any], line: int | None = None) -> None:
+    def feed(
+        self, envelope: dict[str, Any], line: int | None = None, raw: bytes | None = None
+    ) -> None:
         """Validate and apply one envelope; a refused one changes nothing.
 
-        The envelope dict is kept as it is, not copied.
+        The envelope dict is kept as it is, not copied; given ``raw`` (the line it was
+        parsed from), that line is kept instead, and parsed again when asked for.
         """
         # The hot path of every replay: plain lookups, the message case first.
         payload = envelope.get("payload")
@@ -203,7 +208,11 @@ class ReplayState:
         if kind == "message":
             entries = self.entries
             self._index[eid] = len(entries)
-            entries.append((eid, payload, payload_is_sticky(payload), None))
+            sticky = payload_is_sticky(payload)
+            # A line read from a file is kept as that line; its body is parsed again when
+            # asked for. What replay needs of it (id, stickiness) is kept here.
+            body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, len(events))
+            entries.append((eid, body, sticky, None))
             self.message_events.append(len(events))
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
@@ -220,7 +229,10 @@ class ReplayState:
             self.grants = grants if isinstance(grants, list) else []
         elif kind == "session-meta":
             self.meta = payload
-        events.append(envelope)
+        events.append(envelope if raw is None else raw)
+        self._line(line)
+
+    def _line(self, line: int | None) -> None:
         if line is None:
             line = self.last_line + 1
         self.last_line = line

@@ -352,7 +352,7 @@ class Session:
 
     def events(self) -> list[dict[str, Any]]:
         with self._mutex:
-            return copy.deepcopy(self._state.events)
+            return copy.deepcopy(list(self._state.events))
 
     def warnings(self) -> list[str]:
         with self._mutex:

@@ -27,6 +27,7 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +90,7 @@ def _total(inp: int | None, out: int | None, total: int | None) -> int | None:
     return None
 
 
-def v1_usage(payload: dict[str, Any]) -> MessageUsage | None:
+def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
     """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
     usage = payload.get("usage")
     if not isinstance(usage, dict):
