@@ -1,0 +1,277 @@
+"""Open a big transcript as a user would, and time it beside lnav and toolong.
+
+    python bench/open_big.py [--sizes 100MB,1GB] [--tools tailscope,lnav,toolong] [--smoke]
+
+Each tool is launched in tmux on the same file (a generated v1 transcript
+whose last message carries a marker), and the screen is read every 20 ms:
+
+* **first screen**: from launch until the marker (the file's last message) is
+  on screen;
+* **complete**: tailscope only, until its header counts every line of the file
+  (the replayed view, tool table and run contexts are then whole), beside a
+  bare ``orjson.loads``-per-line loop over the same file;
+* **peak RSS**: the highest VmHWM of the tool's processes, sampled while it runs;
+* **paging**: tailscope only, in-process (headless): 100 page-downs from the
+  middle of the file, each rendered.
+
+lnav (Debian package) and toolong (PyPI, in its own virtualenv, since it pins
+its own Textual) are measured when found; set TOOLONG to its ``tl`` binary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gen_transcript as gen  # noqa: E402
+
+TAILSCOPE = str(Path(sys.executable).with_name("tailscope"))
+WIDTH, HEIGHT = 160, 48
+
+
+def parse_size(text: str) -> int:
+    units = {"KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+    for unit, factor in units.items():
+        if text.upper().endswith(unit):
+            return int(float(text[: -len(unit)]) * factor)
+    return int(text)
+
+
+def marked_transcript(data_dir: Path, size_text: str) -> tuple[Path, str, int]:
+    """A generated transcript whose last line is a message with a unique marker."""
+    size = parse_size(size_text)
+    path = data_dir / f"open-big-{size_text}.jsonl"
+    marker_path = path.with_suffix(".marker")
+    if not (path.exists() and marker_path.exists()):
+        data_dir.mkdir(parents=True, exist_ok=True)
+        gen.generate(path, size, seed=7)
+        marker = f"END-OF-FILE-MARKER-{uuid.uuid4().hex[:12]}"
+        envelope = {
+            "id": str(uuid.uuid4()),
+            "payload": {"content": marker, "role": "user"},
+            "ts": "2026-08-09T23:59:59.000000Z",
+            "type": "message",
+            "v": 1,
+        }
+        with open(path, "ab") as fh:
+            fh.write(orjson.dumps(envelope, option=orjson.OPT_SORT_KEYS) + b"\n")
+        marker_path.write_text(marker)
+    with open(path, "rb") as fh:
+        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
+    return path, marker_path.read_text(), lines
+
+
+def bare_loop(path: Path) -> float:
+    t0 = time.perf_counter()
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.strip():
+                orjson.loads(line)
+    return time.perf_counter() - t0
+
+
+class Tmux:
+    def __init__(self, command: str) -> None:
+        self.socket = f"open-big-{uuid.uuid4().hex[:8]}"
+        self.started = time.perf_counter()
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                self.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "b",
+                "-x",
+                str(WIDTH),
+                "-y",
+                str(HEIGHT),
+                command,
+            ],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "b"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+
+    def pids(self) -> list[int]:
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, "display-message", "-p", "-t", "b", "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        if not out.isdigit():
+            return []
+        found = [int(out)]
+        for pid in found:  # grows while walking: children of children
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as fh:
+                    found.extend(int(c) for c in fh.read().split())
+            except OSError:
+                continue
+        return found
+
+    def peak_rss(self) -> int:
+        peak = 0
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/status") as fh:
+                    for line in fh:
+                        if line.startswith("VmHWM:"):
+                            peak = max(peak, int(line.split()[1]) * 1024)
+            except OSError:
+                continue
+        return peak
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], check=False)
+
+
+def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | None], int]:
+    """Launch in tmux; seconds until each text in ``until`` was on screen; peak RSS."""
+    term = Tmux(command)
+    seen: list[float | None] = [None] * len(until)
+    peak = 0
+    try:
+        while time.perf_counter() - term.started < timeout:
+            screen = term.screen()
+            now = time.perf_counter() - term.started
+            for i, text in enumerate(until):
+                if seen[i] is None and text in screen:
+                    seen[i] = now
+            peak = max(peak, term.peak_rss())
+            if all(s is not None for s in seen):
+                break
+            time.sleep(0.02)
+        time.sleep(0.3)
+        peak = max(peak, term.peak_rss())
+    finally:
+        term.close()
+    return seen, peak
+
+
+def paging(path: Path, lines: int) -> float:
+    """Seconds per page-down from the middle of the file, rendered (headless, in-process).
+
+    Each step is the widget's own work: the page action, then every line of the
+    screen rendered as the compositor would ask for it (Pilot's key delivery,
+    which waits for idle, is left out).
+    """
+    from viewer.app import TailscopeApp
+    from viewer.widgets.conversation import ConversationView
+
+    async def run() -> float:
+        app = TailscopeApp(path)
+        async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+            screen = app.transcript
+            while screen.live.state.last_line < lines or screen._previewing:
+                await pilot.pause(0.1)
+            view = app.query_one(ConversationView)
+            await pilot.press("r")  # the raw view: every line of the file
+            await pilot.pause(0.5)
+            view.move_to(len(view.rows) // 2)
+            await pilot.pause(0.2)
+            height = view.size.height
+            t0 = time.perf_counter()
+            for _ in range(100):
+                view.action_page(1)
+                for y in range(height):
+                    view.render_line(y)
+            return (time.perf_counter() - t0) / 100
+
+    return asyncio.run(run())
+
+
+def mb(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100MB,1GB")
+    parser.add_argument("--tools", default="tailscope,lnav,toolong")
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--timeout", type=float, default=180.0)
+    parser.add_argument("--smoke", action="store_true", help="2MB, tailscope only (for CI)")
+    args = parser.parse_args(argv)
+    if shutil.which("tmux") is None:
+        print("open_big: tmux is needed", file=sys.stderr)
+        return 1
+    sizes = ["2MB"] if args.smoke else args.sizes.split(",")
+    tools = ["tailscope"] if args.smoke else args.tools.split(",")
+    toolong = os.environ.get("TOOLONG") or shutil.which("tl") or "/tmp/toolong-venv/bin/tl"
+    rows = []
+    for size_text in sizes:
+        path, marker, lines = marked_transcript(args.data_dir, size_text)
+        file_size = path.stat().st_size
+        loop = bare_loop(path)
+        for tool in tools:
+            if tool == "tailscope":
+                command = f"{TAILSCOPE} {path}"
+                until = [marker, f"{lines:,} lines"]
+            elif tool == "lnav":
+                if shutil.which("lnav") is None:
+                    continue
+                command, until = f"lnav {path}", [marker]
+            elif tool == "toolong":
+                if not os.path.exists(toolong):
+                    continue
+                command, until = f"{toolong} {path}", [marker]
+            else:
+                continue
+            seen, peak = watch(command, until, args.timeout)
+            first = seen[0]
+            complete = seen[1] if len(seen) > 1 else None
+            page = paging(path, lines) if tool == "tailscope" and not args.smoke else None
+            rows.append((size_text, tool, first, complete, loop, peak, file_size, page))
+            print(f"{size_text} {tool}: first screen {first}, complete {complete}, peak {mb(peak)}")
+    print()
+    columns = (
+        "file",
+        "tool",
+        "first screen",
+        "replayed view complete",
+        "÷ orjson loop",
+        "peak RSS",
+        "RSS ÷ file",
+        "ms per page",
+    )
+    print("| " + " | ".join(columns) + " |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for size_text, tool, first, complete, loop, peak, file_size, page in rows:
+
+        def secs(value: float | None) -> str:
+            return f"{value:.2f} s" if value is not None else "not seen"
+
+        ratio = f"{complete / loop:.1f}×" if complete else "—"
+        done = secs(complete) if tool == "tailscope" else "(no replay)"
+        per_page = f"{page * 1000:.1f}" if page is not None else "—"
+        ratio = ratio if tool == "tailscope" else "—"
+        cells = (size_text, tool, secs(first), done, ratio, mb(peak), f"{peak / file_size:.0%}")
+        print("| " + " | ".join(cells) + f" | {per_page} |")
+    loops = {r[0]: r[4] for r in rows}
+    print("\nbare orjson.loads loop: " + ", ".join(f"{k} {v:.2f} s" for k, v in loops.items()))
+    return 0 if all(r[2] is not None for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
