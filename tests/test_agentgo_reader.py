@@ -1,0 +1,264 @@
+"""agentgo-v1: the strict streaming reader, and its properties under mutation."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentgo_helpers import (  # noqa: F401 - fixtures
+    ASSISTANT,
+    REPO,
+    REQUEST,
+    T0,
+    USAGE,
+    at,
+    dump_records,
+    fingerprint,
+    lines_of,
+    model,
+    records_of,
+    text,
+    tool,
+    write_story,
+)
+from session_core import TranscriptError, peek
+from session_core.agentgo import (
+    AgentGoSession,
+    AgentGoView,
+    read,
+    read_view,
+)
+from session_core.errors import (
+    InvalidLineError,
+)
+
+# --- the strict reader ----------------------------------------------------------------------
+
+
+class TestStrictReader:
+    def _broken(self, valid: Path, change: Any) -> Path:
+        records = records_of(valid)
+        change(records)
+        valid.write_bytes(dump_records(records))
+        return valid
+
+    def _fails(self, path: Path, line: int | None, match: str) -> TranscriptError:
+        with pytest.raises(TranscriptError, match=match) as caught:
+            list(read(path))
+        assert caught.value.line == line
+        assert caught.value.path == str(path)
+        with pytest.raises(TranscriptError):
+            read_view(path)
+        return caught.value
+
+    def test_a_valid_file_reads(self, valid: Path) -> None:
+        assert [r["type"] for r in read(valid)] == [
+            "session_start", "run_start", "agent_start", "model_request", "model_exec_end",
+            "message_end", "agent_end", "run_close",
+        ]  # fmt: skip
+
+    def test_gap_in_seq(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs.pop(3))
+        self._fails(path, 4, "seq 4 after seq 2")
+
+    def test_repeated_seq(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[4].update(seq=3))
+        self._fails(path, 5, "contiguous")
+
+    def test_other_session_id(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[5].update(session_id="someone-else"))
+        self._fails(path, 6, "someone-else")
+
+    def test_version_2(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[0]["data"].update(version=2))
+        self._fails(path, 1, "version 2")
+
+    def test_version_missing(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[0].update(data={}))
+        self._fails(path, 1, "version None")
+
+    def test_first_record_is_not_session_start(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs.pop(0))
+        self._fails(path, 1, "starts with a 'run_start'")
+
+    def test_first_seq_is_not_zero(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[0].update(seq=7))
+        self._fails(path, 1, "not 0")
+
+    def test_no_integer_seq(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[2].update(seq="2"))
+        self._fails(path, 3, "integer seq")
+
+    @pytest.mark.parametrize(
+        ("middle", "match"),
+        [
+            (b'{"data":{},"seq":3,"ty', "not valid JSON"),
+            (b"", "blank"),
+            (b"   ", "blank"),
+            (b"[1,2,3]", "not a JSON object"),
+            (b"\xff\xfe garbage", "not valid JSON"),
+        ],
+    )
+    def test_corrupt_middle_line_names_its_line(
+        self, valid: Path, middle: bytes, match: str
+    ) -> None:
+        lines = valid.read_bytes().split(b"\n")
+        lines[3] = middle
+        valid.write_bytes(b"\n".join(lines))
+        error = self._fails(valid, 4, match)
+        assert isinstance(error, InvalidLineError)
+        assert "line 4" in str(error)
+
+    def test_records_before_the_break_stream_out_first(self, valid: Path) -> None:
+        path = self._broken(valid, lambda rs: rs[5].update(session_id="x"))
+        seen: list[int] = []
+        with pytest.raises(TranscriptError):
+            for record in read(path):
+                seen.append(record["seq"])
+        assert seen == [0, 1, 2, 3, 4]
+
+    @pytest.mark.parametrize(
+        "tail",
+        [
+            "valid-next-record",
+            b'{"data":{},"seq":',
+            b"not json at all",
+            b'{"seq": 99, "type": "weird"}',
+        ],
+    )
+    def test_a_final_line_without_newline_is_ignored(self, valid: Path, tail: Any) -> None:
+        records = list(read(valid))
+        if tail == "valid-next-record":  # valid JSON, even the right seq: still ignored
+            nxt = dict(records[-1], seq=len(records), type="agent_start", data={})
+            tail = orjson.dumps(nxt)
+        with valid.open("ab") as fh:
+            fh.write(tail)
+        assert list(read(valid)) == records
+        assert read_view(valid).to_json() == read_view_of(records).to_json()
+
+    def test_empty_and_tail_only_files_fail(self, tmp_path: Path, valid: Path) -> None:
+        empty = tmp_path / "empty.jsonl"
+        empty.write_bytes(b"")
+        self._fails(empty, None, "no complete line")
+        first = valid.read_bytes().split(b"\n")[0]
+        tail_only = tmp_path / "tail.jsonl"
+        tail_only.write_bytes(first)  # a whole session_start, without its newline
+        self._fails(tail_only, None, "no complete line")
+
+    def test_missing_directory_and_fifo(self, tmp_path: Path) -> None:
+        self._fails(tmp_path / "nope.jsonl", None, "no transcript here")
+        self._fails(tmp_path, None, "directory")
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        self._fails(fifo, None, "not a regular file")  # and it did not block
+
+    def test_read_never_writes(self, valid: Path) -> None:
+        os.utime(valid, ns=(1_000_000_000, 1_000_000_000))
+        before = fingerprint(valid)
+        list(read(valid))
+        read_view(valid)
+        assert fingerprint(valid) == before
+
+
+def read_view_of(records: list[dict[str, Any]]) -> AgentGoView:
+    view = AgentGoView()
+    for number, record in enumerate(records, start=1):
+        view.feed(record, number)
+    return view
+
+
+# --- properties of the strict reader ---------------------------------------------------------
+
+
+def _sample() -> bytes:
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "s.jsonl"
+        s = write_story(path)
+        s.close()
+        return path.read_bytes()
+
+
+SAMPLE = _sample()
+SAMPLE_RECORDS = [orjson.loads(line) for line in SAMPLE.splitlines()]
+PROPERTY = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    data = bytearray(SAMPLE)
+    for _ in range(draw(st.integers(1, 4))):
+        action = draw(st.sampled_from(["flip", "delete", "insert", "truncate"]))
+        where = draw(st.integers(0, max(len(data) - 1, 0)))
+        if action == "flip" and data:
+            data[where] = draw(st.sampled_from([*b'{}[]":,0123456789\n \\', 0xFF, 0x00]))
+        elif action == "delete" and data:
+            del data[where : where + draw(st.integers(1, 40))]
+        elif action == "insert":
+            data[where:where] = draw(st.binary(min_size=1, max_size=12))
+        else:
+            del data[where:]
+    return bytes(data)
+
+
+@PROPERTY
+@given(mutated())
+def test_mutated_files_read_or_fail_with_a_transcript_error(blob: bytes) -> None:
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "m.jsonl"
+        path.write_bytes(blob)
+        try:
+            view = read_view(path)
+        except TranscriptError as err:
+            assert err.path == str(path)
+        else:
+            view.to_json()
+            view.gaps()
+            for run in view.run_order:
+                view.root_calls(run)
+        result = peek(path)  # never raises
+        assert isinstance(result.envelopes, list)
+
+
+@settings(max_examples=60, deadline=None)
+@given(mutated())
+def test_open_on_a_mutated_file_refuses_untouched_or_cuts_only_the_tail(blob: bytes) -> None:
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "m.jsonl"
+        path.write_bytes(blob)
+        try:
+            s = AgentGoSession.open(path)
+        except TranscriptError:
+            assert path.read_bytes() == blob
+            return
+        s.close()
+        after = path.read_bytes()
+        cut = blob.rfind(b"\n") + 1
+        assert after == blob[:cut]
+
+
+@PROPERTY
+@given(
+    st.one_of(
+        st.binary(min_size=1, max_size=200).filter(lambda b: b"\n" not in b),
+        st.builds(
+            lambda seq, kind: orjson.dumps(dict(SAMPLE_RECORDS[-1], seq=seq, type=kind, data={})),
+            st.integers(0, 200),
+            st.sampled_from(["agent_start", "run_close", "checkpoint", "model_exec_end"]),
+        ),
+    )
+)
+def test_a_final_line_without_newline_is_always_ignored(tail: bytes) -> None:
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "t.jsonl"
+        path.write_bytes(SAMPLE + tail)
+        assert list(read(path)) == SAMPLE_RECORDS
+        assert read_view(path).to_json() == read_view_of(SAMPLE_RECORDS).to_json()

@@ -1,0 +1,317 @@
+"""agentgo-v1: the view model, follow with LiveAgentGo, and tailscope peek|replay|check."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agentgo_helpers import (  # noqa: F401 - fixtures
+    ASSISTANT,
+    REPO,
+    REQUEST,
+    T0,
+    USAGE,
+    at,
+    dump_records,
+    fingerprint,
+    lines_of,
+    model,
+    records_of,
+    text,
+    tool,
+    write_story,
+)
+from session_core import peek
+from session_core.agentgo import (
+    AgentGoSession,
+    LiveAgentGo,
+    read,
+    read_view,
+)
+from session_core.agentgo.view import as_message, message_text
+from session_core.following import follow
+from viewer.cli import main
+
+# --- the view model -------------------------------------------------------------------------
+
+
+class TestView:
+    def test_runs_and_their_statuses(self, finished: Path) -> None:
+        view = read_view(finished)
+        first, second = view.run_order
+        assert view.run_status(first) == "closed"
+        assert view.run_status(second) == "open"  # no run_close, no later run
+        assert view.runs[first].outcome() == "ended: end_turn"
+        assert view.runs[second].outcome() == "no agent_end (gap)"
+        assert view.runs[first].turns == 1 and view.runs[first].started
+        assert view.session_id and view.version == 1
+
+    def test_calls_keyed_by_run_execution_and_attempt_with_retries(self, finished: Path) -> None:
+        view = read_view(finished)
+        run = view.run_order[0]
+        failed = view.calls[(run, "m1", 1)]
+        retried = view.calls[(run, "m1", 2)]
+        assert failed.status == "failed"
+        assert failed.result is not None and failed.result["error"] == "stream reset by peer"
+        assert failed.result["partial_message"] == text("assistant", "List")
+        assert "message" not in failed.result
+        assert failed.retries == [{"attempt": 2, "error": "stream reset by peer", "delay_ms": 500}]
+        assert retried.status == "ok" and retried.retries == []
+        assert retried.request == REQUEST  # messages, tools, config
+        assert retried.result == {"message": ASSISTANT, "usage": USAGE}
+        assert retried.recovery == {"decision": "continue", "reason": "length"}
+        assert retried.name == "m1 (demo-1)" and retried.turn_index == 0
+        assert [c.attempt for c in view.attempts_of(failed)] == [1, 2]
+        assert [e[1] for e in failed.events] == ["model_request", "model_exec_end", "retry"]
+
+    def test_tool_steps_and_parent_nesting(self, finished: Path) -> None:
+        view = read_view(finished)
+        run = view.run_order[0]
+        t1 = view.calls[(run, "t1", 1)]
+        assert t1.name == "ls" and t1.status == "ok"
+        assert t1.tool_start == {"tool": "ls", "tool_call_id": "tc1", "args": {"path": "."}}
+        assert t1.tool_invoke == {"args": {"path": "/repo"}}  # after middleware
+        assert t1.tool_end is not None
+        assert t1.tool_end["is_error"] is False and t1.tool_end["disposition"] == "continue"
+        assert t1.tool_end["details"] == {"entries": 2}
+        t2 = view.calls[(run, "t2", 1)]
+        assert t2.status == "failed" and t2.tool_end == {
+            "result": "denied",
+            "is_error": True,
+            "disposition": "blocked",
+        }
+        # t1 runs under m1 (its latest attempt), the summarize call under t1
+        assert [c.key for c in view.children(view.calls[(run, "m1", 2)])] == [t1.key]
+        assert view.calls[(run, "m1", 1)].children == []
+        assert [c.id for c in view.children(t1)] == ["t1/summarize"]
+        roots = [c.key for c in view.root_calls(run)]
+        assert roots == [(run, "m1", 1), (run, "m1", 2), (run, "t2", 1), (run, "c1", 1)]
+
+    def test_a_child_recorded_before_its_parent_is_adopted(self, tmp_path: Path) -> None:
+        path = tmp_path / "s.jsonl"
+        with AgentGoSession.create(path) as s:
+            run = s.begin_run()
+            run.record("model_request", REQUEST, execution=model("child", parent_id="outer"))
+            run.record("model_exec_end", {"message": ASSISTANT}, execution=model("child"))
+            run.record("tool_exec_start", {"tool": "x", "args": {}}, execution=tool("outer"))
+            run.record("tool_exec_end", {"is_error": False}, execution=tool("outer"))
+        view = read_view(path)
+        rid = view.run_order[0]
+        assert [c.id for c in view.root_calls(rid)] == ["outer"]
+        assert [c.id for c in view.children(view.calls[(rid, "outer", 1)])] == ["child"]
+
+    def test_same_execution_id_in_two_runs_are_two_calls(self, tmp_path: Path) -> None:
+        path = tmp_path / "s.jsonl"
+        with AgentGoSession.create(path) as s:
+            for _ in range(2):
+                run = s.begin_run()
+                run.record("model_request", REQUEST, execution=model("turn-1"))
+                run.close()
+        view = read_view(path)
+        assert len(view.calls) == 2
+        assert {k[0] for k in view.calls} == set(view.run_order)
+
+    def test_context_events_conversation_and_checkpoints(self, finished: Path) -> None:
+        view = read_view(finished)
+        run = view.run_order[0]
+        kinds = [(kind, data.get("tokens_after")) for _, _, kind, data in view.context_events]
+        assert kinds == [("context_projected", 900), ("context_compacted", 200)]
+        compact = view.calls[(run, "c1", 1)]
+        assert compact.kind == "compact" and compact.status == "ok"
+        assert compact.context[-1][1]["summary"] == "they listed files"
+        assert [m.message["kind"] for m in view.messages] == ["assistant", "tool_result"]
+        assert message_text(view.messages[0].message) == "Listing."
+        as_v1 = as_message(view.messages[0].message)
+        assert as_v1.role == "assistant" and as_v1.tool_calls[0]["function"]["name"] == "ls"
+        tool_msg = as_message(view.messages[1].message)
+        assert tool_msg.role == "tool" and tool_msg.tool_call_id == "tc1"
+        assert [c.snapshot["state"]["turn"] for c in view.checkpoints] == [0, 1]
+        latest = view.latest_checkpoint()
+        assert latest is not None and latest.snapshot["messages"] == 3
+
+    def test_gaps_are_shown_never_invented(self, finished: Path) -> None:
+        view = read_view(finished)
+        second = view.run_order[1]
+        m2 = view.calls[(second, "m2", 1)]
+        t9 = view.calls[(second, "t9", 1)]
+        assert m2.status == "gap" and m2.result is None
+        assert t9.status == "gap" and t9.tool_end is None and t9.tool_invoke is None
+        assert view.gaps() == [
+            f"run {second}: open (no run_close)",
+            f"call m2 attempt 1 in run {second}: no terminal event",
+            f"call t9 attempt 1 in run {second}: no terminal event",
+        ]
+        # the record count is what the file holds: nothing was added
+        assert len(view.records) == len(list(read(finished)))
+
+    def test_unknown_types_are_kept(self, finished: Path) -> None:
+        view = read_view(finished)
+        (index,) = view.unknown
+        assert view.records[index]["type"] == "some_future_event"
+        assert view.records[index]["data"] == {"anything": [1, 2]}
+
+    def test_to_json(self, finished: Path) -> None:
+        out = read_view(finished).to_json()
+        assert out["format"] == "agentgo-v1"
+        assert set(out) >= {"meta", "messages", "runs", "calls", "checkpoints", "gaps"}
+        assert [r["status"] for r in out["runs"]] == ["closed", "open"]
+        assert len(out["gaps"]) == 3
+        orjson.dumps(out)  # plain JSON
+
+
+# --- follow and LiveAgentGo ----------------------------------------------------------------
+
+
+class TestFollow:
+    async def test_follow_a_live_agentgo_file(self, tmp_path: Path) -> None:
+        path = tmp_path / "live.jsonl"
+        s = AgentGoSession.create(path)
+        done = threading.Event()
+        run_ids: list[str] = []
+
+        def writer() -> None:
+            run = s.begin_run()
+            run_ids.append(run.run_id)
+            for i in range(30):
+                e = model(f"m{i}")
+                run.record("model_request", REQUEST, execution=e)
+                time.sleep(0.005)
+                run.record("model_exec_end", {"message": ASSISTANT, "usage": USAGE}, execution=e)
+                run.record("message_end", {"message": ASSISTANT})
+                if i == 10:
+                    run.save_checkpoint({"i": i})
+            run.record("tool_exec_start", {"tool": "ls", "args": {}}, execution=tool("t"))
+            os.write(s._fd, b'{"data":{},"seq":')  # an unfinished tail: never delivered
+            done.set()
+
+        live = LiveAgentGo(path)
+        formats: set[str | None] = set()
+        thread = threading.Thread(target=writer)
+        expected = 1 + 1 + 30 * 3 + 1 + 1
+        seen = 0
+        async with contextlib.aclosing(follow(path, poll_interval=0.02)) as updates:
+            thread.start()
+            async with asyncio.timeout(20):
+                async for update in updates:
+                    formats.add(update.format)
+                    live.apply(update)
+                    seen = len(live.view.records)
+                    if done.is_set() and seen >= expected:
+                        break
+        thread.join()
+        assert seen == expected
+        assert formats == {"agentgo-v1"}
+        assert live.view.warnings == []
+        before = fingerprint(path)
+        whole = read_view(path)
+        assert live.view.to_json() == whole.to_json()
+        assert live.view.run_status(run_ids[0]) == "open"
+        assert live.view.calls[(run_ids[0], "t", 1)].status == "gap"
+        assert fingerprint(path) == before
+        os.close(s._fd)
+        s._closed = True
+
+    def test_live_view_warns_once_per_broken_rule(self, valid: Path) -> None:
+        from session_core.following import FollowUpdate
+
+        records = list(read(valid))
+        broken = [*records[:3], *records[4:]]  # seq 3 is missing
+        broken[4] = dict(broken[4], session_id="other")
+        update = FollowUpdate(
+            envelopes=broken, lines=list(range(1, len(broken) + 1)), format="agentgo-v1"
+        )
+        live = LiveAgentGo(valid)
+        live.apply(update)
+        assert len(live.view.warnings) == 2
+        assert "seq 4 after seq 2" in live.view.warnings[0]
+        assert "other" in live.view.warnings[1]
+        assert len(live.view.records) == len(broken)  # shown, not refused
+
+
+# --- tailscope peek | replay | check ------------------------------------------------------
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def old(finished: Path) -> Path:
+    with finished.open("ab") as fh:
+        fh.write(b'{"data":{"message":')  # the writer's unfinished tail
+    os.utime(finished, ns=(1_000_000_000, 1_000_000_000))
+    return finished
+
+
+class TestCommands:
+    def test_peek(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        before = fingerprint(old)
+        code, out, _ = run_cli(capsys, "peek", str(old))
+        assert fingerprint(old) == before
+        assert code == 0
+        result = orjson.loads(out)
+        assert result["format"] == "agentgo-v1"
+        assert result["meta"] == {"session_id": read_view(old).session_id, "version": 1}
+        assert len(result["envelopes"]) == len(list(read(old)))  # the tail is not a record
+        assert any("unfinished tail" in w for w in result["warnings"])
+        assert [m["role"] for m in result["messages"]] == ["assistant", "tool"]
+        assert peek(old).error is None
+
+    def test_replay(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        before = fingerprint(old)
+        code, out, _ = run_cli(capsys, "replay", str(old))
+        assert fingerprint(old) == before
+        assert code == 0
+        result = orjson.loads(out)
+        assert result == orjson.loads(orjson.dumps(read_view(old).to_json()))
+        assert result["format"] == "agentgo-v1"
+        assert [r["status"] for r in result["runs"]] == ["closed", "open"]
+        assert {c["status"] for c in result["calls"]} == {"ok", "failed", "gap"}
+        assert len(result["checkpoints"]) == 2
+
+    def test_check(self, old: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        before = fingerprint(old)
+        code, out, _ = run_cli(capsys, "check", str(old))
+        assert fingerprint(old) == before
+        assert code == 0
+        assert out.startswith(f"{old}: ok (agentgo-v1, 2 messages, 3 gaps")
+        bad = tmp_path / "bad.jsonl"
+        records = list(read(old))
+        records[5]["seq"] = 99
+        bad.write_bytes(dump_records(records))
+        os.utime(bad, ns=(1_000_000_000, 1_000_000_000))
+        before_bad = fingerprint(bad)
+        code, out, _ = run_cli(capsys, "check", str(old), str(bad))
+        assert code == 1
+        assert f"{bad}: bad: {bad}: line 6: has seq 99" in out
+        code, out, err = run_cli(capsys, "replay", str(bad))
+        assert code == 1 and out == "" and "line 6" in err
+        assert fingerprint(bad) == before_bad
+
+    def test_diff_names_the_format(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        code, _, err = run_cli(capsys, "diff", str(old))
+        assert code == 1 and "agentgo-v1" in err
+
+    def test_commands_in_a_subprocess(self, old: Path) -> None:
+        before = fingerprint(old)
+        for command in ("peek", "replay", "check"):
+            done = subprocess.run(
+                [sys.executable, "-m", "viewer.cli", command, str(old)],
+                capture_output=True,
+                timeout=60,
+                cwd=REPO,
+            )
+            assert done.returncode == 0, done.stderr.decode()
+        assert fingerprint(old) == before
