@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -14,10 +14,15 @@ from textual.screen import Screen
 from session_core.formats import AGENTGO, Format, detect_format
 from session_core.live import LiveTranscript
 
-from .screens.agentgo import AgentGoScreen
-from .screens.browser import BrowserScreen
+from .screens.following import FollowingScreen
 from .screens.help import HelpScreen
 from .screens.transcript import TranscriptScreen
+
+if TYPE_CHECKING:
+    from .screens.agentgo import AgentGoScreen
+
+# The agentgo screen and the directory browser are imported when first needed: opening a
+# v1 file should not pay for them (the first screen of a big file is a start-up race).
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -45,11 +50,15 @@ class TailscopeApp(App[None]):
 
     def get_default_screen(self) -> Screen:
         if os.path.isdir(self.path):
+            from .screens.browser import BrowserScreen
+
             return BrowserScreen(self.path, force_polling=self.force_polling)
         return self.screen_for(detect_format(self.path))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_file":  # only over a file opened from the browser
+            from .screens.browser import BrowserScreen
+
             stack = self.screen_stack
             return len(stack) > 1 and isinstance(stack[-2], BrowserScreen)
         return True
@@ -63,6 +72,8 @@ class TailscopeApp(App[None]):
         """The screen that shows a file of this format (v1's when it is not known yet)."""
         path = self.path if path is None else path  # the browser opens files below self.path
         if fmt == AGENTGO:
+            from .screens.agentgo import AgentGoScreen
+
             return AgentGoScreen(path, force_polling=self.force_polling)
         return TranscriptScreen(path, force_polling=self.force_polling)
 
@@ -81,6 +92,8 @@ class TailscopeApp(App[None]):
     @property
     def agentgo(self) -> AgentGoScreen:
         """The agentgo screen (the one under any modal)."""
+        from .screens.agentgo import AgentGoScreen
+
         for screen in reversed(self.screen_stack):
             if isinstance(screen, AgentGoScreen):
                 return screen
@@ -105,7 +118,7 @@ class TailscopeApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key binding", self.action_help)
         for candidate in reversed(self.screen_stack):
-            if isinstance(candidate, TranscriptScreen | AgentGoScreen):
+            if isinstance(candidate, FollowingScreen):
                 yield from candidate.commands()
                 break
 

@@ -7,9 +7,11 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from textual import work
+from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
@@ -96,6 +98,10 @@ class FollowingScreen(Screen[None]):
 
     def _apply_update(self, update: FollowUpdate) -> None:
         """Bring the panes up to date with ``self.live`` after ``update`` was replayed."""
+        raise NotImplementedError
+
+    def commands(self) -> Iterable[SystemCommand]:
+        """Every action of this screen, for the command palette."""
         raise NotImplementedError
 
     def forget_writer(self) -> None:
