@@ -18,6 +18,11 @@ from viewer.app import TailscopeApp
 from viewer.screens.agentgo import AgentGoScreen
 from viewer.screens.transcript import TranscriptScreen
 
+# A snapshot taken while the app is still settling can differ from the stored one in the
+# segments behind identical pixels (seen under a loaded CI machine, never alone): a failing
+# comparison is taken again, twice at most. A real difference fails all three.
+pytestmark = pytest.mark.flaky(reruns=2)
+
 SIZE = (120, 40)
 
 

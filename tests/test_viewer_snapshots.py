@@ -11,6 +11,11 @@ from textual.pilot import Pilot
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
 
+# A snapshot taken while the app is still settling can differ from the stored one in the
+# segments behind identical pixels (seen under a loaded CI machine, never alone): a failing
+# comparison is taken again, twice at most. A real difference fails all three.
+pytestmark = pytest.mark.flaky(reruns=2)
+
 SIZE = (120, 40)
 
 
