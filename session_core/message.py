@@ -77,12 +77,3 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
         sysprompt=bool(payload.get("sysprompt")),
         depth=depth,
     )
-
-
-def message_view(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The message keys of a payload as they are in the file (extras dropped)."""
-    return {k: v for k, v in payload.items() if k in MESSAGE_KEYS}
-
-
-def message_extras(payload: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if k not in MESSAGE_KEYS}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 from typing import Any
 
@@ -38,10 +37,6 @@ def replay_json(state: ReplayState) -> dict[str, Any]:
         "run-contexts": state.run_contexts,
         "warnings": list(state.warnings),
     }
-
-
-def replay_json_copy(state: ReplayState) -> dict[str, Any]:
-    return copy.deepcopy(replay_json(state))
 
 
 def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
