@@ -17,7 +17,6 @@ from session_core.following import FollowUpdate
 from session_core.formats import AGENTGO
 
 from ..agentgo_model import CallStats, short, touched_calls
-from ..safe import inert_text
 from ..widgets.agentgo_calls import CallsPane
 from ..widgets.agentgo_checkpoints import CheckpointsPane
 from ..widgets.agentgo_conversation import CommittedView
@@ -163,7 +162,7 @@ class AgentGoScreen(FollowingScreen):
 
     def _refresh_status(self) -> None:
         view = self.live.view
-        live = "gone" if not self.live.exists else "live" if self._is_live() else "idle"
+        live = self.live_label()
         runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
         self.query_one(AgentGoStatus).show(
             name=os.path.basename(self.path),
@@ -179,15 +178,11 @@ class AgentGoScreen(FollowingScreen):
             warnings=len(view.warnings),
             showing=self.showing(),
         )
-        problem = self.query_one("#problem", Static)
-        message = self._problem()
-        problem.display = message is not None
-        if message is not None:
-            problem.update(inert_text(message))
+        self.show_problem(self._problem())
 
     def _problem(self) -> str | None:
         if not self.live.exists:
-            return f"{self.path} does not exist (any more); waiting for it to appear."
+            return self.missing_message()
         view = self.live.view
         if view.session_id is None and view.warnings:
             return "This file could not be read as an agentgo session: " + view.warnings[0]

@@ -13,10 +13,13 @@ from typing import Any
 from textual import work
 from textual.app import SystemCommand
 from textual.screen import Screen
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from session_core.following import FollowUpdate, follow
 from session_core.writers import writer_holds_lock
+
+from ..safe import inert_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 
@@ -103,6 +106,23 @@ class FollowingScreen(Screen[None]):
     def commands(self) -> Iterable[SystemCommand]:
         """Every action of this screen, for the command palette."""
         raise NotImplementedError
+
+    def live_label(self) -> str:
+        """What the header says of the writer: gone (no file), live or idle."""
+        if not self.live.exists:
+            return "gone"
+        return "live" if self._is_live() else "idle"
+
+    def missing_message(self) -> str:
+        """The banner while the file is not there (any more)."""
+        return f"{self.path} does not exist (any more); waiting for it to appear."
+
+    def show_problem(self, message: str | None) -> None:
+        """The problem banner under the header: shown with ``message`` (inert), or hidden."""
+        problem = self.query_one("#problem", Static)
+        problem.display = message is not None
+        if message is not None:
+            problem.update(inert_text(message))
 
     def forget_writer(self) -> None:
         """A new file (a reset): whether its writer locks is not known yet."""

@@ -21,7 +21,6 @@ from session_core.tailwindow import preview_state, read_tail_window
 from session_core.usage import UsageTally
 
 from ..model import CallIndex
-from ..safe import inert_text
 from ..widgets.conversation import ConversationView
 from ..widgets.diff_view import DiffView
 from ..widgets.run_context import RunContextPane
@@ -175,7 +174,7 @@ class TranscriptScreen(FollowingScreen):
     def _refresh_status(self) -> None:
         state = self.live.state
         view = self.conversation
-        live = "gone" if not self.live.exists else "live" if self._is_live() else "idle"
+        live = self.live_label()
         pending = sum(1 for op in state.tool_ops if not op["settled"])
         extra = ""
         if view.search_term:
@@ -203,15 +202,11 @@ class TranscriptScreen(FollowingScreen):
             unseen=view.new_count,
             extra=extra,
         )
-        problem = self.query_one("#problem", Static)
-        message = self._problem()
-        problem.display = message is not None
-        if message is not None:
-            problem.update(inert_text(message))
+        self.show_problem(self._problem())
 
     def _problem(self) -> str | None:
         if not self.live.exists:
-            return f"{self.path} does not exist (any more); waiting for it to appear."
+            return self.missing_message()
         state = self.live.state
         if not state.events and state.warnings:
             return "This file could not be read as a transcript: " + state.warnings[0]
