@@ -1,31 +1,130 @@
-"""The envelopes of a replay, kept compactly: a message line may be held as its raw bytes.
+"""The envelopes of a replay, kept compactly: a line read from a file is kept as a
+reference to it, and its few facts every view needs are kept beside it.
 
 A replay parses every line (that is how it validates it), but keeping every
-parsed message alive is what makes a big replay slow and large. A message
-line read from a file is kept as the bytes it was read from and parsed again
-when something asks for it, through a small cache; everything else, and every
-envelope appended live, is kept as the dict it already is.
+parsed line alive is what makes a big replay slow and large. A line read from
+a file is kept as the bytes it was read from or, when the file can be read
+again (``Events.source``), as its byte span in that file; it is parsed again
+when something asks for it, through a small cache. What every view needs of
+every line (its type and id; a message's role, line count, tool calls and
+usage) is taken at feed time into columns, so drawing, indexing and tallying
+a big file never parses a line twice. Envelopes appended live are kept as the
+dicts they already are.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
 import orjson
 
-CACHE = 512  # parsed raw lines kept at once
+from .message_usage import MessageUsage, counts_as_turn, v1_usage
+
+CACHE = 512  # parsed lines kept at once
+SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
+SPAN_MAX = (1 << SPAN_BITS) - 1
+
+_ROLES = {r: r for r in ("system", "user", "assistant", "tool")}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+@dataclass(slots=True)
+class MessageFacts:
+    """What views need of a message line without parsing it again."""
+
+    role: str  # "user" when the line names none
+    lines: int  # lines of its content ("" is one line)
+    reasoning: bool
+    call_count: int  # items of its tool-calls list (whatever they are)
+    calls: tuple[tuple[str, str], ...]  # (call id, function name) of each tool-call object
+    answers: str | None  # its tool-call-id
+    turn: bool  # counts as a turn for usage
+    usage: MessageUsage | None
+
+
+def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
+    role = _text(payload.get("role")) or "user"
+    content = payload.get("content")
+    text = content if isinstance(content, str) else _text(content)
+    raw_calls = payload.get("tool-calls")
+    calls: tuple[tuple[str, str], ...] = ()
+    count = 0
+    if isinstance(raw_calls, list):
+        count = len(raw_calls)
+        found = []
+        for call in raw_calls:
+            if isinstance(call, dict):
+                function = call.get("function")
+                name = function.get("name") if isinstance(function, dict) else None
+                found.append((str(call.get("id") or ""), str(name or "")))
+        calls = tuple(found)
+    tcid = payload.get("tool-call-id")
+    return MessageFacts(
+        role=_ROLES.get(role, role),
+        lines=text.count("\n") + 1,
+        reasoning=bool(payload.get("reasoning")),
+        call_count=count,
+        calls=calls,
+        answers=None if tcid is None else _text(tcid),
+        turn=counts_as_turn(payload),
+        usage=v1_usage(payload),
+    )
+
+
+class LineSource:
+    """Lines read back by span from one open file (one inode): never writes.
+
+    Owns its descriptor (a duplicate of the reader's), so the file read stays
+    the file replayed even after a rename puts another one at its path.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def read(self, span: int) -> bytes:
+        if self._fd is None:
+            raise OSError("the file is closed")
+        return os.pread(self._fd, span & SPAN_MAX, span >> SPAN_BITS)
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
 
 
 class Events(Sequence[dict[str, Any]]):
-    """A list of envelopes, some stored as raw lines. Indexing always gives a dict."""
+    """A list of envelopes, some stored as raw lines or spans. Indexing gives a dict.
+
+    ``kinds``, ``ids`` and ``facts`` (a ``MessageFacts`` for message lines,
+    else None) are kept for every envelope.
+    """
 
     def __init__(self) -> None:
-        self._items: list[dict[str, Any] | bytes] = []
+        self._items: list[dict[str, Any] | bytes | int] = []
         self._cache: dict[int, dict[str, Any]] = {}
+        self.kinds: list[str] = []
+        self.ids: list[str] = []
+        self.facts: list[MessageFacts | None] = []
+        self.source: LineSource | None = None
 
-    def append(self, item: dict[str, Any] | bytes) -> None:
+    def append(
+        self, item: dict[str, Any] | bytes | int, kind: str, eid: str, facts: MessageFacts | None
+    ) -> None:
         self._items.append(item)
+        self.kinds.append(kind)
+        self.ids.append(eid)
+        self.facts.append(facts)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -46,11 +145,33 @@ class Events(Sequence[dict[str, Any]]):
             index += len(self._items)
         cached = self._cache.get(index)
         if cached is None:
-            value: dict[str, Any] = orjson.loads(item)  # it parsed once already: it parses
+            cached = self._parse(index, item)
             if len(self._cache) >= CACHE:
                 del self._cache[next(iter(self._cache))]
-            self._cache[index] = cached = value
+            self._cache[index] = cached
         return cached
+
+    def _parse(self, index: int, item: bytes | int) -> dict[str, Any]:
+        if isinstance(item, bytes):
+            value: dict[str, Any] = orjson.loads(item)  # it parsed once already: it parses
+            return value
+        try:
+            raw = self.source.read(item) if self.source is not None else b""
+            value = orjson.loads(raw)
+        except (OSError, orjson.JSONDecodeError):
+            value = {}
+        if not isinstance(value, dict) or _text(value.get("id")) != self.ids[index]:
+            return self._changed(index)
+        return value
+
+    def _changed(self, index: int) -> dict[str, Any]:
+        """The line is not what it was when it was replayed (the file changed under us)."""
+        text = "(this line changed on disk after it was read; the view reloads the file)"
+        payload: dict[str, Any] = {"content": text}
+        facts = self.facts[index]
+        if facts is not None:
+            payload["role"] = facts.role
+        return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for index in range(len(self._items)):

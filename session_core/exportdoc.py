@@ -13,15 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .message_usage import MessageUsage, v1_usage
 from .replay import Compaction, ReplayState, payload_of
-from .usage import (
-    NO_RUN,
-    MessageUsage,
-    Usage,
-    UsageTally,
-    tally_state,
-    v1_usage,
-)
+from .usage import NO_RUN, Usage, UsageTally, tally_state
 
 View = Literal["replayed", "raw"]
 Tone = Literal["info", "warn", "bad", "ok"]

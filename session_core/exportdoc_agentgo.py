@@ -19,7 +19,8 @@ from .exportdoc import (
     _s,
     _usage_fact,
 )
-from .usage import Usage, agentgo_usage, is_model_call, tally_agentgo
+from .message_usage import agentgo_usage
+from .usage import Usage, is_model_call, tally_agentgo
 
 
 def _summary(data: dict[str, Any]) -> str:

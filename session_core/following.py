@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .formats import Format, detect_record
 
 MAX_BATCH_BYTES = 1 << 22  # bytes read per wake-up after the first update
@@ -37,6 +38,10 @@ class FollowUpdate:
     reset: bool = False
     warnings: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)  # file line of each envelope
+    # Where each envelope is in the file (offset << SPAN_BITS | length, 0 for a line too
+    # long to say so), to be read again through ``source`` instead of being kept.
+    spans: list[int] = field(default_factory=list)
+    source: LineSource | None = None
     format: Format | None = None
     size: int = 0  # the file's size when this update was read
     offset: int = 0  # bytes consumed, the held-back partial line included
@@ -82,6 +87,7 @@ class _Tail:
         self.vanished = False
         self.started = False  # an update has been produced
         self.problem: str | None = None  # the last "cannot be read" warning, said once
+        self.source: LineSource | None = None  # the file read, for readers to read lines again
 
     def close(self) -> None:
         if self.fd is not None:
@@ -90,6 +96,7 @@ class _Tail:
 
     def _restart(self) -> None:
         self.close()
+        self.source = None  # updates already sent keep theirs
         self.ino = None
         self.offset = 0
         self.complete = 0
@@ -177,6 +184,7 @@ class _Tail:
                 return self._not_a_file(update)
             self.fd = fd
             self.ino = (fst.st_dev, fst.st_ino)
+            self.source = LineSource(os.dup(fd))
             update.reset = self.started
             update.initial = True
             if reason:
@@ -212,28 +220,34 @@ class _Tail:
             if cut < 0:
                 self.partial.append(block)
             else:
+                base = self.complete  # where the held-back partial line began
                 self.complete = start + cut + 1
                 head = (
                     b"".join(self.partial) + block[: cut + 1] if self.partial else block[: cut + 1]
                 )
                 self.partial = [block[cut + 1 :]] if cut + 1 < len(block) else []
-                self._parse(head, update)
+                self._parse(head, base, update)
             if end_goal is not None and self.offset >= end_goal:
                 # Out of budget: caught up only if that happened to be the end.
                 update.caught_up = os.fstat(fd).st_size <= self.offset
                 break
         update.offset = self.offset
         update.format = self.format
+        update.source = self.source
 
-    def _parse(self, chunk: bytes, update: FollowUpdate) -> None:
+    def _parse(self, chunk: bytes, base: int, update: FollowUpdate) -> None:
         lines = chunk.split(b"\n")
         lines.pop()  # the chunk ends with \n
         loads = orjson.loads
         number = self.line
         envelopes = update.envelopes
         numbers = update.lines
+        spans = update.spans
+        at = base
         for raw in lines:
             number += 1
+            start = at
+            at += len(raw) + 1
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
@@ -252,6 +266,7 @@ class _Tail:
                     )
             envelopes.append(record)
             numbers.append(number)
+            spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
         self.line = number
 
 
@@ -397,6 +412,8 @@ def _drain(tail: _Tail, update: FollowUpdate) -> FollowUpdate:
             continue
         update.envelopes.extend(more.envelopes)
         update.lines.extend(more.lines)
+        update.spans.extend(more.spans)
+        update.source = more.source
         update.warnings.extend(more.warnings)
         update.offset, update.size = more.offset, more.size
         update.caught_up = more.caught_up

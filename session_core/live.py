@@ -39,7 +39,16 @@ class LiveTranscript:
             self.format = update.format
         state = self.state
         state.warnings.extend(update.warnings)
-        for envelope, line in zip(update.envelopes, update.lines, strict=True):
+        # Lines the file can give back again are kept as their spans, not their dicts.
+        events = state.events
+        if events.source is None and not events:
+            events.source = update.source
+        spans = update.spans
+        if events.source is None or update.source is not events.source:
+            spans = []
+        if len(spans) != len(update.envelopes):
+            spans = [0] * len(update.envelopes)
+        for envelope, line, span in zip(update.envelopes, update.lines, spans, strict=True):
             try:
                 check_envelope(envelope, line, self.path)
                 if not state.events and envelope["type"] != "session-meta":
@@ -48,7 +57,7 @@ class LiveTranscript:
                         path=self.path,
                         line=line,
                     )
-                state.feed(envelope, line)
+                state.feed(envelope, line, span or None)
             except TranscriptError as err:
                 state.warnings.append(f"line {line}: {err.reason} (not applied)")
         return update.reset

@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 import copy
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ReplayError
-from .events import Events, LazyPayload
+from .events import Events, LazyPayload, message_facts
 from .message import Message, message_from_payload, payload_is_sticky
 
 KNOWN_TYPES = frozenset(
@@ -28,6 +29,7 @@ KNOWN_TYPES = frozenset(
     )
 )
 TOOL_OUTCOMES = ("completed", "failed", "outcome-unknown")
+_KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, however many lines
 _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
 
@@ -85,7 +87,7 @@ class ReplayState:
         self.entries: list[Entry] = []
         self._index: dict[str, int] = {}
         self.events = Events()
-        self.event_lines: list[int] = []  # the file line each event came from
+        self.event_lines = array("q")  # the file line each event came from
         self.last_line = 0
         self.tool_ops: list[dict[str, Any]] = []
         self._op_index: dict[str, int] = {}
@@ -94,7 +96,8 @@ class ReplayState:
         self.grants: list[Any] = []
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
-        self.message_events: list[int] = []  # indices into events of message lines
+        self.message_events = array("q")  # indices into events of message lines
+        self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
         self.folded_by: dict[str, str] = {}  # message id -> compaction id
         self.elisions: list[Elision] = []
@@ -189,12 +192,13 @@ class ReplayState:
     # -- applying ---------------------------------------------------------
 
     def feed(
-        self, envelope: dict[str, Any], line: int | None = None, raw: bytes | None = None
+        self, envelope: dict[str, Any], line: int | None = None, raw: bytes | int | None = None
     ) -> None:
         """Validate and apply one envelope; a refused one changes nothing.
 
         The envelope dict is kept as it is, not copied; given ``raw`` (the line it was
-        parsed from), that line is kept instead, and parsed again when asked for.
+        parsed from, or its span in ``events.source``), that is kept instead, and
+        parsed again when asked for.
         """
         # The hot path of every replay: plain lookups, the message case first.
         payload = envelope.get("payload")
@@ -205,6 +209,7 @@ class ReplayState:
             eid = _str(eid)
         kind = envelope.get("type")
         events = self.events
+        facts = None
         if kind == "message":
             entries = self.entries
             self._index[eid] = len(entries)
@@ -214,6 +219,7 @@ class ReplayState:
             body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, len(events))
             entries.append((eid, body, sticky, None))
             self.message_events.append(len(events))
+            facts = message_facts(payload)
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":
@@ -229,7 +235,10 @@ class ReplayState:
             self.grants = grants if isinstance(grants, list) else []
         elif kind == "session-meta":
             self.meta = payload
-        events.append(envelope if raw is None else raw)
+        name = _KINDS.get(kind) if type(kind) is str else None
+        events.append(
+            envelope if raw is None else raw, name if name is not None else _str(kind), eid, facts
+        )
         self._line(line)
 
     def _line(self, line: int | None) -> None:
@@ -256,6 +265,7 @@ class ReplayState:
         ops = self.tool_ops
         self._op_index[eid] = len(ops)
         ops.append(op)
+        self.pending_count += 1
 
     def _settle(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
@@ -263,6 +273,7 @@ class ReplayState:
         op = self.tool_ops[self._settle_target(payload, line)]
         ts = envelope.get("ts")
         op["settled"] = True
+        self.pending_count -= 1
         op["outcome"] = payload["outcome"]  # a str: _settle_target checked it
         op["settled-at"] = ts if type(ts) is str else _str(ts)
         op["settle-id"] = eid
@@ -345,7 +356,9 @@ class ReplayState:
             digest = section.get("digest")
             rendered = section.get("rendered")
             if isinstance(digest, str) and digest and isinstance(rendered, str):
-                self.sections.setdefault(digest, (eid, rendered))
+                known = self.sections.setdefault(digest, (eid, rendered))
+                if known[1] == rendered:
+                    section["rendered"] = known[1]  # one copy of a section repeated every run
 
     # -- reading ----------------------------------------------------------
 

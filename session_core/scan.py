@@ -46,6 +46,7 @@ import orjson
 from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
 from .formats import V1, Format, detect_record
+from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
     is_blank,
@@ -55,7 +56,7 @@ from .reader import (
 )
 from .replay import ReplayState, payload_of
 from .tallies import AgentGoTally, V1Window, text_or_none
-from .usage import Usage, counts_as_turn, v1_usage
+from .usage import Usage
 
 Status = Literal["live", "finished", "crashed", "damaged", "not-a-transcript"]
 STATUSES: tuple[Status, ...] = ("live", "finished", "crashed", "damaged", "not-a-transcript")

@@ -11,9 +11,10 @@ from typing import Any
 import orjson
 
 from .errors import TranscriptError
+from .message_usage import agentgo_usage, counts_as_turn, v1_usage
 from .reader import check_envelope
 from .replay import payload_of
-from .usage import Usage, agentgo_usage, counts_as_turn, v1_usage
+from .usage import Usage
 
 
 def text_or_none(value: Any) -> str | None:

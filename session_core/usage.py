@@ -27,98 +27,16 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from .agentgo.reader import read_view
 from .agentgo.view import AgentGoView, Call
 from .formats import AGENTGO, detect_format
+from .message_usage import MessageUsage, agentgo_usage
 from .reader import replay_file
-from .replay import ReplayState, payload_of
+from .replay import ReplayState
 
 NO_RUN = "(no run)"
-
-
-def _number(value: Any) -> int | float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    return None
-
-
-def _int(value: Any) -> int | None:
-    number = _number(value)
-    return number if isinstance(number, int) else None
-
-
-@dataclass(frozen=True, slots=True)
-class MessageUsage:
-    """What one message (or model call) reported; ``None`` where it said nothing."""
-
-    input: int | None = None
-    output: int | None = None
-    total: int | None = None
-    cache_read: int | None = None
-    cost: float | None = None
-
-    def describe(self) -> str:
-        """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""
-        parts: list[str] = []
-        if self.total is not None:
-            tokens = f"{self.total:,} tok"
-            if self.input is not None and self.output is not None:
-                tokens += f" ({self.input:,} in + {self.output:,} out)"
-            parts.append(tokens)
-        elif self.input is not None or self.output is not None:
-            parts.append(f"{_or_unknown(self.input)} in + {_or_unknown(self.output)} out tok")
-        if self.cache_read is not None:
-            parts.append(f"{self.cache_read:,} cache read")
-        if self.cost is not None:
-            parts.append(f"${self.cost:.4f}")
-        return " · ".join(parts) if parts else "usage reported, no known fields"
-
-
-def _or_unknown(value: int | None) -> str:
-    return "unknown" if value is None else f"{value:,}"
-
-
-def _total(inp: int | None, out: int | None, total: int | None) -> int | None:
-    if total is not None:
-        return total
-    if inp is not None and out is not None:
-        return inp + out
-    return None
-
-
-def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
-    """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
-    usage = payload.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    inp, out = _int(usage.get("prompt-tokens")), _int(usage.get("completion-tokens"))
-    cost = _number(usage.get("cost"))
-    return MessageUsage(
-        input=inp,
-        output=out,
-        total=_total(inp, out, _int(usage.get("total-tokens"))),
-        cache_read=_int(usage.get("cache-read-tokens")),
-        cost=None if cost is None else float(cost),
-    )
-
-
-def agentgo_usage(usage: Any) -> MessageUsage | None:
-    """An agentgo ``usage`` object (model_exec_end's, or an AgentMessage's)."""
-    if not isinstance(usage, dict):
-        return None
-    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
-    cost = _number(usage.get("cost"))
-    return MessageUsage(
-        input=inp,
-        output=out,
-        total=_total(inp, out, _int(usage.get("total_tokens"))),
-        cache_read=_int(usage.get("cache_read_tokens")),
-        cost=None if cost is None else float(cost),
-    )
 
 
 @dataclass(slots=True)
@@ -184,10 +102,6 @@ def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
     return f"{value} ({reported} of {usage.turns} turns reported)"
 
 
-def counts_as_turn(payload: dict[str, Any]) -> bool:
-    return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)
-
-
 @dataclass(slots=True)
 class UsageTally:
     """Per transcript and per run totals of a v1 replay, kept up to date incrementally.
@@ -200,6 +114,8 @@ class UsageTally:
     runs: dict[str, Usage] = field(default_factory=dict)  # in order of first appearance
     run: str = NO_RUN  # the run the next message line belongs to
     seen: int = 0  # events already counted
+    contexts_seen: int = 0  # of state.run_contexts
+    ops_seen: int = 0  # of state.tool_ops
 
     def _run_usage(self, run_id: str) -> Usage:
         usage = self.runs.get(run_id)
@@ -208,21 +124,25 @@ class UsageTally:
         return usage
 
     def update(self, state: ReplayState) -> None:
+        """Count the envelopes added since the last call, from the facts kept at replay
+        (run-context and tool-dispatched lines are met in the order replay kept them)."""
         events = state.events
-        for envelope in events[self.seen :]:
-            kind = envelope.get("type")
+        kinds, facts = events.kinds, events.facts
+        for position in range(self.seen, len(events)):
+            kind = kinds[position]
             if kind == "message":
-                payload = payload_of(envelope)
-                if counts_as_turn(payload):
-                    usage = v1_usage(payload)
-                    self.transcript.add(usage)
-                    self._run_usage(self.run).add(usage)
+                found = facts[position]
+                if found is not None and found.turn:
+                    self.transcript.add(found.usage)
+                    self._run_usage(self.run).add(found.usage)
             elif kind == "run-context":
-                run_id = payload_of(envelope).get("run-id")
-                self.run = run_id if isinstance(run_id, str) and run_id else NO_RUN
+                run_id = state.run_contexts[self.contexts_seen]["run-id"]
+                self.contexts_seen += 1
+                self.run = run_id or NO_RUN
                 self._run_usage(self.run)
             elif kind == "tool-dispatched":
-                run_id = payload_of(envelope).get("run-id")
+                run_id = state.tool_ops[self.ops_seen].get("run-id")
+                self.ops_seen += 1
                 if isinstance(run_id, str) and run_id:
                     self._run_usage(run_id)
         self.seen = len(events)

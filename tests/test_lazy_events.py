@@ -1,18 +1,28 @@
-"""A file replay keeps lines, not parsed envelopes: it must replay exactly as the plain path."""
+"""A replay keeps lines (or their spans), not parsed envelopes, and takes the facts views
+need at feed time: it must replay exactly as the plain path that keeps every dict."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
 from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
 
 from session_core import Message, Session
 from session_core.diff import diff_rows
-from session_core.events import CACHE, Events, LazyPayload
+from session_core.events import CACHE, Events, LazyPayload, message_facts
+from session_core.following import follow
+from session_core.live import LiveTranscript
+from session_core.message_usage import counts_as_turn, v1_usage
 from session_core.reader import replay_file
-from session_core.replay import ReplayState
+from session_core.replay import ReplayState, payload_of
+from session_core.usage import NO_RUN, Usage, tally_state
 from session_core.views import replay_json
+from viewer.model import CallIndex, call_arguments
 
 
 def busy_transcript(path: Path, seed: int) -> None:
@@ -105,8 +115,8 @@ def test_events_parse_again_past_the_cache(tmp_path: Path) -> None:
     events = Events()
     lines = [orjson.dumps({"type": "message", "payload": {"n": n}}) for n in range(CACHE * 3)]
     for raw in lines:
-        events.append(raw)
-    events.append({"type": "live", "payload": {}})
+        events.append(raw, "message", "", None)
+    events.append({"type": "live", "payload": {}}, "live", "", None)
     for _ in range(2):
         assert [e["payload"].get("n") for e in events][:-1] == list(range(CACHE * 3))
     assert events[-1] == {"type": "live", "payload": {}}
@@ -116,3 +126,134 @@ def test_events_parse_again_past_the_cache(tmp_path: Path) -> None:
     ]
     body = LazyPayload(events, 7)
     assert dict(body) == {"n": 7} and body.get("n") == 7 and body["n"] == 7 and len(body) == 1
+
+
+def followed(path: Path, batch: int = 4096) -> LiveTranscript:
+    """The viewer's path: follow in small batches, each applied to a LiveTranscript."""
+    live = LiveTranscript(path)
+
+    async def run() -> None:
+        updates = follow(path, force_polling=True, initial_batches=True, batch_bytes=batch)
+        try:
+            async for update in updates:
+                live.apply(update)
+                if update.caught_up:
+                    break
+        finally:
+            await updates.aclose()
+
+    asyncio.run(run())
+    return live
+
+
+def reference_usage(state: ReplayState) -> tuple[Usage, dict[str, Usage]]:
+    """Usage by parsing every envelope again (what the tally did before it had facts)."""
+    total, runs, run = Usage(), {}, NO_RUN
+    for envelope in state.events:
+        payload = payload_of(envelope)
+        if envelope["type"] == "message" and counts_as_turn(payload):
+            total.add(v1_usage(payload))
+            runs.setdefault(run, Usage()).add(v1_usage(payload))
+        elif envelope["type"] == "run-context":
+            run = payload.get("run-id") or NO_RUN
+            runs.setdefault(run, Usage())
+        elif envelope["type"] == "tool-dispatched" and payload.get("run-id"):
+            runs.setdefault(payload["run-id"], Usage())
+    return total, runs
+
+
+def calls_of(state: ReplayState) -> dict[str, Any]:
+    index = CallIndex()
+    index.update(state)
+    return {
+        cid: (ref.name, ref.message_id, list(ref.answer_ids), call_arguments(state, ref))
+        for cid, ref in index.calls.items()
+    }
+
+
+def reference_calls(state: ReplayState) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    answers: dict[str, list[str]] = {}
+    for envelope in state.events:
+        if envelope["type"] != "message":
+            continue
+        payload = payload_of(envelope)
+        for call in payload.get("tool-calls") or []:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            found[call["id"]] = [name, envelope["id"], call["id"], arguments]
+        if payload.get("tool-call-id") is not None:
+            answers.setdefault(payload["tool-call-id"], []).append(envelope["id"])
+    return {cid: (n, m, answers.get(c, []), a) for cid, (n, m, c, a) in found.items()}
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_followed_file_equals_the_plain_replay(tmp_path: Path, crlf: bool) -> None:
+    for seed in range(4):
+        path = tmp_path / f"t{seed}.jsonl"
+        busy_transcript(path, seed)
+        if crlf:
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+        plain = plain_replay(path)
+        for state in (followed(path).state, replay_file(path, tolerate_tail=False)):
+            assert list(state.events) == list(plain.events)
+            assert state.event_lines == plain.event_lines
+            assert state.messages() == plain.messages()
+            assert state.tool_ops == plain.tool_ops
+            assert state.run_contexts == plain.run_contexts
+            assert state.pending_count == sum(not op["settled"] for op in plain.tool_ops)
+            assert replay_json(state) == replay_json(plain)
+            events = state.events
+            assert events.kinds == [e["type"] for e in plain.events]
+            assert events.ids == [e["id"] for e in plain.events]
+            assert events.facts == [
+                message_facts(e["payload"]) if e["type"] == "message" else None
+                for e in plain.events
+            ]
+            tally = tally_state(state)
+            assert (tally.transcript, tally.runs) == reference_usage(plain)
+            assert calls_of(state) == reference_calls(plain)
+
+
+def test_a_followed_file_keeps_spans_not_dicts(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, 1)
+    state = followed(path, batch=1000).state
+    lines = [raw for raw in path.read_bytes().split(b"\n") if raw.strip()]
+    assert events_kept(state.events) == {int}
+    assert state.events.source is not None
+    assert [state.events.source.read(span) for span in state.events._items] == lines
+
+
+def events_kept(events: Events) -> set[type]:
+    return {type(item) for item in events._items}
+
+
+def test_a_line_changed_under_the_view_reads_as_changed(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, 2)
+    state = followed(path).state
+    index = state.message_events[3]
+    data = bytearray(path.read_bytes())
+    lines = data.split(b"\n")
+    start = sum(len(line) + 1 for line in lines[: state.event_lines[index] - 1])
+    length = len(lines[state.event_lines[index] - 1])
+    data[start : start + length] = b" " * length  # in place: same inode, same size
+    with open(path, "r+b") as fh:
+        fh.write(data)
+    changed = state.events[index]
+    assert changed["id"] == state.events.ids[index]
+    assert "changed on disk" in changed["payload"]["content"]
+    assert changed["payload"]["role"] == state.events.facts[index].role  # type: ignore[union-attr]
+    assert len(state.messages()) == len(state.entries)  # still readable, nothing raises
+
+
+def test_a_replaced_file_still_reads_the_lines_replayed(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, 3)
+    live = followed(path)
+    before = list(plain_replay(path).events)
+    other = tmp_path / "other.jsonl"
+    busy_transcript(other, 4)
+    os.replace(other, path)  # a repair's rename: the view keeps the inode it replayed
+    live.state.events._cache.clear()
+    assert list(live.state.events) == before

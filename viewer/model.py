@@ -35,8 +35,8 @@ class ToolCallRef:
 
     call_id: str
     name: str
-    arguments: str
     message_id: str  # the assistant message
+    event: int  # its index in state.events (its arguments are read from there when shown)
     answer_ids: list[str] = field(default_factory=list)  # tool messages answering it
 
 
@@ -78,38 +78,28 @@ class CallIndex:
         self._seen = 0
 
     def update(self, state: ReplayState) -> None:
-        """Index the message lines added since the last call (linear overall)."""
+        """Index the message lines added since the last call (linear overall, and from
+        the facts kept at replay: no line is parsed here)."""
         events = state.events
+        ids, facts = events.ids, events.facts
         targets = state.message_events
         for position in range(self._seen, len(targets)):
-            envelope = events[targets[position]]
-            payload = payload_of(envelope)
-            mid = str(envelope.get("id"))
-            calls = payload.get("tool-calls")
-            if isinstance(calls, list):
-                for call in calls:
-                    if not isinstance(call, dict):
-                        continue
-                    cid = str(call.get("id") or "")
-                    function = call.get("function")
-                    function = function if isinstance(function, dict) else {}
-                    ref = ToolCallRef(
-                        cid,
-                        str(function.get("name") or ""),
-                        str(function.get("arguments") or ""),
-                        mid,
-                        self.answers.get(cid, []),
-                    )
-                    if cid not in self.calls:
-                        self.order.append(cid)
-                    self.calls[cid] = ref
-            tcid = payload.get("tool-call-id")
+            at = targets[position]
+            mid = ids[at]
+            found = facts[at]
+            assert found is not None  # a message line always has its facts
+            for cid, name in found.calls:
+                ref = ToolCallRef(cid, name, mid, at, self.answers.get(cid, []))
+                if cid not in self.calls:
+                    self.order.append(cid)
+                self.calls[cid] = ref
+            tcid = found.answers
             if tcid is not None:
-                answers = self.answers.setdefault(str(tcid), [])
+                answers = self.answers.setdefault(tcid, [])
                 answers.append(mid)
-                ref = self.calls.get(str(tcid))
-                if ref is not None and ref.answer_ids is not answers:
-                    ref.answer_ids = answers
+                called = self.calls.get(tcid)
+                if called is not None and called.answer_ids is not answers:
+                    called.answer_ids = answers
         self._seen = len(targets)
 
 
@@ -158,9 +148,20 @@ def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
                 state="undispatched-answered" if ref.answer_ids else "never-dispatched",
                 call_id=cid,
                 tool=ref.name,
-                arguments=ref.arguments,
+                arguments=call_arguments(state, ref),
                 answer_ids=list(ref.answer_ids),
                 message_id=ref.message_id,
             )
         )
     return rows
+
+
+def call_arguments(state: ReplayState, ref: ToolCallRef) -> str:
+    """The arguments an assistant message gave one of its tool calls (read on demand)."""
+    calls = payload_of(state.events[ref.event]).get("tool-calls")
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, dict) and str(call.get("id") or "") == ref.call_id:
+            function = call.get("function")
+            function = function if isinstance(function, dict) else {}
+            return str(function.get("arguments") or "")
+    return ""

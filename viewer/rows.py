@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from session_core.replay import KNOWN_TYPES, ReplayState, payload_of
+from session_core.replay import KNOWN_TYPES, Entry, ReplayState, payload_of
 
 from .safe import inert
 
@@ -79,21 +79,23 @@ class RowRenderer:
         self._compactions_seen = 0
 
     def index_new(self) -> None:
-        """Index events and operations added since the last call."""
+        """Index events and operations added since the last call (from the facts kept at
+        replay: no line is parsed here)."""
         state = self.state
         events = state.events
+        kinds, ids, facts = events.kinds, events.ids, events.facts
         for position in range(self._events_seen, len(events)):
-            envelope = events[position]
-            kind = envelope.get("type")
-            if kind == "message" or kind == "compaction":
-                eid = _text(envelope.get("id"))
+            kind = kinds[position]
+            if kind == "message":
+                eid = ids[position]
                 self.event_of[eid] = position
-                if kind == "compaction":
-                    self.compaction_line[eid] = state.event_lines[position]
-                else:
-                    tcid = payload_of(envelope).get("tool-call-id")
-                    if tcid is not None:
-                        self.answers.setdefault(_text(tcid), []).append(state.event_lines[position])
+                tcid = facts[position].answers  # type: ignore[union-attr]
+                if tcid is not None:
+                    self.answers.setdefault(tcid, []).append(state.event_lines[position])
+            elif kind == "compaction":
+                eid = ids[position]
+                self.event_of[eid] = position
+                self.compaction_line[eid] = state.event_lines[position]
         self._events_seen = len(events)
         ops = state.tool_ops
         for position in range(self._ops_seen, len(ops)):
@@ -135,15 +137,15 @@ class RowRenderer:
 
     def folded_height(self, row: Row, show_original: bool) -> int:
         if row.kind in ("message", "summary"):
-            payload = self.payload(row) if row.kind == "message" else {}
-            content = self.displayed_content(row, show_original)
-            n = _line_count(content)
+            facts = self.state.events.facts[row.event] if row.kind == "message" else None
+            elisions = self.state.elided.get(row.id)
+            if facts is not None and not (elisions and not show_original):
+                n = facts.lines  # the content itself: counted when it was replayed
+            else:
+                n = _line_count(self.displayed_content(row, show_original))
             h = 1 + min(PREVIEW, n) + (1 if n > PREVIEW else 0)
-            if payload.get("reasoning"):
-                h += 1
-            calls = payload.get("tool-calls")
-            if isinstance(calls, list):
-                h += len(calls)
+            if facts is not None:
+                h += facts.call_count + (1 if facts.reasoning else 0)
             if self.mode == "raw" and row.id in self.state.elided:
                 h += 1
             if self.mode == "raw" and row.id in self.state.folded_by:
@@ -489,27 +491,16 @@ def build_rows(
     state = renderer.state
     rows: list[Row] = []
     if renderer.mode == "replayed":
-        events_of = renderer.event_of
-        for mid, body, _sticky, _stub in state.entries:
-            position = events_of.get(mid)
-            if position is None:
-                continue
-            if state.events[position].get("type") == "compaction":
-                row = Row("summary", position, mid, "user")
-            else:
-                row = Row("message", position, mid, _text(body.get("role")) or "user")
-            if roles is None or row.role in roles:
-                rows.append(row)
-        return rows
+        return replayed_rows(renderer, state.entries, roles)
     events = state.events
+    kinds, ids, facts = events.kinds, events.ids, events.facts
     for position in range(start_event, len(events)):
-        envelope = events[position]
-        kind = _text(envelope.get("type"))
+        kind = kinds[position]
         if kind == "message":
-            role = _text(payload_of(envelope).get("role")) or "user"
+            role = facts[position].role  # type: ignore[union-attr]
             if roles is not None and role not in roles:
                 continue
-            rows.append(Row("message", position, _text(envelope.get("id")), role))
+            rows.append(Row("message", position, ids[position], role))
             continue
         key = kind if kind in KNOWN_TYPES else "other"
         if key not in types if types is not None else key in HIDDEN_BY_DEFAULT:
@@ -517,5 +508,26 @@ def build_rows(
         row_kind: RowKind = (
             "compaction" if kind == "compaction" else "elision" if kind == "elision" else "event"
         )
-        rows.append(Row(row_kind, position, _text(envelope.get("id")), kind))
+        rows.append(Row(row_kind, position, ids[position], kind))
+    return rows
+
+
+def replayed_rows(
+    renderer: RowRenderer, entries: list[Entry], roles: frozenset[str] | None
+) -> list[Row]:
+    """Rows for these live entries: messages, and compaction summaries."""
+    events = renderer.state.events
+    kinds, facts = events.kinds, events.facts
+    events_of = renderer.event_of
+    rows: list[Row] = []
+    for mid, _body, _sticky, _stub in entries:
+        position = events_of.get(mid)
+        if position is None:
+            continue
+        if kinds[position] == "compaction":
+            row = Row("summary", position, mid, "user")
+        else:
+            row = Row("message", position, mid, facts[position].role)  # type: ignore[union-attr]
+        if roles is None or row.role in roles:
+            rows.append(row)
     return rows

@@ -175,7 +175,6 @@ class TranscriptScreen(FollowingScreen):
         state = self.live.state
         view = self.conversation
         live = self.live_label()
-        pending = sum(1 for op in state.tool_ops if not op["settled"])
         extra = ""
         if view.search_term:
             position = view.match_pos + 1 if view.matches else 0
@@ -195,7 +194,7 @@ class TranscriptScreen(FollowingScreen):
             raw_messages=state.message_count,
             sent_messages=len(state.entries),
             ops=len(state.tool_ops),
-            pending=pending,
+            pending=state.pending_count,
             warnings=len(state.warnings),
             grants=state.grants,
             usage=self.usage.transcript,

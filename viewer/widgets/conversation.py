@@ -17,7 +17,7 @@ from textual.strip import Strip
 from session_core.replay import ReplayState
 
 from ..fenwick import HeightIndex
-from ..rows import Mode, Row, RowRenderer, build_rows
+from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
 
 STYLE_NAMES = (
     "system",
@@ -193,18 +193,7 @@ class ConversationView(ScrollView, can_focus=True):
         renderer.index_new()
         before = len(self.rows)
         if self.mode == "replayed":
-            fresh = state.entries[self._entries_seen :]
-            new_rows = []
-            for mid, body, _sticky, _stub in fresh:
-                position = renderer.event_of.get(mid)
-                if position is None:
-                    continue
-                kind = (
-                    "summary" if state.events[position].get("type") == "compaction" else "message"
-                )
-                role = str(body.get("role") or "user")
-                if self.roles is None or role in self.roles:
-                    new_rows.append(Row(kind, position, mid, role))  # type: ignore[arg-type]
+            new_rows = replayed_rows(renderer, state.entries[self._entries_seen :], self.roles)
         else:
             new_rows = build_rows(renderer, self._events_seen, self.roles, self.types)
             self._restyle_touched(state)

@@ -1,0 +1,95 @@
+"""What one turn reported: the usage of a message (v1) or a model call (agentgo).
+
+Missing is unknown, never zero; see ``usage`` for how turns add up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _int(value: Any) -> int | None:
+    number = _number(value)
+    return number if isinstance(number, int) else None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUsage:
+    """What one message (or model call) reported; ``None`` where it said nothing."""
+
+    input: int | None = None
+    output: int | None = None
+    total: int | None = None
+    cache_read: int | None = None
+    cost: float | None = None
+
+    def describe(self) -> str:
+        """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""
+        parts: list[str] = []
+        if self.total is not None:
+            tokens = f"{self.total:,} tok"
+            if self.input is not None and self.output is not None:
+                tokens += f" ({self.input:,} in + {self.output:,} out)"
+            parts.append(tokens)
+        elif self.input is not None or self.output is not None:
+            parts.append(f"{_or_unknown(self.input)} in + {_or_unknown(self.output)} out tok")
+        if self.cache_read is not None:
+            parts.append(f"{self.cache_read:,} cache read")
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        return " · ".join(parts) if parts else "usage reported, no known fields"
+
+
+def _or_unknown(value: int | None) -> str:
+    return "unknown" if value is None else f"{value:,}"
+
+
+def _total(inp: int | None, out: int | None, total: int | None) -> int | None:
+    if total is not None:
+        return total
+    if inp is not None and out is not None:
+        return inp + out
+    return None
+
+
+def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
+    """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
+    usage = payload.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    inp, out = _int(usage.get("prompt-tokens")), _int(usage.get("completion-tokens"))
+    cost = _number(usage.get("cost"))
+    return MessageUsage(
+        input=inp,
+        output=out,
+        total=_total(inp, out, _int(usage.get("total-tokens"))),
+        cache_read=_int(usage.get("cache-read-tokens")),
+        cost=None if cost is None else float(cost),
+    )
+
+
+def agentgo_usage(usage: Any) -> MessageUsage | None:
+    """An agentgo ``usage`` object (model_exec_end's, or an AgentMessage's)."""
+    if not isinstance(usage, dict):
+        return None
+    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    cost = _number(usage.get("cost"))
+    return MessageUsage(
+        input=inp,
+        output=out,
+        total=_total(inp, out, _int(usage.get("total_tokens"))),
+        cache_read=_int(usage.get("cache_read_tokens")),
+        cost=None if cost is None else float(cost),
+    )
+
+
+def counts_as_turn(payload: Mapping[str, Any]) -> bool:
+    return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)
