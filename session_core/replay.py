@@ -15,6 +15,7 @@ from typing import Any
 from .errors import ReplayError
 from .events import Events, LazyPayload, message_facts
 from .message import Message, message_from_payload, payload_is_sticky
+from .records import RunContexts, ToolOps
 
 KNOWN_TYPES = frozenset(
     (
@@ -30,8 +31,6 @@ KNOWN_TYPES = frozenset(
 )
 TOOL_OUTCOMES = ("completed", "failed", "outcome-unknown")
 _KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, however many lines
-_OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
-_OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
 
 # A live entry: (envelope id, message payload, sticky, content override or None).
 Entry = tuple[str, Mapping[str, Any], bool, str | None]
@@ -89,9 +88,9 @@ class ReplayState:
         self.events = Events()
         self.event_lines = array("q")  # the file line each event came from
         self.last_line = 0
-        self.tool_ops: list[dict[str, Any]] = []
+        self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
         self._op_index: dict[str, int] = {}
-        self.run_contexts: list[dict[str, Any]] = []
+        self.run_contexts = RunContexts(self.events)
         self.sections: dict[str, tuple[str, str]] = {}  # digest -> (carrier id, text)
         self.grants: list[Any] = []
         self.warnings: list[str] = []
@@ -183,7 +182,7 @@ class ReplayState:
                 f"settles {op_id!r}, which is not an operation this transcript dispatched "
                 "(never written, or written after this settle)",
             )
-        if self.tool_ops[index]["settled"]:
+        if self.tool_ops.is_settled(index):
             raise self._fail(
                 "tool-settled line", line, f"settles {op_id!r}, which was settled already"
             )
@@ -248,40 +247,23 @@ class ReplayState:
         self.event_lines.append(line)
 
     def _dispatch(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
-        get = payload.get
-        call_id, tool, ts = get("call-id"), get("tool"), envelope.get("ts")
-        op: dict[str, Any] = {
-            "op-id": eid,
-            "call-id": call_id if type(call_id) is str else _str(call_id),
-            "tool": tool if type(tool) is str else _str(tool),
-            "arguments": get("arguments"),
-            "dispatched-at": ts if type(ts) is str else _str(ts),
-            "settled": False,
-        }
-        for key in _OPTIONAL_DISPATCH:
-            value = get(key)
-            if value is not None:
-                op[key] = value
+        # The operation itself is built again from this line (records.operation) when asked
+        # for; replay keeps what it and the views look up.
+        call_id = payload.get("call-id")
         ops = self.tool_ops
         self._op_index[eid] = len(ops)
-        ops.append(op)
+        ops.dispatched(
+            len(self.events),
+            call_id if type(call_id) is str else _str(call_id),
+            payload.get("run-id"),
+        )
         self.pending_count += 1
 
     def _settle(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
-        op = self.tool_ops[self._settle_target(payload, line)]
-        ts = envelope.get("ts")
-        op["settled"] = True
+        self.tool_ops.settled(self._settle_target(payload, line), len(self.events))
         self.pending_count -= 1
-        op["outcome"] = payload["outcome"]  # a str: _settle_target checked it
-        op["settled-at"] = ts if type(ts) is str else _str(ts)
-        op["settle-id"] = eid
-        get = payload.get
-        for key in _OPTIONAL_SETTLE:
-            value = get(key)
-            if value is not None:
-                op[key] = value
 
     def _compact(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
@@ -330,35 +312,15 @@ class ReplayState:
             self.elided.setdefault(mid, []).append(record)
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
-        raw_sections = payload.get("sections")
-        sections = (
-            [dict(s) for s in raw_sections if isinstance(s, dict)]
-            if isinstance(raw_sections, list)
-            else []
-        )
-        raw_facts = payload.get("facts")
-        facts = (
-            [list(f) for f in raw_facts if isinstance(f, list)]
-            if isinstance(raw_facts, list)
-            else []
-        )
-        self.run_contexts.append(
-            {
-                "id": eid,
-                "ts": _str(envelope.get("ts")),
-                "run-id": _str(payload.get("run-id")),
-                "digest": _str(payload.get("digest")),
-                "facts": facts,
-                "sections": sections,
-            }
-        )
-        for section in sections:
+        self.run_contexts.append_line(len(self.events), _str(payload.get("run-id")))
+        sections = payload.get("sections")
+        for section in sections if isinstance(sections, list) else ():
+            if not isinstance(section, dict):
+                continue
             digest = section.get("digest")
             rendered = section.get("rendered")
             if isinstance(digest, str) and digest and isinstance(rendered, str):
-                known = self.sections.setdefault(digest, (eid, rendered))
-                if known[1] == rendered:
-                    section["rendered"] = known[1]  # one copy of a section repeated every run
+                self.sections.setdefault(digest, (eid, rendered))
 
     # -- reading ----------------------------------------------------------
 
@@ -398,11 +360,12 @@ class ReplayState:
         return [e[0] for e in self.entries]
 
     def pending_tool_operations(self) -> list[dict[str, Any]]:
-        return [copy.deepcopy(op) for op in self.tool_ops if not op["settled"]]
+        ops = self.tool_ops
+        return [copy.deepcopy(ops[i]) for i in range(len(ops)) if not ops.is_settled(i)]
 
     def tool_operation(self, op_id: str) -> dict[str, Any] | None:
         index = self._op_index.get(op_id)
-        return None if index is None else self.tool_ops[index]
+        return None if index is None else copy.deepcopy(self.tool_ops[index])
 
     def run_context_section(self, digest: str) -> str | None:
         found = self.sections.get(digest)

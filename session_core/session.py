@@ -364,11 +364,11 @@ class Session:
 
     def tool_operations(self) -> list[dict[str, Any]]:
         with self._mutex:
-            return copy.deepcopy(self._state.tool_ops)
+            return [copy.deepcopy(op) for op in self._state.tool_ops]
 
     def run_contexts(self) -> list[dict[str, Any]]:
         with self._mutex:
-            return copy.deepcopy(self._state.run_contexts)
+            return [copy.deepcopy(rc) for rc in self._state.run_contexts]
 
     def last_run_context(self) -> dict[str, Any]:
         with self._mutex:

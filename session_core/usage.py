@@ -136,15 +136,15 @@ class UsageTally:
                     self.transcript.add(found.usage)
                     self._run_usage(self.run).add(found.usage)
             elif kind == "run-context":
-                run_id = state.run_contexts[self.contexts_seen]["run-id"]
+                run_id = state.run_contexts.run_ids[self.contexts_seen]
                 self.contexts_seen += 1
                 self.run = run_id or NO_RUN
                 self._run_usage(self.run)
             elif kind == "tool-dispatched":
-                run_id = state.tool_ops[self.ops_seen].get("run-id")
+                op_run = state.tool_ops.run_ids[self.ops_seen]
                 self.ops_seen += 1
-                if isinstance(run_id, str) and run_id:
-                    self._run_usage(run_id)
+                if op_run is not None:
+                    self._run_usage(op_run)
         self.seen = len(events)
 
 

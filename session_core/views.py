@@ -32,9 +32,9 @@ def replay_json(state: ReplayState) -> dict[str, Any]:
         "meta": state.meta,
         "messages": messages,
         "grants": state.grants,
-        "tool-operations": state.tool_ops,
+        "tool-operations": list(state.tool_ops),
         "pending-tool-operations": [op for op in state.tool_ops if not op["settled"]],
-        "run-contexts": state.run_contexts,
+        "run-contexts": list(state.run_contexts),
         "warnings": list(state.warnings),
     }
 

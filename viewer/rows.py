@@ -68,7 +68,7 @@ class RowRenderer:
         self.state = state
         self.styles = styles
         self.mode = mode
-        self.ops_by_call: dict[str, dict[str, Any]] = {}
+        self._op_of_call: dict[str, int] = {}  # call id -> index into state.tool_ops
         self.answers: dict[str, list[int]] = {}  # call id -> lines of tool messages
         self.event_of: dict[str, int] = {}  # message/compaction id -> event index
         self.compaction_line: dict[str, int] = {}
@@ -97,15 +97,20 @@ class RowRenderer:
                 self.event_of[eid] = position
                 self.compaction_line[eid] = state.event_lines[position]
         self._events_seen = len(events)
-        ops = state.tool_ops
-        for position in range(self._ops_seen, len(ops)):
-            self.ops_by_call[ops[position].get("call-id", "")] = ops[position]
-        self._ops_seen = len(ops)
+        call_ids = state.tool_ops.call_ids
+        for position in range(self._ops_seen, len(call_ids)):
+            self._op_of_call[call_ids[position]] = position
+        self._ops_seen = len(call_ids)
         for record in state.compactions[self._compactions_seen :]:
             self.compactions[record.id] = record
         self._compactions_seen = len(state.compactions)
 
     # -- what a row displays ------------------------------------------------
+
+    def op_for_call(self, call_id: str) -> dict[str, Any] | None:
+        """The (last) operation dispatched for a tool call, if any."""
+        index = self._op_of_call.get(call_id)
+        return None if index is None else self.state.tool_ops[index]
 
     def payload(self, row: Row) -> dict[str, Any]:
         return payload_of(self.state.events[row.event])
@@ -231,7 +236,7 @@ class RowRenderer:
             header.append(" · " + ", ".join(flags), s("flag"))
         tcid = payload.get("tool-call-id")
         if tcid is not None:
-            op = self.ops_by_call.get(_text(tcid))
+            op = self.op_for_call(_text(tcid))
             tool = f"{inert(_text(op.get('tool')))} " if op else ""
             header.append(f" · answers {tool}({inert(_text(tcid))})", s("meta"))
         if payload.get("is-error"):
@@ -340,7 +345,7 @@ class RowRenderer:
         cid = _text(call.get("id"))
         name = _text(function.get("name"))
         args = _text(function.get("arguments"))
-        op = self.ops_by_call.get(cid)
+        op = self.op_for_call(cid)
         answered = self.answers.get(cid)
         if op is None:
             status, style = (

@@ -426,7 +426,7 @@ class ConversationView(ScrollView, can_focus=True):
             if isinstance(calls, list):
                 for call in calls:
                     op = (
-                        self.renderer.ops_by_call.get(str(call.get("id")))
+                        self.renderer.op_for_call(str(call.get("id")))
                         if isinstance(call, dict)
                         else None
                     )

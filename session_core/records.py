@@ -1,0 +1,190 @@
+"""Tool operations and run contexts of a replay, rebuilt from their lines when asked for.
+
+A big transcript has hundreds of thousands of tool-dispatched and
+tool-settled lines; keeping an operation dict for each (digests, timestamps,
+arguments) was most of a replay's memory. Replay keeps where each record's
+lines are, and the few facts it and every view need (is an operation settled,
+its call id, its run id); the dicts are built again, through a small cache,
+from ``Events`` (which may itself read the line back from the file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from .events import Events
+
+CACHE = 512  # records built and kept at once
+_OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
+_OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
+
+
+def _str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def payload_of(envelope: dict[str, Any]) -> dict[str, Any]:
+    payload = envelope.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def operation(dispatch: dict[str, Any], settle: dict[str, Any] | None) -> dict[str, Any]:
+    """The operation a dispatch line (and its settle line, if any) describe."""
+    get = payload_of(dispatch).get
+    op: dict[str, Any] = {
+        "op-id": _str(dispatch.get("id")),
+        "call-id": _str(get("call-id")),
+        "tool": _str(get("tool")),
+        "arguments": get("arguments"),
+        "dispatched-at": _str(dispatch.get("ts")),
+        "settled": False,
+    }
+    for key in _OPTIONAL_DISPATCH:
+        value = get(key)
+        if value is not None:
+            op[key] = value
+    if settle is not None:
+        get = payload_of(settle).get
+        op["settled"] = True
+        op["outcome"] = get("outcome")
+        op["settled-at"] = _str(settle.get("ts"))
+        op["settle-id"] = _str(settle.get("id"))
+        for key in _OPTIONAL_SETTLE:
+            value = get(key)
+            if value is not None:
+                op[key] = value
+    return op
+
+
+def run_context(envelope: dict[str, Any]) -> dict[str, Any]:
+    """The run context a run-context line describes (sections and facts as lists)."""
+    payload = payload_of(envelope)
+    raw_sections = payload.get("sections")
+    sections = (
+        [dict(s) for s in raw_sections if isinstance(s, dict)]
+        if isinstance(raw_sections, list)
+        else []
+    )
+    raw_facts = payload.get("facts")
+    facts = (
+        [list(f) for f in raw_facts if isinstance(f, list)] if isinstance(raw_facts, list) else []
+    )
+    return {
+        "id": _str(envelope.get("id")),
+        "ts": _str(envelope.get("ts")),
+        "run-id": _str(payload.get("run-id")),
+        "digest": _str(payload.get("digest")),
+        "facts": facts,
+        "sections": sections,
+    }
+
+
+class _Rebuilt(Sequence[dict[str, Any]]):
+    """A sequence of dicts built from events on demand, with a bounded cache.
+
+    The dicts handed out are shared with the cache: callers copy before changing one.
+    """
+
+    def __init__(self, events: Events) -> None:
+        self._events = events
+        self._cache: dict[int, dict[str, Any]] = {}
+
+    def _build(self, index: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        found = self._cache.get(index)
+        if found is None:
+            found = self._build(index)
+            if len(self._cache) >= CACHE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[index] = found
+        return found
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+class ToolOps(_Rebuilt):
+    """Tool operations in dispatch order."""
+
+    def __init__(self, events: Events) -> None:
+        super().__init__(events)
+        self._dispatch: list[int] = []  # event index of each operation's dispatch line
+        self._settle: list[int] = []  # event index of its settle line, -1 while unsettled
+        self.call_ids: list[str] = []
+        self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
+        self._names: dict[str, str] = {}  # one str object per run id
+
+    def dispatched(self, event: int, call_id: str, run_id: Any) -> None:
+        self._dispatch.append(event)
+        self._settle.append(-1)
+        self.call_ids.append(call_id)
+        if isinstance(run_id, str) and run_id:
+            run_id = self._names.setdefault(run_id, run_id)
+        else:
+            run_id = None
+        self.run_ids.append(run_id)
+
+    def settled(self, index: int, event: int) -> None:
+        self._settle[index] = event
+        self._cache.pop(index, None)
+
+    def is_settled(self, index: int) -> bool:
+        return self._settle[index] >= 0
+
+    def _build(self, index: int) -> dict[str, Any]:
+        events = self._events
+        settle = self._settle[index]
+        return operation(events[self._dispatch[index]], events[settle] if settle >= 0 else None)
+
+    def __len__(self) -> int:
+        return len(self._dispatch)
+
+
+class RunContexts(_Rebuilt):
+    """Run contexts in file order."""
+
+    def __init__(self, events: Events) -> None:
+        super().__init__(events)
+        self._event: list[int] = []
+        self.run_ids: list[str] = []
+
+    def append_line(self, event: int, run_id: str) -> None:
+        self._event.append(event)
+        self.run_ids.append(run_id)
+
+    def _build(self, index: int) -> dict[str, Any]:
+        return run_context(self._events[self._event[index]])
+
+    def __len__(self) -> int:
+        return len(self._event)
