@@ -21,13 +21,14 @@ from typing import Any, overload
 
 import orjson
 
-from .message_usage import MessageUsage, counts_as_turn, v1_usage
+from .message_usage import MessageUsage, v1_usage
 
 CACHE = 512  # parsed lines kept at once
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
 
 _ROLES = {r: r for r in ("system", "user", "assistant", "tool")}
+LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
 
 
 def _text(value: Any) -> str:
@@ -41,7 +42,7 @@ class MessageFacts:
     """What views need of a message line without parsing it again."""
 
     role: str  # "user" when the line names none
-    lines: int  # lines of its content ("" is one line)
+    lines: int  # lines of its content ("" is one line), counted up to LINES_COUNTED
     reasoning: bool
     call_count: int  # items of its tool-calls list (whatever they are)
     calls: tuple[tuple[str, str], ...]  # (call id, function name) of each tool-call object
@@ -51,13 +52,22 @@ class MessageFacts:
 
 
 def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
-    role = _text(payload.get("role")) or "user"
-    content = payload.get("content")
-    text = content if isinstance(content, str) else _text(content)
-    raw_calls = payload.get("tool-calls")
+    # Run for every message line of every replay: plain lookups, no helpers on the way.
+    get = payload.get
+    role = get("role")
+    if type(role) is not str:
+        role = _text(role)
+    content = get("content")
+    if type(content) is not str:
+        content = _text(content)
+    # A folded row needs only its first few lines: count no further, mostly.
+    lines = content.count("\n", 0, 4096) + 1
+    if lines <= LINES_COUNTED and len(content) > 4096:
+        lines = content.count("\n") + 1
+    raw_calls = get("tool-calls")
     calls: tuple[tuple[str, str], ...] = ()
     count = 0
-    if isinstance(raw_calls, list):
+    if type(raw_calls) is list:
         count = len(raw_calls)
         found = []
         for call in raw_calls:
@@ -66,16 +76,18 @@ def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
                 name = function.get("name") if isinstance(function, dict) else None
                 found.append((str(call.get("id") or ""), str(name or "")))
         calls = tuple(found)
-    tcid = payload.get("tool-call-id")
+    tcid = get("tool-call-id")
+    usage = get("usage")
+    reported = v1_usage(payload) if isinstance(usage, dict) else None
     return MessageFacts(
-        role=_ROLES.get(role, role),
-        lines=text.count("\n") + 1,
-        reasoning=bool(payload.get("reasoning")),
-        call_count=count,
-        calls=calls,
-        answers=None if tcid is None else _text(tcid),
-        turn=counts_as_turn(payload),
-        usage=v1_usage(payload),
+        _ROLES.get(role) or role or "user",
+        min(lines, LINES_COUNTED),
+        bool(get("reasoning")),
+        count,
+        calls,
+        None if tcid is None else _text(tcid),
+        role == "assistant" or reported is not None,
+        reported,
     )
 
 

@@ -222,11 +222,13 @@ class _Tail:
             else:
                 base = self.complete  # where the held-back partial line began
                 self.complete = start + cut + 1
-                head = (
-                    b"".join(self.partial) + block[: cut + 1] if self.partial else block[: cut + 1]
-                )
-                self.partial = [block[cut + 1 :]] if cut + 1 < len(block) else []
-                self._parse(head, base, update)
+                # Split the block itself: no copy of it, only of its lines.
+                lines = block.split(b"\n")
+                carry = lines.pop()
+                if self.partial:
+                    lines[0] = b"".join(self.partial) + lines[0]
+                self.partial = [carry] if carry else []
+                self._parse(lines, base, update)
             if end_goal is not None and self.offset >= end_goal:
                 # Out of budget: caught up only if that happened to be the end.
                 update.caught_up = os.fstat(fd).st_size <= self.offset
@@ -235,9 +237,8 @@ class _Tail:
         update.format = self.format
         update.source = self.source
 
-    def _parse(self, chunk: bytes, base: int, update: FollowUpdate) -> None:
-        lines = chunk.split(b"\n")
-        lines.pop()  # the chunk ends with \n
+    def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
+        """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
         loads = orjson.loads
         number = self.line
         envelopes = update.envelopes

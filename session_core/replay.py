@@ -91,7 +91,9 @@ class ReplayState:
         self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
         self._op_index: dict[str, int] = {}
         self.run_contexts = RunContexts(self.events)
-        self.sections: dict[str, tuple[str, str]] = {}  # digest -> (carrier id, text)
+        # digest -> (carrier id, its index in run_contexts, the section's index there):
+        # the text is read from the carrier line when asked for
+        self.sections: dict[str, tuple[str, int, int]] = {}
         self.grants: list[Any] = []
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
@@ -312,15 +314,15 @@ class ReplayState:
             self.elided.setdefault(mid, []).append(record)
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
-        self.run_contexts.append_line(len(self.events), _str(payload.get("run-id")))
+        contexts = self.run_contexts
+        carrier = len(contexts)
+        contexts.append_line(len(self.events), _str(payload.get("run-id")))
         sections = payload.get("sections")
-        for section in sections if isinstance(sections, list) else ():
-            if not isinstance(section, dict):
-                continue
+        dicts = [s for s in sections if isinstance(s, dict)] if isinstance(sections, list) else []
+        for position, section in enumerate(dicts):
             digest = section.get("digest")
-            rendered = section.get("rendered")
-            if isinstance(digest, str) and digest and isinstance(rendered, str):
-                self.sections.setdefault(digest, (eid, rendered))
+            if isinstance(digest, str) and digest and isinstance(section.get("rendered"), str):
+                self.sections.setdefault(digest, (eid, carrier, position))
 
     # -- reading ----------------------------------------------------------
 
@@ -369,7 +371,11 @@ class ReplayState:
 
     def run_context_section(self, digest: str) -> str | None:
         found = self.sections.get(digest)
-        return None if found is None else found[1]
+        if found is None:
+            return None
+        sections = self.run_contexts[found[1]]["sections"]
+        text = sections[found[2]].get("rendered") if found[2] < len(sections) else None
+        return text if isinstance(text, str) else None  # a line changed on disk: not there
 
     def section_carrier(self, digest: str) -> str | None:
         found = self.sections.get(digest)

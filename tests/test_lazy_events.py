@@ -14,7 +14,7 @@ import pytest
 
 from session_core import Message, Session
 from session_core.diff import diff_rows
-from session_core.events import CACHE, Events, LazyPayload, message_facts
+from session_core.events import CACHE, LINES_COUNTED, Events, LazyPayload, message_facts
 from session_core.following import follow
 from session_core.live import LiveTranscript
 from session_core.message_usage import counts_as_turn, v1_usage
@@ -209,6 +209,12 @@ def test_a_followed_file_equals_the_plain_replay(tmp_path: Path, crlf: bool) -> 
                 message_facts(e["payload"]) if e["type"] == "message" else None
                 for e in plain.events
             ]
+            first: dict[str, str] = {}
+            for context in plain.run_contexts:
+                for section in context["sections"]:
+                    if "rendered" in section:  # a repeated section carries its digest only
+                        first.setdefault(section["digest"], section["rendered"])
+            assert first and {d: state.run_context_section(d) for d in first} == first
             tally = tally_state(state)
             assert (tally.transcript, tally.runs) == reference_usage(plain)
             assert calls_of(state) == reference_calls(plain)
@@ -257,3 +263,28 @@ def test_a_replaced_file_still_reads_the_lines_replayed(tmp_path: Path) -> None:
     os.replace(other, path)  # a repair's rename: the view keeps the inode it replayed
     live.state.events._cache.clear()
     assert list(live.state.events) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "lines"),
+    [
+        ("", 1),
+        ("one", 1),
+        ("a\nb\nc", 3),
+        ("x\n" * 50, LINES_COUNTED),
+        ("y" * 10_000 + "\n\n", 3),  # the newlines past the first 4096 characters count too
+        ("z" * 10_000 + "\n" * 20, LINES_COUNTED),
+        (None, 1),
+    ],
+)
+def test_message_facts_count_lines_up_to_a_cap(content: str | None, lines: int) -> None:
+    assert message_facts({"role": "user", "content": content}).lines == lines
+
+
+def test_message_facts_of_odd_payloads() -> None:
+    facts = message_facts(
+        {"role": 7, "tool-calls": ["junk", {"id": 3, "function": {"name": None}}], "usage": {}}
+    )
+    assert (facts.role, facts.call_count, facts.calls, facts.turn) == ("7", 2, (("3", ""),), True)
+    assert message_facts({}).role == "user" and not message_facts({}).turn
+    assert message_facts({"role": "assistant"}).turn
