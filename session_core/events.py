@@ -115,6 +115,44 @@ class LineSource:
         self.close()
 
 
+class FactsColumn(Sequence[MessageFacts | None]):
+    """``MessageFacts`` for message lines, None for others. A message fed without its
+    facts (a replay that may never need them) has them taken when first asked for."""
+
+    def __init__(self, events: Events) -> None:
+        self._events = events
+        self._items: list[MessageFacts | None] = []
+
+    def append(self, facts: MessageFacts | None) -> None:
+        self._items.append(facts)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> MessageFacts | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MessageFacts | None]: ...
+
+    def __getitem__(self, index: int | slice) -> MessageFacts | list[MessageFacts | None] | None:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._items)))]
+        found = self._items[index]
+        if found is None and self._events.kinds[index] == "message":
+            payload = self._events[index].get("payload")
+            found = message_facts(payload if isinstance(payload, dict) else {})
+            self._items[index] = found
+        return found
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class Events(Sequence[dict[str, Any]]):
     """A list of envelopes, some stored as raw lines or spans. Indexing gives a dict.
 
@@ -127,7 +165,7 @@ class Events(Sequence[dict[str, Any]]):
         self._cache: dict[int, dict[str, Any]] = {}
         self.kinds: list[str] = []
         self.ids: list[str] = []
-        self.facts: list[MessageFacts | None] = []
+        self.facts = FactsColumn(self)
         self.source: LineSource | None = None
 
     def append(

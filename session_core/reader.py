@@ -141,7 +141,7 @@ def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayS
     would cut) becomes a warning instead of an error; the file is not touched.
     """
     where = os.fspath(path)
-    state = ReplayState(where)
+    state = ReplayState(where, lazy_facts=True)
     fh = open_transcript(where)
     # Every envelope stays alive in the state: the cyclic collector would rescan
     # them all on each collection, making replay quadratic-ish. Nothing here is cyclic.

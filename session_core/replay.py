@@ -80,8 +80,11 @@ class ReplayState:
     call it before they write.
     """
 
-    def __init__(self, where: str = "this session") -> None:
+    def __init__(self, where: str = "this session", *, lazy_facts: bool = False) -> None:
         self.where = where
+        # lazy_facts: a message's facts (events.facts) are taken when first asked for, not
+        # while replaying (a load or a CLI replay mostly never asks).
+        self.lazy_facts = lazy_facts
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
         self._index: dict[str, int] = {}
@@ -220,7 +223,8 @@ class ReplayState:
             body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, len(events))
             entries.append((eid, body, sticky, None))
             self.message_events.append(len(events))
-            facts = message_facts(payload)
+            if not self.lazy_facts:
+                facts = message_facts(payload)
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":

@@ -27,13 +27,14 @@ def replay_json(state: ReplayState) -> dict[str, Any]:
         if stub is not None:
             out["content"] = stub
         messages.append(out)
+    ops = list(state.tool_ops)  # built from their lines once, not once per use
     return {
         "format": V1,
         "meta": state.meta,
         "messages": messages,
         "grants": state.grants,
-        "tool-operations": list(state.tool_ops),
-        "pending-tool-operations": [op for op in state.tool_ops if not op["settled"]],
+        "tool-operations": ops,
+        "pending-tool-operations": [op for op in ops if not op["settled"]],
         "run-contexts": list(state.run_contexts),
         "warnings": list(state.warnings),
     }
