@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -32,6 +33,7 @@ from .following import FollowingScreen
 from .warnings import WarningsScreen
 
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
+PROGRESS_EVERY = 0.25  # seconds between redraws of the loading progress
 
 
 class TranscriptScreen(FollowingScreen):
@@ -60,6 +62,7 @@ class TranscriptScreen(FollowingScreen):
         self._stale_panes: set[str] = set()
         self._previewing = False
         self._progress = (0, 0)
+        self._progress_drawn = 0.0
 
     # -- layout -----------------------------------------------------------------
 
@@ -121,7 +124,12 @@ class TranscriptScreen(FollowingScreen):
         if self._previewing:
             self._progress = (update.offset, update.size)
             if not update.caught_up:
-                self._refresh_status()  # the preview stays until the whole file is replayed
+                # The preview stays until the whole file is replayed. Its progress is drawn
+                # a few times a second, not per batch: each redraw is time the load waits.
+                now = time.monotonic()
+                if now - self._progress_drawn >= PROGRESS_EVERY:
+                    self._progress_drawn = now
+                    self._refresh_status()
                 return
             self._previewing = False
             self._loaded = False  # the whole file is here now: show it as a first load
