@@ -31,10 +31,16 @@ _ROLES = {r: r for r in ("system", "user", "assistant", "tool")}
 LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
 
 
-def _text(value: Any) -> str:
+def as_str(value: Any) -> str:
+    """A field as text: "" for a missing one, str() of anything not a str."""
     if value is None:
         return ""
     return value if isinstance(value, str) else str(value)
+
+
+def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:
+    payload = envelope.get("payload")
+    return payload if isinstance(payload, dict) else {}
 
 
 @dataclass(slots=True)
@@ -56,10 +62,10 @@ def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
     get = payload.get
     role = get("role")
     if type(role) is not str:
-        role = _text(role)
+        role = as_str(role)
     content = get("content")
     if type(content) is not str:
-        content = _text(content)
+        content = as_str(content)
     # A folded row needs only its first few lines: count no further, mostly.
     lines = content.count("\n", 0, 4096) + 1
     if lines <= LINES_COUNTED and len(content) > 4096:
@@ -85,7 +91,7 @@ def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
         bool(get("reasoning")),
         count,
         calls,
-        None if tcid is None else _text(tcid),
+        None if tcid is None else as_str(tcid),
         role == "assistant" or reported is not None,
         reported,
     )
@@ -210,7 +216,7 @@ class Events(Sequence[dict[str, Any]]):
             value = orjson.loads(raw)
         except (OSError, orjson.JSONDecodeError):
             value = {}
-        if not isinstance(value, dict) or _text(value.get("id")) != self.ids[index]:
+        if not isinstance(value, dict) or as_str(value.get("id")) != self.ids[index]:
             return self._changed(index)
         return value
 

@@ -13,22 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from .events import Events
+from .events import Events, payload_of
+from .events import as_str as _str
 
 CACHE = 512  # records built and kept at once
 _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
-
-
-def _str(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def payload_of(envelope: dict[str, Any]) -> dict[str, Any]:
-    payload = envelope.get("payload")
-    return payload if isinstance(payload, dict) else {}
 
 
 def operation(dispatch: dict[str, Any], settle: dict[str, Any] | None) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from typing import Any
 
 from .errors import ReplayError
 from .events import Events, LazyPayload, message_facts
+from .events import as_str as _str
+from .events import payload_of as payload_of  # where the views import it from
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import RunContexts, ToolOps
 
@@ -34,17 +36,6 @@ _KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, howeve
 
 # A live entry: (envelope id, message payload, sticky, content override or None).
 Entry = tuple[str, Mapping[str, Any], bool, str | None]
-
-
-def payload_of(envelope: dict[str, Any]) -> dict[str, Any]:
-    payload = envelope.get("payload")
-    return payload if isinstance(payload, dict) else {}
-
-
-def _str(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
 
 
 @dataclass(slots=True)
