@@ -159,7 +159,48 @@ class FactsColumn(Sequence[MessageFacts | None]):
     __hash__ = None  # type: ignore[assignment]
 
 
-class Events(Sequence[dict[str, Any]]):
+class BuiltOnDemand(Sequence[dict[str, Any]]):
+    """A sequence of dicts built when asked for (``_build``); the last CACHE built are kept.
+
+    The dicts handed out are shared with the cache: callers copy before changing one.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[int, dict[str, Any]] = {}
+
+    def _build(self, index: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        found = self._cache.get(index)
+        if found is None:
+            found = self._build(index)
+            if len(self._cache) >= CACHE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[index] = found
+        return found
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for index in range(len(self)):
+            yield self[index]
+
+
+class Events(BuiltOnDemand):
     """A list of envelopes, some stored as raw lines or spans. Indexing gives a dict.
 
     ``kinds``, ``ids`` and ``facts`` (a ``MessageFacts`` for message lines,
@@ -167,8 +208,8 @@ class Events(Sequence[dict[str, Any]]):
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._items: list[dict[str, Any] | bytes | int] = []
-        self._cache: dict[int, dict[str, Any]] = {}
         self.kinds: list[str] = []
         self.ids: list[str] = []
         self.facts = FactsColumn(self)
@@ -185,27 +226,9 @@ class Events(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._items)
 
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._items)))]
+    def _build(self, index: int) -> dict[str, Any]:
         item = self._items[index]
-        if isinstance(item, dict):
-            return item
-        if index < 0:
-            index += len(self._items)
-        cached = self._cache.get(index)
-        if cached is None:
-            cached = self._parse(index, item)
-            if len(self._cache) >= CACHE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[index] = cached
-        return cached
+        return item if isinstance(item, dict) else self._parse(index, item)
 
     def _parse(self, index: int, item: bytes | int) -> dict[str, Any]:
         if isinstance(item, bytes):
@@ -228,10 +251,6 @@ class Events(Sequence[dict[str, Any]]):
         if facts is not None:
             payload["role"] = facts.role
         return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for index in range(len(self._items)):
-            yield self[index]
 
 
 class LazyPayload(Mapping[str, Any]):

@@ -60,35 +60,37 @@ def _total(inp: int | None, out: int | None, total: int | None) -> int | None:
     return None
 
 
-def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
-    """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
-    usage = payload.get("usage")
+def _reported(
+    usage: Any, input: str, output: str, total: str, cache_read: str
+) -> MessageUsage | None:
+    """A usage object whose token fields have these names, or ``None`` when it is none."""
     if not isinstance(usage, dict):
         return None
-    inp, out = _int(usage.get("prompt-tokens")), _int(usage.get("completion-tokens"))
+    inp, out = _int(usage.get(input)), _int(usage.get(output))
     cost = _number(usage.get("cost"))
     return MessageUsage(
         input=inp,
         output=out,
-        total=_total(inp, out, _int(usage.get("total-tokens"))),
-        cache_read=_int(usage.get("cache-read-tokens")),
+        total=_total(inp, out, _int(usage.get(total))),
+        cache_read=_int(usage.get(cache_read)),
         cost=None if cost is None else float(cost),
+    )
+
+
+def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
+    """The ``usage`` extra of a v1 message payload, or ``None`` when it has none."""
+    return _reported(
+        payload.get("usage"),
+        "prompt-tokens",
+        "completion-tokens",
+        "total-tokens",
+        "cache-read-tokens",
     )
 
 
 def agentgo_usage(usage: Any) -> MessageUsage | None:
     """An agentgo ``usage`` object (model_exec_end's, or an AgentMessage's)."""
-    if not isinstance(usage, dict):
-        return None
-    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
-    cost = _number(usage.get("cost"))
-    return MessageUsage(
-        input=inp,
-        output=out,
-        total=_total(inp, out, _int(usage.get("total_tokens"))),
-        cache_read=_int(usage.get("cache_read_tokens")),
-        cost=None if cost is None else float(cost),
-    )
+    return _reported(usage, "input_tokens", "output_tokens", "total_tokens", "cache_read_tokens")
 
 
 def counts_as_turn(payload: Mapping[str, Any]) -> bool:

@@ -10,13 +10,12 @@ from ``Events`` (which may itself read the line back from the file).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Sequence
+from typing import Any
 
-from .events import Events, payload_of
+from .events import BuiltOnDemand, Events, payload_of
 from .events import as_str as _str
 
-CACHE = 512  # records built and kept at once
 _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
 
@@ -72,46 +71,12 @@ def run_context(envelope: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class _Rebuilt(Sequence[dict[str, Any]]):
-    """A sequence of dicts built from events on demand, with a bounded cache.
-
-    The dicts handed out are shared with the cache: callers copy before changing one.
-    """
+class _Rebuilt(BuiltOnDemand):
+    """Records built from events on demand."""
 
     def __init__(self, events: Events) -> None:
+        super().__init__()
         self._events = events
-        self._cache: dict[int, dict[str, Any]] = {}
-
-    def _build(self, index: int) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def __len__(self) -> int:
-        raise NotImplementedError
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        found = self._cache.get(index)
-        if found is None:
-            found = self._build(index)
-            if len(self._cache) >= CACHE:
-                del self._cache[next(iter(self._cache))]
-            self._cache[index] = found
-        return found
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for index in range(len(self)):
-            yield self[index]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str | bytes):
