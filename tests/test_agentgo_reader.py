@@ -12,20 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentgo_helpers import (  # noqa: F401 - fixtures
-    ASSISTANT,
-    REPO,
-    REQUEST,
-    T0,
-    USAGE,
-    at,
+from agentgo_helpers import (
     dump_records,
     fingerprint,
-    lines_of,
-    model,
     records_of,
-    text,
-    tool,
     write_story,
 )
 from session_core import TranscriptError, peek

@@ -14,21 +14,16 @@ from typing import Any
 import orjson
 import pytest
 
-from agentgo_helpers import (  # noqa: F401 - fixtures
+from agentgo_helpers import (
     ASSISTANT,
     REPO,
     REQUEST,
-    T0,
-    USAGE,
     at,
     dump_records,
     fingerprint,
     lines_of,
     model,
     records_of,
-    text,
-    tool,
-    write_story,
 )
 from session_core import TranscriptError
 from session_core.agentgo import (
