@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from ref_helpers import assert_names, call, file_lines
 
 from session_core import Message, Session, TranscriptError
 
@@ -37,16 +37,6 @@ def envelope(type_: str, payload: Any, *, id: str | None = None, v: Any = 1) -> 
 
 
 @pytest.fixture
-def fresh(tmp_path: Path):
-    counter = itertools.count()
-
-    def make() -> Path:
-        return tmp_path / f"r{next(counter)}.jsonl"
-
-    return make
-
-
-@pytest.fixture
 def raw_transcript(fresh):
     """A transcript written straight to disk: the API cannot produce a broken one.
 
@@ -62,47 +52,8 @@ def raw_transcript(fresh):
     return make
 
 
-@pytest.fixture
-def opened() -> Iterator[list[Session]]:
-    sessions: list[Session] = []
-    yield sessions
-    for s in sessions:
-        s.close()
-
-
-@pytest.fixture
-def create(fresh, opened):
-    def make(meta: dict[str, Any] | None = None) -> tuple[Session, Path]:
-        path = fresh()
-        s = Session.create(path, meta={} if meta is None else meta)
-        opened.append(s)
-        return s, path
-
-    return make
-
-
-@pytest.fixture
-def load(opened):
-    def make(path: Path) -> Session:
-        s = Session.load(path)
-        opened.append(s)
-        return s
-
-    return make
-
-
 def repair_file(path: Path) -> Path:
     return path.with_name(path.name + ".repair")
-
-
-def file_lines(path: Path) -> list[bytes]:
-    data = path.read_bytes()
-    if not data:
-        return []
-    parts = data.split(b"\n")
-    if parts[-1] == b"":
-        parts.pop()
-    return [p[:-1] if p.endswith(b"\r") else p for p in parts]
 
 
 def role_content(s: Session) -> list[str]:
@@ -135,21 +86,8 @@ def warning_text(w: Any) -> str:
     return "\n".join(parts)
 
 
-def assert_names(err: pytest.ExceptionInfo[TranscriptError], path: Path, line: int) -> None:
-    text = str(err.value)
-    assert str(path) in text, text
-    assert f"line {line}" in text, text
-
-
 def user(content: str) -> Message:
     return Message(role="user", content=content)
-
-
-def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-# --- the conversation ---------------------------------------------------------------
 
 
 def test_every_field_of_a_message_survives_the_round_trip(create, load) -> None:

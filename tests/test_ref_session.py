@@ -11,12 +11,12 @@ import re
 import resource
 import signal
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from ref_helpers import call, file_lines
 
 from session_core import Message, Session, TranscriptError, peek
 
@@ -26,52 +26,15 @@ TS_SHAPE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 # --- helpers ------------------------------------------------------------------------
 
 
-def file_lines(path: Path) -> list[bytes]:
-    """The file's lines as raw bytes, without their terminators (like Raku's ``.lines``)."""
-    data = path.read_bytes()
-    if not data:
-        return []
-    parts = data.split(b"\n")
-    if parts[-1] == b"":
-        parts.pop()
-    return [p[:-1] if p.endswith(b"\r") else p for p in parts]
-
-
 def file_envelopes(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in file_lines(path)]
-
-
-def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-@pytest.fixture
-def open_sessions() -> Iterator[list[Session]]:
-    """Every session a test opens is closed afterwards, whatever happened."""
-    opened: list[Session] = []
-    yield opened
-    for s in opened:
-        s.close()
-
-
-@pytest.fixture
-def new_session(tmp_path: Path, open_sessions: list[Session]):
-    counter = iter(range(1000))
-
-    def make(meta: dict[str, Any] | None = None, path: Path | None = None) -> tuple[Session, Path]:
-        target = path if path is not None else tmp_path / f"s{next(counter)}.jsonl"
-        s = Session.create(target, meta={} if meta is None else meta)
-        open_sessions.append(s)
-        return s, target
-
-    return make
 
 
 # --- scenarios ----------------------------------------------------------------------
 
 
-def test_meta_line_comes_first_and_is_exactly_what_was_passed(new_session) -> None:
-    s, path = new_session({"agent": "sadna", "cwd": "/srv"})
+def test_meta_line_comes_first_and_is_exactly_what_was_passed(create) -> None:
+    s, path = create({"agent": "sadna", "cwd": "/srv"})
 
     lines = file_lines(path)
     assert len(lines) == 1
@@ -89,8 +52,8 @@ def test_meta_line_comes_first_and_is_exactly_what_was_passed(new_session) -> No
     assert s.meta() == {"agent": "sadna", "cwd": "/srv"}
 
 
-def test_every_line_is_on_disk_before_the_method_returns(new_session) -> None:
-    s, path = new_session()
+def test_every_line_is_on_disk_before_the_method_returns(create) -> None:
+    s, path = create()
 
     # Read through a second handle while the session is still open: nothing may be
     # sitting in a user-space buffer waiting for close().
@@ -102,8 +65,8 @@ def test_every_line_is_on_disk_before_the_method_returns(new_session) -> None:
     assert orjson.loads(lines[1])["payload"]["content"] == "hello"
 
 
-def test_a_message_line_carries_the_message_and_extras_carry_the_rest(new_session) -> None:
-    s, path = new_session()
+def test_a_message_line_carries_the_message_and_extras_carry_the_rest(create) -> None:
+    s, path = create()
 
     msg = Message(
         role="assistant", content="thinking about it", tool_calls=(call("c1", "fs_read"),)
@@ -134,8 +97,8 @@ def test_a_message_line_carries_the_message_and_extras_carry_the_rest(new_sessio
     assert replayed == msg
 
 
-def test_an_extra_can_never_overwrite_the_message_itself(new_session) -> None:
-    s, path = new_session()
+def test_an_extra_can_never_overwrite_the_message_itself(create) -> None:
+    s, path = create()
 
     s.append_message(
         Message(role="user", content="the real content"),
@@ -149,8 +112,8 @@ def test_an_extra_can_never_overwrite_the_message_itself(new_session) -> None:
     assert payload["content"] == "the real content"
 
 
-def test_grants_are_a_whole_snapshot_and_the_last_one_wins(new_session) -> None:
-    s, _ = new_session()
+def test_grants_are_a_whole_snapshot_and_the_last_one_wins(create) -> None:
+    s, _ = create()
 
     assert list(s.grants()) == []
 
@@ -168,8 +131,8 @@ def test_grants_are_a_whole_snapshot_and_the_last_one_wins(new_session) -> None:
     assert grants[1] == {"tool": "fs_write", "decision": "allow", "under": "/srv/scratch"}
 
 
-def test_a_run_context_is_refused_before_it_is_written_or_not_at_all(new_session) -> None:
-    s, path = new_session()
+def test_a_run_context_is_refused_before_it_is_written_or_not_at_all(create) -> None:
+    s, path = create()
 
     def append(**overrides: Any) -> str:
         args: dict[str, Any] = {
@@ -219,8 +182,8 @@ def test_a_run_context_is_refused_before_it_is_written_or_not_at_all(new_session
     assert len(s.run_contexts()) == 1
 
 
-def test_an_elision_is_refused_before_it_is_written_or_not_at_all(new_session) -> None:
-    s, path = new_session()
+def test_an_elision_is_refused_before_it_is_written_or_not_at_all(create) -> None:
+    s, path = create()
 
     s.append_message(
         Message(
@@ -262,8 +225,8 @@ def test_an_elision_is_refused_before_it_is_written_or_not_at_all(new_session) -
     assert len(s) == 4
 
 
-def test_the_escape_hatch_writes_unknown_types_and_refuses_known_ones(new_session) -> None:
-    s, path = new_session()
+def test_the_escape_hatch_writes_unknown_types_and_refuses_known_ones(create) -> None:
+    s, path = create()
 
     s.append_message(Message(role="user", content="hi"))
     env_id = s.append_event(type="app-checkpoint", payload={"step": 3})
@@ -291,8 +254,8 @@ def test_the_escape_hatch_writes_unknown_types_and_refuses_known_ones(new_sessio
     assert path.read_bytes() == before
 
 
-def test_events_is_a_copy_nested_payload_included(new_session) -> None:
-    s, _ = new_session()
+def test_events_is_a_copy_nested_payload_included(create) -> None:
+    s, _ = create()
 
     s.append_message(
         Message(role="assistant", content="", tool_calls=(call("c1", "fs_read", '{"path":"a"}'),))
@@ -307,8 +270,8 @@ def test_events_is_a_copy_nested_payload_included(new_session) -> None:
     assert s.messages()[0].tool_calls[0]["function"]["name"] == "fs_read"
 
 
-def test_peek_reads_a_transcript_without_touching_it(new_session, tmp_path: Path) -> None:
-    s, path = new_session({"agent": "sadna"})
+def test_peek_reads_a_transcript_without_touching_it(create, tmp_path: Path) -> None:
+    s, path = create({"agent": "sadna"})
     s.append_message(Message(role="user", content="get it looked at"))
     s.append_message(
         Message(role="assistant", content="delegating", tool_calls=(call("c1", "task"),))
@@ -357,8 +320,8 @@ def test_peek_reads_a_transcript_without_touching_it(new_session, tmp_path: Path
     assert not (tmp_path / "nowhere.jsonl").exists()
 
 
-def test_message_ids_run_parallel_to_messages(new_session) -> None:
-    s, _ = new_session()
+def test_message_ids_run_parallel_to_messages(create) -> None:
+    s, _ = create()
 
     ids = [
         s.append_message(Message(role="user", content="one")),
@@ -371,8 +334,8 @@ def test_message_ids_run_parallel_to_messages(new_session) -> None:
     assert len(s) == 3
 
 
-def test_create_refuses_a_file_that_already_has_a_transcript(new_session, tmp_path: Path) -> None:
-    s, path = new_session()
+def test_create_refuses_a_file_that_already_has_a_transcript(create, tmp_path: Path) -> None:
+    s, path = create()
     s.append_message(Message(role="user", content="precious"))
     s.close()
     before = path.read_bytes()
@@ -417,9 +380,9 @@ def test_load_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     assert not bare.exists()
 
 
-def test_a_second_writer_on_the_same_file_is_refused(new_session) -> None:
+def test_a_second_writer_on_the_same_file_is_refused(create) -> None:
     # The reference only documents "one writer per file"; this project enforces it.
-    s, path = new_session()
+    s, path = create()
     s.append_message(Message(role="user", content="mine"))
     before = path.read_bytes()
     with pytest.raises(TranscriptError):
@@ -430,8 +393,8 @@ def test_a_second_writer_on_the_same_file_is_refused(new_session) -> None:
     again.close()
 
 
-def test_a_closed_session_refuses_to_append_but_still_reads(new_session) -> None:
-    s, path = new_session()
+def test_a_closed_session_refuses_to_append_but_still_reads(create) -> None:
+    s, path = create()
     s.append_message(Message(role="user", content="hello"))
     s.close()
     before = path.read_bytes()
@@ -444,8 +407,8 @@ def test_a_closed_session_refuses_to_append_but_still_reads(new_session) -> None
     s.close()  # closing twice is harmless
 
 
-def test_a_line_that_cannot_be_written_changes_nothing_in_memory(new_session) -> None:
-    s, path = new_session()
+def test_a_line_that_cannot_be_written_changes_nothing_in_memory(create) -> None:
+    s, path = create()
     s.append_message(Message(role="user", content="landed"))
     size = path.stat().st_size
 
@@ -486,8 +449,8 @@ def test_a_line_that_cannot_be_written_changes_nothing_in_memory(new_session) ->
     ]
 
 
-def test_keys_are_serialised_in_a_stable_order(new_session) -> None:
-    s, path = new_session()
+def test_keys_are_serialised_in_a_stable_order(create) -> None:
+    s, path = create()
     s.append_message(Message(role="user", content="hello", sticky=True, depth=0))
     s.close()
 

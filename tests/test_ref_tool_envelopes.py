@@ -8,15 +8,14 @@ Ported scenario by scenario from the reference module's
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from ref_helpers import assert_names, call, file_lines
 
-from session_core import Message, Session, TranscriptError
+from session_core import Message, TranscriptError
 
 # --- helpers ------------------------------------------------------------------------
 
@@ -39,65 +38,6 @@ def write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
         }
         out.append(orjson.dumps(env, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE))
     path.write_bytes(b"".join(out))
-
-
-def file_lines(path: Path) -> list[bytes]:
-    data = path.read_bytes()
-    if not data:
-        return []
-    parts = data.split(b"\n")
-    if parts[-1] == b"":
-        parts.pop()
-    return parts
-
-
-def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def assert_names(err: pytest.ExceptionInfo[TranscriptError], path: Path, line: int) -> None:
-    text = str(err.value)
-    assert str(path) in text, text
-    assert f"line {line}" in text, text
-
-
-@pytest.fixture
-def fresh(tmp_path: Path):
-    counter = itertools.count()
-
-    def make() -> Path:
-        return tmp_path / f"t{next(counter)}.jsonl"
-
-    return make
-
-
-@pytest.fixture
-def opened() -> Iterator[list[Session]]:
-    sessions: list[Session] = []
-    yield sessions
-    for s in sessions:
-        s.close()
-
-
-@pytest.fixture
-def create(fresh, opened):
-    def make() -> tuple[Session, Path]:
-        path = fresh()
-        s = Session.create(path, meta={})
-        opened.append(s)
-        return s, path
-
-    return make
-
-
-@pytest.fixture
-def load(opened):
-    def make(path: Path) -> Session:
-        s = Session.load(path)
-        opened.append(s)
-        return s
-
-    return make
 
 
 def go_and_assistant(tool: str, content: str) -> list[dict[str, Any]]:

@@ -1,0 +1,75 @@
+"""What the tests ported from the reference module share: sessions that are always
+closed, fresh paths, and reading a file back the way Raku's ``.lines`` does."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_core import Session, TranscriptError
+
+
+def file_lines(path: Path) -> list[bytes]:
+    """The file's lines as raw bytes, without their terminators (like Raku's ``.lines``)."""
+    data = path.read_bytes()
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    if parts[-1] == b"":
+        parts.pop()
+    return [p[:-1] if p.endswith(b"\r") else p for p in parts]
+
+
+def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def assert_names(err: pytest.ExceptionInfo[TranscriptError], path: Path, line: int) -> None:
+    text = str(err.value)
+    assert str(path) in text, text
+    assert f"line {line}" in text, text
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Callable[[], Path]:
+    """A new transcript path on each call."""
+    counter = itertools.count()
+
+    def make() -> Path:
+        return tmp_path / f"r{next(counter)}.jsonl"
+
+    return make
+
+
+@pytest.fixture
+def opened() -> Iterator[list[Session]]:
+    """Every session a test opens is closed afterwards, whatever happened."""
+    sessions: list[Session] = []
+    yield sessions
+    for s in sessions:
+        s.close()
+
+
+@pytest.fixture
+def create(fresh: Callable[[], Path], opened: list[Session]) -> Callable[..., tuple[Session, Path]]:
+    def make(meta: dict[str, Any] | None = None, path: Path | None = None) -> tuple[Session, Path]:
+        target = path if path is not None else fresh()
+        s = Session.create(target, meta={} if meta is None else meta)
+        opened.append(s)
+        return s, target
+
+    return make
+
+
+@pytest.fixture
+def load(opened: list[Session]) -> Callable[[Path], Session]:
+    def make(path: Path) -> Session:
+        s = Session.load(path)
+        opened.append(s)
+        return s
+
+    return make
