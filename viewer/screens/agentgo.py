@@ -108,7 +108,7 @@ class AgentGoScreen(FollowingScreen):
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         view = self.live.view
-        view.writer_alive = self._is_live()
+        view.writer_alive = self._was_live = self._is_live()
         if reset or first:
             if reset and not first:
                 self.notify(
@@ -143,14 +143,10 @@ class AgentGoScreen(FollowingScreen):
         self.checkpoints.set_view(view, self.run_filter)
         self.timeline.set_view(view, self.run_filter)
 
-    def _tick(self) -> None:
-        view = self.live.view
-        alive = self._is_live()
-        if view.writer_alive != alive:
-            # The last open run becomes "interrupted" when its writer dies, and back.
-            view.writer_alive = alive
-            self._rebuild()
-        self._refresh_status()
+    def _liveness_changed(self, live: bool) -> None:
+        # The last open run becomes "interrupted" when its writer dies, and back.
+        self.live.view.writer_alive = live
+        self._rebuild()
 
     def showing(self) -> str:
         view = self.live.view

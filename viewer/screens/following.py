@@ -39,6 +39,7 @@ class FollowingScreen(Screen[None]):
         self._live_cached = False
         self._loaded = False
         self._swapping = False
+        self._was_live = False  # what the panes were last drawn for
         # Held by the worker while it replays and by the UI thread while it reads the result.
         self.state_lock = threading.Lock()
 
@@ -108,6 +109,23 @@ class FollowingScreen(Screen[None]):
     def _apply_update(self, update: FollowUpdate) -> None:
         """Bring the panes up to date with ``self.live`` after ``update`` was replayed."""
         raise NotImplementedError
+
+    def _refresh_status(self) -> None:
+        """Redraw the header (and the problem banner)."""
+        raise NotImplementedError
+
+    def _liveness_changed(self, live: bool) -> None:
+        """The writer died or came back: redraw what says "running" or "interrupted"."""
+        raise NotImplementedError
+
+    def _tick(self) -> None:
+        """Once a second (the subclass sets the interval): the header, and the panes when
+        the writer's liveness changed since they were drawn."""
+        live = self._is_live()
+        if live != self._was_live:
+            self._was_live = live
+            self._liveness_changed(live)
+        self._refresh_status()
 
     def commands(self) -> Iterable[SystemCommand]:
         """Every action of this screen, for the command palette."""

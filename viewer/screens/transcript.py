@@ -58,7 +58,6 @@ class TranscriptScreen(FollowingScreen):
         self.live = LiveTranscript(self.path)
         self.calls = CallIndex()
         self.usage = UsageTally()
-        self._was_live = False
         self._stale_panes: set[str] = set()
         self._previewing = False
         self._progress = (0, 0)
@@ -172,12 +171,8 @@ class TranscriptScreen(FollowingScreen):
         elif tab == "contexts":
             self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
 
-    def _tick(self) -> None:
-        live = self._is_live()
-        if live != self._was_live:
-            self._was_live = live
-            self._refresh_panes()  # "running" becomes "running when the writer died"
-        self._refresh_status()
+    def _liveness_changed(self, live: bool) -> None:
+        self._refresh_panes()  # "running" becomes "running when the writer died"
 
     def _refresh_status(self) -> None:
         state = self.live.state
