@@ -1,9 +1,8 @@
-"""Shared helpers and fixtures of the agentgo tests: a story session, file fingerprints."""
+"""Shared helpers and fixtures of the agentgo tests: a story session and its records."""
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,11 +55,6 @@ USAGE = {"input_tokens": 120, "output_tokens": 30, "cache_read_tokens": 64, "cos
 
 def lines_of(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines()]
-
-
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    st_ = path.stat()
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st_.st_ino, st_.st_mtime_ns
 
 
 def write_story(path: Path) -> AgentGoSession:

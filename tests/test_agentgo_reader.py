@@ -9,12 +9,12 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import fingerprint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentgo_helpers import (
     dump_records,
-    fingerprint,
     records_of,
     write_story,
 )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import fingerprint
 
 from agentgo_helpers import (
     ASSISTANT,
@@ -20,7 +21,6 @@ from agentgo_helpers import (
     REQUEST,
     USAGE,
     dump_records,
-    fingerprint,
     model,
     text,
     tool,

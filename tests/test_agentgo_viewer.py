@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import html
 import os
 from pathlib import Path
 
 import pytest
+from helpers import fingerprint, screen_text, wait_for
 from textual.pilot import Pilot
 
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
@@ -38,25 +36,6 @@ async def loaded(pilot: Pilot[None]) -> None:
     for _ in range(3):
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
-
-
-async def wait_for(pilot: Pilot[None], predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.02)
-    await pilot.pause(0.05)
-
-
-def screen_text(app: TailscopeApp) -> str:
-    """The screen's SVG with its entities decoded (spaces are &#160; there)."""
-    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
-
-
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    st = os.stat(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
 
 
 @pytest.fixture

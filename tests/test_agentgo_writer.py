@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import fingerprint
 
 from agentgo_helpers import (
     ASSISTANT,
@@ -20,7 +21,6 @@ from agentgo_helpers import (
     REQUEST,
     at,
     dump_records,
-    fingerprint,
     lines_of,
     model,
     records_of,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import fingerprint
 from markdown_it import MarkdownIt
 
 from session_core import Message, Session
@@ -28,11 +28,6 @@ FENCES = "before\n```\nbreak out\n````\n`````python\nstill inside"
 ESCAPES = "clear \x1b[2J clip \x1b]52;c;SGVsbG8=\x07 end"
 HOSTILE = "\n".join([SCRIPT, LINK, IMG, FENCES, ESCAPES])
 PAYLOADS = (SCRIPT, LINK, IMG, "\x1b[2J", "\x1b]52")
-
-
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    st = os.stat(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
 
 
 def hostile_transcript(path: Path) -> Path:

@@ -3,23 +3,18 @@ leave the bytes, the inode and the mtime of what they read exactly as they were.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import fingerprint
 
 from session_core import Message, Session, TranscriptError, WriterLockedError, peek
 from session_core.reader import replay_file
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    st = path.stat()
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
 
 
 def write_transcript(path: Path) -> list[str]:

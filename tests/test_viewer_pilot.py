@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import html
 import os
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
+from helpers import fingerprint, screen_text, wait_for
 
 from session_core import Message, Session
 from story import HOSTILE, write_story
@@ -18,25 +15,6 @@ from viewer.widgets.conversation import ConversationView
 from viewer.widgets.status import StatusBar
 
 SIZE = (120, 40)
-
-
-async def wait_for(pilot: Pilot[None], predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("timed out waiting for the app")
-        await pilot.pause(0.02)
-    await pilot.pause(0.05)
-
-
-def screen_text(app: TailscopeApp) -> str:
-    """The screen's SVG with its entities decoded (spaces are &#160; there)."""
-    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
-
-
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    st = os.stat(path)
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
 
 
 @pytest.fixture
