@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from textual.pilot import Pilot
 
     from viewer.app import TailscopeApp
+    from viewer.screens.following import FollowingScreen
 
 
 def fingerprint(path: Path) -> tuple[str, int, int]:
@@ -35,3 +36,16 @@ async def wait_for(
 def screen_text(app: TailscopeApp) -> str:
     """The screen's SVG with its entities decoded (spaces are &#160; there)."""
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+async def file_loaded(pilot: Pilot[None], kind: type[FollowingScreen]) -> None:
+    """Wait until the topmost ``kind`` screen has the file, and let its panes lay it out
+    (a loaded machine renders slowly)."""
+    for _ in range(250):
+        screens = [s for s in pilot.app.screen_stack if isinstance(s, kind)]
+        if screens and screens[-1]._loaded:
+            break
+        await pilot.pause(0.02)
+    for _ in range(3):
+        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()

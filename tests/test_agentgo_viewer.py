@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import fingerprint, screen_text, wait_for
+from helpers import file_loaded, fingerprint, screen_text, wait_for
 from textual.pilot import Pilot
 
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
@@ -26,16 +26,7 @@ SIZE = (120, 40)
 
 async def loaded(pilot: Pilot[None]) -> None:
     """Wait until the follower delivered the file and the view settled."""
-    app = pilot.app
-    assert isinstance(app, TailscopeApp)
-    for _ in range(250):
-        if isinstance(app.screen, AgentGoScreen) and app.screen._loaded:
-            break
-        await pilot.pause(0.02)
-    # Let every pane lay out what it was given (a loaded machine renders slowly).
-    for _ in range(3):
-        await pilot.pause(0.1)
-        await pilot.wait_for_scheduled_animations()
+    await file_loaded(pilot, AgentGoScreen)
 
 
 @pytest.fixture

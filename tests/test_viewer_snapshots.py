@@ -6,10 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import file_loaded
 from textual.pilot import Pilot
 
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
+from viewer.screens.transcript import TranscriptScreen
 
 # A snapshot taken while the app is still settling can differ from the stored one in the
 # segments behind identical pixels (seen under a loaded CI machine, never alone): a failing
@@ -21,15 +23,7 @@ SIZE = (120, 40)
 
 async def loaded(pilot: Pilot[None]) -> None:
     """Wait until the follower delivered the file and the view settled."""
-    app = pilot.app
-    assert isinstance(app, TailscopeApp)
-    for _ in range(250):
-        if app.transcript._loaded:
-            break
-        await pilot.pause(0.02)
-    for _ in range(3):
-        await pilot.pause(0.1)
-        await pilot.wait_for_scheduled_animations()
+    await file_loaded(pilot, TranscriptScreen)
 
 
 @pytest.fixture
