@@ -15,6 +15,7 @@ dicts they already are.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
@@ -209,7 +210,10 @@ class Events(BuiltOnDemand):
 
     def __init__(self) -> None:
         super().__init__()
-        self._items: list[dict[str, Any] | bytes | int] = []
+        # A span per envelope (0: none), in an array: a list of ints costs 36 bytes each.
+        self._spans = array("Q")
+        # Envelopes kept as dicts or lines (None where a span is kept), made on the first.
+        self._others: list[dict[str, Any] | bytes | None] | None = None
         self.kinds: list[str] = []
         self.ids: list[str] = []
         self.facts = FactsColumn(self)
@@ -218,16 +222,34 @@ class Events(BuiltOnDemand):
     def append(
         self, item: dict[str, Any] | bytes | int, kind: str, eid: str, facts: MessageFacts | None
     ) -> None:
-        self._items.append(item)
+        others = self._others
+        if isinstance(item, int):
+            self._spans.append(item)
+            if others is not None:
+                others.append(None)
+        else:
+            if others is None:
+                others = self._others = [None] * len(self._spans)
+            self._spans.append(0)
+            others.append(item)
         self.kinds.append(kind)
         self.ids.append(eid)
         self.facts.append(facts)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._spans)
+
+    def kept(self, index: int) -> dict[str, Any] | bytes | int:
+        """How envelope ``index`` is kept: its dict, its line, or its span in ``source``."""
+        span = self._spans[index]
+        if span or self._others is None:
+            return span
+        item = self._others[index]
+        assert item is not None
+        return item
 
     def _build(self, index: int) -> dict[str, Any]:
-        item = self._items[index]
+        item = self.kept(index)
         return item if isinstance(item, dict) else self._parse(index, item)
 
     def _parse(self, index: int, item: bytes | int) -> dict[str, Any]:

@@ -37,7 +37,11 @@ class FollowUpdate:
     envelopes: list[dict[str, Any]] = field(default_factory=list)
     reset: bool = False
     warnings: list[str] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)  # file line of each envelope
+    lines: list[int] = field(default_factory=list)  # file line of each envelope (or raw line)
+    # With ``follow(..., parse=False)``: the complete lines themselves, not parsed
+    # (``envelopes`` stays empty); the reader parses each as it goes (``parse_line``),
+    # so that no batch of parsed lines is ever alive at once.
+    raw: list[bytes] = field(default_factory=list)
     # Where each envelope is in the file (offset << SPAN_BITS | length, 0 for a line too
     # long to say so), to be read again through ``source`` instead of being kept.
     spans: list[int] = field(default_factory=list)
@@ -52,8 +56,27 @@ class FollowUpdate:
     def is_empty(self) -> bool:
         """Nothing a reader needs to act on (only the held-back partial line grew)."""
         return not (
-            self.envelopes or self.warnings or self.reset or self.initial or not self.exists
+            self.envelopes
+            or self.raw
+            or self.warnings
+            or self.reset
+            or self.initial
+            or not self.exists
         )
+
+
+def parse_line(raw: bytes, number: int, warnings: list[str]) -> dict[str, Any] | None:
+    """A line as a JSON object, or None (a warning said why; a blank line is skipped)."""
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if raw.strip():
+            warnings.append(f"line {number} could not be read, and was skipped")
+        return None
+    if type(record) is not dict:
+        warnings.append(f"line {number} is not a JSON object, and was skipped")
+        return None
+    return record
 
 
 _NOATIME = getattr(os, "O_NOATIME", 0)
@@ -74,8 +97,9 @@ def _open_ro(path: str) -> int:
 class _Tail:
     """The reading side of a follower: one inode, one offset, a held-back partial line."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, parse: bool = True) -> None:
         self.path = path
+        self.parse = parse
         self.fd: int | None = None
         self.ino: tuple[int, int] | None = None
         self.offset = 0
@@ -239,6 +263,8 @@ class _Tail:
 
     def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
         """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
+        if not self.parse:
+            return self._pass_raw(lines, base, update)
         loads = orjson.loads
         number = self.line
         envelopes = update.envelopes
@@ -252,23 +278,42 @@ class _Tail:
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
-                if raw.strip():
-                    update.warnings.append(f"line {number} could not be read, and was skipped")
+                parse_line(raw, number, update.warnings)  # says why
                 continue
             if type(record) is not dict:
-                update.warnings.append(f"line {number} is not a JSON object, and was skipped")
+                parse_line(raw, number, update.warnings)
                 continue
             if not self.seen_first:
-                self.seen_first = True
-                self.format = detect_record(record)
-                if self.format is None:
-                    update.warnings.append(
-                        f"line {number} is not the start of a known transcript format"
-                    )
+                self._first(record, number, update)
             envelopes.append(record)
             numbers.append(number)
             spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
         self.line = number
+
+    def _pass_raw(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
+        """Hand the lines on unparsed (``parse=False``); only the file's first record is
+        parsed here, to know the format."""
+        number = self.line
+        numbers = update.lines
+        spans = update.spans
+        at = base
+        for raw in lines:
+            number += 1
+            if not self.seen_first:
+                record = parse_line(raw, number, [])  # the reader warns when it parses it
+                if record is not None:
+                    self._first(record, number, update)
+            numbers.append(number)
+            spans.append(at << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
+            at += len(raw) + 1
+        update.raw.extend(lines)
+        self.line = number
+
+    def _first(self, record: dict[str, Any], number: int, update: FollowUpdate) -> None:
+        self.seen_first = True
+        self.format = detect_record(record)
+        if self.format is None:
+            update.warnings.append(f"line {number} is not the start of a known transcript format")
 
 
 class _Watcher:
@@ -343,6 +388,7 @@ async def follow(
     poll_interval: float = 0.25,
     batch_bytes: int = MAX_BATCH_BYTES,
     initial_batches: bool = False,
+    parse: bool = True,
 ) -> AsyncGenerator[FollowUpdate, None]:
     """Yield updates for ``path`` until cancelled. Never writes, never locks, never repairs.
 
@@ -356,10 +402,13 @@ async def follow(
     An update that would carry nothing (only a partial line grew) is not sent.
     Close the generator (``aclose``, or cancel the task iterating it) to stop;
     that also stops its watcher thread.
+
+    With ``parse=False`` updates carry their lines in ``raw`` instead of
+    ``envelopes``, for a reader that parses each line as it applies it.
     """
     where = os.path.abspath(os.fspath(path))
     loop = asyncio.get_running_loop()
-    tail = _Tail(where)
+    tail = _Tail(where, parse)
     wake = asyncio.Event()
     watcher: _Watcher | None = None
     if not force_polling:
@@ -412,6 +461,7 @@ def _drain(tail: _Tail, update: FollowUpdate) -> FollowUpdate:
             update = more
             continue
         update.envelopes.extend(more.envelopes)
+        update.raw.extend(more.raw)
         update.lines.extend(more.lines)
         update.spans.extend(more.spans)
         update.source = more.source

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from typing import Any
+
+import orjson
 
 from .errors import TranscriptError
-from .following import FollowUpdate
+from .following import FollowUpdate, parse_line
 from .formats import V1, Format
 from .reader import check_envelope
 from .replay import ReplayState
@@ -44,23 +47,49 @@ class LiveTranscript:
         if events.source is None and not events:
             events.source = update.source
         spans = update.spans
+        count = len(update.raw) or len(update.envelopes)
         if events.source is None or update.source is not events.source:
             spans = []
-        if len(spans) != len(update.envelopes):
-            spans = [0] * len(update.envelopes)
+        if len(spans) != count:
+            spans = [0] * count
+        if update.raw:
+            self._apply_raw(update, spans)
+            return update.reset
         for envelope, line, span in zip(update.envelopes, update.lines, spans, strict=True):
-            try:
-                check_envelope(envelope, line, self.path)
-                if not state.events and envelope["type"] != "session-meta":
-                    raise TranscriptError(
-                        "is not session-meta; a transcript starts with one",
-                        path=self.path,
-                        line=line,
-                    )
-                state.feed(envelope, line, span or None)
-            except TranscriptError as err:
-                state.warnings.append(f"line {line}: {err.reason} (not applied)")
+            self._feed(envelope, line, span or None)
         return update.reset
+
+    def _feed(self, envelope: dict[str, Any], line: int, keep: bytes | int | None) -> None:
+        """Apply one envelope; ``keep`` is what the state keeps of it instead of the dict."""
+        state = self.state
+        try:
+            check_envelope(envelope, line, self.path)
+            if not state.events and envelope["type"] != "session-meta":
+                raise TranscriptError(
+                    "is not session-meta; a transcript starts with one",
+                    path=self.path,
+                    line=line,
+                )
+            state.feed(envelope, line, keep)
+        except TranscriptError as err:
+            state.warnings.append(f"line {line}: {err.reason} (not applied)")
+
+    def _apply_raw(self, update: FollowUpdate, spans: list[int]) -> None:
+        """Parse and apply each line in turn: its dict is dropped (the state keeps its
+        span) before the next is parsed, so a batch never lives parsed all at once."""
+        loads = orjson.loads
+        warnings = self.state.warnings
+        feed = self._feed
+        for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
+            try:
+                envelope = loads(raw)
+            except orjson.JSONDecodeError:
+                parse_line(raw, line, warnings)  # says why
+                continue
+            if type(envelope) is not dict:
+                parse_line(raw, line, warnings)
+                continue
+            feed(envelope, line, span or raw)
 
     @property
     def is_v1(self) -> bool:

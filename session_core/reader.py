@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import stat
 from collections.abc import Iterator
@@ -10,6 +9,7 @@ from typing import IO, Any
 
 import orjson
 
+from . import gc_pause
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .replay import ReplayState
 
@@ -143,15 +143,8 @@ def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayS
     where = os.fspath(path)
     state = ReplayState(where, lazy_facts=True)
     fh = open_transcript(where)
-    # Every envelope stays alive in the state: the cyclic collector would rescan
-    # them all on each collection, making replay quadratic-ish. Nothing here is cyclic.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_pause.paused():
         return _replay_into(state, fh, where, tolerate_tail)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _replay_into(state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: bool) -> ReplayState:

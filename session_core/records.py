@@ -10,6 +10,7 @@ from ``Events`` (which may itself read the line back from the file).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,8 +95,9 @@ class ToolOps(_Rebuilt):
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        self._dispatch: list[int] = []  # event index of each operation's dispatch line
-        self._settle: list[int] = []  # event index of its settle line, -1 while unsettled
+        # Arrays, not lists of ints: 8 bytes an operation each, not 36.
+        self._dispatch = array("q")  # event index of each operation's dispatch line
+        self._settle = array("q")  # event index of its settle line, -1 while unsettled
         self.call_ids: list[str] = []
         self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
         self._names: dict[str, str] = {}  # one str object per run id
@@ -131,7 +133,7 @@ class RunContexts(_Rebuilt):
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        self._event: list[int] = []
+        self._event = array("q")
         self.run_ids: list[str] = []
 
     def append_line(self, event: int, run_id: str) -> None:

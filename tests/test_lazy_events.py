@@ -128,12 +128,15 @@ def test_events_parse_again_past_the_cache(tmp_path: Path) -> None:
     assert dict(body) == {"n": 7} and body.get("n") == 7 and body["n"] == 7 and len(body) == 1
 
 
-def followed(path: Path, batch: int = 4096) -> LiveTranscript:
-    """The viewer's path: follow in small batches, each applied to a LiveTranscript."""
+def followed(path: Path, batch: int = 4096, *, parse: bool = False) -> LiveTranscript:
+    """The viewer's path: follow in small batches, each applied to a LiveTranscript (which
+    parses the lines itself, unless ``parse``: then the follower hands it dicts)."""
     live = LiveTranscript(path)
 
     async def run() -> None:
-        updates = follow(path, force_polling=True, initial_batches=True, batch_bytes=batch)
+        updates = follow(
+            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=parse
+        )
         try:
             async for update in updates:
                 live.apply(update)
@@ -194,7 +197,11 @@ def test_a_followed_file_equals_the_plain_replay(tmp_path: Path, crlf: bool) -> 
         if crlf:
             path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
         plain = plain_replay(path)
-        for state in (followed(path).state, replay_file(path, tolerate_tail=False)):
+        for state in (
+            followed(path).state,
+            followed(path, parse=True).state,
+            replay_file(path, tolerate_tail=False),
+        ):
             assert list(state.events) == list(plain.events)
             assert state.event_lines == plain.event_lines
             assert state.messages() == plain.messages()
@@ -220,6 +227,44 @@ def test_a_followed_file_equals_the_plain_replay(tmp_path: Path, crlf: bool) -> 
             assert calls_of(state) == reference_calls(plain)
 
 
+def damaged(path: Path) -> None:
+    """A busy transcript with every kind of bad line a reader meets."""
+    busy_transcript(path, 7)
+    lines = path.read_bytes().split(b"\n")
+    bad = [
+        b"{not json",
+        b"[1, 2]",
+        b"",
+        b"   ",
+        b'{"v": 2, "type": "message", "id": "v2", "payload": {}}',
+        b'{"v": 1, "id": "s", "type": "tool-settled", "payload": {"op-id": "nope"}}',
+        b'{"v": 1, "id": "u", "type": "message", "payload": {"content": "\xff\xfe"}}',
+        b'"a string"',
+    ]
+    for n, line in enumerate(bad):
+        lines.insert(5 + n * 37, line)
+    path.write_bytes(b"\n".join(lines))
+
+
+def warned_line(warning: str) -> int:
+    return int(warning.split()[1].rstrip(":"))
+
+
+@pytest.mark.parametrize("batch", [1000, 1 << 20])
+def test_a_damaged_file_replays_the_same_whoever_parses(tmp_path: Path, batch: int) -> None:
+    path = tmp_path / "t.jsonl"
+    damaged(path)
+    raw, parsed = followed(path, batch, parse=False).state, followed(path, batch, parse=True).state
+    assert list(raw.events) == list(parsed.events)
+    assert raw.event_lines == parsed.event_lines
+    assert {**replay_json(raw), "warnings": 0} == {**replay_json(parsed), "warnings": 0}
+    assert raw.events.facts == parsed.events.facts
+    assert len(raw.warnings) == 6  # the blank lines say nothing
+    assert sorted(raw.warnings) == sorted(parsed.warnings)
+    # Parsed as they are applied, the lines are warned of in file order.
+    assert [warned_line(w) for w in raw.warnings] == sorted(warned_line(w) for w in raw.warnings)
+
+
 def test_a_followed_file_keeps_spans_not_dicts(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     busy_transcript(path, 1)
@@ -227,11 +272,15 @@ def test_a_followed_file_keeps_spans_not_dicts(tmp_path: Path) -> None:
     lines = [raw for raw in path.read_bytes().split(b"\n") if raw.strip()]
     assert events_kept(state.events) == {int}
     assert state.events.source is not None
-    assert [state.events.source.read(span) for span in state.events._items] == lines
+    assert [state.events.source.read(span) for span in kept(state.events)] == lines
+
+
+def kept(events: Events) -> list[dict[str, Any] | bytes | int]:
+    return [events.kept(index) for index in range(len(events))]
 
 
 def events_kept(events: Events) -> set[type]:
-    return {type(item) for item in events._items}
+    return {type(item) for item in kept(events)}
 
 
 def test_a_line_changed_under_the_view_reads_as_changed(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,7 +38,9 @@ class ToolCallRef:
     name: str
     message_id: str  # the assistant message
     event: int  # its index in state.events (its arguments are read from there when shown)
-    answer_ids: list[str] = field(default_factory=list)  # tool messages answering it
+    # Tool messages answering it: CallIndex.answers' list once one does (most calls have
+    # one), a shared empty tuple until then (a list per call is 56 bytes times 100,000s).
+    answer_ids: Sequence[str] = ()
 
 
 @dataclass(slots=True)
@@ -89,7 +92,7 @@ class CallIndex:
             found = facts[at]
             assert found is not None  # a message line always has its facts
             for cid, name in found.calls:
-                ref = ToolCallRef(cid, name, mid, at, self.answers.get(cid, []))
+                ref = ToolCallRef(cid, name, mid, at, self.answers.get(cid, ()))
                 if cid not in self.calls:
                     self.order.append(cid)
                 self.calls[cid] = ref

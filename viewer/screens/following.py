@@ -17,12 +17,34 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from session_core import gc_pause
 from session_core.following import FollowUpdate, follow
 from session_core.writers import writer_holds_lock
 
 from ..safe import inert_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
+
+
+class _GcHold:
+    """One worker's pause of the cyclic collector (``gc_pause``) while it loads a file.
+
+    When the load ends, what it kept is frozen: it lives as long as the file is
+    shown, and later collections need not rescan it.
+    """
+
+    def __init__(self) -> None:
+        self.held = False
+
+    def set(self, hold: bool) -> None:
+        if hold == self.held:
+            return
+        self.held = hold
+        if hold:
+            gc_pause.hold()
+        else:
+            gc.freeze()
+            gc_pause.release()
 
 
 class FollowingScreen(Screen[None]):
@@ -46,9 +68,15 @@ class FollowingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="follow")
     def follow_file(self) -> None:
         worker = get_current_worker()
+        loading = _GcHold()
 
         async def pump() -> None:
-            updates = follow(self.path, force_polling=self.force_polling, initial_batches=True)
+            updates = follow(
+                self.path,
+                force_polling=self.force_polling,
+                initial_batches=True,
+                parse=self.PARSED_UPDATES,
+            )
             reader = asyncio.ensure_future(anext(updates))
             try:
                 while not worker.is_cancelled:
@@ -56,9 +84,13 @@ class FollowingScreen(Screen[None]):
                     if not done:
                         continue
                     update = reader.result()
+                    if not update.caught_up:
+                        loading.set(True)
                     if not self._replay(update):
                         return
                     self.app.call_from_thread(self._receive, update)
+                    if update.caught_up:  # drawn too: the load is over
+                        loading.set(False)
                     reader = asyncio.ensure_future(anext(updates))
             finally:
                 reader.cancel()
@@ -66,8 +98,11 @@ class FollowingScreen(Screen[None]):
                     await reader
                 await updates.aclose()
 
-        with contextlib.suppress(RuntimeError):  # the app closed under us
-            asyncio.run(pump())
+        try:
+            with contextlib.suppress(RuntimeError):  # the app closed under us
+                asyncio.run(pump())
+        finally:
+            loading.set(False)
 
     def _replay(self, update: FollowUpdate) -> bool:
         """In the worker: replay the update into ``self.live``; False when the file is
@@ -77,11 +112,6 @@ class FollowingScreen(Screen[None]):
             return False
         with self.state_lock:
             self.live.apply(update)
-        if update.initial or not update.caught_up:
-            # What a load just replayed lives as long as the file is shown: the cyclic
-            # collector need not rescan it on every later collection (at 1 GB that
-            # rescanning doubled the load). Nothing replay keeps is cyclic.
-            gc.freeze()
         return True
 
     def _swap(self, fmt: str) -> None:
@@ -104,6 +134,7 @@ class FollowingScreen(Screen[None]):
             self._apply_update(update)
 
     FORMAT = ""
+    PARSED_UPDATES = True  # False: ``live.apply`` parses the lines (``follow(parse=False)``)
     live: Any  # the replayed file: LiveTranscript or LiveAgentGo (set by the subclass)
 
     def _apply_update(self, update: FollowUpdate) -> None:

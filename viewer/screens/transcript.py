@@ -40,6 +40,7 @@ class TranscriptScreen(FollowingScreen):
     """One transcript, followed as it grows: conversation, diff, tool operations, run contexts."""
 
     FORMAT = V1
+    PARSED_UPDATES = False  # LiveTranscript parses each line as it applies it
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search"),
