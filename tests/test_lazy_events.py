@@ -170,7 +170,8 @@ def calls_of(state: ReplayState) -> dict[str, Any]:
     index.update(state)
     return {
         cid: (ref.name, ref.message_id, list(ref.answer_ids), call_arguments(state, ref))
-        for cid, ref in index.calls.items()
+        for cid in index.ids()
+        if (ref := index.ref(cid)) is not None
     }
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from session_core.events import Events
 from session_core.replay import ReplayState, payload_of
 
 OpState = Literal[
@@ -38,9 +39,7 @@ class ToolCallRef:
     name: str
     message_id: str  # the assistant message
     event: int  # its index in state.events (its arguments are read from there when shown)
-    # Tool messages answering it: CallIndex.answers' list once one does (most calls have
-    # one), a shared empty tuple until then (a list per call is 56 bytes times 100,000s).
-    answer_ids: Sequence[str] = ()
+    answer_ids: list[str] = field(default_factory=list)  # tool messages answering it
 
 
 @dataclass(slots=True)
@@ -72,38 +71,81 @@ class ToolOpRow:
 
 
 class CallIndex:
-    """Tool calls and their answers over the raw file (a compaction does not hide them)."""
+    """Tool calls and their answers over the raw file (a compaction does not hide them).
+
+    Kept as event indexes, not an object per call (a big transcript has 100,000s):
+    ``ref`` builds a call's ``ToolCallRef`` from the facts replay kept.
+    """
 
     def __init__(self) -> None:
-        self.calls: dict[str, ToolCallRef] = {}
-        self.order: list[str] = []
-        self.answers: dict[str, list[str]] = {}  # call id -> tool message ids
+        # call id -> the event of the (last) message calling it, in order of first call
+        self._called: dict[str, int] = {}
+        # call id -> the event of the tool message answering it (a list when several do)
+        self._answered: dict[str, int | list[int]] = {}
+        self.answer_count = 0  # tool messages that answer a call id
+        self._events: Events | None = None
         self._seen = 0
 
     def update(self, state: ReplayState) -> None:
         """Index the message lines added since the last call (linear overall, and from
         the facts kept at replay: no line is parsed here)."""
-        events = state.events
-        ids, facts = events.ids, events.facts
+        events = self._events = state.events
+        facts = events.facts
+        called, answered = self._called, self._answered
         targets = state.message_events
         for position in range(self._seen, len(targets)):
             at = targets[position]
-            mid = ids[at]
             found = facts[at]
             assert found is not None  # a message line always has its facts
-            for cid, name in found.calls:
-                ref = ToolCallRef(cid, name, mid, at, self.answers.get(cid, ()))
-                if cid not in self.calls:
-                    self.order.append(cid)
-                self.calls[cid] = ref
+            for cid, _name in found.calls:
+                called[cid] = at
             tcid = found.answers
             if tcid is not None:
-                answers = self.answers.setdefault(tcid, [])
-                answers.append(mid)
-                called = self.calls.get(tcid)
-                if called is not None and called.answer_ids is not answers:
-                    called.answer_ids = answers
+                self.answer_count += 1
+                before = answered.get(tcid)
+                if before is None:
+                    answered[tcid] = at
+                elif isinstance(before, int):
+                    answered[tcid] = [before, at]
+                else:
+                    before.append(at)
         self._seen = len(targets)
+
+    def __len__(self) -> int:
+        return len(self._called)
+
+    def __contains__(self, cid: object) -> bool:
+        return cid in self._called
+
+    def ids(self) -> Iterator[str]:
+        """Every call id an assistant message asked for, in order of first asking."""
+        return iter(self._called)
+
+    def answer_events(self, cid: str) -> list[int]:
+        """The events of the tool messages answering ``cid``, in file order."""
+        found = self._answered.get(cid)
+        if found is None:
+            return []
+        return [found] if isinstance(found, int) else list(found)
+
+    def answer_ids(self, cid: str) -> list[str]:
+        """The ids of the tool messages answering ``cid``."""
+        if self._events is None:
+            return []
+        ids = self._events.ids
+        return [ids[at] for at in self.answer_events(cid)]
+
+    def ref(self, cid: str) -> ToolCallRef | None:
+        """The call ``cid`` as the (last) assistant message asking for it made it."""
+        at = self._called.get(cid)
+        if at is None or self._events is None:
+            return None
+        found = self._events.facts[at]
+        name = ""
+        for call_id, call_name in found.calls if found is not None else ():
+            if call_id == cid:
+                name = call_name
+        return ToolCallRef(cid, name, self._events.ids[at], at, self.answer_ids(cid))
 
 
 def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
@@ -113,14 +155,14 @@ def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
     for op in state.tool_ops:
         cid = op.get("call-id", "")
         dispatched.add(cid)
-        answers = calls.answers.get(cid, [])
+        answers = calls.answer_ids(cid)
         if op.get("settled"):
             state_name: OpState = op.get("outcome", "outcome-unknown")
         elif answers:
             state_name = "unsettled-answered"
         else:
             state_name = "running"
-        ref = calls.calls.get(cid)
+        ref = calls.ref(cid)
         rows.append(
             ToolOpRow(
                 state=state_name,
@@ -142,10 +184,11 @@ def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
                 message_id=ref.message_id if ref else None,
             )
         )
-    for cid in calls.order:
+    for cid in calls.ids():
         if cid in dispatched:
             continue
-        ref = calls.calls[cid]
+        ref = calls.ref(cid)
+        assert ref is not None
         rows.append(
             ToolOpRow(
                 state="undispatched-answered" if ref.answer_ids else "never-dispatched",

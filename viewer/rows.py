@@ -19,6 +19,7 @@ from rich.text import Text
 
 from session_core.replay import KNOWN_TYPES, Entry, ReplayState, payload_of
 
+from .model import CallIndex
 from .safe import inert
 
 PREVIEW = 3  # content lines a folded row shows
@@ -69,7 +70,7 @@ class RowRenderer:
         self.styles = styles
         self.mode = mode
         self._op_of_call: dict[str, int] = {}  # call id -> index into state.tool_ops
-        self.answers: dict[str, list[int]] = {}  # call id -> lines of tool messages
+        self.calls = CallIndex()  # the file's tool calls and answers (the screen's too)
         self.event_of: dict[str, int] = {}  # message/compaction id -> event index
         self.compaction_line: dict[str, int] = {}
         self.compactions: dict[str, Any] = {}
@@ -83,20 +84,18 @@ class RowRenderer:
         replay: no line is parsed here)."""
         state = self.state
         events = state.events
-        kinds, ids, facts = events.kinds, events.ids, events.facts
+        kinds, ids = events.kinds, events.ids
+        event_of = self.event_of
         for position in range(self._events_seen, len(events)):
             kind = kinds[position]
             if kind == "message":
-                eid = ids[position]
-                self.event_of[eid] = position
-                tcid = facts[position].answers  # type: ignore[union-attr]
-                if tcid is not None:
-                    self.answers.setdefault(tcid, []).append(state.event_lines[position])
+                event_of[ids[position]] = position
             elif kind == "compaction":
                 eid = ids[position]
                 self.event_of[eid] = position
                 self.compaction_line[eid] = state.event_lines[position]
         self._events_seen = len(events)
+        self.calls.update(state)
         call_ids = state.tool_ops.call_ids
         for position in range(self._ops_seen, len(call_ids)):
             self._op_of_call[call_ids[position]] = position
@@ -346,7 +345,7 @@ class RowRenderer:
         name = _text(function.get("name"))
         args = _text(function.get("arguments"))
         op = self.op_for_call(cid)
-        answered = self.answers.get(cid)
+        answered = [self.state.event_lines[at] for at in self.calls.answer_events(cid)]
         if op is None:
             status, style = (
                 ("answered, no dispatch line", "ok")

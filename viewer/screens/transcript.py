@@ -57,7 +57,6 @@ class TranscriptScreen(FollowingScreen):
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
         super().__init__(path, force_polling=force_polling, id="transcript")
         self.live = LiveTranscript(self.path)
-        self.calls = CallIndex()
         self.usage = UsageTally()
         self._stale_panes: set[str] = set()
         self._previewing = False
@@ -85,6 +84,11 @@ class TranscriptScreen(FollowingScreen):
     @property
     def conversation(self) -> ConversationView:
         return self.query_one("#messages", ConversationView)
+
+    @property
+    def calls(self) -> CallIndex:
+        """The file's tool calls and answers: the conversation indexes them for its rows."""
+        return self.conversation.renderer.calls
 
     def on_mount(self) -> None:
         self.query_one("#search-bar").display = False
@@ -142,7 +146,6 @@ class TranscriptScreen(FollowingScreen):
                     severity="warning",
                     timeout=6,
                 )
-            self.calls = CallIndex()
             self.usage = UsageTally()
             self.conversation.set_state(self.live.state)
             self.query_one(DiffView).set_state(self.live.state)
@@ -150,7 +153,6 @@ class TranscriptScreen(FollowingScreen):
         else:
             self.conversation.refresh_rows()
             self.query_one(DiffView).mark_stale()
-        self.calls.update(self.live.state)
         self.usage.update(self.live.state)
         self._refresh_panes()
         self._refresh_status()

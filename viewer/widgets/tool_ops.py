@@ -320,19 +320,18 @@ class ToolOpsPane(Vertical):
         start = self._events_seen
         if start > len(events):
             start = 0
-        for envelope in events[start:]:
-            kind = envelope.get("type")
+        # From the facts replay kept: parsing every line again would read the whole file.
+        kinds, facts = events.kinds, events.facts
+        for position in range(start, len(events)):
+            kind = kinds[position]
             if kind in ("tool-dispatched", "tool-settled"):
                 self._tool_lines += 1
             elif kind == "message":
-                payload = envelope.get("payload")
-                if isinstance(payload, dict) and (
-                    "tool-calls" in payload or "tool-call-id" in payload
-                ):
+                found = facts[position]
+                if found is not None and (found.call_count or found.answers is not None):
                     self._tool_lines += 1
         self._events_seen = len(events)
-        answers = sum(len(ids) for ids in calls.answers.values())
-        return (self._tool_lines, len(calls.order), answers, is_live)
+        return (self._tool_lines, len(calls), calls.answer_count, is_live)
 
     def _clear(self) -> None:
         self._events_seen = 0
