@@ -360,6 +360,10 @@ class ReplayState:
         ops = self.tool_ops
         return [copy.deepcopy(ops[i]) for i in range(len(ops)) if not ops.is_settled(i)]
 
+    def operation_index(self, op_id: str) -> int | None:
+        """Where operation ``op_id`` is in ``tool_ops``."""
+        return self._op_index.get(op_id)
+
     def tool_operation(self, op_id: str) -> dict[str, Any] | None:
         index = self._op_index.get(op_id)
         return None if index is None else copy.deepcopy(self.tool_ops[index])

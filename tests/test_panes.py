@@ -32,6 +32,7 @@ from viewer.model import CallIndex
 from viewer.screens.artifact import MISSING, REFUSED, ArtifactScreen
 from viewer.widgets.run_context import RunContextPane, SectionView
 from viewer.widgets.tool_ops import ToolOpsPane
+from viewer.widgets.virtual_table import VirtualTable
 
 PANES_TCSS = Path(__file__).resolve().parent.parent / "viewer" / "styles" / "panes.tcss"
 
@@ -298,14 +299,18 @@ def runs_app(path: Path) -> PaneApp:
     return PaneApp(lambda: RunContextPane(id="runs-pane"), live, calls, False)
 
 
-def plain_rows(table: DataTable[Any]) -> list[list[str]]:
+def plain_rows(table: DataTable[Any] | VirtualTable) -> list[list[str]]:
+    if isinstance(table, VirtualTable):
+        return [table.row_cells(index) for index in range(table.row_count)]
     return [
         [cell.plain if isinstance(cell, Text) else str(cell) for cell in table.get_row(row.key)]
         for row in table.ordered_rows
     ]
 
 
-def column(table: DataTable[Any], key: str) -> list[str]:
+def column(table: DataTable[Any] | VirtualTable, key: str) -> list[str]:
+    if isinstance(table, VirtualTable):
+        return table.column_cells(key)
     return [cell.plain for cell in table.get_column(key)]
 
 
@@ -371,26 +376,29 @@ async def test_incremental_refresh_matches_a_full_build(transcript: Path) -> Non
     app = PaneApp(lambda: ToolOpsPane(id="ops"), live, calls, is_live=True)
     async with app.run_test(size=(200, 50)) as pilot:
         pane = app.query_one(ToolOpsPane)
-        keys_seen: dict[str, Any] = {}
+        followed: list[str] = []  # the call under the cursor after each line
         for envelope, line in zip(envelopes, lines, strict=True):
             live.apply(FollowUpdate(envelopes=[envelope], lines=[line]))
             calls.update(live.state)
             app.feed(live, calls)
-            for row in pane.table.ordered_rows:
-                keys_seen.setdefault(str(row.key.value), row)
+            if not followed and "call_art" in column(pane.table, "call"):
+                pane.table.move_cursor(column(pane.table, "call").index("call_art"))
+            row = pane.selected_row()
+            if followed or row is not None:
+                followed.append(row.call_id if row else "")
         await pilot.pause()
         incremental = plain_rows(pane.table)
-        # Only the rows that ever existed were created: one per call, none rebuilt.
-        assert len(keys_seen) == 10
-        # A call waiting for its dispatch kept its row (and its key) when dispatched.
-        assert "call:call_ok" in keys_seen
         assert pane.table.row_count == 10
+        # The cursor stayed on its call while it waited, and on its operation once
+        # dispatched (its row moved up among the operations).
+        assert set(followed) == {"call_art"}
+        assert column(pane.table, "state")[pane.table.cursor_row] == "completed"
 
     full_live, full_calls = live_from(transcript)
     full = PaneApp(lambda: ToolOpsPane(id="ops"), full_live, full_calls, is_live=True)
     async with full.run_test(size=(200, 50)):
         expected = plain_rows(full.query_one(ToolOpsPane).table)
-    assert sorted(incremental) == sorted(expected)
+    assert incremental == expected
 
 
 async def test_a_reset_rebuilds(transcript: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Literal
 
 from session_core.events import Events
@@ -148,58 +149,120 @@ class CallIndex:
         return ToolCallRef(cid, name, self._events.ids[at], at, self.answer_ids(cid))
 
 
+def op_row(op: dict[str, Any], calls: CallIndex) -> ToolOpRow:
+    """The row of one dispatched operation."""
+    cid = op.get("call-id", "")
+    answers = calls.answer_ids(cid)
+    if op.get("settled"):
+        state_name: OpState = op.get("outcome", "outcome-unknown")
+    elif answers:
+        state_name = "unsettled-answered"
+    else:
+        state_name = "running"
+    ref = calls.ref(cid)
+    return ToolOpRow(
+        state=state_name,
+        call_id=cid,
+        tool=op.get("tool", ""),
+        op_id=op.get("op-id"),
+        round=op.get("round"),
+        run_id=op.get("run-id"),
+        idempotency=op.get("idempotency"),
+        dispatched_at=op.get("dispatched-at"),
+        settled_at=op.get("settled-at"),
+        outcome=op.get("outcome"),
+        reason=op.get("reason"),
+        duration=op.get("duration"),
+        error=op.get("error"),
+        artifact=op.get("artifact") if isinstance(op.get("artifact"), dict) else None,
+        arguments=op.get("arguments"),
+        answer_ids=answers,
+        message_id=ref.message_id if ref else None,
+    )
+
+
+def call_row(state: ReplayState, ref: ToolCallRef) -> ToolOpRow:
+    """The row of a call no operation was dispatched for."""
+    return ToolOpRow(
+        state="undispatched-answered" if ref.answer_ids else "never-dispatched",
+        call_id=ref.call_id,
+        tool=ref.name,
+        arguments=call_arguments(state, ref),
+        answer_ids=list(ref.answer_ids),
+        message_id=ref.message_id,
+    )
+
+
+class OpRows:
+    """The tool-operations table: every operation in file order, then the calls never
+    dispatched, in order of asking. A row is built when asked for (a big file has
+    100,000s); ``update`` after each replay catches up in time linear in what is new.
+    """
+
+    def __init__(self, state: ReplayState, calls: CallIndex) -> None:
+        self.state = state
+        self.calls = calls
+        self._dispatched: set[str] = set()
+        self._waiting: dict[str, None] = {}  # calls asked for and not dispatched, in order
+        self._waiting_list: list[str] = []
+        self._ops_seen = 0
+        self._calls_seen = 0
+        self._cache: dict[int, ToolOpRow] = {}
+
+    def update(self) -> None:
+        """Take in the operations and calls replayed since the last call; rows already
+        built are built again when next asked for (a settle changes one)."""
+        call_ids = self.state.tool_ops.call_ids
+        for position in range(self._ops_seen, len(call_ids)):
+            cid = call_ids[position]
+            self._dispatched.add(cid)
+            self._waiting.pop(cid, None)
+        self._ops_seen = len(call_ids)
+        for cid in islice(self.calls.ids(), self._calls_seen, None):
+            if cid not in self._dispatched:
+                self._waiting[cid] = None
+        self._calls_seen = len(self.calls)
+        self._waiting_list = list(self._waiting)
+        self._cache.clear()
+
+    def __len__(self) -> int:
+        return self._ops_seen + len(self._waiting_list)
+
+    def __getitem__(self, index: int) -> ToolOpRow:
+        found = self._cache.get(index)
+        if found is None:
+            if not 0 <= index < len(self):
+                raise IndexError(index)
+            if index < self._ops_seen:
+                found = op_row(self.state.tool_ops[index], self.calls)
+            else:
+                ref = self.calls.ref(self._waiting_list[index - self._ops_seen])
+                assert ref is not None
+                found = call_row(self.state, ref)
+            if len(self._cache) >= 1024:
+                self._cache.clear()
+            self._cache[index] = found
+        return found
+
+    def index_of(self, row: ToolOpRow) -> int | None:
+        """Where ``row``'s operation (or, undispatched, its call) is now."""
+        if row.op_id is not None:
+            return self.state.operation_index(row.op_id)
+        if row.call_id in self._waiting:
+            return self._ops_seen + self._waiting_list.index(row.call_id)
+        # Dispatched since: its operation's row, near the end.
+        call_ids = self.state.tool_ops.call_ids
+        for index in range(self._ops_seen - 1, -1, -1):
+            if call_ids[index] == row.call_id:
+                return index
+        return None
+
+
 def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
-    """Every operation in file order, then the calls that were never dispatched."""
-    rows: list[ToolOpRow] = []
-    dispatched: set[str] = set()
-    for op in state.tool_ops:
-        cid = op.get("call-id", "")
-        dispatched.add(cid)
-        answers = calls.answer_ids(cid)
-        if op.get("settled"):
-            state_name: OpState = op.get("outcome", "outcome-unknown")
-        elif answers:
-            state_name = "unsettled-answered"
-        else:
-            state_name = "running"
-        ref = calls.ref(cid)
-        rows.append(
-            ToolOpRow(
-                state=state_name,
-                call_id=cid,
-                tool=op.get("tool", ""),
-                op_id=op.get("op-id"),
-                round=op.get("round"),
-                run_id=op.get("run-id"),
-                idempotency=op.get("idempotency"),
-                dispatched_at=op.get("dispatched-at"),
-                settled_at=op.get("settled-at"),
-                outcome=op.get("outcome"),
-                reason=op.get("reason"),
-                duration=op.get("duration"),
-                error=op.get("error"),
-                artifact=op.get("artifact") if isinstance(op.get("artifact"), dict) else None,
-                arguments=op.get("arguments"),
-                answer_ids=list(answers),
-                message_id=ref.message_id if ref else None,
-            )
-        )
-    for cid in calls.ids():
-        if cid in dispatched:
-            continue
-        ref = calls.ref(cid)
-        assert ref is not None
-        rows.append(
-            ToolOpRow(
-                state="undispatched-answered" if ref.answer_ids else "never-dispatched",
-                call_id=cid,
-                tool=ref.name,
-                arguments=call_arguments(state, ref),
-                answer_ids=list(ref.answer_ids),
-                message_id=ref.message_id,
-            )
-        )
-    return rows
+    """Every row of the tool-operations table (``OpRows``), built at once."""
+    rows = OpRows(state, calls)
+    rows.update()
+    return [rows[index] for index in range(len(rows))]
 
 
 def call_arguments(state: ReplayState, ref: ToolCallRef) -> str:

@@ -233,7 +233,7 @@ class TranscriptScreen(FollowingScreen):
         target = {
             "conversation": "#messages",
             "diff": "#diffview",
-            "tools": "#toolops DataTable",
+            "tools": "#toolops VirtualTable",
             "contexts": "#runcontexts",
         }[tab]
         for widget in self.query(target):

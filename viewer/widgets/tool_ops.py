@@ -1,10 +1,11 @@
 """``ToolOpsPane``: every tool operation, with the spec's three crash states told apart.
 
-The table is a virtualised ``DataTable``; ``refresh_view`` updates it in place
-(new rows appended, changed rows' cells updated, keyed by operation id or, for a
-call that was never dispatched, by call id) and only rebuilds after a reset.
-Every cell is a ``rich.text.Text`` made from ``viewer.safe`` output: nothing
-from the transcript is ever parsed as markup or reaches the terminal raw.
+The table is a ``VirtualTable``: a row is built (``OpRows``) only when it is
+drawn, so a file with 100,000s of operations shows its table at once.
+``refresh_view`` catches up with what replay added; the cursor stays on its
+operation (or call) and follows the end while the file grows. Every cell is
+a ``rich.text.Text`` made from ``viewer.safe`` output: nothing from the
+transcript is ever parsed as markup or reaches the terminal raw.
 """
 
 from __future__ import annotations
@@ -15,22 +16,21 @@ from typing import Any, ClassVar, Self
 
 from rich.style import Style
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import DataTable, Static
-from textual.widgets.data_table import ColumnKey, RowKey
+from textual.widgets import Static
 
 from session_core.artifacts import ArtifactStatus, artifact_status
 from session_core.live import LiveTranscript
 from session_core.replay import ReplayState
 
-from ..model import CallIndex, ToolOpRow, tool_op_rows
+from ..model import CallIndex, OpRows, ToolOpRow
 from ..safe import inert, one_line
 from ..screens.artifact import ArtifactScreen
+from .virtual_table import VirtualTable
 
 # (column key, label, width in cells the cell text is clipped to)
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -128,39 +128,6 @@ def pretty_arguments(arguments: object) -> str:
     return "" if value is None else str(value)
 
 
-def _identity(row: ToolOpRow) -> str:
-    return f"op:{row.op_id}" if row.op_id is not None else f"call:{row.call_id}"
-
-
-class _OpsTable(DataTable[Text]):
-    """The operations table: ``enter`` asks to open the artifact, a double click to jump.
-
-    A single click only moves the cursor (the base table would also "select"
-    a row clicked twice, which here would open a modal under the pointer).
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "request_open", "Open artifact", show=False),
-    ]
-
-    class OpenRequested(Message):
-        pass
-
-    class DoubleClicked(Message):
-        def __init__(self, row_index: int) -> None:
-            super().__init__()
-            self.row_index = row_index
-
-    def action_request_open(self) -> None:
-        self.post_message(self.OpenRequested())
-
-    def on_click(self, event: events.Click) -> None:
-        if event.chain >= 2:
-            row = event.style.meta.get("row")
-            if isinstance(row, int) and row >= 0:
-                self.post_message(self.DoubleClicked(row))
-
-
 class ToolOpsPane(Vertical):
     """A table of every tool operation and a detail view of the highlighted one.
 
@@ -207,31 +174,20 @@ class ToolOpsPane(Vertical):
         self._state: ReplayState | None = None
         self._path: str = ""
         self._is_live = False
-        self._slot: dict[str, RowKey] = {}  # row identity -> table row key
-        self._rows: dict[RowKey, ToolOpRow] = {}  # table row key -> current model row
-        self._sigs: dict[RowKey, tuple[Any, ...]] = {}
-        self._used: set[str] = set()  # row key values in the table
+        self._rows = OpRows(ReplayState(), CallIndex())
         self._artifacts: dict[str, ArtifactStatus] = {}  # file name -> status (cached)
-        self._shown: tuple[RowKey, tuple[Any, ...]] | None = None  # what the detail shows
-        self._events_seen = 0  # state.events looked at by _stamp
-        self._tool_lines = 0  # tool-related lines among them
-        self._stamp_seen: tuple[Any, ...] | None = None
+        self._shown: tuple[ToolOpRow, bool] | None = None  # what the detail shows
 
     # -- layout -------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        table: _OpsTable = _OpsTable(
-            cursor_type="row", zebra_stripes=True, fixed_columns=1, id="tool-ops-table"
-        )
-        for key, label, _width in COLUMNS:
-            table.add_column(label, key=key)
-        yield table
+        yield VirtualTable(COLUMNS, self._row_cells, id="tool-ops-table")
         with VerticalScroll(id="tool-op-detail-scroll"):
             yield Static(Text("No tool operations yet.", style="dim"), id="tool-op-detail")
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#tool-ops-table", _OpsTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#tool-ops-table", VirtualTable)
 
     def focus(self, scroll_visible: bool = True) -> Self:
         """Focusing the pane focuses its table (the pane itself takes no focus)."""
@@ -244,132 +200,36 @@ class ToolOpsPane(Vertical):
         """Bring the table up to date with ``live.state`` (call after every follow update).
 
         ``calls`` must already be updated from ``live.state``. A new state object
-        (a reset) rebuilds the table; otherwise only new and changed rows are touched.
+        (a reset) starts again at the top; otherwise the cursor stays on its row's
+        operation, or moves to the newest when it was on the last row of a live file.
         """
         table = self.table
         state = live.state
-        if state is not self._state or live.path != self._path:
-            self._clear()
+        rows = self._rows
+        fresh = state is not self._state or live.path != self._path or calls is not rows.calls
+        if fresh:
             self._state = state
             self._path = live.path
-        stamp = self._stamp(state, calls, is_live)
-        if stamp == self._stamp_seen:
-            return  # nothing a row depends on has changed
-        self._stamp_seen = stamp
+            self._artifacts.clear()
+            self._shown = None
+            rows = self._rows = OpRows(state, calls)
+        was_at_end = table.row_count > 0 and table.at_end
+        old_count = len(rows)
+        current = self.selected_row() if not fresh else None
         self._is_live = is_live
-        rows = tool_op_rows(state, calls)
-        was_at_end = table.row_count > 0 and table.cursor_row >= table.row_count - 1
-        old_count = table.row_count
-
-        desired: dict[str, ToolOpRow] = {}
-        for row in rows:
-            identity = _identity(row)
-            if identity in desired:  # a file that repeats an envelope id
-                n = 2
-                while f"{identity}#{n}" in desired:
-                    n += 1
-                identity = f"{identity}#{n}"
-            desired[identity] = row
-
-        gone = [identity for identity in self._slot if identity not in desired]
-        if gone:
-            gone_set = set(gone)
-            # A call that was waiting for its dispatch keeps its row when it is dispatched.
-            for identity, row in desired.items():
-                if identity in self._slot or row.op_id is None:
-                    continue
-                waiting = f"call:{row.call_id}"
-                if waiting in gone_set:
-                    self._slot[identity] = self._slot.pop(waiting)
-                    gone_set.discard(waiting)
-            for identity in gone:
-                if identity in gone_set:
-                    key = self._slot.pop(identity)
-                    table.remove_row(key)
-                    self._used.discard(str(key.value))
-                    self._rows.pop(key, None)
-                    self._sigs.pop(key, None)
-
-        for identity, row in desired.items():
-            existing = self._slot.get(identity)
-            sig = self._signature(row)
-            if existing is None:
-                row_key = RowKey(self._free_key(identity))
-                self._slot[identity] = row_key
-                self._used.add(str(row_key.value))
-                table.add_row(*self._cells(row), key=row_key.value)
-            else:
-                row_key = existing
-                if self._sigs.get(row_key) != sig:
-                    cells = self._cells(row)
-                    for (column, _label, _width), cell in zip(COLUMNS, cells, strict=True):
-                        # Only ever widen: a narrower cell would make the table re-measure
-                        # the whole column (O(rows) per cell), a trap on long tables.
-                        grow = cell.cell_len > table.columns[ColumnKey(column)].content_width
-                        table.update_cell(row_key, column, cell, update_width=grow)
-            self._rows[row_key] = row
-            self._sigs[row_key] = sig
-
-        if is_live and was_at_end and table.row_count > old_count:
-            table.move_cursor(row=table.row_count - 1)
+        rows.update()
+        table.set_row_count(len(rows))
+        table.invalidate()
+        if is_live and was_at_end and len(rows) > old_count:
+            table.move_cursor(len(rows) - 1)
+        elif current is not None:
+            index = rows.index_of(current)
+            if index is not None and index != table.cursor_row:
+                table.move_cursor(index)
         self._show_detail()
 
-    def _stamp(self, state: ReplayState, calls: CallIndex, is_live: bool) -> tuple[Any, ...]:
-        """What the rows depend on, cheaply: any tool line since the last look changes it."""
-        events = state.events
-        start = self._events_seen
-        if start > len(events):
-            start = 0
-        # From the facts replay kept: parsing every line again would read the whole file.
-        kinds, facts = events.kinds, events.facts
-        for position in range(start, len(events)):
-            kind = kinds[position]
-            if kind in ("tool-dispatched", "tool-settled"):
-                self._tool_lines += 1
-            elif kind == "message":
-                found = facts[position]
-                if found is not None and (found.call_count or found.answers is not None):
-                    self._tool_lines += 1
-        self._events_seen = len(events)
-        return (self._tool_lines, len(calls), calls.answer_count, is_live)
-
-    def _clear(self) -> None:
-        self._events_seen = 0
-        self._tool_lines = 0
-        self._stamp_seen = None
-        self.table.clear()
-        self._slot.clear()
-        self._rows.clear()
-        self._sigs.clear()
-        self._used.clear()
-        self._artifacts.clear()
-        self._shown = None
-
-    def _free_key(self, identity: str) -> str:
-        if identity not in self._used:
-            return identity
-        n = 2
-        while f"{identity}~{n}" in self._used:
-            n += 1
-        return f"{identity}~{n}"
-
-    def _signature(self, row: ToolOpRow) -> tuple[Any, ...]:
-        return (
-            row.state,
-            self._is_live if row.state == "running" else None,
-            row.tool,
-            row.call_id,
-            row.op_id,
-            repr(row.round),
-            row.run_id,
-            row.idempotency,
-            row.dispatched_at,
-            row.outcome,
-            row.reason,
-            repr(row.duration),
-            row.error,
-            repr(row.artifact),
-        )
+    def _row_cells(self, index: int) -> list[Text]:
+        return self._cells(self._rows[index])
 
     def _state_class(self, row: ToolOpRow) -> str:
         if row.state == "running" and not self._is_live:
@@ -444,38 +304,29 @@ class ToolOpsPane(Vertical):
     def selected_row(self) -> ToolOpRow | None:
         """The model row under the cursor, or None when the table is empty."""
         table = self.table
-        if table.row_count == 0:
+        if table.row_count == 0 or table.cursor_row >= len(self._rows):
             return None
-        try:
-            key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
-        except Exception:
-            return None
-        return self._rows.get(key)
+        return self._rows[table.cursor_row]
 
     def rows(self) -> list[ToolOpRow]:
-        """The model rows in table order."""
-        return [self._rows[row.key] for row in self.table.ordered_rows if row.key in self._rows]
+        """The model rows in table order (builds every one: for tests)."""
+        return [self._rows[index] for index in range(len(self._rows))]
 
-    @on(DataTable.RowHighlighted, "#tool-ops-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(VirtualTable.Highlighted, "#tool-ops-table")
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
         self._show_detail()
 
     def _show_detail(self) -> None:
         detail = self.query_one("#tool-op-detail", Static)
-        table = self.table
-        if table.row_count == 0:
+        row = self.selected_row()
+        if row is None:
             self._shown = None
             detail.update(Text("No tool operations yet.", style="dim"))
             return
-        row = self.selected_row()
-        if row is None:
+        if self._shown == (row, self._is_live):
             return
-        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
-        sig = self._sigs.get(key, ())
-        if self._shown == (key, sig):
-            return
-        self._shown = (key, sig)
+        self._shown = (row, self._is_live)
         detail.update(self.detail_text(row))
 
     def detail_text(self, row: ToolOpRow) -> Text:
@@ -545,25 +396,16 @@ class ToolOpsPane(Vertical):
 
     # -- actions -------------------------------------------------------------
 
-    @on(_OpsTable.OpenRequested)
-    def _open_requested(self, event: _OpsTable.OpenRequested) -> None:
+    @on(VirtualTable.Activated, "#tool-ops-table")
+    def _activated(self, event: VirtualTable.Activated) -> None:
         event.stop()
         self.action_open_artifact()
 
-    @on(DataTable.RowSelected, "#tool-ops-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()  # a click on the highlighted row: nothing more to do
-
-    @on(_OpsTable.DoubleClicked)
-    def _double_clicked(self, event: _OpsTable.DoubleClicked) -> None:
+    @on(VirtualTable.DoubleClicked, "#tool-ops-table")
+    def _double_clicked(self, event: VirtualTable.DoubleClicked) -> None:
         event.stop()
-        table = self.table
-        if not table.is_valid_row_index(event.row_index):
-            return
-        key = table.coordinate_to_cell_key(Coordinate(event.row_index, 0)).row_key
-        row = self._rows.get(key)
-        if row is not None:
-            self.post_message(self.Selected(self, row))
+        if event.row < len(self._rows):
+            self.post_message(self.Selected(self, self._rows[event.row]))
 
     def action_open_artifact(self) -> None:
         """Open the highlighted operation's artifact (a modal), if it has one."""

@@ -1,0 +1,80 @@
+"""``VirtualTable`` builds only the rows on screen, whatever the row count."""
+
+from __future__ import annotations
+
+from helpers import screen_text
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from viewer.widgets.virtual_table import VirtualTable
+
+ROWS = 500_000
+COLUMNS = (("n", "number", 8), ("word", "word", 10), ("wide", "wide", 60), ("end", "end", 6))
+
+
+class TableApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[int] = []
+        self.highlighted: list[int] = []
+
+    def cells(self, index: int) -> list[Text]:
+        self.asked.append(index)
+        return [Text(f"#{index}"), Text("[b]x[/b]"), Text("w" * 60), Text(f"e{index}")]
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable(COLUMNS, self.cells, id="t")
+
+    def on_mount(self) -> None:
+        table = self.query_one(VirtualTable)
+        table.set_row_count(ROWS)
+        table.focus()
+
+    def on_virtual_table_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.highlighted.append(event.row)
+
+
+async def test_only_the_rows_on_screen_are_built() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        table = app.query_one(VirtualTable)
+        assert table.row_count == ROWS
+        assert set(app.asked) <= set(range(12))
+        text = screen_text(app)
+        assert "number" in text and "#0" in text
+        assert "[b]x[/b]" in text  # cell text is shown as it is, never as markup
+        app.asked.clear()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == ROWS - 1
+        assert set(app.asked) <= set(range(ROWS - 12, ROWS))
+        text = screen_text(app)
+        assert f"#{ROWS - 1}" in text and "number" in text  # the header stays
+        await pilot.press("home", "down", "pagedown")
+        await pilot.pause()
+        assert table.cursor_row > 1 and app.highlighted[-1] == table.cursor_row
+
+
+async def test_the_first_column_stays_while_the_rest_scrolls() -> None:
+    app = TableApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        await pilot.pause()
+        table = app.query_one(VirtualTable)
+        table.scroll_to(x=70, animate=False, immediate=True)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "#0" in text and "e0" in text and "word" not in text
+
+
+async def test_fewer_rows_keep_the_cursor_in_range() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.move_cursor(ROWS - 1)
+        table.set_row_count(3)
+        await pilot.pause()
+        assert table.cursor_row == 2
+        table.set_row_count(0)
+        await pilot.pause()
+        assert table.cursor_row == 0 and table.at_end
