@@ -31,6 +31,7 @@ from session_core.replay import ReplayState
 from ..model import CallIndex
 from ..safe import inert, one_line
 from .tool_ops import short_id
+from .virtual_table import VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -55,6 +56,17 @@ FALLBACK_STYLES: dict[str, str] = {
 
 
 _TS = re.compile(r"^\d{4}-(\d\d-\d\d)T(\d\d:\d\d:\d\d)")
+
+
+# The runs table: (key, label, width in cells).
+RUN_COLUMNS = (
+    ("run", "run", 12),
+    ("ts", "at", 14),
+    ("digest", "digest", 8),
+    ("facts", "facts", 5),
+    ("sections", "sections", 8),
+    ("changed", "vs previous", 20),
+)
 
 
 def day_clock(ts: object) -> str:
@@ -301,17 +313,7 @@ class RunContextPane(Horizontal):
         self._expanded: set[tuple[str, int]] = set()  # (run line id, section position)
 
     def compose(self) -> ComposeResult:
-        runs: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True, id="runs")
-        for key, label in (
-            ("run", "run"),
-            ("ts", "at"),
-            ("digest", "digest"),
-            ("facts", "facts"),
-            ("sections", "sections"),
-            ("changed", "vs previous"),
-        ):
-            runs.add_column(label, key=key)
-        yield runs
+        yield VirtualTable(RUN_COLUMNS, self._row_cells, id="runs")
         with Vertical(id="run-detail"):
             yield Static(
                 Text("No run context in this transcript yet.", style="dim"), id="run-header"
@@ -331,8 +333,8 @@ class RunContextPane(Horizontal):
             yield VerticalScroll(id="run-sections")
 
     @property
-    def runs_table(self) -> DataTable[Text]:
-        return self.query_one("#runs", DataTable)
+    def runs_table(self) -> VirtualTable:
+        return self.query_one("#runs", VirtualTable)
 
     @property
     def facts_table(self) -> DataTable[Text]:
@@ -348,31 +350,36 @@ class RunContextPane(Horizontal):
     def refresh_view(self, live: LiveTranscript, calls: CallIndex, is_live: bool) -> None:
         """Bring the pane up to date with ``live.state`` (call after every follow update).
 
-        Run-context lines are append-only, so new runs are appended; a new state
-        object (a reset) rebuilds. ``calls`` and ``is_live`` are unused here.
+        Run-context lines are append-only, so new runs are appended (a row is built
+        only when drawn); a new state object (a reset) rebuilds. ``calls`` and
+        ``is_live`` are unused here.
         """
         del calls, is_live
         state = live.state
         table = self.runs_table
         first = False
         if state is not self._state or live.path != self._path:
-            table.clear()
             self._state = state
             self._path = live.path
             self._count = 0
             self._shown = None
             self._expanded.clear()
+            table.invalidate()
             first = True
         runs = state.run_contexts
         was_at_end = self._count > 0 and table.cursor_row >= self._count - 1
-        for index in range(self._count, len(runs)):
-            previous = runs[index - 1] if index > 0 else None
-            table.add_row(*self._run_cells(index, runs[index], previous), key=str(index))
         added = len(runs) > self._count
         self._count = len(runs)
+        table.set_row_count(self._count)
         if added and (first or was_at_end):
             table.move_cursor(row=self._count - 1)
         self._show_run(self._cursor_index(), force=added)
+
+    def _row_cells(self, index: int) -> list[Text]:
+        if self._state is None:
+            return []
+        runs = self._state.run_contexts
+        return self._run_cells(index, runs[index], runs[index - 1] if index > 0 else None)
 
     def _run_cells(
         self, index: int, run: dict[str, Any], previous: dict[str, Any] | None
@@ -403,15 +410,17 @@ class RunContextPane(Horizontal):
             return None
         return min(max(self.runs_table.cursor_row, 0), self._count - 1)
 
-    @on(DataTable.RowHighlighted, "#runs")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(VirtualTable.Highlighted, "#runs")
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
         self._show_run(self._cursor_index())
 
     @on(DataTable.RowHighlighted, "#run-facts")
     @on(DataTable.RowSelected, "#run-facts")
-    @on(DataTable.RowSelected, "#runs")
-    def _quiet(self, event: DataTable.RowHighlighted | DataTable.RowSelected) -> None:
+    @on(VirtualTable.Activated, "#runs")
+    def _quiet(
+        self, event: DataTable.RowHighlighted | DataTable.RowSelected | VirtualTable.Activated
+    ) -> None:
         event.stop()
 
     def selected_run(self) -> dict[str, Any] | None:
