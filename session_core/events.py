@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -58,7 +58,11 @@ class MessageFacts:
     usage: MessageUsage | None
 
 
-def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
+def message_facts(
+    payload: Mapping[str, Any], strings: dict[str, str] | None = None
+) -> MessageFacts:
+    """A message payload's facts. Given ``strings`` (a replay's), its call ids and tool
+    names are kept as one str object each, however many lines name them."""
     # Run for every message line of every replay: plain lookups, no helpers on the way.
     get = payload.get
     role = get("role")
@@ -79,11 +83,24 @@ def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
         found = []
         for call in raw_calls:
             if isinstance(call, dict):
+                cid = call.get("id")
+                if type(cid) is not str:
+                    cid = str(cid or "")
                 function = call.get("function")
                 name = function.get("name") if isinstance(function, dict) else None
-                found.append((str(call.get("id") or ""), str(name or "")))
+                if type(name) is not str:
+                    name = str(name or "")
+                if strings is not None:
+                    cid = strings.setdefault(cid, cid)
+                    name = strings.setdefault(name, name)
+                found.append((cid, name))
         calls = tuple(found)
     tcid = get("tool-call-id")
+    if tcid is not None:
+        if type(tcid) is not str:
+            tcid = as_str(tcid)
+        if strings is not None:
+            tcid = strings.setdefault(tcid, tcid)
     usage = get("usage")
     reported = v1_usage(payload) if isinstance(usage, dict) else None
     return MessageFacts(
@@ -92,7 +109,7 @@ def message_facts(payload: Mapping[str, Any]) -> MessageFacts:
         bool(get("reasoning")),
         count,
         calls,
-        None if tcid is None else as_str(tcid),
+        tcid,
         role == "assistant" or reported is not None,
         reported,
     )
@@ -129,6 +146,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     def __init__(self, events: Events) -> None:
         self._events = events
         self._items: list[MessageFacts | None] = []
+        self._strings: dict[str, str] = {}  # see message_facts
 
     def append(self, facts: MessageFacts | None) -> None:
         self._items.append(facts)
@@ -148,9 +166,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
         found = self._items[index]
         if found is None and self._events.kinds[index] == "message":
             payload = self._events[index].get("payload")
-            found = message_facts(payload if isinstance(payload, dict) else {})
+            found = message_facts(payload if isinstance(payload, dict) else {}, self._strings)
             self._items[index] = found
         return found
+
+    def at(self, indexes: Iterable[int]) -> list[MessageFacts | None]:
+        """The facts of these lines at once (cheaper than one by one, for an index)."""
+        items = self._items
+        return [items[index] or self[index] for index in indexes]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):
@@ -283,6 +306,11 @@ class LazyPayload(Mapping[str, Any]):
     def __init__(self, events: Events, index: int) -> None:
         self._events = events
         self._index = index
+
+    @property
+    def index(self) -> int:
+        """The line's index in ``events``."""
+        return self._index
 
     def _payload(self) -> dict[str, Any]:
         payload = self._events[self._index].get("payload")

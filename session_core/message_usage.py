@@ -21,9 +21,13 @@ def _int(value: Any) -> int | None:
     return number if isinstance(number, int) else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MessageUsage:
-    """What one message (or model call) reported; ``None`` where it said nothing."""
+    """What one message (or model call) reported; ``None`` where it said nothing.
+
+    Not frozen (a frozen dataclass takes 4 times as long to make, and one is made
+    for every message of a replay); nothing changes one once made.
+    """
 
     input: int | None = None
     output: int | None = None
@@ -66,15 +70,22 @@ def _reported(
     """A usage object whose token fields have these names, or ``None`` when it is none."""
     if not isinstance(usage, dict):
         return None
-    inp, out = _int(usage.get(input)), _int(usage.get(output))
-    cost = _number(usage.get("cost"))
-    return MessageUsage(
-        input=inp,
-        output=out,
-        total=_total(inp, out, _int(usage.get(total))),
-        cache_read=_int(usage.get(cache_read)),
-        cost=None if cost is None else float(cost),
-    )
+    # Made for every message of a replay: JSON's plain int (not a bool) and float are
+    # taken as they are; anything else goes through the checks.
+    get = usage.get
+    inp, out, tot, cache, cost = get(input), get(output), get(total), get(cache_read), get("cost")
+    if inp is not None and type(inp) is not int:
+        inp = _int(inp)
+    if out is not None and type(out) is not int:
+        out = _int(out)
+    if tot is not None and type(tot) is not int:
+        tot = _int(tot)
+    if cache is not None and type(cache) is not int:
+        cache = _int(cache)
+    if cost is not None and type(cost) is not float:
+        number = _number(cost)
+        cost = None if number is None else float(number)
+    return MessageUsage(inp, out, _total(inp, out, tot), cache, cost)
 
 
 def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:

@@ -76,6 +76,9 @@ class ReplayState:
         # lazy_facts: a message's facts (events.facts) are taken when first asked for, not
         # while replaying (a load or a CLI replay mostly never asks).
         self.lazy_facts = lazy_facts
+        # Call ids and tool names, one str object each however many lines name them (a
+        # call id is named by its call, its answer and its dispatch).
+        self.strings: dict[str, str] = {}
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
         self._index: dict[str, int] = {}
@@ -215,7 +218,7 @@ class ReplayState:
             entries.append((eid, body, sticky, None))
             self.message_events.append(len(events))
             if not self.lazy_facts:
-                facts = message_facts(payload)
+                facts = message_facts(payload, self.strings)
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":
@@ -249,10 +252,10 @@ class ReplayState:
         call_id = payload.get("call-id")
         ops = self.tool_ops
         self._op_index[eid] = len(ops)
+        if type(call_id) is not str:
+            call_id = _str(call_id)
         ops.dispatched(
-            len(self.events),
-            call_id if type(call_id) is str else _str(call_id),
-            payload.get("run-id"),
+            len(self.events), self.strings.setdefault(call_id, call_id), payload.get("run-id")
         )
         self.pending_count += 1
 

@@ -27,6 +27,7 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .agentgo.reader import read_view
@@ -127,19 +128,26 @@ class UsageTally:
         """Count the envelopes added since the last call, from the facts kept at replay
         (run-context and tool-dispatched lines are met in the order replay kept them)."""
         events = state.events
-        kinds, facts = events.kinds, events.facts
+        kinds = events.kinds
+        targets = state.message_events
+        # The facts of the new message lines, in file order, taken at once.
+        found_all = iter(events.facts.at(targets[bisect_left(targets, self.seen) :]))
+        transcript = self.transcript
+        current: Usage | None = None  # the run's totals, once a turn counts there
         for position in range(self.seen, len(events)):
             kind = kinds[position]
             if kind == "message":
-                found = facts[position]
+                found = next(found_all)
                 if found is not None and found.turn:
-                    self.transcript.add(found.usage)
-                    self._run_usage(self.run).add(found.usage)
+                    transcript.add(found.usage)
+                    if current is None:
+                        current = self._run_usage(self.run)
+                    current.add(found.usage)
             elif kind == "run-context":
                 run_id = state.run_contexts.run_ids[self.contexts_seen]
                 self.contexts_seen += 1
                 self.run = run_id or NO_RUN
-                self._run_usage(self.run)
+                current = self._run_usage(self.run)
             elif kind == "tool-dispatched":
                 op_run = state.tool_ops.run_ids[self.ops_seen]
                 self.ops_seen += 1

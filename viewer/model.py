@@ -91,12 +91,10 @@ class CallIndex:
         """Index the message lines added since the last call (linear overall, and from
         the facts kept at replay: no line is parsed here)."""
         events = self._events = state.events
-        facts = events.facts
         called, answered = self._called, self._answered
         targets = state.message_events
-        for position in range(self._seen, len(targets)):
-            at = targets[position]
-            found = facts[at]
+        new = targets[self._seen :]
+        for at, found in zip(new, events.facts.at(new), strict=True):
             assert found is not None  # a message line always has its facts
             for cid, _name in found.calls:
                 called[cid] = at

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
+from session_core.events import LazyPayload
 from session_core.replay import KNOWN_TYPES, Entry, ReplayState, payload_of
 
 from .model import CallIndex
@@ -71,7 +72,9 @@ class RowRenderer:
         self.mode = mode
         self._op_of_call: dict[str, int] = {}  # call id -> index into state.tool_ops
         self.calls = CallIndex()  # the file's tool calls and answers (the screen's too)
-        self.event_of: dict[str, int] = {}  # message/compaction id -> event index
+        self._marks: dict[str, int] = {}  # compaction and elision id -> event index
+        self._messages: dict[str, int] = {}  # message id -> event index, made on first need
+        self._messages_seen = 0
         self.compaction_line: dict[str, int] = {}
         self.compactions: dict[str, Any] = {}
         self.live = True  # whether a writer is still at work (decides "running" vs "died")
@@ -85,15 +88,14 @@ class RowRenderer:
         state = self.state
         events = state.events
         kinds, ids = events.kinds, events.ids
-        event_of = self.event_of
         for position in range(self._events_seen, len(events)):
             kind = kinds[position]
-            if kind == "message":
-                event_of[ids[position]] = position
-            elif kind == "compaction":
+            if kind == "compaction":
                 eid = ids[position]
-                self.event_of[eid] = position
+                self._marks[eid] = position
                 self.compaction_line[eid] = state.event_lines[position]
+            elif kind == "elision":
+                self._marks[ids[position]] = position
         self._events_seen = len(events)
         self.calls.update(state)
         call_ids = state.tool_ops.call_ids
@@ -103,6 +105,28 @@ class RowRenderer:
         for record in state.compactions[self._compactions_seen :]:
             self.compactions[record.id] = record
         self._compactions_seen = len(state.compactions)
+
+    def event_index(self, eid: str) -> int | None:
+        """The event of line ``eid`` (message, compaction or elision; the last, if repeated)."""
+        found = self._marks.get(eid)
+        if found is not None:
+            return found
+        # A message's event is needed only for a folded one's line number (a live one's
+        # body knows it): the index of every message is made when first needed.
+        events = self.state.events
+        index = self._messages
+        if self._messages_seen < len(events):
+            kinds, ids = events.kinds, events.ids
+            for position in range(self._messages_seen, len(events)):
+                if kinds[position] == "message":
+                    index[ids[position]] = position
+            self._messages_seen = len(events)
+        return index.get(eid)
+
+    def line_of(self, eid: str) -> int | None:
+        """The file line of line ``eid``, if the file has it."""
+        found = self.event_index(eid)
+        return None if found is None else self.state.event_lines[found]
 
     # -- what a row displays ------------------------------------------------
 
@@ -318,11 +342,7 @@ class RowRenderer:
                 out.extend(self._call_lines(call, expanded, width))
         if self.mode == "raw" and elisions:
             last = elisions[-1]
-            where = (
-                self.state.event_lines[self.event_of.get(last.elision_id, row.event)]
-                if (last.elision_id in self.event_of)
-                else None
-            )
+            where = self.line_of(last.elision_id)
             shown = "original shown" if show_original else "stub shown"
             at = f" at line {where}" if where else ""
             out.append(
@@ -389,11 +409,8 @@ class RowRenderer:
         if record is None:
             out.append(self._clip("  (not applied)", width, s("error")))
             return out
-        tline = (
-            self.state.event_lines[self.event_of[record.through]]
-            if (record.through in self.event_of)
-            else "?"
-        )
+        through = self.line_of(record.through)
+        tline = "?" if through is None else through
         out.append(
             self._clip(
                 f"  ▼ folded {len(record.folded)} messages through line {tline} "
@@ -430,8 +447,8 @@ class RowRenderer:
             if not isinstance(item, dict):
                 continue
             mid = _text(item.get("id"))
-            at = self.event_of.get(mid)
-            where = f"line {self.state.event_lines[at]}" if at is not None else mid[:8]
+            at = self.line_of(mid)
+            where = f"line {at}" if at is not None else mid[:8]
             out.append(self._clip(f"  ✂ {where} → {_text(item.get('stub'))}", width, s("elided")))
         if not expanded and len(items) > PREVIEW:
             out.append(self._clip(f"  … {len(items) - PREVIEW} more", width, s("meta")))
@@ -522,10 +539,10 @@ def replayed_rows(
     """Rows for these live entries: messages, and compaction summaries."""
     events = renderer.state.events
     kinds, facts = events.kinds, events.facts
-    events_of = renderer.event_of
     rows: list[Row] = []
-    for mid, _body, _sticky, _stub in entries:
-        position = events_of.get(mid)
+    for mid, body, _sticky, _stub in entries:
+        # A file line's body knows its event; a summary is its compaction's.
+        position = body.index if isinstance(body, LazyPayload) else renderer.event_index(mid)
         if position is None:
             continue
         if kinds[position] == "compaction":
