@@ -40,8 +40,9 @@ class FollowUpdate:
     lines: list[int] = field(default_factory=list)  # file line of each envelope (or raw line)
     # With ``follow(..., parse=False)``: the complete lines themselves, not parsed
     # (``envelopes`` stays empty); the reader parses each as it goes (``parse_line``),
-    # so that no batch of parsed lines is ever alive at once.
-    raw: list[bytes] = field(default_factory=list)
+    # so that no batch of parsed lines is ever alive at once. A line may be a view
+    # into the block read: ``bytes(line)`` to keep one.
+    raw: list[bytes | memoryview] = field(default_factory=list)
     # Where each envelope is in the file (offset << SPAN_BITS | length, 0 for a line too
     # long to say so), to be read again through ``source`` instead of being kept.
     spans: list[int] = field(default_factory=list)
@@ -246,13 +247,16 @@ class _Tail:
             else:
                 base = self.complete  # where the held-back partial line began
                 self.complete = start + cut + 1
-                # Split the block itself: no copy of it, only of its lines.
-                lines = block.split(b"\n")
-                carry = lines.pop()
-                if self.partial:
-                    lines[0] = b"".join(self.partial) + lines[0]
-                self.partial = [carry] if carry else []
-                self._parse(lines, base, update)
+                if not self.parse:
+                    self._pass_raw(block, cut, base, update)
+                else:
+                    # Split the block itself: no copy of it, only of its lines.
+                    lines = block.split(b"\n")
+                    carry = lines.pop()
+                    if self.partial:
+                        lines[0] = b"".join(self.partial) + lines[0]
+                    self.partial = [carry] if carry else []
+                    self._parse(lines, base, update)
             if end_goal is not None and self.offset >= end_goal:
                 # Out of budget: caught up only if that happened to be the end.
                 update.caught_up = os.fstat(fd).st_size <= self.offset
@@ -263,8 +267,6 @@ class _Tail:
 
     def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
         """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
-        if not self.parse:
-            return self._pass_raw(lines, base, update)
         loads = orjson.loads
         number = self.line
         envelopes = update.envelopes
@@ -290,23 +292,38 @@ class _Tail:
             spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
         self.line = number
 
-    def _pass_raw(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
-        """Hand the lines on unparsed (``parse=False``); only the file's first record is
-        parsed here, to know the format."""
+    def _pass_raw(self, block: bytes, cut: int, base: int, update: FollowUpdate) -> None:
+        """Hand on the complete lines of ``block`` (which ends its last at ``cut``) unparsed,
+        as views into it: no line is copied (``parse=False``). Only the file's first
+        record is parsed here, to know the format."""
         number = self.line
         numbers = update.lines
         spans = update.spans
-        at = base
-        for raw in lines:
+        raw = update.raw
+        view = memoryview(block)
+        find = block.find
+        at = base  # where the line starts in the file
+        end = find(b"\n")
+        line: bytes | memoryview = view[:end]
+        if self.partial:
+            line = b"".join(self.partial) + block[:end]
+        while True:
             number += 1
+            size = len(line)
             if not self.seen_first:
-                record = parse_line(raw, number, [])  # the reader warns when it parses it
+                record = parse_line(bytes(line), number, [])  # the reader warns of it
                 if record is not None:
                     self._first(record, number, update)
+            raw.append(line)
             numbers.append(number)
-            spans.append(at << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
-            at += len(raw) + 1
-        update.raw.extend(lines)
+            spans.append(at << SPAN_BITS | size if size <= SPAN_MAX else 0)
+            at += size + 1
+            if end == cut:
+                break
+            start = end + 1
+            end = find(b"\n", start)
+            line = view[start:end]
+        self.partial = [block[cut + 1 :]] if cut + 1 < len(block) else []
         self.line = number
 
     def _first(self, record: dict[str, Any], number: int, update: FollowUpdate) -> None:

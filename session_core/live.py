@@ -64,7 +64,7 @@ class LiveTranscript:
         state = self.state
         try:
             check_envelope(envelope, line, self.path)
-            if not state.events and envelope["type"] != "session-meta":
+            if not state.event_lines and envelope["type"] != "session-meta":
                 raise TranscriptError(
                     "is not session-meta; a transcript starts with one",
                     path=self.path,
@@ -78,18 +78,30 @@ class LiveTranscript:
         """Parse and apply each line in turn: its dict is dropped (the state keeps its
         span) before the next is parsed, so a batch never lives parsed all at once."""
         loads = orjson.loads
-        warnings = self.state.warnings
-        feed = self._feed
+        state = self.state
+        warnings = state.warnings
+        feed = state.feed
+        started = state.event_lines  # empty until the session-meta line is applied
         for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:
-                parse_line(raw, line, warnings)  # says why
+                parse_line(bytes(raw), line, warnings)  # says why
                 continue
             if type(envelope) is not dict:
-                parse_line(raw, line, warnings)
+                parse_line(bytes(raw), line, warnings)
                 continue
-            feed(envelope, line, span or raw)
+            # Without a span the line itself is kept: a copy, not a view of the block.
+            keep = span or bytes(raw)
+            v = envelope.get("v")
+            if v == 1 and type(v) is int and type(envelope.get("type")) is str and started:
+                # What check_envelope checks, inline for the common case.
+                try:
+                    feed(envelope, line, keep)
+                except TranscriptError as err:
+                    warnings.append(f"line {line}: {err.reason} (not applied)")
+            else:
+                self._feed(envelope, line, keep)
 
     @property
     def is_v1(self) -> bool:

@@ -207,6 +207,7 @@ class ReplayState:
             eid = _str(eid)
         kind = envelope.get("type")
         events = self.events
+        at = len(self.event_lines)  # this envelope's index in events (an array: a cheap len)
         facts = None
         if kind == "message":
             entries = self.entries
@@ -214,9 +215,9 @@ class ReplayState:
             sticky = payload_is_sticky(payload)
             # A line read from a file is kept as that line; its body is parsed again when
             # asked for. What replay needs of it (id, stickiness) is kept here.
-            body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, len(events))
+            body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, at)
             entries.append((eid, body, sticky, None))
-            self.message_events.append(len(events))
+            self.message_events.append(at)
             if not self.lazy_facts:
                 facts = message_facts(payload, self.strings)
         elif kind == "tool-dispatched":
@@ -238,9 +239,6 @@ class ReplayState:
         events.append(
             envelope if raw is None else raw, name if name is not None else _str(kind), eid, facts
         )
-        self._line(line)
-
-    def _line(self, line: int | None) -> None:
         if line is None:
             line = self.last_line + 1
         self.last_line = line
@@ -251,18 +249,18 @@ class ReplayState:
         # for; replay keeps what it and the views look up.
         call_id = payload.get("call-id")
         ops = self.tool_ops
-        self._op_index[eid] = len(ops)
+        self._op_index[eid] = len(ops.call_ids)
         if type(call_id) is not str:
             call_id = _str(call_id)
         ops.dispatched(
-            len(self.events), self.strings.setdefault(call_id, call_id), payload.get("run-id")
+            len(self.event_lines), self.strings.setdefault(call_id, call_id), payload.get("run-id")
         )
         self.pending_count += 1
 
     def _settle(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
-        self.tool_ops.settled(self._settle_target(payload, line), len(self.events))
+        self.tool_ops.settled(self._settle_target(payload, line), len(self.event_lines))
         self.pending_count -= 1
 
     def _compact(
@@ -313,8 +311,8 @@ class ReplayState:
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
         contexts = self.run_contexts
-        carrier = len(contexts)
-        contexts.append_line(len(self.events), _str(payload.get("run-id")))
+        carrier = len(contexts.run_ids)
+        contexts.append_line(len(self.event_lines), _str(payload.get("run-id")))
         sections = payload.get("sections")
         dicts = [s for s in sections if isinstance(s, dict)] if isinstance(sections, list) else []
         for position, section in enumerate(dicts):
