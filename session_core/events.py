@@ -15,6 +15,7 @@ dicts they already are.
 from __future__ import annotations
 
 import os
+import weakref
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -144,7 +145,10 @@ class FactsColumn(Sequence[MessageFacts | None]):
     facts (a replay that may never need them) has them taken when first asked for."""
 
     def __init__(self, events: Events) -> None:
-        self._events = events
+        # A weak reference: no cycle with the Events that own this, so a replay nobody
+        # holds any more is freed at once, without waiting for (or escaping, frozen)
+        # the cyclic collector.
+        self._events = weakref.ref(events)
         self._items: list[MessageFacts | None] = []
         self._strings: dict[str, str] = {}  # see message_facts
 
@@ -164,8 +168,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._items)))]
         found = self._items[index]
-        if found is None and self._events.kinds[index] == "message":
-            payload = self._events[index].get("payload")
+        events = self._events()
+        if found is None and events is not None and events.kinds[index] == "message":
+            payload = events[index].get("payload")
             found = message_facts(payload if isinstance(payload, dict) else {}, self._strings)
             self._items[index] = found
         return found

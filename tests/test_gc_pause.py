@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,3 +96,17 @@ async def test_the_viewer_loads_without_the_collector_and_restarts_it(
         assert len(seen) > 3
         assert not any(enabled for caught_up, enabled in seen if not caught_up)
         assert gc.isenabled() and gc_pause._holders == 0
+
+
+def test_a_replay_nobody_holds_is_freed_without_the_collector(tmp_path: Path) -> None:
+    """No reference cycle in a replay: one dropped during a paused load (a reset, the
+    preview) is not left for a collector that will find it frozen."""
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    gc.disable()
+    state = replay_file(path, tolerate_tail=True)
+    assert state.events.facts[state.message_events[0]] is not None  # taken lazily
+    gone = weakref.ref(state)
+    events = weakref.ref(state.events)
+    del state
+    assert gone() is None and events() is None
