@@ -229,3 +229,23 @@ async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypat
         assert view.rows[-1].id == ids["t4"]
         assert view.cursor == len(view.rows) - 1
         assert "loading" not in screen_text(app)
+
+
+async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatch) -> None:
+    import viewer.screens.transcript as transcript_module
+    from session_core import TranscriptError
+
+    path, ids = story
+    monkeypatch.setattr(transcript_module, "PREVIEW_FROM", 0)
+
+    def unreadable(where: str) -> None:
+        raise TranscriptError("cannot be read: Input/output error", path=where)
+
+    monkeypatch.setattr(transcript_module, "read_tail_window", unreadable)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        # No end to show first: the full load starts anyway, and replaces the note.
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        assert view.rows[-1].id == ids["t4"]
+        await wait_for(pilot, lambda: "loading" not in screen_text(app))

@@ -101,9 +101,12 @@ class TranscriptScreen(FollowingScreen):
         except OSError:
             big = False
         if big:
+            # The full load starts once the end is on screen: run at once, the two
+            # workers would share the interpreter and the end would show later.
             self._previewing = True
             self.show_tail()
-        self.follow_file()
+        else:
+            self.follow_file()
 
     # -- following ----------------------------------------------------------------
 
@@ -111,18 +114,19 @@ class TranscriptScreen(FollowingScreen):
     def show_tail(self) -> None:
         """A big file's end, at once, while the follow worker reads all of it."""
         try:
-            tail = read_tail_window(self.path)
+            state = preview_state(read_tail_window(self.path), self.path)
         except TranscriptError:
+            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
             return
-        state = preview_state(tail, self.path)
         self.app.call_from_thread(self._show_preview, state)
 
     def _show_preview(self, state: ReplayState) -> None:
-        if not self._previewing or not self.is_attached:
-            return  # the whole file was read first
+        if not self.is_attached:
+            return
         self.conversation.set_state(state)
         self.conversation.action_last_row()
         self._refresh_status()
+        self.call_after_refresh(self.follow_file)
 
     def _apply_update(self, update: FollowUpdate) -> None:
         if self._previewing:
