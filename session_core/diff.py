@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from .replay import Compaction, Elision, ReplayState, payload_of
 
@@ -37,43 +38,101 @@ def _content(payload: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def diff_rows(state: ReplayState) -> list[DiffRow]:
-    """Every message line and every compaction summary, in file order, with its fate."""
-    live: dict[str, str] = {}
-    for mid, body, _sticky, stub in state.entries:
-        live[mid] = stub if stub is not None else _content(body)
-    compactions = {c.id: c for c in state.compactions}
-    rows: list[DiffRow] = []
-    for envelope, line in zip(state.events, state.event_lines, strict=True):
-        kind = envelope.get("type")
-        if kind not in ("message", "compaction"):
-            continue
-        eid = str(envelope.get("id"))
+class DiffRows(Sequence[DiffRow]):
+    """Every message line and every compaction summary, in file order, with its fate:
+    a row is built when asked for (a big file has 100,000s; each holds a message's text).
+
+    Made from the replay's columns, without parsing a line; a row's texts are read
+    when it is built, through small caches. It describes the state as it was when made.
+    """
+
+    def __init__(self, state: ReplayState) -> None:
+        self.state = state
+        self._compactions = {c.id: c for c in state.compactions}
+        kinds, ids = state.events.kinds, state.events.ids
+        compactions = self._compactions
+        # The event index of each row.
+        self.positions = array(
+            "q",
+            [
+                position
+                for position, kind in enumerate(kinds)
+                if kind == "message" or (kind == "compaction" and ids[position] in compactions)
+            ],
+        )
+        self.summary_lines = {
+            ids[position]: state.event_lines[position]
+            for position in self.positions
+            if kinds[position] == "compaction"
+        }
+        self._changed: list[int] | None = None
+        self._cache: dict[int, DiffRow] = {}
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def kind(self, index: int) -> RowKind:
+        """Row ``index``'s fate, without building it."""
+        position = self.positions[index]
+        events = self.state.events
+        if events.kinds[position] == "compaction":
+            return "summary"
+        eid = events.ids[position]
+        if eid in self.state.folded_by:
+            return "folded"
+        return "elided" if eid in self.state.elided else "kept"
+
+    def changed(self) -> list[int]:
+        """The rows whose fate is not "kept", in order."""
+        if self._changed is None:
+            kind = self.kind
+            self._changed = [index for index in range(len(self)) if kind(index) != "kept"]
+        return self._changed
+
+    @overload
+    def __getitem__(self, index: int) -> DiffRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[DiffRow]: ...
+
+    def __getitem__(self, index: int | slice) -> DiffRow | list[DiffRow]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        found = self._cache.get(index)
+        if found is None:
+            found = self._build(index)
+            if len(self._cache) >= 512:
+                self._cache.clear()
+            self._cache[index] = found
+        return found
+
+    def _build(self, index: int) -> DiffRow:
+        state = self.state
+        position = self.positions[index]
+        events = state.events
+        eid = events.ids[position]
+        line = state.event_lines[position]
         folded_by = state.folded_by.get(eid)
         elisions = state.elided.get(eid, [])
-        sent = live.get(eid)
-        if kind == "compaction":
-            record = compactions.get(eid)
-            if record is None:
-                continue
-            rows.append(
-                DiffRow(
-                    "summary", line, eid, "user", record.summary, sent, folded_by, record, elisions
-                )
+        entry = state.live_entry(eid)
+        sent = None if entry is None else entry[3] if entry[3] is not None else _content(entry[1])
+        if events.kinds[position] == "compaction":
+            record = self._compactions[eid]
+            return DiffRow(
+                "summary", line, eid, "user", record.summary, sent, folded_by, record, elisions
             )
-            continue
-        payload = payload_of(envelope)
+        payload = payload_of(events[position])
         role = str(payload.get("role") or "user")
-        if folded_by is not None:
-            row_kind: RowKind = "folded"
-        elif elisions:
-            row_kind = "elided"
-        else:
-            row_kind = "kept"
-        rows.append(
-            DiffRow(row_kind, line, eid, role, _content(payload), sent, folded_by, None, elisions)
+        return DiffRow(
+            self.kind(index), line, eid, role, _content(payload), sent, folded_by, None, elisions
         )
-    return rows
+
+
+def diff_rows(state: ReplayState) -> list[DiffRow]:
+    """Every row of ``DiffRows``, built at once."""
+    return list(DiffRows(state))
 
 
 def _count(n: int, noun: str) -> str:
@@ -87,9 +146,9 @@ def _clip(text: str, width: int = 72) -> str:
 
 def render_diff(state: ReplayState, path: str) -> str:
     """The diff as plain text: one block per message line, changes marked at the left."""
-    rows = diff_rows(state)
-    by_line = {c.id: line for c, line in _compaction_lines(state)}
-    raw_messages = sum(1 for r in rows if r.kind != "summary")
+    rows = DiffRows(state)
+    by_line = rows.summary_lines
+    raw_messages = sum(1 for index in range(len(rows)) if rows.kind(index) != "summary")
     out = [
         f"{path}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
@@ -124,8 +183,3 @@ def render_diff(state: ReplayState, path: str) -> str:
             at = f" (line {where})" if where else ""
             out.append(f"{'':10}folded by compaction {row.folded_by[:8]}{at}")
     return "\n".join(out) + "\n"
-
-
-def _compaction_lines(state: ReplayState) -> list[tuple[Compaction, int]]:
-    lines = {str(e.get("id")): n for e, n in zip(state.events, state.event_lines, strict=True)}
-    return [(c, lines.get(c.id, 0)) for c in state.compactions]

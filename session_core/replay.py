@@ -383,3 +383,8 @@ class ReplayState:
 
     def is_live(self, message_id: str) -> bool:
         return message_id in self._index
+
+    def live_entry(self, message_id: str) -> Entry | None:
+        """The entry the model is sent next for ``message_id``, if it is sent."""
+        index = self._index.get(message_id)
+        return None if index is None else self.entries[index]

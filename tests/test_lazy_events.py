@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from session_core import Message, Session
-from session_core.diff import diff_rows
+from session_core.diff import DiffRow, DiffRows, diff_rows
 from session_core.events import CACHE, LINES_COUNTED, Events, LazyPayload, message_facts
 from session_core.following import follow
 from session_core.live import LiveTranscript
@@ -109,6 +109,66 @@ def test_a_file_replay_equals_the_plain_replay(tmp_path: Path) -> None:
         with Session.load(path) as loaded:
             assert loaded.messages() == plain.messages()
             assert loaded.events() == list(plain.events)
+
+
+def reference_diff_rows(state: ReplayState) -> list[DiffRow]:
+    """The diff as it was made before ``DiffRows``: every envelope parsed, every text kept."""
+    live: dict[str, str] = {}
+    for mid, body, _sticky, stub in state.entries:
+        content = body.get("content")
+        live[mid] = stub if stub is not None else ("" if content is None else str(content))
+    compactions = {c.id: c for c in state.compactions}
+    rows: list[DiffRow] = []
+    for envelope, line in zip(state.events, state.event_lines, strict=True):
+        kind, eid = envelope.get("type"), str(envelope.get("id"))
+        if kind not in ("message", "compaction"):
+            continue
+        folded_by, elisions = state.folded_by.get(eid), state.elided.get(eid, [])
+        if kind == "compaction":
+            record = compactions[eid]
+            rows.append(
+                DiffRow(
+                    "summary",
+                    line,
+                    eid,
+                    "user",
+                    record.summary,
+                    live.get(eid),
+                    folded_by,
+                    record,
+                    elisions,
+                )
+            )
+            continue
+        payload = payload_of(envelope)
+        fate = "folded" if folded_by is not None else "elided" if elisions else "kept"
+        content = payload.get("content")
+        rows.append(
+            DiffRow(
+                fate,
+                line,
+                eid,
+                str(payload.get("role") or "user"),
+                "" if content is None else str(content),
+                live.get(eid),
+                folded_by,
+                None,
+                elisions,
+            )
+        )
+    return rows
+
+
+def test_diff_rows_built_on_demand_equal_the_whole_pass(tmp_path: Path) -> None:
+    for seed in range(6):
+        path = tmp_path / f"t{seed}.jsonl"
+        busy_transcript(path, seed)
+        for state in (plain_replay(path), followed(path).state):
+            rows = DiffRows(state)
+            assert list(rows) == reference_diff_rows(state)
+            assert [rows.kind(i) for i in range(len(rows))] == [r.kind for r in rows]
+            assert rows.changed() == [i for i, r in enumerate(rows) if r.changed]
+            assert rows[-1] == list(rows)[-1] and rows[1:3] == list(rows)[1:3]
 
 
 def test_events_parse_again_past_the_cache(tmp_path: Path) -> None:

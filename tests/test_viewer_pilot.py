@@ -223,6 +223,7 @@ async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypat
         assert len(view.rows) < 6
         text = screen_text(app)
         assert "line …" in text and "loading" in text
+        await wait_for(pilot, lambda: bool(held))  # the full load starts after the end shows
         screen = held[0]
         FollowingScreen.follow_file(screen)  # now the real follower reads the whole file
         await wait_for(pilot, lambda: not screen._previewing and len(view.rows) == 6)

@@ -147,11 +147,10 @@ class RowRenderer:
             if elisions and self.mode == "replayed" and self.state.is_live(row.id):
                 return elisions[-1].stub
             return summary
-        content = _text(self.payload(row).get("content"))
         elisions = self.state.elided.get(row.id)
         if elisions and not show_original:
-            return elisions[-1].stub
-        return content
+            return elisions[-1].stub  # the original is not read: it may be big
+        return _text(self.payload(row).get("content"))
 
     def _compaction(self, cid: str) -> Any:
         return self.compactions.get(cid)

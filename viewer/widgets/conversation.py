@@ -127,9 +127,12 @@ class ConversationView(ScrollView, can_focus=True):
 
         ``stick``: follow the end (the default); False leaves the cursor to the caller.
         """
-        live = self.renderer.live
-        self.renderer = RowRenderer(state, self._style, self.mode)
-        self.renderer.live = live
+        if state is self.renderer.state:
+            self.renderer.mode = self.mode  # the same replay in another mode: keep its indexes
+        else:
+            live = self.renderer.live
+            self.renderer = RowRenderer(state, self._style, self.mode)
+            self.renderer.live = live
         self.expanded.clear()
         self.originals.clear()
         self._events_seen = 0
@@ -165,7 +168,8 @@ class ConversationView(ScrollView, can_focus=True):
         self._elisions_seen = len(state.elisions)
         self._compactions_seen = len(state.compactions)
         self._row_of = {row.id: i for i, row in enumerate(self.rows)}
-        self.heights = HeightIndex([self._height(row) for row in self.rows])
+        width = self._content_width()
+        self.heights = HeightIndex([self._height(row, width) for row in self.rows])
         self._cache.clear()
         self._research()
         self._update_size()
@@ -199,10 +203,11 @@ class ConversationView(ScrollView, can_focus=True):
             self._restyle_touched(state)
         self._events_seen = len(state.events)
         self._entries_seen = len(state.entries)
+        width = self._content_width()
         for row in new_rows:
             self._row_of[row.id] = len(self.rows)
             self.rows.append(row)
-            self.heights.append(self._height(row))
+            self.heights.append(self._height(row, width))
         self._cache.clear()
         added = len(self.rows) - before
         if added and self.search_term:
@@ -232,9 +237,13 @@ class ConversationView(ScrollView, can_focus=True):
             if index is not None:
                 self.heights.set(index, self._height(self.rows[index]))
 
-    def _height(self, row: Row) -> int:
+    def _height(self, row: Row, width: int | None = None) -> int:
+        """``width``: the content width, when the caller measures many rows at once."""
         return self.renderer.height(
-            row, row.id in self.expanded, row.id in self.originals, self._content_width()
+            row,
+            row.id in self.expanded,
+            row.id in self.originals,
+            self._content_width() if width is None else width,
         )
 
     def _content_width(self) -> int:

@@ -1,7 +1,12 @@
-"""Raw versus replayed side by side, one fixed-height block per message line."""
+"""Raw versus replayed side by side, one fixed-height block per message line.
+
+The rows are ``DiffRows``: indexed from the replay's columns when the view is
+shown, each built (its texts read) only when drawn.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.style import Style
@@ -14,7 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from session_core.diff import DiffRow, diff_rows
+from session_core.diff import DiffRow, DiffRows
 from session_core.replay import ReplayState
 
 from ..safe import one_line
@@ -57,11 +62,10 @@ class DiffView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.all_rows: list[DiffRow] = []
-        self.rows: list[DiffRow] = []
+        self.all_rows = DiffRows(ReplayState())
+        self.order: Sequence[int] = range(0)  # the rows shown: all, or the changed ones
         self._stale = True
         self.state: ReplayState | None = None
-        self.summary_line: dict[str, int] = {}
         self._pending: Timer | None = None
 
     def _style(self, name: str) -> Style:
@@ -86,8 +90,7 @@ class DiffView(ScrollView, can_focus=True):
     def rebuild(self) -> None:
         if self.state is None:
             return
-        self.all_rows = diff_rows(self.state)
-        self.summary_line = {r.id: r.line for r in self.all_rows if r.kind == "summary"}
+        self.all_rows = DiffRows(self.state)
         self._stale = False
         self._apply_filter()
 
@@ -95,10 +98,20 @@ class DiffView(ScrollView, can_focus=True):
         if self._stale:
             self.rebuild()
 
+    @property
+    def rows(self) -> list[DiffRow]:
+        """The rows shown, built (for tests: a big file's are many)."""
+        return [self.all_rows[index] for index in self.order]
+
+    @property
+    def summary_line(self) -> dict[str, int]:
+        return self.all_rows.summary_lines
+
     def _apply_filter(self) -> None:
-        self.rows = [r for r in self.all_rows if r.changed] if self.changed_only else self.all_rows
-        self.virtual_size = Size(self.size.width, len(self.rows) * ROW_HEIGHT)
-        self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
+        rows = self.all_rows
+        self.order = rows.changed() if self.changed_only else range(len(rows))
+        self.virtual_size = Size(self.size.width, len(self.order) * ROW_HEIGHT)
+        self.cursor = min(self.cursor, max(0, len(self.order) - 1))
         self.refresh()
 
     def watch_changed_only(self) -> None:
@@ -118,9 +131,9 @@ class DiffView(ScrollView, can_focus=True):
         width = self.size.width
         absolute = scroll_y + y
         index, offset = divmod(absolute, ROW_HEIGHT)
-        if index >= len(self.rows):
+        if index >= len(self.order):
             return Strip.blank(width, self.rich_style)
-        row = self.rows[index]
+        row = self.all_rows[self.order[index]]
         text = self._line(row, offset, max(width - 1, 20), index == self.cursor)
         strip = Strip(list(text.render(self.app.console))).simplify()
         return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
@@ -169,15 +182,16 @@ class DiffView(ScrollView, can_focus=True):
         return Text("")
 
     def action_move(self, delta: int) -> None:
-        self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
+        self.cursor = max(0, min(len(self.order) - 1, self.cursor + delta))
 
     def action_step(self, direction: int) -> None:
+        rows, order = self.all_rows, self.order
         index = self.cursor + direction
-        while 0 <= index < len(self.rows):
-            if self.rows[index].changed:
+        while 0 <= index < len(order):
+            if rows.kind(order[index]) != "kept":
                 self.cursor = index
-                row = self.rows[index]
-                changes = sum(1 for r in self.rows if r.changed)
+                row = rows[order[index]]
+                changes = len(rows.changed())
                 self.post_message(self.Stepped(f"line {row.line}: {row.kind} ({changes} changes)"))
                 return
             index += direction
@@ -187,7 +201,7 @@ class DiffView(ScrollView, can_focus=True):
         self.changed_only = not self.changed_only
 
     def action_edge(self, end: int) -> None:
-        self.cursor = len(self.rows) - 1 if end else 0
+        self.cursor = len(self.order) - 1 if end else 0
 
     def action_page(self, direction: int) -> None:
         height = self.scrollable_content_region.height or self.size.height
