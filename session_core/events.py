@@ -57,6 +57,7 @@ class MessageFacts:
     answers: str | None  # its tool-call-id
     turn: bool  # counts as a turn for usage
     usage: MessageUsage | None
+    error: bool = False  # its is-error flag
 
 
 def message_facts(
@@ -113,6 +114,7 @@ def message_facts(
         tcid,
         role == "assistant" or reported is not None,
         reported,
+        bool(get("is-error")),
     )
 
 
@@ -275,6 +277,10 @@ class Events(BuiltOnDemand):
         item = self._others[index]
         assert item is not None
         return item
+
+    def read(self, index: int) -> dict[str, Any]:
+        """Envelope ``index`` parsed again, not through the cache: for another thread."""
+        return self._build(index)
 
     def _build(self, index: int) -> dict[str, Any]:
         item = self.kept(index)

@@ -250,3 +250,89 @@ async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatc
         await wait_for(pilot, lambda: len(view.rows) == 6)
         assert view.rows[-1].id == ids["t4"]
         await wait_for(pilot, lambda: "loading" not in screen_text(app))
+
+
+async def test_a_search_looks_only_at_appended_rows(story) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        assert view.search("docs") == 0
+        looked: list[str] = []
+        search_text = view.renderer.search_text
+
+        def counted(row):  # type: ignore[no-untyped-def]
+            looked.append(row.id)
+            return search_text(row)
+
+        view.renderer.search_text = counted  # type: ignore[method-assign]
+        with Session.load(path) as s:
+            new = s.append_message(Message(role="user", content="and now the docs please"))
+        await wait_for(pilot, lambda: view.rows[-1].id == new)
+        # The new row was searched, and found; the rows before it were not read again.
+        assert looked == [new]
+        assert view.matches == [len(view.rows) - 1]
+
+
+@pytest.mark.parametrize(("key", "what"), [("t", "call"), ("e", "error"), ("x", "compaction")])
+async def test_jumps_land_on_what_they_name(story, key: str, what: str) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("r")  # the raw view: every line, so every kind of row
+        await wait_for(pilot, lambda: len(view.rows) > 6)
+        renderer = view.renderer
+        expected = []
+        for index, row in enumerate(view.rows):  # what each row's line says, parsed
+            payload = renderer.payload(row)
+            calls = payload.get("tool-calls") or []
+            failed = any(
+                (op := renderer.op_for_call(call["id"])) is not None
+                and op.get("outcome") in ("failed", "outcome-unknown")
+                for call in calls
+            )
+            is_it = {
+                "call": row.kind == "message" and (bool(calls) or "tool-call-id" in payload),
+                "error": row.kind == "message" and (bool(payload.get("is-error")) or failed),
+                "compaction": row.kind in ("compaction", "summary"),
+            }[what]
+            if is_it:
+                expected.append(index)
+        assert expected
+        await pilot.press("g")
+        landed = [view.cursor] if view.cursor in expected else []
+        for _ in expected:
+            await pilot.press(key)
+            landed.append(view.cursor)
+        assert sorted(set(landed)) == expected
+
+
+async def test_a_search_over_many_rows_runs_in_a_worker(story, monkeypatch) -> None:
+    import viewer.widgets.conversation as conversation_module
+
+    path, _ = story
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        await pilot.press("r")  # the raw view: more rows
+        await wait_for(pilot, lambda: len(view.rows) > 6)
+        bar = app.query_one(StatusBar)
+        in_place = {term: (view.search(term), list(view.matches)) for term in ("test", "zzz")}
+        monkeypatch.setattr(conversation_module, "SEARCH_IN_PLACE", 2)
+        for term, (count, matches) in in_place.items():
+            await pilot.press("g")
+            assert view.search(term) is None  # under way
+            await wait_for(pilot, lambda: view.searching is None)
+            assert view.matches == matches and len(matches) == count
+            # The header says when it ends: searching, then where the cursor is.
+            await wait_for(pilot, lambda: f"/{len(matches)}" in str(bar.render()))  # noqa: B023
+            assert "searching" not in str(bar.render())
+        # Clearing the search stops one under way; nothing it finds is shown after.
+        view.search("test")
+        view.search("")
+        await pilot.pause(0.2)
+        assert view.matches == [] and view.searching is None

@@ -135,8 +135,10 @@ class RowRenderer:
         index = self._op_of_call.get(call_id)
         return None if index is None else self.state.tool_ops[index]
 
-    def payload(self, row: Row) -> dict[str, Any]:
-        return payload_of(self.state.events[row.event])
+    def payload(self, row: Row, *, fresh: bool = False) -> dict[str, Any]:
+        """The row's payload; ``fresh``: parsed again, not through the cache (a worker)."""
+        events = self.state.events
+        return payload_of(events.read(row.event) if fresh else events[row.event])
 
     def displayed_content(self, row: Row, show_original: bool) -> str:
         """The content this view shows for a message row."""
@@ -464,9 +466,9 @@ class RowRenderer:
             return [head, *self._wrap(_pretty(body), width, s("body"))]
         return [head, Text("  ") + self._clip(body, width - 2, s("body"))]
 
-    def search_text(self, row: Row) -> str:
+    def search_text(self, row: Row, *, fresh: bool = False) -> str:
         """What a search looks at for this row (raw content and stub, calls, reasoning)."""
-        payload = self.payload(row)
+        payload = self.payload(row, fresh=fresh)
         if row.kind == "summary" or row.kind == "compaction":
             record = self._compaction(row.id)
             return record.summary if record else ""

@@ -186,7 +186,9 @@ class TranscriptScreen(FollowingScreen):
         view = self.conversation
         live = self.live_label()
         extra = ""
-        if view.search_term:
+        if view.search_term and view.searching is not None:
+            extra = f"/{view.search_term}: searching {int(100 * view.searching)}%"
+        elif view.search_term:
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"
         if self._previewing:
@@ -283,9 +285,17 @@ class TranscriptScreen(FollowingScreen):
         self.query_one("#search-bar").display = False
         self.action_show_tab("conversation")
         count = self.conversation.search(event.value)
-        if event.value:
-            self.notify(f"{count} match{'es' if count != 1 else ''} for {event.value!r}")
+        if event.value and count is not None:
+            self._notify_matches(event.value, count)
         self._refresh_status()
+
+    @on(ConversationView.Searched)
+    def _searched(self, event: ConversationView.Searched) -> None:
+        self._notify_matches(event.term, event.count)
+        self._refresh_status()
+
+    def _notify_matches(self, term: str, count: int) -> None:
+        self.notify(f"{count} match{'es' if count != 1 else ''} for {term!r}")
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape" and self.query_one("#search-bar").display:

@@ -6,18 +6,21 @@ from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
 from session_core.replay import ReplayState
 
 from ..fenwick import HeightIndex
 from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
+
+SEARCH_IN_PLACE = 5_000  # rows searched on the UI thread; more are searched in a worker
 
 STYLE_NAMES = (
     "system",
@@ -84,6 +87,15 @@ class ConversationView(ScrollView, can_focus=True):
             super().__init__()
             self.view = view
 
+    class Searched(Message):
+        """A search that went on in a worker ended."""
+
+        def __init__(self, view: ConversationView, term: str, count: int) -> None:
+            super().__init__()
+            self.view = view
+            self.term = term
+            self.count = count
+
     class JumpFailed(Message):
         def __init__(self, what: str) -> None:
             super().__init__()
@@ -102,6 +114,8 @@ class ConversationView(ScrollView, can_focus=True):
         self.search_term = ""
         self.matches: list[int] = []
         self.match_pos = -1
+        self.searching: float | None = None  # how far a search in a worker is (0 to 1)
+        self._search_generation = 0
         self._row_of: dict[str, int] = {}
         self._events_seen = 0
         self._entries_seen = 0
@@ -196,6 +210,7 @@ class ConversationView(ScrollView, can_focus=True):
         at_end = self.follows_end
         renderer.index_new()
         before = len(self.rows)
+        elisions_before = self._elisions_seen
         if self.mode == "replayed":
             new_rows = replayed_rows(renderer, state.entries[self._entries_seen :], self.roles)
         else:
@@ -210,8 +225,10 @@ class ConversationView(ScrollView, can_focus=True):
             self.heights.append(self._height(row, width))
         self._cache.clear()
         added = len(self.rows) - before
-        if added and self.search_term:
-            self._research()
+        if self.search_term and self._elisions_seen != elisions_before:
+            self._research()  # a stub is searched with the row it stubs: look again at all
+        elif added and self.search_term:
+            self._research(before)  # only the new rows: never every line on every append
         self._update_size()
         if added:
             if at_end:
@@ -423,25 +440,22 @@ class ConversationView(ScrollView, can_focus=True):
         self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
 
     def _is(self, what: str, row: Row) -> bool:
+        """Whether ``row`` is what a jump looks for: from the facts replay kept, so a jump
+        across a big file reads no line."""
         if what == "compaction":
             return row.kind in ("compaction", "summary")
-        payload = self.renderer.payload(row)
-        if what == "call":
-            return bool(payload.get("tool-calls")) or payload.get("tool-call-id") is not None
-        if what == "error":
-            if payload.get("is-error"):
-                return True
-            calls = payload.get("tool-calls")
-            if isinstance(calls, list):
-                for call in calls:
-                    op = (
-                        self.renderer.op_for_call(str(call.get("id")))
-                        if isinstance(call, dict)
-                        else None
-                    )
-                    if op is not None and op.get("outcome") in ("failed", "outcome-unknown"):
-                        return True
+        facts = self.renderer.state.events.facts[row.event] if row.kind == "message" else None
+        if facts is None:
             return False
+        if what == "call":
+            return facts.call_count > 0 or facts.answers is not None
+        if what == "error":
+            if facts.error:
+                return True
+            for cid, _name in facts.calls:
+                op = self.renderer.op_for_call(cid)
+                if op is not None and op.get("outcome") in ("failed", "outcome-unknown"):
+                    return True
         return False
 
     def action_jump(self, what: str, direction: int) -> None:
@@ -458,29 +472,84 @@ class ConversationView(ScrollView, can_focus=True):
 
     # -- search -----------------------------------------------------------------
 
-    def search(self, term: str) -> int:
+    def search(self, term: str) -> int | None:
+        """Look for ``term`` in every row; the number of matches, or None when the rows
+        are many and the search goes on in a worker (``Searched`` says when it ends)."""
         self.search_term = term
         self._research()
         self._cache.clear()
         self.refresh()
+        if self.searching is not None:
+            self.post_message(self.Changed(self))
+            return None
+        self._show_first_match()
+        return len(self.matches)
+
+    def _show_first_match(self) -> None:
         if self.matches:
             after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
             self.match_pos = after[0] if after else 0
             self.move_to(self.matches[self.match_pos])
         self.post_message(self.Changed(self))
-        return len(self.matches)
 
-    def _research(self) -> None:
+    def _research(self, start: int = 0) -> None:
+        """Find the search term in the rows from ``start`` on (0: in all of them): here
+        when they are few, else in a worker (each row's line is read to search it)."""
+        if start == 0:
+            self._search_generation += 1  # a new search: what a running worker finds is stale
+            self.searching = None
         term = self.search_term.lower()
         if not term:
             self.matches, self.match_pos = [], -1
             return
-        renderer = self.renderer
-        self.matches = [
-            i for i, row in enumerate(self.rows) if term in renderer.search_text(row).lower()
-        ]
+        if start == 0 and len(self.rows) > SEARCH_IN_PLACE:
+            self.matches, self.match_pos = [], -1
+            self.searching = 0.0
+            self._search_rows(term, list(self.rows), self._search_generation)
+            return
+        # (While a worker searches the rows it was given, rows appended since are searched
+        # here, and kept when its result comes.)
+        search_text, rows = self.renderer.search_text, self.rows
+        found = [i for i in range(start, len(rows)) if term in search_text(rows[i]).lower()]
+        if start:
+            self.matches.extend(found)
+        else:
+            self.matches = found
         if self.match_pos >= len(self.matches):
             self.match_pos = len(self.matches) - 1
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search_rows(self, term: str, rows: list[Row], generation: int) -> None:
+        """In a worker: which of ``rows`` hold ``term``. Lines are read without the shared
+        cache (``RowRenderer.search_text(fresh=True)``): the UI thread draws meanwhile."""
+        worker = get_current_worker()
+        search_text = self.renderer.search_text
+        found: list[int] = []
+        step = max(1, len(rows) // 50)
+        for index, row in enumerate(rows):
+            if worker.is_cancelled or generation != self._search_generation:
+                return
+            if term in search_text(row, fresh=True).lower():
+                found.append(index)
+            if index % step == 0:
+                self.app.call_from_thread(self._search_progress, generation, index / len(rows))
+        self.app.call_from_thread(self._search_done, generation, found, len(rows))
+
+    def _search_progress(self, generation: int, done: float) -> None:
+        if generation == self._search_generation and self.searching is not None:
+            self.searching = done
+            self.post_message(self.Changed(self))
+
+    def _search_done(self, generation: int, found: list[int], searched: int) -> None:
+        if generation != self._search_generation:
+            return
+        # Matches in rows appended while the worker ran were found here already.
+        self.matches = found + [m for m in self.matches if m >= searched]
+        self.searching = None
+        self._cache.clear()
+        self.refresh()
+        self._show_first_match()
+        self.post_message(self.Searched(self, self.search_term, len(self.matches)))
 
     def action_next_match(self, direction: int) -> None:
         if not self.matches:
