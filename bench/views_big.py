@@ -1,0 +1,129 @@
+"""Time what a user does after a big transcript has loaded: each tab, the raw view, a search.
+
+    python bench/views_big.py [--sizes 1GB] [--smoke]
+
+Headless and in-process (``App.run_test``), on the generated transcript of
+``open_big.py``, after its whole replay:
+
+* **tools**: ``3``, until the tool-operations table has a row per operation;
+* **contexts**: ``4``, until the list of runs has every run;
+* **diff**: ``2``, until the diff has a row per message line and summary;
+* **raw**: back to the conversation, ``r``, until the raw view has its rows;
+* **search**: a word searched in the raw view, until every row was looked at
+  (a worker does it, the screen stays live; the time is until its result);
+
+each with the process's peak RSS after it, beside the same run's bare
+``orjson.loads`` loop over the file (the yardstick of ``open_big.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from open_big import bare_loop, marked_transcript  # noqa: E402
+
+WIDTH, HEIGHT = 160, 48
+WORD = "make"  # in a few of the generated tool results
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
+    from viewer.app import TailscopeApp
+    from viewer.widgets.conversation import ConversationView
+    from viewer.widgets.diff_view import DiffView
+    from viewer.widgets.run_context import RunContextPane
+    from viewer.widgets.tool_ops import ToolOpsPane
+
+    results: list[tuple[str, float, float, str]] = []
+
+    async def timed(name: str, act: Callable[[], object], done: Callable[[], str | None]) -> None:
+        # The action itself, not a key press: Pilot waits for the screen to settle
+        # (0.4 s of animations) after each key, which no user waits for.
+        t0 = time.perf_counter()
+        act()
+        while (what := done()) is None:
+            await asyncio.sleep(0.002)
+        results.append((name, time.perf_counter() - t0, peak_mb(), what))
+        await asyncio.sleep(0.3)
+
+    async def run() -> None:
+        app = TailscopeApp(path)
+        async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
+            screen = app.transcript
+            while screen.live.state.last_line < lines or screen._previewing:
+                await pilot.pause(0.05)
+            await pilot.pause(0.2)
+            state = screen.live.state
+            view = app.query_one(ConversationView)
+            ops = screen.query_one(ToolOpsPane)
+            runs = screen.query_one(RunContextPane)
+            diff = screen.query_one(DiffView)
+
+            def tools() -> str | None:
+                count = ops.table.row_count
+                return f"{count:,} rows" if count >= len(state.tool_ops) else None
+
+            def contexts() -> str | None:
+                count = runs.runs_table.row_count
+                return f"{count:,} runs" if count == len(state.run_contexts) else None
+
+            def diffed() -> str | None:
+                count = len(diff.order)
+                wanted = len(state.message_events) + len(state.compactions)
+                return f"{count:,} rows" if count and count == wanted else None
+
+            def raw() -> str | None:
+                count = len(view.rows)
+                done = view.mode == "raw" and count > len(state.entries)
+                return f"{count:,} rows" if done else None
+
+            def searched() -> str | None:
+                if view.searching is not None:
+                    return None
+                return f"{len(view.matches):,} matches in {len(view.rows):,} rows"
+
+            await timed("tools", lambda: screen.action_show_tab("tools"), tools)
+            await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
+            await timed("diff", lambda: screen.action_show_tab("diff"), diffed)
+            screen.action_show_tab("conversation")
+            await pilot.pause(0.3)
+            await timed("raw", screen.action_toggle_mode, raw)
+            await timed("search", lambda: view.search(WORD), searched)
+
+    asyncio.run(run())
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1GB")
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--smoke", action="store_true", help="2MB (for CI)")
+    args = parser.parse_args(argv)
+    sizes = ["2MB"] if args.smoke else args.sizes.split(",")
+    print("| file | action | time | peak RSS after | what |")
+    print("|---|---|---:|---:|---|")
+    for size_text in sizes:
+        path, _marker, lines = marked_transcript(args.data_dir, size_text)
+        loop = bare_loop(path)
+        for name, seconds, peak, what in measure(path, lines):
+            print(f"| {size_text} | {name} | {seconds:.2f} s | {peak:,.0f} MB | {what} |")
+        print(f"\nbare orjson.loads loop over {size_text}: {loop:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
