@@ -29,6 +29,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -169,6 +170,13 @@ def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | 
     return seen, peak
 
 
+async def replayed(app: Any, pilot: Any, lines: int) -> None:
+    """Wait (headless) until the app has replayed the file's ``lines``, its preview gone."""
+    screen = app.transcript
+    while screen.live.state.last_line < lines or screen._previewing:
+        await pilot.pause(0.05)
+
+
 def paging(path: Path, lines: int) -> float:
     """Seconds per page-down from the middle of the file, rendered (headless, in-process).
 
@@ -182,9 +190,7 @@ def paging(path: Path, lines: int) -> float:
     async def run() -> float:
         app = TailscopeApp(path)
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-            screen = app.transcript
-            while screen.live.state.last_line < lines or screen._previewing:
-                await pilot.pause(0.1)
+            await replayed(app, pilot, lines)
             view = app.query_one(ConversationView)
             await pilot.press("r")  # the raw view: every line of the file
             await pilot.pause(0.5)

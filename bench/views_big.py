@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from open_big import bare_loop, marked_transcript  # noqa: E402
+from open_big import bare_loop, marked_transcript, replayed  # noqa: E402
 
 WIDTH, HEIGHT = 160, 48
 WORD = "make"  # in a few of the generated tool results
@@ -62,10 +62,9 @@ def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
     async def run() -> None:
         app = TailscopeApp(path)
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-            screen = app.transcript
-            while screen.live.state.last_line < lines or screen._previewing:
-                await pilot.pause(0.05)
+            await replayed(app, pilot, lines)
             await pilot.pause(0.2)
+            screen = app.transcript
             state = screen.live.state
             view = app.query_one(ConversationView)
             ops = screen.query_one(ToolOpsPane)

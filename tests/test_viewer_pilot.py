@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from helpers import fingerprint, screen_text, wait_for
+from textual.pilot import Pilot
 
 from session_core import Message, Session
 from story import HOSTILE, write_story
@@ -17,6 +20,18 @@ from viewer.widgets.status import StatusBar
 SIZE = (120, 40)
 
 
+@asynccontextmanager
+async def story_open(
+    path: Path, size: tuple[int, int] = SIZE
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ConversationView]]:
+    """The app on ``path`` (the story), once its six replayed rows are shown."""
+    app = TailscopeApp(path)
+    async with app.run_test(size=size) as pilot:
+        view = app.query_one(ConversationView)
+        await wait_for(pilot, lambda: len(view.rows) == 6)
+        yield app, pilot, view
+
+
 @pytest.fixture
 def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     path = tmp_path / "story.jsonl"
@@ -25,10 +40,7 @@ def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (app, pilot, view):
         with Session.load(path) as s:
             new = s.append_message(Message(role="user", content="and now the docs please"))
         await wait_for(pilot, lambda: view.rows[-1].id == new)
@@ -41,10 +53,7 @@ async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
 
 async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=(120, 20)) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path, size=(120, 20)) as (app, pilot, view):
         await pilot.press("g")
         await pilot.pause(0.05)
         top = view.scroll_y
@@ -62,10 +71,7 @@ async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
 
 async def test_reset_on_truncation_rebuilds_the_view(story, tmp_path: Path) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (app, pilot, view):
         other = tmp_path / "other.jsonl"
         with Session.create(other, meta={"agent": "second"}) as s:
             s.append_message(Message(role="user", content="a different run"))
@@ -77,10 +83,7 @@ async def test_reset_on_truncation_rebuilds_the_view(story, tmp_path: Path) -> N
 
 async def test_navigation_keys(story) -> None:
     path, ids = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (_app, pilot, view):
         await pilot.press("g")
         assert view.cursor == 0
         await pilot.press("j", "j")
@@ -111,10 +114,7 @@ async def test_navigation_keys(story) -> None:
 
 async def test_search_and_next_match(story) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (_app, pilot, view):
         await pilot.press("g", "slash", *"divide", "enter")
         await pilot.pause(0.05)
         assert len(view.matches) == 3
@@ -139,10 +139,7 @@ async def test_copy_message(story, monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_elided_original_toggle(story) -> None:
     path, ids = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (app, pilot, view):
         await pilot.press("r")
         await pilot.pause(0.05)
         assert view.move_to_id(ids["t1"])
@@ -156,10 +153,7 @@ async def test_elided_original_toggle(story) -> None:
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
     path = tmp_path / "hostile.jsonl"
     write_story(path, hostile=True)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (app, pilot, view):
         await pilot.press("r", "g", "j")
         await pilot.pause(0.05)
         svg = screen_text(app)
@@ -176,10 +170,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
 async def test_viewer_never_writes(story) -> None:
     path, _ = story
     before = fingerprint(path)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (_app, pilot, _view):
         await pilot.press("r", "2", "3", "4", "1", "slash", "x", "enter", "G")
         await pilot.pause(0.3)
     assert fingerprint(path) == before
@@ -254,10 +245,7 @@ async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatc
 
 async def test_a_search_looks_only_at_appended_rows(story) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (_app, pilot, view):
         assert view.search("docs") == 0
         looked: list[str] = []
         search_text = view.renderer.search_text
@@ -278,10 +266,7 @@ async def test_a_search_looks_only_at_appended_rows(story) -> None:
 @pytest.mark.parametrize(("key", "what"), [("t", "call"), ("e", "error"), ("x", "compaction")])
 async def test_jumps_land_on_what_they_name(story, key: str, what: str) -> None:
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (_app, pilot, view):
         await pilot.press("r")  # the raw view: every line, so every kind of row
         await wait_for(pilot, lambda: len(view.rows) > 6)
         renderer = view.renderer
@@ -314,10 +299,7 @@ async def test_a_search_over_many_rows_runs_in_a_worker(story, monkeypatch) -> N
     import viewer.widgets.conversation as conversation_module
 
     path, _ = story
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ConversationView)
-        await wait_for(pilot, lambda: len(view.rows) == 6)
+    async with story_open(path) as (app, pilot, view):
         await pilot.press("r")  # the raw view: more rows
         await wait_for(pilot, lambda: len(view.rows) > 6)
         bar = app.query_one(StatusBar)

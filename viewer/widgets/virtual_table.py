@@ -74,41 +74,24 @@ class VirtualTable(ScrollView, can_focus=True):
 
     cursor_row: reactive[int] = reactive(0, always_update=True, init=False)
 
-    class Highlighted(Message):
+    class _RowMessage(Message):
+        def __init__(self, table: VirtualTable, row: int) -> None:
+            super().__init__()
+            self.table = table
+            self.row = row
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class Highlighted(_RowMessage):
         """The cursor moved to ``row``."""
 
-        def __init__(self, table: VirtualTable, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class Activated(Message):
+    class Activated(_RowMessage):
         """``enter`` on the cursor's row."""
 
-        def __init__(self, table: VirtualTable, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class DoubleClicked(Message):
+    class DoubleClicked(_RowMessage):
         """A double click on ``row``."""
-
-        def __init__(self, table: VirtualTable, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     def __init__(
         self,
