@@ -876,3 +876,39 @@ async def test_cancellation_is_clean(tmp_path: Path, polling: bool, how: str) ->
         assert f.task is not None and f.task.cancelled()
     assert asyncio.all_tasks() == tasks
     await _settle_threads(threads, natives)
+
+
+async def test_unparsed_updates_carry_the_lines_their_numbers_and_spans(tmp_path: Path) -> None:
+    """``follow(parse=False)``: each complete line as it is in the file (a view into the
+    block read), never a dict; a line cut across reads (here inside a UTF-8 character,
+    and across 700-byte batches) comes whole, once; the format is still known."""
+    path = tmp_path / "t.jsonl"
+    write_transcript(path, 3)
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n") + b"\n   \n")  # CRLF, blanks
+    line = message_line("naïve café 😀")
+    cut = line.index("😀".encode()) + 2
+    seen: list[tuple[int, bytes, int]] = []
+    formats = set()
+    updates = follow(path, force_polling=True, initial_batches=True, batch_bytes=700, parse=False)
+    try:
+        async for update in updates:
+            assert update.envelopes == []
+            assert len(update.raw) == len(update.lines) == len(update.spans)
+            formats.add(update.format)
+            source = update.source
+            assert source is not None
+            for raw, number, span in zip(update.raw, update.lines, update.spans, strict=True):
+                assert source.read(span) == bytes(raw)
+                seen.append((number, bytes(raw), span))
+            if update.caught_up and len(seen) == len(path.read_bytes().split(b"\n")) - 1:
+                if line[cut:] in path.read_bytes():
+                    break
+                append_raw(path, line[:cut])
+                await asyncio.sleep(0.05)
+                append_raw(path, line[cut:])
+    finally:
+        await updates.aclose()
+    expected = path.read_bytes().split(b"\n")[:-1]
+    assert [raw for _, raw, _ in seen] == expected
+    assert [number for number, _, _ in seen] == list(range(1, len(expected) + 1))
+    assert seen[-1][1] == line[:-1] and formats == {V1}
