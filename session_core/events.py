@@ -15,22 +15,17 @@ dicts they already are.
 from __future__ import annotations
 
 import os
-import weakref
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import orjson
 
-from .message_usage import MessageUsage, v1_usage
+from .facts import FactsColumn
 
 CACHE = 512  # parsed lines kept at once
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
-
-_ROLES = {r: r for r in ("system", "user", "assistant", "tool")}
-LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
 
 
 def as_str(value: Any) -> str:
@@ -43,79 +38,6 @@ def as_str(value: Any) -> str:
 def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:
     payload = envelope.get("payload")
     return payload if isinstance(payload, dict) else {}
-
-
-@dataclass(slots=True)
-class MessageFacts:
-    """What views need of a message line without parsing it again."""
-
-    role: str  # "user" when the line names none
-    lines: int  # lines of its content ("" is one line), counted up to LINES_COUNTED
-    reasoning: bool
-    call_count: int  # items of its tool-calls list (whatever they are)
-    calls: tuple[tuple[str, str], ...]  # (call id, function name) of each tool-call object
-    answers: str | None  # its tool-call-id
-    turn: bool  # counts as a turn for usage
-    usage: MessageUsage | None
-    error: bool = False  # its is-error flag
-
-
-def message_facts(
-    payload: Mapping[str, Any], strings: dict[str, str] | None = None
-) -> MessageFacts:
-    """A message payload's facts. Given ``strings`` (a replay's), its call ids and tool
-    names are kept as one str object each, however many lines name them."""
-    # Run for every message line of every replay: plain lookups, no helpers on the way.
-    get = payload.get
-    role = get("role")
-    if type(role) is not str:
-        role = as_str(role)
-    content = get("content")
-    if type(content) is not str:
-        content = as_str(content)
-    # A folded row needs only its first few lines: count no further, mostly.
-    lines = content.count("\n", 0, 4096) + 1
-    if lines <= LINES_COUNTED and len(content) > 4096:
-        lines = content.count("\n") + 1
-    raw_calls = get("tool-calls")
-    calls: tuple[tuple[str, str], ...] = ()
-    count = 0
-    if type(raw_calls) is list:
-        count = len(raw_calls)
-        found = []
-        for call in raw_calls:
-            if isinstance(call, dict):
-                cid = call.get("id")
-                if type(cid) is not str:
-                    cid = str(cid or "")
-                function = call.get("function")
-                name = function.get("name") if isinstance(function, dict) else None
-                if type(name) is not str:
-                    name = str(name or "")
-                if strings is not None:
-                    cid = strings.setdefault(cid, cid)
-                    name = strings.setdefault(name, name)
-                found.append((cid, name))
-        calls = tuple(found)
-    tcid = get("tool-call-id")
-    if tcid is not None:
-        if type(tcid) is not str:
-            tcid = as_str(tcid)
-        if strings is not None:
-            tcid = strings.setdefault(tcid, tcid)
-    usage = get("usage")
-    reported = v1_usage(payload) if isinstance(usage, dict) else None
-    return MessageFacts(
-        _ROLES.get(role) or role or "user",
-        min(lines, LINES_COUNTED),
-        bool(get("reasoning")),
-        count,
-        calls,
-        tcid,
-        role == "assistant" or reported is not None,
-        reported,
-        bool(get("is-error")),
-    )
 
 
 class LineSource:
@@ -140,54 +62,6 @@ class LineSource:
 
     def __del__(self) -> None:
         self.close()
-
-
-class FactsColumn(Sequence[MessageFacts | None]):
-    """``MessageFacts`` for message lines, None for others. A message fed without its
-    facts (a replay that may never need them) has them taken when first asked for."""
-
-    def __init__(self, events: Events) -> None:
-        # A weak reference: no cycle with the Events that own this, so a replay nobody
-        # holds any more is freed at once, without waiting for (or escaping, frozen)
-        # the cyclic collector.
-        self._events = weakref.ref(events)
-        self._items: list[MessageFacts | None] = []
-        self._strings: dict[str, str] = {}  # see message_facts
-
-    def append(self, facts: MessageFacts | None) -> None:
-        self._items.append(facts)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, index: int) -> MessageFacts | None: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[MessageFacts | None]: ...
-
-    def __getitem__(self, index: int | slice) -> MessageFacts | list[MessageFacts | None] | None:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._items)))]
-        found = self._items[index]
-        events = self._events()
-        if found is None and events is not None and events.kinds[index] == "message":
-            payload = events[index].get("payload")
-            found = message_facts(payload if isinstance(payload, dict) else {}, self._strings)
-            self._items[index] = found
-        return found
-
-    def at(self, indexes: Iterable[int]) -> list[MessageFacts | None]:
-        """The facts of these lines at once (cheaper than one by one, for an index)."""
-        items = self._items
-        return [items[index] or self[index] for index in indexes]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class BuiltOnDemand(Sequence[dict[str, Any]]):
@@ -250,8 +124,14 @@ class Events(BuiltOnDemand):
         self.source: LineSource | None = None
 
     def append(
-        self, item: dict[str, Any] | bytes | int, kind: str, eid: str, facts: MessageFacts | None
+        self,
+        item: dict[str, Any] | bytes | int,
+        kind: str,
+        eid: str,
+        payload: Mapping[str, Any] | None = None,
+        strings: dict[str, str] | None = None,
     ) -> None:
+        """Keep one envelope; given its message ``payload``, take its facts now."""
         others = self._others
         if isinstance(item, int):
             self._spans.append(item)
@@ -264,7 +144,10 @@ class Events(BuiltOnDemand):
             others.append(item)
         self.kinds.append(kind)
         self.ids.append(eid)
-        self.facts.append(facts)
+        if payload is None:
+            self.facts.append(None)
+        else:
+            self.facts.take(payload, {} if strings is None else strings)
 
     def __len__(self) -> int:
         return len(self._spans)
@@ -303,9 +186,9 @@ class Events(BuiltOnDemand):
         """The line is not what it was when it was replayed (the file changed under us)."""
         text = "(this line changed on disk after it was read; the view reloads the file)"
         payload: dict[str, Any] = {"content": text}
-        facts = self.facts[index]
-        if facts is not None:
-            payload["role"] = facts.role
+        role = self.facts.taken_role(index)
+        if role is not None:
+            payload["role"] = role
         return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ReplayError
-from .events import Events, LazyPayload, message_facts
+from .events import Events, LazyPayload
 from .events import as_str as _str
 from .events import payload_of as payload_of  # where the views import it from
 from .message import Message, message_from_payload, payload_is_sticky
@@ -208,7 +208,6 @@ class ReplayState:
         kind = envelope.get("type")
         events = self.events
         at = len(self.event_lines)  # this envelope's index in events (an array: a cheap len)
-        facts = None
         if kind == "message":
             entries = self.entries
             self._index[eid] = len(entries)
@@ -218,8 +217,6 @@ class ReplayState:
             body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, at)
             entries.append((eid, body, sticky, None))
             self.message_events.append(at)
-            if not self.lazy_facts:
-                facts = message_facts(payload, self.strings)
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
         elif kind == "tool-settled":
@@ -237,7 +234,11 @@ class ReplayState:
             self.meta = payload
         name = _KINDS.get(kind) if type(kind) is str else None
         events.append(
-            envelope if raw is None else raw, name if name is not None else _str(kind), eid, facts
+            envelope if raw is None else raw,
+            name if name is not None else _str(kind),
+            eid,
+            payload if kind == "message" and not self.lazy_facts else None,
+            self.strings,
         )
         if line is None:
             line = self.last_line + 1

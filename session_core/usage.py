@@ -27,7 +27,6 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .agentgo.reader import read_view
@@ -129,20 +128,17 @@ class UsageTally:
         (run-context and tool-dispatched lines are met in the order replay kept them)."""
         events = state.events
         kinds = events.kinds
-        targets = state.message_events
-        # The facts of the new message lines, in file order, taken at once.
-        found_all = iter(events.facts.at(targets[bisect_left(targets, self.seen) :]))
+        facts = events.facts
         transcript = self.transcript
         current: Usage | None = None  # the run's totals, once a turn counts there
         for position in range(self.seen, len(events)):
             kind = kinds[position]
-            if kind == "message":
-                found = next(found_all)
-                if found is not None and found.turn:
-                    transcript.add(found.usage)
-                    if current is None:
-                        current = self._run_usage(self.run)
-                    current.add(found.usage)
+            if kind == "message" and facts.turn(position):
+                usage = facts.usage(position)
+                transcript.add(usage)
+                if current is None:
+                    current = self._run_usage(self.run)
+                current.add(usage)
             elif kind == "run-context":
                 run_id = state.run_contexts.run_ids[self.contexts_seen]
                 self.contexts_seen += 1

@@ -14,7 +14,8 @@ import pytest
 
 from session_core import Message, Session
 from session_core.diff import DiffRow, DiffRows, diff_rows
-from session_core.events import CACHE, LINES_COUNTED, Events, LazyPayload, message_facts
+from session_core.events import CACHE, Events, LazyPayload
+from session_core.facts import LINES_COUNTED, message_facts
 from session_core.following import follow
 from session_core.live import LiveTranscript
 from session_core.message_usage import counts_as_turn, v1_usage
@@ -398,3 +399,48 @@ def test_message_facts_of_odd_payloads() -> None:
     assert (facts.role, facts.call_count, facts.calls, facts.turn) == ("7", 2, (("3", ""),), True)
     assert message_facts({}).role == "user" and not message_facts({}).turn
     assert message_facts({"role": "assistant"}).turn
+
+
+ODD_PAYLOADS: list[dict[str, Any]] = [
+    {},
+    {"role": "developer", "content": "a\nb", "is-error": True, "reasoning": "hm"},
+    {"role": 7, "tool-calls": ["junk", {"id": 3, "function": {"name": None}}], "usage": {}},
+    {"role": "tool", "tool-call-id": "c1", "content": "x\n" * 20},
+    {
+        "role": "assistant",
+        "tool-call-id": "c0",  # odd, but kept: answers and calls both
+        "tool-calls": [{"id": f"c{n}", "function": {"name": f"t{n % 3}"}} for n in range(5)],
+        "usage": {"prompt-tokens": 2**70, "completion-tokens": -3, "cost": 7},
+    },
+    {"role": "assistant", "usage": {"prompt-tokens": -(2**63), "total-tokens": 2**63 - 1}},
+    {"role": "assistant", "usage": {"completion-tokens": 5, "cost": 0.25, "cache-read-tokens": 1}},
+    {"role": "assistant", "tool-calls": [{"id": "same", "function": {"name": "t"}}] * 70_000},
+    {"role": "assistant", "tool-calls": [1] * 70_000},
+]
+
+
+def test_packed_facts_read_back_as_taken() -> None:
+    """The facts column packs each line's facts into words, a flat list of texts and
+    usage arrays: every odd payload reads back equal to its ``message_facts``, by
+    whole object and fact by fact, taken at feed time or late (a file replay)."""
+    events = Events()
+    for n, payload in enumerate(ODD_PAYLOADS):
+        events.append({"payload": payload}, "message", f"m{n}", payload, {})
+        events.append({"payload": {}}, "x-note", f"x{n}", None)
+    late = Events()
+    for n, payload in enumerate(ODD_PAYLOADS):
+        late.append({"payload": payload}, "message", f"m{n}")
+    for column in (events.facts, late.facts):
+        wanted = [message_facts(p) for p in ODD_PAYLOADS]
+        got = [column[i] for i in range(len(column)) if column.is_message(i)]
+        assert got == wanted
+        for i in range(len(column)):
+            if not column.is_message(i):
+                assert column[i] is None and column.usage(i) is None and column.calls(i) == ()
+                continue
+            facts = column[i]
+            assert facts is not None
+            assert column.role(i) == facts.role and column.lines(i) == facts.lines
+            assert column.calls(i) == facts.calls and column.answers(i) == facts.answers
+            assert column.usage(i) == facts.usage and column.turn(i) == facts.turn
+            assert column.call_count(i) == facts.call_count and column.error(i) == facts.error

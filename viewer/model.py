@@ -94,11 +94,11 @@ class CallIndex:
         called, answered = self._called, self._answered
         targets = state.message_events
         new = targets[self._seen :]
-        for at, found in zip(new, events.facts.at(new), strict=True):
-            assert found is not None  # a message line always has its facts
-            for cid, _name in found.calls:
+        facts = events.facts
+        for at in new:
+            for cid, _name in facts.calls(at):
                 called[cid] = at
-            tcid = found.answers
+            tcid = facts.answers(at)
             if tcid is not None:
                 self.answer_count += 1
                 before = answered.get(tcid)
@@ -139,9 +139,8 @@ class CallIndex:
         at = self._called.get(cid)
         if at is None or self._events is None:
             return None
-        found = self._events.facts[at]
         name = ""
-        for call_id, call_name in found.calls if found is not None else ():
+        for call_id, call_name in self._events.facts.calls(at):
             if call_id == cid:
                 name = call_name
         return ToolCallRef(cid, name, self._events.ids[at], at, self.answer_ids(cid))

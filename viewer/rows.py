@@ -166,15 +166,16 @@ class RowRenderer:
 
     def folded_height(self, row: Row, show_original: bool) -> int:
         if row.kind in ("message", "summary"):
-            facts = self.state.events.facts[row.event] if row.kind == "message" else None
+            facts = self.state.events.facts
+            message = row.kind == "message" and facts.is_message(row.event)
             elisions = self.state.elided.get(row.id)
-            if facts is not None and not (elisions and not show_original):
-                n = facts.lines  # the content itself: counted when it was replayed
+            if message and not (elisions and not show_original):
+                n = facts.lines(row.event)  # the content itself: counted when it was replayed
             else:
                 n = _line_count(self.displayed_content(row, show_original))
             h = 1 + min(PREVIEW, n) + (1 if n > PREVIEW else 0)
-            if facts is not None:
-                h += facts.call_count + (1 if facts.reasoning else 0)
+            if message:
+                h += facts.call_count(row.event) + (1 if facts.reasoning(row.event) else 0)
             if self.mode == "raw" and row.id in self.state.elided:
                 h += 1
             if self.mode == "raw" and row.id in self.state.folded_by:
@@ -519,7 +520,7 @@ def build_rows(
     for position in range(start_event, len(events)):
         kind = kinds[position]
         if kind == "message":
-            role = facts[position].role  # type: ignore[union-attr]
+            role = facts.role(position)
             if roles is not None and role not in roles:
                 continue
             rows.append(Row("message", position, ids[position], role))
@@ -549,7 +550,7 @@ def replayed_rows(
         if kinds[position] == "compaction":
             row = Row("summary", position, mid, "user")
         else:
-            row = Row("message", position, mid, facts[position].role)  # type: ignore[union-attr]
+            row = Row("message", position, mid, facts.role(position))
         if roles is None or row.role in roles:
             rows.append(row)
     return rows

@@ -444,15 +444,15 @@ class ConversationView(ScrollView, can_focus=True):
         across a big file reads no line."""
         if what == "compaction":
             return row.kind in ("compaction", "summary")
-        facts = self.renderer.state.events.facts[row.event] if row.kind == "message" else None
-        if facts is None:
+        facts, at = self.renderer.state.events.facts, row.event
+        if row.kind != "message" or not facts.is_message(at):
             return False
         if what == "call":
-            return facts.call_count > 0 or facts.answers is not None
+            return facts.call_count(at) > 0 or facts.answers(at) is not None
         if what == "error":
-            if facts.error:
+            if facts.error(at):
                 return True
-            for cid, _name in facts.calls:
+            for cid, _name in facts.calls(at):
                 op = self.renderer.op_for_call(cid)
                 if op is not None and op.get("outcome") in ("failed", "outcome-unknown"):
                     return True

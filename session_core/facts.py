@@ -1,0 +1,360 @@
+"""What every view needs of a message line, taken at feed time and kept in arrays.
+
+A big transcript has 100,000s of message lines; an object per line (its role,
+line count, tool calls, usage...) was about 60 MB at 1 GB. ``FactsColumn``
+packs the small facts of each line into one 64-bit word, keeps the tool-call
+ids and names in one flat list of shared strings and the usage numbers in
+arrays, and hands out a ``MessageFacts`` only when one is asked for; the views
+that walk every line read single facts (``lines``, ``calls``, ``usage``...).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, overload
+
+from .message_usage import MessageUsage, v1_usage
+
+if TYPE_CHECKING:
+    from .events import Events
+
+LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
+
+_ROLES = {r: r for r in ("system", "user", "assistant", "tool")}
+_ROLE_CODES = {"system": 1, "user": 2, "assistant": 3, "tool": 4}
+_ROLE_NAMES = ("", "system", "user", "assistant", "tool")
+
+# One word per line: 0 for a line without facts (not a message, or not taken yet).
+_TAKEN = 1
+_ROLE_SHIFT = 1  # 3 bits: _ROLE_CODES, 0 for any other role (kept in FactsColumn._roles)
+_LINES_SHIFT = 4  # 4 bits
+_REASONING = 1 << 8
+_TURN = 1 << 9
+_ERROR = 1 << 10
+_ANSWERS = 1 << 11  # its tool-call-id is the first of its texts
+_USAGE = 1 << 12
+_ODD = 1 << 13  # a count too big for its bits, or usage numbers no array holds
+_COUNT_SHIFT = 14  # 16 bits: items of its tool-calls list
+_CALLS_SHIFT = 30  # 16 bits: (id, name) pairs among its texts
+_SMALL = 0xFFFF
+
+_NONE = -(1 << 63)  # an unknown token count, in the usage array
+_LOW, _HIGH = _NONE + 1, (1 << 63) - 1  # what else the array holds
+
+
+@dataclass(slots=True)
+class MessageFacts:
+    """What views need of a message line without parsing it again."""
+
+    role: str  # "user" when the line names none
+    lines: int  # lines of its content ("" is one line), counted up to LINES_COUNTED
+    reasoning: bool
+    call_count: int  # items of its tool-calls list (whatever they are)
+    calls: tuple[tuple[str, str], ...]  # (call id, function name) of each tool-call object
+    answers: str | None  # its tool-call-id
+    turn: bool  # counts as a turn for usage
+    usage: MessageUsage | None
+    error: bool = False  # its is-error flag
+
+
+def _as_str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def message_facts(
+    payload: Mapping[str, Any], strings: dict[str, str] | None = None
+) -> MessageFacts:
+    """A message payload's facts. Given ``strings`` (a replay's), its call ids and tool
+    names are kept as one str object each, however many lines name them."""
+    return MessageFacts(*_fields(payload, strings))
+
+
+def _fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -> tuple[Any, ...]:
+    # Run for every message line of every replay: plain lookups, no helpers on the way.
+    get = payload.get
+    role = get("role")
+    if type(role) is not str:
+        role = _as_str(role)
+    content = get("content")
+    if type(content) is not str:
+        content = _as_str(content)
+    # A folded row needs only its first few lines: count no further, mostly.
+    lines = content.count("\n", 0, 4096) + 1
+    if lines <= LINES_COUNTED and len(content) > 4096:
+        lines = content.count("\n") + 1
+    raw_calls = get("tool-calls")
+    calls: tuple[tuple[str, str], ...] = ()
+    count = 0
+    if type(raw_calls) is list:
+        count = len(raw_calls)
+        found = []
+        for call in raw_calls:
+            if isinstance(call, dict):
+                cid = call.get("id")
+                if type(cid) is not str:
+                    cid = str(cid or "")
+                function = call.get("function")
+                name = function.get("name") if isinstance(function, dict) else None
+                if type(name) is not str:
+                    name = str(name or "")
+                if strings is not None:
+                    cid = strings.setdefault(cid, cid)
+                    name = strings.setdefault(name, name)
+                found.append((cid, name))
+        calls = tuple(found)
+    tcid = get("tool-call-id")
+    if tcid is not None:
+        if type(tcid) is not str:
+            tcid = _as_str(tcid)
+        if strings is not None:
+            tcid = strings.setdefault(tcid, tcid)
+    usage = get("usage")
+    reported = v1_usage(payload) if isinstance(usage, dict) else None
+    return (
+        _ROLES.get(role) or role or "user",
+        min(lines, LINES_COUNTED),
+        bool(get("reasoning")),
+        count,
+        calls,
+        tcid,
+        role == "assistant" or reported is not None,
+        reported,
+        bool(get("is-error")),
+    )
+
+
+class FactsColumn(Sequence[MessageFacts | None]):
+    """``MessageFacts`` for message lines, None for others, kept packed (see the module).
+
+    A message fed without its facts (a replay that may never need them) has them
+    taken when first asked for.
+    """
+
+    def __init__(self, events: Events) -> None:
+        # A weak reference: no cycle with the Events that own this, so a replay nobody
+        # holds any more is freed at once, without waiting for (or escaping, frozen)
+        # the cyclic collector.
+        self._events = weakref.ref(events)
+        self._words = array("Q")  # per line: the packed facts, 0 for none
+        self._text_at = array("I")  # per line: where its texts start in _texts
+        self._usage_at = array("I")  # per line: its usage row + 1, 0 for none
+        self._texts: list[str] = []  # tool-call-id, then each call's id and name
+        self._numbers = array("q")  # per usage row: input, output, total, cache read
+        self._costs = array("d")  # per usage row: cost (NaN: unknown)
+        self._roles: dict[int, str] = {}  # lines whose role is none of the four
+        self._odd: dict[int, tuple[int, int, MessageUsage | None]] = {}  # counts, usage
+        self._strings: dict[str, str] = {}  # for facts taken late (see message_facts)
+
+    # -- filling ---------------------------------------------------------------
+
+    def append(self, facts: MessageFacts | None) -> None:
+        if facts is None:
+            self._words.append(0)
+            self._text_at.append(0)
+            self._usage_at.append(0)
+        else:
+            self._add(len(self._words), _fields_of(facts))
+
+    def take(self, payload: Mapping[str, Any], strings: dict[str, str]) -> None:
+        """Append the facts of a message line's payload (the feed's path: no object)."""
+        self._add(len(self._words), _fields(payload, strings))
+
+    def _add(self, index: int, fields: tuple[Any, ...]) -> None:
+        word, text_at, usage_at = self._pack(index, fields)
+        self._words.append(word)
+        self._text_at.append(text_at)
+        self._usage_at.append(usage_at)
+
+    def _pack(self, index: int, fields: tuple[Any, ...]) -> tuple[int, int, int]:
+        """The word, text start and usage row of line ``index`` (its texts and usage
+        numbers are stored on the way). Run for every message line of a replay."""
+        role, lines, reasoning, count, calls, tcid, turn, usage, error = fields
+        code = _ROLE_CODES.get(role, 0)
+        word = _TAKEN | code << _ROLE_SHIFT | lines << _LINES_SHIFT
+        if not code:
+            self._roles[index] = role
+        if reasoning:
+            word |= _REASONING
+        if turn:
+            word |= _TURN
+        if error:
+            word |= _ERROR
+        texts = self._texts
+        text_at = len(texts)
+        if tcid is not None:
+            word |= _ANSWERS
+            texts.append(tcid)
+        for cid, name in calls:
+            texts.append(cid)
+            texts.append(name)
+        usage_at = 0
+        odd_usage = None
+        if usage is not None:
+            word |= _USAGE
+            inp, out, total, cache = usage.input, usage.output, usage.total, usage.cache_read
+            if (
+                (inp is None or _LOW <= inp <= _HIGH)
+                and (out is None or _LOW <= out <= _HIGH)
+                and (total is None or _LOW <= total <= _HIGH)
+                and (cache is None or _LOW <= cache <= _HIGH)
+            ):
+                self._numbers.extend(
+                    (
+                        _NONE if inp is None else inp,
+                        _NONE if out is None else out,
+                        _NONE if total is None else total,
+                        _NONE if cache is None else cache,
+                    )
+                )
+                cost = usage.cost
+                self._costs.append(math.nan if cost is None else cost)
+                usage_at = len(self._costs)
+            else:
+                odd_usage = usage
+        pairs = len(calls)
+        if count >= _SMALL or pairs >= _SMALL or odd_usage is not None:
+            word |= _ODD
+            self._odd[index] = (count, pairs, odd_usage)
+        word |= min(count, _SMALL) << _COUNT_SHIFT | min(pairs, _SMALL) << _CALLS_SHIFT
+        return word, text_at, usage_at
+
+    def _word(self, index: int) -> int:
+        word = self._words[index]
+        if word:
+            return word
+        events = self._events()
+        if events is not None and events.kinds[index] == "message":
+            payload = events[index].get("payload")
+            fields = _fields(payload if isinstance(payload, dict) else {}, self._strings)
+            word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
+            self._words[index] = word
+            return word
+        return 0
+
+    # -- reading one fact ----------------------------------------------------------
+
+    def is_message(self, index: int) -> bool:
+        return bool(self._word(index))
+
+    def taken_role(self, index: int) -> str | None:
+        """A message line's role if its facts were taken already (never reads the line)."""
+        return self.role(index) if self._words[index] else None
+
+    def role(self, index: int) -> str:
+        word = self._word(index)
+        code = word >> _ROLE_SHIFT & 7
+        return _ROLE_NAMES[code] if code else self._roles.get(index, "user")
+
+    def lines(self, index: int) -> int:
+        return self._word(index) >> _LINES_SHIFT & 15
+
+    def reasoning(self, index: int) -> bool:
+        return bool(self._word(index) & _REASONING)
+
+    def turn(self, index: int) -> bool:
+        return bool((self._words[index] or self._word(index)) & _TURN)
+
+    def error(self, index: int) -> bool:
+        return bool(self._word(index) & _ERROR)
+
+    def call_count(self, index: int) -> int:
+        word = self._word(index)
+        if word & _ODD:
+            return self._odd[index][0]
+        return word >> _COUNT_SHIFT & _SMALL
+
+    def answers(self, index: int) -> str | None:
+        if (self._words[index] or self._word(index)) & _ANSWERS:
+            return self._texts[self._text_at[index]]
+        return None
+
+    def calls(self, index: int) -> tuple[tuple[str, str], ...]:
+        word = self._words[index] or self._word(index)
+        pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+        if not pairs:
+            return ()
+        start = self._text_at[index] + (1 if word & _ANSWERS else 0)
+        texts = self._texts
+        if pairs == 1:
+            return ((texts[start], texts[start + 1]),)
+        return tuple((texts[at], texts[at + 1]) for at in range(start, start + 2 * pairs, 2))
+
+    def usage(self, index: int) -> MessageUsage | None:
+        word = self._words[index] or self._word(index)
+        if not word & _USAGE:
+            return None
+        row = self._usage_at[index]
+        if not row:
+            return self._odd[index][2]
+        numbers = self._numbers
+        at = 4 * row - 4
+        inp, out, total, cache = numbers[at], numbers[at + 1], numbers[at + 2], numbers[at + 3]
+        cost = self._costs[row - 1]
+        return MessageUsage(
+            None if inp == _NONE else inp,
+            None if out == _NONE else out,
+            None if total == _NONE else total,
+            None if cache == _NONE else cache,
+            None if cost != cost else cost,  # NaN: unknown
+        )
+
+    # -- the sequence --------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    @overload
+    def __getitem__(self, index: int) -> MessageFacts | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[MessageFacts | None]: ...
+
+    def __getitem__(self, index: int | slice) -> MessageFacts | list[MessageFacts | None] | None:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not self._word(index):
+            return None
+        return MessageFacts(
+            self.role(index),
+            self.lines(index),
+            self.reasoning(index),
+            self.call_count(index),
+            self.calls(index),
+            self.answers(index),
+            self.turn(index),
+            self.usage(index),
+            self.error(index),
+        )
+
+    def at(self, indexes: Iterable[int]) -> list[MessageFacts | None]:
+        """The facts of these lines, as objects."""
+        return [self[index] for index in indexes]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _fields_of(facts: MessageFacts) -> tuple[Any, ...]:
+    return (
+        facts.role,
+        facts.lines,
+        facts.reasoning,
+        facts.call_count,
+        facts.calls,
+        facts.answers,
+        facts.turn,
+        facts.usage,
+        facts.error,
+    )
