@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import weakref
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
@@ -41,6 +41,7 @@ _ODD = 1 << 13  # a count too big for its bits, or usage numbers no array holds
 _COUNT_SHIFT = 14  # 16 bits: items of its tool-calls list
 _CALLS_SHIFT = 30  # 16 bits: (id, name) pairs among its texts
 _SMALL = 0xFFFF
+_CALLS_MASK = _SMALL << _CALLS_SHIFT
 
 _NONE = -(1 << 63)  # an unknown token count, in the usage array
 _LOW, _HIGH = _NONE + 1, (1 << 63) - 1  # what else the array holds
@@ -159,14 +160,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
             self._text_at.append(0)
             self._usage_at.append(0)
         else:
-            self._add(len(self._words), _fields_of(facts))
+            word, text_at, usage_at = self._pack(len(self._words), _fields_of(facts))
+            self._words.append(word)
+            self._text_at.append(text_at)
+            self._usage_at.append(usage_at)
 
     def take(self, payload: Mapping[str, Any], strings: dict[str, str]) -> None:
         """Append the facts of a message line's payload (the feed's path: no object)."""
-        self._add(len(self._words), _fields(payload, strings))
-
-    def _add(self, index: int, fields: tuple[Any, ...]) -> None:
-        word, text_at, usage_at = self._pack(index, fields)
+        word, text_at, usage_at = self._pack(len(self._words), _fields(payload, strings))
         self._words.append(word)
         self._text_at.append(text_at)
         self._usage_at.append(usage_at)
@@ -221,8 +222,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
         if count >= _SMALL or pairs >= _SMALL or odd_usage is not None:
             word |= _ODD
             self._odd[index] = (count, pairs, odd_usage)
-        word |= min(count, _SMALL) << _COUNT_SHIFT | min(pairs, _SMALL) << _CALLS_SHIFT
-        return word, text_at, usage_at
+            count, pairs = min(count, _SMALL), min(pairs, _SMALL)
+        return word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT, text_at, usage_at
 
     def _word(self, index: int) -> int:
         word = self._words[index]
@@ -303,6 +304,18 @@ class FactsColumn(Sequence[MessageFacts | None]):
             None if cache == _NONE else cache,
             None if cost != cost else cost,  # NaN: unknown
         )
+
+    def call_facts(self, indexes: Iterable[int]) -> Iterator[tuple[int, int, str | None]]:
+        """``(index, calls, answers)`` of these message lines: ``calls`` is how many
+        (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""
+        words, text_at, texts = self._words, self._text_at, self._texts
+        for index in indexes:
+            word = words[index] or self._word(index)
+            if not word & (_ANSWERS | _CALLS_MASK):
+                yield index, 0, None
+                continue
+            pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+            yield index, pairs, texts[text_at[index]] if word & _ANSWERS else None
 
     # -- the sequence --------------------------------------------------------------
 

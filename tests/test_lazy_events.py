@@ -432,8 +432,12 @@ def test_packed_facts_read_back_as_taken() -> None:
         late.append({"payload": payload}, "message", f"m{n}")
     for column in (events.facts, late.facts):
         wanted = [message_facts(p) for p in ODD_PAYLOADS]
-        got = [column[i] for i in range(len(column)) if column.is_message(i)]
+        messages = [i for i in range(len(column)) if column.is_message(i)]
+        got = [column[i] for i in messages]
         assert got == wanted
+        assert list(column.call_facts(messages)) == [
+            (i, len(f.calls), f.answers) for i, f in zip(messages, wanted, strict=True)
+        ]
         for i in range(len(column)):
             if not column.is_message(i):
                 assert column[i] is None and column.usage(i) is None and column.calls(i) == ()

@@ -95,10 +95,10 @@ class CallIndex:
         targets = state.message_events
         new = targets[self._seen :]
         facts = events.facts
-        for at in new:
-            for cid, _name in facts.calls(at):
-                called[cid] = at
-            tcid = facts.answers(at)
+        for at, pairs, tcid in facts.call_facts(new):
+            if pairs:
+                for cid, _name in facts.calls(at):
+                    called[cid] = at
             if tcid is not None:
                 self.answer_count += 1
                 before = answered.get(tcid)
