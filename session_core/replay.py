@@ -81,7 +81,10 @@ class ReplayState:
         self.strings: dict[str, str] = {}
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
+        # A live message's id -> its position in entries, less _shift: a compaction moves
+        # every entry after the ones it folds, and moving them all is one change of _shift.
         self._index: dict[str, int] = {}
+        self._shift = 0
         self.events = Events()
         self.event_lines = array("q")  # the file line each event came from
         self.last_line = 0
@@ -126,7 +129,7 @@ class ReplayState:
         through = payload.get("replaces-through-id")
         if not isinstance(through, str):
             raise self._fail("compaction", line, "has no replaces-through-id")
-        cut = self._index.get(through)
+        cut = self._position(through)
         if cut is None:
             raise self._fail(
                 "compaction",
@@ -150,7 +153,7 @@ class ReplayState:
             stub = item.get("stub")
             if not isinstance(stub, str):
                 raise self._fail("elision", line, f"item {position} has no stub")
-            index = self._index.get(mid)
+            index = self._position(mid)
             if index is None:
                 raise self._fail(
                     "elision",
@@ -210,7 +213,7 @@ class ReplayState:
         at = len(self.event_lines)  # this envelope's index in events (an array: a cheap len)
         if kind == "message":
             entries = self.entries
-            self._index[eid] = len(entries)
+            self._index[eid] = len(entries) - self._shift
             sticky = payload_is_sticky(payload)
             # A line read from a file is kept as that line; its body is parsed again when
             # asked for. What replay needs of it (id, stickiness) is kept here.
@@ -278,6 +281,17 @@ class ReplayState:
             tokens_before=payload.get("tokens-before"),
             tokens_after=payload.get("tokens-after"),
         )
+        # Only the head (the entries through the cut) changes: its sticky entries stay,
+        # then the summary; the tail moves as one (_shift), so a compaction costs what it
+        # folds, not what stays live. An id's index is its last live copy: a damaged file
+        # can carry a line twice, and a copy in the tail outlives the head's.
+        index = self._index
+        shift = self._shift
+
+        def last_in_tail(mid: str) -> bool:
+            at = index.get(mid)
+            return at is not None and at + shift > cut
+
         kept: list[Entry] = []
         for entry in entries[: cut + 1]:
             if entry[2]:
@@ -286,16 +300,16 @@ class ReplayState:
             else:
                 record.folded.append(entry[0])
                 self.folded_by[entry[0]] = eid
-                # pop, not del: a damaged file can carry one id twice (a duplicated line)
-                self._index.pop(entry[0], None)
+                if not last_in_tail(entry[0]):
+                    index.pop(entry[0], None)
         summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
         kept.append(summary)
-        rest = entries[cut + 1 :]
-        # Only the kept head and the summary move; the tail keeps relative order.
-        self.entries = kept + rest
-        index = self._index
-        for position, entry in enumerate(self.entries):
-            index[entry[0]] = position
+        placed = [not last_in_tail(entry[0]) for entry in kept]
+        self.entries = kept + entries[cut + 1 :]
+        self._shift = shift + len(kept) - (cut + 1)
+        for position, entry in enumerate(kept):
+            if placed[position]:
+                index[entry[0]] = position - self._shift
         self.compactions.append(record)
 
     def _elide(
@@ -382,10 +396,15 @@ class ReplayState:
         found = self.sections.get(digest)
         return None if found is None else found[0]
 
+    def _position(self, message_id: str) -> int | None:
+        """Where the live message ``message_id`` is in entries."""
+        at = self._index.get(message_id)
+        return None if at is None else at + self._shift
+
     def is_live(self, message_id: str) -> bool:
         return message_id in self._index
 
     def live_entry(self, message_id: str) -> Entry | None:
         """The entry the model is sent next for ``message_id``, if it is sent."""
-        index = self._index.get(message_id)
-        return None if index is None else self.entries[index]
+        position = self._position(message_id)
+        return None if position is None else self.entries[position]
