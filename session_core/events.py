@@ -145,7 +145,7 @@ class Events(BuiltOnDemand):
         self.kinds.append(kind)
         self.ids.append(eid)
         if payload is None:
-            self.facts.append(None)
+            self.facts.append()
         else:
             self.facts.take(payload, {} if strings is None else strings)
 

@@ -154,16 +154,11 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     # -- filling ---------------------------------------------------------------
 
-    def append(self, facts: MessageFacts | None) -> None:
-        if facts is None:
-            self._words.append(0)
-            self._text_at.append(0)
-            self._usage_at.append(0)
-        else:
-            word, text_at, usage_at = self._pack(len(self._words), _fields_of(facts))
-            self._words.append(word)
-            self._text_at.append(text_at)
-            self._usage_at.append(usage_at)
+    def append(self) -> None:
+        """Append a line without facts: not a message, or one whose are taken late."""
+        self._words.append(0)
+        self._text_at.append(0)
+        self._usage_at.append(0)
 
     def take(self, payload: Mapping[str, Any], strings: dict[str, str]) -> None:
         """Append the facts of a message line's payload (the feed's path: no object)."""
@@ -357,17 +352,3 @@ class FactsColumn(Sequence[MessageFacts | None]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _fields_of(facts: MessageFacts) -> tuple[Any, ...]:
-    return (
-        facts.role,
-        facts.lines,
-        facts.reasoning,
-        facts.call_count,
-        facts.calls,
-        facts.answers,
-        facts.turn,
-        facts.usage,
-        facts.error,
-    )
