@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 from rich.style import Style
@@ -116,7 +117,6 @@ class ConversationView(ScrollView, can_focus=True):
         self.match_pos = -1
         self.searching: float | None = None  # how far a search in a worker is (0 to 1)
         self._search_generation = 0
-        self._row_of: dict[str, int] = {}
         self._events_seen = 0
         self._entries_seen = 0
         self._elisions_seen = 0
@@ -155,7 +155,6 @@ class ConversationView(ScrollView, can_focus=True):
         self._compactions_seen = 0
         self.rows = []
         self.heights = HeightIndex()
-        self._row_of = {}
         self.cursor = -1
         self.new_count = 0
         self.stick_to_end = stick
@@ -181,7 +180,6 @@ class ConversationView(ScrollView, can_focus=True):
         self._entries_seen = len(state.entries)
         self._elisions_seen = len(state.elisions)
         self._compactions_seen = len(state.compactions)
-        self._row_of = {row.id: i for i, row in enumerate(self.rows)}
         width = self._content_width()
         self.heights = HeightIndex([self._height(row, width) for row in self.rows])
         self._cache.clear()
@@ -191,8 +189,8 @@ class ConversationView(ScrollView, can_focus=True):
         if at_end:
             self.cursor = len(self.rows) - 1
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
-        elif keep is not None and keep in self._row_of:
-            self.cursor = self._row_of[keep]
+        elif keep is not None and (found := self._rows_of({keep})):
+            self.cursor = found[keep]
             self.call_after_refresh(self._scroll_to_cursor)
         self.post_message(self.Changed(self))
 
@@ -220,7 +218,6 @@ class ConversationView(ScrollView, can_focus=True):
         self._entries_seen = len(state.entries)
         width = self._content_width()
         for row in new_rows:
-            self._row_of[row.id] = len(self.rows)
             self.rows.append(row)
             self.heights.append(self._height(row, width))
         self._cache.clear()
@@ -249,10 +246,8 @@ class ConversationView(ScrollView, can_focus=True):
             touched.extend(compaction.folded)
         self._elisions_seen = len(state.elisions)
         self._compactions_seen = len(state.compactions)
-        for mid in touched:
-            index = self._row_of.get(mid)
-            if index is not None:
-                self.heights.set(index, self._height(self.rows[index]))
+        for index in self._rows_of(set(touched)).values():
+            self.heights.set(index, self._height(self.rows[index]))
 
     def _height(self, row: Row, width: int | None = None) -> int:
         """``width``: the content width, when the caller measures many rows at once."""
@@ -284,10 +279,8 @@ class ConversationView(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         if self.size.width != self._width:
             self._width = self.size.width
-            for mid in self.expanded:
-                index = self._row_of.get(mid)
-                if index is not None:
-                    self.heights.set(index, self._height(self.rows[index]))
+            for index in self._rows_of(self.expanded).values():
+                self.heights.set(index, self._height(self.rows[index]))
             self._cache.clear()
         self._update_size()
 
@@ -325,8 +318,16 @@ class ConversationView(ScrollView, can_focus=True):
         self.cursor = max(0, min(index, len(self.rows) - 1))
         self._scroll_to_cursor()
 
+    def _rows_of(self, ids: Collection[str]) -> dict[str, int]:
+        """Where the rows of these ids are (the last, for an id shown twice). A scan: the
+        few lookups an action or an overlay needs do not pay for an index of every row
+        (a raw view of a big file has 100,000s)."""
+        if not ids:
+            return {}
+        return {row.id: index for index, row in enumerate(self.rows) if row.id in ids}
+
     def move_to_id(self, message_id: str) -> bool:
-        index = self._row_of.get(message_id)
+        index = self._rows_of({message_id}).get(message_id)
         if index is None:
             return False
         self.move_to(index)
