@@ -21,18 +21,11 @@ from typing import Any, overload
 
 import orjson
 
-from .facts import FactsColumn
+from .facts import FactsColumn, as_str
 
 CACHE = 512  # parsed lines kept at once
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
-
-
-def as_str(value: Any) -> str:
-    """A field as text: "" for a missing one, str() of anything not a str."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
 
 
 def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:

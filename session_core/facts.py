@@ -62,7 +62,8 @@ class MessageFacts:
     error: bool = False  # its is-error flag
 
 
-def _as_str(value: Any) -> str:
+def as_str(value: Any) -> str:
+    """A field as text: "" for a missing one, str() of anything not a str."""
     if value is None:
         return ""
     return value if isinstance(value, str) else str(value)
@@ -81,10 +82,10 @@ def _fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -> tuple
     get = payload.get
     role = get("role")
     if type(role) is not str:
-        role = _as_str(role)
+        role = as_str(role)
     content = get("content")
     if type(content) is not str:
-        content = _as_str(content)
+        content = as_str(content)
     # A folded row needs only its first few lines: count no further, mostly.
     lines = content.count("\n", 0, 4096) + 1
     if lines <= LINES_COUNTED and len(content) > 4096:
@@ -112,7 +113,7 @@ def _fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -> tuple
     tcid = get("tool-call-id")
     if tcid is not None:
         if type(tcid) is not str:
-            tcid = _as_str(tcid)
+            tcid = as_str(tcid)
         if strings is not None:
             tcid = strings.setdefault(tcid, tcid)
     usage = get("usage")
@@ -341,10 +342,6 @@ class FactsColumn(Sequence[MessageFacts | None]):
             self.usage(index),
             self.error(index),
         )
-
-    def at(self, indexes: Iterable[int]) -> list[MessageFacts | None]:
-        """The facts of these lines, as objects."""
-        return [self[index] for index in indexes]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):

@@ -14,8 +14,8 @@ from typing import Any
 
 from .errors import ReplayError
 from .events import Events, LazyPayload
-from .events import as_str as _str
 from .events import payload_of as payload_of  # where the views import it from
+from .facts import as_str as _str
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import RunContexts, ToolOps
 

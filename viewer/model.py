@@ -255,13 +255,6 @@ class OpRows:
         return None
 
 
-def tool_op_rows(state: ReplayState, calls: CallIndex) -> list[ToolOpRow]:
-    """Every row of the tool-operations table (``OpRows``), built at once."""
-    rows = OpRows(state, calls)
-    rows.update()
-    return [rows[index] for index in range(len(rows))]
-
-
 def call_arguments(state: ReplayState, ref: ToolCallRef) -> str:
     """The arguments an assistant message gave one of its tool calls (read on demand)."""
     calls = payload_of(state.events[ref.event]).get("tool-calls")

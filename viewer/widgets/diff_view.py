@@ -99,11 +99,6 @@ class DiffView(ScrollView, can_focus=True):
             self.rebuild()
 
     @property
-    def rows(self) -> list[DiffRow]:
-        """The rows shown, built (for tests: a big file's are many)."""
-        return [self.all_rows[index] for index in self.order]
-
-    @property
     def summary_line(self) -> dict[str, int]:
         return self.all_rows.summary_lines
 

@@ -308,10 +308,6 @@ class ToolOpsPane(Vertical):
             return None
         return self._rows[table.cursor_row]
 
-    def rows(self) -> list[ToolOpRow]:
-        """The model rows in table order (builds every one: for tests)."""
-        return [self._rows[index] for index in range(len(self._rows))]
-
     @on(VirtualTable.Highlighted, "#tool-ops-table")
     def _highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
