@@ -1,0 +1,174 @@
+"""Claude Code session transcripts (read-only format ``claude-code``).
+
+``~/.claude/projects/<project>/<sessionId>.jsonl``, appended live by the Claude Code
+CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``blocks`` (content blocks
+into parts), ``threading`` (the parentUuid chain), ``builder`` (lines fed in file
+order), ``assemble`` (the model from what was kept), ``subagents`` (linked files).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, ClassVar
+
+from ...model import Transcript
+from ..base import Builder, TranscriptFormat, read_records
+from .assemble import NAME
+from .builder import ClaudeCodeBuilder
+from .subagents import attach
+
+if TYPE_CHECKING:
+    from ...peeking import PeekResult
+    from ...scan import FileSummary
+
+# Types of other formats' first records, never ours.
+_CODEX_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+)
+_CONVERSATION = frozenset({"user", "assistant", "system", "progress", "attachment"})
+_BOOKKEEPING = frozenset(
+    {
+        "file-history-snapshot",
+        "summary",
+        "queue-operation",
+        "permission-mode",
+        "last-prompt",
+        "custom-title",
+        "pr-link",
+        "tag",
+        "agent-name",
+    }
+)
+IDLE_SECONDS = 120.0  # a file untouched this long has no writer at work
+BIG_FILE = 64 << 20  # a browser row of a bigger file reads a head and a tail window
+
+
+def _writer_alive(path: str) -> bool | None:
+    """``False`` once the file has been idle a while (Claude Code holds no lock)."""
+    try:
+        age = time.time() - os.stat(path).st_mtime
+    except OSError:
+        return None
+    return False if age > IDLE_SECONDS else None
+
+
+class ClaudeCodeFormat(TranscriptFormat):
+    name: ClassVar[str] = NAME
+    title: ClassVar[str] = "Claude Code session"
+    writable: ClassVar[bool] = False
+
+    def claims(self, record: dict[str, Any]) -> bool:
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            return False
+        if kind == "session-meta" and "v" in record:
+            return False  # transcript-v1
+        if kind == "session_start" and "session_id" in record and "seq" in record:
+            return False  # agentgo-v1
+        if "payload" in record and kind in _CODEX_TYPES:
+            return False  # codex
+        if kind in _CONVERSATION:
+            return isinstance(record.get("uuid"), str) or isinstance(record.get("sessionId"), str)
+        if kind == "file-history-snapshot":
+            return "snapshot" in record or "messageId" in record
+        if kind == "summary":
+            return "summary" in record or "leafUuid" in record
+        if kind in _BOOKKEEPING:
+            return isinstance(record.get("sessionId"), str) or "operation" in record
+        # a bookkeeping type newer than this reader: the envelope's key says whose it is
+        return isinstance(record.get("sessionId"), str) and "payload" not in record
+
+    def builder(self, path: str) -> Builder:
+        return ClaudeCodeBuilder(path)
+
+    def read(
+        self, path: str | os.PathLike[str], *, writer_alive: bool | None, subagents: bool
+    ) -> Transcript:
+        """The whole file read once; its linked subagent files' usage when asked."""
+        where = os.fspath(path)
+        builder = ClaudeCodeBuilder(where)
+        for number, value, raw in read_records(where):
+            builder.lines = number
+            if value is None:
+                from ..base import _bad_why
+
+                builder.bad_line(number, raw, _bad_why(raw))
+            elif type(value) is not dict:
+                builder.bad_line(number, raw, "is not a JSON object")
+            else:
+                builder.feed(value, number)
+        transcript = builder.transcript(writer_alive)
+        if subagents:
+            attach(transcript, builder)
+        return transcript
+
+    def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
+        return self.read(path, writer_alive=writer_alive, subagents=True)
+
+    def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        where = os.fspath(path)
+        return self.open(where, writer_alive=_writer_alive(where)).to_json()
+
+    def peek_into(self, result: PeekResult) -> None:
+        from ...message import Message
+
+        transcript = self.read(result.path, writer_alive=None, subagents=False)
+        result.meta = dict(transcript.meta)
+        result.warnings.extend(transcript.warnings)
+        for item in transcript.messages:
+            result.messages.append(Message(role=item.role, content=item.text))
+
+    def summarise(self, summary: FileSummary) -> None:
+        from ...scan_model import summarise_model
+
+        where = summary.path
+        summarise_model(
+            summary, self.read(where, writer_alive=_writer_alive(where), subagents=True)
+        )
+
+    def summarise_file(
+        self,
+        summary: FileSummary,
+        fh: IO[bytes],
+        head: bytes,
+        first: dict[str, Any],
+        *,
+        budget: int,
+        window: int,
+    ) -> None:
+        """A browser row: the whole file when it is small, a head and a tail window if big."""
+        from ...scan_model import summarise_model, windowed_model
+
+        if summary.size <= min(budget, BIG_FILE):
+            self.summarise(summary)
+            return
+        transcript = windowed_model(ClaudeCodeBuilder(summary.path), summary, fh, head, window)
+        summary.estimated = True
+        summarise_model(summary, transcript)
+
+    def discover(self, root: str) -> list[str] | None:
+        """Session files of a ``~/.claude/projects`` tree (a project folder, the projects
+        folder or ``~/.claude``); subagent files are not sessions of their own."""
+        base = Path(root)
+        if (base / "projects").is_dir():
+            base = base / "projects"
+        try:
+            if base.name == "projects":
+                projects = sorted(p for p in base.iterdir() if p.is_dir())
+            elif base.parent.name == "projects":
+                projects = [base]
+            else:
+                return None
+            return [
+                str(path)
+                for project in projects
+                for path in sorted(project.glob("*.jsonl"))
+                if path.is_file()
+            ]
+        except OSError:
+            return []
+
+
+__all__ = ["ClaudeCodeBuilder", "ClaudeCodeFormat"]

@@ -1,0 +1,287 @@
+"""The model from what the builder kept: chain, marks, operations, runs, usage.
+
+Called after every live batch, so it only walks what was kept (nodes, items, calls),
+never the file; a call with nothing new fed returns the previous model's parts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...model import Compaction, Item, Run, ToolOp, Transcript, Usage, classify_op
+from .builder import META, SIDECHAIN, SYNTHETIC
+from .subagents import path_for
+from .threading import ASSISTANT, BRANCH, FOLDED, USER
+
+if TYPE_CHECKING:
+    from .builder import Call, ClaudeCodeBuilder
+
+NAME = "claude-code"
+
+
+def recover(b: ClaudeCodeBuilder, chain: list[int]) -> set[int]:
+    """A walked chain, with what parallel tool calls leave beside it.
+
+    One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
+    each, and the next line continues from one of them only: the chain walked back
+    from the leaf misses the other split lines and results. Every line of a response
+    on the chain is on it, and so is the first result answering each of its calls.
+    """
+    on = set(chain)
+    side = b.threads.side
+    for node in chain:
+        response = b.node_response.get(node)
+        if response is None:
+            continue
+        on.update(response.nodes)
+        for call_id in response.calls:
+            call = b.calls.get(call_id)
+            if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
+                on.add(call.result_node)
+    return on
+
+
+def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
+    threads = b.threads
+    main_side = 0 if b.has_main else 1  # a subagent's own file: every line a sidechain
+    leaf = b.leaf_main if b.has_main else b.leaf_side
+    active = recover(b, threads.walk(leaf)) if leaf >= 0 else set()
+
+    compactions, folded = _compactions(b)
+    last_boundary = max((c.line for c in compactions if c.kind == "compaction"), default=0)
+    status = threads.statuses(active, folded, last_boundary, main_side)
+    elided = {i for c in compactions if c.kind == "elision" for i in c.folded}
+    branches = _mark(b, status, last_boundary, elided)
+
+    messages: list[Item] = []
+    seen: set[int] = set()
+    raw, node_raw, flags = b.raw, b.node_raw, b.raw_flags
+    kinds = threads.kind
+    for node in sorted(active):
+        if kinds[node] not in (USER, ASSISTANT):
+            continue
+        index = node_raw[node]
+        if index in seen or flags[index] & META:
+            continue
+        seen.add(index)
+        item = raw[index]
+        if item.kind != "meta":
+            messages.append(item)
+
+    ops = _operations(b, main_side, writer_alive)
+    runs = _runs(b, ops, writer_alive)
+    usage = Usage.total(
+        r.item.usage if r.item.usage is not None else Usage(responses=1)
+        for r in b.responses.values()
+        if r.item.model != SYNTHETIC
+    )
+    meta: dict[str, Any] = dict(b.meta)
+    title = b.titles.get("custom-title") or b.titles.get("summary") or b.titles.get("prompt")
+    if title:
+        meta["title"] = title
+    extra: dict[str, Any] = {
+        "turns": len(runs),
+        "branches": branches,
+        "line-types": dict(b.type_counts),
+        "progress": dict(b.progress_counts),
+        "responses": len(b.responses),
+    }
+    if b.unpaired:
+        extra["unpaired-results"] = sorted(b.unpaired)
+    return Transcript(
+        format=NAME,
+        path=b.path,
+        meta=meta,
+        messages=messages,
+        raw=list(raw),
+        tool_operations=ops,
+        compactions=compactions,
+        runs=runs,
+        usage=usage,
+        warnings=list(b.warnings),
+        lines=b.lines,
+        extra=extra,
+        writer_alive=writer_alive,
+    )
+
+
+def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], set[int]]:
+    """Each boundary as a compaction (with the chain it folded) or an elision."""
+    out: list[Compaction] = []
+    folded: set[int] = set()
+    threads = b.threads
+    for bd in b.boundaries:
+        record = bd.record
+        meta = record.get("microcompactMetadata" if bd.elision else "compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        trigger = meta.get("trigger", record.get("trigger"))
+        before = meta.get("preTokens", record.get("preTokens"))
+        after = meta.get("postTokens")
+        content = record.get("content")
+        if bd.elision:
+            tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
+            stubbed: list[str] = []
+            for call_id in tool_ids if isinstance(tool_ids, list) else []:
+                call = b.calls.get(call_id) if isinstance(call_id, str) else None
+                if call is not None and call.result_node >= 0:
+                    stubbed.append(b.raw[b.node_raw[call.result_node]].id)
+            saved = meta.get("tokensSaved", record.get("tokensSaved"))
+            if isinstance(before, int) and isinstance(saved, int) and after is None:
+                after = before - saved
+            out.append(
+                Compaction(
+                    id=bd.id,
+                    kind="elision",
+                    line=bd.line,
+                    summary=content if isinstance(content, str) else "",
+                    folded=stubbed,
+                    trigger=trigger if isinstance(trigger, str) else None,
+                    tokens_before=before if isinstance(before, int) else None,
+                    tokens_after=after if isinstance(after, int) else None,
+                    ts=bd.ts,
+                )
+            )
+            continue
+        if bd.folded_nodes is None:
+            # The chain before it: from its logical parent, or (a parent the file does
+            # not have) from the last conversation line written before it.
+            start = threads.node_of(record.get("logicalParentUuid"))
+            if start < 0 or start >= bd.node >= 0:
+                start = bd.before
+            bd.folded_nodes = sorted(recover(b, threads.walk(start))) if start >= 0 else []
+        folded.update(bd.folded_nodes)
+        ids: list[str] = []
+        last = -1
+        for node in bd.folded_nodes:
+            if threads.kind[node] in (USER, ASSISTANT) and b.node_raw[node] != last:
+                last = b.node_raw[node]
+                ids.append(b.raw[last].id)
+        out.append(
+            Compaction(
+                id=bd.id,
+                kind="compaction",
+                line=bd.line,
+                summary=bd.summary,
+                folded=ids,
+                kept=[bd.summary_item] if bd.summary_item else [],
+                trigger=trigger if isinstance(trigger, str) else None,
+                tokens_before=before if isinstance(before, int) else None,
+                tokens_after=after if isinstance(after, int) else None,
+                ts=bd.ts,
+            )
+        )
+    return out, folded
+
+
+def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: set[str]) -> int:
+    """Set each raw item's marks; the number of branches (off the chain, from it)."""
+    branches = 0
+    threads = b.threads
+    for index, item in enumerate(b.raw):
+        node = b.raw_node[index]
+        flag = b.raw_flags[index]
+        marks: list[str] = []
+        if flag & SIDECHAIN:
+            marks.append("sidechain")
+        st = status[node] if node >= 0 else (FOLDED if item.line < last_boundary else 0)
+        if st == BRANCH:
+            marks.append("branch")
+            parent = threads.parent_of(node)
+            if parent < 0 or status[parent] != BRANCH:
+                branches += 1
+        elif st == FOLDED:
+            marks.append("folded")
+        if flag & META:
+            marks.append("meta")
+        if item.id in elided:
+            marks.append("elided")
+        if marks != item.marks:
+            item.marks = marks
+    return branches
+
+
+def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None) -> list[ToolOp]:
+    last_run = len(b.runs) - 1
+    out: list[ToolOp] = []
+    for call in b.calls.values():
+        if int(call.side) != main_side:
+            continue
+        answered = call.result_line is not None
+        moved_on = not answered and call.run < last_run  # a later prompt came instead
+        agent = call.agent or b.agent_of.get(call.call_id)
+        out.append(
+            ToolOp(
+                call_id=call.call_id,
+                tool=call.tool,
+                state=classify_op(
+                    has_result=answered,
+                    failed=call.is_error,
+                    interrupted=call.interrupted or moved_on,
+                    writer_alive=writer_alive,
+                ),
+                arguments=call.arguments,
+                result=call.result,
+                detail=call.detail,
+                line=call.line,
+                result_line=call.result_line,
+                run_id=b.runs[call.run].id if call.run >= 0 else None,
+                message_id=call.message_id,
+                progress=None if answered else b.progress_out.get(call.call_id),
+                subagent=path_for(b, agent) if agent else None,
+                sidechain=call.side,
+                started=call.started,
+                ended=call.ended,
+                duration=call.duration,
+            )
+        )
+    return out
+
+
+def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
+    pending = {op.run_id for op in ops if op.state == "running"}
+    out: list[Run] = []
+    last = len(b.runs) - 1
+    for index, mark in enumerate(b.runs):
+        state: Any
+        end_line, ended = mark.end_line, mark.ended
+        if mark.finished:
+            state = "finished"
+        elif mark.cut:
+            state = "interrupted"
+        elif index < last:
+            state = "finished"
+            end_line = end_line or b.runs[index + 1].line - 1
+            ended = ended or mark.last_ts
+        elif mark.stop_line > mark.response_line or (mark.command and not mark.responses):
+            state = "finished"  # Stop hooks ran after its last response / a local command
+            end_line, ended = mark.last_line, mark.last_ts
+        elif (
+            mark.responses
+            and mark.responses[-1].stop == "end_turn"
+            and mark.id not in pending
+            and not _unanswered(b, mark.responses[-1].calls)
+        ):
+            state = "finished"
+            end_line, ended = mark.last_line, mark.last_ts
+        else:
+            state = "interrupted" if writer_alive is False else "running"
+        out.append(
+            Run(
+                id=mark.id,
+                state=state,
+                line=mark.line,
+                end_line=end_line,
+                started=mark.started,
+                ended=ended,
+                duration=mark.duration,
+                prompt=mark.prompt,
+                usage=Usage.total(r.item.usage for r in mark.responses if r.item.usage),
+                items=mark.items,
+            )
+        )
+    return out
+
+
+def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:
+    found: list[Call | None] = [b.calls.get(c) for c in calls]
+    return any(c is not None and c.result_line is None for c in found)

@@ -1,0 +1,178 @@
+"""Claude Code content blocks into the model's parts, and the line kinds read from text.
+
+Untrusted text stays verbatim (escaping is the renderer's job). What is large and not
+shown (image data, thinking signatures) is not kept; a record kept raw keeps a short
+compact-JSON text, the full line stays reachable by its line number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...model import Part
+
+RECORD_TEXT = 400  # characters of compact JSON kept for a raw record or an unknown block
+CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
+
+# A user line holding one of these is a slash command, its output, or bash mode.
+COMMAND_TAGS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+INTERRUPTED = "[Request interrupted by user"
+
+
+def compact(value: Any, limit: int = RECORD_TEXT) -> str:
+    """Compact JSON of a value, cut to ``limit`` characters (with an ellipsis)."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def image_text(block: dict[str, Any]) -> str:
+    source = block.get("source")
+    media = source.get("media_type") if isinstance(source, dict) else None
+    return f"[image {media}]" if isinstance(media, str) else "[image]"
+
+
+def flatten(content: Any) -> str:
+    """A tool result's content as text: a string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                out.append(block)
+            elif isinstance(block, dict):
+                kind = block.get("type")
+                if kind == "text" and isinstance(block.get("text"), str):
+                    out.append(block["text"])
+                elif kind == "image":
+                    out.append(image_text(block))
+                else:
+                    out.append(compact(block))
+        return "\n".join(out)
+    if content is None:
+        return ""
+    return compact(content)
+
+
+def call_text(name: str, data: Any) -> str:
+    """What a tool call shows: a shell command as it is, other arguments as compact JSON."""
+    if isinstance(data, dict):
+        command = data.get("command")
+        if isinstance(command, str) and name in ("Bash", "BashOutput", "PowerShell"):
+            return command
+    return compact(data, CALL_TEXT)
+
+
+def part_of(block: Any) -> Part:
+    """One content block as a part; an unknown block is kept as ``other`` (short text)."""
+    if isinstance(block, str):
+        return Part("text", text=block)
+    if not isinstance(block, dict):
+        return Part("other", text=compact(block), name=type(block).__name__)
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return Part("text", text=text if isinstance(text, str) else compact(text))
+    if kind == "thinking":
+        text = block.get("thinking")
+        return Part("reasoning", text=text if isinstance(text, str) else "")
+    if kind == "redacted_thinking":
+        return Part("reasoning", text="[redacted thinking]", name="redacted_thinking")
+    if kind == "tool_use":
+        name = block.get("name")
+        name = name if isinstance(name, str) else "?"
+        call_id = block.get("id")
+        data = block.get("input")
+        return Part(
+            "tool-call",
+            text=call_text(name, data),
+            call_id=call_id if isinstance(call_id, str) else None,
+            name=name,
+            data=data,
+        )
+    if kind == "tool_result":
+        call_id = block.get("tool_use_id")
+        return Part(
+            "tool-result",
+            text=flatten(block.get("content")),
+            call_id=call_id if isinstance(call_id, str) else None,
+            is_error=block.get("is_error") is True,
+        )
+    if kind == "image":
+        return Part("image", text=image_text(block))
+    return Part("other", text=compact(block), name=kind if isinstance(kind, str) else None)
+
+
+def parts_of(content: Any) -> list[Part]:
+    """A message's content (a string or a list of blocks) as parts, in order."""
+    if isinstance(content, str):
+        return [Part("text", text=content)]
+    if isinstance(content, list):
+        return [part_of(block) for block in content]
+    if content is None:
+        return []
+    return [Part("other", text=compact(content), name=type(content).__name__)]
+
+
+def is_command(parts: list[Part]) -> bool:
+    """A slash command's wrapper, its output or a bash-mode line (its first text part)."""
+    for part in parts:
+        if part.kind == "text":
+            return part.text.lstrip().startswith(COMMAND_TAGS)
+        return False
+    return False
+
+
+def is_prompt(parts: list[Part]) -> bool:
+    """A user line that starts a turn: it says something, and answers no tool call."""
+    if any(p.kind == "tool-result" for p in parts):
+        return False
+    texts = [p for p in parts if p.kind in ("text", "image")]
+    if not texts:
+        return False
+    first = texts[0].text.lstrip()
+    if first.startswith(INTERRUPTED):
+        return False
+    return not first.startswith(
+        ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+    )
+
+
+def is_interruption(parts: list[Part]) -> bool:
+    return any(p.kind == "text" and p.text.lstrip().startswith(INTERRUPTED) for p in parts)
+
+
+def system_text(record: dict[str, Any]) -> str:
+    """A system line's shown text: its subtype and what it says."""
+    subtype = record.get("subtype")
+    head = subtype if isinstance(subtype, str) else "system"
+    content = record.get("content")
+    if isinstance(content, str) and content:
+        return f"{head}: {content}"
+    duration = record.get("durationMs")
+    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        return f"{head}: {duration / 1000:.1f} s"
+    meta = record.get("compactMetadata")
+    if isinstance(meta, dict):
+        return f"{head}: {compact(meta)}"
+    return head
+
+
+def first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,558 @@
+"""Claude Code lines, fed in file order, kept compactly for the model.
+
+What is kept: one item per conversation line (one per API response, however many
+lines it was split over), one condensed item per run of adjacent ``progress`` lines
+(their dicts are not kept: only counts and the latest bash output of a running call),
+the chain's nodes as arrays, and small records of calls, runs and compactions.
+``transcript()`` (``assemble.py``) puts the model together from these without
+re-reading anything.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ... import pricing
+from ...model import Item, Part, Transcript, Usage
+from ..base import Builder
+from . import blocks
+from .threading import ASSISTANT, OTHER, PROGRESS, SYSTEM, USER, Threads
+
+SIDECHAIN, META = 1, 2  # raw item flags
+_META_KEYS = {
+    "sessionId": "session-id",
+    "cwd": "cwd",
+    "gitBranch": "git-branch",
+    "version": "version",
+    "slug": "slug",
+    "agentId": "agent-id",
+    "timestamp": "started",
+}
+SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
+
+
+@dataclass(slots=True)
+class Response:
+    """One API response: its item and the largest usage its split lines reported."""
+
+    item: Item
+    side: bool
+    raw: int  # its index in the raw view
+    nodes: list[int] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
+    stop: str | None = None
+    run: int = -1
+
+
+@dataclass(slots=True)
+class Call:
+    """A tool_use and, once it came, the tool_result naming it."""
+
+    call_id: str
+    tool: str
+    arguments: Any
+    line: int
+    message_id: str
+    side: bool
+    run: int
+    started: str | None
+    result: str | None = None
+    result_line: int | None = None
+    result_node: int = -1
+    is_error: bool = False
+    interrupted: bool = False
+    detail: Any = None
+    ended: str | None = None
+    duration: float | None = None
+    agent: str | None = None
+
+
+@dataclass(slots=True)
+class RunMark:
+    """A turn: from a real prompt to its turn_duration or the next prompt."""
+
+    id: str
+    line: int
+    prompt: str
+    started: str | None
+    end_line: int | None = None
+    ended: str | None = None
+    duration: float | None = None
+    finished: bool = False
+    cut: bool = False  # "[Request interrupted by user]"
+    command: bool = False  # a slash command started it
+    stop_line: int = 0  # the last stop_hook_summary (the model stopped; Stop hooks ran)
+    response_line: int = 0  # the last line of a response in it
+    last_line: int = 0
+    last_ts: str | None = None
+    items: int = 0
+    responses: list[Response] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Boundary:
+    """A compact_boundary (or a microcompact_boundary: ``elision``)."""
+
+    id: str
+    line: int
+    node: int
+    elision: bool
+    record: dict[str, Any]
+    before: int  # the last main-chain conversation node before it (-1: none)
+    ts: str | None
+    summary: str = ""
+    summary_item: str | None = None
+    folded_nodes: list[int] | None = None  # the chain it folded, once worked out
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def seconds_between(start: str | None, end: str | None) -> float | None:
+    if not start or not end:
+        return None
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    try:
+        return max((b - a).total_seconds(), 0.0)
+    except TypeError:  # one naive, one aware
+        return None
+
+
+class ClaudeCodeBuilder(Builder):
+    """Feeds Claude Code records; ``transcript()`` assembles them (see ``assemble``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.threads = Threads()
+        self.raw: list[Item] = []
+        self.raw_node = array("i")  # the raw item's first node (-1: a line without uuid)
+        self.raw_flags = bytearray()
+        self.node_raw = array("i")  # node -> raw item
+        self.responses: dict[str, Response] = {}
+        self.node_response: dict[int, Response] = {}
+        self.calls: dict[str, Call] = {}
+        self.unpaired: dict[str, tuple[Part, int, int, dict[str, Any], str | None]] = {}
+        self.progress_out: dict[str, str] = {}  # call id -> latest bash output
+        self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
+        self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
+        self.runs: list[RunMark] = []
+        self.boundaries: list[Boundary] = []
+        self.meta: dict[str, Any] = {"agent": "claude-code"}
+        self._meta_missing = set(_META_KEYS)
+        self.titles: dict[str, str] = {}  # "custom-title" / "summary" / "prompt"
+        self.type_counts: Counter[str] = Counter()
+        self.progress_counts: Counter[str] = Counter()
+        self.has_main = False
+        self.leaf_main = -1  # the latest main-chain conversation node
+        self.leaf_side = -1
+        self.conv_main = -1  # the latest main-chain user/assistant node
+        self._progress_item: Item | None = None  # the open run of adjacent progress lines
+        self._progress_kinds: Counter[str] = Counter()
+        self._progress_side = False
+        self.version = 0  # bumped by every feed (the assembly caches on it)
+
+    # -- feeding ---------------------------------------------------------------------
+
+    def feed(self, record: dict[str, Any], line: int) -> None:
+        self.version += 1
+        self.lines = max(self.lines, line)
+        kind = _str(record.get("type")) or "?"
+        self.type_counts[kind] += 1
+        if self._meta_missing:
+            self._take_meta(record)
+        side = record.get("isSidechain") is True
+        uuid = _str(record.get("uuid"))
+        if uuid is not None and uuid in self.threads.index:
+            uuid = None  # a repeated line: shown, but not a second node of the chain
+            kind = "?duplicate"
+        if kind == "progress":
+            self._progress(record, line, uuid, side)
+            return
+        self._progress_item = None
+        ts = _str(record.get("timestamp"))
+        if kind == "assistant":
+            self._assistant(record, line, uuid, side, ts)
+        elif kind == "user":
+            self._user(record, line, uuid, side, ts)
+        elif kind == "system":
+            self._system(record, line, uuid, side, ts)
+        else:
+            self._other(kind, record, line, uuid, side, ts)
+        run = self.runs[-1] if self.runs else None
+        if run is not None and not side:
+            run.last_line = line
+            run.last_ts = ts or run.last_ts
+
+    def _take_meta(self, record: dict[str, Any]) -> None:
+        for key in list(self._meta_missing):
+            value = record.get(key)
+            if isinstance(value, str) and value:
+                self.meta[_META_KEYS[key]] = value
+                self._meta_missing.discard(key)
+
+    def _node(
+        self, record: dict[str, Any], uuid: str | None, line: int, kind: int, side: bool
+    ) -> int:
+        if uuid is None:
+            return -1
+        node = self.threads.add(uuid, _str(record.get("parentUuid")), line, kind, side)
+        self.node_raw.append(len(self.raw))  # the item appended next (split lines: re-pointed)
+        if not side:
+            self.has_main = True
+        if kind in (USER, ASSISTANT, SYSTEM):
+            if side:
+                self.leaf_side = node
+            else:
+                self.leaf_main = node
+                if kind != SYSTEM:
+                    self.conv_main = node
+        return node
+
+    def _append(self, item: Item, node: int, side: bool, meta: bool = False) -> None:
+        self.raw.append(item)
+        self.raw_node.append(node)
+        self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
+
+    def _progress(self, record: dict[str, Any], line: int, uuid: str | None, side: bool) -> None:
+        data = record.get("data")
+        data = data if isinstance(data, dict) else {}
+        dtype = _str(data.get("type")) or "?"
+        self.progress_counts[dtype] += 1
+        call_id = _str(record.get("parentToolUseID"))
+        if call_id is not None:
+            if dtype == "bash_progress":
+                output = data.get("output")
+                call = self.calls.get(call_id)
+                if isinstance(output, str) and (call is None or call.result_line is None):
+                    self.progress_out[call_id] = output
+            elif dtype == "agent_progress":
+                agent = _str(data.get("agentId"))
+                if agent:
+                    self.agent_of.setdefault(call_id, agent)
+        item = self._progress_item
+        if item is not None and self._progress_side == side and item.line + item.lines == line:
+            if uuid is not None:
+                self.threads.add(uuid, _str(record.get("parentUuid")), line, PROGRESS, side)
+                self.node_raw.append(len(self.raw) - 1)
+                self.has_main = self.has_main or not side
+            item.lines += 1
+            self._progress_kinds[dtype] += 1
+            item.parts[0].text = _progress_text(self._progress_kinds)
+            if item.kind == "hook" and dtype != "hook_progress":
+                item.kind = "progress"
+            return
+        node = self._node(record, uuid, line, PROGRESS, side)
+        self._progress_kinds = Counter({dtype: 1})
+        self._progress_side = side
+        text = _progress_text(self._progress_kinds)
+        item = Item(
+            id=uuid or f"line-{line}",
+            role="system",
+            parts=[Part("other", text=text, name="progress")],
+            line=line,
+            kind="hook" if dtype == "hook_progress" else "progress",
+            ts=_str(record.get("timestamp")),
+        )
+        self._progress_item = item
+        self._append(item, node, side)
+
+    def _assistant(
+        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
+    ) -> None:
+        message = record.get("message")
+        message = message if isinstance(message, dict) else {}
+        key = _str(message.get("id")) or _str(record.get("requestId")) or uuid or f"line-{line}"
+        parts = blocks.parts_of(message.get("content"))
+        model = _str(message.get("model"))
+        response = self.responses.get(key)
+        if response is not None and response.side == side:
+            node = self._node(record, uuid, line, ASSISTANT, side)
+            if node >= 0:
+                self.node_raw[node] = (
+                    self.raw.index(response.item, -1) if False else self.node_raw[node]
+                )
+            response.item.parts.extend(parts)
+            response.item.lines += 1
+        else:
+            node = self._node(record, uuid, line, ASSISTANT, side)
+            role = _str(message.get("role")) or "assistant"
+            item = Item(
+                id=uuid or f"line-{line}", role=role, parts=parts, line=line, ts=ts, model=model
+            )
+            response = Response(item=item, side=side, raw=len(self.raw), run=len(self.runs) - 1)
+            self.responses[key] = response
+            self._append(item, node, side)
+            if not side and self.runs:
+                run = self.runs[-1]
+                run.items += 1
+                run.responses.append(response)
+            if model and model != SYNTHETIC and "model" not in self.meta:
+                self.meta["model"] = model
+        if node >= 0:
+            response.nodes.append(node)
+            self.node_response[node] = response
+            self.node_raw[node] = response.raw
+        if not side and self.runs:
+            self.runs[-1].response_line = line
+        stop = _str(message.get("stop_reason"))
+        if stop is not None:
+            response.stop = stop
+        self._usage(response, message.get("usage"), model)
+        for part in parts:
+            if part.kind == "tool-call" and part.call_id and part.call_id not in self.calls:
+                self._call(part, line, response, side, ts)
+
+    def _usage(self, response: Response, usage: Any, model: str | None) -> None:
+        if not isinstance(usage, dict):
+            return
+        tokens = response.tokens
+        for i, name in enumerate(
+            (
+                "input_tokens",
+                "output_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+            )
+        ):
+            value = _int(usage.get(name))
+            if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
+                tokens[i] = value
+        item = response.item
+        model = item.model or model
+        if model == SYNTHETIC:
+            return  # made up by Claude Code, not a response of a model
+        inp, out, cread, cwrite = tokens
+        item.usage = Usage.of_response(
+            input_tokens=inp,
+            output_tokens=out,
+            cache_read_tokens=cread,
+            cache_write_tokens=cwrite,
+            cost=pricing.cost(
+                model,
+                input_tokens=inp,
+                output_tokens=out,
+                cache_read_tokens=cread,
+                cache_write_tokens=cwrite,
+            ),
+        )
+
+    def _call(self, part: Part, line: int, response: Response, side: bool, ts: str | None) -> None:
+        assert part.call_id is not None
+        call = Call(
+            call_id=part.call_id,
+            tool=part.name or "?",
+            arguments=part.data,
+            line=line,
+            message_id=response.item.id,
+            side=side,
+            run=len(self.runs) - 1,
+            started=ts,
+        )
+        self.calls[part.call_id] = call
+        response.calls.append(part.call_id)
+        waiting = self.unpaired.pop(part.call_id, None)
+        if waiting is not None:
+            self._answer(call, *waiting)
+
+    def _user(
+        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
+    ) -> None:
+        message = record.get("message")
+        message = message if isinstance(message, dict) else {}
+        parts = blocks.parts_of(message.get("content"))
+        meta = record.get("isMeta") is True
+        if record.get("isCompactSummary") is True:
+            kind = "compact-summary"
+        elif meta:
+            kind = "meta"
+        elif blocks.is_command(parts):
+            kind = "command"
+        else:
+            kind = "message"
+        node = self._node(record, uuid, line, USER, side)
+        item = Item(
+            id=uuid or f"line-{line}",
+            role=_str(message.get("role")) or "user",
+            parts=parts,
+            line=line,
+            kind=kind,
+            ts=ts,
+        )
+        self._append(item, node, side, meta)
+        result = record.get("toolUseResult")
+        for part in parts:
+            if part.kind == "tool-result" and part.call_id:
+                detail = _detail(result)
+                part.data = detail
+                call = self.calls.get(part.call_id)
+                if call is None:
+                    self.unpaired.setdefault(part.call_id, (part, line, node, {"r": detail}, ts))
+                elif call.result_line is None:
+                    self._answer(call, part, line, node, {"r": detail}, ts)
+        if side:
+            return
+        if kind == "compact-summary":
+            for boundary in reversed(self.boundaries):
+                if not boundary.elision and boundary.summary_item is None:
+                    boundary.summary = item.text
+                    boundary.summary_item = item.id
+                    break
+            return
+        if meta:
+            return
+        if blocks.is_interruption(parts) and self.runs:
+            self.runs[-1].cut = True
+        if kind in ("message", "command") and blocks.is_prompt(parts):
+            text = item.text
+            self.runs.append(
+                RunMark(id=item.id, line=line, prompt=text, started=ts, command=kind == "command")
+            )
+            self.titles.setdefault("prompt", blocks.first_line(text))
+        if self.runs:
+            self.runs[-1].items += 1
+
+    def _answer(
+        self, call: Call, part: Part, line: int, node: int, box: dict[str, Any], ts: str | None
+    ) -> None:
+        detail = box["r"]
+        call.result = part.text
+        call.result_line = line
+        call.result_node = node
+        call.is_error = part.is_error
+        call.detail = detail
+        call.interrupted = (
+            isinstance(detail, dict) and detail.get("interrupted") is True
+        ) or part.text.lstrip().startswith(blocks.INTERRUPTED)
+        call.ended = ts
+        call.duration = seconds_between(call.started, ts)
+        if isinstance(detail, dict):
+            agent = _str(detail.get("agentId"))
+            if agent:
+                call.agent = agent
+        self.progress_out.pop(call.call_id, None)
+
+    def _system(
+        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
+    ) -> None:
+        subtype = _str(record.get("subtype"))
+        before = self.conv_main
+        node = self._node(record, uuid, line, SYSTEM, side)
+        item = Item(
+            id=uuid or f"line-{line}",
+            role="system",
+            parts=[Part("text", text=blocks.system_text(record), name=subtype)],
+            line=line,
+            kind="system",
+            ts=ts,
+        )
+        meta = record.get("isMeta") is True
+        self._append(item, node, side, meta)
+        if side:
+            return
+        if subtype in ("compact_boundary", "microcompact_boundary"):
+            keep = {k: record.get(k) for k in _BOUNDARY_KEYS if k in record}
+            self.boundaries.append(
+                Boundary(
+                    id=item.id,
+                    line=line,
+                    node=node,
+                    elision=subtype == "microcompact_boundary",
+                    record=keep,
+                    before=before,
+                    ts=ts,
+                )
+            )
+        elif subtype == "stop_hook_summary" and self.runs:
+            self.runs[-1].stop_line = line
+        elif subtype == "turn_duration" and self.runs:
+            run = self.runs[-1]
+            if not run.finished:
+                run.finished = True
+                run.end_line = line
+                run.ended = ts
+                ms = record.get("durationMs")
+                if isinstance(ms, (int, float)) and not isinstance(ms, bool):
+                    run.duration = ms / 1000
+
+    def _other(
+        self,
+        kind: str,
+        record: dict[str, Any],
+        line: int,
+        uuid: str | None,
+        side: bool,
+        ts: str | None,
+    ) -> None:
+        node = self._node(record, uuid, line, OTHER, side)
+        role = "system"
+        name: str | None = kind
+        if kind == "summary":
+            text = _str(record.get("summary")) or ""
+            part = Part("text", text=text, name=kind)
+            item_kind = "summary"
+            if text:
+                self.titles["summary"] = text
+        elif kind == "queue-operation":
+            content = record.get("content")
+            op = _str(record.get("operation")) or "queue-operation"
+            part = Part("text", text=content if isinstance(content, str) else op, name=op)
+            item_kind, role = "queued", "user"
+        elif kind == "attachment":
+            attachment = record.get("attachment")
+            atype = _str(attachment.get("type")) if isinstance(attachment, dict) else None
+            name = atype or kind
+            part = Part("other", text=blocks.compact(attachment), name=name)
+            item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
+        else:
+            if kind == "custom-title":
+                title = _str(record.get("customTitle")) or _str(record.get("title"))
+                if title:
+                    self.titles["custom-title"] = title
+            part = Part("other", text=blocks.compact(record), name=kind)
+            item_kind = "record"
+        item = Item(
+            id=uuid or f"line-{line}", role=role, parts=[part], line=line, kind=item_kind, ts=ts
+        )
+        self._append(item, node, side, record.get("isMeta") is True)
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        from .assemble import assemble
+
+        return assemble(self, writer_alive)
+
+
+_BOUNDARY_KEYS = (
+    "logicalParentUuid",
+    "compactMetadata",
+    "microcompactMetadata",
+    "content",
+    "tokensSaved",
+    "compactedToolIds",
+    "trigger",
+    "preTokens",
+)
+
+
+def _detail(result: Any) -> Any:
+    """A tool's structured result, without the whole file an Edit carries beside its patch."""
+    if isinstance(result, dict) and "originalFile" in result:
+        return {k: v for k, v in result.items() if k != "originalFile"}
+    return result
+
+
+def _progress_text(kinds: Counter[str]) -> str:
+    return ", ".join(f"{k}" if n == 1 else f"{k} ×{n}" for k, n in kinds.items())

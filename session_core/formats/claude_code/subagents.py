@@ -1,0 +1,134 @@
+"""Subagent files: ``<sessionId>/subagents/agent-<agentId>.jsonl`` beside the session.
+
+Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent.
+Their usage is read (read-only, with the same builder) only when a whole file is
+opened, never per live batch, and within a bound of files and bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ...errors import TranscriptError
+from ...model import Subagent, Transcript
+from ..base import read_records
+
+if TYPE_CHECKING:
+    from .builder import ClaudeCodeBuilder
+
+MAX_FILES = 200
+MAX_BYTES = 1 << 30  # read at most this much subagent transcript per session
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # an agentId that can name a file
+
+
+def folder_of(session: str) -> Path:
+    """Where a session's subagent files are (a subagent file's own folder for itself)."""
+    here = Path(session)
+    if here.parent.name == "subagents":
+        return here.parent
+    return here.with_suffix("") / "subagents"
+
+
+def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
+    """The agent's own file, when it is there (looked up once per agent and builder)."""
+    cache: dict[str, str | None] = b.agent_paths
+    if agent in cache:
+        return cache[agent]
+    found: str | None = None
+    if _SAFE_ID.match(agent):
+        candidate = folder_of(b.path) / f"agent-{agent}.jsonl"
+        if os.path.isfile(candidate):
+            found = str(candidate)
+    cache[agent] = found
+    return found
+
+
+def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
+    """Fill ``transcript.subagents``: linked agents first, then the folder's other files
+    (the compaction summariser's ``agent-acompact-*``, agents named nowhere)."""
+    linked: list[tuple[str, str | None, str | None]] = []  # agent, call id, description
+    known: set[str] = set()
+    for op in transcript.tool_operations:
+        call = b.calls.get(op.call_id)
+        agent = (call.agent if call else None) or b.agent_of.get(op.call_id)
+        if agent and agent not in known:
+            known.add(agent)
+            args = op.arguments
+            desc = args.get("description") if isinstance(args, dict) else None
+            linked.append((agent, op.call_id, desc if isinstance(desc, str) else None))
+    folder = folder_of(b.path)
+    if folder == Path(b.path).parent:
+        names: list[str] = []  # a subagent file itself: its siblings are not its own
+    else:
+        names = _agent_files(folder)
+    own = Path(b.path).name
+    for name in names:
+        agent = name[len("agent-") : -len(".jsonl")]
+        if agent not in known and name != own:
+            known.add(agent)
+            desc = "compaction summariser" if agent.startswith("acompact") else None
+            linked.append((agent, None, desc))
+    budget = MAX_BYTES
+    for count, (agent, call_id, desc) in enumerate(linked):
+        path = path_for(b, agent)
+        sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
+        transcript.subagents.append(sub)
+        if path is None:
+            continue
+        sub.description = sub.description or _meta_description(path)
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        if count >= MAX_FILES or size > budget:
+            transcript.warnings.append(f"subagent {agent}: not read (over the bound)")
+            continue
+        budget -= size
+        try:
+            read = read_file(path)
+        except TranscriptError as err:
+            transcript.warnings.append(f"subagent {agent}: {err}")
+            continue
+        sub.usage = read.usage
+        sub.messages = len(read.messages)
+
+
+def _agent_files(folder: Path) -> list[str]:
+    try:
+        return sorted(p.name for p in folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
+def read_file(path: str) -> Transcript:
+    """A subagent file read by the same builder (without its own subagents)."""
+    from .builder import ClaudeCodeBuilder
+
+    builder = ClaudeCodeBuilder(path)
+    for number, value, raw in read_records(path):
+        builder.lines = number
+        if value is None:
+            builder.bad_line(number, raw, "is not valid JSON")
+        elif type(value) is dict:
+            builder.feed(value, number)
+        else:
+            builder.bad_line(number, raw, "is not a JSON object")
+    return builder.transcript(None)
+
+
+def _meta_description(path: str) -> str | None:
+    """``agent-<id>.meta.json``'s description, when there is one (small, read whole)."""
+    meta = Path(path[: -len(".jsonl")] + ".meta.json")
+    try:
+        if meta.stat().st_size > 1 << 20:
+            return None
+        data: Any = orjson.loads(meta.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    desc = data.get("description") if isinstance(data, dict) else None
+    return desc if isinstance(desc, str) else None

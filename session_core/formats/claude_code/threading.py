@@ -1,0 +1,111 @@
+"""The parentUuid chain: which lines are the conversation now, folded, or a branch.
+
+Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuid once as
+a dict key): real files have hundreds of thousands of them, most of them progress
+lines. The chain is walked from a leaf back to its root; a walk stops at a null
+parent, a parent the file does not have, or a cycle.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+# node kinds
+USER, ASSISTANT, SYSTEM, PROGRESS, OTHER = 1, 2, 3, 4, 5
+CONVERSATION = (USER, ASSISTANT)
+
+# node statuses, as the raw view marks them
+NONE, ACTIVE, FOLDED, BRANCH = 0, 1, 2, 3
+
+_NO_PARENT = -1  # a root (null parentUuid)
+_UNRESOLVED = -2  # a parent uuid not (yet) seen: kept as a string in ``pending``
+
+
+class Threads:
+    """The nodes of one file, in file order."""
+
+    __slots__ = ("index", "kind", "line", "parent", "pending", "side", "uuids_seen")
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}  # uuid -> node
+        self.parent = array("i")
+        self.line = array("i")
+        self.kind = array("b")
+        self.side = bytearray()  # 1: a sidechain line
+        self.pending: dict[int, str] = {}  # node -> parent uuid not seen when it was fed
+        self.uuids_seen = 0
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    def add(self, uuid: str, parent: str | None, line: int, kind: int, sidechain: bool) -> int:
+        """A new node (a repeated uuid gets a node of its own; the index keeps the first)."""
+        node = len(self.line)
+        self.index.setdefault(uuid, node)
+        if parent is None:
+            self.parent.append(_NO_PARENT)
+        else:
+            known = self.index.get(parent)
+            if known is None or known == node:
+                self.parent.append(_UNRESOLVED)
+                self.pending[node] = parent
+            else:
+                self.parent.append(known)
+        self.line.append(line)
+        self.kind.append(kind)
+        self.side.append(1 if sidechain else 0)
+        return node
+
+    def parent_of(self, node: int) -> int:
+        """The parent node, or -1 (a root, or a parent the file does not have)."""
+        parent = self.parent[node]
+        if parent != _UNRESOLVED:
+            return parent
+        found = self.index.get(self.pending[node], -1)
+        if found >= 0 and found != node:
+            self.parent[node] = found
+            del self.pending[node]
+            return found
+        return -1
+
+    def node_of(self, uuid: object) -> int:
+        return self.index.get(uuid, -1) if isinstance(uuid, str) else -1
+
+    def walk(self, leaf: int) -> list[int]:
+        """The chain from ``leaf`` back to its root, leaf first (cycle-guarded)."""
+        out: list[int] = []
+        seen: set[int] = set()
+        node = leaf
+        while node >= 0 and node not in seen:
+            seen.add(node)
+            out.append(node)
+            node = self.parent_of(node)
+        return out
+
+    def statuses(
+        self, active: set[int], folded: set[int], boundary_line: int, main_side: int
+    ) -> bytearray:
+        """Each node's status: on the chain now, folded by a compaction, on a branch, or
+        neither (a progress or hook line hanging off the chain takes its parent's word)."""
+        n = len(self.line)
+        status = bytearray(n)
+        kinds = self.kind
+        lines = self.line
+        side = self.side
+        for node in range(n):
+            if side[node] != main_side:
+                continue  # a subagent's line: marked a sidechain, on no chain of ours
+            if node in active:
+                status[node] = ACTIVE
+            elif node in folded:
+                status[node] = FOLDED
+            elif kinds[node] in CONVERSATION:
+                status[node] = FOLDED if lines[node] < boundary_line else BRANCH
+            else:
+                parent = self.parent_of(node)
+                if 0 <= parent < node:
+                    inherited = status[parent]
+                    status[node] = NONE if inherited == ACTIVE else inherited
+                elif lines[node] < boundary_line:
+                    status[node] = FOLDED
+        return status
