@@ -14,7 +14,8 @@ from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
-    from .builder import Call, ClaudeCodeBuilder
+    from .builder import ClaudeCodeBuilder
+    from .records import Call
 
 NAME = "claude-code"
 

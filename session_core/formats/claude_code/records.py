@@ -1,0 +1,83 @@
+"""The small records the builder keeps: responses, calls, turns, compaction boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...model import Item
+
+
+@dataclass(slots=True)
+class Response:
+    """One API response: its item and the largest usage its split lines reported."""
+
+    item: Item
+    side: bool
+    raw: int  # its index in the raw view
+    nodes: list[int] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
+    stop: str | None = None
+    run: int = -1
+
+
+@dataclass(slots=True)
+class Call:
+    """A tool_use and, once it came, the tool_result naming it."""
+
+    call_id: str
+    tool: str
+    arguments: Any
+    line: int
+    message_id: str
+    side: bool
+    run: int
+    started: str | None
+    result: str | None = None
+    result_line: int | None = None
+    result_node: int = -1
+    is_error: bool = False
+    interrupted: bool = False
+    detail: Any = None
+    ended: str | None = None
+    duration: float | None = None
+    agent: str | None = None
+
+
+@dataclass(slots=True)
+class RunMark:
+    """A turn: from a real prompt to its turn_duration or the next prompt."""
+
+    id: str
+    line: int
+    prompt: str
+    started: str | None
+    end_line: int | None = None
+    ended: str | None = None
+    duration: float | None = None
+    finished: bool = False
+    cut: bool = False  # "[Request interrupted by user]"
+    command: bool = False  # a slash command started it
+    stop_line: int = 0  # the last stop_hook_summary (the model stopped; Stop hooks ran)
+    response_line: int = 0  # the last line of a response in it
+    last_line: int = 0
+    last_ts: str | None = None
+    items: int = 0
+    responses: list[Response] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Boundary:
+    """A compact_boundary (or a microcompact_boundary: ``elision``)."""
+
+    id: str
+    line: int
+    node: int
+    elision: bool
+    record: dict[str, Any]
+    before: int  # the last main-chain conversation node before it (-1: none)
+    ts: str | None
+    summary: str = ""
+    summary_item: str | None = None
+    folded_nodes: list[int] | None = None  # the chain it folded, once worked out
