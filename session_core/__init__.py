@@ -5,6 +5,7 @@ A headless library: it never imports a UI toolkit.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from .artifacts import artifact_dir, artifact_path, artifact_status, is_safe_basename
@@ -17,12 +18,25 @@ from .errors import (
     TranscriptError,
     WriterLockedError,
 )
-from .formats import detect_format
+from .formats import FORMATS, TranscriptFormat, detect_format, register
 from .message import Message
+from .model import Transcript
 from .peeking import PeekResult, peek
 from .reader import replay_file
 from .replay import ReplayState
 from .session import Session
+
+
+def open_transcript(path: str | os.PathLike[str]) -> Transcript:
+    """A read-only replay of a file of any registered format, in the neutral model.
+
+    Never writes. ``TranscriptError`` when the file cannot be read or no format claims it.
+    """
+    from .views import format_for
+    from .writers import writer_holds_lock
+
+    return format_for(path).open(path, writer_alive=writer_holds_lock(path))
+
 
 if TYPE_CHECKING:
     from .following import FollowUpdate, follow
@@ -44,6 +58,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "FORMATS",
     "FollowUpdate",
     "InvalidLineError",
     "LiveTranscript",
@@ -54,7 +69,9 @@ __all__ = [
     "ReplayState",
     "Session",
     "SessionClosedError",
+    "Transcript",
     "TranscriptError",
+    "TranscriptFormat",
     "WriterLockedError",
     "arguments_digest",
     "artifact_dir",
@@ -66,6 +83,8 @@ __all__ = [
     "detect_format",
     "follow",
     "is_safe_basename",
+    "open_transcript",
     "peek",
+    "register",
     "replay_file",
 ]

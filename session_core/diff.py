@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 from .replay import Compaction, Elision, ReplayState, payload_of
+from .text import count
 
 RowKind = Literal["kept", "elided", "folded", "summary"]
 
@@ -135,10 +136,6 @@ def diff_rows(state: ReplayState) -> list[DiffRow]:
     return list(DiffRows(state))
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _clip(text: str, width: int = 72) -> str:
     flat = text.replace("\n", "⏎")
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -152,8 +149,8 @@ def render_diff(state: ReplayState, path: str) -> str:
     out = [
         f"{path}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
-        f"{_count(len(state.compactions), 'compaction')}, "
-        f"{_count(len(state.elisions), 'elision')}",
+        f"{count(len(state.compactions), 'compaction')}, "
+        f"{count(len(state.elisions), 'elision')}",
         "legend: '=' sent as written  '~' sent elided  '-' folded into a summary  "
         "'+' a compaction's summary",
         "",

@@ -14,15 +14,11 @@ import os
 import tempfile
 from typing import Literal
 
-from .agentgo.reader import read_view
 from .errors import TranscriptError
 from .export_html import render_html
 from .export_md import render_markdown
-from .exportdoc import Document, View, v1_document
-from .exportdoc_agentgo import agentgo_document
-from .formats import AGENTGO, detect_format
-from .reader import replay_file
-from .views import dump_json, replay_any
+from .exportdoc import Document, View
+from .views import dump_json, format_for, replay_any
 
 Format = Literal["md", "html", "json"]
 FORMATS: tuple[Format, ...] = ("md", "html", "json")
@@ -30,11 +26,8 @@ VIEWS: tuple[View, ...] = ("replayed", "raw")
 
 
 def document(path: str | os.PathLike[str], view: View = "replayed") -> Document:
-    """The export document of a transcript of either format."""
-    where = os.fspath(path)
-    if detect_format(where) == AGENTGO:
-        return agentgo_document(read_view(where), where)
-    return v1_document(replay_file(where, tolerate_tail=True), where, view)
+    """The export document of a transcript of any registered format."""
+    return format_for(path).document(path, view)
 
 
 def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -> str:

@@ -13,9 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .formats.v1 import op_state
 from .message_usage import MessageUsage, v1_usage
+from .model import STATE_LABELS, STATE_TONES
 from .replay import Compaction, ReplayState, payload_of
 from .usage import NO_RUN, Usage, UsageTally, tally_state
+from .writers import writer_holds_lock
 
 View = Literal["replayed", "raw"]
 Tone = Literal["info", "warn", "bad", "ok"]
@@ -179,6 +182,7 @@ class _V1:
         for op in state.tool_ops:
             self.ops[_s(op.get("call-id"))] = op
         self.tally = tally_state(state)
+        self.writer_alive = writer_holds_lock(path) if path else None
 
     def anchor(self, eid: str) -> str:
         return f"line-{self.lines.get(eid, 0)}"
@@ -188,23 +192,16 @@ class _V1:
         return f"line {line}" if line is not None else f"id {eid}"
 
     def op_state(self, cid: str) -> tuple[str, Tone]:
+        """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
         op = self.ops.get(cid)
         answered = bool(self.answers.get(cid))
         if op is None:
-            return (
-                ("answered, no dispatch record", "warn")
-                if answered
-                else (
-                    "never dispatched",
-                    "warn",
-                )
-            )
-        if op.get("settled"):
-            outcome = _s(op.get("outcome"))
-            return outcome, {"completed": "ok", "failed": "bad"}.get(outcome, "warn")  # type: ignore[return-value]
-        if answered:
-            return "completed, settle never landed", "warn"
-        return "not settled: running, or the writer died", "warn"
+            state = "undispatched-answered" if answered else "never-dispatched"
+        else:
+            state = op_state(op, answered, self.writer_alive)
+            if state == "interrupted":
+                state = "running-dead"
+        return STATE_LABELS.get(state, state), STATE_TONES.get(state, "warn")  # type: ignore[return-value]
 
     def op_details(self, op: dict[str, Any]) -> list[str]:
         out = []

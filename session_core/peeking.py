@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from .agentgo.view import as_message
-from .formats import AGENTGO, Format, detect_record
+from .errors import TranscriptError
 from .message import Message, message_from_payload
 from .reader import NotAFileError, iter_lines, open_regular
 from .replay import payload_of
@@ -24,7 +24,7 @@ class PeekResult:
     messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
-    format: Format | None = None
+    format: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -53,6 +53,8 @@ def peek(path: str | os.PathLike[str]) -> PeekResult:
 
 
 def _peek_into(result: PeekResult, where: str) -> None:
+    from .formats import detect_format, format_of, not_a_transcript
+
     try:
         fh = open_regular(where)
     except FileNotFoundError:
@@ -66,16 +68,38 @@ def _peek_into(result: PeekResult, where: str) -> None:
         return
     with fh:
         before = os.fstat(fh.fileno())
-        if not os.path.isfile(where) or not _is_regular(before.st_mode):
-            result.error = f"there is no transcript at {where}"
-            return
         result.size = before.st_size
+    if result.size == 0:
+        result.error = "the transcript is empty"
+        return
+    fmt = format_of(where)
+    if fmt is None:
+        peek_v1(result)  # what parses is still shown
+        result.error = f"this is not a transcript: {not_a_transcript()}"
+        return
+    result.format = fmt.name
+    try:
+        fmt.peek_into(result)
+    except TranscriptError as err:
+        result.error = str(err)
+    after = _stat(where)
+    if after is None or after.st_ino != before.st_ino:
+        result.error = "the file was deleted or replaced while it was being read"
+    elif detect_format(where) != result.format:
+        result.error = "the file changed format while it was being read"
+
+
+def _read_records(result: PeekResult, agentgo: bool) -> Any:
+    """Every record of the file that parses, in file order, with its warnings."""
+    with open_regular(result.path) as fh:
         for number, raw, ended in iter_lines(fh):
-            if not ended and result.format == AGENTGO:
+            if not ended and agentgo:
                 # agentgo-v1 ignores a final line without its newline, even valid JSON.
-                result.warnings.append(
-                    f"line {number} has no newline (the writer's unfinished tail), and was skipped"
-                )
+                if raw.strip():
+                    result.warnings.append(
+                        f"line {number} has no newline (the writer's unfinished tail), "
+                        "and was skipped"
+                    )
                 continue
             try:
                 value = orjson.loads(raw)
@@ -85,32 +109,24 @@ def _peek_into(result: PeekResult, where: str) -> None:
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue
-            if not result.envelopes:
-                result.format = detect_record(value)
-                if not ended and result.format == AGENTGO:
-                    result.warnings.append(
-                        f"line {number} has no newline (the writer's unfinished tail), "
-                        "and was skipped"
-                    )
-                    continue
-            result.envelopes.append(value)
-            kind = value["type"]
-            if result.format == AGENTGO:
-                _agentgo_fields(result, value)
-            elif kind == "session-meta" and not result.meta:
-                result.meta = payload_of(value)
-            elif kind == "message":
-                result.messages.append(message_from_payload(payload_of(value)))
-        after = _stat(where)
-        if after is None or after.st_ino != before.st_ino:
-            result.error = "the file was deleted or replaced while it was being read"
-        elif result.size == 0:
-            result.error = "the transcript is empty"
-        elif result.format is None:
-            result.error = (
-                "this is not a transcript: its first line is neither a session-meta line "
-                "nor an agentgo session_start"
-            )
+            yield value
+
+
+def peek_v1(result: PeekResult) -> None:
+    """transcript-v1: meta from session-meta, messages from message lines."""
+    for value in _read_records(result, agentgo=False):
+        result.envelopes.append(value)
+        kind = value["type"]
+        if kind == "session-meta" and not result.meta:
+            result.meta = payload_of(value)
+        elif kind == "message":
+            result.messages.append(message_from_payload(payload_of(value)))
+
+
+def peek_agentgo(result: PeekResult) -> None:
+    for value in _read_records(result, agentgo=True):
+        result.envelopes.append(value)
+        _agentgo_fields(result, value)
 
 
 def _agentgo_fields(result: PeekResult, record: dict[str, Any]) -> None:

@@ -45,7 +45,7 @@ import orjson
 
 from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
-from .formats import V1, Format, detect_record
+from .formats import Format, by_name, detect_record, not_a_transcript
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
@@ -221,30 +221,16 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
                 break
             head += more
         first = _first_record(head)
-        summary.format = detect_record(first)
-        if summary.format is None:
+        name = detect_record(first)
+        if name is None:
             summary.reason = (
                 "empty"
                 if not head.strip()
-                else "its first line is neither a session-meta line nor an agentgo session_start"
+                else not_a_transcript()
             )
             return
-        _head_fields(summary, first)  # shown even when the rest turns out damaged
-        if st.st_size <= budget:
-            if summary.format == V1:
-                _v1_whole(summary, where)
-            else:
-                _agentgo_whole(summary, where, head + fh.read())
-        else:
-            _windowed(summary, fh, head, st.st_size, window)
-
-
-def _head_fields(summary: FileSummary, first: dict[str, Any]) -> None:
-    if summary.format == V1:
-        summary.started = text_or_none(first.get("ts"))
-        _v1_meta(summary, payload_of(first))
-    else:
-        summary.started = text_or_none(first.get("time"))
+        summary.format = name
+        by_name(name).summarise_file(summary, fh, head, first, budget=budget, window=window)
 
 
 def _first_record(head: bytes) -> Any:
@@ -258,6 +244,32 @@ def _first_record(head: bytes) -> Any:
 
 
 # -- v1 ------------------------------------------------------------------------------
+
+
+def v1_summary(
+    summary: FileSummary,
+    fh: IO[bytes],
+    head: bytes,
+    first: dict[str, Any],
+    budget: int,
+    window: int,
+) -> None:
+    """A transcript-v1 file's row: replayed whole when small, else head and tail window."""
+    summary.started = text_or_none(first.get("ts"))
+    _v1_meta(summary, payload_of(first))  # shown even when the rest turns out damaged
+    if summary.size <= budget:
+        _v1_whole(summary, summary.path)
+        return
+    tail, scale = tail_window(summary, fh, window)
+    counts = V1Window(summary.path)
+    _feed_window(tail, counts.feed)
+    summary.last_ts = counts.last_ts
+    summary.messages = round(counts.messages * scale)
+    summary.tool_calls = round(counts.calls * scale)
+    summary.pending = len(counts.open_ops)
+    summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
+    _scale_usage(summary, counts.usage, scale)
+    summary.reason = _v1_crash_reason(summary, None)
 
 
 def _v1_whole(summary: FileSummary, where: str) -> None:
@@ -304,6 +316,52 @@ def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | N
 # -- agentgo -------------------------------------------------------------------------
 
 
+def agentgo_summary(
+    summary: FileSummary,
+    fh: IO[bytes],
+    head: bytes,
+    first: dict[str, Any],
+    budget: int,
+    window: int,
+) -> None:
+    """An agentgo-v1 file's row: read whole by the strict rules when small, else windowed."""
+    summary.started = text_or_none(first.get("time"))
+    if summary.size <= budget:
+        _agentgo_whole(summary, summary.path, head + fh.read())
+        return
+    started = summary.started
+    tally = AgentGoTally()
+    for raw in head.split(b"\n")[:-1]:  # the model from the first model_request
+        record = orjson.loads(raw) if raw.strip() else {}
+        if isinstance(record, dict) and record.get("type") == "model_request":
+            tally.feed(record)
+            break
+    model = tally.model
+    tail, scale = tail_window(summary, fh, window)
+    tally = AgentGoTally()
+    seq: list[int] = []
+
+    def feed(raw: bytes, number: int) -> None:
+        record = orjson.loads(raw)
+        if not isinstance(record, dict) or type(record.get("seq")) is not int:
+            raise TranscriptError("is not a record with an integer seq", line=number)
+        if seq and record["seq"] != seq[0] + 1:
+            raise TranscriptError(
+                f"has seq {record['seq']} after seq {seq[0]}; sequence numbers must be contiguous",
+                line=number,
+            )
+        seq[:] = [record["seq"]]
+        tally.feed(record)
+
+    summary.crash_tail = _feed_window(tail, feed, unfinished_is_tail=True)
+    _agentgo_finish(summary, tally)
+    summary.model = model
+    summary.started = started
+    summary.messages = round(tally.messages * scale)
+    summary.tool_calls = round(tally.calls * scale)
+    _scale_usage(summary, tally.usage, scale)
+
+
 def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
     """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
     checker = StrictReader(where)
@@ -347,60 +405,18 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
 # -- big files: head and tail window -------------------------------------------------
 
 
-def _windowed(summary: FileSummary, fh: IO[bytes], head: bytes, size: int, window: int) -> None:
-    """Meta from the head, counts from a tail window scaled to the file (``estimated``)."""
+def tail_window(summary: FileSummary, fh: IO[bytes], window: int) -> tuple[bytes, float]:
+    """The last ``window`` bytes from a line boundary, and the file's size over what was
+    read (to scale counts by); the row is flagged ``estimated``."""
     summary.estimated = True
-    head_lines = head.split(b"\n")[:-1]  # whole lines only
-    started = summary.started
+    size = summary.size
     start = max(size - window, 0)
     fh.seek(start)
     tail = fh.read(size - start)
     if start > 0:  # begin at a line boundary
         cut = tail.find(b"\n")
         tail = tail[cut + 1 :] if cut >= 0 else b""
-    read = max(len(tail), 1)
-    scale = size / read
-    if summary.format == V1:
-        counts = V1Window(summary.path)
-        _feed_window(tail, counts.feed)
-        summary.last_ts = counts.last_ts
-        summary.messages = round(counts.messages * scale)
-        summary.tool_calls = round(counts.calls * scale)
-        summary.pending = len(counts.open_ops)
-        summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
-        _scale_usage(summary, counts.usage, scale)
-        summary.reason = _v1_crash_reason(summary, None)
-    else:
-        tally = AgentGoTally()
-        for raw in head_lines:  # the model from the first model_request
-            record = orjson.loads(raw) if raw.strip() else {}
-            if isinstance(record, dict) and record.get("type") == "model_request":
-                tally.feed(record)
-                break
-        model = tally.model
-        tally = AgentGoTally()
-        seq: list[int] = []
-
-        def feed(raw: bytes, number: int) -> None:
-            record = orjson.loads(raw)
-            if not isinstance(record, dict) or type(record.get("seq")) is not int:
-                raise TranscriptError("is not a record with an integer seq", line=number)
-            if seq and record["seq"] != seq[0] + 1:
-                raise TranscriptError(
-                    f"has seq {record['seq']} after seq {seq[0]}; sequence numbers must be "
-                    "contiguous",
-                    line=number,
-                )
-            seq[:] = [record["seq"]]
-            tally.feed(record)
-
-        summary.crash_tail = _feed_window(tail, feed, unfinished_is_tail=True)
-        _agentgo_finish(summary, tally)
-        summary.model = model
-        summary.started = started
-        summary.messages = round(tally.messages * scale)
-        summary.tool_calls = round(tally.calls * scale)
-        _scale_usage(summary, tally.usage, scale)
+    return tail, size / max(len(tail), 1)
 
 
 def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) -> bool:

@@ -74,3 +74,8 @@ def one_line(text: object) -> str:
     if not isinstance(text, str):
         text = str(text)
     return text.replace("\r\n", "\n").translate(ONE_LINE_TABLE)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 message``, ``3 messages``, ``1,204 tool operations``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -26,14 +26,10 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from .agentgo.reader import read_view
 from .agentgo.view import AgentGoView, Call
-from .formats import AGENTGO, detect_format
 from .message_usage import MessageUsage, agentgo_usage
-from .reader import replay_file
 from .replay import ReplayState
 
 NO_RUN = "(no run)"
@@ -176,13 +172,3 @@ def tally_agentgo(view: AgentGoView) -> UsageTally:
 
 def is_model_call(call: Call) -> bool:
     return bool(call.kind == "model" or call.request is not None or call.result is not None)
-
-
-def transcript_usage(path: str | os.PathLike[str]) -> UsageTally:
-    """Usage of a transcript file of either format, read-only (for tables of many files).
-
-    Raises ``TranscriptError`` when the file cannot be read.
-    """
-    if detect_format(path) == AGENTGO:
-        return tally_agentgo(read_view(path))
-    return tally_state(replay_file(path, tolerate_tail=True))

@@ -270,7 +270,11 @@ class TestCommands:
         assert fingerprint(old) == before
         assert code == 0
         result = orjson.loads(out)
-        assert result == orjson.loads(orjson.dumps(read_view(old).to_json()))
+        own = orjson.loads(orjson.dumps(read_view(old).to_json()))
+        assert {key: result[key] for key in own} == own  # the format's own view, unchanged
+        # ...beside the keys every format prints (shared/spec/api.md)
+        assert set(result) - set(own) == {"tool-operations", "compactions", "usage"}
+        assert all({"call-id", "tool", "state"} <= set(op) for op in result["tool-operations"])
         assert result["format"] == "agentgo-v1"
         assert [r["status"] for r in result["runs"]] == ["closed", "open"]
         assert {c["status"] for c in result["calls"]} == {"ok", "failed", "gap"}

@@ -17,7 +17,9 @@ from session_core import Message, Session
 from session_core.errors import TranscriptError
 from session_core.export import export, write_export
 from session_core.replay import ReplayState
-from session_core.usage import NO_RUN, tally_state, transcript_usage
+from session_core.agentgo.reader import read_view
+from session_core.reader import replay_file
+from session_core.usage import NO_RUN, tally_agentgo, tally_state
 from story import write_story
 from viewer.cli import main
 
@@ -369,7 +371,7 @@ class TestUsage:
         assert usage.describe_cost() == "unknown (0 of 4 turns reported)"
 
     def test_per_run_totals(self, story: Path) -> None:
-        tally = transcript_usage(story)
+        tally = tally_state(replay_file(story, tolerate_tail=True))
         assert list(tally.runs) == ["run-1", "run-2"]
         assert tally.runs["run-1"].total == 2100 and tally.runs["run-1"].cost == pytest.approx(
             0.0046
@@ -392,8 +394,6 @@ class TestUsage:
         assert tally.runs["q"].turns == 0
 
     def test_incremental_update_matches_whole(self, story: Path) -> None:
-        from session_core.reader import replay_file
-
         whole = replay_file(story, tolerate_tail=True)
         state = ReplayState()
         tally = tally_state(state)
@@ -403,7 +403,7 @@ class TestUsage:
         assert tally == tally_state(whole)
 
     def test_agentgo_usage_per_call_and_run(self, tmp_path: Path) -> None:
-        tally = transcript_usage(write_agentgo(tmp_path / "ag.jsonl"))
+        tally = tally_agentgo(read_view(write_agentgo(tmp_path / "ag.jsonl")))
         run = tally.runs["r1"]
         assert run.turns == 2 and run.reported == 1
         assert run.total == 120 and run.cost == pytest.approx(0.01)

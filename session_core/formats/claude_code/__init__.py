@@ -92,9 +92,9 @@ class ClaudeCodeFormat(TranscriptFormat):
         for number, value, raw in read_records(where):
             builder.lines = number
             if value is None:
-                from ..base import _bad_why
+                from ..base import bad_line_reason
 
-                builder.bad_line(number, raw, _bad_why(raw))
+                builder.bad_line(number, raw, bad_line_reason(raw))
             elif type(value) is not dict:
                 builder.bad_line(number, raw, "is not a JSON object")
             else:

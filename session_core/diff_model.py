@@ -1,0 +1,54 @@
+"""``tailscope diff`` for any model format: every line as written beside what the model
+is sent next, with what each compaction folded and each elision stubbed."""
+
+from __future__ import annotations
+
+from .model import Item, Transcript
+from .text import count
+
+
+def model_diff(transcript: Transcript) -> str:
+    replayed = {item.id for item in transcript.messages}
+    out = [
+        f"{transcript.path}: {transcript.format}, {count(len(transcript.raw), 'line')} shown, "
+        f"{count(len(transcript.messages), 'item')} sent next, "
+        f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "
+        f"{count(sum(1 for c in transcript.compactions if c.kind == 'elision'), 'elision')}",
+        "",
+        "  = sent next   - not sent (folded, another branch, a sidechain, meta)   "
+        "~ sent as a stub   # a compaction or elision",
+        "",
+    ]
+    marks = {c.line: c for c in transcript.compactions if c.line}
+    for item in transcript.raw:
+        mark = marks.get(item.line)
+        if mark is not None:
+            folded = count(len(mark.folded), "item")
+            extra = f", trigger {mark.trigger}" if mark.trigger else ""
+            out.append(f"# line {item.line}: {mark.kind} folds {folded}{extra}")
+        if item.id in replayed:
+            sign = "~" if "elided" in item.marks else "="
+        elif item.kind in ("message", "compact-summary"):
+            sign = "-"
+        else:
+            continue
+        out.append(f"{sign} {_row(item)}")
+    for item in transcript.messages:
+        if not item.line:  # sent next, but from no line of its own (a replacement history)
+            out.append(f"+ {_row(item)}")
+    return "\n".join(out) + "\n"
+
+
+def _row(item: Item) -> str:
+    why = f" [{', '.join(item.marks)}]" if item.marks else ""
+    text = " ".join((item.text or _first(item)).split())
+    if len(text) > 72:
+        text = text[:71] + "…"
+    return f"line {item.line:>6} {item.role:<9} {text}{why}"
+
+
+def _first(item: Item) -> str:
+    for part in item.parts:
+        if part.text:
+            return f"[{part.kind}] {part.text}"
+    return ""

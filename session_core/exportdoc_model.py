@@ -1,0 +1,193 @@
+"""The export document of any model format: conversation, tool operations, runs, usage.
+
+Every string stays as the file says it (untrusted): the renderers make it inert.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .exportdoc import (
+    CallItem,
+    Document,
+    Mark,
+    MessageItem,
+    Note,
+    Section,
+    Table,
+    TextBlock,
+    Tone,
+    View,
+    _preview,
+)
+from .model import STATE_TONES, Item, ToolOp, Transcript, Usage
+from .text import count
+
+_MARKS: dict[str, tuple[Tone, str]] = {
+    "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
+    "elided": ("warn", "elided: the model is sent a stub; the original stays in the file"),
+    "branch": ("info", "not on the active chain (a rewound or edited branch)"),
+    "sidechain": ("info", "a sidechain (a subagent's line)"),
+    "meta": ("info", "a meta line (not shown to the model as a prompt)"),
+}
+
+
+def model_document(transcript: Transcript, view: View = "replayed") -> Document:
+    ops = {op.call_id: op for op in transcript.tool_operations}
+    items = transcript.messages if view == "replayed" else transcript.raw
+    conversation = Section(
+        "Conversation (what the model is sent next)"
+        if view == "replayed"
+        else "Conversation (every line as written)",
+        "conversation",
+    )
+    answered: dict[str, Item] = {}
+    for item in transcript.raw:
+        for part in item.parts:
+            if part.kind == "tool-result" and part.call_id is not None:
+                answered.setdefault(part.call_id, item)
+    for item in items:
+        conversation.items.append(_message(item, ops, answered))
+    sections = [conversation, _operations(transcript.tool_operations)]
+    if transcript.compactions:
+        sections.append(_compactions(transcript))
+    if transcript.runs:
+        sections.append(_runs(transcript))
+    sections.append(_usage(transcript))
+    if transcript.warnings:
+        warnings = Section("Warnings", "warnings")
+        warnings.items.extend(Note(w, "warn") for w in transcript.warnings)
+        sections.append(warnings)
+    facts = [("format", transcript.format), ("file", transcript.path)]
+    for key, value in transcript.meta.items():
+        if value is not None and not isinstance(value, dict | list):
+            facts.append((str(key), str(value)))
+    facts.append(("usage", transcript.usage.describe()))
+    title = transcript.meta.get("title") or transcript.meta.get("id") or transcript.path
+    return Document(str(title), facts, sections)
+
+
+def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> MessageItem:
+    facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
+    text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
+    out = MessageItem(f"line-{item.line}", item.role, [f for f in facts if f], text)
+    if item.kind != "message":
+        out.flags.append(item.kind)
+    if item.model:
+        out.flags.append(item.model)
+    for mark in item.marks:
+        tone, words = _MARKS.get(mark, ("info", mark))
+        out.marks.append(Mark(tone, words))
+    for part in item.parts:
+        if part.kind == "reasoning":
+            out.blocks.append(("reasoning", part.text))
+        elif part.kind == "other":
+            out.blocks.append((part.name or "record", part.text))
+        elif part.kind == "tool-result" and part.is_error:
+            out.flags.append("ERROR")
+        elif part.kind == "tool-call":
+            op = ops.get(part.call_id or "")
+            state = op.state if op is not None else "never-dispatched"
+            call = CallItem(
+                part.name or "",
+                part.call_id or "",
+                part.text,
+                op.label if op is not None else state,
+                STATE_TONES.get(state, "warn"),  # type: ignore[arg-type]
+            )
+            answer = answered.get(part.call_id or "")
+            if answer is not None:
+                call.result = (
+                    f"result: line {answer.line}: {_preview(answer.text or _result(answer))}"
+                )
+                call.result_anchor = f"line-{answer.line}"
+            else:
+                call.result = "no result answers this call"
+            out.calls.append(call)
+    if item.usage is not None:
+        out.usage = item.usage.describe()
+    return out
+
+
+def _result(item: Item) -> str:
+    return "\n".join(p.text for p in item.parts if p.kind == "tool-result")
+
+
+def _operations(ops: list[ToolOp]) -> Section:
+    section = Section("Tool operations", "tool-operations")
+    if not ops:
+        section.items.append(Note("no tool operations"))
+        return section
+    rows = [
+        [
+            op.label,
+            op.tool,
+            op.call_id,
+            f"line {op.line}",
+            "" if op.duration is None else f"{op.duration:g} s",
+            _preview(_arguments(op.arguments), 80),
+        ]
+        for op in ops
+    ]
+    section.items.append(
+        Table(["state", "tool", "call id", "where", "duration", "arguments"], rows)
+    )
+    for op in ops:
+        if op.progress:
+            section.items.append(TextBlock(f"{op.call_id}: latest output (running)", op.progress))
+    return section
+
+
+def _arguments(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _compactions(transcript: Transcript) -> Section:
+    section = Section("Compactions and elisions", "compactions")
+    for c in transcript.compactions:
+        what = (
+            f"{c.kind} at line {c.line}: folds {count(len(c.folded), 'item')}"
+            f"{f', keeps {len(c.kept)}' if c.kept else ''}"
+            f"{f'; trigger {c.trigger}' if c.trigger else ''}"
+            f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
+        )
+        section.items.append(Note(what, "info"))
+        if c.summary:
+            section.items.append(TextBlock("summary", c.summary))
+    return section
+
+
+def _runs(transcript: Transcript) -> Section:
+    section = Section("Runs", "runs")
+    rows = [
+        [
+            run.id,
+            run.state,
+            f"line {run.line}",
+            "" if run.duration is None else f"{run.duration:.1f} s",
+            run.usage.describe(),
+            _preview(run.prompt or "", 60),
+        ]
+        for run in transcript.runs
+    ]
+    section.items.append(Table(["run", "state", "from", "duration", "usage", "prompt"], rows))
+    return section
+
+
+def _usage(transcript: Transcript) -> Section:
+    section = Section("Usage", "usage")
+    rows = [_usage_row("this file", transcript.usage)]
+    for sub in transcript.subagents:
+        rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
+    both = transcript.usage_with_subagents
+    if both is not None:
+        rows.append(_usage_row("with subagents", both))
+    section.items.append(Table(["what", "responses reporting", "usage"], rows))
+    return section
+
+
+def _usage_row(name: str, usage: Usage) -> list[str]:
+    return [name, f"{usage.reported} of {usage.responses}", usage.describe()]

@@ -1,0 +1,127 @@
+"""The format registry: which formats tailscope reads, tried in order, and detection.
+
+Every read path asks the registry, never a format name: ``format_of(path)`` (or
+``by_name``) gives the ``TranscriptFormat`` that reads a file, and a file that no
+registered format claims is "not a transcript" everywhere. Built-in formats are
+registered here exactly as a plugin would register its own (``register``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from ..reader import open_regular
+from .base import Builder, LiveModel, TranscriptFormat
+
+Format = str  # a registered format's name
+V1: Format = "transcript-v1"
+AGENTGO: Format = "agentgo-v1"
+CLAUDE_CODE: Format = "claude-code"
+CODEX: Format = "codex"
+
+FORMATS: list[TranscriptFormat] = []
+
+
+def register(fmt: TranscriptFormat) -> TranscriptFormat:
+    """Add a format (tried after those already registered); its name must be new."""
+    if any(known.name == fmt.name for known in FORMATS):
+        raise ValueError(f"a format named {fmt.name!r} is already registered")
+    FORMATS.append(fmt)
+    return fmt
+
+
+def by_name(name: str) -> TranscriptFormat:
+    for fmt in FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise KeyError(f"no format named {name!r}; known: {', '.join(names())}")
+
+
+def names() -> list[str]:
+    return [fmt.name for fmt in FORMATS]
+
+
+def not_a_transcript() -> str:
+    """Why a file no format claims is not a transcript, naming what each format starts with."""
+    hints = [fmt.first_line or f"a {fmt.title} line" for fmt in FORMATS]
+    if len(hints) == 1:
+        return f"its first line is not {hints[0]}"
+    return f"its first line is neither {', '.join(hints[:-1])} nor {hints[-1]}"
+
+
+def detect_record(record: Any) -> Format | None:
+    """The format a parsed first record belongs to, or None."""
+    if not isinstance(record, dict):
+        return None
+    for fmt in FORMATS:
+        if fmt.claims(record):
+            return fmt.name
+    return None
+
+
+def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format | None:
+    """Read up to the first complete non-blank line (bounded) and name its format."""
+    try:
+        with open_regular(path) as fh:
+            buffered = b""
+            while len(buffered) < limit:
+                block = fh.read(1 << 16)
+                if not block:
+                    break
+                buffered += block
+                while b"\n" in buffered:
+                    line, _, buffered = buffered.partition(b"\n")
+                    if line.strip():
+                        return _detect_bytes(line)
+            return _detect_bytes(buffered) if buffered.strip() else None
+    except OSError:
+        return None
+
+
+def format_of(path: str | os.PathLike[str]) -> TranscriptFormat | None:
+    """The registered format that reads this file, or None (not a transcript)."""
+    name = detect_format(path)
+    return None if name is None else by_name(name)
+
+
+def _detect_bytes(line: bytes) -> Format | None:
+    try:
+        return detect_record(orjson.loads(line))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _register_builtins() -> None:
+    from .agentgo import AgentGoFormat
+    from .v1 import V1Format
+
+    register(V1Format())
+    register(AgentGoFormat())
+    from .claude_code import ClaudeCodeFormat
+
+    register(ClaudeCodeFormat())
+
+
+_register_builtins()
+
+__all__ = [
+    "AGENTGO",
+    "CLAUDE_CODE",
+    "CODEX",
+    "FORMATS",
+    "V1",
+    "Builder",
+    "Format",
+    "LiveModel",
+    "TranscriptFormat",
+    "by_name",
+    "detect_format",
+    "detect_record",
+    "format_of",
+    "names",
+    "not_a_transcript",
+    "register",
+]

@@ -1,0 +1,518 @@
+"""The neutral model every format is read into: what the viewer, exports and browser show.
+
+A format turns its lines into a ``Transcript``: conversation items (a role and parts),
+tool operations with one state vocabulary, compactions and elisions as overlays,
+runs with their contexts, and usage. Nothing downstream of it needs to know which
+format a file was (a format's own extra panes excepted).
+
+Two views of the conversation: ``raw`` is every line of the file in file order (lines
+that are not messages included, as ``kind="record"`` items, so nothing is dropped);
+``messages`` is the replayed view, what the model is sent next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .message_usage import MessageUsage
+
+PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
+
+# -- tool-operation states: the one vocabulary, the one classifier, the one label table --
+
+OpState = Literal[
+    "completed",
+    "failed",
+    "outcome-unknown",
+    "running",  # no result yet, and the writer may still be at work
+    "interrupted",  # no result, and the writer is gone or the turn was cut off
+    # transcript-v1's crash states
+    "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
+    "never-dispatched",  # an assistant tool call with no dispatch line and no answer
+    "undispatched-answered",  # a tool call answered without a dispatch line (older writers)
+]
+
+STATE_LABELS: dict[str, str] = {
+    "completed": "completed",
+    "failed": "failed",
+    "outcome-unknown": "outcome unknown",
+    "running": "running",
+    "interrupted": "interrupted: no result, the writer is gone",
+    "running-dead": "running when the writer died",
+    "unsettled-answered": "completed, settle never landed",
+    "never-dispatched": "never dispatched",
+    "undispatched-answered": "answered, no dispatch record",
+}
+
+# How each state reads at a glance: "ok", "bad", "warn" or "info" (the export's tones,
+# the viewer's styles).
+STATE_TONES: dict[str, str] = {
+    "completed": "ok",
+    "failed": "bad",
+    "outcome-unknown": "warn",
+    "running": "info",
+    "interrupted": "bad",
+    "running-dead": "bad",
+    "unsettled-answered": "warn",
+    "never-dispatched": "warn",
+    "undispatched-answered": "warn",
+}
+
+
+def classify_op(
+    *,
+    has_result: bool,
+    failed: bool = False,
+    interrupted: bool = False,
+    outcome: str | None = None,
+    writer_alive: bool | None = None,
+) -> OpState:
+    """The state of a tool operation from what the file says of it.
+
+    ``outcome`` is a settle record's own word (v1, agentgo) and wins when given;
+    otherwise a result makes it completed or failed. Without a result it is running
+    while the writer may be alive (``None``: not known, taken as alive) and
+    interrupted once it is gone, or when the format says the call was cut off.
+    """
+    if outcome in ("completed", "failed", "outcome-unknown"):
+        return outcome  # type: ignore[return-value]
+    if interrupted:
+        return "interrupted"
+    if has_result:
+        return "failed" if failed else "completed"
+    return "interrupted" if writer_alive is False else "running"
+
+
+def state_label(state: str) -> str:
+    return STATE_LABELS.get(state, state)
+
+
+# -- usage ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals over model responses; a field is ``None`` until one reported it."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost: float | None = None
+    reported: int = 0  # responses that reported any usage
+    responses: int = 0  # responses that could have
+    cost_reported: int = 0  # responses whose cost is known
+
+    def add(self, other: Usage) -> None:
+        """Fold another total (a response's, a run's) into this one."""
+        self.input_tokens = _plus(self.input_tokens, other.input_tokens)
+        self.output_tokens = _plus(self.output_tokens, other.output_tokens)
+        self.cache_read_tokens = _plus(self.cache_read_tokens, other.cache_read_tokens)
+        self.cache_write_tokens = _plus(self.cache_write_tokens, other.cache_write_tokens)
+        if other.cost is not None:
+            self.cost = other.cost + (self.cost or 0.0)
+        self.reported += other.reported
+        self.responses += other.responses
+        self.cost_reported += other.cost_reported
+
+    @classmethod
+    def of_response(
+        cls,
+        *,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cache_read_tokens: int | None = None,
+        cache_write_tokens: int | None = None,
+        cost: float | None = None,
+    ) -> Usage:
+        """One response's usage (counted as one response, reported if it said anything)."""
+        said = any(
+            v is not None for v in (input_tokens, output_tokens, cache_read_tokens, cost)
+        ) or (cache_write_tokens is not None)
+        return cls(
+            input_tokens,
+            output_tokens,
+            cache_read_tokens,
+            cache_write_tokens,
+            cost,
+            reported=1 if said else 0,
+            responses=1,
+            cost_reported=1 if cost is not None else 0,
+        )
+
+    @classmethod
+    def total(cls, parts: Iterable[Usage]) -> Usage:
+        out = cls()
+        for part in parts:
+            out.add(part)
+        return out
+
+    @property
+    def tokens(self) -> int | None:
+        """Every token counted (input, output and cache), or None when none was reported."""
+        values = [
+            v
+            for v in (
+                self.input_tokens,
+                self.output_tokens,
+                self.cache_read_tokens,
+                self.cache_write_tokens,
+            )
+            if v is not None
+        ]
+        return sum(values) if values else None
+
+    def describe(self) -> str:
+        """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
+        tokens = self.tokens
+        if tokens is None:
+            return "unknown"
+        parts = [f"{tokens:,} tok"]
+        inner = [
+            f"{value:,} {name}"
+            for value, name in (
+                (self.input_tokens, "in"),
+                (self.output_tokens, "out"),
+                (self.cache_read_tokens, "cache read"),
+                (self.cache_write_tokens, "cache write"),
+            )
+            if value is not None
+        ]
+        parts[0] += f" ({' + '.join(inner)})"
+        parts.append(self.describe_cost())
+        if self.responses and self.reported != self.responses:
+            parts.append(f"{self.reported} of {self.responses} responses reported")
+        return " · ".join(parts)
+
+    def describe_cost(self) -> str:
+        if self.cost is None:
+            return "cost unknown"
+        if self.responses and self.cost_reported != self.responses:
+            return f"${self.cost:.4f} ({self.cost_reported} of {self.responses} priced)"
+        return f"${self.cost:.4f}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "input-tokens": self.input_tokens,
+            "output-tokens": self.output_tokens,
+            "cache-read-tokens": self.cache_read_tokens,
+            "cache-write-tokens": self.cache_write_tokens,
+            "cost": self.cost,
+            "reported": self.reported,
+        }
+
+    @classmethod
+    def from_message_usage(cls, usage: MessageUsage | None) -> Usage:
+        """A v1 message's or an agentgo call's usage, as one response."""
+        if usage is None:
+            return cls(responses=1)
+        return cls.of_response(
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            cache_read_tokens=usage.cache_read,
+            cost=usage.cost,
+        )
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    if b is None:
+        return a
+    return b + (a or 0)
+
+
+# -- conversation --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Part:
+    """One block of a conversation item."""
+
+    kind: PartKind
+    text: str = ""  # what is shown: the text, the reasoning, a call's arguments, a result
+    call_id: str | None = None  # tool-call / tool-result
+    name: str | None = None  # the tool's name (tool-call), the block's type (other)
+    data: Any = None  # structured: a call's input, a result's structured form, a raw block
+    is_error: bool = False  # a failed tool result
+
+
+@dataclass(slots=True)
+class Item:
+    """One conversation item: a message, or (in the raw view) any other line.
+
+    ``kind`` says what the line is: ``message`` for what the model sees or said, or the
+    format's own word for everything else (``meta``, ``command``, ``hook``, ``queued``,
+    ``summary``, ``compaction``, ``record`` for a line kept as it is, ...). ``marks``
+    flag what the raw view shows beside it: ``sidechain``, ``branch`` (not on the
+    active chain), ``folded`` (a compaction replaced it), ``elided``, ``sticky``.
+    """
+
+    id: str
+    role: str
+    parts: list[Part] = field(default_factory=list)
+    line: int = 0  # first line of the file it came from (1-based; 0: not from a line)
+    kind: str = "message"
+    ts: str | None = None
+    model: str | None = None
+    usage: Usage | None = None  # this response's usage (assistant items)
+    marks: list[str] = field(default_factory=list)
+    sticky: bool = False
+    lines: int = 1  # how many lines of the file it took (split responses take several)
+
+    @property
+    def text(self) -> str:
+        """The text parts, joined: what a search or a preview reads first."""
+        return "\n".join(p.text for p in self.parts if p.kind == "text")
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay JSON of a message: id, role, content, and its tool calls or answer."""
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        calls = [
+            {"id": p.call_id, "name": p.name, "arguments": p.data}
+            for p in self.parts
+            if p.kind == "tool-call"
+        ]
+        if calls:
+            out["tool-calls"] = calls
+        answers = [p.call_id for p in self.parts if p.kind == "tool-result"]
+        if answers:
+            out["tool-call-id"] = answers[0]
+            out["content"] = "\n".join(p.text for p in self.parts if p.kind == "tool-result")
+        reasoning = [p.text for p in self.parts if p.kind == "reasoning"]
+        if reasoning:
+            out["reasoning"] = "\n".join(reasoning)
+        if self.sticky:
+            out["sticky"] = True
+        if self.kind != "message":
+            out["kind"] = self.kind
+        if self.ts is not None:
+            out["ts"] = self.ts
+        if self.model is not None:
+            out["model"] = self.model
+        return out
+
+
+# -- tool operations, compactions, runs ----------------------------------------------
+
+
+@dataclass(slots=True)
+class ToolOp:
+    """A tool call and what became of it."""
+
+    call_id: str
+    tool: str
+    state: OpState
+    arguments: Any = None  # as the model gave them (a dict, or a string)
+    result: str | None = None  # the result's text, as the model was sent it
+    detail: Any = None  # the tool's structured result (a patch, stdout/stderr, ...)
+    line: int = 0  # the call's line
+    result_line: int | None = None
+    run_id: str | None = None
+    message_id: str | None = None  # the item that asked for it
+    progress: str | None = None  # the latest progress output of a running call
+    subagent: str | None = None  # the path of the subagent's own transcript, when linked
+    sidechain: bool = False
+    started: str | None = None
+    ended: str | None = None
+    duration: float | None = None  # seconds
+
+    @property
+    def label(self) -> str:
+        return state_label(self.state)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "call-id": self.call_id,
+            "tool": self.tool,
+            "state": self.state,
+            "arguments": self.arguments,
+            "line": self.line,
+        }
+        for key, value in (
+            ("result", self.result),
+            ("result-line", self.result_line),
+            ("run-id", self.run_id),
+            ("message-id", self.message_id),
+            ("detail", self.detail),
+            ("progress", self.progress),
+            ("subagent", self.subagent),
+            ("duration", self.duration),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass(slots=True)
+class Compaction:
+    """A compaction (what it folded into a summary) or an elision (what it stubbed)."""
+
+    id: str
+    kind: Literal["compaction", "elision"]
+    line: int
+    summary: str = ""
+    folded: list[str] = field(default_factory=list)  # item ids replaced by it
+    kept: list[str] = field(default_factory=list)  # item ids the model still sees after it
+    trigger: str | None = None  # "manual" | "auto" | ...
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    ts: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "line": self.line,
+            "summary": self.summary,
+            "folded": list(self.folded),
+            "trigger": self.trigger,
+            "tokens-before": self.tokens_before,
+            "tokens-after": self.tokens_after,
+        }
+        if self.kept:
+            out["kept"] = list(self.kept)
+        return out
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What a run was started with: facts and named sections (instructions, ...)."""
+
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    sections: list[tuple[str, str]] = field(default_factory=list)  # (name, text)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Run:
+    """A run (a turn, for the formats that have turns)."""
+
+    id: str
+    state: Literal["finished", "running", "interrupted", "aborted"]
+    line: int
+    end_line: int | None = None
+    started: str | None = None
+    ended: str | None = None
+    duration: float | None = None  # seconds
+    prompt: str | None = None  # what started it (a user's prompt)
+    usage: Usage = field(default_factory=Usage)
+    context: RunContext | None = None
+    items: int = 0  # conversation items in it
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "state": self.state,
+            "line": self.line,
+            "end-line": self.end_line,
+            "started": self.started,
+            "ended": self.ended,
+            "duration": self.duration,
+            "usage": self.usage.to_json(),
+        }
+        if self.prompt is not None:
+            out["prompt"] = self.prompt
+        if self.context is not None:
+            out["context"] = {
+                "facts": [list(f) for f in self.context.facts],
+                "sections": [{"name": n, "text": t} for n, t in self.context.sections],
+            }
+        return out
+
+
+@dataclass(slots=True)
+class Subagent:
+    """A subagent's own transcript, linked from the call that started it."""
+
+    id: str
+    path: str | None  # None: named by the parent, but its file is not there
+    call_id: str | None = None
+    description: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    messages: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": self.path,
+            "call-id": self.call_id,
+            "description": self.description,
+            "messages": self.messages,
+            "usage": self.usage.to_json(),
+        }
+
+
+# -- the whole file ------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Transcript:
+    """One file read into the neutral model (read-only: nothing here writes)."""
+
+    format: str
+    path: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    messages: list[Item] = field(default_factory=list)  # the replayed view
+    raw: list[Item] = field(default_factory=list)  # every line, file order
+    tool_operations: list[ToolOp] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)  # compactions and elisions
+    runs: list[Run] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)  # the file's own responses
+    subagents: list[Subagent] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    lines: int = 0  # lines read
+    extra: dict[str, Any] = field(default_factory=dict)  # the format's own replay keys
+    writer_alive: bool | None = None  # None: not known (not looked at)
+
+    @property
+    def usage_with_subagents(self) -> Usage | None:
+        """The file's usage and its linked subagents' together (None without subagents)."""
+        if not self.subagents:
+            return None
+        return Usage.total([self.usage, *(s.usage for s in self.subagents)])
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay JSON (shared/spec/api.md): the shared keys, then the format's own."""
+        out: dict[str, Any] = {
+            "format": self.format,
+            "meta": self.meta,
+            "messages": [m.to_json() for m in self.messages],
+            "tool-operations": [op.to_json() for op in self.tool_operations],
+            "compactions": [c.to_json() for c in self.compactions],
+            "usage": self.usage.to_json(),
+            "warnings": list(self.warnings),
+            "runs": [r.to_json() for r in self.runs],
+        }
+        if self.subagents:
+            both = self.usage_with_subagents
+            out["subagents"] = [s.to_json() for s in self.subagents]
+            out["usage-with-subagents"] = both.to_json() if both is not None else None
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    def op_for_call(self, call_id: str) -> ToolOp | None:
+        for op in self.tool_operations:
+            if op.call_id == call_id:
+                return op
+        return None
+
+
+__all__ = [
+    "STATE_LABELS",
+    "STATE_TONES",
+    "Compaction",
+    "Item",
+    "OpState",
+    "Part",
+    "PartKind",
+    "Run",
+    "RunContext",
+    "Subagent",
+    "ToolOp",
+    "Transcript",
+    "Usage",
+    "classify_op",
+    "state_label",
+]

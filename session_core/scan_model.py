@@ -1,0 +1,82 @@
+"""A browser row (``scan.FileSummary``) from the neutral model, for every model format."""
+
+from __future__ import annotations
+
+from typing import IO, TYPE_CHECKING
+
+import orjson
+
+from .model import Transcript
+from .text import count
+
+if TYPE_CHECKING:
+    from .formats.base import Builder
+    from .scan import FileSummary
+
+
+def summarise_model(summary: FileSummary, transcript: Transcript) -> None:
+    """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``."""
+    meta = transcript.meta
+    scale = summary.size / max(transcript.extra.get("bytes-read", summary.size), 1)
+    summary.agent = _text(meta.get("agent") or meta.get("originator") or meta.get("title"))
+    summary.model = _text(meta.get("model"))
+    summary.started = _text(meta.get("started") or meta.get("timestamp")) or summary.started
+    stamps = [i.ts for i in transcript.raw if i.ts]
+    if stamps:
+        summary.started = summary.started or stamps[0]
+        summary.last_ts = stamps[-1]
+    messages = sum(1 for i in transcript.raw if i.kind == "message")
+    summary.messages = round(messages * scale)
+    summary.tool_calls = round(len(transcript.tool_operations) * scale)
+    usage = transcript.usage_with_subagents or transcript.usage
+    tokens = usage.tokens
+    summary.tokens = None if tokens is None else round(tokens * scale)
+    summary.cost = None if usage.cost is None else usage.cost * scale
+    unfinished = [op for op in transcript.tool_operations if op.state in ("running", "interrupted")]
+    summary.pending = len(unfinished)
+    summary.crash_tail = any("kept as it is" in w for w in transcript.warnings[-1:])
+    why = []
+    if unfinished:
+        why.append(
+            f"{len(unfinished)} tool call{'s' if len(unfinished) != 1 else ''} without a result"
+        )
+    open_runs = [r for r in transcript.runs if r.state in ("running", "interrupted")]
+    if open_runs:
+        why.append(f"{count(len(open_runs), 'turn')} not finished")
+    if summary.crash_tail:
+        why.append("an unfinished last line")
+    summary.reason = "; ".join(why) or None
+
+
+def windowed_model(
+    builder: Builder, summary: FileSummary, fh: IO[bytes], head: bytes, window: int
+) -> Transcript:
+    """A big file's model from its head's whole lines and a tail window (``estimated``)."""
+    from .scan import tail_window
+
+    lines = head.split(b"\n")[:-1]
+    for number, raw in enumerate(lines, start=1):
+        _feed(builder, raw, number)
+    tail, _scale = tail_window(summary, fh, window)
+    read = len(head) + len(tail)
+    for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
+        _feed(builder, raw, number)
+    transcript = builder.transcript(None)
+    transcript.extra["bytes-read"] = read
+    return transcript
+
+
+def _feed(builder: Builder, raw: bytes, number: int) -> None:
+    if not raw.strip():
+        return
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        builder.bad_line(number, raw, "is not valid JSON")
+        return
+    if isinstance(value, dict):
+        builder.feed(value, number)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
