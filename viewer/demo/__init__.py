@@ -15,7 +15,10 @@ in the order a real loop writes it (see the seed document on
 
 The agent speaks to a :class:`Recorder`, not to a file format: the transcript
 v1 writer is :class:`TranscriptV1Recorder`; the agentgo-v1 one is
-``viewer.demo.agentgo_recorder.AgentGoRecorder`` (see ``RECORDERS``).
+``viewer.demo.agentgo_recorder.AgentGoRecorder``; ``claude_code_recorder`` and
+``codex_recorder`` write the story as Claude Code and Codex would have (a session
+under ``.claude/projects/``, a rollout under ``.codex/sessions/``). ``DEMO_FORMATS``
+names them all (see ``RECORDERS``).
 
 ``python -m viewer.demo write PATH [--speed S]`` runs the agent and then kills
 its own process with SIGKILL (the session is never closed): that is the
@@ -26,9 +29,13 @@ from .command import main, run_demo
 from .recorders import DEMO_FILE, DEMO_FILES, RECORDERS, Recorder, TranscriptV1Recorder
 from .script import simulate_run
 
+# Every format the demo writes, in the order ``tailscope demo --format`` lists them.
+DEMO_FORMATS: tuple[str, ...] = tuple(DEMO_FILES)
+
 __all__ = [
     "DEMO_FILE",
     "DEMO_FILES",
+    "DEMO_FORMATS",
     "RECORDERS",
     "Recorder",
     "TranscriptV1Recorder",

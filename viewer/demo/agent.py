@@ -72,12 +72,30 @@ class DemoAgent:
 
     # pacing
 
-    def pause(self, seconds: float) -> None:
-        """Sleep ``seconds`` of demo time (jittered, scaled by speed; none at speed 0)."""
+    def pause(self, seconds: float, running: Sequence[ToolCall] = ()) -> None:
+        """Sleep ``seconds`` of demo time (jittered, scaled by speed; none at speed 0).
+
+        While ``running`` tools run, a recorder that wants progress hears of them every
+        ``progress_every`` demo seconds (at speed 0 too, without sleeping); the jitter is
+        drawn once either way, so every format tells the same story.
+        """
         jittered = seconds * self.rng.uniform(0.85, 1.15)
+        every = self.rec.progress_every
+        if running and every:
+            done = 0.0
+            while done + every < jittered:
+                self._wait(every)
+                done += every
+                for call in running:
+                    self.rec.tool_running(call, done)
+            self._wait(jittered - done)
+            return
+        self._wait(jittered)
+
+    def _wait(self, demo_seconds: float) -> None:
         if self.speed <= 0 or not (self.speed < float("inf")):
             return
-        wait = jittered / self.speed
+        wait = demo_seconds / self.speed
         if wait >= 0.001:
             self._sleep(wait)
 
@@ -163,13 +181,13 @@ class DemoAgent:
     def run_tool(self, call: ToolCall, result: ToolOutcome) -> str:
         """Dispatch, run (the viewer shows it running), answer, settle."""
         op = self.dispatch(call)
-        self.pause(result.duration)
+        self.pause(result.duration, running=(call,))
         return self.finish(call, op, result)
 
     def run_parallel(self, pairs: Sequence[tuple[ToolCall, ToolOutcome]]) -> list[str]:
         """Dispatch them all, then each answers in turn."""
         ops = [self.dispatch(call) for call, _ in pairs]
-        self.pause(max(result.duration for _, result in pairs))
+        self.pause(max(result.duration for _, result in pairs), running=[c for c, _ in pairs])
         return [
             self.finish(call, op, result) for (call, result), op in zip(pairs, ops, strict=True)
         ]

@@ -19,11 +19,11 @@ from .script import simulate_run
 
 
 def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v1") -> int:
-    """Write live simulated runs (both formats) into a temporary directory; view one of them.
+    """Write live simulated runs (every format) into a temporary directory; view one of them.
 
-    Two writer processes write the same story, ``agent-run.jsonl`` (transcript
-    v1) and ``agentgo-run.jsonl`` (agentgo-v1); the viewer opens the one of
-    ``format``.
+    One writer process a format writes the same story (``DEMO_FILES``: transcript v1,
+    agentgo-v1, a Claude Code session and a Codex rollout, the last two laid out as
+    under ``~/.claude`` and ``~/.codex``); the viewer opens the one of ``format``.
     """
     if format not in DEMO_FILES:
         print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,9 +14,21 @@ from session_core.artifacts import store_artifact
 from session_core.codec import arguments_digest, canonical_arguments, data_digest, section_digest
 
 DEMO_FILE = "agent-run.jsonl"
-# run_demo writes the same story in both formats, side by side, each by its own writer.
-DEMO_FILES = {"transcript-v1": DEMO_FILE, "agentgo-v1": "agentgo-run.jsonl"}
 SEED = 20260809
+# The read-only formats' files, where those agents keep them (~/.claude, ~/.codex), inside
+# the demo directory. The session ids are fixed; a rollout is filed under the day it starts.
+CLAUDE_SESSION_ID = "5b0e7f3c-9d2a-4c61-8e4f-2a7d9c1b3e58"
+CODEX_SESSION_ID = "019c9b2e-4f1a-7c30-9e52-6d8b1a4c7f20"
+_STARTED = time.localtime()
+# run_demo writes the same story in every format, side by side, each by its own writer.
+DEMO_FILES = {
+    "transcript-v1": DEMO_FILE,
+    "agentgo-v1": "agentgo-run.jsonl",
+    "claude-code": f".claude/projects/-home-dev-src-tinycalc/{CLAUDE_SESSION_ID}.jsonl",
+    "codex": time.strftime(
+        f".codex/sessions/%Y/%m/%d/rollout-%Y-%m-%dT%H-%M-%S-{CODEX_SESSION_ID}.jsonl", _STARTED
+    ),
+}
 
 Sleep = Callable[[float], object]
 
@@ -104,6 +117,15 @@ class Recorder(ABC):
     """
 
     path: str
+    # Demo seconds between ``tool_running`` calls while a tool runs; None: never called
+    # (the formats without live progress records, whose pauses stay one sleep each).
+    progress_every: float | None = None
+
+    def tool_running(self, call: ToolCall, elapsed: float) -> None:  # noqa: B027 (optional)
+        """A dispatched tool is still running, ``elapsed`` demo seconds in (progress lines)."""
+
+    def crashing(self) -> None:  # noqa: B027 (an optional hook)
+        """The process dies right after this (a format may leave a torn last line)."""
 
     @abstractmethod
     def begin_run(
@@ -287,7 +309,21 @@ def _agentgo_recorder(path: str, meta: dict[str, Any]) -> Recorder:
     return AgentGoRecorder(path, meta)
 
 
+def _claude_code_recorder(path: str, meta: dict[str, Any]) -> Recorder:
+    from .claude_code_recorder import ClaudeCodeRecorder
+
+    return ClaudeCodeRecorder(path, meta)
+
+
+def _codex_recorder(path: str, meta: dict[str, Any]) -> Recorder:
+    from .codex_recorder import CodexRecorder
+
+    return CodexRecorder(path, meta)
+
+
 RECORDERS: dict[str, Callable[[str, dict[str, Any]], Recorder]] = {
     "transcript-v1": TranscriptV1Recorder,
     "agentgo-v1": _agentgo_recorder,
+    "claude-code": _claude_code_recorder,
+    "codex": _codex_recorder,
 }

@@ -101,7 +101,7 @@ def _script(agent: DemoAgent, crash: bool, at_crash: Callable[[], object] | None
         c,
     )
     op = a.dispatch(c)
-    a.pause(4.5)  # it hangs: the viewer shows it running until the loop gives up
+    a.pause(4.5, running=(c,))  # it hangs: shown running until the loop gives up
     hang = ToolOutcome(
         "error: web_fetch did not answer within 30s and was abandoned; whether the request "
         "completed is unknown",
@@ -235,11 +235,14 @@ def _script(agent: DemoAgent, crash: bool, at_crash: Callable[[], object] | None
     )
     suite_op = a.dispatch(suite)
     diff_op = a.dispatch(diff)
-    a.pause(1.0)
+    a.pause(1.0, running=(suite, diff))
     a.context.add(a.rec.tool_result(diff, FINAL_DIFF), FINAL_DIFF)  # the diff is back ...
     if crash:
         # ... and the process dies before its settle lands: git_diff answered but
         # unsettled, run_tests in flight, fs_read never dispatched (no free slot).
+        if a.rec.progress_every:
+            a.pause(0.6, running=(suite,))  # the suite's progress goes on to the end
+        a.rec.crashing()
         if at_crash is not None:
             at_crash()
         raise Crashed
