@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -11,9 +11,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from session_core.formats import AGENTGO, Format, detect_format
+from session_core.formats import Format, detect_format
 from session_core.live import LiveTranscript
 
+from .format_screens import screen_for
 from .screens.following import FollowingScreen
 from .screens.help import HelpScreen
 from .screens.transcript import TranscriptScreen
@@ -28,7 +29,7 @@ STYLES = Path(__file__).parent / "styles"
 
 
 class TailscopeApp(App[None]):
-    """Open a transcript (either format) and follow it as it grows."""
+    """Open a transcript (any registered format) and follow it as it grows."""
 
     TITLE = "tailscope"
     CSS_PATH: ClassVar[list[str | Path]] = [
@@ -43,16 +44,28 @@ class TailscopeApp(App[None]):
         Binding("escape", "close_file", "Back to the list"),
     ]
 
-    def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] | Sequence[str], *, force_polling: bool = False
+    ) -> None:
         super().__init__()
-        self.path = os.fspath(path)
+        # Several directories: ``tailscope`` with no path, over each agent's own tree
+        # (none: the welcome screen).
+        self.roots = None if isinstance(path, str | os.PathLike) else list(path)
+        self.path = (
+            os.fspath(path) if self.roots is None else os.path.commonpath(self.roots or ["/"])
+        )  # type: ignore[arg-type]
         self.force_polling = force_polling
 
     def get_default_screen(self) -> Screen:
-        if os.path.isdir(self.path):
+        if self.roots == []:
+            from .screens.welcome import WelcomeScreen
+
+            return WelcomeScreen(_looked_in())
+        if self.roots is not None or os.path.isdir(self.path):
             from .screens.browser import BrowserScreen
 
-            return BrowserScreen(self.path, force_polling=self.force_polling)
+            where = self.path if self.roots is None else self.roots
+            return BrowserScreen(where, force_polling=self.force_polling)
         return self.screen_for(detect_format(self.path))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -69,13 +82,9 @@ class TailscopeApp(App[None]):
             self.pop_screen()
 
     def screen_for(self, fmt: Format | None, path: str | None = None) -> Screen:
-        """The screen that shows a file of this format (v1's when it is not known yet)."""
+        """The screen that shows a file of this format (``format_screens`` decides)."""
         path = self.path if path is None else path  # the browser opens files below self.path
-        if fmt == AGENTGO:
-            from .screens.agentgo import AgentGoScreen
-
-            return AgentGoScreen(path, force_polling=self.force_polling)
-        return TranscriptScreen(path, force_polling=self.force_polling)
+        return screen_for(fmt, path, force_polling=self.force_polling)
 
     def swap_format(self, old: Screen, fmt: Format) -> None:
         """A followed file turned out to be (or became) another format: replace its screen."""
@@ -121,6 +130,13 @@ class TailscopeApp(App[None]):
             if isinstance(candidate, FollowingScreen):
                 yield from candidate.commands()
                 break
+
+
+def _looked_in() -> list[str]:
+    """Every directory ``tailscope`` with no path looks in (existing or not)."""
+    from session_core.formats import FORMATS
+
+    return [root for fmt in FORMATS for root in fmt.default_roots(os.environ)]
 
 
 __all__ = ["TailscopeApp"]

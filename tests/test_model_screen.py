@@ -1,0 +1,307 @@
+"""The model screen (every format without a screen of its own), driven as a person would.
+
+Over the tests' own toy format (always), and over the real claude-code and codex samples
+(copied to a temporary directory) once those formats are registered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from helpers import fingerprint, screen_text
+from model_toy import HOSTILE, NAME, toy_registered, write_toy
+from textual.pilot import Pilot
+
+from session_core.formats import AGENTGO, V1, names
+from viewer.app import TailscopeApp
+from viewer.format_screens import screen_for
+from viewer.screens.model_help import BindingsHelpScreen, binding_rows
+from viewer.screens.model_screen import ModelScreen
+from viewer.screens.op_detail import OpDetailScreen
+
+SIZE = (140, 40)
+IDLE = 1_000_000_000  # an mtime long past: the file's writer reads as gone
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+CLAUDE = "claude-code/projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+CODEX = (
+    "codex/sessions/2026/02/23/"
+    "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+)
+
+
+async def until(
+    pilot: Pilot[None], predicate: Callable[[], object], what: str, timeout: float = 10.0
+) -> None:
+    """Wait for ``predicate``; a timeout fails the test (never a silent pass)."""
+    loop = __import__("asyncio").get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for: {what}")
+        await pilot.pause(0.02)
+    await pilot.pause(0.05)
+
+
+def model_screen(app: TailscopeApp) -> ModelScreen:
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, ModelScreen):
+            return screen
+    raise AssertionError(f"no model screen open: {app.screen_stack}")
+
+
+@asynccontextmanager
+async def opened(
+    path: Path, size: tuple[int, int] = SIZE
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen]]:
+    app = TailscopeApp(path)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
+        screen = model_screen(app)
+        await until(
+            pilot, lambda: screen._loaded and screen.conversation.items, "the file loaded", 30
+        )
+        yield app, pilot, screen
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Iterator[Path]:
+    with toy_registered():
+        path = write_toy(tmp_path / "toy.jsonl")
+        os.utime(path, (IDLE, IDLE))
+        yield path
+
+
+# -- the toy format: every part of the model -------------------------------------------
+
+
+async def test_opens_at_the_end_of_the_conversation(toy: Path) -> None:
+    async with opened(toy, size=(100, 14)) as (_app, _pilot, screen):
+        view = screen.conversation
+        assert view.cursor == len(view.items) - 1
+        assert view.selected is not None and view.selected.id == "u2"
+        assert view.max_scroll_y > 0 and view.is_at_end
+
+
+async def test_raw_toggle_shows_every_line_with_its_kind_and_marks(toy: Path) -> None:
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        assert "file-history-snapshot" not in screen_text(app)
+        await pilot.press("r")
+        await until(pilot, lambda: view.mode == "raw", "the raw view")
+        assert len(view.items) == len(screen.transcript.raw)
+        text = screen_text(app)
+        assert "file-history-snapshot" in text and "[sidechain]" in text and "[folded]" in text
+        assert view.cursor == len(view.items) - 1  # it was at the end: it stays there
+        await pilot.press("r")
+        await until(pilot, lambda: view.mode == "replayed", "the replayed view")
+
+
+async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
+    async with opened(toy) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 3, "three operations")
+        assert table.column_cells("state") == [
+            "completed",
+            "failed",
+            "interrupted: no result, the writer is gone",
+        ]
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail")
+        text = screen_text(app)
+        assert "stdout" in text and "stderr" in text and "warning: slow" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the screen")
+
+
+async def test_a_call_without_result_is_running_while_the_writer_lives(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        op = lambda: screen.transcript.op_for_call("call-3")  # noqa: E731
+        assert op().state == "interrupted"
+        monkeypatch.setattr(screen, "_check_live", lambda: True)
+        screen._live_at = -1.0
+        await until(pilot, lambda: op().state == "running", "running once alive", 5)
+        assert op().progress == "still working…"
+        monkeypatch.setattr(screen, "_check_live", lambda: False)
+        screen._live_at = -1.0
+        await until(pilot, lambda: op().state == "interrupted", "interrupted once gone", 5)
+
+
+async def test_a_line_appended_live_appears_and_the_view_sticks_to_the_end(toy: Path) -> None:
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        with toy.open("a") as fh:
+            fh.write(
+                json.dumps({"id": "u3", "type": "msg", "role": "user", "text": "LIVE ONE"}) + "\n"
+            )
+        await until(pilot, lambda: view.items[-1].id == "u3", "the appended message")
+        assert view.cursor == len(view.items) - 1
+        assert "LIVE ONE" in screen_text(app)
+
+
+async def test_the_cursor_stays_on_its_item_when_lines_arrive(toy: Path) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("g")
+        await until(pilot, lambda: view.cursor == 0, "the top")
+        first = view.selected
+        with toy.open("a") as fh:
+            fh.write(json.dumps({"id": "u4", "type": "msg", "role": "user", "text": "x"}) + "\n")
+        await until(pilot, lambda: view.items[-1].id == "u4", "the appended message")
+        assert view.cursor == 0 and view.selected is not None and first is not None
+        assert view.selected.id == first.id
+
+
+async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
+    with toy_registered():
+        path = write_toy(tmp_path / "hostile.jsonl", hostile=True)
+        async with opened(path) as (app, _pilot, screen):
+            text = screen_text(app)
+            assert "␛[31mRED␛[0m [bold]not bold[/bold]" in text
+            assert "\x1b" not in screen.query_one("#items").render_line(0).text
+            assert HOSTILE not in text
+
+
+async def test_search_and_jumps(toy: Path) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash")
+        await pilot.press(*"pytest")
+        await pilot.press("enter")
+        await until(pilot, lambda: view.matches, "a match")
+        assert view.selected is not None and view.selected.id == "a2"
+        await pilot.press("g", "t")
+        await until(pilot, lambda: view.selected and view.selected.id == "a2", "next tool call")
+        await pilot.press("e")
+        await until(pilot, lambda: view.selected and view.selected.id == "t2", "next error")
+
+
+async def test_the_viewer_never_writes(toy: Path) -> None:
+    before = fingerprint(toy)
+    async with opened(toy) as (_app, pilot, _screen):
+        await pilot.press("r", "2", "enter", "escape", "3", "4", "1")
+        await pilot.pause(0.2)
+    assert fingerprint(toy) == before
+
+
+async def test_help_is_built_from_the_bindings(toy: Path) -> None:
+    async with opened(toy) as (app, pilot, _screen):
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, BindingsHelpScreen), "the help")
+        assert "Raw/replayed" in screen_text(app)
+        help_screen = app.screen
+        assert isinstance(help_screen, BindingsHelpScreen)
+        shown = {what for _name, keys in help_screen.sections for _k, what in binding_rows(keys)}
+        assert {"Previous tool call", "Open subagent", "Copy result", "Quit"} <= shown
+
+
+def test_screens_are_routed_through_the_registry(tmp_path: Path) -> None:
+    from viewer.screens.agentgo import AgentGoScreen
+    from viewer.screens.transcript import TranscriptScreen
+
+    path = str(tmp_path / "x.jsonl")
+    assert isinstance(screen_for(V1, path), TranscriptScreen)
+    assert isinstance(screen_for(AGENTGO, path), AgentGoScreen)
+    assert isinstance(screen_for(None, path), TranscriptScreen)  # waits, then swaps
+    with toy_registered():
+        screen = screen_for(NAME, path)
+        assert isinstance(screen, ModelScreen) and screen.FORMAT == NAME
+
+
+# -- the real samples ---------------------------------------------------------------
+
+
+def sample(tmp_path: Path, fmt: str, rel: str) -> Path:
+    if fmt not in names():
+        pytest.skip(f"the {fmt} format is not registered yet")
+    source = SAMPLES / rel
+    if not source.is_file():
+        pytest.skip("../shared/samples is not here")
+    target = tmp_path / source.name
+    shutil.copyfile(source, target)
+    os.utime(target, (IDLE, IDLE))
+    return target
+
+
+LIVE_LINES = {
+    "claude-code": {
+        "type": "user",
+        "uuid": "live-append-1",
+        "parentUuid": None,
+        "isSidechain": False,
+        "timestamp": "2030-01-01T00:00:00.000Z",
+        "message": {"role": "user", "content": "LIVE-APPEND-MARKER"},
+    },
+    "codex": {
+        "timestamp": "2030-01-01T00:00:00.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "LIVE-APPEND-MARKER"}],
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(("fmt", "rel"), [("claude-code", CLAUDE), ("codex", CODEX)])
+async def test_a_real_sample(tmp_path: Path, fmt: str, rel: str) -> None:
+    path = sample(tmp_path, fmt, rel)
+    before = fingerprint(path)
+    async with opened(path) as (app, pilot, screen):
+        view = screen.conversation
+        assert view.cursor == len(view.items) - 1 and view.items
+        # Raw: every line, the records that are not messages among them.
+        await pilot.press("r")
+        await until(pilot, lambda: view.mode == "raw", "the raw view")
+        assert len(view.items) >= len(screen.transcript.messages)
+        assert any(item.kind != "message" for item in view.items)
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count > 0, "tool operations")
+        states = set(table.column_cells("state"))
+        assert states and states <= {op.label for op in screen.transcript.tool_operations}
+        assert fingerprint(path) == before
+        # A line written while the file is shown appears (in the raw view at least).
+        with path.open("a") as fh:
+            fh.write(json.dumps(LIVE_LINES[fmt]) + "\n")
+        await pilot.press("1")
+        await until(
+            pilot,
+            lambda: any("LIVE-APPEND-MARKER" in p.text for p in view.items[-1].parts),
+            "the appended line",
+        )
+        assert "LIVE-APPEND-MARKER" in screen_text(app)
+
+
+# -- snapshots of the toy file (looked at: tests/__snapshots__/test_model_screen/) ------
+
+
+async def _loaded(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
+    screen = model_screen(app)  # type: ignore[arg-type]
+    await until(pilot, lambda: screen._loaded and screen.conversation.items, "the file loaded")
+    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
+
+
+@pytest.mark.flaky(reruns=2)
+@pytest.mark.parametrize(
+    "keys",
+    [
+        pytest.param([], id="conversation"),
+        pytest.param(["r", "g"], id="raw"),
+        pytest.param(["2"], id="tools"),
+    ],
+)
+def test_snapshot(snap_compare, toy: Path, keys: list[str]) -> None:
+    assert snap_compare(TailscopeApp(toy), press=keys, terminal_size=(120, 32), run_before=_loaded)

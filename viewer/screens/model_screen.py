@@ -1,0 +1,342 @@
+"""One screen over the neutral model, for every format without a screen of its own
+(claude-code, codex, a plugin's): conversation, tool operations, runs and the diff of
+what compactions folded, followed live as the file grows.
+
+The worker applies each batch to the format's ``LiveModel``; the UI thread takes one
+snapshot (``live.transcript``) per batch it draws and hands it to the panes, each of
+which keeps its cursor on its item and draws only the rows on screen.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Iterable
+from typing import ClassVar
+
+from textual import events, on
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+
+from session_core.following import FollowUpdate
+from session_core.formats import by_name
+from session_core.formats.base import LiveModel
+from session_core.model import Transcript
+
+from ..widgets.block_view import BlockView, LinesView
+from ..widgets.items_view import ItemsView
+from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
+from ..widgets.model_status import ModelStatus
+from ..widgets.virtual_table import VirtualTable
+from .following import FollowingScreen
+from .model_help import BindingsHelpScreen
+from .op_detail import OpDetailScreen
+from .warnings import WarningsScreen
+
+DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
+TABS = ("conversation", "tools", "runs", "diff")
+_ids = itertools.count(1)
+
+
+class ModelScreen(FollowingScreen):
+    """One file of any model format, followed as it grows."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show_tab('conversation')", "Conversation", show=False),
+        Binding("2", "show_tab('tools')", "Tool operations", show=False),
+        Binding("3", "show_tab('runs')", "Runs", show=False),
+        Binding("4", "show_tab('diff')", "Diff", show=False),
+        Binding("r", "toggle_mode", "Raw/replayed"),
+        Binding("slash", "search", "Search"),
+        Binding("w", "warnings", "Warnings"),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, fmt: str, force_polling: bool = False
+    ) -> None:
+        super().__init__(path, force_polling=force_polling, id=f"model-{next(_ids)}")
+        self.format = by_name(fmt)
+        # FollowingScreen reads these per instance: one class serves every format.
+        self.FORMAT = fmt
+        self.PARSED_UPDATES = self.format.parsed_updates
+        self.live: LiveModel = self.format.live(self.path)
+        self.transcript = Transcript(format=fmt, path=self.path)
+        self._stale: set[str] = set()
+        self._drawn_at = 0.0
+        self._pending = False
+        self._progress = (0, 0)
+
+    # -- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield ModelStatus(id="model-status")
+        yield Static(id="problem")
+        with TabbedContent(id="tabs", initial="conversation"):
+            with TabPane("Conversation", id="conversation"):
+                yield ItemsView(id="items")
+            with TabPane("Tool operations", id="tools"):
+                yield OpsPane(id="ops")
+            with TabPane("Runs", id="runs"):
+                yield RunsPane(id="model-runs")
+            with TabPane("Diff", id="diff"):
+                yield LinesView(id="model-diff")
+        with Vertical(id="search-bar"):
+            yield Input(placeholder="search (enter finds, escape closes)", id="search")
+        yield Footer()
+
+    @property
+    def conversation(self) -> ItemsView:
+        return self.query_one("#items", ItemsView)
+
+    @property
+    def ops(self) -> OpsPane:
+        return self.query_one("#ops", OpsPane)
+
+    @property
+    def runs(self) -> RunsPane:
+        return self.query_one("#model-runs", RunsPane)
+
+    @property
+    def diff(self) -> LinesView:
+        return self.query_one("#model-diff", LinesView)
+
+    def on_mount(self) -> None:
+        self.query_one("#search-bar").display = False
+        self.query_one("#problem").display = False
+        self.conversation.focus()
+        self._refresh_status()
+        self.set_interval(1.0, self._tick)
+        self.call_after_refresh(self.follow_file)
+
+    # -- following --------------------------------------------------------------------
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        self._progress = (update.offset, update.size)
+        if not update.caught_up and time.monotonic() - self._drawn_at < DRAW_EVERY:
+            # A big load arrives in many batches: a snapshot per batch would be the load's
+            # time spent drawing. The last batch (caught up) is always drawn.
+            if not self._pending:
+                self._pending = True
+                self.set_timer(DRAW_EVERY, self._flush)
+            self._refresh_status()
+            return
+        if update.reset and self._loaded:
+            self.notify(
+                "The file was truncated or replaced: the view was rebuilt from line 1.",
+                severity="warning",
+                timeout=6,
+            )
+        self._draw(to_end=True if (update.reset or not self._loaded) else None)
+        if update.caught_up:
+            self._loaded = True
+
+    def _flush(self) -> None:
+        if self._pending and self.is_attached:
+            with self.state_lock:
+                self._draw()
+
+    def _draw(self, *, to_end: bool | None = None) -> None:
+        """One snapshot of the model (the caller holds ``state_lock``), to every pane."""
+        self._pending = False
+        self._drawn_at = time.monotonic()
+        alive = self._is_live()
+        self._was_live = alive
+        self.transcript = self.live.transcript(writer_alive=alive)
+        self.conversation.show(self.transcript, to_end=to_end)
+        self._stale = {"tools", "runs", "diff"}
+        self._refresh_pane(self.query_one(TabbedContent).active)
+        self._refresh_status()
+
+    def _refresh_pane(self, tab: str) -> None:
+        """The shown pane follows the snapshot now; hidden ones catch up when shown."""
+        if tab not in self._stale:
+            return
+        self._stale.discard(tab)
+        if tab == "tools":
+            self.ops.show(self.transcript)
+        elif tab == "runs":
+            self.runs.show(self.transcript)
+        elif tab == "diff":
+            self.diff.set_entries(diff_entries(self.transcript))
+
+    def _liveness_changed(self, live: bool) -> None:
+        # Calls without a result turn from running to interrupted (and back).
+        if self._loaded:
+            with self.state_lock:
+                self._draw()
+
+    def _refresh_status(self) -> None:
+        view = self.conversation
+        extra = ""
+        if not self._loaded and self._progress[1]:
+            done, size = self._progress
+            extra = f"loading {100 * done // size}%"
+        elif view.search_term:
+            position = view.match_pos + 1 if view.matches else 0
+            extra = f"/{view.search_term}: {position}/{len(view.matches)}"
+        self.query_one(ModelStatus).show(
+            self.transcript,
+            name=os.path.basename(self.path),
+            title=self.format.title,
+            size=self.live.size,
+            live=self.live_label(),
+            mode=view.mode,
+            extra=extra,
+        )
+        self.show_problem(self._problem())
+
+    def _problem(self) -> str | None:
+        if not self.live.exists:
+            return self.missing_message()
+        t = self.transcript
+        if self._loaded and t.lines and not t.raw and t.warnings:
+            return f"This file could not be read as {self.format.title}: {t.warnings[0]}"
+        return None
+
+    # -- actions ----------------------------------------------------------------------
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        self._refresh_pane(tab)
+        self._focus_tab(tab)
+
+    def _focus_tab(self, tab: str) -> None:
+        target = {
+            "conversation": self.conversation,
+            "tools": self.ops.table,
+            "runs": self.runs.table,
+            "diff": self.diff,
+        }[tab]
+        target.focus()
+
+    def action_toggle_mode(self) -> None:
+        view = self.conversation
+        view.set_mode("raw" if view.mode == "replayed" else "replayed")
+        self.action_show_tab("conversation")
+        self._refresh_status()
+        self.notify(
+            "Raw view: every line of the file, with its kind and marks."
+            if view.mode == "raw"
+            else "Replayed view: what the model is sent next.",
+            timeout=3,
+        )
+
+    def action_warnings(self) -> None:
+        self.app.push_screen(WarningsScreen(list(self.transcript.warnings)))
+
+    def action_help(self) -> None:
+        sections = [
+            ("This screen", self.BINDINGS),
+            ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
+            ("Tool operations, runs", VirtualTable.BINDINGS),
+            ("A tool operation's detail", OpDetailScreen.BINDINGS),
+            ("Everywhere", self.app.BINDINGS),
+        ]
+        self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
+
+    def action_search(self) -> None:
+        self.query_one("#search-bar").display = True
+        search = self.query_one("#search", Input)
+        search.value = self.conversation.search_term
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#search-bar").display = False
+        self.action_show_tab("conversation")
+        self.conversation.search(event.value)
+        self._refresh_status()
+
+    @on(ItemsView.Searched)
+    def _searched(self, event: ItemsView.Searched) -> None:
+        count = event.count
+        self.notify(f"{count} match{'es' if count != 1 else ''} for {event.term!r}", timeout=2)
+        self._refresh_status()
+
+    @on(ItemsView.Said)
+    def _said(self, event: ItemsView.Said) -> None:
+        self.notify(event.text, timeout=2)
+
+    @on(OpsPane.Opened)
+    def _op_opened(self, event: OpsPane.Opened) -> None:
+        self.app.push_screen(OpDetailScreen(event.op))
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id in TABS:
+            self._refresh_pane(event.pane.id)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "escape":
+            return
+        if self.query_one("#search-bar").display:
+            event.stop()  # escape closes the search, not the file
+            self.query_one("#search-bar").display = False
+            self.conversation.focus()
+            return
+        stack = self.app.screen_stack
+        if len(stack) > 1 and stack[-1] is self and not _is_browser(stack[-2]):
+            event.stop()  # a subagent opened from a tool operation: back to its parent
+            self.app.pop_screen()
+
+    def commands(self) -> Iterable[SystemCommand]:
+        view = self.conversation
+        commands = [
+            (
+                "Toggle raw / replayed view",
+                "Every line, or what the model is sent next",
+                self.action_toggle_mode,
+            ),
+            (
+                "Show the conversation",
+                "The current view's items",
+                lambda: self.action_show_tab("conversation"),
+            ),
+            (
+                "Show tool operations",
+                "Every call and what became of it",
+                lambda: self.action_show_tab("tools"),
+            ),
+            (
+                "Show runs",
+                "Turns with their state, usage and context",
+                lambda: self.action_show_tab("runs"),
+            ),
+            (
+                "Show the diff",
+                "What compactions folded and kept",
+                lambda: self.action_show_tab("diff"),
+            ),
+            ("Search", "Find text in the conversation", self.action_search),
+            ("Warnings", "What the reader could not make sense of", self.action_warnings),
+            ("Next tool call", "In the conversation", lambda: view.action_jump("call", 1)),
+            ("Previous tool call", "In the conversation", lambda: view.action_jump("call", -1)),
+            ("Next error", "A failed call or an error line", lambda: view.action_jump("error", 1)),
+            (
+                "Previous error",
+                "A failed call or an error line",
+                lambda: view.action_jump("error", -1),
+            ),
+            ("Copy item", "The selected item's text", view.action_copy),
+            (
+                "Expand / fold item",
+                "Its whole text, reasoning and arguments",
+                view.action_toggle_fold,
+            ),
+            ("Go to the end", "The last item (and stick to new ones)", view.action_last),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+
+
+def _is_browser(screen: object) -> bool:
+    from .browser import BrowserScreen
+
+    return isinstance(screen, BrowserScreen)
+
+
+__all__ = ["ModelScreen"]

@@ -1,0 +1,171 @@
+"""One tool operation in full: its arguments, result, the tool's own detail (an edit's
+patch as a diff, a command's stdout and stderr), a running call's progress, and the
+subagent it started (``s`` opens that file in its own screen)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer
+
+from session_core.model import ToolOp
+
+from ..widgets.block_view import Entry, LinesView
+from ..widgets.items_view import as_json
+from ..widgets.model_panes import duration_text
+
+MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
+
+
+def op_entries(op: ToolOp) -> list[Entry]:
+    facts = [
+        ("tool", op.tool),
+        ("state", op.label),
+        ("call id", op.call_id),
+        (
+            "line",
+            f"{op.line:,}" + (f" (result at line {op.result_line:,})" if op.result_line else ""),
+        ),
+        ("run", op.run_id),
+        ("message", op.message_id),
+        ("started", op.started),
+        ("ended", op.ended),
+        ("took", duration_text(op.duration)),
+        ("sidechain", "yes" if op.sidechain else None),
+    ]
+    out: list[Entry] = [("", f"{name}: {value}") for name, value in facts if value]
+    if op.subagent:
+        found = os.path.isfile(op.subagent)
+        out.append(
+            (
+                "bold cyan",
+                f"subagent: {op.subagent}" + ("  (s opens it)" if found else "  (missing)"),
+            )
+        )
+    out.append(("bold", "arguments"))
+    out.append(("", _capped(as_json(op.arguments) if op.arguments is not None else "(none)")))
+    if op.progress:
+        out.append(("bold cyan", "latest progress"))
+        out.append(("", _capped(op.progress)))
+    out.append(("bold", "result"))
+    out.append(
+        (
+            "red" if op.state == "failed" else "",
+            _capped(op.result) if op.result is not None else "(no result)",
+        )
+    )
+    if op.detail is not None:
+        out.append(("bold", "detail"))
+        out.extend(detail_entries(op.detail))
+    return out
+
+
+def detail_entries(detail: Any) -> list[Entry]:
+    """A tool's structured result: a patch as a diff, stdout/stderr as sections, else JSON."""
+    if isinstance(detail, dict):
+        out: list[Entry] = []
+        patch = detail.get("structuredPatch")
+        if isinstance(patch, list) and patch:
+            if detail.get("filePath"):
+                out.append(("bold", f"--- {detail['filePath']}"))
+            for hunk in patch:
+                out.extend(_hunk(hunk))
+            return out
+        streams = [key for key in ("stdout", "stderr") if isinstance(detail.get(key), str)]
+        if streams:
+            for key in streams:
+                out.append(("bold red" if key == "stderr" else "bold", key))
+                out.append(("red" if key == "stderr" else "", _capped(detail[key]) or "(empty)"))
+            rest = {k: v for k, v in detail.items() if k not in streams}
+            if rest:
+                out.append(("dim", _capped(as_json(rest))))
+            return out
+    return [("", _capped(as_json(detail)))]
+
+
+def _hunk(hunk: Any) -> list[Entry]:
+    if not isinstance(hunk, dict):
+        return [("", as_json(hunk))]
+    head = (
+        f"@@ -{hunk.get('oldStart', '?')},{hunk.get('oldLines', '?')} "
+        f"+{hunk.get('newStart', '?')},{hunk.get('newLines', '?')} @@"
+    )
+    out: list[Entry] = [("cyan", head)]
+    for line in hunk.get("lines") or ():
+        text = str(line)
+        style = "green" if text.startswith("+") else "red" if text.startswith("-") else ""
+        out.append((style, text))
+    return out
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_DETAIL:
+        return text
+    return (
+        text[:MAX_DETAIL] + f"\n… {len(text) - MAX_DETAIL:,} more characters (c copies the result)"
+    )
+
+
+class OpDetailScreen(ModalScreen[None]):
+    """The detail of one tool operation, over the screen that opened it."""
+
+    DEFAULT_CSS = """
+    OpDetailScreen {
+        align: center middle;
+        & > #op-detail-body {
+            width: 90%;
+            height: 90%;
+            border: round $accent;
+            background: $surface;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("s", "open_subagent", "Open subagent"),
+        Binding("c", "copy", "Copy result"),
+    ]
+
+    def __init__(self, op: ToolOp) -> None:
+        super().__init__()
+        self.op = op
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="op-detail-body") as body:
+            body.border_title = f"{self.op.tool} · {self.op.label}"
+            yield LinesView(id="op-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        view = self.query_one("#op-detail", LinesView)
+        view.set_entries(op_entries(self.op))
+        view.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_subagent":
+            return bool(self.op.subagent)
+        return True
+
+    def action_open_subagent(self) -> None:
+        path = self.op.subagent
+        if not path or not os.path.isfile(path):
+            self.notify("The subagent's file is not there.", severity="warning")
+            return
+        from ..format_screens import open_file_screen
+
+        force = bool(getattr(self.app, "force_polling", False))
+        self.app.push_screen(open_file_screen(path, force_polling=force))
+
+    def action_copy(self) -> None:
+        text = self.op.result or ""
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text):,} characters to the clipboard.")
+
+
+__all__ = ["OpDetailScreen", "detail_entries", "op_entries"]

@@ -1,0 +1,457 @@
+"""The model screen's conversation: ``Transcript.messages`` (replayed) or ``.raw`` (every
+line), one block per item, folded to a few lines each until expanded.
+
+A folded item's height comes from its parts alone (no text is laid out), so measuring
+100,000s of items per update stays cheap; only the items on screen are drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any, ClassVar, Literal
+
+import orjson
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from session_core.model import STATE_TONES, Item, Part, ToolOp, Transcript
+
+from ..safe import one_line
+from .block_view import BlockView, wrap
+
+ItemsMode = Literal["replayed", "raw"]
+MAX_PARTS = 8  # parts a folded item shows
+PREVIEW_LINES = 3  # lines a folded text part shows
+MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
+COMPACTION_KINDS = frozenset({"compaction", "summary", "compact-summary"})
+ERROR_KINDS = frozenset({"error", "api-error", "api_error"})
+
+
+def as_json(value: Any) -> str:
+    """A structured value as indented JSON (strings as they are)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode()
+    except TypeError:
+        return repr(value)
+
+
+def args_preview(value: Any) -> str:
+    """A tool call's arguments on one line."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return repr(value)
+
+
+def item_search_text(item: Item) -> str:
+    parts = [item.role, item.kind]
+    for part in item.parts:
+        parts.append(part.text)
+        if part.name:
+            parts.append(part.name)
+        if part.kind == "tool-call" and not part.text:
+            parts.append(args_preview(part.data))
+    return "\n".join(parts)
+
+
+class ItemsView(BlockView):
+    """One view of a transcript's conversation, with a cursor, search and jumps."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = BlockView.COMPONENT_CLASSES | {
+        f"items--{name}"
+        for name in (
+            "user",
+            "assistant",
+            "system",
+            "tool",
+            "other",
+            "record",
+            "meta",
+            "marks",
+            "summary",
+            "reasoning",
+            "call",
+            "ok",
+            "bad",
+            "warn",
+            "info",
+            "image",
+            "dim",
+        )
+    }
+
+    DEFAULT_CSS = """
+    ItemsView {
+        & > .items--user { color: $success; text-style: bold; }
+        & > .items--assistant { color: $primary-lighten-2; text-style: bold; }
+        & > .items--system { color: $secondary; text-style: bold; }
+        & > .items--tool { color: $warning; text-style: bold; }
+        & > .items--other { color: $foreground-muted; text-style: bold; }
+        & > .items--record { color: $foreground-muted; }
+        & > .items--meta { color: $foreground-muted; }
+        & > .items--marks { color: $warning; text-style: italic; }
+        & > .items--summary { color: $accent; text-style: bold; }
+        & > .items--reasoning { color: $foreground-muted; text-style: italic; }
+        & > .items--call { color: $warning; }
+        & > .items--ok { color: $success; }
+        & > .items--bad { color: $error; text-style: bold; }
+        & > .items--warn { color: $warning; text-style: bold; }
+        & > .items--info { color: $primary; text-style: bold; }
+        & > .items--image { color: $secondary; text-style: italic; }
+        & > .items--dim { color: $foreground-muted; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_fold", "Expand"),
+        Binding("c", "copy", "Copy"),
+        Binding("t", "jump('call', 1)", "Next tool call"),
+        Binding("T", "jump('call', -1)", "Previous tool call", show=False),
+        Binding("e", "jump('error', 1)", "Next error"),
+        Binding("E", "jump('error', -1)", "Previous error", show=False),
+        Binding("x", "jump('compaction', 1)", "Next compaction", show=False),
+        Binding("X", "jump('compaction', -1)", "Previous compaction", show=False),
+        Binding("n", "next_match(1)", "Next match", show=False),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
+    ]
+
+    class Searched(Message):
+        """A search ended: ``count`` items hold ``term``."""
+
+        def __init__(self, view: ItemsView, term: str, count: int) -> None:
+            super().__init__()
+            self.view = view
+            self.term = term
+            self.count = count
+
+    class Said(Message):
+        """Something to tell the user (a jump found nothing, ...)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.stick_to_end = True  # the conversation opens at its end
+        self.mode: ItemsMode = "replayed"
+        self.transcript = Transcript(format="", path="")
+        self.items: list[Item] = []
+        self.ops: dict[str, ToolOp] = {}
+        self.folded_ids: frozenset[str] = frozenset()
+        self.expanded: set[str] = set()
+        self._expanded_heights: dict[tuple[str, int], int] = {}
+        self.search_term = ""
+        self.matches: list[int] = []
+        self.match_pos = -1
+
+    # -- feeding ----------------------------------------------------------------------
+
+    def show(self, transcript: Transcript, *, to_end: bool | None = None) -> None:
+        """A new snapshot of the transcript: redraw, keeping the cursor on its item."""
+        self.transcript = transcript
+        self.items = transcript.raw if self.mode == "raw" else transcript.messages
+        self.ops = {op.call_id: op for op in transcript.tool_operations}
+        folded: set[str] = set()
+        if self.mode == "raw":
+            for compaction in transcript.compactions:
+                folded.update(compaction.folded)
+        self.folded_ids = frozenset(folded)
+        self._expanded_heights.clear()
+        self.reload(to_end=to_end)
+        if self.search_term:  # the matches are indexes into the new snapshot
+            self.search(self.search_term, announce=False)
+
+    def set_mode(self, mode: ItemsMode) -> None:
+        key = self._safe_key(self.cursor) if self.cursor >= 0 else None
+        at_end = self.follows_end
+        self.mode = mode
+        self.items = self.transcript.raw if mode == "raw" else self.transcript.messages
+        self.show(self.transcript, to_end=at_end)
+        if not at_end and key is not None:
+            index = self._find_key(key, self.cursor)
+            self.move_to(index)
+
+    def block_count(self) -> int:
+        return len(self.items)
+
+    def block_key(self, index: int) -> Hashable:
+        item = self.items[index]
+        return (item.id, item.line)
+
+    def block_marked(self, index: int) -> bool:
+        item = self.items[index]
+        return item.id in self.folded_ids or "folded" in item.marks
+
+    @property
+    def selected(self) -> Item | None:
+        return self.items[self.cursor] if 0 <= self.cursor < len(self.items) else None
+
+    # -- measuring ----------------------------------------------------------------------
+
+    def block_height(self, index: int, width: int) -> int:
+        item = self.items[index]
+        if item.id in self.expanded:
+            key = (item.id, width)
+            height = self._expanded_heights.get(key)
+            if height is None:
+                height = self._expanded_heights[key] = len(self.block_lines(index, width))
+            return height
+        height = 1
+        for part in item.parts[:MAX_PARTS]:
+            if part.kind == "text":
+                height += min(PREVIEW_LINES, part.text.count("\n", 0, 4000) + 1)
+            else:
+                height += 1
+        return height + (1 if len(item.parts) > MAX_PARTS else 0)
+
+    # -- drawing ----------------------------------------------------------------------
+
+    def _s(self, name: str) -> Any:
+        return self.component_style(f"items--{name}")
+
+    def block_lines(self, index: int, width: int) -> list[Text]:
+        item = self.items[index]
+        lines = [self._header(item, width)]
+        if item.id in self.expanded:
+            for part in item.parts:
+                lines.extend(self._part_full(part, width))
+            return lines
+        for part in item.parts[:MAX_PARTS]:
+            lines.extend(self._part_folded(part, width))
+        if len(item.parts) > MAX_PARTS:
+            more = len(item.parts) - MAX_PARTS
+            lines.append(Text(f"  … {more} more parts (enter shows all)", self._s("dim")))
+        return lines
+
+    def _header(self, item: Item, width: int) -> Text:
+        role_style = item.role if item.role in ("user", "assistant", "system", "tool") else "other"
+        if item.kind in COMPACTION_KINDS:
+            role_style = "summary"
+        text = Text(no_wrap=True, end="")
+        marker = "▾ " if item.id in self.expanded else "▸ "
+        text.append(marker, self._s("dim"))
+        text.append(one_line(item.role or "?", 20), self._s(role_style))
+        if item.kind in COMPACTION_KINDS:
+            text.append("  ◆ compaction summary", self._s("summary"))
+        elif item.kind not in ("message", item.role):
+            text.append(f"  {one_line(item.kind, 30)}", self._s("meta"))
+        marks = list(item.marks)
+        if item.sticky and "sticky" not in marks:
+            marks.append("sticky")
+        if item.id in self.folded_ids and "folded" not in marks:
+            marks.append("folded")
+        if marks:
+            text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
+        facts = [f"line {item.line:,}"] if item.line else []
+        if item.lines > 1:
+            facts[-1:] = [f"lines {item.line:,}-{item.line + item.lines - 1:,}"]
+        if item.model:
+            facts.append(one_line(item.model, 40))
+        if item.ts:
+            facts.append(one_line(item.ts, 30))
+        if item.usage is not None and item.usage.tokens is not None:
+            facts.append(f"{item.usage.tokens:,} tok")
+        text.append("  " + " · ".join(facts), self._s("dim"))
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _op_state(self, part: Part) -> tuple[str, str, str | None]:
+        """A tool call's (label, tone, progress) from its operation."""
+        op = self.ops.get(part.call_id or "")
+        if op is None:
+            return "no operation", "dim", None
+        progress = op.progress if op.state == "running" else None
+        return op.label, STATE_TONES.get(op.state, "info"), progress
+
+    def _part_folded(self, part: Part, width: int) -> list[Text]:
+        room = max(10, width - 4)
+        if part.kind == "text":
+            lines = part.text.split("\n", PREVIEW_LINES)
+            shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
+            if len(lines) > PREVIEW_LINES:
+                shown[-1].append(" …", self._s("dim"))
+            return shown or [Text("  ", end="")]
+        if part.kind == "reasoning":
+            size = f"{len(part.text):,} chars" if part.text else "no text"
+            return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
+        if part.kind == "tool-call":
+            label, tone, progress = self._op_state(part)
+            line = Text("  → ", self._s("call"), end="")
+            line.append(one_line(part.name or "?", 40), self._s("call"))
+            line.append(f"  [{label}]  ", self._s(tone))
+            if progress:
+                line.append(f"{one_line(progress, 60)}  ", self._s("info"))
+            line.append(one_line(part.text or args_preview(part.data), room))
+            line.truncate(width, overflow="ellipsis")
+            return [line]
+        if part.kind == "tool-result":
+            line = Text("  ← ", self._s("bad" if part.is_error else "tool"), end="")
+            line.append(
+                "error  " if part.is_error else "result  ",
+                self._s("bad" if part.is_error else "dim"),
+            )
+            line.append(one_line(part.text, room))
+            line.truncate(width, overflow="ellipsis")
+            return [line]
+        if part.kind == "image":
+            what = one_line(part.text or part.name or "", 40)
+            return [Text(f"  [image{': ' + what if what else ''}]", self._s("image"))]
+        body = part.text or args_preview(part.data)
+        line = Text(f"  {one_line(part.name or part.kind, 30)}: ", self._s("record"), end="")
+        line.append(one_line(body, room), self._s("record"))
+        line.truncate(width, overflow="ellipsis")
+        return [line]
+
+    def _part_full(self, part: Part, width: int) -> list[Text]:
+        if part.kind == "text":
+            return wrap(_capped(part.text), width, indent="  ")
+        if part.kind == "reasoning":
+            head = [Text("  ▾ reasoning", self._s("reasoning"))]
+            return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ")
+        if part.kind == "tool-call":
+            label, tone, progress = self._op_state(part)
+            head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")
+            head.append(f"  [{label}]", self._s(tone))
+            head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
+            lines = [head]
+            lines += wrap(
+                _capped(as_json(part.data) if part.data is not None else part.text),
+                width,
+                indent="    ",
+            )
+            if progress:
+                lines.append(Text("    progress:", self._s("info")))
+                lines += wrap(_capped(progress), width, indent="    ")
+            return lines
+        if part.kind == "tool-result":
+            style = self._s("bad" if part.is_error else "tool")
+            word = "error" if part.is_error else "result"
+            head = Text(
+                f"  ← {word} for {one_line(part.call_id or '?', 60)}",
+                style,
+            )
+            return [head, *wrap(_capped(part.text), width, indent="    ")]
+        if part.kind == "image":
+            return self._part_folded(part, width)
+        head = Text(f"  {one_line(part.name or part.kind, 60)}:", self._s("record"))
+        body = part.text or as_json(part.data)
+        return [head, *wrap(_capped(body), width, self._s("record"), "    ")]
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_toggle_fold(self) -> None:
+        item = self.selected
+        if item is None:
+            return
+        self.expanded.symmetric_difference_update({item.id})
+        self.remeasure(self.cursor)
+        self.scroll_to_cursor()
+
+    def selected_text(self) -> str | None:
+        item = self.selected
+        if item is None:
+            return None
+        return "\n\n".join(part.text or args_preview(part.data) for part in item.parts) or item.kind
+
+    def action_copy(self) -> None:
+        text = self.selected_text()
+        if text is None:
+            return
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
+
+    def _is(self, what: str, item: Item) -> bool:
+        if what == "compaction":
+            return item.kind in COMPACTION_KINDS or item.kind == "compaction"
+        if what == "call":
+            return any(p.kind in ("tool-call", "tool-result") for p in item.parts)
+        if item.kind in ERROR_KINDS:
+            return True
+        for part in item.parts:
+            if part.kind == "tool-result" and part.is_error:
+                return True
+            if part.kind == "tool-call":
+                op = self.ops.get(part.call_id or "")
+                if op is not None and STATE_TONES.get(op.state) in ("bad", "warn"):
+                    return True
+        return False
+
+    def action_jump(self, what: str, direction: int) -> None:
+        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else len(self.items))
+        index = start + direction
+        while 0 <= index < len(self.items):
+            if self._is(what, self.items[index]):
+                self.move_to(index)
+                return
+            index += direction
+        label = {"call": "tool call", "error": "error", "compaction": "compaction"}[what]
+        self.post_message(
+            self.Said(f"No {label} {'after' if direction > 0 else 'before'} this one.")
+        )
+
+    # -- search -------------------------------------------------------------------------
+
+    def search(self, term: str, *, announce: bool = True) -> None:
+        """Find ``term`` in every item, in a worker (the items are a snapshot)."""
+        self.search_term = term
+        self.highlight = term.lower()
+        self._cache.clear()
+        self.refresh()
+        if not term:
+            self.matches, self.match_pos = [], -1
+            return
+        self._search(term.lower(), self.items, announce)
+
+    @work(thread=True, exclusive=True, group="items-search")
+    def _search(self, term: str, items: list[Item], announce: bool) -> None:
+        worker = get_current_worker()
+        found: list[int] = []
+        for index, item in enumerate(items):
+            if index % 2000 == 0 and worker.is_cancelled:
+                return
+            if term in item_search_text(item).lower():
+                found.append(index)
+        self.app.call_from_thread(self._searched, term, items, found, announce)
+
+    def _searched(self, term: str, items: list[Item], found: list[int], announce: bool) -> None:
+        if items is not self.items or term != self.search_term.lower():
+            return  # a newer snapshot or term: its own search is on its way
+        self.matches = found
+        if announce:
+            after = [i for i, m in enumerate(found) if m >= max(self.cursor, 0)]
+            self.match_pos = after[0] if after else (0 if found else -1)
+            if found:
+                self.move_to(found[self.match_pos])
+            self.post_message(self.Searched(self, self.search_term, len(found)))
+
+    def action_next_match(self, direction: int) -> None:
+        if not self.matches:
+            self.post_message(self.Said("No matches (/ searches)."))
+            return
+        if direction > 0:
+            later = [i for i, m in enumerate(self.matches) if m > self.cursor]
+            self.match_pos = later[0] if later else 0
+        else:
+            earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
+            self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
+        self.move_to(self.matches[self.match_pos])
+        self.post_message(self.Searched(self, self.search_term, len(self.matches)))
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + f"\n… {len(text) - MAX_TEXT:,} more characters (c copies all)"
+
+
+__all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]

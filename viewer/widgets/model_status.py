@@ -1,0 +1,104 @@
+"""The model screen's header: the file, its format and writer, its meta and its usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from session_core.model import Transcript
+
+from ..safe import one_line
+from .status import human_size
+
+META_KEYS = ("model", "cwd", "version", "cli_version", "gitBranch", "branch", "originator")
+LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
+
+
+def rate_limits_text(limits: Any) -> str:
+    """``primary 12% of 300m · secondary 3% of 10080m``, or the value on one line."""
+    if isinstance(limits, dict):
+        shown = []
+        for name, value in limits.items():
+            if isinstance(value, dict) and "used_percent" in value:
+                window = value.get("window_minutes")
+                shown.append(
+                    f"{name} {value['used_percent']}%" + (f" of {window}m" if window else "")
+                )
+        if shown:
+            return " · ".join(shown)
+    return one_line(str(limits), 80)
+
+
+class ModelStatus(Static):
+    """Three lines of facts; the text is built inert, never parsed as markup."""
+
+    DEFAULT_CSS = """
+    ModelStatus {
+        height: 3;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        background: $panel;
+        color: $text;
+    }
+    """
+
+    def show(
+        self,
+        transcript: Transcript,
+        *,
+        name: str,
+        title: str,
+        size: int,
+        live: str,
+        mode: str,
+        extra: str = "",
+    ) -> None:
+        top = Text(no_wrap=True, end="")
+        top.append(f" {one_line(name, 60)} ", "bold")
+        top.append(f" {title} · {mode} view · {human_size(size)} ")
+        top.append(f"● {live}", LIVE_STYLES.get(live, ""))
+        warnings = len(transcript.warnings)
+        if warnings:
+            top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
+        if extra:
+            top.append(f"  {one_line(extra, 60)}", "italic")
+
+        counts = Text(" ", no_wrap=True, end="")
+        ops = transcript.tool_operations
+        running = sum(op.state == "running" for op in ops)
+        interrupted = sum(op.state == "interrupted" for op in ops)
+        counts.append(
+            f"{transcript.lines:,} lines · {len(transcript.messages):,} sent next · "
+            f"{len(ops):,} tool ops"
+        )
+        if running:
+            counts.append(f" ({running} running)", "bold cyan")
+        if interrupted:
+            counts.append(f" ({interrupted} interrupted)", "bold red")
+        runs, compactions = len(transcript.runs), len(transcript.compactions)
+        counts.append(f" · {runs:,} runs · {compactions:,} compactions  ")
+        facts = [
+            f"{key}={one_line(str(transcript.meta[key]), 50)}"
+            for key in META_KEYS
+            if transcript.meta.get(key) not in (None, "")
+        ]
+        counts.append("  ".join(facts) if facts else "no meta yet", "dim")
+
+        usage = Text(" ", no_wrap=True, end="")
+        usage.append(f"usage {transcript.usage.describe()}")
+        both = transcript.usage_with_subagents
+        if both is not None:
+            agents = len(transcript.subagents)
+            usage.append(f" · with {agents} subagent{'s' if agents != 1 else ''}: ")
+            usage.append(both.describe())
+        limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
+        if limits:
+            usage.append(f" · limits {rate_limits_text(limits)}", "dim")
+        lines = Text("\n", no_wrap=True, overflow="ellipsis").join([top, counts, usage])
+        lines.no_wrap = True  # three lines, cut at the width: never wrapped onto the next
+        self.update(lines)
+
+
+__all__ = ["ModelStatus", "rate_limits_text"]
