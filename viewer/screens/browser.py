@@ -18,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from session_core.formats import AGENTGO, detect_format
 from session_core.scan import (
     LIVE_WINDOW,
     FileSummary,
@@ -462,10 +461,7 @@ _NUMERIC = {"size", "messages", "tools", "tokens", "cost"}
 
 
 def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
-    """The screen for one file, by its format (v1's when the format is not known)."""
-    from .agentgo import AgentGoScreen
-    from .transcript import TranscriptScreen
+    """The screen for one file, by its format (``format_screens`` decides, in one place)."""
+    from ..format_screens import open_file_screen
 
-    if detect_format(path) == AGENTGO:
-        return AgentGoScreen(path, force_polling=force_polling)
-    return TranscriptScreen(path, force_polling=force_polling)
+    return open_file_screen(path, force_polling=force_polling)
