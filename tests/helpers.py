@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import errno
 import hashlib
 import html
-from collections.abc import Callable
+import os
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,10 +21,107 @@ if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from viewer.screens.following import FollowingScreen
 
 
-def fingerprint(path: Path) -> tuple[str, int, int]:
-    """A file's bytes, inode and mtime: equal before and after a read path, or it wrote."""
+def locks_on(path: Path, locks: str = "/proc/locks") -> tuple[tuple[str, str, int], ...]:
+    """Every lock the kernel lists on this file, as (class, mode, pid), sorted.
+
+    A read path takes none: the set is the same before and after it (a writer's own lock,
+    in this process or another, is in both). Parsed here, not by the code under test.
+    """
     st = path.stat()
-    return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_ino, st.st_mtime_ns
+    inode = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    found = []
+    with open(locks, encoding="ascii", errors="replace") as fh:
+        for line in fh:
+            fields = line.split()
+            if fields and fields[1] == "->":  # a waiter: "1: -> FLOCK ADVISORY WRITE ..."
+                fields = [fields[0], *fields[2:]]
+            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"
+            if len(fields) >= 6 and fields[5].lower() == inode:
+                found.append((fields[1], fields[3], int(fields[4])))
+    return tuple(sorted(found))
+
+
+def locks_held_by(pid: int, path: Path) -> tuple[tuple[str, str, int], ...]:
+    return tuple(lock for lock in locks_on(path) if lock[2] == pid)
+
+
+def fingerprint(path: Path) -> tuple[str, int, int, tuple[tuple[str, str, int], ...]]:
+    """A file's bytes, inode, mtime and the locks on it: equal before and after a read path,
+    or it wrote (or took a lock and kept it)."""
+    st = path.stat()
+    return (
+        hashlib.sha256(path.read_bytes()).hexdigest(),
+        st.st_ino,
+        st.st_mtime_ns,
+        locks_on(path),
+    )
+
+
+# -- permission errors, for root too --------------------------------------------------
+
+_CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER = 1, 2, 3
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _capabilities(data: ctypes.Array[_CapData] | None = None) -> ctypes.Array[_CapData]:
+    libc = ctypes.CDLL(None, use_errno=True)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    if data is None:
+        data = (_CapData * 2)()
+        if libc.capget(ctypes.byref(header), data) != 0:
+            raise OSError(ctypes.get_errno(), "capget")
+    elif libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    return data
+
+
+@contextlib.contextmanager
+def file_permissions_apply() -> Iterator[None]:
+    """Within the block, file permissions stop this thread as they stop any user.
+
+    As root, the thread's effective capabilities lose CAP_DAC_OVERRIDE,
+    CAP_DAC_READ_SEARCH and CAP_FOWNER (Linux capabilities are per thread, and the
+    permitted set is kept, so they are raised again on the way out). A process
+    started inside the block inherits the lowered set. Proven on the way in: a file
+    of mode 000 must refuse to open, else the test fails (it never skips).
+    """
+    if os.geteuid() != 0:
+        yield
+        return
+    saved = _capabilities()
+    lowered = (_CapData * 2)()
+    ctypes.memmove(lowered, saved, ctypes.sizeof(saved))
+    drop = (1 << _CAP_DAC_OVERRIDE) | (1 << _CAP_DAC_READ_SEARCH) | (1 << _CAP_FOWNER)
+    lowered[0].effective &= ~drop
+    _capabilities(lowered)
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            probe = Path(scratch) / "probe"
+            probe.write_bytes(b"x")
+            probe.chmod(0)
+            try:
+                probe.read_bytes()
+            except PermissionError as err:
+                assert err.errno == errno.EACCES
+            else:
+                raise AssertionError("root still reads a mode-000 file; the check is void")
+            finally:
+                probe.chmod(0o600)
+        yield
+    finally:
+        _capabilities(saved)
 
 
 async def wait_for(
@@ -40,11 +142,16 @@ def screen_text(app: TailscopeApp) -> str:
 
 async def file_loaded(pilot: Pilot[None], kind: type[FollowingScreen]) -> None:
     """Wait until the topmost ``kind`` screen has the file, and let its panes lay it out
-    (a loaded machine renders slowly)."""
-    for _ in range(250):
+    (a loaded machine renders slowly). A load that stalls fails the test."""
+
+    def loaded() -> bool:
         screens = [s for s in pilot.app.screen_stack if isinstance(s, kind)]
-        if screens and screens[-1]._loaded:
-            break
+        return bool(screens and screens[-1]._loaded)
+
+    deadline = asyncio.get_running_loop().time() + 15.0
+    while not loaded():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for a {kind.__name__} to load its file")
         await pilot.pause(0.02)
     for _ in range(3):
         await pilot.pause(0.1)

@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import file_permissions_apply
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -493,18 +494,17 @@ def test_a_fifo_is_not_read_and_does_not_hang(tmp_path: Path, capsys) -> None:
         replay_file(fifo, tolerate_tail=True)
 
 
-@pytest.mark.skipif(
-    hasattr(os, "geteuid") and os.geteuid() == 0,
-    reason="running as root: file permissions do not stop root from reading",
-)
 def test_a_file_without_read_permission(transcript: Path, capsys) -> None:
     data = transcript.read_bytes()
     transcript.chmod(0o200)
     try:
-        err = load_error(transcript)
-        assert "ermission" in str(err)
-        assert peek(transcript).error is not None
-        assert check_replay_cli(capsys, transcript) is None
+        with file_permissions_apply():  # root too: permissions stop this thread
+            err = load_error(transcript)
+            assert "ermission" in str(err)
+            assert peek(transcript).error is not None
+            code, out, said = run_cli(capsys, "replay", str(transcript))
+        assert (code, out) == (1, "")
+        assert said.startswith("tailscope: ") and said.count("\n") == 1 and "ermission" in said
     finally:
         transcript.chmod(0o644)
     assert transcript.read_bytes() == data
@@ -688,16 +688,17 @@ def test_tailscope_replay_as_a_real_process(transcript: Path, name: str, damage)
     assert transcript.read_bytes() == data
 
 
-def test_a_read_only_file_loads_nothing_to_repair_but_cannot_append(transcript: Path) -> None:
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        pytest.skip("running as root: a read-only mode does not stop root from writing")
+def test_a_read_only_file_is_refused_by_load(transcript: Path) -> None:
+    data = transcript.read_bytes()
     transcript.chmod(stat.S_IRUSR)
     try:
-        with pytest.raises(TranscriptError) as info:
-            Session.load(transcript)
+        with file_permissions_apply(), pytest.raises(TranscriptError) as info:
+            Session.load(transcript)  # a writer needs to append: read-only is refused
         assert str(transcript) in str(info.value)
+        assert "ermission" in str(info.value)
     finally:
         transcript.chmod(0o644)
+    assert transcript.read_bytes() == data
 
 
 def test_a_leftover_repair_file_is_deleted(transcript: Path) -> None:
