@@ -9,7 +9,7 @@ import orjson
 
 from .errors import TranscriptError
 from .following import FollowUpdate, parse_line
-from .formats import V1, Format
+from .formats import Format
 from .reader import check_envelope
 from .replay import ReplayState
 
@@ -102,7 +102,3 @@ class LiveTranscript:
                     warnings.append(f"line {line}: {err.reason} (not applied)")
             else:
                 self._feed(envelope, line, keep)
-
-    @property
-    def is_v1(self) -> bool:
-        return self.format in (None, V1)

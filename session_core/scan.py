@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any, Literal
@@ -223,11 +223,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         first = _first_record(head)
         name = detect_record(first)
         if name is None:
-            summary.reason = (
-                "empty"
-                if not head.strip()
-                else not_a_transcript()
-            )
+            summary.reason = "empty" if not head.strip() else not_a_transcript()
             return
         summary.format = name
         by_name(name).summarise_file(summary, fh, head, first, budget=budget, window=window)
@@ -459,6 +455,31 @@ class _Walk:
     problems: list[FileSummary] = field(default_factory=list)
 
 
+LISTED = (".jsonl", ".jsonl.zst")  # what a directory walk looks at (a format decides the rest)
+
+
+def part_of_another(path: str) -> bool:
+    """A file some format says is not a session of its own (a subagent's file, the
+    compressed copy of a plain rollout): shown from its session, not as a row."""
+    from .formats import FORMATS
+
+    return any(fmt.part_of_another(path) for fmt in FORMATS)
+
+
+def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Where agents keep their sessions on this machine, for ``tailscope`` with no path:
+    each format's own directory that exists ($CLAUDE_CONFIG_DIR, $CODEX_HOME honoured)."""
+    from .formats import FORMATS
+
+    env = os.environ if environ is None else environ
+    found: list[str] = []
+    for fmt in FORMATS:
+        for root in fmt.default_roots(env):
+            if os.path.isdir(root) and root not in found:
+                found.append(root)
+    return found
+
+
 def list_transcript_paths(
     root: str | os.PathLike[str], recursive: bool = True
 ) -> tuple[list[str], list[FileSummary]]:
@@ -497,7 +518,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         if is_dir:
             if walk.recursive:
                 _walk_into(walk, entry.path, out)
-        elif entry.name.endswith(".jsonl"):
+        elif entry.name.endswith(LISTED) and not part_of_another(entry.path):
             out.append(entry.path)
 
 

@@ -150,8 +150,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def cmd_home() -> int:
+    """``tailscope`` with no path: the browser over this machine's agent sessions."""
+    from session_core.scan import default_roots
+    from viewer.app import TailscopeApp
+
+    app = TailscopeApp(default_roots())
+    if app.run() == "demo":  # the welcome screen's offer
+        from viewer.demo import run_demo
+
+        return run_demo(speed=1.0, keep=False, format=DEMO_FORMATS[0])
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list:
+        return cmd_home()
     if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list)

@@ -5,31 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Literal
+from typing import Any
 
 from session_core.events import Events
+from session_core.model import STATE_LABELS, OpState
 from session_core.replay import ReplayState, payload_of
-
-OpState = Literal[
-    "completed",
-    "failed",
-    "outcome-unknown",
-    "running",  # dispatched, not settled, no tool message: in flight (or died in flight)
-    "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
-    "never-dispatched",  # an assistant tool call with no dispatch line and no answer
-    "undispatched-answered",  # a tool call answered without a dispatch line (older writers)
-]
-
-STATE_LABELS: dict[str, str] = {
-    "completed": "completed",
-    "failed": "failed",
-    "outcome-unknown": "outcome unknown",
-    "running": "running",
-    "running-dead": "running when the writer died",
-    "unsettled-answered": "completed, settle never landed",
-    "never-dispatched": "never dispatched",
-    "undispatched-answered": "answered, no dispatch record",
-}
 
 
 @dataclass(slots=True)

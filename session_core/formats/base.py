@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
@@ -197,6 +197,14 @@ class TranscriptFormat(ABC):
         else:
             transcript = windowed_model(self.builder(summary.path), summary, fh, head, window)
         summarise_model(summary, transcript)
+
+    def part_of_another(self, path: str) -> bool:
+        """Is this file part of another file's session (not a browser row of its own)?"""
+        return False
+
+    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
+        """Where this format's writers keep their sessions on this machine (may not exist)."""
+        return []
 
     def discover(self, root: str) -> list[str] | None:
         """Where the browser finds this format's sessions under ``root`` (None: not a tree

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -19,11 +19,13 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from session_core.scan import (
+    LISTED,
     LIVE_WINDOW,
     FileSummary,
     LockTable,
     Status,
     list_transcript_paths,
+    part_of_another,
     scan_file,
 )
 
@@ -83,7 +85,7 @@ class BrowserScreen(Screen[None]):
 
     def __init__(
         self,
-        root: str | os.PathLike[str],
+        root: str | os.PathLike[str] | Sequence[str],
         *,
         recursive: bool = True,
         live_window: float = LIVE_WINDOW,
@@ -91,8 +93,11 @@ class BrowserScreen(Screen[None]):
         watch: bool = True,
     ) -> None:
         super().__init__(id="browser")
-        self.root = os.fspath(root)
-        self.base = os.path.abspath(self.root)
+        # One directory, or several (``tailscope`` with no path: each agent's own tree).
+        roots = [root] if isinstance(root, str | os.PathLike) else list(root)
+        self.bases = [os.path.abspath(os.fspath(r)) for r in roots]
+        self.root = " + ".join(os.fspath(r) for r in roots)
+        self.base = self.bases[0]
         self.recursive = recursive
         self.live_window = live_window
         self.force_polling = force_polling
@@ -159,7 +164,12 @@ class BrowserScreen(Screen[None]):
     def scan_directory(self) -> None:
         """List, then summarise every file (bounded reads), posting rows in batches."""
         worker = get_current_worker()
-        paths, problems = list_transcript_paths(self.base, self.recursive)
+        paths: list[str] = []
+        problems: list[FileSummary] = []
+        for base in self.bases:
+            found, unlisted = list_transcript_paths(base, self.recursive)
+            paths.extend(found)
+            problems.extend(unlisted)
         total = len(paths) + len(problems)
         batch = list(problems)
         self.post_message(self.Scanned([], 0, total, False))
@@ -179,8 +189,17 @@ class BrowserScreen(Screen[None]):
     def _summarise(self, path: str, locks: LockTable | None = None) -> FileSummary:
         summary = scan_file(path, live_window=self.live_window, locks=locks)
         summary.path = os.path.abspath(path)
-        summary.rel = os.path.relpath(summary.path, self.base)
+        summary.rel = self._rel(summary.path)
         return summary
+
+    def _rel(self, path: str) -> str:
+        """The path below its root; with several roots, below the root's parent (so that
+        ``.claude/projects/...`` and ``.codex/sessions/...`` tell themselves apart)."""
+        for base in self.bases:
+            if path.startswith(base + os.sep):
+                top = base if len(self.bases) == 1 else os.path.dirname(os.path.dirname(base))
+                return os.path.relpath(path, top)
+        return os.path.relpath(path, self.base)
 
     @on(Scanned)
     def _scanned(self, message: Scanned) -> None:
@@ -213,8 +232,8 @@ class BrowserScreen(Screen[None]):
             from watchfiles import Change, watch
 
             for changes in watch(
-                self.base,
-                watch_filter=lambda _change, path: path.endswith(".jsonl") or os.path.isdir(path),
+                *self.bases,
+                watch_filter=lambda _change, path: path.endswith(LISTED) or os.path.isdir(path),
                 debounce=200,
                 step=50,
                 rust_timeout=250,
@@ -237,7 +256,7 @@ class BrowserScreen(Screen[None]):
                         if change == Change.added:
                             inside, _ = list_transcript_paths(path, self.recursive)
                             fresh.extend(self._summarise(p) for p in inside)
-                    elif os.path.isfile(path):
+                    elif os.path.isfile(path) and not part_of_another(path):
                         fresh.append(self._summarise(path))
                 self.post_message(self.Changed(fresh, gone))
         except Exception as err:  # no inotify, too many watches...: say so, keep browsing
@@ -373,7 +392,8 @@ class BrowserScreen(Screen[None]):
         summary = self.rows.get(path) if path is not None else None
         body = self.query_one("#browser-detail", Static)
         if summary is not None:
-            body.update(detail(summary, os.path.join(self.root, summary.rel)))
+            shown = os.path.join(self.root, summary.rel) if len(self.bases) == 1 else summary.path
+            body.update(detail(summary, shown))
         elif self.scanning:
             body.update(Text("reading the directory…", style="dim"))
         elif self.rows:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -147,6 +148,19 @@ class ClaudeCodeFormat(TranscriptFormat):
         transcript = windowed_model(ClaudeCodeBuilder(summary.path), summary, fh, head, window)
         summary.estimated = True
         summarise_model(summary, transcript)
+
+    def part_of_another(self, path: str) -> bool:
+        # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl
+        parent = os.path.dirname(path)
+        return os.path.basename(parent) == "subagents" and os.path.basename(path).startswith(
+            "agent-"
+        )
+
+    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
+        home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
+            environ.get("HOME") or os.path.expanduser("~"), ".claude"
+        )
+        return [os.path.join(home, "projects")]
 
     def discover(self, root: str) -> list[str] | None:
         """Session files of a ``~/.claude/projects`` tree (a project folder, the projects
