@@ -38,6 +38,14 @@ AGENTGO_SHOTS: list[tuple[str, Sequence[str], str]] = [
     ("agentgo-timeline.svg", ("5", "G"), "an agentgo session: the timeline"),
 ]
 
+# The two read-only formats, written by the demo's recorders of them.
+MODEL_SHOTS: list[tuple[str, str, Sequence[str], str]] = [
+    ("claude-code", "claude-code.svg", (), "a Claude Code session: the conversation's end"),
+    ("claude-code", "claude-code-tools.svg", ("2",), "a Claude Code session: tool operations"),
+    ("codex", "codex.svg", (), "a Codex rollout: the conversation's end"),
+    ("codex", "codex-runs.svg", ("3",), "a Codex rollout: turns and their contexts"),
+]
+
 
 async def shoot(path: Path, name: str, keys: Sequence[str]) -> None:
     app = TailscopeApp(path)
@@ -78,6 +86,13 @@ def main() -> int:
         for name, keys, caption in AGENTGO_SHOTS:
             asyncio.run(shoot(session, name, keys))
             print(f"screenshots/{name}: {caption}")
+        for fmt in ("claude-code", "codex"):
+            written = Path(tmp) / f"{fmt}.jsonl"
+            write_crashed(written, fmt)
+            for shot_fmt, name, keys, caption in MODEL_SHOTS:
+                if shot_fmt == fmt:
+                    asyncio.run(shoot(written, name, keys))
+                    print(f"screenshots/{name}: {caption}")
     return 0
 
 

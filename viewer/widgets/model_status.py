@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from session_core.model import Transcript
+from session_core.text import count
 
 from ..safe import one_line
 from .status import human_size
@@ -61,7 +62,7 @@ class ModelStatus(Static):
         top.append(f"● {live}", LIVE_STYLES.get(live, ""))
         warnings = len(transcript.warnings)
         if warnings:
-            top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
+            top.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
         if extra:
             top.append(f"  {one_line(extra, 60)}", "italic")
 
@@ -78,7 +79,7 @@ class ModelStatus(Static):
         if interrupted:
             counts.append(f" ({interrupted} interrupted)", "bold red")
         runs, compactions = len(transcript.runs), len(transcript.compactions)
-        counts.append(f" · {runs:,} runs · {compactions:,} compactions  ")
+        counts.append(f" · {count(runs, 'run')} · {count(compactions, 'compaction')}  ")
         facts = [
             f"{key}={one_line(str(transcript.meta[key]), 50)}"
             for key in META_KEYS
@@ -91,7 +92,7 @@ class ModelStatus(Static):
         both = transcript.usage_with_subagents
         if both is not None:
             agents = len(transcript.subagents)
-            usage.append(f" · with {agents} subagent{'s' if agents != 1 else ''}: ")
+            usage.append(f" · with {count(agents, 'subagent')}: ")
             usage.append(both.describe())
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
