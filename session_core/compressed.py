@@ -1,0 +1,165 @@
+"""Reading zstd-compressed transcripts (Codex compresses idle rollouts to ``.jsonl.zst``).
+
+A file is compressed when its first bytes are the zstd magic, whatever its name; it is
+decompressed as it is read, in bounded pieces, and never written. The decompressor
+accepts a stream cut short without a word, so the frame structure is checked when the
+stream ends: a truncated or corrupt file raises ``CompressedReadError`` (an ``OSError``,
+so every reader that already words an unreadable file as a ``TranscriptError`` does so
+here too).
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+from typing import IO, Any
+
+from .reader import open_regular
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_PIECE = 1 << 20  # decompressed bytes asked for at a time: the memory bound per read
+
+
+class CompressedReadError(OSError):
+    """A compressed transcript that cannot be decompressed whole (truncated or corrupt)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(errno.EIO, why)
+
+
+def is_zstd(head: bytes) -> bool:
+    return head[:4] == ZSTD_MAGIC
+
+
+def open_maybe_compressed(path: str | os.PathLike[str]) -> IO[bytes]:
+    """``open_regular``, decompressing a zstd file transparently (same ``OSError``s)."""
+    return maybe_decompress(open_regular(path))
+
+
+def is_compressed_file(path: str | os.PathLike[str]) -> bool:
+    """Does this file start with the zstd magic? (False when it cannot be read.)"""
+    try:
+        with open_regular(path) as fh:
+            return is_zstd(fh.read(4))
+    except OSError:
+        return False
+
+
+def maybe_decompress(fh: IO[bytes]) -> IO[bytes]:
+    """``fh`` itself, or a reader of its decompressed bytes when it is zstd (takes it over)."""
+    try:
+        head = fh.read(4)
+        fh.seek(0)
+    except BaseException:
+        fh.close()
+        raise
+    if not is_zstd(head):
+        return fh
+    return io.BufferedReader(_ZstdRaw(fh), buffer_size=1 << 16)
+
+
+class _ZstdRaw(io.RawIOBase):
+    """The decompressed bytes of a zstd file, frame after frame, checked whole at the end."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        super().__init__()
+        try:
+            import zstandard
+        except ImportError as err:  # pragma: no cover - a declared dependency
+            fh.close()
+            raise CompressedReadError("zstd-compressed, and zstandard is not installed") from err
+        self._fh = fh
+        self._errors: tuple[type[BaseException], ...] = (zstandard.ZstdError,)
+        self._stream: Any = zstandard.ZstdDecompressor().stream_reader(
+            fh, read_across_frames=True, closefd=False
+        )
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._done:
+            return 0
+        view = memoryview(buffer).cast("B")
+        try:
+            data: bytes = self._stream.read(min(len(view), _PIECE))
+        except self._errors as err:
+            raise CompressedReadError(f"a corrupt zstd stream ({err})") from None
+        if not data:
+            self._done = True
+            problem = frame_problem(self._fh)
+            if problem is not None:
+                raise CompressedReadError(problem)
+            return 0
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self._stream.close()
+            finally:
+                self._fh.close()
+        super().close()
+
+
+def frame_problem(fh: IO[bytes]) -> str | None:
+    """Walk the zstd frames of a file by their headers (seeking past block bodies).
+
+    Returns None when the file is whole frames to its end, else why not: the check the
+    decompressor leaves out (it stops quietly at a cut).
+    """
+    end = fh.seek(0, os.SEEK_END)
+    at = 0
+    while at < end:
+        fh.seek(at)
+        magic = fh.read(4)
+        if len(magic) < 4:
+            return "a truncated zstd stream (a cut frame header)"
+        if magic[1:] == b"\x2a\x4d\x18" and 0x50 <= magic[0] <= 0x5F:  # skippable frame
+            size = fh.read(4)
+            if len(size) < 4:
+                return "a truncated zstd stream (a cut skippable frame)"
+            at += 8 + int.from_bytes(size, "little")
+            if at > end:
+                return "a truncated zstd stream (a cut skippable frame)"
+            continue
+        if magic != ZSTD_MAGIC:
+            return "a corrupt zstd stream (no frame where one should start)"
+        descriptor = fh.read(1)
+        if not descriptor:
+            return "a truncated zstd stream (a cut frame header)"
+        flags = descriptor[0]
+        single = bool(flags & 0x20)
+        fcs = (0, 2, 4, 8)[flags >> 6] or (1 if single else 0)
+        header = (0 if single else 1) + (0, 1, 2, 4)[flags & 0x03] + fcs
+        at += 5 + header
+        while True:
+            fh.seek(at)
+            block = fh.read(3)
+            if len(block) < 3:
+                return "a truncated zstd stream (the last frame is cut)"
+            word = int.from_bytes(block, "little")
+            kind = (word >> 1) & 0x03
+            if kind == 3:
+                return "a corrupt zstd stream (a reserved block type)"
+            at += 3 + (1 if kind == 1 else word >> 3)
+            if word & 1:
+                break
+        at += 4 if flags & 0x04 else 0  # the content checksum
+        if at > end:
+            return "a truncated zstd stream (the last frame is cut)"
+    return None
+
+
+__all__ = [
+    "ZSTD_MAGIC",
+    "CompressedReadError",
+    "frame_problem",
+    "is_compressed_file",
+    "is_zstd",
+    "maybe_decompress",
+    "open_maybe_compressed",
+]

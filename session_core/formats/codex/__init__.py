@@ -1,0 +1,134 @@
+"""Codex CLI rollouts (read-only format ``codex``; shared/spec/codex.md).
+
+``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``, appended by Codex CLI and Codex
+Desktop, idle ones compressed to ``.jsonl.zst`` (read transparently, never written).
+Modules: ``items`` (response items into conversation items), ``tools`` (call
+arguments and outputs), ``completed`` (newer ``item_completed`` tool items),
+``context`` (turn contexts), ``usage`` (token counts), ``compaction`` (the replayed
+view after a ``compacted`` line), ``builder`` (lines fed in file order), ``tree``
+(the sessions tree: listing, subagents).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import IO, TYPE_CHECKING, Any, ClassVar
+
+from ... import gc_pause
+from ...compressed import is_compressed_file, is_zstd
+from ...errors import TranscriptError
+from ...model import Subagent, Transcript
+from ..base import Builder, TranscriptFormat
+from .builder import NAME, CodexBuilder
+from .tree import discover, find_children
+
+if TYPE_CHECKING:
+    from ...scan import FileSummary
+
+LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+IDLE_SECONDS = 120.0  # a rollout untouched this long has no writer at work
+BIG_FILE = 64 << 20  # a browser row of a bigger (plain) file reads a head and a tail window
+SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not read
+
+
+def idle_writer(path: str) -> bool | None:
+    """False for a compressed rollout or one idle a while (Codex holds no lock), else None."""
+    if is_compressed_file(path):
+        return False
+    try:
+        age = time.time() - os.stat(path).st_mtime
+    except OSError:
+        return None
+    return False if age > IDLE_SECONDS else None
+
+
+class CodexFormat(TranscriptFormat):
+    name: ClassVar[str] = NAME
+    title: ClassVar[str] = "Codex rollout"
+    writable: ClassVar[bool] = False
+
+    def claims(self, record: dict[str, Any]) -> bool:
+        return (
+            record.get("type") in LINE_TYPES
+            and isinstance(record.get("payload"), dict)
+            and isinstance(record.get("timestamp"), str)
+            and "v" not in record
+            and "seq" not in record
+        )
+
+    def builder(self, path: str) -> Builder:
+        return CodexBuilder(path)
+
+    def read(self, path: str | os.PathLike[str], *, writer_alive: bool | None) -> Transcript:
+        """The whole file once, without looking for subagents."""
+        with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
+            return super().open(path, writer_alive=writer_alive)
+
+    def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
+        where = os.fspath(path)
+        if writer_alive is None:
+            writer_alive = idle_writer(where)
+        transcript = self.read(where, writer_alive=writer_alive)
+        attach_subagents(self, transcript)
+        return transcript
+
+    def summarise(self, summary: FileSummary) -> None:
+        from ...scan_model import summarise_model
+
+        where = summary.path
+        summarise_model(summary, self.read(where, writer_alive=idle_writer(where)))
+
+    def summarise_file(
+        self,
+        summary: FileSummary,
+        fh: IO[bytes],
+        head: bytes,
+        first: dict[str, Any],
+        *,
+        budget: int,
+        window: int,
+    ) -> None:
+        """A browser row: the whole file when small or compressed, else a head and a tail."""
+        from ...scan_model import summarise_model, windowed_model
+
+        if is_zstd(head) or summary.size <= min(budget, BIG_FILE):
+            self.summarise(summary)
+            return
+        transcript = windowed_model(CodexBuilder(summary.path), summary, fh, head, window)
+        summary.estimated = True
+        summarise_model(summary, transcript)
+
+    def discover(self, root: str) -> list[str] | None:
+        return discover(root)
+
+
+def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
+    """Link the rollouts that name this session as their parent (siblings in its tree)."""
+    session = transcript.meta.get("id")
+    if not isinstance(session, str) or not session:
+        return
+    for path, meta in find_children(transcript.path, session):
+        spawn = meta.get("source", {}).get("subagent", {}).get("thread_spawn", {})
+        nickname, role = spawn.get("agent_nickname"), spawn.get("agent_role")
+        description = " ".join(str(v) for v in (nickname, role) if isinstance(v, str)) or None
+        child = str(meta.get("id") or os.path.basename(path))
+        sub = Subagent(id=child, path=path, description=description)
+        try:
+            if os.stat(path).st_size <= SUBAGENT_LIMIT:
+                read = fmt.read(path, writer_alive=idle_writer(path))
+                sub.usage = read.usage
+                sub.messages = sum(1 for item in read.messages if item.kind == "message")
+        except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
+            transcript.warnings.append(f"subagent {path} could not be read: {err}")
+        for op in transcript.tool_operations:  # the call that spawned it names the child
+            if "agent" not in op.tool or op.subagent is not None:
+                continue
+            if child in (op.result or ""):
+                op.subagent = path
+                sub.call_id = op.call_id
+                break
+        transcript.subagents.append(sub)
+
+
+__all__ = ["LINE_TYPES", "CodexBuilder", "CodexFormat", "idle_writer"]

@@ -1,0 +1,62 @@
+"""A ``compacted`` line: the view the model continues from, and what it folded.
+
+The writer copies the items it keeps into ``replacement_history`` as they were, so
+each is matched to the earlier item with the same fingerprint (the first unused one)
+and keeps that item's id; what it adds (a summary, an encrypted compaction item, a
+changed developer message) becomes an item of its own, ``L<line>.<n>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...model import Item, Part
+from .items import fingerprint, message_key, response_item
+
+
+@dataclass(slots=True)
+class Replayed:
+    view: list[Item]
+    keys: list[int]  # fingerprints, parallel to ``view``
+    kept: list[str]  # ids of earlier items still seen
+    folded: list[str]  # ids of earlier items replaced
+    note: str  # what the raw view says of the line
+
+
+def replay(
+    view: list[Item], keys: list[int], payload: dict[str, Any], cid: str, line: int, ts: str | None
+) -> Replayed:
+    message = payload.get("message")
+    message = message if isinstance(message, str) else ""
+    history = payload.get("replacement_history")
+    new_view: list[Item] = []
+    new_keys: list[int] = []
+    kept: list[str] = []
+    if isinstance(history, list):
+        where: dict[int, list[int]] = {}
+        for position, key in enumerate(keys):
+            where.setdefault(key, []).append(position)
+        for k, entry in enumerate(history):
+            entry = entry if isinstance(entry, dict) else {"type": "record", "value": entry}
+            key = fingerprint(entry)
+            positions = where.get(key)
+            if positions:
+                item = view[positions.pop(0)]
+                kept.append(item.id)
+            else:
+                item = response_item(entry, f"{cid}.{k + 1}", line, ts)
+            new_view.append(item)
+            new_keys.append(key)
+        note = f"replacement history: {len(history):,} items, {len(kept):,} kept"
+    else:  # older writers: the summary alone stands for what came before
+        summary = Item(f"{cid}.1", "user", [Part("text", message)], line, ts=ts)
+        new_view.append(summary)
+        new_keys.append(message_key("user", summary.parts))
+        note = "no replacement history: the summary stands for what came before"
+    keep = set(kept)
+    folded = [item.id for item in view if item.id not in keep]
+    return Replayed(new_view, new_keys, kept, folded, note)
+
+
+__all__ = ["Replayed", "replay"]

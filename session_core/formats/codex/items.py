@@ -1,0 +1,235 @@
+"""Codex response items (what goes to and comes from the model) as conversation items.
+
+One ``response_item`` line is one ``Item``; the same functions turn the items of a
+compaction's ``replacement_history`` into the replayed view. ``fingerprint`` says when
+a replacement item is an earlier item kept (the writer copies it as it was).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model import Item, Part
+from .tools import compact, decode_output, parse_arguments, shown_arguments
+
+STICKY_ROLES = ("developer", "system")
+CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
+# Response items Codex never sends to the model (kept in the raw view only).
+NOT_SENT = ("ghost_snapshot",)
+
+
+def as_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def content_parts(content: Any) -> list[Part]:
+    """A message's content blocks as parts, text verbatim."""
+    if isinstance(content, str):
+        return [Part("text", content)]
+    parts: list[Part] = []
+    if not isinstance(content, list):
+        return parts
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(Part("other", compact(block)))
+            continue
+        kind = block.get("type")
+        text = block.get("text")
+        if isinstance(text, str) and kind in (
+            "input_text",
+            "output_text",
+            "text",
+            "summary_text",
+            "Text",
+        ):
+            parts.append(Part("text", text))
+        elif kind == "refusal" and isinstance(block.get("refusal"), str):
+            parts.append(Part("text", block["refusal"], name="refusal"))
+        elif kind in ("input_image", "image", "localImage", "local_image"):
+            url = block.get("image_url") or block.get("url") or block.get("path")
+            shown = url if isinstance(url, str) and not url.startswith("data:") else "[image]"
+            parts.append(Part("image", shown, name=str(kind), data=block))
+        else:
+            parts.append(Part("other", compact(block), name=str(kind)))
+    return parts
+
+
+def reasoning_parts(payload: dict[str, Any]) -> list[Part]:
+    """A reasoning item's summaries (or, without them, its raw content) as reasoning parts."""
+    texts = _texts(payload.get("summary"))
+    if not texts:
+        texts = _texts(payload.get("content"))
+    encrypted = payload.get("encrypted_content")
+    data = {"encrypted_content": encrypted} if isinstance(encrypted, str) else None
+    if not texts:
+        return [Part("reasoning", "", data=data)]
+    return [Part("reasoning", text, data=data) for text in texts]
+
+
+def _texts(blocks: Any) -> list[str]:
+    if isinstance(blocks, str):
+        return [blocks]
+    if not isinstance(blocks, list):
+        return []
+    out: list[str] = []
+    for block in blocks:
+        if isinstance(block, str):
+            out.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            out.append(block["text"])
+    return out
+
+
+def call_id_of(payload: dict[str, Any], line_id: str) -> str:
+    """A call's id: ``call_id``, else the item's ``id``, else its line (web searches)."""
+    for key in ("call_id", "id"):
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return line_id
+
+
+def call_name(payload: dict[str, Any]) -> str:
+    kind = payload.get("type")
+    if kind == "web_search_call":
+        return "web_search"
+    if kind == "local_shell_call":
+        return "local_shell"
+    name = payload.get("name")
+    return name if isinstance(name, str) else str(kind)
+
+
+def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
+    """A call's arguments (as given, JSON strings parsed) and how they read."""
+    kind = payload.get("type")
+    name = call_name(payload)
+    if kind == "custom_tool_call":
+        value = payload.get("input")
+        return value, value if isinstance(value, str) else compact(value)
+    if kind in ("local_shell_call", "web_search_call"):
+        action = payload.get("action")
+        if isinstance(action, dict):
+            query = action.get("query")
+            if isinstance(query, str):
+                return action, query
+            return action, shown_arguments(name, action, action)
+        return action, compact(action)
+    raw = payload.get("arguments")
+    parsed = parse_arguments(raw)
+    return parsed, shown_arguments(name, raw, parsed)
+
+
+def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | None) -> Item:
+    """One response item as a conversation item (unknown types kept as a raw record)."""
+    kind = payload.get("type")
+    if kind == "message":
+        role = as_str(payload.get("role")) or "user"
+        return Item(
+            item_id,
+            role,
+            content_parts(payload.get("content")),
+            line,
+            ts=ts,
+            sticky=role in STICKY_ROLES,
+        )
+    if kind == "reasoning":
+        return Item(item_id, "assistant", reasoning_parts(payload), line, ts=ts)
+    if kind in CALL_TYPES:
+        arguments, shown = call_arguments(payload)
+        part = Part(
+            "tool-call",
+            shown,
+            call_id=call_id_of(payload, item_id),
+            name=call_name(payload),
+            data=arguments,
+        )
+        return Item(item_id, "assistant", [part], line, ts=ts)
+    if kind in OUTPUT_TYPES:
+        outcome = decode_output(payload.get("output"))
+        part = Part(
+            "tool-result",
+            outcome.text,
+            call_id=as_str(payload.get("call_id")),
+            is_error=outcome.failed,
+            data=outcome.detail,
+        )
+        return Item(item_id, "tool", [part], line, ts=ts)
+    if kind == "compaction":
+        encrypted = payload.get("encrypted_content")
+        size = len(encrypted) if isinstance(encrypted, str) else 0
+        part = Part("other", f"[compaction summary, encrypted, {size:,} chars]", name="compaction")
+        part.data = payload
+        return Item(item_id, "system", [part], line, kind="compaction", ts=ts)
+    role = as_str(payload.get("role")) or "system"
+    return Item(
+        item_id, role, [Part("other", compact(payload), name=str(kind))], line, kind="record", ts=ts
+    )
+
+
+def message_key(role: str, parts: list[Part]) -> int:
+    """A message's fingerprint from its role and parts (as ``fingerprint`` makes it)."""
+    return hash(("message", role, *(p.text for p in parts)))
+
+
+def fingerprint(payload: dict[str, Any]) -> int:
+    """Equal for a response item and its copy in a ``replacement_history``."""
+    kind = payload.get("type")
+    if kind == "message":
+        role = as_str(payload.get("role")) or "user"
+        return message_key(role, content_parts(payload.get("content")))
+    if kind in CALL_TYPES or kind in OUTPUT_TYPES:
+        return hash((kind, as_str(payload.get("call_id")), as_str(payload.get("id"))))
+    if kind == "reasoning":
+        encrypted = as_str(payload.get("encrypted_content"))
+        return hash(("reasoning", encrypted, *_texts(payload.get("summary"))))
+    return hash(compact(payload))
+
+
+# -- newer writers' ``item_completed`` events (read when no response item says the same) --
+
+
+def completed_item(item: dict[str, Any], item_id: str, line: int, ts: str | None) -> Item | None:
+    """An ``item_completed`` conversation item (messages, reasoning); None for tool items."""
+    kind = item.get("type")
+    if kind == "UserMessage":
+        return Item(item_id, "user", content_parts(item.get("content")), line, ts=ts)
+    if kind == "AgentMessage":
+        parts = content_parts(item.get("content"))
+        if not parts and isinstance(item.get("text"), str):
+            parts = [Part("text", item["text"])]
+        return Item(item_id, "assistant", parts, line, ts=ts)
+    if kind == "Reasoning":
+        texts = _texts(item.get("summary_text")) or _texts(item.get("raw_content"))
+        parts = [Part("reasoning", t) for t in texts] or [Part("reasoning", "")]
+        return Item(item_id, "assistant", parts, line, ts=ts)
+    if kind == "Plan" and isinstance(item.get("text"), str):
+        return Item(item_id, "assistant", [Part("text", item["text"], name="plan")], line, ts=ts)
+    return None
+
+
+def field(item: dict[str, Any], snake: str) -> Any:
+    """A field written snake_case or camelCase (writers differ)."""
+    if snake in item:
+        return item[snake]
+    head, *rest = snake.split("_")
+    return item.get(head + "".join(w.title() for w in rest))
+
+
+__all__ = [
+    "CALL_TYPES",
+    "NOT_SENT",
+    "OUTPUT_TYPES",
+    "STICKY_ROLES",
+    "as_str",
+    "call_arguments",
+    "call_id_of",
+    "call_name",
+    "completed_item",
+    "content_parts",
+    "field",
+    "fingerprint",
+    "message_key",
+    "reasoning_parts",
+    "response_item",
+]

@@ -1,0 +1,191 @@
+"""Codex tool calls: how their arguments read, and what their outputs say of the outcome.
+
+Writers vary: 0.5x writes a shell call's output as a JSON string
+``{"output": ..., "metadata": {"exit_code", "duration_seconds"}}``; newer ones write
+plain text headed by ``Exit code: N`` or ``Process exited with code N`` lines (and a
+``Wall time: S seconds`` line), or a list of content items. Everything is read
+tolerantly: what does not match a known shape is shown as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
+_WALL = re.compile(r"^Wall time:\s*([0-9.]+)\s*seconds", re.MULTILINE)
+_HEAD = 1024  # the status lines sit at the top of an output: only its head is searched
+
+# Outputs Codex itself writes when a call did not run (not the tool's own text).
+_ERROR_PREFIXES = (
+    "execution error",
+    "apply_patch verification failed",
+    "failed to parse function arguments",
+    "unsupported call",
+    "unsupported custom tool call",
+)
+_ABORTED = ("aborted", "aborted by user")
+_SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a call's output says: its text as the model saw it, and how it ended."""
+
+    text: str
+    failed: bool = False
+    interrupted: bool = False  # the call was cut off (Codex answers ``aborted``)
+    exit_code: int | None = None
+    duration: float | None = None
+    detail: dict[str, Any] | None = None
+
+
+def compact(value: Any) -> str:
+    """Compact JSON of a value (non-JSON leftovers as their ``str``)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return str(value)
+
+
+def decode_output(output: Any) -> Outcome:
+    """A ``function_call_output`` / ``custom_tool_call_output`` ``output`` value, decoded."""
+    if isinstance(output, str):
+        if output.startswith("{") and '"output"' in output:
+            try:
+                decoded = orjson.loads(output)
+            except orjson.JSONDecodeError:
+                decoded = None
+            if isinstance(decoded, dict) and "output" in decoded:
+                return _from_json_output(decoded)
+        return _from_text(output)
+    if isinstance(output, list):
+        return _from_text(content_items_text(output))
+    if isinstance(output, dict):
+        if "output" in output:
+            return _from_json_output(output)
+        if "content" in output:
+            outcome = decode_output(output.get("content"))
+            if output.get("success") is False:
+                outcome.failed = True
+            return outcome
+    if output is None:
+        return Outcome("")
+    return Outcome(compact(output))
+
+
+def content_items_text(items: list[Any]) -> str:
+    """The text of a list of content items (``input_text``, ``output_text``, images)."""
+    texts: list[str] = []
+    for block in items:
+        if isinstance(block, dict):
+            text = block.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+            elif str(block.get("type", "")).endswith("image"):
+                texts.append("[image]")
+            else:
+                texts.append(compact(block))
+        elif isinstance(block, str):
+            texts.append(block)
+    return "\n".join(texts)
+
+
+def _from_json_output(decoded: dict[str, Any]) -> Outcome:
+    body = decoded.get("output")
+    text = body if isinstance(body, str) else compact(body)
+    metadata = decoded.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    code = metadata.get("exit_code")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    seconds = metadata.get("duration_seconds")
+    duration = float(seconds) if isinstance(seconds, int | float) and seconds >= 0 else None
+    outcome = Outcome(text, exit_code=code, duration=duration, detail=dict(metadata) or None)
+    outcome.failed = (code is not None and code != 0) or _is_error_text(text)
+    outcome.interrupted = text.strip() in _ABORTED
+    return outcome
+
+
+def _from_text(text: str) -> Outcome:
+    outcome = Outcome(text)
+    head = text[:_HEAD]
+    match = _EXIT.search(head)
+    if match is not None:
+        outcome.exit_code = int(match.group(1))
+    wall = _WALL.search(head)
+    if wall is not None:
+        try:
+            outcome.duration = float(wall.group(1))
+        except ValueError:
+            outcome.duration = None
+    if outcome.exit_code is not None:
+        outcome.detail = {"exit_code": outcome.exit_code}
+    outcome.failed = (outcome.exit_code not in (None, 0)) or _is_error_text(text)
+    outcome.interrupted = text.strip() in _ABORTED
+    return outcome
+
+
+def _is_error_text(text: str) -> bool:
+    return text[:64].lower().startswith(_ERROR_PREFIXES)
+
+
+# -- arguments -------------------------------------------------------------------------
+
+
+def parse_arguments(arguments: Any) -> Any:
+    """A ``function_call``'s arguments as given: parsed when they are a JSON string."""
+    if isinstance(arguments, str):
+        stripped = arguments.lstrip()
+        if stripped.startswith(("{", "[")):
+            try:
+                return orjson.loads(arguments)
+            except orjson.JSONDecodeError:
+                return arguments
+    return arguments
+
+
+def command_line(command: Any) -> str | None:
+    """A command as one line: ``bash -lc SCRIPT`` shows the script, argv is shell-joined."""
+    if isinstance(command, str):
+        return command
+    if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
+        return None
+    if (
+        len(command) >= 3
+        and command[0].rsplit("/", 1)[-1] in _SHELLS
+        and command[1] in ("-lc", "-c", "-l", "-Command")
+    ):
+        return str(command[-1])
+    return shlex.join(command)
+
+
+def shown_arguments(name: str, arguments: Any, parsed: Any) -> str:
+    """What a call's arguments read as: the command line, the patch, else as written."""
+    if isinstance(parsed, dict):
+        for key in ("cmd", "command"):
+            line = command_line(parsed.get(key))
+            if line is not None:
+                return line
+        if name == "apply_patch":
+            for key in ("input", "patch"):
+                value = parsed.get(key)
+                if isinstance(value, str):
+                    return value
+    if isinstance(arguments, str):
+        return arguments
+    return compact(arguments)
+
+
+__all__ = [
+    "Outcome",
+    "command_line",
+    "compact",
+    "content_items_text",
+    "decode_output",
+    "parse_arguments",
+    "shown_arguments",
+]

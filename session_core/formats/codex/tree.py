@@ -1,0 +1,154 @@
+"""Where Codex keeps rollouts: ``sessions/YYYY/MM/DD/rollout-*.jsonl`` (and ``.zst``).
+
+Used for the browser's listing and for finding a session's subagents among its
+siblings. Both are bounded: the walk follows the dated layout only, and the subagent
+search opens at most a few hundred first lines, from the parent's start onwards.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from ...compressed import open_maybe_compressed
+
+TREES = ("sessions", "archived_sessions")
+PLAIN, ZST = ".jsonl", ".jsonl.zst"
+_FIRST_LINE = 1 << 20  # a session_meta carries the base instructions: allow for them
+_MAX_CANDIDATES = 400  # first lines read when looking for subagents
+_MAX_FILES = 200_000  # rollouts listed from one tree
+
+
+def is_rollout(name: str) -> bool:
+    return name.startswith("rollout-") and (name.endswith(PLAIN) or name.endswith(ZST))
+
+
+def stem(name: str) -> str:
+    return name[: -len(ZST)] if name.endswith(ZST) else name.removesuffix(PLAIN)
+
+
+def _rollouts_in(directory: str, out: dict[str, str]) -> None:
+    """Rollouts directly in a folder into ``out`` (by stem; the plain file wins)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not is_rollout(name):
+            continue
+        key = os.path.join(directory, stem(name))
+        if name.endswith(PLAIN) or key not in out:
+            out[key] = os.path.join(directory, name)
+
+
+def _dated(directory: str, depth: int) -> list[str]:
+    """The ``YYYY/MM/DD`` folders under a sessions folder (digits only), in order."""
+    found = [directory]
+    for _ in range(depth):
+        deeper: list[str] = []
+        for parent in found:
+            try:
+                names = sorted(os.listdir(parent))
+            except OSError:
+                continue
+            deeper.extend(os.path.join(parent, n) for n in names if n.isdigit())
+        found = deeper
+    return [d for d in found if os.path.isdir(d)]
+
+
+def _depth_below_tree(root: str) -> int | None:
+    """How many dated levels lie below ``root`` if it is in a sessions tree, else None."""
+    parts = os.path.normpath(os.path.abspath(root)).split(os.sep)
+    for up in range(4):
+        if len(parts) <= up:
+            return None
+        name = parts[len(parts) - 1 - up]
+        if name in TREES:
+            return 3 - up if name == "sessions" else 0
+        if not name.isdigit():
+            return None
+    return None
+
+
+def discover(root: str) -> list[str] | None:
+    """Every rollout under a Codex home, a sessions tree or a part of one (None: not one)."""
+    out: dict[str, str] = {}
+    trees = [os.path.join(root, t) for t in TREES if os.path.isdir(os.path.join(root, t))]
+    if trees:
+        for tree in trees:
+            depth = 0 if tree.endswith("archived_sessions") else 3
+            for folder in _dated(tree, depth):
+                _rollouts_in(folder, out)
+    else:
+        below = _depth_below_tree(root)
+        if below is None:
+            return None
+        for folder in _dated(root, below):
+            _rollouts_in(folder, out)
+    return sorted(out.values())[:_MAX_FILES]
+
+
+def first_record(path: str) -> dict[str, Any] | None:
+    """A rollout's first line, parsed (None when it is not a JSON object or unreadable)."""
+    try:
+        with open_maybe_compressed(path) as fh:
+            head = fh.read(_FIRST_LINE)
+    except OSError:
+        return None
+    line = head.split(b"\n", 1)[0]
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parent_of(record: dict[str, Any]) -> str | None:
+    """The ``parent_thread_id`` a subagent's session_meta names, if it is one."""
+    payload = record.get("payload")
+    if record.get("type") != "session_meta" or not isinstance(payload, dict):
+        return None
+    source = payload.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
+def _stamp(name: str) -> str:
+    """``rollout-2026-02-23T12-54-34-<uuid>`` -> ``2026-02-23T12-54-34`` (its start)."""
+    return os.path.basename(stem(name))[8:27]
+
+
+def sibling_candidates(path: str) -> list[str]:
+    """Rollouts in the same tree that started no earlier than this one (bounded, in order)."""
+    here = os.path.dirname(os.path.abspath(path))
+    if _depth_below_tree(here) == 0 and os.path.basename(here) not in TREES:
+        top = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # sessions/
+        folders = [d for d in _dated(top, 3) if d >= here]  # this day and later ones
+    else:
+        folders = [here]
+    out: dict[str, str] = {}
+    for folder in folders:
+        _rollouts_in(folder, out)
+        if len(out) > _MAX_CANDIDATES * 4:
+            break
+    mine = os.path.abspath(path)
+    start = _stamp(mine)
+    later = sorted(p for p in out.values() if p != mine and _stamp(p) >= start)
+    return later[:_MAX_CANDIDATES]
+
+
+def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """Subagent rollouts naming ``session_id`` as their parent: (path, session_meta)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for candidate in sibling_candidates(path):
+        record = first_record(candidate)
+        if record is not None and parent_of(record) == session_id:
+            found.append((candidate, record["payload"]))
+    return found
+
+
+__all__ = ["discover", "find_children", "first_record", "is_rollout", "parent_of", "stem"]
