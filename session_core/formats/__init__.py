@@ -103,6 +103,9 @@ def _register_builtins() -> None:
     from .claude_code import ClaudeCodeFormat
 
     register(ClaudeCodeFormat())
+    from .codex import CodexFormat
+
+    register(CodexFormat())
 
 
 _register_builtins()
