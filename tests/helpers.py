@@ -9,6 +9,7 @@ import errno
 import hashlib
 import html
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -138,6 +139,13 @@ async def wait_for(
 def screen_text(app: TailscopeApp) -> str:
     """The screen's SVG with its entities decoded (spaces are &#160; there)."""
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+def screen_lines(app: TailscopeApp) -> list[str]:
+    """The screen as text, one string a row (the SVG's tags stripped; a row is one line)."""
+    body = screen_text(app).split("</style>")[-1]
+    rows = (re.sub(r"<[^>]+>", "", line).rstrip() for line in body.splitlines())
+    return [row for row in rows if row.strip()]
 
 
 async def file_loaded(pilot: Pilot[None], kind: type[FollowingScreen]) -> None:
