@@ -7,6 +7,19 @@ sys.path.insert(0, str(Path(__file__).parent))
 # Fixtures shared across modules live with their helpers; a module that defines a
 # fixture of the same name locally keeps its own. The agentgo tests' (story, finished,
 # valid) and the reference ports' sessions (fresh, opened, create, load):
+# Hypothesis: one pinned profile per setting, so a red CI is reproducible. In CI (CI set)
+# the examples are derandomised and no database carries failures between runs; elsewhere
+# the default, or more examples with TAILSCOPE_HYPOTHESIS=thorough (a nightly-style run).
+import os
+
+from hypothesis import settings
 from ref_helpers import create, fresh, load, opened  # noqa: F401
 
 from agentgo_helpers import finished, story, valid  # noqa: F401
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.register_profile("dev")
+settings.load_profile(
+    os.environ.get("TAILSCOPE_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "dev")
+)
