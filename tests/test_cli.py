@@ -221,7 +221,7 @@ def test_diff_of_a_bad_file_exits_1(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["peek"], ["replay"], ["diff"], ["check"], ["replay", "a", "b"], ["--no-such-flag"],
+    [["peek"], ["replay"], ["diff"], ["check"], ["replay", "a", "b"], ["--no-such-flag"],
      ["peek", "--bogus", "x"]],
 )  # fmt: skip
 def test_usage_errors_exit_2(args: list[str], capsys) -> None:
