@@ -1,0 +1,169 @@
+"""The contract every registered format keeps, run over ``session_core.formats.FORMATS``.
+
+For each format, on a representative file (tests/format_fixtures.py): detection, read-only
+use (bytes, inode, mtime and locks unchanged) across peek, replay, check, diff, export and
+``open_transcript``, follow through truncation and replacement, the browser's status, and
+byte-mutation fuzz (peek never raises; a refused read raises only ``TranscriptError``).
+A registered format with no fixture factory fails here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from format_fixtures import FACTORIES
+from helpers import fingerprint
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import session_core
+from session_core import TranscriptError, peek
+from session_core.formats import FORMATS, TranscriptFormat, detect_format, format_of
+from session_core.scan import scan_file
+from viewer.cli import main
+
+NAMES = [fmt.name for fmt in FORMATS]
+
+
+def test_every_registered_format_has_a_fixture_factory() -> None:
+    missing = [name for name in NAMES if name not in FACTORIES]
+    assert not missing, f"registered formats with no factory in format_fixtures.py: {missing}"
+
+
+@pytest.fixture(params=NAMES)
+def fmt(request: pytest.FixtureRequest) -> TranscriptFormat:
+    name = request.param
+    if name not in FACTORIES:
+        pytest.fail(f"{name} is registered but has no fixture factory (format_fixtures.py)")
+    return next(f for f in FORMATS if f.name == name)
+
+
+@pytest.fixture
+def sample(fmt: TranscriptFormat, tmp_path: Path) -> Path:
+    return FACTORIES[fmt.name](tmp_path)
+
+
+def open_transcript(path: Path) -> object:
+    opener = getattr(session_core, "open_transcript", None)
+    if opener is not None:
+        return opener(path)
+    found = format_of(path)
+    if found is None:
+        raise TranscriptError("no format claims it", path=str(path))
+    return found.open(path)
+
+
+def test_detection(fmt: TranscriptFormat, sample: Path) -> None:
+    assert detect_format(sample) == fmt.name
+    found = format_of(sample)
+    assert found is not None and found.name == fmt.name
+
+
+def test_every_read_path_is_read_only(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = fingerprint(sample)
+    result = peek(sample)
+    assert result.error is None, result.error
+    assert fingerprint(sample) == before
+    out = tmp_path / "out.html"
+    for args in (
+        ["replay", str(sample)],
+        ["check", str(sample)],
+        ["diff", str(sample)],
+        ["export", str(sample), "--format", "md"],
+        ["export", str(sample), "--format", "json"],
+        ["export", str(sample), "--format", "html", "-o", str(out)],
+    ):
+        code = main(args)
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err
+        if args[0] == "diff":
+            assert code in (0, 1), captured.err  # a format without compactions says so
+            if code:
+                assert captured.err.startswith("tailscope: ") and captured.out == ""
+        else:
+            assert code == 0, (args, captured.err)
+            assert captured.out or args[-2] == "-o"
+        assert fingerprint(sample) == before, args
+    assert out.stat().st_size > 0
+    open_transcript(sample)
+    assert fingerprint(sample) == before
+
+
+def test_the_browser_reads_its_status(fmt: TranscriptFormat, sample: Path) -> None:
+    before = fingerprint(sample)
+    summary = scan_file(sample, live_window=1.0)
+    assert summary.status not in ("not-a-transcript", "damaged"), summary
+    assert fingerprint(sample) == before
+
+
+def lines_of(updates: list[object]) -> int:
+    return sum(len(u.envelopes) or len(u.raw) for u in updates)  # type: ignore[attr-defined]
+
+
+async def test_follow_through_truncation_and_replacement(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    from session_core.following import follow
+
+    data = sample.read_bytes()
+    whole = len([line for line in data.splitlines() if line.strip()])
+    agen = follow(sample, force_polling=True, poll_interval=0.05)
+    seen: list[object] = []
+
+    async def until(check: Callable[[], bool]) -> None:
+        async with asyncio.timeout(20):
+            while not check():
+                seen.append(await anext(agen))
+
+    try:
+        await until(lambda: lines_of(seen) >= whole - 1)  # a torn last line may be held back
+        # truncation: the file is cut to nothing, then written again
+        mark = len(seen)
+        with open(sample, "r+b") as fh:
+            fh.truncate(0)
+        await until(lambda: any(u.reset for u in seen[mark:]))  # type: ignore[attr-defined]
+        sample.write_bytes(data)
+        mark = len(seen)
+        await until(lambda: lines_of(seen[mark:]) >= whole - 1)
+        # replacement: another file renamed over it
+        other = tmp_path / "other"
+        other.mkdir()
+        replacement = FACTORIES[fmt.name](other)
+        mark = len(seen)
+        os.replace(replacement, sample)
+        await until(lambda: any(u.reset for u in seen[mark:]))  # type: ignore[attr-defined]
+    finally:
+        await agen.aclose()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_byte_mutations(fmt: TranscriptFormat, sample: Path, data: st.DataObject) -> None:
+    original = sample.read_bytes()
+    mutated = bytearray(original)
+    for _ in range(data.draw(st.integers(1, 8), label="mutations")):
+        where = data.draw(st.integers(0, max(0, len(mutated) - 1)), label="offset")
+        action = data.draw(st.sampled_from(["flip", "cut", "insert", "truncate"]))
+        if action == "flip" and mutated:
+            mutated[where] = data.draw(st.integers(0, 255))
+        elif action == "cut":
+            del mutated[where : where + data.draw(st.integers(1, 64))]
+        elif action == "insert":
+            mutated[where:where] = data.draw(st.binary(min_size=1, max_size=16))
+        else:
+            del mutated[where:]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / sample.name
+        path.write_bytes(bytes(mutated))
+        peek(path)  # never raises
+        with contextlib.suppress(TranscriptError):  # the only way a read may be refused
+            open_transcript(path)
+        assert path.read_bytes() == bytes(mutated)
