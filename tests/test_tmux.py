@@ -134,3 +134,23 @@ def test_a_live_append_shows_up(tmux_app, tmp_path: Path) -> None:
         session.append_message(Message(role="user", content="a line appended while watching"))
     term.wait_for("a line appended while watching")
     term.wait_for("7 sent next")
+
+
+def test_a_missing_file_is_waited_for_then_shown(tmux_app, tmp_path: Path) -> None:
+    from session_core import Message, Session
+
+    path = tmp_path / "later.jsonl"
+    term = tmux_app(path)  # `tailscope later.jsonl` before the agent has started
+    term.wait_for("does not exist")
+    with Session.create(path, meta={}) as session:
+        session.append_message(Message(role="user", content="the agent started after all"))
+    term.wait_for("the agent started after all")
+
+
+def test_a_path_whose_folder_is_missing_is_refused(tmp_path: Path) -> None:
+    import subprocess
+
+    missing = tmp_path / "no-such-folder" / "t.jsonl"
+    done = subprocess.run([TAILSCOPE, str(missing)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == f"tailscope: {missing}: no such file or directory, nor its folder\n"

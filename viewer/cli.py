@@ -88,8 +88,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_view(args: argparse.Namespace) -> int:
     path = args.path
-    if not os.path.exists(path):
-        return _fail(f"{path}: no such file or directory")
+    # A file that is not there yet is waited for, as `tail -F` does (the agent may not have
+    # started); only a path whose folder is missing too is refused.
+    if not os.path.exists(path) and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        return _fail(f"{path}: no such file or directory, nor its folder")
     from viewer.app import TailscopeApp
 
     TailscopeApp(path).run()
