@@ -91,3 +91,23 @@ def test_the_command_with_no_path_runs_the_home_view(
     monkeypatch.setattr("session_core.scan.default_roots", lambda: ["/r1", "/r2"])
     assert cli.main(argv) == 0
     assert seen == [["/r1", "/r2"]]
+
+
+def test_codex_home_and_its_compressed_copies(tmp_path: Path) -> None:
+    from codex_writer import story as codex_story
+    from codex_writer import zst_copy
+
+    day = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    plain = day / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    codex_story(plain)
+    zst_copy(str(plain), str(plain) + ".zst")
+    alone = day / "rollout-2026-02-23T13-00-00-019c8a59-e9dd-71f0-9ae3-000000000002.jsonl"
+    codex_story(alone)
+    zst_copy(str(alone), str(alone) + ".zst")
+    alone.unlink()
+    env = {"HOME": str(tmp_path / "nobody"), "CODEX_HOME": str(tmp_path / "codex")}
+    assert default_roots(env) == [str(tmp_path / "codex" / "sessions")]
+    paths, _ = list_transcript_paths(tmp_path / "codex" / "sessions")
+    # the plain file wins over its compressed copy; a compressed one alone is listed
+    assert paths == [str(plain), str(alone) + ".zst"]

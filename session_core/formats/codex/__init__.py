@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
@@ -21,7 +22,7 @@ from ...errors import TranscriptError
 from ...model import Subagent, Transcript
 from ..base import Builder, TranscriptFormat
 from .builder import NAME, CodexBuilder
-from .tree import discover, find_children
+from .tree import PLAIN, ZST, discover, find_children
 
 if TYPE_CHECKING:
     from ...scan import FileSummary
@@ -101,6 +102,16 @@ class CodexFormat(TranscriptFormat):
 
     def discover(self, root: str) -> list[str] | None:
         return discover(root)
+
+    def part_of_another(self, path: str) -> bool:
+        # a compressed rollout whose plain file is beside it: the plain one is the session
+        return path.endswith(ZST) and os.path.exists(path[: -len(ZST)] + PLAIN)
+
+    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
+        home = environ.get("CODEX_HOME") or os.path.join(
+            environ.get("HOME") or os.path.expanduser("~"), ".codex"
+        )
+        return [os.path.join(home, "sessions")]
 
 
 def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
