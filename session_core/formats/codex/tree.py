@@ -92,9 +92,14 @@ def discover(root: str) -> list[str] | None:
 
 def first_record(path: str) -> dict[str, Any] | None:
     """A rollout's first line, parsed (None when it is not a JSON object or unreadable)."""
+    head = b""
     try:
         with open_maybe_compressed(path) as fh:
-            head = fh.read(_FIRST_LINE)
+            while b"\n" not in head and len(head) < _FIRST_LINE:  # most are one block
+                block = fh.read(1 << 16)
+                if not block:
+                    break
+                head += block
     except OSError:
         return None
     line = head.split(b"\n", 1)[0]
