@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -85,6 +86,10 @@ class TailscopeApp(App[None]):
         """The screen that shows a file of this format (``format_screens`` decides)."""
         path = self.path if path is None else path  # the browser opens files below self.path
         return screen_for(fmt, path, force_polling=self.force_polling)
+
+    @on(FollowingScreen.FormatChanged)
+    def _format_changed(self, event: FollowingScreen.FormatChanged) -> None:
+        self.swap_format(event.following, event.format)
 
     def swap_format(self, old: Screen, fmt: Format) -> None:
         """A followed file turned out to be (or became) another format: replace its screen."""

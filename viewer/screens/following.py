@@ -13,6 +13,7 @@ from typing import Any
 
 from textual import work
 from textual.app import SystemCommand
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
@@ -50,6 +51,14 @@ class _GcHold:
 class FollowingScreen(Screen[None]):
     """A screen over one file: read, parsed and replayed in a worker thread, in bounded
     batches; the UI thread only draws what each batch changed."""
+
+    class FormatChanged(Message):
+        """The followed file is (or became) another format than this screen shows."""
+
+        def __init__(self, screen: FollowingScreen, format: str) -> None:
+            super().__init__()
+            self.following = screen
+            self.format = format
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
         super().__init__(id=id)
@@ -119,9 +128,7 @@ class FollowingScreen(Screen[None]):
             return
         self._swapping = True
         self.workers.cancel_group(self, "follow")
-        swap = getattr(self.app, "swap_format", None)
-        if swap is not None:
-            swap(self, fmt)
+        self.post_message(self.FormatChanged(self, fmt))  # the app swaps the screen
 
     def _receive(self, update: FollowUpdate) -> None:
         """On the UI thread: show what the worker replayed (the state is not changing now)."""
