@@ -44,6 +44,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from .agentgo.reader import StrictReader, parse_record
+from .compressed import maybe_decompress
 from .errors import TranscriptError
 from .formats import Format, by_name, detect_record, not_a_transcript
 from .message_usage import counts_as_turn, v1_usage
@@ -214,6 +215,10 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         st = os.fstat(fh.fileno())
         summary.size, summary.mtime = st.st_size, st.st_mtime
         summary.device, summary.inode = st.st_dev, st.st_ino
+        plain = fh
+        fh = maybe_decompress(fh)  # a .jsonl.zst: its lines (the row keeps the file's size)
+        if fh is not plain:
+            budget = max(budget, 1 << 62)  # a stream cannot seek to a tail window: read whole
         head = fh.read(HEAD)
         while b"\n" not in head and len(head) < FIRST_LINE_LIMIT:  # a huge first line
             more = fh.read(HEAD)

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ..reader import open_regular
+from ..compressed import open_maybe_compressed
 from .base import Builder, LiveModel, TranscriptFormat
 
 Format = str  # a registered format's name
@@ -65,7 +65,7 @@ def detect_record(record: Any) -> Format | None:
 def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format | None:
     """Read up to the first complete non-blank line (bounded) and name its format."""
     try:
-        with open_regular(path) as fh:
+        with open_maybe_compressed(path) as fh:  # a .jsonl.zst is read as its lines
             buffered = b""
             while len(buffered) < limit:
                 block = fh.read(1 << 16)
@@ -77,7 +77,7 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
                     if line.strip():
                         return _detect_bytes(line)
             return _detect_bytes(buffered) if buffered.strip() else None
-    except OSError:
+    except (OSError, EOFError):
         return None
 
 

@@ -1,0 +1,50 @@
+"""A ``.jsonl.zst`` transcript (Codex compresses idle rollouts) is read transparently
+on every read path, never written; a damaged one is a clear error, not a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from codex_writer import story, zst_copy
+from helpers import fingerprint
+
+from session_core import detect_format, open_transcript, peek
+from session_core.scan import scan_file
+from viewer.cli import main
+
+
+@pytest.fixture
+def packed(tmp_path: Path) -> tuple[Path, Path]:
+    plain = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    story(plain)
+    return plain, Path(zst_copy(str(plain), str(tmp_path / "packed.jsonl.zst")))
+
+
+def test_every_read_path_reads_it_as_its_lines(
+    packed: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, zst = packed
+    before = fingerprint(zst)
+    assert detect_format(zst) == "codex"
+    assert open_transcript(zst).to_json()["messages"] == open_transcript(plain).to_json()["messages"]
+    result = peek(zst)
+    assert result.error is None and result.format == "codex" and result.meta
+    row = scan_file(zst)
+    assert row.format == "codex" and row.messages == scan_file(plain).messages
+    assert main(["check", str(zst)]) == 0
+    assert capsys.readouterr().out.startswith(f"{zst}: ok (codex, ")
+    assert fingerprint(zst) == before
+
+
+def test_a_truncated_compressed_file_is_a_clear_error(
+    packed: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _plain, zst = packed
+    data = zst.read_bytes()
+    zst.write_bytes(data[: len(data) // 2])
+    assert main(["check", str(zst)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{zst}: bad: ") and "Traceback" not in out
+    assert peek(zst).error is not None
+    assert scan_file(zst).status == "damaged"
