@@ -27,7 +27,8 @@ def test_every_read_path_reads_it_as_its_lines(
     plain, zst = packed
     before = fingerprint(zst)
     assert detect_format(zst) == "codex"
-    assert open_transcript(zst).to_json()["messages"] == open_transcript(plain).to_json()["messages"]
+    unpacked, original = open_transcript(zst).to_json(), open_transcript(plain).to_json()
+    assert unpacked["messages"] == original["messages"]
     result = peek(zst)
     assert result.error is None and result.format == "codex" and result.meta
     row = scan_file(zst)
