@@ -16,6 +16,13 @@ whose last message carries a marker), and the screen is read every 20 ms:
 
 lnav (Debian package) and toolong (PyPI, in its own virtualenv, since it pins
 its own Textual) are measured when found; set TOOLONG to its ``tl`` binary.
+Each tool measured gets a "measured in this run" line (its version, the time),
+and each one asked for but not found a "not measured" line, so that a table
+row never passes off another run's figure as this one's.
+
+Every wait has a deadline (``--timeout``): a tool that never shows the file's
+end, or a tailscope that never completes its replay, fails the run (exit 1)
+with a message, and so does a figure that cannot be (``sanity.Figures``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_transcript as gen  # noqa: E402
+from sanity import Deadline, Figures, fail  # noqa: E402
 
 TAILSCOPE = str(Path(sys.executable).with_name("tailscope"))
 WIDTH, HEIGHT = 160, 48
@@ -170,14 +178,17 @@ def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | 
     return seen, peak
 
 
-async def replayed(app: Any, pilot: Any, lines: int) -> None:
-    """Wait (headless) until the app has replayed the file's ``lines``, its preview gone."""
+async def replayed(app: Any, pilot: Any, lines: int, timeout: float = 600.0) -> None:
+    """Wait (headless) until the app has replayed the file's ``lines``, its preview gone;
+    fail the run if that takes more than ``timeout`` seconds."""
     screen = app.transcript
+    deadline = Deadline(timeout, f"the headless app replaying all {lines:,} lines")
     while screen.live.state.last_line < lines or screen._previewing:
+        deadline.check()
         await pilot.pause(0.05)
 
 
-def paging(path: Path, lines: int) -> float:
+def paging(path: Path, lines: int, timeout: float = 600.0) -> float:
     """Seconds per page-down from the middle of the file, rendered (headless, in-process).
 
     Each step is the widget's own work: the page action, then every line of the
@@ -190,7 +201,7 @@ def paging(path: Path, lines: int) -> float:
     async def run() -> float:
         app = TailscopeApp(path)
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-            await replayed(app, pilot, lines)
+            await replayed(app, pilot, lines, timeout)
             view = app.query_one(ConversationView)
             await pilot.press("r")  # the raw view: every line of the file
             await pilot.pause(0.5)
@@ -211,6 +222,26 @@ def mb(n: int) -> str:
     return f"{n / (1 << 20):,.0f} MB"
 
 
+def version(tool: str, command: str) -> str:
+    """What the tool says its version is (the first line of ``--version`` / ``-V``)."""
+    if tool == "tailscope":
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
+        try:
+            return f"tailscope {dist_version('tailscope')}"
+        except PackageNotFoundError:
+            return "tailscope (this checkout)"
+    flag = "-V" if tool == "lnav" else "--version"
+    try:
+        out = subprocess.run(
+            [command.split()[0], flag], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return tool
+    return (out.strip().splitlines() or [tool])[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100MB,1GB")
@@ -226,29 +257,54 @@ def main(argv: list[str] | None = None) -> int:
     tools = ["tailscope"] if args.smoke else args.tools.split(",")
     toolong = os.environ.get("TOOLONG") or shutil.which("tl") or "/tmp/toolong-venv/bin/tl"
     rows = []
+    figures = Figures()
+    measured: dict[str, str] = {}  # tool -> its version, for the tools run
+    missing: set[str] = set()
     for size_text in sizes:
         path, marker, lines = marked_transcript(args.data_dir, size_text)
         file_size = path.stat().st_size
         loop = bare_loop(path)
+        figures.positive(f"{size_text}: the bare orjson loop", loop)
         for tool in tools:
             if tool == "tailscope":
                 command = f"{TAILSCOPE} {path}"
                 until = [marker, f"{lines:,} lines"]
             elif tool == "lnav":
                 if shutil.which("lnav") is None:
+                    missing.add(tool)
                     continue
                 command, until = f"lnav {path}", [marker]
             elif tool == "toolong":
                 if not os.path.exists(toolong):
+                    missing.add(tool)
                     continue
                 command, until = f"{toolong} {path}", [marker]
             else:
-                continue
+                fail(f"unknown tool {tool!r} (tailscope, lnav or toolong)")
+            measured.setdefault(tool, version(tool, command))
             seen, peak = watch(command, until, args.timeout)
             first = seen[0]
             complete = seen[1] if len(seen) > 1 else None
-            page = paging(path, lines) if tool == "tailscope" and not args.smoke else None
+            if first is None:
+                fail(f"{size_text} {tool}: the file's end not on screen after {args.timeout:g} s")
+            if tool == "tailscope" and complete is None:
+                fail(
+                    f"{size_text} tailscope: the header never counted all {lines:,} lines "
+                    f"within {args.timeout:g} s"
+                )
+            page = (
+                paging(path, lines, args.timeout)
+                if tool == "tailscope" and not args.smoke
+                else None
+            )
             rows.append((size_text, tool, first, complete, loop, peak, file_size, page))
+            where = f"{size_text} {tool}"
+            figures.positive(f"{where}: the file's end on screen", first)
+            figures.positive(f"{where}: peak RSS", peak)
+            if tool == "tailscope":
+                figures.positive(f"{where}: the replayed view complete", complete)
+            if page is not None:
+                figures.positive(f"{where}: a page-down", page)
             print(f"{size_text} {tool}: first screen {first}, complete {complete}, peak {mb(peak)}")
     print()
     columns = (
@@ -276,7 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         print("| " + " | ".join(cells) + f" | {per_page} |")
     loops = {r[0]: r[4] for r in rows}
     print("\nbare orjson.loads loop: " + ", ".join(f"{k} {v:.2f} s" for k, v in loops.items()))
-    return 0 if all(r[2] is not None for r in rows) else 1
+    when = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    for tool, said in measured.items():
+        print(f"measured in this run ({when}): {tool} — {said}")
+    for tool in sorted(missing):
+        print(f"not measured in this run: {tool} (not installed; its row needs its own run)")
+    return figures.verdict()
 
 
 if __name__ == "__main__":

@@ -1,17 +1,30 @@
-"""How fast a directory of many small transcripts lists: ``scan_dir``, then the browser headless.
+"""How fast a directory of many small transcripts lists: ``scan_dir``, then the browser.
 
-    .venv/bin/python bench/scan_dir.py [--files 5000] [--keep DIR]
+    .venv/bin/python bench/scan_dir.py [--files 5000] [--keep DIR] [--timeout 300] [--smoke]
 
 Writes N small transcripts (both formats, 100 directories, a few crashed and
-damaged ones, old mtimes), then reports the time ``scan_dir`` takes over all
-of them, and, in the app run headless, the time to the first rows and to the
-whole table. Nothing in the directory is written by either.
+damaged ones, old mtimes), then reports, in one run:
+
+* the baselines: an ``os.scandir`` walk that reads each file's first line
+  (what any lister must do), and the same walk reading every file whole and
+  ``orjson.loads``-ing every line (the reading ``scan_dir`` does, with none
+  of its bookkeeping);
+* ``scan_dir`` over all of them;
+* the browser headless (``App.run_test``), timed from launch (before the app
+  is built), to the first rows and to the whole table;
+* with tmux, ``tailscope DIR`` as a user starts it, from the process launch
+  until the totals line counts every file (interpreter start-up included).
+
+Nothing in the directory is written by any of them. Every wait has a deadline
+(``--timeout``) that fails the run, and so does a figure that cannot be (no
+rows, fewer files listed than written, a zero time). ``--smoke``: 200 files.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -21,9 +34,13 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 
-from session_core.scan import scan_dir
+from sanity import Deadline, Figures, fail  # noqa: E402
+
+from session_core.scan import scan_dir  # noqa: E402
 
 OLD = 1_786_000_000
 OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -91,49 +108,144 @@ def generate(root: Path, files: int) -> None:
         os.utime(path, (OLD, OLD))
 
 
-async def browse(root: Path) -> tuple[float, float, int]:
+def walk(root: Path, whole: bool) -> tuple[float, int]:
+    """The baseline: every ``*.jsonl`` below ``root`` by ``os.scandir``, its first line
+    read (or, ``whole``, all of it read and every line parsed). Seconds, files."""
+    t0 = time.perf_counter()
+    files = 0
+    stack = [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".jsonl"):
+                    files += 1
+                    with open(entry.path, "rb") as fh:
+                        if not whole:
+                            fh.readline()
+                            continue
+                        for line in fh.read().splitlines():
+                            with contextlib.suppress(orjson.JSONDecodeError):
+                                orjson.loads(line)
+    return time.perf_counter() - t0, files
+
+
+async def browse(root: Path, timeout: float) -> tuple[float, float, int, float]:
+    """Headless, from launch (before the app is built and its modules imported): to the
+    first rows, to all, the rows, and when the screen was mounted."""
+    start = time.perf_counter()
     from viewer.app import TailscopeApp
     from viewer.screens.browser import BrowserScreen
 
     app = TailscopeApp(root)
     first = whole = 0.0
     async with app.run_test(size=(120, 40)) as pilot:
-        start = time.perf_counter()
+        mounted = time.perf_counter() - start
         screen = app.screen
         assert isinstance(screen, BrowserScreen)
+        deadline = Deadline(timeout, f"the browser's scan of {root}")
         while not screen.scanned_at:
+            deadline.check()
             if not first and screen.table.row_count:
                 first = time.perf_counter() - start
             await pilot.pause(0.005)
         whole = time.perf_counter() - start
         rows = screen.table.row_count
-    return first, whole, rows
+        if not first:
+            first = whole  # the rows came with the last batch
+    return first, whole, rows, mounted
+
+
+def launched(root: Path, files: int, timeout: float) -> float | None:
+    """``tailscope ROOT`` in tmux: seconds from launch until every file is counted."""
+    import shutil
+
+    if shutil.which("tmux") is None:
+        print("tailscope DIR in tmux: not measured (no tmux)")
+        return None
+    from open_big import TAILSCOPE, watch
+
+    seen, _peak = watch(f"{TAILSCOPE} {root}", [f"{files:,} files"], timeout)
+    if seen[0] is None:
+        fail(f"tailscope {root}: its totals never counted {files:,} files within {timeout:g} s")
+    return seen[0]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.1f}×" if b > 0 else "—"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--keep", help="generate into (or reuse) this directory")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per wait")
+    parser.add_argument("--no-tmux", action="store_true", help="skip the tmux launch")
+    parser.add_argument("--smoke", action="store_true", help="200 files (for CI)")
     args = parser.parse_args()
+    if args.smoke:
+        args.files = 200
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="tailscope-scan-"))
-    if not any(root.rglob("*.jsonl")):
+    figures = Figures()
+    try:
+        if not any(root.rglob("*.jsonl")):
+            began = time.perf_counter()
+            generate(root, args.files)
+            print(f"generated {args.files:,} transcripts in {time.perf_counter() - began:.1f}s")
+        walk(root, whole=True)  # the page cache warm for every reader alike
+        first_line, files = walk(root, whole=False)
+        parsed, _ = walk(root, whole=True)
+        print(
+            f"baseline: os.scandir walk + first line of each: {files:,} files in {ms(first_line)}"
+        )
+        print(f"baseline: os.scandir walk + every line parsed: {files:,} files in {ms(parsed)}")
         began = time.perf_counter()
-        generate(root, args.files)
-        print(f"generated {args.files:,} transcripts in {time.perf_counter() - began:.1f}s")
-    began = time.perf_counter()
-    summaries = list(scan_dir(root))
-    took = time.perf_counter() - began
-    statuses: dict[str, int] = {}
-    for summary in summaries:
-        statuses[summary.status] = statuses.get(summary.status, 0) + 1
-    print(f"scan_dir: {len(summaries):,} files in {took:.2f}s ({statuses})")
-    first, whole, rows = asyncio.run(browse(root))
-    print(f"browser (headless): first rows after {first:.2f}s, {rows:,} rows after {whole:.2f}s")
-    if not args.keep:
-        import shutil
+        summaries = list(scan_dir(root))
+        took = time.perf_counter() - began
+        statuses: dict[str, int] = {}
+        for summary in summaries:
+            statuses[summary.status] = statuses.get(summary.status, 0) + 1
+        print(
+            f"scan_dir: {len(summaries):,} files in {ms(took)} ({statuses}); "
+            f"{ratio(took, first_line)} the first-line walk, {ratio(took, parsed)} the parsing walk"
+        )
+        first, whole, rows, mounted = asyncio.run(browse(root, args.timeout))
+        print(
+            f"browser (headless, from launch): first rows after {ms(first)}, "
+            f"{rows:,} rows after {ms(whole)} (the screen mounted after {ms(mounted)})"
+        )
+        real = None if args.no_tmux else launched(root, files, args.timeout)
+        if real is not None:
+            print(f"tailscope DIR (tmux, from process launch): all {files:,} counted in {ms(real)}")
+        figures.positive("files found by the walk", files)
+        figures.true(
+            f"scan_dir listed {len(summaries):,} of {files:,} files", len(summaries) == files
+        )
+        figures.true(f"the browser shows {rows:,} rows of {files:,} files", rows == files)
+        for what, value in (
+            ("the first-line walk", first_line),
+            ("the parsing walk", parsed),
+            ("scan_dir", took),
+            ("the browser's first rows", first),
+            ("the browser's whole table", whole),
+        ):
+            figures.positive(what, value)
+        figures.true(
+            f"first rows ({first:.2f}s) after the whole table ({whole:.2f}s)", first <= whole
+        )
+        if real is not None:
+            figures.positive("tailscope DIR in tmux", real)
+    finally:
+        if not args.keep:
+            import shutil
 
-        shutil.rmtree(root)
-    return 0
+            shutil.rmtree(root)
+    return figures.verdict()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ Headless and in-process (``App.run_test``), on the generated transcript of
 
 each with the process's peak RSS after it, beside the same run's bare
 ``orjson.loads`` loop over the file (the yardstick of ``open_big.py``).
+
+Every wait has a deadline (``--timeout``): an action that never completes
+fails the run (exit 1) saying which, and so does a figure that cannot be
+(a zero time, a table with no rows where the file has operations).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from open_big import bare_loop, marked_transcript, replayed  # noqa: E402
+from sanity import Deadline, Figures  # noqa: E402
 
 WIDTH, HEIGHT = 160, 48
 WORD = "make"  # in a few of the generated tool results
@@ -40,7 +45,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
+def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, float, float, str]]:
     from viewer.app import TailscopeApp
     from viewer.widgets.conversation import ConversationView
     from viewer.widgets.diff_view import DiffView
@@ -53,8 +58,10 @@ def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
         # The action itself, not a key press: Pilot waits for the screen to settle
         # (0.4 s of animations) after each key, which no user waits for.
         t0 = time.perf_counter()
+        deadline = Deadline(timeout, f"the {name} action on {path.name}")
         act()
         while (what := done()) is None:
+            deadline.check()
             await asyncio.sleep(0.002)
         results.append((name, time.perf_counter() - t0, peak_mb(), what))
         await asyncio.sleep(0.3)
@@ -62,7 +69,7 @@ def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
     async def run() -> None:
         app = TailscopeApp(path)
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
-            await replayed(app, pilot, lines)
+            await replayed(app, pilot, lines, timeout)
             await pilot.pause(0.2)
             screen = app.transcript
             state = screen.live.state
@@ -73,7 +80,7 @@ def measure(path: Path, lines: int) -> list[tuple[str, float, float, str]]:
 
             def tools() -> str | None:
                 count = ops.table.row_count
-                return f"{count:,} rows" if count >= len(state.tool_ops) else None
+                return f"{count:,} rows" if count and count >= len(state.tool_ops) else None
 
             def contexts() -> str | None:
                 count = runs.runs_table.row_count
@@ -111,17 +118,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1GB")
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--smoke", action="store_true", help="2MB (for CI)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     args = parser.parse_args(argv)
     sizes = ["2MB"] if args.smoke else args.sizes.split(",")
+    figures = Figures()
     print("| file | action | time | peak RSS after | what |")
     print("|---|---|---:|---:|---|")
     for size_text in sizes:
         path, _marker, lines = marked_transcript(args.data_dir, size_text)
         loop = bare_loop(path)
-        for name, seconds, peak, what in measure(path, lines):
+        figures.positive(f"{size_text}: the bare orjson loop", loop)
+        results = measure(path, lines, args.timeout)
+        figures.true(f"{size_text}: {len(results)} of 5 actions measured", len(results) == 5)
+        for name, seconds, peak, what in results:
             print(f"| {size_text} | {name} | {seconds:.2f} s | {peak:,.0f} MB | {what} |")
-        print(f"\nbare orjson.loads loop over {size_text}: {loop:.2f} s")
-    return 0
+            figures.positive(f"{size_text} {name}: its time", seconds)
+            figures.positive(f"{size_text} {name}: the peak RSS", peak)
+            if name != "search":
+                figures.true(f"{size_text} {name}: no rows ({what})", not what.startswith("0 "))
+        print(f"\nbare orjson.loads loop over {size_text}: {loop:.2f} s (this run)")
+    return figures.verdict()
 
 
 if __name__ == "__main__":

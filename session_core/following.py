@@ -25,6 +25,8 @@ from .formats import Format, detect_record
 MAX_BATCH_BYTES = 1 << 22  # bytes read per wake-up after the first update
 HOT_SECONDS = 0.3  # after the file changed, also poll every HOT_POLL seconds for this long
 HOT_POLL = 0.004
+EVENTS_POLL = 0.25  # with file-system events, the idle poll is only a safety net
+IDLE_POLL = 0.02  # without them (force_polling, or no watch to be had): within a 50 ms loop's p99
 WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
 WATCH_STEP_MS = 2  # watchfiles: quiet time that ends a group (and its idle wake-up period)
 _READ_BLOCK = 1 << 22
@@ -402,7 +404,7 @@ async def follow(
     path: str | os.PathLike[str],
     *,
     force_polling: bool = False,
-    poll_interval: float = 0.25,
+    poll_interval: float | None = None,
     batch_bytes: int = MAX_BATCH_BYTES,
     initial_batches: bool = False,
     parse: bool = True,
@@ -414,7 +416,9 @@ async def follow(
     After that each wake-up reads at most about ``batch_bytes``, and the
     event loop gets a turn between batches. Woken by file-system events, with
     ``poll_interval`` polling as the fallback; for a moment after every
-    change the file is also polled every few ms.
+    change the file is also polled every few ms. By default the idle poll is
+    ``EVENTS_POLL`` while events arrive and ``IDLE_POLL`` when polling is all
+    there is, so that an append after a pause is seen within ``IDLE_POLL``.
 
     An update that would carry nothing (only a partial line grew) is not sent.
     Close the generator (``aclose``, or cancel the task iterating it) to stop;
@@ -453,7 +457,10 @@ async def follow(
             if watcher is not None and not watcher.alive:
                 watcher.close()  # no events to be had: poll
                 watcher = None
-            timeout = HOT_POLL if loop.time() < hot_until else poll_interval
+            idle = poll_interval
+            if idle is None:
+                idle = EVENTS_POLL if watcher is not None else IDLE_POLL
+            timeout = HOT_POLL if loop.time() < hot_until else idle
             try:
                 async with asyncio.timeout(timeout):
                     await wake.wait()
