@@ -33,9 +33,9 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
     Never writes. ``TranscriptError`` when the file cannot be read or no format claims it.
     """
     from .views import format_for
-    from .writers import writer_holds_lock
 
-    return format_for(path).open(path, writer_alive=writer_holds_lock(path))
+    fmt = format_for(path)
+    return fmt.open(path, writer_alive=fmt.writer_alive(path))
 
 
 if TYPE_CHECKING:

@@ -43,6 +43,7 @@ class AgentGoFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "agentgo-v1 session"
     writable: ClassVar[bool] = True
+    locks: ClassVar[bool] = True
     first_line: ClassVar[str] = "an agentgo session_start"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
 

@@ -11,6 +11,7 @@ default here built on that model; a format overrides what it does better or stri
 from __future__ import annotations
 
 import os
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, ClassVar
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from ..following import FollowUpdate
     from ..peeking import PeekResult
     from ..scan import FileSummary
+
+
+IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
 
 
 class Builder(ABC):
@@ -109,6 +113,8 @@ class TranscriptFormat(ABC):
     writable: ClassVar[bool] = False  # tailscope writes this format too
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
+    # Its writers hold a lock on the file while they write (so no lock: no writer).
+    locks: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
 
@@ -121,6 +127,27 @@ class TranscriptFormat(ABC):
         """A fresh builder for one file."""
 
     # -- read paths, with defaults over the model ----------------------------------------
+
+    def writer_alive(self, path: str | os.PathLike[str]) -> bool | None:
+        """Is a writer still at work on this file, as far as a reader can tell?
+
+        True while a writer holds its lock. A format whose writers lock: no lock, no
+        writer. Otherwise (Claude Code, Codex hold none) a compressed file, or one
+        untouched for ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
+        """
+        from ..compressed import is_compressed_file
+        from ..writers import writer_holds_lock
+
+        held = writer_holds_lock(path)
+        if held or self.locks:
+            return held
+        if is_compressed_file(path):
+            return False
+        try:
+            age = time.time() - os.stat(path).st_mtime
+        except OSError:
+            return None
+        return False if age > IDLE_SECONDS else None
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         """The whole file, read-only, into the model. ``TranscriptError`` when unreadable."""
@@ -193,7 +220,7 @@ class TranscriptFormat(ABC):
         from ..scan_model import summarise_model, windowed_model
 
         if summary.size <= budget:
-            transcript = self.open(summary.path)
+            transcript = self.open(summary.path, writer_alive=self.writer_alive(summary.path))
         else:
             transcript = windowed_model(self.builder(summary.path), summary, fh, head, window)
         summarise_model(summary, transcript)

@@ -62,6 +62,7 @@ class V1Format(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "transcript-v1"
     writable: ClassVar[bool] = True
+    locks: ClassVar[bool] = True
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
 
@@ -83,7 +84,7 @@ class V1Format(TranscriptFormat):
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         from ..views import replay_json
 
-        return replay_json(self._state(path), writer_alive=_writer_alive(path))
+        return replay_json(self._state(path), writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
         view = self.replay_json(path)
@@ -124,12 +125,6 @@ class V1Format(TranscriptFormat):
         from .. import scan
 
         scan.v1_summary(summary, fh, head, first, budget, window)
-
-
-def _writer_alive(path: str | os.PathLike[str]) -> bool | None:
-    from ..writers import writer_holds_lock
-
-    return writer_holds_lock(path)
 
 
 def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> str:

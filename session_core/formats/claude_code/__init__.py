@@ -9,10 +9,9 @@ order), ``assemble`` (the model from what was kept), ``subagents`` (linked files
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...model import Transcript
 from ..base import Builder, TranscriptFormat, read_records
@@ -22,7 +21,6 @@ from .subagents import attach
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
-    from ...scan import FileSummary
 
 # Types of other formats' first records, never ours.
 _CODEX_TYPES = frozenset(
@@ -42,17 +40,6 @@ _BOOKKEEPING = frozenset(
         "agent-name",
     }
 )
-IDLE_SECONDS = 120.0  # a file untouched this long has no writer at work
-BIG_FILE = 64 << 20  # a browser row of a bigger file reads a head and a tail window
-
-
-def _writer_alive(path: str) -> bool | None:
-    """``False`` once the file has been idle a while (Claude Code holds no lock)."""
-    try:
-        age = time.time() - os.stat(path).st_mtime
-    except OSError:
-        return None
-    return False if age > IDLE_SECONDS else None
 
 
 class ClaudeCodeFormat(TranscriptFormat):
@@ -110,7 +97,7 @@ class ClaudeCodeFormat(TranscriptFormat):
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         where = os.fspath(path)
-        return self.open(where, writer_alive=_writer_alive(where)).to_json()
+        return self.open(where, writer_alive=self.writer_alive(where)).to_json()
 
     def peek_into(self, result: PeekResult) -> None:
         from ...message import Message
@@ -120,34 +107,6 @@ class ClaudeCodeFormat(TranscriptFormat):
         result.warnings.extend(transcript.warnings)
         for item in transcript.messages:
             result.messages.append(Message(role=item.role, content=item.text))
-
-    def summarise(self, summary: FileSummary) -> None:
-        from ...scan_model import summarise_model
-
-        where = summary.path
-        summarise_model(
-            summary, self.read(where, writer_alive=_writer_alive(where), subagents=True)
-        )
-
-    def summarise_file(
-        self,
-        summary: FileSummary,
-        fh: IO[bytes],
-        head: bytes,
-        first: dict[str, Any],
-        *,
-        budget: int,
-        window: int,
-    ) -> None:
-        """A browser row: the whole file when it is small, a head and a tail window if big."""
-        from ...scan_model import summarise_model, windowed_model
-
-        if summary.size <= min(budget, BIG_FILE):
-            self.summarise(summary)
-            return
-        transcript = windowed_model(ClaudeCodeBuilder(summary.path), summary, fh, head, window)
-        summary.estimated = True
-        summarise_model(summary, transcript)
 
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl

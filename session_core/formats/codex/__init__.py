@@ -12,36 +12,18 @@ view after a ``compacted`` line), ``builder`` (lines fed in file order), ``tree`
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ... import gc_pause
-from ...compressed import is_compressed_file, is_zstd
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
 from ..base import Builder, TranscriptFormat
 from .builder import NAME, CodexBuilder
 from .tree import PLAIN, ZST, discover, find_children
 
-if TYPE_CHECKING:
-    from ...scan import FileSummary
-
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-IDLE_SECONDS = 120.0  # a rollout untouched this long has no writer at work
-BIG_FILE = 64 << 20  # a browser row of a bigger (plain) file reads a head and a tail window
 SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not read
-
-
-def idle_writer(path: str) -> bool | None:
-    """False for a compressed rollout or one idle a while (Codex holds no lock), else None."""
-    if is_compressed_file(path):
-        return False
-    try:
-        age = time.time() - os.stat(path).st_mtime
-    except OSError:
-        return None
-    return False if age > IDLE_SECONDS else None
 
 
 class CodexFormat(TranscriptFormat):
@@ -69,36 +51,10 @@ class CodexFormat(TranscriptFormat):
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         where = os.fspath(path)
         if writer_alive is None:
-            writer_alive = idle_writer(where)
+            writer_alive = self.writer_alive(where)
         transcript = self.read(where, writer_alive=writer_alive)
         attach_subagents(self, transcript)
         return transcript
-
-    def summarise(self, summary: FileSummary) -> None:
-        from ...scan_model import summarise_model
-
-        where = summary.path
-        summarise_model(summary, self.read(where, writer_alive=idle_writer(where)))
-
-    def summarise_file(
-        self,
-        summary: FileSummary,
-        fh: IO[bytes],
-        head: bytes,
-        first: dict[str, Any],
-        *,
-        budget: int,
-        window: int,
-    ) -> None:
-        """A browser row: the whole file when small or compressed, else a head and a tail."""
-        from ...scan_model import summarise_model, windowed_model
-
-        if is_zstd(head) or summary.size <= min(budget, BIG_FILE):
-            self.summarise(summary)
-            return
-        transcript = windowed_model(CodexBuilder(summary.path), summary, fh, head, window)
-        summary.estimated = True
-        summarise_model(summary, transcript)
 
     def discover(self, root: str) -> list[str] | None:
         return discover(root)
@@ -127,7 +83,7 @@ def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
         sub = Subagent(id=child, path=path, description=description)
         try:
             if os.stat(path).st_size <= SUBAGENT_LIMIT:
-                read = fmt.read(path, writer_alive=idle_writer(path))
+                read = fmt.read(path, writer_alive=fmt.writer_alive(path))
                 sub.usage = read.usage
                 sub.messages = sum(1 for item in read.messages if item.kind == "message")
         except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
@@ -142,4 +98,8 @@ def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
         transcript.subagents.append(sub)
 
 
-__all__ = ["LINE_TYPES", "CodexBuilder", "CodexFormat", "idle_writer"]
+__all__ = [
+    "LINE_TYPES",
+    "CodexBuilder",
+    "CodexFormat",
+]
