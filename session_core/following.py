@@ -115,6 +115,10 @@ class _Tail:
         self.started = False  # an update has been produced
         self.problem: str | None = None  # the last "cannot be read" warning, said once
         self.source: LineSource | None = None  # the file read, for readers to read lines again
+        # A zstd-compressed file (Codex's idle rollouts) is read as its lines: unpacked
+        # once (it does not grow), and read again only when the file itself changes.
+        self.unpacked: bytes | None = None
+        self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
 
     def close(self) -> None:
         if self.fd is not None:
@@ -131,11 +135,32 @@ class _Tail:
         self.partial = []
         self.format = None
         self.seen_first = False
+        self.unpacked = self.packed_stamp = None
+
+    def _size(self, st: os.stat_result) -> int:
+        """How many bytes of lines the file holds (a compressed one: once unpacked)."""
+        return st.st_size if self.unpacked is None else len(self.unpacked)
+
+    def _pread(self, fd: int, want: int, offset: int) -> bytes:
+        if self.unpacked is not None:
+            return self.unpacked[offset : offset + want]
+        return os.pread(fd, want, offset)
+
+    def _unpack(self, fd: int, st: os.stat_result) -> None:
+        """Unpack a zstd file whole (``CompressedReadError``, an OSError, when damaged)."""
+        from .compressed import is_zstd, maybe_decompress
+
+        if not is_zstd(os.pread(fd, 4, 0)):
+            return
+        with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
+            self.unpacked = fh.read()
+        self.packed_stamp = (st.st_size, st.st_mtime_ns)
+        self.source = None  # spans would name unpacked offsets: readers keep the lines
 
     def _boundary_intact(self, fd: int) -> bool:
         """Whether the byte before our last complete line's end is still a newline."""
         end = self.complete
-        if end <= 0:
+        if end <= 0 or self.unpacked is not None:
             return True
         try:
             return os.pread(fd, 1, end - 1) == b"\n"
@@ -188,7 +213,9 @@ class _Tail:
             reason = "the file appeared again" if self.vanished else ""
         elif (st.st_dev, st.st_ino) != self.ino:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
-        elif st.st_size < self.offset:
+        elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
+            reason = "the compressed file was rewritten"
+        elif self._size(st) < self.offset:
             reason = "the file was truncated"
         elif not self._boundary_intact(self.fd):
             reason = "the file was rewritten under us"
@@ -212,6 +239,12 @@ class _Tail:
             self.fd = fd
             self.ino = (fst.st_dev, fst.st_ino)
             self.source = LineSource(os.dup(fd))
+            try:
+                self._unpack(fd, fst)
+            except OSError as err:
+                self._restart()
+                self.started = True
+                return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
             update.reset = self.started
             update.initial = True
             if reason:
@@ -220,7 +253,7 @@ class _Tail:
             self.vanished = False
             self.problem = None
             st = fst
-        elif st.st_size == self.offset:
+        elif self._size(st) == self.offset:
             return None
         try:
             self._read(update, limit_bytes)
@@ -228,7 +261,7 @@ class _Tail:
             # EIO, ESTALE on a network file system, ...: start again from line 1.
             self._restart()
             return self._complain(update, f"{self.path} could not be read: {err.strerror}")
-        update.size = max(st.st_size, self.offset)
+        update.size = max(self._size(st), self.offset)
         return update
 
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
@@ -237,7 +270,7 @@ class _Tail:
         end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
         while True:
             want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
-            block = os.pread(fd, want, self.offset)
+            block = self._pread(fd, want, self.offset)
             if not block:
                 update.caught_up = True
                 break
@@ -261,7 +294,7 @@ class _Tail:
                     self._parse(lines, base, update)
             if end_goal is not None and self.offset >= end_goal:
                 # Out of budget: caught up only if that happened to be the end.
-                update.caught_up = os.fstat(fd).st_size <= self.offset
+                update.caught_up = self._size(os.fstat(fd)) <= self.offset
                 break
         update.offset = self.offset
         update.format = self.format

@@ -49,3 +49,46 @@ def test_a_truncated_compressed_file_is_a_clear_error(
     assert out.startswith(f"{zst}: bad: ") and "Traceback" not in out
     assert peek(zst).error is not None
     assert scan_file(zst).status == "damaged"
+
+
+async def _first_update(path: Path, parse: bool) -> object:
+    from session_core import follow
+
+    updates = follow(path, parse=parse)
+    try:
+        return await anext(updates)
+    finally:
+        await updates.aclose()
+
+
+@pytest.mark.parametrize("parse", [True, False])
+async def test_following_a_compressed_file_gives_its_lines(
+    packed: tuple[Path, Path], parse: bool
+) -> None:
+    import orjson
+
+    plain, zst = packed
+    before = fingerprint(zst)
+    update = await _first_update(zst, parse)
+    got = update.envelopes if parse else [orjson.loads(bytes(r)) for r in update.raw]  # type: ignore[attr-defined]
+    want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
+    assert got == want
+    assert update.format == "codex" and not update.warnings  # type: ignore[attr-defined]
+    assert fingerprint(zst) == before
+
+
+async def test_the_viewer_opens_a_compressed_rollout(packed: tuple[Path, Path]) -> None:
+    from helpers import wait_for
+
+    from viewer.app import TailscopeApp
+    from viewer.screens.model_screen import ModelScreen
+
+    plain, zst = packed
+    app = TailscopeApp(zst)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen._loaded, 30)
+        assert len(screen.transcript.messages) == len(open_transcript(plain).messages)
+        assert not screen.transcript.warnings
