@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-import time
 import types
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from session_core.artifacts import artifact_dir
 from session_core.codec import section_digest
 from viewer import demo
 from viewer.cli import main as cli_main
+from viewer.demo import command as demo_command
 from viewer.demo import simulate_run
 
 # --- helpers ------------------------------------------------------------------------------
@@ -353,7 +354,25 @@ def test_write_command_dies_by_sigkill(tmp_path: Path) -> None:
 
 
 def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
-    """Stand-in for viewer.app: 'runs' until the writer has stopped writing."""
+    """Stand-in for viewer.app: 'runs' until every writer the demo started has died.
+
+    The demo's writer processes are recorded as it starts them; the viewer waits for
+    each to end its story the way it does, by SIGKILL (the crash), and fails loudly
+    should one still run at the deadline or end otherwise.
+    """
+    writers: list[subprocess.Popen[bytes]] = []
+
+    def recording_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc: subprocess.Popen[bytes] = subprocess.Popen(*args, **kwargs)
+        writers.append(proc)
+        return proc
+
+    shim = types.SimpleNamespace(
+        Popen=recording_popen,
+        DEVNULL=subprocess.DEVNULL,
+        TimeoutExpired=subprocess.TimeoutExpired,
+    )
+    monkeypatch.setattr(demo_command, "subprocess", shim)
 
     class FakeApp:
         def __init__(self, path: str) -> None:
@@ -361,17 +380,15 @@ def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
 
         def run(self) -> None:
             opened.append(self.path)
-            # Both writers (one per format) share the directory: wait for all of them.
-            directory = Path(self.path).parent
-            deadline = time.monotonic() + 30
-            last, stable_since = -1, time.monotonic()
-            while time.monotonic() < deadline:
-                size = sum(p.stat().st_size for p in directory.glob("*.jsonl"))
-                if size != last:
-                    last, stable_since = size, time.monotonic()
-                elif size > 0 and time.monotonic() - stable_since > 0.5:
-                    return
-                time.sleep(0.05)
+            assert writers, "the demo started no writer"
+            for writer in writers:
+                try:
+                    code = writer.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise AssertionError(
+                        f"a demo writer still runs after 30 s: {writer.args}"
+                    ) from None
+                assert code == -signal.SIGKILL, f"a demo writer ended with {code}: {writer.args}"
 
     module = types.ModuleType("viewer.app")
     module.TailscopeApp = FakeApp  # type: ignore[attr-defined]

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fingerprint
+from helpers import file_loaded, fingerprint, wait_for
 from markdown_it import MarkdownIt
 
 from session_core import Message, Session
+from session_core.agentgo.reader import read_view
 from session_core.errors import TranscriptError
 from session_core.export import export, write_export
-from session_core.replay import ReplayState
-from session_core.agentgo.reader import read_view
 from session_core.reader import replay_file
+from session_core.replay import ReplayState
 from session_core.usage import NO_RUN, tally_agentgo, tally_state
 from story import write_story
 from viewer.cli import main
@@ -463,11 +463,26 @@ def test_html_in_a_real_browser(hostile: Path, tmp_path: Path) -> None:
 # -- the viewer's palette -------------------------------------------------------------------
 
 
+def _palette_highlights(app: Any, title: str) -> bool:
+    """The command palette is open with a command starting with ``title`` highlighted."""
+    from textual.command import CommandList, CommandPalette
+
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return False
+    commands = screen.query_one(CommandList)
+    if commands.highlighted is None:
+        return False
+    hit = commands.get_option_at_index(commands.highlighted).hit
+    return str(hit.text or hit.prompt).startswith(title)
+
+
 async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) -> None:
-    from textual.widgets import Input, RadioButton, RadioSet
+    from textual.widgets import Button, Input, RadioButton, RadioSet
 
     from viewer.app import TailscopeApp
     from viewer.screens.export import ExportScreen
+    from viewer.screens.transcript import TranscriptScreen
 
     copy = tmp_path / "copy" / "story.jsonl"
     copy.parent.mkdir()
@@ -475,31 +490,29 @@ async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) 
     before = fingerprint(copy)
     app = TailscopeApp(copy, force_polling=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await file_loaded(pilot, TranscriptScreen)
         await app.run_action("command_palette")
         await pilot.press(*"Export")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: _palette_highlights(app, "Export"))
         await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, ExportScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
         path = app.screen.query_one("#export-path", Input)
         assert path.value == str(copy.parent / "story.html")
         # Markdown: the path follows the format
         markdown = app.screen.query_one("#export-format", RadioSet).query(RadioButton)[0]
         await pilot.click(markdown)
-        await pilot.pause()
-        assert path.value == str(copy.parent / "story.md")
+        await wait_for(pilot, lambda: path.value == str(copy.parent / "story.md"))
         (copy.parent / "story.md").write_text("old")
-        await pilot.click("#export-go")
-        await pilot.pause(0.2)
+        status = app.screen.query_one("#export-status")
+        go = app.screen.query_one("#export-go", Button)
+        await pilot.click(go)
+        await wait_for(pilot, lambda: "exists" in str(status.render()))
         assert (copy.parent / "story.md").read_text() == "old"  # asks first
-        assert "exists" in str(app.screen.query_one("#export-status").render())
-        await pilot.click("#export-go")  # Overwrite
-        for _ in range(50):
-            await pilot.pause(0.1)
-            if not isinstance(app.screen, ExportScreen):
-                break
-        assert not isinstance(app.screen, ExportScreen)
+        assert isinstance(app.screen, ExportScreen) and str(go.label) == "Overwrite"
+        # A button ignores clicks while it shows the last press (its "-active" class).
+        await wait_for(pilot, lambda: not go.has_class("-active"))
+        await pilot.click(go)  # Overwrite
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen))
     written = (copy.parent / "story.md").read_text()
     assert written == export(copy, "md", "replayed")
     assert fingerprint(copy) == before

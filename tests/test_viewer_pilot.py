@@ -44,9 +44,7 @@ async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
         with Session.load(path) as s:
             new = s.append_message(Message(role="user", content="and now the docs please"))
         await wait_for(pilot, lambda: view.rows[-1].id == new)
-        await pilot.pause(0.1)
-        assert view.cursor == len(view.rows) - 1
-        assert view.is_at_end
+        await wait_for(pilot, lambda: view.cursor == len(view.rows) - 1 and view.is_at_end)
         assert view.new_count == 0
         assert "and now the docs please" in screen_text(app)
 
@@ -55,7 +53,7 @@ async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
     path, _ = story
     async with story_open(path, size=(120, 20)) as (app, pilot, view):
         await pilot.press("g")
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: view.cursor == 0 and view.scroll_y == 0)
         top = view.scroll_y
         with Session.load(path) as s:
             for n in range(3):
@@ -69,7 +67,7 @@ async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
         await wait_for(pilot, lambda: view.new_count == 0)
 
 
-async def test_reset_on_truncation_rebuilds_the_view(story, tmp_path: Path) -> None:
+async def test_a_replaced_file_rebuilds_the_view(story, tmp_path: Path) -> None:
     path, _ = story
     async with story_open(path) as (app, pilot, view):
         other = tmp_path / "other.jsonl"
@@ -99,8 +97,7 @@ async def test_navigation_keys(story) -> None:
         await pilot.press("x", "X")
         assert view.rows[view.cursor].id == ids["compaction"]  # the summary
         await pilot.press("r")  # raw: every line, the folded ones too
-        await pilot.pause(0.05)
-        assert view.mode == "raw"
+        await wait_for(pilot, lambda: view.mode == "raw" and len(view.rows) == 10)
         assert view.rows[view.cursor].id == ids["compaction"]
         assert len(view.rows) == 10  # 8 messages, the elision and the compaction
         await pilot.press("g", "t")
@@ -116,7 +113,7 @@ async def test_search_and_next_match(story) -> None:
     path, _ = story
     async with story_open(path) as (_app, pilot, view):
         await pilot.press("g", "slash", *"divide", "enter")
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: view.search_term == "divide" and view.searching is None)
         assert len(view.matches) == 3
         first = view.cursor
         await pilot.press("n")
@@ -141,13 +138,12 @@ async def test_elided_original_toggle(story) -> None:
     path, ids = story
     async with story_open(path) as (app, pilot, view):
         await pilot.press("r")
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: view.mode == "raw" and len(view.rows) == 10)
         assert view.move_to_id(ids["t1"])
-        await pilot.pause(0.05)
-        assert "[elided: 30 lines" in screen_text(app)
+        await wait_for(pilot, lambda: "[elided: 30 lines" in screen_text(app))
+        assert "line 1 of tests/test_ops.py" not in screen_text(app)
         await pilot.press("o")
-        await pilot.pause(0.05)
-        assert "line 1 of tests/test_ops.py" in screen_text(app)
+        await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" in screen_text(app))
 
 
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
@@ -155,7 +151,8 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
     write_story(path, hostile=True)
     async with story_open(path) as (app, pilot, view):
         await pilot.press("r", "g", "j")
-        await pilot.pause(0.05)
+        await wait_for(pilot, lambda: view.mode == "raw" and view.cursor == 1)
+        await wait_for(pilot, lambda: "␛[2J" in screen_text(app))
         svg = screen_text(app)
         assert "\x1b" not in svg and "\x07" not in svg
         assert "␛[2J" in svg
@@ -170,9 +167,17 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
 async def test_viewer_never_writes(story) -> None:
     path, _ = story
     before = fingerprint(path)
-    async with story_open(path) as (_app, pilot, _view):
+    async with story_open(path) as (_app, pilot, view):
         await pilot.press("r", "2", "3", "4", "1", "slash", "x", "enter", "G")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot,
+            lambda: (
+                view.mode == "raw"
+                and view.search_term == "x"
+                and view.searching is None
+                and view.cursor == len(view.rows) - 1
+            ),
+        )
     assert fingerprint(path) == before
     assert not os.path.exists(str(path) + ".repair")
 
@@ -263,36 +268,42 @@ async def test_a_search_looks_only_at_appended_rows(story) -> None:
         assert view.matches == [len(view.rows) - 1]
 
 
+# The story's raw view, line by line (tests/story.py writes it): 8 messages, the elision
+# and the compaction. What each jump should land on follows from what the story wrote:
+# a call is an assistant message with tool calls or a tool result (a1, t1, a2, t2, a3,
+# t4); an error is a result marked is-error (t2) or a message whose call failed (a2: its
+# run_tests settled "failed"; a3's calls never settled, which is no failure); the only
+# compaction is the compaction.
+STORY_RAW = ["system", "user", "a1", "t1", "a2", "t2", "elision", "compaction", "a3", "t4"]
+JUMP_TARGETS = {
+    "call": ["a1", "t1", "a2", "t2", "a3", "t4"],
+    "error": ["a2", "t2"],
+    "compaction": ["compaction"],
+}
+
+
 @pytest.mark.parametrize(("key", "what"), [("t", "call"), ("e", "error"), ("x", "compaction")])
 async def test_jumps_land_on_what_they_name(story, key: str, what: str) -> None:
-    path, _ = story
+    path, ids = story
     async with story_open(path) as (_app, pilot, view):
         await pilot.press("r")  # the raw view: every line, so every kind of row
-        await wait_for(pilot, lambda: len(view.rows) > 6)
-        renderer = view.renderer
-        expected = []
-        for index, row in enumerate(view.rows):  # what each row's line says, parsed
-            payload = renderer.payload(row)
-            calls = payload.get("tool-calls") or []
-            failed = any(
-                (op := renderer.op_for_call(call["id"])) is not None
-                and op.get("outcome") in ("failed", "outcome-unknown")
-                for call in calls
-            )
-            is_it = {
-                "call": row.kind == "message" and (bool(calls) or "tool-call-id" in payload),
-                "error": row.kind == "message" and (bool(payload.get("is-error")) or failed),
-                "compaction": row.kind in ("compaction", "summary"),
-            }[what]
-            if is_it:
-                expected.append(index)
-        assert expected
+        await wait_for(pilot, lambda: len(view.rows) == len(STORY_RAW))
+        assert [row.id for row in view.rows] == [ids[name] for name in STORY_RAW]
+        expected = [STORY_RAW.index(name) for name in JUMP_TARGETS[what]]
         await pilot.press("g")
-        landed = [view.cursor] if view.cursor in expected else []
+        assert view.cursor == 0 and 0 not in expected
+        landed = []
         for _ in expected:
             await pilot.press(key)
             landed.append(view.cursor)
-        assert sorted(set(landed)) == expected
+        assert landed == expected  # each in turn, in order, none skipped
+        await pilot.press(key)  # past the last: it stays there
+        assert view.cursor == expected[-1]
+        back = []
+        for _ in expected[1:]:
+            await pilot.press(key.upper())  # the other way
+            back.append(view.cursor)
+        assert back == expected[-2::-1]
 
 
 async def test_a_search_over_many_rows_runs_in_a_worker(story, monkeypatch) -> None:
@@ -315,6 +326,8 @@ async def test_a_search_over_many_rows_runs_in_a_worker(story, monkeypatch) -> N
             assert "searching" not in str(bar.render())
         # Clearing the search stops one under way; nothing it finds is shown after.
         view.search("test")
+        started = [w for w in app.workers if w.group == "search" and not w.is_finished]
+        assert started  # one is under way
         view.search("")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: all(w.is_finished for w in started))
         assert view.matches == [] and view.searching is None
