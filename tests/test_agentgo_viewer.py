@@ -218,7 +218,7 @@ async def test_live_record_appears(session: Path) -> None:
         assert screen.live.view.run_status(screen.live.view.run_order[-1]) == "closed"
 
 
-async def test_truncation_resets_the_view(session: Path, tmp_path: Path) -> None:
+async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) -> None:
     app = TailscopeApp(session)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)

@@ -88,7 +88,7 @@ class TestScan:
         damaged = found["v1-damaged.jsonl"]
         assert damaged.agent == "mangled" and damaged.messages is None
 
-    def test_an_idle_file_without_a_lock_is_not_live(self, corpus: Path) -> None:
+    def test_an_unlocked_file_is_live_only_within_the_live_window(self, corpus: Path) -> None:
         path = corpus / "v1-finished.jsonl"
         os.utime(path)  # just written to, by a writer that does not lock
         assert scan_file(path).status == "live"
