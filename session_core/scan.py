@@ -78,7 +78,8 @@ class FileSummary:
     status: Status = "not-a-transcript"
     reason: str | None = None  # why damaged, crashed or not a transcript
     format: Format | None = None
-    agent: str | None = None
+    agent: str | None = None  # the agent, or the project a session ran in (its cwd's name)
+    title: str | None = None  # a session's title (a summary line, or its first prompt)
     model: str | None = None
     started: str | None = None  # the first record's timestamp, as written
     last_ts: str | None = None  # the last record's timestamp, as written

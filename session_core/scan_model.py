@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import IO, TYPE_CHECKING
 
 import orjson
@@ -18,7 +19,10 @@ def summarise_model(summary: FileSummary, transcript: Transcript) -> None:
     """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``."""
     meta = transcript.meta
     scale = summary.size / max(transcript.extra.get("bytes-read", summary.size), 1)
-    summary.agent = _text(meta.get("agent") or meta.get("originator") or meta.get("title"))
+    cwd = _text(meta.get("cwd"))
+    project = os.path.basename(cwd.rstrip("/")) if cwd else None
+    summary.agent = project or _text(meta.get("agent") or meta.get("originator"))
+    summary.title = _text(meta.get("title")) or _first_prompt(transcript)
     summary.model = _text(meta.get("model"))
     summary.started = _text(meta.get("started") or meta.get("timestamp")) or summary.started
     stamps = [i.ts for i in transcript.raw if i.ts]
@@ -76,6 +80,13 @@ def _feed(builder: Builder, raw: bytes, number: int) -> None:
         return
     if isinstance(value, dict):
         builder.feed(value, number)
+
+
+def _first_prompt(transcript: Transcript) -> str | None:
+    for item in transcript.raw:
+        if item.role == "user" and item.kind == "message" and item.text.strip():
+            return " ".join(item.text.split())[:200]
+    return None
 
 
 def _text(value: object) -> str | None:

@@ -170,6 +170,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
         for x in (
             summary.rel,
             summary.agent,
+            summary.title,
             summary.model,
             summary.status,
             STATUS_NAME[summary.status],
@@ -190,6 +191,8 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     if summary.estimated:
         facts.append("counts estimated from the tail (a big file)")
     first.append("  " + " · ".join(f for f in facts if f), style="dim")
+    if summary.title:
+        first.append(f"  “{one_line(summary.title, 80)}”", style="italic")
     second = Text(no_wrap=True, overflow="ellipsis", end="")
     second.append(STATUS_NAME[summary.status], style=STATUS_STYLE[summary.status] or "bold")
     if summary.status == "live":
