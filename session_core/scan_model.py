@@ -83,6 +83,11 @@ def _feed(builder: Builder, raw: bytes, number: int) -> None:
 
 
 def _first_prompt(transcript: Transcript) -> str | None:
+    """What the first run was asked (a format knows its prompts from injected context),
+    else the first user message."""
+    for run in transcript.runs:
+        if run.prompt and run.prompt.strip():
+            return " ".join(run.prompt.split())[:200]
     for item in transcript.raw:
         if item.role == "user" and item.kind == "message" and item.text.strip():
             return " ".join(item.text.split())[:200]

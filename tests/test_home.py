@@ -111,3 +111,24 @@ def test_codex_home_and_its_compressed_copies(tmp_path: Path) -> None:
     paths, _ = list_transcript_paths(tmp_path / "codex" / "sessions")
     # the plain file wins over its compressed copy; a compressed one alone is listed
     assert paths == [str(plain), str(alone) + ".zst"]
+
+
+def test_a_session_row_names_its_project_and_title(tmp_path: Path) -> None:
+    from codex_writer import story as codex_story
+
+    from session_core.scan import scan_file
+
+    path = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    codex_story(path)
+    row = scan_file(path)
+    meta_cwd = str(open_cwd(path))
+    assert row.agent == Path(meta_cwd).name
+    assert row.title  # the first prompt, when the file has no title of its own
+    assert row.title == "fix the bug"  # the first turn's prompt, not injected context
+
+
+def open_cwd(path: Path) -> str:
+    import orjson
+
+    first = orjson.loads(path.read_bytes().splitlines()[0])
+    return str(first["payload"]["cwd"])
