@@ -3,9 +3,9 @@
     .venv/bin/python bench/follow_latency.py [--seconds 3] [--smoke]
 
 A writer process appends through ``Session`` at 100, 1,000 and 10,000 lines/s
-(and at 2 lines/s, where every line follows an idle pause) for ``--seconds``
-each, stamping every line with ``time.monotonic_ns()`` (one clock for every
-process on the machine) just before appending it. The
+(and at 2 lines/s, where every line follows an idle pause, for five times as
+long) for ``--seconds`` each, stamping every line with ``time.monotonic_ns()``
+(one clock for every process on the machine) just before appending it. The
 follower, in this process, notes when each line reaches it. Three followers
 take turns on fresh files:
 
@@ -43,6 +43,7 @@ from typing import Any
 import orjson
 
 RATES = (2, 100, 1_000, 10_000)  # 2 lines/s: every line comes after an idle pause
+IDLE_LONGER = 5  # the 2 lines/s runs last this many times ``--seconds`` (more than a few lines)
 BASELINE_POLL = 0.05
 
 
@@ -306,7 +307,8 @@ async def main(seconds: float, rates: tuple[int, ...]) -> int:
         with tempfile.TemporaryDirectory(prefix="follow-latency-") as directory:
             for rate in rates:
                 for follower in FOLLOWERS:
-                    runs.append(await measure(writer, directory, follower, rate, seconds))
+                    took = seconds * IDLE_LONGER if rate == min(RATES) else seconds
+                    runs.append(await measure(writer, directory, follower, rate, took))
     finally:
         await writer.close()
     print(
