@@ -59,7 +59,10 @@ def damaged(tmp_path: Path) -> Path:
 @snapshot_rerun
 class TestTabs:
     def test_runs(self, snap_compare, session: Path) -> None:
-        assert snap_compare(TailscopeApp(session), terminal_size=SIZE, run_before=loaded)
+        # The screen opens on the conversation; 1 shows the runs.
+        assert snap_compare(
+            TailscopeApp(session), press=["1"], terminal_size=SIZE, run_before=loaded
+        )
 
     def test_call_tree_with_retry_failure_and_gap(self, snap_compare, session: Path) -> None:
         # The first call is the failed attempt a retry followed; run 2 holds the gaps.
@@ -104,10 +107,10 @@ class TestTabs:
 @snapshot_rerun
 class TestRunFilter:
     def test_interrupted_run_calls(self, snap_compare, session: Path) -> None:
-        # Runs tab: the third row is run 2 (the interrupted one); enter chooses it.
+        # Runs tab (1): the third row is run 2 (the interrupted one); enter chooses it.
         assert snap_compare(
             TailscopeApp(session),
-            press=["down", "down", "enter", "2"],
+            press=["1", "down", "down", "enter", "2"],
             terminal_size=SIZE,
             run_before=loaded,
         )
@@ -115,7 +118,7 @@ class TestRunFilter:
     def test_run_timeline(self, snap_compare, session: Path) -> None:
         assert snap_compare(
             TailscopeApp(session),
-            press=["down", "down", "enter", "5"],
+            press=["1", "down", "down", "enter", "5"],
             terminal_size=SIZE,
             run_before=loaded,
         )
@@ -307,7 +310,7 @@ async def test_run_filter_applies_to_every_tab(session: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot)
         screen = app.agentgo
-        await pilot.press("down", "down", "enter")
+        await pilot.press("1", "down", "down", "enter")
         await pilot.pause(0.1)
         second = screen.live.view.run_order[1]
         assert screen.run_filter == second

@@ -13,7 +13,7 @@ import orjson
 from rich.style import Style
 from rich.text import Text
 
-from session_core.agentgo.view import AgentGoView, Call, message_text
+from session_core.agentgo.view import AgentGoView, Call, message_text, thinking_text
 
 from .agentgo_model import (
     args_differ,
@@ -21,7 +21,6 @@ from .agentgo_model import (
     compact_json,
     kinds_summary,
     source_time,
-    thinking_text,
     tool_calls,
 )
 from .safe import inert, one_line

@@ -54,21 +54,18 @@ def compact_json(value: Any, width: int | None = None) -> str:
 
 def args_differ(call: Call) -> bool:
     """The actual arguments (after middleware) are not the ones the model asked for."""
-    if call.tool_start is None or call.tool_invoke is None:
-        return False
-    return call.tool_start.get("args") != call.tool_invoke.get("args")
+    return call.args_differ
 
 
 def call_label_parts(call: Call) -> tuple[str, str, str]:
-    """(kind, name, qualifier): ``tool``, ``read_file``, ``call-1``; model: id and model."""
+    """(kind, name, qualifier): ``tool``, ``read_file``, ``call-1``; model: id and model.
+
+    From the facts the view kept: no record is read again for a label.
+    """
     kind = one_line(call.kind or "call", 8)
-    if call.tool_start is not None:
-        return kind, one_line(call.tool_start.get("tool") or call.id, 28), one_line(call.id, 16)
-    model = ""
-    if call.request is not None:
-        config = call.request.get("config")
-        if isinstance(config, dict) and config.get("model"):
-            model = one_line(config.get("model"), 20)
+    if call.tool_start_at >= 0:
+        return kind, one_line(call.tool_name or call.id, 28), one_line(call.id, 16)
+    model = one_line(call.model, 20) if call.request_at >= 0 and call.model else ""
     return kind, one_line(call.id, 28), model
 
 
@@ -109,17 +106,6 @@ def tool_calls(message: dict[str, Any]) -> list[tuple[str, str, Any]]:
                     (one_line(part.get("id")), one_line(part.get("name")), part.get("arguments"))
                 )
     return out
-
-
-def thinking_text(message: dict[str, Any]) -> str:
-    parts = message.get("content")
-    if not isinstance(parts, list):
-        return ""
-    return "\n".join(
-        str(part.get("text") or "")
-        for part in parts
-        if isinstance(part, dict) and part.get("type") == "thinking"
-    )
 
 
 def outcome_of(data: dict[str, Any]) -> str:
@@ -202,27 +188,16 @@ def record_summary(record: dict[str, Any], width: int = 200) -> str:
     return one_line(text, width)
 
 
-def _s(value: object) -> str:
-    """As the view keys calls: a string as is, None as empty, else its str()."""
-    return value if isinstance(value, str) else ("" if value is None else str(value))
-
-
 def touched_calls(view: AgentGoView, start: int) -> list[CallKey]:
     """The calls that records ``start:`` are about, each once, in first-touch order."""
-    seen: dict[CallKey, None] = {}
-    for record in view.records[start:]:
-        execution = record.get("execution")
-        if not isinstance(execution, dict):
-            continue
-        attempt = execution.get("attempt")
-        key = (
-            _s(record.get("run_id")),
-            _s(execution.get("id")),
-            attempt if type(attempt) is int else 1,
-        )
-        if key in view.calls:
-            seen[key] = None
-    return list(seen)
+    order = view.call_order
+    calls = view.records.calls
+    seen: dict[int, None] = {}
+    for index in range(start, len(calls)):
+        at = calls[index]
+        if at >= 0:
+            seen[at] = None
+    return [order[at] for at in seen]
 
 
 class CallStats:

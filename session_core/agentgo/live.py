@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from typing import Any
+
+import orjson
 
 from ..errors import TranscriptError
-from ..following import FollowUpdate
+from ..following import FollowUpdate, parse_line
 from .reader import StrictReader
 from .view import AgentGoView
 
@@ -23,6 +26,8 @@ class LiveAgentGo:
         self.size = 0
 
     def apply(self, update: FollowUpdate) -> bool:
+        """Apply one update (parsed records, or raw lines parsed here one at a time, so
+        that no batch of parsed records is ever alive at once); True when it reset."""
         if update.reset:
             self.view = AgentGoView()
             self.checker = StrictReader(self.path)
@@ -32,20 +37,44 @@ class LiveAgentGo:
         self.size = max(update.size, 0)
         view = self.view
         view.warnings.extend(update.warnings)
-        checker = self.checker
-        for record, line in zip(update.envelopes, update.lines, strict=True):
-            seq = record.get("seq")
-            if self._resync and record.get("session_id") == checker.session_id and type(seq) is int:
-                # The first line of this session after a break is the new baseline:
-                # one warning per break, not one per later line.
-                checker.seq = seq - 1
-                self._resync = False
-            try:
-                checker.check(record, line)
-            except TranscriptError as err:
-                view.warnings.append(f"line {line}: {err.reason}")
-                if checker.session_id is None:
-                    continue  # nothing is a session before its session_start
-                self._resync = True  # shown all the same: a damaged file is shown as it is
-            view.feed(record, line)
+        if update.source is not None:
+            view.records.source = update.source  # the spans below are into it
+        spans = update.spans
+        if update.raw:
+            skipped: list[str] = []  # as ``follow`` would have said them, before the rest
+            broken: list[str] = []
+            loads = orjson.loads
+            for at, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
+                try:
+                    record = loads(raw)
+                except orjson.JSONDecodeError:
+                    record = None
+                if type(record) is not dict:
+                    parse_line(bytes(raw), line, skipped)  # says why (or nothing: blank)
+                    continue
+                self._apply(record, line, spans[at] if spans else 0, broken)
+            view.warnings.extend(skipped)
+            view.warnings.extend(broken)
+        else:
+            broken = []
+            for at, (record, line) in enumerate(zip(update.envelopes, update.lines, strict=True)):
+                self._apply(record, line, spans[at] if spans else 0, broken)
+            view.warnings.extend(broken)
         return update.reset
+
+    def _apply(self, record: dict[str, Any], line: int, span: int, warnings: list[str]) -> None:
+        checker = self.checker
+        seq = record.get("seq")
+        if self._resync and record.get("session_id") == checker.session_id and type(seq) is int:
+            # The first line of this session after a break is the new baseline:
+            # one warning per break, not one per later line.
+            checker.seq = seq - 1
+            self._resync = False
+        try:
+            checker.check(record, line)
+        except TranscriptError as err:
+            warnings.append(f"line {line}: {err.reason}")
+            if checker.session_id is None:
+                return  # nothing is a session before its session_start
+            self._resync = True  # shown all the same: a damaged file is shown as it is
+        self.view.feed(record, line, span)

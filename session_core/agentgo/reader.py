@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
+from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
+from ..events import LineSource
 from ..reader import iter_lines, open_transcript
+from .records import span_of
 from .view import AgentGoView
 
 VERSION = 1
@@ -89,9 +92,19 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     even when it is valid JSON. Anything else that breaks a rule raises a
     ``TranscriptError`` naming the line.
     """
+    for record, _number, _span in read_spans(path):
+        yield record
+
+
+def read_spans(
+    path: str | os.PathLike[str], fh: IO[bytes] | None = None
+) -> Iterator[tuple[dict[str, Any], int, int]]:
+    """``read``, each record with its line number and its span in the file."""
     where = os.fspath(path)
-    fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
+    if fh is None:
+        fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
     checker = StrictReader(where)
+    offset = 0
     with fh:
         try:
             for number, raw, ended in iter_lines(fh):
@@ -99,7 +112,8 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                     break
                 record = parse_record(raw, number, where)
                 checker.check(record, number)
-                yield record
+                yield record, number, span_of(offset, len(raw))
+                offset += len(raw) + 1
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
     if checker.session_id is None:
@@ -108,9 +122,19 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         )
 
 
-def read_view(path: str | os.PathLike[str]) -> AgentGoView:
-    """The whole view of a file, read strictly."""
-    view = AgentGoView()
-    for number, record in enumerate(read(path), start=1):
-        view.feed(record, number)
+def read_view(path: str | os.PathLike[str], *, keep: bool = True) -> AgentGoView:
+    """The whole view of a file, read strictly.
+
+    Its records are kept as spans in the file (read again, from the inode that was
+    read, when something asks for one); ``keep=False`` keeps none (a check).
+    """
+    where = os.fspath(path)
+    view = AgentGoView(keep=keep)
+    fh = open_transcript(where)
+    if keep:
+        view.records.source = LineSource(os.dup(fh.fileno()))
+    feed = view.feed
+    with gc_pause.paused():
+        for record, number, span in read_spans(where, fh):
+            feed(record, number, span)
     return view

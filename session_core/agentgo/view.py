@@ -1,14 +1,21 @@
 """What a viewer shows of an agentgo session, built one record at a time (linear).
 
 Nothing is invented: a call or run without its terminal event is a gap.
+
+What the views need of every record is taken as it is fed; the records themselves
+are kept compactly (``Records``: spans into the file, read again on demand), so a
+call's request, a message's body or a checkpoint's snapshot is parsed again when
+something asks for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..message import Message
+from .records import NO_SEQ, ODD_RUN, Records
 
 CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
 RunStatus = Literal["open", "closed", "interrupted"]
@@ -78,9 +85,13 @@ class Run:
         return f"ended: {_str(reason)}" if reason else "ended"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Call:
-    """One attempt of one execution in one run, with every record about it."""
+    """One attempt of one execution in one run, with every record about it.
+
+    Its records' data (``request``, ``result``, ``tool_start``...) are read from
+    ``store`` when asked for; the facts its label and status need are kept.
+    """
 
     run_id: str
     id: str
@@ -91,56 +102,103 @@ class Call:
     first_seq: int
     first_time: str
     last_time: str = ""
-    request: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
     recovery: dict[str, Any] | None = None
-    tool_start: dict[str, Any] | None = None
-    tool_invoke: dict[str, Any] | None = None
-    tool_end: dict[str, Any] | None = None
     retries: list[dict[str, Any]] = field(default_factory=list)
     context: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    events: list[tuple[int, str, str]] = field(default_factory=list)  # (seq, type, time)
     children: list[CallKey] = field(default_factory=list)
+    store: Records | None = None
+    # the latest record of each kind (an index into ``store``), -1 for none
+    request_at: int = -1
+    result_at: int = -1
+    tool_start_at: int = -1
+    tool_invoke_at: int = -1
+    tool_end_at: int = -1
+    records: list[int] = field(default_factory=list)  # every record about it
+    tool_name: Any = None  # the latest tool_exec_start's tool (as written)
+    model: Any = None  # the latest model_request's config.model (as written), when truthy
+    tool_failed: bool = False  # the latest tool_exec_end's is_error
+    model_failed: bool = False  # the latest model_exec_end's error
+    args_differ: bool = False  # actual (tool_invoke_start) and requested args differ
 
     @property
     def key(self) -> CallKey:
         return (self.run_id, self.id, self.attempt)
 
+    def _data(self, at: int) -> dict[str, Any] | None:
+        return None if at < 0 or self.store is None else self.store.data(at)
+
+    @property
+    def request(self) -> dict[str, Any] | None:
+        return self._data(self.request_at)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return self._data(self.result_at)
+
+    @property
+    def tool_start(self) -> dict[str, Any] | None:
+        return self._data(self.tool_start_at)
+
+    @property
+    def tool_invoke(self) -> dict[str, Any] | None:
+        return self._data(self.tool_invoke_at)
+
+    @property
+    def tool_end(self) -> dict[str, Any] | None:
+        return self._data(self.tool_end_at)
+
+    @property
+    def events(self) -> list[tuple[int, str, str]]:
+        """(seq, type, time) of every record about the call (their times read again)."""
+        store = self.store
+        if store is None:
+            return []
+        out = []
+        for at in self.records:
+            seq = store.seqs[at]
+            time = store[at].get("time")
+            out.append((-1 if seq == NO_SEQ else seq, store.kind(at), _str(time)))
+        return out
+
     @property
     def status(self) -> CallStatus:
-        if self.kind == "tool" or self.tool_start is not None or self.tool_end is not None:
-            if self.tool_end is None:
+        if self.kind == "tool" or self.tool_start_at >= 0 or self.tool_end_at >= 0:
+            if self.tool_end_at < 0:
                 return "gap"
-            return "failed" if self.tool_end.get("is_error") else "ok"
-        if self.kind == "model" or self.request is not None or self.result is not None:
-            if self.result is None:
+            return "failed" if self.tool_failed else "ok"
+        if self.kind == "model" or self.request_at >= 0 or self.result_at >= 0:
+            if self.result_at < 0:
                 return "gap"
-            return "failed" if self.result.get("error") else "ok"
+            return "failed" if self.model_failed else "ok"
         if self.context:
             return "ok"
         return "gap"
 
     @property
     def name(self) -> str:
-        if self.tool_start is not None:
-            return _str(self.tool_start.get("tool")) or self.id
-        if self.request is not None:
-            config = self.request.get("config")
-            if isinstance(config, dict) and config.get("model"):
-                return f"{self.id} ({_str(config.get('model'))})"
+        if self.tool_start_at >= 0:
+            return _str(self.tool_name) or self.id
+        if self.request_at >= 0 and self.model:
+            return f"{self.id} ({_str(self.model)})"
         return self.id
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Checkpoint:
     seq: int
     line: int
     run_id: str
     time: str
-    snapshot: Any
+    store: Records
+    at: int  # the record's index in ``store``
+    shape: tuple[str, tuple[str, ...], int]  # ``snapshot_shape`` of the snapshot
+
+    @property
+    def snapshot(self) -> Any:
+        return self.store.data(self.at).get("snapshot")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Committed:
     """A committed conversation message (message_end)."""
 
@@ -148,7 +206,61 @@ class Committed:
     line: int
     run_id: str
     time: str
-    message: dict[str, Any]
+    store: Records
+    at: int  # the record's index in ``store``
+    lines: int  # ``message_lines`` of the message, up to LINES_COUNTED
+
+    @property
+    def message(self) -> dict[str, Any]:
+        message = self.store.data(self.at).get("message")
+        return message if isinstance(message, dict) else {}
+
+
+LINES_COUNTED = 255  # a message's body lines are counted this far
+
+
+def snapshot_shape(snapshot: Any) -> tuple[str, tuple[str, ...], int]:
+    """(type name, its first 7 keys for an object, its length): what a table row says."""
+    if isinstance(snapshot, dict):
+        keys: list[str] = []
+        for key in snapshot:
+            if len(keys) == 7:
+                break
+            keys.append(key)
+        return "dict", tuple(keys), len(snapshot)
+    if isinstance(snapshot, list):
+        return "list", (), len(snapshot)
+    return type(snapshot).__name__, (), 0
+
+
+def thinking_text(message: dict[str, Any]) -> str:
+    """The thinking parts of an AgentMessage, joined."""
+    parts = message.get("content")
+    if not isinstance(parts, list):
+        return ""
+    return "\n".join(
+        str(part.get("text") or "")
+        for part in parts
+        if isinstance(part, dict) and part.get("type") == "thinking"
+    )
+
+
+def tool_call_count(message: dict[str, Any]) -> int:
+    parts = message.get("content")
+    if not isinstance(parts, list):
+        return 0
+    return sum(1 for part in parts if isinstance(part, dict) and part.get("type") == "tool_call")
+
+
+def message_lines(message: dict[str, Any]) -> int:
+    """A message's body lines as a viewer lays them out: thinking, text, one per tool call
+    (counted up to LINES_COUNTED)."""
+    thinking = thinking_text(message).strip()
+    count = thinking.count("\n") + 1 if thinking else 0
+    text = message_text(message)
+    if text:
+        count += text.count("\n") + 1
+    return min(LINES_COUNTED, count + tool_call_count(message))
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -212,12 +324,12 @@ def _json(value: Any) -> str:
 class AgentGoView:
     """Runs, calls, the committed conversation, checkpoints and the timeline of a session."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
+        """``keep=False``: a view that only counts (``check``); its records cannot be read."""
         self.session_id: str | None = None
         self.version: Any = None
         self.started = ""
-        self.records: list[dict[str, Any]] = []
-        self.lines: list[int] = []
+        self.records = Records(keep)
         self.runs: dict[str, Run] = {}
         self.run_order: list[str] = []
         self.calls: dict[CallKey, Call] = {}
@@ -226,6 +338,8 @@ class AgentGoView:
         self.attempts: dict[tuple[str, str], list[CallKey]] = {}
         # children recorded before their parent: adopted when it appears
         self._orphans: dict[tuple[str, str], list[CallKey]] = {}
+        self._call_index: dict[CallKey, int] = {}  # a call's index in call_order
+        self._strings: dict[str, str] = {}  # tool and model names, one object each
         self.messages: list[Committed] = []
         self.checkpoints: list[Checkpoint] = []
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
@@ -233,16 +347,26 @@ class AgentGoView:
         self.warnings: list[str] = []
         # Whether the file's writer is still at work, when a caller knows (a viewer does).
         self.writer_alive: bool | None = None
+        # Only the end of the file was fed (a big file's first screen): run numbers are
+        # not known, and the records are not all there.
+        self.partial = False
+
+    @property
+    def lines(self) -> Sequence[int]:
+        """The file line of each record."""
+        return self.records.lines
 
     # -- feeding ------------------------------------------------------------------
 
-    def feed(self, record: dict[str, Any], line: int) -> None:
-        index = len(self.records)
-        self.records.append(record)
-        self.lines.append(line)
+    def feed(self, record: dict[str, Any], line: int, span: int = 0) -> None:
+        """Take one record; ``span`` says where it is in ``records.source`` (0: keep the
+        dict itself)."""
         kind = _str(record.get("type"))
         raw_seq = record.get("seq")
         seq: int = raw_seq if type(raw_seq) is int else -1
+        index = self.records.append(
+            record, span, kind, raw_seq if type(raw_seq) is int else NO_SEQ, line
+        )
         time = _str(record.get("time"))
         data = _data(record)
         if kind == "session_start":
@@ -256,6 +380,7 @@ class AgentGoView:
         run_id = record.get("run_id")
         run = self._run(_str(run_id), seq, time) if run_id is not None else None
         if run is not None:
+            self.records.runs[index] = run.index if type(run_id) is str else ODD_RUN
             run.records += 1
             run.last_seq, run.last_time = seq, time
             if kind == "run_start":
@@ -271,14 +396,21 @@ class AgentGoView:
         if kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):
-                self.messages.append(Committed(seq, line, _str(run_id), time, message))
+                self.messages.append(
+                    Committed(
+                        seq, line, _str(run_id), time, self.records, index, message_lines(message)
+                    )
+                )
         elif kind == "checkpoint":
-            self.checkpoints.append(Checkpoint(seq, line, _str(run_id), time, data.get("snapshot")))
+            shape = snapshot_shape(data.get("snapshot"))
+            self.checkpoints.append(
+                Checkpoint(seq, line, _str(run_id), time, self.records, index, shape)
+            )
         elif kind in ("context_projected", "context_compacted"):
             self.context_events.append((seq, _str(run_id), kind, data))
         execution = record.get("execution")
         if isinstance(execution, dict):
-            self._feed_call(record, kind, seq, time, data, execution, run)
+            self._feed_call(record, index, kind, seq, time, data, execution, run)
 
     def _run(self, run_id: str, seq: int, time: str) -> Run:
         run = self.runs.get(run_id)
@@ -291,6 +423,7 @@ class AgentGoView:
     def _feed_call(
         self,
         record: dict[str, Any],
+        index: int,
         kind: str,
         seq: int,
         time: str,
@@ -315,8 +448,10 @@ class AgentGoView:
                 execution.get("turn_index"),
                 seq,
                 time,
+                store=self.records,
             )
             self.calls[key] = call
+            self._call_index[key] = len(self.call_order)
             self.call_order.append(key)
             self.attempts.setdefault((run_id, exec_id), []).append(key)
             orphans = self._orphans.pop((run_id, exec_id), None)
@@ -331,24 +466,44 @@ class AgentGoView:
                     self._orphans.setdefault((run_id, call.parent_id), []).append(key)
             if run is not None:
                 run.calls.append(key)
+        self.records.calls[index] = self._call_index[key]
         call.last_time = time
-        call.events.append((seq, kind, time))
+        call.records.append(index)
         if kind == "model_request":
-            call.request = data
+            call.request_at = index
+            config = data.get("config")
+            model = config.get("model") if isinstance(config, dict) else None
+            call.model = self._string(model) if model else None
         elif kind == "model_exec_end":
-            call.result = data
+            call.result_at = index
+            call.model_failed = bool(data.get("error"))
         elif kind == "model_response":
             call.recovery = data.get("recovery") if isinstance(data.get("recovery"), dict) else data
         elif kind == "tool_exec_start":
-            call.tool_start = data
+            call.tool_start_at = index
+            call.tool_name = self._string(data.get("tool"))
+            if call.tool_invoke_at >= 0 and self.records.keep:
+                call.args_differ = self._args(call.tool_invoke_at) != data.get("args")
         elif kind == "tool_invoke_start":
-            call.tool_invoke = data
+            call.tool_invoke_at = index
+            if call.tool_start_at >= 0 and self.records.keep:
+                call.args_differ = self._args(call.tool_start_at) != data.get("args")
         elif kind == "tool_exec_end":
-            call.tool_end = data
+            call.tool_end_at = index
+            call.tool_failed = bool(data.get("is_error"))
         elif kind == "retry":
             call.retries.append(data)
         elif kind in ("context_projected", "context_compacted"):
             call.context.append((kind, data))
+
+    def _string(self, value: Any) -> Any:
+        """One object per distinct name (a str; anything else as it is)."""
+        return self._strings.setdefault(value, value) if type(value) is str else value
+
+    def _args(self, at: int) -> Any:
+        """The args of an earlier tool record, read again (not through the cache)."""
+        data = self.records.read(at).get("data")
+        return data.get("args") if isinstance(data, dict) else None
 
     # -- reading ------------------------------------------------------------------
 

@@ -76,12 +76,15 @@ class AgentGoFormat(TranscriptFormat):
         return out
 
     def check(self, path: str | os.PathLike[str]) -> str:
-        view = self.replay_json(path)
-        note = f"{NAME}, {count(len(view['messages']), 'message')}"
-        gaps = len(view["gaps"])
+        """Read strictly, streaming: what the note says is counted, no record is kept."""
+        from ..agentgo.reader import read_view
+
+        view = read_view(path, keep=False)
+        note = f"{NAME}, {count(len(view.messages), 'message')}"
+        gaps = len(view.gaps())
         if gaps:
             note += f", {count(gaps, 'gap')} (runs or calls without their terminal event)"
-        for warning in view["warnings"]:
+        for warning in view.warnings:
             note += f"; warning: {warning}"
         return note
 

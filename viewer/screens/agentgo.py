@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from session_core.agentgo.live import LiveAgentGo
+from session_core.agentgo.tail import read_tail
+from session_core.agentgo.view import AgentGoView
+from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate
 from session_core.formats import AGENTGO
 
@@ -28,12 +32,15 @@ from .following import FollowingScreen
 from .warnings import WarningsScreen
 
 TABS = ("runs", "calls", "conversation", "checkpoints", "timeline")
+PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its conversation's end first
+PROGRESS_EVERY = 0.25  # seconds between redraws of the loading progress
 
 
 class AgentGoScreen(FollowingScreen):
     """One agentgo-v1 session, followed as it grows."""
 
     FORMAT = AGENTGO
+    PARSED_UPDATES = False  # LiveAgentGo parses each line as it applies it
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "show_tab('runs')", "Runs"),
@@ -55,13 +62,16 @@ class AgentGoScreen(FollowingScreen):
         self.stats = CallStats()
         self.run_filter: str | None = None
         self._records_seen = 0
+        self._previewing = False
+        self._progress = (0, 0)
+        self._progress_drawn = 0.0
 
     # -- layout -----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield AgentGoStatus(id="status")
         yield Static(id="problem")
-        with TabbedContent(id="tabs", initial="runs"):
+        with TabbedContent(id="tabs", initial="conversation"):
             with TabPane("Runs", id="runs"):
                 yield RunsPane(id="agentgo-runs")
             with TabPane("Calls", id="calls"):
@@ -96,15 +106,55 @@ class AgentGoScreen(FollowingScreen):
 
     def on_mount(self) -> None:
         self.query_one("#problem").display = False
-        self.runs.focus()
+        self.conversation.focus()
         self._refresh_status()
         self.set_interval(1.0, self._tick)
-        # After the first refresh: every pane's own children are mounted by then.
-        self.call_after_refresh(self.follow_file)
+        try:
+            big = os.path.getsize(self.path) > PREVIEW_FROM
+        except OSError:
+            big = False
+        if big:
+            # The full load starts once the end is on screen: run at once, the two
+            # workers would share the interpreter and the end would show later.
+            self._previewing = True
+            self.show_tail()
+        else:
+            # After the first refresh: every pane's own children are mounted by then.
+            self.call_after_refresh(self.follow_file)
 
     # -- following ----------------------------------------------------------------
 
+    @work(thread=True, exclusive=True, group="preview")
+    def show_tail(self) -> None:
+        """A big file's conversation's end, at once, while the follow worker reads it all."""
+        try:
+            view, _size = read_tail(self.path)
+        except TranscriptError:
+            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
+            return
+        self.app.call_from_thread(self._show_preview, view)
+
+    def _show_preview(self, view: AgentGoView) -> None:
+        if not self.is_attached:
+            return
+        if self._previewing:
+            self.conversation.set_view(view, None)
+            self._refresh_status()
+        self.call_after_refresh(self.follow_file)
+
     def _apply_update(self, update: FollowUpdate) -> None:
+        if self._previewing:
+            self._progress = (update.offset, update.size)
+            if not update.caught_up:
+                # The preview stays until the whole file is read. Its progress is drawn a
+                # few times a second, not per batch: each redraw is time the load waits.
+                now = time.monotonic()
+                if now - self._progress_drawn >= PROGRESS_EVERY:
+                    self._progress_drawn = now
+                    self._refresh_status()
+                return
+            self._previewing = False
+            self._loaded = False  # the whole file is here now: show it as a first load
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         view = self.live.view
@@ -145,6 +195,8 @@ class AgentGoScreen(FollowingScreen):
 
     def _liveness_changed(self, live: bool) -> None:
         # The last open run becomes "interrupted" when its writer dies, and back.
+        if self._previewing:
+            return  # the panes are drawn once the load is over
         self.live.view.writer_alive = live
         self._rebuild()
 
@@ -159,6 +211,17 @@ class AgentGoScreen(FollowingScreen):
     def _refresh_status(self) -> None:
         view = self.live.view
         live = self.live_label()
+        if self._previewing:
+            done, size = self._progress
+            percent = 100 * done // size if size else 0
+            self.query_one(AgentGoStatus).show_loading(
+                name=os.path.basename(self.path),
+                size=max(self.live.size, size),
+                live=live,
+                note=f"loading {percent}%, showing the conversation's end meanwhile",
+            )
+            self.show_problem(None)
+            return
         runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
         self.query_one(AgentGoStatus).show(
             name=os.path.basename(self.path),

@@ -26,14 +26,16 @@ from ..safe import one_line
 SNAPSHOT_LIMIT = 64_000  # characters of pretty JSON shown
 
 
-def snapshot_shape(snapshot: object) -> str:
-    if isinstance(snapshot, dict):
-        keys = ", ".join(one_line(k, 24) for k in list(snapshot)[:6])
-        more = f" +{len(snapshot) - 6}" if len(snapshot) > 6 else ""
-        return f"{{{keys}{more}}}"
-    if isinstance(snapshot, list):
-        return f"[{len(snapshot)} items]"
-    return one_line(type(snapshot).__name__)
+def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
+    """``{state, messages}``, ``[3 items]`` or the type's name, from a checkpoint's shape."""
+    kind, keys, length = shape
+    if kind == "dict":
+        shown = ", ".join(one_line(k, 24) for k in keys[:6])
+        more = f" +{length - 6}" if length > 6 else ""
+        return f"{{{shown}{more}}}"
+    if kind == "list":
+        return f"[{length} items]"
+    return one_line(kind)
 
 
 def snapshot_json(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> Text:
@@ -130,7 +132,7 @@ class CheckpointsPane(Vertical):
                 f"{run.index + 1} {short(checkpoint.run_id)}" if run else short(checkpoint.run_id)
             ),
             Text(source_time(checkpoint.time)),
-            Text(snapshot_shape(checkpoint.snapshot)),
+            Text(shape_text(checkpoint.shape)),  # taken as it was fed: nothing is read
             Text("latest (load_checkpoint)", style="bold green") if latest else Text(""),
         ]
 

@@ -14,9 +14,9 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 
-from session_core.agentgo.view import AgentGoView, Committed, message_text
+from session_core.agentgo.view import AgentGoView, Committed, message_text, thinking_text
 
-from ..agentgo_model import compact_json, source_time, thinking_text, tool_calls
+from ..agentgo_model import compact_json, source_time, tool_calls
 from ..fenwick import HeightIndex
 from ..safe import inert, one_line
 from .agentgo_lines import LineList, component_style
@@ -105,7 +105,7 @@ class CommittedView(LineList):
             if self.run_id is not None and committed.run_id != self.run_id:
                 continue
             self.items.append(index)
-            self.lengths.append(len(body_lines(committed.message)))
+            self.lengths.append(committed.lines)  # taken as it was fed: nothing is read
             self.heights.append(self._height(len(self.items) - 1))
         self._seen = len(messages)
 
@@ -161,7 +161,9 @@ class CommittedView(LineList):
         header.append(f" {kind} ", self._style(kind_style))
         run = self.view.runs.get(committed.run_id)
         meta = f"  seq {committed.seq} · {source_time(committed.time)}"
-        if run is not None and self.run_id is None:
+        if self.view.partial and self.run_id is None:
+            meta = "  run … ·" + meta[1:]  # the file's end only, while the rest loads
+        elif run is not None and self.run_id is None:
             meta = f"  run {run.index + 1} ·" + meta[1:]
         header.append(meta, self._style("meta"))
         if message.get("tool_call_id") is not None:

@@ -12,6 +12,21 @@ from .status import human_size
 class AgentGoStatus(Static):
     """Two lines of facts about the open agentgo session; built inert, never markup."""
 
+    def _top(self, name: str, size: int, live: str) -> Text:
+        top = Text()
+        top.append(f" {one_line(name, 60)} ", "bold")
+        top.append(f" agentgo-v1 · {human_size(size)} ")
+        style = {"live": "bold green", "idle": "yellow", "gone": "bold red"}.get(live, "")
+        top.append(f"● {live}", style)
+        return top
+
+    def show_loading(self, *, name: str, size: int, live: str, note: str) -> None:
+        """While a big file loads: what is known of it, and how far the load is."""
+        both = Text("\n").join([self._top(name, size, live), Text(f" {note}", "dim")])
+        both.no_wrap = True
+        both.overflow = "ellipsis"
+        self.update(both)
+
     def show(
         self,
         *,
@@ -28,11 +43,7 @@ class AgentGoStatus(Static):
         warnings: int,
         showing: str,
     ) -> None:
-        top = Text()
-        top.append(f" {one_line(name, 60)} ", "bold")
-        top.append(f" agentgo-v1 · {human_size(size)} ")
-        style = {"live": "bold green", "idle": "yellow", "gone": "bold red"}.get(live, "")
-        top.append(f"● {live}", style)
+        top = self._top(name, size, live)
         if warnings:
             top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
         if session_id:

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from session_core.agentgo.records import NO_SEQ
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 
 from ..agentgo_model import record_summary, source_time
@@ -100,13 +101,16 @@ class TimelineView(LineList):
         self.items_appended(before, at_end)
 
     def _catch_up(self) -> None:
-        records = self.view.records
+        view = self.view
+        records = view.records
         if self.rows is not None:
-            run_id = self.run_id
+            run = view.runs.get(self.run_id) if self.run_id is not None else None
+            # Records of the run whose run_id is that str (the view numbered them as fed).
+            want = run.index if run is not None else None
+            runs = records.runs
             rows = self.rows
-            for index in range(self._seen, len(records)):
-                if records[index].get("run_id") == run_id:
-                    rows.append(index)
+            if want is not None:
+                rows.extend(i for i in range(self._seen, len(records)) if runs[i] == want)
         self._seen = len(records)
 
     def item_count(self) -> int:
@@ -181,8 +185,12 @@ class TimelineView(LineList):
         self.post_message(self.OpenCall(key))
 
     def move_to_seq(self, seq: int) -> bool:
+        records = self.view.records
+        seqs = records.seqs
         for row in range(self.item_count()):
-            if self.view.records[self.record_index(row)].get("seq") == seq:
+            at = self.record_index(row)
+            found = seqs[at]
+            if found == seq or (found == NO_SEQ and records[at].get("seq") == seq):
                 self.move_to(row)
                 return True
         return False
