@@ -15,7 +15,6 @@ at the byte level. Whatever the damage:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import shutil
@@ -255,12 +254,19 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
     return code, out, err
 
 
-def check_replay_cli(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any] | None:
+def check_replay_cli(
+    capsys: pytest.CaptureFixture[str], path: Path, expect: int | None = None
+) -> dict[str, Any] | None:
+    """``tailscope replay PATH``: its view (exit 0) or None (exit 1, one line of error).
+    ``expect``: the exit status this input is known to give (None: random damage,
+    either)."""
     regular = path.is_file()
     before = path.read_bytes() if regular else None
     code, out, err = run_cli(capsys, "replay", str(path))
     assert (path.read_bytes() if regular else None) == before
     assert code in (0, 1), (code, err)
+    if expect is not None:
+        assert code == expect, (code, err)
     assert "Traceback" not in err
     if code == 1:
         assert out == ""
@@ -626,50 +632,84 @@ def test_a_meta_line_that_is_not_json(tmp_path: Path) -> None:
 
 
 def test_duplicated_message_lines_then_a_compaction(transcript: Path, capsys) -> None:
+    """A message line twice replays as two messages with one id (no warning); a compaction
+    through that id folds through its last copy, so both go."""
     lines = transcript.read_bytes().split(b"\n")
     with Session.load(transcript) as s:
-        first = s.message_ids()[0]
+        ids = s.message_ids()
+        contents = [m.content for m in s.messages()]
+    assert contents == ["héllo €", "", "q", "日本"]
     lines.insert(2, lines[1])  # the first message line, twice
     transcript.write_bytes(b"\n".join(lines))
-    with Session.load(transcript) as s, contextlib.suppress(TranscriptError):
-        s.append_compaction(summary="sum", replaces_through_id=first)
-    # whatever it decided, the file is readable (or refused) without any other exception
-    try:
-        with Session.load(transcript) as s:
-            s.messages()
-    except TranscriptError as err:
-        assert_names_where(err, transcript)
-    check_replay_cli(capsys, transcript)
+    with Session.load(transcript) as s:
+        assert s.message_ids() == [ids[0], *ids]
+        assert [m.content for m in s.messages()] == ["héllo €", *contents]
+        assert s.warnings() == []
+        summary = s.append_compaction(summary="sum", replaces_through_id=ids[0])
+    with Session.load(transcript) as s:
+        assert s.message_ids() == [summary, *ids[1:]]
+        assert [m.content for m in s.messages()] == ["sum", *contents[1:]]
+        assert s.warnings() == []
+    view = check_replay_cli(capsys, transcript, expect=0)
+    assert view is not None
+    assert [m["id"] for m in view["messages"]] == [summary, *ids[1:]]
+    assert view["warnings"] == []
 
 
 def test_duplicated_lines_everywhere(transcript: Path, capsys) -> None:
-    lines = [line for line in transcript.read_bytes().split(b"\n") if line]
+    """Every line after the meta twice: the first line that cannot be replayed twice is the
+    tool-settled copy (line 11: meta, then user 2-3, call 4-5, dispatched 6-7, result
+    8-9, settled 10-11), and both load and replay refuse the file there."""
     with Session.load(transcript) as s:
         ids = s.message_ids()
         s.append_compaction(summary="s", replaces_through_id=ids[-1])
     lines = [line for line in transcript.read_bytes().split(b"\n") if line]
+    kinds = [orjson.loads(line)["type"] for line in lines]
+    assert kinds[:6] == [
+        "session-meta", "message", "message", "tool-dispatched", "message", "tool-settled",
+    ]  # fmt: skip
     doubled = [lines[0]] + [x for line in lines[1:] for x in (line, line)]
-    transcript.write_bytes(b"\n".join(doubled) + b"\n")
-    try:
-        with Session.load(transcript):
-            pass
-    except TranscriptError as err:
-        assert_names_where(err, transcript)
-    check_replay_cli(capsys, transcript)
+    data = b"\n".join(doubled) + b"\n"
+    transcript.write_bytes(data)
+    err = load_error(transcript)
+    assert err.line == 11 and "settled already" in str(err)
+    assert transcript.read_bytes() == data
+    assert check_replay_cli(capsys, transcript) is None
+    _code, _out, err_text = run_cli(capsys, "replay", str(transcript))
+    assert "line 11" in err_text and "settled already" in err_text
 
 
+# Each damage of the fixture transcript (user "héllo €", a call with its result, assistant
+# "日本"; 7 lines), and what it is known to do: the exit status and a piece of the message
+# (1), or the warnings and the messages replayed (0).
 SUBPROCESS_CASES = [
-    ("truncated", lambda d: d[: len(d) // 2]),
-    ("flipped", lambda d: d[:40] + bytes([d[40] ^ 0x80]) + d[41:]),
-    ("garbage-middle", lambda d: d.replace(b"\n", b"\n\xff\xfe\n", 1)),
-    ("crlf-mix", lambda d: d.replace(b"\n", b"\r\n", 2)),
-    ("nul", lambda d: b"\x00" * 64),
+    # cut in the middle of line 4 (the call's dispatch): a crash tail, the lines before it
+    ("truncated", lambda d: d[: len(d) // 2], 0, (["line 4 is a crash tail"], ["héllo €", ""])),
+    # a byte of the meta line made a lone UTF-8 continuation byte
+    ("flipped", lambda d: d[:40] + bytes([d[40] ^ 0x80]) + d[41:], 1, "line 1: is not valid UTF-8"),
+    (
+        "garbage-middle",
+        lambda d: d.replace(b"\n", b"\n\xff\xfe\n", 1),
+        1,
+        "line 2: is not valid JSON",
+    ),
+    # two CRLF line endings among LF ones: read alike
+    ("crlf-mix", lambda d: d.replace(b"\n", b"\r\n", 2), 0, ([], ["héllo €", "", "q", "日本"])),
+    ("nul", lambda d: b"\x00" * 64, 1, "line 1: is not valid JSON"),
 ]
 
 
-@pytest.mark.parametrize(("name", "damage"), SUBPROCESS_CASES, ids=[c[0] for c in SUBPROCESS_CASES])
-def test_tailscope_replay_as_a_real_process(transcript: Path, name: str, damage) -> None:
-    data = damage(transcript.read_bytes())
+@pytest.mark.parametrize(
+    ("name", "damage", "code", "expected"), SUBPROCESS_CASES, ids=[c[0] for c in SUBPROCESS_CASES]
+)
+def test_tailscope_replay_as_a_real_process(
+    transcript: Path, name: str, damage, code: int, expected: Any
+) -> None:
+    original = transcript.read_bytes()
+    assert original.count(b"\n") == 7
+    data = damage(original)
+    if name == "truncated":
+        assert data.count(b"\n") == 3  # the cut falls inside line 4
     transcript.write_bytes(data)
     proc = subprocess.run(
         [PY, "-m", "viewer.cli", "replay", str(transcript)],
@@ -677,14 +717,20 @@ def test_tailscope_replay_as_a_real_process(transcript: Path, name: str, damage)
         cwd=REPO,
         timeout=60,
     )
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode == code, proc.stderr
     assert b"Traceback" not in proc.stderr
-    if proc.returncode == 1:
+    if code == 1:
         assert proc.stdout == b""
         assert proc.stderr.count(b"\n") == 1 and proc.stderr.startswith(b"tailscope: ")
         assert str(transcript).encode() in proc.stderr
+        assert expected.encode() in proc.stderr, proc.stderr
     else:
-        assert set(orjson.loads(proc.stdout)) >= {"format", "meta", "messages", "warnings"}
+        warnings, contents = expected
+        view = orjson.loads(proc.stdout)
+        assert set(view) >= {"format", "meta", "messages", "warnings"}
+        assert len(view["warnings"]) == len(warnings)
+        assert all(w.startswith(start) for w, start in zip(view["warnings"], warnings, strict=True))
+        assert [m["content"] for m in view["messages"]] == contents
     assert transcript.read_bytes() == data
 
 
