@@ -12,7 +12,7 @@ that are not messages included, as ``kind="record"`` items, so nothing is droppe
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -236,6 +236,147 @@ class Part:
     data: Any = None  # structured: a call's input, a result's structured form, a raw block
     is_error: bool = False  # a failed tool result
 
+    @property
+    def head(self) -> str:
+        """What a folded view shows: the text (a lazy part keeps only its first lines)."""
+        return self.text
+
+    @property
+    def size(self) -> int:
+        """The text's length in characters (known without reading a lazy part's text)."""
+        return len(self.text)
+
+
+# The slot descriptors of the fields the lazy subclasses read through (typed loosely).
+_PART_TEXT: Any = Part.__dict__["text"]
+_PART_DATA: Any = Part.__dict__["data"]
+
+PREVIEW_LINES = 3  # lines of a lazy part's text kept as its head
+PREVIEW_CHARS = 300  # characters of each such line
+
+
+def preview(text: str) -> str:
+    """The head kept of a long text: its first lines, each cut, and an empty line after
+    them when more follow (so a folded view counts and marks them as it would the text)."""
+    lines = text.split("\n", PREVIEW_LINES)
+    shown = [line[:PREVIEW_CHARS] for line in lines[:PREVIEW_LINES]]
+    if len(lines) > PREVIEW_LINES:
+        shown.append("")
+    return "\n".join(shown)
+
+
+class PartSource:
+    """Where lazy parts are read again from: ``load(key)`` gives one line's parts, in
+    order (a line of the file, parsed again); the last ``cache`` lines read are kept."""
+
+    def __init__(self, load: Callable[[Any], list[Part]], cache: int = 256) -> None:
+        self._load = load
+        self._cache: dict[Any, list[Part]] = {}
+        self._limit = cache
+        self.failed = 0
+
+    def parts(self, key: Any) -> list[Part] | None:
+        cache = self._cache
+        found = cache.pop(key, None)
+        if found is None:
+            try:
+                found = self._load(key)
+            except Exception:  # the line changed or went away on disk: the head stays
+                self.failed += 1
+                return None
+            if len(cache) >= self._limit:
+                del cache[next(iter(cache))]
+        cache[key] = found
+        return found
+
+
+class LazyPart(Part):
+    """A part whose long text and structured data stay in the file until asked for:
+    only its head, its size and where it is (a line and its index there) are kept.
+    Equal to, and read like, the part it stands for."""
+
+    __slots__ = ("_index", "_key", "_size", "_source")
+
+    def __init__(self, part: Part, source: PartSource, key: Any, index: int) -> None:
+        Part.__init__(self, part.kind, "", part.call_id, part.name, None, part.is_error)
+        full = _PART_TEXT.__get__(part, Part)
+        _PART_TEXT.__set__(self, preview(full))
+        self._size = len(full)
+        self._source = source
+        self._key = key
+        self._index = index
+
+    def _full(self) -> Part | None:
+        parts = self._source.parts(self._key)
+        if parts is None or self._index >= len(parts):
+            return None
+        return parts[self._index]
+
+    @property
+    def text(self) -> str:
+        full = self._full()
+        if full is None:
+            start: str = _PART_TEXT.__get__(self, Part)
+            return start + "\n[changed on disk: only the start is shown]"
+        return full.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        _PART_TEXT.__set__(self, value)
+
+    @property
+    def data(self) -> Any:
+        full = self._full()
+        return None if full is None else full.data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        _PART_DATA.__set__(self, value)
+
+    @property
+    def head(self) -> str:
+        head: str = _PART_TEXT.__get__(self, Part)
+        return head
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.kind, self.text, self.call_id, self.name, self.data, self.is_error)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Part):
+            return NotImplemented
+        theirs = (
+            other._fields()
+            if isinstance(other, LazyPart)
+            else (other.kind, other.text, other.call_id, other.name, other.data, other.is_error)
+        )
+        return self._fields() == theirs
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LazyPart({self.kind!r}, head={self.head!r}, size={self._size})"
+
+
+LAZY_TEXT = 512  # characters of a part's text above which it is read again when asked for
+LAZY_LINE = 2048  # bytes of a line above which its parts' structured data is read again
+
+
+def make_lazy(parts: list[Part], source: PartSource | None, key: Any, line_bytes: int) -> None:
+    """Turn, in place, the parts of one line whose text is long (or, on a long line, that
+    carry structured data) into ``LazyPart``s read again from ``source`` when asked for."""
+    if source is None:
+        return
+    long_line = line_bytes > LAZY_LINE
+    for index, part in enumerate(parts):
+        if type(part) is not Part:
+            continue
+        if len(part.text) > LAZY_TEXT or (long_line and part.data is not None):
+            parts[index] = LazyPart(part, source, key, index)
+
 
 @dataclass(slots=True)
 class Item:
@@ -342,6 +483,71 @@ class ToolOp:
             if value is not None:
                 out[key] = value
         return out
+
+
+_OP_SLOTS: dict[str, Any] = {
+    name: ToolOp.__dict__[name] for name in ("arguments", "result", "detail")
+}
+
+
+class LazyToolOp(ToolOp):
+    """A tool operation whose arguments, result and detail are read from its parts (which
+    may be lazy) when asked for, not copied into it. Reads like the operation it is."""
+
+    __slots__ = ("_args_from", "_detail_from", "_result_from")
+
+    def __init__(
+        self,
+        *args: Any,
+        args_from: Part | None = None,
+        result_from: Part | None = None,
+        detail_from: Part | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._args_from = args_from
+        self._result_from = result_from
+        self._detail_from = detail_from
+        ToolOp.__init__(self, *args, **kwargs)
+
+    @property
+    def arguments(self) -> Any:
+        part = self._args_from
+        return part.data if part is not None else _OP_SLOTS["arguments"].__get__(self, ToolOp)
+
+    @arguments.setter
+    def arguments(self, value: Any) -> None:
+        if value is not None:
+            self._args_from = None
+        _OP_SLOTS["arguments"].__set__(self, value)
+
+    @property
+    def result(self) -> str | None:
+        part = self._result_from
+        return part.text if part is not None else _OP_SLOTS["result"].__get__(self, ToolOp)
+
+    @result.setter
+    def result(self, value: str | None) -> None:
+        if value is not None:
+            self._result_from = None
+        _OP_SLOTS["result"].__set__(self, value)
+
+    @property
+    def detail(self) -> Any:
+        part = self._detail_from
+        return part.data if part is not None else _OP_SLOTS["detail"].__get__(self, ToolOp)
+
+    @detail.setter
+    def detail(self, value: Any) -> None:
+        if value is not None:
+            self._detail_from = None
+        _OP_SLOTS["detail"].__set__(self, value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolOp):
+            return NotImplemented
+        return self.to_json() == other.to_json() and self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True)
@@ -504,9 +710,12 @@ __all__ = [
     "STATE_TONES",
     "Compaction",
     "Item",
+    "LazyPart",
+    "LazyToolOp",
     "OpState",
     "Part",
     "PartKind",
+    "PartSource",
     "Run",
     "RunContext",
     "Subagent",
@@ -514,5 +723,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "classify_op",
+    "make_lazy",
+    "preview",
     "state_label",
 ]

@@ -19,7 +19,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 import orjson
 
 from ..errors import InvalidLineError, TranscriptError
-from ..model import Transcript
+from ..events import SPAN_BITS, SPAN_MAX, LineSource
+from ..model import Part, PartSource, Transcript, make_lazy
 from ..text import count
 
 if TYPE_CHECKING:
@@ -45,9 +46,43 @@ class Builder(ABC):
         self.path = path
         self.warnings: list[str] = []
         self.lines = 0
+        # Where the line being fed is in the file (``span``: offset << 32 | length, 0 when
+        # not known) and what it can be read again from: a builder keeps long texts as
+        # ``LazyPart``s read back through ``part_source`` instead of keeping them.
+        self.span = 0
+        self.line_bytes = 0
+        self.part_source: PartSource | None = None
+        self._line_source: LineSource | None = None
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
+
+    @staticmethod
+    def line_parts(record: dict[str, Any]) -> list[Part]:
+        """The parts one line gives (as ``feed`` made them): what a lazy part is read
+        again from. A format that makes lazy parts implements it."""
+        return []
+
+    def set_source(self, source: LineSource | None) -> None:
+        """The file the lines fed from now on can be read again from (None: keep all)."""
+        if source is self._line_source:
+            return
+        self._line_source = source
+        if source is None:
+            self.part_source = None
+            return
+        parts_of = type(self).line_parts
+
+        def load(span: int) -> list[Part]:
+            record = orjson.loads(source.read(span))
+            return parts_of(record) if type(record) is dict else []
+
+        self.part_source = PartSource(load)
+
+    def lazy(self, parts: list[Part]) -> None:
+        """Long parts of the line being fed stay in the file (``make_lazy``)."""
+        if self.span and self.part_source is not None:
+            make_lazy(parts, self.part_source, self.span, self.line_bytes)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
@@ -78,19 +113,30 @@ class LiveModel:
         self.size = max(update.size, 0)
         builder = self.builder
         builder.warnings.extend(update.warnings)
+        spans = update.spans
+        builder.set_source(update.source if spans else None)
         if update.raw:
             loads = orjson.loads
-            for raw, line in zip(update.raw, update.lines, strict=True):
+            for index, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
                 try:
                     record = loads(raw)
                 except orjson.JSONDecodeError:
                     if bytes(raw).strip():
                         builder.bad_line(line, bytes(raw), "is not valid JSON")
                     continue
-                self._feed(record, line, bytes(raw))
+                if spans:
+                    builder.span = spans[index]
+                    builder.line_bytes = len(raw)
+                self._feed(record, line, bytes(raw) if type(record) is not dict else b"")
         else:
-            for record, line in zip(update.envelopes, update.lines, strict=True):
+            for index, (record, line) in enumerate(
+                zip(update.envelopes, update.lines, strict=True)
+            ):
+                if len(spans) == len(update.envelopes):
+                    builder.span = spans[index]
+                    builder.line_bytes = spans[index] & SPAN_MAX
                 self._feed(record, line, b"")
+        builder.span = 0
         return update.reset
 
     def _feed(self, record: Any, line: int, raw: bytes) -> None:
@@ -153,14 +199,7 @@ class TranscriptFormat(ABC):
         """The whole file, read-only, into the model. ``TranscriptError`` when unreadable."""
         where = os.fspath(path)
         builder = self.builder(where)
-        for number, value, raw in read_records(where):
-            builder.lines = number
-            if value is None:
-                builder.bad_line(number, raw, bad_line_reason(raw))
-            elif type(value) is not dict:
-                builder.bad_line(number, raw, "is not a JSON object")
-            else:
-                builder.feed(value, number)
+        feed_file(builder, where)
         return builder.transcript(writer_alive)
 
     def live(self, path: str) -> LiveModel:
@@ -276,6 +315,143 @@ def _damage_line(warning: str, last: int) -> int | None:
     return None if line >= last else line
 
 
+TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen
+
+
+def tail_transcript(
+    fmt: TranscriptFormat, path: str | os.PathLike[str], window: int = TAIL_WINDOW
+) -> Transcript | None:
+    """The model of a file's last ``window`` bytes alone: a big file's first screen.
+
+    Read-only, from the end (the complete lines after the first newline in the
+    window; a partial last line is left for later). What refers to lines before the
+    window is not there (a chain stops, a result has no call). Items carry line 0:
+    their numbers are not known until the whole file is read. None when the file
+    cannot be read from its end (compressed, unreadable).
+    """
+    from ..compressed import is_zstd
+    from ..reader import open_transcript
+
+    where = os.fspath(path)
+    try:
+        with open_transcript(where) as fh:
+            head = fh.read(4)
+            if is_zstd(head):
+                return None
+            size = os.fstat(fh.fileno()).st_size
+            start = max(0, size - window)
+            fh.seek(start)
+            data = fh.read(size - start)
+    except (OSError, TranscriptError):
+        return None
+    if start > 0:
+        cut = data.find(b"\n")
+        if cut < 0:
+            return None
+        data = data[cut + 1 :]
+    lines = data.split(b"\n")
+    lines.pop()  # not a whole line yet
+    builder = fmt.builder(where)
+    loads = orjson.loads
+    for number, raw in enumerate(lines, 1):
+        try:
+            value = loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if type(value) is dict:
+            builder.lines = number
+            builder.feed(value, number)
+    transcript = builder.transcript(None)
+    for item in transcript.raw:
+        item.line = 0
+    transcript.lines = 0
+    transcript.extra["tail-window"] = len(data)
+    return transcript
+
+
+def feed_file(builder: Builder, where: str) -> None:
+    """Every line of a file into ``builder``, read-only; long texts stay in the file
+    (read again by span) when it is a plain file, kept whole when it is compressed."""
+    for number, value, raw, span in read_spans(where, builder):
+        builder.lines = number
+        if value is None:
+            builder.bad_line(number, raw, bad_line_reason(raw))
+        elif type(value) is not dict:
+            builder.bad_line(number, raw, "is not a JSON object")
+        else:
+            builder.span = span
+            builder.line_bytes = len(raw)
+            builder.feed(value, number)
+    builder.span = 0
+
+
+_BLOCK = 1 << 22
+
+
+def read_spans(where: str, builder: Builder | None = None) -> Iterator[tuple[int, Any, bytes, int]]:
+    """``read_records`` with each line's span (offset << 32 | length; 0 where not known).
+
+    A plain file is read in blocks and ``builder`` (when given) is told the file it can
+    read its lines again from; a compressed one goes through ``read_records`` (span 0).
+    """
+    from ..compressed import is_zstd
+    from ..reader import open_transcript
+
+    with open_transcript(where) as fh:
+        if is_zstd(fh.read(4)):
+            plain = False
+        else:
+            plain = True
+            fd = fh.fileno()
+            if builder is not None:
+                builder.set_source(LineSource(os.dup(fd)))
+        if plain:
+            loads = orjson.loads
+            number = 0
+            offset = 0
+            carry = b""
+            try:
+                while True:
+                    block = os.pread(fd, _BLOCK, offset + len(carry))
+                    if not block:
+                        break
+                    data = carry + block if carry else block
+                    lines = data.split(b"\n")
+                    carry = lines.pop()
+                    for raw in lines:
+                        number += 1
+                        start = offset
+                        offset += len(raw) + 1
+                        if raw.endswith(b"\r"):
+                            raw = raw[:-1]
+                        if not raw.strip():
+                            continue
+                        try:
+                            value = loads(raw)
+                        except orjson.JSONDecodeError:
+                            value = None
+                        size = len(raw)
+                        yield (
+                            number,
+                            value,
+                            raw,
+                            (start << SPAN_BITS | size if size <= SPAN_MAX else 0),
+                        )
+            except OSError as err:
+                raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+            if carry.strip():
+                number += 1
+                raw = carry[:-1] if carry.endswith(b"\r") else carry
+                try:
+                    value = loads(raw)
+                except orjson.JSONDecodeError:
+                    value = None
+                yield number, value, raw, 0  # a last line without its newline: not lazy
+            return
+    for number, value, raw in read_records(where):
+        yield number, value, raw, 0
+
+
 def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
     """Every non-blank line of a file: ``(number, parsed value or None, raw bytes)``.
 
@@ -324,6 +500,9 @@ __all__ = [
     "LiveModel",
     "TranscriptFormat",
     "check_note",
+    "feed_file",
     "open_read",
     "read_records",
+    "read_spans",
+    "tail_transcript",
 ]

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -23,7 +23,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
-from session_core.formats.base import LiveModel
+from session_core.formats.base import LiveModel, tail_transcript
 from session_core.model import Transcript
 
 from ..widgets.block_view import BlockView, LinesView
@@ -36,6 +36,7 @@ from .model_help import BindingsHelpScreen
 from .op_detail import OpDetailScreen
 from .warnings import WarningsScreen
 
+PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
 TABS = ("conversation", "tools", "runs", "diff")
 _ids = itertools.count(1)
@@ -69,6 +70,7 @@ class ModelScreen(FollowingScreen):
         self._drawn_at = 0.0
         self._pending = False
         self._progress = (0, 0)
+        self._previewing = False
 
     # -- layout -----------------------------------------------------------------------
 
@@ -110,12 +112,50 @@ class ModelScreen(FollowingScreen):
         self.conversation.focus()
         self._refresh_status()
         self.set_interval(1.0, self._tick)
+        try:
+            big = os.path.getsize(self.path) > PREVIEW_FROM
+        except OSError:
+            big = False
+        if big:
+            # The end first; the full load starts once it is on screen (run at once, the
+            # two workers would share the interpreter and the end would show later).
+            self._previewing = True
+            self.show_tail()
+        else:
+            self.call_after_refresh(self.follow_file)
+
+    @work(thread=True, exclusive=True, group="preview")
+    def show_tail(self) -> None:
+        """A big file's end, at once (its last few MB alone), before the full load."""
+        preview = tail_transcript(self.format, self.path)
+        self.app.call_from_thread(self._show_preview, preview)
+
+    def _show_preview(self, preview: Transcript | None) -> None:
+        if not self.is_attached:
+            return
+        if preview is not None and self._previewing:
+            self.transcript = preview
+            self.conversation.show(preview, to_end=True)
+            self._stale = {"tools", "runs", "diff"}
+            self._refresh_pane(self.query_one(TabbedContent).active)
+            self._refresh_status()
+        else:
+            self._previewing = False
         self.call_after_refresh(self.follow_file)
 
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
         self._progress = (update.offset, update.size)
+        if self._previewing:
+            if not update.caught_up:
+                # The preview stays until the whole file is read; only the progress is
+                # drawn (a few times a second: each redraw is time the load waits).
+                if time.monotonic() - self._drawn_at >= DRAW_EVERY:
+                    self._drawn_at = time.monotonic()
+                    self._refresh_status()
+                return
+            self._previewing = False
         if not update.caught_up and time.monotonic() - self._drawn_at < DRAW_EVERY:
             # A big load arrives in many batches: a snapshot per batch would be the load's
             # time spent drawing. The last batch (caught up) is always drawn.
@@ -175,6 +215,10 @@ class ModelScreen(FollowingScreen):
         if not self._loaded and self._progress[1]:
             done, size = self._progress
             extra = f"loading {100 * done // size}%"
+            if self._previewing:
+                extra += " · showing the file's end meanwhile"
+        elif self._previewing:
+            extra = "showing the file's end; loading the rest"
         elif view.search_term:
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"

@@ -1,6 +1,9 @@
 """The model screen's conversation: ``Transcript.messages`` (replayed) or ``.raw`` (every
 line), one block per item, folded to a few lines each until expanded.
 
+A folded item is measured and drawn from its parts' heads (``Part.head``): a lazy part's
+text stays in the file until the item is expanded, copied or searched.
+
 A folded item's height comes from its parts alone (no text is laid out), so measuring
 100,000s of items per update stays cheap; only the items on screen are drawn.
 """
@@ -209,7 +212,7 @@ class ItemsView(BlockView):
         height = 1
         for part in item.parts[:MAX_PARTS]:
             if part.kind == "text":
-                height += min(PREVIEW_LINES, part.text.count("\n", 0, 4000) + 1)
+                height += min(PREVIEW_LINES, part.head.count("\n", 0, 4000) + 1)
             else:
                 height += 1
         return height + (1 if len(item.parts) > MAX_PARTS else 0)
@@ -276,13 +279,13 @@ class ItemsView(BlockView):
     def _part_folded(self, part: Part, width: int) -> list[Text]:
         room = max(10, width - 4)
         if part.kind == "text":
-            lines = part.text.split("\n", PREVIEW_LINES)
+            lines = part.head.split("\n", PREVIEW_LINES)
             shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
             if len(lines) > PREVIEW_LINES:
                 shown[-1].append(" …", self._s("dim"))
             return shown or [Text("  ", end="")]
         if part.kind == "reasoning":
-            size = f"{len(part.text):,} chars" if part.text else "no text"
+            size = f"{part.size:,} chars" if part.size else "no text"
             return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
         if part.kind == "tool-call":
             label, tone, progress = self._op_state(part)
@@ -291,7 +294,7 @@ class ItemsView(BlockView):
             line.append(f"  [{label}]  ", self._s(tone))
             if progress:
                 line.append(f"{one_line(progress, 60)}  ", self._s("info"))
-            line.append(one_line(part.text or args_preview(part.data), room))
+            line.append(one_line(part.head or args_preview(part.data), room))
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "tool-result":
@@ -300,13 +303,13 @@ class ItemsView(BlockView):
                 "error  " if part.is_error else "result  ",
                 self._s("bad" if part.is_error else "dim"),
             )
-            line.append(one_line(part.text, room))
+            line.append(one_line(part.head, room))
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
-            what = one_line(part.text or part.name or "", 40)
+            what = one_line(part.head or part.name or "", 40)
             return [Text(f"  [image{': ' + what if what else ''}]", self._s("image"))]
-        body = part.text or args_preview(part.data)
+        body = part.head or args_preview(part.data)
         line = Text(f"  {one_line(part.name or part.kind, 30)}: ", self._s("record"), end="")
         line.append(one_line(body, room), self._s("record"))
         line.truncate(width, overflow="ellipsis")

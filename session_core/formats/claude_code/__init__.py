@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ... import gc_pause
 from ...model import Transcript
-from ..base import Builder, TranscriptFormat, read_records
+from ..base import Builder, TranscriptFormat, feed_file
 from .assemble import NAME
 from .builder import ClaudeCodeBuilder
 from .subagents import attach
@@ -46,6 +47,7 @@ class ClaudeCodeFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
     writable: ClassVar[bool] = False
+    parsed_updates: ClassVar[bool] = False  # raw lines with spans: long texts stay in the file
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
@@ -77,17 +79,9 @@ class ClaudeCodeFormat(TranscriptFormat):
         """The whole file read once; its linked subagent files' usage when asked."""
         where = os.fspath(path)
         builder = ClaudeCodeBuilder(where)
-        for number, value, raw in read_records(where):
-            builder.lines = number
-            if value is None:
-                from ..base import bad_line_reason
-
-                builder.bad_line(number, raw, bad_line_reason(raw))
-            elif type(value) is not dict:
-                builder.bad_line(number, raw, "is not a JSON object")
-            else:
-                builder.feed(value, number)
-        transcript = builder.transcript(writer_alive)
+        with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
+            feed_file(builder, where)
+            transcript = builder.transcript(writer_alive)
         if subagents:
             attach(transcript, builder)
         return transcript

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...model import Compaction, Item, Run, ToolOp, Transcript, Usage, classify_op
+from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
 from .builder import META, SIDECHAIN, SYNTHETIC
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
@@ -211,7 +211,7 @@ def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None)
         moved_on = not answered and call.run < last_run  # a later prompt came instead
         agent = call.agent or b.agent_of.get(call.call_id)
         out.append(
-            ToolOp(
+            LazyToolOp(
                 call_id=call.call_id,
                 tool=call.tool,
                 state=classify_op(
@@ -220,9 +220,9 @@ def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None)
                     interrupted=call.interrupted or moved_on,
                     writer_alive=writer_alive,
                 ),
-                arguments=call.arguments,
-                result=call.result,
-                detail=call.detail,
+                args_from=call.part,
+                result_from=call.result_part,
+                detail_from=call.result_part,
                 line=call.line,
                 result_line=call.result_line,
                 run_id=b.runs[call.run].id if call.run >= 0 else None,

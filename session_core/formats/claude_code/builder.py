@@ -70,7 +70,7 @@ class ClaudeCodeBuilder(Builder):
         self.responses: dict[str, Response] = {}
         self.node_response: dict[int, Response] = {}
         self.calls: dict[str, Call] = {}
-        self.unpaired: dict[str, tuple[Part, int, int, dict[str, Any], str | None]] = {}
+        self.unpaired: dict[str, tuple[Part, int, int, tuple[bool, str | None], str | None]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
@@ -202,6 +202,7 @@ class ClaudeCodeBuilder(Builder):
         message = message if isinstance(message, dict) else {}
         key = _str(message.get("id")) or _str(record.get("requestId")) or uuid or f"line-{line}"
         parts = blocks.parts_of(message.get("content"))
+        self.lazy(parts)
         model = _str(message.get("model"))
         response = self.responses.get(key)
         if response is not None and response.side == side:
@@ -280,7 +281,7 @@ class ClaudeCodeBuilder(Builder):
         call = Call(
             call_id=part.call_id,
             tool=part.name or "?",
-            arguments=part.data,
+            part=part,
             line=line,
             message_id=response.item.id,
             side=side,
@@ -319,15 +320,25 @@ class ClaudeCodeBuilder(Builder):
         )
         self._append(item, node, side, meta)
         result = record.get("toolUseResult")
-        for part in parts:
+        answers: list[tuple[int, tuple[bool, str | None]]] = []
+        for index, part in enumerate(parts):
             if part.kind == "tool-result" and part.call_id:
                 detail = _detail(result)
                 part.data = detail
-                call = self.calls.get(part.call_id)
-                if call is None:
-                    self.unpaired.setdefault(part.call_id, (part, line, node, {"r": detail}, ts))
-                elif call.result_line is None:
-                    self._answer(call, part, line, node, {"r": detail}, ts)
+                interrupted = (
+                    isinstance(detail, dict) and detail.get("interrupted") is True
+                ) or part.text.lstrip().startswith(blocks.INTERRUPTED)
+                agent = _str(detail.get("agentId")) if isinstance(detail, dict) else None
+                answers.append((index, (interrupted, agent)))
+        self.lazy(parts)
+        for index, facts in answers:
+            part = parts[index]
+            assert part.call_id is not None
+            call = self.calls.get(part.call_id)
+            if call is None:
+                self.unpaired.setdefault(part.call_id, (part, line, node, facts, ts))
+            elif call.result_line is None:
+                self._answer(call, part, line, node, facts, ts)
         if side:
             return
         if kind == "compact-summary":
@@ -351,23 +362,24 @@ class ClaudeCodeBuilder(Builder):
             self.runs[-1].items += 1
 
     def _answer(
-        self, call: Call, part: Part, line: int, node: int, box: dict[str, Any], ts: str | None
+        self,
+        call: Call,
+        part: Part,
+        line: int,
+        node: int,
+        facts: tuple[bool, str | None],
+        ts: str | None,
     ) -> None:
-        detail = box["r"]
-        call.result = part.text
+        interrupted, agent = facts
+        call.result_part = part
         call.result_line = line
         call.result_node = node
         call.is_error = part.is_error
-        call.detail = detail
-        call.interrupted = (
-            isinstance(detail, dict) and detail.get("interrupted") is True
-        ) or part.text.lstrip().startswith(blocks.INTERRUPTED)
+        call.interrupted = interrupted
         call.ended = ts
         call.duration = seconds_between(call.started, ts)
-        if isinstance(detail, dict):
-            agent = _str(detail.get("agentId"))
-            if agent:
-                call.agent = agent
+        if agent:
+            call.agent = agent
         self.progress_out.pop(call.call_id, None)
 
     def _system(
@@ -458,6 +470,19 @@ class ClaudeCodeBuilder(Builder):
         from .assemble import assemble
 
         return assemble(self, writer_alive)
+
+    @staticmethod
+    def line_parts(record: dict[str, Any]) -> list[Part]:
+        """A user or assistant line's parts again (a lazy part's text and data)."""
+        message = record.get("message")
+        message = message if isinstance(message, dict) else {}
+        parts = blocks.parts_of(message.get("content"))
+        if record.get("type") == "user":
+            detail = _detail(record.get("toolUseResult"))
+            for part in parts:
+                if part.kind == "tool-result" and part.call_id:
+                    part.data = detail
+        return parts
 
 
 _BOUNDARY_KEYS = (

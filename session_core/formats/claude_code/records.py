@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...model import Item
+from ...model import Item, Part
 
 
 @dataclass(slots=True)
@@ -28,21 +28,28 @@ class Call:
 
     call_id: str
     tool: str
-    arguments: Any
+    part: Part  # the tool_use block (its input read from it: it may be lazy)
     line: int
     message_id: str
     side: bool
     run: int
     started: str | None
-    result: str | None = None
+    result_part: Part | None = None  # the tool_result block (its text and detail)
     result_line: int | None = None
     result_node: int = -1
     is_error: bool = False
     interrupted: bool = False
-    detail: Any = None
     ended: str | None = None
     duration: float | None = None
     agent: str | None = None
+
+    @property
+    def arguments(self) -> Any:
+        return self.part.data
+
+    @property
+    def result(self) -> str | None:
+        return self.result_part.text if self.result_part is not None else None
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ import orjson
 
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
-from ..base import read_records
+from ..base import feed_file
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -110,14 +110,7 @@ def read_file(path: str) -> Transcript:
     from .builder import ClaudeCodeBuilder
 
     builder = ClaudeCodeBuilder(path)
-    for number, value, raw in read_records(path):
-        builder.lines = number
-        if value is None:
-            builder.bad_line(number, raw, "is not valid JSON")
-        elif type(value) is dict:
-            builder.feed(value, number)
-        else:
-            builder.bad_line(number, raw, "is not a JSON object")
+    feed_file(builder, path)
     return builder.transcript(None)
 
 

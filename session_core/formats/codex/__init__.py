@@ -30,6 +30,7 @@ class CodexFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Codex rollout"
     writable: ClassVar[bool] = False
+    parsed_updates: ClassVar[bool] = False  # raw lines with spans: long texts stay in the file
 
     def claims(self, record: dict[str, Any]) -> bool:
         return (

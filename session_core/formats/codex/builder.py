@@ -20,6 +20,7 @@ from typing import Any
 from ...model import (
     Compaction,
     Item,
+    LazyToolOp,
     OpState,
     Part,
     Run,
@@ -97,7 +98,7 @@ class CodexBuilder(Builder):
         self.prompt_from_event: set[int] = set()
         self.previous_context: RunContext | None = None
         self.waiting_context: RunContext | None = None  # a context before its task_started
-        self.contexts: dict[int, tuple[RunContext, str]] = {}
+        self.contexts: dict[int, RunContext] = {}
         self.model: str | None = None
         self.tally = tokens.TokenTally()
         self.context_tokens: int | None = None  # the last request's input (context) size
@@ -187,6 +188,7 @@ class CodexBuilder(Builder):
             item.model = self.model
             self.last_response = item
         key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
+        self.lazy(item.parts)  # after its fingerprint: long texts stay in the file
         self.view.append(item)
         self.view_keys.append(key)
         run = self._run()
@@ -197,16 +199,16 @@ class CodexBuilder(Builder):
         if kind in CALL_TYPES:
             self._call(payload, item, line, ts)
         elif outcome is not None:
-            self._output(payload, outcome, line, ts)
+            self._output(payload, outcome, line, ts, item.parts[0])
 
     def _call(self, payload: dict[str, Any], item: Item, line: int, ts: str | None) -> None:
         part = item.parts[0]
         run = self._run()
-        op = ToolOp(
+        op = LazyToolOp(
             call_id=part.call_id or item.id,
             tool=part.name or "?",
             state="running",
-            arguments=part.data,
+            args_from=part,
             line=line,
             run_id=run.id if run is not None else None,
             message_id=item.id,
@@ -223,13 +225,18 @@ class CodexBuilder(Builder):
         else:
             self.pending[index] = None
 
-    def _output(self, payload: dict[str, Any], outcome: Any, line: int, ts: str | None) -> None:
+    def _output(
+        self, payload: dict[str, Any], outcome: Any, line: int, ts: str | None, part: Part
+    ) -> None:
         call_id = as_str(payload.get("call_id"))
         index = self.op_by_call.get(call_id) if call_id is not None else None
         if index is None:
             return  # an answer to a call this file does not have (kept as its item)
         op = self.ops[index]
-        op.result = outcome.text
+        if isinstance(op, LazyToolOp):
+            op._result_from = part  # its text, read from the (maybe lazy) part
+        else:
+            op.result = outcome.text
         op.result_line = line
         op.ended = ts
         op.detail = outcome.detail
@@ -293,6 +300,8 @@ class CodexBuilder(Builder):
             self._late_outcome(kind, payload)
         if parts is None:
             parts = [Part("other", compact(payload), name=str(kind))]
+        if kind != "token_count" and kind != "item_completed":
+            self.lazy(parts)
         self.raw.append(Item(item_id, role, parts, line, kind="event", ts=ts))
 
     def _legacy(
@@ -407,15 +416,14 @@ class CodexBuilder(Builder):
     def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         text = compact(payload)
         key = hash(text)
-        cached = self.contexts.get(key)
-        if cached is None:
+        context = self.contexts.get(key)
+        if context is None:
             if len(self.contexts) >= _CONTEXT_CACHE:
                 self.contexts.clear()
-            cached = (run_context(payload, line), text)
-            self.contexts[key] = cached
-        context, text = cached
-        part = Part("other", text, name="turn_context")
-        self.raw.append(Item(f"L{line}", "system", [part], line, kind="context", ts=ts))
+            context = self.contexts[key] = run_context(payload, line)
+        parts = [Part("other", text, name="turn_context")]
+        self.lazy(parts)  # the instructions it repeats stay in the file
+        self.raw.append(Item(f"L{line}", "system", parts, line, kind="context", ts=ts))
         turn, model = turn_id_and_model(payload)
         if model is not None:
             self.model = model
@@ -460,6 +468,37 @@ class CodexBuilder(Builder):
                 self.awaiting_after.tokens_after = size
                 self.awaiting_after = None
         return text
+
+    @staticmethod
+    def line_parts(record: dict[str, Any]) -> list[Part]:
+        """A response item's parts again (a lazy part's text and data)."""
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            return []
+        line_type = record.get("type")
+        if line_type == "turn_context":
+            return [Part("other", compact(payload), name="turn_context")]
+        if line_type == "event_msg":
+            kind = as_str(payload.get("type"))
+            if kind in _LEGACY:
+                text = payload.get("text" if kind == "agent_reasoning" else "message")
+                text = text if isinstance(text, str) else compact(text)
+                return [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
+            return [Part("other", compact(payload), name=str(kind))]
+        if line_type != "response_item":
+            return []
+        if payload.get("type") in OUTPUT_TYPES:
+            outcome = decode_output(payload.get("output"))
+            return [
+                Part(
+                    "tool-result",
+                    outcome.text,
+                    call_id=as_str(payload.get("call_id")),
+                    is_error=outcome.failed,
+                    data=outcome.detail,
+                )
+            ]
+        return response_item(payload, "", 0, None).parts
 
     # -- the model --------------------------------------------------------------------
 

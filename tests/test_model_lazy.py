@@ -1,0 +1,167 @@
+"""Claude Code and Codex read lazily (long texts left in the file, read again by span)
+and tail first (the file's end alone) give what the plain whole read gives.
+
+The plain read is the builder fed every parsed line with no file to read back from (every
+part kept whole); the lazy reads are ``open`` (``read_spans``) and the live view's
+``follow(parse=False)`` batches applied to a ``LiveModel``. Thresholds are set to 0 so
+that every part of the writers' small fixtures is lazy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_code_writer import story as cc_story
+from codex_writer import completed_story
+from codex_writer import story as codex_story
+
+from session_core import model
+from session_core.following import follow
+from session_core.formats import by_name
+from session_core.formats.base import Builder, TranscriptFormat, read_records, tail_transcript
+from session_core.model import LazyPart, Transcript
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+
+
+@pytest.fixture(autouse=True)
+def everything_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model, "LAZY_TEXT", 0)
+    monkeypatch.setattr(model, "LAZY_LINE", 0)
+
+
+def plain(fmt: TranscriptFormat, path: str, writer_alive: bool | None) -> Transcript:
+    builder = fmt.builder(path)
+    for number, value, raw in read_records(path):
+        builder.lines = number
+        if value is None:
+            from session_core.formats.base import bad_line_reason
+
+            builder.bad_line(number, raw, bad_line_reason(raw))
+        elif type(value) is not dict:
+            builder.bad_line(number, raw, "is not a JSON object")
+        else:
+            builder.feed(value, number)
+    assert builder.part_source is None
+    return builder.transcript(writer_alive)
+
+
+def opened_plainly(
+    fmt: TranscriptFormat, path: str, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
+    with monkeypatch.context() as m:
+        m.setattr(Builder, "lazy", lambda self, parts: None)
+        return fmt.open(path, writer_alive=False).to_json()
+
+
+def followed(fmt: TranscriptFormat, path: str, batch: int) -> Transcript:
+    live = fmt.live(path)
+
+    async def run() -> None:
+        updates = follow(
+            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=False
+        )
+        async for update in updates:
+            live.apply(update)
+            if update.caught_up:
+                break
+        await updates.aclose()
+
+    asyncio.run(run())
+    return live.transcript(writer_alive=False)
+
+
+def lazy_parts(t: Transcript) -> int:
+    return sum(isinstance(p, LazyPart) for item in t.raw for p in item.parts)
+
+
+def fixtures(tmp_path: Path) -> list[tuple[str, str]]:
+    out = [("claude-code", str(cc_story(tmp_path / "cc")))]
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    codex_story(codex / "rollout-2026-01-01T00-00-00-a.jsonl")
+    completed_story(codex / "rollout-2026-01-01T00-00-01-b.jsonl")
+    out += [("codex", str(p)) for p in sorted(codex.glob("*.jsonl"))]
+    return out
+
+
+def damage(path: str) -> None:
+    """A line in the middle broken, a line that is not an object, a torn last line."""
+    data = Path(path).read_bytes().split(b"\n")
+    middle = len(data) // 2
+    data[middle] = data[middle][: len(data[middle]) // 2]
+    data.insert(middle + 2, b"[1, 2, 3]")
+    Path(path).write_bytes(b"\n".join(data) + b'\n{"type": "assistant", "mess')
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_lazy_open_equals_plain_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damaged: bool
+) -> None:
+    for name, path in fixtures(tmp_path):
+        if damaged:
+            damage(path)
+        fmt = by_name(name)
+        lazy = fmt.open(path, writer_alive=False)
+        assert lazy_parts(lazy) > 0
+        assert lazy.to_json() == opened_plainly(fmt, path, monkeypatch), path
+        assert lazy.to_json() == fmt.open(path, writer_alive=False).to_json()  # read twice
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+@pytest.mark.parametrize("batch", [64, 1 << 20])
+def test_followed_lazily_equals_plain_read(tmp_path: Path, damaged: bool, batch: int) -> None:
+    for name, path in fixtures(tmp_path):
+        if damaged:
+            damage(path)
+        fmt = by_name(name)
+        live = followed(fmt, path, batch)
+        whole = plain(fmt, path, False)
+        assert lazy_parts(live) > 0
+        mine, theirs = live.to_json(), whole.to_json()
+        # follow words its own warnings for bad lines; everything else is the same
+        mine.pop("warnings")
+        theirs.pop("warnings")
+        assert mine == theirs, path
+
+
+def test_tail_first_ends_like_the_whole_read(tmp_path: Path) -> None:
+    for name, path in fixtures(tmp_path):
+        fmt = by_name(name)
+        whole = plain(fmt, path, None)
+        everything = tail_transcript(fmt, path, window=1 << 30)
+        assert everything is not None
+        assert [m.to_json() for m in everything.messages] == [m.to_json() for m in whole.messages]
+        assert all(item.line == 0 for item in everything.raw)
+        size = os.path.getsize(path)
+        end = tail_transcript(fmt, path, window=size // 3)
+        assert end is not None and end.messages
+        # a Codex item's id is its line ("L12"): not known in a window, the rest is
+        last, expected = end.messages[-1].to_json(), whole.messages[-1].to_json()
+        last.pop("id")
+        expected.pop("id")
+        assert last == expected
+
+
+def test_a_line_changed_on_disk_reads_as_changed(tmp_path: Path) -> None:
+    name, path = fixtures(tmp_path)[0]
+    transcript = by_name(name).open(path)
+    part = next(p for item in transcript.raw for p in item.parts if isinstance(p, LazyPart))
+    Path(path).write_bytes(b"x" * os.path.getsize(path))  # same inode, other bytes
+    part._source._cache.clear()  # lines read back lately are kept: not this one
+    assert part.text.endswith("[changed on disk: only the start is shown]")
+    assert part.data is None
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is not here")
+def test_samples_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, pattern in (("claude-code", "claude-code/**/*.jsonl"), ("codex", "codex/**/*.jsonl")):
+        for path in sorted(SAMPLES.glob(pattern)):
+            fmt = by_name(name)
+            assert fmt.open(path, writer_alive=False).to_json() == opened_plainly(
+                fmt, str(path), monkeypatch
+            )
