@@ -210,10 +210,29 @@ def test_mutated_files_read_or_fail_with_a_transcript_error(blob: bytes) -> None
         except TranscriptError as err:
             assert err.path == str(path)
         else:
-            view.to_json()
-            view.gaps()
+            # Read, so it keeps the rules: each complete line (parsed here) a record, in
+            # order, of one session from seq 0 with no gap; the unfinished tail left out.
+            complete = blob[: blob.rfind(b"\n") + 1].split(b"\n")[:-1]
+            records = [orjson.loads(line) for line in complete]
+            assert records and all(isinstance(r, dict) for r in records)
+            assert records[0]["type"] == "session_start"
+            assert records[0]["data"]["version"] == 1
+            assert [r["seq"] for r in records] == list(range(len(records)))
+            assert {r["session_id"] for r in records} == {records[0]["session_id"]}
+            assert list(read(path)) == records
+            assert list(view.records) == records
+            assert list(view.lines) == list(range(1, len(records) + 1))
+            runs = [r["run_id"] for r in records if isinstance(r.get("run_id"), str)]
+            named = set(runs)
+            assert [r for r in view.run_order if r in named] == list(dict.fromkeys(runs))
+            orjson.dumps(view.to_json())
+            closed = {r.get("run_id") for r in records if r["type"] == "run_close"}
+            unclosed = [run for run in view.run_order if run not in closed]
+            gaps = view.gaps()  # one line per gap, every run without its run_close among them
+            assert all(isinstance(g, str) for g in gaps)
+            assert all(any(run in g for g in gaps) for run in unclosed)
             for run in view.run_order:
-                view.root_calls(run)
+                assert all(call.run_id == run for call in view.root_calls(run))
         result = peek(path)  # never raises
         assert isinstance(result.envelopes, list)
 
