@@ -133,8 +133,14 @@ class LineList(ScrollView, can_focus=True):
         count = self.item_count()
         self.set_reactive(LineList.cursor, count - 1)
         self.scroll_end(animate=False, immediate=True)
+        self.call_after_refresh(self._stick_to_end)  # once the new height is laid out
         self.refresh()
         self.post_message(self.Moved(self))
+
+    def _stick_to_end(self) -> None:
+        # Forced: until the new height is laid out, the scroll bar may not be there yet.
+        if self.cursor == self.item_count() - 1:
+            self.scroll_end(animate=False, immediate=True, force=True)
 
     def items_appended(self, before: int, was_at_end: bool) -> None:
         """Items ``before:`` are new: follow them if the cursor was on the last item."""
@@ -146,6 +152,7 @@ class LineList(ScrollView, can_focus=True):
             if self.cursor >= before - 1:
                 self.cursor = count - 1
             self.scroll_end(animate=False, immediate=True)
+            self.call_after_refresh(self._stick_to_end)
         self.refresh()
 
     def scroll_to_cursor(self) -> None:

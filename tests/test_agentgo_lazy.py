@@ -1,0 +1,275 @@
+"""The compact agentgo view against the eager one, and the screen that opens on its end.
+
+``AgentGoView`` keeps a record read from a file as its span and reads it again
+when asked for; fed a dict without a span it keeps the dict (the eager way,
+as it always did). Every way of building a view (``read_view``, the viewer's
+raw follow in small batches, a parsed follow) must give exactly what the eager
+view gives, on generated sessions (``bench/gen_agentgo.py``) and on damaged
+ones; and the replay JSON must be what it was before the view went compact
+(digests taken with the eager code, on the same generated files).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import file_loaded, screen_text, wait_for
+
+from session_core.agentgo import tail as tail_module
+from session_core.agentgo.live import LiveAgentGo
+from session_core.agentgo.reader import read, read_view
+from session_core.agentgo.records import CHANGED
+from session_core.agentgo.tail import read_tail
+from session_core.agentgo.view import AgentGoView
+from session_core.errors import TranscriptError
+from session_core.following import FollowUpdate, follow
+from session_core.formats.agentgo import AgentGoFormat
+from viewer.agentgo_model import touched_calls
+from viewer.app import TailscopeApp
+from viewer.screens import agentgo as agentgo_screen
+from viewer.screens.agentgo import AgentGoScreen
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen_agentgo
+
+# (size, seed) -> digests of (to_json, the format's replay_json), taken with the eager view
+# (before the records were kept as spans) on gen_agentgo's output, GEN_VERSION 1.
+GOLDEN = {
+    (300_000, 1): ("fa1a3177fcaab856", "07908e21dbcaf3c0"),
+    (1_000_000, 2): ("43975470fecf916d", "6049bda2cf3cb5d7"),
+}
+DAMAGED_GOLDEN = "4f3f7acb1ee8a8c7"  # (600_000, seed 3, damaged): the followed view
+SIZE = (120, 40)
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+def generated(tmp_path: Path, size: int, seed: int, damage: bool = False) -> tuple[Path, dict]:
+    path = tmp_path / f"agentgo-{seed}.jsonl"
+    info = gen_agentgo.generate(path, size, seed, damage)
+    assert info and path.stat().st_size > 0
+    return path, info
+
+
+def complete_records(path: Path) -> list[tuple[dict[str, Any], int]]:
+    """Every complete line that is a JSON object, with its line number (what follow hands on)."""
+    out = []
+    for number, raw in enumerate(path.read_bytes().split(b"\n")[:-1], start=1):
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append((value, number))
+    return out
+
+
+def eager(path: Path) -> AgentGoView:
+    """The eager view: every record fed as the dict it is (no span), so every one is kept."""
+    view = AgentGoView()
+    for number, record in enumerate(read(path), start=1):
+        view.feed(record, number)
+    return view
+
+
+def eager_live(path: Path) -> LiveAgentGo:
+    """A live view fed every record as a dict, without spans (the eager way)."""
+    live = LiveAgentGo(str(path))
+    records = complete_records(path)
+    live.apply(
+        FollowUpdate(envelopes=[r for r, _ in records], lines=[n for _, n in records], reset=False)
+    )
+    return live
+
+
+def followed(path: Path, parse: bool, batch: int = 1 << 16) -> LiveAgentGo:
+    """The viewer's way (``parse=False``: raw lines, parsed as applied), in small batches."""
+
+    async def run() -> LiveAgentGo:
+        live = LiveAgentGo(str(path))
+        updates = follow(
+            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=parse
+        )
+        async for update in updates:
+            live.apply(update)
+            if update.caught_up:
+                break
+        await updates.aclose()
+        return live
+
+    return asyncio.run(run())
+
+
+def state(view: AgentGoView) -> dict[str, Any]:
+    """Everything a pane or an export reads of a view."""
+    calls = [view.calls[key] for key in view.call_order]
+    return {
+        "json": view.to_json(),
+        "records": list(view.records),
+        "lines": list(view.lines),
+        "unknown": view.unknown,
+        "touched": touched_calls(view, 0),
+        "calls": [
+            (
+                c.key,
+                c.name,
+                c.status,
+                c.args_differ,
+                c.events,
+                c.children,
+                c.context,
+                c.last_time,
+                c.first_time,
+            )
+            for c in calls
+        ],
+        "messages": [(m.seq, m.line, m.run_id, m.time, m.message, m.lines) for m in view.messages],
+        "checkpoints": [(c.seq, c.line, c.run_id, c.time, c.shape) for c in view.checkpoints],
+        "runs": [
+            (r.id, r.index, r.turns, r.records, view.run_status(r.id)) for r in view.runs.values()
+        ],
+        "warnings": view.warnings,
+    }
+
+
+class TestEquivalence:
+    @pytest.mark.parametrize(("size", "seed"), sorted(GOLDEN))
+    def test_every_way_gives_the_eager_view(self, tmp_path: Path, size: int, seed: int) -> None:
+        path, _ = generated(tmp_path, size, seed)
+        want = state(eager(path))
+        assert digest(want["json"]) == GOLDEN[(size, seed)][0]
+        assert state(read_view(path)) == want
+        assert state(followed(path, parse=False).view) == want
+        assert state(followed(path, parse=True, batch=1 << 12).view) == want
+        assert state(eager_live(path).view) == want
+        assert digest(AgentGoFormat().replay_json(path)) == GOLDEN[(size, seed)][1]
+
+    def test_damaged_file_gives_the_eager_view(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 600_000, 3, damage=True)
+        want = state(eager_live(path).view)
+        assert digest(want["json"]) == DAMAGED_GOLDEN
+        assert len(want["warnings"]) == 2  # the foreign line and the seq gap
+        assert state(followed(path, parse=False).view) == want
+        assert state(followed(path, parse=True).view) == want
+        with pytest.raises(TranscriptError, match="sequence numbers must be contiguous"):
+            read_view(path)
+        with pytest.raises(TranscriptError, match="sequence numbers must be contiguous"):
+            AgentGoFormat().check(path)
+
+    def test_bad_lines_are_said_as_follow_says_them(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 200_000, 4)
+        lines = path.read_bytes().split(b"\n")
+        lines[5:5] = [b"not json at all", b"[1, 2]", b""]
+        path.write_bytes(b"\n".join(lines))
+        raw, parsed = followed(path, parse=False).view, followed(path, parse=True).view
+        assert state(raw) == state(parsed)
+        assert "line 6 could not be read, and was skipped" in raw.warnings
+        assert "line 7 is not a JSON object, and was skipped" in raw.warnings
+
+    def test_check_keeps_no_record_and_says_what_replay_says(self, tmp_path: Path) -> None:
+        path, info = generated(tmp_path, 300_000, 1)
+        counted = read_view(path, keep=False)
+        assert len(counted.records) == info["records"]
+        assert counted.records._kept == {} and not any(counted.records._spans)
+        replay = AgentGoFormat().replay_json(path)
+        note = AgentGoFormat().check(path)
+        assert note.startswith(f"agentgo-v1, {len(replay['messages'])} messages")
+        assert len(counted.gaps()) == len(replay["gaps"])
+
+    def test_a_record_changed_on_disk_reads_as_changed(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 200_000, 5)
+        view = read_view(path)
+        last = view.messages[-1]
+        with open(path, "r+b") as fh:
+            fh.truncate(os.path.getsize(path) // 2)  # under the view, in place
+        view.records._cache.clear()
+        assert last.message["content"][0]["text"] == CHANGED
+        view.to_json()  # never raises
+        first = view.messages[0].message  # still there
+        assert first["kind"] == "user"
+
+
+class TestTail:
+    def test_the_last_messages_as_the_whole_view_has_them(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 400_000, 6)
+        whole = eager(path)
+        for want in (1, 5, 500):
+            view, size = read_tail(path, want=want)
+            assert view.partial and size == path.stat().st_size
+            expect = whole.messages[-want:]
+            assert [(m.seq, m.message) for m in view.messages] == [
+                (m.seq, m.message) for m in expect
+            ]
+
+    def test_lines_longer_than_a_block_and_a_torn_tail(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path, _ = generated(tmp_path, 300_000, 7)
+        whole = eager(path)
+        torn = orjson.dumps({"data": {"message": {"kind": "user"}}, "type": "message_end"})
+        with open(path, "ab") as fh:
+            fh.write(torn)  # valid JSON without its newline: ignored
+        monkeypatch.setattr(tail_module, "FIRST_BLOCK", 64)
+        view, _ = read_tail(path, want=8)
+        assert [m.seq for m in view.messages] == [m.seq for m in whole.messages[-8:]]
+        few, _ = read_tail(path, want=8, budget=256)
+        assert len(few.messages) < 8  # the budget read fewer: no error
+
+    def test_a_file_without_messages(self, tmp_path: Path) -> None:
+        path = tmp_path / "empty.jsonl"
+        path.write_bytes(b"")
+        view, size = read_tail(path)
+        assert view.messages == [] and size == 0
+
+
+async def test_opens_on_the_conversation_at_its_end(tmp_path: Path) -> None:
+    path, info = generated(tmp_path, 300_000, 1)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await file_loaded(pilot, AgentGoScreen)
+        screen = app.agentgo
+        assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+        conversation = screen.conversation
+        assert conversation.has_focus
+        assert conversation.cursor == len(conversation.items) - 1 == info["messages"] - 1
+        await pilot.pause(0.1)
+        assert info["marker"] in screen_text(app)
+        assert conversation.is_at_end
+
+
+async def test_a_big_file_shows_its_end_before_it_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, info = generated(tmp_path, 600_000, 2)
+    monkeypatch.setattr(agentgo_screen, "PREVIEW_FROM", 0)  # any file is "big"
+    real_follow = AgentGoScreen.follow_file
+    started: list[AgentGoScreen] = []
+    monkeypatch.setattr(AgentGoScreen, "follow_file", lambda self: started.append(self))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(started))  # the end is shown: the load would start
+        screen = app.agentgo
+        conversation = screen.conversation
+        assert conversation.view.partial and screen._previewing
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert info["marker"] in text
+        assert "loading" in text and "run …" in text
+        assert conversation.cursor == len(conversation.items) - 1
+        real_follow(screen)  # now the whole file
+        await wait_for(pilot, lambda: not screen._previewing and screen._loaded)
+        assert conversation.view is screen.live.view and not conversation.view.partial
+        assert len(conversation.items) == info["messages"]
+        assert conversation.cursor == info["messages"] - 1
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert info["marker"] in text and f"{info['messages']:,} messages" in text
