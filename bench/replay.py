@@ -7,14 +7,23 @@ For each size it generates (or reuses, cached in --data-dir by size, seed and
 generator version) a realistic transcript with ``bench/gen_transcript.py`` and
 times, best of --repeat:
 
-* **loop**: read the file in binary, split lines, ``orjson.loads`` each one:
-  the floor any reader pays;
+* **loop**: read the file in 4 MB blocks, split each into lines, ``orjson.loads``
+  each one (streamed as the loader reads, never the whole file at once): the
+  floor any reader pays, and the baseline of every ratio, measured in the same run;
+* **replay_file**: ``session_core.reader.replay_file`` in-process (the read-only
+  replay under ``check``, ``replay``, ``diff`` and ``export``);
 * **load**: ``session_core.Session.load`` on a fresh copy of the file (load
   takes the writer lock and may repair, so it never sees the cached original),
   closed afterwards; only the load itself is timed;
 * **replay**: the whole ``tailscope replay FILE > /dev/null`` process (the
   read-only replay of the CLI), interpreter start-up included; the start-up
   alone is measured on a one-line transcript and printed as the CLI floor.
+
+Then, each in a process of its own, the peak RSS (``ru_maxrss``) of
+``tailscope check FILE``, of ``Session.load`` and of ``tailscope replay``; and,
+unless ``--no-viewer``, the viewer in tmux (``bench/open_big.py``'s machinery,
+on its marked copy of the file): the end on screen, the replay complete, and
+its peak RSS.
 
 Before timing, the replayed view of both is compared with the reference replay
 in ``gen_transcript.check`` (message ids, tool operations, pending operations,
@@ -31,6 +40,7 @@ import hashlib
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -116,14 +126,29 @@ def ids_digest(ids: list[str]) -> str:
 # --------------------------------------------------------------------------- the three measures
 
 
+BLOCK = 1 << 22  # what the loader reads at a time (session_core.reader.CHUNK)
+
+
 def bare_loop(path: Path) -> float:
+    """The floor: read the file in 4 MB blocks (as the loader does), split each into
+    lines, ``orjson.loads`` each non-empty one. Never holds the whole file."""
     t0 = time.perf_counter()
-    with open(path, "rb") as f:
-        data = f.read()
     loads = orjson.loads
-    for line in data.split(b"\n"):
-        if line:
-            loads(line)
+    carry = b""
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(BLOCK)
+            if not block:
+                break
+            if carry:
+                block = carry + block
+            lines = block.split(b"\n")
+            carry = lines.pop()
+            for line in lines:
+                if line:
+                    loads(line)
+    if carry:
+        loads(carry)
     return time.perf_counter() - t0
 
 
@@ -164,6 +189,52 @@ class Bench:
             why = r.stderr.decode(errors="replace").strip().splitlines()
             raise RuntimeError(f"exit {r.returncode}: {why[-1] if why else '(no stderr)'}")
         return t
+
+    def replay_once(self, path: Path) -> float:
+        from session_core.reader import replay_file
+
+        gc.collect()
+        t0 = time.perf_counter()
+        state = replay_file(str(path), tolerate_tail=True)
+        t = time.perf_counter() - t0
+        if state.last_line <= 0:
+            raise RuntimeError("replay_file replayed no line")
+        del state
+        return t
+
+    def peak_rss(self, argv: list[str], timeout: float) -> int:
+        """The peak RSS (bytes) of a process running ``argv``; raises if it fails."""
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                raise RuntimeError(f"{argv[-2:]} took over {timeout:.0f} s")
+            time.sleep(0.01)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read() if proc.stderr else b""
+        if proc.returncode != 0:
+            why = err.decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"exit {proc.returncode}: {why[-1] if why else ''}")
+        return int(usage.ru_maxrss) * 1024
+
+    def rss_check(self, path: Path, timeout: float) -> int:
+        return self.peak_rss([*self.cli, "check", str(path)], timeout)
+
+    def rss_replay(self, path: Path, timeout: float) -> int:
+        return self.peak_rss([*self.cli, "replay", str(path)], timeout)
+
+    def rss_load(self, path: Path, timeout: float) -> int:
+        copy = self.fresh_copy(path)
+        code = (
+            "import sys; from session_core import Session; "
+            "s = Session.load(sys.argv[1]); assert len(s) > 0; s.close()"
+        )
+        return self.peak_rss([sys.executable, "-c", code, str(copy)], timeout)
 
     def best(
         self, label: str, fn: Callable[[Path], float], path: Path, repeat: int
@@ -294,23 +365,110 @@ def table(rows: list[dict[str, Any]]) -> str:
             return "–"
         return f"{(a / row['mb']) / (b / base['mb']):.2f}"
 
-    def mbps(row: dict[str, Any], key: str) -> str:
-        return "–" if row[key] is None else f"{row['mb'] / row[key]:.0f}"
-
     head = (
-        "| file | lines | orjson loop | `Session.load` | load ÷ loop | `tailscope replay` "
-        "| replay ÷ loop | MB/s loop / load / replay | time per MB vs smallest "
-        "(loop / load / replay) |"
+        "| file | lines | orjson loop | `replay_file` | ÷ loop | `Session.load` | ÷ loop "
+        "| `tailscope replay` | ÷ loop | time per MB vs smallest (loop / replay_file / load) |"
     )
-    out = [head, "|" + "|".join(["---"] * 9) + "|"]
+    out = [head, "|" + "|".join(["---"] * 10) + "|"]
     for r in rows:
         out.append(
-            f"| {r['label']} | {r['lines']:,} | {fmt_t(r['loop'])} | {fmt_t(r['load'])} "
+            f"| {r['label']} | {r['lines']:,} | {fmt_t(r['loop'])} | {fmt_t(r['replay'])} "
+            f"| {ratio(r['replay'], r['loop'])} | {fmt_t(r['load'])} "
             f"| {ratio(r['load'], r['loop'])} | {fmt_t(r['cli'])} | {ratio(r['cli'], r['loop'])} "
-            f"| {mbps(r, 'loop')} / {mbps(r, 'load')} / {mbps(r, 'cli')} "
-            f"| {lin(r, 'loop')} / {lin(r, 'load')} / {lin(r, 'cli')} |"
+            f"| {lin(r, 'loop')} / {lin(r, 'replay')} / {lin(r, 'load')} |"
         )
     return "\n".join(out)
+
+
+def fmt_mb(n: int | None) -> str:
+    return "error" if n is None else f"{n / 1e6:,.0f} MB"
+
+
+def pct(n: float | None, of: float) -> str:
+    return "–" if n is None or not of else f"{n / of:.0%}"
+
+
+def memory_table(rows: list[dict[str, Any]]) -> str:
+    out = [
+        "| file | `tailscope check` RSS | ÷ file | `Session.load` RSS | ÷ file "
+        "| `tailscope replay` RSS | ÷ file |",
+        "|" + "|".join(["---"] * 7) + "|",
+    ]
+    for r in rows:
+        size = r["mb"] * 1e6
+        out.append(
+            f"| {r['label']} | {fmt_mb(r['rss_check'])} | {pct(r['rss_check'], size)} "
+            f"| {fmt_mb(r['rss_load'])} | {pct(r['rss_load'], size)} "
+            f"| {fmt_mb(r['rss_replay'])} | {pct(r['rss_replay'], size)} |"
+        )
+    return "\n".join(out)
+
+
+def viewer_table(rows: list[dict[str, Any]]) -> str:
+    def secs(value: float | None) -> str:
+        return "not seen" if value is None else f"{value:.2f} s"
+
+    out = [
+        "| file | orjson loop | the end on screen | replay complete | ÷ loop | peak RSS | ÷ file |",
+        "|" + "|".join(["---"] * 7) + "|",
+    ]
+    for r in rows:
+        v = r.get("viewer")
+        if not v:
+            continue
+        out.append(
+            f"| {r['label']} ({v['bytes'] / 1e6:,.0f} MB) | {fmt_t(v['loop'])} "
+            f"| {secs(v['first'])} | {secs(v['complete'])} | {ratio(v['complete'], v['loop'])} "
+            f"| {fmt_mb(v['peak'])} | {pct(v['peak'], v['bytes'])} |"
+        )
+    return "\n".join(out)
+
+
+def viewer_figures(data_dir: Path, label: str, timeout: float) -> dict[str, Any]:
+    """The viewer in tmux on ``open_big``'s marked copy of a generated file."""
+    import open_big
+
+    path, marker, lines = open_big.marked_transcript(data_dir, label)
+    loop = bare_loop(path)
+    seen, peak = open_big.watch(
+        f"{open_big.TAILSCOPE} {path}", [marker, f"{lines:,} lines"], timeout
+    )
+    return {
+        "bytes": path.stat().st_size,
+        "loop": loop,
+        "first": seen[0],
+        "complete": seen[1],
+        "peak": peak,
+    }
+
+
+def impossible(rows: list[dict[str, Any]]) -> list[str]:
+    """Figures no working build can produce (the smoke run fails on them)."""
+    bad = []
+    for r in rows:
+        size = r["mb"] * 1e6
+        for key in ("loop", "replay", "load", "cli"):
+            t = r.get(key)
+            if t is None or not 0 < t < 600:
+                bad.append(f"{r['label']}: {key} took {t!r} s")
+        loop = r.get("loop") or 0
+        for key in ("replay", "load"):
+            t = r.get(key)
+            if t is not None and loop and t < 0.05 * loop:
+                bad.append(f"{r['label']}: {key} is {t / loop:.3f}× the loop: it skipped the file")
+        for key in ("rss_check", "rss_load", "rss_replay"):
+            n = r.get(key)
+            if n is None or not 5e6 < n < 20 * size + 2e9:
+                bad.append(f"{r['label']}: {key} is {n!r} bytes")
+        v = r.get("viewer")
+        if v is not None:
+            if v["first"] is None or v["complete"] is None:
+                bad.append(f"{r['label']}: the viewer never showed {v!r}")
+            elif not (0 < v["first"] < 600 and 0 < v["complete"] < 600):
+                bad.append(f"{r['label']}: viewer times out of range: {v!r}")
+            if not 5e6 < v["peak"] < 20 * v["bytes"] + 2e9:
+                bad.append(f"{r['label']}: viewer peak RSS {v['peak']!r}")
+    return bad
 
 
 def environment(repeat: int, seed: int, cli_floor: float | None) -> str:
@@ -343,17 +501,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measure; the best counts")
     ap.add_argument("--data-dir", type=Path, default=HERE / "data", help="transcript cache")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--smoke", action="store_true", help="1MB, one repeat (for CI)")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="1MB, one repeat, a hard time limit; fails on impossible figures (for CI)",
+    )
     ap.add_argument("--no-verify", action="store_true", help="skip the correctness cross-check")
+    ap.add_argument("--no-viewer", action="store_true", help="skip the viewer (tmux) figures")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per measured process")
     args = ap.parse_args(argv)
     if args.smoke:
-        args.sizes, args.repeat = "1MB", 1
+        args.sizes, args.repeat, args.timeout = "1MB", 1, 30.0
+        # A hard limit for the whole run: a hang fails CI instead of stalling it.
+        signal.signal(signal.SIGALRM, _out_of_time)
+        signal.alarm(90)
     try:
         sizes = sorted({gen.parse_size(s) for s in args.sizes.split(",") if s.strip()})
     except ValueError as e:
         ap.error(str(e))
     if not sizes or args.repeat < 1:
         ap.error("need at least one size and --repeat >= 1")
+    viewer = not args.no_viewer and shutil.which("tmux") is not None
 
     session_cls = import_session_core()
     cli = tailscope_command()
@@ -378,38 +546,70 @@ def main(argv: list[str] | None = None) -> int:
         cli_floor = b.best("tailscope replay (floor)", b.cli_once, floor_file, args.repeat)
 
         for size in sizes:
-            log(f"{gen.format_size(size)}:")
+            label = gen.format_size(size)
+            log(f"{label}:")
             path, ref = cached_transcript(args.data_dir, size, args.seed)
             if not args.no_verify:
                 b.verify_load(path, ref)
                 b.verify_cli(path, ref)
             row: dict[str, Any] = {
-                "label": gen.format_size(size),
+                "label": label,
                 "mb": path.stat().st_size / 1e6,
                 "lines": ref["lines"],
             }
             row["loop"] = b.best("orjson loop", bare_loop, path, args.repeat)
+            row["replay"] = b.best("replay_file", b.replay_once, path, args.repeat)
             row["load"] = b.best("Session.load", b.load_once, path, args.repeat)
             copy = b.fresh_copy(path)  # the CLI only reads, but never trust the cache to it
             row["cli"] = b.best("tailscope replay", b.cli_once, copy, args.repeat)
+            for key, fn in (
+                ("rss_check", b.rss_check),
+                ("rss_replay", b.rss_replay),
+                ("rss_load", b.rss_load),
+            ):
+                try:
+                    row[key] = fn(path if key == "rss_load" else copy, args.timeout)
+                except Exception as e:
+                    b.errors.append(f"{key} on {path.name}: {type(e).__name__}: {e}")
+                    row[key] = None
             copy.unlink(missing_ok=True)
-            rows.append(row)
             log(
-                f"  loop {fmt_t(row['loop'])}, load {fmt_t(row['load'])} "
-                f"({ratio(row['load'], row['loop'])}), replay {fmt_t(row['cli'])} "
-                f"({ratio(row['cli'], row['loop'])})"
+                f"  loop {fmt_t(row['loop'])}, replay_file {fmt_t(row['replay'])} "
+                f"({ratio(row['replay'], row['loop'])}), load {fmt_t(row['load'])} "
+                f"({ratio(row['load'], row['loop'])}), tailscope replay {fmt_t(row['cli'])} "
+                f"({ratio(row['cli'], row['loop'])}); RSS check {fmt_mb(row['rss_check'])}, "
+                f"load {fmt_mb(row['rss_load'])}, replay {fmt_mb(row['rss_replay'])}"
             )
+            if viewer:
+                try:
+                    row["viewer"] = viewer_figures(args.data_dir, label, args.timeout)
+                    log(f"  viewer: {row['viewer']}")
+                except Exception as e:
+                    b.errors.append(f"viewer on {label}: {type(e).__name__}: {e}")
+            rows.append(row)
 
     print()
     print(table(rows))
     print()
+    print(memory_table(rows))
+    if viewer:
+        print()
+        print(viewer_table(rows))
+    print()
     print(environment(args.repeat, args.seed, cli_floor))
+    if args.smoke:
+        b.errors.extend(impossible(rows))
     if b.errors:
         print("\nErrors:")
         for e in b.errors:
             print(f"- {e}")
         return 1
     return 0
+
+
+def _out_of_time(_signum: int, _frame: Any) -> None:
+    print("bench/replay.py --smoke: over its time limit (90 s)", file=sys.stderr, flush=True)
+    os._exit(1)
 
 
 if __name__ == "__main__":
