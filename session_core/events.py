@@ -19,9 +19,11 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
+import msgspec
 import orjson
 
 from .facts import FactsColumn, as_str
+from .indexing import loads_payload
 
 CACHE = 512  # parsed lines kept at once
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
@@ -142,6 +144,39 @@ class Events(BuiltOnDemand):
         else:
             self.facts.take(payload, {} if strings is None else strings)
 
+    def append_indexed(
+        self, item: bytes | int, kind: str, eid: str, fields: tuple[Any, ...] | None
+    ) -> None:
+        """``append`` for a line the index pass took: its facts (if taken) as fields."""
+        if isinstance(item, int):
+            self._spans.append(item)
+            if self._others is not None:
+                self._others.append(None)
+        else:
+            others = self._others
+            if others is None:
+                others = self._others = [None] * len(self._spans)
+            self._spans.append(0)
+            others.append(item)
+        self.kinds.append(kind)
+        self.ids.append(eid)
+        if fields is None:
+            self.facts.append()
+        else:
+            self.facts.take_fields(fields)
+
+    def keep_line(self, raw: bytes) -> None:
+        """Keep a line as its bytes (the reader's loop; ``kinds`` and ``ids`` are its)."""
+        others = self._others
+        if others is None:
+            others = self._others = [None] * len(self._spans)
+        self._spans.append(0)
+        others.append(raw)
+
+    def pad_facts(self) -> None:
+        """Give every line appended without facts (the reader's loop) its empty facts."""
+        self.facts.pad(len(self._spans))
+
     def __len__(self) -> int:
         return len(self._spans)
 
@@ -164,12 +199,12 @@ class Events(BuiltOnDemand):
 
     def _parse(self, index: int, item: bytes | int) -> dict[str, Any]:
         if isinstance(item, bytes):
-            value: dict[str, Any] = orjson.loads(item)  # it parsed once already: it parses
+            value: dict[str, Any] = loads_payload(item)  # it parsed once already: it parses
             return value
         try:
             raw = self.source.read(item) if self.source is not None else b""
-            value = orjson.loads(raw)
-        except (OSError, orjson.JSONDecodeError):
+            value = loads_payload(raw)
+        except (OSError, orjson.JSONDecodeError, msgspec.DecodeError):
             value = {}
         if not isinstance(value, dict) or as_str(value.get("id")) != self.ids[index]:
             return self._changed(index)

@@ -168,6 +168,21 @@ class FactsColumn(Sequence[MessageFacts | None]):
         self._text_at.append(text_at)
         self._usage_at.append(usage_at)
 
+    def pad(self, length: int) -> None:
+        """Append lines without facts until there are ``length``."""
+        missing = length - len(self._words)
+        if missing > 0:
+            self._words.extend(array("Q", bytes(8 * missing)))
+            self._text_at.extend(array("I", bytes(4 * missing)))
+            self._usage_at.extend(array("I", bytes(4 * missing)))
+
+    def take_fields(self, fields: tuple[Any, ...]) -> None:
+        """Append the facts of a message line the index pass took (``_fields``' tuple)."""
+        word, text_at, usage_at = self._pack(len(self._words), fields)
+        self._words.append(word)
+        self._text_at.append(text_at)
+        self._usage_at.append(usage_at)
+
     def _pack(self, index: int, fields: tuple[Any, ...]) -> tuple[int, int, int]:
         """The word, text start and usage row of line ``index`` (its texts and usage
         numbers are stored on the way). Run for every message line of a replay."""

@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from . import indexing
 from .errors import TranscriptError
 from .following import FollowUpdate, parse_line
 from .formats import Format
@@ -76,13 +77,52 @@ class LiveTranscript:
 
     def _apply_raw(self, update: FollowUpdate, spans: list[int]) -> None:
         """Parse and apply each line in turn: its dict is dropped (the state keeps its
-        span) before the next is parsed, so a batch never lives parsed all at once."""
+        span) before the next is parsed, so a batch never lives parsed all at once.
+
+        A message, dispatch or settle line goes through the index pass (``indexing``:
+        only the fields replay and the views keep, decoded natively); anything else,
+        or anything the index pass does not take in full, the plain way."""
         loads = orjson.loads
         state = self.state
         warnings = state.warnings
         feed = state.feed
+        feed_indexed = state.feed_indexed
+        decode = indexing.FACTS.decode
+        failed = indexing.IndexError_
+        indexed = indexing.INDEXED
+        fields = indexing.message_fields
+        strings = state.strings
+        utf8_ok = indexing.utf8_ok
         started = state.event_lines  # empty until the session-meta line is applied
+        block: object = None  # the block the last line was a view into, and whether
+        ascii_block = False  # it is all ASCII (then no line of it needs a UTF-8 check)
         for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
+            try:
+                env = decode(raw)
+            except failed:
+                env = None
+            if env is not None and env.v == 1 and env.type in indexed and started:
+                if type(raw) is memoryview:
+                    if raw.obj is not block:
+                        block = raw.obj
+                        ascii_block = isinstance(block, bytes) and block.isascii()
+                    ok = ascii_block or utf8_ok(raw)
+                else:
+                    ok = raw.isascii() or utf8_ok(raw)
+                if ok:
+                    kind = env.type
+                    try:
+                        feed_indexed(
+                            env.id,
+                            kind,
+                            env.payload,
+                            line,
+                            span or bytes(raw),
+                            fields(env.payload, strings) if kind == "message" else None,
+                        )
+                    except TranscriptError as err:
+                        warnings.append(f"line {line}: {err.reason} (not applied)")
+                    continue
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:

@@ -9,8 +9,9 @@ from typing import IO, Any
 
 import orjson
 
-from . import gc_pause
+from . import gc_pause, indexing
 from .errors import InvalidLineError, ReplayError, TranscriptError
+from .events import SPAN_BITS, SPAN_MAX, LazyPayload, LineSource
 from .replay import ReplayState
 
 CHUNK = 1 << 22
@@ -134,56 +135,209 @@ def open_transcript(where: str) -> IO[bytes]:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
 
 
-def replay_file(path: str | os.PathLike[str], *, tolerate_tail: bool) -> ReplayState:
+def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int]]:
+    """``iter_lines`` with each line's byte offset in the file instead of ``ended``."""
+    number = 0
+    offset = 0  # where the next line starts
+    pending: list[bytes] = []
+    while True:
+        block = fh.read(chunk)
+        if not block:
+            break
+        if b"\n" not in block:
+            pending.append(block)
+            continue
+        if pending:
+            pending.append(block)
+            block = b"".join(pending)
+        parts = block.split(b"\n")
+        carry = parts.pop()
+        pending = [carry] if carry else []
+        for part in parts:
+            number += 1
+            yield number, part, offset
+            offset += len(part) + 1
+    if pending:
+        yield number + 1, b"".join(pending), offset
+
+
+def replay_file(
+    path: str | os.PathLike[str], *, tolerate_tail: bool, keep: str = "spans"
+) -> ReplayState:
     """Replay a v1 file read-only, as ``load`` would after its repair.
 
     With ``tolerate_tail``, a malformed final line (the crash tail ``load``
     would cut) becomes a warning instead of an error; the file is not touched.
+    The state keeps each line as its span in the file, read back from a
+    descriptor of the inode replayed (``keep="spans"``), or as its bytes
+    (``keep="bytes"``).
     """
     where = os.fspath(path)
     state = ReplayState(where, lazy_facts=True)
     fh = open_transcript(where)
     with gc_pause.paused():
-        return _replay_into(state, fh, where, tolerate_tail)
+        if keep == "spans":
+            state.events.source = LineSource(os.dup(fh.fileno()))
+        return _replay_into(state, fh, where, tolerate_tail, keep == "spans")
 
 
-def _replay_into(state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: bool) -> ReplayState:
+def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[list[bytes]]:
+    """The lines of the file, a block's worth at a time (the last one without its \\n)."""
+    pending: list[bytes] = []  # the pieces of a line longer than a block: joined once
+    while True:
+        block = fh.read(chunk)
+        if not block:
+            break
+        if b"\n" not in block:
+            pending.append(block)
+            continue
+        if pending:
+            pending.append(block)
+            block = b"".join(pending)
+        parts = block.split(b"\n")
+        carry = parts.pop()
+        pending = [carry] if carry else []
+        yield parts
+    if pending:
+        yield [b"".join(pending)]
+
+
+def _replay_into(
+    state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: bool, spans: bool = False
+) -> ReplayState:
+    """Feed every line of ``fh`` to ``state``.
+
+    The hot loop of every file replay. A message, dispatch or settle line goes
+    through the index pass (``indexing``: only the fields replay keeps, decoded
+    natively) and is applied here, inline, as ``ReplayState.feed_indexed`` would;
+    any other line, or one the index pass does not take in full, is parsed with
+    orjson and fed the plain way (``ReplayState.feed``), which says what is wrong.
+    """
+    events = state.events
     with fh:
         pending: InvalidLineError | None = None
         seen = 0
-        feed = state.feed
+        number = 0
+        offset = 0  # where the next line starts in the file
         loads = orjson.loads
+        decode = indexing.LAZY.decode
+        failed = indexing.IndexError_
+        utf8_ok = indexing.utf8_ok
+        strings = state.strings
+        entries_append = state.entries.append
+        index = state._index
+        op_index = state._op_index
+        ops = state.tool_ops
+        call_ids = ops.call_ids
+        dispatched = ops.dispatched
+        settled = ops.settled
+        settle_index = state._settle_index
+        message_events_append = state.message_events.append
+        lines_append = state.event_lines.append
+        spans_append = events._spans.append
+        kinds_append = events.kinds.append
+        ids_append = events.ids.append
+        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
+        indexed = indexing.INDEXED
+        at = len(events)  # the next line's index in events
+        # Lines applied here take their (empty) facts in one go, before a plain feed
+        # and at the end (events.pad_facts).
         try:
-            for number, raw, _ended in iter_lines(fh):
-                if pending is not None:
-                    # The bad line was not the last one: damage, not a crash.
-                    if is_blank(raw):
+            for parts in _blocks(fh):
+                for raw in parts:
+                    number += 1
+                    start = offset
+                    size = len(raw)
+                    offset += size + 1
+                    if pending is not None:
+                        # The bad line was not the last one: damage, not a crash.
+                        if is_blank(raw):
+                            continue
+                        raise _mid_file(pending, where)
+                    try:
+                        env = decode(raw)
+                    except failed:
+                        env = None
+                    if env is not None and seen and env.v == 1:
+                        kind = env.type
+                        if kind in indexed and (raw.isascii() or utf8_ok(raw)):
+                            eid = env.id
+                            body = env.payload
+                            if kind == message:
+                                index[eid] = len(state.entries) - state._shift
+                                sticky = body is not None and (
+                                    bool(body.sticky)
+                                    or bool(body.sysprompt)
+                                    or body.depth is not None
+                                )
+                                entries_append((eid, LazyPayload(events, at), sticky, None))
+                                message_events_append(at)
+                                kind = message
+                            elif kind == dispatch:
+                                call_id = (body.call_id if body is not None else None) or ""
+                                op_index[eid] = len(call_ids)
+                                dispatched(
+                                    at,
+                                    strings.setdefault(call_id, call_id),
+                                    body.run_id if body is not None else None,
+                                )
+                                state.pending_count += 1
+                                kind = dispatch
+                            else:
+                                settled(
+                                    settle_index(
+                                        body.op_id if body is not None else None,
+                                        body.outcome if body is not None else None,
+                                        number,
+                                    ),
+                                    at,
+                                )
+                                state.pending_count -= 1
+                                kind = settle
+                            if spans and 0 < size <= SPAN_MAX:
+                                spans_append(start << SPAN_BITS | size)
+                                if events._others is not None:
+                                    events._others.append(None)
+                            else:
+                                events.keep_line(raw)
+                            kinds_append(kind)
+                            ids_append(eid)
+                            lines_append(number)
+                            at += 1
+                            seen += 1
+                            continue
+                    try:
+                        value = loads(raw)
+                    except orjson.JSONDecodeError as err:
+                        if is_blank(raw):
+                            continue
+                        pending = InvalidLineError(
+                            f"is not valid JSON ({_why(err)})", path=where, line=number, raw=raw
+                        )
                         continue
-                    raise _mid_file(pending, where)
-                try:
-                    env = loads(raw)
-                except orjson.JSONDecodeError as err:
-                    if is_blank(raw):
-                        continue
-                    pending = InvalidLineError(
-                        f"is not valid JSON ({_why(err)})", path=where, line=number, raw=raw
-                    )
-                    continue
-                if type(env) is not dict:
-                    raise InvalidLineError("is not a JSON object", path=where, line=number, raw=raw)
-                v = env.get("v")
-                if v != 1 or type(v) is bool or type(env.get("type")) is not str:
-                    check_envelope(env, number, where, raw)
-                if not seen and env["type"] != "session-meta":
-                    raise ReplayError(
-                        f"is a {env['type']!r} line; a transcript starts with session-meta",
-                        path=where,
-                        line=number,
-                    )
-                seen += 1
-                feed(env, number, raw)
+                    if type(value) is not dict:
+                        raise InvalidLineError(
+                            "is not a JSON object", path=where, line=number, raw=raw
+                        )
+                    v = value.get("v")
+                    if v != 1 or type(v) is bool or type(value.get("type")) is not str:
+                        check_envelope(value, number, where, raw)
+                    if not seen and value["type"] != "session-meta":
+                        raise ReplayError(
+                            f"is a {value['type']!r} line; a transcript starts with session-meta",
+                            path=where,
+                            line=number,
+                        )
+                    seen += 1
+                    span = start << SPAN_BITS | size if spans and size <= SPAN_MAX else 0
+                    events.pad_facts()
+                    state.feed(value, number, span or raw)
+                    at += 1
+                    entries_append = state.entries.append  # a compaction made a new list
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+        finally:
+            events.pad_facts()
     if pending is not None:
         if not tolerate_tail:
             raise _mid_file(pending, where)

@@ -16,6 +16,7 @@ from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import as_str as _str
+from .indexing import FactsBody, LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import RunContexts, ToolOps
 
@@ -165,10 +166,11 @@ class ReplayState:
         return targets
 
     def _settle_target(self, payload: dict[str, Any], line: int | None) -> int:
-        op_id = payload.get("op-id")
+        return self._settle_index(payload.get("op-id"), payload.get("outcome"), line)
+
+    def _settle_index(self, op_id: Any, outcome: Any, line: int | None) -> int:
         if not isinstance(op_id, str) or not op_id:
             raise self._fail("tool-settled line", line, "has no op-id")
-        outcome = payload.get("outcome")
         if not isinstance(outcome, str) or outcome not in TOOL_OUTCOMES:
             raise self._fail(
                 "tool-settled line",
@@ -245,6 +247,54 @@ class ReplayState:
         )
         if line is None:
             line = self.last_line + 1
+        self.last_line = line
+        self.event_lines.append(line)
+
+    def feed_indexed(
+        self,
+        eid: str,
+        kind: str,
+        body: LazyBody | FactsBody | None,
+        line: int,
+        keep: bytes | int,
+        facts: tuple[Any, ...] | None = None,
+    ) -> None:
+        """``feed`` for a message, tool-dispatched or tool-settled line that the index
+        pass decoded (``indexing``): the same checks and the same state, from the few
+        fields it took; ``keep`` is the line or its span, ``facts`` its message facts
+        (``facts._fields``' tuple) when this replay takes them at feed time."""
+        events = self.events
+        at = len(self.event_lines)
+        if kind == "message":
+            entries = self.entries
+            self._index[eid] = len(entries) - self._shift
+            sticky = body is not None and (
+                bool(body.sticky) or bool(body.sysprompt) or body.depth is not None
+            )
+            entries.append((eid, LazyPayload(events, at), sticky, None))
+            self.message_events.append(at)
+            kind = "message"
+        elif kind == "tool-dispatched":
+            call_id = (body.call_id if body is not None else None) or ""
+            ops = self.tool_ops
+            self._op_index[eid] = len(ops.call_ids)
+            ops.dispatched(
+                at,
+                self.strings.setdefault(call_id, call_id),
+                body.run_id if body is not None else None,
+            )
+            self.pending_count += 1
+            kind = "tool-dispatched"
+        else:
+            index = self._settle_index(
+                body.op_id if body is not None else None,
+                body.outcome if body is not None else None,
+                line,
+            )
+            self.tool_ops.settled(index, at)
+            self.pending_count -= 1
+            kind = "tool-settled"
+        events.append_indexed(keep, kind, eid, facts)
         self.last_line = line
         self.event_lines.append(line)
 

@@ -87,12 +87,13 @@ class V1Format(TranscriptFormat):
         return replay_json(self._state(path), writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
-        view = self.replay_json(path)
-        note = f"{NAME}, {count(len(view['messages']), 'message')}"
-        pending = len(view["pending-tool-operations"])
+        # The replay's counts, not its JSON view: a check reads no message body.
+        state = self._state(path)
+        note = f"{NAME}, {count(len(state.entries), 'message')}"
+        pending = state.pending_count
         if pending:
             note += f", {count(pending, 'tool operation')} pending"
-        for warning in view["warnings"]:
+        for warning in state.warnings:
             note += f"; warning: {warning}"
         return note
 

@@ -1,0 +1,220 @@
+"""The index pass of a v1 replay: only what the indexes need of a line, decoded natively.
+
+A replay validates every line and keeps, of most of them, only a few facts
+(their id and type; a message's stickiness; an operation's call id, run id
+and outcome...). ``msgspec`` decodes a line straight into a ``Struct`` that
+names only those fields: every other field (a message's content, a tool's
+arguments, a 100 KB result) is checked and skipped without being built, which
+takes less time than ``orjson`` building the whole line. Payloads are parsed
+(with orjson) only when something asks for them (``events.LazyPayload``).
+
+The index pass never decides anything on its own: a line it does not take
+in full (a type it has no struct for, a field of an unexpected type, JSON it
+rejects) goes to the plain path, ``orjson.loads`` and ``ReplayState.feed``,
+whose verdicts and warnings are the replay's. What msgspec does not check in
+a skipped field, this module does: UTF-8 (``utf8_ok``). One difference is
+left: a number beyond a double's range in a skipped field (``1e400``), which
+JSON's grammar allows and orjson refuses, passes the index pass; the payload
+is then parsed with msgspec when asked for (``loads_payload``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from .facts import _ROLES, LINES_COUNTED, as_str
+from .message_usage import MessageUsage
+
+_Raw = msgspec.Raw
+_NO = msgspec.Raw(b"")  # a field the line does not have
+
+
+class Fn(msgspec.Struct):
+    name: str | None = None
+
+
+class Call(msgspec.Struct):
+    id: str | None = None
+    function: Fn | None = None
+
+
+class Usage(msgspec.Struct, rename="kebab"):
+    prompt_tokens: int | float | None = None
+    completion_tokens: int | float | None = None
+    total_tokens: int | float | None = None
+    cache_read_tokens: int | float | None = None
+    cost: int | float | None = None
+
+
+class LazyBody(msgspec.Struct, rename="kebab"):
+    """What a replay needs of a message, dispatch or settle payload (facts taken late)."""
+
+    sticky: bool | None = None
+    sysprompt: bool | None = None
+    depth: int | None = None
+    call_id: str | None = None
+    run_id: str | None = None
+    op_id: str | None = None
+    outcome: str | None = None
+
+
+class LazyEnvelope(msgspec.Struct):
+    id: str
+    type: str
+    v: int
+    payload: LazyBody | None = None
+
+
+class FactsBody(msgspec.Struct, rename="kebab"):
+    """``LazyBody`` and a message's facts (``facts.message_facts``): the viewer's pass."""
+
+    sticky: bool | None = None
+    sysprompt: bool | None = None
+    depth: int | None = None
+    call_id: str | None = None
+    run_id: str | None = None
+    op_id: str | None = None
+    outcome: str | None = None
+    role: str | None = None
+    content: msgspec.Raw = _NO
+    tool_calls: list[Call] | None = None
+    tool_call_id: str | None = None
+    usage: Usage | None = None
+    reasoning: msgspec.Raw = _NO
+    is_error: msgspec.Raw = _NO
+
+
+class FactsEnvelope(msgspec.Struct):
+    id: str
+    type: str
+    v: int
+    payload: FactsBody | None = None
+
+
+# The types the index pass takes in full; every other line goes the plain way.
+INDEXED = frozenset(("message", "tool-dispatched", "tool-settled"))
+
+LAZY = msgspec.json.Decoder(LazyEnvelope)
+FACTS = msgspec.json.Decoder(FactsEnvelope)
+IndexError_ = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+def utf8_ok(raw: bytes | memoryview) -> bool:
+    """The line is valid UTF-8 (msgspec does not check the strings it skips)."""
+    if raw.isascii() if isinstance(raw, bytes) else bytes(raw).isascii():
+        return True
+    try:
+        str(raw, "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def truthy(raw: msgspec.Raw) -> bool:
+    """``bool()`` of the JSON value ``raw`` (absent: False), without building it."""
+    if not raw:
+        return False
+    text = bytes(raw)
+    head = text[:1]
+    if head == b'"':
+        return len(text) > 2
+    if head in (b"[", b"{"):
+        return bool(text[1:-1].strip())
+    if head == b"t":
+        return True
+    if head in (b"f", b"n"):
+        return False
+    try:
+        return float(text) != 0
+    except ValueError:
+        return True
+
+
+def content_lines(raw: msgspec.Raw, limit: int) -> int:
+    """Lines of the JSON string ``raw`` (its ``\\n`` + 1), counted up to ``limit``; a
+    missing or non-string content counts as its ``str()``, as ``facts`` does."""
+    if not raw:
+        return 1
+    text = bytes(raw)
+    if text[:1] != b'"':
+        return _decoded_lines(text, limit)
+    if b"\\\\" in text or b"\\u000" in text:
+        return _decoded_lines(text, limit)  # an escaped backslash, or \u000a: decode it
+    return min(text.count(b"\\n") + 1, limit)
+
+
+def _decoded_lines(text: bytes, limit: int) -> int:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = msgspec.json.decode(text)
+    return min(as_str(value).count("\n") + 1, limit)
+
+
+def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int | None, Any]:
+    """Input, output, total (given or summed), cache read and cost, as ``v1_usage``."""
+    inp, out, tot, cache, cost = (
+        usage.prompt_tokens,
+        usage.completion_tokens,
+        usage.total_tokens,
+        usage.cache_read_tokens,
+        usage.cost,
+    )
+    inp = inp if type(inp) is int else None
+    out = out if type(out) is int else None
+    tot = tot if type(tot) is int else None
+    cache = cache if type(cache) is int else None
+    if cost is not None:
+        cost = float(cost)
+    if tot is None and inp is not None and out is not None:
+        tot = inp + out
+    return inp, out, tot, cache, cost
+
+
+def loads_payload(raw: bytes) -> Any:
+    """A kept line parsed again: orjson, or msgspec for what only msgspec takes."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return msgspec.json.decode(raw)
+
+
+def message_fields(body: FactsBody | None, strings: dict[str, str]) -> tuple[Any, ...]:
+    """A message's facts from the index pass: exactly ``facts._fields`` of its payload."""
+    if body is None:
+        return ("user", 1, False, 0, (), None, False, None, False)
+    role = body.role
+    if role is None:
+        role = ""
+    calls: tuple[tuple[str, str], ...] = ()
+    count = 0
+    raw_calls = body.tool_calls
+    if raw_calls is not None:
+        count = len(raw_calls)
+        setdefault = strings.setdefault
+        found = []
+        for call in raw_calls:
+            cid = call.id or ""
+            function = call.function
+            name = (function.name if function is not None else None) or ""
+            found.append((setdefault(cid, cid), setdefault(name, name)))
+        calls = tuple(found)
+    tcid = body.tool_call_id
+    if tcid is not None:
+        tcid = strings.setdefault(tcid, tcid)
+    usage = body.usage
+    reported = None if usage is None else MessageUsage(*usage_numbers(usage))
+    return (
+        _ROLES.get(role) or role or "user",
+        content_lines(body.content, LINES_COUNTED),
+        truthy(body.reasoning),
+        count,
+        calls,
+        tcid,
+        role == "assistant" or reported is not None,
+        reported,
+        truthy(body.is_error),
+    )
