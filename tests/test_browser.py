@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import file_permissions_apply
+from helpers import file_permissions_apply, screen_lines
 from helpers import fingerprint as file_fingerprint
 from textual.pilot import Pilot
 
@@ -284,6 +284,47 @@ class TestBrowser:
             await until(pilot, lambda: isinstance(app.screen, AgentGoScreen))
             await pilot.press("escape")
             assert app.screen is screen
+
+    async def test_unknown_usage_and_the_reason_line_as_text(self, quiet_corpus: str) -> None:
+        """What the snapshots show, pinned as screen text: a crashed agentgo run whose model
+        calls never said their usage reads "unknown" (never 0) for tokens and cost, the
+        footer counts it, and the line under the table gives the cursor's file's reason."""
+        app = TailscopeApp(quiet_corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            lines = screen_lines(app)
+            header = next(i for i, line in enumerate(lines) if line.startswith(" file "))
+            assert "tokens" in lines[header] and "cost" in lines[header]
+            order = [screen.rows[str(row.key.value)].rel for row in screen.table.ordered_rows]
+            shown = dict(zip(order, lines[header + 1 : header + 1 + len(order)], strict=True))
+            crashed = shown["agentgo/go-crashed.jsonl"]
+            assert "go-crashed.jsonl" in crashed and crashed.count("unknown") == 2, crashed
+            assert [rel for rel, line in shown.items() if "unknown" in line] == [
+                "agentgo/go-crashed.jsonl"
+            ]
+            assert "960" in shown["agentgo/go-finished.jsonl"]  # a known figure, for contrast
+            summary = next(line for line in lines if line.startswith("9 files"))
+            assert summary.endswith("(usage unknown in 1)"), summary
+            reasons = {
+                "agentgo/go-finished.jsonl": "finished: every run and tool operation ended",
+                "agentgo/go-crashed.jsonl": (
+                    "crashed: 1 run without run_close; 1 call without a terminal event"
+                ),
+                "v1-crashed-pending.jsonl": "crashed: 1 tool operation never settled",
+                "v1-crash-tail.jsonl": "crashed: a crash tail (malformed last line 2)",
+                "agentgo/go-damaged.jsonl": (
+                    "damaged: line 4: has seq 4 after seq 2; sequence numbers must be contiguous"
+                ),
+            }
+            for rel, reason in reasons.items():
+                screen.table.move_cursor(row=order.index(rel))
+                await until(
+                    pilot,
+                    lambda reason=reason: any(  # type: ignore[misc]
+                        line.startswith(reason) for line in screen_lines(app)
+                    ),
+                )
 
     async def test_the_browser_never_writes(self, corpus: Path, live_session: Session) -> None:
         before = fingerprint(corpus)
