@@ -134,16 +134,32 @@ def truthy(raw: msgspec.Raw) -> bool:
 
 
 def content_lines(raw: msgspec.Raw, limit: int) -> int:
-    """Lines of the JSON string ``raw`` (its ``\\n`` + 1), counted up to ``limit``; a
-    missing or non-string content counts as its ``str()``, as ``facts`` does."""
+    """Lines of the JSON string ``raw`` (its newlines + 1), counted up to ``limit``; a
+    missing or non-string content counts as its ``str()``, as ``facts`` does.
+
+    Counted in the JSON text itself, without decoding it: each ``\\n`` escape whose
+    backslash is not itself escaped is a newline; the first ``limit - 1`` end it.
+    A ``\\u000…`` escape (``\\u000a`` is a newline too) has the text decoded."""
     if not raw:
         return 1
     text = bytes(raw)
     if text[:1] != b'"':
         return _decoded_lines(text, limit)
-    if b"\\\\" in text or b"\\u000" in text:
-        return _decoded_lines(text, limit)  # an escaped backslash, or \u000a: decode it
-    return min(text.count(b"\\n") + 1, limit)
+    find = text.find
+    count = 0
+    at = find(b"\\n")
+    while at >= 0:
+        back = at
+        while back and text[back - 1] == 92:  # the backslashes before this one
+            back -= 1
+        if not (at - back) & 1:  # an odd run of backslashes: this one escapes the n
+            count += 1
+            if count + 1 >= limit:
+                return limit
+        at = find(b"\\n", at + 2)
+    if b"\\u000" in text:
+        return _decoded_lines(text, limit)
+    return count + 1
 
 
 def _decoded_lines(text: bytes, limit: int) -> int:
