@@ -273,3 +273,43 @@ async def test_a_big_file_shows_its_end_before_it_loads(
         await pilot.pause(0.1)
         text = screen_text(app)
         assert info["marker"] in text and f"{info['messages']:,} messages" in text
+
+
+def test_args_differ_is_what_the_records_say_in_any_order(tmp_path: Path) -> None:
+    """The fact kept as fed equals comparing the latest tool_exec_start and
+    tool_invoke_start, whatever order they came in and however many there are."""
+    orders = [
+        ["start:a", "invoke:a"],
+        ["start:a", "invoke:b"],
+        ["invoke:b", "start:a"],
+        ["invoke:a", "start:a"],
+        ["start:a", "invoke:a", "invoke:b"],
+        ["start:a", "invoke:b", "start:b"],
+        ["start:a", "invoke:b", "start:b", "invoke:c"],
+        ["start:a"],
+        ["invoke:a"],
+    ]
+    path = tmp_path / "order.jsonl"
+    for order in orders:
+        records: list[dict[str, Any]] = [
+            {"type": "session_start", "seq": 0, "session_id": "s", "data": {"version": 1}}
+        ]
+        for seq, step in enumerate(order, start=1):
+            kind, args = step.split(":")
+            records.append(
+                {
+                    "type": "tool_exec_start" if kind == "start" else "tool_invoke_start",
+                    "seq": seq,
+                    "session_id": "s",
+                    "run_id": "r",
+                    "execution": {"id": "t", "kind": "tool", "attempt": 1},
+                    "data": {"args": {"path": args}, "tool": "read_file"},
+                }
+            )
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        # As the viewer keeps them (spans, read again) and as dicts.
+        for view in (read_view(path), eager(path)):
+            call = view.calls[("r", "t", 1)]
+            start, invoke = call.tool_start, call.tool_invoke
+            expect = start is not None and invoke is not None and start["args"] != invoke["args"]
+            assert call.args_differ == expect, order

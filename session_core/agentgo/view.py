@@ -18,6 +18,7 @@ from ..message import Message
 from .records import NO_SEQ, ODD_RUN, Records
 
 CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
+_MISSING: Any = object()  # ``Call.start_args`` when there is none to compare
 RunStatus = Literal["open", "closed", "interrupted"]
 CallStatus = Literal["ok", "failed", "gap"]
 
@@ -119,6 +120,7 @@ class Call:
     tool_failed: bool = False  # the latest tool_exec_end's is_error
     model_failed: bool = False  # the latest model_exec_end's error
     args_differ: bool = False  # actual (tool_invoke_start) and requested args differ
+    start_args: Any = _MISSING  # the latest tool_exec_start's args until a tool_invoke_start
 
     @property
     def key(self) -> CallKey:
@@ -482,12 +484,20 @@ class AgentGoView:
         elif kind == "tool_exec_start":
             call.tool_start_at = index
             call.tool_name = self._string(data.get("tool"))
-            if call.tool_invoke_at >= 0 and self.records.keep:
-                call.args_differ = self._args(call.tool_invoke_at) != data.get("args")
+            if self.records.keep:
+                args = data.get("args")
+                if call.tool_invoke_at >= 0:  # out of order: read the invoke's again
+                    call.args_differ = self._args(call.tool_invoke_at) != args
+                # Kept until the tool_invoke_start that follows it compares its own.
+                call.start_args = args
         elif kind == "tool_invoke_start":
             call.tool_invoke_at = index
             if call.tool_start_at >= 0 and self.records.keep:
-                call.args_differ = self._args(call.tool_start_at) != data.get("args")
+                requested = call.start_args
+                if requested is _MISSING:  # compared once already: read it again
+                    requested = self._args(call.tool_start_at)
+                call.args_differ = requested != data.get("args")
+                call.start_args = _MISSING
         elif kind == "tool_exec_end":
             call.tool_end_at = index
             call.tool_failed = bool(data.get("is_error"))
