@@ -8,7 +8,7 @@ message carries a marker, every figure beside a bare ``orjson.loads`` loop over 
 same file in the same run (read line by line, as the loaders read):
 
 * ``tailscope replay`` and ``tailscope check``: wall time (÷ the loop) and peak RSS
-  (÷ the file), each a process of its own (``wait4``'s ``ru_maxrss``);
+  (÷ the file), each a process of its own (its VmHWM, sampled);
 * the viewer in tmux (``open_big``'s machinery): from launch until the end (the
   marker) is on screen, until the full load is done (the header counts every line),
   and its peak RSS;
@@ -85,10 +85,36 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
     return path, marker_path.read_text(), lines
 
 
+def _hwm(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def run_measured(argv: list[str], timeout: float) -> tuple[float, int, bytes]:
-    """Wall seconds, peak RSS (bytes) and stdout of one process."""
+    """Wall seconds, peak RSS (bytes) and stdout of one process.
+
+    The peak is the process's own VmHWM, sampled every 10 ms until it exits (``wait4``'s
+    ``ru_maxrss`` would count this bench's own size: Linux carries it over the fork).
+    """
+    import threading
+
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    peak = [0]
+
+    def sample() -> None:
+        while proc.returncode is None:
+            peak[0] = max(peak[0], _hwm(proc.pid))
+            time.sleep(0.01)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     chunks: list[bytes] = []
     assert proc.stdout is not None
     deadline = t0 + timeout
@@ -100,10 +126,11 @@ def run_measured(argv: list[str], timeout: float) -> tuple[float, int, bytes]:
         if time.perf_counter() > deadline:
             proc.kill()
             break
-    _pid, _status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0
+    peak[0] = max(peak[0], _hwm(proc.pid))  # before the zombie is reaped: still there
+    proc.wait()
     wall = time.perf_counter() - t0
-    return wall, usage.ru_maxrss * 1024, b"".join(chunks)
+    sampler.join()
+    return wall, peak[0], b"".join(chunks)
 
 
 def mb(n: int) -> str:
