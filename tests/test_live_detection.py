@@ -85,7 +85,7 @@ async def test_an_empty_file_picks_up_its_format_from_its_first_record(
             fh.write(orjson.dumps(lines[1]) + b"\n")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 10)
         screen = app.screen
-        assert isinstance(screen, ModelScreen) and screen.FORMAT == fmt
+        assert isinstance(screen, ModelScreen) and fmt == screen.FORMAT
         await wait_for(pilot, lambda: "first words of a" in screen_text(app), 10)
         with path.open("ab") as fh:  # a torn line is held back until its newline
             data = orjson.dumps(lines[2])
