@@ -3,7 +3,8 @@
 The agentgo conversation and timeline build on it. Subclasses say how many
 items there are, how tall each is and what lines it renders; this class
 scrolls, moves the cursor, sticks to the end when new items arrive while the
-cursor is on the last one, and caches rendered strips.
+cursor is on the last one, and caches rendered strips (an ``LRUCache``, as Textual's
+own ``Log`` does).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -60,7 +62,7 @@ class LineList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._cache: dict[int, list[Strip]] = {}
+        self._cache: LRUCache[int, list[Strip]] = LRUCache(CACHE_ITEMS)
         self._width = 0
 
     # -- what subclasses provide ----------------------------------------------------
@@ -113,8 +115,8 @@ class LineList(ScrollView, can_focus=True):
         self._cache.clear()
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.pop(old, None)
-        self._cache.pop(new, None)
+        self._cache.discard(old)
+        self._cache.discard(new)
         self.refresh()
         self.post_message(self.Moved(self))
 
@@ -123,7 +125,7 @@ class LineList(ScrollView, can_focus=True):
         if index is None:
             self._cache.clear()
         else:
-            self._cache.pop(index, None)
+            self._cache.discard(index)
         self.refresh()
 
     def reset_items(self) -> None:
@@ -192,8 +194,6 @@ class LineList(ScrollView, can_focus=True):
         cached = self._cache.get(index)
         if cached is not None:
             return cached
-        if len(self._cache) > CACHE_ITEMS:
-            self._cache.clear()
         console = self.app.console
         base = self.rich_style
         strips = []
@@ -202,7 +202,7 @@ class LineList(ScrollView, can_focus=True):
             line.no_wrap = True
             line.end = ""
             strips.append(Strip(list(line.render(console))).simplify())
-        self._cache[index] = strips
+        self._cache.set(index, strips)
         return strips
 
     def rendered_text(self, index: int) -> str:
