@@ -14,6 +14,7 @@ from rich.style import Style
 from rich.text import Text
 
 from session_core.agentgo.view import AgentGoView, Call, message_text, thinking_text
+from session_core.text import count
 
 from .agentgo_model import (
     args_differ,
@@ -60,7 +61,7 @@ def cut(text: str, limit: int) -> str:
     text = inert(text)
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n… {len(text) - limit:,} more characters not shown"
+    return text[:limit] + f"\n… {count(len(text) - limit, 'more character')} not shown"
 
 
 class _Builder:
@@ -142,7 +143,7 @@ def _request(b: _Builder, request: dict[str, Any]) -> None:
     if isinstance(messages, list):
         shown = messages[-REQUEST_MESSAGES:]
         if len(messages) > len(shown):
-            b.block(f"  … {len(messages) - len(shown):,} earlier messages", "dim")
+            b.block(f"  … {count(len(messages) - len(shown), 'earlier message')}", "dim")
         for message in shown:
             if not isinstance(message, dict):
                 b.block("  " + compact_json(message, EXCERPT))

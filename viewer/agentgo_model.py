@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
+from session_core.text import count
 
 from .safe import one_line
 
@@ -133,7 +134,7 @@ def record_summary(record: dict[str, Any], width: int = 200) -> str:
         config = data.get("config")
         model = config.get("model") if isinstance(config, dict) else None
         text = kinds_summary(data.get("messages"))
-        text += f" · {len(tools) if isinstance(tools, list) else 0} tools"
+        text += f" · {count(len(tools) if isinstance(tools, list) else 0, 'tool')}"
         if model:
             text += f" · model {one_line(model, 30)}"
         if data.get("snapshot_error"):

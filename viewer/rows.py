@@ -19,6 +19,7 @@ from rich.text import Text
 
 from session_core.events import LazyPayload
 from session_core.replay import KNOWN_TYPES, Entry, ReplayState, payload_of
+from session_core.text import count
 
 from .model import CallIndex
 from .safe import inert
@@ -234,7 +235,7 @@ class RowRenderer:
             for piece in line.wrap(console, width - indent):
                 out.append(Text(" " * indent) + piece)
         if hidden > 0:
-            note = f"… {hidden:,} more characters not shown (c copies the whole message)"
+            note = f"… {count(hidden, 'more character')} not shown (c copies the whole message)"
             out.append(Text(" " * indent + note, style=self.styles("meta")))
         return out
 
@@ -327,7 +328,8 @@ class RowRenderer:
                 out.append(Text("  ") + self._clip(piece, width - 2, body_style))
             if len(parts) > PREVIEW:
                 more = _line_count(content) - PREVIEW
-                out.append(self._clip(f"  … {more} more lines (enter expands)", width, s("meta")))
+                note = f"  … {count(more, 'more line')} (enter expands)"
+                out.append(self._clip(note, width, s("meta")))
         reasoning = payload.get("reasoning")
         if reasoning:
             text = _text(reasoning)
@@ -336,7 +338,7 @@ class RowRenderer:
                 out.extend(self._wrap(text, width, s("reasoning"), indent=4))
             else:
                 out.append(
-                    self._clip(f"  ▸ reasoning ({len(text):,} chars)", width, s("reasoning"))
+                    self._clip(f"  ▸ reasoning ({count(len(text), 'char')})", width, s("reasoning"))
                 )
         calls = payload.get("tool-calls")
         if isinstance(calls, list):
@@ -350,7 +352,7 @@ class RowRenderer:
             out.append(
                 self._clip(
                     f"  ✂ elided{at} ({shown}; o toggles): "
-                    f"original {len(_text(payload.get('content'))):,} chars",
+                    f"original {count(len(_text(payload.get('content'))), 'char')}",
                     width,
                     s("elided"),
                 )
@@ -415,7 +417,7 @@ class RowRenderer:
         tline = "?" if through is None else through
         out.append(
             self._clip(
-                f"  ▼ folded {len(record.folded)} messages through line {tline} "
+                f"  ▼ folded {count(len(record.folded), 'message')} through line {tline} "
                 f"(kept {len(record.kept)} sticky) · tokens "
                 f"{record.tokens_before if record.tokens_before is not None else '?'} → "
                 f"{record.tokens_after if record.tokens_after is not None else '?'} · fallback "
@@ -432,7 +434,7 @@ class RowRenderer:
                 out.append(Text("  ") + self._clip(piece, width - 2, s("body")))
             if len(parts) > PREVIEW:
                 more = _line_count(record.summary) - PREVIEW
-                out.append(self._clip(f"  … {more} more lines", width, s("meta")))
+                out.append(self._clip(f"  … {count(more, 'more line')}", width, s("meta")))
         return out
 
     def _elision_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:

@@ -28,6 +28,7 @@ from session_core.scan import (
     part_of_another,
     scan_file,
 )
+from session_core.text import count
 
 from ..browser_cells import COLUMNS, FIXED, LABELS, SORTABLE, cells, detail, matches, sort_key
 from ..browser_cells import totals as totals_line
@@ -213,7 +214,7 @@ class BrowserScreen(Screen[None]):
         progress = self.query_one("#browser-progress-bar", ProgressBar)
         progress.update(total=max(message.total, 1), progress=message.done)
         self.query_one("#browser-progress-label", Label).update(
-            f"scanning {message.done:,} of {message.total:,} files "
+            f"scanning {message.done:,} of {count(message.total, 'file')} "
         )
         if message.final:
             self.scanning = False

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from session_core.model import ToolOp
+from session_core.text import count
 
 from ..widgets.block_view import Entry, LinesView
 from ..widgets.items_view import as_json
@@ -106,9 +107,8 @@ def _hunk(hunk: Any) -> list[Entry]:
 def _capped(text: str) -> str:
     if len(text) <= MAX_DETAIL:
         return text
-    return (
-        text[:MAX_DETAIL] + f"\n… {len(text) - MAX_DETAIL:,} more characters (c copies the result)"
-    )
+    more = count(len(text) - MAX_DETAIL, "more character")
+    return text[:MAX_DETAIL] + f"\n… {more} (c copies the result)"
 
 
 class OpDetailScreen(ModalScreen[None]):
@@ -165,7 +165,7 @@ class OpDetailScreen(ModalScreen[None]):
     def action_copy(self) -> None:
         text = self.op.result or ""
         self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {len(text):,} characters to the clipboard.")
+        self.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 
 
 __all__ = ["OpDetailScreen", "detail_entries", "op_entries"]

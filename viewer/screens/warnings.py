@@ -11,6 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from session_core.text import count
+
 from ..safe import inert
 
 
@@ -23,6 +25,6 @@ class WarningsScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="warnings-body"):
-            yield Static(Text(f"{len(self.warnings)} warnings", style="bold"))
+            yield Static(Text(count(len(self.warnings), "warning"), style="bold"))
             body = Text("\n").join(Text(inert(w)) for w in self.warnings[-2000:])
             yield Static(body if self.warnings else Text("No warnings.", style="dim"))

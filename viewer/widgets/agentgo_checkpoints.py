@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from session_core.agentgo.view import AgentGoView, Checkpoint
+from session_core.text import count
 
 from ..agentgo_detail import cut
 from ..agentgo_model import short, source_time
@@ -34,7 +35,7 @@ def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
         more = f" +{length - 6}" if length > 6 else ""
         return f"{{{shown}{more}}}"
     if kind == "list":
-        return f"[{length} items]"
+        return f"[{count(length, 'item')}]"
     return one_line(kind)
 
 

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from session_core.agentgo.view import AgentGoView
+from session_core.text import count
 
 from ..agentgo_model import CallStats, day_time, short, source_time
 from ..safe import one_line
@@ -120,7 +121,7 @@ class RunsPane(Vertical):
         return [
             Text(mark),
             Text("all runs", style="italic"),
-            Text(f"{len(view.run_order)} runs"),
+            Text(count(len(view.run_order), "run")),
             Text(""),
             Text(day_time(view.started)),
             Text(""),

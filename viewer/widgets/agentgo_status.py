@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from session_core.text import count
+
 from ..safe import one_line
 from .status import human_size
 
@@ -54,10 +56,10 @@ class AgentGoStatus(Static):
         states = [f"{n} {state}" for state, n in runs.items() if n]
         if states:
             second.append(f" ({', '.join(states)})")
-        second.append(f" · {calls:,} calls")
+        second.append(f" · {count(calls, 'call')}")
         if failed:
             second.append(f" ({failed:,} failed)", "bold red")
-        second.append(f" · {messages:,} messages · {checkpoints:,} checkpoints · ")
+        second.append(f" · {count(messages, 'message')} · {count(checkpoints, 'checkpoint')} · ")
         second.append(f"{gaps:,} gap{'s' if gaps != 1 else ''}", "bold yellow" if gaps else "")
         second.append("  showing ", "dim")
         second.append(one_line(showing, 40), "bold")

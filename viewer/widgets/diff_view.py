@@ -21,6 +21,7 @@ from textual.timer import Timer
 
 from session_core.diff import DiffRow, DiffRows
 from session_core.replay import ReplayState
+from session_core.text import count
 
 from ..safe import one_line
 
@@ -187,7 +188,9 @@ class DiffView(ScrollView, can_focus=True):
                 self.cursor = index
                 row = rows[order[index]]
                 changes = len(rows.changed())
-                self.post_message(self.Stepped(f"line {row.line}: {row.kind} ({changes} changes)"))
+                self.post_message(
+                    self.Stepped(f"line {row.line}: {row.kind} ({count(changes, 'change')})")
+                )
                 return
             index += direction
         self.post_message(self.Stepped("no more differences in that direction"))

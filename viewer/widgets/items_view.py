@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from session_core.model import STATE_TONES, Item, Part, ToolOp, Transcript
+from session_core.text import count
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
@@ -233,7 +234,7 @@ class ItemsView(BlockView):
             lines.extend(self._part_folded(part, width))
         if len(item.parts) > MAX_PARTS:
             more = len(item.parts) - MAX_PARTS
-            lines.append(Text(f"  … {more} more parts (enter shows all)", self._s("dim")))
+            lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
         return lines
 
     def _header(self, item: Item, width: int) -> Text:
@@ -285,7 +286,7 @@ class ItemsView(BlockView):
                 shown[-1].append(" …", self._s("dim"))
             return shown or [Text("  ", end="")]
         if part.kind == "reasoning":
-            size = f"{part.size:,} chars" if part.size else "no text"
+            size = count(part.size, "char") if part.size else "no text"
             return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
         if part.kind == "tool-call":
             label, tone, progress = self._op_state(part)
@@ -371,7 +372,7 @@ class ItemsView(BlockView):
         if text is None:
             return
         self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
+        self.app.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 
     def _is(self, what: str, item: Item) -> bool:
         if what == "compaction":
@@ -454,7 +455,7 @@ class ItemsView(BlockView):
 def _capped(text: str) -> str:
     if len(text) <= MAX_TEXT:
         return text
-    return text[:MAX_TEXT] + f"\n… {len(text) - MAX_TEXT:,} more characters (c copies all)"
+    return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
 
 
 __all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]

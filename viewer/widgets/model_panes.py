@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage
+from session_core.text import count
 
 from ..safe import one_line, one_line_text
 from .block_view import Entry, LinesView
@@ -203,7 +204,7 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
         (
             "",
-            f"took {duration_text(run.duration) or '?'} · {run.items} items"
+            f"took {duration_text(run.duration) or '?'} · {count(run.items, 'item')}"
             f" · usage {run.usage.describe()}",
         ),
     ]
@@ -222,7 +223,7 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
             ("yellow" if changed else "", f"  {key} = {value}{'   (changed)' if changed else ''}")
         )
     for name, text in context.sections:
-        out.append(("bold", f"section: {name} ({len(text):,} chars)"))
+        out.append(("bold", f"section: {name} ({count(len(text), 'char')})"))
         out.append(("dim", text))
     return out
 
@@ -233,9 +234,9 @@ def diff_entries(transcript: Transcript, limit: int = 50_000) -> list[Entry]:
     out: list[Entry] = [
         (
             "bold",
-            f"raw: {len(raw):,} items · replayed: {len(sent):,} messages · "
-            f"{sum(c.kind == 'compaction' for c in transcript.compactions)} compactions, "
-            f"{sum(c.kind == 'elision' for c in transcript.compactions)} elisions",
+            f"raw: {count(len(raw), 'item')} · replayed: {count(len(sent), 'message')} · "
+            f"{count(sum(c.kind == 'compaction' for c in transcript.compactions), 'compaction')}, "
+            f"{count(sum(c.kind == 'elision' for c in transcript.compactions), 'elision')}",
         )
     ]
     marks: dict[str, int] = {}
@@ -276,10 +277,10 @@ def diff_entries(transcript: Transcript, limit: int = 50_000) -> list[Entry]:
         if compaction.summary:
             out.append(("italic", compaction.summary[:4000]))
         verb = "folded" if compaction.kind == "compaction" else "stubbed"
-        out.append(("bold red", f"{verb}: {len(compaction.folded):,} items"))
+        out.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
         out.extend(_item_entry("red", "−", ident, by_id) for ident in compaction.folded[:limit])
         if compaction.kept:
-            out.append(("bold green", f"kept: {len(compaction.kept):,} items"))
+            out.append(("bold green", f"kept: {count(len(compaction.kept), 'item')}"))
             out.extend(_item_entry("green", "+", ident, by_id) for ident in compaction.kept[:limit])
     return out
 

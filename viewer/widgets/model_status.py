@@ -71,8 +71,8 @@ class ModelStatus(Static):
         running = sum(op.state == "running" for op in ops)
         interrupted = sum(op.state == "interrupted" for op in ops)
         counts.append(
-            f"{transcript.lines:,} lines · {len(transcript.messages):,} sent next · "
-            f"{len(ops):,} tool ops"
+            f"{count(transcript.lines, 'line')} · {len(transcript.messages):,} sent next · "
+            f"{count(len(ops), 'tool op')}"
         )
         if running:
             counts.append(f" ({running} running)", "bold cyan")

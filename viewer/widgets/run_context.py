@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Static
 
 from session_core.live import LiveTranscript
 from session_core.replay import ReplayState
+from session_core.text import count
 
 from ..model import CallIndex
 from ..safe import inert, one_line
@@ -258,7 +259,9 @@ class SectionView(Widget, can_focus=True):
             more = len(shown) - EXPANDED_LIMIT
             out.append("\n" + shown[:EXPANDED_LIMIT])
             if more > 0:
-                out.append(f"\n… {more:,} more characters", _component_style(self, "section--fold"))
+                out.append(
+                    f"\n… {count(more, 'more character')}", _component_style(self, "section--fold")
+                )
             return out
         out.append("\n" + "\n".join(lines[:FOLD_LINES]))
         hidden = len(lines) - FOLD_LINES

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from session_core.text import count
 from session_core.usage import Usage
 
 from ..safe import one_line
@@ -56,7 +57,7 @@ class StatusBar(Static):
         if unseen:
             top.append(f"  ↓ {unseen} new", "bold reverse")
         if warnings:
-            top.append(f"  ⚠ {warnings} warning{'s' if warnings != 1 else ''} (w)", "bold red")
+            top.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
         if extra:
             top.append(f"  {one_line(extra, 60)}", "italic")
         facts = []
@@ -67,9 +68,10 @@ class StatusBar(Static):
             top.append("  " + " ".join(facts), "dim")
         second = Text(" ")
         second.append(
-            f"{lines:,} lines · {raw_messages:,} message lines, {sent_messages:,} sent next"
+            f"{count(lines, 'line')} · {count(raw_messages, 'message line')}, "
+            f"{sent_messages:,} sent next"
         )
-        second.append(f" · {ops:,} tool ops")
+        second.append(f" · {count(ops, 'tool op')}")
         if pending:
             second.append(f" ({pending} pending)", "bold yellow")
         # Unknown is never zero; a partial total says how many turns reported it.

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from session_core.artifacts import ArtifactStatus, artifact_status
 from session_core.live import LiveTranscript
 from session_core.replay import ReplayState
+from session_core.text import count
 
 from ..model import CallIndex, OpRows, ToolOpRow
 from ..safe import inert, one_line
@@ -386,7 +387,7 @@ class ToolOpsPane(Vertical):
             out.append("arguments:\n", label)
             out.append(inert(text[:ARGUMENTS_LIMIT]))
             if more > 0:
-                out.append(f"\n… {more:,} more characters", "dim")
+                out.append(f"\n… {count(more, 'more character')}", "dim")
         out.rstrip()
         return out
 
