@@ -268,12 +268,14 @@ async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
     path.write_bytes(b"")
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
+        await file_loaded(pilot, TranscriptScreen)  # the empty file, read
         assert isinstance(app.screen, TranscriptScreen)
         with AgentGoSession.create(path) as s:
             run = s.begin_run()
             run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
-            await wait_for(pilot, lambda: isinstance(app.screen, AgentGoScreen))
+            # The agentgo screen is on the stack before its panes are mounted: wait until
+            # it has read the file (so its widgets exist) before asking them anything.
+            await file_loaded(pilot, AgentGoScreen)
             screen = app.agentgo
             await wait_for(pilot, lambda: len(screen.conversation.items) == 1)
         with pytest.raises(LookupError):
