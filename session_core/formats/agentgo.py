@@ -65,12 +65,14 @@ class AgentGoFormat(TranscriptFormat):
         return transcript_of(self._view(where, writer_alive), where, writer_alive)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        from ..gc_pause import paused
         from ..writers import writer_holds_lock
 
         where = os.fspath(path)
         view = self._view(where, None)
-        out = view.to_json()  # the format's own keys, as they always were
-        shared = transcript_of(view, where, writer_holds_lock(where)).to_json()
+        with paused():  # everything it reads again is kept in the result: none is cyclic
+            out = view.to_json()  # the format's own keys, as they always were
+            shared = transcript_of(view, where, writer_holds_lock(where)).to_json()
         for key in ("tool-operations", "compactions", "usage"):
             out[key] = shared[key]
         return out
