@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -99,28 +100,37 @@ def streamed_loop(path: Path) -> float:
 
 
 def run_check(path: Path, timeout: float) -> tuple[float | None, int, bool]:
-    """``tailscope check``: seconds, peak RSS (bytes) and whether it said ok."""
+    """``tailscope check``: seconds, peak RSS (bytes) and whether it said ok.
+
+    The peak is the check's own: GNU time reports it (a child's ``ru_maxrss``
+    counts whatever its parent held when it forked, so this process's own size
+    would leak into it); without GNU time, ``wait4`` says it, an upper bound.
+    """
+    gnu_time = shutil.which("time") or "/usr/bin/time"
+    report = Path(f"/tmp/agentgo-scale-{os.getpid()}.time")
+    command = [TAILSCOPE, "check", str(path)]
+    if os.path.exists(gnu_time):
+        command = [gnu_time, "-f", "%M", "-o", str(report), *command]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [TAILSCOPE, "check", str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    deadline = t0 + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            return None, usage.ru_maxrss * 1024, False
-        time.sleep(0.005)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None, 0, False
     seconds = time.perf_counter() - t0
-    out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    ok = proc.returncode == 0 and ": ok (" in out
+    peak = 0
+    try:
+        peak = int(report.read_text().split()[-1]) * 1024
+        report.unlink()
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    text = out.decode(errors="replace")
+    ok = proc.returncode == 0 and ": ok (" in text
     if not ok:
-        print(f"  check failed ({proc.returncode}): {out.strip()[:300]}", file=sys.stderr)
-    return seconds, usage.ru_maxrss * 1024, ok
+        print(f"  check failed ({proc.returncode}): {text.strip()[:300]}", file=sys.stderr)
+    return seconds, peak, ok
 
 
 def subjects(data_dir: Path, size_text: str, formats: list[str]) -> list[Subject]:
