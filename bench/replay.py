@@ -125,6 +125,17 @@ def ids_digest(ids: list[str]) -> str:
 
 # --------------------------------------------------------------------------- the three measures
 
+# Forks and execs its arguments, then exits as the child did: its own RSS is tiny, so the
+# child's ru_maxrss (which starts at the parent's RSS at the fork) is the child's own.
+_LAUNCH = (
+    "import os, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[1], sys.argv[1:])\n"
+    "_, status, _usage = os.wait4(pid, 0)\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
 
 BLOCK = 1 << 22  # what the loader reads at a time (session_core.reader.CHUNK)
 
@@ -203,8 +214,16 @@ class Bench:
         return t
 
     def peak_rss(self, argv: list[str], timeout: float) -> int:
-        """The peak RSS (bytes) of a process running ``argv``; raises if it fails."""
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        """The peak RSS (bytes) of a process running ``argv``; raises if it fails.
+
+        Forked from a small launcher, not from this process: a child's ``ru_maxrss``
+        starts at its parent's RSS at the fork (and an exec keeps it), so forked
+        from a bench that replayed 1 GB in-process it would report that."""
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-c", _LAUNCH, *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
