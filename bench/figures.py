@@ -78,7 +78,12 @@ MB = 1 << 20
 
 
 def peak_rss() -> int:
-    """This process's peak RSS in bytes (Linux reports KiB)."""
+    """This process's peak RSS in bytes: VmHWM, which starts again at exec (ru_maxrss
+    would carry over the RSS of the process this one was forked from)."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 

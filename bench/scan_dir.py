@@ -13,7 +13,8 @@ damaged ones, old mtimes), then reports, in one run:
 * the browser headless (``App.run_test``), timed from launch (before the app
   is built), to the first rows and to the whole table;
 * with tmux, ``tailscope DIR`` as a user starts it, from the process launch
-  until the totals line counts every file (interpreter start-up included).
+  until the totals line counts every file and the scan's progress line is
+  gone (interpreter start-up included).
 
 Nothing in the directory is written by any of them. Every wait has a deadline
 (``--timeout``) that fails the run, and so does a figure that cannot be (no
@@ -158,18 +159,28 @@ async def browse(root: Path, timeout: float) -> tuple[float, float, int, float]:
 
 
 def launched(root: Path, files: int, timeout: float) -> float | None:
-    """``tailscope ROOT`` in tmux: seconds from launch until every file is counted."""
+    """``tailscope ROOT`` in tmux: seconds from launch until every file is counted and the
+    scan's progress line is gone (the scan done)."""
     import shutil
 
     if shutil.which("tmux") is None:
         print("tailscope DIR in tmux: not measured (no tmux)")
         return None
-    from open_big import TAILSCOPE, watch
+    from open_big import TAILSCOPE, Tmux
 
-    seen, _peak = watch(f"{TAILSCOPE} {root}", [f"{files:,} files"], timeout)
-    if seen[0] is None:
-        fail(f"tailscope {root}: its totals never counted {files:,} files within {timeout:g} s")
-    return seen[0]
+    term = Tmux(f"{TAILSCOPE} {root}")
+    wanted = f"{files:,} files"
+    try:
+        while True:
+            screen = term.screen()
+            took = time.perf_counter() - term.started
+            if wanted in screen and "scanning" not in screen:
+                return took
+            if took > timeout:
+                fail(f"tailscope {root}: the scan of {files:,} files not done after {timeout:g} s")
+            time.sleep(0.02)
+    finally:
+        term.close()
 
 
 def ms(seconds: float) -> str:
