@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from session_core.formats import AGENTGO, V1, names
 from viewer.app import TailscopeApp
 from viewer.format_screens import screen_for
-from viewer.screens.model_help import BindingsHelpScreen, binding_rows
+from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.op_detail import OpDetailScreen
 

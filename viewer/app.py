@@ -17,7 +17,7 @@ from session_core.live import LiveTranscript
 
 from .format_screens import screen_for
 from .screens.following import FollowingScreen
-from .screens.help import HelpScreen
+from .screens.help import BindingsHelpScreen, screen_sections
 from .screens.transcript import TranscriptScreen
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class TailscopeApp(App[None]):
         return self.transcript.live
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(BindingsHelpScreen("tailscope — keys", screen_sections(self.screen)))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

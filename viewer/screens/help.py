@@ -1,7 +1,10 @@
-"""The ``?`` screen: every key, with what it does."""
+"""The ``?`` screen: every key, built from the bindings themselves, so a key added to a
+screen or a widget shows here without anyone editing a list."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.table import Table
@@ -9,84 +12,102 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.keys import key_to_character
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-KEYS: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        "Moving",
-        [
-            ("j / k, ↓ / ↑", "next / previous message"),
-            ("g / G, Home / End", "first / last message"),
-            ("PgDn / PgUp, space / b", "page down / up"),
-            ("t / T", "next / previous tool call"),
-            ("e / E", "next / previous error (is-error, failed or unknown outcome)"),
-            ("x / X", "next / previous compaction (or summary)"),
-            ("mouse", "click selects, double-click folds/expands, wheel scrolls"),
-        ],
-    ),
-    (
-        "Looking",
-        [
-            ("enter", "fold / expand the message (content, reasoning, arguments)"),
-            ("o", "an elided message: show the original or the stub"),
-            ("c", "copy the message to the clipboard"),
-            ("r", "replayed view (what the model is sent next) / raw view (every line)"),
-            ("f", "filter by role or by line type"),
-            ("/ then n / N", "search, next / previous match"),
-        ],
-    ),
-    (
-        "Panes",
-        [
-            ("1 2 3 4", "conversation, diff, tool operations, run contexts"),
-            ("ctrl+p, Export…", "the transcript as Markdown, HTML or JSON"),
-            ("d", "the diff: raw versus replayed (n / p step through differences)"),
-            ("a (tools)", "open the selected operation's artifact"),
-            ("w", "warnings: malformed lines, resets, a replaced file"),
-            ("ctrl+p", "command palette: every action by name"),
-            ("?", "this help"),
-            ("q", "quit"),
-        ],
-    ),
-    (
-        "agentgo sessions",
-        [
-            ("1 2 3 4 5", "runs, calls, conversation, checkpoints, timeline"),
-            ("enter (runs)", "show only that run in the other tabs; a: all runs"),
-            ("[ / ]", "previous / next run"),
-            ("e / E", "next / previous failed call or gap"),
-            ("enter (timeline)", "open that record's call"),
-        ],
-    ),
-    (
-        "Directory browser (tailscope DIR)",
-        [
-            ("enter / escape", "open the selected transcript / back to the list"),
-            ("/", "filter by text (file, agent, model, status)"),
-            ("a l c d f n", "all, live, crashed, damaged, finished, not transcripts"),
-            ("s / S", "next sort column / reverse the order (or click a header)"),
-            ("r", "scan again"),
-        ],
-    ),
-]
+NAMES = {
+    "slash": "/",
+    "question_mark": "?",
+    "escape": "esc",
+    "pagedown": "PgDn",
+    "pageup": "PgUp",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+}
+# What no binding says.
+NOTES = (
+    "mouse: click selects, double-click folds or expands, the wheel scrolls",
+    "ctrl+p: the command palette, every action by name",
+)
+
+Section = tuple[str, Sequence[BindingType]]
 
 
-class HelpScreen(ModalScreen[None]):
+def key_name(key: str) -> str:
+    if key in NAMES:
+        return NAMES[key]
+    char = key_to_character(key) if len(key) > 1 else key
+    return char if char and char.isprintable() and char != " " else key
+
+
+def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what) per action, its keys joined: ``j / down``, ``next``."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for binding in Binding.make_bindings(bindings):
+        grouped.setdefault((binding.action, binding.description), []).append(key_name(binding.key))
+    return [(" / ".join(keys), what or action) for (action, what), keys in grouped.items()]
+
+
+def _title(cls: type) -> str:
+    """A widget class's section: its ``HELP_TITLE``, else its name in words."""
+    title = getattr(cls, "HELP_TITLE", None)
+    if isinstance(title, str):
+        return title
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).split()
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else cls.__name__
+
+
+def screen_sections(screen: Screen[object]) -> list[Section]:
+    """The keys of a screen, of every widget of ours on it, and of the app."""
+    sections: list[Section] = [("This screen", screen.BINDINGS)]
+    seen: set[type] = set()
+    for widget in screen.query("*"):
+        cls = type(widget)
+        if cls in seen or not cls.__module__.startswith("viewer."):
+            continue
+        seen.add(cls)
+        own = [
+            binding
+            for klass in reversed(cls.__mro__)
+            if klass.__module__.startswith("viewer.")
+            for binding in klass.__dict__.get("BINDINGS", [])
+        ]
+        if own:
+            sections.append((_title(cls), own))
+    sections.append(("Everywhere", screen.app.BINDINGS))
+    return sections
+
+
+class BindingsHelpScreen(ModalScreen[None]):
+    """Every key of the given sections, as their bindings say."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss", "Close"),
     ]
+
+    def __init__(self, title: str, sections: Iterable[Section]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.sections = list(sections)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
-        for section, keys in KEYS:
+        for section, bindings in self.sections:
+            rows = binding_rows(bindings)
+            if not rows:
+                continue
             table.add_row(Text(section, style="bold underline"), "")
-            for key, what in keys:
-                table.add_row(Text(key), Text(what))
+            for keys, what in rows:
+                table.add_row(Text(keys), Text(what))
             table.add_row("", "")
         with VerticalScroll(id="help-body"):
-            yield Static(Text("tailscope — keys", style="bold"), id="help-title")
+            yield Static(Text(self.title_text, style="bold"), id="help-title")
             yield Static(table)
+            yield Static(Text("\n".join(NOTES), style="dim"))
             yield Static(Text("escape closes", style="dim"))
+
+
+__all__ = ["BindingsHelpScreen", "Section", "binding_rows", "key_name", "screen_sections"]

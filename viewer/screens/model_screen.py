@@ -32,7 +32,7 @@ from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .following import FollowingScreen
-from .model_help import BindingsHelpScreen
+from .help import BindingsHelpScreen
 from .op_detail import OpDetailScreen
 from .warnings import WarningsScreen
 

@@ -1,0 +1,62 @@
+"""The ``?`` screen is built from the bindings: every key a screen or its widgets bind
+is listed with its description, and nothing else needs editing when a key is added."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import file_loaded, screen_text, wait_for
+
+from agentgo_story import write_agentgo_story
+from story import write_story
+from viewer.app import TailscopeApp
+from viewer.screens.agentgo import AgentGoScreen
+from viewer.screens.browser import BrowserScreen
+from viewer.screens.help import BindingsHelpScreen, binding_rows
+from viewer.screens.transcript import TranscriptScreen
+from viewer.widgets.conversation import ConversationView
+from viewer.widgets.diff_view import DiffView
+
+SIZE = (120, 200)  # tall enough for the whole list
+
+
+async def _help_text(app: TailscopeApp, kind: type | None) -> str:
+    async with app.run_test(size=SIZE) as pilot:
+        if kind is not None:
+            await file_loaded(pilot, kind)
+        else:
+            await pilot.pause(0.3)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        return screen_text(app)
+
+
+def _descriptions(bindings: object) -> list[str]:
+    return [what for _keys, what in binding_rows(bindings)]  # type: ignore[arg-type]
+
+
+async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    text = await _help_text(TailscopeApp(path), TranscriptScreen)
+    for what in [
+        *_descriptions(TranscriptScreen.BINDINGS),
+        *_descriptions(ConversationView.BINDINGS),
+        *_descriptions(DiffView.BINDINGS),
+    ]:
+        assert what in text, what
+    assert "Next compaction" in text and "Changed only / all" in text
+    assert "ctrl+p: the command palette" in text
+
+
+async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:
+    session = tmp_path / "a.jsonl"
+    write_agentgo_story(session)
+    text = await _help_text(TailscopeApp(session), AgentGoScreen)
+    for what in _descriptions(AgentGoScreen.BINDINGS):
+        assert what in text, what
+    (tmp_path / "dir").mkdir()
+    write_story(tmp_path / "dir" / "t.jsonl")
+    text = await _help_text(TailscopeApp(tmp_path / "dir"), None)
+    for what in _descriptions(BrowserScreen.BINDINGS):
+        assert what in text, what
