@@ -107,6 +107,18 @@ class FileSummary:
         return epoch(self.started)
 
 
+@dataclass(slots=True)
+class FileRead:
+    """What the scan read of one file, for its format to fill the row from."""
+
+    summary: FileSummary
+    fh: IO[bytes]  # positioned after ``head`` (a compressed file: its decompressed stream)
+    head: bytes  # the first bytes, at least the first line
+    first: dict[str, Any]  # the first record, parsed
+    budget: int  # read files up to this size whole
+    window: int  # above it: this much of the tail
+
+
 def epoch(ts: str | None) -> float | None:
     """An RFC 3339 / ISO-8601 UTC timestamp (any number of fraction digits) in seconds."""
     if not ts:
@@ -232,7 +244,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return
         summary.format = name
-        by_name(name).summarise_file(summary, fh, head, first, budget=budget, window=window)
+        by_name(name).summarise_file(FileRead(summary, fh, head, first, budget, window))
 
 
 def _first_record(head: bytes) -> Any:
@@ -248,21 +260,15 @@ def _first_record(head: bytes) -> Any:
 # -- v1 ------------------------------------------------------------------------------
 
 
-def v1_summary(
-    summary: FileSummary,
-    fh: IO[bytes],
-    head: bytes,
-    first: dict[str, Any],
-    budget: int,
-    window: int,
-) -> None:
+def v1_summary(read: FileRead) -> None:
     """A transcript-v1 file's row: replayed whole when small, else head and tail window."""
+    summary, fh, first = read.summary, read.fh, read.first
     summary.started = text_or_none(first.get("ts"))
     _v1_meta(summary, payload_of(first))  # shown even when the rest turns out damaged
-    if summary.size <= budget:
+    if summary.size <= read.budget:
         _v1_whole(summary, summary.path)
         return
-    tail, scale = tail_window(summary, fh, window)
+    tail, scale = tail_window(summary, fh, read.window)
     counts = V1Window(summary.path)
     _feed_window(tail, counts.feed)
     summary.last_ts = counts.last_ts
@@ -318,17 +324,11 @@ def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | N
 # -- agentgo -------------------------------------------------------------------------
 
 
-def agentgo_summary(
-    summary: FileSummary,
-    fh: IO[bytes],
-    head: bytes,
-    first: dict[str, Any],
-    budget: int,
-    window: int,
-) -> None:
+def agentgo_summary(read: FileRead) -> None:
     """An agentgo-v1 file's row: read whole by the strict rules when small, else windowed."""
-    summary.started = text_or_none(first.get("time"))
-    if summary.size <= budget:
+    summary, fh, head = read.summary, read.fh, read.head
+    summary.started = text_or_none(read.first.get("time"))
+    if summary.size <= read.budget:
         _agentgo_whole(summary, summary.path, head + fh.read())
         return
     started = summary.started
@@ -339,7 +339,7 @@ def agentgo_summary(
             tally.feed(record)
             break
     model = tally.model
-    tail, scale = tail_window(summary, fh, window)
+    tail, scale = tail_window(summary, fh, read.window)
     tally = AgentGoTally()
     seq: list[int] = []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..model import Item, Part, Run, ToolOp, Transcript, Usage, classify_op
 from ..text import count
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
     from ..peeking import PeekResult
-    from ..scan import FileSummary
+    from ..scan import FileRead
 
 NAME = "agentgo-v1"
 
@@ -110,19 +110,10 @@ class AgentGoFormat(TranscriptFormat):
             path=os.fspath(path),
         )
 
-    def summarise_file(
-        self,
-        summary: FileSummary,
-        fh: IO[bytes],
-        head: bytes,
-        first: dict[str, Any],
-        *,
-        budget: int,
-        window: int,
-    ) -> None:
+    def summarise_file(self, read: FileRead) -> None:
         from .. import scan
 
-        scan.agentgo_summary(summary, fh, head, first, budget, window)
+        scan.agentgo_summary(read)
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

@@ -10,6 +10,7 @@ default here built on that model; a format overrides what it does better or stri
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from abc import ABC, abstractmethod
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..following import FollowUpdate
     from ..peeking import PeekResult
-    from ..scan import FileSummary
+    from ..scan import FileRead
 
 
 IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
@@ -244,24 +245,17 @@ class TranscriptFormat(ABC):
 
         return model_diff(self.open(path))
 
-    def summarise_file(
-        self,
-        summary: FileSummary,
-        fh: IO[bytes],
-        head: bytes,
-        first: dict[str, Any],
-        *,
-        budget: int,
-        window: int,
-    ) -> None:
+    def summarise_file(self, read: FileRead) -> None:
         """Fill a browser row: the whole file up to ``budget`` bytes, else its head and a
         tail window of ``window`` bytes (counts scaled, the row flagged ``estimated``)."""
         from ..scan_model import summarise_model, windowed_model
 
-        if summary.size <= budget:
+        summary = read.summary
+        if summary.size <= read.budget:
             transcript = self.open(summary.path, writer_alive=self.writer_alive(summary.path))
         else:
-            transcript = windowed_model(self.builder(summary.path), summary, fh, head, window)
+            builder = self.builder(summary.path)
+            transcript = windowed_model(builder, summary, read.fh, read.head, read.window)
         summarise_model(summary, transcript)
 
     def part_of_another(self, path: str) -> bool:
@@ -362,8 +356,11 @@ def tail_transcript(
             builder.lines = number
             builder.feed(value, number)
     transcript = builder.transcript(None)
-    for item in transcript.raw:
+    # A window's few items, built: their numbers are not known.
+    raw, messages = list(transcript.raw), list(transcript.messages)
+    for item in itertools.chain(raw, messages):
         item.line = 0
+    transcript.raw, transcript.messages = raw, messages
     transcript.lines = 0
     transcript.extra["tail-window"] = len(data)
     return transcript

@@ -7,7 +7,7 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..model import (
     Compaction,
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..peeking import PeekResult
     from ..replay import ReplayState
-    from ..scan import FileSummary
+    from ..scan import FileRead
 
 NAME = "transcript-v1"
 
@@ -113,19 +113,10 @@ class V1Format(TranscriptFormat):
 
         return render_diff(self._state(path), os.fspath(path))
 
-    def summarise_file(
-        self,
-        summary: FileSummary,
-        fh: IO[bytes],
-        head: bytes,
-        first: dict[str, Any],
-        *,
-        budget: int,
-        window: int,
-    ) -> None:
+    def summarise_file(self, read: FileRead) -> None:
         from .. import scan
 
-        scan.v1_summary(summary, fh, head, first, budget, window)
+        scan.v1_summary(read)
 
 
 def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> str:
