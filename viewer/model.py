@@ -46,9 +46,26 @@ class ToolOpRow:
     message_id: str | None = None
 
     def label(self, live: bool) -> str:
-        if self.state == "running" and not live:
-            return STATE_LABELS["running-dead"]
-        return STATE_LABELS[self.state]
+        return op_label(self.state, live)
+
+
+def op_label(state: str, live: bool) -> str:
+    """How a tool operation's state reads (``STATE_LABELS``), in the tools tab and in the
+    conversation alike: "running" once its writer is gone is "running when the writer died"."""
+    if state == "running" and not live:
+        return STATE_LABELS["running-dead"]
+    return STATE_LABELS.get(state, state)
+
+
+def call_state(op: dict[str, Any] | None, answered: bool) -> OpState:
+    """The state of a v1 tool call: its operation's record (None: none was dispatched) and
+    whether a tool message answered it."""
+    if op is None:
+        return "undispatched-answered" if answered else "never-dispatched"
+    if op.get("settled"):
+        outcome = op.get("outcome")
+        return outcome if isinstance(outcome, str) else "outcome-unknown"  # type: ignore[return-value]
+    return "unsettled-answered" if answered else "running"
 
 
 class CallIndex:
@@ -130,15 +147,9 @@ def op_row(op: dict[str, Any], calls: CallIndex) -> ToolOpRow:
     """The row of one dispatched operation."""
     cid = op.get("call-id", "")
     answers = calls.answer_ids(cid)
-    if op.get("settled"):
-        state_name: OpState = op.get("outcome", "outcome-unknown")
-    elif answers:
-        state_name = "unsettled-answered"
-    else:
-        state_name = "running"
     ref = calls.ref(cid)
     return ToolOpRow(
-        state=state_name,
+        state=call_state(op, bool(answers)),
         call_id=cid,
         tool=op.get("tool", ""),
         op_id=op.get("op-id"),
@@ -161,7 +172,7 @@ def op_row(op: dict[str, Any], calls: CallIndex) -> ToolOpRow:
 def call_row(state: ReplayState, ref: ToolCallRef) -> ToolOpRow:
     """The row of a call no operation was dispatched for."""
     return ToolOpRow(
-        state="undispatched-answered" if ref.answer_ids else "never-dispatched",
+        state=call_state(None, bool(ref.answer_ids)),
         call_id=ref.call_id,
         tool=ref.name,
         arguments=call_arguments(state, ref),

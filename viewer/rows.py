@@ -18,15 +18,18 @@ from rich.style import Style
 from rich.text import Text
 
 from session_core.events import LazyPayload
+from session_core.model import STATE_TONES
 from session_core.replay import KNOWN_TYPES, Entry, ReplayState, payload_of
 from session_core.text import count
 
-from .model import CallIndex
+from .model import CallIndex, call_state, op_label
 from .safe import inert
 
 PREVIEW = 3  # content lines a folded row shows
 EXPAND_LIMIT = 200_000  # characters an expanded row wraps; the rest is said, not drawn
 Mode = Literal["replayed", "raw"]
+# An operation state's tone (session_core.model.STATE_TONES) as a conversation style.
+_TONE_STYLES = {"ok": "ok", "bad": "error", "warn": "warn", "info": "running"}
 RowKind = Literal["message", "summary", "compaction", "elision", "event"]
 ROLES = ("system", "user", "assistant", "tool")
 HIDDEN_BY_DEFAULT = frozenset(
@@ -370,29 +373,16 @@ class RowRenderer:
         args = _text(function.get("arguments"))
         op = self.op_for_call(cid)
         answered = [self.state.event_lines[at] for at in self.calls.answer_events(cid)]
-        if op is None:
-            status, style = (
-                ("answered, no dispatch line", "ok")
-                if answered
-                else (
-                    "never dispatched",
-                    "warn",
-                )
-            )
-        elif op.get("settled"):
-            outcome = _text(op.get("outcome"))
-            status = outcome
-            style = {"completed": "ok", "failed": "error"}.get(outcome, "warn")
-        elif answered:
-            status, style = "completed, settle never landed", "warn"
-        elif self.live:
-            status, style = "running", "running"
-        else:
-            status, style = "running when the writer died", "error"
+        # The tools tab's words for it (viewer.model), and its tone as this row's style.
+        state = call_state(op, bool(answered))
+        if state == "running" and not self.live:
+            state = "running-dead"
+        status = op_label(state, self.live)
+        style = _TONE_STYLES[STATE_TONES.get(state, "warn")]
         where = f" · answer at{_at(answered[0])}" if answered else ""
         line = Text("  → ", s("call"), no_wrap=True, overflow="ellipsis")
         line.append(inert(name), s("call"))
-        line.append(f" [{status}]", s(style))
+        line.append(f" [{inert(status)}]", s(style))
         line.append(f" {inert(cid)}{where} ", s("meta"))
         if expanded:
             out = [line]

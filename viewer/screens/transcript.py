@@ -163,7 +163,9 @@ class TranscriptScreen(FollowingScreen):
 
     def _refresh_panes(self) -> None:
         """Bring the shown pane up to date; the hidden ones catch up when shown."""
-        live = self._is_live()
+        # What the panes are now drawn for: the once-a-second check compares with it, so a
+        # writer that dies before that check first ran still turns "running" into "died".
+        live = self._was_live = self._is_live()
         self.conversation.set_live(live)
         self._stale_panes = {"tools", "contexts"}
         self._refresh_pane(self.query_one(TabbedContent).active)
