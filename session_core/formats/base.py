@@ -357,10 +357,10 @@ def tail_transcript(
             builder.feed(value, number)
     transcript = builder.transcript(None)
     # A window's few items, built: their numbers are not known.
-    raw, messages = list(transcript.raw), list(transcript.messages)
-    for item in itertools.chain(raw, messages):
+    every, messages = list(transcript.raw), list(transcript.messages)
+    for item in itertools.chain(every, messages):
         item.line = 0
-    transcript.raw, transcript.messages = raw, messages
+    transcript.raw, transcript.messages = every, messages
     transcript.lines = 0
     transcript.extra["tail-window"] = len(data)
     return transcript

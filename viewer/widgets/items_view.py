@@ -10,7 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Literal
 
 import orjson
@@ -20,15 +20,25 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from session_core.model import STATE_TONES, Item, Part, ToolOp, Transcript
+from session_core.model import (
+    FOLD_LINES,
+    FOLD_PARTS,
+    STATE_TONES,
+    Item,
+    Items,
+    Part,
+    ToolOp,
+    Transcript,
+    folded_height,
+)
 from session_core.text import count
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
 
 ItemsMode = Literal["replayed", "raw"]
-MAX_PARTS = 8  # parts a folded item shows
-PREVIEW_LINES = 3  # lines a folded text part shows
+MAX_PARTS = FOLD_PARTS  # parts a folded item shows
+PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
 COMPACTION_KINDS = frozenset({"compaction", "summary", "compact-summary"})
 ERROR_KINDS = frozenset({"error", "api-error", "api_error"})
@@ -149,10 +159,11 @@ class ItemsView(BlockView):
         self.stick_to_end = True  # the conversation opens at its end
         self.mode: ItemsMode = "replayed"
         self.transcript = Transcript(format="", path="")
-        self.items: list[Item] = []
+        self.items: Sequence[Item] = []
         self.ops: dict[str, ToolOp] = {}
         self.folded_ids: frozenset[str] = frozenset()
         self.expanded: set[str] = set()
+        self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
         self.search_term = ""
         self.matches: list[int] = []
@@ -189,8 +200,26 @@ class ItemsView(BlockView):
         return len(self.items)
 
     def block_key(self, index: int) -> Hashable:
-        item = self.items[index]
+        items = self.items
+        if isinstance(items, Items):
+            return items.key(index)  # without building the item
+        item = items[index]
         return (item.id, item.line)
+
+    def block_heights(self, count: int, width: int) -> list[int] | None:
+        """Folded heights as the model keeps them (no item built), the expanded measured."""
+        items = self.items
+        if not isinstance(items, Items):
+            return None
+        heights = items.folded_heights()
+        for ident in self.expanded:
+            index = self._expanded_at.get(ident, -1)
+            if not (0 <= index < count and items.key(index)[0] == ident):
+                index = next((i for i in range(count) if items.key(i)[0] == ident), -1)
+            if index >= 0:
+                self._expanded_at[ident] = index
+                heights[index] = self.block_height(index, width)
+        return heights
 
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
@@ -210,13 +239,7 @@ class ItemsView(BlockView):
             if height is None:
                 height = self._expanded_heights[key] = len(self.block_lines(index, width))
             return height
-        height = 1
-        for part in item.parts[:MAX_PARTS]:
-            if part.kind == "text":
-                height += min(PREVIEW_LINES, part.head.count("\n", 0, 4000) + 1)
-            else:
-                height += 1
-        return height + (1 if len(item.parts) > MAX_PARTS else 0)
+        return folded_height(item.parts)
 
     # -- drawing ----------------------------------------------------------------------
 
@@ -358,6 +381,7 @@ class ItemsView(BlockView):
         if item is None:
             return
         self.expanded.symmetric_difference_update({item.id})
+        self._expanded_at[item.id] = self.cursor
         self.remeasure(self.cursor)
         self.scroll_to_cursor()
 
@@ -417,7 +441,7 @@ class ItemsView(BlockView):
         self._search(term.lower(), self.items, announce)
 
     @work(thread=True, exclusive=True, group="items-search")
-    def _search(self, term: str, items: list[Item], announce: bool) -> None:
+    def _search(self, term: str, items: Sequence[Item], announce: bool) -> None:
         worker = get_current_worker()
         found: list[int] = []
         for index, item in enumerate(items):
@@ -427,7 +451,7 @@ class ItemsView(BlockView):
                 found.append(index)
         self.app.call_from_thread(self._searched, term, items, found, announce)
 
-    def _searched(self, term: str, items: list[Item], found: list[int], announce: bool) -> None:
+    def _searched(self, term: str, items: Sequence[Item], found: list[int], announce: bool) -> None:
         if items is not self.items or term != self.search_term.lower():
             return  # a newer snapshot or term: its own search is on its way
         self.matches = found

@@ -33,8 +33,10 @@ class CodexFormat(TranscriptFormat):
     parsed_updates: ClassVar[bool] = False  # raw lines with spans: long texts stay in the file
 
     def claims(self, record: dict[str, Any]) -> bool:
+        kind = record.get("type")
         return (
-            record.get("type") in LINE_TYPES
+            isinstance(kind, str)
+            and kind in LINE_TYPES
             and isinstance(record.get("payload"), dict)
             and isinstance(record.get("timestamp"), str)
             and "v" not in record

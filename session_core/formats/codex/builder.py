@@ -14,12 +14,16 @@ source the file has (the others stay in the raw view as ``event`` items).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from ...model import (
+    FOLDED_MARK,
     Compaction,
     Item,
+    ItemColumn,
+    Items,
     LazyToolOp,
     OpState,
     Part,
@@ -79,8 +83,11 @@ class CodexBuilder(Builder):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.meta: dict[str, Any] = {}
-        self.raw: list[Item] = []
-        self.view: list[Item] = []  # the replayed view from response items
+        # Every line's item, packed (its parts read again by span when asked for).
+        self.raw = ItemColumn("L")
+        # The replayed view from response items: raw indexes, and items of its own (a
+        # compaction's replacement history); appended to, replaced at a compaction.
+        self.view: list[int | Item] = []
         self.view_keys: list[int] = []  # their fingerprints, parallel to ``view``
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
@@ -99,11 +106,12 @@ class CodexBuilder(Builder):
         self.previous_context: RunContext | None = None
         self.waiting_context: RunContext | None = None  # a context before its task_started
         self.contexts: dict[int, RunContext] = {}
+        self.section_texts: dict[str, str] = {}
         self.model: str | None = None
         self.tally = tokens.TokenTally()
         self.context_tokens: int | None = None  # the last request's input (context) size
         self.awaiting_after: Compaction | None = None
-        self.last_response: Item | None = None  # the latest model output awaiting its usage
+        self.last_response = -1  # the raw index of the latest model output awaiting usage
 
     # -- feeding ----------------------------------------------------------------------
 
@@ -132,22 +140,53 @@ class CodexBuilder(Builder):
                 f"line {line} could not be read as Codex ({type(err).__name__}: {err}), "
                 "and was kept as it is"
             )
-            if not self.raw or self.raw[-1].line != line:
+            raw = self.raw
+            if not len(raw) or raw.line[-1] != line:
                 self._record(record, line, ts)
+
+    def set_source(self, source: Any) -> None:
+        super().set_source(source)
+        if self.part_source is not None:
+            self.raw.source = self.part_source  # spans fed before stay readable
+
+    def _add(
+        self,
+        parts: list[Part],
+        line: int,
+        role: str,
+        kind: str,
+        ts: str | None,
+        *,
+        keep: bool = False,
+        model: str | None = None,
+        sticky: bool = False,
+    ) -> int:
+        """One raw item (its parts read again by span unless ``keep``); its index."""
+        return self.raw.append(
+            parts,
+            line,
+            role=role,
+            kind=kind,
+            ts=ts,
+            model=model,
+            sticky=sticky,
+            span=self.span,
+            keep=keep,
+        )
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         super().bad_line(line, raw, why)
         text = raw.decode("utf-8", "replace")
-        self.raw.append(Item(f"L{line}", "system", [Part("other", text)], line, kind="record"))
+        self._add([Part("other", text)], line, "system", "record", None, keep=True)
 
     def _record(self, record: dict[str, Any], line: int, ts: str | None) -> None:
         name = str(record.get("type"))
         part = Part("other", compact(record), name=name)
-        self.raw.append(Item(f"L{line}", "system", [part], line, kind="record", ts=ts))
+        self._add([part], line, "system", "record", ts, keep=True)
 
     def _session_meta(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         part = Part("other", compact(payload), name="session_meta")
-        self.raw.append(Item(f"L{line}", "system", [part], line, kind="meta", ts=ts))
+        self._add([part], line, "system", "meta", ts, keep=True)
         if "id" in self.meta:
             return  # a resumed or forked file repeats its ancestors' meta: the first names it
         for key in _META_KEYS:
@@ -180,16 +219,18 @@ class CodexBuilder(Builder):
             item = Item(item_id, "tool", [part], line, ts=ts)
         else:
             item = response_item(payload, item_id, line, ts)
-        self.raw.append(item)
         if kind in NOT_SENT:
-            item.kind = "record"
+            self._add(item.parts, line, item.role, "record", ts)
             return
+        model = self.model if item.role == "assistant" else None
+        index = self._add(
+            item.parts, line, item.role, item.kind, ts, model=model, sticky=item.sticky
+        )
         if item.role == "assistant":
-            item.model = self.model
-            self.last_response = item
+            self.last_response = index
         key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
         self.lazy(item.parts)  # after its fingerprint: long texts stay in the file
-        self.view.append(item)
+        self.view.append(index)
         self.view_keys.append(key)
         run = self._run()
         if run is not None:
@@ -253,16 +294,20 @@ class CodexBuilder(Builder):
 
     def _compacted(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         cid = f"L{line}"
-        replayed = replay(self.view, self.view_keys, payload, cid, line, ts)
+        raw = self.raw
+        replayed = replay(self.view, self.view_keys, raw.id_of, payload, cid, line, ts)
         folded = set(replayed.folded)
-        for item in self.view:
-            if item.id in folded and "folded" not in item.marks:
-                item.marks.append("folded")
+        for entry in self.view:
+            if isinstance(entry, Item):
+                if entry.id in folded and "folded" not in entry.marks:
+                    entry.marks.append("folded")
+            elif raw.id_of(entry) in folded:
+                raw.flag(entry, FOLDED_MARK)
         self.view, self.view_keys = replayed.view, replayed.keys
         message = as_str(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))
-        self.raw.append(Item(cid, "system", parts, line, kind="compaction", ts=ts))
+        self._add(parts, line, "system", "compaction", ts, keep=True)
         compaction = Compaction(
             id=cid,
             kind="compaction",
@@ -300,9 +345,10 @@ class CodexBuilder(Builder):
             self._late_outcome(kind, payload)
         if parts is None:
             parts = [Part("other", compact(payload), name=str(kind))]
-        if kind != "token_count" and kind != "item_completed":
+        made_up = kind == "token_count" or kind == "item_completed"  # not what the line says
+        if not made_up:
             self.lazy(parts)
-        self.raw.append(Item(item_id, role, parts, line, kind="event", ts=ts))
+        self._add(parts, line, role, "event", ts, keep=made_up)
 
     def _legacy(
         self, kind: str, payload: dict[str, Any], item_id: str, role: str, line: int, ts: str | None
@@ -421,9 +467,14 @@ class CodexBuilder(Builder):
             if len(self.contexts) >= _CONTEXT_CACHE:
                 self.contexts.clear()
             context = self.contexts[key] = run_context(payload, line)
+            # Every turn's context differs (its turn_id) but repeats its instructions:
+            # one copy of each text is kept, not one per turn.
+            shared = self.section_texts
+            if len(shared) >= _CONTEXT_CACHE:
+                shared.clear()
+            context.sections = [(n, shared.setdefault(t, t)) for n, t in context.sections]
         parts = [Part("other", text, name="turn_context")]
-        self.lazy(parts)  # the instructions it repeats stay in the file
-        self.raw.append(Item(f"L{line}", "system", parts, line, kind="context", ts=ts))
+        self._add(parts, line, "system", "context", ts)  # its instructions stay in the file
         turn, model = turn_id_and_model(payload)
         if model is not None:
             self.model = model
@@ -459,9 +510,9 @@ class CodexBuilder(Builder):
         run = self._run()
         if run is not None:
             run.usage.add(usage)
-        if self.last_response is not None:
-            self.last_response.usage = usage
-            self.last_response = None
+        if self.last_response >= 0:
+            self.raw.set_usage(self.last_response, usage)
+            self.last_response = -1
         if size > 0:
             self.context_tokens = size
             if self.awaiting_after is not None:
@@ -503,8 +554,9 @@ class CodexBuilder(Builder):
     # -- the model --------------------------------------------------------------------
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        messages: Sequence[Item]
         if self.best in (RESPONSE, NONE):
-            messages = list(self.view)
+            messages = Items(self.raw, entries=self.view)
             ops = list(self.ops)
             for index in self.pending:
                 op = ops[index]
@@ -541,7 +593,7 @@ class CodexBuilder(Builder):
             path=self.path,
             meta=meta,
             messages=messages,
-            raw=list(self.raw),
+            raw=Items(self.raw),
             tool_operations=ops,
             compactions=list(self.compactions),
             runs=runs,

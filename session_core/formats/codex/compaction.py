@@ -8,6 +8,7 @@ changed developer message) becomes an item of its own, ``L<line>.<n>``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from .items import fingerprint, message_key, response_item
 
 @dataclass(slots=True)
 class Replayed:
-    view: list[Item]
+    view: list[int | Item]  # raw indexes (ids by ``id_of``) and items of its own
     keys: list[int]  # fingerprints, parallel to ``view``
     kept: list[str]  # ids of earlier items still seen
     folded: list[str]  # ids of earlier items replaced
@@ -25,12 +26,21 @@ class Replayed:
 
 
 def replay(
-    view: list[Item], keys: list[int], payload: dict[str, Any], cid: str, line: int, ts: str | None
+    view: list[int | Item],
+    keys: list[int],
+    id_of: Callable[[int], str],
+    payload: dict[str, Any],
+    cid: str,
+    line: int,
+    ts: str | None,
 ) -> Replayed:
+    def ident(entry: int | Item) -> str:
+        return entry.id if isinstance(entry, Item) else id_of(entry)
+
     message = payload.get("message")
     message = message if isinstance(message, str) else ""
     history = payload.get("replacement_history")
-    new_view: list[Item] = []
+    new_view: list[int | Item] = []
     new_keys: list[int] = []
     kept: list[str] = []
     if isinstance(history, list):
@@ -41,9 +51,10 @@ def replay(
             entry = entry if isinstance(entry, dict) else {"type": "record", "value": entry}
             key = fingerprint(entry)
             positions = where.get(key)
+            item: int | Item
             if positions:
                 item = view[positions.pop(0)]
-                kept.append(item.id)
+                kept.append(ident(item))
             else:
                 item = response_item(entry, f"{cid}.{k + 1}", line, ts)
             new_view.append(item)
@@ -55,7 +66,7 @@ def replay(
         new_keys.append(message_key("user", summary.parts))
         note = "no replacement history: the summary stands for what came before"
     keep = set(kept)
-    folded = [item.id for item in view if item.id not in keep]
+    folded = [i for i in map(ident, view) if i not in keep]
     return Replayed(new_view, new_keys, kept, folded, note)
 
 
