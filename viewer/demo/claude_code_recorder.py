@@ -155,9 +155,6 @@ class ClaudeCodeRecorder(Recorder):
     ) -> None:
         """Claude Code records no run context: a turn starts with the user's prompt."""
 
-    def grants(self, grants: Sequence[dict[str, str]]) -> None:
-        """Permissions live in settings files, not in the session."""
-
     def system(self, text: str) -> str:
         """The system prompt is not written to the session either."""
         self.cached = CLAUDE_SYSTEM - 2_794  # the tool schemas are cached across sessions
@@ -331,22 +328,6 @@ class ClaudeCodeRecorder(Recorder):
                 "isSnapshotUpdate": True,
             }
         )
-
-    def tool_settled(
-        self,
-        op_id: str,
-        outcome: str,
-        *,
-        duration: float,
-        result: str | None = None,
-        reason: str | None = None,
-        error: str | None = None,
-        artifact: dict[str, object] | None = None,
-    ) -> None:
-        """Claude Code writes nothing when a tool is done beyond its result."""
-
-    def elide(self, items: Sequence[tuple[str, str]]) -> None:
-        """Not written: see the module's docstring."""
 
     def compact(self, summary: str, through_id: str, tokens_before: int, tokens_after: int) -> str:
         # An auto-compaction: the chain restarts at the boundary (parentUuid null),

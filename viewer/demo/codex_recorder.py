@@ -189,9 +189,6 @@ class CodexRecorder(Recorder):
     ) -> None:
         self.sections = list(sections)
 
-    def grants(self, grants: Sequence[dict[str, str]]) -> None:
-        """Codex asks per command under its approval policy; nothing is written."""
-
     def system(self, text: str) -> str:
         """session_meta (the system prompt as base_instructions), then the initial context."""
         base = "\n\n".join([text, *(s.rendered for s in self.sections if s.name != "AGENTS.md")])
@@ -383,22 +380,6 @@ class CodexRecorder(Recorder):
             {"type": "function_call_output", "call_id": call.id, "output": json.dumps(output)}
         )
         return self._id()
-
-    def tool_settled(
-        self,
-        op_id: str,
-        outcome: str,
-        *,
-        duration: float,
-        result: str | None = None,
-        reason: str | None = None,
-        error: str | None = None,
-        artifact: dict[str, object] | None = None,
-    ) -> None:
-        """The output line was the whole record of the call."""
-
-    def elide(self, items: Sequence[tuple[str, str]]) -> None:
-        """Codex does not age old outputs in the rollout."""
 
     def compact(self, summary: str, through_id: str, tokens_before: int, tokens_after: int) -> str:
         """A local compaction: the model continues from the initial context, the user's

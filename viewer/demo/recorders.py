@@ -132,8 +132,8 @@ class Recorder(ABC):
         self, run_id: str, facts: Sequence[tuple[str, str]], sections: Sequence[Section]
     ) -> None: ...
 
-    @abstractmethod
-    def grants(self, grants: Sequence[dict[str, str]]) -> None: ...
+    def grants(self, grants: Sequence[dict[str, str]]) -> None:  # noqa: B027 (optional)
+        """Permissions granted for the run (a format that records none writes nothing)."""
 
     @abstractmethod
     def system(self, text: str) -> str: ...
@@ -157,7 +157,6 @@ class Recorder(ABC):
         self, call: ToolCall, content: str, *, is_error: bool = False, outcome_unknown: bool = False
     ) -> str: ...
 
-    @abstractmethod
     def tool_settled(
         self,
         op_id: str,
@@ -168,10 +167,13 @@ class Recorder(ABC):
         reason: str | None = None,
         error: str | None = None,
         artifact: dict[str, object] | None = None,
-    ) -> None: ...
+    ) -> None:  # noqa: B027 (optional)
+        """How a tool operation ended (a format whose result line is the whole record of
+        the call writes nothing)."""
 
-    @abstractmethod
-    def elide(self, items: Sequence[tuple[str, str]]) -> None: ...
+    def elide(self, items: Sequence[tuple[str, str]]) -> None:  # noqa: B027 (optional)
+        """Old results stubbed in what the model is sent (a format that never ages its
+        results writes nothing)."""
 
     @abstractmethod
     def compact(self, summary: str, through_id: str, tokens_before: int, tokens_after: int) -> str:
