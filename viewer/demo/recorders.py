@@ -157,7 +157,7 @@ class Recorder(ABC):
         self, call: ToolCall, content: str, *, is_error: bool = False, outcome_unknown: bool = False
     ) -> str: ...
 
-    def tool_settled(
+    def tool_settled(  # noqa: B027 (optional)
         self,
         op_id: str,
         outcome: str,
@@ -167,7 +167,7 @@ class Recorder(ABC):
         reason: str | None = None,
         error: str | None = None,
         artifact: dict[str, object] | None = None,
-    ) -> None:  # noqa: B027 (optional)
+    ) -> None:
         """How a tool operation ended (a format whose result line is the whole record of
         the call writes nothing)."""
 
