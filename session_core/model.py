@@ -362,6 +362,40 @@ class LazyPart(Part):
         return f"LazyPart({self.kind!r}, head={self.head!r}, size={self._size})"
 
 
+class PartRef:
+    """Where a lazy part is (its line and index there), without its head: what a tool
+    operation keeps of its call's or result's part once the item holding it is packed.
+    Reads ``text`` and ``data`` as the part does."""
+
+    __slots__ = ("_index", "_key", "_source")
+
+    def __init__(self, part: LazyPart) -> None:
+        self._source = part._source
+        self._key = part._key
+        self._index = part._index
+
+    def _full(self) -> Part | None:
+        parts = self._source.parts(self._key)
+        if parts is None or self._index >= len(parts):
+            return None
+        return parts[self._index]
+
+    @property
+    def text(self) -> str:
+        full = self._full()
+        return "[changed on disk: this line could not be read again]" if full is None else full.text
+
+    @property
+    def data(self) -> Any:
+        full = self._full()
+        return None if full is None else full.data
+
+
+def ref_of(part: Part) -> Part | PartRef:
+    """What an operation keeps of a part: a lazy one's place, another as it is."""
+    return PartRef(part) if isinstance(part, LazyPart) else part
+
+
 LAZY_TEXT = 512  # characters of a part's text above which it is read again when asked for
 LAZY_LINE = 2048  # bytes of a line above which its parts' structured data is read again
 
@@ -452,7 +486,7 @@ def folded_height(parts: Sequence[Part]) -> int:
     return height + (1 if len(parts) > FOLD_PARTS else 0)
 
 
-STICKY, FOLDED_MARK = 1, 2  # ItemColumn flags
+STICKY, FOLDED_MARK, NO_TS = 1, 2, 4  # ItemColumn flags
 _NO_USAGE: dict[int, Usage] = {}
 
 
@@ -483,7 +517,8 @@ class ItemColumn:
         "role",
         "source",
         "span",
-        "ts",
+        "ts_end",
+        "ts_text",
         "usage",
     )
 
@@ -496,7 +531,9 @@ class ItemColumn:
         self.model = array("H")
         self.flags = bytearray()
         self.height = bytearray()
-        self.ts: list[str | None] = []
+        # Timestamps packed: their UTF-8 one after another, where each ends.
+        self.ts_text = bytearray()
+        self.ts_end = array("Q")
         self.parts: list[list[Part] | None] = []  # None: read again by span
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
         self.usage: dict[int, Usage] = _NO_USAGE
@@ -541,9 +578,11 @@ class ItemColumn:
         self.role.append(self._code(role))
         self.kind.append(self._code(kind))
         self.model.append(self._code(model))
-        self.flags.append(STICKY if sticky else 0)
+        self.flags.append((STICKY if sticky else 0) | (NO_TS if ts is None else 0))
         self.height.append(folded_height(parts))
-        self.ts.append(ts)
+        if ts:
+            self.ts_text += ts.encode("utf-8", "surrogatepass")
+        self.ts_end.append(len(self.ts_text))
         if ident is not None or self.ids is not None:
             if self.ids is None:
                 self.ids = [None] * index
@@ -586,6 +625,12 @@ class ItemColumn:
             self.marks.pop(index, None)
         self._built.pop(index, None)
 
+    def ts_of(self, index: int) -> str | None:
+        if self.flags[index] & NO_TS:
+            return None
+        start = self.ts_end[index - 1] if index else 0
+        return self.ts_text[start : self.ts_end[index]].decode("utf-8", "surrogatepass")
+
     def kind_of(self, index: int) -> str:
         return self._strings[self.kind[index]] or "message"
 
@@ -607,7 +652,7 @@ class ItemColumn:
             parts,
             self.line[index],
             strings[self.kind[index]] or "message",
-            self.ts[index],
+            self.ts_of(index),
             strings[self.model[index]],
             self.usage.get(index),
             marks,
@@ -755,9 +800,9 @@ class LazyToolOp(ToolOp):
     def __init__(
         self,
         *args: Any,
-        args_from: Part | None = None,
-        result_from: Part | None = None,
-        detail_from: Part | None = None,
+        args_from: Part | PartRef | None = None,
+        result_from: Part | PartRef | None = None,
+        detail_from: Part | PartRef | None = None,
         **kwargs: Any,
     ) -> None:
         self._args_from = args_from
@@ -974,6 +1019,7 @@ __all__ = [
     "OpState",
     "Part",
     "PartKind",
+    "PartRef",
     "PartSource",
     "Run",
     "RunContext",
@@ -985,5 +1031,6 @@ __all__ = [
     "folded_height",
     "make_lazy",
     "preview",
+    "ref_of",
     "state_label",
 ]

@@ -33,6 +33,7 @@ from ...model import (
     Transcript,
     Usage,
     classify_op,
+    ref_of,
 )
 from ..base import Builder
 from . import usage as tokens
@@ -249,7 +250,7 @@ class CodexBuilder(Builder):
             call_id=part.call_id or item.id,
             tool=part.name or "?",
             state="running",
-            args_from=part,
+            args_from=ref_of(part),
             line=line,
             run_id=run.id if run is not None else None,
             message_id=item.id,
@@ -275,7 +276,7 @@ class CodexBuilder(Builder):
             return  # an answer to a call this file does not have (kept as its item)
         op = self.ops[index]
         if isinstance(op, LazyToolOp):
-            op._result_from = part  # its text, read from the (maybe lazy) part
+            op._result_from = ref_of(part)  # its text, read from the (maybe lazy) part
         else:
             op.result = outcome.text
         op.result_line = line
