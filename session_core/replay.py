@@ -355,7 +355,9 @@ class ReplayState:
         summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
         kept.append(summary)
         placed = [not last_in_tail(entry[0]) for entry in kept]
-        self.entries = kept + entries[cut + 1 :]
+        # In place: the tail is moved by one memmove (no new list, no reference counted
+        # again), so a compaction's cost does not grow with what stays live.
+        entries[: cut + 1] = kept
         self._shift = shift + len(kept) - (cut + 1)
         for position, entry in enumerate(kept):
             if placed[position]:
