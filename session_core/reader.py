@@ -338,6 +338,8 @@ def _replay_into(
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
         finally:
             events.pad_facts()
+            if state.event_lines:  # the fast path leaves it to this: the last line applied
+                state.last_line = state.event_lines[-1]
     if pending is not None:
         if not tolerate_tail:
             raise _mid_file(pending, where)

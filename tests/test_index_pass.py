@@ -101,6 +101,7 @@ def same_state(state: ReplayState, plain: ReplayState) -> None:
     assert state.message_ids() == plain.message_ids()
     assert state.tool_ops == plain.tool_ops
     assert state.pending_count == plain.pending_count
+    assert state.last_line == plain.last_line  # what a crash-tail warning names
     assert state.run_contexts == plain.run_contexts
     assert state.warnings == plain.warnings
     assert state.events.facts == reference_facts(plain)
