@@ -27,24 +27,37 @@ Choice = tuple[frozenset[str] | None, frozenset[str] | None]
 
 
 class FilterScreen(ModalScreen[Choice]):
+    """Which roles and line types a conversation shows (every choice ticked: no filter)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, roles: frozenset[str] | None, types: frozenset[str] | None) -> None:
+    def __init__(
+        self,
+        roles: frozenset[str] | None,
+        types: frozenset[str] | None,
+        *,
+        role_choices: tuple[str, ...] = ROLE_CHOICES,
+        type_choices: tuple[str, ...] = TYPE_CHOICES,
+        default_types: frozenset[str] = DEFAULT_TYPES,
+    ) -> None:
         super().__init__()
         self.roles = roles
         self.types = types
+        self.role_choices = role_choices
+        self.type_choices = type_choices
+        self.default_types = default_types
 
     def compose(self) -> ComposeResult:
-        roles = self.roles or frozenset(ROLE_CHOICES)
-        types = self.types or DEFAULT_TYPES
+        roles = self.roles or frozenset(self.role_choices)
+        types = self.types or self.default_types
         with Vertical(id="filter-body"):
             yield Static("Show these roles (messages) and line types (raw view):")
             with Horizontal():
                 yield SelectionList[str](
-                    *[(r, r, r in roles) for r in ROLE_CHOICES], id="filter-roles"
+                    *[(r, r, r in roles) for r in self.role_choices], id="filter-roles"
                 )
                 yield SelectionList[str](
-                    *[(t, t, t in types) for t in TYPE_CHOICES], id="filter-types"
+                    *[(t, t, t in types) for t in self.type_choices], id="filter-types"
                 )
             with Horizontal(id="filter-buttons"):
                 yield Button("Apply", variant="primary", id="filter-apply")
@@ -56,8 +69,8 @@ class FilterScreen(ModalScreen[Choice]):
             self.dismiss(None)
             return
         if event.button.id == "filter-all":
-            self.dismiss((None, frozenset(TYPE_CHOICES)))
+            self.dismiss((None, frozenset(self.type_choices)))
             return
         roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
         types = frozenset(self.query_one("#filter-types", SelectionList).selected)
-        self.dismiss((None if roles == frozenset(ROLE_CHOICES) else roles, types))
+        self.dismiss((None if roles == frozenset(self.role_choices) else roles, types))

@@ -27,10 +27,12 @@ from session_core.formats.base import LiveModel, tail_transcript
 from session_core.model import Transcript
 
 from ..widgets.block_view import BlockView, LinesView
-from ..widgets.items_view import ItemsView
+from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
 from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
+from .export import ExportScreen
+from .filter import FilterScreen
 from .following import FollowingScreen
 from .help import BindingsHelpScreen
 from .op_detail import OpDetailScreen
@@ -52,6 +54,7 @@ class ModelScreen(FollowingScreen):
         Binding("4", "show_tab('diff')", "Diff", show=False),
         Binding("r", "toggle_mode", "Raw/replayed"),
         Binding("slash", "search", "Search"),
+        Binding("f", "filter", "Filter"),
         Binding("w", "warnings", "Warnings"),
         Binding("question_mark", "help", "Help"),
     ]
@@ -272,6 +275,29 @@ class ModelScreen(FollowingScreen):
     def action_warnings(self) -> None:
         self.app.push_screen(WarningsScreen(list(self.transcript.warnings)))
 
+    def action_filter(self) -> None:
+        view = self.conversation
+
+        def chosen(choice: tuple[frozenset[str] | None, frozenset[str] | None] | None) -> None:
+            if choice is not None:
+                with self.state_lock:
+                    view.set_filter(*choice)
+                self._refresh_status()
+
+        self.app.push_screen(
+            FilterScreen(
+                view.roles,
+                view.kinds,
+                role_choices=FILTER_ROLES,
+                type_choices=FILTER_KINDS,
+                default_types=frozenset(FILTER_KINDS),
+            ),
+            chosen,
+        )
+
+    def action_export(self) -> None:
+        self.app.push_screen(ExportScreen(self.path, view=self.conversation.mode))
+
     def action_help(self) -> None:
         sections = [
             ("This screen", self.BINDINGS),
@@ -357,6 +383,12 @@ class ModelScreen(FollowingScreen):
             ),
             ("Search", "Find text in the conversation", self.action_search),
             ("Warnings", "What the reader could not make sense of", self.action_warnings),
+            ("Filter…", "Which roles and line kinds the conversation shows", self.action_filter),
+            (
+                "Export…",
+                "Write the transcript as HTML, Markdown or JSON beside it",
+                self.action_export,
+            ),
             ("Next tool call", "In the conversation", lambda: view.action_jump("call", 1)),
             ("Previous tool call", "In the conversation", lambda: view.action_jump("call", -1)),
             ("Next error", "A failed call or an error line", lambda: view.action_jump("error", 1)),

@@ -77,6 +77,27 @@ def item_search_text(item: Item) -> str:
     return "\n".join(parts)
 
 
+# What the filter offers (``f``): conversation items by role, lines by kind. A kind not
+# listed here is always shown (a format's own, or one newer than this list).
+FILTER_ROLES = ("system", "developer", "user", "assistant", "tool")
+FILTER_KINDS = (
+    "message",
+    "meta",
+    "command",
+    "hook",
+    "queued",
+    "compact-summary",
+    "compaction",
+    "summary",
+    "system",
+    "progress",
+    "attachment",
+    "event",
+    "context",
+    "record",
+)
+
+
 class ItemsView(BlockView):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
@@ -168,13 +189,15 @@ class ItemsView(BlockView):
         self.search_term = ""
         self.matches: list[int] = []
         self.match_pos = -1
+        self.roles: frozenset[str] | None = None  # the filter (None: everything)
+        self.kinds: frozenset[str] | None = None
 
     # -- feeding ----------------------------------------------------------------------
 
     def show(self, transcript: Transcript, *, to_end: bool | None = None) -> None:
         """A new snapshot of the transcript: redraw, keeping the cursor on its item."""
         self.transcript = transcript
-        self.items = transcript.raw if self.mode == "raw" else transcript.messages
+        self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
         self.ops = {op.call_id: op for op in transcript.tool_operations}
         folded: set[str] = set()
         if self.mode == "raw":
@@ -186,11 +209,32 @@ class ItemsView(BlockView):
         if self.search_term:  # the matches are indexes into the new snapshot
             self.search(self.search_term, announce=False)
 
+    def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
+        """The items the filter lets through (a pass over them when one is set)."""
+        roles, kinds = self.roles, self.kinds
+        if roles is None and kinds is None:
+            return items
+        return [
+            item
+            for item in items
+            if (roles is None or item.role in roles or item.role not in FILTER_ROLES)
+            and (kinds is None or item.kind in kinds or item.kind not in FILTER_KINDS)
+        ]
+
+    def set_filter(self, roles: frozenset[str] | None, kinds: frozenset[str] | None) -> None:
+        """Show only these roles and kinds (None: all), keeping the cursor where it can."""
+        self.roles = None if roles is None or roles >= frozenset(FILTER_ROLES) else roles
+        self.kinds = None if kinds is None or kinds >= frozenset(FILTER_KINDS) else kinds
+        self.show(self.transcript, to_end=self.follows_end)
+
+    @property
+    def filtered(self) -> bool:
+        return self.roles is not None or self.kinds is not None
+
     def set_mode(self, mode: ItemsMode) -> None:
         key = self._safe_key(self.cursor) if self.cursor >= 0 else None
         at_end = self.follows_end
         self.mode = mode
-        self.items = self.transcript.raw if mode == "raw" else self.transcript.messages
         self.show(self.transcript, to_end=at_end)
         if not at_end and key is not None:
             index = self._find_key(key, self.cursor)

@@ -1,0 +1,48 @@
+"""The model screen's filter (``f``) and its export (the command palette), over a Claude
+Code session written by the tests' own writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claude_code_writer import story
+from helpers import fingerprint, wait_for
+from textual.widgets import Button, SelectionList
+
+from viewer.app import TailscopeApp
+from viewer.screens.export import ExportScreen
+from viewer.screens.filter import FilterScreen
+from viewer.screens.model_screen import ModelScreen
+
+SIZE = (140, 40)
+
+
+async def test_the_filter_hides_a_role_and_everything_brings_it_back(tmp_path: Path) -> None:
+    path = story(tmp_path, torn=False)
+    before = fingerprint(path)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen._loaded, 30)
+        view = screen.conversation
+        roles = {item.role for item in view.items}
+        assert {"user", "assistant"} <= roles
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        chooser = app.screen.query_one("#filter-roles", SelectionList)
+        chooser.deselect("assistant")
+        await pilot.pause(0.05)
+        app.screen.query_one("#filter-apply", Button).press()
+        await wait_for(pilot, lambda: app.screen is screen and view.filtered)
+        assert view.items and all(item.role != "assistant" for item in view.items)
+        assert len(view.items) < len(screen.transcript.messages)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        app.screen.query_one("#filter-all", Button).press()
+        await wait_for(pilot, lambda: app.screen is screen and not view.filtered)
+        assert len(view.items) == len(screen.transcript.messages)
+        screen.action_export()
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+    assert fingerprint(path) == before
