@@ -142,7 +142,7 @@ def subjects(data_dir: Path, size_text: str, formats: list[str]) -> list[Subject
                 Subject(
                     size_text,
                     fmt,
-                    Path(info["path"]),
+                    data_dir / Path(info["path"]).name,  # cached info may name it relatively
                     info["marker"],
                     f"{info['messages']:,} messages",
                 )
