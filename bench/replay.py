@@ -125,14 +125,17 @@ def ids_digest(ids: list[str]) -> str:
 
 # --------------------------------------------------------------------------- the three measures
 
-# Forks and execs its arguments, then exits as the child did: its own RSS is tiny, so the
-# child's ru_maxrss (which starts at the parent's RSS at the fork) is the child's own.
+# Forks and execs its arguments, says the child's ru_maxrss on its last stderr line, then
+# exits as the child did: the launcher's own RSS is tiny, so the child's ru_maxrss (which
+# starts at its parent's RSS at the fork) is the child's own. The launcher's own figure
+# would not do: it was forked from this bench and carries the bench's RSS.
 _LAUNCH = (
     "import os, sys\n"
     "pid = os.fork()\n"
     "if pid == 0:\n"
     "    os.execv(sys.argv[1], sys.argv[1:])\n"
-    "_, status, _usage = os.wait4(pid, 0)\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "sys.stderr.write(f'\\nmaxrss {usage.ru_maxrss}\\n')\n"
     "sys.exit(os.waitstatus_to_exitcode(status))\n"
 )
 
@@ -226,7 +229,7 @@ class Bench:
         )
         deadline = time.monotonic() + timeout
         while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            pid, status, _usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
             if time.monotonic() > deadline:
@@ -236,10 +239,11 @@ class Bench:
             time.sleep(0.01)
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read() if proc.stderr else b""
+        said = err.decode(errors="replace").strip().splitlines()
         if proc.returncode != 0:
-            why = err.decode(errors="replace").strip().splitlines()
+            why = [line for line in said if not line.startswith("maxrss ")]
             raise RuntimeError(f"exit {proc.returncode}: {why[-1] if why else ''}")
-        return int(usage.ru_maxrss) * 1024
+        return int(said[-1].split()[1]) * 1024  # the launcher's report of its child
 
     def rss_check(self, path: Path, timeout: float) -> int:
         return self.peak_rss([*self.cli, "check", str(path)], timeout)
