@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -15,11 +16,8 @@ if TYPE_CHECKING:
     from .formats.base import TranscriptFormat
 
 
-def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[str, Any]:
-    """The replayed view of a v1 file, shaped as ``tailscope replay`` prints it."""
-    from .formats.v1 import transcript_of
-
-    messages = []
+def _messages(state: ReplayState) -> Iterator[dict[str, Any]]:
+    """The replayed messages, one at a time (each read again from its line)."""
     for mid, body, _sticky, stub in state.entries:
         out: dict[str, Any] = {"id": mid}
         for key, value in body.items():
@@ -29,25 +27,71 @@ def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[st
         out.setdefault("content", "")
         if stub is not None:
             out["content"] = stub
-        messages.append(out)
-    model = transcript_of(state, state.where, writer_alive)
+        yield out
+
+
+def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tuple[str, Any]]:
+    """The replay JSON's keys in order; ``messages`` as an iterator (see ``write_replay``).
+
+    What the shared keys need of every message line (the calls tool messages answered,
+    usage) comes from the packed facts, not from an object per message.
+    """
+    from .formats.v1 import NAME, compactions_of, op_state
+    from .model import Usage
+    from .usage import tally_state
+
+    facts = state.events.facts
+    answered = {tcid for _at, _calls, tcid in facts.call_facts(state.message_events) if tcid}
     # Copies: the records are the state's own (built from their lines once).
     ops = [
-        {**op, "state": neutral.state}
-        for op, neutral in zip(state.tool_ops, model.tool_operations, strict=True)
+        {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+        for op in state.tool_ops
     ]
+    tally = tally_state(state).transcript
+    usage = Usage(
+        input_tokens=tally.input,
+        output_tokens=tally.output,
+        cache_read_tokens=tally.cache_read,
+        cost=tally.cost,
+        reported=tally.reported,
+        responses=tally.turns,
+        cost_reported=tally.cost_reported,
+    )
+    yield "format", NAME
+    yield "meta", state.meta
+    yield "messages", _messages(state)
+    yield "grants", state.grants
+    yield "tool-operations", ops
+    yield "pending-tool-operations", [op for op in ops if not op["settled"]]
+    yield "run-contexts", list(state.run_contexts)
+    yield "compactions", [c.to_json() for c in compactions_of(state)]
+    yield "usage", usage.to_json()
+    yield "warnings", list(state.warnings)
+
+
+def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[str, Any]:
+    """The replayed view of a v1 file, shaped as ``tailscope replay`` prints it."""
     return {
-        "format": model.format,
-        "meta": state.meta,
-        "messages": messages,
-        "grants": state.grants,
-        "tool-operations": ops,
-        "pending-tool-operations": [op for op in ops if not op["settled"]],
-        "run-contexts": list(state.run_contexts),
-        "compactions": [c.to_json() for c in model.compactions],
-        "usage": model.usage.to_json(),
-        "warnings": list(state.warnings),
+        key: list(value) if key == "messages" else value
+        for key, value in _replay_parts(state, writer_alive)
     }
+
+
+def write_replay(state: ReplayState, out: IO[bytes], writer_alive: bool | None = None) -> None:
+    """``dump_json(replay_json(state))``, byte for byte, written a message at a time: a big
+    file's replay never holds every message at once."""
+    dumps = orjson.dumps
+    out.write(b"{")
+    for position, (key, value) in enumerate(_replay_parts(state, writer_alive)):
+        out.write((b"," if position else b"") + dumps(key) + b":")
+        if key != "messages":
+            out.write(dumps(value, default=str))
+            continue
+        out.write(b"[")
+        for index, message in enumerate(value):
+            out.write((b"," if index else b"") + dumps(message, default=str))
+        out.write(b"]")
+    out.write(b"}\n")
 
 
 def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:

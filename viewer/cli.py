@@ -35,7 +35,12 @@ def cmd_peek(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     try:
-        view = replay_any(args.path)
+        if args.pretty:
+            view = replay_any(args.path)
+        else:  # written as it is built: a big file's replay is never held whole
+            format_for(args.path).write_replay(args.path, sys.stdout.buffer)
+            sys.stdout.flush()
+            return 0
     except TranscriptError as err:
         return _fail(str(err))
     _emit_json(view, args.pretty)

@@ -206,6 +206,13 @@ class TranscriptFormat(ABC):
     def live(self, path: str) -> LiveModel:
         return LiveModel(self, path)
 
+    def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
+        """``tailscope replay``'s bytes: ``dump_json(replay_json(path))``, which a format
+        may write a piece at a time."""
+        from ..views import dump_json
+
+        out.write(dump_json(self.replay_json(path)))
+
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """``tailscope replay``: the shared keys (api.md) and the format's own."""
         return self.open(path).to_json()

@@ -7,7 +7,7 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ..model import (
     Compaction,
@@ -85,6 +85,11 @@ class V1Format(TranscriptFormat):
         from ..views import replay_json
 
         return replay_json(self._state(path), writer_alive=self.writer_alive(path))
+
+    def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
+        from ..views import write_replay
+
+        write_replay(self._state(path), out, writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
         # The replay's counts, not its JSON view: a check reads no message body.
@@ -172,23 +177,7 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
         )
         for op in state.tool_ops
     ]
-    compactions = [
-        Compaction(
-            id=c.id,
-            kind="compaction",
-            line=0,
-            summary=c.summary,
-            folded=list(c.folded),
-            kept=list(c.kept),
-            tokens_before=c.tokens_before,
-            tokens_after=c.tokens_after,
-            ts=c.ts,
-        )
-        for c in state.compactions
-    ] + [
-        Compaction(id=e.elision_id, kind="elision", line=0, summary=e.stub, folded=[e.message_id])
-        for e in state.elisions
-    ]
+    compactions = compactions_of(state)
     tally = tally_state(state).transcript
     usage = Usage(
         input_tokens=tally.input,
@@ -221,6 +210,27 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
         extra={"grants": state.grants},
         writer_alive=writer_alive,
     )
+
+
+def compactions_of(state: ReplayState) -> list[Compaction]:
+    """A v1 replay's compactions, then its elisions, in the neutral model."""
+    return [
+        Compaction(
+            id=c.id,
+            kind="compaction",
+            line=0,
+            summary=c.summary,
+            folded=list(c.folded),
+            kept=list(c.kept),
+            tokens_before=c.tokens_before,
+            tokens_after=c.tokens_after,
+            ts=c.ts,
+        )
+        for c in state.compactions
+    ] + [
+        Compaction(id=e.elision_id, kind="elision", line=0, summary=e.stub, folded=[e.message_id])
+        for e in state.elisions
+    ]
 
 
 def _item(mid: str, payload: dict[str, Any], line: int) -> Item:

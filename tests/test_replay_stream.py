@@ -1,0 +1,42 @@
+"""``tailscope replay`` writes its JSON a message at a time, byte for byte what the whole
+view dumped at once would be (and ``--pretty`` is that view, indented)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import orjson
+import pytest
+from test_lazy_events import busy_transcript
+
+from session_core.reader import replay_file
+from session_core.views import dump_json, replay_json, write_replay
+from story import write_story
+from viewer.cli import main
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_streamed_replay_is_the_dumped_view(tmp_path: Path, seed: int) -> None:
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, seed)
+    state = replay_file(path, tolerate_tail=True)
+    out = io.BytesIO()
+    write_replay(state, out, writer_alive=False)
+    assert out.getvalue() == dump_json(replay_json(state, writer_alive=False))
+    assert orjson.loads(out.getvalue())["messages"]
+
+
+def test_the_command_streams_and_pretty_indents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    assert main(["replay", str(path)]) == 0
+    streamed = capsys.readouterr().out
+    assert main(["replay", "--pretty", str(path)]) == 0
+    pretty = capsys.readouterr().out
+    assert "\n  " not in streamed and "\n  " in pretty
+    assert orjson.loads(streamed) == orjson.loads(pretty)
+    state = replay_file(path, tolerate_tail=True)
+    assert streamed.encode() == dump_json(replay_json(state, writer_alive=False))
