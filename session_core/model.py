@@ -980,25 +980,35 @@ class Transcript:
             return None
         return Usage.total([self.usage, *(s.usage for s in self.subagents)])
 
-    def to_json(self) -> dict[str, Any]:
-        """The replay JSON (shared/spec/api.md): the shared keys, then the format's own."""
-        out: dict[str, Any] = {
-            "format": self.format,
-            "meta": self.meta,
-            "messages": [m.to_json() for m in self.messages],
-            "tool-operations": [op.to_json() for op in self.tool_operations],
-            "compactions": [c.to_json() for c in self.compactions],
-            "usage": self.usage.to_json(),
-            "warnings": list(self.warnings),
-            "runs": [r.to_json() for r in self.runs],
-        }
+    def json_parts(self) -> Iterator[tuple[str, Any]]:
+        """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the
+        format's own); the long lists as iterators, built an element at a time."""
+        parts: list[tuple[str, Any]] = [
+            ("format", self.format),
+            ("meta", self.meta),
+            ("messages", (m.to_json() for m in self.messages)),
+            ("tool-operations", (op.to_json() for op in self.tool_operations)),
+            ("compactions", [c.to_json() for c in self.compactions]),
+            ("usage", self.usage.to_json()),
+            ("warnings", list(self.warnings)),
+            ("runs", [r.to_json() for r in self.runs]),
+        ]
         if self.subagents:
             both = self.usage_with_subagents
-            out["subagents"] = [s.to_json() for s in self.subagents]
-            out["usage-with-subagents"] = both.to_json() if both is not None else None
+            parts.append(("subagents", [s.to_json() for s in self.subagents]))
+            parts.append(("usage-with-subagents", both.to_json() if both is not None else None))
+        yield from parts
+        taken = {key for key, _value in parts}
         for key, value in self.extra.items():
-            out.setdefault(key, value)
-        return out
+            if key not in taken:  # the shared keys win over a format's own of the same name
+                yield key, value
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay JSON, whole."""
+        return {
+            key: list(value) if isinstance(value, Iterator) else value
+            for key, value in self.json_parts()
+        }
 
     def op_for_call(self, call_id: str) -> ToolOp | None:
         for op in self.tool_operations:

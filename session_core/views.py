@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
@@ -72,7 +72,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
 def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[str, Any]:
     """The replayed view of a v1 file, shaped as ``tailscope replay`` prints it."""
     return {
-        key: list(value) if key == "messages" else value
+        key: list(value) if isinstance(value, Iterator) else value
         for key, value in _replay_parts(state, writer_alive)
     }
 
@@ -80,16 +80,22 @@ def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[st
 def write_replay(state: ReplayState, out: IO[bytes], writer_alive: bool | None = None) -> None:
     """``dump_json(replay_json(state))``, byte for byte, written a message at a time: a big
     file's replay never holds every message at once."""
+    write_parts(_replay_parts(state, writer_alive), out)
+
+
+def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
+    """``dump_json`` of the object these (key, value) parts make, byte for byte, where a
+    value that is an iterator is written an element at a time."""
     dumps = orjson.dumps
     out.write(b"{")
-    for position, (key, value) in enumerate(_replay_parts(state, writer_alive)):
+    for position, (key, value) in enumerate(parts):
         out.write((b"," if position else b"") + dumps(key) + b":")
-        if key != "messages":
+        if not isinstance(value, Iterator):
             out.write(dumps(value, default=str))
             continue
         out.write(b"[")
-        for index, message in enumerate(value):
-            out.write((b"," if index else b"") + dumps(message, default=str))
+        for index, element in enumerate(value):
+            out.write((b"," if index else b"") + dumps(element, default=str))
         out.write(b"]")
     out.write(b"}\n")
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from format_fixtures import FACTORIES
 from test_lazy_events import busy_transcript
 
+from session_core.formats import by_name, names
 from session_core.reader import replay_file
 from session_core.views import dump_json, replay_json, write_replay
 from story import write_story
@@ -40,3 +42,21 @@ def test_the_command_streams_and_pretty_indents(
     assert orjson.loads(streamed) == orjson.loads(pretty)
     state = replay_file(path, tolerate_tail=True)
     assert streamed.encode() == dump_json(replay_json(state, writer_alive=False))
+
+
+@pytest.mark.parametrize("name", names())
+def test_every_format_streams_its_replay_byte_for_byte(tmp_path: Path, name: str) -> None:
+    path = FACTORIES[name](tmp_path)
+    fmt = by_name(name)
+    out = io.BytesIO()
+    fmt.write_replay(path, out)
+    assert out.getvalue() == dump_json(fmt.replay_json(path))
+    assert set(orjson.loads(out.getvalue())) >= {
+        "format",
+        "meta",
+        "messages",
+        "tool-operations",
+        "compactions",
+        "usage",
+        "warnings",
+    }

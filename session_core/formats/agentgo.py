@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ..model import Item, Part, Run, ToolOp, Transcript, Usage, classify_op
 from ..text import count
@@ -76,6 +76,11 @@ class AgentGoFormat(TranscriptFormat):
         for key in ("tool-operations", "compactions", "usage"):
             out[key] = shared[key]
         return out
+
+    def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
+        from ..views import dump_json
+
+        out.write(dump_json(self.replay_json(path)))
 
     def check(self, path: str | os.PathLike[str]) -> str:
         """Read strictly, streaming: what the note says is counted, no record is kept."""

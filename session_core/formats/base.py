@@ -207,15 +207,18 @@ class TranscriptFormat(ABC):
         return LiveModel(self, path)
 
     def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
-        """``tailscope replay``'s bytes: ``dump_json(replay_json(path))``, which a format
-        may write a piece at a time."""
-        from ..views import dump_json
+        """``tailscope replay``'s bytes: ``dump_json(replay_json(path))``, written a message
+        and an operation at a time (a format with a replay JSON of its own overrides it)."""
+        from ..views import write_parts
 
-        out.write(dump_json(self.replay_json(path)))
+        write_parts(self._replayed(path).json_parts(), out)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """``tailscope replay``: the shared keys (api.md) and the format's own."""
-        return self.open(path).to_json()
+        return self._replayed(path).to_json()
+
+    def _replayed(self, path: str | os.PathLike[str]) -> Transcript:
+        return self.open(path, writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
         """Validate strictly; the note after ``ok (``, or ``TranscriptError``.

@@ -89,10 +89,6 @@ class ClaudeCodeFormat(TranscriptFormat):
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         return self.read(path, writer_alive=writer_alive, subagents=True)
 
-    def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
-        where = os.fspath(path)
-        return self.open(where, writer_alive=self.writer_alive(where)).to_json()
-
     def peek_into(self, result: PeekResult) -> None:
         from ...message import Message
 
