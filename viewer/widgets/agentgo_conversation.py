@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from session_core.agentgo.view import AgentGoView, Committed, message_text, thinking_text
+from session_core.text import count
 
 from ..agentgo_model import compact_json, source_time, tool_calls
 from ..fenwick import HeightIndex
@@ -218,4 +219,4 @@ class CommittedView(LineList):
         message = self.committed(self.cursor).message
         text = message_text(message)
         self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
+        self.app.notify(f"Copied {count(len(text), 'character')} to the clipboard.")

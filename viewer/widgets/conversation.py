@@ -17,6 +17,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from session_core.replay import ReplayState
+from session_core.text import count
 
 from ..fenwick import HeightIndex
 from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
@@ -438,7 +439,7 @@ class ConversationView(ScrollView, can_focus=True):
         if text is None:
             return
         self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {len(text):,} characters to the clipboard.")
+        self.app.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 
     def _is(self, what: str, row: Row) -> bool:
         """Whether ``row`` is what a jump looks for: from the facts replay kept, so a jump
