@@ -33,7 +33,7 @@ SHOTS: list[tuple[str, Sequence[str], str]] = [
     ("help.svg", ("question_mark",), "every key"),
 ]
 AGENTGO_SHOTS: list[tuple[str, Sequence[str], str]] = [
-    ("agentgo-runs.svg", (), "an agentgo session: its runs"),
+    ("agentgo-runs.svg", ("1",), "an agentgo session: its runs"),
     ("agentgo-calls.svg", ("2", "e"), "an agentgo session: the call tree and a call's detail"),
     ("agentgo-timeline.svg", ("5", "G"), "an agentgo session: the timeline"),
 ]
