@@ -24,25 +24,10 @@ def iter_lines(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
     A final line without its newline comes last with ``ended=False``.
     """
     number = 0
-    pending: list[bytes] = []  # the pieces of a line longer than a block: joined once
-    while True:
-        block = fh.read(chunk)
-        if not block:
-            break
-        if b"\n" not in block:
-            pending.append(block)
-            continue
-        if pending:
-            pending.append(block)
-            block = b"".join(pending)
-        parts = block.split(b"\n")
-        carry = parts.pop()
-        pending = [carry] if carry else []
+    for parts, ended in _blocks(fh, chunk):
         for part in parts:
             number += 1
-            yield number, part, True
-    if pending:
-        yield number + 1, b"".join(pending), False
+            yield number, part, ended
 
 
 class NotAFileError(OSError):
@@ -139,26 +124,11 @@ def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
     """``iter_lines`` with each line's byte offset in the file instead of ``ended``."""
     number = 0
     offset = 0  # where the next line starts
-    pending: list[bytes] = []
-    while True:
-        block = fh.read(chunk)
-        if not block:
-            break
-        if b"\n" not in block:
-            pending.append(block)
-            continue
-        if pending:
-            pending.append(block)
-            block = b"".join(pending)
-        parts = block.split(b"\n")
-        carry = parts.pop()
-        pending = [carry] if carry else []
+    for parts, _ended in _blocks(fh, chunk):
         for part in parts:
             number += 1
             yield number, part, offset
             offset += len(part) + 1
-    if pending:
-        yield number + 1, b"".join(pending), offset
 
 
 def replay_file(
@@ -181,8 +151,9 @@ def replay_file(
         return _replay_into(state, fh, where, tolerate_tail, keep == "spans")
 
 
-def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[list[bytes]]:
-    """The lines of the file, a block's worth at a time (the last one without its \\n)."""
+def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[list[bytes], bool]]:
+    """The lines of the file a block's worth at a time, without their \\n, and whether
+    they ended with one (only a final line without its newline did not)."""
     pending: list[bytes] = []  # the pieces of a line longer than a block: joined once
     while True:
         block = fh.read(chunk)
@@ -197,9 +168,9 @@ def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[list[bytes]]:
         parts = block.split(b"\n")
         carry = parts.pop()
         pending = [carry] if carry else []
-        yield parts
+        yield parts, True
     if pending:
-        yield [b"".join(pending)]
+        yield [b"".join(pending)], False
 
 
 def _replay_into(
@@ -243,7 +214,7 @@ def _replay_into(
         # Lines applied here take their (empty) facts in one go, before a plain feed
         # and at the end (events.pad_facts).
         try:
-            for parts in _blocks(fh):
+            for parts, _ended in _blocks(fh):
                 for raw in parts:
                     number += 1
                     start = offset
