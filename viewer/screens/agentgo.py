@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import ClassVar
@@ -33,7 +32,6 @@ from .warnings import WarningsScreen
 
 TABS = ("runs", "calls", "conversation", "checkpoints", "timeline")
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its conversation's end first
-PROGRESS_EVERY = 0.25  # seconds between redraws of the loading progress
 
 
 class AgentGoScreen(FollowingScreen):
@@ -62,9 +60,6 @@ class AgentGoScreen(FollowingScreen):
         self.stats = CallStats()
         self.run_filter: str | None = None
         self._records_seen = 0
-        self._previewing = False
-        self._progress = (0, 0)
-        self._progress_drawn = 0.0
 
     # -- layout -----------------------------------------------------------------
 
@@ -143,18 +138,8 @@ class AgentGoScreen(FollowingScreen):
         self.call_after_refresh(self.follow_file)
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._previewing:
-            self._progress = (update.offset, update.size)
-            if not update.caught_up:
-                # The preview stays until the whole file is read. Its progress is drawn a
-                # few times a second, not per batch: each redraw is time the load waits.
-                now = time.monotonic()
-                if now - self._progress_drawn >= PROGRESS_EVERY:
-                    self._progress_drawn = now
-                    self._refresh_status()
-                return
-            self._previewing = False
-            self._loaded = False  # the whole file is here now: show it as a first load
+        if self._still_previewing(update):
+            return
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         view = self.live.view

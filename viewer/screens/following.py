@@ -25,6 +25,7 @@ from session_core.writers import writer_holds_lock
 from ..safe import inert_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
+PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
 
 
 class _GcHold:
@@ -73,6 +74,10 @@ class FollowingScreen(Screen[None]):
         self._was_live = False  # what the panes were last drawn for
         # Held by the worker while it replays and by the UI thread while it reads the result.
         self.state_lock = threading.Lock()
+        # A big file shows its end first (a preview) while the worker loads all of it.
+        self._previewing = False
+        self._progress = (0, 0)  # bytes loaded, of the file's size
+        self._progress_drawn = 0.0
 
     @work(thread=True, exclusive=True, group="follow")
     def follow_file(self) -> None:
@@ -147,6 +152,23 @@ class FollowingScreen(Screen[None]):
     def _apply_update(self, update: FollowUpdate) -> None:
         """Bring the panes up to date with ``self.live`` after ``update`` was replayed."""
         raise NotImplementedError
+
+    def _still_previewing(self, update: FollowUpdate) -> bool:
+        """While a big file's preview stands and its whole load goes on: note the progress
+        (drawn a few times a second, not per batch: each redraw is time the load waits) and
+        say True. The load's last batch ends the preview, to be shown as a first load."""
+        self._progress = (update.offset, update.size)
+        if not self._previewing:
+            return False
+        if not update.caught_up:
+            now = time.monotonic()
+            if now - self._progress_drawn >= PROGRESS_EVERY:
+                self._progress_drawn = now
+                self._refresh_status()
+            return True
+        self._previewing = False
+        self._loaded = False
+        return False
 
     def _refresh_status(self) -> None:
         """Redraw the header (and the problem banner)."""

@@ -72,8 +72,6 @@ class ModelScreen(FollowingScreen):
         self._stale: set[str] = set()
         self._drawn_at = 0.0
         self._pending = False
-        self._progress = (0, 0)
-        self._previewing = False
 
     # -- layout -----------------------------------------------------------------------
 
@@ -149,16 +147,8 @@ class ModelScreen(FollowingScreen):
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        self._progress = (update.offset, update.size)
-        if self._previewing:
-            if not update.caught_up:
-                # The preview stays until the whole file is read; only the progress is
-                # drawn (a few times a second: each redraw is time the load waits).
-                if time.monotonic() - self._drawn_at >= DRAW_EVERY:
-                    self._drawn_at = time.monotonic()
-                    self._refresh_status()
-                return
-            self._previewing = False
+        if self._still_previewing(update):
+            return
         if not update.caught_up and time.monotonic() - self._drawn_at < DRAW_EVERY:
             # A big load arrives in many batches: a snapshot per batch would be the load's
             # time spent drawing. The last batch (caught up) is always drawn.

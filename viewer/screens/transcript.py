@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -33,7 +32,6 @@ from .following import FollowingScreen
 from .warnings import WarningsScreen
 
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
-PROGRESS_EVERY = 0.25  # seconds between redraws of the loading progress
 
 
 class TranscriptScreen(FollowingScreen):
@@ -59,9 +57,6 @@ class TranscriptScreen(FollowingScreen):
         self.live = LiveTranscript(self.path)
         self.usage = UsageTally()
         self._stale_panes: set[str] = set()
-        self._previewing = False
-        self._progress = (0, 0)
-        self._progress_drawn = 0.0
 
     # -- layout -----------------------------------------------------------------
 
@@ -129,18 +124,8 @@ class TranscriptScreen(FollowingScreen):
         self.call_after_refresh(self.follow_file)
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._previewing:
-            self._progress = (update.offset, update.size)
-            if not update.caught_up:
-                # The preview stays until the whole file is replayed. Its progress is drawn
-                # a few times a second, not per batch: each redraw is time the load waits.
-                now = time.monotonic()
-                if now - self._progress_drawn >= PROGRESS_EVERY:
-                    self._progress_drawn = now
-                    self._refresh_status()
-                return
-            self._previewing = False
-            self._loaded = False  # the whole file is here now: show it as a first load
+        if self._still_previewing(update):
+            return
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         if reset or first:
