@@ -58,6 +58,7 @@ from .reader import (
 from .replay import ReplayState, payload_of
 from .tallies import AgentGoTally, V1Window, text_or_none
 from .usage import Usage
+from .writers import LockTable
 
 Status = Literal["live", "finished", "crashed", "damaged", "not-a-transcript"]
 STATUSES: tuple[Status, ...] = ("live", "finished", "crashed", "damaged", "not-a-transcript")
@@ -138,40 +139,6 @@ def epoch(ts: str | None) -> float | None:
 
 
 # -- locks -------------------------------------------------------------------------
-
-
-class LockTable:
-    """One read of /proc/locks, asked about many files (a directory scan reads it once)."""
-
-    def __init__(self, text: str | None) -> None:
-        self.known = text is not None
-        self.held: set[str] = set()
-        for line in (text or "").splitlines():
-            fields = line.split()
-            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; blocked waiters start with "->".
-            if len(fields) >= 6 and fields[1] == "FLOCK":
-                self.held.add(fields[5])
-
-    @classmethod
-    def read(cls, path: str = "/proc/locks") -> LockTable:
-        try:
-            with open(path, encoding="ascii", errors="replace") as fh:
-                return cls(fh.read())
-        except OSError:
-            return cls(None)
-
-    def holds(self, device: int, inode: int) -> bool | None:
-        if not self.known:
-            return None
-        major, minor = os.major(device), os.minor(device)
-        return any(
-            key in self.held
-            for key in (
-                f"{major:02x}:{minor:02x}:{inode}",
-                f"{major:x}:{minor:x}:{inode}",
-                f"{major}:{minor}:{inode}",
-            )
-        )
 
 
 # -- one file ------------------------------------------------------------------------

@@ -1,8 +1,46 @@
-"""Is a writer holding this transcript? Answered from /proc/locks, without touching the file."""
+"""Is a writer holding this transcript? Answered from /proc/locks, without touching the file.
+
+``LockTable`` is the one reader of that table: a directory scan reads it once for many
+files, ``writer_holds_lock`` once for one.
+"""
 
 from __future__ import annotations
 
 import os
+
+
+class LockTable:
+    """One read of /proc/locks, asked about many files (a directory scan reads it once)."""
+
+    def __init__(self, text: str | None) -> None:
+        self.known = text is not None
+        self.held: set[str] = set()
+        for line in (text or "").splitlines():
+            fields = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; blocked waiters start with "->".
+            if len(fields) >= 6 and fields[1] == "FLOCK":
+                self.held.add(fields[5])
+
+    @classmethod
+    def read(cls, path: str = "/proc/locks") -> LockTable:
+        try:
+            with open(path, encoding="ascii", errors="replace") as fh:
+                return cls(fh.read())
+        except OSError:
+            return cls(None)
+
+    def holds(self, device: int, inode: int) -> bool | None:
+        if not self.known:
+            return None
+        major, minor = os.major(device), os.minor(device)
+        return any(
+            key in self.held
+            for key in (
+                f"{major:02x}:{minor:02x}:{inode}",
+                f"{major:x}:{minor:x}:{inode}",
+                f"{major}:{minor}:{inode}",
+            )
+        )
 
 
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
@@ -13,19 +51,6 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
     """
     try:
         st = os.stat(path)
-        with open(locks, encoding="ascii", errors="replace") as fh:
-            table = fh.read()
     except OSError:
         return None
-    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
-    wanted = {
-        f"{major:02x}:{minor:02x}:{st.st_ino}",
-        f"{major:x}:{minor:x}:{st.st_ino}",
-        f"{major}:{minor}:{st.st_ino}",
-    }
-    for line in table.splitlines():
-        fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; blocked waiters start with "->".
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] in wanted:
-            return True
-    return False
+    return LockTable.read(locks).holds(st.st_dev, st.st_ino)
