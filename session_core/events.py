@@ -22,8 +22,9 @@ from typing import Any, overload
 import msgspec
 import orjson
 
-from .facts import FactsColumn, as_str
+from .facts import FactsColumn
 from .indexing import loads_payload
+from .text import as_str
 
 CACHE = 512  # parsed lines kept at once
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 from .message_usage import MessageUsage, v1_usage
+from .text import as_str
 
 if TYPE_CHECKING:
     from .events import Events
@@ -60,13 +61,6 @@ class MessageFacts:
     turn: bool  # counts as a turn for usage
     usage: MessageUsage | None
     error: bool = False  # its is-error flag
-
-
-def as_str(value: Any) -> str:
-    """A field as text: "" for a missing one, str() of anything not a str."""
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
 
 
 def message_facts(

@@ -25,8 +25,9 @@ from typing import Any
 import msgspec
 import orjson
 
-from .facts import _ROLES, LINES_COUNTED, as_str
+from .facts import _ROLES, LINES_COUNTED
 from .message_usage import MessageUsage
+from .text import as_str
 
 _Raw = msgspec.Raw
 _NO = msgspec.Raw(b"")  # a field the line does not have

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
-from .facts import as_str as _str
+from .text import as_str as _str
 
 _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")

@@ -15,10 +15,10 @@ from typing import Any
 from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
-from .facts import as_str as _str
 from .indexing import FactsBody, LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import RunContexts, ToolOps
+from .text import as_str as _str
 
 KNOWN_TYPES = frozenset(
     (

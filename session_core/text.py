@@ -79,3 +79,15 @@ def one_line(text: object) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 message``, ``3 messages``, ``1,204 tool operations``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def as_str(value: object) -> str:
+    """A field as text: "" for a missing one, ``str()`` of anything not a str."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def str_or_none(value: object) -> str | None:
+    """A field that is a string, or None (anything else is not taken for one)."""
+    return value if isinstance(value, str) else None

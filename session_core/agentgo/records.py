@@ -19,6 +19,7 @@ from typing import Any, overload
 import orjson
 
 from ..events import SPAN_BITS, SPAN_MAX, LineSource
+from ..text import as_str
 
 CACHE_RECORDS = 64  # parsed records kept at once
 CACHE_BYTES = 16 << 20  # and at most this many bytes of their lines (one bigger is kept alone)
@@ -26,10 +27,6 @@ NO_SEQ = -(1 << 63)  # in ``seqs``: the record's seq is not an int
 NO_RUN = -1  # in ``runs``: the record has no run_id
 ODD_RUN = -2  # in ``runs``: its run_id is not a str (the run is keyed by its str())
 CHANGED = "(this record changed on disk after it was read; the view reloads the file)"
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
 def span_of(offset: int, length: int) -> int:
@@ -129,7 +126,7 @@ class Records(Sequence[dict[str, Any]]):
         seq = self.seqs[index]
         if (
             type(value) is not dict
-            or _str(value.get("type")) != self.kind(index)
+            or as_str(value.get("type")) != self.kind(index)
             or (seq != NO_SEQ and value.get("seq") != seq)
         ):
             return self._changed(index)

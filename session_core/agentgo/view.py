@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..message import Message
+from ..text import as_str
 from .records import NO_SEQ, ODD_RUN, Records
 
 CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
@@ -51,10 +52,6 @@ def _data(record: dict[str, Any]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
-
-
 @dataclass(slots=True)
 class Run:
     id: str
@@ -81,9 +78,9 @@ class Run:
             return "no agent_end (gap)" if self.agent_started else "no loop outcome"
         error = self.agent_end.get("error")
         if error:
-            return f"failed: {_str(error)}"
+            return f"failed: {as_str(error)}"
         reason = self.agent_end.get("stop_reason")
-        return f"ended: {_str(reason)}" if reason else "ended"
+        return f"ended: {as_str(reason)}" if reason else "ended"
 
 
 @dataclass(slots=True, eq=False)
@@ -159,7 +156,7 @@ class Call:
         for at in self.records:
             seq = store.seqs[at]
             time = store[at].get("time")
-            out.append((-1 if seq == NO_SEQ else seq, store.kind(at), _str(time)))
+            out.append((-1 if seq == NO_SEQ else seq, store.kind(at), as_str(time)))
         return out
 
     @property
@@ -179,9 +176,9 @@ class Call:
     @property
     def name(self) -> str:
         if self.tool_start_at >= 0:
-            return _str(self.tool_name) or self.id
+            return as_str(self.tool_name) or self.id
         if self.request_at >= 0 and self.model:
-            return f"{self.id} ({_str(self.model)})"
+            return f"{self.id} ({as_str(self.model)})"
         return self.id
 
 
@@ -274,23 +271,23 @@ def message_text(message: dict[str, Any]) -> str:
     if isinstance(parts, list):
         for part in parts:
             if not isinstance(part, dict):
-                out.append(_str(part))
+                out.append(as_str(part))
                 continue
             kind = part.get("type")
             if kind == "text":
-                out.append(_str(part.get("text")))
+                out.append(as_str(part.get("text")))
             elif kind == "thinking" or kind == "tool_call":
                 continue
             elif kind == "image":
-                out.append(f"[image {_str(part.get('mime'))}]")
+                out.append(f"[image {as_str(part.get('mime'))}]")
             else:
-                out.append(f"[{_str(kind)} part]")
+                out.append(f"[{as_str(kind)} part]")
     return "\n".join(out)
 
 
 def as_message(message: dict[str, Any]) -> Message:
     """An AgentMessage in the v1 ``Message`` shape (for peek and shared views)."""
-    kind = _str(message.get("kind")) or "user"
+    kind = as_str(message.get("kind")) or "user"
     role = {"tool_result": "tool"}.get(kind, kind)
     calls = []
     parts = message.get("content")
@@ -300,10 +297,10 @@ def as_message(message: dict[str, Any]) -> Message:
                 args = part.get("arguments")
                 calls.append(
                     {
-                        "id": _str(part.get("id")),
+                        "id": as_str(part.get("id")),
                         "type": "function",
                         "function": {
-                            "name": _str(part.get("name")),
+                            "name": as_str(part.get("name")),
                             "arguments": args if isinstance(args, str) else _json(args),
                         },
                     }
@@ -313,7 +310,7 @@ def as_message(message: dict[str, Any]) -> Message:
         role=role,
         content=message_text(message),
         tool_calls=tuple(calls),
-        tool_call_id=None if tcid is None else _str(tcid),
+        tool_call_id=None if tcid is None else as_str(tcid),
     )
 
 
@@ -363,24 +360,24 @@ class AgentGoView:
     def feed(self, record: dict[str, Any], line: int, span: int = 0) -> None:
         """Take one record; ``span`` says where it is in ``records.source`` (0: keep the
         dict itself)."""
-        kind = _str(record.get("type"))
+        kind = as_str(record.get("type"))
         raw_seq = record.get("seq")
         seq: int = raw_seq if type(raw_seq) is int else -1
         index = self.records.append(
             record, span, kind, raw_seq if type(raw_seq) is int else NO_SEQ, line
         )
-        time = _str(record.get("time"))
+        time = as_str(record.get("time"))
         data = _data(record)
         if kind == "session_start":
             if self.session_id is None:
-                self.session_id = _str(record.get("session_id"))
+                self.session_id = as_str(record.get("session_id"))
                 self.version = data.get("version")
                 self.started = time
             return
         if kind not in KNOWN_TYPES:
             self.unknown.append(index)
         run_id = record.get("run_id")
-        run = self._run(_str(run_id), seq, time) if run_id is not None else None
+        run = self._run(as_str(run_id), seq, time) if run_id is not None else None
         if run is not None:
             self.records.runs[index] = run.index if type(run_id) is str else ODD_RUN
             run.records += 1
@@ -400,16 +397,16 @@ class AgentGoView:
             if isinstance(message, dict):
                 self.messages.append(
                     Committed(
-                        seq, line, _str(run_id), time, self.records, index, message_lines(message)
+                        seq, line, as_str(run_id), time, self.records, index, message_lines(message)
                     )
                 )
         elif kind == "checkpoint":
             shape = snapshot_shape(data.get("snapshot"))
             self.checkpoints.append(
-                Checkpoint(seq, line, _str(run_id), time, self.records, index, shape)
+                Checkpoint(seq, line, as_str(run_id), time, self.records, index, shape)
             )
         elif kind in ("context_projected", "context_compacted"):
-            self.context_events.append((seq, _str(run_id), kind, data))
+            self.context_events.append((seq, as_str(run_id), kind, data))
         execution = record.get("execution")
         if isinstance(execution, dict):
             self._feed_call(record, index, kind, seq, time, data, execution, run)
@@ -433,8 +430,8 @@ class AgentGoView:
         execution: dict[str, Any],
         run: Run | None,
     ) -> None:
-        run_id = _str(record.get("run_id"))
-        exec_id = _str(execution.get("id"))
+        run_id = as_str(record.get("run_id"))
+        exec_id = as_str(execution.get("id"))
         attempt = execution.get("attempt")
         attempt = attempt if type(attempt) is int else 1
         key = (run_id, exec_id, attempt)
@@ -445,8 +442,8 @@ class AgentGoView:
                 run_id,
                 exec_id,
                 attempt,
-                _str(execution.get("kind")),
-                None if parent is None else _str(parent),
+                as_str(execution.get("kind")),
+                None if parent is None else as_str(parent),
                 execution.get("turn_index"),
                 seq,
                 time,

@@ -17,6 +17,7 @@ from typing import Any
 
 from ... import pricing
 from ...model import Item, Part, Transcript, Usage
+from ...text import str_or_none
 from ..base import Builder
 from . import blocks
 from .records import Boundary, Call, Response, RunMark
@@ -37,10 +38,6 @@ SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up its
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def seconds_between(start: str | None, end: str | None) -> float | None:
@@ -95,12 +92,12 @@ class ClaudeCodeBuilder(Builder):
     def feed(self, record: dict[str, Any], line: int) -> None:
         self.version += 1
         self.lines = max(self.lines, line)
-        kind = _str(record.get("type")) or "?"
+        kind = str_or_none(record.get("type")) or "?"
         self.type_counts[kind] += 1
         if self._meta_missing:
             self._take_meta(record)
         side = record.get("isSidechain") is True
-        uuid = _str(record.get("uuid"))
+        uuid = str_or_none(record.get("uuid"))
         if uuid is not None and uuid in self.threads.index:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
@@ -108,7 +105,7 @@ class ClaudeCodeBuilder(Builder):
             self._progress(record, line, uuid, side)
             return
         self._progress_item = None
-        ts = _str(record.get("timestamp"))
+        ts = str_or_none(record.get("timestamp"))
         if kind == "assistant":
             self._assistant(record, line, uuid, side, ts)
         elif kind == "user":
@@ -134,7 +131,7 @@ class ClaudeCodeBuilder(Builder):
     ) -> int:
         if uuid is None:
             return -1
-        node = self.threads.add(uuid, _str(record.get("parentUuid")), line, kind, side)
+        node = self.threads.add(uuid, str_or_none(record.get("parentUuid")), line, kind, side)
         self.node_raw.append(len(self.raw))  # the item appended next (split lines: re-pointed)
         if not side:
             self.has_main = True
@@ -155,9 +152,9 @@ class ClaudeCodeBuilder(Builder):
     def _progress(self, record: dict[str, Any], line: int, uuid: str | None, side: bool) -> None:
         data = record.get("data")
         data = data if isinstance(data, dict) else {}
-        dtype = _str(data.get("type")) or "?"
+        dtype = str_or_none(data.get("type")) or "?"
         self.progress_counts[dtype] += 1
-        call_id = _str(record.get("parentToolUseID"))
+        call_id = str_or_none(record.get("parentToolUseID"))
         if call_id is not None:
             if dtype == "bash_progress":
                 output = data.get("output")
@@ -165,13 +162,13 @@ class ClaudeCodeBuilder(Builder):
                 if isinstance(output, str) and (call is None or call.result_line is None):
                     self.progress_out[call_id] = output
             elif dtype == "agent_progress":
-                agent = _str(data.get("agentId"))
+                agent = str_or_none(data.get("agentId"))
                 if agent:
                     self.agent_of.setdefault(call_id, agent)
         item = self._progress_item
         if item is not None and self._progress_side == side and item.line + item.lines == line:
             if uuid is not None:
-                self.threads.add(uuid, _str(record.get("parentUuid")), line, PROGRESS, side)
+                self.threads.add(uuid, str_or_none(record.get("parentUuid")), line, PROGRESS, side)
                 self.node_raw.append(len(self.raw) - 1)
                 self.has_main = self.has_main or not side
             item.lines += 1
@@ -190,7 +187,7 @@ class ClaudeCodeBuilder(Builder):
             parts=[Part("other", text=text, name="progress")],
             line=line,
             kind="hook" if dtype == "hook_progress" else "progress",
-            ts=_str(record.get("timestamp")),
+            ts=str_or_none(record.get("timestamp")),
         )
         self._progress_item = item
         self._append(item, node, side)
@@ -200,10 +197,15 @@ class ClaudeCodeBuilder(Builder):
     ) -> None:
         message = record.get("message")
         message = message if isinstance(message, dict) else {}
-        key = _str(message.get("id")) or _str(record.get("requestId")) or uuid or f"line-{line}"
+        key = (
+            str_or_none(message.get("id"))
+            or str_or_none(record.get("requestId"))
+            or uuid
+            or f"line-{line}"
+        )
         parts = blocks.parts_of(message.get("content"))
         self.lazy(parts)
-        model = _str(message.get("model"))
+        model = str_or_none(message.get("model"))
         response = self.responses.get(key)
         if response is not None and response.side == side:
             node = self._node(record, uuid, line, ASSISTANT, side)
@@ -215,7 +217,7 @@ class ClaudeCodeBuilder(Builder):
             response.item.lines += 1
         else:
             node = self._node(record, uuid, line, ASSISTANT, side)
-            role = _str(message.get("role")) or "assistant"
+            role = str_or_none(message.get("role")) or "assistant"
             item = Item(
                 id=uuid or f"line-{line}", role=role, parts=parts, line=line, ts=ts, model=model
             )
@@ -234,7 +236,7 @@ class ClaudeCodeBuilder(Builder):
             self.node_raw[node] = response.raw
         if not side and self.runs:
             self.runs[-1].response_line = line
-        stop = _str(message.get("stop_reason"))
+        stop = str_or_none(message.get("stop_reason"))
         if stop is not None:
             response.stop = stop
         self._usage(response, message.get("usage"), model)
@@ -312,7 +314,7 @@ class ClaudeCodeBuilder(Builder):
         node = self._node(record, uuid, line, USER, side)
         item = Item(
             id=uuid or f"line-{line}",
-            role=_str(message.get("role")) or "user",
+            role=str_or_none(message.get("role")) or "user",
             parts=parts,
             line=line,
             kind=kind,
@@ -328,7 +330,7 @@ class ClaudeCodeBuilder(Builder):
                 interrupted = (
                     isinstance(detail, dict) and detail.get("interrupted") is True
                 ) or part.text.lstrip().startswith(blocks.INTERRUPTED)
-                agent = _str(detail.get("agentId")) if isinstance(detail, dict) else None
+                agent = str_or_none(detail.get("agentId")) if isinstance(detail, dict) else None
                 answers.append((index, (interrupted, agent)))
         self.lazy(parts)
         for index, facts in answers:
@@ -385,7 +387,7 @@ class ClaudeCodeBuilder(Builder):
     def _system(
         self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
     ) -> None:
-        subtype = _str(record.get("subtype"))
+        subtype = str_or_none(record.get("subtype"))
         before = self.conv_main
         node = self._node(record, uuid, line, SYSTEM, side)
         item = Item(
@@ -438,25 +440,25 @@ class ClaudeCodeBuilder(Builder):
         role = "system"
         name: str | None = kind
         if kind == "summary":
-            text = _str(record.get("summary")) or ""
+            text = str_or_none(record.get("summary")) or ""
             part = Part("text", text=text, name=kind)
             item_kind = "summary"
             if text:
                 self.titles["summary"] = text
         elif kind == "queue-operation":
             content = record.get("content")
-            op = _str(record.get("operation")) or "queue-operation"
+            op = str_or_none(record.get("operation")) or "queue-operation"
             part = Part("text", text=content if isinstance(content, str) else op, name=op)
             item_kind, role = "queued", "user"
         elif kind == "attachment":
             attachment = record.get("attachment")
-            atype = _str(attachment.get("type")) if isinstance(attachment, dict) else None
+            atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
             name = atype or kind
             part = Part("other", text=blocks.compact(attachment), name=name)
             item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
         else:
             if kind == "custom-title":
-                title = _str(record.get("customTitle")) or _str(record.get("title"))
+                title = str_or_none(record.get("customTitle")) or str_or_none(record.get("title"))
                 if title:
                     self.titles["custom-title"] = title
             part = Part("other", text=blocks.compact(record), name=kind)

@@ -35,6 +35,7 @@ from ...model import (
     classify_op,
     ref_of,
 )
+from ...text import str_or_none
 from ..base import Builder
 from . import usage as tokens
 from .compaction import replay
@@ -44,7 +45,6 @@ from .items import (
     CALL_TYPES,
     NOT_SENT,
     OUTPUT_TYPES,
-    as_str,
     completed_item,
     fingerprint,
     message_key,
@@ -119,7 +119,7 @@ class CodexBuilder(Builder):
     def feed(self, record: dict[str, Any], line: int) -> None:
         kind = record.get("type")
         payload = record.get("payload")
-        ts = as_str(record.get("timestamp"))
+        ts = str_or_none(record.get("timestamp"))
         if not isinstance(payload, dict):
             self._record(record, line, ts)
             return
@@ -213,7 +213,7 @@ class CodexBuilder(Builder):
             part = Part(
                 "tool-result",
                 outcome.text,
-                call_id=as_str(payload.get("call_id")),
+                call_id=str_or_none(payload.get("call_id")),
                 is_error=outcome.failed,
                 data=outcome.detail,
             )
@@ -270,7 +270,7 @@ class CodexBuilder(Builder):
     def _output(
         self, payload: dict[str, Any], outcome: Any, line: int, ts: str | None, part: Part
     ) -> None:
-        call_id = as_str(payload.get("call_id"))
+        call_id = str_or_none(payload.get("call_id"))
         index = self.op_by_call.get(call_id) if call_id is not None else None
         if index is None:
             return  # an answer to a call this file does not have (kept as its item)
@@ -305,7 +305,7 @@ class CodexBuilder(Builder):
             elif raw.id_of(entry) in folded:
                 raw.flag(entry, FOLDED_MARK)
         self.view, self.view_keys = replayed.view, replayed.keys
-        message = as_str(payload.get("message")) or ""
+        message = str_or_none(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))
         self._add(parts, line, "system", "compaction", ts, keep=True)
@@ -325,7 +325,7 @@ class CodexBuilder(Builder):
     # -- events -----------------------------------------------------------------------
 
     def _event(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        kind = as_str(payload.get("type"))
+        kind = str_or_none(payload.get("type"))
         item_id = f"L{line}"
         parts: list[Part] | None = None
         role = "system"
@@ -405,7 +405,7 @@ class CodexBuilder(Builder):
 
     def _late_outcome(self, kind: str, payload: dict[str, Any]) -> None:
         """An ``*_end`` event's word on a call, for outputs that do not say how it ended."""
-        call_id = as_str(payload.get("call_id"))
+        call_id = str_or_none(payload.get("call_id"))
         if call_id is None:
             return
         code: int | None = None
@@ -438,7 +438,7 @@ class CodexBuilder(Builder):
         if previous is not None:  # a new turn while one is open: that one never ended
             previous.state = "interrupted"
             previous.end_line = line
-        turn = as_str(payload.get("turn_id")) or f"L{line}"
+        turn = str_or_none(payload.get("turn_id")) or f"L{line}"
         self.open_run = len(self.runs)
         self.runs.append(Run(id=turn, state="running", line=line, started=ts))
         self.run_by_turn[turn] = self.open_run
@@ -447,7 +447,7 @@ class CodexBuilder(Builder):
             self.waiting_context = None
 
     def _end_run(self, state: Any, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        turn = as_str(payload.get("turn_id"))
+        turn = str_or_none(payload.get("turn_id"))
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
         if index < 0:  # the file starts inside a turn (a resumed one)
             index = len(self.runs)
@@ -531,7 +531,7 @@ class CodexBuilder(Builder):
         if line_type == "turn_context":
             return [Part("other", compact(payload), name="turn_context")]
         if line_type == "event_msg":
-            kind = as_str(payload.get("type"))
+            kind = str_or_none(payload.get("type"))
             if kind in _LEGACY:
                 text = payload.get("text" if kind == "agent_reasoning" else "message")
                 text = text if isinstance(text, str) else compact(text)
@@ -545,7 +545,7 @@ class CodexBuilder(Builder):
                 Part(
                     "tool-result",
                     outcome.text,
-                    call_id=as_str(payload.get("call_id")),
+                    call_id=str_or_none(payload.get("call_id")),
                     is_error=outcome.failed,
                     data=outcome.detail,
                 )

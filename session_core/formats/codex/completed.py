@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import Item, OpState, Part, ToolOp, classify_op
-from .items import as_str, field
+from ...text import str_or_none
+from .items import field
 from .tools import command_line, compact
 
 TOOL_ITEMS = ("CommandExecution", "FileChange", "McpToolCall", "WebSearch", "DynamicToolCall")
@@ -38,7 +39,7 @@ def completed_tool(
     kind = item.get("type")
     if kind not in TOOL_ITEMS:
         return None
-    call_id = as_str(item.get("id")) or item_id
+    call_id = str_or_none(item.get("id")) or item_id
     status = _status(item)
     failed = status in ("failed", "declined", "error")
     result: str | None = None
@@ -60,7 +61,7 @@ def completed_tool(
         out = [t for t in (item.get("stdout"), item.get("stderr")) if isinstance(t, str) and t]
         result = "\n".join(out) if out else None
     elif kind == "McpToolCall":
-        server, name = as_str(item.get("server")) or "?", as_str(item.get("tool")) or "?"
+        server, name = str_or_none(item.get("server")) or "?", str_or_none(item.get("tool")) or "?"
         tool = f"mcp:{server}/{name}"
         arguments = item.get("arguments")
         shown = compact(arguments)
@@ -73,9 +74,9 @@ def completed_tool(
     elif kind == "WebSearch":
         tool = "web_search"
         arguments = item.get("action") if item.get("action") is not None else item.get("query")
-        shown = as_str(item.get("query")) or compact(arguments)
+        shown = str_or_none(item.get("query")) or compact(arguments)
     else:
-        tool = as_str(item.get("tool")) or "dynamic_tool"
+        tool = str_or_none(item.get("tool")) or "dynamic_tool"
         arguments = item.get("arguments")
         shown = compact(arguments)
         if item.get("success") is False or item.get("error") is not None:

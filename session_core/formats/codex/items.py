@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import Item, Part
+from ...text import str_or_none
 from .tools import compact, decode_output, parse_arguments, shown_arguments
 
 STICKY_ROLES = ("developer", "system")
@@ -17,10 +18,6 @@ CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "web_sear
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
-
-
-def as_str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def content_parts(content: Any) -> list[Part]:
@@ -124,7 +121,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
     """One response item as a conversation item (unknown types kept as a raw record)."""
     kind = payload.get("type")
     if kind == "message":
-        role = as_str(payload.get("role")) or "user"
+        role = str_or_none(payload.get("role")) or "user"
         return Item(
             item_id,
             role,
@@ -150,7 +147,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         part = Part(
             "tool-result",
             outcome.text,
-            call_id=as_str(payload.get("call_id")),
+            call_id=str_or_none(payload.get("call_id")),
             is_error=outcome.failed,
             data=outcome.detail,
         )
@@ -161,7 +158,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         part = Part("other", f"[compaction summary, encrypted, {size:,} chars]", name="compaction")
         part.data = payload
         return Item(item_id, "system", [part], line, kind="compaction", ts=ts)
-    role = as_str(payload.get("role")) or "system"
+    role = str_or_none(payload.get("role")) or "system"
     return Item(
         item_id, role, [Part("other", compact(payload), name=str(kind))], line, kind="record", ts=ts
     )
@@ -176,12 +173,12 @@ def fingerprint(payload: dict[str, Any]) -> int:
     """Equal for a response item and its copy in a ``replacement_history``."""
     kind = payload.get("type")
     if kind == "message":
-        role = as_str(payload.get("role")) or "user"
+        role = str_or_none(payload.get("role")) or "user"
         return message_key(role, content_parts(payload.get("content")))
     if kind in CALL_TYPES or kind in OUTPUT_TYPES:
-        return hash((kind, as_str(payload.get("call_id")), as_str(payload.get("id"))))
+        return hash((kind, str_or_none(payload.get("call_id")), str_or_none(payload.get("id"))))
     if kind == "reasoning":
-        encrypted = as_str(payload.get("encrypted_content"))
+        encrypted = str_or_none(payload.get("encrypted_content"))
         return hash(("reasoning", encrypted, *_texts(payload.get("summary"))))
     return hash(compact(payload))
 
@@ -221,7 +218,6 @@ __all__ = [
     "NOT_SENT",
     "OUTPUT_TYPES",
     "STICKY_ROLES",
-    "as_str",
     "call_arguments",
     "call_id_of",
     "call_name",
