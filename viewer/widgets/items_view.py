@@ -20,16 +20,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from session_core.item_column import FOLD_LINES, FOLD_PARTS, Items, folded_height
 from session_core.model import (
-    FOLD_LINES,
-    FOLD_PARTS,
     STATE_TONES,
     Item,
-    Items,
     Part,
     ToolOp,
     Transcript,
-    folded_height,
 )
 from session_core.text import count
 

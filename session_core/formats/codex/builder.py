@@ -18,12 +18,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from ...item_column import FOLDED_MARK, ItemColumn, Items
 from ...model import (
-    FOLDED_MARK,
     Compaction,
     Item,
-    ItemColumn,
-    Items,
     LazyToolOp,
     OpState,
     Part,

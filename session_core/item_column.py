@@ -1,0 +1,280 @@
+"""Conversation items kept packed: a small header per line, parts read again by span.
+
+A builder of a big file keeps its raw items in an ``ItemColumn`` instead of an ``Item``
+object per line; ``Items`` is a snapshot of one, a ``Sequence[Item]`` that builds each
+item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from .model import Item, Part, PartSource, Usage, make_lazy
+
+FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
+FOLD_LINES = 3  # lines a folded text part shows
+
+
+def folded_height(parts: Sequence[Part]) -> int:
+    """The rows a folded item takes in the conversation view (a header, then its parts)."""
+    height = 1
+    for part in parts[:FOLD_PARTS]:
+        if part.kind == "text":
+            height += min(FOLD_LINES, part.head.count("\n", 0, 4000) + 1)
+        else:
+            height += 1
+    return height + (1 if len(parts) > FOLD_PARTS else 0)
+
+
+STICKY, FOLDED_MARK, NO_TS = 1, 2, 4  # ItemColumn flags
+_NO_USAGE: dict[int, Usage] = {}
+
+
+class ItemColumn:
+    """A builder's items in file order, packed: per item a small header (line, role, kind,
+    model and id as codes, its timestamp, flags, its folded height) and either its parts
+    (kept: short, or made up by the builder) or the span of its line, whose parts are read
+    again (``PartSource``) when the item is asked for. Items are built on demand and the
+    last ``CACHE`` built are kept; what changes an item later (``set_usage``, ``flag``,
+    ``set_marks``) drops its built copy."""
+
+    CACHE = 1024
+
+    __slots__ = (
+        "_built",
+        "_codes",
+        "_strings",
+        "flags",
+        "height",
+        "id_prefix",
+        "ids",
+        "kind",
+        "line",
+        "lines",
+        "marks",
+        "model",
+        "parts",
+        "role",
+        "source",
+        "span",
+        "ts_end",
+        "ts_text",
+        "usage",
+    )
+
+    def __init__(self, id_prefix: str = "L") -> None:
+        self.id_prefix = id_prefix
+        self.line = array("l")
+        self.span = array("q")
+        self.role = array("H")
+        self.kind = array("H")
+        self.model = array("H")
+        self.flags = bytearray()
+        self.height = bytearray()
+        # Timestamps packed: their UTF-8 one after another, where each ends.
+        self.ts_text = bytearray()
+        self.ts_end = array("Q")
+        self.parts: list[list[Part] | None] = []  # None: read again by span
+        self.ids: list[str | None] | None = None  # None: every id is prefix + line
+        self.usage: dict[int, Usage] = _NO_USAGE
+        self.marks: dict[int, list[str]] = {}
+        self.lines: dict[int, int] = {}  # items of more than one line
+        self.source: PartSource | None = None
+        self._strings: list[str | None] = [None]
+        self._codes: dict[str | None, int] = {None: 0}
+        self._built: dict[int, Item] = {}
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    def _code(self, value: str | None) -> int:
+        code = self._codes.get(value)
+        if code is None:
+            code = self._codes[value] = len(self._strings)
+            self._strings.append(value)
+        return code
+
+    def append(
+        self,
+        parts: list[Part],
+        line: int,
+        *,
+        role: str,
+        kind: str = "message",
+        ts: str | None = None,
+        model: str | None = None,
+        sticky: bool = False,
+        span: int = 0,
+        ident: str | None = None,
+        keep: bool = False,
+    ) -> int:
+        """One item; its parts are dropped (read again by ``span``) unless ``keep`` or no
+        span/source is known. Returns its index."""
+        index = len(self.line)
+        self.line.append(line)
+        by_span = bool(span) and self.source is not None and not keep
+        self.span.append(span if by_span else 0)
+        self.parts.append(None if by_span else parts)
+        self.role.append(self._code(role))
+        self.kind.append(self._code(kind))
+        self.model.append(self._code(model))
+        self.flags.append((STICKY if sticky else 0) | (NO_TS if ts is None else 0))
+        self.height.append(folded_height(parts))
+        if ts:
+            self.ts_text += ts.encode("utf-8", "surrogatepass")
+        self.ts_end.append(len(self.ts_text))
+        if ident is not None or self.ids is not None:
+            if self.ids is None:
+                self.ids = [None] * index
+            self.ids.append(ident)
+        return index
+
+    def id_of(self, index: int) -> str:
+        ids = self.ids
+        ident = ids[index] if ids is not None else None
+        return ident if ident is not None else f"{self.id_prefix}{self.line[index]}"
+
+    def changed(self, index: int) -> None:
+        self._built.pop(index, None)
+
+    def set_usage(self, index: int, usage: Usage | None) -> None:
+        if self.usage is _NO_USAGE:
+            self.usage = {}
+        if usage is None:
+            self.usage.pop(index, None)
+        else:
+            self.usage[index] = usage
+        self._built.pop(index, None)
+
+    def set_model(self, index: int, model: str | None) -> None:
+        self.model[index] = self._code(model)
+        self._built.pop(index, None)
+
+    def set_kind(self, index: int, kind: str) -> None:
+        self.kind[index] = self._code(kind)
+        self._built.pop(index, None)
+
+    def flag(self, index: int, flag: int) -> None:
+        self.flags[index] |= flag
+        self._built.pop(index, None)
+
+    def set_marks(self, index: int, marks: list[str]) -> None:
+        if marks:
+            self.marks[index] = marks
+        else:
+            self.marks.pop(index, None)
+        self._built.pop(index, None)
+
+    def ts_of(self, index: int) -> str | None:
+        if self.flags[index] & NO_TS:
+            return None
+        start = self.ts_end[index - 1] if index else 0
+        return self.ts_text[start : self.ts_end[index]].decode("utf-8", "surrogatepass")
+
+    def kind_of(self, index: int) -> str:
+        return self._strings[self.kind[index]] or "message"
+
+    def item(self, index: int) -> Item:
+        built = self._built.get(index)
+        if built is not None:
+            return built
+        parts = self.parts[index]
+        if parts is None:
+            parts = self._read(index)
+        strings = self._strings
+        flags = self.flags[index]
+        marks = list(self.marks.get(index, ()))
+        if flags & FOLDED_MARK and "folded" not in marks:
+            marks.append("folded")
+        built = Item(
+            self.id_of(index),
+            strings[self.role[index]] or "",
+            parts,
+            self.line[index],
+            strings[self.kind[index]] or "message",
+            self.ts_of(index),
+            strings[self.model[index]],
+            self.usage.get(index),
+            marks,
+            bool(flags & STICKY),
+            self.lines.get(index, 1),
+        )
+        cache = self._built
+        if len(cache) >= self.CACHE:
+            del cache[next(iter(cache))]
+        cache[index] = built
+        return built
+
+    def _read(self, index: int) -> list[Part]:
+        span = self.span[index]
+        source = self.source
+        full = source.parts(span) if source is not None else None
+        if full is None:
+            return [Part("other", "[changed on disk: this line could not be read again]")]
+        parts = list(full)
+        make_lazy(parts, source, span, span & 0xFFFFFFFF)
+        return parts
+
+
+class Items(Sequence[Item]):
+    """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
+    column indexes and items of their own). Indexing builds the item (see ``ItemColumn``)."""
+
+    __slots__ = ("_column", "_entries", "_n")
+
+    def __init__(
+        self, column: ItemColumn, n: int | None = None, entries: list[int | Item] | None = None
+    ) -> None:
+        self._column = column
+        self._entries = entries
+        self._n = (len(entries) if entries is not None else len(column)) if n is None else n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Item]: ...
+
+    def __getitem__(self, index: int | slice) -> Item | list[Item]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        entries = self._entries
+        if entries is None:
+            return self._column.item(index)
+        entry = entries[index]
+        return entry if isinstance(entry, Item) else self._column.item(entry)
+
+    def __iter__(self) -> Iterator[Item]:
+        for index in range(self._n):
+            yield self[index]
+
+    def folded_heights(self) -> list[int]:
+        """Every item's folded height, without building the items."""
+        column = self._column
+        entries = self._entries
+        if entries is None:
+            return list(column.height[: self._n])
+        height = column.height
+        return [
+            folded_height(e.parts) if isinstance(e, Item) else height[e] for e in entries[: self._n]
+        ]
+
+    def key(self, index: int) -> tuple[str, int]:
+        """``(id, line)`` of an item, without building it."""
+        entries = self._entries
+        entry: int | Item = index if entries is None else entries[index]
+        if isinstance(entry, Item):
+            return entry.id, entry.line
+        return self._column.id_of(entry), self._column.line[entry]
+
+
+__all__ = ["FOLDED_MARK", "FOLD_LINES", "FOLD_PARTS", "ItemColumn", "Items", "folded_height"]
