@@ -236,14 +236,7 @@ class TranscriptFormat(ABC):
 
     def peek_into(self, result: PeekResult) -> None:
         """Fill a peek result (never raising is the caller's job): records in file order."""
-        transcript = self.open(result.path)
-        from ..message import Message
-
-        result.meta = dict(transcript.meta)
-        result.warnings.extend(transcript.warnings)
-        for item in transcript.raw:
-            if item.kind == "message":
-                result.messages.append(Message(role=item.role, content=item.text))
+        fill_peek(result, self.open(result.path))
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ..exportdoc_model import model_document
@@ -280,6 +273,21 @@ class TranscriptFormat(ABC):
         """Where the browser finds this format's sessions under ``root`` (None: not a tree
         this format lays out; the browser then lists every ``*.jsonl``)."""
         return None
+
+
+def fill_peek(result: PeekResult, transcript: Transcript) -> None:
+    """What a peek shows of a model format: every record that parses and every message
+    line, in file order (peek is what the file says, not what the model is sent)."""
+    from ..message import Message
+
+    result.meta = dict(transcript.meta)
+    result.warnings.extend(transcript.warnings)
+    result.envelopes.extend(
+        value for _number, value, _raw in read_records(result.path) if type(value) is dict
+    )
+    for item in transcript.raw:
+        if item.kind == "message":
+            result.messages.append(Message(role=item.role, content=item.text))
 
 
 def check_note(transcript: Transcript) -> str:
@@ -508,6 +516,7 @@ __all__ = [
     "TranscriptFormat",
     "check_note",
     "feed_file",
+    "fill_peek",
     "open_read",
     "read_records",
     "read_spans",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...model import Transcript
-from ..base import Builder, TranscriptFormat, feed_file
+from ..base import Builder, TranscriptFormat, feed_file, fill_peek
 from .assemble import NAME
 from .builder import ClaudeCodeBuilder
 from .subagents import attach
@@ -90,13 +90,7 @@ class ClaudeCodeFormat(TranscriptFormat):
         return self.read(path, writer_alive=writer_alive, subagents=True)
 
     def peek_into(self, result: PeekResult) -> None:
-        from ...message import Message
-
-        transcript = self.read(result.path, writer_alive=None, subagents=False)
-        result.meta = dict(transcript.meta)
-        result.warnings.extend(transcript.warnings)
-        for item in transcript.messages:
-            result.messages.append(Message(role=item.role, content=item.text))
+        fill_peek(result, self.read(result.path, writer_alive=None, subagents=False))
 
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl
