@@ -22,7 +22,6 @@ Same seed + same size = the same bytes.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import random
 import sys
@@ -390,21 +389,11 @@ class Rollout:
 def generate(
     path: str | Path, size: int, seed: int = 1, marker: str | None = None
 ) -> dict[str, Any]:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return Rollout(out, size, seed, marker).write()
+    return v1gen.write_with(Rollout, path, size, seed, marker)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out")
-    ap.add_argument("--size", default="10MB")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--marker", default=None)
-    args = ap.parse_args(argv)
-    info = generate(args.out, v1gen.parse_size(args.size), args.seed, args.marker)
-    print(orjson.dumps(info).decode())
-    return 0
+    return v1gen.format_main(__doc__, Rollout, argv)
 
 
 if __name__ == "__main__":

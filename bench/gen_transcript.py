@@ -70,6 +70,31 @@ def parse_size(text: str) -> int:
     return int(num * base**power)
 
 
+def format_main(doc: str, writer: Any, argv: list[str] | None = None) -> int:
+    """The command line of a format's generator (``gen_claude_code``, ``gen_codex``):
+    ``OUT [--size S] [--seed N] [--marker M]``; ``writer(path, size, seed, marker)``
+    has a ``write()`` that returns what it wrote, printed as JSON."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--size", default="10MB")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--marker", default=None)
+    args = ap.parse_args(argv)
+    info = write_with(writer, args.out, parse_size(args.size), args.seed, args.marker)
+    print(orjson.dumps(info).decode())
+    return 0
+
+
+def write_with(
+    writer: Any, path: str | Path, size: int, seed: int, marker: str | None
+) -> dict[str, Any]:
+    """``writer(path, size, seed, marker).write()``, its folder made first."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    info: dict[str, Any] = writer(out, size, seed, marker).write()
+    return info
+
+
 def format_size(n: int) -> str:
     for unit, div in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
         if n >= div and n % (div // 1000 or 1) == 0:
