@@ -314,3 +314,35 @@ def test_sample_worktrees() -> None:
 def test_sample_discover() -> None:
     found = FMT.discover(str(SAMPLES))
     assert found is not None and sorted(found) == sorted([str(SPOTTER), str(WORKTREES)])
+
+
+def test_subagents_over_the_bound_one_warning(
+    session: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Subagent files past the bound are linked but not read, said once, not per file."""
+    from session_core.formats.claude_code import subagents
+
+    folder = session.with_suffix("") / "subagents"
+    for n in range(4):
+        (folder / f"agent-extra{n}.jsonl").write_bytes((folder / "agent-a1.jsonl").read_bytes())
+    monkeypatch.setattr(subagents, "MAX_FILES", 2)
+    t = FMT.open(session, writer_alive=False)
+    assert len([s for s in t.subagents if s.path]) == 5
+    assert [s.messages > 0 for s in t.subagents if s.path].count(True) == 2
+    bound = [w for w in t.warnings if "over the bound" in w]
+    assert bound == [
+        "3 subagent files not read for usage (over the bound of 2 files and 1024 MB a session)"
+    ]
+
+
+def test_check_note_spells_out_few_warnings(tmp_path: Path) -> None:
+    from session_core.formats.base import NOTE_WARNINGS, check_note
+    from session_core.model import Transcript
+
+    t = Transcript(format="claude-code", path=str(tmp_path / "x.jsonl"))
+    t.warnings = [f"warning number {n}" for n in range(NOTE_WARNINGS + 3)]
+    note = check_note(t)
+    assert note.count("; warning: ") == NOTE_WARNINGS
+    assert note.endswith("; and 3 more warnings")
+    t.warnings = t.warnings[:1]
+    assert check_note(t).endswith("; warning: warning number 0")

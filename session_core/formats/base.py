@@ -301,9 +301,15 @@ def check_note(transcript: Transcript) -> str:
     if transcript.compactions:
         parts.append(count(len(transcript.compactions), "compaction"))
     note = ", ".join(parts)
-    for warning in transcript.warnings:
+    warnings = transcript.warnings
+    for warning in warnings[:NOTE_WARNINGS]:
         note += f"; warning: {warning}"
+    if len(warnings) > NOTE_WARNINGS:
+        note += f"; and {count(len(warnings) - NOTE_WARNINGS, 'more warning')}"
     return note
+
+
+NOTE_WARNINGS = 5  # warnings a check note spells out (a damaged file can have thousands)
 
 
 def bad_line_reason(raw: bytes) -> str:

@@ -16,6 +16,7 @@ import orjson
 
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
+from ...text import count
 from ..base import feed_file
 
 if TYPE_CHECKING:
@@ -74,7 +75,8 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             desc = "compaction summariser" if agent.startswith("acompact") else None
             linked.append((agent, None, desc))
     budget = MAX_BYTES
-    for count, (agent, call_id, desc) in enumerate(linked):
+    read_files = skipped = 0
+    for agent, call_id, desc in linked:
         path = path_for(b, agent)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
         transcript.subagents.append(sub)
@@ -85,10 +87,11 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             size = os.path.getsize(path)
         except OSError:
             continue
-        if count >= MAX_FILES or size > budget:
-            transcript.warnings.append(f"subagent {agent}: not read (over the bound)")
+        if read_files >= MAX_FILES or size > budget:
+            skipped += 1
             continue
         budget -= size
+        read_files += 1
         try:
             read = read_file(path)
         except TranscriptError as err:
@@ -96,6 +99,12 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             continue
         sub.usage = read.usage
         sub.messages = len(read.messages)
+    if skipped:
+        # One warning for them all: a session can have thousands.
+        transcript.warnings.append(
+            f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
+            f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
+        )
 
 
 def _agent_files(folder: Path) -> list[str]:
