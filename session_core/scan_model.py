@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-import orjson
-
 from .model import Transcript
 from .text import count
 
@@ -71,15 +69,11 @@ def windowed_model(
 
 
 def _feed(builder: Builder, raw: bytes, number: int) -> None:
-    if not raw.strip():
-        return
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        builder.bad_line(number, raw, "is not valid JSON")
-        return
-    if isinstance(value, dict):
-        builder.feed(value, number)
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    if raw.strip():
+        builder.lines = max(builder.lines, number)
+        builder.feed_line(raw, number)
 
 
 def _first_prompt(transcript: Transcript) -> str | None:

@@ -58,6 +58,23 @@ class Builder(ABC):
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
 
+    def feed_line(self, raw: bytes, line: int) -> None:
+        """One whole line's bytes (CR stripped, not blank), as every read path hands it.
+
+        The default parses it with orjson and calls ``feed`` (or ``bad_line``). A format
+        with a decoder of its own for its hot lines (typed msgspec ``Struct``s that skip
+        what they do not name) overrides this, and keeps ``feed`` for parsed records.
+        """
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            self.bad_line(line, raw, bad_line_reason(raw))
+            return
+        if type(record) is not dict:
+            self.bad_line(line, raw, "is not a JSON object")
+            return
+        self.feed(record, line)
+
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts one line gives (as ``feed`` made them): what a lazy part is read
@@ -117,18 +134,15 @@ class LiveModel:
         spans = update.spans
         builder.set_source(update.source if spans else None)
         if update.raw:
-            loads = orjson.loads
             for index, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
-                try:
-                    record = loads(raw)
-                except orjson.JSONDecodeError:
-                    if bytes(raw).strip():
-                        builder.bad_line(line, bytes(raw), "is not valid JSON")
+                data = bytes(raw)
+                if not data.strip():
                     continue
                 if spans:
                     builder.span = spans[index]
-                    builder.line_bytes = len(raw)
-                self._feed(record, line, bytes(raw) if type(record) is not dict else b"")
+                    builder.line_bytes = len(data)
+                builder.lines = max(builder.lines, line)
+                builder.feed_line(data, line)
         else:
             for index, (record, line) in enumerate(
                 zip(update.envelopes, update.lines, strict=True)
@@ -370,16 +384,15 @@ def tail_transcript(
     lines = data.split(b"\n")
     lines.pop()  # not a whole line yet
     builder = fmt.builder(where)
-    loads = orjson.loads
     for number, raw in enumerate(lines, 1):
-        try:
-            value = loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if type(value) is dict:
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if raw.strip():
             builder.lines = number
-            builder.feed(value, number)
+            builder.feed_line(raw, number)
     transcript = builder.transcript(None)
+    # A damaged line of the window is the full load's to report (with its real number).
+    transcript.warnings = []
     # A window's few items, built: their numbers are not known.
     every, messages = list(transcript.raw), list(transcript.messages)
     for item in itertools.chain(every, messages):
@@ -393,41 +406,35 @@ def tail_transcript(
 def feed_file(builder: Builder, where: str) -> None:
     """Every line of a file into ``builder``, read-only; long texts stay in the file
     (read again by span) when it is a plain file, kept whole when it is compressed."""
-    for number, value, raw, span in read_spans(where, builder):
+    for number, raw, span in read_lines(where, builder):
         builder.lines = number
-        if value is None:
-            builder.bad_line(number, raw, bad_line_reason(raw))
-        elif type(value) is not dict:
-            builder.bad_line(number, raw, "is not a JSON object")
-        else:
-            builder.span = span
-            builder.line_bytes = len(raw)
-            builder.feed(value, number)
+        builder.span = span
+        builder.line_bytes = len(raw)
+        builder.feed_line(raw, number)
     builder.span = 0
 
 
 _BLOCK = 1 << 22
 
 
-def read_spans(where: str, builder: Builder | None = None) -> Iterator[tuple[int, Any, bytes, int]]:
-    """``read_records`` with each line's span (offset << 32 | length; 0 where not known).
+def read_lines(where: str, builder: Builder | None = None) -> Iterator[tuple[int, bytes, int]]:
+    """Every non-blank line of a file, unparsed: ``(number, bytes, span)``.
 
-    A plain file is read in blocks and ``builder`` (when given) is told the file it can
-    read its lines again from; a compressed one goes through ``read_records`` (span 0).
+    The one tolerant line reader of the model formats: CRLF endings are accepted and a
+    zstd file is read decompressed. A plain file is read in blocks, each line with its
+    span (offset << 32 | length; 0 where not known: a compressed file, a last line
+    without its newline), and ``builder`` (when given) is told the file it can read its
+    lines again from. Unreadable files (a truncated or corrupt ``.zst`` too) raise
+    ``TranscriptError``.
     """
     from ..compressed import is_zstd
-    from ..reader import open_transcript
+    from ..reader import iter_lines, open_transcript
 
     with open_transcript(where) as fh:
-        if is_zstd(fh.read(4)):
-            plain = False
-        else:
-            plain = True
+        if not is_zstd(fh.read(4)):
             fd = fh.fileno()
             if builder is not None:
                 builder.set_source(LineSource(os.dup(fd)))
-        if plain:
-            loads = orjson.loads
             number = 0
             offset = 0
             carry = b""
@@ -447,57 +454,33 @@ def read_spans(where: str, builder: Builder | None = None) -> Iterator[tuple[int
                             raw = raw[:-1]
                         if not raw.strip():
                             continue
-                        try:
-                            value = loads(raw)
-                        except orjson.JSONDecodeError:
-                            value = None
                         size = len(raw)
-                        yield (
-                            number,
-                            value,
-                            raw,
-                            (start << SPAN_BITS | size if size <= SPAN_MAX else 0),
-                        )
+                        yield number, raw, (start << SPAN_BITS | size if size <= SPAN_MAX else 0)
             except OSError as err:
                 raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
             if carry.strip():
-                number += 1
-                raw = carry[:-1] if carry.endswith(b"\r") else carry
-                try:
-                    value = loads(raw)
-                except orjson.JSONDecodeError:
-                    value = None
-                yield number, value, raw, 0  # a last line without its newline: not lazy
+                yield number + 1, carry[:-1] if carry.endswith(b"\r") else carry, 0
             return
-    for number, value, raw in read_records(where):
-        yield number, value, raw, 0
-
-
-def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
-    """Every non-blank line of a file: ``(number, parsed value or None, raw bytes)``.
-
-    The one tolerant line reader of the model formats: CRLF endings are accepted, a
-    line that does not parse comes back as ``None`` with its bytes, a zstd file is read
-    decompressed. Unreadable files (a truncated or corrupt ``.zst`` too) raise
-    ``TranscriptError``.
-    """
-    from ..reader import iter_lines
-
-    loads = orjson.loads
     with open_read(where) as fh:
         try:
             for number, raw, _ended in iter_lines(fh):
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
-                if not raw.strip():
-                    continue
-                try:
-                    value = loads(raw)
-                except orjson.JSONDecodeError:
-                    value = None
-                yield number, value, raw
+                if raw.strip():
+                    yield number, raw, 0
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+
+
+def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
+    """``read_lines``, parsed: ``(number, parsed value or None, raw bytes)``."""
+    loads = orjson.loads
+    for number, raw, _span in read_lines(where):
+        try:
+            value = loads(raw)
+        except orjson.JSONDecodeError:
+            value = None
+        yield number, value, raw
 
 
 def open_read(where: str) -> IO[bytes]:
@@ -524,7 +507,7 @@ __all__ = [
     "feed_file",
     "fill_peek",
     "open_read",
+    "read_lines",
     "read_records",
-    "read_spans",
     "tail_transcript",
 ]
