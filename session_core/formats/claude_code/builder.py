@@ -15,16 +15,19 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+import msgspec
+
 from ... import pricing
 from ...model import Item, Part, Transcript, Usage
 from ...text import str_or_none
-from ..base import Builder
+from ..base import Builder, bad_line_reason
 from . import blocks
+from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, unread
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, OTHER, PROGRESS, SYSTEM, USER, Threads
 
 SIDECHAIN, META = 1, 2  # raw item flags
-_META_KEYS = {
+_META_KEYS = {  # a Line's field -> the meta key
     "sessionId": "session-id",
     "cwd": "cwd",
     "gitBranch": "git-branch",
@@ -33,11 +36,11 @@ _META_KEYS = {
     "agentId": "agent-id",
     "timestamp": "started",
 }
+META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+_NO_MESSAGE = Message()
 
 
 def seconds_between(start: str | None, end: str | None) -> float | None:
@@ -89,49 +92,65 @@ class ClaudeCodeBuilder(Builder):
 
     # -- feeding ---------------------------------------------------------------------
 
+    def feed_line(self, raw: bytes, line: int) -> None:
+        try:
+            facts = decode(raw)
+        except msgspec.DecodeError:
+            self.bad_line(line, raw, bad_line_reason(raw))
+            return
+        if facts is not None and (facts.uuid is None or facts.uuid not in self.threads.index):
+            self._feed(facts, None, line)
+        else:  # not a hot line, or a repeated one (shown as it is)
+            super().feed_line(raw, line)  # orjson, then ``feed``
+
     def feed(self, record: dict[str, Any], line: int) -> None:
+        self._feed(line_of(record), record, line)
+
+    def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
+        """One line: its facts, and (a line type that is not hot) its record."""
         self.version += 1
-        self.lines = max(self.lines, line)
-        kind = str_or_none(record.get("type")) or "?"
+        if line > self.lines:
+            self.lines = line
+        kind = facts.type or "?"
         self.type_counts[kind] += 1
-        if self._meta_missing:
-            self._take_meta(record)
-        side = record.get("isSidechain") is True
-        uuid = str_or_none(record.get("uuid"))
+        if self._meta_missing and line <= META_LINES:
+            self._take_meta(facts)
+        side = facts.isSidechain is True
+        uuid = facts.uuid
         if uuid is not None and uuid in self.threads.index:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
         if kind == "progress":
-            self._progress(record, line, uuid, side)
+            self._progress(facts, line, uuid, side)
             return
-        self._progress_item = None
-        ts = str_or_none(record.get("timestamp"))
+        self._close_progress()
+        ts = facts.timestamp
         if kind == "assistant":
-            self._assistant(record, line, uuid, side, ts)
+            self._assistant(facts, line, uuid, side, ts)
         elif kind == "user":
-            self._user(record, line, uuid, side, ts)
-        elif kind == "system":
-            self._system(record, line, uuid, side, ts)
+            self._user(facts, line, uuid, side, ts)
         else:
-            self._other(kind, record, line, uuid, side, ts)
+            record = record if record is not None else {}  # (hot lines come with none)
+            if kind == "system":
+                self._system(record, facts, line, uuid, side, ts)
+            else:
+                self._other(kind, record, facts, line, uuid, side, ts)
         run = self.runs[-1] if self.runs else None
         if run is not None and not side:
             run.last_line = line
             run.last_ts = ts or run.last_ts
 
-    def _take_meta(self, record: dict[str, Any]) -> None:
+    def _take_meta(self, facts: Line) -> None:
         for key in list(self._meta_missing):
-            value = record.get(key)
-            if isinstance(value, str) and value:
+            value = getattr(facts, key)
+            if value:
                 self.meta[_META_KEYS[key]] = value
                 self._meta_missing.discard(key)
 
-    def _node(
-        self, record: dict[str, Any], uuid: str | None, line: int, kind: int, side: bool
-    ) -> int:
+    def _node(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
         if uuid is None:
             return -1
-        node = self.threads.add(uuid, str_or_none(record.get("parentUuid")), line, kind, side)
+        node = self.threads.add(uuid, facts.parentUuid, line, kind, side)
         self.node_raw.append(len(self.raw))  # the item appended next (split lines: re-pointed)
         if not side:
             self.has_main = True
@@ -149,75 +168,74 @@ class ClaudeCodeBuilder(Builder):
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
 
-    def _progress(self, record: dict[str, Any], line: int, uuid: str | None, side: bool) -> None:
-        data = record.get("data")
-        data = data if isinstance(data, dict) else {}
-        dtype = str_or_none(data.get("type")) or "?"
+    def _progress(self, facts: Line, line: int, uuid: str | None, side: bool) -> None:
+        data = facts.data
+        dtype = (data.type if data is not None else None) or "?"
         self.progress_counts[dtype] += 1
-        call_id = str_or_none(record.get("parentToolUseID"))
-        if call_id is not None:
+        call_id = facts.parentToolUseID
+        if call_id is not None and data is not None:
             if dtype == "bash_progress":
-                output = data.get("output")
+                output = data.output
                 call = self.calls.get(call_id)
-                if isinstance(output, str) and (call is None or call.result_line is None):
+                if output is not None and (call is None or call.result_line is None):
                     self.progress_out[call_id] = output
             elif dtype == "agent_progress":
-                agent = str_or_none(data.get("agentId"))
+                agent = data.agentId
                 if agent:
                     self.agent_of.setdefault(call_id, agent)
         item = self._progress_item
         if item is not None and self._progress_side == side and item.line + item.lines == line:
             if uuid is not None:
-                self.threads.add(uuid, str_or_none(record.get("parentUuid")), line, PROGRESS, side)
+                self.threads.add(uuid, facts.parentUuid, line, PROGRESS, side)
                 self.node_raw.append(len(self.raw) - 1)
                 self.has_main = self.has_main or not side
             item.lines += 1
             self._progress_kinds[dtype] += 1
-            item.parts[0].text = _progress_text(self._progress_kinds)
             if item.kind == "hook" and dtype != "hook_progress":
                 item.kind = "progress"
             return
-        node = self._node(record, uuid, line, PROGRESS, side)
+        self._close_progress()
+        node = self._node(facts, uuid, line, PROGRESS, side)
         self._progress_kinds = Counter({dtype: 1})
         self._progress_side = side
-        text = _progress_text(self._progress_kinds)
         item = Item(
             id=uuid or f"line-{line}",
             role="system",
-            parts=[Part("other", text=text, name="progress")],
+            parts=[Part("other", text=dtype, name="progress")],
             line=line,
             kind="hook" if dtype == "hook_progress" else "progress",
-            ts=str_or_none(record.get("timestamp")),
+            ts=facts.timestamp,
         )
         self._progress_item = item
         self._append(item, node, side)
 
+    def _close_progress(self) -> None:
+        """The open run of progress lines ends."""
+        self._write_progress()
+        self._progress_item = None
+
+    def _write_progress(self) -> None:
+        """The open run's text says what it holds (written when it ends or is shown, not
+        per line: a run can be thousands of lines)."""
+        item = self._progress_item
+        if item is not None:
+            item.parts[0].text = _progress_text(self._progress_kinds)
+
     def _assistant(
-        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
+        self, facts: Line, line: int, uuid: str | None, side: bool, ts: str | None
     ) -> None:
-        message = record.get("message")
-        message = message if isinstance(message, dict) else {}
-        key = (
-            str_or_none(message.get("id"))
-            or str_or_none(record.get("requestId"))
-            or uuid
-            or f"line-{line}"
-        )
-        parts = blocks.parts_of(message.get("content"))
+        message = facts.message or _NO_MESSAGE
+        key = message.id or facts.requestId or uuid or f"line-{line}"
+        parts = blocks.parts_of(message.content)
         self.lazy(parts)
-        model = str_or_none(message.get("model"))
+        model = message.model
         response = self.responses.get(key)
+        node = self._node(facts, uuid, line, ASSISTANT, side)
         if response is not None and response.side == side:
-            node = self._node(record, uuid, line, ASSISTANT, side)
-            if node >= 0:
-                self.node_raw[node] = (
-                    self.raw.index(response.item, -1) if False else self.node_raw[node]
-                )
             response.item.parts.extend(parts)
             response.item.lines += 1
         else:
-            node = self._node(record, uuid, line, ASSISTANT, side)
-            role = str_or_none(message.get("role")) or "assistant"
+            role = message.role or "assistant"
             item = Item(
                 id=uuid or f"line-{line}", role=role, parts=parts, line=line, ts=ts, model=model
             )
@@ -236,27 +254,24 @@ class ClaudeCodeBuilder(Builder):
             self.node_raw[node] = response.raw
         if not side and self.runs:
             self.runs[-1].response_line = line
-        stop = str_or_none(message.get("stop_reason"))
-        if stop is not None:
-            response.stop = stop
-        self._usage(response, message.get("usage"), model)
+        if message.stop_reason is not None:
+            response.stop = message.stop_reason
+        if message.usage is not None:
+            self._usage(response, message.usage, model)
         for part in parts:
             if part.kind == "tool-call" and part.call_id and part.call_id not in self.calls:
                 self._call(part, line, response, side, ts)
 
-    def _usage(self, response: Response, usage: Any, model: str | None) -> None:
-        if not isinstance(usage, dict):
-            return
+    def _usage(self, response: Response, usage: TokenUsage, model: str | None) -> None:
         tokens = response.tokens
-        for i, name in enumerate(
+        for i, value in enumerate(
             (
-                "input_tokens",
-                "output_tokens",
-                "cache_read_input_tokens",
-                "cache_creation_input_tokens",
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
             )
         ):
-            value = _int(usage.get(name))
             if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
                 tokens[i] = value
         item = response.item
@@ -296,14 +311,11 @@ class ClaudeCodeBuilder(Builder):
         if waiting is not None:
             self._answer(call, *waiting)
 
-    def _user(
-        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
-    ) -> None:
-        message = record.get("message")
-        message = message if isinstance(message, dict) else {}
-        parts = blocks.parts_of(message.get("content"))
-        meta = record.get("isMeta") is True
-        if record.get("isCompactSummary") is True:
+    def _user(self, facts: Line, line: int, uuid: str | None, side: bool, ts: str | None) -> None:
+        message = facts.message or _NO_MESSAGE
+        parts = blocks.parts_of(message.content)
+        meta = facts.isMeta is True
+        if facts.isCompactSummary is True:
             kind = "compact-summary"
         elif meta:
             kind = "meta"
@@ -311,36 +323,46 @@ class ClaudeCodeBuilder(Builder):
             kind = "command"
         else:
             kind = "message"
-        node = self._node(record, uuid, line, USER, side)
+        node = self._node(facts, uuid, line, USER, side)
         item = Item(
             id=uuid or f"line-{line}",
-            role=str_or_none(message.get("role")) or "user",
+            role=message.role or "user",
             parts=parts,
             line=line,
             kind=kind,
             ts=ts,
         )
         self._append(item, node, side, meta)
-        result = record.get("toolUseResult")
+        result = facts.toolUseResult
         answers: list[tuple[int, tuple[bool, str | None]]] = []
+        # On a line long enough that its parts' data is read again when asked for, the
+        # result stays bytes (its facts alone decoded); ``lazy`` below drops it.
+        keep_bytes = unread(result) and self.lazy_data()
+        detail: Any = None
+        result_interrupted, agent = False, None
         for index, part in enumerate(parts):
             if part.kind == "tool-result" and part.call_id:
-                detail = _detail(result)
+                if not answers:
+                    result_interrupted, agent = result_facts(result)
+                    detail = result if keep_bytes else _detail(result_value(result))
                 part.data = detail
-                interrupted = (
-                    isinstance(detail, dict) and detail.get("interrupted") is True
-                ) or part.text.lstrip().startswith(blocks.INTERRUPTED)
-                agent = str_or_none(detail.get("agentId")) if isinstance(detail, dict) else None
+                interrupted = result_interrupted or part.text.lstrip().startswith(
+                    blocks.INTERRUPTED
+                )
                 answers.append((index, (interrupted, agent)))
         self.lazy(parts)
-        for index, facts in answers:
+        if keep_bytes:  # a part left as it is after all: its data decoded now
+            for part in parts:
+                if type(part) is Part and unread(part.data):
+                    part.data = _detail(result_value(part.data))
+        for index, said in answers:
             part = parts[index]
             assert part.call_id is not None
             call = self.calls.get(part.call_id)
             if call is None:
-                self.unpaired.setdefault(part.call_id, (part, line, node, facts, ts))
+                self.unpaired.setdefault(part.call_id, (part, line, node, said, ts))
             elif call.result_line is None:
-                self._answer(call, part, line, node, facts, ts)
+                self._answer(call, part, line, node, said, ts)
         if side:
             return
         if kind == "compact-summary":
@@ -385,11 +407,17 @@ class ClaudeCodeBuilder(Builder):
         self.progress_out.pop(call.call_id, None)
 
     def _system(
-        self, record: dict[str, Any], line: int, uuid: str | None, side: bool, ts: str | None
+        self,
+        record: dict[str, Any],
+        facts: Line,
+        line: int,
+        uuid: str | None,
+        side: bool,
+        ts: str | None,
     ) -> None:
         subtype = str_or_none(record.get("subtype"))
         before = self.conv_main
-        node = self._node(record, uuid, line, SYSTEM, side)
+        node = self._node(facts, uuid, line, SYSTEM, side)
         item = Item(
             id=uuid or f"line-{line}",
             role="system",
@@ -398,8 +426,7 @@ class ClaudeCodeBuilder(Builder):
             kind="system",
             ts=ts,
         )
-        meta = record.get("isMeta") is True
-        self._append(item, node, side, meta)
+        self._append(item, node, side, facts.isMeta is True)
         if side:
             return
         if subtype in ("compact_boundary", "microcompact_boundary"):
@@ -431,12 +458,13 @@ class ClaudeCodeBuilder(Builder):
         self,
         kind: str,
         record: dict[str, Any],
+        facts: Line,
         line: int,
         uuid: str | None,
         side: bool,
         ts: str | None,
     ) -> None:
-        node = self._node(record, uuid, line, OTHER, side)
+        node = self._node(facts, uuid, line, OTHER, side)
         role = "system"
         name: str | None = kind
         if kind == "summary":
@@ -466,11 +494,12 @@ class ClaudeCodeBuilder(Builder):
         item = Item(
             id=uuid or f"line-{line}", role=role, parts=[part], line=line, kind=item_kind, ts=ts
         )
-        self._append(item, node, side, record.get("isMeta") is True)
+        self._append(item, node, side, facts.isMeta is True)
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         from .assemble import assemble
 
+        self._write_progress()
         return assemble(self, writer_alive)
 
     @staticmethod

@@ -1,0 +1,187 @@
+"""A Claude Code line's envelope, decoded once into typed facts.
+
+The hot lines (``user``, ``assistant``, ``progress``: nearly every line of a real file)
+are decoded by msgspec straight into ``Line``: only the fields named here are built,
+and a tool result's ``toolUseResult`` (often the largest value of the line: a whole
+file beside an Edit's patch) stays undecoded bytes until it is asked for. A line whose
+fields do not have the types named here is decoded by orjson and its facts taken by
+``line_of``, with the same rules; every other line type is read as a dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from ...text import str_or_none
+
+HOT = frozenset({"user", "assistant", "progress"})
+
+
+class TokenUsage(msgspec.Struct):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+
+
+class Message(msgspec.Struct):
+    id: str | None = None
+    role: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: TokenUsage | None = None
+    content: Any = None
+
+
+class ProgressData(msgspec.Struct):
+    type: str | None = None
+    output: str | None = None
+    agentId: str | None = None
+
+
+class ResultFacts(msgspec.Struct):
+    """What a tool result's ``toolUseResult`` says of the call, without the rest of it."""
+
+    interrupted: bool | None = None
+    agentId: str | None = None
+
+
+_NOTHING = msgspec.Raw(b"null")
+
+
+class Line(msgspec.Struct):
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None
+    isSidechain: bool | None = None
+    isMeta: bool | None = None
+    isCompactSummary: bool | None = None
+    timestamp: str | None = None
+    requestId: str | None = None
+    parentToolUseID: str | None = None
+    sessionId: str | None = None
+    cwd: str | None = None
+    gitBranch: str | None = None
+    version: str | None = None
+    slug: str | None = None
+    agentId: str | None = None
+    message: Message | None = None
+    data: ProgressData | None = None
+    # Undecoded (``msgspec.Raw``) from the file; the decoded value from a dict.
+    toolUseResult: msgspec.Raw = _NOTHING
+
+
+_LINE = msgspec.json.Decoder(Line)
+_FACTS = msgspec.json.Decoder(ResultFacts)
+
+
+def decode(raw: bytes) -> Line | None:
+    """A hot line's facts; None when the line must be read as a dict (another type,
+    a field of another type, not an object). ``msgspec.DecodeError``: not JSON."""
+    try:
+        line = _LINE.decode(raw)
+    except msgspec.ValidationError:
+        return None
+    return line if line.type in HOT else None
+
+
+def line_of(record: dict[str, Any]) -> Line:
+    """The same facts from a parsed record (a field of another type counts as absent)."""
+    message = record.get("message")
+    data = record.get("data")
+    return Line(
+        type=str_or_none(record.get("type")),
+        uuid=str_or_none(record.get("uuid")),
+        parentUuid=str_or_none(record.get("parentUuid")),
+        isSidechain=record.get("isSidechain") is True,
+        isMeta=record.get("isMeta") is True,
+        isCompactSummary=record.get("isCompactSummary") is True,
+        timestamp=str_or_none(record.get("timestamp")),
+        requestId=str_or_none(record.get("requestId")),
+        parentToolUseID=str_or_none(record.get("parentToolUseID")),
+        sessionId=str_or_none(record.get("sessionId")),
+        cwd=str_or_none(record.get("cwd")),
+        gitBranch=str_or_none(record.get("gitBranch")),
+        version=str_or_none(record.get("version")),
+        slug=str_or_none(record.get("slug")),
+        agentId=str_or_none(record.get("agentId")),
+        message=_message_of(message) if isinstance(message, dict) else None,
+        data=_data_of(data) if isinstance(data, dict) else None,
+        toolUseResult=record.get("toolUseResult"),  # type: ignore[arg-type]  # (see Line)
+    )
+
+
+def _message_of(message: dict[str, Any]) -> Message:
+    usage = message.get("usage")
+    return Message(
+        id=str_or_none(message.get("id")),
+        role=str_or_none(message.get("role")),
+        model=str_or_none(message.get("model")),
+        stop_reason=str_or_none(message.get("stop_reason")),
+        usage=_usage_of(usage) if isinstance(usage, dict) else None,
+        content=message.get("content"),
+    )
+
+
+def _usage_of(usage: dict[str, Any]) -> TokenUsage:
+    def number(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return TokenUsage(
+        input_tokens=number("input_tokens"),
+        output_tokens=number("output_tokens"),
+        cache_read_input_tokens=number("cache_read_input_tokens"),
+        cache_creation_input_tokens=number("cache_creation_input_tokens"),
+    )
+
+
+def _data_of(data: dict[str, Any]) -> ProgressData:
+    output = data.get("output")
+    return ProgressData(
+        type=str_or_none(data.get("type")),
+        output=output if isinstance(output, str) else None,
+        agentId=str_or_none(data.get("agentId")),
+    )
+
+
+def result_value(value: Any) -> Any:
+    """A ``toolUseResult`` as a Python value (decoded now if it is still bytes)."""
+    if isinstance(value, msgspec.Raw):
+        if value is _NOTHING:
+            return None
+        try:
+            return orjson.loads(memoryview(value))
+        except orjson.JSONDecodeError:  # JSON orjson refuses (a number out of its range)
+            return None
+    return value
+
+
+def result_facts(value: Any) -> tuple[bool, str | None]:
+    """``(interrupted, agentId)`` of a ``toolUseResult``, decoding no more than that."""
+    if isinstance(value, msgspec.Raw):
+        if value is _NOTHING:
+            return False, None
+        try:
+            facts = _FACTS.decode(value)
+        except msgspec.DecodeError:  # not an object, or fields of other types
+            return _facts_of(result_value(value))
+        return facts.interrupted is True, facts.agentId
+    return _facts_of(value)
+
+
+def _facts_of(value: Any) -> tuple[bool, str | None]:
+    if not isinstance(value, dict):
+        return False, None
+    return value.get("interrupted") is True, str_or_none(value.get("agentId"))
+
+
+def unread(value: Any) -> bool:
+    """Is this ``toolUseResult`` still bytes from the file (not decoded yet)?"""
+    return isinstance(value, msgspec.Raw) and value is not _NOTHING
+
+
+__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value", "unread"]

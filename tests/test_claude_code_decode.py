@@ -1,0 +1,154 @@
+"""The claude-code reader's two decoders agree: msgspec (hot lines, typed) and orjson.
+
+Every line a file gives goes through ``feed_line``: a hot line (user, assistant,
+progress) whose fields have the types ``lines.Line`` names is decoded by msgspec,
+anything else by orjson into ``feed``. Both must make the same model, whatever the
+types in the file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from claude_code_writer import CCWriter, story, text, tool_use, usage
+
+from session_core.formats.claude_code import ClaudeCodeFormat, lines
+from session_core.model import Transcript
+
+FMT = ClaudeCodeFormat()
+SAMPLES = Path(__file__).resolve().parents[1] / ".." / "shared" / "samples" / "claude-code"
+
+
+def everything(t: Transcript) -> Any:
+    """What a reader shows of a transcript: its replay JSON and every raw item."""
+    raw = [
+        (
+            i.id,
+            i.role,
+            i.kind,
+            i.line,
+            i.lines,
+            i.marks,
+            i.ts,
+            i.model,
+            [(p.kind, p.text, p.call_id, p.name, p.data, p.is_error) for p in i.parts],
+        )
+        for i in t.raw
+    ]
+    ops = [
+        (o.call_id, o.state, o.arguments, o.result, o.detail, o.progress) for o in t.tool_operations
+    ]
+    return t.to_json(), raw, ops, t.warnings, t.extra
+
+
+def by_dict(path: Path, monkeypatch: pytest.MonkeyPatch) -> Transcript:
+    """The file read with every line decoded by orjson (the typed decoder refuses all)."""
+    with monkeypatch.context() as m:
+        m.setattr(lines, "_LINE", _Refuses())
+        return FMT.open(path, writer_alive=False)
+
+
+class _Refuses:
+    def decode(self, raw: bytes) -> lines.Line:
+        import msgspec
+
+        raise msgspec.ValidationError("every line through orjson")
+
+
+def test_story_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = story(tmp_path / "projects" / "-p")
+    assert everything(FMT.open(path, writer_alive=False)) == everything(by_dict(path, monkeypatch))
+
+
+def test_hot_lines_go_through_msgspec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a test that cannot fail: the typed path is the one taken for a real file."""
+    path = story(tmp_path / "projects" / "-p")
+    typed = 0
+    real = lines.decode
+
+    def counting(raw: bytes) -> lines.Line | None:
+        nonlocal typed
+        found = real(raw)
+        typed += found is not None
+        return found
+
+    monkeypatch.setattr("session_core.formats.claude_code.builder.decode", counting)
+    FMT.open(path, writer_alive=False)
+    assert typed > 10
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is not here")
+def test_samples_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in sorted(SAMPLES.glob("**/*.jsonl")):
+        assert everything(FMT.open(path, writer_alive=False)) == everything(
+            by_dict(path, monkeypatch)
+        ), path
+
+
+ODD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=6),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.sampled_from(["a", "type", "id"]), st.text(max_size=3), max_size=2),
+)
+FIELDS = [
+    "uuid",
+    "parentUuid",
+    "isSidechain",
+    "isMeta",
+    "timestamp",
+    "requestId",
+    "sessionId",
+    "cwd",
+    "parentToolUseID",
+    "toolUseResult",
+    "isCompactSummary",
+]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_odd_field_types_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: st.DataObject
+) -> None:
+    """Fields of unexpected types: the typed decoder refuses them, the dict path takes
+    the same facts (a field of another type counts as absent)."""
+    w = CCWriter()
+    w.user("start")
+    w.assistant("m1", [text("calling"), tool_use("c1", "Bash", command="ls")], usage=usage(5, 6))
+    w.progress("c1", {"type": "bash_progress", "output": "so far"})
+    w.result("c1", "out", tool_use_result={"stdout": "out", "interrupted": False})
+    w.assistant("m2", [text("done")], usage=usage(7, 8), stop="end_turn")
+    records = w.lines
+    for _ in range(data.draw(st.integers(1, 4))):
+        record = records[data.draw(st.integers(0, len(records) - 1))]
+        where = data.draw(st.sampled_from(["top", "message", "usage", "data"]))
+        value = data.draw(ODD)
+        if where == "top":
+            record[data.draw(st.sampled_from(FIELDS))] = value
+        elif where == "message" and isinstance(record.get("message"), dict):
+            record["message"][
+                data.draw(st.sampled_from(["id", "role", "model", "stop_reason"]))
+            ] = value
+        elif where == "usage" and isinstance(record.get("message"), dict):
+            record["message"]["usage"] = {"output_tokens": value, "input_tokens": 3}
+        elif where == "data" and record.get("type") == "progress":
+            record["data"][data.draw(st.sampled_from(["type", "output", "agentId"]))] = value
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    path = folder / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert everything(FMT.open(path, writer_alive=False)) == everything(by_dict(path, monkeypatch))
