@@ -139,6 +139,19 @@ class ItemColumn:
     def changed(self, index: int) -> None:
         self._built.pop(index, None)
 
+    def set_parts(self, index: int, parts: list[Part]) -> None:
+        """Keep these parts for an item (no longer read again by its line's span: a
+        response whose blocks came over several lines)."""
+        self.parts[index] = parts
+        self.span[index] = 0
+        self.height[index] = folded_height(parts)
+        self._built.pop(index, None)
+
+    def parts_of(self, index: int) -> list[Part]:
+        """An item's parts, as kept or read again (without building the item)."""
+        parts = self.parts[index]
+        return parts if parts is not None else self._read(index)
+
     def set_usage(self, index: int, usage: Usage | None) -> None:
         if self.usage is _NO_USAGE:
             self.usage = {}
