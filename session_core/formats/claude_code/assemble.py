@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...item_column import Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
 from .builder import META, SIDECHAIN, SYNTHETIC
 from .subagents import path_for
@@ -54,7 +55,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     elided = {i for c in compactions if c.kind == "elision" for i in c.folded}
     branches = _mark(b, status, last_boundary, elided)
 
-    messages: list[Item] = []
+    messages: list[int | Item] = []  # raw items' indexes
     seen: set[int] = set()
     raw, node_raw, flags = b.raw, b.node_raw, b.raw_flags
     kinds = threads.kind
@@ -65,16 +66,15 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if index in seen or flags[index] & META:
             continue
         seen.add(index)
-        item = raw[index]
-        if item.kind != "meta":
-            messages.append(item)
+        if raw.kind_of(index) != "meta":
+            messages.append(index)
 
     ops = _operations(b, main_side, writer_alive)
     runs = _runs(b, ops, writer_alive)
     usage = Usage.total(
-        r.item.usage if r.item.usage is not None else Usage(responses=1)
+        r.usage if r.usage is not None else Usage(responses=1)
         for r in b.responses.values()
-        if r.item.model != SYNTHETIC
+        if r.model != SYNTHETIC
     )
     meta: dict[str, Any] = dict(b.meta)
     title = b.titles.get("custom-title") or b.titles.get("summary") or b.titles.get("prompt")
@@ -93,8 +93,8 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         format=NAME,
         path=b.path,
         meta=meta,
-        messages=messages,
-        raw=list(raw),
+        messages=Items(raw, entries=messages),
+        raw=Items(raw),
         tool_operations=ops,
         compactions=compactions,
         runs=runs,
@@ -125,7 +125,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], set[int]]:
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
                 call = b.calls.get(call_id) if isinstance(call_id, str) else None
                 if call is not None and call.result_node >= 0:
-                    stubbed.append(b.raw[b.node_raw[call.result_node]].id)
+                    stubbed.append(b.raw.id_of(b.node_raw[call.result_node]))
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
@@ -156,7 +156,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], set[int]]:
         for node in bd.folded_nodes:
             if threads.kind[node] in (USER, ASSISTANT) and b.node_raw[node] != last:
                 last = b.node_raw[node]
-                ids.append(b.raw[last].id)
+                ids.append(b.raw.id_of(last))
         out.append(
             Compaction(
                 id=bd.id,
@@ -178,27 +178,49 @@ def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: s
     """Set each raw item's marks; the number of branches (off the chain, from it)."""
     branches = 0
     threads = b.threads
-    for index, item in enumerate(b.raw):
-        node = b.raw_node[index]
-        flag = b.raw_flags[index]
-        marks: list[str] = []
-        if flag & SIDECHAIN:
-            marks.append("sidechain")
-        st = status[node] if node >= 0 else (FOLDED if item.line < last_boundary else 0)
+    column = b.raw
+    kept = column.marks
+    lines = column.line
+    raw_node, raw_flags = b.raw_node, b.raw_flags
+    for index in range(len(column)):
+        node = raw_node[index]
+        flag = raw_flags[index]
+        st = status[node] if node >= 0 else (FOLDED if lines[index] < last_boundary else 0)
         if st == BRANCH:
-            marks.append("branch")
             parent = threads.parent_of(node)
             if parent < 0 or status[parent] != BRANCH:
                 branches += 1
-        elif st == FOLDED:
-            marks.append("folded")
-        if flag & META:
-            marks.append("meta")
-        if item.id in elided:
-            marks.append("elided")
-        if marks != item.marks:
-            item.marks = marks
+        key = (
+            bool(flag & SIDECHAIN),
+            st,
+            bool(flag & META),
+            bool(elided) and column.id_of(index) in elided,
+        )
+        marks = _MARKS.get(key)
+        if marks is None:
+            marks = _MARKS[key] = _marks_of(*key)
+        if kept.get(index, _NO_MARKS) is not marks:
+            column.set_marks(index, marks)
     return branches
+
+
+_NO_MARKS: list[str] = []
+# One list per combination of marks, shared by every item that has it (an item built
+# from the column gets a copy): a file's items have a handful of combinations.
+_MARKS: dict[tuple[bool, int, bool, bool], list[str]] = {(False, 0, False, False): _NO_MARKS}
+
+
+def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[str]:
+    marks = ["sidechain"] if sidechain else []
+    if status == BRANCH:
+        marks.append("branch")
+    elif status == FOLDED:
+        marks.append("folded")
+    if meta:
+        marks.append("meta")
+    if elided:
+        marks.append("elided")
+    return marks
 
 
 def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None) -> list[ToolOp]:
@@ -276,7 +298,7 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
                 ended=ended,
                 duration=mark.duration,
                 prompt=mark.prompt,
-                usage=Usage.total(r.item.usage for r in mark.responses if r.item.usage),
+                usage=Usage.total(r.usage for r in mark.responses if r.usage),
                 items=mark.items,
             )
         )

@@ -18,7 +18,8 @@ from typing import Any
 import msgspec
 
 from ... import pricing
-from ...model import Item, Part, Transcript, Usage
+from ...item_column import ItemColumn
+from ...model import Part, PartRef, Transcript, Usage, ref_of
 from ...text import str_or_none
 from ..base import Builder, bad_line_reason
 from . import blocks
@@ -63,14 +64,16 @@ class ClaudeCodeBuilder(Builder):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.threads = Threads()
-        self.raw: list[Item] = []
+        self.raw = ItemColumn("line-")  # an item without a uuid is "line-<n>"
         self.raw_node = array("i")  # the raw item's first node (-1: a line without uuid)
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
         self.responses: dict[str, Response] = {}
         self.node_response: dict[int, Response] = {}
         self.calls: dict[str, Call] = {}
-        self.unpaired: dict[str, tuple[Part, int, int, tuple[bool, str | None], str | None]] = {}
+        self.unpaired: dict[
+            str, tuple[Part | PartRef, bool, int, int, tuple[bool, str | None], str | None]
+        ] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
@@ -85,10 +88,20 @@ class ClaudeCodeBuilder(Builder):
         self.leaf_main = -1  # the latest main-chain conversation node
         self.leaf_side = -1
         self.conv_main = -1  # the latest main-chain user/assistant node
-        self._progress_item: Item | None = None  # the open run of adjacent progress lines
+        # The open run of adjacent progress lines: its item, part, first line and lines.
+        self._progress_index = -1
+        self._progress_part: Part | None = None
+        self._progress_line = 0
+        self._progress_lines = 0
         self._progress_kinds: Counter[str] = Counter()
         self._progress_side = False
+        self._last_parts: tuple[int, list[Part]] = (-1, [])  # the last response item's parts
         self.version = 0  # bumped by every feed (the assembly caches on it)
+
+    def set_source(self, source: Any) -> None:
+        super().set_source(source)
+        if self.part_source is not None:
+            self.raw.source = self.part_source  # spans fed before stay readable
 
     # -- feeding ---------------------------------------------------------------------
 
@@ -163,10 +176,36 @@ class ClaudeCodeBuilder(Builder):
                     self.conv_main = node
         return node
 
-    def _append(self, item: Item, node: int, side: bool, meta: bool = False) -> None:
-        self.raw.append(item)
+    def _append(
+        self,
+        parts: list[Part],
+        line: int,
+        uuid: str | None,
+        node: int,
+        side: bool,
+        *,
+        role: str,
+        kind: str = "message",
+        ts: str | None = None,
+        model: str | None = None,
+        meta: bool = False,
+        keep: bool = False,
+    ) -> int:
+        """One raw item; its parts are read again by its line's span unless ``keep``
+        (parts the builder made up)."""
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
+        return self.raw.append(
+            parts,
+            line,
+            role=role,
+            kind=kind,
+            ts=ts,
+            model=model,
+            span=self.span,
+            ident=uuid,
+            keep=keep,
+        )
 
     def _progress(self, facts: Line, line: int, uuid: str | None, side: bool) -> None:
         data = facts.data
@@ -183,43 +222,56 @@ class ClaudeCodeBuilder(Builder):
                 agent = data.agentId
                 if agent:
                     self.agent_of.setdefault(call_id, agent)
-        item = self._progress_item
-        if item is not None and self._progress_side == side and item.line + item.lines == line:
+        index = self._progress_index
+        if (
+            index >= 0
+            and self._progress_side == side
+            and self._progress_line + self._progress_lines == line
+        ):
             if uuid is not None:
                 self.threads.add(uuid, facts.parentUuid, line, PROGRESS, side)
-                self.node_raw.append(len(self.raw) - 1)
+                self.node_raw.append(index)
                 self.has_main = self.has_main or not side
-            item.lines += 1
-            self._progress_kinds[dtype] += 1
-            if item.kind == "hook" and dtype != "hook_progress":
-                item.kind = "progress"
+            self._progress_lines += 1
+            kinds = self._progress_kinds
+            kinds[dtype] += 1
+            if dtype != "hook_progress" and len(kinds) == 2 and kinds[dtype] == 1:
+                self.raw.set_kind(index, "progress")  # not hooks alone any more
             return
         self._close_progress()
         node = self._node(facts, uuid, line, PROGRESS, side)
         self._progress_kinds = Counter({dtype: 1})
         self._progress_side = side
-        item = Item(
-            id=uuid or f"line-{line}",
+        part = Part("other", text=dtype, name="progress")
+        self._progress_part = part
+        self._progress_line = line
+        self._progress_lines = 1
+        self._progress_index = self._append(
+            [part],
+            line,
+            uuid,
+            node,
+            side,
             role="system",
-            parts=[Part("other", text=dtype, name="progress")],
-            line=line,
             kind="hook" if dtype == "hook_progress" else "progress",
             ts=facts.timestamp,
+            keep=True,
         )
-        self._progress_item = item
-        self._append(item, node, side)
 
     def _close_progress(self) -> None:
         """The open run of progress lines ends."""
         self._write_progress()
-        self._progress_item = None
+        self._progress_index = -1
 
     def _write_progress(self) -> None:
-        """The open run's text says what it holds (written when it ends or is shown, not
-        per line: a run can be thousands of lines)."""
-        item = self._progress_item
-        if item is not None:
-            item.parts[0].text = _progress_text(self._progress_kinds)
+        """The open run's item says what it holds and how many lines (written when it
+        ends or is shown, not per line: a run can be thousands of lines)."""
+        index, part = self._progress_index, self._progress_part
+        if index >= 0 and part is not None:
+            part.text = _progress_text(self._progress_kinds)
+            if self._progress_lines > 1:
+                self.raw.lines[index] = self._progress_lines
+            self.raw.changed(index)
 
     def _assistant(
         self, facts: Line, line: int, uuid: str | None, side: bool, ts: str | None
@@ -232,16 +284,20 @@ class ClaudeCodeBuilder(Builder):
         response = self.responses.get(key)
         node = self._node(facts, uuid, line, ASSISTANT, side)
         if response is not None and response.side == side:
-            response.item.parts.extend(parts)
-            response.item.lines += 1
+            self._extend(response, parts)
         else:
-            role = message.role or "assistant"
-            item = Item(
-                id=uuid or f"line-{line}", role=role, parts=parts, line=line, ts=ts, model=model
+            index = self._append(
+                parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
             )
-            response = Response(item=item, side=side, raw=len(self.raw), run=len(self.runs) - 1)
+            self._last_parts = (index, parts)
+            response = Response(
+                id=uuid or f"line-{line}",
+                side=side,
+                raw=index,
+                model=model,
+                run=len(self.runs) - 1,
+            )
             self.responses[key] = response
-            self._append(item, node, side)
             if not side and self.runs:
                 run = self.runs[-1]
                 run.items += 1
@@ -274,12 +330,11 @@ class ClaudeCodeBuilder(Builder):
         ):
             if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
                 tokens[i] = value
-        item = response.item
-        model = item.model or model
+        model = response.model or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
         inp, out, cread, cwrite = tokens
-        item.usage = Usage.of_response(
+        response.usage = Usage.of_response(
             input_tokens=inp,
             output_tokens=out,
             cache_read_tokens=cread,
@@ -292,15 +347,27 @@ class ClaudeCodeBuilder(Builder):
                 cache_write_tokens=cwrite,
             ),
         )
+        self.raw.set_usage(response.raw, response.usage)
+
+    def _extend(self, response: Response, parts: list[Part]) -> None:
+        """A later line of a response: its blocks join the item's (kept from now on)."""
+        column = self.raw
+        index = response.raw
+        last, held = self._last_parts
+        first = held if last == index else column.parts_of(index)
+        column.set_parts(index, [*first, *parts])
+        self._last_parts = (-1, [])
+        response.lines += 1
+        column.lines[index] = response.lines
 
     def _call(self, part: Part, line: int, response: Response, side: bool, ts: str | None) -> None:
         assert part.call_id is not None
         call = Call(
             call_id=part.call_id,
             tool=part.name or "?",
-            part=part,
+            part=ref_of(part),
             line=line,
-            message_id=response.item.id,
+            message_id=response.id,
             side=side,
             run=len(self.runs) - 1,
             started=ts,
@@ -324,15 +391,9 @@ class ClaudeCodeBuilder(Builder):
         else:
             kind = "message"
         node = self._node(facts, uuid, line, USER, side)
-        item = Item(
-            id=uuid or f"line-{line}",
-            role=message.role or "user",
-            parts=parts,
-            line=line,
-            kind=kind,
-            ts=ts,
-        )
-        self._append(item, node, side, meta)
+        ident = uuid or f"line-{line}"
+        # Its text, while every part is whole (a prompt's or a summary's, kept).
+        text = "" if side or meta else "\n".join(p.text for p in parts if p.kind == "text")
         result = facts.toolUseResult
         answers: list[tuple[int, tuple[bool, str | None]]] = []
         # On a line long enough that its parts' data is read again when asked for, the
@@ -355,21 +416,27 @@ class ClaudeCodeBuilder(Builder):
             for part in parts:
                 if type(part) is Part and unread(part.data):
                     part.data = _detail(result_value(part.data))
+        self._append(
+            parts, line, uuid, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
+        )
         for index, said in answers:
             part = parts[index]
-            assert part.call_id is not None
-            call = self.calls.get(part.call_id)
+            call_id = part.call_id
+            assert call_id is not None
+            call = self.calls.get(call_id)
             if call is None:
-                self.unpaired.setdefault(part.call_id, (part, line, node, said, ts))
+                self.unpaired.setdefault(
+                    call_id, (ref_of(part), part.is_error, line, node, said, ts)
+                )
             elif call.result_line is None:
-                self._answer(call, part, line, node, said, ts)
+                self._answer(call, ref_of(part), part.is_error, line, node, said, ts)
         if side:
             return
         if kind == "compact-summary":
             for boundary in reversed(self.boundaries):
                 if not boundary.elision and boundary.summary_item is None:
-                    boundary.summary = item.text
-                    boundary.summary_item = item.id
+                    boundary.summary = text
+                    boundary.summary_item = ident
                     break
             return
         if meta:
@@ -377,9 +444,8 @@ class ClaudeCodeBuilder(Builder):
         if blocks.is_interruption(parts) and self.runs:
             self.runs[-1].cut = True
         if kind in ("message", "command") and blocks.is_prompt(parts):
-            text = item.text
             self.runs.append(
-                RunMark(id=item.id, line=line, prompt=text, started=ts, command=kind == "command")
+                RunMark(id=ident, line=line, prompt=text, started=ts, command=kind == "command")
             )
             self.titles.setdefault("prompt", blocks.first_line(text))
         if self.runs:
@@ -388,7 +454,8 @@ class ClaudeCodeBuilder(Builder):
     def _answer(
         self,
         call: Call,
-        part: Part,
+        part: Part | PartRef,
+        is_error: bool,
         line: int,
         node: int,
         facts: tuple[bool, str | None],
@@ -398,7 +465,7 @@ class ClaudeCodeBuilder(Builder):
         call.result_part = part
         call.result_line = line
         call.result_node = node
-        call.is_error = part.is_error
+        call.is_error = is_error
         call.interrupted = interrupted
         call.ended = ts
         call.duration = seconds_between(call.started, ts)
@@ -418,22 +485,26 @@ class ClaudeCodeBuilder(Builder):
         subtype = str_or_none(record.get("subtype"))
         before = self.conv_main
         node = self._node(facts, uuid, line, SYSTEM, side)
-        item = Item(
-            id=uuid or f"line-{line}",
+        ident = uuid or f"line-{line}"
+        self._append(
+            [Part("text", text=blocks.system_text(record), name=subtype)],
+            line,
+            uuid,
+            node,
+            side,
             role="system",
-            parts=[Part("text", text=blocks.system_text(record), name=subtype)],
-            line=line,
             kind="system",
             ts=ts,
+            meta=facts.isMeta is True,
+            keep=True,
         )
-        self._append(item, node, side, facts.isMeta is True)
         if side:
             return
         if subtype in ("compact_boundary", "microcompact_boundary"):
             keep = {k: record.get(k) for k in _BOUNDARY_KEYS if k in record}
             self.boundaries.append(
                 Boundary(
-                    id=item.id,
+                    id=ident,
                     line=line,
                     node=node,
                     elision=subtype == "microcompact_boundary",
@@ -491,10 +562,18 @@ class ClaudeCodeBuilder(Builder):
                     self.titles["custom-title"] = title
             part = Part("other", text=blocks.compact(record), name=kind)
             item_kind = "record"
-        item = Item(
-            id=uuid or f"line-{line}", role=role, parts=[part], line=line, kind=item_kind, ts=ts
+        self._append(
+            [part],
+            line,
+            uuid,
+            node,
+            side,
+            role=role,
+            kind=item_kind,
+            ts=ts,
+            meta=facts.isMeta is True,
+            keep=True,
         )
-        self._append(item, node, side, facts.isMeta is True)
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         from .assemble import assemble

@@ -5,16 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...model import Item, Part
+from ...model import Part, PartRef, Usage
 
 
 @dataclass(slots=True)
 class Response:
-    """One API response: its item and the largest usage its split lines reported."""
+    """One API response: its item's facts and the largest usage its split lines reported."""
 
-    item: Item
+    id: str  # its item's id
     side: bool
     raw: int  # its index in the raw view
+    model: str | None
+    lines: int = 1
+    usage: Usage | None = None
     nodes: list[int] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
@@ -28,13 +31,13 @@ class Call:
 
     call_id: str
     tool: str
-    part: Part  # the tool_use block (its input read from it: it may be lazy)
+    part: Part | PartRef  # the tool_use block (its input read from it: it may be lazy)
     line: int
     message_id: str
     side: bool
     run: int
     started: str | None
-    result_part: Part | None = None  # the tool_result block (its text and detail)
+    result_part: Part | PartRef | None = None  # the tool_result block (text and detail)
     result_line: int | None = None
     result_node: int = -1
     is_error: bool = False
