@@ -19,6 +19,8 @@ FOLD_LINES = 3  # lines a folded text part shows
 
 def folded_height(parts: Sequence[Part]) -> int:
     """The rows a folded item takes in the conversation view (a header, then its parts)."""
+    if len(parts) == 1 and parts[0].kind != "text":  # most lines: one part, not text
+        return 2
     height = 1
     for part in parts[:FOLD_PARTS]:
         if part.kind == "text":
@@ -26,6 +28,13 @@ def folded_height(parts: Sequence[Part]) -> int:
         else:
             height += 1
     return height + (1 if len(parts) > FOLD_PARTS else 0)
+
+
+def _part_height(part: Part) -> int:
+    """One part's rows in ``folded_height``."""
+    if part.kind == "text":
+        return min(FOLD_LINES, part.head.count("\n", 0, 4000) + 1)
+    return 1
 
 
 STICKY, FOLDED_MARK, NO_TS = 1, 2, 4  # ItemColumn flags
@@ -55,6 +64,8 @@ class ItemColumn:
         "lines",
         "marks",
         "model",
+        "more",
+        "nparts",
         "parts",
         "role",
         "source",
@@ -73,6 +84,7 @@ class ItemColumn:
         self.model = array("H")
         self.flags = bytearray()
         self.height = bytearray()
+        self.nparts = bytearray()  # how many parts (up to 255): an item's later lines add
         # Timestamps packed: their UTF-8 one after another, where each ends.
         self.ts_text = bytearray()
         self.ts_end = array("Q")
@@ -81,6 +93,7 @@ class ItemColumn:
         self.usage: dict[int, Usage] = _NO_USAGE
         self.marks: dict[int, list[str]] = {}
         self.lines: dict[int, int] = {}  # items of more than one line
+        self.more: dict[int, list[int]] = {}  # the spans of an item's later lines
         self.source: PartSource | None = None
         self._strings: list[str | None] = [None]
         self._codes: dict[str | None, int] = {None: 0}
@@ -114,16 +127,27 @@ class ItemColumn:
         span/source is known. Returns its index."""
         index = len(self.line)
         self.line.append(line)
-        by_span = bool(span) and self.source is not None and not keep
-        self.span.append(span if by_span else 0)
-        self.parts.append(None if by_span else parts)
-        self.role.append(self._code(role))
-        self.kind.append(self._code(kind))
-        self.model.append(self._code(model))
-        self.flags.append((STICKY if sticky else 0) | (NO_TS if ts is None else 0))
-        self.height.append(folded_height(parts))
-        if ts:
+        if span and not keep and self.source is not None:
+            self.span.append(span)
+            self.parts.append(None)
+        else:
+            self.span.append(0)
+            self.parts.append(parts)
+        codes = self._codes  # called for every line: the codes looked up inline
+        code = codes.get(role)
+        self.role.append(self._code(role) if code is None else code)
+        code = codes.get(kind)
+        self.kind.append(self._code(kind) if code is None else code)
+        code = codes.get(model)
+        self.model.append(self._code(model) if code is None else code)
+        flags = STICKY if sticky else 0
+        if ts is None:
+            flags |= NO_TS
+        elif ts:
             self.ts_text += ts.encode("utf-8", "surrogatepass")
+        self.flags.append(flags)
+        self.height.append(folded_height(parts))
+        self.nparts.append(min(len(parts), 255))
         self.ts_end.append(len(self.ts_text))
         if ident is not None or self.ids is not None:
             if self.ids is None:
@@ -139,12 +163,23 @@ class ItemColumn:
     def changed(self, index: int) -> None:
         self._built.pop(index, None)
 
-    def set_parts(self, index: int, parts: list[Part]) -> None:
-        """Keep these parts for an item (no longer read again by its line's span: a
-        response whose blocks came over several lines)."""
-        self.parts[index] = parts
-        self.span[index] = 0
-        self.height[index] = folded_height(parts)
+    def extend(self, index: int, parts: list[Part], span: int = 0) -> None:
+        """An item's later line (a response whose blocks came over several lines): its
+        parts are read again by span too when every line of the item can be, else the
+        item's parts are kept from now on."""
+        before = self.nparts[index]
+        if span and self.parts[index] is None and self.source is not None:
+            self.more.setdefault(index, []).append(span)
+        else:
+            self.parts[index] = [*self.parts_of(index), *parts]
+            self.span[index] = 0
+            self.more.pop(index, None)
+        # The folded height grows by the parts still shown, as ``folded_height`` counts.
+        height = self.height[index] - (1 if before > FOLD_PARTS else 0)
+        height += sum(_part_height(part) for part in parts[: max(0, FOLD_PARTS - before)])
+        after = min(before + len(parts), 255)
+        self.nparts[index] = after
+        self.height[index] = min(height + (1 if after > FOLD_PARTS else 0), 255)
         self._built.pop(index, None)
 
     def parts_of(self, index: int) -> list[Part]:
@@ -221,13 +256,16 @@ class ItemColumn:
         return built
 
     def _read(self, index: int) -> list[Part]:
-        span = self.span[index]
         source = self.source
-        full = source.parts(span) if source is not None else None
-        if full is None:
-            return [Part("other", "[changed on disk: this line could not be read again]")]
-        parts = list(full)
-        make_lazy(parts, source, span, span & 0xFFFFFFFF)
+        spans = [self.span[index], *self.more.get(index, ())]
+        parts: list[Part] = []
+        for span in spans:
+            full = source.parts(span) if source is not None else None
+            if full is None:
+                return [Part("other", "[changed on disk: this line could not be read again]")]
+            line_parts = list(full)
+            make_lazy(line_parts, source, span, span & 0xFFFFFFFF)
+            parts.extend(line_parts)
         return parts
 
 

@@ -373,6 +373,14 @@ class PartRef:
         self._key = part._key
         self._index = part._index
 
+    @classmethod
+    def at(cls, source: PartSource, key: Any, index: int) -> PartRef:
+        """The ``index``-th part of the line at ``key`` (a short part too: a builder that
+        keeps only where each tool call and result is)."""
+        ref = cls.__new__(cls)
+        ref._source, ref._key, ref._index = source, key, index
+        return ref
+
     def _full(self) -> Part | None:
         parts = self._source.parts(self._key)
         if parts is None or self._index >= len(parts):

@@ -152,3 +152,29 @@ def test_odd_field_types_both_ways(
     path = folder / "s.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert everything(FMT.open(path, writer_alive=False)) == everything(by_dict(path, monkeypatch))
+
+
+def test_split_responses_read_again_by_every_span(tmp_path: Path) -> None:
+    """A response over several lines is one item whose parts are read again from each
+    of its lines; its folded height is what its parts give."""
+    from session_core.item_column import Items, folded_height
+
+    w = CCWriter()
+    w.user("go")
+    long = "x" * 3000
+    blocks = [text(f"part {n}\n" + long) for n in range(11)]
+    w.assistant("m1", [*blocks, tool_use("c1", "Bash", command="ls")], usage=usage(1, 2))
+    w.result("c1", "done")
+    path = tmp_path / "s.jsonl"
+    w.write(path)
+    t = FMT.open(path, writer_alive=False)
+    raw = t.raw
+    assert isinstance(raw, Items)
+    [response] = [i for i in raw if i.role == "assistant"]
+    assert response.lines == 12
+    assert [p.text for p in response.parts[:11]] == [f"part {n}\n" + long for n in range(11)]
+    assert response.parts[11].call_id == "c1"
+    column = raw._column
+    index = next(n for n in range(len(raw)) if raw[n].role == "assistant")
+    assert column.parts[index] is None and len(column.more[index]) == 11  # by span, kept none
+    assert raw.folded_heights() == [folded_height(item.parts) for item in raw]

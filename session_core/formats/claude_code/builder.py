@@ -19,7 +19,7 @@ import msgspec
 
 from ... import pricing
 from ...item_column import ItemColumn
-from ...model import Part, PartRef, Transcript, Usage, ref_of
+from ...model import Part, PartRef, Transcript, Usage
 from ...text import str_or_none
 from ..base import Builder, bad_line_reason
 from . import blocks
@@ -95,7 +95,6 @@ class ClaudeCodeBuilder(Builder):
         self._progress_lines = 0
         self._progress_kinds: Counter[str] = Counter()
         self._progress_side = False
-        self._last_parts: tuple[int, list[Part]] = (-1, [])  # the last response item's parts
         self.version = 0  # bumped by every feed (the assembly caches on it)
 
     def set_source(self, source: Any) -> None:
@@ -289,7 +288,6 @@ class ClaudeCodeBuilder(Builder):
             index = self._append(
                 parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
             )
-            self._last_parts = (index, parts)
             response = Response(
                 id=uuid or f"line-{line}",
                 side=side,
@@ -314,9 +312,9 @@ class ClaudeCodeBuilder(Builder):
             response.stop = message.stop_reason
         if message.usage is not None:
             self._usage(response, message.usage, model)
-        for part in parts:
+        for index, part in enumerate(parts):
             if part.kind == "tool-call" and part.call_id and part.call_id not in self.calls:
-                self._call(part, line, response, side, ts)
+                self._call(part, index, line, response, side, ts)
 
     def _usage(self, response: Response, usage: TokenUsage, model: str | None) -> None:
         tokens = response.tokens
@@ -350,22 +348,26 @@ class ClaudeCodeBuilder(Builder):
         self.raw.set_usage(response.raw, response.usage)
 
     def _extend(self, response: Response, parts: list[Part]) -> None:
-        """A later line of a response: its blocks join the item's (kept from now on)."""
-        column = self.raw
-        index = response.raw
-        last, held = self._last_parts
-        first = held if last == index else column.parts_of(index)
-        column.set_parts(index, [*first, *parts])
-        self._last_parts = (-1, [])
+        """A later line of a response: its blocks join the item's."""
         response.lines += 1
-        column.lines[index] = response.lines
+        self.raw.extend(response.raw, parts, self.span)
+        self.raw.lines[response.raw] = response.lines
 
-    def _call(self, part: Part, line: int, response: Response, side: bool, ts: str | None) -> None:
+    def _ref(self, part: Part, index: int) -> Part | PartRef:
+        """What a call keeps of its line's ``index``-th part: where it is, when the line
+        can be read again (the part itself otherwise)."""
+        if self.span and self.part_source is not None:
+            return PartRef.at(self.part_source, self.span, index)
+        return part
+
+    def _call(
+        self, part: Part, index: int, line: int, response: Response, side: bool, ts: str | None
+    ) -> None:
         assert part.call_id is not None
         call = Call(
             call_id=part.call_id,
             tool=part.name or "?",
-            part=ref_of(part),
+            part=self._ref(part, index),
             line=line,
             message_id=response.id,
             side=side,
@@ -426,10 +428,10 @@ class ClaudeCodeBuilder(Builder):
             call = self.calls.get(call_id)
             if call is None:
                 self.unpaired.setdefault(
-                    call_id, (ref_of(part), part.is_error, line, node, said, ts)
+                    call_id, (self._ref(part, index), part.is_error, line, node, said, ts)
                 )
             elif call.result_line is None:
-                self._answer(call, ref_of(part), part.is_error, line, node, said, ts)
+                self._answer(call, self._ref(part, index), part.is_error, line, node, said, ts)
         if side:
             return
         if kind == "compact-summary":
