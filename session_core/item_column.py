@@ -21,19 +21,15 @@ def folded_height(parts: Sequence[Part]) -> int:
     """The rows a folded item takes in the conversation view (a header, then its parts)."""
     if len(parts) == 1 and parts[0].kind != "text":  # most lines: one part, not text
         return 2
-    height = 1
-    for part in parts[:FOLD_PARTS]:
-        if part.kind == "text":
-            height += min(FOLD_LINES, part.head.count("\n", 0, 4000) + 1)
-        else:
-            height += 1
+    height = 1 + sum(_part_height(part) for part in parts[:FOLD_PARTS])
     return height + (1 if len(parts) > FOLD_PARTS else 0)
 
 
 def _part_height(part: Part) -> int:
-    """One part's rows in ``folded_height``."""
+    """One part's rows in ``folded_height``: a text's first lines, as the view draws
+    them; the same for a part and its lazy stand-in (whose head keeps those lines)."""
     if part.kind == "text":
-        return min(FOLD_LINES, part.head.count("\n", 0, 4000) + 1)
+        return min(FOLD_LINES, part.head.count("\n") + 1)
     return 1
 
 

@@ -21,7 +21,7 @@ import orjson
 
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_BITS, SPAN_MAX, LineSource
-from ..model import LAZY_LINE, Part, PartSource, Transcript, make_lazy
+from ..model import Part, PartSource, Transcript, make_lazy
 from ..text import count
 
 if TYPE_CHECKING:
@@ -97,10 +97,10 @@ class Builder(ABC):
 
         self.part_source = PartSource(load)
 
-    def lazy_data(self) -> bool:
-        """Will ``lazy`` drop the structured data of the line being fed (a long line of
-        a file it can be read again from)? Then a builder need not decode it at all."""
-        return bool(self.span) and self.part_source is not None and self.line_bytes > LAZY_LINE
+    def rereadable(self) -> bool:
+        """Can the line being fed be read again (a plain file's line, with its span)?
+        Then a builder that keeps only its span need not make its parts whole."""
+        return bool(self.span) and self.part_source is not None
 
     def lazy(self, parts: list[Part]) -> None:
         """Long parts of the line being fed stay in the file (``make_lazy``)."""

@@ -6,6 +6,8 @@ never the file; a call with nothing new fed returns the previous model's parts.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import Items
@@ -21,33 +23,47 @@ if TYPE_CHECKING:
 NAME = "claude-code"
 
 
-def recover(b: ClaudeCodeBuilder, chain: list[int]) -> set[int]:
+def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:
     """A walked chain, with what parallel tool calls leave beside it.
 
     One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
     each, and the next line continues from one of them only: the chain walked back
     from the leaf misses the other split lines and results. Every line of a response
     on the chain is on it, and so is the first result answering each of its calls.
+    A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
     """
-    on = set(chain)
+    on = bytearray(len(b.threads))
+    for node in chain:
+        on[node] = 1
     side = b.threads.side
     for node in chain:
         response = b.node_response.get(node)
         if response is None:
             continue
-        on.update(response.nodes)
+        for other in response.nodes:
+            on[other] = 1
         for call_id in response.calls:
             call = b.calls.get(call_id)
             if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
-                on.add(call.result_node)
+                on[call.result_node] = 1
     return on
+
+
+def nodes_of(on: bytearray) -> array[int]:
+    """The nodes a ``recover`` bytearray has, in file order."""
+    out = array("i")
+    node = on.find(1)
+    while node >= 0:
+        out.append(node)
+        node = on.find(1, node + 1)
+    return out
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     threads = b.threads
     main_side = 0 if b.has_main else 1  # a subagent's own file: every line a sidechain
     leaf = b.leaf_main if b.has_main else b.leaf_side
-    active = recover(b, threads.walk(leaf)) if leaf >= 0 else set()
+    active = recover(b, threads.walk(leaf)) if leaf >= 0 else bytearray(len(threads))
 
     compactions, folded = _compactions(b)
     last_boundary = max((c.line for c in compactions if c.kind == "compaction"), default=0)
@@ -59,7 +75,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     seen: set[int] = set()
     raw, node_raw, flags = b.raw, b.node_raw, b.raw_flags
     kinds = threads.kind
-    for node in sorted(active):
+    for node in nodes_of(active):
         if kinds[node] not in (USER, ASSISTANT):
             continue
         index = node_raw[node]
@@ -106,10 +122,10 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     )
 
 
-def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], set[int]]:
+def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
     """Each boundary as a compaction (with the chain it folded) or an elision."""
     out: list[Compaction] = []
-    folded: set[int] = set()
+    folded = bytearray(len(b.threads))
     threads = b.threads
     for bd in b.boundaries:
         record = bd.record
@@ -149,8 +165,11 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], set[int]]:
             start = threads.node_of(record.get("logicalParentUuid"))
             if start < 0 or start >= bd.node >= 0:
                 start = bd.before
-            bd.folded_nodes = sorted(recover(b, threads.walk(start))) if start >= 0 else []
-        folded.update(bd.folded_nodes)
+            bd.folded_nodes = (
+                nodes_of(recover(b, threads.walk(start))) if start >= 0 else array("i")
+            )
+        for node in bd.folded_nodes:
+            folded[node] = 1
         ids: list[str] = []
         last = -1
         for node in bd.folded_nodes:

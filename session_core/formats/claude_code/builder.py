@@ -23,7 +23,7 @@ from ...model import Part, PartRef, Transcript, Usage
 from ...text import str_or_none
 from ..base import Builder, bad_line_reason
 from . import blocks
-from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, unread
+from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, OTHER, PROGRESS, SYSTEM, USER, Threads
 
@@ -93,7 +93,8 @@ class ClaudeCodeBuilder(Builder):
         self._progress_part: Part | None = None
         self._progress_line = 0
         self._progress_lines = 0
-        self._progress_kinds: Counter[str] = Counter()
+        self._progress_kinds: dict[str, int] = {}
+        self._stale: list[Response] = []  # responses whose usage changed (``settle_usage``)
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
 
@@ -233,13 +234,13 @@ class ClaudeCodeBuilder(Builder):
                 self.has_main = self.has_main or not side
             self._progress_lines += 1
             kinds = self._progress_kinds
-            kinds[dtype] += 1
+            kinds[dtype] = kinds.get(dtype, 0) + 1
             if dtype != "hook_progress" and len(kinds) == 2 and kinds[dtype] == 1:
                 self.raw.set_kind(index, "progress")  # not hooks alone any more
             return
         self._close_progress()
         node = self._node(facts, uuid, line, PROGRESS, side)
-        self._progress_kinds = Counter({dtype: 1})
+        self._progress_kinds = {dtype: 1}
         self._progress_side = side
         part = Part("other", text=dtype, name="progress")
         self._progress_part = part
@@ -277,8 +278,9 @@ class ClaudeCodeBuilder(Builder):
     ) -> None:
         message = facts.message or _NO_MESSAGE
         key = message.id or facts.requestId or uuid or f"line-{line}"
+        # Its parts are read again by span when shown (then made lazy, see ItemColumn):
+        # here they give the call ids and the item's folded height.
         parts = blocks.parts_of(message.content)
-        self.lazy(parts)
         model = message.model
         response = self.responses.get(key)
         node = self._node(facts, uuid, line, ASSISTANT, side)
@@ -331,21 +333,32 @@ class ClaudeCodeBuilder(Builder):
         model = response.model or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
-        inp, out, cread, cwrite = tokens
-        response.usage = Usage.of_response(
-            input_tokens=inp,
-            output_tokens=out,
-            cache_read_tokens=cread,
-            cache_write_tokens=cwrite,
-            cost=pricing.cost(
-                model,
+        response.priced = model
+        if not response.stale:  # its Usage is made when the model is next assembled
+            response.stale = True
+            self._stale.append(response)
+
+    def settle_usage(self) -> None:
+        """Each response whose lines reported usage since the last assembly: its Usage
+        (the largest value of each count over its lines) and cost, made once."""
+        for response in self._stale:
+            inp, out, cread, cwrite = response.tokens
+            response.usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
                 cache_read_tokens=cread,
                 cache_write_tokens=cwrite,
-            ),
-        )
-        self.raw.set_usage(response.raw, response.usage)
+                cost=pricing.cost(
+                    response.priced,
+                    input_tokens=inp,
+                    output_tokens=out,
+                    cache_read_tokens=cread,
+                    cache_write_tokens=cwrite,
+                ),
+            )
+            response.stale = False
+            self.raw.set_usage(response.raw, response.usage)
+        self._stale.clear()
 
     def _extend(self, response: Response, parts: list[Part]) -> None:
         """A later line of a response: its blocks join the item's."""
@@ -398,26 +411,22 @@ class ClaudeCodeBuilder(Builder):
         text = "" if side or meta else "\n".join(p.text for p in parts if p.kind == "text")
         result = facts.toolUseResult
         answers: list[tuple[int, tuple[bool, str | None]]] = []
-        # On a line long enough that its parts' data is read again when asked for, the
-        # result stays bytes (its facts alone decoded); ``lazy`` below drops it.
-        keep_bytes = unread(result) and self.lazy_data()
+        # A line read again when shown keeps its span alone: its tool result's detail
+        # (often the largest value of the line) is not decoded, only its facts are.
+        keep = not self.rereadable()
         detail: Any = None
         result_interrupted, agent = False, None
         for index, part in enumerate(parts):
             if part.kind == "tool-result" and part.call_id:
                 if not answers:
                     result_interrupted, agent = result_facts(result)
-                    detail = result if keep_bytes else _detail(result_value(result))
+                    if keep:
+                        detail = _detail(result_value(result))
                 part.data = detail
                 interrupted = result_interrupted or part.text.lstrip().startswith(
                     blocks.INTERRUPTED
                 )
                 answers.append((index, (interrupted, agent)))
-        self.lazy(parts)
-        if keep_bytes:  # a part left as it is after all: its data decoded now
-            for part in parts:
-                if type(part) is Part and unread(part.data):
-                    part.data = _detail(result_value(part.data))
         self._append(
             parts, line, uuid, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
         )
@@ -581,6 +590,7 @@ class ClaudeCodeBuilder(Builder):
         from .assemble import assemble
 
         self._write_progress()
+        self.settle_usage()
         return assemble(self, writer_alive)
 
     @staticmethod
@@ -616,5 +626,5 @@ def _detail(result: Any) -> Any:
     return result
 
 
-def _progress_text(kinds: Counter[str]) -> str:
+def _progress_text(kinds: dict[str, int]) -> str:
     return ", ".join(f"{k}" if n == 1 else f"{k} ×{n}" for k, n in kinds.items())

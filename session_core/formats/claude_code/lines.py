@@ -179,9 +179,4 @@ def _facts_of(value: Any) -> tuple[bool, str | None]:
     return value.get("interrupted") is True, str_or_none(value.get("agentId"))
 
 
-def unread(value: Any) -> bool:
-    """Is this ``toolUseResult`` still bytes from the file (not decoded yet)?"""
-    return isinstance(value, msgspec.Raw) and value is not _NOTHING
-
-
-__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value", "unread"]
+__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,8 @@ class Response:
     model: str | None
     lines: int = 1
     usage: Usage | None = None
+    priced: str | None = None  # the model its usage is priced as
+    stale: bool = False  # its lines' usage changed since its Usage was made
     nodes: list[int] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
@@ -90,4 +93,4 @@ class Boundary:
     ts: str | None
     summary: str = ""
     summary_item: str | None = None
-    folded_nodes: list[int] | None = None  # the chain it folded, once worked out
+    folded_nodes: array[int] | None = None  # the chain it folded, once worked out

@@ -71,19 +71,19 @@ class Threads:
     def node_of(self, uuid: object) -> int:
         return self.index.get(uuid, -1) if isinstance(uuid, str) else -1
 
-    def walk(self, leaf: int) -> list[int]:
+    def walk(self, leaf: int) -> array[int]:
         """The chain from ``leaf`` back to its root, leaf first (cycle-guarded)."""
-        out: list[int] = []
-        seen: set[int] = set()
+        out = array("i")
+        seen = bytearray(len(self.line))
         node = leaf
-        while node >= 0 and node not in seen:
-            seen.add(node)
+        while node >= 0 and not seen[node]:
+            seen[node] = 1
             out.append(node)
             node = self.parent_of(node)
         return out
 
     def statuses(
-        self, active: set[int], folded: set[int], boundary_line: int, main_side: int
+        self, active: bytearray, folded: bytearray, boundary_line: int, main_side: int
     ) -> bytearray:
         """Each node's status: on the chain now, folded by a compaction, on a branch, or
         neither (a progress or hook line hanging off the chain takes its parent's word)."""
@@ -95,9 +95,9 @@ class Threads:
         for node in range(n):
             if side[node] != main_side:
                 continue  # a subagent's line: marked a sidechain, on no chain of ours
-            if node in active:
+            if active[node]:
                 status[node] = ACTIVE
-            elif node in folded:
+            elif folded[node]:
                 status[node] = FOLDED
             elif kinds[node] in CONVERSATION:
                 status[node] = FOLDED if lines[node] < boundary_line else BRANCH
