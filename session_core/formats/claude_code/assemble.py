@@ -159,7 +159,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 )
             )
             continue
-        if bd.folded_nodes is None:
+        if bd.folded_ids is None:
             # The chain before it: from its logical parent, or (a parent the file does
             # not have) from the last conversation line written before it.
             start = threads.node_of(record.get("logicalParentUuid"))
@@ -168,14 +168,17 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             bd.folded_nodes = (
                 nodes_of(recover(b, threads.walk(start))) if start >= 0 else array("i")
             )
+            found: list[str] = []
+            last = -1
+            for node in bd.folded_nodes:
+                if threads.kind[node] in (USER, ASSISTANT) and b.node_raw[node] != last:
+                    last = b.node_raw[node]
+                    found.append(b.raw.id_of(last))
+            bd.folded_ids = found
+        assert bd.folded_nodes is not None
         for node in bd.folded_nodes:
             folded[node] = 1
-        ids: list[str] = []
-        last = -1
-        for node in bd.folded_nodes:
-            if threads.kind[node] in (USER, ASSISTANT) and b.node_raw[node] != last:
-                last = b.node_raw[node]
-                ids.append(b.raw.id_of(last))
+        ids = bd.folded_ids
         out.append(
             Compaction(
                 id=bd.id,
@@ -249,33 +252,37 @@ def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None)
         if int(call.side) != main_side:
             continue
         answered = call.result_line is not None
+        if answered and call.op is not None:
+            out.append(call.op)  # settled: the same whatever comes next
+            continue
         moved_on = not answered and call.run < last_run  # a later prompt came instead
         agent = call.agent or b.agent_of.get(call.call_id)
-        out.append(
-            LazyToolOp(
-                call_id=call.call_id,
-                tool=call.tool,
-                state=classify_op(
-                    has_result=answered,
-                    failed=call.is_error,
-                    interrupted=call.interrupted or moved_on,
-                    writer_alive=writer_alive,
-                ),
-                args_from=call.part,
-                result_from=call.result_part,
-                detail_from=call.result_part,
-                line=call.line,
-                result_line=call.result_line,
-                run_id=b.runs[call.run].id if call.run >= 0 else None,
-                message_id=call.message_id,
-                progress=None if answered else b.progress_out.get(call.call_id),
-                subagent=path_for(b, agent) if agent else None,
-                sidechain=call.side,
-                started=call.started,
-                ended=call.ended,
-                duration=call.duration,
-            )
+        op = LazyToolOp(
+            call_id=call.call_id,
+            tool=call.tool,
+            state=classify_op(
+                has_result=answered,
+                failed=call.is_error,
+                interrupted=call.interrupted or moved_on,
+                writer_alive=writer_alive,
+            ),
+            args_from=call.part,
+            result_from=call.result_part,
+            detail_from=call.result_part,
+            line=call.line,
+            result_line=call.result_line,
+            run_id=b.runs[call.run].id if call.run >= 0 else None,
+            message_id=call.message_id,
+            progress=None if answered else b.progress_out.get(call.call_id),
+            subagent=path_for(b, agent) if agent else None,
+            sidechain=call.side,
+            started=call.started,
+            ended=call.ended,
+            duration=call.duration,
         )
+        if answered:
+            call.op = op
+        out.append(op)
     return out
 
 

@@ -6,7 +6,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...model import Part, PartRef, Usage
+from ...model import Part, PartRef, ToolOp, Usage
 
 
 @dataclass(slots=True)
@@ -48,6 +48,7 @@ class Call:
     ended: str | None = None
     duration: float | None = None
     agent: str | None = None
+    op: ToolOp | None = None  # its operation, made once it is settled
 
     @property
     def arguments(self) -> Any:
@@ -94,3 +95,4 @@ class Boundary:
     summary: str = ""
     summary_item: str | None = None
     folded_nodes: array[int] | None = None  # the chain it folded, once worked out
+    folded_ids: list[str] | None = None  # its conversation items' ids
