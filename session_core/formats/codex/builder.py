@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import msgspec
+import orjson
+
 from ...item_column import FOLDED_MARK, ItemColumn, Items
 from ...model import (
     Compaction,
@@ -25,6 +28,7 @@ from ...model import (
     LazyToolOp,
     OpState,
     Part,
+    PartRef,
     Run,
     RunContext,
     ToolOp,
@@ -35,6 +39,7 @@ from ...model import (
 )
 from ...text import str_or_none
 from ..base import Builder
+from . import lines
 from . import usage as tokens
 from .compaction import replay
 from .completed import completed_tool
@@ -43,16 +48,37 @@ from .items import (
     CALL_TYPES,
     NOT_SENT,
     OUTPUT_TYPES,
+    STICKY_ROLES,
+    call_id_from,
+    call_key,
+    call_name_of,
     completed_item,
     fingerprint,
     message_key,
+    reasoning_key,
+    reasoning_parts_of,
     response_item,
+    result_part,
 )
-from .tools import compact, decode_output
+from .lines import block_texts, text_blocks
+from .tools import Outcome, compact, decode_output
 
 NAME = "codex"
 RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
+_ENDED: dict[str, Any] = {
+    "task_complete": "finished",
+    "turn_complete": "finished",
+    "turn_aborted": "aborted",
+}
+# An item packed by span keeps no parts; at feed time all it needs of them is its folded
+# height, which a one-part item that is not text has whatever its text.
+_PACKED = [Part("other")]
+# The fixed texts of token counts, one list shared by every item that says them.
+_FIXED = {
+    text: [Part("other", text, name="token_count")]
+    for text in (tokens.REPEAT, tokens.NO_USAGE, tokens.NO_LIMITS_ONLY)
+}
 _META_KEYS = (
     "id",
     "timestamp",
@@ -105,6 +131,9 @@ class CodexBuilder(Builder):
         self.previous_context: RunContext | None = None
         self.waiting_context: RunContext | None = None  # a context before its task_started
         self.contexts: dict[int, RunContext] = {}
+        # The latest typed turn context's payload (its bytes) and its context, turn, model.
+        self.context_raw: msgspec.Raw | None = None
+        self.context_facts: tuple[RunContext, str | None, str | None] = (RunContext(), None, None)
         self.section_texts: dict[str, str] = {}
         self.model: str | None = None
         self.tally = tokens.TokenTally()
@@ -113,6 +142,32 @@ class CodexBuilder(Builder):
         self.last_response = -1  # the raw index of the latest model output awaiting usage
 
     # -- feeding ----------------------------------------------------------------------
+    #
+    # Two ways in, one set of rules: ``feed_line`` decodes the hot lines into typed
+    # Structs (``lines``) and ``feed`` reads any parsed record as a dict; both turn what
+    # they read into the same few facts and hand them to the same methods below.
+
+    def feed_line(self, raw: bytes, line: int) -> None:
+        # The typed path needs the line's span: what it does not decode is read again
+        # from the file (every item it makes is packed by span).
+        if self.span and self.raw.source is not None:
+            decoded = lines.decode(raw)
+            if decoded is not None:
+                ts = decoded.timestamp
+                try:
+                    if type(decoded) is lines.EventLine:
+                        done = self._typed_event(decoded.payload, line, ts)
+                    elif type(decoded) is lines.ResponseLine:
+                        done = self._typed_response(decoded.payload, line, ts)
+                    else:
+                        assert type(decoded) is lines.ContextLine
+                        done = self._typed_context(decoded.payload, raw, line, ts)
+                except Exception as err:  # as ``feed`` does
+                    self._unreadable(err, orjson.loads(raw), line, ts)
+                    return
+                if done:
+                    return  # else it does not fit the rules' facts: nothing was done
+        super().feed_line(raw, line)
 
     def feed(self, record: dict[str, Any], line: int) -> None:
         kind = record.get("type")
@@ -135,18 +190,27 @@ class CodexBuilder(Builder):
             else:
                 self._record(record, line, ts)
         except Exception as err:  # a shape no writer was seen to write: kept, never fatal
-            self.warnings.append(
-                f"line {line} could not be read as Codex ({type(err).__name__}: {err}), "
-                "and was kept as it is"
-            )
-            raw = self.raw
-            if not len(raw) or raw.line[-1] != line:
-                self._record(record, line, ts)
+            self._unreadable(err, record, line, ts)
+
+    def _unreadable(
+        self, err: Exception, record: dict[str, Any], line: int, ts: str | None
+    ) -> None:
+        self.warnings.append(
+            f"line {line} could not be read as Codex ({type(err).__name__}: {err}), "
+            "and was kept as it is"
+        )
+        raw = self.raw
+        if not len(raw) or raw.line[-1] != line:
+            self._record(record, line, ts)
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)
         if self.part_source is not None:
             self.raw.source = self.part_source  # spans fed before stay readable
+
+    def _by_span(self) -> bool:
+        """Is the line being fed kept by its span (its parts read again when asked for)?"""
+        return bool(self.span) and self.raw.source is not None
 
     def _add(
         self,
@@ -172,6 +236,15 @@ class CodexBuilder(Builder):
             span=self.span,
             keep=keep,
         )
+
+    def _ref(self, index: int, part: Part | None) -> Part | PartRef:
+        """What an operation keeps of its item's (only) part: where it is in the file when
+        the item is packed by span, else the part."""
+        source = self.raw.source
+        if self.raw.parts[index] is None and source is not None:
+            return PartRef.at(source, self.span, 0)
+        assert part is not None  # an item kept whole keeps its parts
+        return ref_of(part)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         super().bad_line(line, raw, why)
@@ -202,92 +275,155 @@ class CodexBuilder(Builder):
     # -- response items ---------------------------------------------------------------
 
     def _response(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        if self.best != RESPONSE:
-            self._settle_source(RESPONSE)
         kind = payload.get("type")
         item_id = f"L{line}"
-        outcome = decode_output(payload.get("output")) if kind in OUTPUT_TYPES else None
-        if outcome is not None:
-            part = Part(
-                "tool-result",
-                outcome.text,
-                call_id=str_or_none(payload.get("call_id")),
-                is_error=outcome.failed,
-                data=outcome.detail,
-            )
-            item = Item(item_id, "tool", [part], line, ts=ts)
-        else:
-            item = response_item(payload, item_id, line, ts)
+        if kind in OUTPUT_TYPES:
+            outcome = decode_output(payload.get("output"))
+            call_id = str_or_none(payload.get("call_id"))
+            key = call_key(kind, call_id, str_or_none(payload.get("id")))
+            part = result_part(outcome, call_id)
+            index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
+            self._output(call_id, outcome, index, line, ts, part)
+            return
+        item = response_item(payload, item_id, line, ts)
         if kind in NOT_SENT:
+            if self.best != RESPONSE:
+                self._settle_source(RESPONSE)
             self._add(item.parts, line, item.role, "record", ts)
             return
-        model = self.model if item.role == "assistant" else None
-        index = self._add(
-            item.parts, line, item.role, item.kind, ts, model=model, sticky=item.sticky
-        )
-        if item.role == "assistant":
-            self.last_response = index
         key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
-        self.lazy(item.parts)  # after its fingerprint: long texts stay in the file
+        index = self._sent(kind, item.parts, item.role, item.kind, item.sticky, key, line, ts)
+        if kind in CALL_TYPES:
+            part = item.parts[0]
+            tool = part.name or "?"
+            self._call(
+                kind, part.call_id or item_id, tool, payload.get("status"), index, line, ts, part
+            )
+
+    def _typed_response(self, payload: lines.ResponsePayload, line: int, ts: str | None) -> bool:
+        kind: str = payload.__struct_config__.tag  # type: ignore[assignment]
+        if isinstance(payload, lines._Output):
+            outcome = decode_output(payload.output)
+            call_id = payload.call_id
+            key = call_key(kind, call_id, payload.id)
+            index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
+            self._output(call_id, outcome, index, line, ts, None)
+        elif isinstance(payload, lines._Call):
+            key = call_key(kind, payload.call_id, payload.id)
+            index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
+            call_id = call_id_from(payload.call_id, payload.id, f"L{line}")
+            tool = call_name_of(kind, payload.name) or "?"
+            self._call(kind, call_id, tool, payload.status, index, line, ts, None)
+        elif type(payload) is lines.Message:
+            texts = text_blocks(payload.content)
+            if texts is None:
+                return False  # a block that is not text: the dict path reads it
+            role = payload.role or "user"
+            parts = [Part("text", text) for text in texts]
+            key = message_key(role, parts)
+            self._sent(kind, parts, role, "message", role in STICKY_ROLES, key, line, ts)
+        else:
+            assert type(payload) is lines.Reasoning
+            summary = block_texts(payload.summary)
+            encrypted = payload.encrypted_content
+            parts = reasoning_parts_of(summary, block_texts(payload.content), encrypted)
+            key = reasoning_key(encrypted, summary)
+            self._sent(kind, parts, "assistant", "message", False, key, line, ts)
+        return True
+
+    def _sent(
+        self,
+        kind: Any,
+        parts: list[Part],
+        role: str,
+        item_kind: str,
+        sticky: bool,
+        key: int,
+        line: int,
+        ts: str | None,
+    ) -> int:
+        """A response item the model sees: a raw item, and an entry of the replayed view
+        (``key`` its fingerprint). Its index."""
+        if self.best != RESPONSE:
+            self._settle_source(RESPONSE)
+        model = self.model if role == "assistant" else None
+        index = self._add(parts, line, role, item_kind, ts, model=model, sticky=sticky)
+        if role == "assistant":
+            self.last_response = index
         self.view.append(index)
         self.view_keys.append(key)
-        run = self._run()
-        if run is not None:
+        if self.open_run >= 0:
+            run = self.runs[self.open_run]
             run.items += 1
-            if kind == "message" and item.role == "user" and run.prompt is None:
-                run.prompt = item.text
-        if kind in CALL_TYPES:
-            self._call(payload, item, line, ts)
-        elif outcome is not None:
-            self._output(payload, outcome, line, ts, item.parts[0])
+            if kind == "message" and role == "user" and run.prompt is None:
+                run.prompt = "\n".join(p.text for p in parts if p.kind == "text")
+        return index
 
-    def _call(self, payload: dict[str, Any], item: Item, line: int, ts: str | None) -> None:
-        part = item.parts[0]
+    def _call(
+        self,
+        kind: Any,
+        call_id: str,
+        tool: str,
+        status: Any,
+        index: int,
+        line: int,
+        ts: str | None,
+        part: Part | None,
+    ) -> None:
         run = self._run()
         op = LazyToolOp(
-            call_id=part.call_id or item.id,
-            tool=part.name or "?",
+            call_id=call_id,
+            tool=tool,
             state="running",
-            args_from=ref_of(part),
+            args_from=self._ref(index, part),
             line=line,
             run_id=run.id if run is not None else None,
-            message_id=item.id,
+            message_id=f"L{line}",
             started=ts,
         )
-        index = len(self.ops)
+        at = len(self.ops)
         self.ops.append(op)
         self.op_run.append(self.open_run)
-        self.op_by_call[op.call_id] = index
-        status = payload.get("status")
-        if payload.get("type") == "web_search_call" and status in ("completed", "failed"):
+        self.op_by_call[call_id] = at
+        if kind == "web_search_call" and status in ("completed", "failed"):
             op.state = status
             op.ended = ts
         else:
-            self.pending[index] = None
+            self.pending[at] = None
 
     def _output(
-        self, payload: dict[str, Any], outcome: Any, line: int, ts: str | None, part: Part
+        self,
+        call_id: str | None,
+        outcome: Outcome,
+        index: int,
+        line: int,
+        ts: str | None,
+        part: Part | None,
     ) -> None:
-        call_id = str_or_none(payload.get("call_id"))
-        index = self.op_by_call.get(call_id) if call_id is not None else None
-        if index is None:
+        at = self.op_by_call.get(call_id) if call_id is not None else None
+        if at is None:
             return  # an answer to a call this file does not have (kept as its item)
-        op = self.ops[index]
+        op = self.ops[at]
+        ref = self._ref(index, part)
         if isinstance(op, LazyToolOp):
-            op._result_from = ref_of(part)  # its text, read from the (maybe lazy) part
+            op._result_from = ref  # its text (and outcome), read from the (maybe packed) part
+            if self.raw.parts[index] is None:
+                op._detail_from = ref  # the outcome is the part's data, read again too
+            else:
+                op.detail = outcome.detail
         else:
             op.result = outcome.text
+            op.detail = outcome.detail
         op.result_line = line
         op.ended = ts
-        op.detail = outcome.detail
         op.duration = outcome.duration or seconds_between(op.started, ts)
         failed = outcome.failed
         code = self.late_failure.pop(op.call_id, None)
         if code is not None and outcome.exit_code is None:
             failed = True
-            op.detail = {**(op.detail or {}), "exit_code": code}
+            op.detail = {**(outcome.detail or {}), "exit_code": code}
         op.state = classify_op(has_result=True, failed=failed, interrupted=outcome.interrupted)
-        self.pending.pop(index, None)
+        self.pending.pop(at, None)
 
     # -- compaction -------------------------------------------------------------------
 
@@ -324,37 +460,64 @@ class CodexBuilder(Builder):
 
     def _event(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         kind = str_or_none(payload.get("type"))
-        item_id = f"L{line}"
-        parts: list[Part] | None = None
-        role = "system"
         if kind == "token_count":
-            parts = [Part("other", self._token_count(payload), name="token_count")]
-        elif kind == "task_started":
-            self._start_run(payload, line, ts)
-        elif kind in ("task_complete", "turn_complete"):
-            self._end_run("finished", payload, line, ts)
-        elif kind == "turn_aborted":
-            self._end_run("aborted", payload, line, ts)
-        elif kind in _LEGACY:
-            role = _LEGACY[kind]
-            parts = self._legacy(kind, payload, item_id, role, line, ts)
-        elif kind == "item_completed":
-            parts = self._item_completed(payload, item_id, line, ts)
+            self._token_count(self.tally.feed(payload, self.model), line, ts)
+            return
+        if kind in _LEGACY:
+            text = payload.get("text" if kind == "agent_reasoning" else "message")
+            self._legacy(kind, text if isinstance(text, str) else compact(text), line, ts)
+            return
+        if kind == "item_completed":
+            parts = self._item_completed(payload, f"L{line}", line, ts)
+            if parts is None:
+                parts = [Part("other", compact(payload), name=kind)]
+            self._add(parts, line, "system", "event", ts, keep=True)  # not what the line says
+            return
+        if kind == "task_started":
+            self._start_run(str_or_none(payload.get("turn_id")), line, ts)
+        elif kind in _ENDED:
+            self._end_run(_ENDED[kind], str_or_none(payload.get("turn_id")), line, ts)
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
-        if parts is None:
-            parts = [Part("other", compact(payload), name=str(kind))]
-        made_up = kind == "token_count" or kind == "item_completed"  # not what the line says
-        if not made_up:
-            self.lazy(parts)
-        self._add(parts, line, role, "event", ts, keep=made_up)
+        packed = self._by_span()
+        parts = _PACKED if packed else [Part("other", compact(payload), name=str(kind))]
+        self._add(parts, line, "system", "event", ts)
 
-    def _legacy(
-        self, kind: str, payload: dict[str, Any], item_id: str, role: str, line: int, ts: str | None
-    ) -> list[Part]:
-        field = "text" if kind == "agent_reasoning" else "message"
-        text = payload.get(field)
-        text = text if isinstance(text, str) else compact(text)
+    def _typed_event(self, payload: lines.EventPayload, line: int, ts: str | None) -> bool:
+        kind: str = payload.__struct_config__.tag  # type: ignore[assignment]
+        if type(payload) is lines.TokenCount:
+            tally = self.tally
+            tally.limits_json(bytes(payload.rate_limits))
+            info = payload.info
+            if info is None:
+                said = tally.take(False, None, None, None, self.model)
+            else:
+                said = tally.take(
+                    True,
+                    info.model_context_window,
+                    info.total_token_usage,
+                    info.last_token_usage,
+                    self.model,
+                )
+            self._token_count(said, line, ts)
+            return True
+        if type(payload) is lines.AgentReasoning:
+            self._legacy(kind, payload.text, line, ts)
+            return True
+        if isinstance(payload, lines.UserMessage | lines.AgentMessage):
+            self._legacy(kind, payload.message, line, ts)
+            return True
+        if type(payload) is lines.TaskStarted:
+            self._start_run(payload.turn_id, line, ts)
+        else:
+            assert isinstance(payload, lines.Ended)
+            self._end_run(_ENDED[kind], payload.turn_id, line, ts)
+        self._add(_PACKED, line, "system", "event", ts)
+        return True
+
+    def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
+        """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
+        role = _LEGACY[kind]
         parts = [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
         run = self._run()
         if (
@@ -366,8 +529,9 @@ class CodexBuilder(Builder):
             self.prompt_from_event.add(self.open_run)
         if self.best >= EVENT:
             self.best = EVENT
-            self.tier_view[EVENT].append(Item(item_id, role, parts, line, ts=ts))
-        return parts
+            self.tier_view[EVENT].append(Item(f"L{line}", role, parts, line, ts=ts))
+        self.lazy(parts)  # its height is the folded text's
+        self._add(parts, line, role, "event", ts)
 
     def _item_completed(
         self, payload: dict[str, Any], item_id: str, line: int, ts: str | None
@@ -431,12 +595,12 @@ class CodexBuilder(Builder):
     def _run(self) -> Run | None:
         return self.runs[self.open_run] if self.open_run >= 0 else None
 
-    def _start_run(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+    def _start_run(self, turn: str | None, line: int, ts: str | None) -> None:
         previous = self._run()
         if previous is not None:  # a new turn while one is open: that one never ended
             previous.state = "interrupted"
             previous.end_line = line
-        turn = str_or_none(payload.get("turn_id")) or f"L{line}"
+        turn = turn or f"L{line}"
         self.open_run = len(self.runs)
         self.runs.append(Run(id=turn, state="running", line=line, started=ts))
         self.run_by_turn[turn] = self.open_run
@@ -444,8 +608,7 @@ class CodexBuilder(Builder):
             self._assign_context(self.open_run, self.waiting_context)
             self.waiting_context = None
 
-    def _end_run(self, state: Any, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        turn = str_or_none(payload.get("turn_id"))
+    def _end_run(self, state: Any, turn: str | None, line: int, ts: str | None) -> None:
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
         if index < 0:  # the file starts inside a turn (a resumed one)
             index = len(self.runs)
@@ -460,7 +623,33 @@ class CodexBuilder(Builder):
 
     def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         text = compact(payload)
-        key = hash(text)
+        context = self._context_for(hash(text), payload, line)
+        parts = _PACKED if self._by_span() else [Part("other", text, name="turn_context")]
+        turn, model = turn_id_and_model(payload)
+        self._context(context, parts, turn, model, line, ts)
+
+    def _typed_context(self, payload: msgspec.Raw, raw: bytes, line: int, ts: str | None) -> bool:
+        # A turn's context is written again before every model request, the same bytes:
+        # those are not parsed again (its first time, it is keyed as the dict path keys it).
+        if not raw.isascii() and not lines.rest_is_utf8(raw, payload):
+            return False
+        if payload == self.context_raw:
+            context, turn, model = self.context_facts
+        else:
+            try:
+                parsed = orjson.loads(memoryview(payload))  # it checks the payload's UTF-8
+            except orjson.JSONDecodeError:
+                return False
+            if type(parsed) is not dict:
+                return False
+            context = self._context_for(hash(compact(parsed)), parsed, line)
+            turn, model = turn_id_and_model(parsed)
+            self.context_raw, self.context_facts = payload, (context, turn, model)
+        self._context(context, _PACKED, turn, model, line, ts)
+        return True
+
+    def _context_for(self, key: int, payload: dict[str, Any], line: int) -> RunContext:
+        """The run context of a ``turn_context`` payload (``key``: its compact text's hash)."""
         context = self.contexts.get(key)
         if context is None:
             if len(self.contexts) >= _CONTEXT_CACHE:
@@ -472,9 +661,18 @@ class CodexBuilder(Builder):
             if len(shared) >= _CONTEXT_CACHE:
                 shared.clear()
             context.sections = [(n, shared.setdefault(t, t)) for n, t in context.sections]
-        parts = [Part("other", text, name="turn_context")]
+        return context
+
+    def _context(
+        self,
+        context: RunContext,
+        parts: list[Part],
+        turn: str | None,
+        model: str | None,
+        line: int,
+        ts: str | None,
+    ) -> None:
         self._add(parts, line, "system", "context", ts)  # its instructions stay in the file
-        turn, model = turn_id_and_model(payload)
         if model is not None:
             self.model = model
             self.meta.setdefault("model", model)
@@ -501,27 +699,34 @@ class CodexBuilder(Builder):
 
     # -- usage ------------------------------------------------------------------------
 
-    def _token_count(self, payload: dict[str, Any]) -> str:
-        """Fold one ``token_count`` in; a new response's usage goes to its turn and item."""
-        text, usage, size = self.tally.feed(payload, self.model)
-        if usage is None:
-            return text
-        run = self._run()
-        if run is not None:
-            run.usage.add(usage)
-        if self.last_response >= 0:
-            self.raw.set_usage(self.last_response, usage)
-            self.last_response = -1
-        if size > 0:
-            self.context_tokens = size
-            if self.awaiting_after is not None:
-                self.awaiting_after.tokens_after = size
-                self.awaiting_after = None
-        return text
+    def _token_count(
+        self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None
+    ) -> None:
+        """One ``token_count`` folded in; a new response's usage goes to its turn and item."""
+        note, usage, size, own = said
+        if usage is not None:
+            run = self._run()
+            if run is not None:
+                run.usage.add(usage)
+            if self.last_response >= 0:
+                self.raw.set_usage(self.last_response, usage)
+                self.last_response = -1
+            if size > 0:
+                self.context_tokens = size
+                if self.awaiting_after is not None:
+                    self.awaiting_after.tokens_after = size
+                    self.awaiting_after = None
+        if isinstance(note, str):
+            self._add(_FIXED[note], line, "system", "event", ts, keep=True)  # one shared
+        elif own and self._by_span():
+            self._add(_PACKED, line, "system", "event", ts)  # ``line_parts`` says it again
+        else:
+            part = Part("other", tokens.so_far(note), name="token_count")
+            self._add([part], line, "system", "event", ts, keep=True)
 
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
-        """A response item's parts again (a lazy part's text and data)."""
+        """The parts of a line fed as a packed item, again (a lazy part's text and data)."""
         payload = record.get("payload")
         if not isinstance(payload, dict):
             return []
@@ -534,20 +739,16 @@ class CodexBuilder(Builder):
                 text = payload.get("text" if kind == "agent_reasoning" else "message")
                 text = text if isinstance(text, str) else compact(text)
                 return [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
+            if kind == "token_count":  # packed only when it reports its own total
+                total = tokens.reported_total(payload)
+                if total is not None:
+                    return [Part("other", tokens.so_far(total), name="token_count")]
             return [Part("other", compact(payload), name=str(kind))]
         if line_type != "response_item":
             return []
         if payload.get("type") in OUTPUT_TYPES:
             outcome = decode_output(payload.get("output"))
-            return [
-                Part(
-                    "tool-result",
-                    outcome.text,
-                    call_id=str_or_none(payload.get("call_id")),
-                    is_error=outcome.failed,
-                    data=outcome.detail,
-                )
-            ]
+            return [result_part(outcome, str_or_none(payload.get("call_id")))]
         return response_item(payload, "", 0, None).parts
 
     # -- the model --------------------------------------------------------------------

@@ -11,13 +11,14 @@ from typing import Any
 
 from ...model import Item, Part
 from ...text import str_or_none
-from .tools import compact, decode_output, parse_arguments, shown_arguments
+from .tools import Outcome, compact, decode_output, parse_arguments, shown_arguments
 
 STICKY_ROLES = ("developer", "system")
 CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
+TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
 
 
 def content_parts(content: Any) -> list[Part]:
@@ -33,13 +34,7 @@ def content_parts(content: Any) -> list[Part]:
             continue
         kind = block.get("type")
         text = block.get("text")
-        if isinstance(text, str) and kind in (
-            "input_text",
-            "output_text",
-            "text",
-            "summary_text",
-            "Text",
-        ):
+        if isinstance(text, str) and kind in TEXT_BLOCKS:
             parts.append(Part("text", text))
         elif kind == "refusal" and isinstance(block.get("refusal"), str):
             parts.append(Part("text", block["refusal"], name="refusal"))
@@ -54,14 +49,24 @@ def content_parts(content: Any) -> list[Part]:
 
 def reasoning_parts(payload: dict[str, Any]) -> list[Part]:
     """A reasoning item's summaries (or, without them, its raw content) as reasoning parts."""
-    texts = _texts(payload.get("summary"))
-    if not texts:
-        texts = _texts(payload.get("content"))
-    encrypted = payload.get("encrypted_content")
-    data = {"encrypted_content": encrypted} if isinstance(encrypted, str) else None
+    return reasoning_parts_of(
+        _texts(payload.get("summary")),
+        _texts(payload.get("content")),
+        str_or_none(payload.get("encrypted_content")),
+    )
+
+
+def reasoning_parts_of(summary: list[str], content: list[str], encrypted: str | None) -> list[Part]:
+    texts = summary or content
+    data = {"encrypted_content": encrypted} if encrypted is not None else None
     if not texts:
         return [Part("reasoning", "", data=data)]
     return [Part("reasoning", text, data=data) for text in texts]
+
+
+def reasoning_key(encrypted: str | None, summary: list[str]) -> int:
+    """A reasoning item's fingerprint (see ``fingerprint``)."""
+    return hash(("reasoning", encrypted, *summary))
 
 
 def _texts(blocks: Any) -> list[str]:
@@ -80,20 +85,24 @@ def _texts(blocks: Any) -> list[str]:
 
 def call_id_of(payload: dict[str, Any], line_id: str) -> str:
     """A call's id: ``call_id``, else the item's ``id``, else its line (web searches)."""
-    for key in ("call_id", "id"):
-        value = payload.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return line_id
+    return call_id_from(payload.get("call_id"), payload.get("id"), line_id)
+
+
+def call_id_from(call_id: Any, ident: Any, line_id: str) -> str:
+    if isinstance(call_id, str) and call_id:
+        return call_id
+    return ident if isinstance(ident, str) and ident else line_id
 
 
 def call_name(payload: dict[str, Any]) -> str:
-    kind = payload.get("type")
+    return call_name_of(payload.get("type"), payload.get("name"))
+
+
+def call_name_of(kind: Any, name: Any) -> str:
     if kind == "web_search_call":
         return "web_search"
     if kind == "local_shell_call":
         return "local_shell"
-    name = payload.get("name")
     return name if isinstance(name, str) else str(kind)
 
 
@@ -143,13 +152,8 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         )
         return Item(item_id, "assistant", [part], line, ts=ts)
     if kind in OUTPUT_TYPES:
-        outcome = decode_output(payload.get("output"))
-        part = Part(
-            "tool-result",
-            outcome.text,
-            call_id=str_or_none(payload.get("call_id")),
-            is_error=outcome.failed,
-            data=outcome.detail,
+        part = result_part(
+            decode_output(payload.get("output")), str_or_none(payload.get("call_id"))
         )
         return Item(item_id, "tool", [part], line, ts=ts)
     if kind == "compaction":
@@ -161,6 +165,13 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
     role = str_or_none(payload.get("role")) or "system"
     return Item(
         item_id, role, [Part("other", compact(payload), name=str(kind))], line, kind="record", ts=ts
+    )
+
+
+def result_part(outcome: Outcome, call_id: str | None) -> Part:
+    """An output's part: its text as the model saw it, its outcome as data."""
+    return Part(
+        "tool-result", outcome.text, call_id=call_id, is_error=outcome.failed, data=outcome.detail
     )
 
 
@@ -176,11 +187,16 @@ def fingerprint(payload: dict[str, Any]) -> int:
         role = str_or_none(payload.get("role")) or "user"
         return message_key(role, content_parts(payload.get("content")))
     if kind in CALL_TYPES or kind in OUTPUT_TYPES:
-        return hash((kind, str_or_none(payload.get("call_id")), str_or_none(payload.get("id"))))
+        return call_key(kind, str_or_none(payload.get("call_id")), str_or_none(payload.get("id")))
     if kind == "reasoning":
         encrypted = str_or_none(payload.get("encrypted_content"))
-        return hash(("reasoning", encrypted, *_texts(payload.get("summary"))))
+        return reasoning_key(encrypted, _texts(payload.get("summary")))
     return hash(compact(payload))
+
+
+def call_key(kind: str, call_id: str | None, ident: str | None) -> int:
+    """A call's or an output's fingerprint (see ``fingerprint``)."""
+    return hash((kind, call_id, ident))
 
 
 # -- newer writers' ``item_completed`` events (read when no response item says the same) --
@@ -218,14 +234,21 @@ __all__ = [
     "NOT_SENT",
     "OUTPUT_TYPES",
     "STICKY_ROLES",
+    "TEXT_BLOCKS",
     "call_arguments",
+    "call_id_from",
     "call_id_of",
+    "call_key",
     "call_name",
+    "call_name_of",
     "completed_item",
     "content_parts",
     "field",
     "fingerprint",
     "message_key",
+    "reasoning_key",
     "reasoning_parts",
+    "reasoning_parts_of",
     "response_item",
+    "result_part",
 ]

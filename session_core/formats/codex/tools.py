@@ -106,17 +106,18 @@ def _from_json_output(decoded: dict[str, Any]) -> Outcome:
     duration = float(seconds) if isinstance(seconds, int | float) and seconds >= 0 else None
     outcome = Outcome(text, exit_code=code, duration=duration, detail=dict(metadata) or None)
     outcome.failed = (code is not None and code != 0) or _is_error_text(text)
-    outcome.interrupted = text.strip() in _ABORTED
+    outcome.interrupted = _is_aborted(text)
     return outcome
 
 
 def _from_text(text: str) -> Outcome:
     outcome = Outcome(text)
     head = text[:_HEAD]
-    match = _EXIT.search(head)
+    # Each pattern names a word it needs: a head without it is not searched.
+    match = _EXIT.search(head) if "code" in head else None
     if match is not None:
         outcome.exit_code = int(match.group(1))
-    wall = _WALL.search(head)
+    wall = _WALL.search(head) if "Wall time:" in head else None
     if wall is not None:
         try:
             outcome.duration = float(wall.group(1))
@@ -125,8 +126,15 @@ def _from_text(text: str) -> Outcome:
     if outcome.exit_code is not None:
         outcome.detail = {"exit_code": outcome.exit_code}
     outcome.failed = (outcome.exit_code not in (None, 0)) or _is_error_text(text)
-    outcome.interrupted = text.strip() in _ABORTED
+    outcome.interrupted = _is_aborted(text)
     return outcome
+
+
+def _is_aborted(text: str) -> bool:
+    """``text.strip() in _ABORTED``, without copying a long text that is not padded."""
+    if text[:1].isspace() or text[-1:].isspace():
+        return text.strip() in _ABORTED
+    return text in _ABORTED
 
 
 def _is_error_text(text: str) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ... import pricing
 from ...model import Usage
 
@@ -23,13 +25,24 @@ def totals_of(value: Any) -> Totals | None:
     """A token-usage object as numbers (absent fields 0), or None when it is not one."""
     if not isinstance(value, dict):
         return None
-    numbers = []
-    for key in _KEYS:
-        n = value.get(key, 0)
-        numbers.append(n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 0)
+    get = value.get  # one per token count: written out, not looped
+    a, b, c, d = (
+        get("input_tokens", 0),
+        get("cached_input_tokens", 0),
+        get("output_tokens", 0),
+        get("reasoning_output_tokens", 0),
+    )
+    if not (type(a) is int and a >= 0):  # ``type``: a bool is not a count
+        a = a if isinstance(a, int) and not isinstance(a, bool) and a >= 0 else 0
+    if not (type(b) is int and b >= 0):
+        b = b if isinstance(b, int) and not isinstance(b, bool) and b >= 0 else 0
+    if not (type(c) is int and c >= 0):
+        c = c if isinstance(c, int) and not isinstance(c, bool) and c >= 0 else 0
+    if not (type(d) is int and d >= 0):
+        d = d if isinstance(d, int) and not isinstance(d, bool) and d >= 0 else 0
     if not any(key in value for key in _KEYS):
         return None
-    return numbers[0], numbers[1], numbers[2], numbers[3]
+    return a, b, c, d
 
 
 def minus(a: Totals, b: Totals) -> Totals | None:
@@ -50,10 +63,9 @@ def usage_of(totals: Totals, model: str | None, *, response: bool = True) -> Usa
     cost = pricing.cost(
         model, input_tokens=uncached, output_tokens=output, cache_read_tokens=cached
     )
-    if response:
-        return Usage.of_response(
-            input_tokens=uncached, output_tokens=output, cache_read_tokens=cached, cost=cost
-        )
+    if response:  # ``Usage.of_response``'s counting, every count given (one per response)
+        known = 0 if cost is None else 1
+        return Usage(uncached, output, cached, None, cost, 1, 1, known)
     return Usage(uncached, output, cached, None, cost)
 
 
@@ -61,7 +73,28 @@ def to_json(totals: Totals | None) -> dict[str, int] | None:
     return None if totals is None else dict(zip(_KEYS, totals, strict=True))
 
 
-_REPEAT = "token_count: the same total as the last report"
+REPEAT = "token_count: the same total as the last report"
+NO_LIMITS_ONLY = "token_count: no usage (rate limits only)"
+NO_USAGE = "token_count: no usage"
+
+
+def so_far(total: Totals) -> str:
+    """What the raw view says of a token count that reports a total."""
+    return (
+        f"token_count: {total[0] + total[2]:,} tokens so far "
+        f"({total[0]:,} in, {total[1]:,} of them cached, {total[2]:,} out)"
+    )
+
+
+def reported_total(payload: dict[str, Any]) -> Totals | None:
+    """The total a ``token_count`` payload reports itself (None: it reports none)."""
+    info = payload.get("info")
+    return totals_of(info.get("total_token_usage")) if isinstance(info, dict) else None
+
+
+# What one event said: a fixed text, or the total it brought (its text is ``so_far``),
+# and whether that total is the line's own (``reported_total``) or made from earlier ones.
+Note = str | Totals
 
 
 class TokenTally:
@@ -75,34 +108,76 @@ class TokenTally:
         self.cost_reported = 0
         self.events = 0
         self.reports = 0  # events with usage info
-        self.rate_limits: dict[str, Any] | None = None  # the latest
+        self._rate_limits: dict[str, Any] | None = None  # the latest
+        self._limits_raw: bytes | None = None  # the latest as its JSON, not decoded yet
         self.context_window: int | None = None
 
-    def feed(self, payload: dict[str, Any], model: str | None) -> tuple[str, Usage | None, int]:
-        """One event: its short description, the new response's usage (None: nothing new)
-        and that request's input size (0: not known)."""
-        self.events += 1
-        limits = payload.get("rate_limits")
-        if isinstance(limits, dict):
-            self.rate_limits = limits
+    @property
+    def rate_limits(self) -> dict[str, Any] | None:
+        raw = self._limits_raw
+        if raw is not None:  # only the latest is ever decoded
+            self._limits_raw = None
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:  # a number orjson cannot hold (msgspec skipped it)
+                value = None
+            self._rate_limits = value if isinstance(value, dict) else None
+        return self._rate_limits
+
+    def limits(self, value: Any) -> None:
+        """A ``rate_limits`` value as parsed (only an object replaces the latest)."""
+        if isinstance(value, dict):
+            self._rate_limits = value
+            self._limits_raw = None
+
+    def limits_json(self, raw: bytes) -> None:
+        """A ``rate_limits`` value as its JSON (an object's, checked by its first byte)."""
+        if raw[:1] == b"{":
+            self._limits_raw = raw
+
+    def feed(
+        self, payload: dict[str, Any], model: str | None
+    ) -> tuple[Note, Usage | None, int, bool]:
+        """One event as parsed (see ``take``)."""
+        self.limits(payload.get("rate_limits"))
         info = payload.get("info")
         if not isinstance(info, dict):
-            return "token_count: no usage (rate limits only)", None, 0
-        self.reports += 1
+            return self.take(False, None, None, None, model)
         window = info.get("model_context_window")
-        if isinstance(window, int) and not isinstance(window, bool):
+        if not isinstance(window, int) or isinstance(window, bool):
+            window = None
+        return self.take(
+            True, window, info.get("total_token_usage"), info.get("last_token_usage"), model
+        )
+
+    def take(
+        self,
+        has_info: bool,
+        window: int | None,
+        reported: Any,
+        last_usage: Any,
+        model: str | None,
+    ) -> tuple[Note, Usage | None, int, bool]:
+        """One event (its rate limits already taken): what it says (a fixed text, or the
+        total its ``so_far`` text gives), the new response's usage (None: nothing new),
+        that request's input size (0: not known) and whether its total is its own."""
+        self.events += 1
+        if not has_info:
+            return NO_LIMITS_ONLY, None, 0, False
+        self.reports += 1
+        if window is not None:
             self.context_window = window
-        reported = info.get("total_token_usage")
         if reported is not None and reported == self.last_reported:
-            return _REPEAT, None, 0  # the same response reported again (most are)
+            return REPEAT, None, 0, False  # the same response reported again (most are)
         self.last_reported = reported if isinstance(reported, dict) else None
         total = totals_of(reported)
-        last = totals_of(info.get("last_token_usage"))
+        own = total is not None
+        last = totals_of(last_usage)
         before = self.last_total
         if total is None and last is not None:
             total = last if before is None else plus(before, last)
         if total is None:
-            return "token_count: no usage", None, 0
+            return NO_USAGE, None, 0, False
         delta: Totals | None
         if before is None:
             delta = total
@@ -111,18 +186,14 @@ class TokenTally:
         else:
             delta = minus(total, before) or last or total
         self.last_total = total
-        text = (
-            f"token_count: {total[0] + total[2]:,} tokens so far "
-            f"({total[0]:,} in, {total[1]:,} of them cached, {total[2]:,} out)"
-        )
         if delta is None or not any(delta):
-            return text, None, 0
+            return total, None, 0, own
         self.responses += 1
         usage = usage_of(delta, model)
         if usage.cost is not None:
             self.cost += usage.cost
             self.cost_reported += 1
-        return text, usage, last[0] if last is not None else 0
+        return total, usage, last[0] if last is not None else 0, own
 
     def usage(self) -> Usage:
         """The session's usage: the last cumulative total (never a sum of reports)."""
@@ -135,4 +206,18 @@ class TokenTally:
         return total
 
 
-__all__ = ["TokenTally", "Totals", "minus", "plus", "to_json", "totals_of", "usage_of"]
+__all__ = [
+    "NO_LIMITS_ONLY",
+    "NO_USAGE",
+    "REPEAT",
+    "Note",
+    "TokenTally",
+    "Totals",
+    "minus",
+    "plus",
+    "reported_total",
+    "so_far",
+    "to_json",
+    "totals_of",
+    "usage_of",
+]

@@ -1,0 +1,248 @@
+"""Codex's hot lines as typed msgspec ``Struct``s: only what the builder reads of them.
+
+A rollout line is mostly what the builder never reads at load time (a turn context's
+instructions, a call's arguments, rate limits, encrypted reasoning is read but
+little else): msgspec skips every field a ``Struct`` does not name without building
+it, so these lines decode in a fraction of what a full parse takes. What is not
+decoded stays in the file and is read again by span (``CodexBuilder.line_parts``)
+when it is shown.
+
+``decode`` gives ``None`` for every line that does not fit these shapes exactly (an
+unknown type, a field of another type, a number orjson would not read as an int):
+the builder then parses it with orjson and reads it as a dict, so nothing is lost.
+Field types are the ones the dict path accepts without a second thought; anything
+it would treat as odd makes the line fall back.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from .items import TEXT_BLOCKS
+
+# Ints orjson reads as ints (it reads bigger ones as floats): bigger ones fall back.
+Int = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+NO_VALUE = msgspec.Raw(b"")  # a Raw field that was not there
+
+
+class TextBlock(msgspec.Struct):
+    """A content or summary block (which types are text is the reader's rule)."""
+
+    type: str | None = None
+    text: str | None = None
+
+
+Blocks = list[TextBlock] | str | None
+
+
+class _Payload(msgspec.Struct, tag_field="type", kw_only=True):
+    pass
+
+
+# -- response items ---------------------------------------------------------------------
+
+
+class Message(_Payload, tag="message"):
+    role: str | None = None
+    content: Blocks = None
+
+
+class Reasoning(_Payload, tag="reasoning"):
+    summary: Blocks = None
+    content: Blocks = None
+    encrypted_content: str | None = None
+
+
+class _Call(_Payload):
+    call_id: str | None = None
+    id: str | None = None
+    name: str | None = None
+    status: str | None = None
+
+
+class FunctionCall(_Call, tag="function_call"):
+    pass
+
+
+class CustomToolCall(_Call, tag="custom_tool_call"):
+    pass
+
+
+class LocalShellCall(_Call, tag="local_shell_call"):
+    pass
+
+
+class WebSearchCall(_Call, tag="web_search_call"):
+    pass
+
+
+class _Output(_Payload):
+    call_id: str | None = None
+    id: str | None = None
+    output: str | None = None  # a list or an object of content falls back
+
+
+class FunctionCallOutput(_Output, tag="function_call_output"):
+    pass
+
+
+class CustomToolCallOutput(_Output, tag="custom_tool_call_output"):
+    pass
+
+
+Call = FunctionCall | CustomToolCall | LocalShellCall | WebSearchCall
+Output = FunctionCallOutput | CustomToolCallOutput
+ResponsePayload = Message | Reasoning | Call | Output
+
+# -- events -----------------------------------------------------------------------------
+
+
+class TokenInfo(msgspec.Struct):
+    total_token_usage: dict[str, Int] | None = None
+    last_token_usage: dict[str, Int] | None = None
+    model_context_window: Int | None = None
+
+
+class TokenCount(_Payload, tag="token_count"):
+    info: TokenInfo | None = None
+    rate_limits: msgspec.Raw = NO_VALUE  # decoded only when asked for (the latest)
+
+
+class _Turn(_Payload):
+    turn_id: str | None = None
+
+
+class TaskStarted(_Turn, tag="task_started"):
+    pass
+
+
+class TaskComplete(_Turn, tag="task_complete"):
+    pass
+
+
+class TurnComplete(_Turn, tag="turn_complete"):
+    pass
+
+
+class TurnAborted(_Turn, tag="turn_aborted"):
+    pass
+
+
+class UserMessage(_Payload, tag="user_message"):
+    message: str
+
+
+class AgentMessage(_Payload, tag="agent_message"):
+    message: str
+
+
+class AgentReasoning(_Payload, tag="agent_reasoning"):
+    text: str
+
+
+Ended = TaskComplete | TurnComplete | TurnAborted
+Legacy = UserMessage | AgentMessage | AgentReasoning
+EventPayload = TokenCount | TaskStarted | Ended | Legacy
+
+# -- lines ------------------------------------------------------------------------------
+
+
+class _Line(msgspec.Struct, tag_field="type", kw_only=True):
+    timestamp: str | None = None
+
+
+class ResponseLine(_Line, tag="response_item"):
+    payload: ResponsePayload
+
+
+class EventLine(_Line, tag="event_msg"):
+    payload: EventPayload
+
+
+class ContextLine(_Line, tag="turn_context"):
+    payload: msgspec.Raw  # hashed; parsed only the first time it is seen
+
+
+Line = ResponseLine | EventLine | ContextLine
+
+
+def text_blocks(content: Blocks) -> list[str] | None:
+    """A message's content as its texts; None when a block is not text (an image, a
+    refusal: the dict path reads those)."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    for block in content:
+        if block.text is None or block.type not in TEXT_BLOCKS:
+            return None
+        texts.append(block.text)
+    return texts
+
+
+def block_texts(blocks: Blocks) -> list[str]:
+    """A summary's (or reasoning content's) texts, as ``items._texts`` reads them."""
+    if blocks is None:
+        return []
+    if isinstance(blocks, str):
+        return [blocks]
+    return [block.text for block in blocks if block.text is not None]
+
+
+_DECODER = msgspec.json.Decoder(Line)
+_decode = _DECODER.decode
+
+
+def decode(raw: bytes) -> Line | None:
+    """A hot line, typed; None when it does not fit (the orjson dict path reads it)."""
+    try:
+        line = _decode(raw)
+    except msgspec.MsgspecError:
+        return None
+    if raw.isascii() or type(line) is ContextLine:  # a context's is checked by the builder
+        return line
+    try:  # msgspec does not check the UTF-8 of what it skips; orjson refuses it
+        raw.decode()
+    except UnicodeDecodeError:
+        return None
+    return line
+
+
+def rest_is_utf8(raw: bytes, payload: msgspec.Raw) -> bool:
+    """Is a line valid UTF-8 outside its payload (whose bytes were checked otherwise)?"""
+    end = len(raw) - 1
+    start = end - len(payload)
+    # The payload is last (as every writer puts it) and what comes before is ASCII.
+    if raw[end:] == b"}" and raw.endswith(payload, 0, end) and raw[:start].isascii():
+        return True
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+__all__ = [
+    "Blocks",
+    "Call",
+    "ContextLine",
+    "Ended",
+    "EventLine",
+    "Legacy",
+    "Line",
+    "Message",
+    "Output",
+    "Reasoning",
+    "ResponseLine",
+    "TaskStarted",
+    "TextBlock",
+    "TokenCount",
+    "TokenInfo",
+    "block_texts",
+    "decode",
+    "rest_is_utf8",
+    "text_blocks",
+]

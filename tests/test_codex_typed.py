@@ -1,0 +1,385 @@
+"""The codex builder's two ways in give one model: typed (msgspec) lines and parsed dicts.
+
+``CodexBuilder.feed_line`` decodes its hot lines into ``Struct``s and falls back to the
+orjson dict path for anything else; ``Builder.feed_line`` (the default) parses every
+line with orjson and calls ``feed``. Fed the same file with the same spans, both must
+give the same transcript, item for item and part for part.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+from codex_writer import HOSTILE, RolloutWriter, completed_story, story
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from session_core.formats import by_name
+from session_core.formats.base import Builder, read_lines
+from session_core.formats.codex import lines
+from session_core.formats.codex.builder import CodexBuilder
+from session_core.item_column import Items
+from session_core.model import Item, Transcript
+
+CODEX = by_name("codex")
+SAMPLES = Path(__file__).resolve().parent.parent.parent / "shared" / "samples" / "codex"
+
+
+def load(path: str | os.PathLike[str], typed: bool) -> Transcript:
+    """The file fed as ``feed_file`` feeds it, through the typed path or the dict path."""
+    where = os.fspath(path)
+    builder = CODEX.builder(where)
+    assert isinstance(builder, CodexBuilder)
+    for number, raw, span in read_lines(where, builder):
+        builder.lines = number
+        builder.span = span
+        builder.line_bytes = len(raw)
+        if typed:
+            builder.feed_line(raw, number)
+        else:
+            Builder.feed_line(builder, raw, number)  # orjson, then ``feed``
+    builder.span = 0
+    return builder.transcript(False)
+
+
+def item_facts(item: Item) -> tuple[Any, ...]:
+    parts = [
+        (p.kind, p.text, p.call_id, p.name, p.data, p.is_error, p.head, p.size) for p in item.parts
+    ]
+    return (
+        item.id,
+        item.role,
+        item.kind,
+        item.line,
+        item.ts,
+        item.model,
+        item.usage,
+        item.marks,
+        item.sticky,
+        item.lines,
+        parts,
+    )
+
+
+def snapshot(t: Transcript) -> dict[str, Any]:
+    heights = {
+        name: seq.folded_heights()
+        for name, seq in (("raw", t.raw), ("messages", t.messages))
+        if isinstance(seq, Items)
+    }
+    return {
+        "json": t.to_json(),
+        "raw": [item_facts(i) for i in t.raw],
+        "messages": [item_facts(i) for i in t.messages],
+        "ops": [
+            (op.to_json(), op.state, op.started, op.ended, op.detail, op.result)
+            for op in t.tool_operations
+        ],
+        "runs": [(r.to_json(), r.context, r.prompt) for r in t.runs],
+        "extra": t.extra,
+        "meta": t.meta,
+        "warnings": t.warnings,
+        "lines": t.lines,
+        "heights": heights,
+    }
+
+
+def typed_lines(path: str | os.PathLike[str]) -> int:
+    return sum(1 for _n, raw, _s in read_lines(os.fspath(path)) if lines.decode(raw) is not None)
+
+
+def assert_same(path: str | os.PathLike[str]) -> None:
+    assert snapshot(load(path, typed=True)) == snapshot(load(path, typed=False))
+
+
+def test_the_story_is_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    story(path)
+    assert typed_lines(path) > 20  # most of it goes the typed way
+    assert_same(path)
+
+
+def test_the_completed_story_is_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    completed_story(path)
+    assert_same(path)
+
+
+def test_crlf_story_is_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    story(path, crlf=True)
+    assert_same(path)
+
+
+def test_the_samples_are_the_same_both_ways() -> None:
+    found = sorted(SAMPLES.rglob("*.jsonl"))
+    for path in found:
+        assert_same(path)
+
+
+def odd_lines() -> list[bytes]:
+    """Lines of the hot kinds in shapes the typed path must hand to the dict path, and
+    lines it reads that are merely unusual (``\udcff``: a byte that is not UTF-8)."""
+    ts = '"timestamp":"2026-02-23T12:00:00.000Z"'
+
+    def line(kind: str, payload: str, extra: str = "") -> bytes:
+        text = f'{{{ts},"type":"{kind}","payload":{payload}{extra}}}'
+        return text.encode("utf-8", "surrogateescape")
+
+    def r(payload: str) -> bytes:
+        return line("response_item", payload)
+
+    def e(payload: str) -> bytes:
+        return line("event_msg", payload)
+
+    def tc(info: str) -> bytes:
+        return e('{"type":"token_count","info":' + info + "}")
+
+    big = "x" * 3000
+    out = json.dumps(
+        json.dumps({"output": "ok", "metadata": {"exit_code": 0, "duration_seconds": 2}})
+    )
+    usage = '{"input_tokens":100,"output_tokens":5}'
+    return [
+        line("session_meta", '{"id":"s1","cwd":"/w","cli_version":"0.1"}'),
+        e('{"type":"task_started","turn_id":"t1"}'),
+        line("turn_context", '{"turn_id":"t1","model":"gpt-5","base_instructions":"be"}'),
+        line("turn_context", '{"turn_id":"t1","model":"gpt-5","base_instructions":"be"}'),
+        line("turn_context", '{"turn_id": "t1", "model": "gpt-5", "base_instructions": "be"}'),
+        b'{"type":"turn_context","payload":{"turn_id":"t1","model":"gpt-5"},' + ts.encode() + b"}",
+        line("turn_context", '["not", "an", "object"]'),
+        line("turn_context", '{"turn_id":"t1","model":"gpt-5","note":"caf\\u00e9 é"}'),
+        line("turn_context", '{"turn_id":"t1","model":7,"x":1e5}'),
+        r('{"type":"message","role":"user","content":"plain string"}'),
+        r('{"type":"message","role":"user","content":null}'),
+        r('{"type":"message","role":"","content":[]}'),
+        r('{"type":"message","role":5,"content":[]}'),
+        r(
+            '{"type":"message","role":"user","content":[{"type":"input_text","text":"a"},'
+            '{"type":"input_image","image_url":"data:x"}]}'
+        ),
+        r('{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":"no"}]}'),
+        r(
+            '{"type":"message","role":"developer","content":[{"type":"input_text","text":"'
+            + big
+            + '\\n2\\n3\\n4"}]}'
+        ),
+        r(
+            '{"type":"message","role":"user","content":[{"type":"input_text","text":'
+            + json.dumps(HOSTILE)
+            + "}]}"
+        ),
+        r('{"type":"message","role":"user","content":[{"type":"input_text"}]}'),
+        r('{"type":"message","role":"user","content":[{"text":"no type"}]}'),
+        r(
+            '{"type":"reasoning","summary":[{"type":"summary_text","text":"s1"},{"x":1}],'
+            '"content":null,"encrypted_content":"' + big + '"}'
+        ),
+        r('{"type":"reasoning","summary":["bare"],"encrypted_content":1}'),
+        r('{"type":"reasoning","summary":"one","content":[{"text":"c"}]}'),
+        r('{"type":"reasoning","summary":[],"content":[{"text":"c"}]}'),
+        r('{"type":"reasoning","summary":{"text":"odd"}}'),
+        r(
+            '{"type":"function_call","name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}",'
+            '"call_id":"c1"}'
+        ),
+        r('{"type":"function_call","name":7,"arguments":"{}","call_id":"c2"}'),
+        r('{"type":"function_call","name":"","arguments":"[1]","call_id":""}'),
+        r('{"type":"function_call","name":"x","arguments":{"a":1},"id":"i3"}'),
+        r('{"type":"custom_tool_call","name":"apply_patch","input":"p","call_id":"c4"}'),
+        r('{"type":"local_shell_call","action":{"command":["ls"]},"call_id":"c5"}'),
+        r('{"type":"web_search_call","status":"completed","action":{"query":"q"}}'),
+        r('{"type":"web_search_call","status":"failed"}'),
+        r('{"type":"web_search_call","status":3}'),
+        r(
+            '{"type":"function_call_output","call_id":"c1",'
+            '"output":"Exit code: 2\\nWall time: 1.5 seconds\\nboom"}'
+        ),
+        r('{"type":"function_call_output","call_id":"c2","output":"  aborted  "}'),
+        r('{"type":"function_call_output","call_id":"c3","output":' + out + "}"),
+        r(
+            '{"type":"function_call_output","call_id":"c4",'
+            '"output":[{"type":"input_text","text":"t"}]}'
+        ),
+        r(
+            '{"type":"function_call_output","call_id":"c5",'
+            '"output":{"content":"x","success":false}}'
+        ),
+        r('{"type":"function_call_output","call_id":"i3","output":null}'),
+        r('{"type":"custom_tool_call_output","call_id":"nobody","output":"' + big + '"}'),
+        r('{"type":"function_call_output","call_id":5,"output":"x"}'),
+        r('{"type":"ghost_snapshot","ghost_commit":{"id":"g"}}'),
+        r('{"type":"compaction","encrypted_content":"abc"}'),
+        e('{"type":"exec_command_end","call_id":"c4","exit_code":3}'),
+        e('{"type":"token_count","info":null,"rate_limits":{"primary":{"used_percent":1.0}}}'),
+        tc(
+            '{"total_token_usage":' + usage + ',"last_token_usage":' + usage + ","
+            '"model_context_window":1000},"rate_limits":null'
+        ),
+        tc('{"total_token_usage":' + usage + ',"last_token_usage":' + usage + "}"),
+        tc('{"last_token_usage":{"input_tokens":50,"output_tokens":5}}'),
+        tc('{"total_token_usage":{"input_tokens":1.5}}'),
+        tc('{"total_token_usage":{"input_tokens":true}}'),
+        tc('{"total_token_usage":{"input_tokens":99999999999999999999}}'),
+        tc('{"total_token_usage":{"input_tokens":18446744073709551615}}'),
+        tc('{"total_token_usage":{"input_tokens":-4}}'),
+        tc('{"total_token_usage":{"other":1}}'),
+        tc('{"model_context_window":"big"}'),
+        tc('[1],"rate_limits":[2]'),
+        e('{"type":"agent_message","message":"' + big + '\\nmore\\nlines\\nhere"}'),
+        e('{"type":"agent_message","message":null}'),
+        e('{"type":"agent_reasoning","text":{"odd":1}}'),
+        e('{"type":"user_message","message":"typed"}'),
+        e('{"type":"task_complete","turn_id":"t1","last_agent_message":"done"}'),
+        e('{"type":"task_complete","turn_id":9}'),
+        e('{"type":"turn_aborted","turn_id":"zz"}'),
+        e('{"type":"task_started"}'),
+        e('{"type":"brand_new","x":1}'),
+        r('{"type":"message","type":"reasoning","summary":"dup"}'),
+        b'{"type":"event_msg","type":"response_item",' + ts.encode() + b',"payload":{}}',
+        r('{"type":"message","role":"user","content":"bad \udcff utf8"}'),
+        r('{"type":"message","role":"user","content":"ok","x":"bad \udcff"}'),
+        e('{"type":"task_started","turn_id":"t2","skipped":"\udcc3"}'),
+        line("turn_context", '{"turn_id":"t2","bad":"\udcff"}'),
+        b'{"type":"turn_context","payload":{"turn_id":"t1","model":"gpt-5"},"x":"\xff"}',
+        r('{"type":"message","role":"user","content":"lone \\ud800"}'),
+        b'{"timestamp":5,"type":"event_msg","payload":{"type":"task_started","turn_id":"t3"}}',
+        b'{"type":"event_msg","payload":{"type":"task_started","turn_id":"t4"}}',
+        line("event_msg", '{"type":"user_message","message":"after"}', ',"extra":{"a":[1,2]}'),
+        b"not json at all",
+        b"[1, 2, 3]",
+        line("compacted", '{"message":"summary","replacement_history":[]}'),
+        r('{"type":"message","role":"user","content":"after compaction"}'),
+    ]
+
+
+def test_odd_lines_are_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\n".join(odd_lines()) + b"\n")
+    assert_same(path)
+    t = load(path, typed=True)
+    assert len(t.raw) == len(odd_lines())
+
+
+def test_a_number_past_a_double_where_nothing_reads_it(tmp_path: Path) -> None:
+    # The one known difference: msgspec skips a field it does not name without reading
+    # its number, so a number no double holds (which no JSON writer of Codex's writes)
+    # there does not make the line unreadable, where orjson refuses the whole line.
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message",'
+        b'"message":"x","n":1e999}}\n'
+    )
+    typed, parsed = load(path, typed=True), load(path, typed=False)
+    assert typed.raw[0].kind == "event" and not typed.warnings
+    assert parsed.raw[0].kind == "record" and parsed.warnings
+
+
+def test_a_repeated_context_is_one_context_both_ways(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    for _ in range(3):
+        w.turn_context("t1", model="gpt-5.1-codex", effort="low")
+    w.task_complete("t1")
+    w.task_started("t2")
+    w.turn_context("t2", model="gpt-5.1-codex", effort="low")
+    w.task_complete("t2")
+    assert_same(w.path)
+    t = load(w.path, typed=True)
+    assert [r.context is not None for r in t.runs] == [True, True]
+    assert t.extra["run-contexts"][0]["line"] == 3
+
+
+# -- hypothesis: the story's lines with fields replaced by other JSON values ----------------
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_fields = st.sampled_from(
+    [
+        "type",
+        "role",
+        "content",
+        "text",
+        "call_id",
+        "id",
+        "output",
+        "arguments",
+        "name",
+        "status",
+        "summary",
+        "encrypted_content",
+        "info",
+        "rate_limits",
+        "turn_id",
+        "message",
+        "model",
+        "total_token_usage",
+        "last_token_usage",
+        "model_context_window",
+        "input_tokens",
+    ]
+)
+
+
+def _story_lines() -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory() as where:
+        path = os.path.join(where, "base.jsonl")
+        story(path)
+        with open(path, "rb") as fh:
+            return [orjson.loads(raw) for raw in fh if raw.strip()]
+
+
+_BASE = _story_lines()
+
+
+def _mutate(value: Any, field: str, new: Any, depth: int) -> None:
+    """Set ``field`` wherever it is in ``value`` (up to ``depth`` levels down)."""
+    if isinstance(value, dict):
+        if field in value:
+            value[field] = new
+        if depth:
+            for inner in value.values():
+                _mutate(inner, field, new, depth - 1)
+    elif isinstance(value, list) and depth:
+        for inner in value:
+            _mutate(inner, field, new, depth - 1)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    changes=st.lists(
+        st.tuples(st.integers(0, len(_BASE) - 1), _fields, _json, st.integers(0, 4)), max_size=6
+    ),
+    spaced=st.booleans(),
+)
+def test_mutated_story_is_the_same_both_ways(
+    changes: list[tuple[int, str, Any, int]], spaced: bool
+) -> None:
+    records = orjson.loads(orjson.dumps(_BASE))
+    for at, field, new, depth in changes:
+        _mutate(records[at], field, new, depth)
+    with tempfile.TemporaryDirectory() as where:
+        path = os.path.join(where, "m.jsonl")
+        with open(path, "wb") as fh:
+            for record in records:
+                if spaced:  # another writer's spacing and escapes: same values, other bytes
+                    text = json.dumps(record)
+                else:
+                    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+                fh.write(text.encode("utf-8", "surrogatepass") + b"\n")
+        assert_same(path)
