@@ -103,6 +103,20 @@ ODD = st.one_of(
     st.lists(st.integers(0, 3), max_size=2),
     st.dictionaries(st.sampled_from(["a", "type", "id"]), st.text(max_size=3), max_size=2),
 )
+BLOCK_VALUES = [
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+    "image",
+    "server_tool_use",
+    "[Request interrupted by user for tool use]",
+    "  [Request interrupted by user]\nmore",
+    [{"type": "text", "text": "[Request interrupted by user]"}],
+    [{"type": "image", "source": {"media_type": "image/png"}}, "x"],
+    "<command-name>/clear</command-name>",
+]
 FIELDS = [
     "uuid",
     "parentUuid",
@@ -119,7 +133,7 @@ FIELDS = [
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_odd_field_types_both_ways(
@@ -129,6 +143,7 @@ def test_odd_field_types_both_ways(
     the same facts (a field of another type counts as absent)."""
     w = CCWriter()
     w.user("start")
+    w.user([text("look"), {"type": "image", "source": {"media_type": "image/png"}}])
     w.assistant("m1", [text("calling"), tool_use("c1", "Bash", command="ls")], usage=usage(5, 6))
     w.progress("c1", {"type": "bash_progress", "output": "so far"})
     w.result("c1", "out", tool_use_result={"stdout": "out", "interrupted": False})
@@ -136,7 +151,7 @@ def test_odd_field_types_both_ways(
     records = w.lines
     for _ in range(data.draw(st.integers(1, 4))):
         record = records[data.draw(st.integers(0, len(records) - 1))]
-        where = data.draw(st.sampled_from(["top", "message", "usage", "data"]))
+        where = data.draw(st.sampled_from(["top", "message", "usage", "data", "block"]))
         value = data.draw(ODD)
         if where == "top":
             record[data.draw(st.sampled_from(FIELDS))] = value
@@ -146,6 +161,16 @@ def test_odd_field_types_both_ways(
             ] = value
         elif where == "usage" and isinstance(record.get("message"), dict):
             record["message"]["usage"] = {"output_tokens": value, "input_tokens": 3}
+        elif where == "block" and isinstance(record.get("message"), dict):
+            content = record["message"].get("content")
+            if isinstance(content, list) and content:
+                block = content[data.draw(st.integers(0, len(content) - 1))]
+                key = data.draw(
+                    st.sampled_from(
+                        ["type", "text", "id", "name", "tool_use_id", "is_error", "content"]
+                    )
+                )
+                block[key] = data.draw(st.one_of(ODD, st.sampled_from(BLOCK_VALUES)))
         elif where == "data" and record.get("type") == "progress":
             record["data"][data.draw(st.sampled_from(["type", "output", "agentId"]))] = value
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
@@ -178,3 +203,28 @@ def test_split_responses_read_again_by_every_span(tmp_path: Path) -> None:
     index = next(n for n in range(len(raw)) if raw[n].role == "assistant")
     assert column.parts[index] is None and len(column.more[index]) == 11  # by span, kept none
     assert raw.folded_heights() == [folded_height(item.parts) for item in raw]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[Request interrupted by user for tool use]",
+        "  \n[Request interrupted by user for tool use]",
+        [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+    ],
+)
+def test_interrupted_by_its_text_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: Any
+) -> None:
+    """A tool result that says the user interrupted it (no structured result saying so):
+    its operation is interrupted, read either way."""
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [tool_use("c1", "Bash", command="sleep 100")], usage=usage(1, 2))
+    w.result("c1", content, is_error=True)
+    w.result("c2", "[Request interrupted by user]")  # answers nothing: not a call's state
+    path = tmp_path / "s.jsonl"
+    w.write(path)
+    typed, by_dicts = FMT.open(path, writer_alive=False), by_dict(path, monkeypatch)
+    assert [op.state for op in typed.tool_operations] == ["interrupted"]
+    assert everything(typed) == everything(by_dicts)

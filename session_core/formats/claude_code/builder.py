@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 import msgspec
+import orjson
 
 from ... import pricing
 from ...item_column import ItemColumn
@@ -23,11 +24,12 @@ from ...model import Part, PartRef, Transcript, Usage
 from ...text import str_or_none
 from ..base import Builder, bad_line_reason
 from . import blocks
-from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value
+from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, shape
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, OTHER, PROGRESS, SYSTEM, USER, Threads
 
 SIDECHAIN, META = 1, 2  # raw item flags
+INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that may say so
 _META_KEYS = {  # a Line's field -> the meta key
     "sessionId": "session-id",
     "cwd": "cwd",
@@ -97,6 +99,7 @@ class ClaudeCodeBuilder(Builder):
         self._stale: list[Response] = []  # responses whose usage changed (``settle_usage``)
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
+        self._raw = b""  # the line being fed, when it came typed
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)
@@ -106,12 +109,18 @@ class ClaudeCodeBuilder(Builder):
     # -- feeding ---------------------------------------------------------------------
 
     def feed_line(self, raw: bytes, line: int) -> None:
+        if not self.rereadable():
+            # Its parts are kept whole (a compressed file, a last line without its
+            # newline): the dict path makes them.
+            super().feed_line(raw, line)
+            return
         try:
             facts = decode(raw)
         except msgspec.DecodeError:
             self.bad_line(line, raw, bad_line_reason(raw))
             return
         if facts is not None and (facts.uuid is None or facts.uuid not in self.threads.index):
+            self._raw = raw
             self._feed(facts, None, line)
         else:  # not a hot line, or a repeated one (shown as it is)
             super().feed_line(raw, line)  # orjson, then ``feed``
@@ -139,9 +148,9 @@ class ClaudeCodeBuilder(Builder):
         self._close_progress()
         ts = facts.timestamp
         if kind == "assistant":
-            self._assistant(facts, line, uuid, side, ts)
+            self._assistant(facts, record is None, line, uuid, side, ts)
         elif kind == "user":
-            self._user(facts, line, uuid, side, ts)
+            self._user(facts, record is None, line, uuid, side, ts)
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             if kind == "system":
@@ -273,19 +282,31 @@ class ClaudeCodeBuilder(Builder):
                 self.raw.lines[index] = self._progress_lines
             self.raw.changed(index)
 
+    def _parts(self, message: Message, typed: bool) -> list[Part]:
+        """A line's parts: as far as feeding needs them (``shape``) from typed blocks, whole
+        from parsed ones (``parts_of``). A typed line is read again by span when shown."""
+        if typed:
+            return shape(message.content, INTERRUPTED in self._raw)
+        return blocks.parts_of(message.content)
+
     def _assistant(
-        self, facts: Line, line: int, uuid: str | None, side: bool, ts: str | None
+        self, facts: Line, typed: bool, line: int, uuid: str | None, side: bool, ts: str | None
     ) -> None:
         message = facts.message or _NO_MESSAGE
         key = message.id or facts.requestId or uuid or f"line-{line}"
-        # Its parts are read again by span when shown (then made lazy, see ItemColumn):
-        # here they give the call ids and the item's folded height.
-        parts = blocks.parts_of(message.content)
+        parts = self._parts(message, typed)
         model = message.model
         response = self.responses.get(key)
         node = self._node(facts, uuid, line, ASSISTANT, side)
         if response is not None and response.side == side:
-            self._extend(response, parts)
+            if typed and self.raw.parts[response.raw] is not None:
+                # The item keeps its parts (its first line can not be read again): this
+                # line's, whole, join them.
+                whole = orjson.loads(self._raw).get("message")
+                content = whole.get("content") if isinstance(whole, dict) else None
+                self._extend(response, blocks.parts_of(content))
+            else:
+                self._extend(response, parts)
         else:
             index = self._append(
                 parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
@@ -393,9 +414,11 @@ class ClaudeCodeBuilder(Builder):
         if waiting is not None:
             self._answer(call, *waiting)
 
-    def _user(self, facts: Line, line: int, uuid: str | None, side: bool, ts: str | None) -> None:
+    def _user(
+        self, facts: Line, typed: bool, line: int, uuid: str | None, side: bool, ts: str | None
+    ) -> None:
         message = facts.message or _NO_MESSAGE
-        parts = blocks.parts_of(message.content)
+        parts = self._parts(message, typed)
         meta = facts.isMeta is True
         if facts.isCompactSummary is True:
             kind = "compact-summary"

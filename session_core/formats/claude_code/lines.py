@@ -15,7 +15,9 @@ from typing import Any
 import msgspec
 import orjson
 
+from ...model import Part
 from ...text import str_or_none
+from .blocks import flatten
 
 HOT = frozenset({"user", "assistant", "progress"})
 
@@ -27,13 +29,27 @@ class TokenUsage(msgspec.Struct):
     cache_creation_input_tokens: int | None = None
 
 
+class Block(msgspec.Struct):
+    """A content block, as far as a line read again when shown needs it (``shape``):
+    a tool call's input, a thinking text, a tool result's content are not decoded."""
+
+    type: str | None = None
+    text: str | None = None
+    id: str | None = None
+    name: str | None = None
+    tool_use_id: str | None = None
+    is_error: bool | None = None
+    content: msgspec.Raw = msgspec.Raw(b"null")
+
+
 class Message(msgspec.Struct):
     id: str | None = None
     role: str | None = None
     model: str | None = None
     stop_reason: str | None = None
     usage: TokenUsage | None = None
-    content: Any = None
+    # Blocks from the file; the parsed value (str, list of dicts) from a dict.
+    content: str | list[Block] | None = None
 
 
 class ProgressData(msgspec.Struct):
@@ -148,6 +164,48 @@ def _data_of(data: dict[str, Any]) -> ProgressData:
     )
 
 
+def shape(content: str | list[Block] | None, interrupted: bool) -> list[Part]:
+    """The parts ``blocks.parts_of`` would make of this content, as far as feeding a line
+    needs them (kinds, ids, names, errors, texts; a tool result's text only when the line
+    may say the user ``interrupted``): its item is read again by span when shown."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Part("text", text=content)]
+    out: list[Part] = []
+    for block in content:
+        kind = block.type
+        if kind == "text":
+            out.append(Part("text", text=block.text if block.text is not None else "null"))
+        elif kind == "thinking":
+            out.append(Part("reasoning"))
+        elif kind == "redacted_thinking":
+            out.append(Part("reasoning", text="[redacted thinking]", name="redacted_thinking"))
+        elif kind == "tool_use":
+            out.append(Part("tool-call", call_id=block.id, name=block.name or "?"))
+        elif kind == "tool_result":
+            out.append(
+                Part(
+                    "tool-result",
+                    text=_said(block.content) if interrupted else "",
+                    call_id=block.tool_use_id,
+                    is_error=block.is_error is True,
+                )
+            )
+        elif kind == "image":
+            out.append(Part("image", text="[image]"))
+        else:
+            out.append(Part("other", name=kind))
+    return out
+
+
+def _said(content: msgspec.Raw) -> str:
+    try:
+        return flatten(orjson.loads(memoryview(content)))
+    except orjson.JSONDecodeError:
+        return ""
+
+
 def result_value(value: Any) -> Any:
     """A ``toolUseResult`` as a Python value (decoded now if it is still bytes)."""
     if isinstance(value, msgspec.Raw):
@@ -179,4 +237,4 @@ def _facts_of(value: Any) -> tuple[bool, str | None]:
     return value.get("interrupted") is True, str_or_none(value.get("agentId"))
 
 
-__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value"]
+__all__ = ["HOT", "Line", "decode", "line_of", "result_facts", "result_value", "shape"]
