@@ -30,14 +30,15 @@ CODEX = by_name("codex")
 SAMPLES = Path(__file__).resolve().parent.parent.parent / "shared" / "samples" / "codex"
 
 
-def load(path: str | os.PathLike[str], typed: bool) -> Transcript:
-    """The file fed as ``feed_file`` feeds it, through the typed path or the dict path."""
+def load(path: str | os.PathLike[str], typed: bool, packed: bool = True) -> Transcript:
+    """The file fed as ``feed_file`` feeds it, through the typed path or the dict path
+    (``packed``: with its lines' spans, else every item kept whole)."""
     where = os.fspath(path)
     builder = CODEX.builder(where)
     assert isinstance(builder, CodexBuilder)
-    for number, raw, span in read_lines(where, builder):
+    for number, raw, span in read_lines(where, builder if packed else None):
         builder.lines = number
-        builder.span = span
+        builder.span = span if packed else 0
         builder.line_bytes = len(raw)
         if typed:
             builder.feed_line(raw, number)
@@ -47,9 +48,10 @@ def load(path: str | os.PathLike[str], typed: bool) -> Transcript:
     return builder.transcript(False)
 
 
-def item_facts(item: Item) -> tuple[Any, ...]:
+def item_facts(item: Item, heads: bool = True) -> tuple[Any, ...]:
     parts = [
-        (p.kind, p.text, p.call_id, p.name, p.data, p.is_error, p.head, p.size) for p in item.parts
+        (p.kind, p.text, p.call_id, p.name, p.data, p.is_error, p.head if heads else None, p.size)
+        for p in item.parts
     ]
     return (
         item.id,
@@ -66,16 +68,17 @@ def item_facts(item: Item) -> tuple[Any, ...]:
     )
 
 
-def snapshot(t: Transcript) -> dict[str, Any]:
+def snapshot(t: Transcript, heads: bool = True) -> dict[str, Any]:
+    """What a transcript says (``heads``: with what its folded parts show)."""
     heights = {
         name: seq.folded_heights()
         for name, seq in (("raw", t.raw), ("messages", t.messages))
-        if isinstance(seq, Items)
+        if isinstance(seq, Items) and heads
     }
     return {
         "json": t.to_json(),
-        "raw": [item_facts(i) for i in t.raw],
-        "messages": [item_facts(i) for i in t.messages],
+        "raw": [item_facts(i, heads) for i in t.raw],
+        "messages": [item_facts(i, heads) for i in t.messages],
         "ops": [
             (op.to_json(), op.state, op.started, op.ended, op.detail, op.result)
             for op in t.tool_operations
@@ -94,7 +97,12 @@ def typed_lines(path: str | os.PathLike[str]) -> int:
 
 
 def assert_same(path: str | os.PathLike[str]) -> None:
-    assert snapshot(load(path, typed=True)) == snapshot(load(path, typed=False))
+    typed = snapshot(load(path, typed=True))
+    assert typed == snapshot(load(path, typed=False))
+    # Packed (operations and items read again from the file) says what kept whole does,
+    # but for a long text's folded head.
+    whole = snapshot(load(path, typed=False, packed=False), heads=False)
+    assert snapshot(load(path, typed=True), heads=False) == whole
 
 
 def test_the_story_is_the_same_both_ways(tmp_path: Path) -> None:
@@ -264,6 +272,21 @@ def test_odd_lines_are_the_same_both_ways(tmp_path: Path) -> None:
     assert_same(path)
     t = load(path, typed=True)
     assert len(t.raw) == len(odd_lines())
+
+
+def test_a_last_line_without_its_newline_answers_a_packed_call(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    story(path)
+    w = RolloutWriter(tmp_path / "tail.jsonl")
+    w.function_call("exec_command", {"cmd": "ls"}, "c-last")
+    w.function_output("c-last", "Exit code: 1\nWall time: 2 seconds\nno")
+    tail = (tmp_path / "tail.jsonl").read_bytes().split(b"\n")
+    with open(path, "ab") as fh:
+        fh.write(tail[0] + b"\n" + tail[1])  # no newline: read, but with no span
+    assert_same(path)
+    op = load(path, typed=True).tool_operations[-1]
+    assert (op.call_id, op.state, op.result_line) == ("c-last", "failed", op.line + 1)
+    assert op.duration == 2.0 and op.detail == {"exit_code": 1}
 
 
 def test_a_number_past_a_double_where_nothing_reads_it(tmp_path: Path) -> None:

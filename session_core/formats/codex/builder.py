@@ -14,6 +14,7 @@ source the file has (the others stay in the raw view as ``event`` items).
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -61,6 +62,7 @@ from .items import (
     result_part,
 )
 from .lines import block_texts, text_blocks
+from .ops import OpColumn, PackedOp
 from .tools import Outcome, compact, decode_output
 
 NAME = "codex"
@@ -113,12 +115,13 @@ class CodexBuilder(Builder):
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
         self.view: list[int | Item] = []
-        self.view_keys: list[int] = []  # their fingerprints, parallel to ``view``
+        self.view_keys = array("q")  # their fingerprints, parallel to ``view``
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
         self.tier_ops: list[ToolOp] = []
         self.ops: list[ToolOp] = []
-        self.op_run: list[int] = []  # each op's run (index, -1: none)
+        self.op_run = array("l")  # each op's run (index, -1: none)
+        self.op_items = OpColumn(self.raw)  # each op's call and result items, when packed
         self.op_by_call: dict[str, int] = {}
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
@@ -135,6 +138,10 @@ class CodexBuilder(Builder):
         self.context_raw: msgspec.Raw | None = None
         self.context_facts: tuple[RunContext, str | None, str | None] = (RunContext(), None, None)
         self.section_texts: dict[str, str] = {}
+        # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).
+        self.tools: dict[str, str] = {}
+        self.fact_tuples: dict[tuple[str, str], tuple[str, str]] = {}
+        self.fact_lists: dict[tuple[str, str], list[str]] = {}
         self.model: str | None = None
         self.tally = tokens.TokenTally()
         self.context_tokens: int | None = None  # the last request's input (context) size
@@ -292,7 +299,9 @@ class CodexBuilder(Builder):
             self._add(item.parts, line, item.role, "record", ts)
             return
         key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
-        index = self._sent(kind, item.parts, item.role, item.kind, item.sticky, key, line, ts)
+        # A call named by its line alone is kept whole: ``line_parts`` does not know it.
+        keep = kind in CALL_TYPES and item.parts[0].call_id == item_id
+        index = self._sent(kind, item.parts, item.role, item.kind, item.sticky, key, line, ts, keep)
         if kind in CALL_TYPES:
             part = item.parts[0]
             tool = part.name or "?"
@@ -309,9 +318,11 @@ class CodexBuilder(Builder):
             index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
             self._output(call_id, outcome, index, line, ts, None)
         elif isinstance(payload, lines._Call):
+            call_id = call_id_from(payload.call_id, payload.id, f"L{line}")
+            if call_id == f"L{line}":
+                return False  # named by its line: kept whole (the dict path)
             key = call_key(kind, payload.call_id, payload.id)
             index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
-            call_id = call_id_from(payload.call_id, payload.id, f"L{line}")
             tool = call_name_of(kind, payload.name) or "?"
             self._call(kind, call_id, tool, payload.status, index, line, ts, None)
         elif type(payload) is lines.Message:
@@ -341,13 +352,14 @@ class CodexBuilder(Builder):
         key: int,
         line: int,
         ts: str | None,
+        keep: bool = False,
     ) -> int:
         """A response item the model sees: a raw item, and an entry of the replayed view
         (``key`` its fingerprint). Its index."""
         if self.best != RESPONSE:
             self._settle_source(RESPONSE)
         model = self.model if role == "assistant" else None
-        index = self._add(parts, line, role, item_kind, ts, model=model, sticky=sticky)
+        index = self._add(parts, line, role, item_kind, ts, model=model, sticky=sticky, keep=keep)
         if role == "assistant":
             self.last_response = index
         self.view.append(index)
@@ -371,17 +383,25 @@ class CodexBuilder(Builder):
         part: Part | None,
     ) -> None:
         run = self._run()
-        op = LazyToolOp(
-            call_id=call_id,
-            tool=tool,
-            state="running",
-            args_from=self._ref(index, part),
-            line=line,
-            run_id=run.id if run is not None else None,
-            message_id=f"L{line}",
-            started=ts,
-        )
+        run_id = run.id if run is not None else None
+        tool = self.tools.setdefault(tool, tool)  # one copy of each name
         at = len(self.ops)
+        op: LazyToolOp
+        if self.raw.parts[index] is None:  # packed: the rest is read from its items
+            column = self.op_items
+            op = PackedOp.packed(column, column.add(index), call_id, tool, run_id)
+        else:
+            op = LazyToolOp(
+                call_id=call_id,
+                tool=tool,
+                state="running",
+                args_from=self._ref(index, part),
+                line=line,
+                run_id=run_id,
+                message_id=f"L{line}",
+                started=ts,
+            )
+            self.op_items.add(-1)
         self.ops.append(op)
         self.op_run.append(self.open_run)
         self.op_by_call[call_id] = at
@@ -404,19 +424,23 @@ class CodexBuilder(Builder):
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
         op = self.ops[at]
-        ref = self._ref(index, part)
-        if isinstance(op, LazyToolOp):
-            op._result_from = ref  # its text (and outcome), read from the (maybe packed) part
-            if self.raw.parts[index] is None:
-                op._detail_from = ref  # the outcome is the part's data, read again too
-            else:
-                op.detail = outcome.detail
+        duration = outcome.duration or seconds_between(op.started, ts)
+        if isinstance(op, PackedOp) and self.raw.parts[index] is None:
+            self.op_items.answered(at, index, duration)  # its result and outcome: its item's
         else:
-            op.result = outcome.text
-            op.detail = outcome.detail
-        op.result_line = line
-        op.ended = ts
-        op.duration = outcome.duration or seconds_between(op.started, ts)
+            ref = self._ref(index, part)
+            if isinstance(op, LazyToolOp):
+                op._result_from = ref  # its text (and outcome), read from the (maybe packed) part
+                if self.raw.parts[index] is None:
+                    op._detail_from = ref  # the outcome is the part's data, read again too
+                else:
+                    op.detail = outcome.detail
+            else:
+                op.result = outcome.text
+                op.detail = outcome.detail
+            op.result_line = line
+            op.ended = ts
+            op.duration = duration
         failed = outcome.failed
         code = self.late_failure.pop(op.call_id, None)
         if code is not None and outcome.exit_code is None:
@@ -438,7 +462,7 @@ class CodexBuilder(Builder):
                     entry.marks.append("folded")
             elif raw.id_of(entry) in folded:
                 raw.flag(entry, FOLDED_MARK)
-        self.view, self.view_keys = replayed.view, replayed.keys
+        self.view, self.view_keys = replayed.view, array("q", replayed.keys)
         message = str_or_none(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))
@@ -661,6 +685,10 @@ class CodexBuilder(Builder):
             if len(shared) >= _CONTEXT_CACHE:
                 shared.clear()
             context.sections = [(n, shared.setdefault(t, t)) for n, t in context.sections]
+            facts = self.fact_tuples
+            if len(facts) >= _CONTEXT_CACHE:
+                facts.clear()
+            context.facts = [facts.setdefault(f, f) for f in context.facts]
         return context
 
     def _context(
@@ -690,12 +718,22 @@ class CodexBuilder(Builder):
             {
                 "run-id": run.id,
                 "line": context.line,
-                "facts": [list(f) for f in context.facts],
+                "facts": [self._fact_list(f) for f in context.facts],
                 "sections": [name for name, _ in context.sections],
                 "changed": changed(self.previous_context, context),
             }
         )
         self.previous_context = context
+
+    def _fact_list(self, fact: tuple[str, str]) -> list[str]:
+        """A fact as the JSON's ``[name, value]``, one list for every run that has it."""
+        shared = self.fact_lists
+        found = shared.get(fact)
+        if found is None:
+            if len(shared) >= _CONTEXT_CACHE:
+                shared.clear()
+            found = shared[fact] = list(fact)
+        return found
 
     # -- usage ------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ changed developer message) becomes an item of its own, ``L<line>.<n>``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ class Replayed:
 
 def replay(
     view: list[int | Item],
-    keys: list[int],
+    keys: Sequence[int],
     id_of: Callable[[int], str],
     payload: dict[str, Any],
     cid: str,

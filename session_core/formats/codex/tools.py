@@ -16,8 +16,12 @@ from typing import Any
 
 import orjson
 
-_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
-_WALL = re.compile(r"^Wall time:\s*([0-9.]+)\s*seconds", re.MULTILINE)
+# ``^(?:Exit code:|Process exited with code)\s*(-?\d+)`` and ``^Wall time:\s*([0-9.]+)\s*
+# seconds`` (MULTILINE), looked for as their words at a line's start, then the rest.
+_EXIT = ("Exit code:", "Process exited with code")
+_EXIT_REST = re.compile(r"\s*(-?\d+)")
+_WALL = ("Wall time:",)
+_WALL_REST = re.compile(r"\s*([0-9.]+)\s*seconds")
 _HEAD = 1024  # the status lines sit at the top of an output: only its head is searched
 
 # Outputs Codex itself writes when a call did not run (not the tool's own text).
@@ -113,11 +117,10 @@ def _from_json_output(decoded: dict[str, Any]) -> Outcome:
 def _from_text(text: str) -> Outcome:
     outcome = Outcome(text)
     head = text[:_HEAD]
-    # Each pattern names a word it needs: a head without it is not searched.
-    match = _EXIT.search(head) if "code" in head else None
+    match = _at_line_start(head, _EXIT, _EXIT_REST)
     if match is not None:
         outcome.exit_code = int(match.group(1))
-    wall = _WALL.search(head) if "Wall time:" in head else None
+    wall = _at_line_start(head, _WALL, _WALL_REST)
     if wall is not None:
         try:
             outcome.duration = float(wall.group(1))
@@ -128,6 +131,25 @@ def _from_text(text: str) -> Outcome:
     outcome.failed = (outcome.exit_code not in (None, 0)) or _is_error_text(text)
     outcome.interrupted = _is_aborted(text)
     return outcome
+
+
+def _at_line_start(
+    text: str, words: tuple[str, ...], rest: re.Pattern[str]
+) -> re.Match[str] | None:
+    """The first of ``words`` that starts a line of ``text`` and is followed by ``rest``
+    (what a MULTILINE ``^(?:words)rest`` search finds), found by ``str.find``."""
+    found: re.Match[str] | None = None
+    before = len(text)
+    for word in words:
+        start = 0
+        while (at := text.find(word, start, before)) >= 0:
+            if at == 0 or text[at - 1] == "\n":
+                match = rest.match(text, at + len(word))
+                if match is not None:
+                    found, before = match, at
+                    break
+            start = at + 1
+    return found
 
 
 def _is_aborted(text: str) -> bool:
