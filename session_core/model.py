@@ -128,9 +128,13 @@ class Usage:
         cost: float | None = None,
     ) -> Usage:
         """One response's usage (counted as one response, reported if it said anything)."""
-        said = any(
-            v is not None for v in (input_tokens, output_tokens, cache_read_tokens, cost)
-        ) or (cache_write_tokens is not None)
+        said = (
+            input_tokens is not None
+            or output_tokens is not None
+            or cache_read_tokens is not None
+            or cache_write_tokens is not None
+            or cost is not None
+        )
         return cls(
             input_tokens,
             output_tokens,
@@ -550,6 +554,38 @@ class LazyToolOp(ToolOp):
         self._result_from = result_from
         self._detail_from = detail_from
         ToolOp.__init__(self, *args, **kwargs)
+
+    @classmethod
+    def of(
+        cls,
+        call_id: str,
+        tool: str,
+        state: OpState,
+        args_from: Part | PartRef | None,
+        result_from: Part | PartRef | None,
+        line: int,
+        result_line: int | None,
+        run_id: str | None,
+        message_id: str | None,
+        progress: str | None,
+        subagent: str | None,
+        sidechain: bool,
+        started: str | None,
+        ended: str | None,
+        duration: float | None,
+    ) -> LazyToolOp:
+        """One, its fields given in order (a reader makes tens of thousands at once; the
+        keyword form costs twice as much). Its detail is read from its result's part."""
+        op = cls.__new__(cls)
+        op._args_from = args_from
+        op._result_from = op._detail_from = result_from
+        for slot in _OP_SLOTS.values():
+            slot.__set__(op, None)
+        op.call_id, op.tool, op.state = call_id, tool, state
+        op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
+        op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
+        op.started, op.ended, op.duration = started, ended, duration
+        return op
 
     @property
     def arguments(self) -> Any:

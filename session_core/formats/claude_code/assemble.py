@@ -6,6 +6,7 @@ never the file; a call with nothing new fed returns the previous model's parts.
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -51,12 +52,7 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:
 
 def nodes_of(on: bytearray) -> array[int]:
     """The nodes a ``recover`` bytearray has, in file order."""
-    out = array("i")
-    node = on.find(1)
-    while node >= 0:
-        out.append(node)
-        node = on.find(1, node + 1)
-    return out
+    return array("i", itertools.compress(range(len(on)), on))
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
@@ -246,7 +242,8 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
 
 
 def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None) -> list[ToolOp]:
-    last_run = len(b.runs) - 1
+    runs = b.runs
+    last_run = len(runs) - 1
     out: list[ToolOp] = []
     for call in b.calls.values():
         if int(call.side) != main_side:
@@ -257,28 +254,27 @@ def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None)
             continue
         moved_on = not answered and call.run < last_run  # a later prompt came instead
         agent = call.agent or b.agent_of.get(call.call_id)
-        op = LazyToolOp(
-            call_id=call.call_id,
-            tool=call.tool,
-            state=classify_op(
+        op = LazyToolOp.of(
+            call.call_id,
+            call.tool,
+            classify_op(
                 has_result=answered,
                 failed=call.is_error,
                 interrupted=call.interrupted or moved_on,
                 writer_alive=writer_alive,
             ),
-            args_from=call.part,
-            result_from=call.result_part,
-            detail_from=call.result_part,
-            line=call.line,
-            result_line=call.result_line,
-            run_id=b.runs[call.run].id if call.run >= 0 else None,
-            message_id=call.message_id,
-            progress=None if answered else b.progress_out.get(call.call_id),
-            subagent=path_for(b, agent) if agent else None,
-            sidechain=call.side,
-            started=call.started,
-            ended=call.ended,
-            duration=call.duration,
+            call.part,
+            call.result_part,
+            call.line,
+            call.result_line,
+            runs[call.run].id if call.run >= 0 else None,
+            call.message_id,
+            None if answered else b.progress_out.get(call.call_id),
+            path_for(b, agent) if agent else None,
+            call.side,
+            call.started,
+            call.ended,
+            call.duration,
         )
         if answered:
             call.op = op

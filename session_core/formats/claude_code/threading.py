@@ -75,11 +75,13 @@ class Threads:
         """The chain from ``leaf`` back to its root, leaf first (cycle-guarded)."""
         out = array("i")
         seen = bytearray(len(self.line))
+        parents = self.parent
         node = leaf
         while node >= 0 and not seen[node]:
             seen[node] = 1
             out.append(node)
-            node = self.parent_of(node)
+            parent = parents[node]
+            node = parent if parent != _UNRESOLVED else self.parent_of(node)
         return out
 
     def statuses(
