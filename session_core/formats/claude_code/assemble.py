@@ -36,9 +36,12 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:
     on = bytearray(len(b.threads))
     for node in chain:
         on[node] = 1
-    side = b.threads.side
+    side, kinds = b.threads.side, b.threads.kind
+    node_raw, response_at = b.node_raw, b.response_at
     for node in chain:
-        response = b.node_response.get(node)
+        if kinds[node] != ASSISTANT:
+            continue
+        response = response_at.get(node_raw[node])
         if response is None:
             continue
         for other in response.nodes:

@@ -71,7 +71,7 @@ class ClaudeCodeBuilder(Builder):
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
         self.responses: dict[str, Response] = {}
-        self.node_response: dict[int, Response] = {}
+        self.response_at: dict[int, Response] = {}  # raw item -> its response
         self.calls: dict[str, Call] = {}
         self.unpaired: dict[
             str, tuple[Part | PartRef, bool, int, int, tuple[bool, str | None], str | None]
@@ -319,6 +319,7 @@ class ClaudeCodeBuilder(Builder):
                 run=len(self.runs) - 1,
             )
             self.responses[key] = response
+            self.response_at[index] = response
             if not side and self.runs:
                 run = self.runs[-1]
                 run.items += 1
@@ -327,7 +328,6 @@ class ClaudeCodeBuilder(Builder):
                 self.meta["model"] = model
         if node >= 0:
             response.nodes.append(node)
-            self.node_response[node] = response
             self.node_raw[node] = response.raw
         if not side and self.runs:
             self.runs[-1].response_line = line
