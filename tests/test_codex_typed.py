@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from session_core.formats import by_name
 from session_core.formats.base import Builder, read_lines
-from session_core.formats.codex import lines
+from session_core.formats.codex import lines, tools
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.item_column import Items
 from session_core.model import Item, Transcript
@@ -406,3 +407,28 @@ def test_mutated_story_is_the_same_both_ways(
                     text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
                 fh.write(text.encode("utf-8", "surrogatepass") + b"\n")
         assert_same(path)
+
+
+# -- an output's status lines, found without a regex scan ----------------------------------
+
+_EXIT = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)", re.MULTILINE)
+_WALL = re.compile(r"^Wall time:\s*([0-9.]+)\s*seconds", re.MULTILINE)
+_WORDS = ["Exit code:", "Process exited with code", "Wall time:", "seconds", "Exit code: 7"]
+_pieces = st.sampled_from(
+    [*_WORDS, " ", "\n", "\r", "\t", "-", "1", "23", "4.5", "x", "\u2028", "\nExit code:\n-3"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_pieces, max_size=14).map("".join))
+def test_status_lines_are_what_the_multiline_patterns_find(text: str) -> None:
+    for pattern, words, rest in (
+        (_EXIT, tools._EXIT, tools._EXIT_REST),
+        (_WALL, tools._WALL, tools._WALL_REST),
+    ):
+        want = pattern.search(text)
+        got = tools._at_line_start(text, words, rest)
+        if want is None or got is None:
+            assert want is got
+        else:
+            assert (want.group(1), want.end()) == (got.group(1), got.end())

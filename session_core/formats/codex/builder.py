@@ -310,7 +310,7 @@ class CodexBuilder(Builder):
             )
 
     def _typed_response(self, payload: lines.ResponsePayload, line: int, ts: str | None) -> bool:
-        kind: str = payload.__struct_config__.tag  # type: ignore[assignment]
+        kind = lines.TAG[type(payload)]
         if isinstance(payload, lines._Output):
             outcome = decode_output(payload.output)
             call_id = payload.call_id
@@ -318,9 +318,9 @@ class CodexBuilder(Builder):
             index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
             self._output(call_id, outcome, index, line, ts, None)
         elif isinstance(payload, lines._Call):
-            call_id = call_id_from(payload.call_id, payload.id, f"L{line}")
-            if call_id == f"L{line}":
+            if not payload.call_id and not payload.id:
                 return False  # named by its line: kept whole (the dict path)
+            call_id = call_id_from(payload.call_id, payload.id, "")
             key = call_key(kind, payload.call_id, payload.id)
             index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
             tool = call_name_of(kind, payload.name) or "?"
@@ -508,7 +508,7 @@ class CodexBuilder(Builder):
         self._add(parts, line, "system", "event", ts)
 
     def _typed_event(self, payload: lines.EventPayload, line: int, ts: str | None) -> bool:
-        kind: str = payload.__struct_config__.tag  # type: ignore[assignment]
+        kind = lines.TAG[type(payload)]
         if type(payload) is lines.TokenCount:
             tally = self.tally
             tally.limits_json(bytes(payload.rate_limits))
@@ -554,7 +554,7 @@ class CodexBuilder(Builder):
         if self.best >= EVENT:
             self.best = EVENT
             self.tier_view[EVENT].append(Item(f"L{line}", role, parts, line, ts=ts))
-        self.lazy(parts)  # its height is the folded text's
+            self.lazy(parts)  # kept in that view: its long text stays in the file
         self._add(parts, line, role, "event", ts)
 
     def _item_completed(

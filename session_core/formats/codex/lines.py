@@ -168,6 +168,19 @@ class ContextLine(_Line, tag="turn_context"):
 Line = ResponseLine | EventLine | ContextLine
 
 
+def _tags(*classes: type[msgspec.Struct]) -> dict[type, str]:
+    found: dict[type, str] = {}
+    for cls in classes:
+        tag = cls.__struct_config__.tag
+        if isinstance(tag, str):
+            found[cls] = tag
+        found.update(_tags(*cls.__subclasses__()))
+    return found
+
+
+TAG = _tags(_Payload)  # each payload Struct's type, as the line names it
+
+
 def text_blocks(content: Blocks) -> list[str] | None:
     """A message's content as its texts; None when a block is not text (an image, a
     refusal: the dict path reads those)."""
@@ -226,6 +239,7 @@ def rest_is_utf8(raw: bytes, payload: msgspec.Raw) -> bool:
 
 
 __all__ = [
+    "TAG",
     "Blocks",
     "Call",
     "ContextLine",
