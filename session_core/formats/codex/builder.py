@@ -359,7 +359,17 @@ class CodexBuilder(Builder):
         if self.best != RESPONSE:
             self._settle_source(RESPONSE)
         model = self.model if role == "assistant" else None
-        index = self._add(parts, line, role, item_kind, ts, model=model, sticky=sticky, keep=keep)
+        index = self.raw.append(  # ``_add``'s, inline: once for every response item
+            parts,
+            line,
+            role=role,
+            kind=item_kind,
+            ts=ts,
+            model=model,
+            sticky=sticky,
+            span=self.span,
+            keep=keep,
+        )
         if role == "assistant":
             self.last_response = index
         self.view.append(index)
@@ -536,7 +546,7 @@ class CodexBuilder(Builder):
         else:
             assert isinstance(payload, lines.Ended)
             self._end_run(_ENDED[kind], payload.turn_id, line, ts)
-        self._add(_PACKED, line, "system", "event", ts)
+        self.raw.append(_PACKED, line, role="system", kind="event", ts=ts, span=self.span)
         return True
 
     def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
@@ -700,7 +710,8 @@ class CodexBuilder(Builder):
         line: int,
         ts: str | None,
     ) -> None:
-        self._add(parts, line, "system", "context", ts)  # its instructions stay in the file
+        # Its instructions stay in the file (``_add``'s, inline: once for every context).
+        self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
         if model is not None:
             self.model = model
             self.meta.setdefault("model", model)
@@ -755,12 +766,12 @@ class CodexBuilder(Builder):
                     self.awaiting_after.tokens_after = size
                     self.awaiting_after = None
         if isinstance(note, str):
-            self._add(_FIXED[note], line, "system", "event", ts, keep=True)  # one shared
+            parts, keep = _FIXED[note], True  # one list shared
         elif own and self._by_span():
-            self._add(_PACKED, line, "system", "event", ts)  # ``line_parts`` says it again
+            parts, keep = _PACKED, False  # ``line_parts`` says it again
         else:
-            part = Part("other", tokens.so_far(note), name="token_count")
-            self._add([part], line, "system", "event", ts, keep=True)
+            parts, keep = [Part("other", tokens.so_far(note), name="token_count")], True
+        self.raw.append(parts, line, role="system", kind="event", ts=ts, span=self.span, keep=keep)
 
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
