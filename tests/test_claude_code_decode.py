@@ -228,3 +228,13 @@ def test_interrupted_by_its_text_both_ways(
     typed, by_dicts = FMT.open(path, writer_alive=False), by_dict(path, monkeypatch)
     assert [op.state for op in typed.tool_operations] == ["interrupted"]
     assert everything(typed) == everything(by_dicts)
+
+
+def test_meta_in_a_fixed_order(tmp_path: Path) -> None:
+    """The session's facts come in one order, whatever the interpreter's hash seed."""
+    from session_core.formats.claude_code.builder import _META_KEYS
+
+    t = FMT.open(story(tmp_path / "projects" / "-p"), writer_alive=False)
+    order = [_META_KEYS[k] for k in _META_KEYS]
+    found = [key for key in t.meta if key in order]
+    assert found == [key for key in order if key in found] and len(found) >= 4

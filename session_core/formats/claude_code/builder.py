@@ -163,7 +163,7 @@ class ClaudeCodeBuilder(Builder):
             run.last_ts = ts or run.last_ts
 
     def _take_meta(self, facts: Line) -> None:
-        for key in list(self._meta_missing):
+        for key in [k for k in _META_KEYS if k in self._meta_missing]:  # in a fixed order
             value = getattr(facts, key)
             if value:
                 self.meta[_META_KEYS[key]] = value
