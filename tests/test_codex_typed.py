@@ -8,6 +8,7 @@ give the same transcript, item for item and part for part.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -432,3 +433,32 @@ def test_status_lines_are_what_the_multiline_patterns_find(text: str) -> None:
             assert want is got
         else:
             assert (want.group(1), want.end()) == (got.group(1), got.end())
+
+
+# -- the live path: raw lines with spans, fed as they are appended --------------------------
+
+
+async def test_followed_in_batches_is_the_file_opened(tmp_path: Path) -> None:
+    from session_core.following import follow
+
+    whole = tmp_path / "whole.jsonl"
+    story(whole)
+    data = whole.read_bytes()
+    path = tmp_path / "r.jsonl"
+    half = data.index(b"\n", len(data) // 2) + 1
+    path.write_bytes(data[:half])
+    lines = data.count(b"\n")
+    live = CODEX.live(str(path))
+    agen = follow(path, force_polling=True, poll_interval=0.02, parse=False, batch_bytes=2048)
+    try:
+        async with asyncio.timeout(20):
+            while live.builder.lines < data[:half].count(b"\n"):
+                live.apply(await anext(agen))
+            with open(path, "ab") as fh:
+                fh.write(data[half:])
+            while live.builder.lines < lines:
+                live.apply(await anext(agen))
+    finally:
+        await agen.aclose()
+    opened = CODEX.open(path, writer_alive=False)
+    assert snapshot(live.transcript(False)) == snapshot(opened)
