@@ -1,9 +1,10 @@
 """Claude Code session transcripts (read-only format ``claude-code``).
 
 ``~/.claude/projects/<project>/<sessionId>.jsonl``, appended live by the Claude Code
-CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``blocks`` (content blocks
-into parts), ``threading`` (the parentUuid chain), ``builder`` (lines fed in file
-order), ``assemble`` (the model from what was kept), ``subagents`` (linked files).
+CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``lines`` (a line's facts,
+typed by msgspec), ``blocks`` (content blocks into parts), ``threading`` (the
+parentUuid chain), ``builder`` (lines fed in file order), ``bookkeeping`` (the rare
+line types), ``assemble`` (the model from what was kept), ``subagents`` (linked files).
 """
 
 from __future__ import annotations

@@ -21,12 +21,12 @@ import orjson
 from ... import pricing
 from ...item_column import ItemColumn
 from ...model import Part, PartRef, Transcript, Usage
-from ...text import str_or_none
 from ..base import Builder, bad_line_reason
 from . import blocks
+from .bookkeeping import other_line, system_line
 from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, shape
 from .records import Boundary, Call, Response, RunMark
-from .threading import ASSISTANT, OTHER, PROGRESS, SYSTEM, USER, Threads
+from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
 
 SIDECHAIN, META = 1, 2  # raw item flags
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that may say so
@@ -154,9 +154,9 @@ class ClaudeCodeBuilder(Builder):
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             if kind == "system":
-                self._system(record, facts, line, uuid, side, ts)
+                system_line(self, record, facts, line, uuid, side, ts)
             else:
-                self._other(kind, record, facts, line, uuid, side, ts)
+                other_line(self, kind, record, facts, line, uuid, side, ts)
         run = self.runs[-1] if self.runs else None
         if run is not None and not side:
             run.last_line = line
@@ -169,7 +169,7 @@ class ClaudeCodeBuilder(Builder):
                 self.meta[_META_KEYS[key]] = value
                 self._meta_missing.discard(key)
 
-    def _node(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
+    def node_for(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
         if uuid is None:
             return -1
         node = self.threads.add(uuid, facts.parentUuid, line, kind, side)
@@ -185,7 +185,7 @@ class ClaudeCodeBuilder(Builder):
                     self.conv_main = node
         return node
 
-    def _append(
+    def add_item(
         self,
         parts: list[Part],
         line: int,
@@ -248,14 +248,14 @@ class ClaudeCodeBuilder(Builder):
                 self.raw.set_kind(index, "progress")  # not hooks alone any more
             return
         self._close_progress()
-        node = self._node(facts, uuid, line, PROGRESS, side)
+        node = self.node_for(facts, uuid, line, PROGRESS, side)
         self._progress_kinds = {dtype: 1}
         self._progress_side = side
         part = Part("other", text=dtype, name="progress")
         self._progress_part = part
         self._progress_line = line
         self._progress_lines = 1
-        self._progress_index = self._append(
+        self._progress_index = self.add_item(
             [part],
             line,
             uuid,
@@ -297,7 +297,7 @@ class ClaudeCodeBuilder(Builder):
         parts = self._parts(message, typed)
         model = message.model
         response = self.responses.get(key)
-        node = self._node(facts, uuid, line, ASSISTANT, side)
+        node = self.node_for(facts, uuid, line, ASSISTANT, side)
         if response is not None and response.side == side:
             if typed and self.raw.parts[response.raw] is not None:
                 # The item keeps its parts (its first line can not be read again): this
@@ -308,7 +308,7 @@ class ClaudeCodeBuilder(Builder):
             else:
                 self._extend(response, parts)
         else:
-            index = self._append(
+            index = self.add_item(
                 parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
             )
             response = Response(
@@ -428,7 +428,7 @@ class ClaudeCodeBuilder(Builder):
             kind = "command"
         else:
             kind = "message"
-        node = self._node(facts, uuid, line, USER, side)
+        node = self.node_for(facts, uuid, line, USER, side)
         ident = uuid or f"line-{line}"
         # Its text, while every part is whole (a prompt's or a summary's, kept).
         text = "" if side or meta else "\n".join(p.text for p in parts if p.kind == "text")
@@ -450,7 +450,7 @@ class ClaudeCodeBuilder(Builder):
                     blocks.INTERRUPTED
                 )
                 answers.append((index, (interrupted, agent)))
-        self._append(
+        self.add_item(
             parts, line, uuid, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
         )
         for index, said in answers:
@@ -507,108 +507,6 @@ class ClaudeCodeBuilder(Builder):
             call.agent = agent
         self.progress_out.pop(call.call_id, None)
 
-    def _system(
-        self,
-        record: dict[str, Any],
-        facts: Line,
-        line: int,
-        uuid: str | None,
-        side: bool,
-        ts: str | None,
-    ) -> None:
-        subtype = str_or_none(record.get("subtype"))
-        before = self.conv_main
-        node = self._node(facts, uuid, line, SYSTEM, side)
-        ident = uuid or f"line-{line}"
-        self._append(
-            [Part("text", text=blocks.system_text(record), name=subtype)],
-            line,
-            uuid,
-            node,
-            side,
-            role="system",
-            kind="system",
-            ts=ts,
-            meta=facts.isMeta is True,
-            keep=True,
-        )
-        if side:
-            return
-        if subtype in ("compact_boundary", "microcompact_boundary"):
-            keep = {k: record.get(k) for k in _BOUNDARY_KEYS if k in record}
-            self.boundaries.append(
-                Boundary(
-                    id=ident,
-                    line=line,
-                    node=node,
-                    elision=subtype == "microcompact_boundary",
-                    record=keep,
-                    before=before,
-                    ts=ts,
-                )
-            )
-        elif subtype == "stop_hook_summary" and self.runs:
-            self.runs[-1].stop_line = line
-        elif subtype == "turn_duration" and self.runs:
-            run = self.runs[-1]
-            if not run.finished:
-                run.finished = True
-                run.end_line = line
-                run.ended = ts
-                ms = record.get("durationMs")
-                if isinstance(ms, (int, float)) and not isinstance(ms, bool):
-                    run.duration = ms / 1000
-
-    def _other(
-        self,
-        kind: str,
-        record: dict[str, Any],
-        facts: Line,
-        line: int,
-        uuid: str | None,
-        side: bool,
-        ts: str | None,
-    ) -> None:
-        node = self._node(facts, uuid, line, OTHER, side)
-        role = "system"
-        name: str | None = kind
-        if kind == "summary":
-            text = str_or_none(record.get("summary")) or ""
-            part = Part("text", text=text, name=kind)
-            item_kind = "summary"
-            if text:
-                self.titles["summary"] = text
-        elif kind == "queue-operation":
-            content = record.get("content")
-            op = str_or_none(record.get("operation")) or "queue-operation"
-            part = Part("text", text=content if isinstance(content, str) else op, name=op)
-            item_kind, role = "queued", "user"
-        elif kind == "attachment":
-            attachment = record.get("attachment")
-            atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
-            name = atype or kind
-            part = Part("other", text=blocks.compact(attachment), name=name)
-            item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
-        else:
-            if kind == "custom-title":
-                title = str_or_none(record.get("customTitle")) or str_or_none(record.get("title"))
-                if title:
-                    self.titles["custom-title"] = title
-            part = Part("other", text=blocks.compact(record), name=kind)
-            item_kind = "record"
-        self._append(
-            [part],
-            line,
-            uuid,
-            node,
-            side,
-            role=role,
-            kind=item_kind,
-            ts=ts,
-            meta=facts.isMeta is True,
-            keep=True,
-        )
-
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         from .assemble import assemble
 
@@ -628,18 +526,6 @@ class ClaudeCodeBuilder(Builder):
                 if part.kind == "tool-result" and part.call_id:
                     part.data = detail
         return parts
-
-
-_BOUNDARY_KEYS = (
-    "logicalParentUuid",
-    "compactMetadata",
-    "microcompactMetadata",
-    "content",
-    "tokensSaved",
-    "compactedToolIds",
-    "trigger",
-    "preTokens",
-)
 
 
 def _detail(result: Any) -> Any:
