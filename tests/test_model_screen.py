@@ -305,3 +305,21 @@ async def _loaded(pilot: Pilot[None]) -> None:
 )
 def test_snapshot(snap_compare, toy: Path, keys: list[str]) -> None:
     assert snap_compare(TailscopeApp(toy), press=keys, terminal_size=(120, 32), run_before=_loaded)
+
+
+async def test_export_from_the_palette_opens_the_export_screen(toy: Path) -> None:
+    """Export… (imported only when asked for) opens on the shown view's file."""
+    from textual.widgets import Input
+
+    from viewer.screens.export import ExportScreen
+
+    async with opened(toy) as (app, pilot, screen):
+        await app.run_action("command_palette")
+        await pilot.press(*"Export")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export screen")
+        path = app.screen.query_one("#export-path", Input)
+        assert path.value == str(toy.parent / "toy.html")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back on the model screen")

@@ -13,15 +13,16 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from session_core.formats import Format, detect_format
-from session_core.live import LiveTranscript
 
 from .format_screens import screen_for
 from .screens.following import FollowingScreen
 from .screens.help import BindingsHelpScreen, screen_sections
-from .screens.transcript import TranscriptScreen
 
 if TYPE_CHECKING:
+    from session_core.live import LiveTranscript
+
     from .screens.agentgo import AgentGoScreen
+    from .screens.transcript import TranscriptScreen
 
 # The agentgo screen and the directory browser are imported when first needed: opening a
 # v1 file should not pay for them (the first screen of a big file is a start-up race).
@@ -116,6 +117,8 @@ class TailscopeApp(App[None]):
     @property
     def transcript(self) -> TranscriptScreen:
         """The transcript screen (the one under any modal)."""
+        from .screens.transcript import TranscriptScreen  # imported once a v1 file is open
+
         for screen in reversed(self.screen_stack):
             if isinstance(screen, TranscriptScreen):
                 return screen

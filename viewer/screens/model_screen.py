@@ -31,7 +31,6 @@ from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
 from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
-from .export import ExportScreen
 from .filter import FilterScreen
 from .following import FollowingScreen
 from .help import BindingsHelpScreen
@@ -286,6 +285,8 @@ class ModelScreen(FollowingScreen):
         )
 
     def action_export(self) -> None:
+        from .export import ExportScreen  # only when asked for: start-up is a race
+
         self.app.push_screen(ExportScreen(self.path, view=self.conversation.mode))
 
     def action_help(self) -> None:
