@@ -204,6 +204,10 @@ class ItemColumn:
         self.flags[index] |= flag
         self._built.pop(index, None)
 
+    def unflag(self, index: int, flag: int) -> None:
+        self.flags[index] &= ~flag & 0xFF
+        self._built.pop(index, None)
+
     def set_marks(self, index: int, marks: list[str]) -> None:
         if marks:
             self.marks[index] = marks

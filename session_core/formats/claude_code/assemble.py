@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...item_column import Items
+from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
 from .builder import META, SIDECHAIN, SYNTHETIC
 from .subagents import path_for
@@ -201,6 +201,7 @@ def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: s
     threads = b.threads
     column = b.raw
     kept = column.marks
+    flags = column.flags
     lines = column.line
     raw_node, raw_flags = b.raw_node, b.raw_flags
     for index in range(len(column)):
@@ -220,6 +221,16 @@ def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: s
         marks = _MARKS.get(key)
         if marks is None:
             marks = _MARKS[key] = _marks_of(*key)
+        # Folded and nothing else (most items once a long session compacted): a flag,
+        # not an entry in the marks dict.
+        folded_only = key == _FOLDED_ONLY
+        if folded_only != bool(flags[index] & FOLDED_MARK):
+            if folded_only:
+                column.flag(index, FOLDED_MARK)
+            else:
+                column.unflag(index, FOLDED_MARK)
+        if folded_only:
+            marks = _NO_MARKS
         if kept.get(index, _NO_MARKS) is not marks:
             column.set_marks(index, marks)
     return branches
@@ -229,6 +240,7 @@ _NO_MARKS: list[str] = []
 # One list per combination of marks, shared by every item that has it (an item built
 # from the column gets a copy): a file's items have a handful of combinations.
 _MARKS: dict[tuple[bool, int, bool, bool], list[str]] = {(False, 0, False, False): _NO_MARKS}
+_FOLDED_ONLY = (False, FOLDED, False, False)
 
 
 def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[str]:

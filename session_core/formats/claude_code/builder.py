@@ -13,6 +13,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from datetime import datetime
+from sys import intern
 from typing import Any
 
 import msgspec
@@ -96,6 +97,7 @@ class ClaudeCodeBuilder(Builder):
         self._progress_line = 0
         self._progress_lines = 0
         self._progress_kinds: dict[str, int] = {}
+        self._progress_shared: dict[str, list[Part]] = {}  # text -> a closed run's parts
         self._stale: list[Response] = []  # responses whose usage changed (``settle_usage``)
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
@@ -270,7 +272,16 @@ class ClaudeCodeBuilder(Builder):
     def _close_progress(self) -> None:
         """The open run of progress lines ends."""
         self._write_progress()
+        index = self._progress_index
+        if index >= 0 and self._progress_part is not None:
+            # A closed run's part is one of a few texts: one list for each, shared.
+            text = self._progress_part.text
+            shared = self._progress_shared.get(text)
+            if shared is None:
+                shared = self._progress_shared[text] = [self._progress_part]
+            self.raw.parts[index] = shared
         self._progress_index = -1
+        self._progress_part = None
 
     def _write_progress(self) -> None:
         """The open run's item says what it holds and how many lines (written when it
@@ -295,7 +306,7 @@ class ClaudeCodeBuilder(Builder):
         message = facts.message or _NO_MESSAGE
         key = message.id or facts.requestId or uuid or f"line-{line}"
         parts = self._parts(message, typed)
-        model = message.model
+        model = intern(message.model) if message.model is not None else None
         response = self.responses.get(key)
         node = self.node_for(facts, uuid, line, ASSISTANT, side)
         if response is not None and response.side == side:

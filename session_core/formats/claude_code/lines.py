@@ -10,6 +10,7 @@ fields do not have the types named here is decoded by orjson and its facts taken
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 import msgspec
@@ -182,7 +183,8 @@ def shape(content: str | list[Block] | None, interrupted: bool) -> list[Part]:
         elif kind == "redacted_thinking":
             out.append(Part("reasoning", text="[redacted thinking]", name="redacted_thinking"))
         elif kind == "tool_use":
-            out.append(Part("tool-call", call_id=block.id, name=block.name or "?"))
+            # A tool's name once for all its calls (tens of thousands of "Bash").
+            out.append(Part("tool-call", call_id=block.id, name=intern(block.name or "?")))
         elif kind == "tool_result":
             out.append(
                 Part(
