@@ -238,3 +238,20 @@ def test_meta_in_a_fixed_order(tmp_path: Path) -> None:
     order = [_META_KEYS[k] for k in _META_KEYS]
     found = [key for key in t.meta if key in order]
     assert found == [key for key in order if key in found] and len(found) >= 4
+
+
+def test_folded_mark_kept_as_a_flag_comes_and_goes() -> None:
+    """An item marked folded and nothing else carries a flag (no marks entry); taking the
+    flag off gives its other marks back exactly."""
+    from session_core.item_column import FOLDED_MARK, ItemColumn
+    from session_core.model import Part
+
+    column = ItemColumn("line-")
+    index = column.append([Part("text", text="hi")], 1, role="user", ident="u1")
+    column.flag(index, FOLDED_MARK)
+    assert column.item(index).marks == ["folded"] and index not in column.marks
+    column.unflag(index, FOLDED_MARK)
+    column.set_marks(index, ["branch"])
+    assert column.item(index).marks == ["branch"]
+    column.set_marks(index, [])
+    assert column.item(index).marks == []
