@@ -58,22 +58,14 @@ def windowed_model(
 
     lines = head.split(b"\n")[:-1]
     for number, raw in enumerate(lines, start=1):
-        _feed(builder, raw, number)
+        builder.take_line(raw, number)
     tail, _scale = tail_window(summary, fh, window)
     read = len(head) + len(tail)
     for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
-        _feed(builder, raw, number)
+        builder.take_line(raw, number)
     transcript = builder.transcript(None)
     transcript.extra["bytes-read"] = read
     return transcript
-
-
-def _feed(builder: Builder, raw: bytes, number: int) -> None:
-    if raw.endswith(b"\r"):
-        raw = raw[:-1]
-    if raw.strip():
-        builder.lines = max(builder.lines, number)
-        builder.feed_line(raw, number)
 
 
 def _first_prompt(transcript: Transcript) -> str | None:

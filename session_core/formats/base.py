@@ -75,6 +75,15 @@ class Builder(ABC):
             return
         self.feed(record, line)
 
+    def take_line(self, raw: bytes, line: int) -> None:
+        """A line as a reader cut it from its bytes (a CR may end it, it may be blank):
+        a blank one is skipped, any other fed (``feed_line``) as line ``line``."""
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if raw.strip():
+            self.lines = max(self.lines, line)
+            self.feed_line(raw, line)
+
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts one line gives (as ``feed`` made them): what a lazy part is read
@@ -104,7 +113,8 @@ class Builder(ABC):
 
     def lazy(self, parts: list[Part]) -> None:
         """Long parts of the line being fed stay in the file (``make_lazy``)."""
-        if self.span and self.part_source is not None:
+        if self.rereadable():
+            assert self.part_source is not None
             make_lazy(parts, self.part_source, self.span, self.line_bytes)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
@@ -140,14 +150,10 @@ class LiveModel:
         builder.set_source(update.source if spans else None)
         if update.raw:
             for index, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
-                data = bytes(raw)
-                if not data.strip():
-                    continue
                 if spans:
                     builder.span = spans[index]
-                    builder.line_bytes = len(data)
-                builder.lines = max(builder.lines, line)
-                builder.feed_line(data, line)
+                    builder.line_bytes = len(raw)
+                builder.take_line(bytes(raw), line)
         else:
             for index, (record, line) in enumerate(
                 zip(update.envelopes, update.lines, strict=True)
@@ -390,11 +396,7 @@ def tail_transcript(
     lines.pop()  # not a whole line yet
     builder = fmt.builder(where)
     for number, raw in enumerate(lines, 1):
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        if raw.strip():
-            builder.lines = number
-            builder.feed_line(raw, number)
+        builder.take_line(raw, number)
     transcript = builder.transcript(None)
     # A damaged line of the window is the full load's to report (with its real number).
     transcript.warnings = []
