@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .message_usage import MessageUsage
+
+if TYPE_CHECKING:
+    from . import usage as tallies
 
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
@@ -144,6 +147,19 @@ class Usage:
             reported=1 if said else 0,
             responses=1,
             cost_reported=1 if cost is not None else 0,
+        )
+
+    @classmethod
+    def of_totals(cls, totals: tallies.Usage) -> Usage:
+        """A v1 or agentgo tally's totals (``session_core.usage``) in the neutral model."""
+        return cls(
+            input_tokens=totals.input,
+            output_tokens=totals.output,
+            cache_read_tokens=totals.cache_read,
+            cost=totals.cost,
+            reported=totals.reported,
+            responses=totals.turns,
+            cost_reported=totals.cost_reported,
         )
 
     @classmethod

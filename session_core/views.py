@@ -47,16 +47,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
         for op in state.tool_ops
     ]
-    tally = tally_state(state).transcript
-    usage = Usage(
-        input_tokens=tally.input,
-        output_tokens=tally.output,
-        cache_read_tokens=tally.cache_read,
-        cost=tally.cost,
-        reported=tally.reported,
-        responses=tally.turns,
-        cost_reported=tally.cost_reported,
-    )
+    usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME
     yield "meta", state.meta
     yield "messages", _messages(state)

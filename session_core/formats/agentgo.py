@@ -189,7 +189,7 @@ def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Tr
                 end_line=run.close_seq + 1 if run.close_seq is not None else None,
                 started=run.first_time,
                 ended=run.last_time or None,
-                usage=_usage(used) if used is not None else Usage(),
+                usage=Usage.of_totals(used) if used is not None else Usage(),
                 items=run.turns,
             )
         )
@@ -201,20 +201,8 @@ def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Tr
         raw=list(messages),
         tool_operations=ops,
         runs=runs,
-        usage=_usage(tally.transcript),
+        usage=Usage.of_totals(tally.transcript),
         warnings=list(view.warnings),
         lines=len(view.records),
         writer_alive=writer_alive,
-    )
-
-
-def _usage(old: Any) -> Usage:
-    return Usage(
-        input_tokens=old.input,
-        output_tokens=old.output,
-        cache_read_tokens=old.cache_read,
-        cost=old.cost,
-        reported=old.reported,
-        responses=old.turns,
-        cost_reported=old.cost_reported,
     )

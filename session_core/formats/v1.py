@@ -178,16 +178,7 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
         for op in state.tool_ops
     ]
     compactions = compactions_of(state)
-    tally = tally_state(state).transcript
-    usage = Usage(
-        input_tokens=tally.input,
-        output_tokens=tally.output,
-        cache_read_tokens=tally.cache_read,
-        cost=tally.cost,
-        reported=tally.reported,
-        responses=tally.turns,
-        cost_reported=tally.cost_reported,
-    )
+    usage = Usage.of_totals(tally_state(state).transcript)
     contexts = []
     for context in state.run_contexts:
         facts = context.get("facts") if isinstance(context, dict) else None
