@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,14 @@ from session_core.following import FollowUpdate, follow
 from session_core.formats import V1
 from session_core.live import LiveTranscript
 
-MODES = [pytest.param(False, id="events"), pytest.param(True, id="polling")]
 EMOJI = "ü € 😀 中文"
+
+
+@pytest.fixture(params=[pytest.param(False, id="events"), pytest.param(True, id="polling")])
+def polling(request: pytest.FixtureRequest) -> bool:
+    """A test that takes it runs twice: woken by file-system events, and by polling."""
+    return bool(request.param)
+
 
 # --- writers (separate processes) ---------------------------------------------------
 
@@ -123,6 +129,12 @@ def reaped(proc: subprocess.Popen[bytes]) -> Any:
             proc.stderr.close()
 
 
+async def run_writer(script: str, *args: object, timeout: float) -> None:
+    """Runs a writer process to its end (killed, and the test failed, past ``timeout``)."""
+    with reaped(spawn(script, *args)) as proc:
+        await wait_process(proc, timeout)
+
+
 # --- files --------------------------------------------------------------------------
 
 
@@ -149,6 +161,13 @@ def make_transcript(path: Path, count: int, *, tag: str = "a") -> Session:
 
 def write_transcript(path: Path, count: int, *, tag: str = "a") -> None:
     make_transcript(path, count, tag=tag).close()
+
+
+def transcript_at(tmp_path: Path, count: int) -> Path:
+    """``t.jsonl`` in ``tmp_path``: a transcript of ``count`` messages."""
+    path = tmp_path / "t.jsonl"
+    write_transcript(path, count)
+    return path
 
 
 def append_raw(path: Path, data: bytes) -> None:
@@ -267,6 +286,14 @@ class Follower:
         return lambda f: bool(f.current) and f.current[-1].get("type") == kind
 
 
+@contextlib.asynccontextmanager
+async def caught_up(path: Path, **options: Any) -> AsyncIterator[Follower]:
+    """A ``Follower`` of ``path`` whose first update (the file as it is) has come."""
+    async with Follower(path, **options) as f:
+        await f.next()
+        yield f
+
+
 def load_copy(path: Path, tmp_path: Path, name: str = "copy.jsonl") -> Session:
     """``Session.load`` of a copy of the file (loading the followed file could repair it)."""
     copy = tmp_path / "copies" / name
@@ -291,10 +318,8 @@ def assert_live_matches_load(live: LiveTranscript, path: Path, tmp_path: Path) -
 # --- the first update ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_first_update_carries_the_whole_existing_file(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 300)
+    path = transcript_at(tmp_path, 300)
     # A large batch limit must not split the first update (it carries all of the file).
     async with Follower(path, force_polling=polling, batch_bytes=1024) as f:
         first = await f.next()
@@ -308,8 +333,7 @@ async def test_first_update_carries_the_whole_existing_file(tmp_path: Path, poll
 
 
 async def test_initial_batches_splits_the_first_read(tmp_path: Path) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 2000)
+    path = transcript_at(tmp_path, 2000)
     async with Follower(path, force_polling=True, batch_bytes=16 << 10, initial_batches=True) as f:
         await f.until(lambda f: len(f.current) == 2001)
         assert len(f.updates) > 3
@@ -321,14 +345,10 @@ async def test_initial_batches_splits_the_first_read(tmp_path: Path) -> None:
 # --- appends --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_steady_writer_every_envelope_once_in_order(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 3)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
-        with reaped(spawn(STEADY_WRITER, path, 800, 800, "load")) as proc:
-            await wait_process(proc, 20)
+    path = transcript_at(tmp_path, 3)
+    async with caught_up(path, force_polling=polling) as f:
+        await run_writer(STEADY_WRITER, path, 800, 800, "load", timeout=20)
         await f.until(f.ends_with("x-end"))
         assert f.resets == 0
         assert f.current == records(path)
@@ -339,14 +359,10 @@ async def test_steady_writer_every_envelope_once_in_order(tmp_path: Path, pollin
         assert_live_matches_load(f.live, path, tmp_path)
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_dribbling_writer_each_line_once_and_complete(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
-        with reaped(spawn(DRIBBLER, path, 6, 0.0003)) as proc:
-            await wait_process(proc, 30)
+    path = transcript_at(tmp_path, 1)
+    async with caught_up(path, force_polling=polling) as f:
+        await run_writer(DRIBBLER, path, 6, 0.0003, timeout=30)
         await f.until(lambda f: len(f.current) == 2 + 6)
         assert f.current == records(path)
         contents = [env["payload"]["content"] for env in f.current[2:]]
@@ -358,16 +374,13 @@ async def test_dribbling_writer_each_line_once_and_complete(tmp_path: Path, poll
         assert await f.quiet(0.2) == []
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_line_cut_inside_a_multibyte_character_is_held_back(
     tmp_path: Path, polling: bool
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
+    path = transcript_at(tmp_path, 1)
     line = message_line("naïve café 😀")
     cut = line.index("😀".encode()) + 2  # two of the emoji's four bytes
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    async with caught_up(path, force_polling=polling) as f:
         append_raw(path, line[:cut])
         assert await f.quiet(0.4) == []  # held back, no warning either
         append_raw(path, line[cut:-1])  # all but the newline: still held back
@@ -380,14 +393,11 @@ async def test_line_cut_inside_a_multibyte_character_is_held_back(
         assert update.offset == path.stat().st_size
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_malformed_complete_line_is_a_warning_and_following_continues(
     tmp_path: Path, polling: bool
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    path = transcript_at(tmp_path, 1)
+    async with caught_up(path, force_polling=polling) as f:
         append_raw(path, b'{"id": "x", "payload": {"cont\n')
         append_raw(path, b"[1, 2]\n")
         append_raw(path, b'{"id":"v2","payload":{},"ts":"x","type":"message","v":2}\n')
@@ -410,14 +420,11 @@ async def test_malformed_complete_line_is_a_warning_and_following_continues(
 # --- resets ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_truncation_resets(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 5)
+    path = transcript_at(tmp_path, 5)
     keep = len(b"".join(path.read_bytes().splitlines(keepends=True)[:3]))
     ino = path.stat().st_ino
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    async with caught_up(path, force_polling=polling) as f:
         os.truncate(path, keep)  # the same inode, shorter, at a line boundary
         update = await f.next()
         assert update.reset and update.initial
@@ -435,13 +442,10 @@ async def test_truncation_resets(tmp_path: Path, polling: bool) -> None:
         f.assert_epochs_consistent()
 
 
-@pytest.mark.parametrize("polling", MODES)
 @pytest.mark.parametrize("longer", [False, True], ids=["shorter", "longer"])
 async def test_rename_replacement_resets(tmp_path: Path, polling: bool, longer: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 4)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    path = transcript_at(tmp_path, 4)
+    async with caught_up(path, force_polling=polling) as f:
         staging = tmp_path / "t.jsonl.new"
         if longer:
             # The old bytes and then some: only the inode says it is another file.
@@ -466,14 +470,11 @@ async def test_rename_replacement_resets(tmp_path: Path, polling: bool, longer: 
         f.assert_epochs_consistent()
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_deleted_file_warns_and_waits_then_recreation_resets(
     tmp_path: Path, polling: bool
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 3)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    path = transcript_at(tmp_path, 3)
+    async with caught_up(path, force_polling=polling) as f:
         path.unlink()
         update = await f.next()
         assert not update.exists and update.reset and update.envelopes == []
@@ -491,7 +492,6 @@ async def test_deleted_file_warns_and_waits_then_recreation_resets(
         f.assert_epochs_consistent()
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_missing_at_start_then_created(tmp_path: Path, polling: bool) -> None:
     path = tmp_path / "t.jsonl"
     async with Follower(path, force_polling=polling) as f:
@@ -507,8 +507,7 @@ def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: 
     meanwhile, it carries the newest file alone, not the old file's head glued to it."""
     from session_core.following import _drain, _Tail
 
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 500)
+    path = transcript_at(tmp_path, 500)
     tail = _Tail(str(path))
     try:
         piece = tail.step(4096)  # the first bounded piece, as follow reads after a reset
@@ -525,7 +524,6 @@ def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: 
         tail.close()
 
 
-@pytest.mark.parametrize("polling", MODES)
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 async def test_not_a_regular_file_is_a_warning_and_never_blocks(
     tmp_path: Path, polling: bool, kind: str
@@ -592,10 +590,8 @@ async def test_events_wake_the_follower_without_polling(
     file-system event can wake the follower: each append, and a rename, arrives (in
     order, each once) well before any poll could have found it."""
     monkeypatch.setattr(following_module, "HOT_SECONDS", 0.0)  # idle from the start
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
-    async with Follower(path, poll_interval=3600) as f:
-        await f.next()
+    path = transcript_at(tmp_path, 1)
+    async with caught_up(path, poll_interval=3600) as f:
         for word in ("one", "two"):
             append_raw(path, message_line(word))
             update = await f.next(timeout=10)
@@ -631,14 +627,10 @@ async def test_falls_back_to_polling_when_events_are_unavailable(tmp_path: Path)
 # --- a real repair racing the follower ---------------------------------------------
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_load_repair_racing_the_follower(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 5)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
-        with reaped(spawn(CRASHING_WRITER, path, 6, 150)) as proc:
-            await wait_process(proc, 30)
+    path = transcript_at(tmp_path, 5)
+    async with caught_up(path, force_polling=polling) as f:
+        await run_writer(CRASHING_WRITER, path, 6, 150, timeout=30)
         await f.until(f.ends_with("x-end"))
         final = records(path)
         assert f.current == final
@@ -674,14 +666,12 @@ def rich_transcript(path: Path, tag: str, extra: int) -> None:
     s.close()
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_live_transcript_rebuilds_from_new_content_after_a_reset(
     tmp_path: Path, polling: bool
 ) -> None:
     path = tmp_path / "t.jsonl"
     rich_transcript(path, "first", 3)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    async with caught_up(path, force_polling=polling) as f:
         assert_live_matches_load(f.live, path, tmp_path)
         assert f.live.format == V1
         # Replaced by another transcript (a rename): the view is rebuilt from it alone.
@@ -721,10 +711,8 @@ def _our_fds_on(path: Path) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_following_changes_nothing_and_takes_no_lock(tmp_path: Path, polling: bool) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 50)
+    path = transcript_at(tmp_path, 50)
     append_raw(path, b'{"broken": \n')  # damage is shown, never repaired
     append_raw(path, message_line("partial")[:-7])  # a crash tail: held back, never cut
     os.utime(path, ns=(1_000_000_000, 2_000_000_000))
@@ -746,8 +734,7 @@ async def test_following_changes_nothing_and_takes_no_lock(tmp_path: Path, polli
         assert sorted(os.listdir(tmp_path)) == listing
     assert fingerprint(path) == before
     # No lock is held while following: the writer's exclusive flock is free to take.
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    async with caught_up(path, force_polling=polling) as f:
         fd = os.open(path, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the follower held one
@@ -797,19 +784,15 @@ class Turns:
         assert not missed, f"no turn for the loop after updates {missed[:10]} (of {last})"
 
 
-@pytest.mark.parametrize("polling", MODES)
 async def test_10k_lines_per_second_writer_does_not_starve_the_loop(
     tmp_path: Path, polling: bool
 ) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
-    async with Follower(path, force_polling=polling) as f:
-        await f.next()
+    path = transcript_at(tmp_path, 1)
+    async with caught_up(path, force_polling=polling) as f:
         turns = Turns(f)
         await turns.start()
         try:
-            with reaped(spawn(STEADY_WRITER, path, 10_000, 15_000, "load")) as proc:
-                await wait_process(proc, 30)
+            await run_writer(STEADY_WRITER, path, 10_000, 15_000, "load", timeout=30)
             await f.until(f.ends_with("x-end"), timeout=15)
         finally:
             await turns.stop()
@@ -820,13 +803,11 @@ async def test_10k_lines_per_second_writer_does_not_starve_the_loop(
 
 
 async def test_a_burst_is_read_in_bounded_batches(tmp_path: Path) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 1)
+    path = transcript_at(tmp_path, 1)
     line_size = len(message_line(f"burst 00000 {EMOJI}"))
     burst = b"".join(message_line(f"burst {i:05} {EMOJI}") for i in range(40_000))
     batch = 64 << 10
-    async with Follower(path, force_polling=True, batch_bytes=batch) as f:
-        await f.next()
+    async with caught_up(path, force_polling=True, batch_bytes=batch) as f:
         turns = Turns(f)
         await turns.start()
         append_raw(path, burst)  # ~8 MB at once
@@ -866,11 +847,9 @@ async def _settle_threads(baseline: set[threading.Thread], natives: int | None) 
     assert natives is None or (_native_threads() or 0) <= natives, "native threads left behind"
 
 
-@pytest.mark.parametrize("polling", MODES)
 @pytest.mark.parametrize("how", ["cancel-idle", "cancel-busy", "aclose"])
 async def test_cancellation_is_clean(tmp_path: Path, polling: bool, how: str) -> None:
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 10)
+    path = transcript_at(tmp_path, 10)
     tasks = asyncio.all_tasks()
     threads = set(threading.enumerate())
     natives = _native_threads()
@@ -904,8 +883,7 @@ async def test_unparsed_updates_carry_the_lines_their_numbers_and_spans(tmp_path
     """``follow(parse=False)``: each complete line as it is in the file (a view into the
     block read), never a dict; a line cut across reads (here inside a UTF-8 character,
     and across 700-byte batches) comes whole, once; the format is still known."""
-    path = tmp_path / "t.jsonl"
-    write_transcript(path, 3)
+    path = transcript_at(tmp_path, 3)
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n") + b"\n   \n")  # CRLF, blanks
     line = message_line("naïve café 😀")
     cut = line.index("😀".encode()) + 2
