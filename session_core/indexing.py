@@ -69,16 +69,9 @@ class LazyEnvelope(msgspec.Struct):
     payload: LazyBody | None = None
 
 
-class FactsBody(msgspec.Struct, rename="kebab"):
+class FactsBody(LazyBody):
     """``LazyBody`` and a message's facts (``facts.message_facts``): the viewer's pass."""
 
-    sticky: bool | None = None
-    sysprompt: bool | None = None
-    depth: int | None = None
-    call_id: str | None = None
-    run_id: str | None = None
-    op_id: str | None = None
-    outcome: str | None = None
     role: str | None = None
     content: msgspec.Raw = _NO
     tool_calls: list[Call] | None = None

@@ -15,7 +15,7 @@ from typing import Any
 from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
-from .indexing import FactsBody, LazyBody
+from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import RunContexts, ToolOps
 from .text import as_str as _str
@@ -254,7 +254,7 @@ class ReplayState:
         self,
         eid: str,
         kind: str,
-        body: LazyBody | FactsBody | None,
+        body: LazyBody | None,  # a FactsBody (a LazyBody) on the viewer's pass
         line: int,
         keep: bytes | int,
         facts: tuple[Any, ...] | None = None,
