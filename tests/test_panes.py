@@ -69,8 +69,32 @@ def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session_module, "now_ts", now_ts)
 
 
-def call(cid: str, name: str, arguments: str) -> dict[str, Any]:
+# The assistant's tool calls, in its message's order: call id -> (tool, arguments).
+CALLS = {
+    "call_ok": ("fs_read", '{"path":"README.md"}'),
+    "call_fail": ("shell", '{"cmd":"make"}'),
+    "call_unk": ("http_post", '{"url":"https://example.test/deploy"}'),
+    "call_run": ("shell", '{"cmd":"sleep 100"}'),
+    "call_unsettled": ("fs_write", '{"path":"a.txt","text":"hi"}'),
+    "call_never": ("deploy", '{"env":"prod"}'),
+    "call_art": ("grep", '{"pattern":"TODO","path":"."}'),
+    "call_gone": ("grep", '{"pattern":"FIXME","path":"."}'),
+    "call_evil": ("grep", '{"pattern":"x"}'),
+    "call_esc": (HOSTILE_TOOL, '{"q":"\\u001b[31mred"}'),
+}
+
+
+def call(cid: str) -> dict[str, Any]:
+    name, arguments = CALLS[cid]
     return {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def section(name: str, body: str) -> dict[str, str]:
+    return {"name": name, "digest": section_digest(name, body), "rendered": body}
+
+
+def artifact(file: str, digest: str, size: int, elided: int) -> dict[str, Any]:
+    return {"file": file, "digest": digest, "bytes": size, "chars": size, "elided-chars": elided}
 
 
 def write_transcript(path: Path) -> dict[str, str]:
@@ -80,120 +104,59 @@ def write_transcript(path: Path) -> dict[str, str]:
     with Session.create(path, meta={"agent": "sadna", "model": "test"}) as s:
         s.append_message(Message(role="system", content="be careful", sysprompt=True))
         s.append_message(Message(role="user", content="fix the build"))
-        calls = [
-            call("call_ok", "fs_read", '{"path":"README.md"}'),
-            call("call_fail", "shell", '{"cmd":"make"}'),
-            call("call_unk", "http_post", '{"url":"https://example.test/deploy"}'),
-            call("call_run", "shell", '{"cmd":"sleep 100"}'),
-            call("call_unsettled", "fs_write", '{"path":"a.txt","text":"hi"}'),
-            call("call_never", "deploy", '{"env":"prod"}'),
-            call("call_art", "grep", '{"pattern":"TODO","path":"."}'),
-            call("call_gone", "grep", '{"pattern":"FIXME","path":"."}'),
-            call("call_evil", "grep", '{"pattern":"x"}'),
-            call("call_esc", HOSTILE_TOOL, '{"q":"\\u001b[31mred"}'),
-        ]
-        s.append_message(Message(role="assistant", content="", tool_calls=tuple(calls)))
+        calls = tuple(call(cid) for cid in CALLS)
+        s.append_message(Message(role="assistant", content="", tool_calls=calls))
 
-        def dispatch(cid: str, tool: str, arguments: str, **kw: Any) -> str:
-            op = s.append_tool_dispatched(cid, tool, arguments, **kw)
+        def dispatch(cid: str, **kw: Any) -> str:
+            op = s.append_tool_dispatched(cid, *CALLS[cid], **kw)
             ops[cid] = op
             return op
 
         def answer(cid: str, text: str) -> None:
             s.append_message(Message(role="tool", content=text, tool_call_id=cid))
 
-        op = dispatch(
-            "call_ok",
-            "fs_read",
-            '{"path":"README.md"}',
-            idempotency="read-only",
-            run_id="r1",
-            round=1,
-        )
+        op = dispatch("call_ok", idempotency="read-only", run_id="r1", round=1)
         s.append_tool_settled(op, "completed", duration=0.25, result_digest="ab" * 32)
         answer("call_ok", "# README")
-        op = dispatch(
-            "call_fail", "shell", '{"cmd":"make"}', idempotency="destructive", run_id="r1", round=1
-        )
+        op = dispatch("call_fail", idempotency="destructive", run_id="r1", round=1)
         s.append_tool_settled(
             op, "failed", duration=3.5, error="exit status 2\nmake: *** [all] Error 2"
         )
         answer("call_fail", "make failed")
-        op = dispatch(
-            "call_unk",
-            "http_post",
-            '{"url":"https://example.test/deploy"}',
-            idempotency="unknown",
-            run_id="r1",
-            round=2,
-        )
+        op = dispatch("call_unk", idempotency="unknown", run_id="r1", round=2)
         s.append_tool_settled(op, "outcome-unknown", reason="resumed after a crash")
-        dispatch(
-            "call_run",
-            "shell",
-            '{"cmd":"sleep 100"}',
-            idempotency="idempotent",
-            run_id="r1",
-            round=2,
-        )
-        dispatch(
-            "call_unsettled",
-            "fs_write",
-            '{"path":"a.txt","text":"hi"}',
-            idempotency="destructive",
-            run_id="r1",
-            round=2,
-        )
+        dispatch("call_run", idempotency="idempotent", run_id="r1", round=2)
+        dispatch("call_unsettled", idempotency="destructive", run_id="r1", round=2)
         answer("call_unsettled", "wrote 2 bytes")
-        op = dispatch("call_art", "grep", '{"pattern":"TODO","path":"."}', run_id="r2", round=3)
+        op = dispatch("call_art", run_id="r2", round=3)
         folder.mkdir()
         (folder / "op-art.txt").write_text(ARTIFACT_TEXT, encoding="utf-8")
-        art = {
-            "file": "op-art.txt",
-            "digest": "0" * 64,
-            "bytes": len(ARTIFACT_TEXT),
-            "chars": len(ARTIFACT_TEXT),
-            "elided-chars": 900,
-        }
+        art = artifact("op-art.txt", "0" * 64, len(ARTIFACT_TEXT), 900)
         s.append_tool_settled(op, "completed", duration=75.5, artifact=art)
         answer("call_art", "line 1 …[elided]…")
-        op = dispatch("call_gone", "grep", '{"pattern":"FIXME","path":"."}', run_id="r2", round=3)
-        gone = {
-            "file": "op-gone.txt",
-            "digest": "1" * 64,
-            "bytes": 99999,
-            "chars": 99999,
-            "elided-chars": 90000,
-        }
+        op = dispatch("call_gone", run_id="r2", round=3)
+        gone = artifact("op-gone.txt", "1" * 64, 99999, 90000)
         s.append_tool_settled(op, "completed", duration=1.0, artifact=gone)
         answer("call_gone", "excerpt")
-        op = dispatch("call_evil", "grep", '{"pattern":"x"}', run_id="r2", round=3)
+        op = dispatch("call_evil", run_id="r2", round=3)
         evil = {"file": "../../etc/passwd", "digest": "2" * 64, "bytes": 10}
         s.append_tool_settled(op, "completed", duration=0.5, artifact=evil)
         answer("call_evil", "excerpt")
-        op = dispatch("call_esc", HOSTILE_TOOL, '{"q":"\\u001b[31mred"}', run_id="r2", round=4)
+        op = dispatch("call_esc", run_id="r2", round=4)
         s.append_tool_settled(op, "failed", error="\x1b[31mred error\x1b[0m", duration=0.001)
 
         facts1 = [("date", "2026-08-09"), ("cwd", "/work/repo"), ("evil", HOSTILE_FACT)]
         sections1 = [
-            {
-                "name": "identity",
-                "digest": section_digest("identity", IDENTITY),
-                "rendered": IDENTITY,
-            },
-            {"name": "tools", "digest": section_digest("tools", TOOLS_V1), "rendered": TOOLS_V1},
-            {"name": "memory", "digest": section_digest("memory", MEMORY), "rendered": MEMORY},
+            section("identity", IDENTITY),
+            section("tools", TOOLS_V1),
+            section("memory", MEMORY),
         ]
         first_run = s.append_run_context("r1", "c1" * 32, facts1, sections1)
         facts2 = [("date", "2026-08-10"), ("cwd", "/work/repo"), ("branch", "main")]
         sections2 = [
-            {
-                "name": "identity",
-                "digest": section_digest("identity", IDENTITY),
-                "rendered": IDENTITY,
-            },
-            {"name": "tools", "digest": section_digest("tools", TOOLS_V2), "rendered": TOOLS_V2},
-            {"name": "plan", "digest": section_digest("plan", PLAN), "rendered": PLAN},
+            section("identity", IDENTITY),
+            section("tools", TOOLS_V2),
+            section("plan", PLAN),
         ]
         s.append_run_context("r2", "c2" * 32, facts2, sections2)
     # A third run whose "tools" body lives on a line that is not in this file.
@@ -321,6 +284,38 @@ async def goto_call(pilot: Pilot[None], call_id: str) -> None:
     await pilot.pause()
 
 
+async def goto_run(pilot: Pilot[None], row: int) -> RunContextPane:
+    """The run-context pane with its cursor on the ``row``-th run."""
+    pane = pilot.app.query_one(RunContextPane)
+    pane.runs_table.move_cursor(row=row)
+    await pilot.pause()
+    return pane
+
+
+async def press_on(pilot: Pilot[None], call_id: str, key: str) -> None:
+    """The cursor to the call's row, then ``key`` pressed."""
+    await goto_call(pilot, call_id)
+    await pilot.press(key)
+    await pilot.pause()
+
+
+async def settled(pilot: Pilot[None]) -> None:
+    """The app's workers (the artifact's reader) done, and the screen refreshed."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def artifact_screen(app: App[None]) -> ArtifactScreen:
+    screen = app.screen
+    assert isinstance(screen, ArtifactScreen)
+    return screen
+
+
+def by_call(table: DataTable[Any] | VirtualTable, key: str) -> dict[str, str]:
+    """The column ``key`` of each row, by the row's call id."""
+    return dict(zip(column(table, "call"), column(table, key), strict=True))
+
+
 def static_text(widget: Widget) -> str:
     assert isinstance(widget, Static)
     return str(widget.render())
@@ -333,7 +328,7 @@ async def test_every_state_is_told_apart(transcript: Path) -> None:
     app = ops_app(transcript, is_live=False)
     async with app.run_test(size=(200, 50)):
         pane = app.query_one(ToolOpsPane)
-        states = dict(zip(column(pane.table, "call"), column(pane.table, "state"), strict=True))
+        states = by_call(pane.table, "state")
         assert states == {
             "call_ok": "completed",
             "call_fail": "failed",
@@ -347,9 +342,7 @@ async def test_every_state_is_told_apart(transcript: Path) -> None:
             "call_never": "never dispatched",
         }
         assert column(pane.table, "call")[-1] == "call_never"
-        artifacts = dict(
-            zip(column(pane.table, "call"), column(pane.table, "artifact"), strict=True)
-        )
+        artifacts = by_call(pane.table, "artifact")
         assert artifacts["call_art"] == "▤ op-art.txt"
         assert artifacts["call_gone"] == "✗ not here: op-gone.txt"
         assert artifacts["call_evil"].startswith("⚠ refused")
@@ -360,12 +353,12 @@ async def test_running_when_the_file_is_live(transcript: Path) -> None:
     app = ops_app(transcript, is_live=True)
     async with app.run_test(size=(200, 50)):
         pane = app.query_one(ToolOpsPane)
-        states = dict(zip(column(pane.table, "call"), column(pane.table, "state"), strict=True))
+        states = by_call(pane.table, "state")
         assert states["call_run"] == "running"
         # The writer stops: the same row now says it died in flight.
         app.is_live = False
         app.feed(app.live, app.calls)
-        states = dict(zip(column(pane.table, "call"), column(pane.table, "state"), strict=True))
+        states = by_call(pane.table, "state")
         assert states["call_run"] == "running when the writer died"
 
 
@@ -440,13 +433,9 @@ async def test_detail_shows_the_whole_operation(transcript: Path) -> None:
 async def test_artifact_opens_and_shows_its_text(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        await goto_call(pilot, "call_art")
-        await pilot.press("enter")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ArtifactScreen)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_on(pilot, "call_art", "enter")
+        screen = artifact_screen(app)
+        await settled(pilot)
         assert screen.state == "here"
         body = screen.query_one("#artifact-body", TextArea)
         assert body.display
@@ -459,10 +448,8 @@ async def test_artifact_opens_and_shows_its_text(transcript: Path) -> None:
         assert not isinstance(app.screen, ArtifactScreen)
         # "q" closes it too, even with the (read-only) text focused.
         await pilot.press("a")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert isinstance(app.screen, ArtifactScreen)
-        assert app.screen.focused is app.screen.query_one("#artifact-body")
+        await settled(pilot)
+        assert artifact_screen(app).focused is app.screen.query_one("#artifact-body")
         await pilot.press("q")
         await pilot.pause()
         assert not isinstance(app.screen, ArtifactScreen)
@@ -473,10 +460,8 @@ async def test_artifact_is_cut_when_large(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
         await app.push_screen(ArtifactScreen(transcript, "op-art.txt", {}, limit=100))
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ArtifactScreen)
+        await settled(pilot)
+        screen = artifact_screen(app)
         assert screen.cut
         assert len(screen.text) == 100
         assert "the rest is cut" in static_text(screen.query_one("#artifact-status"))
@@ -485,13 +470,9 @@ async def test_artifact_is_cut_when_large(transcript: Path) -> None:
 async def test_missing_artifact_is_not_here_any_more(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        await goto_call(pilot, "call_gone")
-        await pilot.press("a")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ArtifactScreen)
+        await press_on(pilot, "call_gone", "a")
+        await settled(pilot)
+        screen = artifact_screen(app)
         assert screen.state == "missing"
         assert static_text(screen.query_one("#artifact-status")) == MISSING
         assert not screen.query_one("#artifact-body", TextArea).display
@@ -500,11 +481,8 @@ async def test_missing_artifact_is_not_here_any_more(transcript: Path) -> None:
 async def test_hostile_artifact_name_is_refused(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        await goto_call(pilot, "call_evil")
-        await pilot.press("enter")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ArtifactScreen)
+        await press_on(pilot, "call_evil", "enter")
+        screen = artifact_screen(app)
         assert screen.state == "refused"  # decided before any worker could read
         assert static_text(screen.query_one("#artifact-status")) == REFUSED
         assert screen.query_one("#artifact-body", TextArea).text == ""
@@ -515,18 +493,14 @@ async def test_hostile_artifact_name_is_refused(transcript: Path) -> None:
 async def test_no_artifact_opens_nothing(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        await goto_call(pilot, "call_ok")
-        await pilot.press("enter")
-        await pilot.pause()
+        await press_on(pilot, "call_ok", "enter")
         assert not isinstance(app.screen, ArtifactScreen)
 
 
 async def test_m_and_double_click_ask_for_the_conversation(transcript: Path) -> None:
     app = ops_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        await goto_call(pilot, "call_unsettled")
-        await pilot.press("m")
-        await pilot.pause()
+        await press_on(pilot, "call_unsettled", "m")
         assert len(app.selected) == 1
         event = app.selected[0]
         assert event.call_id == "call_unsettled"
@@ -594,8 +568,7 @@ async def test_sections_resolve_rendered_in(transcript: Path) -> None:
         rendered = [str(v.render()) for v in views]
         assert any("body not in this transcript" in text for text in rendered)
 
-        pane.runs_table.move_cursor(row=1)
-        await pilot.pause()
+        await goto_run(pilot, 1)
         infos = {v.info.name: v.info for v in pane.section_views()}
         assert [(name, info.status) for name, info in infos.items()] == [
             ("identity", "same"),
@@ -615,9 +588,7 @@ async def test_sections_resolve_rendered_in(transcript: Path) -> None:
 async def test_sections_fold_and_expand(transcript: Path) -> None:
     app = runs_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(RunContextPane)
-        pane.runs_table.move_cursor(row=0)
-        await pilot.pause()
+        pane = await goto_run(pilot, 0)
         identity = pane.section_views()[0]
         assert identity.info.name == "identity"
         folded = str(identity.render())
@@ -629,10 +600,8 @@ async def test_sections_fold_and_expand(transcript: Path) -> None:
         assert identity.expanded
         assert "Rule 5: keep notes." in str(identity.render())
         # Switching runs and back keeps it expanded.
-        pane.runs_table.move_cursor(row=1)
-        await pilot.pause()
-        pane.runs_table.move_cursor(row=0)
-        await pilot.pause()
+        await goto_run(pilot, 1)
+        await goto_run(pilot, 0)
         assert pane.section_views()[0].expanded
         await pilot.press("tab")
 
@@ -640,9 +609,7 @@ async def test_sections_fold_and_expand(transcript: Path) -> None:
 async def test_escapes_in_a_fact_are_visible_text(transcript: Path) -> None:
     app = runs_app(transcript)
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(RunContextPane)
-        pane.runs_table.move_cursor(row=0)
-        await pilot.pause()
+        pane = await goto_run(pilot, 0)
         values = column(pane.facts_table, "value")
         assert values[2] == "␛]52;c;SGVsbG8=␇[link=http://x]y[/link]"
         svg = app.export_screenshot()
@@ -695,11 +662,8 @@ def test_snapshot_tool_ops_live_hostile(transcript: Path, snap_compare: Any) -> 
 @pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
 def test_snapshot_artifact(transcript: Path, snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
-        await goto_call(pilot, "call_art")
-        await pilot.press("enter")
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await press_on(pilot, "call_art", "enter")
+        await settled(pilot)
 
     assert snap_compare(ops_app(transcript), terminal_size=(140, 40), run_before=run_before)
 
@@ -707,9 +671,7 @@ def test_snapshot_artifact(transcript: Path, snap_compare: Any) -> None:
 @pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
 def test_snapshot_artifact_refused(transcript: Path, snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[None]) -> None:
-        await goto_call(pilot, "call_evil")
-        await pilot.press("a")
-        await pilot.pause()
+        await press_on(pilot, "call_evil", "a")
 
     assert snap_compare(ops_app(transcript), terminal_size=(100, 24), run_before=run_before)
 
@@ -719,8 +681,7 @@ def test_snapshot_run_context_changes(transcript: Path, snap_compare: Any) -> No
     """Run 2 against run 1: a fact changed, sections same / changed / new / removed."""
 
     async def run_before(pilot: Pilot[None]) -> None:
-        pilot.app.query_one(RunContextPane).runs_table.move_cursor(row=1)
-        await pilot.pause()
+        await goto_run(pilot, 1)
 
     assert snap_compare(runs_app(transcript), terminal_size=(140, 40), run_before=run_before)
 
