@@ -44,23 +44,25 @@ def call(cid: str, name: str, arguments: str) -> dict[str, Any]:
     return {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+IDENTITY = "You are sadna, a careful coding agent."
+
+
+def identity_run(s: Session, run_id: str, digest: str, facts: list[tuple[str, str]]) -> None:
+    """A run context whose one section is the identity, inline."""
+    section = {"name": "identity", "digest": section_digest("identity", IDENTITY)}
+    s.append_run_context(run_id, digest, facts, [{**section, "rendered": IDENTITY}])
+
+
+def usage(prompt: int, completion: int, **more: float) -> dict[str, float]:
+    total = {"prompt-tokens": prompt, "completion-tokens": completion}
+    return {**total, "total-tokens": prompt + completion, **more}
+
+
 def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
     """Write the story; returns named envelope ids. Leaves the file idle-looking (old mtime)."""
     ids: dict[str, str] = {}
     with fixed_ids(), Session.create(path, meta={"agent": "sadna", "model": "kimi-k2"}) as s:
-        identity = "You are sadna, a careful coding agent."
-        s.append_run_context(
-            run_id="run-1",
-            digest="ctx-1",
-            facts=[("date", "2026-08-09"), ("branch", "main")],
-            sections=[
-                {
-                    "name": "identity",
-                    "digest": section_digest("identity", identity),
-                    "rendered": identity,
-                }
-            ],
-        )
+        identity_run(s, "run-1", "ctx-1", [("date", "2026-08-09"), ("branch", "main")])
         ids["system"] = s.append_message(
             Message(
                 role="system",
@@ -82,21 +84,12 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
             extra={
                 "finish-reason": "tool_calls",
                 "reasoning": "The failure is in divide; read the test.",
-                "usage": {
-                    "prompt-tokens": 900,
-                    "completion-tokens": 60,
-                    "total-tokens": 960,
-                    "cost": 0.0021,
-                },
+                "usage": usage(900, 60, cost=0.0021),
             },
         )
+        read = '{"path":"tests/test_ops.py"}'
         op1 = s.append_tool_dispatched(
-            call_id="call_1",
-            tool="fs_read",
-            arguments='{"path":"tests/test_ops.py"}',
-            idempotency="read-only",
-            run_id="run-1",
-            round=1,
+            "call_1", "fs_read", read, idempotency="read-only", run_id="run-1", round=1
         )
         body = "\n".join(f"{n:>3}  line {n} of tests/test_ops.py" for n in range(1, 31))
         ids["t1"] = s.append_message(Message(role="tool", content=body, tool_call_id="call_1"))
@@ -107,14 +100,7 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
                 content="Now run the tests.",
                 tool_calls=(call("call_2", "run_tests", "{}"),),
             ),
-            extra={
-                "usage": {
-                    "prompt-tokens": 1100,
-                    "completion-tokens": 40,
-                    "total-tokens": 1140,
-                    "cost": 0.0025,
-                }
-            },
+            extra={"usage": usage(1100, 40, cost=0.0025)},
         )
         op2 = s.append_tool_dispatched(
             call_id="call_2", tool="run_tests", arguments="{}", run_id="run-1", round=2
@@ -139,18 +125,7 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
             tokens_before=2100,
             tokens_after=240,
         )
-        s.append_run_context(
-            run_id="run-2",
-            digest="ctx-2",
-            facts=[("date", "2026-08-10"), ("branch", "fix-divide")],
-            sections=[
-                {
-                    "name": "identity",
-                    "digest": section_digest("identity", identity),
-                    "rendered": identity,
-                }
-            ],
-        )
+        identity_run(s, "run-2", "ctx-2", [("date", "2026-08-10"), ("branch", "fix-divide")])
         ids["a3"] = s.append_message(
             Message(
                 role="assistant",
@@ -161,15 +136,11 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
                     call("call_5", "fs_read", '{"path":"README.md"}'),
                 ),
             ),
-            extra={"usage": {"prompt-tokens": 400, "completion-tokens": 90, "total-tokens": 490}},
+            extra={"usage": usage(400, 90)},
         )
+        patch = '{"file":"calc/ops.py"}'
         s.append_tool_dispatched(
-            call_id="call_3",
-            tool="apply_patch",
-            arguments='{"file":"calc/ops.py"}',
-            idempotency="destructive",
-            run_id="run-2",
-            round=1,
+            "call_3", "apply_patch", patch, idempotency="destructive", run_id="run-2", round=1
         )
         s.append_tool_dispatched(
             call_id="call_4", tool="git_diff", arguments="{}", run_id="run-2", round=1
