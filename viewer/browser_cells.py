@@ -84,11 +84,6 @@ def long_time(seconds: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
 
 
-def human_size(size: int) -> str:
-    """The table's narrow form: ``1.5M``."""
-    return size_text(size, compact=True)
-
-
 def compact(count: int) -> str:
     if count < 10_000:
         return f"{count:,}"
@@ -98,11 +93,8 @@ def compact(count: int) -> str:
 
 
 def money(cost: float) -> str:
-    if cost < 0.01:
-        return f"${cost:.4f}"
-    if cost < 100:
-        return f"${cost:.2f}"
-    return f"${cost:,.0f}"
+    digits = 4 if cost < 0.01 else 2 if cost < 100 else 0
+    return f"${cost:,.{digits}f}"
 
 
 def _number(value: int | None, estimated: bool) -> Text:
@@ -131,7 +123,7 @@ def cells(summary: FileSummary, file_width: int) -> list[Any]:
         Text(one_line(who, 18), no_wrap=True),
         Text(short_time(summary.started_at)),
         Text(short_time(summary.last_activity)),
-        Text(human_size(summary.size), justify="right"),
+        Text(size_text(summary.size, compact=True), justify="right"),
         *numbers,
         Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status]),
     ]

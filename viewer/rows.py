@@ -395,11 +395,7 @@ class RowRenderer:
     def _compaction_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
         s = self.styles
         record = self._compaction(row.id)
-        envelope = self.state.events[row.event]
-        line = self.state.event_lines[row.event]
-        head = Text(" compaction ", s("compaction"), no_wrap=True)
-        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
-        out = [head]
+        out = [self._event_head(row, " compaction ", "compaction")[1]]
         if record is None:
             out.append(self._clip("  (not applied)", width, s("error")))
             return out
@@ -429,11 +425,7 @@ class RowRenderer:
 
     def _elision_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
         s = self.styles
-        envelope = self.state.events[row.event]
-        line = self.state.event_lines[row.event]
-        head = Text(" elision ", s("elision"), no_wrap=True)
-        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
-        out = [head]
+        out = [self._event_head(row, " elision ", "elision")[1]]
         items = self.payload(row).get("items")
         items = items if isinstance(items, list) else []
         shown = items if expanded else items[:PREVIEW]
@@ -448,12 +440,20 @@ class RowRenderer:
             out.append(self._clip(f"  … {len(items) - PREVIEW} more", width, s("meta")))
         return out
 
-    def _event_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
-        s = self.styles
+    def _event_head(self, row: Row, label: str | None, style: str) -> tuple[dict[str, Any], Text]:
+        """An event row's envelope and first line: ``label`` (None: the event's type), its
+        line and time."""
         envelope = self.state.events[row.event]
         line = self.state.event_lines[row.event]
-        head = Text(f" {inert(_text(envelope.get('type')))} ", s("event"), no_wrap=True)
-        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", s("meta"))
+        if label is None:
+            label = f" {inert(_text(envelope.get('type')))} "
+        head = Text(label, self.styles(style), no_wrap=True)
+        head.append(f"{_at(line)} · {short_ts(_text(envelope.get('ts')))}", self.styles("meta"))
+        return envelope, head
+
+    def _event_lines(self, row: Row, expanded: bool, width: int) -> list[Text]:
+        s = self.styles
+        envelope, head = self._event_head(row, None, "event")
         body = orjson.dumps(envelope.get("payload"), default=str).decode()
         if expanded:
             return [head, *self._wrap(_pretty(body), width, s("body"))]
