@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import session_core.agentgo.writer as writer_module
-from session_core.agentgo import AgentGoSession
+from session_core.agentgo import AgentGoRun, AgentGoSession
 
 OLD_MTIME = 1_786_000_000  # a fixed, long-past mtime: the file reads as idle
 HOSTILE = "clear \x1b[2J title \x1b]0;pwned\x07 [bold red]markup[/]"
@@ -67,6 +67,15 @@ TOOLS = [
 CONFIG = {"model": "kimi-k2", "temperature": 0.2, "thinking_level": "medium"}
 
 
+def ask_model(run: AgentGoRun, messages: list[dict[str, Any]], execution: dict[str, Any]) -> None:
+    """A model request with the story's tools and config."""
+    run.record(
+        "model_request",
+        {"messages": messages, "tools": TOOLS, "config": CONFIG},
+        execution=execution,
+    )
+
+
 def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
     """Write the story; returns the session id. Leaves the file idle-looking (old mtime)."""
     user_text = "Fix the failing test in tests/test_ops.py, please."
@@ -81,11 +90,7 @@ def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
         run.record("agent_start")
         run.record("turn_start", {"turn_index": 0})
         run.record("message_end", {"message": user})
-        run.record(
-            "model_request",
-            {"messages": [user], "tools": TOOLS, "config": CONFIG},
-            execution=model("turn-1", turn_index=0),
-        )
+        ask_model(run, [user], model("turn-1", turn_index=0))
         run.record(
             "model_exec_end",
             {
@@ -99,11 +104,7 @@ def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
             {"attempt": 2, "error": "provider overloaded (529)", "delay_ms": 800},
             execution=model("turn-1", 2, turn_index=0),
         )
-        run.record(
-            "model_request",
-            {"messages": [user], "tools": TOOLS, "config": CONFIG},
-            execution=model("turn-1", 2, turn_index=0),
-        )
+        ask_model(run, [user], model("turn-1", 2, turn_index=0))
         answer = {
             "kind": "assistant",
             "content": [
@@ -197,11 +198,7 @@ def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
             "Summary: one guard clause.\nDone.",
             stop_reason="end_turn",
         )
-        run.record(
-            "model_request",
-            {"messages": [user, answer], "tools": TOOLS, "config": CONFIG},
-            execution=model("turn-2", turn_index=1),
-        )
+        ask_model(run, [user, answer], model("turn-2", turn_index=1))
         run.record(
             "model_exec_end",
             {"message": final, "usage": {"input_tokens": 1020, "output_tokens": 41}},
@@ -223,11 +220,7 @@ def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
         run.record("turn_start", {"turn_index": 0})
         ask = text("user", "Now add a docstring.")
         run.record("message_end", {"message": ask})
-        run.record(
-            "model_request",
-            {"messages": [ask], "tools": TOOLS, "config": CONFIG},
-            execution=model("turn-1", turn_index=0),
-        )
+        ask_model(run, [ask], model("turn-1", turn_index=0))
         run.record(
             "tool_exec_start",
             {"tool": "bash", "tool_call_id": "call-9", "args": {"cmd": "sleep 600"}},
