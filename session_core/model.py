@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 from .message_usage import MessageUsage
 
 if TYPE_CHECKING:
     from . import usage as tallies
+
+_T = TypeVar("_T")
 
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
@@ -547,9 +549,40 @@ class ToolOp:
         return out
 
 
-_OP_SLOTS: dict[str, Any] = {
-    name: ToolOp.__dict__[name] for name in ("arguments", "result", "detail")
-}
+class _FromPart(Generic[_T]):
+    """A ``LazyToolOp`` field read from a part (its ``data`` or ``text``) while the op
+    has one; a value set (not None) replaces the part."""
+
+    __slots__ = ("field", "part", "read")
+
+    def __init__(self, name: str, part: str, read: str) -> None:
+        self.field = ToolOp.__dict__[name]  # the dataclass's slot
+        self.part = part  # the op's slot holding the part
+        self.read = read  # "data" or "text"
+
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> _FromPart[_T]: ...
+
+    @overload
+    def __get__(self, op: LazyToolOp, owner: type | None = None) -> _T: ...
+
+    def __get__(self, op: LazyToolOp | None, owner: type | None = None) -> _T | _FromPart[_T]:
+        if op is None:
+            return self
+        part = getattr(op, self.part)
+        got: _T = getattr(part, self.read) if part is not None else self.field.__get__(op, ToolOp)
+        return got
+
+    def __set__(self, op: LazyToolOp, value: _T) -> None:
+        if value is not None:
+            setattr(op, self.part, None)
+        self.field.__set__(op, value)
+
+
+_ARGUMENTS = _FromPart[Any]("arguments", "_args_from", "data")
+_RESULT = _FromPart[str | None]("result", "_result_from", "text")
+_DETAIL = _FromPart[Any]("detail", "_detail_from", "data")
+_FROM_PARTS = (_ARGUMENTS, _RESULT, _DETAIL)
 
 
 class LazyToolOp(ToolOp):
@@ -595,46 +628,17 @@ class LazyToolOp(ToolOp):
         op = cls.__new__(cls)
         op._args_from = args_from
         op._result_from = op._detail_from = result_from
-        for slot in _OP_SLOTS.values():
-            slot.__set__(op, None)
+        for read in _FROM_PARTS:
+            read.field.__set__(op, None)
         op.call_id, op.tool, op.state = call_id, tool, state
         op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
         return op
 
-    @property
-    def arguments(self) -> Any:
-        part = self._args_from
-        return part.data if part is not None else _OP_SLOTS["arguments"].__get__(self, ToolOp)
-
-    @arguments.setter
-    def arguments(self, value: Any) -> None:
-        if value is not None:
-            self._args_from = None
-        _OP_SLOTS["arguments"].__set__(self, value)
-
-    @property
-    def result(self) -> str | None:
-        part = self._result_from
-        return part.text if part is not None else _OP_SLOTS["result"].__get__(self, ToolOp)
-
-    @result.setter
-    def result(self, value: str | None) -> None:
-        if value is not None:
-            self._result_from = None
-        _OP_SLOTS["result"].__set__(self, value)
-
-    @property
-    def detail(self) -> Any:
-        part = self._detail_from
-        return part.data if part is not None else _OP_SLOTS["detail"].__get__(self, ToolOp)
-
-    @detail.setter
-    def detail(self, value: Any) -> None:
-        if value is not None:
-            self._detail_from = None
-        _OP_SLOTS["detail"].__set__(self, value)
+    arguments = _ARGUMENTS
+    result = _RESULT
+    detail = _DETAIL
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolOp):
