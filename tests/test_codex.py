@@ -12,6 +12,7 @@ from codex_writer import HOSTILE, SESSION, RolloutWriter, completed_story, story
 from helpers import fingerprint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from json_strategies import ITEM_FIELDS, json_values
 
 from session_core import TranscriptError
 from session_core.compressed import open_maybe_compressed
@@ -533,28 +534,10 @@ def test_sample_readme_facts() -> None:
 
 # -- odd but valid shapes ----------------------------------------------------------------
 
-_json = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-5, 5)
-    | st.floats(allow_nan=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
+_json = json_values(ints=5, infinity=None, width=4, key_size=6, leaves=12)
 _keys = st.sampled_from(
     [
-        "type",
-        "role",
-        "content",
-        "text",
-        "call_id",
-        "id",
-        "output",
-        "arguments",
-        "name",
+        *ITEM_FIELDS,
         "input",
         "status",
         "action",

@@ -20,6 +20,7 @@ import orjson
 from codex_writer import HOSTILE, RolloutWriter, completed_story, story
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from json_strategies import ITEM_FIELDS, json_values
 
 from session_core.formats import by_name
 from session_core.formats.base import Builder, read_lines
@@ -323,28 +324,10 @@ def test_a_repeated_context_is_one_context_both_ways(tmp_path: Path) -> None:
 
 # -- hypothesis: the story's lines with fields replaced by other JSON values ----------------
 
-_json = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**70), 2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
+_json = json_values(ints=2**70, infinity=False, width=3, key_size=5, leaves=6)
 _fields = st.sampled_from(
     [
-        "type",
-        "role",
-        "content",
-        "text",
-        "call_id",
-        "id",
-        "output",
-        "arguments",
-        "name",
+        *ITEM_FIELDS,
         "status",
         "summary",
         "encrypted_content",
