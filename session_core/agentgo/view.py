@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from ..message import Message
 from ..text import as_str
@@ -83,6 +83,24 @@ class Run:
         return f"ended: {as_str(reason)}" if reason else "ended"
 
 
+class _Latest:
+    """A call's latest record of one kind, read from its store (None: it has none)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at: str) -> None:
+        self.at = at  # the call's field holding its index in the store
+
+    @overload
+    def __get__(self, call: None, owner: type | None = None) -> _Latest: ...
+
+    @overload
+    def __get__(self, call: Call, owner: type | None = None) -> dict[str, Any] | None: ...
+
+    def __get__(self, call: Call | None, owner: type | None = None) -> Any:
+        return self if call is None else call._data(getattr(call, self.at))
+
+
 @dataclass(slots=True, eq=False)
 class Call:
     """One attempt of one execution in one run, with every record about it.
@@ -126,25 +144,11 @@ class Call:
     def _data(self, at: int) -> dict[str, Any] | None:
         return None if at < 0 or self.store is None else self.store.data(at)
 
-    @property
-    def request(self) -> dict[str, Any] | None:
-        return self._data(self.request_at)
-
-    @property
-    def result(self) -> dict[str, Any] | None:
-        return self._data(self.result_at)
-
-    @property
-    def tool_start(self) -> dict[str, Any] | None:
-        return self._data(self.tool_start_at)
-
-    @property
-    def tool_invoke(self) -> dict[str, Any] | None:
-        return self._data(self.tool_invoke_at)
-
-    @property
-    def tool_end(self) -> dict[str, Any] | None:
-        return self._data(self.tool_end_at)
+    request = _Latest("request_at")
+    result = _Latest("result_at")
+    tool_start = _Latest("tool_start_at")
+    tool_invoke = _Latest("tool_invoke_at")
+    tool_end = _Latest("tool_end_at")
 
     @property
     def events(self) -> list[tuple[int, str, str]]:
