@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .recorders import SEED, AssistantTurn, Recorder, Section, Sleep, ToolCall, Usage
+from .recorders import SEED, AssistantTurn, Recorder, Section, Settled, Sleep, ToolCall, Usage
 
 # --- the simulated agent ----------------------------------------------------------------
 
@@ -167,13 +167,15 @@ class DemoAgent:
         self.context.add(mid, content)
         self.pause(0.2)
         self.rec.tool_settled(
-            op,
-            result.outcome,
-            duration=result.duration,
-            result=None if result.outcome == "outcome-unknown" else content,
-            reason=result.reason,
-            error=result.error,
-            artifact=artifact,
+            Settled(
+                op,
+                result.outcome,
+                duration=result.duration,
+                result=None if result.outcome == "outcome-unknown" else content,
+                reason=result.reason,
+                error=result.error,
+                artifact=artifact,
+            )
         )
         self.pause(0.25)
         return mid

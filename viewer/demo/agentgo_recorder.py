@@ -23,7 +23,7 @@ from typing import Any
 from session_core.agentgo import AgentGoRun, AgentGoSession
 
 from .agent import tokens
-from .recorders import AssistantTurn, Recorder, Section, ToolCall, Usage
+from .recorders import AssistantTurn, Recorder, Section, Settled, ToolCall, Usage
 
 TOOL_DECLARATIONS = [
     {
@@ -325,26 +325,21 @@ class AgentGoRecorder(Recorder):
         self.answers[call.id] = (mid, content, is_error)
         return mid
 
-    def tool_settled(
-        self,
-        op_id: str,
-        outcome: str,
-        *,
-        duration: float,
-        result: str | None = None,
-        reason: str | None = None,
-        error: str | None = None,
-        artifact: dict[str, object] | None = None,
-    ) -> None:
+    def tool_settled(self, settled: Settled) -> None:
         run = self._run()
+        op_id, outcome = settled.op_id, settled.outcome
         mid, content, is_error = self.answers.pop(op_id)
-        details: dict[str, Any] = {"duration_ms": round(duration * 1000), "outcome": outcome}
-        if reason is not None:
-            details["reason"] = reason
-        if error is not None:
-            details["error"] = error
-        if artifact is not None:
-            details["large_result"] = artifact
+        details: dict[str, Any] = {
+            "duration_ms": round(settled.duration * 1000),
+            "outcome": outcome,
+        }
+        for key, value in (
+            ("reason", settled.reason),
+            ("error", settled.error),
+            ("large_result", settled.artifact),
+        ):
+            if value is not None:
+                details[key] = value
         disposition = {"completed": "continue", "failed": "continue"}.get(outcome, "abandoned")
         run.record(
             "tool_exec_end",

@@ -73,6 +73,8 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """One model response's tokens, priced at PROMPT_PRICE and COMPLETION_PRICE."""
+
     prompt_tokens: int
     completion_tokens: int
 
@@ -107,6 +109,19 @@ class Section:
     @property
     def digest(self) -> str:
         return section_digest(self.name, self.rendered)
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """How a tool operation ended: what a recorder's ``tool_settled`` writes down."""
+
+    op_id: str
+    outcome: str
+    duration: float
+    result: str | None = None
+    reason: str | None = None
+    error: str | None = None
+    artifact: dict[str, object] | None = None
 
 
 class Recorder(ABC):
@@ -157,17 +172,7 @@ class Recorder(ABC):
         self, call: ToolCall, content: str, *, is_error: bool = False, outcome_unknown: bool = False
     ) -> str: ...
 
-    def tool_settled(  # noqa: B027 (optional)
-        self,
-        op_id: str,
-        outcome: str,
-        *,
-        duration: float,
-        result: str | None = None,
-        reason: str | None = None,
-        error: str | None = None,
-        artifact: dict[str, object] | None = None,
-    ) -> None:
+    def tool_settled(self, settled: Settled) -> None:  # noqa: B027 (optional)
         """How a tool operation ended (a format whose result line is the whole record of
         the call writes nothing)."""
 
@@ -265,25 +270,16 @@ class TranscriptV1Recorder(Recorder):
             Message(role="tool", content=content, tool_call_id=call.id), extra=extra
         )
 
-    def tool_settled(
-        self,
-        op_id: str,
-        outcome: str,
-        *,
-        duration: float,
-        result: str | None = None,
-        reason: str | None = None,
-        error: str | None = None,
-        artifact: dict[str, object] | None = None,
-    ) -> None:
+    def tool_settled(self, settled: Settled) -> None:
+        result = settled.result
         self.session.append_tool_settled(
-            op_id=op_id,
-            outcome=outcome,
-            reason=reason,
-            duration=duration,
+            op_id=settled.op_id,
+            outcome=settled.outcome,
+            reason=settled.reason,
+            duration=settled.duration,
             result_digest=None if result is None else data_digest(result),
-            artifact=artifact,
-            error=error,
+            artifact=settled.artifact,
+            error=settled.error,
         )
 
     def elide(self, items: Sequence[tuple[str, str]]) -> None:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 from .agent import Crashed, DemoAgent, ToolOutcome
-from .recorders import RECORDERS, Section, Sleep
+from .recorders import RECORDERS, Section, Settled, Sleep
 from .story import (
     AGENTS_MD_1,
     AGENTS_MD_2,
@@ -247,7 +247,7 @@ def _script(agent: DemoAgent, crash: bool, at_crash: Callable[[], object] | None
             at_crash()
         raise Crashed
     a.pause(0.25)
-    a.rec.tool_settled(diff_op, "completed", duration=0.4, result=FINAL_DIFF)
+    a.rec.tool_settled(Settled(diff_op, "completed", duration=0.4, result=FINAL_DIFF))
     a.pause(2.0)
     suite_out = FIRST_FAILURE.split("\n", 1)[0] + "\n" + "." * 72 + "\n214 passed in 1.93s"
     a.finish(suite, suite_op, ToolOutcome(suite_out, 2.8))

@@ -98,23 +98,32 @@ TEST_OPS_EXCERPT = """\
  48      assert modulo(Decimal("7"), Decimal("3")) == Decimal("1")
 """
 
-FIRST_FAILURE = """\
-$ pytest -q tests/
-........................................F............................... [ 33%]
-........................................................................ [ 67%]
-......................................................................   [100%]
-=================================== FAILURES ===================================
-_____________________________ test_divide_by_zero ______________________________
 
-    def test_divide_by_zero() -> None:
->       with pytest.raises(CalcError, match="division by zero"):
-E       Failed: DID NOT RAISE <class 'calc.errors.CalcError'>
+def _failure(command: str, progress: str, test: str, at: int, summary: str) -> str:
+    """``pytest -q``'s output where one test (``test``, failing at line ``at`` of
+    tests/test_ops.py) did not raise the CalcError it expects."""
+    return (
+        f"$ pytest -q {command}\n{progress}\n"
+        f"{' FAILURES '.center(80, '=')}\n{f' {test} '.center(80, '_')}\n\n"
+        f"    def {test}() -> None:\n"
+        '>       with pytest.raises(CalcError, match="division by zero"):\n'
+        "E       Failed: DID NOT RAISE <class 'calc.errors.CalcError'>\n\n"
+        f"tests/test_ops.py:{at}: Failed\n{summary}"
+    )
 
-tests/test_ops.py:43: Failed
-=========================== short test summary info ============================
-FAILED tests/test_ops.py::test_divide_by_zero - Failed: DID NOT RAISE <class \
-'calc.errors.CalcError'>
-1 failed, 213 passed in 1.84s"""
+
+FIRST_FAILURE = _failure(
+    "tests/",
+    "........................................F............................... [ 33%]\n"
+    "........................................................................ [ 67%]\n"
+    "......................................................................   [100%]",
+    "test_divide_by_zero",
+    43,
+    f"{' short test summary info '.center(80, '=')}\n"
+    "FAILED tests/test_ops.py::test_divide_by_zero - Failed: DID NOT RAISE <class "
+    "'calc.errors.CalcError'>\n"
+    "1 failed, 213 passed in 1.84s",
+)
 
 GREP_RESULT = """\
 calc/errors.py:4:class CalcError(ValueError):
@@ -139,16 +148,20 @@ BAD_PATCH = """\
 +        raise CalcError("division by zero")
      return a / b"""
 
-GOOD_PATCH = """\
---- a/calc/ops.py
-+++ b/calc/ops.py
-@@ -21,6 +21,6 @@
- def divide(a: Decimal, b: Decimal) -> Decimal:
-     if b == 0:
--        return Decimal("NaN")
-+        raise CalcError("division by zero")
-     return a / b
-"""
+
+def _raise_patch(name: str, at: int, operator: str) -> str:
+    """The patch that makes ``name`` (at line ``at`` of calc/ops.py) raise on a zero divisor."""
+    return (
+        f"--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -{at},6 +{at},6 @@\n"
+        f" def {name}(a: Decimal, b: Decimal) -> Decimal:\n"
+        "     if b == 0:\n"
+        '-        return Decimal("NaN")\n'
+        '+        raise CalcError("division by zero")\n'
+        f"     return a {operator} b\n"
+    )
+
+
+GOOD_PATCH = _raise_patch("divide", 21, "/")
 
 OPS_DIVIDE_RANGE = """\
  21  def divide(a: Decimal, b: Decimal) -> Decimal:
@@ -202,29 +215,15 @@ REGRESSION_PATCH = """\
 +- `divide` and `modulo` raise `CalcError("division by zero")` instead of returning NaN.
 """
 
-MODULO_FAILURE = """\
-$ pytest -q tests/test_ops.py
-...........................F.                                            [100%]
-=================================== FAILURES ===================================
-_____________________________ test_modulo_by_zero ______________________________
+MODULO_FAILURE = _failure(
+    "tests/test_ops.py",
+    "...........................F.                                            [100%]",
+    "test_modulo_by_zero",
+    54,
+    "1 failed, 28 passed in 0.21s",
+)
 
-    def test_modulo_by_zero() -> None:
->       with pytest.raises(CalcError, match="division by zero"):
-E       Failed: DID NOT RAISE <class 'calc.errors.CalcError'>
-
-tests/test_ops.py:54: Failed
-1 failed, 28 passed in 0.21s"""
-
-MODULO_PATCH = """\
---- a/calc/ops.py
-+++ b/calc/ops.py
-@@ -27,6 +27,6 @@
- def modulo(a: Decimal, b: Decimal) -> Decimal:
-     if b == 0:
--        return Decimal("NaN")
-+        raise CalcError("division by zero")
-     return a % b
-"""
+MODULO_PATCH = _raise_patch("modulo", 27, "%")
 
 FINAL_DIFF = """\
  CHANGELOG.md      | 1 +
