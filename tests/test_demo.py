@@ -10,8 +10,9 @@ import subprocess
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -32,6 +33,8 @@ from viewer.cli import main as cli_main
 from viewer.demo import command as demo_command
 from viewer.demo import simulate_run
 
+T = TypeVar("T")
+
 # --- helpers ------------------------------------------------------------------------------
 
 
@@ -47,6 +50,44 @@ def loaded_copy(path: Path, where: Path) -> Session:
     copy = where / path.name
     shutil.copyfile(path, copy)
     return Session.load(copy)
+
+
+def from_copy(path: Path, where: Path, read: Callable[[Session], T]) -> T:
+    """``read`` of a ``Session.load`` of a copy of the file (closed after)."""
+    session = loaded_copy(path, where)
+    try:
+        return read(session)
+    finally:
+        session.close()
+
+
+def pending_in_copy(path: Path, where: Path) -> int:
+    """How many tool operations a load of a copy of the file finds pending."""
+    return len(from_copy(path, where, Session.pending_tool_operations))
+
+
+def assert_still_held_at_crash(path: Path, reopen: Callable[[Path], object], **kw: Any) -> None:
+    """``simulate_run``'s ``at_crash`` runs with the file whole and the writer's lock held:
+    ``reopen`` (a writer's open) is refused then."""
+    seen: list[int] = []
+
+    def at_crash() -> None:
+        seen.append(path.stat().st_size)
+        with pytest.raises(WriterLockedError):
+            reopen(path)  # the writer still holds its lock: it has not closed
+
+    simulate_run(str(path), speed=0, at_crash=at_crash, **kw)
+    assert seen == [path.stat().st_size]
+
+
+def run_write_command(path: Path, *options: str) -> None:
+    """``python -m viewer.demo write`` at full speed: it ends killed by SIGKILL (the crash)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "viewer.demo", "write", str(path), "--speed", "0", *options],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == -9, done.stderr.decode()
 
 
 def envelopes(path: Path) -> list[dict[str, Any]]:
@@ -100,9 +141,7 @@ def test_load_succeeds_and_replays(crashed: Path, tmp_path: Path) -> None:
 def test_the_three_crash_states(crashed: Path, tmp_path: Path) -> None:
     envs = envelopes(crashed)
     answers = tool_messages(envs)
-    session = loaded_copy(crashed, tmp_path / "copy")
-    pending = session.pending_tool_operations()
-    session.close()
+    pending = from_copy(crashed, tmp_path / "copy", Session.pending_tool_operations)
     assert len(pending) == 2
     in_flight = [op for op in pending if op["call-id"] not in answers]
     answered = [op for op in pending if op["call-id"] in answers]
@@ -125,9 +164,7 @@ def test_the_three_crash_states(crashed: Path, tmp_path: Path) -> None:
 def test_tool_outcomes_failed_unknown_and_artifact(crashed: Path, tmp_path: Path) -> None:
     envs = envelopes(crashed)
     answers = tool_messages(envs)
-    session = loaded_copy(crashed, tmp_path / "copy")
-    ops = session.tool_operations()
-    session.close()
+    ops = from_copy(crashed, tmp_path / "copy", Session.tool_operations)
     by_outcome: dict[str | None, list[dict[str, Any]]] = {}
     for op in ops:
         by_outcome.setdefault(op.get("outcome"), []).append(op)
@@ -316,16 +353,7 @@ def test_pacing(tmp_path: Path) -> None:
 
 
 def test_at_crash_runs_with_the_session_still_open(tmp_path: Path) -> None:
-    path = tmp_path / "run.jsonl"
-    seen: list[int] = []
-
-    def at_crash() -> None:
-        seen.append(path.stat().st_size)
-        with pytest.raises(WriterLockedError):
-            Session.load(path)  # the writer still holds its lock: it has not closed
-
-    simulate_run(str(path), speed=0, at_crash=at_crash)
-    assert seen == [path.stat().st_size]
+    assert_still_held_at_crash(tmp_path / "run.jsonl", Session.load)
 
 
 def test_unknown_format_is_refused(tmp_path: Path) -> None:
@@ -338,18 +366,9 @@ def test_unknown_format_is_refused(tmp_path: Path) -> None:
 
 def test_write_command_dies_by_sigkill(tmp_path: Path) -> None:
     path = tmp_path / "agent-run.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "viewer.demo", "write", str(path), "--speed", "0"],
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == -9, done.stderr.decode()
+    run_write_command(path)
     assert peek(path).warnings == []
-    session = loaded_copy(path, tmp_path / "copy")
-    try:
-        assert len(session.pending_tool_operations()) == 2
-    finally:
-        session.close()
+    assert pending_in_copy(path, tmp_path / "copy") == 2
     assert any(Path(artifact_dir(path)).iterdir())
 
 
@@ -395,10 +414,16 @@ def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
     monkeypatch.setitem(sys.modules, "viewer.app", module)
 
 
-def test_run_demo_cleans_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """The paths the demo's (fake) viewer opens; the demo's temporary folders in tmp_path."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    opened: list[str] = []
-    _fake_viewer(monkeypatch, opened)
+    paths: list[str] = []
+    _fake_viewer(monkeypatch, paths)
+    return paths
+
+
+def test_run_demo_cleans_up(opened: list[str]) -> None:
     assert demo.run_demo(speed=1000.0) == 0
     assert len(opened) == 1
     assert Path(opened[0]).name == "agent-run.jsonl"
@@ -407,20 +432,13 @@ def test_run_demo_cleans_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 
 def test_run_demo_keep(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    opened: list[str] = []
-    _fake_viewer(monkeypatch, opened)
     assert demo.run_demo(speed=1000.0, keep=True) == 0
     path = Path(opened[0])
     assert str(path.parent) in capsys.readouterr().out
     assert peek(path).warnings == []
-    session = loaded_copy(path, tmp_path / "copy")
-    try:
-        assert len(session.pending_tool_operations()) == 2
-    finally:
-        session.close()
+    assert pending_in_copy(path, tmp_path / "copy") == 2
 
 
 # --- the same story in the agentgo session format ---------------------------------------
@@ -558,15 +576,7 @@ def test_agentgo_clean_finish(tmp_path: Path) -> None:
 
 def test_agentgo_at_crash_the_writer_still_holds_the_file(tmp_path: Path) -> None:
     path = tmp_path / "agentgo-run.jsonl"
-    seen: list[int] = []
-
-    def at_crash() -> None:
-        seen.append(path.stat().st_size)
-        with pytest.raises(WriterLockedError):
-            agentgo.AgentGoSession.open(path)
-
-    simulate_run(str(path), speed=0, format="agentgo-v1", at_crash=at_crash)
-    assert seen == [path.stat().st_size]
+    assert_still_held_at_crash(path, agentgo.AgentGoSession.open, format="agentgo-v1")
 
 
 def test_agentgo_pacing_is_the_same_story(tmp_path: Path) -> None:
@@ -579,16 +589,7 @@ def test_agentgo_pacing_is_the_same_story(tmp_path: Path) -> None:
 
 def test_agentgo_write_command_dies_by_sigkill_then_open_continues(tmp_path: Path) -> None:
     path = tmp_path / "agentgo-run.jsonl"
-    done = subprocess.run(
-        [
-            sys.executable,
-            *("-m", "viewer.demo", "write", str(path)),
-            *("--speed", "0", "--format", "agentgo-v1"),
-        ],
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == -9, done.stderr.decode()
+    run_write_command(path, "--format", "agentgo-v1")
     records = list(agentgo.read(path))
     view = agentgo.read_view(path)
     killed = view.run_order[-1]
@@ -602,11 +603,8 @@ def test_agentgo_write_command_dies_by_sigkill_then_open_continues(tmp_path: Pat
 
 
 def test_run_demo_writes_both_formats(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    opened: list[str] = []
-    _fake_viewer(monkeypatch, opened)
     assert demo.run_demo(speed=1000.0, keep=True, format="agentgo-v1") == 0
     path = Path(opened[0])
     assert path.name == "agentgo-run.jsonl"
@@ -615,19 +613,12 @@ def test_run_demo_writes_both_formats(
     assert len(view.gaps()) == 3 and view.checkpoints
     v1 = path.parent / "agent-run.jsonl"
     assert peek(v1).format == "transcript-v1" and peek(v1).warnings == []
-    session = loaded_copy(v1, tmp_path / "copy")
-    try:
-        assert len(session.pending_tool_operations()) == 2
-    finally:
-        session.close()
+    assert pending_in_copy(v1, tmp_path / "copy") == 2
 
 
 def test_run_demo_default_opens_v1_and_refuses_unknown_formats(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    opened: list[str] = []
-    _fake_viewer(monkeypatch, opened)
     assert demo.run_demo(speed=0) == 0
     assert Path(opened[0]).name == "agent-run.jsonl"
     assert demo.run_demo(format="nope") == 2
