@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from session_core import formats
+from session_core.model import Transcript
 from viewer.demo import DEMO_FILES, DEMO_FORMATS, RECORDERS
 
 
@@ -44,6 +45,19 @@ def records(path: Path) -> tuple[list[dict[str, Any]], bytes]:
 def reader(fmt: str) -> formats.TranscriptFormat | None:
     """The project's reader of this format, once it is registered."""
     return formats.by_name(fmt) if fmt in formats.names() else None
+
+
+def read_by_the_project(name: str, path: Path) -> tuple[Transcript, Counter[str], int]:
+    """The file opened by the project's reader of ``name`` (skipped while there is none),
+    after detection names it; with its operations' states counted and its compactions."""
+    fmt = reader(name)
+    if fmt is None:
+        pytest.skip(f"the {name} reader is not registered yet")
+    assert formats.detect_format(path) == name
+    transcript = fmt.open(path, writer_alive=False)
+    states = Counter(op.state for op in transcript.tool_operations)
+    compactions = [c for c in transcript.compactions if c.kind == "compaction"]
+    return transcript, states, len(compactions)
 
 
 @pytest.fixture(scope="module")
@@ -144,14 +158,9 @@ def test_claude_code_tools_compaction_and_subagent(claude: Path) -> None:
 
 
 def test_claude_code_read_by_the_project(claude: Path) -> None:
-    fmt = reader("claude-code")
-    if fmt is None:
-        pytest.skip("the claude-code reader is not registered yet")
-    assert formats.detect_format(claude) == "claude-code"
-    transcript = fmt.open(claude, writer_alive=False)
-    states = Counter(op.state for op in transcript.tool_operations)
+    transcript, states, compactions = read_by_the_project("claude-code", claude)
     assert states["failed"] >= 2 and states["interrupted"] == 2
-    assert len([c for c in transcript.compactions if c.kind == "compaction"]) == 1
+    assert compactions == 1
     assert transcript.usage.output_tokens and transcript.usage.cost is not None
     assert [s.id for s in transcript.subagents] and transcript.subagents[0].path
     assert [r.state for r in transcript.runs][-1] == "interrupted"
@@ -207,14 +216,9 @@ def test_codex_calls_usage_and_the_crash(codex: Path) -> None:
 
 
 def test_codex_read_by_the_project(codex: Path) -> None:
-    fmt = reader("codex")
-    if fmt is None:
-        pytest.skip("the codex reader is not registered yet")
-    assert formats.detect_format(codex) == "codex"
-    transcript = fmt.open(codex, writer_alive=False)
-    states = Counter(op.state for op in transcript.tool_operations)
+    transcript, states, compactions = read_by_the_project("codex", codex)
     assert states["failed"] >= 3 and states["interrupted"] == 2
-    assert len([c for c in transcript.compactions if c.kind == "compaction"]) == 1
+    assert compactions == 1
     assert transcript.usage.input_tokens and transcript.usage.cost is not None
     assert [r.state for r in transcript.runs] == ["finished", "interrupted"]
 
