@@ -59,11 +59,8 @@ def plain_replay_file(path: Path, tolerate_tail: bool) -> ReplayState:
             raise InvalidLineError("is not a JSON object", path=where, line=number, raw=raw)
         check_envelope(env, number, where, raw)
         if not seen and env["type"] != "session-meta":
-            raise ReplayError(
-                f"is a {env['type']!r} line; a transcript starts with session-meta",
-                path=where,
-                line=number,
-            )
+            first = f"is a {env['type']!r} line; a transcript starts with session-meta"
+            raise ReplayError(first, path=where, line=number)
         seen += 1
         state.feed(env, number)
     if pending is not None:
