@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, overload
 
 from .message_usage import MessageUsage
 
@@ -549,7 +549,25 @@ class ToolOp:
         return out
 
 
-class _FromPart(Generic[_T]):
+class OpField(Generic[_T]):
+    """A field of a ``ToolOp`` subclass that is read (``get``), not only kept."""
+
+    __slots__ = ()
+
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, op: ToolOp, owner: type | None = None) -> _T: ...
+
+    def __get__(self, op: ToolOp | None, owner: type | None = None) -> _T | Self:
+        return self if op is None else self.get(op)
+
+    def get(self, op: Any) -> _T:
+        raise NotImplementedError
+
+
+class _FromPart(OpField[_T]):
     """A ``LazyToolOp`` field read from a part (its ``data`` or ``text``) while the op
     has one; a value set (not None) replaces the part."""
 
@@ -560,15 +578,7 @@ class _FromPart(Generic[_T]):
         self.part = part  # the op's slot holding the part
         self.read = read  # "data" or "text"
 
-    @overload
-    def __get__(self, op: None, owner: type | None = None) -> _FromPart[_T]: ...
-
-    @overload
-    def __get__(self, op: LazyToolOp, owner: type | None = None) -> _T: ...
-
-    def __get__(self, op: LazyToolOp | None, owner: type | None = None) -> _T | _FromPart[_T]:
-        if op is None:
-            return self
+    def get(self, op: LazyToolOp) -> _T:
         part = getattr(op, self.part)
         got: _T = getattr(part, self.read) if part is not None else self.field.__get__(op, ToolOp)
         return got

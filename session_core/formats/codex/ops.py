@@ -13,25 +13,15 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ...item_column import ItemColumn
-from ...model import LazyToolOp, PartRef, ToolOp
+from ...model import LazyToolOp, OpField, PartRef, ToolOp
 
-_SLOT: dict[str, Any] = {
-    name: ToolOp.__dict__[name]
-    for name in (
-        "arguments",
-        "result",
-        "detail",
-        "line",
-        "result_line",
-        "message_id",
-        "started",
-        "ended",
-        "duration",
-    )
-}
+_T = TypeVar("_T")
+_LINE = ToolOp.__dict__["line"]  # the dataclass's slots
+_DURATION = ToolOp.__dict__["duration"]
 
 
 class OpColumn:
@@ -61,6 +51,37 @@ class OpColumn:
         raw = self.raw
         source = raw.source
         return PartRef.at(source, raw.span[index], 0) if source is not None else None
+
+
+class _Packed(OpField[_T]):
+    """A ``PackedOp`` field: what was set on it (as on a ``LazyToolOp``) when not None,
+    else what its call's (or result's) raw item in the column says."""
+
+    __slots__ = ("own", "read", "result")
+
+    def __init__(self, name: str, result: bool, read: Callable[[OpColumn, int], _T]) -> None:
+        self.own = LazyToolOp.__dict__.get(name, ToolOp.__dict__[name])  # as on a LazyToolOp
+        self.result = result  # read from the result's item (else the call's)
+        self.read = read  # the value from the column, at the item's index
+
+    def get(self, op: PackedOp) -> _T:
+        value: _T = self.own.__get__(op, ToolOp)
+        column = op._column
+        if value is not None or column is None:
+            return value
+        index = (column.result if self.result else column.call)[op._at]
+        return value if index < 0 else self.read(column, index)
+
+    def __set__(self, op: PackedOp, value: _T) -> None:
+        self.own.__set__(op, value)
+
+
+def _data(ref: PartRef | None) -> Any:
+    return None if ref is None else ref.data
+
+
+def _text(ref: PartRef | None) -> str | None:
+    return None if ref is None else ref.text
 
 
 class PackedOp(LazyToolOp):
@@ -97,104 +118,30 @@ class PackedOp(LazyToolOp):
             return -1
         return (column.result if result else column.call)[self._at]
 
-    def _part(self, result: bool) -> PartRef | None:
-        index = self._item(result)
-        return None if index < 0 or self._column is None else self._column.ref(index)
-
-    @property
-    def arguments(self) -> Any:
-        value = super().arguments
-        ref = self._part(False) if value is None else None
-        return value if ref is None else ref.data
-
-    @arguments.setter
-    def arguments(self, value: Any) -> None:
-        _SLOT["arguments"].__set__(self, value)
-        if value is not None:
-            self._args_from = None
-
-    @property
-    def result(self) -> str | None:
-        value = super().result
-        ref = self._part(True) if value is None else None
-        return value if ref is None else ref.text
-
-    @result.setter
-    def result(self, value: str | None) -> None:
-        _SLOT["result"].__set__(self, value)
-        if value is not None:
-            self._result_from = None
-
-    @property
-    def detail(self) -> Any:
-        value = super().detail
-        ref = self._part(True) if value is None else None  # the outcome: the result's data
-        return value if ref is None else ref.data
-
-    @detail.setter
-    def detail(self, value: Any) -> None:
-        _SLOT["detail"].__set__(self, value)
-        if value is not None:
-            self._detail_from = None
+    arguments = _Packed[Any]("arguments", False, lambda column, at: _data(column.ref(at)))
+    result = _Packed[str | None]("result", True, lambda column, at: _text(column.ref(at)))
+    # the outcome: the result's data
+    detail = _Packed[Any]("detail", True, lambda column, at: _data(column.ref(at)))
+    result_line = _Packed[int | None]("result_line", True, lambda column, at: column.raw.line[at])
+    message_id = _Packed[str | None]("message_id", False, lambda column, at: column.raw.id_of(at))
+    started = _Packed[str | None]("started", False, lambda column, at: column.raw.ts_of(at))
+    ended = _Packed[str | None]("ended", True, lambda column, at: column.raw.ts_of(at))
 
     @property
     def line(self) -> int:
         index = self._item(False)
         if index < 0 or self._column is None:
-            line: int = _SLOT["line"].__get__(self, ToolOp)
+            line: int = _LINE.__get__(self, ToolOp)
             return line
         return self._column.raw.line[index]
 
     @line.setter
     def line(self, value: int) -> None:
-        _SLOT["line"].__set__(self, value)
-
-    def _slot(self, name: str) -> Any:
-        return _SLOT[name].__get__(self, ToolOp)
-
-    @property
-    def result_line(self) -> int | None:
-        value: int | None = self._slot("result_line")
-        index = self._item(True) if value is None else -1
-        return value if index < 0 or self._column is None else self._column.raw.line[index]
-
-    @result_line.setter
-    def result_line(self, value: int | None) -> None:
-        _SLOT["result_line"].__set__(self, value)
-
-    @property
-    def message_id(self) -> str | None:
-        value: str | None = self._slot("message_id")
-        index = self._item(False) if value is None else -1
-        return value if index < 0 or self._column is None else self._column.raw.id_of(index)
-
-    @message_id.setter
-    def message_id(self, value: str | None) -> None:
-        _SLOT["message_id"].__set__(self, value)
-
-    @property
-    def started(self) -> str | None:
-        value: str | None = self._slot("started")
-        index = self._item(False) if value is None else -1
-        return value if index < 0 or self._column is None else self._column.raw.ts_of(index)
-
-    @started.setter
-    def started(self, value: str | None) -> None:
-        _SLOT["started"].__set__(self, value)
-
-    @property
-    def ended(self) -> str | None:
-        value: str | None = self._slot("ended")
-        index = self._item(True) if value is None else -1
-        return value if index < 0 or self._column is None else self._column.raw.ts_of(index)
-
-    @ended.setter
-    def ended(self, value: str | None) -> None:
-        _SLOT["ended"].__set__(self, value)
+        _LINE.__set__(self, value)
 
     @property
     def duration(self) -> float | None:
-        value: float | None = self._slot("duration")
+        value: float | None = _DURATION.__get__(self, ToolOp)
         column = self._column
         if value is not None or column is None:
             return value
@@ -203,7 +150,7 @@ class PackedOp(LazyToolOp):
 
     @duration.setter
     def duration(self, value: float | None) -> None:
-        _SLOT["duration"].__set__(self, value)
+        _DURATION.__set__(self, value)
 
 
 _new = object.__new__
