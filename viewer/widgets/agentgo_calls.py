@@ -23,7 +23,7 @@ from session_core.agentgo.view import AgentGoView, Call, CallKey
 from ..agentgo_detail import call_detail
 from ..agentgo_model import args_differ, call_label_parts, short
 from ..safe import one_line
-from .agentgo_lines import component_style
+from .line_list import component_style
 
 NodeData = CallKey | str  # a call, or a run id for a run's node
 

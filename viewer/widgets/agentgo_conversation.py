@@ -18,9 +18,9 @@ from session_core.agentgo.view import AgentGoView, Committed, message_text, thin
 from session_core.text import count
 
 from ..agentgo_model import compact_json, source_time, tool_calls
-from ..fenwick import HeightIndex
+from ..heights import HeightIndex
 from ..safe import inert, one_line
-from .agentgo_lines import LineList, component_style
+from .line_list import LineList, component_style
 
 FOLDED_LINES = 4
 BODY_LINE_LIMIT = 2000  # logical lines of one expanded message
@@ -72,7 +72,7 @@ class CommittedView(LineList):
         self.view = AgentGoView()
         self.run_id: str | None = None
         self.items: list[int] = []  # indices into view.messages
-        self.heights = HeightIndex()
+        self.heights: HeightIndex = HeightIndex()
         self.lengths: list[int] = []  # logical body lines per item
         self.expanded: set[int] = set()  # indices into view.messages
         self._seen = 0
@@ -115,23 +115,8 @@ class CommittedView(LineList):
     def _height(self, item: int) -> int:
         length = self.lengths[item]
         if self.items[item] in self.expanded:
-            return 2 + max(1, len(self._wrapped(item, self.content_width())))
+            return 2 + max(1, len(self._wrapped(item, self.content_width)))
         return 2 + max(1, min(length, FOLDED_LINES)) + (1 if length > FOLDED_LINES else 0)
-
-    def item_count(self) -> int:
-        return len(self.items)
-
-    def item_height(self, index: int) -> int:
-        return self.heights.height(index)
-
-    def item_top(self, index: int) -> int:
-        return self.heights.prefix(index)
-
-    def item_at(self, y: int) -> int:
-        return self.heights.find(y)
-
-    def total_height(self) -> int:
-        return self.heights.total
 
     def width_changed(self) -> None:
         for item, index in enumerate(self.items):
@@ -209,9 +194,7 @@ class CommittedView(LineList):
             return
         self.expanded.symmetric_difference_update({self.items[item]})
         self.heights.set(item, self._height(item))
-        self.update_size()
-        self.invalidate(item)
-        self.scroll_to_cursor()
+        self.remeasured(item)
 
     def action_copy(self) -> None:
         if not 0 <= self.cursor < len(self.items):

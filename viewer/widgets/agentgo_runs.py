@@ -17,7 +17,7 @@ from session_core.text import count
 
 from ..agentgo_model import CallStats, day_time, short, source_time
 from ..safe import one_line
-from .agentgo_lines import component_style
+from .line_list import component_style
 
 ALL = "*all*"  # the row key of "all runs"
 

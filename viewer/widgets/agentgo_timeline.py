@@ -17,8 +17,9 @@ from session_core.agentgo.records import NO_SEQ
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 
 from ..agentgo_model import record_summary, source_time
+from ..heights import Uniform
 from ..safe import one_line
-from .agentgo_lines import LineList, component_style
+from .line_list import LineList, component_style
 
 CATEGORY: dict[str, str] = {
     "session_start": "lifecycle",
@@ -79,6 +80,7 @@ class TimelineView(LineList):
         self.run_id: str | None = None
         self.rows: list[int] | None = None  # record indices of the run; None: every record
         self._seen = 0
+        self.heights = self.shown = Uniform()
 
     def _style(self, name: str) -> Style:
         return component_style(self, f"timeline--{name}", FALLBACK_STYLES)
@@ -112,9 +114,7 @@ class TimelineView(LineList):
             if want is not None:
                 rows.extend(i for i in range(self._seen, len(records)) if runs[i] == want)
         self._seen = len(records)
-
-    def item_count(self) -> int:
-        return self._seen if self.rows is None else len(self.rows)
+        self.shown.count = self._seen if self.rows is None else len(self.rows)
 
     def record_index(self, row: int) -> int:
         return row if self.rows is None else self.rows[row]

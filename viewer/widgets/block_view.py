@@ -3,36 +3,31 @@
 The model screen's panes (conversation, diff, details) hold 100,000s of blocks for a
 big file: each block's height is asked for cheaply (``block_height``), its lines only
 when it is on screen (``block_lines``), and rendered strips sit in a small LRU cache.
-Heights are kept as a prefix-sum list rebuilt with ``accumulate`` (C speed) per update.
+Heights are ``Measured``: a prefix-sum list rebuilt with ``accumulate`` (C speed) per update.
 ``LinesView`` is the simple case: one wrapped line of text per block.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Hashable, Sequence
-from itertools import accumulate
 from typing import ClassVar
 
 from rich.cells import chop_cells
 from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
-from textual.geometry import Size
-from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
+from ..heights import Measured
 from ..safe import inert
+from .line_list import LineList, highlight
 
 MAX_WRAPPED = 400  # lines one wrapped line may take (a 1 MB line is not drawn in full)
 
 
-class BlockView(ScrollView, can_focus=True):
+class BlockView(LineList):
     """Blocks ``0 .. block_count() - 1``, a cursor on one, sticking to the end when there."""
+
+    GUTTER = 2
+    CACHE_ITEMS = 300
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "block-view--cursor",
@@ -48,35 +43,9 @@ class BlockView(ScrollView, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "move(1)", "Next", show=False),
-        Binding("k,up", "move(-1)", "Previous", show=False),
-        Binding("g,home", "first", "Top", show=False),
-        Binding("G,end", "last", "Bottom", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("pageup,b", "page(-1)", "Page up", show=False),
-    ]
-
-    cursor: reactive[int] = reactive(-1, always_update=True, init=False)
-
-    class Moved(Message):
-        """The cursor moved (or the blocks changed under it)."""
-
-        def __init__(self, view: BlockView) -> None:
-            super().__init__()
-            self.view = view
-
-        @property
-        def control(self) -> BlockView:
-            return self.view
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._heights: list[int] = []
-        self._tops: list[int] = [0]
-        self._cache: LRUCache[int, list[Strip]] = LRUCache(300)
-        self._width = 0
-        self.stick_to_end = False
+        self.heights: Measured = Measured()
         self.highlight = ""  # a search term shown highlighted (lower case)
 
     # -- what a subclass says -------------------------------------------------------
@@ -105,10 +74,6 @@ class BlockView(ScrollView, can_focus=True):
 
     # -- geometry -------------------------------------------------------------------
 
-    @property
-    def content_width(self) -> int:
-        return max(20, (self.size.width or 80) - 2)
-
     def reload(self, *, keep_key: Hashable | None = None, to_end: bool | None = None) -> None:
         """The blocks changed: measure them again and keep the cursor on its block.
 
@@ -116,17 +81,16 @@ class BlockView(ScrollView, can_focus=True):
         """
         at_end = self.follows_end if to_end is None else to_end
         old = self.cursor
-        if keep_key is None and 0 <= old < len(self._heights):
+        if keep_key is None and 0 <= old < len(self.heights):
             keep_key = self._safe_key(old)
         count = self.block_count()
         width = self.content_width
         heights = self.block_heights(count, width)
-        self._heights = (
+        self.heights = Measured(
             heights if heights is not None else [self.block_height(i, width) for i in range(count)]
         )
-        self._tops = [0, *accumulate(self._heights)]
         self._cache.clear()
-        self.virtual_size = Size(0, self._tops[-1])  # lines are cut to the width: no x scroll
+        self.update_size()
         if count == 0:
             self.cursor = -1
         elif at_end:
@@ -138,7 +102,7 @@ class BlockView(ScrollView, can_focus=True):
         elif old >= count:
             self.cursor = count - 1
         self.refresh()
-        self.post_message(self.Moved(self))
+        self.post_message(self.moved())
 
     def _safe_key(self, index: int) -> Hashable | None:
         try:
@@ -147,7 +111,7 @@ class BlockView(ScrollView, can_focus=True):
             return None
 
     def _find_key(self, key: Hashable, near: int) -> int:
-        count = len(self._heights)
+        count = len(self.heights)
         if 0 <= near < count and self.block_key(near) == key:
             return near
         for index in range(count):
@@ -157,150 +121,30 @@ class BlockView(ScrollView, can_focus=True):
 
     def remeasure(self, index: int) -> None:
         """One block's height changed (folded or expanded)."""
-        if not 0 <= index < len(self._heights):
+        if not 0 <= index < len(self.heights):
             return
-        self._heights[index] = self.block_height(index, self.content_width)
-        self._tops = [0, *accumulate(self._heights)]
-        self._cache.discard(index)
-        self.virtual_size = Size(0, self._tops[-1])  # lines are cut to the width: no x scroll
-        self.refresh()
+        self.heights.set(index, self.block_height(index, self.content_width))
+        self.update_size()
+        self.invalidate(index)
 
-    def on_resize(self, event: events.Resize) -> None:
-        if self.size.width != self._width:
-            self._width = self.size.width
-            self.reload(to_end=self.follows_end)
-        elif self.follows_end:  # taller or shorter: the end moved
-            self.call_after_refresh(self.scroll_to_end)
-
-    @property
-    def follows_end(self) -> bool:
-        count = len(self._heights)
-        return self.stick_to_end and (self.cursor < 0 or self.cursor >= count - 1)
-
-    @property
-    def is_at_end(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        # Being at the end is what follows the end; scrolling away stops it.
-        self.stick_to_end = self.is_at_end
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.discard(old)
-        self._cache.discard(new)
-        self.refresh()
-        self.post_message(self.Moved(self))
-
-    def scroll_to_end(self) -> None:
-        # Forced: right after the blocks grew, the scrollbar (which allows a scroll) may
-        # not be laid out yet.
-        self.scroll_to(y=self.max_scroll_y, animate=False, force=True, immediate=True)
-
-    def top_of(self, index: int) -> int:
-        return self._tops[index]
-
-    def scroll_to_cursor(self) -> None:
-        index = self.cursor
-        if not 0 <= index < len(self._heights):
-            return
-        top, bottom = self._tops[index], self._tops[index + 1]
-        height = self.scrollable_content_region.height or self.size.height
-        if top < self.scroll_y or bottom - top > height:
-            self.scroll_to(y=top, animate=False, force=True, immediate=True)
-        elif bottom > self.scroll_y + height:
-            self.scroll_to(y=bottom - height, animate=False, force=True, immediate=True)
-
-    def move_to(self, index: int) -> None:
-        count = len(self._heights)
-        if not count:
-            return
-        self.cursor = max(0, min(index, count - 1))
-        self.scroll_to_cursor()
-        if self.cursor == count - 1:
-            self.stick_to_end = True
-
-    # -- actions --------------------------------------------------------------------
-
-    def action_move(self, step: int) -> None:
-        self.move_to(self.cursor + step if self.cursor >= 0 else 0)
-
-    def action_first(self) -> None:
-        self.move_to(0)
-        self.scroll_home(animate=False, immediate=True)
-
-    def action_last(self) -> None:
-        self.move_to(len(self._heights) - 1)
-        self.scroll_to_end()
-        self.stick_to_end = True
-
-    def action_page(self, direction: int) -> None:
-        height = self.scrollable_content_region.height or self.size.height
-        self.scroll_to(
-            y=self.scroll_y + direction * max(1, height - 1), animate=False, immediate=True
-        )
-        if self._heights:
-            self.cursor = self._block_at(int(self.scroll_y))
-
-    def _block_at(self, y: int) -> int:
-        return max(0, min(bisect_right(self._tops, y) - 1, len(self._heights) - 1))
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is not None and self._heights:
-            y = int(self.scroll_y) + offset.y
-            if y < self._tops[-1]:
-                self.cursor = self._block_at(y)
+    def width_changed(self) -> None:
+        self.reload(to_end=self.follows_end)
 
     # -- drawing --------------------------------------------------------------------
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()
 
     def component_style(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
-        absolute = scroll_y + y
-        if absolute >= self._tops[-1]:
-            return Strip.blank(width, self.rich_style)
-        index = self._block_at(absolute)
-        strips = self._cache.get(index)
-        if strips is None:
-            strips = self._render_block(index)
-            self._cache[index] = strips
-        offset = absolute - self._tops[index]
-        strip = strips[offset] if offset < len(strips) else Strip.blank(width, self.rich_style)
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
-
-    def _render_block(self, index: int) -> list[Strip]:
-        lines = self.block_lines(index, self.content_width)
-        height = self._heights[index] if index < len(self._heights) else len(lines)
-        selected = index == self.cursor
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         mark = "▌ " if selected else ("┃ " if self.block_marked(index) else "  ")
         gutter = self.component_style("block-view--cursor") if selected else Style(dim=True)
         match = self.component_style("block-view--match")
-        console = self.app.console
-        base = self.rich_style
-        strips: list[Strip] = []
-        for line in lines[:height]:
+        lines: list[Text] = []
+        for line in self.block_lines(index, width)[: self.heights.height(index)]:
             if self.highlight:
-                _highlight(line, self.highlight, match)
-            text = Text(mark, style=gutter, end="") + line
-            text.stylize_before(base)
-            strips.append(Strip(list(text.render(console))).simplify())
-        return strips
-
-
-def _highlight(line: Text, term: str, style: Style) -> None:
-    plain = line.plain.lower()
-    start = plain.find(term)
-    while start >= 0:
-        line.stylize(style, start, start + len(term))
-        start = plain.find(term, start + len(term))
+                highlight(line, self.highlight, match)
+            lines.append(Text(mark, style=gutter, end="") + line)
+        return lines
 
 
 def wrap(text: str, width: int, style: str | Style = "", indent: str = "") -> list[Text]:

@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 from session_core.replay import ReplayState
 from session_core.text import count
 
-from ..fenwick import HeightIndex
+from ..heights import HeightIndex
 from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
 
 SEARCH_IN_PLACE = 5_000  # rows searched on the UI thread; more are searched in a worker

@@ -1,0 +1,286 @@
+"""``LineList``: the Line-API base of every scroll view (Textual's ``Log`` is the model).
+
+A list of items, each one or more lines tall, with a cursor on one item. Subclasses
+say how tall the items are (``heights``, see ``viewer.heights``) and what lines one
+renders (``item_lines``); this class draws only the lines on screen, caches rendered
+items in an ``LRUCache``, moves the cursor and pages, and sticks to the end: being
+scrolled to the end is following it, scrolling away stops it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+from ..heights import HeightIndex, Heights
+
+
+def component_style(widget: Widget, component: str, fallback: Mapping[str, str]) -> Style:
+    """A component class's style, or a fallback when the stylesheet lacks it."""
+    try:
+        style = widget.get_component_rich_style(component, partial=True)
+    except KeyError:
+        style = Style()
+    if style:
+        return style
+    spec = fallback.get(component, "")
+    return Style.parse(spec) if spec else Style()
+
+
+def highlight(line: Text, term: str, style: Style) -> None:
+    """Every occurrence of ``term`` (lower case) in ``line`` styled as a match."""
+    plain = line.plain.lower()
+    start = plain.find(term)
+    while start >= 0:
+        line.stylize(style, start, start + len(term))
+        start = plain.find(term, start + len(term))
+
+
+class LineList(ScrollView, can_focus=True):
+    """Items ``0 .. len(heights) - 1``; ``render_line`` finds the item under a line."""
+
+    GUTTER: ClassVar[int] = 1  # cells left of the content (the cursor's bar)
+    CACHE_ITEMS: ClassVar[int] = 400  # rendered items kept
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "move(1)", "Next", show=False),
+        Binding("k,up", "move(-1)", "Previous", show=False),
+        Binding("g,home", "first", "Top", show=False),
+        Binding("G,end", "last", "Bottom", show=False),
+        Binding("pagedown,space", "page(1)", "Page down", show=False),
+        Binding("pageup,b", "page(-1)", "Page up", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(-1, always_update=True, init=False)
+
+    @dataclass
+    class Moved(Message):
+        """The cursor moved (or the items changed under it)."""
+
+        view: LineList
+
+        @property
+        def control(self) -> LineList:
+            return self.view
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.heights: Heights = HeightIndex()
+        self._cache: LRUCache[int, list[Strip]] = LRUCache(self.CACHE_ITEMS)
+        self._width = 0
+        self.stick_to_end = False
+
+    # -- what a subclass says -------------------------------------------------------
+
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
+        """Item ``index``'s lines, at most its height of them, ``width`` cells wide."""
+        raise NotImplementedError
+
+    def width_changed(self) -> None:
+        """The width changed: measure again the heights that depend on it."""
+
+    def moved(self) -> Message:
+        """The message the cursor's moves post."""
+        return self.Moved(self)
+
+    # -- geometry -------------------------------------------------------------------
+
+    def item_count(self) -> int:
+        return len(self.heights)
+
+    @property
+    def content_width(self) -> int:
+        return max(20, (self.size.width or 80) - self.GUTTER)
+
+    def update_size(self) -> None:
+        # Lines are cut to the width: there is nothing to scroll across.
+        self.virtual_size = Size(0, self.heights.total)
+
+    @property
+    def is_at_end(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    @property
+    def follows_end(self) -> bool:
+        """New items move the cursor to the last one: the view is at its end with the
+        cursor on the last item (or nowhere)."""
+        return self.stick_to_end and (self.cursor < 0 or self.cursor >= self.item_count() - 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.size.width != self._width:
+            self._width = self.size.width
+            self.width_changed()
+            self._cache.clear()
+        self.update_size()
+        if self.follows_end:  # taller or shorter: the end moved
+            self.call_after_refresh(self.scroll_to_end)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.stick_to_end = self.is_at_end
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._cache.discard(old)
+        self._cache.discard(new)
+        self.refresh()
+        self.post_message(self.moved())
+
+    def invalidate(self, index: int | None = None) -> None:
+        """Forget rendered items (one, or all) and repaint."""
+        if index is None:
+            self._cache.clear()
+        else:
+            self._cache.discard(index)
+        self.refresh()
+
+    def remeasured(self, index: int | None = None) -> None:
+        """Heights changed (of one item, or any): resize, repaint, keep the cursor seen."""
+        self.update_size()
+        self.invalidate(index)
+        self.scroll_to_cursor()
+
+    def reset_items(self) -> None:
+        """The items were replaced: forget everything, cursor to the last item."""
+        self._cache.clear()
+        self.update_size()
+        self.set_reactive(LineList.cursor, self.item_count() - 1)
+        self.stick_to_end = True
+        self.follow_end()
+        self.refresh()
+        self.post_message(self.moved())
+
+    def items_appended(self, before: int, was_at_end: bool) -> int:
+        """Items ``before:`` are new: follow them if the view followed the end. Returns
+        how many are new."""
+        self.update_size()
+        count = self.item_count()
+        if count == before:
+            return 0
+        if was_at_end or self.cursor >= before - 1:
+            if self.cursor >= before - 1:
+                self.cursor = count - 1
+            self.follow_end()
+        self.refresh()
+        return count - before
+
+    def follow_end(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+        self.call_after_refresh(self.scroll_to_end)  # once the new height is laid out
+
+    def scroll_to_end(self) -> None:
+        # Forced: right after the items grew, the scrollbar (which allows a scroll) may
+        # not be laid out yet.
+        self.scroll_to(y=self.max_scroll_y, animate=False, force=True, immediate=True)
+        self.stick_to_end = True
+
+    def scroll_to_cursor(self) -> None:
+        index = self.cursor
+        if not 0 <= index < self.item_count():
+            return
+        top = self.heights.prefix(index)
+        bottom = top + self.heights.height(index)
+        height = self.scrollable_content_region.height or self.size.height
+        if top < self.scroll_y or bottom - top > height:
+            self.scroll_to(y=top, animate=False, force=True, immediate=True)
+        elif bottom > self.scroll_y + height:
+            self.scroll_to(y=bottom - height, animate=False, force=True, immediate=True)
+
+    def move_to(self, index: int) -> None:
+        count = self.item_count()
+        if not count:
+            return
+        self.cursor = max(0, min(index, count - 1))
+        self.scroll_to_cursor()
+        if self.cursor == count - 1:
+            self.stick_to_end = True
+
+    def item_at(self, y: int) -> int:
+        return self.heights.find(max(0, min(y, self.heights.total - 1)))
+
+    # -- actions --------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        self.move_to(self.cursor + step if self.cursor >= 0 else 0)
+
+    def action_first(self) -> None:
+        self.move_to(0)
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_last(self) -> None:
+        self.move_to(self.item_count() - 1)
+        self.scroll_to_end()
+
+    def action_page(self, direction: int) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        self.scroll_to(
+            y=self.scroll_y + direction * max(1, height - 1), animate=False, immediate=True
+        )
+        if not self.item_count():
+            return
+        top = int(self.scroll_y)
+        index = self.item_at(top)
+        if self.heights.prefix(index) < top and index + 1 < self.item_count():
+            index += 1  # the first item that starts on screen
+        self.cursor = index
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self.item_count():
+            return
+        y = int(self.scroll_y) + offset.y
+        if y < self.heights.total:
+            self.cursor = self.item_at(y)
+            self.focus()
+
+    # -- drawing --------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        base = self.rich_style
+        absolute = scroll_y + y
+        if absolute >= self.heights.total:
+            return Strip.blank(width, base)
+        index = self.heights.find(absolute)
+        strips = self.item_strips(index)
+        offset = absolute - self.heights.prefix(index)
+        strip = strips[offset] if 0 <= offset < len(strips) else Strip.blank(width, base)
+        return strip.crop_extend(scroll_x, scroll_x + width, base)
+
+    def item_strips(self, index: int) -> list[Strip]:
+        strips = self._cache.get(index)
+        if strips is None:
+            console = self.app.console
+            base = self.rich_style
+            strips = []
+            lines = self.item_lines(index, self.content_width, index == self.cursor)
+            for line in lines[: self.heights.height(index)]:
+                line.stylize_before(base)
+                line.end = ""
+                strips.append(Strip(list(line.render(console))).simplify())
+            self._cache[index] = strips
+        return strips
+
+    def rendered_text(self, index: int) -> str:
+        """The plain text an item renders to (for tests and copying)."""
+        return "\n".join("".join(s.text for s in strip) for strip in self.item_strips(index))
+
+
+__all__ = ["LineList", "component_style", "highlight"]
