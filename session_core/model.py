@@ -311,6 +311,13 @@ class PartSource:
         cache[key] = found
         return found
 
+    def part(self, key: Any, index: int) -> Part | None:
+        """The ``index``-th part of the line at ``key`` (None: it could not be read again)."""
+        parts = self.parts(key)
+        if parts is None or index >= len(parts):
+            return None
+        return parts[index]
+
 
 class LazyPart(Part):
     """A part whose long text and structured data stay in the file until asked for:
@@ -328,15 +335,9 @@ class LazyPart(Part):
         self._key = key
         self._index = index
 
-    def _full(self) -> Part | None:
-        parts = self._source.parts(self._key)
-        if parts is None or self._index >= len(parts):
-            return None
-        return parts[self._index]
-
     @property
     def text(self) -> str:
-        full = self._full()
+        full = self._source.part(self._key, self._index)
         if full is None:
             start: str = _PART_TEXT.__get__(self, Part)
             return start + "\n[changed on disk: only the start is shown]"
@@ -348,7 +349,7 @@ class LazyPart(Part):
 
     @property
     def data(self) -> Any:
-        full = self._full()
+        full = self._source.part(self._key, self._index)
         return None if full is None else full.data
 
     @data.setter
@@ -403,20 +404,14 @@ class PartRef:
         ref._source, ref._key, ref._index = source, key, index
         return ref
 
-    def _full(self) -> Part | None:
-        parts = self._source.parts(self._key)
-        if parts is None or self._index >= len(parts):
-            return None
-        return parts[self._index]
-
     @property
     def text(self) -> str:
-        full = self._full()
+        full = self._source.part(self._key, self._index)
         return "[changed on disk: this line could not be read again]" if full is None else full.text
 
     @property
     def data(self) -> Any:
-        full = self._full()
+        full = self._source.part(self._key, self._index)
         return None if full is None else full.data
 
 
