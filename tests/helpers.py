@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from session_core.following import FollowUpdate, follow
+
 if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from textual.pilot import Pilot
 
@@ -134,6 +136,27 @@ async def wait_for(
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
     await pilot.pause(0.05)
+
+
+def follow_into(
+    apply: Callable[[FollowUpdate], object], path: str | os.PathLike[str], batch: int, parse: bool
+) -> None:
+    """Follows the file as the viewer does (polling, even its first read in batches of
+    ``batch`` bytes) until caught up, each update handed to ``apply``."""
+
+    async def run() -> None:
+        updates = follow(
+            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=parse
+        )
+        try:
+            async for update in updates:
+                apply(update)
+                if update.caught_up:
+                    break
+        finally:
+            await updates.aclose()
+
+    asyncio.run(run())
 
 
 def screen_text(app: TailscopeApp) -> str:

@@ -11,7 +11,6 @@ ones; and the replay JSON must be what it was before the view went compact
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import file_loaded, screen_text, wait_for
+from helpers import file_loaded, follow_into, screen_text, wait_for
 
 from session_core.agentgo import tail as tail_module
 from session_core.agentgo.live import LiveAgentGo
@@ -29,7 +28,7 @@ from session_core.agentgo.records import CHANGED
 from session_core.agentgo.tail import read_tail
 from session_core.agentgo.view import AgentGoView
 from session_core.errors import TranscriptError
-from session_core.following import FollowUpdate, follow
+from session_core.following import FollowUpdate
 from session_core.formats.agentgo import AgentGoFormat
 from viewer.agentgo_model import touched_calls
 from viewer.app import TailscopeApp
@@ -93,20 +92,9 @@ def eager_live(path: Path) -> LiveAgentGo:
 
 def followed(path: Path, parse: bool, batch: int = 1 << 16) -> LiveAgentGo:
     """The viewer's way (``parse=False``: raw lines, parsed as applied), in small batches."""
-
-    async def run() -> LiveAgentGo:
-        live = LiveAgentGo(str(path))
-        updates = follow(
-            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=parse
-        )
-        async for update in updates:
-            live.apply(update)
-            if update.caught_up:
-                break
-        await updates.aclose()
-        return live
-
-    return asyncio.run(run())
+    live = LiveAgentGo(str(path))
+    follow_into(live.apply, path, batch, parse)
+    return live
 
 
 def state(view: AgentGoView) -> dict[str, Any]:

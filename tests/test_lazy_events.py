@@ -3,7 +3,6 @@ need at feed time: it must replay exactly as the plain path that keeps every dic
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
 from pathlib import Path
@@ -11,12 +10,12 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import follow_into
 
 from session_core import Message, Session
 from session_core.diff import DiffRow, DiffRows, diff_rows
 from session_core.events import CACHE, Events, LazyPayload
 from session_core.facts import LINES_COUNTED, message_facts
-from session_core.following import follow
 from session_core.live import LiveTranscript
 from session_core.message_usage import counts_as_turn, v1_usage
 from session_core.reader import replay_file
@@ -193,20 +192,7 @@ def followed(path: Path, batch: int = 4096, *, parse: bool = False) -> LiveTrans
     """The viewer's path: follow in small batches, each applied to a LiveTranscript (which
     parses the lines itself, unless ``parse``: then the follower hands it dicts)."""
     live = LiveTranscript(path)
-
-    async def run() -> None:
-        updates = follow(
-            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=parse
-        )
-        try:
-            async for update in updates:
-                live.apply(update)
-                if update.caught_up:
-                    break
-        finally:
-            await updates.aclose()
-
-    asyncio.run(run())
+    follow_into(live.apply, path, batch, parse)
     return live
 
 

@@ -9,7 +9,6 @@ that every part of the writers' small fixtures is lazy.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,9 @@ import pytest
 from claude_code_writer import story as cc_story
 from codex_writer import completed_story
 from codex_writer import story as codex_story
+from helpers import follow_into
 
 from session_core import model
-from session_core.following import follow
 from session_core.formats import by_name
 from session_core.formats.base import Builder, TranscriptFormat, read_records, tail_transcript
 from session_core.model import LazyPart, Transcript
@@ -60,18 +59,7 @@ def opened_plainly(
 
 def followed(fmt: TranscriptFormat, path: str, batch: int) -> Transcript:
     live = fmt.live(path)
-
-    async def run() -> None:
-        updates = follow(
-            path, force_polling=True, initial_batches=True, batch_bytes=batch, parse=False
-        )
-        async for update in updates:
-            live.apply(update)
-            if update.caught_up:
-                break
-        await updates.aclose()
-
-    asyncio.run(run())
+    follow_into(live.apply, path, batch, parse=False)
     return live.transcript(writer_alive=False)
 
 
