@@ -13,19 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from session_core import model
 from session_core.formats import FORMATS, register
 from session_core.formats.base import Builder, TranscriptFormat
-from session_core.model import (
-    Compaction,
-    Item,
-    Part,
-    Run,
-    RunContext,
-    ToolOp,
-    Transcript,
-    Usage,
-    classify_op,
-)
+from session_core.model import Compaction, Item, Part, Transcript, Usage
 
 NAME = "toy-model"
 HOSTILE = "\x1b[31mRED\x1b[0m [bold]not bold[/bold] \x1b]0;pwned\x07"
@@ -102,13 +93,13 @@ class ToyBuilder(Builder):
         ops = []
         for call_id, (tool, args, line, item) in self.calls.items():
             result = self.results.get(call_id)
-            state = classify_op(
+            state = model.classify_op(
                 has_result=result is not None,
                 failed=bool(result and result[1]),
                 writer_alive=writer_alive,
             )
             ops.append(
-                ToolOp(
+                model.ToolOp(
                     call_id,
                     tool,
                     state,
@@ -126,12 +117,14 @@ class ToyBuilder(Builder):
         messages = [i for i in self.raw if i.kind in ("message", "summary") and i.id not in folded]
         messages = [i for i in messages if "sidechain" not in i.marks]
         runs = [
-            Run(
+            model.Run(
                 r["id"],
                 r.get("state", "finished"),
                 r["line"],
                 prompt=r.get("prompt"),
-                context=RunContext(facts=[tuple(f) for f in r.get("facts", ())], line=r["line"]),
+                context=model.RunContext(
+                    facts=[tuple(f) for f in r.get("facts", ())], line=r["line"]
+                ),
             )
             for r in self.runs
         ]
