@@ -61,7 +61,8 @@ class LineSource:
 
 
 class BuiltOnDemand(Sequence[dict[str, Any]]):
-    """A sequence of dicts built when asked for (``_build``); the last CACHE built are kept.
+    """A sequence of dicts built when asked for (``_build``); the last CACHE built are kept
+    (a subclass with a cache of its own overrides ``_one``).
 
     The dicts handed out are shared with the cache: callers copy before changing one.
     """
@@ -88,6 +89,10 @@ class BuiltOnDemand(Sequence[dict[str, Any]]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
+        return self._one(index)
+
+    def _one(self, index: int) -> dict[str, Any]:
+        """Item ``index`` (in range), through the cache."""
         found = self._cache.get(index)
         if found is None:
             found = self._build(index)

@@ -13,12 +13,11 @@ kept in arrays beside it.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from typing import Any
 
 import orjson
 
-from ..events import SPAN_BITS, SPAN_MAX, LineSource
+from ..events import SPAN_BITS, SPAN_MAX, BuiltOnDemand, LineSource
 from ..text import as_str
 
 CACHE_RECORDS = 64  # parsed records kept at once
@@ -34,7 +33,7 @@ def span_of(offset: int, length: int) -> int:
     return offset << SPAN_BITS | length if length <= SPAN_MAX else 0
 
 
-class Records(Sequence[dict[str, Any]]):
+class Records(BuiltOnDemand):
     """Every record of a view, in feed order. Indexing gives the record (a dict).
 
     ``keep=False`` keeps nothing to read back (a check that only counts).
@@ -42,6 +41,7 @@ class Records(Sequence[dict[str, Any]]):
     """
 
     def __init__(self, keep: bool = True) -> None:
+        super().__init__()
         self.keep = keep
         self.source: LineSource | None = None
         self._spans = array("Q")
@@ -53,7 +53,6 @@ class Records(Sequence[dict[str, Any]]):
         self._kinds = array("H")
         self.kind_names: list[str] = []
         self._kind_codes: dict[str, int] = {}
-        self._cache: dict[int, dict[str, Any]] = {}
         self._cache_bytes = 0
 
     def append(self, record: dict[str, Any], span: int, kind: str, seq: int, line: int) -> int:
@@ -79,19 +78,8 @@ class Records(Sequence[dict[str, Any]]):
     def kind(self, index: int) -> str:
         return self.kind_names[self._kinds[index]]
 
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _one(self, index: int) -> dict[str, Any]:
+        """Record ``index`` (in range): kept, or through a cache bounded in bytes too."""
         kept = self._kept.get(index)
         if kept is not None:
             return kept
@@ -106,10 +94,6 @@ class Records(Sequence[dict[str, Any]]):
                 self._cache_bytes -= self._spans[oldest] & SPAN_MAX
         cache[index] = found  # the most recent last
         return found
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for index in range(len(self)):
-            yield self[index]
 
     def read(self, index: int) -> dict[str, Any]:
         """Record ``index`` parsed again from the file, not through the cache."""
