@@ -187,13 +187,20 @@ class Call:
 
 
 @dataclass(slots=True, eq=False)
-class Checkpoint:
+class Stored:
+    """A record the view lists (a checkpoint, a committed message): its facts, and
+    where it is kept to be read again."""
+
     seq: int
     line: int
     run_id: str
     time: str
     store: Records
     at: int  # the record's index in ``store``
+
+
+@dataclass(slots=True, eq=False)
+class Checkpoint(Stored):
     shape: tuple[str, tuple[str, ...], int]  # ``snapshot_shape`` of the snapshot
 
     @property
@@ -202,15 +209,9 @@ class Checkpoint:
 
 
 @dataclass(slots=True, eq=False)
-class Committed:
+class Committed(Stored):
     """A committed conversation message (message_end)."""
 
-    seq: int
-    line: int
-    run_id: str
-    time: str
-    store: Records
-    at: int  # the record's index in ``store``
     lines: int  # ``message_lines`` of the message, up to LINES_COUNTED
 
     @property
