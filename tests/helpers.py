@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from session_core.following import FollowUpdate, follow
 
 if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
@@ -136,6 +138,16 @@ async def wait_for(
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
     await pilot.pause(0.05)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``tailscope ARGS`` in this process: its exit code, and what it printed to each stream."""
+    from viewer.cli import main  # here, not above: the core's tests need not load the viewer
+
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def follow_into(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import fingerprint
+from helpers import fingerprint, run_cli
 
 from agentgo_helpers import (
     ASSISTANT,
@@ -34,7 +34,6 @@ from session_core.agentgo import (
 )
 from session_core.agentgo.view import as_message, message_text
 from session_core.following import follow
-from viewer.cli import main
 
 # --- the view model -------------------------------------------------------------------------
 
@@ -233,13 +232,6 @@ class TestFollow:
 
 
 # --- tailscope peek | replay | check ------------------------------------------------------
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -27,14 +27,13 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import file_permissions_apply
+from helpers import file_permissions_apply, run_cli
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from session_core import Message, PeekResult, Session, TranscriptError, peek
 from session_core.codec import section_digest
 from session_core.reader import replay_file
-from viewer.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -245,13 +244,6 @@ def assert_names_where(err: TranscriptError, path: Path) -> None:
     assert str(path) in text, text
     if err.line is not None:
         assert f"line {err.line}" in text, text
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = cli_main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def check_replay_cli(

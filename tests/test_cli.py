@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import run_cli
 
 from session_core import Message, Session
 from session_core.codec import section_digest
@@ -27,13 +28,6 @@ REPLAY_KEYS = {
     "usage",
     "warnings",
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -73,7 +67,7 @@ def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def test_peek_prints_the_raw_file(story, capsys) -> None:
     path, _ids = story
-    code, out, err = run(capsys, "peek", str(path))
+    code, out, err = run_cli(capsys, "peek", str(path))
     assert code == 0 and err == ""
     result = orjson.loads(out)
     assert set(result) >= {"path", "size", "meta", "envelopes", "messages", "warnings"}
@@ -88,14 +82,14 @@ def test_peek_prints_the_raw_file(story, capsys) -> None:
 
 
 def test_peek_exits_1_with_an_error(tmp_path: Path, capsys) -> None:
-    code, out, _err = run(capsys, "peek", str(tmp_path / "missing.jsonl"))
+    code, out, _err = run_cli(capsys, "peek", str(tmp_path / "missing.jsonl"))
     assert code == 1
     assert "error" in orjson.loads(out)
 
 
 def test_replay_prints_the_replayed_view(story, capsys) -> None:
     path, ids = story
-    code, out, err = run(capsys, "replay", str(path))
+    code, out, err = run_cli(capsys, "replay", str(path))
     assert code == 0 and err == ""
     view: dict[str, Any] = orjson.loads(out)
     assert set(view) == REPLAY_KEYS
@@ -131,8 +125,8 @@ def test_replay_prints_the_replayed_view(story, capsys) -> None:
 
 def test_replay_pretty_is_the_same_json(story, capsys) -> None:
     path, _ = story
-    _, plain, _ = run(capsys, "replay", str(path))
-    _, pretty, _ = run(capsys, "replay", "--pretty", str(path))
+    _, plain, _ = run_cli(capsys, "replay", str(path))
+    _, pretty, _ = run_cli(capsys, "replay", "--pretty", str(path))
     assert orjson.loads(plain) == orjson.loads(pretty)
     assert pretty.count("\n") > plain.count("\n")
 
@@ -142,7 +136,7 @@ def test_replay_reports_a_malformed_final_line_and_leaves_it(story, capsys) -> N
     with path.open("ab") as fh:
         fh.write(b'{"id":"cut","payload":{"role":"user","content":"ha')
     data = path.read_bytes()
-    code, out, _err = run(capsys, "replay", str(path))
+    code, out, _err = run_cli(capsys, "replay", str(path))
     assert code == 0
     view = orjson.loads(out)
     assert len(view["warnings"]) == 1
@@ -164,7 +158,7 @@ def test_replay_refuses_with_one_line_and_exit_1(story, capsys, damage) -> None:
     path, _ = story
     data = damage(path.read_bytes())
     path.write_bytes(data)
-    code, out, err = run(capsys, "replay", str(path))
+    code, out, err = run_cli(capsys, "replay", str(path))
     assert code == 1
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("tailscope: ") and str(path) in err
@@ -173,12 +167,12 @@ def test_replay_refuses_with_one_line_and_exit_1(story, capsys, damage) -> None:
 
 def test_check(story, tmp_path: Path, capsys) -> None:
     path, _ = story
-    code, out, _ = run(capsys, "check", str(path))
+    code, out, _ = run_cli(capsys, "check", str(path))
     assert code == 0
     assert out.startswith(f"{path}: ok (transcript-v1, 4 messages, 1 tool operation pending")
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"nope\n")
-    code, out, _ = run(capsys, "check", str(path), str(bad))
+    code, out, _ = run_cli(capsys, "check", str(path), str(bad))
     assert code == 1
     lines = out.splitlines()
     assert len(lines) == 2
@@ -188,7 +182,7 @@ def test_check(story, tmp_path: Path, capsys) -> None:
 
 def test_diff_names_folds_and_elisions(story, capsys) -> None:
     path, ids = story
-    code, out, _ = run(capsys, "diff", str(path))
+    code, out, _ = run_cli(capsys, "diff", str(path))
     assert code == 0
     lines = out.splitlines()
     assert "5 message lines in the file, 4 messages sent next" in lines[0]
@@ -215,7 +209,7 @@ def test_diff_names_folds_and_elisions(story, capsys) -> None:
 
 
 def test_diff_of_a_bad_file_exits_1(tmp_path: Path, capsys) -> None:
-    code, out, err = run(capsys, "diff", str(tmp_path / "missing.jsonl"))
+    code, out, err = run_cli(capsys, "diff", str(tmp_path / "missing.jsonl"))
     assert code == 1 and out == "" and err.count("\n") == 1
 
 
