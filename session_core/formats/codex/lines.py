@@ -62,20 +62,16 @@ class _Call(_Payload):
     status: str | None = None
 
 
-class FunctionCall(_Call, tag="function_call"):
-    pass
+class FunctionCall(_Call, tag="function_call"): ...
 
 
-class CustomToolCall(_Call, tag="custom_tool_call"):
-    pass
+class CustomToolCall(_Call, tag="custom_tool_call"): ...
 
 
-class LocalShellCall(_Call, tag="local_shell_call"):
-    pass
+class LocalShellCall(_Call, tag="local_shell_call"): ...
 
 
-class WebSearchCall(_Call, tag="web_search_call"):
-    pass
+class WebSearchCall(_Call, tag="web_search_call"): ...
 
 
 class _Output(_Payload):
@@ -84,12 +80,10 @@ class _Output(_Payload):
     output: str | None = None  # a list or an object of content falls back
 
 
-class FunctionCallOutput(_Output, tag="function_call_output"):
-    pass
+class FunctionCallOutput(_Output, tag="function_call_output"): ...
 
 
-class CustomToolCallOutput(_Output, tag="custom_tool_call_output"):
-    pass
+class CustomToolCallOutput(_Output, tag="custom_tool_call_output"): ...
 
 
 Call = FunctionCall | CustomToolCall | LocalShellCall | WebSearchCall
@@ -114,20 +108,16 @@ class _Turn(_Payload):
     turn_id: str | None = None
 
 
-class TaskStarted(_Turn, tag="task_started"):
-    pass
+class TaskStarted(_Turn, tag="task_started"): ...
 
 
-class TaskComplete(_Turn, tag="task_complete"):
-    pass
+class TaskComplete(_Turn, tag="task_complete"): ...
 
 
-class TurnComplete(_Turn, tag="turn_complete"):
-    pass
+class TurnComplete(_Turn, tag="turn_complete"): ...
 
 
-class TurnAborted(_Turn, tag="turn_aborted"):
-    pass
+class TurnAborted(_Turn, tag="turn_aborted"): ...
 
 
 class UserMessage(_Payload, tag="user_message"):
