@@ -242,12 +242,18 @@ def old(finished: Path) -> Path:
     return finished
 
 
+def succeeds_untouched(capsys: pytest.CaptureFixture[str], command: str, path: Path) -> str:
+    """What ``tailscope COMMAND PATH`` prints; it exits 0 and the file is as it was."""
+    before = fingerprint(path)
+    code, out, _ = run_cli(capsys, command, str(path))
+    assert fingerprint(path) == before
+    assert code == 0
+    return out
+
+
 class TestCommands:
     def test_peek(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        before = fingerprint(old)
-        code, out, _ = run_cli(capsys, "peek", str(old))
-        assert fingerprint(old) == before
-        assert code == 0
+        out = succeeds_untouched(capsys, "peek", old)
         result = orjson.loads(out)
         assert result["format"] == "agentgo-v1"
         assert result["meta"] == {"session_id": read_view(old).session_id, "version": 1}
@@ -257,10 +263,7 @@ class TestCommands:
         assert peek(old).error is None
 
     def test_replay(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        before = fingerprint(old)
-        code, out, _ = run_cli(capsys, "replay", str(old))
-        assert fingerprint(old) == before
-        assert code == 0
+        out = succeeds_untouched(capsys, "replay", old)
         result = orjson.loads(out)
         own = orjson.loads(orjson.dumps(read_view(old).to_json()))
         assert {key: result[key] for key in own} == own  # the format's own view, unchanged
@@ -273,10 +276,7 @@ class TestCommands:
         assert len(result["checkpoints"]) == 2
 
     def test_check(self, old: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        before = fingerprint(old)
-        code, out, _ = run_cli(capsys, "check", str(old))
-        assert fingerprint(old) == before
-        assert code == 0
+        out = succeeds_untouched(capsys, "check", old)
         assert out.startswith(f"{old}: ok (agentgo-v1, 2 messages, 3 gaps")
         bad = tmp_path / "bad.jsonl"
         records = list(read(old))
