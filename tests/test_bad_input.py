@@ -409,6 +409,22 @@ def load_error(path: Path) -> TranscriptError:
     return info.value
 
 
+def refused_as_written(path: Path, data: bytes) -> TranscriptError:
+    """Writes ``data``; ``Session.load`` refuses the file (naming it and the line) and
+    leaves it as it was."""
+    path.write_bytes(data)
+    err = load_error(path)
+    assert path.read_bytes() == data
+    return err
+
+
+def replay_refuses(capsys: pytest.CaptureFixture[str], path: Path) -> str:
+    """``tailscope replay`` fails on the file with one line of error, returned."""
+    assert check_replay_cli(capsys, path) is None
+    _code, _out, err_text = run_cli(capsys, "replay", str(path))
+    return err_text
+
+
 def test_a_crlf_transcript_loads_and_appends_with_the_writers_newline(transcript: Path) -> None:
     data = transcript.read_bytes().replace(b"\n", b"\r\n")
     transcript.write_bytes(data)
@@ -565,12 +581,9 @@ def test_a_multibyte_char_cut_in_the_middle_is_fatal_and_names_the_line(transcri
     raw = lines[1]  # the second line: "héllo €"
     at = raw.index("€".encode())
     lines[1] = raw[: at + 1] + raw[at + 2 :]
-    data = b"\n".join(lines)
-    transcript.write_bytes(data)
-    err = load_error(transcript)
+    err = refused_as_written(transcript, b"\n".join(lines))
     assert err.line == 2
     assert "line 2" in str(err)
-    assert transcript.read_bytes() == data
 
 
 def test_an_envelope_version_2_is_fatal_and_names_the_line(transcript: Path, capsys) -> None:
@@ -579,13 +592,9 @@ def test_an_envelope_version_2_is_fatal_and_names_the_line(transcript: Path, cap
     env["v"] = 2
     lines[1] = orjson.dumps(env, option=orjson.OPT_SORT_KEYS)
     data = b"\n".join(lines)
-    transcript.write_bytes(data)
-    err = load_error(transcript)
+    err = refused_as_written(transcript, data)
     assert err.line == 2 and "line 2" in str(err)
-    assert transcript.read_bytes() == data
-    assert check_replay_cli(capsys, transcript) is None
-    _code, _out, err_text = run_cli(capsys, "replay", str(transcript))
-    assert "line 2" in err_text
+    assert "line 2" in replay_refuses(capsys, transcript)
 
 
 @pytest.mark.parametrize("last", [True, False])
@@ -605,10 +614,8 @@ def test_a_version_2_last_line_is_fatal_too(transcript: Path, last: bool) -> Non
 def test_the_first_line_not_being_session_meta(transcript: Path, capsys) -> None:
     lines = transcript.read_bytes().split(b"\n")
     data = b"\n".join(lines[1:])
-    transcript.write_bytes(data)
-    err = load_error(transcript)
+    err = refused_as_written(transcript, data)
     assert err.line == 1 and "session-meta" in str(err)
-    assert transcript.read_bytes() == data
     result = peek(transcript)
     assert result.error is not None and "session-meta" in result.error
     assert check_replay_cli(capsys, transcript) is None
@@ -662,12 +669,9 @@ def test_duplicated_lines_everywhere(transcript: Path, capsys) -> None:
     ]  # fmt: skip
     doubled = [lines[0]] + [x for line in lines[1:] for x in (line, line)]
     data = b"\n".join(doubled) + b"\n"
-    transcript.write_bytes(data)
-    err = load_error(transcript)
+    err = refused_as_written(transcript, data)
     assert err.line == 11 and "settled already" in str(err)
-    assert transcript.read_bytes() == data
-    assert check_replay_cli(capsys, transcript) is None
-    _code, _out, err_text = run_cli(capsys, "replay", str(transcript))
+    err_text = replay_refuses(capsys, transcript)
     assert "line 11" in err_text and "settled already" in err_text
 
 
