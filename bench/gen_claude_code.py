@@ -111,13 +111,9 @@ def _result_size(rng: random.Random) -> int:
     return min(60_000, int(rng.lognormvariate(7.3, 1.3)))
 
 
-class Session:
+class Session(v1gen.FormatWriter):
     def __init__(self, path: Path, size: int, seed: int, marker: str | None) -> None:
-        self.path = path
-        self.size = size
-        self.rng = random.Random(seed)
-        self.pools = v1gen._build_pools(random.Random(seed + 1), 1 << 19)
-        self.marker = marker
+        super().__init__(path, size, seed, marker)
         self.session = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         self.agents = 0
         self.next_compaction = min(COMPACT_EVERY, size // 2)
@@ -550,14 +546,9 @@ class Session:
         self.input_tokens = 20_000
 
 
-def generate(
-    path: str | Path, size: int, seed: int = 1, marker: str | None = None
-) -> dict[str, Any]:
-    return v1gen.write_with(Session, path, size, seed, marker)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return v1gen.format_main(__doc__, Session, argv)
+_GENERATOR = v1gen.FormatGenerator(__doc__, Session)
+generate = _GENERATOR.generate
+main = _GENERATOR.main
 
 
 if __name__ == "__main__":

@@ -47,13 +47,9 @@ def _ts(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rest:03d}Z"
 
 
-class Rollout:
+class Rollout(v1gen.FormatWriter):
     def __init__(self, path: Path, size: int, seed: int, marker: str | None) -> None:
-        self.path = path
-        self.size = size
-        self.rng = random.Random(seed)
-        self.pools = v1gen._build_pools(random.Random(seed + 1), 1 << 19)
-        self.marker = marker
+        super().__init__(path, size, seed, marker)
         self.clock = 1_771_000_000_000
         self.written = 0
         self.fh: Any = None
@@ -386,14 +382,9 @@ class Rollout:
         self.history = list(kept)
 
 
-def generate(
-    path: str | Path, size: int, seed: int = 1, marker: str | None = None
-) -> dict[str, Any]:
-    return v1gen.write_with(Rollout, path, size, seed, marker)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return v1gen.format_main(__doc__, Rollout, argv)
+_GENERATOR = v1gen.FormatGenerator(__doc__, Rollout)
+generate = _GENERATOR.generate
+main = _GENERATOR.main
 
 
 if __name__ == "__main__":

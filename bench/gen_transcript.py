@@ -70,29 +70,46 @@ def parse_size(text: str) -> int:
     return int(num * base**power)
 
 
-def format_main(doc: str, writer: Any, argv: list[str] | None = None) -> int:
-    """The command line of a format's generator (``gen_claude_code``, ``gen_codex``):
-    ``OUT [--size S] [--seed N] [--marker M]``; ``writer(path, size, seed, marker)``
-    has a ``write()`` that returns what it wrote, printed as JSON."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("out")
-    ap.add_argument("--size", default="10MB")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--marker", default=None)
-    args = ap.parse_args(argv)
-    info = write_with(writer, args.out, parse_size(args.size), args.seed, args.marker)
-    print(orjson.dumps(info).decode())
-    return 0
+class FormatWriter:
+    """What a format's writer (``gen_claude_code.Session``, ``gen_codex.Rollout``) starts
+    from: where and how much it writes, its random draws and its text pools."""
+
+    def __init__(self, path: Path, size: int, seed: int, marker: str | None) -> None:
+        self.path = path
+        self.size = size
+        self.rng = random.Random(seed)
+        self.pools = _build_pools(random.Random(seed + 1), 1 << 19)
+        self.marker = marker
 
 
-def write_with(
-    writer: Any, path: str | Path, size: int, seed: int, marker: str | None
-) -> dict[str, Any]:
-    """``writer(path, size, seed, marker).write()``, its folder made first."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    info: dict[str, Any] = writer(out, size, seed, marker).write()
-    return info
+class FormatGenerator:
+    """A format's generator (``gen_claude_code``, ``gen_codex``): ``writer(path, size,
+    seed, marker)`` has a ``write()`` that returns what it wrote."""
+
+    def __init__(self, doc: str, writer: type[FormatWriter]) -> None:
+        self.doc = doc
+        self.writer = writer
+
+    def generate(
+        self, path: str | Path, size: int, seed: int = 1, marker: str | None = None
+    ) -> dict[str, Any]:
+        """Write a file of roughly ``size`` bytes (its folder made first); what it holds."""
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        info: dict[str, Any] = self.writer(out, size, seed, marker).write()
+        return info
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """``OUT [--size S] [--seed N] [--marker M]``: what it wrote printed as JSON."""
+        ap = argparse.ArgumentParser(description=self.doc.split("\n\n")[0])
+        ap.add_argument("out")
+        ap.add_argument("--size", default="10MB")
+        ap.add_argument("--seed", type=int, default=1)
+        ap.add_argument("--marker", default=None)
+        args = ap.parse_args(argv)
+        info = self.generate(args.out, parse_size(args.size), args.seed, args.marker)
+        print(orjson.dumps(info).decode())
+        return 0
 
 
 def format_size(n: int) -> str:
