@@ -301,21 +301,12 @@ class Rollout(v1gen.FormatWriter):
                     self.compaction()
                     self.next_compaction += COMPACT_EVERY
             marker = self.marker or f"END-OF-FILE-MARKER-{rng.getrandbits(48):012x}"
-            turn = self.uid()
-            self.line(
-                "event_msg",
-                {
-                    "type": "task_started",
-                    "turn_id": turn,
-                    "model_context_window": 258400,
-                    "collaboration_mode_kind": "default",
-                },
-            )
+            self.task_started()
             self.message("assistant", f"Done. {marker}", "final_answer")
         return {"turns": turns, "marker": marker}
 
-    def turn(self, budget: int) -> None:
-        rng = self.rng
+    def task_started(self) -> str:
+        """A turn's task_started event; the turn's id."""
         turn = self.uid()
         self.line(
             "event_msg",
@@ -326,6 +317,11 @@ class Rollout(v1gen.FormatWriter):
                 "collaboration_mode_kind": "default",
             },
         )
+        return turn
+
+    def turn(self, budget: int) -> None:
+        rng = self.rng
+        turn = self.task_started()
         prompt = self.text(1, 4)
         self.line(
             "event_msg",
