@@ -27,6 +27,7 @@ from agentgo_helpers import (
 )
 from session_core import TranscriptError
 from session_core.agentgo import (
+    AgentGoRun,
     AgentGoSession,
     read,
     read_view,
@@ -40,6 +41,16 @@ from session_core.errors import (
 )
 
 # --- the writer -----------------------------------------------------------------------------
+
+
+def assert_sticky(error: TranscriptError, s: AgentGoSession, run: AgentGoRun) -> None:
+    """After ``error``, the next record and the close raise that same error again."""
+    with pytest.raises(TranscriptError) as later:
+        run.record("agent_start")
+    assert later.value is error
+    with pytest.raises(TranscriptError) as at_close:
+        s.close()
+    assert at_close.value is error
 
 
 class TestWriter:
@@ -242,12 +253,7 @@ class TestWriter:
         with pytest.raises(TranscriptError, match="could not be encoded") as first:
             run.record("custom", bad)
         assert path.read_bytes() == before  # nothing of it was written
-        with pytest.raises(TranscriptError) as later:
-            run.record("agent_start")
-        assert later.value is first.value
-        with pytest.raises(TranscriptError) as at_close:
-            s.close()
-        assert at_close.value is first.value
+        assert_sticky(first.value, s, run)
         assert path.read_bytes() == before
         list(read(path))  # what is there still reads
 
@@ -262,12 +268,7 @@ class TestWriter:
         with pytest.raises(TranscriptError, match="sync failed") as first:
             run.save_checkpoint({"n": 1})
         assert s.load_checkpoint() is None  # not saved: it is not durable
-        with pytest.raises(TranscriptError) as later:
-            run.record("agent_start")
-        assert later.value is first.value
-        with pytest.raises(TranscriptError) as at_close:
-            s.close()
-        assert at_close.value is first.value
+        assert_sticky(first.value, s, run)
 
     def test_one_writer_per_file_in_process(self, tmp_path: Path) -> None:
         path = tmp_path / "s.jsonl"

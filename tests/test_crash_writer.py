@@ -170,16 +170,21 @@ print("DONE", flush=True)
 """
 
 
-def test_a_second_writer_in_another_process_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "t.jsonl"
-    proc = subprocess.Popen(
+def start_holder(path: Path, stderr: int | None = None) -> subprocess.Popen[str]:
+    """HOLDER writing ``path`` in another process (its stdin and stdout piped)."""
+    return subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         cwd=REPO,
     )
+
+
+def test_a_second_writer_in_another_process_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    proc = start_holder(path, stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert proc.stdout.readline().strip() == "READY"
@@ -205,13 +210,7 @@ def test_a_second_writer_in_another_process_is_refused(tmp_path: Path) -> None:
 
 def test_the_lock_dies_with_its_process(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-    )
+    proc = start_holder(path)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "READY"
     os.kill(proc.pid, signal.SIGKILL)
