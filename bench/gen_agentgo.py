@@ -349,10 +349,8 @@ class _Gen:
 
 def generate(path: str | Path, size: int, seed: int = 1, damage: bool = False) -> dict[str, Any]:
     """Write a session of roughly ``size`` bytes; returns what it holds (and the marker)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    with open(path, "wb", buffering=8 << 20) as out:
+
+    def write(out: Any) -> dict[str, Any]:
         g = _Gen(out, size, seed)
         g.emit("session_start", {"version": 1})
         runs = 0
@@ -361,22 +359,23 @@ def generate(path: str | Path, size: int, seed: int = 1, damage: bool = False) -
             runs += 1
         g.run(final=True)
         runs += 1
-    marker = next(
-        part["text"]
-        for part in g.history[-1]["content"]
-        if part["type"] == "text" and part["text"].startswith("END-OF-CONVERSATION-")
-    )
-    info: dict[str, Any] = {
-        "path": str(path),
-        "bytes": g.bytes,
-        "records": g.seq,
-        "messages": g.messages,
-        "calls": g.calls,
-        "runs": runs,
-        "marker": marker,
-        "types": dict(sorted(g.counts.items())),
-        "seconds": round(time.perf_counter() - t0, 3),
-    }
+        marker = next(
+            part["text"]
+            for part in g.history[-1]["content"]
+            if part["type"] == "text" and part["text"].startswith("END-OF-CONVERSATION-")
+        )
+        return {
+            "bytes": g.bytes,
+            "records": g.seq,
+            "messages": g.messages,
+            "calls": g.calls,
+            "runs": runs,
+            "marker": marker,
+            "types": dict(sorted(g.counts.items())),
+        }
+
+    path = Path(path)
+    info = gt.write_timed(path, write)
     if damage:
         _damage(path, random.Random(seed + 1))
         info["damaged"] = True

@@ -35,6 +35,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -701,13 +702,21 @@ class _Gen:
         self.message(final, advance_us=rng.randint(1_000_000, 30_000_000), boundary=True)
 
 
-def generate(path: str | Path, size: int, seed: int = 1, crash: bool = False) -> dict[str, Any]:
-    """Write a transcript of roughly ``size`` bytes (it stops at the first run end past it)."""
-    path = Path(path)
+def write_timed(path: Path, write: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """A generator's run: ``path``'s folder made, the file opened with a big buffer and
+    handed to ``write``; what it says of the file, between its path and the seconds."""
     path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    with open(path, "wb", buffering=8 << 20) as f:
-        g = _Gen(f, size, seed)
+    with open(path, "wb", buffering=8 << 20) as out:
+        info = write(out)
+    return {"path": str(path), **info, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def generate(path: str | Path, size: int, seed: int = 1, crash: bool = False) -> dict[str, Any]:
+    """Write a transcript of roughly ``size`` bytes (it stops at the first run end past it)."""
+
+    def write(out: Any) -> dict[str, Any]:
+        g = _Gen(out, size, seed)
         g.header()
         run_n = 0
         while g.bytes < size:
@@ -715,15 +724,15 @@ def generate(path: str | Path, size: int, seed: int = 1, crash: bool = False) ->
             run_n += 1
         if crash:
             g.crash_tail(run_n)
-    return {
-        "path": str(path),
-        "bytes": g.bytes,
-        "lines": g.lines,
-        "runs": run_n,
-        "types": dict(sorted(g.counts.items())),
-        "live-messages": len(g.live_ids),
-        "seconds": round(time.perf_counter() - t0, 3),
-    }
+        return {
+            "bytes": g.bytes,
+            "lines": g.lines,
+            "runs": run_n,
+            "types": dict(sorted(g.counts.items())),
+            "live-messages": len(g.live_ids),
+        }
+
+    return write_timed(Path(path), write)
 
 
 # --------------------------------------------------------------------------- reference check
