@@ -19,6 +19,21 @@ SESSION = "019c0000-0000-7000-8000-000000000001"
 HOSTILE = "\x1b[31mred\x1b[0m [bold]markup[/] \u202eevil\u202c <script>x</script> \t\r\u0000end"
 
 
+def message_payload(role: str, *texts: str) -> dict[str, Any]:
+    """A message item: ``texts`` as output text (the assistant's) or input text."""
+    kind = "output_text" if role == "assistant" else "input_text"
+    return {
+        "type": "message",
+        "role": role,
+        "content": [{"type": kind, "text": t} for t in texts],
+    }
+
+
+def message_line(timestamp: str, role: str, text: str) -> dict[str, Any]:
+    """A whole rollout line: a message item at ``timestamp``."""
+    return {"timestamp": timestamp, "type": "response_item", "payload": message_payload(role, text)}
+
+
 def usage(totals: Totals) -> dict[str, int]:
     inputs, cached, output, reasoning = totals
     return {
@@ -89,23 +104,13 @@ class RolloutWriter:
         return self.write("turn_context", payload)
 
     def message(self, role: str, *texts: str, phase: str | None = None) -> int:
-        kind = "output_text" if role == "assistant" else "input_text"
-        payload: dict[str, Any] = {
-            "type": "message",
-            "role": role,
-            "content": [{"type": kind, "text": t} for t in texts],
-        }
+        payload = message_payload(role, *texts)
         if phase is not None:
             payload["phase"] = phase
         return self.write("response_item", payload)
 
     def message_payload(self, role: str, *texts: str) -> dict[str, Any]:
-        kind = "output_text" if role == "assistant" else "input_text"
-        return {
-            "type": "message",
-            "role": role,
-            "content": [{"type": kind, "text": t} for t in texts],
-        }
+        return message_payload(role, *texts)
 
     def reasoning(self, *summaries: str) -> int:
         return self.write(

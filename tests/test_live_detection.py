@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from codex_writer import message_line
 from helpers import screen_text, wait_for
 
 from viewer.app import TailscopeApp
@@ -49,24 +50,8 @@ CODEX = [
         "type": "session_meta",
         "payload": {"id": "c1", "cwd": "/w", "cli_version": "0.104.0", "originator": "t"},
     },
-    {
-        "timestamp": "2026-12-01T08:00:01.000Z",
-        "type": "response_item",
-        "payload": {
-            "type": "message",
-            "role": "user",
-            "content": [{"type": "input_text", "text": "first words of a codex rollout"}],
-        },
-    },
-    {
-        "timestamp": "2026-12-01T08:00:02.000Z",
-        "type": "response_item",
-        "payload": {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "an answer that arrived later"}],
-        },
-    },
+    message_line("2026-12-01T08:00:01.000Z", "user", "first words of a codex rollout"),
+    message_line("2026-12-01T08:00:02.000Z", "assistant", "an answer that arrived later"),
 ]
 
 

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from codex_writer import message_line
 from helpers import fingerprint, screen_text
 from model_toy import HOSTILE, NAME, toy_registered, write_toy
 from textual.pilot import Pilot
@@ -240,15 +241,7 @@ LIVE_LINES = {
         "timestamp": "2030-01-01T00:00:00.000Z",
         "message": {"role": "user", "content": "LIVE-APPEND-MARKER"},
     },
-    "codex": {
-        "timestamp": "2030-01-01T00:00:00.000Z",
-        "type": "response_item",
-        "payload": {
-            "type": "message",
-            "role": "user",
-            "content": [{"type": "input_text", "text": "LIVE-APPEND-MARKER"}],
-        },
-    },
+    "codex": message_line("2030-01-01T00:00:00.000Z", "user", "LIVE-APPEND-MARKER"),
 }
 
 
