@@ -130,15 +130,23 @@ class ReplayState:
         through = payload.get("replaces-through-id")
         if not isinstance(through, str):
             raise self._fail("compaction", line, "has no replaces-through-id")
-        cut = self._position(through)
-        if cut is None:
+        return self._message(
+            "compaction",
+            line,
+            f"replaces through {through!r}",
+            through,
+            "never written, or written after this compaction",
+        )
+
+    def _message(self, what: str, line: int | None, does: str, mid: str, why: str) -> int:
+        """The position of the message ``mid`` a line names (it ``does`` something to it);
+        ``why``: how it could be missing."""
+        index = self._position(mid)
+        if index is None:
             raise self._fail(
-                "compaction",
-                line,
-                f"replaces through {through!r}, which is not a message this transcript "
-                "still has (never written, or written after this compaction)",
+                what, line, f"{does}, which is not a message this transcript still has ({why})"
             )
-        return cut
+        return index
 
     def _elision_targets(self, payload: dict[str, Any], line: int | None) -> list[tuple[int, str]]:
         items = payload.get("items")
@@ -154,14 +162,13 @@ class ReplayState:
             stub = item.get("stub")
             if not isinstance(stub, str):
                 raise self._fail("elision", line, f"item {position} has no stub")
-            index = self._position(mid)
-            if index is None:
-                raise self._fail(
-                    "elision",
-                    line,
-                    f"stubs {mid!r}, which is not a message this transcript still has "
-                    "(never written, or a compaction replaced it first)",
-                )
+            index = self._message(
+                "elision",
+                line,
+                f"stubs {mid!r}",
+                mid,
+                "never written, or a compaction replaced it first",
+            )
             targets.append((index, stub))
         return targets
 
