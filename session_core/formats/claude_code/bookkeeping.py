@@ -28,8 +28,9 @@ _BOUNDARY_KEYS = (
 )
 
 
-def system_line(
+def rare_line(
     b: ClaudeCodeBuilder,
+    kind: str,
     record: dict[str, Any],
     facts: Line,
     line: int,
@@ -37,24 +38,44 @@ def system_line(
     side: bool,
     ts: str | None,
 ) -> None:
-    subtype = str_or_none(record.get("subtype"))
-    before = b.conv_main
-    node = b.node_for(facts, uuid, line, SYSTEM, side)
-    ident = uuid or f"line-{line}"
+    """A line of any type but the hot ones (user, assistant, progress): an item of its
+    own; a system line may also mark a compaction or the end of a run (``_system``)."""
+    before = b.conv_main  # the last main-chain conversation node before it
+    if kind == "system":
+        node = b.node_for(facts, uuid, line, SYSTEM, side)
+        text = blocks.system_text(record)
+        part = Part("text", text=text, name=str_or_none(record.get("subtype")))
+        role = item_kind = "system"
+    else:
+        node = b.node_for(facts, uuid, line, OTHER, side)
+        part, role, item_kind = _record_item(b, kind, record)
     b.add_item(
-        [Part("text", text=blocks.system_text(record), name=subtype)],
+        [part],
         line,
         uuid,
         node,
         side,
-        role="system",
-        kind="system",
+        role=role,
+        kind=item_kind,
         ts=ts,
         meta=facts.isMeta is True,
         keep=True,
     )
-    if side:
-        return
+    if kind == "system" and not side:
+        _system(b, record, line, uuid or f"line-{line}", node, before, ts)
+
+
+def _system(
+    b: ClaudeCodeBuilder,
+    record: dict[str, Any],
+    line: int,
+    ident: str,
+    node: int,
+    before: int,
+    ts: str | None,
+) -> None:
+    """What a main-chain system line's subtype says beside its item."""
+    subtype = str_or_none(record.get("subtype"))
     if subtype in ("compact_boundary", "microcompact_boundary"):
         keep = {k: record.get(k) for k in _BOUNDARY_KEYS if k in record}
         b.boundaries.append(
@@ -81,19 +102,9 @@ def system_line(
                 run.duration = ms / 1000
 
 
-def other_line(
-    b: ClaudeCodeBuilder,
-    kind: str,
-    record: dict[str, Any],
-    facts: Line,
-    line: int,
-    uuid: str | None,
-    side: bool,
-    ts: str | None,
-) -> None:
-    node = b.node_for(facts, uuid, line, OTHER, side)
+def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tuple[Part, str, str]:
+    """A bookkeeping line's part, role and item kind (a title it gives is taken)."""
     role = "system"
-    name: str | None = kind
     if kind == "summary":
         text = str_or_none(record.get("summary")) or ""
         part = Part("text", text=text, name=kind)
@@ -108,8 +119,7 @@ def other_line(
     elif kind == "attachment":
         attachment = record.get("attachment")
         atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
-        name = atype or kind
-        part = Part("other", text=blocks.compact(attachment), name=name)
+        part = Part("other", text=blocks.compact(attachment), name=atype or kind)
         item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
     else:
         if kind == "custom-title":
@@ -118,15 +128,4 @@ def other_line(
                 b.titles["custom-title"] = title
         part = Part("other", text=blocks.compact(record), name=kind)
         item_kind = "record"
-    b.add_item(
-        [part],
-        line,
-        uuid,
-        node,
-        side,
-        role=role,
-        kind=item_kind,
-        ts=ts,
-        meta=facts.isMeta is True,
-        keep=True,
-    )
+    return part, role, item_kind

@@ -24,7 +24,7 @@ from ...item_column import ItemColumn
 from ...model import Part, PartRef, Transcript, Usage
 from ..base import Builder, bad_line_reason
 from . import blocks
-from .bookkeeping import other_line, system_line
+from .bookkeeping import rare_line
 from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, shape
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
@@ -155,10 +155,7 @@ class ClaudeCodeBuilder(Builder):
             self._user(facts, record is None, line, uuid, side, ts)
         else:
             record = record if record is not None else {}  # (hot lines come with none)
-            if kind == "system":
-                system_line(self, record, facts, line, uuid, side, ts)
-            else:
-                other_line(self, kind, record, facts, line, uuid, side, ts)
+            rare_line(self, kind, record, facts, line, uuid, side, ts)
         run = self.runs[-1] if self.runs else None
         if run is not None and not side:
             run.last_line = line
