@@ -11,7 +11,7 @@ import html
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,6 +138,18 @@ async def wait_for(
             raise AssertionError("timed out waiting for the app")
         await pilot.pause(0.02)
     await pilot.pause(0.05)
+
+
+@contextlib.asynccontextmanager
+async def app_on(
+    path: str | os.PathLike[str], size: tuple[int, int]
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None]]]:
+    """The app opened on ``path``, run headless at ``size``, and its pilot."""
+    from viewer.app import TailscopeApp
+
+    app = TailscopeApp(path)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

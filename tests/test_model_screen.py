@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from codex_writer import message_line
-from helpers import fingerprint, screen_text
+from helpers import app_on, fingerprint, screen_text
 from model_toy import HOSTILE, NAME, toy_registered, write_toy
 from textual.pilot import Pilot
 
@@ -60,8 +60,7 @@ def model_screen(app: TailscopeApp) -> ModelScreen:
 async def opened(
     path: Path, size: tuple[int, int] = SIZE
 ) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen]]:
-    app = TailscopeApp(path)
-    async with app.run_test(size=size) as pilot:
+    async with app_on(path, size) as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
         screen = model_screen(app)
         await until(

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from helpers import fingerprint, screen_text, wait_for
+from helpers import app_on, fingerprint, screen_text, wait_for
 from textual.pilot import Pilot
 
 from session_core import Message, Session
@@ -25,8 +25,7 @@ async def story_open(
     path: Path, size: tuple[int, int] = SIZE
 ) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ConversationView]]:
     """The app on ``path`` (the story), once its six replayed rows are shown."""
-    app = TailscopeApp(path)
-    async with app.run_test(size=size) as pilot:
+    async with app_on(path, size) as (app, pilot):
         view = app.query_one(ConversationView)
         await wait_for(pilot, lambda: len(view.rows) == 6)
         yield app, pilot, view
@@ -158,7 +157,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
         assert "␛[2J" in svg
         assert "[bold red]markup[/]" in svg
         # What is rendered for the terminal holds no escape from the file.
-        strips = view._row_strips(view.cursor)
+        strips = view.item_strips(view.cursor)
         rendered = "".join(segment.text for strip in strips for segment in strip)
         assert "\x1b" not in rendered and "\x07" not in rendered
         assert HOSTILE.replace("\x1b", "␛").replace("\x07", "␇") in rendered
