@@ -103,6 +103,11 @@ def test_load_matches_the_reference(name: str, copy: Path) -> None:
     assert not Path(f"{copy}.repair").exists()
 
 
+def fields(payload: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """The payload's optional ``keys`` as a writer's keyword arguments (None when absent)."""
+    return {key.replace("-", "_"): payload.get(key) for key in keys}
+
+
 def rewrite(events: list[dict[str, Any]], target: Path) -> dict[str, str]:
     """The reference's calls, made again through this project's writer; returns the
     reference's ids mapped to the new ones."""
@@ -118,25 +123,11 @@ def rewrite(events: list[dict[str, Any]], target: Path) -> dict[str, str]:
                 extra = {k: v for k, v in p.items() if k not in MESSAGE_KEYS}
                 new = s.append_message(message_from_payload(p), extra=extra or None)
             elif kind == "tool-dispatched":
-                new = s.append_tool_dispatched(
-                    p["call-id"],
-                    p["tool"],
-                    p["arguments"],
-                    arguments_digest=p.get("arguments-digest"),
-                    idempotency=p.get("idempotency"),
-                    run_id=p.get("run-id"),
-                    round=p.get("round"),
-                )
+                optional = fields(p, "arguments-digest", "idempotency", "run-id", "round")
+                new = s.append_tool_dispatched(p["call-id"], p["tool"], p["arguments"], **optional)
             elif kind == "tool-settled":
-                new = s.append_tool_settled(
-                    ids[p["op-id"]],
-                    p["outcome"],
-                    reason=p.get("reason"),
-                    duration=p.get("duration"),
-                    result_digest=p.get("result-digest"),
-                    artifact=p.get("artifact"),
-                    error=p.get("error"),
-                )
+                optional = fields(p, "reason", "duration", "result-digest", "artifact", "error")
+                new = s.append_tool_settled(ids[p["op-id"]], p["outcome"], **optional)
             elif kind == "compaction":
                 new = s.append_compaction(
                     p["summary"],
