@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from session_core import Session, TranscriptError
+from session_core import Message, Session, TranscriptError
 
 
 def file_lines(path: Path) -> list[bytes]:
@@ -26,6 +26,13 @@ def file_lines(path: Path) -> list[bytes]:
 
 def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def reading() -> Message:
+    """The assistant's turn that asks for one read (call c1: fs_read of "a")."""
+    return Message(
+        role="assistant", content="reading", tool_calls=(call("c1", "fs_read", '{"path":"a"}'),)
+    )
 
 
 def assert_names(err: pytest.ExceptionInfo[TranscriptError], path: Path, line: int) -> None:

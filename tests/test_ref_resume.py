@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
-from ref_helpers import assert_names, call, file_lines
+from ref_helpers import assert_names, file_lines, reading
 
 from session_core import Message, Session, TranscriptError
 
@@ -94,11 +94,7 @@ def test_every_field_of_a_message_survives_the_round_trip(create, load) -> None:
     s, path = create()
     written = [
         Message(role="system", content="be helpful", sysprompt=True, sticky=True),
-        Message(
-            role="assistant",
-            content="reading",
-            tool_calls=(call("c1", "fs_read", '{"path":"a"}'),),
-        ),
+        reading(),
         Message(role="tool", content="hello", tool_call_id="c1"),
         Message(role="user", content="pinned", depth=2),
     ]
@@ -193,13 +189,7 @@ def test_compactions_compose_a_summary_can_be_summarised(create, load) -> None:
 def test_an_elision_replays_as_the_stub_the_model_was_shown(create, load) -> None:
     s, path = create()
     s.append_message(Message(role="system", content="be helpful", sysprompt=True))
-    s.append_message(
-        Message(
-            role="assistant",
-            content="reading",
-            tool_calls=(call("c1", "fs_read", '{"path":"a"}'),),
-        )
-    )
+    s.append_message(reading())
     fat = s.append_message(Message(role="tool", content="A" * 4000, tool_call_id="c1"))
     s.append_message(user("and now the tests"))
     stub = "[elided by the harness: 4000-char fs_read result]"

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from ref_helpers import call, file_lines
+from ref_helpers import call, file_lines, reading
 
 from session_core import Message, Session, TranscriptError, peek
 
@@ -188,13 +188,7 @@ def test_a_run_context_is_refused_before_it_is_written_or_not_at_all(create) -> 
 def test_an_elision_is_refused_before_it_is_written_or_not_at_all(create) -> None:
     s, path = create()
 
-    s.append_message(
-        Message(
-            role="assistant",
-            content="reading",
-            tool_calls=(call("c1", "fs_read", '{"path":"a"}'),),
-        )
-    )
+    s.append_message(reading())
     two = s.append_message(Message(role="tool", content="A" * 40, tool_call_id="c1"))
 
     stub = "[elided by the harness: 40-char result]"
