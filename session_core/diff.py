@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
+from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
 from .text import count
 
@@ -39,7 +40,7 @@ def _content(payload: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-class DiffRows(Sequence[DiffRow]):
+class DiffRows(Indexed[DiffRow]):
     """Every message line and every compaction summary, in file order, with its fate:
     a row is built when asked for (a big file has 100,000s; each holds a message's text).
 
@@ -90,17 +91,7 @@ class DiffRows(Sequence[DiffRow]):
             self._changed = [index for index in range(len(self)) if kind(index) != "kept"]
         return self._changed
 
-    @overload
-    def __getitem__(self, index: int) -> DiffRow: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[DiffRow]: ...
-
-    def __getitem__(self, index: int | slice) -> DiffRow | list[DiffRow]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
+    def _one(self, index: int) -> DiffRow:
         found = self._cache.get(index)
         if found is None:
             found = self._build(index)

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import msgspec
 import orjson
 
 from .facts import FactsColumn
+from .indexed import Indexed
 from .indexing import loads_payload
 from .text import as_str
 
@@ -60,7 +61,7 @@ class LineSource:
         self.close()
 
 
-class BuiltOnDemand(Sequence[dict[str, Any]]):
+class BuiltOnDemand(Indexed[dict[str, Any]]):
     """A sequence of dicts built when asked for (``_build``); the last CACHE built are kept
     (a subclass with a cache of its own overrides ``_one``).
 
@@ -76,21 +77,6 @@ class BuiltOnDemand(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         raise NotImplementedError
 
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._one(index)
-
     def _one(self, index: int) -> dict[str, Any]:
         """Item ``index`` (in range), through the cache."""
         found = self._cache.get(index)
@@ -100,10 +86,6 @@ class BuiltOnDemand(Sequence[dict[str, Any]]):
                 del self._cache[next(iter(self._cache))]
             self._cache[index] = found
         return found
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for index in range(len(self)):
-            yield self[index]
 
 
 class Events(BuiltOnDemand):

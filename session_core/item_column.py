@@ -8,9 +8,9 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Sequence
 
+from .indexed import Indexed
 from .model import Item, Part, PartSource, Usage, make_lazy
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
@@ -269,7 +269,7 @@ class ItemColumn:
         return parts
 
 
-class Items(Sequence[Item]):
+class Items(Indexed[Item]):
     """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
     column indexes and items of their own). Indexing builds the item (see ``ItemColumn``)."""
 
@@ -285,28 +285,12 @@ class Items(Sequence[Item]):
     def __len__(self) -> int:
         return self._n
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._n))]
-        if index < 0:
-            index += self._n
-        if not 0 <= index < self._n:
-            raise IndexError(index)
+    def _one(self, index: int) -> Item:
         entries = self._entries
         if entries is None:
             return self._column.item(index)
         entry = entries[index]
         return entry if isinstance(entry, Item) else self._column.item(entry)
-
-    def __iter__(self) -> Iterator[Item]:
-        for index in range(self._n):
-            yield self[index]
 
     def folded_heights(self) -> list[int]:
         """Every item's folded height, without building the items."""

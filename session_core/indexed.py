@@ -1,0 +1,44 @@
+"""``Indexed``: a sequence whose items are made when asked for, indexed as a list is.
+
+The replay's envelopes, an agentgo view's records, a transcript's items and the diff's
+rows are all kept packed and built one at a time (``_one``); what indexing them means
+(negative indexes, slices, ``IndexError`` out of range) is said here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TypeVar, overload
+
+T = TypeVar("T")
+
+
+class Indexed(Sequence[T]):
+    """Implement ``__len__`` and ``_one`` (item ``index``, already in range)."""
+
+    __slots__ = ()
+
+    def _one(self, index: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        n = len(self)
+        if isinstance(index, slice):
+            one = self._one
+            return [one(i) for i in range(*index.indices(n))]
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._one(index)
+
+    def __iter__(self) -> Iterator[T]:
+        one = self._one
+        for index in range(len(self)):
+            yield one(index)
