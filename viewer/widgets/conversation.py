@@ -9,11 +9,8 @@ from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from session_core.replay import ReplayState
@@ -21,6 +18,7 @@ from session_core.text import count
 
 from ..heights import HeightIndex
 from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
+from .line_list import LineList, highlight
 
 SEARCH_IN_PLACE = 5_000  # rows searched on the UI thread; more are searched in a worker
 
@@ -54,18 +52,12 @@ STYLE_NAMES = (
 )
 
 
-class ConversationView(ScrollView, can_focus=True):
+class ConversationView(LineList):
     """Messages of one view (replayed or raw), folded by default, over a replay state."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"conversation--{n}" for n in STYLE_NAMES}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "next_row", "Next", show=False),
-        Binding("k,up", "prev_row", "Prev", show=False),
-        Binding("g,home", "first_row", "Top", show=False),
-        Binding("G,end", "last_row", "Bottom", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("pageup,b", "page(-1)", "Page up", show=False),
         Binding("enter", "toggle_fold", "Expand"),
         Binding("o", "toggle_original", "Original/stub", show=False),
         Binding("c", "copy", "Copy", show=False),
@@ -79,7 +71,6 @@ class ConversationView(ScrollView, can_focus=True):
         Binding("N", "next_match(-1)", "Prev match", show=False),
     ]
 
-    cursor: reactive[int] = reactive(-1, always_update=True)
     new_count: reactive[int] = reactive(0)
 
     class Changed(Message):
@@ -108,7 +99,7 @@ class ConversationView(ScrollView, can_focus=True):
         self.mode: Mode = mode
         self.renderer = RowRenderer(ReplayState(), self._style, mode)
         self.rows: list[Row] = []
-        self.heights = HeightIndex()
+        self.heights: HeightIndex = HeightIndex()
         self.expanded: set[str] = set()
         self.originals: set[str] = set()
         self.roles: frozenset[str] | None = None
@@ -122,18 +113,15 @@ class ConversationView(ScrollView, can_focus=True):
         self._entries_seen = 0
         self._elisions_seen = 0
         self._compactions_seen = 0
-        self._cache: dict[int, list[Strip]] = {}
         self.stick_to_end = True
-        self._width = 0
 
     # -- styles ---------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"conversation--{name}", default=Style())
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()
+    def moved(self) -> Message:
+        return self.Changed(self)
 
     # -- feeding ----------------------------------------------------------------
 
@@ -181,18 +169,18 @@ class ConversationView(ScrollView, can_focus=True):
         self._entries_seen = len(state.entries)
         self._elisions_seen = len(state.elisions)
         self._compactions_seen = len(state.compactions)
-        width = self._content_width()
+        width = self.content_width
         self.heights = HeightIndex([self._height(row, width) for row in self.rows])
         self._cache.clear()
         self._research()
-        self._update_size()
+        self.update_size()
         # Scrolling waits for the layout: until then the new height cannot be scrolled.
         if at_end:
             self.cursor = len(self.rows) - 1
-            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+            self.call_after_refresh(self.scroll_to_end)
         elif keep is not None and (found := self._rows_of({keep})):
             self.cursor = found[keep]
-            self.call_after_refresh(self._scroll_to_cursor)
+            self.call_after_refresh(self.scroll_to_cursor)
         self.post_message(self.Changed(self))
 
     def refresh_rows(self) -> None:
@@ -217,7 +205,7 @@ class ConversationView(ScrollView, can_focus=True):
             self._restyle_touched(state)
         self._events_seen = len(state.events)
         self._entries_seen = len(state.entries)
-        width = self._content_width()
+        width = self.content_width
         for row in new_rows:
             self.rows.append(row)
             self.heights.append(self._height(row, width))
@@ -227,12 +215,12 @@ class ConversationView(ScrollView, can_focus=True):
             self._research()  # a stub is searched with the row it stubs: look again at all
         elif added and self.search_term:
             self._research(before)  # only the new rows: never every line on every append
-        self._update_size()
+        self.update_size()
         if added:
             if at_end:
                 self.new_count = 0
                 self.cursor = len(self.rows) - 1
-                self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+                self.call_after_refresh(self.scroll_to_end)
             else:
                 self.new_count += added
         self.refresh()
@@ -256,68 +244,20 @@ class ConversationView(ScrollView, can_focus=True):
             row,
             row.id in self.expanded,
             row.id in self.originals,
-            self._content_width() if width is None else width,
+            self.content_width if width is None else width,
         )
-
-    def _content_width(self) -> int:
-        return max(20, (self.size.width or 80) - 1)
-
-    def _update_size(self) -> None:
-        self.virtual_size = Size(self.size.width, self.heights.total)
 
     # -- geometry -----------------------------------------------------------------
 
-    @property
-    def is_at_end(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
-
-    @property
-    def follows_end(self) -> bool:
-        """New rows move the cursor to the last one: the view is at its end with the cursor
-        on the last row (or nowhere)."""
-        return self.stick_to_end and (self.cursor < 0 or self.cursor >= len(self.rows) - 1)
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.size.width != self._width:
-            self._width = self.size.width
-            for index in self._rows_of(self.expanded).values():
-                self.heights.set(index, self._height(self.rows[index]))
-            self._cache.clear()
-        self._update_size()
+    def width_changed(self) -> None:
+        for index in self._rows_of(self.expanded).values():
+            self.heights.set(index, self._height(self.rows[index]))
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        # Following the end is what the user does by being there, and stops by leaving.
-        self.stick_to_end = self.is_at_end
         if self.new_count and self.is_at_end:
             self.new_count = 0
             self.post_message(self.Changed(self))
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.pop(old, None)
-        self._cache.pop(new, None)
-        self.refresh()
-        self.post_message(self.Changed(self))
-
-    def row_top(self, index: int) -> int:
-        return self.heights.prefix(index)
-
-    def _scroll_to_cursor(self) -> None:
-        if not 0 <= self.cursor < len(self.rows):
-            return
-        top = self.row_top(self.cursor)
-        bottom = top + self.heights.height(self.cursor)
-        height = self.scrollable_content_region.height or self.size.height
-        if top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif bottom > self.scroll_y + height:
-            self.scroll_to(y=max(top, bottom - height), animate=False, immediate=True)
-
-    def move_to(self, index: int) -> None:
-        if not self.rows:
-            return
-        self.cursor = max(0, min(index, len(self.rows) - 1))
-        self._scroll_to_cursor()
 
     def _rows_of(self, ids: Collection[str]) -> dict[str, int]:
         """Where the rows of these ids are (the last, for an id shown twice). A scan: the
@@ -336,73 +276,26 @@ class ConversationView(ScrollView, can_focus=True):
 
     # -- rendering ------------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
-        base = self.rich_style
-        absolute = scroll_y + y
-        if absolute >= self.heights.total:
-            return Strip.blank(width, base)
-        index = self.heights.find(absolute)
-        strips = self._row_strips(index)
-        offset = absolute - self.heights.prefix(index)
-        strip = strips[offset] if offset < len(strips) else Strip.blank(width, base)
-        return strip.crop_extend(scroll_x, scroll_x + width, base)
-
-    def _row_strips(self, index: int) -> list[Strip]:
-        cached = self._cache.get(index)
-        if cached is not None:
-            return cached
-        if len(self._cache) > 400:
-            self._cache.clear()
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         row = self.rows[index]
-        width = self._content_width()
         lines = self.renderer.lines(row, row.id in self.expanded, row.id in self.originals, width)
-        selected = index == self.cursor
         gutter_style = self._style("cursor") if selected else self._style("band")
         folded = self.mode == "raw" and row.id in self.renderer.state.folded_by
         mark = "▌" if selected else ("┃" if folded else " ")
         term = self.search_term.lower()
         match_style = self._style("match")
-        console = self.app.console
-        base = self.rich_style
-        strips = []
+        out = []
         for line in lines:
             if term:
-                _highlight(line, term, match_style)
-            text = Text(mark, style=gutter_style if (selected or folded) else Style()) + line
-            text.stylize_before(base)
-            segments = list(text.render(console))
-            strips.append(Strip(segments).simplify())
-        self._cache[index] = strips
-        return strips
+                highlight(line, term, match_style)
+            out.append(Text(mark, style=gutter_style if (selected or folded) else Style()) + line)
+        return out
 
     # -- actions --------------------------------------------------------------------
 
-    def action_next_row(self) -> None:
-        self.move_to(self.cursor + 1 if self.cursor >= 0 else 0)
-
-    def action_prev_row(self) -> None:
-        self.move_to(self.cursor - 1 if self.cursor > 0 else 0)
-
-    def action_first_row(self) -> None:
-        self.move_to(0)
-        self.scroll_home(animate=False, immediate=True)
-
-    def action_last_row(self) -> None:
-        self.move_to(len(self.rows) - 1)
-        self.scroll_end(animate=False, immediate=True)
-
-    def action_page(self, direction: int) -> None:
-        height = self.scrollable_content_region.height or self.size.height
-        target = self.scroll_y + direction * max(1, height - 1)
-        self.scroll_to(y=target, animate=False, immediate=True)
-        top = min(max(0, int(self.scroll_y)), max(0, self.heights.total - 1))
-        if self.rows:
-            index = self.heights.find(top)
-            if self.heights.prefix(index) < top and index + 1 < len(self.rows):
-                index += 1
-            self.cursor = index
+    # The transcript screen's names for the base's moves.
+    action_first_row = LineList.action_first
+    action_last_row = LineList.action_last
 
     def _toggle(self, bucket: set[str]) -> None:
         if not 0 <= self.cursor < len(self.rows):
@@ -410,10 +303,7 @@ class ConversationView(ScrollView, can_focus=True):
         row = self.rows[self.cursor]
         bucket.symmetric_difference_update({row.id})
         self.heights.set(self.cursor, self._height(row))
-        self._cache.pop(self.cursor, None)
-        self._update_size()
-        self.refresh()
-        self._scroll_to_cursor()
+        self.remeasured(self.cursor)
 
     def action_toggle_fold(self) -> None:
         self._toggle(self.expanded)
@@ -569,23 +459,14 @@ class ConversationView(ScrollView, can_focus=True):
     # -- mouse ------------------------------------------------------------------------
 
     def on_click(self, event: events.Click) -> None:
+        # A double click on the cursor's row expands it (the base's handler, called after
+        # this one, moves the cursor).
         offset = event.get_content_offset(self)
-        if offset is None or not self.rows:
+        if event.chain < 2 or offset is None or not self.rows:
             return
-        absolute = int(self.scroll_y) + offset.y
-        if absolute < self.heights.total:
-            index = self.heights.find(absolute)
-            if index == self.cursor and event.chain >= 2:
-                self.action_toggle_fold()
-            self.cursor = index
-
-
-def _highlight(line: Text, term: str, style: Style) -> None:
-    plain = line.plain.lower()
-    start = plain.find(term)
-    while start >= 0:
-        line.stylize(style, start, start + len(term))
-        start = plain.find(term, start + len(term))
+        y = int(self.scroll_y) + offset.y
+        if y < self.heights.total and self.item_at(y) == self.cursor:
+            self.action_toggle_fold()
 
 
 __all__ = ["ConversationView"]

@@ -7,29 +7,29 @@ shown, each built (its texts read) only when drawn.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.timer import Timer
 
 from session_core.diff import DiffRow, DiffRows
 from session_core.replay import ReplayState
 from session_core.text import count
 
+from ..heights import Uniform
 from ..safe import one_line
+from .line_list import LineList
 
 ROW_HEIGHT = 3
 MARKS = {"kept": "=", "elided": "~", "folded": "-", "summary": "+"}
 
 
-class DiffView(ScrollView, can_focus=True):
+class DiffView(LineList):
     """What the file says (left) beside what the model is sent next (right)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -42,24 +42,18 @@ class DiffView(ScrollView, can_focus=True):
         "diff--gone",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "move(1)", "Next", show=False),
-        Binding("k,up", "move(-1)", "Prev", show=False),
         Binding("n,right_square_bracket", "step(1)", "Next difference"),
         Binding("p,N,left_square_bracket", "step(-1)", "Prev difference"),
         Binding("a", "toggle_changed", "Changed only / all"),
-        Binding("g,home", "edge(0)", "Top", show=False),
-        Binding("G,end", "edge(1)", "Bottom", show=False),
-        Binding("pagedown,space", "page(1)", "Page down", show=False),
-        Binding("pageup,b", "page(-1)", "Page up", show=False),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True)
     changed_only: reactive[bool] = reactive(False)
 
+    @dataclass
     class Stepped(Message):
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        """``n``/``p`` found a difference (or none): what to tell the user."""
+
+        text: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -68,6 +62,7 @@ class DiffView(ScrollView, can_focus=True):
         self._stale = True
         self.state: ReplayState | None = None
         self._pending: Timer | None = None
+        self.heights: Uniform = Uniform(0, ROW_HEIGHT)
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"diff--{name}", default=Style())
@@ -106,33 +101,17 @@ class DiffView(ScrollView, can_focus=True):
     def _apply_filter(self) -> None:
         rows = self.all_rows
         self.order = rows.changed() if self.changed_only else range(len(rows))
-        self.virtual_size = Size(self.size.width, len(self.order) * ROW_HEIGHT)
-        self.cursor = min(self.cursor, max(0, len(self.order) - 1))
-        self.refresh()
+        self.heights.count = len(self.order)
+        self.update_size()
+        self.invalidate()
+        self.cursor = min(max(self.cursor, 0), len(self.order) - 1)
 
     def watch_changed_only(self) -> None:
         self._apply_filter()
 
-    def watch_cursor(self) -> None:
-        top = self.cursor * ROW_HEIGHT
-        height = self.scrollable_content_region.height or self.size.height
-        if top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif top + ROW_HEIGHT > self.scroll_y + height:
-            self.scroll_to(y=top + ROW_HEIGHT - height, animate=False, immediate=True)
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.size.width
-        absolute = scroll_y + y
-        index, offset = divmod(absolute, ROW_HEIGHT)
-        if index >= len(self.order):
-            return Strip.blank(width, self.rich_style)
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         row = self.all_rows[self.order[index]]
-        text = self._line(row, offset, max(width - 1, 20), index == self.cursor)
-        strip = Strip(list(text.render(self.app.console))).simplify()
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        return [self._line(row, offset, width, selected) for offset in range(ROW_HEIGHT)]
 
     def _line(self, row: DiffRow, offset: int, width: int, selected: bool) -> Text:
         kind_style = self._style(row.kind)
@@ -177,15 +156,12 @@ class DiffView(ScrollView, can_focus=True):
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
         return Text("")
 
-    def action_move(self, delta: int) -> None:
-        self.cursor = max(0, min(len(self.order) - 1, self.cursor + delta))
-
     def action_step(self, direction: int) -> None:
         rows, order = self.all_rows, self.order
         index = self.cursor + direction
         while 0 <= index < len(order):
             if rows.kind(order[index]) != "kept":
-                self.cursor = index
+                self.move_to(index)
                 row = rows[order[index]]
                 changes = len(rows.changed())
                 self.post_message(
@@ -197,10 +173,3 @@ class DiffView(ScrollView, can_focus=True):
 
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only
-
-    def action_edge(self, end: int) -> None:
-        self.cursor = len(self.order) - 1 if end else 0
-
-    def action_page(self, direction: int) -> None:
-        height = self.scrollable_content_region.height or self.size.height
-        self.action_move(direction * max(1, height // ROW_HEIGHT))
