@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from session_core import Message, Session, TranscriptError
@@ -28,6 +29,17 @@ def call(call_id: str, name: str, arguments: str = "{}") -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def written_last(path: Path, env_id: str, kind: str) -> dict[str, Any]:
+    """The file's last line, parsed: the envelope just written, whose id (``env_id``,
+    a non-empty string, as the append returned it) and type (``kind``) it carries."""
+    assert isinstance(env_id, str)
+    assert env_id
+    line: dict[str, Any] = orjson.loads(file_lines(path)[-1])
+    assert line["id"] == env_id
+    assert line["type"] == kind
+    return line
+
+
 def reading() -> Message:
     """The assistant's turn that asks for one read (call c1: fs_read of "a")."""
     return Message(
@@ -39,6 +51,13 @@ def assert_names(err: pytest.ExceptionInfo[TranscriptError], path: Path, line: i
     text = str(err.value)
     assert str(path) in text, text
     assert f"line {line}" in text, text
+
+
+def assert_refused(load: Callable[[Path], Session], path: Path, line: int) -> None:
+    """Loading the file fails, the error naming the file and ``line``."""
+    with pytest.raises(TranscriptError) as err:
+        load(path)
+    assert_names(err, path, line)
 
 
 @pytest.fixture

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from ref_helpers import assert_names, file_lines, reading
+from ref_helpers import assert_refused, file_lines, reading, written_last
 
 from session_core import Message, Session, TranscriptError
 
@@ -34,6 +35,16 @@ def envelope(type_: str, payload: Any, *, id: str | None = None, v: Any = 1) -> 
         "payload": payload,
     }
     return orjson.dumps(env, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+
+
+def meta_line() -> str:
+    """An empty session-meta line."""
+    return envelope("session-meta", {})
+
+
+def hello_line(**kw: Any) -> str:
+    """A user's message line: "hello"."""
+    return envelope("message", {"role": "user", "content": "hello"}, **kw)
 
 
 @pytest.fixture
@@ -86,6 +97,17 @@ def warning_text(w: Any) -> str:
     return "\n".join(parts)
 
 
+def replayed_as(load: Callable[[Path], Session], path: Path, *conversation: str) -> Session:
+    """The file loaded; its messages, as ``role:content``, are ``conversation``."""
+    replayed = load(path)
+    assert role_content(replayed) == list(conversation)
+    return replayed
+
+
+def helpful() -> Message:
+    return Message(role="system", content="be helpful", sysprompt=True)
+
+
 def user(content: str) -> Message:
     return Message(role="user", content=content)
 
@@ -116,7 +138,7 @@ def test_every_field_of_a_message_survives_the_round_trip(create, load) -> None:
 
 def test_a_compaction_replays_as_the_conversation_the_compactor_produced(create, load) -> None:
     s, path = create()
-    sys_id = s.append_message(Message(role="system", content="be helpful", sysprompt=True))
+    sys_id = s.append_message(helpful())
     s.append_message(user("one"))
     cut = s.append_message(Message(role="assistant", content="two"))
     three = s.append_message(user("three"))
@@ -128,9 +150,7 @@ def test_a_compaction_replays_as_the_conversation_the_compactor_produced(create,
     )
     s.close()
 
-    line = orjson.loads(file_lines(path)[-1])
-    assert line["id"] == compaction
-    assert line["type"] == "compaction"
+    line = written_last(path, compaction, "compaction")
     assert line["payload"] == {
         "summary": "they talked about one and two",
         "replaces-through-id": cut,
@@ -139,13 +159,10 @@ def test_a_compaction_replays_as_the_conversation_the_compactor_produced(create,
         "tokens-after": 300,
     }
 
-    replayed = load(path)
     # Sticky prefix kept, the middle folded into one summary, the tail untouched.
-    assert role_content(replayed) == [
-        "system:be helpful",
-        "user:they talked about one and two",
-        "user:three",
-    ]
+    replayed = replayed_as(
+        load, path, "system:be helpful", "user:they talked about one and two", "user:three"
+    )
     # The summary replays under the compaction envelope's own id.
     assert replayed.message_ids() == [sys_id, compaction, three]
     summary = replayed.messages()[1]
@@ -160,7 +177,7 @@ def test_a_compaction_replays_as_the_conversation_the_compactor_produced(create,
 
 def test_compactions_compose_a_summary_can_be_summarised(create, load) -> None:
     s, path = create()
-    s.append_message(Message(role="system", content="be helpful", sysprompt=True))
+    s.append_message(helpful())
     first_cut = s.append_message(user("ancient"))
     first = s.append_compaction(summary="the ancient history", replaces_through_id=first_cut)
     s.append_message(user("recent"))
@@ -176,19 +193,16 @@ def test_compactions_compose_a_summary_can_be_summarised(create, load) -> None:
         "fallback": False,
     }
 
-    replayed = load(path)
-    assert role_content(replayed) == [
-        "system:be helpful",
-        "user:everything up to now",
-        "user:recent",
-    ]
+    replayed = replayed_as(
+        load, path, "system:be helpful", "user:everything up to now", "user:recent"
+    )
     assert replayed.message_ids()[1] == second
     assert len(replayed.messages()) == 3
 
 
 def test_an_elision_replays_as_the_stub_the_model_was_shown(create, load) -> None:
     s, path = create()
-    s.append_message(Message(role="system", content="be helpful", sysprompt=True))
+    s.append_message(helpful())
     s.append_message(reading())
     fat = s.append_message(Message(role="tool", content="A" * 4000, tool_call_id="c1"))
     s.append_message(user("and now the tests"))
@@ -196,13 +210,14 @@ def test_an_elision_replays_as_the_stub_the_model_was_shown(create, load) -> Non
     s.append_elision([{"id": fat, "stub": stub}])
     s.close()
 
-    replayed = load(path)
-    assert role_content(replayed) == [
+    replayed = replayed_as(
+        load,
+        path,
         "system:be helpful",
         "assistant:reading",
         f"tool:{stub}",
         "user:and now the tests",
-    ]
+    )
     # Still answering the call the assistant made: why elision is safe.
     assert replayed.messages()[2].tool_call_id == "c1"
     # Still under its own id: an elision creates no message.
@@ -222,24 +237,21 @@ def test_elisions_and_compactions_compose_in_either_order(
 ) -> None:
     # An elision, then a compaction over the stubbed message.
     first, first_path = create()
-    first.append_message(Message(role="system", content="be helpful", sysprompt=True))
+    first.append_message(helpful())
     fat = first.append_message(Message(role="tool", content="A" * 4000, tool_call_id="c1"))
     first.append_elision([{"id": fat, "stub": "[elided: 4000]"}])
     compaction = first.append_compaction(summary="they read a big file", replaces_through_id=fat)
     first.append_message(user("carry on"))
     first.close()
 
-    one = load(first_path)
-    assert role_content(one) == [
-        "system:be helpful",
-        "user:they read a big file",
-        "user:carry on",
-    ]
+    one = replayed_as(
+        load, first_path, "system:be helpful", "user:they read a big file", "user:carry on"
+    )
     assert one.message_ids()[1] == compaction
 
     # A compaction, then an elision of what survived it - the summary included.
     second, second_path = create()
-    second.append_message(Message(role="system", content="be helpful", sysprompt=True))
+    second.append_message(helpful())
     ancient = second.append_message(user("ancient history"))
     summary = second.append_compaction(summary="the ancient history", replaces_through_id=ancient)
     survivor = second.append_message(Message(role="tool", content="B" * 4000, tool_call_id="c9"))
@@ -256,30 +268,25 @@ def test_elisions_and_compactions_compose_in_either_order(
     assert second_path.read_bytes() == before
     second.close()
 
-    two = load(second_path)
-    assert role_content(two) == [
-        "system:be helpful",
-        "user:[elided: the summary]",
-        "tool:[elided: 4000]",
-    ]
+    two = replayed_as(
+        load, second_path, "system:be helpful", "user:[elided: the summary]", "tool:[elided: 4000]"
+    )
     assert two.messages()[2].tool_call_id == "c9"
 
     # The same ordering rule on replay: an elision naming a replaced id does not load.
     backwards = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             envelope("message", {"role": "user", "content": "ancient"}, id="m1"),
             envelope("compaction", {"summary": "a summary", "replaces-through-id": "m1"}, id="k1"),
             envelope("elision", {"items": [{"id": "m1", "stub": "too late"}]}),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(backwards)
-    assert_names(err, backwards, 4)
+    assert_refused(load, backwards, 4)
 
     forwards = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             envelope("message", {"role": "user", "content": "ancient"}, id="m2"),
             envelope("elision", {"items": [{"id": "m2", "stub": "in time"}]}),
             envelope("compaction", {"summary": "a summary", "replaces-through-id": "m2"}),
@@ -291,54 +298,35 @@ def test_elisions_and_compactions_compose_in_either_order(
 def test_an_elision_that_names_nothing_is_fatal(load, raw_transcript) -> None:
     dangling = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            meta_line(),
+            hello_line(),
             envelope("elision", {"items": [{"id": "no-such-id", "stub": "x"}]}),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(dangling)
-    assert_names(err, dangling, 3)
+    assert_refused(load, dangling, 3)
 
-    idless = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            envelope("elision", {"items": [{"stub": "x"}]}),
-        ]
-    )
-    with pytest.raises(TranscriptError) as err:
-        load(idless)
-    assert_names(err, idless, 2)
+    idless = raw_transcript([meta_line(), envelope("elision", {"items": [{"stub": "x"}]})])
+    assert_refused(load, idless, 2)
 
     stubless = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}, id="m1"),
+            meta_line(),
+            hello_line(id="m1"),
             envelope("elision", {"items": [{"id": "m1"}]}),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(stubless)
-    assert_names(err, stubless, 3)
+    assert_refused(load, stubless, 3)
 
     shapeless = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             envelope("elision", {"summary": "wrong type entirely"}),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(shapeless)
-    assert_names(err, shapeless, 2)
+    assert_refused(load, shapeless, 2)
 
     # An EMPTY items list applies nothing, and loads.
-    empty = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
-            envelope("elision", {"items": []}),
-        ]
-    )
+    empty = raw_transcript([meta_line(), hello_line(), envelope("elision", {"items": []})])
     assert load(empty).messages()[0].content == "hello"
 
 
@@ -369,8 +357,8 @@ def test_grants_replay_whole_so_a_policy_need_not_ask_again(create, load) -> Non
 def test_a_malformed_final_line_is_dropped_and_reported(load, raw_transcript) -> None:
     path = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            meta_line(),
+            hello_line(),
             '{"v":1,"type":"message","payload":{"role":"assis',  # killed mid-write
         ]
     )
@@ -388,8 +376,8 @@ def test_a_crash_tail_is_cut_off_the_file_not_merely_skipped(
     load, raw_transcript, eol: bool
 ) -> None:
     good = [
-        envelope("session-meta", {}),
-        envelope("message", {"role": "user", "content": "hello"}),
+        meta_line(),
+        hello_line(),
     ]
     path = raw_transcript([*good, '{"v":1,"type":"message","payload":{"role":"assis'], eol=eol)
     mode = 0o640
@@ -420,8 +408,8 @@ def test_a_crash_inside_a_character_is_repaired_too(load, fresh) -> None:
     whole = (
         "\n".join(
             [
-                envelope("session-meta", {}),
-                envelope("message", {"role": "user", "content": "hello"}),
+                meta_line(),
+                hello_line(),
             ]
         )
         + "\n"
@@ -449,8 +437,8 @@ def test_a_crash_inside_a_character_is_repaired_too(load, fresh) -> None:
 
 def test_a_crlf_transcript_keeps_its_line_endings_through_a_repair(load, raw_transcript) -> None:
     good = [
-        envelope("session-meta", {}),
-        envelope("message", {"role": "user", "content": "hello"}),
+        meta_line(),
+        hello_line(),
     ]
     path = raw_transcript(
         [*good, '{"v":1,"type":"message","payload":{"role":"assis'], nl="\r\n", eol=False
@@ -477,7 +465,7 @@ def test_a_valid_final_json_line_without_eol_is_made_append_safe(
     load, raw_transcript, nl: str
 ) -> None:
     good = [
-        envelope("session-meta", {}),
+        meta_line(),
         envelope("message", {"role": "user", "content": "before"}),
     ]
     path = raw_transcript(good, nl=nl, eol=False)
@@ -505,12 +493,7 @@ def test_a_valid_final_json_line_without_eol_is_made_append_safe(
 def test_a_repair_copy_left_behind_by_an_interrupted_repair_is_not_trusted(
     load, raw_transcript
 ) -> None:
-    path = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
-        ]
-    )
+    path = raw_transcript([meta_line(), hello_line()])
     before = path.read_bytes()
     stale = repair_file(path)
     stale.write_text("this was never renamed over anything")
@@ -525,8 +508,8 @@ def test_a_repair_copy_left_behind_by_an_interrupted_repair_is_not_trusted(
 def test_two_malformed_lines_at_the_end_are_not_a_crash_artifact(load, raw_transcript) -> None:
     path = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            meta_line(),
+            hello_line(),
             '{"v":1,"type":"mess',
             '{"v":1,"type":"messa',
         ],
@@ -543,18 +526,10 @@ def test_two_malformed_lines_at_the_end_are_not_a_crash_artifact(load, raw_trans
 
 
 def test_a_malformed_line_anywhere_else_is_fatal(load, raw_transcript) -> None:
-    path = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            '{"v":1,"type":"messa',
-            envelope("message", {"role": "user", "content": "hello"}),
-        ]
-    )
+    path = raw_transcript([meta_line(), '{"v":1,"type":"messa', hello_line()])
     before = path.read_bytes()
 
-    with pytest.raises(TranscriptError) as err:
-        load(path)
-    assert_names(err, path, 2)
+    assert_refused(load, path, 2)
     # Still fatal the second time: nothing was "repaired" by the first attempt.
     with pytest.raises(TranscriptError):
         load(path)
@@ -564,60 +539,43 @@ def test_a_malformed_line_anywhere_else_is_fatal(load, raw_transcript) -> None:
 
 def test_an_envelope_this_version_cannot_read_is_fatal(load, raw_transcript) -> None:
     future = raw_transcript([envelope("session-meta", {}, v=2)])
-    with pytest.raises(TranscriptError) as err:
-        load(future)
-    assert_names(err, future, 1)
+    assert_refused(load, future, 1)
 
     versionless = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             '{"id":"x","payload":{},"ts":"2026-08-09T12:00:00.000000Z","type":"message"}',
-            envelope("message", {"role": "user", "content": "hello"}),
+            hello_line(),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(versionless)
-    assert_names(err, versionless, 2)
+    assert_refused(load, versionless, 2)
 
     typeless = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             '{"id":"x","payload":{},"ts":"2026-08-09T12:00:00.000000Z","v":1}',
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(typeless)
-    assert_names(err, typeless, 2)
+    assert_refused(load, typeless, 2)
 
 
 def test_a_transcript_starts_with_its_meta_line(load, raw_transcript) -> None:
-    path = raw_transcript([envelope("message", {"role": "user", "content": "hello"})])
-    with pytest.raises(TranscriptError) as err:
-        load(path)
-    assert_names(err, path, 1)
+    path = raw_transcript([hello_line()])
+    assert_refused(load, path, 1)
 
 
 def test_a_compaction_that_names_nothing_is_fatal(load, raw_transcript) -> None:
     dangling = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            meta_line(),
+            hello_line(),
             envelope("compaction", {"summary": "a summary", "replaces-through-id": "no-such-id"}),
         ]
     )
-    with pytest.raises(TranscriptError) as err:
-        load(dangling)
-    assert_names(err, dangling, 3)
+    assert_refused(load, dangling, 3)
 
-    idless = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            envelope("compaction", {"summary": "a summary"}),
-        ]
-    )
-    with pytest.raises(TranscriptError) as err:
-        load(idless)
-    assert_names(err, idless, 2)
+    idless = raw_transcript([meta_line(), envelope("compaction", {"summary": "a summary"})])
+    assert_refused(load, idless, 2)
 
 
 def test_a_compaction_naming_nothing_is_refused_before_the_write(create) -> None:
@@ -633,9 +591,9 @@ def test_a_compaction_naming_nothing_is_refused_before_the_write(create) -> None
 def test_unknown_types_survive_a_round_trip_untouched(load, raw_transcript) -> None:
     path = raw_transcript(
         [
-            envelope("session-meta", {}),
+            meta_line(),
             envelope("telemetry-from-the-future", {"latency": 12}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            hello_line(),
         ]
     )
 
@@ -809,8 +767,8 @@ def test_a_context_body_the_transcript_no_longer_has_is_absent_not_fatal(
     # still points at it.
     path = raw_transcript(
         [
-            envelope("session-meta", {}),
-            envelope("message", {"role": "user", "content": "hello"}),
+            meta_line(),
+            hello_line(),
             envelope(
                 "run-context",
                 {
@@ -841,15 +799,7 @@ def test_a_context_body_the_transcript_no_longer_has_is_absent_not_fatal(
 
 
 def test_blank_lines_are_ignored_wherever_they_are(load, raw_transcript) -> None:
-    path = raw_transcript(
-        [
-            envelope("session-meta", {}),
-            "",
-            envelope("message", {"role": "user", "content": "hello"}),
-            "   ",
-            "",
-        ]
-    )
+    path = raw_transcript([meta_line(), "", hello_line(), "   ", ""])
 
     s = load(path)
     assert len(s.messages()) == 1

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from ref_helpers import call, file_lines, reading
+from ref_helpers import call, file_lines, reading, written_last
 
 from session_core import Message, Session, TranscriptError, peek
 
@@ -77,12 +77,7 @@ def test_a_message_line_carries_the_message_and_extras_carry_the_rest(create) ->
         msg, extra={"reasoning": "first I will read it", "usage": {"prompt-tokens": 12}}
     )
 
-    assert isinstance(env_id, str)
-    assert env_id
-
-    line = orjson.loads(file_lines(path)[-1])
-    assert line["id"] == env_id
-    assert line["type"] == "message"
+    line = written_last(path, env_id, "message")
     assert line["payload"]["role"] == "assistant"
     assert line["payload"]["tool-calls"][0]["id"] == "c1"
     assert line["payload"]["tool-calls"] == [call("c1", "fs_read")]
@@ -234,9 +229,7 @@ def test_the_escape_hatch_writes_unknown_types_and_refuses_known_ones(create) ->
     assert last["type"] == "app-checkpoint"
     assert last["payload"] == {"step": 3}
     assert len(s.messages()) == 1
-    on_disk = orjson.loads(file_lines(path)[-1])
-    assert on_disk["id"] == env_id
-    assert on_disk["type"] == "app-checkpoint"
+    on_disk = written_last(path, env_id, "app-checkpoint")
     assert on_disk["payload"] == {"step": 3}
 
     before = path.read_bytes()

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
-from ref_helpers import assert_names, call, file_lines
+from ref_helpers import assert_refused, call, file_lines, written_last
 
 from session_core import Message, TranscriptError
 
@@ -40,9 +40,23 @@ def write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
     path.write_bytes(b"".join(out))
 
 
+META = {"type": "session-meta", "payload": {}}
+
+
+def op_dispatched(tool: str = "fs_read", **more: str) -> dict[str, Any]:
+    """The dispatch line of operation op-1 (call c1, no arguments)."""
+    payload = {"call-id": "c1", "tool": tool, "arguments": "{}", **more}
+    return {"type": "tool-dispatched", "id": "op-1", "payload": payload}
+
+
+def op_settled(outcome: str) -> dict[str, Any]:
+    """The settle line of operation op-1."""
+    return {"type": "tool-settled", "payload": {"op-id": "op-1", "outcome": outcome}}
+
+
 def go_and_assistant(tool: str, content: str) -> list[dict[str, Any]]:
     return [
-        {"type": "session-meta", "payload": {}},
+        META,
         {"type": "message", "payload": {"role": "user", "content": "go"}},
         {
             "type": "message",
@@ -118,9 +132,7 @@ def test_pending_is_exactly_what_has_not_been_settled(create) -> None:
     settle_id = s.append_tool_settled(
         op_id=one, outcome="completed", duration=1.5, result_digest="abc"
     )
-    settle_line = orjson.loads(file_lines(path)[-1])
-    assert settle_line["type"] == "tool-settled"
-    assert settle_line["id"] == settle_id
+    settle_line = written_last(path, settle_id, "tool-settled")
     assert settle_line["payload"] == {
         "op-id": one,
         "outcome": "completed",
@@ -213,12 +225,7 @@ def test_resolve_tool_operation_is_the_repair_paths_way_in(create) -> None:
     op_id = s.append_tool_dispatched(call_id="c1", tool="sh_run", arguments="{}")
 
     settle_id = s.resolve_tool_operation(op_id, outcome="outcome-unknown", reason="crash-repair")
-    assert isinstance(settle_id, str)
-    assert settle_id
-
-    line = orjson.loads(file_lines(path)[-1])
-    assert line["id"] == settle_id
-    assert line["type"] == "tool-settled"
+    line = written_last(path, settle_id, "tool-settled")
     assert line["payload"]["reason"] == "crash-repair"
     assert line["payload"] == {
         "op-id": op_id,
@@ -277,16 +284,7 @@ def test_sigkill_taxonomy_dispatched_still_running(fresh, load) -> None:
         path,
         [
             *go_and_assistant("fs_write", "writing"),
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {
-                    "call-id": "c1",
-                    "tool": "fs_write",
-                    "arguments": "{}",
-                    "idempotency": "destructive",
-                },
-            },
+            op_dispatched("fs_write", idempotency="destructive"),
         ],
     )
 
@@ -309,11 +307,7 @@ def test_sigkill_taxonomy_completed_but_unpersisted(fresh, load) -> None:
         path,
         [
             *go_and_assistant("fs_write", "writing"),
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {"call-id": "c1", "tool": "fs_write", "arguments": "{}"},
-            },
+            op_dispatched("fs_write"),
             {
                 "type": "message",
                 "payload": {"role": "tool", "content": "written", "tool-call-id": "c1"},
@@ -337,67 +331,25 @@ def test_a_settle_for_an_operation_that_is_not_there_fails_the_load(fresh, load)
     write_lines(
         orphan,
         [
-            {"type": "session-meta", "payload": {}},
+            META,
             {"type": "tool-settled", "payload": {"op-id": "never-written", "outcome": "completed"}},
         ],
     )
-    with pytest.raises(TranscriptError) as err:
-        load(orphan)
-    assert_names(err, orphan, 2)
+    assert_refused(load, orphan, 2)
 
     twice = fresh()
-    write_lines(
-        twice,
-        [
-            {"type": "session-meta", "payload": {}},
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {"call-id": "c1", "tool": "fs_read", "arguments": "{}"},
-            },
-            {"type": "tool-settled", "payload": {"op-id": "op-1", "outcome": "completed"}},
-            {"type": "tool-settled", "payload": {"op-id": "op-1", "outcome": "failed"}},
-        ],
-    )
-    with pytest.raises(TranscriptError) as err:
-        load(twice)
-    assert_names(err, twice, 4)
+    write_lines(twice, [META, op_dispatched(), op_settled("completed"), op_settled("failed")])
+    assert_refused(load, twice, 4)
 
 
 def test_a_settle_before_its_dispatch_or_with_a_bad_outcome_fails_the_load(fresh, load) -> None:
     early = fresh()
-    write_lines(
-        early,
-        [
-            {"type": "session-meta", "payload": {}},
-            {"type": "tool-settled", "payload": {"op-id": "op-1", "outcome": "completed"}},
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {"call-id": "c1", "tool": "fs_read", "arguments": "{}"},
-            },
-        ],
-    )
-    with pytest.raises(TranscriptError) as err:
-        load(early)
-    assert_names(err, early, 2)
+    write_lines(early, [META, op_settled("completed"), op_dispatched()])
+    assert_refused(load, early, 2)
 
     abandoned = fresh()
-    write_lines(
-        abandoned,
-        [
-            {"type": "session-meta", "payload": {}},
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {"call-id": "c1", "tool": "fs_read", "arguments": "{}"},
-            },
-            {"type": "tool-settled", "payload": {"op-id": "op-1", "outcome": "abandoned"}},
-        ],
-    )
-    with pytest.raises(TranscriptError) as err:
-        load(abandoned)
-    assert_names(err, abandoned, 3)
+    write_lines(abandoned, [META, op_dispatched(), op_settled("abandoned")])
+    assert_refused(load, abandoned, 3)
 
 
 def test_a_compaction_does_not_disturb_the_operations_beside_it(create) -> None:
@@ -453,13 +405,9 @@ def test_an_older_transcript_still_loads_and_has_nothing_pending(fresh, load) ->
     write_lines(
         new,
         [
-            {"type": "session-meta", "payload": {}},
+            META,
             {"type": "message", "payload": {"role": "user", "content": "go"}},
-            {
-                "type": "tool-dispatched",
-                "id": "op-1",
-                "payload": {"call-id": "c1", "tool": "fs_read", "arguments": "{}"},
-            },
+            op_dispatched(),
         ],
     )
     forward = load(new)
