@@ -31,7 +31,6 @@ a seq gap, a line of another session and a torn final line.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -410,10 +409,7 @@ def marked_session(data_dir: Path, size_text: str, seed: int = 7) -> dict[str, A
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", help="the .jsonl file to write (replaced if it exists)")
-    parser.add_argument("--size", default="10MB", help="100MB, 1GB, 512KiB (default 10MB)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser = gt.generator_parser(__doc__)
     parser.add_argument(
         "--damage", action="store_true", help="a seq gap, a foreign line, a torn tail"
     )

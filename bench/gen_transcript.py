@@ -71,6 +71,15 @@ def parse_size(text: str) -> int:
     return int(num * base**power)
 
 
+def generator_parser(doc: str) -> argparse.ArgumentParser:
+    """A generator's command line: ``OUT [--size S] [--seed N]`` (its own options added)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("out", help="the .jsonl file to write (replaced if it exists)")
+    ap.add_argument("--size", default="10MB", help="target size: 100MB, 1GB, 512KiB (default 10MB)")
+    ap.add_argument("--seed", type=int, default=1)
+    return ap
+
+
 class FormatWriter:
     """What a format's writer (``gen_claude_code.Session``, ``gen_codex.Rollout``) starts
     from: where and how much it writes, its random draws and its text pools."""
@@ -102,11 +111,10 @@ class FormatGenerator:
 
     def main(self, argv: list[str] | None = None) -> int:
         """``OUT [--size S] [--seed N] [--marker M]``: what it wrote printed as JSON."""
-        ap = argparse.ArgumentParser(description=self.doc.split("\n\n")[0])
-        ap.add_argument("out")
-        ap.add_argument("--size", default="10MB")
-        ap.add_argument("--seed", type=int, default=1)
-        ap.add_argument("--marker", default=None)
+        ap = generator_parser(self.doc)
+        ap.add_argument(
+            "--marker", default=None, help="what the last message holds (default: a random marker)"
+        )
         args = ap.parse_args(argv)
         info = self.generate(args.out, parse_size(args.size), args.seed, args.marker)
         print(orjson.dumps(info).decode())
@@ -930,10 +938,7 @@ def check(path: str | Path, strict: bool = True) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", help="the .jsonl file to write (replaced if it exists)")
-    ap.add_argument("--size", default="10MB", help="target size: 100MB, 1GB, 512KiB (default 10MB)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap = generator_parser(__doc__)
     ap.add_argument(
         "--crash", action="store_true", help="end with tool calls in the three crash states"
     )
