@@ -84,14 +84,9 @@ def _declarations() -> list[dict[str, Any]]:
     ]
 
 
-class _Gen:
+class _Gen(gt.LineWriter):
     def __init__(self, out: Any, target: int, seed: int) -> None:
-        self.rng = random.Random(seed)
-        self.out = out
-        self.target = target
-        self.bytes = 0
-        self.seq = 0
-        self.counts: dict[str, int] = {}
+        super().__init__(out, target, seed)
         self.messages = 0
         self.calls = 0
         self.now_ns = (1_786_266_000 + self.rng.randrange(10**6)) * 10**9
@@ -122,7 +117,7 @@ class _Gen:
     ) -> None:
         record: dict[str, Any] = {
             "data": data,
-            "seq": self.seq,
+            "seq": self.lines,
             "session_id": self.session_id,
             "time": self.time(advance_ms),
             "type": kind,
@@ -132,10 +127,7 @@ class _Gen:
         if execution is not None:
             record["execution"] = execution
         line = orjson.dumps(record, option=OPTS)
-        self.out.write(line)
-        self.bytes += len(line)
-        self.seq += 1
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self.put(line, kind)
         if kind == "message_end":
             self.messages += 1
 
@@ -365,7 +357,7 @@ def generate(path: str | Path, size: int, seed: int = 1, damage: bool = False) -
         )
         return {
             "bytes": g.bytes,
-            "records": g.seq,
+            "records": g.lines,
             "messages": g.messages,
             "calls": g.calls,
             "runs": runs,

@@ -318,16 +318,30 @@ _SHELL = (
 _TOOL_CHOICES = [n for n, k in _TOOL_WEIGHTS for _ in range(k)]
 
 
-class _Gen:
-    """The generator's own state: what it has written, tracked like the spec's replay."""
+class LineWriter:
+    """A generator writing to ``out`` until it is ``target`` bytes: its draws, and its
+    lines, their bytes and how many of each type it has written (``put``)."""
 
-    def __init__(self, out, target: int, seed: int) -> None:
+    def __init__(self, out: Any, target: int, seed: int) -> None:
         self.rng = random.Random(seed)
         self.out = out
         self.target = target
         self.bytes = 0
         self.lines = 0
         self.counts: dict[str, int] = {}
+
+    def put(self, line: bytes, kind: str) -> None:
+        self.out.write(line)
+        self.bytes += len(line)
+        self.lines += 1
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+
+class _Gen(LineWriter):
+    """The generator's own state: what it has written, tracked like the spec's replay."""
+
+    def __init__(self, out: Any, target: int, seed: int) -> None:
+        super().__init__(out, target, seed)
         self.now_us = int(_dt.datetime(2026, 8, 9, 9, 0, tzinfo=_dt.UTC).timestamp()) * 10**6
         self.now_us += self.rng.randrange(10**9)
         self.pools = _build_pools(self.rng)
@@ -361,10 +375,7 @@ class _Gen:
             {"id": eid, "payload": payload, "ts": _fmt_ts(self.now_us), "type": type_, "v": 1},
             option=OPTS,
         )
-        self.out.write(line)
-        self.bytes += len(line)
-        self.lines += 1
-        self.counts[type_] = self.counts.get(type_, 0) + 1
+        self.put(line, type_)
         return eid
 
     def message(
