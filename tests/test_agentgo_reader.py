@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,37 +56,35 @@ class TestStrictReader:
             "message_end", "agent_end", "run_close",
         ]  # fmt: skip
 
-    def test_gap_in_seq(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs.pop(3))
-        self._fails(path, 4, "seq 4 after seq 2")
-
-    def test_repeated_seq(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[4].update(seq=3))
-        self._fails(path, 5, "contiguous")
-
-    def test_other_session_id(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[5].update(session_id="someone-else"))
-        self._fails(path, 6, "someone-else")
-
-    def test_version_2(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[0]["data"].update(version=2))
-        self._fails(path, 1, "version 2")
-
-    def test_version_missing(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[0].update(data={}))
-        self._fails(path, 1, "version None")
-
-    def test_first_record_is_not_session_start(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs.pop(0))
-        self._fails(path, 1, "starts with a 'run_start'")
-
-    def test_first_seq_is_not_zero(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[0].update(seq=7))
-        self._fails(path, 1, "not 0")
-
-    def test_no_integer_seq(self, valid: Path) -> None:
-        path = self._broken(valid, lambda rs: rs[2].update(seq="2"))
-        self._fails(path, 3, "integer seq")
+    @pytest.mark.parametrize(
+        ("change", "line", "match"),
+        [
+            pytest.param(lambda rs: rs.pop(3), 4, "seq 4 after seq 2", id="gap_in_seq"),
+            pytest.param(lambda rs: rs[4].update(seq=3), 5, "contiguous", id="repeated_seq"),
+            pytest.param(
+                lambda rs: rs[5].update(session_id="someone-else"),
+                6,
+                "someone-else",
+                id="other_session_id",
+            ),
+            pytest.param(
+                lambda rs: rs[0]["data"].update(version=2), 1, "version 2", id="version_2"
+            ),
+            pytest.param(lambda rs: rs[0].update(data={}), 1, "version None", id="version_missing"),
+            pytest.param(
+                lambda rs: rs.pop(0),
+                1,
+                "starts with a 'run_start'",
+                id="first_record_is_not_session_start",
+            ),
+            pytest.param(lambda rs: rs[0].update(seq=7), 1, "not 0", id="first_seq_is_not_zero"),
+            pytest.param(lambda rs: rs[2].update(seq="2"), 3, "integer seq", id="no_integer_seq"),
+        ],
+    )
+    def test_a_broken_record_fails_naming_its_line(
+        self, valid: Path, change: Any, line: int, match: str
+    ) -> None:
+        self._fails(self._broken(valid, change), line, match)
 
     @pytest.mark.parametrize(
         ("middle", "match"),
@@ -199,12 +199,19 @@ def mutated(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
+@contextmanager
+def file_of(data: bytes) -> Iterator[Path]:
+    """``data`` as a file in a fresh temporary folder (a hypothesis test has no tmp_path)."""
+    with tempfile.TemporaryDirectory() as where:
+        path = Path(where) / "m.jsonl"
+        path.write_bytes(data)
+        yield path
+
+
 @PROPERTY
 @given(mutated())
 def test_mutated_files_read_or_fail_with_a_transcript_error(blob: bytes) -> None:
-    with tempfile.TemporaryDirectory() as where:
-        path = Path(where) / "m.jsonl"
-        path.write_bytes(blob)
+    with file_of(blob) as path:
         try:
             view = read_view(path)
         except TranscriptError as err:
@@ -240,9 +247,7 @@ def test_mutated_files_read_or_fail_with_a_transcript_error(blob: bytes) -> None
 @settings(max_examples=60, deadline=None)
 @given(mutated())
 def test_open_on_a_mutated_file_refuses_untouched_or_cuts_only_the_tail(blob: bytes) -> None:
-    with tempfile.TemporaryDirectory() as where:
-        path = Path(where) / "m.jsonl"
-        path.write_bytes(blob)
+    with file_of(blob) as path:
         try:
             s = AgentGoSession.open(path)
         except TranscriptError:
@@ -266,8 +271,6 @@ def test_open_on_a_mutated_file_refuses_untouched_or_cuts_only_the_tail(blob: by
     )
 )
 def test_a_final_line_without_newline_is_always_ignored(tail: bytes) -> None:
-    with tempfile.TemporaryDirectory() as where:
-        path = Path(where) / "t.jsonl"
-        path.write_bytes(SAMPLE + tail)
+    with file_of(SAMPLE + tail) as path:
         assert list(read(path)) == SAMPLE_RECORDS
         assert read_view(path).to_json() == read_view_of(SAMPLE_RECORDS).to_json()

@@ -226,29 +226,30 @@ async def test_the_viewer_follows_a_locked_file_and_takes_no_lock(writer: Writer
     assert locks_on(path) == (("FLOCK", "WRITE", writer.proc.pid),)
 
 
+def replayed_across_a_kill(writer: Writer, key: str) -> tuple[list[str], dict[str, Any]]:
+    """The states of ``key``'s operations while the writer lives, then the replay once
+    it is killed (and its lock gone with it)."""
+    try:
+        alive = [op["state"] for op in replay(writer.path)[key]]
+    finally:
+        writer.kill()
+    assert locks_on(writer.path) == ()
+    return alive, replay(writer.path)
+
+
 def test_agentgo_in_flight_work_is_interrupted_once_the_writer_is_killed(
     tmp_path: Path,
 ) -> None:
     writer = Writer("agentgo", tmp_path / "agentgo.jsonl")
-    try:
-        alive = replay(writer.path)
-        assert [op["state"] for op in alive["tool-operations"]] == ["running"]
-    finally:
-        writer.kill()
-    assert locks_on(writer.path) == ()
-    gone = replay(writer.path)
+    alive, gone = replayed_across_a_kill(writer, "tool-operations")
+    assert alive == ["running"]
     assert [op["state"] for op in gone["tool-operations"]] == ["interrupted"]
 
 
 def test_v1_pending_operation_is_interrupted_once_the_writer_is_killed(tmp_path: Path) -> None:
     writer = Writer("v1", tmp_path / "v1.jsonl")
-    try:
-        alive = replay(writer.path)
-        assert [op["state"] for op in alive["pending-tool-operations"]] == ["running"]
-    finally:
-        writer.kill()
-    assert locks_on(writer.path) == ()
-    gone = replay(writer.path)
+    alive, gone = replayed_across_a_kill(writer, "pending-tool-operations")
+    assert alive == ["running"]
     assert [op["state"] for op in gone["pending-tool-operations"]] == ["interrupted"]
     assert [op["call-id"] for op in gone["tool-operations"]] == ["call_1"]
 
