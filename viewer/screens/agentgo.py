@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import on
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import TabbedContent
 
 from session_core.agentgo.live import LiveAgentGo
 from session_core.agentgo.tail import read_tail
 from session_core.agentgo.view import AgentGoView
-from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate
 from session_core.formats import AGENTGO
 
@@ -27,11 +25,8 @@ from ..widgets.agentgo_runs import RunsPane
 from ..widgets.agentgo_status import AgentGoStatus
 from ..widgets.agentgo_timeline import TimelineView
 from .export import ExportScreen
-from .following import FollowingScreen
+from .following import PREVIEW_FROM, WARNINGS, Command, FollowingScreen, Pane, Tab, tab_keys
 from .warnings import WarningsScreen
-
-TABS = ("runs", "calls", "conversation", "checkpoints", "timeline")
-PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its conversation's end first
 
 
 class AgentGoScreen(FollowingScreen):
@@ -40,18 +35,21 @@ class AgentGoScreen(FollowingScreen):
     FORMAT = AGENTGO
     PARSED_UPDATES = False  # LiveAgentGo parses each line as it applies it
 
+    TABS = (
+        Tab("runs", "Runs", lambda: RunsPane(id="agentgo-runs")),
+        Tab("calls", "Calls", lambda: CallsPane(id="agentgo-calls")),
+        Tab("conversation", "Conversation", lambda: CommittedView(id="agentgo-conversation")),
+        Tab("checkpoints", "Checkpoints", lambda: CheckpointsPane(id="agentgo-checkpoints")),
+        Tab("timeline", "Timeline", lambda: TimelineView(id="agentgo-timeline")),
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show_tab('runs')", "Runs"),
-        Binding("2", "show_tab('calls')", "Calls"),
-        Binding("3", "show_tab('conversation')", "Conversation"),
-        Binding("4", "show_tab('checkpoints')", "Checkpoints"),
-        Binding("5", "show_tab('timeline')", "Timeline"),
+        *tab_keys(TABS, show=True),
         Binding("a", "choose_run(None)", "All runs", show=False),
         Binding("right_square_bracket", "step_run(1)", "Next run", show=False),
         Binding("left_square_bracket", "step_run(-1)", "Previous run", show=False),
         Binding("e", "next_problem(1)", "Failed/gap call"),
         Binding("E", "next_problem(-1)", "Previous failed/gap call", show=False),
-        Binding("w", "warnings", "Warnings"),
+        WARNINGS,
     ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
@@ -63,94 +61,36 @@ class AgentGoScreen(FollowingScreen):
 
     # -- layout -----------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        yield AgentGoStatus(id="status")
-        yield Static(id="problem")
-        with TabbedContent(id="tabs", initial="conversation"):
-            with TabPane("Runs", id="runs"):
-                yield RunsPane(id="agentgo-runs")
-            with TabPane("Calls", id="calls"):
-                yield CallsPane(id="agentgo-calls")
-            with TabPane("Conversation", id="conversation"):
-                yield CommittedView(id="agentgo-conversation")
-            with TabPane("Checkpoints", id="checkpoints"):
-                yield CheckpointsPane(id="agentgo-checkpoints")
-            with TabPane("Timeline", id="timeline"):
-                yield TimelineView(id="agentgo-timeline")
-        yield Footer()
+    def _status_bar(self) -> Widget:
+        return AgentGoStatus(id="status")
 
-    @property
-    def runs(self) -> RunsPane:
-        return self.query_one(RunsPane)
-
-    @property
-    def calls(self) -> CallsPane:
-        return self.query_one(CallsPane)
-
-    @property
-    def conversation(self) -> CommittedView:
-        return self.query_one(CommittedView)
-
-    @property
-    def checkpoints(self) -> CheckpointsPane:
-        return self.query_one(CheckpointsPane)
-
-    @property
-    def timeline(self) -> TimelineView:
-        return self.query_one(TimelineView)
-
-    def on_mount(self) -> None:
-        self.query_one("#problem").display = False
-        self.conversation.focus()
-        self._refresh_status()
-        self.set_interval(1.0, self._tick)
-        try:
-            big = os.path.getsize(self.path) > PREVIEW_FROM
-        except OSError:
-            big = False
-        if big:
-            # The full load starts once the end is on screen: run at once, the two
-            # workers would share the interpreter and the end would show later.
-            self._previewing = True
-            self.show_tail()
-        else:
-            # After the first refresh: every pane's own children are mounted by then.
-            self.call_after_refresh(self.follow_file)
+    runs = Pane(RunsPane)
+    calls = Pane(CallsPane)
+    conversation = Pane(CommittedView)
+    checkpoints = Pane(CheckpointsPane)
+    timeline = Pane(TimelineView)
 
     # -- following ----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="preview")
-    def show_tail(self) -> None:
-        """A big file's conversation's end, at once, while the follow worker reads it all."""
-        try:
-            view, _size = read_tail(self.path)
-        except TranscriptError:
-            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
-            return
-        self.app.call_from_thread(self._show_preview, view)
+    def _preview_from(self) -> int:
+        return PREVIEW_FROM  # this module's, read when asked (a test lowers it)
 
-    def _show_preview(self, view: AgentGoView) -> None:
-        if not self.is_attached:
-            return
-        if self._previewing:
-            self.conversation.set_view(view, None)
-            self._refresh_status()
-        self.call_after_refresh(self.follow_file)
+    def _read_tail(self) -> AgentGoView:
+        """The conversation's end (a big file's preview shows nothing else)."""
+        view, _size = read_tail(self.path)
+        return view
+
+    def _draw_preview(self, preview: AgentGoView) -> None:
+        self.conversation.set_view(preview, None)
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._still_previewing(update):
-            return
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         view = self.live.view
         view.writer_alive = self._was_live = self._is_live()
         if reset or first:
             if reset and not first:
-                self.notify(
-                    "The file was truncated or replaced: the view was rebuilt from line 1.",
-                    severity="warning",
-                    timeout=6,
-                )
+                self._say_rebuilt()
                 self.run_filter = None
             self.stats = CallStats()
             self.stats.update(view, list(view.call_order))
@@ -197,13 +137,11 @@ class AgentGoScreen(FollowingScreen):
         view = self.live.view
         live = self.live_label()
         if self._previewing:
-            done, size = self._progress
-            percent = 100 * done // size if size else 0
             self.query_one(AgentGoStatus).show_loading(
                 name=os.path.basename(self.path),
-                size=max(self.live.size, size),
+                size=max(self.live.size, self._progress[1]),
                 live=live,
-                note=f"loading {percent}%, showing the conversation's end meanwhile",
+                note=f"loading {self._loaded_percent()}%, showing the conversation's end meanwhile",
             )
             self.show_problem(None)
             return
@@ -290,39 +228,30 @@ class AgentGoScreen(FollowingScreen):
         self.action_show_tab("calls")
         self.calls.select(event.key)
 
-    def commands(self) -> Iterable[SystemCommand]:
-        """Every action of this screen, for the command palette."""
+    def _palette(self) -> list[Command]:
         conversation = self.conversation
-        commands = [
+        return [
             (
                 "Export…",
                 "The session as Markdown, HTML or JSON (like tailscope export)",
                 self.action_export,
             ),
-            (
-                "Show runs",
-                "Every run: status, outcome, calls, gaps",
-                lambda: self.action_show_tab("runs"),
-            ),
+            ("Show runs", "Every run: status, outcome, calls, gaps", self._show("runs")),
             (
                 "Show the call tree",
                 "Model, tool and compact calls with attempts and their detail",
-                lambda: self.action_show_tab("calls"),
+                self._show("calls"),
             ),
             (
                 "Show the conversation",
                 "Committed messages (message_end)",
-                lambda: self.action_show_tab("conversation"),
+                self._show("conversation"),
             ),
-            (
-                "Show checkpoints",
-                "Saved snapshots as JSON",
-                lambda: self.action_show_tab("checkpoints"),
-            ),
+            ("Show checkpoints", "Saved snapshots as JSON", self._show("checkpoints")),
             (
                 "Show the timeline",
                 "Every record in seq order with its source time",
-                lambda: self.action_show_tab("timeline"),
+                self._show("timeline"),
             ),
             ("All runs", "Show every run in the tabs", lambda: self.action_choose_run(None)),
             ("Next run", "Show the next run only", lambda: self.action_step_run(1)),
@@ -342,5 +271,3 @@ class AgentGoScreen(FollowingScreen):
             ("Copy message", "The selected committed message's text", conversation.action_copy),
             ("Open the record's call", "From the timeline", self.timeline.action_open_call),
         ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)

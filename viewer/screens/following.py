@@ -1,4 +1,7 @@
-"""What every file screen shares: following the file, and knowing whether its writer is alive."""
+"""What every file screen shares: following the file, and knowing whether its writer is
+alive; its layout (a header, the problem banner, tabs declared as ``Tab``s, their number
+keys made by ``tab_keys``), a big file's end shown first, the reset notice and the command
+palette. ``SearchingScreen`` adds the search bar (``/``) over the conversation."""
 
 from __future__ import annotations
 
@@ -8,17 +11,22 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
-from textual import work
-from textual.app import SystemCommand
+from textual import events, on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core import gc_pause
+from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate, follow
 from session_core.writers import writer_holds_lock
 
@@ -26,6 +34,54 @@ from ..safe import inert_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
+PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
+
+# The keys that mean the same on every file screen that has them.
+SEARCH = Binding("slash", "search", "Search")
+RAW_REPLAYED = Binding("r", "toggle_mode", "Raw/replayed")
+FILTER = Binding("f", "filter", "Filter")
+WARNINGS = Binding("w", "warnings", "Warnings")
+
+Command = tuple[str, str, Callable[[], object]]  # a palette entry: title, help, what it does
+W = TypeVar("W", bound=Widget)
+
+
+@dataclass(frozen=True, slots=True)
+class Tab:
+    """One tab of a file screen: its id and title, and how its pane is made."""
+
+    id: str
+    title: str
+    pane: Callable[[], Widget]
+    key: str | None = None  # what its number key says, where not its title
+
+
+def tab_keys(tabs: Sequence[Tab], *, show: bool = False) -> list[Binding]:
+    """``1``, ``2``, … for the tabs, in order."""
+    return [
+        Binding(str(number), f"show_tab('{tab.id}')", tab.key or tab.title, show=show)
+        for number, tab in enumerate(tabs, 1)
+    ]
+
+
+class Pane(Generic[W]):
+    """A screen's widget, looked up when read: ``runs = Pane(RunsPane)`` (its one widget
+    of that type), ``items = Pane(ItemsView, "#items")``."""
+
+    def __init__(self, kind: type[W], selector: str | None = None) -> None:
+        self.kind = kind
+        self.selector = selector
+
+    @overload
+    def __get__(self, screen: None, owner: type[Any]) -> Pane[W]: ...
+    @overload
+    def __get__(self, screen: Screen[Any], owner: type[Any]) -> W: ...
+    def __get__(self, screen: Screen[Any] | None, owner: type[Any]) -> Pane[W] | W:
+        if screen is None:
+            return self
+        if self.selector is None:
+            return screen.query_one(self.kind)
+        return screen.query_one(self.selector, self.kind)
 
 
 class _GcHold:
@@ -53,13 +109,12 @@ class FollowingScreen(Screen[None]):
     """A screen over one file: read, parsed and replayed in a worker thread, in bounded
     batches; the UI thread only draws what each batch changed."""
 
+    @dataclass
     class FormatChanged(Message):
         """The followed file is (or became) another format than this screen shows."""
 
-        def __init__(self, screen: FollowingScreen, format: str) -> None:
-            super().__init__()
-            self.following = screen
-            self.format = format
+        following: FollowingScreen
+        format: str
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
         super().__init__(id=id)
@@ -143,15 +198,109 @@ class FollowingScreen(Screen[None]):
         if update.reset:
             self.forget_writer()
         with self.state_lock:
-            self._apply_update(update)
+            if not self._still_previewing(update):
+                self._apply_update(update)
 
     FORMAT = ""
     PARSED_UPDATES = True  # False: ``live.apply`` parses the lines (``follow(parse=False)``)
+    FOLLOW_AT_ONCE = False  # True: a small file's follow starts in on_mount, not after a refresh
+    TABS: ClassVar[Sequence[Tab]] = ()
     live: Any  # the replayed file: LiveTranscript or LiveAgentGo (set by the subclass)
+    conversation: Any  # the pane focused first (the subclass names it)
+
+    # -- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield self._status_bar()
+        yield Static(id="problem")
+        with TabbedContent(id="tabs", initial="conversation"):
+            for tab in self.TABS:
+                with TabPane(tab.title, id=tab.id):
+                    yield tab.pane()
+        yield from self._below_tabs()
+        yield Footer()
+
+    def _status_bar(self) -> Widget:
+        """The header over the tabs."""
+        raise NotImplementedError
+
+    def _below_tabs(self) -> Iterable[Widget]:
+        """What stands between the tabs and the footer."""
+        return ()
+
+    def on_mount(self) -> None:
+        self.query_one("#problem").display = False
+        self.conversation.focus()
+        self._refresh_status()
+        self.set_interval(1.0, self._tick)
+        try:
+            big = os.path.getsize(self.path) > self._preview_from()
+        except OSError:
+            big = False
+        if big:
+            # The full load starts once the end is on screen: run at once, the two
+            # workers would share the interpreter and the end would show later.
+            self._previewing = True
+            self.show_tail()
+        elif self.FOLLOW_AT_ONCE:
+            self.follow_file()
+        else:
+            # After the first refresh: every pane's own children are mounted by then.
+            self.call_after_refresh(self.follow_file)
+
+    # -- a big file's end first ---------------------------------------------------------
+
+    def _preview_from(self) -> int:
+        """The size from which a file shows its end first (a screen's module may say)."""
+        return PREVIEW_FROM
+
+    @work(thread=True, exclusive=True, group="preview")
+    def show_tail(self) -> None:
+        """A big file's end, at once (its last few MB alone), while the follow worker
+        reads all of it."""
+        try:
+            preview = self._read_tail()
+        except TranscriptError:
+            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
+            return
+        self.app.call_from_thread(self._show_preview, preview)
+
+    def _read_tail(self) -> object | None:
+        """In the preview worker: what the file's end shows (None: nothing to show)."""
+        raise NotImplementedError
+
+    def _show_preview(self, preview: object | None) -> None:
+        if not self.is_attached:
+            return
+        if preview is not None and self._previewing:
+            self._draw_preview(preview)
+            self._refresh_status()
+        else:
+            self._previewing = False
+        self.call_after_refresh(self.follow_file)
+
+    def _draw_preview(self, preview: Any) -> None:
+        """Show what ``_read_tail`` read, the end in view."""
+        raise NotImplementedError
+
+    def _loaded_percent(self) -> int:
+        done, size = self._progress
+        return 100 * done // size if size else 0
+
+    # -- following ----------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        """Bring the panes up to date with ``self.live`` after ``update`` was replayed."""
+        """Bring the panes up to date with ``self.live`` after ``update`` was replayed
+        (a big file's preview is over)."""
         raise NotImplementedError
+
+    def _say_rebuilt(self) -> None:
+        """A reset after the first load: the view starts again."""
+        self.notify(
+            "The file was truncated or replaced: the view was rebuilt from line 1.",
+            severity="warning",
+            timeout=6,
+        )
 
     def _still_previewing(self, update: FollowUpdate) -> bool:
         """While a big file's preview stands and its whole load goes on: note the progress
@@ -187,8 +336,30 @@ class FollowingScreen(Screen[None]):
             self._liveness_changed(live)
         self._refresh_status()
 
+    def _show(self, tab: str) -> Callable[[], None]:
+        """A palette entry's callback: show the tab."""
+        return lambda: self.action_show_tab(tab)
+
+    def action_show_tab(self, tab: str) -> None:
+        """Bring the tab to the front, its pane focused."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _jumps(view: Any, kind: str, what: str, ahead: str, back: str) -> list[Command]:
+        """Palette entries for the next and the previous ``what`` in ``view`` (its
+        ``action_jump(kind, ±1)``), each with its help text."""
+        return [
+            (f"Next {what}", ahead, lambda: view.action_jump(kind, 1)),
+            (f"Previous {what}", back, lambda: view.action_jump(kind, -1)),
+        ]
+
     def commands(self) -> Iterable[SystemCommand]:
         """Every action of this screen, for the command palette."""
+        for title, help_text, callback in self._palette():
+            yield SystemCommand(title, help_text, callback)
+
+    def _palette(self) -> list[Command]:
+        """The command palette's entries."""
         raise NotImplementedError
 
     def live_label(self) -> str:
@@ -237,3 +408,51 @@ class FollowingScreen(Screen[None]):
         except OSError:
             return False
         return time.time() - mtime < LIVE_WINDOW
+
+
+class SearchingScreen(FollowingScreen):
+    """A file screen whose conversation is searched from a bar under the tabs (``/``)."""
+
+    MATCHES_TIMEOUT: ClassVar[float | None] = None  # how long "N matches" shows (None: the app's)
+
+    def _below_tabs(self) -> Iterable[Widget]:
+        bar = Vertical(
+            Input(placeholder="search (enter finds, escape closes)", id="search"), id="search-bar"
+        )
+        bar.display = False
+        return [bar]
+
+    def action_search(self) -> None:
+        self.query_one("#search-bar").display = True
+        search = self.query_one("#search", Input)
+        search.value = self.conversation.search_term
+        search.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#search-bar").display = False
+        self.action_show_tab("conversation")
+        count = self.conversation.search(event.value)  # None: the view says when it is done
+        if event.value and count is not None:
+            self._notify_matches(event.value, count)
+        else:
+            self._refresh_status()
+
+    def _notify_matches(self, term: str, count: int) -> None:
+        self.notify(
+            f"{count} match{'es' if count != 1 else ''} for {term!r}", timeout=self.MATCHES_TIMEOUT
+        )
+        self._refresh_status()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "escape":
+            return
+        if self.query_one("#search-bar").display:
+            event.stop()  # escape closes the search, not the file (the app's "back to the list")
+            self.query_one("#search-bar").display = False
+            self.conversation.focus()
+        else:
+            self._escaped(event)
+
+    def _escaped(self, event: events.Key) -> None:
+        """Escape with the search bar closed: the app's (back to the list) unless this says."""

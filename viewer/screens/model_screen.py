@@ -12,14 +12,12 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import events, on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import events, on
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import TabbedContent
 
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
@@ -32,29 +30,41 @@ from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
-from .following import FollowingScreen
+from .following import (
+    FILTER,
+    RAW_REPLAYED,
+    SEARCH,
+    WARNINGS,
+    Command,
+    Pane,
+    SearchingScreen,
+    Tab,
+    tab_keys,
+)
 from .help import BindingsHelpScreen
 from .op_detail import OpDetailScreen
 from .warnings import WarningsScreen
 
-PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
-TABS = ("conversation", "tools", "runs", "diff")
 _ids = itertools.count(1)
 
 
-class ModelScreen(FollowingScreen):
+class ModelScreen(SearchingScreen):
     """One file of any model format, followed as it grows."""
 
+    MATCHES_TIMEOUT = 2
+    TABS = (
+        Tab("conversation", "Conversation", lambda: ItemsView(id="items")),
+        Tab("tools", "Tool operations", lambda: OpsPane(id="ops")),
+        Tab("runs", "Runs", lambda: RunsPane(id="model-runs")),
+        Tab("diff", "Diff", lambda: LinesView(id="model-diff")),
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show_tab('conversation')", "Conversation", show=False),
-        Binding("2", "show_tab('tools')", "Tool operations", show=False),
-        Binding("3", "show_tab('runs')", "Runs", show=False),
-        Binding("4", "show_tab('diff')", "Diff", show=False),
-        Binding("r", "toggle_mode", "Raw/replayed"),
-        Binding("slash", "search", "Search"),
-        Binding("f", "filter", "Filter"),
-        Binding("w", "warnings", "Warnings"),
+        *tab_keys(TABS),
+        RAW_REPLAYED,
+        SEARCH,
+        FILTER,
+        WARNINGS,
         Binding("question_mark", "help", "Help"),
     ]
 
@@ -74,80 +84,26 @@ class ModelScreen(FollowingScreen):
 
     # -- layout -----------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        yield ModelStatus(id="model-status")
-        yield Static(id="problem")
-        with TabbedContent(id="tabs", initial="conversation"):
-            with TabPane("Conversation", id="conversation"):
-                yield ItemsView(id="items")
-            with TabPane("Tool operations", id="tools"):
-                yield OpsPane(id="ops")
-            with TabPane("Runs", id="runs"):
-                yield RunsPane(id="model-runs")
-            with TabPane("Diff", id="diff"):
-                yield LinesView(id="model-diff")
-        with Vertical(id="search-bar"):
-            yield Input(placeholder="search (enter finds, escape closes)", id="search")
-        yield Footer()
+    def _status_bar(self) -> Widget:
+        return ModelStatus(id="model-status")
 
-    @property
-    def conversation(self) -> ItemsView:
-        return self.query_one("#items", ItemsView)
+    conversation = Pane(ItemsView, "#items")
+    ops = Pane(OpsPane, "#ops")
+    runs = Pane(RunsPane, "#model-runs")
+    diff = Pane(LinesView, "#model-diff")
 
-    @property
-    def ops(self) -> OpsPane:
-        return self.query_one("#ops", OpsPane)
+    def _read_tail(self) -> Transcript | None:
+        return tail_transcript(self.format, self.path)
 
-    @property
-    def runs(self) -> RunsPane:
-        return self.query_one("#model-runs", RunsPane)
-
-    @property
-    def diff(self) -> LinesView:
-        return self.query_one("#model-diff", LinesView)
-
-    def on_mount(self) -> None:
-        self.query_one("#search-bar").display = False
-        self.query_one("#problem").display = False
-        self.conversation.focus()
-        self._refresh_status()
-        self.set_interval(1.0, self._tick)
-        try:
-            big = os.path.getsize(self.path) > PREVIEW_FROM
-        except OSError:
-            big = False
-        if big:
-            # The end first; the full load starts once it is on screen (run at once, the
-            # two workers would share the interpreter and the end would show later).
-            self._previewing = True
-            self.show_tail()
-        else:
-            self.call_after_refresh(self.follow_file)
-
-    @work(thread=True, exclusive=True, group="preview")
-    def show_tail(self) -> None:
-        """A big file's end, at once (its last few MB alone), before the full load."""
-        preview = tail_transcript(self.format, self.path)
-        self.app.call_from_thread(self._show_preview, preview)
-
-    def _show_preview(self, preview: Transcript | None) -> None:
-        if not self.is_attached:
-            return
-        if preview is not None and self._previewing:
-            self.transcript = preview
-            self.conversation.show(preview, to_end=True)
-            self._stale = {"tools", "runs", "diff"}
-            self._refresh_pane(self.query_one(TabbedContent).active)
-            self._refresh_status()
-        else:
-            self._previewing = False
-        self.call_after_refresh(self.follow_file)
+    def _draw_preview(self, preview: Transcript) -> None:
+        self.transcript = preview
+        self.conversation.show(preview, to_end=True)
+        self._stale = {"tools", "runs", "diff"}
+        self._refresh_pane(self.query_one(TabbedContent).active)
 
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._still_previewing(update):
-            return
         if not update.caught_up and time.monotonic() - self._drawn_at < DRAW_EVERY:
             # A big load arrives in many batches: a snapshot per batch would be the load's
             # time spent drawing. The last batch (caught up) is always drawn.
@@ -157,11 +113,7 @@ class ModelScreen(FollowingScreen):
             self._refresh_status()
             return
         if update.reset and self._loaded:
-            self.notify(
-                "The file was truncated or replaced: the view was rebuilt from line 1.",
-                severity="warning",
-                timeout=6,
-            )
+            self._say_rebuilt()
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.caught_up:
             self._loaded = True
@@ -205,8 +157,7 @@ class ModelScreen(FollowingScreen):
         view = self.conversation
         extra = ""
         if not self._loaded and self._progress[1]:
-            done, size = self._progress
-            extra = f"loading {100 * done // size}%"
+            extra = f"loading {self._loaded_percent()}%"
             if self._previewing:
                 extra += " · showing the file's end meanwhile"
         elif self._previewing:
@@ -299,24 +250,9 @@ class ModelScreen(FollowingScreen):
         ]
         self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
 
-    def action_search(self) -> None:
-        self.query_one("#search-bar").display = True
-        search = self.query_one("#search", Input)
-        search.value = self.conversation.search_term
-        search.focus()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#search-bar").display = False
-        self.action_show_tab("conversation")
-        self.conversation.search(event.value)
-        self._refresh_status()
-
     @on(ItemsView.Searched)
     def _searched(self, event: ItemsView.Searched) -> None:
-        count = event.count
-        self.notify(f"{count} match{'es' if count != 1 else ''} for {event.term!r}", timeout=2)
-        self._refresh_status()
+        self._notify_matches(event.term, event.count)
 
     @on(ItemsView.Said)
     def _said(self, event: ItemsView.Said) -> None:
@@ -324,54 +260,31 @@ class ModelScreen(FollowingScreen):
 
     @on(OpsPane.Opened)
     def _op_opened(self, event: OpsPane.Opened) -> None:
-        self.app.push_screen(OpDetailScreen(event.op))
+        self.app.push_screen(OpDetailScreen(event.op, force_polling=self.force_polling))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id in TABS:
+        if event.pane.id in self._stale:  # a tab drawn for an older snapshot
             self._refresh_pane(event.pane.id)
 
-    def on_key(self, event: events.Key) -> None:
-        if event.key != "escape":
-            return
-        if self.query_one("#search-bar").display:
-            event.stop()  # escape closes the search, not the file
-            self.query_one("#search-bar").display = False
-            self.conversation.focus()
-            return
+    def _escaped(self, event: events.Key) -> None:
         stack = self.app.screen_stack
         if len(stack) > 1 and stack[-1] is self and not _is_browser(stack[-2]):
             event.stop()  # a subagent opened from a tool operation: back to its parent
             self.app.pop_screen()
 
-    def commands(self) -> Iterable[SystemCommand]:
+    def _palette(self) -> list[Command]:
         view = self.conversation
-        commands = [
+        return [
             (
                 "Toggle raw / replayed view",
                 "Every line, or what the model is sent next",
                 self.action_toggle_mode,
             ),
-            (
-                "Show the conversation",
-                "The current view's items",
-                lambda: self.action_show_tab("conversation"),
-            ),
-            (
-                "Show tool operations",
-                "Every call and what became of it",
-                lambda: self.action_show_tab("tools"),
-            ),
-            (
-                "Show runs",
-                "Turns with their state, usage and context",
-                lambda: self.action_show_tab("runs"),
-            ),
-            (
-                "Show the diff",
-                "What compactions folded and kept",
-                lambda: self.action_show_tab("diff"),
-            ),
+            ("Show the conversation", "The current view's items", self._show("conversation")),
+            ("Show tool operations", "Every call and what became of it", self._show("tools")),
+            ("Show runs", "Turns with their state, usage and context", self._show("runs")),
+            ("Show the diff", "What compactions folded and kept", self._show("diff")),
             ("Search", "Find text in the conversation", self.action_search),
             ("Warnings", "What the reader could not make sense of", self.action_warnings),
             ("Filter…", "Which roles and line kinds the conversation shows", self.action_filter),
@@ -380,13 +293,13 @@ class ModelScreen(FollowingScreen):
                 "Write the transcript as HTML, Markdown or JSON beside it",
                 self.action_export,
             ),
-            ("Next tool call", "In the conversation", lambda: view.action_jump("call", 1)),
-            ("Previous tool call", "In the conversation", lambda: view.action_jump("call", -1)),
-            ("Next error", "A failed call or an error line", lambda: view.action_jump("error", 1)),
-            (
-                "Previous error",
+            *self._jumps(view, "call", "tool call", "In the conversation", "In the conversation"),
+            *self._jumps(
+                view,
+                "error",
+                "error",
                 "A failed call or an error line",
-                lambda: view.action_jump("error", -1),
+                "A failed call or an error line",
             ),
             ("Copy item", "The selected item's text", view.action_copy),
             (
@@ -396,8 +309,6 @@ class ModelScreen(FollowingScreen):
             ),
             ("Go to the end", "The last item (and stick to new ones)", view.action_last),
         ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
 
 
 def _is_browser(screen: object) -> bool:

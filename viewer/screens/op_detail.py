@@ -132,9 +132,10 @@ class OpDetailScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy result"),
     ]
 
-    def __init__(self, op: ToolOp) -> None:
+    def __init__(self, op: ToolOp, *, force_polling: bool = False) -> None:
         super().__init__()
         self.op = op
+        self.force_polling = force_polling  # for a subagent's screen, as the opener's
 
     def compose(self) -> ComposeResult:
         with Vertical(id="op-detail-body") as body:
@@ -159,8 +160,7 @@ class OpDetailScreen(ModalScreen[None]):
             return
         from ..format_screens import open_file_screen
 
-        force = bool(getattr(self.app, "force_polling", False))
-        self.app.push_screen(open_file_screen(path, force_polling=force))
+        self.app.push_screen(open_file_screen(path, force_polling=self.force_polling))
 
     def action_copy(self) -> None:
         text = self.op.result or ""

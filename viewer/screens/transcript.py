@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import ClassVar
 
-from textual import events, on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import on
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import TabbedContent
 
-from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate
 from session_core.formats import V1
 from session_core.live import LiveTranscript
@@ -28,28 +25,41 @@ from ..widgets.status import StatusBar
 from ..widgets.tool_ops import ToolOpsPane
 from .export import ExportScreen
 from .filter import FilterScreen
-from .following import FollowingScreen
+from .following import (
+    FILTER,
+    PREVIEW_FROM,
+    RAW_REPLAYED,
+    SEARCH,
+    WARNINGS,
+    Command,
+    Pane,
+    SearchingScreen,
+    Tab,
+    tab_keys,
+)
 from .warnings import WarningsScreen
 
-PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 
-
-class TranscriptScreen(FollowingScreen):
+class TranscriptScreen(SearchingScreen):
     """One transcript, followed as it grows: conversation, diff, tool operations, run contexts."""
 
     FORMAT = V1
     PARSED_UPDATES = False  # LiveTranscript parses each line as it applies it
+    FOLLOW_AT_ONCE = True
 
+    TABS = (
+        Tab("conversation", "Conversation", lambda: ConversationView("replayed", id="messages")),
+        Tab("diff", "Diff", lambda: DiffView(id="diffview")),
+        Tab("tools", "Tool operations", lambda: ToolOpsPane(id="toolops"), key="Tools"),
+        Tab("contexts", "Run contexts", lambda: RunContextPane(id="runcontexts")),
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search"),
-        Binding("r", "toggle_mode", "Raw/replayed"),
+        SEARCH,
+        RAW_REPLAYED,
         Binding("d", "show_tab('diff')", "Diff"),
-        Binding("f", "filter", "Filter"),
-        Binding("w", "warnings", "Warnings"),
-        Binding("1", "show_tab('conversation')", "Conversation", show=False),
-        Binding("2", "show_tab('diff')", "Diff", show=False),
-        Binding("3", "show_tab('tools')", "Tools", show=False),
-        Binding("4", "show_tab('contexts')", "Run contexts", show=False),
+        FILTER,
+        WARNINGS,
+        *tab_keys(TABS),
     ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
@@ -60,81 +70,34 @@ class TranscriptScreen(FollowingScreen):
 
     # -- layout -----------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        yield StatusBar(id="status")
-        yield Static(id="problem")
-        with TabbedContent(id="tabs", initial="conversation"):
-            with TabPane("Conversation", id="conversation"):
-                yield ConversationView("replayed", id="messages")
-            with TabPane("Diff", id="diff"):
-                yield DiffView(id="diffview")
-            with TabPane("Tool operations", id="tools"):
-                yield ToolOpsPane(id="toolops")
-            with TabPane("Run contexts", id="contexts"):
-                yield RunContextPane(id="runcontexts")
-        with Vertical(id="search-bar"):
-            yield Input(placeholder="search (enter finds, escape closes)", id="search")
-        yield Footer()
+    def _status_bar(self) -> Widget:
+        return StatusBar(id="status")
 
-    @property
-    def conversation(self) -> ConversationView:
-        return self.query_one("#messages", ConversationView)
+    conversation = Pane(ConversationView, "#messages")
 
     @property
     def calls(self) -> CallIndex:
         """The file's tool calls and answers: the conversation indexes them for its rows."""
         return self.conversation.renderer.calls
 
-    def on_mount(self) -> None:
-        self.query_one("#search-bar").display = False
-        self.query_one("#problem").display = False
-        self.conversation.focus()
-        self._refresh_status()
-        self.set_interval(1.0, self._tick)
-        try:
-            big = os.path.getsize(self.path) > PREVIEW_FROM
-        except OSError:
-            big = False
-        if big:
-            # The full load starts once the end is on screen: run at once, the two
-            # workers would share the interpreter and the end would show later.
-            self._previewing = True
-            self.show_tail()
-        else:
-            self.follow_file()
-
     # -- following ----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="preview")
-    def show_tail(self) -> None:
-        """A big file's end, at once, while the follow worker reads all of it."""
-        try:
-            state = preview_state(read_tail_window(self.path), self.path)
-        except TranscriptError:
-            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
-            return
-        self.app.call_from_thread(self._show_preview, state)
+    def _preview_from(self) -> int:
+        return PREVIEW_FROM  # this module's, read when asked (a test lowers it)
 
-    def _show_preview(self, state: ReplayState) -> None:
-        if not self.is_attached:
-            return
-        self.conversation.set_state(state)
+    def _read_tail(self) -> ReplayState:
+        return preview_state(read_tail_window(self.path), self.path)
+
+    def _draw_preview(self, preview: ReplayState) -> None:
+        self.conversation.set_state(preview)
         self.conversation.action_last_row()
-        self._refresh_status()
-        self.call_after_refresh(self.follow_file)
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if self._still_previewing(update):
-            return
         first = not self._loaded
         reset = update.reset  # the worker replayed it into self.live already
         if reset or first:
             if reset and not first:
-                self.notify(
-                    "The file was truncated or replaced: the view was rebuilt from line 1.",
-                    severity="warning",
-                    timeout=6,
-                )
+                self._say_rebuilt()
             self.usage = UsageTally()
             self.conversation.set_state(self.live.state)
             self.query_one(DiffView).set_state(self.live.state)
@@ -179,9 +142,7 @@ class TranscriptScreen(FollowingScreen):
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"
         if self._previewing:
-            done, size = self._progress
-            percent = 100 * done // size if size else 0
-            extra = f"loading {percent}%, showing the end meanwhile"
+            extra = f"loading {self._loaded_percent()}%, showing the end meanwhile"
         mode = "replayed" if view.mode == "replayed" else "raw"
         self.query_one(StatusBar).show(
             name=os.path.basename(self.path),
@@ -260,35 +221,9 @@ class TranscriptScreen(FollowingScreen):
 
         self.app.push_screen(FilterScreen(view.roles, view.types), chosen)
 
-    def action_search(self) -> None:
-        bar = self.query_one("#search-bar")
-        bar.display = True
-        search = self.query_one("#search", Input)
-        search.value = self.conversation.search_term
-        search.focus()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#search-bar").display = False
-        self.action_show_tab("conversation")
-        count = self.conversation.search(event.value)
-        if event.value and count is not None:
-            self._notify_matches(event.value, count)
-        self._refresh_status()
-
     @on(ConversationView.Searched)
     def _searched(self, event: ConversationView.Searched) -> None:
         self._notify_matches(event.term, event.count)
-        self._refresh_status()
-
-    def _notify_matches(self, term: str, count: int) -> None:
-        self.notify(f"{count} match{'es' if count != 1 else ''} for {term!r}")
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" and self.query_one("#search-bar").display:
-            event.stop()  # escape closes the search, not the file (the app's "back to the list")
-            self.query_one("#search-bar").display = False
-            self.conversation.focus()
 
     @on(ConversationView.Changed)
     def _conversation_changed(self) -> None:
@@ -318,59 +253,37 @@ class TranscriptScreen(FollowingScreen):
         elif event.pane.id is not None:
             self._refresh_pane(event.pane.id)
 
-    def commands(self) -> Iterable[SystemCommand]:
-        """Every action of this screen, for the command palette."""
+    def _palette(self) -> list[Command]:
         view = self.conversation
-        commands = [
+        return [
             (
                 "Toggle raw / replayed view",
                 "Raw: every line as written; replayed: what the model is sent next",
                 self.action_toggle_mode,
             ),
-            (
-                "Show the diff",
-                "Raw versus replayed, side by side",
-                lambda: self.action_show_tab("diff"),
-            ),
-            (
-                "Show the conversation",
-                "Messages of the current view",
-                lambda: self.action_show_tab("conversation"),
-            ),
-            (
-                "Show tool operations",
-                "Every operation and its crash state",
-                lambda: self.action_show_tab("tools"),
-            ),
-            (
-                "Show run contexts",
-                "Facts and sections of each run",
-                lambda: self.action_show_tab("contexts"),
-            ),
+            ("Show the diff", "Raw versus replayed, side by side", self._show("diff")),
+            ("Show the conversation", "Messages of the current view", self._show("conversation")),
+            ("Show tool operations", "Every operation and its crash state", self._show("tools")),
+            ("Show run contexts", "Facts and sections of each run", self._show("contexts")),
             ("Search", "Find text in messages", self.action_search),
             ("Filter", "By role or by line type", self.action_filter),
             ("Warnings", "Malformed lines, resets, replaced files", self.action_warnings),
-            (
-                "Next tool call",
+            *self._jumps(
+                view,
+                "call",
+                "tool call",
                 "Jump to the next message with a tool call",
-                lambda: view.action_jump("call", 1),
-            ),
-            (
-                "Previous tool call",
                 "Jump to the previous tool call",
-                lambda: view.action_jump("call", -1),
             ),
-            ("Next error", "Jump to the next error", lambda: view.action_jump("error", 1)),
-            ("Previous error", "Jump to the previous error", lambda: view.action_jump("error", -1)),
-            (
-                "Next compaction",
+            *self._jumps(
+                view, "error", "error", "Jump to the next error", "Jump to the previous error"
+            ),
+            *self._jumps(
+                view,
+                "compaction",
+                "compaction",
                 "Jump to the next compaction",
-                lambda: view.action_jump("compaction", 1),
-            ),
-            (
-                "Previous compaction",
                 "Jump to the previous compaction",
-                lambda: view.action_jump("compaction", -1),
             ),
             ("Copy message", "Copy the selected message to the clipboard", view.action_copy),
             ("Fold / expand message", "Show the whole message", view.action_toggle_fold),
@@ -383,5 +296,3 @@ class TranscriptScreen(FollowingScreen):
                 self.action_export,
             ),
         ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
