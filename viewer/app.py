@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # v1 file should not pay for them (the first screen of a big file is a start-up race).
 
 STYLES = Path(__file__).parent / "styles"
+S = TypeVar("S", bound=Screen)
 
 
 class TailscopeApp(App[None]):
@@ -104,25 +105,27 @@ class TailscopeApp(App[None]):
         self.switch_screen(self.screen_for(fmt, getattr(old, "path", None)))
         self.notify(f"This file is {fmt}: showing it as such.", timeout=4)
 
+    def topmost(self, kind: type[S], what: str) -> S:
+        """The top screen of this kind (the one under any modal); LookupError names
+        ``what`` when none is open."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, kind):
+                return screen
+        raise LookupError(f"no {what} is open")
+
     @property
     def agentgo(self) -> AgentGoScreen:
         """The agentgo screen (the one under any modal)."""
         from .screens.agentgo import AgentGoScreen
 
-        for screen in reversed(self.screen_stack):
-            if isinstance(screen, AgentGoScreen):
-                return screen
-        raise LookupError("no agentgo session is open")
+        return self.topmost(AgentGoScreen, "agentgo session")
 
     @property
     def transcript(self) -> TranscriptScreen:
         """The transcript screen (the one under any modal)."""
         from .screens.transcript import TranscriptScreen  # imported once a v1 file is open
 
-        for screen in reversed(self.screen_stack):
-            if isinstance(screen, TranscriptScreen):
-                return screen
-        raise LookupError("no transcript is open")
+        return self.topmost(TranscriptScreen, "transcript")
 
     @property
     def live(self) -> LiveTranscript:

@@ -65,24 +65,27 @@ class BrowserScreen(Screen[None]):
         Binding("r", "rescan", "Rescan", show=False),
     ]
 
+    @dataclass
     class Scanned(Message):
         """A batch of summaries from the scanner (``done`` of ``total`` files so far)."""
 
-        def __init__(self, rows: list[FileSummary], done: int, total: int, final: bool) -> None:
-            super().__init__()
-            self.rows, self.done, self.total, self.final = rows, done, total, final
+        rows: list[FileSummary]
+        done: int
+        total: int
+        final: bool
 
+    @dataclass
     class Changed(Message):
         """Files the watcher saw change: fresh summaries, and paths that are gone."""
 
-        def __init__(self, rows: list[FileSummary], gone: list[str]) -> None:
-            super().__init__()
-            self.rows, self.gone = rows, gone
+        rows: list[FileSummary]
+        gone: list[str]
 
+    @dataclass
     class WatchFailed(Message):
-        def __init__(self, why: str) -> None:
-            super().__init__()
-            self.why = why
+        """The watcher stopped: why."""
+
+        why: str
 
     def __init__(
         self,
