@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from helpers import file_loaded, fingerprint, screen_text, wait_for
+from helpers import (
+    app_on,
+    file_loaded,
+    fingerprint,
+    for_screen,
+    screen_text,
+    snapshot_rerun,
+    wait_for,
+    written,
+)
 from textual.pilot import Pilot
 
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
@@ -16,25 +27,23 @@ from viewer.app import TailscopeApp
 from viewer.screens.agentgo import AgentGoScreen
 from viewer.screens.transcript import TranscriptScreen
 
-# A snapshot taken while the app is still settling can differ from the stored one in the
-# segments behind identical pixels (seen under a loaded CI machine, never alone): a failing
-# snapshot comparison is taken again, twice at most. A real difference fails all three.
-# Only the snapshot classes rerun: a behavioural test here fails on its first failure.
-snapshot_rerun = pytest.mark.flaky(reruns=2)
-
+# Only the snapshot classes rerun (snapshot_rerun): a behavioural test here fails on its
+# first failure.
 SIZE = (120, 40)
+loaded, shows = for_screen(AgentGoScreen, SIZE)
 
 
-async def loaded(pilot: Pilot[None]) -> None:
-    """Wait until the follower delivered the file and the view settled."""
-    await file_loaded(pilot, AgentGoScreen)
+@asynccontextmanager
+async def opened(path: Path) -> AsyncIterator[tuple[TailscopeApp, Pilot[None]]]:
+    """The app on the file, once its agentgo screen has it and the view settled."""
+    async with app_on(path, SIZE) as (app, pilot):
+        await loaded(pilot)
+        yield app, pilot
 
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
-    path = tmp_path / "session.jsonl"
-    write_agentgo_story(path)
-    return path
+    return written(tmp_path / "session.jsonl", write_agentgo_story)
 
 
 @pytest.fixture
@@ -60,77 +69,45 @@ def damaged(tmp_path: Path) -> Path:
 class TestTabs:
     def test_runs(self, snap_compare, session: Path) -> None:
         # The screen opens on the conversation; 1 shows the runs.
-        assert snap_compare(
-            TailscopeApp(session), press=["1"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, session, "1")
 
     def test_call_tree_with_retry_failure_and_gap(self, snap_compare, session: Path) -> None:
         # The first call is the failed attempt a retry followed; run 2 holds the gaps.
-        assert snap_compare(
-            TailscopeApp(session), press=["2"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, session, "2")
 
     def test_tool_whose_actual_args_differ(self, snap_compare, session: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(session),
-            press=["2", "down", "down"],
-            terminal_size=SIZE,
-            run_before=loaded,
-        )
+        assert shows(snap_compare, session, "2", "down", "down")
 
     def test_gap_call_detail(self, snap_compare, session: Path) -> None:
         # The failed first attempt starts selected; e: the failed bash call, e: run 2's
         # model call (a gap), e: its tool call (a gap).
-        assert snap_compare(
-            TailscopeApp(session),
-            press=["2", "e", "e", "e"],
-            terminal_size=SIZE,
-            run_before=loaded,
-        )
+        assert shows(snap_compare, session, "2", "e", "e", "e")
 
     def test_conversation(self, snap_compare, session: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(session), press=["3"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, session, "3")
 
     def test_checkpoints(self, snap_compare, session: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(session), press=["4"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, session, "4")
 
     def test_timeline(self, snap_compare, session: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(session), press=["5", "g"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, session, "5", "g")
 
 
 @snapshot_rerun
 class TestRunFilter:
     def test_interrupted_run_calls(self, snap_compare, session: Path) -> None:
         # Runs tab (1): the third row is run 2 (the interrupted one); enter chooses it.
-        assert snap_compare(
-            TailscopeApp(session),
-            press=["1", "down", "down", "enter", "2"],
-            terminal_size=SIZE,
-            run_before=loaded,
-        )
+        assert shows(snap_compare, session, "1", "down", "down", "enter", "2")
 
     def test_run_timeline(self, snap_compare, session: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(session),
-            press=["1", "down", "down", "enter", "5"],
-            terminal_size=SIZE,
-            run_before=loaded,
-        )
+        assert shows(snap_compare, session, "1", "down", "down", "enter", "5")
 
 
 class TestDamage:
     # Asserted on the screen's text rather than a snapshot: under a loaded machine these two
     # snapshots came out with the same pixels but differently split segments (a new SVG id).
     async def test_damaged_file_warnings(self, damaged: Path) -> None:
-        app = TailscopeApp(damaged)
-        async with app.run_test(size=SIZE) as pilot:
-            await loaded(pilot)
+        async with opened(damaged) as (app, pilot):
             await pilot.press("w")
             await pilot.pause(0.2)
             text = screen_text(app)
@@ -139,9 +116,7 @@ class TestDamage:
             assert "line 38: has seq 37 after seq 35; sequence numbers must be contiguous" in text
 
     async def test_damaged_file_keeps_showing(self, damaged: Path) -> None:
-        app = TailscopeApp(damaged)
-        async with app.run_test(size=SIZE) as pilot:
-            await loaded(pilot)
+        async with opened(damaged) as (app, _pilot):
             text = screen_text(app)
             assert "damaged.jsonl" in text and "2 warnings (w)" in text
             assert "3 runs (2 closed, 1 interrupted)" in text
@@ -153,9 +128,7 @@ class TestDamage:
 
 
 async def test_opens_agentgo_without_a_flag(session: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, _pilot):
         assert isinstance(app.screen, AgentGoScreen)
         screen = app.agentgo
         assert len(screen.runs.table.rows) == 4  # all runs + 3
@@ -168,9 +141,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
 
 
 async def test_live_record_appears(session: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, pilot):
         screen = app.agentgo
         await pilot.press("3")
         conversation = screen.conversation
@@ -222,9 +193,7 @@ async def test_live_record_appears(session: Path) -> None:
 
 
 async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, pilot):
         screen = app.agentgo
         smaller = tmp_path / "smaller.jsonl"
         with AgentGoSession.create(smaller) as s:
@@ -241,9 +210,7 @@ async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) ->
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
     path = tmp_path / "hostile.jsonl"
     write_agentgo_story(path, hostile=True)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(path) as (app, pilot):
         screen = app.agentgo
         for key in ("3", "2", "5", "1"):
             await pilot.press(key)
@@ -283,9 +250,7 @@ async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
 
 
 async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, pilot):
         other = tmp_path / "v1.jsonl"
         write_story(other)
         os.replace(other, session)
@@ -294,9 +259,7 @@ async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path:
 
 
 async def test_timeline_enter_opens_the_call(session: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, pilot):
         screen = app.agentgo
         await pilot.press("5")
         assert screen.timeline.move_to_seq(12)  # tool_invoke_start of call-1
@@ -308,9 +271,7 @@ async def test_timeline_enter_opens_the_call(session: Path) -> None:
 
 
 async def test_run_filter_applies_to_every_tab(session: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, pilot):
         screen = app.agentgo
         await pilot.press("1", "down", "down", "enter")
         await pilot.pause(0.1)
@@ -328,9 +289,7 @@ async def test_run_filter_applies_to_every_tab(session: Path) -> None:
 
 
 async def test_commands_reach_the_palette(session: Path) -> None:
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (app, _pilot):
         titles = [command.title for command in app.get_system_commands(app.screen)]
         for title in ("Show the call tree", "Show the timeline", "All runs", "Warnings"):
             assert title in titles
@@ -338,9 +297,7 @@ async def test_commands_reach_the_palette(session: Path) -> None:
 
 async def test_viewer_never_writes(session: Path) -> None:
     before = fingerprint(session)
-    app = TailscopeApp(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot)
+    async with opened(session) as (_app, pilot):
         keys = ["down", "enter", "2", "e", "3", "enter", "4", "5", "g", "enter", "1", "a", "w"]
         await pilot.press(*keys)
         await pilot.pause(0.3)

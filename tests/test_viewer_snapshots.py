@@ -6,99 +6,70 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import file_loaded, screen_lines, screen_text, wait_for
-from textual.pilot import Pilot
+from helpers import for_screen, screen_lines, screen_text, snapshot_rerun, wait_for, written
 
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
 from viewer.screens.transcript import TranscriptScreen
 
-# A snapshot taken while the app is still settling can differ from the stored one in the
-# segments behind identical pixels (seen under a loaded CI machine, never alone): a failing
-# snapshot comparison is taken again, twice at most. A real difference fails all three.
-# Only snapshot classes rerun; what a snapshot shows is pinned once more in TestText, which
-# fails on its first failure.
-snapshot_rerun = pytest.mark.flaky(reruns=2)
-
+# Only snapshot classes rerun (snapshot_rerun); what a snapshot shows is pinned once more
+# in TestText, which fails on its first failure.
 SIZE = (120, 40)
-
-
-async def loaded(pilot: Pilot[None]) -> None:
-    """Wait until the follower delivered the file and the view settled."""
-    await file_loaded(pilot, TranscriptScreen)
+loaded, shows = for_screen(TranscriptScreen, SIZE)
 
 
 @pytest.fixture
 def story(tmp_path: Path) -> Path:
-    path = tmp_path / "story.jsonl"
-    write_story(path)
-    return path
-
-
-@pytest.fixture
-def hostile(tmp_path: Path) -> Path:
-    path = tmp_path / "hostile.jsonl"
-    write_story(path, hostile=True)
-    return path
+    return written(tmp_path / "story.jsonl", write_story)
 
 
 @snapshot_rerun
 class TestConversation:
     def test_replayed(self, snap_compare, story: Path) -> None:
-        assert snap_compare(TailscopeApp(story), terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story)
 
     def test_raw_with_overlays(self, snap_compare, story: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(story), press=["r", "g"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, story, "r", "g")
 
     def test_raw_elided_original_one_key_away(self, snap_compare, story: Path) -> None:
         # g: top; j j j: the elided tool result; o: its original; enter: expanded.
         keys = ["r", "g", "j", "j", "j", "o", "enter"]
-        assert snap_compare(TailscopeApp(story), press=keys, terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story, *keys)
 
     def test_expanded_message(self, snap_compare, story: Path) -> None:
         keys = ["g", "j", "enter"]
-        assert snap_compare(TailscopeApp(story), press=keys, terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story, *keys)
 
     def test_escape_sequences_are_inert(self, snap_compare, hostile: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(hostile), press=["r", "g"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, hostile, "r", "g")
 
 
 @snapshot_rerun
 class TestPanes:
     def test_diff(self, snap_compare, story: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(story), press=["2", "n"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, story, "2", "n")
 
     def test_tool_operations_crash_states(self, snap_compare, story: Path) -> None:
-        assert snap_compare(TailscopeApp(story), press=["3"], terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story, "3")
 
     def test_run_contexts(self, snap_compare, story: Path) -> None:
-        assert snap_compare(TailscopeApp(story), press=["4"], terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story, "4")
 
 
 @snapshot_rerun
 class TestScreens:
     def test_help(self, snap_compare, story: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(story), press=["question_mark"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, story, "question_mark")
 
     def test_search_results(self, snap_compare, story: Path) -> None:
         keys = ["slash", *"divide", "enter"]
-        assert snap_compare(TailscopeApp(story), press=keys, terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, story, *keys)
 
     def test_damaged_file(self, snap_compare, damaged: Path) -> None:
-        assert snap_compare(
-            TailscopeApp(damaged), press=["w"], terminal_size=SIZE, run_before=loaded
-        )
+        assert shows(snap_compare, damaged, "w")
 
     def test_not_a_transcript(self, snap_compare, notes: Path) -> None:
-        assert snap_compare(TailscopeApp(notes), terminal_size=SIZE, run_before=loaded)
+        assert shows(snap_compare, notes)
 
 
 @pytest.fixture
@@ -122,6 +93,11 @@ def notes(tmp_path: Path) -> Path:
     path.write_bytes(b'{"hello": "world"}\nnot json at all\n')
     os.utime(path, (OLD_MTIME, OLD_MTIME))
     return path
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    return written(tmp_path / "hostile.jsonl", write_story, hostile=True)
 
 
 def cursor_row(app: TailscopeApp) -> str:
