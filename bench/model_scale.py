@@ -269,13 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100MB,1GB")
     parser.add_argument("--growth", default="10MB", help="the small size growth is taken from")
     parser.add_argument("--formats", default=",".join(FORMATS))
-    parser.add_argument("--tools", default="viewer,lnav")
-    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
-    parser.add_argument("--timeout", type=float, default=240.0)
-    parser.add_argument("--smoke", action="store_true", help="small files, a time limit, checks")
+    open_big.viewer_options(parser, "viewer,lnav", 240.0, "small files, a time limit, checks")
     args = parser.parse_args(argv)
-    if shutil.which("tmux") is None:
-        print("model_scale: tmux is needed", file=sys.stderr)
+    if not open_big.have_tmux("model_scale"):
         return 1
     if args.smoke:
         args.sizes, args.growth, args.timeout = "2MB", "1MB", 30.0

@@ -242,16 +242,29 @@ def version(tool: str, command: str) -> str:
     return (out.strip().splitlines() or [tool])[0]
 
 
+def viewer_options(parser: argparse.ArgumentParser, tools: str, timeout: float, smoke: str) -> None:
+    """The options of a bench that opens files in the viewer under tmux (``open_big``,
+    ``model_scale``): the tools it races, its data folder, its time limit, its smoke run."""
+    parser.add_argument("--tools", default=tools)
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--timeout", type=float, default=timeout)
+    parser.add_argument("--smoke", action="store_true", help=smoke)
+
+
+def have_tmux(bench: str) -> bool:
+    """tmux is there (else ``bench`` says it is needed)."""
+    if shutil.which("tmux") is None:
+        print(f"{bench}: tmux is needed", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100MB,1GB")
-    parser.add_argument("--tools", default="tailscope,lnav,toolong")
-    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
-    parser.add_argument("--timeout", type=float, default=180.0)
-    parser.add_argument("--smoke", action="store_true", help="2MB, tailscope only (for CI)")
+    viewer_options(parser, "tailscope,lnav,toolong", 180.0, "2MB, tailscope only (for CI)")
     args = parser.parse_args(argv)
-    if shutil.which("tmux") is None:
-        print("open_big: tmux is needed", file=sys.stderr)
+    if not have_tmux("open_big"):
         return 1
     sizes = ["2MB"] if args.smoke else args.sizes.split(",")
     tools = ["tailscope"] if args.smoke else args.tools.split(",")
