@@ -34,6 +34,7 @@ class AgentGoScreen(FollowingScreen):
 
     FORMAT = AGENTGO
     PARSED_UPDATES = False  # LiveAgentGo parses each line as it applies it
+    EXPORT_HELP = "The session as Markdown, HTML or JSON (like tailscope export)"
 
     TABS = (
         Tab("runs", "Runs", lambda: RunsPane(id="agentgo-runs")),
@@ -231,11 +232,7 @@ class AgentGoScreen(FollowingScreen):
     def _palette(self) -> list[Command]:
         conversation = self.conversation
         return [
-            (
-                "Export…",
-                "The session as Markdown, HTML or JSON (like tailscope export)",
-                self.action_export,
-            ),
+            self._export_command(),
             ("Show runs", "Every run: status, outcome, calls, gaps", self._show("runs")),
             (
                 "Show the call tree",

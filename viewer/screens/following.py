@@ -362,6 +362,14 @@ class FollowingScreen(Screen[None]):
         """The command palette's entries."""
         raise NotImplementedError
 
+    EXPORT_HELP = "Write the transcript as HTML, Markdown or JSON beside it"
+
+    def _export_command(self) -> Command:
+        return ("Export…", self.EXPORT_HELP, self.action_export)
+
+    def action_export(self) -> None:
+        raise NotImplementedError
+
     def live_label(self) -> str:
         """What the header says of the writer: gone (no file), live or idle."""
         if not self.live.exists:

@@ -288,11 +288,7 @@ class ModelScreen(SearchingScreen):
             ("Search", "Find text in the conversation", self.action_search),
             ("Warnings", "What the reader could not make sense of", self.action_warnings),
             ("Filter…", "Which roles and line kinds the conversation shows", self.action_filter),
-            (
-                "Export…",
-                "Write the transcript as HTML, Markdown or JSON beside it",
-                self.action_export,
-            ),
+            self._export_command(),
             *self._jumps(view, "call", "tool call", "In the conversation", "In the conversation"),
             *self._jumps(
                 view,

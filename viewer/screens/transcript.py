@@ -290,9 +290,5 @@ class TranscriptScreen(SearchingScreen):
             ("Original / stub", "For an elided message", view.action_toggle_original),
             ("Go to top", "First message", view.action_first_row),
             ("Go to bottom", "Last message (and stick to new ones)", view.action_last_row),
-            (
-                "Export…",
-                "Write the transcript as HTML, Markdown or JSON beside it",
-                self.action_export,
-            ),
+            self._export_command(),
         ]
