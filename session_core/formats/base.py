@@ -300,6 +300,24 @@ class TranscriptFormat(ABC):
         return None
 
 
+class AgentFormat(TranscriptFormat):
+    """A format another agent writes (Claude Code, Codex): read only, followed as raw
+    lines with their spans (long texts stay in the file), its sessions kept under a
+    home folder the environment may move (``home``)."""
+
+    writable: ClassVar[bool] = False
+    parsed_updates: ClassVar[bool] = False
+    # (the variable naming the home folder, the folder in $HOME otherwise, its sessions)
+    home: ClassVar[tuple[str, str, str]]
+
+    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
+        variable, folder, sessions = self.home
+        home = environ.get(variable) or os.path.join(
+            environ.get("HOME") or os.path.expanduser("~"), folder
+        )
+        return [os.path.join(home, sessions)]
+
+
 def fill_peek(result: PeekResult, transcript: Transcript) -> None:
     """What a peek shows of a model format: every record that parses and every message
     line, in file order (peek is what the file says, not what the model is sent)."""

@@ -10,13 +10,12 @@ line types), ``assemble`` (the model from what was kept), ``subagents`` (linked 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...model import Transcript
-from ..base import Builder, TranscriptFormat, feed_file, fill_peek
+from ..base import AgentFormat, Builder, feed_file, fill_peek
 from .assemble import NAME
 from .builder import ClaudeCodeBuilder
 from .subagents import attach
@@ -44,11 +43,10 @@ _BOOKKEEPING = frozenset(
 )
 
 
-class ClaudeCodeFormat(TranscriptFormat):
+class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
-    writable: ClassVar[bool] = False
-    parsed_updates: ClassVar[bool] = False  # raw lines with spans: long texts stay in the file
+    home: ClassVar[tuple[str, str, str]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
@@ -99,12 +97,6 @@ class ClaudeCodeFormat(TranscriptFormat):
         return os.path.basename(parent) == "subagents" and os.path.basename(path).startswith(
             "agent-"
         )
-
-    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
-        home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
-            environ.get("HOME") or os.path.expanduser("~"), ".claude"
-        )
-        return [os.path.join(home, "projects")]
 
     def discover(self, root: str) -> list[str] | None:
         """Session files of a ``~/.claude/projects`` tree (a project folder, the projects

@@ -12,13 +12,12 @@ view after a ``compacted`` line), ``builder`` (lines fed in file order), ``tree`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
-from ..base import Builder, TranscriptFormat
+from ..base import AgentFormat, Builder
 from .builder import NAME, CodexBuilder
 from .tree import PLAIN, ZST, discover, find_children
 
@@ -26,11 +25,10 @@ LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_cont
 SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not read
 
 
-class CodexFormat(TranscriptFormat):
+class CodexFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Codex rollout"
-    writable: ClassVar[bool] = False
-    parsed_updates: ClassVar[bool] = False  # raw lines with spans: long texts stay in the file
+    home: ClassVar[tuple[str, str, str]] = ("CODEX_HOME", ".codex", "sessions")
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
@@ -65,12 +63,6 @@ class CodexFormat(TranscriptFormat):
     def part_of_another(self, path: str) -> bool:
         # a compressed rollout whose plain file is beside it: the plain one is the session
         return path.endswith(ZST) and os.path.exists(path[: -len(ZST)] + PLAIN)
-
-    def default_roots(self, environ: Mapping[str, str]) -> list[str]:
-        home = environ.get("CODEX_HOME") or os.path.join(
-            environ.get("HOME") or os.path.expanduser("~"), ".codex"
-        )
-        return [os.path.join(home, "sessions")]
 
 
 def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
