@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -64,13 +65,16 @@ class FilterScreen(ModalScreen[Choice]):
                 yield Button("Everything", id="filter-all")
                 yield Button("Cancel", id="filter-cancel")
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "filter-cancel":
-            self.dismiss(None)
-            return
-        if event.button.id == "filter-all":
-            self.dismiss((None, frozenset(self.type_choices)))
-            return
+    @on(Button.Pressed, "#filter-cancel")
+    def _cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#filter-all")
+    def _everything(self) -> None:
+        self.dismiss((None, frozenset(self.type_choices)))
+
+    @on(Button.Pressed, "#filter-apply")
+    def _apply(self) -> None:
         roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
         types = frozenset(self.query_one("#filter-types", SelectionList).selected)
         self.dismiss((None if roles == frozenset(self.role_choices) else roles, types))
