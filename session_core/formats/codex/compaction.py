@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...model import Item, Part
+from ...model import Item
+from ...parts import Part
 from .items import fingerprint, message_key, response_item
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import Item, OpState, Part, ToolOp, classify_op
+from ...model import Item
+from ...parts import Part
 from ...text import str_or_none
+from ...tool_ops import OpState, ToolOp, classify_op
 from .items import field
 from .tools import command_line, compact
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import Item, Part
+from ...model import Item
+from ...parts import Part
 from ...text import str_or_none
 from .tools import Outcome, compact, decode_output, parse_arguments, shown_arguments
 

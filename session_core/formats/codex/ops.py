@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ...item_column import ItemColumn
-from ...model import LazyToolOp, OpField, PartRef, ToolOp
+from ...parts import PartRef
+from ...tool_ops import LazyToolOp, OpField, ToolOp
 
 _T = TypeVar("_T")
 _LINE = ToolOp.__dict__["line"]  # the dataclass's slots

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from ... import pricing
-from ...model import Usage
+from ...usage_totals import Usage
 
 # (input tokens, cached of them, output tokens, reasoning of those)
 Totals = tuple[int, int, int, int]

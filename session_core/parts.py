@@ -1,0 +1,201 @@
+"""A conversation item's parts, and their lazy stand-ins: what is kept of a long part
+(its head, its size and where it is in the file) and read again when asked for.
+
+``Part`` is one block of an item; ``LazyPart`` stands for one whose long text and
+structured data stay in the file; ``PartRef`` is only where such a part is (what a
+tool operation keeps); ``PartSource`` reads a line's parts again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
+
+
+@dataclass(slots=True)
+class Part:
+    """One block of a conversation item."""
+
+    kind: PartKind
+    text: str = ""  # what is shown: the text, the reasoning, a call's arguments, a result
+    call_id: str | None = None  # tool-call / tool-result
+    name: str | None = None  # the tool's name (tool-call), the block's type (other)
+    data: Any = None  # structured: a call's input, a result's structured form, a raw block
+    is_error: bool = False  # a failed tool result
+
+    @property
+    def head(self) -> str:
+        """What a folded view shows: the text (a lazy part keeps only its first lines)."""
+        return self.text
+
+    @property
+    def size(self) -> int:
+        """The text's length in characters (known without reading a lazy part's text)."""
+        return len(self.text)
+
+
+# The slot descriptors of the fields the lazy subclasses read through (typed loosely).
+_PART_TEXT: Any = Part.__dict__["text"]
+_PART_DATA: Any = Part.__dict__["data"]
+
+PREVIEW_LINES = 3  # lines of a lazy part's text kept as its head
+PREVIEW_CHARS = 300  # characters of each such line
+
+
+def preview(text: str) -> str:
+    """The head kept of a long text: its first lines, each cut, and an empty line after
+    them when more follow (so a folded view counts and marks them as it would the text)."""
+    lines = text.split("\n", PREVIEW_LINES)
+    shown = [line[:PREVIEW_CHARS] for line in lines[:PREVIEW_LINES]]
+    if len(lines) > PREVIEW_LINES:
+        shown.append("")
+    return "\n".join(shown)
+
+
+class PartSource:
+    """Where lazy parts are read again from: ``load(key)`` gives one line's parts, in
+    order (a line of the file, parsed again); the last ``cache`` lines read are kept."""
+
+    def __init__(self, load: Callable[[Any], list[Part]], cache: int = 256) -> None:
+        self._load = load
+        self._cache: dict[Any, list[Part]] = {}
+        self._limit = cache
+        self.failed = 0
+
+    def parts(self, key: Any) -> list[Part] | None:
+        cache = self._cache
+        found = cache.pop(key, None)
+        if found is None:
+            try:
+                found = self._load(key)
+            except Exception:  # the line changed or went away on disk: the head stays
+                self.failed += 1
+                return None
+            if len(cache) >= self._limit:
+                del cache[next(iter(cache))]
+        cache[key] = found
+        return found
+
+    def part(self, key: Any, index: int) -> Part | None:
+        """The ``index``-th part of the line at ``key`` (None: it could not be read again)."""
+        parts = self.parts(key)
+        if parts is None or index >= len(parts):
+            return None
+        return parts[index]
+
+
+class LazyPart(Part):
+    """A part whose long text and structured data stay in the file until asked for:
+    only its head, its size and where it is (a line and its index there) are kept.
+    Equal to, and read like, the part it stands for."""
+
+    __slots__ = ("_index", "_key", "_size", "_source")
+
+    def __init__(self, part: Part, source: PartSource, key: Any, index: int) -> None:
+        Part.__init__(self, part.kind, "", part.call_id, part.name, None, part.is_error)
+        full = _PART_TEXT.__get__(part, Part)
+        _PART_TEXT.__set__(self, preview(full))
+        self._size = len(full)
+        self._source = source
+        self._key = key
+        self._index = index
+
+    @property
+    def text(self) -> str:
+        full = self._source.part(self._key, self._index)
+        if full is None:
+            start: str = _PART_TEXT.__get__(self, Part)
+            return start + "\n[changed on disk: only the start is shown]"
+        return full.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        _PART_TEXT.__set__(self, value)
+
+    @property
+    def data(self) -> Any:
+        full = self._source.part(self._key, self._index)
+        return None if full is None else full.data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        _PART_DATA.__set__(self, value)
+
+    @property
+    def head(self) -> str:
+        head: str = _PART_TEXT.__get__(self, Part)
+        return head
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.kind, self.text, self.call_id, self.name, self.data, self.is_error)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Part):
+            return NotImplemented
+        theirs = (
+            other._fields()
+            if isinstance(other, LazyPart)
+            else (other.kind, other.text, other.call_id, other.name, other.data, other.is_error)
+        )
+        return self._fields() == theirs
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LazyPart({self.kind!r}, head={self.head!r}, size={self._size})"
+
+
+class PartRef:
+    """Where a lazy part is (its line and index there), without its head: what a tool
+    operation keeps of its call's or result's part once the item holding it is packed.
+    Reads ``text`` and ``data`` as the part does."""
+
+    __slots__ = ("_index", "_key", "_source")
+
+    def __init__(self, part: LazyPart) -> None:
+        self._source = part._source
+        self._key = part._key
+        self._index = part._index
+
+    @classmethod
+    def at(cls, source: PartSource, key: Any, index: int) -> PartRef:
+        """The ``index``-th part of the line at ``key`` (a short part too: a builder that
+        keeps only where each tool call and result is)."""
+        ref = cls.__new__(cls)
+        ref._source, ref._key, ref._index = source, key, index
+        return ref
+
+    @property
+    def text(self) -> str:
+        full = self._source.part(self._key, self._index)
+        return "[changed on disk: this line could not be read again]" if full is None else full.text
+
+    @property
+    def data(self) -> Any:
+        full = self._source.part(self._key, self._index)
+        return None if full is None else full.data
+
+
+def ref_of(part: Part) -> Part | PartRef:
+    """What an operation keeps of a part: a lazy one's place, another as it is."""
+    return PartRef(part) if isinstance(part, LazyPart) else part
+
+
+__all__ = [
+    "PREVIEW_CHARS",
+    "PREVIEW_LINES",
+    "LazyPart",
+    "Part",
+    "PartKind",
+    "PartRef",
+    "PartSource",
+    "preview",
+    "ref_of",
+]

@@ -1,0 +1,252 @@
+"""Tool operations in the neutral model: the one state vocabulary (its classifier, labels
+and tones), ``ToolOp``, and ``LazyToolOp``, whose arguments, result and detail are read
+from its parts when asked for (``OpField`` descriptors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Self, TypeVar, overload
+
+from .parts import Part, PartRef
+
+_T = TypeVar("_T")
+
+# -- tool-operation states: the one vocabulary, the one classifier, the one label table --
+
+OpState = Literal[
+    "completed",
+    "failed",
+    "outcome-unknown",
+    "running",  # no result yet, and the writer may still be at work
+    "interrupted",  # no result, and the writer is gone or the turn was cut off
+    # transcript-v1's crash states
+    "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
+    "never-dispatched",  # an assistant tool call with no dispatch line and no answer
+    "undispatched-answered",  # a tool call answered without a dispatch line (older writers)
+]
+
+STATE_LABELS: dict[str, str] = {
+    "completed": "completed",
+    "failed": "failed",
+    "outcome-unknown": "outcome unknown",
+    "running": "running",
+    "interrupted": "interrupted: no result, the writer is gone",
+    "running-dead": "running when the writer died",
+    "unsettled-answered": "completed, settle never landed",
+    "never-dispatched": "never dispatched",
+    "undispatched-answered": "answered, no dispatch record",
+}
+
+# How each state reads at a glance: "ok", "bad", "warn" or "info" (the export's tones,
+# the viewer's styles).
+STATE_TONES: dict[str, str] = {
+    "completed": "ok",
+    "failed": "bad",
+    "outcome-unknown": "warn",
+    "running": "info",
+    "interrupted": "bad",
+    "running-dead": "bad",
+    "unsettled-answered": "warn",
+    "never-dispatched": "warn",
+    "undispatched-answered": "warn",
+}
+
+
+def classify_op(
+    *,
+    has_result: bool,
+    failed: bool = False,
+    interrupted: bool = False,
+    outcome: str | None = None,
+    writer_alive: bool | None = None,
+) -> OpState:
+    """The state of a tool operation from what the file says of it.
+
+    ``outcome`` is a settle record's own word (v1, agentgo) and wins when given;
+    otherwise a result makes it completed or failed. Without a result it is running
+    while the writer may be alive (``None``: not known, taken as alive) and
+    interrupted once it is gone, or when the format says the call was cut off.
+    """
+    if outcome in ("completed", "failed", "outcome-unknown"):
+        return outcome  # type: ignore[return-value]
+    if interrupted:
+        return "interrupted"
+    if has_result:
+        return "failed" if failed else "completed"
+    return "interrupted" if writer_alive is False else "running"
+
+
+def state_label(state: str) -> str:
+    return STATE_LABELS.get(state, state)
+
+
+# -- tool operations -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ToolOp:
+    """A tool call and what became of it."""
+
+    call_id: str
+    tool: str
+    state: OpState
+    arguments: Any = None  # as the model gave them (a dict, or a string)
+    result: str | None = None  # the result's text, as the model was sent it
+    detail: Any = None  # the tool's structured result (a patch, stdout/stderr, ...)
+    line: int = 0  # the call's line
+    result_line: int | None = None
+    run_id: str | None = None
+    message_id: str | None = None  # the item that asked for it
+    progress: str | None = None  # the latest progress output of a running call
+    subagent: str | None = None  # the path of the subagent's own transcript, when linked
+    sidechain: bool = False
+    started: str | None = None
+    ended: str | None = None
+    duration: float | None = None  # seconds
+
+    @property
+    def label(self) -> str:
+        return state_label(self.state)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "call-id": self.call_id,
+            "tool": self.tool,
+            "state": self.state,
+            "arguments": self.arguments,
+            "line": self.line,
+        }
+        for key, value in (
+            ("result", self.result),
+            ("result-line", self.result_line),
+            ("run-id", self.run_id),
+            ("message-id", self.message_id),
+            ("detail", self.detail),
+            ("progress", self.progress),
+            ("subagent", self.subagent),
+            ("duration", self.duration),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+class OpField(Generic[_T]):
+    """A field of a ``ToolOp`` subclass that is read (``get``), not only kept."""
+
+    __slots__ = ()
+
+    @overload
+    def __get__(self, op: None, owner: type | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, op: ToolOp, owner: type | None = None) -> _T: ...
+
+    def __get__(self, op: ToolOp | None, owner: type | None = None) -> _T | Self:
+        return self if op is None else self.get(op)
+
+    def get(self, op: Any) -> _T:
+        raise NotImplementedError
+
+
+class _FromPart(OpField[_T]):
+    """A ``LazyToolOp`` field read from a part (its ``data`` or ``text``) while the op
+    has one; a value set (not None) replaces the part."""
+
+    __slots__ = ("field", "part", "read")
+
+    def __init__(self, name: str, part: str, read: str) -> None:
+        self.field = ToolOp.__dict__[name]  # the dataclass's slot
+        self.part = part  # the op's slot holding the part
+        self.read = read  # "data" or "text"
+
+    def get(self, op: LazyToolOp) -> _T:
+        part = getattr(op, self.part)
+        got: _T = getattr(part, self.read) if part is not None else self.field.__get__(op, ToolOp)
+        return got
+
+    def __set__(self, op: LazyToolOp, value: _T) -> None:
+        if value is not None:
+            setattr(op, self.part, None)
+        self.field.__set__(op, value)
+
+
+_ARGUMENTS = _FromPart[Any]("arguments", "_args_from", "data")
+_RESULT = _FromPart[str | None]("result", "_result_from", "text")
+_DETAIL = _FromPart[Any]("detail", "_detail_from", "data")
+_FROM_PARTS = (_ARGUMENTS, _RESULT, _DETAIL)
+
+
+class LazyToolOp(ToolOp):
+    """A tool operation whose arguments, result and detail are read from its parts (which
+    may be lazy) when asked for, not copied into it. Reads like the operation it is."""
+
+    __slots__ = ("_args_from", "_detail_from", "_result_from")
+
+    def __init__(
+        self,
+        *args: Any,
+        args_from: Part | PartRef | None = None,
+        result_from: Part | PartRef | None = None,
+        detail_from: Part | PartRef | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._args_from = args_from
+        self._result_from = result_from
+        self._detail_from = detail_from
+        ToolOp.__init__(self, *args, **kwargs)
+
+    @classmethod
+    def of(
+        cls,
+        call_id: str,
+        tool: str,
+        state: OpState,
+        args_from: Part | PartRef | None,
+        result_from: Part | PartRef | None,
+        line: int,
+        result_line: int | None,
+        run_id: str | None,
+        message_id: str | None,
+        progress: str | None,
+        subagent: str | None,
+        sidechain: bool,
+        started: str | None,
+        ended: str | None,
+        duration: float | None,
+    ) -> LazyToolOp:
+        """One, its fields given in order (a reader makes tens of thousands at once; the
+        keyword form costs twice as much). Its detail is read from its result's part."""
+        op = cls.__new__(cls)
+        op._args_from = args_from
+        op._result_from = op._detail_from = result_from
+        for read in _FROM_PARTS:
+            read.field.__set__(op, None)
+        op.call_id, op.tool, op.state = call_id, tool, state
+        op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
+        op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
+        op.started, op.ended, op.duration = started, ended, duration
+        return op
+
+    arguments = _ARGUMENTS
+    result = _RESULT
+    detail = _DETAIL
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolOp):
+            return NotImplemented
+        return self.to_json() == other.to_json() and self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+__all__ = [
+    "STATE_LABELS",
+    "STATE_TONES",
+    "LazyToolOp",
+    "OpField",
+    "OpState",
+    "ToolOp",
+    "classify_op",
+    "state_label",
+]
