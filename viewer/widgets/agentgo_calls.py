@@ -8,7 +8,7 @@ relabelled. Labels and the detail are ``Text`` built from inert strings; a
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -24,6 +24,7 @@ from ..agentgo_detail import call_detail
 from ..agentgo_model import args_differ, call_label_parts, short
 from ..safe import one_line
 from .line_list import component_style
+from .pane import FocusPane
 
 NodeData = CallKey | str  # a call, or a run id for a run's node
 
@@ -60,8 +61,10 @@ class _CallTree(Tree[NodeData]):
         return (label.cell_len if isinstance(label, Text) else len(str(label))) + 2
 
 
-class CallsPane(Horizontal):
+class CallsPane(Horizontal, FocusPane):
     """Calls of the chosen run (``None``: every run, one branch each) and the selected call."""
+
+    FOCUS_ON = "#agentgo-call-tree"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
 
@@ -88,10 +91,6 @@ class CallsPane(Horizontal):
     @property
     def call_tree(self) -> Tree[NodeData]:
         return self.query_one("#agentgo-call-tree", Tree)
-
-    def focus(self, scroll_visible: bool = True) -> Self:
-        self.call_tree.focus(scroll_visible)
-        return self
 
     def _style(self, name: str) -> Style:
         return component_style(self, f"agentgo-calls--{name}", FALLBACK_STYLES)

@@ -7,7 +7,7 @@ history) and highlighted by a regex highlighter over inert text, never markup.
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 import orjson
 from rich.highlighter import JSONHighlighter
@@ -23,6 +23,7 @@ from session_core.text import count
 from ..agentgo_detail import cut
 from ..agentgo_model import short, source_time
 from ..safe import one_line
+from .pane import FocusPane
 
 SNAPSHOT_LIMIT = 64_000  # characters of pretty JSON shown
 
@@ -52,8 +53,10 @@ def snapshot_json(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> Text:
     return Text("\n", end="").join([header, text])
 
 
-class CheckpointsPane(Vertical):
+class CheckpointsPane(Vertical, FocusPane):
     """A table of checkpoints (of the chosen run, or all) and the highlighted one's snapshot."""
+
+    FOCUS_ON = "#agentgo-checkpoints-table"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set()
 
@@ -85,10 +88,6 @@ class CheckpointsPane(Vertical):
     @property
     def table(self) -> DataTable[Text]:
         return self.query_one("#agentgo-checkpoints-table", DataTable)
-
-    def focus(self, scroll_visible: bool = True) -> Self:
-        self.table.focus(scroll_visible)
-        return self
 
     def set_view(self, view: AgentGoView, run_id: str | None) -> None:
         self.view = view

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -18,6 +19,7 @@ from session_core.text import count
 from ..agentgo_model import CallStats, day_time, short, source_time
 from ..safe import one_line
 from .line_list import component_style
+from .pane import FocusPane
 
 ALL = "*all*"  # the row key of "all runs"
 
@@ -45,17 +47,18 @@ FALLBACK_STYLES: dict[str, str] = {
 }
 
 
-class RunsPane(Vertical):
+class RunsPane(Vertical, FocusPane):
     """A table of runs; ``enter`` (or a click) chooses the run the other panes show."""
+
+    FOCUS_ON = "#agentgo-runs-table"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
 
+    @dataclass
     class Chosen(Message):
         """A run was chosen; ``run_id`` None means every run."""
 
-        def __init__(self, run_id: str | None) -> None:
-            super().__init__()
-            self.run_id = run_id
+        run_id: str | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -81,10 +84,6 @@ class RunsPane(Vertical):
     @property
     def table(self) -> DataTable[Text]:
         return self.query_one("#agentgo-runs-table", DataTable)
-
-    def focus(self, scroll_visible: bool = True) -> Self:
-        self.table.focus(scroll_visible)
-        return self
 
     def _style(self, name: str) -> Style:
         return component_style(self, f"agentgo-runs--{name}", FALLBACK_STYLES)

@@ -6,6 +6,7 @@ lines are ever formatted. ``enter`` on a record about a call opens that call.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
@@ -69,10 +70,9 @@ class TimelineView(LineList):
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_call", "Open call")]
 
+    @dataclass
     class OpenCall(Message):
-        def __init__(self, key: CallKey) -> None:
-            super().__init__()
-            self.key = key
+        key: CallKey
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
@@ -73,26 +74,23 @@ class ConversationView(LineList):
 
     new_count: reactive[int] = reactive(0)
 
+    @dataclass
     class Changed(Message):
         """The cursor, the row count, the unseen count or the matches changed."""
 
-        def __init__(self, view: ConversationView) -> None:
-            super().__init__()
-            self.view = view
+        view: ConversationView
 
+    @dataclass
     class Searched(Message):
         """A search that went on in a worker ended."""
 
-        def __init__(self, view: ConversationView, term: str, count: int) -> None:
-            super().__init__()
-            self.view = view
-            self.term = term
-            self.count = count
+        view: ConversationView
+        term: str
+        count: int
 
+    @dataclass
     class JumpFailed(Message):
-        def __init__(self, what: str) -> None:
-            super().__init__()
-            self.what = what
+        what: str
 
     def __init__(self, mode: Mode, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -11,6 +11,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import orjson
@@ -156,21 +157,19 @@ class ItemsView(BlockView):
         Binding("N", "next_match(-1)", "Previous match", show=False),
     ]
 
+    @dataclass
     class Searched(Message):
         """A search ended: ``count`` items hold ``term``."""
 
-        def __init__(self, view: ItemsView, term: str, count: int) -> None:
-            super().__init__()
-            self.view = view
-            self.term = term
-            self.count = count
+        view: ItemsView
+        term: str
+        count: int
 
+    @dataclass
     class Said(Message):
         """Something to tell the user (a jump found nothing, ...)."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -53,6 +53,7 @@ class LineList(ScrollView, can_focus=True):
     """Items ``0 .. len(heights) - 1``; ``render_line`` finds the item under a line."""
 
     GUTTER: ClassVar[int] = 1  # cells left of the content (the cursor's bar)
+    HEADER: ClassVar[int] = 0  # lines that stay put above the items (a table's header)
     CACHE_ITEMS: ClassVar[int] = 400  # rendered items kept
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -96,6 +97,18 @@ class LineList(ScrollView, can_focus=True):
         """The message the cursor's moves post."""
         return self.Moved(self)
 
+    def header_strip(self, y: int) -> Strip:
+        """Line ``y`` of the ``HEADER`` lines."""
+        raise NotImplementedError
+
+    def virtual_width(self) -> int:
+        """How wide the lines are (0: cut to the width, nothing to scroll across)."""
+        return 0
+
+    def crop(self, strip: Strip, scroll_x: int, width: int) -> Strip:
+        """The part of a line on screen."""
+        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+
     # -- geometry -------------------------------------------------------------------
 
     def item_count(self) -> int:
@@ -106,8 +119,12 @@ class LineList(ScrollView, can_focus=True):
         return max(20, (self.size.width or 80) - self.GUTTER)
 
     def update_size(self) -> None:
-        # Lines are cut to the width: there is nothing to scroll across.
-        self.virtual_size = Size(0, self.heights.total)
+        self.virtual_size = Size(self.virtual_width(), self.heights.total + self.HEADER)
+
+    @property
+    def page_height(self) -> int:
+        """Lines of items on screen."""
+        return max(1, (self.scrollable_content_region.height or self.size.height) - self.HEADER)
 
     @property
     def is_at_end(self) -> bool:
@@ -192,11 +209,11 @@ class LineList(ScrollView, can_focus=True):
             return
         top = self.heights.prefix(index)
         bottom = top + self.heights.height(index)
-        height = self.scrollable_content_region.height or self.size.height
+        height = self.page_height
         if top < self.scroll_y or bottom - top > height:
-            self.scroll_to(y=top, animate=False, force=True, immediate=True)
+            self.scroll_to(y=top, animate=False, immediate=True)
         elif bottom > self.scroll_y + height:
-            self.scroll_to(y=bottom - height, animate=False, force=True, immediate=True)
+            self.scroll_to(y=bottom - height, animate=False, immediate=True)
 
     def move_to(self, index: int) -> None:
         count = self.item_count()
@@ -224,9 +241,10 @@ class LineList(ScrollView, can_focus=True):
         self.scroll_to_end()
 
     def action_page(self, direction: int) -> None:
-        height = self.scrollable_content_region.height or self.size.height
         self.scroll_to(
-            y=self.scroll_y + direction * max(1, height - 1), animate=False, immediate=True
+            y=self.scroll_y + direction * max(1, self.page_height - 1),
+            animate=False,
+            immediate=True,
         )
         if not self.item_count():
             return
@@ -240,8 +258,8 @@ class LineList(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None or not self.item_count():
             return
-        y = int(self.scroll_y) + offset.y
-        if y < self.heights.total:
+        y = int(self.scroll_y) + offset.y - self.HEADER
+        if 0 <= y < self.heights.total and offset.y >= self.HEADER:
             self.cursor = self.item_at(y)
             self.focus()
 
@@ -254,15 +272,17 @@ class LineList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
-        base = self.rich_style
-        absolute = scroll_y + y
+        if y < self.HEADER:
+            return self.crop(self.header_strip(y), scroll_x, width)
+        absolute = scroll_y + y - self.HEADER
         if absolute >= self.heights.total:
-            return Strip.blank(width, base)
+            return Strip.blank(width, self.rich_style)
         index = self.heights.find(absolute)
         strips = self.item_strips(index)
         offset = absolute - self.heights.prefix(index)
-        strip = strips[offset] if 0 <= offset < len(strips) else Strip.blank(width, base)
-        return strip.crop_extend(scroll_x, scroll_x + width, base)
+        if not 0 <= offset < len(strips):
+            return Strip.blank(width, self.rich_style)
+        return self.crop(strips[offset], scroll_x, width)
 
     def item_strips(self, index: int) -> list[Strip]:
         strips = self._cache.get(index)

@@ -4,6 +4,7 @@ the diff of what compactions folded and kept. Every one draws only the rows on s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on
@@ -75,12 +76,11 @@ class OpsPane(Vertical):
     OpsPane { height: 1fr; }
     """
 
+    @dataclass
     class Opened(Message):
         """Enter on an operation: show its detail."""
 
-        def __init__(self, op: ToolOp) -> None:
-            super().__init__()
-            self.op = op
+        op: ToolOp
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

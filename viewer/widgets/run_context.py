@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
@@ -31,6 +31,7 @@ from session_core.text import count
 
 from ..model import CallIndex
 from ..safe import inert, one_line
+from .pane import FocusPane
 from .tool_ops import short_id
 from .virtual_table import VirtualTable
 
@@ -283,8 +284,10 @@ class SectionView(Widget, can_focus=True):
         self.action_toggle_body()
 
 
-class RunContextPane(Horizontal):
+class RunContextPane(Horizontal, FocusPane):
     """Runs on the left; the highlighted run's facts and sections on the right."""
+
+    FOCUS_ON = "#runs"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "run-context--label",
@@ -294,21 +297,14 @@ class RunContextPane(Horizontal):
         "run-context--same",
     }
 
+    @dataclass
     class SectionToggled(Message):
         """A section was expanded or folded (the pane remembers it per run)."""
 
-        def __init__(self, view: SectionView) -> None:
-            super().__init__()
-            self.view = view
+        view: SectionView
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._state: ReplayState | None = None
         self._path = ""
         self._count = 0  # run rows in the table
@@ -342,11 +338,6 @@ class RunContextPane(Horizontal):
     @property
     def facts_table(self) -> DataTable[Text]:
         return self.query_one("#run-facts", DataTable)
-
-    def focus(self, scroll_visible: bool = True) -> Self:
-        """Focusing the pane focuses its list of runs (the pane itself takes no focus)."""
-        self.runs_table.focus(scroll_visible)
-        return self
 
     # -- the data -------------------------------------------------------------
 

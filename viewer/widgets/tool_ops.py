@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -31,6 +31,7 @@ from session_core.text import count
 from ..model import CallIndex, OpRows, ToolOpRow
 from ..safe import inert, one_line
 from ..screens.artifact import ArtifactScreen
+from .pane import FocusPane
 from .virtual_table import VirtualTable
 
 # (column key, label, width in cells the cell text is clipped to)
@@ -129,13 +130,15 @@ def pretty_arguments(arguments: object) -> str:
     return "" if value is None else str(value)
 
 
-class ToolOpsPane(Vertical):
+class ToolOpsPane(Vertical, FocusPane):
     """A table of every tool operation and a detail view of the highlighted one.
 
     ``enter`` or ``a`` opens the highlighted operation's artifact; ``m`` (or a
     double click) posts ``ToolOpsPane.Selected`` so the app can show the
     conversation around the call.
     """
+
+    FOCUS_ON = "#tool-ops-table"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "open_artifact", "Artifact"),
@@ -164,14 +167,8 @@ class ToolOpsPane(Vertical):
         def control(self) -> ToolOpsPane:
             return self.pane
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._state: ReplayState | None = None
         self._path: str = ""
         self._is_live = False
@@ -189,11 +186,6 @@ class ToolOpsPane(Vertical):
     @property
     def table(self) -> VirtualTable:
         return self.query_one("#tool-ops-table", VirtualTable)
-
-    def focus(self, scroll_visible: bool = True) -> Self:
-        """Focusing the pane focuses its table (the pane itself takes no focus)."""
-        self.table.focus(scroll_visible)
-        return self
 
     # -- the data -------------------------------------------------------------
 

@@ -10,6 +10,7 @@ The header and the first ``fixed_columns`` stay put while the rest scrolls.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -17,18 +18,19 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..heights import Uniform
+from .line_list import LineList
+
 Column = tuple[str, str, int]  # key, label, width in cells
-CACHE_ROWS = 400  # rendered rows kept
 
 
-class VirtualTable(ScrollView, can_focus=True):
+class VirtualTable(LineList):
     """Rows ``0 .. row_count - 1`` with a cursor; each row's cells come from ``cells``."""
+
+    HEADER = 1
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
@@ -63,22 +65,13 @@ class VirtualTable(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
         Binding("enter", "activate", "Open", show=False),
     ]
 
-    cursor_row: reactive[int] = reactive(0, always_update=True, init=False)
-
+    @dataclass
     class _RowMessage(Message):
-        def __init__(self, table: VirtualTable, row: int) -> None:
-            super().__init__()
-            self.table = table
-            self.row = row
+        table: VirtualTable
+        row: int
 
         @property
         def control(self) -> VirtualTable:
@@ -105,24 +98,33 @@ class VirtualTable(ScrollView, can_focus=True):
         self.columns = tuple(columns)
         self._cells = cells
         self._fixed = sum(width + 2 for _key, _label, width in self.columns[:fixed_columns])
-        self._width = sum(width + 2 for _key, _label, width in self.columns)
-        self.row_count = 0
-        self._cache: dict[int, Strip] = {}
+        self._line_width = sum(width + 2 for _key, _label, width in self.columns)
+        self.heights: Uniform = Uniform()
         self._header: Strip | None = None
 
     # -- rows -----------------------------------------------------------------
 
+    @property
+    def row_count(self) -> int:
+        return self.heights.count
+
+    @property
+    def cursor_row(self) -> int:
+        """The cursor's row (0 when there are none)."""
+        return max(0, self.cursor)
+
+    @cursor_row.setter
+    def cursor_row(self, row: int) -> None:
+        self.cursor = row
+
     def set_row_count(self, count: int) -> None:
         """The table now has ``count`` rows (the cursor stays in range)."""
-        self.row_count = count
-        self.virtual_size = Size(self._width, count + 1)  # the header is line 0
-        if self.cursor_row >= count:
-            self.cursor_row = max(0, count - 1)
-        self.refresh()
-
-    def invalidate(self) -> None:
-        """Rows changed: draw the ones on screen again from ``cells``."""
-        self._cache.clear()
+        self.heights.count = count
+        self.update_size()
+        if self.cursor < 0 and count:
+            self.set_reactive(LineList.cursor, 0)  # the first row, without a move to tell
+        elif self.cursor >= count:
+            self.cursor = max(0, count - 1)
         self.refresh()
 
     def row_cells(self, index: int) -> list[str]:
@@ -138,63 +140,42 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def move_cursor(self, row: int) -> None:
         """Put the cursor on ``row`` (clamped) and scroll it into view."""
-        if self.row_count == 0:
-            return
-        self.cursor_row = max(0, min(row, self.row_count - 1))
-        self.scroll_to_cursor()
+        self.move_to(row)
 
-    def watch_cursor_row(self, old: int, new: int) -> None:
-        self._cache.pop(old, None)
-        self._cache.pop(new, None)
-        self.refresh()
+    def moved(self) -> Message:
+        return self.Highlighted(self, self.cursor_row)
+
+    def watch_cursor(self, old: int, new: int) -> None:
         if self.row_count:
-            self.post_message(self.Highlighted(self, new))
-
-    def scroll_to_cursor(self) -> None:
-        height = max(1, self.scrollable_content_region.height - 1)
-        top = self.cursor_row
-        if top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif top >= self.scroll_y + height:
-            self.scroll_to(y=top - height + 1, animate=False, immediate=True)
+            super().watch_cursor(old, new)
+        else:
+            self.invalidate()
 
     @property
     def at_end(self) -> bool:
         return self.row_count == 0 or self.cursor_row >= self.row_count - 1
-
-    def action_move(self, step: int) -> None:
-        self.move_cursor(self.cursor_row + step)
-
-    def action_page(self, direction: int) -> None:
-        step = max(1, self.scrollable_content_region.height - 2)
-        self.move_cursor(self.cursor_row + direction * step)
-
-    def action_first(self) -> None:
-        self.move_cursor(0)
-
-    def action_last(self) -> None:
-        self.move_cursor(self.row_count - 1)
 
     def action_activate(self) -> None:
         if self.row_count:
             self.post_message(self.Activated(self, self.cursor_row))
 
     def on_click(self, event: events.Click) -> None:
+        # The base's handler (called after this one) moves the cursor.
         offset = event.get_content_offset(self)
-        if offset is None or offset.y == 0:
+        if offset is None or offset.y < self.HEADER or event.chain < 2:
             return
-        index = int(self.scroll_y) + offset.y - 1
+        index = int(self.scroll_y) + offset.y - self.HEADER
         if 0 <= index < self.row_count:
-            self.cursor_row = index
-            if event.chain >= 2:
-                self.post_message(self.DoubleClicked(self, index))
+            self.post_message(self.DoubleClicked(self, index))
 
     # -- drawing ----------------------------------------------------------------
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._cache.clear()
         self._header = None
+
+    def virtual_width(self) -> int:
+        return self._line_width
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"virtual-table--{name}", partial=True)
@@ -208,37 +189,29 @@ class VirtualTable(ScrollView, can_focus=True):
             line.append_text(shown)
             line.append(" ")
         line.stylize_before(self.rich_style + style)
-        return Strip(list(line.render(self.app.console)), self._width).adjust_cell_length(
-            self._width, self.rich_style + style
+        return Strip(list(line.render(self.app.console)), self._line_width).adjust_cell_length(
+            self._line_width, self.rich_style + style
         )
 
-    def _row(self, index: int) -> Strip:
-        strip = self._cache.get(index)
-        if strip is None:
-            if len(self._cache) >= CACHE_ROWS:
-                self._cache.clear()
+    def item_strips(self, index: int) -> list[Strip]:
+        strips = self._cache.get(index)
+        if strips is None:
             base = self._style("even-row") if index % 2 else Style()
             strip = self._line(self._cells(index), base)
-            if index == self.cursor_row:
+            if index == self.cursor:
                 cursor = self._style("cursor")
-                strip = Strip(Segment.apply_style(list(strip), None, cursor), self._width)
-            self._cache[index] = strip
-        return strip
+                strip = Strip(Segment.apply_style(list(strip), None, cursor), self._line_width)
+            strips = self._cache[index] = [strip]
+        return strips
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        if y == 0:
-            if self._header is None:
-                header = self._style("header")
-                labels = [Text(label) for _key, label, _width in self.columns]
-                self._header = self._line(labels, header)
-            strip = self._header
-        else:
-            index = int(self.scroll_y) + y - 1
-            if index >= self.row_count:
-                return Strip.blank(width, self.rich_style)
-            strip = self._row(index)
-        scroll_x = int(self.scroll_x)
+    def header_strip(self, y: int) -> Strip:
+        if self._header is None:
+            labels = [Text(label) for _key, label, _width in self.columns]
+            self._header = self._line(labels, self._style("header"))
+        return self._header
+
+    def crop(self, strip: Strip, scroll_x: int, width: int) -> Strip:
+        # The first ``fixed_columns`` stay put while the rest scrolls across.
         fixed = min(self._fixed, width)
         if scroll_x == 0 or fixed == 0:
             return strip.crop_extend(0, width, self.rich_style)
