@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .calls import Call, Run
 from .reader import StrictReader, read, read_view
-from .view import AgentGoView, Call, Run
+from .view import AgentGoView
 from .writer import AgentGoRun, AgentGoSession
 
 if TYPE_CHECKING:

@@ -11,17 +11,13 @@ something asks for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any
 
-from ..message import Message
 from ..text import as_str
+from .calls import _MISSING, Call, CallKey, Run, RunStatus
+from .messages import as_message, message_lines, message_text, thinking_text
 from .records import NO_SEQ, ODD_RUN, Records
-
-CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
-_MISSING: Any = object()  # ``Call.start_args`` when there is none to compare
-RunStatus = Literal["open", "closed", "interrupted"]
-CallStatus = Literal["ok", "failed", "gap"]
+from .stored import Checkpoint, Committed, snapshot_shape
 
 KNOWN_TYPES = frozenset(
     (
@@ -50,279 +46,6 @@ KNOWN_TYPES = frozenset(
 def _data(record: dict[str, Any]) -> dict[str, Any]:
     data = record.get("data")
     return data if isinstance(data, dict) else {}
-
-
-@dataclass(slots=True)
-class Run:
-    id: str
-    index: int
-    first_seq: int
-    first_time: str
-    started: bool = False  # a run_start record was seen
-    close_seq: int | None = None
-    agent_started: bool = False
-    agent_end: dict[str, Any] | None = None
-    last_seq: int = 0
-    last_time: str = ""
-    records: int = 0
-    turns: int = 0
-    calls: list[CallKey] = field(default_factory=list)
-
-    @property
-    def closed(self) -> bool:
-        return self.close_seq is not None
-
-    def outcome(self) -> str:
-        """What the file says of how the loop ended; a gap when it says nothing."""
-        if self.agent_end is None:
-            return "no agent_end (gap)" if self.agent_started else "no loop outcome"
-        error = self.agent_end.get("error")
-        if error:
-            return f"failed: {as_str(error)}"
-        reason = self.agent_end.get("stop_reason")
-        return f"ended: {as_str(reason)}" if reason else "ended"
-
-
-class _Latest:
-    """A call's latest record of one kind, read from its store (None: it has none)."""
-
-    __slots__ = ("at",)
-
-    def __init__(self, at: str) -> None:
-        self.at = at  # the call's field holding its index in the store
-
-    @overload
-    def __get__(self, call: None, owner: type | None = None) -> _Latest: ...
-
-    @overload
-    def __get__(self, call: Call, owner: type | None = None) -> dict[str, Any] | None: ...
-
-    def __get__(self, call: Call | None, owner: type | None = None) -> Any:
-        return self if call is None else call._data(getattr(call, self.at))
-
-
-@dataclass(slots=True, eq=False)
-class Call:
-    """One attempt of one execution in one run, with every record about it.
-
-    Its records' data (``request``, ``result``, ``tool_start``...) are read from
-    ``store`` when asked for; the facts its label and status need are kept.
-    """
-
-    run_id: str
-    id: str
-    attempt: int
-    kind: str
-    parent_id: str | None
-    turn_index: Any
-    first_seq: int
-    first_time: str
-    last_time: str = ""
-    recovery: dict[str, Any] | None = None
-    retries: list[dict[str, Any]] = field(default_factory=list)
-    context: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    children: list[CallKey] = field(default_factory=list)
-    store: Records | None = None
-    # the latest record of each kind (an index into ``store``), -1 for none
-    request_at: int = -1
-    result_at: int = -1
-    tool_start_at: int = -1
-    tool_invoke_at: int = -1
-    tool_end_at: int = -1
-    records: list[int] = field(default_factory=list)  # every record about it
-    tool_name: Any = None  # the latest tool_exec_start's tool (as written)
-    model: Any = None  # the latest model_request's config.model (as written), when truthy
-    tool_failed: bool = False  # the latest tool_exec_end's is_error
-    model_failed: bool = False  # the latest model_exec_end's error
-    args_differ: bool = False  # actual (tool_invoke_start) and requested args differ
-    start_args: Any = _MISSING  # the latest tool_exec_start's args until a tool_invoke_start
-
-    @property
-    def key(self) -> CallKey:
-        return (self.run_id, self.id, self.attempt)
-
-    def _data(self, at: int) -> dict[str, Any] | None:
-        return None if at < 0 or self.store is None else self.store.data(at)
-
-    request = _Latest("request_at")
-    result = _Latest("result_at")
-    tool_start = _Latest("tool_start_at")
-    tool_invoke = _Latest("tool_invoke_at")
-    tool_end = _Latest("tool_end_at")
-
-    @property
-    def events(self) -> list[tuple[int, str, str]]:
-        """(seq, type, time) of every record about the call (their times read again)."""
-        store = self.store
-        if store is None:
-            return []
-        out = []
-        for at in self.records:
-            seq = store.seqs[at]
-            time = store[at].get("time")
-            out.append((-1 if seq == NO_SEQ else seq, store.kind(at), as_str(time)))
-        return out
-
-    @property
-    def status(self) -> CallStatus:
-        if self.kind == "tool" or self.tool_start_at >= 0 or self.tool_end_at >= 0:
-            if self.tool_end_at < 0:
-                return "gap"
-            return "failed" if self.tool_failed else "ok"
-        if self.kind == "model" or self.request_at >= 0 or self.result_at >= 0:
-            if self.result_at < 0:
-                return "gap"
-            return "failed" if self.model_failed else "ok"
-        if self.context:
-            return "ok"
-        return "gap"
-
-    @property
-    def name(self) -> str:
-        if self.tool_start_at >= 0:
-            return as_str(self.tool_name) or self.id
-        if self.request_at >= 0 and self.model:
-            return f"{self.id} ({as_str(self.model)})"
-        return self.id
-
-
-@dataclass(slots=True, eq=False)
-class Stored:
-    """A record the view lists (a checkpoint, a committed message): its facts, and
-    where it is kept to be read again."""
-
-    seq: int
-    line: int
-    run_id: str
-    time: str
-    store: Records
-    at: int  # the record's index in ``store``
-
-
-@dataclass(slots=True, eq=False)
-class Checkpoint(Stored):
-    shape: tuple[str, tuple[str, ...], int]  # ``snapshot_shape`` of the snapshot
-
-    @property
-    def snapshot(self) -> Any:
-        return self.store.data(self.at).get("snapshot")
-
-
-@dataclass(slots=True, eq=False)
-class Committed(Stored):
-    """A committed conversation message (message_end)."""
-
-    lines: int  # ``message_lines`` of the message, up to LINES_COUNTED
-
-    @property
-    def message(self) -> dict[str, Any]:
-        message = self.store.data(self.at).get("message")
-        return message if isinstance(message, dict) else {}
-
-
-LINES_COUNTED = 255  # a message's body lines are counted this far
-
-
-def snapshot_shape(snapshot: Any) -> tuple[str, tuple[str, ...], int]:
-    """(type name, its first 7 keys for an object, its length): what a table row says."""
-    if isinstance(snapshot, dict):
-        keys: list[str] = []
-        for key in snapshot:
-            if len(keys) == 7:
-                break
-            keys.append(key)
-        return "dict", tuple(keys), len(snapshot)
-    if isinstance(snapshot, list):
-        return "list", (), len(snapshot)
-    return type(snapshot).__name__, (), 0
-
-
-def thinking_text(message: dict[str, Any]) -> str:
-    """The thinking parts of an AgentMessage, joined."""
-    parts = message.get("content")
-    if not isinstance(parts, list):
-        return ""
-    return "\n".join(
-        str(part.get("text") or "")
-        for part in parts
-        if isinstance(part, dict) and part.get("type") == "thinking"
-    )
-
-
-def tool_call_count(message: dict[str, Any]) -> int:
-    parts = message.get("content")
-    if not isinstance(parts, list):
-        return 0
-    return sum(1 for part in parts if isinstance(part, dict) and part.get("type") == "tool_call")
-
-
-def message_lines(message: dict[str, Any]) -> int:
-    """A message's body lines as a viewer lays them out: thinking, text, one per tool call
-    (counted up to LINES_COUNTED)."""
-    thinking = thinking_text(message).strip()
-    count = thinking.count("\n") + 1 if thinking else 0
-    text = message_text(message)
-    if text:
-        count += text.count("\n") + 1
-    return min(LINES_COUNTED, count + tool_call_count(message))
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The text parts of an AgentMessage, joined; other parts named in brackets."""
-    parts = message.get("content")
-    if isinstance(parts, str):
-        return parts
-    out: list[str] = []
-    if isinstance(parts, list):
-        for part in parts:
-            if not isinstance(part, dict):
-                out.append(as_str(part))
-                continue
-            kind = part.get("type")
-            if kind == "text":
-                out.append(as_str(part.get("text")))
-            elif kind == "thinking" or kind == "tool_call":
-                continue
-            elif kind == "image":
-                out.append(f"[image {as_str(part.get('mime'))}]")
-            else:
-                out.append(f"[{as_str(kind)} part]")
-    return "\n".join(out)
-
-
-def as_message(message: dict[str, Any]) -> Message:
-    """An AgentMessage in the v1 ``Message`` shape (for peek and shared views)."""
-    kind = as_str(message.get("kind")) or "user"
-    role = {"tool_result": "tool"}.get(kind, kind)
-    calls = []
-    parts = message.get("content")
-    if isinstance(parts, list):
-        for part in parts:
-            if isinstance(part, dict) and part.get("type") == "tool_call":
-                args = part.get("arguments")
-                calls.append(
-                    {
-                        "id": as_str(part.get("id")),
-                        "type": "function",
-                        "function": {
-                            "name": as_str(part.get("name")),
-                            "arguments": args if isinstance(args, str) else _json(args),
-                        },
-                    }
-                )
-    tcid = message.get("tool_call_id")
-    return Message(
-        role=role,
-        content=message_text(message),
-        tool_calls=tuple(calls),
-        tool_call_id=None if tcid is None else as_str(tcid),
-    )
-
-
-def _json(value: Any) -> str:
-    import orjson
-
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
 
 
 class AgentGoView:
@@ -623,3 +346,16 @@ class AgentGoView:
             "gaps": self.gaps(),
             "warnings": list(self.warnings),
         }
+
+
+__all__ = [
+    "KNOWN_TYPES",
+    "AgentGoView",
+    "Call",
+    "CallKey",
+    "Checkpoint",
+    "Committed",
+    "as_message",
+    "message_text",
+    "thinking_text",
+]
