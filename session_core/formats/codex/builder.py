@@ -23,11 +23,10 @@ import msgspec
 import orjson
 
 from ...item_column import FOLDED_MARK, ItemColumn, Items
-from ...model import Compaction, Item, Run, RunContext, Transcript
+from ...model import Compaction, Item, Run, RunContext, Transcript, Usage
 from ...parts import Part, PartRef, ref_of
 from ...text import str_or_none
 from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op
-from ...usage_totals import Usage
 from ..base import Builder
 from . import lines
 from . import usage as tokens

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from ... import pricing
-from ...usage_totals import Usage
+from ...model import Usage
 
 # (input tokens, cached of them, output tokens, reasoning of those)
 Totals = tuple[int, int, int, int]
