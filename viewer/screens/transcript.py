@@ -90,7 +90,7 @@ class TranscriptScreen(SearchingScreen):
 
     def _draw_preview(self, preview: ReplayState) -> None:
         self.conversation.set_state(preview)
-        self.conversation.action_last_row()
+        self.conversation.action_last()
 
     def _apply_update(self, update: FollowUpdate) -> None:
         first = not self._loaded
@@ -288,7 +288,7 @@ class TranscriptScreen(SearchingScreen):
             ("Copy message", "Copy the selected message to the clipboard", view.action_copy),
             ("Fold / expand message", "Show the whole message", view.action_toggle_fold),
             ("Original / stub", "For an elided message", view.action_toggle_original),
-            ("Go to top", "First message", view.action_first_row),
-            ("Go to bottom", "Last message (and stick to new ones)", view.action_last_row),
+            ("Go to top", "First message", view.action_first),
+            ("Go to bottom", "Last message (and stick to new ones)", view.action_last),
             self._export_command(),
         ]

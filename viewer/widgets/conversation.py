@@ -291,10 +291,6 @@ class ConversationView(LineList):
 
     # -- actions --------------------------------------------------------------------
 
-    # The transcript screen's names for the base's moves.
-    action_first_row = LineList.action_first
-    action_last_row = LineList.action_last
-
     def _toggle(self, bucket: set[str]) -> None:
         if not 0 <= self.cursor < len(self.rows):
             return
