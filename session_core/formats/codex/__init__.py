@@ -5,8 +5,9 @@ Desktop, idle ones compressed to ``.jsonl.zst`` (read transparently, never writt
 Modules: ``items`` (response items into conversation items), ``tools`` (call
 arguments and outputs), ``completed`` (newer ``item_completed`` tool items),
 ``context`` (turn contexts), ``usage`` (token counts), ``compaction`` (the replayed
-view after a ``compacted`` line), ``builder`` (lines fed in file order), ``tree``
-(the sessions tree: listing, subagents).
+view after a ``compacted`` line), ``builder`` (lines fed in file order, on its layers
+``state``, ``turns``, ``calls`` and ``responses``), ``ops`` (packed tool operations),
+``lines`` (the typed hot lines), ``tree`` (the sessions tree: listing, subagents).
 """
 
 from __future__ import annotations

@@ -1,0 +1,123 @@
+"""Tool calls paired with their outputs (``CodexCalls``): an operation for every call, its
+result, duration and state from its output, and a late ``*_end`` event's word on how a
+call ended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...parts import Part
+from ...text import str_or_none
+from ...tool_ops import LazyToolOp, classify_op
+from .ops import PackedOp
+from .state import seconds_between
+from .tools import Outcome
+from .turns import CodexTurns
+
+
+class CodexCalls(CodexTurns):
+    def _call(
+        self,
+        kind: Any,
+        call_id: str,
+        tool: str,
+        status: Any,
+        index: int,
+        line: int,
+        ts: str | None,
+        part: Part | None,
+    ) -> None:
+        run = self._run()
+        run_id = run.id if run is not None else None
+        tool = self.tools.setdefault(tool, tool)  # one copy of each name
+        at = len(self.ops)
+        op: LazyToolOp
+        if self.raw.parts[index] is None:  # packed: the rest is read from its items
+            column = self.op_items
+            op = PackedOp.packed(column, column.add(index), call_id, tool, run_id)
+        else:
+            op = LazyToolOp(
+                call_id=call_id,
+                tool=tool,
+                state="running",
+                args_from=self._ref(index, part),
+                line=line,
+                run_id=run_id,
+                message_id=f"L{line}",
+                started=ts,
+            )
+            self.op_items.add(-1)
+        self.ops.append(op)
+        self.op_run.append(self.open_run)
+        self.op_by_call[call_id] = at
+        if kind == "web_search_call" and status in ("completed", "failed"):
+            op.state = status
+            op.ended = ts
+        else:
+            self.pending[at] = None
+
+    def _output(
+        self,
+        call_id: str | None,
+        outcome: Outcome,
+        index: int,
+        line: int,
+        ts: str | None,
+        part: Part | None,
+    ) -> None:
+        at = self.op_by_call.get(call_id) if call_id is not None else None
+        if at is None:
+            return  # an answer to a call this file does not have (kept as its item)
+        op = self.ops[at]
+        duration = outcome.duration or seconds_between(op.started, ts)
+        if isinstance(op, PackedOp) and self.raw.parts[index] is None:
+            self.op_items.answered(at, index, duration)  # its result and outcome: its item's
+        else:
+            ref = self._ref(index, part)
+            if isinstance(op, LazyToolOp):
+                op._result_from = ref  # its text (and outcome), read from the (maybe packed) part
+                if self.raw.parts[index] is None:
+                    op._detail_from = ref  # the outcome is the part's data, read again too
+                else:
+                    op.detail = outcome.detail
+            else:
+                op.result = outcome.text
+                op.detail = outcome.detail
+            op.result_line = line
+            op.ended = ts
+            op.duration = duration
+        failed = outcome.failed
+        code = self.late_failure.pop(op.call_id, None)
+        if code is not None and outcome.exit_code is None:
+            failed = True
+            op.detail = {**(outcome.detail or {}), "exit_code": code}
+        op.state = classify_op(has_result=True, failed=failed, interrupted=outcome.interrupted)
+        self.pending.pop(at, None)
+
+    def _late_outcome(self, kind: str, payload: dict[str, Any]) -> None:
+        """An ``*_end`` event's word on a call, for outputs that do not say how it ended."""
+        call_id = str_or_none(payload.get("call_id"))
+        if call_id is None:
+            return
+        code: int | None = None
+        if kind == "exec_command_end":
+            value = payload.get("exit_code")
+            code = value if isinstance(value, int) and not isinstance(value, bool) else None
+        elif kind == "patch_apply_end":
+            code = 1 if payload.get("success") is False else None
+        else:
+            result = payload.get("result")
+            code = 1 if isinstance(result, dict) and "Err" in result else None
+        if not code:
+            return
+        index = self.op_by_call.get(call_id)
+        op = self.ops[index] if index is not None else None
+        if op is not None and op.result_line is not None:
+            if op.state == "completed":
+                op.state = "failed"
+                op.detail = {**(op.detail or {}), "exit_code": code}
+        else:
+            self.late_failure[call_id] = code
+
+
+__all__ = ["CodexCalls"]

@@ -1,0 +1,163 @@
+"""Response items into the replayed view (``CodexResponses``): each one a raw item and an
+entry of the view (its fingerprint beside it), its calls and outputs handed to the
+pairing, typed (``lines``) or parsed; and ``_add``, the raw item every other line makes
+(``_sent`` is it inline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...parts import Part
+from ...text import str_or_none
+from . import lines
+from .calls import CodexCalls
+from .items import (
+    CALL_TYPES,
+    NOT_SENT,
+    OUTPUT_TYPES,
+    STICKY_ROLES,
+    call_id_from,
+    call_key,
+    call_name_of,
+    fingerprint,
+    message_key,
+    reasoning_key,
+    reasoning_parts_of,
+    response_item,
+    result_part,
+)
+from .lines import block_texts, text_blocks
+from .state import _PACKED, RESPONSE
+from .tools import decode_output
+
+
+class CodexResponses(CodexCalls):
+    def _add(
+        self,
+        parts: list[Part],
+        line: int,
+        role: str,
+        kind: str,
+        ts: str | None,
+        *,
+        keep: bool = False,
+        model: str | None = None,
+        sticky: bool = False,
+    ) -> int:
+        """One raw item (its parts read again by span unless ``keep``); its index."""
+        return self.raw.append(
+            parts,
+            line,
+            role=role,
+            kind=kind,
+            ts=ts,
+            model=model,
+            sticky=sticky,
+            span=self.span,
+            keep=keep,
+        )
+
+    # -- response items ---------------------------------------------------------------
+
+    def _response(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+        kind = payload.get("type")
+        item_id = f"L{line}"
+        if kind in OUTPUT_TYPES:
+            outcome = decode_output(payload.get("output"))
+            call_id = str_or_none(payload.get("call_id"))
+            key = call_key(kind, call_id, str_or_none(payload.get("id")))
+            part = result_part(outcome, call_id)
+            index = self._sent(kind, [part], "tool", "message", False, key, line, ts)
+            self._output(call_id, outcome, index, line, ts, part)
+            return
+        item = response_item(payload, item_id, line, ts)
+        if kind in NOT_SENT:
+            if self.best != RESPONSE:
+                self._settle_source(RESPONSE)
+            self._add(item.parts, line, item.role, "record", ts)
+            return
+        key = message_key(item.role, item.parts) if kind == "message" else fingerprint(payload)
+        # A call named by its line alone is kept whole: ``line_parts`` does not know it.
+        keep = kind in CALL_TYPES and item.parts[0].call_id == item_id
+        index = self._sent(kind, item.parts, item.role, item.kind, item.sticky, key, line, ts, keep)
+        if kind in CALL_TYPES:
+            part = item.parts[0]
+            tool = part.name or "?"
+            self._call(
+                kind, part.call_id or item_id, tool, payload.get("status"), index, line, ts, part
+            )
+
+    def _typed_response(self, payload: lines.ResponsePayload, line: int, ts: str | None) -> bool:
+        kind = lines.TAG[type(payload)]
+        if isinstance(payload, lines._Output):
+            outcome = decode_output(payload.output)
+            call_id = payload.call_id
+            key = call_key(kind, call_id, payload.id)
+            index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
+            self._output(call_id, outcome, index, line, ts, None)
+        elif isinstance(payload, lines._Call):
+            if not payload.call_id and not payload.id:
+                return False  # named by its line: kept whole (the dict path)
+            call_id = call_id_from(payload.call_id, payload.id, "")
+            key = call_key(kind, payload.call_id, payload.id)
+            index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
+            tool = call_name_of(kind, payload.name) or "?"
+            self._call(kind, call_id, tool, payload.status, index, line, ts, None)
+        elif type(payload) is lines.Message:
+            texts = text_blocks(payload.content)
+            if texts is None:
+                return False  # a block that is not text: the dict path reads it
+            role = payload.role or "user"
+            parts = [Part("text", text) for text in texts]
+            key = message_key(role, parts)
+            self._sent(kind, parts, role, "message", role in STICKY_ROLES, key, line, ts)
+        else:
+            assert type(payload) is lines.Reasoning
+            summary = block_texts(payload.summary)
+            encrypted = payload.encrypted_content
+            parts = reasoning_parts_of(summary, block_texts(payload.content), encrypted)
+            key = reasoning_key(encrypted, summary)
+            self._sent(kind, parts, "assistant", "message", False, key, line, ts)
+        return True
+
+    def _sent(
+        self,
+        kind: Any,
+        parts: list[Part],
+        role: str,
+        item_kind: str,
+        sticky: bool,
+        key: int,
+        line: int,
+        ts: str | None,
+        keep: bool = False,
+    ) -> int:
+        """A response item the model sees: a raw item, and an entry of the replayed view
+        (``key`` its fingerprint). Its index."""
+        if self.best != RESPONSE:
+            self._settle_source(RESPONSE)
+        model = self.model if role == "assistant" else None
+        index = self.raw.append(  # ``_add``'s, inline: once for every response item
+            parts,
+            line,
+            role=role,
+            kind=item_kind,
+            ts=ts,
+            model=model,
+            sticky=sticky,
+            span=self.span,
+            keep=keep,
+        )
+        if role == "assistant":
+            self.last_response = index
+        self.view.append(index)
+        self.view_keys.append(key)
+        if self.open_run >= 0:
+            run = self.runs[self.open_run]
+            run.items += 1
+            if kind == "message" and role == "user" and run.prompt is None:
+                run.prompt = "\n".join(p.text for p in parts if p.kind == "text")
+        return index
+
+
+__all__ = ["CodexResponses"]

@@ -1,0 +1,118 @@
+"""What the Codex builder keeps while it reads (``CodexState``), and what every part of it
+asks of that: whether a line is kept by its span, where an operation's part is, the open
+run, and which source of the conversation is the best the file has shown so far.
+
+The builder is layered, each layer a module: ``CodexState`` (here), ``CodexTurns``
+(``turns``: runs, their contexts and usage), ``CodexCalls`` (``calls``: tool calls
+paired with their outputs), ``CodexResponses`` (``responses``: the response items of
+the replayed view) and ``CodexBuilder`` (``builder``: feeding, events, compaction and
+the model).
+"""
+
+from __future__ import annotations
+
+from array import array
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from ...item_column import ItemColumn
+from ...model import Compaction, Item, Run, RunContext
+from ...parts import Part, PartRef, ref_of
+from ...tool_ops import ToolOp
+from ..base import Builder
+from . import usage as tokens
+from .ops import OpColumn
+
+RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
+# An item packed by span keeps no parts; at feed time all it needs of them is its folded
+# height, which a one-part item that is not text has whatever its text.
+_PACKED = [Part("other")]
+
+
+def seconds_between(start: str | None, end: str | None) -> float | None:
+    if start is None or end is None:
+        return None
+    try:
+        delta = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    except (ValueError, TypeError):
+        return None
+    seconds = delta.total_seconds()
+    return seconds if seconds >= 0 else None
+
+
+class CodexState(Builder):
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.meta: dict[str, Any] = {}
+        # Every line's item, packed (its parts read again by span when asked for).
+        self.raw = ItemColumn("L")
+        # The replayed view from response items: raw indexes, and items of its own (a
+        # compaction's replacement history); appended to, replaced at a compaction.
+        self.view: list[int | Item] = []
+        self.view_keys = array("q")  # their fingerprints, parallel to ``view``
+        self.best = NONE
+        self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
+        self.tier_ops: list[ToolOp] = []
+        self.ops: list[ToolOp] = []
+        self.op_run = array("l")  # each op's run (index, -1: none)
+        self.op_items = OpColumn(self.raw)  # each op's call and result items, when packed
+        self.op_by_call: dict[str, int] = {}
+        self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
+        self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
+        self.compactions: list[Compaction] = []
+        self.runs: list[Run] = []
+        self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
+        self.open_run = -1
+        self.run_by_turn: dict[str, int] = {}
+        self.prompt_from_event: set[int] = set()
+        self.previous_context: RunContext | None = None
+        self.waiting_context: RunContext | None = None  # a context before its task_started
+        self.contexts: dict[int, RunContext] = {}
+        # The latest typed turn context's payload (its bytes) and its context, turn, model.
+        self.context_raw: msgspec.Raw | None = None
+        self.context_facts: tuple[RunContext, str | None, str | None] = (RunContext(), None, None)
+        self.section_texts: dict[str, str] = {}
+        # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).
+        self.tools: dict[str, str] = {}
+        self.fact_tuples: dict[tuple[str, str], tuple[str, str]] = {}
+        self.fact_lists: dict[tuple[str, str], list[str]] = {}
+        self.model: str | None = None
+        self.tally = tokens.TokenTally()
+        self.context_tokens: int | None = None  # the last request's input (context) size
+        self.awaiting_after: Compaction | None = None
+        self.last_response = -1  # the raw index of the latest model output awaiting usage
+
+    def set_source(self, source: Any) -> None:
+        super().set_source(source)
+        if self.part_source is not None:
+            self.raw.source = self.part_source  # spans fed before stay readable
+
+    def _by_span(self) -> bool:
+        """Is the line being fed kept by its span (its parts read again when asked for)?"""
+        return bool(self.span) and self.raw.source is not None
+
+    def _ref(self, index: int, part: Part | None) -> Part | PartRef:
+        """What an operation keeps of its item's (only) part: where it is in the file when
+        the item is packed by span, else the part."""
+        source = self.raw.source
+        if self.raw.parts[index] is None and source is not None:
+            return PartRef.at(source, self.span, 0)
+        assert part is not None  # an item kept whole keeps its parts
+        return ref_of(part)
+
+    def _run(self) -> Run | None:
+        return self.runs[self.open_run] if self.open_run >= 0 else None
+
+    def _settle_source(self, best: int) -> None:
+        """A better source of the conversation appeared: drop what the worse ones gave."""
+        self.best = best
+        for tier in (COMPLETED, EVENT):
+            if tier > best:
+                self.tier_view[tier] = []
+        if best < COMPLETED:
+            self.tier_ops = []
+
+
+__all__ = ["COMPLETED", "EVENT", "NONE", "RESPONSE", "CodexState", "seconds_between"]

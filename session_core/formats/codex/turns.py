@@ -1,0 +1,175 @@
+"""The Codex builder's turns (``CodexTurns``): runs started and ended by task events,
+their contexts (``turn_context`` lines, one copy of what repeats), and each
+``token_count``'s usage folded into its turn and its response's item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from ...model import Run, RunContext, Usage
+from ...parts import Part
+from . import lines
+from . import usage as tokens
+from .context import changed, run_context, turn_id_and_model
+from .state import _PACKED, CodexState, seconds_between
+from .tools import compact
+
+# The fixed texts of token counts, one list shared by every item that says them.
+_FIXED = {
+    text: [Part("other", text, name="token_count")]
+    for text in (tokens.REPEAT, tokens.NO_USAGE, tokens.NO_LIMITS_ONLY)
+}
+_CONTEXT_CACHE = 4096  # distinct turn contexts remembered (repeats share one)
+
+
+class CodexTurns(CodexState):
+    # -- runs and their contexts ------------------------------------------------------
+    def _start_run(self, turn: str | None, line: int, ts: str | None) -> None:
+        previous = self._run()
+        if previous is not None:  # a new turn while one is open: that one never ended
+            previous.state = "interrupted"
+            previous.end_line = line
+        turn = turn or f"L{line}"
+        self.open_run = len(self.runs)
+        self.runs.append(Run(id=turn, state="running", line=line, started=ts))
+        self.run_by_turn[turn] = self.open_run
+        if self.waiting_context is not None:
+            self._assign_context(self.open_run, self.waiting_context)
+            self.waiting_context = None
+
+    def _end_run(self, state: Any, turn: str | None, line: int, ts: str | None) -> None:
+        index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
+        if index < 0:  # the file starts inside a turn (a resumed one)
+            index = len(self.runs)
+            self.runs.append(Run(id=turn or f"L{line}", state="running", line=line))
+        run = self.runs[index]
+        run.state = state
+        run.end_line = line
+        run.ended = ts
+        run.duration = seconds_between(run.started, ts)
+        if index == self.open_run:
+            self.open_run = -1
+
+    def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+        text = compact(payload)
+        context = self._context_for(hash(text), payload, line)
+        parts = _PACKED if self._by_span() else [Part("other", text, name="turn_context")]
+        turn, model = turn_id_and_model(payload)
+        self._context(context, parts, turn, model, line, ts)
+
+    def _typed_context(self, payload: msgspec.Raw, raw: bytes, line: int, ts: str | None) -> bool:
+        # A turn's context is written again before every model request, the same bytes:
+        # those are not parsed again (its first time, it is keyed as the dict path keys it).
+        if not raw.isascii() and not lines.rest_is_utf8(raw, payload):
+            return False
+        if payload == self.context_raw:
+            context, turn, model = self.context_facts
+        else:
+            try:
+                parsed = orjson.loads(memoryview(payload))  # it checks the payload's UTF-8
+            except orjson.JSONDecodeError:
+                return False
+            if type(parsed) is not dict:
+                return False
+            context = self._context_for(hash(compact(parsed)), parsed, line)
+            turn, model = turn_id_and_model(parsed)
+            self.context_raw, self.context_facts = payload, (context, turn, model)
+        self._context(context, _PACKED, turn, model, line, ts)
+        return True
+
+    def _context_for(self, key: int, payload: dict[str, Any], line: int) -> RunContext:
+        """The run context of a ``turn_context`` payload (``key``: its compact text's hash)."""
+        context = self.contexts.get(key)
+        if context is None:
+            if len(self.contexts) >= _CONTEXT_CACHE:
+                self.contexts.clear()
+            context = self.contexts[key] = run_context(payload, line)
+            # Every turn's context differs (its turn_id) but repeats its instructions:
+            # one copy of each text is kept, not one per turn.
+            shared = self.section_texts
+            if len(shared) >= _CONTEXT_CACHE:
+                shared.clear()
+            context.sections = [(n, shared.setdefault(t, t)) for n, t in context.sections]
+            facts = self.fact_tuples
+            if len(facts) >= _CONTEXT_CACHE:
+                facts.clear()
+            context.facts = [facts.setdefault(f, f) for f in context.facts]
+        return context
+
+    def _context(
+        self,
+        context: RunContext,
+        parts: list[Part],
+        turn: str | None,
+        model: str | None,
+        line: int,
+        ts: str | None,
+    ) -> None:
+        # Its instructions stay in the file (``_add``'s, inline: once for every context).
+        self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
+        if model is not None:
+            self.model = model
+            self.meta.setdefault("model", model)
+        index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
+        if index >= 0:
+            if self.runs[index].context is None:
+                self._assign_context(index, context)
+        else:
+            self.waiting_context = context
+
+    def _assign_context(self, index: int, context: RunContext) -> None:
+        run = self.runs[index]
+        run.context = context
+        self.run_contexts.append(
+            {
+                "run-id": run.id,
+                "line": context.line,
+                "facts": [self._fact_list(f) for f in context.facts],
+                "sections": [name for name, _ in context.sections],
+                "changed": changed(self.previous_context, context),
+            }
+        )
+        self.previous_context = context
+
+    def _fact_list(self, fact: tuple[str, str]) -> list[str]:
+        """A fact as the JSON's ``[name, value]``, one list for every run that has it."""
+        shared = self.fact_lists
+        found = shared.get(fact)
+        if found is None:
+            if len(shared) >= _CONTEXT_CACHE:
+                shared.clear()
+            found = shared[fact] = list(fact)
+        return found
+
+    # -- usage ------------------------------------------------------------------------
+
+    def _token_count(
+        self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None
+    ) -> None:
+        """One ``token_count`` folded in; a new response's usage goes to its turn and item."""
+        note, usage, size, own = said
+        if usage is not None:
+            run = self._run()
+            if run is not None:
+                run.usage.add(usage)
+            if self.last_response >= 0:
+                self.raw.set_usage(self.last_response, usage)
+                self.last_response = -1
+            if size > 0:
+                self.context_tokens = size
+                if self.awaiting_after is not None:
+                    self.awaiting_after.tokens_after = size
+                    self.awaiting_after = None
+        if isinstance(note, str):
+            parts, keep = _FIXED[note], True  # one list shared
+        elif own and self._by_span():
+            parts, keep = _PACKED, False  # ``line_parts`` says it again
+        else:
+            parts, keep = [Part("other", tokens.so_far(note), name="token_count")], True
+        self.raw.append(parts, line, role="system", kind="event", ts=ts, span=self.span, keep=keep)
+
+
+__all__ = ["CodexTurns"]
