@@ -19,7 +19,7 @@ from session_core.text import count
 
 from ..heights import HeightIndex
 from ..rows import Mode, Row, RowRenderer, build_rows, replayed_rows
-from .line_list import LineList, highlight
+from .line_list import LineList, highlight, jump_failed
 
 SEARCH_IN_PLACE = 5_000  # rows searched on the UI thread; more are searched in a worker
 
@@ -103,8 +103,6 @@ class ConversationView(LineList):
         self.roles: frozenset[str] | None = None
         self.types: frozenset[str] | None = None
         self.search_term = ""
-        self.matches: list[int] = []
-        self.match_pos = -1
         self.searching: float | None = None  # how far a search in a worker is (0 to 1)
         self._search_generation = 0
         self._events_seen = 0
@@ -345,16 +343,9 @@ class ConversationView(LineList):
         return False
 
     def action_jump(self, what: str, direction: int) -> None:
-        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else len(self.rows))
-        index = start + direction
-        while 0 <= index < len(self.rows):
-            if self._is(what, self.rows[index]):
-                self.move_to(index)
-                return
-            index += direction
-        label = {"call": "tool call", "error": "error", "compaction": "compaction"}[what]
-        where = "after" if direction > 0 else "before"
-        self.post_message(self.JumpFailed(f"no {label} {where} this row"))
+        rows = self.rows
+        if not self.jump(lambda index: self._is(what, rows[index]), direction):
+            self.post_message(self.JumpFailed(jump_failed(what, direction)))
 
     # -- search -----------------------------------------------------------------
 
@@ -372,10 +363,7 @@ class ConversationView(LineList):
         return len(self.matches)
 
     def _show_first_match(self) -> None:
-        if self.matches:
-            after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
-            self.match_pos = after[0] if after else 0
-            self.move_to(self.matches[self.match_pos])
+        self.first_match()
         self.post_message(self.Changed(self))
 
     def _research(self, start: int = 0) -> None:
@@ -438,17 +426,10 @@ class ConversationView(LineList):
         self.post_message(self.Searched(self, self.search_term, len(self.matches)))
 
     def action_next_match(self, direction: int) -> None:
-        if not self.matches:
-            self.post_message(self.JumpFailed("no matches (/ searches)"))
-            return
-        if direction > 0:
-            later = [i for i, m in enumerate(self.matches) if m > self.cursor]
-            self.match_pos = later[0] if later else 0
+        if self.step_match(direction):
+            self.post_message(self.Changed(self))
         else:
-            earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
-            self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
-        self.move_to(self.matches[self.match_pos])
-        self.post_message(self.Changed(self))
+            self.post_message(self.JumpFailed("No matches (/ searches)."))
 
     # -- mouse ------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from session_core.text import count
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
+from .line_list import jump_failed
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
@@ -183,8 +184,6 @@ class ItemsView(BlockView):
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
         self.search_term = ""
-        self.matches: list[int] = []
-        self.match_pos = -1
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
 
@@ -455,17 +454,9 @@ class ItemsView(BlockView):
         return False
 
     def action_jump(self, what: str, direction: int) -> None:
-        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else len(self.items))
-        index = start + direction
-        while 0 <= index < len(self.items):
-            if self._is(what, self.items[index]):
-                self.move_to(index)
-                return
-            index += direction
-        label = {"call": "tool call", "error": "error", "compaction": "compaction"}[what]
-        self.post_message(
-            self.Said(f"No {label} {'after' if direction > 0 else 'before'} this one.")
-        )
+        items = self.items
+        if not self.jump(lambda index: self._is(what, items[index]), direction):
+            self.post_message(self.Said(jump_failed(what, direction)))
 
     # -- search -------------------------------------------------------------------------
 
@@ -496,24 +487,15 @@ class ItemsView(BlockView):
             return  # a newer snapshot or term: its own search is on its way
         self.matches = found
         if announce:
-            after = [i for i, m in enumerate(found) if m >= max(self.cursor, 0)]
-            self.match_pos = after[0] if after else (0 if found else -1)
-            if found:
-                self.move_to(found[self.match_pos])
+            self.match_pos = -1
+            self.first_match()
             self.post_message(self.Searched(self, self.search_term, len(found)))
 
     def action_next_match(self, direction: int) -> None:
-        if not self.matches:
-            self.post_message(self.Said("No matches (/ searches)."))
-            return
-        if direction > 0:
-            later = [i for i, m in enumerate(self.matches) if m > self.cursor]
-            self.match_pos = later[0] if later else 0
+        if self.step_match(direction):
+            self.post_message(self.Searched(self, self.search_term, len(self.matches)))
         else:
-            earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
-            self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
-        self.move_to(self.matches[self.match_pos])
-        self.post_message(self.Searched(self, self.search_term, len(self.matches)))
+            self.post_message(self.Said("No matches (/ searches)."))
 
 
 def _capped(text: str) -> str:

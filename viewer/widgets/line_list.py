@@ -9,7 +9,7 @@ scrolled to the end is following it, scrolling away stops it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -38,6 +38,14 @@ def component_style(widget: Widget, component: str, fallback: Mapping[str, str])
         return style
     spec = fallback.get(component, "")
     return Style.parse(spec) if spec else Style()
+
+
+JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction"}
+
+
+def jump_failed(what: str, direction: int) -> str:
+    """What to tell the user when a jump (``JUMP_LABELS``) finds nothing."""
+    return f"No {JUMP_LABELS[what]} {'after' if direction > 0 else 'before'} this one."
 
 
 def highlight(line: Text, term: str, style: Style) -> None:
@@ -83,6 +91,8 @@ class LineList(ScrollView, can_focus=True):
         self._cache: LRUCache[int, list[Strip]] = LRUCache(self.CACHE_ITEMS)
         self._width = 0
         self.stick_to_end = False
+        self.matches: list[int] = []  # the items a search found, in order
+        self.match_pos = -1  # the match the cursor was last moved to
 
     # -- what a subclass says -------------------------------------------------------
 
@@ -227,6 +237,41 @@ class LineList(ScrollView, can_focus=True):
     def item_at(self, y: int) -> int:
         return self.heights.find(max(0, min(y, self.heights.total - 1)))
 
+    # -- jumps and matches ----------------------------------------------------------
+
+    def jump(self, found: Callable[[int], bool], direction: int) -> bool:
+        """The cursor to the next item (``direction`` 1) or the previous one (-1) that is
+        ``found``; False when there is none."""
+        count = self.item_count()
+        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else count)
+        index = start + direction
+        while 0 <= index < count:
+            if found(index):
+                self.move_to(index)
+                return True
+            index += direction
+        return False
+
+    def first_match(self) -> None:
+        """The cursor to the first match at or after it (else the first of all)."""
+        if self.matches:
+            after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
+            self.match_pos = after[0] if after else 0
+            self.move_to(self.matches[self.match_pos])
+
+    def step_match(self, direction: int) -> bool:
+        """The cursor to the next or the previous match, round the end; False: none."""
+        if not self.matches:
+            return False
+        if direction > 0:
+            later = [i for i, m in enumerate(self.matches) if m > self.cursor]
+            self.match_pos = later[0] if later else 0
+        else:
+            earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
+            self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
+        self.move_to(self.matches[self.match_pos])
+        return True
+
     # -- actions --------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
@@ -303,4 +348,4 @@ class LineList(ScrollView, can_focus=True):
         return "\n".join("".join(s.text for s in strip) for strip in self.item_strips(index))
 
 
-__all__ = ["LineList", "component_style", "highlight"]
+__all__ = ["JUMP_LABELS", "LineList", "component_style", "highlight", "jump_failed"]
