@@ -392,7 +392,7 @@ class Transcript:
             ("compactions", [c.to_json() for c in self.compactions]),
             ("usage", self.usage.to_json()),
             ("warnings", list(self.warnings)),
-            ("runs", [r.to_json() for r in self.runs]),
+            ("runs", (r.to_json() for r in self.runs)),
         ]
         if self.subagents:
             both = self.usage_with_subagents

@@ -31,7 +31,7 @@ def _messages(state: ReplayState) -> Iterator[dict[str, Any]]:
 
 
 def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tuple[str, Any]]:
-    """The replay JSON's keys in order; ``messages`` as an iterator (see ``write_replay``).
+    """The replay JSON's keys in order; its lists as iterators (see ``write_replay``).
 
     What the shared keys need of every message line (the calls tool messages answered,
     usage) comes from the packed facts, not from an object per message.
@@ -42,22 +42,24 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
 
     facts = state.events.facts
     answered = {tcid for _at, _calls, tcid in facts.call_facts(state.message_events) if tcid}
-    # Copies: the records are the state's own (built from their lines once).
-    ops = [
-        {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
-        for op in state.tool_ops
-    ]
+
+    def ops() -> Iterator[dict[str, Any]]:
+        # Copies, one at a time: the records are the state's own (built from their lines
+        # once), and a big file has 100,000s of them.
+        for op in state.tool_ops:
+            yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+
     usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME
     yield "meta", state.meta
     yield "messages", _messages(state)
     yield "grants", state.grants
-    yield "tool-operations", ops
-    yield "pending-tool-operations", [op for op in ops if not op["settled"]]
-    yield "run-contexts", list(state.run_contexts)
-    yield "compactions", [c.to_json() for c in compactions_of(state)]
+    yield "tool-operations", ops()
+    yield "pending-tool-operations", (op for op in ops() if not op["settled"])
+    yield "run-contexts", iter(state.run_contexts)
+    yield "compactions", (c.to_json() for c in compactions_of(state))
     yield "usage", usage.to_json()
-    yield "warnings", list(state.warnings)
+    yield "warnings", iter(state.warnings)
 
 
 def replay_json(state: ReplayState, writer_alive: bool | None = None) -> dict[str, Any]:

@@ -60,3 +60,22 @@ def test_every_format_streams_its_replay_byte_for_byte(tmp_path: Path, name: str
         "usage",
         "warnings",
     }
+
+
+def test_the_long_lists_are_written_an_element_at_a_time(tmp_path: Path) -> None:
+    # A big file has 100,000s of tool operations: held as one list (and dumped as one
+    # bytes object) they were most of a 1 GB replay's peak memory.
+    from session_core.views import _replay_parts
+
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, 0)
+    state = replay_file(path, tolerate_tail=True)
+    parts = dict(_replay_parts(state, writer_alive=False))
+    for key in ("messages", "tool-operations", "pending-tool-operations", "run-contexts"):
+        assert not isinstance(parts[key], list), key
+    assert list(parts["tool-operations"]), "the story has tool operations"
+    for name in names():
+        transcript = by_name(name).open(FACTORIES[name](tmp_path / name))
+        shared = dict(transcript.json_parts())
+        for key in ("messages", "tool-operations", "runs"):
+            assert not isinstance(shared[key], list), (name, key)
