@@ -40,12 +40,12 @@ def component_style(widget: Widget, component: str, fallback: Mapping[str, str])
     return Style.parse(spec) if spec else Style()
 
 
-JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction"}
+_JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction"}
 
 
 def jump_failed(what: str, direction: int) -> str:
-    """What to tell the user when a jump (``JUMP_LABELS``) finds nothing."""
-    return f"No {JUMP_LABELS[what]} {'after' if direction > 0 else 'before'} this one."
+    """What to tell the user when a jump (a call, an error, a compaction) finds nothing."""
+    return f"No {_JUMP_LABELS[what]} {'after' if direction > 0 else 'before'} this one."
 
 
 def highlight(line: Text, term: str, style: Style) -> None:
@@ -348,4 +348,4 @@ class LineList(ScrollView, can_focus=True):
         return "\n".join("".join(s.text for s in strip) for strip in self.item_strips(index))
 
 
-__all__ = ["JUMP_LABELS", "LineList", "component_style", "highlight", "jump_failed"]
+__all__ = ["LineList", "component_style", "highlight", "jump_failed"]
