@@ -170,12 +170,7 @@ async def until(pilot: Pilot[None], check, seconds: float = 8.0) -> None:  # typ
 
 
 def shown_statuses(screen: BrowserScreen) -> dict[str, str]:
-    table = screen.table
-    out = {}
-    for key in table.rows:
-        path = str(key.value)
-        out[screen.rows[path].rel] = str(table.get_cell(key, "status"))
-    return out
+    return {screen.rows[path].rel: screen.cell_text(path, "status") for path in screen.order}
 
 
 class TestBrowser:
@@ -214,13 +209,13 @@ class TestBrowser:
             screen = browser(app)
 
             def order() -> list[str]:
-                return [screen.rows[str(row.key.value)].rel for row in screen.table.ordered_rows]
+                return [screen.rows[path].rel for path in screen.order]
 
             await pilot.press("s")  # last active -> size, biggest first
-            sizes = [screen.rows[str(r.key.value)].size for r in screen.table.ordered_rows]
+            sizes = [screen.rows[path].size for path in screen.order]
             assert sizes == sorted(sizes, reverse=True)
             await pilot.press("S")
-            sizes = [screen.rows[str(r.key.value)].size for r in screen.table.ordered_rows]
+            sizes = [screen.rows[path].size for path in screen.order]
             assert sizes == sorted(sizes)
             await pilot.click("#browser-table", offset=(3, 0))  # the "file" header
             await pilot.pause(0.1)
@@ -233,17 +228,17 @@ class TestBrowser:
             await scanned(pilot)
             screen = browser(app)
             assert screen.rows[path].status == "crashed"
-            assert str(screen.table.get_cell(path, "messages")) == "3"
+            assert screen.cell_text(path, "messages") == "3"
             session = Session.load(path)  # the writer comes back: lock held
             await until(pilot, lambda: screen.rows[path].status == "live")
             op = session.pending_tool_operations()[0]["op-id"]
             session.append_tool_settled(op_id=op, outcome="completed")
             session.append_message(Message(role="tool", content="ok", tool_call_id="call_1"))
-            await until(pilot, lambda: str(screen.table.get_cell(path, "messages")) == "4")
-            assert str(screen.table.get_cell(path, "status")) == "● live"
+            await until(pilot, lambda: screen.cell_text(path, "messages") == "4")
+            assert screen.cell_text(path, "status") == "● live"
             session.close()  # no write, no file event: the periodic recheck notices
             await until(pilot, lambda: screen.rows[path].status == "finished")
-            assert str(screen.table.get_cell(path, "status")) == "finished"
+            assert screen.cell_text(path, "status") == "finished"
 
     async def test_new_files_appear_and_gone_files_leave(self, corpus: Path) -> None:
         app = TailscopeApp(corpus)
@@ -296,7 +291,7 @@ class TestBrowser:
             lines = screen_lines(app)
             header = next(i for i, line in enumerate(lines) if line.startswith(" file "))
             assert "tokens" in lines[header] and "cost" in lines[header]
-            order = [screen.rows[str(row.key.value)].rel for row in screen.table.ordered_rows]
+            order = [screen.rows[path].rel for path in screen.order]
             shown = dict(zip(order, lines[header + 1 : header + 1 + len(order)], strict=True))
             crashed = shown["agentgo/go-crashed.jsonl"]
             assert "go-crashed.jsonl" in crashed and crashed.count("unknown") == 2, crashed

@@ -54,14 +54,6 @@ STATUS_NAME: dict[Status, str] = {
 UNKNOWN = Text("unknown", style="dim", justify="right")
 
 
-class FileCell(Text):
-    """The file column's cell; carries its row's path so a sort can find the summary."""
-
-    def __init__(self, text: str, path: str) -> None:
-        super().__init__(text, no_wrap=True, end="")
-        self.path = path
-
-
 def fit_path(rel: str, width: int) -> str:
     """``rel`` on one line, inert, cut from the left (the name matters most) to ``width``."""
     text = one_line(rel)
@@ -119,7 +111,7 @@ def cells(summary: FileSummary, file_width: int) -> list[Any]:
             else Text(("~" if summary.estimated else "") + money(cost), justify="right"),
         ]
     return [
-        FileCell(fit_path(summary.rel, file_width), summary.path),
+        Text(fit_path(summary.rel, file_width), no_wrap=True, end=""),
         Text(one_line(who, 18), no_wrap=True),
         Text(short_time(summary.started_at)),
         Text(short_time(summary.last_activity)),

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Footer, Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from session_core.scan import (
@@ -33,6 +33,7 @@ from session_core.text import count
 from ..browser_cells import COLUMNS, FIXED, LABELS, SORTABLE, cells, detail, matches, sort_key
 from ..browser_cells import totals as totals_line
 from ..safe import one_line
+from ..widgets.virtual_table import Column, VirtualTable
 
 BATCH_ROWS = 250  # rows per message from the scanner...
 BATCH_SECONDS = 0.1  # ...or fewer, at least this often
@@ -107,6 +108,8 @@ class BrowserScreen(Screen[None]):
         self.force_polling = force_polling
         self.watching = watch
         self.rows: dict[str, FileSummary] = {}  # absolute path -> its summary
+        self.order: list[str] = []  # the rows shown (the filter's), in the sort's order
+        self._shown: set[str] = set()  # the same paths, to look up
         self.sort = Sort()
         self.needle = ""
         self.status_filter: Status | None = None
@@ -125,19 +128,19 @@ class BrowserScreen(Screen[None]):
         yield Input(
             placeholder="filter: file, agent, model or status (enter keeps it)", id="browser-filter"
         )
-        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield VirtualTable(self._columns(), self._cells, id="browser-table")
         yield Static(id="browser-detail")
         yield Static(id="browser-totals")
         yield Footer()
 
     @property
-    def table(self) -> DataTable[object]:
-        return self.query_one("#browser-table", DataTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#browser-table", VirtualTable)
 
     def on_mount(self) -> None:
         self.query_one("#browser-filter").display = False
         self._file_width = self._fit_file_width(self.size.width)
-        self._add_columns()
+        self.table.set_columns(self._columns())
         self.table.focus()
         self._refresh_labels()
         self.scan_directory()
@@ -149,18 +152,29 @@ class BrowserScreen(Screen[None]):
         padding = 2 * len(COLUMNS)  # a cell of padding each side of every column
         return max(16, width - FIXED - padding - 2)  # 2: the scrollbar
 
-    def _add_columns(self) -> None:
-        for key, header, width in COLUMNS:
-            label = Text(header, justify="right" if key in _NUMERIC else "left")
-            self.table.add_column(label, width=width or self._file_width, key=key)
+    def _columns(self) -> list[Column]:
+        return [
+            (
+                key,
+                Text(header, justify="right" if key in _NUMERIC else "left"),
+                width or self._file_width,
+            )
+            for key, header, width in COLUMNS
+        ]
+
+    def _cells(self, index: int) -> Sequence[Text]:
+        return cells(self.rows[self.order[index]], self._file_width)
+
+    def cell_text(self, path: str, key: str) -> str:
+        """One cell as it reads (for tests): the row of ``path``, the column ``key``."""
+        at = [k for k, _label, _width in COLUMNS].index(key)
+        return str(cells(self.rows[path], self._file_width)[at])
 
     def on_resize(self, event: events.Resize) -> None:
         width = self._fit_file_width(event.size.width)
         if width != self._file_width:
             self._file_width = width
-            self.table.clear(columns=True)
-            self._add_columns()
-            self._rebuild()
+            self.table.set_columns(self._columns())
 
     # -- scanning ---------------------------------------------------------------
 
@@ -210,7 +224,8 @@ class BrowserScreen(Screen[None]):
         if not message.done and not message.final:
             self.scanning = True
             self.rows.clear()
-            self.table.clear()
+            self.order, self._shown = [], set()
+            self._show_rows()
         # re-sorting 5,000 rows per batch costs more than the rows: twice a second will do
         due = message.final or time.monotonic() - self._sorted_at > 0.5
         self._merge(message.rows, sort=due)
@@ -269,9 +284,9 @@ class BrowserScreen(Screen[None]):
 
     @on(Changed)
     def _changed(self, message: Changed) -> None:
-        for path in message.gone:
-            if self.rows.pop(path, None) is not None and path in self._row_keys():
-                self.table.remove_row(path)
+        gone = {path for path in message.gone if self.rows.pop(path, None) is not None}
+        if gone & self._shown:
+            self._remove(gone)
         self._merge(message.rows)
         self._refresh_labels()
 
@@ -304,67 +319,75 @@ class BrowserScreen(Screen[None]):
 
     # -- the table --------------------------------------------------------------
 
-    def _row_keys(self) -> set[str]:
-        return {str(key.value) for key in self.table.rows}
-
     def _merge(self, summaries: Iterable[FileSummary], sort: bool = True) -> None:
         """Add or update rows in place, then restore the sort order (the cursor stays put)."""
-        table = self.table
-        present = self._row_keys()
+        shown = self._shown
+        hidden: set[str] = set()
         touched = False
         for summary in summaries:
-            self.rows[summary.path] = summary
+            path = summary.path
+            self.rows[path] = summary
             visible = matches(summary, self.needle, self.status_filter)
-            if summary.path in present:
-                if visible:
-                    for (key, _, _), cell in zip(
-                        COLUMNS, cells(summary, self._file_width), strict=True
-                    ):
-                        if key != "file":
-                            table.update_cell(summary.path, key, cell)
-                else:
-                    table.remove_row(summary.path)
+            if path in shown:
+                if not visible:
+                    hidden.add(path)
                 touched = True
             elif visible:
-                table.add_row(*cells(summary, self._file_width), key=summary.path)
-                present.add(summary.path)
+                self.order.append(path)
+                shown.add(path)
                 touched = True
-        if touched and sort:
-            self._apply_sort()
+        if hidden:
+            self._remove(hidden)
+        if touched:
+            if sort:
+                self._apply_sort()
+            else:
+                self._show_rows()
+
+    def _remove(self, paths: set[str]) -> None:
+        self.order = [path for path in self.order if path not in paths]
+        self._shown -= paths
+        self._show_rows()
+
+    def _show_rows(self) -> None:
+        """The rows changed: the table draws them again (the cursor stays in range)."""
+        table = self.table
+        table.set_row_count(len(self.order))
+        table.invalidate()
 
     def _apply_sort(self) -> None:
         self._sorted_at = time.monotonic()
-        table = self.table
         selected = self._selected_path()
         order = sort_key(self.sort.column, self.sort.reverse)
         rows = self.rows
-        table.sort("file", key=lambda cell: order(rows[cell.path]), reverse=self.sort.reverse)
-        if selected is not None and selected in self._row_keys():
-            table.move_cursor(row=table.get_row_index(selected), scroll=False)
+        self.order.sort(key=lambda path: order(rows[path]), reverse=self.sort.reverse)
+        self._show_rows()
+        self._move_to(selected, scroll=False)
         self._refresh_detail()
 
+    def _move_to(self, path: str | None, *, scroll: bool = True) -> None:
+        if path is None or path not in self._shown:
+            return
+        index = self.order.index(path)
+        if scroll:
+            self.table.move_cursor(index)
+        else:
+            self.table.cursor = index
+
     def _rebuild(self) -> None:
-        """Every visible row again (a new filter or column width)."""
-        table = self.table
+        """Every visible row again (a new filter)."""
         selected = self._selected_path()
-        table.clear()
-        shown = [s for s in self.rows.values() if matches(s, self.needle, self.status_filter)]
-        for summary in shown:
-            table.add_row(*cells(summary, self._file_width), key=summary.path)
+        self.order = [
+            p for p, s in self.rows.items() if matches(s, self.needle, self.status_filter)
+        ]
+        self._shown = set(self.order)
         self._apply_sort()
-        if selected is not None and selected in self._row_keys():
-            table.move_cursor(row=table.get_row_index(selected))
+        self._move_to(selected)
         self._refresh_labels()
 
     def _selected_path(self) -> str | None:
-        table = self.table
-        if not table.row_count:
-            return None
-        try:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return None if key.value is None else str(key.value)
+        index = self.table.cursor
+        return self.order[index] if 0 <= index < len(self.order) else None
 
     # -- labels -----------------------------------------------------------------
 
@@ -405,13 +428,14 @@ class BrowserScreen(Screen[None]):
         else:
             body.update(Text(f"No *.jsonl file below {one_line(self.root)}.", style="dim", end=""))
 
-    @on(DataTable.RowHighlighted, "#browser-table")
+    @on(VirtualTable.Highlighted, "#browser-table")
     def _highlighted(self) -> None:
         self._refresh_detail()
 
     # -- actions ----------------------------------------------------------------
 
-    @on(DataTable.RowSelected, "#browser-table")
+    @on(VirtualTable.Activated, "#browser-table")
+    @on(VirtualTable.DoubleClicked, "#browser-table")
     def _selected(self) -> None:
         self.action_open()
 
@@ -443,10 +467,9 @@ class BrowserScreen(Screen[None]):
         self._apply_sort()
         self._refresh_labels()
 
-    @on(DataTable.HeaderSelected, "#browser-table")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        if event.column_key.value is not None:
-            self._sort_by(str(event.column_key.value))
+    @on(VirtualTable.HeaderClicked, "#browser-table")
+    def _header_clicked(self, event: VirtualTable.HeaderClicked) -> None:
+        self._sort_by(event.key)
 
     def action_status(self, status: Status | None) -> None:
         self.status_filter = status

@@ -24,7 +24,8 @@ from textual.strip import Strip
 from ..heights import Uniform
 from .line_list import LineList
 
-Column = tuple[str, str, int]  # key, label, width in cells
+Column = tuple[str, str | Text, int]  # key, label, width in cells (a cell of a Text whose
+# justify is "right" is aligned right, the label too)
 
 
 class VirtualTable(LineList):
@@ -86,6 +87,17 @@ class VirtualTable(LineList):
     class DoubleClicked(_RowMessage):
         """A double click on ``row``."""
 
+    @dataclass
+    class HeaderClicked(Message):
+        """A click on column ``key``'s label."""
+
+        table: VirtualTable
+        key: str
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
     def __init__(
         self,
         columns: Sequence[Column],
@@ -95,12 +107,20 @@ class VirtualTable(LineList):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self.columns = tuple(columns)
         self._cells = cells
-        self._fixed = sum(width + 2 for _key, _label, width in self.columns[:fixed_columns])
-        self._line_width = sum(width + 2 for _key, _label, width in self.columns)
+        self._fixed_columns = fixed_columns
         self.heights: Uniform = Uniform()
+        self.set_columns(columns)
+
+    def set_columns(self, columns: Sequence[Column]) -> None:
+        """New columns (or new widths): every row is drawn again."""
+        self.columns = tuple(columns)
+        self._fixed = sum(width + 2 for _k, _l, width in self.columns[: self._fixed_columns])
+        self._line_width = sum(width + 2 for _key, _label, width in self.columns)
         self._header: Strip | None = None
+        self._cache.clear()
+        self.update_size()
+        self.refresh()
 
     # -- rows -----------------------------------------------------------------
 
@@ -159,10 +179,26 @@ class VirtualTable(LineList):
         if self.row_count:
             self.post_message(self.Activated(self, self.cursor_row))
 
+    def column_at(self, x: int) -> str | None:
+        """The key of the column at ``x`` cells from the table's left edge."""
+        if x >= self._fixed:
+            x += int(self.scroll_x)  # the columns after the fixed ones scroll across
+        left = 0
+        for key, _label, width in self.columns:
+            left += width + 2
+            if x < left:
+                return key
+        return None
+
     def on_click(self, event: events.Click) -> None:
         # The base's handler (called after this one) moves the cursor.
         offset = event.get_content_offset(self)
-        if offset is None or offset.y < self.HEADER or event.chain < 2:
+        if offset is not None and offset.y < self.HEADER:
+            key = self.column_at(offset.x)
+            if key is not None:
+                self.post_message(self.HeaderClicked(self, key))
+            return
+        if offset is None or event.chain < 2:
             return
         index = int(self.scroll_y) + offset.y - self.HEADER
         if 0 <= index < self.row_count:
@@ -184,7 +220,11 @@ class VirtualTable(LineList):
         line = Text(no_wrap=True, end="")
         for (_key, _label, width), cell in zip(self.columns, cells, strict=False):
             shown = cell.copy()
-            shown.truncate(width, overflow="ellipsis", pad=True)
+            if cell.justify == "right":
+                shown.truncate(width, overflow="ellipsis")
+                shown.pad_left(width - shown.cell_len)
+            else:
+                shown.truncate(width, overflow="ellipsis", pad=True)
             line.append(" ")
             line.append_text(shown)
             line.append(" ")
@@ -206,7 +246,7 @@ class VirtualTable(LineList):
 
     def header_strip(self, y: int) -> Strip:
         if self._header is None:
-            labels = [Text(label) for _key, label, _width in self.columns]
+            labels = [_text(label) for _key, label, _width in self.columns]
             self._header = self._line(labels, self._style("header"))
         return self._header
 
@@ -218,3 +258,7 @@ class VirtualTable(LineList):
         head = strip.crop(0, fixed)
         rest = strip.crop_extend(fixed + scroll_x, scroll_x + width, self.rich_style)
         return Strip.join([head, rest])
+
+
+def _text(label: str | Text) -> Text:
+    return Text(label) if isinstance(label, str) else label
