@@ -1,0 +1,136 @@
+"""``LineList``, the one Line-API base under every scroll view, and its row heights."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from viewer.heights import HeightIndex, Measured, Uniform
+from viewer.widgets.line_list import LineList
+from viewer.widgets.virtual_table import VirtualTable
+
+HEIGHTS = st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=60)
+
+
+def _naive_find(heights: list[int], y: int) -> int:
+    top = 0
+    for row, height in enumerate(heights):
+        if y < top + height:
+            return row
+        top += height
+    return len(heights) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(HEIGHTS, st.lists(st.tuples(st.integers(0, 59), st.integers(1, 9)), max_size=10))
+def test_the_heights_agree_with_a_plain_list(
+    heights: list[int], sets: list[tuple[int, int]]
+) -> None:
+    grown, measured = HeightIndex(), Measured(list(heights))
+    for height in heights:
+        grown.append(height)
+    plain = list(heights)
+    for row, height in sets:
+        row %= len(plain)
+        plain[row] = height
+        grown.set(row, height)
+        measured.set(row, height)
+    for index in (grown, measured):
+        assert len(index) == len(plain) and index.total == sum(plain)
+        for row in range(len(plain) + 1):
+            assert index.prefix(row) == sum(plain[:row])
+        for y in range(sum(plain) + 3):
+            assert index.find(y) == _naive_find(plain, y), (y, plain)
+
+
+def test_rows_of_one_height() -> None:
+    rows = Uniform(5, 3)
+    assert (len(rows), rows.total, rows.prefix(2), rows.height(4)) == (5, 15, 6, 3)
+    assert [rows.find(y) for y in (0, 2, 3, 14, 40)] == [0, 0, 1, 4, 4]
+
+
+class Numbers(LineList):
+    """Item ``i`` is ``i % 3 + 1`` lines tall."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(id="numbers")
+        self.heights = HeightIndex([i % 3 + 1 for i in range(count)])
+
+    def grow(self, more: int) -> None:
+        before, at_end = self.item_count(), self.follows_end
+        for i in range(before, before + more):
+            self.heights.append(i % 3 + 1)
+        self.items_appended(before, at_end)
+
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
+        mark = ">" if selected else " "
+        return [Text(f"{mark}item {index} line {n}") for n in range(self.heights.height(index))]
+
+
+class ListApp(App[None]):
+    def __init__(self, view: LineList) -> None:
+        super().__init__()
+        self.view = view
+        self.moves: list[object] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+    def on_line_list_moved(self, event: LineList.Moved) -> None:
+        self.moves.append(event.view.cursor)
+
+
+async def test_the_list_follows_its_end_until_scrolled_away() -> None:
+    view = Numbers(200)
+    app = ListApp(view)
+    async with app.run_test(size=(40, 10)) as pilot:
+        view.reset_items()
+        await pilot.pause()
+        assert view.cursor == 199 and view.follows_end
+        assert view.scroll_y == view.max_scroll_y
+        view.grow(5)  # at the end: the cursor and the view follow the new items
+        await pilot.pause()
+        assert view.cursor == 204 and view.scroll_y == view.max_scroll_y
+        await pilot.press("g")  # scrolled away: new items no longer move anything
+        await pilot.pause()
+        assert view.cursor == 0 and not view.follows_end
+        view.grow(5)
+        await pilot.pause()
+        assert view.cursor == 0 and view.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        top = int(view.scroll_y)
+        assert top > 0 and view.heights.prefix(view.cursor) >= top  # the first item on screen
+        assert "item" in view.rendered_text(view.cursor)
+        await pilot.press("G")
+        await pilot.pause()
+        assert view.cursor == 209 and view.follows_end
+        assert app.moves, "cursor moves are posted"
+
+
+async def test_a_tables_header_stays_and_a_click_on_a_label_names_its_column() -> None:
+    columns = [("n", "number", 8), ("word", Text("word", justify="right"), 10)]
+    table = VirtualTable(columns, lambda i: [Text(f"#{i}"), Text("w", justify="right")])
+    clicked: list[str] = []
+
+    class TableApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield table
+
+        def on_virtual_table_header_clicked(self, event: VirtualTable.HeaderClicked) -> None:
+            clicked.append(event.key)
+
+    async with TableApp().run_test(size=(40, 8)) as pilot:
+        table.set_row_count(100)
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == 99
+        assert table.render_line(0).text.startswith(" number")  # the header stays put
+        assert table.item_strips(99)[0].text.rstrip().endswith("w")  # right-aligned
+        await pilot.click(VirtualTable, offset=(2, 0))
+        await pilot.click(VirtualTable, offset=(12, 0))
+        await pilot.pause()
+        assert clicked == ["n", "word"]
