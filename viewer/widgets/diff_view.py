@@ -158,18 +158,12 @@ class DiffView(LineList):
 
     def action_step(self, direction: int) -> None:
         rows, order = self.all_rows, self.order
-        index = self.cursor + direction
-        while 0 <= index < len(order):
-            if rows.kind(order[index]) != "kept":
-                self.move_to(index)
-                row = rows[order[index]]
-                changes = len(rows.changed())
-                self.post_message(
-                    self.Stepped(f"line {row.line}: {row.kind} ({count(changes, 'change')})")
-                )
-                return
-            index += direction
-        self.post_message(self.Stepped("no more differences in that direction"))
+        if not self.jump(lambda index: rows.kind(order[index]) != "kept", direction):
+            self.post_message(self.Stepped("no more differences in that direction"))
+            return
+        row = rows[order[self.cursor]]
+        changes = len(rows.changed())
+        self.post_message(self.Stepped(f"line {row.line}: {row.kind} ({count(changes, 'change')})"))
 
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only
