@@ -135,35 +135,64 @@ def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> s
 
 
 def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> Transcript:
-    """A v1 replay in the neutral model."""
+    """A v1 replay in the neutral model. Its items are packed (``ItemColumn``): a message
+    line's parts are read again by its span when the item is asked for, not kept."""
+    from ..indexing import loads_payload
+    from ..item_column import STICKY, ItemColumn, Items
+    from ..parts import PartSource
     from ..replay import payload_of
     from ..usage import tally_state
 
     events = state.events
     lines = state.event_lines
+    column = ItemColumn()
+    source = events.source
+    if source is not None:
+        column.source = PartSource(
+            lambda span: _parts(payload_of(loads_payload(source.read(span))))
+        )
     answered: set[str] = set()
-    raw: list[Item] = []
+    index_of: dict[str, int] = {}
+    folded, elided = state.folded_by, state.elided
     for position in state.message_events:
         envelope = events[position]
         payload = payload_of(envelope)
-        item = _item(str(envelope.get("id", "")), payload, int(lines[position]))
-        item.ts = envelope.get("ts") if isinstance(envelope.get("ts"), str) else None
-        if item.id in state.folded_by:
-            item.marks.append("folded")
-        if item.id in state.elided:
-            item.marks.append("elided")
+        mid = str(envelope.get("id", ""))
+        kept = events.kept(position)
+        ts = envelope.get("ts")
+        index = column.append(
+            _parts(payload),
+            int(lines[position]),
+            role=_role(payload),
+            ts=ts if isinstance(ts, str) else None,
+            sticky=bool(payload.get("sticky")),
+            span=kept if isinstance(kept, int) else 0,
+            ident=mid,
+        )
+        marks = [mark for mark, ids in (("folded", folded), ("elided", elided)) if mid in ids]
+        if marks:
+            column.set_marks(index, marks)
         tcid = payload.get("tool-call-id")
         if isinstance(tcid, str):
             answered.add(tcid)
-        raw.append(item)
-    by_id = {item.id: item for item in raw}
-    messages: list[Item] = []
+        index_of[mid] = index
+    entries: list[int | Item] = []
     for mid, body, sticky, stub in state.entries:
-        item = by_id.get(mid) or _item(mid, dict(body), 0)
-        if stub is not None:
-            item = Item(item.id, item.role, [Part("text", stub)], item.line, marks=["elided"])
+        found = index_of.get(mid)
+        if found is None:
+            item = _item(mid, dict(body), 0)
+        elif stub is not None:
+            shown = column.item(found)
+            item = Item(mid, shown.role, [Part("text", stub)], shown.line, marks=["elided"])
+        else:
+            # As the raw item it is (the two views share it), sticky as the replay says.
+            (column.flag if sticky else column.unflag)(found, STICKY)
+            entries.append(found)
+            continue
         item.sticky = sticky
-        messages.append(item)
+        entries.append(item)
+    raw = Items(column)
+    messages = Items(column, entries=entries)
     ops = [
         ToolOp(
             call_id=str(op.get("call-id", "")),
@@ -225,7 +254,16 @@ def compactions_of(state: ReplayState) -> list[Compaction]:
 
 
 def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
-    role = payload.get("role") if isinstance(payload.get("role"), str) else "user"
+    return Item(mid, _role(payload), _parts(payload), line, sticky=bool(payload.get("sticky")))
+
+
+def _role(payload: dict[str, Any]) -> str:
+    role = payload.get("role")
+    return role if isinstance(role, str) else "user"
+
+
+def _parts(payload: dict[str, Any]) -> list[Part]:
+    """A message line's parts: its text, its tool calls; a tool message's result."""
     content = payload.get("content")
     parts = [Part("text", content if isinstance(content, str) else "")]
     calls = payload.get("tool-calls")
@@ -246,4 +284,4 @@ def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
     tcid = payload.get("tool-call-id")
     if isinstance(tcid, str):
         parts = [Part("tool-result", parts[0].text, call_id=tcid)]
-    return Item(mid, str(role), parts, line, sticky=bool(payload.get("sticky")))
+    return parts

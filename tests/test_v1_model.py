@@ -1,0 +1,37 @@
+"""A v1 file in the neutral model (``open_transcript``) keeps its message lines' spans,
+not their parts: an item's parts are read again from the file when it is asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from session_core import open_transcript
+from session_core.formats.v1 import _parts
+from session_core.item_column import Items
+from story import write_story
+
+
+def test_the_raw_items_are_read_again_by_span_and_equal_what_the_lines_say(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    transcript = open_transcript(path)
+    raw = transcript.raw
+    assert isinstance(raw, Items)
+    column = raw._column
+    assert column.parts and all(parts is None for parts in column.parts)  # spans only
+    lines = path.read_bytes().splitlines()
+    for item in raw:
+        envelope = orjson.loads(lines[item.line - 1])
+        assert item.id == envelope["id"]
+        assert item.parts == _parts(envelope["payload"])
+        assert item.ts == envelope["ts"]
+    shown = {item.id: item for item in raw}
+    for message in transcript.messages:  # the replayed view: the raw items, or their stubs
+        if "elided" in message.marks and message.id in shown:
+            assert message.parts != shown[message.id].parts or not message.parts
+        elif message.id in shown:
+            assert message.parts == shown[message.id].parts
