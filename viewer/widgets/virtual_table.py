@@ -70,13 +70,16 @@ class VirtualTable(LineList):
     ]
 
     @dataclass
-    class _RowMessage(Message):
+    class _TableMessage(Message):
         table: VirtualTable
-        row: int
 
         @property
         def control(self) -> VirtualTable:
             return self.table
+
+    @dataclass
+    class _RowMessage(_TableMessage):
+        row: int
 
     class Highlighted(_RowMessage):
         """The cursor moved to ``row``."""
@@ -88,15 +91,10 @@ class VirtualTable(LineList):
         """A double click on ``row``."""
 
     @dataclass
-    class HeaderClicked(Message):
+    class HeaderClicked(_TableMessage):
         """A click on column ``key``'s label."""
 
-        table: VirtualTable
         key: str
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     def __init__(
         self,
