@@ -131,7 +131,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
     async with opened(session) as (app, _pilot):
         assert isinstance(app.screen, AgentGoScreen)
         screen = app.agentgo
-        assert len(screen.runs.table.rows) == 4  # all runs + 3
+        assert screen.runs.table.row_count == 4  # all runs + 3
         assert len(screen.calls.nodes) == 9
         assert len(screen.conversation.items) == 6
         assert screen.timeline.item_count() == 41
@@ -204,7 +204,7 @@ async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) ->
         )
         assert screen.calls.nodes == {}
         assert screen.timeline.item_count() == 4
-        assert len(screen.runs.table.rows) == 2
+        assert screen.runs.table.row_count == 2
 
 
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:

@@ -118,8 +118,8 @@ async def test_a_one_run_agentgo_session_says_1_run(tmp_path: Path) -> None:
         # The "all runs" row's status cell (its column is too narrow to tell on screen).
         screen = app.screen
         assert isinstance(screen, AgentGoScreen)
-        first = screen.runs.table.get_row_at(0)
-        assert [str(cell) for cell in first[1:3]] == ["all runs", "1 run"]
+        first = screen.runs.table.row_cells(0)
+        assert first[1:3] == ["all runs", "1 run"]
 
 
 async def test_a_v1_file_with_one_of_each_says_1(tmp_path: Path) -> None:

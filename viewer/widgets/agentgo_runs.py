@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -11,7 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from session_core.agentgo.view import AgentGoView
 from session_core.text import count
@@ -20,22 +21,22 @@ from ..agentgo_model import CallStats, day_time, short, source_time
 from ..safe import one_line
 from .line_list import component_style
 from .pane import FocusPane
+from .virtual_table import Column, VirtualTable
 
 ALL = "*all*"  # the row key of "all runs"
 
-# (column key, label)
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("n", "#"),
-    ("run", "run id"),
-    ("status", "status"),
-    ("outcome", "outcome (agent_end)"),
-    ("started", "started"),
-    ("last", "last"),
-    ("records", "records"),
-    ("turns", "turns"),
-    ("calls", "calls"),
-    ("gaps", "gaps"),
-)
+COLUMNS: list[Column] = [  # 120 cells in all, with a cell of padding each side
+    ("n", Text("#", justify="right"), 3),
+    ("run", "run id", 12),
+    ("status", "status", 11),
+    ("outcome", "outcome (agent_end)", 22),
+    ("started", "started", 19),
+    ("last", "last", 12),
+    ("records", Text("records", justify="right"), 7),
+    ("turns", Text("turns", justify="right"), 5),
+    ("calls", Text("calls", justify="right"), 5),
+    ("gaps", Text("gaps", justify="right"), 4),
+]
 
 FALLBACK_STYLES: dict[str, str] = {
     "agentgo-runs--open": "bold green",
@@ -63,15 +64,12 @@ class RunsPane(Vertical, FocusPane):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.chosen: str | None = None
-        self._signatures: dict[str, tuple[Any, ...]] = {}
+        self.keys: list[str] = []  # the rows: "all runs", then each run in order
+        self.view = AgentGoView()
+        self.stats: CallStats | None = None
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(
-            id="agentgo-runs-table", cursor_type="row", zebra_stripes=True
-        )
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
-        yield table
+        yield VirtualTable(COLUMNS, self._row, id="agentgo-runs-table")
         yield Static(
             Text(
                 "enter chooses the run the Calls, Conversation, Checkpoints and Timeline "
@@ -82,37 +80,33 @@ class RunsPane(Vertical, FocusPane):
         )
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#agentgo-runs-table", DataTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#agentgo-runs-table", VirtualTable)
 
     def _style(self, name: str) -> Style:
         return component_style(self, f"agentgo-runs--{name}", FALLBACK_STYLES)
 
     def clear(self) -> None:
-        self.table.clear()
-        self._signatures.clear()
+        self.keys = []
+        self.table.set_row_count(0)
 
     def refresh_view(self, view: AgentGoView, stats: CallStats) -> None:
-        """Add new runs and update changed rows in place (runs are few; rows are keyed)."""
-        all_cells = self._all_cells(view, stats)
-        self._put(ALL, all_cells)
-        for run_id in view.run_order:
-            self._put(run_id, self._cells(view, stats, run_id))
+        """The rows again: "all runs", then every run (their cells are made when drawn)."""
+        self.view, self.stats = view, stats
+        self.keys = [ALL, *view.run_order]
+        self.table.set_row_count(len(self.keys))
+        self.table.invalidate()
 
-    def _put(self, key: str, cells: list[Text]) -> None:
-        table = self.table
-        signature = (*(cell.plain for cell in cells), key == self.chosen)
-        if self._signatures.get(key) == signature:
-            return
+    def _row(self, index: int) -> Sequence[Text]:
+        key = self.keys[index]
+        stats = self.stats if self.stats is not None else CallStats()
+        if key == ALL:
+            return self._all_cells(self.view, stats)
+        cells = self._cells(self.view, stats, key)
         if key == self.chosen:
             for cell in cells[:2]:
                 cell.stylize(self._style("chosen"))
-        if key not in self._signatures:
-            table.add_row(*cells, key=key)
-        else:
-            for (column, _), cell in zip(COLUMNS, cells, strict=True):
-                table.update_cell(key, column, cell)
-        self._signatures[key] = signature
+        return cells
 
     def _all_cells(self, view: AgentGoView, stats: CallStats) -> list[Text]:
         mark = "▶" if self.chosen is None else ""
@@ -159,8 +153,9 @@ class RunsPane(Vertical, FocusPane):
         self.chosen = run_id
         self.refresh_view(view, stats)
 
-    @on(DataTable.RowSelected)
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VirtualTable.Activated)
+    @on(VirtualTable.DoubleClicked)
+    def _selected(self, event: VirtualTable.Activated) -> None:
         event.stop()
-        key = event.row_key.value
-        self.post_message(self.Chosen(None if key in (None, ALL) else key))
+        key = self.keys[event.row] if 0 <= event.row < len(self.keys) else ALL
+        self.post_message(self.Chosen(None if key == ALL else key))
