@@ -7,6 +7,7 @@ history) and highlighted by a regex highlighter over inert text, never markup.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import orjson
@@ -15,7 +16,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from session_core.agentgo.view import AgentGoView, Checkpoint
 from session_core.text import count
@@ -24,8 +25,18 @@ from ..agentgo_detail import cut
 from ..agentgo_model import short, source_time
 from ..safe import one_line
 from .pane import FocusPane
+from .virtual_table import Column, VirtualTable
 
 SNAPSHOT_LIMIT = 64_000  # characters of pretty JSON shown
+COLUMNS: list[Column] = [
+    ("n", Text("#", justify="right"), 3),
+    ("seq", Text("seq", justify="right"), 6),
+    ("line", Text("line", justify="right"), 6),
+    ("run", "run", 12),
+    ("time", "time", 19),
+    ("shape", "snapshot", 36),
+    ("latest", "", 24),
+]
 
 
 def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
@@ -65,38 +76,25 @@ class CheckpointsPane(Vertical, FocusPane):
         self.view = AgentGoView()
         self.run_id: str | None = None
         self.rows: list[int] = []  # indices into view.checkpoints
-        self._row_of: dict[int, int] = {}
         self._seen = 0
         self._shown: int | None = None
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(id="agentgo-checkpoints-table", cursor_type="row")
-        for key, label in (
-            ("n", "#"),
-            ("seq", "seq"),
-            ("line", "line"),
-            ("run", "run"),
-            ("time", "time"),
-            ("shape", "snapshot"),
-            ("latest", ""),
-        ):
-            table.add_column(label, key=key)
-        yield table
+        yield VirtualTable(COLUMNS, self._row, id="agentgo-checkpoints-table")
         with VerticalScroll(id="agentgo-checkpoint-scroll"):
             yield Static(Text("No checkpoint.", style="dim"), id="agentgo-checkpoint-json")
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#agentgo-checkpoints-table", DataTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#agentgo-checkpoints-table", VirtualTable)
 
     def set_view(self, view: AgentGoView, run_id: str | None) -> None:
         self.view = view
         self.run_id = run_id
         self.rows = []
-        self._row_of = {}
         self._seen = 0
         self._shown = None
-        self.table.clear()
+        self.table.set_row_count(0)
         self.refresh_checkpoints()
         if self.rows:
             self.table.move_cursor(row=len(self.rows) - 1)
@@ -104,22 +102,18 @@ class CheckpointsPane(Vertical, FocusPane):
 
     def refresh_checkpoints(self) -> None:
         view = self.view
-        table = self.table
-        previous_latest = self._seen - 1
-        added = False
+        before = len(self.rows)
         for index in range(self._seen, len(view.checkpoints)):
-            checkpoint = view.checkpoints[index]
-            if self.run_id is not None and checkpoint.run_id != self.run_id:
-                continue
-            self._row_of[index] = len(self.rows)
-            self.rows.append(index)
-            table.add_row(*self._cells(len(self.rows) - 1, checkpoint), key=str(index))
-            added = True
+            if self.run_id is None or view.checkpoints[index].run_id == self.run_id:
+                self.rows.append(index)
         self._seen = len(view.checkpoints)
-        if self._seen - 1 != previous_latest and previous_latest in self._row_of:
-            table.update_cell(str(previous_latest), "latest", Text(""))
-        if added:
+        if len(self.rows) != before:
+            self.table.set_row_count(len(self.rows))
+            self.table.invalidate()  # the latest one's mark moved
             self._show()
+
+    def _row(self, row: int) -> Sequence[Text]:
+        return self._cells(row, self.view.checkpoints[self.rows[row]])
 
     def _cells(self, row: int, checkpoint: Checkpoint) -> list[Text]:
         run = self.view.runs.get(checkpoint.run_id)
@@ -136,14 +130,10 @@ class CheckpointsPane(Vertical, FocusPane):
             Text("latest (load_checkpoint)", style="bold green") if latest else Text(""),
         ]
 
-    @on(DataTable.RowHighlighted, "#agentgo-checkpoints-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(VirtualTable.Highlighted, "#agentgo-checkpoints-table")
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
         self._show()
-
-    @on(DataTable.RowSelected, "#agentgo-checkpoints-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
 
     def _show(self) -> None:
         body = self.query_one("#agentgo-checkpoint-json", Static)
