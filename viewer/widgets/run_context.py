@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from session_core.live import LiveTranscript
 from session_core.replay import ReplayState
@@ -33,7 +33,7 @@ from ..model import CallIndex
 from ..safe import inert, one_line
 from .pane import FocusPane
 from .tool_ops import short_id
-from .virtual_table import VirtualTable
+from .virtual_table import Column, VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -310,6 +310,7 @@ class RunContextPane(Horizontal, FocusPane):
         self._count = 0  # run rows in the table
         self._shown: tuple[int, int, int] | None = None  # (run index, runs known, sections known)
         self._expanded: set[tuple[str, int]] = set()  # (run line id, section position)
+        self._facts: list[list[Text]] = []  # the shown run's facts table (a run has few)
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(RUN_COLUMNS, self._row_cells, id="runs")
@@ -317,17 +318,7 @@ class RunContextPane(Horizontal, FocusPane):
             yield Static(
                 Text("No run context in this transcript yet.", style="dim"), id="run-header"
             )
-            facts: DataTable[Text] = DataTable(
-                cursor_type="row", zebra_stripes=True, id="run-facts"
-            )
-            for key, label in (
-                ("n", "#"),
-                ("key", "fact"),
-                ("value", "value"),
-                ("vs", "vs previous"),
-            ):
-                facts.add_column(label, key=key)
-            yield facts
+            yield VirtualTable(_fact_columns([]), self._fact_cells, id="run-facts")
             yield Static(Text("sections", style="bold"), id="run-sections-title")
             yield VerticalScroll(id="run-sections")
 
@@ -336,8 +327,11 @@ class RunContextPane(Horizontal, FocusPane):
         return self.query_one("#runs", VirtualTable)
 
     @property
-    def facts_table(self) -> DataTable[Text]:
-        return self.query_one("#run-facts", DataTable)
+    def facts_table(self) -> VirtualTable:
+        return self.query_one("#run-facts", VirtualTable)
+
+    def _fact_cells(self, index: int) -> list[Text]:
+        return self._facts[index]
 
     # -- the data -------------------------------------------------------------
 
@@ -409,12 +403,10 @@ class RunContextPane(Horizontal, FocusPane):
         event.stop()
         self._show_run(self._cursor_index())
 
-    @on(DataTable.RowHighlighted, "#run-facts")
-    @on(DataTable.RowSelected, "#run-facts")
+    @on(VirtualTable.Highlighted, "#run-facts")
+    @on(VirtualTable.Activated, "#run-facts")
     @on(VirtualTable.Activated, "#runs")
-    def _quiet(
-        self, event: DataTable.RowHighlighted | DataTable.RowSelected | VirtualTable.Activated
-    ) -> None:
+    def _quiet(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
 
     def selected_run(self) -> dict[str, Any] | None:
@@ -492,8 +484,7 @@ class RunContextPane(Horizontal, FocusPane):
         return out
 
     def _fill_facts(self, run: dict[str, Any], previous: dict[str, Any] | None) -> None:
-        facts = self.facts_table
-        facts.clear()
+        rows: list[list[Text]] = []
         before: dict[str, str] = {}
         if previous is not None:
             for fact in previous.get("facts", []):
@@ -512,21 +503,30 @@ class RunContextPane(Horizontal, FocusPane):
                 vs = Text("changed", _component_style(self, "run-context--changed"))
             else:
                 vs = Text("")
-            facts.add_row(
-                Text(str(position + 1), no_wrap=True),
-                Text(one_line(key, 30), no_wrap=True),
-                Text(one_line(value, 400), no_wrap=True),
-                vs,
+            rows.append(
+                [
+                    Text(str(position + 1), no_wrap=True),
+                    Text(one_line(key, 30), no_wrap=True),
+                    Text(one_line(value, 400), no_wrap=True),
+                    vs,
+                ]
             )
         for key, value in before.items():
             if key not in seen:
                 style = _component_style(self, "run-context--removed")
-                facts.add_row(
-                    Text("", no_wrap=True),
-                    Text(one_line(key, 30), style, no_wrap=True),
-                    Text(one_line(value, 400), style, no_wrap=True),
-                    Text("removed", style),
+                rows.append(
+                    [
+                        Text("", no_wrap=True),
+                        Text(one_line(key, 30), style, no_wrap=True),
+                        Text(one_line(value, 400), style, no_wrap=True),
+                        Text("removed", style),
+                    ]
                 )
+        self._facts = rows
+        table = self.facts_table
+        table.set_columns(_fact_columns(rows))  # as wide as what they hold
+        table.set_row_count(len(rows))
+        table.invalidate()
 
     def section_views(self) -> list[SectionView]:
         return list(self.query(SectionView))
@@ -538,3 +538,14 @@ class RunContextPane(Horizontal, FocusPane):
             self._expanded.add(event.view.key)
         else:
             self._expanded.discard(event.view.key)
+
+
+_FACT_LABELS = (("n", "#"), ("key", "fact"), ("value", "value"), ("vs", "vs previous"))
+
+
+def _fact_columns(rows: list[list[Text]]) -> list[Column]:
+    """The facts table's columns, each as wide as its label or its widest cell."""
+    return [
+        (key, label, max([len(label), *(row[at].cell_len for row in rows)]))
+        for at, (key, label) in enumerate(_FACT_LABELS)
+    ]
