@@ -351,9 +351,7 @@ class BrowserScreen(Screen[None]):
 
     def _show_rows(self) -> None:
         """The rows changed: the table draws them again (the cursor stays in range)."""
-        table = self.table
-        table.set_row_count(len(self.order))
-        table.invalidate()
+        self.table.set_row_count(len(self.order))
 
     def _apply_sort(self) -> None:
         self._sorted_at = time.monotonic()

@@ -108,8 +108,7 @@ class CheckpointsPane(Vertical, FocusPane):
                 self.rows.append(index)
         self._seen = len(view.checkpoints)
         if len(self.rows) != before:
-            self.table.set_row_count(len(self.rows))
-            self.table.invalidate()  # the latest one's mark moved
+            self.table.set_row_count(len(self.rows))  # drawn again: the latest's mark moved
             self._show()
 
     def _row(self, row: int) -> Sequence[Text]:

@@ -66,7 +66,7 @@ class RunsPane(Vertical, FocusPane):
         self.chosen: str | None = None
         self.keys: list[str] = []  # the rows: "all runs", then each run in order
         self.view = AgentGoView()
-        self.stats: CallStats | None = None
+        self.stats = CallStats()
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(COLUMNS, self._row, id="agentgo-runs-table")
@@ -95,14 +95,12 @@ class RunsPane(Vertical, FocusPane):
         self.view, self.stats = view, stats
         self.keys = [ALL, *view.run_order]
         self.table.set_row_count(len(self.keys))
-        self.table.invalidate()
 
     def _row(self, index: int) -> Sequence[Text]:
         key = self.keys[index]
-        stats = self.stats if self.stats is not None else CallStats()
         if key == ALL:
-            return self._all_cells(self.view, stats)
-        cells = self._cells(self.view, stats, key)
+            return self._all_cells(self.view, self.stats)
+        cells = self._cells(self.view, self.stats, key)
         if key == self.chosen:
             for cell in cells[:2]:
                 cell.stylize(self._style("chosen"))

@@ -95,7 +95,6 @@ class OpsPane(Vertical):
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         self.ops = transcript.tool_operations
         table.set_row_count(len(self.ops))
-        table.invalidate()
         if follow:
             table.move_cursor(len(self.ops) - 1)
 
@@ -162,7 +161,6 @@ class RunsPane(Vertical):
     def show(self, transcript: Transcript) -> None:
         self.runs = transcript.runs
         self.table.set_row_count(len(self.runs))
-        self.table.invalidate()
         self._shown = None
         self._show_context(self.table.cursor_row)
 

@@ -352,7 +352,6 @@ class RunContextPane(Horizontal, FocusPane):
             self._count = 0
             self._shown = None
             self._expanded.clear()
-            table.invalidate()
             first = True
         runs = state.run_contexts
         was_at_end = self._count > 0 and table.cursor_row >= self._count - 1
@@ -526,7 +525,6 @@ class RunContextPane(Horizontal, FocusPane):
         table = self.facts_table
         table.set_columns(_fact_columns(rows))  # as wide as what they hold
         table.set_row_count(len(rows))
-        table.invalidate()
 
     def section_views(self) -> list[SectionView]:
         return list(self.query(SectionView))

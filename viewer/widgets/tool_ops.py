@@ -212,7 +212,6 @@ class ToolOpsPane(Vertical, FocusPane):
         self._is_live = is_live
         rows.update()
         table.set_row_count(len(rows))
-        table.invalidate()
         if is_live and was_at_end and len(rows) > old_count:
             table.move_cursor(len(rows) - 1)
         elif current is not None:

@@ -3,7 +3,8 @@
 Textual's ``DataTable`` holds every row's cells; a 1 GB transcript's 170,000
 tool operations took it 38 s and 1.5 GB to fill. This table holds only a row
 count and asks its owner for the cells of the rows on screen (``cells(index)``),
-through a small cache the owner clears when rows change (``invalidate``).
+through a small cache, dropped when the owner says how many rows there are now
+(``set_row_count``; ``invalidate`` for rows that changed in place).
 The header and the first ``fixed_columns`` stay put while the rest scrolls.
 """
 
@@ -136,8 +137,10 @@ class VirtualTable(LineList):
         self.cursor = row
 
     def set_row_count(self, count: int) -> None:
-        """The table now has ``count`` rows (the cursor stays in range)."""
+        """The table now has ``count`` rows, drawn again from ``cells`` (the cursor stays
+        in range)."""
         self.heights.count = count
+        self._cache.clear()
         self.update_size()
         if self.cursor < 0 and count:
             self.set_reactive(LineList.cursor, 0)  # the first row, without a move to tell
