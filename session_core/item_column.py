@@ -224,6 +224,9 @@ class ItemColumn:
     def kind_of(self, index: int) -> str:
         return self._strings[self.kind[index]] or "message"
 
+    def role_of(self, index: int) -> str:
+        return self._strings[self.role[index]] or ""
+
     def item(self, index: int) -> Item:
         built = self._built.get(index)
         if built is not None:

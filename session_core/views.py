@@ -43,11 +43,12 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     facts = state.events.facts
     answered = {tcid for _at, _calls, tcid in facts.call_facts(state.message_events) if tcid}
 
-    def ops() -> Iterator[dict[str, Any]]:
+    def ops(pending: bool = False) -> Iterator[dict[str, Any]]:
         # Copies, one at a time: the records are the state's own (built from their lines
         # once), and a big file has 100,000s of them.
         for op in state.tool_ops:
-            yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+            if not (pending and op["settled"]):
+                yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
 
     usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME
@@ -55,7 +56,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     yield "messages", _messages(state)
     yield "grants", state.grants
     yield "tool-operations", ops()
-    yield "pending-tool-operations", (op for op in ops() if not op["settled"])
+    yield "pending-tool-operations", ops(pending=True)
     yield "run-contexts", iter(state.run_contexts)
     yield "compactions", (c.to_json() for c in compactions_of(state))
     yield "usage", usage.to_json()

@@ -182,8 +182,9 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
         if found is None:
             item = _item(mid, dict(body), 0)
         elif stub is not None:
-            shown = column.item(found)
-            item = Item(mid, shown.role, [Part("text", stub)], shown.line, marks=["elided"])
+            # The stub in its message's place (the message's own parts are not read).
+            role, line = column.role_of(found), column.line[found]
+            item = Item(mid, role, [Part("text", stub)], line, marks=["elided"])
         else:
             # As the raw item it is (the two views share it), sticky as the replay says.
             (column.flag if sticky else column.unflag)(found, STICKY)
