@@ -147,6 +147,26 @@ async def test_a_line_appended_live_appears_and_the_view_sticks_to_the_end(toy: 
         assert "LIVE ONE" in screen_text(app)
 
 
+async def test_a_slow_snapshot_holds_appends_back_to_its_share_of_the_time(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A snapshot of a big file takes a while: a fast writer's appends are drawn together,
+    # after its share of the time (DRAW_SHARE_FOLLOWING), never one snapshot per append.
+    import viewer.screens.model_screen as model_screen
+
+    async with opened(toy) as (_app, pilot, screen):
+        view = screen.conversation
+        monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
+        screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
+        screen._drawn_at = __import__("time").monotonic()
+        with toy.open("a") as fh:
+            fh.write(json.dumps({"id": "u5", "type": "msg", "role": "user", "text": "x"}) + "\n")
+        await until(pilot, lambda: screen._pending, "the append, held back")
+        assert view.items[-1].id != "u5"
+        await until(pilot, lambda: view.items[-1].id == "u5", "the held append, drawn", 3)
+        assert not screen._pending
+
+
 async def test_the_cursor_stays_on_its_item_when_lines_arrive(toy: Path) -> None:
     async with opened(toy) as (_app, pilot, screen):
         view = screen.conversation

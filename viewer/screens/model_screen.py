@@ -46,6 +46,10 @@ from .op_detail import OpDetailScreen
 from .warnings import WarningsScreen
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
+# A snapshot walks what the model kept, so on a big file it takes a while: the share of
+# the time at most spent taking them, while a file loads and while it is followed after.
+DRAW_SHARE_LOADING = 0.1
+DRAW_SHARE_FOLLOWING = 0.3
 _ids = itertools.count(1)
 
 
@@ -80,6 +84,7 @@ class ModelScreen(SearchingScreen):
         self.transcript = Transcript(format=fmt, path=self.path)
         self._stale: set[str] = set()
         self._drawn_at = 0.0
+        self._draw_cost = 0.0  # seconds the last snapshot took
         self._pending = False
 
     # -- layout -----------------------------------------------------------------------
@@ -104,12 +109,13 @@ class ModelScreen(SearchingScreen):
     # -- following --------------------------------------------------------------------
 
     def _apply_update(self, update: FollowUpdate) -> None:
-        if not update.caught_up and time.monotonic() - self._drawn_at < DRAW_EVERY:
-            # A big load arrives in many batches: a snapshot per batch would be the load's
-            # time spent drawing. The last batch (caught up) is always drawn.
+        wait = self._draw_wait(update)
+        if wait > 0:
+            # A big load arrives in many batches, and a fast writer in many appends: a
+            # snapshot per batch would be the time spent drawing. One comes after.
             if not self._pending:
                 self._pending = True
-                self.set_timer(DRAW_EVERY, self._flush)
+                self.set_timer(wait, self._flush)
             self._refresh_status()
             return
         if update.reset and self._loaded:
@@ -117,6 +123,17 @@ class ModelScreen(SearchingScreen):
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.caught_up:
             self._loaded = True
+
+    def _draw_wait(self, update: FollowUpdate) -> float:
+        """Seconds until ``update`` may be drawn (0: now). A load's last batch and a
+        reset are drawn at once; otherwise snapshots keep to their share of the time."""
+        if update.reset or (update.caught_up and not self._loaded):
+            return 0.0
+        if self._loaded:
+            gap = self._draw_cost / DRAW_SHARE_FOLLOWING
+        else:
+            gap = max(DRAW_EVERY, self._draw_cost / DRAW_SHARE_LOADING)
+        return self._drawn_at + gap - time.monotonic()
 
     def _flush(self) -> None:
         if self._pending and self.is_attached:
@@ -126,7 +143,7 @@ class ModelScreen(SearchingScreen):
     def _draw(self, *, to_end: bool | None = None) -> None:
         """One snapshot of the model (the caller holds ``state_lock``), to every pane."""
         self._pending = False
-        self._drawn_at = time.monotonic()
+        started = time.monotonic()
         alive = self._is_live()
         self._was_live = alive
         self.transcript = self.live.transcript(writer_alive=alive)
@@ -134,6 +151,8 @@ class ModelScreen(SearchingScreen):
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
         self._refresh_status()
+        self._drawn_at = time.monotonic()
+        self._draw_cost = self._drawn_at - started
 
     def _refresh_pane(self, tab: str) -> None:
         """The shown pane follows the snapshot now; hidden ones catch up when shown."""
