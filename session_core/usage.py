@@ -26,6 +26,7 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .agentgo.view import AgentGoView, Call
@@ -156,19 +157,33 @@ def tally_state(state: ReplayState) -> UsageTally:
 
 def tally_agentgo(view: AgentGoView) -> UsageTally:
     """Per session and per run totals of an ``AgentGoView`` (model calls are the turns)."""
+    calls = (view.calls[key] for key in view.call_order)
+    return tally_model_calls(
+        view, ((call, model_call_usage(call)) for call in calls if is_model_call(call))
+    )
+
+
+def tally_model_calls(
+    view: AgentGoView, usages: Iterable[tuple[Call, MessageUsage | None]]
+) -> UsageTally:
+    """The totals of ``view``'s model calls, each with its usage (in call order), every run
+    listed first: what ``tally_agentgo`` counts, from usages already read."""
     tally = UsageTally()
     for run_id in view.run_order:
         tally._run_usage(run_id)
-    for key in view.call_order:
-        call = view.calls[key]
-        if not is_model_call(call):
-            continue
-        result = call.result if isinstance(call.result, dict) else {}
-        usage = agentgo_usage(result.get("usage"))
+    for call, usage in usages:
         tally.transcript.add(usage)
         tally._run_usage(call.run_id or NO_RUN).add(usage)
     return tally
 
 
+def model_call_usage(call: Call) -> MessageUsage | None:
+    """A model call's usage: its ``model_exec_end``'s (None: it reported none, or has none)."""
+    result = call.result if isinstance(call.result, dict) else {}
+    return agentgo_usage(result.get("usage"))
+
+
 def is_model_call(call: Call) -> bool:
-    return bool(call.kind == "model" or call.request is not None or call.result is not None)
+    """A model call: by its kind, or by a model record about it (from what the view kept:
+    no record is read again)."""
+    return call.kind == "model" or call.request_at >= 0 or call.result_at >= 0

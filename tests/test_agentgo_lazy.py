@@ -29,7 +29,10 @@ from session_core.agentgo.tail import read_tail
 from session_core.agentgo.view import AgentGoView
 from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate
-from session_core.formats.agentgo import AgentGoFormat
+from session_core.formats.agentgo import AgentGoFormat, AgentGoModel
+from session_core.formats.base import tail_transcript
+from session_core.model import Transcript, Usage
+from session_core.usage import tally_agentgo
 from viewer.agentgo_model import touched_calls
 from viewer.app import TailscopeApp
 from viewer.screens import agentgo as agentgo_screen
@@ -301,3 +304,86 @@ def test_args_differ_is_what_the_records_say_in_any_order(tmp_path: Path) -> Non
             start, invoke = call.tool_start, call.tool_invoke
             expect = start is not None and invoke is not None and start["args"] != invoke["args"]
             assert call.args_differ == expect, order
+
+
+# -- the neutral model of an agentgo view, kept a snapshot at a time -----------------------
+
+
+def neutral(transcript: Transcript) -> dict[str, Any]:
+    """Everything of a neutral snapshot a pane or the replay reads."""
+    out = transcript.to_json()
+    out["items"] = [
+        (
+            i.id,
+            i.role,
+            i.line,
+            i.kind,
+            i.ts,
+            i.marks,
+            [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],
+        )
+        for i in transcript.raw
+    ]
+    out["ops"] = [
+        (op.to_json(), op.label, op.started, op.ended) for op in transcript.tool_operations
+    ]
+    out["run-objects"] = [repr(run) for run in transcript.runs]
+    out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
+    return out
+
+
+class TestNeutralModel:
+    """``AgentGoModel`` takes only what the view gained since its last snapshot: every
+    snapshot of a followed file equals the model made afresh from the view at that point,
+    and the last equals what ``open`` reads."""
+
+    @pytest.mark.parametrize("damaged", [False, True])
+    def test_each_snapshot_is_the_model_made_afresh(self, tmp_path: Path, damaged: bool) -> None:
+        path, _ = generated(tmp_path, 400_000, 8, damage=damaged)
+        fmt = AgentGoFormat()
+        live = fmt.live(str(path))
+        snapshots = 0
+
+        def apply(update: FollowUpdate) -> None:
+            nonlocal snapshots
+            live.apply(update)
+            alive = None if snapshots % 3 == 0 else snapshots % 3 == 1
+            kept = live.transcript(writer_alive=alive)
+            fresh = AgentGoModel(live.view).transcript(str(path), alive)
+            assert neutral(kept) == neutral(fresh)
+            snapshots += 1
+
+        follow_into(apply, path, 1 << 14, fmt.parsed_updates)
+        assert snapshots > 10
+        assert lazy_items(live.transcript()) > 0  # the messages' parts stay in the file
+        if not damaged:
+            for alive in (None, True, False):
+                assert neutral(live.transcript(alive)) == neutral(
+                    fmt.open(path, writer_alive=alive)
+                )
+
+    def test_the_tail_ends_as_the_whole_read(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 400_000, 9)
+        fmt = AgentGoFormat()
+        whole = fmt.open(path)
+        end = tail_transcript(fmt, path)
+        assert end is not None and end.messages
+        assert all(item.line == 0 for item in end.raw)
+        want = [m.to_json() for m in whole.messages[-len(end.messages) :]]
+        assert [m.to_json() for m in end.messages] == want
+
+    def test_usage_is_the_tally_of_every_model_call(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 300_000, 1)
+        view = read_view(path)
+        tally = tally_agentgo(view)
+        transcript = AgentGoModel(view).transcript(str(path), None)
+        assert transcript.usage == Usage.of_totals(tally.transcript)
+        assert [run.usage for run in transcript.runs] == [
+            Usage.of_totals(tally.runs[run_id]) for run_id in view.run_order
+        ]
+
+
+def lazy_items(transcript: Transcript) -> int:
+    """How many items are kept as a span (their parts read again when asked for)."""
+    column = transcript.raw._column  # type: ignore[attr-defined]
+    return sum(1 for parts in column.parts if parts is None)

@@ -62,6 +62,13 @@ class LiveAgentGo:
             view.warnings.extend(broken)
         return update.reset
 
+    def apply_record(self, record: dict[str, Any], line: int, span: int = 0) -> list[str]:
+        """One parsed record (``span``: where it is in ``view.records.source``, 0: keep
+        it); the rules it broke, as warnings (the caller keeps them)."""
+        warnings: list[str] = []
+        self._apply(record, line, span, warnings)
+        return warnings
+
     def _apply(self, record: dict[str, Any], line: int, span: int, warnings: list[str]) -> None:
         checker = self.checker
         seq = record.get("seq")

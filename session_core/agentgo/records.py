@@ -75,6 +75,10 @@ class Records(BuiltOnDemand):
     def __len__(self) -> int:
         return len(self._spans)
 
+    def span(self, index: int) -> int:
+        """Where record ``index`` is in ``source`` (0: kept as it was fed, or not kept)."""
+        return self._spans[index]
+
     def kind(self, index: int) -> str:
         return self.kind_names[self._kinds[index]]
 

@@ -2,41 +2,79 @@
 
 from __future__ import annotations
 
+import bisect
 import os
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from ..model import Item, Part, Run, ToolOp, Transcript, Usage, classify_op
+import orjson
+
+from ..events import LineSource
+from ..item_column import ItemColumn, Items
+from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..text import count
-from .base import Builder, TranscriptFormat
+from ..tool_ops import OpField, OpState
+from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat
 
 if TYPE_CHECKING:
+    from ..agentgo.calls import Call
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
+    from ..following import FollowUpdate
+    from ..message_usage import MessageUsage
     from ..peeking import PeekResult
     from ..scan import FileRead
+    from ..usage import UsageTally
 
 NAME = "agentgo-v1"
 
 
 class AgentGoBuilder(Builder):
-    """The agentgo view fed record by record (a rule broken is a warning, as when live)."""
+    """The agentgo view fed record by record (a rule broken is a warning, as when live),
+    and its neutral model kept beside it (``AgentGoModel``)."""
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
         from ..agentgo.live import LiveAgentGo
 
         self.live = LiveAgentGo(path)
+        self.model = AgentGoModel(self.live.view)
+
+    def set_source(self, source: LineSource | None) -> None:
+        super().set_source(source)
+        if source is not None:
+            self.live.view.records.source = source  # the spans fed from now on are into it
 
     def feed(self, record: dict[str, Any], line: int) -> None:
-        from ..following import FollowUpdate
-
-        update = FollowUpdate(envelopes=[record], lines=[line])
-        self.live.apply(update)
+        self.live.view.warnings.extend(self.live.apply_record(record, line, self.span))
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         view = self.live.view
-        view.warnings[:0] = [w for w in self.warnings if w not in view.warnings]
-        return transcript_of(view, self.path, writer_alive)
+        if self.model.view is not view:  # the live view was reset: a new file
+            self.model = AgentGoModel(view)
+        if self.warnings:
+            view.warnings[:0] = [w for w in self.warnings if w not in view.warnings]
+        return self.model.transcript(self.path, writer_alive)
+
+
+class AgentGoLive(LiveModel):
+    """The live model of an agentgo file: ``follow``'s raw lines applied to the format's own
+    view (``LiveAgentGo``, which parses them), the neutral model a snapshot of it."""
+
+    builder: AgentGoBuilder
+
+    def apply(self, update: FollowUpdate) -> bool:
+        if update.reset:
+            self.resets += 1
+        self.exists = update.exists
+        self.size = max(update.size, 0)
+        self.builder.live.apply(update)  # a reset starts its view again
+        return update.reset
+
+    @property
+    def view(self) -> AgentGoView:
+        """The format's own view, as far as the file was applied."""
+        return self.builder.live.view
 
 
 class AgentGoFormat(TranscriptFormat):
@@ -46,12 +84,36 @@ class AgentGoFormat(TranscriptFormat):
     locks: ClassVar[bool] = True
     first_line: ClassVar[str] = "an agentgo session_start"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
+    parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session_start" and "session_id" in record and "seq" in record
 
     def builder(self, path: str) -> Builder:
         return AgentGoBuilder(path)
+
+    def live(self, path: str) -> AgentGoLive:
+        return AgentGoLive(self, path)
+
+    def tail(self, path: str | os.PathLike[str], window: int = TAIL_WINDOW) -> Transcript | None:
+        """A big session's last committed messages, read backwards from its end by the
+        format's own tail reader (with its own budget: a window's records alone are no
+        session, its ``session_start`` is not in it)."""
+        from ..agentgo.tail import read_tail
+        from ..errors import TranscriptError
+
+        where = os.fspath(path)
+        try:
+            view, _size = read_tail(where)
+        except (OSError, TranscriptError):
+            return None
+        transcript = AgentGoModel(view).transcript(where, None)
+        every = list(transcript.raw)  # a few dozen, built: their lines are not known yet
+        for item in every:
+            item.line = 0
+        transcript.raw, transcript.messages = every, list(every)
+        transcript.lines = 0
+        return transcript
 
     def _view(self, path: str | os.PathLike[str], writer_alive: bool | None) -> AgentGoView:
         from ..agentgo.reader import read_view
@@ -121,88 +183,261 @@ class AgentGoFormat(TranscriptFormat):
         scan.agentgo_summary(read)
 
 
+def message_parts(message: dict[str, Any]) -> list[Part]:
+    """A committed message's parts in the neutral model: its text, then its tool calls;
+    a tool result's text alone (the answer to its call)."""
+    from ..agentgo.view import message_text
+
+    parts = [Part("text", message_text(message))]
+    tcid = message.get("tool_call_id")
+    if tcid is not None:
+        return [Part("tool-result", parts[0].text, call_id=str(tcid))]
+    content = message.get("content")
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                parts.append(
+                    Part(
+                        "tool-call",
+                        str(part.get("arguments", "")),
+                        call_id=str(part.get("id", "")),
+                        name=str(part.get("name", "")),
+                        data=part.get("arguments"),
+                    )
+                )
+    return parts
+
+
+def message_role(message: dict[str, Any]) -> str:
+    kind = str(message.get("kind") or "user")
+    return {"tool_result": "tool"}.get(kind, kind)
+
+
+def _record_parts(record: dict[str, Any]) -> list[Part]:
+    """The parts of a ``message_end`` record read again (a changed line raises)."""
+    data = record.get("data")
+    message = data.get("message") if isinstance(data, dict) else None
+    if record.get("type") != "message_end" or not isinstance(message, dict):
+        raise ValueError("not the message_end record it was")
+    return message_parts(message)
+
+
+class _FromCall(OpField[Any]):
+    """An ``AgentGoOp`` field read from its call's records when asked for; a value set
+    (not None) replaces the reading."""
+
+    __slots__ = ("field", "read", "slot")
+
+    def __init__(self, name: str, slot: str, read: Callable[[Call], Any]) -> None:
+        self.field = ToolOp.__dict__[name]  # the dataclass's slot
+        self.slot = slot  # the op's slot holding the call (None: the field is kept)
+        self.read = read
+
+    def get(self, op: AgentGoOp) -> Any:
+        call = getattr(op, self.slot)
+        return self.read(call) if call is not None else self.field.__get__(op, ToolOp)
+
+    def __set__(self, op: AgentGoOp, value: Any) -> None:
+        if value is not None:
+            setattr(op, self.slot, None)
+        self.field.__set__(op, value)
+
+
+def _arguments(call: Call) -> Any:
+    start = call.tool_start or {}
+    return start.get("args", start.get("arguments"))
+
+
+def _result(call: Call) -> str | None:
+    end = call.tool_end
+    return None if end is None else str(end.get("result", ""))
+
+
+class AgentGoOp(ToolOp):
+    """A tool call of an agentgo session as a tool operation: its arguments and result
+    are read again from the call's records when asked for, not copied into it."""
+
+    __slots__ = ("_args_call", "_result_call")
+    _args_call: Call | None
+    _result_call: Call | None
+
+    arguments = _FromCall("arguments", "_args_call", _arguments)
+    result = _FromCall("result", "_result_call", _result)
+
+    @classmethod
+    def of(cls, call: Call, state: OpState) -> AgentGoOp:
+        op = cls.__new__(cls)
+        op._args_call = op._result_call = call
+        for name in ("arguments", "result", "detail", "result_line", "message_id"):
+            ToolOp.__dict__[name].__set__(op, None)
+        op.progress = op.subagent = op.duration = None
+        op.call_id, op.tool, op.state = call.id, call.name, state
+        op.line, op.run_id, op.sidechain = call.first_seq + 1, call.run_id, False
+        op.started, op.ended = call.first_time, call.last_time or None
+        return op
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolOp):
+            return NotImplemented
+        return self.to_json() == other.to_json() and self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class AgentGoModel:
+    """An agentgo view in the neutral model, kept up to date a snapshot at a time.
+
+    Each ``transcript`` takes only what the view gained since the last: committed
+    messages go into an ``ItemColumn`` (a header each; a message's parts read again
+    from its record's span when asked for), the calls its new records touched become
+    (or update) their tool operation or usage; the rest is facts the view keeps. So a
+    snapshot of a big session costs what changed, not the session.
+    """
+
+    def __init__(self, view: AgentGoView) -> None:
+        self.view = view
+        self.column = ItemColumn()
+        self.column.source = PartSource(self._load)
+        self._messages = 0  # of view.messages, in the column
+        self._records = 0  # of view.records, whose calls were looked at
+        self._ops: dict[int, ToolOp] = {}  # call index (in call_order) -> its operation
+        self._op_order: list[int] = []  # the keys of _ops, in call order
+        self._pending: set[int] = set()  # operations without a result: their state moves
+        self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
+        self._usage_sorted = True
+
+    def _load(self, span: int) -> list[Part]:
+        source = self.view.records.source
+        if source is None:
+            raise OSError("no file to read again")
+        record = orjson.loads(source.read(span))
+        if type(record) is not dict:
+            raise ValueError("not a record")
+        return _record_parts(record)
+
+    def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
+        view = self.view
+        view.writer_alive = writer_alive
+        self._take_messages()
+        self._take_calls()
+        ops = self._ops
+        for index in list(self._pending):
+            op = ops[index]
+            state = self._state(view.calls[view.call_order[index]])
+            if state != op.state:
+                ops[index] = AgentGoOp.of(view.calls[view.call_order[index]], state)
+        tally = self._tally()
+        runs = []
+        for run_id in view.run_order:
+            run = view.runs[run_id]
+            status = view.run_status(run_id)
+            used = tally.runs.get(run_id)
+            runs.append(
+                Run(
+                    id=run_id,
+                    state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
+                    line=run.first_seq + 1,
+                    end_line=run.close_seq + 1 if run.close_seq is not None else None,
+                    started=run.first_time,
+                    ended=run.last_time or None,
+                    usage=Usage.of_totals(used) if used is not None else Usage(),
+                    items=run.turns,
+                )
+            )
+        n = len(self.column)
+        return Transcript(
+            format=NAME,
+            path=path,
+            meta={"session-id": view.session_id, "version": view.version, "started": view.started},
+            messages=Items(self.column, n),
+            raw=Items(self.column, n),
+            tool_operations=[ops[index] for index in self._op_order],
+            runs=runs,
+            usage=Usage.of_totals(tally.transcript),
+            warnings=list(view.warnings),
+            lines=len(view.records),
+            writer_alive=writer_alive,
+        )
+
+    def _take_messages(self) -> None:
+        """The committed messages fed since the last snapshot, into the column."""
+        messages = self.view.messages
+        column = self.column
+        records = self.view.records
+        for index in range(self._messages, len(messages)):
+            committed = messages[index]
+            message = committed.message
+            span = records.span(committed.at)
+            column.append(
+                message_parts(message),
+                committed.seq + 1,
+                role=message_role(message),
+                ts=committed.time,
+                span=span if records.source is not None else 0,
+                ident=f"seq-{committed.seq}",
+            )
+        self._messages = len(messages)
+
+    def _take_calls(self) -> None:
+        """The calls the records fed since the last snapshot are about: each one's
+        operation (a tool call) or usage (a model call) made again."""
+        from ..usage import is_model_call, model_call_usage
+
+        view = self.view
+        calls = view.records.calls
+        touched = {at for at in calls[self._records :] if at >= 0}
+        self._records = len(calls)
+        order = view.call_order
+        for index in sorted(touched):
+            call = view.calls[order[index]]
+            if is_model_call(call):
+                self._drop_op(index)
+                if index not in self._usage and self._usage and index < next(reversed(self._usage)):
+                    self._usage_sorted = False  # a call that turned out a model call late
+                self._usage[index] = model_call_usage(call)
+            elif call.tool_start_at >= 0 or call.tool_end_at >= 0:
+                self._usage.pop(index, None)
+                if index not in self._ops:
+                    if self._op_order and index < self._op_order[-1]:
+                        bisect.insort(self._op_order, index)
+                    else:
+                        self._op_order.append(index)
+                self._ops[index] = AgentGoOp.of(call, self._state(call))
+                if call.tool_end_at < 0:
+                    self._pending.add(index)
+                else:
+                    self._pending.discard(index)
+            else:
+                self._drop_op(index)
+                self._usage.pop(index, None)
+
+    def _drop_op(self, index: int) -> None:
+        if self._ops.pop(index, None) is not None:
+            self._op_order.remove(index)
+            self._pending.discard(index)
+
+    def _state(self, call: Call) -> OpState:
+        view = self.view
+        run_dead = call.run_id in view.runs and view.run_status(call.run_id) == "interrupted"
+        return classify_op(
+            has_result=call.tool_end_at >= 0,
+            failed=call.tool_end_at >= 0 and call.tool_failed,
+            writer_alive=False if run_dead else view.writer_alive,
+        )
+
+    def _tally(self) -> UsageTally:
+        from ..usage import tally_model_calls
+
+        if not self._usage_sorted:
+            self._usage = dict(sorted(self._usage.items()))
+            self._usage_sorted = True
+        view = self.view
+        order = view.call_order
+        return tally_model_calls(
+            view, ((view.calls[order[index]], used) for index, used in self._usage.items())
+        )
+
+
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
-    from ..agentgo.view import message_text
-    from ..usage import is_model_call, tally_agentgo
-
-    view.writer_alive = writer_alive
-    messages: list[Item] = []
-    for m in view.messages:
-        kind = str(m.message.get("kind") or "user")
-        parts = [Part("text", message_text(m.message))]
-        content = m.message.get("content")
-        if isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict) and part.get("type") == "tool_call":
-                    parts.append(
-                        Part(
-                            "tool-call",
-                            str(part.get("arguments", "")),
-                            call_id=str(part.get("id", "")),
-                            name=str(part.get("name", "")),
-                            data=part.get("arguments"),
-                        )
-                    )
-        tcid = m.message.get("tool_call_id")
-        if tcid is not None:
-            parts = [Part("tool-result", parts[0].text, call_id=str(tcid))]
-        role = {"tool_result": "tool"}.get(kind, kind)
-        messages.append(Item(f"seq-{m.seq}", role, parts, m.seq + 1, ts=m.time))
-    ops: list[ToolOp] = []
-    for key in view.call_order:
-        call = view.calls[key]
-        if is_model_call(call) or (call.tool_start is None and call.tool_end is None):
-            continue
-        end = call.tool_end
-        run_dead = view.run_status(call.run_id) == "interrupted"
-        state = classify_op(
-            has_result=end is not None,
-            failed=bool(end and end.get("is_error")),
-            writer_alive=False if run_dead else writer_alive,
-        )
-        start = call.tool_start or {}
-        ops.append(
-            ToolOp(
-                call_id=call.id,
-                tool=call.name,
-                state=state,
-                arguments=start.get("args", start.get("arguments")),
-                result=None if end is None else str(end.get("result", "")),
-                line=call.first_seq + 1,
-                run_id=call.run_id,
-                started=call.first_time,
-                ended=call.last_time or None,
-            )
-        )
-    tally = tally_agentgo(view)
-    runs = []
-    for run_id in view.run_order:
-        run = view.runs[run_id]
-        status = view.run_status(run_id)
-        used = tally.runs.get(run_id)
-        runs.append(
-            Run(
-                id=run_id,
-                state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
-                line=run.first_seq + 1,
-                end_line=run.close_seq + 1 if run.close_seq is not None else None,
-                started=run.first_time,
-                ended=run.last_time or None,
-                usage=Usage.of_totals(used) if used is not None else Usage(),
-                items=run.turns,
-            )
-        )
-    return Transcript(
-        format=NAME,
-        path=path,
-        meta={"session-id": view.session_id, "version": view.version, "started": view.started},
-        messages=messages,
-        raw=list(messages),
-        tool_operations=ops,
-        runs=runs,
-        usage=Usage.of_totals(tally.transcript),
-        warnings=list(view.warnings),
-        lines=len(view.records),
-        writer_alive=writer_alive,
-    )
+    return AgentGoModel(view).transcript(path, writer_alive)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 
 IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
+TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen
 
 
 class Builder(ABC):
@@ -231,6 +232,10 @@ class TranscriptFormat(ABC):
     def live(self, path: str) -> LiveModel:
         return LiveModel(self, path)
 
+    def tail(self, path: str | os.PathLike[str], window: int = TAIL_WINDOW) -> Transcript | None:
+        """A big file's first screen: the model of its end alone (``tail_transcript``)."""
+        return window_transcript(self, path, window)
+
     def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
         """``tailscope replay``'s bytes: ``dump_json(replay_json(path))``, written a message
         and an operation at a time (a format with a replay JSON of its own overrides it)."""
@@ -376,10 +381,14 @@ def _damage_line(warning: str, last: int) -> int | None:
     return None if line >= last else line
 
 
-TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen
-
-
 def tail_transcript(
+    fmt: TranscriptFormat, path: str | os.PathLike[str], window: int = TAIL_WINDOW
+) -> Transcript | None:
+    """A big file's first screen, as its format reads its end (``fmt.tail``)."""
+    return fmt.tail(path, window)
+
+
+def window_transcript(
     fmt: TranscriptFormat, path: str | os.PathLike[str], window: int = TAIL_WINDOW
 ) -> Transcript | None:
     """The model of a file's last ``window`` bytes alone: a big file's first screen.
@@ -535,4 +544,5 @@ __all__ = [
     "read_lines",
     "read_records",
     "tail_transcript",
+    "window_transcript",
 ]
