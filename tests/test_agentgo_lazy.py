@@ -35,8 +35,8 @@ from session_core.model import Transcript, Usage
 from session_core.usage import tally_agentgo
 from viewer.agentgo_model import touched_calls
 from viewer.app import TailscopeApp
-from viewer.screens import agentgo as agentgo_screen
-from viewer.screens.agentgo import AgentGoScreen
+from viewer.screens import following
+from viewer.screens.model_screen import ModelScreen
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_agentgo
@@ -226,7 +226,7 @@ async def test_opens_on_the_conversation_at_its_end(tmp_path: Path) -> None:
     path, info = generated(tmp_path, 300_000, 1)
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await file_loaded(pilot, AgentGoScreen)
+        await file_loaded(pilot, ModelScreen)
         screen = app.agentgo
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
         conversation = screen.conversation
@@ -241,25 +241,28 @@ async def test_a_big_file_shows_its_end_before_it_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, info = generated(tmp_path, 600_000, 2)
-    monkeypatch.setattr(agentgo_screen, "PREVIEW_FROM", 0)  # any file is "big"
-    real_follow = AgentGoScreen.follow_file
-    started: list[AgentGoScreen] = []
-    monkeypatch.setattr(AgentGoScreen, "follow_file", lambda self: started.append(self))
+    monkeypatch.setattr(following, "PREVIEW_FROM", 0)  # any file is "big"
+    real_follow = ModelScreen.follow_file
+    started: list[ModelScreen] = []
+    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: started.append(self))
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: bool(started))  # the end is shown: the load would start
         screen = app.agentgo
         conversation = screen.conversation
-        assert conversation.view.partial and screen._previewing
+        assert screen._previewing and 0 < len(conversation.items) <= info["messages"]
+        assert all(item.line == 0 for item in conversation.items)  # the end alone: no lines
         await pilot.pause(0.1)
         text = screen_text(app)
         assert info["marker"] in text
-        assert "loading" in text and "run …" in text
+        assert "showing the file's end" in text
         assert conversation.cursor == len(conversation.items) - 1
+        panes = screen.panes
+        assert panes is not None and panes.status() == ""  # its own panes: once it is read
         real_follow(screen)  # now the whole file
         await wait_for(pilot, lambda: not screen._previewing and screen._loaded)
-        assert conversation.view is screen.live.view and not conversation.view.partial
         assert len(conversation.items) == info["messages"]
+        assert conversation.items[-1].line > 0 and panes.status()
         assert conversation.cursor == info["messages"] - 1
         await pilot.pause(0.1)
         text = screen_text(app)

@@ -1,4 +1,7 @@
-"""The agentgo screen: snapshots of every tab, live follow, format switching, hostile text."""
+"""An agentgo session on the model screen: the shared panes (runs, conversation, tool
+operations, diff) and agentgo's own (call tree, checkpoints, timeline), with its keys: 1
+runs, 2 calls, 3 conversation, 4 checkpoints, 5 timeline (6 tool operations, 7 diff).
+Snapshots of every tab, live follow, format switching, hostile text."""
 
 from __future__ import annotations
 
@@ -24,13 +27,21 @@ from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from story import write_story
 from viewer.app import TailscopeApp
-from viewer.screens.agentgo import AgentGoScreen
+from viewer.formats.agentgo import AgentGoPanes
+from viewer.screens.model_screen import ModelScreen
 from viewer.screens.transcript import TranscriptScreen
 
 # Only the snapshot classes rerun (snapshot_rerun): a behavioural test here fails on its
 # first failure.
 SIZE = (120, 40)
-loaded, shows = for_screen(AgentGoScreen, SIZE)
+loaded, shows = for_screen(ModelScreen, SIZE)
+
+
+def own_panes(app: TailscopeApp) -> AgentGoPanes:
+    """agentgo's pane set on the app's model screen."""
+    panes = app.agentgo.panes
+    assert isinstance(panes, AgentGoPanes)
+    return panes
 
 
 @asynccontextmanager
@@ -96,11 +107,11 @@ class TestTabs:
 @snapshot_rerun
 class TestRunFilter:
     def test_interrupted_run_calls(self, snap_compare, session: Path) -> None:
-        # Runs tab (1): the third row is run 2 (the interrupted one); enter chooses it.
-        assert shows(snap_compare, session, "1", "down", "down", "enter", "2")
+        # Runs tab (1): the second row is run 2 (the interrupted one); enter chooses it.
+        assert shows(snap_compare, session, "1", "down", "enter", "2")
 
     def test_run_timeline(self, snap_compare, session: Path) -> None:
-        assert shows(snap_compare, session, "1", "down", "down", "enter", "5")
+        assert shows(snap_compare, session, "1", "down", "enter", "5")
 
 
 class TestDamage:
@@ -128,21 +139,23 @@ class TestDamage:
 
 
 async def test_opens_agentgo_without_a_flag(session: Path) -> None:
-    async with opened(session) as (app, _pilot):
-        assert isinstance(app.screen, AgentGoScreen)
-        screen = app.agentgo
-        assert screen.runs.table.row_count == 4  # all runs + 3
-        assert len(screen.calls.nodes) == 9
+    async with opened(session) as (app, pilot):
+        assert isinstance(app.screen, ModelScreen)
+        screen, panes = app.agentgo, own_panes(app)
+        assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+        assert len(panes.calls.nodes) == 9
         assert len(screen.conversation.items) == 6
-        assert screen.timeline.item_count() == 41
-        assert len(screen.checkpoints.rows) == 2
+        assert panes.timeline.item_count() == 41
+        assert len(panes.checkpoints.rows) == 2
+        await pilot.press("1")
+        assert screen.runs.table.row_count == 3
         with pytest.raises(LookupError):
             _ = app.transcript
 
 
 async def test_live_record_appears(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen = app.agentgo
+        screen, panes = app.agentgo, own_panes(app)
         await pilot.press("3")
         conversation = screen.conversation
         assert conversation.cursor == len(conversation.items) - 1
@@ -152,12 +165,12 @@ async def test_live_record_appears(session: Path) -> None:
             run.record(
                 "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
             )
-            await wait_for(pilot, lambda: any(k[1] == "late-1" for k in screen.stats.status))
-            key = next(k for k in screen.stats.status if k[1] == "late-1")
-            assert screen.stats.status[key] == "gap"
-            assert key not in screen.calls.nodes  # a hidden tree catches up when shown
+            await wait_for(pilot, lambda: any(k[1] == "late-1" for k in panes.stats.status))
+            key = next(k for k in panes.stats.status if k[1] == "late-1")
+            assert panes.stats.status[key] == "gap"
+            assert key not in panes.calls.nodes  # a hidden tree catches up when shown
             await pilot.press("2")
-            assert key in screen.calls.nodes
+            assert key in panes.calls.nodes
             assert "late-1" in screen_text(app)
             await pilot.press("3")
             assert "live" in screen_text(app)  # the writer holds the lock
@@ -181,20 +194,20 @@ async def test_live_record_appears(session: Path) -> None:
                 },
             )
             await wait_for(pilot, lambda: len(conversation.items) == 7)
-            assert screen.stats.status[key] == "ok"
+            assert panes.stats.status[key] == "ok"
             # The cursor was on the last message: it follows the new one.
             assert conversation.cursor == 6
             assert "late hello" in screen_text(app)
             await pilot.press("2")
-            assert screen.calls.select(key)
-            assert "late hello" in screen.calls.detail_text()
+            assert panes.calls.select(key)
+            assert "late hello" in panes.calls.detail_text()
         await wait_for(pilot, lambda: len(screen.live.view.run_order) == 4)
         assert screen.live.view.run_status(screen.live.view.run_order[-1]) == "closed"
 
 
 async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen = app.agentgo
+        screen, panes = app.agentgo, own_panes(app)
         smaller = tmp_path / "smaller.jsonl"
         with AgentGoSession.create(smaller) as s:
             s.begin_run().record("agent_start")
@@ -202,17 +215,18 @@ async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) ->
         await wait_for(
             pilot, lambda: screen.live.resets == 1 and len(screen.live.view.records) == 4
         )
-        assert screen.calls.nodes == {}
-        assert screen.timeline.item_count() == 4
-        assert screen.runs.table.row_count == 2
+        assert panes.calls.nodes == {}
+        assert panes.timeline.item_count() == 4
+        await pilot.press("1")
+        assert screen.runs.table.row_count == 1
 
 
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
     path = tmp_path / "hostile.jsonl"
     write_agentgo_story(path, hostile=True)
     async with opened(path) as (app, pilot):
-        screen = app.agentgo
-        for key in ("3", "2", "5", "1"):
+        screen, panes = app.agentgo, own_panes(app)
+        for key in ("3", "2", "5", "1", "4", "6", "7"):
             await pilot.press(key)
             await pilot.pause(0.05)
             svg = screen_text(app)
@@ -227,7 +241,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
         await pilot.press("2", "down", "down")
         svg = screen_text(app)
         assert "read_file␛[31m[red]x[/red]" in svg
-        assert "read_file␛[31m[red]x[/red]" in screen.calls.detail_text()
+        assert "read_file␛[31m[red]x[/red]" in panes.calls.detail_text()
 
 
 async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
@@ -242,7 +256,7 @@ async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
             run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
             # The agentgo screen is on the stack before its panes are mounted: wait until
             # it has read the file (so its widgets exist) before asking them anything.
-            await file_loaded(pilot, AgentGoScreen)
+            await file_loaded(pilot, ModelScreen)
             screen = app.agentgo
             await wait_for(pilot, lambda: len(screen.conversation.items) == 1)
         with pytest.raises(LookupError):
@@ -260,32 +274,37 @@ async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path:
 
 async def test_timeline_enter_opens_the_call(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen = app.agentgo
+        screen, panes = app.agentgo, own_panes(app)
         await pilot.press("5")
-        assert screen.timeline.move_to_seq(12)  # tool_invoke_start of call-1
+        assert panes.timeline.move_to_seq(12)  # tool_invoke_start of call-1
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
-        assert screen.calls.selected is not None and screen.calls.selected[1] == "call-1"
-        assert "DIFFER" in screen.calls.detail_text()
+        assert panes.calls.selected is not None and panes.calls.selected[1] == "call-1"
+        assert "DIFFER" in panes.calls.detail_text()
 
 
-async def test_run_filter_applies_to_every_tab(session: Path) -> None:
+async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen = app.agentgo
-        await pilot.press("1", "down", "down", "enter")
+        screen, panes = app.agentgo, own_panes(app)
+        await pilot.press("1", "down", "enter")
         await pilot.pause(0.1)
         second = screen.live.view.run_order[1]
-        assert screen.run_filter == second
-        assert [k[0] for k in screen.calls.nodes] == [second, second]
-        assert len(screen.conversation.items) == 1
-        assert screen.checkpoints.rows == []
-        assert screen.timeline.item_count() == 6
+        assert panes.run_filter == second
+        assert [k[0] for k in panes.calls.nodes] == [second, second]
+        assert panes.checkpoints.rows == []
+        assert panes.timeline.item_count() == 6
+        assert "showing run 2" in screen_text(app)
+        assert "the Calls, Checkpoints and Timeline tabs show this run" in screen_text(app)
+        # The shared panes show every run (the conversation has no run filter).
+        assert len(screen.conversation.items) == 6
         await pilot.press("right_square_bracket")
-        assert screen.run_filter == screen.live.view.run_order[2]
+        assert panes.run_filter == screen.live.view.run_order[2]
         await pilot.press("a")
-        assert screen.run_filter is None
-        assert screen.timeline.item_count() == 41
+        assert panes.run_filter is None
+        assert panes.timeline.item_count() == 41
+        await pilot.press("enter", "enter")  # the chosen run again: every run
+        assert panes.run_filter is None
 
 
 async def test_commands_reach_the_palette(session: Path) -> None:

@@ -17,8 +17,8 @@ from session_core import Message, Session
 from session_core.scan import FileSummary, scan_dir, scan_file
 from story import OLD_MTIME
 from viewer.app import TailscopeApp
-from viewer.screens.agentgo import AgentGoScreen
 from viewer.screens.browser import BrowserScreen
+from viewer.screens.model_screen import ModelScreen
 from viewer.screens.transcript import TranscriptScreen
 
 SIZE = (120, 40)
@@ -276,7 +276,10 @@ class TestBrowser:
             await until(pilot, lambda: follower.is_finished)
             assert follower.is_cancelled
             await pilot.press("up", "up", "up", "enter")  # agentgo/go-finished
-            await until(pilot, lambda: isinstance(app.screen, AgentGoScreen))
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, ModelScreen) and app.screen.FORMAT == "agentgo-v1",
+            )
             await pilot.press("escape")
             assert app.screen is screen
 

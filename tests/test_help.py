@@ -10,9 +10,9 @@ from helpers import file_loaded, screen_text, wait_for
 from agentgo_story import write_agentgo_story
 from story import write_story
 from viewer.app import TailscopeApp
-from viewer.screens.agentgo import AgentGoScreen
 from viewer.screens.browser import BrowserScreen
 from viewer.screens.help import BindingsHelpScreen, binding_rows
+from viewer.screens.model_screen import ModelScreen
 from viewer.screens.transcript import TranscriptScreen
 from viewer.widgets.conversation import ConversationView
 from viewer.widgets.diff_view import DiffView
@@ -52,9 +52,11 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
 async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:
     session = tmp_path / "a.jsonl"
     write_agentgo_story(session)
-    text = await _help_text(TailscopeApp(session), AgentGoScreen)
-    for what in _descriptions(AgentGoScreen.BINDINGS):
+    text = await _help_text(TailscopeApp(session), ModelScreen)
+    screen = ModelScreen.for_format("agentgo-v1")
+    for what in _descriptions(screen.BINDINGS):  # agentgo's own keys among them
         assert what in text, what
+    assert "All runs" in text and "Failed/gap call" in text and "Open call" in text
     (tmp_path / "dir").mkdir()
     write_story(tmp_path / "dir" / "t.jsonl")
     text = await _help_text(TailscopeApp(tmp_path / "dir"), None)

@@ -12,16 +12,20 @@ import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from codex_writer import message_line
 from helpers import app_on, fingerprint, screen_text
-from model_toy import HOSTILE, NAME, toy_registered, write_toy
+from model_toy import HOSTILE, NAME, ToyFormat, toy_registered, write_toy
+from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from session_core.formats import AGENTGO, V1, names
 from viewer.app import TailscopeApp
 from viewer.format_screens import screen_for
+from viewer.formats import PANE_SETS, ExtraPane, PaneSet
 from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.op_detail import OpDetailScreen
@@ -224,16 +228,98 @@ async def test_help_is_built_from_the_bindings(toy: Path) -> None:
 
 
 def test_screens_are_routed_through_the_registry(tmp_path: Path) -> None:
-    from viewer.screens.agentgo import AgentGoScreen
+    from viewer.formats.agentgo import AgentGoPanes
     from viewer.screens.transcript import TranscriptScreen
 
     path = str(tmp_path / "x.jsonl")
     assert isinstance(screen_for(V1, path), TranscriptScreen)
-    assert isinstance(screen_for(AGENTGO, path), AgentGoScreen)
+    agentgo = screen_for(AGENTGO, path)  # the model screen, with agentgo's own panes
+    assert isinstance(agentgo, ModelScreen) and isinstance(agentgo.panes, AgentGoPanes)
+    assert [tab.id for tab in agentgo.TABS] == list(AgentGoPanes.ORDER)
     assert isinstance(screen_for(None, path), TranscriptScreen)  # waits, then swaps
     with toy_registered():
         screen = screen_for(NAME, path)
         assert isinstance(screen, ModelScreen) and screen.FORMAT == NAME
+
+
+# -- a format's own panes, through the seam ----------------------------------------------
+
+
+class ToyPanes(PaneSet):
+    """A plugin's pane set: one pane, one key, told of every batch."""
+
+    PANES = (ExtraPane("notes", "Notes", lambda: Static("the toy's own notes", id="toy-notes")),)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("z", "count", "Count")]
+
+    def __init__(self, screen: object) -> None:
+        super().__init__(screen)
+        self.batches = 0
+        self.counted = 0
+        self.shown: list[str] = []
+
+    def followed(self, reset: bool) -> None:
+        self.batches += 1
+
+    def tab_shown(self, tab: str) -> None:
+        self.shown.append(tab)
+
+    def status(self) -> str:
+        return f"toy panes: {self.batches} batches"
+
+    def action_count(self) -> None:
+        self.counted += 1
+
+
+async def test_a_formats_own_pane_is_hosted_through_the_seam(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
+    monkeypatch.setitem(PANE_SETS, NAME, ToyPanes)
+    with toy_registered():
+        path = write_toy(tmp_path / "toy.jsonl")
+        async with opened(path) as (app, pilot, screen):
+            panes = screen.panes
+            assert isinstance(panes, ToyPanes) and panes.batches >= 1
+            assert [tab.id for tab in screen.TABS] == [*(t.id for t in ModelScreen.TABS), "notes"]
+            assert "toy panes:" in screen_text(app)  # its line of the header
+            await pilot.press("5")
+            assert screen.query_one("#tabs").active == "notes"  # type: ignore[attr-defined]
+            assert panes.shown[-1] == "notes" and "the toy's own notes" in screen_text(app)
+            await pilot.press("z")  # its key, an action of the pane set
+            assert panes.counted == 1
+            await pilot.press("1")
+            assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+
+
+def test_a_format_naming_panes_no_pane_set_gives_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ToyFormat, "extra_panes", ("nowhere",))
+    with toy_registered(), pytest.raises(LookupError, match="nowhere"):
+        screen_for(NAME, str(tmp_path / "x.jsonl"))
+
+
+def test_the_model_screen_names_no_format() -> None:
+    """The screen hosts a format's panes through the registry, never by its name."""
+    import ast
+    import inspect
+
+    from viewer.screens import model_screen
+
+    tree = ast.parse(inspect.getsource(model_screen))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    for node in ast.walk(tree):
+        words = [getattr(node, "id", ""), getattr(node, "attr", "")]
+        if isinstance(node, ast.Constant) and id(node) not in docstrings:
+            words.append(str(node.value))
+        for word in words:
+            assert not any(f in word.lower() for f in ("agentgo", "claude", "codex")), word
 
 
 # -- the real samples ---------------------------------------------------------------

@@ -13,9 +13,8 @@ from session_core.model import ToolOp, Transcript
 from session_core.usage import Usage
 from story import call
 from viewer.app import TailscopeApp
-from viewer.screens.agentgo import AgentGoScreen
+from viewer.screens.model_screen import ModelScreen
 from viewer.screens.transcript import TranscriptScreen
-from viewer.widgets.agentgo_status import AgentGoStatus
 from viewer.widgets.model_status import ModelStatus
 from viewer.widgets.status import StatusBar
 
@@ -23,11 +22,10 @@ SIZE = (140, 30)
 
 
 class Headers(App[None]):
-    """The three headers on their own, to be shown exact counts."""
+    """The headers on their own, to be shown exact counts."""
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
-        yield AgentGoStatus()
         yield ModelStatus()
 
 
@@ -51,24 +49,6 @@ def _v1(bar: StatusBar, n: int) -> str:
     return str(bar.render())
 
 
-def _agentgo(header: AgentGoStatus, n: int) -> str:
-    header.show(
-        name="s.jsonl",
-        size=100,
-        live="idle",
-        session_id="s",
-        runs={"closed": n},
-        calls=n,
-        failed=0,
-        messages=n,
-        checkpoints=n,
-        gaps=n,
-        warnings=n,
-        showing="all runs",
-    )
-    return str(header.render())
-
-
 def _model(header: ModelStatus, n: int) -> str:
     ops = [ToolOp(call_id=f"c{i}", tool="t", state="completed") for i in range(n)]
     transcript = Transcript(format="toy", path="t.jsonl", tool_operations=ops, lines=n)
@@ -79,11 +59,7 @@ def _model(header: ModelStatus, n: int) -> str:
 async def test_the_headers_say_one_thing_and_two_things() -> None:
     app = Headers()
     async with app.run_test(size=SIZE):
-        bar, agentgo, model = (
-            app.query_one(StatusBar),
-            app.query_one(AgentGoStatus),
-            app.query_one(ModelStatus),
-        )
+        bar, model = app.query_one(StatusBar), app.query_one(ModelStatus)
         one = _v1(bar, 1)
         assert "1 line · 1 message line, 1 sent next · 1 tool op" in one, one
         assert "1 warning (w)" in one
@@ -91,35 +67,42 @@ async def test_the_headers_say_one_thing_and_two_things() -> None:
         assert "2 lines · 2 message lines, 2 sent next · 2 tool ops" in two, two
         assert "2 warnings (w)" in two
 
-        one = _agentgo(agentgo, 1)
-        assert "1 run (1 closed) · 1 call · 1 message · 1 checkpoint · 1 gap" in one, one
-        assert "1 warning (w)" in one
-        two = _agentgo(agentgo, 2)
-        assert "2 runs (2 closed) · 2 calls · 2 messages · 2 checkpoints · 2 gaps" in two, two
-
         one = _model(model, 1)
         assert "1 line · 0 sent next · 1 tool op" in one, one
         two = _model(model, 2)
         assert "2 lines · 0 sent next · 2 tool ops" in two, two
 
 
-async def test_a_one_run_agentgo_session_says_1_run(tmp_path: Path) -> None:
-    path = tmp_path / "one.jsonl"
+def _agentgo_session(path: Path, n: int) -> None:
+    """n runs (closed), each with one call (a gap: no terminal event), one message and
+    one checkpoint."""
     with AgentGoSession.create(path) as s:
-        s.begin_run().record("agent_start")
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await file_loaded(pilot, AgentGoScreen)
-        await pilot.press("3")  # the runs tab
-        await pilot.pause()
-        lines = screen_lines(app)
-        header = next(line for line in lines if "showing" in line)
-        assert " 1 run (" in header and " · 0 calls · 0 messages · " in header, header
-        # The "all runs" row's status cell (its column is too narrow to tell on screen).
-        screen = app.screen
-        assert isinstance(screen, AgentGoScreen)
-        first = screen.runs.table.row_cells(0)
-        assert first[1:3] == ["all runs", "1 run"]
+        for i in range(n):
+            run = s.begin_run()
+            execution = {"id": f"m{i}", "kind": "model", "attempt": 1}
+            run.record(
+                "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
+            )
+            run.record("message_end", {"message": {"kind": "user", "content": f"hi {i}"}})
+            run.save_checkpoint({"i": i})
+            run.close()
+
+
+async def test_an_agentgo_session_counts_one_and_two(tmp_path: Path) -> None:
+    for n, want in (
+        (1, " 1 run (1 closed) · 1 call · 1 message · 1 checkpoint · 1 gap · showing all runs"),
+        (2, " 2 runs (2 closed) · 2 calls · 2 messages · 2 checkpoints · 2 gaps · showing"),
+    ):
+        path = tmp_path / f"s{n}.jsonl"
+        _agentgo_session(path, n)
+        app = TailscopeApp(path)
+        async with app.run_test(size=SIZE) as pilot:
+            await file_loaded(pilot, ModelScreen)
+            header = next(line for line in screen_lines(app) if "showing" in line)
+            assert want in header, header
+            await pilot.press("1")  # the runs tab: one row a run
+            await pilot.pause()
+            assert app.agentgo.runs.table.row_count == n
 
 
 async def test_a_v1_file_with_one_of_each_says_1(tmp_path: Path) -> None:

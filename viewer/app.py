@@ -21,10 +21,10 @@ from .screens.help import BindingsHelpScreen, screen_sections
 if TYPE_CHECKING:
     from session_core.live import LiveTranscript
 
-    from .screens.agentgo import AgentGoScreen
+    from .screens.model_screen import ModelScreen
     from .screens.transcript import TranscriptScreen
 
-# The agentgo screen and the directory browser are imported when first needed: opening a
+# The model screen and the directory browser are imported when first needed: opening a
 # v1 file should not pay for them (the first screen of a big file is a start-up race).
 
 STYLES = Path(__file__).parent / "styles"
@@ -114,11 +114,14 @@ class TailscopeApp(App[None]):
         raise LookupError(f"no {what} is open")
 
     @property
-    def agentgo(self) -> AgentGoScreen:
-        """The agentgo screen (the one under any modal)."""
-        from .screens.agentgo import AgentGoScreen
+    def agentgo(self) -> ModelScreen:
+        """The model screen of an agentgo session (the one under any modal)."""
+        from .screens.model_screen import ModelScreen
 
-        return self.topmost(AgentGoScreen, "agentgo session")
+        screen = self.topmost(ModelScreen, "agentgo session")
+        if screen.format.name != "agentgo-v1":
+            raise LookupError("no agentgo session is open")
+        return screen
 
     @property
     def transcript(self) -> TranscriptScreen:

@@ -1,9 +1,10 @@
 """Which screen shows a file of each format: the one place the viewer decides it.
 
-Formats with a dedicated screen (transcript-v1, agentgo-v1) name its factory here;
-every other registered format (claude-code, codex, a plugin's) is shown by the one
-screen over the neutral model, ``ModelScreen``. Screens are imported when first asked
-for: opening a v1 file does not pay for the others.
+A format with a dedicated screen (transcript-v1) names its factory here; every other
+registered format (agentgo-v1, claude-code, codex, a plugin's) is shown by the one
+screen over the neutral model, ``ModelScreen`` (with the format's own panes, where it
+names some: ``viewer.formats``). Screens are imported when first asked for: opening a
+v1 file does not pay for the others.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 from textual.screen import Screen
 
-from session_core.formats import AGENTGO, V1, Format, detect_format
+from session_core.formats import V1, Format, detect_format
 
 ScreenFactory = Callable[[str, bool], Screen[None]]  # (path, force_polling) -> screen
 
@@ -23,13 +24,7 @@ def _v1(path: str, force_polling: bool) -> Screen[None]:
     return TranscriptScreen(path, force_polling=force_polling)
 
 
-def _agentgo(path: str, force_polling: bool) -> Screen[None]:
-    from .screens.agentgo import AgentGoScreen
-
-    return AgentGoScreen(path, force_polling=force_polling)
-
-
-SCREENS: dict[Format, ScreenFactory] = {V1: _v1, AGENTGO: _agentgo}
+SCREENS: dict[Format, ScreenFactory] = {V1: _v1}
 
 
 def register_screen(fmt: Format, factory: ScreenFactory) -> None:
@@ -47,7 +42,7 @@ def screen_for(fmt: Format | None, path: str, *, force_polling: bool = False) ->
         return factory(path, force_polling)
     from .screens.model_screen import ModelScreen
 
-    return ModelScreen(path, fmt=fmt, force_polling=force_polling)
+    return ModelScreen.for_format(fmt)(path, fmt=fmt, force_polling=force_polling)
 
 
 def open_file_screen(path: str, *, force_polling: bool = False) -> Screen[None]:

@@ -1,10 +1,13 @@
 """One screen over the neutral model, for every format without a screen of its own
-(claude-code, codex, a plugin's): conversation, tool operations, runs and the diff of
-what compactions folded, followed live as the file grows.
+(agentgo-v1, claude-code, codex, a plugin's): conversation, tool operations, runs and
+the diff of what compactions folded, followed live as the file grows; and the panes a
+format adds for what those lack (its ``extra_panes``: agentgo's call tree, checkpoints
+and timeline), hosted through the ``viewer.formats`` registry.
 
 The worker applies each batch to the format's ``LiveModel``; the UI thread takes one
 snapshot (``live.transcript``) per batch it draws and hands it to the panes, each of
-which keeps its cursor on its item and draws only the rows on screen.
+which keeps its cursor on its item and draws only the rows on screen. A format's own
+panes are told of every batch (``PaneSet.followed``) and keep up by appends.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from textual import events, on
 from textual.binding import Binding, BindingType
@@ -24,6 +28,7 @@ from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
 from session_core.model import Transcript
 
+from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView, LinesView
 from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
 from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
@@ -41,7 +46,7 @@ from .following import (
     Tab,
     tab_keys,
 )
-from .help import BindingsHelpScreen
+from .help import BindingsHelpScreen, Section
 from .op_detail import OpDetailScreen
 from .warnings import WarningsScreen
 
@@ -53,8 +58,23 @@ DRAW_SHARE_FOLLOWING = 0.3
 _ids = itertools.count(1)
 
 
+def _screen_keys(tabs: Sequence[Tab], own: Sequence[BindingType] = ()) -> list[BindingType]:
+    """The model screen's keys: a number per tab, then the keys every format shares, then
+    a format's own (its pane set's)."""
+    return [
+        *tab_keys(tabs),
+        RAW_REPLAYED,
+        SEARCH,
+        FILTER,
+        WARNINGS,
+        Binding("question_mark", "help", "Help"),
+        *own,
+    ]
+
+
 class ModelScreen(SearchingScreen):
-    """One file of any model format, followed as it grows."""
+    """One file of any model format, followed as it grows. A format with panes of its own
+    is shown by ``ModelScreen.for_format(name)``, this class with its tabs and keys."""
 
     MATCHES_TIMEOUT = 2
     TABS = (
@@ -63,14 +83,35 @@ class ModelScreen(SearchingScreen):
         Tab("runs", "Runs", lambda: RunsPane(id="model-runs")),
         Tab("diff", "Diff", lambda: LinesView(id="model-diff")),
     )
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *tab_keys(TABS),
-        RAW_REPLAYED,
-        SEARCH,
-        FILTER,
-        WARNINGS,
-        Binding("question_mark", "help", "Help"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = _screen_keys(TABS)
+    PANE_SET: ClassVar[type[PaneSet] | None] = None  # the format's own panes, if any
+    _for_panes: ClassVar[dict[type[PaneSet], type[ModelScreen]]] = {}
+
+    @classmethod
+    def for_format(cls, fmt: str) -> type[ModelScreen]:
+        """The screen class for files of ``fmt``: this one, or (a format that names
+        ``extra_panes``) one with its pane set's tabs, in its order, and keys."""
+        panes = pane_set_for(by_name(fmt))
+        if panes is None:
+            return cls
+        made = cls._for_panes.get(panes)
+        if made is None:
+            shared = {tab.id: tab for tab in cls.TABS}
+            own = {pane.id: Tab(pane.id, pane.title, pane.make) for pane in panes.PANES}
+            order = panes.ORDER or (*shared, *own)
+            tabs = tuple({**shared, **own}[tab] for tab in order)
+            namespace: dict[str, Any] = {
+                "TABS": tabs,
+                "BINDINGS": _screen_keys(tabs, panes.BINDINGS),
+                "PANE_SET": panes,
+                "__module__": cls.__module__,
+            }
+            # The pane set's actions and message handlers, reached through the screen.
+            for name in dir(panes):
+                if name.startswith(("action_", "on_")) and not hasattr(cls, name):
+                    namespace[name] = _forward(name)
+            made = cls._for_panes[panes] = type(f"{panes.__name__}Screen", (cls,), namespace)
+        return made
 
     def __init__(
         self, path: str | os.PathLike[str], *, fmt: str, force_polling: bool = False
@@ -86,6 +127,7 @@ class ModelScreen(SearchingScreen):
         self._drawn_at = 0.0
         self._draw_cost = 0.0  # seconds the last snapshot took
         self._pending = False
+        self.panes: PaneSet | None = self.PANE_SET(self) if self.PANE_SET is not None else None
 
     # -- layout -----------------------------------------------------------------------
 
@@ -96,6 +138,11 @@ class ModelScreen(SearchingScreen):
     ops = Pane(OpsPane, "#ops")
     runs = Pane(RunsPane, "#model-runs")
     diff = Pane(LinesView, "#model-diff")
+
+    def on_mount(self) -> None:
+        # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
+        if self.panes is not None:
+            self.runs.more = self.panes.run_detail
 
     def _read_tail(self) -> Transcript | None:
         return tail_transcript(self.format, self.path)
@@ -166,11 +213,32 @@ class ModelScreen(SearchingScreen):
         elif tab == "diff":
             self.diff.set_entries(diff_entries(self.transcript))
 
+    def _receive(self, update: FollowUpdate) -> None:
+        super()._receive(update)
+        panes = self.panes
+        if panes is None or self._swapping or not self.is_attached or self._previewing:
+            return  # a big file's own panes are drawn once it is read
+        with self.state_lock:
+            panes.followed(update.reset)
+        self._refresh_status()
+
     def _liveness_changed(self, live: bool) -> None:
         # Calls without a result turn from running to interrupted (and back).
         if self._loaded:
             with self.state_lock:
                 self._draw()
+        if self.panes is not None and not self._previewing:
+            with self.state_lock:
+                self.panes.liveness_changed(live)
+
+    def writer_is_alive(self) -> bool:
+        """Is a writer at work on the file (its lock, or a recent change)?"""
+        return self._is_live()
+
+    def redraw_runs(self) -> None:
+        """The runs tab drawn again (what a format's pane set says of a run changed)."""
+        self._stale.add("runs")
+        self._refresh_pane(self.query_one(TabbedContent).active)
 
     def _refresh_status(self) -> None:
         view = self.conversation
@@ -192,6 +260,7 @@ class ModelScreen(SearchingScreen):
             live=self.live_label(),
             mode=view.mode,
             extra=extra,
+            note=self.panes.status() if self.panes is not None else "",
         )
         self.show_problem(self._problem())
 
@@ -208,16 +277,22 @@ class ModelScreen(SearchingScreen):
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self._refresh_pane(tab)
+        if self.panes is not None:
+            self.panes.tab_shown(tab)
         self._focus_tab(tab)
 
     def _focus_tab(self, tab: str) -> None:
-        target = {
+        shared: dict[str, Widget] = {
             "conversation": self.conversation,
             "tools": self.ops.table,
             "runs": self.runs.table,
             "diff": self.diff,
-        }[tab]
-        target.focus()
+        }
+        target = shared.get(tab)
+        if target is None and self.panes is not None:
+            target = self.panes.focus_target(tab)
+        if target is not None:
+            target.focus()
 
     def action_toggle_mode(self) -> None:
         view = self.conversation
@@ -260,11 +335,12 @@ class ModelScreen(SearchingScreen):
         self.app.push_screen(ExportScreen(self.path, view=self.conversation.mode))
 
     def action_help(self) -> None:
-        sections = [
+        sections: list[Section] = [
             ("This screen", self.BINDINGS),
             ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
             ("Tool operations, runs", VirtualTable.BINDINGS),
             ("A tool operation's detail", OpDetailScreen.BINDINGS),
+            *(self.panes.help_sections() if self.panes is not None else []),
             ("Everywhere", self.app.BINDINGS),
         ]
         self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
@@ -281,10 +357,20 @@ class ModelScreen(SearchingScreen):
     def _op_opened(self, event: OpsPane.Opened) -> None:
         self.app.push_screen(OpDetailScreen(event.op, force_polling=self.force_polling))
 
+    @on(VirtualTable.Activated, "#runs-table")
+    @on(VirtualTable.DoubleClicked, "#runs-table")
+    def _run_activated(self, event: VirtualTable.Activated) -> None:
+        runs = self.runs.runs
+        if self.panes is not None and 0 <= event.row < len(runs):
+            event.stop()
+            self.panes.run_chosen(runs[event.row])
+
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in self._stale:  # a tab drawn for an older snapshot
             self._refresh_pane(event.pane.id)
+        if self.panes is not None and event.pane.id is not None:
+            self.panes.tab_shown(event.pane.id)
 
     def _escaped(self, event: events.Key) -> None:
         stack = self.app.screen_stack
@@ -323,7 +409,18 @@ class ModelScreen(SearchingScreen):
                 view.action_toggle_fold,
             ),
             ("Go to the end", "The last item (and stick to new ones)", view.action_last),
+            *(self.panes.palette() if self.panes is not None else []),
         ]
+
+
+def _forward(name: str) -> Any:
+    """A screen method that calls the pane set's of the same name."""
+
+    def forward(self: ModelScreen, *args: Any) -> Any:
+        return getattr(self.panes, name)(*args)
+
+    forward.__name__ = name
+    return forward
 
 
 def _is_browser(screen: object) -> bool:

@@ -3,7 +3,7 @@ the diff of what compactions folded and kept. Every one draws only the rows on s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -153,6 +153,8 @@ class RunsPane(Vertical):
         self.table = VirtualTable(RUN_COLUMNS, self._cells, fixed_columns=1, id="runs-table")
         self.context = LinesView(id="run-context")
         self._shown: tuple[str, int] | None = None
+        # What a format says of a run besides (its pane set's ``run_detail``).
+        self.more: Callable[[Run, int], list[Entry]] | None = None
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -191,7 +193,10 @@ class RunsPane(Vertical):
             return
         self._shown = key
         previous = self.runs[index - 1].context if index > 0 else None
-        self.context.set_entries(run_entries(run, index, previous))
+        entries = run_entries(run, index, previous)
+        if self.more is not None:
+            entries += self.more(run, index)
+        self.context.set_entries(entries)
 
 
 def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:

@@ -55,7 +55,9 @@ class ModelStatus(Static):
         live: str,
         mode: str,
         extra: str = "",
+        note: str = "",
     ) -> None:
+        """``note``: what a format's own panes say (a fourth line)."""
         top = Text(no_wrap=True, end="")
         top.append(f" {one_line(name, 60)} ", "bold")
         top.append(f" {title} · {mode} view · {human_size(size)} ")
@@ -97,8 +99,13 @@ class ModelStatus(Static):
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
-        lines = Text("\n", no_wrap=True, overflow="ellipsis").join([top, counts, usage])
-        lines.no_wrap = True  # three lines, cut at the width: never wrapped onto the next
+        rows = [top, counts, usage]
+        if note:
+            rows.append(Text(f" {one_line(note, 300)}", no_wrap=True, end=""))
+        if self.styles.height is None or self.styles.height.value != len(rows):
+            self.styles.height = len(rows)
+        lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)
+        lines.no_wrap = True  # cut at the width: never wrapped onto the next
         self.update(lines)
 
 

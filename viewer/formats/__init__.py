@@ -1,0 +1,115 @@
+"""What a format adds to the model screen: its own panes, for what the shared ones lack.
+
+Every format opens on one screen over the neutral model (``ModelScreen``: conversation,
+tool operations, runs, diff). A format that names ``extra_panes`` (its
+``TranscriptFormat``) has a ``PaneSet`` registered here under its name: the panes by
+those names, the keys and palette entries that go with them, and how they keep up
+with the file. ``ModelScreen`` hosts them through this interface alone; it never asks
+which format it shows. Built-in pane sets are imported when a file of their format is
+first opened (``BUILT_IN``): opening another format does not pay for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.binding import BindingType
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from session_core.formats.base import TranscriptFormat
+    from session_core.model import Run
+
+    from ..screens.following import Command
+    from ..screens.help import Section
+    from ..widgets.block_view import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraPane:
+    """One pane a format adds: its name (one of the format's ``extra_panes``, the tab's
+    id), its tab's title, how it is made and what the palette says of it."""
+
+    id: str
+    title: str
+    make: Callable[[], Widget]
+    help: str = ""
+
+
+class PaneSet:
+    """A format's own panes on the model screen, and what keeps them up to date.
+
+    Made once per screen; ``screen`` is the ``ModelScreen`` (its ``live`` the format's
+    live model). Called on the UI thread, with the screen's ``state_lock`` held where
+    said: the worker is not changing the model then.
+    """
+
+    PANES: ClassVar[tuple[ExtraPane, ...]] = ()
+    # Every tab (shared and own) in order, where the format keeps keys of its own
+    # (``1`` is the first); empty: the shared tabs first, then these.
+    ORDER: ClassVar[tuple[str, ...]] = ()
+    BINDINGS: ClassVar[list[BindingType]] = []  # keys of the screen that go with the panes
+
+    def __init__(self, screen: Any) -> None:
+        self.screen = screen
+
+    def followed(self, reset: bool) -> None:
+        """A batch of the file was applied (lock held; a big file's end-first preview is
+        over). ``reset``: the file was replaced, everything starts again."""
+
+    def liveness_changed(self, live: bool) -> None:
+        """The writer died or came back (lock held)."""
+
+    def tab_shown(self, tab: str) -> None:
+        """A tab (any) was brought to the front."""
+
+    def focus_target(self, tab: str) -> Widget:
+        """What takes the focus when one of these panes' tabs is shown."""
+        return self.screen.query_one(f"#{tab}").children[0]
+
+    def status(self) -> str:
+        """A line of what the header says for this format (empty: nothing)."""
+        return ""
+
+    def run_chosen(self, run: Run) -> None:
+        """``enter`` (or a double click) on a run in the runs tab."""
+
+    def run_detail(self, run: Run, index: int) -> list[Entry]:
+        """Lines of the runs tab's detail for ``run``, after the shared ones."""
+        return []
+
+    def palette(self) -> list[Command]:
+        return []
+
+    def help_sections(self) -> list[Section]:
+        return []
+
+
+PANE_SETS: dict[str, type[PaneSet]] = {}
+BUILT_IN = {"agentgo-v1": "viewer.formats.agentgo"}  # format -> the module registering it
+
+
+def register_panes(fmt: str, panes: type[PaneSet]) -> None:
+    """Give the format ``fmt`` (its name) its own panes on the model screen."""
+    PANE_SETS[fmt] = panes
+
+
+def pane_set_for(fmt: TranscriptFormat) -> type[PaneSet] | None:
+    """The pane set of a format that names ``extra_panes`` (None: it names none). Every
+    pane it names must be there: a format without them is an error, said at once."""
+    if not fmt.extra_panes:
+        return None
+    if fmt.name not in PANE_SETS and fmt.name in BUILT_IN:
+        importlib.import_module(BUILT_IN[fmt.name])
+    panes = PANE_SETS.get(fmt.name)
+    given: Sequence[str] = [pane.id for pane in panes.PANES] if panes is not None else []
+    missing = [name for name in fmt.extra_panes if name not in given]
+    if panes is None or missing:
+        raise LookupError(f"{fmt.name} names panes no pane set gives: {', '.join(missing)}")
+    return panes
+
+
+__all__ = ["BUILT_IN", "PANE_SETS", "ExtraPane", "PaneSet", "pane_set_for", "register_panes"]

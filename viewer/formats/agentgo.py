@@ -1,0 +1,267 @@
+"""agentgo-v1's own panes on the model screen: the call tree, the checkpoints and the
+timeline (its ``extra_panes``), which the shared conversation, tool operations, runs
+and diff do not show; and the run filter they share (``enter`` on a run, ``a``, ``[``
+and ``]``).
+
+The panes read the format's own view (``AgentGoLive.view``), kept up to date by
+appends: only the calls a batch touched are relabelled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import TabbedContent
+
+from session_core.agentgo.view import AgentGoView
+from session_core.formats import AGENTGO
+from session_core.formats.agentgo import AgentGoLive
+from session_core.model import Run
+from session_core.text import count
+
+from ..agentgo_model import CallStats, short, touched_calls
+from ..screens.following import Command
+from ..screens.help import Section
+from ..widgets.agentgo_calls import CallsPane
+from ..widgets.agentgo_checkpoints import CheckpointsPane
+from ..widgets.agentgo_timeline import TimelineView
+from ..widgets.block_view import Entry
+from ..widgets.line_list import LineList
+from ..widgets.virtual_table import VirtualTable
+from . import ExtraPane, PaneSet, register_panes
+
+
+class AgentGoPanes(PaneSet):
+    """The call tree, checkpoints and timeline of an agentgo session, for the chosen run
+    (``None``: every run)."""
+
+    PANES = (
+        ExtraPane("calls", "Calls", lambda: CallsPane(id="agentgo-calls")),
+        ExtraPane("checkpoints", "Checkpoints", lambda: CheckpointsPane(id="agentgo-checkpoints")),
+        ExtraPane("timeline", "Timeline", lambda: TimelineView(id="agentgo-timeline")),
+    )
+    # agentgo's keys as they always were: 1 runs, 2 calls, 3 conversation, 4 checkpoints,
+    # 5 timeline; then the shared panes it did not have.
+    ORDER = ("runs", "calls", "conversation", "checkpoints", "timeline", "tools", "diff")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "choose_run(None)", "All runs", show=False),
+        Binding("right_square_bracket", "step_run(1)", "Next run", show=False),
+        Binding("left_square_bracket", "step_run(-1)", "Previous run", show=False),
+        Binding("e", "next_problem(1)", "Failed/gap call"),
+        Binding("E", "next_problem(-1)", "Previous failed/gap call", show=False),
+    ]
+
+    def __init__(self, screen: object) -> None:
+        super().__init__(screen)
+        self.stats = CallStats()
+        self.run_filter: str | None = None
+        self._records_seen = 0
+        self._built = False  # the panes were drawn from the view (after its first batch)
+        self._status = ""
+
+    # -- what the panes read ----------------------------------------------------------
+
+    @property
+    def view(self) -> AgentGoView:
+        live = self.screen.live
+        assert isinstance(live, AgentGoLive)
+        return live.view
+
+    @property
+    def calls(self) -> CallsPane:
+        return self.screen.query_one(CallsPane)
+
+    @property
+    def checkpoints(self) -> CheckpointsPane:
+        return self.screen.query_one(CheckpointsPane)
+
+    @property
+    def timeline(self) -> TimelineView:
+        return self.screen.query_one(TimelineView)
+
+    # -- following ---------------------------------------------------------------------
+
+    def followed(self, reset: bool) -> None:
+        view = self.view
+        view.writer_alive = self.screen.writer_is_alive()
+        if reset or not self._built:
+            if reset:
+                self.run_filter = None
+            self.stats = CallStats()
+            self.stats.update(view, list(view.call_order))
+            self._records_seen = len(view.records)
+            self._rebuild()
+            self._built = True
+        else:
+            touched = touched_calls(view, self._records_seen)
+            self._records_seen = len(view.records)
+            self.stats.update(view, touched)
+            self.calls.refresh_calls(touched)
+            self.checkpoints.refresh_checkpoints()
+            self.timeline.refresh_records()
+        self._status = self._status_line()
+
+    def liveness_changed(self, live: bool) -> None:
+        # The last open run becomes "interrupted" when its writer dies, and back.
+        if not self._built:
+            return  # drawn once the file is read
+        self.view.writer_alive = live
+        self._rebuild()
+        self._status = self._status_line()
+
+    def _rebuild(self) -> None:
+        """Every pane from the current view and run filter (a reset, or another run)."""
+        view = self.view
+        self.calls.set_view(view, self.run_filter)
+        self.checkpoints.set_view(view, self.run_filter)
+        self.timeline.set_view(view, self.run_filter)
+
+    def tab_shown(self, tab: str) -> None:
+        self.calls.activate(tab == "calls")  # a hidden tree catches up when shown
+
+    def focus_target(self, tab: str) -> Widget:
+        panes: dict[str, Widget] = {
+            "calls": self.calls,
+            "checkpoints": self.checkpoints,
+            "timeline": self.timeline,
+        }
+        return panes[tab]
+
+    # -- what the header and the runs tab say -------------------------------------------
+
+    def status(self) -> str:
+        return self._status
+
+    def _status_line(self) -> str:
+        view = self.view
+        runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
+        states = [f"{runs[s]} {s}" for s in ("open", "closed", "interrupted") if runs[s]]
+        line = count(len(view.run_order), "run") + (f" ({', '.join(states)})" if states else "")
+        failed = self.stats.total["failed"]
+        line += f" · {count(len(view.call_order), 'call')}"
+        line += f" ({failed:,} failed)" if failed else ""
+        gaps = self.stats.gaps() + self.stats.run_gaps(view)
+        line += f" · {count(len(view.messages), 'message')}"
+        line += f" · {count(len(view.checkpoints), 'checkpoint')} · {count(gaps, 'gap')}"
+        return f"{line} · showing {self.showing()}"
+
+    def showing(self) -> str:
+        if self.run_filter is None:
+            return "all runs"
+        run = self.view.runs.get(self.run_filter)
+        index = f"run {run.index + 1}" if run else "run"
+        return f"{index} ({short(self.run_filter)})"
+
+    def run_detail(self, run: Run, index: int) -> list[Entry]:
+        view = self.view
+        own = view.runs.get(run.id)
+        if own is None:
+            return []
+        status = view.run_status(run.id)
+        gaps = self.stats.gaps(run.id) + (0 if status == "closed" else 1)
+        outcome = own.outcome()
+        failed = own.agent_end is not None and bool(own.agent_end.get("error"))
+        chosen = run.id == self.run_filter
+        return [
+            ("bold", "agentgo"),
+            ("", f"status {status} · {count(own.records, 'record')} · {count(own.turns, 'turn')}"),
+            ("red" if failed else "", f"outcome (agent_end): {outcome}"),
+            (
+                "yellow" if gaps else "",
+                f"{count(len(own.calls), 'call')} · {count(gaps, 'gap')}",
+            ),
+            (
+                "bold" if chosen else "dim",
+                "the Calls, Checkpoints and Timeline tabs show this run (enter or a: every run)"
+                if chosen
+                else "enter: only this run in the Calls, Checkpoints and Timeline tabs "
+                "(a: every run; [ and ]: the previous and next)",
+            ),
+        ]
+
+    # -- the run filter -------------------------------------------------------------------
+
+    def run_chosen(self, run: Run) -> None:
+        self.action_choose_run(None if run.id == self.run_filter else run.id)
+
+    def action_choose_run(self, run_id: str | None) -> None:
+        if run_id == self.run_filter:
+            return
+        self.run_filter = run_id
+        screen = self.screen
+        with screen.state_lock:
+            if self._built:
+                self._rebuild()
+                self._status = self._status_line()
+            screen.redraw_runs()  # its detail says which run the tabs show
+        screen._refresh_status()
+
+    def action_step_run(self, step: int) -> None:
+        order = self.view.run_order
+        if not order:
+            return
+        choices: list[str | None] = [None, *order]
+        position = choices.index(self.run_filter) if self.run_filter in choices else 0
+        self.action_choose_run(choices[(position + step) % len(choices)])
+
+    def action_next_problem(self, step: int) -> None:
+        tabs = self.screen.query_one(TabbedContent)
+        calls = self.calls
+        calls.activate(True)  # caught up, so every call can be found
+        if not calls.step_problem(step):
+            calls.activate(tabs.active == "calls")
+            self.screen.notify("No other failed or gap call here.", timeout=2)
+            return
+        tabs.active = "calls"
+        calls.activate(True)
+        calls.focus()
+
+    def on_timeline_view_open_call(self, event: TimelineView.OpenCall) -> None:
+        self.screen.action_show_tab("calls")
+        self.calls.select(event.key)
+
+    # -- the palette and the help -----------------------------------------------------------
+
+    def palette(self) -> list[Command]:
+        show = self.screen._show
+        return [
+            (
+                "Show the call tree",
+                "Model, tool and compact calls with attempts and their detail",
+                show("calls"),
+            ),
+            ("Show checkpoints", "Saved snapshots as JSON", show("checkpoints")),
+            (
+                "Show the timeline",
+                "Every record in seq order with its source time",
+                show("timeline"),
+            ),
+            (
+                "All runs",
+                "Every run in the Calls, Checkpoints and Timeline tabs",
+                lambda: self.action_choose_run(None),
+            ),
+            ("Next run", "Only the next run there", lambda: self.action_step_run(1)),
+            ("Previous run", "Only the previous run there", lambda: self.action_step_run(-1)),
+            ("Next failed or gap call", "In the call tree", lambda: self.action_next_problem(1)),
+            (
+                "Previous failed or gap call",
+                "In the call tree",
+                lambda: self.action_next_problem(-1),
+            ),
+            ("Open the record's call", "From the timeline", self.timeline.action_open_call),
+        ]
+
+    def help_sections(self) -> list[Section]:
+        return [
+            ("Timeline", [*LineList.BINDINGS, *TimelineView.BINDINGS]),
+            ("Checkpoints", VirtualTable.BINDINGS),
+        ]
+
+
+register_panes(AGENTGO, AgentGoPanes)
+
+__all__ = ["AgentGoPanes"]
