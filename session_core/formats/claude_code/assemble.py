@@ -19,7 +19,7 @@ from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Call
+    from .records import Call, Response
 
 NAME = "claude-code"
 
@@ -317,9 +317,8 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
             end_line, ended = mark.last_line, mark.last_ts
         elif (
             mark.responses
-            and mark.responses[-1].stop == "end_turn"
             and mark.id not in pending
-            and not _unanswered(b, mark.responses[-1].calls)
+            and _ended_turn(b, mark.responses[-1], writer_alive)
         ):
             state = "finished"
             end_line, ended = mark.last_line, mark.last_ts
@@ -340,6 +339,15 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
             )
         )
     return out
+
+
+def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None) -> bool:
+    """The turn's last response ended it: it says ``end_turn``; or (1.0.x and some 2.x
+    versions write ``stop_reason: null`` on every line) it says nothing, calls no tool
+    and the writer is gone (a live writer may still add the response's next block)."""
+    if last.stop == "end_turn":
+        return not _unanswered(b, last.calls)
+    return last.stop is None and not last.calls and writer_alive is False
 
 
 def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:
