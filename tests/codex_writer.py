@@ -365,3 +365,32 @@ __all__ = [
     "subagent",
     "zst_copy",
 ]
+
+
+def legacy_story(path: str | os.PathLike[str]) -> RolloutWriter:
+    """A rollout of the CLI of mid 2025, before the ``{timestamp, type, payload}`` lines: a
+    bare header, ``record_type`` state markers, and bare response items (no timestamps)."""
+    w = RolloutWriter(path)
+
+    def bare(record: dict[str, Any]) -> int:
+        return w.raw(orjson.dumps(record) + b"\n")
+
+    bare(
+        {
+            "id": SESSION,
+            "timestamp": "2025-08-20T13:20:47.060Z",
+            "instructions": None,
+            "git": {"commit_hash": "abc123", "branch": "main"},
+        }
+    )
+    bare({"record_type": "state"})
+    bare(message_payload("user", "list the files"))
+    bare({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"})
+    arguments = orjson.dumps({"command": ["bash", "-lc", "ls"]}).decode()
+    bare({"type": "function_call", "id": "fc_1", "name": "shell", "arguments": arguments,
+          "call_id": "c1"})  # fmt: skip
+    body = {"output": "a.txt\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}
+    bare({"type": "function_call_output", "call_id": "c1", "output": orjson.dumps(body).decode()})
+    bare({"record_type": "state"})
+    bare(message_payload("assistant", "one file: a.txt"))
+    return w

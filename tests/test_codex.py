@@ -8,7 +8,16 @@ from pathlib import Path
 
 import orjson
 import pytest
-from codex_writer import HOSTILE, SESSION, RolloutWriter, completed_story, story, subagent, zst_copy
+from codex_writer import (
+    HOSTILE,
+    SESSION,
+    RolloutWriter,
+    completed_story,
+    legacy_story,
+    story,
+    subagent,
+    zst_copy,
+)
 from helpers import fingerprint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -621,3 +630,26 @@ def test_a_file_that_starts_inside_a_turn(tmp_path: Path) -> None:
         ("t1", "interrupted"),
         ("t2", "running"),
     ]
+
+
+def test_a_rollout_from_before_the_payload_lines(tmp_path: Path) -> None:
+    """Codex CLI of mid 2025 wrote a bare header and bare response items (no ``payload``):
+    such a file is a Codex rollout, read as the response items it holds."""
+    path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
+    legacy_story(path)
+    assert detect_format(path) == "codex"
+    t = opened(path)
+    assert t.meta["id"] == SESSION and t.meta["timestamp"] == "2025-08-20T13:20:47.060Z"
+    assert [(m.role, m.kind) for m in t.messages] == [
+        ("user", "message"),
+        ("assistant", "message"),
+        ("assistant", "message"),
+        ("tool", "message"),
+        ("assistant", "message"),
+    ]
+    assert t.messages[0].text == "list the files" and t.messages[-1].text == "one file: a.txt"
+    [op] = t.tool_operations
+    assert (op.call_id, op.tool, op.state, op.result) == ("c1", "shell", "completed", "a.txt\n")
+    assert [i.kind for i in t.raw] == ["meta", "record"] + ["message"] * 4 + ["record", "message"]
+    assert t.raw[1].parts[0].name == "state"
+    assert CODEX.check(path).startswith("codex, 5 messages")

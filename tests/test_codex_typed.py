@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from codex_writer import HOSTILE, RolloutWriter, completed_story, story
+from codex_writer import HOSTILE, RolloutWriter, completed_story, legacy_story, story
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -118,6 +118,12 @@ def test_the_story_is_the_same_both_ways(tmp_path: Path) -> None:
 def test_the_completed_story_is_the_same_both_ways(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     completed_story(path)
+    assert_same(path)
+
+
+def test_the_legacy_story_is_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    legacy_story(path)
     assert_same(path)
 
 

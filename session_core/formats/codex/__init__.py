@@ -19,7 +19,7 @@ from ... import gc_pause
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
 from ..base import AgentFormat, Builder
-from .builder import NAME, CodexBuilder
+from .builder import NAME, CodexBuilder, is_legacy_header
 from .tree import PLAIN, ZST, discover, find_children
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -33,6 +33,8 @@ class CodexFormat(AgentFormat):
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
+        if kind is None and "type" not in record:
+            return is_legacy_header(record)
         return (
             isinstance(kind, str)
             and kind in LINE_TYPES

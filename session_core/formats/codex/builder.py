@@ -33,7 +33,14 @@ from . import lines
 from . import usage as tokens
 from .compaction import replay
 from .completed import completed_tool
-from .items import OUTPUT_TYPES, completed_item, response_item, result_part
+from .items import (
+    CALL_TYPES,
+    NOT_SENT,
+    OUTPUT_TYPES,
+    completed_item,
+    response_item,
+    result_part,
+)
 from .responses import CodexResponses
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
@@ -45,6 +52,10 @@ _ENDED: dict[str, Any] = {
     "turn_complete": "finished",
     "turn_aborted": "aborted",
 }
+# The response items an older writer wrote bare, with no ``{timestamp, type, payload}``.
+BARE_ITEMS = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *NOT_SENT))
+# What an older rollout's bare header holds beside its id and timestamp (one is enough).
+LEGACY_HEADER_KEYS = ("instructions", "git", "originator", "cli_version")
 _META_KEYS = (
     "id",
     "timestamp",
@@ -56,6 +67,17 @@ _META_KEYS = (
     "git",
     "forked_from_id",
 )
+
+
+def is_legacy_header(record: dict[str, Any]) -> bool:
+    """The first line of a rollout from before the ``{timestamp, type, payload}`` lines
+    (Codex CLI of mid 2025): a bare ``{id, timestamp, instructions, git?, ...}``."""
+    return (
+        isinstance(record.get("id"), str)
+        and isinstance(record.get("timestamp"), str)
+        and any(key in record for key in LEGACY_HEADER_KEYS)
+        and "payload" not in record
+    )
 
 
 class CodexBuilder(CodexResponses):
@@ -93,7 +115,10 @@ class CodexBuilder(CodexResponses):
         payload = record.get("payload")
         ts = str_or_none(record.get("timestamp"))
         if not isinstance(payload, dict):
-            self._record(record, line, ts)
+            if "payload" not in record:  # maybe an older writer's bare line
+                self._bare(record, kind, line, ts)
+            else:
+                self._record(record, line, ts)
             return
         try:
             if kind == "response_item":
@@ -109,6 +134,20 @@ class CodexBuilder(CodexResponses):
             else:
                 self._record(record, line, ts)
         except Exception as err:  # a shape no writer was seen to write: kept, never fatal
+            self._unreadable(err, record, line, ts)
+
+    def _bare(self, record: dict[str, Any], kind: Any, line: int, ts: str | None) -> None:
+        """A line of a rollout from before the ``payload`` lines (Codex CLI of mid 2025):
+        its bare header is the session's meta, a bare response item is one, and its
+        ``record_type`` markers (and anything else) are kept as records."""
+        try:
+            if kind in BARE_ITEMS:
+                self._response(record, line, ts)
+            elif kind is None and "id" not in self.meta and is_legacy_header(record):
+                self._session_meta(record, line, ts)
+            else:
+                self._record(record, line, ts)
+        except Exception as err:  # as ``feed`` does
             self._unreadable(err, record, line, ts)
 
     def _unreadable(
@@ -128,7 +167,7 @@ class CodexBuilder(CodexResponses):
         self._add([Part("other", text)], line, "system", "record", None, keep=True)
 
     def _record(self, record: dict[str, Any], line: int, ts: str | None) -> None:
-        name = str(record.get("type"))
+        name = str(record.get("type", record.get("record_type")))
         part = Part("other", compact(record), name=name)
         self._add([part], line, "system", "record", ts, keep=True)
 
@@ -283,9 +322,11 @@ class CodexBuilder(CodexResponses):
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts of a line fed as a packed item, again (a lazy part's text and data)."""
         payload = record.get("payload")
+        line_type = record.get("type")
+        if "payload" not in record and line_type in BARE_ITEMS:
+            payload, line_type = record, "response_item"  # an older writer's bare item
         if not isinstance(payload, dict):
             return []
-        line_type = record.get("type")
         if line_type == "turn_context":
             return [Part("other", compact(payload), name="turn_context")]
         if line_type == "event_msg":
@@ -360,4 +401,4 @@ class CodexBuilder(CodexResponses):
         )
 
 
-__all__ = ["NAME", "CodexBuilder"]
+__all__ = ["BARE_ITEMS", "LEGACY_HEADER_KEYS", "NAME", "CodexBuilder", "is_legacy_header"]
