@@ -101,6 +101,8 @@ class RolloutWriter:
             "truncation_policy": {"mode": "tokens", "limit": 10000},
         }
         payload.update(more)
+        if not turn:  # older writers name no turn
+            del payload["turn_id"]
         return self.write("turn_context", payload)
 
     def message(self, role: str, *texts: str, phase: str | None = None) -> int:
@@ -393,4 +395,34 @@ def legacy_story(path: str | os.PathLike[str]) -> RolloutWriter:
     bare({"type": "function_call_output", "call_id": "c1", "output": orjson.dumps(body).decode()})
     bare({"record_type": "state"})
     bare(message_payload("assistant", "one file: a.txt"))
+    return w
+
+
+def turnless_story(path: str | os.PathLike[str]) -> RolloutWriter:
+    """A 0.5x/0.6x rollout: its turns are not written (no ``task_started`` nor
+    ``task_complete``), a ``user_message`` event starts each, ``turn_aborted`` ends one."""
+    w = RolloutWriter(path)
+    w.session_meta(cli_version="0.58.0", instructions=None)
+    w.message("user", "<environment_context>cwd</environment_context>")
+    # turn 1: answered, then the next prompt
+    w.message("user", "list the files")
+    w.event("user_message", message="list the files", images=[])
+    w.turn_context("", model="gpt-5.1-codex")
+    w.function_call("shell", {"command": ["bash", "-lc", "ls"]}, "c1")
+    w.function_output("c1", "a.txt", exit_code=0, old=True)
+    w.token_count((1000, 0, 50, 0))
+    w.message("assistant", "one file")
+    w.token_count((2100, 1000, 80, 0), (1100, 1000, 30, 0))
+    # turn 2: interrupted by the person
+    w.message("user", "now delete it")
+    w.event("user_message", message="now delete it", images=[])
+    w.turn_context("", model="gpt-5.1-codex")
+    w.function_call("shell", {"command": ["rm", "a.txt"]}, "c2")
+    w.event("turn_aborted", reason="interrupted")
+    # turn 3: answered, the last line of the file
+    w.message("user", "thanks")
+    w.event("user_message", message="thanks", images=[])
+    w.turn_context("", model="gpt-5.1-codex")
+    w.token_count((3300, 2000, 90, 0), (1200, 1000, 10, 0))
+    w.message("assistant", "you are welcome")
     return w

@@ -16,6 +16,7 @@ from codex_writer import (
     legacy_story,
     story,
     subagent,
+    turnless_story,
     zst_copy,
 )
 from helpers import fingerprint
@@ -653,3 +654,35 @@ def test_a_rollout_from_before_the_payload_lines(tmp_path: Path) -> None:
     assert [i.kind for i in t.raw] == ["meta", "record"] + ["message"] * 4 + ["record", "message"]
     assert t.raw[1].parts[0].name == "state"
     assert CODEX.check(path).startswith("codex, 5 messages")
+
+
+def test_turns_of_a_writer_that_wrote_no_task_events(tmp_path: Path) -> None:
+    """0.5x/0.6x rollouts have no task_started / task_complete: each prompt (its
+    ``user_message``) starts a turn, the next prompt or a ``turn_aborted`` ends it."""
+    w = turnless_story(tmp_path / "r.jsonl")
+    t = opened(Path(w.path), alive=False)
+    assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
+        ("L4", "finished", 4, 10, "list the files"),
+        ("L12", "aborted", 12, 15, "now delete it"),
+        ("L17", "finished", 17, 20, "thanks"),
+    ]
+    assert [r.usage.input_tokens for r in t.runs] == [1100, None, 200]
+    assert all(r.context is not None for r in t.runs)
+    assert [op.run_id for op in t.tool_operations] == ["L4", "L12"]
+    assert [op.state for op in t.tool_operations] == ["completed", "interrupted"]
+    # while a writer may be at it, its last turn is not known to have ended
+    assert opened(Path(w.path), alive=None).runs[-1].state == "running"
+
+
+def test_a_prompt_just_before_its_task_started_is_that_turn(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.event("user_message", message="hello")
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "hello")
+    w.message("assistant", "hi")
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [(r.id, r.state, r.line, r.prompt) for r in t.runs] == [("t1", "finished", 2, "hello")]
+    assert [c["run-id"] for c in t.extra["run-contexts"]] == ["t1"]

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from codex_writer import HOSTILE, RolloutWriter, completed_story, legacy_story, story
+from codex_writer import (
+    HOSTILE,
+    RolloutWriter,
+    completed_story,
+    legacy_story,
+    story,
+    turnless_story,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -124,6 +131,12 @@ def test_the_completed_story_is_the_same_both_ways(tmp_path: Path) -> None:
 def test_the_legacy_story_is_the_same_both_ways(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     legacy_story(path)
+    assert_same(path)
+
+
+def test_the_turnless_story_is_the_same_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    turnless_story(path)
     assert_same(path)
 
 

@@ -42,7 +42,7 @@ from .items import (
     result_part,
 )
 from .responses import CodexResponses
-from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
+from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE, seconds_between
 from .tools import compact, decode_output
 
 NAME = "codex"
@@ -281,6 +281,10 @@ class CodexBuilder(CodexResponses):
         """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
         role = _LEGACY[kind]
         parts = [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
+        if kind == "user_message" and (self.open_run < 0 or self.implicit):
+            if self.implicit:
+                self._end_implicit(self.runs[self.open_run])
+            self._prompted(line, ts)
         run = self._run()
         if (
             kind == "user_message"
@@ -317,6 +321,10 @@ class CodexBuilder(CodexResponses):
             self.tier_view[COMPLETED].append(shown)
             self.tier_ops.append(op)
         return shown.parts
+
+    def _answered(self) -> bool:
+        """Did the open prompted run end with the assistant's message, no call left?"""
+        return self.answered and not any(self.op_run[i] == self.open_run for i in self.pending)
 
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
@@ -372,6 +380,10 @@ class CodexBuilder(CodexResponses):
                 copy = dataclasses.replace(run, usage=Usage.total([run.usage]))
                 if writer_alive is False:
                     copy.state = "interrupted"
+                    if index == self.open_run and self.implicit and self._answered():
+                        copy.state = "finished"  # a prompted run: its answer came last
+                        copy.end_line, copy.ended = self.implicit_last
+                        copy.duration = seconds_between(copy.started, copy.ended)
                 runs[index] = copy
         tally = self.tally
         meta = dict(self.meta)

@@ -30,6 +30,8 @@ from .lines import block_texts, text_blocks
 from .state import _PACKED, RESPONSE
 from .tools import decode_output
 
+_ANSWERS = ("assistant", "tool")  # what a run answers with (a prompt may come before its event)
+
 
 class CodexResponses(CodexCalls):
     def _add(
@@ -155,6 +157,9 @@ class CodexResponses(CodexCalls):
         if self.open_run >= 0:
             run = self.runs[self.open_run]
             run.items += 1
+            if self.implicit and role in _ANSWERS:  # a prompted run ends with its last
+                self.answered = kind == "message" and role == "assistant"  # answer
+                self.implicit_last = (line, ts)
             if kind == "message" and role == "user" and run.prompt is None:
                 run.prompt = "\n".join(p.text for p in parts if p.kind == "text")
         return index

@@ -65,6 +65,11 @@ class CodexState(Builder):
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
         self.open_run = -1
+        # The open run was started by a prompt, not a task_started (older writers wrote
+        # none): whether its last response item is an assistant's message, and where.
+        self.implicit = False
+        self.answered = False
+        self.implicit_last: tuple[int, str | None] = (0, None)
         self.run_by_turn: dict[str, int] = {}
         self.prompt_from_event: set[int] = set()
         self.previous_context: RunContext | None = None

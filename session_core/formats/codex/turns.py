@@ -29,7 +29,12 @@ class CodexTurns(CodexState):
     # -- runs and their contexts ------------------------------------------------------
     def _start_run(self, turn: str | None, line: int, ts: str | None) -> None:
         previous = self._run()
-        if previous is not None:  # a new turn while one is open: that one never ended
+        if previous is not None and self.implicit:
+            if not previous.items and turn is not None:  # its prompt came just before it
+                self._adopt(previous, turn)
+                return
+            self._end_implicit(previous)
+        elif previous is not None:  # a new turn while one is open: that one never ended
             previous.state = "interrupted"
             previous.end_line = line
         turn = turn or f"L{line}"
@@ -39,6 +44,32 @@ class CodexTurns(CodexState):
         if self.waiting_context is not None:
             self._assign_context(self.open_run, self.waiting_context)
             self.waiting_context = None
+
+    def _prompted(self, line: int, ts: str | None) -> None:
+        """A prompt (``user_message``) outside any turn: older writers wrote no
+        ``task_started``, so it starts one (ended by the next prompt or a turn event)."""
+        self._start_run(None, line, ts)
+        self.implicit = True
+        self.answered = False
+        self.implicit_last = (line, ts)
+
+    def _end_implicit(self, run: Run) -> None:
+        """A prompted run that a later one follows: it ended with its last response item
+        (finished when that was the assistant's message, else cut off)."""
+        run.state = "finished" if self.answered else "interrupted"
+        run.end_line, run.ended = self.implicit_last
+        run.duration = seconds_between(run.started, run.ended)
+        self.implicit = False
+        self.open_run = -1
+
+    def _adopt(self, run: Run, turn: str) -> None:
+        """The ``task_started`` of a prompted run that has nothing yet: that run is its turn."""
+        old, run.id = run.id, turn
+        self.run_by_turn[turn] = self.open_run
+        for entry in self.run_contexts[-1:]:
+            if entry["run-id"] == old:
+                entry["run-id"] = turn
+        self.implicit = False
 
     def _end_run(self, state: Any, turn: str | None, line: int, ts: str | None) -> None:
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
@@ -52,6 +83,7 @@ class CodexTurns(CodexState):
         run.duration = seconds_between(run.started, ts)
         if index == self.open_run:
             self.open_run = -1
+            self.implicit = False
 
     def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         text = compact(payload)
@@ -155,6 +187,8 @@ class CodexTurns(CodexState):
             run = self._run()
             if run is not None:
                 run.usage.add(usage)
+                if self.implicit:  # its answer's usage is the prompted run's too
+                    self.implicit_last = (line, ts)
             if self.last_response >= 0:
                 self.raw.set_usage(self.last_response, usage)
                 self.last_response = -1
