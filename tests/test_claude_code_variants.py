@@ -66,3 +66,77 @@ def test_runs_without_stop_reason_cut_short(
         w.result("t1", "ok")
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert [r.state for r in t.runs] == ["interrupted"]
+
+
+def _preserved(w: CCWriter, *, anchor: str) -> dict[str, str]:
+    """A session compacted while keeping its last exchange (late 2.1.x, ``messagesToKeep``):
+    the kept lines stay where they were written, before the boundary, and the boundary's
+    ``preservedSegment`` says to hang its head on the anchor (the summary, or the
+    boundary itself); later lines continue from its tail."""
+    ids: dict[str, str] = {}
+    ids["u1"] = w.user("old prompt")
+    ids["a1"] = w.assistant("m1", [text("old answer")], usage=usage(100, 10), stop="end_turn")[0]
+    ids["u2"] = w.user("kept prompt")
+    ids["a2"] = w.assistant("m2", [text("kept answer")], usage=usage(200, 20), stop="end_turn")[0]
+    boundary = w.env("system", None, subtype="compact_boundary", content="Conversation compacted")
+    ids["b"] = str(boundary["uuid"])
+    ids["s"] = w.user(
+        "This session is being continued from a previous conversation. Summary: old stuff.",
+        isCompactSummary=True,
+    )
+    head_on = ids["s"] if anchor == "summary" else ids["b"]
+    boundary["logicalParentUuid"] = ids["a2"]
+    boundary["compactMetadata"] = {
+        "trigger": "auto",
+        "preTokens": 5000,
+        "preservedSegment": {"headUuid": ids["u2"], "anchorUuid": head_on, "tailUuid": ids["a2"]},
+    }
+    ids["u3"] = w.user("new prompt", parent=ids["a2"])
+    ids["a3"] = w.assistant("m3", [text("new answer")], usage=usage(30, 3), stop="end_turn")[0]
+    return ids
+
+
+@pytest.mark.parametrize("anchor", ["summary", "boundary"])
+def test_compaction_keeps_its_preserved_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, anchor: str
+) -> None:
+    w = CCWriter(version="2.1.200")
+    ids = _preserved(w, anchor=anchor)
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    sent = [m.text for m in t.messages]
+    assert sent == [
+        "This session is being continued from a previous conversation. Summary: old stuff.",
+        "kept prompt",
+        "kept answer",
+        "new prompt",
+        "new answer",
+    ]
+    (c,) = t.compactions
+    assert c.folded == [ids["u1"], ids["a1"]]
+    assert c.kept == [ids["s"], ids["u2"], ids["a2"]]
+    marks = {i.id: i.marks for i in t.raw}
+    assert "folded" in marks[ids["u1"]] and "folded" not in marks[ids["u2"]]
+    assert t.usage.output_tokens == 33  # every response once, the kept ones too
+    assert [r.state for r in t.runs][-1] == "finished"
+    # followed live, a line at a time, it ends the same
+    builder = FMT.builder(str(tmp_path / "s.jsonl"))
+    for number, line in enumerate(w.lines, 1):
+        builder.feed(line, number)
+        builder.transcript(None)
+    live = builder.transcript(False)
+    assert [m.to_json() for m in live.messages] == [m.to_json() for m in t.messages]
+    assert [c.to_json() for c in live.compactions] == [c.to_json() for c in t.compactions]
+
+
+def test_preserved_segment_whose_head_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A head the file does not have: the compaction reads as one without a kept segment."""
+    w = CCWriter(version="2.1.200")
+    ids = _preserved(w, anchor="summary")
+    w.lines[[line.get("uuid") for line in w.lines].index(ids["b"])]["compactMetadata"][
+        "preservedSegment"
+    ]["headUuid"] = "not-in-this-file"
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.compactions[0].kept == [ids["s"]]
+    assert [m.text for m in t.messages][-2:] == ["new prompt", "new answer"]

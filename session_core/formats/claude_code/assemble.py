@@ -19,7 +19,7 @@ from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Call, Response
+    from .records import Boundary, Call, Response
 
 NAME = "claude-code"
 
@@ -83,6 +83,9 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         seen.add(index)
         if raw.kind_of(index) != "meta":
             messages.append(index)
+    for bd in b.boundaries:
+        if bd.kept_raw and active[bd.head]:
+            messages = _kept_after_anchor(b, bd, messages)
 
     ops = _operations(b, main_side, writer_alive)
     runs = _runs(b, ops, writer_alive)
@@ -161,19 +164,18 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         if bd.folded_ids is None:
             # The chain before it: from its logical parent, or (a parent the file does
             # not have) from the last conversation line written before it.
+            # A compaction that kept its last messages folded what came before them.
             start = threads.node_of(record.get("logicalParentUuid"))
-            if start < 0 or start >= bd.node >= 0:
+            if bd.head >= 0:
+                start = bd.cut
+            elif start < 0 or start >= bd.node >= 0:
                 start = bd.before
             bd.folded_nodes = (
                 nodes_of(recover(b, threads.walk(start))) if start >= 0 else array("i")
             )
-            found: list[str] = []
-            last = -1
-            for node in bd.folded_nodes:
-                if threads.kind[node] in (USER, ASSISTANT) and b.node_raw[node] != last:
-                    last = b.node_raw[node]
-                    found.append(b.raw.id_of(last))
-            bd.folded_ids = found
+            bd.folded_ids = [b.raw.id_of(i) for i in _items_of(b, bd.folded_nodes)]
+            if bd.head >= 0:
+                bd.kept_raw = preserved_items(b, bd.head, bd.tail)
         assert bd.folded_nodes is not None
         for node in bd.folded_nodes:
             folded[node] = 1
@@ -185,7 +187,8 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 line=bd.line,
                 summary=bd.summary,
                 folded=ids,
-                kept=[bd.summary_item] if bd.summary_item else [],
+                kept=([bd.summary_item] if bd.summary_item else [])
+                + [b.raw.id_of(i) for i in bd.kept_raw],
                 trigger=trigger if isinstance(trigger, str) else None,
                 tokens_before=before if isinstance(before, int) else None,
                 tokens_after=after if isinstance(after, int) else None,
@@ -193,6 +196,46 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             )
         )
     return out, folded
+
+
+def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> list[int]:
+    """The conversation items (raw indexes) of these nodes (in file order), once each."""
+    found: list[int] = []
+    last = -1
+    kinds, node_raw = b.threads.kind, b.node_raw
+    for node in nodes:
+        if kinds[node] in (USER, ASSISTANT) and node_raw[node] != last:
+            last = node_raw[node]
+            found.append(last)
+    return found
+
+
+def preserved_items(b: ClaudeCodeBuilder, head: int, tail: int) -> list[int]:
+    """A compaction's preserved segment: the items from its head to its tail."""
+    walked = b.threads.walk(tail)
+    # (a tail that does not hang from the head: the head alone)
+    segment = walked[: walked.index(head) + 1] if head in walked else array("i", [head])
+    return _items_of(b, nodes_of(recover(b, segment)))
+
+
+def _kept_after_anchor(
+    b: ClaudeCodeBuilder, bd: Boundary, messages: list[int | Item]
+) -> list[int | Item]:
+    """The replayed view with a compaction's preserved segment (written before the
+    boundary) where the model is sent it: after the summary (its anchor)."""
+    kept = set(bd.kept_raw)
+    rest = [m for m in messages if m not in kept]
+    anchor = b.threads.parent_of(bd.head)
+    at = b.node_raw[anchor] if anchor >= 0 else -1
+    if at in rest:
+        pos = rest.index(at) + 1
+    else:  # hung on the boundary itself: before what was written after it
+        lines = b.raw.line
+        pos = next(
+            (n for n, m in enumerate(rest) if isinstance(m, int) and lines[m] > bd.line),
+            len(rest),
+        )
+    return [*rest[:pos], *bd.kept_raw, *rest[pos:]]
 
 
 def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: set[str]) -> int:

@@ -78,17 +78,18 @@ def _system(
     subtype = str_or_none(record.get("subtype"))
     if subtype in ("compact_boundary", "microcompact_boundary"):
         keep = {k: record.get(k) for k in _BOUNDARY_KEYS if k in record}
-        b.boundaries.append(
-            Boundary(
-                id=ident,
-                line=line,
-                node=node,
-                elision=subtype == "microcompact_boundary",
-                record=keep,
-                before=before,
-                ts=ts,
-            )
+        boundary = Boundary(
+            id=ident,
+            line=line,
+            node=node,
+            elision=subtype == "microcompact_boundary",
+            record=keep,
+            before=before,
+            ts=ts,
         )
+        b.boundaries.append(boundary)
+        if not boundary.elision:
+            _preserve(b, boundary, keep.get("compactMetadata"))
     elif subtype == "stop_hook_summary" and b.runs:
         b.runs[-1].stop_line = line
     elif subtype == "turn_duration" and b.runs:
@@ -100,6 +101,27 @@ def _system(
             ms = record.get("durationMs")
             if isinstance(ms, (int, float)) and not isinstance(ms, bool):
                 run.duration = ms / 1000
+
+
+def _preserve(b: ClaudeCodeBuilder, boundary: Boundary, meta: Any) -> None:
+    """A compaction that kept its last messages (``preservedSegment``: head, anchor,
+    tail). They stay where they were written, before the boundary, the head still
+    naming its old parent: as Claude Code does when it loads the file, the head is hung
+    on the anchor (the summary or the boundary), so the chain from the leaf runs tail,
+    ..., head, summary, boundary. The head's old parent is where the folded chain starts."""
+    segment = meta.get("preservedSegment") if isinstance(meta, dict) else None
+    if not isinstance(segment, dict):
+        return
+    threads = b.threads
+    head = threads.node_of(segment.get("headUuid"))
+    anchor = segment.get("anchorUuid")
+    if head < 0 or head >= boundary.node or not isinstance(anchor, str):
+        return  # a head the file does not have before the boundary: nothing to hang
+    boundary.cut = threads.parent_of(head)
+    boundary.head = head
+    tail = threads.node_of(segment.get("tailUuid"))
+    boundary.tail = tail if head <= tail < boundary.node else head
+    threads.relink(head, anchor)
 
 
 def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tuple[Part, str, str]:

@@ -479,6 +479,10 @@ class ClaudeCodeBuilder(Builder):
                 if not boundary.elision and boundary.summary_item is None:
                     boundary.summary = text
                     boundary.summary_item = ident
+                    head = boundary.head
+                    if head >= 0 and uuid and self.threads.parent_of(head) == boundary.node:
+                        # a preserved segment hung on the boundary follows its summary
+                        self.threads.relink(head, uuid)
                     break
             return
         if meta:

@@ -94,5 +94,11 @@ class Boundary:
     ts: str | None
     summary: str = ""
     summary_item: str | None = None
+    # A preserved segment (``compactMetadata.preservedSegment``): its head and tail
+    # nodes, and the head's parent in the file (where the folded chain starts).
+    head: int = -1
+    tail: int = -1
+    cut: int = -1
+    kept_raw: list[int] = field(default_factory=list)  # the segment's items (raw indexes)
     folded_nodes: array[int] | None = None  # the chain it folded, once worked out
     folded_ids: list[str] | None = None  # its conversation items' ids

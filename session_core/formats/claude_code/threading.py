@@ -68,6 +68,17 @@ class Threads:
             return found
         return -1
 
+    def relink(self, node: int, parent: str) -> None:
+        """Hang ``node`` on another parent (a compaction's preserved segment on its
+        anchor), which may come later in the file."""
+        self.pending.pop(node, None)
+        known = self.index.get(parent)
+        if known is None or known == node:
+            self.parent[node] = _UNRESOLVED
+            self.pending[node] = parent
+        else:
+            self.parent[node] = known
+
     def node_of(self, uuid: object) -> int:
         return self.index.get(uuid, -1) if isinstance(uuid, str) else -1
 
