@@ -140,3 +140,47 @@ def test_preserved_segment_whose_head_is_missing(
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.compactions[0].kept == [ids["s"]]
     assert [m.text for m in t.messages][-2:] == ["new prompt", "new answer"]
+
+
+def test_subagent_files_beside_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.0.x wrote a subagent's file beside its session's, ``<project>/agent-<id>.jsonl``
+    (every line a sidechain line naming the parent's sessionId), not in ``subagents/``."""
+    from session_core import scan
+
+    folder = tmp_path / "projects" / "-work-proj"
+    session = "5e55e55e-0000-4000-8000-00000000000a"
+    w = CCWriter(session, version="2.0.28")
+    w.user("find the bug")
+    w.assistant("m1", [tool_use("t1", "Task", description="Hunt the bug", prompt="hunt")])
+    w.result(
+        "t1",
+        [text("found it in a.py")],
+        tool_use_result={"status": "completed", "agentId": "1f2e3d4c", "totalTokens": 55},
+    )
+    w.assistant("m2", [text("it is in a.py")], stop="end_turn")
+    path = w.write(folder / f"{session}.jsonl")
+    for agent, owner in (("1f2e3d4c", session), ("0a0b0c0d", session), ("99999999", "other")):
+        sub = CCWriter(owner, version="2.0.28", agent_id=agent)
+        sub.user("hunt", parent=None)
+        sub.assistant("s-" + agent, [text("done")], usage=usage(1, 40), stop="end_turn")
+        sub.write(folder / f"agent-{agent}.jsonl")
+    t = both(path, monkeypatch)
+    (op,) = t.tool_operations
+    assert op.subagent == str(folder / "agent-1f2e3d4c.jsonl")
+    # the linked one with its call, then the session's own agent named nowhere; the
+    # other session's agent file beside it is not this session's
+    assert [(s.id, s.call_id, s.messages) for s in t.subagents] == [
+        ("1f2e3d4c", "t1", 2),
+        ("0a0b0c0d", None, 2),
+    ]
+    assert t.usage_with_subagents is not None
+    assert t.usage_with_subagents.output_tokens == 80
+    # they are not sessions of their own
+    assert FMT.discover(str(folder.parent)) == [str(path)]
+    assert scan.part_of_another(str(folder / "agent-1f2e3d4c.jsonl"))
+    assert not scan.part_of_another(str(path))
+    # a subagent file opened by itself lists no siblings as its own
+    alone = FMT.open(folder / "agent-1f2e3d4c.jsonl", writer_alive=False)
+    assert alone.subagents == [] and len(alone.messages) == 2

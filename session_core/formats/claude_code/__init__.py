@@ -18,7 +18,7 @@ from ...model import Transcript
 from ..base import AgentFormat, Builder, feed_file, fill_peek
 from .assemble import NAME
 from .builder import ClaudeCodeBuilder
-from .subagents import attach
+from .subagents import attach, beside_session
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
@@ -92,11 +92,12 @@ class ClaudeCodeFormat(AgentFormat):
         fill_peek(result, self.read(result.path, writer_alive=None, subagents=False))
 
     def part_of_another(self, path: str) -> bool:
-        # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl
+        # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so
+        # (2.0.x) does <project>/agent-<id>.jsonl to the session its lines name
         parent = os.path.dirname(path)
-        return os.path.basename(parent) == "subagents" and os.path.basename(path).startswith(
-            "agent-"
-        )
+        if os.path.basename(parent) == "subagents":
+            return os.path.basename(path).startswith("agent-")
+        return beside_session(path)
 
     def discover(self, root: str) -> list[str] | None:
         """Session files of a ``~/.claude/projects`` tree (a project folder, the projects
@@ -115,7 +116,7 @@ class ClaudeCodeFormat(AgentFormat):
                 str(path)
                 for project in projects
                 for path in sorted(project.glob("*.jsonl"))
-                if path.is_file()
+                if path.is_file() and not path.name.startswith("agent-")  # 2.0.x subagents
             ]
         except OSError:
             return []

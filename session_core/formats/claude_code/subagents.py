@@ -1,4 +1,7 @@
-"""Subagent files: ``<sessionId>/subagents/agent-<agentId>.jsonl`` beside the session.
+"""Subagent files: ``<sessionId>/subagents/agent-<agentId>.jsonl`` beside the session
+(since 2.1.x), or ``agent-<agentId>.jsonl`` in the session's own folder (2.0.x, where
+the folder's agent files are every session's: the sessionId their lines name says
+whose).
 
 Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent.
 Their usage is read (read-only, with the same builder) only when a whole file is
@@ -25,6 +28,19 @@ if TYPE_CHECKING:
 MAX_FILES = 200
 MAX_BYTES = 1 << 30  # read at most this much subagent transcript per session
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # an agentId that can name a file
+MAX_SIBLINGS = 5000  # 2.0.x agent files beside a session looked at for its own
+_HEAD = 8192  # bytes of an agent file's start that name its session
+
+
+def beside_session(path: str) -> bool:
+    """A 2.0.x subagent file: ``agent-*.jsonl`` in a project folder of
+    ``~/.claude/projects`` (session files there are named by their UUIDs)."""
+    here = Path(path)
+    return (
+        here.name.startswith("agent-")
+        and here.suffix == ".jsonl"
+        and here.parent.parent.name == "projects"
+    )
 
 
 def folder_of(session: str) -> Path:
@@ -42,9 +58,12 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
         return cache[agent]
     found: str | None = None
     if _SAFE_ID.match(agent):
-        candidate = folder_of(b.path) / f"agent-{agent}.jsonl"
-        if os.path.isfile(candidate):
-            found = str(candidate)
+        name = f"agent-{agent}.jsonl"
+        for folder in (folder_of(b.path), Path(b.path).parent):  # 2.1.x, then 2.0.x
+            candidate = folder / name
+            if os.path.isfile(candidate) and str(candidate) != b.path:
+                found = str(candidate)
+                break
     cache[agent] = found
     return found
 
@@ -63,10 +82,10 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             desc = args.get("description") if isinstance(args, dict) else None
             linked.append((agent, op.call_id, desc if isinstance(desc, str) else None))
     folder = folder_of(b.path)
-    if folder == Path(b.path).parent:
+    if folder == Path(b.path).parent or beside_session(b.path):
         names: list[str] = []  # a subagent file itself: its siblings are not its own
     else:
-        names = _agent_files(folder)
+        names = _agent_files(folder) or _own_siblings(b)
     own = Path(b.path).name
     for name in names:
         agent = name[len("agent-") : -len(".jsonl")]
@@ -112,6 +131,23 @@ def _agent_files(folder: Path) -> list[str]:
         return sorted(p.name for p in folder.glob("agent-*.jsonl")) if folder.is_dir() else []
     except OSError:
         return []
+
+
+def _own_siblings(b: ClaudeCodeBuilder) -> list[str]:
+    """2.0.x: the agent files beside the session whose first line names its sessionId."""
+    here = Path(b.path)
+    ids = {here.stem, b.meta.get("session-id")}
+    wanted = [f'"sessionId":"{i}"'.encode() for i in ids if isinstance(i, str) and i]
+    out: list[str] = []
+    for name in _agent_files(here.parent)[:MAX_SIBLINGS]:
+        try:
+            with open(here.parent / name, "rb") as f:
+                head = f.read(_HEAD).replace(b'": "', b'":"')
+        except OSError:
+            continue
+        if any(w in head for w in wanted):
+            out.append(name)
+    return out
 
 
 def read_file(path: str) -> Transcript:
