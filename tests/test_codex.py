@@ -686,3 +686,43 @@ def test_a_prompt_just_before_its_task_started_is_that_turn(tmp_path: Path) -> N
     t = opened(Path(w.path))
     assert [(r.id, r.state, r.line, r.prompt) for r in t.runs] == [("t1", "finished", 2, "hello")]
     assert [c["run-id"] for c in t.extra["run-contexts"]] == ["t1"]
+
+
+def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) -> None:
+    """Newer writers' ``tool_search_call`` / ``tool_search_output`` pair by call id like
+    any call; an ``image_generation_call`` settles by its status (its image not shown)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.146.0")
+    w.task_started("t1")
+    search = {"type": "tool_search_call", "id": "ts-1", "call_id": "s1", "status": "completed"}
+    w.write("response_item", {**search, "execution": "local", "arguments": {"query": "calendar"}})
+    tools = [
+        {"type": "function", "name": "create_event", "description": "Create an event"},
+        {"type": "function_group", "name": "cal", "tools": [{"type": "function", "name": "list"}]},
+    ]
+    found = {"type": "tool_search_output", "call_id": "s1", "status": "completed"}
+    w.write("response_item", {**found, "execution": "local", "tools": tools})
+    image = {"type": "image_generation_call", "id": "ig_1", "status": "completed"}
+    w.write("response_item", {**image, "revised_prompt": "a red fox", "result": "iVBOR" * 1000})
+    w.write(
+        "response_item",
+        {
+            "type": "function_call_output",
+            "call_id": "s9",
+            "output": {"type": "input_text", "text": "a.txt\n", "image_url": None},
+        },
+    )
+    w.function_call("shell", {"command": ["ls"]}, "s9")  # its output came first: not paired
+    t = opened(Path(w.path), alive=False)
+    ops = {op.call_id: op for op in t.tool_operations}
+    assert (ops["s1"].tool, ops["s1"].state) == ("tool_search", "completed")
+    assert ops["s1"].arguments == {"query": "calendar"}
+    assert ops["s1"].result == "create_event\ncal/list"
+    assert (ops["ig_1"].tool, ops["ig_1"].state) == ("image_generation", "completed")
+    call = next(m for m in t.messages if m.parts[0].call_id == "ig_1")
+    assert (
+        call.parts[0].text == "a red fox"
+        and "iVBOR" not in orjson.dumps(call.parts[0].data).decode()
+    )
+    [output] = [m for m in t.messages if m.role == "tool" and m.parts[0].call_id == "s9"]
+    assert output.parts[0].text == "a.txt\n"

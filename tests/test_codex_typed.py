@@ -226,6 +226,12 @@ def odd_lines() -> list[bytes]:
         r('{"type":"web_search_call","status":"completed","action":{"query":"q"}}'),
         r('{"type":"web_search_call","status":"failed"}'),
         r('{"type":"web_search_call","status":3}'),
+        r('{"type":"tool_search_call","call_id":"c8","status":"completed","arguments":{}}'),
+        r('{"type":"tool_search_output","call_id":"c8","tools":[{"name":"t"},{"x":1}]}'),
+        r('{"type":"image_generation_call","id":"ig","status":"completed","result":"AAAA"}'),
+        r(
+            '{"type":"function_call_output","call_id":"c5","output":{"type":"input_text","text":"t"}}'
+        ),
         r(
             '{"type":"function_call_output","call_id":"c1",'
             '"output":"Exit code: 2\\nWall time: 1.5 seconds\\nboom"}'

@@ -38,6 +38,7 @@ from .items import (
     NOT_SENT,
     OUTPUT_TYPES,
     completed_item,
+    output_of,
     response_item,
     result_part,
 )
@@ -351,7 +352,7 @@ class CodexBuilder(CodexResponses):
         if line_type != "response_item":
             return []
         if payload.get("type") in OUTPUT_TYPES:
-            outcome = decode_output(payload.get("output"))
+            outcome = decode_output(output_of(payload))
             return [result_part(outcome, str_or_none(payload.get("call_id")))]
         return response_item(payload, "", 0, None).parts
 

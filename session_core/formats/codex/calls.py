@@ -9,6 +9,7 @@ from typing import Any
 from ...parts import Part
 from ...text import str_or_none
 from ...tool_ops import LazyToolOp, classify_op
+from .items import SETTLED_BY_STATUS
 from .ops import PackedOp
 from .state import seconds_between
 from .tools import Outcome
@@ -50,7 +51,7 @@ class CodexCalls(CodexTurns):
         self.ops.append(op)
         self.op_run.append(self.open_run)
         self.op_by_call[call_id] = at
-        if kind == "web_search_call" and status in ("completed", "failed"):
+        if kind in SETTLED_BY_STATUS and status in ("completed", "failed"):
             op.state = status
             op.ended = ts
         else:

@@ -15,8 +15,17 @@ from ...text import str_or_none
 from .tools import Outcome, compact, decode_output, parse_arguments, shown_arguments
 
 STICKY_ROLES = ("developer", "system")
-CALL_TYPES = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
-OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
+CALL_TYPES = (
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "image_generation_call",
+)
+OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+# Calls that say how they ended themselves (by their ``status``): no output answers them.
+SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
 # Response items Codex never sends to the model (kept in the raw view only).
 NOT_SENT = ("ghost_snapshot",)
 TEXT_BLOCKS = ("input_text", "output_text", "text", "summary_text", "Text")  # shown as text
@@ -99,12 +108,45 @@ def call_name(payload: dict[str, Any]) -> str:
     return call_name_of(payload.get("type"), payload.get("name"))
 
 
+_CALL_NAMES = {
+    "web_search_call": "web_search",
+    "local_shell_call": "local_shell",
+    "tool_search_call": "tool_search",
+    "image_generation_call": "image_generation",
+}
+
+
 def call_name_of(kind: Any, name: Any) -> str:
-    if kind == "web_search_call":
-        return "web_search"
-    if kind == "local_shell_call":
-        return "local_shell"
+    named = _CALL_NAMES.get(kind) if isinstance(kind, str) else None
+    if named is not None:
+        return named
     return name if isinstance(name, str) else str(kind)
+
+
+def output_of(payload: dict[str, Any]) -> Any:
+    """What an output item answers with (a tool search's: the tools it found)."""
+    if payload.get("type") == "tool_search_output":
+        return found_tools(payload.get("tools"))
+    return payload.get("output")
+
+
+def found_tools(tools: Any) -> Any:
+    """A tool search's tools as their names, a line each (a group's as ``group/name``)."""
+    if not isinstance(tools, list):
+        return tools
+    names: list[str] = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        inner = tool.get("tools") if isinstance(tool, dict) else None
+        if isinstance(inner, list) and inner:
+            for sub in inner:
+                sub_name = sub.get("name") if isinstance(sub, dict) else None
+                names.append(f"{name}/{sub_name}" if isinstance(name, str) else str(sub_name))
+        elif isinstance(name, str):
+            names.append(name)
+        else:
+            names.append(compact(tool))
+    return "\n".join(names)
 
 
 def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
@@ -114,6 +156,14 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     if kind == "custom_tool_call":
         value = payload.get("input")
         return value, value if isinstance(value, str) else compact(value)
+    if kind == "tool_search_call":
+        value = payload.get("arguments")
+        query = value.get("query") if isinstance(value, dict) else None
+        return value, query if isinstance(query, str) else compact(value)
+    if kind == "image_generation_call":  # its image (``result``, base64) is left out
+        prompt = payload.get("revised_prompt")
+        value = {k: v for k, v in payload.items() if k not in ("result", "type")}
+        return value, prompt if isinstance(prompt, str) else compact(value)
     if kind in ("local_shell_call", "web_search_call"):
         action = payload.get("action")
         if isinstance(action, dict):
@@ -153,9 +203,7 @@ def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | No
         )
         return Item(item_id, "assistant", [part], line, ts=ts)
     if kind in OUTPUT_TYPES:
-        part = result_part(
-            decode_output(payload.get("output")), str_or_none(payload.get("call_id"))
-        )
+        part = result_part(decode_output(output_of(payload)), str_or_none(payload.get("call_id")))
         return Item(item_id, "tool", [part], line, ts=ts)
     if kind == "compaction":
         encrypted = payload.get("encrypted_content")
@@ -234,6 +282,7 @@ __all__ = [
     "CALL_TYPES",
     "NOT_SENT",
     "OUTPUT_TYPES",
+    "SETTLED_BY_STATUS",
     "STICKY_ROLES",
     "TEXT_BLOCKS",
     "call_arguments",
@@ -246,7 +295,9 @@ __all__ = [
     "content_parts",
     "field",
     "fingerprint",
+    "found_tools",
     "message_key",
+    "output_of",
     "reasoning_key",
     "reasoning_parts",
     "reasoning_parts_of",

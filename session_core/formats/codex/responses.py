@@ -21,6 +21,7 @@ from .items import (
     call_name_of,
     fingerprint,
     message_key,
+    output_of,
     reasoning_key,
     reasoning_parts_of,
     response_item,
@@ -65,7 +66,7 @@ class CodexResponses(CodexCalls):
         kind = payload.get("type")
         item_id = f"L{line}"
         if kind in OUTPUT_TYPES:
-            outcome = decode_output(payload.get("output"))
+            outcome = decode_output(output_of(payload))
             call_id = str_or_none(payload.get("call_id"))
             key = call_key(kind, call_id, str_or_none(payload.get("id")))
             part = result_part(outcome, call_id)

@@ -70,6 +70,8 @@ def decode_output(output: Any) -> Outcome:
     if isinstance(output, list):
         return _from_text(content_items_text(output))
     if isinstance(output, dict):
+        if isinstance(output.get("text"), str) and "type" in output:  # one content item
+            return _from_text(content_items_text([output]))
         if "output" in output:
             return _from_json_output(output)
         if "content" in output:
