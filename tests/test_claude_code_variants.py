@@ -142,9 +142,7 @@ def test_preserved_segment_whose_head_is_missing(
     assert [m.text for m in t.messages][-2:] == ["new prompt", "new answer"]
 
 
-def test_subagent_files_beside_the_session(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_subagent_files_beside_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """2.0.x wrote a subagent's file beside its session's, ``<project>/agent-<id>.jsonl``
     (every line a sidechain line naming the parent's sessionId), not in ``subagents/``."""
     from session_core import scan
@@ -184,3 +182,32 @@ def test_subagent_files_beside_the_session(
     # a subagent file opened by itself lists no siblings as its own
     alone = FMT.open(folder / "agent-1f2e3d4c.jsonl", writer_alive=False)
     assert alone.subagents == [] and len(alone.messages) == 2
+
+
+def test_prompt_queued_while_busy_is_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Later 2.1.x deliver a prompt typed while the model works as a ``queued_command``
+    attachment on the chain (no user line): the model answers it, so it is sent."""
+    w = CCWriter(version="2.1.221")
+    w.user("build it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make")], usage=usage(5, 5))
+    w.result("t1", "built")
+    w.bare({"type": "queue-operation", "operation": "enqueue", "content": "and test it"})
+    queued = w.env(
+        "attachment",
+        attachment={
+            "type": "queued_command",
+            "prompt": "and test it",
+            "commandMode": "prompt",
+            "origin": {"kind": "human"},
+        },
+    )
+    w.assistant("m2", [tool_use("t2", "Bash", command="make test")], usage=usage(6, 6))
+    w.result("t2", "ok")
+    w.assistant("m3", [text("built and tested")], usage=usage(7, 7), stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    sent = [(m.role, m.kind, m.text) for m in t.messages if m.text]
+    assert ("user", "queued", "and test it") in sent
+    item = next(i for i in t.raw if i.id == queued["uuid"])
+    assert (item.role, item.kind, item.marks) == ("user", "queued", [])
+    assert [r.state for r in t.runs] == ["finished"]  # it joined the turn, not a new one
+    assert len(t.raw) == len(w.lines)  # every line kept

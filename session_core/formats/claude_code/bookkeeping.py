@@ -11,7 +11,7 @@ from ...text import str_or_none
 from . import blocks
 from .lines import Line
 from .records import Boundary
-from .threading import OTHER, SYSTEM
+from .threading import OTHER, SYSTEM, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -46,6 +46,11 @@ def rare_line(
         text = blocks.system_text(record)
         part = Part("text", text=text, name=str_or_none(record.get("subtype")))
         role = item_kind = "system"
+    elif (queued := _queued_prompt(record) if kind == "attachment" else None) is not None:
+        # a prompt typed while the model was busy, delivered mid-turn: what the model
+        # is sent, on the chain like a user line (it starts no turn of its own)
+        node = b.node_for(facts, uuid, line, USER, side)
+        part, role, item_kind = queued, "user", "queued"
     else:
         node = b.node_for(facts, uuid, line, OTHER, side)
         part, role, item_kind = _record_item(b, kind, record)
@@ -122,6 +127,18 @@ def _preserve(b: ClaudeCodeBuilder, boundary: Boundary, meta: Any) -> None:
     tail = threads.node_of(segment.get("tailUuid"))
     boundary.tail = tail if head <= tail < boundary.node else head
     threads.relink(head, anchor)
+
+
+def _queued_prompt(record: dict[str, Any]) -> Part | None:
+    """A ``queued_command`` attachment's prompt (text, or blocks joined), or None."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return None
+    prompt = attachment.get("prompt")
+    if isinstance(prompt, str):
+        return Part("text", text=prompt, name="queued_command")
+    texts = [p.text for p in blocks.parts_of(prompt) if p.kind in ("text", "image")]
+    return Part("text", text="\n".join(texts), name="queued_command")
 
 
 def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tuple[Part, str, str]:
