@@ -211,3 +211,37 @@ def test_prompt_queued_while_busy_is_sent(tmp_path: Path, monkeypatch: pytest.Mo
     assert (item.role, item.kind, item.marks) == ("user", "queued", [])
     assert [r.state for r in t.runs] == ["finished"]  # it joined the turn, not a new one
     assert len(t.raw) == len(w.lines)  # every line kept
+
+
+COMMAND_1_0 = (
+    "<command-message>init is analyzing your codebase…</command-message>\n"
+    "<command-name>/init</command-name>"
+)
+COMMAND_2_1 = (
+    "<command-name>/review</command-name>\n<command-message>review</command-message>\n"
+    "<command-args>the auth module</command-args>"
+)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "title"),
+    [
+        (COMMAND_1_0, "now write the program", "now write the program"),
+        (COMMAND_1_0, None, "/init"),
+        (COMMAND_2_1, None, "/review the auth module"),
+        ("<bash-input>ls</bash-input>", None, "! ls"),
+    ],
+)
+def test_title_of_a_session_started_by_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, then: str | None, title: str
+) -> None:
+    """With no summary or custom title, a session is named by its first prompt: the
+    first one typed, or the slash command it started with (not its XML wrapper)."""
+    w = CCWriter(version="1.0.17")
+    w.user(first)
+    w.assistant("m1", [text("done")], stop="end_turn")
+    if then is not None:
+        w.user(then)
+        w.assistant("m2", [text("written")], stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.meta["title"] == title

@@ -95,7 +95,13 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if r.model != SYNTHETIC
     )
     meta: dict[str, Any] = dict(b.meta)
-    title = b.titles.get("custom-title") or b.titles.get("summary") or b.titles.get("prompt")
+    titles = b.titles
+    title = (
+        titles.get("custom-title")
+        or titles.get("summary")
+        or titles.get("prompt")  # the first prompt typed,
+        or titles.get("command")  # or, none typed, the slash command it ran
+    )
     if title:
         meta["title"] = title
     extra: dict[str, Any] = {

@@ -7,6 +7,7 @@ compact-JSON text, the full line stays reachable by its line number.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -171,6 +172,21 @@ def system_text(record: dict[str, Any]) -> str:
     if isinstance(meta, dict):
         return f"{head}: {compact(meta)}"
     return head
+
+
+_TAGGED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)
+
+
+def command_title(text: str) -> str:
+    """A slash command's or a bash-mode line's title, as it was typed (``/init args``,
+    ``! ls``), not its XML wrapper; the first line of the text when it has neither."""
+    tags = dict(_TAGGED.findall(text[:4000]))
+    name, args = tags.get("command-name", "").strip(), tags.get("command-args", "").strip()
+    if name:
+        return first_line(f"{name} {args}" if args else name)
+    if "bash-input" in tags:
+        return first_line(f"! {tags['bash-input'].strip()}")
+    return first_line(text)
 
 
 def first_line(text: str, limit: int = 120) -> str:

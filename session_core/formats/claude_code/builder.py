@@ -84,7 +84,7 @@ class ClaudeCodeBuilder(Builder):
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
-        self.titles: dict[str, str] = {}  # "custom-title" / "summary" / "prompt"
+        self.titles: dict[str, str] = {}  # "custom-title" / "summary" / "prompt" / "command"
         self.type_counts: Counter[str] = Counter()
         self.progress_counts: Counter[str] = Counter()
         self.has_main = False
@@ -493,7 +493,10 @@ class ClaudeCodeBuilder(Builder):
             self.runs.append(
                 RunMark(id=ident, line=line, prompt=text, started=ts, command=kind == "command")
             )
-            self.titles.setdefault("prompt", blocks.first_line(text))
+            if kind == "command":
+                self.titles.setdefault("command", blocks.command_title(text))
+            else:
+                self.titles.setdefault("prompt", blocks.first_line(text))
         if self.runs:
             self.runs[-1].items += 1
 
