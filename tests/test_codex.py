@@ -726,3 +726,27 @@ def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) ->
     )
     [output] = [m for m in t.messages if m.role == "tool" and m.parts[0].call_id == "s9"]
     assert output.parts[0].text == "a.txt\n"
+
+
+@pytest.mark.parametrize(
+    ("output", "text", "failed"),
+    [
+        # Codex of 2025 wrote an MCP tool's content list as a JSON string
+        ('[{"text":"found 2","type":"text"},{"type":"text","text":"ok"}]', "found 2\nok", False),
+        ('[{"a": 1}]', '[{"a": 1}]', False),  # a JSON list that is no content: as it is
+        ("tool call error: tool call failed for `memory/add`", None, True),
+        ("failed in sandbox LinuxSeccomp with execution error: exit code: 1", None, True),
+        ('error: Failed to find expected lines ["x"] in /w/a.py', None, True),
+        ("Plan updated", None, False),
+    ],
+)
+def test_outputs_codex_wrote_itself(
+    tmp_path: Path, output: str, text: str | None, failed: bool
+) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.34.0")
+    w.function_call("memory__add", {"x": 1}, "m1")
+    w.function_output("m1", output)
+    [op] = opened(Path(w.path)).tool_operations
+    assert op.result == (output if text is None else text)
+    assert op.state == ("failed" if failed else "completed")

@@ -27,6 +27,10 @@ _HEAD = 1024  # the status lines sit at the top of an output: only its head is s
 # Outputs Codex itself writes when a call did not run (not the tool's own text).
 _ERROR_PREFIXES = (
     "execution error",
+    "failed in sandbox",  # "... with execution error: sandbox denied exec error, exit code: 1"
+    "tool call error",  # an MCP call that failed (2025)
+    "error: failed to",  # a patch that did not apply: "... find expected lines" (2025)
+    "error: invalid patch",
     "apply_patch verification failed",
     "failed to parse function arguments",
     "unsupported call",
@@ -66,6 +70,10 @@ def decode_output(output: Any) -> Outcome:
                 decoded = None
             if isinstance(decoded, dict) and "output" in decoded:
                 return _from_json_output(decoded)
+        elif output.startswith("[{"):  # 2025's MCP results: their content list as JSON
+            items = _content_items(output)
+            if items is not None:
+                return _from_text(content_items_text(items))
         return _from_text(output)
     if isinstance(output, list):
         return _from_text(content_items_text(output))
@@ -82,6 +90,20 @@ def decode_output(output: Any) -> Outcome:
     if output is None:
         return Outcome("")
     return Outcome(compact(output))
+
+
+def _content_items(text: str) -> list[Any] | None:
+    """A JSON string that is a list of content items (each a ``{type, ...}``, some of
+    them text), parsed; None for anything else."""
+    try:
+        decoded = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(decoded, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("type"), str) for item in decoded
+    ):
+        return None
+    return decoded if any(isinstance(item.get("text"), str) for item in decoded) else None
 
 
 def content_items_text(items: list[Any]) -> str:
