@@ -226,7 +226,7 @@ COMMAND_2_1 = (
 @pytest.mark.parametrize(
     ("first", "then", "title"),
     [
-        (COMMAND_1_0, "now write the program", "now write the program"),
+        (COMMAND_1_0, "now write the program", "/init"),
         (COMMAND_1_0, None, "/init"),
         (COMMAND_2_1, None, "/review the auth module"),
         ("<bash-input>ls</bash-input>", None, "! ls"),
@@ -235,8 +235,8 @@ COMMAND_2_1 = (
 def test_title_of_a_session_started_by_a_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, then: str | None, title: str
 ) -> None:
-    """With no summary or custom title, a session is named by its first prompt: the
-    first one typed, or the slash command it started with (not its XML wrapper)."""
+    """With no summary or custom title, a session is named by its first prompt, a slash
+    command or a bash-mode line as it was typed (not its XML wrapper)."""
     w = CCWriter(version="1.0.17")
     w.user(first)
     w.assistant("m1", [text("done")], stop="end_turn")
@@ -245,3 +245,25 @@ def test_title_of_a_session_started_by_a_command(
         w.assistant("m2", [text("written")], stop="end_turn")
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.meta["title"] == title
+
+
+@pytest.mark.parametrize("leaf", ["here", "elsewhere", "none"])
+def test_summary_titles_the_session_whose_leaf_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leaf: str
+) -> None:
+    """1.0.x wrote, at a new session's start, the summary of the previous session (its
+    ``leafUuid`` a line of the other file): that is the other session's title."""
+    w = CCWriter(version="1.0.17")
+    w.bare({"type": "summary", "summary": "The previous session", "leafUuid": "not-here"})
+    w.user("push to github")
+    last = w.assistant("m1", [text("pushed")], stop="end_turn")[-1]
+    line: dict[str, str] = {"type": "summary", "summary": "This session"}
+    if leaf != "none":
+        line["leafUuid"] = last if leaf == "here" else "not-here-either"
+    w.bare(line)
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.meta["title"] == ("push to github" if leaf == "elsewhere" else "This session")
+    assert [i.text for i in t.raw if i.kind == "summary"] == [
+        "The previous session",
+        "This session",
+    ]

@@ -95,13 +95,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if r.model != SYNTHETIC
     )
     meta: dict[str, Any] = dict(b.meta)
-    titles = b.titles
-    title = (
-        titles.get("custom-title")
-        or titles.get("summary")
-        or titles.get("prompt")  # the first prompt typed,
-        or titles.get("command")  # or, none typed, the slash command it ran
-    )
+    title = b.titles.get("custom-title") or _summary_title(b) or b.titles.get("prompt")
     if title:
         meta["title"] = title
     extra: dict[str, Any] = {
@@ -128,6 +122,16 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         extra=extra,
         writer_alive=writer_alive,
     )
+
+
+def _summary_title(b: ClaudeCodeBuilder) -> str | None:
+    """The last summary line naming a line of this file (or none): one naming a line of
+    another file is that session's title (1.0.x wrote the previous session's summary at
+    the start of the next one's file)."""
+    for leaf, text in reversed(b.summaries):
+        if leaf is None or b.threads.node_of(leaf) >= 0:
+            return text
+    return None
 
 
 def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:

@@ -149,7 +149,7 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         part = Part("text", text=text, name=kind)
         item_kind = "summary"
         if text:
-            b.titles["summary"] = text
+            b.summaries.append((str_or_none(record.get("leafUuid")), text))
     elif kind == "queue-operation":
         content = record.get("content")
         op = str_or_none(record.get("operation")) or "queue-operation"

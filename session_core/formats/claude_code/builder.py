@@ -84,7 +84,8 @@ class ClaudeCodeBuilder(Builder):
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
-        self.titles: dict[str, str] = {}  # "custom-title" / "summary" / "prompt" / "command"
+        self.titles: dict[str, str] = {}  # "custom-title" / "prompt"
+        self.summaries: list[tuple[str | None, str]] = []  # summary lines: leafUuid, text
         self.type_counts: Counter[str] = Counter()
         self.progress_counts: Counter[str] = Counter()
         self.has_main = False
@@ -493,10 +494,9 @@ class ClaudeCodeBuilder(Builder):
             self.runs.append(
                 RunMark(id=ident, line=line, prompt=text, started=ts, command=kind == "command")
             )
-            if kind == "command":
-                self.titles.setdefault("command", blocks.command_title(text))
-            else:
-                self.titles.setdefault("prompt", blocks.first_line(text))
+            if "prompt" not in self.titles:  # a command as typed, not its XML wrapper
+                title = blocks.command_title if kind == "command" else blocks.first_line
+                self.titles["prompt"] = title(text)
         if self.runs:
             self.runs[-1].items += 1
 
