@@ -267,3 +267,26 @@ def test_summary_titles_the_session_whose_leaf_it_names(
         "The previous session",
         "This session",
     ]
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        ({"status": 529, "message": "overloaded"}, "api_error: 529 overloaded (retry 1/10)"),
+        (
+            {"status": 503, "error": {"type": "x", "message": "limit reached"}},
+            "api_error: 503 limit reached (retry 1/10)",
+        ),
+        ({"cause": {"code": "FailedToOpenSocket"}}, "api_error: FailedToOpenSocket (retry 1/10)"),
+        ("a string", "api_error: a string (retry 1/10)"),
+    ],
+)
+def test_api_error_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: object, shown: str
+) -> None:
+    """A retried API call's system line (``api_error``) says its status and message."""
+    w = CCWriter(version="2.1.90")
+    w.user("hello")
+    w.system("api_error", level="error", error=error, retryInMs=500, retryAttempt=1, maxRetries=10)
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.raw[-1].text == shown

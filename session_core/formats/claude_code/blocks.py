@@ -171,7 +171,34 @@ def system_text(record: dict[str, Any]) -> str:
     meta = record.get("compactMetadata")
     if isinstance(meta, dict):
         return f"{head}: {compact(meta)}"
+    if "error" in record:  # api_error: a failed call Claude Code retries
+        said = _error_text(record.get("error"))
+        attempt, most = record.get("retryAttempt"), record.get("maxRetries")
+        if isinstance(attempt, int) and not isinstance(attempt, bool):
+            retry = f"retry {attempt}/{most}" if isinstance(most, int) else f"retry {attempt}"
+            said = f"{said} ({retry})" if said else retry
+        return f"{head}: {said}" if said else head
     return head
+
+
+def _error_text(error: Any) -> str:
+    """An API error's status and message, as far as it says them."""
+    if isinstance(error, str):
+        return error
+    if not isinstance(error, dict):
+        return "" if error is None else compact(error)
+    status = error.get("status")
+    inner = error.get("error")
+    message = error.get("message")
+    if not isinstance(message, str) and isinstance(inner, dict):
+        message = inner.get("message")
+    cause = error.get("cause")
+    if not isinstance(message, str) and isinstance(cause, dict):
+        message = cause.get("code") or cause.get("message")
+    said = [str(status)] if isinstance(status, int) else []
+    if isinstance(message, str) and message:
+        said.append(message)
+    return " ".join(said) if said else compact(error)
 
 
 _TAGGED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)
