@@ -17,6 +17,7 @@ from codex_writer import (
     story,
     subagent,
     turnless_story,
+    usage,
     zst_copy,
 )
 from helpers import fingerprint
@@ -249,6 +250,25 @@ def test_no_usage_reported_is_null(tmp_path: Path) -> None:
     w.token_count(None)
     usage = opened(Path(w.path)).to_json()["usage"]
     assert usage["input-tokens"] is None and usage["cost"] is None and usage["reported"] == 0
+
+
+def test_a_token_count_of_its_fields_alone(tmp_path: Path) -> None:
+    """Writers of 2025 before ``info`` wrote each response's usage flat on the event."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.31.0")
+    w.task_started("t1")
+    w.message("user", "hi")
+    w.message("assistant", "hello")
+    w.event("token_count", **usage((1000, 200, 50, 10)))
+    w.message("assistant", "more")
+    w.event("token_count", **usage((1500, 1000, 20, 0)))
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [i.usage.input_tokens for i in t.raw if i.usage is not None] == [800, 500]
+    u = t.to_json()["usage"]
+    assert (u["input-tokens"], u["cache-read-tokens"], u["output-tokens"]) == (1300, 1200, 70)
+    assert u["reported"] == 2 and t.runs[0].usage.output_tokens == 70
+    assert "token_count: 2,570 tokens so far" in t.raw[-2].parts[0].text
 
 
 # -- compaction ---------------------------------------------------------------------------

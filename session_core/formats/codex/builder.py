@@ -249,9 +249,11 @@ class CodexBuilder(CodexResponses):
     def _typed_event(self, payload: lines.EventPayload, line: int, ts: str | None) -> bool:
         kind = lines.TAG[type(payload)]
         if type(payload) is lines.TokenCount:
+            info = payload.info
+            if info is None and (payload.input_tokens or payload.output_tokens):
+                return False  # usage flat on the event (2025): the dict path reads it
             tally = self.tally
             tally.limits_json(bytes(payload.rate_limits))
-            info = payload.info
             if info is None:
                 said = tally.take(False, None, None, None, self.model)
             else:

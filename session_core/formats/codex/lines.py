@@ -102,6 +102,9 @@ class TokenInfo(msgspec.Struct):
 class TokenCount(_Payload, tag="token_count"):
     info: TokenInfo | None = None
     rate_limits: msgspec.Raw = NO_VALUE  # decoded only when asked for (the latest)
+    # An older writer's usage, flat on the event: such a line takes the dict path.
+    input_tokens: msgspec.Raw = NO_VALUE
+    output_tokens: msgspec.Raw = NO_VALUE
 
 
 class _Turn(_Payload):

@@ -142,6 +142,8 @@ class TokenTally:
         self.limits(payload.get("rate_limits"))
         info = payload.get("info")
         if not isinstance(info, dict):
+            if info is None and totals_of(payload) is not None:  # 2025: a response's, flat
+                return self.take(True, None, None, payload, model)
             return self.take(False, None, None, None, model)
         window = info.get("model_context_window")
         if not isinstance(window, int) or isinstance(window, bool):
