@@ -228,6 +228,11 @@ COMMAND_2_1 = (
     [
         (COMMAND_1_0, "now write the program", "/init"),
         (COMMAND_1_0, None, "/init"),
+        (
+            "<command-message>init is…</command-message>\n<command-name>init</command-name>",
+            None,
+            "/init",
+        ),
         (COMMAND_2_1, None, "/review the auth module"),
         ("<bash-input>ls</bash-input>", None, "! ls"),
     ],
@@ -267,6 +272,10 @@ def test_summary_titles_the_session_whose_leaf_it_names(
         "The previous session",
         "This session",
     ]
+    # a file of summaries alone (1.0.x wrote some) is titled by its last
+    only = CCWriter(version="1.0.17")
+    only.bare({"type": "summary", "summary": "Another session", "leafUuid": "not-here"})
+    assert both(only.write(tmp_path / "o.jsonl"), monkeypatch).meta["title"] == "Another session"
 
 
 @pytest.mark.parametrize(

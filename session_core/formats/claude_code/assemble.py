@@ -95,7 +95,12 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if r.model != SYNTHETIC
     )
     meta: dict[str, Any] = dict(b.meta)
-    title = b.titles.get("custom-title") or _summary_title(b) or b.titles.get("prompt")
+    title = (
+        b.titles.get("custom-title")
+        or _summary_title(b)
+        or b.titles.get("prompt")
+        or (b.summaries[-1][1] if b.summaries else None)  # a file of summaries alone
+    )
     if title:
         meta["title"] = title
     extra: dict[str, Any] = {
@@ -127,7 +132,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
 def _summary_title(b: ClaudeCodeBuilder) -> str | None:
     """The last summary line naming a line of this file (or none): one naming a line of
     another file is that session's title (1.0.x wrote the previous session's summary at
-    the start of the next one's file)."""
+    the start of the next one's file), this one's only when it has nothing else."""
     for leaf, text in reversed(b.summaries):
         if leaf is None or b.threads.node_of(leaf) >= 0:
             return text

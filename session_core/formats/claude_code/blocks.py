@@ -210,6 +210,7 @@ def command_title(text: str) -> str:
     tags = dict(_TAGGED.findall(text[:4000]))
     name, args = tags.get("command-name", "").strip(), tags.get("command-args", "").strip()
     if name:
+        name = name if name.startswith("/") else f"/{name}"  # (1.0.17 wrote "init")
         return first_line(f"{name} {args}" if args else name)
     if "bash-input" in tags:
         return first_line(f"! {tags['bash-input'].strip()}")
