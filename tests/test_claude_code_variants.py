@@ -299,3 +299,36 @@ def test_api_error_says_why(
     w.system("api_error", level="error", error=error, retryInMs=500, retryAttempt=1, maxRetries=10)
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.raw[-1].text == shown
+
+
+def test_a_damaged_line_within_the_file_is_kept_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line that is not a JSON object (two writers interleaved, a crash mid-line, a
+    value that is not an object) is kept in the raw view where it was; only the last
+    line, which may still be being written, is a warning alone."""
+    w = CCWriter(version="1.0.24")
+    w.user("hello")
+    w.bare({"type": "placeholder"})
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    w.bare({"type": "placeholder"})
+    w.bare({"type": "placeholder"})
+    w.user("bye")
+    path = w.write(tmp_path / "s.jsonl", torn=b'{"type":"user","uuid":"tor')
+    lines = path.read_bytes().split(b"\n")
+    lines[1], lines[3], lines[4] = b'{"type":"assistant","uu{"type":"user"}', b'"a string"', b"[1]"
+    path.write_bytes(b"\n".join(lines))
+    t = both(path, monkeypatch)
+    assert [(i.line, i.kind) for i in t.raw] == [
+        (1, "message"),
+        (2, "record"),
+        (3, "message"),
+        (4, "record"),
+        (5, "record"),
+        (6, "message"),
+    ]
+    assert (
+        t.raw[1].text == "" and t.raw[1].parts[0].text == '{"type":"assistant","uu{"type":"user"}'
+    )
+    assert len(t.warnings) == 4 and t.lines == 7
+    assert [m.text for m in t.messages] == ["hello", "hi", "bye"]

@@ -103,6 +103,7 @@ class ClaudeCodeBuilder(Builder):
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self._raw = b""  # the line being fed, when it came typed
+        self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)
@@ -131,8 +132,30 @@ class ClaudeCodeBuilder(Builder):
     def feed(self, record: dict[str, Any], line: int) -> None:
         self._feed(line_of(record), record, line)
 
+    def bad_line(self, line: int, raw: bytes, why: str) -> None:
+        """A line that is not a JSON object: a warning, and (once a line follows it: the
+        last line may still be being written) a raw record where it was."""
+        super().bad_line(line, raw, why)
+        self.version += 1
+        if line > self.lines:
+            self.lines = line
+        self._keep_bad()
+        self._bad = (line, raw.decode("utf-8", "replace"))
+
+    def _keep_bad(self) -> None:
+        if self._bad is None:
+            return
+        self._close_progress()
+        line, text = self._bad
+        self._bad = None
+        short = text if len(text) <= blocks.RECORD_TEXT else text[: blocks.RECORD_TEXT - 1] + "…"
+        part = Part("other", text=short, name="not a JSON object")
+        self.add_item([part], line, None, -1, False, role="system", kind="record", keep=True)
+
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
+        if self._bad is not None:
+            self._keep_bad()
         self.version += 1
         if line > self.lines:
             self.lines = line
