@@ -65,6 +65,8 @@ def test_detected_and_claims_only_codex(rollout: Path) -> None:
     fmt = CodexFormat()
     assert fmt.claims({"timestamp": "t", "type": "event_msg", "payload": {"type": "x"}})
     assert fmt.claims({"timestamp": "t", "type": "compacted", "payload": {}})
+    # a line with no timestamp (an edited or exported copy) is still a rollout's
+    assert fmt.claims({"type": "session_meta", "payload": {"id": "s"}})
     for other in (
         {"v": 1, "type": "session-meta", "id": "x", "ts": "t", "meta": {}},
         {"type": "session_start", "seq": 0, "session_id": "s", "time": "t", "data": {}},
@@ -72,6 +74,7 @@ def test_detected_and_claims_only_codex(rollout: Path) -> None:
         {"type": "summary", "summary": "s", "leafUuid": "u"},
         {"timestamp": "t", "type": "session_meta", "payload": "not a dict"},
         {"timestamp": "t", "type": "something_else", "payload": {}},
+        {"timestamp": 5, "type": "session_meta", "payload": {}},
     ):
         assert not fmt.claims(other), other
     assert detect_record({"timestamp": "t", "type": "turn_context", "payload": {}}) == "codex"

@@ -39,7 +39,7 @@ class CodexFormat(AgentFormat):
             isinstance(kind, str)
             and kind in LINE_TYPES
             and isinstance(record.get("payload"), dict)
-            and isinstance(record.get("timestamp"), str)
+            and isinstance(record.get("timestamp", ""), str)  # a copy may have lost it
             and "v" not in record
             and "seq" not in record
         )
