@@ -158,7 +158,7 @@ def test_chain_after_compaction_and_branch(session: Path) -> None:
 def test_raw_keeps_everything(session: Path) -> None:
     t = FMT.open(session, writer_alive=False)
     kinds = Counter(i.kind for i in t.raw)
-    for kind in ("record", "hook", "progress", "meta", "command", "queued", "summary", "system"):
+    for kind in ("record", "hook", "progress", "meta", "command", "queued", "title", "system"):
         assert kinds[kind] >= 1, kind
     new = next(i for i in t.raw if i.parts and i.parts[0].name == "brand-new-thing")
     assert new.kind == "record" and new.parts[0].data is None

@@ -268,7 +268,8 @@ def test_summary_titles_the_session_whose_leaf_it_names(
     w.bare(line)
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.meta["title"] == ("push to github" if leaf == "elsewhere" else "This session")
-    assert [i.text for i in t.raw if i.kind == "summary"] == [
+    # kept as title lines, not as compaction summaries (the neutral model's "summary")
+    assert [i.text for i in t.raw if i.kind == "title"] == [
         "The previous session",
         "This session",
     ]

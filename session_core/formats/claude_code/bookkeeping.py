@@ -147,7 +147,7 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
     if kind == "summary":
         text = str_or_none(record.get("summary")) or ""
         part = Part("text", text=text, name=kind)
-        item_kind = "summary"
+        item_kind = "title"  # a session's title (the model's word "summary" is a compaction's)
         if text:
             b.summaries.append((str_or_none(record.get("leafUuid")), text))
     elif kind == "queue-operation":
