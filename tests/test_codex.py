@@ -773,3 +773,15 @@ def test_outputs_codex_wrote_itself(
     [op] = opened(Path(w.path)).tool_operations
     assert op.result == (output if text is None else text)
     assert op.state == ("failed" if failed else "completed")
+
+
+def test_a_prompted_turn_takes_the_id_its_context_names(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.turn_context("t2")  # the file ends before this turn's task_started
+    w.event("user_message", message="second prompt")
+    w.message("assistant", "second answer")
+    w.task_started("t2")  # ... or it comes late: the same turn
+    t = opened(Path(w.path), alive=False)
+    assert [(r.id, r.line, r.prompt) for r in t.runs] == [("t2", 3, "second prompt")]
+    assert t.runs[0].context is not None

@@ -74,6 +74,7 @@ class CodexState(Builder):
         self.prompt_from_event: set[int] = set()
         self.previous_context: RunContext | None = None
         self.waiting_context: RunContext | None = None  # a context before its task_started
+        self.waiting_turn: str | None = None  # the turn it names
         self.contexts: dict[int, RunContext] = {}
         # The latest typed turn context's payload (its bytes) and its context, turn, model.
         self.context_raw: msgspec.Raw | None = None

@@ -30,7 +30,8 @@ class CodexTurns(CodexState):
     def _start_run(self, turn: str | None, line: int, ts: str | None) -> None:
         previous = self._run()
         if previous is not None and self.implicit:
-            if not previous.items and turn is not None:  # its prompt came just before it
+            if turn is not None and (not previous.items or previous.id == turn):
+                # its prompt came just before it (or its context named it)
                 self._adopt(previous, turn)
                 return
             self._end_implicit(previous)
@@ -43,12 +44,12 @@ class CodexTurns(CodexState):
         self.run_by_turn[turn] = self.open_run
         if self.waiting_context is not None:
             self._assign_context(self.open_run, self.waiting_context)
-            self.waiting_context = None
+            self.waiting_context = self.waiting_turn = None
 
     def _prompted(self, line: int, ts: str | None) -> None:
         """A prompt (``user_message``) outside any turn: older writers wrote no
         ``task_started``, so it starts one (ended by the next prompt or a turn event)."""
-        self._start_run(None, line, ts)
+        self._start_run(self.waiting_turn, line, ts)  # the turn a context named, if one did
         self.implicit = True
         self.answered = False
         self.implicit_last = (line, ts)
@@ -63,7 +64,8 @@ class CodexTurns(CodexState):
         self.open_run = -1
 
     def _adopt(self, run: Run, turn: str) -> None:
-        """The ``task_started`` of a prompted run that has nothing yet: that run is its turn."""
+        """The ``task_started`` of a prompted run that has nothing yet (or that its context
+        named already): that run is its turn."""
         old, run.id = run.id, turn
         self.run_by_turn[turn] = self.open_run
         for entry in self.run_contexts[-1:]:
@@ -150,7 +152,7 @@ class CodexTurns(CodexState):
             if self.runs[index].context is None:
                 self._assign_context(index, context)
         else:
-            self.waiting_context = context
+            self.waiting_context, self.waiting_turn = context, turn
 
     def _assign_context(self, index: int, context: RunContext) -> None:
         run = self.runs[index]
