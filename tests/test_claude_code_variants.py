@@ -333,3 +333,30 @@ def test_a_damaged_line_within_the_file_is_kept_raw(
     )
     assert len(t.warnings) == 4 and t.lines == 7
     assert [m.text for m in t.messages] == ["hello", "hi", "bye"]
+
+
+def test_in_file_sidechain_calls_are_operations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.0.x wrote a Task's subagent into the session's own file (``isSidechain``): its
+    tool calls are operations too (marked sidechain), paired with their results."""
+    w = CCWriter(version="1.0.98")
+    w.user("make the app")
+    w.assistant("m1", [tool_use("t1", "Task", description="Build it", prompt="build the app")])
+    task = w.last
+    side = w.user("build the app", parent=None, sidechain=True)
+    w.assistant("s1", [tool_use("st1", "Bash", command="npm init")], parent=side, sidechain=True)
+    w.lines[-1]["message"]["usage"] = usage(1, 2)
+    w.user([{"type": "tool_result", "tool_use_id": "st1", "content": "ok"}], sidechain=True)
+    w.assistant("s2", [tool_use("st2", "Bash", command="npm test")], sidechain=True)
+    w.result("t1", [text("built")], parent=task, tool_use_result={"totalTokens": 9})
+    w.assistant("m2", [text("the app is built")], stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    ops = {op.call_id: (op.state, op.sidechain) for op in t.tool_operations}
+    assert ops == {
+        "t1": ("completed", False),
+        "st1": ("completed", True),
+        "st2": ("interrupted", True),  # the subagent stopped before its result
+    }
+    assert [r.state for r in t.runs] == ["finished"]
+    assert len(t.messages) == 4  # the sidechain is not on the chain the model is sent

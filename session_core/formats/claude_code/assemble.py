@@ -87,7 +87,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if bd.kept_raw and active[bd.head]:
             messages = _kept_after_anchor(b, bd, messages)
 
-    ops = _operations(b, main_side, writer_alive)
+    ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
     usage = Usage.total(
         r.usage if r.usage is not None else Usage(responses=1)
@@ -314,13 +314,11 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
     return marks
 
 
-def _operations(b: ClaudeCodeBuilder, main_side: int, writer_alive: bool | None) -> list[ToolOp]:
+def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> list[ToolOp]:
     runs = b.runs
     last_run = len(runs) - 1
     out: list[ToolOp] = []
-    for call in b.calls.values():
-        if int(call.side) != main_side:
-            continue
+    for call in b.calls.values():  # an in-file sidechain's (1.0.x subagents') too
         answered = call.result_line is not None
         if answered and call.op is not None:
             out.append(call.op)  # settled: the same whatever comes next
