@@ -179,6 +179,8 @@ def test_subagent_files_beside_the_session(tmp_path: Path, monkeypatch: pytest.M
     assert FMT.discover(str(folder.parent)) == [str(path)]
     assert scan.part_of_another(str(folder / "agent-1f2e3d4c.jsonl"))
     assert not scan.part_of_another(str(path))
+    workflow = folder / session / "subagents" / "workflows" / "wf_1" / "agent-a9.jsonl"
+    assert scan.part_of_another(str(workflow))  # later 2.1.x nest a workflow's agents
     # a subagent file opened by itself lists no siblings as its own
     alone = FMT.open(folder / "agent-1f2e3d4c.jsonl", writer_alive=False)
     assert alone.subagents == [] and len(alone.messages) == 2

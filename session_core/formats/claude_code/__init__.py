@@ -94,9 +94,11 @@ class ClaudeCodeFormat(AgentFormat):
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so
         # (2.0.x) does <project>/agent-<id>.jsonl to the session its lines name
-        parent = os.path.dirname(path)
-        if os.path.basename(parent) == "subagents":
-            return os.path.basename(path).startswith("agent-")
+        here = Path(path)
+        if here.parent.name == "subagents":
+            return here.name.startswith("agent-")
+        if "subagents" in here.parent.parts[-4:-1]:
+            return True  # deeper: subagents/workflows/<run>/agent-*.jsonl (later 2.1.x)
         return beside_session(path)
 
     def discover(self, root: str) -> list[str] | None:
