@@ -785,3 +785,25 @@ def test_a_prompted_turn_takes_the_id_its_context_names(tmp_path: Path) -> None:
     t = opened(Path(w.path), alive=False)
     assert [(r.id, r.line, r.prompt) for r in t.runs] == [("t2", 3, "second prompt")]
     assert t.runs[0].context is not None
+
+
+def test_a_response_whose_usage_came_before_its_items(tmp_path: Path) -> None:
+    """0.4x-0.6x wrote a response's token_count before its response items (each model
+    request opened by a turn_context): the usage is that response's, not the one before."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.58.0")
+    w.event("user_message", message="go")
+    w.turn_context("")
+    w.token_count(None)
+    w.event("agent_reasoning", text="plan")
+    w.token_count((1000, 0, 50, 0))
+    first = w.reasoning("plan")
+    w.function_call("shell", {"command": ["ls"]}, "c1")
+    w.function_output("c1", "a", exit_code=0, old=True)
+    w.turn_context("")
+    w.token_count((1000, 0, 50, 0))  # the last request's total again
+    w.token_count((2100, 1000, 80, 0), (1100, 1000, 30, 0))
+    second = w.message("assistant", "done")
+    t = opened(Path(w.path), alive=False)
+    used = {i.line: i.usage.input_tokens for i in t.raw if i.usage is not None}
+    assert used == {first: 1000, second: 100}

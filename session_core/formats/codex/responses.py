@@ -152,7 +152,12 @@ class CodexResponses(CodexCalls):
             keep=keep,
         )
         if role == "assistant":
-            self.last_response = index
+            early = self.early_usage
+            if early is None:
+                self.last_response = index
+            else:  # its request's usage came first
+                self.raw.set_usage(index, early)
+                self.early_usage = None
         self.view.append(index)
         self.view_keys.append(key)
         if self.open_run >= 0:

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from ...item_column import ItemColumn
-from ...model import Compaction, Item, Run, RunContext
+from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
 from ...tool_ops import ToolOp
 from ..base import Builder
@@ -89,6 +89,9 @@ class CodexState(Builder):
         self.context_tokens: int | None = None  # the last request's input (context) size
         self.awaiting_after: Compaction | None = None
         self.last_response = -1  # the raw index of the latest model output awaiting usage
+        # A model request's usage that came before its output (older writers): the first
+        # assistant item of the request takes it. Each request opens with a turn_context.
+        self.early_usage: Usage | None = None
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)

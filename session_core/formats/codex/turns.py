@@ -144,6 +144,7 @@ class CodexTurns(CodexState):
     ) -> None:
         # Its instructions stay in the file (``_add``'s, inline: once for every context).
         self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
+        self.last_response, self.early_usage = -1, None  # a model request begins
         if model is not None:
             self.model = model
             self.meta.setdefault("model", model)
@@ -194,6 +195,8 @@ class CodexTurns(CodexState):
             if self.last_response >= 0:
                 self.raw.set_usage(self.last_response, usage)
                 self.last_response = -1
+            else:  # before the request's output (older writers): its first item takes it
+                self.early_usage = usage
             if size > 0:
                 self.context_tokens = size
                 if self.awaiting_after is not None:
