@@ -13,10 +13,12 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from codex_writer import (
     HOSTILE,
     RolloutWriter,
@@ -449,11 +451,14 @@ def test_status_lines_are_what_the_multiline_patterns_find(text: str) -> None:
 # -- the live path: raw lines with spans, fed as they are appended --------------------------
 
 
-async def test_followed_in_batches_is_the_file_opened(tmp_path: Path) -> None:
+@pytest.mark.parametrize("write", [story, turnless_story, legacy_story])
+async def test_followed_in_batches_is_the_file_opened(
+    tmp_path: Path, write: Callable[[Path], object]
+) -> None:
     from session_core.following import follow
 
     whole = tmp_path / "whole.jsonl"
-    story(whole)
+    write(whole)
     data = whole.read_bytes()
     path = tmp_path / "r.jsonl"
     half = data.index(b"\n", len(data) // 2) + 1
