@@ -236,6 +236,24 @@ def test_usage_is_the_last_total_and_turns_are_deltas(rollout: Path) -> None:
     assert t.to_json()["usage"]["input-tokens"] == 2500
 
 
+def test_a_total_that_starts_again_starts_the_session_total_again(tmp_path: Path) -> None:
+    """A total that goes back (a fork's copied history, then its own count from 0): the
+    session total is the last total, and its cost and responses are that total's."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.turn_context("t", model="gpt-5-codex")
+    w.message("assistant", "copied")
+    w.token_count((10000, 0, 1000, 0))
+    w.message("assistant", "own")
+    w.token_count((300, 0, 20, 0))
+    w.message("assistant", "own again")
+    w.token_count((500, 100, 30, 0), (200, 100, 10, 0))
+    u = opened(Path(w.path)).usage
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (400, 100, 30)
+    assert u.reported == u.responses == 2
+    assert u.cost == pytest.approx((400 * 1.25 + 30 * 10.0 + 100 * 0.125) / 1_000_000)
+
+
 def test_unknown_model_cost_is_none(tmp_path: Path) -> None:
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()

@@ -186,7 +186,11 @@ class TokenTally:
         elif total == before:
             delta = None
         else:
-            delta = minus(total, before) or last or total
+            delta = minus(total, before)
+            if delta is None:  # the total went back: a count from 0 again (a fork's own)
+                self.responses = self.cost_reported = 0  # the session total is the last
+                self.cost = 0.0
+                delta = last or total
         self.last_total = total
         if delta is None or not any(delta):
             return total, None, 0, own
