@@ -825,3 +825,17 @@ def test_a_response_whose_usage_came_before_its_items(tmp_path: Path) -> None:
     t = opened(Path(w.path), alive=False)
     used = {i.line: i.usage.input_tokens for i in t.raw if i.usage is not None}
     assert used == {first: 1000, second: 100}
+
+
+def test_web_searches_read_as_what_they_did(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.write("response_item", {"type": "web_search_call", "status": "completed"})  # 0.104
+    action = {"type": "open_page", "url": "https://example.com/a"}
+    w.write("response_item", {"type": "web_search_call", "status": "completed", "action": action})
+    find = {"type": "find_in_page", "url": "https://example.com/a", "pattern": "codex"}
+    w.write("response_item", {"type": "web_search_call", "status": "completed", "action": find})
+    t = opened(Path(w.path))
+    shown = [m.parts[0].text for m in t.messages]
+    assert shown == ["", "https://example.com/a", "codex in https://example.com/a"]
+    assert [op.state for op in t.tool_operations] == ["completed"] * 3

@@ -167,14 +167,29 @@ def call_arguments(payload: dict[str, Any]) -> tuple[Any, str]:
     if kind in ("local_shell_call", "web_search_call"):
         action = payload.get("action")
         if isinstance(action, dict):
-            query = action.get("query")
-            if isinstance(query, str):
-                return action, query
+            shown = _searched(action) if kind == "web_search_call" else None
+            if shown is not None:
+                return action, shown
             return action, shown_arguments(name, action, action)
-        return action, compact(action)
+        return action, "" if action is None else compact(action)
     raw = payload.get("arguments")
     parsed = parse_arguments(raw)
     return parsed, shown_arguments(name, raw, parsed)
+
+
+def _searched(action: dict[str, Any]) -> str | None:
+    """What a web search did: its query, the page it opened, what it looked for where."""
+    query, url, pattern = action.get("query"), action.get("url"), action.get("pattern")
+    if isinstance(query, str):
+        return query
+    if isinstance(pattern, str) and isinstance(url, str):
+        return f"{pattern} in {url}"
+    if isinstance(url, str):
+        return url
+    queries = action.get("queries")
+    if isinstance(queries, list) and queries and all(isinstance(q, str) for q in queries):
+        return "\n".join(queries)
+    return None
 
 
 def response_item(payload: dict[str, Any], item_id: str, line: int, ts: str | None) -> Item:
