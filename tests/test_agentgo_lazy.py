@@ -24,7 +24,7 @@ from helpers import file_loaded, follow_into, screen_text, wait_for
 from session_core.agentgo import tail as tail_module
 from session_core.agentgo.live import LiveAgentGo
 from session_core.agentgo.reader import read, read_view
-from session_core.agentgo.records import CHANGED
+from session_core.agentgo.records import CHANGED, Records
 from session_core.agentgo.tail import read_tail
 from session_core.agentgo.view import AgentGoView
 from session_core.errors import TranscriptError
@@ -364,6 +364,29 @@ class TestNeutralModel:
                 assert neutral(live.transcript(alive)) == neutral(
                     fmt.open(path, writer_alive=alive)
                 )
+
+    def test_a_followed_file_is_taken_as_it_is_fed(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Messages and model calls' usage are taken from the records as they are parsed:
+        the first snapshot of a followed file reads none of them again."""
+        path, _ = generated(tmp_path, 400_000, 10)
+        fmt = AgentGoFormat()
+        live = fmt.live(str(path))
+        follow_into(live.apply, path, 1 << 16, fmt.parsed_updates)
+        assert len(live.builder.model.column) == len(live.view.messages) > 0
+        fresh = neutral(AgentGoModel(live.view).transcript(str(path), None))
+        read_again: list[int] = []
+        real_read = Records.read
+
+        def read(records: Records, index: int) -> dict[str, Any]:
+            read_again.append(index)
+            return real_read(records, index)
+
+        monkeypatch.setattr(Records, "read", read)
+        kept = live.transcript(writer_alive=None)
+        assert read_again == []  # taken as fed: no record read again for the snapshot
+        assert neutral(kept) == fresh  # (reading its items reads their lines again)
 
     def test_the_tail_ends_as_the_whole_read(self, tmp_path: Path) -> None:
         path, _ = generated(tmp_path, 400_000, 9)

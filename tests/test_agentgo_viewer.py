@@ -143,10 +143,12 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         assert isinstance(app.screen, ModelScreen)
         screen, panes = app.agentgo, own_panes(app)
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
-        assert len(panes.calls.nodes) == 9
         assert len(screen.conversation.items) == 6
         assert panes.timeline.item_count() == 41
         assert len(panes.checkpoints.rows) == 2
+        assert panes.calls.nodes == {}  # a hidden call tree is built when it is shown
+        await pilot.press("2")
+        assert len(panes.calls.nodes) == 9
         await pilot.press("1")
         assert screen.runs.table.row_count == 3
         with pytest.raises(LookupError):
@@ -291,13 +293,15 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         await pilot.pause(0.1)
         second = screen.live.view.run_order[1]
         assert panes.run_filter == second
-        assert [k[0] for k in panes.calls.nodes] == [second, second]
         assert panes.checkpoints.rows == []
         assert panes.timeline.item_count() == 6
         assert "showing run 2" in screen_text(app)
         assert "the Calls, Checkpoints and Timeline tabs show this run" in screen_text(app)
         # The shared panes show every run (the conversation has no run filter).
         assert len(screen.conversation.items) == 6
+        await pilot.press("2")  # the call tree, built as it is shown: the run's calls
+        assert [k[0] for k in panes.calls.nodes] == [second, second]
+        await pilot.press("1")
         await pilot.press("right_square_bracket")
         assert panes.run_filter == screen.live.view.run_order[2]
         await pilot.press("a")

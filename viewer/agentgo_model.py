@@ -18,7 +18,6 @@ from session_core.text import count
 from .safe import one_line
 
 _TIME = re.compile(r"^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d(?:\.\d+)?)Z?$")
-_DAY = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)")
 
 
 def source_time(ts: object) -> str:
@@ -27,14 +26,6 @@ def source_time(ts: object) -> str:
         return ""
     match = _TIME.match(ts)
     return match.group(1) if match else one_line(ts, 22)
-
-
-def day_time(ts: object) -> str:
-    """``2026-08-09 13:10:08`` from an RFC 3339 timestamp (seconds), else the text clipped."""
-    if not isinstance(ts, str) or not ts:
-        return ""
-    match = _DAY.match(ts)
-    return f"{match.group(1)} {match.group(2)}" if match else one_line(ts, 19)
 
 
 def short(value: object, width: int = 8) -> str:

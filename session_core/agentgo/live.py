@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -21,6 +22,8 @@ class LiveAgentGo:
         self.view = AgentGoView()
         self.checker = StrictReader(self.path)
         self.resets = 0
+        # Told of every record the view took, after it took it (the record, its span).
+        self.fed: Callable[[dict[str, Any], int], None] | None = None
         self._resync = False
         self.exists = True
         self.size = 0
@@ -85,3 +88,5 @@ class LiveAgentGo:
                 return  # nothing is a session before its session_start
             self._resync = True  # shown all the same: a damaged file is shown as it is
         self.view.feed(record, line, span)
+        if self.fed is not None:
+            self.fed(record, span)

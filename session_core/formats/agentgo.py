@@ -18,6 +18,7 @@ from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat
 
 if TYPE_CHECKING:
     from ..agentgo.calls import Call
+    from ..agentgo.stored import Committed
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
     from ..following import FollowUpdate
@@ -38,6 +39,7 @@ class AgentGoBuilder(Builder):
         from ..agentgo.live import LiveAgentGo
 
         self.live = LiveAgentGo(path)
+        self.live.fed = self._fed
         self.model = AgentGoModel(self.live.view)
 
     def set_source(self, source: LineSource | None) -> None:
@@ -48,9 +50,16 @@ class AgentGoBuilder(Builder):
     def feed(self, record: dict[str, Any], line: int) -> None:
         self.live.view.warnings.extend(self.live.apply_record(record, line, self.span))
 
-    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+    def _fed(self, record: dict[str, Any], span: int) -> None:
+        """A record the live view took: what the model needs of it, while it is parsed."""
         view = self.live.view
         if self.model.view is not view:  # the live view was reset: a new file
+            self.model = AgentGoModel(view)
+        self.model.fed(record, span)
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        view = self.live.view
+        if self.model.view is not view:
             self.model = AgentGoModel(view)
         if self.warnings:
             view.warnings[:0] = [w for w in self.warnings if w not in view.warnings]
@@ -305,6 +314,27 @@ class AgentGoModel:
         self._pending: set[int] = set()  # operations without a result: their state moves
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
+        # A call's usage taken as its model_exec_end was fed: (that record's index, usage).
+        self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
+
+    def fed(self, record: dict[str, Any], span: int) -> None:
+        """The view just took ``record`` (its span in ``records.source``): a committed
+        message goes into the column now, and a model call's usage is noted, from the
+        parsed record (a snapshot then need not read them again)."""
+        from ..message_usage import agentgo_usage
+
+        view = self.view
+        kind = record.get("type")
+        if kind == "message_end":
+            if len(view.messages) == self._messages + 1:  # it was committed, and in order
+                self._take_message(view.messages[-1], record["data"]["message"], span)
+        elif kind == "model_exec_end":
+            at = len(view.records) - 1
+            index = view.records.calls[at]
+            if index >= 0:
+                data = record.get("data")
+                usage = data.get("usage") if isinstance(data, dict) else None
+                self._fed_usage[index] = (at, agentgo_usage(usage))
 
     def _load(self, span: int) -> list[Part]:
         source = self.view.records.source
@@ -360,23 +390,24 @@ class AgentGoModel:
         )
 
     def _take_messages(self) -> None:
-        """The committed messages fed since the last snapshot, into the column."""
+        """The committed messages not taken as they were fed, into the column (read
+        again: a view read whole, ``read_view``)."""
         messages = self.view.messages
-        column = self.column
         records = self.view.records
         for index in range(self._messages, len(messages)):
             committed = messages[index]
-            message = committed.message
-            span = records.span(committed.at)
-            column.append(
-                message_parts(message),
-                committed.seq + 1,
-                role=message_role(message),
-                ts=committed.time,
-                span=span if records.source is not None else 0,
-                ident=f"seq-{committed.seq}",
-            )
-        self._messages = len(messages)
+            self._take_message(committed, committed.message, records.span(committed.at))
+
+    def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
+        self.column.append(
+            message_parts(message),
+            committed.seq + 1,
+            role=message_role(message),
+            ts=committed.time,
+            span=span if self.view.records.source is not None else 0,
+            ident=f"seq-{committed.seq}",
+        )
+        self._messages += 1
 
     def _take_calls(self) -> None:
         """The calls the records fed since the last snapshot are about: each one's
@@ -394,7 +425,11 @@ class AgentGoModel:
                 self._drop_op(index)
                 if index not in self._usage and self._usage and index < next(reversed(self._usage)):
                     self._usage_sorted = False  # a call that turned out a model call late
-                self._usage[index] = model_call_usage(call)
+                fed = self._fed_usage.get(index)
+                at_fed = fed is not None and fed[0] == call.result_at
+                self._usage[index] = (
+                    fed[1] if fed is not None and at_fed else model_call_usage(call)
+                )
             elif call.tool_start_at >= 0 or call.tool_end_at >= 0:
                 self._usage.pop(index, None)
                 if index not in self._ops:

@@ -79,6 +79,7 @@ class CallsPane(Horizontal, FocusPane):
         self.selected: CallKey | None = None
         self.active = False  # the tab is shown; a hidden tree is caught up when it is
         self._pending: dict[CallKey, None] = {}
+        self._unbuilt = False  # set_view came while hidden: the tree is built when shown
 
     def compose(self) -> ComposeResult:
         tree = _CallTree(Text("calls"), id="agentgo-call-tree")
@@ -98,7 +99,8 @@ class CallsPane(Horizontal, FocusPane):
     # -- feeding ------------------------------------------------------------------
 
     def set_view(self, view: AgentGoView, run_id: str | None) -> None:
-        """A new view or another run: rebuild the tree (one pass over the calls)."""
+        """A new view or another run: rebuild the tree (one pass over the calls), now if
+        the tab is shown, else when it is (a big session's tree takes a while)."""
         self.view = view
         self.run_id = run_id
         self._pending.clear()
@@ -107,6 +109,13 @@ class CallsPane(Horizontal, FocusPane):
         self.run_nodes.clear()
         self._latest.clear()
         self._seen = 0
+        self._unbuilt = not self.active
+        if self.active:
+            self._build()
+
+    def _build(self) -> None:
+        self._unbuilt = False
+        self._pending.clear()  # every call is added now
         keep = self.selected
         self._catch_up()
         self._relabel_runs()
@@ -142,7 +151,9 @@ class CallsPane(Horizontal, FocusPane):
     def activate(self, active: bool) -> None:
         """The tab is shown (catch up with what came while hidden) or hidden."""
         self.active = active
-        if active:
+        if active and self._unbuilt:
+            self._build()
+        elif active:
             self.refresh_calls([])
 
     def _catch_up(self) -> set[CallKey]:
