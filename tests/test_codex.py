@@ -839,3 +839,29 @@ def test_web_searches_read_as_what_they_did(tmp_path: Path) -> None:
     shown = [m.parts[0].text for m in t.messages]
     assert shown == ["", "https://example.com/a", "codex in https://example.com/a"]
     assert [op.state for op in t.tool_operations] == ["completed"] * 3
+
+
+def test_a_namespaced_call_is_named_with_its_namespace(tmp_path: Path) -> None:
+    """Newer writers name an MCP tool's call by its namespace and its own name (older
+    ones wrote ``mcp__server__tool`` as the name); its result object says its error."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    for call_id, namespace, name in (
+        ("n1", "mcp__so_agents", "so_cli"),
+        ("n2", "mcp__demo__", "get_weather"),
+        ("n3", "mcp__docfork__", "mcp__docfork__search_docs"),
+        ("n4", None, "shell"),
+    ):
+        payload = {"type": "function_call", "name": name, "namespace": namespace}
+        w.write("response_item", {**payload, "arguments": "{}", "call_id": call_id})
+    content = {"content": [{"type": "text", "text": "no such doc"}], "is_error": True}
+    w.write("response_item", {"type": "mcp_tool_call_output", "call_id": "n3", "output": content})
+    t = opened(Path(w.path))
+    assert [op.tool for op in t.tool_operations] == [
+        "mcp__so_agents__so_cli",
+        "mcp__demo__get_weather",
+        "mcp__docfork__search_docs",
+        "shell",
+    ]
+    op = t.op_for_call("n3")
+    assert op is not None and (op.state, op.result) == ("failed", "no such doc")

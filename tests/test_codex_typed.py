@@ -228,6 +228,11 @@ def odd_lines() -> list[bytes]:
         r('{"type":"web_search_call","status":"completed","action":{"query":"q"}}'),
         r('{"type":"web_search_call","status":"failed"}'),
         r('{"type":"web_search_call","status":3}'),
+        r(
+            '{"type":"function_call","name":"so","namespace":"mcp__a","arguments":"{}","call_id":"c9"}'
+        ),
+        r('{"type":"function_call","name":"so","namespace":7,"arguments":"{}","call_id":"c10"}'),
+        r('{"type":"mcp_tool_call_output","call_id":"c9","output":{"content":[],"is_error":true}}'),
         r('{"type":"tool_search_call","call_id":"c8","status":"completed","arguments":{}}'),
         r('{"type":"tool_search_output","call_id":"c8","tools":[{"name":"t"},{"x":1}]}'),
         r('{"type":"image_generation_call","id":"ig","status":"completed","result":"AAAA"}'),

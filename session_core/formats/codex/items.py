@@ -23,7 +23,12 @@ CALL_TYPES = (
     "tool_search_call",
     "image_generation_call",
 )
-OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+OUTPUT_TYPES = (
+    "function_call_output",
+    "custom_tool_call_output",
+    "mcp_tool_call_output",
+    "tool_search_output",
+)
 # Calls that say how they ended themselves (by their ``status``): no output answers them.
 SETTLED_BY_STATUS = ("web_search_call", "image_generation_call")
 # Response items Codex never sends to the model (kept in the raw view only).
@@ -105,7 +110,7 @@ def call_id_from(call_id: Any, ident: Any, line_id: str) -> str:
 
 
 def call_name(payload: dict[str, Any]) -> str:
-    return call_name_of(payload.get("type"), payload.get("name"))
+    return call_name_of(payload.get("type"), payload.get("name"), payload.get("namespace"))
 
 
 _CALL_NAMES = {
@@ -116,11 +121,18 @@ _CALL_NAMES = {
 }
 
 
-def call_name_of(kind: Any, name: Any) -> str:
+def call_name_of(kind: Any, name: Any, namespace: Any = None) -> str:
+    """A call's tool: its name, within its namespace when it has one (newer writers name
+    an MCP tool ``so_cli`` in ``mcp__so_agents``: ``mcp__so_agents__so_cli``, as older
+    ones wrote it whole)."""
     named = _CALL_NAMES.get(kind) if isinstance(kind, str) else None
     if named is not None:
         return named
-    return name if isinstance(name, str) else str(kind)
+    if not isinstance(name, str):
+        return str(kind)
+    if isinstance(namespace, str) and namespace and not name.startswith(namespace):
+        return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
+    return name
 
 
 def output_of(payload: dict[str, Any]) -> Any:

@@ -59,6 +59,7 @@ class _Call(_Payload):
     call_id: str | None = None
     id: str | None = None
     name: str | None = None
+    namespace: str | None = None
     status: str | None = None
 
 

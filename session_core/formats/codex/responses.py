@@ -104,7 +104,7 @@ class CodexResponses(CodexCalls):
             call_id = call_id_from(payload.call_id, payload.id, "")
             key = call_key(kind, payload.call_id, payload.id)
             index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
-            tool = call_name_of(kind, payload.name) or "?"
+            tool = call_name_of(kind, payload.name, payload.namespace) or "?"
             self._call(kind, call_id, tool, payload.status, index, line, ts, None)
         elif type(payload) is lines.Message:
             texts = text_blocks(payload.content)

@@ -84,7 +84,10 @@ def decode_output(output: Any) -> Outcome:
             return _from_json_output(output)
         if "content" in output:
             outcome = decode_output(output.get("content"))
-            if output.get("success") is False:
+            if output.get("success") is False or True in (
+                output.get("is_error"),
+                output.get("isError"),
+            ):
                 outcome.failed = True
             return outcome
     if output is None:
