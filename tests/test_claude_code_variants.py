@@ -50,6 +50,8 @@ def test_runs_without_stop_reason_end_with_a_text_response(
     t = both(path, monkeypatch)
     assert [r.state for r in t.runs] == ["finished", "finished"]
     assert t.runs[-1].end_line == len(w.lines)
+    # no turn_duration: a finished turn took from its prompt to its last line
+    assert [r.duration for r in t.runs] == [4.0, 4.0]
     # while the writer may still be at it, the next block of the response may follow
     assert FMT.open(path, writer_alive=True).runs[-1].state == "running"
 

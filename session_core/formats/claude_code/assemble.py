@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
-from .builder import META, SIDECHAIN, SYNTHETIC
+from .builder import META, SIDECHAIN, SYNTHETIC, seconds_between
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
@@ -380,6 +380,9 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
             end_line, ended = mark.last_line, mark.last_ts
         else:
             state = "interrupted" if writer_alive is False else "running"
+        duration = mark.duration
+        if duration is None and state == "finished":  # no turn_duration: by its lines
+            duration = seconds_between(mark.started, ended)
         out.append(
             Run(
                 id=mark.id,
@@ -388,7 +391,7 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
                 end_line=end_line,
                 started=mark.started,
                 ended=ended,
-                duration=mark.duration,
+                duration=duration,
                 prompt=mark.prompt,
                 usage=Usage.total(r.usage for r in mark.responses if r.usage),
                 items=mark.items,
