@@ -865,3 +865,30 @@ def test_a_namespaced_call_is_named_with_its_namespace(tmp_path: Path) -> None:
     ]
     op = t.op_for_call("n3")
     assert op is not None and (op.state, op.result) == ("failed", "no such doc")
+
+
+def test_a_turns_prompt_from_its_user_message_item(tmp_path: Path) -> None:
+    """0.149+ write the person's prompt as an item_completed UserMessage (no user_message
+    event); the turn's first user response item is injected context, not the prompt."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.154.0")
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>x</INSTRUCTIONS>")
+    w.message("user", "$retro review my draft")
+    skill = {"type": "skill", "name": "retro", "path": "/h/.codex/skills/retro/SKILL.md"}
+    text = {"type": "text", "text": "$retro review my draft", "text_elements": []}
+    w.item_completed({"type": "UserMessage", "id": "u1", "content": [text, skill]}, turn="t1")
+    w.message("assistant", "done")
+    w.item_completed({"type": "CommandExecution", "id": "x1", "command": ["pwd"],
+                      "status": "completed", "stdout": "/home/u"})  # fmt: skip
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [r.prompt for r in t.runs] == ["$retro review my draft"]
+    # an events-only file's command shows its stdout
+    w2 = RolloutWriter(tmp_path / "e.jsonl")
+    w2.session_meta(cli_version="0.154.0")
+    w2.item_completed({"type": "CommandExecution", "id": "x1", "command": ["pwd"],
+                       "status": "completed", "stdout": "/home/u"})  # fmt: skip
+    [op] = opened(Path(w2.path)).tool_operations
+    assert (op.state, op.result) == ("completed", "/home/u")

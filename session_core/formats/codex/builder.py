@@ -284,23 +284,25 @@ class CodexBuilder(CodexResponses):
         """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
         role = _LEGACY[kind]
         parts = [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
-        if kind == "user_message" and (self.open_run < 0 or self.implicit):
-            if self.implicit:
-                self._end_implicit(self.runs[self.open_run])
-            self._prompted(line, ts)
-        run = self._run()
-        if (
-            kind == "user_message"
-            and run is not None
-            and self.open_run not in self.prompt_from_event
-        ):
-            run.prompt = text  # what the person typed (the response item may carry more)
-            self.prompt_from_event.add(self.open_run)
+        if kind == "user_message":
+            if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
+                if self.implicit:
+                    self._end_implicit(self.runs[self.open_run])
+                self._prompted(line, ts)
+            self._prompt(text)
         if self.best >= EVENT:
             self.best = EVENT
             self.tier_view[EVENT].append(Item(f"L{line}", role, parts, line, ts=ts))
             self.lazy(parts)  # kept in that view: its long text stays in the file
         self._add(parts, line, role, "event", ts)
+
+    def _prompt(self, text: str) -> None:
+        """What the person typed (a user_message, or 0.149+'s UserMessage item) is its
+        turn's prompt: the turn's first user response item may be injected context."""
+        run = self._run()
+        if run is not None and self.open_run not in self.prompt_from_event:
+            run.prompt = text
+            self.prompt_from_event.add(self.open_run)
 
     def _item_completed(
         self, payload: dict[str, Any], item_id: str, line: int, ts: str | None
@@ -310,6 +312,8 @@ class CodexBuilder(CodexResponses):
             return None
         conversation = completed_item(item, item_id, line, ts)
         if conversation is not None:
+            if item.get("type") == "UserMessage":
+                self._prompt("\n".join(p.text for p in conversation.parts if p.kind == "text"))
             if self.best >= COMPLETED:
                 self._settle_source(COMPLETED)
                 self.tier_view[COMPLETED].append(conversation)

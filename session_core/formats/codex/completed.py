@@ -52,6 +52,8 @@ def completed_tool(
         output = field(item, "aggregated_output")
         if not isinstance(output, str):
             output = field(item, "formatted_output")
+        if not isinstance(output, str):
+            output = item.get("stdout")
         result = output if isinstance(output, str) else None
         code = field(item, "exit_code")
         if isinstance(code, int) and not isinstance(code, bool) and code != 0:
