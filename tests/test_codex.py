@@ -892,3 +892,23 @@ def test_a_turns_prompt_from_its_user_message_item(tmp_path: Path) -> None:
                        "status": "completed", "stdout": "/home/u"})  # fmt: skip
     [op] = opened(Path(w2.path)).tool_operations
     assert (op.state, op.result) == ("completed", "/home/u")
+
+
+def test_a_turns_prompt_is_not_the_context_codex_injected(tmp_path: Path) -> None:
+    """Where no event says what the person typed (0.149+ mirror only some prompts), the
+    prompt is the turn's first user text Codex did not inject (its tags, AGENTS.md)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.159.3")
+    w.task_started("t1")
+    w.message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>", "<environment_context>")
+    image = {"type": "input_image", "image_url": "data:image/png;base64,iVBOR", "detail": "high"}
+    blocks = [
+        {"type": "input_text", "text": '<image name=[Image #1] path="/tmp/c.png">'},
+        image,
+        {"type": "input_text", "text": "</image>"},
+        {"type": "input_text", "text": "[Image #1] an example in the screenshot"},
+    ]
+    w.write("response_item", {"type": "message", "role": "user", "content": blocks})
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [r.prompt for r in t.runs] == ["[Image #1] an example in the screenshot"]

@@ -31,7 +31,20 @@ from .lines import block_texts, text_blocks
 from .state import _PACKED, RESPONSE
 from .tools import decode_output
 
-_ANSWERS = ("assistant", "tool")  # what a run answers with (a prompt may come before its event)
+_ANSWERS = ("assistant", "tool")
+# What Codex injects as user messages (its context tags, a project's instructions): no prompt.
+_INJECTED = ("<", "# AGENTS.md")
+
+
+def prompt_of(parts: list[Part]) -> str | None:
+    """What a person typed in a user message: its texts but those Codex injected (None:
+    all of it was injected)."""
+    texts = [
+        p.text for p in parts if p.kind == "text" and not p.text.lstrip().startswith(_INJECTED)
+    ]
+    return (
+        "\n".join(texts) if texts else None
+    )  # what a run answers with (a prompt may come before its event)
 
 
 class CodexResponses(CodexCalls):
@@ -167,7 +180,7 @@ class CodexResponses(CodexCalls):
                 self.answered = kind == "message" and role == "assistant"  # answer
                 self.implicit_last = (line, ts)
             if kind == "message" and role == "user" and run.prompt is None:
-                run.prompt = "\n".join(p.text for p in parts if p.kind == "text")
+                run.prompt = prompt_of(parts)
         return index
 
 
