@@ -364,3 +364,28 @@ def test_in_file_sidechain_calls_are_operations(
     }
     assert [r.state for r in t.runs] == ["finished"]
     assert len(t.messages) == 4  # the sidechain is not on the chain the model is sent
+
+
+def test_a_subagent_file_has_its_own_turn_and_compactions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subagent's own file (every line a sidechain line) is read as a session of its
+    own: its prompt starts a turn, and a compaction in it (long subagents compact too)
+    is one, its summary kept."""
+    sub = CCWriter(version="2.1.114", agent_id="a77")
+    sub.user("survey the repo", parent=None)
+    sub.assistant("s1", [tool_use("st1", "Grep", pattern="x")], usage=usage(1, 2))
+    sub.result("st1", "x.py:1")
+    boundary = sub.system("compact_boundary", parent=None, content="Conversation compacted")
+    sub.lines[-1]["compactMetadata"] = {"trigger": "auto", "preTokens": 900}
+    summary = sub.user(
+        "This session is being continued from a previous conversation. Summary: grep.",
+        isCompactSummary=True,
+    )
+    sub.assistant("s2", [text("x.py holds it")], usage=usage(3, 4), stop="end_turn")
+    t = both(sub.write(tmp_path / "s" / "subagents" / "agent-a77.jsonl"), monkeypatch)
+    assert [(r.state, r.prompt) for r in t.runs] == [("finished", "survey the repo")]
+    (c,) = t.compactions
+    assert (c.id, c.kept, c.tokens_before) == (boundary, [summary], 900)
+    assert [m.text for m in t.messages][-1] == "x.py holds it"
+    assert t.meta["title"] == "survey the repo"

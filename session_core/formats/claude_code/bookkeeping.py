@@ -66,7 +66,7 @@ def rare_line(
         meta=facts.isMeta is True,
         keep=True,
     )
-    if kind == "system" and not side:
+    if kind == "system" and not b.off:
         _system(b, record, line, uuid or f"line-{line}", node, before, ts)
 
 

@@ -104,6 +104,11 @@ class ClaudeCodeBuilder(Builder):
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self._raw = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
+        # The file's own side: its first conversation line's isSidechain (a subagent's
+        # own file is all sidechain lines); a line of the other side is an in-file
+        # sidechain (1.0.x subagents), on no turn of the file's and no compaction.
+        self.home: bool | None = None
+        self.off = False  # the line being fed is of the other side
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)
@@ -165,6 +170,9 @@ class ClaudeCodeBuilder(Builder):
             self._take_meta(facts)
         side = facts.isSidechain is True
         uuid = facts.uuid
+        if self.home is None and uuid is not None:
+            self.home = side
+        self.off = side if self.home is None else side is not self.home
         if uuid is not None and uuid in self.threads.index:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
@@ -181,7 +189,7 @@ class ClaudeCodeBuilder(Builder):
             record = record if record is not None else {}  # (hot lines come with none)
             rare_line(self, kind, record, facts, line, uuid, side, ts)
         run = self.runs[-1] if self.runs else None
-        if run is not None and not side:
+        if run is not None and not self.off:
             run.last_line = line
             run.last_ts = ts or run.last_ts
 
@@ -352,7 +360,7 @@ class ClaudeCodeBuilder(Builder):
             )
             self.responses[key] = response
             self.response_at[index] = response
-            if not side and self.runs:
+            if not self.off and self.runs:
                 run = self.runs[-1]
                 run.items += 1
                 run.responses.append(response)
@@ -361,7 +369,7 @@ class ClaudeCodeBuilder(Builder):
         if node >= 0:
             response.nodes.append(node)
             self.node_raw[node] = response.raw
-        if not side and self.runs:
+        if not self.off and self.runs:
             self.runs[-1].response_line = line
         if message.stop_reason is not None:
             response.stop = message.stop_reason
@@ -463,7 +471,7 @@ class ClaudeCodeBuilder(Builder):
         node = self.node_for(facts, uuid, line, USER, side)
         ident = uuid or f"line-{line}"
         # Its text, while every part is whole (a prompt's or a summary's, kept).
-        text = "" if side or meta else "\n".join(p.text for p in parts if p.kind == "text")
+        text = "" if self.off or meta else "\n".join(p.text for p in parts if p.kind == "text")
         result = facts.toolUseResult
         answers: list[tuple[int, tuple[bool, str | None]]] = []
         # A line read again when shown keeps its span alone: its tool result's detail
@@ -496,7 +504,7 @@ class ClaudeCodeBuilder(Builder):
                 )
             elif call.result_line is None:
                 self._answer(call, self._ref(part, index), part.is_error, line, node, said, ts)
-        if side:
+        if self.off:
             return
         if kind == "compact-summary":
             for boundary in reversed(self.boundaries):
