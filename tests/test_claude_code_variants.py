@@ -389,3 +389,25 @@ def test_a_subagent_file_has_its_own_turn_and_compactions(
     assert (c.id, c.kept, c.tokens_before) == (boundary, [summary], 900)
     assert [m.text for m in t.messages][-1] == "x.py holds it"
     assert t.meta["title"] == "survey the repo"
+
+
+def test_ai_title_names_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Later 2.1.x write the title they make up as ``ai-title`` lines (the latest wins);
+    a title the user gave (``custom-title``) wins over it, and it over a summary line."""
+    w = CCWriter(version="2.1.150")
+    w.user("fix the parser")
+    w.bare({"type": "ai-title", "aiTitle": "Parser fix", "sessionId": w.session})
+    last = w.assistant("m1", [text("fixed")], stop="end_turn")[-1]
+    w.bare({"type": "summary", "summary": "A summary", "leafUuid": last})
+    w.bare({"type": "ai-title", "aiTitle": "Fix the parser race", "sessionId": w.session})
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.meta["title"] == "Fix the parser race"
+    assert [i.text for i in t.raw if i.kind == "title"] == [
+        "Parser fix",
+        "A summary",
+        "Fix the parser race",
+    ]
+    w.bare({"type": "custom-title", "customTitle": "My name for it", "sessionId": w.session})
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.meta["title"] == "My name for it"
+    assert t.raw[-1].kind == "title" and t.raw[-1].text == "My name for it"

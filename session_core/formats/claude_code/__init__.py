@@ -36,6 +36,7 @@ _BOOKKEEPING = frozenset(
         "permission-mode",
         "last-prompt",
         "custom-title",
+        "ai-title",
         "pr-link",
         "tag",
         "agent-name",

@@ -97,6 +97,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     meta: dict[str, Any] = dict(b.meta)
     title = (
         b.titles.get("custom-title")
+        or b.titles.get("ai-title")
         or _summary_title(b)
         or b.titles.get("prompt")
         or (b.summaries[-1][1] if b.summaries else None)  # a file of summaries alone

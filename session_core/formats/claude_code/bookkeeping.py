@@ -160,11 +160,24 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
         part = Part("other", text=blocks.compact(attachment), name=atype or kind)
         item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
+    elif kind in _TITLES and (title := _title_of(kind, record)) is not None:
+        # a title the user gave (custom-title) or Claude Code made up (ai-title, later
+        # 2.1.x; the latest of each wins)
+        b.titles[kind] = title
+        part = Part("text", text=title, name=kind)
+        item_kind = "title"
     else:
-        if kind == "custom-title":
-            title = str_or_none(record.get("customTitle")) or str_or_none(record.get("title"))
-            if title:
-                b.titles["custom-title"] = title
         part = Part("other", text=blocks.compact(record), name=kind)
         item_kind = "record"
     return part, role, item_kind
+
+
+_TITLES = {"custom-title": ("customTitle", "title"), "ai-title": ("aiTitle", "title")}
+
+
+def _title_of(kind: str, record: dict[str, Any]) -> str | None:
+    for key in _TITLES[kind]:
+        title = str_or_none(record.get(key))
+        if title:
+            return title
+    return None

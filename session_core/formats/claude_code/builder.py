@@ -84,7 +84,7 @@ class ClaudeCodeBuilder(Builder):
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
-        self.titles: dict[str, str] = {}  # "custom-title" / "prompt"
+        self.titles: dict[str, str] = {}  # "custom-title" / "ai-title" / "prompt"
         self.summaries: list[tuple[str | None, str]] = []  # summary lines: leafUuid, text
         self.type_counts: Counter[str] = Counter()
         self.progress_counts: Counter[str] = Counter()
