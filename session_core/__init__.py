@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .artifacts import artifact_dir, artifact_path, artifact_status, is_safe_basename
-from .codec import arguments_digest, canonical_arguments, canonical_json, data_digest
 from .errors import (
     InvalidLineError,
     RefusedAppendError,
@@ -19,12 +17,7 @@ from .errors import (
     WriterLockedError,
 )
 from .formats import FORMATS, TranscriptFormat, detect_format, register
-from .message import Message
 from .model import Transcript
-from .peeking import PeekResult, peek
-from .reader import replay_file
-from .replay import ReplayState
-from .session import Session
 
 
 def open_transcript(path: str | os.PathLike[str]) -> Transcript:
@@ -39,11 +32,38 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
 
 
 if TYPE_CHECKING:
+    from .artifacts import artifact_dir, artifact_path, artifact_status, is_safe_basename
+    from .codec import arguments_digest, canonical_arguments, canonical_json, data_digest
     from .following import FollowUpdate, follow
     from .live import LiveTranscript
+    from .message import Message
+    from .peeking import PeekResult, peek
+    from .reader import replay_file
+    from .replay import ReplayState
+    from .session import Session
 
-# The follower needs asyncio; the read-only commands should not pay for importing it.
-_LAZY = {"follow": "following", "FollowUpdate": "following", "LiveTranscript": "live"}
+# Each name's module, imported when the name is first asked for: the viewer's start (and
+# every read-only command) pays only for what it uses, not for the writer, the follower's
+# asyncio or every format's peek.
+_LAZY = {
+    "FollowUpdate": "following",
+    "LiveTranscript": "live",
+    "Message": "message",
+    "PeekResult": "peeking",
+    "ReplayState": "replay",
+    "Session": "session",
+    "arguments_digest": "codec",
+    "artifact_dir": "artifacts",
+    "artifact_path": "artifacts",
+    "artifact_status": "artifacts",
+    "canonical_arguments": "codec",
+    "canonical_json": "codec",
+    "data_digest": "codec",
+    "follow": "following",
+    "is_safe_basename": "artifacts",
+    "peek": "peeking",
+    "replay_file": "reader",
+}
 
 
 def __getattr__(name: str) -> Any:

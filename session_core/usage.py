@@ -28,10 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .agentgo.view import AgentGoView, Call
 from .message_usage import MessageUsage, agentgo_usage
 from .replay import ReplayState
+
+if TYPE_CHECKING:
+    from .agentgo.view import AgentGoView, Call
 
 NO_RUN = "(no run)"
 

@@ -65,3 +65,49 @@ def test_importing_the_cli_in_process_does_not_import_textual() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+# What the viewer's start must not pay for when it opens one file: the other formats'
+# readers, the writer, peek, exports, the browser and the artifact viewer.
+NOT_AT_START = (
+    "session_core.formats.claude_code.builder",
+    "session_core.formats.codex.builder",
+    "session_core.agentgo.view",
+    "session_core.session",
+    "session_core.peeking",
+    "session_core.export",
+    "viewer.screens.browser",
+    "viewer.screens.export",
+    "viewer.screens.artifact",
+)
+
+START_OF_A_FILE = r"""
+import sys
+import viewer.app, viewer.cli
+from viewer.app import TailscopeApp
+app = TailscopeApp(sys.argv[1])
+screen = app.get_default_screen()
+app.check_action("close_file", ())
+print(type(screen).__name__)
+print(",".join(m for m in {names} if m in sys.modules))
+"""
+
+
+def test_opening_a_v1_file_imports_only_what_its_screen_needs(tmp_path: Path) -> None:
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="hi"))
+    code = START_OF_A_FILE.replace("{names}", repr(NOT_AT_START))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    screen, loaded = proc.stdout.split("\n")[:2]
+    assert screen == "TranscriptScreen"
+    assert loaded == ""

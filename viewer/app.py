@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -73,10 +74,14 @@ class TailscopeApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_file":  # only over a file opened from the browser
-            from .screens.browser import BrowserScreen
-
+            # Not imported to ask: no browser was ever opened if its module is not loaded.
+            browser = sys.modules.get(f"{__package__}.screens.browser")
             stack = self.screen_stack
-            return len(stack) > 1 and isinstance(stack[-2], BrowserScreen)
+            return (
+                browser is not None
+                and len(stack) > 1
+                and isinstance(stack[-2], browser.BrowserScreen)
+            )
         return True
 
     def action_close_file(self) -> None:

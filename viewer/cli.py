@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from session_core import TranscriptError, peek
+from session_core import TranscriptError
 from session_core.views import dump_json, format_for, replay_any
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
@@ -28,6 +28,8 @@ def _fail(message: str) -> int:
 
 
 def cmd_peek(args: argparse.Namespace) -> int:
+    from session_core import peek
+
     result = peek(args.path)
     _emit_json(result.to_json(), args.pretty)
     return 1 if result.error is not None else 0

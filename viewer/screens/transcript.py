@@ -23,7 +23,6 @@ from ..widgets.diff_view import DiffView
 from ..widgets.run_context import RunContextPane
 from ..widgets.status import StatusBar
 from ..widgets.tool_ops import ToolOpsPane
-from .export import ExportScreen
 from .filter import FilterScreen
 from .following import (
     FILTER,
@@ -177,6 +176,8 @@ class TranscriptScreen(SearchingScreen):
 
     def action_export(self) -> None:
         view = self.conversation.mode
+        from .export import ExportScreen  # only when asked for: start-up is a race
+
         self.app.push_screen(ExportScreen(self.path, view="raw" if view == "raw" else "replayed"))
 
     def action_warnings(self) -> None:

@@ -30,7 +30,6 @@ from session_core.text import count
 
 from ..model import CallIndex, OpRows, ToolOpRow
 from ..safe import inert, one_line
-from ..screens.artifact import ArtifactScreen
 from .pane import FocusPane
 from .virtual_table import VirtualTable
 
@@ -403,6 +402,8 @@ class ToolOpsPane(Vertical, FocusPane):
         if row.artifact is None:
             self.notify("This operation has no artifact.", timeout=2)
             return
+        from ..screens.artifact import ArtifactScreen  # only when one is opened
+
         self.app.push_screen(ArtifactScreen(self._path, row.artifact.get("file"), row.artifact))
 
     def action_jump(self) -> None:

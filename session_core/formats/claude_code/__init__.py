@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...model import Transcript
 from ..base import AgentFormat, Builder, feed_file, fill_peek
-from .assemble import NAME
-from .builder import ClaudeCodeBuilder
 from .subagents import attach, beside_session
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
+    from .builder import ClaudeCodeBuilder
+
+# The format's own modules are imported when a file of it is read, not when it is
+# registered: opening a file of another format does not pay for them.
+NAME = "claude-code"
 
 # Types of other formats' first records, never ours.
 _CODEX_TYPES = frozenset(
@@ -71,12 +74,16 @@ class ClaudeCodeFormat(AgentFormat):
         return isinstance(record.get("sessionId"), str) and "payload" not in record
 
     def builder(self, path: str) -> Builder:
+        from .builder import ClaudeCodeBuilder
+
         return ClaudeCodeBuilder(path)
 
     def read(
         self, path: str | os.PathLike[str], *, writer_alive: bool | None, subagents: bool
     ) -> Transcript:
         """The whole file read once; its linked subagent files' usage when asked."""
+        from .builder import ClaudeCodeBuilder
+
         where = os.fspath(path)
         builder = ClaudeCodeBuilder(where)
         with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
@@ -125,4 +132,12 @@ class ClaudeCodeFormat(AgentFormat):
             return []
 
 
-__all__ = ["ClaudeCodeBuilder", "ClaudeCodeFormat"]
+def __getattr__(name: str) -> Any:
+    if name == "ClaudeCodeBuilder":
+        from .builder import ClaudeCodeBuilder
+
+        return ClaudeCodeBuilder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["NAME", "ClaudeCodeBuilder", "ClaudeCodeFormat"]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
+from . import NAME
 from .builder import META, SIDECHAIN, SYNTHETIC, seconds_between
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
@@ -20,8 +21,6 @@ from .threading import ASSISTANT, BRANCH, FOLDED, USER
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
     from .records import Boundary, Call, Response
-
-NAME = "claude-code"
 
 
 def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:

@@ -13,14 +13,20 @@ view after a ``compacted`` line), ``builder`` (lines fed in file order, on its l
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript
 from ..base import AgentFormat, Builder
-from .builder import NAME, CodexBuilder, is_legacy_header
-from .tree import PLAIN, ZST, discover, find_children
+
+if TYPE_CHECKING:
+    from .builder import CodexBuilder
+
+# The format's own modules are imported when a file of it is read, not when it is
+# registered: opening a file of another format does not pay for them.
+NAME = "codex"
+PLAIN, ZST = ".jsonl", ".jsonl.zst"
 
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not read
@@ -34,6 +40,8 @@ class CodexFormat(AgentFormat):
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
         if kind is None and "type" not in record:
+            from .builder import is_legacy_header  # (a rare, old file: the reader is needed)
+
             return is_legacy_header(record)
         return (
             isinstance(kind, str)
@@ -45,6 +53,8 @@ class CodexFormat(AgentFormat):
         )
 
     def builder(self, path: str) -> Builder:
+        from .builder import CodexBuilder
+
         return CodexBuilder(path)
 
     def read(self, path: str | os.PathLike[str], *, writer_alive: bool | None) -> Transcript:
@@ -61,6 +71,8 @@ class CodexFormat(AgentFormat):
         return transcript
 
     def discover(self, root: str) -> list[str] | None:
+        from .tree import discover
+
         return discover(root)
 
     def part_of_another(self, path: str) -> bool:
@@ -70,6 +82,8 @@ class CodexFormat(AgentFormat):
 
 def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
     """Link the rollouts that name this session as their parent (siblings in its tree)."""
+    from .tree import find_children
+
     session = transcript.meta.get("id")
     if not isinstance(session, str) or not session:
         return
@@ -96,8 +110,17 @@ def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
         transcript.subagents.append(sub)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "CodexBuilder":
+        from .builder import CodexBuilder
+
+        return CodexBuilder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "LINE_TYPES",
+    "NAME",
     "CodexBuilder",
     "CodexFormat",
 ]

@@ -29,7 +29,7 @@ from ...model import Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
 from ...tool_ops import OpState, classify_op
-from . import lines
+from . import NAME, lines
 from . import usage as tokens
 from .compaction import replay
 from .completed import completed_tool
@@ -46,7 +46,6 @@ from .responses import CodexResponses
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE, seconds_between
 from .tools import compact, decode_output
 
-NAME = "codex"
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
 _ENDED: dict[str, Any] = {
     "task_complete": "finished",

@@ -13,9 +13,9 @@ from typing import Any
 import orjson
 
 from ...compressed import open_maybe_compressed
+from . import PLAIN, ZST
 
 TREES = ("sessions", "archived_sessions")
-PLAIN, ZST = ".jsonl", ".jsonl.zst"
 _FIRST_LINE = 1 << 20  # a session_meta carries the base instructions: allow for them
 _MAX_CANDIDATES = 400  # first lines read when looking for subagents
 _MAX_FILES = 200_000  # rollouts listed from one tree
