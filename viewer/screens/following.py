@@ -35,6 +35,7 @@ from ..safe import inert_text
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
+PANES_AFTER = 0.5  # seconds: the hidden tabs' panes come by then, drawn content or not
 
 # The keys that mean the same on every file screen that has them.
 SEARCH = Binding("slash", "search", "Search")
@@ -131,6 +132,8 @@ class FollowingScreen(Screen[None]):
         self.state_lock = threading.Lock()
         # A big file shows its end first (a preview) while the worker loads all of it.
         self._previewing = False
+        self.panes_ready = not self.DEFER_PANES
+        self._mounting_panes = False
         self._progress = (0, 0)  # bytes loaded, of the file's size
         self._progress_drawn = 0.0
 
@@ -200,8 +203,13 @@ class FollowingScreen(Screen[None]):
         with self.state_lock:
             if not self._still_previewing(update):
                 self._apply_update(update)
+        self._mount_panes()
 
     FORMAT = ""
+    # The hidden tabs' panes come once the first screen is drawn: mounting and styling
+    # them is most of a screen's start. A screen that says so reads them only once
+    # ``panes_ready`` (``_panes_mounted`` is called then).
+    DEFER_PANES = False
     PARSED_UPDATES = True  # False: ``live.apply`` parses the lines (``follow(parse=False)``)
     FOLLOW_AT_ONCE = False  # True: a small file's follow starts in on_mount, not after a refresh
     TABS: ClassVar[Sequence[Tab]] = ()
@@ -214,9 +222,10 @@ class FollowingScreen(Screen[None]):
         yield self._status_bar()
         yield Static(id="problem")
         with TabbedContent(id="tabs", initial="conversation"):
-            for tab in self.TABS:
+            for index, tab in enumerate(self.TABS):
                 with TabPane(tab.title, id=tab.id):
-                    yield tab.pane()
+                    if index == 0 or not self.DEFER_PANES:
+                        yield tab.pane()
         yield from self._below_tabs()
         yield Footer()
 
@@ -233,6 +242,8 @@ class FollowingScreen(Screen[None]):
         self.conversation.focus()
         self._refresh_status()
         self.set_interval(1.0, self._tick)
+        if not self.panes_ready:
+            self.set_timer(PANES_AFTER, self._mount_panes)  # if nothing comes to draw
         try:
             big = os.path.getsize(self.path) > self._preview_from()
         except OSError:
@@ -278,6 +289,31 @@ class FollowingScreen(Screen[None]):
         else:
             self._previewing = False
         self.call_after_refresh(self.follow_file)
+        self._mount_panes()
+
+    # -- the hidden tabs' panes, after the first screen ---------------------------------
+
+    def _mount_panes(self) -> None:
+        """Once the first content is drawn (or ``PANES_AFTER`` passed): the other tabs'
+        panes, mounted after that screen is on the terminal."""
+        if self.panes_ready or self._mounting_panes or not self.is_attached:
+            return
+        self._mounting_panes = True
+        self.call_after_refresh(self._mount_hidden_panes)
+
+    async def _mount_hidden_panes(self) -> None:
+        if not self.is_attached:
+            return
+        await asyncio.gather(
+            *(self.query_one(f"TabPane#{tab.id}").mount(tab.pane()) for tab in self.TABS[1:])
+        )
+        self.panes_ready = True
+        with self.state_lock:
+            self._panes_mounted()
+
+    def _panes_mounted(self) -> None:
+        """The hidden tabs' panes are there now (the state lock held): draw what they
+        missed."""
 
     def _draw_preview(self, preview: Any) -> None:
         """Show what ``_read_tail`` read, the end in view."""

@@ -61,6 +61,8 @@ class TranscriptScreen(SearchingScreen):
         *tab_keys(TABS),
     ]
 
+    DEFER_PANES = True
+
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool = False) -> None:
         super().__init__(path, force_polling=force_polling, id="transcript")
         self.live = LiveTranscript(self.path)
@@ -99,11 +101,13 @@ class TranscriptScreen(SearchingScreen):
                 self._say_rebuilt()
             self.usage = UsageTally()
             self.conversation.set_state(self.live.state)
-            self.query_one(DiffView).set_state(self.live.state)
+            if self.panes_ready:
+                self.query_one(DiffView).set_state(self.live.state)
             self._loaded = True
         else:
             self.conversation.refresh_rows()
-            self.query_one(DiffView).mark_stale()
+            if self.panes_ready:
+                self.query_one(DiffView).mark_stale()
         self.usage.update(self.live.state)
         self._refresh_panes()
         self._refresh_status()
@@ -118,7 +122,7 @@ class TranscriptScreen(SearchingScreen):
         self._refresh_pane(self.query_one(TabbedContent).active)
 
     def _refresh_pane(self, tab: str) -> None:
-        if tab not in self._stale_panes:
+        if tab not in self._stale_panes or not self.panes_ready:
             return
         self._stale_panes.discard(tab)
         live = self._is_live()
@@ -126,6 +130,11 @@ class TranscriptScreen(SearchingScreen):
             self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
         elif tab == "contexts":
             self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
+
+    def _panes_mounted(self) -> None:
+        if self._loaded:
+            self.query_one(DiffView).set_state(self.live.state)
+        self._refresh_pane(self.query_one(TabbedContent).active)
 
     def _liveness_changed(self, live: bool) -> None:
         self._refresh_panes()  # "running" becomes "running when the writer died"
@@ -250,7 +259,8 @@ class TranscriptScreen(SearchingScreen):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "diff":
-            self.query_one(DiffView).on_show()
+            if self.panes_ready:
+                self.query_one(DiffView).on_show()
         elif event.pane.id is not None:
             self._refresh_pane(event.pane.id)
 
