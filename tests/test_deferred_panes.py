@@ -1,0 +1,83 @@
+"""A file screen's hidden tabs' panes come after its first screen (``DEFER_PANES``): the
+conversation is drawn first, then the diff, tool operations and run contexts are mounted
+and show what they missed, whether their tab was asked for early or late."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import app_on, screen_text
+from textual.widgets import TabbedContent
+
+from session_core import Message, Session
+from viewer.screens.transcript import TranscriptScreen
+from viewer.widgets.diff_view import DiffView
+from viewer.widgets.tool_ops import ToolOpsPane
+
+SIZE = (120, 30)
+
+
+def _write(path: Path) -> None:
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="user", content="DEFERRED ONE"))
+        s.append_message(Message(role="assistant", content="DEFERRED TWO"))
+
+
+async def test_only_the_conversation_is_mounted_until_the_first_draw(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    _write(path)
+    seen: list[tuple[int, int]] = []
+    original = TranscriptScreen.on_mount
+
+    def on_mount(self: TranscriptScreen) -> None:
+        seen.append((len(self.query(DiffView)), len(self.query(ToolOpsPane))))
+        original(self)
+
+    TranscriptScreen.on_mount = on_mount  # type: ignore[method-assign]
+    try:
+        async with app_on(path, SIZE) as (app, pilot):
+            screen = app.screen
+            assert isinstance(screen, TranscriptScreen)
+            for _ in range(200):
+                if screen.panes_ready and screen._loaded:
+                    break
+                await pilot.pause(0.02)
+            assert screen.panes_ready
+            assert seen == [(0, 0)]  # neither was there when the screen mounted
+            await pilot.press("2")  # the diff: drawn from the state it missed
+            await pilot.pause(0.2)
+            assert screen.query_one(TabbedContent).active == "diff"
+            assert "DEFERRED TWO" in screen_text(app)
+    finally:
+        TranscriptScreen.on_mount = original  # type: ignore[method-assign]
+
+
+async def test_a_tab_asked_for_before_its_pane_came_is_drawn_when_it_comes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.jsonl"
+    _write(path)
+    original = TranscriptScreen._mount_panes
+    TranscriptScreen._mount_panes = lambda self: None  # type: ignore[method-assign]
+    try:
+        async with app_on(path, SIZE) as (app, pilot):
+            screen = app.screen
+            assert isinstance(screen, TranscriptScreen)
+            for _ in range(200):
+                if screen._loaded:
+                    break
+                await pilot.pause(0.02)
+            await pilot.press("3")  # tool operations, while its pane is not there yet
+            await pilot.pause(0.1)
+            assert not screen.panes_ready and not screen.query(ToolOpsPane)
+            TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
+            screen._mount_panes()
+            for _ in range(100):
+                if screen.panes_ready:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause(0.1)
+            assert screen.query_one(TabbedContent).active == "tools"
+            assert "tools" not in screen._stale_panes  # drawn once it came
+    finally:
+        TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
