@@ -179,7 +179,7 @@ def test_runs(session: Path) -> None:
     states = [(r.state, (r.prompt or "")[:12]) for r in t.runs]
     assert states[0] == ("finished", HOSTILE[:12])
     assert t.runs[0].duration == 4.2
-    assert ("interrupted", "Explore the ") in states  # cut off by the user
+    assert ("aborted", "Explore the ") in states  # cut off by the user
     assert states[-1] == ("interrupted", "last prompt")  # the writer is gone
     assert FMT.open(session).runs[-1].state == "running"
     assert sum(r.usage.output_tokens or 0 for r in t.runs) == _sum(STORY_USAGE, 1) - 7

@@ -9,6 +9,7 @@ Every test reads the file both ways (msgspec's typed lines and orjson's dicts).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -411,3 +412,26 @@ def test_ai_title_names_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.meta["title"] == "My name for it"
     assert t.raw[-1].kind == "title" and t.raw[-1].text == "My name for it"
+
+
+def test_a_turn_the_user_cut_short_is_aborted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "[Request interrupted by user…]" ends a turn the user stopped (Codex's turn_aborted):
+    aborted, not interrupted (the word for a writer that died), so a browser row of a
+    session the user stopped once is not 'crashed'."""
+    from session_core.scan import scan_file
+
+    w = CCWriter(version="1.0.17")
+    w.user("push to github")
+    w.assistant("m1", [tool_use("t1", "Bash", command="git push")])
+    w.result("t1", "The user doesn't want to proceed with this tool use.", is_error=True)
+    w.user([text("[Request interrupted by user for tool use]")])
+    w.user("continue")
+    w.assistant("m2", [text("pushed")])
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [r.state for r in t.runs] == ["aborted", "finished"]
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # the writer long gone
+    row = scan_file(path)
+    assert (row.status, row.reason) == ("finished", None)

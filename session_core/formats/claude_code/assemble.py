@@ -362,8 +362,10 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
         end_line, ended = mark.end_line, mark.ended
         if mark.finished:
             state = "finished"
-        elif mark.cut:
-            state = "interrupted"
+        elif mark.cut:  # "[Request interrupted by user…]": stopped by the user
+            state = "aborted"
+            end_line = end_line or (b.runs[index + 1].line - 1 if index < last else mark.last_line)
+            ended = ended or mark.last_ts
         elif index < last:
             state = "finished"
             end_line = end_line or b.runs[index + 1].line - 1
