@@ -134,20 +134,39 @@ def _agent_files(folder: Path) -> list[str]:
 
 
 def _own_siblings(b: ClaudeCodeBuilder) -> list[str]:
-    """2.0.x: the agent files beside the session whose first line names its sessionId."""
+    """2.0.x: the agent files beside the session whose first line names its sessionId
+    (each file's owner read once per process: a folder can hold thousands of them, and
+    the browser opens every session in it)."""
     here = Path(b.path)
-    ids = {here.stem, b.meta.get("session-id")}
-    wanted = [f'"sessionId":"{i}"'.encode() for i in ids if isinstance(i, str) and i]
+    ids = {i for i in (here.stem, b.meta.get("session-id")) if isinstance(i, str)}
+    names = _agent_files(here.parent)[:MAX_SIBLINGS]
+    if not names:
+        return []
+    owners = _OWNERS.setdefault(str(here.parent), {})
     out: list[str] = []
-    for name in _agent_files(here.parent)[:MAX_SIBLINGS]:
-        try:
-            with open(here.parent / name, "rb") as f:
-                head = f.read(_HEAD).replace(b'": "', b'":"')
-        except OSError:
-            continue
-        if any(w in head for w in wanted):
+    for name in names:
+        owner = owners.get(name)
+        if owner is None:
+            owner = _owner(here.parent / name)
+            if owner is not None:  # (a file not yet written to is read again next time)
+                owners[name] = owner
+        if owner in ids:
             out.append(name)
     return out
+
+
+_OWNERS: dict[str, dict[str, str]] = {}  # folder -> agent file -> the sessionId it names
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _owner(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError:
+        return None
+    found = _SESSION_ID.search(head)
+    return found.group(1).decode("utf-8", "replace") if found else None
 
 
 def read_file(path: str) -> Transcript:
