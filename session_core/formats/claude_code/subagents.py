@@ -137,6 +137,9 @@ def _own_siblings(b: ClaudeCodeBuilder) -> list[str]:
     """2.0.x: the agent files beside the session whose first line names its sessionId
     (each file's owner read once per process: a folder can hold thousands of them, and
     the browser opens every session in it)."""
+    version = b.meta.get("version")
+    if isinstance(version, str) and not version.startswith("2.0."):
+        return []  # 1.0.x kept subagents in the session's file, 2.1.x in subagents/
     here = Path(b.path)
     ids = {i for i in (here.stem, b.meta.get("session-id")) if isinstance(i, str)}
     names = _agent_files(here.parent)[:MAX_SIBLINGS]
