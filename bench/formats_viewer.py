@@ -22,10 +22,23 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import agentgo_scale  # noqa: E402
 import model_scale  # noqa: E402
 import open_big  # noqa: E402
 
 V1 = "transcript-v1"
+AGENTGO = "agentgo-v1"
+FORMATS = (*model_scale.FORMATS, AGENTGO)
+
+
+def bench_file(data_dir: Path, fmt: str, size: str) -> tuple[Path, str, str]:
+    """The format's generated file, its last message's marker, and what the header says
+    once every line is loaded."""
+    if fmt == AGENTGO:
+        subject = agentgo_scale.subjects(data_dir, size, ["agentgo"])[0]
+        return subject.path, subject.marker, subject.complete
+    path, marker, lines = model_scale.bench_file(data_dir, fmt, size)
+    return path, marker, f"{lines:,} lines"
 
 
 @dataclass
@@ -51,22 +64,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="1GB")
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--formats", default=",".join(model_scale.FORMATS))
+    parser.add_argument("--formats", default=",".join(FORMATS))
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--timeout", type=float, default=240.0)
     args = parser.parse_args(argv)
     if not open_big.have_tmux("formats_viewer"):
         return 1
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    files = {fmt: model_scale.bench_file(args.data_dir, fmt, args.size) for fmt in formats}
+    files = {fmt: bench_file(args.data_dir, fmt, args.size) for fmt in formats}
     seen = {fmt: Seen(path, path.stat().st_size) for fmt, (path, _m, _n) in files.items()}
     for rep in range(args.reps):
         order = formats[rep % len(formats) :] + formats[: rep % len(formats)]
         for fmt in order:
-            path, marker, lines = files[fmt]
+            path, marker, loaded = files[fmt]
             loop = open_big.bare_loop(path)
             (end, complete), peak = open_big.watch(
-                f"{open_big.TAILSCOPE} {path}", [marker, f"{lines:,} lines"], args.timeout
+                f"{open_big.TAILSCOPE} {path}", [marker, loaded], args.timeout
             )
             if end is None or complete is None:
                 print(f"{fmt}: did not show the end and every line within {args.timeout} s")
