@@ -69,6 +69,9 @@ def test_claims_not_others(record: dict[str, object]) -> None:
         {"type": "user", "uuid": "u", "sessionId": "s", "message": {}},
         {"type": "system", "uuid": "u", "sessionId": "s", "subtype": "x"},
         {"type": "a-type-from-next-year", "sessionId": "s"},
+        {"type": "ai-title", "aiTitle": "t", "sessionId": "s"},
+        {"type": "attribution-snapshot", "messageId": "m", "surface": "cli", "fileStates": {}},
+        {"type": "speculation-accept", "timestamp": "t", "timeSavedMs": 120},
     ],
 )
 def test_claims_first_lines(record: dict[str, object]) -> None:

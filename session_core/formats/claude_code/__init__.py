@@ -68,6 +68,10 @@ class ClaudeCodeFormat(AgentFormat):
             return "snapshot" in record or "messageId" in record
         if kind == "summary":
             return "summary" in record or "leafUuid" in record
+        if kind == "attribution-snapshot":  # (2.1.x; no sessionId)
+            return "messageId" in record and "fileStates" in record
+        if kind == "speculation-accept":  # (2.1.x, appended by itself; no sessionId)
+            return "timeSavedMs" in record
         if kind in _BOOKKEEPING:
             return isinstance(record.get("sessionId"), str) or "operation" in record
         # a bookkeeping type newer than this reader: the envelope's key says whose it is
