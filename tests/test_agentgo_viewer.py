@@ -296,9 +296,9 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         assert panes.checkpoints.rows == []
         assert panes.timeline.item_count() == 6
         assert "showing run 2" in screen_text(app)
-        assert "the Calls, Checkpoints and Timeline tabs show this run" in screen_text(app)
-        # The shared panes show every run (the conversation has no run filter).
-        assert len(screen.conversation.items) == 6
+        assert "Calls, Conversation, Checkpoints and Timeline show this run" in screen_text(app)
+        assert len(screen.conversation.items) == 1  # the run's one committed message
+        assert len(screen.transcript.messages) == 6  # the model is every run's
         await pilot.press("2")  # the call tree, built as it is shown: the run's calls
         assert [k[0] for k in panes.calls.nodes] == [second, second]
         await pilot.press("1")
@@ -307,6 +307,7 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         await pilot.press("a")
         assert panes.run_filter is None
         assert panes.timeline.item_count() == 41
+        assert len(screen.conversation.items) == 6
         await pilot.press("enter", "enter")  # the chosen run again: every run
         assert panes.run_filter is None
 

@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from session_core.formats.base import TranscriptFormat
-    from session_core.model import Run
+    from session_core.model import Item, Run
 
     from ..screens.following import Command
     from ..screens.help import Section
@@ -80,6 +80,10 @@ class PaneSet:
     def run_detail(self, run: Run, index: int) -> list[Entry]:
         """Lines of the runs tab's detail for ``run``, after the shared ones."""
         return []
+
+    def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
+        """The conversation's items as these panes would have them shown (every one)."""
+        return items
 
     def palette(self) -> list[Command]:
         return []

@@ -1,7 +1,7 @@
 """agentgo-v1's own panes on the model screen: the call tree, the checkpoints and the
 timeline (its ``extra_panes``), which the shared conversation, tool operations, runs
-and diff do not show; and the run filter they share (``enter`` on a run, ``a``, ``[``
-and ``]``).
+and diff do not show; and the run filter they share with the conversation (``enter`` on
+a run, ``a``, ``[`` and ``]``).
 
 The panes read the format's own view (``AgentGoLive.view``), kept up to date by
 appends: only the calls a batch touched are relabelled.
@@ -10,6 +10,7 @@ appends: only the calls a batch touched are relabelled.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -19,7 +20,8 @@ from textual.widgets import TabbedContent
 from session_core.agentgo.view import AgentGoView
 from session_core.formats import AGENTGO
 from session_core.formats.agentgo import AgentGoLive
-from session_core.model import Run
+from session_core.item_column import Items
+from session_core.model import Item, Run
 from session_core.text import count
 
 from ..agentgo_model import CallStats, short, touched_calls
@@ -88,8 +90,10 @@ class AgentGoPanes(PaneSet):
         view = self.view
         view.writer_alive = self.screen.writer_is_alive()
         if reset or not self._built:
-            if reset:
-                self.run_filter = None
+            if reset and self.run_filter is not None:
+                self.run_filter = None  # a new file: every run (the conversation too)
+                conversation = self.screen.conversation
+                conversation.show(conversation.transcript, to_end=True)
             self.stats = CallStats()
             self.stats.update(view, list(view.call_order))
             self._records_seen = len(view.records)
@@ -175,14 +179,26 @@ class AgentGoPanes(PaneSet):
             ),
             (
                 "bold" if chosen else "dim",
-                "the Calls, Checkpoints and Timeline tabs show this run (enter or a: every run)"
+                "Calls, Conversation, Checkpoints and Timeline show this run (enter, a: every run)"
                 if chosen
-                else "enter: only this run in the Calls, Checkpoints and Timeline tabs "
-                "(a: every run; [ and ]: the previous and next)",
+                else "enter: this run alone in Calls, Conversation, Checkpoints and Timeline "
+                "(a: every run; [ ]: step)",
             ),
         ]
 
     # -- the run filter -------------------------------------------------------------------
+
+    def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
+        """The chosen run's committed messages (a snapshot's items are the view's messages
+        in order, packed: the run's are picked by index, none is built)."""
+        run_id = self.run_filter
+        live = self.screen.live
+        if run_id is None or not isinstance(items, Items) or not isinstance(live, AgentGoLive):
+            return items  # every run; or a big file's end, shown before its runs are known
+        messages = live.view.messages
+        column = live.builder.model.column
+        n = min(len(items), len(messages), len(column))
+        return Items(column, entries=[i for i in range(n) if messages[i].run_id == run_id])
 
     def run_chosen(self, run: Run) -> None:
         self.action_choose_run(None if run.id == self.run_filter else run.id)
@@ -196,6 +212,8 @@ class AgentGoPanes(PaneSet):
             if self._built:
                 self._rebuild()
                 self._status = self._status_line()
+            conversation = screen.conversation
+            conversation.show(conversation.transcript, to_end=conversation.follows_end)
             screen.redraw_runs()  # its detail says which run the tabs show
         screen._refresh_status()
 
@@ -241,7 +259,7 @@ class AgentGoPanes(PaneSet):
             ),
             (
                 "All runs",
-                "Every run in the Calls, Checkpoints and Timeline tabs",
+                "Every run in the Calls, Conversation, Checkpoints and Timeline tabs",
                 lambda: self.action_choose_run(None),
             ),
             ("Next run", "Only the next run there", lambda: self.action_step_run(1)),

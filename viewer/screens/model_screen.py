@@ -143,6 +143,7 @@ class ModelScreen(SearchingScreen):
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
         if self.panes is not None:
             self.runs.more = self.panes.run_detail
+            self.conversation.narrow = self.panes.narrow
 
     def _read_tail(self) -> Transcript | None:
         return tail_transcript(self.format, self.path)

@@ -10,7 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -186,6 +186,8 @@ class ItemsView(BlockView):
         self.search_term = ""
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
+        # What a format's own panes narrow the view to (the one run they show, say).
+        self.narrow: Callable[[Sequence[Item]], Sequence[Item]] | None = None
 
     # -- feeding ----------------------------------------------------------------------
 
@@ -206,6 +208,8 @@ class ItemsView(BlockView):
 
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
+        if self.narrow is not None:
+            items = self.narrow(items)
         roles, kinds = self.roles, self.kinds
         if roles is None and kinds is None:
             return items
