@@ -435,3 +435,28 @@ def test_a_turn_the_user_cut_short_is_aborted(
     os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # the writer long gone
     row = scan_file(path)
     assert (row.status, row.reason) == ("finished", None)
+
+
+def test_a_compact_summary_without_a_boundary_is_a_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Versions before ``compact_boundary`` started the chain again at the summary itself
+    (``isCompactSummary``, no parent): what came before is folded by it, not a branch."""
+    w = CCWriter(version="1.0.24")
+    u1 = w.user("old prompt")
+    a1 = w.assistant("m1", [text("old answer")], stop="end_turn")[0]
+    summary = w.user(
+        "This session is being continued from a previous conversation. Summary: old.",
+        parent=None,
+        isCompactSummary=True,
+    )
+    w.user("new prompt")
+    w.assistant("m2", [text("new answer")], stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [m.text for m in t.messages][1:] == ["new prompt", "new answer"]
+    (c,) = t.compactions
+    assert (c.id, c.folded, c.kept, c.line) == (summary, [u1, a1], [summary], 3)
+    assert c.summary.startswith("This session is being continued")
+    marks = {i.id: i.marks for i in t.raw}
+    assert marks[u1] == ["folded"] and marks[a1] == ["folded"]
+    assert t.extra["branches"] == 0

@@ -460,6 +460,7 @@ class ClaudeCodeBuilder(Builder):
         message = facts.message or _NO_MESSAGE
         parts = self._parts(message, typed)
         meta = facts.isMeta is True
+        before = self.conv_main  # the last conversation node before this line
         if facts.isCompactSummary is True:
             kind = "compact-summary"
         elif meta:
@@ -516,6 +517,23 @@ class ClaudeCodeBuilder(Builder):
                         # a preserved segment hung on the boundary follows its summary
                         self.threads.relink(head, uuid)
                     break
+            else:
+                if facts.parentUuid is None and before >= 0:
+                    # before compact_boundary lines (1.0.x) the chain began again at the
+                    # summary itself: it is the compaction, folding what came before
+                    self.boundaries.append(
+                        Boundary(
+                            id=ident,
+                            line=line,
+                            node=node,
+                            elision=False,
+                            record={},
+                            before=before,
+                            ts=ts,
+                            summary=text,
+                            summary_item=ident,
+                        )
+                    )
             return
         if meta:
             return
