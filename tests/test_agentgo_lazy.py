@@ -21,6 +21,8 @@ import orjson
 import pytest
 from helpers import file_loaded, follow_into, screen_text, wait_for
 
+from agentgo_story import write_agentgo_story
+from session_core.agentgo import AgentGoSession
 from session_core.agentgo import tail as tail_module
 from session_core.agentgo.live import LiveAgentGo
 from session_core.agentgo.reader import read, read_view
@@ -387,6 +389,22 @@ class TestNeutralModel:
         kept = live.transcript(writer_alive=None)
         assert read_again == []  # taken as fed: no record read again for the snapshot
         assert neutral(kept) == fresh  # (reading its items reads their lines again)
+
+    def test_a_message_shows_its_thinking_its_failure_and_its_usage(self, tmp_path: Path) -> None:
+        path = tmp_path / "story.jsonl"
+        write_agentgo_story(path)
+        with AgentGoSession.open(path) as s:
+            run = s.begin_run()
+            said = {"kind": "assistant", "content": "ok", "usage": {"input_tokens": 7}}
+            run.record("message_end", {"message": said})
+        items = AgentGoFormat().open(path).messages
+        assistant = next(item for item in items if item.role == "assistant")
+        assert [p.kind for p in assistant.parts][:2] == ["reasoning", "text"]
+        assert assistant.parts[0].text == "The test imports divide; read it first."
+        failed = [p for item in items for p in item.parts if p.kind == "tool-result" and p.is_error]
+        assert [p.text for p in failed] == ["1 failed: ZeroDivisionError in test_divide_by_zero"]
+        assert items[-1].usage is not None and items[-1].usage.input_tokens == 7
+        assert all(item.usage is None for item in items[:-1])
 
     def test_the_tail_ends_as_the_whole_read(self, tmp_path: Path) -> None:
         path, _ = generated(tmp_path, 400_000, 9)

@@ -193,14 +193,18 @@ class AgentGoFormat(TranscriptFormat):
 
 
 def message_parts(message: dict[str, Any]) -> list[Part]:
-    """A committed message's parts in the neutral model: its text, then its tool calls;
-    a tool result's text alone (the answer to its call)."""
-    from ..agentgo.view import message_text
+    """A committed message's parts in the neutral model: its thinking (folded), its text,
+    then its tool calls; a tool result's text alone (the answer to its call, failed
+    where the message says ``is_error``)."""
+    from ..agentgo.view import message_text, thinking_text
 
-    parts = [Part("text", message_text(message))]
     tcid = message.get("tool_call_id")
     if tcid is not None:
-        return [Part("tool-result", parts[0].text, call_id=str(tcid))]
+        failed = bool(message.get("is_error"))
+        return [Part("tool-result", message_text(message), call_id=str(tcid), is_error=failed)]
+    thinking = thinking_text(message).strip()
+    parts = [Part("reasoning", thinking)] if thinking else []
+    parts.append(Part("text", message_text(message)))
     content = message.get("content")
     if isinstance(content, list):
         for part in content:
@@ -399,7 +403,9 @@ class AgentGoModel:
             self._take_message(committed, committed.message, records.span(committed.at))
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
-        self.column.append(
+        from ..message_usage import agentgo_usage
+
+        index = self.column.append(
             message_parts(message),
             committed.seq + 1,
             role=message_role(message),
@@ -407,6 +413,9 @@ class AgentGoModel:
             span=span if self.view.records.source is not None else 0,
             ident=f"seq-{committed.seq}",
         )
+        usage = message.get("usage")
+        if isinstance(usage, dict):  # what the message says it cost (shown with it)
+            self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
         self._messages += 1
 
     def _take_calls(self) -> None:
