@@ -1,4 +1,6 @@
-"""agentgo-v1 on the format seam: its strict reader, view, peek, summary and export."""
+"""agentgo-v1 on the format seam: its strict reader, view, peek, summary and export, and
+its neutral model (``AgentGoModel``), kept a snapshot at a time while a file is followed
+(``AgentGoLive``) and read from a big file's end first (``AgentGoFormat.tail``)."""
 
 from __future__ import annotations
 
