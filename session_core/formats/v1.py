@@ -6,6 +6,7 @@ the scale engine's; this module only says how each read path reaches it.
 
 from __future__ import annotations
 
+import itertools
 import os
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -13,17 +14,17 @@ from ..model import (
     Compaction,
     Item,
     Part,
-    RunContext,
     ToolOp,
     Transcript,
     Usage,
     classify_op,
 )
 from ..text import count
-from .base import Builder, TranscriptFormat
+from .base import Builder, LiveModel, TranscriptFormat
 
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
+    from ..following import FollowUpdate
     from ..peeking import PeekResult
     from ..replay import ReplayState
     from ..scan import FileRead
@@ -39,6 +40,7 @@ class V1Builder(Builder):
         from ..replay import ReplayState
 
         self.state = ReplayState(path)
+        self._model: V1Model | None = None
 
     def feed(self, record: dict[str, Any], line: int) -> None:
         from ..errors import TranscriptError
@@ -55,7 +57,35 @@ class V1Builder(Builder):
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         self.state.warnings[:0] = [w for w in self.warnings if w not in self.state.warnings]
-        return transcript_of(self.state, self.path, writer_alive)
+        if self._model is None:
+            self._model = V1Model(self.state)
+        return self._model.transcript(self.path, writer_alive)
+
+
+class V1Live(LiveModel):
+    """The live model of a v1 file: ``follow``'s raw lines applied by ``LiveTranscript``
+    (the index pass the v1 screen uses), the neutral model a ``V1Model`` of its replay."""
+
+    def __init__(self, fmt: TranscriptFormat, path: str) -> None:
+        super().__init__(fmt, path)
+        from ..live import LiveTranscript
+
+        self.replay = LiveTranscript(path)
+        self._model: V1Model | None = None
+
+    def apply(self, update: FollowUpdate) -> bool:
+        if update.reset:
+            self.resets += 1
+        self.exists = update.exists
+        self.size = max(update.size, 0)
+        self.replay.apply(update)  # a reset starts its state again
+        return update.reset
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        state = self.replay.state
+        if self._model is None or self._model.state is not state:
+            self._model = V1Model(state)
+        return self._model.transcript(self.path, writer_alive)
 
 
 class V1Format(TranscriptFormat):
@@ -71,6 +101,9 @@ class V1Format(TranscriptFormat):
 
     def builder(self, path: str) -> Builder:
         return V1Builder(path)
+
+    def live(self, path: str) -> LiveModel:
+        return V1Live(self, path)
 
     def _state(self, path: str | os.PathLike[str]) -> ReplayState:
         from ..reader import replay_file
@@ -135,102 +168,158 @@ def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> s
 
 
 def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> Transcript:
-    """A v1 replay in the neutral model. Its items are packed (``ItemColumn``): a message
-    line's parts are read again by its span when the item is asked for, not kept."""
-    from ..indexing import loads_payload
-    from ..item_column import STICKY, ItemColumn, Items
-    from ..parts import PartSource
-    from ..replay import payload_of
-    from ..usage import tally_state
+    """A v1 replay in the neutral model, once (a followed replay keeps a ``V1Model``)."""
+    return V1Model(state).transcript(path, writer_alive)
 
-    events = state.events
-    lines = state.event_lines
-    column = ItemColumn()
-    source = events.source
-    if source is not None:
-        column.source = PartSource(
-            lambda span: _parts(payload_of(loads_payload(source.read(span))))
+
+class V1Model:
+    """The neutral model of one replay, kept from one snapshot to the next.
+
+    Its items are packed (``ItemColumn``): a message line's parts are read again by its
+    span when the item is asked for, not kept. A snapshot reads only the message lines
+    new since the last one, marks only what a new compaction or elision folded, and
+    makes again only the tool operations that were not settled yet: following a big
+    file costs what the new lines cost, not the whole file again.
+    """
+
+    def __init__(self, state: ReplayState) -> None:
+        from ..item_column import ItemColumn
+        from ..usage import UsageTally
+
+        self.state = state
+        self.column = ItemColumn()
+        self.index_of: dict[str, int] = {}
+        self.answered: set[str] = set()
+        self.usage = UsageTally()
+        self._messages = 0  # message lines in the column
+        self._folded = 0  # entries of ``state.folded_by`` marked
+        self._elisions = 0  # elisions marked
+        self._ops: list[ToolOp] = []
+        self._open: list[int] = []  # operations not settled at the last snapshot
+
+    def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
+        from ..item_column import STICKY, Items
+
+        state = self.state
+        self._add_messages()
+        self._mark()
+        column, index_of = self.column, self.index_of
+        entries: list[int | Item] = []
+        for mid, body, sticky, stub in state.entries:
+            found = index_of.get(mid)
+            if found is None:
+                item = _item(mid, dict(body), 0)
+            elif stub is not None:
+                # The stub in its message's place (the message's own parts are not read).
+                role, line = column.role_of(found), column.line[found]
+                item = Item(mid, role, [Part("text", stub)], line, marks=["elided"])
+            else:
+                # As the raw item it is (the two views share it), sticky as the replay says.
+                (column.flag if sticky else column.unflag)(found, STICKY)
+                entries.append(found)
+                continue
+            item.sticky = sticky
+            entries.append(item)
+        self.usage.update(state)
+        return Transcript(
+            format=NAME,
+            path=path,
+            meta=dict(state.meta),
+            messages=Items(column, entries=entries),
+            raw=Items(column),
+            tool_operations=self._operations(writer_alive),
+            compactions=compactions_of(state),
+            usage=Usage.of_totals(self.usage.transcript),
+            warnings=list(state.warnings),
+            lines=state.last_line,
+            extra={"grants": state.grants},
+            writer_alive=writer_alive,
         )
-    answered: set[str] = set()
-    index_of: dict[str, int] = {}
-    folded, elided = state.folded_by, state.elided
-    for position in state.message_events:
-        envelope = events[position]
-        payload = payload_of(envelope)
-        mid = str(envelope.get("id", ""))
-        kept = events.kept(position)
-        ts = envelope.get("ts")
-        index = column.append(
-            _parts(payload),
-            int(lines[position]),
-            role=_role(payload),
-            ts=ts if isinstance(ts, str) else None,
-            sticky=bool(payload.get("sticky")),
-            span=kept if isinstance(kept, int) else 0,
-            ident=mid,
-        )
-        marks = [mark for mark, ids in (("folded", folded), ("elided", elided)) if mid in ids]
-        if marks:
-            column.set_marks(index, marks)
-        tcid = payload.get("tool-call-id")
-        if isinstance(tcid, str):
-            answered.add(tcid)
-        index_of[mid] = index
-    entries: list[int | Item] = []
-    for mid, body, sticky, stub in state.entries:
-        found = index_of.get(mid)
-        if found is None:
-            item = _item(mid, dict(body), 0)
-        elif stub is not None:
-            # The stub in its message's place (the message's own parts are not read).
-            role, line = column.role_of(found), column.line[found]
-            item = Item(mid, role, [Part("text", stub)], line, marks=["elided"])
-        else:
-            # As the raw item it is (the two views share it), sticky as the replay says.
-            (column.flag if sticky else column.unflag)(found, STICKY)
-            entries.append(found)
-            continue
-        item.sticky = sticky
-        entries.append(item)
-    raw = Items(column)
-    messages = Items(column, entries=entries)
-    ops = [
-        ToolOp(
-            call_id=str(op.get("call-id", "")),
-            tool=str(op.get("tool", "")),
-            state=op_state(op, op.get("call-id") in answered, writer_alive),  # type: ignore[arg-type]
-            arguments=op.get("arguments"),
-            run_id=op.get("run-id") if isinstance(op.get("run-id"), str) else None,
-            started=op.get("dispatched-at"),
-            ended=op.get("settled-at"),
-            duration=op.get("duration") if isinstance(op.get("duration"), int | float) else None,
-        )
-        for op in state.tool_ops
-    ]
-    compactions = compactions_of(state)
-    usage = Usage.of_totals(tally_state(state).transcript)
-    contexts = []
-    for context in state.run_contexts:
-        facts = context.get("facts") if isinstance(context, dict) else None
-        contexts.append(
-            RunContext(facts=[tuple(f) for f in facts if isinstance(f, list) and len(f) == 2])
-            if isinstance(facts, list)
-            else RunContext()
-        )
-    return Transcript(
-        format=NAME,
-        path=path,
-        meta=dict(state.meta),
-        messages=messages,
-        raw=raw,
-        tool_operations=ops,
-        compactions=compactions,
-        usage=usage,
-        warnings=list(state.warnings),
-        lines=state.last_line,
-        extra={"grants": state.grants},
-        writer_alive=writer_alive,
+
+    def _add_messages(self) -> None:
+        """The message lines replayed since the last snapshot, into the column."""
+        from ..replay import payload_of
+
+        state, column = self.state, self.column
+        events, lines = state.events, state.event_lines
+        source = events.source
+        if column.source is None and source is not None:
+            # (A followed file's source comes with its first lines.) What is read again.
+            from ..indexing import loads_payload
+            from ..parts import PartSource
+
+            column.source = PartSource(
+                lambda span: _parts(payload_of(loads_payload(source.read(span))))
+            )
+        folded, elided = state.folded_by, state.elided
+        positions = state.message_events
+        for position in positions[self._messages :]:
+            envelope = events[position]
+            payload = payload_of(envelope)
+            mid = str(envelope.get("id", ""))
+            kept = events.kept(position)
+            ts = envelope.get("ts")
+            index = column.append(
+                _parts(payload),
+                int(lines[position]),
+                role=_role(payload),
+                ts=ts if isinstance(ts, str) else None,
+                sticky=bool(payload.get("sticky")),
+                span=kept if isinstance(kept, int) else 0,
+                ident=mid,
+            )
+            marks = [m for m, ids in (("folded", folded), ("elided", elided)) if mid in ids]
+            if marks:
+                column.set_marks(index, marks)
+            tcid = payload.get("tool-call-id")
+            if isinstance(tcid, str):
+                self.answered.add(tcid)
+            self.index_of[mid] = index
+        self._messages = len(positions)
+
+    def _mark(self) -> None:
+        """What compactions and elisions replayed since the last snapshot folded or
+        stubbed, marked on the items they name (the replay only ever adds to both)."""
+        state, column, index_of = self.state, self.column, self.index_of
+        folded, elided = state.folded_by, state.elided
+        named = [*itertools.islice(folded, self._folded, None)]
+        named += [e.message_id for e in state.elisions[self._elisions :]]
+        for mid in named:
+            index = index_of.get(mid)
+            if index is not None:
+                marks = [m for m, ids in (("folded", folded), ("elided", elided)) if mid in ids]
+                column.set_marks(index, marks)
+        self._folded, self._elisions = len(folded), len(state.elisions)
+
+    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
+        """Every operation: the settled ones as they were made, the others made again
+        (their state moves with the answers and the writer)."""
+        records, ops = self.state.tool_ops, self._ops
+        fresh = [*self._open, *range(len(ops), len(records))]
+        ops.extend([_NO_OP] * (len(records) - len(ops)))
+        self._open = []
+        for index in fresh:
+            op = records[index]
+            ops[index] = _tool_op(op, op.get("call-id") in self.answered, writer_alive)
+            if not op.get("settled"):
+                self._open.append(index)
+        return list(ops)
+
+
+def _tool_op(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> ToolOp:
+    return ToolOp(
+        call_id=str(op.get("call-id", "")),
+        tool=str(op.get("tool", "")),
+        state=op_state(op, answered, writer_alive),  # type: ignore[arg-type]
+        arguments=op.get("arguments"),
+        run_id=op.get("run-id") if isinstance(op.get("run-id"), str) else None,
+        started=op.get("dispatched-at"),
+        ended=op.get("settled-at"),
+        duration=op.get("duration") if isinstance(op.get("duration"), int | float) else None,
     )
+
+
+_NO_OP = ToolOp(call_id="", tool="", state="running")
 
 
 def compactions_of(state: ReplayState) -> list[Compaction]:

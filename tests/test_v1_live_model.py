@@ -1,0 +1,96 @@
+"""transcript-v1's live model on the seam (``V1Live``): follow's raw lines applied by the
+v1 index pass, the neutral model a ``V1Model`` kept between snapshots. Every snapshot of
+a followed file equals the model made afresh from the replay at that point, and the last
+equals what ``open`` reads."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import follow_into
+
+from session_core.following import FollowUpdate
+from session_core.formats import V1, by_name
+from session_core.formats.v1 import V1Live, V1Model
+from session_core.model import Transcript
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen_transcript
+
+
+def neutral(transcript: Transcript) -> dict[str, Any]:
+    """Everything of a neutral snapshot a pane, an export or the replay reads."""
+    out = transcript.to_json()
+    out["items"] = [
+        (
+            i.id,
+            i.role,
+            i.line,
+            i.kind,
+            i.ts,
+            i.marks,
+            i.sticky,
+            [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],
+        )
+        for i in transcript.raw
+    ]
+    out["replayed"] = [(i.id, i.role, i.marks, i.sticky) for i in transcript.messages]
+    out["ops"] = [(op.to_json(), op.label) for op in transcript.tool_operations]
+    out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A realistic v1 session: tool calls and their settles, elisions, compactions."""
+    path = tmp_path_factory.mktemp("v1live") / "session.jsonl"
+    gen_transcript.generate(path, 2_000_000, seed=3)
+    return path
+
+
+def test_each_snapshot_is_the_model_made_afresh(generated: Path) -> None:
+    fmt = by_name(V1)
+    live = fmt.live(str(generated))
+    assert isinstance(live, V1Live)
+    snapshots = 0
+
+    def apply(update: FollowUpdate) -> None:
+        nonlocal snapshots
+        live.apply(update)
+        alive = None if snapshots % 3 == 0 else snapshots % 3 == 1
+        kept = live.transcript(writer_alive=alive)
+        fresh = V1Model(live.replay.state).transcript(str(generated), alive)
+        assert neutral(kept) == neutral(fresh)
+        snapshots += 1
+
+    follow_into(apply, generated, 1 << 16, fmt.parsed_updates)
+    assert snapshots > 10
+    last = live.transcript()
+    assert any(c.kind == "compaction" for c in last.compactions)
+    assert any(c.kind == "elision" for c in last.compactions)
+    assert any("folded" in i.marks for i in last.raw)
+    for alive in (None, True, False):
+        assert neutral(live.transcript(alive)) == neutral(fmt.open(generated, writer_alive=alive))
+
+
+def test_a_snapshot_reads_only_the_new_message_lines(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fmt = by_name(V1)
+    live = fmt.live(str(generated))
+    follow_into(live.apply, generated, 1 << 16, fmt.parsed_updates)
+    live.transcript()
+    events = type(live.replay.state.events)
+    read: list[int] = []
+    real = events.__getitem__
+
+    def getitem(self: Any, index: int) -> Any:
+        read.append(index)
+        return real(self, index)
+
+    monkeypatch.setattr(events, "__getitem__", getitem)
+    live.transcript()
+    assert read == []  # nothing new: no message line read again
