@@ -140,6 +140,10 @@ class RunContexts(_Rebuilt):
         self._event.append(event)
         self.run_ids.append(run_id)
 
+    def event(self, index: int) -> int:
+        """The event (its position in the replay) of run context ``index``."""
+        return self._event[index]
+
     def _build(self, index: int) -> dict[str, Any]:
         return run_context(self._events[self._event[index]])
 

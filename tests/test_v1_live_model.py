@@ -94,3 +94,37 @@ def test_a_snapshot_reads_only_the_new_message_lines(
     monkeypatch.setattr(events, "__getitem__", getitem)
     live.transcript()
     assert read == []  # nothing new: no message line read again
+
+
+def test_runs_come_from_the_run_context_lines(generated: Path) -> None:
+    import orjson
+
+    contexts: list[tuple[int, str]] = []
+    sections: list[list[str]] = []
+    bodies: dict[str, str] = {}
+    messages: list[int] = []
+    for number, line in enumerate(generated.read_bytes().splitlines(), 1):
+        record = orjson.loads(line)
+        if record["type"] == "run-context":
+            contexts.append((number, record["payload"]["run-id"]))
+            sections.append([s["name"] for s in record["payload"]["sections"]])
+            for s in record["payload"]["sections"]:
+                if "rendered" in s:
+                    bodies[s["digest"]] = s["rendered"]
+        elif record["type"] == "message":
+            messages.append(number)
+    transcript = by_name(V1).open(generated, writer_alive=False)
+    runs = transcript.runs
+    assert [(r.line, r.id) for r in runs] == contexts and len(runs) > 2
+    for run, after in zip(runs, [*runs[1:], None], strict=True):
+        end = after.line if after is not None else 1 << 62
+        assert run.end_line == (after.line - 1 if after is not None else None)
+        assert run.items == sum(1 for m in messages if run.line < m < end)
+        assert run.context is not None and run.context.facts
+        assert run.usage.reported > 0
+    assert [[name for name, _ in r.context.sections] for r in runs if r.context] == sections
+    found = {body for r in runs if r.context for _, body in r.context.sections}
+    assert found <= set(bodies.values())  # each body the one its digest carries
+    assert {r.state for r in runs} == {"finished"}  # every operation settled
+    alive = by_name(V1).open(generated, writer_alive=True).runs
+    assert [r.state for r in alive] == ["finished"] * (len(runs) - 1) + ["running"]

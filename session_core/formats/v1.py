@@ -6,6 +6,7 @@ the scale engine's; this module only says how each read path reaches it.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 from typing import IO, TYPE_CHECKING, Any, ClassVar
@@ -14,6 +15,8 @@ from ..model import (
     Compaction,
     Item,
     Part,
+    Run,
+    RunContext,
     ToolOp,
     Transcript,
     Usage,
@@ -196,6 +199,7 @@ class V1Model:
         self._elisions = 0  # elisions marked
         self._ops: list[ToolOp] = []
         self._open: list[int] = []  # operations not settled at the last snapshot
+        self._contexts: list[RunContext] = []  # of the run-context lines, in file order
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         from ..item_column import STICKY, Items
@@ -227,8 +231,9 @@ class V1Model:
             meta=dict(state.meta),
             messages=Items(column, entries=entries),
             raw=Items(column),
-            tool_operations=self._operations(writer_alive),
+            tool_operations=(ops := self._operations(writer_alive)),
             compactions=compactions_of(state),
+            runs=self._runs(ops, writer_alive),
             usage=Usage.of_totals(self.usage.transcript),
             warnings=list(state.warnings),
             lines=state.last_line,
@@ -304,6 +309,61 @@ class V1Model:
             if not op.get("settled"):
                 self._open.append(index)
         return list(ops)
+
+    def _runs(self, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
+        """A run for each run id, from the run-context line that starts it to the next
+        run's (a later line for the same id gives its context again); its usage is the
+        messages' in between (``UsageTally``). It is running while an operation of it has
+        no result, and so is the last run while the writer lives (interrupted once the
+        writer is gone); else finished."""
+        state = self.state
+        contexts, lines = state.run_contexts, state.event_lines
+        for index in range(len(self._contexts), len(contexts)):
+            line = int(lines[contexts.event(index)])
+            self._contexts.append(_context(state, contexts[index], line))
+        first: dict[str, int] = {}  # run id -> its first run-context line, and its last
+        latest: dict[str, int] = {}
+        for index, run_id in enumerate(contexts.run_ids):
+            first.setdefault(run_id, index)
+            latest[run_id] = index
+        pending = {op.run_id for op in ops if op.state in ("running", "interrupted")}
+        messages = state.message_events
+        order = list(first)
+        runs: list[Run] = []
+        for number, run_id in enumerate(order):
+            begin = contexts.event(first[run_id])
+            end = contexts.event(first[order[number + 1]]) if number + 1 < len(order) else None
+            run_state: Any = "finished"
+            if run_id in pending or (end is None and writer_alive):
+                run_state = "interrupted" if writer_alive is False else "running"
+            totals = self.usage.runs.get(run_id)
+            runs.append(
+                Run(
+                    id=run_id,
+                    state=run_state,
+                    line=int(lines[begin]),
+                    end_line=None if end is None else int(lines[end]) - 1,
+                    started=contexts[first[run_id]].get("ts") or None,
+                    usage=Usage.of_totals(totals) if totals is not None else Usage(),
+                    context=self._contexts[latest[run_id]],
+                    items=bisect.bisect_left(messages, len(lines) if end is None else end)
+                    - bisect.bisect_left(messages, begin),
+                )
+            )
+        return runs
+
+
+MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
+
+
+def _context(state: ReplayState, record: dict[str, Any], line: int) -> RunContext:
+    """A run-context line's facts and its sections' bodies (wherever they are carried)."""
+    facts = [(str(k), str(v)) for f in record.get("facts", []) if len(f) == 2 for k, v in [f]]
+    sections = []
+    for section in record.get("sections", []):
+        body = state.run_context_section(str(section.get("digest", "")))
+        sections.append((str(section.get("name", "")), body if body is not None else MISSING))
+    return RunContext(facts=facts, sections=sections, line=line)
 
 
 def _tool_op(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> ToolOp:
