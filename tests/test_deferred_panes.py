@@ -81,3 +81,38 @@ async def test_a_tab_asked_for_before_its_pane_came_is_drawn_when_it_comes(
             assert "tools" not in screen._stale_panes  # drawn once it came
     finally:
         TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
+
+
+async def test_the_model_screen_defers_its_panes_too(tmp_path: Path) -> None:
+    from model_toy import toy_registered, write_toy
+
+    from viewer.screens.model_screen import ModelScreen
+    from viewer.widgets.model_panes import OpsPane
+
+    with toy_registered():
+        path = write_toy(tmp_path / "toy.jsonl")
+        original = ModelScreen._mount_panes
+        ModelScreen._mount_panes = lambda self: None  # type: ignore[method-assign]
+        try:
+            async with app_on(path, SIZE) as (app, pilot):
+                for _ in range(200):
+                    screen = app.screen
+                    if isinstance(screen, ModelScreen) and screen._loaded:
+                        break
+                    await pilot.pause(0.02)
+                assert isinstance(screen, ModelScreen)
+                assert not screen.query(OpsPane)  # drawn: the conversation alone so far
+                await pilot.press("2")  # tool operations, before their pane came
+                await pilot.pause(0.1)
+                ModelScreen._mount_panes = original  # type: ignore[method-assign]
+                screen._mount_panes()
+                for _ in range(100):
+                    if screen.panes_ready:
+                        break
+                    await pilot.pause(0.02)
+                await pilot.pause(0.2)
+                assert screen.query_one(TabbedContent).active == "tools"
+                assert screen.ops.table.row_count == 3  # drawn once it came
+                assert app.focused is screen.ops.table
+        finally:
+            ModelScreen._mount_panes = original  # type: ignore[method-assign]

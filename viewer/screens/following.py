@@ -36,6 +36,7 @@ LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 PANES_AFTER = 0.5  # seconds: the hidden tabs' panes come by then, drawn content or not
+FIRST_TAB = "conversation"  # every file screen opens on its conversation
 
 # The keys that mean the same on every file screen that has them.
 SEARCH = Binding("slash", "search", "Search")
@@ -221,10 +222,10 @@ class FollowingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield self._status_bar()
         yield Static(id="problem")
-        with TabbedContent(id="tabs", initial="conversation"):
-            for index, tab in enumerate(self.TABS):
+        with TabbedContent(id="tabs", initial=FIRST_TAB):
+            for tab in self.TABS:
                 with TabPane(tab.title, id=tab.id):
-                    if index == 0 or not self.DEFER_PANES:
+                    if tab.id == FIRST_TAB or not self.DEFER_PANES:
                         yield tab.pane()
         yield from self._below_tabs()
         yield Footer()
@@ -304,9 +305,8 @@ class FollowingScreen(Screen[None]):
     async def _mount_hidden_panes(self) -> None:
         if not self.is_attached:
             return
-        await asyncio.gather(
-            *(self.query_one(f"TabPane#{tab.id}").mount(tab.pane()) for tab in self.TABS[1:])
-        )
+        hidden = [tab for tab in self.TABS if tab.id != FIRST_TAB]
+        await asyncio.gather(*(self.query_one(f"TabPane#{t.id}").mount(t.pane()) for t in hidden))
         self.panes_ready = True
         with self.state_lock:
             self._panes_mounted()

@@ -37,6 +37,7 @@ from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
 from .following import (
     FILTER,
+    FIRST_TAB,
     RAW_REPLAYED,
     SEARCH,
     WARNINGS,
@@ -139,11 +140,26 @@ class ModelScreen(SearchingScreen):
     runs = Pane(RunsPane, "#model-runs")
     diff = Pane(LinesView, "#model-diff")
 
+    DEFER_PANES = True
+
     def on_mount(self) -> None:
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
         if self.panes is not None:
-            self.runs.more = self.panes.run_detail
             self.conversation.narrow = self.panes.narrow
+
+    def _panes_mounted(self) -> None:
+        panes = self.panes
+        if panes is not None:
+            self.runs.more = panes.run_detail
+            if self._loaded and not self._previewing:
+                panes.followed(False)  # its own panes, drawn for what was read meanwhile
+        tab = self.query_one(TabbedContent).active
+        self._refresh_pane(tab)
+        if tab != FIRST_TAB:  # asked for before its pane came
+            if panes is not None:
+                panes.tab_shown(tab)
+            self._focus_tab(tab)
+        self._refresh_status()
 
     def _read_tail(self) -> Transcript | None:
         return tail_transcript(self.format, self.path)
@@ -169,8 +185,9 @@ class ModelScreen(SearchingScreen):
         if update.reset and self._loaded:
             self._say_rebuilt()
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
-        if update.caught_up:
+        if update.caught_up and not self._loaded:
             self._loaded = True
+            self._refresh_status()  # (drawn as still loading a moment ago)
 
     def _draw_wait(self, update: FollowUpdate) -> float:
         """Seconds until ``update`` may be drawn (0: now). A load's last batch and a
@@ -204,7 +221,7 @@ class ModelScreen(SearchingScreen):
 
     def _refresh_pane(self, tab: str) -> None:
         """The shown pane follows the snapshot now; hidden ones catch up when shown."""
-        if tab not in self._stale:
+        if tab not in self._stale or not self.panes_ready:
             return
         self._stale.discard(tab)
         if tab == "tools":
@@ -221,6 +238,8 @@ class ModelScreen(SearchingScreen):
         panes = self.panes
         if panes is None or self._swapping or not self.is_attached or self._previewing:
             return  # a big file's own panes are drawn once it is read
+        if not self.panes_ready:
+            return  # drawn when they come (``_panes_mounted``)
         with self.state_lock:
             panes.followed(update.reset)
         self._refresh_status()
@@ -230,7 +249,7 @@ class ModelScreen(SearchingScreen):
         if self._loaded:
             with self.state_lock:
                 self._draw()
-        if self.panes is not None and not self._previewing:
+        if self.panes is not None and not self._previewing and self.panes_ready:
             with self.state_lock:
                 self.panes.liveness_changed(live)
 
@@ -279,6 +298,8 @@ class ModelScreen(SearchingScreen):
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+        if not self.panes_ready:
+            return  # drawn and focused when its pane comes
         self._refresh_pane(tab)
         if self.panes is not None:
             self.panes.tab_shown(tab)
@@ -372,7 +393,7 @@ class ModelScreen(SearchingScreen):
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in self._stale:  # a tab drawn for an older snapshot
             self._refresh_pane(event.pane.id)
-        if self.panes is not None and event.pane.id is not None:
+        if self.panes is not None and event.pane.id is not None and self.panes_ready:
             self.panes.tab_shown(event.pane.id)
 
     def _escaped(self, event: events.Key) -> None:
