@@ -237,12 +237,13 @@ def screen_lines(app: TailscopeApp) -> list[str]:
 
 
 async def file_loaded(pilot: Pilot[None], kind: type[FollowingScreen]) -> None:
-    """Wait until the topmost ``kind`` screen has the file, and let its panes lay it out
-    (a loaded machine renders slowly). A load that stalls fails the test."""
+    """Wait until the topmost ``kind`` screen has the file and its hidden tabs' panes
+    (they come after the first screen), and let them lay it out (a loaded machine renders
+    slowly). A load that stalls fails the test."""
 
     def loaded() -> bool:
         screens = [s for s in pilot.app.screen_stack if isinstance(s, kind)]
-        return bool(screens and screens[-1]._loaded)
+        return bool(screens and screens[-1]._loaded and screens[-1].panes_ready)
 
     deadline = asyncio.get_running_loop().time() + 15.0
     while not loaded():
