@@ -6,15 +6,18 @@ never the file; a call with nothing new fed returns the previous model's parts.
 
 from __future__ import annotations
 
+import bisect
+import copy
 import itertools
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
 from . import NAME
-from .builder import META, SIDECHAIN, SYNTHETIC, seconds_between
+from .builder import META, NOT_TOUCHED, SIDECHAIN, SYNTHETIC, seconds_between
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
@@ -57,42 +60,79 @@ def nodes_of(on: bytearray) -> array[int]:
     return array("i", itertools.compress(range(len(on)), on))
 
 
+@dataclass(slots=True)
+class Chain:
+    """What the last assembly made of the chain, for the next to build on: a followed
+    file's new lines mostly extend the chain, and then the nodes and items before them
+    keep their statuses, marks and place in the replayed view."""
+
+    main_side: int
+    boundaries: int
+    leaf: int
+    active: bytes  # per node: on the chain (``recover``)
+    status: bytearray  # per node (``Threads.statuses``)
+    items: int  # raw items marked
+    branches: list[int]  # the raw items counted as where a branch leaves the chain
+    messages: list[int]  # the replayed view's raw items, before kept segments are hung
+    seen: bytearray  # per raw item: taken (or passed over) for the replayed view
+    resolved: int  # ``Threads.resolved`` then
+
+
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     threads = b.threads
     main_side = 0 if b.has_main else 1  # a subagent's own file: every line a sidechain
+    prev = b.chain
+    if prev is not None and (
+        prev.main_side != main_side
+        or prev.boundaries != len(b.boundaries)
+        or prev.resolved != threads.resolved
+        or any(n < len(prev.active) and u in threads.index for n, u in threads.pending.items())
+    ):
+        prev = None  # (a node fed before now has its parent: its status may be another)
     leaf = b.leaf_main if b.has_main else b.leaf_side
     active = recover(b, threads.walk(leaf)) if leaf >= 0 else bytearray(len(threads))
 
     compactions, folded = _compactions(b)
     last_boundary = max((c.line for c in compactions if c.kind == "compaction"), default=0)
-    status = threads.statuses(active, folded, last_boundary, main_side)
     elided = {i for c in compactions if c.kind == "elision" for i in c.folded}
-    branches = _mark(b, status, last_boundary, elided)
-
-    messages: list[int | Item] = []  # raw items' indexes
-    seen: set[int] = set()
-    raw, node_raw, flags = b.raw, b.node_raw, b.raw_flags
-    kinds = threads.kind
-    for node in nodes_of(active):
-        if kinds[node] not in (USER, ASSISTANT):
-            continue
-        index = node_raw[node]
-        if index in seen or flags[index] & META:
-            continue
-        seen.add(index)
-        if raw.kind_of(index) != "meta":
-            messages.append(index)
+    start = _unchanged(b, prev, active) if prev is not None else 0
+    if prev is not None and start >= 0:  # the nodes before ``start`` are as they were
+        status = threads.statuses(active, folded, last_boundary, main_side, prev.status, start)
+        # The items from ``start``'s line on (an item's first line is its node's line).
+        first = prev.items
+        if start < len(active):
+            first = min(first, bisect.bisect_left(b.raw.line, threads.line[start]))
+        branches = prev.branches[: bisect.bisect_left(prev.branches, first)]
+        _mark(b, status, last_boundary, elided, branches, first)
+        messages_now = _taken(b, active, start, prev.messages, prev.seen, prev.items)
+    else:
+        status = threads.statuses(active, folded, last_boundary, main_side)
+        branches = []
+        _mark(b, status, last_boundary, elided, branches)
+        messages_now = None
+    if messages_now is None:
+        messages_now = _taken(b, active, 0, [], bytearray(), 0)
+        assert messages_now is not None
+    b.chain = Chain(
+        main_side,
+        len(b.boundaries),
+        leaf,
+        bytes(active),
+        status,
+        len(b.raw),
+        branches,
+        *messages_now,
+        threads.resolved,  # (as the walks and statuses left it)
+    )
+    messages: list[int | Item] = [*b.chain.messages]
+    raw = b.raw
     for bd in b.boundaries:
         if bd.kept_raw and active[bd.head]:
             messages = _kept_after_anchor(b, bd, messages)
 
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
-    usage = Usage.total(
-        r.usage if r.usage is not None else Usage(responses=1)
-        for r in b.responses.values()
-        if r.model != SYNTHETIC
-    )
+    usage = _usage(b)
     meta: dict[str, Any] = dict(b.meta)
     title = (
         b.titles.get("custom-title")
@@ -105,7 +145,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         meta["title"] = title
     extra: dict[str, Any] = {
         "turns": len(runs),
-        "branches": branches,
+        "branches": len(branches),
         "line-types": dict(b.type_counts),
         "progress": dict(b.progress_counts),
         "responses": len(b.responses),
@@ -137,6 +177,53 @@ def _summary_title(b: ClaudeCodeBuilder) -> str | None:
         if leaf is None or b.threads.node_of(leaf) >= 0:
             return text
     return None
+
+
+def _unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:
+    """The first node whose place on the chain is not what the last assembly found, where
+    that is after its leaf (the progress lines after the last message join the chain once
+    the next message hangs from them); -1 when it is not (the chain moved: a rewind)."""
+    old = prev.active
+    n = len(old)
+    if active[:n] == old:
+        return n
+    lo, hi = 0, n  # active[:lo] == old[:lo], not so up to hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if active[:mid] == old[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo if lo > prev.leaf else -1
+
+
+def _taken(
+    b: ClaudeCodeBuilder,
+    active: bytearray,
+    start: int,
+    messages: list[int],
+    seen: bytearray,
+    items: int,
+) -> tuple[list[int], bytearray] | None:
+    """The replayed view's items: ``messages`` (those of the nodes before ``start``),
+    then those of the active nodes from ``start``, each once, in file order. None when
+    one of those is an item from before ``items`` not yet taken: its place is further up,
+    where only the whole view puts it."""
+    raw, node_raw, flags, kinds = b.raw, b.node_raw, b.raw_flags, b.threads.kind
+    seen = seen + bytearray(len(raw) - len(seen))
+    taken: list[int] = []
+    for node in itertools.compress(range(start, len(active)), active[start:]):
+        if kinds[node] not in (USER, ASSISTANT):
+            continue
+        index = node_raw[node]
+        if seen[index] or flags[index] & META:
+            continue
+        if index < items:
+            return None
+        seen[index] = 1
+        if raw.kind_of(index) != "meta":
+            taken.append(index)
+    return [*messages, *taken], seen
 
 
 def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
@@ -253,23 +340,30 @@ def _kept_after_anchor(
     return [*rest[:pos], *bd.kept_raw, *rest[pos:]]
 
 
-def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: set[str]) -> int:
-    """Set each raw item's marks; the number of branches (off the chain, from it)."""
-    branches = 0
+def _mark(
+    b: ClaudeCodeBuilder,
+    status: bytearray,
+    last_boundary: int,
+    elided: set[str],
+    branches: list[int],
+    start: int = 0,
+) -> None:
+    """Set each raw item's marks (from ``start``); append to ``branches`` those where a
+    branch leaves the chain."""
     threads = b.threads
     column = b.raw
     kept = column.marks
     flags = column.flags
     lines = column.line
     raw_node, raw_flags = b.raw_node, b.raw_flags
-    for index in range(len(column)):
+    for index in range(start, len(column)):
         node = raw_node[index]
         flag = raw_flags[index]
         st = status[node] if node >= 0 else (FOLDED if lines[index] < last_boundary else 0)
         if st == BRANCH:
             parent = threads.parent_of(node)
             if parent < 0 or status[parent] != BRANCH:
-                branches += 1
+                branches.append(index)
         key = (
             bool(flag & SIDECHAIN),
             st,
@@ -291,7 +385,6 @@ def _mark(b: ClaudeCodeBuilder, status: bytearray, last_boundary: int, elided: s
             marks = _NO_MARKS
         if kept.get(index, _NO_MARKS) is not marks:
             column.set_marks(index, marks)
-    return branches
 
 
 _NO_MARKS: list[str] = []
@@ -395,10 +488,11 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
                 ended=ended,
                 duration=duration,
                 prompt=mark.prompt,
-                usage=Usage.total(r.usage for r in mark.responses if r.usage),
+                usage=_run_usage(b, index, mark.responses),
                 items=mark.items,
             )
         )
+    b.runs_touched.clear()
     return out
 
 
@@ -409,6 +503,53 @@ def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None)
     if last.stop == "end_turn":
         return not _unanswered(b, last.calls)
     return last.stop is None and not last.calls and writer_alive is False
+
+
+_OPEN = 16  # the last responses, still being written: folded afresh every time
+
+
+def _usage(b: ClaudeCodeBuilder) -> Usage:
+    """The file's usage: every response once (one that reported nothing counts as a
+    response), in order. The fold over all but the last few is kept, and folded again
+    from the start when a response in it had its usage made again since."""
+    prefix = b.usage_prefix
+    if prefix is None or b.usage_touched < prefix[0]:
+        prefix = (0, Usage())
+    b.usage_touched = NOT_TOUCHED
+    count, folded = prefix
+    keep = max(len(b.responses) - _OPEN, count)
+    if keep > count:
+        folded = copy.copy(folded)
+        _fold(folded, itertools.islice(b.responses.values(), count, keep))
+    b.usage_prefix = (keep, folded)
+    total = copy.copy(folded)
+    _fold(total, itertools.islice(b.responses.values(), keep, None))
+    return total
+
+
+def _fold(total: Usage, responses: Iterable[Response]) -> None:
+    for r in responses:
+        if r.model != SYNTHETIC:
+            total.add(r.usage if r.usage is not None else _UNREPORTED)
+
+
+_UNREPORTED = Usage(responses=1)
+
+
+def _run_usage(b: ClaudeCodeBuilder, index: int, responses: list[Response]) -> Usage:
+    """A turn's usage: its responses' that reported, in order (kept per turn, folded
+    again when one of them had its usage made again since)."""
+    kept = b.run_usage.get(index)
+    if kept is None or index in b.runs_touched:
+        kept = (0, Usage())
+    count, total = kept
+    if len(responses) > count:
+        total = copy.copy(total)
+        for r in responses[count:]:
+            if r.usage is not None:
+                total.add(r.usage)
+        b.run_usage[index] = (len(responses), total)
+    return copy.copy(total)
 
 
 def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:

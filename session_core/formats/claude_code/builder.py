@@ -14,7 +14,7 @@ from array import array
 from collections import Counter
 from datetime import datetime
 from sys import intern
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
@@ -29,7 +29,11 @@ from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, res
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
 
+if TYPE_CHECKING:
+    from .assemble import Chain
+
 SIDECHAIN, META = 1, 2  # raw item flags
+NOT_TOUCHED = 1 << 62  # ``usage_touched`` when no response's usage changed
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that may say so
 _META_KEYS = {  # a Line's field -> the meta key
     "sessionId": "session-id",
@@ -102,6 +106,13 @@ class ClaudeCodeBuilder(Builder):
         self._stale: list[Response] = []  # responses whose usage changed (``settle_usage``)
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
+        self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
+        # What the assembly keeps of usage totals, and what changed them since: the first
+        # response (by ``order``) and the turns whose responses' usage was made again.
+        self.usage_prefix: tuple[int, Usage] | None = None
+        self.run_usage: dict[int, tuple[int, Usage]] = {}
+        self.usage_touched = NOT_TOUCHED
+        self.runs_touched: set[int] = set()
         self._raw = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
         # The file's own side: its first conversation line's isSidechain (a subagent's
@@ -351,13 +362,18 @@ class ClaudeCodeBuilder(Builder):
             index = self.add_item(
                 parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
             )
+            replaced = self.responses.get(key)  # (another side's: this one takes its place)
             response = Response(
                 id=uuid or f"line-{line}",
                 side=side,
                 raw=index,
                 model=model,
                 run=len(self.runs) - 1,
+                order=len(self.responses) if replaced is None else replaced.order,
             )
+            if replaced is not None:
+                self.usage_touched = min(self.usage_touched, replaced.order)
+                self.runs_touched.add(replaced.run)
             self.responses[key] = response
             self.response_at[index] = response
             if not self.off and self.runs:
@@ -419,6 +435,8 @@ class ClaudeCodeBuilder(Builder):
             )
             response.stale = False
             self.raw.set_usage(response.raw, response.usage)
+            self.usage_touched = min(self.usage_touched, response.order)
+            self.runs_touched.add(response.run)
         self._stale.clear()
 
     def _extend(self, response: Response, parts: list[Part]) -> None:

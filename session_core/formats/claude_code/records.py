@@ -26,6 +26,7 @@ class Response:
     tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
     stop: str | None = None
     run: int = -1
+    order: int = -1  # its place among the file's responses (``builder.responses``)
 
 
 @dataclass(slots=True)

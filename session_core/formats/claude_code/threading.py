@@ -24,7 +24,7 @@ _UNRESOLVED = -2  # a parent uuid not (yet) seen: kept as a string in ``pending`
 class Threads:
     """The nodes of one file, in file order."""
 
-    __slots__ = ("index", "kind", "line", "parent", "pending", "side", "uuids_seen")
+    __slots__ = ("index", "kind", "line", "parent", "pending", "resolved", "side", "uuids_seen")
 
     def __init__(self) -> None:
         self.index: dict[str, int] = {}  # uuid -> node
@@ -33,6 +33,7 @@ class Threads:
         self.kind = array("b")
         self.side = bytearray()  # 1: a sidechain line
         self.pending: dict[int, str] = {}  # node -> parent uuid not seen when it was fed
+        self.resolved = 0  # pending parents found since (each changes a node's chain)
         self.uuids_seen = 0
 
     def __len__(self) -> int:
@@ -65,6 +66,7 @@ class Threads:
         if found >= 0 and found != node:
             self.parent[node] = found
             del self.pending[node]
+            self.resolved += 1
             return found
         return -1
 
@@ -96,16 +98,23 @@ class Threads:
         return out
 
     def statuses(
-        self, active: bytearray, folded: bytearray, boundary_line: int, main_side: int
+        self,
+        active: bytearray,
+        folded: bytearray,
+        boundary_line: int,
+        main_side: int,
+        known: bytearray | None = None,
+        start: int = 0,
     ) -> bytearray:
         """Each node's status: on the chain now, folded by a compaction, on a branch, or
-        neither (a progress or hook line hanging off the chain takes its parent's word)."""
+        neither (a progress or hook line hanging off the chain takes its parent's word).
+        Given ``known`` (the statuses of the first ``start`` nodes), only the later ones."""
         n = len(self.line)
-        status = bytearray(n)
+        status = bytearray(n) if known is None else known[:start] + bytearray(n - start)
         kinds = self.kind
         lines = self.line
         side = self.side
-        for node in range(n):
+        for node in range(start, n):
             if side[node] != main_side:
                 continue  # a subagent's line: marked a sidechain, on no chain of ours
             if active[node]:

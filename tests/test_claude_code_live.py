@@ -1,0 +1,80 @@
+"""A followed Claude Code session's snapshots build on the last (``assemble.Chain``):
+where new lines only extend the chain, the nodes and items before them keep their
+statuses, marks and place, and only the new ones are taken; the usage totals of the
+file and of each turn are kept folded, and folded again from where a response's usage
+changed. Every snapshot must equal the one assembled afresh from the same builder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_code_writer import story
+from helpers import follow_into
+
+from session_core.following import FollowUpdate
+from session_core.formats import CLAUDE_CODE, by_name
+from session_core.model import Transcript
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import gen_claude_code
+
+
+def neutral(transcript: Transcript) -> dict[str, Any]:
+    """Everything of a snapshot a pane reads (its items built now: marks as they are)."""
+    out = transcript.to_json()
+    out["raw"] = [(i.id, i.role, i.line, i.kind, i.marks, i.sticky) for i in transcript.raw]
+    out["replayed"] = [(i.id, i.marks) for i in transcript.messages]
+    out["ops"] = [(op.to_json(), op.label) for op in transcript.tool_operations]
+    out["runs"] = [run.to_json() for run in transcript.runs]
+    return out
+
+
+def generated(folder: Path, seed: int) -> Path:
+    path = folder / f"session-{seed}.jsonl"
+    gen_claude_code.generate(path, 700_000, seed=seed)
+    return path
+
+
+@pytest.mark.parametrize("source", ["story", "generated-1", "generated-2"])
+def test_each_snapshot_is_the_one_assembled_afresh(
+    tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from session_core.formats.claude_code import assemble
+
+    built_on: list[bool] = []
+    real = assemble._unchanged
+
+    def unchanged(*args: Any) -> int:
+        start: int = real(*args)
+        built_on.append(start >= 0)
+        return start
+
+    monkeypatch.setattr(assemble, "_unchanged", unchanged)
+    if source == "story":
+        path = story(tmp_path, torn=False)
+        batch = 256  # a few lines a batch: the branch, the boundaries, each on its own
+    else:
+        path = generated(tmp_path, int(source[-1]))
+        batch = 1 << 13
+    fmt = by_name(CLAUDE_CODE)
+    live = fmt.live(str(path))
+    snapshots = 0
+
+    def apply(update: FollowUpdate) -> None:
+        nonlocal snapshots
+        live.apply(update)
+        builder: Any = live.builder
+        kept = neutral(live.transcript(writer_alive=False))
+        chain, prefix, runs = builder.chain, builder.usage_prefix, builder.run_usage
+        builder.chain = builder.usage_prefix = None  # the whole chain taken again, and
+        builder.run_usage = {}  # every usage total folded again
+        assert kept == neutral(live.transcript(writer_alive=False))
+        if snapshots % 2:  # (and now and then what was built on, built on again)
+            builder.chain, builder.usage_prefix, builder.run_usage = chain, prefix, runs
+        snapshots += 1
+
+    follow_into(apply, path, batch, fmt.parsed_updates)
+    assert built_on.count(True) > built_on.count(False)  # mostly built on, not taken again
