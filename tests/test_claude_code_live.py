@@ -78,3 +78,67 @@ def test_each_snapshot_is_the_one_assembled_afresh(
 
     follow_into(apply, path, batch, fmt.parsed_updates)
     assert built_on.count(True) > built_on.count(False)  # mostly built on, not taken again
+
+
+def _groups_compared(path: Path, groups: list[int]) -> None:
+    """Feed the file's lines in groups of these sizes, a snapshot after each, each against
+    the one assembled afresh."""
+    from session_core.formats.base import read_lines
+
+    builder: Any = by_name(CLAUDE_CODE).builder(str(path))
+    lines = list(read_lines(str(path), builder))
+    at = 0
+    for size in groups:
+        for number, raw, span in lines[at : at + size]:
+            builder.lines, builder.span, builder.line_bytes = number, span, len(raw)
+            builder.feed_line(raw, number)
+        at += size
+        kept = neutral(builder.transcript(writer_alive=False))
+        chain, prefix, runs = builder.chain, builder.usage_prefix, builder.run_usage
+        builder.chain = builder.usage_prefix = None
+        builder.run_usage = {}
+        assert kept == neutral(builder.transcript(writer_alive=False)), f"after {at} lines"
+        builder.chain, builder.usage_prefix, builder.run_usage = chain, prefix, runs
+    assert at == len(lines)
+
+
+def test_parallel_calls_answered_beside_the_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One response over three lines (A1 text, A2 and A3 a call each); each call's result
+    # hangs from its own line, and the next response from the last result: the chain
+    # walked back misses the first result, which only the response's calls recover.
+    from claude_code_writer import CCWriter, text, tool_use
+
+    w = CCWriter()
+    w.user("list and count")
+    _a1, a2, a3 = w.assistant(
+        "m1", [text("Both."), tool_use("t1", "Bash", command="ls"), tool_use("t2", "Bash")]
+    )
+    w.result("t1", "a\nb", parent=a2)
+    r2 = w.result("t2", "2", parent=a3)
+    w.assistant("m2", [text("Two files.")], parent=r2, stop="end_turn")
+    w.user("again, the other way round")
+    _b1, b2, b3 = w.assistant(
+        "m3", [text("Again."), tool_use("t3", "Bash"), tool_use("t4", "Bash")]
+    )
+    r4 = w.result("t4", "4", parent=b3)  # the later call answered first
+    w.result("t3", "3", parent=b2)
+    w.assistant("m4", [text("Done.")], parent=r4, stop="end_turn")
+    path = w.write(tmp_path / "parallel.jsonl")
+    # after A3, then the two results of m1 at once (the chain from the second result
+    # comes back to A3; the first result hangs from A2); line by line for m3
+    from session_core.formats.claude_code import assemble
+
+    grown: list[bool] = []
+    real = assemble._grown
+
+    def counted(*args: Any) -> Any:
+        active = real(*args)
+        grown.append(active is not None)
+        return active
+
+    monkeypatch.setattr(assemble, "_grown", counted)
+    _groups_compared(path, [4, 2, 1, 1, 3, 2, 1])
+    _groups_compared(path, [1] * 14)
+    assert grown.count(True) >= 8

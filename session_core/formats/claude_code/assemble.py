@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .records import Boundary, Call, Response
 
 
-def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:
+def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = None) -> bytearray:
     """A walked chain, with what parallel tool calls leave beside it.
 
     One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
@@ -34,8 +34,10 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int]) -> bytearray:
     from the leaf misses the other split lines and results. Every line of a response
     on the chain is on it, and so is the first result answering each of its calls.
     A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
+    Given ``on``, the chain's nodes are marked there (as well).
     """
-    on = bytearray(len(b.threads))
+    if on is None:
+        on = bytearray(len(b.threads))
     for node in chain:
         on[node] = 1
     side, kinds = b.threads.side, b.threads.kind
@@ -90,7 +92,12 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     ):
         prev = None  # (a node fed before now has its parent: its status may be another)
     leaf = b.leaf_main if b.has_main else b.leaf_side
-    active = recover(b, threads.walk(leaf)) if leaf >= 0 else bytearray(len(threads))
+    grown = _grown(b, prev, leaf) if prev is not None else None
+    if grown is not None:
+        active = grown
+    else:
+        active = recover(b, threads.walk(leaf)) if leaf >= 0 else bytearray(len(threads))
+    b.answered.clear()
 
     compactions, folded = _compactions(b)
     last_boundary = max((c.line for c in compactions if c.kind == "compaction"), default=0)
@@ -177,6 +184,44 @@ def _summary_title(b: ClaudeCodeBuilder) -> str | None:
         if leaf is None or b.threads.node_of(leaf) >= 0:
             return text
     return None
+
+
+def _grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
+    """``recover`` of the chain from ``leaf``, from the last assembly's, where the new leaf
+    hangs from the old through new nodes alone (else None): those nodes, what they bring
+    beside them, new lines of the responses on it and new answers to their calls."""
+    threads = b.threads
+    n0 = len(prev.active)
+    segment = array("i")
+    node = leaf
+    parents = threads.parent
+    while node >= n0:  # (parents come before their children: no cycle among new nodes)
+        segment.append(node)
+        parent = parents[node]
+        node = parent if parent >= 0 else threads.parent_of(node)
+    if node != prev.leaf:
+        return None  # the chain moved (a rewind, a new root, a subagent's file)
+    active = bytearray(prev.active)
+    active.extend(bytes(len(threads) - n0))
+    # (What the new nodes bring may reach back: a response's first line, an answer
+    # written before the line the chain came by.)
+    recover(b, segment, active)
+    side, kinds = threads.side, threads.kind
+    node_raw, response_at = b.node_raw, b.response_at
+    for node in range(n0, len(threads)):  # a response's new line beside the chain
+        if kinds[node] == ASSISTANT and not active[node]:
+            response = response_at.get(node_raw[node])
+            if response is not None and any(active[other] for other in response.nodes):
+                for other in response.nodes:
+                    active[other] = 1
+    for call in b.answered:  # an answer to a call of a response on the chain
+        result = call.result_node
+        first = threads.node_of(call.message_id)
+        if result >= 0 and first >= 0 and active[first] and side[result] == side[first]:
+            active[result] = 1
+        elif first < 0:
+            return None  # (a response without a uuid: its place on the chain is not known)
+    return active
 
 
 def _unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:

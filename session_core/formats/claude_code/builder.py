@@ -113,6 +113,7 @@ class ClaudeCodeBuilder(Builder):
         self.run_usage: dict[int, tuple[int, Usage]] = {}
         self.usage_touched = NOT_TOUCHED
         self.runs_touched: set[int] = set()
+        self.answered: list[Call] = []  # calls answered since the last assembly
         self._raw = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
         # The file's own side: its first conversation line's isSidechain (a subagent's
@@ -581,6 +582,7 @@ class ClaudeCodeBuilder(Builder):
         call.result_part = part
         call.result_line = line
         call.result_node = node
+        self.answered.append(call)
         call.is_error = is_error
         call.interrupted = interrupted
         call.ended = ts
