@@ -135,6 +135,28 @@ def test_tail_first_ends_like_the_whole_read(tmp_path: Path) -> None:
         assert last == expected
 
 
+def test_the_first_screens_window_grows_only_for_big_lines(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter
+
+    from session_core.formats import base
+
+    def session(name: str, text_size: int, messages: int) -> str:
+        w = CCWriter()
+        for n in range(messages):
+            w.user(f"question {n} " + "x" * text_size)
+        return str(w.write(tmp_path / name))
+
+    fmt = by_name("claude-code")
+    small = tail_transcript(fmt, session("small.jsonl", 100, 5000))
+    assert small is not None
+    assert small.extra["tail-window"] <= base.FIRST_WINDOW  # enough lines at once
+    assert len(small.messages) >= base.FIRST_LINES / 2
+    big = tail_transcript(fmt, session("big.jsonl", 60_000, 60))
+    assert big is not None
+    assert base.FIRST_WINDOW < big.extra["tail-window"] <= base.TAIL_WINDOW
+    assert big.messages[-1].parts[0].text.startswith("question 59 ")
+
+
 def test_a_line_changed_on_disk_reads_as_changed(tmp_path: Path) -> None:
     name, path = fixtures(tmp_path)[0]
     transcript = by_name(name).open(path)

@@ -32,7 +32,10 @@ if TYPE_CHECKING:
 
 
 IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
-TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen
+TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen, at most
+# A first screen needs a screenful and some: the window starts this small and grows (to
+# TAIL_WINDOW) only while it holds fewer lines than that (a file of big lines).
+FIRST_WINDOW, FIRST_LINES = 256 << 10, 300
 
 
 class Builder(ABC):
@@ -403,22 +406,27 @@ def window_transcript(
     from ..reader import open_transcript
 
     where = os.fspath(path)
+    span = min(window, FIRST_WINDOW)
     try:
         with open_transcript(where) as fh:
             head = fh.read(4)
             if is_zstd(head):
                 return None
             size = os.fstat(fh.fileno()).st_size
-            start = max(0, size - window)
-            fh.seek(start)
-            data = fh.read(size - start)
+            while True:
+                start = max(0, size - span)
+                fh.seek(start)
+                data = fh.read(size - start)
+                if start > 0:
+                    cut = data.find(b"\n")
+                    data = data[cut + 1 :] if cut >= 0 else b""
+                if data.count(b"\n") >= FIRST_LINES or span >= window or start == 0:
+                    break
+                span = min(window, span * 4)
     except (OSError, TranscriptError):
         return None
-    if start > 0:
-        cut = data.find(b"\n")
-        if cut < 0:
-            return None
-        data = data[cut + 1 :]
+    if not data:
+        return None
     lines = data.split(b"\n")
     lines.pop()  # not a whole line yet
     builder = fmt.builder(where)
