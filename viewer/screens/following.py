@@ -196,7 +196,7 @@ class FollowingScreen(Screen[None]):
 
     def _receive(self, update: FollowUpdate) -> None:
         """On the UI thread: show what the worker replayed (the state is not changing now)."""
-        if self._swapping or not self.is_attached:
+        if self._swapping or not self.is_attached or self._closing():
             return
         self.last_change = time.monotonic()
         if update.reset:
@@ -293,6 +293,10 @@ class FollowingScreen(Screen[None]):
         self._mount_panes()
 
     # -- the hidden tabs' panes, after the first screen ---------------------------------
+
+    def _closing(self) -> bool:
+        """The app (or this screen) is closing: its panes are being removed."""
+        return not (self.app.is_running and self.is_running)
 
     def _mount_panes(self) -> None:
         """Once the first content is drawn (or ``PANES_AFTER`` passed): the other tabs'

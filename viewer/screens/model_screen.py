@@ -232,8 +232,8 @@ class ModelScreen(SearchingScreen):
             self.diff.set_entries(diff_entries(self.transcript))
 
     def _receive(self, update: FollowUpdate) -> None:
-        if not (self.app.is_running and self.is_running):
-            return  # the app (or this screen) is closing: its panes are being removed
+        if self._closing():
+            return
         super()._receive(update)
         panes = self.panes
         if panes is None or self._swapping or not self.is_attached or self._previewing:
