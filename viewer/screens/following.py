@@ -196,7 +196,7 @@ class FollowingScreen(Screen[None]):
 
     def _receive(self, update: FollowUpdate) -> None:
         """On the UI thread: show what the worker replayed (the state is not changing now)."""
-        if self._swapping or not self.is_attached or self._closing():
+        if self._swapping or not self.is_attached or self._going_away():
             return
         self.last_change = time.monotonic()
         if update.reset:
@@ -294,7 +294,7 @@ class FollowingScreen(Screen[None]):
 
     # -- the hidden tabs' panes, after the first screen ---------------------------------
 
-    def _closing(self) -> bool:
+    def _going_away(self) -> bool:
         """The app (or this screen) is closing: its panes are being removed."""
         return not (self.app.is_running and self.is_running)
 

@@ -232,7 +232,7 @@ class ModelScreen(SearchingScreen):
             self.diff.set_entries(diff_entries(self.transcript))
 
     def _receive(self, update: FollowUpdate) -> None:
-        if self._closing():
+        if self._going_away():
             return
         super()._receive(update)
         panes = self.panes
