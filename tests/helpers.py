@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +23,7 @@ from session_core.following import FollowUpdate, follow
 if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from textual.pilot import Pilot
 
+    from session_core.model import Transcript
     from viewer.app import TailscopeApp
     from viewer.screens.following import FollowingScreen
 
@@ -128,6 +129,59 @@ def file_permissions_apply() -> Iterator[None]:
         yield
     finally:
         _capabilities(saved)
+
+
+def neutral(transcript: Transcript) -> dict[str, Any]:
+    """Everything of a neutral snapshot a pane, an export or the replay reads (its items
+    built now: their marks as they are), to compare two snapshots by."""
+    out = transcript.to_json()
+    out["items"] = [
+        (
+            i.id,
+            i.role,
+            i.line,
+            i.kind,
+            i.ts,
+            i.marks,
+            i.sticky,
+            [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],
+        )
+        for i in transcript.raw
+    ]
+    out["replayed"] = [(i.id, i.role, i.marks, i.sticky) for i in transcript.messages]
+    out["ops"] = [
+        (op.to_json(), op.label, op.started, op.ended) for op in transcript.tool_operations
+    ]
+    out["run-objects"] = [repr(run) for run in transcript.runs]
+    out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
+    return out
+
+
+def each_snapshot_afresh(
+    live: Any, path: str | os.PathLike[str], afresh: Callable[[bool | None], Transcript], batch: int
+) -> int:
+    """Follow the file into ``live`` (a format's live model) in batches of ``batch``
+    bytes; after each, its snapshot must equal ``afresh(writer_alive)`` (the model made
+    again from the same state), with the writer alive, gone and unknown in turn. How
+    many snapshots were compared."""
+    snapshots = 0
+
+    def apply(update: FollowUpdate) -> None:
+        nonlocal snapshots
+        live.apply(update)
+        alive = None if snapshots % 3 == 0 else snapshots % 3 == 1
+        assert neutral(live.transcript(writer_alive=alive)) == neutral(afresh(alive))
+        snapshots += 1
+
+    follow_into(apply, path, batch, live.format.parsed_updates)
+    return snapshots
+
+
+async def panes_came(pilot: Pilot[None], screen: FollowingScreen) -> None:
+    """Mount a file screen's hidden tabs' panes now (``_mount_panes``), and wait for them."""
+    screen._mount_panes()
+    await wait_for(pilot, lambda: screen.panes_ready)
+    await pilot.pause(0.1)
 
 
 async def wait_for(

@@ -19,7 +19,14 @@ from typing import Any
 
 import orjson
 import pytest
-from helpers import file_loaded, follow_into, screen_text, wait_for
+from helpers import (
+    each_snapshot_afresh,
+    file_loaded,
+    follow_into,
+    neutral,
+    screen_text,
+    wait_for,
+)
 
 from agentgo_story import write_agentgo_story
 from session_core.agentgo import AgentGoSession
@@ -314,29 +321,6 @@ def test_args_differ_is_what_the_records_say_in_any_order(tmp_path: Path) -> Non
 # -- the neutral model of an agentgo view, kept a snapshot at a time -----------------------
 
 
-def neutral(transcript: Transcript) -> dict[str, Any]:
-    """Everything of a neutral snapshot a pane or the replay reads."""
-    out = transcript.to_json()
-    out["items"] = [
-        (
-            i.id,
-            i.role,
-            i.line,
-            i.kind,
-            i.ts,
-            i.marks,
-            [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],
-        )
-        for i in transcript.raw
-    ]
-    out["ops"] = [
-        (op.to_json(), op.label, op.started, op.ended) for op in transcript.tool_operations
-    ]
-    out["run-objects"] = [repr(run) for run in transcript.runs]
-    out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
-    return out
-
-
 class TestNeutralModel:
     """``AgentGoModel`` takes only what the view gained since its last snapshot: every
     snapshot of a followed file equals the model made afresh from the view at that point,
@@ -347,19 +331,11 @@ class TestNeutralModel:
         path, _ = generated(tmp_path, 400_000, 8, damage=damaged)
         fmt = AgentGoFormat()
         live = fmt.live(str(path))
-        snapshots = 0
 
-        def apply(update: FollowUpdate) -> None:
-            nonlocal snapshots
-            live.apply(update)
-            alive = None if snapshots % 3 == 0 else snapshots % 3 == 1
-            kept = live.transcript(writer_alive=alive)
-            fresh = AgentGoModel(live.view).transcript(str(path), alive)
-            assert neutral(kept) == neutral(fresh)
-            snapshots += 1
+        def afresh(alive: bool | None) -> Transcript:
+            return AgentGoModel(live.view).transcript(str(path), alive)
 
-        follow_into(apply, path, 1 << 14, fmt.parsed_updates)
-        assert snapshots > 10
+        assert each_snapshot_afresh(live, path, afresh, 1 << 14) > 10
         assert lazy_items(live.transcript()) > 0  # the messages' parts stay in the file
         if not damaged:
             for alive in (None, True, False):

@@ -12,24 +12,13 @@ from typing import Any
 
 import pytest
 from claude_code_writer import story
-from helpers import follow_into
+from helpers import follow_into, neutral
 
 from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
-from session_core.model import Transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_claude_code
-
-
-def neutral(transcript: Transcript) -> dict[str, Any]:
-    """Everything of a snapshot a pane reads (its items built now: marks as they are)."""
-    out = transcript.to_json()
-    out["raw"] = [(i.id, i.role, i.line, i.kind, i.marks, i.sticky) for i in transcript.raw]
-    out["replayed"] = [(i.id, i.marks) for i in transcript.messages]
-    out["ops"] = [(op.to_json(), op.label) for op in transcript.tool_operations]
-    out["runs"] = [run.to_json() for run in transcript.runs]
-    return out
 
 
 def generated(folder: Path, seed: int) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import app_on, screen_text
+from helpers import app_on, panes_came, screen_text
 from textual.widgets import TabbedContent
 
 from session_core import Message, Session
@@ -71,12 +71,7 @@ async def test_a_tab_asked_for_before_its_pane_came_is_drawn_when_it_comes(
             await pilot.pause(0.1)
             assert not screen.panes_ready and not screen.query(ToolOpsPane)
             TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
-            screen._mount_panes()
-            for _ in range(100):
-                if screen.panes_ready:
-                    break
-                await pilot.pause(0.02)
-            await pilot.pause(0.1)
+            await panes_came(pilot, screen)
             assert screen.query_one(TabbedContent).active == "tools"
             assert "tools" not in screen._stale_panes  # drawn once it came
     finally:
@@ -105,12 +100,7 @@ async def test_the_model_screen_defers_its_panes_too(tmp_path: Path) -> None:
                 await pilot.press("2")  # tool operations, before their pane came
                 await pilot.pause(0.1)
                 ModelScreen._mount_panes = original  # type: ignore[method-assign]
-                screen._mount_panes()
-                for _ in range(100):
-                    if screen.panes_ready:
-                        break
-                    await pilot.pause(0.02)
-                await pilot.pause(0.2)
+                await panes_came(pilot, screen)
                 assert screen.query_one(TabbedContent).active == "tools"
                 assert screen.ops.table.row_count == 3  # drawn once it came
                 assert app.focused is screen.ops.table

@@ -10,37 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import follow_into
+from helpers import each_snapshot_afresh, follow_into, neutral
 
-from session_core.following import FollowUpdate
 from session_core.formats import V1, by_name
 from session_core.formats.v1 import V1Live, V1Model
 from session_core.model import Transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_transcript
-
-
-def neutral(transcript: Transcript) -> dict[str, Any]:
-    """Everything of a neutral snapshot a pane, an export or the replay reads."""
-    out = transcript.to_json()
-    out["items"] = [
-        (
-            i.id,
-            i.role,
-            i.line,
-            i.kind,
-            i.ts,
-            i.marks,
-            i.sticky,
-            [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],
-        )
-        for i in transcript.raw
-    ]
-    out["replayed"] = [(i.id, i.role, i.marks, i.sticky) for i in transcript.messages]
-    out["ops"] = [(op.to_json(), op.label) for op in transcript.tool_operations]
-    out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -55,19 +32,11 @@ def test_each_snapshot_is_the_model_made_afresh(generated: Path) -> None:
     fmt = by_name(V1)
     live = fmt.live(str(generated))
     assert isinstance(live, V1Live)
-    snapshots = 0
 
-    def apply(update: FollowUpdate) -> None:
-        nonlocal snapshots
-        live.apply(update)
-        alive = None if snapshots % 3 == 0 else snapshots % 3 == 1
-        kept = live.transcript(writer_alive=alive)
-        fresh = V1Model(live.replay.state).transcript(str(generated), alive)
-        assert neutral(kept) == neutral(fresh)
-        snapshots += 1
+    def afresh(alive: bool | None) -> Transcript:
+        return V1Model(live.replay.state).transcript(str(generated), alive)
 
-    follow_into(apply, generated, 1 << 16, fmt.parsed_updates)
-    assert snapshots > 10
+    assert each_snapshot_afresh(live, generated, afresh, 1 << 16) > 10
     last = live.transcript()
     assert any(c.kind == "compaction" for c in last.compactions)
     assert any(c.kind == "elision" for c in last.compactions)
