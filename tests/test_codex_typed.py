@@ -124,21 +124,12 @@ def test_the_story_is_the_same_both_ways(tmp_path: Path) -> None:
     assert_same(path)
 
 
-def test_the_completed_story_is_the_same_both_ways(tmp_path: Path) -> None:
+@pytest.mark.parametrize("write", [completed_story, legacy_story, turnless_story])
+def test_the_other_stories_are_the_same_both_ways(
+    tmp_path: Path, write: Callable[[Path], object]
+) -> None:
     path = tmp_path / "r.jsonl"
-    completed_story(path)
-    assert_same(path)
-
-
-def test_the_legacy_story_is_the_same_both_ways(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    legacy_story(path)
-    assert_same(path)
-
-
-def test_the_turnless_story_is_the_same_both_ways(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    turnless_story(path)
+    write(path)
     assert_same(path)
 
 
