@@ -1,4 +1,4 @@
-"""A followed Claude Code session's snapshots build on the last (``assemble.Chain``):
+"""A followed Claude Code session's snapshots build on the last (``chain.Chain``):
 where new lines only extend the chain, the nodes and items before them keep their
 statuses, marks and place, and only the new ones are taken; the usage totals of the
 file and of each turn are kept folded, and folded again from where a response's usage
@@ -31,17 +31,17 @@ def generated(folder: Path, seed: int) -> Path:
 def test_each_snapshot_is_the_one_assembled_afresh(
     tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from session_core.formats.claude_code import assemble
+    from session_core.formats.claude_code import chain
 
     built_on: list[bool] = []
-    real = assemble._unchanged
+    real = chain.unchanged
 
     def unchanged(*args: Any) -> int:
         start: int = real(*args)
         built_on.append(start >= 0)
         return start
 
-    monkeypatch.setattr(assemble, "_unchanged", unchanged)
+    monkeypatch.setattr(chain, "unchanged", unchanged)
     if source == "story":
         path = story(tmp_path, torn=False)
         batch = 256  # a few lines a batch: the branch, the boundaries, each on its own
@@ -117,17 +117,17 @@ def test_parallel_calls_answered_beside_the_chain(
     path = w.write(tmp_path / "parallel.jsonl")
     # after A3, then the two results of m1 at once (the chain from the second result
     # comes back to A3; the first result hangs from A2); line by line for m3
-    from session_core.formats.claude_code import assemble
+    from session_core.formats.claude_code import chain
 
     grown: list[bool] = []
-    real = assemble._grown
+    real = chain.grown
 
     def counted(*args: Any) -> Any:
         active = real(*args)
         grown.append(active is not None)
         return active
 
-    monkeypatch.setattr(assemble, "_grown", counted)
+    monkeypatch.setattr(chain, "grown", counted)
     _groups_compared(path, [4, 2, 1, 1, 3, 2, 1])
     _groups_compared(path, [1] * 14)
     assert grown.count(True) >= 8

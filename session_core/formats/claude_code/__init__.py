@@ -4,7 +4,8 @@
 CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``lines`` (a line's facts,
 typed by msgspec), ``blocks`` (content blocks into parts), ``threading`` (the
 parentUuid chain), ``builder`` (lines fed in file order), ``bookkeeping`` (the rare
-line types), ``assemble`` (the model from what was kept), ``subagents`` (linked files).
+line types), ``chain`` (the chain an assembly found, the next built on it), ``assemble``
+(the model from what was kept), ``subagents`` (linked files).
 """
 
 from __future__ import annotations

@@ -11,73 +11,19 @@ import copy
 import itertools
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
-from . import NAME
+from . import NAME, chain
 from .builder import META, NOT_TOUCHED, SIDECHAIN, SYNTHETIC, seconds_between
+from .chain import nodes_of, recover
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
     from .records import Boundary, Call, Response
-
-
-def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = None) -> bytearray:
-    """A walked chain, with what parallel tool calls leave beside it.
-
-    One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
-    each, and the next line continues from one of them only: the chain walked back
-    from the leaf misses the other split lines and results. Every line of a response
-    on the chain is on it, and so is the first result answering each of its calls.
-    A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
-    Given ``on``, the chain's nodes are marked there (as well).
-    """
-    if on is None:
-        on = bytearray(len(b.threads))
-    for node in chain:
-        on[node] = 1
-    side, kinds = b.threads.side, b.threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
-    for node in chain:
-        if kinds[node] != ASSISTANT:
-            continue
-        response = response_at.get(node_raw[node])
-        if response is None:
-            continue
-        for other in response.nodes:
-            on[other] = 1
-        for call_id in response.calls:
-            call = b.calls.get(call_id)
-            if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
-                on[call.result_node] = 1
-    return on
-
-
-def nodes_of(on: bytearray) -> array[int]:
-    """The nodes a ``recover`` bytearray has, in file order."""
-    return array("i", itertools.compress(range(len(on)), on))
-
-
-@dataclass(slots=True)
-class Chain:
-    """What the last assembly made of the chain, for the next to build on: a followed
-    file's new lines mostly extend the chain, and then the nodes and items before them
-    keep their statuses, marks and place in the replayed view."""
-
-    main_side: int
-    boundaries: int
-    leaf: int
-    active: bytes  # per node: on the chain (``recover``)
-    status: bytearray  # per node (``Threads.statuses``)
-    items: int  # raw items marked
-    branches: list[int]  # the raw items counted as where a branch leaves the chain
-    messages: list[int]  # the replayed view's raw items, before kept segments are hung
-    seen: bytearray  # per raw item: taken (or passed over) for the replayed view
-    resolved: int  # ``Threads.resolved`` then
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
@@ -92,7 +38,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     ):
         prev = None  # (a node fed before now has its parent: its status may be another)
     leaf = b.leaf_main if b.has_main else b.leaf_side
-    grown = _grown(b, prev, leaf) if prev is not None else None
+    grown = chain.grown(b, prev, leaf) if prev is not None else None
     if grown is not None:
         active = grown
     else:
@@ -102,7 +48,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     compactions, folded = _compactions(b)
     last_boundary = max((c.line for c in compactions if c.kind == "compaction"), default=0)
     elided = {i for c in compactions if c.kind == "elision" for i in c.folded}
-    start = _unchanged(b, prev, active) if prev is not None else 0
+    start = chain.unchanged(b, prev, active) if prev is not None else 0
     if prev is not None and start >= 0:  # the nodes before ``start`` are as they were
         status = threads.statuses(active, folded, last_boundary, main_side, prev.status, start)
         # The items from ``start``'s line on (an item's first line is its node's line).
@@ -111,16 +57,16 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
             first = min(first, bisect.bisect_left(b.raw.line, threads.line[start]))
         branches = prev.branches[: bisect.bisect_left(prev.branches, first)]
         _mark(b, status, last_boundary, elided, branches, first)
-        messages_now = _taken(b, active, start, prev.messages, prev.seen, prev.items)
+        messages_now = chain.taken(b, active, start, prev.messages, prev.seen, prev.items)
     else:
         status = threads.statuses(active, folded, last_boundary, main_side)
         branches = []
         _mark(b, status, last_boundary, elided, branches)
         messages_now = None
     if messages_now is None:
-        messages_now = _taken(b, active, 0, [], bytearray(), 0)
+        messages_now = chain.taken(b, active, 0, [], bytearray(), 0)
         assert messages_now is not None
-    b.chain = Chain(
+    b.chain = chain.Chain(
         main_side,
         len(b.boundaries),
         leaf,
@@ -184,91 +130,6 @@ def _summary_title(b: ClaudeCodeBuilder) -> str | None:
         if leaf is None or b.threads.node_of(leaf) >= 0:
             return text
     return None
-
-
-def _grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
-    """``recover`` of the chain from ``leaf``, from the last assembly's, where the new leaf
-    hangs from the old through new nodes alone (else None): those nodes, what they bring
-    beside them, new lines of the responses on it and new answers to their calls."""
-    threads = b.threads
-    n0 = len(prev.active)
-    segment = array("i")
-    node = leaf
-    parents = threads.parent
-    while node >= n0:  # (parents come before their children: no cycle among new nodes)
-        segment.append(node)
-        parent = parents[node]
-        node = parent if parent >= 0 else threads.parent_of(node)
-    if node != prev.leaf:
-        return None  # the chain moved (a rewind, a new root, a subagent's file)
-    active = bytearray(prev.active)
-    active.extend(bytes(len(threads) - n0))
-    # (What the new nodes bring may reach back: a response's first line, an answer
-    # written before the line the chain came by.)
-    recover(b, segment, active)
-    side, kinds = threads.side, threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
-    for node in range(n0, len(threads)):  # a response's new line beside the chain
-        if kinds[node] == ASSISTANT and not active[node]:
-            response = response_at.get(node_raw[node])
-            if response is not None and any(active[other] for other in response.nodes):
-                for other in response.nodes:
-                    active[other] = 1
-    for call in b.answered:  # an answer to a call of a response on the chain
-        result = call.result_node
-        first = threads.node_of(call.message_id)
-        if result >= 0 and first >= 0 and active[first] and side[result] == side[first]:
-            active[result] = 1
-        elif first < 0:
-            return None  # (a response without a uuid: its place on the chain is not known)
-    return active
-
-
-def _unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:
-    """The first node whose place on the chain is not what the last assembly found, where
-    that is after its leaf (the progress lines after the last message join the chain once
-    the next message hangs from them); -1 when it is not (the chain moved: a rewind)."""
-    old = prev.active
-    n = len(old)
-    if active[:n] == old:
-        return n
-    lo, hi = 0, n  # active[:lo] == old[:lo], not so up to hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if active[:mid] == old[:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo if lo > prev.leaf else -1
-
-
-def _taken(
-    b: ClaudeCodeBuilder,
-    active: bytearray,
-    start: int,
-    messages: list[int],
-    seen: bytearray,
-    items: int,
-) -> tuple[list[int], bytearray] | None:
-    """The replayed view's items: ``messages`` (those of the nodes before ``start``),
-    then those of the active nodes from ``start``, each once, in file order. None when
-    one of those is an item from before ``items`` not yet taken: its place is further up,
-    where only the whole view puts it."""
-    raw, node_raw, flags, kinds = b.raw, b.node_raw, b.raw_flags, b.threads.kind
-    seen = seen + bytearray(len(raw) - len(seen))
-    taken: list[int] = []
-    for node in itertools.compress(range(start, len(active)), active[start:]):
-        if kinds[node] not in (USER, ASSISTANT):
-            continue
-        index = node_raw[node]
-        if seen[index] or flags[index] & META:
-            continue
-        if index < items:
-            return None
-        seen[index] = 1
-        if raw.kind_of(index) != "meta":
-            taken.append(index)
-    return [*messages, *taken], seen
 
 
 def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:

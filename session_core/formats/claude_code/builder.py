@@ -30,7 +30,7 @@ from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
 
 if TYPE_CHECKING:
-    from .assemble import Chain
+    from .chain import Chain
 
 SIDECHAIN, META = 1, 2  # raw item flags
 NOT_TOUCHED = 1 << 62  # ``usage_touched`` when no response's usage changed

@@ -1,0 +1,162 @@
+"""The chain of a Claude Code session as an assembly found it, and the next built on it.
+
+``recover`` makes the walked chain whole (what parallel tool calls leave beside it);
+``Chain`` is what an assembly made of it; ``grown``, ``unchanged`` and ``taken`` let the
+next assembly of a followed file build on that where the new lines only extend it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .builder import META
+from .threading import ASSISTANT, USER
+
+if TYPE_CHECKING:
+    from .builder import ClaudeCodeBuilder
+
+
+def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = None) -> bytearray:
+    """A walked chain, with what parallel tool calls leave beside it.
+
+    One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
+    each, and the next line continues from one of them only: the chain walked back
+    from the leaf misses the other split lines and results. Every line of a response
+    on the chain is on it, and so is the first result answering each of its calls.
+    A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
+    Given ``on``, the chain's nodes are marked there (as well).
+    """
+    if on is None:
+        on = bytearray(len(b.threads))
+    for node in chain:
+        on[node] = 1
+    side, kinds = b.threads.side, b.threads.kind
+    node_raw, response_at = b.node_raw, b.response_at
+    for node in chain:
+        if kinds[node] != ASSISTANT:
+            continue
+        response = response_at.get(node_raw[node])
+        if response is None:
+            continue
+        for other in response.nodes:
+            on[other] = 1
+        for call_id in response.calls:
+            call = b.calls.get(call_id)
+            if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
+                on[call.result_node] = 1
+    return on
+
+
+def nodes_of(on: bytearray) -> array[int]:
+    """The nodes a ``recover`` bytearray has, in file order."""
+    return array("i", itertools.compress(range(len(on)), on))
+
+
+@dataclass(slots=True)
+class Chain:
+    """What the last assembly made of the chain, for the next to build on: a followed
+    file's new lines mostly extend the chain, and then the nodes and items before them
+    keep their statuses, marks and place in the replayed view."""
+
+    main_side: int
+    boundaries: int
+    leaf: int
+    active: bytes  # per node: on the chain (``recover``)
+    status: bytearray  # per node (``Threads.statuses``)
+    items: int  # raw items marked
+    branches: list[int]  # the raw items counted as where a branch leaves the chain
+    messages: list[int]  # the replayed view's raw items, before kept segments are hung
+    seen: bytearray  # per raw item: taken (or passed over) for the replayed view
+    resolved: int  # ``Threads.resolved`` then
+
+
+def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
+    """``recover`` of the chain from ``leaf``, from the last assembly's, where the new leaf
+    hangs from the old through new nodes alone (else None): those nodes, what they bring
+    beside them, new lines of the responses on it and new answers to their calls."""
+    threads = b.threads
+    n0 = len(prev.active)
+    segment = array("i")
+    node = leaf
+    parents = threads.parent
+    while node >= n0:  # (parents come before their children: no cycle among new nodes)
+        segment.append(node)
+        parent = parents[node]
+        node = parent if parent >= 0 else threads.parent_of(node)
+    if node != prev.leaf:
+        return None  # the chain moved (a rewind, a new root, a subagent's file)
+    active = bytearray(prev.active)
+    active.extend(bytes(len(threads) - n0))
+    # (What the new nodes bring may reach back: a response's first line, an answer
+    # written before the line the chain came by.)
+    recover(b, segment, active)
+    side, kinds = threads.side, threads.kind
+    node_raw, response_at = b.node_raw, b.response_at
+    for node in range(n0, len(threads)):  # a response's new line beside the chain
+        if kinds[node] == ASSISTANT and not active[node]:
+            response = response_at.get(node_raw[node])
+            if response is not None and any(active[other] for other in response.nodes):
+                for other in response.nodes:
+                    active[other] = 1
+    for call in b.answered:  # an answer to a call of a response on the chain
+        result = call.result_node
+        first = threads.node_of(call.message_id)
+        if result >= 0 and first >= 0 and active[first] and side[result] == side[first]:
+            active[result] = 1
+        elif first < 0:
+            return None  # (a response without a uuid: its place on the chain is not known)
+    return active
+
+
+def unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:
+    """The first node whose place on the chain is not what the last assembly found, where
+    that is after its leaf (the progress lines after the last message join the chain once
+    the next message hangs from them); -1 when it is not (the chain moved: a rewind)."""
+    old = prev.active
+    n = len(old)
+    if active[:n] == old:
+        return n
+    lo, hi = 0, n  # active[:lo] == old[:lo], not so up to hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if active[:mid] == old[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo if lo > prev.leaf else -1
+
+
+def taken(
+    b: ClaudeCodeBuilder,
+    active: bytearray,
+    start: int,
+    messages: list[int],
+    seen: bytearray,
+    items: int,
+) -> tuple[list[int], bytearray] | None:
+    """The replayed view's items: ``messages`` (those of the nodes before ``start``),
+    then those of the active nodes from ``start``, each once, in file order. None when
+    one of those is an item from before ``items`` not yet taken: its place is further up,
+    where only the whole view puts it."""
+    raw, node_raw, flags, kinds = b.raw, b.node_raw, b.raw_flags, b.threads.kind
+    seen = seen + bytearray(len(raw) - len(seen))
+    taken: list[int] = []
+    for node in itertools.compress(range(start, len(active)), active[start:]):
+        if kinds[node] not in (USER, ASSISTANT):
+            continue
+        index = node_raw[node]
+        if seen[index] or flags[index] & META:
+            continue
+        if index < items:
+            return None
+        seen[index] = 1
+        if raw.kind_of(index) != "meta":
+            taken.append(index)
+    return [*messages, *taken], seen
+
+
+__all__ = ["Chain", "grown", "nodes_of", "recover", "taken", "unchanged"]
