@@ -208,7 +208,7 @@ class FollowingScreen(Screen[None]):
 
     FORMAT = ""
     # The hidden tabs' panes come once the first screen is drawn: mounting and styling
-    # them is most of a screen's start. A screen that says so reads them only once
+    # them was a third of a screen's start. A screen that says so reads them only once
     # ``panes_ready`` (``_panes_mounted`` is called then).
     DEFER_PANES = False
     PARSED_UPDATES = True  # False: ``live.apply`` parses the lines (``follow(parse=False)``)
@@ -292,11 +292,11 @@ class FollowingScreen(Screen[None]):
         self.call_after_refresh(self.follow_file)
         self._mount_panes()
 
-    # -- the hidden tabs' panes, after the first screen ---------------------------------
-
     def _going_away(self) -> bool:
         """The app (or this screen) is closing: its panes are being removed."""
         return not (self.app.is_running and self.is_running)
+
+    # -- the hidden tabs' panes, after the first screen ---------------------------------
 
     def _mount_panes(self) -> None:
         """Once the first content is drawn (or ``PANES_AFTER`` passed): the other tabs'
