@@ -421,3 +421,22 @@ async def test_export_from_the_palette_opens_the_export_screen(toy: Path) -> Non
         assert path.value == str(toy.parent / "toy.html")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, "back on the model screen")
+
+
+def test_rate_limits_read_in_both_shapes_codex_wrote() -> None:
+    from viewer.widgets.model_status import rate_limits_text
+
+    nested = {
+        "primary": {"used_percent": 12.0, "window_minutes": 300},
+        "secondary": {"used_percent": 3.0, "window_minutes": 10080},
+    }
+    assert rate_limits_text(nested) == "primary 12.0% of 300m · secondary 3.0% of 10080m"
+    flat = {  # older writers
+        "primary_used_percent": 40.0,
+        "secondary_used_percent": 7.5,
+        "primary_window_minutes": 300,
+        "secondary_window_minutes": 10080,
+    }
+    assert rate_limits_text(flat) == "primary 40.0% of 300m · secondary 7.5% of 10080m"
+    assert rate_limits_text({"primary_used_percent": 5}) == "primary 5%"
+    assert rate_limits_text({"other": 1}) == "{'other': 1}"  # kept, on one line

@@ -18,18 +18,26 @@ LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
 
 
 def rate_limits_text(limits: Any) -> str:
-    """``primary 12% of 300m · secondary 3% of 10080m``, or the value on one line."""
+    """``primary 12% of 300m · secondary 3% of 10080m``, or the value on one line.
+
+    Newer Codex writers nest each window (``{"primary": {"used_percent": …,
+    "window_minutes": …}}``); older ones wrote them flat (``primary_used_percent``,
+    ``primary_window_minutes``)."""
     if isinstance(limits, dict):
         shown = []
         for name, value in limits.items():
             if isinstance(value, dict) and "used_percent" in value:
-                window = value.get("window_minutes")
-                shown.append(
-                    f"{name} {value['used_percent']}%" + (f" of {window}m" if window else "")
-                )
+                shown.append(_limit(name, value["used_percent"], value.get("window_minutes")))
+            elif isinstance(name, str) and name.endswith("_used_percent"):
+                window = name.removesuffix("_used_percent")
+                shown.append(_limit(window, value, limits.get(f"{window}_window_minutes")))
         if shown:
             return " · ".join(shown)
     return one_line(str(limits), 80)
+
+
+def _limit(name: str, used: Any, window: Any) -> str:
+    return f"{name} {used}%" + (f" of {window}m" if window else "")
 
 
 class ModelStatus(Static):
