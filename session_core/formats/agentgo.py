@@ -15,6 +15,7 @@ from ..events import LineSource
 from ..item_column import ItemColumn, Items
 from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..text import count
+from ..times import seconds_between
 from ..tool_ops import OpField, OpState
 from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat
 
@@ -376,6 +377,11 @@ class AgentGoModel:
                     end_line=run.close_seq + 1 if run.close_seq is not None else None,
                     started=run.first_time,
                     ended=run.last_time or None,
+                    duration=(
+                        seconds_between(run.first_time, run.last_time)
+                        if status == "closed"
+                        else None
+                    ),
                     usage=Usage.of_totals(used) if used is not None else Usage(),
                     items=run.turns,
                 )

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
+from ...times import seconds_between
 from . import NAME, chain
-from .builder import META, NOT_TOUCHED, SIDECHAIN, SYNTHETIC, seconds_between
+from .builder import META, NOT_TOUCHED, SIDECHAIN, SYNTHETIC
 from .chain import nodes_of, recover
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER

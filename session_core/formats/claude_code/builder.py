@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from datetime import datetime
 from sys import intern
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ import orjson
 from ... import pricing
 from ...item_column import ItemColumn
 from ...model import Part, PartRef, Transcript, Usage
+from ...times import seconds_between
 from ..base import Builder, bad_line_reason
 from . import blocks
 from .bookkeeping import rare_line
@@ -49,20 +49,6 @@ SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up its
 
 
 _NO_MESSAGE = Message()
-
-
-def seconds_between(start: str | None, end: str | None) -> float | None:
-    if not start or not end:
-        return None
-    try:
-        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
-        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    try:
-        return max((b - a).total_seconds(), 0.0)
-    except TypeError:  # one naive, one aware
-        return None
 
 
 class ClaudeCodeBuilder(Builder):

@@ -28,6 +28,7 @@ from ...item_column import FOLDED_MARK, Items
 from ...model import Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
+from ...times import seconds_between
 from ...tool_ops import OpState, classify_op
 from . import NAME, lines
 from . import usage as tokens
@@ -43,7 +44,7 @@ from .items import (
     result_part,
 )
 from .responses import CodexResponses
-from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE, seconds_between
+from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
 
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}

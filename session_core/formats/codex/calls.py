@@ -8,10 +8,10 @@ from typing import Any
 
 from ...parts import Part
 from ...text import str_or_none
+from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
 from .items import SETTLED_BY_STATUS
 from .ops import PackedOp
-from .state import seconds_between
 from .tools import Outcome
 from .turns import CodexTurns
 

@@ -12,7 +12,6 @@ the model).
 from __future__ import annotations
 
 from array import array
-from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -29,17 +28,6 @@ RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read 
 # An item packed by span keeps no parts; at feed time all it needs of them is its folded
 # height, which a one-part item that is not text has whatever its text.
 _PACKED = [Part("other")]
-
-
-def seconds_between(start: str | None, end: str | None) -> float | None:
-    if start is None or end is None:
-        return None
-    try:
-        delta = datetime.fromisoformat(end) - datetime.fromisoformat(start)
-    except (ValueError, TypeError):
-        return None
-    seconds = delta.total_seconds()
-    return seconds if seconds >= 0 else None
 
 
 class CodexState(Builder):
@@ -124,4 +112,4 @@ class CodexState(Builder):
             self.tier_ops = []
 
 
-__all__ = ["COMPLETED", "EVENT", "NONE", "RESPONSE", "CodexState", "seconds_between"]
+__all__ = ["COMPLETED", "EVENT", "NONE", "RESPONSE", "CodexState"]

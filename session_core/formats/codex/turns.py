@@ -11,10 +11,11 @@ import orjson
 
 from ...model import Run, RunContext, Usage
 from ...parts import Part
+from ...times import seconds_between
 from . import lines
 from . import usage as tokens
 from .context import changed, run_context, turn_id_and_model
-from .state import _PACKED, CodexState, seconds_between
+from .state import _PACKED, CodexState
 from .tools import compact
 
 # The fixed texts of token counts, one list shared by every item that says them.
