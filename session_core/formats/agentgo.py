@@ -76,10 +76,7 @@ class AgentGoLive(LiveModel):
     builder: AgentGoBuilder
 
     def apply(self, update: FollowUpdate) -> bool:
-        if update.reset:
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
+        self.note(update)
         self.builder.live.apply(update)  # a reset starts its view again
         return update.reset
 

@@ -141,13 +141,19 @@ class LiveModel:
         self.exists = True
         self.size = 0
 
+    def note(self, update: FollowUpdate) -> None:
+        """What every live model keeps of an update: resets, whether the file is there,
+        its size."""
+        if update.reset:
+            self.resets += 1
+        self.exists = update.exists
+        self.size = max(update.size, 0)
+
     def apply(self, update: FollowUpdate) -> bool:
         """Apply one update; True when it reset the model (rebuild everything shown)."""
         if update.reset:
             self.builder = self.format.builder(self.path)
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
+        self.note(update)
         builder = self.builder
         builder.warnings.extend(update.warnings)
         spans = update.spans

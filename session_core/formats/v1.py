@@ -77,10 +77,7 @@ class V1Live(LiveModel):
         self._model: V1Model | None = None
 
     def apply(self, update: FollowUpdate) -> bool:
-        if update.reset:
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
+        self.note(update)
         self.replay.apply(update)  # a reset starts its state again
         return update.reset
 
