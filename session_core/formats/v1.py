@@ -253,7 +253,6 @@ class V1Model:
             column.source = PartSource(
                 lambda span: _parts(payload_of(loads_payload(source.read(span))))
             )
-        folded, elided = state.folded_by, state.elided
         positions = state.message_events
         for position in positions[self._messages :]:
             envelope = events[position]
@@ -270,7 +269,7 @@ class V1Model:
                 span=kept if isinstance(kept, int) else 0,
                 ident=mid,
             )
-            marks = [m for m, ids in (("folded", folded), ("elided", elided)) if mid in ids]
+            marks = self._marks_of(mid)
             if marks:
                 column.set_marks(index, marks)
             tcid = payload.get("tool-call-id")
@@ -283,15 +282,21 @@ class V1Model:
         """What compactions and elisions replayed since the last snapshot folded or
         stubbed, marked on the items they name (the replay only ever adds to both)."""
         state, column, index_of = self.state, self.column, self.index_of
-        folded, elided = state.folded_by, state.elided
+        folded = state.folded_by
         named = [*itertools.islice(folded, self._folded, None)]
         named += [e.message_id for e in state.elisions[self._elisions :]]
         for mid in named:
             index = index_of.get(mid)
             if index is not None:
-                marks = [m for m, ids in (("folded", folded), ("elided", elided)) if mid in ids]
-                column.set_marks(index, marks)
+                column.set_marks(index, self._marks_of(mid))
         self._folded, self._elisions = len(folded), len(state.elisions)
+
+    def _marks_of(self, mid: str) -> list[str]:
+        """A message's marks: folded by a compaction, stubbed by an elision."""
+        state = self.state
+        return [
+            m for m, ids in (("folded", state.folded_by), ("elided", state.elided)) if mid in ids
+        ]
 
     def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
         """Every operation: the settled ones as they were made, the others made again
