@@ -80,13 +80,7 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     beside them, new lines of the responses on it and new answers to their calls."""
     threads = b.threads
     n0 = len(prev.active)
-    segment = array("i")
-    node = leaf
-    parents = threads.parent
-    while node >= n0:  # (parents come before their children: no cycle among new nodes)
-        segment.append(node)
-        parent = parents[node]
-        node = parent if parent >= 0 else threads.parent_of(node)
+    segment, node = threads.walk_new(leaf, n0)
     if node != prev.leaf:
         return None  # the chain moved (a rewind, a new root, a subagent's file)
     active = bytearray(prev.active)

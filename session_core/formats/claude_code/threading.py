@@ -97,6 +97,19 @@ class Threads:
             node = parent if parent != _UNRESOLVED else self.parent_of(node)
         return out
 
+    def walk_new(self, leaf: int, first: int) -> tuple[array[int], int]:
+        """The chain from ``leaf`` back through the nodes from ``first`` on (leaf first),
+        and the node before ``first`` it reaches (-1: a root). A node's parent comes before
+        it, so no cycle is among them."""
+        out = array("i")
+        parents = self.parent
+        node = leaf
+        while node >= first:
+            out.append(node)
+            parent = parents[node]
+            node = parent if parent != _UNRESOLVED else self.parent_of(node)
+        return out, node
+
     def statuses(
         self,
         active: bytearray,
