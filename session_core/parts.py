@@ -8,7 +8,7 @@ tool operation keeps); ``PartSource`` reads a line's parts again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,6 +35,15 @@ class Part:
     def size(self) -> int:
         """The text's length in characters (known without reading a lazy part's text)."""
         return len(self.text)
+
+
+def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:
+    """A tool call as v1 and agentgo records name it: ``holder``'s ``arguments`` shown
+    as written (nothing: empty) and kept as they are."""
+    text = str(holder.get("arguments", ""))
+    return Part(
+        "tool-call", text, call_id=str(call_id), name=str(name), data=holder.get("arguments")
+    )
 
 
 # The slot descriptors of the fields the lazy subclasses read through (typed loosely).

@@ -14,6 +14,7 @@ import orjson
 from ..events import LineSource
 from ..item_column import ItemColumn, Items
 from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
+from ..parts import tool_call_part
 from ..text import count
 from ..times import seconds_between
 from ..tool_ops import OpField, OpState
@@ -209,15 +210,7 @@ def message_parts(message: dict[str, Any]) -> list[Part]:
     if isinstance(content, list):
         for part in content:
             if isinstance(part, dict) and part.get("type") == "tool_call":
-                parts.append(
-                    Part(
-                        "tool-call",
-                        str(part.get("arguments", "")),
-                        call_id=str(part.get("id", "")),
-                        name=str(part.get("name", "")),
-                        data=part.get("arguments"),
-                    )
-                )
+                parts.append(tool_call_part(part.get("id", ""), part.get("name", ""), part))
     return parts
 
 

@@ -22,6 +22,7 @@ from ..model import (
     Usage,
     classify_op,
 )
+from ..parts import tool_call_part
 from ..text import count
 from .base import Builder, LiveModel, TranscriptFormat
 
@@ -424,15 +425,7 @@ def _parts(payload: dict[str, Any]) -> list[Part]:
             if isinstance(call, dict):
                 function = call.get("function")
                 function = function if isinstance(function, dict) else {}
-                parts.append(
-                    Part(
-                        "tool-call",
-                        str(function.get("arguments", "")),
-                        call_id=str(call.get("id", "")),
-                        name=str(function.get("name", "")),
-                        data=function.get("arguments"),
-                    )
-                )
+                parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
     tcid = payload.get("tool-call-id")
     if isinstance(tcid, str):
         parts = [Part("tool-result", parts[0].text, call_id=tcid)]
