@@ -4,6 +4,7 @@ and show what they missed, whether their tab was asked for early or late."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from helpers import app_on, panes_came, screen_text
@@ -106,3 +107,28 @@ async def test_the_model_screen_defers_its_panes_too(tmp_path: Path) -> None:
                 assert app.focused is screen.ops.table
         finally:
             ModelScreen._mount_panes = original  # type: ignore[method-assign]
+
+
+async def test_closing_while_the_hidden_panes_mount_is_no_error(tmp_path: Path) -> None:
+    """The app closing as the hidden panes are mounted (a bench leaving ``run_test`` once
+    the file is loaded, a quick quit): what went with the screen is not drawn."""
+    path = tmp_path / "t.jsonl"
+    _write(path)
+    original = TranscriptScreen._mount_hidden_panes
+    started = asyncio.Event()
+
+    async def mount_while_closing(self: TranscriptScreen) -> None:
+        started.set()
+        for _ in range(500):  # until the app's shutdown has begun
+            if not self.app.is_running:
+                break
+            await asyncio.sleep(0.002)
+        await original(self)
+
+    TranscriptScreen._mount_hidden_panes = mount_while_closing  # type: ignore[method-assign]
+    try:
+        async with app_on(path, SIZE) as (_app, _pilot):
+            await asyncio.wait_for(started.wait(), 10)
+        # run_test re-raises what a callback raised while the app closed
+    finally:
+        TranscriptScreen._mount_hidden_panes = original  # type: ignore[method-assign]

@@ -307,10 +307,12 @@ class FollowingScreen(Screen[None]):
         self.call_after_refresh(self._mount_hidden_panes)
 
     async def _mount_hidden_panes(self) -> None:
-        if not self.is_attached:
+        if not self.is_attached or self._going_away():
             return
         hidden = [tab for tab in self.TABS if tab.id != FIRST_TAB]
         await asyncio.gather(*(self.query_one(f"TabPane#{t.id}").mount(t.pane()) for t in hidden))
+        if not self.is_attached or self._going_away():
+            return  # closed meanwhile: a closing app mounts nothing, so there is none to draw
         self.panes_ready = True
         with self.state_lock:
             self._panes_mounted()
