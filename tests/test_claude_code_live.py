@@ -57,12 +57,12 @@ def test_each_snapshot_is_the_one_assembled_afresh(
         live.apply(update)
         builder: Any = live.builder
         kept = neutral(live.transcript(writer_alive=False))
-        chain, prefix, runs = builder.chain, builder.usage_prefix, builder.run_usage
-        builder.chain = builder.usage_prefix = None  # the whole chain taken again, and
-        builder.run_usage = {}  # every usage total folded again
+        chain, prefix, runs = builder.chain, builder.usage.prefix, builder.usage.runs
+        builder.chain = builder.usage.prefix = None  # the whole chain taken again, and
+        builder.usage.runs = {}  # every usage total folded again
         assert kept == neutral(live.transcript(writer_alive=False))
         if snapshots % 2:  # (and now and then what was built on, built on again)
-            builder.chain, builder.usage_prefix, builder.run_usage = chain, prefix, runs
+            builder.chain, builder.usage.prefix, builder.usage.runs = chain, prefix, runs
         snapshots += 1
 
     follow_into(apply, path, batch, fmt.parsed_updates)
@@ -83,11 +83,11 @@ def _groups_compared(path: Path, groups: list[int]) -> None:
             builder.feed_line(raw, number)
         at += size
         kept = neutral(builder.transcript(writer_alive=False))
-        chain, prefix, runs = builder.chain, builder.usage_prefix, builder.run_usage
-        builder.chain = builder.usage_prefix = None
-        builder.run_usage = {}
+        chain, prefix, runs = builder.chain, builder.usage.prefix, builder.usage.runs
+        builder.chain = builder.usage.prefix = None
+        builder.usage.runs = {}
         assert kept == neutral(builder.transcript(writer_alive=False)), f"after {at} lines"
-        builder.chain, builder.usage_prefix, builder.run_usage = chain, prefix, runs
+        builder.chain, builder.usage.prefix, builder.usage.runs = chain, prefix, runs
     assert at == len(lines)
 
 

@@ -4,8 +4,9 @@
 CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``lines`` (a line's facts,
 typed by msgspec), ``blocks`` (content blocks into parts), ``threading`` (the
 parentUuid chain), ``builder`` (lines fed in file order), ``bookkeeping`` (the rare
-line types), ``chain`` (the chain an assembly found, the next built on it), ``assemble``
-(the model from what was kept), ``subagents`` (linked files).
+line types), ``usage`` (responses' usage, and the totals kept), ``chain`` (the chain an
+assembly found, the next built on it), ``assemble`` (the model from what was kept),
+``subagents`` (linked files).
 """
 
 from __future__ import annotations

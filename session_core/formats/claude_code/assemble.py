@@ -7,17 +7,15 @@ never the file; a call with nothing new fed returns the previous model's parts.
 from __future__ import annotations
 
 import bisect
-import copy
-import itertools
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
-from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, Usage, classify_op
+from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, classify_op
 from ...times import seconds_between
 from . import NAME, chain
-from .builder import META, NOT_TOUCHED, SIDECHAIN, SYNTHETIC
+from .builder import META, SIDECHAIN
 from .chain import nodes_of, recover
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
@@ -86,7 +84,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
 
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
-    usage = _usage(b)
+    usage = b.usage.file_total(b.responses.values())
     meta: dict[str, Any] = dict(b.meta)
     title = (
         b.titles.get("custom-title")
@@ -395,11 +393,11 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
                 ended=ended,
                 duration=duration,
                 prompt=mark.prompt,
-                usage=_run_usage(b, index, mark.responses),
+                usage=b.usage.run_total(index, mark.responses),
                 items=mark.items,
             )
         )
-    b.runs_touched.clear()
+    b.usage.runs_touched.clear()
     return out
 
 
@@ -410,53 +408,6 @@ def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None)
     if last.stop == "end_turn":
         return not _unanswered(b, last.calls)
     return last.stop is None and not last.calls and writer_alive is False
-
-
-_OPEN = 16  # the last responses, still being written: folded afresh every time
-
-
-def _usage(b: ClaudeCodeBuilder) -> Usage:
-    """The file's usage: every response once (one that reported nothing counts as a
-    response), in order. The fold over all but the last few is kept, and folded again
-    from the start when a response in it had its usage made again since."""
-    prefix = b.usage_prefix
-    if prefix is None or b.usage_touched < prefix[0]:
-        prefix = (0, Usage())
-    b.usage_touched = NOT_TOUCHED
-    count, folded = prefix
-    keep = max(len(b.responses) - _OPEN, count)
-    if keep > count:
-        folded = copy.copy(folded)
-        _fold(folded, itertools.islice(b.responses.values(), count, keep))
-    b.usage_prefix = (keep, folded)
-    total = copy.copy(folded)
-    _fold(total, itertools.islice(b.responses.values(), keep, None))
-    return total
-
-
-def _fold(total: Usage, responses: Iterable[Response]) -> None:
-    for r in responses:
-        if r.model != SYNTHETIC:
-            total.add(r.usage if r.usage is not None else _UNREPORTED)
-
-
-_UNREPORTED = Usage(responses=1)
-
-
-def _run_usage(b: ClaudeCodeBuilder, index: int, responses: list[Response]) -> Usage:
-    """A turn's usage: its responses' that reported, in order (kept per turn, folded
-    again when one of them had its usage made again since)."""
-    kept = b.run_usage.get(index)
-    if kept is None or index in b.runs_touched:
-        kept = (0, Usage())
-    count, total = kept
-    if len(responses) > count:
-        total = copy.copy(total)
-        for r in responses[count:]:
-            if r.usage is not None:
-                total.add(r.usage)
-        b.run_usage[index] = (len(responses), total)
-    return copy.copy(total)
 
 
 def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:

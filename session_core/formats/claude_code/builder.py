@@ -18,22 +18,21 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
-from ... import pricing
 from ...item_column import ItemColumn
-from ...model import Part, PartRef, Transcript, Usage
+from ...model import Part, PartRef, Transcript
 from ...times import seconds_between
 from ..base import Builder, bad_line_reason
 from . import blocks
 from .bookkeeping import rare_line
-from .lines import Line, Message, TokenUsage, decode, line_of, result_facts, result_value, shape
+from .lines import Line, Message, decode, line_of, result_facts, result_value, shape
 from .records import Boundary, Call, Response, RunMark
 from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
+from .usage import SYNTHETIC, UsageBook
 
 if TYPE_CHECKING:
     from .chain import Chain
 
 SIDECHAIN, META = 1, 2  # raw item flags
-NOT_TOUCHED = 1 << 62  # ``usage_touched`` when no response's usage changed
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that may say so
 _META_KEYS = {  # a Line's field -> the meta key
     "sessionId": "session-id",
@@ -45,7 +44,6 @@ _META_KEYS = {  # a Line's field -> the meta key
     "timestamp": "started",
 }
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
-SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 
 
 _NO_MESSAGE = Message()
@@ -89,16 +87,10 @@ class ClaudeCodeBuilder(Builder):
         self._progress_lines = 0
         self._progress_kinds: dict[str, int] = {}
         self._progress_shared: dict[str, list[Part]] = {}  # text -> a closed run's parts
-        self._stale: list[Response] = []  # responses whose usage changed (``settle_usage``)
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
-        # What the assembly keeps of usage totals, and what changed them since: the first
-        # response (by ``order``) and the turns whose responses' usage was made again.
-        self.usage_prefix: tuple[int, Usage] | None = None
-        self.run_usage: dict[int, tuple[int, Usage]] = {}
-        self.usage_touched = NOT_TOUCHED
-        self.runs_touched: set[int] = set()
+        self.usage = UsageBook()  # responses' usage, and the totals the assembly keeps
         self.answered: list[Call] = []  # calls answered since the last assembly
         self._raw = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
@@ -359,8 +351,7 @@ class ClaudeCodeBuilder(Builder):
                 order=len(self.responses) if replaced is None else replaced.order,
             )
             if replaced is not None:
-                self.usage_touched = min(self.usage_touched, replaced.order)
-                self.runs_touched.add(replaced.run)
+                self.usage.replaced(replaced)
             self.responses[key] = response
             self.response_at[index] = response
             if not self.off and self.runs:
@@ -377,54 +368,10 @@ class ClaudeCodeBuilder(Builder):
         if message.stop_reason is not None:
             response.stop = message.stop_reason
         if message.usage is not None:
-            self._usage(response, message.usage, model)
+            self.usage.report(response, message.usage, model)
         for index, part in enumerate(parts):
             if part.kind == "tool-call" and part.call_id and part.call_id not in self.calls:
                 self._call(part, index, line, response, side, ts)
-
-    def _usage(self, response: Response, usage: TokenUsage, model: str | None) -> None:
-        tokens = response.tokens
-        for i, value in enumerate(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_input_tokens,
-                usage.cache_creation_input_tokens,
-            )
-        ):
-            if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
-                tokens[i] = value
-        model = response.model or model
-        if model == SYNTHETIC:
-            return  # made up by Claude Code, not a response of a model
-        response.priced = model
-        if not response.stale:  # its Usage is made when the model is next assembled
-            response.stale = True
-            self._stale.append(response)
-
-    def settle_usage(self) -> None:
-        """Each response whose lines reported usage since the last assembly: its Usage
-        (the largest value of each count over its lines) and cost, made once."""
-        for response in self._stale:
-            inp, out, cread, cwrite = response.tokens
-            response.usage = Usage.of_response(
-                input_tokens=inp,
-                output_tokens=out,
-                cache_read_tokens=cread,
-                cache_write_tokens=cwrite,
-                cost=pricing.cost(
-                    response.priced,
-                    input_tokens=inp,
-                    output_tokens=out,
-                    cache_read_tokens=cread,
-                    cache_write_tokens=cwrite,
-                ),
-            )
-            response.stale = False
-            self.raw.set_usage(response.raw, response.usage)
-            self.usage_touched = min(self.usage_touched, response.order)
-            self.runs_touched.add(response.run)
-        self._stale.clear()
 
     def _extend(self, response: Response, parts: list[Part]) -> None:
         """A later line of a response: its blocks join the item's."""
@@ -581,7 +528,7 @@ class ClaudeCodeBuilder(Builder):
         from .assemble import assemble
 
         self._write_progress()
-        self.settle_usage()
+        self.usage.settle(self.raw)
         return assemble(self, writer_alive)
 
     @staticmethod

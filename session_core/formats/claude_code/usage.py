@@ -1,0 +1,132 @@
+"""Usage bookkeeping: each response's usage made once, and the totals kept folded.
+
+A response split over lines reports its usage on each (the early ones partial): the
+builder notes the largest value of each count (``UsageBook.report``) and the response's
+``Usage`` and cost are made once, when the model is next assembled (``settle``). The
+file's total and each turn's stay folded between assemblies of a followed file, folded
+again only from a response whose usage was made again (``file_total``, ``run_total``).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Collection, Iterable
+
+from ... import pricing
+from ...item_column import ItemColumn
+from ...model import Usage
+from .lines import TokenUsage
+from .records import Response
+
+SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
+NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
+_OPEN = 16  # the last responses, still being written: folded afresh every time
+_UNREPORTED = Usage(responses=1)
+
+
+class UsageBook:
+    """What changed responses' usage since the last assembly, and the totals kept."""
+
+    __slots__ = ("prefix", "runs", "runs_touched", "stale", "touched")
+
+    def __init__(self) -> None:
+        self.stale: list[Response] = []  # responses whose usage changed (``settle``)
+        # The fold of the file's first responses (by ``order``), and each turn's.
+        self.prefix: tuple[int, Usage] | None = None
+        self.runs: dict[int, tuple[int, Usage]] = {}
+        # The first response (by ``order``) and the turns whose usage was made again.
+        self.touched = NOT_TOUCHED
+        self.runs_touched: set[int] = set()
+
+    def report(self, response: Response, usage: TokenUsage, model: str | None) -> None:
+        """A line of ``response`` reported ``usage``: the largest value of each count."""
+        tokens = response.tokens
+        for i, value in enumerate(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
+            )
+        ):
+            if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
+                tokens[i] = value
+        model = response.model or model
+        if model == SYNTHETIC:
+            return  # made up by Claude Code, not a response of a model
+        response.priced = model
+        if not response.stale:  # its Usage is made when the model is next assembled
+            response.stale = True
+            self.stale.append(response)
+
+    def replaced(self, response: Response) -> None:
+        """``response`` is no longer the file's (another side's took its place)."""
+        self.touched = min(self.touched, response.order)
+        self.runs_touched.add(response.run)
+
+    def settle(self, column: ItemColumn) -> None:
+        """Each response whose lines reported usage since the last assembly: its Usage
+        (the largest value of each count over its lines) and cost, made once."""
+        for response in self.stale:
+            inp, out, cread, cwrite = response.tokens
+            response.usage = Usage.of_response(
+                input_tokens=inp,
+                output_tokens=out,
+                cache_read_tokens=cread,
+                cache_write_tokens=cwrite,
+                cost=pricing.cost(
+                    response.priced,
+                    input_tokens=inp,
+                    output_tokens=out,
+                    cache_read_tokens=cread,
+                    cache_write_tokens=cwrite,
+                ),
+            )
+            response.stale = False
+            column.set_usage(response.raw, response.usage)
+            self.replaced(response)
+        self.stale.clear()
+
+    def file_total(self, responses: Collection[Response]) -> Usage:
+        """The file's usage: every response once (one that reported nothing counts as a
+        response), in order. The fold over all but the last few is
+        kept, and folded again from the start when a response in it had its usage made
+        again since."""
+        prefix = self.prefix
+        if prefix is None or self.touched < prefix[0]:
+            prefix = (0, Usage())
+        self.touched = NOT_TOUCHED
+        done, folded = prefix
+        keep = max(len(responses) - _OPEN, done)
+        if keep > done:
+            folded = copy.copy(folded)
+            _fold(folded, itertools.islice(responses, done, keep))
+        self.prefix = (keep, folded)
+        total = copy.copy(folded)
+        _fold(total, itertools.islice(responses, keep, None))
+        return total
+
+    def run_total(self, index: int, responses: list[Response]) -> Usage:
+        """A turn's usage: its responses' that reported, in order (kept per turn, folded
+        again when one of them had its usage made again since)."""
+        kept = self.runs.get(index)
+        if kept is None or index in self.runs_touched:
+            kept = (0, Usage())
+        count, total = kept
+        if len(responses) > count:
+            total = copy.copy(total)
+            for r in responses[count:]:
+                if r.usage is not None:
+                    total.add(r.usage)
+            self.runs[index] = (len(responses), total)
+        return copy.copy(total)
+
+
+def _fold(total: Usage, responses: Iterable[Response]) -> None:
+    for r in responses:
+        if r.model != SYNTHETIC:
+            total.add(r.usage if r.usage is not None else _UNREPORTED)
+
+
+__all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook"]
