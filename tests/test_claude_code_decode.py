@@ -54,6 +54,7 @@ def by_dict(path: Path, monkeypatch: pytest.MonkeyPatch) -> Transcript:
     """The file read with every line decoded by orjson (the typed decoder refuses all)."""
     with monkeypatch.context() as m:
         m.setattr(lines, "_LINE", _Refuses())
+        m.setattr(lines, "_RAW_RESULT", _Refuses())
         return FMT.open(path, writer_alive=False)
 
 
@@ -255,3 +256,57 @@ def test_folded_mark_kept_as_a_flag_comes_and_goes() -> None:
     assert column.item(index).marks == ["branch"]
     column.set_marks(index, [])
     assert column.item(index).marks == []
+
+
+def _flattened(content: Any) -> str:
+    from session_core.formats.claude_code.blocks import flatten
+
+    return flatten(content).lstrip()
+
+
+CONTENTS = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-5, 5),
+        st.text(alphabet=' \t\n\r\x0b\x0c\x1c\x85\xa0\u2003\u3000[\\"{}aé', max_size=6)
+        | st.sampled_from(["[Request interrupted by user]", " \u3000[Request", "\\["]),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["type", "text"]), inner | st.just("text"), max_size=2)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(content=CONTENTS, ascii_only=st.booleans())
+def test_a_result_that_may_begin_with_a_bracket_is_read(content: Any, ascii_only: bool) -> None:
+    """A tool result's text is read (for the words saying the user interrupted) unless
+    its JSON shows it can not begin with them: never passed over when it does begin so,
+    however the JSON writes its blanks (escaped or not)."""
+    import msgspec
+
+    raw = json.dumps(content, ensure_ascii=ascii_only).encode()
+    if _flattened(content).startswith("["):
+        assert lines._may_begin(msgspec.Raw(raw)), raw
+
+
+def test_a_result_the_line_decoder_refuses_is_kept_undecoded() -> None:
+    """A toolUseResult with facts of other types, or a number out of range: the line is
+    still typed, its result undecoded (its facts read from it as far as they can be)."""
+    import msgspec
+
+    for result, facts in [
+        (b'{"interrupted": "yes", "agentId": "a1"}', (False, "a1")),
+        (b"1e400", (False, None)),
+    ]:
+        raw = b'{"type": "user", "uuid": "u1", "toolUseResult": ' + result + b"}"
+        line = lines.decode(raw)
+        assert line is not None and isinstance(line.toolUseResult, msgspec.Raw)
+        assert lines.result_facts(line.toolUseResult) == facts
+    # (what it does not name is passed over, as big as it may be)
+    line = lines.decode(b'{"type": "user", "toolUseResult": {"interrupted": true, "n": 1e400}}')
+    assert line is not None and isinstance(line.toolUseResult, lines.ResultFacts)
+    assert lines.result_facts(line.toolUseResult) == (True, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from sys import intern
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from .chain import Chain
 
 SIDECHAIN, META = 1, 2  # raw item flags
-INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that may say so
 _META_KEYS = {  # a Line's field -> the meta key
     "sessionId": "session-id",
     "cwd": "cwd",
@@ -92,7 +92,7 @@ class ClaudeCodeBuilder(Builder):
         self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
         self.usage = UsageBook()  # responses' usage, and the totals the assembly keeps
         self.answered: list[Call] = []  # calls answered since the last assembly
-        self._raw = b""  # the line being fed, when it came typed
+        self._raw: bytes | memoryview = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
         # The file's own side: its first conversation line's isSidechain (a subagent's
         # own file is all sidechain lines); a line of the other side is an in-file
@@ -118,11 +118,42 @@ class ClaudeCodeBuilder(Builder):
         except msgspec.DecodeError:
             self.bad_line(line, raw, bad_line_reason(raw))
             return
+        self._typed(facts, raw, line)
+
+    def take_lines(
+        self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
+    ) -> None:
+        """A batch as ``take_line`` takes it (``spans`` empty: not known), in one loop: a
+        line that can be read again is decoded where it is (a view into the block read),
+        not copied first."""
+        if not spans or self.part_source is None:
+            for index, (raw, line) in enumerate(zip(raws, lines, strict=True)):
+                if spans:
+                    self.span, self.line_bytes = spans[index], len(raw)
+                self.take_line(bytes(raw), line)
+            return
+        for raw, line, span in zip(raws, lines, spans, strict=True):
+            self.span = span
+            self.line_bytes = len(raw)
+            if not span:  # (too long to be read again by span)
+                self.take_line(bytes(raw), line)
+                continue
+            try:
+                facts = decode(raw)
+            except msgspec.DecodeError:  # blank, torn or not JSON: as ``take_line`` says
+                self.take_line(bytes(raw), line)
+                continue
+            self._typed(facts, raw, line)
+
+    def _typed(self, facts: Line | None, raw: bytes | memoryview, line: int) -> None:
+        """A line that can be read again, decoded typed (None: not a hot line; its CR, if
+        it ends with one, still there)."""
         if facts is not None and (facts.uuid is None or facts.uuid not in self.threads.index):
             self._raw = raw
             self._feed(facts, None, line)
         else:  # not a hot line, or a repeated one (shown as it is)
-            super().feed_line(raw, line)  # orjson, then ``feed``
+            whole = bytes(raw)
+            super().feed_line(whole[:-1] if whole.endswith(b"\r") else whole, line)
 
     def feed(self, record: dict[str, Any], line: int) -> None:
         self._feed(line_of(record), record, line)
@@ -312,11 +343,13 @@ class ClaudeCodeBuilder(Builder):
                 self.raw.lines[index] = self._progress_lines
             self.raw.changed(index)
 
-    def _parts(self, message: Message, typed: bool) -> list[Part]:
+    def _parts(self, message: Message, typed: bool, answers: bool) -> list[Part]:
         """A line's parts: as far as feeding needs them (``shape``) from typed blocks, whole
-        from parsed ones (``parts_of``). A typed line is read again by span when shown."""
+        from parsed ones (``parts_of``). A typed line is read again by span when shown; its
+        tool results' texts are read only where they may say the user interrupted (a user
+        line's, ``answers``: nothing of an assistant line's is read from them)."""
         if typed:
-            return shape(message.content, INTERRUPTED in self._raw)
+            return shape(message.content, self._raw if answers else None)
         return blocks.parts_of(message.content)
 
     def _assistant(
@@ -324,7 +357,7 @@ class ClaudeCodeBuilder(Builder):
     ) -> None:
         message = facts.message or _NO_MESSAGE
         key = message.id or facts.requestId or uuid or f"line-{line}"
-        parts = self._parts(message, typed)
+        parts = self._parts(message, typed, False)
         model = intern(message.model) if message.model is not None else None
         response = self.responses.get(key)
         node = self.node_for(facts, uuid, line, ASSISTANT, side)
@@ -410,7 +443,7 @@ class ClaudeCodeBuilder(Builder):
         self, facts: Line, typed: bool, line: int, uuid: str | None, side: bool, ts: str | None
     ) -> None:
         message = facts.message or _NO_MESSAGE
-        parts = self._parts(message, typed)
+        parts = self._parts(message, typed, True)
         meta = facts.isMeta is True
         before = self.conv_main  # the last conversation node before this line
         if facts.isCompactSummary is True:

@@ -1,11 +1,12 @@
 """A Claude Code line's envelope, decoded once into typed facts.
 
 The hot lines (``user``, ``assistant``, ``progress``: nearly every line of a real file)
-are decoded by msgspec straight into ``Line``: only the fields named here are built,
-and a tool result's ``toolUseResult`` (often the largest value of the line: a whole
-file beside an Edit's patch) stays undecoded bytes until it is asked for. A line whose
-fields do not have the types named here is decoded by orjson and its facts taken by
-``line_of``, with the same rules; every other line type is read as a dict.
+are decoded by msgspec straight into ``Line``: only the fields named here are built; of
+a tool result's ``toolUseResult`` (often the largest value of the line: a whole file
+beside an Edit's patch) only what it says of the call (``ResultFacts``), of a block's
+content nothing (undecoded bytes, read only where it may say the user interrupted). A
+line whose fields do not have the types named here is decoded by orjson and its facts
+taken by ``line_of``, with the same rules; every other line type is read as a dict.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import orjson
 
 from ...model import Part
 from ...text import str_or_none
+from . import blocks
 from .blocks import flatten
 
 HOT = frozenset({"user", "assistant", "progress"})
+INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
 
 
 class TokenUsage(msgspec.Struct):
@@ -67,6 +70,9 @@ class ResultFacts(msgspec.Struct):
 
 
 _NOTHING = msgspec.Raw(b"null")
+# A toolUseResult as the line's decoder takes it: the facts of an object, nothing of
+# anything else (a list's items stay undecoded).
+Result = ResultFacts | str | list[msgspec.Raw] | int | float | bool | None
 
 
 class Line(msgspec.Struct):
@@ -87,21 +93,33 @@ class Line(msgspec.Struct):
     agentId: str | None = None
     message: Message | None = None
     data: ProgressData | None = None
-    # Undecoded (``msgspec.Raw``) from the file; the decoded value from a dict.
-    toolUseResult: msgspec.Raw = _NOTHING
+    # ``Result`` from the file (undecoded, ``msgspec.Raw``, from a line whose result its
+    # decoder refused); the decoded value from a dict.
+    toolUseResult: Result = None
+
+
+class _RawResult(Line):
+    """A line whose toolUseResult ``Line`` refuses (a number out of range, facts of other
+    types): the result undecoded, its facts read from it as far as they can be."""
+
+    toolUseResult: msgspec.Raw = _NOTHING  # type: ignore[assignment]
 
 
 _LINE = msgspec.json.Decoder(Line)
+_RAW_RESULT = msgspec.json.Decoder(_RawResult)
 _FACTS = msgspec.json.Decoder(ResultFacts)
 
 
-def decode(raw: bytes) -> Line | None:
+def decode(raw: bytes | memoryview) -> Line | None:
     """A hot line's facts; None when the line must be read as a dict (another type,
     a field of another type, not an object). ``msgspec.DecodeError``: not JSON."""
     try:
         line = _LINE.decode(raw)
     except msgspec.ValidationError:
-        return None
+        try:
+            line = _RAW_RESULT.decode(raw)
+        except msgspec.ValidationError:
+            return None
     return line if line.type in HOT else None
 
 
@@ -127,7 +145,7 @@ def line_of(record: dict[str, Any]) -> Line:
         agentId=str_or_none(record.get("agentId")),
         message=_message_of(message) if isinstance(message, dict) else None,
         data=_data_of(data) if isinstance(data, dict) else None,
-        toolUseResult=record.get("toolUseResult"),  # type: ignore[arg-type]  # (see Line)
+        toolUseResult=record.get("toolUseResult"),  # (see Line)
     )
 
 
@@ -165,10 +183,11 @@ def _data_of(data: dict[str, Any]) -> ProgressData:
     )
 
 
-def shape(content: str | list[Block] | None, interrupted: bool) -> list[Part]:
+def shape(content: str | list[Block] | None, line: bytes | memoryview | None) -> list[Part]:
     """The parts ``blocks.parts_of`` would make of this content, as far as feeding a line
-    needs them (kinds, ids, names, errors, texts; a tool result's text only when the line
-    may say the user ``interrupted``): its item is read again by span when shown."""
+    needs them (kinds, ids, names, errors, texts): its item is read again by span when
+    shown. A tool result's text is read only where it may say the user interrupted (it
+    may begin so, and ``line``, the line it came from, has the words; None: never)."""
     if content is None:
         return []
     if isinstance(content, str):
@@ -186,10 +205,11 @@ def shape(content: str | list[Block] | None, interrupted: bool) -> list[Part]:
             # A tool's name once for all its calls (tens of thousands of "Bash").
             out.append(Part("tool-call", call_id=block.id, name=intern(block.name or "?")))
         elif kind == "tool_result":
+            said = line is not None and _may_begin(block.content) and INTERRUPTED in bytes(line)
             out.append(
                 Part(
                     "tool-result",
-                    text=_said(block.content) if interrupted else "",
+                    text=_said(block.content) if said else "",
                     call_id=block.tool_use_id,
                     is_error=block.is_error is True,
                 )
@@ -199,6 +219,29 @@ def shape(content: str | list[Block] | None, interrupted: bool) -> list[Part]:
         else:
             out.append(Part("other", name=kind))
     return out
+
+
+_NOT_TEXT = frozenset(b"{-0123456789tfn")  # a value whose text never begins with "["
+
+
+def _may_begin(content: msgspec.Raw) -> bool:
+    """Could this content's text (``flatten``) begin, after its blanks, with a "[" (as
+    ``blocks.INTERRUPTED`` does)? False only when it can not: a string whose first
+    character past its spaces is plain ASCII and no "[" (blanks other than spaces are
+    escaped in JSON), or a value of no text of its own."""
+    view = memoryview(content)
+    at, end = 0, len(view)
+    while at < end and view[at] in b" \t\r\n":
+        at += 1
+    if at == end:
+        return False
+    first = view[at]
+    if first != 0x22:  # not a string: a list's texts are read
+        return first not in _NOT_TEXT
+    at += 1
+    while at < end and view[at] == 0x20:
+        at += 1
+    return at == end or view[at] in b"[\\" or view[at] < 0x21 or view[at] >= 0x80
 
 
 def _said(content: msgspec.Raw) -> str:
@@ -222,6 +265,8 @@ def result_value(value: Any) -> Any:
 
 def result_facts(value: Any) -> tuple[bool, str | None]:
     """``(interrupted, agentId)`` of a ``toolUseResult``, decoding no more than that."""
+    if isinstance(value, ResultFacts):
+        return value.interrupted is True, value.agentId
     if isinstance(value, msgspec.Raw):
         if value is _NOTHING:
             return False, None
