@@ -151,6 +151,47 @@ class ItemColumn:
             self.ids.append(ident)
         return index
 
+    def code(self, value: str | None) -> int:
+        """The code a role, kind or model is kept as (what ``append_packed`` is given)."""
+        code = self._codes.get(value)
+        return self._code(value) if code is None else code
+
+    def append_packed(
+        self,
+        line: int,
+        span: int,
+        role: int,
+        kind: int,
+        model: int,
+        ts: str | None,
+        height: int,
+        nparts: int = 1,
+        sticky: bool = False,
+    ) -> int:
+        """``append`` of an item read again by its span (a span known, ``source`` set)
+        whose ``folded_height`` and number of parts the caller knows, its role, kind and
+        model given as their ``code``s: the header stored as ``append`` stores it, for a
+        builder's hot path (every line of a big file). Returns its index."""
+        index = len(self.line)
+        self.line.append(line)
+        self.span.append(span)
+        self.parts.append(None)
+        self.role.append(role)
+        self.kind.append(kind)
+        self.model.append(model)
+        flags = STICKY if sticky else 0
+        if ts is None:
+            flags |= NO_TS
+        else:
+            self.ts_text += ts.encode("utf-8", "surrogatepass")
+        self.flags.append(flags)
+        self.height.append(height)
+        self.nparts.append(min(nparts, 255))
+        self.ts_end.append(len(self.ts_text))
+        if self.ids is not None:
+            self.ids.append(None)
+        return index
+
     def id_of(self, index: int) -> str:
         ids = self.ids
         ident = ids[index] if ids is not None else None

@@ -444,6 +444,47 @@ def test_status_lines_are_what_the_multiline_patterns_find(text: str) -> None:
             assert (want.group(1), want.end()) == (got.group(1), got.end())
 
 
+_HEADS = st.sampled_from(
+    [
+        *_WORDS,
+        "Chunk ID: ab12",
+        "Chunk ID: ",
+        "Wall time: 2.5 seconds",
+        "Process exited with code 0",
+        "Exit code: 1",
+        " ",
+        "\n",
+        "\r",
+        "-",
+        "1",
+        "4.5",
+        "1.2.3",
+        "x",
+        "\u2028",
+    ]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_HEADS, max_size=12).map("".join))
+def test_the_usual_head_says_what_the_searches_find(text: str) -> None:
+    """The one match of the usual status lines says what searching for each finds."""
+    assert tools.status_lines(text) == tools.searched_status(text)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "Chunk ID: 3f\nWall time: 0.5 seconds\nProcess exited with code 2\nOutput:\nx",
+        "Exit code: 0\nWall time: 1.25 seconds\nOutput:\n",
+        "Wall time: 3 seconds\nExit code: -1\n",
+    ],
+)
+def test_the_usual_heads_are_matched_at_once(head: str) -> None:
+    assert tools._USUAL_HEAD.match(head) is not None
+    assert tools.status_lines(head) == tools.searched_status(head) != (None, None)
+
+
 # -- the live path: raw lines with spans, fed as they are appended --------------------------
 
 

@@ -14,7 +14,7 @@ import itertools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
@@ -88,6 +88,17 @@ class Builder(ABC):
             self.lines = max(self.lines, line)
             self.feed_line(raw, line)
 
+    def take_lines(
+        self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
+    ) -> None:
+        """A batch of lines as a reader cut them, each with its span (``spans`` empty:
+        not known): ``take_line`` each. A format may take a batch in one loop of its own."""
+        for index, (raw, line) in enumerate(zip(raws, lines, strict=True)):
+            if spans:
+                self.span = spans[index]
+                self.line_bytes = len(raw)
+            self.take_line(bytes(raw), line)
+
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts one line gives (as ``feed`` made them): what a lazy part is read
@@ -159,11 +170,7 @@ class LiveModel:
         spans = update.spans
         builder.set_source(update.source if spans else None)
         if update.raw:
-            for index, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
-                if spans:
-                    builder.span = spans[index]
-                    builder.line_bytes = len(raw)
-                builder.take_line(bytes(raw), line)
+            builder.take_lines(update.raw, update.lines, spans)
         else:
             for index, (record, line) in enumerate(
                 zip(update.envelopes, update.lines, strict=True)

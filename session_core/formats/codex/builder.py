@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
 import orjson
 
 from ...item_column import FOLDED_MARK, Items
@@ -30,6 +31,7 @@ from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import OpState, classify_op
+from ..base import Builder
 from . import NAME, lines
 from . import usage as tokens
 from .compaction import replay
@@ -94,22 +96,44 @@ class CodexBuilder(CodexResponses):
         # from the file (every item it makes is packed by span).
         if self.span and self.raw.source is not None:
             decoded = lines.decode(raw)
-            if decoded is not None:
-                ts = decoded.timestamp
-                try:
-                    if type(decoded) is lines.EventLine:
-                        done = self._typed_event(decoded.payload, line, ts)
-                    elif type(decoded) is lines.ResponseLine:
-                        done = self._typed_response(decoded.payload, line, ts)
-                    else:
-                        assert type(decoded) is lines.ContextLine
-                        done = self._typed_context(decoded.payload, raw, line, ts)
-                except Exception as err:  # as ``feed`` does
-                    self._unreadable(err, orjson.loads(raw), line, ts)
-                    return
-                if done:
-                    return  # else it does not fit the rules' facts: nothing was done
+            if decoded is not None and self._typed(decoded, raw, line):
+                return  # else it does not fit the rules' facts: nothing was done
         super().feed_line(raw, line)
+
+    def take_lines(
+        self, raws: Sequence[bytes | memoryview], numbers: Sequence[int], spans: Sequence[int]
+    ) -> None:
+        # ``take_line`` and ``feed_line`` in one loop, for the lines that need neither's
+        # care (a known span, no CR, an object's first byte): a load's every line.
+        if not spans or self.raw.source is None:
+            super().take_lines(raws, numbers, spans)
+            return
+        decode = lines.decode
+        typed = self._typed
+        orjson_path = Builder.feed_line
+        for raw_line, line, span in zip(raws, numbers, spans, strict=True):
+            raw = bytes(raw_line)
+            self.span = span
+            self.line_bytes = len(raw)
+            if not span or raw[:1] != b"{" or raw.endswith(b"\r"):
+                self.take_line(raw, line)
+                continue
+            if line > self.lines:
+                self.lines = line
+            decoded = decode(raw)
+            if decoded is None or not typed(decoded, raw, line):
+                orjson_path(self, raw, line)
+
+    def _typed(self, decoded: lines.Line, raw: bytes, line: int) -> bool:
+        """A typed line read by its kind's rules; False when it does not fit their facts
+        (nothing was done: the dict path reads it)."""
+        ts = decoded.timestamp
+        payload = decoded.payload
+        try:
+            return _TYPED[type(payload)](self, payload, raw, line, ts)
+        except Exception as err:  # as ``feed`` does
+            self._unreadable(err, orjson.loads(raw), line, ts)
+            return True
 
     def feed(self, record: dict[str, Any], line: int) -> None:
         kind = record.get("type")
@@ -246,38 +270,43 @@ class CodexBuilder(CodexResponses):
         parts = _PACKED if packed else [Part("other", compact(payload), name=str(kind))]
         self._add(parts, line, "system", "event", ts)
 
-    def _typed_event(self, payload: lines.EventPayload, line: int, ts: str | None) -> bool:
-        kind = lines.TAG[type(payload)]
-        if type(payload) is lines.TokenCount:
-            info = payload.info
-            if info is None and (payload.input_tokens or payload.output_tokens):
-                return False  # usage flat on the event (2025): the dict path reads it
-            tally = self.tally
-            tally.limits_json(bytes(payload.rate_limits))
-            if info is None:
-                said = tally.take(False, None, None, None, self.model)
-            else:
-                said = tally.take(
-                    True,
-                    info.model_context_window,
-                    info.total_token_usage,
-                    info.last_token_usage,
-                    self.model,
-                )
-            self._token_count(said, line, ts)
-            return True
+    def _typed_token_count(
+        self, payload: lines.TokenCount, raw: bytes, line: int, ts: str | None
+    ) -> bool:
+        info = payload.info
+        if info is None and (payload.input_tokens or payload.output_tokens):
+            return False  # usage flat on the event (2025): the dict path reads it
+        tally = self.tally
+        tally.limits_json(bytes(payload.rate_limits))
+        if info is None:
+            said = tally.take(False, None, None, None, self.model)
+        else:
+            said = tally.take(
+                True,
+                info.model_context_window,
+                info.total_token_usage,
+                info.last_token_usage,
+                self.model,
+            )
+        self._token_count(said, line, ts)
+        return True
+
+    def _typed_legacy(self, payload: lines.Legacy, raw: bytes, line: int, ts: str | None) -> bool:
         if type(payload) is lines.AgentReasoning:
-            self._legacy(kind, payload.text, line, ts)
-            return True
-        if isinstance(payload, lines.UserMessage | lines.AgentMessage):
-            self._legacy(kind, payload.message, line, ts)
-            return True
+            self._legacy("agent_reasoning", payload.text, line, ts)
+        else:
+            assert isinstance(payload, lines.UserMessage | lines.AgentMessage)
+            self._legacy(lines.TAG[type(payload)], payload.message, line, ts)
+        return True
+
+    def _typed_turn(
+        self, payload: lines.TaskStarted | lines.Ended, raw: bytes, line: int, ts: str | None
+    ) -> bool:
         if type(payload) is lines.TaskStarted:
             self._start_run(payload.turn_id, line, ts)
         else:
-            assert isinstance(payload, lines.Ended)
-            self._end_run(_ENDED[kind], payload.turn_id, line, ts)
-        self.raw.append(_PACKED, line, role="system", kind="event", ts=ts, span=self.span)
+            self._end_run(_ENDED[lines.TAG[type(payload)]], payload.turn_id, line, ts)
+        self.raw.append_packed(line, self.span, self.system, self.event, 0, ts, 2)
         return True
 
     def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
@@ -419,5 +448,26 @@ class CodexBuilder(CodexResponses):
             writer_alive=writer_alive,
         )
 
+
+# Each typed payload's rules, by its Struct (a turn context's payload is left Raw).
+_TYPED: dict[type, Callable[[CodexBuilder, Any, bytes, int, str | None], bool]] = {
+    lines.TokenCount: CodexBuilder._typed_token_count,
+    lines.UserMessage: CodexBuilder._typed_legacy,
+    lines.AgentMessage: CodexBuilder._typed_legacy,
+    lines.AgentReasoning: CodexBuilder._typed_legacy,
+    lines.TaskStarted: CodexBuilder._typed_turn,
+    lines.TaskComplete: CodexBuilder._typed_turn,
+    lines.TurnComplete: CodexBuilder._typed_turn,
+    lines.TurnAborted: CodexBuilder._typed_turn,
+    lines.FunctionCall: CodexBuilder._typed_call,
+    lines.CustomToolCall: CodexBuilder._typed_call,
+    lines.LocalShellCall: CodexBuilder._typed_call,
+    lines.WebSearchCall: CodexBuilder._typed_call,
+    lines.FunctionCallOutput: CodexBuilder._typed_output,
+    lines.CustomToolCallOutput: CodexBuilder._typed_output,
+    lines.Message: CodexBuilder._typed_message,
+    lines.Reasoning: CodexBuilder._typed_reasoning,
+    msgspec.Raw: CodexBuilder._typed_context,
+}
 
 __all__ = ["BARE_ITEMS", "LEGACY_HEADER_KEYS", "NAME", "CodexBuilder", "is_legacy_header"]

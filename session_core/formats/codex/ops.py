@@ -103,13 +103,12 @@ class PackedOp(LazyToolOp):
         """A running operation of the column (made for every call of a file: its slots
         are set directly, not through ``__init__`` and its setters)."""
         op = _new(cls)
-        for put, value in _BLANK:
+        for put, value in _HIDDEN:
             put(op, value)
-        _put_call_id(op, call_id)
-        _put_tool(op, tool)
-        _put_run_id(op, run_id)
-        _put_column(op, column)
-        _put_at(op, at)
+        op.call_id, op.tool, op.state, op.run_id = call_id, tool, "running", run_id
+        op.progress, op.subagent, op.sidechain = _PLAIN
+        op._args_from = op._result_from = op._detail_from = None
+        op._column, op._at = column, at
         return op
 
     def _item(self, result: bool) -> int:
@@ -155,18 +154,19 @@ class PackedOp(LazyToolOp):
 
 
 _new = object.__new__
-# Every slot of a packed op and what it starts as (``ToolOp``'s defaults).
-_BLANK: list[tuple[Any, Any]] = [
-    (ToolOp.__dict__[f.name].__set__, f.default)
-    for f in dataclasses.fields(ToolOp)
-    if f.default is not dataclasses.MISSING
+_DEFAULTS = {
+    f.name: f.default for f in dataclasses.fields(ToolOp) if f.default is not dataclasses.MISSING
+}
+# The slots a packed op reads through descriptors of its own, with what they start as
+# (``ToolOp``'s defaults): set through the slots' own setters. The others, set in
+# ``packed`` itself (a store each: a setter call costs five), are these.
+_SET_IN_PACKED = ("progress", "subagent", "sidechain")
+_HIDDEN: list[tuple[Any, Any]] = [
+    (ToolOp.__dict__[name].__set__, value)
+    for name, value in _DEFAULTS.items()
+    if name not in _SET_IN_PACKED
 ]
-_BLANK += [(ToolOp.__dict__["state"].__set__, "running")]
-_BLANK += [(LazyToolOp.__dict__[name].__set__, None) for name in LazyToolOp.__slots__]
-_put_call_id = ToolOp.__dict__["call_id"].__set__
-_put_tool = ToolOp.__dict__["tool"].__set__
-_put_run_id = ToolOp.__dict__["run_id"].__set__
-_put_column = PackedOp.__dict__["_column"].__set__
-_put_at = PackedOp.__dict__["_at"].__set__
+_PLAIN = tuple(_DEFAULTS[name] for name in _SET_IN_PACKED)
+assert all(getattr(PackedOp, name) is ToolOp.__dict__[name] for name in _SET_IN_PACKED)
 
 __all__ = ["OpColumn", "PackedOp"]

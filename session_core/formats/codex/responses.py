@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...item_column import folded_height
 from ...parts import Part
 from ...text import str_or_none
 from . import lines
@@ -103,37 +104,44 @@ class CodexResponses(CodexCalls):
                 kind, part.call_id or item_id, tool, payload.get("status"), index, line, ts, part
             )
 
-    def _typed_response(self, payload: lines.ResponsePayload, line: int, ts: str | None) -> bool:
+    def _typed_output(self, payload: lines.Output, raw: bytes, line: int, ts: str | None) -> bool:
         kind = lines.TAG[type(payload)]
-        if isinstance(payload, lines._Output):
-            outcome = decode_output(payload.output)
-            call_id = payload.call_id
-            key = call_key(kind, call_id, payload.id)
-            index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
-            self._output(call_id, outcome, index, line, ts, None)
-        elif isinstance(payload, lines._Call):
-            if not payload.call_id and not payload.id:
-                return False  # named by its line: kept whole (the dict path)
-            call_id = call_id_from(payload.call_id, payload.id, "")
-            key = call_key(kind, payload.call_id, payload.id)
-            index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
-            tool = call_name_of(kind, payload.name, payload.namespace) or "?"
-            self._call(kind, call_id, tool, payload.status, index, line, ts, None)
-        elif type(payload) is lines.Message:
-            texts = text_blocks(payload.content)
-            if texts is None:
-                return False  # a block that is not text: the dict path reads it
-            role = payload.role or "user"
-            parts = [Part("text", text) for text in texts]
-            key = message_key(role, parts)
-            self._sent(kind, parts, role, "message", role in STICKY_ROLES, key, line, ts)
-        else:
-            assert type(payload) is lines.Reasoning
-            summary = block_texts(payload.summary)
-            encrypted = payload.encrypted_content
-            parts = reasoning_parts_of(summary, block_texts(payload.content), encrypted)
-            key = reasoning_key(encrypted, summary)
-            self._sent(kind, parts, "assistant", "message", False, key, line, ts)
+        outcome = decode_output(payload.output)
+        call_id = payload.call_id
+        key = call_key(kind, call_id, payload.id)
+        index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
+        self._output(call_id, outcome, index, line, ts, None)
+        return True
+
+    def _typed_call(self, payload: lines.Call, raw: bytes, line: int, ts: str | None) -> bool:
+        if not payload.call_id and not payload.id:
+            return False  # named by its line: kept whole (the dict path)
+        kind = lines.TAG[type(payload)]
+        call_id = call_id_from(payload.call_id, payload.id, "")
+        key = call_key(kind, payload.call_id, payload.id)
+        index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
+        tool = call_name_of(kind, payload.name, payload.namespace) or "?"
+        self._call(kind, call_id, tool, payload.status, index, line, ts, None)
+        return True
+
+    def _typed_message(self, payload: lines.Message, raw: bytes, line: int, ts: str | None) -> bool:
+        texts = text_blocks(payload.content)
+        if texts is None:
+            return False  # a block that is not text: the dict path reads it
+        role = payload.role or "user"
+        parts = [Part("text", text) for text in texts]
+        key = message_key(role, parts)
+        self._sent("message", parts, role, "message", role in STICKY_ROLES, key, line, ts)
+        return True
+
+    def _typed_reasoning(
+        self, payload: lines.Reasoning, raw: bytes, line: int, ts: str | None
+    ) -> bool:
+        summary = block_texts(payload.summary)
+        encrypted = payload.encrypted_content
+        parts = reasoning_parts_of(summary, block_texts(payload.content), encrypted)
+        key = reasoning_key(encrypted, summary)
+        self._sent("reasoning", parts, "assistant", "message", False, key, line, ts)
         return True
 
     def _sent(
@@ -152,18 +160,32 @@ class CodexResponses(CodexCalls):
         (``key`` its fingerprint). Its index."""
         if self.best != RESPONSE:
             self._settle_source(RESPONSE)
-        model = self.model if role == "assistant" else None
-        index = self.raw.append(  # ``_add``'s, inline: once for every response item
-            parts,
-            line,
-            role=role,
-            kind=item_kind,
-            ts=ts,
-            model=model,
-            sticky=sticky,
-            span=self.span,
-            keep=keep,
-        )
+        raw = self.raw
+        span = self.span
+        if span and not keep and raw.source is not None:  # ``_add``'s, packed
+            index = raw.append_packed(
+                line,
+                span,
+                raw.code(role),
+                self.message if item_kind == "message" else raw.code(item_kind),
+                self.model_code if role == "assistant" else 0,
+                ts,
+                2 if parts is _PACKED else folded_height(parts),
+                len(parts),
+                sticky,
+            )
+        else:
+            index = raw.append(
+                parts,
+                line,
+                role=role,
+                kind=item_kind,
+                ts=ts,
+                model=self.model if role == "assistant" else None,
+                sticky=sticky,
+                span=span,
+                keep=keep,
+            )
         if role == "assistant":
             early = self.early_usage
             if early is None:

@@ -73,6 +73,11 @@ class CodexState(Builder):
         self.fact_tuples: dict[tuple[str, str], tuple[str, str]] = {}
         self.fact_lists: dict[tuple[str, str], list[str]] = {}
         self.model: str | None = None
+        # The raw column's codes of the roles and kinds the hot lines make, and the model's.
+        code = self.raw.code
+        self.system, self.event = code("system"), code("event")
+        self.context_kind, self.message = code("context"), code("message")
+        self.model_code = 0  # no model
         self.tally = tokens.TokenTally()
         self.context_tokens: int | None = None  # the last request's input (context) size
         self.awaiting_after: Compaction | None = None

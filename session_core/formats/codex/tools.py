@@ -23,6 +23,15 @@ _EXIT_REST = re.compile(r"\s*(-?\d+)")
 _WALL = ("Wall time:",)
 _WALL_REST = re.compile(r"\s*([0-9.]+)\s*seconds")
 _HEAD = 1024  # the status lines sit at the top of an output: only its head is searched
+# The head most shell outputs have (0.1x's ``Exit code: N`` over ``Wall time: S seconds``;
+# newer ones' ``Chunk ID`` line, ``Wall time``, ``Process exited with code N``): its two
+# status lines are the first at a line's start, so one match says what the two searches
+# would (anything else is searched for as above).
+_STATUS = "(?:Exit code:|Process exited with code)" + _EXIT_REST.pattern
+_WALL_LINE = "Wall time:" + _WALL_REST.pattern
+_USUAL_HEAD = re.compile(
+    rf"(?:Chunk ID: [^\n]*\n)?(?:{_STATUS}\n{_WALL_LINE}|{_WALL_LINE}\n{_STATUS})"
+)
 
 # Outputs Codex itself writes when a call did not run (not the tool's own text).
 _ERROR_PREFIXES = (
@@ -141,23 +150,44 @@ def _from_json_output(decoded: dict[str, Any]) -> Outcome:
     return outcome
 
 
-def _from_text(text: str) -> Outcome:
-    outcome = Outcome(text)
-    head = text[:_HEAD]
+def status_lines(head: str) -> tuple[str | None, str | None]:
+    """What an output's head says of its exit code and wall time, as written (None: it
+    does not say)."""
+    usual = _USUAL_HEAD.match(head)
+    if usual is not None:
+        if usual.group(1) is not None:  # the exit code's line first
+            return usual.group(1), usual.group(2)
+        return usual.group(4), usual.group(3)
+    return searched_status(head)
+
+
+def searched_status(head: str) -> tuple[str | None, str | None]:
+    """``status_lines`` by searching for each line at a line's start."""
     match = _at_line_start(head, _EXIT, _EXIT_REST)
-    if match is not None:
-        outcome.exit_code = int(match.group(1))
     wall = _at_line_start(head, _WALL, _WALL_REST)
-    if wall is not None:
+    return (
+        match.group(1) if match is not None else None,
+        wall.group(1) if wall is not None else None,
+    )
+
+
+def _from_text(text: str) -> Outcome:
+    exit_text, seconds = status_lines(text[:_HEAD])
+    code = int(exit_text) if exit_text is not None else None
+    duration: float | None = None
+    if seconds is not None:
         try:
-            outcome.duration = float(wall.group(1))
+            duration = float(seconds)
         except ValueError:
-            outcome.duration = None
-    if outcome.exit_code is not None:
-        outcome.detail = {"exit_code": outcome.exit_code}
-    outcome.failed = (outcome.exit_code not in (None, 0)) or _is_error_text(text)
-    outcome.interrupted = _is_aborted(text)
-    return outcome
+            duration = None
+    return Outcome(  # made once, its fields given (one per output of a file)
+        text,
+        (code is not None and code != 0) or _is_error_text(text),
+        _is_aborted(text),
+        code,
+        duration,
+        None if code is None else {"exit_code": code},
+    )
 
 
 def _at_line_start(
@@ -244,5 +274,7 @@ __all__ = [
     "content_items_text",
     "decode_output",
     "parse_arguments",
+    "searched_status",
     "shown_arguments",
+    "status_lines",
 ]

@@ -144,9 +144,14 @@ class CodexTurns(CodexState):
         ts: str | None,
     ) -> None:
         # Its instructions stay in the file (``_add``'s, inline: once for every context).
-        self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
+        if parts is _PACKED:
+            self.raw.append_packed(line, self.span, self.system, self.context_kind, 0, ts, 2)
+        else:
+            self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
         self.last_response, self.early_usage = -1, None  # a model request begins
         if model is not None:
+            if model != self.model:
+                self.model_code = self.raw.code(model)
             self.model = model
             self.meta.setdefault("model", model)
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
@@ -204,12 +209,13 @@ class CodexTurns(CodexState):
                     self.awaiting_after.tokens_after = size
                     self.awaiting_after = None
         if isinstance(note, str):
-            parts, keep = _FIXED[note], True  # one list shared
-        elif own and self._by_span():
-            parts, keep = _PACKED, False  # ``line_parts`` says it again
+            parts = _FIXED[note]  # one list shared
+        elif own and self._by_span():  # ``line_parts`` says it again
+            self.raw.append_packed(line, self.span, self.system, self.event, 0, ts, 2)
+            return
         else:
-            parts, keep = [Part("other", tokens.so_far(note), name="token_count")], True
-        self.raw.append(parts, line, role="system", kind="event", ts=ts, span=self.span, keep=keep)
+            parts = [Part("other", tokens.so_far(note), name="token_count")]
+        self.raw.append(parts, line, role="system", kind="event", ts=ts, span=self.span, keep=True)
 
 
 __all__ = ["CodexTurns"]

@@ -27,12 +27,29 @@ def totals_of(value: Any) -> Totals | None:
         return None
     get = value.get  # one per token count: written out, not looped
     a, b, c, d = (
+        get("input_tokens"),
+        get("cached_input_tokens"),
+        get("output_tokens"),
+        get("reasoning_output_tokens"),
+    )
+    if (  # what every writer writes: each one there, a count (``type``: a bool is not)
+        type(a) is int
+        and type(b) is int
+        and type(c) is int
+        and type(d) is int
+        and a >= 0
+        and b >= 0
+        and c >= 0
+        and d >= 0
+    ):
+        return a, b, c, d
+    a, b, c, d = (
         get("input_tokens", 0),
         get("cached_input_tokens", 0),
         get("output_tokens", 0),
         get("reasoning_output_tokens", 0),
     )
-    if not (type(a) is int and a >= 0):  # ``type``: a bool is not a count
+    if not (type(a) is int and a >= 0):
         a = a if isinstance(a, int) and not isinstance(a, bool) and a >= 0 else 0
     if not (type(b) is int and b >= 0):
         b = b if isinstance(b, int) and not isinstance(b, bool) and b >= 0 else 0
