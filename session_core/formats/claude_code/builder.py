@@ -423,15 +423,16 @@ class ClaudeCodeBuilder(Builder):
         self, part: Part, index: int, line: int, response: Response, side: bool, ts: str | None
     ) -> None:
         assert part.call_id is not None
+        # (its fields in order: call_id, tool, part, line, message_id, side, run, started)
         call = Call(
-            call_id=part.call_id,
-            tool=part.name or "?",
-            part=self._ref(part, index),
-            line=line,
-            message_id=response.id,
-            side=side,
-            run=len(self.runs) - 1,
-            started=ts,
+            part.call_id,
+            part.name or "?",
+            self._ref(part, index),
+            line,
+            response.id,
+            side,
+            len(self.runs) - 1,
+            ts,
         )
         self.calls[part.call_id] = call
         response.calls.append(part.call_id)
@@ -446,18 +447,24 @@ class ClaudeCodeBuilder(Builder):
         parts = self._parts(message, typed, True)
         meta = facts.isMeta is True
         before = self.conv_main  # the last conversation node before this line
+        # Most user lines answer a call and say nothing else: no text, command or prompt.
+        plain = not (len(parts) == 1 and parts[0].kind == "tool-result")
         if facts.isCompactSummary is True:
             kind = "compact-summary"
         elif meta:
             kind = "meta"
-        elif blocks.is_command(parts):
+        elif plain and blocks.is_command(parts):
             kind = "command"
         else:
             kind = "message"
         node = self.node_for(facts, uuid, line, USER, side)
         ident = uuid or f"line-{line}"
         # Its text, while every part is whole (a prompt's or a summary's, kept).
-        text = "" if self.off or meta else "\n".join(p.text for p in parts if p.kind == "text")
+        text = (
+            "\n".join(p.text for p in parts if p.kind == "text")
+            if plain and not (self.off or meta)
+            else ""
+        )
         result = facts.toolUseResult
         answers: list[tuple[int, tuple[bool, str | None]]] = []
         # A line read again when shown keeps its span alone: its tool result's detail
@@ -520,7 +527,9 @@ class ClaudeCodeBuilder(Builder):
                         )
                     )
             return
-        if meta:
+        if meta or not plain:
+            if self.runs and not meta:
+                self.runs[-1].items += 1
             return
         if blocks.is_interruption(parts) and self.runs:
             self.runs[-1].cut = True

@@ -41,17 +41,19 @@ class UsageBook:
 
     def report(self, response: Response, usage: TokenUsage, model: str | None) -> None:
         """A line of ``response`` reported ``usage``: the largest value of each count."""
-        tokens = response.tokens
-        for i, value in enumerate(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_input_tokens,
-                usage.cache_creation_input_tokens,
-            )
-        ):
-            if value is not None and (tokens[i] is None or value > (tokens[i] or 0)):
-                tokens[i] = value
+        tokens = response.tokens  # (once per split line: each count written out)
+        value = usage.input_tokens
+        if value is not None and (tokens[0] is None or value > tokens[0]):
+            tokens[0] = value
+        value = usage.output_tokens
+        if value is not None and (tokens[1] is None or value > tokens[1]):
+            tokens[1] = value
+        value = usage.cache_read_input_tokens
+        if value is not None and (tokens[2] is None or value > tokens[2]):
+            tokens[2] = value
+        value = usage.cache_creation_input_tokens
+        if value is not None and (tokens[3] is None or value > tokens[3]):
+            tokens[3] = value
         model = response.model or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
