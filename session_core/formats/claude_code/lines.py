@@ -26,14 +26,19 @@ HOT = frozenset({"user", "assistant", "progress"})
 INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
 
 
-class TokenUsage(msgspec.Struct):
+# The Structs' fields are in the order Claude Code writes them (msgspec looks the next
+# key up first where the last one was), and none is tracked by the collector (none
+# holds anything that could refer back to it).
+
+
+class TokenUsage(msgspec.Struct, gc=False):
     input_tokens: int | None = None
-    output_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    output_tokens: int | None = None
 
 
-class Block(msgspec.Struct):
+class Block(msgspec.Struct, gc=False):
     """A content block, as far as a line read again when shown needs it (``shape``):
     a tool call's input, a thinking text, a tool result's content are not decoded."""
 
@@ -46,23 +51,23 @@ class Block(msgspec.Struct):
     content: msgspec.Raw = msgspec.Raw(b"null")
 
 
-class Message(msgspec.Struct):
+class Message(msgspec.Struct, gc=False):
+    model: str | None = None
     id: str | None = None
     role: str | None = None
-    model: str | None = None
-    stop_reason: str | None = None
-    usage: TokenUsage | None = None
     # Blocks from the file; the parsed value (str, list of dicts) from a dict.
     content: str | list[Block] | None = None
+    stop_reason: str | None = None
+    usage: TokenUsage | None = None
 
 
-class ProgressData(msgspec.Struct):
+class ProgressData(msgspec.Struct, gc=False):
     type: str | None = None
     output: str | None = None
     agentId: str | None = None
 
 
-class ResultFacts(msgspec.Struct):
+class ResultFacts(msgspec.Struct, gc=False):
     """What a tool result's ``toolUseResult`` says of the call, without the rest of it."""
 
     interrupted: bool | None = None
@@ -75,27 +80,27 @@ _NOTHING = msgspec.Raw(b"null")
 Result = ResultFacts | str | list[msgspec.Raw] | int | float | bool | None
 
 
-class Line(msgspec.Struct):
-    type: str | None = None
-    uuid: str | None = None
+class Line(msgspec.Struct, gc=False):
     parentUuid: str | None = None
     isSidechain: bool | None = None
-    isMeta: bool | None = None
-    isCompactSummary: bool | None = None
-    timestamp: str | None = None
-    requestId: str | None = None
-    parentToolUseID: str | None = None
-    sessionId: str | None = None
     cwd: str | None = None
-    gitBranch: str | None = None
+    sessionId: str | None = None
     version: str | None = None
+    gitBranch: str | None = None
     slug: str | None = None
     agentId: str | None = None
+    type: str | None = None
     message: Message | None = None
     data: ProgressData | None = None
+    requestId: str | None = None
     # ``Result`` from the file (undecoded, ``msgspec.Raw``, from a line whose result its
     # decoder refused); the decoded value from a dict.
     toolUseResult: Result = None
+    parentToolUseID: str | None = None
+    isMeta: bool | None = None
+    isCompactSummary: bool | None = None
+    uuid: str | None = None
+    timestamp: str | None = None
 
 
 class _RawResult(Line):
