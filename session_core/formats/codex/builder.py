@@ -218,12 +218,13 @@ class CodexBuilder(CodexResponses):
         cid = f"L{line}"
         raw = self.raw
         replayed = replay(self.view, self.view_keys, raw.id_of, payload, cid, line, ts)
-        folded = set(replayed.folded)
-        for entry in self.view:
+        view = self.view
+        for position in replayed.folded_at:
+            entry = view[position]
             if isinstance(entry, Item):
-                if entry.id in folded and "folded" not in entry.marks:
+                if "folded" not in entry.marks:
                     entry.marks.append("folded")
-            elif raw.id_of(entry) in folded:
+            else:
                 raw.flag(entry, FOLDED_MARK)
         self.view, self.view_keys = replayed.view, array("q", replayed.keys)
         message = str_or_none(payload.get("message")) or ""
@@ -291,12 +292,16 @@ class CodexBuilder(CodexResponses):
         self._token_count(said, line, ts)
         return True
 
-    def _typed_legacy(self, payload: lines.Legacy, raw: bytes, line: int, ts: str | None) -> bool:
-        if type(payload) is lines.AgentReasoning:
-            self._legacy("agent_reasoning", payload.text, line, ts)
-        else:
-            assert isinstance(payload, lines.UserMessage | lines.AgentMessage)
-            self._legacy(lines.TAG[type(payload)], payload.message, line, ts)
+    def _typed_said(
+        self, payload: lines.UserMessage | lines.AgentMessage, raw: bytes, line: int, ts: str | None
+    ) -> bool:
+        self._legacy(lines.TAG[type(payload)], payload.message, line, ts)
+        return True
+
+    def _typed_thought(
+        self, payload: lines.AgentReasoning, raw: bytes, line: int, ts: str | None
+    ) -> bool:
+        self._legacy("agent_reasoning", payload.text, line, ts)
         return True
 
     def _typed_turn(
@@ -452,9 +457,9 @@ class CodexBuilder(CodexResponses):
 # Each typed payload's rules, by its Struct (a turn context's payload is left Raw).
 _TYPED: dict[type, Callable[[CodexBuilder, Any, bytes, int, str | None], bool]] = {
     lines.TokenCount: CodexBuilder._typed_token_count,
-    lines.UserMessage: CodexBuilder._typed_legacy,
-    lines.AgentMessage: CodexBuilder._typed_legacy,
-    lines.AgentReasoning: CodexBuilder._typed_legacy,
+    lines.UserMessage: CodexBuilder._typed_said,
+    lines.AgentMessage: CodexBuilder._typed_said,
+    lines.AgentReasoning: CodexBuilder._typed_thought,
     lines.TaskStarted: CodexBuilder._typed_turn,
     lines.TaskComplete: CodexBuilder._typed_turn,
     lines.TurnComplete: CodexBuilder._typed_turn,

@@ -23,6 +23,7 @@ class Replayed:
     keys: list[int]  # fingerprints, parallel to ``view``
     kept: list[str]  # ids of earlier items still seen
     folded: list[str]  # ids of earlier items replaced
+    folded_at: list[int]  # where those are in the earlier view
     note: str  # what the raw view says of the line
 
 
@@ -45,12 +46,16 @@ def replay(
     new_keys: list[int] = []
     kept: list[str] = []
     if isinstance(history, list):
+        entries = [e if isinstance(e, dict) else {"type": "record", "value": e} for e in history]
+        wanted = [fingerprint(entry) for entry in entries]
+        # Where the earlier items of each of those keys are (only those: a long view has
+        # many), each matched once, first to last.
+        named = set(wanted)
         where: dict[int, list[int]] = {}
         for position, key in enumerate(keys):
-            where.setdefault(key, []).append(position)
-        for k, entry in enumerate(history):
-            entry = entry if isinstance(entry, dict) else {"type": "record", "value": entry}
-            key = fingerprint(entry)
+            if key in named:
+                where.setdefault(key, []).append(position)
+        for k, (entry, key) in enumerate(zip(entries, wanted, strict=True)):
             positions = where.get(key)
             item: int | Item
             if positions:
@@ -67,8 +72,14 @@ def replay(
         new_keys.append(message_key("user", summary.parts))
         note = "no replacement history: the summary stands for what came before"
     keep = set(kept)
-    folded = [i for i in map(ident, view) if i not in keep]
-    return Replayed(new_view, new_keys, kept, folded, note)
+    folded: list[str] = []
+    folded_at: list[int] = []
+    for position, earlier in enumerate(view):
+        name = earlier.id if isinstance(earlier, Item) else id_of(earlier)
+        if name not in keep:
+            folded.append(name)
+            folded_at.append(position)
+    return Replayed(new_view, new_keys, kept, folded, folded_at, note)
 
 
 __all__ = ["Replayed", "replay"]

@@ -27,7 +27,7 @@ Int = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
 NO_VALUE = msgspec.Raw(b"")  # a Raw field that was not there
 
 
-class TextBlock(msgspec.Struct):
+class TextBlock(msgspec.Struct, gc=False):
     """A content or summary block (which types are text is the reader's rule)."""
 
     type: str | None = None
@@ -37,7 +37,7 @@ class TextBlock(msgspec.Struct):
 Blocks = list[TextBlock] | str | None
 
 
-class _Payload(msgspec.Struct, tag_field="type", kw_only=True):
+class _Payload(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
     pass
 
 
@@ -94,7 +94,7 @@ ResponsePayload = Message | Reasoning | Call | Output
 # -- events -----------------------------------------------------------------------------
 
 
-class TokenInfo(msgspec.Struct):
+class TokenInfo(msgspec.Struct, gc=False):
     total_token_usage: dict[str, Int] | None = None
     last_token_usage: dict[str, Int] | None = None
     model_context_window: Int | None = None
@@ -143,7 +143,7 @@ EventPayload = TokenCount | TaskStarted | Ended | Legacy
 # -- lines ------------------------------------------------------------------------------
 
 
-class _Line(msgspec.Struct, tag_field="type", kw_only=True):
+class _Line(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
     timestamp: str | None = None
 
 

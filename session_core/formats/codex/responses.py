@@ -62,7 +62,22 @@ class CodexResponses(CodexCalls):
         sticky: bool = False,
     ) -> int:
         """One raw item (its parts read again by span unless ``keep``); its index."""
-        return self.raw.append(
+        raw = self.raw
+        span = self.span
+        if span and not keep and raw.source is not None:
+            code = raw.code
+            return raw.append_packed(
+                line,
+                span,
+                code(role),
+                code(kind),
+                code(model),
+                ts,
+                folded_height(parts),
+                len(parts),
+                sticky,
+            )
+        return raw.append(
             parts,
             line,
             role=role,
