@@ -177,15 +177,13 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 start = bd.cut
             elif start < 0 or start >= bd.node >= 0:
                 start = bd.before
-            bd.folded_nodes = (
-                nodes_of(recover(b, threads.walk(start))) if start >= 0 else array("i")
-            )
-            bd.folded_ids = [b.raw.id_of(i) for i in _items_of(b, bd.folded_nodes)]
+            on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
+            bd.folded = bytes(on)
+            bd.folded_ids = [b.raw.id_of(i) for i in _items_of(b, nodes_of(on))]
             if bd.head >= 0:
                 bd.kept_raw = preserved_items(b, bd.head, bd.tail)
-        assert bd.folded_nodes is not None
-        for node in bd.folded_nodes:
-            folded[node] = 1
+        assert bd.folded is not None
+        _fold_in(folded, bd.folded)
         ids = bd.folded_ids
         out.append(
             Compaction(
@@ -203,6 +201,15 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             )
         )
     return out, folded
+
+
+def _fold_in(folded: bytearray, on: bytes) -> None:
+    """Mark ``on``'s nodes (a byte each, 1: on) folded too: the two as integers, OR-ed
+    (a byte of each is 0 or 1, so no bit spills into the next)."""
+    n = len(on)
+    if n:
+        both = int.from_bytes(folded[:n], "little") | int.from_bytes(on, "little")
+        folded[:n] = both.to_bytes(n, "little")
 
 
 def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> list[int]:

@@ -68,6 +68,7 @@ class ClaudeCodeBuilder(Builder):
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
+        self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
         self.runs: list[RunMark] = []
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}

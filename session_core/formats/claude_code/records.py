@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,5 +100,5 @@ class Boundary:
     tail: int = -1
     cut: int = -1
     kept_raw: list[int] = field(default_factory=list)  # the segment's items (raw indexes)
-    folded_nodes: array[int] | None = None  # the chain it folded, once worked out
+    folded: bytes | None = None  # the chain it folded, once worked out (per node 1: in it)
     folded_ids: list[str] | None = None  # its conversation items' ids

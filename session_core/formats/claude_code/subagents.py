@@ -58,11 +58,15 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
         return cache[agent]
     found: str | None = None
     if _SAFE_ID.match(agent):
+        folders = b.agent_folders
+        if folders is None:  # 2.1.x, then 2.0.x; each as ``str(folder / name)`` begins
+            where = (folder_of(b.path), Path(b.path).parent)
+            folders = b.agent_folders = tuple(str(folder / "-")[:-1] for folder in where)
         name = f"agent-{agent}.jsonl"
-        for folder in (folder_of(b.path), Path(b.path).parent):  # 2.1.x, then 2.0.x
-            candidate = folder / name
-            if os.path.isfile(candidate) and str(candidate) != b.path:
-                found = str(candidate)
+        for folder in folders:
+            candidate = folder + name
+            if os.path.isfile(candidate) and candidate != b.path:
+                found = candidate
                 break
     cache[agent] = found
     return found

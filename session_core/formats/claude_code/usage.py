@@ -70,9 +70,10 @@ class UsageBook:
     def settle(self, column: ItemColumn) -> None:
         """Each response whose lines reported usage since the last assembly: its Usage
         (the largest value of each count over its lines) and cost, made once."""
+        touched, runs, set_usage = self.touched, self.runs_touched, column.set_usage
         for response in self.stale:
             inp, out, cread, cwrite = response.tokens
-            response.usage = Usage.of_response(
+            response.usage = usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
                 cache_read_tokens=cread,
@@ -86,8 +87,10 @@ class UsageBook:
                 ),
             )
             response.stale = False
-            column.set_usage(response.raw, response.usage)
-            self.replaced(response)
+            set_usage(response.raw, usage)
+            touched = min(touched, response.order)  # (as ``replaced`` says)
+            runs.add(response.run)
+        self.touched = touched
         self.stale.clear()
 
     def file_total(self, responses: Collection[Response]) -> Usage:
