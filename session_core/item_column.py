@@ -33,7 +33,30 @@ def _part_height(part: Part) -> int:
     return 1
 
 
-STICKY, FOLDED_MARK, NO_TS = 1, 2, 4  # ItemColumn flags
+def shape_height(text_lines: int, others: int) -> int:
+    """``folded_height`` of an item of one text part of ``text_lines`` lines then ``others``
+    parts that are not text, known without the parts (a replay's facts of its line)."""
+    shown = min(others, FOLD_PARTS - 1)
+    more = 1 if 1 + others > FOLD_PARTS else 0
+    return 1 + min(FOLD_LINES, text_lines) + shown + more
+
+
+class ItemFacts:
+    """What a builder tells of its items when one is built, where it keeps that itself
+    (set as ``ItemColumn.facts``): the timestamp of one appended unread, and (of every
+    item) its usage and marks."""
+
+    def ts(self, index: int, span: int) -> str | None:
+        return None
+
+    def usage(self, index: int) -> Usage | None:
+        return None
+
+    def marks(self, index: int, ident: str) -> list[str]:
+        return []
+
+
+STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
 _NO_USAGE: dict[int, Usage] = {}
 
 
@@ -51,6 +74,7 @@ class ItemColumn:
         "_built",
         "_codes",
         "_strings",
+        "facts",
         "flags",
         "height",
         "id_prefix",
@@ -91,6 +115,8 @@ class ItemColumn:
         self.lines: dict[int, int] = {}  # items of more than one line
         self.more: dict[int, list[int]] = {}  # the spans of an item's later lines
         self.source: PartSource | None = None
+        # What the builder tells of an item when it is built (None: the column says all).
+        self.facts: ItemFacts | None = None
         self._strings: list[str | None] = [None]
         self._codes: dict[str | None, int] = {None: 0}
         self._built: dict[int, Item] = {}
@@ -192,6 +218,28 @@ class ItemColumn:
             self.ids.append(None)
         return index
 
+    def append_unread(
+        self, line: int, span: int, *, role: str, height: int, nparts: int, ident: str
+    ) -> int:
+        """One item of a line not read: its parts and timestamp are read by ``span`` when
+        it is built (``source``, ``facts``); its folded height and part count are what
+        the caller knows of the line (a replay's facts). Returns its index."""
+        index = len(self.line)
+        self.line.append(line)
+        self.span.append(span)
+        self.parts.append(None)
+        self.role.append(self.code(role))
+        self.kind.append(self.code("message"))
+        self.model.append(0)
+        self.flags.append(READ_TS)
+        self.height.append(min(height, 255))
+        self.nparts.append(min(nparts, 255))
+        self.ts_end.append(len(self.ts_text))
+        if self.ids is None:
+            self.ids = [None] * index
+        self.ids.append(ident)
+        return index
+
     def id_of(self, index: int) -> str:
         ids = self.ids
         ident = ids[index] if ids is not None else None
@@ -199,6 +247,10 @@ class ItemColumn:
 
     def changed(self, index: int) -> None:
         self._built.pop(index, None)
+
+    def changed_all(self) -> None:
+        """What ``facts`` says of the items may have changed: build them again."""
+        self._built.clear()
 
     def extend(self, index: int, parts: list[Part], span: int = 0) -> None:
         """An item's later line (a response whose blocks came over several lines): its
@@ -257,7 +309,11 @@ class ItemColumn:
         self._built.pop(index, None)
 
     def ts_of(self, index: int) -> str | None:
-        if self.flags[index] & NO_TS:
+        flags = self.flags[index]
+        if flags & READ_TS:
+            facts = self.facts
+            return facts.ts(index, self.span[index]) if facts is not None else None
+        if flags & NO_TS:
             return None
         start = self.ts_end[index - 1] if index else 0
         return self.ts_text[start : self.ts_end[index]].decode("utf-8", "surrogatepass")
@@ -277,18 +333,24 @@ class ItemColumn:
             parts = self._read(index)
         strings = self._strings
         flags = self.flags[index]
-        marks = list(self.marks.get(index, ()))
+        ident = self.id_of(index)
+        facts = self.facts
+        if facts is None:
+            marks = list(self.marks.get(index, ()))
+            usage = self.usage.get(index)
+        else:
+            marks, usage = facts.marks(index, ident), facts.usage(index)
         if flags & FOLDED_MARK and "folded" not in marks:
             marks.append("folded")
         built = Item(
-            self.id_of(index),
+            ident,
             strings[self.role[index]] or "",
             parts,
             self.line[index],
             strings[self.kind[index]] or "message",
             self.ts_of(index),
             strings[self.model[index]],
-            self.usage.get(index),
+            usage,
             marks,
             bool(flags & STICKY),
             self.lines.get(index, 1),

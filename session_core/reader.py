@@ -255,13 +255,13 @@ def _replay_into(
                                 state.pending_count += 1
                                 kind = dispatch
                             else:
+                                outcome = body.outcome if body is not None else None
                                 settled(
                                     settle_index(
-                                        body.op_id if body is not None else None,
-                                        body.outcome if body is not None else None,
-                                        number,
+                                        body.op_id if body is not None else None, outcome, number
                                     ),
                                     at,
+                                    outcome,
                                 )
                                 state.pending_count -= 1
                                 kind = settle

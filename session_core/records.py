@@ -17,6 +17,7 @@ from typing import Any
 from .events import BuiltOnDemand, Events, payload_of
 from .text import as_str as _str
 
+OUTCOMES = ("completed", "failed", "outcome-unknown")  # what a settle line may say
 _OPTIONAL_DISPATCH = ("arguments-digest", "idempotency", "run-id", "round")
 _OPTIONAL_SETTLE = ("reason", "duration", "result-digest", "error", "artifact")
 
@@ -98,6 +99,7 @@ class ToolOps(_Rebuilt):
         # Arrays, not lists of ints: 8 bytes an operation each, not 36.
         self._dispatch = array("q")  # event index of each operation's dispatch line
         self._settle = array("q")  # event index of its settle line, -1 while unsettled
+        self._outcome = bytearray()  # its settle's outcome (OUTCOMES' index + 1), 0 before
         self.call_ids: list[str] = []
         self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
         self._names: dict[str, str] = {}  # one str object per run id
@@ -105,6 +107,7 @@ class ToolOps(_Rebuilt):
     def dispatched(self, event: int, call_id: str, run_id: Any) -> None:
         self._dispatch.append(event)
         self._settle.append(-1)
+        self._outcome.append(0)
         self.call_ids.append(call_id)
         if isinstance(run_id, str) and run_id:
             run_id = self._names.setdefault(run_id, run_id)
@@ -112,12 +115,24 @@ class ToolOps(_Rebuilt):
             run_id = None
         self.run_ids.append(run_id)
 
-    def settled(self, index: int, event: int) -> None:
+    def settled(self, index: int, event: int, outcome: object) -> None:
+        """Operation ``index`` settled by line ``event``, with ``outcome`` (one of
+        ``OUTCOMES``: the replay checked it)."""
         self._settle[index] = event
+        self._outcome[index] = OUTCOMES.index(outcome) + 1
         self._cache.pop(index, None)
 
     def is_settled(self, index: int) -> bool:
         return self._settle[index] >= 0
+
+    def outcome(self, index: int) -> str | None:
+        """A settled operation's outcome, without reading its lines (None: unsettled)."""
+        code = self._outcome[index]
+        return OUTCOMES[code - 1] if code else None
+
+    def dispatch_event(self, index: int) -> int:
+        """The event (its position in the replay) of operation ``index``'s dispatch."""
+        return self._dispatch[index]
 
     def _build(self, index: int) -> dict[str, Any]:
         events = self._events

@@ -17,7 +17,7 @@ from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
-from .records import RunContexts, ToolOps
+from .records import OUTCOMES, RunContexts, ToolOps
 from .text import as_str as _str
 
 KNOWN_TYPES = frozenset(
@@ -32,7 +32,7 @@ KNOWN_TYPES = frozenset(
         "run-context",
     )
 )
-TOOL_OUTCOMES = ("completed", "failed", "outcome-unknown")
+TOOL_OUTCOMES = OUTCOMES
 _KINDS = {kind: kind for kind in KNOWN_TYPES}  # one str object per kind, however many lines
 
 # A live entry: (envelope id, message payload, sticky, content override or None).
@@ -293,12 +293,9 @@ class ReplayState:
             self.pending_count += 1
             kind = "tool-dispatched"
         else:
-            index = self._settle_index(
-                body.op_id if body is not None else None,
-                body.outcome if body is not None else None,
-                line,
-            )
-            self.tool_ops.settled(index, at)
+            outcome = body.outcome if body is not None else None
+            index = self._settle_index(body.op_id if body is not None else None, outcome, line)
+            self.tool_ops.settled(index, at, outcome)
             self.pending_count -= 1
             kind = "tool-settled"
         events.append_indexed(keep, kind, eid, facts)
@@ -321,7 +318,8 @@ class ReplayState:
     def _settle(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
-        self.tool_ops.settled(self._settle_target(payload, line), len(self.event_lines))
+        index = self._settle_target(payload, line)  # (its outcome is one of OUTCOMES)
+        self.tool_ops.settled(index, len(self.event_lines), payload["outcome"])
         self.pending_count -= 1
 
     def _compact(

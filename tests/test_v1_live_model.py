@@ -97,3 +97,51 @@ def test_runs_come_from_the_run_context_lines(generated: Path) -> None:
     assert {r.state for r in runs} == {"finished"}  # every operation settled
     alive = by_name(V1).open(generated, writer_alive=True).runs
     assert [r.state for r in alive] == ["finished"] * (len(runs) - 1) + ["running"]
+
+
+def test_the_first_snapshot_reads_no_message_line(
+    generated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's first snapshot comes from the facts its replay took: no message, dispatch
+    or settle line is read again (only the run contexts', for their sections)."""
+    fmt = by_name(V1)
+    live = fmt.live(str(generated))
+    follow_into(live.apply, generated, 1 << 16, fmt.parsed_updates)
+    events = type(live.replay.state.events)
+    kinds = live.replay.state.events.kinds
+    read: list[str] = []
+    real = events.__getitem__
+
+    def getitem(self: Any, index: int) -> Any:
+        read.append(kinds[index])
+        return real(self, index)
+
+    monkeypatch.setattr(events, "__getitem__", getitem)
+    transcript = live.transcript(writer_alive=False)
+    assert set(read) <= {"run-context"}
+    ops = transcript.tool_operations
+    assert len(ops) > 10 and not read.count("tool-dispatched")
+    assert ops[0].tool and "tool-dispatched" in read  # a field only its lines hold: read
+
+
+def test_items_measured_from_facts_are_as_tall_as_their_parts(generated: Path) -> None:
+    """The folded height of an item appended unread (from its line's facts) is the one
+    its parts have once read; and its timestamp, usage and marks are its line's."""
+    import orjson
+
+    from session_core.item_column import folded_height
+
+    transcript = by_name(V1).open(generated, writer_alive=False)
+    stamps = {
+        record["id"]: record.get("ts")
+        for record in map(orjson.loads, generated.read_bytes().splitlines())
+        if record["type"] == "message"
+    }
+    raw = transcript.raw
+    heights = raw.folded_heights()  # type: ignore[attr-defined]
+    assert len(heights) == len(raw) == len(stamps) > 100
+    for index, item in enumerate(raw):
+        assert heights[index] == folded_height(item.parts), item
+        assert item.ts == stamps[item.id]
+    assert any(i.usage is not None and i.usage.tokens for i in raw)
+    assert any(p.kind == "tool-result" for i in raw for p in i.parts)

@@ -7,10 +7,11 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import bisect
-import itertools
 import os
+from array import array
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
+from ..item_column import ItemFacts
 from ..model import (
     Compaction,
     Item,
@@ -23,7 +24,9 @@ from ..model import (
     classify_op,
 )
 from ..parts import tool_call_part
-from ..text import count
+from ..records import ToolOps
+from ..text import as_str, count
+from ..tool_ops import OpState
 from .base import Builder, LiveModel, TranscriptFormat
 
 if TYPE_CHECKING:
@@ -158,11 +161,19 @@ class V1Format(TranscriptFormat):
         scan.v1_summary(read)
 
 
-def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> str:
+def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:
     """A v1 operation record's state: its outcome once settled, else what the file shows."""
-    if op.get("settled"):
-        outcome = op.get("outcome")
-        return outcome if isinstance(outcome, str) else "outcome-unknown"
+    outcome = op.get("outcome") if op.get("settled") else None
+    if op.get("settled") and not isinstance(outcome, str):
+        outcome = "outcome-unknown"
+    return state_of(outcome, answered, writer_alive)
+
+
+def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
+    """A v1 operation's state from its settle's outcome (None: not settled), whether a
+    tool message answers its call and whether the writer is alive."""
+    if outcome is not None:
+        return outcome  # type: ignore[return-value]
     if answered:
         return "unsettled-answered"
     return classify_op(has_result=False, writer_alive=writer_alive)
@@ -176,11 +187,13 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
 class V1Model:
     """The neutral model of one replay, kept from one snapshot to the next.
 
-    Its items are packed (``ItemColumn``): a message line's parts are read again by its
-    span when the item is asked for, not kept. A snapshot reads only the message lines
-    new since the last one, marks only what a new compaction or elision folded, and
-    makes again only the tool operations that were not settled yet: following a big
-    file costs what the new lines cost, not the whole file again.
+    Its items are packed (``ItemColumn``) from the facts the replay took of each message
+    line (role, lines, tool calls, the call it answers): a line read from the file is not
+    read again for a snapshot, only when its item is built (drawn, copied, searched),
+    with its timestamp. A snapshot takes only the message lines new since the last one
+    and makes again only the tool operations that were not settled yet, each read from
+    its lines only when asked for (``V1Op``): following a big file costs what the new
+    lines cost, not the whole file again.
     """
 
     def __init__(self, state: ReplayState) -> None:
@@ -189,27 +202,33 @@ class V1Model:
 
         self.state = state
         self.column = ItemColumn()
-        self.index_of: dict[str, int] = {}
+        self.column.facts = _V1Facts(self)
+        self.column_at = array("l")  # per event: its message's index in the column, or -1
+        self.index_of: dict[str, int] = {}  # of the messages kept as dicts (no line)
         self.answered: set[str] = set()
         self.usage = UsageTally()
         self._messages = 0  # message lines in the column
-        self._folded = 0  # entries of ``state.folded_by`` marked
-        self._elisions = 0  # elisions marked
+        self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops: list[ToolOp] = []
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
+        self._started: list[str | None] = []  # each run-context line's ts, in file order
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
+        from ..events import LazyPayload
         from ..item_column import STICKY, Items
 
         state = self.state
         self._add_messages()
-        self._mark()
-        column, index_of = self.column, self.index_of
+        overlays = (len(state.compactions), len(state.elisions))
+        if overlays != self._overlays:
+            self._overlays = overlays
+            self.column.changed_all()  # their marks are asked for again
+        column, column_at, index_of = self.column, self.column_at, self.index_of
         entries: list[int | Item] = []
         for mid, body, sticky, stub in state.entries:
-            found = index_of.get(mid)
-            if found is None:
+            found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
+            if found < 0:
                 item = _item(mid, dict(body), 0)
             elif stub is not None:
                 # The stub in its message's place (the message's own parts are not read).
@@ -240,59 +259,84 @@ class V1Model:
         )
 
     def _add_messages(self) -> None:
-        """The message lines replayed since the last snapshot, into the column."""
+        """The message lines replayed since the last snapshot, into the column: a line
+        kept by its span from its facts alone, one kept otherwise (appended live, as a
+        dict or its bytes) as its parts."""
+        from ..item_column import shape_height
         from ..replay import payload_of
 
         state, column = self.state, self.column
         events, lines = state.events, state.event_lines
+        facts, ids = events.facts, events.ids
         source = events.source
         if column.source is None and source is not None:
             # (A followed file's source comes with its first lines.) What is read again.
             from ..indexing import loads_payload
             from ..parts import PartSource
 
-            column.source = PartSource(
-                lambda span: _parts(payload_of(loads_payload(source.read(span))))
-            )
+            def load(span: int) -> list[Part]:
+                envelope = loads_payload(source.read(span))
+                self._stamp = (span, envelope.get("ts"))
+                return _parts(payload_of(envelope))
+
+            column.source = PartSource(load)
+        column_at = self.column_at
+        column_at.extend([-1] * (len(lines) - len(column_at)))
+        unread = column.source is not None
         positions = state.message_events
         for position in positions[self._messages :]:
-            envelope = events[position]
-            payload = payload_of(envelope)
-            mid = str(envelope.get("id", ""))
             kept = events.kept(position)
-            ts = envelope.get("ts")
-            index = column.append(
-                _parts(payload),
-                int(lines[position]),
-                role=_role(payload),
-                ts=ts if isinstance(ts, str) else None,
-                sticky=bool(payload.get("sticky")),
-                span=kept if isinstance(kept, int) else 0,
-                ident=mid,
-            )
-            marks = self._marks_of(mid)
-            if marks:
-                column.set_marks(index, marks)
-            tcid = payload.get("tool-call-id")
-            if isinstance(tcid, str):
+            mid = ids[position]
+            tcid = facts.answers(position)
+            if unread and type(kept) is int and kept:
+                if tcid is not None:
+                    height, nparts = 2, 1  # its result, alone
+                else:
+                    others = facts.reasoning(position) + len(facts.calls(position))
+                    height = shape_height(facts.lines(position), others)
+                    nparts = 1 + others
+                index = column.append_unread(
+                    int(lines[position]),
+                    kept,
+                    role=facts.role(position),
+                    height=height,
+                    nparts=nparts,
+                    ident=mid,
+                )
+            else:
+                envelope = events[position]
+                ts = envelope.get("ts")
+                index = column.append(
+                    _parts(payload_of(envelope)),
+                    int(lines[position]),
+                    role=facts.role(position),
+                    ts=ts if isinstance(ts, str) else None,
+                    ident=mid,
+                    keep=True,
+                )
+                if type(kept) is dict:
+                    self.index_of[mid] = index
+            if tcid is not None:
                 self.answered.add(tcid)
-            self.index_of[mid] = index
+            column_at[position] = index
         self._messages = len(positions)
 
-    def _mark(self) -> None:
-        """What compactions and elisions replayed since the last snapshot folded or
-        stubbed, marked on the items they name (the replay only ever adds to both)."""
-        state, column, index_of = self.state, self.column, self.index_of
-        folded = state.folded_by
-        named = [*itertools.islice(folded, self._folded, None)]
-        named += [e.message_id for e in state.elisions[self._elisions :]]
-        for mid in named:
-            index = index_of.get(mid)
-            if index is not None:
-                column.set_marks(index, self._marks_of(mid))
-        self._folded, self._elisions = len(folded), len(state.elisions)
+    _stamp: tuple[int, Any] = (0, None)  # the last line read again: its span and ts
 
-    def _marks_of(self, mid: str) -> list[str]:
+    def stamp(self, span: int) -> str | None:
+        """The timestamp of the message line at ``span`` (read with its parts, mostly)."""
+        at, ts = self._stamp
+        if at != span:
+            from ..indexing import loads_payload
+
+            source = self.state.events.source
+            try:
+                ts = loads_payload(source.read(span)).get("ts") if source is not None else None
+            except (OSError, ValueError):
+                ts = None
+        return ts if isinstance(ts, str) else None
+
+    def marks_of(self, mid: str) -> list[str]:
         """A message's marks: folded by a compaction, stubbed by an elision."""
         state = self.state
         return [
@@ -301,15 +345,15 @@ class V1Model:
 
     def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
         """Every operation: the settled ones as they were made, the others made again
-        (their state moves with the answers and the writer)."""
+        (their state moves with the answers and the writer). None is read from its lines
+        until one of its fields that only they hold is asked for (``V1Op``)."""
         records, ops = self.state.tool_ops, self._ops
         fresh = [*self._open, *range(len(ops), len(records))]
         ops.extend([_NO_OP] * (len(records) - len(ops)))
         self._open = []
         for index in fresh:
-            op = records[index]
-            ops[index] = _tool_op(op, op.get("call-id") in self.answered, writer_alive)
-            if not op.get("settled"):
+            ops[index] = V1Op.of(records, index, self.answered, writer_alive)
+            if not records.is_settled(index):
                 self._open.append(index)
         return list(ops)
 
@@ -323,7 +367,9 @@ class V1Model:
         contexts, lines = state.run_contexts, state.event_lines
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
-            self._contexts.append(_context(state, contexts[index], line))
+            record = contexts[index]
+            self._contexts.append(_context(state, record, line))
+            self._started.append(record.get("ts") or None)
         first: dict[str, int] = {}  # run id -> its first run-context line, and its last
         latest: dict[str, int] = {}
         for index, run_id in enumerate(contexts.run_ids):
@@ -346,7 +392,7 @@ class V1Model:
                     state=run_state,
                     line=int(lines[begin]),
                     end_line=None if end is None else int(lines[end]) - 1,
-                    started=contexts[first[run_id]].get("ts") or None,
+                    started=self._started[first[run_id]],
                     usage=Usage.of_totals(totals) if totals is not None else Usage(),
                     context=self._contexts[latest[run_id]],
                     items=bisect.bisect_left(messages, len(lines) if end is None else end)
@@ -354,6 +400,28 @@ class V1Model:
                 )
             )
         return runs
+
+
+class _V1Facts(ItemFacts):
+    """What a v1 item is told by the replay when it is built: its marks and usage (from
+    the message's facts), and the timestamp of a line appended unread."""
+
+    def __init__(self, model: V1Model) -> None:
+        self.model = model
+
+    def ts(self, index: int, span: int) -> str | None:
+        return self.model.stamp(span)
+
+    def usage(self, index: int) -> Usage | None:
+        state = self.model.state
+        position = state.message_events[index]
+        facts = state.events.facts
+        if facts.role(position) != "assistant" and facts.usage(position) is None:
+            return None
+        return Usage.from_message_usage(facts.usage(position))
+
+    def marks(self, index: int, ident: str) -> list[str]:
+        return self.model.marks_of(ident)
 
 
 MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
@@ -369,17 +437,74 @@ def _context(state: ReplayState, record: dict[str, Any], line: int) -> RunContex
     return RunContext(facts=facts, sections=sections, line=line)
 
 
-def _tool_op(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> ToolOp:
-    return ToolOp(
-        call_id=str(op.get("call-id", "")),
-        tool=str(op.get("tool", "")),
-        state=op_state(op, answered, writer_alive),  # type: ignore[arg-type]
-        arguments=op.get("arguments"),
-        run_id=op.get("run-id") if isinstance(op.get("run-id"), str) else None,
-        started=op.get("dispatched-at"),
-        ended=op.get("settled-at"),
-        duration=op.get("duration") if isinstance(op.get("duration"), int | float) else None,
-    )
+class V1Op(ToolOp):
+    """A v1 operation: its call id, run id and state from what the replay kept of it; its
+    tool, arguments and times read from its lines (``ToolOps``) when first asked for."""
+
+    __slots__ = ("_index", "_read", "_records")
+    _records: ToolOps
+    _index: int
+    _read: bool
+
+    @classmethod
+    def of(
+        cls, records: ToolOps, index: int, answered: set[str], writer_alive: bool | None
+    ) -> V1Op:
+        op = cls.__new__(cls)
+        op._records, op._index, op._read = records, index, False
+        op.call_id = records.call_ids[index]
+        op.run_id = records.run_ids[index]
+        op.state = state_of(records.outcome(index), op.call_id in answered, writer_alive)
+        for name in _FROM_LINES:
+            _SLOTS[name].__set__(op, None)
+        op.line, op.sidechain = 0, False
+        for name in ("result", "detail", "result_line", "message_id", "progress", "subagent"):
+            _SLOTS[name].__set__(op, None)
+        return op
+
+    def record(self) -> dict[str, Any]:
+        """The operation's record as its lines say (``records.operation``)."""
+        record: dict[str, Any] = self._records[self._index]
+        return record
+
+    def _fill(self) -> None:
+        record = self.record()
+        duration = record.get("duration")
+        values = {
+            "tool": str(record.get("tool", "")),
+            "arguments": record.get("arguments"),
+            "started": record.get("dispatched-at"),
+            "ended": record.get("settled-at"),
+            "duration": duration if isinstance(duration, int | float) else None,
+        }
+        for name, value in values.items():
+            _SLOTS[name].__set__(self, value)
+        self._read = True
+
+
+class _FromLines:
+    """A ``V1Op`` field read from its lines when first asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.slot = _SLOTS[name]
+
+    def __get__(self, op: V1Op | None, owner: type | None = None) -> Any:
+        if op is None:
+            return self
+        if not op._read:
+            op._fill()
+        return self.slot.__get__(op, V1Op)
+
+    def __set__(self, op: V1Op, value: Any) -> None:
+        if not op._read:
+            op._fill()
+        self.slot.__set__(op, value)
+
+
+_SLOTS: dict[str, Any] = {name: ToolOp.__dict__[name] for name in ToolOp.__slots__}
+_FROM_LINES = ("tool", "arguments", "started", "ended", "duration")
+for _name in _FROM_LINES:
+    setattr(V1Op, _name, _FromLines(_name))
 
 
 _NO_OP = ToolOp(call_id="", tool="", state="running")
@@ -411,14 +536,19 @@ def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
 
 
 def _role(payload: dict[str, Any]) -> str:
-    role = payload.get("role")
-    return role if isinstance(role, str) else "user"
+    """A message's role, as its facts say it (``facts.message_facts``)."""
+    return as_str(payload.get("role")) or "user"
 
 
 def _parts(payload: dict[str, Any]) -> list[Part]:
-    """A message line's parts: its text, its tool calls; a tool message's result."""
-    content = payload.get("content")
-    parts = [Part("text", content if isinstance(content, str) else "")]
+    """A message line's parts: its text, its reasoning, its tool calls; a tool message's
+    result (failed where it says ``is-error``). Its facts say as much (``V1Model``
+    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
+    the reasoning is truthy, a call for each tool-call object."""
+    parts = [Part("text", as_str(payload.get("content")))]
+    reasoning = payload.get("reasoning")
+    if reasoning:
+        parts.append(Part("reasoning", as_str(reasoning)))
     calls = payload.get("tool-calls")
     if isinstance(calls, list):
         for call in calls:
@@ -427,6 +557,7 @@ def _parts(payload: dict[str, Any]) -> list[Part]:
                 function = function if isinstance(function, dict) else {}
                 parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
     tcid = payload.get("tool-call-id")
-    if isinstance(tcid, str):
-        parts = [Part("tool-result", parts[0].text, call_id=tcid)]
+    if tcid is not None:
+        failed = bool(payload.get("is-error"))
+        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
     return parts
