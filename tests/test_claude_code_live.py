@@ -131,3 +131,23 @@ def test_parallel_calls_answered_beside_the_chain(
     _groups_compared(path, [4, 2, 1, 1, 3, 2, 1])
     _groups_compared(path, [1] * 14)
     assert grown.count(True) >= 8
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_followed_batches_read_as_the_file_opened(tmp_path: Path, crlf: bool) -> None:
+    """A live batch is taken in one loop (``take_lines``: each line decoded where it lies
+    in the block read): with CRLF endings, blank lines, a repeated line (shown as it is,
+    no second node) and a line that is not JSON, the model is the one ``open`` reads."""
+    path = story(tmp_path / "projects" / "-p", crlf=crlf, torn=False)
+    end = b"\r\n" if crlf else b"\n"
+    body = path.read_bytes().split(end)
+    repeated = next(line for line in body if b'"type": "assistant"' in line)
+    path.write_bytes(end.join([*body[:5], b"", repeated, b"{torn", *body[5:-1], repeated, b""]))
+    fmt = by_name(CLAUDE_CODE)
+    live = fmt.live(str(path))
+    follow_into(live.apply, path, 1 << 10, fmt.parsed_updates)
+    followed = neutral(live.transcript(writer_alive=False))
+    opened = fmt.open(path, writer_alive=False)
+    opened.subagents = []  # (a whole file's open links its subagents' files)
+    assert followed == neutral(opened)
+    assert sum(item.kind == "record" for item in opened.raw) >= 3  # the repeats, the torn

@@ -88,6 +88,7 @@ class ClaudeCodeBuilder(Builder):
         self._progress_lines = 0
         self._progress_kinds: dict[str, int] = {}
         self._progress_shared: dict[str, list[Part]] = {}  # text -> a closed run's parts
+        self._progress_texts: dict[tuple[tuple[str, int], ...], str] = {}  # kinds -> text
         self._progress_side = False
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
@@ -139,22 +140,25 @@ class ClaudeCodeBuilder(Builder):
             if not span:  # (too long to be read again by span)
                 self.take_line(bytes(raw), line)
                 continue
+            cut = raw[:-1] if raw and raw[-1] == 13 else raw  # its CR off, as take_line's
             try:
-                facts = decode(raw)
+                facts = decode(cut)
             except msgspec.DecodeError:  # blank, torn or not JSON: as ``take_line`` says
                 self.take_line(bytes(raw), line)
                 continue
-            self._typed(facts, raw, line)
+            self._typed(facts, cut, line)
 
     def _typed(self, facts: Line | None, raw: bytes | memoryview, line: int) -> None:
-        """A line that can be read again, decoded typed (None: not a hot line; its CR, if
-        it ends with one, still there)."""
-        if facts is not None and (facts.uuid is None or facts.uuid not in self.threads.index):
+        """A line that can be read again, decoded typed (None: not a hot line)."""
+        if facts is not None:
             self._raw = raw
             self._feed(facts, None, line)
-        else:  # not a hot line, or a repeated one (shown as it is)
-            whole = bytes(raw)
-            super().feed_line(whole[:-1] if whole.endswith(b"\r") else whole, line)
+        else:
+            self._whole(raw, line)
+
+    def _whole(self, raw: bytes | memoryview, line: int) -> None:
+        """A line read as a dict: not a hot line, or a repeated one (shown as it is)."""
+        super().feed_line(bytes(raw), line)
 
     def feed(self, record: dict[str, Any], line: int) -> None:
         self._feed(line_of(record), record, line)
@@ -181,6 +185,11 @@ class ClaudeCodeBuilder(Builder):
 
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
+        uuid = facts.uuid
+        repeated = uuid is not None and uuid in self.threads.index
+        if repeated and record is None:
+            self._whole(self._raw, line)  # shown as it is: its record, whole
+            return
         if self._bad is not None:
             self._keep_bad()
         self.version += 1
@@ -191,11 +200,10 @@ class ClaudeCodeBuilder(Builder):
         if self._meta_missing and line <= META_LINES:
             self._take_meta(facts)
         side = facts.isSidechain is True
-        uuid = facts.uuid
         if self.home is None and uuid is not None:
             self.home = side
         self.off = side if self.home is None else side is not self.home
-        if uuid is not None and uuid in self.threads.index:
+        if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
         if kind == "progress":
@@ -322,9 +330,11 @@ class ClaudeCodeBuilder(Builder):
 
     def _close_progress(self) -> None:
         """The open run of progress lines ends."""
-        self._write_progress()
         index = self._progress_index
-        if index >= 0 and self._progress_part is not None:
+        if index < 0:
+            return  # (none open: most lines)
+        self._write_progress()
+        if self._progress_part is not None:
             # A closed run's part is one of a few texts: one list for each, shared.
             text = self._progress_part.text
             shared = self._progress_shared.get(text)
@@ -339,7 +349,12 @@ class ClaudeCodeBuilder(Builder):
         ends or is shown, not per line: a run can be thousands of lines)."""
         index, part = self._progress_index, self._progress_part
         if index >= 0 and part is not None:
-            part.text = _progress_text(self._progress_kinds)
+            # (a run's kinds and counts are one of a few: each text made once)
+            kinds = tuple(self._progress_kinds.items())
+            text = self._progress_texts.get(kinds)
+            if text is None:
+                text = self._progress_texts[kinds] = _progress_text(kinds)
+            part.text = text
             if self._progress_lines > 1:
                 self.raw.lines[index] = self._progress_lines
             self.raw.changed(index)
@@ -595,5 +610,5 @@ def _detail(result: Any) -> Any:
     return result
 
 
-def _progress_text(kinds: dict[str, int]) -> str:
-    return ", ".join(f"{k}" if n == 1 else f"{k} ×{n}" for k, n in kinds.items())
+def _progress_text(kinds: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join(f"{k}" if n == 1 else f"{k} ×{n}" for k, n in kinds)
