@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from ...item_column import FOLDED_MARK, Items
+from ...item_column import FOLDED_MARK, Items, folded_height
 from ...model import Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
@@ -109,7 +109,7 @@ class CodexBuilder(CodexResponses):
             super().take_lines(raws, numbers, spans)
             return
         decode = lines.decode
-        typed = self._typed
+        rules = _TYPED
         orjson_path = Builder.feed_line
         for raw_line, line, span in zip(raws, numbers, spans, strict=True):
             raw = bytes(raw_line)
@@ -121,16 +121,22 @@ class CodexBuilder(CodexResponses):
             if line > self.lines:
                 self.lines = line
             decoded = decode(raw)
-            if decoded is None or not typed(decoded, raw, line):
-                orjson_path(self, raw, line)
+            if decoded is not None:
+                payload = decoded.payload  # ``_typed``'s, inline: once for every line
+                try:
+                    if rules[type(payload)](self, payload, raw, line, decoded.timestamp):
+                        continue
+                except Exception as err:
+                    self._unreadable(err, orjson.loads(raw), line, decoded.timestamp)
+                    continue
+            orjson_path(self, raw, line)
 
     def _typed(self, decoded: lines.Line, raw: bytes, line: int) -> bool:
         """A typed line read by its kind's rules; False when it does not fit their facts
-        (nothing was done: the dict path reads it)."""
+        (nothing was done: the dict path reads it). (``take_lines`` has it inline.)"""
         ts = decoded.timestamp
-        payload = decoded.payload
         try:
-            return _TYPED[type(payload)](self, payload, raw, line, ts)
+            return _TYPED[type(decoded.payload)](self, decoded.payload, raw, line, ts)
         except Exception as err:  # as ``feed`` does
             self._unreadable(err, orjson.loads(raw), line, ts)
             return True
@@ -317,7 +323,7 @@ class CodexBuilder(CodexResponses):
     def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
         """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
         role = _LEGACY[kind]
-        parts = [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
+        part = Part("reasoning" if kind == "agent_reasoning" else "text", text)
         if kind == "user_message":
             if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
                 if self.implicit:
@@ -326,9 +332,13 @@ class CodexBuilder(CodexResponses):
             self._prompt(text)
         if self.best >= EVENT:
             self.best = EVENT
-            self.tier_view[EVENT].append(Item(f"L{line}", role, parts, line, ts=ts))
-            self.lazy(parts)  # kept in that view: its long text stays in the file
-        self._add(parts, line, role, "event", ts)
+            self.tier_view[EVENT].append(Item(f"L{line}", role, [part], line, ts=ts))
+            self.lazy([part])  # kept in that view: its long text stays in the file
+        elif self._by_span():  # shown from the response items: its item read again by span
+            height = folded_height((part,))
+            self.raw.append_packed(line, self.span, self.raw.code(role), self.event, 0, ts, height)
+            return
+        self._add([part], line, role, "event", ts)
 
     def _prompt(self, text: str) -> None:
         """What the person typed (a user_message, or 0.149+'s UserMessage item) is its

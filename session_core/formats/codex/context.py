@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ...model import RunContext
 from .tools import compact
 
@@ -21,6 +23,15 @@ def run_context(payload: dict[str, Any], line: int) -> RunContext:
         if key in payload:
             sections.append((key, section_text(payload[key])))
     return RunContext(facts=facts, sections=sections, line=line)
+
+
+def context_key(payload: dict[str, Any]) -> int:
+    """What tells one context from another: its compact JSON's hash (of its UTF-8, not of
+    a text that may take four bytes a character)."""
+    try:
+        return hash(orjson.dumps(payload))
+    except (TypeError, orjson.JSONEncodeError):
+        return hash(compact(payload))
 
 
 def section_text(value: Any) -> str:
@@ -55,4 +66,11 @@ def turn_id_and_model(payload: dict[str, Any]) -> tuple[str | None, str | None]:
     return (turn if isinstance(turn, str) else None, model if isinstance(model, str) else None)
 
 
-__all__ = ["SECTION_KEYS", "changed", "run_context", "section_text", "turn_id_and_model"]
+__all__ = [
+    "SECTION_KEYS",
+    "changed",
+    "context_key",
+    "run_context",
+    "section_text",
+    "turn_id_and_model",
+]

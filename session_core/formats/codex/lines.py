@@ -72,7 +72,8 @@ class CustomToolCall(_Call, tag="custom_tool_call"): ...
 class LocalShellCall(_Call, tag="local_shell_call"): ...
 
 
-class WebSearchCall(_Call, tag="web_search_call"): ...
+class WebSearchCall(_Call, tag="web_search_call"):
+    action: msgspec.Raw = NO_VALUE  # what it did: read when no id names it (a search of old)
 
 
 class _Output(_Payload):

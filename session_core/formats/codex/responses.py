@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ...item_column import folded_height
 from ...parts import Part
 from ...text import str_or_none
@@ -129,14 +131,32 @@ class CodexResponses(CodexCalls):
         return True
 
     def _typed_call(self, payload: lines.Call, raw: bytes, line: int, ts: str | None) -> bool:
-        if not payload.call_id and not payload.id:
-            return False  # named by its line: kept whole (the dict path)
         kind = lines.TAG[type(payload)]
+        if not payload.call_id and not payload.id:  # named by its line: kept whole
+            if type(payload) is not lines.WebSearchCall:
+                return False  # its arguments are not decoded: the dict path reads it
+            return self._web_search(payload, line, ts)
         call_id = call_id_from(payload.call_id, payload.id, "")
         key = call_key(kind, payload.call_id, payload.id)
         index = self._sent(kind, _PACKED, "assistant", "message", False, key, line, ts)
         tool = call_name_of(kind, payload.name, payload.namespace) or "?"
         self._call(kind, call_id, tool, payload.status, index, line, ts, None)
+        return True
+
+    def _web_search(self, payload: lines.WebSearchCall, line: int, ts: str | None) -> bool:
+        """A web search that no id names (older writers), as the dict path reads it: its
+        action is all it says beyond what was decoded."""
+        record: dict[str, Any] = {"type": "web_search_call"}
+        for key in ("call_id", "id", "name", "namespace", "status"):
+            value = getattr(payload, key)
+            if value is not None:
+                record[key] = value
+        if payload.action:
+            try:
+                record["action"] = orjson.loads(memoryview(payload.action))
+            except orjson.JSONDecodeError:
+                return False
+        self._response(record, line, ts)
         return True
 
     def _typed_message(self, payload: lines.Message, raw: bytes, line: int, ts: str | None) -> bool:

@@ -68,6 +68,7 @@ class CodexState(Builder):
         self.context_raw: msgspec.Raw | None = None
         self.context_facts: tuple[RunContext, str | None, str | None] = (RunContext(), None, None)
         self.section_texts: dict[str, str] = {}
+        self.last_sections: list[tuple[str, str]] = []  # the latest new context's
         # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).
         self.tools: dict[str, str] = {}
         self.fact_tuples: dict[tuple[str, str], tuple[str, str]] = {}

@@ -211,12 +211,18 @@ def _at_line_start(
 
 def _is_aborted(text: str) -> bool:
     """``text.strip() in _ABORTED``, without copying a long text that is not padded."""
-    if text[:1].isspace() or text[-1:].isspace():
-        return text.strip() in _ABORTED
-    return text in _ABORTED
+    if len(text) > _ABORTED_LONGEST and not (text[:1].isspace() or text[-1:].isspace()):
+        return False  # (most outputs: longer than the words, not padded)
+    return text.strip() in _ABORTED
+
+
+_ABORTED_LONGEST = max(map(len, _ABORTED))
+_ERROR_FIRST = frozenset(p[0] for p in _ERROR_PREFIXES)  # (each starts with a letter)
 
 
 def _is_error_text(text: str) -> bool:
+    if text[:1].lower() not in _ERROR_FIRST:
+        return False  # (most outputs: their first letter starts no error's words)
     return text[:64].lower().startswith(_ERROR_PREFIXES)
 
 

@@ -14,7 +14,7 @@ from ...parts import Part
 from ...times import seconds_between
 from . import lines
 from . import usage as tokens
-from .context import changed, run_context, turn_id_and_model
+from .context import changed, context_key, run_context, turn_id_and_model
 from .state import _PACKED, CodexState
 from .tools import compact
 
@@ -89,9 +89,11 @@ class CodexTurns(CodexState):
             self.implicit = False
 
     def _turn_context(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        text = compact(payload)
-        context = self._context_for(hash(text), payload, line)
-        parts = _PACKED if self._by_span() else [Part("other", text, name="turn_context")]
+        context = self._context_for(context_key(payload), payload, line)
+        if self._by_span():
+            parts = _PACKED
+        else:
+            parts = [Part("other", compact(payload), name="turn_context")]
         turn, model = turn_id_and_model(payload)
         self._context(context, parts, turn, model, line, ts)
 
@@ -109,7 +111,7 @@ class CodexTurns(CodexState):
                 return False
             if type(parsed) is not dict:
                 return False
-            context = self._context_for(hash(compact(parsed)), parsed, line)
+            context = self._context_for(context_key(parsed), parsed, line)
             turn, model = turn_id_and_model(parsed)
             self.context_raw, self.context_facts = payload, (context, turn, model)
         self._context(context, _PACKED, turn, model, line, ts)
@@ -123,11 +125,17 @@ class CodexTurns(CodexState):
                 self.contexts.clear()
             context = self.contexts[key] = run_context(payload, line)
             # Every turn's context differs (its turn_id) but repeats its instructions:
-            # one copy of each text is kept, not one per turn.
+            # one copy of each text is kept, not one per turn (the previous context's
+            # when it is the same text, else the one kept of it).
             shared = self.section_texts
             if len(shared) >= _CONTEXT_CACHE:
                 shared.clear()
-            context.sections = [(n, shared.setdefault(t, t)) for n, t in context.sections]
+            last = dict(self.last_sections)
+            context.sections = [
+                (n, last[n] if last.get(n) == t else shared.setdefault(t, t))
+                for n, t in context.sections
+            ]
+            self.last_sections = context.sections
             facts = self.fact_tuples
             if len(facts) >= _CONTEXT_CACHE:
                 facts.clear()
