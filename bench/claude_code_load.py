@@ -10,7 +10,8 @@ session_core viewer | tar -x -C ROOT``) is run in a fresh ``python -P`` with
 ``PYTHONPATH=ROOT``, the builds in turn, round after round, so that a slow minute on a
 shared machine slows each; ``--v1`` adds v1's live replay (``LiveTranscript``) of the
 v1 file of the same size to each round. Per run: seconds to apply every batch, the
-snapshot's seconds, and the peak RSS.
+snapshot's seconds, the CPU seconds of both (steadier than the clock on a shared
+machine), and the peak RSS.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ else:
     from session_core.formats import by_name
     model = by_name("claude-code").live(path)
 tail = _Tail(os.path.abspath(path), parse=False)
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 while True:
     update = tail.step(MAX_BATCH_BYTES)
     if update is None:
@@ -51,7 +52,8 @@ if kind != "v1":
     model.transcript(writer_alive=False)
 done = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"feed": fed - started, "snapshot": done - fed, "peak": peak}))
+figures = {"feed": fed - started, "snapshot": done - fed, "peak": peak}
+print(json.dumps({**figures, "cpu": time.process_time() - cpu}))
 """
 
 
@@ -98,16 +100,19 @@ def main(argv: list[str] | None = None) -> int:
             seen[name].append(figures)
             print(
                 f"round {rep + 1} {name:>8}: feed {figures['feed']:.2f} s, snapshot "
-                f"{figures['snapshot']:.3f} s, peak {figures['peak'] / 1e6:.0f} MB",
+                f"{figures['snapshot']:.3f} s (CPU {figures['cpu']:.2f} s in all), peak "
+                f"{figures['peak'] / 1e6:.0f} MB",
                 flush=True,
             )
     print()
     for name, figures in seen.items():
         feeds = [f["feed"] for f in figures]
+        cpus = [f["cpu"] for f in figures]
         print(
             f"{name:>8}: feed {min(feeds):.2f}–{max(feeds):.2f} s "
             f"(median {statistics.median(feeds):.2f}), snapshot median "
-            f"{statistics.median(f['snapshot'] for f in figures):.3f} s, peak "
+            f"{statistics.median(f['snapshot'] for f in figures):.3f} s, CPU in all "
+            f"{min(cpus):.2f}–{max(cpus):.2f} s, peak "
             f"{max(f['peak'] for f in figures) / 1e6:.0f} MB"
         )
     return 0
