@@ -236,6 +236,81 @@ def test_usage_is_the_last_total_and_turns_are_deltas(rollout: Path) -> None:
     assert t.to_json()["usage"]["input-tokens"] == 2500
 
 
+def _counts(inputs: int, cached: int, written: int, output: int) -> dict[str, int]:
+    """A newer writer's token usage: its cache writes said, within the whole prompt."""
+    return {
+        "input_tokens": inputs,
+        "cached_input_tokens": cached,
+        "cache_write_input_tokens": written,
+        "output_tokens": output,
+        "reasoning_output_tokens": 0,
+        "total_tokens": inputs + output,  # the prompt once: the writes are in it
+    }
+
+
+def test_cache_writes_are_part_of_the_input_counted_once(tmp_path: Path) -> None:
+    """``input_tokens`` is the whole prompt (``total_tokens`` = input + output), the
+    cached and the written parts within it: the input counted is what is left after
+    both, each part counted once, a write priced as input (OpenAI bills it so)."""
+    path = day_dir(tmp_path) / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.turn_context("t1")
+    w.task_started("t1")
+    w.message("user", "cache this")
+    w.message("assistant", "done")
+    first = _counts(1000, 0, 800, 40)
+    w.event("token_count", info={"total_token_usage": first, "last_token_usage": first})
+    w.event("token_count", info={"total_token_usage": first, "last_token_usage": first})
+    w.message("assistant", "again")
+    total = _counts(2100, 800, 900, 90)
+    last = _counts(1100, 800, 100, 50)
+    w.event("token_count", info={"total_token_usage": total, "last_token_usage": last})
+    w.task_complete("t1")
+    for t in (opened(path), _live(path)):
+        u = t.usage
+        assert (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens) == (400, 800, 900)
+        assert u.output_tokens == 90 and u.reported == 2
+        assert u.input_tokens + u.cache_read_tokens + u.cache_write_tokens == 2100
+        run = t.runs[0].usage
+        assert (run.input_tokens, run.cache_read_tokens, run.cache_write_tokens) == (
+            400,
+            800,
+            900,
+        )
+        responses = [i.usage for i in t.messages if i.usage is not None]
+        assert [(r.input_tokens, r.cache_read_tokens, r.cache_write_tokens) for r in responses] == [
+            (200, 0, 800),
+            (200, 800, 100),
+        ]
+        expected = ((400 + 900) * 1.25 + 800 * 0.125 + 90 * 10.0) / 1_000_000
+        assert u.cost == pytest.approx(expected)
+        assert t.extra["total-token-usage"]["cache_write_input_tokens"] == 900
+
+
+def _live(path: Path) -> Transcript:
+    """The file as the viewer reads it: raw batches with their spans, fed live."""
+    from session_core.following import _Tail
+
+    live = CODEX.live(os.fspath(path))
+    tail = _Tail(os.fspath(path), parse=False)
+    try:
+        while (update := tail.step(1 << 20)) is not None:
+            live.apply(update)
+            if update.caught_up:
+                break
+    finally:
+        tail.close()
+    return live.transcript(writer_alive=False)
+
+
+def test_a_writer_that_says_no_cache_writes_has_none_counted(rollout: Path) -> None:
+    t = opened(rollout)
+    assert t.usage.cache_write_tokens is None
+    assert all(r.usage.cache_write_tokens is None for r in t.runs)
+    assert "cache_write_input_tokens" not in t.extra["total-token-usage"]
+
+
 def test_a_total_that_starts_again_starts_the_session_total_again(tmp_path: Path) -> None:
     """A total that goes back (a fork's copied history, then its own count from 0): the
     session total is the last total, and its cost and responses are that total's."""

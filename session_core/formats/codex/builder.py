@@ -443,7 +443,7 @@ class CodexBuilder(CodexResponses):
         extra: dict[str, Any] = {
             "run-contexts": list(self.run_contexts),
             "rate-limits": tally.rate_limits,
-            "total-token-usage": tokens.to_json(tally.last_total),
+            "total-token-usage": tokens.to_json(tally.last_total, tally.writes),
             "token-count-events": tally.events,
             "token-count-reports": tally.reports,
         }

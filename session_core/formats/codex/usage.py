@@ -2,9 +2,13 @@
 
 ``total_token_usage`` is cumulative for the session and each response is reported
 more than once (the same total comes again), so a response is a change of the total;
-the session total is the last total, never a sum. ``input_tokens`` includes
-``cached_input_tokens``: the uncached part is priced as input, the cached part as a
-cache read.
+the session total is the last total, never a sum. ``input_tokens`` is the whole prompt:
+it includes ``cached_input_tokens`` and, where a writer says it (newer ones),
+``cache_write_input_tokens`` (``total_tokens`` is input + output with them in it). So
+the input counted is what is left of it after both, the cached part is a cache read and
+the written part a cache write; none is counted twice, and a writer that does not say
+what it wrote to the cache has no cache writes counted (unknown, not 0). OpenAI bills a
+cache write as input: the written part is priced as input, the cached part as a read.
 """
 
 from __future__ import annotations
@@ -16,9 +20,16 @@ import orjson
 from ... import pricing
 from ...model import Usage
 
-# (input tokens, cached of them, output tokens, reasoning of those)
-Totals = tuple[int, int, int, int]
-_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+# (input tokens, cached of them, output tokens, reasoning of those, cache writes of the
+# input: 0 when not said, ``writes_said`` tells)
+Totals = tuple[int, int, int, int, int]
+WRITES = "cache_write_input_tokens"
+_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", WRITES)
+
+
+def _count(value: Any) -> int:
+    """A count as written (anything else, a bool too: 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def totals_of(value: Any) -> Totals | None:
@@ -26,68 +37,70 @@ def totals_of(value: Any) -> Totals | None:
     if not isinstance(value, dict):
         return None
     get = value.get  # one per token count: written out, not looped
-    a, b, c, d = (
+    a, b, c, d, e = (
         get("input_tokens"),
         get("cached_input_tokens"),
         get("output_tokens"),
         get("reasoning_output_tokens"),
+        get(WRITES, 0),
     )
     if (  # what every writer writes: each one there, a count (``type``: a bool is not)
         type(a) is int
         and type(b) is int
         and type(c) is int
         and type(d) is int
+        and type(e) is int
         and a >= 0
         and b >= 0
         and c >= 0
         and d >= 0
+        and e >= 0
     ):
-        return a, b, c, d
-    a, b, c, d = (
-        get("input_tokens", 0),
-        get("cached_input_tokens", 0),
-        get("output_tokens", 0),
-        get("reasoning_output_tokens", 0),
-    )
-    if not (type(a) is int and a >= 0):
-        a = a if isinstance(a, int) and not isinstance(a, bool) and a >= 0 else 0
-    if not (type(b) is int and b >= 0):
-        b = b if isinstance(b, int) and not isinstance(b, bool) and b >= 0 else 0
-    if not (type(c) is int and c >= 0):
-        c = c if isinstance(c, int) and not isinstance(c, bool) and c >= 0 else 0
-    if not (type(d) is int and d >= 0):
-        d = d if isinstance(d, int) and not isinstance(d, bool) and d >= 0 else 0
+        return a, b, c, d, e
     if not any(key in value for key in _KEYS):
         return None
-    return a, b, c, d
+    return _count(a), _count(b), _count(c), _count(d), _count(e)
+
+
+def writes_said(value: Any) -> bool:
+    """Does a token-usage object say what was written to the cache?"""
+    return isinstance(value, dict) and WRITES in value
 
 
 def minus(a: Totals, b: Totals) -> Totals | None:
     """``a - b``, or None when a counter went backwards (a reset: not a delta)."""
-    diff = (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3])
+    diff = (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3], a[4] - b[4])
     return None if min(diff) < 0 else diff
 
 
 def plus(a: Totals, b: Totals) -> Totals:
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]
 
 
-def usage_of(totals: Totals, model: str | None, *, response: bool = True) -> Usage:
-    """Usage of some tokens (one response's, or the session's), cost by the price table."""
-    inputs, cached, output, _reasoning = totals
+def usage_of(
+    totals: Totals, model: str | None, *, response: bool = True, writes: bool = False
+) -> Usage:
+    """Usage of some tokens (one response's, or the session's), cost by the price table;
+    ``writes``: the writer said what it wrote to the cache (else no cache writes known)."""
+    inputs, cached, output, _reasoning, written = totals
     cached = min(cached, inputs)
-    uncached = inputs - cached
-    cost = pricing.cost(
-        model, input_tokens=uncached, output_tokens=output, cache_read_tokens=cached
+    written = min(written, inputs - cached)
+    uncached = inputs - cached - written
+    cost = pricing.cost(  # a cache write billed as input (OpenAI's)
+        model, input_tokens=uncached + written, output_tokens=output, cache_read_tokens=cached
     )
+    cache_write = written if writes else None
     if response:  # ``Usage.of_response``'s counting, every count given (one per response)
         known = 0 if cost is None else 1
-        return Usage(uncached, output, cached, None, cost, 1, 1, known)
-    return Usage(uncached, output, cached, None, cost)
+        return Usage(uncached, output, cached, cache_write, cost, 1, 1, known)
+    return Usage(uncached, output, cached, cache_write, cost)
 
 
-def to_json(totals: Totals | None) -> dict[str, int] | None:
-    return None if totals is None else dict(zip(_KEYS, totals, strict=True))
+def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int] | None:
+    """A total as the writer names its counts (cache writes only where it says them)."""
+    if totals is None:
+        return None
+    return dict(zip(_KEYS if writes else _KEYS[:4], totals, strict=False))
 
 
 REPEAT = "token_count: the same total as the last report"
@@ -128,6 +141,7 @@ class TokenTally:
         self._rate_limits: dict[str, Any] | None = None  # the latest
         self._limits_raw: bytes | None = None  # the latest as its JSON, not decoded yet
         self.context_window: int | None = None
+        self.writes = False  # a report said what was written to the cache
 
     @property
     def rate_limits(self) -> dict[str, Any] | None:
@@ -192,6 +206,8 @@ class TokenTally:
         total = totals_of(reported)
         own = total is not None
         last = totals_of(last_usage)
+        if not self.writes and (writes_said(reported) or writes_said(last_usage)):
+            self.writes = True
         before = self.last_total
         if total is None and last is not None:
             total = last if before is None else plus(before, last)
@@ -212,7 +228,7 @@ class TokenTally:
         if delta is None or not any(delta):
             return total, None, 0, own
         self.responses += 1
-        usage = usage_of(delta, model)
+        usage = usage_of(delta, model, writes=self.writes)
         if usage.cost is not None:
             self.cost += usage.cost
             self.cost_reported += 1
@@ -222,7 +238,7 @@ class TokenTally:
         """The session's usage: the last cumulative total (never a sum of reports)."""
         if self.last_total is None:
             return Usage()
-        total = usage_of(self.last_total, None, response=False)
+        total = usage_of(self.last_total, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
         total.reported = total.responses = self.responses
         total.cost_reported = self.cost_reported
@@ -233,6 +249,7 @@ __all__ = [
     "NO_LIMITS_ONLY",
     "NO_USAGE",
     "REPEAT",
+    "WRITES",
     "Note",
     "TokenTally",
     "Totals",
@@ -243,4 +260,5 @@ __all__ = [
     "to_json",
     "totals_of",
     "usage_of",
+    "writes_said",
 ]
