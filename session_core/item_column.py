@@ -44,7 +44,7 @@ def shape_height(text_lines: int, others: int) -> int:
 class ItemFacts:
     """What a builder tells of its items when one is built, where it keeps that itself
     (set as ``ItemColumn.facts``): the timestamp of one appended unread, and (of every
-    item) its usage and marks."""
+    item) its usage, marks and stub."""
 
     def ts(self, index: int, span: int) -> str | None:
         return None
@@ -54,6 +54,9 @@ class ItemFacts:
 
     def marks(self, index: int, ident: str) -> list[str]:
         return []
+
+    def stub(self, index: int, ident: str) -> str | None:
+        return None
 
 
 STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
@@ -335,11 +338,13 @@ class ItemColumn:
         flags = self.flags[index]
         ident = self.id_of(index)
         facts = self.facts
+        stub = None
         if facts is None:
             marks = list(self.marks.get(index, ()))
             usage = self.usage.get(index)
         else:
             marks, usage = facts.marks(index, ident), facts.usage(index)
+            stub = facts.stub(index, ident)
         if flags & FOLDED_MARK and "folded" not in marks:
             marks.append("folded")
         built = Item(
@@ -354,6 +359,7 @@ class ItemColumn:
             marks,
             bool(flags & STICKY),
             self.lines.get(index, 1),
+            stub,
         )
         cache = self._built
         if len(cache) >= self.CACHE:

@@ -201,7 +201,9 @@ class Item:
     format's own word for everything else (``meta``, ``command``, ``hook``, ``queued``,
     ``summary``, ``compaction``, ``record`` for a line kept as it is, ...). ``marks``
     flag what the raw view shows beside it: ``sidechain``, ``branch`` (not on the
-    active chain), ``folded`` (a compaction replaced it), ``elided``, ``sticky``.
+    active chain), ``folded`` (a compaction replaced it), ``elided``, ``sticky``. An
+    elided item whose elision left a stub in its place (v1's) carries that ``stub``: the
+    conversation shows it, the original one key away.
     """
 
     id: str
@@ -215,6 +217,7 @@ class Item:
     marks: list[str] = field(default_factory=list)
     sticky: bool = False
     lines: int = 1  # how many lines of the file it took (split responses take several)
+    stub: str | None = None  # what the model is sent in its place (an elision's), if not it
 
     @property
     def text(self) -> str:
@@ -224,6 +227,9 @@ class Item:
     def to_json(self) -> dict[str, Any]:
         """The replay JSON of a message: id, role, content, and its tool calls or answer."""
         out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        if self.stub is not None:  # what is sent: the stub, not what it replaced
+            out["content"] = self.stub
+            return out
         calls = [
             {"id": p.call_id, "name": p.name, "arguments": p.data}
             for p in self.parts

@@ -103,7 +103,8 @@ def test_the_first_snapshot_reads_no_message_line(
     generated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file's first snapshot comes from the facts its replay took: no message, dispatch
-    or settle line is read again (only the run contexts', for their sections)."""
+    or settle line is read again (only the few lines whose items are what they did:
+    run contexts, compactions, elisions)."""
     fmt = by_name(V1)
     live = fmt.live(str(generated))
     follow_into(live.apply, generated, 1 << 16, fmt.parsed_updates)
@@ -118,7 +119,7 @@ def test_the_first_snapshot_reads_no_message_line(
 
     monkeypatch.setattr(events, "__getitem__", getitem)
     transcript = live.transcript(writer_alive=False)
-    assert set(read) <= {"run-context"}
+    assert set(read) <= {"run-context", "compaction", "elision"}
     ops = transcript.tool_operations
     assert len(ops) > 10 and not read.count("tool-dispatched")
     assert ops[0].tool and "tool-dispatched" in read  # a field only its lines hold: read
@@ -132,10 +133,11 @@ def test_items_measured_from_facts_are_as_tall_as_their_parts(generated: Path) -
     from session_core.item_column import folded_height
 
     transcript = by_name(V1).open(generated, writer_alive=False)
+    shown = ("message", "compaction", "elision")  # the lines that are items of the raw view
     stamps = {
         record["id"]: record.get("ts")
         for record in map(orjson.loads, generated.read_bytes().splitlines())
-        if record["type"] == "message"
+        if record["type"] in shown
     }
     raw = transcript.raw
     heights = raw.folded_heights()  # type: ignore[attr-defined]
@@ -143,5 +145,7 @@ def test_items_measured_from_facts_are_as_tall_as_their_parts(generated: Path) -
     for index, item in enumerate(raw):
         assert heights[index] == folded_height(item.parts), item
         assert item.ts == stamps[item.id]
+    kinds = {item.kind for item in raw}
+    assert kinds == set(shown)
     assert any(i.usage is not None and i.usage.tokens for i in raw)
     assert any(p.kind == "tool-result" for i in raw for p in i.parts)

@@ -11,6 +11,7 @@ import os
 from array import array
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
+from ..events import payload_of
 from ..item_column import ItemFacts
 from ..model import (
     Compaction,
@@ -24,7 +25,6 @@ from ..model import (
     classify_op,
 )
 from ..parts import tool_call_part
-from ..records import ToolOps
 from ..text import as_str, count
 from ..tool_ops import OpState
 from .base import Builder, LiveModel, TranscriptFormat
@@ -33,10 +33,12 @@ if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..following import FollowUpdate
     from ..peeking import PeekResult
+    from ..replay import Compaction as ReplayCompaction
     from ..replay import ReplayState
     from ..scan import FileRead
 
 NAME = "transcript-v1"
+TAIL = 1 << 20  # bytes of a big file's end its first screen shows (v1's lines are dense)
 
 
 class V1Builder(Builder):
@@ -117,6 +119,16 @@ class V1Format(TranscriptFormat):
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         where = os.fspath(path)
         return transcript_of(self._state(where), where, writer_alive)
+
+    def tail(self, path: str | os.PathLike[str], window: int = TAIL) -> Transcript | None:
+        """A big file's first screen: its last ``window`` bytes (at most ``TAIL``)
+        replayed leniently (what refers to lines before them is skipped; lines are not
+        numbered yet)."""
+        from ..tailwindow import preview_state, read_tail_window
+
+        where = os.fspath(path)
+        end = read_tail_window(where, min(window, TAIL))
+        return transcript_of(preview_state(end, where), where, None)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         from ..views import replay_json
@@ -203,13 +215,22 @@ class V1Model:
         self.state = state
         self.column = ItemColumn()
         self.column.facts = _V1Facts(self)
-        self.column_at = array("l")  # per event: its message's index in the column, or -1
-        self.index_of: dict[str, int] = {}  # of the messages kept as dicts (no line)
+        self.column_at = array("l")  # per event: its item's index in the column, or -1
+        self.event_of = array("l")  # per item: its event (its position in the replay)
+        # Of the items not reached through their body's position: messages kept as dicts
+        # (not lines), compaction and elision lines.
+        self.index_of: dict[str, int] = {}
+        self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
         self.answered: set[str] = set()
         self.usage = UsageTally()
-        self._messages = 0  # message lines in the column
+        self._events = 0  # events looked at for the column
+        self._compactions: dict[str, ReplayCompaction] = {}
+        self._message_lines: dict[str, int] = {}  # message id -> its line, made when needed
+        self._message_lines_seen = 0
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
-        self._ops: list[ToolOp] = []
+        self._ops: list[ToolOp] = []  # one per dispatch line
+        self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
+        self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
         self._started: list[str | None] = []  # each run-context line's ts, in file order
@@ -219,7 +240,7 @@ class V1Model:
         from ..item_column import STICKY, Items
 
         state = self.state
-        self._add_messages()
+        self._add_lines()
         overlays = (len(state.compactions), len(state.elisions))
         if overlays != self._overlays:
             self._overlays = overlays
@@ -230,17 +251,13 @@ class V1Model:
             found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
             if found < 0:
                 item = _item(mid, dict(body), 0)
-            elif stub is not None:
-                # The stub in its message's place (the message's own parts are not read).
-                role, line = column.role_of(found), column.line[found]
-                item = Item(mid, role, [Part("text", stub)], line, marks=["elided"])
-            else:
-                # As the raw item it is (the two views share it), sticky as the replay says.
-                (column.flag if sticky else column.unflag)(found, STICKY)
-                entries.append(found)
+                item.sticky, item.stub = sticky, stub
+                entries.append(item)
                 continue
-            item.sticky = sticky
-            entries.append(item)
+            # As the raw item it is (the two views share it: an elided one carries its
+            # stub), sticky as the replay says.
+            (column.flag if sticky else column.unflag)(found, STICKY)
+            entries.append(found)
         self.usage.update(state)
         return Transcript(
             format=NAME,
@@ -249,7 +266,7 @@ class V1Model:
             messages=Items(column, entries=entries),
             raw=Items(column),
             tool_operations=(ops := self._operations(writer_alive)),
-            compactions=compactions_of(state),
+            compactions=compactions_of(state, self.line_of),
             runs=self._runs(ops, writer_alive),
             usage=Usage.of_totals(self.usage.transcript),
             warnings=list(state.warnings),
@@ -258,83 +275,159 @@ class V1Model:
             writer_alive=writer_alive,
         )
 
-    def _add_messages(self) -> None:
-        """The message lines replayed since the last snapshot, into the column: a line
-        kept by its span from its facts alone, one kept otherwise (appended live, as a
-        dict or its bytes) as its parts."""
-        from ..item_column import shape_height
-        from ..replay import payload_of
-
+    def _add_lines(self) -> None:
+        """The lines replayed since the last snapshot that are items of the raw view, into
+        the column: each message line (one kept by its span from its facts alone, one
+        kept otherwise, appended live as a dict or its bytes, as its parts), and each
+        compaction and elision line as what it did."""
         state, column = self.state, self.column
         events, lines = state.events, state.event_lines
-        facts, ids = events.facts, events.ids
         source = events.source
         if column.source is None and source is not None:
             # (A followed file's source comes with its first lines.) What is read again.
-            from ..indexing import loads_payload
             from ..parts import PartSource
 
             def load(span: int) -> list[Part]:
-                envelope = loads_payload(source.read(span))
-                self._stamp = (span, envelope.get("ts"))
-                return _parts(payload_of(envelope))
+                return _parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
-        column_at = self.column_at
-        column_at.extend([-1] * (len(lines) - len(column_at)))
-        unread = column.source is not None
-        positions = state.message_events
-        for position in positions[self._messages :]:
-            kept = events.kept(position)
-            mid = ids[position]
-            tcid = facts.answers(position)
-            if unread and type(kept) is int and kept:
-                if tcid is not None:
-                    height, nparts = 2, 1  # its result, alone
-                else:
-                    others = facts.reasoning(position) + len(facts.calls(position))
-                    height = shape_height(facts.lines(position), others)
-                    nparts = 1 + others
-                index = column.append_unread(
-                    int(lines[position]),
-                    kept,
-                    role=facts.role(position),
-                    height=height,
-                    nparts=nparts,
-                    ident=mid,
-                )
-            else:
-                envelope = events[position]
-                ts = envelope.get("ts")
-                index = column.append(
-                    _parts(payload_of(envelope)),
-                    int(lines[position]),
-                    role=facts.role(position),
-                    ts=ts if isinstance(ts, str) else None,
-                    ident=mid,
-                    keep=True,
-                )
-                if type(kept) is dict:
-                    self.index_of[mid] = index
+        self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
+        kinds = events.kinds
+        start = self._events
+        for position, kind in enumerate(kinds[start:], start):
+            if kind == "message":
+                self._add_message(position)
+            elif kind in ("compaction", "elision"):
+                self._add_overlay(position, kind)
+        self._events = len(kinds)
+
+    def _add_message(self, position: int) -> None:
+        from ..item_column import shape_height
+
+        state, column = self.state, self.column
+        events = state.events
+        facts = events.facts
+        kept = events.kept(position)
+        mid = events.ids[position]
+        line = int(state.event_lines[position])
+        tcid = facts.answers(position)
+        if column.source is not None and type(kept) is int and kept:
             if tcid is not None:
-                self.answered.add(tcid)
-            column_at[position] = index
-        self._messages = len(positions)
+                height, nparts = 2, 1  # its result, alone
+            else:
+                others = facts.reasoning(position) + len(facts.calls(position))
+                height = shape_height(facts.lines(position), others)
+                nparts = 1 + others
+            index = column.append_unread(
+                line, kept, role=facts.role(position), height=height, nparts=nparts, ident=mid
+            )
+        else:
+            envelope = events[position]
+            ts = envelope.get("ts")
+            index = column.append(
+                _parts(payload_of(envelope)),
+                line,
+                role=facts.role(position),
+                ts=ts if isinstance(ts, str) else None,
+                ident=mid,
+                keep=True,
+            )
+            if type(kept) is dict:
+                self.index_of[mid] = index
+        if tcid is not None:
+            self.answered.add(tcid)
+        for cid, name in facts.calls(position):
+            if cid in self._early:
+                self._early.discard(cid)
+            else:
+                self._undispatched[cid] = (position, name)
+        self.column_at[position] = index
+        self.event_of.append(position)
 
-    _stamp: tuple[int, Any] = (0, None)  # the last line read again: its span and ts
+    def _add_overlay(self, position: int, kind: str) -> None:
+        """A compaction or elision line, as the raw view shows it: what it folded (its
+        summary after) or what it stubbed."""
+        state, column = self.state, self.column
+        eid = state.events.ids[position]
+        line = int(state.event_lines[position])
+        self.line_of[eid] = line
+        envelope = state.events[position]
+        ts = envelope.get("ts")
+        if kind == "compaction":
+            record = self._compactions.get(eid)
+            if record is None:
+                self._compactions = {c.id: c for c in state.compactions}
+                record = self._compactions.get(eid)
+            parts = _compaction_parts(record, self.line_of)
+        else:
+            parts = _elision_parts(payload_of(envelope), self.line_of_message)
+        index = column.append(
+            parts,
+            line,
+            role="user" if kind == "compaction" else "system",
+            kind=kind,
+            ts=ts if isinstance(ts, str) else None,
+            ident=eid,
+            keep=True,
+        )
+        self.index_of[eid] = index
+        self.column_at[position] = index
+        self.event_of.append(position)
 
-    def stamp(self, span: int) -> str | None:
-        """The timestamp of the message line at ``span`` (read with its parts, mostly)."""
-        at, ts = self._stamp
+    def line_of_message(self, mid: str) -> int | None:
+        """The line of message ``mid`` (its last, if repeated), None: not in this file."""
+        events = self.state.events
+        found = self._message_lines
+        if len(found) < len(events):
+            ids, kinds, lines = events.ids, events.kinds, self.state.event_lines
+            for position in range(self._message_lines_seen, len(events)):
+                if kinds[position] == "message":
+                    found[ids[position]] = int(lines[position])
+            self._message_lines_seen = len(events)
+        return found.get(mid)
+
+    _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
+
+    def envelope_at(self, span: int) -> dict[str, Any]:
+        """The line at ``span`` parsed again (the last one is kept: an item built reads
+        its parts, its timestamp and its flags from it)."""
+        at, envelope = self._line
         if at != span:
             from ..indexing import loads_payload
 
             source = self.state.events.source
+            envelope = loads_payload(source.read(span)) if source is not None else {}
+            envelope = envelope if isinstance(envelope, dict) else {}
+            self._line = (span, envelope)
+        return envelope
+
+    def _envelope_of(self, index: int) -> dict[str, Any]:
+        """The line of item ``index``, parsed (a line kept by its span: read again)."""
+        span = self.column.span[index]
+        if span:
             try:
-                ts = loads_payload(source.read(span)).get("ts") if source is not None else None
+                return self.envelope_at(span)
             except (OSError, ValueError):
-                ts = None
+                return {}
+        envelope: dict[str, Any] = self.state.events[self.event_of[index]]
+        return envelope
+
+    def stamp(self, index: int) -> str | None:
+        """The timestamp of item ``index``'s line."""
+        ts = self._envelope_of(index).get("ts")
         return ts if isinstance(ts, str) else None
+
+    def flags_of(self, index: int) -> list[str]:
+        """What a message line says of itself beside its content, as marks."""
+        payload = payload_of(self._envelope_of(index))
+        flags = [key for key in ("sysprompt", *_FLAGS) if payload.get(key)]
+        depth = payload.get("depth")
+        if depth is not None:
+            flags.append(f"depth {as_str(depth)}")
+        finish = payload.get("finish-reason")
+        if finish is not None:
+            flags.append(f"finish {as_str(finish)}")
+        return flags
 
     def marks_of(self, mid: str) -> list[str]:
         """A message's marks: folded by a compaction, stubbed by an elision."""
@@ -347,15 +440,32 @@ class V1Model:
         """Every operation: the settled ones as they were made, the others made again
         (their state moves with the answers and the writer). None is read from its lines
         until one of its fields that only they hold is asked for (``V1Op``)."""
-        records, ops = self.state.tool_ops, self._ops
+        state = self.state
+        records, ops = state.tool_ops, self._ops
+        undispatched, early = self._undispatched, self._early
+        for cid in records.call_ids[len(ops) :]:
+            if undispatched.pop(cid, None) is None:
+                early.add(cid)  # dispatched before the line that calls it
         fresh = [*self._open, *range(len(ops), len(records))]
         ops.extend([_NO_OP] * (len(records) - len(ops)))
         self._open = []
         for index in fresh:
-            ops[index] = V1Op.of(records, index, self.answered, writer_alive)
+            ops[index] = V1Op.of(state, index, self.answered, writer_alive)
             if not records.is_settled(index):
                 self._open.append(index)
-        return list(ops)
+        # The calls no dispatch line names, after: a crash state of their own.
+        lines, ids = state.event_lines, state.events.ids
+        never = [
+            ToolOp(
+                call_id=cid,
+                tool=name,
+                state="undispatched-answered" if cid in self.answered else "never-dispatched",
+                line=int(lines[position]),
+                message_id=ids[position],
+            )
+            for cid, (position, name) in undispatched.items()
+        ]
+        return [*ops, *never]
 
     def _runs(self, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
         """A run for each run id, from the run-context line that starts it to the next
@@ -410,18 +520,28 @@ class _V1Facts(ItemFacts):
         self.model = model
 
     def ts(self, index: int, span: int) -> str | None:
-        return self.model.stamp(span)
+        return self.model.stamp(index)
 
     def usage(self, index: int) -> Usage | None:
-        state = self.model.state
-        position = state.message_events[index]
-        facts = state.events.facts
-        if facts.role(position) != "assistant" and facts.usage(position) is None:
+        model = self.model
+        position = model.event_of[index]
+        facts = model.state.events.facts
+        if not facts.is_message(position):
             return None
-        return Usage.from_message_usage(facts.usage(position))
+        reported = facts.usage(position)
+        if reported is None and facts.role(position) != "assistant":
+            return None
+        return Usage.from_message_usage(reported)
 
     def marks(self, index: int, ident: str) -> list[str]:
-        return self.model.marks_of(ident)
+        model = self.model
+        if model.column.kind_of(index) != "message":
+            return []
+        return [*model.flags_of(index), *model.marks_of(ident)]
+
+    def stub(self, index: int, ident: str) -> str | None:
+        elisions = self.model.state.elided.get(ident)
+        return elisions[-1].stub if elisions else None
 
 
 MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
@@ -441,31 +561,46 @@ class V1Op(ToolOp):
     """A v1 operation: its call id, run id and state from what the replay kept of it; its
     tool, arguments and times read from its lines (``ToolOps``) when first asked for."""
 
-    __slots__ = ("_index", "_read", "_records")
-    _records: ToolOps
+    __slots__ = ("_index", "_read", "_state")
+    _state: ReplayState
     _index: int
     _read: bool
 
     @classmethod
     def of(
-        cls, records: ToolOps, index: int, answered: set[str], writer_alive: bool | None
+        cls, state: ReplayState, index: int, answered: set[str], writer_alive: bool | None
     ) -> V1Op:
+        records = state.tool_ops
         op = cls.__new__(cls)
-        op._records, op._index, op._read = records, index, False
+        op._state, op._index, op._read = state, index, False
         op.call_id = records.call_ids[index]
         op.run_id = records.run_ids[index]
         op.state = state_of(records.outcome(index), op.call_id in answered, writer_alive)
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
-        op.line, op.sidechain = 0, False
-        for name in ("result", "detail", "result_line", "message_id", "progress", "subagent"):
+        op.line = int(state.event_lines[records.dispatch_event(index)])
+        op.sidechain = False
+        for name in ("result", "detail", "result_line", "progress", "subagent"):
             _SLOTS[name].__set__(op, None)
         return op
 
     def record(self) -> dict[str, Any]:
         """The operation's record as its lines say (``records.operation``)."""
-        record: dict[str, Any] = self._records[self._index]
+        record: dict[str, Any] = self._state.tool_ops[self._index]
         return record
+
+    def _caller(self) -> str | None:
+        """The message that asked for the call: the last before its dispatch line that
+        names it (from the replay's facts: no line read)."""
+        events = self._state.events
+        kinds, facts = events.kinds, events.facts
+        dispatch = self._state.tool_ops.dispatch_event(self._index)
+        for position in range(dispatch - 1, max(-1, dispatch - CALLER_WITHIN), -1):
+            if kinds[position] == "message" and any(
+                cid == self.call_id for cid, _name in facts.calls(position)
+            ):
+                return events.ids[position]
+        return None
 
     def _fill(self) -> None:
         record = self.record()
@@ -476,6 +611,7 @@ class V1Op(ToolOp):
             "started": record.get("dispatched-at"),
             "ended": record.get("settled-at"),
             "duration": duration if isinstance(duration, int | float) else None,
+            "message_id": self._caller(),
         }
         for name, value in values.items():
             _SLOTS[name].__set__(self, value)
@@ -502,7 +638,8 @@ class _FromLines:
 
 
 _SLOTS: dict[str, Any] = {name: ToolOp.__dict__[name] for name in ToolOp.__slots__}
-_FROM_LINES = ("tool", "arguments", "started", "ended", "duration")
+_FROM_LINES = ("tool", "arguments", "started", "ended", "duration", "message_id")
+CALLER_WITHIN = 10_000  # lines before its dispatch a call's message is looked for
 for _name in _FROM_LINES:
     setattr(V1Op, _name, _FromLines(_name))
 
@@ -510,13 +647,15 @@ for _name in _FROM_LINES:
 _NO_OP = ToolOp(call_id="", tool="", state="running")
 
 
-def compactions_of(state: ReplayState) -> list[Compaction]:
-    """A v1 replay's compactions, then its elisions, in the neutral model."""
+def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> list[Compaction]:
+    """A v1 replay's compactions, then its elisions, in the neutral model (at their
+    ``lines``, where given: compaction and elision id -> line)."""
+    at = lines or {}
     return [
         Compaction(
             id=c.id,
             kind="compaction",
-            line=0,
+            line=at.get(c.id, 0),
             summary=c.summary,
             folded=list(c.folded),
             kept=list(c.kept),
@@ -526,9 +665,44 @@ def compactions_of(state: ReplayState) -> list[Compaction]:
         )
         for c in state.compactions
     ] + [
-        Compaction(id=e.elision_id, kind="elision", line=0, summary=e.stub, folded=[e.message_id])
+        Compaction(
+            id=e.elision_id,
+            kind="elision",
+            line=at.get(e.elision_id, 0),
+            summary=e.stub,
+            folded=[e.message_id],
+        )
         for e in state.elisions
     ]
+
+
+_FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
+
+
+def _compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> list[Part]:
+    """A compaction line's item: what it folded, tokens before and after, its summary."""
+    if record is None:
+        return [Part("other", "not applied", name="compaction")]
+    before = "?" if record.tokens_before is None else f"{record.tokens_before:,}"
+    after = "?" if record.tokens_after is None else f"{record.tokens_after:,}"
+    what = (
+        f"folded {count(len(record.folded), 'message')} (kept {len(record.kept)} sticky)"
+        f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
+    )
+    return [Part("other", what, name="compaction"), Part("text", record.summary)]
+
+
+def _elision_parts(payload: dict[str, Any], line_of: Any) -> list[Part]:
+    """An elision line's item: each message it stubbed (its line) and the stub."""
+    items = payload.get("items")
+    parts = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            mid = as_str(item.get("id"))
+            at = line_of(mid)
+            where = f"line {at:,}" if at is not None else mid[:8]
+            parts.append(Part("other", f"{where} → {as_str(item.get('stub'))}", name="✂ stubbed"))
+    return parts or [Part("other", "nothing", name="✂ stubbed")]
 
 
 def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
