@@ -772,6 +772,31 @@ def test_a_rollout_from_before_the_payload_lines(tmp_path: Path) -> None:
     assert CODEX.check(path).startswith("codex, 5 messages")
 
 
+def test_the_prompts_of_a_rollout_of_bare_items_start_its_turns(tmp_path: Path) -> None:
+    """Such a file has no task or prompt events: each prompt (a user message that is
+    not context Codex injected) starts a turn, ended by the next, finished when its
+    last item is the assistant's answer."""
+    path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
+    w = legacy_story(path)
+    w.raw(orjson.dumps({"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}
+    ]}) + b"\n")  # fmt: skip
+    w.raw(orjson.dumps({"type": "message", "role": "user", "content": "and now?"}) + b"\n")
+    arguments = orjson.dumps({"command": ["ls", "-a"]}).decode()
+    w.raw(orjson.dumps({"type": "function_call", "name": "shell", "arguments": arguments,
+                        "call_id": "c2"}) + b"\n")  # fmt: skip
+    t = opened(path, alive=False)
+    assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
+        ("L3", "finished", 3, 8, "list the files"),
+        ("L10", "interrupted", 10, None, "and now?"),  # cut off: it never ended
+    ]
+    assert [(op.call_id, op.run_id, op.state) for op in t.tool_operations] == [
+        ("c1", "L3", "completed"),
+        ("c2", "L10", "interrupted"),
+    ]
+    assert [r.state for r in opened(path, alive=None).runs] == ["finished", "running"]
+
+
 def test_turns_of_a_writer_that_wrote_no_task_events(tmp_path: Path) -> None:
     """0.5x/0.6x rollouts have no task_started / task_complete: each prompt (its
     ``user_message``) starts a turn, the next prompt or a ``turn_aborted`` ends it."""

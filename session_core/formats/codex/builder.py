@@ -41,11 +41,12 @@ from .items import (
     NOT_SENT,
     OUTPUT_TYPES,
     completed_item,
+    content_parts,
     output_of,
     response_item,
     result_part,
 )
-from .responses import CodexResponses
+from .responses import CodexResponses, prompt_of
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
 
@@ -173,13 +174,26 @@ class CodexBuilder(CodexResponses):
         ``record_type`` markers (and anything else) are kept as records."""
         try:
             if kind in BARE_ITEMS:
+                if self.bare and kind == "message" and record.get("role") == "user":
+                    self._bare_prompt(record, line, ts)
                 self._response(record, line, ts)
             elif kind is None and "id" not in self.meta and is_legacy_header(record):
+                self.bare = True
                 self._session_meta(record, line, ts)
             else:
                 self._record(record, line, ts)
         except Exception as err:  # as ``feed`` does
             self._unreadable(err, record, line, ts)
+
+    def _bare_prompt(self, record: dict[str, Any], line: int, ts: str | None) -> None:
+        """A person's prompt in a rollout of bare items (it has no task or prompt events):
+        it starts a turn, ended by the next prompt, as a 0.4x ``user_message`` does."""
+        if prompt_of(content_parts(record.get("content"))) is None:
+            return  # context Codex injected: no prompt
+        if self.implicit:
+            self._end_implicit(self.runs[self.open_run])
+        if self.open_run < 0:
+            self._prompted(line, ts)
 
     def _unreadable(
         self, err: Exception, record: dict[str, Any], line: int, ts: str | None

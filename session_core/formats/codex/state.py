@@ -59,6 +59,7 @@ class CodexState(Builder):
         self.answered = False
         self.implicit_last: tuple[int, str | None] = (0, None)
         self.run_by_turn: dict[str, int] = {}
+        self.bare = False  # a rollout of bare items (mid 2025): its prompts start its turns
         self.prompt_from_event: set[int] = set()
         self.previous_context: RunContext | None = None
         self.waiting_context: RunContext | None = None  # a context before its task_started
