@@ -28,8 +28,8 @@ class CodexCalls(CodexTurns):
         ts: str | None,
         part: Part | None,
     ) -> None:
-        run = self._run()
-        run_id = run.id if run is not None else None
+        open_run = self.open_run  # (``_run``'s, inline: once for every call)
+        run_id = self.runs[open_run].id if open_run >= 0 else None
         tool = self.tools.setdefault(tool, tool)  # one copy of each name
         at = len(self.ops)
         op: LazyToolOp
@@ -49,7 +49,7 @@ class CodexCalls(CodexTurns):
             )
             self.op_items.add(-1)
         self.ops.append(op)
-        self.op_run.append(self.open_run)
+        self.op_run.append(open_run)
         self.op_by_call[call_id] = at
         if kind in SETTLED_BY_STATUS and status in ("completed", "failed"):
             op.state = status
@@ -88,7 +88,7 @@ class CodexCalls(CodexTurns):
             op.ended = ts
             op.duration = duration
         failed = outcome.failed
-        code = self.late_failure.pop(op.call_id, None)
+        code = self.late_failure.pop(op.call_id, None) if self.late_failure else None
         if code is not None and outcome.exit_code is None:
             failed = True
             op.detail = {**(outcome.detail or {}), "exit_code": code}

@@ -206,8 +206,9 @@ class TokenTally:
         total = totals_of(reported)
         own = total is not None
         last = totals_of(last_usage)
-        if not self.writes and (writes_said(reported) or writes_said(last_usage)):
-            self.writes = True
+        if not self.writes:  # (``writes_said``, where each is known to be a dict)
+            said = total is not None and WRITES in reported
+            self.writes = said or (last is not None and WRITES in last_usage)
         before = self.last_total
         if total is None and last is not None:
             total = last if before is None else plus(before, last)
