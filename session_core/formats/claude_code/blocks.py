@@ -130,6 +130,27 @@ def parts_of(content: Any) -> list[Part]:
     return [Part("other", text=compact(content), name=type(content).__name__)]
 
 
+def line_parts(record: dict[str, Any]) -> list[Part]:
+    """A user or assistant line's parts, whole (as a line read again by span gives them):
+    its tool results carry the tool's structured result (``detail``)."""
+    message = record.get("message")
+    message = message if isinstance(message, dict) else {}
+    parts = parts_of(message.get("content"))
+    if record.get("type") == "user":
+        result = detail(record.get("toolUseResult"))
+        for part in parts:
+            if part.kind == "tool-result" and part.call_id:
+                part.data = result
+    return parts
+
+
+def detail(result: Any) -> Any:
+    """A tool's structured result, without the whole file an Edit carries beside its patch."""
+    if isinstance(result, dict) and "originalFile" in result:
+        return {k: v for k, v in result.items() if k != "originalFile"}
+    return result
+
+
 def is_command(parts: list[Part]) -> bool:
     """A slash command's wrapper, its output or a bash-mode line (its first text part)."""
     for part in parts:

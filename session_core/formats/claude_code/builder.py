@@ -149,7 +149,8 @@ class ClaudeCodeBuilder(Builder):
             self._typed(facts, cut, line)
 
     def _typed(self, facts: Line | None, raw: bytes | memoryview, line: int) -> None:
-        """A line that can be read again, decoded typed (None: not a hot line)."""
+        """A line that can be read again, decoded typed (None: read as a dict, ``decode``
+        says why)."""
         if facts is not None:
             self._raw = raw
             self._feed(facts, None, line)
@@ -157,7 +158,8 @@ class ClaudeCodeBuilder(Builder):
             self._whole(raw, line)
 
     def _whole(self, raw: bytes | memoryview, line: int) -> None:
-        """A line read as a dict: not a hot line, or a repeated one (shown as it is)."""
+        """A line read as a dict: not a hot line, one with a field of another type, or a
+        repeated one (shown as it is)."""
         super().feed_line(bytes(raw), line)
 
     def feed(self, record: dict[str, Any], line: int) -> None:
@@ -493,7 +495,7 @@ class ClaudeCodeBuilder(Builder):
                 if not answers:
                     result_interrupted, agent = result_facts(result)
                     if keep:
-                        detail = _detail(result_value(result))
+                        detail = blocks.detail(result_value(result))
                 part.data = detail
                 interrupted = result_interrupted or part.text.lstrip().startswith(
                     blocks.INTERRUPTED
@@ -589,25 +591,8 @@ class ClaudeCodeBuilder(Builder):
         self.usage.settle(self.raw)
         return assemble(self, writer_alive)
 
-    @staticmethod
-    def line_parts(record: dict[str, Any]) -> list[Part]:
-        """A user or assistant line's parts again (a lazy part's text and data)."""
-        message = record.get("message")
-        message = message if isinstance(message, dict) else {}
-        parts = blocks.parts_of(message.get("content"))
-        if record.get("type") == "user":
-            detail = _detail(record.get("toolUseResult"))
-            for part in parts:
-                if part.kind == "tool-result" and part.call_id:
-                    part.data = detail
-        return parts
-
-
-def _detail(result: Any) -> Any:
-    """A tool's structured result, without the whole file an Edit carries beside its patch."""
-    if isinstance(result, dict) and "originalFile" in result:
-        return {k: v for k, v in result.items() if k != "originalFile"}
-    return result
+    # A user or assistant line's parts again (a lazy part's text and data).
+    line_parts = staticmethod(blocks.line_parts)
 
 
 def _progress_text(kinds: tuple[tuple[str, int], ...]) -> str:
