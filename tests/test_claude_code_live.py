@@ -151,3 +151,41 @@ def test_followed_batches_read_as_the_file_opened(tmp_path: Path, crlf: bool) ->
     opened.subagents = []  # (a whole file's open links its subagents' files)
     assert followed == neutral(opened)
     assert sum(item.kind == "record" for item in opened.raw) >= 3  # the repeats, the torn
+
+
+def test_a_cycle_among_new_lines_is_walked_whole(tmp_path: Path) -> None:
+    """Lines fed between two snapshots whose parents make a cycle (a -> b -> a) or name
+    a line written later: the next snapshot walks the chain whole (cycle-guarded) instead
+    of following the new nodes back (which never ended on a cycle), and equals the one
+    assembled afresh."""
+    import json
+    import signal
+
+    from claude_code_writer import CCWriter
+
+    w = CCWriter()
+    w.user("start")
+    w.bare({"type": "user", "uuid": "a", "parentUuid": "b", "message": {"content": "A"}})
+    w.bare({"type": "user", "uuid": "b", "parentUuid": "a", "message": {"content": "B"}})
+    w.bare({"type": "user", "uuid": "c", "parentUuid": "d", "message": {"content": "C"}})
+    w.bare({"type": "user", "uuid": "d", "parentUuid": "b", "message": {"content": "D"}})
+    builder: Any = by_name(CLAUDE_CODE).builder(str(tmp_path / "s.jsonl"))
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeoutError("the snapshot after the cycle did not end")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(10)
+    try:
+        for number, record in enumerate(w.lines, 1):
+            builder.feed_line(json.dumps(record).encode(), number)
+            if number % 2 == 0:
+                continue  # (a snapshot after the first line, then after each two)
+            kept = neutral(builder.transcript(writer_alive=False))
+            builder.chain = builder.usage.prefix = None
+            builder.usage.runs = {}
+            assert kept == neutral(builder.transcript(writer_alive=False))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert {item.text for item in builder.transcript(writer_alive=False).raw} >= {"A", "B"}

@@ -82,7 +82,8 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     n0 = len(prev.active)
     segment, node = threads.walk_new(leaf, n0)
     if node != prev.leaf:
-        return None  # the chain moved (a rewind, a new root, a subagent's file)
+        return None  # the chain moved (a rewind, a new root, a subagent's file) or goes
+        # on to a node written later (a parent found late, a cycle): walked whole
     active = bytearray(prev.active)
     active.extend(bytes(len(threads) - n0))
     # (What the new nodes bring may reach back: a response's first line, an answer

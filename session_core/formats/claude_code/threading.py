@@ -19,6 +19,7 @@ NONE, ACTIVE, FOLDED, BRANCH = 0, 1, 2, 3
 
 _NO_PARENT = -1  # a root (null parentUuid)
 _UNRESOLVED = -2  # a parent uuid not (yet) seen: kept as a string in ``pending``
+FORWARD = -3  # (``walk_new``) the chain goes on to a later node: walk it whole
 
 
 class Threads:
@@ -99,15 +100,19 @@ class Threads:
 
     def walk_new(self, leaf: int, first: int) -> tuple[array[int], int]:
         """The chain from ``leaf`` back through the nodes from ``first`` on (leaf first),
-        and the node before ``first`` it reaches (-1: a root). A node's parent comes before
-        it, so no cycle is among them."""
+        and the node before ``first`` it reaches (-1: a root). A parent written after its
+        child (found late, or a cycle) ends it short: ``FORWARD`` for that node."""
         out = array("i")
         parents = self.parent
         node = leaf
         while node >= first:
             out.append(node)
             parent = parents[node]
-            node = parent if parent != _UNRESOLVED else self.parent_of(node)
+            if parent == _UNRESOLVED:
+                parent = self.parent_of(node)
+            if parent >= node:
+                return out, FORWARD
+            node = parent
         return out, node
 
     def statuses(
