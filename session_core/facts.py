@@ -310,6 +310,16 @@ class FactsColumn(Sequence[MessageFacts | None]):
             None if cost != cost else cost,  # NaN: unknown
         )
 
+    def shape(self, index: int) -> tuple[str, int, bool, int, str | None]:
+        """``(role, lines, reasoning, calls, answers)`` of a message line at once (what
+        an item of it is measured by; ``calls``: how many (id, name) pairs it has)."""
+        word = self._words[index] or self._word(index)
+        code = word >> _ROLE_SHIFT & 7
+        role = _ROLE_NAMES[code] if code else self._roles.get(index, "user")
+        pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+        answers = self._texts[self._text_at[index]] if word & _ANSWERS else None
+        return role, word >> _LINES_SHIFT & 15, bool(word & _REASONING), pairs, answers
+
     def call_facts(self, indexes: Iterable[int]) -> Iterator[tuple[int, int, str | None]]:
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many
         (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""

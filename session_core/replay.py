@@ -62,6 +62,7 @@ class Elision:
     ts: str
     message_id: str
     stub: str
+    line: int | None = None  # the stubbed message's line (None: not known, not a line)
 
 
 class ReplayState:
@@ -377,7 +378,8 @@ class ReplayState:
         for index, stub in self._elision_targets(payload, line):
             mid, body, sticky, _ = entries[index]
             entries[index] = (mid, body, sticky, stub)
-            record = Elision(elision_id=eid, ts=ts, message_id=mid, stub=stub)
+            at = int(self.event_lines[body.index]) if isinstance(body, LazyPayload) else None
+            record = Elision(elision_id=eid, ts=ts, message_id=mid, stub=stub, line=at)
             self.elisions.append(record)
             self.elided.setdefault(mid, []).append(record)
 

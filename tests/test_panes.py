@@ -241,7 +241,14 @@ class PaneApp(App[None]):
         yield self.pane
 
     def on_mount(self) -> None:
-        self.pane.refresh_view(self.live, self.calls, self.is_live)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        pane = self.pane
+        if isinstance(pane, RunContextPane):
+            pane.refresh_view(self.live.state, self.live.path)
+        else:
+            pane.refresh_view(self.live, self.calls, self.is_live)
 
     @on(ToolOpsPane.Selected)
     def _selected(self, event: ToolOpsPane.Selected) -> None:
@@ -249,7 +256,7 @@ class PaneApp(App[None]):
 
     def feed(self, live: LiveTranscript, calls: CallIndex) -> None:
         self.live, self.calls = live, calls
-        self.pane.refresh_view(live, calls, self.is_live)
+        self._refresh()
 
 
 def ops_app(path: Path, is_live: bool = False) -> PaneApp:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..following import FollowUpdate
     from ..peeking import PeekResult
     from ..replay import Compaction as ReplayCompaction
-    from ..replay import ReplayState
+    from ..replay import Elision, ReplayState
     from ..scan import FileRead
 
 NAME = "transcript-v1"
@@ -85,13 +85,20 @@ class V1Live(LiveModel):
     def apply(self, update: FollowUpdate) -> bool:
         self.note(update)
         self.replay.apply(update)  # a reset starts its state again
+        # The model takes the new lines here, where they are applied (the follow worker,
+        # in the viewer): a snapshot, on the screen's thread, has only the rest to do.
+        self.model().advance()
         return update.reset
 
-    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+    def model(self) -> V1Model:
+        """The neutral model of the replay (a new one after a reset)."""
         state = self.replay.state
         if self._model is None or self._model.state is not state:
             self._model = V1Model(state)
-        return self._model.transcript(self.path, writer_alive)
+        return self._model
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        return self.model().transcript(self.path, writer_alive)
 
 
 class V1Format(TranscriptFormat):
@@ -101,6 +108,9 @@ class V1Format(TranscriptFormat):
     locks: ClassVar[bool] = True
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
+    # Its own panes on the model screen (viewer.formats.v1): the diff of every message
+    # line as written and as sent, and the run contexts with what changed between runs.
+    extra_panes: ClassVar[tuple[str, ...]] = ("changes", "contexts")
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session-meta" and "v" in record
@@ -215,8 +225,8 @@ class V1Model:
         self.state = state
         self.column = ItemColumn()
         self.column.facts = _V1Facts(self)
-        self.column_at = array("l")  # per event: its item's index in the column, or -1
-        self.event_of = array("l")  # per item: its event (its position in the replay)
+        self.column_at = array("i")  # per event: its item's index in the column, or -1
+        self.event_of = array("i")  # per item: its event (its position in the replay)
         # Of the items not reached through their body's position: messages kept as dicts
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
@@ -225,8 +235,8 @@ class V1Model:
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
-        self._message_lines: dict[str, int] = {}  # message id -> its line, made when needed
-        self._message_lines_seen = 0
+        self._made: tuple[list[Compaction], list[Compaction]] = ([], [])  # in the model
+        self._elisions_taken = 0  # elision records whose lines are items
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops: list[ToolOp] = []  # one per dispatch line
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
@@ -234,6 +244,12 @@ class V1Model:
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
         self._started: list[str | None] = []  # each run-context line's ts, in file order
+
+    def advance(self) -> None:
+        """Take what the replay applied since: its new lines' items and operations (those
+        not settled are made again by the snapshot, for the writer it is told of)."""
+        self._add_lines()
+        self._take_operations()
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         from ..events import LazyPayload
@@ -266,7 +282,7 @@ class V1Model:
             messages=Items(column, entries=entries),
             raw=Items(column),
             tool_operations=(ops := self._operations(writer_alive)),
-            compactions=compactions_of(state, self.line_of),
+            compactions=self._overlay_records(),
             runs=self._runs(ops, writer_alive),
             usage=Usage.of_totals(self.usage.transcript),
             warnings=list(state.warnings),
@@ -310,16 +326,16 @@ class V1Model:
         kept = events.kept(position)
         mid = events.ids[position]
         line = int(state.event_lines[position])
-        tcid = facts.answers(position)
+        role, lines, reasoning, pairs, tcid = facts.shape(position)
         if column.source is not None and type(kept) is int and kept:
             if tcid is not None:
                 height, nparts = 2, 1  # its result, alone
             else:
-                others = facts.reasoning(position) + len(facts.calls(position))
-                height = shape_height(facts.lines(position), others)
+                others = reasoning + pairs
+                height = shape_height(lines, others)
                 nparts = 1 + others
             index = column.append_unread(
-                line, kept, role=facts.role(position), height=height, nparts=nparts, ident=mid
+                line, kept, role=role, height=height, nparts=nparts, ident=mid
             )
         else:
             envelope = events[position]
@@ -327,7 +343,7 @@ class V1Model:
             index = column.append(
                 _parts(payload_of(envelope)),
                 line,
-                role=facts.role(position),
+                role=role,
                 ts=ts if isinstance(ts, str) else None,
                 ident=mid,
                 keep=True,
@@ -336,11 +352,12 @@ class V1Model:
                 self.index_of[mid] = index
         if tcid is not None:
             self.answered.add(tcid)
-        for cid, name in facts.calls(position):
-            if cid in self._early:
-                self._early.discard(cid)
-            else:
-                self._undispatched[cid] = (position, name)
+        if pairs:
+            for cid, name in facts.calls(position):
+                if cid in self._early:
+                    self._early.discard(cid)
+                else:
+                    self._undispatched[cid] = (position, name)
         self.column_at[position] = index
         self.event_of.append(position)
 
@@ -355,12 +372,13 @@ class V1Model:
         ts = envelope.get("ts")
         if kind == "compaction":
             record = self._compactions.get(eid)
-            if record is None:
-                self._compactions = {c.id: c for c in state.compactions}
+            if record is None:  # the ones applied since: taken in
+                for c in state.compactions[len(self._compactions) :]:
+                    self._compactions[c.id] = c
                 record = self._compactions.get(eid)
             parts = _compaction_parts(record, self.line_of)
         else:
-            parts = _elision_parts(payload_of(envelope), self.line_of_message)
+            parts = self._elision_parts(eid)
         index = column.append(
             parts,
             line,
@@ -374,17 +392,33 @@ class V1Model:
         self.column_at[position] = index
         self.event_of.append(position)
 
-    def line_of_message(self, mid: str) -> int | None:
-        """The line of message ``mid`` (its last, if repeated), None: not in this file."""
-        events = self.state.events
-        found = self._message_lines
-        if len(found) < len(events):
-            ids, kinds, lines = events.ids, events.kinds, self.state.event_lines
-            for position in range(self._message_lines_seen, len(events)):
-                if kinds[position] == "message":
-                    found[ids[position]] = int(lines[position])
-            self._message_lines_seen = len(events)
-        return found.get(mid)
+    def _elision_parts(self, eid: str) -> list[Part]:
+        """An elision line's item: each message it stubbed (its line) and the stub, the
+        first ``FOLD_PARTS`` of them (and how many more)."""
+        from ..item_column import FOLD_PARTS
+
+        elisions, taken = self.state.elisions, self._elisions_taken
+        while taken < len(elisions) and elisions[taken].elision_id != eid:
+            taken += 1  # (an elision line applies its records in one go: they are next)
+        end = taken
+        while end < len(elisions) and elisions[end].elision_id == eid:
+            end += 1
+        self._elisions_taken = end
+        parts = []
+        for record in elisions[taken : min(end, taken + FOLD_PARTS)]:
+            at = record.line
+            where = f"line {at:,}" if at is not None else record.message_id[:8]
+            parts.append(Part("other", f"{where} → {record.stub}", name="✂ stubbed"))
+        if end - taken > FOLD_PARTS:
+            parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
+        return parts or [Part("other", "nothing", name="✂ stubbed")]
+
+    def _overlay_records(self) -> list[Compaction]:
+        """The compactions, then the elisions: the new ones made, the others kept."""
+        state, made = self.state, self._made
+        made[0].extend(_compaction(c, self.line_of) for c in state.compactions[len(made[0]) :])
+        made[1].extend(_elision(e, self.line_of) for e in state.elisions[len(made[1]) :])
+        return [*made[0], *made[1]]
 
     _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
 
@@ -436,23 +470,38 @@ class V1Model:
             m for m, ids in (("folded", state.folded_by), ("elided", state.elided)) if mid in ids
         ]
 
-    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
-        """Every operation: the settled ones as they were made, the others made again
-        (their state moves with the answers and the writer). None is read from its lines
-        until one of its fields that only they hold is asked for (``V1Op``)."""
+    def _take_operations(self) -> None:
+        """The operations dispatched since: made (their state for a writer not known
+        yet, until a snapshot says), and the calls they name no longer undispatched."""
         state = self.state
         records, ops = state.tool_ops, self._ops
+        new = len(records) - len(ops)
+        if not new:
+            return
         undispatched, early = self._undispatched, self._early
         for cid in records.call_ids[len(ops) :]:
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
-        fresh = [*self._open, *range(len(ops), len(records))]
-        ops.extend([_NO_OP] * (len(records) - len(ops)))
-        self._open = []
-        for index in fresh:
-            ops[index] = V1Op.of(state, index, self.answered, writer_alive)
+        if new > 1024:  # a dict keeps its size: not that of a whole file
+            self._undispatched = dict(undispatched)
+        for index in range(len(ops), len(records)):
+            ops.append(V1Op.of(state, index, self.answered, None))
             if not records.is_settled(index):
                 self._open.append(index)
+
+    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
+        """Every operation: the settled ones as they were made, the others made again
+        (their state moves with the answers and the writer). None is read from its lines
+        until one of its fields that only they hold is asked for (``V1Op``)."""
+        self._take_operations()
+        state = self.state
+        records, ops = state.tool_ops, self._ops
+        still = []
+        for index in self._open:
+            ops[index] = V1Op.of(state, index, self.answered, writer_alive)
+            if not records.is_settled(index):
+                still.append(index)
+        self._open = still
         # The calls no dispatch line names, after: a crash state of their own.
         lines, ids = state.event_lines, state.events.ids
         never = [
@@ -463,7 +512,7 @@ class V1Model:
                 line=int(lines[position]),
                 message_id=ids[position],
             )
-            for cid, (position, name) in undispatched.items()
+            for cid, (position, name) in self._undispatched.items()
         ]
         return [*ops, *never]
 
@@ -477,9 +526,8 @@ class V1Model:
         contexts, lines = state.run_contexts, state.event_lines
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
-            record = contexts[index]
-            self._contexts.append(_context(state, record, line))
-            self._started.append(record.get("ts") or None)
+            self._contexts.append(V1RunContext.of(state, index, line))
+            self._started.append(contexts[index].get("ts") or None)
         first: dict[str, int] = {}  # run id -> its first run-context line, and its last
         latest: dict[str, int] = {}
         for index, run_id in enumerate(contexts.run_ids):
@@ -547,14 +595,42 @@ class _V1Facts(ItemFacts):
 MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
 
 
-def _context(state: ReplayState, record: dict[str, Any], line: int) -> RunContext:
-    """A run-context line's facts and its sections' bodies (wherever they are carried)."""
-    facts = [(str(k), str(v)) for f in record.get("facts", []) if len(f) == 2 for k, v in [f]]
-    sections = []
-    for section in record.get("sections", []):
-        body = state.run_context_section(str(section.get("digest", "")))
-        sections.append((str(section.get("name", "")), body if body is not None else MISSING))
-    return RunContext(facts=facts, sections=sections, line=line)
+class V1RunContext(RunContext):
+    """A run-context line's facts and its sections' bodies (wherever they are carried),
+    read from the line when asked for: a big file has 10,000s of runs, and their bodies
+    would be kept once each."""
+
+    __slots__ = ("_index", "_state")
+    _state: ReplayState
+    _index: int
+
+    @classmethod
+    def of(cls, state: ReplayState, index: int, line: int) -> V1RunContext:
+        context = cls.__new__(cls)
+        context._state, context._index, context.line = state, index, line
+        return context
+
+    @property
+    def facts(self) -> list[tuple[str, str]]:  # type: ignore[override]
+        record = self._state.run_contexts[self._index]
+        return [(str(k), str(v)) for f in record.get("facts", []) if len(f) == 2 for k, v in [f]]
+
+    @property
+    def sections(self) -> list[tuple[str, str]]:  # type: ignore[override]
+        state = self._state
+        out = []
+        for section in state.run_contexts[self._index].get("sections", []):
+            body = state.run_context_section(str(section.get("digest", "")))
+            out.append((str(section.get("name", "")), body if body is not None else MISSING))
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunContext):
+            return NotImplemented
+        return (self.facts, self.sections, self.line) == (other.facts, other.sections, other.line)
+
+    def __repr__(self) -> str:
+        return f"RunContext(facts={self.facts!r}, sections={self.sections!r}, line={self.line!r})"
 
 
 class V1Op(ToolOp):
@@ -578,7 +654,6 @@ class V1Op(ToolOp):
         op.state = state_of(records.outcome(index), op.call_id in answered, writer_alive)
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
-        op.line = int(state.event_lines[records.dispatch_event(index)])
         op.sidechain = False
         for name in ("result", "detail", "result_line", "progress", "subagent"):
             _SLOTS[name].__set__(op, None)
@@ -612,6 +687,7 @@ class V1Op(ToolOp):
             "ended": record.get("settled-at"),
             "duration": duration if isinstance(duration, int | float) else None,
             "message_id": self._caller(),
+            "line": int(self._state.event_lines[self._state.tool_ops.dispatch_event(self._index)]),
         }
         for name, value in values.items():
             _SLOTS[name].__set__(self, value)
@@ -638,42 +714,43 @@ class _FromLines:
 
 
 _SLOTS: dict[str, Any] = {name: ToolOp.__dict__[name] for name in ToolOp.__slots__}
-_FROM_LINES = ("tool", "arguments", "started", "ended", "duration", "message_id")
+_FROM_LINES = ("tool", "arguments", "started", "ended", "duration", "message_id", "line")
 CALLER_WITHIN = 10_000  # lines before its dispatch a call's message is looked for
 for _name in _FROM_LINES:
     setattr(V1Op, _name, _FromLines(_name))
-
-
-_NO_OP = ToolOp(call_id="", tool="", state="running")
 
 
 def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> list[Compaction]:
     """A v1 replay's compactions, then its elisions, in the neutral model (at their
     ``lines``, where given: compaction and elision id -> line)."""
     at = lines or {}
-    return [
-        Compaction(
-            id=c.id,
-            kind="compaction",
-            line=at.get(c.id, 0),
-            summary=c.summary,
-            folded=list(c.folded),
-            kept=list(c.kept),
-            tokens_before=c.tokens_before,
-            tokens_after=c.tokens_after,
-            ts=c.ts,
-        )
-        for c in state.compactions
-    ] + [
-        Compaction(
-            id=e.elision_id,
-            kind="elision",
-            line=at.get(e.elision_id, 0),
-            summary=e.stub,
-            folded=[e.message_id],
-        )
-        for e in state.elisions
+    return [_compaction(c, at) for c in state.compactions] + [
+        _elision(e, at) for e in state.elisions
     ]
+
+
+def _compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=c.id,
+        kind="compaction",
+        line=at.get(c.id, 0),
+        summary=c.summary,
+        folded=c.folded,  # (a compaction's lists are not changed once it is applied)
+        kept=c.kept,
+        tokens_before=c.tokens_before,
+        tokens_after=c.tokens_after,
+        ts=c.ts,
+    )
+
+
+def _elision(e: Elision, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=e.elision_id,
+        kind="elision",
+        line=at.get(e.elision_id, 0),
+        summary=e.stub,
+        folded=[e.message_id],
+    )
 
 
 _FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
@@ -690,19 +767,6 @@ def _compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) ->
         f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
     )
     return [Part("other", what, name="compaction"), Part("text", record.summary)]
-
-
-def _elision_parts(payload: dict[str, Any], line_of: Any) -> list[Part]:
-    """An elision line's item: each message it stubbed (its line) and the stub."""
-    items = payload.get("items")
-    parts = []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict):
-            mid = as_str(item.get("id"))
-            at = line_of(mid)
-            where = f"line {at:,}" if at is not None else mid[:8]
-            parts.append(Part("other", f"{where} → {as_str(item.get('stub'))}", name="✂ stubbed"))
-    return parts or [Part("other", "nothing", name="✂ stubbed")]
 
 
 def _item(mid: str, payload: dict[str, Any], line: int) -> Item:

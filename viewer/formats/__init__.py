@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from session_core.formats.base import TranscriptFormat
-    from session_core.model import Item, Run
+    from session_core.model import Item, Run, ToolOp
 
     from ..screens.following import Command
     from ..screens.help import Section
@@ -81,6 +81,10 @@ class PaneSet:
         """Lines of the runs tab's detail for ``run``, after the shared ones."""
         return []
 
+    def op_detail(self, op: ToolOp) -> list[Entry]:
+        """Lines of a tool operation's detail, after the shared ones."""
+        return []
+
     def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
         """The conversation's items as these panes would have them shown (every one)."""
         return items
@@ -93,7 +97,8 @@ class PaneSet:
 
 
 PANE_SETS: dict[str, type[PaneSet]] = {}
-BUILT_IN = {"agentgo-v1": "viewer.formats.agentgo"}  # format -> the module registering it
+# format -> the module registering its panes
+BUILT_IN = {"agentgo-v1": "viewer.formats.agentgo", "transcript-v1": "viewer.formats.v1"}
 
 
 def register_panes(fmt: str, panes: type[PaneSet]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from textual import events, on
@@ -31,6 +31,7 @@ from session_core.model import Transcript
 from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView, LinesView
 from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
+from ..widgets.line_list import LineList
 from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
@@ -129,6 +130,9 @@ class ModelScreen(SearchingScreen):
         self._draw_cost = 0.0  # seconds the last snapshot took
         self._pending = False
         self.panes: PaneSet | None = self.PANE_SET(self) if self.PANE_SET is not None else None
+        self._tab_ids = frozenset(tab.id for tab in self.TABS)
+        self._detected: str | None = None  # the format the file's first line names
+        self._unseen_shown = 0  # the "N new" the header says
 
     # -- layout -----------------------------------------------------------------------
 
@@ -220,8 +224,9 @@ class ModelScreen(SearchingScreen):
         self._draw_cost = self._drawn_at - started
 
     def _refresh_pane(self, tab: str) -> None:
-        """The shown pane follows the snapshot now; hidden ones catch up when shown."""
-        if tab not in self._stale or not self.panes_ready:
+        """The shown pane follows the snapshot now; hidden ones catch up when shown (a
+        shared pane a format's order leaves out is not there)."""
+        if tab not in self._stale or not self.panes_ready or tab not in self._tab_ids:
             return
         self._stale.discard(tab)
         if tab == "tools":
@@ -234,6 +239,9 @@ class ModelScreen(SearchingScreen):
     def _receive(self, update: FollowUpdate) -> None:
         if self._going_away():
             return
+        if update.reset:
+            self._detected = None
+        self._detected = update.format or self._detected
         super()._receive(update)
         panes = self.panes
         if panes is None or self._swapping or not self.is_attached or self._previewing:
@@ -274,10 +282,13 @@ class ModelScreen(SearchingScreen):
         elif view.search_term:
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"
+        self._unseen_shown = view.new_count
+        if view.new_count:
+            extra = f"↓ {view.new_count:,} new  {extra}".rstrip()
         self.query_one(ModelStatus).show(
             self.transcript,
             name=os.path.basename(self.path),
-            title=self.format.title,
+            title=self.format.title if not self._unclaimed() else "unknown format",
             size=self.live.size,
             live=self.live_label(),
             mode=view.mode,
@@ -286,12 +297,18 @@ class ModelScreen(SearchingScreen):
         )
         self.show_problem(self._problem())
 
+    def _unclaimed(self) -> bool:
+        """The file has lines, and no format claims its first (not a transcript)."""
+        t = self.transcript
+        return self._loaded and self._detected is None and bool(t.warnings) and not t.raw
+
     def _problem(self) -> str | None:
         if not self.live.exists:
             return self.missing_message()
         t = self.transcript
-        if self._loaded and t.lines and not t.raw and t.warnings:
-            return f"This file could not be read as {self.format.title}: {t.warnings[0]}"
+        if self._loaded and (t.lines or self._unclaimed()) and not t.raw and t.warnings:
+            what = "a transcript" if self._unclaimed() else self.format.title
+            return f"This file could not be read as {what}: {t.warnings[0]}"
         return None
 
     # -- actions ----------------------------------------------------------------------
@@ -306,14 +323,16 @@ class ModelScreen(SearchingScreen):
         self._focus_tab(tab)
 
     def _focus_tab(self, tab: str) -> None:
-        shared: dict[str, Widget] = {
-            "conversation": self.conversation,
-            "tools": self.ops.table,
-            "runs": self.runs.table,
-            "diff": self.diff,
+        shared: dict[str, Callable[[], Widget]] = {
+            "conversation": lambda: self.conversation,
+            "tools": lambda: self.ops.table,
+            "runs": lambda: self.runs.table,
+            "diff": lambda: self.diff,
         }
-        target = shared.get(tab)
-        if target is None and self.panes is not None:
+        target: Widget | None = None
+        if tab in shared and tab in self._tab_ids:
+            target = shared[tab]()
+        elif self.panes is not None:
             target = self.panes.focus_target(tab)
         if target is not None:
             target.focus()
@@ -362,7 +381,8 @@ class ModelScreen(SearchingScreen):
         sections: list[Section] = [
             ("This screen", self.BINDINGS),
             ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
-            ("Tool operations, runs", VirtualTable.BINDINGS),
+            ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
+            ("Runs", VirtualTable.BINDINGS),
             ("A tool operation's detail", OpDetailScreen.BINDINGS),
             *(self.panes.help_sections() if self.panes is not None else []),
             ("Everywhere", self.app.BINDINGS),
@@ -379,7 +399,21 @@ class ModelScreen(SearchingScreen):
 
     @on(OpsPane.Opened)
     def _op_opened(self, event: OpsPane.Opened) -> None:
-        self.app.push_screen(OpDetailScreen(event.op, force_polling=self.force_polling))
+        more = self.panes.op_detail(event.op) if self.panes is not None else []
+        self.app.push_screen(OpDetailScreen(event.op, force_polling=self.force_polling, more=more))
+
+    @on(OpsPane.Jump)
+    def _op_jump(self, event: OpsPane.Jump) -> None:
+        ident = event.op.message_id
+        if ident and self.conversation.move_to_id(ident):
+            self.action_show_tab("conversation")
+            return
+        self.notify("That call's message is not in this view (folded by a compaction?); try r.")
+
+    @on(LineList.Moved, "#items")
+    def _conversation_moved(self) -> None:
+        if self.conversation.new_count != self._unseen_shown:  # back at the end: none new
+            self._refresh_status()
 
     @on(VirtualTable.Activated, "#runs-table")
     @on(VirtualTable.DoubleClicked, "#runs-table")

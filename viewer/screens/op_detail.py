@@ -132,10 +132,13 @@ class OpDetailScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy result"),
     ]
 
-    def __init__(self, op: ToolOp, *, force_polling: bool = False) -> None:
+    def __init__(
+        self, op: ToolOp, *, force_polling: bool = False, more: list[Entry] | None = None
+    ) -> None:
         super().__init__()
         self.op = op
         self.force_polling = force_polling  # for a subagent's screen, as the opener's
+        self.more = more or []  # what the format says of it besides (its pane set's)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="op-detail-body") as body:
@@ -145,7 +148,7 @@ class OpDetailScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         view = self.query_one("#op-detail", LinesView)
-        view.set_entries(op_entries(self.op))
+        view.set_entries([*op_entries(self.op), *self.more])
         view.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -129,7 +129,7 @@ class TranscriptScreen(SearchingScreen):
         if tab == "tools":
             self.query_one(ToolOpsPane).refresh_view(self.live, self.calls, live)
         elif tab == "contexts":
-            self.query_one(RunContextPane).refresh_view(self.live, self.calls, live)
+            self.query_one(RunContextPane).refresh_view(self.live.state, self.path)
 
     def _panes_mounted(self) -> None:
         if self._loaded:

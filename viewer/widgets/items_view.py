@@ -66,7 +66,7 @@ def args_preview(value: Any) -> str:
 
 
 def item_search_text(item: Item) -> str:
-    parts = [item.role, item.kind]
+    parts = [item.role, item.kind, item.stub or ""]
     for part in item.parts:
         parts.append(part.text)
         if part.name:
@@ -147,6 +147,7 @@ class ItemsView(BlockView):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_fold", "Expand"),
+        Binding("o", "toggle_original", "Original/stub", show=False),
         Binding("c", "copy", "Copy"),
         Binding("t", "jump('call', 1)", "Next tool call"),
         Binding("T", "jump('call', -1)", "Previous tool call", show=False),
@@ -181,9 +182,12 @@ class ItemsView(BlockView):
         self.ops: dict[str, ToolOp] = {}
         self.folded_ids: frozenset[str] = frozenset()
         self.expanded: set[str] = set()
+        self.originals: set[str] = set()  # elided items shown as they were, not as their stub
+        self.new_count = 0  # items appended since the view left the end (not seen yet)
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
         self.search_term = ""
+        self._searched_through = 0  # the items the matches were looked for in
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
         # What a format's own panes narrow the view to (the one run they show, say).
@@ -193,8 +197,14 @@ class ItemsView(BlockView):
 
     def show(self, transcript: Transcript, *, to_end: bool | None = None) -> None:
         """A new snapshot of the transcript: redraw, keeping the cursor on its item."""
+        same_view = self.transcript.path == transcript.path and self.transcript.format
+        before = len(self.items)
+        last = self.block_key(before - 1) if before else None
+        away = not (self.follows_end if to_end is None else to_end)
         self.transcript = transcript
         self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
+        grown = len(self.items) - before
+        self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = {op.call_id: op for op in transcript.tool_operations}
         folded: set[str] = set()
         if self.mode == "raw":
@@ -204,7 +214,17 @@ class ItemsView(BlockView):
         self._expanded_heights.clear()
         self.reload(to_end=to_end)
         if self.search_term:  # the matches are indexes into the new snapshot
-            self.search(self.search_term, announce=False)
+            appended = (
+                same_view
+                and grown >= 0
+                and before > 0
+                and self._searched_through == before
+                and self.block_key(before - 1) == last
+            )
+            if appended:  # only the new items are searched
+                self._search(self.search_term.lower(), self.items, False, before)
+            else:
+                self.search(self.search_term, announce=False)
 
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
@@ -225,6 +245,7 @@ class ItemsView(BlockView):
         self.roles = None if roles is None or roles >= frozenset(FILTER_ROLES) else roles
         self.kinds = None if kinds is None or kinds >= frozenset(FILTER_KINDS) else kinds
         self.show(self.transcript, to_end=self.follows_end)
+        self.new_count = 0
 
     @property
     def filtered(self) -> bool:
@@ -235,6 +256,7 @@ class ItemsView(BlockView):
         at_end = self.follows_end
         self.mode = mode
         self.show(self.transcript, to_end=at_end)
+        self.new_count = 0
         if not at_end and key is not None:
             index = self._find_key(key, self.cursor)
             self.move_to(index)
@@ -268,11 +290,25 @@ class ItemsView(BlockView):
         item = self.items[index]
         return item.id in self.folded_ids or "folded" in item.marks
 
+    def move_to_id(self, ident: str) -> bool:
+        """The cursor on the (last) item ``ident`` of this view; False: not in it."""
+        for index in range(len(self.items) - 1, -1, -1):
+            key = self.block_key(index)
+            if isinstance(key, tuple) and key[0] == ident:
+                self.move_to(index)
+                return True
+        return False
+
     @property
     def selected(self) -> Item | None:
         return self.items[self.cursor] if 0 <= self.cursor < len(self.items) else None
 
     # -- measuring ----------------------------------------------------------------------
+
+    def moved(self) -> Message:
+        if self.new_count and self.cursor >= len(self.items) - 1:
+            self.new_count = 0  # at the end: nothing appended is unseen any more
+        return super().moved()
 
     def block_height(self, index: int, width: int) -> int:
         item = self.items[index]
@@ -289,18 +325,34 @@ class ItemsView(BlockView):
     def _s(self, name: str) -> Any:
         return self.component_style(f"items--{name}")
 
+    def shown_parts(self, item: Item) -> list[Part]:
+        """What the view shows of an item: its parts, or (elided) its stub in their place
+        until ``o`` asks for the original."""
+        if item.stub is None or item.id in self.originals:
+            return item.parts
+        first = item.parts[0] if item.parts else None
+        if first is not None and first.kind == "tool-result":
+            return [Part("tool-result", item.stub, call_id=first.call_id)]
+        return [Part("text", item.stub)]
+
     def block_lines(self, index: int, width: int) -> list[Text]:
         item = self.items[index]
         lines = [self._header(item, width)]
+        parts = self.shown_parts(item)
         if item.id in self.expanded:
-            for part in item.parts:
+            for part in parts:
                 lines.extend(self._part_full(part, width))
             return lines
-        for part in item.parts[:MAX_PARTS]:
+        for part in parts[:MAX_PARTS]:
             lines.extend(self._part_folded(part, width))
-        if len(item.parts) > MAX_PARTS:
-            more = len(item.parts) - MAX_PARTS
+        if len(parts) > MAX_PARTS:
+            more = len(parts) - MAX_PARTS
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
+        if parts is not item.parts:  # a stub: drawn in the height its item was measured at
+            height = folded_height(item.parts)
+            lines = lines[:height] + [Text("", end="")] * (height - len(lines))
+            if height > 2 and len(lines) == height and not lines[-1].plain:
+                lines[-1] = Text("  (o: the original)", self._s("dim"))
         return lines
 
     def _header(self, item: Item, width: int) -> Text:
@@ -331,6 +383,8 @@ class ItemsView(BlockView):
             facts.append(one_line(item.ts, 30))
         if item.usage is not None and item.usage.tokens is not None:
             facts.append(f"{item.usage.tokens:,} tok")
+        if item.usage is not None and item.usage.cost is not None:
+            facts.append(f"${item.usage.cost:.4f}")
         text.append("  " + " · ".join(facts), self._s("dim"))
         text.truncate(width, overflow="ellipsis")
         return text
@@ -428,11 +482,23 @@ class ItemsView(BlockView):
         self.remeasure(self.cursor)
         self.scroll_to_cursor()
 
+    def action_toggle_original(self) -> None:
+        item = self.selected
+        if item is None or item.stub is None:
+            self.post_message(self.Said("Not an elided message: it has no stub to swap (o)."))
+            return
+        self.originals.symmetric_difference_update({item.id})
+        for key in [key for key in self._expanded_heights if key[0] == item.id]:
+            del self._expanded_heights[key]
+        self.remeasure(self.cursor)
+        self.scroll_to_cursor()
+
     def selected_text(self) -> str | None:
         item = self.selected
         if item is None:
             return None
-        return "\n\n".join(part.text or args_preview(part.data) for part in item.parts) or item.kind
+        parts = self.shown_parts(item)
+        return "\n\n".join(part.text or args_preview(part.data) for part in parts) or item.kind
 
     def action_copy(self) -> None:
         text = self.selected_text()
@@ -470,26 +536,33 @@ class ItemsView(BlockView):
         self.highlight = term.lower()
         self._cache.clear()
         self.refresh()
+        self._searched_through = 0
         if not term:
             self.matches, self.match_pos = [], -1
+            self.workers.cancel_group(self, "items-search")
             return
-        self._search(term.lower(), self.items, announce)
+        self._search(term.lower(), self.items, announce, 0)
 
     @work(thread=True, exclusive=True, group="items-search")
-    def _search(self, term: str, items: Sequence[Item], announce: bool) -> None:
+    def _search(self, term: str, items: Sequence[Item], announce: bool, start: int) -> None:
+        """Look for ``term`` in ``items`` from ``start`` (the ones before were searched:
+        their matches are kept)."""
         worker = get_current_worker()
         found: list[int] = []
-        for index, item in enumerate(items):
+        for index in range(start, len(items)):
             if index % 2000 == 0 and worker.is_cancelled:
                 return
-            if term in item_search_text(item).lower():
+            if term in item_search_text(items[index]).lower():
                 found.append(index)
-        self.app.call_from_thread(self._searched, term, items, found, announce)
+        self.app.call_from_thread(self._searched, term, items, found, announce, start)
 
-    def _searched(self, term: str, items: Sequence[Item], found: list[int], announce: bool) -> None:
+    def _searched(
+        self, term: str, items: Sequence[Item], found: list[int], announce: bool, start: int
+    ) -> None:
         if items is not self.items or term != self.search_term.lower():
             return  # a newer snapshot or term: its own search is on its way
-        self.matches = found
+        self.matches = [*(m for m in self.matches if m < start), *found] if start else found
+        self._searched_through = len(items)
         if announce:
             self.match_pos = -1
             self.first_match()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 
@@ -76,9 +78,19 @@ class OpsPane(Vertical):
     OpsPane { height: 1fr; }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "jump", "In the conversation", show=False)
+    ]
+
     @dataclass
     class Opened(Message):
         """Enter on an operation: show its detail."""
+
+        op: ToolOp
+
+    @dataclass
+    class Jump(Message):
+        """``m`` on an operation: show the message that called it in the conversation."""
 
         op: ToolOp
 
@@ -123,6 +135,11 @@ class OpsPane(Vertical):
         event.stop()
         if 0 <= event.row < len(self.ops):
             self.post_message(self.Opened(self.ops[event.row]))
+
+    def action_jump(self) -> None:
+        op = self.selected
+        if op is not None:
+            self.post_message(self.Jump(op))
 
 
 RUN_COLUMNS: list[Column] = [

@@ -25,11 +25,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from session_core.live import LiveTranscript
 from session_core.replay import ReplayState
 from session_core.text import count
 
-from ..model import CallIndex
 from ..safe import inert, one_line
 from .pane import FocusPane
 from .tool_ops import short_id
@@ -335,20 +333,18 @@ class RunContextPane(Horizontal, FocusPane):
 
     # -- the data -------------------------------------------------------------
 
-    def refresh_view(self, live: LiveTranscript, calls: CallIndex, is_live: bool) -> None:
-        """Bring the pane up to date with ``live.state`` (call after every follow update).
+    def refresh_view(self, state: ReplayState, path: str) -> None:
+        """Bring the pane up to date with ``state``, the replay of the file at ``path``
+        (call after every follow update).
 
         Run-context lines are append-only, so new runs are appended (a row is built
-        only when drawn); a new state object (a reset) rebuilds. ``calls`` and
-        ``is_live`` are unused here.
+        only when drawn); a new state object (a reset) rebuilds.
         """
-        del calls, is_live
-        state = live.state
         table = self.runs_table
         first = False
-        if state is not self._state or live.path != self._path:
+        if state is not self._state or path != self._path:
             self._state = state
-            self._path = live.path
+            self._path = path
             self._count = 0
             self._shown = None
             self._expanded.clear()

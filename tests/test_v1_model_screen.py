@@ -1,0 +1,605 @@
+"""transcript-v1 on the model screen (``ModelScreen.for_format``, with v1's own panes:
+``viewer/formats/v1.py``), driven as a person would: every behaviour of v1's own screen
+(``test_viewer_pilot`` and the others drive that one, which still opens v1 files), on
+the screen every other format opens on. Follow, navigation, search, copy, hostile text;
+the diff, run contexts, artifacts, an operation's detail; an empty file's swap."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import (
+    app_on,
+    file_loaded,
+    fingerprint,
+    screen_lines,
+    screen_text,
+    snapshot_of,
+    snapshot_rerun,
+    wait_for,
+    written,
+)
+from test_panes import ARTIFACT_TEXT, CALLS, fixed_ids, write_transcript
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import TabbedContent
+
+from session_core import Message, Session
+from session_core.formats.v1 import V1Live
+from session_core.live import LiveTranscript
+from story import HOSTILE, OLD_MTIME, write_story
+from story import call as story_call
+from viewer.app import TailscopeApp
+from viewer.formats.v1 import V1Panes
+from viewer.screens.model_screen import ModelScreen
+from viewer.screens.op_detail import OpDetailScreen
+from viewer.widgets.items_view import ItemsView
+from viewer.widgets.model_status import ModelStatus
+
+SIZE = (120, 40)
+__all__ = ["fixed_ids"]  # a fixture of test_panes', used here
+
+
+@pytest.fixture(autouse=True)
+def on_model_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """v1 files (and files whose format is not known yet) open on the model screen."""
+    import viewer.format_screens as format_screens
+    from session_core.formats import V1
+    from viewer.screens.model_screen import ModelScreen
+
+    def model_screen(path: str, force_polling: bool) -> Screen[None]:
+        return ModelScreen.for_format(V1)(path, fmt=V1, force_polling=force_polling)
+
+    monkeypatch.setitem(format_screens.SCREENS, V1, model_screen)
+    monkeypatch.setattr(format_screens, "_v1", model_screen)
+
+
+def shown(app: TailscopeApp) -> ModelScreen:
+    """The model screen of the v1 file (the one under any modal)."""
+    return app.topmost(ModelScreen, "transcript-v1 file")
+
+
+def replay(app: TailscopeApp) -> LiveTranscript:
+    """The v1 replay that screen follows."""
+    live = shown(app).live
+    assert isinstance(live, V1Live)
+    return live.replay
+
+
+@asynccontextmanager
+async def story_open(
+    path: Path, size: tuple[int, int] = SIZE
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ItemsView]]:
+    """The app on ``path`` (the story), once its six replayed items are shown."""
+    async with app_on(path, size) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        yield app, pilot, view
+
+
+def ids_of(view: ItemsView) -> list[str]:
+    return [item.id for item in view.items]
+
+
+def at_cursor(view: ItemsView) -> str:
+    item = view.selected
+    assert item is not None
+    return item.id
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    path = tmp_path / "story.jsonl"
+    return path, write_story(path)
+
+
+async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
+    path, _ = story
+    async with story_open(path) as (app, pilot, view):
+        with Session.load(path) as s:
+            new = s.append_message(Message(role="user", content="and now the docs please"))
+        await wait_for(pilot, lambda: view.items[-1].id == new)
+        await wait_for(pilot, lambda: view.cursor == len(view.items) - 1 and view.is_at_end)
+        assert view.new_count == 0
+        assert "and now the docs please" in screen_text(app)
+
+
+async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
+    path, _ = story
+    async with story_open(path, size=(120, 20)) as (app, pilot, view):
+        await pilot.press("g")
+        await wait_for(pilot, lambda: view.cursor == 0 and view.scroll_y == 0)
+        top = view.scroll_y
+        with Session.load(path) as s:
+            for n in range(3):
+                s.append_message(Message(role="assistant", content=f"step {n}"))
+        await wait_for(pilot, lambda: len(view.items) == 9)
+        assert view.scroll_y == top
+        assert view.cursor == 0
+        assert view.new_count == 3
+        await wait_for(pilot, lambda: "3 new" in str(app.query_one(ModelStatus).render()))
+        await pilot.press("G")
+        await wait_for(pilot, lambda: view.new_count == 0)
+
+
+async def test_a_replaced_file_rebuilds_the_view(story, tmp_path: Path) -> None:
+    path, _ = story
+    async with story_open(path) as (app, pilot, view):
+        other = tmp_path / "other.jsonl"
+        with Session.create(other, meta={"agent": "second"}) as s:
+            s.append_message(Message(role="user", content="a different run"))
+        os.replace(other, path)  # a new inode, as a repair's rename leaves
+        await wait_for(pilot, lambda: len(view.items) == 1)
+        assert replay(app).state.meta == {"agent": "second"}
+        assert replay(app).resets == 1
+
+
+async def test_navigation_keys(story) -> None:
+    path, ids = story
+    async with story_open(path) as (_app, pilot, view):
+        await pilot.press("g")
+        assert view.cursor == 0
+        await pilot.press("j", "j")
+        assert view.cursor == 2
+        await pilot.press("k")
+        assert view.cursor == 1
+        await pilot.press("G")
+        assert view.cursor == len(view.items) - 1
+        await pilot.press("g", "t")
+        assert at_cursor(view) == ids["a2"]  # the first tool call still sent
+        await pilot.press("e")
+        assert at_cursor(view) == ids["t2"]  # is-error
+        await pilot.press("x", "X")
+        assert at_cursor(view) == ids["compaction"]  # the summary
+        await pilot.press("r")  # raw: every line, the folded ones too
+        await wait_for(pilot, lambda: view.mode == "raw" and len(view.items) == 10)
+        assert at_cursor(view) == ids["compaction"]
+        assert len(view.items) == 10  # 8 messages, the elision and the compaction
+        await pilot.press("g", "t")
+        assert at_cursor(view) == ids["a1"]
+        before = view.heights.total
+        await pilot.press("enter")
+        assert view.heights.total > before
+        await pilot.press("enter")
+        assert view.heights.total == before
+
+
+async def test_search_and_next_match(story) -> None:
+    path, _ = story
+    async with story_open(path) as (_app, pilot, view):
+        await pilot.press("g", "slash", *"divide", "enter")
+        await wait_for(pilot, lambda: view.search_term == "divide" and len(view.matches) == 3)
+        first = view.cursor
+        await pilot.press("n")
+        assert view.cursor > first
+        await pilot.press("N")
+        assert view.cursor == first
+
+
+async def test_copy_message(story, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = story
+    app = TailscopeApp(path)
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        await pilot.press("g", "c")
+        assert copied == ["You are a coding agent.\nRead before you write."]
+
+
+async def test_elided_original_toggle(story) -> None:
+    path, ids = story
+    async with story_open(path) as (app, pilot, view):
+        await pilot.press("r")
+        await wait_for(pilot, lambda: view.mode == "raw" and len(view.items) == 10)
+        assert view.move_to_id(ids["t1"])
+        await wait_for(pilot, lambda: "[elided: 30 lines" in screen_text(app))
+        assert "line 1 of tests/test_ops.py" not in screen_text(app)
+        assert "o: the original" in screen_text(app) or view.selected.stub
+        await pilot.press("o")
+        await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" in screen_text(app))
+
+
+async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.jsonl"
+    write_story(path, hostile=True)
+    async with story_open(path) as (app, pilot, view):
+        await pilot.press("r", "g", "j")
+        await wait_for(pilot, lambda: view.mode == "raw" and view.cursor == 1)
+        await wait_for(pilot, lambda: "␛[2J" in screen_text(app))
+        svg = screen_text(app)
+        assert "\x1b" not in svg and "\x07" not in svg
+        assert "␛[2J" in svg
+        assert "[bold red]markup[/]" in svg
+        # What is rendered for the terminal holds no escape from the file.
+        strips = view.item_strips(view.cursor)
+        rendered = "".join(segment.text for strip in strips for segment in strip)
+        assert "\x1b" not in rendered and "\x07" not in rendered
+        assert HOSTILE.replace("\x1b", "␛").replace("\x07", "␇") in rendered
+
+
+async def test_viewer_never_writes(story) -> None:
+    path, _ = story
+    before = fingerprint(path)
+    async with story_open(path) as (_app, pilot, view):
+        await pilot.press("r", "2", "3", "4", "5", "1", "slash", "x", "enter", "G")
+        await wait_for(
+            pilot,
+            lambda: (
+                view.mode == "raw"
+                and view.search_term == "x"
+                and bool(view.matches)
+                and view.cursor == len(view.items) - 1
+            ),
+        )
+    assert fingerprint(path) == before
+    assert not os.path.exists(str(path) + ".repair")
+
+
+async def test_missing_file_waits_then_shows_it(tmp_path: Path) -> None:
+    path = tmp_path / "later.jsonl"
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: not replay(app).exists)
+        await wait_for(pilot, lambda: "does not exist" in screen_text(app))
+        with Session.create(path, meta={}) as s:
+            s.append_message(Message(role="user", content="here now"))
+        await wait_for(pilot, lambda: len(view.items) == 1)
+        assert replay(app).exists
+
+
+async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:
+    import session_core.formats.v1 as v1
+    import viewer.screens.following as following
+    from viewer.screens.following import FollowingScreen
+
+    path, ids = story
+    monkeypatch.setattr(following, "PREVIEW_FROM", 0)  # every file counts as big
+    monkeypatch.setattr(v1, "TAIL", 700)  # the end: its last few lines
+    held: list[ModelScreen] = []
+    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: held.append(self))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) > 0)
+        # Only the end was read: its last message, no line numbers yet, a loading note.
+        assert view.items[-1].id == ids["t4"]
+        assert len(view.items) < 6
+        text = screen_text(app)
+        assert "line " not in text.split("Conversation", 1)[1] and "loading" in text
+        await wait_for(pilot, lambda: bool(held))  # the full load starts after the end shows
+        screen = held[0]
+        FollowingScreen.follow_file(screen)  # now the real follower reads the whole file
+        await wait_for(pilot, lambda: not screen._previewing and len(view.items) == 6)
+        assert view.items[-1].id == ids["t4"]
+        assert view.cursor == len(view.items) - 1
+        await wait_for(pilot, lambda: "loading" not in screen_text(app))
+
+
+async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatch) -> None:
+    import session_core.tailwindow as tailwindow
+    import viewer.screens.following as following
+    from session_core import TranscriptError
+
+    path, ids = story
+    monkeypatch.setattr(following, "PREVIEW_FROM", 0)
+
+    def unreadable(where: str, window: int = 0) -> None:
+        raise TranscriptError("cannot be read: Input/output error", path=where)
+
+    monkeypatch.setattr(tailwindow, "read_tail_window", unreadable)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        # No end to show first: the full load starts anyway, and replaces the note.
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        assert view.items[-1].id == ids["t4"]
+        await wait_for(pilot, lambda: "loading" not in screen_text(app))
+
+
+async def test_a_search_looks_only_at_appended_rows(story, monkeypatch) -> None:
+    import viewer.widgets.items_view as items_module
+
+    path, _ = story
+    async with story_open(path) as (_app, pilot, view):
+        view.search("docs")
+        await wait_for(pilot, lambda: view._searched_through == len(view.items))
+        assert view.matches == []
+        looked: list[str] = []
+        search_text = items_module.item_search_text
+
+        def counted(item):  # type: ignore[no-untyped-def]
+            looked.append(item.id)
+            return search_text(item)
+
+        monkeypatch.setattr(items_module, "item_search_text", counted)
+        with Session.load(path) as s:
+            new = s.append_message(Message(role="user", content="and now the docs please"))
+        await wait_for(pilot, lambda: view.items[-1].id == new and bool(view.matches))
+        # The new item was searched, and found; the items before it were not read again.
+        assert looked == [new]
+        assert view.matches == [len(view.items) - 1]
+
+
+# The story's raw view, line by line (tests/story.py writes it): 8 messages, the elision
+# and the compaction. What each jump should land on follows from what the story wrote:
+# a call is an assistant message with tool calls or a tool result (a1, t1, a2, t2, a3,
+# t4); an error is a result marked is-error (t2) or a message whose call failed (a2: its
+# run_tests settled "failed"; a3's calls never settled, which is no failure); the only
+# compaction is the compaction. The model screen counts a call the crash left open as an
+# error too (a3: apply_patch interrupted, git_diff's settle never landed, fs_read never
+# dispatched), as it does for every format.
+STORY_RAW = ["system", "user", "a1", "t1", "a2", "t2", "elision", "compaction", "a3", "t4"]
+JUMP_TARGETS = {
+    "call": ["a1", "t1", "a2", "t2", "a3", "t4"],
+    "error": ["a2", "t2", "a3"],
+    "compaction": ["compaction"],
+}
+
+
+@pytest.mark.parametrize(("key", "what"), [("t", "call"), ("e", "error"), ("x", "compaction")])
+async def test_jumps_land_on_what_they_name(story, key: str, what: str) -> None:
+    path, ids = story
+    async with story_open(path) as (_app, pilot, view):
+        await pilot.press("r")  # the raw view: every line, so every kind of row
+        await wait_for(pilot, lambda: len(view.items) == len(STORY_RAW))
+        assert ids_of(view) == [ids[name] for name in STORY_RAW]
+        expected = [STORY_RAW.index(name) for name in JUMP_TARGETS[what]]
+        await pilot.press("g")
+        assert view.cursor == 0 and 0 not in expected
+        landed = []
+        for _ in expected:
+            await pilot.press(key)
+            landed.append(view.cursor)
+        assert landed == expected  # each in turn, in order, none skipped
+        await pilot.press(key)  # past the last: it stays there
+        assert view.cursor == expected[-1]
+        back = []
+        for _ in expected[1:]:
+            await pilot.press(key.upper())  # the other way
+            back.append(view.cursor)
+        assert back == expected[-2::-1]
+
+
+async def test_a_search_runs_in_a_worker_and_the_header_says_where(story) -> None:
+    path, _ = story
+    async with story_open(path) as (app, pilot, view):
+        await pilot.press("r")  # the raw view: more items
+        await wait_for(pilot, lambda: len(view.items) > 6)
+        bar = app.query_one(ModelStatus)
+        for term, expected in (("test", 7), ("zzz", 0)):
+            await pilot.press("g", "slash", *term, "enter")
+            await wait_for(
+                pilot,
+                lambda: view.search_term == term and view._searched_through == len(view.items),  # noqa: B023
+            )
+            assert len(view.matches) == expected
+            # The header says where the cursor is among the matches.
+            await wait_for(pilot, lambda: f"/{len(view.matches)}" in str(bar.render()))
+        # Clearing the search stops one under way; nothing it finds is shown after.
+        view.search("test")
+        view.search("")
+        await pilot.pause(0.2)
+        assert view.matches == [] and view.search_term == ""
+
+
+# -- v1's own panes and what only v1 operations carry --------------------------------
+
+
+@pytest.fixture
+def crashes(tmp_path: Path, fixed_ids: None) -> Path:
+    """Every operation state, three artifacts, three runs (test_panes' transcript)."""
+    path = tmp_path / "run.jsonl"
+    write_transcript(path)
+    os.utime(path, (OLD_MTIME, OLD_MTIME))  # its writer is long gone
+    return path
+
+
+async def test_the_tabs_keep_v1s_keys_and_the_diff_steps(story) -> None:
+    path, _ = story
+    async with story_open(path) as (app, pilot, _view):
+        screen = shown(app)
+        assert [tab.id for tab in screen.TABS] == list(V1Panes.ORDER)
+        await pilot.press("d")  # the diff, as 2 is
+        await wait_for(pilot, lambda: "sent as written" in screen_text(app))
+        assert screen.query_one(TabbedContent).active == "changes"
+        for key, line in [("n", "line 4 user"), ("n", "line 5 assistant"), ("p", "line 4 user")]:
+            await pilot.press(key)
+            await wait_for(pilot, lambda line=line: line in cursor_row(app))
+        await pilot.press("a")  # changed rows only
+        await wait_for(pilot, lambda: "sent as written" not in screen_text(app))
+        await pilot.press("4")  # run contexts: each run, and what changed
+        await wait_for(pilot, lambda: "vs previous" in screen_text(app))
+        text = screen_text(app)
+        assert "run-1" in text and "run-2" in text and "first run" in text
+        assert "rendered-in" in text  # a body carried by an earlier line
+
+
+async def test_every_operation_state_and_its_v1_detail(crashes: Path) -> None:
+    app = TailscopeApp(crashes)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = shown(app)
+        await pilot.press("3")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+        states = {op.call_id: op.label for op in screen.ops.ops}
+        assert states["call_never"] == "never dispatched"
+        assert states["call_ok"] == "completed" and states["call_fail"] == "failed"
+        assert states["call_unk"] == "outcome unknown"
+        assert "interrupted" in states["call_run"]  # no settle, the writer gone
+        row = next(i for i, op in enumerate(screen.ops.ops) if op.call_id == "call_fail")
+        screen.ops.table.move_cursor(row)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        text = screen_text(app)
+        assert "transcript-v1" in text and "make: *** [all] Error 2" in text
+        assert "destructive" in text  # its idempotency, from its record
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, OpDetailScreen))
+
+
+async def test_a_opens_an_operations_artifact_and_refuses_elsewhere(crashes: Path) -> None:
+    from viewer.screens.artifact import ArtifactScreen
+
+    app = TailscopeApp(crashes)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = shown(app)
+        await pilot.press("a")  # not in the tool operations tab: it says where
+        await wait_for(pilot, lambda: said(app, "Select an operation"))
+        await pilot.press("3")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+        row = next(i for i, op in enumerate(screen.ops.ops) if op.call_id == "call_art")
+        screen.ops.table.move_cursor(row)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ArtifactScreen))
+        artifact = app.screen
+        assert isinstance(artifact, ArtifactScreen)
+        await wait_for(pilot, lambda: artifact.state == "here" and artifact.text == ARTIFACT_TEXT)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ArtifactScreen))
+        screen.ops.table.move_cursor(0)  # call_ok: none
+        await pilot.press("a")
+        await wait_for(pilot, lambda: said(app, "has no artifact"))
+
+
+async def test_m_shows_the_call_in_the_conversation(crashes: Path) -> None:
+    app = TailscopeApp(crashes)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = shown(app)
+        await pilot.press("3")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "conversation")
+        selected = screen.conversation.selected
+        assert selected is not None and selected.role == "assistant"
+        assert any(p.call_id == "call_ok" for p in selected.parts)
+
+
+async def test_the_help_lists_v1s_keys(story) -> None:
+    from viewer.screens.help import BindingsHelpScreen, binding_rows
+    from viewer.widgets.diff_view import DiffView
+    from viewer.widgets.run_context import SectionView
+
+    path, _ = story
+    async with story_open(path, size=(120, 200)) as (app, pilot, _view):
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        text = screen_text(app)
+        screen = ModelScreen.for_format("transcript-v1")
+        for bindings in (screen.BINDINGS, ItemsView.BINDINGS, DiffView.BINDINGS):
+            for _keys, what in binding_rows(bindings):
+                assert what in text, what
+        for _keys, what in binding_rows(SectionView.BINDINGS):
+            assert what in text, what
+        assert "Original/stub" in text and "Artifact" in text and "In the conversation" in text
+
+
+async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
+    for n, want, own in (
+        (1, "3 lines · 1 sent next · 1 tool op", "1 message line · 1 tool operation pending"),
+        (2, "5 lines · 2 sent next · 2 tool ops", "2 message lines · 2 tool operations pending"),
+    ):
+        path = tmp_path / f"v{n}.jsonl"
+        with Session.create(path, meta={"agent": "a"}) as s:
+            for i in range(n):
+                calls = (story_call(f"c{i}", "ls", "{}"),)
+                s.append_message(Message(role="assistant", content="on", tool_calls=calls))
+                s.append_tool_dispatched(call_id=f"c{i}", tool="ls", arguments="{}", run_id="r")
+        app = TailscopeApp(path)
+        async with app.run_test(size=(140, 30)) as pilot:
+            await file_loaded(pilot, ModelScreen)
+            text = "\n".join(screen_lines(app))
+            assert want in text and own in text and "agent=a" in text, text
+
+
+async def test_a_file_no_format_claims_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b'{"hello": "world"}\nnot json at all\n')
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "could not be read" in screen_text(app))
+        text = screen_text(app)
+        assert "notes.jsonl" in text and "unknown format" in text
+        assert (
+            "This file could not be read as a transcript: "
+            "line 1 is not the start of a known transcript format"
+        ) in text
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
+async def test_an_empty_file_waits_then_swaps_to_its_format(tmp_path: Path, fmt: str) -> None:
+    from test_live_detection import CLAUDE, CODEX
+
+    lines = CLAUDE if fmt == "claude-code" else CODEX
+    path = tmp_path / "later.jsonl"
+    path.write_bytes(b"")
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        first = app.screen  # nothing to tell the format by yet: shown as v1's, waiting
+        assert isinstance(first, ModelScreen) and first.FORMAT == "transcript-v1"
+        with path.open("ab") as fh:
+            fh.write(orjson.dumps(lines[0]) + b"\n")
+            fh.write(orjson.dumps(lines[1]) + b"\n")
+        await wait_for(pilot, lambda: app.screen is not first, 10)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen) and fmt == screen.FORMAT
+        await wait_for(pilot, lambda: "first words of a" in screen_text(app), 10)
+
+
+def said(app: TailscopeApp, text: str) -> bool:
+    """A notification says ``text``."""
+    return any(text in str(note.message) for note in app._notifications)
+
+
+def cursor_row(app: TailscopeApp) -> str:
+    """The row under the cursor (drawn with a left bar), as text."""
+    rows = [row for row in screen_lines(app) if row.startswith("▌")]
+    assert rows, screen_lines(app)
+    return rows[0]
+
+
+# -- snapshots: what the tests above read, as drawn ----------------------------------
+
+SNAP = (120, 40)
+
+
+@pytest.fixture
+def story_file(tmp_path: Path) -> Path:
+    return written(tmp_path / "story.jsonl", write_story)
+
+
+def snap(snap_compare: Any, path: Path, *press: str) -> bool:
+    return snapshot_of(snap_compare, path, *press, kind=ModelScreen, size=SNAP)
+
+
+@snapshot_rerun
+class TestSnapshots:
+    def test_replayed(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file)
+
+    def test_raw_with_overlays(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file, "r", "g")
+
+    def test_raw_elided_original_one_key_away(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file, "r", "g", "j", "j", "j", "o", "enter")
+
+    def test_diff(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file, "2", "n")
+
+    def test_tool_operations_crash_states(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file, "3")
+
+    def test_run_contexts(self, snap_compare: Any, story_file: Path) -> None:
+        assert snap(snap_compare, story_file, "4")

@@ -1,0 +1,190 @@
+"""transcript-v1's own panes on the model screen (its ``extra_panes``): the diff of each
+message line as written beside what the model is sent (``DiffView``: ``=`` ``~`` ``-``
+``+``, ``n``/``p`` through the differences, ``a`` the changed ones only), and the run
+contexts (each run-context line's facts and sections, bodies resolved through their
+``rendered-in`` pointers, and what changed since the previous run). Both read the v1
+replay itself (``V1Live.replay``), which the model screen's snapshot is made from.
+
+And what only v1 operations carry: an operation's artifact (``a`` in the tool
+operations tab; ``viewer.screens.artifact``) and its record's own fields (op id,
+round, idempotency, digests, reason, error) in its detail; the grants and the
+operations still pending in the header.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import TabbedContent
+
+from session_core.formats import V1
+from session_core.formats.v1 import V1Live, V1Op
+from session_core.model import ToolOp
+from session_core.replay import ReplayState
+from session_core.text import count
+
+from ..safe import one_line
+from ..screens.following import Command
+from ..screens.help import Section
+from ..widgets.block_view import Entry
+from ..widgets.diff_view import DiffView
+from ..widgets.line_list import LineList
+from ..widgets.run_context import RunContextPane, SectionView
+from ..widgets.virtual_table import VirtualTable
+from . import ExtraPane, PaneSet, register_panes
+
+ARTIFACT_STATES = {
+    "here": "here (a: open)",
+    "missing": "not here any more",
+    "refused": "refused: not a plain file name",
+    "unreadable": "cannot be read",
+}
+
+
+class V1Panes(PaneSet):
+    """v1's diff and run contexts, over the replay the screen follows."""
+
+    PANES = (
+        ExtraPane("changes", "Diff", lambda: DiffView(id="diffview")),
+        ExtraPane("contexts", "Run contexts", lambda: RunContextPane(id="runcontexts")),
+    )
+    # v1's keys as they always were: 1 conversation, 2 diff, 3 tool operations, 4 run
+    # contexts; then the shared runs. (v1's diff is its own: a row per message line.)
+    ORDER = ("conversation", "changes", "tools", "contexts", "runs")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "show_tab('changes')", "Diff"),
+        Binding("a", "open_artifact", "Artifact", show=False),
+    ]
+
+    def __init__(self, screen: Any) -> None:
+        super().__init__(screen)
+        self._state: ReplayState | None = None  # what the diff was given
+        self._contexts_stale = True
+
+    @property
+    def state(self) -> ReplayState:
+        live = self.screen.live
+        assert isinstance(live, V1Live)
+        return live.replay.state
+
+    @property
+    def diff(self) -> DiffView:
+        return self.screen.query_one(DiffView)
+
+    @property
+    def contexts(self) -> RunContextPane:
+        return self.screen.query_one(RunContextPane)
+
+    # -- following ---------------------------------------------------------------------
+
+    def followed(self, reset: bool) -> None:
+        state = self.state
+        if reset or state is not self._state:
+            self._state = state
+            self.diff.set_state(state)
+        else:
+            self.diff.mark_stale()
+        self._contexts_stale = True
+        self._refresh_shown()
+
+    def _refresh_shown(self) -> None:
+        self.tab_shown(self.screen.query_one(TabbedContent).active)
+
+    def tab_shown(self, tab: str) -> None:
+        if tab == "changes":
+            self.diff.on_show()
+        elif tab == "contexts" and self._contexts_stale:
+            self._contexts_stale = False
+            self.contexts.refresh_view(self.state, self.screen.path)
+
+    def focus_target(self, tab: str) -> Widget:
+        panes: dict[str, Widget] = {"changes": self.diff, "contexts": self.contexts}
+        return panes[tab]
+
+    # -- what the header and an operation's detail say ----------------------------------
+
+    def status(self) -> str:
+        state = self._state
+        if state is None:
+            return ""
+        pending = state.pending_count
+        agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
+        line = f"agent={one_line(str(agent), 40)} · " if agent not in (None, "") else ""
+        line += f"{count(state.message_count, 'message line')} · "
+        line += f"{count(pending, 'tool operation')} pending" if pending else "none pending"
+        grants = state.grants
+        if grants:
+            line += f" · grants {', '.join(str(g) for g in grants[:6])}"
+            line += f" (+{len(grants) - 6})" if len(grants) > 6 else ""
+        return line
+
+    def op_detail(self, op: ToolOp) -> list[Entry]:
+        if not isinstance(op, V1Op):
+            return []
+        record = op.record()
+        fields = [
+            ("op id", record.get("op-id")),
+            ("round", record.get("round")),
+            ("idempotency", record.get("idempotency")),
+            ("outcome", record.get("outcome")),
+            ("reason", record.get("reason")),
+            ("arguments-digest", record.get("arguments-digest")),
+            ("result-digest", record.get("result-digest")),
+            ("settle line", record.get("settle-id")),
+        ]
+        out: list[Entry] = [("bold", "transcript-v1")]
+        out += [("", f"{name}: {value}") for name, value in fields if value not in (None, "")]
+        error = record.get("error")
+        if error not in (None, ""):
+            out += [("bold red", "error"), ("red", str(error))]
+        artifact = record.get("artifact")
+        if isinstance(artifact, dict):
+            from session_core.artifacts import artifact_status
+
+            status = artifact_status(self.screen.path, artifact.get("file"))
+            where = ARTIFACT_STATES.get(status.state, status.state)
+            out.append(("bold", f"artifact: {where}"))
+            for key in ("file", "bytes", "chars", "elided-chars", "digest"):
+                if key in artifact:
+                    out.append(("", f"  {key}: {artifact[key]}"))
+        return out
+
+    # -- actions -------------------------------------------------------------------------
+
+    def action_open_artifact(self) -> None:
+        """The artifact of the operation selected in the tool operations tab."""
+        screen = self.screen
+        op = screen.ops.selected if screen.panes_ready else None
+        if screen.query_one(TabbedContent).active != "tools" or op is None:
+            screen.notify("Select an operation in the tool operations tab (3) first.", timeout=2)
+            return
+        artifact = op.record().get("artifact") if isinstance(op, V1Op) else None
+        if not isinstance(artifact, dict):
+            screen.notify("This operation has no artifact.", timeout=2)
+            return
+        from ..screens.artifact import ArtifactScreen  # only when one is opened
+
+        screen.app.push_screen(ArtifactScreen(screen.path, artifact.get("file"), artifact))
+
+    # -- the palette and the help ----------------------------------------------------------
+
+    def palette(self) -> list[Command]:
+        show = self.screen._show
+        return [
+            ("Show the diff", "Each message line as written beside what is sent", show("changes")),
+            ("Show run contexts", "Facts and sections of each run", show("contexts")),
+            ("Open the artifact", "Of the selected tool operation", self.action_open_artifact),
+        ]
+
+    def help_sections(self) -> list[Section]:
+        return [
+            ("Diff", [*LineList.BINDINGS, *DiffView.BINDINGS]),
+            ("Run contexts", [*VirtualTable.BINDINGS, *SectionView.BINDINGS]),
+        ]
+
+
+register_panes(V1, V1Panes)
+
+__all__ = ["V1Panes"]
