@@ -337,17 +337,24 @@ class Run:
 
 @dataclass(slots=True)
 class Subagent:
-    """A subagent's own transcript, linked from the call that started it."""
+    """A subagent's own transcript, linked from the call that started it: its own file,
+    or (``line``) its lines in the parent's file, from that line on."""
 
     id: str
-    path: str | None  # None: named by the parent, but its file is not there
+    path: str | None  # None: its file is not there (or, with ``line``, it has none)
     call_id: str | None = None
     description: str | None = None
     usage: Usage = field(default_factory=Usage)
     messages: int = 0
+    line: int | None = None  # in the parent's own file, from this line (1.0.x)
+
+    @property
+    def in_file(self) -> bool:
+        """Its lines are the parent file's: its usage is in the file's own already."""
+        return self.line is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "path": self.path,
             "call-id": self.call_id,
@@ -355,6 +362,9 @@ class Subagent:
             "messages": self.messages,
             "usage": self.usage.to_json(),
         }
+        if self.line is not None:
+            out["line"] = self.line
+        return out
 
 
 # -- the whole file ------------------------------------------------------------------
@@ -382,10 +392,11 @@ class Transcript:
 
     @property
     def usage_with_subagents(self) -> Usage | None:
-        """The file's usage and its linked subagents' together (None without subagents)."""
+        """The file's usage and its linked subagents' together (None without subagents):
+        a subagent in the file itself is in the file's usage already, not added again."""
         if not self.subagents:
             return None
-        return Usage.total([self.usage, *(s.usage for s in self.subagents)])
+        return Usage.total([self.usage, *(s.usage for s in self.subagents if not s.in_file)])
 
     def json_parts(self) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the

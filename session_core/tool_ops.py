@@ -103,6 +103,9 @@ class ToolOp:
     started: str | None = None
     ended: str | None = None
     duration: float | None = None  # seconds
+    # A subagent whose lines are in this file (1.0.x): its first line and that item's id.
+    subagent_line: int | None = None
+    subagent_item: str | None = None
 
     @property
     def label(self) -> str:
@@ -125,6 +128,8 @@ class ToolOp:
             ("progress", self.progress),
             ("subagent", self.subagent),
             ("duration", self.duration),
+            ("subagent-line", self.subagent_line),
+            ("subagent-item", self.subagent_item),
         ):
             if value is not None:
                 out[key] = value
@@ -226,6 +231,7 @@ class LazyToolOp(ToolOp):
         op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
+        op.subagent_line = op.subagent_item = None
         return op
 
     arguments = _ARGUMENTS

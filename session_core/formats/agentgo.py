@@ -277,6 +277,7 @@ class AgentGoOp(ToolOp):
         for name in ("arguments", "result", "detail", "result_line", "message_id"):
             ToolOp.__dict__[name].__set__(op, None)
         op.progress = op.subagent = op.duration = None
+        op.subagent_line = op.subagent_item = None
         op.call_id, op.tool, op.state = call.id, call.name, state
         op.line, op.run_id, op.sidechain = call.first_seq + 1, call.run_id, False
         op.started, op.ended = call.first_time, call.last_time or None

@@ -655,7 +655,15 @@ class V1Op(ToolOp):
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
-        for name in ("result", "detail", "result_line", "progress", "subagent"):
+        for name in (
+            "result",
+            "detail",
+            "result_line",
+            "progress",
+            "subagent",
+            "subagent_line",
+            "subagent_item",
+        ):
             _SLOTS[name].__set__(op, None)
         return op
 

@@ -410,6 +410,18 @@ class ModelScreen(SearchingScreen):
             return
         self.notify("That call's message is not in this view (folded by a compaction?); try r.")
 
+    @on(OpDetailScreen.ShowItem)
+    def _show_item(self, event: OpDetailScreen.ShowItem) -> None:
+        """A subagent in this file (from a call's detail): its first line, in the raw view."""
+        view = self.conversation
+        if view.mode != "raw":
+            view.set_mode("raw")
+            self._refresh_status()
+        if view.move_to_id(event.ident):
+            self.action_show_tab("conversation")
+            return
+        self.notify("That subagent's first line is not shown (a filter?).")
+
     @on(LineList.Moved, "#items")
     def _conversation_moved(self) -> None:
         if self.conversation.new_count != self._unseen_shown:  # back at the end: none new

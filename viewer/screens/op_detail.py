@@ -1,6 +1,7 @@
 """One tool operation in full: its arguments, result, the tool's own detail (an edit's
 patch as a diff, a command's stdout and stderr), a running call's progress, and the
-subagent it started (``s`` opens that file in its own screen)."""
+subagent it started (``s`` opens that file in its own screen, or, a subagent whose
+lines are in this file, shows its first line in the opener's raw view)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer
 
@@ -47,6 +49,10 @@ def op_entries(op: ToolOp) -> list[Entry]:
                 "bold cyan",
                 f"subagent: {op.subagent}" + ("  (s opens it)" if found else "  (missing)"),
             )
+        )
+    elif op.subagent_line is not None:
+        out.append(
+            ("bold cyan", f"subagent: in this file, line {op.subagent_line:,}  (s shows it)")
         )
     out.append(("bold", "arguments"))
     out.append(("", _capped(as_json(op.arguments) if op.arguments is not None else "(none)")))
@@ -132,6 +138,14 @@ class OpDetailScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy result"),
     ]
 
+    class ShowItem(Message):
+        """``s`` on a call whose subagent is in this file: its opener shows that item
+        (``ident``) in the raw view."""
+
+        def __init__(self, ident: str) -> None:
+            super().__init__()
+            self.ident = ident
+
     def __init__(
         self, op: ToolOp, *, force_polling: bool = False, more: list[Entry] | None = None
     ) -> None:
@@ -153,11 +167,19 @@ class OpDetailScreen(ModalScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_subagent":
-            return bool(self.op.subagent)
+            return bool(self.op.subagent or self.op.subagent_item)
         return True
 
     def action_open_subagent(self) -> None:
         path = self.op.subagent
+        ident = self.op.subagent_item
+        if not path and ident:
+            stack = self.app.screen_stack
+            opener = stack[-2] if len(stack) > 1 and stack[-1] is self else None
+            self.dismiss()
+            if opener is not None:
+                opener.post_message(self.ShowItem(ident))
+            return
         if not path or not os.path.isfile(path):
             self.notify("The subagent's file is not there.", severity="warning")
             return

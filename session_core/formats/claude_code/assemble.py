@@ -17,6 +17,7 @@ from ...times import seconds_between
 from . import NAME, chain
 from .builder import META, SIDECHAIN
 from .chain import nodes_of, recover
+from .sidechains import link
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
@@ -82,6 +83,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         if bd.kept_raw and active[bd.head]:
             messages = _kept_after_anchor(b, bd, messages)
 
+    link(b)  # (before the operations: a linked call's says where its subagent is)
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
     usage = b.usage.file_total(b.responses.values())
@@ -352,6 +354,9 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> list[ToolOp]
             call.ended,
             call.duration,
         )
+        side = call.sidechain
+        if side is not None:
+            op.subagent_line, op.subagent_item = side.line, side.ident
         if answered:
             call.op = op
         out.append(op)

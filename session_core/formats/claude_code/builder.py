@@ -27,6 +27,7 @@ from . import blocks
 from .bookkeeping import rare_line
 from .lines import Line, Message, decode, line_of, result_facts, result_value, shape
 from .records import Boundary, Call, Response, RunMark
+from .sidechains import TASK_TOOLS, Sidechains
 from .threading import ASSISTANT, PROGRESS, SYSTEM, USER, Threads
 from .usage import SYNTHETIC, UsageBook
 
@@ -69,6 +70,7 @@ class ClaudeCodeBuilder(Builder):
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
         self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
+        self.sides = Sidechains()  # in-file subagents (1.0.x): their roots, Task calls
         self.runs: list[RunMark] = []
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}
@@ -454,6 +456,8 @@ class ClaudeCodeBuilder(Builder):
         )
         self.calls[part.call_id] = call
         response.calls.append(part.call_id)
+        if call.tool in TASK_TOOLS and not self.off:
+            self.sides.tasks.append(call)
         waiting = self.unpaired.pop(part.call_id, None)
         if waiting is not None:
             self._answer(call, *waiting)
@@ -516,6 +520,8 @@ class ClaudeCodeBuilder(Builder):
             elif call.result_line is None:
                 self._answer(call, self._ref(part, index), part.is_error, line, node, said, ts)
         if self.off:
+            if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
+                self.sides.root(len(self.raw) - 1, node, line, ident)
             return
         if kind == "compact-summary":
             for boundary in reversed(self.boundaries):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...model import Part, PartRef, ToolOp, Usage
+
+if TYPE_CHECKING:
+    from .sidechains import InFile
 
 
 @dataclass(slots=True)
@@ -49,6 +52,7 @@ class Call:
     duration: float | None = None
     agent: str | None = None
     op: ToolOp | None = None  # its operation, made once it is settled
+    sidechain: InFile | None = None  # its subagent's lines in this file (1.0.x)
 
     @property
     def arguments(self) -> Any:

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...errors import TranscriptError
-from ...model import Subagent, Transcript
+from ...model import Subagent, ToolOp, Transcript
 from ...text import count
 from ..base import feed_file
+from .usage import fold
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
+    from .sidechains import InFile
 
 MAX_FILES = 200
 MAX_BYTES = 1 << 30  # read at most this much subagent transcript per session
@@ -73,18 +75,20 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
 
 
 def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
-    """Fill ``transcript.subagents``: linked agents first, then the folder's other files
-    (the compaction summariser's ``agent-acompact-*``, agents named nowhere)."""
+    """Fill ``transcript.subagents``: linked agents first (and in-file sidechains, as
+    their calls link them), then the folder's other files (the compaction summariser's
+    ``agent-acompact-*``, agents named nowhere)."""
     linked: list[tuple[str, str | None, str | None]] = []  # agent, call id, description
     known: set[str] = set()
     for op in transcript.tool_operations:
         call = b.calls.get(op.call_id)
         agent = (call.agent if call else None) or b.agent_of.get(op.call_id)
-        if agent and agent not in known:
+        side = call.sidechain if call else None
+        if side is not None:
+            transcript.subagents.append(_in_file(side, op.call_id, _description(op)))
+        elif agent and agent not in known:
             known.add(agent)
-            args = op.arguments
-            desc = args.get("description") if isinstance(args, dict) else None
-            linked.append((agent, op.call_id, desc if isinstance(desc, str) else None))
+            linked.append((agent, op.call_id, _description(op)))
     folder = folder_of(b.path)
     if folder == Path(b.path).parent or beside_session(b.path):
         names: list[str] = []  # a subagent file itself: its siblings are not its own
@@ -128,6 +132,26 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
             f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
         )
+
+
+def _description(op: ToolOp) -> str | None:
+    args = op.arguments
+    desc = args.get("description") if isinstance(args, dict) else None
+    return desc if isinstance(desc, str) else None
+
+
+def _in_file(side: InFile, call_id: str, desc: str | None) -> Subagent:
+    """A subagent whose lines are in the session's file (1.0.x): its usage is its
+    responses', each once (and in the file's own usage already)."""
+    return Subagent(
+        id=side.ident,
+        path=None,
+        call_id=call_id,
+        description=desc,
+        usage=fold(side.responses),
+        messages=side.messages,
+        line=side.line,
+    )
 
 
 def _agent_files(folder: Path) -> list[str]:

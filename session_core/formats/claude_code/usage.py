@@ -128,10 +128,17 @@ class UsageBook:
         return copy.copy(total)
 
 
+def fold(responses: Iterable[Response]) -> Usage:
+    """These responses' usage, each once (as the file's total counts them)."""
+    total = Usage()
+    _fold(total, responses)
+    return total
+
+
 def _fold(total: Usage, responses: Iterable[Response]) -> None:
     for r in responses:
         if r.model != SYNTHETIC:
             total.add(r.usage if r.usage is not None else _UNREPORTED)
 
 
-__all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook"]
+__all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook", "fold"]
