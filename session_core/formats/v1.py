@@ -9,10 +9,11 @@ from __future__ import annotations
 import bisect
 import os
 from array import array
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, ClassVar, overload
 
 from ..events import payload_of
-from ..item_column import ItemFacts
+from ..item_column import ItemFacts, shape_height
 from ..model import (
     Compaction,
     Item,
@@ -238,7 +239,8 @@ class V1Model:
         self._made: tuple[list[Compaction], list[Compaction]] = ([], [])  # in the model
         self._elisions_taken = 0  # elision records whose lines are items
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
-        self._ops: list[ToolOp] = []  # one per dispatch line
+        self._ops_taken = 0  # dispatch lines taken
+        self._by_call: dict[str, int] = {}  # call id -> its (last) operation
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
         self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
@@ -262,24 +264,29 @@ class V1Model:
             self._overlays = overlays
             self.column.changed_all()  # their marks are asked for again
         column, column_at, index_of = self.column, self.column_at, self.index_of
-        entries: list[int | Item] = []
+        flags = column.flags
+        entries = array("l")  # column indexes; -1 - k: own[k] (``Items``)
+        add = entries.append
+        own: list[Item] = []
         for mid, body, sticky, stub in state.entries:
             found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
             if found < 0:
                 item = _item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
-                entries.append(item)
+                own.append(item)
+                add(-len(own))
                 continue
             # As the raw item it is (the two views share it: an elided one carries its
-            # stub), sticky as the replay says.
-            (column.flag if sticky else column.unflag)(found, STICKY)
-            entries.append(found)
+            # stub), sticky as the replay says (marked again only where that changed).
+            if bool(flags[found] & STICKY) != bool(sticky):
+                (column.flag if sticky else column.unflag)(found, STICKY)
+            add(found)
         self.usage.update(state)
         return Transcript(
             format=NAME,
             path=path,
             meta=dict(state.meta),
-            messages=Items(column, entries=entries),
+            messages=Items(column, entries=entries, own=own),
             raw=Items(column),
             tool_operations=(ops := self._operations(writer_alive)),
             compactions=self._overlay_records(),
@@ -309,57 +316,85 @@ class V1Model:
             column.source = PartSource(load)
         self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
         kinds = events.kinds
-        start = self._events
-        for position, kind in enumerate(kinds[start:], start):
+        start, stop = self._events, len(kinds)
+        if start == stop:
+            return
+        column_at, event_of = self.column_at, self.event_of
+        ids, kept_of, facts = events.ids, events.kept, events.facts
+        shape, calls, code = facts.shape, facts.calls, column.code
+        answered, early = self.answered, self._early
+        packed = column.source is not None
+        # The lines kept by their span, appended to the column together (``extend_unread``)
+        # when another kind of item comes, and at the end.
+        at, spans, roles = array("l"), array("q"), array("H")
+        heights, counts = bytearray(), bytearray()
+        idents: list[str | None] = []
+        base = len(column)
+
+        def flush() -> None:
+            if at:
+                column.extend_unread(at, spans, roles, heights, counts, idents)
+                for batch in (at, spans, roles, heights, counts, idents):
+                    del batch[:]
+
+        for position in range(start, stop):
+            kind = kinds[position]
             if kind == "message":
-                self._add_message(position)
-            elif kind in ("compaction", "elision"):
-                self._add_overlay(position, kind)
-        self._events = len(kinds)
-
-    def _add_message(self, position: int) -> None:
-        from ..item_column import shape_height
-
-        state, column = self.state, self.column
-        events = state.events
-        facts = events.facts
-        kept = events.kept(position)
-        mid = events.ids[position]
-        line = int(state.event_lines[position])
-        role, lines, reasoning, pairs, tcid = facts.shape(position)
-        if column.source is not None and type(kept) is int and kept:
-            if tcid is not None:
-                height, nparts = 2, 1  # its result, alone
-            else:
-                others = reasoning + pairs
-                height = shape_height(lines, others)
-                nparts = 1 + others
-            index = column.append_unread(
-                line, kept, role=role, height=height, nparts=nparts, ident=mid
-            )
-        else:
-            envelope = events[position]
-            ts = envelope.get("ts")
-            index = column.append(
-                _parts(payload_of(envelope)),
-                line,
-                role=role,
-                ts=ts if isinstance(ts, str) else None,
-                ident=mid,
-                keep=True,
-            )
-            if type(kept) is dict:
-                self.index_of[mid] = index
-        if tcid is not None:
-            self.answered.add(tcid)
-        if pairs:
-            for cid, name in facts.calls(position):
-                if cid in self._early:
-                    self._early.discard(cid)
+                kept = kept_of(position)
+                mid = ids[position]
+                role, height, reasoning, pairs, tcid = shape(position)
+                if packed and type(kept) is int and kept:
+                    if tcid is not None:
+                        height, parts = 2, 1  # its result, alone
+                    else:
+                        others = reasoning + pairs
+                        height = min(shape_height(height, others), 255)
+                        parts = min(1 + others, 255)
+                    index = base + len(at)
+                    at.append(lines[position])
+                    spans.append(kept)
+                    roles.append(code(role))
+                    heights.append(height)
+                    counts.append(parts)
+                    idents.append(mid)
                 else:
-                    self._undispatched[cid] = (position, name)
-        self.column_at[position] = index
-        self.event_of.append(position)
+                    flush()
+                    index = self._append_message(position, kept, mid, role)
+                    base = index + 1
+                if tcid is not None:
+                    answered.add(tcid)
+                if pairs:
+                    for cid, name in calls(position):
+                        if cid in early:
+                            early.discard(cid)
+                        else:
+                            self._undispatched[cid] = (position, name)
+                column_at[position] = index
+                event_of.append(position)
+            elif kind in ("compaction", "elision"):
+                flush()
+                self._add_overlay(position, kind)
+                base = len(column)
+        flush()
+        self._events = stop
+
+    def _append_message(
+        self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
+    ) -> int:
+        """A message line not kept by its span alone, into the column as its parts."""
+        envelope = self.state.events[position]
+        ts = envelope.get("ts")
+        index = self.column.append(
+            _parts(payload_of(envelope)),
+            int(self.state.event_lines[position]),
+            role=role,
+            ts=ts if isinstance(ts, str) else None,
+            ident=mid,
+            keep=True,
+        )
+        if type(kept) is dict:
+            self.index_of[mid] = index
+        return index
 
     def _add_overlay(self, position: int, kind: str) -> None:
         """A compaction or elision line, as the raw view shows it: what it folded (its
@@ -471,40 +506,43 @@ class V1Model:
         ]
 
     def _take_operations(self) -> None:
-        """The operations dispatched since: made (their state for a writer not known
-        yet, until a snapshot says), and the calls they name no longer undispatched."""
+        """The operations dispatched since: their calls no longer undispatched, each
+        findable by its call id, the ones not settled noted (a snapshot makes those
+        again; the settled ones are made when asked for, ``V1Ops``)."""
         state = self.state
-        records, ops = state.tool_ops, self._ops
-        new = len(records) - len(ops)
-        if not new:
+        records = state.tool_ops
+        taken = self._ops_taken
+        if len(records) == taken:
             return
-        undispatched, early = self._undispatched, self._early
-        for cid in records.call_ids[len(ops) :]:
+        undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
-        if new > 1024:  # a dict keeps its size: not that of a whole file
+            by_call[cid] = index
+        if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
-        for index in range(len(ops), len(records)):
-            ops.append(V1Op.of(state, index, self.answered, None))
-            if not records.is_settled(index):
-                self._open.append(index)
+        is_settled, still = records.is_settled, self._open
+        still.extend(index for index in range(taken, len(records)) if not is_settled(index))
+        self._ops_taken = len(records)
 
-    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
-        """Every operation: the settled ones as they were made, the others made again
-        (their state moves with the answers and the writer). None is read from its lines
-        until one of its fields that only they hold is asked for (``V1Op``)."""
+    def _operations(self, writer_alive: bool | None) -> V1Ops:
+        """Every operation (``V1Ops``): the ones not settled made again (their state
+        moves with the answers and the writer), the settled ones made when asked for.
+        None is read from its lines until one of its fields that only they hold is asked
+        for (``V1Op``)."""
         self._take_operations()
         state = self.state
-        records, ops = state.tool_ops, self._ops
+        records = state.tool_ops
+        made: dict[int, ToolOp] = {}
         still = []
         for index in self._open:
-            ops[index] = V1Op.of(state, index, self.answered, writer_alive)
+            made[index] = V1Op.of(state, index, self.answered, writer_alive)
             if not records.is_settled(index):
                 still.append(index)
         self._open = still
         # The calls no dispatch line names, after: a crash state of their own.
         lines, ids = state.event_lines, state.events.ids
-        never = [
+        never: list[ToolOp] = [
             ToolOp(
                 call_id=cid,
                 tool=name,
@@ -514,9 +552,9 @@ class V1Model:
             )
             for cid, (position, name) in self._undispatched.items()
         ]
-        return [*ops, *never]
+        return V1Ops(self, self._ops_taken, made, never)
 
-    def _runs(self, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
+    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> list[Run]:
         """A run for each run id, from the run-context line that starts it to the next
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
@@ -533,7 +571,7 @@ class V1Model:
         for index, run_id in enumerate(contexts.run_ids):
             first.setdefault(run_id, index)
             latest[run_id] = index
-        pending = {op.run_id for op in ops if op.state in ("running", "interrupted")}
+        pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
         messages = state.message_events
         order = list(first)
         runs: list[Run] = []
@@ -631,6 +669,122 @@ class V1RunContext(RunContext):
 
     def __repr__(self) -> str:
         return f"RunContext(facts={self.facts!r}, sections={self.sections!r}, line={self.line!r})"
+
+
+class V1Ops(Sequence[ToolOp]):
+    """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
+    the ones not settled at the snapshot as it made them, each settled one made (a
+    ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
+    file has 100,000s of them: a snapshot does not make them all."""
+
+    __slots__ = (
+        "_answered",
+        "_count",
+        "_made",
+        "_model",
+        "_never",
+        "_never_by_call",
+        "_unsettled",
+    )
+
+    def __init__(
+        self, model: V1Model, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
+    ) -> None:
+        self._model = model
+        self._count = dispatched  # operations of the snapshot (later ones are not in it)
+        self._made = made
+        self._never = never
+        self._answered = model.answered
+        self._never_by_call: dict[str, ToolOp] | None = None
+        self._unsettled = [*made.values(), *never]
+
+    def __len__(self) -> int:
+        return self._count + len(self._never)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolOp: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolOp]: ...
+    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("operation index out of range")
+        if index >= self._count:
+            return self._never[index - self._count]
+        op = self._made.get(index)
+        if op is None:  # settled before the snapshot: its state does not move
+            op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
+        return op
+
+    def __iter__(self) -> Iterator[ToolOp]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def unsettled(self) -> list[ToolOp]:
+        """The operations not settled at the snapshot (and the undispatched calls): the
+        only ones that may be running or interrupted (``model.unsettled_ops``)."""
+        return self._unsettled
+
+    def by_call(self) -> V1OpsByCall:
+        """The operations by call id (``model.ops_by_call``)."""
+        return V1OpsByCall(self)
+
+    def find(self, call_id: str) -> ToolOp | None:
+        """The last operation of the snapshot for ``call_id`` (None: none)."""
+        never = self._never_by_call
+        if never is None:
+            never = self._never_by_call = {op.call_id: op for op in self._never}
+        op = never.get(call_id)
+        if op is not None:
+            return op
+        index = self._model._by_call.get(call_id)
+        if index is None:
+            return None
+        if index >= self._count:  # dispatched again since the snapshot: its last before
+            call_ids = self._model.state.tool_ops.call_ids
+            index = next((i for i in range(self._count - 1, -1, -1) if call_ids[i] == call_id), -1)
+            if index < 0:
+                return None
+        return self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"V1Ops({list(self)!r})"
+
+
+class V1OpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up in what the model keeps."""
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops: V1Ops) -> None:
+        self._ops = ops
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._ops.find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._ops.find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({op.call_id: None for op in self._ops})
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class V1Op(ToolOp):
