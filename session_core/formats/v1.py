@@ -232,7 +232,11 @@ class V1Model:
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
         self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
+        # The call ids tool messages answer, of the operations not settled yet (and of
+        # the calls not dispatched): those whose state it moves.
         self.answered: set[str] = set()
+        self._let_go_of = 0  # answers let go of since the set was made again
+        self._shared: set[str] = set()  # call ids more than one operation has
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
@@ -246,6 +250,11 @@ class V1Model:
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
         self._started: list[str | None] = []  # each run-context line's ts, in file order
+        self._first: dict[str, int] = {}  # run id -> its first run-context line
+        self._latest: dict[str, int] = {}  # run id -> its last run-context line
+        self._order: list[str] = []  # the run ids, by their first run-context line
+        self._runs_made: list[Run] = []  # each run as the last snapshot made it
+        self._run_keys: list[tuple[Any, ...]] = []  # what it was made from
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -323,6 +332,7 @@ class V1Model:
         ids, kept_of, facts = events.ids, events.kept, events.facts
         shape, calls, code = facts.shape, facts.calls, column.code
         answered, early = self.answered, self._early
+        by_call, shared, is_settled = self._by_call, self._shared, state.tool_ops.is_settled
         packed = column.source is not None
         # The lines kept by their span, appended to the column together (``extend_unread``)
         # when another kind of item comes, and at the end.
@@ -362,7 +372,9 @@ class V1Model:
                     index = self._append_message(position, kept, mid, role)
                     base = index + 1
                 if tcid is not None:
-                    answered.add(tcid)
+                    answered_op = by_call.get(tcid)
+                    if answered_op is None or not is_settled(answered_op) or tcid in shared:
+                        answered.add(tcid)  # (of a settled operation: never asked for)
                 if pairs:
                     for cid, name in calls(position):
                         if cid in early:
@@ -518,12 +530,44 @@ class V1Model:
         for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
+            if cid in by_call and cid not in self._shared:  # dispatched again (rare)
+                self._shared.add(cid)
+                self._answer_again(cid)
             by_call[cid] = index
         if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
         is_settled, still = records.is_settled, self._open
-        still.extend(index for index in range(taken, len(records)) if not is_settled(index))
+        settled: list[int] = []
+        for index in range(taken, len(records)):
+            (settled if is_settled(index) else still).append(index)
+        self._let_go(settled)
         self._ops_taken = len(records)
+
+    def _let_go(self, settled: list[int]) -> None:
+        """The answers of these settled operations' calls are not asked for again (an
+        operation's state is its outcome once settled): not kept, unless another
+        operation has the same call id."""
+        answered, shared, call_ids = self.answered, self._shared, self.state.tool_ops.call_ids
+        for index in settled:
+            cid = call_ids[index]
+            if cid in answered and cid not in shared:
+                answered.discard(cid)
+                self._let_go_of += 1
+        if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
+            self.answered = set(answered)  # a set keeps its size: not that of a whole file
+            self._let_go_of = 0
+
+    def _answer_again(self, cid: str) -> bool:
+        """Whether a tool message so far answers ``cid`` (one whose answer was let go of,
+        ``_let_go``): looked for in the replay's facts, and kept again."""
+        facts = self.state.events.facts
+        if any(tcid == cid for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
+            self.answered.add(cid)
+            return True
+        return False
+
+    def _is_answered(self, cid: str) -> bool:
+        return cid in self.answered or (cid in self._by_call and self._answer_again(cid))
 
     def _operations(self, writer_alive: bool | None) -> V1Ops:
         """Every operation (``V1Ops``): the ones not settled made again (their state
@@ -534,19 +578,20 @@ class V1Model:
         state = self.state
         records = state.tool_ops
         made: dict[int, ToolOp] = {}
-        still = []
+        still: list[int] = []
+        settled: list[int] = []
         for index in self._open:
             made[index] = V1Op.of(state, index, self.answered, writer_alive)
-            if not records.is_settled(index):
-                still.append(index)
+            (still if not records.is_settled(index) else settled).append(index)
         self._open = still
+        self._let_go(settled)
         # The calls no dispatch line names, after: a crash state of their own.
         lines, ids = state.event_lines, state.events.ids
         never: list[ToolOp] = [
             ToolOp(
                 call_id=cid,
                 tool=name,
-                state="undispatched-answered" if cid in self.answered else "never-dispatched",
+                state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
                 line=int(lines[position]),
                 message_id=ids[position],
             )
@@ -562,18 +607,20 @@ class V1Model:
         writer is gone); else finished."""
         state = self.state
         contexts, lines = state.run_contexts, state.event_lines
+        first, latest, order = self._first, self._latest, self._order
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
             self._contexts.append(V1RunContext.of(state, index, line))
             self._started.append(contexts[index].get("ts") or None)
-        first: dict[str, int] = {}  # run id -> its first run-context line, and its last
-        latest: dict[str, int] = {}
-        for index, run_id in enumerate(contexts.run_ids):
-            first.setdefault(run_id, index)
+            run_id = contexts.run_ids[index]
+            if run_id not in first:  # run id -> its first run-context line, and its last
+                first[run_id] = index
+                order.append(run_id)
             latest[run_id] = index
         pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
         messages = state.message_events
-        order = list(first)
+        made, keys = self._runs_made, self._run_keys
+        tallies = self.usage.runs
         runs: list[Run] = []
         for number, run_id in enumerate(order):
             begin = contexts.event(first[run_id])
@@ -581,21 +628,43 @@ class V1Model:
             run_state: Any = "finished"
             if run_id in pending or (end is None and writer_alive):
                 run_state = "interrupted" if writer_alive is False else "running"
-            totals = self.usage.runs.get(run_id)
-            runs.append(
-                Run(
-                    id=run_id,
-                    state=run_state,
-                    line=int(lines[begin]),
-                    end_line=None if end is None else int(lines[end]) - 1,
-                    started=self._started[first[run_id]],
-                    usage=Usage.of_totals(totals) if totals is not None else Usage(),
-                    context=self._contexts[latest[run_id]],
-                    items=bisect.bisect_left(messages, len(lines) if end is None else end)
-                    - bisect.bisect_left(messages, begin),
-                )
+            totals = tallies.get(run_id)
+            # A run made for an earlier snapshot is kept while what it shows is the same.
+            key = (latest[run_id], end, run_state, None if totals is None else _tally_key(totals))
+            if end is not None and number < len(made) and keys[number] == key:
+                runs.append(made[number])
+                continue
+            run = Run(
+                id=run_id,
+                state=run_state,
+                line=int(lines[begin]),
+                end_line=None if end is None else int(lines[end]) - 1,
+                started=self._started[first[run_id]],
+                usage=Usage.of_totals(totals) if totals is not None else Usage(),
+                context=self._contexts[latest[run_id]],
+                items=bisect.bisect_left(messages, len(lines) if end is None else end)
+                - bisect.bisect_left(messages, begin),
             )
+            runs.append(run)
+            if number < len(made):
+                made[number], keys[number] = run, key
+            else:
+                made.append(run)
+                keys.append(key)
         return runs
+
+
+def _tally_key(totals: Any) -> tuple[Any, ...]:
+    """What a run's ``Usage`` is made of, to tell whether its tally moved."""
+    return (
+        totals.input,
+        totals.output,
+        totals.cache_read,
+        totals.cost,
+        totals.reported,
+        totals.turns,
+        totals.cost_reported,
+    )
 
 
 class _V1Facts(ItemFacts):
