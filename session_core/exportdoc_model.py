@@ -6,6 +6,7 @@ Every string stays as the file says it (untrusted): the renderers make it inert.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .exportdoc import (
@@ -114,7 +115,7 @@ def _result(item: Item) -> str:
     return "\n".join(p.text for p in item.parts if p.kind == "tool-result")
 
 
-def _operations(ops: list[ToolOp]) -> Section:
+def _operations(ops: Sequence[ToolOp]) -> Section:
     section = Section("Tool operations", "tool-operations")
     if not ops:
         section.items.append(Note("no tool operations"))

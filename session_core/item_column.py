@@ -243,6 +243,34 @@ class ItemColumn:
         self.ids.append(ident)
         return index
 
+    def extend_unread(
+        self,
+        lines: Sequence[int],
+        spans: Sequence[int],
+        roles: Sequence[int],
+        heights: Sequence[int],
+        nparts: Sequence[int],
+        idents: list[str | None],
+    ) -> int:
+        """``append_unread`` of many items at once (their roles as codes, ``code``; their
+        heights and part counts at most 255). Returns the index of the first."""
+        index = len(self.line)
+        many = len(lines)
+        self.line.extend(lines)
+        self.span.extend(spans)
+        self.parts.extend([None] * many)
+        self.role.extend(roles)
+        self.kind.extend(array("H", [self.code("message")]) * many)
+        self.model.extend(array("H", [0]) * many)
+        self.flags.extend(bytes([READ_TS]) * many)
+        self.height.extend(heights)
+        self.nparts.extend(nparts)
+        self.ts_end.extend(array("Q", [len(self.ts_text)]) * many)
+        if self.ids is None:
+            self.ids = [None] * index
+        self.ids.extend(idents)
+        return index
+
     def id_of(self, index: int) -> str:
         ids = self.ids
         ident = ids[index] if ids is not None else None
@@ -383,25 +411,36 @@ class ItemColumn:
 
 class Items(Indexed[Item]):
     """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
-    column indexes and items of their own). Indexing builds the item (see ``ItemColumn``)."""
+    column indexes and items of their own). Indexing builds the item (see ``ItemColumn``).
 
-    __slots__ = ("_column", "_entries", "_n")
+    A view's entries may be an ``array`` of indexes (8 bytes an entry, not an int object
+    each), with the items of its own in ``own``: entry ``-1 - k`` is ``own[k]``."""
+
+    __slots__ = ("_column", "_entries", "_n", "_own")
 
     def __init__(
-        self, column: ItemColumn, n: int | None = None, entries: list[int | Item] | None = None
+        self,
+        column: ItemColumn,
+        n: int | None = None,
+        entries: Sequence[int | Item] | None = None,
+        own: list[Item] | None = None,
     ) -> None:
         self._column = column
         self._entries = entries
+        self._own = own
         self._n = (len(entries) if entries is not None else len(column)) if n is None else n
 
     def __len__(self) -> int:
         return self._n
 
+    def _entry(self, index: int) -> int | Item:
+        entry = self._entries[index] if self._entries is not None else index
+        if type(entry) is int and entry < 0 and self._own is not None:
+            return self._own[-1 - entry]
+        return entry
+
     def _one(self, index: int) -> Item:
-        entries = self._entries
-        if entries is None:
-            return self._column.item(index)
-        entry = entries[index]
+        entry = self._entry(index)
         return entry if isinstance(entry, Item) else self._column.item(entry)
 
     def folded_heights(self) -> list[int]:
@@ -411,14 +450,21 @@ class Items(Indexed[Item]):
         if entries is None:
             return list(column.height[: self._n])
         height = column.height
+        own = self._own
+        if own is not None and not own:  # indexes alone: at C speed
+            return list(map(height.__getitem__, entries[: self._n]))  # type: ignore[arg-type]
+        if own is not None:
+            return [
+                folded_height(own[-1 - e].parts) if e < 0 else height[e]  # type: ignore[operator, index]
+                for e in entries[: self._n]
+            ]
         return [
             folded_height(e.parts) if isinstance(e, Item) else height[e] for e in entries[: self._n]
         ]
 
     def key(self, index: int) -> tuple[str, int]:
         """``(id, line)`` of an item, without building it."""
-        entries = self._entries
-        entry: int | Item = index if entries is None else entries[index]
+        entry = self._entry(index)
         if isinstance(entry, Item):
             return entry.id, entry.line
         return self._column.id_of(entry), self._column.line[entry]

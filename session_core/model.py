@@ -12,7 +12,7 @@ that are not messages included, as ``kind="record"`` items, so nothing is droppe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -370,6 +370,27 @@ class Subagent:
 # -- the whole file ------------------------------------------------------------------
 
 
+def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
+    """Each operation of ``ops`` by its call id (the last, where two share one). A
+    sequence that makes its operations when asked for (``V1Ops``) looks them up without
+    making every one."""
+    index = getattr(ops, "by_call", None)
+    if callable(index):
+        found: Mapping[str, ToolOp] = index()
+        return found
+    return {op.call_id: op for op in ops}
+
+
+def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
+    """The operations of ``ops`` that may be running or interrupted (at least those): a
+    sequence that makes its operations when asked for knows them without the others."""
+    unsettled = getattr(ops, "unsettled", None)
+    if callable(unsettled):
+        found: Sequence[ToolOp] = unsettled()
+        return found
+    return ops
+
+
 @dataclass(slots=True)
 class Transcript:
     """One file read into the neutral model (read-only: nothing here writes)."""
@@ -380,7 +401,8 @@ class Transcript:
     # Either may be a lazy sequence (``Items``) whose items are built when indexed.
     messages: Sequence[Item] = field(default_factory=list)  # the replayed view
     raw: Sequence[Item] = field(default_factory=list)  # every line, file order
-    tool_operations: list[ToolOp] = field(default_factory=list)
+    # (a list, or a sequence that makes each operation when asked for: v1's)
+    tool_operations: Sequence[ToolOp] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)  # compactions and elisions
     runs: list[Run] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # the file's own responses
@@ -454,4 +476,6 @@ __all__ = [
     "Usage",
     "classify_op",
     "make_lazy",
+    "ops_by_call",
+    "unsettled_ops",
 ]

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Protocol
@@ -105,13 +106,21 @@ class Uniform:
         return min(y // self.each, self.count - 1)
 
 
+def _tops(heights: list[int]) -> array[int]:
+    """Each row's y offset, then the total: an array (8 bytes a row, not an int object
+    each: a big file's pane has 100,000s of rows)."""
+    tops = array("q", [0])
+    tops.extend(accumulate(heights))
+    return tops
+
+
 class Measured:
     """Heights measured all at once (every block of a model pane, at C speed with
     ``accumulate``): a change to one row rebuilds the prefix sums."""
 
     def __init__(self, heights: list[int] | None = None) -> None:
         self._h = heights if heights is not None else []
-        self._tops = [0, *accumulate(self._h)]
+        self._tops = _tops(self._h)
 
     def __len__(self) -> int:
         return len(self._h)
@@ -125,7 +134,7 @@ class Measured:
 
     def set(self, row: int, h: int) -> None:
         self._h[row] = h
-        self._tops = [0, *accumulate(self._h)]
+        self._tops = _tops(self._h)
 
     def prefix(self, count: int) -> int:
         return self._tops[count]

@@ -9,10 +9,11 @@ from __future__ import annotations
 import bisect
 import os
 from array import array
-from typing import IO, TYPE_CHECKING, Any, ClassVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, ClassVar, overload
 
 from ..events import payload_of
-from ..item_column import ItemFacts
+from ..item_column import ItemFacts, shape_height
 from ..model import (
     Compaction,
     Item,
@@ -231,19 +232,29 @@ class V1Model:
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
         self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
+        # The call ids tool messages answer, of the operations not settled yet (and of
+        # the calls not dispatched): those whose state it moves.
         self.answered: set[str] = set()
+        self._let_go_of = 0  # answers let go of since the set was made again
+        self._shared: set[str] = set()  # call ids more than one operation has
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
         self._made: tuple[list[Compaction], list[Compaction]] = ([], [])  # in the model
         self._elisions_taken = 0  # elision records whose lines are items
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
-        self._ops: list[ToolOp] = []  # one per dispatch line
+        self._ops_taken = 0  # dispatch lines taken
+        self._by_call: dict[str, int] = {}  # call id -> its (last) operation
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
         self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
         self._started: list[str | None] = []  # each run-context line's ts, in file order
+        self._first: dict[str, int] = {}  # run id -> its first run-context line
+        self._latest: dict[str, int] = {}  # run id -> its last run-context line
+        self._order: list[str] = []  # the run ids, by their first run-context line
+        self._runs_made: list[Run] = []  # each run as the last snapshot made it
+        self._run_keys: list[tuple[Any, ...]] = []  # what it was made from
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -262,24 +273,29 @@ class V1Model:
             self._overlays = overlays
             self.column.changed_all()  # their marks are asked for again
         column, column_at, index_of = self.column, self.column_at, self.index_of
-        entries: list[int | Item] = []
+        flags = column.flags
+        entries = array("l")  # column indexes; -1 - k: own[k] (``Items``)
+        add = entries.append
+        own: list[Item] = []
         for mid, body, sticky, stub in state.entries:
             found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
             if found < 0:
                 item = _item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
-                entries.append(item)
+                own.append(item)
+                add(-len(own))
                 continue
             # As the raw item it is (the two views share it: an elided one carries its
-            # stub), sticky as the replay says.
-            (column.flag if sticky else column.unflag)(found, STICKY)
-            entries.append(found)
+            # stub), sticky as the replay says (marked again only where that changed).
+            if bool(flags[found] & STICKY) != bool(sticky):
+                (column.flag if sticky else column.unflag)(found, STICKY)
+            add(found)
         self.usage.update(state)
         return Transcript(
             format=NAME,
             path=path,
             meta=dict(state.meta),
-            messages=Items(column, entries=entries),
+            messages=Items(column, entries=entries, own=own),
             raw=Items(column),
             tool_operations=(ops := self._operations(writer_alive)),
             compactions=self._overlay_records(),
@@ -309,57 +325,88 @@ class V1Model:
             column.source = PartSource(load)
         self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
         kinds = events.kinds
-        start = self._events
-        for position, kind in enumerate(kinds[start:], start):
+        start, stop = self._events, len(kinds)
+        if start == stop:
+            return
+        column_at, event_of = self.column_at, self.event_of
+        ids, kept_of, facts = events.ids, events.kept, events.facts
+        shape, calls, code = facts.shape, facts.calls, column.code
+        answered, early = self.answered, self._early
+        by_call, shared, is_settled = self._by_call, self._shared, state.tool_ops.is_settled
+        packed = column.source is not None
+        # The lines kept by their span, appended to the column together (``extend_unread``)
+        # when another kind of item comes, and at the end.
+        at, spans, roles = array("l"), array("q"), array("H")
+        heights, counts = bytearray(), bytearray()
+        idents: list[str | None] = []
+        base = len(column)
+
+        def flush() -> None:
+            if at:
+                column.extend_unread(at, spans, roles, heights, counts, idents)
+                for batch in (at, spans, roles, heights, counts, idents):
+                    del batch[:]
+
+        for position in range(start, stop):
+            kind = kinds[position]
             if kind == "message":
-                self._add_message(position)
-            elif kind in ("compaction", "elision"):
-                self._add_overlay(position, kind)
-        self._events = len(kinds)
-
-    def _add_message(self, position: int) -> None:
-        from ..item_column import shape_height
-
-        state, column = self.state, self.column
-        events = state.events
-        facts = events.facts
-        kept = events.kept(position)
-        mid = events.ids[position]
-        line = int(state.event_lines[position])
-        role, lines, reasoning, pairs, tcid = facts.shape(position)
-        if column.source is not None and type(kept) is int and kept:
-            if tcid is not None:
-                height, nparts = 2, 1  # its result, alone
-            else:
-                others = reasoning + pairs
-                height = shape_height(lines, others)
-                nparts = 1 + others
-            index = column.append_unread(
-                line, kept, role=role, height=height, nparts=nparts, ident=mid
-            )
-        else:
-            envelope = events[position]
-            ts = envelope.get("ts")
-            index = column.append(
-                _parts(payload_of(envelope)),
-                line,
-                role=role,
-                ts=ts if isinstance(ts, str) else None,
-                ident=mid,
-                keep=True,
-            )
-            if type(kept) is dict:
-                self.index_of[mid] = index
-        if tcid is not None:
-            self.answered.add(tcid)
-        if pairs:
-            for cid, name in facts.calls(position):
-                if cid in self._early:
-                    self._early.discard(cid)
+                kept = kept_of(position)
+                mid = ids[position]
+                role, height, reasoning, pairs, tcid = shape(position)
+                if packed and type(kept) is int and kept:
+                    if tcid is not None:
+                        height, parts = 2, 1  # its result, alone
+                    else:
+                        others = reasoning + pairs
+                        height = min(shape_height(height, others), 255)
+                        parts = min(1 + others, 255)
+                    index = base + len(at)
+                    at.append(lines[position])
+                    spans.append(kept)
+                    roles.append(code(role))
+                    heights.append(height)
+                    counts.append(parts)
+                    idents.append(mid)
                 else:
-                    self._undispatched[cid] = (position, name)
-        self.column_at[position] = index
-        self.event_of.append(position)
+                    flush()
+                    index = self._append_message(position, kept, mid, role)
+                    base = index + 1
+                if tcid is not None:
+                    answered_op = by_call.get(tcid)
+                    if answered_op is None or not is_settled(answered_op) or tcid in shared:
+                        answered.add(tcid)  # (of a settled operation: never asked for)
+                if pairs:
+                    for cid, name in calls(position):
+                        if cid in early:
+                            early.discard(cid)
+                        else:
+                            self._undispatched[cid] = (position, name)
+                column_at[position] = index
+                event_of.append(position)
+            elif kind in ("compaction", "elision"):
+                flush()
+                self._add_overlay(position, kind)
+                base = len(column)
+        flush()
+        self._events = stop
+
+    def _append_message(
+        self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
+    ) -> int:
+        """A message line not kept by its span alone, into the column as its parts."""
+        envelope = self.state.events[position]
+        ts = envelope.get("ts")
+        index = self.column.append(
+            _parts(payload_of(envelope)),
+            int(self.state.event_lines[position]),
+            role=role,
+            ts=ts if isinstance(ts, str) else None,
+            ident=mid,
+            keep=True,
+        )
+        if type(kept) is dict:
+            self.index_of[mid] = index
+        return index
 
     def _add_overlay(self, position: int, kind: str) -> None:
         """A compaction or elision line, as the raw view shows it: what it folded (its
@@ -471,52 +518,88 @@ class V1Model:
         ]
 
     def _take_operations(self) -> None:
-        """The operations dispatched since: made (their state for a writer not known
-        yet, until a snapshot says), and the calls they name no longer undispatched."""
+        """The operations dispatched since: their calls no longer undispatched, each
+        findable by its call id, the ones not settled noted (a snapshot makes those
+        again; the settled ones are made when asked for, ``V1Ops``)."""
         state = self.state
-        records, ops = state.tool_ops, self._ops
-        new = len(records) - len(ops)
-        if not new:
+        records = state.tool_ops
+        taken = self._ops_taken
+        if len(records) == taken:
             return
-        undispatched, early = self._undispatched, self._early
-        for cid in records.call_ids[len(ops) :]:
+        undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
-        if new > 1024:  # a dict keeps its size: not that of a whole file
+            if cid in by_call and cid not in self._shared:  # dispatched again (rare)
+                self._shared.add(cid)
+                self._answer_again(cid)
+            by_call[cid] = index
+        if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
-        for index in range(len(ops), len(records)):
-            ops.append(V1Op.of(state, index, self.answered, None))
-            if not records.is_settled(index):
-                self._open.append(index)
+        is_settled, still = records.is_settled, self._open
+        settled: list[int] = []
+        for index in range(taken, len(records)):
+            (settled if is_settled(index) else still).append(index)
+        self._let_go(settled)
+        self._ops_taken = len(records)
 
-    def _operations(self, writer_alive: bool | None) -> list[ToolOp]:
-        """Every operation: the settled ones as they were made, the others made again
-        (their state moves with the answers and the writer). None is read from its lines
-        until one of its fields that only they hold is asked for (``V1Op``)."""
+    def _let_go(self, settled: list[int]) -> None:
+        """The answers of these settled operations' calls are not asked for again (an
+        operation's state is its outcome once settled): not kept, unless another
+        operation has the same call id."""
+        answered, shared, call_ids = self.answered, self._shared, self.state.tool_ops.call_ids
+        for index in settled:
+            cid = call_ids[index]
+            if cid in answered and cid not in shared:
+                answered.discard(cid)
+                self._let_go_of += 1
+        if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
+            self.answered = set(answered)  # a set keeps its size: not that of a whole file
+            self._let_go_of = 0
+
+    def _answer_again(self, cid: str) -> bool:
+        """Whether a tool message so far answers ``cid`` (one whose answer was let go of,
+        ``_let_go``): looked for in the replay's facts, and kept again."""
+        facts = self.state.events.facts
+        if any(tcid == cid for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
+            self.answered.add(cid)
+            return True
+        return False
+
+    def _is_answered(self, cid: str) -> bool:
+        return cid in self.answered or (cid in self._by_call and self._answer_again(cid))
+
+    def _operations(self, writer_alive: bool | None) -> V1Ops:
+        """Every operation (``V1Ops``): the ones not settled made again (their state
+        moves with the answers and the writer), the settled ones made when asked for.
+        None is read from its lines until one of its fields that only they hold is asked
+        for (``V1Op``)."""
         self._take_operations()
         state = self.state
-        records, ops = state.tool_ops, self._ops
-        still = []
+        records = state.tool_ops
+        made: dict[int, ToolOp] = {}
+        still: list[int] = []
+        settled: list[int] = []
         for index in self._open:
-            ops[index] = V1Op.of(state, index, self.answered, writer_alive)
-            if not records.is_settled(index):
-                still.append(index)
+            made[index] = V1Op.of(state, index, self.answered, writer_alive)
+            (still if not records.is_settled(index) else settled).append(index)
         self._open = still
+        self._let_go(settled)
         # The calls no dispatch line names, after: a crash state of their own.
         lines, ids = state.event_lines, state.events.ids
-        never = [
+        never: list[ToolOp] = [
             ToolOp(
                 call_id=cid,
                 tool=name,
-                state="undispatched-answered" if cid in self.answered else "never-dispatched",
+                state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
                 line=int(lines[position]),
                 message_id=ids[position],
             )
             for cid, (position, name) in self._undispatched.items()
         ]
-        return [*ops, *never]
+        return V1Ops(self, self._ops_taken, made, never)
 
-    def _runs(self, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
+    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> list[Run]:
         """A run for each run id, from the run-context line that starts it to the next
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
@@ -524,18 +607,20 @@ class V1Model:
         writer is gone); else finished."""
         state = self.state
         contexts, lines = state.run_contexts, state.event_lines
+        first, latest, order = self._first, self._latest, self._order
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
             self._contexts.append(V1RunContext.of(state, index, line))
             self._started.append(contexts[index].get("ts") or None)
-        first: dict[str, int] = {}  # run id -> its first run-context line, and its last
-        latest: dict[str, int] = {}
-        for index, run_id in enumerate(contexts.run_ids):
-            first.setdefault(run_id, index)
+            run_id = contexts.run_ids[index]
+            if run_id not in first:  # run id -> its first run-context line, and its last
+                first[run_id] = index
+                order.append(run_id)
             latest[run_id] = index
-        pending = {op.run_id for op in ops if op.state in ("running", "interrupted")}
+        pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
         messages = state.message_events
-        order = list(first)
+        made, keys = self._runs_made, self._run_keys
+        tallies = self.usage.runs
         runs: list[Run] = []
         for number, run_id in enumerate(order):
             begin = contexts.event(first[run_id])
@@ -543,21 +628,43 @@ class V1Model:
             run_state: Any = "finished"
             if run_id in pending or (end is None and writer_alive):
                 run_state = "interrupted" if writer_alive is False else "running"
-            totals = self.usage.runs.get(run_id)
-            runs.append(
-                Run(
-                    id=run_id,
-                    state=run_state,
-                    line=int(lines[begin]),
-                    end_line=None if end is None else int(lines[end]) - 1,
-                    started=self._started[first[run_id]],
-                    usage=Usage.of_totals(totals) if totals is not None else Usage(),
-                    context=self._contexts[latest[run_id]],
-                    items=bisect.bisect_left(messages, len(lines) if end is None else end)
-                    - bisect.bisect_left(messages, begin),
-                )
+            totals = tallies.get(run_id)
+            # A run made for an earlier snapshot is kept while what it shows is the same.
+            key = (latest[run_id], end, run_state, None if totals is None else _tally_key(totals))
+            if end is not None and number < len(made) and keys[number] == key:
+                runs.append(made[number])
+                continue
+            run = Run(
+                id=run_id,
+                state=run_state,
+                line=int(lines[begin]),
+                end_line=None if end is None else int(lines[end]) - 1,
+                started=self._started[first[run_id]],
+                usage=Usage.of_totals(totals) if totals is not None else Usage(),
+                context=self._contexts[latest[run_id]],
+                items=bisect.bisect_left(messages, len(lines) if end is None else end)
+                - bisect.bisect_left(messages, begin),
             )
+            runs.append(run)
+            if number < len(made):
+                made[number], keys[number] = run, key
+            else:
+                made.append(run)
+                keys.append(key)
         return runs
+
+
+def _tally_key(totals: Any) -> tuple[Any, ...]:
+    """What a run's ``Usage`` is made of, to tell whether its tally moved."""
+    return (
+        totals.input,
+        totals.output,
+        totals.cache_read,
+        totals.cost,
+        totals.reported,
+        totals.turns,
+        totals.cost_reported,
+    )
 
 
 class _V1Facts(ItemFacts):
@@ -631,6 +738,122 @@ class V1RunContext(RunContext):
 
     def __repr__(self) -> str:
         return f"RunContext(facts={self.facts!r}, sections={self.sections!r}, line={self.line!r})"
+
+
+class V1Ops(Sequence[ToolOp]):
+    """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
+    the ones not settled at the snapshot as it made them, each settled one made (a
+    ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
+    file has 100,000s of them: a snapshot does not make them all."""
+
+    __slots__ = (
+        "_answered",
+        "_count",
+        "_made",
+        "_model",
+        "_never",
+        "_never_by_call",
+        "_unsettled",
+    )
+
+    def __init__(
+        self, model: V1Model, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
+    ) -> None:
+        self._model = model
+        self._count = dispatched  # operations of the snapshot (later ones are not in it)
+        self._made = made
+        self._never = never
+        self._answered = model.answered
+        self._never_by_call: dict[str, ToolOp] | None = None
+        self._unsettled = [*made.values(), *never]
+
+    def __len__(self) -> int:
+        return self._count + len(self._never)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolOp: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolOp]: ...
+    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("operation index out of range")
+        if index >= self._count:
+            return self._never[index - self._count]
+        op = self._made.get(index)
+        if op is None:  # settled before the snapshot: its state does not move
+            op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
+        return op
+
+    def __iter__(self) -> Iterator[ToolOp]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def unsettled(self) -> list[ToolOp]:
+        """The operations not settled at the snapshot (and the undispatched calls): the
+        only ones that may be running or interrupted (``model.unsettled_ops``)."""
+        return self._unsettled
+
+    def by_call(self) -> V1OpsByCall:
+        """The operations by call id (``model.ops_by_call``)."""
+        return V1OpsByCall(self)
+
+    def find(self, call_id: str) -> ToolOp | None:
+        """The last operation of the snapshot for ``call_id`` (None: none)."""
+        never = self._never_by_call
+        if never is None:
+            never = self._never_by_call = {op.call_id: op for op in self._never}
+        op = never.get(call_id)
+        if op is not None:
+            return op
+        index = self._model._by_call.get(call_id)
+        if index is None:
+            return None
+        if index >= self._count:  # dispatched again since the snapshot: its last before
+            call_ids = self._model.state.tool_ops.call_ids
+            index = next((i for i in range(self._count - 1, -1, -1) if call_ids[i] == call_id), -1)
+            if index < 0:
+                return None
+        return self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"V1Ops({list(self)!r})"
+
+
+class V1OpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up in what the model keeps."""
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops: V1Ops) -> None:
+        self._ops = ops
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._ops.find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._ops.find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({op.call_id: None for op in self._ops})
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class V1Op(ToolOp):

@@ -10,7 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -28,6 +28,7 @@ from session_core.model import (
     Part,
     ToolOp,
     Transcript,
+    ops_by_call,
 )
 from session_core.text import count
 
@@ -179,7 +180,7 @@ class ItemsView(BlockView):
         self.mode: ItemsMode = "replayed"
         self.transcript = Transcript(format="", path="")
         self.items: Sequence[Item] = []
-        self.ops: dict[str, ToolOp] = {}
+        self.ops: Mapping[str, ToolOp] = {}
         self.folded_ids: frozenset[str] = frozenset()
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
@@ -205,7 +206,7 @@ class ItemsView(BlockView):
         self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
-        self.ops = {op.call_id: op for op in transcript.tool_operations}
+        self.ops = ops_by_call(transcript.tool_operations)
         folded: set[str] = set()
         if self.mode == "raw":
             for compaction in transcript.compactions:

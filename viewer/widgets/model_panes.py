@@ -96,7 +96,7 @@ class OpsPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.ops: list[ToolOp] = []
+        self.ops: Sequence[ToolOp] = []
         self.table = VirtualTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
 
     def compose(self) -> ComposeResult:

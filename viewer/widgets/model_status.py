@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from session_core.model import Transcript
+from session_core.model import Transcript, unsettled_ops
 from session_core.text import count
 
 from ..safe import one_line
@@ -78,8 +78,9 @@ class ModelStatus(Static):
 
         counts = Text(" ", no_wrap=True, end="")
         ops = transcript.tool_operations
-        running = sum(op.state == "running" for op in ops)
-        interrupted = sum(op.state == "interrupted" for op in ops)
+        busy = unsettled_ops(ops)  # (not every operation made for the two counts)
+        running = sum(op.state == "running" for op in busy)
+        interrupted = sum(op.state == "interrupted" for op in busy)
         counts.append(
             f"{count(transcript.lines, 'line')} · {len(transcript.messages):,} sent next · "
             f"{count(len(ops), 'tool op')}"
