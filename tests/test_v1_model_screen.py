@@ -83,6 +83,18 @@ async def story_open(
         yield app, pilot, view
 
 
+@asynccontextmanager
+async def operations_of(path: Path) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen]]:
+    """The app on the crashes file, its tool operations tab shown with every call."""
+    app = TailscopeApp(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = shown(app)
+        await pilot.press("3")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+        yield app, pilot, screen
+
+
 def ids_of(view: ItemsView) -> list[str]:
     return [item.id for item in view.items]
 
@@ -424,12 +436,7 @@ async def test_the_tabs_keep_v1s_keys_and_the_diff_steps(story) -> None:
 
 
 async def test_every_operation_state_and_its_v1_detail(crashes: Path) -> None:
-    app = TailscopeApp(crashes)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await file_loaded(pilot, ModelScreen)
-        screen = shown(app)
-        await pilot.press("3")
-        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+    async with operations_of(crashes) as (app, pilot, screen):
         states = {op.call_id: op.label for op in screen.ops.ops}
         assert states["call_never"] == "never dispatched"
         assert states["call_ok"] == "completed" and states["call_fail"] == "failed"
@@ -472,12 +479,7 @@ async def test_a_opens_an_operations_artifact_and_refuses_elsewhere(crashes: Pat
 
 
 async def test_m_shows_the_call_in_the_conversation(crashes: Path) -> None:
-    app = TailscopeApp(crashes)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await file_loaded(pilot, ModelScreen)
-        screen = shown(app)
-        await pilot.press("3")
-        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+    async with operations_of(crashes) as (_app, pilot, screen):
         await pilot.press("m")
         await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "conversation")
         selected = screen.conversation.selected
