@@ -1,0 +1,653 @@
+"""transcript-v1's neutral model, made from the replay's facts (``V1Model``): items read
+from their lines only when built, operations made only when asked for (``V1Ops``), runs
+with their contexts, compactions and elisions as overlays. The format's declaration and
+its live model are ``formats.v1``."""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from typing import TYPE_CHECKING, Any
+
+from ..events import payload_of
+from ..item_column import ItemFacts, shape_height
+from ..model import (
+    Compaction,
+    Item,
+    Part,
+    Run,
+    RunContext,
+    ToolOp,
+    Transcript,
+    Usage,
+)
+from ..parts import tool_call_part
+from ..text import as_str, count
+
+if TYPE_CHECKING:
+    from ..replay import Compaction as ReplayCompaction
+    from ..replay import Elision, ReplayState
+
+
+from .v1_ops import V1Op, V1Ops
+
+NAME = "transcript-v1"
+
+
+def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> Transcript:
+    """A v1 replay in the neutral model, once (a followed replay keeps a ``V1Model``)."""
+    return V1Model(state).transcript(path, writer_alive)
+
+
+class V1Model:
+    """The neutral model of one replay, kept from one snapshot to the next.
+
+    Its items are packed (``ItemColumn``) from the facts the replay took of each message
+    line (role, lines, tool calls, the call it answers): a line read from the file is not
+    read again for a snapshot, only when its item is built (drawn, copied, searched),
+    with its timestamp. A snapshot takes only the message lines new since the last one
+    and makes again only the tool operations that were not settled yet, each read from
+    its lines only when asked for (``V1Op``): following a big file costs what the new
+    lines cost, not the whole file again.
+    """
+
+    def __init__(self, state: ReplayState) -> None:
+        from ..item_column import ItemColumn
+        from ..usage import UsageTally
+
+        self.state = state
+        self.column = ItemColumn()
+        self.column.facts = _V1Facts(self)
+        self.column_at = array("i")  # per event: its item's index in the column, or -1
+        self.event_of = array("i")  # per item: its event (its position in the replay)
+        # Of the items not reached through their body's position: messages kept as dicts
+        # (not lines), compaction and elision lines.
+        self.index_of: dict[str, int] = {}
+        self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
+        # The call ids tool messages answer, of the operations not settled yet (and of
+        # the calls not dispatched): those whose state it moves.
+        self.answered: set[str] = set()
+        self._let_go_of = 0  # answers let go of since the set was made again
+        self._shared: set[str] = set()  # call ids more than one operation has
+        self.usage = UsageTally()
+        self._events = 0  # events looked at for the column
+        self._compactions: dict[str, ReplayCompaction] = {}
+        self._made: tuple[list[Compaction], list[Compaction]] = ([], [])  # in the model
+        self._elisions_taken = 0  # elision records whose lines are items
+        self._overlays = (0, 0)  # compactions and elisions the built items were marked for
+        self._ops_taken = 0  # dispatch lines taken
+        self._by_call: dict[str, int] = {}  # call id -> its (last) operation
+        self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
+        self._early: set[str] = set()  # call ids dispatched before a message called them
+        self._open: list[int] = []  # operations not settled at the last snapshot
+        self._contexts: list[RunContext] = []  # of the run-context lines, in file order
+        self._started: list[str | None] = []  # each run-context line's ts, in file order
+        self._first: dict[str, int] = {}  # run id -> its first run-context line
+        self._latest: dict[str, int] = {}  # run id -> its last run-context line
+        self._order: list[str] = []  # the run ids, by their first run-context line
+        self._runs_made: list[Run] = []  # each run as the last snapshot made it
+        self._run_keys: list[tuple[Any, ...]] = []  # what it was made from
+
+    def advance(self) -> None:
+        """Take what the replay applied since: its new lines' items and operations (those
+        not settled are made again by the snapshot, for the writer it is told of)."""
+        self._add_lines()
+        self._take_operations()
+
+    def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
+        from ..events import LazyPayload
+        from ..item_column import STICKY, Items
+
+        state = self.state
+        self._add_lines()
+        overlays = (len(state.compactions), len(state.elisions))
+        if overlays != self._overlays:
+            self._overlays = overlays
+            self.column.changed_all()  # their marks are asked for again
+        column, column_at, index_of = self.column, self.column_at, self.index_of
+        flags = column.flags
+        entries = array("l")  # column indexes; -1 - k: own[k] (``Items``)
+        add = entries.append
+        own: list[Item] = []
+        for mid, body, sticky, stub in state.entries:
+            found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
+            if found < 0:
+                item = _item(mid, dict(body), 0)
+                item.sticky, item.stub = sticky, stub
+                own.append(item)
+                add(-len(own))
+                continue
+            # As the raw item it is (the two views share it: an elided one carries its
+            # stub), sticky as the replay says (marked again only where that changed).
+            if bool(flags[found] & STICKY) != bool(sticky):
+                (column.flag if sticky else column.unflag)(found, STICKY)
+            add(found)
+        self.usage.update(state)
+        return Transcript(
+            format=NAME,
+            path=path,
+            meta=dict(state.meta),
+            messages=Items(column, entries=entries, own=own),
+            raw=Items(column),
+            tool_operations=(ops := self._operations(writer_alive)),
+            compactions=self._overlay_records(),
+            runs=self._runs(ops, writer_alive),
+            usage=Usage.of_totals(self.usage.transcript),
+            warnings=list(state.warnings),
+            lines=state.last_line,
+            extra={"grants": state.grants},
+            writer_alive=writer_alive,
+        )
+
+    def _add_lines(self) -> None:
+        """The lines replayed since the last snapshot that are items of the raw view, into
+        the column: each message line (one kept by its span from its facts alone, one
+        kept otherwise, appended live as a dict or its bytes, as its parts), and each
+        compaction and elision line as what it did."""
+        state, column = self.state, self.column
+        events, lines = state.events, state.event_lines
+        source = events.source
+        if column.source is None and source is not None:
+            # (A followed file's source comes with its first lines.) What is read again.
+            from ..parts import PartSource
+
+            def load(span: int) -> list[Part]:
+                return _parts(payload_of(self.envelope_at(span)))
+
+            column.source = PartSource(load)
+        self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
+        kinds = events.kinds
+        start, stop = self._events, len(kinds)
+        if start == stop:
+            return
+        column_at, event_of = self.column_at, self.event_of
+        ids, kept_of, facts = events.ids, events.kept, events.facts
+        shape, calls, code = facts.shape, facts.calls, column.code
+        answered, early = self.answered, self._early
+        by_call, shared, is_settled = self._by_call, self._shared, state.tool_ops.is_settled
+        packed = column.source is not None
+        # The lines kept by their span, appended to the column together (``extend_unread``)
+        # when another kind of item comes, and at the end.
+        at, spans, roles = array("l"), array("q"), array("H")
+        heights, counts = bytearray(), bytearray()
+        idents: list[str | None] = []
+        base = len(column)
+
+        def flush() -> None:
+            if at:
+                column.extend_unread(at, spans, roles, heights, counts, idents)
+                for batch in (at, spans, roles, heights, counts, idents):
+                    del batch[:]
+
+        for position in range(start, stop):
+            kind = kinds[position]
+            if kind == "message":
+                kept = kept_of(position)
+                mid = ids[position]
+                role, height, reasoning, pairs, tcid = shape(position)
+                if packed and type(kept) is int and kept:
+                    if tcid is not None:
+                        height, parts = 2, 1  # its result, alone
+                    else:
+                        others = reasoning + pairs
+                        height = min(shape_height(height, others), 255)
+                        parts = min(1 + others, 255)
+                    index = base + len(at)
+                    at.append(lines[position])
+                    spans.append(kept)
+                    roles.append(code(role))
+                    heights.append(height)
+                    counts.append(parts)
+                    idents.append(mid)
+                else:
+                    flush()
+                    index = self._append_message(position, kept, mid, role)
+                    base = index + 1
+                if tcid is not None:
+                    answered_op = by_call.get(tcid)
+                    if answered_op is None or not is_settled(answered_op) or tcid in shared:
+                        answered.add(tcid)  # (of a settled operation: never asked for)
+                if pairs:
+                    for cid, name in calls(position):
+                        if cid in early:
+                            early.discard(cid)
+                        else:
+                            self._undispatched[cid] = (position, name)
+                column_at[position] = index
+                event_of.append(position)
+            elif kind in ("compaction", "elision"):
+                flush()
+                self._add_overlay(position, kind)
+                base = len(column)
+        flush()
+        self._events = stop
+
+    def _append_message(
+        self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
+    ) -> int:
+        """A message line not kept by its span alone, into the column as its parts."""
+        envelope = self.state.events[position]
+        ts = envelope.get("ts")
+        index = self.column.append(
+            _parts(payload_of(envelope)),
+            int(self.state.event_lines[position]),
+            role=role,
+            ts=ts if isinstance(ts, str) else None,
+            ident=mid,
+            keep=True,
+        )
+        if type(kept) is dict:
+            self.index_of[mid] = index
+        return index
+
+    def _add_overlay(self, position: int, kind: str) -> None:
+        """A compaction or elision line, as the raw view shows it: what it folded (its
+        summary after) or what it stubbed."""
+        state, column = self.state, self.column
+        eid = state.events.ids[position]
+        line = int(state.event_lines[position])
+        self.line_of[eid] = line
+        envelope = state.events[position]
+        ts = envelope.get("ts")
+        if kind == "compaction":
+            record = self._compactions.get(eid)
+            if record is None:  # the ones applied since: taken in
+                for c in state.compactions[len(self._compactions) :]:
+                    self._compactions[c.id] = c
+                record = self._compactions.get(eid)
+            parts = _compaction_parts(record, self.line_of)
+        else:
+            parts = self._elision_parts(eid)
+        index = column.append(
+            parts,
+            line,
+            role="user" if kind == "compaction" else "system",
+            kind=kind,
+            ts=ts if isinstance(ts, str) else None,
+            ident=eid,
+            keep=True,
+        )
+        self.index_of[eid] = index
+        self.column_at[position] = index
+        self.event_of.append(position)
+
+    def _elision_parts(self, eid: str) -> list[Part]:
+        """An elision line's item: each message it stubbed (its line) and the stub, the
+        first ``FOLD_PARTS`` of them (and how many more)."""
+        from ..item_column import FOLD_PARTS
+
+        elisions, taken = self.state.elisions, self._elisions_taken
+        while taken < len(elisions) and elisions[taken].elision_id != eid:
+            taken += 1  # (an elision line applies its records in one go: they are next)
+        end = taken
+        while end < len(elisions) and elisions[end].elision_id == eid:
+            end += 1
+        self._elisions_taken = end
+        parts = []
+        for record in elisions[taken : min(end, taken + FOLD_PARTS)]:
+            at = record.line
+            where = f"line {at:,}" if at is not None else record.message_id[:8]
+            parts.append(Part("other", f"{where} → {record.stub}", name="✂ stubbed"))
+        if end - taken > FOLD_PARTS:
+            parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
+        return parts or [Part("other", "nothing", name="✂ stubbed")]
+
+    def _overlay_records(self) -> list[Compaction]:
+        """The compactions, then the elisions: the new ones made, the others kept."""
+        state, made = self.state, self._made
+        made[0].extend(_compaction(c, self.line_of) for c in state.compactions[len(made[0]) :])
+        made[1].extend(_elision(e, self.line_of) for e in state.elisions[len(made[1]) :])
+        return [*made[0], *made[1]]
+
+    _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
+
+    def envelope_at(self, span: int) -> dict[str, Any]:
+        """The line at ``span`` parsed again (the last one is kept: an item built reads
+        its parts, its timestamp and its flags from it)."""
+        at, envelope = self._line
+        if at != span:
+            from ..indexing import loads_payload
+
+            source = self.state.events.source
+            envelope = loads_payload(source.read(span)) if source is not None else {}
+            envelope = envelope if isinstance(envelope, dict) else {}
+            self._line = (span, envelope)
+        return envelope
+
+    def _envelope_of(self, index: int) -> dict[str, Any]:
+        """The line of item ``index``, parsed (a line kept by its span: read again)."""
+        span = self.column.span[index]
+        if span:
+            try:
+                return self.envelope_at(span)
+            except (OSError, ValueError):
+                return {}
+        envelope: dict[str, Any] = self.state.events[self.event_of[index]]
+        return envelope
+
+    def stamp(self, index: int) -> str | None:
+        """The timestamp of item ``index``'s line."""
+        ts = self._envelope_of(index).get("ts")
+        return ts if isinstance(ts, str) else None
+
+    def flags_of(self, index: int) -> list[str]:
+        """What a message line says of itself beside its content, as marks."""
+        payload = payload_of(self._envelope_of(index))
+        flags = [key for key in ("sysprompt", *_FLAGS) if payload.get(key)]
+        depth = payload.get("depth")
+        if depth is not None:
+            flags.append(f"depth {as_str(depth)}")
+        finish = payload.get("finish-reason")
+        if finish is not None:
+            flags.append(f"finish {as_str(finish)}")
+        return flags
+
+    def marks_of(self, mid: str) -> list[str]:
+        """A message's marks: folded by a compaction, stubbed by an elision."""
+        state = self.state
+        return [
+            m for m, ids in (("folded", state.folded_by), ("elided", state.elided)) if mid in ids
+        ]
+
+    def _take_operations(self) -> None:
+        """The operations dispatched since: their calls no longer undispatched, each
+        findable by its call id, the ones not settled noted (a snapshot makes those
+        again; the settled ones are made when asked for, ``V1Ops``)."""
+        state = self.state
+        records = state.tool_ops
+        taken = self._ops_taken
+        if len(records) == taken:
+            return
+        undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        for index, cid in enumerate(records.call_ids[taken:], taken):
+            if undispatched.pop(cid, None) is None:
+                early.add(cid)  # dispatched before the line that calls it
+            if cid in by_call and cid not in self._shared:  # dispatched again (rare)
+                self._shared.add(cid)
+                self._answer_again(cid)
+            by_call[cid] = index
+        if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
+            self._undispatched = dict(undispatched)
+        is_settled, still = records.is_settled, self._open
+        settled: list[int] = []
+        for index in range(taken, len(records)):
+            (settled if is_settled(index) else still).append(index)
+        self._let_go(settled)
+        self._ops_taken = len(records)
+
+    def _let_go(self, settled: list[int]) -> None:
+        """The answers of these settled operations' calls are not asked for again (an
+        operation's state is its outcome once settled): not kept, unless another
+        operation has the same call id."""
+        answered, shared, call_ids = self.answered, self._shared, self.state.tool_ops.call_ids
+        for index in settled:
+            cid = call_ids[index]
+            if cid in answered and cid not in shared:
+                answered.discard(cid)
+                self._let_go_of += 1
+        if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
+            self.answered = set(answered)  # a set keeps its size: not that of a whole file
+            self._let_go_of = 0
+
+    def _answer_again(self, cid: str) -> bool:
+        """Whether a tool message so far answers ``cid`` (one whose answer was let go of,
+        ``_let_go``): looked for in the replay's facts, and kept again."""
+        facts = self.state.events.facts
+        if any(tcid == cid for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
+            self.answered.add(cid)
+            return True
+        return False
+
+    def _is_answered(self, cid: str) -> bool:
+        return cid in self.answered or (cid in self._by_call and self._answer_again(cid))
+
+    def _operations(self, writer_alive: bool | None) -> V1Ops:
+        """Every operation (``V1Ops``): the ones not settled made again (their state
+        moves with the answers and the writer), the settled ones made when asked for.
+        None is read from its lines until one of its fields that only they hold is asked
+        for (``V1Op``)."""
+        self._take_operations()
+        state = self.state
+        records = state.tool_ops
+        made: dict[int, ToolOp] = {}
+        still: list[int] = []
+        settled: list[int] = []
+        for index in self._open:
+            made[index] = V1Op.of(state, index, self.answered, writer_alive)
+            (still if not records.is_settled(index) else settled).append(index)
+        self._open = still
+        self._let_go(settled)
+        # The calls no dispatch line names, after: a crash state of their own.
+        lines, ids = state.event_lines, state.events.ids
+        never: list[ToolOp] = [
+            ToolOp(
+                call_id=cid,
+                tool=name,
+                state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
+                line=int(lines[position]),
+                message_id=ids[position],
+            )
+            for cid, (position, name) in self._undispatched.items()
+        ]
+        return V1Ops(self, self._ops_taken, made, never)
+
+    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> list[Run]:
+        """A run for each run id, from the run-context line that starts it to the next
+        run's (a later line for the same id gives its context again); its usage is the
+        messages' in between (``UsageTally``). It is running while an operation of it has
+        no result, and so is the last run while the writer lives (interrupted once the
+        writer is gone); else finished."""
+        state = self.state
+        contexts, lines = state.run_contexts, state.event_lines
+        first, latest, order = self._first, self._latest, self._order
+        for index in range(len(self._contexts), len(contexts)):
+            line = int(lines[contexts.event(index)])
+            self._contexts.append(V1RunContext.of(state, index, line))
+            self._started.append(contexts[index].get("ts") or None)
+            run_id = contexts.run_ids[index]
+            if run_id not in first:  # run id -> its first run-context line, and its last
+                first[run_id] = index
+                order.append(run_id)
+            latest[run_id] = index
+        pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
+        messages = state.message_events
+        made, keys = self._runs_made, self._run_keys
+        tallies = self.usage.runs
+        runs: list[Run] = []
+        for number, run_id in enumerate(order):
+            begin = contexts.event(first[run_id])
+            end = contexts.event(first[order[number + 1]]) if number + 1 < len(order) else None
+            run_state: Any = "finished"
+            if run_id in pending or (end is None and writer_alive):
+                run_state = "interrupted" if writer_alive is False else "running"
+            totals = tallies.get(run_id)
+            # A run made for an earlier snapshot is kept while what it shows is the same.
+            key = (latest[run_id], end, run_state, None if totals is None else _tally_key(totals))
+            if end is not None and number < len(made) and keys[number] == key:
+                runs.append(made[number])
+                continue
+            run = Run(
+                id=run_id,
+                state=run_state,
+                line=int(lines[begin]),
+                end_line=None if end is None else int(lines[end]) - 1,
+                started=self._started[first[run_id]],
+                usage=Usage.of_totals(totals) if totals is not None else Usage(),
+                context=self._contexts[latest[run_id]],
+                items=bisect.bisect_left(messages, len(lines) if end is None else end)
+                - bisect.bisect_left(messages, begin),
+            )
+            runs.append(run)
+            if number < len(made):
+                made[number], keys[number] = run, key
+            else:
+                made.append(run)
+                keys.append(key)
+        return runs
+
+
+def _tally_key(totals: Any) -> tuple[Any, ...]:
+    """What a run's ``Usage`` is made of, to tell whether its tally moved."""
+    return (
+        totals.input,
+        totals.output,
+        totals.cache_read,
+        totals.cost,
+        totals.reported,
+        totals.turns,
+        totals.cost_reported,
+    )
+
+
+class _V1Facts(ItemFacts):
+    """What a v1 item is told by the replay when it is built: its marks and usage (from
+    the message's facts), and the timestamp of a line appended unread."""
+
+    def __init__(self, model: V1Model) -> None:
+        self.model = model
+
+    def ts(self, index: int, span: int) -> str | None:
+        return self.model.stamp(index)
+
+    def usage(self, index: int) -> Usage | None:
+        model = self.model
+        position = model.event_of[index]
+        facts = model.state.events.facts
+        if not facts.is_message(position):
+            return None
+        reported = facts.usage(position)
+        if reported is None and facts.role(position) != "assistant":
+            return None
+        return Usage.from_message_usage(reported)
+
+    def marks(self, index: int, ident: str) -> list[str]:
+        model = self.model
+        if model.column.kind_of(index) != "message":
+            return []
+        return [*model.flags_of(index), *model.marks_of(ident)]
+
+    def stub(self, index: int, ident: str) -> str | None:
+        elisions = self.model.state.elided.get(ident)
+        return elisions[-1].stub if elisions else None
+
+
+MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
+
+
+class V1RunContext(RunContext):
+    """A run-context line's facts and its sections' bodies (wherever they are carried),
+    read from the line when asked for: a big file has 10,000s of runs, and their bodies
+    would be kept once each."""
+
+    __slots__ = ("_index", "_state")
+    _state: ReplayState
+    _index: int
+
+    @classmethod
+    def of(cls, state: ReplayState, index: int, line: int) -> V1RunContext:
+        context = cls.__new__(cls)
+        context._state, context._index, context.line = state, index, line
+        return context
+
+    @property
+    def facts(self) -> list[tuple[str, str]]:  # type: ignore[override]
+        record = self._state.run_contexts[self._index]
+        return [(str(k), str(v)) for f in record.get("facts", []) if len(f) == 2 for k, v in [f]]
+
+    @property
+    def sections(self) -> list[tuple[str, str]]:  # type: ignore[override]
+        state = self._state
+        out = []
+        for section in state.run_contexts[self._index].get("sections", []):
+            body = state.run_context_section(str(section.get("digest", "")))
+            out.append((str(section.get("name", "")), body if body is not None else MISSING))
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunContext):
+            return NotImplemented
+        return (self.facts, self.sections, self.line) == (other.facts, other.sections, other.line)
+
+    def __repr__(self) -> str:
+        return f"RunContext(facts={self.facts!r}, sections={self.sections!r}, line={self.line!r})"
+
+
+def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> list[Compaction]:
+    """A v1 replay's compactions, then its elisions, in the neutral model (at their
+    ``lines``, where given: compaction and elision id -> line)."""
+    at = lines or {}
+    return [_compaction(c, at) for c in state.compactions] + [
+        _elision(e, at) for e in state.elisions
+    ]
+
+
+def _compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=c.id,
+        kind="compaction",
+        line=at.get(c.id, 0),
+        summary=c.summary,
+        folded=c.folded,  # (a compaction's lists are not changed once it is applied)
+        kept=c.kept,
+        tokens_before=c.tokens_before,
+        tokens_after=c.tokens_after,
+        ts=c.ts,
+    )
+
+
+def _elision(e: Elision, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=e.elision_id,
+        kind="elision",
+        line=at.get(e.elision_id, 0),
+        summary=e.stub,
+        folded=[e.message_id],
+    )
+
+
+_FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
+
+
+def _compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> list[Part]:
+    """A compaction line's item: what it folded, tokens before and after, its summary."""
+    if record is None:
+        return [Part("other", "not applied", name="compaction")]
+    before = "?" if record.tokens_before is None else f"{record.tokens_before:,}"
+    after = "?" if record.tokens_after is None else f"{record.tokens_after:,}"
+    what = (
+        f"folded {count(len(record.folded), 'message')} (kept {len(record.kept)} sticky)"
+        f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
+    )
+    return [Part("other", what, name="compaction"), Part("text", record.summary)]
+
+
+def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
+    return Item(mid, _role(payload), _parts(payload), line, sticky=bool(payload.get("sticky")))
+
+
+def _role(payload: dict[str, Any]) -> str:
+    """A message's role, as its facts say it (``facts.message_facts``)."""
+    return as_str(payload.get("role")) or "user"
+
+
+def _parts(payload: dict[str, Any]) -> list[Part]:
+    """A message line's parts: its text, its reasoning, its tool calls; a tool message's
+    result (failed where it says ``is-error``). Its facts say as much (``V1Model``
+    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
+    the reasoning is truthy, a call for each tool-call object."""
+    parts = [Part("text", as_str(payload.get("content")))]
+    reasoning = payload.get("reasoning")
+    if reasoning:
+        parts.append(Part("reasoning", as_str(reasoning)))
+    calls = payload.get("tool-calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if isinstance(call, dict):
+                function = call.get("function")
+                function = function if isinstance(function, dict) else {}
+                parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
+    tcid = payload.get("tool-call-id")
+    if tcid is not None:
+        failed = bool(payload.get("is-error"))
+        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
+    return parts

@@ -1,0 +1,249 @@
+"""transcript-v1's tool operations in the neutral model: a record's state, and the
+operations a snapshot makes only when asked for (``V1Ops``, ``V1Op``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+from ..model import (
+    ToolOp,
+    classify_op,
+)
+from ..tool_ops import OpState
+
+if TYPE_CHECKING:
+    from ..replay import ReplayState
+
+
+if TYPE_CHECKING:
+    from .v1_model import V1Model
+
+
+def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:
+    """A v1 operation record's state: its outcome once settled, else what the file shows."""
+    outcome = op.get("outcome") if op.get("settled") else None
+    if op.get("settled") and not isinstance(outcome, str):
+        outcome = "outcome-unknown"
+    return state_of(outcome, answered, writer_alive)
+
+
+def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
+    """A v1 operation's state from its settle's outcome (None: not settled), whether a
+    tool message answers its call and whether the writer is alive."""
+    if outcome is not None:
+        return outcome  # type: ignore[return-value]
+    if answered:
+        return "unsettled-answered"
+    return classify_op(has_result=False, writer_alive=writer_alive)
+
+
+class V1Ops(Sequence[ToolOp]):
+    """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
+    the ones not settled at the snapshot as it made them, each settled one made (a
+    ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
+    file has 100,000s of them: a snapshot does not make them all."""
+
+    __slots__ = (
+        "_answered",
+        "_count",
+        "_made",
+        "_model",
+        "_never",
+        "_never_by_call",
+        "_unsettled",
+    )
+
+    def __init__(
+        self, model: V1Model, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
+    ) -> None:
+        self._model = model
+        self._count = dispatched  # operations of the snapshot (later ones are not in it)
+        self._made = made
+        self._never = never
+        self._answered = model.answered
+        self._never_by_call: dict[str, ToolOp] | None = None
+        self._unsettled = [*made.values(), *never]
+
+    def __len__(self) -> int:
+        return self._count + len(self._never)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolOp: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolOp]: ...
+    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("operation index out of range")
+        if index >= self._count:
+            return self._never[index - self._count]
+        op = self._made.get(index)
+        if op is None:  # settled before the snapshot: its state does not move
+            op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
+        return op
+
+    def __iter__(self) -> Iterator[ToolOp]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def unsettled(self) -> list[ToolOp]:
+        """The operations not settled at the snapshot (and the undispatched calls): the
+        only ones that may be running or interrupted (``model.unsettled_ops``)."""
+        return self._unsettled
+
+    def by_call(self) -> V1OpsByCall:
+        """The operations by call id (``model.ops_by_call``)."""
+        return V1OpsByCall(self)
+
+    def find(self, call_id: str) -> ToolOp | None:
+        """The last operation of the snapshot for ``call_id`` (None: none)."""
+        never = self._never_by_call
+        if never is None:
+            never = self._never_by_call = {op.call_id: op for op in self._never}
+        op = never.get(call_id)
+        if op is not None:
+            return op
+        index = self._model._by_call.get(call_id)
+        if index is None:
+            return None
+        if index >= self._count:  # dispatched again since the snapshot: its last before
+            call_ids = self._model.state.tool_ops.call_ids
+            index = next((i for i in range(self._count - 1, -1, -1) if call_ids[i] == call_id), -1)
+            if index < 0:
+                return None
+        return self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"V1Ops({list(self)!r})"
+
+
+class V1OpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up in what the model keeps."""
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops: V1Ops) -> None:
+        self._ops = ops
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._ops.find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._ops.find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({op.call_id: None for op in self._ops})
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class V1Op(ToolOp):
+    """A v1 operation: its call id, run id and state from what the replay kept of it; its
+    tool, arguments and times read from its lines (``ToolOps``) when first asked for."""
+
+    __slots__ = ("_index", "_read", "_state")
+    _state: ReplayState
+    _index: int
+    _read: bool
+
+    @classmethod
+    def of(
+        cls, state: ReplayState, index: int, answered: set[str], writer_alive: bool | None
+    ) -> V1Op:
+        records = state.tool_ops
+        op = cls.__new__(cls)
+        op._state, op._index, op._read = state, index, False
+        op.call_id = records.call_ids[index]
+        op.run_id = records.run_ids[index]
+        op.state = state_of(records.outcome(index), op.call_id in answered, writer_alive)
+        for name in _FROM_LINES:
+            _SLOTS[name].__set__(op, None)
+        op.sidechain = False
+        for name in (
+            "result",
+            "detail",
+            "result_line",
+            "progress",
+            "subagent",
+            "subagent_line",
+            "subagent_item",
+        ):
+            _SLOTS[name].__set__(op, None)
+        return op
+
+    def record(self) -> dict[str, Any]:
+        """The operation's record as its lines say (``records.operation``)."""
+        record: dict[str, Any] = self._state.tool_ops[self._index]
+        return record
+
+    def _caller(self) -> str | None:
+        """The message that asked for the call: the last before its dispatch line that
+        names it (from the replay's facts: no line read)."""
+        events = self._state.events
+        kinds, facts = events.kinds, events.facts
+        dispatch = self._state.tool_ops.dispatch_event(self._index)
+        for position in range(dispatch - 1, max(-1, dispatch - CALLER_WITHIN), -1):
+            if kinds[position] == "message" and any(
+                cid == self.call_id for cid, _name in facts.calls(position)
+            ):
+                return events.ids[position]
+        return None
+
+    def _fill(self) -> None:
+        record = self.record()
+        duration = record.get("duration")
+        values = {
+            "tool": str(record.get("tool", "")),
+            "arguments": record.get("arguments"),
+            "started": record.get("dispatched-at"),
+            "ended": record.get("settled-at"),
+            "duration": duration if isinstance(duration, int | float) else None,
+            "message_id": self._caller(),
+            "line": int(self._state.event_lines[self._state.tool_ops.dispatch_event(self._index)]),
+        }
+        for name, value in values.items():
+            _SLOTS[name].__set__(self, value)
+        self._read = True
+
+
+class _FromLines:
+    """A ``V1Op`` field read from its lines when first asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.slot = _SLOTS[name]
+
+    def __get__(self, op: V1Op | None, owner: type | None = None) -> Any:
+        if op is None:
+            return self
+        if not op._read:
+            op._fill()
+        return self.slot.__get__(op, V1Op)
+
+    def __set__(self, op: V1Op, value: Any) -> None:
+        if not op._read:
+            op._fill()
+        self.slot.__set__(op, value)
+
+
+_SLOTS: dict[str, Any] = {name: ToolOp.__dict__[name] for name in ToolOp.__slots__}
+_FROM_LINES = ("tool", "arguments", "started", "ended", "duration", "message_id", "line")
+CALLER_WITHIN = 10_000  # lines before its dispatch a call's message is looked for
+for _name in _FROM_LINES:
+    setattr(V1Op, _name, _FromLines(_name))
