@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .formats.v1_ops import op_state
+from .formats.v1.ops import op_state
 from .message_usage import MessageUsage, v1_usage
 from .model import STATE_LABELS, STATE_TONES
 from .replay import Compaction, ReplayState, payload_of

@@ -14,7 +14,7 @@ from helpers import each_snapshot_afresh, follow_into, neutral
 
 from session_core.formats import V1, by_name
 from session_core.formats.v1 import V1Live
-from session_core.formats.v1_model import V1Model
+from session_core.formats.v1.model import V1Model
 from session_core.model import Transcript
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -21,7 +21,7 @@ from textual.widgets import TabbedContent
 
 from session_core.formats import V1
 from session_core.formats.v1 import V1Live
-from session_core.formats.v1_ops import V1Op
+from session_core.formats.v1.ops import V1Op
 from session_core.model import ToolOp
 from session_core.replay import ReplayState
 from session_core.text import count

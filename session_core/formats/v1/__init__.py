@@ -9,19 +9,19 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-from ..model import (
+from ...model import (
     Transcript,
 )
-from ..text import count
-from .base import Builder, LiveModel, TranscriptFormat
-from .v1_model import NAME, V1Model, transcript_of
+from ...text import count
+from ..base import Builder, LiveModel, TranscriptFormat
+from .model import NAME, V1Model, transcript_of
 
 if TYPE_CHECKING:
-    from ..exportdoc import Document, View
-    from ..following import FollowUpdate
-    from ..peeking import PeekResult
-    from ..replay import ReplayState
-    from ..scan import FileRead
+    from ...exportdoc import Document, View
+    from ...following import FollowUpdate
+    from ...peeking import PeekResult
+    from ...replay import ReplayState
+    from ...scan import FileRead
 
 TAIL = 1 << 20  # bytes of a big file's end its first screen shows (v1's lines are dense)
 
@@ -31,14 +31,14 @@ class V1Builder(Builder):
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
-        from ..replay import ReplayState
+        from ...replay import ReplayState
 
         self.state = ReplayState(path)
         self._model: V1Model | None = None
 
     def feed(self, record: dict[str, Any], line: int) -> None:
-        from ..errors import TranscriptError
-        from ..reader import check_envelope
+        from ...errors import TranscriptError
+        from ...reader import check_envelope
 
         state = self.state
         try:
@@ -62,7 +62,7 @@ class V1Live(LiveModel):
 
     def __init__(self, fmt: TranscriptFormat, path: str) -> None:
         super().__init__(fmt, path)
-        from ..live import LiveTranscript
+        from ...live import LiveTranscript
 
         self.replay = LiveTranscript(path)
         self._model: V1Model | None = None
@@ -107,7 +107,7 @@ class V1Format(TranscriptFormat):
         return V1Live(self, path)
 
     def _state(self, path: str | os.PathLike[str]) -> ReplayState:
-        from ..reader import replay_file
+        from ...reader import replay_file
 
         return replay_file(path, tolerate_tail=True)
 
@@ -119,19 +119,19 @@ class V1Format(TranscriptFormat):
         """A big file's first screen: its last ``window`` bytes (at most ``TAIL``)
         replayed leniently (what refers to lines before them is skipped; lines are not
         numbered yet)."""
-        from ..tailwindow import preview_state, read_tail_window
+        from ...tailwindow import preview_state, read_tail_window
 
         where = os.fspath(path)
         end = read_tail_window(where, min(window, TAIL))
         return transcript_of(preview_state(end, where), where, None)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
-        from ..views import replay_json
+        from ...views import replay_json
 
         return replay_json(self._state(path), writer_alive=self.writer_alive(path))
 
     def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
-        from ..views import write_replay
+        from ...views import write_replay
 
         write_replay(self._state(path), out, writer_alive=self.writer_alive(path))
 
@@ -147,22 +147,22 @@ class V1Format(TranscriptFormat):
         return note
 
     def peek_into(self, result: PeekResult) -> None:
-        from ..peeking import peek_v1
+        from ...peeking import peek_v1
 
         peek_v1(result)
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
-        from ..exportdoc import v1_document
+        from ...exportdoc import v1_document
 
         where = os.fspath(path)
         return v1_document(self._state(where), where, view)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
-        from ..diff import render_diff
+        from ...diff import render_diff
 
         return render_diff(self._state(path), os.fspath(path))
 
     def summarise_file(self, read: FileRead) -> None:
-        from .. import scan
+        from ... import scan
 
         scan.v1_summary(read)

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
-from ..model import (
+from ...model import (
     ToolOp,
     classify_op,
 )
-from ..tool_ops import OpState
+from ...tool_ops import OpState
 
 if TYPE_CHECKING:
-    from ..replay import ReplayState
+    from ...replay import ReplayState
 
 
 if TYPE_CHECKING:
-    from .v1_model import V1Model
+    from .model import V1Model
 
 
 def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:

@@ -9,9 +9,9 @@ import bisect
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from ..events import payload_of
-from ..item_column import ItemFacts, shape_height
-from ..model import (
+from ...events import payload_of
+from ...item_column import ItemFacts, shape_height
+from ...model import (
     Compaction,
     Item,
     Part,
@@ -21,15 +21,15 @@ from ..model import (
     Transcript,
     Usage,
 )
-from ..parts import tool_call_part
-from ..text import as_str, count
+from ...parts import tool_call_part
+from ...text import as_str, count
 
 if TYPE_CHECKING:
-    from ..replay import Compaction as ReplayCompaction
-    from ..replay import Elision, ReplayState
+    from ...replay import Compaction as ReplayCompaction
+    from ...replay import Elision, ReplayState
 
 
-from .v1_ops import V1Op, V1Ops
+from .ops import V1Op, V1Ops
 
 NAME = "transcript-v1"
 
@@ -52,8 +52,8 @@ class V1Model:
     """
 
     def __init__(self, state: ReplayState) -> None:
-        from ..item_column import ItemColumn
-        from ..usage import UsageTally
+        from ...item_column import ItemColumn
+        from ...usage import UsageTally
 
         self.state = state
         self.column = ItemColumn()
@@ -95,8 +95,8 @@ class V1Model:
         self._take_operations()
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
-        from ..events import LazyPayload
-        from ..item_column import STICKY, Items
+        from ...events import LazyPayload
+        from ...item_column import STICKY, Items
 
         state = self.state
         self._add_lines()
@@ -149,7 +149,7 @@ class V1Model:
         source = events.source
         if column.source is None and source is not None:
             # (A followed file's source comes with its first lines.) What is read again.
-            from ..parts import PartSource
+            from ...parts import PartSource
 
             def load(span: int) -> list[Part]:
                 return _parts(payload_of(self.envelope_at(span)))
@@ -274,7 +274,7 @@ class V1Model:
     def _elision_parts(self, eid: str) -> list[Part]:
         """An elision line's item: each message it stubbed (its line) and the stub, the
         first ``FOLD_PARTS`` of them (and how many more)."""
-        from ..item_column import FOLD_PARTS
+        from ...item_column import FOLD_PARTS
 
         elisions, taken = self.state.elisions, self._elisions_taken
         while taken < len(elisions) and elisions[taken].elision_id != eid:
@@ -306,7 +306,7 @@ class V1Model:
         its parts, its timestamp and its flags from it)."""
         at, envelope = self._line
         if at != span:
-            from ..indexing import loads_payload
+            from ...indexing import loads_payload
 
             source = self.state.events.source
             envelope = loads_payload(source.read(span)) if source is not None else {}
