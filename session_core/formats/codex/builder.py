@@ -109,19 +109,33 @@ class CodexBuilder(CodexResponses):
         if not spans or self.raw.source is None:
             super().take_lines(raws, numbers, spans)
             return
-        decode = lines.decode
+        decode, decode_ascii = lines.decode, lines.decode_ascii
         rules = _TYPED
         orjson_path = Builder.feed_line
+        block: object = None  # the block the last line was a view into, and whether it
+        ascii_block = False  # is all ASCII (then its lines are decoded as views, uncopied)
         for raw_line, line, span in zip(raws, numbers, spans, strict=True):
-            raw = bytes(raw_line)
             self.span = span
-            self.line_bytes = len(raw)
-            if not span or raw[:1] != b"{" or raw.endswith(b"\r"):
-                self.take_line(raw, line)
+            size = self.line_bytes = len(raw_line)
+            if not span or not size or raw_line[0] != 123 or raw_line[-1] == 13:  # "{", CR
+                self.take_line(bytes(raw_line), line)
                 continue
             if line > self.lines:
                 self.lines = line
-            decoded = decode(raw)
+            raw: bytes | memoryview
+            if type(raw_line) is memoryview:
+                if raw_line.obj is not block:
+                    block = raw_line.obj
+                    ascii_block = isinstance(block, bytes) and block.isascii()
+                if ascii_block:
+                    raw = raw_line
+                    decoded = decode_ascii(raw)
+                else:
+                    raw = bytes(raw_line)
+                    decoded = decode(raw)
+            else:
+                raw = raw_line
+                decoded = decode(raw)
             if decoded is not None:
                 payload = decoded.payload  # ``_typed``'s, inline: once for every line
                 try:
@@ -130,7 +144,7 @@ class CodexBuilder(CodexResponses):
                 except Exception as err:
                     self._unreadable(err, orjson.loads(raw), line, decoded.timestamp)
                     continue
-            orjson_path(self, raw, line)
+            orjson_path(self, bytes(raw), line)
 
     def _typed(self, decoded: lines.Line, raw: bytes, line: int) -> bool:
         """A typed line read by its kind's rules; False when it does not fit their facts
@@ -292,7 +306,7 @@ class CodexBuilder(CodexResponses):
         self._add(parts, line, "system", "event", ts)
 
     def _typed_token_count(
-        self, payload: lines.TokenCount, raw: bytes, line: int, ts: str | None
+        self, payload: lines.TokenCount, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         info = payload.info
         if info is None and (payload.input_tokens or payload.output_tokens):
@@ -313,19 +327,27 @@ class CodexBuilder(CodexResponses):
         return True
 
     def _typed_said(
-        self, payload: lines.UserMessage | lines.AgentMessage, raw: bytes, line: int, ts: str | None
+        self,
+        payload: lines.UserMessage | lines.AgentMessage,
+        raw: bytes | memoryview,
+        line: int,
+        ts: str | None,
     ) -> bool:
         self._legacy(lines.TAG[type(payload)], payload.message, line, ts)
         return True
 
     def _typed_thought(
-        self, payload: lines.AgentReasoning, raw: bytes, line: int, ts: str | None
+        self, payload: lines.AgentReasoning, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         self._legacy("agent_reasoning", payload.text, line, ts)
         return True
 
     def _typed_turn(
-        self, payload: lines.TaskStarted | lines.Ended, raw: bytes, line: int, ts: str | None
+        self,
+        payload: lines.TaskStarted | lines.Ended,
+        raw: bytes | memoryview,
+        line: int,
+        ts: str | None,
     ) -> bool:
         if type(payload) is lines.TaskStarted:
             self._start_run(payload.turn_id, line, ts)
@@ -479,7 +501,7 @@ class CodexBuilder(CodexResponses):
 
 
 # Each typed payload's rules, by its Struct (a turn context's payload is left Raw).
-_TYPED: dict[type, Callable[[CodexBuilder, Any, bytes, int, str | None], bool]] = {
+_TYPED: dict[type, Callable[[CodexBuilder, Any, bytes | memoryview, int, str | None], bool]] = {
     lines.TokenCount: CodexBuilder._typed_token_count,
     lines.UserMessage: CodexBuilder._typed_said,
     lines.AgentMessage: CodexBuilder._typed_said,

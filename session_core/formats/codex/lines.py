@@ -219,6 +219,15 @@ def decode(raw: bytes) -> Line | None:
     return line
 
 
+def decode_ascii(raw: bytes | memoryview) -> Line | None:
+    """``decode`` of a line known to be ASCII (no UTF-8 to check), from its bytes or a
+    view of them."""
+    try:
+        return _decode(raw)
+    except msgspec.MsgspecError:
+        return None
+
+
 def rest_is_utf8(raw: bytes, payload: msgspec.Raw) -> bool:
     """Is a line valid UTF-8 outside its payload (whose bytes were checked otherwise)?"""
     end = len(raw) - 1
@@ -252,6 +261,7 @@ __all__ = [
     "TokenInfo",
     "block_texts",
     "decode",
+    "decode_ascii",
     "rest_is_utf8",
     "text_blocks",
 ]

@@ -121,7 +121,9 @@ class CodexResponses(CodexCalls):
                 kind, part.call_id or item_id, tool, payload.get("status"), index, line, ts, part
             )
 
-    def _typed_output(self, payload: lines.Output, raw: bytes, line: int, ts: str | None) -> bool:
+    def _typed_output(
+        self, payload: lines.Output, raw: bytes | memoryview, line: int, ts: str | None
+    ) -> bool:
         kind = lines.TAG[type(payload)]
         outcome = decode_output(payload.output)
         call_id = payload.call_id
@@ -130,7 +132,9 @@ class CodexResponses(CodexCalls):
         self._output(call_id, outcome, index, line, ts, None)
         return True
 
-    def _typed_call(self, payload: lines.Call, raw: bytes, line: int, ts: str | None) -> bool:
+    def _typed_call(
+        self, payload: lines.Call, raw: bytes | memoryview, line: int, ts: str | None
+    ) -> bool:
         kind = lines.TAG[type(payload)]
         if not payload.call_id and not payload.id:  # named by its line: kept whole
             if type(payload) is not lines.WebSearchCall:
@@ -159,7 +163,9 @@ class CodexResponses(CodexCalls):
         self._response(record, line, ts)
         return True
 
-    def _typed_message(self, payload: lines.Message, raw: bytes, line: int, ts: str | None) -> bool:
+    def _typed_message(
+        self, payload: lines.Message, raw: bytes | memoryview, line: int, ts: str | None
+    ) -> bool:
         texts = text_blocks(payload.content)
         if texts is None:
             return False  # a block that is not text: the dict path reads it
@@ -170,7 +176,7 @@ class CodexResponses(CodexCalls):
         return True
 
     def _typed_reasoning(
-        self, payload: lines.Reasoning, raw: bytes, line: int, ts: str | None
+        self, payload: lines.Reasoning, raw: bytes | memoryview, line: int, ts: str | None
     ) -> bool:
         summary = block_texts(payload.summary)
         encrypted = payload.encrypted_content

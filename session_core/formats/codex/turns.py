@@ -97,10 +97,13 @@ class CodexTurns(CodexState):
         turn, model = turn_id_and_model(payload)
         self._context(context, parts, turn, model, line, ts)
 
-    def _typed_context(self, payload: msgspec.Raw, raw: bytes, line: int, ts: str | None) -> bool:
+    def _typed_context(
+        self, payload: msgspec.Raw, raw: bytes | memoryview, line: int, ts: str | None
+    ) -> bool:
         # A turn's context is written again before every model request, the same bytes:
         # those are not parsed again (its first time, it is keyed as the dict path keys it).
-        if not raw.isascii() and not lines.rest_is_utf8(raw, payload):
+        # (A view is of an all-ASCII block: no UTF-8 to check.)
+        if type(raw) is bytes and not raw.isascii() and not lines.rest_is_utf8(raw, payload):
             return False
         if payload == self.context_raw:
             context, turn, model = self.context_facts
@@ -113,7 +116,9 @@ class CodexTurns(CodexState):
                 return False
             context = self._context_for(context_key(parsed), parsed, line)
             turn, model = turn_id_and_model(parsed)
-            self.context_raw, self.context_facts = payload, (context, turn, model)
+            # A copy: a payload decoded from a view would keep the whole block it is in.
+            self.context_raw = msgspec.Raw(bytes(payload))
+            self.context_facts = (context, turn, model)
         self._context(context, _PACKED, turn, model, line, ts)
         return True
 
