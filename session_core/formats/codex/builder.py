@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from ...item_column import FOLDED_MARK, Items, folded_height
+from ...item_column import FOLDED_MARK, Items, shape_height
 from ...model import Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
@@ -122,6 +122,8 @@ class CodexBuilder(CodexResponses):
                 continue
             if line > self.lines:
                 self.lines = line
+            if size == self.context_size and self._repeated_context(raw_line, line):
+                continue
             raw: bytes | memoryview
             if type(raw_line) is memoryview:
                 if raw_line.obj is not block:
@@ -359,21 +361,24 @@ class CodexBuilder(CodexResponses):
     def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
         """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
         role = _LEGACY[kind]
-        part = Part("reasoning" if kind == "agent_reasoning" else "text", text)
+        thought = kind == "agent_reasoning"
         if kind == "user_message":
             if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
                 if self.implicit:
                     self._end_implicit(self.runs[self.open_run])
                 self._prompted(line, ts)
             self._prompt(text)
+        if self.best < EVENT and self._by_span():
+            # Shown from the response items: its item read again by span, its height that
+            # of its one part (``folded_height``'s, without making the part).
+            height = 2 if thought else shape_height(text.count("\n") + 1, 0)
+            self.raw.append_packed(line, self.span, self.raw.code(role), self.event, 0, ts, height)
+            return
+        part = Part("reasoning" if thought else "text", text)
         if self.best >= EVENT:
             self.best = EVENT
             self.tier_view[EVENT].append(Item(f"L{line}", role, [part], line, ts=ts))
             self.lazy([part])  # kept in that view: its long text stays in the file
-        elif self._by_span():  # shown from the response items: its item read again by span
-            height = folded_height((part,))
-            self.raw.append_packed(line, self.span, self.raw.code(role), self.event, 0, ts, height)
-            return
         self._add([part], line, role, "event", ts)
 
     def _prompt(self, text: str) -> None:

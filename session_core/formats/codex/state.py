@@ -68,6 +68,10 @@ class CodexState(Builder):
         # The latest typed turn context's payload (its bytes) and its context, turn, model.
         self.context_raw: msgspec.Raw | None = None
         self.context_facts: tuple[RunContext, str | None, str | None] = (RunContext(), None, None)
+        # That line's length and what ends it (the payload and its ``}``): a line of that
+        # length that is the same context again is known without decoding it.
+        self.context_size = -1
+        self.context_tail = b""
         self.section_texts: dict[str, str] = {}
         self.last_sections: list[tuple[str, str]] = []  # the latest new context's
         # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).

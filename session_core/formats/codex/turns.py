@@ -4,6 +4,7 @@ their contexts (``turn_context`` lines, one copy of what repeats), and each
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -23,6 +24,11 @@ _FIXED = {
     text: [Part("other", text, name="token_count")]
     for text in (tokens.REPEAT, tokens.NO_USAGE, tokens.NO_LIMITS_ONLY)
 }
+# A turn context line's head as writers write it, its timestamp a JSON string of
+# printable ASCII with no escapes (so that the text is the value).
+_CONTEXT_HEAD = re.compile(
+    rb'\{"timestamp":"([\x20\x21\x23-\x5b\x5d-\x7e]*)","type":"turn_context","payload":'
+)
 _CONTEXT_CACHE = 4096  # distinct turn contexts remembered (repeats share one)
 
 
@@ -107,6 +113,7 @@ class CodexTurns(CodexState):
             return False
         if payload == self.context_raw:
             context, turn, model = self.context_facts
+            self.context_size = len(raw)
         else:
             try:
                 parsed = orjson.loads(memoryview(payload))  # it checks the payload's UTF-8
@@ -119,7 +126,25 @@ class CodexTurns(CodexState):
             # A copy: a payload decoded from a view would keep the whole block it is in.
             self.context_raw = msgspec.Raw(bytes(payload))
             self.context_facts = (context, turn, model)
+            self.context_size, self.context_tail = len(raw), bytes(payload) + b"}"
         self._context(context, _PACKED, turn, model, line, ts)
+        return True
+
+    def _repeated_context(self, raw: bytes | memoryview, line: int) -> bool:
+        """A line that is the latest typed turn context's payload again, behind a plain
+        ``{"timestamp": ..., "type": "turn_context", "payload": `` (a repeat, as most
+        are): read as ``_typed_context`` reads it, without decoding its payload (those
+        bytes were read already). False, nothing done, for any other line."""
+        head = _CONTEXT_HEAD.match(raw)
+        tail = self.context_tail
+        if head is None or len(raw) != head.end() + len(tail):
+            return False
+        if type(raw) is memoryview:
+            raw = bytes(raw)  # (a view compared with bytes goes a byte at a time)
+        if not raw.endswith(tail):
+            return False
+        context, turn, model = self.context_facts
+        self._context(context, _PACKED, turn, model, line, head.group(1).decode())
         return True
 
     def _context_for(self, key: int, payload: dict[str, Any], line: int) -> RunContext:
