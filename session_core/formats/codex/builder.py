@@ -96,6 +96,8 @@ class CodexBuilder(CodexResponses):
         # The typed path needs the line's span: what it does not decode is read again
         # from the file (every item it makes is packed by span).
         if self.span and self.raw.source is not None:
+            if len(raw) == self.context_size and self._repeated_context(raw, line):
+                return
             decoded = lines.decode(raw)
             if decoded is not None and self._typed(decoded, raw, line):
                 return  # else it does not fit the rules' facts: nothing was done
