@@ -348,6 +348,71 @@ def test_a_repeated_context_is_one_context_both_ways(tmp_path: Path) -> None:
     assert t.extra["run-contexts"][0]["line"] == 3
 
 
+def test_a_context_repeated_byte_for_byte_is_known_without_decoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A turn context of the last one's length, its head plain and its tail the same
+    # bytes, is read without decoding; a line of that length that is anything else (a
+    # changed byte, another key order, an escaped or broken timestamp) is decoded.
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1", model="gpt-5.1-codex", effort="low")
+    w.message("user", "hi")
+    w.task_complete("t1")
+    first = Path(w.path).read_bytes().split(b"\n")[2]
+    assert first.startswith(b'{"timestamp":"') and b'"effort":"low"' in first
+    ts_end = first.index(b'","type"')
+    again = first[:14] + b"2026-02-23T13:00:00.000Z" + first[ts_end:]
+    assert len(again) == len(first)
+    changed = again.replace(b'"model":"gpt-5.1-codex"', b'"model":"gpt-5.1-codey"')
+    reordered = (
+        b'{"type":"turn_context","timestamp":"'
+        + again[14:ts_end]
+        + b'"'
+        + again[again.index(b',"payload"') :]
+    )
+    escaped = again.replace(b"00.000Z", b"\\u0030Z")
+    broken = again.replace(b"T13:00", b"T1\x01:00")
+    odd = [again, changed, reordered, escaped, broken, again]
+    assert all(len(line) == len(first) for line in odd)
+    other = RolloutWriter(tmp_path / "answer.jsonl")
+    other.message("assistant", "ok")  # its item names the model the context before named
+    answer = Path(other.path).read_bytes().rstrip(b"\n")
+    with open(w.path, "ab") as fh:
+        fh.write(b"".join(line + b"\n" + answer + b"\n" for line in odd))
+    taken: list[bool] = []
+    real = CodexBuilder._repeated_context
+
+    def spy(self: CodexBuilder, raw: bytes | memoryview, line: int) -> bool:
+        taken.append(real(self, raw, line))
+        return taken[-1]
+
+    monkeypatch.setattr(CodexBuilder, "_repeated_context", spy)
+    assert_same(w.path)
+    t = load(w.path, typed=True)
+    assert taken.count(True) >= 2  # both plain repeats
+    shown = list(t.raw)[-2 * len(odd) :]
+    kinds = [i.kind for i in shown[::2]]
+    assert kinds == ["context", "context", "context", "context", "record", "context"]
+    models = [i.model for i in shown[1::2]]
+    assert models == ["gpt-5.1-codex", "gpt-5.1-codey", *["gpt-5.1-codex"] * 4]
+    assert shown[6].ts == "2026-02-23T13:00:0Z"  # the escape read as JSON
+    # The live path (``take_lines``, lines as views into their block) says the same.
+    live = CODEX.live(os.fspath(w.path))
+    from session_core.following import _Tail
+
+    tail = _Tail(os.fspath(w.path), parse=False)
+    try:
+        while (update := tail.step(1 << 20)) is not None:
+            live.apply(update)
+            if update.caught_up:
+                break
+    finally:
+        tail.close()
+    assert snapshot(live.transcript(False)) == snapshot(t)
+
+
 # -- hypothesis: the story's lines with fields replaced by other JSON values ----------------
 
 _json = json_values(ints=2**70, infinity=False, width=3, key_size=5, leaves=6)
