@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
@@ -132,7 +132,7 @@ def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
 
 
 def replay_file(
-    path: str | os.PathLike[str], *, tolerate_tail: bool, keep: str = "spans"
+    path: str | os.PathLike[str], *, tolerate_tail: bool, keep: str = "spans", facts: bool = False
 ) -> ReplayState:
     """Replay a v1 file read-only, as ``load`` would after its repair.
 
@@ -141,14 +141,18 @@ def replay_file(
     The state keeps each line as its span in the file, read back from a
     descriptor of the inode replayed (``keep="spans"``), or as its bytes
     (``keep="bytes"``).
+
+    With ``facts``, every message line's facts (``events.facts``) are taken by the index
+    pass itself, for a caller that reads them all (``tailscope replay``'s operation
+    states and usage), instead of each line being read again when first asked for.
     """
     where = os.fspath(path)
-    state = ReplayState(where, lazy_facts=True)
+    state = ReplayState(where, lazy_facts=not facts)
     fh = open_transcript(where)
     with gc_pause.paused():
         if keep == "spans":
             state.events.source = LineSource(os.dup(fh.fileno()))
-        return _replay_into(state, fh, where, tolerate_tail, keep == "spans")
+        return _replay_into(state, fh, where, tolerate_tail, keep == "spans", facts)
 
 
 def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[list[bytes], bool]]:
@@ -174,7 +178,12 @@ def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[list[bytes], bo
 
 
 def _replay_into(
-    state: ReplayState, fh: IO[bytes], where: str, tolerate_tail: bool, spans: bool = False
+    state: ReplayState,
+    fh: IO[bytes],
+    where: str,
+    tolerate_tail: bool,
+    spans: bool = False,
+    facts: bool = False,
 ) -> ReplayState:
     """Feed every line of ``fh`` to ``state``.
 
@@ -183,6 +192,7 @@ def _replay_into(
     natively) and is applied here, inline, as ``ReplayState.feed_indexed`` would;
     any other line, or one the index pass does not take in full, is parsed with
     orjson and fed the plain way (``ReplayState.feed``), which says what is wrong.
+    With ``facts`` a message line's facts are taken here too (``indexing.FACTS``).
     """
     events = state.events
     with fh:
@@ -191,7 +201,9 @@ def _replay_into(
         number = 0
         offset = 0  # where the next line starts in the file
         loads = orjson.loads
-        decode = indexing.LAZY.decode
+        decode = (indexing.FACTS if facts else indexing.LAZY).decode
+        message_fields = indexing.message_fields
+        facts_column = events.facts
         failed = indexing.IndexError_
         utf8_ok = indexing.utf8_ok
         strings = state.strings
@@ -243,6 +255,10 @@ def _replay_into(
                                 )
                                 entries_append((eid, LazyPayload(events, at), sticky, None))
                                 message_events_append(at)
+                                if facts:
+                                    facts_column.pad(at)
+                                    taken = cast("indexing.FactsBody | None", body)
+                                    facts_column.take_fields(message_fields(taken, strings))
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""

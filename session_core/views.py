@@ -46,10 +46,14 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
 
     def ops(pending: bool = False) -> Iterator[dict[str, Any]]:
         # Copies, one at a time: the records are the state's own (built from their lines
-        # once), and a big file has 100,000s of them.
-        for op in state.tool_ops:
-            if not (pending and op["settled"]):
-                yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+        # once), and a big file has 100,000s of them. The pending list builds only the
+        # unsettled (the replay knows which, without reading a line).
+        tool_ops = state.tool_ops
+        for index in range(len(tool_ops)):
+            if pending and tool_ops.is_settled(index):
+                continue
+            op = tool_ops[index]
+            yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
 
     usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME

@@ -106,10 +106,10 @@ class V1Format(TranscriptFormat):
     def live(self, path: str) -> LiveModel:
         return V1Live(self, path)
 
-    def _state(self, path: str | os.PathLike[str]) -> ReplayState:
+    def _state(self, path: str | os.PathLike[str], facts: bool = False) -> ReplayState:
         from ...reader import replay_file
 
-        return replay_file(path, tolerate_tail=True)
+        return replay_file(path, tolerate_tail=True, facts=facts)
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         where = os.fspath(path)
@@ -133,7 +133,9 @@ class V1Format(TranscriptFormat):
     def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
         from ...views import write_replay
 
-        write_replay(self._state(path), out, writer_alive=self.writer_alive(path))
+        # Its operation states and usage read every message line's facts: taken as read.
+        state = self._state(path, facts=True)
+        write_replay(state, out, writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
         # The replay's counts, not its JSON view: a check reads no message body.
