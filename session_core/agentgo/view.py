@@ -10,7 +10,7 @@ something asks for it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..text import as_str
@@ -291,60 +291,76 @@ class AgentGoView:
     def to_json(self) -> dict[str, Any]:
         """The view as ``tailscope replay`` prints it for this format."""
         return {
-            "format": "agentgo-v1",
-            "meta": {
-                "session-id": self.session_id,
-                "version": self.version,
-                "started": self.started,
-            },
-            "messages": [
+            key: list(value) if isinstance(value, Iterator) else value
+            for key, value in self.json_parts()
+        }
+
+    def json_parts(self) -> Iterator[tuple[str, Any]]:
+        """``to_json``'s keys in order, its long lists as iterators (each message and
+        call read again from its record only when it is reached: ``views.write_parts``
+        writes a big session's view an element at a time)."""
+        yield "format", "agentgo-v1"
+        yield (
+            "meta",
+            {"session-id": self.session_id, "version": self.version, "started": self.started},
+        )
+        yield (
+            "messages",
+            (
                 {"seq": m.seq, "run-id": m.run_id, "time": m.time, **m.message}
                 for m in self.messages
-            ],
-            "runs": [
-                {
-                    "run-id": run.id,
-                    "status": self.run_status(run.id),
-                    "outcome": run.outcome(),
-                    "first-seq": run.first_seq,
-                    "last-seq": run.last_seq,
-                    "started": run.first_time,
-                    "last-time": run.last_time,
-                    "records": run.records,
-                    "turns": run.turns,
-                    "calls": len(run.calls),
-                }
-                for run in (self.runs[r] for r in self.run_order)
-            ],
-            "calls": [
-                {
-                    "run-id": call.run_id,
-                    "id": call.id,
-                    "attempt": call.attempt,
-                    "kind": call.kind,
-                    "parent-id": call.parent_id,
-                    "status": call.status,
-                    "first-seq": call.first_seq,
-                    "request": call.request,
-                    "result": call.result,
-                    "tool-start": call.tool_start,
-                    "tool-invoke": call.tool_invoke,
-                    "tool-end": call.tool_end,
-                    "retries": call.retries,
-                    "recovery": call.recovery,
-                }
-                for call in (self.calls[k] for k in self.call_order)
-            ],
-            "checkpoints": [
+            ),
+        )
+        yield "runs", (self._run_json(self.runs[r]) for r in self.run_order)
+        yield "calls", (self._call_json(self.calls[k]) for k in self.call_order)
+        yield (
+            "checkpoints",
+            (
                 {"seq": c.seq, "run-id": c.run_id, "time": c.time, "snapshot": c.snapshot}
                 for c in self.checkpoints
-            ],
-            "context-events": [
+            ),
+        )
+        yield (
+            "context-events",
+            [
                 {"seq": seq, "run-id": run, "type": kind, "data": data}
                 for seq, run, kind, data in self.context_events
             ],
-            "gaps": self.gaps(),
-            "warnings": list(self.warnings),
+        )
+        yield "gaps", self.gaps()
+        yield "warnings", list(self.warnings)
+
+    def _run_json(self, run: Run) -> dict[str, Any]:
+        return {
+            "run-id": run.id,
+            "status": self.run_status(run.id),
+            "outcome": run.outcome(),
+            "first-seq": run.first_seq,
+            "last-seq": run.last_seq,
+            "started": run.first_time,
+            "last-time": run.last_time,
+            "records": run.records,
+            "turns": run.turns,
+            "calls": len(run.calls),
+        }
+
+    @staticmethod
+    def _call_json(call: Call) -> dict[str, Any]:
+        return {
+            "run-id": call.run_id,
+            "id": call.id,
+            "attempt": call.attempt,
+            "kind": call.kind,
+            "parent-id": call.parent_id,
+            "status": call.status,
+            "first-seq": call.first_seq,
+            "request": call.request,
+            "result": call.result,
+            "tool-start": call.tool_start,
+            "tool-invoke": call.tool_invoke,
+            "tool-end": call.tool_end,
+            "retries": call.retries,
+            "recovery": call.recovery,
         }
 
 

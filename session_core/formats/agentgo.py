@@ -5,8 +5,9 @@ its neutral model (``AgentGoModel``), kept a snapshot at a time while a file is 
 from __future__ import annotations
 
 import bisect
+import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
@@ -138,21 +139,37 @@ class AgentGoFormat(TranscriptFormat):
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         from ..gc_pause import paused
-        from ..writers import writer_holds_lock
 
-        where = os.fspath(path)
-        view = self._view(where, None)
         with paused():  # everything it reads again is kept in the result: none is cyclic
-            out = view.to_json()  # the format's own keys, as they always were
-            shared = transcript_of(view, where, writer_holds_lock(where)).to_json()
-        for key in ("tool-operations", "compactions", "usage"):
-            out[key] = shared[key]
-        return out
+            return {
+                key: list(value) if isinstance(value, Iterator) else value
+                for key, value in self._replay_parts(os.fspath(path))
+            }
 
     def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
-        from ..views import dump_json
+        """``dump_json(replay_json(path))``, byte for byte, written a message and a call at
+        a time: a big session's replay is never held whole."""
+        from ..gc_pause import paused
+        from ..views import write_parts
 
-        out.write(dump_json(self.replay_json(path)))
+        with paused():
+            parts = self._replay_parts(os.fspath(path))
+            first = next(parts)  # the file is read whole (or refused) before a byte is out
+            write_parts(itertools.chain((first,), parts), out)
+
+    def _replay_parts(self, where: str) -> Iterator[tuple[str, Any]]:
+        """The format's own keys (the view's, as they always were), then the shared keys
+        the neutral model makes: its tool operations, compactions (none) and usage. The
+        view's are read with ``writer_alive`` unknown, the shared ones with the lock's
+        word, as ``tailscope replay`` always has."""
+        from ..writers import writer_holds_lock
+
+        view = self._view(where, None)
+        yield from view.json_parts()
+        ops, tally = AgentGoModel(view).operations(writer_holds_lock(where))
+        yield "tool-operations", (op.to_json() for op in ops)
+        yield "compactions", []
+        yield "usage", Usage.of_totals(tally.transcript).to_json()
 
     def check(self, path: str | os.PathLike[str]) -> str:
         """Read strictly, streaming: what the note says is counted, no record is kept."""
@@ -345,16 +362,8 @@ class AgentGoModel:
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
         view = self.view
-        view.writer_alive = writer_alive
         self._take_messages()
-        self._take_calls()
-        ops = self._ops
-        for index in list(self._pending):
-            op = ops[index]
-            state = self._state(view.calls[view.call_order[index]])
-            if state != op.state:
-                ops[index] = AgentGoOp.of(view.calls[view.call_order[index]], state)
-        tally = self._tally()
+        ops, tally = self.operations(writer_alive)
         runs = []
         for run_id in view.run_order:
             run = view.runs[run_id]
@@ -384,13 +393,27 @@ class AgentGoModel:
             meta={"session-id": view.session_id, "version": view.version, "started": view.started},
             messages=Items(self.column, n),
             raw=Items(self.column, n),
-            tool_operations=[ops[index] for index in self._op_order],
+            tool_operations=ops,
             runs=runs,
             usage=Usage.of_totals(tally.transcript),
             warnings=list(view.warnings),
             lines=len(view.records),
             writer_alive=writer_alive,
         )
+
+    def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
+        """The tool operations and usage totals as of now (what a snapshot shows of the
+        calls; its messages are the column's, not needed for these)."""
+        view = self.view
+        view.writer_alive = writer_alive
+        self._take_calls()
+        ops = self._ops
+        for index in list(self._pending):
+            op = ops[index]
+            state = self._state(view.calls[view.call_order[index]])
+            if state != op.state:
+                ops[index] = AgentGoOp.of(view.calls[view.call_order[index]], state)
+        return [ops[index] for index in self._op_order], self._tally()
 
     def _take_messages(self) -> None:
         """The committed messages not taken as they were fed, into the column (read
