@@ -403,7 +403,7 @@ class Transcript:
     raw: Sequence[Item] = field(default_factory=list)  # every line, file order
     # (a list, or a sequence that makes each operation when asked for: v1's)
     tool_operations: Sequence[ToolOp] = field(default_factory=list)
-    compactions: list[Compaction] = field(default_factory=list)  # compactions and elisions
+    compactions: Sequence[Compaction] = field(default_factory=list)  # and elisions
     runs: list[Run] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  # the file's own responses
     subagents: list[Subagent] = field(default_factory=list)

@@ -10,6 +10,7 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
+from ...indexed import Indexed
 from ...item_column import ItemFacts, shape_height
 from ...model import (
     Compaction,
@@ -72,7 +73,7 @@ class V1Model:
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
-        self._made: tuple[list[Compaction], list[Compaction]] = ([], [])  # in the model
+        self._made: list[Compaction] = []  # the compactions in the model
         self._elisions_taken = 0  # elision records whose lines are items
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
@@ -82,11 +83,16 @@ class V1Model:
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
         self._started: list[str | None] = []  # each run-context line's ts, in file order
-        self._first: dict[str, int] = {}  # run id -> its first run-context line
+        self._number: dict[str, int] = {}  # run id -> its place among the runs
+        self._first = array("l")  # per run: its first run-context line
         self._latest: dict[str, int] = {}  # run id -> its last run-context line
         self._order: list[str] = []  # the run ids, by their first run-context line
         self._runs_made: list[Run] = []  # each run as the last snapshot made it
-        self._run_keys: list[tuple[Any, ...]] = []  # what it was made from
+        # What moves a run made before: the runs with a call still out (then), the run
+        # the messages were tallied to (then), the operations looked at (their runs).
+        self._pending_runs: set[str] = set()
+        self._tallied_to: str | None = None
+        self._ops_seen = 0
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -292,12 +298,12 @@ class V1Model:
             parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
         return parts or [Part("other", "nothing", name="✂ stubbed")]
 
-    def _overlay_records(self) -> list[Compaction]:
-        """The compactions, then the elisions: the new ones made, the others kept."""
+    def _overlay_records(self) -> Overlays:
+        """The compactions (the new ones made, the others kept), then the elisions, each
+        made when asked for: a big file has 10,000s of them, an object each was MBs."""
         state, made = self.state, self._made
-        made[0].extend(_compaction(c, self.line_of) for c in state.compactions[len(made[0]) :])
-        made[1].extend(_elision(e, self.line_of) for e in state.elisions[len(made[1]) :])
-        return [*made[0], *made[1]]
+        made.extend(_compaction(c, self.line_of) for c in state.compactions[len(made) :])
+        return Overlays(made, state.elisions, len(state.elisions), self.line_of)
 
     _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
 
@@ -436,67 +442,67 @@ class V1Model:
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
         no result, and so is the last run while the writer lives (interrupted once the
-        writer is gone); else finished."""
+        writer is gone); else finished.
+
+        Made again are only the runs something since the last snapshot can have moved
+        (a new context line of theirs, the messages tallied to them, an operation of
+        theirs, a call of theirs out then or now, the last two runs): following a file
+        with 10,000s of runs costs what its new lines touch."""
         state = self.state
         contexts, lines = state.run_contexts, state.event_lines
-        first, latest, order = self._first, self._latest, self._order
+        number, first, latest, order = self._number, self._first, self._latest, self._order
+        made = self._runs_made
+        touched: set[str | None] = set()
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
             self._contexts.append(V1RunContext.of(state, index, line))
             self._started.append(contexts[index].get("ts") or None)
             run_id = contexts.run_ids[index]
-            if run_id not in first:  # run id -> its first run-context line, and its last
-                first[run_id] = index
+            if run_id not in number:  # run id -> its first run-context line, and its last
+                number[run_id] = len(order)
+                first.append(index)
                 order.append(run_id)
             latest[run_id] = index
+            touched.add(run_id)
+        if len(made) < len(order) and made:
+            touched.add(order[len(made) - 1])  # it ends where the next one starts now
+        if order:
+            touched.add(order[-1])
         pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
+        touched |= pending | self._pending_runs
+        self._pending_runs = {run_id for run_id in pending if run_id is not None}
+        if self._tallied_to is not None:
+            touched.add(self._tallied_to)
+        self._tallied_to = self.usage.run
+        op_runs = state.tool_ops.run_ids
+        touched.update(op_runs[self._ops_seen :])
+        self._ops_seen = len(op_runs)
+        # (Each new run is among those touched: the placeholders are made below.)
+        made.extend([None] * (len(order) - len(made)))  # type: ignore[list-item]
         messages = state.message_events
-        made, keys = self._runs_made, self._run_keys
         tallies = self.usage.runs
-        runs: list[Run] = []
-        for number, run_id in enumerate(order):
-            begin = contexts.event(first[run_id])
-            end = contexts.event(first[order[number + 1]]) if number + 1 < len(order) else None
+        for moved in touched:
+            at = number.get(moved) if moved is not None else None
+            if moved is None or at is None:
+                continue  # (the messages before any run, or an operation's unknown run)
+            begin = contexts.event(first[at])
+            end = contexts.event(first[at + 1]) if at + 1 < len(order) else None
             run_state: Any = "finished"
-            if run_id in pending or (end is None and writer_alive):
+            if moved in pending or (end is None and writer_alive):
                 run_state = "interrupted" if writer_alive is False else "running"
-            totals = tallies.get(run_id)
-            # A run made for an earlier snapshot is kept while what it shows is the same.
-            key = (latest[run_id], end, run_state, None if totals is None else _tally_key(totals))
-            if end is not None and number < len(made) and keys[number] == key:
-                runs.append(made[number])
-                continue
-            run = Run(
-                id=run_id,
+            totals = tallies.get(moved)
+            made[at] = Run(
+                id=moved,
                 state=run_state,
                 line=int(lines[begin]),
                 end_line=None if end is None else int(lines[end]) - 1,
-                started=self._started[first[run_id]],
+                started=self._started[first[at]],
                 usage=Usage.of_totals(totals) if totals is not None else Usage(),
-                context=self._contexts[latest[run_id]],
+                context=self._contexts[latest[moved]],
                 items=bisect.bisect_left(messages, len(lines) if end is None else end)
                 - bisect.bisect_left(messages, begin),
             )
-            runs.append(run)
-            if number < len(made):
-                made[number], keys[number] = run, key
-            else:
-                made.append(run)
-                keys.append(key)
-        return runs
-
-
-def _tally_key(totals: Any) -> tuple[Any, ...]:
-    """What a run's ``Usage`` is made of, to tell whether its tally moved."""
-    return (
-        totals.input,
-        totals.output,
-        totals.cache_read,
-        totals.cost,
-        totals.reported,
-        totals.turns,
-        totals.cost_reported,
-    )
+        return list(made)
 
 
 class _V1Facts(ItemFacts):
@@ -579,6 +585,27 @@ def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> l
     return [_compaction(c, at) for c in state.compactions] + [
         _elision(e, at) for e in state.elisions
     ]
+
+
+class Overlays(Indexed[Compaction]):
+    """A snapshot's compactions (made), then its first ``n`` elisions, each made from
+    the replay's record when indexed."""
+
+    __slots__ = ("_elisions", "_lines", "_made", "_n")
+
+    def __init__(
+        self, made: list[Compaction], elisions: list[Elision], n: int, lines: dict[str, int]
+    ) -> None:
+        self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
+
+    def __len__(self) -> int:
+        return len(self._made) + self._n
+
+    def _one(self, index: int) -> Compaction:
+        made = self._made
+        if index < len(made):
+            return made[index]
+        return _elision(self._elisions[index - len(made)], self._lines)
 
 
 def _compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
