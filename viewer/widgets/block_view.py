@@ -95,7 +95,9 @@ class BlockView(LineList):
             self.cursor = -1
         elif at_end:
             self.cursor = count - 1
-            self.stick_to_end = True
+            # At the end now, in the frame that shows the blocks (a big file's end is its
+            # first screen), and again once the new height is laid out.
+            self.scroll_to_end()
             self.call_after_refresh(self.scroll_to_end)
         elif keep_key is not None:
             self.cursor = self._find_key(keep_key, old)
