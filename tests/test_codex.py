@@ -20,7 +20,7 @@ from codex_writer import (
     usage,
     zst_copy,
 )
-from helpers import fingerprint
+from helpers import fingerprint, follow_into
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -290,17 +290,8 @@ def test_cache_writes_are_part_of_the_input_counted_once(tmp_path: Path) -> None
 
 def _live(path: Path) -> Transcript:
     """The file as the viewer reads it: raw batches with their spans, fed live."""
-    from session_core.following import _Tail
-
     live = CODEX.live(os.fspath(path))
-    tail = _Tail(os.fspath(path), parse=False)
-    try:
-        while (update := tail.step(1 << 20)) is not None:
-            live.apply(update)
-            if update.caught_up:
-                break
-    finally:
-        tail.close()
+    follow_into(live.apply, path, 1 << 20, parse=False)
     return live.transcript(writer_alive=False)
 
 

@@ -27,6 +27,7 @@ from codex_writer import (
     story,
     turnless_story,
 )
+from helpers import follow_into
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -400,16 +401,7 @@ def test_a_context_repeated_byte_for_byte_is_known_without_decoding(
     assert shown[6].ts == "2026-02-23T13:00:0Z"  # the escape read as JSON
     # The live path (``take_lines``, lines as views into their block) says the same.
     live = CODEX.live(os.fspath(w.path))
-    from session_core.following import _Tail
-
-    tail = _Tail(os.fspath(w.path), parse=False)
-    try:
-        while (update := tail.step(1 << 20)) is not None:
-            live.apply(update)
-            if update.caught_up:
-                break
-    finally:
-        tail.close()
+    follow_into(live.apply, w.path, 1 << 20, parse=False)
     assert snapshot(live.transcript(False)) == snapshot(t)
 
 
