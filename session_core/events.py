@@ -115,16 +115,7 @@ class Events(BuiltOnDemand):
         strings: dict[str, str] | None = None,
     ) -> None:
         """Keep one envelope; given its message ``payload``, take its facts now."""
-        others = self._others
-        if isinstance(item, int):
-            self._spans.append(item)
-            if others is not None:
-                others.append(None)
-        else:
-            if others is None:
-                others = self._others = [None] * len(self._spans)
-            self._spans.append(0)
-            others.append(item)
+        self._keep(item)
         self.kinds.append(kind)
         self.ids.append(eid)
         if payload is None:
@@ -136,16 +127,7 @@ class Events(BuiltOnDemand):
         self, item: bytes | int, kind: str, eid: str, fields: tuple[Any, ...] | None
     ) -> None:
         """``append`` for a line the index pass took: its facts (if taken) as fields."""
-        if isinstance(item, int):
-            self._spans.append(item)
-            if self._others is not None:
-                self._others.append(None)
-        else:
-            others = self._others
-            if others is None:
-                others = self._others = [None] * len(self._spans)
-            self._spans.append(0)
-            others.append(item)
+        self._keep(item)
         self.kinds.append(kind)
         self.ids.append(eid)
         if fields is None:
@@ -153,13 +135,22 @@ class Events(BuiltOnDemand):
         else:
             self.facts.take_fields(fields)
 
-    def keep_line(self, raw: bytes) -> None:
-        """Keep a line as its bytes (the reader's loop; ``kinds`` and ``ids`` are its)."""
+    def _keep(self, item: dict[str, Any] | bytes | int) -> None:
+        """Keep a line by its span, or as its dict or bytes (making ``_others`` on the first)."""
         others = self._others
+        if isinstance(item, int):
+            self._spans.append(item)
+            if others is not None:
+                others.append(None)
+            return
         if others is None:
             others = self._others = [None] * len(self._spans)
         self._spans.append(0)
-        others.append(raw)
+        others.append(item)
+
+    def keep_line(self, raw: bytes) -> None:
+        """Keep a line as its bytes (the reader's loop; ``kinds`` and ``ids`` are its)."""
+        self._keep(raw)
 
     def pad_facts(self) -> None:
         """Give every line appended without facts (the reader's loop) its empty facts."""
