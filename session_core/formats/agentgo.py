@@ -19,7 +19,7 @@ from ..parts import tool_call_part
 from ..text import count
 from ..times import seconds_between
 from ..tool_ops import OpField, OpState
-from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat
+from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
 
 if TYPE_CHECKING:
     from ..agentgo.calls import Call
@@ -176,13 +176,11 @@ class AgentGoFormat(TranscriptFormat):
         from ..agentgo.reader import read_view
 
         view = read_view(path, keep=False)
-        note = f"{NAME}, {count(len(view.messages), 'message')}"
+        parts = [NAME, count(len(view.messages), "message")]
         gaps = len(view.gaps())
         if gaps:
-            note += f", {count(gaps, 'gap')} (runs or calls without their terminal event)"
-        for warning in view.warnings:
-            note += f"; warning: {warning}"
-        return note
+            parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
+        return note_of(parts, view.warnings)
 
     def peek_into(self, result: PeekResult) -> None:
         from ..peeking import peek_agentgo

@@ -364,8 +364,12 @@ def check_note(transcript: Transcript) -> str:
             parts.append(f"{pending} running")
     if transcript.compactions:
         parts.append(count(len(transcript.compactions), "compaction"))
+    return note_of(parts, transcript.warnings)
+
+
+def note_of(parts: Sequence[str], warnings: Sequence[str]) -> str:
+    """A check note: its counts, then the first warnings and how many more there are."""
     note = ", ".join(parts)
-    warnings = transcript.warnings
     for warning in warnings[:NOTE_WARNINGS]:
         note += f"; warning: {warning}"
     if len(warnings) > NOTE_WARNINGS:

@@ -13,7 +13,7 @@ from ...model import (
     Transcript,
 )
 from ...text import count
-from ..base import Builder, LiveModel, TranscriptFormat
+from ..base import Builder, LiveModel, TranscriptFormat, note_of
 from .model import NAME, V1Model, transcript_of
 
 if TYPE_CHECKING:
@@ -140,13 +140,10 @@ class V1Format(TranscriptFormat):
     def check(self, path: str | os.PathLike[str]) -> str:
         # The replay's counts, not its JSON view: a check reads no message body.
         state = self._state(path)
-        note = f"{NAME}, {count(len(state.entries), 'message')}"
-        pending = state.pending_count
-        if pending:
-            note += f", {count(pending, 'tool operation')} pending"
-        for warning in state.warnings:
-            note += f"; warning: {warning}"
-        return note
+        parts = [NAME, count(len(state.entries), "message")]
+        if state.pending_count:
+            parts.append(f"{count(state.pending_count, 'tool operation')} pending")
+        return note_of(parts, state.warnings)
 
     def peek_into(self, result: PeekResult) -> None:
         from ...peeking import peek_v1
