@@ -36,8 +36,9 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     What the shared keys need of every message line (the calls tool messages answered,
     usage) comes from the packed facts, not from an object per message.
     """
-    from .formats.v1.model import NAME, compactions_of
+    from .formats.v1.model import NAME
     from .formats.v1.ops import op_state
+    from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
 

@@ -10,7 +10,6 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
-from ...indexed import Indexed
 from ...item_column import ItemFacts, shape_height
 from ...model import (
     Compaction,
@@ -27,10 +26,12 @@ from ...text import as_str, count
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
-    from ...replay import Elision, ReplayState
+    from ...replay import ReplayState
 
 
+from .contexts import V1RunContext
 from .ops import V1Op, V1Ops
+from .overlays import Overlays, compaction_parts, made_compaction
 
 NAME = "transcript-v1"
 
@@ -261,7 +262,7 @@ class V1Model:
                 for c in state.compactions[len(self._compactions) :]:
                     self._compactions[c.id] = c
                 record = self._compactions.get(eid)
-            parts = _compaction_parts(record, self.line_of)
+            parts = compaction_parts(record, self.line_of)
         else:
             parts = self._elision_parts(eid)
         index = column.append(
@@ -302,7 +303,7 @@ class V1Model:
         """The compactions (the new ones made, the others kept), then the elisions, each
         made when asked for: a big file has 10,000s of them, an object each was MBs."""
         state, made = self.state, self._made
-        made.extend(_compaction(c, self.line_of) for c in state.compactions[len(made) :])
+        made.extend(made_compaction(c, self.line_of) for c in state.compactions[len(made) :])
         return Overlays(made, state.elisions, len(state.elisions), self.line_of)
 
     _line: tuple[int, dict[str, Any]] = (0, {})  # the last line read again: its span, parsed
@@ -537,115 +538,7 @@ class _V1Facts(ItemFacts):
         return elisions[-1].stub if elisions else None
 
 
-MISSING = "[this section's body is not in the transcript]"  # the line carrying it is gone
-
-
-class V1RunContext(RunContext):
-    """A run-context line's facts and its sections' bodies (wherever they are carried),
-    read from the line when asked for: a big file has 10,000s of runs, and their bodies
-    would be kept once each."""
-
-    __slots__ = ("_index", "_state")
-    _state: ReplayState
-    _index: int
-
-    @classmethod
-    def of(cls, state: ReplayState, index: int, line: int) -> V1RunContext:
-        context = cls.__new__(cls)
-        context._state, context._index, context.line = state, index, line
-        return context
-
-    @property
-    def facts(self) -> list[tuple[str, str]]:  # type: ignore[override]
-        record = self._state.run_contexts[self._index]
-        return [(str(k), str(v)) for f in record.get("facts", []) if len(f) == 2 for k, v in [f]]
-
-    @property
-    def sections(self) -> list[tuple[str, str]]:  # type: ignore[override]
-        state = self._state
-        out = []
-        for section in state.run_contexts[self._index].get("sections", []):
-            body = state.run_context_section(str(section.get("digest", "")))
-            out.append((str(section.get("name", "")), body if body is not None else MISSING))
-        return out
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RunContext):
-            return NotImplemented
-        return (self.facts, self.sections, self.line) == (other.facts, other.sections, other.line)
-
-    def __repr__(self) -> str:
-        return f"RunContext(facts={self.facts!r}, sections={self.sections!r}, line={self.line!r})"
-
-
-def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> list[Compaction]:
-    """A v1 replay's compactions, then its elisions, in the neutral model (at their
-    ``lines``, where given: compaction and elision id -> line)."""
-    at = lines or {}
-    return [_compaction(c, at) for c in state.compactions] + [
-        _elision(e, at) for e in state.elisions
-    ]
-
-
-class Overlays(Indexed[Compaction]):
-    """A snapshot's compactions (made), then its first ``n`` elisions, each made from
-    the replay's record when indexed."""
-
-    __slots__ = ("_elisions", "_lines", "_made", "_n")
-
-    def __init__(
-        self, made: list[Compaction], elisions: list[Elision], n: int, lines: dict[str, int]
-    ) -> None:
-        self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
-
-    def __len__(self) -> int:
-        return len(self._made) + self._n
-
-    def _one(self, index: int) -> Compaction:
-        made = self._made
-        if index < len(made):
-            return made[index]
-        return _elision(self._elisions[index - len(made)], self._lines)
-
-
-def _compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
-    return Compaction(
-        id=c.id,
-        kind="compaction",
-        line=at.get(c.id, 0),
-        summary=c.summary,
-        folded=c.folded,  # (a compaction's lists are not changed once it is applied)
-        kept=c.kept,
-        tokens_before=c.tokens_before,
-        tokens_after=c.tokens_after,
-        ts=c.ts,
-    )
-
-
-def _elision(e: Elision, at: dict[str, int]) -> Compaction:
-    return Compaction(
-        id=e.elision_id,
-        kind="elision",
-        line=at.get(e.elision_id, 0),
-        summary=e.stub,
-        folded=[e.message_id],
-    )
-
-
 _FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
-
-
-def _compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> list[Part]:
-    """A compaction line's item: what it folded, tokens before and after, its summary."""
-    if record is None:
-        return [Part("other", "not applied", name="compaction")]
-    before = "?" if record.tokens_before is None else f"{record.tokens_before:,}"
-    after = "?" if record.tokens_after is None else f"{record.tokens_after:,}"
-    what = (
-        f"folded {count(len(record.folded), 'message')} (kept {len(record.kept)} sticky)"
-        f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
-    )
-    return [Part("other", what, name="compaction"), Part("text", record.summary)]
 
 
 def _item(mid: str, payload: dict[str, Any], line: int) -> Item:

@@ -1,0 +1,81 @@
+"""transcript-v1's compactions and elisions in the neutral model: the overlays a snapshot
+indexes (``Overlays``: an elision made only when read), and a compaction line's parts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...indexed import Indexed
+from ...model import Compaction, Part
+from ...text import count
+
+if TYPE_CHECKING:
+    from ...replay import Compaction as ReplayCompaction
+    from ...replay import Elision, ReplayState
+
+
+def compactions_of(state: ReplayState, lines: dict[str, int] | None = None) -> list[Compaction]:
+    """A v1 replay's compactions, then its elisions, in the neutral model (at their
+    ``lines``, where given: compaction and elision id -> line)."""
+    at = lines or {}
+    return [made_compaction(c, at) for c in state.compactions] + [
+        made_elision(e, at) for e in state.elisions
+    ]
+
+
+class Overlays(Indexed[Compaction]):
+    """A snapshot's compactions (made), then its first ``n`` elisions, each made from
+    the replay's record when indexed."""
+
+    __slots__ = ("_elisions", "_lines", "_made", "_n")
+
+    def __init__(
+        self, made: list[Compaction], elisions: list[Elision], n: int, lines: dict[str, int]
+    ) -> None:
+        self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
+
+    def __len__(self) -> int:
+        return len(self._made) + self._n
+
+    def _one(self, index: int) -> Compaction:
+        made = self._made
+        if index < len(made):
+            return made[index]
+        return made_elision(self._elisions[index - len(made)], self._lines)
+
+
+def made_compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=c.id,
+        kind="compaction",
+        line=at.get(c.id, 0),
+        summary=c.summary,
+        folded=c.folded,  # (a compaction's lists are not changed once it is applied)
+        kept=c.kept,
+        tokens_before=c.tokens_before,
+        tokens_after=c.tokens_after,
+        ts=c.ts,
+    )
+
+
+def made_elision(e: Elision, at: dict[str, int]) -> Compaction:
+    return Compaction(
+        id=e.elision_id,
+        kind="elision",
+        line=at.get(e.elision_id, 0),
+        summary=e.stub,
+        folded=[e.message_id],
+    )
+
+
+def compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> list[Part]:
+    """A compaction line's item: what it folded, tokens before and after, its summary."""
+    if record is None:
+        return [Part("other", "not applied", name="compaction")]
+    before = "?" if record.tokens_before is None else f"{record.tokens_before:,}"
+    after = "?" if record.tokens_after is None else f"{record.tokens_after:,}"
+    what = (
+        f"folded {count(len(record.folded), 'message')} (kept {len(record.kept)} sticky)"
+        f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
+    )
+    return [Part("other", what, name="compaction"), Part("text", record.summary)]
