@@ -257,6 +257,12 @@ class Item:
 
 # -- compactions, runs ---------------------------------------------------------------
 
+# The marks that say why an item of the raw view is no longer sent: folded into a
+# compaction's summary, or dropped by a rollback (a Codex ``thread_rolled_back``, shown as
+# a compaction whose trigger is "rollback").
+FOLDED, ROLLED_BACK = "folded", "rolled-back"
+NOT_SENT_MARKS = (FOLDED, ROLLED_BACK)
+
 
 @dataclass(slots=True)
 class Compaction:
@@ -458,6 +464,9 @@ class Transcript:
 
 
 __all__ = [
+    "FOLDED",
+    "NOT_SENT_MARKS",
+    "ROLLED_BACK",
     "STATE_LABELS",
     "STATE_TONES",
     "Compaction",

@@ -23,6 +23,8 @@ from textual.worker import get_current_worker
 
 from session_core.item_column import FOLD_LINES, FOLD_PARTS, Items, folded_height
 from session_core.model import (
+    FOLDED,
+    NOT_SENT_MARKS,
     STATE_TONES,
     Item,
     Part,
@@ -289,7 +291,7 @@ class ItemsView(BlockView):
 
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
-        return item.id in self.folded_ids or "folded" in item.marks
+        return item.id in self.folded_ids or any(m in item.marks for m in NOT_SENT_MARKS)
 
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
@@ -371,8 +373,8 @@ class ItemsView(BlockView):
         marks = list(item.marks)
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
-        if item.id in self.folded_ids and "folded" not in marks:
-            marks.append("folded")
+        if item.id in self.folded_ids and not any(m in marks for m in NOT_SENT_MARKS):
+            marks.append(FOLDED)
         if marks:
             text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
         facts = [f"line {item.line:,}"] if item.line else []
