@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...model import Transcript
-from ..base import AgentFormat, Builder, feed_file, fill_peek
-from .subagents import attach, beside_session
+from ..base import AgentFormat, Builder, LiveModel, feed_file, fill_peek
+from .subagents import SubagentsLive, attach, beside_session
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
@@ -83,6 +83,9 @@ class ClaudeCodeFormat(AgentFormat):
         from .builder import ClaudeCodeBuilder
 
         return ClaudeCodeBuilder(path)
+
+    def live(self, path: str) -> LiveModel:
+        return SubagentsLive(self, path)
 
     def read(
         self, path: str | os.PathLike[str], *, writer_alive: bool | None, subagents: bool
