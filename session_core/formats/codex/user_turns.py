@@ -104,19 +104,27 @@ def first_turn(view: Sequence[Entry], shape: Shape) -> int:
 
 def rollback_cut(view: Sequence[Entry], shape: Shape, turns: int) -> int:
     """Where the view ends once its newest ``turns`` user turns are dropped (``len(view)``
-    when there are none to drop). Only user-role entries are read, from the end back."""
+    when there are none to drop). Read from the end back, only as far as the turn before
+    the cut (a long view's older messages are not read again)."""
     if turns <= 0:
         return len(view)
-    starts: list[int] = []  # turn starts, newest first (a rollback is rare: all of them)
-    for position in range(len(view) - 1, -1, -1):
+    found = 0
+    cut = len(view)
+    position = len(view) - 1
+    while position >= 0 and found < turns:
         if _starts(view[position], shape):
-            starts.append(position)
-    if not starts:
+            found += 1
+            cut = position
+        position -= 1
+    if not found:
         return len(view)
-    first = starts[-1]
-    cut = starts[turns - 1] if turns <= len(starts) else first
-    while cut > first and _context_update(view[cut - 1], shape):
-        cut -= 1
+    # The context injected for the first dropped turn goes with it, unless no turn comes
+    # before it: what precedes the first turn is the session's prefix, never dropped.
+    above = cut
+    while above > 0 and _context_update(view[above - 1], shape):
+        above -= 1
+    if any(_starts(view[p], shape) for p in range(above - 1, -1, -1)):
+        return above
     return cut
 
 
