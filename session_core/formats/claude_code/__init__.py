@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...model import Transcript
 from ..base import AgentFormat, Builder, LiveModel, feed_file, fill_peek
-from .subagents import SubagentsLive, attach, beside_session
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
@@ -85,6 +84,8 @@ class ClaudeCodeFormat(AgentFormat):
         return ClaudeCodeBuilder(path)
 
     def live(self, path: str) -> LiveModel:
+        from .subagents import SubagentsLive
+
         return SubagentsLive(self, path)
 
     def read(
@@ -99,6 +100,8 @@ class ClaudeCodeFormat(AgentFormat):
             feed_file(builder, where)
             transcript = builder.transcript(writer_alive)
         if subagents:
+            from .subagents import attach
+
             attach(transcript, builder)
         return transcript
 
@@ -116,6 +119,8 @@ class ClaudeCodeFormat(AgentFormat):
             return here.name.startswith("agent-")
         if "subagents" in here.parent.parts[-4:-1]:
             return True  # deeper: subagents/workflows/<run>/agent-*.jsonl (later 2.1.x)
+        from .subagents import beside_session
+
         return beside_session(path)
 
     def discover(self, root: str) -> list[str] | None:
