@@ -5,15 +5,16 @@ whose).
 
 Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent.
 Their usage is read (read-only, with the same builder) when a whole file is opened, and
-for a followed file once it has caught up and then every few seconds (``SubagentsLive``:
-a file that did not change is not read again), within a bound of files and bytes.
+for a followed file once it has caught up and then every few seconds (``SubagentsLive``,
+a ``LinkedLive``: a file that did not change is not read again), within a bound of files
+and bytes.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,11 +23,10 @@ import orjson
 from ...errors import TranscriptError
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
-from ..base import LiveModel, feed_file
+from ..base import LinkedLive, feed_file
 from .usage import fold
 
 if TYPE_CHECKING:
-    from ...following import FollowUpdate
     from .builder import ClaudeCodeBuilder
     from .sidechains import InFile
 
@@ -149,42 +149,24 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
         )
 
 
-class SubagentsLive(LiveModel):
-    """A followed session with its subagents: linked (and their files' usage read) once
-    the file has caught up, then again at most every ``REFRESH`` seconds, each file read
-    again only when it changed. While the file loads, snapshots are the file's alone."""
-
-    REFRESH = 2.0
+class SubagentsLive(LinkedLive):
+    """A followed session with its subagents (``LinkedLive``), each subagent file read
+    again only when it changed since it was last read."""
 
     def __init__(self, fmt: Any, path: str) -> None:
         super().__init__(fmt, path)
-        self.caught_up = False
         self._cache: ReadCache = {}
-        self._linked: tuple[list[Subagent], list[str]] | None = None
-        self._linked_at = 0.0
 
-    def apply(self, update: FollowUpdate) -> bool:
-        reset = super().apply(update)
-        if reset:
-            self._linked = None
-        self.caught_up = self.caught_up or update.caught_up
-        return reset
+    def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
+        before = len(transcript.warnings)
+        attach(transcript, self.builder, self._cache)  # type: ignore[arg-type]
+        agents, warnings = list(transcript.subagents), transcript.warnings[before:]
 
-    def transcript(self, writer_alive: bool | None = None) -> Transcript:
-        transcript = self.builder.transcript(writer_alive)
-        if not self.caught_up:
-            return transcript
-        now = time.monotonic()
-        if self._linked is None or now - self._linked_at >= self.REFRESH:
-            before = len(transcript.warnings)
-            attach(transcript, self.builder, self._cache)  # type: ignore[arg-type]
-            self._linked = (list(transcript.subagents), transcript.warnings[before:])
-            self._linked_at = now
-        else:
-            agents, warnings = self._linked
-            transcript.subagents.extend(agents)
-            transcript.warnings.extend(warnings)
-        return transcript
+        def again(later: Transcript) -> None:
+            later.subagents.extend(agents)
+            later.warnings.extend(warnings)
+
+        return again
 
 
 def _description(op: ToolOp) -> str | None:
