@@ -5,6 +5,7 @@ only when they change, and at most every ``REFRESH`` seconds."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_code_writer import STORY_USAGE, SUBAGENT_USAGE, CCWriter, story, text, usage
@@ -35,6 +36,19 @@ def followed(path: Path) -> tuple[subagents.SubagentsLive, list[Transcript]]:
     return live, seen
 
 
+def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[Any, ...]]:
+    """The calls of ``subagents.<name>`` from now on (each one's arguments)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(subagents, name)
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(subagents, name, counted)
+    return calls
+
+
 def test_linked_once_caught_up_as_a_whole_read_links_them(tmp_path: Path) -> None:
     path = story(tmp_path, torn=False)
     _, seen = followed(path)
@@ -50,19 +64,16 @@ def test_linked_once_caught_up_as_a_whole_read_links_them(tmp_path: Path) -> Non
     assert both.output_tokens == _sum(STORY_USAGE, 1) + _sum(SUBAGENT_USAGE, 1)
 
 
+@pytest.fixture
+def live(tmp_path: Path) -> subagents.SubagentsLive:
+    """The story session, followed to its end."""
+    return followed(story(tmp_path, torn=False))[0]
+
+
 def test_a_subagent_file_is_read_again_only_when_it_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    live: subagents.SubagentsLive, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = story(tmp_path, torn=False)
-    live, _ = followed(path)
-    reads: list[str] = []
-    real = subagents.read_file
-
-    def counted(where: str) -> Transcript:
-        reads.append(where)
-        return real(where)
-
-    monkeypatch.setattr(subagents, "read_file", counted)
+    reads = counting(monkeypatch, "read_file")
     monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
     first = live.transcript(writer_alive=True)
     assert reads == []  # unchanged since it was read: its usage is the one kept
@@ -74,25 +85,16 @@ def test_a_subagent_file_is_read_again_only_when_it_changed(
     with open(sub_path, "ab") as fh:
         fh.write(more.write(tmp_path / "more.jsonl").read_bytes())
     grown = live.transcript(writer_alive=True)
-    assert reads == [sub_path]
+    assert reads == [(sub_path,)]
     assert grown.subagents[0].usage.output_tokens == _sum(SUBAGENT_USAGE, 1) + 1000
     live.transcript(writer_alive=True)
-    assert reads == [sub_path]
+    assert reads == [(sub_path,)]
 
 
 def test_not_linked_again_within_the_refresh(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    live: subagents.SubagentsLive, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = story(tmp_path, torn=False)
-    live, _ = followed(path)
-    calls: list[int] = []
-    real = subagents.attach
-
-    def counted(*args: object) -> None:
-        calls.append(1)
-        real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(subagents, "attach", counted)
+    calls = counting(monkeypatch, "attach")
     monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 3600.0)
     for _ in range(5):
         t = live.transcript(writer_alive=True)
