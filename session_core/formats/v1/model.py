@@ -94,6 +94,9 @@ class V1Model:
         self._pending_runs: set[str] = set()
         self._tallied_to: str | None = None
         self._ops_seen = 0
+        # A message line's shape (its facts' key) -> its item's role code, height, parts,
+        # whether it answers a call and whether it makes any (``_measured``).
+        self._shapes: dict[int, tuple[int, int, int, bool, bool]] = {}
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -167,67 +170,114 @@ class V1Model:
         start, stop = self._events, len(kinds)
         if start == stop:
             return
-        column_at, event_of = self.column_at, self.event_of
-        ids, kept_of, facts = events.ids, events.kept, events.facts
-        shape, calls, code = facts.shape, facts.calls, column.code
-        answered, early = self.answered, self._early
-        by_call, shared, is_settled = self._by_call, self._shared, state.tool_ops.is_settled
-        packed = column.source is not None
-        # The lines kept by their span, appended to the column together (``extend_unread``)
-        # when another kind of item comes, and at the end.
-        at, spans, roles = array("l"), array("q"), array("H")
-        heights, counts = bytearray(), bytearray()
-        idents: list[str | None] = []
-        base = len(column)
-
-        def flush() -> None:
-            if at:
-                column.extend_unread(at, spans, roles, heights, counts, idents)
-                for batch in (at, spans, roles, heights, counts, idents):
-                    del batch[:]
-
-        for position in range(start, stop):
-            kind = kinds[position]
-            if kind == "message":
-                kept = kept_of(position)
-                mid = ids[position]
-                role, height, reasoning, pairs, tcid = shape(position)
-                if packed and type(kept) is int and kept:
-                    if tcid is not None:
-                        height, parts = 2, 1  # its result, alone
-                    else:
-                        others = reasoning + pairs
-                        height = min(shape_height(height, others), 255)
-                        parts = min(1 + others, 255)
-                    index = base + len(at)
-                    at.append(lines[position])
-                    spans.append(kept)
-                    roles.append(code(role))
-                    heights.append(height)
-                    counts.append(parts)
-                    idents.append(mid)
-                else:
-                    flush()
-                    index = self._append_message(position, kept, mid, role)
-                    base = index + 1
-                if tcid is not None:
-                    answered_op = by_call.get(tcid)
-                    if answered_op is None or not is_settled(answered_op) or tcid in shared:
-                        answered.add(tcid)  # (of a settled operation: never asked for)
-                if pairs:
-                    for cid, name in calls(position):
-                        if cid in early:
-                            early.discard(cid)
-                        else:
-                            self._undispatched[cid] = (position, name)
-                column_at[position] = index
-                event_of.append(position)
-            elif kind in ("compaction", "elision"):
-                flush()
-                self._add_overlay(position, kind)
-                base = len(column)
-        flush()
+        # The message lines between one compaction or elision line and the next go in
+        # together (``_add_messages``), found without a step per line.
+        marks: list[int] = []
+        for kind in ("compaction", "elision"):
+            at = start
+            while True:
+                try:
+                    at = kinds.index(kind, at, stop)
+                except ValueError:
+                    break
+                marks.append(at)
+                at += 1
+        messages = state.message_events
+        first = bisect.bisect_left(messages, start)
+        for mark in [*sorted(marks), stop]:
+            end = bisect.bisect_left(messages, mark, first)
+            if end > first:
+                self._add_messages(messages[first:end].tolist())
+            first = end
+            if mark < stop:
+                self._add_overlay(mark, kinds[mark])
         self._events = stop
+
+    def _add_messages(self, positions: list[int]) -> None:
+        """These message lines' items (in file order, no other item between them): those
+        kept by their span appended unread (``extend_unread``), measured from their facts,
+        each shape once (``FactsColumn.shape_keys``); then what their answers and calls
+        tell of the operations."""
+        state, column = self.state, self.column
+        events = state.events
+        facts = events.facts
+        kept = list(map(events.kept, positions))
+        base = len(column)
+        if column.source is None or not all(type(k) is int and k for k in kept):
+            for position, line_kept in zip(positions, kept, strict=True):
+                self._add_message(position, line_kept)
+            self._take_answers_and_calls(positions)
+            return
+        shapes, code = self._shapes, column.code
+        rows: list[tuple[int, int, int, bool, bool]] = []
+        add = rows.append
+        for key, position in zip(facts.shape_keys(positions), positions, strict=True):
+            row = shapes.get(key)
+            if row is None:
+                shape = facts.shape_of_key(key)
+                if shape is None:  # (its line says more than its key)
+                    role, text_lines, reasoning, pairs, tcid = facts.shape(position)
+                    add(_measured(code(role), text_lines, reasoning, pairs, tcid is not None))
+                    continue
+                role, text_lines, reasoning, pairs, answers = shape
+                row = shapes[key] = _measured(code(role), text_lines, reasoning, pairs, answers)
+            add(row)
+        lines = state.event_lines
+        column.extend_unread(
+            array("l", map(lines.__getitem__, positions)),
+            array("q", kept),  # type: ignore[arg-type]
+            array("H", [row[0] for row in rows]),
+            bytes([row[1] for row in rows]),
+            bytes([row[2] for row in rows]),
+            list(map(events.ids.__getitem__, positions)),
+        )
+        column_at = self.column_at
+        for index, position in enumerate(positions, base):
+            column_at[position] = index
+        self.event_of.extend(positions)
+        self._take_answers_and_calls(
+            [p for p, row in zip(positions, rows, strict=True) if row[3] or row[4]]
+        )
+
+    def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
+        """One message line's item: kept by its span, appended unread; else as its parts."""
+        column, facts = self.column, self.state.events.facts
+        mid = self.state.events.ids[position]
+        role, height, reasoning, pairs, tcid = facts.shape(position)
+        if type(kept) is int and kept and column.source is not None:
+            _code, height, parts, _answers, _calls = _measured(
+                0, height, reasoning, pairs, tcid is not None
+            )
+            index = column.append_unread(
+                int(self.state.event_lines[position]),
+                kept,
+                role=role,
+                height=height,
+                nparts=parts,
+                ident=mid,
+            )
+        else:
+            index = self._append_message(position, kept, mid, role)
+        self.column_at[position] = index
+        self.event_of.append(position)
+
+    def _take_answers_and_calls(self, positions: list[int]) -> None:
+        """What these message lines (in file order) tell of the operations: the call ids
+        they answer whose operation may still move, the calls no dispatch line named yet."""
+        facts = self.state.events.facts
+        answered, early, undispatched = self.answered, self._early, self._undispatched
+        by_call, shared, is_settled = self._by_call, self._shared, self.state.tool_ops.is_settled
+        for position, pairs, tcid in facts.call_facts(positions):
+            if tcid is not None:
+                answered_op = by_call.get(tcid)
+                if answered_op is None or not is_settled(answered_op) or tcid in shared:
+                    answered.add(tcid)  # (of a settled operation: never asked for)
+            if pairs:
+                for cid, name in facts.calls(position):
+                    if cid in early:
+                        early.discard(cid)
+                    else:
+                        undispatched[cid] = (position, name)
 
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
@@ -536,6 +586,19 @@ class _V1Facts(ItemFacts):
     def stub(self, index: int, ident: str) -> str | None:
         elisions = self.model.state.elided.get(ident)
         return elisions[-1].stub if elisions else None
+
+
+def _measured(
+    code: int, text_lines: int, reasoning: bool, pairs: int, answers: bool
+) -> tuple[int, int, int, bool, bool]:
+    """A message item's role code, folded height and parts, whether it answers a call
+    and whether it makes any, from its line's shape (``FactsColumn.shape``): a tool
+    result alone, else its text, reasoning and calls (as ``_parts`` makes them)."""
+    if answers:
+        return code, 2, 1, True, bool(pairs)
+    others = reasoning + pairs
+    height = min(shape_height(text_lines, others), 255)
+    return code, height, min(1 + others, 255), False, bool(pairs)
 
 
 _FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
