@@ -341,6 +341,29 @@ class FactsColumn(Sequence[MessageFacts | None]):
         lines = key >> _LINES_SHIFT & 15
         return _ROLE_NAMES[code], lines, bool(key & _REASONING), pairs, bool(key & _ANSWERS)
 
+    def call_texts(
+        self, indexes: Iterable[int]
+    ) -> tuple[list[str], list[int], list[str], list[str]]:
+        """Of these message lines, in order: the call ids they answer, then each call's
+        line (its index), id and name (``answers`` and ``calls`` of each, in one walk)."""
+        words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
+        answers: list[str] = []
+        at_lines: list[int] = []
+        ids: list[str] = []
+        names: list[str] = []
+        for index in indexes:
+            word = words[index] or self._word(index)
+            at = text_at[index]
+            if word & _ANSWERS:
+                answers.append(texts[at])
+                at += 1
+            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+            if pairs:
+                at_lines.extend([index] * pairs)
+                ids.extend(texts[at : at + 2 * pairs : 2])
+                names.extend(texts[at + 1 : at + 2 * pairs : 2])
+        return answers, at_lines, ids, names
+
     def call_facts(self, indexes: Iterable[int]) -> Iterator[tuple[int, int, str | None]]:
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many
         (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""

@@ -83,7 +83,6 @@ class V1Model:
         self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
-        self._started: list[str | None] = []  # each run-context line's ts, in file order
         self._number: dict[str, int] = {}  # run id -> its place among the runs
         self._first = array("l")  # per run: its first run-context line
         self._latest: dict[str, int] = {}  # run id -> its last run-context line
@@ -264,20 +263,25 @@ class V1Model:
     def _take_answers_and_calls(self, positions: list[int]) -> None:
         """What these message lines (in file order) tell of the operations: the call ids
         they answer whose operation may still move, the calls no dispatch line named yet."""
-        facts = self.state.events.facts
-        answered, early, undispatched = self.answered, self._early, self._undispatched
-        by_call, shared, is_settled = self._by_call, self._shared, self.state.tool_ops.is_settled
-        for position, pairs, tcid in facts.call_facts(positions):
-            if tcid is not None:
-                answered_op = by_call.get(tcid)
-                if answered_op is None or not is_settled(answered_op) or tcid in shared:
-                    answered.add(tcid)  # (of a settled operation: never asked for)
-            if pairs:
-                for cid, name in facts.calls(position):
-                    if cid in early:
-                        early.discard(cid)
-                    else:
-                        undispatched[cid] = (position, name)
+        answers, at, cids, names = self.state.events.facts.call_texts(positions)
+        answered, by_call = self.answered, self._by_call
+        if answers:
+            # (A call id of an operation settled already is never asked for again.)
+            shared, is_settled = self._shared, self.state.tool_ops.is_settled
+            known = by_call.keys() & answers
+            answered.update(cid for cid in answers if cid not in known)
+            for cid in known:
+                if not is_settled(by_call[cid]) or cid in shared:
+                    answered.add(cid)
+        early, undispatched = self._early, self._undispatched
+        if early.isdisjoint(cids):  # (a call dispatched before its message: rare)
+            undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+            return
+        for cid, position, name in zip(cids, at, names, strict=True):
+            if cid in early:
+                early.discard(cid)
+            else:
+                undispatched[cid] = (position, name)
 
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
@@ -507,7 +511,6 @@ class V1Model:
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
             self._contexts.append(V1RunContext.of(state, index, line))
-            self._started.append(contexts[index].get("ts") or None)
             run_id = contexts.run_ids[index]
             if run_id not in number:  # run id -> its first run-context line, and its last
                 number[run_id] = len(order)
@@ -547,7 +550,7 @@ class V1Model:
                 state=run_state,
                 line=int(lines[begin]),
                 end_line=None if end is None else int(lines[end]) - 1,
-                started=self._started[first[at]],
+                started=state.run_started[first[at]],
                 usage=Usage.of_totals(totals) if totals is not None else Usage(),
                 context=self._contexts[latest[moved]],
                 items=bisect.bisect_left(messages, len(lines) if end is None else end)
