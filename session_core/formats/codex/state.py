@@ -36,6 +36,7 @@ class CodexState(Builder):
         self.meta: dict[str, Any] = {}
         # Every line's item, packed (its parts read again by span when asked for).
         self.raw = ItemColumn("L")
+        self.response_usage = self.raw.facts = tokens.ResponseUsage(self.raw)
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
         self.view: list[int | Item] = []
