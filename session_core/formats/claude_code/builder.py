@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ...item_column import ItemColumn
 from ...model import Part, PartRef, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
@@ -28,6 +27,7 @@ from .records import Boundary, Call, Response, RunMark
 from .sidechains import Sidechains
 from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
+from .uuids import UuidColumn
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -51,8 +51,9 @@ class ClaudeCodeBuilder(Builder):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.threads = Threads()
-        self.raw = ItemColumn("line-")  # an item without a uuid is "line-<n>"
         self.raw_node = array("i")  # the raw item's first node (-1: a line without uuid)
+        # (an item is named by its node's uuid; one without a uuid is "line-<n>")
+        self.raw = UuidColumn(self.raw_node, self.threads.uuids)
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
         self.responses: dict[str, Response] = {}
@@ -172,12 +173,12 @@ class ClaudeCodeBuilder(Builder):
         self._bad = None
         short = text if len(text) <= blocks.RECORD_TEXT else text[: blocks.RECORD_TEXT - 1] + "…"
         part = Part("other", text=short, name="not a JSON object")
-        self.add_item([part], line, None, -1, False, role="system", kind="record", keep=True)
+        self.add_item([part], line, -1, False, role="system", kind="record", keep=True)
 
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
         uuid = facts.uuid
-        repeated = uuid is not None and uuid in self.threads.index
+        repeated = uuid is not None and self.threads.has(uuid)
         if repeated and record is None:
             self._whole(self.line_raw, line)  # shown as it is: its record, whole
             return
@@ -241,7 +242,6 @@ class ClaudeCodeBuilder(Builder):
         self,
         parts: list[Part],
         line: int,
-        uuid: str | None,
         node: int,
         side: bool,
         *,
@@ -252,8 +252,8 @@ class ClaudeCodeBuilder(Builder):
         meta: bool = False,
         keep: bool = False,
     ) -> int:
-        """One raw item; its parts are read again by its line's span unless ``keep``
-        (parts the builder made up)."""
+        """One raw item (named by its node's uuid); its parts are read again by its
+        line's span unless ``keep`` (parts the builder made up)."""
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
         return self.raw.append(
@@ -264,7 +264,6 @@ class ClaudeCodeBuilder(Builder):
             ts=ts,
             model=model,
             span=self.span,
-            ident=uuid,
             keep=keep,
         )
 

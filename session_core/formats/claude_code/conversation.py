@@ -62,7 +62,7 @@ def assistant(
             _extend(b, response, parts)
     else:
         index = b.add_item(
-            parts, line, uuid, node, side, role=message.role or "assistant", ts=ts, model=model
+            parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
         )
         replaced = b.responses.get(key)  # (another side's: this one takes its place)
         response = Response(
@@ -89,7 +89,7 @@ def assistant(
     if not b.off and b.runs:
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
-        response.stop = message.stop_reason
+        response.stop = intern(message.stop_reason)  # (one of a few)
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
@@ -189,9 +189,7 @@ def user(
             part.data = detail
             interrupted = result_interrupted or part.text.lstrip().startswith(blocks.INTERRUPTED)
             answers.append((index, (interrupted, agent)))
-    b.add_item(
-        parts, line, uuid, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
-    )
+    b.add_item(parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta)
     for index, said in answers:
         part = parts[index]
         call_id = part.call_id

@@ -74,7 +74,6 @@ class ProgressRuns:
         self.index = b.add_item(
             [part],
             line,
-            uuid,
             node,
             side,
             role="system",

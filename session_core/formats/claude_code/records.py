@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ class Response:
     usage: Usage | None = None
     priced: str | None = None  # the model its usage is priced as
     stale: bool = False  # its lines' usage changed since its Usage was made
-    nodes: list[int] = field(default_factory=list)
+    nodes: array[int] = field(default_factory=lambda: array("i"))  # (no int objects)
     calls: list[str] = field(default_factory=list)
     tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
     stop: str | None = None
