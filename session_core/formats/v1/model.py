@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from typing import TYPE_CHECKING, Any
+from itertools import compress
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
 from ...item_column import ItemFacts, shape_height
@@ -94,8 +96,8 @@ class V1Model:
         self._tallied_to: str | None = None
         self._ops_seen = 0
         # A message line's shape (its facts' key) -> its item's role code, height, parts,
-        # whether it answers a call and whether it makes any (``_measured``).
-        self._shapes: dict[int, tuple[int, int, int, bool, bool]] = {}
+        # whether it answers or makes a call (``_measured``).
+        self._shapes: dict[int, tuple[int, int, int, bool]] = {}
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -202,41 +204,44 @@ class V1Model:
         facts = events.facts
         kept = list(map(events.kept, positions))
         base = len(column)
-        if column.source is None or not all(type(k) is int and k for k in kept):
+        try:
+            spans: array[int] | None = array("q", kept)  # type: ignore[arg-type]
+        except TypeError:  # (a line appended live as its dict or bytes)
+            spans = None
+        if column.source is None or spans is None or 0 in spans:
             for position, line_kept in zip(positions, kept, strict=True):
                 self._add_message(position, line_kept)
             self._take_answers_and_calls(positions)
             return
         shapes, code = self._shapes, column.code
-        rows: list[tuple[int, int, int, bool, bool]] = []
-        add = rows.append
-        for key, position in zip(facts.shape_keys(positions), positions, strict=True):
-            row = shapes.get(key)
-            if row is None:
-                shape = facts.shape_of_key(key)
-                if shape is None:  # (its line says more than its key)
-                    role, text_lines, reasoning, pairs, tcid = facts.shape(position)
-                    add(_measured(code(role), text_lines, reasoning, pairs, tcid is not None))
-                    continue
+        keys = facts.shape_keys(positions)
+        for key in set(keys).difference(shapes):
+            shape = facts.shape_of_key(key)
+            if shape is not None:
                 role, text_lines, reasoning, pairs, answers = shape
-                row = shapes[key] = _measured(code(role), text_lines, reasoning, pairs, answers)
-            add(row)
+                shapes[key] = _measured(code(role), text_lines, reasoning, pairs, answers)
+        rows = list(map(shapes.get, keys))
+        if None in rows:  # (a line that says more than its key)
+            for at, row in enumerate(rows):
+                if row is None:
+                    role, text_lines, reasoning, pairs, tcid = facts.shape(positions[at])
+                    answers = tcid is not None
+                    rows[at] = _measured(code(role), text_lines, reasoning, pairs, answers)
+        measured = cast("list[tuple[int, int, int, bool]]", rows)
         lines = state.event_lines
         column.extend_unread(
             array("l", map(lines.__getitem__, positions)),
-            array("q", kept),  # type: ignore[arg-type]
-            array("H", [row[0] for row in rows]),
-            bytes([row[1] for row in rows]),
-            bytes([row[2] for row in rows]),
+            spans,
+            array("H", map(_CODE, measured)),
+            bytes(map(_HEIGHT, measured)),
+            bytes(map(_PARTS, measured)),
             list(map(events.ids.__getitem__, positions)),
         )
         column_at = self.column_at
         for index, position in enumerate(positions, base):
             column_at[position] = index
         self.event_of.extend(positions)
-        self._take_answers_and_calls(
-            [p for p, row in zip(positions, rows, strict=True) if row[3] or row[4]]
-        )
+        self._take_answers_and_calls(list(compress(positions, map(_TELLS, measured))))
 
     def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
         """One message line's item: kept by its span, appended unread; else as its parts."""
@@ -244,9 +249,7 @@ class V1Model:
         mid = self.state.events.ids[position]
         role, height, reasoning, pairs, tcid = facts.shape(position)
         if type(kept) is int and kept and column.source is not None:
-            _code, height, parts, _answers, _calls = _measured(
-                0, height, reasoning, pairs, tcid is not None
-            )
+            _code, height, parts, _tells = _measured(0, height, reasoning, pairs, tcid is not None)
             index = column.append_unread(
                 int(self.state.event_lines[position]),
                 kept,
@@ -593,17 +596,18 @@ class _V1Facts(ItemFacts):
 
 def _measured(
     code: int, text_lines: int, reasoning: bool, pairs: int, answers: bool
-) -> tuple[int, int, int, bool, bool]:
-    """A message item's role code, folded height and parts, whether it answers a call
-    and whether it makes any, from its line's shape (``FactsColumn.shape``): a tool
-    result alone, else its text, reasoning and calls (as ``_parts`` makes them)."""
+) -> tuple[int, int, int, bool]:
+    """A message item's role code, folded height and parts, and whether it answers or
+    makes a call, from its line's shape (``FactsColumn.shape``): a tool result alone,
+    else its text, reasoning and calls (as ``_parts`` makes them)."""
     if answers:
-        return code, 2, 1, True, bool(pairs)
+        return code, 2, 1, True
     others = reasoning + pairs
     height = min(shape_height(text_lines, others), 255)
-    return code, height, min(1 + others, 255), False, bool(pairs)
+    return code, height, min(1 + others, 255), pairs > 0
 
 
+_CODE, _HEIGHT, _PARTS, _TELLS = (itemgetter(at) for at in range(4))  # of ``_measured``'s
 _FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
 
 
