@@ -178,7 +178,7 @@ class ClaudeCodeBuilder(Builder):
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
         uuid = facts.uuid
-        repeated = uuid is not None and self.threads.has(uuid)
+        repeated = uuid is not None and self.threads.uuids.find(uuid) >= 0
         if repeated and record is None:
             self._whole(self.line_raw, line)  # shown as it is: its record, whole
             return

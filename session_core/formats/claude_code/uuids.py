@@ -22,16 +22,17 @@ _ODD = bytes(WIDTH)  # the key column's bytes for a uuid of another shape
 
 def packed(uuid: str) -> bytes | None:
     """A canonical UUID's 16 bytes ("8-4-4-4-12" lowercase hex digits), else None."""
-    if len(uuid) != 36 or uuid[8] != "-" or uuid[13] != "-" or uuid[18] != "-":
+    if len(uuid) != 36 or uuid[8:24:5] != "----":  # (at 8, 13, 18 and 23)
         return None
     digits = uuid.replace("-", "")
-    if len(digits) != 32 or uuid[23] != "-":
+    if len(digits) != 32:
         return None
     try:
         key = bytes.fromhex(digits)
     except ValueError:
         return None
-    return key if key.hex() == digits else None  # (not upper case, no blanks)
+    # (32 hex digits, in lower case: one text per key)
+    return key if len(key) == WIDTH and (digits.islower() or digits.isdigit()) else None
 
 
 def text_of(key: bytes | bytearray) -> str:
