@@ -8,11 +8,9 @@ from __future__ import annotations
 import bisect
 from array import array
 from itertools import compress
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
-from ...item_column import ItemFacts, shape_height
 from ...model import (
     Compaction,
     Item,
@@ -23,8 +21,7 @@ from ...model import (
     Transcript,
     Usage,
 )
-from ...parts import tool_call_part
-from ...text import as_str, count
+from ...text import as_str
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -32,8 +29,19 @@ if TYPE_CHECKING:
 
 
 from .contexts import V1RunContext
+from .items import (
+    CODE,
+    FLAGS,
+    HEIGHT,
+    PARTS,
+    TELLS,
+    V1ItemFacts,
+    measured,
+    message_item,
+    message_parts,
+)
 from .ops import V1Op, V1Ops
-from .overlays import Overlays, compaction_parts, made_compaction
+from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
 
@@ -61,7 +69,7 @@ class V1Model:
 
         self.state = state
         self.column = ItemColumn()
-        self.column.facts = _V1Facts(self)
+        self.column.facts = V1ItemFacts(self)
         self.column_at = array("i")  # per event: its item's index in the column, or -1
         self.event_of = array("i")  # per item: its event (its position in the replay)
         # Of the items not reached through their body's position: messages kept as dicts
@@ -78,6 +86,9 @@ class V1Model:
         self._compactions: dict[str, ReplayCompaction] = {}
         self._made: list[Compaction] = []  # the compactions in the model
         self._elisions_taken = 0  # elision records whose lines are items
+        # An elision line's span -> where its records are (``_elision_records``): its
+        # item's parts are made again from them, not kept (10,000s of lines at 1 GB).
+        self._elided_at: dict[int, tuple[int, int]] = {}
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
         self._by_call: dict[str, int] = {}  # call id -> its (last) operation
@@ -96,7 +107,7 @@ class V1Model:
         self._tallied_to: str | None = None
         self._ops_seen = 0
         # A message line's shape (its facts' key) -> its item's role code, height, parts,
-        # whether it answers or makes a call (``_measured``).
+        # whether it answers or makes a call (``items.measured``).
         self._shapes: dict[int, tuple[int, int, int, bool]] = {}
 
     def advance(self) -> None:
@@ -123,7 +134,7 @@ class V1Model:
         for mid, body, sticky, stub in state.entries:
             found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
             if found < 0:
-                item = _item(mid, dict(body), 0)
+                item = message_item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
                 own.append(item)
                 add(-len(own))
@@ -163,7 +174,10 @@ class V1Model:
             from ...parts import PartSource
 
             def load(span: int) -> list[Part]:
-                return _parts(payload_of(self.envelope_at(span)))
+                taken = self._elided_at.get(span)
+                if taken is not None:  # an elision line: what it stubbed, not its line
+                    return elision_parts(self.state.elisions, *taken)
+                return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
         self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
@@ -219,29 +233,29 @@ class V1Model:
             shape = facts.shape_of_key(key)
             if shape is not None:
                 role, text_lines, reasoning, pairs, answers = shape
-                shapes[key] = _measured(code(role), text_lines, reasoning, pairs, answers)
+                shapes[key] = measured(code(role), text_lines, reasoning, pairs, answers)
         rows = list(map(shapes.get, keys))
         if None in rows:  # (a line that says more than its key)
             for at, row in enumerate(rows):
                 if row is None:
                     role, text_lines, reasoning, pairs, tcid = facts.shape(positions[at])
                     answers = tcid is not None
-                    rows[at] = _measured(code(role), text_lines, reasoning, pairs, answers)
-        measured = cast("list[tuple[int, int, int, bool]]", rows)
+                    rows[at] = measured(code(role), text_lines, reasoning, pairs, answers)
+        sized = cast("list[tuple[int, int, int, bool]]", rows)
         lines = state.event_lines
         column.extend_unread(
             array("l", map(lines.__getitem__, positions)),
             spans,
-            array("H", map(_CODE, measured)),
-            bytes(map(_HEIGHT, measured)),
-            bytes(map(_PARTS, measured)),
+            array("H", map(CODE, sized)),
+            bytes(map(HEIGHT, sized)),
+            bytes(map(PARTS, sized)),
             list(map(events.ids.__getitem__, positions)),
         )
         column_at = self.column_at
         for index, position in enumerate(positions, base):
             column_at[position] = index
         self.event_of.extend(positions)
-        self._take_answers_and_calls(list(compress(positions, map(_TELLS, measured))))
+        self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
 
     def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
         """One message line's item: kept by its span, appended unread; else as its parts."""
@@ -249,7 +263,7 @@ class V1Model:
         mid = self.state.events.ids[position]
         role, height, reasoning, pairs, tcid = facts.shape(position)
         if type(kept) is int and kept and column.source is not None:
-            _code, height, parts, _tells = _measured(0, height, reasoning, pairs, tcid is not None)
+            _code, height, parts, _tells = measured(0, height, reasoning, pairs, tcid is not None)
             index = column.append_unread(
                 int(self.state.event_lines[position]),
                 kept,
@@ -293,7 +307,7 @@ class V1Model:
         envelope = self.state.events[position]
         ts = envelope.get("ts")
         index = self.column.append(
-            _parts(payload_of(envelope)),
+            message_parts(payload_of(envelope)),
             int(self.state.event_lines[position]),
             role=role,
             ts=ts if isinstance(ts, str) else None,
@@ -311,8 +325,9 @@ class V1Model:
         eid = state.events.ids[position]
         line = int(state.event_lines[position])
         self.line_of[eid] = line
-        envelope = state.events[position]
+        envelope = state.events.read(position)  # (for its ts: not kept in the cache)
         ts = envelope.get("ts")
+        span = 0
         if kind == "compaction":
             record = self._compactions.get(eid)
             if record is None:  # the ones applied since: taken in
@@ -321,40 +336,37 @@ class V1Model:
                 record = self._compactions.get(eid)
             parts = compaction_parts(record, self.line_of)
         else:
-            parts = self._elision_parts(eid)
+            taken = self._elision_records(eid)
+            parts = elision_parts(self.state.elisions, *taken)
+            kept = state.events.kept(position)
+            if type(kept) is int and column.source is not None:
+                span = kept  # its parts made again from its records when asked for
+                self._elided_at[span] = taken
         index = column.append(
             parts,
             line,
             role="user" if kind == "compaction" else "system",
             kind=kind,
             ts=ts if isinstance(ts, str) else None,
+            span=span,
             ident=eid,
-            keep=True,
+            keep=not span,
         )
         self.index_of[eid] = index
         self.column_at[position] = index
         self.event_of.append(position)
 
-    def _elision_parts(self, eid: str) -> list[Part]:
-        """An elision line's item: each message it stubbed (its line) and the stub, the
-        first ``FOLD_PARTS`` of them (and how many more)."""
-        from ...item_column import FOLD_PARTS
-
+    def _elision_records(self, eid: str) -> tuple[int, int]:
+        """Where the records of elision line ``eid`` are in the replay's elisions (the
+        next ones not taken: an elision line applies its records in one go)."""
         elisions, taken = self.state.elisions, self._elisions_taken
         while taken < len(elisions) and elisions[taken].elision_id != eid:
-            taken += 1  # (an elision line applies its records in one go: they are next)
+            taken += 1
         end = taken
         while end < len(elisions) and elisions[end].elision_id == eid:
             end += 1
         self._elisions_taken = end
-        parts = []
-        for record in elisions[taken : min(end, taken + FOLD_PARTS)]:
-            at = record.line
-            where = f"line {at:,}" if at is not None else record.message_id[:8]
-            parts.append(Part("other", f"{where} → {record.stub}", name="✂ stubbed"))
-        if end - taken > FOLD_PARTS:
-            parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
-        return parts or [Part("other", "nothing", name="✂ stubbed")]
+        return taken, end
 
     def _overlay_records(self) -> Overlays:
         """The compactions (the new ones made, the others kept), then the elisions, each
@@ -397,7 +409,7 @@ class V1Model:
     def flags_of(self, index: int) -> list[str]:
         """What a message line says of itself beside its content, as marks."""
         payload = payload_of(self._envelope_of(index))
-        flags = [key for key in ("sysprompt", *_FLAGS) if payload.get(key)]
+        flags = [key for key in ("sysprompt", *FLAGS) if payload.get(key)]
         depth = payload.get("depth")
         if depth is not None:
             flags.append(f"depth {as_str(depth)}")
@@ -423,13 +435,21 @@ class V1Model:
         if len(records) == taken:
             return
         undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        # Each operation's index as the int object the replay keeps for its dispatch line
+        # (``operation_index``): 100,000s of them, 28 bytes each, are not made twice.
+        ids, dispatch_event, kept_as = (
+            state.events.ids,
+            records.dispatch_event,
+            state.operation_index,
+        )
         for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
             if cid in by_call and cid not in self._shared:  # dispatched again (rare)
                 self._shared.add(cid)
                 self._answer_again(cid)
-            by_call[cid] = index
+            same = kept_as(ids[dispatch_event(index)])
+            by_call[cid] = same if same == index else index  # (its id dispatched again)
         if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
         is_settled, still = records.is_settled, self._open
@@ -560,84 +580,3 @@ class V1Model:
                 - bisect.bisect_left(messages, begin),
             )
         return list(made)
-
-
-class _V1Facts(ItemFacts):
-    """What a v1 item is told by the replay when it is built: its marks and usage (from
-    the message's facts), and the timestamp of a line appended unread."""
-
-    def __init__(self, model: V1Model) -> None:
-        self.model = model
-
-    def ts(self, index: int, span: int) -> str | None:
-        return self.model.stamp(index)
-
-    def usage(self, index: int) -> Usage | None:
-        model = self.model
-        position = model.event_of[index]
-        facts = model.state.events.facts
-        if not facts.is_message(position):
-            return None
-        reported = facts.usage(position)
-        if reported is None and facts.role(position) != "assistant":
-            return None
-        return Usage.from_message_usage(reported)
-
-    def marks(self, index: int, ident: str) -> list[str]:
-        model = self.model
-        if model.column.kind_of(index) != "message":
-            return []
-        return [*model.flags_of(index), *model.marks_of(ident)]
-
-    def stub(self, index: int, ident: str) -> str | None:
-        elisions = self.model.state.elided.get(ident)
-        return elisions[-1].stub if elisions else None
-
-
-def _measured(
-    code: int, text_lines: int, reasoning: bool, pairs: int, answers: bool
-) -> tuple[int, int, int, bool]:
-    """A message item's role code, folded height and parts, and whether it answers or
-    makes a call, from its line's shape (``FactsColumn.shape``): a tool result alone,
-    else its text, reasoning and calls (as ``_parts`` makes them)."""
-    if answers:
-        return code, 2, 1, True
-    others = reasoning + pairs
-    height = min(shape_height(text_lines, others), 255)
-    return code, height, min(1 + others, 255), pairs > 0
-
-
-_CODE, _HEIGHT, _PARTS, _TELLS = (itemgetter(at) for at in range(4))  # of ``_measured``'s
-_FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
-
-
-def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
-    return Item(mid, _role(payload), _parts(payload), line, sticky=bool(payload.get("sticky")))
-
-
-def _role(payload: dict[str, Any]) -> str:
-    """A message's role, as its facts say it (``facts.message_facts``)."""
-    return as_str(payload.get("role")) or "user"
-
-
-def _parts(payload: dict[str, Any]) -> list[Part]:
-    """A message line's parts: its text, its reasoning, its tool calls; a tool message's
-    result (failed where it says ``is-error``). Its facts say as much (``V1Model``
-    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
-    the reasoning is truthy, a call for each tool-call object."""
-    parts = [Part("text", as_str(payload.get("content")))]
-    reasoning = payload.get("reasoning")
-    if reasoning:
-        parts.append(Part("reasoning", as_str(reasoning)))
-    calls = payload.get("tool-calls")
-    if isinstance(calls, list):
-        for call in calls:
-            if isinstance(call, dict):
-                function = call.get("function")
-                function = function if isinstance(function, dict) else {}
-                parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
-    tcid = payload.get("tool-call-id")
-    if tcid is not None:
-        failed = bool(payload.get("is-error"))
-        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
-    return parts
