@@ -146,7 +146,10 @@ def _whole(t: Any, out: IO[bytes]) -> None:
         "messages": [_whole_item(i) for i in t.messages],
         "raw": [_whole_item(i) for i in t.raw],
         "ops": [{name: getattr(op, name) for name in _OP_FIELDS} for op in t.tool_operations],
-        "compactions": [dataclasses.asdict(c) for c in t.compactions],
+        "compactions": [  # (their id lists may be sequences of their own: listed)
+            dataclasses.asdict(dataclasses.replace(c, folded=list(c.folded), kept=list(c.kept)))
+            for c in t.compactions
+        ],
         "runs": [_whole_run(r) for r in t.runs],
         "usage": _usage(t.usage),
         "subagents": [dataclasses.asdict(s) for s in t.subagents],

@@ -43,6 +43,8 @@ _COUNT_SHIFT = 14  # 16 bits: items of its tool-calls list
 _CALLS_SHIFT = 30  # 16 bits: (id, name) pairs among its texts
 _SMALL = 0xFFFF
 _CALLS_MASK = _SMALL << _CALLS_SHIFT
+# What ``shape`` is made of, but for the call id answered (``FactsColumn.shape_keys``).
+_SHAPE = 7 << _ROLE_SHIFT | 15 << _LINES_SHIFT | _REASONING | _ANSWERS | _ODD | _CALLS_MASK
 
 _NONE = -(1 << 63)  # an unknown token count, in the usage array
 _LOW, _HIGH = _NONE + 1, (1 << 63) - 1  # what else the array holds
@@ -319,6 +321,48 @@ class FactsColumn(Sequence[MessageFacts | None]):
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
         answers = self._texts[self._text_at[index]] if word & _ANSWERS else None
         return role, word >> _LINES_SHIFT & 15, bool(word & _REASONING), pairs, answers
+
+    def shape_keys(self, indexes: Iterable[int]) -> list[int]:
+        """A key of each of these message lines' ``shape`` but for the call id it answers
+        (``shape_of_key``): the same key, the same role, lines, reasoning, calls and
+        whether it answers one, so that a walk of every line measures each shape once."""
+        words = self._words
+        return [(words[index] or self._word(index)) & _SHAPE for index in indexes]
+
+    @staticmethod
+    def shape_of_key(key: int) -> tuple[str, int, bool, int, bool] | None:
+        """``(role, lines, reasoning, calls, answers)`` of the lines of ``key``
+        (``shape_keys``); None where the line itself says more (a role none of the four,
+        a count too big for its bits: ``shape`` tells)."""
+        code = key >> _ROLE_SHIFT & 7
+        if not code or key & _ODD:
+            return None
+        pairs = key >> _CALLS_SHIFT & _SMALL
+        lines = key >> _LINES_SHIFT & 15
+        return _ROLE_NAMES[code], lines, bool(key & _REASONING), pairs, bool(key & _ANSWERS)
+
+    def call_texts(
+        self, indexes: Iterable[int]
+    ) -> tuple[list[str], list[int], list[str], list[str]]:
+        """Of these message lines, in order: the call ids they answer, then each call's
+        line (its index), id and name (``answers`` and ``calls`` of each, in one walk)."""
+        words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
+        answers: list[str] = []
+        at_lines: list[int] = []
+        ids: list[str] = []
+        names: list[str] = []
+        for index in indexes:
+            word = words[index] or self._word(index)
+            at = text_at[index]
+            if word & _ANSWERS:
+                answers.append(texts[at])
+                at += 1
+            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+            if pairs:
+                at_lines.extend([index] * pairs)
+                ids.extend(texts[at : at + 2 * pairs : 2])
+                names.extend(texts[at + 1 : at + 2 * pairs : 2])
+        return answers, at_lines, ids, names
 
     def call_facts(self, indexes: Iterable[int]) -> Iterator[tuple[int, int, str | None]]:
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many

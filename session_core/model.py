@@ -266,8 +266,8 @@ class Compaction:
     kind: Literal["compaction", "elision"]
     line: int
     summary: str = ""
-    folded: list[str] = field(default_factory=list)  # item ids replaced by it
-    kept: list[str] = field(default_factory=list)  # item ids the model still sees after it
+    folded: Sequence[str] = field(default_factory=list)  # item ids replaced by it
+    kept: Sequence[str] = field(default_factory=list)  # item ids the model still sees after it
     trigger: str | None = None  # "manual" | "auto" | ...
     tokens_before: int | None = None
     tokens_after: int | None = None

@@ -93,6 +93,9 @@ class ReplayState:
         self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
         self._op_index: dict[str, int] = {}
         self.run_contexts = RunContexts(self.events)
+        # Each run-context line's ts (None: none), in file order: a run's start, known
+        # without reading its line again (the line is mostly its sections).
+        self.run_started: list[str | None] = []
         # digest -> (carrier id, its index in run_contexts, the section's index there):
         # the text is read from the carrier line when asked for
         self.sections: dict[str, tuple[str, int, int]] = {}
@@ -387,6 +390,7 @@ class ReplayState:
         contexts = self.run_contexts
         carrier = len(contexts.run_ids)
         contexts.append_line(len(self.event_lines), _str(payload.get("run-id")))
+        self.run_started.append(_str(envelope.get("ts")) or None)
         sections = payload.get("sections")
         dicts = [s for s in sections if isinstance(s, dict)] if isinstance(sections, list) else []
         for position, section in enumerate(dicts):

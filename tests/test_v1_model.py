@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from session_core import open_transcript
-from session_core.formats.v1.model import _parts
+from session_core.formats.v1.items import message_parts as _parts
 from session_core.item_column import Items
 from story import write_story
 

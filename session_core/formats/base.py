@@ -21,7 +21,7 @@ import orjson
 
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_BITS, SPAN_MAX, LineSource
-from ..model import Part, PartSource, Transcript, make_lazy
+from ..model import Part, PartSource, Transcript, make_lazy, unsettled_ops
 from ..text import count
 
 if TYPE_CHECKING:
@@ -359,7 +359,8 @@ def check_note(transcript: Transcript) -> str:
     parts = [transcript.format, count(len(transcript.messages), "message")]
     if transcript.tool_operations:
         parts.append(count(len(transcript.tool_operations), "tool operation"))
-        pending = sum(1 for op in transcript.tool_operations if op.state == "running")
+        unsettled = unsettled_ops(transcript.tool_operations)  # (not every one made)
+        pending = sum(1 for op in unsettled if op.state == "running")
         if pending:
             parts.append(f"{pending} running")
     if transcript.compactions:

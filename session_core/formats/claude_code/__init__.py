@@ -3,9 +3,11 @@
 ``~/.claude/projects/<project>/<sessionId>.jsonl``, appended live by the Claude Code
 CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``lines`` (a line's facts,
 typed by msgspec), ``blocks`` (content blocks into parts), ``threading`` (the
-parentUuid chain), ``builder`` (lines fed in file order), ``bookkeeping`` (the rare
-line types), ``usage`` (responses' usage, and the totals kept), ``chain`` (the chain an
-assembly found, the next built on it), ``assemble`` (the model from what was kept),
+parentUuid chain), ``uuids`` (its uuids, packed), ``builder`` (lines fed in file
+order), ``conversation`` (user and assistant lines: responses, calls, results, turns),
+``progress`` (runs of progress lines), ``bookkeeping`` (the rare line types),
+``usage`` (responses' usage, and the totals kept), ``chain`` (the chain an assembly
+found, the next built on it), ``assemble`` (the model from what was kept),
 ``subagents`` (linked files).
 """
 

@@ -34,7 +34,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         prev.main_side != main_side
         or prev.boundaries != len(b.boundaries)
         or prev.resolved != threads.resolved
-        or any(n < len(prev.active) and u in threads.index for n, u in threads.pending.items())
+        or any(n < len(prev.active) and threads.has(u) for n, u in threads.pending.items())
     ):
         prev = None  # (a node fed before now has its parent: its status may be another)
     leaf = b.leaf_main if b.has_main else b.leaf_side

@@ -57,7 +57,6 @@ def rare_line(
     b.add_item(
         [part],
         line,
-        uuid,
         node,
         side,
         role=role,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,10 @@ from ...model import Part, PartRef, ToolOp, Usage
 
 if TYPE_CHECKING:
     from .sidechains import InFile
+
+
+NO_COUNT = -(1 << 63)  # a response's count not reported (``Response.tokens``)
+_NO_COUNTS = array("q", [NO_COUNT] * 4)
 
 
 @dataclass(slots=True)
@@ -23,9 +28,11 @@ class Response:
     usage: Usage | None = None
     priced: str | None = None  # the model its usage is priced as
     stale: bool = False  # its lines' usage changed since its Usage was made
-    nodes: list[int] = field(default_factory=list)
+    nodes: array[int] = field(default_factory=lambda: array("i"))  # (no int objects)
     calls: list[str] = field(default_factory=list)
-    tokens: list[int | None] = field(default_factory=lambda: [None, None, None, None])
+    # Its largest counts (input, output, cache read, cache write) over its lines, as
+    # int64s (``NO_COUNT``: none reported; a list, past their range: ``usage.counts``).
+    tokens: array[int] | list[int | None] = field(default_factory=lambda: _NO_COUNTS[:])
     stop: str | None = None
     run: int = -1
     order: int = -1  # its place among the file's responses (``builder.responses``)

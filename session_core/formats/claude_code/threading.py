@@ -1,7 +1,7 @@
 """The parentUuid chain: which lines are the conversation now, folded, or a branch.
 
-Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuid once as
-a dict key): real files have hundreds of thousands of them, most of them progress
+Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuids packed
+in a ``UuidIndex``): real files have hundreds of thousands of them, most of them progress
 lines. The chain is walked from a leaf back to its root; a walk stops at a null
 parent, a parent the file does not have, or a cycle.
 """
@@ -9,6 +9,8 @@ parent, a parent the file does not have, or a cycle.
 from __future__ import annotations
 
 from array import array
+
+from .uuids import UuidIndex
 
 # node kinds
 USER, ASSISTANT, SYSTEM, PROGRESS, OTHER = 1, 2, 3, 4, 5
@@ -25,30 +27,31 @@ FORWARD = -3  # (``walk_new``) the chain goes on to a later node: walk it whole
 class Threads:
     """The nodes of one file, in file order."""
 
-    __slots__ = ("index", "kind", "line", "parent", "pending", "resolved", "side", "uuids_seen")
+    __slots__ = ("_last", "kind", "line", "parent", "pending", "resolved", "side", "uuids")
 
     def __init__(self) -> None:
-        self.index: dict[str, int] = {}  # uuid -> node
+        self.uuids = UuidIndex()  # node -> its uuid, uuid -> its first node
         self.parent = array("i")
         self.line = array("i")
         self.kind = array("b")
         self.side = bytearray()  # 1: a sidechain line
         self.pending: dict[int, str] = {}  # node -> parent uuid not seen when it was fed
         self.resolved = 0  # pending parents found since (each changes a node's chain)
-        self.uuids_seen = 0
+        # The last node's uuid, when it is its first (most lines' parent is the line
+        # before: found without a lookup).
+        self._last: str | None = None
 
     def __len__(self) -> int:
         return len(self.line)
 
     def add(self, uuid: str, parent: str | None, line: int, kind: int, sidechain: bool) -> int:
         """A new node (a repeated uuid gets a node of its own; the index keeps the first)."""
-        node = len(self.line)
-        self.index.setdefault(uuid, node)
+        node, first = self.uuids.append(uuid)
         if parent is None:
             self.parent.append(_NO_PARENT)
         else:
-            known = self.index.get(parent)
-            if known is None or known == node:
+            known = node - 1 if parent == self._last else self.uuids.find(parent)
+            if known < 0 or known == node:
                 self.parent.append(_UNRESOLVED)
                 self.pending[node] = parent
             else:
@@ -56,14 +59,18 @@ class Threads:
         self.line.append(line)
         self.kind.append(kind)
         self.side.append(1 if sidechain else 0)
+        self._last = uuid if first else None
         return node
+
+    def has(self, uuid: str) -> bool:
+        return self.uuids.find(uuid) >= 0
 
     def parent_of(self, node: int) -> int:
         """The parent node, or -1 (a root, or a parent the file does not have)."""
         parent = self.parent[node]
         if parent != _UNRESOLVED:
             return parent
-        found = self.index.get(self.pending[node], -1)
+        found = self.uuids.find(self.pending[node])
         if found >= 0 and found != node:
             self.parent[node] = found
             del self.pending[node]
@@ -75,15 +82,15 @@ class Threads:
         """Hang ``node`` on another parent (a compaction's preserved segment on its
         anchor), which may come later in the file."""
         self.pending.pop(node, None)
-        known = self.index.get(parent)
-        if known is None or known == node:
+        known = self.uuids.find(parent)
+        if known < 0 or known == node:
             self.parent[node] = _UNRESOLVED
             self.pending[node] = parent
         else:
             self.parent[node] = known
 
     def node_of(self, uuid: object) -> int:
-        return self.index.get(uuid, -1) if isinstance(uuid, str) else -1
+        return self.uuids.find(uuid) if isinstance(uuid, str) else -1
 
     def walk(self, leaf: int) -> array[int]:
         """The chain from ``leaf`` back to its root, leaf first (cycle-guarded)."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import itertools
+from array import array
 from collections.abc import Collection, Iterable
 
 from ... import pricing
 from ...item_column import ItemColumn
 from ...model import Usage
 from .lines import TokenUsage
-from .records import Response
+from .records import NO_COUNT, Response
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
@@ -41,19 +42,16 @@ class UsageBook:
 
     def report(self, response: Response, usage: TokenUsage, model: str | None) -> None:
         """A line of ``response`` reported ``usage``: the largest value of each count."""
-        tokens = response.tokens  # (once per split line: each count written out)
-        value = usage.input_tokens
-        if value is not None and (tokens[0] is None or value > tokens[0]):
-            tokens[0] = value
-        value = usage.output_tokens
-        if value is not None and (tokens[1] is None or value > tokens[1]):
-            tokens[1] = value
-        value = usage.cache_read_input_tokens
-        if value is not None and (tokens[2] is None or value > tokens[2]):
-            tokens[2] = value
-        value = usage.cache_creation_input_tokens
-        if value is not None and (tokens[3] is None or value > tokens[3]):
-            tokens[3] = value
+        for at, value in enumerate(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
+            )
+        ):
+            if value is not None:
+                _largest(response, at, value)
         model = response.model or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
@@ -72,7 +70,7 @@ class UsageBook:
         (the largest value of each count over its lines) and cost, made once."""
         touched, runs, set_usage = self.touched, self.runs_touched, column.set_usage
         for response in self.stale:
-            inp, out, cread, cwrite = response.tokens
+            inp, out, cread, cwrite = counts(response)
             response.usage = usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
@@ -126,6 +124,30 @@ class UsageBook:
                     total.add(r.usage)
             self.runs[index] = (len(responses), total)
         return copy.copy(total)
+
+
+def _largest(response: Response, at: int, value: int) -> None:
+    """The ``at``-th count of ``response`` is at least ``value``."""
+    tokens = response.tokens
+    if isinstance(tokens, array):
+        if tokens[at] != NO_COUNT and value <= tokens[at]:
+            return
+        if NO_COUNT < value < 1 << 63:
+            tokens[at] = value
+            return
+        # (a count no int64 holds, in a hostile file: kept as a list from now on)
+        tokens = response.tokens = counts(response)
+    old = tokens[at]
+    if old is None or value > old:
+        tokens[at] = value
+
+
+def counts(response: Response) -> list[int | None]:
+    """A response's counts (input, output, cache read, cache write; None: not reported)."""
+    tokens = response.tokens
+    if isinstance(tokens, array):
+        return [None if t == NO_COUNT else t for t in tokens]
+    return tokens
 
 
 def fold(responses: Iterable[Response]) -> Usage:

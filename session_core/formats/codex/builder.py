@@ -30,7 +30,7 @@ from ...model import Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
-from ...tool_ops import OpState, classify_op
+from ...tool_ops import OpState, ToolOp, classify_op
 from ..base import Builder
 from . import NAME, lines
 from . import usage as tokens
@@ -46,6 +46,7 @@ from .items import (
     response_item,
     result_part,
 )
+from .ops import CodexOps
 from .responses import CodexResponses, prompt_of
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
@@ -453,18 +454,18 @@ class CodexBuilder(CodexResponses):
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         messages: Sequence[Item]
+        ops: Sequence[ToolOp]
         if self.best in (RESPONSE, NONE):
             messages = Items(self.raw, entries=self.view)
-            ops = list(self.ops)
+            column = self.op_items
+            states: dict[int, OpState] = {}  # the pending ones' at this snapshot
             for index in self.pending:
-                op = ops[index]
                 run_index = self.op_run[index]
                 cut = run_index >= 0 and self.runs[run_index].state != "running"
-                state: OpState = classify_op(
+                states[index] = classify_op(
                     has_result=False, interrupted=cut, writer_alive=writer_alive
                 )
-                if state != op.state:
-                    ops[index] = dataclasses.replace(op, state=state)
+            ops = CodexOps(column, len(column), states, self.op_by_call)
         else:
             messages = list(self.tier_view[self.best])
             ops = list(self.tier_ops)

@@ -31,11 +31,9 @@ class CodexCalls(CodexTurns):
         open_run = self.open_run  # (``_run``'s, inline: once for every call)
         run_id = self.runs[open_run].id if open_run >= 0 else None
         tool = self.tools.setdefault(tool, tool)  # one copy of each name
-        at = len(self.ops)
-        op: LazyToolOp
+        column = self.op_items
         if self.raw.parts[index] is None:  # packed: the rest is read from its items
-            column = self.op_items
-            op = PackedOp.packed(column, column.add(index), call_id, tool, run_id)
+            at = column.add(index, call_id, tool, run_id)
         else:
             op = LazyToolOp(
                 call_id=call_id,
@@ -47,13 +45,13 @@ class CodexCalls(CodexTurns):
                 message_id=f"L{line}",
                 started=ts,
             )
-            self.op_items.add(-1)
-        self.ops.append(op)
+            at = column.add_own(op)
         self.op_run.append(open_run)
         self.op_by_call[call_id] = at
         if kind in SETTLED_BY_STATUS and status in ("completed", "failed"):
-            op.state = status
-            op.ended = ts
+            if at in column.own:
+                column.own[at].ended = ts
+            column.settle(at, status, at_call=True)
         else:
             self.pending[at] = None
 
@@ -69,11 +67,13 @@ class CodexCalls(CodexTurns):
         at = self.op_by_call.get(call_id) if call_id is not None else None
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
-        op = self.ops[at]
-        duration = outcome.duration or seconds_between(op.started, ts)
-        if isinstance(op, PackedOp) and self.raw.parts[index] is None:
-            self.op_items.answered(at, index, duration)  # its result and outcome: its item's
+        column = self.op_items
+        duration = outcome.duration or seconds_between(column.started(at), ts)
+        own = column.own.get(at)
+        if (own is None or isinstance(own, PackedOp)) and self.raw.parts[index] is None:
+            column.answered(at, index, duration)  # its result and outcome: its item's
         else:
+            op = column.kept(at)
             ref = self._ref(index, part)
             if isinstance(op, LazyToolOp):
                 op._result_from = ref  # its text (and outcome), read from the (maybe packed) part
@@ -88,11 +88,14 @@ class CodexCalls(CodexTurns):
             op.ended = ts
             op.duration = duration
         failed = outcome.failed
-        code = self.late_failure.pop(op.call_id, None) if self.late_failure else None
+        late = self.late_failure
+        code = late.pop(column.ids[at], None) if late else None
         if code is not None and outcome.exit_code is None:
             failed = True
-            op.detail = {**(outcome.detail or {}), "exit_code": code}
-        op.state = classify_op(has_result=True, failed=failed, interrupted=outcome.interrupted)
+            column.kept(at).detail = {**(outcome.detail or {}), "exit_code": code}
+        column.settle(
+            at, classify_op(has_result=True, failed=failed, interrupted=outcome.interrupted)
+        )
         self.pending.pop(at, None)
 
     def _late_outcome(self, kind: str, payload: dict[str, Any]) -> None:
@@ -111,10 +114,11 @@ class CodexCalls(CodexTurns):
             code = 1 if isinstance(result, dict) and "Err" in result else None
         if not code:
             return
-        index = self.op_by_call.get(call_id)
-        op = self.ops[index] if index is not None else None
-        if op is not None and op.result_line is not None:
-            if op.state == "completed":
+        at = self.op_by_call.get(call_id)
+        column = self.op_items
+        if at is not None and column.has_result(at):
+            if column.state_of(at) == "completed":
+                op = column.kept(at)
                 op.state = "failed"
                 op.detail = {**(op.detail or {}), "exit_code": code}
         else:

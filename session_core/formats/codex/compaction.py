@@ -8,21 +8,70 @@ changed developer message) becomes an item of its own, ``L<line>.<n>``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ...model import Item
 from ...parts import Part
 from .items import fingerprint, message_key, response_item
 
 
+class EntryIds(Sequence[str]):
+    """The ids of some entries of a view (raw indexes, named by ``id_of``, and items),
+    each made when asked for: a compaction of a long session folds 100,000s of them.
+    Kept as codes: an index as it is, an item as ``-1 - `` its place in ``items``."""
+
+    __slots__ = ("_codes", "_id_of", "_items")
+
+    def __init__(self, entries: list[int | Item], id_of: Callable[[int], str]) -> None:
+        self._items: list[Item] = []
+        codes = self._codes = array("q")
+        for entry in entries:
+            if isinstance(entry, Item):
+                codes.append(-1 - len(self._items))
+                self._items.append(entry)
+            else:
+                codes.append(entry)
+        self._id_of = id_of
+
+    def _name(self, code: int) -> str:
+        return self._items[-1 - code].id if code < 0 else self._id_of(code)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._name(code) for code in self._codes[index]]
+        return self._name(self._codes[index])
+
+    def __iter__(self) -> Iterator[str]:
+        name = self._name
+        return (name(code) for code in self._codes)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass(slots=True)
 class Replayed:
     view: list[int | Item]  # raw indexes (ids by ``id_of``) and items of its own
     keys: list[int]  # fingerprints, parallel to ``view``
-    kept: list[str]  # ids of earlier items still seen
-    folded: list[str]  # ids of earlier items replaced
+    kept: EntryIds  # ids of earlier items still seen
+    folded: EntryIds  # ids of earlier items replaced
     folded_at: list[int]  # where those are in the earlier view
     note: str  # what the raw view says of the line
 
@@ -44,7 +93,7 @@ def replay(
     history = payload.get("replacement_history")
     new_view: list[int | Item] = []
     new_keys: list[int] = []
-    kept: list[str] = []
+    kept: list[int | Item] = []  # (their entries: ``EntryIds`` names them)
     if isinstance(history, list):
         entries = [e if isinstance(e, dict) else {"type": "record", "value": e} for e in history]
         wanted = [fingerprint(entry) for entry in entries]
@@ -60,7 +109,7 @@ def replay(
             item: int | Item
             if positions:
                 item = view[positions.pop(0)]
-                kept.append(ident(item))
+                kept.append(item)
             else:
                 item = response_item(entry, f"{cid}.{k + 1}", line, ts)
             new_view.append(item)
@@ -71,15 +120,17 @@ def replay(
         new_view.append(summary)
         new_keys.append(message_key("user", summary.parts))
         note = "no replacement history: the summary stands for what came before"
-    keep = set(kept)
-    folded: list[str] = []
+    keep = {ident(entry) for entry in kept}
+    folded: list[int | Item] = []
     folded_at: list[int] = []
     for position, earlier in enumerate(view):
         name = earlier.id if isinstance(earlier, Item) else id_of(earlier)
         if name not in keep:
-            folded.append(name)
+            folded.append(earlier)
             folded_at.append(position)
-    return Replayed(new_view, new_keys, kept, folded, folded_at, note)
+    return Replayed(
+        new_view, new_keys, EntryIds(kept, id_of), EntryIds(folded, id_of), folded_at, note
+    )
 
 
-__all__ = ["Replayed", "replay"]
+__all__ = ["EntryIds", "Replayed", "replay"]

@@ -1,11 +1,12 @@
 """Tool operations kept packed: where each one's call and result are, not copies of them.
 
-A rollout of a long session has a tool operation every few lines. Each is still a
-``ToolOp`` (``Transcript.tool_operations`` is a list of them), but a ``PackedOp`` keeps
-only its state and names: its line, timestamps, message id, arguments, result, outcome
-and duration are read from the raw items of its call and result (an ``OpColumn`` the
-builder fills) when asked for. What is set on it later (``op.detail = ...``) is kept
-and wins, as on any ``ToolOp``; a copy (``dataclasses.replace``) is a plain one.
+A rollout of a long session has a tool operation every few lines. The builder keeps
+them as columns (``OpColumn``: names, state codes, where each call and result is), and
+a snapshot's ``Transcript.tool_operations`` (``CodexOps``) makes each ``ToolOp`` when
+asked for: a ``PackedOp``, whose line, timestamps, message id, arguments, result,
+outcome and duration are read from the raw items of its call and result. What is set
+on it later (``op.detail = ...``) is kept and wins, as on any ``ToolOp``; a copy
+(``dataclasses.replace``) is a plain one.
 """
 
 from __future__ import annotations
@@ -13,45 +14,232 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
 
 from ...item_column import ItemColumn
 from ...parts import PartRef
-from ...tool_ops import LazyToolOp, OpField, ToolOp
+from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp
 
 _T = TypeVar("_T")
 _LINE = ToolOp.__dict__["line"]  # the dataclass's slots
 _DURATION = ToolOp.__dict__["duration"]
 
 
-class OpColumn:
-    """Per operation: the raw item of its call, of its result (-1: none yet), and its
-    duration in seconds (NaN: not known)."""
+# An operation's state, kept as its code; ``AT_CALL`` flags one a call's own status
+# settled (it ended at its call's line).
+STATES: tuple[OpState, ...] = ("running", "completed", "failed", "interrupted", "outcome-unknown")
+CODES = {state: code for code, state in enumerate(STATES)}
+RUNNING, INTERRUPTED, AT_CALL = CODES["running"], CODES["interrupted"], 0x80
 
-    __slots__ = ("call", "duration", "raw", "result")
+
+class OpColumn:
+    """Every operation of a file, packed: its call id, tool, run, state, the raw item of
+    its call and of its result (-1: none yet) and its duration in seconds (NaN: not
+    known). An operation whose items are not packed (kept whole), or that was changed
+    beyond that (a late exit code), is kept as its ``ToolOp`` (``own``). A snapshot's
+    operations are made from it when asked for (``CodexOps``)."""
+
+    __slots__ = ("call", "duration", "ids", "own", "raw", "result", "run_ids", "state", "tools")
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw
         self.call = array("l")
         self.result = array("l")
         self.duration = array("d")
+        self.ids: list[str] = []
+        self.tools: list[str] = []
+        self.run_ids: list[str | None] = []
+        self.state = bytearray()
+        self.own: dict[int, ToolOp] = {}
 
-    def add(self, call: int) -> int:
+    def __len__(self) -> int:
+        return len(self.call)
+
+    def add(self, call: int, call_id: str, tool: str, run_id: str | None) -> int:
+        """A running operation whose call is the packed raw item ``call``; its index."""
         self.call.append(call)
         self.result.append(-1)
         self.duration.append(math.nan)
+        self.ids.append(call_id)
+        self.tools.append(tool)
+        self.run_ids.append(run_id)
+        self.state.append(RUNNING)
         return len(self.call) - 1
+
+    def add_own(self, op: ToolOp) -> int:
+        """An operation kept as it is (its items are not packed); its index."""
+        at = self.add(-1, op.call_id, op.tool, op.run_id)
+        self.own[at] = op
+        return at
 
     def answered(self, at: int, result: int, duration: float | None) -> None:
         self.result[at] = result
         self.duration[at] = math.nan if duration is None else duration
+
+    def state_of(self, at: int) -> OpState:
+        own = self.own.get(at)
+        return own.state if own is not None else STATES[self.state[at] & ~AT_CALL]
+
+    def settle(self, at: int, state: OpState, at_call: bool = False) -> None:
+        """Its state (``at_call``: settled by its call's own status, ended there)."""
+        own = self.own.get(at)
+        if own is not None:
+            own.state = state  # (its ``ended`` is set on it)
+        else:
+            flag = AT_CALL if at_call else self.state[at] & AT_CALL  # (ended there still)
+            self.state[at] = CODES[state] | flag
+
+    def started(self, at: int) -> str | None:
+        own = self.own.get(at)
+        return own.started if own is not None else self.raw.ts_of(self.call[at])
+
+    def has_result(self, at: int) -> bool:
+        own = self.own.get(at)
+        return own.result_line is not None if own is not None else self.result[at] >= 0
+
+    def kept(self, at: int) -> ToolOp:
+        """The operation as an object kept from now on (to change more of it than the
+        column holds): an own one as it is, a packed one made and kept."""
+        op = self.own.get(at)
+        if op is None:
+            op = self.own[at] = self.make(at)
+        return op
+
+    def make(self, at: int) -> ToolOp:
+        """A packed operation as a ``PackedOp`` (an own one is not made again)."""
+        own = self.own.get(at)
+        if own is not None:
+            return own
+        op = PackedOp.packed(self, at, self.ids[at], self.tools[at], self.run_ids[at])
+        code = self.state[at]
+        op.state = STATES[code & ~AT_CALL]
+        if code & AT_CALL:
+            op.ended = self.raw.ts_of(self.call[at])
+        return op
 
     def ref(self, index: int) -> PartRef | None:
         """The (only) part of a packed raw item, where it is in the file."""
         raw = self.raw
         source = raw.source
         return PartRef.at(source, raw.span[index], 0) if source is not None else None
+
+
+class CodexOps(Sequence[ToolOp]):
+    """A snapshot's operations: the first ``count`` of the column, each made when asked
+    for and kept for the snapshot (a big file has 100,000s: a snapshot does not make
+    them all); ``states`` overrides the state of those still pending at the snapshot
+    (running or interrupted, as the writer's state says)."""
+
+    __slots__ = ("_by_call", "_column", "_count", "_made", "_states")
+
+    def __init__(
+        self,
+        column: OpColumn,
+        count: int,
+        states: dict[int, OpState],
+        by_call: Mapping[str, int],
+    ) -> None:
+        self._column = column
+        self._count = count
+        self._states = states
+        self._by_call = by_call
+        self._made: dict[int, ToolOp] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> ToolOp: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolOp]: ...
+    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("operation index out of range")
+        op = self._made.get(index)
+        if op is None:
+            op = self._column.make(index)
+            state = self._states.get(index)
+            if state is not None and state != op.state:
+                if index in self._column.own:  # the builder's own: a copy of it
+                    op = dataclasses.replace(op, state=state)
+                else:
+                    op.state = state
+            self._made[index] = op
+        return op
+
+    def __iter__(self) -> Iterator[ToolOp]:
+        for index in range(self._count):
+            yield self[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def unsettled(self) -> list[ToolOp]:
+        """The operations that may be running or interrupted (``model.unsettled_ops``):
+        the pending ones, those an output said were cut off, own ones in either state."""
+        column = self._column
+        found = set(self._states)
+        codes = column.state
+        for code in (RUNNING, INTERRUPTED):
+            at = codes.find(code)
+            while 0 <= at < self._count:
+                found.add(at)
+                at = codes.find(code, at + 1)
+        for at, op in column.own.items():
+            if at < self._count and op.state in ("running", "interrupted"):
+                found.add(at)
+        return [self[at] for at in sorted(found)]
+
+    def by_call(self) -> Mapping[str, ToolOp]:
+        """The operations by call id (``model.ops_by_call``), the last of each."""
+        return CodexOpsByCall(self)
+
+    def find(self, call_id: str) -> ToolOp | None:
+        """The snapshot's last operation for ``call_id`` (None: none)."""
+        at = self._by_call.get(call_id)
+        if at is None:
+            return None
+        if at >= self._count:  # called again since the snapshot: its last before
+            ids = self._column.ids
+            at = next((i for i in range(self._count - 1, -1, -1) if ids[i] == call_id), -1)
+            if at < 0:
+                return None
+        return self[at]
+
+
+class CodexOpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up in what the builder keeps."""
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops: CodexOps) -> None:
+        self._ops = ops
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._ops.find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._ops.find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        ids = self._ops._column.ids
+        return iter(dict.fromkeys(ids[: len(self._ops)]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _Packed(OpField[_T]):
@@ -169,4 +357,4 @@ _HIDDEN: list[tuple[Any, Any]] = [
 _PLAIN = tuple(_DEFAULTS[name] for name in _SET_IN_PACKED)
 assert all(getattr(PackedOp, name) is ToolOp.__dict__[name] for name in _SET_IN_PACKED)
 
-__all__ = ["OpColumn", "PackedOp"]
+__all__ = ["STATES", "CodexOps", "CodexOpsByCall", "OpColumn", "PackedOp"]

@@ -232,7 +232,7 @@ class CodexResponses(CodexCalls):
             if early is None:
                 self.last_response = index
             else:  # its request's usage came first
-                self.raw.set_usage(index, early)
+                self.response_usage.set(index, early)
                 self.early_usage = None
         self.view.append(index)
         self.view_keys.append(key)

@@ -36,6 +36,7 @@ class CodexState(Builder):
         self.meta: dict[str, Any] = {}
         # Every line's item, packed (its parts read again by span when asked for).
         self.raw = ItemColumn("L")
+        self.response_usage = self.raw.facts = tokens.ResponseUsage(self.raw)
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
         self.view: list[int | Item] = []
@@ -43,9 +44,8 @@ class CodexState(Builder):
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
         self.tier_ops: list[ToolOp] = []
-        self.ops: list[ToolOp] = []
         self.op_run = array("l")  # each op's run (index, -1: none)
-        self.op_items = OpColumn(self.raw)  # each op's call and result items, when packed
+        self.op_items = OpColumn(self.raw)  # every operation, packed
         self.op_by_call: dict[str, int] = {}
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id

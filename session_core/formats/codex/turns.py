@@ -237,7 +237,7 @@ class CodexTurns(CodexState):
                 if self.implicit:  # its answer's usage is the prompted run's too
                     self.implicit_last = (line, ts)
             if self.last_response >= 0:
-                self.raw.set_usage(self.last_response, usage)
+                self.response_usage.set(self.last_response, usage)
                 self.last_response = -1
             else:  # before the request's output (older writers): its first item takes it
                 self.early_usage = usage

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from typing import TYPE_CHECKING, Any
+from itertools import compress
+from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
-from ...item_column import ItemFacts, shape_height
 from ...model import (
     Compaction,
     Item,
@@ -21,8 +21,7 @@ from ...model import (
     Transcript,
     Usage,
 )
-from ...parts import tool_call_part
-from ...text import as_str, count
+from ...text import as_str
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -30,8 +29,19 @@ if TYPE_CHECKING:
 
 
 from .contexts import V1RunContext
+from .items import (
+    CODE,
+    FLAGS,
+    HEIGHT,
+    PARTS,
+    TELLS,
+    V1ItemFacts,
+    measured,
+    message_item,
+    message_parts,
+)
 from .ops import V1Op, V1Ops
-from .overlays import Overlays, compaction_parts, made_compaction
+from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
 
@@ -59,7 +69,7 @@ class V1Model:
 
         self.state = state
         self.column = ItemColumn()
-        self.column.facts = _V1Facts(self)
+        self.column.facts = V1ItemFacts(self)
         self.column_at = array("i")  # per event: its item's index in the column, or -1
         self.event_of = array("i")  # per item: its event (its position in the replay)
         # Of the items not reached through their body's position: messages kept as dicts
@@ -76,6 +86,9 @@ class V1Model:
         self._compactions: dict[str, ReplayCompaction] = {}
         self._made: list[Compaction] = []  # the compactions in the model
         self._elisions_taken = 0  # elision records whose lines are items
+        # An elision line's span -> where its records are (``_elision_records``): its
+        # item's parts are made again from them, not kept (10,000s of lines at 1 GB).
+        self._elided_at: dict[int, tuple[int, int]] = {}
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
         self._by_call: dict[str, int] = {}  # call id -> its (last) operation
@@ -83,7 +96,6 @@ class V1Model:
         self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts: list[RunContext] = []  # of the run-context lines, in file order
-        self._started: list[str | None] = []  # each run-context line's ts, in file order
         self._number: dict[str, int] = {}  # run id -> its place among the runs
         self._first = array("l")  # per run: its first run-context line
         self._latest: dict[str, int] = {}  # run id -> its last run-context line
@@ -94,6 +106,9 @@ class V1Model:
         self._pending_runs: set[str] = set()
         self._tallied_to: str | None = None
         self._ops_seen = 0
+        # A message line's shape (its facts' key) -> its item's role code, height, parts,
+        # whether it answers or makes a call (``items.measured``).
+        self._shapes: dict[int, tuple[int, int, int, bool]] = {}
 
     def advance(self) -> None:
         """Take what the replay applied since: its new lines' items and operations (those
@@ -119,7 +134,7 @@ class V1Model:
         for mid, body, sticky, stub in state.entries:
             found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
             if found < 0:
-                item = _item(mid, dict(body), 0)
+                item = message_item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
                 own.append(item)
                 add(-len(own))
@@ -159,7 +174,10 @@ class V1Model:
             from ...parts import PartSource
 
             def load(span: int) -> list[Part]:
-                return _parts(payload_of(self.envelope_at(span)))
+                taken = self._elided_at.get(span)
+                if taken is not None:  # an elision line: what it stubbed, not its line
+                    return elision_parts(self.state.elisions, *taken)
+                return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
         self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
@@ -167,67 +185,120 @@ class V1Model:
         start, stop = self._events, len(kinds)
         if start == stop:
             return
-        column_at, event_of = self.column_at, self.event_of
-        ids, kept_of, facts = events.ids, events.kept, events.facts
-        shape, calls, code = facts.shape, facts.calls, column.code
-        answered, early = self.answered, self._early
-        by_call, shared, is_settled = self._by_call, self._shared, state.tool_ops.is_settled
-        packed = column.source is not None
-        # The lines kept by their span, appended to the column together (``extend_unread``)
-        # when another kind of item comes, and at the end.
-        at, spans, roles = array("l"), array("q"), array("H")
-        heights, counts = bytearray(), bytearray()
-        idents: list[str | None] = []
-        base = len(column)
-
-        def flush() -> None:
-            if at:
-                column.extend_unread(at, spans, roles, heights, counts, idents)
-                for batch in (at, spans, roles, heights, counts, idents):
-                    del batch[:]
-
-        for position in range(start, stop):
-            kind = kinds[position]
-            if kind == "message":
-                kept = kept_of(position)
-                mid = ids[position]
-                role, height, reasoning, pairs, tcid = shape(position)
-                if packed and type(kept) is int and kept:
-                    if tcid is not None:
-                        height, parts = 2, 1  # its result, alone
-                    else:
-                        others = reasoning + pairs
-                        height = min(shape_height(height, others), 255)
-                        parts = min(1 + others, 255)
-                    index = base + len(at)
-                    at.append(lines[position])
-                    spans.append(kept)
-                    roles.append(code(role))
-                    heights.append(height)
-                    counts.append(parts)
-                    idents.append(mid)
-                else:
-                    flush()
-                    index = self._append_message(position, kept, mid, role)
-                    base = index + 1
-                if tcid is not None:
-                    answered_op = by_call.get(tcid)
-                    if answered_op is None or not is_settled(answered_op) or tcid in shared:
-                        answered.add(tcid)  # (of a settled operation: never asked for)
-                if pairs:
-                    for cid, name in calls(position):
-                        if cid in early:
-                            early.discard(cid)
-                        else:
-                            self._undispatched[cid] = (position, name)
-                column_at[position] = index
-                event_of.append(position)
-            elif kind in ("compaction", "elision"):
-                flush()
-                self._add_overlay(position, kind)
-                base = len(column)
-        flush()
+        # The message lines between one compaction or elision line and the next go in
+        # together (``_add_messages``), found without a step per line.
+        marks: list[int] = []
+        for kind in ("compaction", "elision"):
+            at = start
+            while True:
+                try:
+                    at = kinds.index(kind, at, stop)
+                except ValueError:
+                    break
+                marks.append(at)
+                at += 1
+        messages = state.message_events
+        first = bisect.bisect_left(messages, start)
+        for mark in [*sorted(marks), stop]:
+            end = bisect.bisect_left(messages, mark, first)
+            if end > first:
+                self._add_messages(messages[first:end].tolist())
+            first = end
+            if mark < stop:
+                self._add_overlay(mark, kinds[mark])
         self._events = stop
+
+    def _add_messages(self, positions: list[int]) -> None:
+        """These message lines' items (in file order, no other item between them): those
+        kept by their span appended unread (``extend_unread``), measured from their facts,
+        each shape once (``FactsColumn.shape_keys``); then what their answers and calls
+        tell of the operations."""
+        state, column = self.state, self.column
+        events = state.events
+        facts = events.facts
+        kept = list(map(events.kept, positions))
+        base = len(column)
+        try:
+            spans: array[int] | None = array("q", kept)  # type: ignore[arg-type]
+        except TypeError:  # (a line appended live as its dict or bytes)
+            spans = None
+        if column.source is None or spans is None or 0 in spans:
+            for position, line_kept in zip(positions, kept, strict=True):
+                self._add_message(position, line_kept)
+            self._take_answers_and_calls(positions)
+            return
+        shapes, code = self._shapes, column.code
+        keys = facts.shape_keys(positions)
+        for key in set(keys).difference(shapes):
+            shape = facts.shape_of_key(key)
+            if shape is not None:
+                role, text_lines, reasoning, pairs, answers = shape
+                shapes[key] = measured(code(role), text_lines, reasoning, pairs, answers)
+        rows = list(map(shapes.get, keys))
+        if None in rows:  # (a line that says more than its key)
+            for at, row in enumerate(rows):
+                if row is None:
+                    role, text_lines, reasoning, pairs, tcid = facts.shape(positions[at])
+                    answers = tcid is not None
+                    rows[at] = measured(code(role), text_lines, reasoning, pairs, answers)
+        sized = cast("list[tuple[int, int, int, bool]]", rows)
+        lines = state.event_lines
+        column.extend_unread(
+            array("l", map(lines.__getitem__, positions)),
+            spans,
+            array("H", map(CODE, sized)),
+            bytes(map(HEIGHT, sized)),
+            bytes(map(PARTS, sized)),
+            list(map(events.ids.__getitem__, positions)),
+        )
+        column_at = self.column_at
+        for index, position in enumerate(positions, base):
+            column_at[position] = index
+        self.event_of.extend(positions)
+        self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
+
+    def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
+        """One message line's item: kept by its span, appended unread; else as its parts."""
+        column, facts = self.column, self.state.events.facts
+        mid = self.state.events.ids[position]
+        role, height, reasoning, pairs, tcid = facts.shape(position)
+        if type(kept) is int and kept and column.source is not None:
+            _code, height, parts, _tells = measured(0, height, reasoning, pairs, tcid is not None)
+            index = column.append_unread(
+                int(self.state.event_lines[position]),
+                kept,
+                role=role,
+                height=height,
+                nparts=parts,
+                ident=mid,
+            )
+        else:
+            index = self._append_message(position, kept, mid, role)
+        self.column_at[position] = index
+        self.event_of.append(position)
+
+    def _take_answers_and_calls(self, positions: list[int]) -> None:
+        """What these message lines (in file order) tell of the operations: the call ids
+        they answer whose operation may still move, the calls no dispatch line named yet."""
+        answers, at, cids, names = self.state.events.facts.call_texts(positions)
+        answered, by_call = self.answered, self._by_call
+        if answers:
+            # (A call id of an operation settled already is never asked for again.)
+            shared, is_settled = self._shared, self.state.tool_ops.is_settled
+            known = by_call.keys() & answers
+            answered.update(cid for cid in answers if cid not in known)
+            for cid in known:
+                if not is_settled(by_call[cid]) or cid in shared:
+                    answered.add(cid)
+        early, undispatched = self._early, self._undispatched
+        if early.isdisjoint(cids):  # (a call dispatched before its message: rare)
+            undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+            return
+        for cid, position, name in zip(cids, at, names, strict=True):
+            if cid in early:
+                early.discard(cid)
+            else:
+                undispatched[cid] = (position, name)
 
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
@@ -236,7 +307,7 @@ class V1Model:
         envelope = self.state.events[position]
         ts = envelope.get("ts")
         index = self.column.append(
-            _parts(payload_of(envelope)),
+            message_parts(payload_of(envelope)),
             int(self.state.event_lines[position]),
             role=role,
             ts=ts if isinstance(ts, str) else None,
@@ -254,8 +325,9 @@ class V1Model:
         eid = state.events.ids[position]
         line = int(state.event_lines[position])
         self.line_of[eid] = line
-        envelope = state.events[position]
+        envelope = state.events.read(position)  # (for its ts: not kept in the cache)
         ts = envelope.get("ts")
+        span = 0
         if kind == "compaction":
             record = self._compactions.get(eid)
             if record is None:  # the ones applied since: taken in
@@ -264,40 +336,37 @@ class V1Model:
                 record = self._compactions.get(eid)
             parts = compaction_parts(record, self.line_of)
         else:
-            parts = self._elision_parts(eid)
+            taken = self._elision_records(eid)
+            parts = elision_parts(self.state.elisions, *taken)
+            kept = state.events.kept(position)
+            if type(kept) is int and column.source is not None:
+                span = kept  # its parts made again from its records when asked for
+                self._elided_at[span] = taken
         index = column.append(
             parts,
             line,
             role="user" if kind == "compaction" else "system",
             kind=kind,
             ts=ts if isinstance(ts, str) else None,
+            span=span,
             ident=eid,
-            keep=True,
+            keep=not span,
         )
         self.index_of[eid] = index
         self.column_at[position] = index
         self.event_of.append(position)
 
-    def _elision_parts(self, eid: str) -> list[Part]:
-        """An elision line's item: each message it stubbed (its line) and the stub, the
-        first ``FOLD_PARTS`` of them (and how many more)."""
-        from ...item_column import FOLD_PARTS
-
+    def _elision_records(self, eid: str) -> tuple[int, int]:
+        """Where the records of elision line ``eid`` are in the replay's elisions (the
+        next ones not taken: an elision line applies its records in one go)."""
         elisions, taken = self.state.elisions, self._elisions_taken
         while taken < len(elisions) and elisions[taken].elision_id != eid:
-            taken += 1  # (an elision line applies its records in one go: they are next)
+            taken += 1
         end = taken
         while end < len(elisions) and elisions[end].elision_id == eid:
             end += 1
         self._elisions_taken = end
-        parts = []
-        for record in elisions[taken : min(end, taken + FOLD_PARTS)]:
-            at = record.line
-            where = f"line {at:,}" if at is not None else record.message_id[:8]
-            parts.append(Part("other", f"{where} → {record.stub}", name="✂ stubbed"))
-        if end - taken > FOLD_PARTS:
-            parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
-        return parts or [Part("other", "nothing", name="✂ stubbed")]
+        return taken, end
 
     def _overlay_records(self) -> Overlays:
         """The compactions (the new ones made, the others kept), then the elisions, each
@@ -340,7 +409,7 @@ class V1Model:
     def flags_of(self, index: int) -> list[str]:
         """What a message line says of itself beside its content, as marks."""
         payload = payload_of(self._envelope_of(index))
-        flags = [key for key in ("sysprompt", *_FLAGS) if payload.get(key)]
+        flags = [key for key in ("sysprompt", *FLAGS) if payload.get(key)]
         depth = payload.get("depth")
         if depth is not None:
             flags.append(f"depth {as_str(depth)}")
@@ -366,13 +435,21 @@ class V1Model:
         if len(records) == taken:
             return
         undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        # Each operation's index as the int object the replay keeps for its dispatch line
+        # (``operation_index``): 100,000s of them, 28 bytes each, are not made twice.
+        ids, dispatch_event, kept_as = (
+            state.events.ids,
+            records.dispatch_event,
+            state.operation_index,
+        )
         for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
             if cid in by_call and cid not in self._shared:  # dispatched again (rare)
                 self._shared.add(cid)
                 self._answer_again(cid)
-            by_call[cid] = index
+            same = kept_as(ids[dispatch_event(index)])
+            by_call[cid] = same if same == index else index  # (its id dispatched again)
         if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
         is_settled, still = records.is_settled, self._open
@@ -457,7 +534,6 @@ class V1Model:
         for index in range(len(self._contexts), len(contexts)):
             line = int(lines[contexts.event(index)])
             self._contexts.append(V1RunContext.of(state, index, line))
-            self._started.append(contexts[index].get("ts") or None)
             run_id = contexts.run_ids[index]
             if run_id not in number:  # run id -> its first run-context line, and its last
                 number[run_id] = len(order)
@@ -497,77 +573,10 @@ class V1Model:
                 state=run_state,
                 line=int(lines[begin]),
                 end_line=None if end is None else int(lines[end]) - 1,
-                started=self._started[first[at]],
+                started=state.run_started[first[at]],
                 usage=Usage.of_totals(totals) if totals is not None else Usage(),
                 context=self._contexts[latest[moved]],
                 items=bisect.bisect_left(messages, len(lines) if end is None else end)
                 - bisect.bisect_left(messages, begin),
             )
         return list(made)
-
-
-class _V1Facts(ItemFacts):
-    """What a v1 item is told by the replay when it is built: its marks and usage (from
-    the message's facts), and the timestamp of a line appended unread."""
-
-    def __init__(self, model: V1Model) -> None:
-        self.model = model
-
-    def ts(self, index: int, span: int) -> str | None:
-        return self.model.stamp(index)
-
-    def usage(self, index: int) -> Usage | None:
-        model = self.model
-        position = model.event_of[index]
-        facts = model.state.events.facts
-        if not facts.is_message(position):
-            return None
-        reported = facts.usage(position)
-        if reported is None and facts.role(position) != "assistant":
-            return None
-        return Usage.from_message_usage(reported)
-
-    def marks(self, index: int, ident: str) -> list[str]:
-        model = self.model
-        if model.column.kind_of(index) != "message":
-            return []
-        return [*model.flags_of(index), *model.marks_of(ident)]
-
-    def stub(self, index: int, ident: str) -> str | None:
-        elisions = self.model.state.elided.get(ident)
-        return elisions[-1].stub if elisions else None
-
-
-_FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
-
-
-def _item(mid: str, payload: dict[str, Any], line: int) -> Item:
-    return Item(mid, _role(payload), _parts(payload), line, sticky=bool(payload.get("sticky")))
-
-
-def _role(payload: dict[str, Any]) -> str:
-    """A message's role, as its facts say it (``facts.message_facts``)."""
-    return as_str(payload.get("role")) or "user"
-
-
-def _parts(payload: dict[str, Any]) -> list[Part]:
-    """A message line's parts: its text, its reasoning, its tool calls; a tool message's
-    result (failed where it says ``is-error``). Its facts say as much (``V1Model``
-    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
-    the reasoning is truthy, a call for each tool-call object."""
-    parts = [Part("text", as_str(payload.get("content")))]
-    reasoning = payload.get("reasoning")
-    if reasoning:
-        parts.append(Part("reasoning", as_str(reasoning)))
-    calls = payload.get("tool-calls")
-    if isinstance(calls, list):
-        for call in calls:
-            if isinstance(call, dict):
-                function = call.get("function")
-                function = function if isinstance(function, dict) else {}
-                parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
-    tcid = payload.get("tool-call-id")
-    if tcid is not None:
-        failed = bool(payload.get("is-error"))
-        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
-    return parts

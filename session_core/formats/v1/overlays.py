@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...indexed import Indexed
+from ...item_column import FOLD_PARTS
 from ...model import Compaction, Part
 from ...text import count
 
@@ -83,3 +84,16 @@ def compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> 
         f" · tokens {before} → {after} · fallback {'yes' if record.fallback else 'no'}"
     )
     return [Part("other", what, name="compaction"), Part("text", record.summary)]
+
+
+def elision_parts(elisions: list[Elision], taken: int, end: int) -> list[Part]:
+    """An elision line's item: each message it stubbed (its line) and the stub, of its
+    records ``elisions[taken:end]``, the first ``FOLD_PARTS`` of them (and how many more)."""
+    parts = []
+    for record in elisions[taken : min(end, taken + FOLD_PARTS)]:
+        at = record.line
+        where = f"line {at:,}" if at is not None else record.message_id[:8]
+        parts.append(Part("other", f"{where} → {record.stub}", name="✂ stubbed"))
+    if end - taken > FOLD_PARTS:
+        parts.append(Part("other", count(end - taken - FOLD_PARTS, "more message"), name="✂"))
+    return parts or [Part("other", "nothing", name="✂ stubbed")]

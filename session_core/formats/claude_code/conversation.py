@@ -1,0 +1,277 @@
+"""The conversation lines: ``assistant`` (one API response, however many lines it was
+split over, and the tool calls it makes) and ``user`` (prompts, commands, compaction
+summaries and the tool results that answer calls, in either order), and the turns
+they start and count.
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ...model import Part, PartRef
+from ...times import seconds_between
+from . import blocks
+from .lines import Line, Message, result_facts, result_value, shape
+from .records import Boundary, Call, Response, RunMark
+from .sidechains import TASK_TOOLS
+from .threading import ASSISTANT, USER
+from .usage import SYNTHETIC
+
+if TYPE_CHECKING:
+    from .builder import ClaudeCodeBuilder
+
+_NO_MESSAGE = Message()
+
+
+def _parts(b: ClaudeCodeBuilder, message: Message, typed: bool, answers: bool) -> list[Part]:
+    """A line's parts: as far as feeding needs them (``shape``) from typed blocks, whole
+    from parsed ones (``parts_of``). A typed line is read again by span when shown; its
+    tool results' texts are read only where they may say the user interrupted (a user
+    line's, ``answers``: nothing of an assistant line's is read from them)."""
+    if typed:
+        return shape(message.content, b.line_raw if answers else None)
+    return blocks.parts_of(message.content)
+
+
+def assistant(
+    b: ClaudeCodeBuilder,
+    facts: Line,
+    typed: bool,
+    line: int,
+    uuid: str | None,
+    side: bool,
+    ts: str | None,
+) -> None:
+    message = facts.message or _NO_MESSAGE
+    key = message.id or facts.requestId or uuid or f"line-{line}"
+    parts = _parts(b, message, typed, False)
+    model = intern(message.model) if message.model is not None else None
+    response = b.responses.get(key)
+    node = b.node_for(facts, uuid, line, ASSISTANT, side)
+    if response is not None and response.side == side:
+        if typed and b.raw.parts[response.raw] is not None:
+            # The item keeps its parts (its first line can not be read again): this
+            # line's, whole, join them.
+            whole = orjson.loads(b.line_raw).get("message")
+            content = whole.get("content") if isinstance(whole, dict) else None
+            _extend(b, response, blocks.parts_of(content))
+        else:
+            _extend(b, response, parts)
+    else:
+        index = b.add_item(
+            parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
+        )
+        replaced = b.responses.get(key)  # (another side's: this one takes its place)
+        response = Response(
+            id=uuid or f"line-{line}",
+            side=side,
+            raw=index,
+            model=model,
+            run=len(b.runs) - 1,
+            order=len(b.responses) if replaced is None else replaced.order,
+        )
+        if replaced is not None:
+            b.usage.replaced(replaced)
+        b.responses[key] = response
+        b.response_at[index] = response
+        if not b.off and b.runs:
+            run = b.runs[-1]
+            run.items += 1
+            run.responses.append(response)
+        if model and model != SYNTHETIC and "model" not in b.meta:
+            b.meta["model"] = model
+    if node >= 0:
+        response.nodes.append(node)
+        b.node_raw[node] = response.raw
+    if not b.off and b.runs:
+        b.runs[-1].response_line = line
+    if message.stop_reason is not None:
+        response.stop = intern(message.stop_reason)  # (one of a few)
+    if message.usage is not None:
+        b.usage.report(response, message.usage, model)
+    for index, part in enumerate(parts):
+        if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls:
+            _call(b, part, index, line, response, side, ts)
+
+
+def _extend(b: ClaudeCodeBuilder, response: Response, parts: list[Part]) -> None:
+    """A later line of a response: its blocks join the item's."""
+    response.lines += 1
+    b.raw.extend(response.raw, parts, b.span)
+    b.raw.lines[response.raw] = response.lines
+
+
+def _ref(b: ClaudeCodeBuilder, part: Part, index: int) -> Part | PartRef:
+    """What a call keeps of its line's ``index``-th part: where it is, when the line
+    can be read again (the part itself otherwise)."""
+    if b.span and b.part_source is not None:
+        return PartRef.at(b.part_source, b.span, index)
+    return part
+
+
+def _call(
+    b: ClaudeCodeBuilder,
+    part: Part,
+    index: int,
+    line: int,
+    response: Response,
+    side: bool,
+    ts: str | None,
+) -> None:
+    assert part.call_id is not None
+    # (its fields in order: call_id, tool, part, line, message_id, side, run, started)
+    call = Call(
+        part.call_id,
+        part.name or "?",
+        _ref(b, part, index),
+        line,
+        response.id,
+        side,
+        len(b.runs) - 1,
+        ts,
+    )
+    b.calls[part.call_id] = call
+    response.calls.append(part.call_id)
+    if call.tool in TASK_TOOLS and not b.off:
+        b.sides.tasks.append(call)
+    waiting = b.unpaired.pop(part.call_id, None)
+    if waiting is not None:
+        _answer(b, call, *waiting)
+
+
+def user(
+    b: ClaudeCodeBuilder,
+    facts: Line,
+    typed: bool,
+    line: int,
+    uuid: str | None,
+    side: bool,
+    ts: str | None,
+) -> None:
+    message = facts.message or _NO_MESSAGE
+    parts = _parts(b, message, typed, True)
+    meta = facts.isMeta is True
+    before = b.conv_main  # the last conversation node before this line
+    # Most user lines answer a call and say nothing else: no text, command or prompt.
+    plain = not (len(parts) == 1 and parts[0].kind == "tool-result")
+    if facts.isCompactSummary is True:
+        kind = "compact-summary"
+    elif meta:
+        kind = "meta"
+    elif plain and blocks.is_command(parts):
+        kind = "command"
+    else:
+        kind = "message"
+    node = b.node_for(facts, uuid, line, USER, side)
+    ident = uuid or f"line-{line}"
+    # Its text, while every part is whole (a prompt's or a summary's, kept).
+    text = (
+        "\n".join(p.text for p in parts if p.kind == "text")
+        if plain and not (b.off or meta)
+        else ""
+    )
+    result = facts.toolUseResult
+    answers: list[tuple[int, tuple[bool, str | None]]] = []
+    # A line read again when shown keeps its span alone: its tool result's detail
+    # (often the largest value of the line) is not decoded, only its facts are.
+    keep = not b.rereadable()
+    detail: Any = None
+    result_interrupted, agent = False, None
+    for index, part in enumerate(parts):
+        if part.kind == "tool-result" and part.call_id:
+            if not answers:
+                result_interrupted, agent = result_facts(result)
+                if keep:
+                    detail = blocks.detail(result_value(result))
+            part.data = detail
+            interrupted = result_interrupted or part.text.lstrip().startswith(blocks.INTERRUPTED)
+            answers.append((index, (interrupted, agent)))
+    b.add_item(parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta)
+    for index, said in answers:
+        part = parts[index]
+        call_id = part.call_id
+        assert call_id is not None
+        call = b.calls.get(call_id)
+        if call is None:
+            b.unpaired.setdefault(
+                call_id, (_ref(b, part, index), part.is_error, line, node, said, ts)
+            )
+        elif call.result_line is None:
+            _answer(b, call, _ref(b, part, index), part.is_error, line, node, said, ts)
+    if b.off:
+        if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
+            b.sides.root(len(b.raw) - 1, node, line, ident)
+        return
+    if kind == "compact-summary":
+        for boundary in reversed(b.boundaries):
+            if not boundary.elision and boundary.summary_item is None:
+                boundary.summary = text
+                boundary.summary_item = ident
+                head = boundary.head
+                if head >= 0 and uuid and b.threads.parent_of(head) == boundary.node:
+                    # a preserved segment hung on the boundary follows its summary
+                    b.threads.relink(head, uuid)
+                break
+        else:
+            if facts.parentUuid is None and before >= 0:
+                # before compact_boundary lines (1.0.x) the chain began again at the
+                # summary itself: it is the compaction, folding what came before
+                b.boundaries.append(
+                    Boundary(
+                        id=ident,
+                        line=line,
+                        node=node,
+                        elision=False,
+                        record={},
+                        before=before,
+                        ts=ts,
+                        summary=text,
+                        summary_item=ident,
+                    )
+                )
+        return
+    if meta or not plain:
+        if b.runs and not meta:
+            b.runs[-1].items += 1
+        return
+    if blocks.is_interruption(parts) and b.runs:
+        b.runs[-1].cut = True
+    if kind in ("message", "command") and blocks.is_prompt(parts):
+        b.runs.append(
+            RunMark(id=ident, line=line, prompt=text, started=ts, command=kind == "command")
+        )
+        if "prompt" not in b.titles:  # a command as typed, not its XML wrapper
+            title = blocks.command_title if kind == "command" else blocks.first_line
+            b.titles["prompt"] = title(text)
+    if b.runs:
+        b.runs[-1].items += 1
+
+
+def _answer(
+    b: ClaudeCodeBuilder,
+    call: Call,
+    part: Part | PartRef,
+    is_error: bool,
+    line: int,
+    node: int,
+    facts: tuple[bool, str | None],
+    ts: str | None,
+) -> None:
+    interrupted, agent = facts
+    call.result_part = part
+    call.result_line = line
+    call.result_node = node
+    b.answered.append(call)
+    call.is_error = is_error
+    call.interrupted = interrupted
+    call.ended = ts
+    call.duration = seconds_between(call.started, ts)
+    if agent:
+        call.agent = agent
+    b.progress_out.pop(call.call_id, None)
+
+
+__all__ = ["assistant", "user"]

@@ -1,0 +1,99 @@
+"""transcript-v1's items in the neutral model: a message line's parts and its item's
+measure (from the replay's facts of the line), and what the replay tells of an item
+when it is built (``V1ItemFacts``)."""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+from ...item_column import ItemFacts, shape_height
+from ...model import Item, Part, Usage
+from ...parts import tool_call_part
+from ...text import as_str
+
+if TYPE_CHECKING:
+    from .model import V1Model
+
+
+class V1ItemFacts(ItemFacts):
+    """What a v1 item is told by the replay when it is built: its marks and usage (from
+    the message's facts), and the timestamp of a line appended unread."""
+
+    def __init__(self, model: V1Model) -> None:
+        self.model = model
+
+    def ts(self, index: int, span: int) -> str | None:
+        return self.model.stamp(index)
+
+    def usage(self, index: int) -> Usage | None:
+        model = self.model
+        position = model.event_of[index]
+        facts = model.state.events.facts
+        if not facts.is_message(position):
+            return None
+        reported = facts.usage(position)
+        if reported is None and facts.role(position) != "assistant":
+            return None
+        return Usage.from_message_usage(reported)
+
+    def marks(self, index: int, ident: str) -> list[str]:
+        model = self.model
+        if model.column.kind_of(index) != "message":
+            return []
+        return [*model.flags_of(index), *model.marks_of(ident)]
+
+    def stub(self, index: int, ident: str) -> str | None:
+        elisions = self.model.state.elided.get(ident)
+        return elisions[-1].stub if elisions else None
+
+
+def measured(
+    code: int, text_lines: int, reasoning: bool, pairs: int, answers: bool
+) -> tuple[int, int, int, bool]:
+    """A message item's role code, folded height and parts, and whether it answers or
+    makes a call, from its line's shape (``FactsColumn.shape``): a tool result alone,
+    else its text, reasoning and calls (as ``message_parts`` makes them)."""
+    if answers:
+        return code, 2, 1, True
+    others = reasoning + pairs
+    height = min(shape_height(text_lines, others), 255)
+    return code, height, min(1 + others, 255), pairs > 0
+
+
+CODE, HEIGHT, PARTS, TELLS = (itemgetter(at) for at in range(4))  # of ``measured``'s
+FLAGS = ("outcome-unknown", "cancelled", "injected")  # a message's flags shown as marks
+
+
+def message_item(mid: str, payload: dict[str, Any], line: int) -> Item:
+    return Item(
+        mid, message_role(payload), message_parts(payload), line, sticky=bool(payload.get("sticky"))
+    )
+
+
+def message_role(payload: dict[str, Any]) -> str:
+    """A message's role, as its facts say it (``facts.message_facts``)."""
+    return as_str(payload.get("role")) or "user"
+
+
+def message_parts(payload: dict[str, Any]) -> list[Part]:
+    """A message line's parts: its text, its reasoning, its tool calls; a tool message's
+    result (failed where it says ``is-error``). Its facts say as much (``V1Model``
+    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
+    the reasoning is truthy, a call for each tool-call object."""
+    parts = [Part("text", as_str(payload.get("content")))]
+    reasoning = payload.get("reasoning")
+    if reasoning:
+        parts.append(Part("reasoning", as_str(reasoning)))
+    calls = payload.get("tool-calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if isinstance(call, dict):
+                function = call.get("function")
+                function = function if isinstance(function, dict) else {}
+                parts.append(tool_call_part(call.get("id", ""), function.get("name", ""), function))
+    tcid = payload.get("tool-call-id")
+    if tcid is not None:
+        failed = bool(payload.get("is-error"))
+        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
+    return parts

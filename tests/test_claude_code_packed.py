@@ -1,0 +1,52 @@
+"""What Claude Code's reader keeps packed (uuids in ``uuids.py``, a response's counts as
+int64s) reads as it was written, the odd values of a hostile file too: uuids that are
+not canonical UUIDs, counts no int64 holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from claude_code_writer import CCWriter, text, tool_use, usage
+from test_claude_code_variants import FMT, both
+
+
+def test_counts_past_int64_kept_whole(tmp_path: Path) -> None:
+    w = CCWriter()
+    w.user("go")
+    # Each response over two lines: the first line's output count is 3 (partial).
+    w.assistant("m1", [text("a"), text("b")], usage=usage(1 << 70, -5, 7, 0), stop="end_turn")
+    w.user("again")
+    w.assistant("m2", [text("c"), text("d")], usage=usage(-(1 << 64), 1 << 63, 0, 2))
+    # (read typed alone: a count past int64 sends its line down the dict path, whose
+    # transcript differs in another way, before these changes as after them)
+    t = FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)
+    got = [
+        (u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens)
+        for item in t.raw
+        if (u := item.usage) is not None
+    ]
+    assert got == [(1 << 70, 3, 7, 0), (-(1 << 64), 1 << 63, 0, 2)]
+    assert t.usage.input_tokens == (1 << 70) - (1 << 64)
+
+
+def test_uuids_of_other_shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Upper-case UUIDs, short ids, the lower case of an upper-case one: each its own
+    line, chained by its own text, named by it."""
+    w = CCWriter()
+    w.user("first")
+    w.assistant("m1", [tool_use("t1", "Bash", command="ls")], usage=usage(1, 2))
+    w.result("t1", "a.py")
+    w.assistant("m2", [text("done")], usage=usage(3, 4), stop="end_turn")
+    canonical = "0b7c5f0e-2a7d-4c1e-9f3a-6d2b8e4f1a90"
+    names = [canonical.upper(), "u-1", canonical, "ÜBER-ä"]
+    old = [line["uuid"] for line in w.lines]
+    rename = dict(zip(old, names, strict=True))
+    for line in w.lines:
+        line["uuid"] = rename[line["uuid"]]
+        if line["parentUuid"] is not None:
+            line["parentUuid"] = rename[line["parentUuid"]]
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [item.id for item in t.raw] == names
+    assert [item.id for item in t.messages] == names
+    assert [op.state for op in t.tool_operations] == ["completed"]

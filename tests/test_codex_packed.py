@@ -1,0 +1,195 @@
+"""What the Codex builder keeps packed and makes when asked for: a snapshot's tool
+operations (``CodexOps``), a compaction's ids (``EntryIds``) and each response's usage
+(``ResponseUsage``). Each reads as the plain lists and objects it stands for."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from codex_writer import RolloutWriter, story
+
+from session_core import TranscriptError
+from session_core.formats import by_name
+from session_core.formats.base import check_note, feed_file
+from session_core.formats.codex.builder import CodexBuilder
+from session_core.formats.codex.compaction import EntryIds
+from session_core.formats.codex.ops import CodexOps
+from session_core.model import Item, Transcript, Usage, ops_by_call, unsettled_ops
+
+CODEX = by_name("codex")
+
+
+def opened(path: Path, alive: bool | None = None) -> Transcript:
+    return CODEX.open(path, writer_alive=alive)
+
+
+def calls(tmp_path: Path) -> RolloutWriter:
+    """Four calls: answered, failed by a late exit code, cut off (turn aborted), open;
+    then one call id used twice."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.function_call("exec_command", {"cmd": "ok"}, "a")
+    w.function_output("a", "done", exit_code=0)
+    w.function_call("exec_command", {"cmd": "late"}, "b")
+    w.function_output("b", "plain output")
+    w.event("exec_command_end", call_id="b", exit_code=3)
+    w.function_call("exec_command", {"cmd": "cut"}, "c")
+    w.turn_aborted("t1")
+    w.task_started("t2")
+    w.function_call("exec_command", {"cmd": "first"}, "d")
+    w.function_output("d", "one", exit_code=0)
+    w.function_call("exec_command", {"cmd": "again"}, "d")
+    w.function_call("exec_command", {"cmd": "open"}, "e")
+    return w
+
+
+def test_ops_read_as_the_list_they_stand_for(tmp_path: Path) -> None:
+    t = opened(Path(calls(tmp_path).path))
+    ops = t.tool_operations
+    assert isinstance(ops, CodexOps)
+    listed = list(ops)
+    assert len(ops) == 6 and ops == listed and ops[-1] is listed[-1] and ops[0] is ops[0]
+    assert ops[1:3] == listed[1:3] and ops[::-1] == listed[::-1]
+    with pytest.raises(IndexError):
+        ops[6]
+    states = [(op.call_id, op.state) for op in ops]
+    assert states == [
+        ("a", "completed"),
+        ("b", "failed"),  # the exec_command_end's exit code, after its output
+        ("c", "interrupted"),  # its turn was aborted
+        ("d", "completed"),
+        ("d", "running"),
+        ("e", "running"),
+    ]
+    assert ops[1].detail == {"exit_code": 3}
+    assert ops[0].arguments == {"cmd": "ok"} and ops[0].result is not None
+    assert ops[0].run_id == "t1" and ops[5].run_id == "t2"
+    assert ops[0].line == 3 and ops[0].result_line == 4
+
+
+def test_unsettled_and_by_call_give_what_a_scan_of_every_op_gives(tmp_path: Path) -> None:
+    path = Path(calls(tmp_path).path)
+    for alive in (None, False):
+        t = opened(path, alive)
+        every = list(t.tool_operations)
+        busy = [op for op in every if op.state in ("running", "interrupted")]
+        assert unsettled_ops(t.tool_operations) == busy
+        assert dict(ops_by_call(t.tool_operations)) == {op.call_id: op for op in every}
+        assert ops_by_call(t.tool_operations)["d"].arguments == {"cmd": "again"}
+        assert ops_by_call(t.tool_operations).get("zz") is None
+    dead = [op.state for op in opened(path, False).tool_operations]
+    assert dead[-2:] == ["interrupted", "interrupted"]  # the writer is gone
+    note = check_note(opened(path))
+    assert "6 tool operations, 2 running" in note
+
+
+def test_a_snapshot_keeps_its_ops_while_the_builder_reads_on(tmp_path: Path) -> None:
+    w = calls(tmp_path)
+    builder = CODEX.builder(w.path)
+    assert isinstance(builder, CodexBuilder)
+    data = Path(w.path).read_bytes().split(b"\n")[:-1]
+    for number, raw in enumerate(data, 1):
+        builder.take_line(raw, number)
+    before = builder.transcript(None)
+    w.function_output("e", "answered", exit_code=0)
+    w.function_call("exec_command", {"cmd": "later"}, "d")
+    for number, raw in enumerate(Path(w.path).read_bytes().split(b"\n")[len(data) : -1]):
+        builder.take_line(raw, len(data) + 1 + number)
+    after = builder.transcript(None)
+    assert len(before.tool_operations) == 6 and len(after.tool_operations) == 7
+    assert before.tool_operations[5].state == "running"  # pending at that snapshot
+    assert after.tool_operations[5].state == "completed"
+    # a call id used again after the snapshot: the snapshot's own last one
+    assert ops_by_call(before.tool_operations)["d"].arguments == {"cmd": "again"}
+    assert ops_by_call(after.tool_operations)["d"].arguments == {"cmd": "later"}
+
+
+def test_a_set_field_sticks_to_the_snapshots_op(tmp_path: Path) -> None:
+    t = opened(Path(calls(tmp_path).path))
+    t.tool_operations[0].subagent = "child.jsonl"  # as attach_subagents links a child
+    assert t.tool_operations[0].subagent == "child.jsonl"
+    assert next(iter(t.tool_operations)).subagent == "child.jsonl"
+
+
+def test_compaction_ids_read_as_lists(tmp_path: Path) -> None:
+    story(tmp_path / "r.jsonl")
+    (c,) = opened(tmp_path / "r.jsonl").compactions
+    assert isinstance(c.folded, EntryIds) and isinstance(c.kept, EntryIds)
+    folded, kept = list(c.folded), list(c.kept)
+    assert folded and kept and c.folded == folded and c.kept == kept
+    assert c.folded[0] == folded[0] and c.folded[-1] == folded[-1]
+    assert c.folded[1:] == folded[1:] and repr(c.folded) == repr(folded)
+    assert c.to_json()["folded"] == folded and c.to_json()["kept"] == kept
+    plain = dataclasses.replace(c, folded=folded, kept=kept)
+    assert plain == dataclasses.replace(c, folded=list(c.folded), kept=list(c.kept))
+
+
+def test_entry_ids_name_indexes_and_items() -> None:
+    item = Item("L9.1", "user")
+    ids = EntryIds([3, item, 5], lambda index: f"L{index * 10}")
+    assert list(ids) == ["L30", "L9.1", "L50"] and ids[1] == "L9.1" and len(ids) == 3
+    assert ids == ["L30", "L9.1", "L50"] and ids != ["L30"]
+
+
+def test_each_response_usage_is_its_items_once(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1")  # a known model: each response priced
+    w.message("user", "hi")
+    w.message("assistant", "one")
+    w.token_count((100, 40, 10, 2))
+    w.token_count((100, 40, 10, 2))  # the same total again: no second response
+    w.message("assistant", "two")
+    w.token_count((250, 90, 30, 5), (150, 50, 20, 3))
+    t = opened(Path(w.path))
+    items = [m for m in t.messages if m.role == "assistant"]
+    got = [m.usage for m in items]
+    assert all(u is not None and u.cost is not None for u in got)
+    costs = [u.cost if u is not None else None for u in got]
+    assert got == [
+        Usage(60, 10, 40, None, costs[0], 1, 1, 1),
+        Usage(100, 20, 50, None, costs[1], 1, 1, 1),
+    ]
+    summed = Usage.total([u for u in got if u is not None])
+    assert (summed.input_tokens, summed.output_tokens) == (160, 30)
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (160, 30)  # counted once
+    assert t.usage.cost == pytest.approx(summed.cost) and t.usage.responses == 2
+    assert t.runs[0].usage.input_tokens == 160
+
+
+def test_a_count_too_big_for_a_column_is_kept_as_it_is(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("assistant", "big")
+    huge = 1 << 63  # beyond an int64 (orjson reads it; the typed path leaves it to it)
+    w.token_count((huge, 0, 5, 0))
+    w.message("assistant", "small")
+    w.token_count((huge + 10, 0, 7, 0))
+    t = opened(Path(w.path))
+    usages = [m.usage for m in t.messages if m.role == "assistant"]
+    assert usages[0] is not None and usages[0].input_tokens == huge
+    assert usages[1] is not None and usages[1].input_tokens == 10
+    assert usages[1].output_tokens == 2
+    builder = CODEX.builder(w.path)
+    assert isinstance(builder, CodexBuilder)
+    feed_file(builder, w.path)
+    assert len(builder.response_usage.fallback) == 1 and len(builder.response_usage.at) == 1
+
+
+def test_check_refuses_damage_but_keeps_unknown_lines(tmp_path: Path) -> None:
+    w = calls(tmp_path)
+    w.raw(b'{"timestamp":"x","type":"future_line","payload":{"a":1}}\n')
+    t = opened(Path(w.path))
+    assert t.raw[-1].kind == "record" and "future_line" in (t.raw[-1].parts[0].name or "")
+    assert CODEX.check(w.path).startswith("codex, ")
+    w.raw(b'{"timestamp":"x","type":"response_item","payl')  # torn last line: a warning
+    assert "warning: line" in CODEX.check(w.path)
+    w.raw(b"\n")
+    w.message("user", "after the damage")
+    with pytest.raises(TranscriptError) as err:
+        CODEX.check(w.path)
+    assert err.value.line == w.line - 1
