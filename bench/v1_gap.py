@@ -1,15 +1,16 @@
 """A v1 file's load on the model screen's path against the old v1 screen's, headless.
 
-    python bench/v1_gap.py [FILE ...] [--size 100MB] [--reps 3] [--trace [N]]
+    python bench/v1_gap.py --old OLD_TREE [FILE ...] [--size 100MB] [--reps 3] [--trace [N]]
 
 ``model``: what ``ModelScreen`` does with a v1 file: ``follow``'s raw batches applied to
 ``V1Live`` (``LiveTranscript``'s index pass, then ``V1Model.advance``), then the first
 snapshot (``transcript()``) and its views' folded heights (the block view's rows).
-``screen``: what ``TranscriptScreen`` does: the same batches into ``LiveTranscript``,
-then the usage tally and the replayed conversation's rows and their heights
-(``viewer.rows``). Each in a fresh ``python -P``, the two in turn round after round (the
-first of each round alternating), so that a slow minute on a shared machine slows both;
-the ratio model/screen is of the same round.
+``screen``: what the old v1 screen (``TranscriptScreen``, deleted since) did: the same
+batches into ``LiveTranscript``, then the usage tally and the replayed conversation's
+rows and their heights (``viewer.rows``), run from the build ``--old`` names (a tree
+unpacked with ``git archive 8161f3d``). Each in a fresh ``python -P``, the two in turn
+round after round (the first of each round alternating), so that a slow minute on a
+shared machine slows both; the ratio model/screen is of the same round.
 
 Per run: feed seconds (batches applied), the snapshot's (or rows') seconds, total, CPU,
 peak RSS. ``--trace`` runs each once more under ``tracemalloc`` (slow: its times are not
@@ -109,11 +110,12 @@ def child(path: str, kind: str, trace: int) -> dict[str, Any]:
     return figures
 
 
-def run(path: Path, kind: str, trace: int) -> dict[str, Any]:
+def run(path: Path, kind: str, trace: int, old: Path) -> dict[str, Any]:
     argv = [sys.executable, "-P", str(Path(__file__).resolve()), str(path), "--child", kind]
     if trace:
         argv += ["--trace", str(trace)]
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}:{HERE}")
+    root = old if kind == "screen" else ROOT  # the old screen's code is in the old tree only
+    env = dict(os.environ, PYTHONPATH=f"{root}:{root / 'bench'}")
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True, cwd="/")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
@@ -129,11 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="100MB")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--trace", type=int, nargs="?", const=15, default=0, metavar="N")
+    parser.add_argument("--old", type=Path, help="the tree of a build with the old v1 screen")
     parser.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.files[0], args.child, args.trace)))
         return 0
+    if args.old is None or not (args.old / "viewer" / "rows.py").is_file():
+        parser.error("--old: a tree with viewer/rows.py (git archive 8161f3d | tar -x -C DIR)")
     files = [Path(f).resolve() for f in args.files] or [
         HERE / "data" / f"open-big-{args.size}.jsonl"
     ]
@@ -144,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         for rep in range(args.reps):
             order = KINDS[rep % 2 :] + KINDS[: rep % 2]
             for kind in order:
-                f = run(path, kind, 0)
+                f = run(path, kind, 0, args.old)
                 seen[kind].append(f)
                 print(
                     f"round {rep + 1} {kind:>6}: {f['total']:.2f} s (feed {f['feed']:.2f}, "
@@ -173,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.trace:
             for kind in KINDS:
-                f = run(path, kind, args.trace)
+                f = run(path, kind, args.trace, args.old)
                 print(f"{kind} under tracemalloc: {f['held'] / 1e6:.1f} MB held")
                 for where, size, number in f["top"]:
                     print(f"  {size / 1e6:8.2f} MB {number:>9,}  {where}")
