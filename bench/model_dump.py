@@ -76,8 +76,8 @@ def _lines(t: Any, out: IO[bytes]) -> None:
         put("message", _lines_item(item))
     for op in t.tool_operations:
         put("op", _plain(op))
-    for c in t.compactions:
-        put("compaction", _plain(c))
+    for c in t.compactions:  # (their id lists may be sequences of their own: listed)
+        put("compaction", _plain(dataclasses.replace(c, folded=list(c.folded), kept=list(c.kept))))
     for run in t.runs:
         put("run", _plain(run))
     put("usage", _plain(t.usage))

@@ -7,7 +7,7 @@ import random
 import uuid as uuidlib
 from array import array
 
-from session_core.formats.claude_code.uuids import UuidColumn, UuidIndex, packed, text_of
+from session_core.formats.claude_code.uuids import ItemIds, UuidColumn, UuidIndex, packed, text_of
 
 
 def test_many_uuids_found_again_and_given_back() -> None:
@@ -67,3 +67,16 @@ def test_column_names_items_by_their_nodes_uuid() -> None:
     column.append([], 7, role="system")
     assert column.id_of(0) == "0b7c5f0e-2a7d-4c1e-9f3a-6d2b8e4f1a90"
     assert column.id_of(1) == "line-7"
+
+
+def test_item_ids_read_as_the_list_they_stand_for() -> None:
+    index = UuidIndex()
+    index.append("0b7c5f0e-2a7d-4c1e-9f3a-6d2b8e4f1a90")
+    column = UuidColumn(array("i", [-1, 0, -1]), index)
+    for line in (2, 5, 9):
+        column.append([], line, role="user")
+    ids = ItemIds(column, [2, 1, 0])
+    want = ["line-9", "0b7c5f0e-2a7d-4c1e-9f3a-6d2b8e4f1a90", "line-2"]
+    assert len(ids) == 3 and list(ids) == want and ids == want and ids[1] == want[1]
+    assert ids[1:] == want[1:] and ids[-1] == "line-2" and "line-9" in ids
+    assert ids != want[:2] and repr(ids) == repr(want)

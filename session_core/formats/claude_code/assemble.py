@@ -20,6 +20,7 @@ from .chain import nodes_of, recover
 from .sidechains import link
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
+from .uuids import ItemIds
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -181,7 +182,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 start = bd.before
             on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
             bd.folded = bytes(on)
-            bd.folded_ids = [b.raw.id_of(i) for i in _items_of(b, nodes_of(on))]
+            bd.folded_ids = ItemIds(b.raw, _items_of(b, nodes_of(on)))
             if bd.head >= 0:
                 bd.kept_raw = preserved_items(b, bd.head, bd.tail)
         assert bd.folded is not None

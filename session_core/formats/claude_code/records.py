@@ -10,6 +10,7 @@ from ...model import Part, PartRef, ToolOp, Usage
 
 if TYPE_CHECKING:
     from .sidechains import InFile
+    from .uuids import ItemIds
 
 
 NO_COUNT = -(1 << 63)  # a response's count not reported (``Response.tokens``)
@@ -112,4 +113,4 @@ class Boundary:
     cut: int = -1
     kept_raw: list[int] = field(default_factory=list)  # the segment's items (raw indexes)
     folded: bytes | None = None  # the chain it folded, once worked out (per node 1: in it)
-    folded_ids: list[str] | None = None  # its conversation items' ids
+    folded_ids: ItemIds | None = None  # its conversation items' ids

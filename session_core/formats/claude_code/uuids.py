@@ -12,6 +12,8 @@ per 16 bytes) is kept in a dict, as before: real files have none.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 from ...item_column import ItemColumn
 
@@ -153,4 +155,43 @@ class UuidColumn(ItemColumn):
         return self.uuids.uuid_of(node) if node >= 0 else super().id_of(index)
 
 
-__all__ = ["WIDTH", "UuidColumn", "UuidIndex", "packed", "text_of"]
+class ItemIds(Sequence[str]):
+    """Some raw items' ids (a compaction's folded items), each made when asked for: a
+    compaction of a long session folds tens of thousands, and an id is no longer a str
+    kept anyway. Reads as the list it stands for."""
+
+    __slots__ = ("_column", "_items")
+
+    def __init__(self, column: ItemColumn, items: Sequence[int]) -> None:
+        self._column = column
+        self._items = array("i", items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        id_of = self._column.id_of
+        if isinstance(index, slice):
+            return [id_of(i) for i in self._items[index]]
+        return id_of(self._items[index])
+
+    def __iter__(self) -> Iterator[str]:
+        id_of = self._column.id_of
+        return (id_of(i) for i in self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+__all__ = ["WIDTH", "ItemIds", "UuidColumn", "UuidIndex", "packed", "text_of"]
