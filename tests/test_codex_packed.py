@@ -193,3 +193,30 @@ def test_check_refuses_damage_but_keeps_unknown_lines(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError) as err:
         CODEX.check(w.path)
     assert err.value.line == w.line - 1
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_read_lines_over_blocks_long_lines_and_a_torn_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Lines longer than a block (many blocks, none with a newline) come whole, with
+    their numbers and spans, as do CRLF and blank lines and an unended last line."""
+    from session_core.formats import base
+    from session_core.formats.base import read_lines
+
+    monkeypatch.setattr(base, "_BLOCK", block)
+    long = b'{"x":"' + b"y" * 300 + b'"}'
+    data = b'{"a":1}\r\n\n' + long + b"\n" + b"  \n" + long + b"\r\n" + b'{"b":2}\n' + long[:-3]
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data)
+    got = [(n, raw, span) for n, raw, span in read_lines(str(path))]
+    expected = []
+    at = 0
+    pieces = data.split(b"\n")
+    for number, piece in enumerate(pieces[:-1], 1):
+        raw = piece[:-1] if piece.endswith(b"\r") else piece
+        if raw.strip():
+            expected.append((number, raw, at << 32 | len(raw)))
+        at += len(piece) + 1
+    expected.append((len(pieces), pieces[-1], 0))
+    assert got == expected
