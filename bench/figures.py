@@ -21,15 +21,16 @@ FIGURE is one of:
   replayed and from there until that row is expanded and drawn, beside a bare
   ``orjson.loads`` of the file's lines. README: "loads in 0.3 s".
 * ``datatable``: the tool-operations and diff tabs of the generated file,
-  headless: the project's ``VirtualTable`` (``ToolOpsPane``) and ``DiffView``
+  headless: the project's ``VirtualTable`` (``OpsPane``, over the model's
+  operations) and ``DiffView``
   over ``DiffRows`` beside Textual's ``DataTable`` holding a row of the same
   cells for every operation / every diff row (and, for the diff, the list of
   every ``DiffRow`` built, as the view did before ``DiffRows``). Each in a
   process of its own: time until drawn, peak RSS. README: 38 s / 1.5 GB and
   8.8 s / 2.6 GB with ``DataTable``.
 * ``memory``: the viewer's RSS at the end of a headless load of the file,
-  split by structure (sizes of what the replayed state, the call index and
-  the renderer hold, walked object by object: id strings, dicts, per-line
+  split by structure (sizes of what the replayed state, v1's model, the
+  screen's snapshot and its conversation hold, walked object by object: id strings, dicts, per-line
   columns, compaction records ...), beside the RSS of the same app on a
   two-line file (Python and Textual themselves). README: ids 57 MB, dicts by
   id about 35 MB, per-line columns about 45 MB, Python and Textual about 60 MB.
@@ -176,7 +177,7 @@ async def viewer_load(path: Path, lines: int, timeout: float) -> dict[str, Any]:
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
         await replayed(app, pilot, lines, timeout)
         seconds = time.perf_counter() - t0
-        done = len(app.transcript.live.state.event_lines)
+        done = len(app.file_screen.live.replay.state.event_lines)
     collections = sum(s["collections"] for s in gc.get_stats()) - before
     return {"seconds": seconds, "peak": peak_rss(), "lines": done, "gcs": collections}
 
@@ -405,29 +406,30 @@ def long_line_file(directory: Path, size: int) -> tuple[Path, int]:
 async def long_line_viewer(path: Path, lines: int, timeout: float) -> dict[str, Any]:
     start = time.perf_counter()
     from viewer.app import TailscopeApp
-    from viewer.widgets.conversation import ConversationView
+    from viewer.widgets.items_view import ItemsView
 
     app = TailscopeApp(path)
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
         mounted = time.perf_counter() - start
         await replayed(app, pilot, lines, timeout)
         loaded = time.perf_counter() - start
-        view = app.query_one(ConversationView)
-        events = view.renderer.state.events
+        view = app.query_one(ItemsView)
+        replay = app.file_screen.live.replay.state
+        events = replay.events  # a few lines: each read whole is no cost here
+        sizes = {events.ids[i]: len(str(events[i].get("payload"))) for i in replay.message_events}
 
-        def weight(i: int) -> int:
-            return len(str(events[view.rows[i].event].get("payload")))
+        def weight(i: int) -> int:  # how big the item's line is
+            return sizes.get(view.items[i].id, 0)
 
-        big = max(range(len(view.rows)), key=weight)
+        big = max(range(len(view.items)), key=weight)
         await pilot.pause(0.2)
         t0 = time.perf_counter()
         view.move_to(big)
         view.action_toggle_fold()
         drawn = [view.render_line(y) for y in range(view.size.height)]
         expanded = time.perf_counter() - t0
-        row = view.rows[big]
-        whole = view.renderer.lines(row, True, False, view.size.width)  # the row, not the screen
-        said = bool(drawn) and any("more characters not shown" in line.plain for line in whole)
+        whole = view.block_lines(big, view.size.width)  # the item, not the screen
+        said = bool(drawn) and any("more character" in line.plain for line in whole)
     return {"mounted": mounted, "loaded": loaded, "expanded": expanded, "said": said,
             "peak": peak_rss()}  # fmt: skip
 
@@ -482,20 +484,20 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
     from textual.widgets import DataTable
 
     from session_core.diff import DiffRows
+    from session_core.formats import V1, by_name
     from session_core.reader import replay_file
-    from viewer.model import CallIndex, OpRows
     from viewer.safe import one_line
     from viewer.widgets.diff_view import MARKS, DiffView
-    from viewer.widgets.tool_ops import COLUMNS, ToolOpsPane
+    from viewer.widgets.model_panes import OP_COLUMNS, OpsPane
 
     t0 = time.perf_counter()
+    ops = kind.endswith("ops")
+    # The tool operations from the model (what the screen shows), the diff from the replay.
+    transcript = by_name(V1).open(path) if ops else None
     state = replay_file(path, tolerate_tail=True)
-    calls = CallIndex()
-    calls.update(state)
     replay_seconds = time.perf_counter() - t0
     before = peak_rss()
-    ops = kind.endswith("ops")
-    widget: Any = ToolOpsPane() if kind == "virtual-ops" else None
+    widget: Any = OpsPane() if kind == "virtual-ops" else None
     if kind == "diffrows":
         widget = DiffView()
     if kind.startswith("datatable") or kind == "diffrow-list":
@@ -506,7 +508,7 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
         def compose(self) -> ComposeResult:
             yield widget
             if kind == "datatable-ops":
-                yield ToolOpsPane(id="cells")  # its _cells make the DataTable's rows
+                yield OpsPane(id="cells")  # its _cells make the DataTable's rows
 
     app = Harness()
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
@@ -514,19 +516,18 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
         deadline = Deadline(timeout, f"{kind}: the table drawn")
         t0 = time.perf_counter()
         if kind == "virtual-ops":
-            widget.refresh_view(types.SimpleNamespace(state=state, path=str(path)), calls, False)
+            widget.show(transcript)
             count = widget.table.row_count
         elif kind == "diffrows":
             widget.set_state(state)
             widget.rebuild()
             count = len(widget.order)
         elif ops:
-            pane = app.query_one("#cells", ToolOpsPane)
-            rows = OpRows(state, calls)
-            rows.update()
-            for key, label, _width in COLUMNS:
+            pane = app.query_one("#cells", OpsPane)
+            pane.ops = transcript.tool_operations
+            for key, label, _width in OP_COLUMNS:
                 widget.add_column(label, key=key)
-            widget.add_rows(pane._cells(rows[i]) for i in range(len(rows)))
+            widget.add_rows(pane._cells(i) for i in range(len(pane.ops)))
             count = widget.row_count
         else:
             diff = DiffRows(state)
@@ -554,7 +555,8 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
         seconds = time.perf_counter() - t0
     diff_rows = len(state.message_events) + len(state.compactions)
     return {"seconds": seconds, "peak": peak_rss(), "before": before, "rows": count,
-            "replay": replay_seconds, "ops": len(state.tool_ops), "diff": diff_rows,
+            "replay": replay_seconds, "diff": diff_rows,
+            "ops": len(transcript.tool_operations) if transcript is not None else 0,
             "kept": len(kept)}  # fmt: skip
 
 
@@ -565,7 +567,7 @@ def figure_datatable(size: str, data_dir: Path, timeout: float, figures: Figures
     for kind in ("virtual-ops", "datatable-ops", "diffrows", "datatable-diff", "diffrow-list"):
         runs[kind] = child(kind, str(path), str(timeout), timeout=timeout + 120)
     names = {
-        "virtual-ops": "tool operations: ToolOpsPane (VirtualTable)",
+        "virtual-ops": "tool operations: OpsPane (VirtualTable)",
         "datatable-ops": "tool operations: DataTable, every row",
         "diffrows": "diff: DiffView over DiffRows",
         "datatable-diff": "diff: DataTable, every row",
@@ -657,7 +659,6 @@ async def memory_child(kind: str, path: Path, lines: int, timeout: float) -> dic
     from textual.message_pump import MessagePump
 
     from viewer.app import TailscopeApp
-    from viewer.widgets.conversation import ConversationView
 
     app = TailscopeApp(path)
     async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
@@ -667,9 +668,9 @@ async def memory_child(kind: str, path: Path, lines: int, timeout: float) -> dic
         rss = current_rss()
         if kind == "viewer-baseline":
             return {"rss": rss, "peak": peak_rss()}
-        screen = app.transcript
-        state = screen.live.state
-        renderer = app.query_one(ConversationView).renderer
+        screen = app.file_screen
+        state = screen.live.replay.state
+        model = screen.live._model  # v1's neutral model beside the replay
         ids = {id(s) for s in state.events.ids}
         skip_types = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
                       types.MethodType, types.CodeType, types.FrameType)  # fmt: skip
@@ -682,8 +683,9 @@ async def memory_child(kind: str, path: Path, lines: int, timeout: float) -> dic
             *_attrs("state.events.facts", state.events.facts),
             *_attrs("state.tool_ops", state.tool_ops),
             *_attrs("state", state),
-            *_attrs("calls", renderer.calls),
-            *_attrs("renderer", renderer),
+            *_attrs("model", model),
+            *_attrs("snapshot", screen.transcript),
+            *_attrs("conversation", screen.conversation),
         ]
         by_root, by_kind = _deep(roots, ids, skip)
     return {"rss": rss, "peak": peak_rss(), "by_root": by_root, "by_kind": by_kind,
@@ -706,7 +708,7 @@ def figure_memory(size: str, data_dir: Path, timeout: float, figures: Figures) -
     print(f"RSS after the load {mb1(run['rss'])} (peak {mb1(run['peak'])}, "
           f"{run['peak'] / file_size:.0%} of the file); the same app on a two-line file: "
           f"{mb1(base['rss'])} (Python and Textual themselves).\n")  # fmt: skip
-    print("| kind of object (reached from the state, call index and renderer) | size |")
+    print("| kind of object (from the state, the model, the snapshot, the view) | size |")
     print("|---|---:|")
     kinds = sorted(run["by_kind"].items(), key=lambda kv: -kv[1])
     for kind, nbytes in kinds:

@@ -77,9 +77,9 @@ class Run:
 
 
 def install_hooks(drawn: list[tuple[int, int]]) -> None:
-    """Note (time, lines held) each time a screen hands its panes a model."""
+    """Note (time, lines held) each time the screen hands its panes a model (every
+    format, v1 too, is shown by the model screen)."""
     from viewer.screens.model_screen import ModelScreen
-    from viewer.screens.transcript import TranscriptScreen
 
     model_draw = ModelScreen._draw
 
@@ -87,14 +87,7 @@ def install_hooks(drawn: list[tuple[int, int]]) -> None:
         model_draw(self, *args, **kwargs)  # type: ignore[arg-type]
         drawn.append((time.monotonic_ns(), self.transcript.lines))
 
-    v1_apply = TranscriptScreen._apply_update
-
-    def apply(self: TranscriptScreen, update: object) -> None:
-        v1_apply(self, update)  # type: ignore[arg-type]
-        drawn.append((time.monotonic_ns(), self.live.state.last_line))
-
     ModelScreen._draw = draw  # type: ignore[method-assign]
-    TranscriptScreen._apply_update = apply  # type: ignore[method-assign]
 
 
 async def follow_once(

@@ -181,9 +181,9 @@ def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | 
 async def replayed(app: Any, pilot: Any, lines: int, timeout: float = 600.0) -> None:
     """Wait (headless) until the app has replayed the file's ``lines``, its preview gone;
     fail the run if that takes more than ``timeout`` seconds."""
-    screen = app.transcript
+    screen = app.file_screen
     deadline = Deadline(timeout, f"the headless app replaying all {lines:,} lines")
-    while screen.live.state.last_line < lines or screen._previewing:
+    while screen.transcript.lines < lines or screen._previewing or not screen._loaded:
         deadline.check()
         await pilot.pause(0.05)
 
@@ -196,16 +196,16 @@ def paging(path: Path, lines: int, timeout: float = 600.0) -> float:
     which waits for idle, is left out).
     """
     from viewer.app import TailscopeApp
-    from viewer.widgets.conversation import ConversationView
+    from viewer.widgets.items_view import ItemsView
 
     async def run() -> float:
         app = TailscopeApp(path)
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
             await replayed(app, pilot, lines, timeout)
-            view = app.query_one(ConversationView)
+            view = app.query_one(ItemsView)
             await pilot.press("r")  # the raw view: every line of the file
             await pilot.pause(0.5)
-            view.move_to(len(view.rows) // 2)
+            view.move_to(len(view.items) // 2)
             await pilot.pause(0.2)
             height = view.size.height
             t0 = time.perf_counter()

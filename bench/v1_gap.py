@@ -1,15 +1,17 @@
 """A v1 file's load on the model screen's path against the old v1 screen's, headless.
 
-    python bench/v1_gap.py [FILE ...] [--size 100MB] [--reps 3] [--trace [N]] [--base ROOT]
+    python bench/v1_gap.py --old OLD [FILE ...] [--size 100MB] [--reps 3] [--trace [N]]
+        [--base ROOT]
 
 ``model``: what ``ModelScreen`` does with a v1 file: ``follow``'s raw batches applied to
 ``V1Live`` (``LiveTranscript``'s index pass, then ``V1Model.advance``), then the first
 snapshot (``transcript()``) and its views' folded heights (the block view's rows).
-``screen``: what ``TranscriptScreen`` does: the same batches into ``LiveTranscript``,
-then the usage tally and the replayed conversation's rows and their heights
-(``viewer.rows``). Each in a fresh ``python -P``, the two in turn round after round (the
-first of each round alternating), so that a slow minute on a shared machine slows both;
-the ratio model/screen is of the same round.
+``screen``: what the old v1 screen (``TranscriptScreen``, deleted since) did: the same
+batches into ``LiveTranscript``, then the usage tally and the replayed conversation's
+rows and their heights (``viewer.rows``), run from the tree ``--old`` names (a build
+unpacked with ``git archive 8161f3d``). Each in a fresh ``python -P``, the two in turn
+round after round (the first of each round alternating), so that a slow minute on a
+shared machine slows both; the ratio model/screen is of the same round.
 
 Per run: feed seconds (batches applied), the snapshot's (or rows') seconds, total, CPU,
 peak RSS. ``--trace`` runs each once more under ``tracemalloc`` (slow: its times are not
@@ -116,7 +118,8 @@ def run(path: Path, kind: str, trace: int, root: Path = ROOT) -> dict[str, Any]:
     argv = [sys.executable, "-P", str(Path(__file__).resolve()), str(path), "--child", kind]
     if trace:
         argv += ["--trace", str(trace)]
-    env = dict(os.environ, PYTHONPATH=f"{root}:{HERE}")
+    bench = root / "bench" if kind == "screen" else HERE  # the old screen's tree is all old
+    env = dict(os.environ, PYTHONPATH=f"{root}:{bench}")
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True, cwd="/")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
@@ -133,16 +136,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--trace", type=int, nargs="?", const=15, default=0, metavar="N")
     parser.add_argument("--base", type=Path, metavar="ROOT", help="another build, as base")
+    parser.add_argument("--old", type=Path, help="the tree of a build with the old v1 screen")
     parser.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(json.dumps(child(args.files[0], args.child, args.trace)))
         return 0
+    if args.old is None or not (args.old / "viewer" / "rows.py").is_file():
+        parser.error("--old: a tree with viewer/rows.py (git archive 8161f3d | tar -x -C DIR)")
     files = [Path(f).resolve() for f in args.files] or [
         HERE / "data" / f"open-big-{args.size}.jsonl"
     ]
     # name -> (the child's kind, the build's root)
-    runs = {kind: (kind, ROOT) for kind in KINDS}
+    runs = {kind: (kind, args.old.resolve() if kind == "screen" else ROOT) for kind in KINDS}
     if args.base is not None:
         runs["base"] = ("model", args.base.resolve())
     names = list(runs)

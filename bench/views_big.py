@@ -47,10 +47,8 @@ def peak_mb() -> float:
 
 def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, float, float, str]]:
     from viewer.app import TailscopeApp
-    from viewer.widgets.conversation import ConversationView
     from viewer.widgets.diff_view import DiffView
     from viewer.widgets.run_context import RunContextPane
-    from viewer.widgets.tool_ops import ToolOpsPane
 
     results: list[tuple[str, float, float, str]] = []
 
@@ -71,16 +69,17 @@ def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, f
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
             await replayed(app, pilot, lines, timeout)
             await pilot.pause(0.2)
-            screen = app.transcript
-            state = screen.live.state
-            view = app.query_one(ConversationView)
-            ops = screen.query_one(ToolOpsPane)
+            screen = app.file_screen  # the model screen, with v1's own panes
+            state = screen.live.replay.state
+            view = screen.conversation
+            ops = screen.ops
             runs = screen.query_one(RunContextPane)
             diff = screen.query_one(DiffView)
 
             def tools() -> str | None:
                 count = ops.table.row_count
-                return f"{count:,} rows" if count and count >= len(state.tool_ops) else None
+                wanted = len(screen.transcript.tool_operations)
+                return f"{count:,} rows" if count and count >= wanted else None
 
             def contexts() -> str | None:
                 count = runs.runs_table.row_count
@@ -92,18 +91,18 @@ def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, f
                 return f"{count:,} rows" if count and count == wanted else None
 
             def raw() -> str | None:
-                count = len(view.rows)
+                count = len(view.items)
                 done = view.mode == "raw" and count > len(state.entries)
                 return f"{count:,} rows" if done else None
 
             def searched() -> str | None:
-                if view.searching is not None:
+                if view.search_term != WORD or view._searched_through != len(view.items):
                     return None
-                return f"{len(view.matches):,} matches in {len(view.rows):,} rows"
+                return f"{len(view.matches):,} matches in {len(view.items):,} rows"
 
             await timed("tools", lambda: screen.action_show_tab("tools"), tools)
             await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
-            await timed("diff", lambda: screen.action_show_tab("diff"), diffed)
+            await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
             screen.action_show_tab("conversation")
             await pilot.pause(0.3)
             await timed("raw", screen.action_toggle_mode, raw)

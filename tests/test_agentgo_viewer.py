@@ -29,7 +29,6 @@ from story import write_story
 from viewer.app import TailscopeApp
 from viewer.formats.agentgo import AgentGoPanes
 from viewer.screens.model_screen import ModelScreen
-from viewer.screens.transcript import TranscriptScreen
 
 # Only the snapshot classes rerun (snapshot_rerun): a behavioural test here fails on its
 # first failure.
@@ -151,8 +150,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         assert len(panes.calls.nodes) == 9
         await pilot.press("1")
         assert screen.runs.table.row_count == 3
-        with pytest.raises(LookupError):
-            _ = app.transcript
+        assert len([s for s in app.screen_stack if isinstance(s, ModelScreen)]) == 1
 
 
 async def test_live_record_appears(session: Path) -> None:
@@ -251,18 +249,19 @@ async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
     path.write_bytes(b"")
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await file_loaded(pilot, TranscriptScreen)  # the empty file, read
-        assert isinstance(app.screen, TranscriptScreen)
+        await file_loaded(pilot, ModelScreen)  # the empty file, read
+        waiting = app.screen
+        assert isinstance(waiting, ModelScreen) and waiting.FORMAT == "transcript-v1"
         with AgentGoSession.create(path) as s:
             run = s.begin_run()
             run.record("message_end", {"message": {"kind": "user", "content": "hi there"}})
             # The agentgo screen is on the stack before its panes are mounted: wait until
             # it has read the file (so its widgets exist) before asking them anything.
+            await wait_for(pilot, lambda: app.screen is not waiting)
             await file_loaded(pilot, ModelScreen)
             screen = app.agentgo
             await wait_for(pilot, lambda: len(screen.conversation.items) == 1)
-        with pytest.raises(LookupError):
-            _ = app.transcript
+        assert waiting not in app.screen_stack
 
 
 async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path: Path) -> None:
@@ -270,8 +269,11 @@ async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path:
         other = tmp_path / "v1.jsonl"
         write_story(other)
         os.replace(other, session)
-        await wait_for(pilot, lambda: isinstance(app.screen, TranscriptScreen))
-        await wait_for(pilot, lambda: len(app.live.state.events) > 0)
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ModelScreen) and app.screen.FORMAT == "transcript-v1",
+        )
+        await wait_for(pilot, lambda: len(app.file_screen.conversation.items) > 0)
 
 
 async def test_timeline_enter_opens_the_call(session: Path) -> None:

@@ -19,7 +19,6 @@ from story import OLD_MTIME
 from viewer.app import TailscopeApp
 from viewer.screens.browser import BrowserScreen
 from viewer.screens.model_screen import ModelScreen
-from viewer.screens.transcript import TranscriptScreen
 
 SIZE = (120, 40)
 LIVE = "live/v1-live.jsonl"
@@ -264,10 +263,10 @@ class TestBrowser:
             assert screen.table.cursor_row == 2
             # rows: agentgo/go-crashed, go-damaged, go-finished, nested/..., notes, v1-crash-tail
             await pilot.press("down", "down", "down", "enter")
-            await until(pilot, lambda: isinstance(app.screen, TranscriptScreen))
+            await until(pilot, lambda: isinstance(app.screen, ModelScreen))
             transcript = app.screen
             assert transcript.path == str(corpus / "v1-crash-tail.jsonl")
-            await until(pilot, lambda: bool(app.live.state.events))
+            await until(pilot, lambda: bool(app.file_screen.transcript.messages))
             follower = next(w for w in app.workers if w.node is transcript)
             await pilot.press("slash", "escape")  # escape closes the search, not the file
             assert app.screen is transcript

@@ -11,9 +11,9 @@ from helpers import app_on, panes_came, screen_text
 from textual.widgets import TabbedContent
 
 from session_core import Message, Session
-from viewer.screens.transcript import TranscriptScreen
+from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.diff_view import DiffView
-from viewer.widgets.tool_ops import ToolOpsPane
+from viewer.widgets.model_panes import OpsPane
 
 SIZE = (120, 30)
 
@@ -28,17 +28,17 @@ async def test_only_the_conversation_is_mounted_until_the_first_draw(tmp_path: P
     path = tmp_path / "t.jsonl"
     _write(path)
     seen: list[tuple[int, int]] = []
-    original = TranscriptScreen.on_mount
+    original = ModelScreen.on_mount
 
-    def on_mount(self: TranscriptScreen) -> None:
-        seen.append((len(self.query(DiffView)), len(self.query(ToolOpsPane))))
+    def on_mount(self: ModelScreen) -> None:
+        seen.append((len(self.query(DiffView)), len(self.query(OpsPane))))
         original(self)
 
-    TranscriptScreen.on_mount = on_mount  # type: ignore[method-assign]
+    ModelScreen.on_mount = on_mount  # type: ignore[method-assign]
     try:
         async with app_on(path, SIZE) as (app, pilot):
             screen = app.screen
-            assert isinstance(screen, TranscriptScreen)
+            assert isinstance(screen, ModelScreen)
             for _ in range(200):
                 if screen.panes_ready and screen._loaded:
                     break
@@ -47,10 +47,10 @@ async def test_only_the_conversation_is_mounted_until_the_first_draw(tmp_path: P
             assert seen == [(0, 0)]  # neither was there when the screen mounted
             await pilot.press("2")  # the diff: drawn from the state it missed
             await pilot.pause(0.2)
-            assert screen.query_one(TabbedContent).active == "diff"
+            assert screen.query_one(TabbedContent).active == "changes"
             assert "DEFERRED TWO" in screen_text(app)
     finally:
-        TranscriptScreen.on_mount = original  # type: ignore[method-assign]
+        ModelScreen.on_mount = original  # type: ignore[method-assign]
 
 
 async def test_a_tab_asked_for_before_its_pane_came_is_drawn_when_it_comes(
@@ -58,25 +58,26 @@ async def test_a_tab_asked_for_before_its_pane_came_is_drawn_when_it_comes(
 ) -> None:
     path = tmp_path / "t.jsonl"
     _write(path)
-    original = TranscriptScreen._mount_panes
-    TranscriptScreen._mount_panes = lambda self: None  # type: ignore[method-assign]
+    original = ModelScreen._mount_panes
+    ModelScreen._mount_panes = lambda self: None  # type: ignore[method-assign]
     try:
         async with app_on(path, SIZE) as (app, pilot):
             screen = app.screen
-            assert isinstance(screen, TranscriptScreen)
+            assert isinstance(screen, ModelScreen)
             for _ in range(200):
                 if screen._loaded:
                     break
                 await pilot.pause(0.02)
             await pilot.press("3")  # tool operations, while its pane is not there yet
             await pilot.pause(0.1)
-            assert not screen.panes_ready and not screen.query(ToolOpsPane)
-            TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
+            assert not screen.panes_ready and not screen.query(OpsPane)
+            ModelScreen._mount_panes = original  # type: ignore[method-assign]
             await panes_came(pilot, screen)
             assert screen.query_one(TabbedContent).active == "tools"
-            assert "tools" not in screen._stale_panes  # drawn once it came
+            assert "tools" not in screen._stale  # drawn once it came
+            assert screen.ops.table.row_count == 0  # (the file has no tool calls)
     finally:
-        TranscriptScreen._mount_panes = original  # type: ignore[method-assign]
+        ModelScreen._mount_panes = original  # type: ignore[method-assign]
 
 
 async def test_the_model_screen_defers_its_panes_too(tmp_path: Path) -> None:
@@ -114,10 +115,10 @@ async def test_closing_while_the_hidden_panes_mount_is_no_error(tmp_path: Path) 
     the file is loaded, a quick quit): what went with the screen is not drawn."""
     path = tmp_path / "t.jsonl"
     _write(path)
-    original = TranscriptScreen._mount_hidden_panes
+    original = ModelScreen._mount_hidden_panes
     started = asyncio.Event()
 
-    async def mount_while_closing(self: TranscriptScreen) -> None:
+    async def mount_while_closing(self: ModelScreen) -> None:
         started.set()
         for _ in range(500):  # until the app's shutdown has begun
             if not self.app.is_running:
@@ -125,10 +126,10 @@ async def test_closing_while_the_hidden_panes_mount_is_no_error(tmp_path: Path) 
             await asyncio.sleep(0.002)
         await original(self)
 
-    TranscriptScreen._mount_hidden_panes = mount_while_closing  # type: ignore[method-assign]
+    ModelScreen._mount_hidden_panes = mount_while_closing  # type: ignore[method-assign]
     try:
         async with app_on(path, SIZE) as (_app, _pilot):
             await asyncio.wait_for(started.wait(), 10)
         # run_test re-raises what a callback raised while the app closed
     finally:
-        TranscriptScreen._mount_hidden_panes = original  # type: ignore[method-assign]
+        ModelScreen._mount_hidden_panes = original  # type: ignore[method-assign]

@@ -482,7 +482,7 @@ async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) 
 
     from viewer.app import TailscopeApp
     from viewer.screens.export import ExportScreen
-    from viewer.screens.transcript import TranscriptScreen
+    from viewer.screens.model_screen import ModelScreen
 
     copy = tmp_path / "copy" / "story.jsonl"
     copy.parent.mkdir()
@@ -490,7 +490,7 @@ async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) 
     before = fingerprint(copy)
     app = TailscopeApp(copy, force_polling=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await file_loaded(pilot, TranscriptScreen)
+        await file_loaded(pilot, ModelScreen)
         await app.run_action("command_palette")
         await pilot.press(*"Export")
         await wait_for(pilot, lambda: _palette_highlights(app, "Export"))

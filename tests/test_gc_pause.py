@@ -18,7 +18,7 @@ from session_core.following import FollowUpdate, follow
 from session_core.reader import replay_file
 from story import write_story
 from viewer.app import TailscopeApp
-from viewer.screens.transcript import TranscriptScreen
+from viewer.screens.model_screen import ModelScreen
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +92,7 @@ async def test_the_viewer_loads_without_the_collector_and_restarts_it(
     monkeypatch.setattr(following_module.FollowingScreen, "_replay", watched)
     app = TailscopeApp(path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await file_loaded(pilot, TranscriptScreen)
+        await file_loaded(pilot, ModelScreen)
         assert len(seen) > 3
         assert not any(enabled for caught_up, enabled in seen if not caught_up)
         assert gc.isenabled() and gc_pause._holders == 0

@@ -111,5 +111,5 @@ def test_opening_a_v1_file_imports_only_what_its_screen_needs(tmp_path: Path) ->
     )
     assert proc.returncode == 0, proc.stderr
     screen, loaded = proc.stdout.split("\n")[:2]
-    assert screen == "TranscriptScreen"
+    assert screen == "V1PanesScreen"  # the model screen, with v1's own panes
     assert loaded == ""

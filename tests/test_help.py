@@ -13,9 +13,8 @@ from viewer.app import TailscopeApp
 from viewer.screens.browser import BrowserScreen
 from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
-from viewer.screens.transcript import TranscriptScreen
-from viewer.widgets.conversation import ConversationView
 from viewer.widgets.diff_view import DiffView
+from viewer.widgets.items_view import ItemsView
 
 SIZE = (120, 200)  # tall enough for the whole list
 
@@ -38,10 +37,10 @@ def _descriptions(bindings: object) -> list[str]:
 async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     write_story(path)
-    text = await _help_text(TailscopeApp(path), TranscriptScreen)
+    text = await _help_text(TailscopeApp(path), ModelScreen)
     for what in [
-        *_descriptions(TranscriptScreen.BINDINGS),
-        *_descriptions(ConversationView.BINDINGS),
+        *_descriptions(ModelScreen.for_format("transcript-v1").BINDINGS),
+        *_descriptions(ItemsView.BINDINGS),
         *_descriptions(DiffView.BINDINGS),
     ]:
         assert what in text, what

@@ -12,7 +12,6 @@ from helpers import screen_text, wait_for
 
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
-from viewer.screens.transcript import TranscriptScreen
 
 SIZE = (120, 32)
 
@@ -64,11 +63,14 @@ async def test_an_empty_file_picks_up_its_format_from_its_first_record(
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
-        assert isinstance(app.screen, TranscriptScreen)  # nothing to tell the format by yet
+        # Nothing to tell the format by yet: waited for as v1's, the header says so.
+        waiting = app.screen
+        assert isinstance(waiting, ModelScreen) and waiting.FORMAT == "transcript-v1"
+        assert "unknown format" in screen_text(app)
         with path.open("ab") as fh:
             fh.write(orjson.dumps(lines[0]) + b"\n")
             fh.write(orjson.dumps(lines[1]) + b"\n")
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 10)
+        await wait_for(pilot, lambda: app.screen is not waiting, 10)
         screen = app.screen
         assert isinstance(screen, ModelScreen) and fmt == screen.FORMAT
         await wait_for(pilot, lambda: "first words of a" in screen_text(app), 10)

@@ -100,7 +100,8 @@ async def test_raw_toggle_shows_every_line_with_its_kind_and_marks(toy: Path) ->
         await until(pilot, lambda: view.mode == "raw", "the raw view")
         assert len(view.items) == len(screen.transcript.raw)
         text = screen_text(app)
-        assert "file-history-snapshot" in text and "[sidechain]" in text and "[folded]" in text
+        assert "file-history-snapshot" in text and "[sidechain]" in text
+        assert "[folded by the compaction at line " in text  # which one folded it
         assert view.cursor == len(view.items) - 1  # it was at the end: it stays there
         await pilot.press("r")
         await until(pilot, lambda: view.mode == "replayed", "the replayed view")
@@ -229,14 +230,18 @@ async def test_help_is_built_from_the_bindings(toy: Path) -> None:
 
 def test_screens_are_routed_through_the_registry(tmp_path: Path) -> None:
     from viewer.formats.agentgo import AgentGoPanes
-    from viewer.screens.transcript import TranscriptScreen
+    from viewer.formats.v1 import V1Panes
 
     path = str(tmp_path / "x.jsonl")
-    assert isinstance(screen_for(V1, path), TranscriptScreen)
+    v1 = screen_for(V1, path)  # the model screen, with v1's own panes
+    assert isinstance(v1, ModelScreen) and isinstance(v1.panes, V1Panes)
+    assert v1.FORMAT == V1 and v1._detected == V1
     agentgo = screen_for(AGENTGO, path)  # the model screen, with agentgo's own panes
     assert isinstance(agentgo, ModelScreen) and isinstance(agentgo.panes, AgentGoPanes)
     assert [tab.id for tab in agentgo.TABS] == list(AgentGoPanes.ORDER)
-    assert isinstance(screen_for(None, path), TranscriptScreen)  # waits, then swaps
+    waiting = screen_for(None, path)  # read as v1's while it waits, then swaps
+    assert isinstance(waiting, ModelScreen) and waiting.FORMAT == V1
+    assert waiting._detected is None  # the header says "unknown format"
     with toy_registered():
         screen = screen_for(NAME, path)
         assert isinstance(screen, ModelScreen) and screen.FORMAT == NAME

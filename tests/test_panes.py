@@ -1,4 +1,5 @@
-"""The tool-operations and run-context panes, and the artifact viewer.
+"""A v1 file's tool operations (on the model screen), its run-context pane, and the
+artifact viewer.
 
 The transcript is written by ``session_core.Session`` (ids and timestamps
 made deterministic) plus a few raw lines the writer would never produce.
@@ -6,17 +7,19 @@ made deterministic) plus a few raw lines the writer would never produce.
 
 from __future__ import annotations
 
+import os
 import random
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from helpers import file_loaded, screen_text, wait_for
 from rich.text import Text
-from textual import on
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -28,10 +31,12 @@ from session_core.artifacts import artifact_dir
 from session_core.codec import dump_line, section_digest
 from session_core.following import FollowUpdate
 from session_core.live import LiveTranscript
-from viewer.model import CallIndex
+from story import OLD_MTIME
+from viewer.app import TailscopeApp
 from viewer.screens.artifact import MISSING, REFUSED, ArtifactScreen
+from viewer.screens.model_screen import ModelScreen
+from viewer.screens.op_detail import OpDetailScreen
 from viewer.widgets.run_context import RunContextPane, SectionView
-from viewer.widgets.tool_ops import ToolOpsPane
 from viewer.widgets.virtual_table import VirtualTable
 
 PANES_TCSS = Path(__file__).resolve().parent.parent / "viewer" / "styles" / "panes.tcss"
@@ -198,13 +203,11 @@ def read_envelopes(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
     return envelopes, lines
 
 
-def live_from(path: Path, upto: int | None = None) -> tuple[LiveTranscript, CallIndex]:
+def live_from(path: Path, upto: int | None = None) -> LiveTranscript:
     envelopes, lines = read_envelopes(path)
     live = LiveTranscript(path)
     live.apply(FollowUpdate(envelopes=envelopes[:upto], lines=lines[:upto], initial=True))
-    calls = CallIndex()
-    calls.update(live.state)
-    return live, calls
+    return live
 
 
 @pytest.fixture
@@ -214,59 +217,54 @@ def transcript(tmp_path: Path, fixed_ids: None) -> Iterator[Path]:
     yield path
 
 
+@pytest.fixture
+def crashed(transcript: Path) -> Path:
+    """The transcript, its writer long gone (an old mtime, no lock)."""
+    os.utime(transcript, (OLD_MTIME, OLD_MTIME))
+    return transcript
+
+
 # -- the harness -------------------------------------------------------------------
 
 
 class PaneApp(App[None]):
-    """Mounts one pane and feeds it a transcript."""
+    """Mounts the run-context pane and feeds it a transcript."""
 
     CSS_PATH = str(PANES_TCSS)
     TITLE = "panes"
 
-    def __init__(
-        self,
-        make: Callable[[], ToolOpsPane | RunContextPane],
-        live: LiveTranscript,
-        calls: CallIndex,
-        is_live: bool = False,
-    ) -> None:
+    def __init__(self, live: LiveTranscript) -> None:
         super().__init__()
-        self.pane = make()
+        self.pane = RunContextPane(id="runs-pane")
         self.live = live
-        self.calls = calls
-        self.is_live = is_live
-        self.selected: list[ToolOpsPane.Selected] = []
 
     def compose(self) -> ComposeResult:
         yield self.pane
 
     def on_mount(self) -> None:
-        self._refresh()
+        self.feed(self.live)
 
-    def _refresh(self) -> None:
-        pane = self.pane
-        if isinstance(pane, RunContextPane):
-            pane.refresh_view(self.live.state, self.live.path)
-        else:
-            pane.refresh_view(self.live, self.calls, self.is_live)
-
-    @on(ToolOpsPane.Selected)
-    def _selected(self, event: ToolOpsPane.Selected) -> None:
-        self.selected.append(event)
-
-    def feed(self, live: LiveTranscript, calls: CallIndex) -> None:
-        self.live, self.calls = live, calls
-        self._refresh()
-
-
-def ops_app(path: Path, is_live: bool = False) -> PaneApp:
-    live, calls = live_from(path)
-    return PaneApp(lambda: ToolOpsPane(id="ops"), live, calls, is_live)
+    def feed(self, live: LiveTranscript) -> None:
+        self.live = live
+        self.pane.refresh_view(live.state, live.path)
 
 
 def runs_app(path: Path) -> PaneApp:
-    live, calls = live_from(path)
-    return PaneApp(lambda: RunContextPane(id="runs-pane"), live, calls, False)
+    return PaneApp(live_from(path))
+
+
+@asynccontextmanager
+async def operations(
+    path: Path, size: tuple[int, int] = (160, 40)
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen]]:
+    """The app on ``path``, its tool operations tab shown with every call."""
+    app = TailscopeApp(path)
+    async with app.run_test(size=size) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("3")
+        await wait_for(pilot, lambda: screen.ops.table.row_count == len(CALLS))
+        yield app, pilot, screen
 
 
 def plain_rows(table: DataTable[Any] | VirtualTable) -> list[list[str]]:
@@ -285,9 +283,9 @@ def column(table: DataTable[Any] | VirtualTable, key: str) -> list[str]:
 
 
 async def goto_call(pilot: Pilot[None], call_id: str) -> None:
-    pane = pilot.app.query_one(ToolOpsPane)
-    ids = column(pane.table, "call")
-    pane.table.move_cursor(row=ids.index(call_id))
+    """The tool operations table's cursor on the call's row."""
+    table = pilot.app.screen.query_one("#ops-table", VirtualTable)
+    table.move_cursor(column(table, "call").index(call_id))
     await pilot.pause()
 
 
@@ -307,9 +305,19 @@ async def press_on(pilot: Pilot[None], call_id: str, key: str) -> None:
 
 
 async def settled(pilot: Pilot[None]) -> None:
-    """The app's workers (the artifact's reader) done, and the screen refreshed."""
-    await pilot.app.workers.wait_for_complete()
+    """An artifact's screen (if one is shown) done reading, and the screen refreshed."""
+    screen = pilot.app.screen
+    if isinstance(screen, ArtifactScreen):
+        await wait_for(pilot, lambda: screen.state != "loading")
     await pilot.pause()
+
+
+async def artifact_of(pilot: Pilot[None], call_id: str) -> ArtifactScreen:
+    """``a`` on the call's operation: its artifact's screen, once read."""
+    await press_on(pilot, call_id, "a")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ArtifactScreen))
+    await settled(pilot)
+    return artifact_screen(pilot.app)
 
 
 def artifact_screen(app: App[None]) -> ArtifactScreen:
@@ -328,121 +336,97 @@ def static_text(widget: Widget) -> str:
     return str(widget.render())
 
 
-# -- the tool-operations pane ----------------------------------------------------------
+# -- tool operations ----------------------------------------------------------------
+
+STATES = {
+    "call_ok": "completed",
+    "call_fail": "failed",
+    "call_unk": "outcome unknown",
+    "call_run": "interrupted: no result, the writer is gone",
+    "call_unsettled": "completed, settle never landed",
+    "call_art": "completed",
+    "call_gone": "completed",
+    "call_evil": "completed",
+    "call_esc": "failed",
+    "call_never": "never dispatched",
+}
 
 
-async def test_every_state_is_told_apart(transcript: Path) -> None:
-    app = ops_app(transcript, is_live=False)
-    async with app.run_test(size=(200, 50)):
-        pane = app.query_one(ToolOpsPane)
-        states = by_call(pane.table, "state")
-        assert states == {
-            "call_ok": "completed",
-            "call_fail": "failed",
-            "call_unk": "outcome unknown",
-            "call_run": "running when the writer died",
-            "call_unsettled": "completed, settle never landed",
-            "call_art": "completed",
-            "call_gone": "completed",
-            "call_evil": "completed",
-            "call_esc": "failed",
-            "call_never": "never dispatched",
+async def test_every_state_is_told_apart(crashed: Path) -> None:
+    async with operations(crashed) as (_app, _pilot, screen):
+        assert by_call(screen.ops.table, "state") == STATES
+        assert column(screen.ops.table, "call")[-1] == "call_never"
+
+
+async def test_running_while_the_writer_is_at_work(transcript: Path) -> None:
+    async with operations(transcript) as (app, pilot, screen):
+        assert screen.writer_is_alive()  # written a moment ago, by a writer that does not lock
+        assert by_call(screen.ops.table, "state")["call_run"] == "running"
+        # The file goes quiet: the same row now says the call was cut off.
+        os.utime(transcript, (OLD_MTIME, OLD_MTIME))
+        await wait_for(
+            pilot,
+            lambda: by_call(screen.ops.table, "state")["call_run"] == STATES["call_run"],
+            5,
+        )
+        await wait_for(pilot, lambda: "idle" in screen_text(app))
+
+
+async def test_followed_a_line_at_a_time_the_rows_are_the_whole_files(
+    crashed: Path, tmp_path: Path
+) -> None:
+    whole = crashed.read_bytes().splitlines(keepends=True)
+    async with operations(crashed) as (_app, _pilot, screen):
+        expected = plain_rows(screen.ops.table)
+    grown = tmp_path / "grown.jsonl"
+    grown.write_bytes(b"".join(whole[:3]))  # the meta, the system prompt, the calls
+    app = TailscopeApp(grown)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("3")
+        for line in whole[3:]:
+            with grown.open("ab") as fh:
+                fh.write(line)
+            await pilot.pause(0.02)
+        os.utime(grown, (OLD_MTIME, OLD_MTIME))  # the writer gone, as in the whole file
+        await wait_for(pilot, lambda: plain_rows(screen.ops.table) == expected, 10)
+
+
+async def test_a_reset_rebuilds(crashed: Path, tmp_path: Path) -> None:
+    lines = crashed.read_bytes().splitlines(keepends=True)
+    async with operations(crashed) as (_app, pilot, screen):
+        shorter = tmp_path / "shorter.jsonl"
+        shorter.write_bytes(b"".join(lines[:6]))  # the calls, the first two settled
+        os.utime(shorter, (OLD_MTIME, OLD_MTIME))
+        os.replace(shorter, crashed)  # a new inode, as a repair's rename leaves
+        await wait_for(pilot, lambda: by_call(screen.ops.table, "state")["call_fail"] == "failed")
+        states = by_call(screen.ops.table, "state")
+        assert states["call_ok"] == "completed"
+        assert {states[c] for c in CALLS if c not in ("call_ok", "call_fail")} == {
+            "never dispatched"
         }
-        assert column(pane.table, "call")[-1] == "call_never"
-        artifacts = by_call(pane.table, "artifact")
-        assert artifacts["call_art"] == "▤ op-art.txt"
-        assert artifacts["call_gone"] == "✗ not here: op-gone.txt"
-        assert artifacts["call_evil"].startswith("⚠ refused")
-        assert artifacts["call_ok"] == ""
 
 
-async def test_running_when_the_file_is_live(transcript: Path) -> None:
-    app = ops_app(transcript, is_live=True)
-    async with app.run_test(size=(200, 50)):
-        pane = app.query_one(ToolOpsPane)
-        states = by_call(pane.table, "state")
-        assert states["call_run"] == "running"
-        # The writer stops: the same row now says it died in flight.
-        app.is_live = False
-        app.feed(app.live, app.calls)
-        states = by_call(pane.table, "state")
-        assert states["call_run"] == "running when the writer died"
-
-
-async def test_incremental_refresh_matches_a_full_build(transcript: Path) -> None:
-    envelopes, lines = read_envelopes(transcript)
-    live = LiveTranscript(transcript)
-    calls = CallIndex()
-    app = PaneApp(lambda: ToolOpsPane(id="ops"), live, calls, is_live=True)
-    async with app.run_test(size=(200, 50)) as pilot:
-        pane = app.query_one(ToolOpsPane)
-        followed: list[str] = []  # the call under the cursor after each line
-        for envelope, line in zip(envelopes, lines, strict=True):
-            live.apply(FollowUpdate(envelopes=[envelope], lines=[line]))
-            calls.update(live.state)
-            app.feed(live, calls)
-            if not followed and "call_art" in column(pane.table, "call"):
-                pane.table.move_cursor(column(pane.table, "call").index("call_art"))
-            row = pane.selected_row()
-            if followed or row is not None:
-                followed.append(row.call_id if row else "")
-        await pilot.pause()
-        incremental = plain_rows(pane.table)
-        assert pane.table.row_count == 10
-        # The cursor stayed on its call while it waited, and on its operation once
-        # dispatched (its row moved up among the operations).
-        assert set(followed) == {"call_art"}
-        assert column(pane.table, "state")[pane.table.cursor_row] == "completed"
-
-    full_live, full_calls = live_from(transcript)
-    full = PaneApp(lambda: ToolOpsPane(id="ops"), full_live, full_calls, is_live=True)
-    async with full.run_test(size=(200, 50)):
-        expected = plain_rows(full.query_one(ToolOpsPane).table)
-    assert incremental == expected
-
-
-async def test_a_reset_rebuilds(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(200, 50)):
-        pane = app.query_one(ToolOpsPane)
-        assert pane.table.row_count == 10
-        live, calls = live_from(transcript, upto=6)  # a new state: what a reset gives
-        app.feed(live, calls)
-        assert column(pane.table, "call") == [
-            "call_ok",
-            "call_fail",
-            "call_unk",
-            "call_run",
-            "call_unsettled",
-            "call_never",
-            "call_art",
-            "call_gone",
-            "call_evil",
-            "call_esc",
-        ]
-        assert column(pane.table, "state")[0] == "completed"
-        assert column(pane.table, "state")[1] == "never dispatched"
-
-
-async def test_detail_shows_the_whole_operation(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(200, 50)) as pilot:
-        await goto_call(pilot, "call_fail")
-        detail = static_text(app.query_one("#tool-op-detail"))
+async def test_detail_shows_the_whole_operation(crashed: Path) -> None:
+    async with operations(crashed) as (app, pilot, _screen):
+        await press_on(pilot, "call_fail", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        detail = screen_text(app)
         assert "make: *** [all] Error 2" in detail
         assert '"cmd": "make"' in detail  # arguments pretty-printed
-        assert "destructive" in detail
-        await goto_call(pilot, "call_art")
-        detail = static_text(app.query_one("#tool-op-detail"))
+        assert "idempotency: destructive" in detail and "round: 1" in detail
+        await pilot.press("escape")
+        await press_on(pilot, "call_art", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        detail = screen_text(app)
+        assert "artifact: here (a: open)" in detail
         assert "op-art.txt" in detail and "elided-chars: 900" in detail
 
 
-async def test_artifact_opens_and_shows_its_text(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await press_on(pilot, "call_art", "enter")
-        screen = artifact_screen(app)
-        await settled(pilot)
+async def test_artifact_opens_and_shows_its_text(crashed: Path) -> None:
+    async with operations(crashed, size=(140, 40)) as (app, pilot, _screen):
+        screen = await artifact_of(pilot, "call_art")
         assert screen.state == "here"
         body = screen.query_one("#artifact-body", TextArea)
         assert body.display
@@ -463,10 +447,9 @@ async def test_artifact_opens_and_shows_its_text(transcript: Path) -> None:
         assert app.is_running
 
 
-async def test_artifact_is_cut_when_large(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.push_screen(ArtifactScreen(transcript, "op-art.txt", {}, limit=100))
+async def test_artifact_is_cut_when_large(crashed: Path) -> None:
+    async with operations(crashed, size=(140, 40)) as (app, pilot, _screen):
+        await app.push_screen(ArtifactScreen(crashed, "op-art.txt", {}, limit=100))
         await settled(pilot)
         screen = artifact_screen(app)
         assert screen.cut
@@ -474,22 +457,17 @@ async def test_artifact_is_cut_when_large(transcript: Path) -> None:
         assert "the rest is cut" in static_text(screen.query_one("#artifact-status"))
 
 
-async def test_missing_artifact_is_not_here_any_more(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await press_on(pilot, "call_gone", "a")
-        await settled(pilot)
-        screen = artifact_screen(app)
+async def test_missing_artifact_is_not_here_any_more(crashed: Path) -> None:
+    async with operations(crashed, size=(140, 40)) as (_app, pilot, _screen):
+        screen = await artifact_of(pilot, "call_gone")
         assert screen.state == "missing"
         assert static_text(screen.query_one("#artifact-status")) == MISSING
         assert not screen.query_one("#artifact-body", TextArea).display
 
 
-async def test_hostile_artifact_name_is_refused(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await press_on(pilot, "call_evil", "enter")
-        screen = artifact_screen(app)
+async def test_hostile_artifact_name_is_refused(crashed: Path) -> None:
+    async with operations(crashed, size=(140, 40)) as (_app, pilot, _screen):
+        screen = await artifact_of(pilot, "call_evil")
         assert screen.state == "refused"  # decided before any worker could read
         assert static_text(screen.query_one("#artifact-status")) == REFUSED
         assert screen.query_one("#artifact-body", TextArea).text == ""
@@ -497,49 +475,31 @@ async def test_hostile_artifact_name_is_refused(transcript: Path) -> None:
         assert "../../etc/passwd" in title
 
 
-async def test_no_artifact_opens_nothing(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await press_on(pilot, "call_ok", "enter")
-        assert not isinstance(app.screen, ArtifactScreen)
-
-
-async def test_m_and_double_click_ask_for_the_conversation(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
+async def test_m_shows_the_calling_message(crashed: Path) -> None:
+    async with operations(crashed) as (_app, pilot, screen):
         await press_on(pilot, "call_unsettled", "m")
-        assert len(app.selected) == 1
-        event = app.selected[0]
-        assert event.call_id == "call_unsettled"
-        assert event.control is app.query_one(ToolOpsPane)
-        state = app.live.state
-        assistant = [e["id"] for e in state.events if e["payload"].get("tool-calls")]
-        assert event.message_id == assistant[0]
-        assert len(event.answer_ids) == 1
-        # A double click on the first data row (y=1: under the header).
-        await pilot.double_click("#tool-ops-table", offset=(5, 1))
-        await pilot.pause()
-        assert len(app.selected) == 2
-        assert app.selected[1].call_id == "call_ok"
-        assert not isinstance(app.screen, ArtifactScreen)
+        await wait_for(pilot, lambda: screen.query_one("#tabs").active == "conversation")
+        selected = screen.conversation.selected
+        assert selected is not None and selected.role == "assistant"
+        assert any(p.call_id == "call_unsettled" for p in selected.parts)
 
 
-async def test_escapes_in_a_tool_name_are_visible_text(transcript: Path) -> None:
-    app = ops_app(transcript)
-    async with app.run_test(size=(200, 50)) as pilot:
+async def test_escapes_in_a_tool_name_are_visible_text(crashed: Path) -> None:
+    async with operations(crashed, size=(200, 50)) as (app, pilot, screen):
         await goto_call(pilot, "call_esc")
-        pane = app.query_one(ToolOpsPane)
-        tools = column(pane.table, "tool")
-        hostile = tools[column(pane.table, "call").index("call_esc")]
-        assert hostile.startswith("␛[2J␛]0;pwned␇[bold")
-        detail = static_text(app.query_one("#tool-op-detail"))
+        tools = by_call(screen.ops.table, "tool")
+        assert tools["call_esc"].startswith("␛[2J␛]0;pwned␇[")  # cut to its column
+        svg = app.export_screenshot()
+        assert "␛" in svg and "pwned" in svg
+        assert "\x1b" not in svg and "\x07" not in svg
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        detail = screen_text(app)
         assert "␛[2J␛]0;pwned␇[bold red]boom[/]" in detail
         assert "␛[31mred error␛[0m" in detail
         assert '"q": "\\u001b[31mred"' in detail  # pretty JSON keeps the escape escaped
         svg = app.export_screenshot()
-        assert "␛" in svg
         assert "\x1b" not in svg and "\x07" not in svg
-        assert "pwned" in svg
 
 
 # -- the run-context pane ------------------------------------------------------------
@@ -627,15 +587,14 @@ async def test_escapes_in_a_fact_are_visible_text(transcript: Path) -> None:
 async def test_run_context_grows_live(transcript: Path) -> None:
     envelopes, lines = read_envelopes(transcript)
     live = LiveTranscript(transcript)
-    calls = CallIndex()
     cut = len(envelopes) - 2  # up to and including the first run context
     live.apply(FollowUpdate(envelopes=envelopes[:cut], lines=lines[:cut]))
-    app = PaneApp(lambda: RunContextPane(id="runs-pane"), live, calls, is_live=True)
+    app = PaneApp(live)
     async with app.run_test(size=(140, 40)) as pilot:
         pane = app.query_one(RunContextPane)
         assert pane.runs_table.row_count == 1
         live.apply(FollowUpdate(envelopes=envelopes[cut:], lines=lines[cut:]))
-        app.feed(live, calls)
+        app.feed(live)
         await pilot.pause()
         assert pane.runs_table.row_count == 3
         assert pane.runs_table.cursor_row == 2  # it followed the newest run
@@ -645,42 +604,40 @@ async def test_run_context_grows_live(transcript: Path) -> None:
 # -- snapshots ------------------------------------------------------------------------
 
 
-@pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
-def test_snapshot_tool_ops(transcript: Path, snap_compare: Any) -> None:
-    """Every state in its colour; the writer is gone, so `running` died in flight."""
+def on_operations(call_id: str, *press: str) -> Any:
+    """A snapshot's ``run_before``: the file loaded, its tool operations shown, the cursor
+    on the call and ``press`` pressed."""
 
     async def run_before(pilot: Pilot[None]) -> None:
-        await goto_call(pilot, "call_fail")
-
-    assert snap_compare(ops_app(transcript), terminal_size=(140, 40), run_before=run_before)
-
-
-@pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
-def test_snapshot_tool_ops_live_hostile(transcript: Path, snap_compare: Any) -> None:
-    """A live file: `running`; the hostile tool name shows ␛ and its markup as text."""
-
-    async def run_before(pilot: Pilot[None]) -> None:
-        await goto_call(pilot, "call_esc")
-
-    app = ops_app(transcript, is_live=True)
-    assert snap_compare(app, terminal_size=(140, 40), run_before=run_before)
-
-
-@pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
-def test_snapshot_artifact(transcript: Path, snap_compare: Any) -> None:
-    async def run_before(pilot: Pilot[None]) -> None:
-        await press_on(pilot, "call_art", "enter")
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("3")
+        await wait_for(pilot, lambda: pilot.app.screen.ops.table.row_count == len(CALLS))
+        await goto_call(pilot, call_id)
+        for key in press:
+            await pilot.press(key)
         await settled(pilot)
 
-    assert snap_compare(ops_app(transcript), terminal_size=(140, 40), run_before=run_before)
+    return run_before
+
+
+# What each snapshot of the tool operations shows: the call under the cursor, the keys
+# pressed there, the terminal's size.
+OPERATION_SNAPSHOTS = {
+    # every state in its colour; the writer is gone, so the running call was cut off
+    "tool_ops": ("call_fail", (), (140, 40)),
+    # the hostile tool's detail: ␛ and its markup shown as text, the v1 record's fields
+    "tool_op_detail_hostile": ("call_esc", ("enter",), (140, 40)),
+    "artifact": ("call_art", ("a",), (140, 40)),
+    "artifact_refused": ("call_evil", ("a",), (100, 24)),
+}
 
 
 @pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
-def test_snapshot_artifact_refused(transcript: Path, snap_compare: Any) -> None:
-    async def run_before(pilot: Pilot[None]) -> None:
-        await press_on(pilot, "call_evil", "a")
-
-    assert snap_compare(ops_app(transcript), terminal_size=(100, 24), run_before=run_before)
+@pytest.mark.parametrize("shot", list(OPERATION_SNAPSHOTS))
+def test_snapshot_operations(crashed: Path, snap_compare: Any, shot: str) -> None:
+    call_id, press, size = OPERATION_SNAPSHOTS[shot]
+    run_before = on_operations(call_id, *press)
+    assert snap_compare(TailscopeApp(crashed), terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
@@ -714,11 +671,3 @@ async def test_focusing_a_pane_focuses_its_table(transcript: Path) -> None:
         pane.focus()
         await pilot.pause()
         assert app.focused is pane.runs_table
-    app = ops_app(transcript)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane_ops = app.query_one(ToolOpsPane)
-        app.query_one("#tool-op-detail-scroll").focus()
-        await pilot.pause()
-        pane_ops.focus()
-        await pilot.pause()
-        assert app.focused is pane_ops.table

@@ -9,14 +9,11 @@ from textual.app import App, ComposeResult
 
 from session_core import Message, Session
 from session_core.agentgo import AgentGoSession
-from session_core.model import ToolOp, Transcript
-from session_core.usage import Usage
+from session_core.model import Compaction, ToolOp, Transcript
 from story import call
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
-from viewer.screens.transcript import TranscriptScreen
 from viewer.widgets.model_status import ModelStatus
-from viewer.widgets.status import StatusBar
 
 SIZE = (140, 30)
 
@@ -25,33 +22,24 @@ class Headers(App[None]):
     """The headers on their own, to be shown exact counts."""
 
     def compose(self) -> ComposeResult:
-        yield StatusBar()
         yield ModelStatus()
-
-
-def _v1(bar: StatusBar, n: int) -> str:
-    bar.show(
-        name="t.jsonl",
-        fmt="transcript-v1",
-        size=100,
-        live="idle",
-        meta={},
-        lines=n,
-        raw_messages=n,
-        sent_messages=n,
-        ops=n,
-        pending=0,
-        warnings=n,
-        grants=[],
-        usage=Usage(),
-        unseen=0,
-    )
-    return str(bar.render())
 
 
 def _model(header: ModelStatus, n: int) -> str:
     ops = [ToolOp(call_id=f"c{i}", tool="t", state="completed") for i in range(n)]
-    transcript = Transcript(format="toy", path="t.jsonl", tool_operations=ops, lines=n)
+    overlays = [
+        Compaction(id=f"{kind}{i}", kind=kind, line=i)
+        for i in range(n)
+        for kind in ("compaction", "elision")
+    ]
+    transcript = Transcript(
+        format="toy",
+        path="t.jsonl",
+        tool_operations=ops,
+        lines=n,
+        warnings=[f"line {i} is not valid JSON" for i in range(n)],
+        compactions=overlays,
+    )
     header.show(transcript, name="t.jsonl", title="toy", size=100, live="idle", mode="replayed")
     return str(header.render())
 
@@ -59,18 +47,13 @@ def _model(header: ModelStatus, n: int) -> str:
 async def test_the_headers_say_one_thing_and_two_things() -> None:
     app = Headers()
     async with app.run_test(size=SIZE):
-        bar, model = app.query_one(StatusBar), app.query_one(ModelStatus)
-        one = _v1(bar, 1)
-        assert "1 line · 1 message line, 1 sent next · 1 tool op" in one, one
-        assert "1 warning (w)" in one
-        two = _v1(bar, 2)
-        assert "2 lines · 2 message lines, 2 sent next · 2 tool ops" in two, two
-        assert "2 warnings (w)" in two
-
+        model = app.query_one(ModelStatus)
         one = _model(model, 1)
         assert "1 line · 0 sent next · 1 tool op" in one, one
+        assert "1 compaction · 1 elision" in one and "1 warning (w)" in one, one
         two = _model(model, 2)
         assert "2 lines · 0 sent next · 2 tool ops" in two, two
+        assert "2 compactions · 2 elisions" in two and "2 warnings (w)" in two, two
 
 
 def _agentgo_session(path: Path, n: int) -> None:
@@ -114,9 +97,10 @@ async def test_a_v1_file_with_one_of_each_says_1(tmp_path: Path) -> None:
         s.append_tool_dispatched(call_id="c1", tool="ls", arguments="{}", run_id="r")
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await file_loaded(pilot, TranscriptScreen)
+        await file_loaded(pilot, ModelScreen)
         text = "\n".join(screen_lines(app))
-        assert "3 lines · 1 message line, 1 sent next · 1 tool op (1 pending)" in text, text
+        assert "3 lines · 1 sent next · 1 tool op (1 running)" in text, text
+        assert "1 message line · 1 tool operation pending" in text, text
 
 
 async def test_the_warnings_screen_title_counts_one_warning() -> None:

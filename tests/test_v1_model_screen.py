@@ -1,8 +1,7 @@
 """transcript-v1 on the model screen (``ModelScreen.for_format``, with v1's own panes:
-``viewer/formats/v1.py``), driven as a person would: every behaviour of v1's own screen
-(``test_viewer_pilot`` and the others drive that one, which still opens v1 files), on
-the screen every other format opens on. Follow, navigation, search, copy, hostile text;
-the diff, run contexts, artifacts, an operation's detail; an empty file's swap."""
+``viewer/formats/v1.py``), driven as a person would: follow, navigation, search, copy,
+hostile text; the diff, run contexts, artifacts, an operation's detail; an empty or
+missing file waited for, and its swap to the format its first line names."""
 
 from __future__ import annotations
 
@@ -10,9 +9,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pytest
 from helpers import (
     app_on,
@@ -20,14 +17,10 @@ from helpers import (
     fingerprint,
     screen_lines,
     screen_text,
-    snapshot_of,
-    snapshot_rerun,
     wait_for,
-    written,
 )
 from test_panes import ARTIFACT_TEXT, CALLS, fixed_ids, write_transcript
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import TabbedContent
 
 from session_core import Message, Session
@@ -44,20 +37,6 @@ from viewer.widgets.model_status import ModelStatus
 
 SIZE = (120, 40)
 __all__ = ["fixed_ids"]  # a fixture of test_panes', used here
-
-
-@pytest.fixture(autouse=True)
-def on_model_screen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """v1 files (and files whose format is not known yet) open on the model screen."""
-    import viewer.format_screens as format_screens
-    from session_core.formats import V1
-    from viewer.screens.model_screen import ModelScreen
-
-    def model_screen(path: str, force_polling: bool) -> Screen[None]:
-        return ModelScreen.for_format(V1)(path, fmt=V1, force_polling=force_polling)
-
-    monkeypatch.setitem(format_screens.SCREENS, V1, model_screen)
-    monkeypatch.setattr(format_screens, "_v1", model_screen)
 
 
 def shown(app: TailscopeApp) -> ModelScreen:
@@ -524,42 +503,6 @@ async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
             assert want in text and own in text and "agent=a" in text, text
 
 
-async def test_a_file_no_format_claims_says_so(tmp_path: Path) -> None:
-    path = tmp_path / "notes.jsonl"
-    path.write_bytes(b'{"hello": "world"}\nnot json at all\n')
-    os.utime(path, (OLD_MTIME, OLD_MTIME))
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: "could not be read" in screen_text(app))
-        text = screen_text(app)
-        assert "notes.jsonl" in text and "unknown format" in text
-        assert (
-            "This file could not be read as a transcript: "
-            "line 1 is not the start of a known transcript format"
-        ) in text
-
-
-@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
-async def test_an_empty_file_waits_then_swaps_to_its_format(tmp_path: Path, fmt: str) -> None:
-    from test_live_detection import CLAUDE, CODEX
-
-    lines = CLAUDE if fmt == "claude-code" else CODEX
-    path = tmp_path / "later.jsonl"
-    path.write_bytes(b"")
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.3)
-        first = app.screen  # nothing to tell the format by yet: shown as v1's, waiting
-        assert isinstance(first, ModelScreen) and first.FORMAT == "transcript-v1"
-        with path.open("ab") as fh:
-            fh.write(orjson.dumps(lines[0]) + b"\n")
-            fh.write(orjson.dumps(lines[1]) + b"\n")
-        await wait_for(pilot, lambda: app.screen is not first, 10)
-        screen = app.screen
-        assert isinstance(screen, ModelScreen) and fmt == screen.FORMAT
-        await wait_for(pilot, lambda: "first words of a" in screen_text(app), 10)
-
-
 def said(app: TailscopeApp, text: str) -> bool:
     """A notification says ``text``."""
     return any(text in str(note.message) for note in app._notifications)
@@ -570,38 +513,3 @@ def cursor_row(app: TailscopeApp) -> str:
     rows = [row for row in screen_lines(app) if row.startswith("▌")]
     assert rows, screen_lines(app)
     return rows[0]
-
-
-# -- snapshots: what the tests above read, as drawn ----------------------------------
-
-SNAP = (120, 40)
-
-
-@pytest.fixture
-def story_file(tmp_path: Path) -> Path:
-    return written(tmp_path / "story.jsonl", write_story)
-
-
-def snap(snap_compare: Any, path: Path, *press: str) -> bool:
-    return snapshot_of(snap_compare, path, *press, kind=ModelScreen, size=SNAP)
-
-
-@snapshot_rerun
-class TestSnapshots:
-    def test_replayed(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file)
-
-    def test_raw_with_overlays(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file, "r", "g")
-
-    def test_raw_elided_original_one_key_away(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file, "r", "g", "j", "j", "j", "o", "enter")
-
-    def test_diff(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file, "2", "n")
-
-    def test_tool_operations_crash_states(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file, "3")
-
-    def test_run_contexts(self, snap_compare: Any, story_file: Path) -> None:
-        assert snap(snap_compare, story_file, "4")

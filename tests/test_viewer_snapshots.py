@@ -1,4 +1,5 @@
-"""Snapshot tests of the app, grouped by feature: one deterministic story file each."""
+"""Snapshot tests of the app on a transcript-v1 file (the model screen, with v1's own
+panes), grouped by feature: one deterministic story file each."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from helpers import for_screen, screen_lines, screen_text, snapshot_rerun, wait_
 
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
-from viewer.screens.transcript import TranscriptScreen
+from viewer.screens.model_screen import ModelScreen
 
 # Only snapshot classes rerun (snapshot_rerun); what a snapshot shows is pinned once more
 # in TestText, which fails on its first failure.
 SIZE = (120, 40)
-loaded, shows = for_screen(TranscriptScreen, SIZE)
+loaded, shows = for_screen(ModelScreen, SIZE)
 
 
 @pytest.fixture
@@ -132,14 +133,19 @@ class TestText:
                 "This file could not be read as a transcript: "
                 "line 1 is not the start of a known transcript format"
             ) in text
-            assert "0 lines · 0 message lines, 0 sent next" in text
+            assert "0 lines · 0 sent next · 0 tool ops" in text
+            assert "0 message lines · none pending" in text
 
     async def test_the_header_counts_reported_turns(self, story: Path) -> None:
         app = TailscopeApp(story)
         async with app.run_test(size=SIZE) as pilot:
             await loaded(pilot)
             # the story's three assistant turns: two report usage (2,100 + 490 tokens)
-            assert "tokens 2,590 · cost $0.0046 (2 of 3 turns reported)" in screen_text(app)
+            text = screen_text(app)
+            assert "usage 2,590 tok (2,400 in + 190 out) · $0.0046 (2 of 3 priced)" in text
+            # one compaction and one elision, each called what it is
+            assert "2 runs · 1 compaction · 1 elision" in text
+            assert "grants fs_read:always" in text
 
     async def test_the_diff_keys(self, story: Path) -> None:
         app = TailscopeApp(story)

@@ -31,6 +31,7 @@ from helpers import (
 )
 from textual.widgets import TabbedContent
 
+from session_core.tool_ops import STATE_LABELS
 from viewer.app import TailscopeApp
 from viewer.cli import main
 from viewer.screens.following import FollowingScreen
@@ -278,10 +279,10 @@ async def test_the_v1_viewer_says_the_writer_died_when_it_is_killed(tmp_path: Pa
             await pilot.press("3")  # the tool operations tab
             await wait_for(pilot, lambda: app.screen.query_one(TabbedContent).active == "tools")
             await wait_for(pilot, lambda: "running" in screen_text(app), timeout=15)
-            assert "writer died" not in screen_text(app)
+            assert STATE_LABELS["interrupted"] not in screen_text(app)
             writer.kill()
             await wait_for(
-                pilot, lambda: "running when the writer died" in screen_text(app), timeout=15
+                pilot, lambda: STATE_LABELS["interrupted"] in screen_text(app), timeout=15
             )
     finally:
         writer.kill()
@@ -291,29 +292,27 @@ async def test_the_v1_conversation_and_tools_tab_agree_when_the_writer_is_killed
     tmp_path: Path,
 ) -> None:
     """The call's state in the conversation reads as the tools tab reads it, before the
-    writer dies ("running") and after ("running when the writer died")."""
-    from viewer.model import op_label
+    writer dies ("running") and after ("interrupted: no result, the writer is gone")."""
 
     writer = Writer("v1", tmp_path / "v1.jsonl")
     app = TailscopeApp(writer.path)
 
     def call_row() -> str:
-        rows = [line for line in screen_lines(app) if "→ ls [" in line]
+        rows = [line for line in screen_lines(app) if "→ ls  [" in line]
         return rows[0] if len(rows) == 1 else f"not one call row: {rows}"
 
     try:
         async with app.run_test(size=(160, 40)) as pilot:
             await file_loaded(pilot, FollowingScreen)
             await wait_for(pilot, lambda: "● live" in screen_text(app), timeout=15)
-            assert "→ ls [running] call_1" in call_row()
+            assert "→ ls  [running]" in call_row()
             writer.kill()
-            died = op_label("running", live=False)
-            assert died == "running when the writer died"
-            await wait_for(pilot, lambda: f"→ ls [{died}] call_1" in call_row(), timeout=15)
+            died = STATE_LABELS["interrupted"]
+            await wait_for(pilot, lambda: f"→ ls  [{died}]" in call_row(), timeout=15)
             await pilot.press("3")  # the tool operations tab says it in the same words
             await wait_for(pilot, lambda: app.screen.query_one(TabbedContent).active == "tools")
             await wait_for(pilot, lambda: died in screen_text(app), timeout=15)
             await pilot.press("1")
-            await wait_for(pilot, lambda: f"→ ls [{died}] call_1" in call_row(), timeout=15)
+            await wait_for(pilot, lambda: f"→ ls  [{died}]" in call_row(), timeout=15)
     finally:
         writer.kill()

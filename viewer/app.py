@@ -20,13 +20,11 @@ from .screens.following import FollowingScreen
 from .screens.help import BindingsHelpScreen, screen_sections
 
 if TYPE_CHECKING:
-    from session_core.live import LiveTranscript
-
     from .screens.model_screen import ModelScreen
-    from .screens.transcript import TranscriptScreen
 
 # The model screen and the directory browser are imported when first needed: opening a
-# v1 file should not pay for them (the first screen of a big file is a start-up race).
+# file should not pay for the browser, nor the browser for the model screen (the first
+# screen of a big file is a start-up race).
 
 STYLES = Path(__file__).parent / "styles"
 S = TypeVar("S", bound=Screen)
@@ -119,25 +117,19 @@ class TailscopeApp(App[None]):
         raise LookupError(f"no {what} is open")
 
     @property
-    def agentgo(self) -> ModelScreen:
-        """The model screen of an agentgo session (the one under any modal)."""
+    def file_screen(self) -> ModelScreen:
+        """The screen of the open file (the one under any modal)."""
         from .screens.model_screen import ModelScreen
 
-        screen = self.topmost(ModelScreen, "agentgo session")
+        return self.topmost(ModelScreen, "file")
+
+    @property
+    def agentgo(self) -> ModelScreen:
+        """The model screen of an agentgo session (the one under any modal)."""
+        screen = self.file_screen
         if screen.format.name != "agentgo-v1":
             raise LookupError("no agentgo session is open")
         return screen
-
-    @property
-    def transcript(self) -> TranscriptScreen:
-        """The transcript screen (the one under any modal)."""
-        from .screens.transcript import TranscriptScreen  # imported once a v1 file is open
-
-        return self.topmost(TranscriptScreen, "transcript")
-
-    @property
-    def live(self) -> LiveTranscript:
-        return self.transcript.live
 
     def action_help(self) -> None:
         self.push_screen(BindingsHelpScreen("tailscope — keys", screen_sections(self.screen)))

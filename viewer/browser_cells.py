@@ -12,7 +12,7 @@ from rich.text import Text
 from session_core.scan import STATUSES, FileSummary, Status, epoch
 
 from .safe import inert, one_line
-from .widgets.status import size_text
+from .widgets.model_status import size_text
 
 # (key, header, width; None = the file column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [

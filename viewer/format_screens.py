@@ -1,10 +1,10 @@
 """Which screen shows a file of each format: the one place the viewer decides it.
 
-A format with a dedicated screen (transcript-v1) names its factory here; every other
-registered format (agentgo-v1, claude-code, codex, a plugin's) is shown by the one
-screen over the neutral model, ``ModelScreen`` (with the format's own panes, where it
-names some: ``viewer.formats``). Screens are imported when first asked for: opening a
-v1 file does not pay for the others.
+Every registered format (transcript-v1, agentgo-v1, claude-code, codex, a plugin's) is
+shown by the one screen over the neutral model, ``ModelScreen``, with the format's own
+panes where it names some (``viewer.formats``: v1's diff and run contexts, agentgo's
+call tree, checkpoints and timeline). A format may still register a screen of its own
+(``register_screen``). The model screen is imported when first asked for.
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ from session_core.formats import V1, Format, detect_format
 
 ScreenFactory = Callable[[str, bool], Screen[None]]  # (path, force_polling) -> screen
 
-
-def _v1(path: str, force_polling: bool) -> Screen[None]:
-    from .screens.transcript import TranscriptScreen
-
-    return TranscriptScreen(path, force_polling=force_polling)
-
-
-SCREENS: dict[Format, ScreenFactory] = {V1: _v1}
+SCREENS: dict[Format, ScreenFactory] = {}
+# A file whose format is not known yet (empty or missing) is read as this one meanwhile:
+# its screen waits for the first line, and swaps to another format's if that names one.
+WAITING_AS: Format = V1
 
 
 def register_screen(fmt: Format, factory: ScreenFactory) -> None:
@@ -33,16 +29,15 @@ def register_screen(fmt: Format, factory: ScreenFactory) -> None:
 
 
 def screen_for(fmt: Format | None, path: str, *, force_polling: bool = False) -> Screen[None]:
-    """The screen for a file of ``fmt``. Not known yet (an empty or missing file): v1's,
-    which waits for the file and swaps itself once its first line names the format."""
-    if fmt is None:
-        return _v1(path, force_polling)
+    """The screen for a file of ``fmt`` (None: not known yet, see ``WAITING_AS``)."""
+    known = fmt is not None
+    fmt = fmt or WAITING_AS
     factory = SCREENS.get(fmt)
     if factory is not None:
         return factory(path, force_polling)
     from .screens.model_screen import ModelScreen
 
-    return ModelScreen.for_format(fmt)(path, fmt=fmt, force_polling=force_polling)
+    return ModelScreen.for_format(fmt)(path, fmt=fmt, force_polling=force_polling, known=known)
 
 
 def open_file_screen(path: str, *, force_polling: bool = False) -> Screen[None]:
@@ -50,4 +45,11 @@ def open_file_screen(path: str, *, force_polling: bool = False) -> Screen[None]:
     return screen_for(detect_format(path), path, force_polling=force_polling)
 
 
-__all__ = ["SCREENS", "ScreenFactory", "open_file_screen", "register_screen", "screen_for"]
+__all__ = [
+    "SCREENS",
+    "WAITING_AS",
+    "ScreenFactory",
+    "open_file_screen",
+    "register_screen",
+    "screen_for",
+]

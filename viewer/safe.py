@@ -58,3 +58,10 @@ def one_line(text: object, width: int | None = None) -> str:
 def one_line_text(text: object, width: int | None = None, style: str = "") -> Text:
     """A ``Text`` of ``one_line(text, width)`` in ``style``, never parsed as markup."""
     return Text(one_line(text, width), style=style, end="", no_wrap=True)
+
+
+def short_id(value: object, width: int = 8) -> str:
+    """The first ``width`` characters of an id (inert), enough to tell lines apart."""
+    if value is None:
+        return ""
+    return one_line(value)[:width]

@@ -44,6 +44,13 @@ ARTIFACT_STATES = {
 }
 
 
+def grant_text(grant: object) -> str:
+    """A permission grant in the header: ``fs_read:always`` (its tool and scope)."""
+    if isinstance(grant, dict):
+        return f"{one_line(grant.get('tool', '?'), 30)}:{one_line(grant.get('scope', '?'), 20)}"
+    return one_line(grant, 40)
+
+
 class V1Panes(PaneSet):
     """v1's diff and run contexts, over the replay the screen follows."""
 
@@ -117,7 +124,7 @@ class V1Panes(PaneSet):
         line += f"{count(pending, 'tool operation')} pending" if pending else "none pending"
         grants = state.grants
         if grants:
-            line += f" · grants {', '.join(str(g) for g in grants[:6])}"
+            line += f" · grants {', '.join(grant_text(g) for g in grants[:6])}"
             line += f" (+{len(grants) - 6})" if len(grants) > 6 else ""
         return line
 

@@ -212,9 +212,8 @@ class FollowingScreen(Screen[None]):
     # ``panes_ready`` (``_panes_mounted`` is called then).
     DEFER_PANES = False
     PARSED_UPDATES = True  # False: ``live.apply`` parses the lines (``follow(parse=False)``)
-    FOLLOW_AT_ONCE = False  # True: a small file's follow starts in on_mount, not after a refresh
     TABS: ClassVar[Sequence[Tab]] = ()
-    live: Any  # the replayed file: LiveTranscript or LiveAgentGo (set by the subclass)
+    live: Any  # the followed file's live model (set by the subclass: the format's LiveModel)
     conversation: Any  # the pane focused first (the subclass names it)
 
     # -- layout -----------------------------------------------------------------------
@@ -254,8 +253,6 @@ class FollowingScreen(Screen[None]):
             # workers would share the interpreter and the end would show later.
             self._previewing = True
             self.show_tail()
-        elif self.FOLLOW_AT_ONCE:
-            self.follow_file()
         else:
             # After the first refresh: every pane's own children are mounted by then.
             self.call_after_refresh(self.follow_file)

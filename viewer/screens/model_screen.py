@@ -116,8 +116,16 @@ class ModelScreen(SearchingScreen):
         return made
 
     def __init__(
-        self, path: str | os.PathLike[str], *, fmt: str, force_polling: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fmt: str,
+        force_polling: bool = False,
+        known: bool = True,
     ) -> None:
+        """``known``: the file's first line names ``fmt``; False: an empty or missing
+        file, read as ``fmt`` while it is waited for (the header says "unknown format"
+        until a line names one; a line naming another format swaps the screen)."""
         super().__init__(path, force_polling=force_polling, id=f"model-{next(_ids)}")
         self.format = by_name(fmt)
         # FollowingScreen reads these per instance: one class serves every format.
@@ -131,7 +139,7 @@ class ModelScreen(SearchingScreen):
         self._pending = False
         self.panes: PaneSet | None = self.PANE_SET(self) if self.PANE_SET is not None else None
         self._tab_ids = frozenset(tab.id for tab in self.TABS)
-        self._detected: str | None = None  # the format the file's first line names
+        self._detected: str | None = fmt if known else None  # what the first line names
         self._unseen_shown = 0  # the "N new" the header says
 
     # -- layout -----------------------------------------------------------------------
@@ -288,7 +296,7 @@ class ModelScreen(SearchingScreen):
         self.query_one(ModelStatus).show(
             self.transcript,
             name=os.path.basename(self.path),
-            title=self.format.title if not self._unclaimed() else "unknown format",
+            title=self.format.title if self._detected is not None else "unknown format",
             size=self.live.size,
             live=self.live_label(),
             mode=view.mode,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
+import orjson
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -18,6 +19,7 @@ from textual.widgets import Footer
 from session_core.model import ToolOp
 from session_core.text import count
 
+from ..safe import one_line_text
 from ..widgets.block_view import Entry, LinesView
 from ..widgets.items_view import as_json
 from ..widgets.model_panes import duration_text
@@ -55,7 +57,7 @@ def op_entries(op: ToolOp) -> list[Entry]:
             ("bold cyan", f"subagent: in this file, line {op.subagent_line:,}  (s shows it)")
         )
     out.append(("bold", "arguments"))
-    out.append(("", _capped(as_json(op.arguments) if op.arguments is not None else "(none)")))
+    out.append(("", _capped(arguments_text(op.arguments))))
     if op.progress:
         out.append(("bold cyan", "latest progress"))
         out.append(("", _capped(op.progress)))
@@ -70,6 +72,19 @@ def op_entries(op: ToolOp) -> list[Entry]:
         out.append(("bold", "detail"))
         out.extend(detail_entries(op.detail))
     return out
+
+
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as indented JSON: those written as a JSON text (v1's, Codex's
+    function calls) indented too, anything else as it is."""
+    if arguments is None:
+        return "(none)"
+    if isinstance(arguments, str) and arguments[:1] in ("{", "["):
+        try:
+            arguments = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+    return as_json(arguments)
 
 
 def detail_entries(detail: Any) -> list[Entry]:
@@ -156,7 +171,8 @@ class OpDetailScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="op-detail-body") as body:
-            body.border_title = f"{self.op.tool} · {self.op.label}"
+            # A Text: the tool's name is the file's, never markup or escapes to obey.
+            body.border_title = one_line_text(f"{self.op.tool} · {self.op.label}", 120)
             yield LinesView(id="op-detail")
         yield Footer()
 

@@ -183,7 +183,9 @@ class ItemsView(BlockView):
         self.transcript = Transcript(format="", path="")
         self.items: Sequence[Item] = []
         self.ops: Mapping[str, ToolOp] = {}
-        self.folded_ids: frozenset[str] = frozenset()
+        # In the raw view: each item a compaction folded, and the line of that compaction
+        # (0: folded by an elision, or a compaction not from a line).
+        self.folded_by: dict[str, int] = {}
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
         self.new_count = 0  # items appended since the view left the end (not seen yet)
@@ -209,11 +211,13 @@ class ItemsView(BlockView):
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
-        folded: set[str] = set()
+        folded: dict[str, int] = {}
         if self.mode == "raw":
             for compaction in transcript.compactions:
-                folded.update(compaction.folded)
-        self.folded_ids = frozenset(folded)
+                line = compaction.line if compaction.kind == "compaction" else 0
+                for ident in compaction.folded:
+                    folded[ident] = line or folded.get(ident, 0)
+        self.folded_by = folded
         self._expanded_heights.clear()
         self.reload(to_end=to_end)
         if self.search_term:  # the matches are indexes into the new snapshot
@@ -291,7 +295,7 @@ class ItemsView(BlockView):
 
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
-        return item.id in self.folded_ids or any(m in item.marks for m in NOT_SENT_MARKS)
+        return item.id in self.folded_by or any(m in item.marks for m in NOT_SENT_MARKS)
 
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
@@ -373,8 +377,14 @@ class ItemsView(BlockView):
         marks = list(item.marks)
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
-        if item.id in self.folded_ids and not any(m in marks for m in NOT_SENT_MARKS):
-            marks.append(FOLDED)
+        by = self.folded_by.get(item.id)
+        # (an item whose own mark says why it is not sent, rolled back, keeps it alone)
+        if by is not None and not any(m in marks for m in NOT_SENT_MARKS if m != FOLDED):
+            if by:  # which compaction folded it: its summary is that line's item
+                marks = [mark for mark in marks if mark != FOLDED]
+                marks.append(f"folded by the compaction at line {by:,}")
+            elif FOLDED not in marks:
+                marks.append(FOLDED)
         if marks:
             text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
         facts = [f"line {item.line:,}"] if item.line else []

@@ -16,6 +16,7 @@ from textual.message import Message
 
 from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage
 from session_core.text import count
+from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line, one_line_text
 from .block_view import Entry, LinesView
@@ -61,8 +62,11 @@ def op_arguments(arguments: object) -> str:
     return args_preview(arguments)
 
 
+# The state column fits every state's label whole (and a running call's " …"): the
+# crash states differ in their last words ("interrupted: no result, the writer is gone").
+STATE_WIDTH = max(len(label) for label in STATE_LABELS.values()) + 2
 OP_COLUMNS: list[Column] = [
-    ("state", "state", 30),
+    ("state", "state", STATE_WIDTH),
     ("tool", "tool", 16),
     ("call", "call id", 30),
     ("args", "arguments", 54),

@@ -2,19 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from session_core.model import Transcript, unsettled_ops
+from session_core.model import Compaction, Transcript, unsettled_ops
 from session_core.text import count
 
 from ..safe import one_line
-from .status import human_size
 
 META_KEYS = ("model", "cwd", "version", "cli_version", "gitBranch", "branch", "originator")
 LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
+
+
+def size_text(size: int, *, compact: bool = False) -> str:
+    """``1.5 MB`` (or ``1.5M`` where a table column is narrow)."""
+    value = float(size)
+    limit = 1000 if compact else 1024  # a narrow column never shows four digits
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < limit or unit == "GB":
+            label = unit[0] if compact else f" {unit}"
+            return f"{int(value)}{label}" if unit == "B" else f"{value:.1f}{label}"
+        value /= 1024
+    return f"{size} B"
+
+
+def overlay_counts(compactions: Sequence[Compaction]) -> tuple[int, int]:
+    """How many compactions and how many elisions: told by a sequence that knows without
+    making each one (v1's ``Overlays``: a big file has tens of thousands), else counted."""
+    known = getattr(compactions, "kind_counts", None)
+    if known is not None:
+        folded, stubbed = known()
+        return int(folded), int(stubbed)
+    folded = sum(1 for c in compactions if c.kind == "compaction")
+    return folded, len(compactions) - folded
 
 
 def rate_limits_text(limits: Any) -> str:
@@ -68,7 +91,7 @@ class ModelStatus(Static):
         """``note``: what a format's own panes say (a fourth line)."""
         top = Text(no_wrap=True, end="")
         top.append(f" {one_line(name, 60)} ", "bold")
-        top.append(f" {title} · {mode} view · {human_size(size)} ")
+        top.append(f" {title} · {mode} view · {size_text(size)} ")
         top.append(f"● {live}", LIVE_STYLES.get(live, ""))
         warnings = len(transcript.warnings)
         if warnings:
@@ -89,8 +112,11 @@ class ModelStatus(Static):
             counts.append(f" ({running} running)", "bold cyan")
         if interrupted:
             counts.append(f" ({interrupted} interrupted)", "bold red")
-        runs, compactions = len(transcript.runs), len(transcript.compactions)
-        counts.append(f" · {count(runs, 'run')} · {count(compactions, 'compaction')}  ")
+        compactions, elisions = overlay_counts(transcript.compactions)
+        counts.append(
+            f" · {count(len(transcript.runs), 'run')} · {count(compactions, 'compaction')}"
+        )
+        counts.append(f" · {count(elisions, 'elision')}  " if elisions else "  ")
         facts = [
             f"{key}={one_line(str(transcript.meta[key]), 50)}"
             for key in META_KEYS

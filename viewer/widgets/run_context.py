@@ -28,9 +28,8 @@ from textual.widgets import Static
 from session_core.replay import ReplayState
 from session_core.text import count
 
-from ..safe import inert, one_line
+from ..safe import inert, one_line, short_id
 from .pane import FocusPane
-from .tool_ops import short_id
 from .virtual_table import Column, VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]

@@ -38,6 +38,10 @@ class Overlays(Indexed[Compaction]):
     def __len__(self) -> int:
         return len(self._made) + self._n
 
+    def kind_counts(self) -> tuple[int, int]:
+        """How many compactions and elisions, none of them made."""
+        return len(self._made), self._n
+
     def _one(self, index: int) -> Compaction:
         made = self._made
         if index < len(made):
