@@ -15,7 +15,7 @@ def model_diff(transcript: Transcript) -> str:
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'elision'), 'elision')}",
         "",
-        "  = sent next   - not sent (folded, another branch, a sidechain, meta)   "
+        "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
         "~ sent as a stub   # a compaction or elision",
         "",
     ]

@@ -117,11 +117,15 @@ class Usage:
 
     def describe(self) -> str:
         """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
-        tokens = self.tokens
-        if tokens is None:
-            return "unknown"
-        parts = [f"{tokens:,} tok"]
-        inner = [
+        return self._described(breakdown=True)
+
+    def brief(self) -> str:
+        """``12,345 tok · $0.0210`` (no breakdown), or ``unknown``."""
+        return self._described(breakdown=False)
+
+    def breakdown(self) -> str:
+        """``1,000 in + 345 out + 11,000 cache read`` (the counts reported)."""
+        return " + ".join(
             f"{value:,} {name}"
             for value, name in (
                 (self.input_tokens, "in"),
@@ -130,8 +134,13 @@ class Usage:
                 (self.cache_write_tokens, "cache write"),
             )
             if value is not None
-        ]
-        parts[0] += f" ({' + '.join(inner)})"
+        )
+
+    def _described(self, *, breakdown: bool) -> str:
+        tokens = self.tokens
+        if tokens is None:
+            return "unknown"
+        parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
         parts.append(self.describe_cost())
         if self.responses and self.reported != self.responses:
             parts.append(f"{self.reported} of {self.responses} responses reported")
@@ -256,6 +265,12 @@ class Item:
 
 
 # -- compactions, runs ---------------------------------------------------------------
+
+# The marks that say why an item of the raw view is no longer sent: folded into a
+# compaction's summary, or dropped by a rollback (a Codex ``thread_rolled_back``, shown as
+# a compaction whose trigger is "rollback").
+FOLDED, ROLLED_BACK = "folded", "rolled-back"
+NOT_SENT_MARKS = (FOLDED, ROLLED_BACK)
 
 
 @dataclass(slots=True)
@@ -458,6 +473,9 @@ class Transcript:
 
 
 __all__ = [
+    "FOLDED",
+    "NOT_SENT_MARKS",
+    "ROLLED_BACK",
     "STATE_LABELS",
     "STATE_TONES",
     "Compaction",

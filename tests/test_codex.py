@@ -389,6 +389,7 @@ def test_compaction_replays_from_replacement_history(rollout: Path) -> None:
 
 
 def test_compaction_without_replacement_history(tmp_path: Path) -> None:
+    # Older writers wrote no history: Codex kept the user messages, then the summary.
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()
     w.message("user", "a")
@@ -396,8 +397,10 @@ def test_compaction_without_replacement_history(tmp_path: Path) -> None:
     w.compacted("summary of a and b", None)
     w.message("user", "c")
     t = opened(Path(w.path))
-    assert [m.text for m in t.messages] == ["summary of a and b", "c"]
-    assert len(t.compactions[0].folded) == 2
+    assert [m.text for m in t.messages] == ["a", "summary of a and b", "c"]
+    assert [t.raw[i].text for i in range(len(t.raw)) if t.raw[i].id in t.compactions[0].folded] == [
+        "b"
+    ]
 
 
 # -- newer writers: item_completed ---------------------------------------------------------

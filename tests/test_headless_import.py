@@ -71,6 +71,8 @@ def test_importing_the_cli_in_process_does_not_import_textual() -> None:
 # readers, the writer, peek, exports, the browser and the artifact viewer.
 NOT_AT_START = (
     "session_core.formats.claude_code.builder",
+    "session_core.formats.claude_code.subagents",
+    "session_core.formats.claude_code.usage",
     "session_core.formats.codex.builder",
     "session_core.agentgo.view",
     "session_core.session",

@@ -23,6 +23,8 @@ from textual.worker import get_current_worker
 
 from session_core.item_column import FOLD_LINES, FOLD_PARTS, Items, folded_height
 from session_core.model import (
+    FOLDED,
+    NOT_SENT_MARKS,
     STATE_TONES,
     Item,
     Part,
@@ -293,7 +295,7 @@ class ItemsView(BlockView):
 
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
-        return item.id in self.folded_by or "folded" in item.marks
+        return item.id in self.folded_by or any(m in item.marks for m in NOT_SENT_MARKS)
 
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
@@ -376,11 +378,13 @@ class ItemsView(BlockView):
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
         by = self.folded_by.get(item.id)
-        if by:  # which compaction folded it: its summary is that line's item
-            marks = [mark for mark in marks if mark != "folded"]
-            marks.append(f"folded by the compaction at line {by:,}")
-        elif by is not None and "folded" not in marks:
-            marks.append("folded")
+        # (an item whose own mark says why it is not sent, rolled back, keeps it alone)
+        if by is not None and not any(m in marks for m in NOT_SENT_MARKS if m != FOLDED):
+            if by:  # which compaction folded it: its summary is that line's item
+                marks = [mark for mark in marks if mark != FOLDED]
+                marks.append(f"folded by the compaction at line {by:,}")
+            elif FOLDED not in marks:
+                marks.append(FOLDED)
         if marks:
             text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
         facts = [f"line {item.line:,}"] if item.line else []

@@ -125,12 +125,15 @@ class ModelStatus(Static):
         counts.append("  ".join(facts) if facts else "no meta yet", "dim")
 
         usage = Text(" ", no_wrap=True, end="")
-        usage.append(f"usage {transcript.usage.describe()}")
-        both = transcript.usage_with_subagents
-        if both is not None:
+        own, both = transcript.usage, transcript.usage_with_subagents
+        if both is None:
+            usage.append(f"usage {own.describe()}")
+        else:  # the totals first: the breakdowns would push the session's off the line
             agents = len(transcript.subagents)
-            usage.append(f" · with {count(agents, 'subagent')}: ")
-            usage.append(both.describe())
+            usage.append(f"usage {own.brief()} · with {count(agents, 'subagent')} ")
+            usage.append(both.brief(), "bold")
+            if own.tokens is not None:
+                usage.append(f" · this file {own.breakdown()}", "dim")
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")

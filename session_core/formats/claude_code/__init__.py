@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...model import Transcript
-from ..base import AgentFormat, Builder, feed_file, fill_peek
-from .subagents import attach, beside_session
+from ..base import AgentFormat, Builder, LiveModel, feed_file, fill_peek
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult
@@ -86,6 +85,11 @@ class ClaudeCodeFormat(AgentFormat):
 
         return ClaudeCodeBuilder(path)
 
+    def live(self, path: str) -> LiveModel:
+        from .subagents import SubagentsLive
+
+        return SubagentsLive(self, path)
+
     def read(
         self, path: str | os.PathLike[str], *, writer_alive: bool | None, subagents: bool
     ) -> Transcript:
@@ -98,6 +102,8 @@ class ClaudeCodeFormat(AgentFormat):
             feed_file(builder, where)
             transcript = builder.transcript(writer_alive)
         if subagents:
+            from .subagents import attach
+
             attach(transcript, builder)
         return transcript
 
@@ -115,6 +121,8 @@ class ClaudeCodeFormat(AgentFormat):
             return here.name.startswith("agent-")
         if "subagents" in here.parent.parts[-4:-1]:
             return True  # deeper: subagents/workflows/<run>/agent-*.jsonl (later 2.1.x)
+        from .subagents import beside_session
+
         return beside_session(path)
 
     def discover(self, root: str) -> list[str] | None:

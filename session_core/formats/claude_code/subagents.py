@@ -4,23 +4,26 @@ the folder's agent files are every session's: the sessionId their lines name say
 whose).
 
 Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent.
-Their usage is read (read-only, with the same builder) only when a whole file is
-opened, never per live batch, and within a bound of files and bytes.
+Their usage is read (read-only, with the same builder) when a whole file is opened, and
+for a followed file once it has caught up and then every few seconds (``SubagentsLive``,
+a ``LinkedLive``: a file that did not change is not read again), within a bound of files
+and bytes.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...errors import TranscriptError
-from ...model import Subagent, ToolOp, Transcript
+from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
-from ..base import feed_file
+from ..base import LinkedLive, feed_file
 from .usage import fold
 
 if TYPE_CHECKING:
@@ -74,7 +77,13 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
     return found
 
 
-def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
+# What a subagent file was found to hold, by its path: (size, mtime) when read, its
+# usage and message count. A live session keeps one, so that a snapshot reads again only
+# the files that changed since the last.
+ReadCache = dict[str, tuple[tuple[int, int], Usage, int]]
+
+
+def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None = None) -> None:
     """Fill ``transcript.subagents``: linked agents first (and in-file sidechains, as
     their calls link them), then the folder's other files (the compaction summariser's
     ``agent-acompact-*``, agents named nowhere)."""
@@ -111,27 +120,53 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder) -> None:
             continue
         sub.description = sub.description or _meta_description(path)
         try:
-            size = os.path.getsize(path)
+            stat = os.stat(path)
         except OSError:
             continue
+        size = stat.st_size
         if read_files >= MAX_FILES or size > budget:
             skipped += 1
             continue
         budget -= size
         read_files += 1
-        try:
-            read = read_file(path)
-        except TranscriptError as err:
-            transcript.warnings.append(f"subagent {agent}: {err}")
-            continue
-        sub.usage = read.usage
-        sub.messages = len(read.messages)
+        key = (size, stat.st_mtime_ns)
+        known_read = cache.get(path) if cache is not None else None
+        if known_read is None or known_read[0] != key:
+            try:
+                read = read_file(path)
+            except TranscriptError as err:
+                transcript.warnings.append(f"subagent {agent}: {err}")
+                continue
+            known_read = (key, read.usage, len(read.messages))
+            if cache is not None:
+                cache[path] = known_read
+        _, sub.usage, sub.messages = known_read
     if skipped:
         # One warning for them all: a session can have thousands.
         transcript.warnings.append(
             f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
             f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
         )
+
+
+class SubagentsLive(LinkedLive):
+    """A followed session with its subagents (``LinkedLive``), each subagent file read
+    again only when it changed since it was last read."""
+
+    def __init__(self, fmt: Any, path: str) -> None:
+        super().__init__(fmt, path)
+        self._cache: ReadCache = {}
+
+    def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
+        before = len(transcript.warnings)
+        attach(transcript, self.builder, self._cache)  # type: ignore[arg-type]
+        agents, warnings = list(transcript.subagents), transcript.warnings[before:]
+
+        def again(later: Transcript) -> None:
+            later.subagents.extend(agents)
+            later.warnings.extend(warnings)
+
+        return again
 
 
 def _description(op: ToolOp) -> str | None:

@@ -13,12 +13,13 @@ view after a ``compacted`` line), ``builder`` (lines fed in file order, on its l
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
-from ...model import Subagent, Transcript
-from ..base import AgentFormat, Builder
+from ...model import Subagent, Transcript, Usage
+from ..base import AgentFormat, Builder, LinkedLive, LiveModel
 
 if TYPE_CHECKING:
     from .builder import CodexBuilder
@@ -70,6 +71,9 @@ class CodexFormat(AgentFormat):
         attach_subagents(self, transcript)
         return transcript
 
+    def live(self, path: str) -> LiveModel:
+        return CodexLive(self, path)
+
     def discover(self, root: str) -> list[str] | None:
         from .tree import discover
 
@@ -80,7 +84,14 @@ class CodexFormat(AgentFormat):
         return path.endswith(ZST) and os.path.exists(path[: -len(ZST)] + PLAIN)
 
 
-def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
+# A child rollout's usage and messages as last read, by its path, with its (size, mtime):
+# a followed session reads again only the children that changed.
+ChildCache = dict[str, tuple[tuple[int, int], Usage, int]]
+
+
+def attach_subagents(
+    fmt: CodexFormat, transcript: Transcript, cache: ChildCache | None = None
+) -> None:
     """Link the rollouts that name this session as their parent (siblings in its tree)."""
     from .tree import find_children
 
@@ -94,10 +105,17 @@ def attach_subagents(fmt: CodexFormat, transcript: Transcript) -> None:
         child = str(meta.get("id") or os.path.basename(path))
         sub = Subagent(id=child, path=path, description=description)
         try:
-            if os.stat(path).st_size <= SUBAGENT_LIMIT:
+            stat = os.stat(path)
+            key = (stat.st_size, stat.st_mtime_ns)
+            known = cache.get(path) if cache is not None else None
+            if known is not None and known[0] == key:
+                _, sub.usage, sub.messages = known
+            elif stat.st_size <= SUBAGENT_LIMIT:
                 read = fmt.read(path, writer_alive=fmt.writer_alive(path))
                 sub.usage = read.usage
                 sub.messages = sum(1 for item in read.messages if item.kind == "message")
+                if cache is not None:
+                    cache[path] = (key, sub.usage, sub.messages)
         except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
             transcript.warnings.append(f"subagent {path} could not be read: {err}")
         for op in transcript.tool_operations:  # the call that spawned it names the child
@@ -116,6 +134,34 @@ def __getattr__(name: str) -> Any:
 
         return CodexBuilder
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class CodexLive(LinkedLive):
+    """A followed rollout with its subagents' rollouts (``LinkedLive``): a child that did
+    not change is not read again, and the calls that spawned them are linked on every
+    snapshot."""
+
+    format: CodexFormat
+
+    def __init__(self, fmt: CodexFormat, path: str) -> None:
+        super().__init__(fmt, path)
+        self._children: ChildCache = {}
+
+    def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
+        before = len(transcript.warnings)
+        attach_subagents(self.format, transcript, self._children)
+        agents, warnings = list(transcript.subagents), transcript.warnings[before:]
+        spawned = {op.call_id: op.subagent for op in transcript.tool_operations if op.subagent}
+
+        def again(later: Transcript) -> None:
+            later.subagents.extend(agents)
+            later.warnings.extend(warnings)
+            for call_id, path in spawned.items():
+                op = later.op_for_call(call_id)
+                if op is not None and op.subagent is None:
+                    op.subagent = path
+
+        return again
 
 
 __all__ = [

@@ -26,7 +26,7 @@ import msgspec
 import orjson
 
 from ...item_column import FOLDED_MARK, Items, shape_height
-from ...model import Compaction, Item, Transcript, Usage
+from ...model import ROLLED_BACK, Compaction, Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
@@ -34,7 +34,7 @@ from ...tool_ops import OpState, ToolOp, classify_op
 from ..base import Builder
 from . import NAME, lines
 from . import usage as tokens
-from .compaction import replay
+from .compaction import EntryIds, replay
 from .completed import completed_tool
 from .items import (
     CALL_TYPES,
@@ -50,6 +50,7 @@ from .ops import CodexOps
 from .responses import CodexResponses, prompt_of
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
+from .user_turns import Entry, Shape, rollback_cut
 
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
 _ENDED: dict[str, Any] = {
@@ -256,7 +257,9 @@ class CodexBuilder(CodexResponses):
     def _compacted(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         cid = f"L{line}"
         raw = self.raw
-        replayed = replay(self.view, self.view_keys, raw.id_of, payload, cid, line, ts)
+        replayed = replay(
+            self.view, self.view_keys, raw.id_of, self._shape(), payload, cid, line, ts
+        )
         view = self.view
         for position in replayed.folded_at:
             entry = view[position]
@@ -283,6 +286,50 @@ class CodexBuilder(CodexResponses):
         self.compactions.append(compaction)
         self.awaiting_after = compaction
 
+    def _shape(self) -> Shape:
+        raw = self.raw
+
+        def role(entry: Entry) -> str:
+            return entry.role if isinstance(entry, Item) else raw.role_of(entry)
+
+        def parts(entry: Entry) -> list[Part]:
+            return entry.parts if isinstance(entry, Item) else raw.parts_of(entry)
+
+        return Shape(role, parts)
+
+    def _rolled_back(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+        """``thread_rolled_back``: the newest ``num_turns`` user turns are no longer sent
+        (they stay in the raw view, marked; their runs, calls and usage happened)."""
+        turns = payload.get("num_turns")
+        turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else 0
+        raw, view = self.raw, self.view
+        cut = rollback_cut(view, self._shape(), turns)
+        dropped = view[cut:]
+        for entry in dropped:
+            if isinstance(entry, Item):
+                entry.marks.append(ROLLED_BACK)
+            else:
+                raw.set_marks(entry, [*raw.marks.get(entry, ()), ROLLED_BACK])
+        self.view, self.view_keys = view[:cut], self.view_keys[:cut]
+        note = (
+            f"thread rolled back {turns:,} user turn{'' if turns == 1 else 's'}: "
+            f"{len(dropped):,} items no longer sent"
+        )
+        self._add(
+            [Part("other", note, name="thread_rolled_back")], line, "system", "event", ts, keep=True
+        )
+        self.compactions.append(
+            Compaction(
+                id=f"L{line}",
+                kind="compaction",
+                line=line,
+                folded=EntryIds(dropped, raw.id_of),
+                trigger="rollback",
+                tokens_before=self.context_tokens,
+                ts=ts,
+            )
+        )
+
     # -- events -----------------------------------------------------------------------
 
     def _event(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
@@ -293,6 +340,9 @@ class CodexBuilder(CodexResponses):
         if kind in _LEGACY:
             text = payload.get("text" if kind == "agent_reasoning" else "message")
             self._legacy(kind, text if isinstance(text, str) else compact(text), line, ts)
+            return
+        if kind == "thread_rolled_back":
+            self._rolled_back(payload, line, ts)
             return
         if kind == "item_completed":
             parts = self._item_completed(payload, f"L{line}", line, ts)

@@ -16,6 +16,7 @@ from typing import Any, overload
 from ...model import Item
 from ...parts import Part
 from .items import fingerprint, message_key, response_item
+from .user_turns import Shape, first_turn, kept_user_messages
 
 
 class EntryIds(Sequence[str]):
@@ -80,6 +81,7 @@ def replay(
     view: list[int | Item],
     keys: Sequence[int],
     id_of: Callable[[int], str],
+    shape: Shape,
     payload: dict[str, Any],
     cid: str,
     line: int,
@@ -115,11 +117,32 @@ def replay(
             new_view.append(item)
             new_keys.append(key)
         note = f"replacement history: {len(history):,} items, {len(kept):,} kept"
-    else:  # older writers: the summary alone stands for what came before
+    else:
+        # Older writers wrote no history: Codex made it of its initial context (here the
+        # session's prefix, what came before the first turn), the newest user messages
+        # within a budget and the summary.
+        def carry(position: int) -> None:
+            new_view.append(view[position])
+            new_keys.append(keys[position])
+            kept.append(view[position])
+
+        prefix = first_turn(view, shape)
+        whole, cut, fits = kept_user_messages(view, shape, prefix)
+        for position in range(prefix):
+            carry(position)
+        if cut is not None:  # the oldest one chosen, cut to what was left of the budget
+            shortened = _shortened(shape.parts(view[cut]), fits, f"{cid}.0", line, ts)
+            new_view.append(shortened)
+            new_keys.append(message_key("user", shortened.parts))
+        for position in whole:
+            carry(position)
         summary = Item(f"{cid}.1", "user", [Part("text", message)], line, ts=ts)
         new_view.append(summary)
         new_keys.append(message_key("user", summary.parts))
-        note = "no replacement history: the summary stands for what came before"
+        note = (
+            f"no replacement history: the context before the first turn, "
+            f"{len(whole) + (cut is not None):,} user messages and the summary"
+        )
     keep = {ident(entry) for entry in kept}
     folded: list[int | Item] = []
     folded_at: list[int] = []
@@ -131,6 +154,18 @@ def replay(
     return Replayed(
         new_view, new_keys, EntryIds(kept, id_of), EntryIds(folded, id_of), folded_at, note
     )
+
+
+def _shortened(parts: list[Part], fits: int, ident: str, line: int, ts: str | None) -> Item:
+    """A user message cut to ``fits`` bytes, its start and end kept (as Codex cuts it)."""
+    text = "\n".join(p.text for p in parts if p.kind == "text")
+    data = text.encode("utf-8", "surrogatepass")
+    half = max(fits // 2, 0)
+    head = data[:half].decode("utf-8", "ignore")
+    tail = data[len(data) - half :].decode("utf-8", "ignore") if half else ""
+    cut = len(data) - 2 * half
+    shown = f"{head}…{cut:,} bytes cut…{tail}"
+    return Item(ident, "user", [Part("text", shown)], line, ts=ts)
 
 
 __all__ = ["EntryIds", "Replayed", "replay"]

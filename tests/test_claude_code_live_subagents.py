@@ -1,0 +1,117 @@
+"""A followed Claude Code session with its subagents: linked once the file has caught up
+(the session's total in the header, as a whole read gives it), their files read again
+only when they change, and at most every ``REFRESH`` seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_code_writer import STORY_USAGE, SUBAGENT_USAGE, CCWriter, story, text, usage
+from helpers import app_on, follow_into, screen_text
+
+from session_core.following import FollowUpdate
+from session_core.formats import CLAUDE_CODE, by_name
+from session_core.formats.claude_code import subagents
+from session_core.model import Transcript
+
+FMT = by_name(CLAUDE_CODE)
+
+
+def _sum(table: dict[str, tuple[int, int, int, int]], at: int) -> int:
+    return sum(v[at] for v in table.values())
+
+
+def followed(path: Path) -> tuple[subagents.SubagentsLive, list[Transcript]]:
+    live = FMT.live(str(path))
+    assert isinstance(live, subagents.SubagentsLive)
+    seen: list[Transcript] = []
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        seen.append(live.transcript(writer_alive=False))
+
+    follow_into(apply, path, 512, FMT.parsed_updates)
+    return live, seen
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[Any, ...]]:
+    """The calls of ``subagents.<name>`` from now on (each one's arguments)."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(subagents, name)
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(subagents, name, counted)
+    return calls
+
+
+def test_linked_once_caught_up_as_a_whole_read_links_them(tmp_path: Path) -> None:
+    path = story(tmp_path, torn=False)
+    _, seen = followed(path)
+    assert len(seen) > 3
+    assert all(not t.subagents for t in seen[:-1])  # while loading: the file's alone
+    last = seen[-1]
+    whole = FMT.open(path, writer_alive=False)
+    assert [(s.id, s.call_id, s.usage) for s in last.subagents] == [
+        (s.id, s.call_id, s.usage) for s in whole.subagents
+    ]
+    both = last.usage_with_subagents
+    assert both is not None and both == whole.usage_with_subagents
+    assert both.output_tokens == _sum(STORY_USAGE, 1) + _sum(SUBAGENT_USAGE, 1)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> subagents.SubagentsLive:
+    """The story session, followed to its end."""
+    return followed(story(tmp_path, torn=False))[0]
+
+
+def test_a_subagent_file_is_read_again_only_when_it_changed(
+    live: subagents.SubagentsLive, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = counting(monkeypatch, "read_file")
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
+    first = live.transcript(writer_alive=True)
+    assert reads == []  # unchanged since it was read: its usage is the one kept
+    sub_path = first.subagents[0].path
+    assert sub_path is not None
+    more = CCWriter(agent_id="a1")
+    more._n = 100  # uuids of its own, after the file's
+    more.assistant("s3", [text("and more")], usage=usage(0, 1000, 0, 0), stop="end_turn")
+    with open(sub_path, "ab") as fh:
+        fh.write(more.write(tmp_path / "more.jsonl").read_bytes())
+    grown = live.transcript(writer_alive=True)
+    assert reads == [(sub_path,)]
+    assert grown.subagents[0].usage.output_tokens == _sum(SUBAGENT_USAGE, 1) + 1000
+    live.transcript(writer_alive=True)
+    assert reads == [(sub_path,)]
+
+
+def test_not_linked_again_within_the_refresh(
+    live: subagents.SubagentsLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = counting(monkeypatch, "attach")
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 3600.0)
+    for _ in range(5):
+        t = live.transcript(writer_alive=True)
+        assert [s.id for s in t.subagents] == ["a1"]
+    assert calls == []
+
+
+async def test_the_header_shows_the_session_total(tmp_path: Path) -> None:
+    path = story(tmp_path, torn=False)
+    whole = FMT.open(path, writer_alive=False)
+    both = whole.usage_with_subagents
+    assert both is not None and both.tokens is not None
+    async with app_on(path, (200, 40)) as (app, pilot):
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "with 1 subagent" in screen_text(app):
+                break
+        text_now = screen_text(app)
+    # (each style a span of its own: the total is the bold one after the words)
+    assert "with 1 subagent" in text_now and f"{both.tokens:,} tok" in text_now

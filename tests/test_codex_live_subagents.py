@@ -1,0 +1,92 @@
+"""A followed Codex rollout with its subagents' rollouts (``CodexLive``, a ``LinkedLive``):
+linked once the file has caught up, as a whole open links them; a child read again only
+when it changed; the spawning call linked on every snapshot."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+from codex_writer import SESSION, RolloutWriter, subagent
+from helpers import follow_into
+
+from session_core.following import FollowUpdate
+from session_core.formats import by_name
+from session_core.formats.codex import CodexLive
+from session_core.model import Transcript
+
+CODEX = by_name("codex")
+CHILD = "019c0000-0000-7000-8000-0000000000c1"
+DAY = ("sessions", "2026", "02", "23")
+
+
+def family(tmp_path: Path) -> tuple[Path, Path]:
+    day = tmp_path.joinpath(*DAY)
+    parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
+    w = RolloutWriter(parent)
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "send a scout")
+    w.function_call("spawn_agent", {"message": "look around"}, "sp1")
+    w.function_output("sp1", orjson.dumps({"agent_id": CHILD}).decode())
+    w.task_complete("t1")
+    name = f"rollout-2026-02-23T12-00-05-{CHILD}.jsonl"
+    subagent(str(day), SESSION, CHILD, name)
+    return parent, day / name
+
+
+def followed(path: Path) -> tuple[CodexLive, list[Transcript]]:
+    live = CODEX.live(str(path))
+    assert isinstance(live, CodexLive)
+    seen: list[Transcript] = []
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        seen.append(live.transcript(writer_alive=False))
+
+    follow_into(apply, path, 256, parse=False)
+    return live, seen
+
+
+def test_linked_once_caught_up_as_an_open_links_them(tmp_path: Path) -> None:
+    parent, child = family(tmp_path)
+    live, seen = followed(parent)
+    assert len(seen) > 2 and not seen[0].subagents
+    whole = CODEX.open(parent, writer_alive=False)
+    last = live.transcript(writer_alive=False)
+    assert [(s.id, s.path, s.call_id, s.usage) for s in last.subagents] == [
+        (s.id, s.path, s.call_id, s.usage) for s in whole.subagents
+    ]
+    assert last.usage_with_subagents == whole.usage_with_subagents
+    op = last.op_for_call("sp1")
+    assert op is not None and op.subagent == str(child)
+
+
+def test_a_child_is_read_again_only_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, child = family(tmp_path)
+    live, _ = followed(parent)
+    monkeypatch.setattr(CodexLive, "REFRESH", 0.0)
+    reads: list[str] = []
+    real = type(CODEX).read
+
+    def counted(self: object, path: str, **kw: object) -> Transcript:
+        reads.append(os.fspath(path))
+        return real(self, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CODEX), "read", counted)
+    live.transcript(writer_alive=True)
+    assert reads == []  # unchanged: the usage read before is kept
+    more = RolloutWriter.__new__(RolloutWriter)  # append to the child as its writer would
+    more.path, more.crlf, more.line, more.clock = str(child), False, 0, 100
+    more.token_count((900, 100, 30, 0))
+    t = live.transcript(writer_alive=True)
+    assert reads == [str(child)]
+    (sub,) = t.subagents
+    assert sub.usage.input_tokens == 800  # the child's new total (cached input apart)
+    op = t.op_for_call("sp1")
+    assert op is not None and op.subagent == str(child)

@@ -1,0 +1,208 @@
+"""What a Codex rollout says the model is sent next after the two rewrites that count
+user turns: a ``thread_rolled_back`` event and an older writer's ``compacted`` line
+without a ``replacement_history`` (codex-rs rebuilds both; the file keeps every line)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codex_writer import RolloutWriter
+from helpers import follow_into
+
+from session_core.formats import by_name
+from session_core.formats.codex.user_turns import (
+    USER_MESSAGE_BUDGET,
+    contextual_developer,
+    contextual_user,
+)
+from session_core.model import Transcript
+
+CODEX = by_name("codex")
+ENV = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
+AGENTS = "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nbe nice\n</INSTRUCTIONS>"
+
+
+def opened(path: str) -> Transcript:
+    return CODEX.open(path, writer_alive=False)
+
+
+def sent(t: Transcript) -> list[tuple[str, str]]:
+    return [(m.role, m.text) for m in t.messages]
+
+
+def turn(w: RolloutWriter, n: int, prompt: str, answer: str) -> None:
+    w.event("task_started", turn_id=f"t{n}", model_context_window=1000)
+    w.turn_context(f"t{n}")
+    w.message("user", ENV)  # the context Codex injects before a turn's prompt
+    w.message("user", prompt)
+    w.function_call("shell", {"command": ["ls"]}, f"c{n}")
+    w.function_output(f"c{n}", "ok")
+    w.message("assistant", answer)
+    w.event("task_complete", turn_id=f"t{n}", last_agent_message=answer)
+
+
+def story(tmp_path: Path, turns: int = 3) -> RolloutWriter:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("developer", "<permissions instructions>sandboxed</permissions instructions>")
+    w.message("user", AGENTS)
+    for n in range(1, turns + 1):
+        turn(w, n, f"prompt {n}", f"answer {n}")
+    return w
+
+
+def test_markers_are_codex_own() -> None:
+    assert contextual_user(ENV) and contextual_user("  " + AGENTS.upper() + "\n")
+    assert contextual_user("<turn_aborted>\nstopped\n</turn_aborted>")
+    assert not contextual_user("<environment_context> but no end")
+    assert not contextual_user("please read <skill>x</skill> and go on")
+    assert contextual_developer("\n<permissions instructions>x")
+    assert not contextual_developer("you are a helpful agent")
+
+
+def test_rollback_drops_the_newest_user_turns(tmp_path: Path) -> None:
+    w = story(tmp_path)
+    line = w.event("thread_rolled_back", num_turns=2)
+    w.message("user", "prompt 4")
+    before = os.stat(w.path)
+    t = opened(w.path)
+    texts = [m.text or m.parts[0].kind for m in t.messages]
+    assert texts == [
+        "<permissions instructions>sandboxed</permissions instructions>",
+        AGENTS,
+        ENV,
+        "prompt 1",
+        "tool-call",
+        "tool-result",
+        "answer 1",
+        "prompt 4",
+    ]
+    # The injected context of the dropped turn 2 went with it; turn 1's stayed.
+    assert texts.count(ENV) == 1
+    (rollback,) = t.compactions
+    assert rollback.line == line and rollback.trigger == "rollback"
+    dropped = [i for i in t.raw if i.id in set(rollback.folded)]
+    assert {i.text for i in dropped} >= {ENV, "prompt 2", "answer 2", "prompt 3", "answer 3"}
+    assert all("rolled-back" in i.marks for i in dropped)
+    assert not any("rolled-back" in i.marks for i in t.raw if i.id not in set(rollback.folded))
+    # What happened stays: every line in the raw view, the runs and the tool calls.
+    assert len(t.raw) == t.lines and [r.state for r in t.runs] == ["finished"] * 3
+    assert len(t.tool_operations) == 3
+    event = next(i for i in t.raw if i.line == line)
+    note = event.parts[0].text
+    assert "rolled back 2 user turns" in note and "no longer sent" in note
+    assert os.stat(w.path).st_mtime_ns == before.st_mtime_ns  # read paths never write
+
+
+def test_rollback_of_more_turns_than_there_are_keeps_the_prefix(tmp_path: Path) -> None:
+    w = story(tmp_path, turns=2)
+    w.event("thread_rolled_back", num_turns=9)
+    t = opened(w.path)
+    # All of them: what came before the first turn stays (its injected context too).
+    assert sent(t) == [
+        ("developer", "<permissions instructions>sandboxed</permissions instructions>"),
+        ("user", AGENTS),
+        ("user", ENV),
+    ]
+
+
+def test_rollback_of_nothing_changes_nothing(tmp_path: Path) -> None:
+    w = story(tmp_path, turns=1)
+    whole = sent(opened(w.path))
+    w.event("thread_rolled_back", num_turns=0)
+    w.event("thread_rolled_back", num_turns="two")  # not a count: nothing to drop
+    t = opened(w.path)
+    assert sent(t) == whole
+    assert [len(c.folded) for c in t.compactions] == [0, 0]
+
+
+def test_rollback_after_a_compaction_counts_the_kept_turns(tmp_path: Path) -> None:
+    w = story(tmp_path, turns=2)
+    history = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "prompt 1"}],
+        },
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "prompt 2"}],
+        },
+        {"type": "compaction", "encrypted_content": "xyz"},
+    ]
+    w.compacted("", history)
+    turn(w, 3, "prompt 3", "answer 3")
+    w.event("thread_rolled_back", num_turns=2)
+    texts = [m.text for m in opened(w.path).messages]
+    assert texts[0] == "prompt 1" and "prompt 2" not in texts and "prompt 3" not in texts
+
+
+def test_rollback_seen_live(tmp_path: Path) -> None:
+    """Fed as the viewer follows a file, in small batches: the turn is sent, then not."""
+    w = story(tmp_path, turns=2)
+    w.event("thread_rolled_back", num_turns=1)
+    live = CODEX.live(w.path)
+    seen: list[bool] = []
+
+    def apply(update: object) -> None:
+        live.apply(update)  # type: ignore[arg-type]
+        t = live.transcript(writer_alive=True)
+        seen.append(any(m.text == "prompt 2" for m in t.messages))
+
+    follow_into(apply, w.path, 256, parse=False)
+    assert True in seen and seen[-1] is False
+    t = live.transcript(writer_alive=False)
+    assert t.compactions[-1].trigger == "rollback"
+    assert [m.text for m in t.messages if m.role == "user"][-1] == "prompt 1"
+
+
+def test_older_compaction_keeps_user_messages_within_the_budget(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("developer", "<permissions instructions>x</permissions instructions>")
+    w.message("user", ENV)
+    big = "a" * (USER_MESSAGE_BUDGET * 4 - 100)
+    w.message("user", "first " + "b" * 1000 + " last")
+    w.message("assistant", "ok")
+    w.message("user", ENV)  # injected context is no user message of a turn
+    w.message("user", big)
+    w.message("assistant", "done")
+    w.compacted("the summary", None)
+    t = opened(w.path)
+    texts = [m.text for m in t.messages]
+    # The prefix, the one before the big one cut to what was left, the big one, the summary.
+    assert texts[:2] == ["<permissions instructions>x</permissions instructions>", ENV]
+    assert texts[2].startswith("first ") and texts[2].endswith(" last") and "cut" in texts[2]
+    assert len(texts[2].encode()) < 130
+    assert texts[3:] == [big, "the summary"]
+    (c,) = t.compactions
+    raw = {i.id: i.text for i in t.raw}
+    assert sorted(raw[i] for i in c.folded if i in raw) == sorted(
+        ["first " + "b" * 1000 + " last", "ok", ENV, "done"]
+    )
+    note = next(i for i in t.raw if i.kind == "compaction")
+    assert "2 user messages and the summary" in note.parts[-1].text
+
+
+async def test_the_viewer_tells_a_rollback_from_a_fold(tmp_path: Path) -> None:
+    from helpers import app_on, screen_text
+
+    from viewer.screens.model_screen import ModelScreen
+
+    w = story(tmp_path, turns=2)
+    w.event("thread_rolled_back", num_turns=1)
+    async with app_on(w.path, (150, 60)) as (app, pilot):
+        for _ in range(200):
+            await pilot.pause(0.05)
+            screen = app.screen
+            if isinstance(screen, ModelScreen) and screen._loaded and screen.conversation.items:
+                break
+        else:
+            raise AssertionError("the codex file did not load")
+        assert "prompt 2" not in screen_text(app)
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "prompt 2" in text and "[rolled-back]" in text and "folded" not in text
