@@ -103,6 +103,8 @@ class ReplayState:
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
         self.message_events = array("q")  # indices into events of message lines
+        # ... and of lines of a type this reader does not know (kept, shown raw: rare)
+        self.unknown_events = array("q")
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
         self.folded_by: dict[str, str] = {}  # message id -> compaction id
@@ -249,6 +251,8 @@ class ReplayState:
         elif kind == "session-meta":
             self.meta = payload
         name = _KINDS.get(kind) if type(kind) is str else None
+        if name is None:
+            self.unknown_events.append(at)
         events.append(
             envelope if raw is None else raw,
             name if name is not None else _str(kind),

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from ...text import compact_json
+
 # ``^(?:Exit code:|Process exited with code)\s*(-?\d+)`` and ``^Wall time:\s*([0-9.]+)\s*
 # seconds`` (MULTILINE), looked for as their words at a line's start, then the rest.
 _EXIT = ("Exit code:", "Process exited with code")
@@ -61,12 +63,7 @@ class Outcome:
     detail: dict[str, Any] | None = None
 
 
-def compact(value: Any) -> str:
-    """Compact JSON of a value (non-JSON leftovers as their ``str``)."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return str(value)
+compact = compact_json  # (a record's payload, shown as it is)
 
 
 def decode_output(output: Any) -> Outcome:

@@ -21,7 +21,7 @@ from ...model import (
     Transcript,
     Usage,
 )
-from ...text import as_str
+from ...text import as_str, compact_json
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -197,6 +197,8 @@ class V1Model:
                     break
                 marks.append(at)
                 at += 1
+        unknown = state.unknown_events
+        marks.extend(unknown[bisect.bisect_left(unknown, start) :])
         messages = state.message_events
         first = bisect.bisect_left(messages, start)
         for mark in [*sorted(marks), stop]:
@@ -205,7 +207,11 @@ class V1Model:
                 self._add_messages(messages[first:end].tolist())
             first = end
             if mark < stop:
-                self._add_overlay(mark, kinds[mark])
+                kind = kinds[mark]
+                if kind in ("compaction", "elision"):
+                    self._add_overlay(mark, kind)
+                else:
+                    self._add_unknown(mark, kind)
         self._events = stop
 
     def _add_messages(self, positions: list[int]) -> None:
@@ -353,6 +359,23 @@ class V1Model:
             keep=not span,
         )
         self.index_of[eid] = index
+        self.column_at[position] = index
+        self.event_of.append(position)
+
+    def _add_unknown(self, position: int, kind: str) -> None:
+        """A line of a type this reader does not know, as it is (the raw view keeps it)."""
+        state = self.state
+        envelope = state.events.read(position)
+        ts = envelope.get("ts")
+        index = self.column.append(
+            [Part("other", compact_json(envelope), name=kind)],
+            int(state.event_lines[position]),
+            role="system",
+            kind="record",
+            ts=ts if isinstance(ts, str) else None,
+            ident=state.events.ids[position],
+            keep=True,
+        )
         self.column_at[position] = index
         self.event_of.append(position)
 

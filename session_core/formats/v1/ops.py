@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from ...events import payload_of
 from ...model import (
     ToolOp,
     classify_op,
 )
+from ...text import compact_json
 from ...tool_ops import OpState
 
 if TYPE_CHECKING:
@@ -177,9 +179,7 @@ class V1Op(ToolOp):
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
         for name in (
-            "result",
             "detail",
-            "result_line",
             "progress",
             "subagent",
             "subagent_line",
@@ -206,8 +206,24 @@ class V1Op(ToolOp):
                 return events.ids[position]
         return None
 
+    def _answer(self) -> tuple[str | None, int | None]:
+        """The text and line of the tool message that answers the call: the first after
+        its dispatch line that names it (from the replay's facts; that line read)."""
+        events = self._state.events
+        kinds, facts = events.kinds, events.facts
+        dispatch = self._state.tool_ops.dispatch_event(self._index)
+        for position in range(dispatch + 1, min(len(kinds), dispatch + CALLER_WITHIN)):
+            if kinds[position] == "message" and facts.shape(position)[4] == self.call_id:
+                content = payload_of(events.read(position)).get("content")
+                text = content if isinstance(content, str) else None
+                if text is None and content is not None:
+                    text = compact_json(content)
+                return text, int(self._state.event_lines[position])
+        return None, None
+
     def _fill(self) -> None:
         record = self.record()
+        result, result_line = self._answer()
         duration = record.get("duration")
         values = {
             "tool": str(record.get("tool", "")),
@@ -217,6 +233,8 @@ class V1Op(ToolOp):
             "duration": duration if isinstance(duration, int | float) else None,
             "message_id": self._caller(),
             "line": int(self._state.event_lines[self._state.tool_ops.dispatch_event(self._index)]),
+            "result": result,
+            "result_line": result_line,
         }
         for name, value in values.items():
             _SLOTS[name].__set__(self, value)
@@ -243,7 +261,17 @@ class _FromLines:
 
 
 _SLOTS: dict[str, Any] = {name: ToolOp.__dict__[name] for name in ToolOp.__slots__}
-_FROM_LINES = ("tool", "arguments", "started", "ended", "duration", "message_id", "line")
-CALLER_WITHIN = 10_000  # lines before its dispatch a call's message is looked for
+_FROM_LINES = (
+    "tool",
+    "arguments",
+    "started",
+    "ended",
+    "duration",
+    "message_id",
+    "line",
+    "result",
+    "result_line",
+)
+CALLER_WITHIN = 10_000  # lines around its dispatch a call's message and answer are looked for
 for _name in _FROM_LINES:
     setattr(V1Op, _name, _FromLines(_name))
