@@ -42,3 +42,20 @@ class Indexed(Sequence[T]):
         one = self._one
         for index in range(len(self)):
             yield one(index)
+
+
+class ListLike(Indexed[T]):
+    """An ``Indexed`` that stands for a list (a compaction's ids made when asked for):
+    equal to any sequence of the same items, shown as that list."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))

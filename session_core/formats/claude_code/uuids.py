@@ -12,9 +12,9 @@ per 16 bytes) is kept in a dict, as before: real files have none.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Sequence
 
+from ...indexed import ListLike
 from ...item_column import ItemColumn
 
 WIDTH = 16  # a UUID's bytes
@@ -155,7 +155,7 @@ class UuidColumn(ItemColumn):
         return self.uuids.uuid_of(node) if node >= 0 else super().id_of(index)
 
 
-class ItemIds(Sequence[str]):
+class ItemIds(ListLike[str]):
     """Some raw items' ids (a compaction's folded items), each made when asked for: a
     compaction of a long session folds tens of thousands, and an id is no longer a str
     kept anyway. Reads as the list it stands for."""
@@ -169,29 +169,8 @@ class ItemIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._items)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        id_of = self._column.id_of
-        if isinstance(index, slice):
-            return [id_of(i) for i in self._items[index]]
-        return id_of(self._items[index])
-
-    def __iter__(self) -> Iterator[str]:
-        id_of = self._column.id_of
-        return (id_of(i) for i in self._items)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(list(self))
+    def _one(self, index: int) -> str:
+        return self._column.id_of(self._items[index])
 
 
 __all__ = ["WIDTH", "ItemIds", "UuidColumn", "UuidIndex", "packed", "text_of"]

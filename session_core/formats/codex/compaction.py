@@ -9,17 +9,18 @@ changed developer message) becomes an item of its own, ``L<line>.<n>``.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
+from ...indexed import ListLike
 from ...model import Item
 from ...parts import Part
 from .items import fingerprint, message_key, response_item
 from .user_turns import Shape, first_turn, kept_user_messages
 
 
-class EntryIds(Sequence[str]):
+class EntryIds(ListLike[str]):
     """The ids of some entries of a view (raw indexes, named by ``id_of``, and items),
     each made when asked for: a compaction of a long session folds 100,000s of them.
     Kept as codes: an index as it is, an item as ``-1 - `` its place in ``items``."""
@@ -37,34 +38,12 @@ class EntryIds(Sequence[str]):
                 codes.append(entry)
         self._id_of = id_of
 
-    def _name(self, code: int) -> str:
-        return self._items[-1 - code].id if code < 0 else self._id_of(code)
-
     def __len__(self) -> int:
         return len(self._codes)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self._name(code) for code in self._codes[index]]
-        return self._name(self._codes[index])
-
-    def __iter__(self) -> Iterator[str]:
-        name = self._name
-        return (name(code) for code in self._codes)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(list(self))
+    def _one(self, index: int) -> str:
+        code = self._codes[index]
+        return self._items[-1 - code].id if code < 0 else self._id_of(code)
 
 
 @dataclass(slots=True)
