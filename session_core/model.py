@@ -12,7 +12,7 @@ that are not messages included, as ``kind="record"`` items, so nothing is droppe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -385,6 +385,34 @@ class Subagent:
 # -- the whole file ------------------------------------------------------------------
 
 
+class OpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up (``find``) in what its format keeps,
+    without making every operation; ``call_ids``: theirs, in order (repeats allowed)."""
+
+    __slots__ = ("_call_ids", "_find")
+
+    def __init__(
+        self, find: Callable[[str], ToolOp | None], call_ids: Callable[[], Iterable[str]]
+    ) -> None:
+        self._find, self._call_ids = find, call_ids
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self._call_ids()))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(self._call_ids()))
+
+
 def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
     """Each operation of ``ops`` by its call id (the last, where two share one). A
     sequence that makes its operations when asked for (``V1Ops``) looks them up without
@@ -483,6 +511,7 @@ __all__ = [
     "LazyPart",
     "LazyToolOp",
     "OpState",
+    "OpsByCall",
     "Part",
     "PartRef",
     "PartSource",

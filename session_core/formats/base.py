@@ -14,7 +14,7 @@ import itertools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
@@ -192,45 +192,6 @@ class LiveModel:
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         return self.builder.transcript(writer_alive)
-
-
-class LinkedLive(LiveModel):
-    """A live model whose snapshots carry what other files add to them (a session's
-    subagents): linked once the file has caught up, then again at most every ``REFRESH``
-    seconds; between, the last links are put on each snapshot as they were. While the
-    file loads, its snapshots are its own alone (linking reads other files)."""
-
-    REFRESH = 2.0
-
-    def __init__(self, fmt: TranscriptFormat, path: str) -> None:
-        super().__init__(fmt, path)
-        self.caught_up = False
-        self._again: Callable[[Transcript], None] | None = None
-        self._linked_at = 0.0
-
-    def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
-        """Link ``transcript`` (the format's own rules); how to link a later snapshot the
-        same way without reading anything."""
-        raise NotImplementedError
-
-    def apply(self, update: FollowUpdate) -> bool:
-        reset = super().apply(update)
-        if reset:
-            self._again = None
-        self.caught_up = self.caught_up or update.caught_up
-        return reset
-
-    def transcript(self, writer_alive: bool | None = None) -> Transcript:
-        transcript = self.builder.transcript(writer_alive)
-        if not self.caught_up:
-            return transcript
-        now = time.monotonic()
-        if self._again is None or now - self._linked_at >= self.REFRESH:
-            self._again = self.link(transcript)
-            self._linked_at = now
-        else:
-            self._again(transcript)
-        return transcript
 
 
 class TranscriptFormat(ABC):
@@ -609,7 +570,6 @@ def open_read(where: str) -> IO[bytes]:
 __all__ = [
     "Builder",
     "InvalidLineError",
-    "LinkedLive",
     "LiveModel",
     "TranscriptFormat",
     "check_note",

@@ -23,7 +23,8 @@ import orjson
 from ...errors import TranscriptError
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
-from ..base import LinkedLive, feed_file
+from ..base import feed_file
+from ..linked import LinkedLive
 from .usage import fold
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...errors import TranscriptError
 from ...model import Subagent, Transcript, Usage
-from ..base import AgentFormat, Builder, LinkedLive, LiveModel
+from ..base import AgentFormat, Builder, LiveModel
+from ..linked import LinkedLive
 
 if TYPE_CHECKING:
     from .builder import CodexBuilder

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from ...item_column import ItemColumn
+from ...model import OpsByCall
 from ...parts import PartRef
 from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp
 
@@ -201,7 +202,8 @@ class CodexOps(Sequence[ToolOp]):
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``), the last of each."""
-        return CodexOpsByCall(self)
+        column = self._column
+        return OpsByCall(self.find, lambda: column.ids[: len(self)])
 
     def find(self, call_id: str) -> ToolOp | None:
         """The snapshot's last operation for ``call_id`` (None: none)."""
@@ -214,32 +216,6 @@ class CodexOps(Sequence[ToolOp]):
             if at < 0:
                 return None
         return self[at]
-
-
-class CodexOpsByCall(Mapping[str, ToolOp]):
-    """A snapshot's operations by call id, looked up in what the builder keeps."""
-
-    __slots__ = ("_ops",)
-
-    def __init__(self, ops: CodexOps) -> None:
-        self._ops = ops
-
-    def __getitem__(self, call_id: str) -> ToolOp:
-        op = self._ops.find(call_id)
-        if op is None:
-            raise KeyError(call_id)
-        return op
-
-    def get(self, call_id: str, default: Any = None) -> Any:
-        op = self._ops.find(call_id)
-        return default if op is None else op
-
-    def __iter__(self) -> Iterator[str]:
-        ids = self._ops._column.ids
-        return iter(dict.fromkeys(ids[: len(self._ops)]))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 class _Packed(OpField[_T]):
@@ -357,4 +333,4 @@ _HIDDEN: list[tuple[Any, Any]] = [
 _PLAIN = tuple(_DEFAULTS[name] for name in _SET_IN_PACKED)
 assert all(getattr(PackedOp, name) is ToolOp.__dict__[name] for name in _SET_IN_PACKED)
 
-__all__ = ["STATES", "CodexOps", "CodexOpsByCall", "OpColumn", "PackedOp"]
+__all__ = ["STATES", "CodexOps", "OpColumn", "PackedOp"]

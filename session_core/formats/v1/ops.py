@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from ...events import payload_of
 from ...model import (
+    OpsByCall,
     ToolOp,
     classify_op,
 )
@@ -98,9 +99,9 @@ class V1Ops(Sequence[ToolOp]):
         only ones that may be running or interrupted (``model.unsettled_ops``)."""
         return self._unsettled
 
-    def by_call(self) -> V1OpsByCall:
+    def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``)."""
-        return V1OpsByCall(self)
+        return OpsByCall(self.find, lambda: (op.call_id for op in self))
 
     def find(self, call_id: str) -> ToolOp | None:
         """The last operation of the snapshot for ``call_id`` (None: none)."""
@@ -129,31 +130,6 @@ class V1Ops(Sequence[ToolOp]):
 
     def __repr__(self) -> str:
         return f"V1Ops({list(self)!r})"
-
-
-class V1OpsByCall(Mapping[str, ToolOp]):
-    """A snapshot's operations by call id, looked up in what the model keeps."""
-
-    __slots__ = ("_ops",)
-
-    def __init__(self, ops: V1Ops) -> None:
-        self._ops = ops
-
-    def __getitem__(self, call_id: str) -> ToolOp:
-        op = self._ops.find(call_id)
-        if op is None:
-            raise KeyError(call_id)
-        return op
-
-    def get(self, call_id: str, default: Any = None) -> Any:
-        op = self._ops.find(call_id)
-        return default if op is None else op
-
-    def __iter__(self) -> Iterator[str]:
-        return iter({op.call_id: None for op in self._ops})
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 class V1Op(ToolOp):

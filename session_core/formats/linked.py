@@ -1,0 +1,56 @@
+"""``LinkedLive``: a followed file's snapshots with what other files add to them (a
+session's subagents), linked without reading those files on every snapshot."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..model import Transcript
+from .base import LiveModel, TranscriptFormat
+
+if TYPE_CHECKING:
+    from ..following import FollowUpdate
+
+
+class LinkedLive(LiveModel):
+    """A live model whose snapshots carry what other files add to them (a session's
+    subagents): linked once the file has caught up, then again at most every ``REFRESH``
+    seconds; between, the last links are put on each snapshot as they were. While the
+    file loads, its snapshots are its own alone (linking reads other files)."""
+
+    REFRESH = 2.0
+
+    def __init__(self, fmt: TranscriptFormat, path: str) -> None:
+        super().__init__(fmt, path)
+        self.caught_up = False
+        self._again: Callable[[Transcript], None] | None = None
+        self._linked_at = 0.0
+
+    def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
+        """Link ``transcript`` (the format's own rules); how to link a later snapshot the
+        same way without reading anything."""
+        raise NotImplementedError
+
+    def apply(self, update: FollowUpdate) -> bool:
+        reset = super().apply(update)
+        if reset:
+            self._again = None
+        self.caught_up = self.caught_up or update.caught_up
+        return reset
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        transcript = self.builder.transcript(writer_alive)
+        if not self.caught_up:
+            return transcript
+        now = time.monotonic()
+        if self._again is None or now - self._linked_at >= self.REFRESH:
+            self._again = self.link(transcript)
+            self._linked_at = now
+        else:
+            self._again(transcript)
+        return transcript
+
+
+__all__ = ["LinkedLive"]
