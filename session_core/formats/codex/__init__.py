@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
-from ...model import Subagent, Transcript, Usage
+from ...model import Subagent, Transcript, Usage, ops_by_call
 from ..base import AgentFormat, Builder, LiveModel
 from ..linked import LinkedLive
 
@@ -157,10 +157,12 @@ class CodexLive(LinkedLive):
         def again(later: Transcript) -> None:
             later.subagents.extend(agents)
             later.warnings.extend(warnings)
-            for call_id, path in spawned.items():
-                op = later.op_for_call(call_id)
-                if op is not None and op.subagent is None:
-                    op.subagent = path
+            if spawned:  # (looked up by call id: a snapshot's operations are not all made)
+                by_call = ops_by_call(later.tool_operations)
+                for call_id, path in spawned.items():
+                    op = by_call.get(call_id)
+                    if op is not None and op.subagent is None:
+                        op.subagent = path
 
         return again
 
