@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
+from ...linked import LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
 from ..base import AgentFormat, Builder, LiveModel
-from ..linked import LinkedLive
 
 if TYPE_CHECKING:
     from .builder import CodexBuilder

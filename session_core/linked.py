@@ -7,11 +7,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..model import Transcript
-from .base import LiveModel, TranscriptFormat
+from .formats.base import LiveModel, TranscriptFormat
+from .model import Transcript
 
 if TYPE_CHECKING:
-    from ..following import FollowUpdate
+    from .following import FollowUpdate
 
 
 class LinkedLive(LiveModel):
