@@ -14,9 +14,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
+from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
 from ...parts import PartRef
@@ -126,7 +127,7 @@ class OpColumn:
         return PartRef.at(source, raw.span[index], 0) if source is not None else None
 
 
-class CodexOps(Sequence[ToolOp]):
+class CodexOps(ListLike[ToolOp]):
     """A snapshot's operations: the first ``count`` of the column, each made when asked
     for and kept for the snapshot (a big file has 100,000s: a snapshot does not make
     them all); ``states`` overrides the state of those still pending at the snapshot
@@ -150,17 +151,7 @@ class CodexOps(Sequence[ToolOp]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> ToolOp: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[ToolOp]: ...
-    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._count))]
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError("operation index out of range")
+    def _one(self, index: int) -> ToolOp:
         op = self._made.get(index)
         if op is None:
             op = self._column.make(index)
@@ -172,17 +163,6 @@ class CodexOps(Sequence[ToolOp]):
                     op.state = state
             self._made[index] = op
         return op
-
-    def __iter__(self) -> Iterator[ToolOp]:
-        for index in range(self._count):
-            yield self[index]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def unsettled(self) -> list[ToolOp]:
         """The operations that may be running or interrupted (``model.unsettled_ops``):

@@ -3,10 +3,11 @@ operations a snapshot makes only when asked for (``V1Ops``, ``V1Op``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
+from ...indexed import ListLike
 from ...model import (
     OpsByCall,
     ToolOp,
@@ -41,7 +42,7 @@ def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> 
     return classify_op(has_result=False, writer_alive=writer_alive)
 
 
-class V1Ops(Sequence[ToolOp]):
+class V1Ops(ListLike[ToolOp]):
     """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
     the ones not settled at the snapshot as it made them, each settled one made (a
     ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
@@ -71,28 +72,13 @@ class V1Ops(Sequence[ToolOp]):
     def __len__(self) -> int:
         return self._count + len(self._never)
 
-    @overload
-    def __getitem__(self, index: int) -> ToolOp: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[ToolOp]: ...
-    def __getitem__(self, index: int | slice) -> ToolOp | list[ToolOp]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        size = len(self)
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("operation index out of range")
+    def _one(self, index: int) -> ToolOp:
         if index >= self._count:
             return self._never[index - self._count]
         op = self._made.get(index)
         if op is None:  # settled before the snapshot: its state does not move
             op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
         return op
-
-    def __iter__(self) -> Iterator[ToolOp]:
-        for index in range(len(self)):
-            yield self[index]
 
     def unsettled(self) -> list[ToolOp]:
         """The operations not settled at the snapshot (and the undispatched calls): the
@@ -120,13 +106,6 @@ class V1Ops(Sequence[ToolOp]):
             if index < 0:
                 return None
         return self[index]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"V1Ops({list(self)!r})"
