@@ -20,8 +20,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import agentgo_scale  # noqa: E402
 import gen_agentgo  # noqa: E402
+import open_big  # noqa: E402
 
 from session_core.agentgo.reader import read_view  # noqa: E402
 from session_core.formats.agentgo import AgentGoModel  # noqa: E402
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     info = gen_agentgo.marked_session(args.data_dir, args.size)
     path = args.data_dir / Path(info["path"]).name
-    loop = agentgo_scale.streamed_loop(path)
+    loop = open_big.bare_loop(path)
     t0 = time.perf_counter()
     view = read_view(path)
     read = time.perf_counter() - t0

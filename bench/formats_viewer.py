@@ -22,21 +22,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import agentgo_scale  # noqa: E402
 import model_scale  # noqa: E402
 import open_big  # noqa: E402
 
 V1 = "transcript-v1"
-AGENTGO = "agentgo-v1"
-FORMATS = (*model_scale.FORMATS, AGENTGO)
+FORMATS = model_scale.FORMATS
 
 
 def bench_file(data_dir: Path, fmt: str, size: str) -> tuple[Path, str, str]:
     """The format's generated file, its last message's marker, and what the header says
     once every line is loaded."""
-    if fmt == AGENTGO:
-        subject = agentgo_scale.subjects(data_dir, size, ["agentgo"])[0]
-        return subject.path, subject.marker, subject.complete
     path, marker, lines = model_scale.bench_file(data_dir, fmt, size)
     return path, marker, f"{lines:,} lines"
 

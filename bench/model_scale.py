@@ -1,26 +1,35 @@
-"""Claude Code and Codex files at scale, beside v1's file of the same size, in one run.
+"""Every format at scale, every figure of issue 15 beside its target, lnav beside it: one run.
 
-    python bench/model_scale.py [--sizes 100MB,1GB] [--growth 10MB] [--formats ...] [--smoke]
+    python bench/model_scale.py [--sizes 100MB,1GB] [--growth 10MB] [--formats ...]
+                                [--follow 100MB] [--smoke]
 
-For each format (transcript-v1, claude-code, codex) and size, on realistic generated
-files (``gen_transcript.py``, ``gen_claude_code.py``, ``gen_codex.py``) whose last
-message carries a marker, every figure beside a bare ``orjson.loads`` loop over the
-same file in the same run (read line by line, as the loaders read):
+For each format (transcript-v1, claude-code, codex, agentgo-v1) and size, on realistic
+generated files (``gen_transcript.py``, ``gen_claude_code.py``, ``gen_codex.py``,
+``gen_agentgo.py``) whose last message carries a marker, every figure beside a bare
+``orjson.loads`` loop over the same file in the same run (``open_big.warm_loop``: 4 MB
+blocks split into lines, as the loaders read them, the best of two after a warming read):
 
-* ``tailscope replay`` and ``tailscope check``: wall time (÷ the loop) and peak RSS
-  (÷ the file), each a process of its own (its VmHWM, sampled);
-* the viewer in tmux (``open_big``'s machinery): from launch until the end (the
-  marker) is on screen, until the full load is done (the header counts every line),
-  and its peak RSS;
+* **open**: the library's read-only replay, ``open_transcript(path)``, in a process of
+  its own: its own seconds (start-up and imports left out) and peak RSS; for v1 also
+  ``Session.load`` (the writer's replay), the same way;
+* ``tailscope replay`` and ``tailscope check``: wall time and peak RSS, each a process of
+  its own (its VmHWM, sampled);
+* the viewer in tmux (``open_big``'s machinery): from launch until the end (the marker)
+  is on screen, until the full load is done (the header counts every line), peak RSS;
 * lnav's time to show the same file's end, where lnav is installed;
-* growth: replay's and the viewer's time per MB from the ``--growth`` size to the
-  biggest, beside the loop's own (1.0 = linear).
+* growth: time per MB from the ``--growth`` size to the biggest, beside the loop's own
+  (1.00 = linear);
+* follow: a writer appends the ``--follow`` file's last lines at 10,000 lines/s to a copy
+  of its start that the viewer follows (``follow_model.py``, headless): each line's lag
+  from its write to the screen, p99 over the first and the last third.
 
-``TAILSCOPE=/path/to/tailscope`` measures another build (an older commit) the same way.
+Times are ratios to the loop, RSS to the file's size; last comes issue 15's table of
+targets for the biggest size, each figure marked met or not.
 
-``--smoke`` runs in seconds on small files (a hard time limit) and fails on
-impossible figures (a marker never seen, a time ≤ 0, an RSS below 1 MB, a replay
-that is not JSON).
+``TAILSCOPE=/path/to/tailscope`` measures another build's CLI and viewer the same way.
+
+``--smoke`` runs in seconds on small files (a hard time limit) and fails on impossible
+figures (a marker never seen, a time ≤ 0, an RSS below 1 MB, a replay that is not JSON).
 """
 
 from __future__ import annotations
@@ -34,18 +43,26 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import gen_agentgo  # noqa: E402
 import gen_claude_code  # noqa: E402
 import gen_codex  # noqa: E402
 import open_big  # noqa: E402
 
-FORMATS = ("transcript-v1", "claude-code", "codex")
-SHORT = {"transcript-v1": "v1", "claude-code": "claude-code", "codex": "codex"}
+FORMATS = ("transcript-v1", "claude-code", "codex", "agentgo-v1")
+SHORT = {
+    "transcript-v1": "v1",
+    "claude-code": "claude-code",
+    "codex": "codex",
+    "agentgo-v1": "agentgo",
+}
+FOLLOW_RATE = 10_000  # lines/s, issue 15's follow figure
 
 
 @dataclass
@@ -56,6 +73,8 @@ class Row:
     size: int
     lines: int
     loop: float = 0.0
+    open: tuple[float, int] | None = None  # open_transcript: its own seconds, peak RSS
+    load: tuple[float, int] | None = None  # v1's Session.load
     replay: tuple[float, int] | None = None
     check: tuple[float, int] | None = None
     end: float | None = None
@@ -70,6 +89,10 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
     """The generated file of ``fmt`` at that size (cached), its marker and line count."""
     if fmt == "transcript-v1":
         return open_big.marked_transcript(data_dir, size_text)
+    if fmt == "agentgo-v1":
+        info = gen_agentgo.marked_session(data_dir, size_text)
+        path = data_dir / Path(info["path"]).name  # cached info may name it relatively
+        return path, info["marker"], count_lines(path)
     size = open_big.parse_size(size_text)
     gen = gen_claude_code if fmt == "claude-code" else gen_codex
     path = data_dir / f"scale-{SHORT[fmt]}-{size_text}-g{gen.GEN_VERSION}.jsonl"
@@ -80,9 +103,12 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
         info = gen.generate(path, size, seed=7)
         marker_path.write_text(info["marker"])
         print(f"  generated {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
+    return path, marker_path.read_text(), count_lines(path)
+
+
+def count_lines(path: Path) -> int:
     with open(path, "rb") as fh:
-        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
-    return path, marker_path.read_text(), lines
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
 
 
 def _hwm(pid: int) -> int:
@@ -137,8 +163,42 @@ def mb(n: int) -> str:
     return f"{n / (1 << 20):,.0f} MB"
 
 
+# Run in a process of its own, so that its peak RSS is its own: prints its own seconds
+# (start-up and imports left out) and how many messages the replay holds.
+OPEN_CHILD = """
+import sys, time
+from session_core import Session, open_transcript
+path, kind = sys.argv[1], sys.argv[2]
+t0 = time.perf_counter()
+if kind == "load":
+    s = Session.load(path)
+    n = len(s.messages())
+else:
+    n = len(open_transcript(path).messages)
+print(time.perf_counter() - t0, n)
+"""
+
+
+def run_open(path: Path, kind: str, timeout: float) -> tuple[float, int] | None:
+    """``open_transcript`` (or v1's ``Session.load``, ``kind="load"``) in a child process:
+    its own seconds and peak RSS, or None where it failed or held no message."""
+    _wall, rss, out = run_measured([sys.executable, "-c", OPEN_CHILD, str(path), kind], timeout)
+    try:
+        seconds, messages = out.split()
+    except ValueError:
+        return None
+    return (float(seconds), rss) if int(messages) > 0 else None
+
+
 def measure(row: Row, marker: str, args: argparse.Namespace, tools: set[str]) -> None:
-    row.loop = open_big.bare_loop(row.path)
+    row.loop = open_big.warm_loop(row.path)
+    row.open = run_open(row.path, "open", args.timeout)
+    if row.open is None:
+        row.problems.append("open_transcript failed or held no message")
+    if row.fmt == "transcript-v1":
+        row.load = run_open(row.path, "load", args.timeout)
+        if row.load is None:
+            row.problems.append("Session.load failed or held no message")
     tailscope = os.environ.get("TAILSCOPE") or open_big.TAILSCOPE  # another build to compare
     wall, rss, out = run_measured([tailscope, "replay", str(row.path)], args.timeout)
     row.replay = (wall, rss)
@@ -184,7 +244,10 @@ def impossible(row: Row) -> list[str]:
             out.append(f"{name}: not seen")
         elif value <= 0:
             out.append(f"{name}: {value} s")
-    for name, pair in (("replay", row.replay), ("check", row.check)):
+    pairs = [("open", row.open), ("replay", row.replay), ("check", row.check)]
+    if row.fmt == "transcript-v1":
+        pairs.append(("Session.load", row.load))
+    for name, pair in pairs:
         if pair is None or pair[0] <= 0 or pair[1] < (1 << 20):
             out.append(f"{name}: impossible figure {pair}")
     if row.peak < (1 << 20):
@@ -196,72 +259,199 @@ def secs(value: float | None) -> str:
     return f"{value:.2f} s" if value is not None else "not seen"
 
 
+def timed(pair: tuple[float, int] | None, row: Row) -> str:
+    """A process's figure: its seconds ÷ the loop, and its peak RSS ÷ the file."""
+    if pair is None:
+        return "—"
+    return f"{pair[0]:.2f} s, {pair[0] / row.loop:.2f}× ({mb(pair[1])}, {pair[1] / row.size:.0%})"
+
+
 def table(rows: list[Row]) -> None:
     cols = (
         "format",
         "file",
         "lines",
         "orjson loop",
-        "replay",
-        "÷ loop",
-        "replay RSS",
-        "check",
-        "÷ loop",
-        "check RSS",
+        "open_transcript",
+        "Session.load",
+        "tailscope replay",
+        "tailscope check",
         "end on screen",
-        "load complete",
-        "÷ loop",
-        "viewer peak RSS",
         "lnav end",
-        "lnav RSS",
+        "load complete",
+        "viewer peak RSS",
     )
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * 2 + "---:|" * (len(cols) - 2))
     for r in rows:
-        rp = r.replay or (0.0, 0)
-        ck = r.check or (0.0, 0)
         cells = [
             SHORT[r.fmt],
             r.size_text,
             f"{r.lines:,}",
             f"{r.loop:.2f} s",
-            f"{rp[0]:.2f} s",
-            f"{rp[0] / r.loop:.2f}×",
-            f"{mb(rp[1])} ({rp[1] / r.size:.0%})",
-            f"{ck[0]:.2f} s",
-            f"{ck[0] / r.loop:.2f}×",
-            f"{mb(ck[1])} ({ck[1] / r.size:.0%})",
+            timed(r.open, r),
+            timed(r.load, r),
+            timed(r.replay, r),
+            timed(r.check, r),
             secs(r.end),
-            secs(r.complete),
-            f"{r.complete / r.loop:.2f}×" if r.complete else "—",
+            f"{secs(r.lnav)} ({mb(r.lnav_peak)})" if r.lnav_peak else "—",
+            f"{secs(r.complete)}, {r.complete / r.loop:.2f}×" if r.complete else "—",
             f"{mb(r.peak)} ({r.peak / r.size:.0%})" if r.peak else "—",
-            secs(r.lnav) if r.lnav_peak else "—",
-            f"{mb(r.lnav_peak)} ({r.lnav_peak / r.size:.0%})" if r.lnav_peak else "—",
         ]
         print("| " + " | ".join(cells) + " |")
 
 
-def growth(rows: list[Row], small: str) -> None:
+def per_mb_growth(a: Row, b: Row) -> dict[str, float | None]:
+    """Time per MB at ``b`` ÷ at ``a`` for each timed figure (1.00 = linear)."""
+
+    def first(pair: tuple[float, int] | None) -> float | None:
+        return pair[0] if pair else None
+
+    out: dict[str, float | None] = {}
+    for name, va, vb in (
+        ("loop", a.loop, b.loop),
+        ("open", first(a.open), first(b.open)),
+        ("replay", first(a.replay), first(b.replay)),
+        ("check", first(a.check), first(b.check)),
+        ("viewer load", a.complete, b.complete),
+    ):
+        out[name] = (vb / b.size) / (va / a.size) if va and vb else None
+    return out
+
+
+def growth(rows: list[Row], small: str) -> dict[str, dict[str, float | None]]:
     print("\ngrowth, time per MB from the smallest file to the biggest (1.00 = linear):")
+    found: dict[str, dict[str, float | None]] = {}
     for fmt in FORMATS:
         mine = sorted((r for r in rows if r.fmt == fmt), key=lambda r: r.size)
         if len(mine) < 2 or mine[0].size_text != small:
             continue
         a, b = mine[0], mine[-1]
-
-        def per_mb(value: float | None, row: Row) -> float | None:
-            return None if not value else value / row.size
-
-        parts = []
-        for name, va, vb in (
-            ("loop", a.loop, b.loop),
-            ("replay", a.replay[0] if a.replay else None, b.replay[0] if b.replay else None),
-            ("check", a.check[0] if a.check else None, b.check[0] if b.check else None),
-            ("viewer load", a.complete, b.complete),
-        ):
-            pa, pb = per_mb(va, a), per_mb(vb, b)
-            parts.append(f"{name} {pb / pa:.2f}" if pa and pb else f"{name} —")
+        found[fmt] = ratios = per_mb_growth(a, b)
+        parts = [f"{k} {v:.2f}" if v else f"{k} —" for k, v in ratios.items()]
         print(f"  {SHORT[fmt]} {a.size_text} → {b.size_text}: " + ", ".join(parts))
+    return found
+
+
+def follow_runs(formats: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """``follow_model``'s run at 10,000 lines/s for each format (headless, in this
+    process: the viewer's screen is hooked to note each draw)."""
+    import asyncio
+    import tempfile
+
+    import follow_model
+
+    runs: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="model-scale-follow-") as tmp:
+        for fmt in formats:
+            source, _marker, lines = bench_file(args.data_dir, fmt, args.follow)
+            run = asyncio.run(
+                follow_model.follow_once(
+                    source, lines, fmt, FOLLOW_RATE, args.follow_seconds, Path(tmp)
+                )
+            )
+            runs[fmt] = run
+            print(
+                f"{SHORT[fmt]} follow at {FOLLOW_RATE:,} lines/s: {run.written:,} lines, "
+                f"p50 {run.pct(run.lags_ms, 0.5):.1f} ms, p99 {run.pct(run.lags_ms, 0.99):.1f} "
+                f"ms, lost {run.missing}",
+                flush=True,
+            )
+            if run.missing or not run.written:
+                raise SystemExit(f"{fmt}: follow lost {run.missing} of {run.written} lines")
+    return runs
+
+
+def follow_bounded(run: Any) -> tuple[str, bool]:
+    """The follow figure: p99 lag over the first and the last third of the run. Bounded
+    when the last third's p99 is within twice the first third's (and 50 ms): a lag that
+    grows with the run shows there."""
+    third = max(1, len(run.lags_ms) // 3)
+    first = run.pct(run.lags_ms[:third], 0.99)
+    last = run.pct(run.lags_ms[-third:], 0.99)
+    text = f"p99 {run.pct(run.lags_ms, 0.99):.0f} ms (first third {first:.0f}, last {last:.0f})"
+    return text, last <= max(2 * first, first + 50)
+
+
+def targets(
+    rows: list[Row],
+    grown: dict[str, dict[str, float | None]],
+    follows: dict[str, Any],
+) -> None:
+    """Issue 15's targets at the biggest size measured: each figure, met or not."""
+    biggest = max(open_big.parse_size(r.size_text) for r in rows)
+    big = {r.fmt: r for r in rows if open_big.parse_size(r.size_text) == biggest}
+    fmts = [f for f in FORMATS if f in big]
+    print(f"\nissue 15's targets at {big[fmts[0]].size_text} (each ratio to its own loop):")
+    print("| figure | target | " + " | ".join(SHORT[f] for f in fmts) + " |")
+    print("|---|---|" + "---:|" * len(fmts))
+
+    def mark(text: str, ok: bool | None) -> str:
+        return text if ok is None else f"{text} {'met' if ok else 'NOT met'}"
+
+    def ratio_row(name: str, target: str, limit: float | None, pick: Any) -> None:
+        cells = []
+        for f in fmts:
+            value = pick(big[f])
+            ok = None if value is None or limit is None else value <= limit
+            cells.append("—" if value is None else mark(f"{value:.2f}×", ok))
+        print(f"| {name} | {target} | " + " | ".join(cells) + " |")
+
+    def share_row(name: str, pick: Any) -> None:
+        cells = []
+        for f in fmts:
+            value = pick(big[f])
+            cells.append(
+                "—"
+                if not value
+                else mark(f"{value / big[f].size:.0%}", value <= 0.15 * big[f].size)
+            )
+        print(f"| {name} | ≤ 15% of the file | " + " | ".join(cells) + " |")
+
+    ratio_row(
+        "read-only replay (`open_transcript`)",
+        "≤ 1.0×",
+        1.0,
+        lambda r: r.open[0] / r.loop if r.open else None,
+    )
+    ratio_row("v1 `Session.load`", "≤ 1.0×", 1.0, lambda r: r.load[0] / r.loop if r.load else None)
+    ratio_row(
+        "`tailscope replay` (JSON written)",
+        "—",
+        None,
+        lambda r: r.replay[0] / r.loop if r.replay else None,
+    )
+    ratio_row(
+        "viewer, load complete",
+        "≤ 1.5×",
+        1.5,
+        lambda r: r.complete / r.loop if r.complete else None,
+    )
+    cells = []
+    for f in fmts:
+        r = big[f]
+        if r.end is None:
+            cells.append("—")
+            continue
+        beside = f" (lnav {r.lnav:.2f} s)" if r.lnav is not None else ""
+        cells.append(mark(f"{r.end:.2f} s{beside}", r.end < 0.5))
+    print("| viewer, the end on screen | < 0.5 s | " + " | ".join(cells) + " |")
+    share_row("viewer, peak RSS", lambda r: r.peak)
+    share_row("`check` RSS", lambda r: r.check[1] if r.check else None)
+    cells = []
+    for f in fmts:
+        g = grown.get(f)
+        worst = max((v for k, v in g.items() if k != "loop" and v), default=None) if g else None
+        cells.append("—" if worst is None else mark(f"worst {worst:.2f}", worst <= 1.25))
+    print("| growth, time per MB, 10 MB → biggest | linear (≤ 1.25) | " + " | ".join(cells) + " |")
+    cells = []
+    for f in fmts:
+        if f not in follows:
+            cells.append("—")
+            continue
+        text, ok = follow_bounded(follows[f])
+        cells.append(mark(text, ok))
+    print(f"| follow at {FOLLOW_RATE:,} lines/s | bounded lag | " + " | ".join(cells) + " |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,34 +459,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100MB,1GB")
     parser.add_argument("--growth", default="10MB", help="the small size growth is taken from")
     parser.add_argument("--formats", default=",".join(FORMATS))
+    parser.add_argument("--follow", default="100MB", help="the followed file's size ('' : none)")
+    parser.add_argument("--follow-seconds", type=float, default=3.0)
     open_big.viewer_options(parser, "viewer,lnav", 240.0, "small files, a time limit, checks")
     args = parser.parse_args(argv)
     if not open_big.have_tmux("model_scale"):
         return 1
     if args.smoke:
         args.sizes, args.growth, args.timeout = "2MB", "1MB", 30.0
+        args.follow, args.follow_seconds = "2MB", 0.5
         signal.signal(signal.SIGALRM, lambda *_: (print("smoke: over time"), os._exit(2)))
-        signal.alarm(150)
+        signal.alarm(240)
     sizes = [s for s in [args.growth, *args.sizes.split(",")] if s]
     sizes = list(dict.fromkeys(sizes))
+    formats = [f for f in args.formats.split(",") if f]
     tools = set(args.tools.split(",")) - ({"lnav"} if args.smoke else set())
     rows: list[Row] = []
     for size_text in sizes:
-        for fmt in args.formats.split(","):
+        for fmt in formats:
             path, marker, lines = bench_file(args.data_dir, fmt, size_text)
             row = Row(fmt, size_text, path, path.stat().st_size, lines)
             measure(row, marker, args, tools)
             rows.append(row)
-            rp, ck = row.replay or (0, 0), row.check or (0, 0)
+            op, rp, ck = row.open or (0, 0), row.replay or (0, 0), row.check or (0, 0)
             print(
-                f"{SHORT[fmt]} {size_text}: loop {row.loop:.2f} s, replay {rp[0]:.2f} s "
-                f"{mb(rp[1])}, check {ck[0]:.2f} s {mb(ck[1])}, end {secs(row.end)}, "
-                f"complete {secs(row.complete)}, peak {mb(row.peak)}, lnav {secs(row.lnav)}",
+                f"{SHORT[fmt]} {size_text}: loop {row.loop:.2f} s, open {op[0]:.2f} s "
+                f"{mb(op[1])}, replay {rp[0]:.2f} s {mb(rp[1])}, check {ck[0]:.2f} s "
+                f"{mb(ck[1])}, end {secs(row.end)}, complete {secs(row.complete)}, "
+                f"peak {mb(row.peak)}, lnav {secs(row.lnav)}",
                 flush=True,
             )
+    follows = follow_runs(formats, args) if args.follow else {}
     print()
     table(rows)
-    growth(rows, sizes[0])
+    grown = growth(rows, sizes[0])
+    targets(rows, grown, follows)
     bad = [(r, impossible(r)) for r in rows]
     bad = [(r, p) for r, p in bad if p]
     for r, problems in bad:

@@ -53,6 +53,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_transcript as gen
+from open_big import bare_loop
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -138,32 +139,6 @@ _LAUNCH = (
     "sys.stderr.write(f'\\nmaxrss {usage.ru_maxrss}\\n')\n"
     "sys.exit(os.waitstatus_to_exitcode(status))\n"
 )
-
-
-BLOCK = 1 << 22  # what the loader reads at a time (session_core.reader.CHUNK)
-
-
-def bare_loop(path: Path) -> float:
-    """The floor: read the file in 4 MB blocks (as the loader does), split each into
-    lines, ``orjson.loads`` each non-empty one. Never holds the whole file."""
-    t0 = time.perf_counter()
-    loads = orjson.loads
-    carry = b""
-    with open(path, "rb") as f:
-        while True:
-            block = f.read(BLOCK)
-            if not block:
-                break
-            if carry:
-                block = carry + block
-            lines = block.split(b"\n")
-            carry = lines.pop()
-            for line in lines:
-                if line:
-                    loads(line)
-    if carry:
-        loads(carry)
-    return time.perf_counter() - t0
 
 
 class Bench:
