@@ -443,7 +443,11 @@ def targets(
         g = grown.get(f)
         worst = max((v for k, v in g.items() if k != "loop" and v), default=None) if g else None
         cells.append("—" if worst is None else mark(f"worst {worst:.2f}", worst <= 1.25))
-    print("| growth, time per MB, 10 MB → biggest | linear (≤ 1.25) | " + " | ".join(cells) + " |")
+    print(
+        "| growth, time per MB, smallest file → biggest | linear (≤ 1.25) | "
+        + " | ".join(cells)
+        + " |"
+    )
     cells = []
     for f in fmts:
         if f not in follows:
