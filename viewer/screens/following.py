@@ -249,10 +249,8 @@ class FollowingScreen(Screen[None]):
         except OSError:
             big = False
         if big:
-            # The full load starts once the end is on screen: run at once, the two
-            # workers would share the interpreter and the end would show later.
             self._previewing = True
-            self.show_tail()
+            self._show_tail()
         else:
             # After the first refresh: every pane's own children are mounted by then.
             self.call_after_refresh(self.follow_file)
@@ -263,31 +261,30 @@ class FollowingScreen(Screen[None]):
         """The size from which a file shows its end first (a screen's module may say)."""
         return PREVIEW_FROM
 
-    @work(thread=True, exclusive=True, group="preview")
-    def show_tail(self) -> None:
-        """A big file's end, at once (its last few MB alone), while the follow worker
-        reads all of it."""
+    def _show_tail(self) -> None:
+        """A big file's end (its last few MB alone), drawn before the first frame, then the
+        full load in the follow worker.
+
+        Read here, on the UI thread, not in a worker: the read is bounded (``_read_tail``'s
+        window) and nothing is on screen yet, whereas a worker shared the interpreter with
+        the first frame's layout, and its end came a frame later (0.1 s at 1 GB). The full
+        load starts only after: run at once, the two would share the interpreter too.
+        """
         try:
             preview = self._read_tail()
         except TranscriptError:
-            self.app.call_from_thread(self.follow_file)  # the full load says what is wrong
-            return
-        self.app.call_from_thread(self._show_preview, preview)
-
-    def _read_tail(self) -> object | None:
-        """In the preview worker: what the file's end shows (None: nothing to show)."""
-        raise NotImplementedError
-
-    def _show_preview(self, preview: object | None) -> None:
-        if not self.is_attached:
-            return
-        if preview is not None and self._previewing:
+            preview = None  # the full load says what is wrong
+        if preview is not None:
             self._draw_preview(preview)
             self._refresh_status()
         else:
             self._previewing = False
         self.call_after_refresh(self.follow_file)
         self._mount_panes()
+
+    def _read_tail(self) -> object | None:
+        """What the file's end shows (None: nothing to show)."""
+        raise NotImplementedError
 
     def _going_away(self) -> bool:
         """The app (or this screen) is closing: its panes are being removed."""

@@ -1,0 +1,40 @@
+"""A big file's first screen: its end, in the first frame drawn, for every format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from format_fixtures import FACTORIES
+
+from viewer.app import TailscopeApp
+from viewer.screens import following
+from viewer.screens.model_screen import ModelScreen
+
+
+@pytest.mark.parametrize("fmt", sorted(FACTORIES))
+async def test_a_big_file_s_first_frame_is_its_end(
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end is read and given to the conversation before the first frame, not by a
+    worker that shares the interpreter with that frame's layout (one frame later)."""
+    path = FACTORIES[fmt](tmp_path)
+    monkeypatch.setattr(following, "PREVIEW_FROM", 0)  # any file is "big"
+    started: list[ModelScreen] = []
+    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: started.append(self))
+    drawn: list[int] = []  # the conversation's items at each frame written
+
+    app = TailscopeApp(str(path))
+    monkeypatch.setattr(
+        app,
+        "post_display_hook",
+        lambda: drawn.append(len(app.file_screen.conversation.items)),
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        screen = app.file_screen
+        assert screen._previewing and not screen._loaded
+        assert drawn and drawn[0] > 0, drawn  # the first frame held the end
+        conversation = screen.conversation
+        assert conversation.cursor == len(conversation.items) - 1
+        assert started == [screen]  # the full load starts after it
