@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from format_fixtures import FACTORIES
+from helpers import screen_lines
 
 from viewer.app import TailscopeApp
 from viewer.screens import following
@@ -38,3 +39,9 @@ async def test_a_big_file_s_first_frame_is_its_end(
         conversation = screen.conversation
         assert conversation.cursor == len(conversation.items) - 1
         assert started == [screen]  # the full load starts after it
+        # Its counts and usage are the end's: said so, never passed off as the file's.
+        top, counts, usage = screen_lines(app)[1:4]  # under the app's title
+        assert "showing the file's end" in top
+        assert counts.strip().startswith("the file's end alone:"), counts
+        assert usage.strip().startswith("the file's end alone: usage"), usage
+        assert " lines ·" not in counts

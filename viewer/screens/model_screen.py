@@ -302,6 +302,7 @@ class ModelScreen(SearchingScreen):
             mode=view.mode,
             extra=extra,
             note=self.panes.status() if self.panes is not None else "",
+            partial=self._previewing,
         )
         self.show_problem(self._problem())
 

@@ -87,8 +87,12 @@ class ModelStatus(Static):
         mode: str,
         extra: str = "",
         note: str = "",
+        partial: bool = False,
     ) -> None:
-        """``note``: what a format's own panes say (a fourth line)."""
+        """``note``: what a format's own panes say (a fourth line). ``partial``: the
+        transcript is a big file's end alone (its preview), so its counts and usage are
+        the end's, and its lines are not counted yet: said so, never passed off as the
+        file's."""
         top = Text(no_wrap=True, end="")
         top.append(f" {one_line(name, 60)} ", "bold")
         top.append(f" {title} · {mode} view · {size_text(size)} ")
@@ -100,13 +104,15 @@ class ModelStatus(Static):
             top.append(f"  {one_line(extra, 60)}", "italic")
 
         counts = Text(" ", no_wrap=True, end="")
+        if partial:
+            counts.append("the file's end alone:", "italic")
         ops = transcript.tool_operations
         busy = unsettled_ops(ops)  # (not every operation made for the two counts)
         running = sum(op.state == "running" for op in busy)
         interrupted = sum(op.state == "interrupted" for op in busy)
         counts.append(
-            f"{count(transcript.lines, 'line')} · {len(transcript.messages):,} sent next · "
-            f"{count(len(ops), 'tool op')}"
+            ("" if partial else f"{count(transcript.lines, 'line')} ·")
+            + f" {len(transcript.messages):,} sent next · {count(len(ops), 'tool op')}"
         )
         if running:
             counts.append(f" ({running} running)", "bold cyan")
@@ -125,6 +131,8 @@ class ModelStatus(Static):
         counts.append("  ".join(facts) if facts else "no meta yet", "dim")
 
         usage = Text(" ", no_wrap=True, end="")
+        if partial:
+            usage.append("the file's end alone: ", "italic")
         own, both = transcript.usage, transcript.usage_with_subagents
         if both is None:
             usage.append(f"usage {own.describe()}")
