@@ -64,6 +64,11 @@ def fingerprint(path: Path) -> tuple[str, int, int, tuple[tuple[str, str, int], 
     )
 
 
+# Real transcripts beside the repository (../shared/samples), not in it: a test that
+# reads them skips where they are absent.
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+
+
 # -- permission errors, for root too --------------------------------------------------
 
 _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER = 1, 2, 3
