@@ -42,21 +42,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _part(part: Any) -> dict[str, Any]:
-    return {
-        "kind": part.kind,
-        "text": part.text,
-        "call_id": part.call_id,
-        "name": part.name,
-        "data": part.data,
-        "is_error": part.is_error,
-    }
+_PART_FIELDS = ("kind", "text", "call_id", "name", "data", "is_error")
+
+
+def _picked(value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """``value``'s attributes ``names`` (a lazy part's read again), in that order."""
+    return {name: getattr(value, name) for name in names}
 
 
 def _lines_item(item: Any) -> dict[str, Any]:
     out = {f.name: getattr(item, f.name) for f in dataclasses.fields(item) if f.name != "parts"}
     out["usage"] = _plain(item.usage)
-    out["parts"] = [{"type": type(p).__name__ != "Part"} | _part(p) for p in item.parts]
+    out["parts"] = [
+        {"type": type(p).__name__ != "Part"} | _picked(p, _PART_FIELDS) for p in item.parts
+    ]
     return out
 
 
@@ -114,7 +113,7 @@ def _whole_item(item: Any) -> dict[str, Any]:
     return {
         "id": item.id,
         "role": item.role,
-        "parts": [_part(p) for p in item.parts],
+        "parts": [_picked(p, _PART_FIELDS) for p in item.parts],
         "line": item.line,
         "kind": item.kind,
         "ts": item.ts,
@@ -145,7 +144,7 @@ def _whole(t: Any, out: IO[bytes]) -> None:
         "meta": t.meta,
         "messages": [_whole_item(i) for i in t.messages],
         "raw": [_whole_item(i) for i in t.raw],
-        "ops": [{name: getattr(op, name) for name in _OP_FIELDS} for op in t.tool_operations],
+        "ops": [_picked(op, _OP_FIELDS) for op in t.tool_operations],
         "compactions": [  # (their id lists may be sequences of their own: listed)
             dataclasses.asdict(dataclasses.replace(c, folded=list(c.folded), kept=list(c.kept)))
             for c in t.compactions

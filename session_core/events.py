@@ -111,22 +111,10 @@ class Events(BuiltOnDemand):
         item: dict[str, Any] | bytes | int,
         kind: str,
         eid: str,
-        payload: Mapping[str, Any] | None = None,
-        strings: dict[str, str] | None = None,
+        fields: tuple[Any, ...] | None = None,
     ) -> None:
-        """Keep one envelope; given its message ``payload``, take its facts now."""
-        self._keep(item)
-        self.kinds.append(kind)
-        self.ids.append(eid)
-        if payload is None:
-            self.facts.append()
-        else:
-            self.facts.take(payload, {} if strings is None else strings)
-
-    def append_indexed(
-        self, item: bytes | int, kind: str, eid: str, fields: tuple[Any, ...] | None
-    ) -> None:
-        """``append`` for a line the index pass took: its facts (if taken) as fields."""
+        """Keep one envelope; given its message facts (``facts.payload_fields``' tuple, or
+        the index pass's ``indexing.message_fields``), take them now."""
         self._keep(item)
         self.kinds.append(kind)
         self.ids.append(eid)

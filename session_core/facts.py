@@ -70,10 +70,10 @@ def message_facts(
 ) -> MessageFacts:
     """A message payload's facts. Given ``strings`` (a replay's), its call ids and tool
     names are kept as one str object each, however many lines name them."""
-    return MessageFacts(*_fields(payload, strings))
+    return MessageFacts(*payload_fields(payload, strings))
 
 
-def _fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -> tuple[Any, ...]:
+def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -> tuple[Any, ...]:
     # Run for every message line of every replay: plain lookups, no helpers on the way.
     get = payload.get
     role = get("role")
@@ -157,13 +157,6 @@ class FactsColumn(Sequence[MessageFacts | None]):
         self._text_at.append(0)
         self._usage_at.append(0)
 
-    def take(self, payload: Mapping[str, Any], strings: dict[str, str]) -> None:
-        """Append the facts of a message line's payload (the feed's path: no object)."""
-        word, text_at, usage_at = self._pack(len(self._words), _fields(payload, strings))
-        self._words.append(word)
-        self._text_at.append(text_at)
-        self._usage_at.append(usage_at)
-
     def pad(self, length: int) -> None:
         """Append lines without facts until there are ``length``."""
         missing = length - len(self._words)
@@ -173,7 +166,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
             self._usage_at.extend(array("I", bytes(4 * missing)))
 
     def take_fields(self, fields: tuple[Any, ...]) -> None:
-        """Append the facts of a message line the index pass took (``_fields``' tuple)."""
+        """Append the facts of a message line (``payload_fields``' tuple: no object)."""
         word, text_at, usage_at = self._pack(len(self._words), fields)
         self._words.append(word)
         self._text_at.append(text_at)
@@ -239,7 +232,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         events = self._events()
         if events is not None and events.kinds[index] == "message":
             payload = events[index].get("payload")
-            fields = _fields(payload if isinstance(payload, dict) else {}, self._strings)
+            fields = payload_fields(payload if isinstance(payload, dict) else {}, self._strings)
             word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
             self._words[index] = word
             return word

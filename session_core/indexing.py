@@ -193,7 +193,7 @@ def loads_payload(raw: bytes) -> Any:
 
 
 def message_fields(body: FactsBody | None, strings: dict[str, str]) -> tuple[Any, ...]:
-    """A message's facts from the index pass: exactly ``facts._fields`` of its payload."""
+    """A message's facts from the index pass: exactly ``facts.payload_fields`` of its payload."""
     if body is None:
         return ("user", 1, False, 0, (), None, False, None, False)
     role = body.role

@@ -15,6 +15,7 @@ from typing import Any
 from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
+from .facts import payload_fields
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .records import OUTCOMES, RunContexts, ToolOps
@@ -257,8 +258,9 @@ class ReplayState:
             envelope if raw is None else raw,
             name if name is not None else _str(kind),
             eid,
-            payload if kind == "message" and not self.lazy_facts else None,
-            self.strings,
+            payload_fields(payload, self.strings)
+            if kind == "message" and not self.lazy_facts
+            else None,
         )
         if line is None:
             line = self.last_line + 1
@@ -277,7 +279,7 @@ class ReplayState:
         """``feed`` for a message, tool-dispatched or tool-settled line that the index
         pass decoded (``indexing``): the same checks and the same state, from the few
         fields it took; ``keep`` is the line or its span, ``facts`` its message facts
-        (``facts._fields``' tuple) when this replay takes them at feed time."""
+        (``facts.payload_fields``' tuple) when this replay takes them at feed time."""
         events = self.events
         at = len(self.event_lines)
         if kind == "message":
@@ -306,7 +308,7 @@ class ReplayState:
             self.tool_ops.settled(index, at, outcome)
             self.pending_count -= 1
             kind = "tool-settled"
-        events.append_indexed(keep, kind, eid, facts)
+        events.append(keep, kind, eid, facts)
         self.last_line = line
         self.event_lines.append(line)
 

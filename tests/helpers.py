@@ -11,7 +11,7 @@ import html
 import os
 import re
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,11 @@ def fingerprint(path: Path) -> tuple[str, int, int, tuple[tuple[str, str, int], 
         st.st_mtime_ns,
         locks_on(path),
     )
+
+
+# Real transcripts beside the repository (../shared/samples), not in it: a test that
+# reads them skips where they are absent.
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 
 
 # -- permission errors, for root too --------------------------------------------------
@@ -213,13 +218,30 @@ async def app_on(
 snapshot_rerun = pytest.mark.flaky(reruns=2)
 
 
+@contextlib.asynccontextmanager
+async def app_loaded(
+    path: str | os.PathLike[str], kind: type[FollowingScreen], size: tuple[int, int]
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None]]]:
+    """``app_on``, once the topmost ``kind`` screen has the file and its view settled."""
+    async with app_on(path, size) as (app, pilot):
+        await file_loaded(pilot, kind)
+        yield app, pilot
+
+
 def for_screen(
     kind: type[FollowingScreen], size: tuple[int, int]
-) -> tuple[Callable[[Pilot[None]], Awaitable[None]], Callable[..., bool]]:
-    """``loaded(pilot)``: waits until the topmost ``kind`` screen has the file and its view
-    settled; ``shows(snap_compare, path, *press)``: that screen on the file at ``size``,
-    once loaded and the keys pressed, is the calling test's snapshot."""
-    return partial(file_loaded, kind=kind), partial(snapshot_of, kind=kind, size=size)
+) -> tuple[
+    Callable[
+        [str | os.PathLike[str]],
+        contextlib.AbstractAsyncContextManager[tuple[TailscopeApp, Pilot[None]]],
+    ],
+    Callable[..., bool],
+]:
+    """``opened(path)``: the app on the file at ``size`` and its pilot, once the topmost
+    ``kind`` screen has the file and its view settled (``app_loaded``);
+    ``shows(snap_compare, path, *press)``: that screen on the file at ``size``, once
+    loaded and the keys pressed, is the calling test's snapshot."""
+    return partial(app_loaded, kind=kind, size=size), partial(snapshot_of, kind=kind, size=size)
 
 
 def snapshot_of(

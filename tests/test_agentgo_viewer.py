@@ -6,13 +6,10 @@ Snapshots of every tab, live follow, format switching, hostile text."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from helpers import (
-    app_on,
     file_loaded,
     fingerprint,
     for_screen,
@@ -21,7 +18,6 @@ from helpers import (
     wait_for,
     written,
 )
-from textual.pilot import Pilot
 
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from session_core.agentgo import AgentGoSession
@@ -33,7 +29,7 @@ from viewer.screens.model_screen import ModelScreen
 # Only the snapshot classes rerun (snapshot_rerun): a behavioural test here fails on its
 # first failure.
 SIZE = (120, 40)
-loaded, shows = for_screen(ModelScreen, SIZE)
+opened, shows = for_screen(ModelScreen, SIZE)
 
 
 def own_panes(app: TailscopeApp) -> AgentGoPanes:
@@ -41,14 +37,6 @@ def own_panes(app: TailscopeApp) -> AgentGoPanes:
     panes = app.agentgo.panes
     assert isinstance(panes, AgentGoPanes)
     return panes
-
-
-@asynccontextmanager
-async def opened(path: Path) -> AsyncIterator[tuple[TailscopeApp, Pilot[None]]]:
-    """The app on the file, once its agentgo screen has it and the view settled."""
-    async with app_on(path, SIZE) as (app, pilot):
-        await loaded(pilot)
-        yield app, pilot
 
 
 @pytest.fixture
@@ -247,9 +235,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
 async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
     path = tmp_path / "later.jsonl"
     path.write_bytes(b"")
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await file_loaded(pilot, ModelScreen)  # the empty file, read
+    async with opened(path) as (app, pilot):  # the empty file, read
         waiting = app.screen
         assert isinstance(waiting, ModelScreen) and waiting.FORMAT == "transcript-v1"
         with AgentGoSession.create(path) as s:

@@ -15,17 +15,16 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).parent))
 
 from claude_code_writer import HOSTILE, STORY_USAGE, SUBAGENT_USAGE, CCWriter, story, text
+from helpers import SAMPLES
 
 from session_core.errors import TranscriptError
 from session_core.formats import by_name, detect_format, detect_record
 from session_core.formats.claude_code import ClaudeCodeFormat
 
 FMT = ClaudeCodeFormat()
-SAMPLES = (
-    Path(__file__).resolve().parents[1] / ".." / "shared" / "samples" / "claude-code" / "projects"
-)
-SPOTTER = SAMPLES / "-home-u-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-WORKTREES = SAMPLES / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+PROJECTS = SAMPLES / "claude-code" / "projects"
+SPOTTER = PROJECTS / "-home-u-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+WORKTREES = PROJECTS / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 
 
 def _sum(values: dict[str, tuple[int, int, int, int]], i: int) -> int:
@@ -315,7 +314,7 @@ def test_sample_worktrees() -> None:
 
 @needs_samples
 def test_sample_discover() -> None:
-    found = FMT.discover(str(SAMPLES))
+    found = FMT.discover(str(PROJECTS))
     assert found is not None and sorted(found) == sorted([str(SPOTTER), str(WORKTREES)])
 
 

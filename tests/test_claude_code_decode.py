@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_writer import CCWriter, story, text, tool_use, usage
+from helpers import SAMPLES
 
 from session_core.formats.claude_code import ClaudeCodeFormat, lines
 from session_core.model import Transcript
 
 FMT = ClaudeCodeFormat()
-SAMPLES = Path(__file__).resolve().parents[1] / ".." / "shared" / "samples" / "claude-code"
+CLAUDE_CODE = SAMPLES / "claude-code"
 
 
 def everything(t: Transcript) -> Any:
@@ -87,9 +88,9 @@ def test_hot_lines_go_through_msgspec(tmp_path: Path, monkeypatch: pytest.Monkey
     assert typed > 10
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is not here")
+@pytest.mark.skipif(not CLAUDE_CODE.is_dir(), reason="../shared/samples is not here")
 def test_samples_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in sorted(SAMPLES.glob("**/*.jsonl")):
+    for path in sorted(CLAUDE_CODE.glob("**/*.jsonl")):
         assert everything(FMT.open(path, writer_alive=False)) == everything(
             by_dict(path, monkeypatch)
         ), path

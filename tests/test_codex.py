@@ -20,7 +20,7 @@ from codex_writer import (
     usage,
     zst_copy,
 )
-from helpers import fingerprint, follow_into
+from helpers import SAMPLES, fingerprint, follow_into
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -33,7 +33,6 @@ from session_core.formats.codex import CodexFormat
 from session_core.model import Transcript
 
 CODEX = by_name("codex")
-SAMPLES = Path(__file__).resolve().parent.parent.parent / "shared" / "samples" / "codex"
 DAY = ("sessions", "2026", "02", "23")
 
 
@@ -620,7 +619,7 @@ def test_mutated_bytes_open_or_transcript_error(tmp_path: Path, data: st.DataObj
 
 
 def sample() -> Path:
-    found = sorted(SAMPLES.glob("sessions/*/*/*/rollout-*.jsonl")) if SAMPLES.is_dir() else []
+    found = sorted((SAMPLES / "codex").glob("sessions/*/*/*/rollout-*.jsonl"))
     if not found:
         pytest.skip("shared/samples/codex is not here")
     return found[0]

@@ -27,7 +27,7 @@ from codex_writer import (
     story,
     turnless_story,
 )
-from helpers import follow_into
+from helpers import SAMPLES, follow_into
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_strategies import ITEM_FIELDS, json_values
@@ -40,7 +40,6 @@ from session_core.item_column import Items
 from session_core.model import Item, Transcript
 
 CODEX = by_name("codex")
-SAMPLES = Path(__file__).resolve().parent.parent.parent / "shared" / "samples" / "codex"
 
 
 def load(path: str | os.PathLike[str], typed: bool, packed: bool = True) -> Transcript:
@@ -141,7 +140,7 @@ def test_crlf_story_is_the_same_both_ways(tmp_path: Path) -> None:
 
 
 def test_the_samples_are_the_same_both_ways() -> None:
-    found = sorted(SAMPLES.rglob("*.jsonl"))
+    found = sorted((SAMPLES / "codex").rglob("*.jsonl"))
     for path in found:
         assert_same(path)
 

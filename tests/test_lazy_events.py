@@ -15,7 +15,7 @@ from helpers import follow_into
 from session_core import Message, Session
 from session_core.diff import DiffRow, DiffRows, diff_rows
 from session_core.events import CACHE, Events, LazyPayload
-from session_core.facts import LINES_COUNTED, message_facts
+from session_core.facts import LINES_COUNTED, message_facts, payload_fields
 from session_core.live import LiveTranscript
 from session_core.message_usage import counts_as_turn, v1_usage
 from session_core.reader import replay_file
@@ -384,7 +384,7 @@ def test_packed_facts_read_back_as_taken() -> None:
     whole object and fact by fact, taken at feed time or late (a file replay)."""
     events = Events()
     for n, payload in enumerate(ODD_PAYLOADS):
-        events.append({"payload": payload}, "message", f"m{n}", payload, {})
+        events.append({"payload": payload}, "message", f"m{n}", payload_fields(payload, {}))
         events.append({"payload": {}}, "x-note", f"x{n}", None)
     late = Events()
     for n, payload in enumerate(ODD_PAYLOADS):

@@ -17,14 +17,12 @@ import pytest
 from claude_code_writer import story as cc_story
 from codex_writer import completed_story
 from codex_writer import story as codex_story
-from helpers import follow_into
+from helpers import SAMPLES, follow_into
 
 from session_core import model
 from session_core.formats import by_name
 from session_core.formats.base import Builder, TranscriptFormat, read_records, tail_transcript
 from session_core.model import LazyPart, Transcript
-
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 
 
 @pytest.fixture(autouse=True)

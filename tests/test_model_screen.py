@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import pytest
 from codex_writer import message_line
-from helpers import app_on, fingerprint, screen_text
+from helpers import SAMPLES, app_on, fingerprint, screen_text
 from model_toy import HOSTILE, NAME, ToyFormat, toy_registered, write_toy
 from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
@@ -32,7 +32,6 @@ from viewer.screens.op_detail import OpDetailScreen
 
 SIZE = (140, 40)
 IDLE = 1_000_000_000  # an mtime long past: the file's writer reads as gone
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 CLAUDE = "claude-code/projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 CODEX = (
     "codex/sessions/2026/02/23/"

@@ -34,17 +34,20 @@ def expected(name: str) -> dict[str, Any]:
     return orjson.loads((FIXTURES / f"{name}.expected.json").read_bytes())  # type: ignore[no-any-return]
 
 
+# The optional message keys at their defaults: the reference reports every key, a
+# payload (``to_payload``) only those set.
+UNSET: dict[str, Any] = {
+    "depth": None,
+    "sticky": False,
+    "sysprompt": False,
+    "tool-call-id": None,
+    "tool-calls": [],
+}
+
+
 def as_reference(message: Message) -> dict[str, Any]:
     """A message in the shape the reference reported it."""
-    return {
-        "content": message.content,
-        "depth": message.depth,
-        "role": message.role,
-        "sticky": message.sticky,
-        "sysprompt": message.sysprompt,
-        "tool-call-id": message.tool_call_id,
-        "tool-calls": [dict(call) for call in message.tool_calls],
-    }
+    return UNSET | message.to_payload()
 
 
 @pytest.fixture(params=NAMES)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import for_screen, screen_lines, screen_text, snapshot_rerun, wait_for, written
+from helpers import app_on, for_screen, screen_lines, screen_text, snapshot_rerun, wait_for, written
 
 from story import OLD_MTIME, write_story
 from viewer.app import TailscopeApp
@@ -16,7 +16,7 @@ from viewer.screens.model_screen import ModelScreen
 # Only snapshot classes rerun (snapshot_rerun); what a snapshot shows is pinned once more
 # in TestText, which fails on its first failure.
 SIZE = (120, 40)
-loaded, shows = for_screen(ModelScreen, SIZE)
+opened, shows = for_screen(ModelScreen, SIZE)
 
 
 @pytest.fixture
@@ -112,9 +112,7 @@ class TestText:
     """What the snapshots above show, pinned as text (a snapshot rerun cannot hide it)."""
 
     async def test_the_warnings_screen(self, damaged: Path) -> None:
-        app = TailscopeApp(damaged)
-        async with app.run_test(size=SIZE) as pilot:
-            await loaded(pilot)
+        async with opened(damaged) as (app, pilot):
             assert "⚠ 2 warnings (w)" in screen_text(app)
             await pilot.press("w")
             await wait_for(pilot, lambda: "line 6 could not be read" in screen_text(app))
@@ -124,8 +122,7 @@ class TestText:
             assert "line 22: the compaction at line 22 replaces through 'nope'" in text
 
     async def test_the_not_a_transcript_screen(self, notes: Path) -> None:
-        app = TailscopeApp(notes)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app_on(notes, SIZE) as (app, pilot):
             await wait_for(pilot, lambda: "could not be read" in screen_text(app))
             text = screen_text(app)
             assert "notes.jsonl" in text and "unknown format" in text
@@ -137,9 +134,7 @@ class TestText:
             assert "0 message lines · none pending" in text
 
     async def test_the_header_counts_reported_turns(self, story: Path) -> None:
-        app = TailscopeApp(story)
-        async with app.run_test(size=SIZE) as pilot:
-            await loaded(pilot)
+        async with opened(story) as (app, _pilot):
             # the story's three assistant turns: two report usage (2,100 + 490 tokens)
             text = screen_text(app)
             assert "usage 2,590 tok (2,400 in + 190 out) · $0.0046 (2 of 3 priced)" in text
@@ -148,9 +143,7 @@ class TestText:
             assert "grants fs_read:always" in text
 
     async def test_the_diff_keys(self, story: Path) -> None:
-        app = TailscopeApp(story)
-        async with app.run_test(size=SIZE) as pilot:
-            await loaded(pilot)
+        async with opened(story) as (app, pilot):
             await pilot.press("2")
             await wait_for(pilot, lambda: "sent as written" in screen_text(app))
             assert "line 3 system sent as written" in cursor_row(app)
