@@ -209,7 +209,9 @@ def _replay_into(
         strings = state.strings
         entries_append = state.entries.append
         index = state._index
-        op_index = state._op_index
+        pending_ops = state._pending_ops
+        op_ids = state.op_ids
+        op_ids_append = op_ids.tail.append
         ops = state.tool_ops
         call_ids = ops.call_ids
         dispatched = ops.dispatched
@@ -219,7 +221,8 @@ def _replay_into(
         lines_append = state.event_lines.append
         spans_append = events._spans.append
         kinds_append = events.kinds.append
-        ids_append = events.ids.append
+        ids = events.ids
+        ids_append = ids.tail.append  # (packed at the end of each block)
         message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
         indexed = indexing.INDEXED
         at = len(events)  # the next line's index in events
@@ -262,7 +265,8 @@ def _replay_into(
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""
-                                op_index[eid] = len(call_ids)
+                                pending_ops[eid] = len(call_ids)
+                                op_ids_append(eid)
                                 dispatched(
                                     at,
                                     strings.setdefault(call_id, call_id),
@@ -272,13 +276,9 @@ def _replay_into(
                                 kind = dispatch
                             else:
                                 outcome = body.outcome if body is not None else None
-                                settled(
-                                    settle_index(
-                                        body.op_id if body is not None else None, outcome, number
-                                    ),
-                                    at,
-                                    outcome,
-                                )
+                                op_id = body.op_id if body is not None else None
+                                settled(settle_index(op_id, outcome, number), at, outcome)
+                                del pending_ops[op_id]  # type: ignore[arg-type]
                                 state.pending_count -= 1
                                 kind = settle
                             if spans and 0 < size <= SPAN_MAX:
@@ -321,6 +321,8 @@ def _replay_into(
                     state.feed(value, number, span or raw)
                     at += 1
                     entries_append = state.entries.append  # a compaction made a new list
+                ids.pack()
+                op_ids.pack()
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
         finally:
