@@ -30,20 +30,27 @@ _EMPTY = -1
 def packed_run(joined: str, n: int) -> bytes | None:
     """The 16 bytes of each of ``n`` canonical UUIDs ("8-4-4-4-12" lowercase hex digits)
     written one after another in ``joined``, or None if any is not one."""
-    if len(joined) != 36 * n or joined.count("-") != 4 * n:
+    if len(joined) != 36 * n:
         return None
-    dashes = "-" * n
-    if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == dashes:
-        return None
+    if n == 1:  # (one id at a time: its four hyphens in one slice)
+        if joined[8:24:5] != "----":
+            return None
+    else:
+        dashes = "-" * n
+        if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == dashes:
+            return None
     digits = joined.replace("-", "")
-    # (lower case: one text per key; fromhex skips whitespace: the length says there was none)
-    if not (digits.islower() or digits.isdigit()):
+    if len(digits) != 32 * n:  # (a hyphen elsewhere)
         return None
     try:
         keys = bytes.fromhex(digits)
     except ValueError:
         return None
-    return keys if len(keys) == WIDTH * n else None
+    # (fromhex skips whitespace: the length says there was none; lower case: one text
+    # per key)
+    if len(keys) != WIDTH * n or not (digits.islower() or digits.isdigit()):
+        return None
+    return keys
 
 
 def packed(uuid: str) -> bytes | None:
@@ -153,7 +160,8 @@ class PackedIds(ListLike[str]):
     def _one(self, node: int) -> str:
         if node >= self._count:
             self.pack()
-        run = bisect_right(self._firsts, node) - 1
+        firsts = self._firsts
+        run = 0 if len(firsts) == 1 else bisect_right(firsts, node) - 1
         at = self._bases[run] + node - self._firsts[run]
         if self._uuid[run]:
             return text_of(self._keys[at * WIDTH : at * WIDTH + WIDTH])
@@ -166,18 +174,31 @@ class PackedIds(ListLike[str]):
     def find(self, ident: str) -> int:
         """The node of ``ident`` (the first or the last appended, as ``index`` says), or
         -1."""
-        self._catch_up()
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
         return self._probe(ident, hash(ident))[1]
 
     def add(self, ident: str) -> tuple[int, bool]:
         """Append an id and index it at once; its node, and whether it is the first
-        node of its id (a lookup then an append, probing the table once)."""
-        self._catch_up()
+        node of its id (a lookup then an append, probing the table once): a reader that
+        looks ids up as it goes (Claude Code's parents), one id at a time."""
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
         h = hash(ident)
         slot, found = self._probe(ident, h)
-        node = self.append(ident)
-        self.pack()
-        self._indexed = node + 1
+        node = self._count
+        key = packed(ident)
+        if key is not None:
+            if not self._uuid or not self._uuid[-1]:
+                self._run(1, len(self._keys) // WIDTH)
+            self._keys += key
+        else:
+            if not self._uuid or self._uuid[-1]:
+                self._run(0, len(self._ends))
+            self._text += ident.encode("utf-8", "surrogatepass")
+            self._ends.append(len(self._text))
+        self._hashes.append(h)
+        self._count = self._indexed = node + 1
         if found < 0:
             self._fill(slot, node)
         elif self._keep_last:
