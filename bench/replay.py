@@ -140,7 +140,7 @@ _LAUNCH = (
 )
 
 
-BLOCK = 1 << 22  # what the loader reads at a time (session_core.reader.CHUNK)
+BLOCK = 1 << 22  # (the v1 loader read 4 MB at a time; now 1 MB: session_core.reader.CHUNK)
 
 
 def bare_loop(path: Path) -> float:
