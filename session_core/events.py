@@ -25,6 +25,7 @@ import orjson
 from .facts import FactsColumn
 from .indexed import Indexed
 from .indexing import loads_payload
+from .packed_ids import BATCH, PackedIds
 from .text import as_str
 
 CACHE = 512  # parsed lines kept at once
@@ -102,7 +103,7 @@ class Events(BuiltOnDemand):
         # Envelopes kept as dicts or lines (None where a span is kept), made on the first.
         self._others: list[dict[str, Any] | bytes | None] | None = None
         self.kinds: list[str] = []
-        self.ids: list[str] = []
+        self.ids = PackedIds()  # (a str each was most of a big replay's memory)
         self.facts = FactsColumn(self)
         self.source: LineSource | None = None
 
@@ -117,7 +118,10 @@ class Events(BuiltOnDemand):
         the index pass's ``indexing.message_fields``), take them now."""
         self._keep(item)
         self.kinds.append(kind)
-        self.ids.append(eid)
+        ids = self.ids
+        ids.tail.append(eid)  # (``ids.append``, inline: every line of a live load)
+        if len(ids.tail) >= BATCH:
+            ids.pack()
         if fields is None:
             self.facts.append()
         else:

@@ -139,6 +139,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
         # holds any more is freed at once, without waiting for (or escaping, frozen)
         # the cyclic collector.
         self._events = weakref.ref(events)
+        # The arrays reach as far as the last line given facts: a replay that takes none
+        # (a check) keeps none, 16 bytes a line.
+        self._length = 0  # lines
         self._words = array("Q")  # per line: the packed facts, 0 for none
         self._text_at = array("I")  # per line: where its texts start in _texts
         self._usage_at = array("I")  # per line: its usage row + 1, 0 for none
@@ -153,12 +156,19 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def append(self) -> None:
         """Append a line without facts: not a message, or one whose are taken late."""
-        self._words.append(0)
-        self._text_at.append(0)
-        self._usage_at.append(0)
+        words = self._words
+        if self._length == len(words) != 0:  # (facts taken as fed: the arrays keep up)
+            words.append(0)
+            self._text_at.append(0)
+            self._usage_at.append(0)
+        self._length += 1
 
     def pad(self, length: int) -> None:
         """Append lines without facts until there are ``length``."""
+        self._length = max(self._length, length)
+
+    def _reach(self, length: int) -> None:
+        """The arrays hold the first ``length`` lines (those past the last with facts: 0)."""
         missing = length - len(self._words)
         if missing > 0:
             self._words.extend(array("Q", bytes(8 * missing)))
@@ -167,10 +177,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def take_fields(self, fields: tuple[Any, ...]) -> None:
         """Append the facts of a message line (``payload_fields``' tuple: no object)."""
-        word, text_at, usage_at = self._pack(len(self._words), fields)
+        index = self._length
+        if len(self._words) < index:
+            self._reach(index)
+        word, text_at, usage_at = self._pack(index, fields)
         self._words.append(word)
         self._text_at.append(text_at)
         self._usage_at.append(usage_at)
+        self._length = index + 1
 
     def _pack(self, index: int, fields: tuple[Any, ...]) -> tuple[int, int, int]:
         """The word, text start and usage row of line ``index`` (its texts and usage
@@ -226,13 +240,16 @@ class FactsColumn(Sequence[MessageFacts | None]):
         return word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT, text_at, usage_at
 
     def _word(self, index: int) -> int:
-        word = self._words[index]
-        if word:
-            return word
+        words = self._words
+        if index < len(words):
+            word = words[index]
+            if word:
+                return word
         events = self._events()
         if events is not None and events.kinds[index] == "message":
             payload = events[index].get("payload")
             fields = payload_fields(payload if isinstance(payload, dict) else {}, self._strings)
+            self._reach(index + 1)
             word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
             self._words[index] = word
             return word
@@ -245,7 +262,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def taken_role(self, index: int) -> str | None:
         """A message line's role if its facts were taken already (never reads the line)."""
-        return self.role(index) if self._words[index] else None
+        words = self._words
+        return self.role(index) if index < len(words) and words[index] else None
 
     def role(self, index: int) -> str:
         word = self._word(index)
@@ -259,7 +277,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         return bool(self._word(index) & _REASONING)
 
     def turn(self, index: int) -> bool:
-        return bool((self._words[index] or self._word(index)) & _TURN)
+        return bool(self._word(index) & _TURN)
 
     def error(self, index: int) -> bool:
         return bool(self._word(index) & _ERROR)
@@ -271,12 +289,12 @@ class FactsColumn(Sequence[MessageFacts | None]):
         return word >> _COUNT_SHIFT & _SMALL
 
     def answers(self, index: int) -> str | None:
-        if (self._words[index] or self._word(index)) & _ANSWERS:
+        if self._word(index) & _ANSWERS:
             return self._texts[self._text_at[index]]
         return None
 
     def calls(self, index: int) -> tuple[tuple[str, str], ...]:
-        word = self._words[index] or self._word(index)
+        word = self._word(index)
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
         if not pairs:
             return ()
@@ -287,7 +305,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         return tuple((texts[at], texts[at + 1]) for at in range(start, start + 2 * pairs, 2))
 
     def usage(self, index: int) -> MessageUsage | None:
-        word = self._words[index] or self._word(index)
+        word = self._word(index)
         if not word & _USAGE:
             return None
         row = self._usage_at[index]
@@ -308,7 +326,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     def shape(self, index: int) -> tuple[str, int, bool, int, str | None]:
         """``(role, lines, reasoning, calls, answers)`` of a message line at once (what
         an item of it is measured by; ``calls``: how many (id, name) pairs it has)."""
-        word = self._words[index] or self._word(index)
+        word = self._word(index)
         code = word >> _ROLE_SHIFT & 7
         role = _ROLE_NAMES[code] if code else self._roles.get(index, "user")
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
@@ -319,6 +337,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         """A key of each of these message lines' ``shape`` but for the call id it answers
         (``shape_of_key``): the same key, the same role, lines, reasoning, calls and
         whether it answers one, so that a walk of every line measures each shape once."""
+        self._reach(self._length)
         words = self._words
         return [(words[index] or self._word(index)) & _SHAPE for index in indexes]
 
@@ -339,6 +358,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     ) -> tuple[list[str], list[int], list[str], list[str]]:
         """Of these message lines, in order: the call ids they answer, then each call's
         line (its index), id and name (``answers`` and ``calls`` of each, in one walk)."""
+        self._reach(self._length)
         words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
         answers: list[str] = []
         at_lines: list[int] = []
@@ -360,6 +380,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     def call_facts(self, indexes: Iterable[int]) -> Iterator[tuple[int, int, str | None]]:
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many
         (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""
+        self._reach(self._length)
         words, text_at, texts = self._words, self._text_at, self._texts
         for index in indexes:
             word = words[index] or self._word(index)
@@ -372,7 +393,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     # -- the sequence --------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self._words)
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> MessageFacts | None: ...

@@ -10,8 +10,9 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-from .indexed import Indexed
+from .indexed import Indexed, ListLike
 from .model import Item, Part, PartSource, Usage, make_lazy
+from .packed_ids import PackedIds
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
@@ -222,7 +223,7 @@ class ItemColumn:
         return index
 
     def append_unread(
-        self, line: int, span: int, *, role: str, height: int, nparts: int, ident: str
+        self, line: int, span: int, *, role: str, height: int, nparts: int, ident: str | None = None
     ) -> int:
         """One item of a line not read: its parts and timestamp are read by ``span`` when
         it is built (``source``, ``facts``); its folded height and part count are what
@@ -238,9 +239,10 @@ class ItemColumn:
         self.height.append(min(height, 255))
         self.nparts.append(min(nparts, 255))
         self.ts_end.append(len(self.ts_text))
-        if self.ids is None:
-            self.ids = [None] * index
-        self.ids.append(ident)
+        if ident is not None or self.ids is not None:
+            if self.ids is None:
+                self.ids = [None] * index
+            self.ids.append(ident)
         return index
 
     def extend_unread(
@@ -250,7 +252,7 @@ class ItemColumn:
         roles: Sequence[int],
         heights: Sequence[int],
         nparts: Sequence[int],
-        idents: list[str | None],
+        idents: list[str | None] | None = None,
     ) -> int:
         """``append_unread`` of many items at once (their roles as codes, ``code``; their
         heights and part counts at most 255). Returns the index of the first."""
@@ -266,9 +268,10 @@ class ItemColumn:
         self.height.extend(heights)
         self.nparts.extend(nparts)
         self.ts_end.extend(array("Q", [len(self.ts_text)]) * many)
-        if self.ids is None:
-            self.ids = [None] * index
-        self.ids.extend(idents)
+        if idents is not None or self.ids is not None:
+            if self.ids is None:
+                self.ids = [None] * index
+            self.ids.extend([None] * many if idents is None else idents)
         return index
 
     def id_of(self, index: int) -> str:
@@ -409,6 +412,42 @@ class ItemColumn:
         return parts
 
 
+class NodeIdColumn(ItemColumn):
+    """An ``ItemColumn`` whose items are named by ids kept once, packed (a ``PackedIds``:
+    the replay's ids of its lines, Claude Code's uuids of its nodes), not a str per item:
+    ``nodes`` gives each item's node there (-1: an item named as ``ItemColumn`` names
+    it, by ``ident`` or its line)."""
+
+    __slots__ = ("node_ids", "nodes")
+
+    def __init__(self, nodes: array[int], ids: PackedIds, id_prefix: str = "L") -> None:
+        super().__init__(id_prefix)
+        self.nodes = nodes  # item -> its node in ids, or -1
+        self.node_ids = ids
+
+    def id_of(self, index: int) -> str:
+        node = self.nodes[index]
+        return self.node_ids[node] if node >= 0 else super().id_of(index)
+
+
+class ItemIds(ListLike[str]):
+    """Some items' ids (a compaction's folded items), each made when asked for: a
+    compaction of a long session folds tens of thousands, and an id is no longer a str
+    kept anyway. Reads as the list it stands for."""
+
+    __slots__ = ("_column", "_items")
+
+    def __init__(self, column: ItemColumn, items: Sequence[int]) -> None:
+        self._column = column
+        self._items = array("i", items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _one(self, index: int) -> str:
+        return self._column.id_of(self._items[index])
+
+
 class Items(Indexed[Item]):
     """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
     column indexes and items of their own). Indexing builds the item (see ``ItemColumn``).
@@ -470,4 +509,13 @@ class Items(Indexed[Item]):
         return self._column.id_of(entry), self._column.line[entry]
 
 
-__all__ = ["FOLDED_MARK", "FOLD_LINES", "FOLD_PARTS", "ItemColumn", "Items", "folded_height"]
+__all__ = [
+    "FOLDED_MARK",
+    "FOLD_LINES",
+    "FOLD_PARTS",
+    "ItemColumn",
+    "ItemIds",
+    "Items",
+    "NodeIdColumn",
+    "folded_height",
+]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import copy
 from array import array
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +17,10 @@ from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
+from .indexed import ListLike
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
+from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, ToolOps
 from .text import as_str as _str
 
@@ -51,8 +54,46 @@ class Compaction:
     fallback: bool
     tokens_before: int | None
     tokens_after: int | None
-    folded: list[str] = field(default_factory=list)
+    folded: Sequence[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+
+
+class FoldedIds(ListLike[str]):
+    """A compaction's folded ids: its stretch of the replay's ``folded_ids``."""
+
+    __slots__ = ("_ids", "_start", "_stop")
+
+    def __init__(self, ids: PackedIds, start: int, stop: int) -> None:
+        self._ids, self._start, self._stop = ids, start, stop
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    def _one(self, index: int) -> str:
+        return self._ids[self._start + index]
+
+
+class FoldedBy(Mapping[str, str]):
+    """Message id -> the id of the last compaction that folded it, found in the
+    replay's ``folded_ids`` (every compaction's folded ids, one after another)."""
+
+    __slots__ = ("_compactions", "_ids", "_starts")
+
+    # (the replay's parts, not the replay: no cycle, so a replay nobody holds is freed at once)
+    def __init__(self, ids: PackedIds, starts: array[int], compactions: list[Compaction]) -> None:
+        self._ids, self._starts, self._compactions = ids, starts, compactions
+
+    def __getitem__(self, mid: str) -> str:
+        node = self._ids.find(mid) if type(mid) is str else -1
+        if node < 0:
+            raise KeyError(mid)
+        return self._compactions[bisect_right(self._starts, node) - 1].id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self._ids))
+
+    def __len__(self) -> int:
+        return len(set(self._ids))
 
 
 @dataclass(slots=True)
@@ -92,7 +133,12 @@ class ReplayState:
         self.event_lines = array("q")  # the file line each event came from
         self.last_line = 0
         self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
-        self._op_index: dict[str, int] = {}
+        # Each operation's id (its dispatch line's), packed: the index of an op-id is
+        # made when one is looked up that is not pending (a settle refused, an API call).
+        self.op_ids = PackedIds("last")
+        # op-id -> its operation, while its last dispatch is not settled (a settle's
+        # lookup: few at a time, however many the file has).
+        self._pending_ops: dict[str, int] = {}
         self.run_contexts = RunContexts(self.events)
         # Each run-context line's ts (None: none), in file order: a run's start, known
         # without reading its line again (the line is mostly its sections).
@@ -108,7 +154,14 @@ class ReplayState:
         self.unknown_events = array("q")
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
-        self.folded_by: dict[str, str] = {}  # message id -> compaction id
+        # Every compaction's folded ids one after another (each compaction's ``folded`` is
+        # its stretch, from its start here): ``folded_by`` looks them up.
+        self.folded_ids = PackedIds("last")
+        self.folded_starts = array("q")
+        # message id -> compaction id
+        self.folded_by: Mapping[str, str] = FoldedBy(
+            self.folded_ids, self.folded_starts, self.compactions
+        )
         self.elisions: list[Elision] = []
         self.elided: dict[str, list[Elision]] = {}  # message id -> its elisions, in order
 
@@ -192,19 +245,18 @@ class ReplayState:
                 f"has outcome {outcome!r}; a settled operation is one of "
                 + ", ".join(TOOL_OUTCOMES),
             )
-        index = self._op_index.get(op_id)
-        if index is None:
+        index = self._pending_ops.get(op_id)
+        if index is not None:
+            return index
+        # Not pending: its last dispatch settled already, or there is none.
+        if self.op_ids.find(op_id) < 0:
             raise self._fail(
                 "tool-settled line",
                 line,
                 f"settles {op_id!r}, which is not an operation this transcript dispatched "
                 "(never written, or written after this settle)",
             )
-        if self.tool_ops.is_settled(index):
-            raise self._fail(
-                "tool-settled line", line, f"settles {op_id!r}, which was settled already"
-            )
-        return index
+        raise self._fail("tool-settled line", line, f"settles {op_id!r}, which was settled already")
 
     # -- applying ---------------------------------------------------------
 
@@ -294,7 +346,8 @@ class ReplayState:
         elif kind == "tool-dispatched":
             call_id = (body.call_id if body is not None else None) or ""
             ops = self.tool_ops
-            self._op_index[eid] = len(ops.call_ids)
+            self._pending_ops[eid] = len(ops.call_ids)
+            self.op_ids.append(eid)
             ops.dispatched(
                 at,
                 self.strings.setdefault(call_id, call_id),
@@ -304,8 +357,10 @@ class ReplayState:
             kind = "tool-dispatched"
         else:
             outcome = body.outcome if body is not None else None
-            index = self._settle_index(body.op_id if body is not None else None, outcome, line)
+            op_id = body.op_id if body is not None else None
+            index = self._settle_index(op_id, outcome, line)
             self.tool_ops.settled(index, at, outcome)
+            del self._pending_ops[op_id]  # type: ignore[arg-type]  # (pending: a str)
             self.pending_count -= 1
             kind = "tool-settled"
         events.append(keep, kind, eid, facts)
@@ -317,7 +372,8 @@ class ReplayState:
         # for; replay keeps what it and the views look up.
         call_id = payload.get("call-id")
         ops = self.tool_ops
-        self._op_index[eid] = len(ops.call_ids)
+        self._pending_ops[eid] = len(ops.call_ids)
+        self.op_ids.append(eid)
         if type(call_id) is not str:
             call_id = _str(call_id)
         ops.dispatched(
@@ -330,6 +386,7 @@ class ReplayState:
     ) -> None:
         index = self._settle_target(payload, line)  # (its outcome is one of OUTCOMES)
         self.tool_ops.settled(index, len(self.event_lines), payload["outcome"])
+        del self._pending_ops[payload["op-id"]]
         self.pending_count -= 1
 
     def _compact(
@@ -358,15 +415,19 @@ class ReplayState:
             return at is not None and at + shift > cut
 
         kept: list[Entry] = []
+        folded: list[str] = []
         for entry in entries[: cut + 1]:
             if entry[2]:
                 kept.append(entry)
                 record.kept.append(entry[0])
             else:
-                record.folded.append(entry[0])
-                self.folded_by[entry[0]] = eid
+                folded.append(entry[0])
                 if not last_in_tail(entry[0]):
                     index.pop(entry[0], None)
+        start = len(self.folded_ids)
+        self.folded_ids.extend(folded)
+        self.folded_starts.append(start)
+        record.folded = FoldedIds(self.folded_ids, start, start + len(folded))
         summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
         kept.append(summary)
         placed = [not last_in_tail(entry[0]) for entry in kept]
@@ -446,11 +507,15 @@ class ReplayState:
         return [copy.deepcopy(ops[i]) for i in range(len(ops)) if not ops.is_settled(i)]
 
     def operation_index(self, op_id: str) -> int | None:
-        """Where operation ``op_id`` is in ``tool_ops``."""
-        return self._op_index.get(op_id)
+        """Where operation ``op_id`` is in ``tool_ops`` (its last dispatch's)."""
+        index = self._pending_ops.get(op_id)
+        if index is None:
+            found = self.op_ids.find(op_id) if type(op_id) is str else -1
+            index = found if found >= 0 else None
+        return index
 
     def tool_operation(self, op_id: str) -> dict[str, Any] | None:
-        index = self._op_index.get(op_id)
+        index = self.operation_index(op_id)
         return None if index is None else copy.deepcopy(self.tool_ops[index])
 
     def run_context_section(self, digest: str) -> str | None:

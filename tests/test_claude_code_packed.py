@@ -1,4 +1,4 @@
-"""What Claude Code's reader keeps packed (uuids in ``uuids.py``, a response's counts as
+"""What Claude Code's reader keeps packed (uuids in ``packed_ids``, a response's counts as
 int64s) reads as it was written, the odd values of a hostile file too: uuids that are
 not canonical UUIDs, counts no int64 holds."""
 

@@ -3,7 +3,7 @@
 ``~/.claude/projects/<project>/<sessionId>.jsonl``, appended live by the Claude Code
 CLI, its subagents in ``<sessionId>/subagents/``. Modules: ``lines`` (a line's facts,
 typed by msgspec), ``blocks`` (content blocks into parts), ``threading`` (the
-parentUuid chain), ``uuids`` (its uuids, packed), ``builder`` (lines fed in file
+parentUuid chain, its uuids packed in ``packed_ids``), ``builder`` (lines fed in file
 order), ``conversation`` (user and assistant lines: responses, calls, results, turns),
 ``progress`` (runs of progress lines), ``bookkeeping`` (the rare line types),
 ``usage`` (responses' usage, and the totals kept), ``chain`` (the chain an assembly

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...item_column import FOLDED_MARK, Items
+from ...item_column import FOLDED_MARK, ItemIds, Items
 from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, classify_op
 from ...times import seconds_between
 from . import NAME, chain
@@ -20,7 +20,6 @@ from .chain import nodes_of, recover
 from .sidechains import link
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
-from .uuids import ItemIds
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder

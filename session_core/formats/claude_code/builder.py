@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ...item_column import NodeIdColumn
 from ...model import Part, PartRef, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
@@ -27,7 +28,6 @@ from .records import Boundary, Call, Response, RunMark
 from .sidechains import Sidechains
 from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
-from .uuids import UuidColumn
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -53,7 +53,7 @@ class ClaudeCodeBuilder(Builder):
         self.threads = Threads()
         self.raw_node = array("i")  # the raw item's first node (-1: a line without uuid)
         # (an item is named by its node's uuid; one without a uuid is "line-<n>")
-        self.raw = UuidColumn(self.raw_node, self.threads.uuids)
+        self.raw = NodeIdColumn(self.raw_node, self.threads.uuids, "line-")
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
         self.responses: dict[str, Response] = {}

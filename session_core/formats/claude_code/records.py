@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ...model import Part, PartRef, ToolOp, Usage
 
 if TYPE_CHECKING:
+    from ...item_column import ItemIds
     from .sidechains import InFile
-    from .uuids import ItemIds
 
 
 NO_COUNT = -(1 << 63)  # a response's count not reported (``Response.tokens``)

@@ -1,7 +1,7 @@
 """The parentUuid chain: which lines are the conversation now, folded, or a branch.
 
 Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuids packed
-in a ``UuidIndex``): real files have hundreds of thousands of them, most of them progress
+in a ``PackedIds``): real files have hundreds of thousands of them, most of them progress
 lines. The chain is walked from a leaf back to its root; a walk stops at a null
 parent, a parent the file does not have, or a cycle.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 
-from .uuids import UuidIndex
+from ...packed_ids import PackedIds
 
 # node kinds
 USER, ASSISTANT, SYSTEM, PROGRESS, OTHER = 1, 2, 3, 4, 5
@@ -30,7 +30,7 @@ class Threads:
     __slots__ = ("_last", "kind", "line", "parent", "pending", "resolved", "side", "uuids")
 
     def __init__(self) -> None:
-        self.uuids = UuidIndex()  # node -> its uuid, uuid -> its first node
+        self.uuids = PackedIds("first")  # node -> its uuid, uuid -> its first node
         self.parent = array("i")
         self.line = array("i")
         self.kind = array("b")
@@ -46,7 +46,7 @@ class Threads:
 
     def add(self, uuid: str, parent: str | None, line: int, kind: int, sidechain: bool) -> int:
         """A new node (a repeated uuid gets a node of its own; the index keeps the first)."""
-        node, first = self.uuids.append(uuid)
+        node, first = self.uuids.add(uuid)
         if parent is None:
             self.parent.append(_NO_PARENT)
         else:

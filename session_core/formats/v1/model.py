@@ -64,14 +64,15 @@ class V1Model:
     """
 
     def __init__(self, state: ReplayState) -> None:
-        from ...item_column import ItemColumn
+        from ...item_column import NodeIdColumn
         from ...usage import UsageTally
 
         self.state = state
-        self.column = ItemColumn()
-        self.column.facts = V1ItemFacts(self)
         self.column_at = array("i")  # per event: its item's index in the column, or -1
         self.event_of = array("i")  # per item: its event (its position in the replay)
+        # An item's id is its line's, kept packed by the replay (none kept here).
+        self.column = NodeIdColumn(self.event_of, state.events.ids)
+        self.column.facts = V1ItemFacts(self)
         # Of the items not reached through their body's position: messages kept as dicts
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
@@ -255,7 +256,6 @@ class V1Model:
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
-            list(map(events.ids.__getitem__, positions)),
         )
         column_at = self.column_at
         for index, position in enumerate(positions, base):
@@ -276,7 +276,6 @@ class V1Model:
                 role=role,
                 height=height,
                 nparts=parts,
-                ident=mid,
             )
         else:
             index = self._append_message(position, kept, mid, role)
@@ -317,7 +316,6 @@ class V1Model:
             int(self.state.event_lines[position]),
             role=role,
             ts=ts if isinstance(ts, str) else None,
-            ident=mid,
             keep=True,
         )
         if type(kept) is dict:
@@ -355,7 +353,6 @@ class V1Model:
             kind=kind,
             ts=ts if isinstance(ts, str) else None,
             span=span,
-            ident=eid,
             keep=not span,
         )
         self.index_of[eid] = index
@@ -373,7 +370,6 @@ class V1Model:
             role="system",
             kind="record",
             ts=ts if isinstance(ts, str) else None,
-            ident=state.events.ids[position],
             keep=True,
         )
         self.column_at[position] = index
@@ -458,21 +454,13 @@ class V1Model:
         if len(records) == taken:
             return
         undispatched, early, by_call = self._undispatched, self._early, self._by_call
-        # Each operation's index as the int object the replay keeps for its dispatch line
-        # (``operation_index``): 100,000s of them, 28 bytes each, are not made twice.
-        ids, dispatch_event, kept_as = (
-            state.events.ids,
-            records.dispatch_event,
-            state.operation_index,
-        )
         for index, cid in enumerate(records.call_ids[taken:], taken):
             if undispatched.pop(cid, None) is None:
                 early.add(cid)  # dispatched before the line that calls it
             if cid in by_call and cid not in self._shared:  # dispatched again (rare)
                 self._shared.add(cid)
                 self._answer_again(cid)
-            same = kept_as(ids[dispatch_event(index)])
-            by_call[cid] = same if same == index else index  # (its id dispatched again)
+            by_call[cid] = index
         if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(undispatched)
         is_settled, still = records.is_settled, self._open

@@ -1,0 +1,261 @@
+"""Ids kept packed, with a hash index instead of a dict of strings.
+
+A big transcript names hundreds of thousands of lines by id (a uuid, mostly); kept as
+a str each (85 bytes for a uuid) in lists and as dict keys, they were the largest thing
+a replay held, and the freed objects around them kept the allocator's arenas from being
+given back. ``PackedIds`` keeps a column of ids in the order they came: a canonical
+UUID as its 16 bytes, any other id as its UTF-8 bytes (and where it ends), a str made
+only when one is asked for. Ids are appended to ``tail`` (a plain list, for a hot loop)
+and packed a batch at a time: a batch of canonical UUIDs is checked and converted by a
+few C-speed string operations, not one at a time; a batch with any other id is kept as
+text. Given ``index``, it also finds the node of an id: an open-addressing table of
+node numbers (linear probing on the str's hash, at most half full), brought up to date
+when a lookup comes.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from itertools import accumulate, islice
+from typing import Literal
+
+from .indexed import ListLike
+
+WIDTH = 16  # a UUID's bytes
+BATCH = 4096  # ids appended before they are packed (a reader packs at each block too)
+_EMPTY = -1
+
+
+def packed_run(joined: str, n: int) -> bytes | None:
+    """The 16 bytes of each of ``n`` canonical UUIDs ("8-4-4-4-12" lowercase hex digits)
+    written one after another in ``joined``, or None if any is not one."""
+    if len(joined) != 36 * n:
+        return None
+    if n == 1:  # (one id at a time: its four hyphens in one slice)
+        if joined[8:24:5] != "----":
+            return None
+    else:
+        dashes = "-" * n
+        if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == dashes:
+            return None
+    digits = joined.replace("-", "")
+    if len(digits) != 32 * n:  # (a hyphen elsewhere)
+        return None
+    try:
+        keys = bytes.fromhex(digits)
+    except ValueError:
+        return None
+    # (fromhex skips whitespace: the length says there was none; lower case: one text
+    # per key)
+    if len(keys) != WIDTH * n or not (digits.islower() or digits.isdigit()):
+        return None
+    return keys
+
+
+def packed(uuid: str) -> bytes | None:
+    """A canonical UUID's 16 bytes, else None."""
+    return packed_run(uuid, 1)
+
+
+def text_of(key: bytes | bytearray) -> str:
+    """The canonical text of a UUID's 16 bytes."""
+    h = key.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+class PackedIds(ListLike[str]):
+    """Ids in the order they were appended, packed (see the module); reads as the list
+    of them. ``index``: which node ``find`` gives for an id appended more than once, the
+    ``"first"`` or the ``"last"`` (None: no lookups, no hashes kept)."""
+
+    __slots__ = (
+        "_bases",
+        "_count",
+        "_ends",
+        "_firsts",
+        "_hashes",
+        "_indexed",
+        "_keep",
+        "_keep_last",
+        "_keys",
+        "_mask",
+        "_table",
+        "_text",
+        "_used",
+        "_uuid",
+        "tail",
+    )
+
+    def __init__(self, index: Literal["first", "last"] | None = None) -> None:
+        self._keep = index
+        self._keep_last = index == "last"
+        self.tail: list[str] = []  # appended, not packed yet
+        self._count = 0  # ids packed
+        # Runs of nodes kept alike: each run's first node, whether it is of UUIDs, and
+        # where its first node's key is (UUIDs: in _keys, 16 bytes each; else: in _ends).
+        self._firsts = array("q")
+        self._uuid = bytearray()
+        self._bases = array("q")
+        self._keys = bytearray()
+        self._text = bytearray()  # the other ids' UTF-8, one after another
+        self._ends = array("Q")  # where each of them ends in _text
+        self._hashes = array("q")  # per node: hash(id) (kept only with an index)
+        self._table = array("i", [_EMPTY]) * 64  # slot -> node
+        self._mask = 63
+        self._used = 0
+        self._indexed = 0  # nodes in the table so far
+
+    def __len__(self) -> int:
+        return self._count + len(self.tail)
+
+    def append(self, ident: str) -> int:
+        """Append an id; its node."""
+        tail = self.tail
+        tail.append(ident)
+        if len(tail) >= BATCH:
+            self.pack()
+        return self._count + len(tail) - 1
+
+    def extend(self, idents: list[str]) -> None:
+        self.tail.extend(idents)
+        if len(self.tail) >= BATCH:
+            self.pack()
+
+    def pack(self) -> None:
+        """Pack what ``tail`` holds."""
+        tail = self.tail
+        if not tail:
+            return
+        n = len(tail)
+        joined = "".join(tail)
+        keys = packed_run(joined, n)
+        if keys is not None:
+            self._run(1, len(self._keys) // WIDTH)
+            self._keys += keys
+        else:
+            self._run(0, len(self._ends))
+            text = self._text
+            base = len(text)
+            if joined.isascii():
+                text += joined.encode("ascii")
+                sizes = map(len, tail)
+            else:
+                data = [ident.encode("utf-8", "surrogatepass") for ident in tail]
+                text += b"".join(data)
+                sizes = map(len, data)
+            self._ends.extend(islice(accumulate(sizes, initial=base), 1, None))
+        if self._keep is not None:
+            self._hashes.extend(map(hash, tail))
+        self._count += n
+        tail.clear()
+
+    def _run(self, uuid: int, base: int) -> None:
+        """The nodes packed next are of this kind: go on with the last run, or start one."""
+        if not self._uuid or self._uuid[-1] != uuid:
+            self._firsts.append(self._count)
+            self._uuid.append(uuid)
+            self._bases.append(base)
+
+    def _one(self, node: int) -> str:
+        if node >= self._count:
+            self.pack()
+        firsts = self._firsts
+        run = 0 if len(firsts) == 1 else bisect_right(firsts, node) - 1
+        at = self._bases[run] + node - self._firsts[run]
+        if self._uuid[run]:
+            return text_of(self._keys[at * WIDTH : at * WIDTH + WIDTH])
+        ends = self._ends
+        start = ends[at - 1] if at else 0
+        return self._text[start : ends[at]].decode("utf-8", "surrogatepass")
+
+    # -- the index -----------------------------------------------------------------
+
+    def find(self, ident: str) -> int:
+        """The node of ``ident`` (the first or the last appended, as ``index`` says), or
+        -1."""
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
+        return self._probe(ident, hash(ident))[1]
+
+    def add(self, ident: str) -> tuple[int, bool]:
+        """Append an id and index it at once; its node, and whether it is the first
+        node of its id (a lookup then an append, probing the table once): a reader that
+        looks ids up as it goes (Claude Code's parents), one id at a time."""
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
+        h = hash(ident)
+        slot, found = self._probe(ident, h)
+        node = self._count
+        key = packed(ident)
+        if key is not None:
+            if not self._uuid or not self._uuid[-1]:
+                self._run(1, len(self._keys) // WIDTH)
+            self._keys += key
+        else:
+            if not self._uuid or self._uuid[-1]:
+                self._run(0, len(self._ends))
+            self._text += ident.encode("utf-8", "surrogatepass")
+            self._ends.append(len(self._text))
+        self._hashes.append(h)
+        self._count = self._indexed = node + 1
+        if found < 0:
+            self._fill(slot, node)
+        elif self._keep_last:
+            self._table[slot] = node
+        return node, found < 0
+
+    def _probe(self, ident: str, h: int) -> tuple[int, int]:
+        """The slot of ``ident`` and its node, or the empty slot it would take and -1."""
+        table, hashes, mask = self._table, self._hashes, self._mask
+        slot = h & mask
+        while (node := table[slot]) != _EMPTY:
+            if hashes[node] == h and self._one(node) == ident:
+                return slot, node
+            slot = (slot + 1) & mask
+        return slot, -1
+
+    def _catch_up(self) -> None:
+        """Index the nodes appended since the last lookup."""
+        if self._keep is None:
+            raise TypeError("these ids are kept without an index")
+        self.pack()
+        start, end = self._indexed, self._count
+        if start == end:
+            return
+        hashes, keep_last = self._hashes, self._keep_last
+        for node in range(start, end):
+            h = hashes[node]
+            table, mask = self._table, self._mask
+            slot = h & mask
+            while (other := table[slot]) != _EMPTY:
+                if hashes[other] == h and self._one(other) == self._one(node):
+                    if keep_last:
+                        table[slot] = node
+                    break
+                slot = (slot + 1) & mask
+            else:
+                self._fill(slot, node)
+        self._indexed = end
+
+    def _fill(self, slot: int, node: int) -> None:
+        self._table[slot] = node
+        self._used += 1
+        if self._used * 2 > len(self._table):
+            self._grow()
+
+    def _grow(self) -> None:
+        size = len(self._table) * 2
+        mask = size - 1
+        table = array("i", [_EMPTY]) * size
+        hashes = self._hashes
+        for node in self._table:
+            if node != _EMPTY:
+                slot = hashes[node] & mask
+                while table[slot] != _EMPTY:
+                    slot = (slot + 1) & mask
+                table[slot] = node
+        self._table, self._mask = table, mask
+
+
+__all__ = ["WIDTH", "PackedIds", "packed", "packed_run", "text_of"]
