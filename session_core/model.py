@@ -434,6 +434,16 @@ def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     return ops
 
 
+def rows_json(rows: Sequence[Item] | Sequence[ToolOp]) -> Iterator[dict[str, Any]]:
+    """Each item's (or operation's) ``to_json()``, in order: a sequence that makes them
+    when asked for (``Items``, ``CodexOps``) writes them without making them to keep."""
+    made = getattr(rows, "json_rows", None)
+    if callable(made):
+        found: Iterator[dict[str, Any]] = made()
+        return found
+    return (row.to_json() for row in rows)
+
+
 @dataclass(slots=True)
 class Transcript:
     """One file read into the neutral model (read-only: nothing here writes)."""
@@ -469,8 +479,8 @@ class Transcript:
         parts: list[tuple[str, Any]] = [
             ("format", self.format),
             ("meta", self.meta),
-            ("messages", (m.to_json() for m in self.messages)),
-            ("tool-operations", (op.to_json() for op in self.tool_operations)),
+            ("messages", rows_json(self.messages)),
+            ("tool-operations", rows_json(self.tool_operations)),
             ("compactions", [c.to_json() for c in self.compactions]),
             ("usage", self.usage.to_json()),
             ("warnings", list(self.warnings)),

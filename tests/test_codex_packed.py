@@ -16,7 +16,7 @@ from session_core.formats.base import check_note, feed_file
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.formats.codex.compaction import EntryIds
 from session_core.formats.codex.ops import CodexOps
-from session_core.model import Item, Transcript, Usage, ops_by_call, unsettled_ops
+from session_core.model import Item, Transcript, Usage, ops_by_call, rows_json, unsettled_ops
 
 CODEX = by_name("codex")
 
@@ -112,6 +112,27 @@ def test_a_set_field_sticks_to_the_snapshots_op(tmp_path: Path) -> None:
     t.tool_operations[0].subagent = "child.jsonl"  # as attach_subagents links a child
     assert t.tool_operations[0].subagent == "child.jsonl"
     assert next(iter(t.tool_operations)).subagent == "child.jsonl"
+
+
+def test_json_rows_are_what_each_made_op_and_item_writes(tmp_path: Path) -> None:
+    """The replay JSON's rows, written from the columns (``rows_json``), are each made
+    operation's and item's ``to_json()``: pending states at the snapshot, a field set on
+    a made op, a late exit code kept on its own op, a compaction's items of its own."""
+    w = calls(tmp_path)
+    w.function_output("c", "x" * 3000, exit_code=0)  # a long result: a lazy part when made
+    story(tmp_path / "s.jsonl")
+    for path in (Path(w.path), tmp_path / "s.jsonl"):
+        for alive in (None, False):
+            t = opened(path, alive)
+            ops = t.tool_operations
+            assert isinstance(ops, CodexOps) and len(ops) > 1
+            if path == Path(w.path):
+                ops[0].subagent = "child.jsonl"  # made, and changed: its own to_json
+            rows = list(rows_json(ops))  # (before the others are made)
+            assert rows == [op.to_json() for op in ops]
+            assert len(rows) == len(ops) and any("result" in row for row in rows)
+            messages = list(rows_json(t.messages))
+            assert messages == [item.to_json() for item in t.messages] and messages
 
 
 def test_compaction_ids_read_as_lists(tmp_path: Path) -> None:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
 from ...parts import PartRef
-from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp
+from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp, op_json
 
 _T = TypeVar("_T")
 _LINE = ToolOp.__dict__["line"]  # the dataclass's slots
@@ -120,6 +120,39 @@ class OpColumn:
             op.ended = self.raw.ts_of(self.call[at])
         return op
 
+    def json_of(self, at: int, state: OpState | None = None) -> dict[str, Any]:
+        """``make(at).to_json()`` of a packed operation (not an own one), without making it:
+        its call's and result's lines read again once each (``state``: the snapshot's)."""
+        raw = self.raw
+        source = raw.source
+        call, result = self.call[at], self.result[at]
+        arguments = text = detail = result_line = None
+        if source is not None:  # (as ``PartRef``s read them)
+            part = source.part(raw.span[call], 0)
+            arguments = None if part is None else part.data
+            if result >= 0:
+                part = source.part(raw.span[result], 0)
+                if part is None:
+                    text = "[changed on disk: this line could not be read again]"
+                else:
+                    text, detail = part.text, part.data
+        if result >= 0:
+            result_line = raw.line[result]
+        seconds = self.duration[at]
+        return op_json(
+            self.ids[at],
+            self.tools[at],
+            state or STATES[self.state[at] & ~AT_CALL],
+            arguments,
+            raw.line[call],
+            text,
+            result_line,
+            self.run_ids[at],
+            raw.id_of(call),
+            detail,
+            duration=None if math.isnan(seconds) else seconds,
+        )
+
     def ref(self, index: int) -> PartRef | None:
         """The (only) part of a packed raw item, where it is in the file."""
         raw = self.raw
@@ -163,6 +196,17 @@ class CodexOps(ListLike[ToolOp]):
                     op.state = state
             self._made[index] = op
         return op
+
+    def json_rows(self) -> Iterator[dict[str, Any]]:
+        """Every operation's ``to_json()``, in order: those made (or kept whole) from their
+        objects, the others from the column without making them (``model.ops_json``)."""
+        column, made, own, states = self._column, self._made, self._column.own, self._states
+        for index in range(self._count):
+            op = made.get(index)
+            if op is not None or index in own:
+                yield (op or self._one(index)).to_json()
+            else:
+                yield column.json_of(index, states.get(index))
 
     def unsettled(self) -> list[ToolOp]:
         """The operations that may be running or interrupted (``model.unsettled_ops``):
