@@ -79,3 +79,23 @@ def test_the_long_lists_are_written_an_element_at_a_time(tmp_path: Path) -> None
         shared = dict(transcript.json_parts())
         for key in ("messages", "tool-operations", "runs"):
             assert not isinstance(shared[key], list), (name, key)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+def test_written_lists_are_dumped_lists_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    # Elements are gathered into writes of about _CHUNK bytes: every cut between them
+    # still gives dump_json's bytes (empty lists, one element, many).
+    from session_core import views
+
+    monkeypatch.setattr(views, "_CHUNK", chunk)
+    values = {
+        "none": [],
+        "one": [{"a": 1}],
+        "many": [{"i": i, "t": "x" * (i % 5)} for i in range(40)],
+        "plain": [1, 2],
+    }
+    out = io.BytesIO()
+    views.write_parts(((k, iter(v) if k != "plain" else v) for k, v in values.items()), out)
+    assert out.getvalue() == views.dump_json(values)
