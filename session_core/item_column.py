@@ -475,9 +475,9 @@ class Items(Indexed[Item]):
         entry = self._entry(index)
         return entry if isinstance(entry, Item) else self._column.item(entry)
 
-    def json_rows(self) -> Iterator[dict[str, Any]]:
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
         """Every item's ``to_json()``, in order, each built for it alone (``sent_item``):
-        the replay JSON's messages (``model.items_json``)."""
+        the replay JSON's messages (``model.rows_json``; no fragments)."""
         column = self._column
         for index in range(self._n):
             entry = self._entry(index)

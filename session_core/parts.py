@@ -68,11 +68,26 @@ class PartSource:
     """Where lazy parts are read again from: ``load(key)`` gives one line's parts, in
     order (a line of the file, parsed again); the last ``cache`` lines read are kept."""
 
-    def __init__(self, load: Callable[[Any], list[Part]], cache: int = 256) -> None:
+    def __init__(
+        self,
+        load: Callable[[Any], list[Part]],
+        cache: int = 256,
+        read: Callable[[Any], bytes] | None = None,
+    ) -> None:
         self._load = load
         self._cache: dict[Any, list[Part]] = {}
         self._limit = cache
+        self._read = read  # a line's bytes, where a format reads them itself (None: not)
         self.failed = 0
+
+    def line(self, key: Any) -> bytes | None:
+        """The bytes of the line at ``key``, not parsed (None: not known, or unreadable)."""
+        if self._read is None:
+            return None
+        try:
+            return self._read(key)
+        except OSError:
+            return None
 
     def parts(self, key: Any) -> list[Part] | None:
         cache = self._cache

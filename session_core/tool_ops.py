@@ -137,7 +137,7 @@ def op_json(
     state: str,
     arguments: Any,
     line: int,
-    result: str | None = None,
+    result: Any = None,  # (or the JSON of its string, an orjson.Fragment)
     result_line: int | None = None,
     run_id: str | None = None,
     message_id: str | None = None,

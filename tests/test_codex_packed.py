@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import orjson
 import pytest
 from codex_writer import RolloutWriter, story
 
@@ -128,9 +129,10 @@ def test_json_rows_are_what_each_made_op_and_item_writes(tmp_path: Path) -> None
             assert isinstance(ops, CodexOps) and len(ops) > 1
             if path == Path(w.path):
                 ops[0].subagent = "child.jsonl"  # made, and changed: its own to_json
-            rows = list(rows_json(ops))  # (before the others are made)
-            assert rows == [op.to_json() for op in ops]
-            assert len(rows) == len(ops) and any("result" in row for row in rows)
+            rows = list(map(orjson.dumps, rows_json(ops, True)))  # (before the others are made)
+            assert list(rows_json(ops)) == [op.to_json() for op in ops]  # no fragments
+            assert rows == [orjson.dumps(op.to_json()) for op in ops]
+            assert len(rows) == len(ops) and any(b'"result"' in row for row in rows)
             messages = list(rows_json(t.messages))
             assert messages == [item.to_json() for item in t.messages] and messages
 
@@ -241,3 +243,54 @@ def test_read_lines_over_blocks_long_lines_and_a_torn_end(
         at += len(piece) + 1
     expected.append((len(pieces), pieces[-1], 0))
     assert got == expected
+
+
+def test_a_replayed_op_copies_its_output_string_only_where_orjson_writes_it_so(
+    tmp_path: Path,
+) -> None:
+    """An operation's row reads its call's arguments and copies its output string from
+    the lines (``rows``) where it can: the bytes written are what its made op dumps, for
+    outputs with escapes orjson writes otherwise, JSON-shaped ones, and lines that no
+    longer fit."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    outputs = {
+        "plain": 'ok:日本語 "quoted" back\\slash\ttab',
+        "exit": None,  # written with its status lines: an exit code
+        "slash": None,
+        "uni": None,
+        "json": None,
+        "custom": None,
+        "dict": None,
+    }
+    w.function_call("exec_command", {"cmd": "a"}, "plain")
+    w.function_output("plain", outputs["plain"])
+    w.function_call("exec_command", {"cmd": "b"}, "exit")
+    w.function_output("exit", "failed", exit_code=2)
+    w.function_call("exec_command", {"cmd": "c"}, "slash")
+    w.raw(
+        b'{"timestamp":"2026-01-01T00:00:09Z","type":"response_item","payload":{"type":'
+        b'"function_call_output","call_id":"slash","output":"a\\/b"}}\n'
+    )
+    w.function_call("exec_command", {"cmd": "d"}, "uni")
+    w.raw(
+        b'{"timestamp":"2026-01-01T00:00:10Z","type":"response_item","payload":{"type":'
+        b'"function_call_output","call_id":"uni","output":"caf\\u00e9 \\u0001"}}\n'
+    )
+    w.function_call("exec_command", {"cmd": "e"}, "json")
+    w.function_output("json", "old style", exit_code=1, old=True)
+    w.custom_call("apply_patch", "*** Begin Patch", "custom")
+    w.custom_output("custom", "Success")
+    w.write(
+        "response_item",
+        {"type": "function_call", "name": "x", "arguments": {"not": "a string"}, "call_id": "dict"},
+    )
+    w.function_output("dict", "fine")
+    t = opened(Path(w.path), False)
+    rows = [orjson.dumps(row) for row in rows_json(t.tool_operations, True)]
+    made = [orjson.dumps(op.to_json()) for op in t.tool_operations]
+    assert rows == made and len(rows) == len(outputs)
+    assert [op.call_id for op in t.tool_operations] == list(outputs)
+    assert t.tool_operations[1].detail == {"exit_code": 2}
+    assert t.tool_operations[3].result == "café \x01"

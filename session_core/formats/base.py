@@ -129,7 +129,7 @@ class Builder(ABC):
             record = orjson.loads(source.read(span))
             return parts_of(record) if type(record) is dict else []
 
-        self.part_source = PartSource(load)
+        self.part_source = PartSource(load, read=source.read)
 
     def rereadable(self) -> bool:
         """Can the line being fed be read again (a plain file's line, with its span)?
@@ -267,7 +267,7 @@ class TranscriptFormat(ABC):
         and an operation at a time (a format with a replay JSON of its own overrides it)."""
         from ..views import write_parts
 
-        write_parts(self._replayed(path).json_parts(), out)
+        write_parts(self._replayed(path).json_parts(fragments=True), out)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """``tailscope replay``: the shared keys (api.md) and the format's own."""
