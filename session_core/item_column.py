@@ -398,8 +398,9 @@ class ItemColumn:
 
     def sent_item(self, index: int) -> Item:
         """The item as the replay JSON reads it (``Item.to_json``): built as ``item`` builds
-        it, but its parts whole (none lazy: they are read once, to be written) and not kept,
-        and without the usage and marks that JSON does not show."""
+        it, but its parts whole (none lazy: they are read once, to be written; what that
+        JSON does not show may be left out, ``PartSource.shown_parts``) and not kept, and
+        without the usage and marks it does not show either."""
         built = self._built.get(index)
         if built is not None:
             return built
@@ -429,7 +430,10 @@ class ItemColumn:
         spans = [self.span[index], *self.more.get(index, ())]
         parts: list[Part] = []
         for span in spans:
-            full = source.parts(span) if source is not None else None
+            if source is None:
+                full = None
+            else:
+                full = source.parts(span) if lazy else source.shown_parts(span)
             if full is None:
                 return [Part("other", "[changed on disk: this line could not be read again]")]
             if lazy:

@@ -287,7 +287,20 @@ def test_a_replayed_op_copies_its_output_string_only_where_orjson_writes_it_so(
         {"type": "function_call", "name": "x", "arguments": {"not": "a string"}, "call_id": "dict"},
     )
     w.function_output("dict", "fine")
+    w.message("assistant", "done: 日本語")
+    w.write(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "look"}, {"type": "input_image"}],
+        },
+    )
+    w.reasoning("thought one", "thought two")
     t = opened(Path(w.path), False)
+    # the messages' rows read their lines typed (``rows.shown_parts``) where they fit
+    assert list(rows_json(t.messages, True)) == [item.to_json() for item in t.messages]
+    assert len(t.messages) == 2 * len(outputs) + 3
     rows = [orjson.dumps(row) for row in rows_json(t.tool_operations, True)]
     made = [orjson.dumps(op.to_json()) for op in t.tool_operations]
     assert rows == made and len(rows) == len(outputs)

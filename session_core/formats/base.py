@@ -115,6 +115,12 @@ class Builder(ABC):
         again from. A format that makes lazy parts implements it."""
         return []
 
+    @staticmethod
+    def shown_parts(raw: bytes) -> list[Part] | None:
+        """A line's parts as the replay JSON's messages show them, read quicker than
+        ``line_parts`` (``PartSource.shown_parts``); None: read as ``line_parts``."""
+        return None
+
     def set_source(self, source: LineSource | None) -> None:
         """The file the lines fed from now on can be read again from (None: keep all)."""
         if source is self._line_source:
@@ -129,7 +135,7 @@ class Builder(ABC):
             record = orjson.loads(source.read(span))
             return parts_of(record) if type(record) is dict else []
 
-        self.part_source = PartSource(load, read=source.read)
+        self.part_source = PartSource(load, read=source.read, shown=type(self).shown_parts)
 
     def rereadable(self) -> bool:
         """Can the line being fed be read again (a plain file's line, with its span)?

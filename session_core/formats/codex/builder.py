@@ -32,7 +32,7 @@ from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import OpState, ToolOp, classify_op
 from ..base import Builder
-from . import NAME, lines
+from . import NAME, lines, rows
 from . import usage as tokens
 from .compaction import EntryIds, replay
 from .completed import completed_tool
@@ -520,6 +520,8 @@ class CodexBuilder(CodexResponses):
             outcome = decode_output(output_of(payload))
             return [result_part(outcome, str_or_none(payload.get("call_id")))]
         return response_item(payload, "", 0, None).parts
+
+    shown_parts = staticmethod(rows.shown_parts)
 
     # -- the model --------------------------------------------------------------------
 

@@ -14,9 +14,10 @@ from typing import Any
 import msgspec
 import orjson
 
-from ...parts import PartSource
-from .items import call_id_from
-from .tools import parse_arguments
+from ...parts import Part, PartSource
+from . import lines
+from .items import call_id_from, call_name_of, reasoning_parts_of, result_part
+from .tools import decode_output, parse_arguments
 
 _NO_VALUE = msgspec.Raw(b"")
 
@@ -26,11 +27,16 @@ class _Call(msgspec.Struct, tag_field="type", kw_only=True, gc=False):
     id: str | None = None
 
 
-class _FunctionCall(_Call, tag="function_call"):
+class _Named(_Call):
+    name: str | None = None
+    namespace: str | None = None
+
+
+class _FunctionCall(_Named, tag="function_call"):
     arguments: str | None = None  # (not a string: read from its parts)
 
 
-class _CustomToolCall(_Call, tag="custom_tool_call"):
+class _CustomToolCall(_Named, tag="custom_tool_call"):
     input: str | None = None
 
 
@@ -100,4 +106,36 @@ def output_json(
     return orjson.Fragment(value)
 
 
-__all__ = ["call_arguments", "output_json"]
+def shown_parts(raw: bytes) -> list[Part] | None:
+    """The parts of a response item's line as the replay JSON's messages show them
+    (``PartSource.shown_parts``), read typed (``lines``): a message's texts, a reasoning,
+    a call (its id, tool and arguments: not its shown text), an output (its text and
+    outcome); None for any other line, or one that does not fit (``line_parts`` reads it).
+    Each by the rule its ``CodexBuilder`` feed uses."""
+    decoded = lines.decode(raw)  # (its UTF-8 checked, as orjson's parse would)
+    if type(decoded) is not lines.ResponseLine:
+        return None
+    payload = decoded.payload
+    if isinstance(payload, lines.Message):
+        texts = lines.text_blocks(payload.content)
+        return None if texts is None else [Part("text", text) for text in texts]
+    if isinstance(payload, lines.Reasoning):
+        summary, content = lines.block_texts(payload.summary), lines.block_texts(payload.content)
+        return reasoning_parts_of(summary, content, payload.encrypted_content)
+    if isinstance(payload, lines.FunctionCallOutput | lines.CustomToolCallOutput):
+        return [result_part(decode_output(payload.output), payload.call_id)]
+    if not isinstance(payload, lines.FunctionCall | lines.CustomToolCall):
+        return None
+    try:
+        call = _decode_call(raw).payload
+    except msgspec.MsgspecError:
+        return None
+    if isinstance(call, _FunctionCall):
+        arguments: Any = parse_arguments(call.arguments)
+    else:
+        arguments = call.input
+    name = call_name_of(lines.TAG[type(payload)], call.name, call.namespace)
+    return [Part("tool-call", "", call_id_from(call.call_id, call.id, ""), name, arguments)]
+
+
+__all__ = ["call_arguments", "output_json", "shown_parts"]
