@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from codex_writer import story
 from format_fixtures import FACTORIES
 from test_lazy_events import busy_transcript
 
@@ -99,3 +100,26 @@ def test_written_lists_are_dumped_lists_across_chunks(
     out = io.BytesIO()
     views.write_parts(((k, iter(v) if k != "plain" else v) for k, v in values.items()), out)
     assert out.getvalue() == views.dump_json(values)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex"])
+def test_a_message_line_is_read_once_for_the_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # The messages' rows read each line once: through the format's quicker reader where
+    # it has one (Codex's), else its parts (not its bytes first, then its parts again).
+    from session_core import events
+    from session_core.model import rows_json
+
+    reads: list[int] = []
+    read = events.LineSource.read
+    monkeypatch.setattr(
+        events.LineSource, "read", lambda self, span: reads.append(span) or read(self, span)
+    )
+    path = FACTORIES[name](tmp_path) if name == "claude-code" else tmp_path / "r.jsonl"
+    if name == "codex":
+        story(path)  # (its items read again by span)
+    transcript = by_name(name).open(path)
+    reads.clear()
+    rows = list(rows_json(transcript.messages, True))
+    assert rows and reads and len(reads) == len(set(reads))

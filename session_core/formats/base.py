@@ -135,7 +135,10 @@ class Builder(ABC):
             record = orjson.loads(source.read(span))
             return parts_of(record) if type(record) is dict else []
 
-        self.part_source = PartSource(load, read=source.read, shown=type(self).shown_parts)
+        shown = type(self).shown_parts
+        self.part_source = PartSource(
+            load, read=source.read, shown=None if shown is Builder.shown_parts else shown
+        )
 
     def rereadable(self) -> bool:
         """Can the line being fed be read again (a plain file's line, with its span)?
