@@ -83,7 +83,7 @@ def write_replay(state: ReplayState, out: IO[bytes], writer_alive: bool | None =
     write_parts(_replay_parts(state, writer_alive), out)
 
 
-_CHUNK = 1 << 20  # bytes of elements written together (one write, not one per element)
+_CHUNK = 256 << 10  # bytes of elements written together (one write, not one per element)
 
 
 def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
