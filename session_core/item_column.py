@@ -8,7 +8,8 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .indexed import Indexed, ListLike
 from .model import Item, Part, PartSource, Usage, make_lazy
@@ -398,17 +399,52 @@ class ItemColumn:
         cache[index] = built
         return built
 
-    def _read(self, index: int) -> list[Part]:
+    def sent_item(self, index: int) -> Item:
+        """The item as the replay JSON reads it (``Item.to_json``): built as ``item`` builds
+        it, but its parts whole (none lazy: they are read once, to be written; what that
+        JSON does not show may be left out, ``PartSource.shown_parts``) and not kept, and
+        without the usage and marks it does not show either."""
+        built = self._built.get(index)
+        if built is not None:
+            return built
+        parts = self.parts[index]
+        if parts is None:
+            parts = self._read(index, lazy=False)
+        strings = self._strings
+        ident = self.id_of(index)
+        facts = self.facts
+        return Item(
+            ident,
+            strings[self.role[index]] or "",
+            parts,
+            self.line[index],
+            strings[self.kind[index]] or "message",
+            self.ts_of(index),
+            strings[self.model[index]],
+            None,
+            [],
+            bool(self.flags[index] & STICKY),
+            self.lines.get(index, 1),
+            None if facts is None else facts.stub(index, ident),
+        )
+
+    def _read(self, index: int, lazy: bool = True) -> list[Part]:
         source = self.source
         spans = [self.span[index], *self.more.get(index, ())]
         parts: list[Part] = []
         for span in spans:
-            full = source.parts(span) if source is not None else None
+            if source is None:
+                full = None
+            else:
+                full = source.parts(span) if lazy else source.shown_parts(span)
             if full is None:
                 return [Part("other", "[changed on disk: this line could not be read again]")]
-            line_parts = list(full)
-            make_lazy(line_parts, source, span, span & 0xFFFFFFFF)
-            parts.extend(line_parts)
+            if lazy:
+                line_parts = list(full)
+                make_lazy(line_parts, source, span, span & 0xFFFFFFFF)
+                parts.extend(line_parts)
+            else:
+                parts.extend(full)
         return parts
 
 
@@ -481,6 +517,14 @@ class Items(Indexed[Item]):
     def _one(self, index: int) -> Item:
         entry = self._entry(index)
         return entry if isinstance(entry, Item) else self._column.item(entry)
+
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
+        """Every item's ``to_json()``, in order, each built for it alone (``sent_item``):
+        the replay JSON's messages (``model.rows_json``; no fragments)."""
+        column = self._column
+        for index in range(self._n):
+            entry = self._entry(index)
+            yield (entry if isinstance(entry, Item) else column.sent_item(entry)).to_json()
 
     def folded_heights(self) -> list[int]:
         """Every item's folded height, without building the items."""

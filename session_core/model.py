@@ -434,6 +434,19 @@ def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     return ops
 
 
+def rows_json(
+    rows: Sequence[Item] | Sequence[ToolOp], fragments: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Each item's (or operation's) ``to_json()``, in order: a sequence that makes them
+    when asked for (``Items``, ``CodexOps``) writes them without making them to keep
+    (``fragments``: a long string may come as its JSON, an ``orjson.Fragment``)."""
+    made = getattr(rows, "json_rows", None)
+    if callable(made):
+        found: Iterator[dict[str, Any]] = made(fragments)
+        return found
+    return (row.to_json() for row in rows)
+
+
 @dataclass(slots=True)
 class Transcript:
     """One file read into the neutral model (read-only: nothing here writes)."""
@@ -463,14 +476,16 @@ class Transcript:
             return None
         return Usage.total([self.usage, *(s.usage for s in self.subagents if not s.in_file)])
 
-    def json_parts(self) -> Iterator[tuple[str, Any]]:
+    def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the
-        format's own); the long lists as iterators, built an element at a time."""
+        format's own); the long lists as iterators, built an element at a time.
+        ``fragments``: for a writer that dumps them with orjson, a long string may come as
+        its JSON copied from the file (an ``orjson.Fragment``)."""
         parts: list[tuple[str, Any]] = [
             ("format", self.format),
             ("meta", self.meta),
-            ("messages", (m.to_json() for m in self.messages)),
-            ("tool-operations", (op.to_json() for op in self.tool_operations)),
+            ("messages", rows_json(self.messages, fragments)),
+            ("tool-operations", rows_json(self.tool_operations, fragments)),
             ("compactions", [c.to_json() for c in self.compactions]),
             ("usage", self.usage.to_json()),
             ("warnings", list(self.warnings)),

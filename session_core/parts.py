@@ -68,11 +68,40 @@ class PartSource:
     """Where lazy parts are read again from: ``load(key)`` gives one line's parts, in
     order (a line of the file, parsed again); the last ``cache`` lines read are kept."""
 
-    def __init__(self, load: Callable[[Any], list[Part]], cache: int = 256) -> None:
+    def __init__(
+        self,
+        load: Callable[[Any], list[Part]],
+        cache: int = 256,
+        read: Callable[[Any], bytes] | None = None,
+        shown: Callable[[bytes], list[Part] | None] | None = None,
+    ) -> None:
         self._load = load
         self._cache: dict[Any, list[Part]] = {}
         self._limit = cache
+        self._read = read  # a line's bytes, where a format reads them itself (None: not)
+        self._shown = shown  # (see ``shown_parts``)
         self.failed = 0
+
+    def shown_parts(self, key: Any) -> list[Part] | None:
+        """A line's parts as the replay JSON's messages show them (``Item.to_json``), to be
+        written once: where the format has a quicker reader for that (``shown``: None
+        when the line is not one it reads), what it does not show may be left out (a
+        call's shown text, a result's data). Else, and for what is cached, ``parts``."""
+        shown = self._shown
+        if shown is None or key in self._cache:
+            return self.parts(key)
+        raw = self.line(key)
+        found = shown(raw) if raw is not None else None
+        return found if found is not None else self.parts(key)
+
+    def line(self, key: Any) -> bytes | None:
+        """The bytes of the line at ``key``, not parsed (None: not known, or unreadable)."""
+        if self._read is None:
+            return None
+        try:
+            return self._read(key)
+        except OSError:
+            return None
 
     def parts(self, key: Any) -> list[Part] | None:
         cache = self._cache

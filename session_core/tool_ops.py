@@ -112,28 +112,66 @@ class ToolOp:
         return state_label(self.state)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "call-id": self.call_id,
-            "tool": self.tool,
-            "state": self.state,
-            "arguments": self.arguments,
-            "line": self.line,
-        }
-        for key, value in (
-            ("result", self.result),
-            ("result-line", self.result_line),
-            ("run-id", self.run_id),
-            ("message-id", self.message_id),
-            ("detail", self.detail),
-            ("progress", self.progress),
-            ("subagent", self.subagent),
-            ("duration", self.duration),
-            ("subagent-line", self.subagent_line),
-            ("subagent-item", self.subagent_item),
-        ):
-            if value is not None:
-                out[key] = value
-        return out
+        return op_json(
+            self.call_id,
+            self.tool,
+            self.state,
+            self.arguments,
+            self.line,
+            self.result,
+            self.result_line,
+            self.run_id,
+            self.message_id,
+            self.detail,
+            self.progress,
+            self.subagent,
+            self.duration,
+            self.subagent_line,
+            self.subagent_item,
+        )
+
+
+def op_json(
+    call_id: str,
+    tool: str,
+    state: str,
+    arguments: Any,
+    line: int,
+    result: Any = None,  # (or the JSON of its string, an orjson.Fragment)
+    result_line: int | None = None,
+    run_id: str | None = None,
+    message_id: str | None = None,
+    detail: Any = None,
+    progress: str | None = None,
+    subagent: str | None = None,
+    duration: float | None = None,
+    subagent_line: int | None = None,
+    subagent_item: str | None = None,
+) -> dict[str, Any]:
+    """An operation's replay JSON (``ToolOp.to_json``) from its fields' values: what a
+    format that keeps its operations packed writes without making them."""
+    out: dict[str, Any] = {
+        "call-id": call_id,
+        "tool": tool,
+        "state": state,
+        "arguments": arguments,
+        "line": line,
+    }
+    for key, value in (
+        ("result", result),
+        ("result-line", result_line),
+        ("run-id", run_id),
+        ("message-id", message_id),
+        ("detail", detail),
+        ("progress", progress),
+        ("subagent", subagent),
+        ("duration", duration),
+        ("subagent-line", subagent_line),
+        ("subagent-item", subagent_item),
+    ):
+        if value is not None:
+            out[key] = value
+    return out
 
 
 class OpField(Generic[_T]):
@@ -254,5 +292,6 @@ __all__ = [
     "OpState",
     "ToolOp",
     "classify_op",
+    "op_json",
     "state_label",
 ]

@@ -83,9 +83,13 @@ def write_replay(state: ReplayState, out: IO[bytes], writer_alive: bool | None =
     write_parts(_replay_parts(state, writer_alive), out)
 
 
+_CHUNK = 256 << 10  # bytes of elements written together (one write, not one per element)
+
+
 def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
     """``dump_json`` of the object these (key, value) parts make, byte for byte, where a
-    value that is an iterator is written an element at a time."""
+    value that is an iterator is written an element at a time (gathered into writes of
+    about ``_CHUNK`` bytes: a write per element was a system call each)."""
     dumps = orjson.dumps
     out.write(b"{")
     for position, (key, value) in enumerate(parts):
@@ -94,9 +98,17 @@ def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
             out.write(dumps(value, default=str))
             continue
         out.write(b"[")
-        for index, element in enumerate(value):
-            out.write((b"," if index else b"") + dumps(element, default=str))
-        out.write(b"]")
+        rows: list[bytes] = []
+        size = 0
+        sep = b""  # before the next rows written: nothing after "[", else a comma
+        for element in value:
+            row = dumps(element, default=str)
+            rows.append(row)
+            size += len(row)
+            if size >= _CHUNK:
+                out.write(sep + b",".join(rows))
+                rows, size, sep = [], 0, b","
+        out.write((sep + b",".join(rows) if rows else b"") + b"]")
     out.write(b"}\n")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import orjson
 import pytest
 from codex_writer import RolloutWriter, story
 
@@ -16,7 +17,7 @@ from session_core.formats.base import check_note, feed_file
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.formats.codex.compaction import EntryIds
 from session_core.formats.codex.ops import CodexOps
-from session_core.model import Item, Transcript, Usage, ops_by_call, unsettled_ops
+from session_core.model import Item, Transcript, Usage, ops_by_call, rows_json, unsettled_ops
 
 CODEX = by_name("codex")
 
@@ -112,6 +113,28 @@ def test_a_set_field_sticks_to_the_snapshots_op(tmp_path: Path) -> None:
     t.tool_operations[0].subagent = "child.jsonl"  # as attach_subagents links a child
     assert t.tool_operations[0].subagent == "child.jsonl"
     assert next(iter(t.tool_operations)).subagent == "child.jsonl"
+
+
+def test_json_rows_are_what_each_made_op_and_item_writes(tmp_path: Path) -> None:
+    """The replay JSON's rows, written from the columns (``rows_json``), are each made
+    operation's and item's ``to_json()``: pending states at the snapshot, a field set on
+    a made op, a late exit code kept on its own op, a compaction's items of its own."""
+    w = calls(tmp_path)
+    w.function_output("c", "x" * 3000, exit_code=0)  # a long result: a lazy part when made
+    story(tmp_path / "s.jsonl")
+    for path in (Path(w.path), tmp_path / "s.jsonl"):
+        for alive in (None, False):
+            t = opened(path, alive)
+            ops = t.tool_operations
+            assert isinstance(ops, CodexOps) and len(ops) > 1
+            if path == Path(w.path):
+                ops[0].subagent = "child.jsonl"  # made, and changed: its own to_json
+            rows = list(map(orjson.dumps, rows_json(ops, True)))  # (before the others are made)
+            assert list(rows_json(ops)) == [op.to_json() for op in ops]  # no fragments
+            assert rows == [orjson.dumps(op.to_json()) for op in ops]
+            assert len(rows) == len(ops) and any(b'"result"' in row for row in rows)
+            messages = list(rows_json(t.messages))
+            assert messages == [item.to_json() for item in t.messages] and messages
 
 
 def test_compaction_ids_read_as_lists(tmp_path: Path) -> None:
@@ -220,3 +243,67 @@ def test_read_lines_over_blocks_long_lines_and_a_torn_end(
         at += len(piece) + 1
     expected.append((len(pieces), pieces[-1], 0))
     assert got == expected
+
+
+def test_a_replayed_op_copies_its_output_string_only_where_orjson_writes_it_so(
+    tmp_path: Path,
+) -> None:
+    """An operation's row reads its call's arguments and copies its output string from
+    the lines (``rows``) where it can: the bytes written are what its made op dumps, for
+    outputs with escapes orjson writes otherwise, JSON-shaped ones, and lines that no
+    longer fit."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    outputs = {
+        "plain": 'ok:日本語 "quoted" back\\slash\ttab',
+        "exit": None,  # written with its status lines: an exit code
+        "slash": None,
+        "uni": None,
+        "json": None,
+        "custom": None,
+        "dict": None,
+    }
+    w.function_call("exec_command", {"cmd": "a"}, "plain")
+    w.function_output("plain", outputs["plain"])
+    w.function_call("exec_command", {"cmd": "b"}, "exit")
+    w.function_output("exit", "failed", exit_code=2)
+    w.function_call("exec_command", {"cmd": "c"}, "slash")
+    w.raw(
+        b'{"timestamp":"2026-01-01T00:00:09Z","type":"response_item","payload":{"type":'
+        b'"function_call_output","call_id":"slash","output":"a\\/b"}}\n'
+    )
+    w.function_call("exec_command", {"cmd": "d"}, "uni")
+    w.raw(
+        b'{"timestamp":"2026-01-01T00:00:10Z","type":"response_item","payload":{"type":'
+        b'"function_call_output","call_id":"uni","output":"caf\\u00e9 \\u0001"}}\n'
+    )
+    w.function_call("exec_command", {"cmd": "e"}, "json")
+    w.function_output("json", "old style", exit_code=1, old=True)
+    w.custom_call("apply_patch", "*** Begin Patch", "custom")
+    w.custom_output("custom", "Success")
+    w.write(
+        "response_item",
+        {"type": "function_call", "name": "x", "arguments": {"not": "a string"}, "call_id": "dict"},
+    )
+    w.function_output("dict", "fine")
+    w.message("assistant", "done: 日本語")
+    w.write(
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "look"}, {"type": "input_image"}],
+        },
+    )
+    w.reasoning("thought one", "thought two")
+    t = opened(Path(w.path), False)
+    # the messages' rows read their lines typed (``rows.shown_parts``) where they fit
+    assert list(rows_json(t.messages, True)) == [item.to_json() for item in t.messages]
+    assert len(t.messages) == 2 * len(outputs) + 3
+    rows = [orjson.dumps(row) for row in rows_json(t.tool_operations, True)]
+    made = [orjson.dumps(op.to_json()) for op in t.tool_operations]
+    assert rows == made and len(rows) == len(outputs)
+    assert [op.call_id for op in t.tool_operations] == list(outputs)
+    assert t.tool_operations[1].detail == {"exit_code": 2}
+    assert t.tool_operations[3].result == "café \x01"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from codex_writer import story
 from format_fixtures import FACTORIES
 from test_lazy_events import busy_transcript
 
@@ -79,3 +80,46 @@ def test_the_long_lists_are_written_an_element_at_a_time(tmp_path: Path) -> None
         shared = dict(transcript.json_parts())
         for key in ("messages", "tool-operations", "runs"):
             assert not isinstance(shared[key], list), (name, key)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+def test_written_lists_are_dumped_lists_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    # Elements are gathered into writes of about _CHUNK bytes: every cut between them
+    # still gives dump_json's bytes (empty lists, one element, many).
+    from session_core import views
+
+    monkeypatch.setattr(views, "_CHUNK", chunk)
+    values = {
+        "none": [],
+        "one": [{"a": 1}],
+        "many": [{"i": i, "t": "x" * (i % 5)} for i in range(40)],
+        "plain": [1, 2],
+    }
+    out = io.BytesIO()
+    views.write_parts(((k, iter(v) if k != "plain" else v) for k, v in values.items()), out)
+    assert out.getvalue() == views.dump_json(values)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex"])
+def test_a_message_line_is_read_once_for_the_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    # The messages' rows read each line once: through the format's quicker reader where
+    # it has one (Codex's), else its parts (not its bytes first, then its parts again).
+    from session_core import events
+    from session_core.model import rows_json
+
+    reads: list[int] = []
+    read = events.LineSource.read
+    monkeypatch.setattr(
+        events.LineSource, "read", lambda self, span: reads.append(span) or read(self, span)
+    )
+    path = FACTORIES[name](tmp_path) if name == "claude-code" else tmp_path / "r.jsonl"
+    if name == "codex":
+        story(path)  # (its items read again by span)
+    transcript = by_name(name).open(path)
+    reads.clear()
+    rows = list(rows_json(transcript.messages, True))
+    assert rows and reads and len(reads) == len(set(reads))

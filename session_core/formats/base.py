@@ -99,11 +99,27 @@ class Builder(ABC):
                 self.line_bytes = len(raw)
             self.take_line(bytes(raw), line)
 
+    def feed_lines(self, raws: Sequence[bytes], lines: Sequence[int], spans: Sequence[int]) -> None:
+        """A batch of whole lines as ``read_batches`` hands them (CR taken off, none blank),
+        each with its span (0: not known): ``feed_line`` each. A format may take a batch
+        in one loop of its own."""
+        for raw, line, span in zip(raws, lines, spans, strict=True):
+            self.lines = line
+            self.span = span
+            self.line_bytes = len(raw)
+            self.feed_line(raw, line)
+
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts one line gives (as ``feed`` made them): what a lazy part is read
         again from. A format that makes lazy parts implements it."""
         return []
+
+    @staticmethod
+    def shown_parts(raw: bytes) -> list[Part] | None:
+        """A line's parts as the replay JSON's messages show them, read quicker than
+        ``line_parts`` (``PartSource.shown_parts``); None: read as ``line_parts``."""
+        return None
 
     def set_source(self, source: LineSource | None) -> None:
         """The file the lines fed from now on can be read again from (None: keep all)."""
@@ -119,7 +135,10 @@ class Builder(ABC):
             record = orjson.loads(source.read(span))
             return parts_of(record) if type(record) is dict else []
 
-        self.part_source = PartSource(load)
+        shown = type(self).shown_parts
+        self.part_source = PartSource(
+            load, read=source.read, shown=None if shown is Builder.shown_parts else shown
+        )
 
     def rereadable(self) -> bool:
         """Can the line being fed be read again (a plain file's line, with its span)?
@@ -257,7 +276,7 @@ class TranscriptFormat(ABC):
         and an operation at a time (a format with a replay JSON of its own overrides it)."""
         from ..views import write_parts
 
-        write_parts(self._replayed(path).json_parts(), out)
+        write_parts(self._replayed(path).json_parts(fragments=True), out)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """``tailscope replay``: the shared keys (api.md) and the format's own."""
@@ -465,12 +484,10 @@ def window_transcript(
 
 def feed_file(builder: Builder, where: str) -> None:
     """Every line of a file into ``builder``, read-only; long texts stay in the file
-    (read again by span) when it is a plain file, kept whole when it is compressed."""
-    for number, raw, span in read_lines(where, builder):
-        builder.lines = number
-        builder.span = span
-        builder.line_bytes = len(raw)
-        builder.feed_line(raw, number)
+    (read again by span) when it is a plain file, kept whole when it is compressed.
+    Fed a block's lines at a time (``Builder.feed_lines``)."""
+    for raws, numbers, spans in read_batches(where, builder):
+        builder.feed_lines(raws, numbers, spans)
     builder.span = 0
 
 
@@ -482,13 +499,25 @@ _BLOCK = 1 << 20
 def read_lines(where: str, builder: Builder | None = None) -> Iterator[tuple[int, bytes, int]]:
     """Every non-blank line of a file, unparsed: ``(number, bytes, span)``.
 
-    The one tolerant line reader of the model formats: CRLF endings are accepted and a
-    zstd file is read decompressed. A plain file is read in blocks, each line with its
-    span (offset << 32 | length; 0 where not known: a compressed file, a last line
-    without its newline), and ``builder`` (when given) is told the file it can read its
-    lines again from. Unreadable files (a truncated or corrupt ``.zst`` too) raise
-    ``TranscriptError``.
+    The one tolerant line reader of the model formats (``read_batches``, a line at a
+    time): CRLF endings are accepted and a zstd file is read decompressed. A plain file's
+    lines come each with its span (offset << 32 | length; 0 where not known: a compressed
+    file, a last line without its newline), and ``builder`` (when given) is told the file
+    it can read its lines again from. Unreadable files (a truncated or corrupt ``.zst``
+    too) raise ``TranscriptError``.
     """
+    for raws, numbers, spans in read_batches(where, builder):
+        yield from zip(numbers, raws, spans, strict=True)
+
+
+_BATCH = 4096  # lines of a compressed file handed on together
+
+
+def read_batches(
+    where: str, builder: Builder | None = None
+) -> Iterator[tuple[list[bytes], list[int], list[int]]]:
+    """``read_lines``' lines a batch at a time (a block's): ``(lines, numbers, spans)``,
+    three lists of the same length (CR taken off, blank lines left out)."""
     from ..compressed import is_zstd
     from ..reader import iter_lines, open_transcript
 
@@ -514,6 +543,9 @@ def read_lines(where: str, builder: Builder | None = None) -> Iterator[tuple[int
                     lines = data.split(b"\n")
                     last = lines.pop()
                     carry, carried = ([last], len(last)) if last else ([], 0)
+                    raws: list[bytes] = []
+                    numbers: list[int] = []
+                    spans: list[int] = []
                     for raw in lines:
                         number += 1
                         start = offset
@@ -523,22 +555,33 @@ def read_lines(where: str, builder: Builder | None = None) -> Iterator[tuple[int
                         if not raw.strip():
                             continue
                         size = len(raw)
-                        yield number, raw, (start << SPAN_BITS | size if size <= SPAN_MAX else 0)
+                        raws.append(raw)
+                        numbers.append(number)
+                        spans.append(start << SPAN_BITS | size if size <= SPAN_MAX else 0)
+                    if raws:
+                        yield raws, numbers, spans
             except OSError as err:
                 raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
             tail = b"".join(carry)
             if tail.strip():
-                yield number + 1, tail[:-1] if tail.endswith(b"\r") else tail, 0
+                yield [tail[:-1] if tail.endswith(b"\r") else tail], [number + 1], [0]
             return
     with open_read(where) as fh:
+        raws, numbers = [], []
         try:
             for number, raw, _ended in iter_lines(fh):
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
                 if raw.strip():
-                    yield number, raw, 0
+                    raws.append(raw)
+                    numbers.append(number)
+                    if len(raws) >= _BATCH:
+                        yield raws, numbers, [0] * len(raws)
+                        raws, numbers = [], []
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+        if raws:
+            yield raws, numbers, [0] * len(raws)
 
 
 def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
@@ -576,6 +619,7 @@ __all__ = [
     "feed_file",
     "fill_peek",
     "open_read",
+    "read_batches",
     "read_lines",
     "read_records",
     "tail_transcript",

@@ -32,7 +32,7 @@ from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import OpState, ToolOp, classify_op
 from ..base import Builder
-from . import NAME, lines
+from . import NAME, lines, rows
 from . import usage as tokens
 from .compaction import EntryIds, replay
 from .completed import completed_tool
@@ -108,11 +108,28 @@ class CodexBuilder(CodexResponses):
     def take_lines(
         self, raws: Sequence[bytes | memoryview], numbers: Sequence[int], spans: Sequence[int]
     ) -> None:
-        # ``take_line`` and ``feed_line`` in one loop, for the lines that need neither's
-        # care (a known span, no CR, an object's first byte): a load's every line.
         if not spans or self.raw.source is None:
             super().take_lines(raws, numbers, spans)
             return
+        self._batch(raws, numbers, spans, cut=False)
+
+    def feed_lines(self, raws: Sequence[bytes], lines: Sequence[int], spans: Sequence[int]) -> None:
+        if self.raw.source is None:
+            super().feed_lines(raws, lines, spans)
+            return
+        self._batch(raws, lines, spans, cut=True)
+
+    def _batch(
+        self,
+        raws: Sequence[bytes | memoryview],
+        numbers: Sequence[int],
+        spans: Sequence[int],
+        *,
+        cut: bool,
+    ) -> None:
+        # ``take_line`` (``cut``: ``feed_line``, the lines cut already) and ``feed_line``
+        # in one loop, for the lines that need neither's care (a known span, no CR, an
+        # object's first byte): a load's every line.
         decode, decode_ascii = lines.decode, lines.decode_ascii
         rules = _TYPED
         orjson_path = Builder.feed_line
@@ -121,8 +138,12 @@ class CodexBuilder(CodexResponses):
         for raw_line, line, span in zip(raws, numbers, spans, strict=True):
             self.span = span
             size = self.line_bytes = len(raw_line)
-            if not span or not size or raw_line[0] != 123 or raw_line[-1] == 13:  # "{", CR
-                self.take_line(bytes(raw_line), line)
+            if not span or (not cut and (not size or raw_line[0] != 123 or raw_line[-1] == 13)):
+                if cut:
+                    self.lines = line
+                    self.feed_line(bytes(raw_line), line)
+                else:
+                    self.take_line(bytes(raw_line), line)
                 continue
             if line > self.lines:
                 self.lines = line
@@ -499,6 +520,8 @@ class CodexBuilder(CodexResponses):
             outcome = decode_output(output_of(payload))
             return [result_part(outcome, str_or_none(payload.get("call_id")))]
         return response_item(payload, "", 0, None).parts
+
+    shown_parts = staticmethod(rows.shown_parts)
 
     # -- the model --------------------------------------------------------------------
 

@@ -63,7 +63,10 @@ class CodexCalls(CodexTurns):
         line: int,
         ts: str | None,
         part: Part | None,
+        verbatim: bool = False,
     ) -> None:
+        """An output answers its call; ``verbatim``: its text is the line's ``output``
+        string as it is (then the replay JSON copies that string from the line)."""
         at = self.op_by_call.get(call_id) if call_id is not None else None
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
@@ -71,7 +74,7 @@ class CodexCalls(CodexTurns):
         duration = outcome.duration or seconds_between(column.started(at), ts)
         own = column.own.get(at)
         if (own is None or isinstance(own, PackedOp)) and self.raw.parts[index] is None:
-            column.answered(at, index, duration)  # its result and outcome: its item's
+            column.answered(at, index, duration, outcome if verbatim else None)  # (its item's)
         else:
             op = column.kept(at)
             ref = self._ref(index, part)

@@ -14,14 +14,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
 from ...parts import PartRef
-from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp
+from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp, op_json
+from . import rows
+from .tools import Outcome
 
 _T = TypeVar("_T")
 _LINE = ToolOp.__dict__["line"]  # the dataclass's slots
@@ -33,6 +35,9 @@ _DURATION = ToolOp.__dict__["duration"]
 STATES: tuple[OpState, ...] = ("running", "completed", "failed", "interrupted", "outcome-unknown")
 CODES = {state: code for code, state in enumerate(STATES)}
 RUNNING, INTERRUPTED, AT_CALL = CODES["running"], CODES["interrupted"], 0x80
+# ``OpColumn.said``: a result not its output as it is, or one whose outcome has no code
+NOT_VERBATIM, NO_CODE = -(1 << 63), -(1 << 63) + 1
+_BIG = (1 << 63) - 1
 
 
 class OpColumn:
@@ -42,13 +47,27 @@ class OpColumn:
     beyond that (a late exit code), is kept as its ``ToolOp`` (``own``). A snapshot's
     operations are made from it when asked for (``CodexOps``)."""
 
-    __slots__ = ("call", "duration", "ids", "own", "raw", "result", "run_ids", "state", "tools")
+    __slots__ = (
+        "call",
+        "duration",
+        "ids",
+        "own",
+        "raw",
+        "result",
+        "run_ids",
+        "said",
+        "state",
+        "tools",
+    )
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw
         self.call = array("l")
         self.result = array("l")
         self.duration = array("d")
+        # Of a result that is its output string as it is (``answered``'s ``verbatim``): the
+        # exit code its outcome says (NO_CODE: none); else NOT_VERBATIM.
+        self.said = array("q")
         self.ids: list[str] = []
         self.tools: list[str] = []
         self.run_ids: list[str | None] = []
@@ -63,6 +82,7 @@ class OpColumn:
         self.call.append(call)
         self.result.append(-1)
         self.duration.append(math.nan)
+        self.said.append(NOT_VERBATIM)
         self.ids.append(call_id)
         self.tools.append(tool)
         self.run_ids.append(run_id)
@@ -75,9 +95,20 @@ class OpColumn:
         self.own[at] = op
         return at
 
-    def answered(self, at: int, result: int, duration: float | None) -> None:
+    def answered(
+        self, at: int, result: int, duration: float | None, verbatim: Outcome | None = None
+    ) -> None:
+        """Its result is the packed raw item ``result``; ``verbatim``: its outcome, when its
+        text is the line's output string as it is (its exit code is kept: the replay JSON
+        copies that string and needs nothing else of the line)."""
         self.result[at] = result
         self.duration[at] = math.nan if duration is None else duration
+        said = NOT_VERBATIM
+        if verbatim is not None:
+            code = verbatim.exit_code
+            if verbatim.detail == (None if code is None else {"exit_code": code}):
+                said = NO_CODE if code is None else code if NO_CODE < code <= _BIG else said
+        self.said[at] = said
 
     def state_of(self, at: int) -> OpState:
         own = self.own.get(at)
@@ -119,6 +150,50 @@ class OpColumn:
         if code & AT_CALL:
             op.ended = self.raw.ts_of(self.call[at])
         return op
+
+    def json_of(
+        self, at: int, state: OpState | None = None, fragments: bool = False
+    ) -> dict[str, Any]:
+        """``make(at).to_json()`` of a packed operation (not an own one), without making it:
+        its call's and result's lines read again once each (``state``: the snapshot's;
+        ``fragments``: its result may be its JSON, copied from its line)."""
+        raw = self.raw
+        source = raw.source
+        call, result = self.call[at], self.result[at]
+        arguments = text = detail = result_line = None
+        if source is not None:  # (as ``PartRef``s read them)
+            found = rows.call_arguments(source, raw.span[call], self.ids[at])
+            if found is None:
+                part = source.part(raw.span[call], 0)
+                arguments = None if part is None else part.data
+            else:
+                arguments = found[0]
+            said = self.said[at]
+            if result >= 0 and said != NOT_VERBATIM:
+                text = rows.output_json(source, raw.span[result], self.ids[at], fragments)
+                detail = None if said == NO_CODE else {"exit_code": said}
+            if result >= 0 and text is None:
+                part = source.part(raw.span[result], 0)
+                if part is None:
+                    text = "[changed on disk: this line could not be read again]"
+                else:
+                    text, detail = part.text, part.data
+        if result >= 0:
+            result_line = raw.line[result]
+        seconds = self.duration[at]
+        return op_json(
+            self.ids[at],
+            self.tools[at],
+            state or STATES[self.state[at] & ~AT_CALL],
+            arguments,
+            raw.line[call],
+            text,
+            result_line,
+            self.run_ids[at],
+            raw.id_of(call),
+            detail,
+            duration=None if math.isnan(seconds) else seconds,
+        )
 
     def ref(self, index: int) -> PartRef | None:
         """The (only) part of a packed raw item, where it is in the file."""
@@ -163,6 +238,17 @@ class CodexOps(ListLike[ToolOp]):
                     op.state = state
             self._made[index] = op
         return op
+
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
+        """Every operation's ``to_json()``, in order: those made (or kept whole) from their
+        objects, the others from the column without making them (``model.rows_json``)."""
+        column, made, own, states = self._column, self._made, self._column.own, self._states
+        for index in range(self._count):
+            op = made.get(index)
+            if op is not None or index in own:
+                yield (op or self._one(index)).to_json()
+            else:
+                yield column.json_of(index, states.get(index), fragments)
 
     def unsettled(self) -> list[ToolOp]:
         """The operations that may be running or interrupted (``model.unsettled_ops``):

@@ -129,7 +129,7 @@ class CodexResponses(CodexCalls):
         call_id = payload.call_id
         key = call_key(kind, call_id, payload.id)
         index = self._sent(kind, _PACKED, "tool", "message", False, key, line, ts)
-        self._output(call_id, outcome, index, line, ts, None)
+        self._output(call_id, outcome, index, line, ts, None, outcome.text is payload.output)
         return True
 
     def _typed_call(
