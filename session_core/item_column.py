@@ -100,7 +100,9 @@ class ItemColumn:
 
     def __init__(self, id_prefix: str = "L") -> None:
         self.id_prefix = id_prefix
-        self.line = array("l")
+        # 4 bytes a line number and a timestamp's end: a column of 2**31 items, or of 4 GB
+        # of timestamps, would need 100s of GB before either overflowed (an error then).
+        self.line = array("i")
         self.span = array("q")
         self.role = array("H")
         self.kind = array("H")
@@ -110,7 +112,7 @@ class ItemColumn:
         self.nparts = bytearray()  # how many parts (up to 255): an item's later lines add
         # Timestamps packed: their UTF-8 one after another, where each ends.
         self.ts_text = bytearray()
-        self.ts_end = array("Q")
+        self.ts_end = array("I")
         self.parts: list[list[Part] | None] = []  # None: read again by span
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
         self.usage: dict[int, Usage] = _NO_USAGE
@@ -147,9 +149,11 @@ class ItemColumn:
         span: int = 0,
         ident: str | None = None,
         keep: bool = False,
+        read_ts: bool = False,
     ) -> int:
         """One item; its parts are dropped (read again by ``span``) unless ``keep`` or no
-        span/source is known. Returns its index."""
+        span/source is known. ``read_ts``: its timestamp is the builder's to tell when it
+        is built (``facts``; ``ts`` is not looked at). Returns its index."""
         index = len(self.line)
         self.line.append(line)
         if span and not keep and self.source is not None:
@@ -166,7 +170,9 @@ class ItemColumn:
         code = codes.get(model)
         self.model.append(self._code(model) if code is None else code)
         flags = STICKY if sticky else 0
-        if ts is None:
+        if read_ts:
+            flags |= READ_TS
+        elif ts is None:
             flags |= NO_TS
         elif ts:
             self.ts_text += ts.encode("utf-8", "surrogatepass")
@@ -265,7 +271,7 @@ class ItemColumn:
         self.flags.extend(bytes([READ_TS]) * many)
         self.height.extend(heights)
         self.nparts.extend(nparts)
-        self.ts_end.extend(array("Q", [len(self.ts_text)]) * many)
+        self.ts_end.extend(array("I", [len(self.ts_text)]) * many)
         if self.ids is None:
             self.ids = [None] * index
         self.ids.extend(idents)

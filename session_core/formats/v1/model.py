@@ -11,12 +11,12 @@ from itertools import compress
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
+from ...indexed import ListLike
 from ...model import (
     Compaction,
     Item,
     Part,
     Run,
-    RunContext,
     ToolOp,
     Transcript,
     Usage,
@@ -70,8 +70,9 @@ class V1Model:
         self.state = state
         self.column = ItemColumn()
         self.column.facts = V1ItemFacts(self)
-        self.column_at = array("i")  # per event: its item's index in the column, or -1
-        self.event_of = array("i")  # per item: its event (its position in the replay)
+        # Per item: its event (its position in the replay), in file order: an event's
+        # item is found by bisection (not an index per event: 2.7 MB at 1 GB).
+        self.event_of = array("i")
         # Of the items not reached through their body's position: messages kept as dicts
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
@@ -95,17 +96,11 @@ class V1Model:
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
         self._early: set[str] = set()  # call ids dispatched before a message called them
         self._open: list[int] = []  # operations not settled at the last snapshot
-        self._contexts: list[RunContext] = []  # of the run-context lines, in file order
+        self._contexts_seen = 0  # run-context lines looked at
         self._number: dict[str, int] = {}  # run id -> its place among the runs
         self._first = array("l")  # per run: its first run-context line
         self._latest: dict[str, int] = {}  # run id -> its last run-context line
         self._order: list[str] = []  # the run ids, by their first run-context line
-        self._runs_made: list[Run] = []  # each run as the last snapshot made it
-        # What moves a run made before: the runs with a call still out (then), the run
-        # the messages were tallied to (then), the operations looked at (their runs).
-        self._pending_runs: set[str] = set()
-        self._tallied_to: str | None = None
-        self._ops_seen = 0
         # A message line's shape (its facts' key) -> its item's role code, height, parts,
         # whether it answers or makes a call (``items.measured``).
         self._shapes: dict[int, tuple[int, int, int, bool]] = {}
@@ -126,13 +121,22 @@ class V1Model:
         if overlays != self._overlays:
             self._overlays = overlays
             self.column.changed_all()  # their marks are asked for again
-        column, column_at, index_of = self.column, self.column_at, self.index_of
+        column, event_of, index_of = self.column, self.event_of, self.index_of
         flags = column.flags
-        entries = array("l")  # column indexes; -1 - k: own[k] (``Items``)
+        entries = array("i")  # column indexes; -1 - k: own[k] (``Items``)
         add = entries.append
         own: list[Item] = []
+        found, items = -1, len(event_of)
         for mid, body, sticky, stub in state.entries:
-            found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
+            if type(body) is LazyPayload:
+                # Its item: mostly the one after the last entry's (the entries are in
+                # file order), else looked for (the items' events are in file order).
+                at, found = body.index, found + 1
+                if found >= items or event_of[found] != at:
+                    found = bisect.bisect_left(event_of, at)
+                    found = found if found < items and event_of[found] == at else -1
+            else:
+                found = index_of.get(mid, -1)
             if found < 0:
                 item = message_item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
@@ -167,7 +171,7 @@ class V1Model:
         kept otherwise, appended live as a dict or its bytes, as its parts), and each
         compaction and elision line as what it did."""
         state, column = self.state, self.column
-        events, lines = state.events, state.event_lines
+        events = state.events
         source = events.source
         if column.source is None and source is not None:
             # (A followed file's source comes with its first lines.) What is read again.
@@ -180,7 +184,6 @@ class V1Model:
                 return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
-        self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
         kinds = events.kinds
         start, stop = self._events, len(kinds)
         if start == stop:
@@ -223,7 +226,6 @@ class V1Model:
         events = state.events
         facts = events.facts
         kept = list(map(events.kept, positions))
-        base = len(column)
         try:
             spans: array[int] | None = array("q", kept)  # type: ignore[arg-type]
         except TypeError:  # (a line appended live as its dict or bytes)
@@ -250,16 +252,13 @@ class V1Model:
         sized = cast("list[tuple[int, int, int, bool]]", rows)
         lines = state.event_lines
         column.extend_unread(
-            array("l", map(lines.__getitem__, positions)),
+            array("i", map(lines.__getitem__, positions)),
             spans,
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
             list(map(events.ids.__getitem__, positions)),
         )
-        column_at = self.column_at
-        for index, position in enumerate(positions, base):
-            column_at[position] = index
         self.event_of.extend(positions)
         self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
 
@@ -270,7 +269,7 @@ class V1Model:
         role, height, reasoning, pairs, tcid = facts.shape(position)
         if type(kept) is int and kept and column.source is not None:
             _code, height, parts, _tells = measured(0, height, reasoning, pairs, tcid is not None)
-            index = column.append_unread(
+            column.append_unread(
                 int(self.state.event_lines[position]),
                 kept,
                 role=role,
@@ -279,8 +278,7 @@ class V1Model:
                 ident=mid,
             )
         else:
-            index = self._append_message(position, kept, mid, role)
-        self.column_at[position] = index
+            self._append_message(position, kept, mid, role)
         self.event_of.append(position)
 
     def _take_answers_and_calls(self, positions: list[int]) -> None:
@@ -331,8 +329,6 @@ class V1Model:
         eid = state.events.ids[position]
         line = int(state.event_lines[position])
         self.line_of[eid] = line
-        envelope = state.events.read(position)  # (for its ts: not kept in the cache)
-        ts = envelope.get("ts")
         span = 0
         if kind == "compaction":
             record = self._compactions.get(eid)
@@ -353,13 +349,12 @@ class V1Model:
             line,
             role="user" if kind == "compaction" else "system",
             kind=kind,
-            ts=ts if isinstance(ts, str) else None,
             span=span,
             ident=eid,
             keep=not span,
+            read_ts=True,  # (read from its line when it is built: ``stamp``)
         )
         self.index_of[eid] = index
-        self.column_at[position] = index
         self.event_of.append(position)
 
     def _add_unknown(self, position: int, kind: str) -> None:
@@ -367,7 +362,7 @@ class V1Model:
         state = self.state
         envelope = state.events.read(position)
         ts = envelope.get("ts")
-        index = self.column.append(
+        self.column.append(
             [Part("other", compact_json(envelope), name=kind)],
             int(state.event_lines[position]),
             role="system",
@@ -376,7 +371,6 @@ class V1Model:
             ident=state.events.ids[position],
             keep=True,
         )
-        self.column_at[position] = index
         self.event_of.append(position)
 
     def _elision_records(self, eid: str) -> tuple[int, int]:
@@ -538,68 +532,67 @@ class V1Model:
         ]
         return V1Ops(self, self._ops_taken, made, never)
 
-    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> list[Run]:
+    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> V1Runs:
         """A run for each run id, from the run-context line that starts it to the next
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
         no result, and so is the last run while the writer lives (interrupted once the
-        writer is gone); else finished.
-
-        Made again are only the runs something since the last snapshot can have moved
-        (a new context line of theirs, the messages tallied to them, an operation of
-        theirs, a call of theirs out then or now, the last two runs): following a file
-        with 10,000s of runs costs what its new lines touch."""
-        state = self.state
-        contexts, lines = state.run_contexts, state.event_lines
+        writer is gone); else finished. Each is made when asked for (``V1Runs``): only
+        the new run-context lines are looked at here."""
+        contexts = self.state.run_contexts
         number, first, latest, order = self._number, self._first, self._latest, self._order
-        made = self._runs_made
-        touched: set[str | None] = set()
-        for index in range(len(self._contexts), len(contexts)):
-            line = int(lines[contexts.event(index)])
-            self._contexts.append(V1RunContext.of(state, index, line))
+        for index in range(self._contexts_seen, len(contexts)):
             run_id = contexts.run_ids[index]
             if run_id not in number:  # run id -> its first run-context line, and its last
                 number[run_id] = len(order)
                 first.append(index)
                 order.append(run_id)
             latest[run_id] = index
-            touched.add(run_id)
-        if len(made) < len(order) and made:
-            touched.add(order[len(made) - 1])  # it ends where the next one starts now
-        if order:
-            touched.add(order[-1])
+        self._contexts_seen = len(contexts)
         pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
-        touched |= pending | self._pending_runs
-        self._pending_runs = {run_id for run_id in pending if run_id is not None}
-        if self._tallied_to is not None:
-            touched.add(self._tallied_to)
-        self._tallied_to = self.usage.run
-        op_runs = state.tool_ops.run_ids
-        touched.update(op_runs[self._ops_seen :])
-        self._ops_seen = len(op_runs)
-        # (Each new run is among those touched: the placeholders are made below.)
-        made.extend([None] * (len(order) - len(made)))  # type: ignore[list-item]
+        return V1Runs(self, pending, writer_alive)
+
+    def run(self, at: int, runs: V1Runs) -> Run:
+        """Run ``at`` of the snapshot ``runs`` (its last run ends with the file then)."""
+        state = self.state
+        contexts, lines, first = state.run_contexts, state.event_lines, self._first
+        run_id = self._order[at]
+        begin = contexts.event(first[at])
+        end = contexts.event(first[at + 1]) if at + 1 < len(runs) else None
+        run_state: Any = "finished"
+        if run_id in runs.pending or (end is None and runs.writer_alive):
+            run_state = "interrupted" if runs.writer_alive is False else "running"
+        totals = self.usage.runs.get(run_id)
+        latest = self._latest[run_id]
         messages = state.message_events
-        tallies = self.usage.runs
-        for moved in touched:
-            at = number.get(moved) if moved is not None else None
-            if moved is None or at is None:
-                continue  # (the messages before any run, or an operation's unknown run)
-            begin = contexts.event(first[at])
-            end = contexts.event(first[at + 1]) if at + 1 < len(order) else None
-            run_state: Any = "finished"
-            if moved in pending or (end is None and writer_alive):
-                run_state = "interrupted" if writer_alive is False else "running"
-            totals = tallies.get(moved)
-            made[at] = Run(
-                id=moved,
-                state=run_state,
-                line=int(lines[begin]),
-                end_line=None if end is None else int(lines[end]) - 1,
-                started=state.run_started[first[at]],
-                usage=Usage.of_totals(totals) if totals is not None else Usage(),
-                context=self._contexts[latest[moved]],
-                items=bisect.bisect_left(messages, len(lines) if end is None else end)
-                - bisect.bisect_left(messages, begin),
-            )
-        return list(made)
+        return Run(
+            id=run_id,
+            state=run_state,
+            line=int(lines[begin]),
+            end_line=None if end is None else int(lines[end]) - 1,
+            started=state.run_started[first[at]],
+            usage=Usage.of_totals(totals) if totals is not None else Usage(),
+            context=V1RunContext.of(state, latest, int(lines[contexts.event(latest)])),
+            items=bisect.bisect_left(messages, runs.events if end is None else end)
+            - bisect.bisect_left(messages, begin),
+        )
+
+
+class V1Runs(ListLike[Run]):
+    """The runs of one snapshot, each made when indexed (``V1Model.run``): a big file
+    has 10,000s of runs, and a ``Run`` each, with its usage and context, was MBs kept."""
+
+    __slots__ = ("_model", "_n", "events", "pending", "writer_alive")
+
+    def __init__(self, model: V1Model, pending: set[str | None], writer_alive: bool | None):
+        self._model = model
+        self._n = len(model._order)
+        self.events = len(model.state.event_lines)  # the replay's, at the snapshot
+        self.pending = pending  # the runs with an operation running (or interrupted)
+        self.writer_alive = writer_alive
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _one(self, index: int) -> Run:
+        return self._model.run(index, self)
