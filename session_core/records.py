@@ -11,7 +11,7 @@ from ``Events`` (which may itself read the line back from the file).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
@@ -124,6 +124,15 @@ class ToolOps(_Rebuilt):
 
     def is_settled(self, index: int) -> bool:
         return self._settle[index] >= 0
+
+    def settled_flags(self, indexes: Iterable[int]) -> list[bool]:
+        """``is_settled`` of each of these operations (a model's per-batch walk)."""
+        settle = self._settle
+        return [settle[index] >= 0 for index in indexes]
+
+    def dispatch_events(self, start: int, stop: int) -> array[int]:
+        """``dispatch_event`` of operations ``start`` to ``stop``."""
+        return self._dispatch[start:stop]
 
     def outcome(self, index: int) -> str | None:
         """A settled operation's outcome, without reading its lines (None: unsettled)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -446,6 +446,10 @@ class ReplayState:
     def operation_index(self, op_id: str) -> int | None:
         """Where operation ``op_id`` is in ``tool_ops``."""
         return self._op_index.get(op_id)
+
+    def operation_indexes(self, op_ids: Iterable[str]) -> list[int | None]:
+        """``operation_index`` of each of these (a model's per-batch walk)."""
+        return list(map(self._op_index.get, op_ids))
 
     def tool_operation(self, op_id: str) -> dict[str, Any] | None:
         index = self._op_index.get(op_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
@@ -95,6 +96,9 @@ class V1Model:
         self._by_call: dict[str, int] = {}  # call id -> its (last) operation
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
         self._early: set[str] = set()  # call ids dispatched before a message called them
+        # The calls of the message lines taken since the dispatch lines were (call ids,
+        # their events, tools), held until those are (``_take_operations``).
+        self._calls: list[tuple[list[str], list[int], list[str]]] = []
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts_seen = 0  # run-context lines looked at
         self._number: dict[str, int] = {}  # run id -> its place among the runs
@@ -283,26 +287,36 @@ class V1Model:
 
     def _take_answers_and_calls(self, positions: list[int]) -> None:
         """What these message lines (in file order) tell of the operations: the call ids
-        they answer whose operation may still move, the calls no dispatch line named yet."""
+        they answer whose operation may still move, the calls no dispatch line named yet
+        (held until the dispatch lines of the same batch are taken: ``_take_operations``)."""
         answers, at, cids, names = self.state.events.facts.call_texts(positions)
         answered, by_call = self.answered, self._by_call
         if answers:
             # (A call id of an operation settled already is never asked for again.)
-            shared, is_settled = self._shared, self.state.tool_ops.is_settled
+            shared = self._shared
             known = by_call.keys() & answers
             answered.update(cid for cid in answers if cid not in known)
-            for cid in known:
-                if not is_settled(by_call[cid]) or cid in shared:
-                    answered.add(cid)
-        early, undispatched = self._early, self._undispatched
-        if early.isdisjoint(cids):  # (a call dispatched before its message: rare)
-            undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+            settled = self.state.tool_ops.settled_flags(map(by_call.__getitem__, known))
+            moves = (cid for cid, done in zip(known, settled, strict=True) if not done)
+            answered.update(moves, shared.intersection(known))
+        if not cids:
             return
+        if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
+            self._calls.append((cids, at, names))
+            return
+        self._hold_calls()
+        early, undispatched = self._early, self._undispatched
         for cid, position, name in zip(cids, at, names, strict=True):
             if cid in early:
                 early.discard(cid)
             else:
                 undispatched[cid] = (position, name)
+
+    def _hold_calls(self) -> None:
+        """The calls held (``_take_answers_and_calls``) as undispatched, in their order."""
+        for cids, at, names in self._calls:
+            self._undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+        self._calls = []
 
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
@@ -448,44 +462,65 @@ class V1Model:
         again; the settled ones are made when asked for, ``V1Ops``)."""
         state = self.state
         records = state.tool_ops
-        taken = self._ops_taken
-        if len(records) == taken:
-            return
+        taken, now = self._ops_taken, len(records)
+        dispatched = records.call_ids[taken:now]
         undispatched, early, by_call = self._undispatched, self._early, self._by_call
-        # Each operation's index as the int object the replay keeps for its dispatch line
-        # (``operation_index``): 100,000s of them, 28 bytes each, are not made twice.
-        ids, dispatch_event, kept_as = (
-            state.events.ids,
-            records.dispatch_event,
-            state.operation_index,
-        )
-        for index, cid in enumerate(records.call_ids[taken:], taken):
-            if undispatched.pop(cid, None) is None:
-                early.add(cid)  # dispatched before the line that calls it
-            if cid in by_call and cid not in self._shared:  # dispatched again (rare)
-                self._shared.add(cid)
-                self._answer_again(cid)
-            same = kept_as(ids[dispatch_event(index)])
-            by_call[cid] = same if same == index else index  # (its id dispatched again)
-        if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
-            self._undispatched = dict(undispatched)
-        is_settled, still = records.is_settled, self._open
-        settled: list[int] = []
-        for index in range(taken, len(records)):
-            (settled if is_settled(index) else still).append(index)
-        self._let_go(settled)
-        self._ops_taken = len(records)
+        once = set(dispatched)
+        if len(once) < len(dispatched) or not by_call.keys().isdisjoint(once):
+            self._hold_calls()  # a call id dispatched again (rare): one at a time
+            for index, cid in enumerate(dispatched, taken):
+                if undispatched.pop(cid, None) is None:
+                    early.add(cid)  # dispatched before the line that calls it
+                if cid in by_call and cid not in self._shared:
+                    self._shared.add(cid)
+                    self._answer_again(cid)
+                by_call[cid] = self._operation_index(index)
+        else:
+            # The usual: each call dispatched once, after its message (often in the same
+            # batch: held, it never waits in ``_undispatched``).
+            for cids, at, names in self._calls:
+                waits = [cid not in once for cid in cids]
+                if any(waits):
+                    where = zip(compress(at, waits), compress(names, waits), strict=True)
+                    undispatched.update(zip(compress(cids, waits), where, strict=True))
+            early.update(once.difference(undispatched.keys(), *(c[0] for c in self._calls)))
+            for cid in once.intersection(undispatched.keys()):
+                del undispatched[cid]
+            self._calls = []
+            # Each operation's index as the int object the replay keeps for its dispatch
+            # line (``operation_index``): 100,000s of them, 28 bytes each, not made twice.
+            ids = state.events.ids
+            found = state.operation_indexes(
+                map(ids.__getitem__, records.dispatch_events(taken, now))
+            )
+            if found == list(range(taken, now)):
+                by_call.update(zip(dispatched, cast("list[int]", found), strict=True))
+            else:  # (an operation id dispatched again)
+                by_call.update(
+                    (cid, self._operation_index(i)) for i, cid in enumerate(dispatched, taken)
+                )
+        if now - taken > 1024:  # a dict keeps its size: not that of a whole file
+            self._undispatched = dict(self._undispatched)
+        flags = records.settled_flags(range(taken, now))
+        self._open.extend(compress(range(taken, now), map(not_, flags)))
+        self._let_go(list(compress(range(taken, now), flags)))
+        self._ops_taken = now
+
+    def _operation_index(self, index: int) -> int:
+        """Operation ``index`` as the int object the replay keeps for its dispatch line."""
+        state = self.state
+        same = state.operation_index(state.events.ids[state.tool_ops.dispatch_event(index)])
+        return same if same == index else index  # (its id dispatched again)
 
     def _let_go(self, settled: list[int]) -> None:
         """The answers of these settled operations' calls are not asked for again (an
         operation's state is its outcome once settled): not kept, unless another
         operation has the same call id."""
-        answered, shared, call_ids = self.answered, self._shared, self.state.tool_ops.call_ids
-        for index in settled:
-            cid = call_ids[index]
-            if cid in answered and cid not in shared:
-                answered.discard(cid)
-                self._let_go_of += 1
+        answered, call_ids = self.answered, self.state.tool_ops.call_ids
+        gone = answered.intersection(map(call_ids.__getitem__, settled))
+        gone.difference_update(self._shared)
+        answered.difference_update(gone)
+        self._let_go_of += len(gone)
         if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
             self.answered = set(answered)  # a set keeps its size: not that of a whole file
             self._let_go_of = 0
