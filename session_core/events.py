@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import msgspec
@@ -167,6 +167,10 @@ class Events(BuiltOnDemand):
         item = self._others[index]
         assert item is not None
         return item
+
+    def spans_of(self, indexes: Iterable[int]) -> array[int]:
+        """The spans of these envelopes (0 where one is kept as its dict or line)."""
+        return array("q", map(self._spans.__getitem__, indexes))
 
     def read(self, index: int) -> dict[str, Any]:
         """Envelope ``index`` parsed again, not through the cache: for another thread."""

@@ -8,7 +8,7 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .indexed import Indexed
 from .model import Item, Part, PartSource, Usage, make_lazy
@@ -81,6 +81,7 @@ class ItemColumn:
         "flags",
         "height",
         "id_prefix",
+        "ident_of",
         "ids",
         "kind",
         "line",
@@ -115,6 +116,8 @@ class ItemColumn:
         self.ts_end = array("I")
         self.parts: list[list[Part] | None] = []  # None: read again by span
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
+        # Or every item's id as the builder tells it (v1's: its replay keeps them).
+        self.ident_of: Callable[[int], str] | None = None
         self.usage: dict[int, Usage] = _NO_USAGE
         self.marks: dict[int, list[str]] = {}
         self.lines: dict[int, int] = {}  # items of more than one line
@@ -228,7 +231,7 @@ class ItemColumn:
         return index
 
     def append_unread(
-        self, line: int, span: int, *, role: str, height: int, nparts: int, ident: str
+        self, line: int, span: int, *, role: str, height: int, nparts: int, ident: str | None
     ) -> int:
         """One item of a line not read: its parts and timestamp are read by ``span`` when
         it is built (``source``, ``facts``); its folded height and part count are what
@@ -244,9 +247,10 @@ class ItemColumn:
         self.height.append(min(height, 255))
         self.nparts.append(min(nparts, 255))
         self.ts_end.append(len(self.ts_text))
-        if self.ids is None:
-            self.ids = [None] * index
-        self.ids.append(ident)
+        if ident is not None or self.ids is not None:
+            if self.ids is None:
+                self.ids = [None] * index
+            self.ids.append(ident)
         return index
 
     def extend_unread(
@@ -256,10 +260,11 @@ class ItemColumn:
         roles: Sequence[int],
         heights: Sequence[int],
         nparts: Sequence[int],
-        idents: list[str | None],
+        idents: list[str | None] | None,
     ) -> int:
         """``append_unread`` of many items at once (their roles as codes, ``code``; their
-        heights and part counts at most 255). Returns the index of the first."""
+        heights and part counts at most 255; ``idents`` None: told by ``ident_of``).
+        Returns the index of the first."""
         index = len(self.line)
         many = len(lines)
         self.line.extend(lines)
@@ -272,12 +277,15 @@ class ItemColumn:
         self.height.extend(heights)
         self.nparts.extend(nparts)
         self.ts_end.extend(array("I", [len(self.ts_text)]) * many)
-        if self.ids is None:
-            self.ids = [None] * index
-        self.ids.extend(idents)
+        if idents is not None or self.ids is not None:
+            if self.ids is None:
+                self.ids = [None] * index
+            self.ids.extend([None] * many if idents is None else idents)
         return index
 
     def id_of(self, index: int) -> str:
+        if self.ident_of is not None:
+            return self.ident_of(index)
         ids = self.ids
         ident = ids[index] if ids is not None else None
         return ident if ident is not None else f"{self.id_prefix}{self.line[index]}"

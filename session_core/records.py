@@ -91,6 +91,9 @@ class _Rebuilt(BuiltOnDemand):
         return repr(list(self))
 
 
+_UNSETTLED = (-1).__eq__  # of a settle event: not settled yet
+
+
 class ToolOps(_Rebuilt):
     """Tool operations in dispatch order."""
 
@@ -125,10 +128,9 @@ class ToolOps(_Rebuilt):
     def is_settled(self, index: int) -> bool:
         return self._settle[index] >= 0
 
-    def settled_flags(self, indexes: Iterable[int]) -> list[bool]:
-        """``is_settled`` of each of these operations (a model's per-batch walk)."""
-        settle = self._settle
-        return [settle[index] >= 0 for index in indexes]
+    def unsettled_flags(self, indexes: Iterable[int]) -> list[bool]:
+        """``not is_settled`` of each of these operations (a model's per-batch walk)."""
+        return list(map(_UNSETTLED, map(self._settle.__getitem__, indexes)))
 
     def dispatch_events(self, start: int, stop: int) -> array[int]:
         """``dispatch_event`` of operations ``start`` to ``stop``."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import not_
 from typing import TYPE_CHECKING, Any, cast
 
@@ -71,6 +71,7 @@ class V1Model:
         self.state = state
         self.column = ItemColumn()
         self.column.facts = V1ItemFacts(self)
+        self.column.ident_of = self.ident  # (not a list of the replay's ids again)
         # Per item: its event (its position in the replay), in file order: an event's
         # item is found by bisection (not an index per event: 2.7 MB at 1 GB).
         self.event_of = array("i")
@@ -229,14 +230,10 @@ class V1Model:
         state, column = self.state, self.column
         events = state.events
         facts = events.facts
-        kept = list(map(events.kept, positions))
-        try:
-            spans: array[int] | None = array("q", kept)  # type: ignore[arg-type]
-        except TypeError:  # (a line appended live as its dict or bytes)
-            spans = None
-        if column.source is None or spans is None or 0 in spans:
-            for position, line_kept in zip(positions, kept, strict=True):
-                self._add_message(position, line_kept)
+        spans = events.spans_of(positions)
+        if column.source is None or 0 in spans:  # (a line appended live as its dict or bytes)
+            for position in positions:
+                self._add_message(position, events.kept(position))
             self._take_answers_and_calls(positions)
             return
         shapes, code = self._shapes, column.code
@@ -261,7 +258,7 @@ class V1Model:
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
-            list(map(events.ids.__getitem__, positions)),
+            None,
         )
         self.event_of.extend(positions)
         self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
@@ -279,7 +276,7 @@ class V1Model:
                 role=role,
                 height=height,
                 nparts=parts,
-                ident=mid,
+                ident=None,
             )
         else:
             self._append_message(position, kept, mid, role)
@@ -295,10 +292,10 @@ class V1Model:
             # (A call id of an operation settled already is never asked for again.)
             shared = self._shared
             known = by_call.keys() & answers
-            answered.update(cid for cid in answers if cid not in known)
-            settled = self.state.tool_ops.settled_flags(map(by_call.__getitem__, known))
-            moves = (cid for cid, done in zip(known, settled, strict=True) if not done)
-            answered.update(moves, shared.intersection(known))
+            answered.update(filterfalse(known.__contains__, answers))
+            calls = list(known)
+            still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
+            answered.update(compress(calls, still), shared.intersection(known))
         if not cids:
             return
         if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
@@ -329,7 +326,6 @@ class V1Model:
             int(self.state.event_lines[position]),
             role=role,
             ts=ts if isinstance(ts, str) else None,
-            ident=mid,
             keep=True,
         )
         if type(kept) is dict:
@@ -364,7 +360,6 @@ class V1Model:
             role="user" if kind == "compaction" else "system",
             kind=kind,
             span=span,
-            ident=eid,
             keep=not span,
             read_ts=True,  # (read from its line when it is built: ``stamp``)
         )
@@ -382,7 +377,6 @@ class V1Model:
             role="system",
             kind="record",
             ts=ts if isinstance(ts, str) else None,
-            ident=state.events.ids[position],
             keep=True,
         )
         self.event_of.append(position)
@@ -431,6 +425,10 @@ class V1Model:
                 return {}
         envelope: dict[str, Any] = self.state.events[self.event_of[index]]
         return envelope
+
+    def ident(self, index: int) -> str:
+        """The id of item ``index``: its line's (``ItemColumn.ident_of``)."""
+        return self.state.events.ids[self.event_of[index]]
 
     def stamp(self, index: int) -> str | None:
         """The timestamp of item ``index``'s line."""
@@ -501,9 +499,9 @@ class V1Model:
                 )
         if now - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(self._undispatched)
-        flags = records.settled_flags(range(taken, now))
-        self._open.extend(compress(range(taken, now), map(not_, flags)))
-        self._let_go(list(compress(range(taken, now), flags)))
+        still = records.unsettled_flags(range(taken, now))
+        self._open.extend(compress(range(taken, now), still))
+        self._let_go(list(compress(range(taken, now), map(not_, still))))
         self._ops_taken = now
 
     def _operation_index(self, index: int) -> int:
