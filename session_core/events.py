@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import repeat
+from operator import is_not
 from typing import Any
 
 import msgspec
@@ -168,9 +170,12 @@ class Events(BuiltOnDemand):
         assert item is not None
         return item
 
-    def spans_of(self, indexes: Iterable[int]) -> array[int]:
-        """The spans of these envelopes (0 where one is kept as its dict or line)."""
-        return array("q", map(self._spans.__getitem__, indexes))
+    def all_spans(self, indexes: Iterable[int]) -> bool:
+        """Whether each of these envelopes is kept by its span (not its dict or line)."""
+        others = self._others
+        return others is None or not any(
+            map(is_not, map(others.__getitem__, indexes), repeat(None))
+        )
 
     def read(self, index: int) -> dict[str, Any]:
         """Envelope ``index`` parsed again, not through the cache: for another thread."""

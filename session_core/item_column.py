@@ -94,6 +94,7 @@ class ItemColumn:
         "role",
         "source",
         "span",
+        "span_of",
         "ts_end",
         "ts_text",
         "usage",
@@ -105,6 +106,9 @@ class ItemColumn:
         # of timestamps, would need 100s of GB before either overflowed (an error then).
         self.line = array("i")
         self.span = array("q")
+        # Or the span of each item read again as the builder tells it (v1's: its replay
+        # keeps them), then ``span`` is left empty: ``span_at``.
+        self.span_of: Callable[[int], int] | None = None
         self.role = array("H")
         self.kind = array("H")
         self.model = array("H")
@@ -159,11 +163,14 @@ class ItemColumn:
         is built (``facts``; ``ts`` is not looked at). Returns its index."""
         index = len(self.line)
         self.line.append(line)
+        told = self.span_of is not None
         if span and not keep and self.source is not None:
-            self.span.append(span)
+            if not told:
+                self.span.append(span)
             self.parts.append(None)
         else:
-            self.span.append(0)
+            if not told:
+                self.span.append(0)
             self.parts.append(parts)
         codes = self._codes  # called for every line: the codes looked up inline
         code = codes.get(role)
@@ -212,7 +219,8 @@ class ItemColumn:
         builder's hot path (every line of a big file). Returns its index."""
         index = len(self.line)
         self.line.append(line)
-        self.span.append(span)
+        if self.span_of is None:
+            self.span.append(span)
         self.parts.append(None)
         self.role.append(role)
         self.kind.append(kind)
@@ -238,7 +246,8 @@ class ItemColumn:
         the caller knows of the line (a replay's facts). Returns its index."""
         index = len(self.line)
         self.line.append(line)
-        self.span.append(span)
+        if self.span_of is None:
+            self.span.append(span)
         self.parts.append(None)
         self.role.append(self.code(role))
         self.kind.append(self.code("message"))
@@ -256,19 +265,21 @@ class ItemColumn:
     def extend_unread(
         self,
         lines: Sequence[int],
-        spans: Sequence[int],
+        spans: Sequence[int] | None,
         roles: Sequence[int],
         heights: Sequence[int],
         nparts: Sequence[int],
         idents: list[str | None] | None,
     ) -> int:
         """``append_unread`` of many items at once (their roles as codes, ``code``; their
-        heights and part counts at most 255; ``idents`` None: told by ``ident_of``).
+        heights and part counts at most 255; ``spans`` None: told by ``span_of``,
+        ``idents`` None: by ``ident_of``).
         Returns the index of the first."""
         index = len(self.line)
         many = len(lines)
         self.line.extend(lines)
-        self.span.extend(spans)
+        if spans is not None:
+            self.span.extend(spans)
         self.parts.extend([None] * many)
         self.role.extend(roles)
         self.kind.extend(array("H", [self.code("message")]) * many)
@@ -282,6 +293,12 @@ class ItemColumn:
                 self.ids = [None] * index
             self.ids.extend([None] * many if idents is None else idents)
         return index
+
+    def span_at(self, index: int) -> int:
+        """The span item ``index`` is read again by (0: its parts are kept)."""
+        if self.span_of is None:
+            return self.span[index]
+        return self.span_of(index) if self.parts[index] is None else 0
 
     def id_of(self, index: int) -> str:
         if self.ident_of is not None:
@@ -306,7 +323,8 @@ class ItemColumn:
             self.more.setdefault(index, []).append(span)
         else:
             self.parts[index] = [*self.parts_of(index), *parts]
-            self.span[index] = 0
+            if self.span_of is None:
+                self.span[index] = 0
             self.more.pop(index, None)
         # The folded height grows by the parts still shown, as ``folded_height`` counts.
         height = self.height[index] - (1 if before > FOLD_PARTS else 0)
@@ -357,7 +375,7 @@ class ItemColumn:
         flags = self.flags[index]
         if flags & READ_TS:
             facts = self.facts
-            return facts.ts(index, self.span[index]) if facts is not None else None
+            return facts.ts(index, self.span_at(index)) if facts is not None else None
         if flags & NO_TS:
             return None
         start = self.ts_end[index - 1] if index else 0
@@ -411,7 +429,7 @@ class ItemColumn:
 
     def _read(self, index: int) -> list[Part]:
         source = self.source
-        spans = [self.span[index], *self.more.get(index, ())]
+        spans = [self.span_at(index), *self.more.get(index, ())]
         parts: list[Part] = []
         for span in spans:
             full = source.parts(span) if source is not None else None

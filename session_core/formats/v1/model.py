@@ -71,7 +71,8 @@ class V1Model:
         self.state = state
         self.column = ItemColumn()
         self.column.facts = V1ItemFacts(self)
-        self.column.ident_of = self.ident  # (not a list of the replay's ids again)
+        # (Not a list of the replay's ids and spans again.)
+        self.column.ident_of, self.column.span_of = self.ident, self.span
         # Per item: its event (its position in the replay), in file order: an event's
         # item is found by bisection (not an index per event: 2.7 MB at 1 GB).
         self.event_of = array("i")
@@ -230,9 +231,8 @@ class V1Model:
         state, column = self.state, self.column
         events = state.events
         facts = events.facts
-        spans = events.spans_of(positions)
-        if column.source is None or 0 in spans:  # (a line appended live as its dict or bytes)
-            for position in positions:
+        if column.source is None or not events.all_spans(positions):
+            for position in positions:  # (a line appended live as its dict or bytes)
                 self._add_message(position, events.kept(position))
             self._take_answers_and_calls(positions)
             return
@@ -254,7 +254,7 @@ class V1Model:
         lines = state.event_lines
         column.extend_unread(
             array("i", map(lines.__getitem__, positions)),
-            spans,
+            None,
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
@@ -417,7 +417,7 @@ class V1Model:
 
     def _envelope_of(self, index: int) -> dict[str, Any]:
         """The line of item ``index``, parsed (a line kept by its span: read again)."""
-        span = self.column.span[index]
+        span = self.column.span_at(index)
         if span:
             try:
                 return self.envelope_at(span)
@@ -429,6 +429,11 @@ class V1Model:
     def ident(self, index: int) -> str:
         """The id of item ``index``: its line's (``ItemColumn.ident_of``)."""
         return self.state.events.ids[self.event_of[index]]
+
+    def span(self, index: int) -> int:
+        """The span item ``index``'s line is kept by (``ItemColumn.span_of``)."""
+        kept = self.state.events.kept(self.event_of[index])
+        return kept if type(kept) is int else 0
 
     def stamp(self, index: int) -> str | None:
         """The timestamp of item ``index``'s line."""
