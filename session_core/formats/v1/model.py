@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections.abc import Iterable
 from itertools import compress, filterfalse
 from operator import not_
 from typing import TYPE_CHECKING, Any, cast
@@ -22,7 +23,7 @@ from ...model import (
     Transcript,
     Usage,
 )
-from ...text import as_str, compact_json
+from ...text import as_str
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -40,6 +41,7 @@ from .items import (
     measured,
     message_item,
     message_parts,
+    unknown_parts,
 )
 from .ops import V1Op, V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
@@ -93,6 +95,7 @@ class V1Model:
         # An elision line's span -> where its records are (``_elision_records``): its
         # item's parts are made again from them, not kept (10,000s of lines at 1 GB).
         self._elided_at: dict[int, tuple[int, int]] = {}
+        self._unknown_at: dict[int, str] = {}  # a line of a type not known: span -> type
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
         self._by_call: dict[str, int] = {}  # call id -> its (last) operation
@@ -187,6 +190,9 @@ class V1Model:
                 taken = self._elided_at.get(span)
                 if taken is not None:  # an elision line: what it stubbed, not its line
                     return elision_parts(self.state.elisions, *taken)
+                kind = self._unknown_at.get(span)
+                if kind is not None:  # a line of a type not known: as it is
+                    return unknown_parts(self.envelope_at(span), kind)
                 return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
@@ -293,9 +299,15 @@ class V1Model:
             shared = self._shared
             known = by_call.keys() & answers
             answered.update(filterfalse(known.__contains__, answers))
-            calls = list(known)
-            still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
-            answered.update(compress(calls, still), shared.intersection(known))
+            if self._open:  # (only those not settled when taken may not be now)
+                calls = list(known)
+                taken_open = set(self._open)
+                calls = list(
+                    compress(calls, map(taken_open.__contains__, map(by_call.__getitem__, calls)))
+                )
+                still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
+                answered.update(compress(calls, still))
+            answered.update(shared.intersection(known))
         if not cids:
             return
         if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
@@ -367,17 +379,25 @@ class V1Model:
         self.event_of.append(position)
 
     def _add_unknown(self, position: int, kind: str) -> None:
-        """A line of a type this reader does not know, as it is (the raw view keeps it)."""
-        state = self.state
-        envelope = state.events.read(position)
-        ts = envelope.get("ts")
-        self.column.append(
-            [Part("other", compact_json(envelope), name=kind)],
+        """A line of a type this reader does not know, as it is (the raw view keeps it):
+        read again by its span when built, where it has one."""
+        state, column = self.state, self.column
+        kept = state.events.kept(position)
+        if type(kept) is int and column.source is not None:
+            self._unknown_at[kept] = kind
+            parts = [Part("other", "", name=kind)]  # (its measure: one part, not text)
+            span = kept
+        else:
+            parts = unknown_parts(state.events.read(position), kind)
+            span = 0
+        column.append(
+            parts,
             int(state.event_lines[position]),
             role="system",
             kind="record",
-            ts=ts if isinstance(ts, str) else None,
-            keep=True,
+            span=span,
+            keep=not span,
+            read_ts=True,  # (read from its line when it is built: ``stamp``)
         )
         self.event_of.append(position)
 
@@ -506,7 +526,7 @@ class V1Model:
             self._undispatched = dict(self._undispatched)
         still = records.unsettled_flags(range(taken, now))
         self._open.extend(compress(range(taken, now), still))
-        self._let_go(list(compress(range(taken, now), map(not_, still))))
+        self._let_go(compress(range(taken, now), map(not_, still)))
         self._ops_taken = now
 
     def _operation_index(self, index: int) -> int:
@@ -515,15 +535,16 @@ class V1Model:
         same = state.operation_index(state.events.ids[state.tool_ops.dispatch_event(index)])
         return same if same == index else index  # (its id dispatched again)
 
-    def _let_go(self, settled: list[int]) -> None:
+    def _let_go(self, settled: Iterable[int]) -> None:
         """The answers of these settled operations' calls are not asked for again (an
         operation's state is its outcome once settled): not kept, unless another
         operation has the same call id."""
         answered, call_ids = self.answered, self.state.tool_ops.call_ids
-        gone = answered.intersection(map(call_ids.__getitem__, settled))
-        gone.difference_update(self._shared)
-        answered.difference_update(gone)
-        self._let_go_of += len(gone)
+        if answered:  # (none, mostly: an answer comes after its operation settled)
+            gone = answered.intersection(map(call_ids.__getitem__, settled))
+            gone.difference_update(self._shared)
+            answered.difference_update(gone)
+            self._let_go_of += len(gone)
         if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
             self.answered = set(answered)  # a set keeps its size: not that of a whole file
             self._let_go_of = 0
