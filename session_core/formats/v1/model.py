@@ -214,13 +214,18 @@ class V1Model:
                 at += 1
         unknown = state.unknown_events
         marks.extend(unknown[bisect.bisect_left(unknown, start) :])
+        # Every message line of the batch measured at once (``_measure``), then appended
+        # in runs between those lines; what they tell of the operations taken after.
         messages = state.message_events
         first = bisect.bisect_left(messages, start)
+        positions = messages[first : bisect.bisect_left(messages, stop, first)].tolist()
+        sized = self._measure(positions)
+        at = 0
         for mark in [*sorted(marks), stop]:
-            end = bisect.bisect_left(messages, mark, first)
-            if end > first:
-                self._add_messages(messages[first:end].tolist())
-            first = end
+            end = bisect.bisect_left(messages, mark, first + at) - first
+            if end > at:
+                self._add_messages(positions, at, end, sized)
+            at = end
             if mark < stop:
                 kind = kinds[mark]
                 if kind in ("compaction", "elision"):
@@ -228,20 +233,18 @@ class V1Model:
                 else:
                     self._add_unknown(mark, kind)
         self._events = stop
+        if positions:
+            tells = positions if sized is None else list(compress(positions, map(TELLS, sized)))
+            self._take_answers_and_calls(tells)
 
-    def _add_messages(self, positions: list[int]) -> None:
-        """These message lines' items (in file order, no other item between them): those
-        kept by their span appended unread (``extend_unread``), measured from their facts,
-        each shape once (``FactsColumn.shape_keys``); then what their answers and calls
-        tell of the operations."""
-        state, column = self.state, self.column
-        events = state.events
-        facts = events.facts
+    def _measure(self, positions: list[int]) -> list[tuple[int, int, int, bool]] | None:
+        """These message lines' items as ``measured`` from their facts, each shape once
+        (``FactsColumn.shape_keys``); None where a line is kept as its dict or bytes
+        (appended live: ``_add_message`` takes them one at a time)."""
+        column, events = self.column, self.state.events
         if column.source is None or not events.all_spans(positions):
-            for position in positions:  # (a line appended live as its dict or bytes)
-                self._add_message(position, events.kept(position))
-            self._take_answers_and_calls(positions)
-            return
+            return None
+        facts = events.facts
         shapes, code = self._shapes, column.code
         keys = facts.shape_keys(positions)
         for key in set(keys).difference(shapes):
@@ -256,18 +259,33 @@ class V1Model:
                     role, text_lines, reasoning, pairs, tcid = facts.shape(positions[at])
                     answers = tcid is not None
                     rows[at] = measured(code(role), text_lines, reasoning, pairs, answers)
-        sized = cast("list[tuple[int, int, int, bool]]", rows)
+        return cast("list[tuple[int, int, int, bool]]", rows)
+
+    def _add_messages(
+        self,
+        positions: list[int],
+        start: int,
+        stop: int,
+        sized: list[tuple[int, int, int, bool]] | None,
+    ) -> None:
+        """Message lines ``positions[start:stop]`` (no other item between them) as items,
+        ``sized`` by ``_measure``: appended unread (``extend_unread``)."""
+        state = self.state
+        if sized is None:
+            for position in positions[start:stop]:
+                self._add_message(position, state.events.kept(position))
+            return
+        these, sized = positions[start:stop], sized[start:stop]
         lines = state.event_lines
-        column.extend_unread(
-            array("i", map(lines.__getitem__, positions)),
+        self.column.extend_unread(
+            array("i", map(lines.__getitem__, these)),
             None,
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
             None,
         )
-        self.event_of.extend(positions)
-        self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
+        self.event_of.extend(these)
 
     def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
         """One message line's item: kept by its span, appended unread; else as its parts."""
