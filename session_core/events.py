@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import repeat
+from operator import is_not
 from typing import Any
 
 import msgspec
@@ -159,6 +161,13 @@ class Events(BuiltOnDemand):
         item = self._others[index]
         assert item is not None
         return item
+
+    def all_spans(self, indexes: Iterable[int]) -> bool:
+        """Whether each of these envelopes is kept by its span (not its dict or line)."""
+        others = self._others
+        return others is None or not any(
+            map(is_not, map(others.__getitem__, indexes), repeat(None))
+        )
 
     def read(self, index: int) -> dict[str, Any]:
         """Envelope ``index`` parsed again, not through the cache: for another thread."""

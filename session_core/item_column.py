@@ -8,7 +8,7 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .indexed import Indexed, ListLike
@@ -95,6 +95,7 @@ class ItemColumn:
         "role",
         "source",
         "span",
+        "span_of",
         "ts_end",
         "ts_text",
         "usage",
@@ -102,8 +103,13 @@ class ItemColumn:
 
     def __init__(self, id_prefix: str = "L") -> None:
         self.id_prefix = id_prefix
-        self.line = array("l")
+        # 4 bytes a line number and a timestamp's end: a column of 2**31 items, or of 4 GB
+        # of timestamps, would need 100s of GB before either overflowed (an error then).
+        self.line = array("i")
         self.span = array("q")
+        # Or the span of each item read again as the builder tells it (v1's: its replay
+        # keeps them), then ``span`` is left empty: ``span_at``.
+        self.span_of: Callable[[int], int] | None = None
         self.role = array("H")
         self.kind = array("H")
         self.model = array("H")
@@ -112,7 +118,7 @@ class ItemColumn:
         self.nparts = bytearray()  # how many parts (up to 255): an item's later lines add
         # Timestamps packed: their UTF-8 one after another, where each ends.
         self.ts_text = bytearray()
-        self.ts_end = array("Q")
+        self.ts_end = array("I")
         self.parts: list[list[Part] | None] = []  # None: read again by span
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
         self.usage: dict[int, Usage] = _NO_USAGE
@@ -149,16 +155,21 @@ class ItemColumn:
         span: int = 0,
         ident: str | None = None,
         keep: bool = False,
+        read_ts: bool = False,
     ) -> int:
         """One item; its parts are dropped (read again by ``span``) unless ``keep`` or no
-        span/source is known. Returns its index."""
+        span/source is known. ``read_ts``: its timestamp is the builder's to tell when it
+        is built (``facts``; ``ts`` is not looked at). Returns its index."""
         index = len(self.line)
         self.line.append(line)
+        told = self.span_of is not None
         if span and not keep and self.source is not None:
-            self.span.append(span)
+            if not told:
+                self.span.append(span)
             self.parts.append(None)
         else:
-            self.span.append(0)
+            if not told:
+                self.span.append(0)
             self.parts.append(parts)
         codes = self._codes  # called for every line: the codes looked up inline
         code = codes.get(role)
@@ -168,7 +179,9 @@ class ItemColumn:
         code = codes.get(model)
         self.model.append(self._code(model) if code is None else code)
         flags = STICKY if sticky else 0
-        if ts is None:
+        if read_ts:
+            flags |= READ_TS
+        elif ts is None:
             flags |= NO_TS
         elif ts:
             self.ts_text += ts.encode("utf-8", "surrogatepass")
@@ -205,7 +218,8 @@ class ItemColumn:
         builder's hot path (every line of a big file). Returns its index."""
         index = len(self.line)
         self.line.append(line)
-        self.span.append(span)
+        if self.span_of is None:
+            self.span.append(span)
         self.parts.append(None)
         self.role.append(role)
         self.kind.append(kind)
@@ -231,7 +245,8 @@ class ItemColumn:
         the caller knows of the line (a replay's facts). Returns its index."""
         index = len(self.line)
         self.line.append(line)
-        self.span.append(span)
+        if self.span_of is None:
+            self.span.append(span)
         self.parts.append(None)
         self.role.append(self.code(role))
         self.kind.append(self.code("message"))
@@ -249,18 +264,21 @@ class ItemColumn:
     def extend_unread(
         self,
         lines: Sequence[int],
-        spans: Sequence[int],
+        spans: Sequence[int] | None,
         roles: Sequence[int],
         heights: Sequence[int],
         nparts: Sequence[int],
         idents: list[str | None] | None = None,
     ) -> int:
         """``append_unread`` of many items at once (their roles as codes, ``code``; their
-        heights and part counts at most 255). Returns the index of the first."""
+        heights and part counts at most 255; ``spans`` None: told by ``span_of``; ``idents``
+        None: each is prefix + line, or a ``NodeIdColumn``'s node's). Returns the index of
+        the first."""
         index = len(self.line)
         many = len(lines)
         self.line.extend(lines)
-        self.span.extend(spans)
+        if spans is not None:
+            self.span.extend(spans)
         self.parts.extend([None] * many)
         self.role.extend(roles)
         self.kind.extend(array("H", [self.code("message")]) * many)
@@ -268,12 +286,18 @@ class ItemColumn:
         self.flags.extend(bytes([READ_TS]) * many)
         self.height.extend(heights)
         self.nparts.extend(nparts)
-        self.ts_end.extend(array("Q", [len(self.ts_text)]) * many)
+        self.ts_end.extend(array("I", [len(self.ts_text)]) * many)
         if idents is not None or self.ids is not None:
             if self.ids is None:
                 self.ids = [None] * index
             self.ids.extend([None] * many if idents is None else idents)
         return index
+
+    def span_at(self, index: int) -> int:
+        """The span item ``index`` is read again by (0: its parts are kept)."""
+        if self.span_of is None:
+            return self.span[index]
+        return self.span_of(index) if self.parts[index] is None else 0
 
     def id_of(self, index: int) -> str:
         ids = self.ids
@@ -296,7 +320,8 @@ class ItemColumn:
             self.more.setdefault(index, []).append(span)
         else:
             self.parts[index] = [*self.parts_of(index), *parts]
-            self.span[index] = 0
+            if self.span_of is None:
+                self.span[index] = 0
             self.more.pop(index, None)
         # The folded height grows by the parts still shown, as ``folded_height`` counts.
         height = self.height[index] - (1 if before > FOLD_PARTS else 0)
@@ -347,7 +372,7 @@ class ItemColumn:
         flags = self.flags[index]
         if flags & READ_TS:
             facts = self.facts
-            return facts.ts(index, self.span[index]) if facts is not None else None
+            return facts.ts(index, self.span_at(index)) if facts is not None else None
         if flags & NO_TS:
             return None
         start = self.ts_end[index - 1] if index else 0
@@ -430,7 +455,7 @@ class ItemColumn:
 
     def _read(self, index: int, lazy: bool = True) -> list[Part]:
         source = self.source
-        spans = [self.span[index], *self.more.get(index, ())]
+        spans = [self.span_at(index), *self.more.get(index, ())]
         parts: list[Part] = []
         for span in spans:
             if source is None:

@@ -460,7 +460,7 @@ class Transcript:
     # (a list, or a sequence that makes each operation when asked for: v1's)
     tool_operations: Sequence[ToolOp] = field(default_factory=list)
     compactions: Sequence[Compaction] = field(default_factory=list)  # and elisions
-    runs: list[Run] = field(default_factory=list)
+    runs: Sequence[Run] = field(default_factory=list)  # (v1's: each made when asked for)
     usage: Usage = field(default_factory=Usage)  # the file's own responses
     subagents: list[Subagent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

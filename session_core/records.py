@@ -11,7 +11,7 @@ from ``Events`` (which may itself read the line back from the file).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
@@ -91,6 +91,9 @@ class _Rebuilt(BuiltOnDemand):
         return repr(list(self))
 
 
+_UNSETTLED = (-1).__eq__  # of a settle event: not settled yet
+
+
 class ToolOps(_Rebuilt):
     """Tool operations in dispatch order."""
 
@@ -124,6 +127,10 @@ class ToolOps(_Rebuilt):
 
     def is_settled(self, index: int) -> bool:
         return self._settle[index] >= 0
+
+    def unsettled_flags(self, indexes: Iterable[int]) -> list[bool]:
+        """``not is_settled`` of each of these operations (a model's per-batch walk)."""
+        return list(map(_UNSETTLED, map(self._settle.__getitem__, indexes)))
 
     def outcome(self, index: int) -> str | None:
         """A settled operation's outcome, without reading its lines (None: unsettled)."""

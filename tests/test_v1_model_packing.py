@@ -60,7 +60,7 @@ def test_an_elision_item_is_made_again_from_its_records(followed: V1Live) -> Non
     elided = [i for i in range(len(column)) if column.kind_of(i) == "elision"]
     assert elided
     for index in elided:
-        assert column.parts[index] is None and column.span[index]  # not kept: read again
+        assert column.parts[index] is None and column.span_at(index)  # not kept: read again
         item = snapshot.raw[index]
         stubbed = [p for p in item.parts if p.name == "✂ stubbed"]
         assert stubbed and all("→" in p.text for p in stubbed)

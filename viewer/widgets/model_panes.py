@@ -170,7 +170,7 @@ class RunsPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.runs: list[Run] = []
+        self.runs: Sequence[Run] = []
         self.table = VirtualTable(RUN_COLUMNS, self._cells, fixed_columns=1, id="runs-table")
         self.context = LinesView(id="run-context")
         self._shown: tuple[str, int] | None = None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...item_column import ItemFacts, shape_height
 from ...model import Item, Part, Usage
 from ...parts import tool_call_part
-from ...text import as_str
+from ...text import as_str, compact_json
 
 if TYPE_CHECKING:
     from .model import V1Model
@@ -97,3 +97,8 @@ def message_parts(payload: dict[str, Any]) -> list[Part]:
         failed = bool(payload.get("is-error"))
         parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
     return parts
+
+
+def unknown_parts(envelope: dict[str, Any], kind: str) -> list[Part]:
+    """A line of a type this reader does not know, as it is (the raw view's ``record``)."""
+    return [Part("other", compact_json(envelope), name=kind)]

@@ -7,21 +7,23 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from itertools import compress
+from collections.abc import Iterable
+from itertools import compress, filterfalse
+from operator import not_
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
+from ...indexed import ListLike
 from ...model import (
     Compaction,
     Item,
     Part,
     Run,
-    RunContext,
     ToolOp,
     Transcript,
     Usage,
 )
-from ...text import as_str, compact_json
+from ...text import as_str
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -39,6 +41,7 @@ from .items import (
     measured,
     message_item,
     message_parts,
+    unknown_parts,
 )
 from .ops import V1Op, V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
@@ -68,11 +71,14 @@ class V1Model:
         from ...usage import UsageTally
 
         self.state = state
-        self.column_at = array("i")  # per event: its item's index in the column, or -1
-        self.event_of = array("i")  # per item: its event (its position in the replay)
-        # An item's id is its line's, kept packed by the replay (none kept here).
+        # Per item: its event (its position in the replay), in file order: an event's
+        # item is found by bisection (not an index per event: 2.7 MB at 1 GB).
+        self.event_of = array("i")
+        # An item's id is its line's, kept packed by the replay, and so is the span it is
+        # read again by (``span``): neither is kept here again.
         self.column = NodeIdColumn(self.event_of, state.events.ids)
         self.column.facts = V1ItemFacts(self)
+        self.column.span_of = self.span
         # Of the items not reached through their body's position: messages kept as dicts
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
@@ -90,23 +96,21 @@ class V1Model:
         # An elision line's span -> where its records are (``_elision_records``): its
         # item's parts are made again from them, not kept (10,000s of lines at 1 GB).
         self._elided_at: dict[int, tuple[int, int]] = {}
+        self._unknown_at: dict[int, str] = {}  # a line of a type not known: span -> type
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
         self._by_call: dict[str, int] = {}  # call id -> its (last) operation
         self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
         self._early: set[str] = set()  # call ids dispatched before a message called them
+        # The calls of the message lines taken since the dispatch lines were (call ids,
+        # their events, tools), held until those are (``_take_operations``).
+        self._calls: list[tuple[list[str], list[int], list[str]]] = []
         self._open: list[int] = []  # operations not settled at the last snapshot
-        self._contexts: list[RunContext] = []  # of the run-context lines, in file order
+        self._contexts_seen = 0  # run-context lines looked at
         self._number: dict[str, int] = {}  # run id -> its place among the runs
         self._first = array("l")  # per run: its first run-context line
         self._latest: dict[str, int] = {}  # run id -> its last run-context line
         self._order: list[str] = []  # the run ids, by their first run-context line
-        self._runs_made: list[Run] = []  # each run as the last snapshot made it
-        # What moves a run made before: the runs with a call still out (then), the run
-        # the messages were tallied to (then), the operations looked at (their runs).
-        self._pending_runs: set[str] = set()
-        self._tallied_to: str | None = None
-        self._ops_seen = 0
         # A message line's shape (its facts' key) -> its item's role code, height, parts,
         # whether it answers or makes a call (``items.measured``).
         self._shapes: dict[int, tuple[int, int, int, bool]] = {}
@@ -127,13 +131,22 @@ class V1Model:
         if overlays != self._overlays:
             self._overlays = overlays
             self.column.changed_all()  # their marks are asked for again
-        column, column_at, index_of = self.column, self.column_at, self.index_of
+        column, event_of, index_of = self.column, self.event_of, self.index_of
         flags = column.flags
-        entries = array("l")  # column indexes; -1 - k: own[k] (``Items``)
+        entries = array("i")  # column indexes; -1 - k: own[k] (``Items``)
         add = entries.append
         own: list[Item] = []
+        found, items = -1, len(event_of)
         for mid, body, sticky, stub in state.entries:
-            found = column_at[body.index] if type(body) is LazyPayload else index_of.get(mid, -1)
+            if type(body) is LazyPayload:
+                # Its item: mostly the one after the last entry's (the entries are in
+                # file order), else looked for (the items' events are in file order).
+                at, found = body.index, found + 1
+                if found >= items or event_of[found] != at:
+                    found = bisect.bisect_left(event_of, at)
+                    found = found if found < items and event_of[found] == at else -1
+            else:
+                found = index_of.get(mid, -1)
             if found < 0:
                 item = message_item(mid, dict(body), 0)
                 item.sticky, item.stub = sticky, stub
@@ -168,7 +181,7 @@ class V1Model:
         kept otherwise, appended live as a dict or its bytes, as its parts), and each
         compaction and elision line as what it did."""
         state, column = self.state, self.column
-        events, lines = state.events, state.event_lines
+        events = state.events
         source = events.source
         if column.source is None and source is not None:
             # (A followed file's source comes with its first lines.) What is read again.
@@ -178,10 +191,12 @@ class V1Model:
                 taken = self._elided_at.get(span)
                 if taken is not None:  # an elision line: what it stubbed, not its line
                     return elision_parts(self.state.elisions, *taken)
+                kind = self._unknown_at.get(span)
+                if kind is not None:  # a line of a type not known: as it is
+                    return unknown_parts(self.envelope_at(span), kind)
                 return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
-        self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
         kinds = events.kinds
         start, stop = self._events, len(kinds)
         if start == stop:
@@ -200,13 +215,18 @@ class V1Model:
                 at += 1
         unknown = state.unknown_events
         marks.extend(unknown[bisect.bisect_left(unknown, start) :])
+        # Every message line of the batch measured at once (``_measure``), then appended
+        # in runs between those lines; what they tell of the operations taken after.
         messages = state.message_events
         first = bisect.bisect_left(messages, start)
+        positions = messages[first : bisect.bisect_left(messages, stop, first)].tolist()
+        sized = self._measure(positions)
+        at = 0
         for mark in [*sorted(marks), stop]:
-            end = bisect.bisect_left(messages, mark, first)
-            if end > first:
-                self._add_messages(messages[first:end].tolist())
-            first = end
+            end = bisect.bisect_left(messages, mark, first + at) - first
+            if end > at:
+                self._add_messages(positions, at, end, sized)
+            at = end
             if mark < stop:
                 kind = kinds[mark]
                 if kind in ("compaction", "elision"):
@@ -214,26 +234,18 @@ class V1Model:
                 else:
                     self._add_unknown(mark, kind)
         self._events = stop
+        if positions:
+            tells = positions if sized is None else list(compress(positions, map(TELLS, sized)))
+            self._take_answers_and_calls(tells)
 
-    def _add_messages(self, positions: list[int]) -> None:
-        """These message lines' items (in file order, no other item between them): those
-        kept by their span appended unread (``extend_unread``), measured from their facts,
-        each shape once (``FactsColumn.shape_keys``); then what their answers and calls
-        tell of the operations."""
-        state, column = self.state, self.column
-        events = state.events
+    def _measure(self, positions: list[int]) -> list[tuple[int, int, int, bool]] | None:
+        """These message lines' items as ``measured`` from their facts, each shape once
+        (``FactsColumn.shape_keys``); None where a line is kept as its dict or bytes
+        (appended live: ``_add_message`` takes them one at a time)."""
+        column, events = self.column, self.state.events
+        if column.source is None or not events.all_spans(positions):
+            return None
         facts = events.facts
-        kept = list(map(events.kept, positions))
-        base = len(column)
-        try:
-            spans: array[int] | None = array("q", kept)  # type: ignore[arg-type]
-        except TypeError:  # (a line appended live as its dict or bytes)
-            spans = None
-        if column.source is None or spans is None or 0 in spans:
-            for position, line_kept in zip(positions, kept, strict=True):
-                self._add_message(position, line_kept)
-            self._take_answers_and_calls(positions)
-            return
         shapes, code = self._shapes, column.code
         keys = facts.shape_keys(positions)
         for key in set(keys).difference(shapes):
@@ -248,20 +260,32 @@ class V1Model:
                     role, text_lines, reasoning, pairs, tcid = facts.shape(positions[at])
                     answers = tcid is not None
                     rows[at] = measured(code(role), text_lines, reasoning, pairs, answers)
-        sized = cast("list[tuple[int, int, int, bool]]", rows)
+        return cast("list[tuple[int, int, int, bool]]", rows)
+
+    def _add_messages(
+        self,
+        positions: list[int],
+        start: int,
+        stop: int,
+        sized: list[tuple[int, int, int, bool]] | None,
+    ) -> None:
+        """Message lines ``positions[start:stop]`` (no other item between them) as items,
+        ``sized`` by ``_measure``: appended unread (``extend_unread``)."""
+        state = self.state
+        if sized is None:
+            for position in positions[start:stop]:
+                self._add_message(position, state.events.kept(position))
+            return
+        these, sized = positions[start:stop], sized[start:stop]
         lines = state.event_lines
-        column.extend_unread(
-            array("l", map(lines.__getitem__, positions)),
-            spans,
+        self.column.extend_unread(
+            array("i", map(lines.__getitem__, these)),
+            None,
             array("H", map(CODE, sized)),
             bytes(map(HEIGHT, sized)),
             bytes(map(PARTS, sized)),
         )
-        column_at = self.column_at
-        for index, position in enumerate(positions, base):
-            column_at[position] = index
-        self.event_of.extend(positions)
-        self._take_answers_and_calls(list(compress(positions, map(TELLS, sized))))
+        self.event_of.extend(these)
 
     def _add_message(self, position: int, kept: dict[str, Any] | bytes | int) -> None:
         """One message line's item: kept by its span, appended unread; else as its parts."""
@@ -270,7 +294,7 @@ class V1Model:
         role, height, reasoning, pairs, tcid = facts.shape(position)
         if type(kept) is int and kept and column.source is not None:
             _code, height, parts, _tells = measured(0, height, reasoning, pairs, tcid is not None)
-            index = column.append_unread(
+            column.append_unread(
                 int(self.state.event_lines[position]),
                 kept,
                 role=role,
@@ -278,32 +302,47 @@ class V1Model:
                 nparts=parts,
             )
         else:
-            index = self._append_message(position, kept, mid, role)
-        self.column_at[position] = index
+            self._append_message(position, kept, mid, role)
         self.event_of.append(position)
 
     def _take_answers_and_calls(self, positions: list[int]) -> None:
         """What these message lines (in file order) tell of the operations: the call ids
-        they answer whose operation may still move, the calls no dispatch line named yet."""
+        they answer whose operation may still move, the calls no dispatch line named yet
+        (held until the dispatch lines of the same batch are taken: ``_take_operations``)."""
         answers, at, cids, names = self.state.events.facts.call_texts(positions)
         answered, by_call = self.answered, self._by_call
         if answers:
             # (A call id of an operation settled already is never asked for again.)
-            shared, is_settled = self._shared, self.state.tool_ops.is_settled
+            shared = self._shared
             known = by_call.keys() & answers
-            answered.update(cid for cid in answers if cid not in known)
-            for cid in known:
-                if not is_settled(by_call[cid]) or cid in shared:
-                    answered.add(cid)
-        early, undispatched = self._early, self._undispatched
-        if early.isdisjoint(cids):  # (a call dispatched before its message: rare)
-            undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+            answered.update(filterfalse(known.__contains__, answers))
+            if self._open:  # (only those not settled when taken may not be now)
+                calls = list(known)
+                taken_open = set(self._open)
+                calls = list(
+                    compress(calls, map(taken_open.__contains__, map(by_call.__getitem__, calls)))
+                )
+                still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
+                answered.update(compress(calls, still))
+            answered.update(shared.intersection(known))
+        if not cids:
             return
+        if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
+            self._calls.append((cids, at, names))
+            return
+        self._hold_calls()
+        early, undispatched = self._early, self._undispatched
         for cid, position, name in zip(cids, at, names, strict=True):
             if cid in early:
                 early.discard(cid)
             else:
                 undispatched[cid] = (position, name)
+
+    def _hold_calls(self) -> None:
+        """The calls held (``_take_answers_and_calls``) as undispatched, in their order."""
+        for cids, at, names in self._calls:
+            self._undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+        self._calls = []
 
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
@@ -329,8 +368,6 @@ class V1Model:
         eid = state.events.ids[position]
         line = int(state.event_lines[position])
         self.line_of[eid] = line
-        envelope = state.events.read(position)  # (for its ts: not kept in the cache)
-        ts = envelope.get("ts")
         span = 0
         if kind == "compaction":
             record = self._compactions.get(eid)
@@ -351,28 +388,34 @@ class V1Model:
             line,
             role="user" if kind == "compaction" else "system",
             kind=kind,
-            ts=ts if isinstance(ts, str) else None,
             span=span,
             keep=not span,
+            read_ts=True,  # (read from its line when it is built: ``stamp``)
         )
         self.index_of[eid] = index
-        self.column_at[position] = index
         self.event_of.append(position)
 
     def _add_unknown(self, position: int, kind: str) -> None:
-        """A line of a type this reader does not know, as it is (the raw view keeps it)."""
-        state = self.state
-        envelope = state.events.read(position)
-        ts = envelope.get("ts")
-        index = self.column.append(
-            [Part("other", compact_json(envelope), name=kind)],
+        """A line of a type this reader does not know, as it is (the raw view keeps it):
+        read again by its span when built, where it has one."""
+        state, column = self.state, self.column
+        kept = state.events.kept(position)
+        if type(kept) is int and column.source is not None:
+            self._unknown_at[kept] = kind
+            parts = [Part("other", "", name=kind)]  # (its measure: one part, not text)
+            span = kept
+        else:
+            parts = unknown_parts(state.events.read(position), kind)
+            span = 0
+        column.append(
+            parts,
             int(state.event_lines[position]),
             role="system",
             kind="record",
-            ts=ts if isinstance(ts, str) else None,
-            keep=True,
+            span=span,
+            keep=not span,
+            read_ts=True,  # (read from its line when it is built: ``stamp``)
         )
-        self.column_at[position] = index
         self.event_of.append(position)
 
     def _elision_records(self, eid: str) -> tuple[int, int]:
@@ -411,7 +454,7 @@ class V1Model:
 
     def _envelope_of(self, index: int) -> dict[str, Any]:
         """The line of item ``index``, parsed (a line kept by its span: read again)."""
-        span = self.column.span[index]
+        span = self.column.span_at(index)
         if span:
             try:
                 return self.envelope_at(span)
@@ -419,6 +462,11 @@ class V1Model:
                 return {}
         envelope: dict[str, Any] = self.state.events[self.event_of[index]]
         return envelope
+
+    def span(self, index: int) -> int:
+        """The span item ``index``'s line is kept by (``ItemColumn.span_of``)."""
+        kept = self.state.events.kept(self.event_of[index])
+        return kept if type(kept) is int else 0
 
     def stamp(self, index: int) -> str | None:
         """The timestamp of item ``index``'s line."""
@@ -450,36 +498,49 @@ class V1Model:
         again; the settled ones are made when asked for, ``V1Ops``)."""
         state = self.state
         records = state.tool_ops
-        taken = self._ops_taken
-        if len(records) == taken:
-            return
+        taken, now = self._ops_taken, len(records)
+        dispatched = records.call_ids[taken:now]
         undispatched, early, by_call = self._undispatched, self._early, self._by_call
-        for index, cid in enumerate(records.call_ids[taken:], taken):
-            if undispatched.pop(cid, None) is None:
-                early.add(cid)  # dispatched before the line that calls it
-            if cid in by_call and cid not in self._shared:  # dispatched again (rare)
-                self._shared.add(cid)
-                self._answer_again(cid)
-            by_call[cid] = index
-        if len(records) - taken > 1024:  # a dict keeps its size: not that of a whole file
-            self._undispatched = dict(undispatched)
-        is_settled, still = records.is_settled, self._open
-        settled: list[int] = []
-        for index in range(taken, len(records)):
-            (settled if is_settled(index) else still).append(index)
-        self._let_go(settled)
-        self._ops_taken = len(records)
+        once = set(dispatched)
+        if len(once) < len(dispatched) or not by_call.keys().isdisjoint(once):
+            self._hold_calls()  # a call id dispatched again (rare): one at a time
+            for index, cid in enumerate(dispatched, taken):
+                if undispatched.pop(cid, None) is None:
+                    early.add(cid)  # dispatched before the line that calls it
+                if cid in by_call and cid not in self._shared:
+                    self._shared.add(cid)
+                    self._answer_again(cid)
+                by_call[cid] = index
+        else:
+            # The usual: each call dispatched once, after its message (often in the same
+            # batch: held, it never waits in ``_undispatched``).
+            for cids, at, names in self._calls:
+                waits = [cid not in once for cid in cids]
+                if any(waits):
+                    where = zip(compress(at, waits), compress(names, waits), strict=True)
+                    undispatched.update(zip(compress(cids, waits), where, strict=True))
+            early.update(once.difference(undispatched.keys(), *(c[0] for c in self._calls)))
+            for cid in once.intersection(undispatched.keys()):
+                del undispatched[cid]
+            self._calls = []
+            by_call.update(zip(dispatched, range(taken, now), strict=True))
+        if now - taken > 1024:  # a dict keeps its size: not that of a whole file
+            self._undispatched = dict(self._undispatched)
+        still = records.unsettled_flags(range(taken, now))
+        self._open.extend(compress(range(taken, now), still))
+        self._let_go(compress(range(taken, now), map(not_, still)))
+        self._ops_taken = now
 
-    def _let_go(self, settled: list[int]) -> None:
+    def _let_go(self, settled: Iterable[int]) -> None:
         """The answers of these settled operations' calls are not asked for again (an
         operation's state is its outcome once settled): not kept, unless another
         operation has the same call id."""
-        answered, shared, call_ids = self.answered, self._shared, self.state.tool_ops.call_ids
-        for index in settled:
-            cid = call_ids[index]
-            if cid in answered and cid not in shared:
-                answered.discard(cid)
-                self._let_go_of += 1
+        answered, call_ids = self.answered, self.state.tool_ops.call_ids
+        if answered:  # (none, mostly: an answer comes after its operation settled)
+            gone = answered.intersection(map(call_ids.__getitem__, settled))
+            gone.difference_update(self._shared)
+            answered.difference_update(gone)
+            self._let_go_of += len(gone)
         if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
             self.answered = set(answered)  # a set keeps its size: not that of a whole file
             self._let_go_of = 0
@@ -526,68 +587,67 @@ class V1Model:
         ]
         return V1Ops(self, self._ops_taken, made, never)
 
-    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> list[Run]:
+    def _runs(self, ops: V1Ops, writer_alive: bool | None) -> V1Runs:
         """A run for each run id, from the run-context line that starts it to the next
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
         no result, and so is the last run while the writer lives (interrupted once the
-        writer is gone); else finished.
-
-        Made again are only the runs something since the last snapshot can have moved
-        (a new context line of theirs, the messages tallied to them, an operation of
-        theirs, a call of theirs out then or now, the last two runs): following a file
-        with 10,000s of runs costs what its new lines touch."""
-        state = self.state
-        contexts, lines = state.run_contexts, state.event_lines
+        writer is gone); else finished. Each is made when asked for (``V1Runs``): only
+        the new run-context lines are looked at here."""
+        contexts = self.state.run_contexts
         number, first, latest, order = self._number, self._first, self._latest, self._order
-        made = self._runs_made
-        touched: set[str | None] = set()
-        for index in range(len(self._contexts), len(contexts)):
-            line = int(lines[contexts.event(index)])
-            self._contexts.append(V1RunContext.of(state, index, line))
+        for index in range(self._contexts_seen, len(contexts)):
             run_id = contexts.run_ids[index]
             if run_id not in number:  # run id -> its first run-context line, and its last
                 number[run_id] = len(order)
                 first.append(index)
                 order.append(run_id)
             latest[run_id] = index
-            touched.add(run_id)
-        if len(made) < len(order) and made:
-            touched.add(order[len(made) - 1])  # it ends where the next one starts now
-        if order:
-            touched.add(order[-1])
+        self._contexts_seen = len(contexts)
         pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
-        touched |= pending | self._pending_runs
-        self._pending_runs = {run_id for run_id in pending if run_id is not None}
-        if self._tallied_to is not None:
-            touched.add(self._tallied_to)
-        self._tallied_to = self.usage.run
-        op_runs = state.tool_ops.run_ids
-        touched.update(op_runs[self._ops_seen :])
-        self._ops_seen = len(op_runs)
-        # (Each new run is among those touched: the placeholders are made below.)
-        made.extend([None] * (len(order) - len(made)))  # type: ignore[list-item]
+        return V1Runs(self, pending, writer_alive)
+
+    def run(self, at: int, runs: V1Runs) -> Run:
+        """Run ``at`` of the snapshot ``runs`` (its last run ends with the file then)."""
+        state = self.state
+        contexts, lines, first = state.run_contexts, state.event_lines, self._first
+        run_id = self._order[at]
+        begin = contexts.event(first[at])
+        end = contexts.event(first[at + 1]) if at + 1 < len(runs) else None
+        run_state: Any = "finished"
+        if run_id in runs.pending or (end is None and runs.writer_alive):
+            run_state = "interrupted" if runs.writer_alive is False else "running"
+        totals = self.usage.runs.get(run_id)
+        latest = self._latest[run_id]
         messages = state.message_events
-        tallies = self.usage.runs
-        for moved in touched:
-            at = number.get(moved) if moved is not None else None
-            if moved is None or at is None:
-                continue  # (the messages before any run, or an operation's unknown run)
-            begin = contexts.event(first[at])
-            end = contexts.event(first[at + 1]) if at + 1 < len(order) else None
-            run_state: Any = "finished"
-            if moved in pending or (end is None and writer_alive):
-                run_state = "interrupted" if writer_alive is False else "running"
-            totals = tallies.get(moved)
-            made[at] = Run(
-                id=moved,
-                state=run_state,
-                line=int(lines[begin]),
-                end_line=None if end is None else int(lines[end]) - 1,
-                started=state.run_started[first[at]],
-                usage=Usage.of_totals(totals) if totals is not None else Usage(),
-                context=self._contexts[latest[moved]],
-                items=bisect.bisect_left(messages, len(lines) if end is None else end)
-                - bisect.bisect_left(messages, begin),
-            )
-        return list(made)
+        return Run(
+            id=run_id,
+            state=run_state,
+            line=int(lines[begin]),
+            end_line=None if end is None else int(lines[end]) - 1,
+            started=state.run_started[first[at]],
+            usage=Usage.of_totals(totals) if totals is not None else Usage(),
+            context=V1RunContext.of(state, latest, int(lines[contexts.event(latest)])),
+            items=bisect.bisect_left(messages, runs.events if end is None else end)
+            - bisect.bisect_left(messages, begin),
+        )
+
+
+class V1Runs(ListLike[Run]):
+    """The runs of one snapshot, each made when indexed (``V1Model.run``): a big file
+    has 10,000s of runs, and a ``Run`` each, with its usage and context, was MBs kept."""
+
+    __slots__ = ("_model", "_n", "events", "pending", "writer_alive")
+
+    def __init__(self, model: V1Model, pending: set[str | None], writer_alive: bool | None):
+        self._model = model
+        self._n = len(model._order)
+        self.events = len(model.state.event_lines)  # the replay's, at the snapshot
+        self.pending = pending  # the runs with an operation running (or interrupted)
+        self.writer_alive = writer_alive
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _one(self, index: int) -> Run:
+        return self._model.run(index, self)
