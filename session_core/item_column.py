@@ -102,8 +102,8 @@ class ItemColumn:
 
     def __init__(self, id_prefix: str = "L") -> None:
         self.id_prefix = id_prefix
-        # 4 bytes a line number and a timestamp's end: a column of 2**31 items, or of 4 GB
-        # of timestamps, would need 100s of GB before either overflowed (an error then).
+        # 4 bytes a line number and a timestamp's end: a file of 2**31 lines, or 4 GB of
+        # timestamps, would need 10s of GB kept before either overflowed (an error then).
         self.line = array("i")
         self.span = array("q")
         # Or the span of each item read again as the builder tells it (v1's: its replay
@@ -273,8 +273,7 @@ class ItemColumn:
     ) -> int:
         """``append_unread`` of many items at once (their roles as codes, ``code``; their
         heights and part counts at most 255; ``spans`` None: told by ``span_of``,
-        ``idents`` None: by ``ident_of``).
-        Returns the index of the first."""
+        ``idents`` None: by ``ident_of``). Returns the index of the first."""
         index = len(self.line)
         many = len(lines)
         self.line.extend(lines)
