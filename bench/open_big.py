@@ -172,12 +172,28 @@ class Tmux:
                 continue
         return peak
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user and system) the pane's processes have used so far."""
+        ticks = 0
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime (stat's 14th, 15th)
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], check=False)
 
 
-def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | None], int]:
-    """Launch in tmux; seconds until each text in ``until`` was on screen; peak RSS."""
+def watch(
+    command: str, until: list[str], timeout: float, cpu: list[float] | None = None
+) -> tuple[list[float | None], int]:
+    """Launch in tmux; seconds until each text in ``until`` was on screen; peak RSS.
+    ``cpu``: given, the CPU seconds the tool used until then is appended to it (on a
+    busy machine a steadier figure than the seconds)."""
     term = Tmux(command)
     seen: list[float | None] = [None] * len(until)
     peak = 0
@@ -190,6 +206,8 @@ def watch(command: str, until: list[str], timeout: float) -> tuple[list[float | 
                     seen[i] = now
             peak = max(peak, term.peak_rss())
             if all(s is not None for s in seen):
+                if cpu is not None:
+                    cpu.append(term.cpu_seconds())
                 break
             time.sleep(0.02)
         time.sleep(0.3)

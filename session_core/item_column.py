@@ -103,8 +103,8 @@ class ItemColumn:
 
     def __init__(self, id_prefix: str = "L") -> None:
         self.id_prefix = id_prefix
-        # 4 bytes a line number and a timestamp's end: a column of 2**31 items, or of 4 GB
-        # of timestamps, would need 100s of GB before either overflowed (an error then).
+        # 4 bytes a line number and a timestamp's end: a file of 2**31 lines, or 4 GB of
+        # timestamps, would need 10s of GB kept before either overflowed (an error then).
         self.line = array("i")
         self.span = array("q")
         # Or the span of each item read again as the builder tells it (v1's: its replay
