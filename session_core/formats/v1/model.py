@@ -33,6 +33,7 @@ from .items import (
     CODE,
     FLAGS,
     HEIGHT,
+    MESSAGE_VERBATIM,
     PARTS,
     TELLS,
     V1ItemFacts,
@@ -180,6 +181,7 @@ class V1Model:
                 return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
+            column.line_source, column.verbatim = source, MESSAGE_VERBATIM
         self.column_at.extend([-1] * (len(lines) - len(self.column_at)))
         kinds = events.kinds
         start, stop = self._events, len(kinds)
