@@ -1,13 +1,13 @@
 """Time what a user does after a big transcript has loaded: each tab, the raw view, a search.
 
-    python bench/views_big.py [--sizes 1GB] [--smoke]
+    python bench/views_big.py [--sizes 1GB] [--format transcript-v1] [--actions ...] [--smoke]
 
 Headless and in-process (``App.run_test``), on the generated transcript of
-``open_big.py``, after its whole replay:
+``open_big.py`` (another format's: ``model_scale.py``'s), after its whole replay:
 
 * **tools**: ``3``, until the tool-operations table has a row per operation;
-* **contexts**: ``4``, until the list of runs has every run;
-* **diff**: ``2``, until the diff has a row per message line and summary;
+* **contexts**: ``4``, until the list of runs has every run (v1 only);
+* **diff**: ``2``, until the diff has a row per message line and summary (v1 only);
 * **raw**: back to the conversation, ``r``, until the raw view has its rows;
 * **search**: a word searched in the raw view, until every row was looked at
   (a worker does it, the screen stays live; the time is until its result);
@@ -34,21 +34,29 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from open_big import bare_loop, marked_transcript, replayed  # noqa: E402
+from model_scale import FORMATS, bench_file  # noqa: E402
+from open_big import bare_loop, replayed  # noqa: E402
 from sanity import Deadline, Figures  # noqa: E402
 
 WIDTH, HEIGHT = 160, 48
-WORD = "make"  # in a few of the generated tool results
+WORD = "make"  # in a few of the generated tool results (of every format)
+V1 = "transcript-v1"
+ACTIONS = ("tools", "contexts", "diff", "raw", "search")  # v1's; another format's:
+OTHER_ACTIONS = ("tools", "raw", "search")  # (its runs and diff are not v1's panes)
 
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, float, float, str]]:
+def measure(
+    path: Path,
+    lines: int,
+    timeout: float = 600.0,
+    actions: tuple[str, ...] = ACTIONS,
+    v1: bool = True,
+) -> list[tuple[str, float, float, str]]:
     from viewer.app import TailscopeApp
-    from viewer.widgets.diff_view import DiffView
-    from viewer.widgets.run_context import RunContextPane
 
     results: list[tuple[str, float, float, str]] = []
 
@@ -69,17 +77,41 @@ def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, f
         async with app.run_test(size=(WIDTH, HEIGHT)) as pilot:
             await replayed(app, pilot, lines, timeout)
             await pilot.pause(0.2)
-            screen = app.file_screen  # the model screen, with v1's own panes
-            state = screen.live.replay.state
+            screen = app.file_screen  # the model screen (v1's with its own panes)
             view = screen.conversation
             ops = screen.ops
-            runs = screen.query_one(RunContextPane)
-            diff = screen.query_one(DiffView)
 
             def tools() -> str | None:
                 count = ops.table.row_count
                 wanted = len(screen.transcript.tool_operations)
                 return f"{count:,} rows" if count and count >= wanted else None
+
+            def raw() -> str | None:
+                count = len(view.items)
+                done = view.mode == "raw" and count == len(screen.transcript.raw) > 0
+                return f"{count:,} rows" if done else None
+
+            def searched() -> str | None:
+                if view.search_term != WORD or view._searched_through != len(view.items):
+                    return None
+                return f"{len(view.matches):,} matches in {len(view.items):,} rows"
+
+            if not v1:
+                if "tools" in actions:
+                    await timed("tools", lambda: screen.action_show_tab("tools"), tools)
+                screen.action_show_tab("conversation")
+                await pilot.pause(0.3)
+                if "raw" in actions or "search" in actions:
+                    await timed("raw", screen.action_toggle_mode, raw)
+                if "search" in actions:
+                    await timed("search", lambda: view.search(WORD), searched)
+                return
+            from viewer.widgets.diff_view import DiffView
+            from viewer.widgets.run_context import RunContextPane
+
+            state = screen.live.replay.state
+            runs = screen.query_one(RunContextPane)
+            diff = screen.query_one(DiffView)
 
             def contexts() -> str | None:
                 count = runs.runs_table.row_count
@@ -90,23 +122,18 @@ def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, f
                 wanted = len(state.message_events) + len(state.compactions)
                 return f"{count:,} rows" if count and count == wanted else None
 
-            def raw() -> str | None:
-                count = len(view.items)
-                done = view.mode == "raw" and count > len(state.entries)
-                return f"{count:,} rows" if done else None
-
-            def searched() -> str | None:
-                if view.search_term != WORD or view._searched_through != len(view.items):
-                    return None
-                return f"{len(view.matches):,} matches in {len(view.items):,} rows"
-
-            await timed("tools", lambda: screen.action_show_tab("tools"), tools)
-            await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
-            await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
+            if "tools" in actions:
+                await timed("tools", lambda: screen.action_show_tab("tools"), tools)
+            if "contexts" in actions:
+                await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
+            if "diff" in actions:
+                await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
             screen.action_show_tab("conversation")
             await pilot.pause(0.3)
-            await timed("raw", screen.action_toggle_mode, raw)
-            await timed("search", lambda: view.search(WORD), searched)
+            if "raw" in actions or "search" in actions:
+                await timed("raw", screen.action_toggle_mode, raw)
+            if "search" in actions:
+                await timed("search", lambda: view.search(WORD), searched)
 
     asyncio.run(run())
     return results
@@ -115,22 +142,40 @@ def measure(path: Path, lines: int, timeout: float = 600.0) -> list[tuple[str, f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1GB")
+    parser.add_argument("--format", default=V1, choices=FORMATS)
+    parser.add_argument(
+        "--actions", default="", help=f"some of {','.join(ACTIONS)} (raw comes with search)"
+    )
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--smoke", action="store_true", help="2MB (for CI)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per wait")
     args = parser.parse_args(argv)
     sizes = ["2MB"] if args.smoke else args.sizes.split(",")
+    v1 = args.format == V1
+    offered = ACTIONS if v1 else OTHER_ACTIONS
+    asked = tuple(a for a in args.actions.split(",") if a) or offered
+    unknown = [a for a in asked if a not in offered]
+    if unknown:
+        parser.error(f"{args.format} has no action {', '.join(unknown)} here (of {offered})")
+    actions = tuple(a for a in offered if a in asked or (a == "raw" and "search" in asked))
     figures = Figures()
+    print(f"{args.format}:")
     print("| file | action | time | peak RSS after | what |")
     print("|---|---|---:|---:|---|")
     for size_text in sizes:
-        path, _marker, lines = marked_transcript(args.data_dir, size_text)
+        path, _marker, lines = bench_file(args.data_dir, args.format, size_text)
         loop = bare_loop(path)
         figures.positive(f"{size_text}: the bare orjson loop", loop)
-        results = measure(path, lines, args.timeout)
-        figures.true(f"{size_text}: {len(results)} of 5 actions measured", len(results) == 5)
+        results = measure(path, lines, args.timeout, actions, v1)
+        wanted = len(actions)
+        figures.true(
+            f"{size_text}: {len(results)} of {wanted} actions measured", len(results) == wanted
+        )
         for name, seconds, peak, what in results:
-            print(f"| {size_text} | {name} | {seconds:.2f} s | {peak:,.0f} MB | {what} |")
+            print(
+                f"| {size_text} | {name} | {seconds:.2f} s ({seconds / loop:.2f}× the loop) "
+                f"| {peak:,.0f} MB | {what} |"
+            )
             figures.positive(f"{size_text} {name}: its time", seconds)
             figures.positive(f"{size_text} {name}: the peak RSS", peak)
             if name != "search":

@@ -7,16 +7,23 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 
 from __future__ import annotations
 
+import re
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from . import search
+from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .indexed import Indexed, ListLike
+from .line_filter import LineFilter
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .packed_ids import PackedIds
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
+BLOCK = 1 << 22  # bytes a search reads at a time, at most (but for one longer line)
+GAP = 1 << 16  # bytes between two lines a search reads in one block, at most
 
 
 def folded_height(parts: Sequence[Part]) -> int:
@@ -60,6 +67,25 @@ class ItemFacts:
     def stub(self, index: int, ident: str) -> str | None:
         return None
 
+    def stubs(self) -> Mapping[str, str] | None:
+        """Every item's stub by its id, as ``stub`` tells them (a search's look at them
+        all at once); None: ask ``stub`` of each."""
+        return {} if type(self).stub is ItemFacts.stub else None
+
+
+CHANGED = "[changed on disk: this line could not be read again]"  # a line's parts, then
+
+
+@dataclass(frozen=True, slots=True)
+class Verbatim:
+    """What a format vouches for of the items it keeps by span (``ItemColumn.verbatim``):
+    an item of one of ``kinds`` read from a line where ``unplain`` does not match has
+    as its parts' texts and names (all a search reads of them) JSON strings of its line
+    as they are, so a search may skip its line by its bytes (``line_filter``)."""
+
+    kinds: frozenset[str]
+    unplain: re.Pattern[bytes]
+
 
 STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
 _NO_USAGE: dict[int, Usage] = {}
@@ -86,6 +112,7 @@ class ItemColumn:
         "ids",
         "kind",
         "line",
+        "line_source",
         "lines",
         "marks",
         "model",
@@ -99,6 +126,7 @@ class ItemColumn:
         "ts_end",
         "ts_text",
         "usage",
+        "verbatim",
     )
 
     def __init__(self, id_prefix: str = "L") -> None:
@@ -128,6 +156,10 @@ class ItemColumn:
         self.source: PartSource | None = None
         # What the builder tells of an item when it is built (None: the column says all).
         self.facts: ItemFacts | None = None
+        # Where a search reads the lines of items kept by span, a block at a time, and
+        # what their format vouches for (``Verbatim``): None, each item is read whole.
+        self.line_source: LineSource | None = None
+        self.verbatim: Verbatim | None = None
         self._strings: list[str | None] = [None]
         self._codes: dict[str | None, int] = {None: 0}
         self._built: dict[int, Item] = {}
@@ -434,7 +466,7 @@ class ItemColumn:
             return built
         parts = self.parts[index]
         if parts is None:
-            parts = self._read(index, lazy=False)
+            parts = self._read(index, lazy=False, shown=True)
         strings = self._strings
         ident = self.id_of(index)
         facts = self.facts
@@ -453,7 +485,25 @@ class ItemColumn:
             None if facts is None else facts.stub(index, ident),
         )
 
-    def _read(self, index: int, lazy: bool = True) -> list[Part]:
+    def search_text(self, index: int) -> str:
+        """``item_search_text`` of item ``index``, without building it: its parts read
+        again whole (not as the lazy parts an item holds, whose text is the same)."""
+        built = self._built.get(index)
+        if built is not None:
+            return search.item_search_text(built)
+        parts = self.parts[index]
+        if parts is None:
+            parts = self._read(index, lazy=False)
+        facts = self.facts
+        stub = facts.stub(index, self.id_of(index)) if facts is not None else None
+        strings = self._strings
+        return search.search_text(
+            strings[self.role[index]] or "", strings[self.kind[index]] or "message", stub, parts
+        )
+
+    def _read(self, index: int, lazy: bool = True, shown: bool = False) -> list[Part]:
+        """Item ``index``'s parts read again: lazy (an item's), or whole; ``shown``: as
+        the replay JSON shows them (``PartSource.shown_parts``: a search needs them all)."""
         source = self.source
         spans = [self.span_at(index), *self.more.get(index, ())]
         parts: list[Part] = []
@@ -461,15 +511,15 @@ class ItemColumn:
             if source is None:
                 full = None
             else:
-                full = source.parts(span) if lazy else source.shown_parts(span)
+                full = source.shown_parts(span) if shown else source.parts(span)
             if full is None:
-                return [Part("other", "[changed on disk: this line could not be read again]")]
-            if lazy:
-                line_parts = list(full)
-                make_lazy(line_parts, source, span, span & 0xFFFFFFFF)
-                parts.extend(line_parts)
-            else:
+                return [Part("other", CHANGED)]
+            if not lazy:
                 parts.extend(full)
+                continue
+            line_parts = list(full)
+            make_lazy(line_parts, source, span, span & 0xFFFFFFFF)
+            parts.extend(line_parts)
         return parts
 
 
@@ -570,12 +620,139 @@ class Items(Indexed[Item]):
             folded_height(e.parts) if isinstance(e, Item) else height[e] for e in entries[: self._n]
         ]
 
+    def find(
+        self, needle: str, start: int = 0, cancelled: Callable[[], bool] | None = None
+    ) -> list[int] | None:
+        """``search.find`` of the lowercased ``needle`` here, no item built (an item of
+        the column read by ``ItemColumn.search_text``); the items whose lines cannot
+        hold it (``_Skipping``) not read at all."""
+        column = self._column
+        text_of = column.search_text
+        skipping = _Skipping.of(column, needle)
+        found: list[int] = []
+        step = search.CHECK_EVERY
+        for first in range(start, self._n, step):
+            if cancelled is not None and cancelled():
+                return None
+            indexes = range(first, min(first + step, self._n))
+            skip = skipping.skippable(indexes, self._entry) if skipping is not None else ()
+            for index in indexes:
+                if index in skip:
+                    continue
+                entry = self._entry(index)
+                text = search.item_search_text(entry) if isinstance(entry, Item) else text_of(entry)
+                if needle in text.lower():
+                    found.append(index)
+        return found
+
     def key(self, index: int) -> tuple[str, int]:
         """``(id, line)`` of an item, without building it."""
         entry = self._entry(index)
         if isinstance(entry, Item):
             return entry.id, entry.line
         return self._column.id_of(entry), self._column.line[entry]
+
+
+class _Skipping:
+    """What a search of one needle may skip in a column: the items kept by span whose
+    format vouches for their lines (``Verbatim``), whose role, kind and stub do not hold
+    the needle, and whose line's bytes cannot (``LineFilter``)."""
+
+    __slots__ = ("column", "filter", "kinds", "roles_held", "stubbed", "unplain")
+
+    def __init__(
+        self,
+        column: ItemColumn,
+        line_filter: LineFilter,
+        verbatim: Verbatim,
+        held: set[int],
+        stubbed: set[str] | None,
+    ) -> None:
+        self.column = column
+        self.filter = line_filter
+        self.unplain = verbatim.unplain
+        codes = {column._codes.get(kind) for kind in verbatim.kinds}
+        self.kinds = {code for code in codes if code is not None} - held
+        self.roles_held = held
+        self.stubbed = stubbed  # the ids whose stub holds the needle (None: ask each)
+
+    @classmethod
+    def of(cls, column: ItemColumn, needle: str) -> _Skipping | None:
+        verbatim = column.verbatim
+        if verbatim is None or column.line_source is None or needle in CHANGED.lower():
+            return None
+        line_filter = LineFilter.of(needle)
+        if line_filter is None:
+            return None
+        strings = column._strings
+        held = {code for code, text in enumerate(strings) if text and needle in text.lower()}
+        if needle in "message":  # (code 0: a kind of none is "message", a role "")
+            held.add(0)
+        stubs = column.facts.stubs() if column.facts is not None else {}
+        stubbed = None
+        if stubs is not None:
+            stubbed = {ident for ident, stub in stubs.items() if needle in stub.lower()}
+        return cls(column, line_filter, verbatim, held, stubbed)
+
+    def skippable(self, indexes: range, entry_of: Callable[[int], int | Item]) -> set[int]:
+        """The items of ``indexes`` (of a view whose ``entry_of`` says which column item
+        each is) that cannot hold the needle."""
+        column = self.column
+        parts, more, span_at = column.parts, column.more, column.span_at
+        role, kind, kinds, held = column.role, column.kind, self.kinds, self.roles_held
+        stubbed, facts, needle = self.stubbed, column.facts, self.filter.needle
+        spans: list[tuple[int, int]] = []  # (span, index) of the items a line may rule out
+        for index in indexes:
+            entry = entry_of(index)
+            if (
+                type(entry) is not int
+                or parts[entry] is not None
+                or kind[entry] not in kinds
+                or role[entry] in held
+                or not span_at(entry)
+                or entry in more
+            ):
+                continue
+            if stubbed is None:
+                stub = facts.stub(entry, column.id_of(entry)) if facts is not None else None
+                if stub is not None and needle in stub.lower():
+                    continue
+            elif stubbed and column.id_of(entry) in stubbed:
+                continue
+            spans.append((span_at(entry), index))
+        spans.sort()
+        return self._ruled_out(spans)
+
+    def _ruled_out(self, spans: list[tuple[int, int]]) -> set[int]:
+        """The indexes of ``spans`` (sorted) whose lines cannot hold the needle, their
+        lines read a block at a time (a line that cannot be read is read whole after)."""
+        lines = self.column.line_source
+        assert lines is not None
+        skip: set[int] = set()
+        at = 0
+        while at < len(spans):
+            first = last = spans[at][0] >> SPAN_BITS
+            end = at
+            while end < len(spans):
+                offset = spans[end][0] >> SPAN_BITS
+                stop = offset + (spans[end][0] & SPAN_MAX)
+                if end > at and (stop - first > BLOCK or offset - last > GAP):
+                    break
+                last = stop
+                end += 1
+            group = spans[at:end]
+            at = end
+            try:
+                block = lines.read(first << SPAN_BITS | (last - first))
+            except OSError:
+                continue
+            if len(block) != last - first:
+                continue
+            starts = [(span >> SPAN_BITS) - first for span, _ in group]
+            ends = [(span >> SPAN_BITS) - first + (span & SPAN_MAX) for span, _ in group]
+            maybe = self.filter.maybe(block, starts, ends, self.unplain)
+            skip.update(index for k, (_, index) in enumerate(group) if k not in maybe)
+        return skip
 
 
 __all__ = [

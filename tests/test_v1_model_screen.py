@@ -297,26 +297,27 @@ async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatc
 
 
 async def test_a_search_looks_only_at_appended_rows(story, monkeypatch) -> None:
-    import viewer.widgets.items_view as items_module
+    import session_core.search as search_module
 
     path, _ = story
     async with story_open(path) as (_app, pilot, view):
         view.search("docs")
         await wait_for(pilot, lambda: view._searched_through == len(view.items))
         assert view.matches == []
-        looked: list[str] = []
-        search_text = items_module.item_search_text
+        looked: list[list[str]] = []
+        search_text = search_module.search_text
 
-        def counted(item):  # type: ignore[no-untyped-def]
-            looked.append(item.id)
-            return search_text(item)
+        def counted(role, kind, stub, parts):  # type: ignore[no-untyped-def]
+            looked.append([part.text for part in parts])
+            return search_text(role, kind, stub, parts)
 
-        monkeypatch.setattr(items_module, "item_search_text", counted)
+        # (every item searched has its text made here, whether built or read from its line)
+        monkeypatch.setattr(search_module, "search_text", counted)
         with Session.load(path) as s:
             new = s.append_message(Message(role="user", content="and now the docs please"))
         await wait_for(pilot, lambda: view.items[-1].id == new and bool(view.matches))
         # The new item was searched, and found; the items before it were not read again.
-        assert looked == [new]
+        assert looked == [["and now the docs please"]]
         assert view.matches == [len(view.items) - 1]
 
 

@@ -32,6 +32,7 @@ from session_core.model import (
     Transcript,
     ops_by_call,
 )
+from session_core.search import args_preview, find, item_search_text
 from session_core.text import count
 
 from ..safe import one_line
@@ -54,29 +55,6 @@ def as_json(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode()
     except TypeError:
         return repr(value)
-
-
-def args_preview(value: Any) -> str:
-    """A tool call's arguments on one line."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return orjson.dumps(value, default=str).decode()
-    except TypeError:
-        return repr(value)
-
-
-def item_search_text(item: Item) -> str:
-    parts = [item.role, item.kind, item.stub or ""]
-    for part in item.parts:
-        parts.append(part.text)
-        if part.name:
-            parts.append(part.name)
-        if part.kind == "tool-call" and not part.text:
-            parts.append(args_preview(part.data))
-    return "\n".join(parts)
 
 
 # What the filter offers (``f``): conversation items by role, lines by kind. A kind not
@@ -561,13 +539,9 @@ class ItemsView(BlockView):
         """Look for ``term`` in ``items`` from ``start`` (the ones before were searched:
         their matches are kept)."""
         worker = get_current_worker()
-        found: list[int] = []
-        for index in range(start, len(items)):
-            if index % 2000 == 0 and worker.is_cancelled:
-                return
-            if term in item_search_text(items[index]).lower():
-                found.append(index)
-        self.app.call_from_thread(self._searched, term, items, found, announce, start)
+        found = find(items, term, start, lambda: worker.is_cancelled)
+        if found is not None:
+            self.app.call_from_thread(self._searched, term, items, found, announce, start)
 
     def _searched(
         self, term: str, items: Sequence[Item], found: list[int], announce: bool, start: int

@@ -4,10 +4,11 @@ when it is built (``V1ItemFacts``)."""
 
 from __future__ import annotations
 
+import re
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ...item_column import ItemFacts, shape_height
+from ...item_column import ItemFacts, Verbatim, shape_height
 from ...model import Item, Part, Usage
 from ...parts import tool_call_part
 from ...text import as_str, compact_json
@@ -47,6 +48,9 @@ class V1ItemFacts(ItemFacts):
         elisions = self.model.state.elided.get(ident)
         return elisions[-1].stub if elisions else None
 
+    def stubs(self) -> dict[str, str]:
+        return {ident: found[-1].stub for ident, found in self.model.state.elided.items() if found}
+
 
 def measured(
     code: int, text_lines: int, reasoning: bool, pairs: int, answers: bool
@@ -74,6 +78,20 @@ def message_item(mid: str, payload: dict[str, Any], line: int) -> Item:
 def message_role(payload: dict[str, Any]) -> str:
     """A message's role, as its facts say it (``facts.message_facts``)."""
     return as_str(payload.get("role")) or "user"
+
+
+# What ``message_parts`` makes a message's texts and names of: these keys' values, as
+# they are where they are strings (null ``content`` or ``reasoning``: no text; any other
+# value is made text by ``str``). A line where one holds anything else, anywhere in it,
+# is read whole by a search; an elision line's item is not its line's (not a message).
+_WS = rb"[ \t\r\n]*+"  # (possessive: not given back to the look-ahead)
+MESSAGE_VERBATIM = Verbatim(
+    frozenset({"message"}),
+    re.compile(
+        rb'"(?:content|reasoning)"' + _WS + b":" + _WS + rb'(?!"|null)'
+        rb'|"(?:name|arguments)"' + _WS + b":" + _WS + rb'(?!")'
+    ),
+)
 
 
 def message_parts(payload: dict[str, Any]) -> list[Part]:

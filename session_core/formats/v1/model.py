@@ -35,6 +35,7 @@ from .items import (
     CODE,
     FLAGS,
     HEIGHT,
+    MESSAGE_VERBATIM,
     PARTS,
     TELLS,
     V1ItemFacts,
@@ -197,6 +198,7 @@ class V1Model:
                 return message_parts(payload_of(self.envelope_at(span)))
 
             column.source = PartSource(load)
+            column.line_source, column.verbatim = source, MESSAGE_VERBATIM
         kinds = events.kinds
         start, stop = self._events, len(kinds)
         if start == stop:

@@ -1,0 +1,119 @@
+"""A search's prefilter on the bytes of lines read by span: which lines cannot hold a term.
+
+A search (``search.find``) asks of every item whether its lowercased search text holds
+the lowercased term. Where a format says an item's searched texts are its line's JSON
+strings as they are (``ItemColumn.verbatim``), the line's bytes can answer "no" without
+parsing it: a string of the line holding the term holds it written as JSON writes it,
+so the ASCII-lowered line holds one of the term's encodings (``encodings``), unless
+
+* the term spans two texts (it holds a newline: no prefilter then);
+* an escape ``\\uXXXX`` wrote one of its characters (any line with ``\\u`` is looked at);
+* a character that is not ASCII lowers to one that is (U+0130 and U+212A: a line
+  holding one is looked at), or, for a term that is not ASCII, any character that is
+  not ASCII (a line holding one is looked at: its case is not lowered here).
+
+Everything else about an item (its role, kind, stub; a line its format does not vouch
+for) is looked at as the full search looks at it; this only says which lines to skip.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
+# JSON's short escapes (a writer may also put these characters raw; any as \u00XX).
+_SHORT = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f", "\r": b"\\r"}
+_SHORT["\t"] = b"\\t"
+# The characters that are not ASCII whose lowercase holds ASCII (``str.lower``: U+0130
+# to "i" and a combining dot, U+212A to "k"), in UTF-8, and the ASCII they lower to.
+_LOWER_TO_ASCII = (("\u0130".encode(), "i"), ("\u212a".encode(), "k"))
+
+
+def encodings(needle: str) -> list[bytes] | None:
+    """Every way a JSON string may hold the lowercased ``needle`` but for ``\\u`` escapes,
+    as bytes after ``bytes.lower``; None when there is no prefilter for it."""
+    if not needle or "\n" in needle:
+        return None
+    choices: list[list[bytes]] = []
+    for char in needle:
+        raw = char.encode("utf-8", "surrogatepass")
+        if char in ('"', "\\"):
+            choices.append([_SHORT[char]])
+        elif char in _SHORT:
+            choices.append([raw, _SHORT[char]])
+        else:
+            choices.append([raw.lower()])
+    total = 1
+    for options in choices:
+        total *= len(options)
+    if total > MAX_ENCODINGS:
+        return None
+    return [b"".join(parts) for parts in itertools.product(*choices)]
+
+
+class LineFilter:
+    """The lines of a block of bytes that may hold ``needle`` (lowercased)."""
+
+    def __init__(self, needle: str, forms: list[bytes]) -> None:
+        self.needle = needle
+        # (A literal pattern: ``re`` finds one faster than ``bytes.find`` does.)
+        self.forms = [_literal(form) for form in forms]
+        self.escape = _literal(b"\\u")
+        # A character that is not ASCII and lowers to one that is matters only where
+        # the needle holds what it lowers to; to a needle that is not ASCII, any does.
+        self.ascii = needle.isascii()
+        self.lower_to_ascii = [
+            (_literal(mark), mark[-1:])
+            for mark, lowered in _LOWER_TO_ASCII
+            if self.ascii and lowered in needle
+        ]
+
+    @classmethod
+    def of(cls, needle: str) -> LineFilter | None:
+        forms = encodings(needle)
+        return None if forms is None else cls(needle, forms)
+
+    def maybe(
+        self,
+        block: bytes,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        unplain: re.Pattern[bytes] | None = None,
+    ) -> set[int]:
+        """Which of the lines ``block[starts[k]:ends[k]]`` (in order, apart) may hold the
+        needle (their ``k``): the others cannot. A line where ``unplain`` matches (its
+        format's texts may not be its strings as they are) is one that may."""
+        found: set[int] = set()
+        lowered = block.lower()
+        for form in self.forms:
+            _mark(found, form.finditer(lowered), starts, ends)
+        _mark(found, self.escape.finditer(block), starts, ends)
+        for mark, last_byte in self.lower_to_ascii:
+            if block.find(last_byte) >= 0:  # (one byte's search is the fast one)
+                _mark(found, mark.finditer(block), starts, ends)
+        if unplain is not None:
+            _mark(found, unplain.finditer(block), starts, ends)
+        if not self.ascii and not block.isascii():
+            found.update(k for k, s in enumerate(starts) if not block[s : ends[k]].isascii())
+        return found
+
+
+def _literal(text: bytes) -> re.Pattern[bytes]:
+    return re.compile(re.escape(text))
+
+
+def _mark(
+    found: set[int], matches: Iterable[re.Match[bytes]], starts: Sequence[int], ends: Sequence[int]
+) -> None:
+    """Each line a match starts in (a match of a form or a mark is within its line)."""
+    for match in matches:
+        at = match.start()
+        k = bisect_right(starts, at) - 1
+        if k >= 0 and at < ends[k]:
+            found.add(k)
+
+
+__all__ = ["MAX_ENCODINGS", "LineFilter", "encodings"]

@@ -1,0 +1,74 @@
+"""What a search of the conversation looks at in an item, and the search over a view.
+
+An item is found when the lowercased term is in its lowercased search text
+(``item_search_text``): its role, kind and stub, then each part's text and name (a tool
+call without text: its arguments on one line). ``find`` looks through a view; a packed
+view (``Items``) is searched without building its items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from .parts import Part
+
+if TYPE_CHECKING:
+    from .model import Item
+
+CHECK_EVERY = 2000  # items looked at between two looks at ``cancelled``
+
+
+def args_preview(value: Any) -> str:
+    """A tool call's arguments on one line."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return repr(value)
+
+
+def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -> str:
+    """An item's search text, from its fields (what ``item_search_text`` reads)."""
+    texts = [role, kind, stub or ""]
+    for part in parts:
+        texts.append(part.text)
+        if part.name:
+            texts.append(part.name)
+        if part.kind == "tool-call" and not part.text:
+            texts.append(args_preview(part.data))
+    return "\n".join(texts)
+
+
+def item_search_text(item: Item) -> str:
+    return search_text(item.role, item.kind, item.stub, item.parts)
+
+
+def find(
+    items: Sequence[Item],
+    term: str,
+    start: int = 0,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[int] | None:
+    """The indexes, from ``start``, of the items whose search text holds ``term`` (both
+    lowercased); None when ``cancelled`` said so (asked every ``CHECK_EVERY`` items)."""
+    from .item_column import Items
+
+    needle = term.lower()
+    if isinstance(items, Items):
+        return items.find(needle, start, cancelled)
+    found: list[int] = []
+    for index in range(start, len(items)):
+        if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
+            return None
+        if needle in item_search_text(items[index]).lower():
+            found.append(index)
+    return found
+
+
+__all__ = ["CHECK_EVERY", "args_preview", "find", "item_search_text", "search_text"]
