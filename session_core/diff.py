@@ -117,9 +117,8 @@ class DiffRows(Indexed[DiffRow]):
             )
         payload = payload_of(events[position])
         role = str(payload.get("role") or "user")
-        return DiffRow(
-            self.kind(index), line, eid, role, _content(payload), sent, folded_by, None, elisions
-        )
+        kind: RowKind = "folded" if folded_by is not None else "elided" if elisions else "kept"
+        return DiffRow(kind, line, eid, role, _content(payload), sent, folded_by, None, elisions)
 
 
 def diff_rows(state: ReplayState) -> list[DiffRow]:

@@ -165,6 +165,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def pad(self, length: int) -> None:
         """Append lines without facts until there are ``length``."""
+        if self._length == len(self._words) != 0:  # (as ``append``)
+            self._reach(length)
         self._length = max(self._length, length)
 
     def _reach(self, length: int) -> None:

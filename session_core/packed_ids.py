@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator
 from itertools import accumulate, islice
 from typing import Literal
 
@@ -60,8 +61,15 @@ def packed(uuid: str) -> bytes | None:
 
 def text_of(key: bytes | bytearray) -> str:
     """The canonical text of a UUID's 16 bytes."""
-    h = key.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return _text_at(key.hex(), 0)
+
+
+def _text_at(h: str, i: int) -> str:
+    """The canonical text of the UUID whose 32 hex digits start at ``i`` in ``h``."""
+    return (
+        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-"
+        f"{h[i + 16 : i + 20]}-{h[i + 20 : i + 32]}"
+    )
 
 
 class PackedIds(ListLike[str]):
@@ -79,6 +87,8 @@ class PackedIds(ListLike[str]):
         "_keep",
         "_keep_last",
         "_keys",
+        "_last_node",
+        "_last_text",
         "_mask",
         "_table",
         "_text",
@@ -105,6 +115,7 @@ class PackedIds(ListLike[str]):
         self._mask = 63
         self._used = 0
         self._indexed = 0  # nodes in the table so far
+        self._last_node, self._last_text = -1, ""  # the id made last
 
     def __len__(self) -> int:
         return self._count + len(self.tail)
@@ -158,16 +169,44 @@ class PackedIds(ListLike[str]):
             self._bases.append(base)
 
     def _one(self, node: int) -> str:
+        if node == self._last_node:  # (a reader asks for a line's id, then reads the line)
+            return self._last_text
         if node >= self._count:
             self.pack()
         firsts = self._firsts
         run = 0 if len(firsts) == 1 else bisect_right(firsts, node) - 1
         at = self._bases[run] + node - self._firsts[run]
         if self._uuid[run]:
-            return text_of(self._keys[at * WIDTH : at * WIDTH + WIDTH])
-        ends = self._ends
-        start = ends[at - 1] if at else 0
-        return self._text[start : ends[at]].decode("utf-8", "surrogatepass")
+            text = text_of(self._keys[at * WIDTH : at * WIDTH + WIDTH])
+        else:
+            ends = self._ends
+            start = ends[at - 1] if at else 0
+            text = self._text[start : ends[at]].decode("utf-8", "surrogatepass")
+        self._last_node, self._last_text = node, text
+        return text
+
+    def texts(self, start: int, stop: int) -> list[str]:
+        """Ids ``start`` to ``stop`` (in range), made a run at a time: a replay's JSON
+        lists every compaction's folded ids."""
+        if stop > self._count:
+            self.pack()
+        out: list[str] = []
+        firsts, node = self._firsts, start
+        while node < stop:
+            run = bisect_right(firsts, node) - 1
+            end = min(stop, firsts[run + 1] if run + 1 < len(firsts) else stop)
+            at = self._bases[run] + node - firsts[run]
+            if self._uuid[run]:
+                h = self._keys[at * WIDTH : (at + end - node) * WIDTH].hex()
+                out += [_text_at(h, i) for i in range(0, len(h), 32)]
+            else:
+                out += [self._one(n) for n in range(node, end)]
+            node = end
+        return out
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), BATCH):
+            yield from self.texts(start, min(start + BATCH, len(self)))
 
     # -- the index -----------------------------------------------------------------
 
@@ -176,7 +215,15 @@ class PackedIds(ListLike[str]):
         -1."""
         if self._indexed != self._count + len(self.tail) or self._keep is None:
             self._catch_up()
-        return self._probe(ident, hash(ident))[1]
+        # (``_probe``, inline: a diff or an export looks up every message line's id)
+        h = hash(ident)
+        table, hashes, mask = self._table, self._hashes, self._mask
+        slot = h & mask
+        while (node := table[slot]) != _EMPTY:
+            if hashes[node] == h and self._is(node, ident):
+                return node
+            slot = (slot + 1) & mask
+        return -1
 
     def add(self, ident: str) -> tuple[int, bool]:
         """Append an id and index it at once; its node, and whether it is the first
@@ -210,10 +257,22 @@ class PackedIds(ListLike[str]):
         table, hashes, mask = self._table, self._hashes, self._mask
         slot = h & mask
         while (node := table[slot]) != _EMPTY:
-            if hashes[node] == h and self._one(node) == ident:
+            if hashes[node] == h and self._is(node, ident):
                 return slot, node
             slot = (slot + 1) & mask
         return slot, -1
+
+    def _is(self, node: int, ident: str) -> bool:
+        """Node ``node`` is ``ident`` (``_one`` without the batch not packed yet: a
+        lookup has packed it)."""
+        firsts = self._firsts
+        run = 0 if len(firsts) == 1 else bisect_right(firsts, node) - 1
+        at = self._bases[run] + node - firsts[run]
+        if self._uuid[run]:
+            return text_of(self._keys[at * WIDTH : at * WIDTH + WIDTH]) == ident
+        ends = self._ends
+        start = ends[at - 1] if at else 0
+        return self._text[start : ends[at]] == ident.encode("utf-8", "surrogatepass")
 
     def _catch_up(self) -> None:
         """Index the nodes appended since the last lookup."""

@@ -72,6 +72,9 @@ class FoldedIds(ListLike[str]):
     def _one(self, index: int) -> str:
         return self._ids[self._start + index]
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids.texts(self._start, self._stop))
+
 
 class FoldedBy(Mapping[str, str]):
     """Message id -> the id of the last compaction that folded it, found in the
@@ -88,6 +91,13 @@ class FoldedBy(Mapping[str, str]):
         if node < 0:
             raise KeyError(mid)
         return self._compactions[bisect_right(self._starts, node) - 1].id
+
+    def get(self, mid: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        node = self._ids.find(mid) if type(mid) is str else -1
+        return default if node < 0 else self._compactions[bisect_right(self._starts, node) - 1].id
+
+    def __contains__(self, mid: object) -> bool:
+        return type(mid) is str and self._ids.find(mid) >= 0
 
     def __iter__(self) -> Iterator[str]:
         return iter(dict.fromkeys(self._ids))

@@ -137,3 +137,14 @@ def test_item_ids_read_as_the_list_they_stand_for() -> None:
     assert len(ids) == 3 and list(ids) == want and ids == want and ids[1] == want[1]
     assert ids[1:] == want[1:] and ids[-1] == "line-2" and "line-9" in ids
     assert ids != want[:2] and repr(ids) == repr(want)
+
+
+def test_texts_made_a_run_at_a_time_are_the_ids() -> None:
+    uuids = _uuids(300)
+    ids = [*uuids[:100], "odd one", *uuids[100:]]
+    column = PackedIds()
+    column.extend(uuids[:100])
+    column.pack()
+    column.extend(ids[100:])
+    assert column.texts(0, len(ids)) == ids and column.texts(95, 110) == ids[95:110]
+    assert column.texts(7, 7) == [] and list(column) == ids
