@@ -137,3 +137,37 @@ def test_item_ids_read_as_the_list_they_stand_for() -> None:
     assert len(ids) == 3 and list(ids) == want and ids == want and ids[1] == want[1]
     assert ids[1:] == want[1:] and ids[-1] == "line-2" and "line-9" in ids
     assert ids != want[:2] and repr(ids) == repr(want)
+
+
+class _Colliding(str):
+    """An id whose hash is every other's: found by probing past them."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+def test_call_ids_added_one_at_a_time_found_as_a_dict_finds_them() -> None:
+    # (Claude Code's call ids and response keys: looked up, then added when not found)
+    rng = random.Random(5)
+    ids = PackedIds("first")
+    numbers: dict[str, int] = {}
+    for n in range(20_000):  # (the table grows many times)
+        key = f"toolu_{rng.getrandbits(64):x}" if n % 3 else f"ключ-{n}-\udcff"
+        if key in numbers:
+            continue
+        assert ids.find(key) == -1
+        numbers[key] = ids.add(key)[0]
+    assert len(ids) == len(numbers)
+    for key, number in numbers.items():
+        assert ids.find(key) == number and ids[number] == key
+    assert ids.find("toolu_") == -1 and ids.find("") == -1
+
+
+def test_ids_with_one_hash_are_told_apart() -> None:
+    ids = PackedIds("first")
+    keys = [_Colliding(f"k{n}") for n in range(40)]
+    for n, key in enumerate(keys):
+        assert ids.add(key) == (n, True)
+    assert [ids.find(key) for key in keys] == list(range(40))
+    assert ids.find(_Colliding("k40")) == -1
+    assert ids[39] == "k39" and ids[0] == "k0"

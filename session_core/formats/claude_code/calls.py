@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...indexed import ListLike
-from ...key_index import KeyIndex
 from ...model import OpsByCall, Part, PartRef
+from ...packed_ids import PackedIds
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op
 
@@ -62,7 +62,7 @@ class CallColumn:
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw  # the builder's items (responses', results')
-        self.ids = KeyIndex()  # call ids (a call's number is its id's)
+        self.ids = PackedIds("first")  # call ids (a call's number is its node there)
         self.tools: list[str] = []  # (interned: one str per tool)
         self.line = array("l")  # the line of its tool_use block
         self.span = array("q")  # that line's span (0: the part is in ``own``)
@@ -102,7 +102,7 @@ class CallColumn:
     ) -> int:
         """A call whose part is the ``index``-th of the line at ``span`` (0: a line that
         can not be read again, the part kept); its index."""
-        at = self.ids.add(call_id)
+        at = self.ids.add(call_id)[0]
         self.tools.append(tool)
         self.line.append(line)
         self.span.append(span)
@@ -153,7 +153,7 @@ class CallColumn:
         return at if at is not None else self.ids.find(call_id)
 
     def id_of(self, at: int) -> str:
-        return self.ids.key(at)
+        return self.ids[at]
 
     def started(self, at: int) -> str | None:
         if self.flags[at] & NO_TS:
@@ -203,7 +203,7 @@ class CallColumn:
         started = self.started(at)
         ended = raw.ts_of(result) if answered else None
         op = LazyToolOp.of(
-            self.ids.key(at),
+            self.ids[at],
             self.tools[at],
             state,
             self.call_part(at),
@@ -286,7 +286,7 @@ class ClaudeOps(ListLike[ToolOp]):
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``): one each."""
-        key = self._column.ids.key
+        key = self._column.ids.__getitem__
         return OpsByCall(self.find, lambda: map(key, range(self._count)))
 
     def find(self, call_id: str) -> ToolOp | None:
