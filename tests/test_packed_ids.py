@@ -11,7 +11,7 @@ from array import array
 import pytest
 
 from session_core.item_column import ItemIds, NodeIdColumn
-from session_core.packed_ids import BATCH, PackedIds, packed, packed_run, text_of
+from session_core.packed_ids import BATCH, PackedIds, _low_halves, packed, packed_run, text_of
 
 
 def _uuids(n: int, seed: int = 5) -> list[str]:
@@ -171,3 +171,17 @@ def test_ids_with_one_hash_are_told_apart() -> None:
     assert [ids.find(key) for key in keys] == list(range(40))
     assert ids.find(_Colliding("k40")) == -1
     assert ids[39] == "k39" and ids[0] == "k0"
+
+
+def test_hashes_kept_as_their_low_32_bits() -> None:
+    # (a batch's are cut at C speed from the int64s' memory: the same as one at a time)
+    rng = random.Random(9)
+    values = [rng.getrandbits(64) - (1 << 63) for _ in range(1000)] + [-1, 0, 1 << 31]
+    low = [((h + (1 << 31)) & ((1 << 32) - 1)) - (1 << 31) for h in values]
+    assert list(_low_halves(array("q", values))) == low
+    ids = PackedIds("first")
+    batch = _uuids(BATCH + 5)
+    ids.extend(batch)  # (packed as a batch)
+    ids.add("toolu_one")  # (one at a time)
+    assert ids.find("toolu_one") == len(batch)
+    assert [ids.find(u) for u in batch[::97]] == list(range(0, len(batch), 97))
