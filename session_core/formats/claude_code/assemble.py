@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, Items
-from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, classify_op
+from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
 from ...times import seconds_between
 from . import NAME, chain
 from .builder import META, SIDECHAIN
+from .calls import ClaudeOps
 from .chain import nodes_of, recover
 from .sidechains import link
 from .subagents import path_for
@@ -24,7 +25,7 @@ from .uuids import ItemIds
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Boundary, Call, Response
+    from .records import Boundary, Response
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
@@ -151,9 +152,10 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
             stubbed: list[str] = []
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                call = b.calls.get(call_id) if isinstance(call_id, str) else None
-                if call is not None and call.result_node >= 0:
-                    stubbed.append(b.raw.id_of(b.node_raw[call.result_node]))
+                at = b.calls.at.get(call_id) if isinstance(call_id, str) else None
+                node = b.calls.result_node(at, b.raw_node) if at is not None else -1
+                if node >= 0:
+                    stubbed.append(b.raw.id_of(b.node_raw[node]))
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
@@ -322,50 +324,37 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
     return marks
 
 
-def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> list[ToolOp]:
+def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
+    """The operations of every call (an in-file sidechain's, 1.0.x subagents', too): those
+    not answered made now (their state, progress and result are this snapshot's), the
+    others when asked for (settled: the same whatever comes next)."""
     runs = b.runs
     last_run = len(runs) - 1
-    out: list[ToolOp] = []
-    for call in b.calls.values():  # an in-file sidechain's (1.0.x subagents') too
-        answered = call.result_line is not None
-        if answered and call.op is not None:
-            out.append(call.op)  # settled: the same whatever comes next
-            continue
-        moved_on = not answered and call.run < last_run  # a later prompt came instead
-        agent = call.agent or b.agent_of.get(call.call_id)
-        op = LazyToolOp.of(
-            call.call_id,
-            call.tool,
-            classify_op(
-                has_result=answered,
-                failed=call.is_error,
-                interrupted=call.interrupted or moved_on,
-                writer_alive=writer_alive,
-            ),
-            call.part,
-            call.result_part,
-            call.line,
-            call.result_line,
-            runs[call.run].id if call.run >= 0 else None,
-            call.message_id,
-            None if answered else b.progress_out.get(call.call_id),
+    calls = b.calls
+    made: dict[int, ToolOp] = {}
+    for at in calls.open:
+        call_id, run = calls.ids[at], calls.run[at]
+        agent = b.agent_of.get(call_id)  # (a result names it: answered)
+        made[at] = calls.op(
+            at,
+            # (a later prompt came instead: it was moved on from)
+            classify_op(has_result=False, interrupted=run < last_run, writer_alive=writer_alive),
+            runs[run].id if run >= 0 else None,
+            b.progress_out.get(call_id),
             path_for(b, agent) if agent else None,
-            call.side,
-            call.started,
-            call.ended,
-            call.duration,
         )
-        side = call.sidechain
-        if side is not None:
-            op.subagent_line, op.subagent_item = side.line, side.ident
-        if answered:
-            call.op = op
-        out.append(op)
-    return out
+    # The subagent files of the calls that name an agent: their result's, else their
+    # progress's (a few in a file).
+    paths = {at: path_for(b, agent) for at, agent in calls.agent.items()}
+    for call_id, agent in b.agent_of.items():
+        named = calls.at.get(call_id)
+        if named is not None and named not in paths:
+            paths[named] = path_for(b, agent)
+    return ClaudeOps(calls, len(calls), made, runs, paths)
 
 
-def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
-    pending = {op.run_id for op in ops if op.state == "running"}
+def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:
+    pending = {op.run_id for op in ops.pending() if op.state == "running"}
     out: list[Run] = []
     last = len(b.runs) - 1
     for index, mark in enumerate(b.runs):
@@ -423,6 +412,6 @@ def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None)
     return last.stop is None and not last.calls and writer_alive is False
 
 
-def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:
-    found: list[Call | None] = [b.calls.get(c) for c in calls]
-    return any(c is not None and c.result_line is None for c in found)
+def _unanswered(b: ClaudeCodeBuilder, calls: Sequence[int]) -> bool:
+    results = b.calls.result
+    return any(results[at] < 0 for at in calls)

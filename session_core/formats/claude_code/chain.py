@@ -35,7 +35,8 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     for node in chain:
         on[node] = 1
     side, kinds = b.threads.side, b.threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
+    node_raw, response_at, raw_node = b.node_raw, b.response_at, b.raw_node
+    results = b.calls.result
     for node in chain:
         if kinds[node] != ASSISTANT:
             continue
@@ -44,10 +45,11 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
             continue
         for other in response.nodes:
             on[other] = 1
-        for call_id in response.calls:
-            call = b.calls.get(call_id)
-            if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
-                on[call.result_node] = 1
+        for at in response.calls:
+            result = results[at]
+            answer = raw_node[result] if result >= 0 else -1  # (its line's node)
+            if answer >= 0 and side[answer] == side[node]:
+                on[answer] = 1
     return on
 
 
@@ -97,9 +99,10 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
             if response is not None and any(active[other] for other in response.nodes):
                 for other in response.nodes:
                     active[other] = 1
-    for call in b.answered:  # an answer to a call of a response on the chain
-        result = call.result_node
-        first = threads.node_of(call.message_id)
+    calls, raw_node = b.calls, b.raw_node
+    for at in b.answered:  # an answer to a call of a response on the chain
+        result = calls.result_node(at, raw_node)
+        first = raw_node[calls.response[at]]  # (the response's first line's node)
         if result >= 0 and first >= 0 and active[first] and side[result] == side[first]:
             active[result] = 1
         elif first < 0:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...model import Part, PartRef
+from ...model import Part
 from ...times import seconds_between
 from . import blocks
 from .lines import Line, Message, result_facts, result_value, shape
-from .records import Boundary, Call, Response, RunMark
+from .records import Boundary, Response, RunMark
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -93,7 +93,7 @@ def assistant(
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
-        if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls:
+        if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls.at:
             _call(b, part, index, line, response, side, ts)
 
 
@@ -104,12 +104,9 @@ def _extend(b: ClaudeCodeBuilder, response: Response, parts: list[Part]) -> None
     b.raw.lines[response.raw] = response.lines
 
 
-def _ref(b: ClaudeCodeBuilder, part: Part, index: int) -> Part | PartRef:
-    """What a call keeps of its line's ``index``-th part: where it is, when the line
-    can be read again (the part itself otherwise)."""
-    if b.span and b.part_source is not None:
-        return PartRef.at(b.part_source, b.span, index)
-    return part
+def _span(b: ClaudeCodeBuilder) -> int:
+    """Where the line being fed is, when it can be read again (0: its parts are kept)."""
+    return b.span if b.rereadable() else 0
 
 
 def _call(
@@ -121,25 +118,18 @@ def _call(
     side: bool,
     ts: str | None,
 ) -> None:
-    assert part.call_id is not None
-    # (its fields in order: call_id, tool, part, line, message_id, side, run, started)
-    call = Call(
-        part.call_id,
-        part.name or "?",
-        _ref(b, part, index),
-        line,
-        response.id,
-        side,
-        len(b.runs) - 1,
-        ts,
+    call_id = part.call_id
+    assert call_id is not None
+    tool = part.name or "?"
+    at = b.calls.add(
+        call_id, tool, part, index, _span(b), line, response.raw, side, len(b.runs) - 1, ts
     )
-    b.calls[part.call_id] = call
-    response.calls.append(part.call_id)
-    if call.tool in TASK_TOOLS and not b.off:
-        b.sides.tasks.append(call)
-    waiting = b.unpaired.pop(part.call_id, None)
+    response.calls.append(at)
+    if tool in TASK_TOOLS and not b.off:
+        b.sides.tasks.append(at)
+    waiting = b.unpaired.pop(call_id, None)
     if waiting is not None:
-        _answer(b, call, *waiting)
+        _answer(b, at, *waiting)
 
 
 def user(
@@ -189,18 +179,20 @@ def user(
             part.data = detail
             interrupted = result_interrupted or part.text.lstrip().startswith(blocks.INTERRUPTED)
             answers.append((index, (interrupted, agent)))
-    b.add_item(parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta)
+    item = b.add_item(
+        parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
+    )
+    span = _span(b) if answers else 0
+    calls = b.calls
     for index, said in answers:
         part = parts[index]
         call_id = part.call_id
         assert call_id is not None
-        call = b.calls.get(call_id)
-        if call is None:
-            b.unpaired.setdefault(
-                call_id, (_ref(b, part, index), part.is_error, line, node, said, ts)
-            )
-        elif call.result_line is None:
-            _answer(b, call, _ref(b, part, index), part.is_error, line, node, said, ts)
+        at = calls.at.get(call_id)
+        if at is None:
+            b.unpaired.setdefault(call_id, (item, part, index, span, said, ts))
+        elif calls.result[at] < 0:
+            _answer(b, at, item, part, index, span, said, ts)
     if b.off:
         if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
             b.sides.root(len(b.raw) - 1, node, line, ident)
@@ -252,26 +244,24 @@ def user(
 
 def _answer(
     b: ClaudeCodeBuilder,
-    call: Call,
-    part: Part | PartRef,
-    is_error: bool,
-    line: int,
-    node: int,
+    at: int,
+    item: int,
+    part: Part,
+    index: int,
+    span: int,
     facts: tuple[bool, str | None],
     ts: str | None,
 ) -> None:
+    """Call ``at`` is answered by ``part``, the ``index``-th of the raw item ``item`` (a
+    user line at ``span``, written at ``ts``)."""
     interrupted, agent = facts
-    call.result_part = part
-    call.result_line = line
-    call.result_node = node
-    b.answered.append(call)
-    call.is_error = is_error
-    call.interrupted = interrupted
-    call.ended = ts
-    call.duration = seconds_between(call.started, ts)
+    calls = b.calls
+    duration = seconds_between(calls.started(at), ts)
+    calls.answer(at, item, part, index, span, part.is_error, interrupted, duration)
+    b.answered.append(at)
     if agent:
-        call.agent = agent
-    b.progress_out.pop(call.call_id, None)
+        calls.agent[at] = agent
+    b.progress_out.pop(calls.ids[at], None)
 
 
 __all__ = ["assistant", "user"]

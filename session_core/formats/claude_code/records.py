@@ -1,4 +1,5 @@
-"""The small records the builder keeps: responses, calls, turns, compaction boundaries."""
+"""The small records the builder keeps: responses, turns, compaction boundaries (its
+calls are columns: ``calls.CallColumn``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...model import Part, PartRef, ToolOp, Usage
+from ...model import Usage
 
 if TYPE_CHECKING:
-    from .sidechains import InFile
     from .uuids import ItemIds
 
 
@@ -30,45 +30,13 @@ class Response:
     priced: str | None = None  # the model its usage is priced as
     stale: bool = False  # its lines' usage changed since its Usage was made
     nodes: array[int] = field(default_factory=lambda: array("i"))  # (no int objects)
-    calls: list[str] = field(default_factory=list)
+    calls: array[int] = field(default_factory=lambda: array("i"))  # its calls (``CallColumn``)
     # Its largest counts (input, output, cache read, cache write) over its lines, as
     # int64s (``NO_COUNT``: none reported; a list, past their range: ``usage.counts``).
     tokens: array[int] | list[int | None] = field(default_factory=lambda: _NO_COUNTS[:])
     stop: str | None = None
     run: int = -1
     order: int = -1  # its place among the file's responses (``builder.responses``)
-
-
-@dataclass(slots=True)
-class Call:
-    """A tool_use and, once it came, the tool_result naming it."""
-
-    call_id: str
-    tool: str
-    part: Part | PartRef  # the tool_use block (its input read from it: it may be lazy)
-    line: int
-    message_id: str
-    side: bool
-    run: int
-    started: str | None
-    result_part: Part | PartRef | None = None  # the tool_result block (text and detail)
-    result_line: int | None = None
-    result_node: int = -1
-    is_error: bool = False
-    interrupted: bool = False
-    ended: str | None = None
-    duration: float | None = None
-    agent: str | None = None
-    op: ToolOp | None = None  # its operation, made once it is settled
-    sidechain: InFile | None = None  # its subagent's lines in this file (1.0.x)
-
-    @property
-    def arguments(self) -> Any:
-        return self.part.data
-
-    @property
-    def result(self) -> str | None:
-        return self.result_part.text if self.result_part is not None else None
 
 
 @dataclass(slots=True)

@@ -90,10 +90,16 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
     ``agent-acompact-*``, agents named nowhere)."""
     linked: list[tuple[str, str | None, str | None]] = []  # agent, call id, description
     known: set[str] = set()
-    for op in transcript.tool_operations:
-        call = b.calls.get(op.call_id)
-        agent = (call.agent if call else None) or b.agent_of.get(op.call_id)
-        side = call.sidechain if call else None
+    ops, calls = transcript.tool_operations, b.calls
+    # The calls that name an agent or are linked to a sidechain (a few), in order: the
+    # operations are not all made for them.
+    named = (calls.at.get(call_id) for call_id in b.agent_of)
+    for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at is not None)}):
+        if at >= len(ops):
+            break
+        op = ops[at]
+        agent = calls.agent.get(at) or b.agent_of.get(op.call_id)
+        side = calls.sidechain.get(at)
         if side is not None:
             transcript.subagents.append(_in_file(side, op.call_id, _description(op)))
         elif agent and agent not in known:
