@@ -25,7 +25,7 @@ from .uuids import ItemIds
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Boundary, Response
+    from .records import Boundary
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
@@ -88,7 +88,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     link(b)  # (before the operations: a linked call's says where its subagent is)
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
-    usage = b.usage.file_total(b.responses.values())
+    usage = b.usage.file_total()
     meta: dict[str, Any] = dict(b.meta)
     title = (
         b.titles.get("custom-title")
@@ -104,7 +104,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         "branches": len(branches),
         "line-types": dict(b.type_counts),
         "progress": dict(b.progress_counts),
-        "responses": len(b.responses),
+        "responses": len(b.responses.by_order),
     }
     if b.unpaired:
         extra["unpaired-results"] = sorted(b.unpaired)
@@ -403,15 +403,13 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
     return out
 
 
-def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None) -> bool:
+def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> bool:
     """The turn's last response ended it: it says ``end_turn``; or (1.0.x and some 2.x
     versions write ``stop_reason: null`` on every line) it says nothing, calls no tool
     and the writer is gone (a live writer may still add the response's next block)."""
-    if last.stop == "end_turn":
-        return not _unanswered(b, last.calls)
-    return last.stop is None and not last.calls and writer_alive is False
-
-
-def _unanswered(b: ClaudeCodeBuilder, calls: Sequence[int]) -> bool:
-    results = b.calls.result
-    return any(results[at] < 0 for at in calls)
+    responses = b.responses
+    stop = b.raw.string(responses.stop[last])
+    if stop == "end_turn":
+        results = b.calls.result
+        return not any(results[at] < 0 for at in responses.calls(last))
+    return stop is None and responses.first_call[last] < 0 and writer_alive is False

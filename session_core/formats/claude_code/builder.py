@@ -24,7 +24,8 @@ from .bookkeeping import rare_line
 from .calls import CallColumn
 from .lines import Line, decode, line_of
 from .progress import ProgressRuns
-from .records import Boundary, Response, RunMark
+from .records import Boundary, RunMark
+from .responses import Responses
 from .sidechains import Sidechains
 from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
@@ -57,8 +58,7 @@ class ClaudeCodeBuilder(Builder):
         self.raw = UuidColumn(self.raw_node, self.threads.uuids)
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
-        self.responses: dict[str, Response] = {}
-        self.response_at: dict[int, Response] = {}  # raw item -> its response
+        self.responses = Responses(self.raw)
         self.calls = CallColumn(self.raw)
         # A result before its call: its item, part, the part's index, its line's span,
         # what it says of the call and its timestamp (``conversation._answer``).
@@ -85,7 +85,8 @@ class ClaudeCodeBuilder(Builder):
         self.progress = ProgressRuns()  # the open run of adjacent progress lines
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
-        self.usage = UsageBook()  # responses' usage, and the totals the assembly keeps
+        # responses' usage (the raw column's facts), and the totals the assembly keeps
+        self.usage = UsageBook(self.responses, self.raw)
         self.answered: list[int] = []  # calls answered since the last assembly
         self.line_raw: bytes | memoryview = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
@@ -274,7 +275,7 @@ class ClaudeCodeBuilder(Builder):
         from .assemble import assemble
 
         self.progress.write(self)
-        self.usage.settle(self.raw)
+        self.usage.settle()
         return assemble(self, writer_alive)
 
     # A user or assistant line's parts again (a lazy part's text and data).

@@ -35,17 +35,17 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     for node in chain:
         on[node] = 1
     side, kinds = b.threads.side, b.threads.kind
-    node_raw, response_at, raw_node = b.node_raw, b.response_at, b.raw_node
+    node_raw, responses, raw_node = b.node_raw, b.responses, b.raw_node
     results = b.calls.result
     for node in chain:
         if kinds[node] != ASSISTANT:
             continue
-        response = response_at.get(node_raw[node])
-        if response is None:
+        response = responses.of_raw(node_raw[node])
+        if response < 0:
             continue
-        for other in response.nodes:
+        for other in responses.nodes(response):
             on[other] = 1
-        for at in response.calls:
+        for at in responses.calls(response):
             result = results[at]
             answer = raw_node[result] if result >= 0 else -1  # (its line's node)
             if answer >= 0 and side[answer] == side[node]:
@@ -92,12 +92,12 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     # written before the line the chain came by.)
     recover(b, segment, active)
     side, kinds = threads.side, threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
+    node_raw, responses = b.node_raw, b.responses
     for node in range(n0, len(threads)):  # a response's new line beside the chain
         if kinds[node] == ASSISTANT and not active[node]:
-            response = response_at.get(node_raw[node])
-            if response is not None and any(active[other] for other in response.nodes):
-                for other in response.nodes:
+            response = responses.of_raw(node_raw[node])
+            if response >= 0 and any(active[other] for other in responses.nodes(response)):
+                for other in responses.nodes(response):
                     active[other] = 1
     calls, raw_node = b.calls, b.raw_node
     for at in b.answered:  # an answer to a call of a response on the chain

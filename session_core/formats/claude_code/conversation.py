@@ -15,7 +15,7 @@ from ...model import Part
 from ...times import seconds_between
 from . import blocks
 from .lines import Line, Message, result_facts, result_value, shape
-from .records import Boundary, Response, RunMark
+from .records import Boundary, RunMark
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -49,34 +49,27 @@ def assistant(
     key = message.id or facts.requestId or uuid or f"line-{line}"
     parts = _parts(b, message, typed, False)
     model = intern(message.model) if message.model is not None else None
-    response = b.responses.get(key)
+    responses = b.responses
+    found = responses.by_key.get(key, -1)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
-    if response is not None and response.side == side:
-        if typed and b.raw.parts[response.raw] is not None:
+    if found >= 0 and responses.side(found) == side:
+        response, item = found, responses.raw[found]
+        if typed and b.raw.parts[item] is not None:
             # The item keeps its parts (its first line can not be read again): this
             # line's, whole, join them.
             whole = orjson.loads(b.line_raw).get("message")
             content = whole.get("content") if isinstance(whole, dict) else None
-            _extend(b, response, blocks.parts_of(content))
+            _extend(b, item, blocks.parts_of(content))
         else:
-            _extend(b, response, parts)
+            _extend(b, item, parts)
     else:
-        index = b.add_item(
+        item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
         )
-        replaced = b.responses.get(key)  # (another side's: this one takes its place)
-        response = Response(
-            id=uuid or f"line-{line}",
-            side=side,
-            raw=index,
-            model=model,
-            run=len(b.runs) - 1,
-            order=len(b.responses) if replaced is None else replaced.order,
-        )
-        if replaced is not None:
-            b.usage.replaced(replaced)
-        b.responses[key] = response
-        b.response_at[index] = response
+        # (``found``: another side's; this one takes its place)
+        response = responses.add(key, item, side, len(b.runs) - 1, found)
+        if found >= 0:
+            b.usage.replaced(found)
         if not b.off and b.runs:
             run = b.runs[-1]
             run.items += 1
@@ -84,24 +77,24 @@ def assistant(
         if model and model != SYNTHETIC and "model" not in b.meta:
             b.meta["model"] = model
     if node >= 0:
-        response.nodes.append(node)
-        b.node_raw[node] = response.raw
+        responses.add_node(response, node)
+        b.node_raw[node] = item
     if not b.off and b.runs:
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
-        response.stop = intern(message.stop_reason)  # (one of a few)
+        responses.stop[response] = b.raw.code(message.stop_reason)
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
         if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls.at:
-            _call(b, part, index, line, response, side, ts)
+            _call(b, part, index, line, response, item, side, ts)
 
 
-def _extend(b: ClaudeCodeBuilder, response: Response, parts: list[Part]) -> None:
-    """A later line of a response: its blocks join the item's."""
-    response.lines += 1
-    b.raw.extend(response.raw, parts, b.span)
-    b.raw.lines[response.raw] = response.lines
+def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:
+    """A later line of a response (whose item is ``item``): its blocks join the item's."""
+    raw = b.raw
+    raw.extend(item, parts, b.span)
+    raw.lines[item] = raw.lines.get(item, 1) + 1
 
 
 def _span(b: ClaudeCodeBuilder) -> int:
@@ -114,17 +107,18 @@ def _call(
     part: Part,
     index: int,
     line: int,
-    response: Response,
+    response: int,
+    item: int,
     side: bool,
     ts: str | None,
 ) -> None:
+    """A tool_use block, the ``index``-th part of the line: a call of ``response`` (whose
+    item is ``item``)."""
     call_id = part.call_id
     assert call_id is not None
     tool = part.name or "?"
-    at = b.calls.add(
-        call_id, tool, part, index, _span(b), line, response.raw, side, len(b.runs) - 1, ts
-    )
-    response.calls.append(at)
+    at = b.calls.add(call_id, tool, part, index, _span(b), line, item, side, len(b.runs) - 1, ts)
+    b.responses.add_call(response, at)
     if tool in TASK_TOOLS and not b.off:
         b.sides.tasks.append(at)
     waiting = b.unpaired.pop(call_id, None)

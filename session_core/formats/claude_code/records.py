@@ -1,5 +1,5 @@
-"""The small records the builder keeps: responses, turns, compaction boundaries (its
-calls are columns: ``calls.CallColumn``)."""
+"""The small records the builder keeps: turns and compaction boundaries (its calls and
+responses are columns: ``calls.CallColumn``, ``responses.Responses``)."""
 
 from __future__ import annotations
 
@@ -7,36 +7,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...model import Usage
-
 if TYPE_CHECKING:
     from .uuids import ItemIds
-
-
-NO_COUNT = -(1 << 63)  # a response's count not reported (``Response.tokens``)
-_NO_COUNTS = array("q", [NO_COUNT] * 4)
-
-
-@dataclass(slots=True)
-class Response:
-    """One API response: its item's facts and the largest usage its split lines reported."""
-
-    id: str  # its item's id
-    side: bool
-    raw: int  # its index in the raw view
-    model: str | None
-    lines: int = 1
-    usage: Usage | None = None
-    priced: str | None = None  # the model its usage is priced as
-    stale: bool = False  # its lines' usage changed since its Usage was made
-    nodes: array[int] = field(default_factory=lambda: array("i"))  # (no int objects)
-    calls: array[int] = field(default_factory=lambda: array("i"))  # its calls (``CallColumn``)
-    # Its largest counts (input, output, cache read, cache write) over its lines, as
-    # int64s (``NO_COUNT``: none reported; a list, past their range: ``usage.counts``).
-    tokens: array[int] | list[int | None] = field(default_factory=lambda: _NO_COUNTS[:])
-    stop: str | None = None
-    run: int = -1
-    order: int = -1  # its place among the file's responses (``builder.responses``)
 
 
 @dataclass(slots=True)
@@ -58,7 +30,7 @@ class RunMark:
     last_line: int = 0
     last_ts: str | None = None
     items: int = 0
-    responses: list[Response] = field(default_factory=list)
+    responses: array[int] = field(default_factory=lambda: array("l"))  # (``Responses``)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,6 @@ from .threading import ASSISTANT, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Response
 
 TASK_TOOLS = frozenset({"Task", "Agent"})  # the tools that start a subagent
 
@@ -35,7 +34,7 @@ class InFile:
     text: str | None = None  # the root's text, once read (by its line's span)
     call: int = -1  # the call it is linked to (``CallColumn``)
     messages: int = 0  # its conversation items
-    responses: list[Response] = field(default_factory=list)
+    responses: list[int] = field(default_factory=list)  # (``Responses``)
 
 
 class Sidechains:
@@ -115,8 +114,8 @@ def _count(b: ClaudeCodeBuilder, sides: Sidechains) -> None:
         if kind == USER:
             found.messages += 1
         elif kind == ASSISTANT:
-            response = b.response_at.get(node_raw[node])
-            if response is not None and response.nodes and response.nodes[0] == node:
+            response = b.responses.of_raw(node_raw[node])
+            if response >= 0 and b.responses.first_node[response] == node:
                 found.messages += 1
                 found.responses.append(response)
 
