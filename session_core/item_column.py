@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from .indexed import Indexed
@@ -85,11 +85,13 @@ class ItemColumn:
         "id_prefix",
         "ids",
         "kind",
+        "late",
         "line",
-        "lines",
         "marks",
         "model",
-        "more",
+        "more_item",
+        "more_span",
+        "nlines",
         "nparts",
         "parts",
         "role",
@@ -117,8 +119,14 @@ class ItemColumn:
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
         self.usage: dict[int, Usage] = _NO_USAGE
         self.marks: dict[int, list[str]] = {}
-        self.lines: dict[int, int] = {}  # items of more than one line
-        self.more: dict[int, list[int]] = {}  # the spans of an item's later lines
+        # Each item's lines, up to the last of more than one (``set_lines``): an array
+        # from the first such on (none for a format whose items are a line each).
+        self.nlines = array("I")
+        # The spans of items' later lines (``extend``), in item order (found by
+        # bisection); those of an item extended after a later one was, in ``late``.
+        self.more_item = array("l")
+        self.more_span = array("q")
+        self.late: dict[int, list[int]] = {}
         self.source: PartSource | None = None
         # What the builder tells of an item when it is built (None: the column says all).
         self.facts: ItemFacts | None = None
@@ -291,11 +299,15 @@ class ItemColumn:
         item's parts are kept from now on."""
         before = self.nparts[index]
         if span and self.parts[index] is None and self.source is not None:
-            self.more.setdefault(index, []).append(span)
-        else:
+            items = self.more_item
+            if not items or index >= items[-1]:
+                items.append(index)
+                self.more_span.append(span)
+            else:
+                self.late.setdefault(index, []).append(span)
+        else:  # (its spans are read no more: its parts are kept from now on)
             self.parts[index] = [*self.parts_of(index), *parts]
             self.span[index] = 0
-            self.more.pop(index, None)
         # The folded height grows by the parts still shown, as ``folded_height`` counts.
         height = self.height[index] - (1 if before > FOLD_PARTS else 0)
         height += sum(_part_height(part) for part in parts[: max(0, FOLD_PARTS - before)])
@@ -303,6 +315,25 @@ class ItemColumn:
         self.nparts[index] = after
         self.height[index] = min(height + (1 if after > FOLD_PARTS else 0), 255)
         self._built.pop(index, None)
+
+    def more_spans(self, index: int) -> list[int]:
+        """The spans of an item's later lines, in file order."""
+        items = self.more_item
+        spans = list(self.more_span[bisect_left(items, index) : bisect_right(items, index)])
+        late = self.late.get(index) if self.late else None
+        return [*spans, *late] if late else spans
+
+    def set_lines(self, index: int, lines: int) -> None:
+        """The item is ``lines`` lines of the file (one when never set)."""
+        nlines = self.nlines
+        if len(nlines) <= index:
+            nlines.extend(array("I", [1]) * (index + 1 - len(nlines)))
+        nlines[index] = lines
+        self._built.pop(index, None)
+
+    def lines_of(self, index: int) -> int:
+        nlines = self.nlines
+        return nlines[index] if index < len(nlines) else 1
 
     def parts_of(self, index: int) -> list[Part]:
         """An item's parts, as kept or read again (without building the item)."""
@@ -395,7 +426,7 @@ class ItemColumn:
             usage,
             marks,
             bool(flags & STICKY),
-            self.lines.get(index, 1),
+            self.lines_of(index),
             stub,
         )
         cache = self._built
@@ -406,7 +437,7 @@ class ItemColumn:
 
     def _read(self, index: int) -> list[Part]:
         source = self.source
-        spans = [self.span[index], *self.more.get(index, ())]
+        spans = [self.span[index], *self.more_spans(index)]
         parts: list[Part] = []
         for span in spans:
             full = source.parts(span) if source is not None else None

@@ -66,7 +66,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         _mark(b, status, last_boundary, elided, branches)
         messages_now = None
     if messages_now is None:
-        messages_now = chain.taken(b, active, 0, [], bytearray(), 0)
+        messages_now = chain.taken(b, active, 0, array("i"), bytearray(), 0)
         assert messages_now is not None
     b.chain = chain.Chain(
         main_side,
@@ -79,7 +79,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         *messages_now,
         threads.resolved,  # (as the walks and statuses left it)
     )
-    messages: list[int | Item] = [*b.chain.messages]
+    messages: Sequence[int | Item] = b.chain.messages  # (never changed: the next is new)
     raw = b.raw
     for bd in b.boundaries:
         if bd.kept_raw and active[bd.head]:
@@ -238,7 +238,7 @@ def preserved_items(b: ClaudeCodeBuilder, head: int, tail: int) -> list[int]:
 
 
 def _kept_after_anchor(
-    b: ClaudeCodeBuilder, bd: Boundary, messages: list[int | Item]
+    b: ClaudeCodeBuilder, bd: Boundary, messages: Sequence[int | Item]
 ) -> list[int | Item]:
     """The replayed view with a compaction's preserved segment (written before the
     boundary) where the model is sent it: after the summary (its anchor)."""

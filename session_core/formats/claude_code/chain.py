@@ -71,7 +71,7 @@ class Chain:
     status: bytearray  # per node (``Threads.statuses``)
     items: int  # raw items marked
     branches: list[int]  # the raw items counted as where a branch leaves the chain
-    messages: list[int]  # the replayed view's raw items, before kept segments are hung
+    messages: array[int]  # the replayed view's raw items, before kept segments are hung
     seen: bytearray  # per raw item: taken (or passed over) for the replayed view
     resolved: int  # ``Threads.resolved`` then
 
@@ -132,17 +132,17 @@ def taken(
     b: ClaudeCodeBuilder,
     active: bytearray,
     start: int,
-    messages: list[int],
+    messages: array[int],
     seen: bytearray,
     items: int,
-) -> tuple[list[int], bytearray] | None:
+) -> tuple[array[int], bytearray] | None:
     """The replayed view's items: ``messages`` (those of the nodes before ``start``),
     then those of the active nodes from ``start``, each once, in file order. None when
     one of those is an item from before ``items`` not yet taken: its place is further up,
     where only the whole view puts it."""
     raw, node_raw, flags, kinds = b.raw, b.node_raw, b.raw_flags, b.threads.kind
     seen = seen + bytearray(len(raw) - len(seen))
-    taken: list[int] = []
+    taken = array("i", messages)  # (a new array: the last snapshot's view keeps its own)
     for node in itertools.compress(range(start, len(active)), active[start:]):
         if kinds[node] not in (USER, ASSISTANT):
             continue
@@ -154,7 +154,7 @@ def taken(
         seen[index] = 1
         if raw.kind_of(index) != "meta":
             taken.append(index)
-    return [*messages, *taken], seen
+    return taken, seen
 
 
 __all__ = ["Chain", "grown", "nodes_of", "recover", "taken", "unchanged"]

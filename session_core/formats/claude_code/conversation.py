@@ -94,7 +94,7 @@ def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:
     """A later line of a response (whose item is ``item``): its blocks join the item's."""
     raw = b.raw
     raw.extend(item, parts, b.span)
-    raw.lines[item] = raw.lines.get(item, 1) + 1
+    raw.set_lines(item, raw.lines_of(item) + 1)
 
 
 def _span(b: ClaudeCodeBuilder) -> int:

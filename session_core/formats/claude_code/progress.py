@@ -110,7 +110,7 @@ class ProgressRuns:
                 text = self.texts[kinds] = _text(kinds)
             part.text = text
             if self.lines > 1:
-                b.raw.lines[index] = self.lines
+                b.raw.set_lines(index, self.lines)
             b.raw.changed(index)
 
 

@@ -52,19 +52,19 @@ class Responses:
         self.by_key: dict[str, int] = {}  # message id (or request id, uuid) -> response
         self.raw = array("l")  # its raw item (ascending)
         self.flags = bytearray()
-        self.run = array("l")  # its turn (-1: none)
-        self.order = array("l")  # its place among the file's responses
-        self.by_order = array("l")  # the file's responses, by place
+        self.run = array("i")  # its turn (-1: none)
+        self.order = array("i")  # its place among the file's responses
+        self.by_order = array("i")  # the file's responses, by place
         self.priced = array("H")  # the model its usage is priced as (a code of ``items``)
         self.stop = array("H")  # its stop reason (a code of ``items``)
         # Its largest counts (input, output, cache read, cache write) over its lines
         # (``NO_COUNT``: none reported; in ``big``, past an int64's range).
         self.tokens = array("q")
         self.big: dict[int, list[int | None]] = {}
-        self.first_node, self.last_node = array("l"), array("l")
-        self.next_node = array("l")  # node -> the next node of its response (-1: none)
-        self.first_call, self.last_call = array("l"), array("l")
-        self.next_call = array("l")  # call -> the next call of its response
+        self.first_node, self.last_node = array("i"), array("i")
+        self.next_node = array("i")  # node -> the next node of its response (-1: none)
+        self.first_call, self.last_call = array("i"), array("i")
+        self.next_call = array("i")  # call -> the next call of its response
 
     def __len__(self) -> int:
         return len(self.raw)
@@ -108,7 +108,7 @@ class Responses:
     def add_node(self, at: int, node: int) -> None:
         next_node = self.next_node
         if len(next_node) <= node:
-            next_node.extend(array("l", [_END]) * (node + 1 - len(next_node)))
+            next_node.extend(array("i", [_END]) * (node + 1 - len(next_node)))
         last = self.last_node[at]
         if last < 0:
             self.first_node[at] = node
@@ -125,7 +125,7 @@ class Responses:
     def add_call(self, at: int, call: int) -> None:
         """Its next call (calls are added in order: ``call`` is the latest)."""
         next_call = self.next_call
-        next_call.extend(array("l", [_END]) * (call + 1 - len(next_call)))
+        next_call.extend(array("i", [_END]) * (call + 1 - len(next_call)))
         last = self.last_call[at]
         if last < 0:
             self.first_call[at] = call
