@@ -63,6 +63,7 @@ class ItemFacts:
 
 STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
 _NO_USAGE: dict[int, Usage] = {}
+_ONE_LINE = array("I", [1]) * 1024  # (``ItemColumn.nlines`` grows by as many)
 
 
 class ItemColumn:
@@ -326,8 +327,8 @@ class ItemColumn:
     def set_lines(self, index: int, lines: int) -> None:
         """The item is ``lines`` lines of the file (one when never set)."""
         nlines = self.nlines
-        if len(nlines) <= index:
-            nlines.extend(array("I", [1]) * (index + 1 - len(nlines)))
+        while len(nlines) <= index:
+            nlines.extend(_ONE_LINE)
         nlines[index] = lines
         self._built.pop(index, None)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,21 +36,30 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     for node in chain:
         on[node] = 1
     side, kinds = b.threads.side, b.threads.kind
-    node_raw, responses, raw_node = b.node_raw, b.responses, b.raw_node
-    results = b.calls.result
+    node_raw, raw_node, results = b.node_raw, b.raw_node, b.calls.result
+    responses = b.responses
+    # (the responses' lists walked inline: this runs for every node of a long chain)
+    items, first_node, next_node = responses.raw, responses.first_node, responses.next_node
+    first_call, next_call = responses.first_call, responses.next_call
+    count = len(items)
     for node in chain:
         if kinds[node] != ASSISTANT:
             continue
-        response = responses.of_raw(node_raw[node])
-        if response < 0:
+        item = node_raw[node]
+        response = bisect_left(items, item)  # (``Responses.of_raw``)
+        if response == count or items[response] != item:
             continue
-        for other in responses.nodes(response):
+        other = first_node[response]
+        while other >= 0:
             on[other] = 1
-        for at in responses.calls(response):
+            other = next_node[other]
+        at = first_call[response]
+        while at >= 0:
             result = results[at]
             answer = raw_node[result] if result >= 0 else -1  # (its line's node)
             if answer >= 0 and side[answer] == side[node]:
                 on[answer] = 1
+            at = next_call[at]
     return on
 
 

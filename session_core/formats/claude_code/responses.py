@@ -21,6 +21,7 @@ NO_COUNT = -(1 << 63)  # a count not reported
 _NO_COUNTS = array("q", [NO_COUNT] * 4)
 SIDE, STALE = 1, 2  # a response's flags
 _END = -1
+_ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
 
 
 class Responses:
@@ -107,8 +108,8 @@ class Responses:
 
     def add_node(self, at: int, node: int) -> None:
         next_node = self.next_node
-        if len(next_node) <= node:
-            next_node.extend(array("i", [_END]) * (node + 1 - len(next_node)))
+        while len(next_node) <= node:
+            next_node.extend(_ENDS)
         last = self.last_node[at]
         if last < 0:
             self.first_node[at] = node
@@ -125,7 +126,8 @@ class Responses:
     def add_call(self, at: int, call: int) -> None:
         """Its next call (calls are added in order: ``call`` is the latest)."""
         next_call = self.next_call
-        next_call.extend(array("i", [_END]) * (call + 1 - len(next_call)))
+        while len(next_call) <= call:
+            next_call.extend(_ENDS)
         last = self.last_call[at]
         if last < 0:
             self.first_call[at] = call

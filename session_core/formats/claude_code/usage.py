@@ -17,7 +17,7 @@ from ... import pricing
 from ...item_column import ItemColumn, ResponseUsage
 from ...model import Usage
 from .lines import TokenUsage
-from .responses import STALE, Responses
+from .responses import NO_COUNT, STALE, Responses
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
@@ -46,6 +46,7 @@ class UsageBook:
     def report(self, at: int, usage: TokenUsage, model: str | None) -> None:
         """A line of response ``at`` reported ``usage``: the largest value of each count."""
         responses = self.responses
+        tokens, slot, big = responses.tokens, 4 * at, responses.big
         for which, value in enumerate(
             (
                 usage.input_tokens,
@@ -54,8 +55,13 @@ class UsageBook:
                 usage.cache_creation_input_tokens,
             )
         ):
-            if value is not None:
+            if value is None:
+                continue
+            old = tokens[slot + which]  # (inline: every assistant line reports four)
+            if big or not NO_COUNT < value < 1 << 63:
                 responses.largest(at, which, value)
+            elif old == NO_COUNT or value > old:
+                tokens[slot + which] = value
         model = responses.model(at) or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
