@@ -152,8 +152,8 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
             stubbed: list[str] = []
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                at = b.calls.at.get(call_id) if isinstance(call_id, str) else None
-                node = b.calls.result_node(at, b.raw_node) if at is not None else -1
+                at = b.calls.find(call_id) if isinstance(call_id, str) else -1
+                node = b.calls.result_node(at, b.raw_node) if at >= 0 else -1
                 if node >= 0:
                     stubbed.append(b.raw.id_of(b.node_raw[node]))
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
@@ -332,8 +332,8 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
     last_run = len(runs) - 1
     calls = b.calls
     made: dict[int, ToolOp] = {}
-    for at in calls.open:
-        call_id, run = calls.ids[at], calls.run[at]
+    for at in calls.open.values():
+        call_id, run = calls.id_of(at), calls.run[at]
         agent = b.agent_of.get(call_id)  # (a result names it: answered)
         made[at] = calls.op(
             at,
@@ -347,8 +347,8 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
     # progress's (a few in a file).
     paths = {at: path_for(b, agent) for at, agent in calls.agent.items()}
     for call_id, agent in b.agent_of.items():
-        named = calls.at.get(call_id)
-        if named is not None and named not in paths:
+        named = calls.find(call_id)
+        if named >= 0 and named not in paths:
             paths[named] = path_for(b, agent)
     return ClaudeOps(calls, len(calls), made, runs, paths)
 

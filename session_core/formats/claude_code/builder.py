@@ -60,11 +60,9 @@ class ClaudeCodeBuilder(Builder):
         self.node_raw = array("i")  # node -> raw item
         self.responses = Responses(self.raw)
         self.calls = CallColumn(self.raw)
-        # A result before its call: its item, part, the part's index, its line's span,
-        # what it says of the call and its timestamp (``conversation._answer``).
-        self.unpaired: dict[
-            str, tuple[int, Part, int, int, tuple[bool, str | None], str | None]
-        ] = {}
+        # A result before its call: its item, part, the part's index, its line's span
+        # and what it says of the call (``conversation._answer``).
+        self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there

@@ -13,13 +13,14 @@ with it (their state, progress and result are the snapshot's).
 
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...indexed import ListLike
+from ...key_index import KeyIndex
 from ...model import OpsByCall, Part, PartRef
+from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op
 
 if TYPE_CHECKING:
@@ -38,9 +39,7 @@ class CallColumn:
 
     __slots__ = (
         "agent",
-        "at",
         "cut",
-        "duration",
         "flags",
         "ids",
         "line",
@@ -63,8 +62,7 @@ class CallColumn:
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw  # the builder's items (responses', results')
-        self.at: dict[str, int] = {}  # call id -> its call
-        self.ids: list[str] = []
+        self.ids = KeyIndex()  # call ids (a call's number is its id's)
         self.tools: list[str] = []  # (interned: one str per tool)
         self.line = array("l")  # the line of its tool_use block
         self.span = array("q")  # that line's span (0: the part is in ``own``)
@@ -77,12 +75,13 @@ class CallColumn:
         self.result = array("i")  # its result's raw item (-1: not answered)
         self.result_span = array("q")
         self.result_part = array("i")
-        self.duration = array("d")  # seconds (NaN: not known)
         self.own: dict[int, Part] = {}
         self.own_result: dict[int, Part] = {}
         self.agent: dict[int, str] = {}  # the agent its result names
         self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
-        self.open: dict[int, None] = {}  # the calls not answered, in order
+        # The calls not answered, in order, by id (most lookups are of these: a result
+        # names one, and ``ids`` is looked up by a slower path).
+        self.open: dict[str, int] = {}
         self.cut: list[int] = []  # the calls whose result says they were interrupted
 
     def __len__(self) -> int:
@@ -103,9 +102,7 @@ class CallColumn:
     ) -> int:
         """A call whose part is the ``index``-th of the line at ``span`` (0: a line that
         can not be read again, the part kept); its index."""
-        at = len(self.line)
-        self.at[call_id] = at
-        self.ids.append(call_id)
+        at = self.ids.add(call_id)
         self.tools.append(tool)
         self.line.append(line)
         self.span.append(span)
@@ -124,20 +121,19 @@ class CallColumn:
         self.result.append(-1)
         self.result_span.append(0)
         self.result_part.append(0)
-        self.duration.append(math.nan)
-        self.open[at] = None
+        self.open[call_id] = at
         return at
 
     def answer(
         self,
         at: int,
+        call_id: str,
         result: int,
         part: Part,
         index: int,
         span: int,
         is_error: bool,
         interrupted: bool,
-        duration: float | None,
     ) -> None:
         """The call is answered by ``part``, the ``index``-th of the raw item ``result``,
         whose line is at ``span`` (0: it can not be read again, the part kept)."""
@@ -149,11 +145,15 @@ class CallColumn:
         self.flags[at] |= (ERROR if is_error else 0) | (INTERRUPTED if interrupted else 0)
         if interrupted:
             self.cut.append(at)
-        self.duration[at] = math.nan if duration is None else duration
-        del self.open[at]
+        del self.open[call_id]
 
-    def answered(self, at: int) -> bool:
-        return self.result[at] >= 0
+    def find(self, call_id: str) -> int:
+        """The call of ``call_id`` (-1: none)."""
+        at = self.open.get(call_id)
+        return at if at is not None else self.ids.find(call_id)
+
+    def id_of(self, at: int) -> str:
+        return self.ids.key(at)
 
     def started(self, at: int) -> str | None:
         if self.flags[at] & NO_TS:
@@ -200,9 +200,10 @@ class CallColumn:
         raw = self.raw
         result = self.result[at]
         answered = result >= 0
-        seconds = self.duration[at]
+        started = self.started(at)
+        ended = raw.ts_of(result) if answered else None
         op = LazyToolOp.of(
-            self.ids[at],
+            self.ids.key(at),
             self.tools[at],
             state,
             self.call_part(at),
@@ -214,9 +215,9 @@ class CallColumn:
             progress,
             subagent,
             bool(self.flags[at] & SIDE),
-            self.started(at),
-            raw.ts_of(result) if answered else None,
-            None if math.isnan(seconds) else seconds,
+            started,
+            ended,
+            seconds_between(started, ended) if answered else None,  # (from call to result)
         )
         side = self.sidechain.get(at)
         if side is not None:
@@ -285,12 +286,12 @@ class ClaudeOps(ListLike[ToolOp]):
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``): one each."""
-        column = self._column
-        return OpsByCall(self.find, lambda: column.ids[: self._count])
+        key = self._column.ids.key
+        return OpsByCall(self.find, lambda: map(key, range(self._count)))
 
     def find(self, call_id: str) -> ToolOp | None:
-        at = self._column.at.get(call_id)
-        return None if at is None or at >= self._count else self[at]
+        at = self._column.find(call_id)
+        return None if at < 0 or at >= self._count else self[at]
 
 
 __all__ = ["CallColumn", "ClaudeOps"]

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...model import Part
-from ...times import seconds_between
 from . import blocks
 from .lines import Line, Message, result_facts, result_value, shape
 from .records import Boundary, RunMark
@@ -50,7 +49,7 @@ def assistant(
     parts = _parts(b, message, typed, False)
     model = intern(message.model) if message.model is not None else None
     responses = b.responses
-    found = responses.by_key.get(key, -1)
+    found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
     if found >= 0 and responses.side(found) == side:
         response, item = found, responses.raw[found]
@@ -86,7 +85,7 @@ def assistant(
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
-        if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls.at:
+        if part.kind == "tool-call" and part.call_id and b.calls.find(part.call_id) < 0:
             _call(b, part, index, line, response, item, side, ts)
 
 
@@ -182,11 +181,11 @@ def user(
         part = parts[index]
         call_id = part.call_id
         assert call_id is not None
-        at = calls.at.get(call_id)
-        if at is None:
-            b.unpaired.setdefault(call_id, (item, part, index, span, said, ts))
+        at = calls.find(call_id)
+        if at < 0:
+            b.unpaired.setdefault(call_id, (item, part, index, span, said))
         elif calls.result[at] < 0:
-            _answer(b, at, item, part, index, span, said, ts)
+            _answer(b, at, item, part, index, span, said)
     if b.off:
         if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
             b.sides.root(len(b.raw) - 1, node, line, ident)
@@ -244,18 +243,18 @@ def _answer(
     index: int,
     span: int,
     facts: tuple[bool, str | None],
-    ts: str | None,
 ) -> None:
     """Call ``at`` is answered by ``part``, the ``index``-th of the raw item ``item`` (a
-    user line at ``span``, written at ``ts``)."""
+    user line at ``span``: its timestamp is the result's)."""
     interrupted, agent = facts
     calls = b.calls
-    duration = seconds_between(calls.started(at), ts)
-    calls.answer(at, item, part, index, span, part.is_error, interrupted, duration)
+    call_id = part.call_id
+    assert call_id is not None
+    calls.answer(at, call_id, item, part, index, span, part.is_error, interrupted)
     b.answered.append(at)
     if agent:
         calls.agent[at] = agent
-    b.progress_out.pop(calls.ids[at], None)
+    b.progress_out.pop(call_id, None)
 
 
 __all__ = ["assistant", "user"]

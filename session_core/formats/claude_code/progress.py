@@ -44,8 +44,8 @@ class ProgressRuns:
         if call_id is not None and data is not None:
             if dtype == "bash_progress":
                 output = data.output
-                at = b.calls.at.get(call_id)
-                if output is not None and (at is None or b.calls.result[at] < 0):
+                at = b.calls.find(call_id)
+                if output is not None and (at < 0 or b.calls.result[at] < 0):
                     b.progress_out[call_id] = output
             elif dtype == "agent_progress":
                 agent = data.agentId

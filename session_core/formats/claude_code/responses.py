@@ -16,6 +16,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 
 from ...item_column import ItemColumn
+from ...key_index import KeyIndex
 
 NO_COUNT = -(1 << 63)  # a count not reported
 _NO_COUNTS = array("q", [NO_COUNT] * 4)
@@ -36,6 +37,8 @@ class Responses:
         "first_node",
         "flags",
         "items",
+        "keys",
+        "last",
         "last_call",
         "last_node",
         "next_call",
@@ -50,7 +53,10 @@ class Responses:
 
     def __init__(self, items: ItemColumn) -> None:
         self.items = items  # the raw column (its model and stop codes)
-        self.by_key: dict[str, int] = {}  # message id (or request id, uuid) -> response
+        # Their keys (message id, or request id, uuid), and each key's response.
+        self.keys = KeyIndex()
+        self.by_key = array("i")
+        self.last: tuple[str, int] = ("", -1)  # the last key found, and its number
         self.raw = array("l")  # its raw item (ascending)
         self.flags = bytearray()
         self.run = array("i")  # its turn (-1: none)
@@ -70,11 +76,25 @@ class Responses:
     def __len__(self) -> int:
         return len(self.raw)
 
+    def find(self, key: str) -> int:
+        """The response of ``key`` (-1: none)."""
+        last, number = self.last  # (a response's lines come one after another)
+        if key != last:
+            number = self.keys.find(key)
+            if number < 0:
+                return -1
+            self.last = (key, number)
+        return self.by_key[number]
+
     def add(self, key: str, raw: int, side: bool, run: int, replaced: int) -> int:
         """A new response (``replaced``: the one of that key it takes the place of, or
         -1); its index."""
         at = len(self.raw)
-        self.by_key[key] = at
+        if replaced < 0:
+            self.keys.add(key)
+            self.by_key.append(at)
+        else:
+            self.by_key[self.keys.find(key)] = at
         if replaced < 0:
             self.order.append(len(self.by_order))
             self.by_order.append(at)

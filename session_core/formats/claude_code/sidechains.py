@@ -71,7 +71,7 @@ def link(b: ClaudeCodeBuilder) -> None:
     for at in sides.tasks:
         if not free:
             break
-        if at in calls.sidechain or at in calls.agent or calls.ids[at] in b.agent_of:
+        if at in calls.sidechain or at in calls.agent or calls.id_of(at) in b.agent_of:
             continue
         args = calls.arguments(at)
         prompt = args.get("prompt") if isinstance(args, dict) else None

@@ -92,8 +92,8 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
     ops, calls = transcript.tool_operations, b.calls
     # The calls that name an agent or are linked to a sidechain (a few), in order: the
     # operations are not all made for them.
-    named = (calls.at.get(call_id) for call_id in b.agent_of)
-    for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at is not None)}):
+    named = (calls.find(call_id) for call_id in b.agent_of)
+    for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at >= 0)}):
         if at >= len(ops):
             break
         op = ops[at]
