@@ -217,9 +217,10 @@ def _fold_in(folded: bytearray, on: bytes) -> None:
         folded[:n] = both.to_bytes(n, "little")
 
 
-def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> list[int]:
-    """The conversation items (raw indexes) of these nodes (in file order), once each."""
-    found: list[int] = []
+def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> array[int]:
+    """The conversation items (raw indexes) of these nodes (in file order), once each (an
+    array: a compaction of a long session folds 100,000s)."""
+    found = array("i")
     last = -1
     kinds, node_raw = b.threads.kind, b.node_raw
     for node in nodes:
@@ -234,7 +235,7 @@ def preserved_items(b: ClaudeCodeBuilder, head: int, tail: int) -> list[int]:
     walked = b.threads.walk(tail)
     # (a tail that does not hang from the head: the head alone)
     segment = walked[: walked.index(head) + 1] if head in walked else array("i", [head])
-    return _items_of(b, nodes_of(recover(b, segment)))
+    return list(_items_of(b, nodes_of(recover(b, segment))))
 
 
 def _kept_after_anchor(
