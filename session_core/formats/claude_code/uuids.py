@@ -19,6 +19,7 @@ from ...item_column import ItemColumn
 
 WIDTH = 16  # a UUID's bytes
 _EMPTY = -1
+_LOW, _HALF = (1 << 32) - 1, 1 << 31  # a hash's low 32 bits, as a signed int32
 _ODD = bytes(WIDTH)  # the key column's bytes for a uuid of another shape
 
 
@@ -50,7 +51,9 @@ class UuidIndex:
 
     def __init__(self) -> None:
         self._keys = bytearray()  # per node: its uuid's bytes (``_ODD``: in ``_odd_of``)
-        self._hashes = array("q")  # per node: hash(uuid) (0: an odd one)
+        # per node: hash(uuid)'s low 32 bits, signed (0: an odd one); the table's slots
+        # are its low bits (it has fewer than 2**31)
+        self._hashes = array("i")
         self._table = array("i", [_EMPTY]) * 64  # slot -> node (the first of its uuid)
         self._mask = 63
         self._used = 0  # the table's filled slots
@@ -68,11 +71,12 @@ class UuidIndex:
         if self._odd and uuid in self._odd:
             return self._odd[uuid]
         h = hash(uuid)
+        low = ((h + _HALF) & _LOW) - _HALF
         table, hashes, keys, mask = self._table, self._hashes, self._keys, self._mask
         slot = h & mask
         key: bytes | None = None
         while (node := table[slot]) != _EMPTY:
-            if hashes[node] == h:
+            if hashes[node] == low:
                 if key is None:
                     key = packed(uuid)
                     if key is None:
@@ -107,7 +111,7 @@ class UuidIndex:
             _, h, slot = self._miss
         self._miss = None
         self._keys += key
-        self._hashes.append(h)
+        self._hashes.append(((h + _HALF) & _LOW) - _HALF)
         if slot >= 0:
             self._table[slot] = node
             self._used += 1
