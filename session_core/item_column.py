@@ -7,8 +7,10 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 
 from __future__ import annotations
 
+import math
 import re
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +91,7 @@ class Verbatim:
 
 STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
 _NO_USAGE: dict[int, Usage] = {}
+_ONE_LINE = array("I", [1]) * 1024  # (``ItemColumn.nlines`` grows by as many)
 
 
 class ItemColumn:
@@ -111,12 +114,14 @@ class ItemColumn:
         "id_prefix",
         "ids",
         "kind",
+        "late",
         "line",
         "line_source",
-        "lines",
         "marks",
         "model",
-        "more",
+        "more_item",
+        "more_span",
+        "nlines",
         "nparts",
         "parts",
         "role",
@@ -151,8 +156,14 @@ class ItemColumn:
         self.ids: list[str | None] | None = None  # None: every id is prefix + line
         self.usage: dict[int, Usage] = _NO_USAGE
         self.marks: dict[int, list[str]] = {}
-        self.lines: dict[int, int] = {}  # items of more than one line
-        self.more: dict[int, list[int]] = {}  # the spans of an item's later lines
+        # Each item's lines, up to the last of more than one (``set_lines``): an array
+        # from the first such on (none for a format whose items are a line each).
+        self.nlines = array("I")
+        # The spans of items' later lines (``extend``), in item order (found by
+        # bisection); those of an item extended after a later one was, in ``late``.
+        self.more_item = array("l")
+        self.more_span = array("q")
+        self.late: dict[int, list[int]] = {}
         self.source: PartSource | None = None
         # What the builder tells of an item when it is built (None: the column says all).
         self.facts: ItemFacts | None = None
@@ -349,12 +360,16 @@ class ItemColumn:
         item's parts are kept from now on."""
         before = self.nparts[index]
         if span and self.parts[index] is None and self.source is not None:
-            self.more.setdefault(index, []).append(span)
-        else:
+            items = self.more_item
+            if not items or index >= items[-1]:
+                items.append(index)
+                self.more_span.append(span)
+            else:
+                self.late.setdefault(index, []).append(span)
+        else:  # (its spans are read no more: its parts are kept from now on)
             self.parts[index] = [*self.parts_of(index), *parts]
             if self.span_of is None:
                 self.span[index] = 0
-            self.more.pop(index, None)
         # The folded height grows by the parts still shown, as ``folded_height`` counts.
         height = self.height[index] - (1 if before > FOLD_PARTS else 0)
         height += sum(_part_height(part) for part in parts[: max(0, FOLD_PARTS - before)])
@@ -362,6 +377,31 @@ class ItemColumn:
         self.nparts[index] = after
         self.height[index] = min(height + (1 if after > FOLD_PARTS else 0), 255)
         self._built.pop(index, None)
+
+    def more_spans(self, index: int) -> list[int]:
+        """The spans of an item's later lines, in file order."""
+        items = self.more_item
+        spans = list(self.more_span[bisect_left(items, index) : bisect_right(items, index)])
+        late = self.late.get(index) if self.late else None
+        return [*spans, *late] if late else spans
+
+    def has_more(self, index: int) -> bool:
+        """Whether the item has later lines (``more_spans`` not empty)."""
+        items = self.more_item
+        at = bisect_left(items, index)
+        return (at < len(items) and items[at] == index) or bool(self.late and index in self.late)
+
+    def set_lines(self, index: int, lines: int) -> None:
+        """The item is ``lines`` lines of the file (one when never set)."""
+        nlines = self.nlines
+        while len(nlines) <= index:
+            nlines.extend(_ONE_LINE)
+        nlines[index] = lines
+        self._built.pop(index, None)
+
+    def lines_of(self, index: int) -> int:
+        nlines = self.nlines
+        return nlines[index] if index < len(nlines) else 1
 
     def parts_of(self, index: int) -> list[Part]:
         """An item's parts, as kept or read again (without building the item)."""
@@ -416,6 +456,13 @@ class ItemColumn:
     def role_of(self, index: int) -> str:
         return self._strings[self.role[index]] or ""
 
+    def model_of(self, index: int) -> str | None:
+        return self._strings[self.model[index]]
+
+    def string(self, code: int) -> str | None:
+        """The role, kind or model kept as ``code``."""
+        return self._strings[code]
+
     def item(self, index: int) -> Item:
         built = self._built.get(index)
         if built is not None:
@@ -447,7 +494,7 @@ class ItemColumn:
             usage,
             marks,
             bool(flags & STICKY),
-            self.lines.get(index, 1),
+            self.lines_of(index),
             stub,
         )
         cache = self._built
@@ -481,7 +528,7 @@ class ItemColumn:
             None,
             [],
             bool(self.flags[index] & STICKY),
-            self.lines.get(index, 1),
+            self.lines_of(index),
             None if facts is None else facts.stub(index, ident),
         )
 
@@ -505,7 +552,7 @@ class ItemColumn:
         """Item ``index``'s parts read again: lazy (an item's), or whole; ``shown``: as
         the replay JSON shows them (``PartSource.shown_parts``: a search needs them all)."""
         source = self.source
-        spans = [self.span_at(index), *self.more.get(index, ())]
+        spans = [self.span_at(index), *self.more_spans(index)]
         parts: list[Part] = []
         for span in spans:
             if source is None:
@@ -557,6 +604,84 @@ class ItemIds(ListLike[str]):
 
     def _one(self, index: int) -> str:
         return self._column.id_of(self._items[index])
+
+
+_BIG = (1 << 63) - 1  # what an ``array("q")`` holds
+
+
+class ResponseUsage(ItemFacts):
+    """Each response's usage, by its raw item, as numbers in columns (a big file has
+    100,000s of responses): the item's ``Usage`` is made when the item is built. The
+    raw column's facts (``ItemColumn.facts``): an item's marks are the column's own.
+    Responses come in file order; a usage the columns cannot hold (counts not said or
+    out of range, an item's usage set again) is kept as it is (``fallback``) and wins."""
+
+    __slots__ = ("at", "cached", "cost", "fallback", "inputs", "outputs", "raw", "writes")
+
+    def __init__(self, raw: ItemColumn) -> None:
+        self.raw = raw
+        self.at = array("l")  # the raw items, ascending (as responses come)
+        self.inputs, self.outputs, self.cached = array("q"), array("q"), array("q")
+        self.writes = array("q")  # -1: not said
+        self.cost = array("d")  # NaN: not known
+        self.fallback: dict[int, Usage] = {}  # what the columns cannot hold
+
+    def set(self, index: int, usage: Usage) -> None:
+        """The usage of a response as ``usage_of`` made it."""
+        at = self.at
+        counts = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens)
+        write = usage.cache_write_tokens
+        if (
+            (at and index <= at[-1])
+            or (usage.reported, usage.responses, usage.cost_reported)
+            != (1, 1, 0 if usage.cost is None else 1)
+            or not all(type(n) is int and 0 <= n <= _BIG for n in counts)
+            or not (write is None or (type(write) is int and 0 <= write <= _BIG))
+            or (usage.cost is not None and math.isnan(usage.cost))
+        ):
+            if at and index == at[-1]:  # (never two for one item, but were there)
+                self._drop_last()
+            self.fallback[index] = usage
+            self.raw.changed(index)
+            return
+        self.fallback.pop(index, None)
+        at.append(index)
+        self.inputs.append(counts[0])  # type: ignore[arg-type]
+        self.outputs.append(counts[1])  # type: ignore[arg-type]
+        self.cached.append(counts[2])  # type: ignore[arg-type]
+        self.writes.append(-1 if write is None else write)
+        self.cost.append(math.nan if usage.cost is None else usage.cost)
+        self.raw.changed(index)
+
+    def _drop_last(self) -> None:
+        for column in (self.at, self.inputs, self.outputs, self.cached, self.writes, self.cost):
+            column.pop()
+
+    def usage(self, index: int) -> Usage | None:
+        if self.fallback:
+            kept = self.fallback.get(index)
+            if kept is not None:
+                return kept
+        at = self.at
+        slot = bisect_left(at, index)
+        if slot == len(at) or at[slot] != index:
+            return None
+        write = self.writes[slot]
+        cost = self.cost[slot]
+        known = not math.isnan(cost)
+        return Usage(
+            self.inputs[slot],
+            self.outputs[slot],
+            self.cached[slot],
+            None if write < 0 else write,
+            cost if known else None,
+            1,
+            1,
+            1 if known else 0,
+        )
+
+    def marks(self, index: int, ident: str) -> list[str]:
+        return list(self.raw.marks.get(index, ()))
 
 
 class Items(Indexed[Item]):
@@ -698,7 +823,7 @@ class _Skipping:
         """The items of ``indexes`` (of a view whose ``entry_of`` says which column item
         each is) that cannot hold the needle."""
         column = self.column
-        parts, more, span_at = column.parts, column.more, column.span_at
+        parts, has_more, span_at = column.parts, column.has_more, column.span_at
         role, kind, kinds, held = column.role, column.kind, self.kinds, self.roles_held
         stubbed, facts, needle = self.stubbed, column.facts, self.filter.needle
         spans: list[tuple[int, int]] = []  # (span, index) of the items a line may rule out
@@ -710,7 +835,7 @@ class _Skipping:
                 or kind[entry] not in kinds
                 or role[entry] in held
                 or not span_at(entry)
-                or entry in more
+                or has_more(entry)
             ):
                 continue
             if stubbed is None:
@@ -760,8 +885,10 @@ __all__ = [
     "FOLD_LINES",
     "FOLD_PARTS",
     "ItemColumn",
+    "ItemFacts",
     "ItemIds",
     "Items",
     "NodeIdColumn",
+    "ResponseUsage",
     "folded_height",
 ]

@@ -15,6 +15,7 @@ when a lookup comes.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -26,6 +27,15 @@ from .indexed import ListLike
 WIDTH = 16  # a UUID's bytes
 BATCH = 4096  # ids appended before they are packed (a reader packs at each block too)
 _EMPTY = -1
+# A node's hash is kept as its low 32 bits, signed (an int32): the table's slots are
+# those bits (it has fewer than 2**31) and a match is confirmed on the id anyway.
+_LOW, _HALF = (1 << 32) - 1, 1 << 31
+_LOW_WORD = 0 if sys.byteorder == "little" else 1  # an int64's low int32 in memory
+
+
+def _low_halves(hashes: array[int]) -> array[int]:
+    """The low 32 bits of each of these int64s, as int32s (at C speed)."""
+    return array("i", hashes.tobytes())[_LOW_WORD::2]
 
 
 def packed_run(joined: str, n: int) -> bytes | None:
@@ -110,7 +120,7 @@ class PackedIds(ListLike[str]):
         self._keys = bytearray()
         self._text = bytearray()  # the other ids' UTF-8, one after another
         self._ends = array("Q")  # where each of them ends in _text
-        self._hashes = array("q")  # per node: hash(id) (kept only with an index)
+        self._hashes = array("i")  # per node: hash(id)'s low 32 bits (only with an index)
         self._table = array("i", [_EMPTY]) * 64  # slot -> node
         self._mask = 63
         self._used = 0
@@ -157,7 +167,7 @@ class PackedIds(ListLike[str]):
                 sizes = map(len, data)
             self._ends.extend(islice(accumulate(sizes, initial=base), 1, None))
         if self._keep is not None:
-            self._hashes.extend(map(hash, tail))
+            self._hashes.extend(_low_halves(array("q", map(hash, tail))))
         self._count += n
         tail.clear()
 
@@ -216,7 +226,7 @@ class PackedIds(ListLike[str]):
         if self._indexed != self._count + len(self.tail) or self._keep is None:
             self._catch_up()
         # (``_probe``, inline: a diff or an export looks up every message line's id)
-        h = hash(ident)
+        h = ((hash(ident) + _HALF) & _LOW) - _HALF  # (its low 32 bits, as kept)
         table, hashes, mask = self._table, self._hashes, self._mask
         slot = h & mask
         while (node := table[slot]) != _EMPTY:
@@ -231,8 +241,8 @@ class PackedIds(ListLike[str]):
         looks ids up as it goes (Claude Code's parents), one id at a time."""
         if self._indexed != self._count + len(self.tail) or self._keep is None:
             self._catch_up()
-        h = hash(ident)
-        slot, found = self._probe(ident, h)
+        low = ((hash(ident) + _HALF) & _LOW) - _HALF
+        slot, found = self._probe(ident, low)
         node = self._count
         key = packed(ident)
         if key is not None:
@@ -244,7 +254,7 @@ class PackedIds(ListLike[str]):
                 self._run(0, len(self._ends))
             self._text += ident.encode("utf-8", "surrogatepass")
             self._ends.append(len(self._text))
-        self._hashes.append(h)
+        self._hashes.append(low)
         self._count = self._indexed = node + 1
         if found < 0:
             self._fill(slot, node)
@@ -252,12 +262,13 @@ class PackedIds(ListLike[str]):
             self._table[slot] = node
         return node, found < 0
 
-    def _probe(self, ident: str, h: int) -> tuple[int, int]:
-        """The slot of ``ident`` and its node, or the empty slot it would take and -1."""
+    def _probe(self, ident: str, low: int) -> tuple[int, int]:
+        """The slot of ``ident`` (``low``: its hash's low 32 bits, signed) and its node,
+        or the empty slot it would take and -1."""
         table, hashes, mask = self._table, self._hashes, self._mask
-        slot = h & mask
+        slot = low & mask  # (its low bits are the hash's)
         while (node := table[slot]) != _EMPTY:
-            if hashes[node] == h and self._is(node, ident):
+            if hashes[node] == low and self._is(node, ident):
                 return slot, node
             slot = (slot + 1) & mask
         return slot, -1

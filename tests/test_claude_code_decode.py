@@ -203,7 +203,7 @@ def test_split_responses_read_again_by_every_span(tmp_path: Path) -> None:
     assert response.parts[11].call_id == "c1"
     column = raw._column
     index = next(n for n in range(len(raw)) if raw[n].role == "assistant")
-    assert column.parts[index] is None and len(column.more[index]) == 11  # by span, kept none
+    assert column.parts[index] is None and len(column.more_spans(index)) == 11  # by span, kept none
     assert raw.folded_heights() == [folded_height(item.parts) for item in raw]
 
 

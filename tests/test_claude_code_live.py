@@ -188,3 +188,37 @@ def test_a_cycle_among_new_lines_is_walked_whole(tmp_path: Path) -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert {item.text for item in builder.transcript(writer_alive=False).raw} >= {"A", "B"}
+
+
+def test_a_snapshots_operations_are_its_own_when_made_later(tmp_path: Path) -> None:
+    # A snapshot makes an answered call's operation when asked for, after the builder
+    # has moved on: it must read as it did then (a call unanswered then, still so).
+    from session_core.formats.base import read_lines
+
+    path = tmp_path / "session.jsonl"
+    gen_claude_code.generate(path, 150_000, seed=3)
+    fmt = by_name(CLAUDE_CODE)
+    lines = list(read_lines(str(path), fmt.builder(str(path))))
+
+    def fed(count: int) -> Any:
+        builder: Any = fmt.builder(str(path))
+        for number, raw, span in lines[:count]:
+            builder.lines, builder.span, builder.line_bytes = number, span, len(raw)
+            builder.feed_line(raw, number)
+        return builder
+
+    def ops(transcript: Any) -> list[Any]:
+        return [(op.to_json(), op.label, op.started, op.ended) for op in transcript.tool_operations]
+
+    running = 0
+    for count in range(1, len(lines), 7):
+        builder = fed(count)
+        early = builder.transcript(writer_alive=True)
+        for number, raw, span in lines[count:]:
+            builder.lines, builder.span, builder.line_bytes = number, span, len(raw)
+            builder.feed_line(raw, number)
+        builder.transcript(writer_alive=False)
+        then = ops(fed(count).transcript(writer_alive=True))
+        assert ops(early) == then, f"after {count} lines"
+        running += sum(label == "running" for _, label, _, _ in then)
+    assert running > 0  # (some were answered after their snapshot)

@@ -11,7 +11,7 @@ from array import array
 import pytest
 
 from session_core.item_column import ItemIds, NodeIdColumn
-from session_core.packed_ids import BATCH, PackedIds, packed, packed_run, text_of
+from session_core.packed_ids import BATCH, PackedIds, _low_halves, packed, packed_run, text_of
 
 
 def _uuids(n: int, seed: int = 5) -> list[str]:
@@ -148,3 +148,51 @@ def test_texts_made_a_run_at_a_time_are_the_ids() -> None:
     column.extend(ids[100:])
     assert column.texts(0, len(ids)) == ids and column.texts(95, 110) == ids[95:110]
     assert column.texts(7, 7) == [] and list(column) == ids
+
+
+class _Colliding(str):
+    """An id whose hash is every other's: found by probing past them."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+def test_call_ids_added_one_at_a_time_found_as_a_dict_finds_them() -> None:
+    # (Claude Code's call ids and response keys: looked up, then added when not found)
+    rng = random.Random(5)
+    ids = PackedIds("first")
+    numbers: dict[str, int] = {}
+    for n in range(20_000):  # (the table grows many times)
+        key = f"toolu_{rng.getrandbits(64):x}" if n % 3 else f"ключ-{n}-\udcff"
+        if key in numbers:
+            continue
+        assert ids.find(key) == -1
+        numbers[key] = ids.add(key)[0]
+    assert len(ids) == len(numbers)
+    for key, number in numbers.items():
+        assert ids.find(key) == number and ids[number] == key
+    assert ids.find("toolu_") == -1 and ids.find("") == -1
+
+
+def test_ids_with_one_hash_are_told_apart() -> None:
+    ids = PackedIds("first")
+    keys = [_Colliding(f"k{n}") for n in range(40)]
+    for n, key in enumerate(keys):
+        assert ids.add(key) == (n, True)
+    assert [ids.find(key) for key in keys] == list(range(40))
+    assert ids.find(_Colliding("k40")) == -1
+    assert ids[39] == "k39" and ids[0] == "k0"
+
+
+def test_hashes_kept_as_their_low_32_bits() -> None:
+    # (a batch's are cut at C speed from the int64s' memory: the same as one at a time)
+    rng = random.Random(9)
+    values = [rng.getrandbits(64) - (1 << 63) for _ in range(1000)] + [-1, 0, 1 << 31]
+    low = [((h + (1 << 31)) & ((1 << 32) - 1)) - (1 << 31) for h in values]
+    assert list(_low_halves(array("q", values))) == low
+    ids = PackedIds("first")
+    batch = _uuids(BATCH + 5)
+    ids.extend(batch)  # (packed as a batch)
+    ids.add("toolu_one")  # (one at a time)
+    assert ids.find("toolu_one") == len(batch)
+    assert [ids.find(u) for u in batch[::97]] == list(range(0, len(batch), 97))

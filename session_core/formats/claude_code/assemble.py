@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import FOLDED_MARK, ItemIds, Items
-from ...model import Compaction, Item, LazyToolOp, Run, ToolOp, Transcript, classify_op
+from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
 from ...times import seconds_between
 from . import NAME, chain
 from .builder import META, SIDECHAIN
+from .calls import ClaudeOps
 from .chain import nodes_of, recover
 from .sidechains import link
 from .subagents import path_for
@@ -23,7 +24,7 @@ from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Boundary, Call, Response
+    from .records import Boundary
 
 
 def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
@@ -64,7 +65,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         _mark(b, status, last_boundary, elided, branches)
         messages_now = None
     if messages_now is None:
-        messages_now = chain.taken(b, active, 0, [], bytearray(), 0)
+        messages_now = chain.taken(b, active, 0, array("i"), bytearray(), 0)
         assert messages_now is not None
     b.chain = chain.Chain(
         main_side,
@@ -77,7 +78,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         *messages_now,
         threads.resolved,  # (as the walks and statuses left it)
     )
-    messages: list[int | Item] = [*b.chain.messages]
+    messages: Sequence[int | Item] = b.chain.messages  # (never changed: the next is new)
     raw = b.raw
     for bd in b.boundaries:
         if bd.kept_raw and active[bd.head]:
@@ -86,7 +87,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     link(b)  # (before the operations: a linked call's says where its subagent is)
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
-    usage = b.usage.file_total(b.responses.values())
+    usage = b.usage.file_total()
     meta: dict[str, Any] = dict(b.meta)
     title = (
         b.titles.get("custom-title")
@@ -102,7 +103,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         "branches": len(branches),
         "line-types": dict(b.type_counts),
         "progress": dict(b.progress_counts),
-        "responses": len(b.responses),
+        "responses": len(b.responses.by_order),
     }
     if b.unpaired:
         extra["unpaired-results"] = sorted(b.unpaired)
@@ -150,9 +151,10 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
             stubbed: list[str] = []
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                call = b.calls.get(call_id) if isinstance(call_id, str) else None
-                if call is not None and call.result_node >= 0:
-                    stubbed.append(b.raw.id_of(b.node_raw[call.result_node]))
+                at = b.calls.find(call_id) if isinstance(call_id, str) else -1
+                node = b.calls.result_node(at, b.raw_node) if at >= 0 else -1
+                if node >= 0:
+                    stubbed.append(b.raw.id_of(b.node_raw[node]))
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
@@ -214,9 +216,10 @@ def _fold_in(folded: bytearray, on: bytes) -> None:
         folded[:n] = both.to_bytes(n, "little")
 
 
-def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> list[int]:
-    """The conversation items (raw indexes) of these nodes (in file order), once each."""
-    found: list[int] = []
+def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> array[int]:
+    """The conversation items (raw indexes) of these nodes (in file order), once each (an
+    array: a compaction of a long session folds 100,000s)."""
+    found = array("i")
     last = -1
     kinds, node_raw = b.threads.kind, b.node_raw
     for node in nodes:
@@ -231,11 +234,11 @@ def preserved_items(b: ClaudeCodeBuilder, head: int, tail: int) -> list[int]:
     walked = b.threads.walk(tail)
     # (a tail that does not hang from the head: the head alone)
     segment = walked[: walked.index(head) + 1] if head in walked else array("i", [head])
-    return _items_of(b, nodes_of(recover(b, segment)))
+    return list(_items_of(b, nodes_of(recover(b, segment))))
 
 
 def _kept_after_anchor(
-    b: ClaudeCodeBuilder, bd: Boundary, messages: list[int | Item]
+    b: ClaudeCodeBuilder, bd: Boundary, messages: Sequence[int | Item]
 ) -> list[int | Item]:
     """The replayed view with a compaction's preserved segment (written before the
     boundary) where the model is sent it: after the summary (its anchor)."""
@@ -321,50 +324,37 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
     return marks
 
 
-def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> list[ToolOp]:
+def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
+    """The operations of every call (an in-file sidechain's, 1.0.x subagents', too): those
+    not answered made now (their state, progress and result are this snapshot's), the
+    others when asked for (settled: the same whatever comes next)."""
     runs = b.runs
     last_run = len(runs) - 1
-    out: list[ToolOp] = []
-    for call in b.calls.values():  # an in-file sidechain's (1.0.x subagents') too
-        answered = call.result_line is not None
-        if answered and call.op is not None:
-            out.append(call.op)  # settled: the same whatever comes next
-            continue
-        moved_on = not answered and call.run < last_run  # a later prompt came instead
-        agent = call.agent or b.agent_of.get(call.call_id)
-        op = LazyToolOp.of(
-            call.call_id,
-            call.tool,
-            classify_op(
-                has_result=answered,
-                failed=call.is_error,
-                interrupted=call.interrupted or moved_on,
-                writer_alive=writer_alive,
-            ),
-            call.part,
-            call.result_part,
-            call.line,
-            call.result_line,
-            runs[call.run].id if call.run >= 0 else None,
-            call.message_id,
-            None if answered else b.progress_out.get(call.call_id),
+    calls = b.calls
+    made: dict[int, ToolOp] = {}
+    for at in calls.open.values():
+        call_id, run = calls.id_of(at), calls.run[at]
+        agent = b.agent_of.get(call_id)  # (a result names it: answered)
+        made[at] = calls.op(
+            at,
+            # (a later prompt came instead: it was moved on from)
+            classify_op(has_result=False, interrupted=run < last_run, writer_alive=writer_alive),
+            runs[run].id if run >= 0 else None,
+            b.progress_out.get(call_id),
             path_for(b, agent) if agent else None,
-            call.side,
-            call.started,
-            call.ended,
-            call.duration,
         )
-        side = call.sidechain
-        if side is not None:
-            op.subagent_line, op.subagent_item = side.line, side.ident
-        if answered:
-            call.op = op
-        out.append(op)
-    return out
+    # The subagent files of the calls that name an agent: their result's, else their
+    # progress's (a few in a file).
+    paths = {at: path_for(b, agent) for at, agent in calls.agent.items()}
+    for call_id, agent in b.agent_of.items():
+        named = calls.find(call_id)
+        if named >= 0 and named not in paths:
+            paths[named] = path_for(b, agent)
+    return ClaudeOps(calls, len(calls), made, runs, paths)
 
 
-def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) -> list[Run]:
-    pending = {op.run_id for op in ops if op.state == "running"}
+def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:
+    pending = {op.run_id for op in ops.pending() if op.state == "running"}
     out: list[Run] = []
     last = len(b.runs) - 1
     for index, mark in enumerate(b.runs):
@@ -413,15 +403,13 @@ def _runs(b: ClaudeCodeBuilder, ops: list[ToolOp], writer_alive: bool | None) ->
     return out
 
 
-def _ended_turn(b: ClaudeCodeBuilder, last: Response, writer_alive: bool | None) -> bool:
+def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> bool:
     """The turn's last response ended it: it says ``end_turn``; or (1.0.x and some 2.x
     versions write ``stop_reason: null`` on every line) it says nothing, calls no tool
     and the writer is gone (a live writer may still add the response's next block)."""
-    if last.stop == "end_turn":
-        return not _unanswered(b, last.calls)
-    return last.stop is None and not last.calls and writer_alive is False
-
-
-def _unanswered(b: ClaudeCodeBuilder, calls: list[str]) -> bool:
-    found: list[Call | None] = [b.calls.get(c) for c in calls]
-    return any(c is not None and c.result_line is None for c in found)
+    responses = b.responses
+    stop = b.raw.string(responses.stop[last])
+    if stop == "end_turn":
+        results = b.calls.result
+        return not any(results[at] < 0 for at in responses.calls(last))
+    return stop is None and responses.first_call[last] < 0 and writer_alive is False

@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ...item_column import NodeIdColumn
-from ...model import Part, PartRef, Transcript
+from ...model import Part, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
 from .bookkeeping import rare_line
+from .calls import CallColumn
 from .lines import Line, decode, line_of
 from .progress import ProgressRuns
-from .records import Boundary, Call, Response, RunMark
+from .records import Boundary, RunMark
+from .responses import Responses
 from .sidechains import Sidechains
 from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
@@ -56,12 +58,11 @@ class ClaudeCodeBuilder(Builder):
         self.raw = NodeIdColumn(self.raw_node, self.threads.uuids, "line-")
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
-        self.responses: dict[str, Response] = {}
-        self.response_at: dict[int, Response] = {}  # raw item -> its response
-        self.calls: dict[str, Call] = {}
-        self.unpaired: dict[
-            str, tuple[Part | PartRef, bool, int, int, tuple[bool, str | None], str | None]
-        ] = {}
+        self.responses = Responses(self.raw)
+        self.calls = CallColumn(self.raw)
+        # A result before its call: its item, part, the part's index, its line's span
+        # and what it says of the call (``conversation._answer``).
+        self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
@@ -82,8 +83,9 @@ class ClaudeCodeBuilder(Builder):
         self.progress = ProgressRuns()  # the open run of adjacent progress lines
         self.version = 0  # bumped by every feed (the assembly caches on it)
         self.chain: Chain | None = None  # the last assembly's (``assemble`` builds on it)
-        self.usage = UsageBook()  # responses' usage, and the totals the assembly keeps
-        self.answered: list[Call] = []  # calls answered since the last assembly
+        # responses' usage (the raw column's facts), and the totals the assembly keeps
+        self.usage = UsageBook(self.responses, self.raw)
+        self.answered: list[int] = []  # calls answered since the last assembly
         self.line_raw: bytes | memoryview = b""  # the line being fed, when it came typed
         self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
         # The file's own side: its first conversation line's isSidechain (a subagent's
@@ -271,7 +273,7 @@ class ClaudeCodeBuilder(Builder):
         from .assemble import assemble
 
         self.progress.write(self)
-        self.usage.settle(self.raw)
+        self.usage.settle()
         return assemble(self, writer_alive)
 
     # A user or assistant line's parts again (a lazy part's text and data).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,19 +36,30 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     for node in chain:
         on[node] = 1
     side, kinds = b.threads.side, b.threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
+    node_raw, raw_node, results = b.node_raw, b.raw_node, b.calls.result
+    responses = b.responses
+    # (the responses' lists walked inline: this runs for every node of a long chain)
+    items, first_node, next_node = responses.raw, responses.first_node, responses.next_node
+    first_call, next_call = responses.first_call, responses.next_call
+    count = len(items)
     for node in chain:
         if kinds[node] != ASSISTANT:
             continue
-        response = response_at.get(node_raw[node])
-        if response is None:
+        item = node_raw[node]
+        response = bisect_left(items, item)  # (``Responses.of_raw``)
+        if response == count or items[response] != item:
             continue
-        for other in response.nodes:
+        other = first_node[response]
+        while other >= 0:
             on[other] = 1
-        for call_id in response.calls:
-            call = b.calls.get(call_id)
-            if call is not None and call.result_node >= 0 and side[call.result_node] == side[node]:
-                on[call.result_node] = 1
+            other = next_node[other]
+        at = first_call[response]
+        while at >= 0:
+            result = results[at]
+            answer = raw_node[result] if result >= 0 else -1  # (its line's node)
+            if answer >= 0 and side[answer] == side[node]:
+                on[answer] = 1
+            at = next_call[at]
     return on
 
 
@@ -69,7 +81,7 @@ class Chain:
     status: bytearray  # per node (``Threads.statuses``)
     items: int  # raw items marked
     branches: list[int]  # the raw items counted as where a branch leaves the chain
-    messages: list[int]  # the replayed view's raw items, before kept segments are hung
+    messages: array[int]  # the replayed view's raw items, before kept segments are hung
     seen: bytearray  # per raw item: taken (or passed over) for the replayed view
     resolved: int  # ``Threads.resolved`` then
 
@@ -90,16 +102,17 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     # written before the line the chain came by.)
     recover(b, segment, active)
     side, kinds = threads.side, threads.kind
-    node_raw, response_at = b.node_raw, b.response_at
+    node_raw, responses = b.node_raw, b.responses
     for node in range(n0, len(threads)):  # a response's new line beside the chain
         if kinds[node] == ASSISTANT and not active[node]:
-            response = response_at.get(node_raw[node])
-            if response is not None and any(active[other] for other in response.nodes):
-                for other in response.nodes:
+            response = responses.of_raw(node_raw[node])
+            if response >= 0 and any(active[other] for other in responses.nodes(response)):
+                for other in responses.nodes(response):
                     active[other] = 1
-    for call in b.answered:  # an answer to a call of a response on the chain
-        result = call.result_node
-        first = threads.node_of(call.message_id)
+    calls, raw_node = b.calls, b.raw_node
+    for at in b.answered:  # an answer to a call of a response on the chain
+        result = calls.result_node(at, raw_node)
+        first = raw_node[calls.response[at]]  # (the response's first line's node)
         if result >= 0 and first >= 0 and active[first] and side[result] == side[first]:
             active[result] = 1
         elif first < 0:
@@ -129,17 +142,17 @@ def taken(
     b: ClaudeCodeBuilder,
     active: bytearray,
     start: int,
-    messages: list[int],
+    messages: array[int],
     seen: bytearray,
     items: int,
-) -> tuple[list[int], bytearray] | None:
+) -> tuple[array[int], bytearray] | None:
     """The replayed view's items: ``messages`` (those of the nodes before ``start``),
     then those of the active nodes from ``start``, each once, in file order. None when
     one of those is an item from before ``items`` not yet taken: its place is further up,
     where only the whole view puts it."""
     raw, node_raw, flags, kinds = b.raw, b.node_raw, b.raw_flags, b.threads.kind
     seen = seen + bytearray(len(raw) - len(seen))
-    taken: list[int] = []
+    taken = array("i", messages)  # (a new array: the last snapshot's view keeps its own)
     for node in itertools.compress(range(start, len(active)), active[start:]):
         if kinds[node] not in (USER, ASSISTANT):
             continue
@@ -151,7 +164,7 @@ def taken(
         seen[index] = 1
         if raw.kind_of(index) != "meta":
             taken.append(index)
-    return [*messages, *taken], seen
+    return taken, seen
 
 
 __all__ = ["Chain", "grown", "nodes_of", "recover", "taken", "unchanged"]

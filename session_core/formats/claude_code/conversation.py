@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...model import Part, PartRef
-from ...times import seconds_between
+from ...model import Part
 from . import blocks
 from .lines import Line, Message, result_facts, result_value, shape
-from .records import Boundary, Call, Response, RunMark
+from .records import Boundary, RunMark
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -49,34 +48,27 @@ def assistant(
     key = message.id or facts.requestId or uuid or f"line-{line}"
     parts = _parts(b, message, typed, False)
     model = intern(message.model) if message.model is not None else None
-    response = b.responses.get(key)
+    responses = b.responses
+    found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
-    if response is not None and response.side == side:
-        if typed and b.raw.parts[response.raw] is not None:
+    if found >= 0 and responses.side(found) == side:
+        response, item = found, responses.raw[found]
+        if typed and b.raw.parts[item] is not None:
             # The item keeps its parts (its first line can not be read again): this
             # line's, whole, join them.
             whole = orjson.loads(b.line_raw).get("message")
             content = whole.get("content") if isinstance(whole, dict) else None
-            _extend(b, response, blocks.parts_of(content))
+            _extend(b, item, blocks.parts_of(content))
         else:
-            _extend(b, response, parts)
+            _extend(b, item, parts)
     else:
-        index = b.add_item(
+        item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
         )
-        replaced = b.responses.get(key)  # (another side's: this one takes its place)
-        response = Response(
-            id=uuid or f"line-{line}",
-            side=side,
-            raw=index,
-            model=model,
-            run=len(b.runs) - 1,
-            order=len(b.responses) if replaced is None else replaced.order,
-        )
-        if replaced is not None:
-            b.usage.replaced(replaced)
-        b.responses[key] = response
-        b.response_at[index] = response
+        # (``found``: another side's; this one takes its place)
+        response = responses.add(key, item, side, len(b.runs) - 1, found)
+        if found >= 0:
+            b.usage.replaced(found)
         if not b.off and b.runs:
             run = b.runs[-1]
             run.items += 1
@@ -84,32 +76,29 @@ def assistant(
         if model and model != SYNTHETIC and "model" not in b.meta:
             b.meta["model"] = model
     if node >= 0:
-        response.nodes.append(node)
-        b.node_raw[node] = response.raw
+        responses.add_node(response, node)
+        b.node_raw[node] = item
     if not b.off and b.runs:
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
-        response.stop = intern(message.stop_reason)  # (one of a few)
+        responses.stop[response] = b.raw.code(message.stop_reason)
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
-        if part.kind == "tool-call" and part.call_id and part.call_id not in b.calls:
-            _call(b, part, index, line, response, side, ts)
+        if part.kind == "tool-call" and part.call_id and b.calls.find(part.call_id) < 0:
+            _call(b, part, index, line, response, item, side, ts)
 
 
-def _extend(b: ClaudeCodeBuilder, response: Response, parts: list[Part]) -> None:
-    """A later line of a response: its blocks join the item's."""
-    response.lines += 1
-    b.raw.extend(response.raw, parts, b.span)
-    b.raw.lines[response.raw] = response.lines
+def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:
+    """A later line of a response (whose item is ``item``): its blocks join the item's."""
+    raw = b.raw
+    raw.extend(item, parts, b.span)
+    raw.set_lines(item, raw.lines_of(item) + 1)
 
 
-def _ref(b: ClaudeCodeBuilder, part: Part, index: int) -> Part | PartRef:
-    """What a call keeps of its line's ``index``-th part: where it is, when the line
-    can be read again (the part itself otherwise)."""
-    if b.span and b.part_source is not None:
-        return PartRef.at(b.part_source, b.span, index)
-    return part
+def _span(b: ClaudeCodeBuilder) -> int:
+    """Where the line being fed is, when it can be read again (0: its parts are kept)."""
+    return b.span if b.rereadable() else 0
 
 
 def _call(
@@ -117,29 +106,23 @@ def _call(
     part: Part,
     index: int,
     line: int,
-    response: Response,
+    response: int,
+    item: int,
     side: bool,
     ts: str | None,
 ) -> None:
-    assert part.call_id is not None
-    # (its fields in order: call_id, tool, part, line, message_id, side, run, started)
-    call = Call(
-        part.call_id,
-        part.name or "?",
-        _ref(b, part, index),
-        line,
-        response.id,
-        side,
-        len(b.runs) - 1,
-        ts,
-    )
-    b.calls[part.call_id] = call
-    response.calls.append(part.call_id)
-    if call.tool in TASK_TOOLS and not b.off:
-        b.sides.tasks.append(call)
-    waiting = b.unpaired.pop(part.call_id, None)
+    """A tool_use block, the ``index``-th part of the line: a call of ``response`` (whose
+    item is ``item``)."""
+    call_id = part.call_id
+    assert call_id is not None
+    tool = part.name or "?"
+    at = b.calls.add(call_id, tool, part, index, _span(b), line, item, side, len(b.runs) - 1, ts)
+    b.responses.add_call(response, at)
+    if tool in TASK_TOOLS and not b.off:
+        b.sides.tasks.append(at)
+    waiting = b.unpaired.pop(call_id, None)
     if waiting is not None:
-        _answer(b, call, *waiting)
+        _answer(b, at, *waiting)
 
 
 def user(
@@ -189,18 +172,20 @@ def user(
             part.data = detail
             interrupted = result_interrupted or part.text.lstrip().startswith(blocks.INTERRUPTED)
             answers.append((index, (interrupted, agent)))
-    b.add_item(parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta)
+    item = b.add_item(
+        parts, line, node, side, role=message.role or "user", kind=kind, ts=ts, meta=meta
+    )
+    span = _span(b) if answers else 0
+    calls = b.calls
     for index, said in answers:
         part = parts[index]
         call_id = part.call_id
         assert call_id is not None
-        call = b.calls.get(call_id)
-        if call is None:
-            b.unpaired.setdefault(
-                call_id, (_ref(b, part, index), part.is_error, line, node, said, ts)
-            )
-        elif call.result_line is None:
-            _answer(b, call, _ref(b, part, index), part.is_error, line, node, said, ts)
+        at = calls.find(call_id)
+        if at < 0:
+            b.unpaired.setdefault(call_id, (item, part, index, span, said))
+        elif calls.result[at] < 0:
+            _answer(b, at, item, part, index, span, said)
     if b.off:
         if side and node >= 0 and facts.parentUuid is None:  # an in-file subagent's
             b.sides.root(len(b.raw) - 1, node, line, ident)
@@ -252,26 +237,24 @@ def user(
 
 def _answer(
     b: ClaudeCodeBuilder,
-    call: Call,
-    part: Part | PartRef,
-    is_error: bool,
-    line: int,
-    node: int,
+    at: int,
+    item: int,
+    part: Part,
+    index: int,
+    span: int,
     facts: tuple[bool, str | None],
-    ts: str | None,
 ) -> None:
+    """Call ``at`` is answered by ``part``, the ``index``-th of the raw item ``item`` (a
+    user line at ``span``: its timestamp is the result's)."""
     interrupted, agent = facts
-    call.result_part = part
-    call.result_line = line
-    call.result_node = node
-    b.answered.append(call)
-    call.is_error = is_error
-    call.interrupted = interrupted
-    call.ended = ts
-    call.duration = seconds_between(call.started, ts)
+    calls = b.calls
+    call_id = part.call_id
+    assert call_id is not None
+    calls.answer(at, call_id, item, part, index, span, part.is_error, interrupted)
+    b.answered.append(at)
     if agent:
-        call.agent = agent
-    b.progress_out.pop(call.call_id, None)
+        calls.agent[at] = agent
+    b.progress_out.pop(call_id, None)
 
 
 __all__ = ["assistant", "user"]

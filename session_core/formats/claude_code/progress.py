@@ -44,8 +44,8 @@ class ProgressRuns:
         if call_id is not None and data is not None:
             if dtype == "bash_progress":
                 output = data.output
-                call = b.calls.get(call_id)
-                if output is not None and (call is None or call.result_line is None):
+                at = b.calls.find(call_id)
+                if output is not None and (at < 0 or b.calls.result[at] < 0):
                     b.progress_out[call_id] = output
             elif dtype == "agent_progress":
                 agent = data.agentId
@@ -110,7 +110,7 @@ class ProgressRuns:
                 text = self.texts[kinds] = _text(kinds)
             part.text = text
             if self.lines > 1:
-                b.raw.lines[index] = self.lines
+                b.raw.set_lines(index, self.lines)
             b.raw.changed(index)
 
 

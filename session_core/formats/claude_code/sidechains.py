@@ -19,7 +19,6 @@ from .threading import ASSISTANT, USER
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
-    from .records import Call, Response
 
 TASK_TOOLS = frozenset({"Task", "Agent"})  # the tools that start a subagent
 
@@ -33,9 +32,9 @@ class InFile:
     line: int
     ident: str  # the root's item id
     text: str | None = None  # the root's text, once read (by its line's span)
-    call: Call | None = None  # the call it is linked to
+    call: int = -1  # the call it is linked to (``CallColumn``)
     messages: int = 0  # its conversation items
-    responses: list[Response] = field(default_factory=list)
+    responses: list[int] = field(default_factory=list)  # (``Responses``)
 
 
 class Sidechains:
@@ -46,7 +45,7 @@ class Sidechains:
     def __init__(self) -> None:
         self.roots: list[InFile] = []  # file order
         self.by_node: dict[int, InFile] = {}
-        self.tasks: list[Call] = []  # the file's own Task/Agent calls, file order
+        self.tasks: list[int] = []  # the file's own Task/Agent calls, file order
         self.root_of = array("i")  # node -> its sidechain's root node (-1: none)
         self.tried = (0, 0)  # roots and tasks when calls were last linked
 
@@ -67,22 +66,22 @@ def link(b: ClaudeCodeBuilder) -> None:
     if now == sides.tried:
         return
     sides.tried = now
-    free = [r for r in sides.roots if r.call is None]
-    for call in sides.tasks:
+    free = [r for r in sides.roots if r.call < 0]
+    calls = b.calls
+    for at in sides.tasks:
         if not free:
             break
-        if call.sidechain is not None or call.agent or call.call_id in b.agent_of:
+        if at in calls.sidechain or at in calls.agent or calls.id_of(at) in b.agent_of:
             continue
-        args = call.arguments
+        args = calls.arguments(at)
         prompt = args.get("prompt") if isinstance(args, dict) else None
         if not isinstance(prompt, str):
             continue
         prompt = prompt.strip()
         for root in free:
-            if root.line > call.line and _text(b, root) == prompt:
-                root.call, call.sidechain = call, root
-                if call.op is not None:  # settled before it was linked
-                    call.op.subagent_line, call.op.subagent_item = root.line, root.ident
+            if root.line > calls.line[at] and _text(b, root) == prompt:
+                root.call = at
+                calls.sidechain[at] = root  # (its operation says so when made)
                 free.remove(root)
                 break
 
@@ -115,8 +114,8 @@ def _count(b: ClaudeCodeBuilder, sides: Sidechains) -> None:
         if kind == USER:
             found.messages += 1
         elif kind == ASSISTANT:
-            response = b.response_at.get(node_raw[node])
-            if response is not None and response.nodes and response.nodes[0] == node:
+            response = b.responses.of_raw(node_raw[node])
+            if response >= 0 and b.responses.first_node[response] == node:
                 found.messages += 1
                 found.responses.append(response)
 

@@ -25,7 +25,6 @@ from ...linked import LinkedLive
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 from ..base import feed_file
-from .usage import fold
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -90,12 +89,18 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
     ``agent-acompact-*``, agents named nowhere)."""
     linked: list[tuple[str, str | None, str | None]] = []  # agent, call id, description
     known: set[str] = set()
-    for op in transcript.tool_operations:
-        call = b.calls.get(op.call_id)
-        agent = (call.agent if call else None) or b.agent_of.get(op.call_id)
-        side = call.sidechain if call else None
+    ops, calls = transcript.tool_operations, b.calls
+    # The calls that name an agent or are linked to a sidechain (a few), in order: the
+    # operations are not all made for them.
+    named = (calls.find(call_id) for call_id in b.agent_of)
+    for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at >= 0)}):
+        if at >= len(ops):
+            break
+        op = ops[at]
+        agent = calls.agent.get(at) or b.agent_of.get(op.call_id)
+        side = calls.sidechain.get(at)
         if side is not None:
-            transcript.subagents.append(_in_file(side, op.call_id, _description(op)))
+            transcript.subagents.append(_in_file(b, side, op.call_id, _description(op)))
         elif agent and agent not in known:
             known.add(agent)
             linked.append((agent, op.call_id, _description(op)))
@@ -176,7 +181,7 @@ def _description(op: ToolOp) -> str | None:
     return desc if isinstance(desc, str) else None
 
 
-def _in_file(side: InFile, call_id: str, desc: str | None) -> Subagent:
+def _in_file(b: ClaudeCodeBuilder, side: InFile, call_id: str, desc: str | None) -> Subagent:
     """A subagent whose lines are in the session's file (1.0.x): its usage is its
     responses', each once (and in the file's own usage already)."""
     return Subagent(
@@ -184,7 +189,7 @@ def _in_file(side: InFile, call_id: str, desc: str | None) -> Subagent:
         path=None,
         call_id=call_id,
         description=desc,
-        usage=fold(side.responses),
+        usage=b.usage.fold(side.responses),
         messages=side.messages,
         line=side.line,
     )

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import copy
 import itertools
-from array import array
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Sequence
 
 from ... import pricing
-from ...item_column import ItemColumn
+from ...item_column import ItemColumn, ResponseUsage
 from ...model import Usage
 from .lines import TokenUsage
-from .records import NO_COUNT, Response
+from .responses import NO_COUNT, STALE, Responses
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
@@ -27,22 +26,28 @@ _UNREPORTED = Usage(responses=1)
 
 
 class UsageBook:
-    """What changed responses' usage since the last assembly, and the totals kept."""
+    """What changed responses' usage since the last assembly, each response's usage (its
+    raw item's, in the raw column's ``ResponseUsage``) and the totals kept."""
 
-    __slots__ = ("prefix", "runs", "runs_touched", "stale", "touched")
+    __slots__ = ("items", "prefix", "responses", "runs", "runs_touched", "stale", "touched")
 
-    def __init__(self) -> None:
-        self.stale: list[Response] = []  # responses whose usage changed (``settle``)
-        # The fold of the file's first responses (by ``order``), and each turn's.
+    def __init__(self, responses: Responses, raw: ItemColumn) -> None:
+        self.responses = responses
+        self.items = ResponseUsage(raw)
+        raw.facts = self.items
+        self.stale: list[int] = []  # responses whose usage changed (``settle``)
+        # The fold of the file's first responses (by place), and each turn's.
         self.prefix: tuple[int, Usage] | None = None
         self.runs: dict[int, tuple[int, Usage]] = {}
-        # The first response (by ``order``) and the turns whose usage was made again.
+        # The first response (by place) and the turns whose usage was made again.
         self.touched = NOT_TOUCHED
         self.runs_touched: set[int] = set()
 
-    def report(self, response: Response, usage: TokenUsage, model: str | None) -> None:
-        """A line of ``response`` reported ``usage``: the largest value of each count."""
-        for at, value in enumerate(
+    def report(self, at: int, usage: TokenUsage, model: str | None) -> None:
+        """A line of response ``at`` reported ``usage``: the largest value of each count."""
+        responses = self.responses
+        tokens, slot, big = responses.tokens, 4 * at, responses.big
+        for which, value in enumerate(
             (
                 usage.input_tokens,
                 usage.output_tokens,
@@ -50,48 +55,60 @@ class UsageBook:
                 usage.cache_creation_input_tokens,
             )
         ):
-            if value is not None:
-                _largest(response, at, value)
-        model = response.model or model
+            if value is None:
+                continue
+            old = tokens[slot + which]  # (inline: every assistant line reports four)
+            if big or not NO_COUNT < value < 1 << 63:
+                responses.largest(at, which, value)
+            elif old == NO_COUNT or value > old:
+                tokens[slot + which] = value
+        model = responses.model(at) or model
         if model == SYNTHETIC:
             return  # made up by Claude Code, not a response of a model
-        response.priced = model
-        if not response.stale:  # its Usage is made when the model is next assembled
-            response.stale = True
-            self.stale.append(response)
+        responses.priced[at] = responses.items.code(model)
+        if not responses.flags[at] & STALE:  # its Usage is made at the next assembly
+            responses.flags[at] |= STALE
+            self.stale.append(at)
 
-    def replaced(self, response: Response) -> None:
-        """``response`` is no longer the file's (another side's took its place)."""
-        self.touched = min(self.touched, response.order)
-        self.runs_touched.add(response.run)
+    def replaced(self, at: int) -> None:
+        """Response ``at`` is no longer the file's (another side's took its place)."""
+        responses = self.responses
+        self.touched = min(self.touched, responses.order[at])
+        self.runs_touched.add(responses.run[at])
 
-    def settle(self, column: ItemColumn) -> None:
+    def settle(self) -> None:
         """Each response whose lines reported usage since the last assembly: its Usage
-        (the largest value of each count over its lines) and cost, made once."""
-        touched, runs, set_usage = self.touched, self.runs_touched, column.set_usage
-        for response in self.stale:
-            inp, out, cread, cwrite = counts(response)
-            response.usage = usage = Usage.of_response(
+        (the largest value of each count over its lines) and cost, made once (in file
+        order: the raw column's usage is kept in it)."""
+        responses, items = self.responses, self.items
+        touched, runs = self.touched, self.runs_touched
+        for at in sorted(self.stale):
+            inp, out, cread, cwrite = responses.counts(at)
+            usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
                 cache_read_tokens=cread,
                 cache_write_tokens=cwrite,
                 cost=pricing.cost(
-                    response.priced,
+                    responses.items.string(responses.priced[at]),
                     input_tokens=inp,
                     output_tokens=out,
                     cache_read_tokens=cread,
                     cache_write_tokens=cwrite,
                 ),
             )
-            response.stale = False
-            set_usage(response.raw, usage)
-            touched = min(touched, response.order)  # (as ``replaced`` says)
-            runs.add(response.run)
+            responses.flags[at] &= ~STALE
+            items.set(responses.raw[at], usage)
+            touched = min(touched, responses.order[at])  # (as ``replaced`` says)
+            runs.add(responses.run[at])
         self.touched = touched
         self.stale.clear()
 
-    def file_total(self, responses: Collection[Response]) -> Usage:
+    def usage(self, at: int) -> Usage | None:
+        """Response ``at``'s usage, as last settled (None: it reported none)."""
+        return self.items.usage(self.responses.raw[at])
+
+    def file_total(self) -> Usage:
         """The file's usage: every response once (one that reported nothing counts as a
         response), in order. The fold over all but the last few is
         kept, and folded again from the start when a response in it had its usage made
@@ -101,16 +118,17 @@ class UsageBook:
             prefix = (0, Usage())
         self.touched = NOT_TOUCHED
         done, folded = prefix
-        keep = max(len(responses) - _OPEN, done)
+        order = self.responses.by_order
+        keep = max(len(order) - _OPEN, done)
         if keep > done:
             folded = copy.copy(folded)
-            _fold(folded, itertools.islice(responses, done, keep))
+            self._fold(folded, itertools.islice(order, done, keep))
         self.prefix = (keep, folded)
         total = copy.copy(folded)
-        _fold(total, itertools.islice(responses, keep, None))
+        self._fold(total, itertools.islice(order, keep, None))
         return total
 
-    def run_total(self, index: int, responses: list[Response]) -> Usage:
+    def run_total(self, index: int, responses: Sequence[int]) -> Usage:
         """A turn's usage: its responses' that reported, in order (kept per turn, folded
         again when one of them had its usage made again since)."""
         kept = self.runs.get(index)
@@ -119,48 +137,25 @@ class UsageBook:
         count, total = kept
         if len(responses) > count:
             total = copy.copy(total)
-            for r in responses[count:]:
-                if r.usage is not None:
-                    total.add(r.usage)
+            for at in responses[count:]:
+                usage = self.usage(at)
+                if usage is not None:
+                    total.add(usage)
             self.runs[index] = (len(responses), total)
         return copy.copy(total)
 
+    def fold(self, responses: Iterable[int]) -> Usage:
+        """These responses' usage, each once (as the file's total counts them)."""
+        total = Usage()
+        self._fold(total, responses)
+        return total
 
-def _largest(response: Response, at: int, value: int) -> None:
-    """The ``at``-th count of ``response`` is at least ``value``."""
-    tokens = response.tokens
-    if isinstance(tokens, array):
-        if tokens[at] != NO_COUNT and value <= tokens[at]:
-            return
-        if NO_COUNT < value < 1 << 63:
-            tokens[at] = value
-            return
-        # (a count no int64 holds, in a hostile file: kept as a list from now on)
-        tokens = response.tokens = counts(response)
-    old = tokens[at]
-    if old is None or value > old:
-        tokens[at] = value
+    def _fold(self, total: Usage, responses: Iterable[int]) -> None:
+        model = self.responses.model
+        for at in responses:
+            if model(at) != SYNTHETIC:
+                usage = self.usage(at)
+                total.add(usage if usage is not None else _UNREPORTED)
 
 
-def counts(response: Response) -> list[int | None]:
-    """A response's counts (input, output, cache read, cache write; None: not reported)."""
-    tokens = response.tokens
-    if isinstance(tokens, array):
-        return [None if t == NO_COUNT else t for t in tokens]
-    return tokens
-
-
-def fold(responses: Iterable[Response]) -> Usage:
-    """These responses' usage, each once (as the file's total counts them)."""
-    total = Usage()
-    _fold(total, responses)
-    return total
-
-
-def _fold(total: Usage, responses: Iterable[Response]) -> None:
-    for r in responses:
-        if r.model != SYNTHETIC:
-            total.add(r.usage if r.usage is not None else _UNREPORTED)
-
-
-__all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook", "fold"]
+__all__ = ["NOT_TOUCHED", "SYNTHETIC", "UsageBook"]

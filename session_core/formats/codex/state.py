@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from ...item_column import ItemColumn
+from ...item_column import ItemColumn, ResponseUsage
 from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
 from ...tool_ops import ToolOp
@@ -36,7 +36,7 @@ class CodexState(Builder):
         self.meta: dict[str, Any] = {}
         # Every line's item, packed (its parts read again by span when asked for).
         self.raw = ItemColumn("L")
-        self.response_usage = self.raw.facts = tokens.ResponseUsage(self.raw)
+        self.response_usage = self.raw.facts = ResponseUsage(self.raw)
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
         self.view: list[int | Item] = []

@@ -1,0 +1,297 @@
+"""A file's tool calls kept packed, and a snapshot's operations made from them when asked
+for.
+
+A long session has a tool call every few lines: as a record each (its call id, tool,
+timestamps, the places of its parts, its operation once settled) they were the largest
+thing the reader kept after the uuids. ``CallColumn`` keeps them as columns: where the
+call's part and its result's part are (a line's span and the part's index), the raw
+items of its response and result (whose ids, lines and timestamps the ``ItemColumn``
+has), its own timestamp packed. A snapshot's ``tool_operations`` (``ClaudeOps``) makes
+each ``LazyToolOp`` when asked for; those still unanswered at the snapshot are made
+with it (their state, progress and result are the snapshot's).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ...indexed import ListLike
+from ...model import OpsByCall, Part, PartRef
+from ...packed_ids import PackedIds
+from ...times import seconds_between
+from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op
+
+if TYPE_CHECKING:
+    from ...item_column import ItemColumn
+    from .records import RunMark
+    from .sidechains import InFile
+
+SIDE, ERROR, INTERRUPTED, NO_TS = 1, 2, 4, 8  # a call's flags
+
+
+class CallColumn:
+    """Every tool call of a file, in the order they came (one per call id: a later
+    tool_use with the same id is not another call). A call's part (and its result's) is
+    where it is in the file, or, when its line can not be read again, the part itself
+    (``own``)."""
+
+    __slots__ = (
+        "agent",
+        "cut",
+        "flags",
+        "ids",
+        "line",
+        "open",
+        "own",
+        "own_result",
+        "part",
+        "raw",
+        "response",
+        "result",
+        "result_part",
+        "result_span",
+        "run",
+        "sidechain",
+        "span",
+        "tools",
+        "ts_end",
+        "ts_text",
+    )
+
+    def __init__(self, raw: ItemColumn) -> None:
+        self.raw = raw  # the builder's items (responses', results')
+        self.ids = PackedIds("first")  # call ids (a call's number is its node there)
+        self.tools: list[str] = []  # (interned: one str per tool)
+        self.line = array("l")  # the line of its tool_use block
+        self.span = array("q")  # that line's span (0: the part is in ``own``)
+        self.part = array("i")  # the part's index among its line's
+        self.response = array("i")  # its response's raw item (its message id)
+        self.run = array("i")  # its turn (-1: before the first)
+        self.ts_text = bytearray()  # its line's timestamp, packed (``ItemColumn``'s way)
+        self.ts_end = array("Q")
+        self.flags = bytearray()
+        self.result = array("i")  # its result's raw item (-1: not answered)
+        self.result_span = array("q")
+        self.result_part = array("i")
+        self.own: dict[int, Part] = {}
+        self.own_result: dict[int, Part] = {}
+        self.agent: dict[int, str] = {}  # the agent its result names
+        self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
+        # The calls not answered, in order, by id (most lookups are of these: a result
+        # names one, and ``ids`` is looked up by a slower path).
+        self.open: dict[str, int] = {}
+        self.cut: list[int] = []  # the calls whose result says they were interrupted
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    def add(
+        self,
+        call_id: str,
+        tool: str,
+        part: Part,
+        index: int,
+        span: int,
+        line: int,
+        response: int,
+        side: bool,
+        run: int,
+        ts: str | None,
+    ) -> int:
+        """A call whose part is the ``index``-th of the line at ``span`` (0: a line that
+        can not be read again, the part kept); its index."""
+        at = self.ids.add(call_id)[0]
+        self.tools.append(tool)
+        self.line.append(line)
+        self.span.append(span)
+        self.part.append(index)
+        if not span:
+            self.own[at] = part
+        self.response.append(response)
+        self.run.append(run)
+        flags = SIDE if side else 0
+        if ts is None:
+            flags |= NO_TS
+        elif ts:
+            self.ts_text += ts.encode("utf-8", "surrogatepass")
+        self.ts_end.append(len(self.ts_text))
+        self.flags.append(flags)
+        self.result.append(-1)
+        self.result_span.append(0)
+        self.result_part.append(0)
+        self.open[call_id] = at
+        return at
+
+    def answer(
+        self,
+        at: int,
+        call_id: str,
+        result: int,
+        part: Part,
+        index: int,
+        span: int,
+        is_error: bool,
+        interrupted: bool,
+    ) -> None:
+        """The call is answered by ``part``, the ``index``-th of the raw item ``result``,
+        whose line is at ``span`` (0: it can not be read again, the part kept)."""
+        self.result[at] = result
+        self.result_span[at] = span
+        self.result_part[at] = index
+        if not span:
+            self.own_result[at] = part
+        self.flags[at] |= (ERROR if is_error else 0) | (INTERRUPTED if interrupted else 0)
+        if interrupted:
+            self.cut.append(at)
+        del self.open[call_id]
+
+    def find(self, call_id: str) -> int:
+        """The call of ``call_id`` (-1: none)."""
+        at = self.open.get(call_id)
+        return at if at is not None else self.ids.find(call_id)
+
+    def id_of(self, at: int) -> str:
+        return self.ids[at]
+
+    def started(self, at: int) -> str | None:
+        if self.flags[at] & NO_TS:
+            return None
+        start = self.ts_end[at - 1] if at else 0
+        return self.ts_text[start : self.ts_end[at]].decode("utf-8", "surrogatepass")
+
+    def call_part(self, at: int) -> Part | PartRef:
+        """The tool_use block (its input read from it when asked for)."""
+        span = self.span[at]
+        source = self.raw.source
+        if span and source is not None:
+            return PartRef.at(source, span, self.part[at])
+        return self.own[at]
+
+    def result_of(self, at: int) -> Part | PartRef | None:
+        """The tool_result block (its text and detail), once it came."""
+        if self.result[at] < 0:
+            return None
+        span = self.result_span[at]
+        source = self.raw.source
+        if span and source is not None:
+            return PartRef.at(source, span, self.result_part[at])
+        return self.own_result[at]
+
+    def result_node(self, at: int, nodes: Sequence[int]) -> int:
+        """The node of its result's line (-1: none, or a line without uuid), by the raw
+        items' nodes."""
+        result = self.result[at]
+        return nodes[result] if result >= 0 else -1
+
+    def arguments(self, at: int) -> object:
+        return self.call_part(at).data
+
+    def op(
+        self,
+        at: int,
+        state: OpState,
+        run_id: str | None,
+        progress: str | None,
+        subagent: str | None,
+    ) -> LazyToolOp:
+        """Its operation as it is now (its state and what is not kept here given)."""
+        raw = self.raw
+        result = self.result[at]
+        answered = result >= 0
+        started = self.started(at)
+        ended = raw.ts_of(result) if answered else None
+        op = LazyToolOp.of(
+            self.ids[at],
+            self.tools[at],
+            state,
+            self.call_part(at),
+            self.result_of(at),
+            self.line[at],
+            raw.line[result] if answered else None,
+            run_id,
+            raw.id_of(self.response[at]),
+            progress,
+            subagent,
+            bool(self.flags[at] & SIDE),
+            started,
+            ended,
+            seconds_between(started, ended) if answered else None,  # (from call to result)
+        )
+        side = self.sidechain.get(at)
+        if side is not None:
+            op.subagent_line, op.subagent_item = side.line, side.ident
+        return op
+
+    def settled_state(self, at: int) -> OpState:
+        """The state of an answered call (whatever comes next)."""
+        flags = self.flags[at]
+        return classify_op(
+            has_result=True, failed=bool(flags & ERROR), interrupted=bool(flags & INTERRUPTED)
+        )
+
+
+class ClaudeOps(ListLike[ToolOp]):
+    """A snapshot's operations: the first ``count`` calls of the column, an answered one
+    made when asked for (and kept for the snapshot: a big file has tens of thousands,
+    and a snapshot does not make them all); ``made``: those not answered at the
+    snapshot, made with it. ``runs``: the turns (for a call's turn id), ``paths``: the
+    subagent files of the calls that name an agent."""
+
+    __slots__ = ("_column", "_count", "_made", "_paths", "_pending", "_runs")
+
+    def __init__(
+        self,
+        column: CallColumn,
+        count: int,
+        made: dict[int, ToolOp],
+        runs: Sequence[RunMark],
+        paths: Mapping[int, str | None],
+    ) -> None:
+        self._column = column
+        self._count = count
+        self._made = made
+        self._pending = tuple(made)
+        self._runs = runs
+        self._paths = paths
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _one(self, index: int) -> ToolOp:
+        op = self._made.get(index)
+        if op is None:
+            column = self._column
+            run = column.run[index]
+            op = self._made[index] = column.op(
+                index,
+                column.settled_state(index),
+                self._runs[run].id if run >= 0 else None,
+                None,
+                self._paths.get(index),
+            )
+        return op
+
+    def pending(self) -> list[ToolOp]:
+        """The operations not answered at the snapshot."""
+        return [self[at] for at in self._pending]
+
+    def unsettled(self) -> list[ToolOp]:
+        """The operations that may be running or interrupted (``model.unsettled_ops``):
+        those not answered, and those whose result says they were cut off."""
+        count = self._count
+        cut = (at for at in self._column.cut if at < count)
+        return [self[at] for at in sorted({*self._pending, *cut})]
+
+    def by_call(self) -> Mapping[str, ToolOp]:
+        """The operations by call id (``model.ops_by_call``): one each."""
+        key = self._column.ids.__getitem__
+        return OpsByCall(self.find, lambda: map(key, range(self._count)))
+
+    def find(self, call_id: str) -> ToolOp | None:
+        at = self._column.find(call_id)
+        return None if at < 0 or at >= self._count else self[at]
+
+
+__all__ = ["CallColumn", "ClaudeOps"]

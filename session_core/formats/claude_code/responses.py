@@ -1,0 +1,189 @@
+"""A file's API responses kept packed: an index each, its facts in columns.
+
+A long session has a response every few lines, each split over as many lines as it has
+content blocks. As a record each (its key, nodes, calls, largest counts and ``Usage``)
+they were, after the calls, the largest thing the reader kept. Here a response is an
+index: its raw item, turn, place among the file's responses, side, model and stop
+reason as codes, its largest counts as int64s; its nodes and calls are lists threaded
+through arrays (each one's next), its usage (``UsageBook``) numbers in the raw
+column's ``ResponseUsage``.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator
+
+from ...item_column import ItemColumn
+from ...packed_ids import PackedIds
+
+NO_COUNT = -(1 << 63)  # a count not reported
+_NO_COUNTS = array("q", [NO_COUNT] * 4)
+SIDE, STALE = 1, 2  # a response's flags
+_END = -1
+_ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
+
+
+class Responses:
+    """Every response of a file, in the order they came (a response of another side with
+    the same key takes the earlier one's place among the file's: ``by_order``)."""
+
+    __slots__ = (
+        "big",
+        "by_key",
+        "by_order",
+        "first_call",
+        "first_node",
+        "flags",
+        "items",
+        "keys",
+        "last",
+        "last_call",
+        "last_node",
+        "next_call",
+        "next_node",
+        "order",
+        "priced",
+        "raw",
+        "run",
+        "stop",
+        "tokens",
+    )
+
+    def __init__(self, items: ItemColumn) -> None:
+        self.items = items  # the raw column (its model and stop codes)
+        # Their keys (message id, or request id, uuid), and each key's response.
+        self.keys = PackedIds("first")
+        self.by_key = array("i")
+        self.last: tuple[str, int] = ("", -1)  # the last key found, and its number
+        self.raw = array("l")  # its raw item (ascending)
+        self.flags = bytearray()
+        self.run = array("i")  # its turn (-1: none)
+        self.order = array("i")  # its place among the file's responses
+        self.by_order = array("i")  # the file's responses, by place
+        self.priced = array("H")  # the model its usage is priced as (a code of ``items``)
+        self.stop = array("H")  # its stop reason (a code of ``items``)
+        # Its largest counts (input, output, cache read, cache write) over its lines
+        # (``NO_COUNT``: none reported; in ``big``, past an int64's range).
+        self.tokens = array("q")
+        self.big: dict[int, list[int | None]] = {}
+        self.first_node, self.last_node = array("i"), array("i")
+        self.next_node = array("i")  # node -> the next node of its response (-1: none)
+        self.first_call, self.last_call = array("i"), array("i")
+        self.next_call = array("i")  # call -> the next call of its response
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def find(self, key: str) -> int:
+        """The response of ``key`` (-1: none)."""
+        last, number = self.last  # (a response's lines come one after another)
+        if key != last:
+            number = self.keys.find(key)
+            if number < 0:
+                return -1
+            self.last = (key, number)
+        return self.by_key[number]
+
+    def add(self, key: str, raw: int, side: bool, run: int, replaced: int) -> int:
+        """A new response (``replaced``: the one of that key it takes the place of, or
+        -1); its index."""
+        at = len(self.raw)
+        if replaced < 0:
+            self.keys.add(key)
+            self.by_key.append(at)
+        else:
+            self.by_key[self.keys.find(key)] = at
+        if replaced < 0:
+            self.order.append(len(self.by_order))
+            self.by_order.append(at)
+        else:
+            place = self.order[replaced]
+            self.order.append(place)
+            self.by_order[place] = at
+        self.raw.append(raw)
+        self.flags.append(SIDE if side else 0)
+        self.run.append(run)
+        self.priced.append(0)
+        self.stop.append(0)
+        self.tokens.extend(_NO_COUNTS)
+        self.first_node.append(_END)
+        self.last_node.append(_END)
+        self.first_call.append(_END)
+        self.last_call.append(_END)
+        return at
+
+    def side(self, at: int) -> bool:
+        return bool(self.flags[at] & SIDE)
+
+    def model(self, at: int) -> str | None:
+        return self.items.model_of(self.raw[at])
+
+    def of_raw(self, index: int) -> int:
+        """The response whose item is raw item ``index`` (-1: none)."""
+        raw = self.raw
+        at = bisect_left(raw, index)
+        return at if at < len(raw) and raw[at] == index else -1
+
+    def add_node(self, at: int, node: int) -> None:
+        next_node = self.next_node
+        while len(next_node) <= node:
+            next_node.extend(_ENDS)
+        last = self.last_node[at]
+        if last < 0:
+            self.first_node[at] = node
+        else:
+            next_node[last] = node
+        self.last_node[at] = node
+
+    def nodes(self, at: int) -> Iterator[int]:
+        node, next_node = self.first_node[at], self.next_node
+        while node >= 0:
+            yield node
+            node = next_node[node]
+
+    def add_call(self, at: int, call: int) -> None:
+        """Its next call (calls are added in order: ``call`` is the latest)."""
+        next_call = self.next_call
+        while len(next_call) <= call:
+            next_call.extend(_ENDS)
+        last = self.last_call[at]
+        if last < 0:
+            self.first_call[at] = call
+        else:
+            next_call[last] = call
+        self.last_call[at] = call
+
+    def calls(self, at: int) -> Iterator[int]:
+        call, next_call = self.first_call[at], self.next_call
+        while call >= 0:
+            yield call
+            call = next_call[call]
+
+    def largest(self, at: int, which: int, value: int) -> None:
+        """Its ``which``-th count is at least ``value``."""
+        tokens = self.tokens
+        slot = 4 * at + which
+        big = self.big.get(at) if self.big else None
+        if big is None:
+            if tokens[slot] != NO_COUNT and value <= tokens[slot]:
+                return
+            if NO_COUNT < value < 1 << 63:
+                tokens[slot] = value
+                return
+            # (a count no int64 holds, in a hostile file: kept as a list from now on)
+            big = self.big[at] = self.counts(at)
+        old = big[which]
+        if old is None or value > old:
+            big[which] = value
+
+    def counts(self, at: int) -> list[int | None]:
+        """Its counts (input, output, cache read, cache write; None: not reported)."""
+        big = self.big.get(at) if self.big else None
+        if big is not None:
+            return list(big)
+        return [None if t == NO_COUNT else t for t in self.tokens[4 * at : 4 * at + 4]]
+
+
+__all__ = ["NO_COUNT", "SIDE", "STALE", "Responses"]
