@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -160,27 +161,28 @@ class Tmux:
                 continue
         return found
 
-    def peak_rss(self) -> int:
-        peak = 0
+    def _procs(self, name: str) -> Iterator[str]:
+        """``/proc/PID/name`` of each of the pane's processes still there."""
         for pid in self.pids():
             try:
-                with open(f"/proc/{pid}/status") as fh:
-                    for line in fh:
-                        if line.startswith("VmHWM:"):
-                            peak = max(peak, int(line.split()[1]) * 1024)
+                with open(f"/proc/{pid}/{name}") as fh:
+                    yield fh.read()
             except OSError:
                 continue
+
+    def peak_rss(self) -> int:
+        peak = 0
+        for status in self._procs("status"):
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]) * 1024)
         return peak
 
     def cpu_seconds(self) -> float:
         """CPU seconds (user and system) the pane's processes have used so far."""
         ticks = 0
-        for pid in self.pids():
-            try:
-                with open(f"/proc/{pid}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
+        for stat in self._procs("stat"):
+            fields = stat.rsplit(")", 1)[1].split()
             ticks += int(fields[11]) + int(fields[12])  # utime, stime (stat's 14th, 15th)
         return ticks / os.sysconf("SC_CLK_TCK")
 

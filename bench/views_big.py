@@ -96,38 +96,29 @@ def measure(
                     return None
                 return f"{len(view.matches):,} matches in {len(view.items):,} rows"
 
-            if not v1:
-                if "tools" in actions:
-                    await timed("tools", lambda: screen.action_show_tab("tools"), tools)
-                screen.action_show_tab("conversation")
-                await pilot.pause(0.3)
-                if "raw" in actions or "search" in actions:
-                    await timed("raw", screen.action_toggle_mode, raw)
-                if "search" in actions:
-                    await timed("search", lambda: view.search(WORD), searched)
-                return
-            from viewer.widgets.diff_view import DiffView
-            from viewer.widgets.run_context import RunContextPane
-
-            state = screen.live.replay.state
-            runs = screen.query_one(RunContextPane)
-            diff = screen.query_one(DiffView)
-
-            def contexts() -> str | None:
-                count = runs.runs_table.row_count
-                return f"{count:,} runs" if count == len(state.run_contexts) else None
-
-            def diffed() -> str | None:
-                count = len(diff.order)
-                wanted = len(state.message_events) + len(state.compactions)
-                return f"{count:,} rows" if count and count == wanted else None
-
             if "tools" in actions:
                 await timed("tools", lambda: screen.action_show_tab("tools"), tools)
-            if "contexts" in actions:
-                await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
-            if "diff" in actions:
-                await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
+            if v1:  # (its run contexts and diff: v1's own panes)
+                from viewer.widgets.diff_view import DiffView
+                from viewer.widgets.run_context import RunContextPane
+
+                state = screen.live.replay.state
+                runs = screen.query_one(RunContextPane)
+                diff = screen.query_one(DiffView)
+
+                def contexts() -> str | None:
+                    count = runs.runs_table.row_count
+                    return f"{count:,} runs" if count == len(state.run_contexts) else None
+
+                def diffed() -> str | None:
+                    count = len(diff.order)
+                    wanted = len(state.message_events) + len(state.compactions)
+                    return f"{count:,} rows" if count and count == wanted else None
+
+                if "contexts" in actions:
+                    await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
+                if "diff" in actions:
+                    await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
             screen.action_show_tab("conversation")
             await pilot.pause(0.3)
             if "raw" in actions or "search" in actions:

@@ -470,7 +470,6 @@ class ItemColumn:
         parts = self.parts[index]
         if parts is None:
             parts = self._read(index)
-        strings = self._strings
         flags = self.flags[index]
         ident = self.id_of(index)
         facts = self.facts
@@ -483,20 +482,7 @@ class ItemColumn:
             stub = facts.stub(index, ident)
         if flags & FOLDED_MARK and "folded" not in marks:
             marks.append("folded")
-        built = Item(
-            ident,
-            strings[self.role[index]] or "",
-            parts,
-            self.line[index],
-            strings[self.kind[index]] or "message",
-            self.ts_of(index),
-            strings[self.model[index]],
-            usage,
-            marks,
-            bool(flags & STICKY),
-            self.lines_of(index),
-            stub,
-        )
+        built = self._item(index, ident, parts, usage, marks, stub)
         cache = self._built
         if len(cache) >= self.CACHE:
             del cache[next(iter(cache))]
@@ -514,9 +500,21 @@ class ItemColumn:
         parts = self.parts[index]
         if parts is None:
             parts = self._read(index, lazy=False, shown=True)
-        strings = self._strings
         ident = self.id_of(index)
         facts = self.facts
+        stub = None if facts is None else facts.stub(index, ident)
+        return self._item(index, ident, parts, None, [], stub)
+
+    def _item(
+        self,
+        index: int,
+        ident: str,
+        parts: list[Part],
+        usage: Usage | None,
+        marks: list[str],
+        stub: str | None,
+    ) -> Item:
+        strings = self._strings
         return Item(
             ident,
             strings[self.role[index]] or "",
@@ -525,11 +523,11 @@ class ItemColumn:
             strings[self.kind[index]] or "message",
             self.ts_of(index),
             strings[self.model[index]],
-            None,
-            [],
+            usage,
+            marks,
             bool(self.flags[index] & STICKY),
             self.lines_of(index),
-            None if facts is None else facts.stub(index, ident),
+            stub,
         )
 
     def search_text(self, index: int) -> str:
