@@ -411,5 +411,5 @@ def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> b
     stop = b.raw.string(responses.stop[last])
     if stop == "end_turn":
         results = b.calls.result
-        return not any(results[at] < 0 for at in responses.calls(last))
-    return stop is None and responses.first_call[last] < 0 and writer_alive is False
+        return not any(results[at] < 0 for at in responses.calls.of(last))
+    return stop is None and responses.calls.first[last] < 0 and writer_alive is False

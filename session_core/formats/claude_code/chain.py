@@ -39,8 +39,8 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     node_raw, raw_node, results = b.node_raw, b.raw_node, b.calls.result
     responses = b.responses
     # (the responses' lists walked inline: this runs for every node of a long chain)
-    items, first_node, next_node = responses.raw, responses.first_node, responses.next_node
-    first_call, next_call = responses.first_call, responses.next_call
+    items, nodes, calls = responses.raw, responses.nodes, responses.calls
+    first_node, next_node, first_call, next_call = nodes.first, nodes.next, calls.first, calls.next
     count = len(items)
     for node in chain:
         if kinds[node] != ASSISTANT:
@@ -106,8 +106,8 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     for node in range(n0, len(threads)):  # a response's new line beside the chain
         if kinds[node] == ASSISTANT and not active[node]:
             response = responses.of_raw(node_raw[node])
-            if response >= 0 and any(active[other] for other in responses.nodes(response)):
-                for other in responses.nodes(response):
+            if response >= 0 and any(active[other] for other in responses.nodes.of(response)):
+                for other in responses.nodes.of(response):
                     active[other] = 1
     calls, raw_node = b.calls, b.raw_node
     for at in b.answered:  # an answer to a call of a response on the chain

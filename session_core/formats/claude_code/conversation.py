@@ -76,7 +76,7 @@ def assistant(
         if model and model != SYNTHETIC and "model" not in b.meta:
             b.meta["model"] = model
     if node >= 0:
-        responses.add_node(response, node)
+        responses.nodes.add(response, node)
         b.node_raw[node] = item
     if not b.off and b.runs:
         b.runs[-1].response_line = line
@@ -117,7 +117,7 @@ def _call(
     assert call_id is not None
     tool = part.name or "?"
     at = b.calls.add(call_id, tool, part, index, _span(b), line, item, side, len(b.runs) - 1, ts)
-    b.responses.add_call(response, at)
+    b.responses.calls.add(response, at)
     if tool in TASK_TOOLS and not b.off:
         b.sides.tasks.append(at)
     waiting = b.unpaired.pop(call_id, None)

@@ -5,7 +5,7 @@ content blocks. As a record each (its key, nodes, calls, largest counts and ``Us
 they were, after the calls, the largest thing the reader kept. Here a response is an
 index: its raw item, turn, place among the file's responses, side, model and stop
 reason as codes, its largest counts as int64s; its nodes and calls are lists threaded
-through arrays (each one's next), its usage (``UsageBook``) numbers in the raw
+through arrays (each one's next: ``Lists``), its usage (``UsageBook``) numbers in the raw
 column's ``ResponseUsage``.
 """
 
@@ -25,6 +25,41 @@ _END = -1
 _ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
 
 
+class Lists:
+    """A list per response threaded through arrays: its first and last member, and each
+    member's next (``_END``: none), a member being a node or a call number."""
+
+    __slots__ = ("first", "last", "next")
+
+    def __init__(self) -> None:
+        self.first, self.last = array("i"), array("i")
+        self.next = array("i")  # member -> the next member of its response
+
+    def open(self) -> None:
+        """The list of a new response (empty)."""
+        self.first.append(_END)
+        self.last.append(_END)
+
+    def add(self, at: int, member: int) -> None:
+        """``member`` at the end of response ``at``'s list."""
+        following = self.next
+        while len(following) <= member:
+            following.extend(_ENDS)
+        last = self.last[at]
+        if last < 0:
+            self.first[at] = member
+        else:
+            following[last] = member
+        self.last[at] = member
+
+    def of(self, at: int) -> Iterator[int]:
+        """Response ``at``'s members, in the order they were added."""
+        member, following = self.first[at], self.next
+        while member >= 0:
+            yield member
+            member = following[member]
+
+
 class Responses:
     """Every response of a file, in the order they came (a response of another side with
     the same key takes the earlier one's place among the file's: ``by_order``)."""
@@ -33,16 +68,12 @@ class Responses:
         "big",
         "by_key",
         "by_order",
-        "first_call",
-        "first_node",
+        "calls",
         "flags",
         "items",
         "keys",
         "last",
-        "last_call",
-        "last_node",
-        "next_call",
-        "next_node",
+        "nodes",
         "order",
         "priced",
         "raw",
@@ -68,10 +99,8 @@ class Responses:
         # (``NO_COUNT``: none reported; in ``big``, past an int64's range).
         self.tokens = array("q")
         self.big: dict[int, list[int | None]] = {}
-        self.first_node, self.last_node = array("i"), array("i")
-        self.next_node = array("i")  # node -> the next node of its response (-1: none)
-        self.first_call, self.last_call = array("i"), array("i")
-        self.next_call = array("i")  # call -> the next call of its response
+        self.nodes = Lists()  # its nodes
+        self.calls = Lists()  # its calls (added in order: each is the latest)
 
     def __len__(self) -> int:
         return len(self.raw)
@@ -108,10 +137,8 @@ class Responses:
         self.priced.append(0)
         self.stop.append(0)
         self.tokens.extend(_NO_COUNTS)
-        self.first_node.append(_END)
-        self.last_node.append(_END)
-        self.first_call.append(_END)
-        self.last_call.append(_END)
+        self.nodes.open()
+        self.calls.open()
         return at
 
     def side(self, at: int) -> bool:
@@ -125,41 +152,6 @@ class Responses:
         raw = self.raw
         at = bisect_left(raw, index)
         return at if at < len(raw) and raw[at] == index else -1
-
-    def add_node(self, at: int, node: int) -> None:
-        next_node = self.next_node
-        while len(next_node) <= node:
-            next_node.extend(_ENDS)
-        last = self.last_node[at]
-        if last < 0:
-            self.first_node[at] = node
-        else:
-            next_node[last] = node
-        self.last_node[at] = node
-
-    def nodes(self, at: int) -> Iterator[int]:
-        node, next_node = self.first_node[at], self.next_node
-        while node >= 0:
-            yield node
-            node = next_node[node]
-
-    def add_call(self, at: int, call: int) -> None:
-        """Its next call (calls are added in order: ``call`` is the latest)."""
-        next_call = self.next_call
-        while len(next_call) <= call:
-            next_call.extend(_ENDS)
-        last = self.last_call[at]
-        if last < 0:
-            self.first_call[at] = call
-        else:
-            next_call[last] = call
-        self.last_call[at] = call
-
-    def calls(self, at: int) -> Iterator[int]:
-        call, next_call = self.first_call[at], self.next_call
-        while call >= 0:
-            yield call
-            call = next_call[call]
 
     def largest(self, at: int, which: int, value: int) -> None:
         """Its ``which``-th count is at least ``value``."""

@@ -115,7 +115,7 @@ def _count(b: ClaudeCodeBuilder, sides: Sidechains) -> None:
             found.messages += 1
         elif kind == ASSISTANT:
             response = b.responses.of_raw(node_raw[node])
-            if response >= 0 and b.responses.first_node[response] == node:
+            if response >= 0 and b.responses.nodes.first[response] == node:
                 found.messages += 1
                 found.responses.append(response)
 
