@@ -9,6 +9,7 @@ the operation is then read from its parts (``CodexBuilder.line_parts``), as befo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -64,18 +65,24 @@ _decode_output = msgspec.json.Decoder(_OutputLine).decode
 _decode_string = msgspec.json.Decoder(str).decode
 
 
-def call_arguments(source: PartSource, span: int, call_id: str) -> tuple[Any] | None:
-    """The arguments of the call ``call_id`` on the line at ``span`` (in a tuple: they may
-    be None), as its part's ``data`` gives them (``items.call_arguments``' rule for a
-    function call or a custom tool call); None: read them from its part."""
+def _payload(source: PartSource, span: int, decode: Callable[[bytes], Any]) -> Any:
+    """The payload of the line at ``span`` as ``decode`` reads it; None: the line cannot
+    be read again, or is not of that shape."""
     raw = source.line(span)
     if raw is None:
         return None
     try:
-        payload = _decode_call(raw).payload
+        return decode(raw).payload
     except msgspec.MsgspecError:
         return None
-    if call_id_from(payload.call_id, payload.id, "") != call_id:
+
+
+def call_arguments(source: PartSource, span: int, call_id: str) -> tuple[Any] | None:
+    """The arguments of the call ``call_id`` on the line at ``span`` (in a tuple: they may
+    be None), as its part's ``data`` gives them (``items.call_arguments``' rule for a
+    function call or a custom tool call); None: read them from its part."""
+    payload = _payload(source, span, _decode_call)
+    if payload is None or call_id_from(payload.call_id, payload.id, "") != call_id:
         return None  # not that call's line (the file changed): its part says so
     if isinstance(payload, _FunctionCall):
         return (parse_arguments(payload.arguments),)
@@ -89,14 +96,8 @@ def output_json(
     replay JSON: (``fragment``) its bytes as the line has them where they are what orjson
     writes for it (escapes only of ``"``, ``\\``, ``\\b\\f\\n\\r\\t``), else the string;
     None: not such a line (read it from its part)."""
-    raw = source.line(span)
-    if raw is None:
-        return None
-    try:
-        payload = _decode_output(raw).payload
-    except msgspec.MsgspecError:
-        return None
-    if payload.call_id != call_id:
+    payload = _payload(source, span, _decode_output)
+    if payload is None or payload.call_id != call_id:
         return None
     value = bytes(payload.output)
     if value[:1] != b'"':
