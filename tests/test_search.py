@@ -237,7 +237,7 @@ def test_lines_that_cannot_hold_the_term_are_not_parsed(tmp_path: Path, monkeypa
     assert lines_read("assistant", list(range(0, 50, 2))) == 25  # a role: its items read
 
 
-def test_a_value_made_text_by_the_format_is_found(tmp_path: Path) -> None:
+def test_a_value_made_text_by_the_format_is_found() -> None:
     """What ``message_parts`` makes of a value that is not a string (``str`` of it) is
     searched as it shows: the line's bytes do not hold it, so the line is read."""
     ts = "2026-08-09T13:10:08.542283Z"
@@ -249,16 +249,12 @@ def test_a_value_made_text_by_the_format_is_found(tmp_path: Path) -> None:
         {"id": "b", "payload": {"role": "assistant", "tool-calls": [call]}, "ts": ts},
     ]
     lines[2]["type"] = "message"
-    path = tmp_path / "odd.jsonl"
-    path.write_bytes(b"".join(orjson.dumps({**line, "v": 1}) + b"\n" for line in lines))
-    fmt = format_of(path)
-    assert fmt is not None
-    raw = fmt.open(path).raw
+    raw = opened([orjson.dumps({**line, "v": 1}) for line in lines])[0].raw
     assert find(raw, "['X', 1]") == [0] == brute(raw, "['X', 1]")
     assert find(raw, "NONE") == [1] == brute(raw, "NONE")
 
 
-def test_what_an_item_is_beside_its_line_is_searched(tmp_path: Path) -> None:
+def test_what_an_item_is_beside_its_line_is_searched() -> None:
     """A role the line does not name (the reader's default) and an elision's stub are an
     item's too: its line's bytes cannot rule them out."""
     ts = "2026-08-09T13:10:08.542283Z"
@@ -269,11 +265,7 @@ def test_what_an_item_is_beside_its_line_is_searched(tmp_path: Path) -> None:
         {"id": "b", "payload": {"role": "system", "content": "long"}, "ts": ts, "type": "message"},
         {"id": "e", "payload": {"items": [{"id": "b", "stub": "[Kept Short]"}]}, "type": "elision"},
     ]
-    path = tmp_path / "beside.jsonl"
-    path.write_bytes(b"".join(orjson.dumps({**line, "v": 1}) + b"\n" for line in lines))
-    fmt = format_of(path)
-    assert fmt is not None
-    raw = fmt.open(path).raw
+    raw = opened([orjson.dumps({**line, "v": 1}) for line in lines])[0].raw
     assert find(raw, "USER") == [0] == brute(raw, "USER")
     assert find(raw, "kept short") == brute(raw, "kept short")
     assert 1 in brute(raw, "kept short")  # (the elided message shows its stub)
