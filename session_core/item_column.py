@@ -7,7 +7,6 @@ item only when it is indexed (``Transcript.raw`` and ``messages`` may be one).
 
 from __future__ import annotations
 
-import math
 import re
 from array import array
 from bisect import bisect_left, bisect_right
@@ -16,16 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import search
-from .events import SPAN_BITS, SPAN_MAX, LineSource
+from .events import LineSource
 from .indexed import Indexed, ListLike
-from .line_filter import LineFilter
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .packed_ids import PackedIds
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
-BLOCK = 1 << 22  # bytes a search reads at a time, at most (but for one longer line)
-GAP = 1 << 16  # bytes between two lines a search reads in one block, at most
 
 
 def folded_height(parts: Sequence[Part]) -> int:
@@ -604,84 +600,6 @@ class ItemIds(ListLike[str]):
         return self._column.id_of(self._items[index])
 
 
-_BIG = (1 << 63) - 1  # what an ``array("q")`` holds
-
-
-class ResponseUsage(ItemFacts):
-    """Each response's usage, by its raw item, as numbers in columns (a big file has
-    100,000s of responses): the item's ``Usage`` is made when the item is built. The
-    raw column's facts (``ItemColumn.facts``): an item's marks are the column's own.
-    Responses come in file order; a usage the columns cannot hold (counts not said or
-    out of range, an item's usage set again) is kept as it is (``fallback``) and wins."""
-
-    __slots__ = ("at", "cached", "cost", "fallback", "inputs", "outputs", "raw", "writes")
-
-    def __init__(self, raw: ItemColumn) -> None:
-        self.raw = raw
-        self.at = array("l")  # the raw items, ascending (as responses come)
-        self.inputs, self.outputs, self.cached = array("q"), array("q"), array("q")
-        self.writes = array("q")  # -1: not said
-        self.cost = array("d")  # NaN: not known
-        self.fallback: dict[int, Usage] = {}  # what the columns cannot hold
-
-    def set(self, index: int, usage: Usage) -> None:
-        """The usage of a response as ``usage_of`` made it."""
-        at = self.at
-        counts = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens)
-        write = usage.cache_write_tokens
-        if (
-            (at and index <= at[-1])
-            or (usage.reported, usage.responses, usage.cost_reported)
-            != (1, 1, 0 if usage.cost is None else 1)
-            or not all(type(n) is int and 0 <= n <= _BIG for n in counts)
-            or not (write is None or (type(write) is int and 0 <= write <= _BIG))
-            or (usage.cost is not None and math.isnan(usage.cost))
-        ):
-            if at and index == at[-1]:  # (never two for one item, but were there)
-                self._drop_last()
-            self.fallback[index] = usage
-            self.raw.changed(index)
-            return
-        self.fallback.pop(index, None)
-        at.append(index)
-        self.inputs.append(counts[0])  # type: ignore[arg-type]
-        self.outputs.append(counts[1])  # type: ignore[arg-type]
-        self.cached.append(counts[2])  # type: ignore[arg-type]
-        self.writes.append(-1 if write is None else write)
-        self.cost.append(math.nan if usage.cost is None else usage.cost)
-        self.raw.changed(index)
-
-    def _drop_last(self) -> None:
-        for column in (self.at, self.inputs, self.outputs, self.cached, self.writes, self.cost):
-            column.pop()
-
-    def usage(self, index: int) -> Usage | None:
-        if self.fallback:
-            kept = self.fallback.get(index)
-            if kept is not None:
-                return kept
-        at = self.at
-        slot = bisect_left(at, index)
-        if slot == len(at) or at[slot] != index:
-            return None
-        write = self.writes[slot]
-        cost = self.cost[slot]
-        known = not math.isnan(cost)
-        return Usage(
-            self.inputs[slot],
-            self.outputs[slot],
-            self.cached[slot],
-            None if write < 0 else write,
-            cost if known else None,
-            1,
-            1,
-            1 if known else 0,
-        )
-
-    def marks(self, index: int, ident: str) -> list[str]:
-        return list(self.raw.marks.get(index, ()))
-
-
 class Items(Indexed[Item]):
     """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
     column indexes and items of their own). Indexing builds the item (see ``ItemColumn``).
@@ -748,10 +666,12 @@ class Items(Indexed[Item]):
     ) -> list[int] | None:
         """``search.find`` of the lowercased ``needle`` here, no item built (an item of
         the column read by ``ItemColumn.search_text``); the items whose lines cannot
-        hold it (``_Skipping``) not read at all."""
+        hold it (``search_skip.Skipping``) not read at all."""
+        from .search_skip import Skipping
+
         column = self._column
         text_of = column.search_text
-        skipping = _Skipping.of(column, needle)
+        skipping = Skipping.of(column, needle)
         found: list[int] = []
         step = search.CHECK_EVERY
         for first in range(start, self._n, step):
@@ -776,108 +696,6 @@ class Items(Indexed[Item]):
         return self._column.id_of(entry), self._column.line[entry]
 
 
-class _Skipping:
-    """What a search of one needle may skip in a column: the items kept by span whose
-    format vouches for their lines (``Verbatim``), whose role, kind and stub do not hold
-    the needle, and whose line's bytes cannot (``LineFilter``)."""
-
-    __slots__ = ("column", "filter", "kinds", "roles_held", "stubbed", "unplain")
-
-    def __init__(
-        self,
-        column: ItemColumn,
-        line_filter: LineFilter,
-        verbatim: Verbatim,
-        held: set[int],
-        stubbed: set[str] | None,
-    ) -> None:
-        self.column = column
-        self.filter = line_filter
-        self.unplain = verbatim.unplain
-        codes = {column._codes.get(kind) for kind in verbatim.kinds}
-        self.kinds = {code for code in codes if code is not None} - held
-        self.roles_held = held
-        self.stubbed = stubbed  # the ids whose stub holds the needle (None: ask each)
-
-    @classmethod
-    def of(cls, column: ItemColumn, needle: str) -> _Skipping | None:
-        verbatim = column.verbatim
-        if verbatim is None or column.line_source is None or needle in CHANGED.lower():
-            return None
-        line_filter = LineFilter.of(needle)
-        if line_filter is None:
-            return None
-        strings = column._strings
-        held = {code for code, text in enumerate(strings) if text and needle in text.lower()}
-        if needle in "message":  # (code 0: a kind of none is "message", a role "")
-            held.add(0)
-        stubs = column.facts.stubs() if column.facts is not None else {}
-        stubbed = None
-        if stubs is not None:
-            stubbed = {ident for ident, stub in stubs.items() if needle in stub.lower()}
-        return cls(column, line_filter, verbatim, held, stubbed)
-
-    def skippable(self, indexes: range, entry_of: Callable[[int], int | Item]) -> set[int]:
-        """The items of ``indexes`` (of a view whose ``entry_of`` says which column item
-        each is) that cannot hold the needle."""
-        column = self.column
-        parts, has_more, span_at = column.parts, column.has_more, column.span_at
-        role, kind, kinds, held = column.role, column.kind, self.kinds, self.roles_held
-        stubbed, facts, needle = self.stubbed, column.facts, self.filter.needle
-        spans: list[tuple[int, int]] = []  # (span, index) of the items a line may rule out
-        for index in indexes:
-            entry = entry_of(index)
-            if (
-                type(entry) is not int
-                or parts[entry] is not None
-                or kind[entry] not in kinds
-                or role[entry] in held
-                or not span_at(entry)
-                or has_more(entry)
-            ):
-                continue
-            if stubbed is None:
-                stub = facts.stub(entry, column.id_of(entry)) if facts is not None else None
-                if stub is not None and needle in stub.lower():
-                    continue
-            elif stubbed and column.id_of(entry) in stubbed:
-                continue
-            spans.append((span_at(entry), index))
-        spans.sort()
-        return self._ruled_out(spans)
-
-    def _ruled_out(self, spans: list[tuple[int, int]]) -> set[int]:
-        """The indexes of ``spans`` (sorted) whose lines cannot hold the needle, their
-        lines read a block at a time (a line that cannot be read is read whole after)."""
-        lines = self.column.line_source
-        assert lines is not None
-        skip: set[int] = set()
-        at = 0
-        while at < len(spans):
-            first = last = spans[at][0] >> SPAN_BITS
-            end = at
-            while end < len(spans):
-                offset = spans[end][0] >> SPAN_BITS
-                stop = offset + (spans[end][0] & SPAN_MAX)
-                if end > at and (stop - first > BLOCK or offset - last > GAP):
-                    break
-                last = stop
-                end += 1
-            group = spans[at:end]
-            at = end
-            try:
-                block = lines.read(first << SPAN_BITS | (last - first))
-            except OSError:
-                continue
-            if len(block) != last - first:
-                continue
-            starts = [(span >> SPAN_BITS) - first for span, _ in group]
-            ends = [(span >> SPAN_BITS) - first + (span & SPAN_MAX) for span, _ in group]
-            maybe = self.filter.maybe(block, starts, ends, self.unplain)
-            skip.update(index for k, (_, index) in enumerate(group) if k not in maybe)
-        return skip
-
-
 __all__ = [
     "FOLDED_MARK",
     "FOLD_LINES",
@@ -887,6 +705,5 @@ __all__ = [
     "ItemIds",
     "Items",
     "NodeIdColumn",
-    "ResponseUsage",
     "folded_height",
 ]

@@ -14,8 +14,9 @@ import itertools
 from collections.abc import Iterable, Sequence
 
 from ... import pricing
-from ...item_column import ItemColumn, ResponseUsage
+from ...item_column import ItemColumn
 from ...model import Usage
+from ...response_usage import ResponseUsage
 from .lines import TokenUsage
 from .responses import NO_COUNT, STALE, Responses
 

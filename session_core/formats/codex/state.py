@@ -16,9 +16,10 @@ from typing import Any
 
 import msgspec
 
-from ...item_column import ItemColumn, ResponseUsage
+from ...item_column import ItemColumn
 from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
+from ...response_usage import ResponseUsage
 from ...tool_ops import ToolOp
 from ..base import Builder
 from . import usage as tokens
