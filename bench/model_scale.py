@@ -92,7 +92,7 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
     if fmt == "agentgo-v1":
         info = gen_agentgo.marked_session(data_dir, size_text)
         path = data_dir / Path(info["path"]).name  # cached info may name it relatively
-        return path, info["marker"], count_lines(path)
+        return path, info["marker"], open_big.count_lines(path)
     size = open_big.parse_size(size_text)
     gen = gen_claude_code if fmt == "claude-code" else gen_codex
     path = data_dir / f"scale-{SHORT[fmt]}-{size_text}-g{gen.GEN_VERSION}.jsonl"
@@ -103,12 +103,7 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
         info = gen.generate(path, size, seed=7)
         marker_path.write_text(info["marker"])
         print(f"  generated {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
-    return path, marker_path.read_text(), count_lines(path)
-
-
-def count_lines(path: Path) -> int:
-    with open(path, "rb") as fh:
-        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
+    return path, marker_path.read_text(), open_big.count_lines(path)
 
 
 def _hwm(pid: int) -> int:

@@ -78,9 +78,12 @@ def marked_transcript(data_dir: Path, size_text: str) -> tuple[Path, str, int]:
         with open(path, "ab") as fh:
             fh.write(orjson.dumps(envelope, option=orjson.OPT_SORT_KEYS) + b"\n")
         marker_path.write_text(marker)
+    return path, marker_path.read_text(), count_lines(path)
+
+
+def count_lines(path: Path) -> int:
     with open(path, "rb") as fh:
-        lines = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
-    return path, marker_path.read_text(), lines
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 24), b""))
 
 
 BLOCK = 1 << 22  # what the loader reads at a time (session_core.reader.CHUNK)
