@@ -113,7 +113,9 @@ class V1Format(TranscriptFormat):
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         where = os.fspath(path)
-        return transcript_of(self._state(where), where, writer_alive)
+        # The model measures every message line by its facts: taken as read, not by
+        # reading each line again after the replay (0.66 -> 0.52 s at 100 MB).
+        return transcript_of(self._state(where, facts=True), where, writer_alive)
 
     def tail(self, path: str | os.PathLike[str], window: int = TAIL) -> Transcript | None:
         """A big file's first screen: its last ``window`` bytes (at most ``TAIL``)
