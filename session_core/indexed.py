@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import TypeVar, overload
 
 T = TypeVar("T")
+SHOWN = 20  # items a long ListLike's repr shows
 
 
 class Indexed(Sequence[T]):
@@ -46,7 +47,7 @@ class Indexed(Sequence[T]):
 
 class ListLike(Indexed[T]):
     """An ``Indexed`` that stands for a list (a compaction's ids made when asked for):
-    equal to any sequence of the same items, shown as that list."""
+    equal to any sequence of the same items, shown as that list (its start, when long)."""
 
     __slots__ = ()
 
@@ -58,4 +59,8 @@ class ListLike(Indexed[T]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(list(self))
+        # A long one (a big file's operations) only begins: a traceback showing its
+        # locals would otherwise make every item.
+        if len(self) <= SHOWN:
+            return repr(list(self))
+        return f"[{', '.join(map(repr, self[:SHOWN]))}, ... {len(self) - SHOWN:,} more]"

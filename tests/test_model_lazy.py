@@ -176,3 +176,30 @@ def test_samples_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
             assert fmt.open(path, writer_alive=False).to_json() == opened_plainly(
                 fmt, str(path), monkeypatch
             )
+
+
+def test_a_long_list_like_shows_its_start_without_making_every_item() -> None:
+    """A traceback that shows its locals (Textual's) reprs a big file's operations: it
+    must not make each of them (minutes at 1 GB)."""
+    from session_core.indexed import SHOWN, ListLike
+
+    made: list[int] = []
+
+    class Squares(ListLike[int]):
+        __slots__ = ("n",)
+
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def __len__(self) -> int:
+            return self.n
+
+        def _one(self, index: int) -> int:
+            made.append(index)
+            return index * index
+
+    assert repr(Squares(3)) == "[0, 1, 4]" and Squares(3) == [0, 1, 4]
+    made.clear()
+    text = repr(Squares(1_000_000))
+    assert text.startswith("[0, 1, 4, 9,") and text.endswith(f"... {1_000_000 - SHOWN:,} more]")
+    assert made == list(range(SHOWN))

@@ -384,6 +384,48 @@ async def test_a_real_sample(tmp_path: Path, fmt: str, rel: str) -> None:
         assert "LIVE-APPEND-MARKER" in screen_text(app)
 
 
+@pytest.mark.parametrize(("fmt", "rel"), [("claude-code", CLAUDE), ("codex", CODEX)])
+async def test_the_screen_reads_the_snapshot_only_under_the_state_lock(
+    tmp_path: Path, fmt: str, rel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot shares the live model's columns, which the follow worker extends under
+    the state lock: the header's once-a-second refresh read them without it, and a codex
+    run followed at 10,000 lines/s died of "dictionary changed size during iteration".
+    Each time the header counts the operations, a replay (another thread) must be shut
+    out."""
+    import threading
+
+    import viewer.widgets.model_status as model_status
+
+    path = sample(tmp_path, fmt, rel)
+    shut_out: list[bool] = []
+    counted = model_status.unsettled_ops
+    screens: list[ModelScreen] = []
+
+    def unsettled(ops: object) -> object:
+        if screens:
+            got: list[bool] = []
+            lock = screens[0].state_lock
+            other = threading.Thread(target=lambda: got.append(lock.acquire(blocking=False)))
+            other.start()
+            other.join()
+            if got[0]:
+                lock.release()
+            shut_out.append(not got[0])
+        return counted(ops)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(model_status, "unsettled_ops", unsettled)
+    async with opened(path) as (_app, pilot, screen):
+        screens.append(screen)
+        shut_out.clear()
+        screen._tick()  # the header's timer
+        screen.action_show_tab("tools")
+        with path.open("a") as fh:
+            fh.write(json.dumps(LIVE_LINES[fmt]) + "\n")
+        await until(pilot, lambda: len(shut_out) >= 3, "the header drawn after the append")
+        assert shut_out and all(shut_out), shut_out
+
+
 # -- snapshots of the toy file (looked at: tests/__snapshots__/test_model_screen/) ------
 
 

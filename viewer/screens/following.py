@@ -129,8 +129,10 @@ class FollowingScreen(Screen[None]):
         self._loaded = False
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
-        # Held by the worker while it replays and by the UI thread while it reads the result.
-        self.state_lock = threading.Lock()
+        # Held by the worker while it replays and by the UI thread while it reads the
+        # result: a snapshot shares the live model's columns, which a replay extends.
+        # Reentrant: what reads the snapshot takes it itself, whoever calls it.
+        self.state_lock = threading.RLock()
         # A big file shows its end first (a preview) while the worker loads all of it.
         self._previewing = False
         self.panes_ready = not self.DEFER_PANES

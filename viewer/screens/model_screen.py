@@ -237,12 +237,13 @@ class ModelScreen(SearchingScreen):
         if tab not in self._stale or not self.panes_ready or tab not in self._tab_ids:
             return
         self._stale.discard(tab)
-        if tab == "tools":
-            self.ops.show(self.transcript)
-        elif tab == "runs":
-            self.runs.show(self.transcript)
-        elif tab == "diff":
-            self.diff.set_entries(diff_entries(self.transcript))
+        with self.state_lock:
+            if tab == "tools":
+                self.ops.show(self.transcript)
+            elif tab == "runs":
+                self.runs.show(self.transcript)
+            elif tab == "diff":
+                self.diff.set_entries(diff_entries(self.transcript))
 
     def _receive(self, update: FollowUpdate) -> None:
         if self._going_away():
@@ -279,6 +280,10 @@ class ModelScreen(SearchingScreen):
         self._refresh_pane(self.query_one(TabbedContent).active)
 
     def _refresh_status(self) -> None:
+        with self.state_lock:  # (the header counts the snapshot's operations)
+            self._show_status()
+
+    def _show_status(self) -> None:
         view = self.conversation
         extra = ""
         if not self._loaded and self._progress[1]:
