@@ -152,7 +152,9 @@ class CodexLive(LinkedLive):
         before = len(transcript.warnings)
         attach_subagents(self.format, transcript, self._children)
         agents, warnings = list(transcript.subagents), transcript.warnings[before:]
-        spawned = {op.call_id: op.subagent for op in transcript.tool_operations if op.subagent}
+        # The calls ``attach_subagents`` linked (the only ones it links), not a walk of
+        # every operation: that made each one, every REFRESH, at 1 GB.
+        spawned = {sub.call_id: sub.path for sub in agents if sub.call_id is not None}
 
         def again(later: Transcript) -> None:
             later.subagents.extend(agents)
