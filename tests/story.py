@@ -21,23 +21,32 @@ OLD_MTIME = 1_786_000_000  # a fixed, long-past mtime: the file reads as idle
 
 @contextmanager
 def fixed_ids(seed: int = 7) -> Iterator[None]:
-    """Deterministic uuid4-shaped ids and timestamps a second and a half apart."""
+    """Deterministic uuid4-shaped ids and timestamps a second and a half apart (the v1
+    writer's, and the demo's Claude Code and Codex recorders' clock)."""
+    from viewer.demo.recorders import Recorder
+
     rng = random.Random(seed)
     start = datetime(2026, 8, 9, 13, 10, 0, 125000, tzinfo=UTC)
     ticks = iter(range(100_000))
     saved = session_module.new_id, session_module.now_ts
+    saved_clock = Recorder.__dict__["utc_now"]
 
     def new_id() -> str:
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
+    def utc_now() -> datetime:
+        return start + timedelta(seconds=1.5 * next(ticks))
+
     def now_ts() -> str:
-        return (start + timedelta(seconds=1.5 * next(ticks))).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return utc_now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
     session_module.new_id, session_module.now_ts = new_id, now_ts
+    Recorder.utc_now = staticmethod(utc_now)  # type: ignore[method-assign]
     try:
         yield
     finally:
         session_module.new_id, session_module.now_ts = saved
+        Recorder.utc_now = saved_clock  # type: ignore[method-assign]
 
 
 def call(cid: str, name: str, arguments: str) -> dict[str, Any]:

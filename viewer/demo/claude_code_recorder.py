@@ -91,8 +91,7 @@ class ClaudeCodeRecorder(Recorder):
 
     def _now(self) -> str:
         """ISO time with ms and Z, strictly increasing (a fast writer shares a ms)."""
-        now = datetime.now(UTC)
-        stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+        stamp = self.stamp_ms()
         if stamp <= self.last_ts:
             last = datetime.strptime(self.last_ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
             bumped = last.timestamp() + 0.001

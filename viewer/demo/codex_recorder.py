@@ -26,7 +26,6 @@ import shlex
 import time
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from .agent import tokens
@@ -101,14 +100,12 @@ class CodexRecorder(Recorder):
         self.limits = [3.0, 1.0]  # rate-limit windows used, percent
         self.started: dict[str, float] = {}
         self.counter = 0
-        self.epoch = int(time.time())
+        self.epoch = int(self.utc_now().timestamp())
 
     # -- lines --------------------------------------------------------------------------
 
     def _now(self) -> str:
-        now = datetime.now(UTC)
-        stamp = now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
-        self.last_ts = max(stamp, self.last_ts)
+        self.last_ts = max(self.stamp_ms(), self.last_ts)
         return self.last_ts
 
     def line(self, kind: str, payload: dict[str, Any]) -> None:
@@ -129,7 +126,7 @@ class CodexRecorder(Recorder):
 
     def _uuid7(self) -> str:
         """A time-ordered id, as Codex's turn ids are."""
-        ms = int(time.time() * 1000)
+        ms = int(self.utc_now().timestamp() * 1000)
         value = (ms << 80) | (0x7 << 76) | (self.rng.getrandbits(12) << 64)
         value |= (0b10 << 62) | self.rng.getrandbits(62)
         return str(uuid.UUID(int=value))

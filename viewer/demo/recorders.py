@@ -7,6 +7,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from session_core import Message, Session
@@ -135,6 +136,16 @@ class Recorder(ABC):
     # Demo seconds between ``tool_running`` calls while a tool runs; None: never called
     # (the formats without live progress records, whose pauses stay one sleep each).
     progress_every: float | None = None
+
+    @staticmethod
+    def utc_now() -> datetime:
+        """The time the recorders stamp their lines with (the screenshots fix it)."""
+        return datetime.now(UTC)
+
+    def stamp_ms(self) -> str:
+        """``utc_now`` as the read-only formats' writers write it: ISO, ms, ``Z``."""
+        now = self.utc_now()
+        return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
     def tool_running(self, call: ToolCall, elapsed: float) -> None:  # noqa: B027 (optional)
         """A dispatched tool is still running, ``elapsed`` demo seconds in (progress lines)."""
