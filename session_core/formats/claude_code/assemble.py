@@ -357,7 +357,11 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
     pending = {op.run_id for op in ops.pending() if op.state == "running"}
     out: list[Run] = []
     last = len(b.runs) - 1
+    made, touched = b.made_runs, b.usage.runs_touched
     for index, mark in enumerate(b.runs):
+        if index < len(made) and index not in touched:
+            out.append(made[index])  # (a turn before the last: its mark is as it was)
+            continue
         state: Any
         end_line, ended = mark.end_line, mark.ended
         if mark.finished:
@@ -399,7 +403,12 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
                 items=mark.items,
             )
         )
-    b.usage.runs_touched.clear()
+        if index < last:
+            if index < len(made):
+                made[index] = out[-1]
+            else:
+                made.append(out[-1])
+    touched.clear()
     return out
 
 

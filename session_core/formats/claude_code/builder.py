@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ...item_column import NodeIdColumn
-from ...model import Part, Transcript
+from ...model import Part, Run, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
 from .bookkeeping import rare_line
@@ -69,6 +69,10 @@ class ClaudeCodeBuilder(Builder):
         self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
         self.sides = Sidechains()  # in-file subagents (1.0.x): their roots, Task calls
         self.runs: list[RunMark] = []
+        # The ``Run`` of each turn but the last, as made (``assemble._runs``): only the
+        # last turn's mark changes, so the others are made again only when their
+        # usage is (``UsageBook.runs_touched``).
+        self.made_runs: list[Run] = []
         self.boundaries: list[Boundary] = []
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
