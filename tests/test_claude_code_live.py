@@ -84,10 +84,12 @@ def _groups_compared(path: Path, groups: list[int]) -> None:
         at += size
         kept = neutral(builder.transcript(writer_alive=False))
         chain, prefix, runs = builder.chain, builder.usage.prefix, builder.usage.runs
+        made = builder.made_runs
         builder.chain = builder.usage.prefix = None
-        builder.usage.runs = {}
+        builder.usage.runs, builder.made_runs = {}, []
         assert kept == neutral(builder.transcript(writer_alive=False)), f"after {at} lines"
         builder.chain, builder.usage.prefix, builder.usage.runs = chain, prefix, runs
+        builder.made_runs = made
     assert at == len(lines)
 
 
@@ -131,6 +133,38 @@ def test_parallel_calls_answered_beside_the_chain(
     _groups_compared(path, [4, 2, 1, 1, 3, 2, 1])
     _groups_compared(path, [1] * 14)
     assert grown.count(True) >= 8
+
+
+def test_a_message_hung_from_progress_lines_after_the_leaf_grows_the_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Progress lines after the last message hang from it without being the leaf; the
+    next message hangs from the last of them. Its snapshot builds on the last one (the
+    chain walked back through those lines to the old leaf), not a walk of the whole
+    chain: at 1 GB that walk was 140 ms, on most appends of a running tool."""
+    from claude_code_writer import CCWriter, text, tool_use
+
+    from session_core.formats.claude_code import chain
+
+    w = CCWriter()
+    w.user("run the tests")
+    (call,) = w.assistant("m1", [tool_use("t1", "Bash", command="pytest")])
+    first = w.env("progress", call, data={"type": "bash_progress", "output": "1 passed"})
+    second = w.env("progress", first["uuid"], data={"type": "bash_progress", "output": "2"})
+    done = w.result("t1", "2 passed", parent=second["uuid"])
+    w.assistant("m2", [text("Both pass.")], parent=done, stop="end_turn")
+    path = w.write(tmp_path / "progress.jsonl")
+    grown: list[bool] = []
+    real = chain.grown
+
+    def counted(*args: Any) -> Any:
+        active = real(*args)
+        grown.append(active is not None)
+        return active
+
+    monkeypatch.setattr(chain, "grown", counted)
+    _groups_compared(path, [3, 1, 1, 1])
+    assert grown == [True, True, True], grown
 
 
 @pytest.mark.parametrize("crlf", [False, True])

@@ -93,6 +93,9 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     threads = b.threads
     n0 = len(prev.active)
     segment, node = threads.walk_new(leaf, n0)
+    if prev.leaf < node < n0:  # (a message hung from the progress lines after the old leaf)
+        between, node = threads.walk_new(node, prev.leaf + 1)
+        segment.extend(between)
     if node != prev.leaf:
         return None  # the chain moved (a rewind, a new root, a subagent's file) or goes
         # on to a node written later (a parent found late, a cycle): walked whole
