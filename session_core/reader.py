@@ -222,10 +222,12 @@ def _replay_into(
         message_events_append = state.message_events.append
         lines_append = state.event_lines.append
         spans_append = events._spans.append
-        kinds_append = events.kinds.append
+        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
+        kinds = events.kinds
+        kinds_append = kinds.codes.append  # (a byte per line: the type's code)
+        code_of = {kind: kinds.code(kind) for kind in (message, dispatch, settle)}
         ids = events.ids
         ids_append = ids.tail.append  # (packed at the end of each block)
-        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
         indexed = indexing.INDEXED
         at = len(events)  # the next line's index in events
         # Lines applied here take their (empty) facts in one go, before a plain feed
@@ -291,7 +293,7 @@ def _replay_into(
                                     events._others.append(None)
                             else:
                                 events.keep_line(raw)
-                            kinds_append(kind)
+                            kinds_append(code_of[kind])
                             ids_append(eid)
                             lines_append(number)
                             at += 1

@@ -99,9 +99,9 @@ class ToolOps(_Rebuilt):
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        # Arrays, not lists of ints: 8 bytes an operation each, not 36.
-        self._dispatch = array("q")  # event index of each operation's dispatch line
-        self._settle = array("q")  # event index of its settle line, -1 while unsettled
+        # Arrays, not lists of ints: 4 bytes an operation each, not 36.
+        self._dispatch = array("i")  # event index of each operation's dispatch line
+        self._settle = array("i")  # event index of its settle line, -1 while unsettled
         self._outcome = bytearray()  # its settle's outcome (OUTCOMES' index + 1), 0 before
         self.call_ids: list[str] = []
         self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
@@ -155,7 +155,7 @@ class RunContexts(_Rebuilt):
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        self._event = array("q")
+        self._event = array("i")
         self.run_ids: list[str] = []
 
     def append_line(self, event: int, run_id: str) -> None:

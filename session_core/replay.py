@@ -140,7 +140,8 @@ class ReplayState:
         self._index: dict[str, int] = {}
         self._shift = 0
         self.events = Events()
-        self.event_lines = array("q")  # the file line each event came from
+        # Per line (an int32 each: a file of 2**31 lines would hold 32 GB of ids alone).
+        self.event_lines = array("i")  # the file line each event came from
         self.last_line = 0
         self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
         # Each operation's id (its dispatch line's), packed: the index of an op-id is
@@ -159,9 +160,9 @@ class ReplayState:
         self.grants: list[Any] = []
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
-        self.message_events = array("q")  # indices into events of message lines
+        self.message_events = array("i")  # indices into events of message lines
         # ... and of lines of a type this reader does not know (kept, shown raw: rare)
-        self.unknown_events = array("q")
+        self.unknown_events = array("i")
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
         # Every compaction's folded ids one after another (each compaction's ``folded`` is
