@@ -28,7 +28,7 @@ import orjson
 from .facts import FactsColumn
 from .indexed import Indexed, ListLike
 from .indexing import loads_payload
-from .packed_ids import BATCH, PackedIds
+from .packed_ids import BATCH, PackedIds, Texts
 from .text import as_str
 
 CACHE = 512  # parsed lines kept at once
@@ -171,7 +171,10 @@ class Events(BuiltOnDemand):
         self._others: list[dict[str, Any] | bytes | None] | None = None
         self.kinds = Kinds()
         self.ids = PackedIds()  # (a str each was most of a big replay's memory)
-        self.facts = FactsColumn(self)
+        # Call ids and tool names, each kept once (a call id is named by its call, its
+        # answer and its dispatch): the facts and the tool operations keep their numbers.
+        self.texts = Texts()
+        self.facts = FactsColumn(self, self.texts)
         self.source: LineSource | None = None
 
     def append(

@@ -3,8 +3,8 @@
 A big transcript has 100,000s of message lines; an object per line (its role,
 line count, tool calls, usage...) was about 60 MB at 1 GB. ``FactsColumn``
 packs the small facts of each line into one 64-bit word, keeps the tool-call
-ids and names in one flat list of shared strings and the usage numbers in
-arrays, and hands out a ``MessageFacts`` only when one is asked for; the views
+ids and names as their numbers in the replay's ``Texts`` (one flat array) and the
+usage numbers in arrays, and hands out a ``MessageFacts`` only when one is asked for; the views
 that walk every line read single facts (``lines``, ``calls``, ``usage``...).
 """
 
@@ -22,6 +22,7 @@ from .text import as_str
 
 if TYPE_CHECKING:
     from .events import Events
+    from .packed_ids import Texts
 
 LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
 
@@ -134,7 +135,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     taken when first asked for.
     """
 
-    def __init__(self, events: Events) -> None:
+    def __init__(self, events: Events, texts: Texts) -> None:
         # A weak reference: no cycle with the Events that own this, so a replay nobody
         # holds any more is freed at once, without waiting for (or escaping, frozen)
         # the cyclic collector.
@@ -145,12 +146,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
         self._words = array("Q")  # per line: the packed facts, 0 for none
         self._text_at = array("I")  # per line: where its texts start in _texts
         self._usage_at = array("I")  # per line: its usage row + 1, 0 for none
-        self._texts: list[str] = []  # tool-call-id, then each call's id and name
+        # Per line, from _text_at: its tool-call-id, then each call's id and name, as
+        # their numbers in ``texts`` (a call id is a str there only when asked for).
+        self._texts = array("i")
+        self.texts = texts
         self._numbers = array("q")  # per usage row: input, output, total, cache read
         self._costs = array("d")  # per usage row: cost (NaN: unknown)
         self._roles: dict[int, str] = {}  # lines whose role is none of the four
         self._odd: dict[int, tuple[int, int, MessageUsage | None]] = {}  # counts, usage
-        self._strings: dict[str, str] = {}  # for facts taken late (see message_facts)
 
     # -- filling ---------------------------------------------------------------
 
@@ -204,12 +207,13 @@ class FactsColumn(Sequence[MessageFacts | None]):
             word |= _ERROR
         texts = self._texts
         text_at = len(texts)
+        number = self.texts.number
         if tcid is not None:
             word |= _ANSWERS
-            texts.append(tcid)
+            texts.append(number(tcid))
         for cid, name in calls:
-            texts.append(cid)
-            texts.append(name)
+            texts.append(number(cid))
+            texts.append(number(name))
         usage_at = 0
         odd_usage = None
         if usage is not None:
@@ -250,7 +254,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         events = self._events()
         if events is not None and events.kinds[index] == "message":
             payload = events[index].get("payload")
-            fields = payload_fields(payload if isinstance(payload, dict) else {}, self._strings)
+            fields = payload_fields(payload if isinstance(payload, dict) else {}, None)
             self._reach(index + 1)
             word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
             self._words[index] = word
@@ -292,7 +296,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def answers(self, index: int) -> str | None:
         if self._word(index) & _ANSWERS:
-            return self._texts[self._text_at[index]]
+            return self.texts.text(self._texts[self._text_at[index]])
         return None
 
     def calls(self, index: int) -> tuple[tuple[str, str], ...]:
@@ -301,10 +305,10 @@ class FactsColumn(Sequence[MessageFacts | None]):
         if not pairs:
             return ()
         start = self._text_at[index] + (1 if word & _ANSWERS else 0)
-        texts = self._texts
-        if pairs == 1:
-            return ((texts[start], texts[start + 1]),)
-        return tuple((texts[at], texts[at + 1]) for at in range(start, start + 2 * pairs, 2))
+        texts, text = self._texts, self.texts.text
+        return tuple(
+            (text(texts[at]), text(texts[at + 1])) for at in range(start, start + 2 * pairs, 2)
+        )
 
     def usage(self, index: int) -> MessageUsage | None:
         word = self._word(index)
@@ -332,7 +336,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         code = word >> _ROLE_SHIFT & 7
         role = _ROLE_NAMES[code] if code else self._roles.get(index, "user")
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-        answers = self._texts[self._text_at[index]] if word & _ANSWERS else None
+        answers = self.texts.text(self._texts[self._text_at[index]]) if word & _ANSWERS else None
         return role, word >> _LINES_SHIFT & 15, bool(word & _REASONING), pairs, answers
 
     def shape_keys(self, indexes: Iterable[int]) -> list[int]:
@@ -360,12 +364,20 @@ class FactsColumn(Sequence[MessageFacts | None]):
     ) -> tuple[list[str], list[int], list[str], list[str]]:
         """Of these message lines, in order: the call ids they answer, then each call's
         line (its index), id and name (``answers`` and ``calls`` of each, in one walk)."""
+        answers, at_lines, ids, names = self.call_numbers(indexes)
+        text = self.texts.text
+        return [*map(text, answers)], at_lines, [*map(text, ids)], [*map(text, names)]
+
+    def call_numbers(
+        self, indexes: Iterable[int]
+    ) -> tuple[list[int], list[int], list[int], list[int]]:
+        """``call_texts`` with each text as its number in ``texts`` (none made a str)."""
         self._reach(self._length)
         words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
-        answers: list[str] = []
+        answers: list[int] = []
         at_lines: list[int] = []
-        ids: list[str] = []
-        names: list[str] = []
+        ids: list[int] = []
+        names: list[int] = []
         for index in indexes:
             word = words[index] or self._word(index)
             at = text_at[index]
@@ -390,7 +402,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
                 yield index, 0, None
                 continue
             pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-            yield index, pairs, texts[text_at[index]] if word & _ANSWERS else None
+            yield index, pairs, self.texts.text(texts[text_at[index]]) if word & _ANSWERS else None
 
     # -- the sequence --------------------------------------------------------------
 

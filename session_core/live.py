@@ -91,7 +91,6 @@ class LiveTranscript:
         failed = indexing.IndexError_
         indexed = indexing.INDEXED
         fields = indexing.message_fields
-        strings = state.strings
         utf8_ok = indexing.utf8_ok
         started = state.event_lines  # empty until the session-meta line is applied
         block: object = None  # the block the last line was a view into, and whether
@@ -118,7 +117,7 @@ class LiveTranscript:
                             env.payload,
                             line,
                             span or bytes(raw),
-                            fields(env.payload, strings) if kind == "message" else None,
+                            fields(env.payload) if kind == "message" else None,
                         )
                     except TranscriptError as err:
                         warnings.append(f"line {line}: {err.reason} (not applied)")

@@ -243,6 +243,28 @@ class PackedIds(ListLike[str]):
             self._catch_up()
         low = ((hash(ident) + _HALF) & _LOW) - _HALF
         slot, found = self._probe(ident, low)
+        node = self._put(ident, low)
+        if found < 0:
+            self._fill(slot, node)
+        elif self._keep_last:
+            self._table[slot] = node
+        return node, found < 0
+
+    def intern(self, ident: str) -> int:
+        """The node of ``ident``: the one it has, else a new one (appended and indexed)."""
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
+        low = ((hash(ident) + _HALF) & _LOW) - _HALF
+        slot, found = self._probe(ident, low)
+        if found >= 0:
+            return found
+        node = self._put(ident, low)
+        self._fill(slot, node)
+        return node
+
+    def _put(self, ident: str, low: int) -> int:
+        """Append ``ident`` (its hash's low bits ``low``) packed at once; its node (the
+        caller puts it in the table)."""
         node = self._count
         key = packed(ident)
         if key is not None:
@@ -256,11 +278,7 @@ class PackedIds(ListLike[str]):
             self._ends.append(len(self._text))
         self._hashes.append(low)
         self._count = self._indexed = node + 1
-        if found < 0:
-            self._fill(slot, node)
-        elif self._keep_last:
-            self._table[slot] = node
-        return node, found < 0
+        return node
 
     def _probe(self, ident: str, low: int) -> tuple[int, int]:
         """The slot of ``ident`` (``low``: its hash's low 32 bits, signed) and its node,
@@ -328,4 +346,45 @@ class PackedIds(ListLike[str]):
         self._table, self._mask = table, mask
 
 
-__all__ = ["WIDTH", "PackedIds", "packed", "packed_run", "text_of"]
+RECENT = 4096  # texts a Texts table finds without probing (two generations of them)
+
+
+class Texts:
+    """Texts named many times (call ids, tool names), each kept once, packed: its number
+    stands for it. A call id is named by its call, its dispatch and its answer, mostly a
+    few lines apart: the texts met last are found in a small dict first (a str each was
+    80 bytes, and a dict entry more, at 160,000 call ids a GB)."""
+
+    __slots__ = ("_old", "_recent", "ids")
+
+    def __init__(self) -> None:
+        self.ids = PackedIds("first")
+        self._recent: dict[str, int] = {}
+        self._old: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def number(self, text: str) -> int:
+        """The number of ``text`` (a new one if it has none)."""
+        found = self._recent.get(text)
+        if found is None:
+            found = self._old.get(text)
+            if found is None:
+                found = self.ids.intern(text)
+            recent = self._recent
+            recent[text] = found
+            if len(recent) >= RECENT:
+                self._old, self._recent = recent, {}
+        return found
+
+    def find(self, text: str) -> int:
+        """The number of ``text``, -1 if it has none (none is given)."""
+        found = self._recent.get(text)
+        return found if found is not None else self.ids.find(text)
+
+    def text(self, number: int) -> str:
+        return self.ids[number]
+
+
+__all__ = ["WIDTH", "PackedIds", "Texts", "packed", "packed_run", "text_of"]

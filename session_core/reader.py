@@ -208,14 +208,13 @@ def _replay_into(
         facts_column = events.facts
         failed = indexing.IndexError_
         utf8_ok = indexing.utf8_ok
-        strings = state.strings
         entries_append = state.entries.append
         index = state._index
         pending_ops = state._pending_ops
         op_ids = state.op_ids
         op_ids_append = op_ids.tail.append
         ops = state.tool_ops
-        call_ids = ops.call_ids
+        call_numbers = ops.call_numbers
         dispatched = ops.dispatched
         settled = ops.settled
         settle_index = state._settle_index
@@ -265,19 +264,13 @@ def _replay_into(
                                 if facts:
                                     facts_column.pad(at)
                                     taken = cast("indexing.FactsBody | None", body)
-                                    facts_column.take_fields(message_fields(taken, strings))
+                                    facts_column.take_fields(message_fields(taken))
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""
-                                pending_ops[eid] = len(call_ids)
+                                pending_ops[eid] = len(call_numbers)
                                 op_ids_append(eid)
-                                dispatched(
-                                    at,
-                                    # (one str for the call and its answer: the
-                                    # facts, if taken, name it too)
-                                    strings.setdefault(call_id, call_id) if facts else call_id,
-                                    body.run_id if body is not None else None,
-                                )
+                                dispatched(at, call_id, body.run_id if body is not None else None)
                                 state.pending_count += 1
                                 kind = dispatch
                             else:

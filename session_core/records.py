@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
+from .indexed import ListLike
+from .packed_ids import Texts
 from .text import as_str as _str
 
 OUTCOMES = ("completed", "failed", "outcome-unknown")  # what a settle line may say
@@ -103,7 +105,10 @@ class ToolOps(_Rebuilt):
         self._dispatch = array("i")  # event index of each operation's dispatch line
         self._settle = array("i")  # event index of its settle line, -1 while unsettled
         self._outcome = bytearray()  # its settle's outcome (OUTCOMES' index + 1), 0 before
-        self.call_ids: list[str] = []
+        # Its call id, as its number in the replay's texts (``Events.texts``).
+        self.texts = events.texts
+        self.call_numbers = array("i")
+        self.call_ids = CallIds(self.texts, self.call_numbers)  # (read as the list of them)
         self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
         self._names: dict[str, str] = {}  # one str object per run id
 
@@ -111,7 +116,7 @@ class ToolOps(_Rebuilt):
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
-        self.call_ids.append(call_id)
+        self.call_numbers.append(self.texts.number(call_id))
         if isinstance(run_id, str) and run_id:
             run_id = self._names.setdefault(run_id, run_id)
         else:
@@ -148,6 +153,22 @@ class ToolOps(_Rebuilt):
 
     def __len__(self) -> int:
         return len(self._dispatch)
+
+
+class CallIds(ListLike[str]):
+    """The operations' call ids, in dispatch order (``ToolOps.call_numbers`` read)."""
+
+    __slots__ = ("_numbers", "_texts")
+
+    # (their parts, not the ToolOps: no cycle, so a replay nobody holds is freed at once)
+    def __init__(self, texts: Texts, numbers: array[int]) -> None:
+        self._texts, self._numbers = texts, numbers
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def _one(self, index: int) -> str:
+        return self._texts.text(self._numbers[index])
 
 
 class RunContexts(_Rebuilt):

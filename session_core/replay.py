@@ -130,9 +130,6 @@ class ReplayState:
         # lazy_facts: a message's facts (events.facts) are taken when first asked for, not
         # while replaying (a load or a CLI replay mostly never asks).
         self.lazy_facts = lazy_facts
-        # Call ids and tool names, one str object each however many lines name them (a
-        # call id is named by its call, its answer and its dispatch).
-        self.strings: dict[str, str] = {}
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
         # A live message's id -> its position in entries, less _shift: a compaction moves
@@ -321,9 +318,7 @@ class ReplayState:
             envelope if raw is None else raw,
             name if name is not None else _str(kind),
             eid,
-            payload_fields(payload, self.strings)
-            if kind == "message" and not self.lazy_facts
-            else None,
+            payload_fields(payload, None) if kind == "message" and not self.lazy_facts else None,
         )
         if line is None:
             line = self.last_line + 1
@@ -357,13 +352,9 @@ class ReplayState:
         elif kind == "tool-dispatched":
             call_id = (body.call_id if body is not None else None) or ""
             ops = self.tool_ops
-            self._pending_ops[eid] = len(ops.call_ids)
+            self._pending_ops[eid] = len(ops)
             self.op_ids.append(eid)
-            ops.dispatched(
-                at,
-                self.strings.setdefault(call_id, call_id),
-                body.run_id if body is not None else None,
-            )
+            ops.dispatched(at, call_id, body.run_id if body is not None else None)
             self.pending_count += 1
             kind = "tool-dispatched"
         else:
@@ -383,13 +374,11 @@ class ReplayState:
         # for; replay keeps what it and the views look up.
         call_id = payload.get("call-id")
         ops = self.tool_ops
-        self._pending_ops[eid] = len(ops.call_ids)
+        self._pending_ops[eid] = len(ops)
         self.op_ids.append(eid)
         if type(call_id) is not str:
             call_id = _str(call_id)
-        ops.dispatched(
-            len(self.event_lines), self.strings.setdefault(call_id, call_id), payload.get("run-id")
-        )
+        ops.dispatched(len(self.event_lines), call_id, payload.get("run-id"))
         self.pending_count += 1
 
     def _settle(

@@ -48,6 +48,7 @@ from .ops import V1Op, V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
+_SOME = -1  # (``_SOME.__lt__``: an operation's index, not -1 for none)
 
 
 def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> Transcript:
@@ -84,11 +85,13 @@ class V1Model:
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
         self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
+        # Call ids are kept as their numbers in the replay's texts (``Events.texts``).
+        self.texts = state.events.texts
         # The call ids tool messages answer, of the operations not settled yet (and of
         # the calls not dispatched): those whose state it moves.
-        self.answered: set[str] = set()
+        self.answered: set[int] = set()
         self._let_go_of = 0  # answers let go of since the set was made again
-        self._shared: set[str] = set()  # call ids more than one operation has
+        self._shared: set[int] = set()  # call ids more than one operation has
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
@@ -100,12 +103,14 @@ class V1Model:
         self._unknown_at: dict[int, str] = {}  # a line of a type not known: span -> type
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
         self._ops_taken = 0  # dispatch lines taken
-        self._by_call: dict[str, int] = {}  # call id -> its (last) operation
-        self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
-        self._early: set[str] = set()  # call ids dispatched before a message called them
+        # Call id -> its (last) operation, -1 for none: an array by the call id's number
+        # (a dict of them was 8 MB at 1 GB); as long as the texts (``_op_of_all``).
+        self._op_of = array("i")
+        self._undispatched: dict[int, tuple[int, int]] = {}  # call id -> its event, tool
+        self._early: set[int] = set()  # call ids dispatched before a message called them
         # The calls of the message lines taken since the dispatch lines were (call ids,
         # their events, tools), held until those are (``_take_operations``).
-        self._calls: list[tuple[list[str], list[int], list[str]]] = []
+        self._calls: list[tuple[list[int], list[int], list[int]]] = []
         self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts_seen = 0  # run-context lines looked at
         self._number: dict[str, int] = {}  # run id -> its place among the runs
@@ -311,20 +316,21 @@ class V1Model:
         """What these message lines (in file order) tell of the operations: the call ids
         they answer whose operation may still move, the calls no dispatch line named yet
         (held until the dispatch lines of the same batch are taken: ``_take_operations``)."""
-        answers, at, cids, names = self.state.events.facts.call_texts(positions)
-        answered, by_call = self.answered, self._by_call
+        answers, at, cids, names = self.state.events.facts.call_numbers(positions)
+        answered = self.answered
         if answers:
             # (A call id of an operation settled already is never asked for again.)
             shared = self._shared
-            known = by_call.keys() & answers
+            op_of = self._op_of_all()
+            known = set(compress(answers, map(_SOME.__lt__, map(op_of.__getitem__, answers))))
             answered.update(filterfalse(known.__contains__, answers))
             if self._open:  # (only those not settled when taken may not be now)
                 calls = list(known)
                 taken_open = set(self._open)
                 calls = list(
-                    compress(calls, map(taken_open.__contains__, map(by_call.__getitem__, calls)))
+                    compress(calls, map(taken_open.__contains__, map(op_of.__getitem__, calls)))
                 )
-                still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
+                still = self.state.tool_ops.unsettled_flags(map(op_of.__getitem__, calls))
                 answered.update(compress(calls, still))
             answered.update(shared.intersection(known))
         if not cids:
@@ -339,6 +345,19 @@ class V1Model:
                 early.discard(cid)
             else:
                 undispatched[cid] = (position, name)
+
+    def _op_of_all(self) -> array[int]:
+        """``_op_of``, as long as the texts (a text that is no operation's call id: -1)."""
+        op_of = self._op_of
+        missing = len(self.texts) - len(op_of)
+        if missing > 0:
+            op_of.extend(array("i", [-1]) * missing)
+        return op_of
+
+    def operation_of(self, call_id: int) -> int:
+        """The last operation of call id ``call_id`` (its number), -1 for none."""
+        op_of = self._op_of
+        return op_of[call_id] if 0 <= call_id < len(op_of) else -1
 
     def _hold_calls(self) -> None:
         """The calls held (``_take_answers_and_calls``) as undispatched, in their order."""
@@ -501,18 +520,18 @@ class V1Model:
         state = self.state
         records = state.tool_ops
         taken, now = self._ops_taken, len(records)
-        dispatched = records.call_ids[taken:now]
-        undispatched, early, by_call = self._undispatched, self._early, self._by_call
+        dispatched = records.call_numbers[taken:now].tolist()
+        undispatched, early, op_of = self._undispatched, self._early, self._op_of_all()
         once = set(dispatched)
-        if len(once) < len(dispatched) or not by_call.keys().isdisjoint(once):
+        if len(once) < len(dispatched) or max(map(op_of.__getitem__, once), default=-1) >= 0:
             self._hold_calls()  # a call id dispatched again (rare): one at a time
             for index, cid in enumerate(dispatched, taken):
                 if undispatched.pop(cid, None) is None:
                     early.add(cid)  # dispatched before the line that calls it
-                if cid in by_call and cid not in self._shared:
+                if op_of[cid] >= 0 and cid not in self._shared:
                     self._shared.add(cid)
                     self._answer_again(cid)
-                by_call[cid] = index
+                op_of[cid] = index
         else:
             # The usual: each call dispatched once, after its message (often in the same
             # batch: held, it never waits in ``_undispatched``).
@@ -525,7 +544,8 @@ class V1Model:
             for cid in once.intersection(undispatched.keys()):
                 del undispatched[cid]
             self._calls = []
-            by_call.update(zip(dispatched, range(taken, now), strict=True))
+            for index, cid in enumerate(dispatched, taken):
+                op_of[cid] = index
         if now - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(self._undispatched)
         still = records.unsettled_flags(range(taken, now))
@@ -537,7 +557,7 @@ class V1Model:
         """The answers of these settled operations' calls are not asked for again (an
         operation's state is its outcome once settled): not kept, unless another
         operation has the same call id."""
-        answered, call_ids = self.answered, self.state.tool_ops.call_ids
+        answered, call_ids = self.answered, self.state.tool_ops.call_numbers
         if answered:  # (none, mostly: an answer comes after its operation settled)
             gone = answered.intersection(map(call_ids.__getitem__, settled))
             gone.difference_update(self._shared)
@@ -547,17 +567,17 @@ class V1Model:
             self.answered = set(answered)  # a set keeps its size: not that of a whole file
             self._let_go_of = 0
 
-    def _answer_again(self, cid: str) -> bool:
+    def _answer_again(self, cid: int) -> bool:
         """Whether a tool message so far answers ``cid`` (one whose answer was let go of,
         ``_let_go``): looked for in the replay's facts, and kept again."""
-        facts = self.state.events.facts
-        if any(tcid == cid for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
+        facts, text = self.state.events.facts, self.texts.text(cid)
+        if any(tcid == text for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
             self.answered.add(cid)
             return True
         return False
 
-    def _is_answered(self, cid: str) -> bool:
-        return cid in self.answered or (cid in self._by_call and self._answer_again(cid))
+    def _is_answered(self, cid: int) -> bool:
+        return cid in self.answered or (self.operation_of(cid) >= 0 and self._answer_again(cid))
 
     def _operations(self, writer_alive: bool | None) -> V1Ops:
         """Every operation (``V1Ops``): the ones not settled made again (their state
@@ -576,11 +596,11 @@ class V1Model:
         self._open = still
         self._let_go(settled)
         # The calls no dispatch line names, after: a crash state of their own.
-        lines, ids = state.event_lines, state.events.ids
+        lines, ids, text = state.event_lines, state.events.ids, self.texts.text
         never: list[ToolOp] = [
             ToolOp(
-                call_id=cid,
-                tool=name,
+                call_id=text(cid),
+                tool=text(name),
                 state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
                 line=int(lines[position]),
                 message_id=ids[position],
