@@ -214,7 +214,6 @@ def _replay_into(
         op_ids = state.op_ids
         op_ids_append = op_ids.tail.append
         ops = state.tool_ops
-        call_numbers = ops.call_numbers
         dispatched = ops.dispatched
         settled = ops.settled
         settle_index = state._settle_index
@@ -268,7 +267,7 @@ def _replay_into(
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""
-                                pending_ops[eid] = len(call_numbers)
+                                pending_ops[eid] = len(ops)
                                 op_ids_append(eid)
                                 dispatched(at, call_id, body.run_id if body is not None else None)
                                 state.pending_count += 1

@@ -105,10 +105,13 @@ class ToolOps(_Rebuilt):
         self._dispatch = array("i")  # event index of each operation's dispatch line
         self._settle = array("i")  # event index of its settle line, -1 while unsettled
         self._outcome = bytearray()  # its settle's outcome (OUTCOMES' index + 1), 0 before
-        # Its call id, as its number in the replay's texts (``Events.texts``).
+        # Its call id, as its number in the replay's texts (``Events.texts``), given when
+        # first asked for (``call_numbers``): a replay that never asks (a load, a check)
+        # keeps them as they came (``_unnumbered``), not looked up one at a time.
         self.texts = events.texts
-        self.call_numbers = array("i")
-        self.call_ids = CallIds(self.texts, self.call_numbers)  # (read as the list of them)
+        self._numbers = array("i")
+        self._unnumbered: list[str] = []
+        self.call_ids = CallIds(self.texts, self._numbers, self._unnumbered)
         self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
         self._names: dict[str, str] = {}  # one str object per run id
 
@@ -116,12 +119,20 @@ class ToolOps(_Rebuilt):
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
-        self.call_numbers.append(self.texts.number(call_id))
+        self._unnumbered.append(call_id)
         if isinstance(run_id, str) and run_id:
             run_id = self._names.setdefault(run_id, run_id)
         else:
             run_id = None
         self.run_ids.append(run_id)
+
+    @property
+    def call_numbers(self) -> array[int]:
+        """Each operation's call id, as its number in ``texts``."""
+        if self._unnumbered:
+            self._numbers.extend(map(self.texts.number, self._unnumbered))
+            self._unnumbered.clear()
+        return self._numbers
 
     def settled(self, index: int, event: int, outcome: object) -> None:
         """Operation ``index`` settled by line ``event``, with ``outcome`` (one of
@@ -158,16 +169,19 @@ class ToolOps(_Rebuilt):
 class CallIds(ListLike[str]):
     """The operations' call ids, in dispatch order (``ToolOps.call_numbers`` read)."""
 
-    __slots__ = ("_numbers", "_texts")
+    __slots__ = ("_numbers", "_texts", "_unnumbered")
 
     # (their parts, not the ToolOps: no cycle, so a replay nobody holds is freed at once)
-    def __init__(self, texts: Texts, numbers: array[int]) -> None:
-        self._texts, self._numbers = texts, numbers
+    def __init__(self, texts: Texts, numbers: array[int], unnumbered: list[str]) -> None:
+        self._texts, self._numbers, self._unnumbered = texts, numbers, unnumbered
 
     def __len__(self) -> int:
-        return len(self._numbers)
+        return len(self._numbers) + len(self._unnumbered)
 
     def _one(self, index: int) -> str:
+        numbered = len(self._numbers)
+        if index >= numbered:
+            return self._unnumbered[index - numbered]
         return self._texts.text(self._numbers[index])
 
 

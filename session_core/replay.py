@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .elisions import Elided, Elisions
+from .elisions import Elision as Elision  # where the views import it from
 from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
@@ -106,17 +108,6 @@ class FoldedBy(Mapping[str, str]):
         return len(set(self._ids))
 
 
-@dataclass(slots=True)
-class Elision:
-    """One stubbed message: which elision line did it, and the stub it left."""
-
-    elision_id: str
-    ts: str
-    message_id: str
-    stub: str
-    line: int | None = None  # the stubbed message's line (None: not known, not a line)
-
-
 class ReplayState:
     """The replayed view of a v1 transcript, built envelope by envelope.
 
@@ -170,8 +161,8 @@ class ReplayState:
         self.folded_by: Mapping[str, str] = FoldedBy(
             self.folded_ids, self.folded_starts, self.compactions
         )
-        self.elisions: list[Elision] = []
-        self.elided: dict[str, list[Elision]] = {}  # message id -> its elisions, in order
+        self.elisions = Elisions()  # (in columns: an Elision is made when asked for)
+        self.elided: Mapping[str, list[Elision]] = Elided(self.elisions)  # message id ->
 
     # -- validation -------------------------------------------------------
 
@@ -443,15 +434,14 @@ class ReplayState:
     def _elide(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
-        ts = _str(envelope.get("ts"))
-        entries = self.entries
-        for index, stub in self._elision_targets(payload, line):
+        entries, elisions = self.entries, self.elisions
+        targets = self._elision_targets(payload, line)  # (checked: then applied)
+        elisions.start_line(eid, _str(envelope.get("ts")))
+        for index, stub in targets:
             mid, body, sticky, _ = entries[index]
             entries[index] = (mid, body, sticky, stub)
             at = int(self.event_lines[body.index]) if isinstance(body, LazyPayload) else None
-            record = Elision(elision_id=eid, ts=ts, message_id=mid, stub=stub, line=at)
-            self.elisions.append(record)
-            self.elided.setdefault(mid, []).append(record)
+            elisions.add(mid, stub, at)
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
         contexts = self.run_contexts

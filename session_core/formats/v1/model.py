@@ -443,10 +443,10 @@ class V1Model:
         """Where the records of elision line ``eid`` are in the replay's elisions (the
         next ones not taken: an elision line applies its records in one go)."""
         elisions, taken = self.state.elisions, self._elisions_taken
-        while taken < len(elisions) and elisions[taken].elision_id != eid:
+        while taken < len(elisions) and elisions.elision_id(taken) != eid:
             taken += 1
         end = taken
-        while end < len(elisions) and elisions[end].elision_id == eid:
+        while end < len(elisions) and elisions.elision_id(end) == eid:
             end += 1
         self._elisions_taken = end
         return taken, end
