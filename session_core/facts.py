@@ -47,8 +47,9 @@ _CALLS_MASK = _SMALL << _CALLS_SHIFT
 # What ``shape`` is made of, but for the call id answered (``FactsColumn.shape_keys``).
 _SHAPE = 7 << _ROLE_SHIFT | 15 << _LINES_SHIFT | _REASONING | _ANSWERS | _ODD | _CALLS_MASK
 
-_NONE = -(1 << 63)  # an unknown token count, in the usage array
-_LOW, _HIGH = _NONE + 1, (1 << 63) - 1  # what else the array holds
+# Token counts in int32s (a count past them is kept as it is, in _odd).
+_NONE = -(1 << 31)  # an unknown token count, in the usage array
+_LOW, _HIGH = _NONE + 1, (1 << 31) - 1  # what else the array holds
 
 
 @dataclass(slots=True)
@@ -150,7 +151,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         # their numbers in ``texts`` (a call id is a str there only when asked for).
         self._texts = array("i")
         self.texts = texts
-        self._numbers = array("q")  # per usage row: input, output, total, cache read
+        self._numbers = array("i")  # per usage row: input, output, total, cache read
         self._costs = array("d")  # per usage row: cost (NaN: unknown)
         self._roles: dict[int, str] = {}  # lines whose role is none of the four
         self._odd: dict[int, tuple[int, int, MessageUsage | None]] = {}  # counts, usage

@@ -206,3 +206,30 @@ class RunContexts(_Rebuilt):
 
     def __len__(self) -> int:
         return len(self._event)
+
+
+class Sections:
+    """Section digest -> where its text is: the first run context that carries it (its
+    index among them) and the section's place there. Each digest kept once, packed
+    (``Texts``): a dict of str keys and tuples was 4 MB at 1 GB."""
+
+    __slots__ = ("_carrier", "_digests", "_position")
+
+    def __init__(self) -> None:
+        self._digests = Texts()
+        self._carrier = array("i")  # per digest: its run context
+        self._position = array("i")  # ... and its place among that one's sections
+
+    def add(self, digest: str, carrier: int, position: int) -> None:
+        """Run context ``carrier`` has ``digest`` at ``position`` (kept if it is the first)."""
+        if self._digests.number(digest) == len(self._carrier):
+            self._carrier.append(carrier)
+            self._position.append(position)
+
+    def get(self, digest: str) -> tuple[int, int] | None:
+        """``(run context, place)`` of ``digest``'s first carrier, or None."""
+        number = self._digests.find(digest) if type(digest) is str else -1
+        return None if number < 0 else (self._carrier[number], self._position[number])
+
+    def __len__(self) -> int:
+        return len(self._carrier)

@@ -23,7 +23,7 @@ from .indexed import ListLike
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
-from .records import OUTCOMES, RunContexts, ToolOps
+from .records import OUTCOMES, RunContexts, Sections, ToolOps
 from .text import as_str as _str
 
 KNOWN_TYPES = frozenset(
@@ -142,9 +142,9 @@ class ReplayState:
         # Each run-context line's ts (None: none), in file order: a run's start, known
         # without reading its line again (the line is mostly its sections).
         self.run_started: list[str | None] = []
-        # digest -> (carrier id, its index in run_contexts, the section's index there):
-        # the text is read from the carrier line when asked for
-        self.sections: dict[str, tuple[str, int, int]] = {}
+        # digest -> (its index in run_contexts, the section's index there): the text is
+        # read from the carrier line when asked for
+        self.sections = Sections()
         self.grants: list[Any] = []
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
@@ -453,7 +453,7 @@ class ReplayState:
         for position, section in enumerate(dicts):
             digest = section.get("digest")
             if isinstance(digest, str) and digest and isinstance(section.get("rendered"), str):
-                self.sections.setdefault(digest, (eid, carrier, position))
+                self.sections.add(digest, carrier, position)
 
     # -- reading ----------------------------------------------------------
 
@@ -512,13 +512,14 @@ class ReplayState:
         found = self.sections.get(digest)
         if found is None:
             return None
-        sections = self.run_contexts[found[1]]["sections"]
-        text = sections[found[2]].get("rendered") if found[2] < len(sections) else None
+        carrier, position = found
+        sections = self.run_contexts[carrier]["sections"]
+        text = sections[position].get("rendered") if position < len(sections) else None
         return text if isinstance(text, str) else None  # a line changed on disk: not there
 
     def section_carrier(self, digest: str) -> str | None:
         found = self.sections.get(digest)
-        return None if found is None else found[0]
+        return None if found is None else self.events.ids[self.run_contexts.event(found[0])]
 
     def _position(self, message_id: str) -> int | None:
         """Where the live message ``message_id`` is in entries."""
