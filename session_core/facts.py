@@ -129,6 +129,46 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
     )
 
 
+_BLOCK_SHIFT = 5  # lines of a block: an _Offsets base each
+_FAR = 255  # an _Offsets byte saying the offset is kept whole (in its dict)
+
+
+class _Offsets:
+    """Per line, where it starts in a column that grows as lines are given facts (its
+    texts, its usage row): a byte each, from the column's length when the line's block
+    of 32 lines began (4 bytes a line in an int array were 2.7 MB at 1 GB). An offset
+    that does not fit (a line given its facts late, a block of many texts) is kept whole
+    in a dict."""
+
+    __slots__ = ("base", "far", "rel")
+
+    def __init__(self) -> None:
+        self.rel = bytearray()  # per line
+        self.base = array("I")  # per block: the column's length when it began
+        self.far: dict[int, int] = {}
+
+    def grow(self, length: int, at: int) -> None:
+        """Lines up to ``length`` (offset 0 each); the column is ``at`` long now."""
+        missing = length - len(self.rel)
+        if missing > 0:
+            self.rel.extend(bytes(missing))
+            blocks = ((length - 1) >> _BLOCK_SHIFT) + 1 - len(self.base)
+            if blocks > 0:
+                self.base.extend(array("I", [at]) * blocks)
+
+    def put(self, index: int, offset: int) -> None:
+        rel = offset - self.base[index >> _BLOCK_SHIFT]
+        if 0 <= rel < _FAR:
+            self.rel[index] = rel
+        else:
+            self.rel[index] = _FAR
+            self.far[index] = offset
+
+    def get(self, index: int) -> int:
+        rel = self.rel[index]
+        return self.base[index >> _BLOCK_SHIFT] + rel if rel != _FAR else self.far[index]
+
+
 class FactsColumn(Sequence[MessageFacts | None]):
     """``MessageFacts`` for message lines, None for others, kept packed (see the module).
 
@@ -145,8 +185,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
         # (a check) keeps none, 16 bytes a line.
         self._length = 0  # lines
         self._words = array("Q")  # per line: the packed facts, 0 for none
-        self._text_at = array("I")  # per line: where its texts start in _texts
-        self._usage_at = array("I")  # per line: its usage row + 1, 0 for none
+        self._text_at = _Offsets()  # per line: where its texts start in _texts
+        self._usage_at = _Offsets()  # per line: its usage row + 1 (byte 0: none)
         # Per line, from _text_at: its tool-call-id, then each call's id and name, as
         # their numbers in ``texts`` (a call id is a str there only when asked for).
         self._texts = array("i")
@@ -163,9 +203,12 @@ class FactsColumn(Sequence[MessageFacts | None]):
         words = self._words
         if self._length == len(words) != 0:  # (facts taken as fed: the arrays keep up)
             words.append(0)
-            self._text_at.append(0)
-            self._usage_at.append(0)
+            self._offsets(len(words))
         self._length += 1
+
+    def _offsets(self, length: int) -> None:
+        self._text_at.grow(length, len(self._texts))
+        self._usage_at.grow(length, len(self._costs))
 
     def pad(self, length: int) -> None:
         """Append lines without facts until there are ``length``."""
@@ -178,23 +221,20 @@ class FactsColumn(Sequence[MessageFacts | None]):
         missing = length - len(self._words)
         if missing > 0:
             self._words.extend(array("Q", bytes(8 * missing)))
-            self._text_at.extend(array("I", bytes(4 * missing)))
-            self._usage_at.extend(array("I", bytes(4 * missing)))
+            self._offsets(length)
 
     def take_fields(self, fields: tuple[Any, ...]) -> None:
         """Append the facts of a message line (``payload_fields``' tuple: no object)."""
         index = self._length
         if len(self._words) < index:
             self._reach(index)
-        word, text_at, usage_at = self._pack(index, fields)
-        self._words.append(word)
-        self._text_at.append(text_at)
-        self._usage_at.append(usage_at)
+        self._offsets(index + 1)
+        self._words.append(self._pack(index, fields))
         self._length = index + 1
 
-    def _pack(self, index: int, fields: tuple[Any, ...]) -> tuple[int, int, int]:
-        """The word, text start and usage row of line ``index`` (its texts and usage
-        numbers are stored on the way). Run for every message line of a replay."""
+    def _pack(self, index: int, fields: tuple[Any, ...]) -> int:
+        """The word of line ``index``, its texts and usage numbers stored on the way, and
+        where they start (``_offsets`` made its place). Run for every message line."""
         role, lines, reasoning, count, calls, tcid, turn, usage, error = fields
         code = _ROLE_CODES.get(role, 0)
         word = _TAKEN | code << _ROLE_SHIFT | lines << _LINES_SHIFT
@@ -207,7 +247,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
         if error:
             word |= _ERROR
         texts = self._texts
-        text_at = len(texts)
+        if tcid is not None or calls:
+            self._text_at.put(index, len(texts))
         number = self.texts.number
         if tcid is not None:
             word |= _ANSWERS
@@ -215,7 +256,6 @@ class FactsColumn(Sequence[MessageFacts | None]):
         for cid, name in calls:
             texts.append(number(cid))
             texts.append(number(name))
-        usage_at = 0
         odd_usage = None
         if usage is not None:
             word |= _USAGE
@@ -236,7 +276,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
                 )
                 cost = usage.cost
                 self._costs.append(math.nan if cost is None else cost)
-                usage_at = len(self._costs)
+                self._usage_at.put(index, len(self._costs))
             else:
                 odd_usage = usage
         pairs = len(calls)
@@ -244,7 +284,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
             word |= _ODD
             self._odd[index] = (count, pairs, odd_usage)
             count, pairs = min(count, _SMALL), min(pairs, _SMALL)
-        return word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT, text_at, usage_at
+        packed: int = word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT
+        return packed
 
     def _word(self, index: int) -> int:
         words = self._words
@@ -257,8 +298,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
             payload = events[index].get("payload")
             fields = payload_fields(payload if isinstance(payload, dict) else {}, None)
             self._reach(index + 1)
-            word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
-            self._words[index] = word
+            word = self._words[index] = self._pack(index, fields)
             return word
         return 0
 
@@ -297,7 +337,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def answers(self, index: int) -> str | None:
         if self._word(index) & _ANSWERS:
-            return self.texts.text(self._texts[self._text_at[index]])
+            return self.texts.text(self._texts[self._text_at.get(index)])
         return None
 
     def calls(self, index: int) -> tuple[tuple[str, str], ...]:
@@ -305,7 +345,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
         if not pairs:
             return ()
-        start = self._text_at[index] + (1 if word & _ANSWERS else 0)
+        start = self._text_at.get(index) + (1 if word & _ANSWERS else 0)
         texts, text = self._texts, self.texts.text
         return tuple(
             (text(texts[at]), text(texts[at + 1])) for at in range(start, start + 2 * pairs, 2)
@@ -315,7 +355,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         word = self._word(index)
         if not word & _USAGE:
             return None
-        row = self._usage_at[index]
+        row = self._usage_at.get(index) if self._usage_at.rel[index] else 0
         if not row:
             return self._odd[index][2]
         numbers = self._numbers
@@ -337,7 +377,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
         code = word >> _ROLE_SHIFT & 7
         role = _ROLE_NAMES[code] if code else self._roles.get(index, "user")
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-        answers = self.texts.text(self._texts[self._text_at[index]]) if word & _ANSWERS else None
+        answers = None
+        if word & _ANSWERS:
+            answers = self.texts.text(self._texts[self._text_at.get(index)])
         return role, word >> _LINES_SHIFT & 15, bool(word & _REASONING), pairs, answers
 
     def shape_keys(self, indexes: Iterable[int]) -> list[int]:
@@ -374,14 +416,16 @@ class FactsColumn(Sequence[MessageFacts | None]):
     ) -> tuple[list[int], list[int], list[int], list[int]]:
         """``call_texts`` with each text as its number in ``texts`` (none made a str)."""
         self._reach(self._length)
-        words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
+        words, texts, odd = self._words, self._texts, self._odd
+        rel, base, far = self._text_at.rel, self._text_at.base, self._text_at.far
         answers: list[int] = []
         at_lines: list[int] = []
         ids: list[int] = []
         names: list[int] = []
         for index in indexes:
             word = words[index] or self._word(index)
-            at = text_at[index]
+            at = rel[index]  # (``_Offsets.get``, inline)
+            at = base[index >> _BLOCK_SHIFT] + at if at != _FAR else far[index]
             if word & _ANSWERS:
                 answers.append(texts[at])
                 at += 1
@@ -396,14 +440,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many
         (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""
         self._reach(self._length)
-        words, text_at, texts = self._words, self._text_at, self._texts
+        words, text_at, texts = self._words, self._text_at.get, self._texts
         for index in indexes:
             word = words[index] or self._word(index)
             if not word & (_ANSWERS | _CALLS_MASK):
                 yield index, 0, None
                 continue
             pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-            yield index, pairs, self.texts.text(texts[text_at[index]]) if word & _ANSWERS else None
+            yield index, pairs, self.texts.text(texts[text_at(index)]) if word & _ANSWERS else None
 
     # -- the sequence --------------------------------------------------------------
 
