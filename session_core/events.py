@@ -187,7 +187,12 @@ class Events(BuiltOnDemand):
         """Keep one envelope; given its message facts (``facts.payload_fields``' tuple, or
         the index pass's ``indexing.message_fields``), take them now."""
         self._keep(item)
-        self.kinds.append(kind)
+        kinds = self.kinds
+        code = kinds._code_of.get(kind)  # (``Kinds.append``, inline: every line of a load)
+        if code is None:
+            kinds.append(kind)
+        else:
+            kinds.codes.append(code)
         ids = self.ids
         ids.tail.append(eid)  # (``ids.append``, inline: every line of a live load)
         if len(ids.tail) >= BATCH:

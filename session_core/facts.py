@@ -130,6 +130,7 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
 
 
 _BLOCK_SHIFT = 5  # lines of a block: an _Offsets base each
+_BLOCK_MASK = (1 << _BLOCK_SHIFT) - 1
 _FAR = 255  # an _Offsets byte saying the offset is kept whole (in its dict)
 
 
@@ -203,8 +204,17 @@ class FactsColumn(Sequence[MessageFacts | None]):
         words = self._words
         if self._length == len(words) != 0:  # (facts taken as fed: the arrays keep up)
             words.append(0)
-            self._offsets(len(words))
+            self._one_more()
         self._length += 1
+
+    def _one_more(self) -> None:
+        """``_offsets`` for one line more (every line of a live load: inline)."""
+        text_at, usage_at = self._text_at, self._usage_at
+        if not len(text_at.rel) & _BLOCK_MASK:
+            text_at.base.append(len(self._texts))
+            usage_at.base.append(len(self._costs))
+        text_at.rel.append(0)
+        usage_at.rel.append(0)
 
     def _offsets(self, length: int) -> None:
         self._text_at.grow(length, len(self._texts))
@@ -228,7 +238,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         index = self._length
         if len(self._words) < index:
             self._reach(index)
-        self._offsets(index + 1)
+        self._one_more()
         self._words.append(self._pack(index, fields))
         self._length = index + 1
 

@@ -371,12 +371,37 @@ class Texts:
         if found is None:
             found = self._old.get(text)
             if found is None:
-                found = self.ids.intern(text)
+                found = self._intern(text)
             recent = self._recent
             recent[text] = found
             if len(recent) >= RECENT:
                 self._old, self._recent = recent, {}
         return found
+
+    def _intern(self, text: str) -> int:
+        """``PackedIds.intern``, inline for a text that is no UUID (a call id, a name,
+        a digest: each new one of a live load comes here)."""
+        ids = self.ids
+        if len(text) == 36 or ids.tail or ids._keep is None or ids._indexed != ids._count:
+            return ids.intern(text)
+        low = ((hash(text) + _HALF) & _LOW) - _HALF
+        table, hashes, mask = ids._table, ids._hashes, ids._mask
+        slot = low & mask
+        while (node := table[slot]) != _EMPTY:
+            if hashes[node] == low and ids._is(node, text):
+                return node
+            slot = (slot + 1) & mask
+        node = ids._count
+        uuid = ids._uuid
+        if not uuid or uuid[-1]:
+            ids._run(0, len(ids._ends))
+        data = ids._text
+        data += text.encode("utf-8", "surrogatepass")
+        ids._ends.append(len(data))
+        hashes.append(low)
+        ids._count = ids._indexed = node + 1
+        ids._fill(slot, node)
+        return node
 
     def find(self, text: str) -> int:
         """The number of ``text``, -1 if it has none (none is given)."""
