@@ -346,7 +346,7 @@ class PackedIds(ListLike[str]):
         self._table, self._mask = table, mask
 
 
-RECENT = 4096  # texts a Texts table finds without probing (two generations of them)
+RECENT = 1024  # texts a Texts table finds without probing (two generations of them)
 
 
 class Texts:

@@ -112,19 +112,16 @@ class ToolOps(_Rebuilt):
         self._numbers = array("i")
         self._unnumbered: list[str] = []
         self.call_ids = CallIds(self.texts, self._numbers, self._unnumbered)
-        self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
-        self._names: dict[str, str] = {}  # one str object per run id
+        # Its run-id when that is a non-empty str, as a run's number (-1: none).
+        self._runs = array("i")
+        self.run_ids = RunIds(self._runs)
 
     def dispatched(self, event: int, call_id: str, run_id: Any) -> None:
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
         self._unnumbered.append(call_id)
-        if isinstance(run_id, str) and run_id:
-            run_id = self._names.setdefault(run_id, run_id)
-        else:
-            run_id = None
-        self.run_ids.append(run_id)
+        self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)
 
     @property
     def call_numbers(self) -> array[int]:
@@ -183,6 +180,32 @@ class CallIds(ListLike[str]):
         if index >= numbered:
             return self._unnumbered[index - numbered]
         return self._texts.text(self._numbers[index])
+
+
+class RunIds(ListLike[str | None]):
+    """The operations' run ids, in dispatch order (None: none): a number each, each run id
+    one str (a list of them was 8 bytes an operation)."""
+
+    __slots__ = ("_code", "_names", "_numbers")
+
+    def __init__(self, numbers: array[int]) -> None:
+        self._numbers = numbers
+        self._names: list[str] = []
+        self._code: dict[str, int] = {}
+
+    def number(self, run_id: str) -> int:
+        code = self._code.get(run_id)
+        if code is None:
+            code = self._code[run_id] = len(self._names)
+            self._names.append(run_id)
+        return code
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def _one(self, index: int) -> str | None:
+        number = self._numbers[index]
+        return self._names[number] if number >= 0 else None
 
 
 class RunContexts(_Rebuilt):

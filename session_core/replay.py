@@ -108,6 +108,24 @@ class FoldedBy(Mapping[str, str]):
         return len(set(self._ids))
 
 
+class Stamps(ListLike[str | None]):
+    """Timestamps (None: none) kept packed: a str each was 80 bytes."""
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts = PackedIds()  # ("" for none)
+
+    def append(self, ts: str | None) -> None:
+        self._texts.append(ts or "")
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _one(self, index: int) -> str | None:
+        return self._texts[index] or None
+
+
 class ReplayState:
     """The replayed view of a v1 transcript, built envelope by envelope.
 
@@ -141,7 +159,7 @@ class ReplayState:
         self.run_contexts = RunContexts(self.events)
         # Each run-context line's ts (None: none), in file order: a run's start, known
         # without reading its line again (the line is mostly its sections).
-        self.run_started: list[str | None] = []
+        self.run_started = Stamps()
         # digest -> (its index in run_contexts, the section's index there): the text is
         # read from the carrier line when asked for
         self.sections = Sections()
