@@ -215,6 +215,7 @@ def _replay_into(
         op_ids_append = op_ids.tail.append
         ops = state.tool_ops
         dispatched = ops.dispatched
+        ops.number_now = facts  # (the facts number the calls: found as dispatched)
         settled = ops.settled
         settle_index = state._settle_index
         message_events_append = state.message_events.append

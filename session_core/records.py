@@ -111,6 +111,9 @@ class ToolOps(_Rebuilt):
         self.texts = events.texts
         self._numbers = array("i")
         self._unnumbered: list[str] = []
+        # Numbered as dispatched, where the message facts number call ids as read (the
+        # call was just looked up: found at once), not all at the end.
+        self.number_now = False
         self.call_ids = CallIds(self.texts, self._numbers, self._unnumbered)
         # Its run-id when that is a non-empty str, as a run's number (-1: none).
         self._runs = array("i")
@@ -120,7 +123,10 @@ class ToolOps(_Rebuilt):
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
-        self._unnumbered.append(call_id)
+        if self.number_now:
+            self.call_numbers.append(self.texts.number(call_id))
+        else:
+            self._unnumbered.append(call_id)
         self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)
 
     @property
