@@ -130,7 +130,6 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
 
 
 _BLOCK_SHIFT = 5  # lines of a block: an _Offsets base each
-_BLOCK_MASK = (1 << _BLOCK_SHIFT) - 1
 _FAR = 255  # an _Offsets byte saying the offset is kept whole (in its dict)
 
 
@@ -139,7 +138,7 @@ class _Offsets:
     texts, its usage row): a byte each, from the column's length when the line's block
     of 32 lines began (4 bytes a line in an int array were 2.7 MB at 1 GB). An offset
     that does not fit (a line given its facts late, a block of many texts) is kept whole
-    in a dict."""
+    in a dict. The bytes reach as far as the last line given one (``put``)."""
 
     __slots__ = ("base", "far", "rel")
 
@@ -157,7 +156,10 @@ class _Offsets:
             if blocks > 0:
                 self.base.extend(array("I", [at]) * blocks)
 
-    def put(self, index: int, offset: int) -> None:
+    def put(self, index: int, offset: int, at: int) -> None:
+        """Line ``index`` starts at ``offset``; the column was ``at`` long before it."""
+        if index >= len(self.rel):  # (the lines before it have no offset: none asked for)
+            self.grow(index + 1, at)
         rel = offset - self.base[index >> _BLOCK_SHIFT]
         if 0 <= rel < _FAR:
             self.rel[index] = rel
@@ -166,8 +168,13 @@ class _Offsets:
             self.far[index] = offset
 
     def get(self, index: int) -> int:
+        """Line ``index``'s offset (one it was given: ``put``)."""
         rel = self.rel[index]
         return self.base[index >> _BLOCK_SHIFT] + rel if rel != _FAR else self.far[index]
+
+    def given(self, index: int) -> bool:
+        """Whether line ``index`` was given an offset other than its block's start."""
+        return index < len(self.rel) and self.rel[index] != 0
 
 
 class FactsColumn(Sequence[MessageFacts | None]):
@@ -204,21 +211,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         words = self._words
         if self._length == len(words) != 0:  # (facts taken as fed: the arrays keep up)
             words.append(0)
-            self._one_more()
         self._length += 1
-
-    def _one_more(self) -> None:
-        """``_offsets`` for one line more (every line of a live load: inline)."""
-        text_at, usage_at = self._text_at, self._usage_at
-        if not len(text_at.rel) & _BLOCK_MASK:
-            text_at.base.append(len(self._texts))
-            usage_at.base.append(len(self._costs))
-        text_at.rel.append(0)
-        usage_at.rel.append(0)
-
-    def _offsets(self, length: int) -> None:
-        self._text_at.grow(length, len(self._texts))
-        self._usage_at.grow(length, len(self._costs))
 
     def pad(self, length: int) -> None:
         """Append lines without facts until there are ``length``."""
@@ -231,20 +224,18 @@ class FactsColumn(Sequence[MessageFacts | None]):
         missing = length - len(self._words)
         if missing > 0:
             self._words.extend(array("Q", bytes(8 * missing)))
-            self._offsets(length)
 
     def take_fields(self, fields: tuple[Any, ...]) -> None:
         """Append the facts of a message line (``payload_fields``' tuple: no object)."""
         index = self._length
         if len(self._words) < index:
             self._reach(index)
-        self._one_more()
         self._words.append(self._pack(index, fields))
         self._length = index + 1
 
     def _pack(self, index: int, fields: tuple[Any, ...]) -> int:
         """The word of line ``index``, its texts and usage numbers stored on the way, and
-        where they start (``_offsets`` made its place). Run for every message line."""
+        where they start (``_Offsets.put``). Run for every message line of a replay."""
         role, lines, reasoning, count, calls, tcid, turn, usage, error = fields
         code = _ROLE_CODES.get(role, 0)
         word = _TAKEN | code << _ROLE_SHIFT | lines << _LINES_SHIFT
@@ -258,14 +249,21 @@ class FactsColumn(Sequence[MessageFacts | None]):
             word |= _ERROR
         texts = self._texts
         if tcid is not None or calls:
-            self._text_at.put(index, len(texts))
-        number = self.texts.number
-        if tcid is not None:
-            word |= _ANSWERS
-            texts.append(number(tcid))
-        for cid, name in calls:
-            texts.append(number(cid))
-            texts.append(number(name))
+            self._text_at.put(index, len(texts), len(texts))
+        if tcid is not None or calls:
+            # (``Texts.number``, its recent dict looked in first here: most texts are
+            # there, a tool's name always)
+            table = self.texts
+            recent, number = table.recent, table.number
+            if tcid is not None:
+                word |= _ANSWERS
+                found = recent.get(tcid)
+                texts.append(number(tcid) if found is None else found)
+            for cid, name in calls:
+                found = recent.get(cid)
+                texts.append(number(cid) if found is None else found)
+                found = recent.get(name)
+                texts.append(number(name) if found is None else found)
         odd_usage = None
         if usage is not None:
             word |= _USAGE
@@ -284,9 +282,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
                         _NONE if cache is None else cache,
                     )
                 )
-                cost = usage.cost
-                self._costs.append(math.nan if cost is None else cost)
-                self._usage_at.put(index, len(self._costs))
+                cost, costs = usage.cost, self._costs
+                costs.append(math.nan if cost is None else cost)
+                self._usage_at.put(index, len(costs), len(costs) - 1)
             else:
                 odd_usage = usage
         pairs = len(calls)
@@ -365,7 +363,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
         word = self._word(index)
         if not word & _USAGE:
             return None
-        row = self._usage_at.get(index) if self._usage_at.rel[index] else 0
+        row = self._usage_at.get(index) if self._usage_at.given(index) else 0
         if not row:
             return self._odd[index][2]
         numbers = self._numbers
@@ -434,12 +432,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
         names: list[int] = []
         for index in indexes:
             word = words[index] or self._word(index)
+            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+            if not (pairs or word & _ANSWERS):
+                continue
             at = rel[index]  # (``_Offsets.get``, inline)
             at = base[index >> _BLOCK_SHIFT] + at if at != _FAR else far[index]
             if word & _ANSWERS:
                 answers.append(texts[at])
                 at += 1
-            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
             if pairs:
                 at_lines.extend([index] * pairs)
                 ids.extend(texts[at : at + 2 * pairs : 2])

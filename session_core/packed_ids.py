@@ -355,11 +355,11 @@ class Texts:
     few lines apart: the texts met last are found in a small dict first (a str each was
     80 bytes, and a dict entry more, at 160,000 call ids a GB)."""
 
-    __slots__ = ("_old", "_recent", "ids")
+    __slots__ = ("_old", "ids", "recent")
 
     def __init__(self) -> None:
         self.ids = PackedIds("first")
-        self._recent: dict[str, int] = {}
+        self.recent: dict[str, int] = {}  # (a caller may look in it first)
         self._old: dict[str, int] = {}
 
     def __len__(self) -> int:
@@ -367,15 +367,15 @@ class Texts:
 
     def number(self, text: str) -> int:
         """The number of ``text`` (a new one if it has none)."""
-        found = self._recent.get(text)
+        found = self.recent.get(text)
         if found is None:
             found = self._old.get(text)
             if found is None:
                 found = self._intern(text)
-            recent = self._recent
+            recent = self.recent
             recent[text] = found
             if len(recent) >= RECENT:
-                self._old, self._recent = recent, {}
+                self._old, self.recent = recent, {}
         return found
 
     def _intern(self, text: str) -> int:
@@ -400,12 +400,15 @@ class Texts:
         ids._ends.append(len(data))
         hashes.append(low)
         ids._count = ids._indexed = node + 1
-        ids._fill(slot, node)
+        table[slot] = node  # (``_fill``, inline)
+        ids._used += 1
+        if ids._used * 2 > len(table):
+            ids._grow()
         return node
 
     def find(self, text: str) -> int:
         """The number of ``text``, -1 if it has none (none is given)."""
-        found = self._recent.get(text)
+        found = self.recent.get(text)
         return found if found is not None else self.ids.find(text)
 
     def text(self, number: int) -> str:

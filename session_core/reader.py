@@ -215,6 +215,7 @@ def _replay_into(
         op_ids_append = op_ids.tail.append
         ops = state.tool_ops
         dispatched = ops.dispatched
+        dispatches = ops._dispatch  # (its length: the next operation's index)
         ops.number_now = facts  # (the facts number the calls: found as dispatched)
         settled = ops.settled
         settle_index = state._settle_index
@@ -268,7 +269,7 @@ def _replay_into(
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""
-                                pending_ops[eid] = len(ops)
+                                pending_ops[eid] = len(dispatches)
                                 op_ids_append(eid)
                                 dispatched(at, call_id, body.run_id if body is not None else None)
                                 state.pending_count += 1

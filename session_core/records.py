@@ -124,7 +124,8 @@ class ToolOps(_Rebuilt):
         self._settle.append(-1)
         self._outcome.append(0)
         if self.number_now:
-            self.call_numbers.append(self.texts.number(call_id))
+            found = self.texts.recent.get(call_id)  # (mostly: its call was just read)
+            self.call_numbers.append(self.texts.number(call_id) if found is None else found)
         else:
             self._unnumbered.append(call_id)
         self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)

@@ -361,7 +361,7 @@ class ReplayState:
         elif kind == "tool-dispatched":
             call_id = (body.call_id if body is not None else None) or ""
             ops = self.tool_ops
-            self._pending_ops[eid] = len(ops)
+            self._pending_ops[eid] = len(ops._dispatch)  # (len(ops), without a call)
             self.op_ids.append(eid)
             ops.dispatched(at, call_id, body.run_id if body is not None else None)
             self.pending_count += 1
