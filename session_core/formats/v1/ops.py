@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 if TYPE_CHECKING:
-    from .model import V1Model
+    from .calls import V1Calls
 
 
 def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:
@@ -59,7 +59,7 @@ class V1Ops(ListLike[ToolOp]):
     )
 
     def __init__(
-        self, model: V1Model, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
+        self, model: V1Calls, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
     ) -> None:
         self._model = model
         self._count = dispatched  # operations of the snapshot (later ones are not in it)
