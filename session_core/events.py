@@ -15,6 +15,7 @@ dicts they already are.
 from __future__ import annotations
 
 import os
+import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import repeat
@@ -25,12 +26,13 @@ import msgspec
 import orjson
 
 from .facts import FactsColumn
-from .indexed import Indexed
+from .indexed import Indexed, ListLike
 from .indexing import loads_payload
-from .packed_ids import BATCH, PackedIds
+from .packed_ids import BATCH, PackedIds, Texts
 from .text import as_str
 
 CACHE = 512  # parsed lines kept at once
+_MORE = 255  # Kinds' code for any type past the 255th
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
 
@@ -62,6 +64,69 @@ class LineSource:
 
     def __del__(self) -> None:
         self.close()
+
+
+class Kinds(ListLike[str]):
+    """Each envelope's type, in order: a byte each (its code), not a list's 8-byte pointer
+    (5 MB at 1 GB). A type is given its code when first appended; past 255 of them (a
+    file of made-up types), the rest are kept by index (``_more``)."""
+
+    __slots__ = ("_code_of", "_more", "codes", "names")
+
+    def __init__(self) -> None:
+        self.codes = bytearray()  # per envelope: its type's code
+        self.names: list[str] = []  # code -> type (one str object each)
+        self._code_of: dict[str, int] = {}
+        self._more: dict[int, str] = {}  # envelope -> type, for code _MORE
+
+    def code(self, kind: str) -> int:
+        """The code of ``kind`` (given one now if it has none)."""
+        code = self._code_of.get(kind)
+        if code is None:
+            if len(self.names) >= _MORE:
+                return _MORE
+            code = self._code_of[kind] = len(self.names)
+            self.names.append(kind)
+        return code
+
+    def known(self, kind: str) -> int:
+        """The code of ``kind``, -1 if no envelope has that type (nor a code past 255)."""
+        code = self._code_of.get(kind)
+        return -1 if code is None else code
+
+    def append(self, kind: str) -> None:
+        code = self._code_of.get(kind)
+        if code is None:
+            code = self.code(kind)
+            if code == _MORE:
+                self._more[len(self.codes)] = kind
+        self.codes.append(code)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def _one(self, index: int) -> str:
+        code = self.codes[index]
+        return self.names[code] if code != _MORE else self._more[index]
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if type(index) is int:  # (the common case, without Indexed's checks: bytearray's)
+            code = self.codes[index]
+            if code != _MORE:
+                return self.names[code]
+        return super().__getitem__(index)
+
+    def __iter__(self) -> Iterator[str]:
+        if self._more:
+            return super().__iter__()
+        return map(self.names.__getitem__, self.codes)
+
+    def index(self, kind: Any, start: int = 0, stop: int = sys.maxsize) -> int:
+        """The first envelope of type ``kind`` from ``start`` to ``stop`` (ValueError: none)."""
+        code = self._code_of.get(kind) if type(kind) is str else None
+        if code is None or code == _MORE:
+            return super().index(kind, start, stop)
+        return self.codes.index(code, start, stop)
 
 
 class BuiltOnDemand(Indexed[dict[str, Any]]):
@@ -104,9 +169,12 @@ class Events(BuiltOnDemand):
         self._spans = array("Q")
         # Envelopes kept as dicts or lines (None where a span is kept), made on the first.
         self._others: list[dict[str, Any] | bytes | None] | None = None
-        self.kinds: list[str] = []
+        self.kinds = Kinds()
         self.ids = PackedIds()  # (a str each was most of a big replay's memory)
-        self.facts = FactsColumn(self)
+        # Call ids and tool names, each kept once (a call id is named by its call, its
+        # answer and its dispatch): the facts and the tool operations keep their numbers.
+        self.texts = Texts()
+        self.facts = FactsColumn(self, self.texts)
         self.source: LineSource | None = None
 
     def append(
@@ -119,7 +187,12 @@ class Events(BuiltOnDemand):
         """Keep one envelope; given its message facts (``facts.payload_fields``' tuple, or
         the index pass's ``indexing.message_fields``), take them now."""
         self._keep(item)
-        self.kinds.append(kind)
+        kinds = self.kinds
+        code = kinds._code_of.get(kind)  # (``Kinds.append``, inline: every line of a load)
+        if code is None:
+            kinds.append(kind)
+        else:
+            kinds.codes.append(code)
         ids = self.ids
         ids.tail.append(eid)  # (``ids.append``, inline: every line of a live load)
         if len(ids.tail) >= BATCH:

@@ -3,8 +3,8 @@
 A big transcript has 100,000s of message lines; an object per line (its role,
 line count, tool calls, usage...) was about 60 MB at 1 GB. ``FactsColumn``
 packs the small facts of each line into one 64-bit word, keeps the tool-call
-ids and names in one flat list of shared strings and the usage numbers in
-arrays, and hands out a ``MessageFacts`` only when one is asked for; the views
+ids and names as their numbers in the replay's ``Texts`` (one flat array) and the
+usage numbers in arrays, and hands out a ``MessageFacts`` only when one is asked for; the views
 that walk every line read single facts (``lines``, ``calls``, ``usage``...).
 """
 
@@ -22,6 +22,7 @@ from .text import as_str
 
 if TYPE_CHECKING:
     from .events import Events
+    from .packed_ids import Texts
 
 LINES_COUNTED = 8  # a message's lines are counted this far: enough for any folded row
 
@@ -46,8 +47,9 @@ _CALLS_MASK = _SMALL << _CALLS_SHIFT
 # What ``shape`` is made of, but for the call id answered (``FactsColumn.shape_keys``).
 _SHAPE = 7 << _ROLE_SHIFT | 15 << _LINES_SHIFT | _REASONING | _ANSWERS | _ODD | _CALLS_MASK
 
-_NONE = -(1 << 63)  # an unknown token count, in the usage array
-_LOW, _HIGH = _NONE + 1, (1 << 63) - 1  # what else the array holds
+# Token counts in int32s (a count past them is kept as it is, in _odd).
+_NONE = -(1 << 31)  # an unknown token count, in the usage array
+_LOW, _HIGH = _NONE + 1, (1 << 31) - 1  # what else the array holds
 
 
 @dataclass(slots=True)
@@ -127,6 +129,54 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
     )
 
 
+_BLOCK_SHIFT = 5  # lines of a block: an _Offsets base each
+_FAR = 255  # an _Offsets byte saying the offset is kept whole (in its dict)
+
+
+class _Offsets:
+    """Per line, where it starts in a column that grows as lines are given facts (its
+    texts, its usage row): a byte each, from the column's length when the line's block
+    of 32 lines began (4 bytes a line in an int array were 2.7 MB at 1 GB). An offset
+    that does not fit (a line given its facts late, a block of many texts) is kept whole
+    in a dict. The bytes reach as far as the last line given one (``put``)."""
+
+    __slots__ = ("base", "far", "rel")
+
+    def __init__(self) -> None:
+        self.rel = bytearray()  # per line
+        self.base = array("I")  # per block: the column's length when it began
+        self.far: dict[int, int] = {}
+
+    def grow(self, length: int, at: int) -> None:
+        """Lines up to ``length`` (offset 0 each); the column is ``at`` long now."""
+        missing = length - len(self.rel)
+        if missing > 0:
+            self.rel.extend(bytes(missing))
+            blocks = ((length - 1) >> _BLOCK_SHIFT) + 1 - len(self.base)
+            if blocks > 0:
+                self.base.extend(array("I", [at]) * blocks)
+
+    def put(self, index: int, offset: int, at: int) -> None:
+        """Line ``index`` starts at ``offset``; the column was ``at`` long before it."""
+        if index >= len(self.rel):  # (the lines before it have no offset: none asked for)
+            self.grow(index + 1, at)
+        rel = offset - self.base[index >> _BLOCK_SHIFT]
+        if 0 <= rel < _FAR:
+            self.rel[index] = rel
+        else:
+            self.rel[index] = _FAR
+            self.far[index] = offset
+
+    def get(self, index: int) -> int:
+        """Line ``index``'s offset (one it was given: ``put``)."""
+        rel = self.rel[index]
+        return self.base[index >> _BLOCK_SHIFT] + rel if rel != _FAR else self.far[index]
+
+    def given(self, index: int) -> bool:
+        """Whether line ``index`` was given an offset other than its block's start."""
+        return index < len(self.rel) and self.rel[index] != 0
+
+
 class FactsColumn(Sequence[MessageFacts | None]):
     """``MessageFacts`` for message lines, None for others, kept packed (see the module).
 
@@ -134,7 +184,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
     taken when first asked for.
     """
 
-    def __init__(self, events: Events) -> None:
+    def __init__(self, events: Events, texts: Texts) -> None:
         # A weak reference: no cycle with the Events that own this, so a replay nobody
         # holds any more is freed at once, without waiting for (or escaping, frozen)
         # the cyclic collector.
@@ -143,14 +193,16 @@ class FactsColumn(Sequence[MessageFacts | None]):
         # (a check) keeps none, 16 bytes a line.
         self._length = 0  # lines
         self._words = array("Q")  # per line: the packed facts, 0 for none
-        self._text_at = array("I")  # per line: where its texts start in _texts
-        self._usage_at = array("I")  # per line: its usage row + 1, 0 for none
-        self._texts: list[str] = []  # tool-call-id, then each call's id and name
-        self._numbers = array("q")  # per usage row: input, output, total, cache read
+        self._text_at = _Offsets()  # per line: where its texts start in _texts
+        self._usage_at = _Offsets()  # per line: its usage row + 1 (byte 0: none)
+        # Per line, from _text_at: its tool-call-id, then each call's id and name, as
+        # their numbers in ``texts`` (a call id is a str there only when asked for).
+        self._texts = array("i")
+        self.texts = texts
+        self._numbers = array("i")  # per usage row: input, output, total, cache read
         self._costs = array("d")  # per usage row: cost (NaN: unknown)
         self._roles: dict[int, str] = {}  # lines whose role is none of the four
         self._odd: dict[int, tuple[int, int, MessageUsage | None]] = {}  # counts, usage
-        self._strings: dict[str, str] = {}  # for facts taken late (see message_facts)
 
     # -- filling ---------------------------------------------------------------
 
@@ -159,8 +211,6 @@ class FactsColumn(Sequence[MessageFacts | None]):
         words = self._words
         if self._length == len(words) != 0:  # (facts taken as fed: the arrays keep up)
             words.append(0)
-            self._text_at.append(0)
-            self._usage_at.append(0)
         self._length += 1
 
     def pad(self, length: int) -> None:
@@ -174,23 +224,18 @@ class FactsColumn(Sequence[MessageFacts | None]):
         missing = length - len(self._words)
         if missing > 0:
             self._words.extend(array("Q", bytes(8 * missing)))
-            self._text_at.extend(array("I", bytes(4 * missing)))
-            self._usage_at.extend(array("I", bytes(4 * missing)))
 
     def take_fields(self, fields: tuple[Any, ...]) -> None:
         """Append the facts of a message line (``payload_fields``' tuple: no object)."""
         index = self._length
         if len(self._words) < index:
             self._reach(index)
-        word, text_at, usage_at = self._pack(index, fields)
-        self._words.append(word)
-        self._text_at.append(text_at)
-        self._usage_at.append(usage_at)
+        self._words.append(self._pack(index, fields))
         self._length = index + 1
 
-    def _pack(self, index: int, fields: tuple[Any, ...]) -> tuple[int, int, int]:
-        """The word, text start and usage row of line ``index`` (its texts and usage
-        numbers are stored on the way). Run for every message line of a replay."""
+    def _pack(self, index: int, fields: tuple[Any, ...]) -> int:
+        """The word of line ``index``, its texts and usage numbers stored on the way, and
+        where they start (``_Offsets.put``). Run for every message line of a replay."""
         role, lines, reasoning, count, calls, tcid, turn, usage, error = fields
         code = _ROLE_CODES.get(role, 0)
         word = _TAKEN | code << _ROLE_SHIFT | lines << _LINES_SHIFT
@@ -203,14 +248,22 @@ class FactsColumn(Sequence[MessageFacts | None]):
         if error:
             word |= _ERROR
         texts = self._texts
-        text_at = len(texts)
-        if tcid is not None:
-            word |= _ANSWERS
-            texts.append(tcid)
-        for cid, name in calls:
-            texts.append(cid)
-            texts.append(name)
-        usage_at = 0
+        if tcid is not None or calls:
+            self._text_at.put(index, len(texts), len(texts))
+        if tcid is not None or calls:
+            # (``Texts.number``, its recent dict looked in first here: most texts are
+            # there, a tool's name always)
+            table = self.texts
+            recent, number = table.recent, table.number
+            if tcid is not None:
+                word |= _ANSWERS
+                found = recent.get(tcid)
+                texts.append(number(tcid) if found is None else found)
+            for cid, name in calls:
+                found = recent.get(cid)
+                texts.append(number(cid) if found is None else found)
+                found = recent.get(name)
+                texts.append(number(name) if found is None else found)
         odd_usage = None
         if usage is not None:
             word |= _USAGE
@@ -229,9 +282,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
                         _NONE if cache is None else cache,
                     )
                 )
-                cost = usage.cost
-                self._costs.append(math.nan if cost is None else cost)
-                usage_at = len(self._costs)
+                cost, costs = usage.cost, self._costs
+                costs.append(math.nan if cost is None else cost)
+                self._usage_at.put(index, len(costs), len(costs) - 1)
             else:
                 odd_usage = usage
         pairs = len(calls)
@@ -239,7 +292,8 @@ class FactsColumn(Sequence[MessageFacts | None]):
             word |= _ODD
             self._odd[index] = (count, pairs, odd_usage)
             count, pairs = min(count, _SMALL), min(pairs, _SMALL)
-        return word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT, text_at, usage_at
+        packed: int = word | count << _COUNT_SHIFT | pairs << _CALLS_SHIFT
+        return packed
 
     def _word(self, index: int) -> int:
         words = self._words
@@ -250,10 +304,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
         events = self._events()
         if events is not None and events.kinds[index] == "message":
             payload = events[index].get("payload")
-            fields = payload_fields(payload if isinstance(payload, dict) else {}, self._strings)
+            fields = payload_fields(payload if isinstance(payload, dict) else {}, None)
             self._reach(index + 1)
-            word, self._text_at[index], self._usage_at[index] = self._pack(index, fields)
-            self._words[index] = word
+            word = self._words[index] = self._pack(index, fields)
             return word
         return 0
 
@@ -292,7 +345,7 @@ class FactsColumn(Sequence[MessageFacts | None]):
 
     def answers(self, index: int) -> str | None:
         if self._word(index) & _ANSWERS:
-            return self._texts[self._text_at[index]]
+            return self.texts.text(self._texts[self._text_at.get(index)])
         return None
 
     def calls(self, index: int) -> tuple[tuple[str, str], ...]:
@@ -300,17 +353,17 @@ class FactsColumn(Sequence[MessageFacts | None]):
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
         if not pairs:
             return ()
-        start = self._text_at[index] + (1 if word & _ANSWERS else 0)
-        texts = self._texts
-        if pairs == 1:
-            return ((texts[start], texts[start + 1]),)
-        return tuple((texts[at], texts[at + 1]) for at in range(start, start + 2 * pairs, 2))
+        start = self._text_at.get(index) + (1 if word & _ANSWERS else 0)
+        texts, text = self._texts, self.texts.text
+        return tuple(
+            (text(texts[at]), text(texts[at + 1])) for at in range(start, start + 2 * pairs, 2)
+        )
 
     def usage(self, index: int) -> MessageUsage | None:
         word = self._word(index)
         if not word & _USAGE:
             return None
-        row = self._usage_at[index]
+        row = self._usage_at.get(index) if self._usage_at.given(index) else 0
         if not row:
             return self._odd[index][2]
         numbers = self._numbers
@@ -332,7 +385,9 @@ class FactsColumn(Sequence[MessageFacts | None]):
         code = word >> _ROLE_SHIFT & 7
         role = _ROLE_NAMES[code] if code else self._roles.get(index, "user")
         pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-        answers = self._texts[self._text_at[index]] if word & _ANSWERS else None
+        answers = None
+        if word & _ANSWERS:
+            answers = self.texts.text(self._texts[self._text_at.get(index)])
         return role, word >> _LINES_SHIFT & 15, bool(word & _REASONING), pairs, answers
 
     def shape_keys(self, indexes: Iterable[int]) -> list[int]:
@@ -360,19 +415,31 @@ class FactsColumn(Sequence[MessageFacts | None]):
     ) -> tuple[list[str], list[int], list[str], list[str]]:
         """Of these message lines, in order: the call ids they answer, then each call's
         line (its index), id and name (``answers`` and ``calls`` of each, in one walk)."""
+        answers, at_lines, ids, names = self.call_numbers(indexes)
+        text = self.texts.text
+        return [*map(text, answers)], at_lines, [*map(text, ids)], [*map(text, names)]
+
+    def call_numbers(
+        self, indexes: Iterable[int]
+    ) -> tuple[list[int], list[int], list[int], list[int]]:
+        """``call_texts`` with each text as its number in ``texts`` (none made a str)."""
         self._reach(self._length)
-        words, text_at, texts, odd = self._words, self._text_at, self._texts, self._odd
-        answers: list[str] = []
+        words, texts, odd = self._words, self._texts, self._odd
+        rel, base, far = self._text_at.rel, self._text_at.base, self._text_at.far
+        answers: list[int] = []
         at_lines: list[int] = []
-        ids: list[str] = []
-        names: list[str] = []
+        ids: list[int] = []
+        names: list[int] = []
         for index in indexes:
             word = words[index] or self._word(index)
-            at = text_at[index]
+            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
+            if not (pairs or word & _ANSWERS):
+                continue
+            at = rel[index]  # (``_Offsets.get``, inline)
+            at = base[index >> _BLOCK_SHIFT] + at if at != _FAR else far[index]
             if word & _ANSWERS:
                 answers.append(texts[at])
                 at += 1
-            pairs = odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
             if pairs:
                 at_lines.extend([index] * pairs)
                 ids.extend(texts[at : at + 2 * pairs : 2])
@@ -383,14 +450,14 @@ class FactsColumn(Sequence[MessageFacts | None]):
         """``(index, calls, answers)`` of these message lines: ``calls`` is how many
         (id, name) pairs ``calls(index)`` has (an index's walk, without a call per fact)."""
         self._reach(self._length)
-        words, text_at, texts = self._words, self._text_at, self._texts
+        words, text_at, texts = self._words, self._text_at.get, self._texts
         for index in indexes:
             word = words[index] or self._word(index)
             if not word & (_ANSWERS | _CALLS_MASK):
                 yield index, 0, None
                 continue
             pairs = self._odd[index][1] if word & _ODD else word >> _CALLS_SHIFT & _SMALL
-            yield index, pairs, texts[text_at[index]] if word & _ANSWERS else None
+            yield index, pairs, self.texts.text(texts[text_at(index)]) if word & _ANSWERS else None
 
     # -- the sequence --------------------------------------------------------------
 

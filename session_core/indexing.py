@@ -192,7 +192,7 @@ def loads_payload(raw: bytes) -> Any:
         return msgspec.json.decode(raw)
 
 
-def message_fields(body: FactsBody | None, strings: dict[str, str]) -> tuple[Any, ...]:
+def message_fields(body: FactsBody | None) -> tuple[Any, ...]:
     """A message's facts from the index pass: exactly ``facts.payload_fields`` of its payload."""
     if body is None:
         return ("user", 1, False, 0, (), None, False, None, False)
@@ -204,17 +204,12 @@ def message_fields(body: FactsBody | None, strings: dict[str, str]) -> tuple[Any
     raw_calls = body.tool_calls
     if raw_calls is not None:
         count = len(raw_calls)
-        setdefault = strings.setdefault
         found = []
         for call in raw_calls:
-            cid = call.id or ""
             function = call.function
-            name = (function.name if function is not None else None) or ""
-            found.append((setdefault(cid, cid), setdefault(name, name)))
+            found.append((call.id or "", (function.name if function is not None else None) or ""))
         calls = tuple(found)
     tcid = body.tool_call_id
-    if tcid is not None:
-        tcid = strings.setdefault(tcid, tcid)
     usage = body.usage
     reported = None if usage is None else MessageUsage(*usage_numbers(usage))
     return (

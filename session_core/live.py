@@ -25,16 +25,21 @@ class LiveTranscript:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
-        self.state = ReplayState(self.path)
+        self.state = self._new_state()
         self.format: Format | None = None
         self.resets = 0
         self.exists = True
         self.size = 0
 
+    def _new_state(self) -> ReplayState:
+        state = ReplayState(self.path)
+        state.tool_ops.number_now = True  # (its facts number the calls as read)
+        return state
+
     def apply(self, update: FollowUpdate) -> bool:
         """Apply one update; True when it reset the view (rebuild everything shown)."""
         if update.reset:
-            self.state = ReplayState(self.path)
+            self.state = self._new_state()
             self.format = None  # the new content may be another format (or none yet)
             self.resets += 1
         self.exists = update.exists
@@ -91,7 +96,6 @@ class LiveTranscript:
         failed = indexing.IndexError_
         indexed = indexing.INDEXED
         fields = indexing.message_fields
-        strings = state.strings
         utf8_ok = indexing.utf8_ok
         started = state.event_lines  # empty until the session-meta line is applied
         block: object = None  # the block the last line was a view into, and whether
@@ -118,7 +122,7 @@ class LiveTranscript:
                             env.payload,
                             line,
                             span or bytes(raw),
-                            fields(env.payload, strings) if kind == "message" else None,
+                            fields(env.payload) if kind == "message" else None,
                         )
                     except TranscriptError as err:
                         warnings.append(f"line {line}: {err.reason} (not applied)")

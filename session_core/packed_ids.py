@@ -243,6 +243,28 @@ class PackedIds(ListLike[str]):
             self._catch_up()
         low = ((hash(ident) + _HALF) & _LOW) - _HALF
         slot, found = self._probe(ident, low)
+        node = self._put(ident, low)
+        if found < 0:
+            self._fill(slot, node)
+        elif self._keep_last:
+            self._table[slot] = node
+        return node, found < 0
+
+    def intern(self, ident: str) -> int:
+        """The node of ``ident``: the one it has, else a new one (appended and indexed)."""
+        if self._indexed != self._count + len(self.tail) or self._keep is None:
+            self._catch_up()
+        low = ((hash(ident) + _HALF) & _LOW) - _HALF
+        slot, found = self._probe(ident, low)
+        if found >= 0:
+            return found
+        node = self._put(ident, low)
+        self._fill(slot, node)
+        return node
+
+    def _put(self, ident: str, low: int) -> int:
+        """Append ``ident`` (its hash's low bits ``low``) packed at once; its node (the
+        caller puts it in the table)."""
         node = self._count
         key = packed(ident)
         if key is not None:
@@ -256,11 +278,7 @@ class PackedIds(ListLike[str]):
             self._ends.append(len(self._text))
         self._hashes.append(low)
         self._count = self._indexed = node + 1
-        if found < 0:
-            self._fill(slot, node)
-        elif self._keep_last:
-            self._table[slot] = node
-        return node, found < 0
+        return node
 
     def _probe(self, ident: str, low: int) -> tuple[int, int]:
         """The slot of ``ident`` (``low``: its hash's low 32 bits, signed) and its node,
@@ -328,4 +346,73 @@ class PackedIds(ListLike[str]):
         self._table, self._mask = table, mask
 
 
-__all__ = ["WIDTH", "PackedIds", "packed", "packed_run", "text_of"]
+RECENT = 1024  # texts a Texts table finds without probing (two generations of them)
+
+
+class Texts:
+    """Texts named many times (call ids, tool names), each kept once, packed: its number
+    stands for it. A call id is named by its call, its dispatch and its answer, mostly a
+    few lines apart: the texts met last are found in a small dict first (a str each was
+    80 bytes, and a dict entry more, at 160,000 call ids a GB)."""
+
+    __slots__ = ("_old", "ids", "recent")
+
+    def __init__(self) -> None:
+        self.ids = PackedIds("first")
+        self.recent: dict[str, int] = {}  # (a caller may look in it first)
+        self._old: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def number(self, text: str) -> int:
+        """The number of ``text`` (a new one if it has none)."""
+        found = self.recent.get(text)
+        if found is None:
+            found = self._old.get(text)
+            if found is None:
+                found = self._intern(text)
+            recent = self.recent
+            recent[text] = found
+            if len(recent) >= RECENT:
+                self._old, self.recent = recent, {}
+        return found
+
+    def _intern(self, text: str) -> int:
+        """``PackedIds.intern``, inline for a text that is no UUID (a call id, a name,
+        a digest: each new one of a live load comes here)."""
+        ids = self.ids
+        if len(text) == 36 or ids.tail or ids._keep is None or ids._indexed != ids._count:
+            return ids.intern(text)
+        low = ((hash(text) + _HALF) & _LOW) - _HALF
+        table, hashes, mask = ids._table, ids._hashes, ids._mask
+        slot = low & mask
+        while (node := table[slot]) != _EMPTY:
+            if hashes[node] == low and ids._is(node, text):
+                return node
+            slot = (slot + 1) & mask
+        node = ids._count
+        uuid = ids._uuid
+        if not uuid or uuid[-1]:
+            ids._run(0, len(ids._ends))
+        data = ids._text
+        data += text.encode("utf-8", "surrogatepass")
+        ids._ends.append(len(data))
+        hashes.append(low)
+        ids._count = ids._indexed = node + 1
+        table[slot] = node  # (``_fill``, inline)
+        ids._used += 1
+        if ids._used * 2 > len(table):
+            ids._grow()
+        return node
+
+    def find(self, text: str) -> int:
+        """The number of ``text``, -1 if it has none (none is given)."""
+        found = self.recent.get(text)
+        return found if found is not None else self.ids.find(text)
+
+    def text(self, number: int) -> str:
+        return self.ids[number]
+
+
+__all__ = ["WIDTH", "PackedIds", "Texts", "packed", "packed_run", "text_of"]

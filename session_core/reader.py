@@ -208,24 +208,26 @@ def _replay_into(
         facts_column = events.facts
         failed = indexing.IndexError_
         utf8_ok = indexing.utf8_ok
-        strings = state.strings
         entries_append = state.entries.append
         index = state._index
         pending_ops = state._pending_ops
         op_ids = state.op_ids
         op_ids_append = op_ids.tail.append
         ops = state.tool_ops
-        call_ids = ops.call_ids
         dispatched = ops.dispatched
+        dispatches = ops._dispatch  # (its length: the next operation's index)
+        ops.number_now = facts  # (the facts number the calls: found as dispatched)
         settled = ops.settled
         settle_index = state._settle_index
         message_events_append = state.message_events.append
         lines_append = state.event_lines.append
         spans_append = events._spans.append
-        kinds_append = events.kinds.append
+        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
+        kinds = events.kinds
+        kinds_append = kinds.codes.append  # (a byte per line: the type's code)
+        code_of = {kind: kinds.code(kind) for kind in (message, dispatch, settle)}
         ids = events.ids
         ids_append = ids.tail.append  # (packed at the end of each block)
-        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
         indexed = indexing.INDEXED
         at = len(events)  # the next line's index in events
         # Lines applied here take their (empty) facts in one go, before a plain feed
@@ -263,19 +265,13 @@ def _replay_into(
                                 if facts:
                                     facts_column.pad(at)
                                     taken = cast("indexing.FactsBody | None", body)
-                                    facts_column.take_fields(message_fields(taken, strings))
+                                    facts_column.take_fields(message_fields(taken))
                                 kind = message
                             elif kind == dispatch:
                                 call_id = (body.call_id if body is not None else None) or ""
-                                pending_ops[eid] = len(call_ids)
+                                pending_ops[eid] = len(dispatches)
                                 op_ids_append(eid)
-                                dispatched(
-                                    at,
-                                    # (one str for the call and its answer: the
-                                    # facts, if taken, name it too)
-                                    strings.setdefault(call_id, call_id) if facts else call_id,
-                                    body.run_id if body is not None else None,
-                                )
+                                dispatched(at, call_id, body.run_id if body is not None else None)
                                 state.pending_count += 1
                                 kind = dispatch
                             else:
@@ -291,7 +287,7 @@ def _replay_into(
                                     events._others.append(None)
                             else:
                                 events.keep_line(raw)
-                            kinds_append(kind)
+                            kinds_append(code_of[kind])
                             ids_append(eid)
                             lines_append(number)
                             at += 1

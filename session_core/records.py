@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
+from .indexed import ListLike
+from .packed_ids import Texts
 from .text import as_str as _str
 
 OUTCOMES = ("completed", "failed", "outcome-unknown")  # what a settle line may say
@@ -99,24 +101,42 @@ class ToolOps(_Rebuilt):
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        # Arrays, not lists of ints: 8 bytes an operation each, not 36.
-        self._dispatch = array("q")  # event index of each operation's dispatch line
-        self._settle = array("q")  # event index of its settle line, -1 while unsettled
+        # Arrays, not lists of ints: 4 bytes an operation each, not 36.
+        self._dispatch = array("i")  # event index of each operation's dispatch line
+        self._settle = array("i")  # event index of its settle line, -1 while unsettled
         self._outcome = bytearray()  # its settle's outcome (OUTCOMES' index + 1), 0 before
-        self.call_ids: list[str] = []
-        self.run_ids: list[str | None] = []  # its run-id when that is a non-empty str
-        self._names: dict[str, str] = {}  # one str object per run id
+        # Its call id, as its number in the replay's texts (``Events.texts``), given when
+        # first asked for (``call_numbers``): a replay that never asks (a load, a check)
+        # keeps them as they came (``_unnumbered``), not looked up one at a time.
+        self.texts = events.texts
+        self._numbers = array("i")
+        self._unnumbered: list[str] = []
+        # Numbered as dispatched, where the message facts number call ids as read (the
+        # call was just looked up: found at once), not all at the end.
+        self.number_now = False
+        self.call_ids = CallIds(self.texts, self._numbers, self._unnumbered)
+        # Its run-id when that is a non-empty str, as a run's number (-1: none).
+        self._runs = array("i")
+        self.run_ids = RunIds(self._runs)
 
     def dispatched(self, event: int, call_id: str, run_id: Any) -> None:
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
-        self.call_ids.append(call_id)
-        if isinstance(run_id, str) and run_id:
-            run_id = self._names.setdefault(run_id, run_id)
+        if self.number_now:
+            found = self.texts.recent.get(call_id)  # (mostly: its call was just read)
+            self.call_numbers.append(self.texts.number(call_id) if found is None else found)
         else:
-            run_id = None
-        self.run_ids.append(run_id)
+            self._unnumbered.append(call_id)
+        self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)
+
+    @property
+    def call_numbers(self) -> array[int]:
+        """Each operation's call id, as its number in ``texts``."""
+        if self._unnumbered:
+            self._numbers.extend(map(self.texts.number, self._unnumbered))
+            self._unnumbered.clear()
+        return self._numbers
 
     def settled(self, index: int, event: int, outcome: object) -> None:
         """Operation ``index`` settled by line ``event``, with ``outcome`` (one of
@@ -150,12 +170,57 @@ class ToolOps(_Rebuilt):
         return len(self._dispatch)
 
 
+class CallIds(ListLike[str]):
+    """The operations' call ids, in dispatch order (``ToolOps.call_numbers`` read)."""
+
+    __slots__ = ("_numbers", "_texts", "_unnumbered")
+
+    # (their parts, not the ToolOps: no cycle, so a replay nobody holds is freed at once)
+    def __init__(self, texts: Texts, numbers: array[int], unnumbered: list[str]) -> None:
+        self._texts, self._numbers, self._unnumbered = texts, numbers, unnumbered
+
+    def __len__(self) -> int:
+        return len(self._numbers) + len(self._unnumbered)
+
+    def _one(self, index: int) -> str:
+        numbered = len(self._numbers)
+        if index >= numbered:
+            return self._unnumbered[index - numbered]
+        return self._texts.text(self._numbers[index])
+
+
+class RunIds(ListLike[str | None]):
+    """The operations' run ids, in dispatch order (None: none): a number each, each run id
+    one str (a list of them was 8 bytes an operation)."""
+
+    __slots__ = ("_code", "_names", "_numbers")
+
+    def __init__(self, numbers: array[int]) -> None:
+        self._numbers = numbers
+        self._names: list[str] = []
+        self._code: dict[str, int] = {}
+
+    def number(self, run_id: str) -> int:
+        code = self._code.get(run_id)
+        if code is None:
+            code = self._code[run_id] = len(self._names)
+            self._names.append(run_id)
+        return code
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    def _one(self, index: int) -> str | None:
+        number = self._numbers[index]
+        return self._names[number] if number >= 0 else None
+
+
 class RunContexts(_Rebuilt):
     """Run contexts in file order."""
 
     def __init__(self, events: Events) -> None:
         super().__init__(events)
-        self._event = array("q")
+        self._event = array("i")
         self.run_ids: list[str] = []
 
     def append_line(self, event: int, run_id: str) -> None:
@@ -171,3 +236,30 @@ class RunContexts(_Rebuilt):
 
     def __len__(self) -> int:
         return len(self._event)
+
+
+class Sections:
+    """Section digest -> where its text is: the first run context that carries it (its
+    index among them) and the section's place there. Each digest kept once, packed
+    (``Texts``): a dict of str keys and tuples was 4 MB at 1 GB."""
+
+    __slots__ = ("_carrier", "_digests", "_position")
+
+    def __init__(self) -> None:
+        self._digests = Texts()
+        self._carrier = array("i")  # per digest: its run context
+        self._position = array("i")  # ... and its place among that one's sections
+
+    def add(self, digest: str, carrier: int, position: int) -> None:
+        """Run context ``carrier`` has ``digest`` at ``position`` (kept if it is the first)."""
+        if self._digests.number(digest) == len(self._carrier):
+            self._carrier.append(carrier)
+            self._position.append(position)
+
+    def get(self, digest: str) -> tuple[int, int] | None:
+        """``(run context, place)`` of ``digest``'s first carrier, or None."""
+        number = self._digests.find(digest) if type(digest) is str else -1
+        return None if number < 0 else (self._carrier[number], self._position[number])
+
+    def __len__(self) -> int:
+        return len(self._carrier)

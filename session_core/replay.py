@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .elisions import Elided, Elisions
+from .elisions import Elision as Elision  # where the views import it from
 from .errors import ReplayError
 from .events import Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
@@ -21,7 +23,7 @@ from .indexed import ListLike
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
-from .records import OUTCOMES, RunContexts, ToolOps
+from .records import OUTCOMES, RunContexts, Sections, ToolOps
 from .text import as_str as _str
 
 KNOWN_TYPES = frozenset(
@@ -106,15 +108,22 @@ class FoldedBy(Mapping[str, str]):
         return len(set(self._ids))
 
 
-@dataclass(slots=True)
-class Elision:
-    """One stubbed message: which elision line did it, and the stub it left."""
+class Stamps(ListLike[str | None]):
+    """Timestamps (None: none) kept packed: a str each was 80 bytes."""
 
-    elision_id: str
-    ts: str
-    message_id: str
-    stub: str
-    line: int | None = None  # the stubbed message's line (None: not known, not a line)
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts = PackedIds()  # ("" for none)
+
+    def append(self, ts: str | None) -> None:
+        self._texts.append(ts or "")
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _one(self, index: int) -> str | None:
+        return self._texts[index] or None
 
 
 class ReplayState:
@@ -130,9 +139,6 @@ class ReplayState:
         # lazy_facts: a message's facts (events.facts) are taken when first asked for, not
         # while replaying (a load or a CLI replay mostly never asks).
         self.lazy_facts = lazy_facts
-        # Call ids and tool names, one str object each however many lines name them (a
-        # call id is named by its call, its answer and its dispatch).
-        self.strings: dict[str, str] = {}
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
         # A live message's id -> its position in entries, less _shift: a compaction moves
@@ -140,7 +146,8 @@ class ReplayState:
         self._index: dict[str, int] = {}
         self._shift = 0
         self.events = Events()
-        self.event_lines = array("q")  # the file line each event came from
+        # Per line (an int32 each: a file of 2**31 lines would hold 32 GB of ids alone).
+        self.event_lines = array("i")  # the file line each event came from
         self.last_line = 0
         self.tool_ops = ToolOps(self.events)  # built again from their lines when asked for
         # Each operation's id (its dispatch line's), packed: the index of an op-id is
@@ -152,16 +159,16 @@ class ReplayState:
         self.run_contexts = RunContexts(self.events)
         # Each run-context line's ts (None: none), in file order: a run's start, known
         # without reading its line again (the line is mostly its sections).
-        self.run_started: list[str | None] = []
-        # digest -> (carrier id, its index in run_contexts, the section's index there):
-        # the text is read from the carrier line when asked for
-        self.sections: dict[str, tuple[str, int, int]] = {}
+        self.run_started = Stamps()
+        # digest -> (its index in run_contexts, the section's index there): the text is
+        # read from the carrier line when asked for
+        self.sections = Sections()
         self.grants: list[Any] = []
         self.warnings: list[str] = []
         # For views of the raw file: what happened to each message line.
-        self.message_events = array("q")  # indices into events of message lines
+        self.message_events = array("i")  # indices into events of message lines
         # ... and of lines of a type this reader does not know (kept, shown raw: rare)
-        self.unknown_events = array("q")
+        self.unknown_events = array("i")
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
         # Every compaction's folded ids one after another (each compaction's ``folded`` is
@@ -172,8 +179,8 @@ class ReplayState:
         self.folded_by: Mapping[str, str] = FoldedBy(
             self.folded_ids, self.folded_starts, self.compactions
         )
-        self.elisions: list[Elision] = []
-        self.elided: dict[str, list[Elision]] = {}  # message id -> its elisions, in order
+        self.elisions = Elisions()  # (in columns: an Elision is made when asked for)
+        self.elided: Mapping[str, list[Elision]] = Elided(self.elisions)  # message id ->
 
     # -- validation -------------------------------------------------------
 
@@ -320,9 +327,7 @@ class ReplayState:
             envelope if raw is None else raw,
             name if name is not None else _str(kind),
             eid,
-            payload_fields(payload, self.strings)
-            if kind == "message" and not self.lazy_facts
-            else None,
+            payload_fields(payload, None) if kind == "message" and not self.lazy_facts else None,
         )
         if line is None:
             line = self.last_line + 1
@@ -356,13 +361,9 @@ class ReplayState:
         elif kind == "tool-dispatched":
             call_id = (body.call_id if body is not None else None) or ""
             ops = self.tool_ops
-            self._pending_ops[eid] = len(ops.call_ids)
+            self._pending_ops[eid] = len(ops._dispatch)  # (len(ops), without a call)
             self.op_ids.append(eid)
-            ops.dispatched(
-                at,
-                self.strings.setdefault(call_id, call_id),
-                body.run_id if body is not None else None,
-            )
+            ops.dispatched(at, call_id, body.run_id if body is not None else None)
             self.pending_count += 1
             kind = "tool-dispatched"
         else:
@@ -382,13 +383,11 @@ class ReplayState:
         # for; replay keeps what it and the views look up.
         call_id = payload.get("call-id")
         ops = self.tool_ops
-        self._pending_ops[eid] = len(ops.call_ids)
+        self._pending_ops[eid] = len(ops)
         self.op_ids.append(eid)
         if type(call_id) is not str:
             call_id = _str(call_id)
-        ops.dispatched(
-            len(self.event_lines), self.strings.setdefault(call_id, call_id), payload.get("run-id")
-        )
+        ops.dispatched(len(self.event_lines), call_id, payload.get("run-id"))
         self.pending_count += 1
 
     def _settle(
@@ -453,15 +452,14 @@ class ReplayState:
     def _elide(
         self, eid: str, envelope: dict[str, Any], payload: dict[str, Any], line: int | None
     ) -> None:
-        ts = _str(envelope.get("ts"))
-        entries = self.entries
-        for index, stub in self._elision_targets(payload, line):
+        entries, elisions = self.entries, self.elisions
+        targets = self._elision_targets(payload, line)  # (checked: then applied)
+        elisions.start_line(eid, _str(envelope.get("ts")))
+        for index, stub in targets:
             mid, body, sticky, _ = entries[index]
             entries[index] = (mid, body, sticky, stub)
             at = int(self.event_lines[body.index]) if isinstance(body, LazyPayload) else None
-            record = Elision(elision_id=eid, ts=ts, message_id=mid, stub=stub, line=at)
-            self.elisions.append(record)
-            self.elided.setdefault(mid, []).append(record)
+            elisions.add(mid, stub, at)
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
         contexts = self.run_contexts
@@ -473,7 +471,7 @@ class ReplayState:
         for position, section in enumerate(dicts):
             digest = section.get("digest")
             if isinstance(digest, str) and digest and isinstance(section.get("rendered"), str):
-                self.sections.setdefault(digest, (eid, carrier, position))
+                self.sections.add(digest, carrier, position)
 
     # -- reading ----------------------------------------------------------
 
@@ -532,13 +530,14 @@ class ReplayState:
         found = self.sections.get(digest)
         if found is None:
             return None
-        sections = self.run_contexts[found[1]]["sections"]
-        text = sections[found[2]].get("rendered") if found[2] < len(sections) else None
+        carrier, position = found
+        sections = self.run_contexts[carrier]["sections"]
+        text = sections[position].get("rendered") if position < len(sections) else None
         return text if isinstance(text, str) else None  # a line changed on disk: not there
 
     def section_carrier(self, digest: str) -> str | None:
         found = self.sections.get(digest)
-        return None if found is None else found[0]
+        return None if found is None else self.events.ids[self.run_contexts.event(found[0])]
 
     def _position(self, message_id: str) -> int | None:
         """Where the live message ``message_id`` is in entries."""

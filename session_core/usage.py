@@ -128,23 +128,25 @@ class UsageTally:
         (run-context and tool-dispatched lines are met in the order replay kept them)."""
         events = state.events
         kinds = events.kinds
+        message, context = kinds.known("message"), kinds.known("run-context")
+        dispatch = kinds.known("tool-dispatched")
         facts = events.facts
         transcript = self.transcript
         current: Usage | None = None  # the run's totals, once a turn counts there
-        for position in range(self.seen, len(events)):
-            kind = kinds[position]
-            if kind == "message" and facts.turn(position):
+        start = self.seen
+        for position, kind in enumerate(kinds.codes[start:], start):
+            if kind == message and facts.turn(position):
                 usage = facts.usage(position)
                 transcript.add(usage)
                 if current is None:
                     current = self._run_usage(self.run)
                 current.add(usage)
-            elif kind == "run-context":
+            elif kind == context:
                 run_id = state.run_contexts.run_ids[self.contexts_seen]
                 self.contexts_seen += 1
                 self.run = run_id or NO_RUN
                 current = self._run_usage(self.run)
-            elif kind == "tool-dispatched":
+            elif kind == dispatch:
                 op_run = state.tool_ops.run_ids[self.ops_seen]
                 self.ops_seen += 1
                 if op_run is not None:

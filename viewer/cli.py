@@ -173,6 +173,9 @@ def cmd_home() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from session_core.malloc import steady_malloc
+
+    steady_malloc()  # (a big file's replay leaves no holes in the heap)
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list:
         return cmd_home()

@@ -1,15 +1,13 @@
 """transcript-v1's neutral model, made from the replay's facts (``V1Model``): items read
-from their lines only when built, operations made only when asked for (``V1Ops``), runs
-with their contexts, compactions and elisions as overlays. The format's declaration and
-its live model are ``formats.v1``."""
+from their lines only when built, operations made only when asked for (``V1Ops``, kept
+by ``calls.V1Calls``), runs with their contexts, compactions and elisions as overlays.
+The format's declaration and its live model are ``formats.v1``."""
 
 from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Iterable
-from itertools import compress, filterfalse
-from operator import not_
+from itertools import compress
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
@@ -19,7 +17,6 @@ from ...model import (
     Item,
     Part,
     Run,
-    ToolOp,
     Transcript,
     Usage,
 )
@@ -30,6 +27,7 @@ if TYPE_CHECKING:
     from ...replay import ReplayState
 
 
+from .calls import V1Calls
 from .contexts import V1RunContext
 from .items import (
     CODE,
@@ -44,7 +42,7 @@ from .items import (
     message_parts,
     unknown_parts,
 )
-from .ops import V1Op, V1Ops
+from .ops import V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
@@ -55,7 +53,7 @@ def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> T
     return V1Model(state).transcript(path, writer_alive)
 
 
-class V1Model:
+class V1Model(V1Calls):
     """The neutral model of one replay, kept from one snapshot to the next.
 
     Its items are packed (``ItemColumn``) from the facts the replay took of each message
@@ -84,11 +82,7 @@ class V1Model:
         # (not lines), compaction and elision lines.
         self.index_of: dict[str, int] = {}
         self.line_of: dict[str, int] = {}  # compaction and elision id -> its line
-        # The call ids tool messages answer, of the operations not settled yet (and of
-        # the calls not dispatched): those whose state it moves.
-        self.answered: set[str] = set()
-        self._let_go_of = 0  # answers let go of since the set was made again
-        self._shared: set[str] = set()  # call ids more than one operation has
+        self._start_calls(state)
         self.usage = UsageTally()
         self._events = 0  # events looked at for the column
         self._compactions: dict[str, ReplayCompaction] = {}
@@ -99,14 +93,6 @@ class V1Model:
         self._elided_at: dict[int, tuple[int, int]] = {}
         self._unknown_at: dict[int, str] = {}  # a line of a type not known: span -> type
         self._overlays = (0, 0)  # compactions and elisions the built items were marked for
-        self._ops_taken = 0  # dispatch lines taken
-        self._by_call: dict[str, int] = {}  # call id -> its (last) operation
-        self._undispatched: dict[str, tuple[int, str]] = {}  # call id -> its event, tool
-        self._early: set[str] = set()  # call ids dispatched before a message called them
-        # The calls of the message lines taken since the dispatch lines were (call ids,
-        # their events, tools), held until those are (``_take_operations``).
-        self._calls: list[tuple[list[str], list[int], list[str]]] = []
-        self._open: list[int] = []  # operations not settled at the last snapshot
         self._contexts_seen = 0  # run-context lines looked at
         self._number: dict[str, int] = {}  # run id -> its place among the runs
         self._first = array("l")  # per run: its first run-context line
@@ -307,45 +293,6 @@ class V1Model:
             self._append_message(position, kept, mid, role)
         self.event_of.append(position)
 
-    def _take_answers_and_calls(self, positions: list[int]) -> None:
-        """What these message lines (in file order) tell of the operations: the call ids
-        they answer whose operation may still move, the calls no dispatch line named yet
-        (held until the dispatch lines of the same batch are taken: ``_take_operations``)."""
-        answers, at, cids, names = self.state.events.facts.call_texts(positions)
-        answered, by_call = self.answered, self._by_call
-        if answers:
-            # (A call id of an operation settled already is never asked for again.)
-            shared = self._shared
-            known = by_call.keys() & answers
-            answered.update(filterfalse(known.__contains__, answers))
-            if self._open:  # (only those not settled when taken may not be now)
-                calls = list(known)
-                taken_open = set(self._open)
-                calls = list(
-                    compress(calls, map(taken_open.__contains__, map(by_call.__getitem__, calls)))
-                )
-                still = self.state.tool_ops.unsettled_flags(map(by_call.__getitem__, calls))
-                answered.update(compress(calls, still))
-            answered.update(shared.intersection(known))
-        if not cids:
-            return
-        if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
-            self._calls.append((cids, at, names))
-            return
-        self._hold_calls()
-        early, undispatched = self._early, self._undispatched
-        for cid, position, name in zip(cids, at, names, strict=True):
-            if cid in early:
-                early.discard(cid)
-            else:
-                undispatched[cid] = (position, name)
-
-    def _hold_calls(self) -> None:
-        """The calls held (``_take_answers_and_calls``) as undispatched, in their order."""
-        for cids, at, names in self._calls:
-            self._undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
-        self._calls = []
-
     def _append_message(
         self, position: int, kept: dict[str, Any] | bytes | int, mid: str, role: str
     ) -> int:
@@ -424,10 +371,10 @@ class V1Model:
         """Where the records of elision line ``eid`` are in the replay's elisions (the
         next ones not taken: an elision line applies its records in one go)."""
         elisions, taken = self.state.elisions, self._elisions_taken
-        while taken < len(elisions) and elisions[taken].elision_id != eid:
+        while taken < len(elisions) and elisions.elision_id(taken) != eid:
             taken += 1
         end = taken
-        while end < len(elisions) and elisions[end].elision_id == eid:
+        while end < len(elisions) and elisions.elision_id(end) == eid:
             end += 1
         self._elisions_taken = end
         return taken, end
@@ -493,101 +440,6 @@ class V1Model:
         return [
             m for m, ids in (("folded", state.folded_by), ("elided", state.elided)) if mid in ids
         ]
-
-    def _take_operations(self) -> None:
-        """The operations dispatched since: their calls no longer undispatched, each
-        findable by its call id, the ones not settled noted (a snapshot makes those
-        again; the settled ones are made when asked for, ``V1Ops``)."""
-        state = self.state
-        records = state.tool_ops
-        taken, now = self._ops_taken, len(records)
-        dispatched = records.call_ids[taken:now]
-        undispatched, early, by_call = self._undispatched, self._early, self._by_call
-        once = set(dispatched)
-        if len(once) < len(dispatched) or not by_call.keys().isdisjoint(once):
-            self._hold_calls()  # a call id dispatched again (rare): one at a time
-            for index, cid in enumerate(dispatched, taken):
-                if undispatched.pop(cid, None) is None:
-                    early.add(cid)  # dispatched before the line that calls it
-                if cid in by_call and cid not in self._shared:
-                    self._shared.add(cid)
-                    self._answer_again(cid)
-                by_call[cid] = index
-        else:
-            # The usual: each call dispatched once, after its message (often in the same
-            # batch: held, it never waits in ``_undispatched``).
-            for cids, at, names in self._calls:
-                waits = [cid not in once for cid in cids]
-                if any(waits):
-                    where = zip(compress(at, waits), compress(names, waits), strict=True)
-                    undispatched.update(zip(compress(cids, waits), where, strict=True))
-            early.update(once.difference(undispatched.keys(), *(c[0] for c in self._calls)))
-            for cid in once.intersection(undispatched.keys()):
-                del undispatched[cid]
-            self._calls = []
-            by_call.update(zip(dispatched, range(taken, now), strict=True))
-        if now - taken > 1024:  # a dict keeps its size: not that of a whole file
-            self._undispatched = dict(self._undispatched)
-        still = records.unsettled_flags(range(taken, now))
-        self._open.extend(compress(range(taken, now), still))
-        self._let_go(compress(range(taken, now), map(not_, still)))
-        self._ops_taken = now
-
-    def _let_go(self, settled: Iterable[int]) -> None:
-        """The answers of these settled operations' calls are not asked for again (an
-        operation's state is its outcome once settled): not kept, unless another
-        operation has the same call id."""
-        answered, call_ids = self.answered, self.state.tool_ops.call_ids
-        if answered:  # (none, mostly: an answer comes after its operation settled)
-            gone = answered.intersection(map(call_ids.__getitem__, settled))
-            gone.difference_update(self._shared)
-            answered.difference_update(gone)
-            self._let_go_of += len(gone)
-        if self._let_go_of > 4096 and self._let_go_of > 2 * len(answered):
-            self.answered = set(answered)  # a set keeps its size: not that of a whole file
-            self._let_go_of = 0
-
-    def _answer_again(self, cid: str) -> bool:
-        """Whether a tool message so far answers ``cid`` (one whose answer was let go of,
-        ``_let_go``): looked for in the replay's facts, and kept again."""
-        facts = self.state.events.facts
-        if any(tcid == cid for _at, _calls, tcid in facts.call_facts(self.state.message_events)):
-            self.answered.add(cid)
-            return True
-        return False
-
-    def _is_answered(self, cid: str) -> bool:
-        return cid in self.answered or (cid in self._by_call and self._answer_again(cid))
-
-    def _operations(self, writer_alive: bool | None) -> V1Ops:
-        """Every operation (``V1Ops``): the ones not settled made again (their state
-        moves with the answers and the writer), the settled ones made when asked for.
-        None is read from its lines until one of its fields that only they hold is asked
-        for (``V1Op``)."""
-        self._take_operations()
-        state = self.state
-        records = state.tool_ops
-        made: dict[int, ToolOp] = {}
-        still: list[int] = []
-        settled: list[int] = []
-        for index in self._open:
-            made[index] = V1Op.of(state, index, self.answered, writer_alive)
-            (still if not records.is_settled(index) else settled).append(index)
-        self._open = still
-        self._let_go(settled)
-        # The calls no dispatch line names, after: a crash state of their own.
-        lines, ids = state.event_lines, state.events.ids
-        never: list[ToolOp] = [
-            ToolOp(
-                call_id=cid,
-                tool=name,
-                state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
-                line=int(lines[position]),
-                message_id=ids[position],
-            )
-            for cid, (position, name) in self._undispatched.items()
-        ]
-        return V1Ops(self, self._ops_taken, made, never)
 
     def _runs(self, ops: V1Ops, writer_alive: bool | None) -> V1Runs:
         """A run for each run id, from the run-context line that starts it to the next

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 if TYPE_CHECKING:
-    from .model import V1Model
+    from .calls import V1Calls
 
 
 def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:
@@ -59,7 +59,7 @@ class V1Ops(ListLike[ToolOp]):
     )
 
     def __init__(
-        self, model: V1Model, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
+        self, model: V1Calls, dispatched: int, made: dict[int, ToolOp], never: list[ToolOp]
     ) -> None:
         self._model = model
         self._count = dispatched  # operations of the snapshot (later ones are not in it)
@@ -97,12 +97,14 @@ class V1Ops(ListLike[ToolOp]):
         op = never.get(call_id)
         if op is not None:
             return op
-        index = self._model._by_call.get(call_id)
-        if index is None:
+        model = self._model
+        number = model.texts.find(call_id) if type(call_id) is str else -1
+        index = model.operation_of(number) if number >= 0 else -1
+        if index < 0:
             return None
         if index >= self._count:  # dispatched again since the snapshot: its last before
-            call_ids = self._model.state.tool_ops.call_ids
-            index = next((i for i in range(self._count - 1, -1, -1) if call_ids[i] == call_id), -1)
+            call_ids = model.state.tool_ops.call_numbers
+            index = next((i for i in range(self._count - 1, -1, -1) if call_ids[i] == number), -1)
             if index < 0:
                 return None
         return self[index]
@@ -122,14 +124,15 @@ class V1Op(ToolOp):
 
     @classmethod
     def of(
-        cls, state: ReplayState, index: int, answered: set[str], writer_alive: bool | None
+        cls, state: ReplayState, index: int, answered: set[int], writer_alive: bool | None
     ) -> V1Op:
         records = state.tool_ops
         op = cls.__new__(cls)
         op._state, op._index, op._read = state, index, False
-        op.call_id = records.call_ids[index]
+        number = records.call_numbers[index]
+        op.call_id = records.texts.text(number)
         op.run_id = records.run_ids[index]
-        op.state = state_of(records.outcome(index), op.call_id in answered, writer_alive)
+        op.state = state_of(records.outcome(index), number in answered, writer_alive)
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False

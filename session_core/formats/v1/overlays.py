@@ -3,6 +3,7 @@ indexes (``Overlays``: an elision made only when read), and a compaction line's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...indexed import Indexed
@@ -31,7 +32,7 @@ class Overlays(Indexed[Compaction]):
     __slots__ = ("_elisions", "_lines", "_made", "_n")
 
     def __init__(
-        self, made: list[Compaction], elisions: list[Elision], n: int, lines: dict[str, int]
+        self, made: list[Compaction], elisions: Sequence[Elision], n: int, lines: dict[str, int]
     ) -> None:
         self._made, self._elisions, self._n, self._lines = list(made), elisions, n, lines
 
@@ -86,7 +87,7 @@ def compaction_parts(record: ReplayCompaction | None, lines: dict[str, int]) -> 
     return [Part("other", what, name="compaction"), Part("text", record.summary)]
 
 
-def elision_parts(elisions: list[Elision], taken: int, end: int) -> list[Part]:
+def elision_parts(elisions: Sequence[Elision], taken: int, end: int) -> list[Part]:
     """An elision line's item: each message it stubbed (its line) and the stub, of its
     records ``elisions[taken:end]``, the first ``FOLD_PARTS`` of them (and how many more)."""
     parts = []
