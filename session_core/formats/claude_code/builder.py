@@ -114,6 +114,30 @@ class ClaudeCodeBuilder(Builder):
             return
         self._typed(facts, raw, line)
 
+    def feed_lines(self, raws: Sequence[bytes], lines: Sequence[int], spans: Sequence[int]) -> None:
+        """``Builder.feed_lines`` in one loop: a line that can be read again (its span known,
+        the file's source set) is decoded typed here, not through ``feed_line``."""
+        if self.part_source is None:
+            super().feed_lines(raws, lines, spans)
+            return
+        for raw, line, span in zip(raws, lines, spans, strict=True):
+            self.lines = line
+            self.span = span
+            self.line_bytes = len(raw)
+            if not span:  # (too long to be read again by span)
+                self.feed_line(raw, line)
+                continue
+            try:
+                facts = decode(raw)
+            except msgspec.DecodeError:
+                self.bad_line(line, raw, bad_line_reason(raw))
+                continue
+            if facts is not None:
+                self.line_raw = raw
+                self._feed(facts, None, line)
+            else:
+                self._whole(raw, line)
+
     def take_lines(
         self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
     ) -> None:
