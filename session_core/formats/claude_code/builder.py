@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ...item_column import NodeIdColumn
+from ...item_column import NodeIdColumn, folded_height
 from ...model import Part, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
@@ -282,7 +282,22 @@ class ClaudeCodeBuilder(Builder):
         line's span unless ``keep`` (parts the builder made up)."""
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
-        return self.raw.append(
+        raw = self.raw
+        span = self.span
+        if span and not keep and raw.source is not None:
+            # (most lines: the header alone, stored as ``append`` stores it)
+            code = raw.code
+            return raw.append_packed(
+                line,
+                span,
+                code(role),
+                code(kind),
+                code(model),
+                ts,
+                folded_height(parts),
+                len(parts),
+            )
+        return raw.append(
             parts,
             line,
             role=role,
