@@ -53,13 +53,13 @@ def test_uuids_of_other_shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_node_ids_held_aside_read_and_found_as_packed_ids() -> None:
-    """The uuids held aside until a batch is packed (``NodeIds``) read, find and say
+    """The uuids held aside until a batch is packed (``HeldIds``) read, find and say
     "first" as a ``PackedIds("first")`` given the same ids does: across batches, repeats
     within and across them, ids of other shapes, a lookup before and after each add."""
     import random
     import uuid as uuidlib
 
-    from session_core.formats.claude_code.threading import NodeIds
+    from session_core.formats.claude_code.held_ids import HeldIds
     from session_core.packed_ids import BATCH, PackedIds
 
     rng = random.Random(3)
@@ -72,7 +72,7 @@ def test_node_ids_held_aside_read_and_found_as_packed_ids() -> None:
             ids.append(f"line-{n}-\udcff")
         else:
             ids.append(str(uuidlib.UUID(int=rng.getrandbits(128))))
-    held, plain = NodeIds(), PackedIds("first")
+    held, plain = HeldIds(), PackedIds("first")
     for n, ident in enumerate(ids):
         if n % 3:
             assert held.find(ident) == plain.find(ident)

@@ -21,10 +21,10 @@ import orjson
 
 from ...indexed import ListLike
 from ...model import OpsByCall, Part, PartRef, PartSource
-from ...packed_ids import PackedIds
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op, op_json
 from .blocks import detail, flatten
+from .held_ids import HeldIds
 
 if TYPE_CHECKING:
     from ...item_column import ItemColumn
@@ -65,7 +65,7 @@ class CallColumn:
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw  # the builder's items (responses', results')
-        self.ids = PackedIds("first")  # call ids (a call's number is its node there)
+        self.ids = HeldIds()  # call ids (a call's number is its node there)
         self.tools: list[str] = []  # (interned: one str per tool)
         self.line = array("l")  # the line of its tool_use block
         self.span = array("q")  # that line's span (0: the part is in ``own``)

@@ -1,7 +1,7 @@
 """The parentUuid chain: which lines are the conversation now, folded, or a branch.
 
 Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuids packed
-in a ``PackedIds``): real files have hundreds of thousands of them, most of them progress
+in a ``HeldIds``): real files have hundreds of thousands of them, most of them progress
 lines. The chain is walked from a leaf back to its root; a walk stops at a null
 parent, a parent the file does not have, or a cycle.
 """
@@ -9,9 +9,8 @@ parent, a parent the file does not have, or a cycle.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
 
-from ...packed_ids import BATCH, PackedIds
+from .held_ids import HeldIds
 
 # node kinds
 USER, ASSISTANT, SYSTEM, PROGRESS, OTHER = 1, 2, 3, 4, 5
@@ -25,83 +24,13 @@ _UNRESOLVED = -2  # a parent uuid not (yet) seen: kept as a string in ``pending`
 FORWARD = -3  # (``walk_new``) the chain goes on to a later node: walk it whole
 
 
-class NodeIds(PackedIds):
-    """The nodes' uuids (``PackedIds``, its index the first node of each), the latest
-    ``BATCH`` of them held aside, in a list and a dict, until they are packed and indexed
-    together: every line's uuid is looked up (is it repeated?) then appended, and a
-    ``PackedIds`` indexes what was appended before any lookup, one id at a time (its
-    packing too), where a batch is packed by a few string operations."""
-
-    __slots__ = ("_held", "_missed", "_recent", "_recent_at")
-
-    def __init__(self) -> None:
-        super().__init__("first")
-        self._held: list[str] = []  # appended, not in the ``PackedIds`` yet
-        self._recent: dict[str, int] = {}  # each of those -> its first node
-        self._recent_at = 0  # the first held node
-        self._missed: str | None = None  # the last id ``find`` did not find
-
-    def __len__(self) -> int:
-        return self._recent_at + len(self._held)
-
-    def _one(self, node: int) -> str:
-        if node >= self._recent_at:
-            return self._held[node - self._recent_at]
-        return super()._one(node)
-
-    def texts(self, start: int, stop: int) -> list[str]:
-        self._flush()
-        return super().texts(start, stop)
-
-    def __iter__(self) -> Iterator[str]:
-        self._flush()
-        return super().__iter__()
-
-    def find(self, ident: str) -> int:
-        node = super().find(ident) if self._recent_at else -1
-        if node < 0:
-            node = self._recent.get(ident, -1)
-            if node < 0:
-                self._missed = ident
-        return node
-
-    def add(self, ident: str) -> tuple[int, bool]:
-        # (the id a lookup just missed: a new line's uuid, once ``_feed`` found it new)
-        first = ident is self._missed or self.find(ident) < 0
-        self._missed = None
-        node = self._recent_at + len(self._held)
-        self._held.append(ident)
-        if first:
-            self._recent[ident] = node
-        if len(self._held) >= BATCH:
-            self._flush()
-        return node, first
-
-    def append(self, ident: str) -> int:
-        return self.add(ident)[0]
-
-    def extend(self, idents: list[str]) -> None:
-        for ident in idents:
-            self.add(ident)
-
-    def _flush(self) -> None:
-        """The held ids into the ``PackedIds`` (packed now, indexed at the next lookup)."""
-        held = self._held
-        if held:
-            super().extend(held)
-            super().pack()
-            self._recent_at += len(held)
-            self._held = []
-            self._recent.clear()
-
-
 class Threads:
     """The nodes of one file, in file order."""
 
     __slots__ = ("_last", "kind", "line", "parent", "pending", "resolved", "side", "uuids")
 
     def __init__(self) -> None:
-        self.uuids = NodeIds()  # node -> its uuid, uuid -> its first node
+        self.uuids = HeldIds()  # node -> its uuid, uuid -> its first node
         self.parent = array("i")
         self.line = array("i")
         self.kind = array("b")
