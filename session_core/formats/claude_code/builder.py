@@ -44,6 +44,7 @@ _META_KEYS = {  # a Line's field -> the meta key
     "agentId": "agent-id",
     "timestamp": "started",
 }
+_META_ITEMS = tuple(_META_KEYS.items())
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 
 
@@ -242,11 +243,13 @@ class ClaudeCodeBuilder(Builder):
             run.last_ts = ts or run.last_ts
 
     def _take_meta(self, facts: Line) -> None:
-        for key in [k for k in _META_KEYS if k in self._meta_missing]:  # in a fixed order
-            value = getattr(facts, key)
-            if value:
-                self.meta[_META_KEYS[key]] = value
-                self._meta_missing.discard(key)
+        missing = self._meta_missing
+        for key, name in _META_ITEMS:  # in a fixed order
+            if key in missing:
+                value = getattr(facts, key)
+                if value:
+                    self.meta[name] = value
+                    missing.discard(key)
 
     def node_for(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
         if uuid is None:
