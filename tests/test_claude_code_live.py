@@ -135,38 +135,6 @@ def test_parallel_calls_answered_beside_the_chain(
     assert grown.count(True) >= 8
 
 
-def test_a_message_hung_from_progress_lines_after_the_leaf_grows_the_chain(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Progress lines after the last message hang from it without being the leaf; the
-    next message hangs from the last of them. Its snapshot builds on the last one (the
-    chain walked back through those lines to the old leaf), not a walk of the whole
-    chain: at 1 GB that walk was 140 ms, on most appends of a running tool."""
-    from claude_code_writer import CCWriter, text, tool_use
-
-    from session_core.formats.claude_code import chain
-
-    w = CCWriter()
-    w.user("run the tests")
-    (call,) = w.assistant("m1", [tool_use("t1", "Bash", command="pytest")])
-    first = w.env("progress", call, data={"type": "bash_progress", "output": "1 passed"})
-    second = w.env("progress", first["uuid"], data={"type": "bash_progress", "output": "2"})
-    done = w.result("t1", "2 passed", parent=second["uuid"])
-    w.assistant("m2", [text("Both pass.")], parent=done, stop="end_turn")
-    path = w.write(tmp_path / "progress.jsonl")
-    grown: list[bool] = []
-    real = chain.grown
-
-    def counted(*args: Any) -> Any:
-        active = real(*args)
-        grown.append(active is not None)
-        return active
-
-    monkeypatch.setattr(chain, "grown", counted)
-    _groups_compared(path, [3, 1, 1, 1])
-    assert grown == [True, True, True], grown
-
-
 @pytest.mark.parametrize("crlf", [False, True])
 def test_followed_batches_read_as_the_file_opened(tmp_path: Path, crlf: bool) -> None:
     """A live batch is taken in one loop (``take_lines``: each line decoded where it lies
@@ -256,3 +224,42 @@ def test_a_snapshots_operations_are_its_own_when_made_later(tmp_path: Path) -> N
         assert ops(early) == then, f"after {count} lines"
         running += sum(label == "running" for _, label, _, _ in then)
     assert running > 0  # (some were answered after their snapshot)
+
+
+def test_a_batch_ending_in_progress_lines_is_built_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot taken after a call's progress lines, before its result: the next one
+    walks back through them to the last leaf and builds on the chain (most batches of a
+    real file end so), equal to the one assembled afresh."""
+    from claude_code_writer import CCWriter, text, tool_use
+
+    from session_core.formats.claude_code import chain
+
+    w = CCWriter()
+
+    def progress(data: dict[str, Any]) -> None:
+        w.progress("t1", data)
+        w.last = w.lines[-1]["uuid"]  # (as Claude Code chains them: the next line hangs on)
+
+    w.user("build it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make")])
+    for n in range(3):
+        progress({"type": "bash_progress", "output": f"step {n}"})
+    w.result("t1", "built")
+    w.assistant("m2", [text("Built.")], stop="end_turn")
+    for _ in range(2):
+        progress({"type": "hook_progress", "hookEvent": "Stop"})
+    w.user("and test it")
+    path = w.write(tmp_path / "progress.jsonl")
+    grown: list[bool] = []
+    real = chain.grown
+
+    def recorded(*args: Any) -> Any:
+        found = real(*args)
+        grown.append(found is not None)
+        return found
+
+    monkeypatch.setattr(chain, "grown", recorded)
+    _groups_compared(path, [5, 2, 2, 1])  # (after the progress lines, twice)
+    assert grown == [True, True, True]

@@ -50,3 +50,38 @@ def test_uuids_of_other_shapes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert [item.id for item in t.raw] == names
     assert [item.id for item in t.messages] == names
     assert [op.state for op in t.tool_operations] == ["completed"]
+
+
+def test_node_ids_held_aside_read_and_found_as_packed_ids() -> None:
+    """The uuids held aside until a batch is packed (``HeldIds``) read, find and say
+    "first" as a ``PackedIds("first")`` given the same ids does: across batches, repeats
+    within and across them, ids of other shapes, a lookup before and after each add."""
+    import random
+    import uuid as uuidlib
+
+    from session_core.formats.claude_code.held_ids import HeldIds
+    from session_core.packed_ids import BATCH, PackedIds
+
+    rng = random.Random(3)
+    ids: list[str] = []
+    for n in range(3 * BATCH + 17):
+        pick = rng.random()
+        if ids and pick < 0.05:
+            ids.append(rng.choice(ids))  # a repeat (of a held id, or a packed one)
+        elif pick < 0.1:
+            ids.append(f"line-{n}-\udcff")
+        else:
+            ids.append(str(uuidlib.UUID(int=rng.getrandbits(128))))
+    held, plain = HeldIds(), PackedIds("first")
+    for n, ident in enumerate(ids):
+        if n % 3:
+            assert held.find(ident) == plain.find(ident)
+        assert held.add(ident) == plain.add(ident)
+        if n % 500 == 0:
+            probe = ids[rng.randrange(n + 1)]
+            assert held.find(probe) == plain.find(probe)
+            assert held[n] == plain[n] and held[-1] == ident
+    assert len(held) == len(plain) == len(ids)
+    assert list(held) == ids and held.texts(5, BATCH + 9) == ids[5 : BATCH + 9]
+    assert [held.find(i) for i in ids] == [plain.find(i) for i in ids]
+    assert held.find("absent") == -1

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ...item_column import NodeIdColumn
+from ...item_column import NodeIdColumn, folded_height
 from ...model import Part, Run, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
@@ -44,6 +44,7 @@ _META_KEYS = {  # a Line's field -> the meta key
     "agentId": "agent-id",
     "timestamp": "started",
 }
+_META_ITEMS = tuple(_META_KEYS.items())
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 
 
@@ -117,6 +118,30 @@ class ClaudeCodeBuilder(Builder):
             self.bad_line(line, raw, bad_line_reason(raw))
             return
         self._typed(facts, raw, line)
+
+    def feed_lines(self, raws: Sequence[bytes], lines: Sequence[int], spans: Sequence[int]) -> None:
+        """``Builder.feed_lines`` in one loop: a line that can be read again (its span known,
+        the file's source set) is decoded typed here, not through ``feed_line``."""
+        if self.part_source is None:
+            super().feed_lines(raws, lines, spans)
+            return
+        for raw, line, span in zip(raws, lines, spans, strict=True):
+            self.lines = line
+            self.span = span
+            self.line_bytes = len(raw)
+            if not span:  # (too long to be read again by span)
+                self.feed_line(raw, line)
+                continue
+            try:
+                facts = decode(raw)
+            except msgspec.DecodeError:
+                self.bad_line(line, raw, bad_line_reason(raw))
+                continue
+            if facts is not None:
+                self.line_raw = raw
+                self._feed(facts, None, line)
+            else:
+                self._whole(raw, line)
 
     def take_lines(
         self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
@@ -222,11 +247,13 @@ class ClaudeCodeBuilder(Builder):
             run.last_ts = ts or run.last_ts
 
     def _take_meta(self, facts: Line) -> None:
-        for key in [k for k in _META_KEYS if k in self._meta_missing]:  # in a fixed order
-            value = getattr(facts, key)
-            if value:
-                self.meta[_META_KEYS[key]] = value
-                self._meta_missing.discard(key)
+        missing = self._meta_missing
+        for key, name in _META_ITEMS:  # in a fixed order
+            if key in missing:
+                value = getattr(facts, key)
+                if value:
+                    self.meta[name] = value
+                    missing.discard(key)
 
     def node_for(self, facts: Line, uuid: str | None, line: int, kind: int, side: bool) -> int:
         if uuid is None:
@@ -262,7 +289,22 @@ class ClaudeCodeBuilder(Builder):
         line's span unless ``keep`` (parts the builder made up)."""
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
-        return self.raw.append(
+        raw = self.raw
+        span = self.span
+        if span and not keep and raw.source is not None:
+            # (most lines: the header alone, stored as ``append`` stores it)
+            code = raw.code
+            return raw.append_packed(
+                line,
+                span,
+                code(role),
+                code(kind),
+                code(model),
+                ts,
+                folded_height(parts),
+                len(parts),
+            )
+        return raw.append(
             parts,
             line,
             role=role,

@@ -14,14 +14,17 @@ with it (their state, progress and result are the snapshot's).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ...indexed import ListLike
-from ...model import OpsByCall, Part, PartRef
-from ...packed_ids import PackedIds
+from ...model import OpsByCall, Part, PartRef, PartSource
 from ...times import seconds_between
-from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op
+from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op, op_json
+from .blocks import detail, flatten
+from .held_ids import HeldIds
 
 if TYPE_CHECKING:
     from ...item_column import ItemColumn
@@ -62,7 +65,7 @@ class CallColumn:
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw  # the builder's items (responses', results')
-        self.ids = PackedIds("first")  # call ids (a call's number is its node there)
+        self.ids = HeldIds()  # call ids (a call's number is its node there)
         self.tools: list[str] = []  # (interned: one str per tool)
         self.line = array("l")  # the line of its tool_use block
         self.span = array("q")  # that line's span (0: the part is in ``own``)
@@ -224,12 +227,76 @@ class CallColumn:
             op.subagent_line, op.subagent_item = side.line, side.ident
         return op
 
+    def json_of(
+        self, at: int, state: OpState, run_id: str | None, subagent: str | None
+    ) -> dict[str, Any] | None:
+        """``op(at, state, run_id, None, subagent).to_json()`` of an answered call, written
+        from its call's and its result's lines parsed once each (no op, part or reference
+        made, no other block of the lines made into a part); None where that is not what
+        its parts would give (a part kept, a line that can not be read, another block
+        there): make the op then."""
+        raw = self.raw
+        source, result, span, result_span = raw.source, self.result[at], self.span[at], 0
+        if result >= 0:
+            result_span = self.result_span[at]
+        if source is None or not span or not result_span:
+            return None
+        call = _block_of(source, span, self.part[at], "tool_use")
+        answer = _block_of(source, result_span, self.result_part[at], "tool_result")
+        if call is None or answer is None:
+            return None
+        record, block = answer
+        # (``blocks.line_parts``: a user line's result that names its call has the detail)
+        call_id = block.get("tool_use_id")
+        named = isinstance(call_id, str) and call_id and record.get("type") == "user"
+        started, ended = self.started(at), raw.ts_of(result)
+        side = self.sidechain.get(at)
+        return op_json(
+            self.ids[at],
+            self.tools[at],
+            state,
+            call[1].get("input"),
+            self.line[at],
+            flatten(block.get("content")),
+            raw.line[result],
+            run_id,
+            raw.id_of(self.response[at]),
+            detail(record.get("toolUseResult")) if named else None,
+            None,
+            subagent,
+            seconds_between(started, ended),
+            side.line if side is not None else None,
+            side.ident if side is not None else None,
+        )
+
     def settled_state(self, at: int) -> OpState:
         """The state of an answered call (whatever comes next)."""
         flags = self.flags[at]
         return classify_op(
             has_result=True, failed=bool(flags & ERROR), interrupted=bool(flags & INTERRUPTED)
         )
+
+
+def _block_of(
+    source: PartSource, span: int, index: int, kind: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The line at ``span`` parsed (as ``PartSource`` parses it for its parts) and its
+    message's ``index``-th block, when that block is of ``kind`` (None: not so)."""
+    line = source.line(span)
+    if line is None:
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    message = record.get("message") if type(record) is dict else None
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is not list or index >= len(content):
+        return None
+    block = content[index]
+    if type(block) is not dict or block.get("type") != kind:
+        return None
+    return record, block
 
 
 class ClaudeOps(ListLike[ToolOp]):
@@ -272,6 +339,24 @@ class ClaudeOps(ListLike[ToolOp]):
                 self._paths.get(index),
             )
         return op
+
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
+        """Every operation's ``to_json()``, in order (``model.rows_json``): those made (or
+        whose parts are kept) from their objects, the others from the column without
+        making them."""
+        column, made, runs, paths = self._column, self._made, self._runs, self._paths
+        for index in range(self._count):
+            op = made.get(index)
+            row = None
+            if op is None:
+                run = column.run[index]
+                row = column.json_of(
+                    index,
+                    column.settled_state(index),
+                    runs[run].id if run >= 0 else None,
+                    paths.get(index),
+                )
+            yield row if row is not None else self[index].to_json()
 
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""

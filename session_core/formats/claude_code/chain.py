@@ -88,14 +88,15 @@ class Chain:
 
 def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     """``recover`` of the chain from ``leaf``, from the last assembly's, where the new leaf
-    hangs from the old through new nodes alone (else None): those nodes, what they bring
-    beside them, new lines of the responses on it and new answers to their calls."""
+    hangs from the old through nodes written after it alone (else None): those nodes (new
+    ones, and the progress lines that came after the old leaf before the last assembly,
+    on no chain then), what they bring beside them, new lines of the responses on it and
+    new answers to their calls."""
     threads = b.threads
     n0 = len(prev.active)
-    segment, node = threads.walk_new(leaf, n0)
-    if prev.leaf < node < n0:  # (a message hung from the progress lines after the old leaf)
-        between, node = threads.walk_new(node, prev.leaf + 1)
-        segment.extend(between)
+    # (walked back to the old leaf: a batch that ended in a run of progress lines left
+    # nodes after it, on the chain once the next message hangs from them)
+    segment, node = threads.walk_new(leaf, prev.leaf + 1)
     if node != prev.leaf:
         return None  # the chain moved (a rewind, a new root, a subagent's file) or goes
         # on to a node written later (a parent found late, a cycle): walked whole

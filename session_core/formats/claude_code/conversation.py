@@ -15,6 +15,7 @@ from ...model import Part
 from . import blocks
 from .lines import Line, Message, result_facts, result_value, shape
 from .records import Boundary, RunMark
+from .responses import SIDE
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -51,7 +52,7 @@ def assistant(
     responses = b.responses
     found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
-    if found >= 0 and responses.side(found) == side:
+    if found >= 0 and bool(responses.flags[found] & SIDE) == side:
         response, item = found, responses.raw[found]
         if typed and b.raw.parts[item] is not None:
             # The item keeps its parts (its first line can not be read again): this
@@ -85,8 +86,10 @@ def assistant(
     if message.usage is not None:
         b.usage.report(response, message.usage, model)
     for index, part in enumerate(parts):
-        if part.kind == "tool-call" and part.call_id and b.calls.find(part.call_id) < 0:
-            _call(b, part, index, line, response, item, side, ts)
+        if part.kind == "tool-call":
+            call_id = part.call_id
+            if call_id and b.calls.find(call_id) < 0:
+                _call(b, part, index, line, response, item, side, ts)
 
 
 def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:

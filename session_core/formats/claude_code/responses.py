@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 
 from ...item_column import ItemColumn
-from ...packed_ids import PackedIds
+from .held_ids import HeldIds
 
 NO_COUNT = -(1 << 63)  # a count not reported
 _NO_COUNTS = array("q", [NO_COUNT] * 4)
@@ -85,7 +85,7 @@ class Responses:
     def __init__(self, items: ItemColumn) -> None:
         self.items = items  # the raw column (its model and stop codes)
         # Their keys (message id, or request id, uuid), and each key's response.
-        self.keys = PackedIds("first")
+        self.keys = HeldIds()
         self.by_key = array("i")
         self.last: tuple[str, int] = ("", -1)  # the last key found, and its number
         self.raw = array("l")  # its raw item (ascending)

@@ -1,7 +1,7 @@
 """The parentUuid chain: which lines are the conversation now, folded, or a branch.
 
 Every line with a ``uuid`` is a node, kept compactly (arrays of ints, the uuids packed
-in a ``PackedIds``): real files have hundreds of thousands of them, most of them progress
+in a ``HeldIds``): real files have hundreds of thousands of them, most of them progress
 lines. The chain is walked from a leaf back to its root; a walk stops at a null
 parent, a parent the file does not have, or a cycle.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 
-from ...packed_ids import PackedIds
+from .held_ids import HeldIds
 
 # node kinds
 USER, ASSISTANT, SYSTEM, PROGRESS, OTHER = 1, 2, 3, 4, 5
@@ -30,7 +30,7 @@ class Threads:
     __slots__ = ("_last", "kind", "line", "parent", "pending", "resolved", "side", "uuids")
 
     def __init__(self) -> None:
-        self.uuids = PackedIds("first")  # node -> its uuid, uuid -> its first node
+        self.uuids = HeldIds()  # node -> its uuid, uuid -> its first node
         self.parent = array("i")
         self.line = array("i")
         self.kind = array("b")
