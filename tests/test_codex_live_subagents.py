@@ -15,14 +15,17 @@ from helpers import follow_into
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.codex import CodexLive
+from session_core.formats.codex.ops import OpColumn
 from session_core.model import Transcript
+from session_core.tool_ops import ToolOp
 
 CODEX = by_name("codex")
 CHILD = "019c0000-0000-7000-8000-0000000000c1"
 DAY = ("sessions", "2026", "02", "23")
 
 
-def family(tmp_path: Path) -> tuple[Path, Path]:
+def family(tmp_path: Path, others: int = 0) -> tuple[Path, Path]:
+    """A parent whose spawn call (after ``others`` shell calls) names its child."""
     day = tmp_path.joinpath(*DAY)
     parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
     w = RolloutWriter(parent)
@@ -30,6 +33,9 @@ def family(tmp_path: Path) -> tuple[Path, Path]:
     w.task_started("t1")
     w.turn_context("t1")
     w.message("user", "send a scout")
+    for n in range(others):
+        w.function_call("shell", {"command": ["ls"]}, f"sh{n}")
+        w.function_output(f"sh{n}", "a.txt")
     w.function_call("spawn_agent", {"message": "look around"}, "sp1")
     w.function_output("sp1", orjson.dumps({"agent_id": CHILD}).decode())
     w.task_complete("t1")
@@ -90,3 +96,24 @@ def test_a_child_is_read_again_only_when_it_changed(
     assert sub.usage.input_tokens == 800  # the child's new total (cached input apart)
     op = t.op_for_call("sp1")
     assert op is not None and op.subagent == str(child)
+
+
+def test_linking_makes_only_the_calls_that_may_spawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, child = family(tmp_path, others=5)
+    made: list[str] = []
+    real = OpColumn.make
+
+    def counted(self: OpColumn, at: int) -> ToolOp:
+        op = real(self, at)
+        made.append(op.tool)
+        return op
+
+    monkeypatch.setattr(OpColumn, "make", counted)
+    live, _ = followed(parent)
+    assert made == ["spawn_agent"]  # the shell calls are not made to be looked at
+    t = live.transcript(writer_alive=False)
+    op = t.op_for_call("sp1")
+    assert op is not None and op.subagent == str(child)
+    assert len(t.tool_operations) == 6 and t.tool_operations[0].subagent is None

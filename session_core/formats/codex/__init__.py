@@ -13,13 +13,14 @@ view after a ``compacted`` line), ``builder`` (lines fed in file order, on its l
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
 from ...errors import TranscriptError
 from ...linked import LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
+from ...tool_ops import ToolOp
 from ..base import AgentFormat, Builder, LiveModel
 
 if TYPE_CHECKING:
@@ -119,14 +120,25 @@ def attach_subagents(
                     cache[path] = (key, sub.usage, sub.messages)
         except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
             transcript.warnings.append(f"subagent {path} could not be read: {err}")
-        for op in transcript.tool_operations:  # the call that spawned it names the child
-            if "agent" not in op.tool or op.subagent is not None:
+        for op in agent_ops(transcript.tool_operations):  # the call that spawned it names
+            if op.subagent is not None:  # the child
                 continue
             if child in (op.result or ""):
                 op.subagent = path
                 sub.call_id = op.call_id
                 break
         transcript.subagents.append(sub)
+
+
+def agent_ops(ops: Sequence[ToolOp]) -> Iterator[ToolOp]:
+    """The operations whose tool names an agent (the calls that may spawn one): of a
+    packed snapshot's, only those are made (a big file has 100,000s of operations)."""
+    from .ops import CodexOps
+
+    if isinstance(ops, CodexOps):
+        yield from ops.of_tools(lambda tool: "agent" in tool)
+    else:
+        yield from (op for op in ops if "agent" in op.tool)
 
 
 def __getattr__(name: str) -> Any:

@@ -239,6 +239,13 @@ class CodexOps(ListLike[ToolOp]):
             self._made[index] = op
         return op
 
+    def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
+        """The operations whose tool ``match`` says yes to, in order; only those made."""
+        tools = self._column.tools
+        for index in range(self._count):
+            if match(tools[index]):
+                yield self._one(index)
+
     def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
         """Every operation's ``to_json()``, in order: those made (or kept whole) from their
         objects, the others from the column without making them (``model.rows_json``)."""
