@@ -538,7 +538,7 @@ class CodexBuilder(CodexResponses):
                 states[index] = classify_op(
                     has_result=False, interrupted=cut, writer_alive=writer_alive
                 )
-            ops = CodexOps(column, len(column), states, self.op_by_call)
+            ops = CodexOps(column, len(column), states)
         else:
             messages = list(self.tier_view[self.best])
             ops = list(self.tier_ops)

@@ -47,7 +47,6 @@ class CodexCalls(CodexTurns):
             )
             at = column.add_own(op)
         self.op_run.append(open_run)
-        self.op_by_call[call_id] = at
         if kind in SETTLED_BY_STATUS and status in ("completed", "failed"):
             if at in column.own:
                 column.own[at].ended = ts
@@ -67,7 +66,7 @@ class CodexCalls(CodexTurns):
     ) -> None:
         """An output answers its call; ``verbatim``: its text is the line's ``output``
         string as it is (then the replay JSON copies that string from the line)."""
-        at = self.op_by_call.get(call_id) if call_id is not None else None
+        at = self.op_items.find(call_id) if call_id is not None else None
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
         column = self.op_items
@@ -117,8 +116,8 @@ class CodexCalls(CodexTurns):
             code = 1 if isinstance(result, dict) and "Err" in result else None
         if not code:
             return
-        at = self.op_by_call.get(call_id)
         column = self.op_items
+        at = column.find(call_id)
         if at is not None and column.has_result(at):
             if column.state_of(at) == "completed":
                 op = column.kept(at)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
+from ...packed_ids import PackedIds
 from ...parts import PartRef
 from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp, op_json
 from . import rows
@@ -68,7 +69,8 @@ class OpColumn:
         # Of a result that is its output string as it is (``answered``'s ``verbatim``): the
         # exit code its outcome says (NO_CODE: none); else NOT_VERBATIM.
         self.said = array("q")
-        self.ids: list[str] = []
+        # Call ids packed, with a hash index: the last operation of each is found by it.
+        self.ids = PackedIds("last")
         self.tools: list[str] = []
         self.run_ids: list[str | None] = []
         self.state = bytearray()
@@ -83,11 +85,16 @@ class OpColumn:
         self.result.append(-1)
         self.duration.append(math.nan)
         self.said.append(NOT_VERBATIM)
-        self.ids.append(call_id)
+        self.ids.add(call_id)
         self.tools.append(tool)
         self.run_ids.append(run_id)
         self.state.append(RUNNING)
         return len(self.call) - 1
+
+    def find(self, call_id: str) -> int | None:
+        """The last operation of ``call_id`` (None: none)."""
+        at = self.ids.find(call_id)
+        return None if at < 0 else at
 
     def add_own(self, op: ToolOp) -> int:
         """An operation kept as it is (its items are not packed); its index."""
@@ -160,9 +167,10 @@ class OpColumn:
         raw = self.raw
         source = raw.source
         call, result = self.call[at], self.result[at]
+        call_id = self.ids[at]
         arguments = text = detail = result_line = None
         if source is not None:  # (as ``PartRef``s read them)
-            found = rows.call_arguments(source, raw.span[call], self.ids[at])
+            found = rows.call_arguments(source, raw.span[call], call_id)
             if found is None:
                 part = source.part(raw.span[call], 0)
                 arguments = None if part is None else part.data
@@ -170,7 +178,7 @@ class OpColumn:
                 arguments = found[0]
             said = self.said[at]
             if result >= 0 and said != NOT_VERBATIM:
-                text = rows.output_json(source, raw.span[result], self.ids[at], fragments)
+                text = rows.output_json(source, raw.span[result], call_id, fragments)
                 detail = None if said == NO_CODE else {"exit_code": said}
             if result >= 0 and text is None:
                 part = source.part(raw.span[result], 0)
@@ -182,7 +190,7 @@ class OpColumn:
             result_line = raw.line[result]
         seconds = self.duration[at]
         return op_json(
-            self.ids[at],
+            call_id,
             self.tools[at],
             state or STATES[self.state[at] & ~AT_CALL],
             arguments,
@@ -208,19 +216,17 @@ class CodexOps(ListLike[ToolOp]):
     them all); ``states`` overrides the state of those still pending at the snapshot
     (running or interrupted, as the writer's state says)."""
 
-    __slots__ = ("_by_call", "_column", "_count", "_made", "_states")
+    __slots__ = ("_column", "_count", "_made", "_states")
 
     def __init__(
         self,
         column: OpColumn,
         count: int,
         states: dict[int, OpState],
-        by_call: Mapping[str, int],
     ) -> None:
         self._column = column
         self._count = count
         self._states = states
-        self._by_call = by_call
         self._made: dict[int, ToolOp] = {}
 
     def __len__(self) -> int:
@@ -280,7 +286,7 @@ class CodexOps(ListLike[ToolOp]):
 
     def find(self, call_id: str) -> ToolOp | None:
         """The snapshot's last operation for ``call_id`` (None: none)."""
-        at = self._by_call.get(call_id)
+        at = self._column.find(call_id)
         if at is None:
             return None
         if at >= self._count:  # called again since the snapshot: its last before

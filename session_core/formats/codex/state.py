@@ -46,8 +46,7 @@ class CodexState(Builder):
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
         self.tier_ops: list[ToolOp] = []
         self.op_run = array("l")  # each op's run (index, -1: none)
-        self.op_items = OpColumn(self.raw)  # every operation, packed
-        self.op_by_call: dict[str, int] = {}
+        self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
         self.compactions: list[Compaction] = []
