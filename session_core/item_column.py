@@ -250,11 +250,13 @@ class ItemColumn:
         height: int,
         nparts: int = 1,
         sticky: bool = False,
+        read_ts: bool = False,
     ) -> int:
         """``append`` of an item read again by its span (a span known, ``source`` set)
         whose ``folded_height`` and number of parts the caller knows, its role, kind and
         model given as their ``code``s: the header stored as ``append`` stores it, for a
-        builder's hot path (every line of a big file). Returns its index."""
+        builder's hot path (every line of a big file). ``read_ts`` as ``append``'s.
+        Returns its index."""
         index = len(self.line)
         self.line.append(line)
         if self.span_of is None:
@@ -264,7 +266,9 @@ class ItemColumn:
         self.kind.append(kind)
         self.model.append(model)
         flags = STICKY if sticky else 0
-        if ts is None:
+        if read_ts:
+            flags |= READ_TS
+        elif ts is None:
             flags |= NO_TS
         else:
             self.ts_text += ts.encode("utf-8", "surrogatepass")

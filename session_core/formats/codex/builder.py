@@ -429,7 +429,7 @@ class CodexBuilder(CodexResponses):
             self._start_run(payload.turn_id, line, ts)
         else:
             self._end_run(_ENDED[lines.TAG[type(payload)]], payload.turn_id, line, ts)
-        self.raw.append_packed(line, self.span, self.system, self.event, 0, ts, 2)
+        self._packed(line, self.system, self.event, 0, ts, 2)
         return True
 
     def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
@@ -446,7 +446,7 @@ class CodexBuilder(CodexResponses):
             # Shown from the response items: its item read again by span, its height that
             # of its one part (``folded_height``'s, without making the part).
             height = 2 if thought else shape_height(text.count("\n") + 1, 0)
-            self.raw.append_packed(line, self.span, self.raw.code(role), self.event, 0, ts, height)
+            self._packed(line, self.raw.code(role), self.event, 0, ts, height)
             return
         part = Part("reasoning" if thought else "text", text)
         if self.best >= EVENT:

@@ -51,8 +51,10 @@ class CodexCalls(CodexTurns):
             if at in column.own:
                 column.own[at].ended = ts
             column.settle(at, status, at_call=True)
+            column.waiting.pop(call_id, None)  # (no longer its call id's last operation)
         else:
             self.pending[at] = None
+            column.waiting[call_id] = at
 
     def _output(
         self,
@@ -66,7 +68,7 @@ class CodexCalls(CodexTurns):
     ) -> None:
         """An output answers its call; ``verbatim``: its text is the line's ``output``
         string as it is (then the replay JSON copies that string from the line)."""
-        at = self.op_items.find(call_id) if call_id is not None else None
+        at = self.op_items.answer(call_id) if call_id is not None else None
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
         column = self.op_items

@@ -59,6 +59,7 @@ class OpColumn:
         "said",
         "state",
         "tools",
+        "waiting",
     )
 
     def __init__(self, raw: ItemColumn) -> None:
@@ -69,8 +70,11 @@ class OpColumn:
         # Of a result that is its output string as it is (``answered``'s ``verbatim``): the
         # exit code its outcome says (NO_CODE: none); else NOT_VERBATIM.
         self.said = array("q")
-        # Call ids packed, with a hash index: the last operation of each is found by it.
+        # Call ids packed, with a hash index (brought up to date when a lookup needs it):
+        # the last operation of each is found by it; or, while that one waits for its
+        # output, by ``waiting`` (a few calls: an output looks its call up there).
         self.ids = PackedIds("last")
+        self.waiting: dict[str, int] = {}
         self.tools: list[str] = []
         self.run_ids: list[str | None] = []
         self.state = bytearray()
@@ -85,7 +89,7 @@ class OpColumn:
         self.result.append(-1)
         self.duration.append(math.nan)
         self.said.append(NOT_VERBATIM)
-        self.ids.add(call_id)
+        self.ids.append(call_id)
         self.tools.append(tool)
         self.run_ids.append(run_id)
         self.state.append(RUNNING)
@@ -93,8 +97,16 @@ class OpColumn:
 
     def find(self, call_id: str) -> int | None:
         """The last operation of ``call_id`` (None: none)."""
-        at = self.ids.find(call_id)
-        return None if at < 0 else at
+        at = self.waiting.get(call_id)
+        if at is None:
+            at = self.ids.find(call_id)
+            return None if at < 0 else at
+        return at
+
+    def answer(self, call_id: str) -> int | None:
+        """``find``, for an output of that call: the call waits for it no more."""
+        at = self.waiting.pop(call_id, None)
+        return self.find(call_id) if at is None else at
 
     def add_own(self, op: ToolOp) -> int:
         """An operation kept as it is (its items are not packed); its index."""

@@ -68,9 +68,8 @@ class CodexResponses(CodexCalls):
         span = self.span
         if span and not keep and raw.source is not None:
             code = raw.code
-            return raw.append_packed(
+            return self._packed(
                 line,
-                span,
                 code(role),
                 code(kind),
                 code(model),
@@ -79,16 +78,8 @@ class CodexResponses(CodexCalls):
                 len(parts),
                 sticky,
             )
-        return raw.append(
-            parts,
-            line,
-            role=role,
-            kind=kind,
-            ts=ts,
-            model=model,
-            sticky=sticky,
-            span=self.span,
-            keep=keep,
+        return self._append(
+            parts, line, ts, role=role, kind=kind, model=model, sticky=sticky, span=span, keep=keep
         )
 
     # -- response items ---------------------------------------------------------------
@@ -204,24 +195,27 @@ class CodexResponses(CodexCalls):
         raw = self.raw
         span = self.span
         if span and not keep and raw.source is not None:  # ``_add``'s, packed
-            index = raw.append_packed(
+            index = raw.append_packed(  # (``_packed``'s, inline: once for every item)
                 line,
                 span,
                 raw.code(role),
                 self.message if item_kind == "message" else raw.code(item_kind),
                 self.model_code if role == "assistant" else 0,
-                ts,
+                None,
                 2 if parts is _PACKED else folded_height(parts),
                 len(parts),
                 sticky,
+                ts is not None,
             )
+            if ts is not None:
+                self.stamps.put(index, ts)
         else:
-            index = raw.append(
+            index = self._append(
                 parts,
                 line,
+                ts,
                 role=role,
                 kind=item_kind,
-                ts=ts,
                 model=self.model if role == "assistant" else None,
                 sticky=sticky,
                 span=span,

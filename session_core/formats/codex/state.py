@@ -19,11 +19,11 @@ import msgspec
 from ...item_column import ItemColumn
 from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
-from ...response_usage import ResponseUsage
 from ...tool_ops import ToolOp
 from ..base import Builder
 from . import usage as tokens
 from .ops import OpColumn
+from .stamps import CodexFacts
 
 RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
 # An item packed by span keeps no parts; at feed time all it needs of them is its folded
@@ -37,7 +37,8 @@ class CodexState(Builder):
         self.meta: dict[str, Any] = {}
         # Every line's item, packed (its parts read again by span when asked for).
         self.raw = ItemColumn("L")
-        self.response_usage = self.raw.facts = ResponseUsage(self.raw)
+        self.response_usage = self.raw.facts = CodexFacts(self.raw)
+        self.stamps = self.response_usage.stamps  # its items' timestamps, packed
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
         self.view: list[int | Item] = []
@@ -100,6 +101,33 @@ class CodexState(Builder):
     def _by_span(self) -> bool:
         """Is the line being fed kept by its span (its parts read again when asked for)?"""
         return bool(self.span) and self.raw.source is not None
+
+    def _packed(
+        self,
+        line: int,
+        role: int,
+        kind: int,
+        model: int,
+        ts: str | None,
+        height: int,
+        nparts: int = 1,
+        sticky: bool = False,
+    ) -> int:
+        """``raw.append_packed`` of the line being fed, its timestamp kept in ``stamps``."""
+        index = self.raw.append_packed(
+            line, self.span, role, kind, model, None, height, nparts, sticky, ts is not None
+        )
+        if ts is not None:
+            self.stamps.put(index, ts)
+        return index
+
+    def _append(self, parts: list[Part], line: int, ts: str | None, **how: Any) -> int:
+        """``raw.append`` (``how``: its keywords), the timestamp kept in ``stamps``."""
+        if ts is None:
+            return self.raw.append(parts, line, **how)
+        index = self.raw.append(parts, line, read_ts=True, **how)
+        self.stamps.put(index, ts)
+        return index
 
     def _ref(self, index: int, part: Part | None) -> Part | PartRef:
         """What an operation keeps of its item's (only) part: where it is in the file when

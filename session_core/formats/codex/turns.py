@@ -183,9 +183,9 @@ class CodexTurns(CodexState):
     ) -> None:
         # Its instructions stay in the file (``_add``'s, inline: once for every context).
         if parts is _PACKED:
-            self.raw.append_packed(line, self.span, self.system, self.context_kind, 0, ts, 2)
+            self._packed(line, self.system, self.context_kind, 0, ts, 2)
         else:
-            self.raw.append(parts, line, role="system", kind="context", ts=ts, span=self.span)
+            self._append(parts, line, ts, role="system", kind="context", span=self.span)
         self.last_response, self.early_usage = -1, None  # a model request begins
         if model is not None:
             if model != self.model:
@@ -249,11 +249,11 @@ class CodexTurns(CodexState):
         if isinstance(note, str):
             parts = _FIXED[note]  # one list shared
         elif own and self._by_span():  # ``line_parts`` says it again
-            self.raw.append_packed(line, self.span, self.system, self.event, 0, ts, 2)
+            self._packed(line, self.system, self.event, 0, ts, 2)
             return
         else:
             parts = [Part("other", tokens.so_far(note), name="token_count")]
-        self.raw.append(parts, line, role="system", kind="event", ts=ts, span=self.span, keep=True)
+        self._append(parts, line, ts, role="system", kind="event", span=self.span, keep=True)
 
 
 __all__ = ["CodexTurns"]
