@@ -13,10 +13,11 @@ from helpers import follow_into
 from session_core.formats import by_name
 from session_core.formats.codex.user_turns import (
     USER_MESSAGE_BUDGET,
+    View,
     contextual_developer,
     contextual_user,
 )
-from session_core.model import Transcript
+from session_core.model import Item, Transcript
 
 CODEX = by_name("codex")
 ENV = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
@@ -206,3 +207,14 @@ async def test_the_viewer_tells_a_rollback_from_a_fold(tmp_path: Path) -> None:
         await pilot.pause(0.2)
         text = screen_text(app)
         assert "prompt 2" in text and "[rolled-back]" in text and "folded" not in text
+
+
+def test_the_view_packs_indexes_and_keeps_its_own_items() -> None:
+    summary = Item("L9.1", "user", [], 9)
+    view = View.of([3, 5, summary, 8])
+    assert list(view) == [3, 5, summary, 8] and view[-2] is summary
+    assert list(view.codes) == [3, 5, -1, 8] and view.own == [summary]
+    head = view.head(3)
+    head.append(11)
+    assert list(head) == [3, 5, summary, 11] and list(view) == [3, 5, summary, 8]
+    assert view[1:3] == [5, summary]

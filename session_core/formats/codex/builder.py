@@ -50,7 +50,7 @@ from .ops import CodexOps
 from .responses import CodexResponses, prompt_of
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
-from .user_turns import Entry, Shape, rollback_cut
+from .user_turns import Entry, Shape, View, rollback_cut
 
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
 _ENDED: dict[str, Any] = {
@@ -289,7 +289,7 @@ class CodexBuilder(CodexResponses):
                     entry.marks.append("folded")
             else:
                 raw.flag(entry, FOLDED_MARK)
-        self.view, self.view_keys = replayed.view, array("q", replayed.keys)
+        self.view, self.view_keys = View.of(replayed.view), array("q", replayed.keys)
         message = str_or_none(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))
@@ -331,7 +331,7 @@ class CodexBuilder(CodexResponses):
                 entry.marks.append(ROLLED_BACK)
             else:
                 raw.set_marks(entry, [*raw.marks.get(entry, ()), ROLLED_BACK])
-        self.view, self.view_keys = view[:cut], self.view_keys[:cut]
+        self.view, self.view_keys = view.head(cut), self.view_keys[:cut]
         note = (
             f"thread rolled back {turns:,} user turn{'' if turns == 1 else 's'}: "
             f"{len(dropped):,} items no longer sent"
@@ -529,7 +529,7 @@ class CodexBuilder(CodexResponses):
         messages: Sequence[Item]
         ops: Sequence[ToolOp]
         if self.best in (RESPONSE, NONE):
-            messages = Items(self.raw, entries=self.view)
+            messages = Items(self.raw, entries=self.view.codes, own=self.view.own)
             column = self.op_items
             states: dict[int, OpState] = {}  # the pending ones' at this snapshot
             for index in self.pending:

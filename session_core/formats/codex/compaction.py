@@ -57,7 +57,7 @@ class Replayed:
 
 
 def replay(
-    view: list[int | Item],
+    view: Sequence[int | Item],
     keys: Sequence[int],
     id_of: Callable[[int], str],
     shape: Shape,

@@ -24,6 +24,7 @@ from ..base import Builder
 from . import usage as tokens
 from .ops import OpColumn
 from .stamps import CodexFacts
+from .user_turns import View
 
 RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read from
 # An item packed by span keeps no parts; at feed time all it needs of them is its folded
@@ -41,7 +42,7 @@ class CodexState(Builder):
         self.stamps = self.response_usage.stamps  # its items' timestamps, packed
         # The replayed view from response items: raw indexes, and items of its own (a
         # compaction's replacement history); appended to, replaced at a compaction.
-        self.view: list[int | Item] = []
+        self.view = View()
         self.view_keys = array("q")  # their fingerprints, parallel to ``view``
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}

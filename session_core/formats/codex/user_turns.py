@@ -12,8 +12,10 @@ above it) go with it, but never those before the first turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 
+from ...indexed import Indexed
 from ...model import Item
 from ...parts import Part
 
@@ -46,6 +48,43 @@ CONTEXTUAL_DEVELOPER_PREFIXES = (
 USER_MESSAGE_BUDGET = 20_000
 
 Entry = int | Item  # a raw item's index, or an item of the view's own
+
+
+class View(Indexed[Entry]):
+    """The replayed view's entries (what its rewrites read, a sequence of them), packed:
+    raw indexes in an array (8 bytes each, not an int object), an item of its own kept
+    in ``own`` and coded as ``-1 -`` its place there (as ``Items`` reads them)."""
+
+    __slots__ = ("codes", "own")
+
+    def __init__(self, codes: array[int] | None = None, own: list[Item] | None = None) -> None:
+        self.codes = array("q") if codes is None else codes
+        self.own: list[Item] = [] if own is None else own
+
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> View:
+        view = cls()
+        for entry in entries:
+            view.append(entry)
+        return view
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def _one(self, index: int) -> Entry:
+        code = self.codes[index]
+        return self.own[-1 - code] if code < 0 else code
+
+    def append(self, entry: Entry) -> None:
+        if isinstance(entry, Item):
+            self.codes.append(-1 - len(self.own))
+            self.own.append(entry)
+        else:
+            self.codes.append(entry)
+
+    def head(self, stop: int) -> View:
+        """Its first ``stop`` entries (its own items shared: they are only appended to)."""
+        return View(self.codes[:stop], self.own)
 
 
 class Shape:
@@ -163,6 +202,7 @@ __all__ = [
     "USER_MESSAGE_BUDGET",
     "Entry",
     "Shape",
+    "View",
     "contextual_developer",
     "contextual_user",
     "first_turn",
