@@ -5,9 +5,11 @@ Desktop, idle ones compressed to ``.jsonl.zst`` (read transparently, never writt
 Modules: ``items`` (response items into conversation items), ``tools`` (call
 arguments and outputs), ``completed`` (newer ``item_completed`` tool items),
 ``context`` (turn contexts), ``usage`` (token counts), ``compaction`` (the replayed
-view after a ``compacted`` line), ``builder`` (lines fed in file order, on its layers
-``state``, ``turns``, ``calls`` and ``responses``), ``ops`` (packed tool operations),
-``lines`` (the typed hot lines), ``tree`` (the sessions tree: listing, subagents).
+view after a ``compacted`` line), ``user_turns`` (the view's user turns, the view
+packed), ``builder`` (lines fed in file order, on its layers ``state``, ``turns``,
+``calls``, ``responses`` and ``rewrites``), ``ops`` (packed tool operations), ``stamps``
+(packed timestamps), ``lines`` (the typed hot lines), ``rows`` (what the replay JSON
+copies from a line), ``tree`` (the sessions tree: listing, subagents).
 """
 
 from __future__ import annotations

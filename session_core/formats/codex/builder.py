@@ -10,23 +10,23 @@ items, as newer ``item_completed`` events and as older ``user_message`` /
 ``agent_message`` / ``agent_reasoning`` events. It is shown once, from the best
 source the file has (the others stay in the raw view as ``event`` items).
 
-``CodexBuilder`` is the top layer: feeding, events, compaction and the model. What it
-keeps is ``state``'s; turns, tool calls and response items are read in by the layers
-below it (``turns``, ``calls``, ``responses``).
+``CodexBuilder`` is the top layer: feeding, events and the model. What it keeps is
+``state``'s; turns, tool calls, response items and the view's rewrites (compaction,
+rollback) are read in by the layers below it (``turns``, ``calls``, ``responses``,
+``rewrites``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 import orjson
 
-from ...item_column import FOLDED_MARK, Items, shape_height
-from ...model import ROLLED_BACK, Compaction, Item, Transcript, Usage
+from ...item_column import Items, shape_height
+from ...model import Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
@@ -34,7 +34,6 @@ from ...tool_ops import OpState, ToolOp, classify_op
 from ..base import Builder
 from . import NAME, lines, rows
 from . import usage as tokens
-from .compaction import EntryIds, replay
 from .completed import completed_tool
 from .items import (
     CALL_TYPES,
@@ -47,10 +46,10 @@ from .items import (
     result_part,
 )
 from .ops import CodexOps
-from .responses import CodexResponses, prompt_of
+from .responses import prompt_of
+from .rewrites import CodexRewrites
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
-from .user_turns import Entry, Shape, View, rollback_cut
 
 _LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
 _ENDED: dict[str, Any] = {
@@ -86,13 +85,13 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
     )
 
 
-class CodexBuilder(CodexResponses):
+class CodexBuilder(CodexRewrites):
     # -- feeding ----------------------------------------------------------------------
     #
     # Two ways in, one set of rules: ``feed_line`` decodes the hot lines into typed
     # Structs (``lines``) and ``feed`` reads any parsed record as a dict; both turn what
     # they read into the same few facts and hand them to the same methods (below, and
-    # in the layers the builder stands on: ``responses``, ``calls``, ``turns``, ``state``).
+    # in the layers it stands on: ``rewrites``, ``responses``, ``calls``, ``turns``, ``state``).
 
     def feed_line(self, raw: bytes, line: int) -> None:
         # The typed path needs the line's span: what it does not decode is read again
@@ -272,84 +271,6 @@ class CodexBuilder(CodexResponses):
             for key in ("parent_thread_id", "depth", "agent_nickname", "agent_role"):
                 if key in spawn:
                     self.meta[key.replace("_", "-")] = spawn[key]
-
-    # -- compaction -------------------------------------------------------------------
-
-    def _compacted(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        cid = f"L{line}"
-        raw = self.raw
-        replayed = replay(
-            self.view, self.view_keys, raw.id_of, self._shape(), payload, cid, line, ts
-        )
-        view = self.view
-        for position in replayed.folded_at:
-            entry = view[position]
-            if isinstance(entry, Item):
-                if "folded" not in entry.marks:
-                    entry.marks.append("folded")
-            else:
-                raw.flag(entry, FOLDED_MARK)
-        self.view, self.view_keys = View.of(replayed.view), array("q", replayed.keys)
-        message = str_or_none(payload.get("message")) or ""
-        parts = [Part("text", message)] if message else []
-        parts.append(Part("other", replayed.note, name="compacted"))
-        self._add(parts, line, "system", "compaction", ts, keep=True)
-        compaction = Compaction(
-            id=cid,
-            kind="compaction",
-            line=line,
-            summary=message,
-            folded=replayed.folded,
-            kept=replayed.kept,
-            tokens_before=self.context_tokens,
-            ts=ts,
-        )
-        self.compactions.append(compaction)
-        self.awaiting_after = compaction
-
-    def _shape(self) -> Shape:
-        raw = self.raw
-
-        def role(entry: Entry) -> str:
-            return entry.role if isinstance(entry, Item) else raw.role_of(entry)
-
-        def parts(entry: Entry) -> list[Part]:
-            return entry.parts if isinstance(entry, Item) else raw.parts_of(entry)
-
-        return Shape(role, parts)
-
-    def _rolled_back(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
-        """``thread_rolled_back``: the newest ``num_turns`` user turns are no longer sent
-        (they stay in the raw view, marked; their runs, calls and usage happened)."""
-        turns = payload.get("num_turns")
-        turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else 0
-        raw, view = self.raw, self.view
-        cut = rollback_cut(view, self._shape(), turns)
-        dropped = view[cut:]
-        for entry in dropped:
-            if isinstance(entry, Item):
-                entry.marks.append(ROLLED_BACK)
-            else:
-                raw.set_marks(entry, [*raw.marks.get(entry, ()), ROLLED_BACK])
-        self.view, self.view_keys = view.head(cut), self.view_keys[:cut]
-        note = (
-            f"thread rolled back {turns:,} user turn{'' if turns == 1 else 's'}: "
-            f"{len(dropped):,} items no longer sent"
-        )
-        self._add(
-            [Part("other", note, name="thread_rolled_back")], line, "system", "event", ts, keep=True
-        )
-        self.compactions.append(
-            Compaction(
-                id=f"L{line}",
-                kind="compaction",
-                line=line,
-                folded=EntryIds(dropped, raw.id_of),
-                trigger="rollback",
-                tokens_before=self.context_tokens,
-                ts=ts,
-            )
-        )
 
     # -- events -----------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ run, and which source of the conversation is the best the file has shown so far.
 The builder is layered, each layer a module: ``CodexState`` (here), ``CodexTurns``
 (``turns``: runs, their contexts and usage), ``CodexCalls`` (``calls``: tool calls
 paired with their outputs), ``CodexResponses`` (``responses``: the response items of
-the replayed view) and ``CodexBuilder`` (``builder``: feeding, events, compaction and
-the model).
+the replayed view), ``CodexRewrites`` (``rewrites``: the view compacted or rolled back)
+and ``CodexBuilder`` (``builder``: feeding, events and the model).
 """
 
 from __future__ import annotations

@@ -1,0 +1,97 @@
+"""The replayed view rewritten (``CodexRewrites``): a ``compacted`` line replaces it with
+what the model continues from (``compaction``), a ``thread_rolled_back`` event drops its
+newest user turns (``user_turns``); each is a compaction of the model, and a raw item."""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from ...item_column import FOLDED_MARK
+from ...model import ROLLED_BACK, Compaction, Item
+from ...parts import Part
+from ...text import str_or_none
+from .compaction import EntryIds, replay
+from .responses import CodexResponses
+from .user_turns import Entry, Shape, View, rollback_cut
+
+
+class CodexRewrites(CodexResponses):
+    def _compacted(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+        cid = f"L{line}"
+        raw = self.raw
+        replayed = replay(
+            self.view, self.view_keys, raw.id_of, self._shape(), payload, cid, line, ts
+        )
+        view = self.view
+        for position in replayed.folded_at:
+            entry = view[position]
+            if isinstance(entry, Item):
+                if "folded" not in entry.marks:
+                    entry.marks.append("folded")
+            else:
+                raw.flag(entry, FOLDED_MARK)
+        self.view, self.view_keys = View.of(replayed.view), array("q", replayed.keys)
+        message = str_or_none(payload.get("message")) or ""
+        parts = [Part("text", message)] if message else []
+        parts.append(Part("other", replayed.note, name="compacted"))
+        self._add(parts, line, "system", "compaction", ts, keep=True)
+        compaction = Compaction(
+            id=cid,
+            kind="compaction",
+            line=line,
+            summary=message,
+            folded=replayed.folded,
+            kept=replayed.kept,
+            tokens_before=self.context_tokens,
+            ts=ts,
+        )
+        self.compactions.append(compaction)
+        self.awaiting_after = compaction
+
+    def _shape(self) -> Shape:
+        raw = self.raw
+
+        def role(entry: Entry) -> str:
+            return entry.role if isinstance(entry, Item) else raw.role_of(entry)
+
+        def parts(entry: Entry) -> list[Part]:
+            return entry.parts if isinstance(entry, Item) else raw.parts_of(entry)
+
+        return Shape(role, parts)
+
+    def _rolled_back(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
+        """``thread_rolled_back``: the newest ``num_turns`` user turns are no longer sent
+        (they stay in the raw view, marked; their runs, calls and usage happened)."""
+        turns = payload.get("num_turns")
+        turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else 0
+        raw, view = self.raw, self.view
+        cut = rollback_cut(view, self._shape(), turns)
+        dropped = view[cut:]
+        for entry in dropped:
+            if isinstance(entry, Item):
+                entry.marks.append(ROLLED_BACK)
+            else:
+                raw.set_marks(entry, [*raw.marks.get(entry, ()), ROLLED_BACK])
+        self.view, self.view_keys = view.head(cut), self.view_keys[:cut]
+        note = (
+            f"thread rolled back {turns:,} user turn{'' if turns == 1 else 's'}: "
+            f"{len(dropped):,} items no longer sent"
+        )
+        self._add(
+            [Part("other", note, name="thread_rolled_back")], line, "system", "event", ts, keep=True
+        )
+        self.compactions.append(
+            Compaction(
+                id=f"L{line}",
+                kind="compaction",
+                line=line,
+                folded=EntryIds(dropped, raw.id_of),
+                trigger="rollback",
+                tokens_before=self.context_tokens,
+                ts=ts,
+            )
+        )
+
+
+__all__ = ["CodexRewrites"]
