@@ -64,8 +64,9 @@ class OpColumn:
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw
-        self.call = array("l")
-        self.result = array("l")
+        # Raw indexes and run indexes as int32s: 2**31 lines would need 10s of GB kept first.
+        self.call = array("i")
+        self.result = array("i")
         self.duration = array("d")
         # Of a result that is its output string as it is (``answered``'s ``verbatim``): the
         # exit code its outcome says (NO_CODE: none); else NOT_VERBATIM.

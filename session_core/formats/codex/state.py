@@ -47,7 +47,7 @@ class CodexState(Builder):
         self.best = NONE
         self.tier_view: dict[int, list[Item]] = {COMPLETED: [], EVENT: []}
         self.tier_ops: list[ToolOp] = []
-        self.op_run = array("l")  # each op's run (index, -1: none)
+        self.op_run = array("i")  # each op's run (index, -1: none; an int32, as OpColumn's)
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
