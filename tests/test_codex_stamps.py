@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from codex_writer import RolloutWriter
 
@@ -71,14 +72,22 @@ def test_a_rollouts_items_and_operations_tell_their_timestamps(tmp_path: Path) -
     w.message("user", "list the files")
     w.function_call("shell", {"command": ["ls"]}, "c1")
     w.function_output("c1", "a.txt")
+    w.token_count((900, 100, 30, 0))
+    w.token_count((900, 100, 30, 0))  # (the same again: kept whole, not by its span)
     w.task_complete("t1")
     text = path.read_text().splitlines()
     text[4] = text[4].replace('"timestamp":"', '"timestamp":"at ', 1)  # another form
+    for n in (6, 7):  # token counts without one
+        record = orjson.loads(text[n])
+        del record["timestamp"]
+        text[n] = orjson.dumps(record).decode()
     path.write_text("\n".join(text) + "\n")
-    said = [line.split('"timestamp":"', 1)[1].split('"', 1)[0] for line in text]
+    said = [orjson.loads(line).get("timestamp") for line in text]
     t = by_name("codex").open(path, writer_alive=False)
-    assert [item.ts for item in t.raw] == said
+    assert [item.ts for item in t.raw] == said and said[6] is None
     kept = t.raw._column.facts.stamps  # type: ignore[attr-defined]
     assert len(kept) == len(said)  # (every line's was kept there, read back from there)
+    with pytest.raises(IndexError):
+        kept.at(len(said))
     (op,) = t.tool_operations
     assert (op.started, op.ended) == (said[4], said[5])

@@ -47,24 +47,26 @@ class Stamps:
     """Timestamps by index (see the module): ``put`` in ascending order of index, an index
     skipped holds none."""
 
-    __slots__ = ("_keys", "_other", "tail")
+    __slots__ = ("_full", "_keys", "_next", "_other", "tail")
 
     def __init__(self) -> None:
         self._keys = bytearray()  # WIDTH bytes each, packed
         self._other: dict[int, str] = {}  # those not of FORM's shape, by index
         self.tail: list[str] = []  # put, not packed yet
+        self._next = 0  # the index the next one put is expected at
+        self._full = BATCH - 1  # the index that fills the batch
 
     def __len__(self) -> int:
-        return len(self._keys) // WIDTH + len(self.tail)
+        return self._next
 
     def put(self, index: int, ts: str) -> None:
-        tail = self.tail
-        if index != len(self._keys) // WIDTH + len(tail):
-            if index < len(self):
+        if index != self._next:
+            if index < self._next:
                 raise ValueError(f"timestamp {index} put again")
-            tail.extend([FORM] * (index - len(self)))
-        tail.append(ts)
-        if len(tail) >= BATCH:
+            self.tail.extend([FORM] * (index - self._next))
+        self.tail.append(ts)
+        self._next = index + 1
+        if index >= self._full:
             self.pack()
 
     def pack(self) -> None:
@@ -85,10 +87,13 @@ class Stamps:
             keys = b"".join(parts)
         self._keys += keys
         tail.clear()
+        self._full = self._next + BATCH - 1
 
     def at(self, index: int) -> str:
-        """The timestamp put at ``index`` (in range)."""
-        if index >= len(self._keys) // WIDTH:
+        """The timestamp put at ``index``."""
+        if index >= self._next:
+            raise IndexError(index)
+        if self.tail and index >= len(self._keys) // WIDTH:
             self.pack()
         if self._other:
             other = self._other.get(index)

@@ -249,11 +249,26 @@ class CodexTurns(CodexState):
         if isinstance(note, str):
             parts = _FIXED[note]  # one list shared
         elif own and self._by_span():  # ``line_parts`` says it again
-            self._packed(line, self.system, self.event, 0, ts, 2)
+            # (``_packed``'s, inline: a token count is every fifth line)
+            index = self.raw.append_packed(
+                line, self.span, self.system, self.event, 0, None, 2, 1, False, ts is not None
+            )
+            if ts is not None:
+                self.stamps.put(index, ts)
             return
         else:
             parts = [Part("other", tokens.so_far(note), name="token_count")]
-        self._append(parts, line, ts, role="system", kind="event", span=self.span, keep=True)
+        index = self.raw.append(  # (``_append``'s, inline)
+            parts,
+            line,
+            role="system",
+            kind="event",
+            span=self.span,
+            keep=True,
+            read_ts=ts is not None,
+        )
+        if ts is not None:
+            self.stamps.put(index, ts)
 
 
 __all__ = ["CodexTurns"]
