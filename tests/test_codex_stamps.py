@@ -91,3 +91,14 @@ def test_a_rollouts_items_and_operations_tell_their_timestamps(tmp_path: Path) -
         kept.at(len(said))
     (op,) = t.tool_operations
     assert (op.started, op.ended) == (said[4], said[5])
+
+
+def test_reading_changes_nothing() -> None:
+    """The viewer reads a snapshot's timestamps while the reader puts more: ``at`` reads
+    the tail as it is, it packs nothing."""
+    column = Stamps()
+    column.put(0, "2026-02-13T16:26:40.099Z")
+    column.put(2, "at noon")
+    before = list(column.tail)
+    assert (column.at(0), column.at(2)) == ("2026-02-13T16:26:40.099Z", "at noon")
+    assert column.tail == before

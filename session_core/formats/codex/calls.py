@@ -93,7 +93,7 @@ class CodexCalls(CodexTurns):
             op.duration = duration
         failed = outcome.failed
         late = self.late_failure
-        code = late.pop(column.ids[at], None) if late else None
+        code = late.pop(column.call_id(at), None) if late else None
         if code is not None and outcome.exit_code is None:
             failed = True
             column.kept(at).detail = {**(outcome.detail or {}), "exit_code": code}

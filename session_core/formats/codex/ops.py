@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -49,6 +50,7 @@ class OpColumn:
     operations are made from it when asked for (``CodexOps``)."""
 
     __slots__ = (
+        "_lock",
         "call",
         "duration",
         "ids",
@@ -73,9 +75,12 @@ class OpColumn:
         self.said = array("q")
         # Call ids packed, with a hash index (brought up to date when a lookup needs it):
         # the last operation of each is found by it; or, while that one waits for its
-        # output, by ``waiting`` (a few calls: an output looks its call up there).
+        # output, by ``waiting`` (a few calls: an output looks its call up there). Packing
+        # and indexing change them: the viewer reads a snapshot's (its screen, a search)
+        # while the reader appends, so each use of them holds ``_lock``.
         self.ids = PackedIds("last")
         self.waiting: dict[str, int] = {}
+        self._lock = threading.Lock()
         self.tools: list[str] = []
         self.run_ids: list[str | None] = []
         self.state = bytearray()
@@ -90,7 +95,8 @@ class OpColumn:
         self.result.append(-1)
         self.duration.append(math.nan)
         self.said.append(NOT_VERBATIM)
-        self.ids.append(call_id)
+        with self._lock:
+            self.ids.append(call_id)
         self.tools.append(tool)
         self.run_ids.append(run_id)
         self.state.append(RUNNING)
@@ -100,9 +106,20 @@ class OpColumn:
         """The last operation of ``call_id`` (None: none)."""
         at = self.waiting.get(call_id)
         if at is None:
-            at = self.ids.find(call_id)
+            with self._lock:
+                at = self.ids.find(call_id)
             return None if at < 0 else at
         return at
+
+    def call_id(self, at: int) -> str:
+        """Operation ``at``'s call id."""
+        with self._lock:
+            return self.ids[at]
+
+    def call_ids(self, stop: int) -> list[str]:
+        """The call ids of the first ``stop`` operations."""
+        with self._lock:
+            return self.ids.texts(0, stop)
 
     def answer(self, call_id: str) -> int | None:
         """``find``, for an output of that call: the call waits for it no more."""
@@ -164,7 +181,7 @@ class OpColumn:
         own = self.own.get(at)
         if own is not None:
             return own
-        op = PackedOp.packed(self, at, self.ids[at], self.tools[at], self.run_ids[at])
+        op = PackedOp.packed(self, at, self.call_id(at), self.tools[at], self.run_ids[at])
         code = self.state[at]
         op.state = STATES[code & ~AT_CALL]
         if code & AT_CALL:
@@ -180,7 +197,7 @@ class OpColumn:
         raw = self.raw
         source = raw.source
         call, result = self.call[at], self.result[at]
-        call_id = self.ids[at]
+        call_id = self.call_id(at)
         arguments = text = detail = result_line = None
         if source is not None:  # (as ``PartRef``s read them)
             found = rows.call_arguments(source, raw.span[call], call_id)
@@ -295,7 +312,7 @@ class CodexOps(ListLike[ToolOp]):
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``), the last of each."""
         column = self._column
-        return OpsByCall(self.find, lambda: column.ids[: len(self)])
+        return OpsByCall(self.find, lambda: column.call_ids(len(self)))
 
     def find(self, call_id: str) -> ToolOp | None:
         """The snapshot's last operation for ``call_id`` (None: none)."""
@@ -303,8 +320,9 @@ class CodexOps(ListLike[ToolOp]):
         if at is None:
             return None
         if at >= self._count:  # called again since the snapshot: its last before
-            ids = self._column.ids
-            at = next((i for i in range(self._count - 1, -1, -1) if ids[i] == call_id), -1)
+            column = self._column
+            later = range(self._count - 1, -1, -1)
+            at = next((i for i in later if column.call_id(i) == call_id), -1)
             if at < 0:
                 return None
         return self[at]

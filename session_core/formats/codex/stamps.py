@@ -90,17 +90,24 @@ class Stamps:
         self._full = self._next + BATCH - 1
 
     def at(self, index: int) -> str:
-        """The timestamp put at ``index``."""
+        """The timestamp put at ``index``. It changes nothing: the viewer asks (for a
+        snapshot's items, on its screen's thread) while the reader puts more; ``pack``
+        extends the keys before it empties the tail, so a timestamp read from the tail
+        is the one at ``index`` if the keys did not change meanwhile."""
         if index >= self._next:
             raise IndexError(index)
-        if self.tail and index >= len(self._keys) // WIDTH:
-            self.pack()
-        if self._other:
-            other = self._other.get(index)
-            if other is not None:
-                return other
-        start = index * WIDTH
-        return text_of(self._keys[start : start + WIDTH])
+        while True:
+            packed = len(self._keys) // WIDTH
+            if index < packed:
+                other = self._other.get(index) if self._other else None
+                if other is not None:
+                    return other
+                start = index * WIDTH
+                return text_of(self._keys[start : start + WIDTH])
+            tail = self.tail
+            ts = tail[index - packed] if index - packed < len(tail) else None
+            if ts is not None and len(self._keys) // WIDTH == packed:
+                return ts
 
 
 class CodexFacts(ResponseUsage):
