@@ -109,9 +109,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 def _steady_heap() -> None:
     """The viewer holds a big file for hours: its heap is kept free of the holes a load's
     1 MB batches leave (``steady_malloc``: 171 -> 149 MB for a 1 GB v1 file, against a
-    threshold fixed at 2 MB, in tmux). Not for the
-    batch commands: each big buffer mapped and unmapped cost ``check`` of a 1 GB file
-    about 2 s of system time (3.4 -> 4.3 s), for 9 MB."""
+    threshold fixed at 2 MB, in tmux). Not for the batch commands: each big buffer mapped
+    and unmapped cost ``check`` of a 1 GB file about 2 s of system time, for 9 MB."""
     from session_core.malloc import steady_malloc
 
     steady_malloc()
