@@ -93,6 +93,22 @@ def _groups_compared(path: Path, groups: list[int]) -> None:
     assert at == len(lines)
 
 
+def _grown_recorded(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each assembly from now on built on the last chain (``chain.grown``)."""
+    from session_core.formats.claude_code import chain
+
+    grown: list[bool] = []
+    real = chain.grown
+
+    def recorded(*args: Any) -> Any:
+        found = real(*args)
+        grown.append(found is not None)
+        return found
+
+    monkeypatch.setattr(chain, "grown", recorded)
+    return grown
+
+
 def test_parallel_calls_answered_beside_the_chain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -119,17 +135,7 @@ def test_parallel_calls_answered_beside_the_chain(
     path = w.write(tmp_path / "parallel.jsonl")
     # after A3, then the two results of m1 at once (the chain from the second result
     # comes back to A3; the first result hangs from A2); line by line for m3
-    from session_core.formats.claude_code import chain
-
-    grown: list[bool] = []
-    real = chain.grown
-
-    def counted(*args: Any) -> Any:
-        active = real(*args)
-        grown.append(active is not None)
-        return active
-
-    monkeypatch.setattr(chain, "grown", counted)
+    grown = _grown_recorded(monkeypatch)
     _groups_compared(path, [4, 2, 1, 1, 3, 2, 1])
     _groups_compared(path, [1] * 14)
     assert grown.count(True) >= 8
@@ -234,8 +240,6 @@ def test_a_batch_ending_in_progress_lines_is_built_on(
     real file end so), equal to the one assembled afresh."""
     from claude_code_writer import CCWriter, text, tool_use
 
-    from session_core.formats.claude_code import chain
-
     w = CCWriter()
 
     def progress(data: dict[str, Any]) -> None:
@@ -252,14 +256,6 @@ def test_a_batch_ending_in_progress_lines_is_built_on(
         progress({"type": "hook_progress", "hookEvent": "Stop"})
     w.user("and test it")
     path = w.write(tmp_path / "progress.jsonl")
-    grown: list[bool] = []
-    real = chain.grown
-
-    def recorded(*args: Any) -> Any:
-        found = real(*args)
-        grown.append(found is not None)
-        return found
-
-    monkeypatch.setattr(chain, "grown", recorded)
+    grown = _grown_recorded(monkeypatch)
     _groups_compared(path, [5, 2, 2, 1])  # (after the progress lines, twice)
     assert grown == [True, True, True]
