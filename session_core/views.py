@@ -148,7 +148,7 @@ def dump_json(value: Any, pretty: bool = False) -> bytes:
 
 def _first_line_damage(where: str) -> None:
     """A first line that is not JSON at all is damage at line N, not "not a transcript"."""
-    from .formats.base import read_records
+    from .file_lines import read_records
 
     for number, value, raw in read_records(where):
         if value is None:

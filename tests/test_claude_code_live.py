@@ -72,7 +72,7 @@ def test_each_snapshot_is_the_one_assembled_afresh(
 def _groups_compared(path: Path, groups: list[int]) -> None:
     """Feed the file's lines in groups of these sizes, a snapshot after each, each against
     the one assembled afresh."""
-    from session_core.formats.base import read_lines
+    from session_core.file_lines import read_lines
 
     builder: Any = by_name(CLAUDE_CODE).builder(str(path))
     lines = list(read_lines(str(path), builder))
@@ -201,7 +201,7 @@ def test_a_cycle_among_new_lines_is_walked_whole(tmp_path: Path) -> None:
 def test_a_snapshots_operations_are_its_own_when_made_later(tmp_path: Path) -> None:
     # A snapshot makes an answered call's operation when asked for, after the builder
     # has moved on: it must read as it did then (a call unanswered then, still so).
-    from session_core.formats.base import read_lines
+    from session_core.file_lines import read_lines
 
     path = tmp_path / "session.jsonl"
     gen_claude_code.generate(path, 150_000, seed=3)

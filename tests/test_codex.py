@@ -27,8 +27,8 @@ from json_strategies import ITEM_FIELDS, json_values
 
 from session_core import TranscriptError
 from session_core.compressed import open_maybe_compressed
+from session_core.file_lines import read_records
 from session_core.formats import by_name, detect_format, detect_record
-from session_core.formats.base import read_records
 from session_core.formats.codex import CodexFormat
 from session_core.model import Transcript
 

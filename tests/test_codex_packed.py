@@ -12,8 +12,9 @@ import pytest
 from codex_writer import RolloutWriter, story
 
 from session_core import TranscriptError
+from session_core.file_lines import feed_file
 from session_core.formats import by_name
-from session_core.formats.base import check_note, feed_file
+from session_core.formats.base import check_note
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.formats.codex.compaction import EntryIds
 from session_core.formats.codex.ops import CodexOps
@@ -224,10 +225,10 @@ def test_read_lines_over_blocks_long_lines_and_a_torn_end(
 ) -> None:
     """Lines longer than a block (many blocks, none with a newline) come whole, with
     their numbers and spans, as do CRLF and blank lines and an unended last line."""
-    from session_core.formats import base
-    from session_core.formats.base import read_lines
+    from session_core import file_lines
+    from session_core.file_lines import read_lines
 
-    monkeypatch.setattr(base, "_BLOCK", block)
+    monkeypatch.setattr(file_lines, "_BLOCK", block)
     long = b'{"x":"' + b"y" * 300 + b'"}'
     data = b'{"a":1}\r\n\n' + long + b"\n" + b"  \n" + long + b"\r\n" + b'{"b":2}\n' + long[:-3]
     path = tmp_path / "f.jsonl"

@@ -20,8 +20,9 @@ from codex_writer import story as codex_story
 from helpers import SAMPLES, follow_into
 
 from session_core import model
+from session_core.file_lines import read_records
 from session_core.formats import by_name
-from session_core.formats.base import Builder, TranscriptFormat, read_records, tail_transcript
+from session_core.formats.base import Builder, TranscriptFormat, tail_transcript
 from session_core.model import LazyPart, Transcript
 
 

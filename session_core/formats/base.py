@@ -14,14 +14,14 @@ import itertools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from io import BytesIO
+from collections.abc import Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
 from ..errors import InvalidLineError, TranscriptError
-from ..events import SPAN_BITS, SPAN_MAX, LineSource
+from ..events import SPAN_MAX, LineSource
+from ..file_lines import feed_file, read_records
 from ..model import Part, PartSource, Transcript, make_lazy, unsettled_ops
 from ..text import count
 
@@ -483,149 +483,13 @@ def window_transcript(
     return transcript
 
 
-def feed_file(builder: Builder, where: str) -> None:
-    """Every line of a file into ``builder``, read-only; long texts stay in the file
-    (read again by span) when it is a plain file, kept whole when it is compressed.
-    Fed a block's lines at a time (``Builder.feed_lines``)."""
-    for raws, numbers, spans in read_batches(where, builder):
-        builder.feed_lines(raws, numbers, spans)
-    builder.span = 0
-
-
-# 1 MB, not 4: a block, its lines and the next one's carry are held together, and
-# bigger blocks left the heap that much higher (a 1 GB Codex check: 168 -> 143 MB).
-_BLOCK = 1 << 20
-
-
-def read_lines(where: str, builder: Builder | None = None) -> Iterator[tuple[int, bytes, int]]:
-    """Every non-blank line of a file, unparsed: ``(number, bytes, span)``.
-
-    The one tolerant line reader of the model formats (``read_batches``, a line at a
-    time): CRLF endings are accepted and a zstd file is read decompressed. A plain file's
-    lines come each with its span (offset << 32 | length; 0 where not known: a compressed
-    file, a last line without its newline), and ``builder`` (when given) is told the file
-    it can read its lines again from. Unreadable files (a truncated or corrupt ``.zst``
-    too) raise ``TranscriptError``.
-    """
-    for raws, numbers, spans in read_batches(where, builder):
-        yield from zip(numbers, raws, spans, strict=True)
-
-
-_BATCH = 4096  # lines of a compressed file handed on together
-
-
-def read_batches(
-    where: str, builder: Builder | None = None
-) -> Iterator[tuple[list[bytes], list[int], list[int]]]:
-    """``read_lines``' lines a batch at a time (a block's): ``(lines, numbers, spans)``,
-    three lists of the same length (CR taken off, blank lines left out)."""
-    from ..compressed import is_zstd
-    from ..reader import iter_lines, open_transcript
-
-    with open_transcript(where) as fh:
-        if not is_zstd(fh.read(4)):
-            fd = fh.fileno()
-            if builder is not None:
-                builder.set_source(LineSource(os.dup(fd)))
-            number = 0
-            offset = 0  # where the carried bytes start
-            carry: list[bytes] = []  # the last line so far (a long one: many blocks)
-            carried = 0
-            try:
-                while True:
-                    block = os.pread(fd, _BLOCK, offset + carried)
-                    if not block:
-                        break
-                    if b"\n" not in block:  # inside a long line: joined once, when it ends
-                        carry.append(block)
-                        carried += len(block)
-                        continue
-                    data = b"".join((*carry, block)) if carry else block
-                    # (``readlines`` finds the newlines by memchr: 5x quicker than
-                    # ``split``, which looks at each byte; their newlines cut off after)
-                    ended = BytesIO(data).readlines()
-                    last = b"" if ended[-1].endswith(b"\n") else ended.pop()
-                    lines = [line[:-1] for line in ended]
-                    carry, carried = ([last], len(last)) if last else ([], 0)
-                    raws: list[bytes] = []
-                    numbers: list[int] = []
-                    spans: list[int] = []
-                    for raw in lines:
-                        number += 1
-                        start = offset
-                        offset += len(raw) + 1
-                        if raw.endswith(b"\r"):
-                            raw = raw[:-1]
-                        if not raw.strip():
-                            continue
-                        size = len(raw)
-                        raws.append(raw)
-                        numbers.append(number)
-                        spans.append(start << SPAN_BITS | size if size <= SPAN_MAX else 0)
-                    if raws:
-                        yield raws, numbers, spans
-            except OSError as err:
-                raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
-            tail = b"".join(carry)
-            if tail.strip():
-                yield [tail[:-1] if tail.endswith(b"\r") else tail], [number + 1], [0]
-            return
-    with open_read(where) as fh:
-        raws, numbers = [], []
-        try:
-            for number, raw, _ended in iter_lines(fh):
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
-                if raw.strip():
-                    raws.append(raw)
-                    numbers.append(number)
-                    if len(raws) >= _BATCH:
-                        yield raws, numbers, [0] * len(raws)
-                        raws, numbers = [], []
-        except OSError as err:
-            raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
-        if raws:
-            yield raws, numbers, [0] * len(raws)
-
-
-def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
-    """``read_lines``, parsed: ``(number, parsed value or None, raw bytes)``."""
-    loads = orjson.loads
-    for number, raw, _span in read_lines(where):
-        try:
-            value = loads(raw)
-        except orjson.JSONDecodeError:
-            value = None
-        yield number, value, raw
-
-
-def open_read(where: str) -> IO[bytes]:
-    """Open a transcript for reading (never for writing), errors as ``TranscriptError``.
-
-    A zstd-compressed file (by its first bytes, not its name) is decompressed as read.
-    """
-    from ..compressed import maybe_decompress
-    from ..reader import open_transcript
-
-    fh = open_transcript(where)
-    try:
-        return maybe_decompress(fh)
-    except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
-
-
 __all__ = [
     "Builder",
     "InvalidLineError",
     "LiveModel",
     "TranscriptFormat",
     "check_note",
-    "feed_file",
     "fill_peek",
-    "open_read",
-    "read_batches",
-    "read_lines",
-    "read_records",
     "tail_transcript",
     "window_transcript",
 ]

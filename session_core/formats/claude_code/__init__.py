@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
+from ...file_lines import feed_file
 from ...model import Transcript
-from ..base import AgentFormat, Builder, LiveModel, feed_file, fill_peek
+from ..base import AgentFormat, Builder, LiveModel, fill_peek
 
 if TYPE_CHECKING:
     from ...peeking import PeekResult

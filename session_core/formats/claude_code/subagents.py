@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...errors import TranscriptError
+from ...file_lines import feed_file
 from ...linked import LinkedLive
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
-from ..base import feed_file
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
