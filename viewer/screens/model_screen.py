@@ -199,6 +199,9 @@ class ModelScreen(SearchingScreen):
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.caught_up and not self._loaded:
             self._loaded = True
+            # That draw (a big file's first whole snapshot: 0.2 s at 1 GB) is no measure
+            # of a followed line's, and held the next draw back 0.7 s: the next one says.
+            self._draw_cost = 0.0
             self._refresh_status()  # (drawn as still loading a moment ago)
 
     def _draw_wait(self, update: FollowUpdate) -> float:
