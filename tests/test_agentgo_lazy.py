@@ -32,7 +32,8 @@ from agentgo_story import write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from session_core.agentgo import tail as tail_module
 from session_core.agentgo.live import LiveAgentGo
-from session_core.agentgo.reader import read, read_view
+from session_core.agentgo import reader as reader_module
+from session_core.agentgo.reader import read, read_view, skim_request
 from session_core.agentgo.records import CHANGED, Records
 from session_core.agentgo.tail import read_tail
 from session_core.agentgo.view import AgentGoView
@@ -152,6 +153,32 @@ class TestEquivalence:
         assert state(followed(path, parse=True, batch=1 << 12).view) == want
         assert state(eager_live(path).view) == want
         assert digest(AgentGoFormat().replay_json(path)) == GOLDEN[(size, seed)][1]
+
+    def test_a_big_request_is_skimmed_and_read_again_whole(self, tmp_path: Path) -> None:
+        path, _ = generated(tmp_path, 300_000, 1)
+        lines = path.read_bytes().split(b"\n")
+        big = [
+            at
+            for at, raw in enumerate(lines)
+            if b'"model_request"' in raw and len(raw) > reader_module.SKIM_OVER
+        ]
+        assert big
+        raw = lines[big[0]]
+        skimmed = skim_request(raw)
+        assert skimmed is not None and set(skimmed["data"]) == {"config"}
+        assert skim_request(raw.replace(b'"model_request"', b'"model_response"')) is None
+        view = read_view(path)
+        at = list(view.lines).index(big[0] + 1)
+        assert view.records[at] == orjson.loads(raw)  # the whole record, read again
+        # bytes the skim skipped are still checked: bad UTF-8 there is not valid JSON
+        bad = raw.replace(b'"messages":[', b'"messages":["\xff",', 1)
+        assert bad != raw and skim_request(bad) is None
+        lines[big[0]] = bad
+        path.write_bytes(b"\n".join(lines))
+        with pytest.raises(TranscriptError, match=f"line {big[0] + 1}: is not valid JSON"):
+            read_view(path)
+        live = followed(path, parse=False)
+        assert f"line {big[0] + 1} could not be read, and was skipped" in live.view.warnings
 
     def test_damaged_file_gives_the_eager_view(self, tmp_path: Path) -> None:
         path, _ = generated(tmp_path, 600_000, 3, damage=True)

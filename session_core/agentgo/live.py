@@ -10,7 +10,7 @@ import orjson
 
 from ..errors import TranscriptError
 from ..following import FollowUpdate, parse_line
-from .reader import StrictReader
+from .reader import StrictReader, skim_request
 from .view import AgentGoView
 
 
@@ -48,14 +48,17 @@ class LiveAgentGo:
             broken: list[str] = []
             loads = orjson.loads
             for at, (raw, line) in enumerate(zip(update.raw, update.lines, strict=True)):
-                try:
-                    record = loads(raw)
-                except orjson.JSONDecodeError:
-                    record = None
+                span = spans[at] if spans else 0
+                record = skim_request(raw) if span else None  # read again by span
+                if record is None:
+                    try:
+                        record = loads(raw)
+                    except orjson.JSONDecodeError:
+                        record = None
                 if type(record) is not dict:
                     parse_line(bytes(raw), line, skipped)  # says why (or nothing: blank)
                     continue
-                self._apply(record, line, spans[at] if spans else 0, broken)
+                self._apply(record, line, span, broken)
             view.warnings.extend(skipped)
             view.warnings.extend(broken)
         else:

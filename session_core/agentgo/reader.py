@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from typing import IO, Any
 
+import msgspec
 import orjson
 
 from .. import gc_pause
@@ -18,7 +19,66 @@ from .view import AgentGoView
 VERSION = 1
 
 
-def parse_record(raw: bytes, number: int, path: str) -> dict[str, Any]:
+# A line longer than this is first decoded skipping its data but a model request's config:
+# a model_request's messages and tools are nearly all of a session's bytes, and what the
+# view takes of one is its envelope and its model. Shorter lines are parsed whole.
+SKIM_OVER = 8192
+
+
+class _RequestData(msgspec.Struct):
+    config: Any = None
+
+
+class _Skimmed(msgspec.Struct):
+    """A record's envelope and, of its data, a model request's config (the rest skipped,
+    not built)."""
+
+    type: Any = None
+    seq: Any = None
+    session_id: Any = None
+    run_id: Any = None
+    time: Any = None
+    execution: Any = None
+    data: _RequestData | None = None
+
+
+_SKIM = msgspec.json.Decoder(_Skimmed)
+_ENVELOPE = ("type", "seq", "session_id", "run_id", "time", "execution")
+
+
+def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
+    """A big model_request line as the view takes it: its envelope, and of its data only
+    ``config`` (the record itself is read again by span when asked for). None: not a
+    model_request, too short to be worth skimming, or not one msgspec can skim: to be
+    parsed whole. Skipped bytes are checked as UTF-8 here, as orjson would have."""
+    if len(raw) <= SKIM_OVER:
+        return None
+    raw = bytes(raw)
+    try:
+        skimmed = _SKIM.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if skimmed.type != "model_request" or not (raw.isascii() or _utf8(raw)):
+        return None
+    record = {key: value for key in _ENVELOPE if (value := getattr(skimmed, key)) is not None}
+    data = skimmed.data
+    record["data"] = {} if data is None or data.config is None else {"config": data.config}
+    return record
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict[str, Any]:
+    """One complete line's record; ``skim``: a big model_request may come back with only
+    its config in its data (``skim_request``), when the caller can read it again."""
+    if skim and (skimmed := skim_request(raw)) is not None:
+        return skimmed
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -97,9 +157,11 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def read_spans(
-    path: str | os.PathLike[str], fh: IO[bytes] | None = None
+    path: str | os.PathLike[str], fh: IO[bytes] | None = None, skim: bool = False
 ) -> Iterator[tuple[dict[str, Any], int, int]]:
-    """``read``, each record with its line number and its span in the file."""
+    """``read``, each record with its line number and its span in the file (``skim``: a
+    big model_request's data holds only its config, for a caller that reads records
+    again by span)."""
     where = os.fspath(path)
     if fh is None:
         fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
@@ -110,9 +172,10 @@ def read_spans(
             for number, raw, ended in iter_lines(fh):
                 if not ended:
                     break
-                record = parse_record(raw, number, where)
+                span = span_of(offset, len(raw))
+                record = parse_record(raw, number, where, skim and span != 0)
                 checker.check(record, number)
-                yield record, number, span_of(offset, len(raw))
+                yield record, number, span
                 offset += len(raw) + 1
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
@@ -135,6 +198,6 @@ def read_view(path: str | os.PathLike[str], *, keep: bool = True) -> AgentGoView
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
-        for record, number, span in read_spans(where, fh):
+        for record, number, span in read_spans(where, fh, skim=True):
             feed(record, number, span)
     return view

@@ -55,6 +55,17 @@ class AgentGoBuilder(Builder):
     def feed(self, record: dict[str, Any], line: int) -> None:
         self.live.view.warnings.extend(self.live.apply_record(record, line, self.span))
 
+    def feed_line(self, raw: bytes, line: int) -> None:
+        """A big model_request with a span is skimmed (``skim_request``): read again by
+        span when asked for; any other line parsed whole."""
+        from ..agentgo.reader import skim_request
+
+        record = skim_request(raw) if self.span else None
+        if record is None:
+            super().feed_line(raw, line)
+        else:
+            self.feed(record, line)
+
     def _fed(self, record: dict[str, Any], span: int) -> None:
         """A record the live view took: what the model needs of it, while it is parsed."""
         view = self.live.view
