@@ -1,14 +1,16 @@
 """The viewer's full load of a file, headless, for builds side by side.
 
     python bench/model_feed.py [FILE] [--format NAME] [--size 100MB] [--reps 5]
-        [--build NAME=ROOT ...] [--base ROOT] [--v1] [--draw]
+        [--build NAME=ROOT ...] [--base ROOT] [--v1] [--draw] [--steady]
 
 What the model screen's worker does with a file, without the screen: ``follow``'s raw
 batches (``MAX_BATCH_BYTES``, as ``_Tail`` reads them) applied to ``fmt.live(path)``,
 the cyclic collector paused, then one snapshot (``transcript()``); ``--draw`` also
 takes a snapshot whenever the screen would (every ``DRAW_EVERY`` seconds, or a tenth of
-the time at most). FILE's format is ``--format`` or the one that claims its first line;
-without FILE, the generated file of ``--format`` at ``--size`` (made if missing).
+the time at most); ``--steady`` fixes the C allocator's mmap threshold first, as the
+viewer does (``session_core.malloc.steady_malloc``). FILE's format is ``--format`` or
+the one that claims its first line; without FILE, the generated file of ``--format``
+at ``--size`` (made if missing).
 
 Each build (a tree holding ``session_core``: this one, or an older commit unpacked with
 ``git archive REV session_core viewer | tar -x -C ROOT``) is run in a fresh ``python
@@ -43,7 +45,7 @@ V1_REPLAY = "v1-replay"  # the child's kind for ``--v1``: v1's LiveTranscript
 Figures = dict[str, float]
 
 
-def child(path: str, kind: str, draw: bool) -> Figures:
+def child(path: str, kind: str, draw: bool, steady: bool = False) -> Figures:
     """One load in this process (run with the build's ``session_core`` on the path)."""
     import gc
     import resource
@@ -51,6 +53,10 @@ def child(path: str, kind: str, draw: bool) -> Figures:
     sys.path.append(str(HERE))
     from model_dump import batches
 
+    if steady:
+        from session_core.malloc import steady_malloc
+
+        steady_malloc()
     gc.disable()
     cpu, started = time.process_time(), time.perf_counter()
     if kind == V1_REPLAY:
@@ -100,10 +106,12 @@ def loop(path: Path) -> float:
     return time.perf_counter() - started
 
 
-def run(root: str, path: Path, kind: str, draw: bool) -> Figures:
+def run(root: str, path: Path, kind: str, draw: bool, steady: bool = False) -> Figures:
     argv = [sys.executable, "-P", str(Path(__file__).resolve()), str(path), "--child", kind]
     if draw:
         argv.append("--draw")
+    if steady:
+        argv.append("--steady")
     env = dict(os.environ, PYTHONPATH=root)
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True, cwd="/")
     result: Figures = json.loads(out.stdout.strip().splitlines()[-1])
@@ -130,10 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", metavar="ROOT", help="a build the others are divided by")
     parser.add_argument("--v1", action="store_true", help="v1's live replay beside them")
     parser.add_argument("--draw", action="store_true", help="snapshots as the screen draws")
+    parser.add_argument(
+        "--steady", action="store_true", help="the viewer's allocator setting (steady_malloc)"
+    )
     parser.add_argument("--child", metavar="KIND", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.file, args.child, args.draw)))
+        print(json.dumps(child(args.file, args.child, args.draw, args.steady)))
         return 0
     sys.path.insert(0, str(HERE))
     if args.file is None:
@@ -159,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     others = {n: f for n, f in seen.items() if "base" in seen and n not in ("base", "v1")}
     for rep in range(args.reps):
         for name, root, file, what in runs[rep % len(runs) :] + runs[: rep % len(runs)]:
-            f = run(root, file, what, args.draw)
+            f = run(root, file, what, args.draw, args.steady)
             seen[name].append(f)
             print(
                 f"round {rep + 1} {name:>8}: {f['total']:.2f} s (feed {f['feed']:.2f}, "

@@ -30,9 +30,9 @@ from helpers import (
 
 from agentgo_story import write_agentgo_story
 from session_core.agentgo import AgentGoSession
+from session_core.agentgo import reader as reader_module
 from session_core.agentgo import tail as tail_module
 from session_core.agentgo.live import LiveAgentGo
-from session_core.agentgo import reader as reader_module
 from session_core.agentgo.reader import read, read_view, skim_request
 from session_core.agentgo.records import CHANGED, Records
 from session_core.agentgo.tail import read_tail

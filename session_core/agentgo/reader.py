@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterator
 from typing import IO, Any
@@ -53,12 +54,11 @@ def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
     parsed whole. Skipped bytes are checked as UTF-8 here, as orjson would have."""
     if len(raw) <= SKIM_OVER:
         return None
-    raw = bytes(raw)
     try:
         skimmed = _SKIM.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
-    if skimmed.type != "model_request" or not (raw.isascii() or _utf8(raw)):
+    if skimmed.type != "model_request" or not _utf8(raw):
         return None
     record = {key: value for key in _ENVELOPE if (value := getattr(skimmed, key)) is not None}
     data = skimmed.data
@@ -66,9 +66,21 @@ def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
     return record
 
 
-def _utf8(raw: bytes) -> bool:
+_CHECKED = 1 << 14  # bytes decoded at once to check them as UTF-8
+
+
+def _utf8(raw: bytes | memoryview) -> bool:
+    """Whether ``raw`` is UTF-8: checked a slice at a time, since a big line decoded whole
+    is a big string made only to be dropped (and, in the viewer, a mapping of its own:
+    ``malloc.steady_malloc``)."""
+    if type(raw) is bytes and raw.isascii():
+        return True
+    view = memoryview(raw)
+    decode = codecs.getincrementaldecoder("utf-8")().decode
     try:
-        raw.decode()
+        for at in range(0, len(view), _CHECKED):
+            decode(view[at : at + _CHECKED])
+        decode(b"", True)
     except UnicodeDecodeError:
         return False
     return True

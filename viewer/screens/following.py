@@ -34,6 +34,11 @@ from ..safe import inert_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
+# Seconds between a load's batches handed to the UI thread. Each hand-on waits for it
+# (``call_from_thread``), and a 1 GB load is a thousand batches: waiting for each was a
+# fifth of the load. A batch's model is in ``live`` whether told or not; the ones between
+# are only progress, and a reset or the load's last batch is always told.
+HAND_ON_EVERY = 0.05
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 PANES_AFTER = 0.5  # seconds: the hidden tabs' panes come by then, drawn content or not
 FIRST_TAB = "conversation"  # every file screen opens on its conversation
@@ -153,6 +158,7 @@ class FollowingScreen(Screen[None]):
                 parse=self.PARSED_UPDATES,
             )
             reader = asyncio.ensure_future(anext(updates))
+            told = 0.0  # when a batch was last handed to the UI thread
             try:
                 while not worker.is_cancelled:
                     done, _ = await asyncio.wait({reader}, timeout=0.1)
@@ -163,7 +169,10 @@ class FollowingScreen(Screen[None]):
                         loading.set(True)
                     if not self._replay(update):
                         return
-                    self.app.call_from_thread(self._receive, update)
+                    now = time.monotonic()
+                    if update.caught_up or update.reset or now >= told + HAND_ON_EVERY:
+                        self.app.call_from_thread(self._receive, update)
+                        told = now
                     if update.caught_up:  # drawn too: the load is over
                         loading.set(False)
                     reader = asyncio.ensure_future(anext(updates))
