@@ -305,6 +305,37 @@ async def test_a_big_file_shows_its_end_before_it_loads(
         assert info["marker"] in text and f"{info['messages']:,} messages" in text
 
 
+@pytest.mark.parametrize("every", [0.0, 3600.0])
+async def test_a_load_hands_on_few_batches_and_always_its_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: float
+) -> None:
+    path, info = generated(tmp_path, 600_000, 2)
+    real_follow = following.follow
+    monkeypatch.setattr(
+        following, "follow", lambda *a, **k: real_follow(*a, **k, batch_bytes=16384)
+    )
+    monkeypatch.setattr(following, "HAND_ON_EVERY", every)
+    replayed: list[bool] = []
+    told: list[bool] = []
+    real_replay, real_receive = ModelScreen._replay, ModelScreen._receive
+    monkeypatch.setattr(
+        ModelScreen, "_replay", lambda self, u: replayed.append(u.caught_up) or real_replay(self, u)
+    )
+    monkeypatch.setattr(
+        ModelScreen, "_receive", lambda self, u: told.append(u.caught_up) or real_receive(self, u)
+    )
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.agentgo
+        await wait_for(pilot, lambda: screen._loaded)
+        assert len(screen.conversation.items) == info["messages"]
+        assert len(replayed) > 20 and told[-1] is True
+        if every:  # the first, then only the load's last
+            assert told == [False, True]
+        else:
+            assert len(told) == len(replayed)
+
+
 def test_args_differ_is_what_the_records_say_in_any_order(tmp_path: Path) -> None:
     """The fact kept as fed equals comparing the latest tool_exec_start and
     tool_invoke_start, whatever order they came in and however many there are."""
