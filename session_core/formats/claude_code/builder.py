@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ...item_column import NodeIdColumn, folded_height
+from ...item_column import NodeIdColumn
 from ...model import Part, Run, Transcript
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
@@ -289,22 +289,7 @@ class ClaudeCodeBuilder(Builder):
         line's span unless ``keep`` (parts the builder made up)."""
         self.raw_node.append(node)
         self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
-        raw = self.raw
-        span = self.span
-        if span and not keep and raw.source is not None:
-            # (most lines: the header alone, stored as ``append`` stores it)
-            code = raw.code
-            return raw.append_packed(
-                line,
-                span,
-                code(role),
-                code(kind),
-                code(model),
-                ts,
-                folded_height(parts),
-                len(parts),
-            )
-        return raw.append(
+        return self.raw.append(
             parts,
             line,
             role=role,

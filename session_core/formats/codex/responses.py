@@ -64,22 +64,16 @@ class CodexResponses(CodexCalls):
         sticky: bool = False,
     ) -> int:
         """One raw item (its parts read again by span unless ``keep``); its index."""
-        raw = self.raw
-        span = self.span
-        if span and not keep and raw.source is not None:
-            code = raw.code
-            return self._packed(
-                line,
-                code(role),
-                code(kind),
-                code(model),
-                ts,
-                folded_height(parts),
-                len(parts),
-                sticky,
-            )
         return self._append(
-            parts, line, ts, role=role, kind=kind, model=model, sticky=sticky, span=span, keep=keep
+            parts,
+            line,
+            ts,
+            role=role,
+            kind=kind,
+            model=model,
+            sticky=sticky,
+            span=self.span,
+            keep=keep,
         )
 
     # -- response items ---------------------------------------------------------------
