@@ -57,7 +57,7 @@ def find(
 ) -> list[int] | None:
     """The indexes, from ``start``, of the items whose search text holds ``term`` (both
     lowercased); None when ``cancelled`` said so (asked every ``CHECK_EVERY`` items)."""
-    from .item_column import Items
+    from .column_items import Items
 
     needle = term.lower()
     if isinstance(items, Items):

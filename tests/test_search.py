@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import session_core.formats.v1.model as v1_model
+from session_core.column_items import Items
 from session_core.formats import format_of
-from session_core.item_column import Items
 from session_core.line_filter import MAX_ENCODINGS, encodings
 from session_core.model import Item
 from session_core.search import find, item_search_text

@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 
 from session_core import open_transcript
+from session_core.column_items import Items
 from session_core.formats.v1.items import message_parts as _parts
-from session_core.item_column import Items
 from story import write_story
 
 

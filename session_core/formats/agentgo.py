@@ -12,8 +12,9 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
+from ..column_items import Items
 from ..events import LineSource
-from ..item_column import ItemColumn, Items
+from ..item_column import ItemColumn
 from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..parts import tool_call_part
 from ..text import count

@@ -18,9 +18,9 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from session_core.agentgo.view import AgentGoView
+from session_core.column_items import Items
 from session_core.formats import AGENTGO
 from session_core.formats.agentgo import AgentGoLive
-from session_core.item_column import Items
 from session_core.model import Item, Run
 from session_core.text import count
 

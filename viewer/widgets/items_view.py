@@ -21,7 +21,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from session_core.item_column import FOLD_LINES, FOLD_PARTS, Items, folded_height
+from session_core.column_items import Items
+from session_core.item_column import FOLD_LINES, FOLD_PARTS, folded_height
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,

@@ -11,7 +11,8 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...item_column import FOLDED_MARK, ItemIds, Items
+from ...column_items import ItemIds, Items
+from ...item_column import FOLDED_MARK
 from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
 from ...times import seconds_between
 from . import NAME, chain

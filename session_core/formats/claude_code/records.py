@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ...item_column import ItemIds
+    from ...column_items import ItemIds
 
 
 @dataclass(slots=True)

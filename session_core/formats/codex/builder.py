@@ -25,7 +25,8 @@ from typing import Any
 import msgspec
 import orjson
 
-from ...item_column import Items, shape_height
+from ...column_items import Items
+from ...item_column import shape_height
 from ...model import Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none

@@ -109,8 +109,9 @@ class V1Model(V1Calls):
         self._take_operations()
 
     def transcript(self, path: str, writer_alive: bool | None) -> Transcript:
+        from ...column_items import Items
         from ...events import LazyPayload
-        from ...item_column import STICKY, Items
+        from ...item_column import STICKY
 
         state = self.state
         self._add_lines()

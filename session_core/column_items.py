@@ -1,0 +1,131 @@
+"""What a snapshot hands out of an ``ItemColumn``: ``Items``, a ``Sequence[Item]`` that
+builds each item only when it is indexed (``Transcript.raw`` and ``messages`` may be
+one), and ``ItemIds``, some items' ids made when asked for."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from . import search
+from .indexed import Indexed, ListLike
+from .item_column import ItemColumn, folded_height
+from .model import Item
+
+
+class ItemIds(ListLike[str]):
+    """Some items' ids (a compaction's folded items), each made when asked for: a
+    compaction of a long session folds tens of thousands, and an id is no longer a str
+    kept anyway. Reads as the list it stands for."""
+
+    __slots__ = ("_column", "_items")
+
+    def __init__(self, column: ItemColumn, items: Sequence[int]) -> None:
+        self._column = column
+        self._items = array("i", items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _one(self, index: int) -> str:
+        return self._column.id_of(self._items[index])
+
+
+class Items(Indexed[Item]):
+    """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
+    column indexes and items of their own). Indexing builds the item (see ``ItemColumn``).
+
+    A view's entries may be an ``array`` of indexes (8 bytes an entry, not an int object
+    each), with the items of its own in ``own``: entry ``-1 - k`` is ``own[k]``."""
+
+    __slots__ = ("_column", "_entries", "_n", "_own")
+
+    def __init__(
+        self,
+        column: ItemColumn,
+        n: int | None = None,
+        entries: Sequence[int | Item] | None = None,
+        own: list[Item] | None = None,
+    ) -> None:
+        self._column = column
+        self._entries = entries
+        self._own = own
+        self._n = (len(entries) if entries is not None else len(column)) if n is None else n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _entry(self, index: int) -> int | Item:
+        entry = self._entries[index] if self._entries is not None else index
+        if type(entry) is int and entry < 0 and self._own is not None:
+            return self._own[-1 - entry]
+        return entry
+
+    def _one(self, index: int) -> Item:
+        entry = self._entry(index)
+        return entry if isinstance(entry, Item) else self._column.item(entry)
+
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
+        """Every item's ``to_json()``, in order, each built for it alone (``sent_item``):
+        the replay JSON's messages (``model.rows_json``; no fragments)."""
+        column = self._column
+        for index in range(self._n):
+            entry = self._entry(index)
+            yield (entry if isinstance(entry, Item) else column.sent_item(entry)).to_json()
+
+    def folded_heights(self) -> list[int]:
+        """Every item's folded height, without building the items."""
+        column = self._column
+        entries = self._entries
+        if entries is None:
+            return list(column.height[: self._n])
+        height = column.height
+        own = self._own
+        if own is not None and not own:  # indexes alone: at C speed
+            return list(map(height.__getitem__, entries[: self._n]))  # type: ignore[arg-type]
+        if own is not None:
+            return [
+                folded_height(own[-1 - e].parts) if e < 0 else height[e]  # type: ignore[operator, index]
+                for e in entries[: self._n]
+            ]
+        return [
+            folded_height(e.parts) if isinstance(e, Item) else height[e] for e in entries[: self._n]
+        ]
+
+    def find(
+        self, needle: str, start: int = 0, cancelled: Callable[[], bool] | None = None
+    ) -> list[int] | None:
+        """``search.find`` of the lowercased ``needle`` here, no item built (an item of
+        the column read by ``ItemColumn.search_text``); the items whose lines cannot
+        hold it (``search_skip.Skipping``) not read at all."""
+        from .search_skip import Skipping
+
+        column = self._column
+        text_of = column.search_text
+        skipping = Skipping.of(column, needle)
+        found: list[int] = []
+        step = search.CHECK_EVERY
+        for first in range(start, self._n, step):
+            if cancelled is not None and cancelled():
+                return None
+            indexes = range(first, min(first + step, self._n))
+            skip = skipping.skippable(indexes, self._entry) if skipping is not None else ()
+            for index in indexes:
+                if index in skip:
+                    continue
+                entry = self._entry(index)
+                text = search.item_search_text(entry) if isinstance(entry, Item) else text_of(entry)
+                if needle in text.lower():
+                    found.append(index)
+        return found
+
+    def key(self, index: int) -> tuple[str, int]:
+        """``(id, line)`` of an item, without building it."""
+        entry = self._entry(index)
+        if isinstance(entry, Item):
+            return entry.id, entry.line
+        return self._column.id_of(entry), self._column.line[entry]
+
+
+__all__ = ["ItemIds", "Items"]
