@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import msgspec
@@ -197,19 +197,29 @@ def read_spans(
         )
 
 
-def read_view(path: str | os.PathLike[str], *, keep: bool = True) -> AgentGoView:
-    """The whole view of a file, read strictly.
+def read_view(
+    path: str | os.PathLike[str],
+    *,
+    keep: bool = True,
+    view: AgentGoView | None = None,
+    fed: Callable[[dict[str, Any], int], None] | None = None,
+) -> AgentGoView:
+    """The whole view of a file, read strictly (into ``view`` when given).
 
     Its records are kept as spans in the file (read again, from the inode that was
-    read, when something asks for one); ``keep=False`` keeps none (a check).
+    read, when something asks for one); ``keep=False`` keeps none (a check). ``fed``
+    is told each record the view took, with its span, while it is parsed.
     """
     where = os.fspath(path)
-    view = AgentGoView(keep=keep)
+    if view is None:
+        view = AgentGoView(keep=keep)
     fh = open_transcript(where)
-    if keep:
+    if view.records.keep:
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
         for record, number, span in read_spans(where, fh, skim=True):
             feed(record, number, span)
+            if fed is not None:
+                fed(record, span)
     return view

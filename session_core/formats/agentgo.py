@@ -146,8 +146,15 @@ class AgentGoFormat(TranscriptFormat):
         return view
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
+        from ..agentgo.reader import read_view
+        from ..agentgo.view import AgentGoView
+
         where = os.fspath(path)
-        return transcript_of(self._view(where, writer_alive), where, writer_alive)
+        view = AgentGoView()
+        model = AgentGoModel(view)  # fed as the file is read: nothing read twice
+        read_view(where, view=view, fed=model.fed)
+        view.writer_alive = writer_alive
+        return model.transcript(where, writer_alive)
 
     def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         from ..gc_pause import paused
