@@ -220,6 +220,11 @@ class PackedIds(ListLike[str]):
 
     # -- the index -----------------------------------------------------------------
 
+    def index_now(self) -> None:
+        """Index every id appended so far, now rather than at the next ``find`` (which
+        then costs only what comes after): a worker does it, not a screen's draw."""
+        self._catch_up()
+
     def find(self, ident: str) -> int:
         """The node of ``ident`` (the first or the last appended, as ``index`` says), or
         -1."""

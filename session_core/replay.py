@@ -101,6 +101,10 @@ class FoldedBy(Mapping[str, str]):
     def __contains__(self, mid: object) -> bool:
         return type(mid) is str and self._ids.find(mid) >= 0
 
+    def index_now(self) -> None:
+        """Index the folded ids so far (``PackedIds.index_now``)."""
+        self._ids.index_now()
+
     def __iter__(self) -> Iterator[str]:
         return iter(dict.fromkeys(self._ids))
 
@@ -176,9 +180,7 @@ class ReplayState:
         self.folded_ids = PackedIds("last")
         self.folded_starts = array("q")
         # message id -> compaction id
-        self.folded_by: Mapping[str, str] = FoldedBy(
-            self.folded_ids, self.folded_starts, self.compactions
-        )
+        self.folded_by = FoldedBy(self.folded_ids, self.folded_starts, self.compactions)
         self.elisions = Elisions()  # (in columns: an Elision is made when asked for)
         self.elided: Mapping[str, list[Elision]] = Elided(self.elisions)  # message id ->
 

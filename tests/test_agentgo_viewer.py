@@ -134,8 +134,14 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         assert panes.timeline.item_count() == 41
         assert len(panes.checkpoints.rows) == 2
         assert panes.calls.nodes == {}  # a hidden call tree is built when it is shown
+        assert panes.checkpoints._shown is None  # and a hidden snapshot made when shown
         await pilot.press("2")
         assert len(panes.calls.nodes) == 9
+        await pilot.press("4")
+        assert panes.checkpoints._shown == 1  # the latest
+        assert "bytes of JSON" in str(
+            panes.checkpoints.query_one("#agentgo-checkpoint-json").render()
+        )
         await pilot.press("1")
         assert screen.runs.table.row_count == 3
         assert len([s for s in app.screen_stack if isinstance(s, ModelScreen)]) == 1

@@ -115,3 +115,40 @@ async def test_the_header_shows_the_session_total(tmp_path: Path) -> None:
         text_now = screen_text(app)
     # (each style a span of its own: the total is the bold one after the words)
     assert "with 1 subagent" in text_now and f"{both.tokens:,} tok" in text_now
+
+
+def test_read_ahead_reads_the_files_outside_the_lock_and_the_link_reads_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    path = story(tmp_path, torn=False)
+    live = FMT.live(str(path))
+    assert isinstance(live, subagents.SubagentsLive)
+    lock = threading.RLock()
+    held_while_reading: list[bool] = []
+    real_read = subagents.read_file
+
+    def read(sub: str) -> Transcript:
+        held_while_reading.append(lock._is_owned())  # type: ignore[attr-defined]
+        return real_read(sub)
+
+    monkeypatch.setattr(subagents, "read_file", read)
+
+    def apply(update: FollowUpdate) -> None:
+        with lock:
+            live.apply(update)
+        caught_up = live.caught_up
+        live.read_ahead(update, lock)
+        assert bool(held_while_reading) == caught_up  # nothing read before it caught up
+
+    follow_into(apply, path, 512, FMT.parsed_updates)
+    assert held_while_reading == [False]  # the one subagent file, read without the lock
+    live.read_ahead(FollowUpdate(caught_up=True), lock)  # once only
+    assert len(held_while_reading) == 1
+    linked = live.transcript(writer_alive=False)
+    assert len(held_while_reading) == 1  # the link found it read
+    whole = FMT.open(path, writer_alive=False)
+    assert [(s.id, s.usage, s.messages) for s in linked.subagents] == [
+        (s.id, s.usage, s.messages) for s in whole.subagents
+    ]

@@ -15,6 +15,7 @@ import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 import orjson
@@ -171,6 +172,7 @@ class LiveModel:
         self.resets = 0
         self.exists = True
         self.size = 0
+        self._snapshot_made = False  # since the last reset (``read_ahead``)
 
     def note(self, update: FollowUpdate) -> None:
         """What every live model keeps of an update: resets, whether the file is there,
@@ -179,6 +181,20 @@ class LiveModel:
             self.resets += 1
         self.exists = update.exists
         self.size = max(update.size, 0)
+
+    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
+        """Called by a follower's worker after it applied ``update``, outside ``lock`` (the
+        one its snapshots are read under), before the screen is told: work the screen's
+        next snapshot would do on the UI thread, done here. A load's last batch: its
+        first whole snapshot (0.27 s for a 1 GB v1 file; the next one costs what
+        changed), taken under ``lock``. A model that reads other files for a snapshot
+        reads them first, outside it."""
+        if update.reset:
+            self._snapshot_made = False
+        if update.caught_up and not self._snapshot_made:
+            self._snapshot_made = True
+            with lock:
+                self.transcript(writer_alive=None)
 
     def apply(self, update: FollowUpdate) -> bool:
         """Apply one update; True when it reset the model (rebuild everything shown)."""

@@ -125,6 +125,7 @@ class AgentGoPanes(PaneSet):
 
     def tab_shown(self, tab: str) -> None:
         self.calls.activate(tab == "calls")  # a hidden tree catches up when shown
+        self.checkpoints.activate(tab == "checkpoints")
 
     def focus_target(self, tab: str) -> Widget:
         panes: dict[str, Widget] = {

@@ -196,6 +196,7 @@ class FollowingScreen(Screen[None]):
             return False
         with self.state_lock:
             self.live.apply(update)
+        self.live.read_ahead(update, self.state_lock)  # a snapshot's work, done here
         return True
 
     def _swap(self, fmt: str) -> None:

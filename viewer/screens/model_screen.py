@@ -283,6 +283,9 @@ class ModelScreen(SearchingScreen):
         self._refresh_pane(self.query_one(TabbedContent).active)
 
     def _refresh_status(self) -> None:
+        if self._previewing:  # the preview's snapshot is its own: the worker's lock is
+            self._show_status()  # not waited for (it may be making the first whole one)
+            return
         with self.state_lock:  # (the header counts the snapshot's operations)
             self._show_status()
 

@@ -78,6 +78,16 @@ class CheckpointsPane(Vertical, FocusPane):
         self.rows: list[int] = []  # indices into view.checkpoints
         self._seen = 0
         self._shown: int | None = None
+        # The tab is shown: a hidden pane's snapshot (a big JSON made and styled, 0.1 s
+        # at the end of a 1 GB load) waits until it is.
+        self.active = False
+        self._unshown = False
+
+    def activate(self, active: bool) -> None:
+        """The tab is shown (show the highlighted snapshot, if one waits) or hidden."""
+        self.active = active
+        if active and self._unshown:
+            self._show()
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(COLUMNS, self._row, id="agentgo-checkpoints-table")
@@ -135,6 +145,9 @@ class CheckpointsPane(Vertical, FocusPane):
         self._show()
 
     def _show(self) -> None:
+        self._unshown = not self.active
+        if self._unshown:
+            return
         body = self.query_one("#agentgo-checkpoint-json", Static)
         if not self.rows:
             body.update(

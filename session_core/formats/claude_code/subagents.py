@@ -12,9 +12,11 @@ and bytes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,7 @@ from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 
 if TYPE_CHECKING:
+    from ...following import FollowUpdate
     from .builder import ClaudeCodeBuilder
     from .sidechains import InFile
 
@@ -87,7 +90,30 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
     """Fill ``transcript.subagents``: linked agents first (and in-file sidechains, as
     their calls link them), then the folder's other files (the compaction summariser's
     ``agent-acompact-*``, agents named nowhere)."""
-    linked: list[tuple[str, str | None, str | None]] = []  # agent, call id, description
+    entries, skipped = _files(_linked(transcript, b), b)
+    for sub, path, key in entries:
+        transcript.subagents.append(sub)
+        if path is None or key is None:
+            continue
+        try:
+            _, sub.usage, sub.messages = _read(path, key, cache)
+        except TranscriptError as err:
+            transcript.warnings.append(f"subagent {sub.id}: {err}")
+    if skipped:
+        # One warning for them all: a session can have thousands.
+        transcript.warnings.append(
+            f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
+            f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
+        )
+
+
+Linked = list[tuple[str, str | None, str | None]]  # (agent, call id, description)
+
+
+def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
+    """The agents whose files are linked, in order: (agent, call id, description). An
+    in-file sidechain's subagent is put on ``transcript`` here, as its call links it."""
+    linked: Linked = []
     known: set[str] = set()
     ops, calls = transcript.tool_operations, b.calls
     # The calls that name an agent or are linked to a sidechain (a few), in order: the
@@ -116,43 +142,52 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
             known.add(agent)
             desc = "compaction summariser" if agent.startswith("acompact") else None
             linked.append((agent, None, desc))
+    return linked
+
+
+FileKey = tuple[int, int]  # a file's (size, mtime) when it was looked at
+
+
+def _files(
+    linked: Linked, b: ClaudeCodeBuilder
+) -> tuple[list[tuple[Subagent, str | None, FileKey | None]], int]:
+    """Each linked agent's ``Subagent``, with its file and that file's key when it is to
+    be read (within the bound of files and bytes); how many were over the bound."""
+    entries: list[tuple[Subagent, str | None, FileKey | None]] = []
     budget = MAX_BYTES
     read_files = skipped = 0
     for agent, call_id, desc in linked:
         path = path_for(b, agent)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
-        transcript.subagents.append(sub)
-        if path is None:
-            continue
-        sub.description = sub.description or _meta_description(path)
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        size = stat.st_size
-        if read_files >= MAX_FILES or size > budget:
-            skipped += 1
-            continue
-        budget -= size
-        read_files += 1
-        key = (size, stat.st_mtime_ns)
-        known_read = cache.get(path) if cache is not None else None
-        if known_read is None or known_read[0] != key:
+        key: FileKey | None = None
+        if path is not None:
+            sub.description = sub.description or _meta_description(path)
             try:
-                read = read_file(path)
-            except TranscriptError as err:
-                transcript.warnings.append(f"subagent {agent}: {err}")
-                continue
-            known_read = (key, read.usage, len(read.messages))
-            if cache is not None:
-                cache[path] = known_read
-        _, sub.usage, sub.messages = known_read
-    if skipped:
-        # One warning for them all: a session can have thousands.
-        transcript.warnings.append(
-            f"{count(skipped, 'subagent file')} not read for usage (over the bound of "
-            f"{MAX_FILES} files and {MAX_BYTES >> 20} MB a session)"
-        )
+                stat = os.stat(path)
+            except OSError:
+                stat = None
+            if stat is not None:
+                size = stat.st_size
+                if read_files >= MAX_FILES or size > budget:
+                    skipped += 1
+                else:
+                    budget -= size
+                    read_files += 1
+                    key = (size, stat.st_mtime_ns)
+        entries.append((sub, path, key))
+    return entries, skipped
+
+
+def _read(path: str, key: FileKey, cache: ReadCache | None) -> tuple[FileKey, Usage, int]:
+    """What the file at ``path`` holds (its usage and message count), read unless
+    ``cache`` has it as it is now (``key``); ``TranscriptError`` when it cannot be."""
+    known = cache.get(path) if cache is not None else None
+    if known is None or known[0] != key:
+        read = read_file(path)
+        known = (key, read.usage, len(read.messages))
+        if cache is not None:
+            cache[path] = known
+    return known
 
 
 class SubagentsLive(LinkedLive):
@@ -162,6 +197,22 @@ class SubagentsLive(LinkedLive):
     def __init__(self, fmt: Any, path: str) -> None:
         super().__init__(fmt, path)
         self._cache: ReadCache = {}
+        self._files_read = False
+
+    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
+        """Once caught up, before the first link: the subagent files it would read are
+        read here, outside ``lock`` (the cache is all they write), so that the link
+        finds them read (a 1 GB session's 1,854 files took the UI thread 0.8 s)."""
+        if self.caught_up and self._again is None and not self._files_read:
+            self._files_read = True
+            b: ClaudeCodeBuilder = self.builder  # type: ignore[assignment]
+            with lock:
+                entries, _ = _files(_linked(b.transcript(None), b), b)
+            for _sub, path, key in entries:
+                if path is not None and key is not None:
+                    with contextlib.suppress(TranscriptError):  # (the link says why)
+                        _read(path, key, self._cache)
+        super().read_ahead(update, lock)
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         before = len(transcript.warnings)
