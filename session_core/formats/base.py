@@ -187,14 +187,19 @@ class LiveModel:
         one its snapshots are read under), before the screen is told: work the screen's
         next snapshot would do on the UI thread, done here. A load's last batch: its
         first whole snapshot (0.27 s for a 1 GB v1 file; the next one costs what
-        changed), taken under ``lock``. A model that reads other files for a snapshot
-        reads them first, outside it."""
+        changed), taken under ``lock``, and ``index_now``. A model that reads other files
+        for a snapshot reads them first, outside it."""
         if update.reset:
             self._snapshot_made = False
         if update.caught_up and not self._snapshot_made:
             self._snapshot_made = True
             with lock:
                 self.transcript(writer_alive=None)
+                self.index_now()
+
+    def index_now(self) -> None:
+        """Index now what a screen's first draw would look up, and so index, whole (the
+        caller holds the state lock). Most models index as they read."""
 
     def apply(self, update: FollowUpdate) -> bool:
         """Apply one update; True when it reset the model (rebuild everything shown)."""

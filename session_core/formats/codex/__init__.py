@@ -162,6 +162,11 @@ class CodexLive(LinkedLive):
         super().__init__(fmt, path)
         self._children: ChildCache = {}
 
+    def index_now(self) -> None:
+        """The calls' ids, which the first draw looks up (an operation's state, for each
+        call shown: 0.06 s of the UI thread at 1 GB)."""
+        self.builder.op_items.index_now()  # type: ignore[attr-defined]
+
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         before = len(transcript.warnings)
         attach_subagents(self.format, transcript, self._children)

@@ -111,6 +111,11 @@ class OpColumn:
             return None if at < 0 else at
         return at
 
+    def index_now(self) -> None:
+        """Index the call ids so far (``PackedIds.index_now``)."""
+        with self._lock:
+            self.ids.index_now()
+
     def call_id(self, at: int) -> str:
         """Operation ``at``'s call id."""
         with self._lock:

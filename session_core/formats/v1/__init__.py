@@ -7,7 +7,6 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...model import (
@@ -86,14 +85,10 @@ class V1Live(LiveModel):
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         return self.model().transcript(self.path, writer_alive)
 
-    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
-        """The first whole snapshot, and the index of the ids compactions folded, which
-        the first draw looks up (at 1 GB, 309,000 ids: 0.17 s of the UI thread)."""
-        first = update.caught_up and not self._snapshot_made
-        super().read_ahead(update, lock)
-        if first:
-            with lock:
-                self.replay.state.folded_by.index_now()
+    def index_now(self) -> None:
+        """The ids compactions folded, which the first draw looks up (at 1 GB, 309,000
+        ids: 0.17 s of the UI thread)."""
+        self.replay.state.folded_by.index_now()
 
 
 class V1Format(TranscriptFormat):
