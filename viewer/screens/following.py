@@ -37,7 +37,7 @@ PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progres
 # Seconds between a load's batches handed to the UI thread. Each hand-on waits for it
 # (``call_from_thread``), and a 1 GB load is a thousand batches: waiting for each was a
 # fifth of the load. A batch's model is in ``live`` whether told or not; the ones between
-# are only progress, and a reset or the load's last batch is always told.
+# are only progress, and a reset, a warning or the load's last batch is always told.
 HAND_ON_EVERY = 0.05
 PREVIEW_FROM = 16 << 20  # bytes: a file this big shows its end first, while it loads
 PANES_AFTER = 0.5  # seconds: the hidden tabs' panes come by then, drawn content or not
@@ -170,7 +170,12 @@ class FollowingScreen(Screen[None]):
                     if not self._replay(update):
                         return
                     now = time.monotonic()
-                    if update.caught_up or update.reset or now >= told + HAND_ON_EVERY:
+                    if (
+                        update.caught_up
+                        or update.reset
+                        or update.warnings
+                        or now >= told + HAND_ON_EVERY
+                    ):
                         self.app.call_from_thread(self._receive, update)
                         told = now
                     if update.caught_up:  # drawn too: the load is over
