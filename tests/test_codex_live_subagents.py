@@ -117,3 +117,36 @@ def test_linking_makes_only_the_calls_that_may_spawn(
     op = t.op_for_call("sp1")
     assert op is not None and op.subagent == str(child)
     assert len(t.tool_operations) == 6 and t.tool_operations[0].subagent is None
+
+
+def test_read_ahead_reads_the_children_outside_the_lock_and_the_link_reads_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    parent, child = family(tmp_path)
+    live = CODEX.live(str(parent))
+    assert isinstance(live, CodexLive)
+    lock = threading.RLock()
+    reads: list[tuple[str, bool]] = []
+    real = type(CODEX).read
+
+    def counted(self: object, path: str, **kw: object) -> Transcript:
+        reads.append((os.fspath(path), lock._is_owned()))  # type: ignore[attr-defined]
+        return real(self, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CODEX), "read", counted)
+
+    def apply(update: FollowUpdate) -> None:
+        with lock:
+            live.apply(update)
+        live.read_ahead(update, lock)
+
+    follow_into(apply, parent, 256, parse=False)
+    assert reads == [(str(child), False)]  # read once, without the lock
+    linked = live.transcript(writer_alive=False)
+    assert len(reads) == 1  # the link found it read
+    whole = CODEX.open(parent, writer_alive=False)
+    assert [(s.id, s.usage, s.messages) for s in linked.subagents] == [
+        (s.id, s.usage, s.messages) for s in whole.subagents
+    ]

@@ -14,8 +14,10 @@ copies from a line), ``tree`` (the sessions tree: listing, subagents).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
@@ -26,6 +28,7 @@ from ...tool_ops import ToolOp
 from ..base import AgentFormat, Builder, LiveModel
 
 if TYPE_CHECKING:
+    from ...following import FollowUpdate
     from .builder import CodexBuilder
 
 # The format's own modules are imported when a file of it is read, not when it is
@@ -109,17 +112,9 @@ def attach_subagents(
         child = str(meta.get("id") or os.path.basename(path))
         sub = Subagent(id=child, path=path, description=description)
         try:
-            stat = os.stat(path)
-            key = (stat.st_size, stat.st_mtime_ns)
-            known = cache.get(path) if cache is not None else None
-            if known is not None and known[0] == key:
+            known = read_child(fmt, path, cache)
+            if known is not None:
                 _, sub.usage, sub.messages = known
-            elif stat.st_size <= SUBAGENT_LIMIT:
-                read = fmt.read(path, writer_alive=fmt.writer_alive(path))
-                sub.usage = read.usage
-                sub.messages = sum(1 for item in read.messages if item.kind == "message")
-                if cache is not None:
-                    cache[path] = (key, sub.usage, sub.messages)
         except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
             transcript.warnings.append(f"subagent {path} could not be read: {err}")
         for op in agent_ops(transcript.tool_operations):  # the call that spawned it names
@@ -130,6 +125,26 @@ def attach_subagents(
                 sub.call_id = op.call_id
                 break
         transcript.subagents.append(sub)
+
+
+def read_child(
+    fmt: CodexFormat, path: str, cache: ChildCache | None
+) -> tuple[tuple[int, int], Usage, int] | None:
+    """A child rollout's usage and message count (with its (size, mtime) when read), read
+    unless ``cache`` has it as it is now; None when it is over ``SUBAGENT_LIMIT``.
+    ``OSError`` or ``TranscriptError`` when it cannot be read."""
+    stat = os.stat(path)
+    key = (stat.st_size, stat.st_mtime_ns)
+    known = cache.get(path) if cache is not None else None
+    if known is not None and known[0] == key:
+        return known
+    if stat.st_size > SUBAGENT_LIMIT:
+        return None
+    read = fmt.read(path, writer_alive=fmt.writer_alive(path))
+    known = (key, read.usage, sum(1 for item in read.messages if item.kind == "message"))
+    if cache is not None:
+        cache[path] = known
+    return known
 
 
 def agent_ops(ops: Sequence[ToolOp]) -> Iterator[ToolOp]:
@@ -161,6 +176,22 @@ class CodexLive(LinkedLive):
     def __init__(self, fmt: CodexFormat, path: str) -> None:
         super().__init__(fmt, path)
         self._children: ChildCache = {}
+        self._children_read = False
+
+    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
+        """Once caught up, before the first link: the child rollouts it would read are
+        read here, outside ``lock`` (the cache is all they write)."""
+        if self.caught_up and self._again is None and not self._children_read:
+            self._children_read = True
+            from .tree import find_children
+
+            with lock:
+                session = self.builder.meta.get("id")  # type: ignore[attr-defined]
+            if isinstance(session, str) and session:
+                for path, _meta in find_children(self.path, session):
+                    with contextlib.suppress(OSError, TranscriptError):  # (the link says)
+                        read_child(self.format, path, self._children)
+        super().read_ahead(update, lock)
 
     def index_now(self) -> None:
         """The calls' ids, which the first draw looks up (an operation's state, for each
