@@ -181,6 +181,8 @@ class CodexLive(LinkedLive):
     def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
         """Once caught up, before the first link: the child rollouts it would read are
         read here, outside ``lock`` (the cache is all they write)."""
+        if update.reset:
+            self._children_read = False
         if self.caught_up and self._again is None and not self._children_read:
             self._children_read = True
             from .tree import find_children
