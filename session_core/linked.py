@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 from .formats.base import LiveModel, TranscriptFormat
 from .model import Transcript
@@ -27,11 +28,29 @@ class LinkedLive(LiveModel):
         self.caught_up = False
         self._again: Callable[[Transcript], None] | None = None
         self._linked_at = 0.0
+        self._read_ahead = False  # the linked files read ahead, since the last reset
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         """Link ``transcript`` (the format's own rules); how to link a later snapshot the
         same way without reading anything."""
         raise NotImplementedError
+
+    def read_linked(self, lock: AbstractContextManager[Any]) -> None:
+        """Read the files the first link would read into the format's cache, outside
+        ``lock`` (taken only to look at the model); what cannot be read is the link's
+        to say."""
+
+    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
+        """Once caught up, before the first link: the linked files read here
+        (``read_linked``), so that the link, on the UI thread, finds them read (a 1 GB
+        Claude Code session's 1,854 subagent files took it 0.8 s); then the first
+        snapshot, as every model."""
+        if update.reset:
+            self._read_ahead = False
+        if self.caught_up and self._again is None and not self._read_ahead:
+            self._read_ahead = True
+            self.read_linked(lock)
+        super().read_ahead(update, lock)
 
     def apply(self, update: FollowUpdate) -> bool:
         reset = super().apply(update)

@@ -29,7 +29,6 @@ from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 
 if TYPE_CHECKING:
-    from ...following import FollowUpdate
     from .builder import ClaudeCodeBuilder
     from .sidechains import InFile
 
@@ -197,24 +196,16 @@ class SubagentsLive(LinkedLive):
     def __init__(self, fmt: Any, path: str) -> None:
         super().__init__(fmt, path)
         self._cache: ReadCache = {}
-        self._files_read = False
 
-    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
-        """Once caught up, before the first link: the subagent files it would read are
-        read here, outside ``lock`` (the cache is all they write), so that the link
-        finds them read (a 1 GB session's 1,854 files took the UI thread 0.8 s)."""
-        if update.reset:
-            self._files_read = False
-        if self.caught_up and self._again is None and not self._files_read:
-            self._files_read = True
-            b: ClaudeCodeBuilder = self.builder  # type: ignore[assignment]
-            with lock:
-                entries, _ = _files(_linked(b.transcript(None), b), b)
-            for _sub, path, key in entries:
-                if path is not None and key is not None:
-                    with contextlib.suppress(TranscriptError):  # (the link says why)
-                        _read(path, key, self._cache)
-        super().read_ahead(update, lock)
+    def read_linked(self, lock: AbstractContextManager[Any]) -> None:
+        """The subagent files ``attach`` would read (within its bound)."""
+        b: ClaudeCodeBuilder = self.builder  # type: ignore[assignment]
+        with lock:
+            entries, _ = _files(_linked(b.transcript(None), b), b)
+        for _sub, path, key in entries:
+            if path is not None and key is not None:
+                with contextlib.suppress(TranscriptError):  # (the link says why)
+                    _read(path, key, self._cache)
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         before = len(transcript.warnings)

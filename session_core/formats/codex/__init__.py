@@ -28,7 +28,6 @@ from ...tool_ops import ToolOp
 from ..base import AgentFormat, Builder, LiveModel
 
 if TYPE_CHECKING:
-    from ...following import FollowUpdate
     from .builder import CodexBuilder
 
 # The format's own modules are imported when a file of it is read, not when it is
@@ -176,24 +175,17 @@ class CodexLive(LinkedLive):
     def __init__(self, fmt: CodexFormat, path: str) -> None:
         super().__init__(fmt, path)
         self._children: ChildCache = {}
-        self._children_read = False
 
-    def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
-        """Once caught up, before the first link: the child rollouts it would read are
-        read here, outside ``lock`` (the cache is all they write)."""
-        if update.reset:
-            self._children_read = False
-        if self.caught_up and self._again is None and not self._children_read:
-            self._children_read = True
-            from .tree import find_children
+    def read_linked(self, lock: AbstractContextManager[Any]) -> None:
+        """The child rollouts ``attach_subagents`` would read."""
+        from .tree import find_children
 
-            with lock:
-                session = self.builder.meta.get("id")  # type: ignore[attr-defined]
-            if isinstance(session, str) and session:
-                for path, _meta in find_children(self.path, session):
-                    with contextlib.suppress(OSError, TranscriptError):  # (the link says)
-                        read_child(self.format, path, self._children)
-        super().read_ahead(update, lock)
+        with lock:
+            session = self.builder.meta.get("id")  # type: ignore[attr-defined]
+        if isinstance(session, str) and session:
+            for path, _meta in find_children(self.path, session):
+                with contextlib.suppress(OSError, TranscriptError):  # (the link says)
+                    read_child(self.format, path, self._children)
 
     def index_now(self) -> None:
         """The calls' ids, which the first draw looks up (an operation's state, for each
