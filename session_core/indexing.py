@@ -12,7 +12,7 @@ The index pass never decides anything on its own: a line it does not take
 in full (a type it has no struct for, a field of an unexpected type, JSON it
 rejects) goes to the plain path, ``orjson.loads`` and ``ReplayState.feed``,
 whose verdicts and warnings are the replay's. What msgspec does not check in
-a skipped field, this module does: UTF-8 (``utf8_ok``). One difference is
+a skipped field is checked after it: UTF-8 (``utf8.is_utf8``). One difference is
 left: a number beyond a double's range in a skipped field (``1e400``), which
 JSON's grammar allows and orjson refuses, passes the index pass; the payload
 is then parsed with msgspec when asked for (``loads_payload``).
@@ -94,17 +94,6 @@ INDEXED = frozenset(("message", "tool-dispatched", "tool-settled"))
 LAZY = msgspec.json.Decoder(LazyEnvelope)
 FACTS = msgspec.json.Decoder(FactsEnvelope)
 IndexError_ = (msgspec.DecodeError, msgspec.ValidationError)
-
-
-def utf8_ok(raw: bytes | memoryview) -> bool:
-    """The line is valid UTF-8 (msgspec does not check the strings it skips)."""
-    if raw.isascii() if isinstance(raw, bytes) else bytes(raw).isascii():
-        return True
-    try:
-        str(raw, "utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def truthy(raw: msgspec.Raw) -> bool:

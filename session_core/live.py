@@ -13,6 +13,7 @@ from .following import FollowUpdate, parse_line
 from .formats import Format
 from .reader import check_envelope
 from .replay import ReplayState
+from .utf8 import BlockLines
 
 
 class LiveTranscript:
@@ -96,37 +97,27 @@ class LiveTranscript:
         failed = indexing.IndexError_
         indexed = indexing.INDEXED
         fields = indexing.message_fields
-        utf8_ok = indexing.utf8_ok
+        utf8_ok = BlockLines().ok
         started = state.event_lines  # empty until the session-meta line is applied
-        block: object = None  # the block the last line was a view into, and whether
-        ascii_block = False  # it is all ASCII (then no line of it needs a UTF-8 check)
         for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
             try:
                 env = decode(raw)
             except failed:
                 env = None
-            if env is not None and env.v == 1 and env.type in indexed and started:
-                if type(raw) is memoryview:
-                    if raw.obj is not block:
-                        block = raw.obj
-                        ascii_block = isinstance(block, bytes) and block.isascii()
-                    ok = ascii_block or utf8_ok(raw)
-                else:
-                    ok = raw.isascii() or utf8_ok(raw)
-                if ok:
-                    kind = env.type
-                    try:
-                        feed_indexed(
-                            env.id,
-                            kind,
-                            env.payload,
-                            line,
-                            span or bytes(raw),
-                            fields(env.payload) if kind == "message" else None,
-                        )
-                    except TranscriptError as err:
-                        warnings.append(f"line {line}: {err.reason} (not applied)")
-                    continue
+            if env is not None and env.v == 1 and env.type in indexed and started and utf8_ok(raw):
+                kind = env.type
+                try:
+                    feed_indexed(
+                        env.id,
+                        kind,
+                        env.payload,
+                        line,
+                        span or bytes(raw),
+                        fields(env.payload) if kind == "message" else None,
+                    )
+                except TranscriptError as err:
+                    warnings.append(f"line {line}: {err.reason} (not applied)")
+                continue
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:

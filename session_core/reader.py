@@ -14,6 +14,7 @@ from . import gc_pause, indexing
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LazyPayload, LineSource
 from .replay import ReplayState
+from .utf8 import is_utf8
 
 # Bytes read at a time. 1 MB, not 4: the block and its lines, made and freed block after
 # block, were 20 MB of a 1 GB check's peak RSS (the CPU the same).
@@ -210,7 +211,7 @@ def _replay_into(
         message_fields = indexing.message_fields
         facts_column = events.facts
         failed = indexing.IndexError_
-        utf8_ok = indexing.utf8_ok
+        utf8_ok = is_utf8
         entries_append = state.entries.append
         index = state._index
         pending_ops = state._pending_ops

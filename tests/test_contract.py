@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from format_fixtures import FACTORIES
-from helpers import fingerprint
+from helpers import fingerprint, follow_into
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,3 +168,50 @@ def test_byte_mutations(fmt: TranscriptFormat, sample: Path, data: st.DataObject
         with contextlib.suppress(TranscriptError):  # the only way a read may be refused
             open_transcript(path)
         assert path.read_bytes() == bytes(mutated)
+
+
+def _string_starts(line: bytes) -> list[int]:
+    """Where a string value begins in a line (just after its ``":"``)."""
+    return [found.end() for found in re.finditer(rb'":\s*"', line)]
+
+
+def _said(transcript: object, number: int) -> bool:
+    warnings = getattr(transcript, "warnings", [])
+    return any(f"line {number}" in w for w in warnings)
+
+
+def test_a_byte_that_is_not_utf8_is_never_taken_silently(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """orjson refuses a line that is not UTF-8, and a fast path's typed decoder skips most
+    strings without looking: a bad byte anywhere in a line's strings, the first's, the
+    middle one's or the last's (a tool's input, a result's content: skipped fields), is
+    refused or warned of by its line, whole and followed, never read as if it were fine."""
+    from session_core.formats import by_name
+
+    lines = sample.read_bytes().split(b"\n")
+    tried = 0
+    for index, line in enumerate(lines):
+        starts = _string_starts(line)
+        # (a bad first line is no transcript at all; the last, with no newline after
+        # it, may still be being written)
+        if index == 0 or index == len(lines) - 1 or not starts:
+            continue
+        for at in {starts[0], starts[len(starts) // 2], starts[-1]}:
+            bad = list(lines)
+            bad[index] = line[:at] + b"\xff" + line[at:]
+            path = tmp_path / f"bad-{index}-{at}{sample.suffix}"
+            path.write_bytes(b"\n".join(bad))
+            number = index + 1
+            try:
+                whole = open_transcript(path)
+            except TranscriptError as err:
+                assert err.line == number, err
+            else:
+                assert _said(whole, number), (number, at, getattr(whole, "warnings", None))
+            live = by_name(fmt.name).live(str(path))
+            follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+            followed = live.transcript(writer_alive=False)
+            assert _said(followed, number), (number, at, followed.warnings)
+            tried += 1
+    assert tried >= 3

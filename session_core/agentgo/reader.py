@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -14,6 +13,7 @@ from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..reader import iter_lines, open_transcript
+from ..utf8 import is_utf8
 from .records import span_of
 from .view import AgentGoView
 
@@ -58,32 +58,12 @@ def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
         skimmed = _SKIM.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
-    if skimmed.type != "model_request" or not _utf8(raw):
+    if skimmed.type != "model_request" or not is_utf8(raw):
         return None
     record = {key: value for key in _ENVELOPE if (value := getattr(skimmed, key)) is not None}
     data = skimmed.data
     record["data"] = {} if data is None or data.config is None else {"config": data.config}
     return record
-
-
-_CHECKED = 1 << 14  # bytes decoded at once to check them as UTF-8
-
-
-def _utf8(raw: bytes | memoryview) -> bool:
-    """Whether ``raw`` is UTF-8: checked a slice at a time, since a big line decoded whole
-    is a big string made only to be dropped (and, in the viewer, a mapping of its own:
-    ``malloc.steady_malloc``)."""
-    if type(raw) is bytes and raw.isascii():
-        return True
-    view = memoryview(raw)
-    decode = codecs.getincrementaldecoder("utf-8")().decode
-    try:
-        for at in range(0, len(view), _CHECKED):
-            decode(view[at : at + _CHECKED])
-        decode(b"", True)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict[str, Any]:

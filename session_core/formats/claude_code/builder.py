@@ -19,6 +19,7 @@ import msgspec
 
 from ...item_column import NodeIdColumn
 from ...model import Part, Run, Transcript
+from ...utf8 import BlockLines
 from ..base import Builder, bad_line_reason
 from . import blocks, conversation
 from .bookkeeping import rare_line
@@ -155,6 +156,7 @@ class ClaudeCodeBuilder(Builder):
                     self.span, self.line_bytes = spans[index], len(raw)
                 self.take_line(bytes(raw), line)
             return
+        block_ascii = BlockLines().ascii
         for raw, line, span in zip(raws, lines, spans, strict=True):
             self.span = span
             self.line_bytes = len(raw)
@@ -163,7 +165,7 @@ class ClaudeCodeBuilder(Builder):
                 continue
             cut = raw[:-1] if raw and raw[-1] == 13 else raw  # its CR off, as take_line's
             try:
-                facts = decode(cut)
+                facts = decode(cut, block_ascii(cut))
             except msgspec.DecodeError:  # blank, torn or not JSON: as ``take_line`` says
                 self.take_line(bytes(raw), line)
                 continue

@@ -19,6 +19,7 @@ import orjson
 
 from ...model import Part
 from ...text import str_or_none
+from ...utf8 import is_utf8
 from . import blocks
 from .blocks import flatten
 
@@ -115,9 +116,10 @@ _RAW_RESULT = msgspec.json.Decoder(_RawResult)
 _FACTS = msgspec.json.Decoder(ResultFacts)
 
 
-def decode(raw: bytes | memoryview) -> Line | None:
+def decode(raw: bytes | memoryview, ascii: bool = False) -> Line | None:
     """A hot line's facts; None when the line must be read as a dict (another type,
-    a field of another type, not an object). ``msgspec.DecodeError``: not JSON."""
+    a field of another type, not an object, not UTF-8: the dict path says which).
+    ``msgspec.DecodeError``: not JSON. ``ascii``: the caller knows the line is."""
     try:
         line = _LINE.decode(raw)
     except msgspec.ValidationError:
@@ -125,7 +127,9 @@ def decode(raw: bytes | memoryview) -> Line | None:
             line = _RAW_RESULT.decode(raw)
         except msgspec.ValidationError:
             return None
-    return line if line.type in HOT else None
+    if line.type not in HOT or not (ascii or is_utf8(raw)):  # what msgspec skipped too
+        return None
+    return line
 
 
 def line_of(record: dict[str, Any]) -> Line:

@@ -32,6 +32,7 @@ from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import OpState, ToolOp, classify_op
+from ...utf8 import BlockLines
 from ..base import Builder
 from . import NAME, lines, rows
 from . import usage as tokens
@@ -133,8 +134,7 @@ class CodexBuilder(CodexRewrites):
         decode, decode_ascii = lines.decode, lines.decode_ascii
         rules = _TYPED
         orjson_path = Builder.feed_line
-        block: object = None  # the block the last line was a view into, and whether it
-        ascii_block = False  # is all ASCII (then its lines are decoded as views, uncopied)
+        block_ascii = BlockLines().ascii  # (then a line is decoded as a view, uncopied)
         for raw_line, line, span in zip(raws, numbers, spans, strict=True):
             self.span = span
             size = self.line_bytes = len(raw_line)
@@ -151,10 +151,7 @@ class CodexBuilder(CodexRewrites):
                 continue
             raw: bytes | memoryview
             if type(raw_line) is memoryview:
-                if raw_line.obj is not block:
-                    block = raw_line.obj
-                    ascii_block = isinstance(block, bytes) and block.isascii()
-                if ascii_block:
+                if block_ascii(raw_line):
                     raw = raw_line
                     decoded = decode_ascii(raw)
                 else:

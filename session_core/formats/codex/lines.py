@@ -20,6 +20,7 @@ from typing import Annotated
 
 import msgspec
 
+from ...utf8 import is_utf8
 from .items import TEXT_BLOCKS
 
 # Ints orjson reads as ints (it reads bigger ones as floats): bigger ones fall back.
@@ -210,13 +211,9 @@ def decode(raw: bytes) -> Line | None:
         line = _decode(raw)
     except msgspec.MsgspecError:
         return None
-    if raw.isascii() or type(line) is ContextLine:  # a context's is checked by the builder
+    if type(line) is ContextLine or is_utf8(raw):  # a context's is checked by the builder
         return line
-    try:  # msgspec does not check the UTF-8 of what it skips; orjson refuses it
-        raw.decode()
-    except UnicodeDecodeError:
-        return None
-    return line
+    return None
 
 
 def decode_ascii(raw: bytes | memoryview) -> Line | None:
@@ -235,11 +232,7 @@ def rest_is_utf8(raw: bytes, payload: msgspec.Raw) -> bool:
     # The payload is last (as every writer puts it) and what comes before is ASCII.
     if raw[end:] == b"}" and raw.endswith(payload, 0, end) and raw[:start].isascii():
         return True
-    try:
-        raw.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
+    return is_utf8(raw)
 
 
 __all__ = [
