@@ -16,6 +16,7 @@ from . import search
 from .events import LineSource
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .packed_ids import PackedIds
+from .parts import CHANGED
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
@@ -66,9 +67,6 @@ class ItemFacts:
         """Every item's stub by its id, as ``stub`` tells them (a search's look at them
         all at once); None: ask ``stub`` of each."""
         return {} if type(self).stub is ItemFacts.stub else None
-
-
-CHANGED = "[changed on disk: this line could not be read again]"  # a line's parts, then
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,9 @@ from typing import Any, Literal
 
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
+# What a part read again by its line's span says when those bytes are no longer that line.
+CHANGED = "[changed on disk: this line could not be read again]"
+
 
 @dataclass(slots=True)
 class Part:
@@ -213,7 +216,7 @@ class PartRef:
     @property
     def text(self) -> str:
         full = self._source.part(self._key, self._index)
-        return "[changed on disk: this line could not be read again]" if full is None else full.text
+        return CHANGED if full is None else full.text
 
     @property
     def data(self) -> Any:
@@ -227,6 +230,7 @@ def ref_of(part: Part) -> Part | PartRef:
 
 
 __all__ = [
+    "CHANGED",
     "PREVIEW_CHARS",
     "PREVIEW_LINES",
     "LazyPart",

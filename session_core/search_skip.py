@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .events import SPAN_BITS, SPAN_MAX
-from .item_column import CHANGED, ItemColumn, Verbatim
+from .item_column import ItemColumn, Verbatim
 from .line_filter import LineFilter
 from .model import Item
+from .parts import CHANGED
 
 BLOCK = 1 << 22  # bytes a search reads at a time, at most (but for one longer line)
 GAP = 1 << 16  # bytes between two lines a search reads in one block, at most

@@ -22,7 +22,7 @@ from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
 from ...packed_ids import PackedIds
-from ...parts import PartRef
+from ...parts import CHANGED, PartRef
 from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp, op_json
 from . import rows
 from .tools import Outcome
@@ -218,7 +218,7 @@ class OpColumn:
             if result >= 0 and text is None:
                 part = source.part(raw.span[result], 0)
                 if part is None:
-                    text = "[changed on disk: this line could not be read again]"
+                    text = CHANGED
                 else:
                     text, detail = part.text, part.data
         if result >= 0:
