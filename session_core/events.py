@@ -22,9 +22,6 @@ from itertools import repeat
 from operator import is_not
 from typing import Any
 
-import msgspec
-import orjson
-
 from .facts import FactsColumn
 from .indexed import Indexed, ListLike
 from .indexing import loads_payload
@@ -257,7 +254,7 @@ class Events(BuiltOnDemand):
         try:
             raw = self.source.read(item) if self.source is not None else b""
             value = loads_payload(raw)
-        except (OSError, orjson.JSONDecodeError, msgspec.DecodeError):
+        except (OSError, ValueError):  # (not JSON: orjson's and json's errors)
             value = {}
         if not isinstance(value, dict) or as_str(value.get("id")) != self.ids[index]:
             return self._changed(index)

@@ -14,12 +14,13 @@ rejects) goes to the plain path, ``orjson.loads`` and ``ReplayState.feed``,
 whose verdicts and warnings are the replay's. What msgspec does not check in
 a skipped field is checked after it: UTF-8 (``utf8.is_utf8``). One difference is
 left: a number beyond a double's range in a skipped field (``1e400``), which
-JSON's grammar allows and orjson refuses, passes the index pass; the payload
-is then parsed with msgspec when asked for (``loads_payload``).
+JSON's grammar allows and orjson refuses, passes the index pass; the line is
+then parsed by the standard library's ``json`` when asked for (``loads_payload``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -146,11 +147,7 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
 
 
 def _decoded_lines(text: bytes, limit: int) -> int:
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        value = msgspec.json.decode(text)
-    return min(as_str(value).count("\n") + 1, limit)
+    return min(as_str(loads_payload(text)).count("\n") + 1, limit)
 
 
 def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int | None, Any]:
@@ -174,11 +171,14 @@ def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int
 
 
 def loads_payload(raw: bytes) -> Any:
-    """A kept line parsed again: orjson, or msgspec for what only msgspec takes."""
+    """A line parsed again (``ValueError``: not JSON): orjson, or the standard library's
+    parser for what the typed decode skipped and orjson refuses, a number beyond a
+    double's range (``1e400``, which JSON's grammar allows; msgspec refuses to build it
+    too), read as infinity."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return msgspec.json.decode(raw)
+        return json.loads(raw)
 
 
 def message_fields(body: FactsBody | None) -> tuple[Any, ...]:

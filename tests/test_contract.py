@@ -215,3 +215,41 @@ def test_a_byte_that_is_not_utf8_is_never_taken_silently(
             assert _said(followed, number), (number, at, followed.warnings)
             tried += 1
     assert tried >= 3
+
+
+def _items_text(transcript: object) -> str:
+    items = [*getattr(transcript, "raw", ()), *getattr(transcript, "messages", ())]
+    return "\n".join(part.text or "" for item in items for part in item.parts)
+
+
+def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """``1e400`` is JSON (its grammar has no bound) that orjson refuses and a typed decode
+    skips: a line holding one is refused or warned of by its line, or read, then and
+    again by its span, never shown as "changed on disk", nor a traceback."""
+    from session_core.formats import by_name
+
+    changed = "changed on disk"  # (in every format's words for it)
+    lines = sample.read_bytes().split(b"\n")
+    tried = 0
+    for index, line in enumerate(lines):
+        if index == 0 or index == len(lines) - 1 or not line.startswith(b"{"):
+            continue
+        bad = list(lines)
+        bad[index] = b'{"zz":1e400,' + line[1:]
+        path = tmp_path / f"big-{index}{sample.suffix}"
+        path.write_bytes(b"\n".join(bad))
+        number = index + 1
+        try:
+            whole = open_transcript(path)
+        except TranscriptError as err:
+            assert err.line == number, err
+        else:
+            assert _said(whole, number) or changed not in _items_text(whole), number
+        live = by_name(fmt.name).live(str(path))
+        follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+        followed = live.transcript(writer_alive=False)
+        assert _said(followed, number) or changed not in _items_text(followed), number
+        tried += 1
+    assert tried >= 3

@@ -303,3 +303,31 @@ def test_every_odd_line_takes_the_index_pass_or_the_plain_path_alike(tmp_path: P
     path.write_bytes(b"\n".join(lines) + b"\n")
     same_replay(path)
     same_state(followed(path, 1 << 20).state, plain_replay_file(path, True))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "shown"),
+    [
+        (b'"content":"hi"', b'"content":1e400', "inf"),  # counted as lines: decoded
+        (b'"content":"hi"', b'"content":"hi","x":-1e400', "hi"),  # skipped
+    ],
+)
+def test_a_number_beyond_a_double_is_read_as_infinity(
+    tmp_path: Path, old: bytes, new: bytes, shown: str
+) -> None:
+    """The one difference the index pass keeps from the plain path (``indexing``): it
+    takes ``1e400``, which JSON allows and orjson refuses. The line read again gives it
+    as infinity: no traceback (content counted as lines), no "changed on disk"."""
+    from session_core import open_transcript
+    from session_core.message import Message
+
+    path = tmp_path / "t.jsonl"
+    session = Session.create(path)
+    session.append_message(Message("user", "hello"))
+    session.append_message(Message("assistant", "hi"))
+    session.append_message(Message("user", "bye"))  # (the line is not the last)
+    session.close()
+    path.write_bytes(path.read_bytes().replace(old, new))
+    messages = open_transcript(path).messages
+    assert [m.parts[0].text for m in messages] == ["hello", shown, "bye"]
+    assert [m.content for m in Session.load(path).messages()] == ["hello", shown, "bye"]

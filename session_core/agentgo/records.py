@@ -15,9 +15,8 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-import orjson
-
 from ..events import SPAN_BITS, SPAN_MAX, BuiltOnDemand, LineSource
+from ..indexing import loads_payload
 from ..text import as_str
 
 CACHE_RECORDS = 64  # parsed records kept at once
@@ -108,8 +107,8 @@ class Records(BuiltOnDemand):
         try:
             if not span or self.source is None:
                 raise OSError("not kept")
-            value = orjson.loads(self.source.read(span))
-        except (OSError, orjson.JSONDecodeError):
+            value = loads_payload(self.source.read(span))  # (as the skim took it)
+        except (OSError, ValueError):
             value = None
         seq = self.seqs[index]
         if (

@@ -10,10 +10,9 @@ import os
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-import orjson
-
 from ..column_items import Items
 from ..events import LineSource
+from ..indexing import loads_payload
 from ..item_column import ItemColumn
 from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..parts import tool_call_part
@@ -372,7 +371,7 @@ class AgentGoModel:
         source = self.view.records.source
         if source is None:
             raise OSError("no file to read again")
-        record = orjson.loads(source.read(span))
+        record = loads_payload(source.read(span))  # (as the skim took it)
         if type(record) is not dict:
             raise ValueError("not a record")
         return _record_parts(record)

@@ -23,6 +23,7 @@ import orjson
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
 from ..file_lines import feed_file, read_records
+from ..indexing import loads_payload
 from ..model import Part, PartSource, Transcript, make_lazy, unsettled_ops
 from ..text import count
 
@@ -134,7 +135,7 @@ class Builder(ABC):
         parts_of = type(self).line_parts
 
         def load(span: int) -> list[Part]:
-            record = orjson.loads(source.read(span))
+            record = loads_payload(source.read(span))  # (as the typed decode took it)
             return parts_of(record) if type(record) is dict else []
 
         shown = type(self).shown_parts
