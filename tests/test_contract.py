@@ -14,8 +14,9 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from format_fixtures import FACTORIES
@@ -180,6 +181,33 @@ def _said(transcript: object, number: int) -> bool:
     return any(f"line {number}" in w for w in warnings)
 
 
+def _inner_lines(sample: Path) -> Iterator[tuple[list[bytes], int, bytes]]:
+    """The sample's lines, and each line but the first (a bad first line is no transcript
+    at all) and the last (with no newline after it, it may still be being written)."""
+    lines = sample.read_bytes().split(b"\n")
+    for index in range(1, len(lines) - 1):
+        yield lines, index, lines[index]
+
+
+def _read_both_ways(
+    fmt: TranscriptFormat, path: Path, number: int, fine: Callable[[Any], bool]
+) -> None:
+    """``path`` read whole, then followed: refused or warned of by line ``number``, or
+    read and ``fine``."""
+    from session_core.formats import by_name
+
+    try:
+        whole = open_transcript(path)
+    except TranscriptError as err:
+        assert err.line == number, err
+    else:
+        assert _said(whole, number) or fine(whole), (number, getattr(whole, "warnings", None))
+    live = by_name(fmt.name).live(str(path))
+    follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+    followed = live.transcript(writer_alive=False)
+    assert _said(followed, number) or fine(followed), (number, followed.warnings)
+
+
 def test_a_byte_that_is_not_utf8_is_never_taken_silently(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path
 ) -> None:
@@ -187,37 +215,20 @@ def test_a_byte_that_is_not_utf8_is_never_taken_silently(
     strings without looking: a bad byte anywhere in a line's strings, the first's, the
     middle one's or the last's (a tool's input, a result's content: skipped fields), is
     refused or warned of by its line, whole and followed, never read as if it were fine."""
-    from session_core.formats import by_name
-
-    lines = sample.read_bytes().split(b"\n")
     tried = 0
-    for index, line in enumerate(lines):
+    for lines, index, line in _inner_lines(sample):
         starts = _string_starts(line)
-        # (a bad first line is no transcript at all; the last, with no newline after
-        # it, may still be being written)
-        if index == 0 or index == len(lines) - 1 or not starts:
-            continue
-        for at in {starts[0], starts[len(starts) // 2], starts[-1]}:
+        for at in {starts[0], starts[len(starts) // 2], starts[-1]} if starts else ():
             bad = list(lines)
             bad[index] = line[:at] + b"\xff" + line[at:]
             path = tmp_path / f"bad-{index}-{at}{sample.suffix}"
             path.write_bytes(b"\n".join(bad))
-            number = index + 1
-            try:
-                whole = open_transcript(path)
-            except TranscriptError as err:
-                assert err.line == number, err
-            else:
-                assert _said(whole, number), (number, at, getattr(whole, "warnings", None))
-            live = by_name(fmt.name).live(str(path))
-            follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
-            followed = live.transcript(writer_alive=False)
-            assert _said(followed, number), (number, at, followed.warnings)
+            _read_both_ways(fmt, path, index + 1, lambda _read: False)
             tried += 1
     assert tried >= 3
 
 
-def _items_text(transcript: object) -> str:
+def _items_text(transcript: Any) -> str:
     items = [*getattr(transcript, "raw", ()), *getattr(transcript, "messages", ())]
     return "\n".join(part.text or "" for item in items for part in item.parts)
 
@@ -228,28 +239,15 @@ def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(
     """``1e400`` is JSON (its grammar has no bound) that orjson refuses and a typed decode
     skips: a line holding one is refused or warned of by its line, or read, then and
     again by its span, never shown as "changed on disk", nor a traceback."""
-    from session_core.formats import by_name
-
     changed = "changed on disk"  # (in every format's words for it)
-    lines = sample.read_bytes().split(b"\n")
     tried = 0
-    for index, line in enumerate(lines):
-        if index == 0 or index == len(lines) - 1 or not line.startswith(b"{"):
+    for lines, index, line in _inner_lines(sample):
+        if not line.startswith(b"{"):
             continue
         bad = list(lines)
         bad[index] = b'{"zz":1e400,' + line[1:]
         path = tmp_path / f"big-{index}{sample.suffix}"
         path.write_bytes(b"\n".join(bad))
-        number = index + 1
-        try:
-            whole = open_transcript(path)
-        except TranscriptError as err:
-            assert err.line == number, err
-        else:
-            assert _said(whole, number) or changed not in _items_text(whole), number
-        live = by_name(fmt.name).live(str(path))
-        follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
-        followed = live.transcript(writer_alive=False)
-        assert _said(followed, number) or changed not in _items_text(followed), number
+        _read_both_ways(fmt, path, index + 1, lambda read: changed not in _items_text(read))
         tried += 1
     assert tried >= 3
