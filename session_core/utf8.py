@@ -45,7 +45,8 @@ def is_utf8(raw: _Raw) -> bool:
 class BlockLines:
     """``is_utf8`` for a batch's lines, where a line is a view into the block read
     (``follow``'s raw batches): an all-ASCII block (nearly every block) answers for all
-    of its lines, checked once."""
+    of its lines, checked once. One per batch: a block is known by its identity, and
+    ``follow`` reads into a block again once no line of the last batch views it."""
 
     __slots__ = ("_ascii", "_block")
 
@@ -59,7 +60,7 @@ class BlockLines:
             block = raw.obj
             if block is not self._block:
                 self._block = block
-                self._ascii = isinstance(block, bytes) and block.isascii()
+                self._ascii = isinstance(block, (bytes, bytearray)) and block.isascii()
             return self._ascii
         return raw.isascii()
 
