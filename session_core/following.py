@@ -33,8 +33,9 @@ IDLE_POLL = 0.02  # without them (force_polling, or no watch to be had): within 
 WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
 WATCH_STEP_MS = 2  # watchfiles: quiet time that ends a group (and its idle wake-up period)
 _READ_BLOCK = 1 << 20
-# Blocks kept to be read into again: the batch being applied holds one, the next read
-# takes the other (more would only be held).
+# Blocks kept to be read into again: a reader that lets go of each batch before the next
+# read (``follow`` itself, the viewer's worker) reads into one; a reader that holds its
+# last batch meanwhile, into two.
 _SPARE_BLOCKS = 2
 
 
@@ -529,7 +530,8 @@ async def follow(
                 caught_up = update.caught_up
                 if send:
                     yield update
-                if not update.caught_up:
+                del update  # its lines view a block to be read into again (``_read_block``)
+                if not caught_up:
                     await asyncio.sleep(0)  # bounded work per wake-up
                     continue
             if watcher is not None and not watcher.alive:

@@ -180,6 +180,9 @@ class FollowingScreen(Screen[None]):
                         told = now
                     if update.caught_up:  # drawn too: the load is over
                         loading.set(False)
+                    # Let go of the batch (and of the future that holds it) before the next
+                    # read: its lines view the block that read may read into again.
+                    del update, done
                     reader = asyncio.ensure_future(anext(updates))
             finally:
                 reader.cancel()
