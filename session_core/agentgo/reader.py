@@ -26,8 +26,8 @@ VERSION = 1
 SKIM_OVER = 8192
 
 # A line over this is skimmed by a parser of its own, dropped after it: a thread's parser
-# keeps the buffers of the biggest line it has parsed.
-_OWN_PARSER_OVER = 16 << 20
+# keeps buffers about five times the size of the biggest line it has parsed.
+_OWN_PARSER_OVER = 1 << 20
 
 _ENVELOPE = frozenset(("type", "seq", "session_id", "run_id", "time", "execution"))
 
