@@ -21,6 +21,7 @@ then parsed by the standard library's ``json`` when asked for (``loads_payload``
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import msgspec
@@ -94,7 +95,9 @@ INDEXED = frozenset(("message", "tool-dispatched", "tool-settled"))
 
 LAZY = msgspec.json.Decoder(LazyEnvelope)
 FACTS = msgspec.json.Decoder(FactsEnvelope)
-IndexError_ = (msgspec.DecodeError, msgspec.ValidationError)
+# What a typed decode raises where it cannot take a line (the plain path says why):
+# msgspec raises ``RecursionError``, not a ``DecodeError``, past the depth it goes to.
+IndexError_ = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
 
 def truthy(raw: msgspec.Raw) -> bool:
@@ -171,14 +174,56 @@ def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int
 
 
 def loads_payload(raw: bytes) -> Any:
-    """A line parsed again (``ValueError``: not JSON): orjson, or the standard library's
-    parser for what the typed decode skipped and orjson refuses, a number beyond a
-    double's range (``1e400``, which JSON's grammar allows; msgspec refuses to build it
-    too), read as infinity."""
+    """A line parsed again (``ValueError``: not JSON): orjson, or, where orjson refuses it
+    only for a number beyond a double's range (``1e400``: JSON's grammar allows it, a
+    typed decode skips it, msgspec and orjson will not build it), the standard library's
+    parser, which reads the number as infinity."""
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)
+    except orjson.JSONDecodeError as err:
+        if err.msg != _BEYOND_A_DOUBLE:
+            raise
+    return _loads_beyond_a_double(raw)
+
+
+_BEYOND_A_DOUBLE = "number is infinity when parsed as double"  # (orjson's words)
+_DEPTH = 1024  # levels orjson reads
+
+
+def _not_json(literal: str) -> Any:
+    raise ValueError(f"{literal} is not JSON")
+
+
+RECURSION_LIMIT = 10_000
+
+
+def allow_deep_values() -> None:
+    """Python's recursion limit raised (never lowered) so that a value nested as deep as
+    orjson reads (1,024 levels) can be read by the standard library's parser, shown and
+    walked: the default (1,000, less the frames in use) is lower. The CLI and the viewer
+    raise it at start."""
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+def _loads_beyond_a_double(raw: bytes) -> Any:
+    """The standard library's parser held to what orjson takes but for the number: UTF-8
+    only (not the UTF-16 it would guess from some bytes), no ``NaN`` or ``Infinity``, and
+    no deeper than orjson reads."""
+    allow_deep_values()
+    try:
+        value = json.loads(bytes(raw).decode("utf-8"), parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+    level = [(value, 1)]
+    while level:  # (with a stack, not by recursion)
+        item, depth = level.pop()
+        if isinstance(item, dict | list):
+            if depth > _DEPTH:
+                raise ValueError("nested too deep")
+            items = item.values() if isinstance(item, dict) else item
+            level.extend((inner, depth + 1) for inner in items)
+    return value
 
 
 def message_fields(body: FactsBody | None) -> tuple[Any, ...]:

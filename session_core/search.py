@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from .json_out import dumps
 from .parts import Part
 
 if TYPE_CHECKING:
@@ -27,10 +26,7 @@ def args_preview(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    try:
-        return orjson.dumps(value, default=str).decode()
-    except TypeError:
-        return repr(value)
+    return dumps(value).decode()
 
 
 def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -> str:

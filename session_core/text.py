@@ -88,16 +88,6 @@ def as_str(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def compact_json(value: object) -> str:
-    """Compact JSON of a value (what is not JSON as its ``str``): a record shown as it is."""
-    import orjson
-
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return str(value)
-
-
 def str_or_none(value: object) -> str | None:
     """A field that is a string, or None (anything else is not taken for one)."""
     return value if isinstance(value, str) else None

@@ -9,6 +9,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from .errors import TranscriptError
+from .json_out import dumps as dump_any
 from .message import MESSAGE_KEYS
 from .replay import ReplayState
 
@@ -95,14 +96,17 @@ def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
     for position, (key, value) in enumerate(parts):
         out.write((b"," if position else b"") + dumps(key) + b":")
         if not isinstance(value, Iterator):
-            out.write(dumps(value, default=str))
+            out.write(dump_any(value))
             continue
         out.write(b"[")
         rows: list[bytes] = []
         size = 0
         sep = b""  # before the next rows written: nothing after "[", else a comma
         for element in value:
-            row = dumps(element, default=str)
+            try:
+                row = dumps(element, default=str)
+            except TypeError:  # (what orjson will not write: ``json_out``)
+                row = dump_any(element)
             rows.append(row)
             size += len(row)
             if size >= _CHUNK:
@@ -143,7 +147,7 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
 def dump_json(value: Any, pretty: bool = False) -> bytes:
     """The bytes ``tailscope replay`` prints (and ``export --format json`` writes)."""
     option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if pretty else 0)
-    return orjson.dumps(value, option=option, default=str)
+    return dump_any(value, option)
 
 
 def _first_line_damage(where: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from format_fixtures import FACTORIES
 from helpers import run_cli
 
 from session_core import Message, Session
@@ -233,3 +235,30 @@ def test_exit_codes_of_the_real_command(args: list[str], code: int) -> None:
     )
     assert proc.returncode == code
     assert b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_a_value_nested_as_deep_as_orjson_reads_is_never_a_traceback(
+    name: str, tmp_path: Path
+) -> None:
+    """orjson reads a value nested 1,024 levels deep, past Python's own recursion limit:
+    each line's middle string made such a value, every command says what it makes of the
+    file (exit 0 or 1), and none ends in a traceback."""
+    sample = FACTORIES[name](tmp_path)
+    deep = b"[" * 1000 + b"]" * 1000
+    lines = sample.read_bytes().split(b"\n")
+    for at, line in enumerate(lines[1:-1], start=1):
+        strings = list(re.finditer(rb'":\s*("(?:[^"\\]|\\.)*")', line))
+        if len(strings) > 2:
+            middle = strings[len(strings) // 2]
+            lines[at] = line[: middle.start(1)] + deep + line[middle.end(1) :]
+    path = tmp_path / f"deep{sample.suffix}"
+    path.write_bytes(b"\n".join(lines))
+    for command in (["peek"], ["replay"], ["check"], ["diff"], ["export", "--format", "html"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "viewer.cli", *command, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, (command, done)

@@ -28,6 +28,7 @@ import session_core
 from session_core import TranscriptError, peek
 from session_core.formats import FORMATS, TranscriptFormat, detect_format, format_of
 from session_core.scan import scan_file
+from session_core.views import dump_json
 from viewer.cli import main
 
 NAMES = [fmt.name for fmt in FORMATS]
@@ -231,6 +232,33 @@ def test_a_byte_that_is_not_utf8_is_never_taken_silently(
 def _items_text(transcript: Any) -> str:
     items = [*getattr(transcript, "raw", ()), *getattr(transcript, "messages", ())]
     return "\n".join(part.text or "" for item in items for part in item.parts)
+
+
+@pytest.mark.parametrize("depth", [300, 1500])
+def test_a_value_nested_deep_is_read_or_said_never_a_traceback(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, depth: int
+) -> None:
+    """A value nested deeper than a parser or a writer goes (orjson writes 254 levels and
+    reads 1,024; msgspec raises ``RecursionError``, not a decode error, at about 1,000):
+    the line is read, or refused or warned of by its line, whole and followed, and its
+    replay JSON and peek are written; never a traceback. (The CLI raises Python's own
+    recursion limit, so that a value nested up to orjson's bound can be shown at all:
+    ``tests/test_cli.py``.)"""
+    deep = b"[" * depth + b"]" * depth
+    tried = 0
+    for lines, index, line in _inner_lines(sample):
+        if not line.startswith(b"{"):
+            continue
+        bad = list(lines)
+        bad[index] = b'{"zz":' + deep + b"," + line[1:]
+        path = tmp_path / f"deep-{index}{sample.suffix}"
+        path.write_bytes(b"\n".join(bad))
+        _read_both_ways(fmt, path, index + 1, lambda _read: True)
+        assert dump_json(peek(path).to_json())
+        with contextlib.suppress(TranscriptError):
+            assert dump_json(fmt.replay_json(path), pretty=True)
+        tried += 1
+    assert tried >= 3
 
 
 def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(

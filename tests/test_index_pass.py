@@ -331,3 +331,68 @@ def test_a_number_beyond_a_double_is_read_as_infinity(
     messages = open_transcript(path).messages
     assert [m.parts[0].text for m in messages] == ["hello", shown, "bye"]
     assert [m.content for m in Session.load(path).messages()] == ["hello", shown, "bye"]
+
+
+def test_a_last_line_holding_a_number_beyond_a_double_is_whole_not_a_crash_tail(
+    tmp_path: Path,
+) -> None:
+    """The spec's crash tail is a final line that is not whole JSON; ``1e400`` is whole
+    JSON (orjson only will not build it), so ``Session.load`` keeps the line, as it keeps
+    it mid-file, and cuts no byte."""
+    from session_core.message import Message
+
+    path = tmp_path / "t.jsonl"
+    session = Session.create(path)
+    session.append_message(Message("user", "hello"))
+    session.append_message(Message("assistant", "hi"))
+    session.close()
+    raw = path.read_bytes().replace(b'"content":"hi"', b'"content":"hi","x":1e400')
+    path.write_bytes(raw)
+    loaded = Session.load(path)
+    assert [m.content for m in loaded.messages()] == ["hello", "hi"]
+    assert not loaded.warnings()
+    loaded.close()
+    assert path.read_bytes() == raw
+
+
+@pytest.mark.parametrize(
+    ("line", "whole"),
+    [
+        (b'{"a":1e400}', True),
+        (b'{"a":"\\ud800"}', False),  # a lone surrogate: orjson and the replay refuse it
+        (b'{"a":NaN}', False),  # Python's json would take these: they are not JSON
+        (b'{"a":-Infinity}', False),
+        (b'{"a":1', False),  # torn
+        ('{"a":"é"}'.encode("utf-16-le"), False),  # Python's json would guess UTF-16
+        (b'{"a":"\xc3"}', False),  # a character cut short
+        (b"[" * 1100 + b"]" * 1100, False),  # deeper than orjson reads
+        (b"  ", True),  # blank
+    ],
+)
+def test_a_line_is_whole_by_json_grammar(line: bytes, whole: bool) -> None:
+    from session_core.reader import line_is_whole
+
+    assert line_is_whole(line) is whole
+
+
+@pytest.mark.parametrize("depth", [1022, 1023, 1024, 1025])
+def test_a_number_beyond_a_double_is_read_as_deep_as_orjson_reads(depth: int) -> None:
+    """The standard library's parser, read where orjson refuses only the number, takes
+    exactly the depth orjson takes, whatever Python's recursion limit."""
+    import orjson
+
+    from session_core.indexing import loads_payload
+
+    nested = b"[" * depth + b"]" * depth
+    try:
+        orjson.loads(b'{"a":1,"b":' + nested + b"}")
+    except orjson.JSONDecodeError:
+        takes = False
+    else:
+        takes = True
+    line = b'{"a":1e400,"b":' + nested + b"}"
+    if takes:
+        assert loads_payload(line)["a"] == float("inf")
+    else:
+        with pytest.raises(ValueError):
+            loads_payload(line)

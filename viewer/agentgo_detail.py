@@ -14,6 +14,7 @@ from rich.style import Style
 from rich.text import Text
 
 from session_core.agentgo.view import AgentGoView, Call, message_text, thinking_text
+from session_core.json_out import dumps
 from session_core.text import count
 
 from .agentgo_model import (
@@ -46,11 +47,7 @@ def pretty_json(value: Any, limit: int = JSON_LIMIT) -> str:
                 return cut(value, limit)
         else:
             return cut(value, limit)
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode()
-    except TypeError:
-        text = str(value)
-    return cut(text, limit)
+    return cut(dumps(value, orjson.OPT_INDENT_2).decode(), limit)
 
 
 def _trim(value: Any) -> Any:

@@ -10,9 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
-import orjson
-
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
+from session_core.json_out import dumps
 from session_core.text import count
 
 from .safe import one_line
@@ -37,11 +36,7 @@ def compact_json(value: Any, width: int | None = None) -> str:
     """``value`` as one line of JSON (strings as they are), inert, clipped to ``width``."""
     if isinstance(value, str):
         return one_line(value, width)
-    try:
-        text = orjson.dumps(value, default=str).decode()
-    except TypeError:
-        text = str(value)
-    return one_line(text, width)
+    return one_line(dumps(value).decode(), width)
 
 
 def args_differ(call: Call) -> bool:

@@ -96,7 +96,9 @@ def as_message(message: dict[str, Any]) -> Message:
 def _json(value: Any) -> str:
     import orjson
 
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    from ..json_out import dumps
+
+    return dumps(value, orjson.OPT_SORT_KEYS).decode()
 
 
 __all__ = [

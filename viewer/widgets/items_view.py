@@ -23,6 +23,7 @@ from textual.worker import get_current_worker
 
 from session_core.column_items import Items
 from session_core.item_column import FOLD_LINES, FOLD_PARTS, folded_height
+from session_core.json_out import dumps
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -52,10 +53,7 @@ def as_json(value: Any) -> str:
     """A structured value as indented JSON (strings as they are)."""
     if isinstance(value, str):
         return value
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str).decode()
-    except TypeError:
-        return repr(value)
+    return dumps(value, orjson.OPT_INDENT_2).decode()
 
 
 # What the filter offers (``f``): conversation items by role, lines by kind. A kind not

@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
+from ...json_out import compact_json
 from ...model import Part
 
 RECORD_TEXT = 400  # characters of compact JSON kept for a raw record or an unknown block
@@ -34,10 +33,7 @@ INTERRUPTED = "[Request interrupted by user"
 
 def compact(value: Any, limit: int = RECORD_TEXT) -> str:
     """Compact JSON of a value, cut to ``limit`` characters (with an ellipsis)."""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        text = repr(value)
+    text = compact_json(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -125,8 +125,10 @@ def decode(raw: bytes | memoryview, ascii: bool = False) -> Line | None:
     except msgspec.ValidationError:
         try:
             line = _RAW_RESULT.decode(raw)
-        except msgspec.ValidationError:
+        except (msgspec.ValidationError, RecursionError):
             return None
+    except RecursionError:  # nested past msgspec's depth (``indexing.IndexError_``)
+        return None
     if line.type not in HOT or not (ascii or is_utf8(raw)):  # what msgspec skipped too
         return None
     return line

@@ -209,7 +209,7 @@ def decode(raw: bytes) -> Line | None:
     """A hot line, typed; None when it does not fit (the orjson dict path reads it)."""
     try:
         line = _decode(raw)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):  # (``indexing.IndexError_``)
         return None
     if type(line) is ContextLine or is_utf8(raw):  # a context's is checked by the builder
         return line
@@ -221,7 +221,7 @@ def decode_ascii(raw: bytes | memoryview) -> Line | None:
     view of them."""
     try:
         return _decode(raw)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):  # (``indexing.IndexError_``)
         return None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ...text import compact_json
+from ...json_out import compact_json
 
 # ``^(?:Exit code:|Process exited with code)\s*(-?\d+)`` and ``^Wall time:\s*([0-9.]+)\s*
 # seconds`` (MULTILINE), looked for as their words at a line's start, then the rest.

@@ -9,9 +9,10 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...item_column import ItemFacts, Verbatim, shape_height
+from ...json_out import compact_json
 from ...model import Item, Part, Usage
 from ...parts import tool_call_part
-from ...text import as_str, compact_json
+from ...text import as_str
 
 if TYPE_CHECKING:
     from .model import V1Model

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
 from ...indexed import ListLike
+from ...json_out import compact_json
 from ...model import (
     OpsByCall,
     ToolOp,
     classify_op,
 )
-from ...text import compact_json
 from ...tool_ops import OpState
 
 if TYPE_CHECKING:

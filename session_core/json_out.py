@@ -1,0 +1,46 @@
+"""JSON written of values read from a transcript, whatever they hold.
+
+orjson writes a value at most 254 levels deep, and a record may hold a value nested far
+deeper (JSON's grammar sets no bound; orjson reads 1,024 levels): where orjson will not
+write a value, the standard library's encoder does (ASCII, so that nothing it is handed
+can fail to encode), and a value past that one's depth too is written as a note saying
+so. A record shown, exported or printed never raises.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+__all__ = ["TOO_DEEP", "compact_json", "dumps"]
+
+TOO_DEEP = "(a value nested too deep to be written)"
+
+
+def dumps(value: Any, option: int = 0) -> bytes:
+    """``orjson.dumps(value, option=option, default=str)``, or what the standard library
+    writes of it (the options ``OPT_INDENT_2``, ``OPT_SORT_KEYS``, ``OPT_NON_STR_KEYS`` and
+    ``OPT_APPEND_NEWLINE`` kept)."""
+    try:
+        return orjson.dumps(value, option=option, default=str)
+    except TypeError:  # (orjson.JSONEncodeError): too deep, or a key orjson will not take
+        pass
+    pretty = bool(option & orjson.OPT_INDENT_2)
+    try:
+        text = json.dumps(
+            value,
+            default=str,
+            indent=2 if pretty else None,
+            separators=None if pretty else (",", ":"),
+            sort_keys=bool(option & orjson.OPT_SORT_KEYS),
+        )
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(TOO_DEEP)
+    return text.encode() + (b"\n" if option & orjson.OPT_APPEND_NEWLINE else b"")
+
+
+def compact_json(value: object) -> str:
+    """Compact JSON of a value (what is not JSON as its ``str``): a record shown as it is."""
+    return dumps(value, orjson.OPT_NON_STR_KEYS).decode()
