@@ -387,7 +387,7 @@ class _Tail:
         end = find(b"\n")
         line: bytes | memoryview = view[:end]
         if self.partial:
-            line = b"".join(self.partial) + block[:end]
+            line = b"".join((*self.partial, line))  # (one copy: a line may be 100s of KB)
         while True:
             number += 1
             size = len(line)
@@ -404,7 +404,7 @@ class _Tail:
             start = end + 1
             end = find(b"\n", start)
             line = view[start:end]
-        self.partial = [bytes(block[cut + 1 :])] if cut + 1 < len(block) else []
+        self.partial = [bytes(view[cut + 1 :])] if cut + 1 < len(block) else []
         self.line = number
 
     def _first(self, record: dict[str, Any], number: int, update: FollowUpdate) -> None:
