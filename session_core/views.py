@@ -103,10 +103,7 @@ def write_parts(parts: Iterable[tuple[str, Any]], out: IO[bytes]) -> None:
         size = 0
         sep = b""  # before the next rows written: nothing after "[", else a comma
         for element in value:
-            try:
-                row = dumps(element, default=str)
-            except TypeError:  # (what orjson will not write: ``json_out``)
-                row = dump_any(element)
+            row = dump_any(element)
             rows.append(row)
             size += len(row)
             if size >= _CHUNK:
