@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not open_big.have_tmux("formats_viewer"):
         return 1
+    open_big.as_installed()
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     files = {fmt: bench_file(args.data_dir, fmt, args.size) for fmt in formats}
     seen = {fmt: Seen(path, path.stat().st_size) for fmt, (path, _m, _n) in files.items()}

@@ -464,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not open_big.have_tmux("model_scale"):
         return 1
+    open_big.as_installed()
     if args.smoke:
         args.sizes, args.growth, args.timeout = "2MB", "1MB", 30.0
         args.follow, args.follow_seconds = "2MB", 0.5
