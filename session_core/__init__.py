@@ -17,7 +17,13 @@ from .errors import (
     WriterLockedError,
 )
 from .formats import FORMATS, TranscriptFormat, detect_format, register
+from .indexing import allow_deep_values as _allow_deep_values
 from .model import Transcript
+
+# A value orjson reads can be nested 1,024 levels deep, past Python's default recursion
+# limit: every read path, and a program's own ``str()`` of a value handed to it, must
+# be able to walk it (raised, never lowered).
+_allow_deep_values()
 
 
 def open_transcript(path: str | os.PathLike[str]) -> Transcript:

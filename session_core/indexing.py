@@ -199,9 +199,9 @@ RECURSION_LIMIT = 10_000
 
 def allow_deep_values() -> None:
     """Python's recursion limit raised (never lowered) so that a value nested as deep as
-    orjson reads (1,024 levels) can be read by the standard library's parser, shown and
-    walked: the default (1,000, less the frames in use) is lower. The CLI and the viewer
-    raise it at start."""
+    orjson reads (1,024 levels) can be read by the standard library's parser, shown,
+    copied and walked: the default (1,000, less the frames in use) is lower. Importing
+    ``session_core`` raises it."""
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
 

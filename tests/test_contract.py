@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import re
 import tempfile
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 
 import session_core
 from session_core import TranscriptError, peek
-from session_core.formats import FORMATS, TranscriptFormat, detect_format, format_of
+from session_core.formats import FORMATS, TranscriptFormat, by_name, detect_format, format_of
 from session_core.scan import scan_file
 from session_core.views import dump_json
 from viewer.cli import main
@@ -195,7 +196,6 @@ def _read_both_ways(
 ) -> None:
     """``path`` read whole, then followed: refused or warned of by line ``number``, or
     read and ``fine``."""
-    from session_core.formats import by_name
 
     try:
         whole = open_transcript(path)
@@ -234,7 +234,7 @@ def _items_text(transcript: Any) -> str:
     return "\n".join(part.text or "" for item in items for part in item.parts)
 
 
-@pytest.mark.parametrize("depth", [300, 1500])
+@pytest.mark.parametrize("depth", [300, 1000, 1500])
 def test_a_value_nested_deep_is_read_or_said_never_a_traceback(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path, depth: int
 ) -> None:
@@ -258,6 +258,52 @@ def test_a_value_nested_deep_is_read_or_said_never_a_traceback(
         with contextlib.suppress(TranscriptError):
             assert dump_json(fmt.replay_json(path), pretty=True)
         tried += 1
+    assert tried >= 3
+
+
+def _every_read_path(fmt: TranscriptFormat, path: Path) -> None:
+    """Every read path of the library over ``path``: each reads it or raises
+    ``TranscriptError`` (nothing else escapes), and what it makes is written out whole."""
+    from session_core.export import export
+
+    for read in (
+        lambda: dump_json(fmt.open(path).to_json()),
+        lambda: dump_json(fmt.replay_json(path), pretty=True),
+        lambda: fmt.write_replay(path, io.BytesIO()),
+        lambda: fmt.check(path),
+        lambda: fmt.diff(path),
+        lambda: str(fmt.tail(path)),
+        lambda: export(path, "md", "raw"),
+        lambda: export(path, "html", "replayed"),
+        lambda: dump_json(peek(path).to_json()),
+    ):
+        with contextlib.suppress(TranscriptError):
+            read()
+
+
+def test_a_value_as_deep_as_orjson_reads_in_place_of_a_string_is_never_a_traceback(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """Where a line has a string (a content, a name, a role, an id), a list nested 1,000
+    deep (orjson reads 1,024 levels; Python's default recursion limit is 1,000, which
+    importing ``session_core`` raises): read or refused through every read path, whole
+    and followed, never a traceback. (Before the library raised the limit itself, its
+    readers raised ``RecursionError`` in about twenty places, turning such a value into
+    text.)"""
+    deep = b"[" * 1000 + b"]" * 1000
+    tried = 0
+    for lines, index, line in _inner_lines(sample):
+        strings = list(re.finditer(rb'":\s*("(?:[^"\\]|\\.)*")', line))
+        for found in {strings[0], strings[len(strings) // 2]} if strings else ():
+            bad = list(lines)
+            bad[index] = line[: found.start(1)] + deep + line[found.end(1) :]
+            path = tmp_path / f"deep-{index}-{found.start(1)}{sample.suffix}"
+            path.write_bytes(b"\n".join(bad))
+            _every_read_path(fmt, path)  # (an id made a list may be refused at a later line)
+            live = by_name(fmt.name).live(str(path))
+            follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+            dump_json(live.transcript(writer_alive=False).to_json())
+            tried += 1
     assert tried >= 3
 
 

@@ -185,9 +185,6 @@ def cmd_home() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from session_core.indexing import allow_deep_values
-
-    allow_deep_values()  # any value orjson reads can be shown: its repr, a walk over it
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list:
         return cmd_home()
