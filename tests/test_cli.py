@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import subprocess
 import sys
@@ -262,3 +264,21 @@ def test_a_value_nested_as_deep_as_orjson_reads_is_never_a_traceback(
             timeout=60,
         )
         assert done.returncode in (0, 1) and "Traceback" not in done.stderr, (command, done)
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_GETPIPE_SZ"), reason="Linux's pipes")
+def test_output_to_a_pipe_gets_a_wide_buffer_and_anything_else_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    import fcntl
+
+    from viewer.cli import PIPE_BYTES, _widen_pipe
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb"), os.fdopen(write_end, "w") as pipe:
+        assert fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) < PIPE_BYTES
+        _widen_pipe(pipe)
+        assert fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+    with (tmp_path / "out").open("w") as regular:
+        _widen_pipe(regular)  # not a pipe: nothing to do, nothing said
+    _widen_pipe(io.StringIO())  # no file descriptor at all

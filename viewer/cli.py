@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 from session_core import TranscriptError
 from session_core.views import dump_json, format_for, replay_any
@@ -20,6 +21,23 @@ DEMO_FORMATS = ("transcript-v1", "agentgo-v1", "claude-code", "codex")
 def _emit_json(value: Any, pretty: bool) -> None:
     sys.stdout.buffer.write(dump_json(value, pretty))
     sys.stdout.flush()
+
+
+PIPE_BYTES = 1 << 20  # (Linux's default bound for a user: /proc/sys/fs/pipe-max-size)
+
+
+def _widen_pipe(stream: IO[str]) -> None:
+    """Output to a pipe given a 1 MB buffer where the system allows it: through the
+    default 64 KB, a big replay waits on its reader every 64 KB (the 1 GB agentgo
+    file's replay into ``wc -c``: 4.8 -> 3.8 s; into /dev/null, 3.5 s)."""
+    try:
+        import fcntl
+
+        fd = stream.fileno()
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass  # (not Linux, not a file descriptor, or not allowed: the default buffer)
 
 
 def _fail(message: str) -> int:
@@ -191,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list)
+    _widen_pipe(sys.stdout)
     try:
         code: int = args.run(args)
     except BrokenPipeError:
