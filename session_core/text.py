@@ -7,6 +7,8 @@ sequence in a file is read, never obeyed, whether it is shown in a terminal
 
 from __future__ import annotations
 
+from .json_out import compact_json
+
 TAB = "    "
 NEWLINE_MARK = "⏎"
 
@@ -79,6 +81,14 @@ def one_line(text: object) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``1 message``, ``3 messages``, ``1,204 tool operations``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def grouped(value: object) -> str:
+    """A number from a file with its thousands grouped (``12,345``); anything else (a
+    damaged field) as its JSON, shown as it is rather than taken for a number."""
+    if type(value) is int or type(value) is float:
+        return f"{value:,}"
+    return compact_json(value)
 
 
 def as_str(value: object) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from format_fixtures import FACTORIES
 from helpers import fingerprint, follow_into
@@ -171,6 +172,96 @@ def test_byte_mutations(fmt: TranscriptFormat, sample: Path, data: st.DataObject
         with contextlib.suppress(TranscriptError):  # the only way a read may be refused
             open_transcript(path)
         assert path.read_bytes() == bytes(mutated)
+
+
+def _places(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Where each value of a record is (a path of keys and indexes), the record's own
+    fields first; a list's first three items only."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield (*at, key)
+            yield from _places(inner, (*at, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value[:3]):
+            yield (*at, index)
+            yield from _places(inner, (*at, index))
+
+
+def _put(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    if not at:
+        return new
+    value = value.copy()
+    value[at[0]] = _put(value[at[0]], at[1:], new)
+    return value
+
+
+_ANY_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_value_of_another_type_anywhere_is_read_or_refused(
+    fmt: TranscriptFormat, sample: Path, data: st.DataObject
+) -> None:
+    """Any field of any record given a value of another type (a count made a list, a seq
+    made 2**62, a role made an object): every read path reads it or refuses it with
+    ``TranscriptError``, whole and followed, never a traceback. (Found this way: a v1
+    compaction's ``tokens-before`` of ``[]`` raised ``TypeError`` in every read of the
+    model; an agentgo ``seq`` of 2**62 overflowed the item column in the follower.)"""
+    lines = sample.read_bytes().split(b"\n")
+    records = []
+    for i, line in enumerate(lines):
+        with contextlib.suppress(orjson.JSONDecodeError):  # (a sample may end torn)
+            records.append((i, orjson.loads(line)))
+    records = [(i, record) for i, record in records if isinstance(record, dict) and record]
+    index, record = data.draw(st.sampled_from(records), label="line")
+    at = data.draw(st.sampled_from(list(_places(record))), label="place")
+    _read_changed(fmt, sample, lines, index, _put(record, at, data.draw(_ANY_VALUE)))
+
+
+def _read_changed(
+    fmt: TranscriptFormat, sample: Path, lines: list[bytes], index: int, record: Any
+) -> None:
+    """``sample`` with line ``index`` made ``record``, through every read path, whole and
+    followed."""
+    changed = list(lines)
+    changed[index] = orjson.dumps(record)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / sample.name
+        path.write_bytes(b"\n".join(changed))
+        _every_read_path(fmt, path)
+        live = by_name(fmt.name).live(str(path))
+        follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+        dump_json(live.transcript(writer_alive=False).to_json())
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "at", "new"),
+    [
+        ("transcript-v1", "compaction", ("payload", "tokens-before"), []),
+        ("transcript-v1", "compaction", ("payload", "tokens-after"), {"a": 1}),
+        ("agentgo-v1", "message_end", ("seq",), 2**62),
+    ],
+)
+def test_the_values_of_another_type_found_so_are_read_or_refused(
+    name: str, kind: str, at: tuple[str, ...], new: Any, tmp_path: Path
+) -> None:
+    """The cases the test above found, each a traceback before (v1's compaction line drawn
+    with ``f"{value:,}"``; agentgo's item line taken from its seq, an int32)."""
+    sample = FACTORIES[name](tmp_path)
+    lines = sample.read_bytes().split(b"\n")
+    index = next(i for i, line in enumerate(lines) if f'"{kind}"'.encode() in line)
+    _read_changed(by_name(name), sample, lines, index, _put(orjson.loads(lines[index]), at, new))
 
 
 def _string_starts(line: bytes) -> list[int]:

@@ -23,7 +23,7 @@ from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
 
 if TYPE_CHECKING:
     from ..agentgo.calls import Call
-    from ..agentgo.stored import Committed
+    from ..agentgo.stored import Committed, Stored
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
     from ..following import FollowUpdate
@@ -445,7 +445,7 @@ class AgentGoModel:
 
         index = self.column.append(
             message_parts(message),
-            committed.seq + 1,
+            _line_of(committed),
             role=message_role(message),
             ts=committed.time,
             span=span if self.view.records.source is not None else 0,
@@ -523,3 +523,15 @@ class AgentGoModel:
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
     return AgentGoModel(view).transcript(path, writer_alive)
+
+
+LINE_LIMIT = 2**31 - 1  # (an item's line is an int32: ``ItemColumn.line``)
+
+
+def _line_of(stored: Stored) -> int:
+    """A listed record's file line: as read, or (a tail read from the file's end, whose
+    line numbers are not known) its seq + 1, which is its line in a whole file; 0 where
+    the seq is no line number either (a damaged one: 2**62 overflowed the column)."""
+    if stored.line:
+        return stored.line
+    return stored.seq + 1 if 0 <= stored.seq < LINE_LIMIT else 0
