@@ -57,7 +57,7 @@ class Compaction:
     tokens_before: int | None
     tokens_after: int | None
     folded: Sequence[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
+    kept: Sequence[str] = field(default_factory=list)
 
 
 class FoldedIds(ListLike[str]):
@@ -76,6 +76,25 @@ class FoldedIds(ListLike[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._ids.texts(self._start, self._stop))
+
+
+class KeptIds(ListLike[str]):
+    """A compaction's kept ids: the first ``n`` of the replay's ``sticky_ids`` (which
+    only grows)."""
+
+    __slots__ = ("_ids", "_n")
+
+    def __init__(self, ids: list[str], n: int) -> None:
+        self._ids, self._n = ids, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _one(self, index: int) -> str:
+        return self._ids[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids[: self._n])
 
 
 class FoldedBy(Mapping[str, str]):
@@ -179,6 +198,10 @@ class ReplayState:
         # its stretch, from its start here): ``folded_by`` looks them up.
         self.folded_ids = PackedIds("last")
         self.folded_starts = array("q")
+        # The sticky entries' ids, in order: as they are never folded nor moved among
+        # themselves, a compaction keeps the first of them (its ``kept``: how many). Each
+        # is its entry's str, live as long as the replay.
+        self.sticky_ids: list[str] = []
         # message id -> compaction id
         self.folded_by = FoldedBy(self.folded_ids, self.folded_starts, self.compactions)
         self.elisions = Elisions()  # (in columns: an Elision is made when asked for)
@@ -427,14 +450,17 @@ class ReplayState:
 
         kept: list[Entry] = []
         folded: list[str] = []
+        sticky = self.sticky_ids
         for entry in entries[: cut + 1]:
             if entry[2]:
                 kept.append(entry)
-                record.kept.append(entry[0])
+                if len(kept) > len(sticky):
+                    sticky.append(entry[0])
             else:
                 folded.append(entry[0])
                 if not last_in_tail(entry[0]):
                     index.pop(entry[0], None)
+        record.kept = KeptIds(sticky, len(kept))
         start = len(self.folded_ids)
         self.folded_ids.extend(folded)
         self.folded_starts.append(start)
