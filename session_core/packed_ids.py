@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, islice
 from typing import Literal
 
@@ -36,6 +36,16 @@ _LOW_WORD = 0 if sys.byteorder == "little" else 1  # an int64's low int32 in mem
 def _low_halves(hashes: array[int]) -> array[int]:
     """The low 32 bits of each of these int64s, as int32s (at C speed)."""
     return array("i", hashes.tobytes())[_LOW_WORD::2]
+
+
+def low_hash(ident: str) -> int:
+    """The hash of ``ident``, as an index keeps it: its low 32 bits, signed."""
+    return ((hash(ident) + _HALF) & _LOW) - _HALF
+
+
+def low_hashes(idents: Iterable[str]) -> array[int]:
+    """``low_hash`` of each of these ids, as int32s."""
+    return _low_halves(array("q", map(hash, idents)))
 
 
 def packed_run(joined: str, n: int) -> bytes | None:
@@ -213,6 +223,17 @@ class PackedIds(ListLike[str]):
                 out += [self._one(n) for n in range(node, end)]
             node = end
         return out
+
+    def take(self, nodes: Sequence[int]) -> list[str]:
+        """The ids of ``nodes`` (each in range), in that order: ``_one`` without its
+        checks when every id is a UUID (a replay's JSON lists every compaction's folded
+        ids, kept as their lines')."""
+        if nodes and max(nodes) >= self._count:
+            self.pack()
+        if len(self._firsts) == 1 and self._uuid[0]:
+            keys = self._keys
+            return [_text_at(keys[n * WIDTH : n * WIDTH + WIDTH].hex(), 0) for n in nodes]
+        return [self._one(n) for n in nodes]
 
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), BATCH):
@@ -420,4 +441,13 @@ class Texts:
         return self.ids[number]
 
 
-__all__ = ["WIDTH", "PackedIds", "Texts", "packed", "packed_run", "text_of"]
+__all__ = [
+    "WIDTH",
+    "PackedIds",
+    "Texts",
+    "low_hash",
+    "low_hashes",
+    "packed",
+    "packed_run",
+    "text_of",
+]

@@ -214,6 +214,7 @@ def _replay_into(
         failed = indexing.IndexError_
         utf8_ok = is_utf8
         entries_append = state.entries.append
+        entry_events_append = state.entry_events.append
         index = state._index
         pending_ops = state._pending_ops
         op_ids = state.op_ids
@@ -266,6 +267,7 @@ def _replay_into(
                                     or body.depth is not None
                                 )
                                 entries_append((eid, LazyPayload(events, at), sticky, None))
+                                entry_events_append(at)
                                 message_events_append(at)
                                 if facts:
                                     facts_column.pad(at)

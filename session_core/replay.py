@@ -22,7 +22,7 @@ from .facts import payload_fields
 from .indexed import ListLike
 from .indexing import LazyBody
 from .message import Message, message_from_payload, payload_is_sticky
-from .packed_ids import PackedIds
+from .packed_ids import BATCH, PackedIds, low_hash, low_hashes
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
 from .text import as_str as _str
 
@@ -57,7 +57,7 @@ class Compaction:
     tokens_before: int | None
     tokens_after: int | None
     folded: Sequence[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
+    kept: Sequence[str] = field(default_factory=list)
 
 
 class FoldedIds(ListLike[str]):
@@ -65,7 +65,7 @@ class FoldedIds(ListLike[str]):
 
     __slots__ = ("_ids", "_start", "_stop")
 
-    def __init__(self, ids: PackedIds, start: int, stop: int) -> None:
+    def __init__(self, ids: FoldedIndex, start: int, stop: int) -> None:
         self._ids, self._start, self._stop = ids, start, stop
 
     def __len__(self) -> int:
@@ -78,14 +78,107 @@ class FoldedIds(ListLike[str]):
         return iter(self._ids.texts(self._start, self._stop))
 
 
+class KeptIds(ListLike[str]):
+    """A compaction's kept ids: the first ``n`` of the replay's ``sticky_ids`` (which
+    only grows)."""
+
+    __slots__ = ("_ids", "_n")
+
+    def __init__(self, ids: list[str], n: int) -> None:
+        self._ids, self._n = ids, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _one(self, index: int) -> str:
+        return self._ids[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids[: self._n])
+
+
+class FoldedIndex(ListLike[str]):
+    """Every compaction's folded entries one after another, read as the list of their
+    ids: each kept as its event's index (an entry's id is its line's, a summary's its
+    compaction line's), the text made from ``events.ids`` when asked for.
+
+    ``find`` gives an id's last position: a chain of positions per bucket of their ids'
+    hashes (the low 32 bits, kept per position), newest first, at most two positions a
+    bucket on average. Made when a lookup comes (or ``index_now``): 12 bytes a position
+    and 2 to 4 for the heads, where the ids as text (16 bytes a UUID), their hashes and
+    an open-addressed table took 28 to 36.
+    """
+
+    __slots__ = ("_events", "_hashes", "_heads", "_ids", "_indexed", "_next")
+
+    def __init__(self, ids: PackedIds) -> None:
+        self._ids = ids
+        self._events = array("i")  # position -> its entry's event
+        self._hashes = array("i")  # position -> hash(id)'s low 32 bits
+        self._heads = array("i", [-1])  # bucket -> its newest position, -1: none
+        self._next = array("i")  # position -> the bucket's position before it
+        self._indexed = 0  # positions in the chains
+
+    def extend(self, events: array[int], mids: list[str]) -> None:
+        """Append folded entries: their events and their ids (the hashes first: a position
+        is there once its event is)."""
+        self._hashes.extend(low_hashes(mids))
+        self._events.extend(events)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def _one(self, index: int) -> str:
+        return self._ids[self._events[index]]
+
+    def texts(self, start: int, stop: int) -> list[str]:
+        """Ids ``start`` to ``stop`` (in range)."""
+        return self._ids.take(self._events[start:stop])
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), BATCH):
+            yield from self.texts(start, start + BATCH)
+
+    def index_now(self) -> None:
+        """Chain every position so far, now rather than at the next ``find``."""
+        start, end = self._indexed, len(self._events)
+        if start == end:
+            return
+        heads, chain = self._heads, self._next
+        if end > 2 * len(heads):  # (more than two a bucket: twice the buckets, chained again)
+            size = len(heads)
+            while end > 2 * size:
+                size *= 2
+            heads, chain, start = array("i", [-1]) * size, array("i"), 0
+        hashes, chained, mask = self._hashes, chain.append, len(heads) - 1
+        for position in range(start, end):
+            bucket = hashes[position] & mask
+            chained(heads[bucket])
+            heads[bucket] = position
+        self._next, self._heads, self._indexed = chain, heads, end
+
+    def find(self, mid: str) -> int:
+        """The last position of ``mid``, or -1."""
+        if self._indexed != len(self._events):
+            self.index_now()
+        low = low_hash(mid)
+        hashes, chained, heads = self._hashes, self._next, self._heads
+        position = heads[low & (len(heads) - 1)]
+        while position >= 0:
+            if hashes[position] == low and self._ids._one(self._events[position]) == mid:
+                return position
+            position = chained[position]
+        return -1
+
+
 class FoldedBy(Mapping[str, str]):
     """Message id -> the id of the last compaction that folded it, found in the
-    replay's ``folded_ids`` (every compaction's folded ids, one after another)."""
+    replay's ``folded_ids`` (every compaction's folded entries, one after another)."""
 
     __slots__ = ("_compactions", "_ids", "_starts")
 
     # (the replay's parts, not the replay: no cycle, so a replay nobody holds is freed at once)
-    def __init__(self, ids: PackedIds, starts: array[int], compactions: list[Compaction]) -> None:
+    def __init__(self, ids: FoldedIndex, starts: array[int], compactions: list[Compaction]) -> None:
         self._ids, self._starts, self._compactions = ids, starts, compactions
 
     def __getitem__(self, mid: str) -> str:
@@ -102,7 +195,7 @@ class FoldedBy(Mapping[str, str]):
         return type(mid) is str and self._ids.find(mid) >= 0
 
     def index_now(self) -> None:
-        """Index the folded ids so far (``PackedIds.index_now``)."""
+        """Index the folded ids so far (``FoldedIndex.index_now``)."""
         self._ids.index_now()
 
     def __iter__(self) -> Iterator[str]:
@@ -145,6 +238,9 @@ class ReplayState:
         self.lazy_facts = lazy_facts
         self.meta: dict[str, Any] = {}
         self.entries: list[Entry] = []
+        # Each live entry's event (its line's; a summary's, its compaction's), beside it: a
+        # compaction keeps what it folds as these (a body kept as a dict does not say).
+        self.entry_events = array("i")
         # A live message's id -> its position in entries, less _shift: a compaction moves
         # every entry after the ones it folds, and moving them all is one change of _shift.
         self._index: dict[str, int] = {}
@@ -175,10 +271,14 @@ class ReplayState:
         self.unknown_events = array("i")
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
-        # Every compaction's folded ids one after another (each compaction's ``folded`` is
-        # its stretch, from its start here): ``folded_by`` looks them up.
-        self.folded_ids = PackedIds("last")
+        # Every compaction's folded entries one after another (each compaction's ``folded``
+        # is its stretch, from its start here): ``folded_by`` looks them up.
+        self.folded_ids = FoldedIndex(self.events.ids)
         self.folded_starts = array("q")
+        # The sticky entries' ids, in order: as they are never folded nor moved among
+        # themselves, a compaction keeps the first of them (its ``kept``: how many). Each
+        # is its entry's str, live as long as the replay.
+        self.sticky_ids: list[str] = []
         # message id -> compaction id
         self.folded_by = FoldedBy(self.folded_ids, self.folded_starts, self.compactions)
         self.elisions = Elisions()  # (in columns: an Elision is made when asked for)
@@ -306,6 +406,7 @@ class ReplayState:
             # asked for. What replay needs of it (id, stickiness) is kept here.
             body: Mapping[str, Any] = payload if raw is None else LazyPayload(events, at)
             entries.append((eid, body, sticky, None))
+            self.entry_events.append(at)
             self.message_events.append(at)
         elif kind == "tool-dispatched":
             self._dispatch(eid, envelope, payload)
@@ -358,6 +459,7 @@ class ReplayState:
                 bool(body.sticky) or bool(body.sysprompt) or body.depth is not None
             )
             entries.append((eid, LazyPayload(events, at), sticky, None))
+            self.entry_events.append(at)
             self.message_events.append(at)
             kind = "message"
         elif kind == "tool-dispatched":
@@ -426,25 +528,34 @@ class ReplayState:
             return at is not None and at + shift > cut
 
         kept: list[Entry] = []
+        kept_events = array("i")
         folded: list[str] = []
-        for entry in entries[: cut + 1]:
+        folded_events = array("i")
+        sticky = self.sticky_ids
+        for at, entry in zip(self.entry_events[: cut + 1], entries[: cut + 1], strict=True):
             if entry[2]:
                 kept.append(entry)
-                record.kept.append(entry[0])
+                kept_events.append(at)
+                if len(kept) > len(sticky):
+                    sticky.append(entry[0])
             else:
                 folded.append(entry[0])
+                folded_events.append(at)
                 if not last_in_tail(entry[0]):
                     index.pop(entry[0], None)
+        record.kept = KeptIds(sticky, len(kept))
         start = len(self.folded_ids)
-        self.folded_ids.extend(folded)
+        self.folded_ids.extend(folded_events, folded)
         self.folded_starts.append(start)
         record.folded = FoldedIds(self.folded_ids, start, start + len(folded))
         summary: Entry = (eid, {"role": "user", "content": record.summary}, False, None)
         kept.append(summary)
+        kept_events.append(len(self.event_lines))  # (the compaction's, appended next)
         placed = [not last_in_tail(entry[0]) for entry in kept]
         # In place: the tail is moved by one memmove (no new list, no reference counted
         # again), so a compaction's cost does not grow with what stays live.
         entries[: cut + 1] = kept
+        self.entry_events[: cut + 1] = kept_events
         self._shift = shift + len(kept) - (cut + 1)
         for position, entry in enumerate(kept):
             if placed[position]:

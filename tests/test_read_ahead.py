@@ -17,6 +17,7 @@ from session_core.following import FollowUpdate
 from session_core.formats import by_name, names
 from session_core.formats.base import LiveModel
 from session_core.packed_ids import PackedIds
+from session_core.replay import FoldedIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import model_scale
@@ -54,22 +55,22 @@ def test_the_first_snapshot_is_made_once_at_the_load_s_end(tmp_path: Path, fmt: 
 
 
 @pytest.mark.parametrize(
-    ("fmt", "ids"),
+    ("fmt", "ids", "catch_up"),
     [
-        ("transcript-v1", lambda live: live.replay.state.folded_ids),
-        ("codex", lambda live: live.builder.op_items.ids),
+        ("transcript-v1", lambda live: live.replay.state.folded_ids, "index_now"),
+        ("codex", lambda live: live.builder.op_items.ids, "_catch_up"),
     ],
 )
 def test_the_ids_a_first_draw_looks_up_are_indexed(
-    tmp_path: Path, fmt: str, ids: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fmt: str, ids: Any, catch_up: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     live = followed(tmp_path, fmt, [])
-    packed: PackedIds = ids(live)
+    packed: PackedIds | FoldedIndex = ids(live)
     assert len(packed) > 0
     caught_up: list[int] = []
-    real = PackedIds._catch_up
+    real = getattr(type(packed), catch_up)
     monkeypatch.setattr(
-        PackedIds, "_catch_up", lambda self: caught_up.append(len(self)) or real(self)
+        type(packed), catch_up, lambda self: caught_up.append(len(self)) or real(self)
     )
     assert packed.find(packed[len(packed) - 1]) >= 0
     assert caught_up == []  # nothing left to index
