@@ -1,0 +1,107 @@
+"""The viewer on a file whose records hold values of other types than their format's
+(a count made a list, a role made an object, a seq past any line number, a string made a
+list nested 1,000 deep, hostile text): every tab, a row's detail, the raw view, search
+and the filter are visited, and the app shows what it can and keeps running (a crash in
+a pane or a worker would end ``run_test`` with the exception)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from format_fixtures import FACTORIES
+from helpers import app_on, wait_for
+
+from viewer.screens.model_screen import ModelScreen
+
+ODD: list[Any] = [
+    None,
+    True,
+    -1,
+    2**62,
+    1.5,
+    "",
+    "\x1b[31m[bold]x[/bold]",
+    [],
+    [1, "a", {}],
+    {},
+    {"a": None},
+    json.loads("[" * 1000 + "]" * 1000),
+]
+
+KEYS = [
+    *("home", "enter", "down", "enter", "t", "e", "r", "end", "up", "enter", "r"),
+    *("2", "home", "enter", "escape", "down", "enter", "escape"),
+    *("3", "home", "enter", "escape", "4", "home", "enter", "escape"),
+    *("w", "escape", "slash", "a", "enter", "n", "escape", "f", "u", "enter", "escape", "1"),
+]
+
+
+def _places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += [(*at, key), *_places(inner, (*at, key))]
+    elif isinstance(value, list):
+        for index, inner in enumerate(value[:3]):
+            found += [(*at, index), *_places(inner, (*at, index))]
+    return found
+
+
+def _put(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    if not at:
+        return new
+    value = value.copy()
+    value[at[0]] = _put(value[at[0]], at[1:], new)
+    return value
+
+
+# Each a crash once (the first record of that type whose place is there gets the value).
+FOUND: list[tuple[str, tuple[str, ...], Any]] = [
+    ("compaction", ("payload", "tokens-before"), []),  # v1: drawn with f"{value:,}"
+    ("message_end", ("seq",), 2**62),  # agentgo: an item's line, an int32
+]
+
+
+def _odd_copy(sample: Path, seed: int) -> Path:
+    """``sample`` with a field of every other record given an odd value, and the values
+    found so (JSON written by the standard library: orjson writes 254 levels)."""
+    chosen = random.Random(seed)
+    found = list(FOUND)
+    lines = sample.read_bytes().split(b"\n")
+    for index, line in enumerate(lines):
+        if not line.startswith(b"{"):
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        places = _places(record)
+        for kind, at, new in list(found):
+            if record.get("type") == kind and at in places:
+                record = _put(record, at, new)
+                found.remove((kind, at, new))
+        if index % 2 and places:
+            record = _put(record, chosen.choice(places), chosen.choice(ODD))
+        lines[index] = json.dumps(record).encode()
+    path = sample.with_name(f"odd-{seed}{sample.suffix}")
+    path.write_bytes(b"\n".join(lines))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+async def test_a_file_with_values_of_other_types_is_toured_without_a_crash(
+    name: str, tmp_path: Path
+) -> None:
+    path = _odd_copy(FACTORIES[name](tmp_path), seed=1)
+    async with app_on(path, (120, 36)) as (app, pilot):
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), timeout=15)
+        for key in KEYS:
+            await pilot.press(key)
+            await pilot.pause(0.02)
+        await pilot.pause(0.2)
+        assert app.is_running
