@@ -329,3 +329,25 @@ async def file_loaded(pilot: Pilot[None], kind: type[FollowingScreen]) -> None:
     for _ in range(3):
         await pilot.pause(0.1)
         await pilot.wait_for_scheduled_animations()
+
+
+def places(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Where each value of a parsed record is (a path of keys and indexes), the record's
+    own fields first; a list's first three items only."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield (*at, key)
+            yield from places(inner, (*at, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value[:3]):
+            yield (*at, index)
+            yield from places(inner, (*at, index))
+
+
+def put_at(value: Any, at: tuple[Any, ...], new: Any) -> Any:
+    """A copy of ``value`` with the value at ``at`` (a path ``places`` gives) made ``new``."""
+    if not at:
+        return new
+    value = value.copy()
+    value[at[0]] = put_at(value[at[0]], at[1:], new)
+    return value

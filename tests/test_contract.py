@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 import pytest
 from format_fixtures import FACTORIES
-from helpers import fingerprint, follow_into
+from helpers import fingerprint, follow_into, places, put_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,27 +174,6 @@ def test_byte_mutations(fmt: TranscriptFormat, sample: Path, data: st.DataObject
         assert path.read_bytes() == bytes(mutated)
 
 
-def _places(value: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Where each value of a record is (a path of keys and indexes), the record's own
-    fields first; a list's first three items only."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield (*at, key)
-            yield from _places(inner, (*at, key))
-    elif isinstance(value, list):
-        for index, inner in enumerate(value[:3]):
-            yield (*at, index)
-            yield from _places(inner, (*at, index))
-
-
-def _put(value: Any, at: tuple[Any, ...], new: Any) -> Any:
-    if not at:
-        return new
-    value = value.copy()
-    value[at[0]] = _put(value[at[0]], at[1:], new)
-    return value
-
-
 _ANY_VALUE = st.recursive(
     st.none()
     | st.booleans()
@@ -225,8 +204,8 @@ def test_a_value_of_another_type_anywhere_is_read_or_refused(
             records.append((i, orjson.loads(line)))
     records = [(i, record) for i, record in records if isinstance(record, dict) and record]
     index, record = data.draw(st.sampled_from(records), label="line")
-    at = data.draw(st.sampled_from(list(_places(record))), label="place")
-    _read_changed(fmt, sample, lines, index, _put(record, at, data.draw(_ANY_VALUE)))
+    at = data.draw(st.sampled_from(list(places(record))), label="place")
+    _read_changed(fmt, sample, lines, index, put_at(record, at, data.draw(_ANY_VALUE)))
 
 
 def _read_changed(
@@ -261,7 +240,7 @@ def test_the_values_of_another_type_found_so_are_read_or_refused(
     sample = FACTORIES[name](tmp_path)
     lines = sample.read_bytes().split(b"\n")
     index = next(i for i, line in enumerate(lines) if f'"{kind}"'.encode() in line)
-    _read_changed(by_name(name), sample, lines, index, _put(orjson.loads(lines[index]), at, new))
+    _read_changed(by_name(name), sample, lines, index, put_at(orjson.loads(lines[index]), at, new))
 
 
 def _string_starts(line: bytes) -> list[int]:

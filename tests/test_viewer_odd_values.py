@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 from format_fixtures import FACTORIES
-from helpers import app_on, wait_for
+from helpers import app_on, places, put_at, wait_for
 
 from viewer.screens.model_screen import ModelScreen
 
@@ -41,25 +41,6 @@ KEYS = [
 ]
 
 
-def _places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found: list[tuple[Any, ...]] = []
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            found += [(*at, key), *_places(inner, (*at, key))]
-    elif isinstance(value, list):
-        for index, inner in enumerate(value[:3]):
-            found += [(*at, index), *_places(inner, (*at, index))]
-    return found
-
-
-def _put(value: Any, at: tuple[Any, ...], new: Any) -> Any:
-    if not at:
-        return new
-    value = value.copy()
-    value[at[0]] = _put(value[at[0]], at[1:], new)
-    return value
-
-
 # Each a crash once (the first record of that type whose place is there gets the value).
 FOUND: list[tuple[str, tuple[str, ...], Any]] = [
     ("compaction", ("payload", "tokens-before"), []),  # v1: drawn with f"{value:,}"
@@ -80,13 +61,13 @@ def _odd_copy(sample: Path, seed: int) -> Path:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        places = _places(record)
+        where = list(places(record))
         for kind, at, new in list(found):
-            if record.get("type") == kind and at in places:
-                record = _put(record, at, new)
+            if record.get("type") == kind and at in where:
+                record = put_at(record, at, new)
                 found.remove((kind, at, new))
-        if index % 2 and places:
-            record = _put(record, chosen.choice(places), chosen.choice(ODD))
+        if index % 2 and where:
+            record = put_at(record, chosen.choice(where), chosen.choice(ODD))
         lines[index] = json.dumps(record).encode()
     path = sample.with_name(f"odd-{seed}{sample.suffix}")
     path.write_bytes(b"\n".join(lines))
