@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from helpers import follow_into
 
+from session_core.compactions import FoldedIndex
 from session_core.following import FollowUpdate
 from session_core.formats import by_name, names
 from session_core.formats.base import LiveModel
 from session_core.packed_ids import PackedIds
-from session_core.replay import FoldedIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import model_scale
