@@ -91,6 +91,23 @@ def test_a_subagent_file_is_read_again_only_when_it_changed(
     assert reads == [(sub_path,)]
 
 
+def test_linked_again_without_reading_a_linked_call_again(
+    live: subagents.SubagentsLive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each link (every ``REFRESH`` seconds) takes a linked call's id and description as
+    the first one took them: its line is not read and parsed again (1,854 of them took
+    50-75 ms of the UI thread every 2 s)."""
+    first = live.transcript(writer_alive=True)
+    described = counting(monkeypatch, "_description")
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
+    again = live.transcript(writer_alive=True)
+    assert described == []
+    assert [(s.id, s.call_id, s.description, s.usage) for s in again.subagents] == [
+        (s.id, s.call_id, s.description, s.usage) for s in first.subagents
+    ]
+    assert again.subagents and again.subagents[0].description
+
+
 def test_not_linked_again_within_the_refresh(
     live: subagents.SubagentsLive, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,17 +118,22 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
     # The calls that name an agent or are linked to a sidechain (a few), in order: the
     # operations are not all made for them.
     named = (calls.find(call_id) for call_id in b.agent_of)
+    described = b.linked_calls
     for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at >= 0)}):
         if at >= len(ops):
             break
-        op = ops[at]
-        agent = calls.agent.get(at) or b.agent_of.get(op.call_id)
+        call = described.get(at)
+        if call is None:
+            op = ops[at]
+            call = described[at] = (op.call_id, _description(op))
+        call_id, description = call
+        agent = calls.agent.get(at) or b.agent_of.get(call_id)
         side = calls.sidechain.get(at)
         if side is not None:
-            transcript.subagents.append(_in_file(b, side, op.call_id, _description(op)))
+            transcript.subagents.append(_in_file(b, side, call_id, description))
         elif agent and agent not in known:
             known.add(agent)
-            linked.append((agent, op.call_id, _description(op)))
+            linked.append((agent, call_id, description))
     folder = folder_of(b.path)
     if folder == Path(b.path).parent or beside_session(b.path):
         names: list[str] = []  # a subagent file itself: its siblings are not its own
