@@ -20,6 +20,7 @@ from .parts import CHANGED
 
 FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
 FOLD_LINES = 3  # lines a folded text part shows
+LINE_LIMIT = 2**31 - 1  # the biggest line number an item keeps (``line``: an int32)
 
 
 def folded_height(parts: Sequence[Part]) -> int:

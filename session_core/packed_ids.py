@@ -39,7 +39,8 @@ def _low_halves(hashes: array[int]) -> array[int]:
 
 
 def low_hash(ident: str) -> int:
-    """The hash of ``ident``, as an index keeps it: its low 32 bits, signed."""
+    """The hash of ``ident``, as an index keeps it: its low 32 bits, signed. (The hot
+    lookups below, ``find``, ``add``, ``intern`` and ``Texts._intern``, write it inline.)"""
     return ((hash(ident) + _HALF) & _LOW) - _HALF
 
 

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ..column_items import Items
 from ..events import LineSource
 from ..indexing import loads_payload
-from ..item_column import ItemColumn
+from ..item_column import LINE_LIMIT, ItemColumn
 from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..parts import tool_call_part
 from ..text import count
@@ -523,9 +523,6 @@ class AgentGoModel:
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
     return AgentGoModel(view).transcript(path, writer_alive)
-
-
-LINE_LIMIT = 2**31 - 1  # (an item's line is an int32: ``ItemColumn.line``)
 
 
 def _line_of(stored: Stored) -> int:
