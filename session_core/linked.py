@@ -3,6 +3,7 @@ session's subagents), linked without reading those files on every snapshot."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -27,7 +28,7 @@ class LinkedLive(LiveModel):
         super().__init__(fmt, path)
         self.caught_up = False
         self._again: Callable[[Transcript], None] | None = None
-        self._linked_at = 0.0
+        self._linked_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._read_ahead = False  # the linked files read ahead, since the last reset
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -116,7 +117,7 @@ class BrowserScreen(Screen[None]):
         self.scanning = False
         self.scanned_at = 0.0
         self._file_width = 30
-        self._sorted_at = 0.0
+        self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
 
     # -- layout -----------------------------------------------------------------
 

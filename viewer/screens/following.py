@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import math
 import os
 import threading
 import time
@@ -143,7 +144,7 @@ class FollowingScreen(Screen[None]):
         self.panes_ready = not self.DEFER_PANES
         self._mounting_panes = False
         self._progress = (0, 0)  # bytes loaded, of the file's size
-        self._progress_drawn = 0.0
+        self._progress_drawn = -math.inf  # never
 
     @work(thread=True, exclusive=True, group="follow")
     def follow_file(self) -> None:
@@ -169,7 +170,9 @@ class FollowingScreen(Screen[None]):
                 me.cancel()
 
             watch = asyncio.create_task(end_when_cancelled())
-            told = 0.0  # when a batch was last handed to the UI thread
+            # when a batch was last handed to the UI thread (never: the first is handed
+            # on, however young the clock is; monotonic starts near 0 at boot)
+            told = -math.inf
             try:
                 async for update in updates:
                     if worker.is_cancelled:

@@ -13,6 +13,7 @@ panes are told of every batch (``PaneSet.followed``) and keep up by appends.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -134,7 +135,7 @@ class ModelScreen(SearchingScreen):
         self.live: LiveModel = self.format.live(self.path)
         self.transcript = Transcript(format=fmt, path=self.path)
         self._stale: set[str] = set()
-        self._drawn_at = 0.0
+        self._drawn_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._draw_cost = 0.0  # seconds the last snapshot took
         self._pending = False
         self.panes: PaneSet | None = self.PANE_SET(self) if self.PANE_SET is not None else None
