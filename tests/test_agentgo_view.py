@@ -230,6 +230,44 @@ class TestFollow:
         assert "other" in live.view.warnings[1]
         assert len(live.view.records) == len(broken)  # shown, not refused
 
+    def test_operations_and_runs_point_at_their_lines_where_seq_is_off(
+        self, finished: Path
+    ) -> None:
+        """A damaged file's seq is no line number: an operation and a run point at the
+        line their records were read from, not at seq + 1."""
+        from session_core.following import FollowUpdate
+        from session_core.formats.agentgo import transcript_of
+
+        records = list(read(finished))
+        broken = [*records[:3], *records[4:]]  # seq 3 is missing: seq k is on line k
+        for record in broken[3:]:
+            record["seq"] += 1000  # and the rest are far off too
+        lines = list(range(1, len(broken) + 1))
+        live = LiveAgentGo(finished)
+        live.apply(FollowUpdate(envelopes=broken, lines=lines, format="agentgo-v1"))
+        model = transcript_of(live.view, str(finished), None)
+        assert model.tool_operations and model.runs
+        first_line: dict[tuple[str, str, int], int] = {}
+        for record, line in zip(broken, lines, strict=True):
+            execution = record.get("execution")
+            if isinstance(execution, dict):
+                key = (record["run_id"], execution["id"], execution.get("attempt", 1))
+                first_line.setdefault(key, line)
+        for op in model.tool_operations:
+            keys = [key for key in first_line if key[1] == op.call_id]
+            assert op.line in {first_line[key] for key in keys}, op.call_id
+        for run in model.runs:
+            mine = [
+                line for r, line in zip(broken, lines, strict=True) if r.get("run_id") == run.id
+            ]
+            assert run.line == mine[0]
+            closes = [
+                line
+                for r, line in zip(broken, lines, strict=True)
+                if r.get("run_id") == run.id and r["type"] == "run_close"
+            ]
+            assert run.end_line == (closes[-1] if closes else None)
+
 
 # --- tailscope peek | replay | check ------------------------------------------------------
 

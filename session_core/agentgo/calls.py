@@ -23,6 +23,8 @@ class Run:
     first_time: str
     started: bool = False  # a run_start record was seen
     close_seq: int | None = None
+    first_line: int = 0  # the file line of its first record (0: not known, a tail's)
+    close_line: int = 0  # of its run_close (0: none, or not known)
     agent_started: bool = False
     agent_end: dict[str, Any] | None = None
     last_seq: int = 0
@@ -81,6 +83,7 @@ class Call:
     first_seq: int
     first_time: str
     last_time: str = ""
+    first_line: int = 0  # the file line of its first record (0: not known, a tail's)
     recovery: dict[str, Any] | None = None
     retries: list[dict[str, Any]] = field(default_factory=list)
     context: list[tuple[str, dict[str, Any]]] = field(default_factory=list)

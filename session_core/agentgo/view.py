@@ -105,7 +105,7 @@ class AgentGoView:
         if kind not in KNOWN_TYPES:
             self.unknown.append(index)
         run_id = record.get("run_id")
-        run = self._run(as_str(run_id), seq, time) if run_id is not None else None
+        run = self._run(as_str(run_id), seq, time, line) if run_id is not None else None
         if run is not None:
             self.records.runs[index] = run.index if type(run_id) is str else ODD_RUN
             run.records += 1
@@ -113,7 +113,7 @@ class AgentGoView:
             if kind == "run_start":
                 run.started = True
             elif kind == "run_close":
-                run.close_seq = seq
+                run.close_seq, run.close_line = seq, line
             elif kind == "agent_start":
                 run.agent_started = True
             elif kind == "agent_end":
@@ -139,10 +139,10 @@ class AgentGoView:
         if isinstance(execution, dict):
             self._feed_call(record, index, kind, seq, time, data, execution, run)
 
-    def _run(self, run_id: str, seq: int, time: str) -> Run:
+    def _run(self, run_id: str, seq: int, time: str, line: int) -> Run:
         run = self.runs.get(run_id)
         if run is None:
-            run = Run(run_id, len(self.run_order), seq, time)
+            run = Run(run_id, len(self.run_order), seq, time, first_line=line)
             self.runs[run_id] = run
             self.run_order.append(run_id)
         return run
@@ -175,6 +175,7 @@ class AgentGoView:
                 execution.get("turn_index"),
                 seq,
                 time,
+                first_line=self.records.lines[index],
                 store=self.records,
             )
             self.calls[key] = call

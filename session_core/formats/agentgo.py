@@ -312,7 +312,8 @@ class AgentGoOp(ToolOp):
         op.progress = op.subagent = op.duration = None
         op.subagent_line = op.subagent_item = None
         op.call_id, op.tool, op.state = call.id, call.name, state
-        op.line, op.run_id, op.sidechain = call.first_seq + 1, call.run_id, False
+        op.line = _file_line(call.first_line, call.first_seq)
+        op.run_id, op.sidechain = call.run_id, False
         op.started, op.ended = call.first_time, call.last_time or None
         return op
 
@@ -389,8 +390,12 @@ class AgentGoModel:
                 Run(
                     id=run_id,
                     state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
-                    line=run.first_seq + 1,
-                    end_line=run.close_seq + 1 if run.close_seq is not None else None,
+                    line=_file_line(run.first_line, run.first_seq),
+                    end_line=(
+                        _file_line(run.close_line, run.close_seq)
+                        if run.close_seq is not None
+                        else None
+                    ),
                     started=run.first_time,
                     ended=run.last_time or None,
                     duration=(
@@ -526,9 +531,14 @@ def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Tr
 
 
 def _line_of(stored: Stored) -> int:
-    """A listed record's file line: as read, or (a tail read from the file's end, whose
-    line numbers are not known) its seq + 1, which is its line in a whole file; 0 where
-    the seq is no line number either (a damaged one: 2**62 overflowed the column)."""
-    if stored.line:
-        return stored.line
-    return stored.seq + 1 if 0 <= stored.seq < LINE_LIMIT else 0
+    """A listed record's file line (see ``_file_line``)."""
+    return _file_line(stored.line, stored.seq)
+
+
+def _file_line(line: int, seq: int) -> int:
+    """A record's file line: as read, or (a tail read from the file's end, whose line
+    numbers are not known) its seq + 1, which is its line in a whole file; 0 where the
+    seq is no line number either (a damaged one: 2**62 overflowed the column)."""
+    if line:
+        return line
+    return seq + 1 if 0 <= seq < LINE_LIMIT else 0
