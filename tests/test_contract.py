@@ -2,7 +2,8 @@
 
 For each format, on a representative file (tests/format_fixtures.py): detection, read-only
 use (bytes, inode, mtime and locks unchanged) across peek, replay, check, diff, export and
-``open_transcript``, follow through truncation and replacement, the browser's status, and
+``open_transcript``, follow through truncation and replacement, every snapshot of a followed
+file against a whole read of its lines so far, the browser's status, and
 byte-mutation fuzz (peek never raises; a refused read raises only ``TranscriptError``).
 A registered format with no fixture factory fails here.
 """
@@ -14,6 +15,7 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -147,6 +149,50 @@ async def test_follow_through_truncation_and_replacement(
         await until(lambda: any(u.reset for u in seen[mark:]))  # type: ignore[attr-defined]
     finally:
         await agen.aclose()
+
+
+def _comparable(transcript: Any, here: Path, there: Path) -> Any:
+    """A model's JSON as two reads of the same lines must give it: without warnings
+    (follow words its own) and subagents (linked only once a followed file caught up),
+    ``there`` (a copy's folder) read as ``here``."""
+    shown = transcript.to_json()
+    for key in ("warnings", "subagents", "usage-with-subagents"):
+        shown.pop(key, None)
+    return orjson.loads(orjson.dumps(shown).replace(str(there).encode(), str(here).encode()))
+
+
+@pytest.mark.parametrize("batch", [200, 1 << 16])
+def test_every_snapshot_of_a_followed_file_is_its_lines_read_whole(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, batch: int
+) -> None:
+    """The live model, however its updates fall and whether its writer is seen at work
+    or gone, gives at each update what a whole read of the lines so far gives: nothing
+    it keeps from one batch to the next (pending calls, usage already counted, links
+    made) makes a snapshot differ."""
+    lines = sample.read_bytes().split(b"\n")
+    there = tmp_path / "prefix"
+    there.mkdir()
+    beside = sample.with_suffix("")  # a Claude Code session's subagents, as the original
+    if beside.is_dir():
+        shutil.copytree(beside, there / beside.name)
+    prefix = there / sample.name
+    live = fmt.live(str(sample))
+    compared: list[int] = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        if update.lines:
+            upto = update.lines[-1]
+            prefix.write_bytes(b"\n".join(lines[:upto]) + b"\n")
+            alive = len(compared) % 3 != 1  # the writer seen at work, or gone, by turns
+            whole = fmt.open(str(prefix), writer_alive=alive)
+            mine = _comparable(live.transcript(writer_alive=alive), sample.parent, there)
+            assert mine == _comparable(whole, sample.parent, there), f"after line {upto}"
+            compared.append(upto)
+
+    follow_into(apply, sample, batch, fmt.parsed_updates)
+    assert compared and compared[-1] >= len(lines) - 2  # (a torn last line is held back)
+    assert batch > 1000 or len(compared) > 5
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
