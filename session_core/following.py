@@ -140,6 +140,10 @@ class _Tail:
         self.unpacked: bytes | None = None
         self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
         self.blocks: list[bytearray] = []  # read into again (``_read_block``)
+        # Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file:
+        # that copy is read while the plain file is not there (the plain file wins).
+        self.packed_copy = path + ".zst" if path.endswith(".jsonl") else None
+        self.reading = path  # the file read: ``path``, or its packed copy
 
     def close(self) -> None:
         if self.fd is not None:
@@ -240,17 +244,30 @@ class _Tail:
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
         update = FollowUpdate()
+        where = self.path
         try:
-            st = os.stat(self.path)
+            try:
+                st = os.stat(where)
+            except FileNotFoundError:
+                if self.packed_copy is None:
+                    raise
+                where = self.packed_copy
+                st = os.stat(where)
         except FileNotFoundError:
             return self._vanish(update)
         except OSError as err:
-            return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
+            return self._complain(update, f"{where} cannot be read: {err.strerror}")
         if not stat.S_ISREG(st.st_mode):
             return self._not_a_file(update)
         reason = None
         if self.fd is None:
             reason = "the file appeared again" if self.vanished else ""
+        elif where != self.reading:
+            reason = (
+                f"the file was compressed to {os.path.basename(where)}"
+                if where != self.path
+                else "the plain file is back beside its compressed copy"
+            )
         elif (st.st_dev, st.st_ino) != self.ino:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
@@ -262,8 +279,9 @@ class _Tail:
         if reason is not None:
             had_content = self.fd is not None
             self._restart()
+            self.reading = where
             try:
-                fd = _open_ro(self.path)
+                fd = _open_ro(where)
             except FileNotFoundError:
                 return self._vanish(update)
             except OSError as err:
@@ -271,7 +289,7 @@ class _Tail:
                     update.reset = update.initial = True
                     update.warnings.append(f"{reason}: reading it again from line 1")
                 self.started = True
-                return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
+                return self._complain(update, f"{where} cannot be read: {err.strerror}")
             fst = os.fstat(fd)
             if not stat.S_ISREG(fst.st_mode):
                 os.close(fd)
@@ -284,7 +302,7 @@ class _Tail:
             except OSError as err:
                 self._restart()
                 self.started = True
-                return self._complain(update, f"{self.path} cannot be read: {err.strerror}")
+                return self._complain(update, f"{where} cannot be read: {err.strerror}")
             update.reset = self.started
             update.initial = True
             if reason:
@@ -300,7 +318,7 @@ class _Tail:
         except OSError as err:
             # EIO, ESTALE on a network file system, ...: start again from line 1.
             self._restart()
-            return self._complain(update, f"{self.path} could not be read: {err.strerror}")
+            return self._complain(update, f"{self.reading} could not be read: {err.strerror}")
         update.size = max(self._size(st), self.offset)
         return update
 
@@ -428,7 +446,7 @@ class _Watcher:
         self._loop = loop
         self._wake = wake
         self._stop = threading.Event()
-        self._targets = frozenset((name, name + ".repair"))
+        self._targets = frozenset((name, name + ".repair", name + ".zst"))
         self._thread = threading.Thread(
             target=self._run, args=(directory,), name=f"tailscope-follow:{name}", daemon=True
         )

@@ -92,3 +92,66 @@ async def test_the_viewer_opens_a_compressed_rollout(packed: tuple[Path, Path]) 
         await wait_for(pilot, lambda: screen._loaded, 30)
         assert len(screen.transcript.messages) == len(open_transcript(plain).messages)
         assert not screen.transcript.warnings
+
+
+@pytest.mark.parametrize("polling", [True, False])
+async def test_a_followed_rollout_compressed_under_us_is_read_from_its_copy(
+    tmp_path: Path, polling: bool
+) -> None:
+    """Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file: the
+    follower goes on from that copy (its lines, once, after a reset that says why), and
+    back to the plain file if that comes back. Nothing is written."""
+    import asyncio
+    import os
+
+    import orjson
+
+    from session_core import follow
+
+    plain = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    story(plain)
+    want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
+    updates = follow(plain, force_polling=polling, poll_interval=0.05)
+    got: list[object] = []
+
+    async def until(check: object) -> None:
+        async with asyncio.timeout(20):
+            while not check():  # type: ignore[operator]
+                got.append(await anext(updates))
+
+    def lines_since(mark: int) -> list[object]:
+        return [e for u in got[mark:] for e in u.envelopes]  # type: ignore[attr-defined]
+
+    try:
+        await until(lambda: len(lines_since(0)) == len(want))
+        packed = Path(zst_copy(str(plain), str(plain) + ".zst"))
+        before = fingerprint(packed)
+        mark = len(got)
+        os.unlink(plain)
+        await until(lambda: len(lines_since(mark)) == len(want))
+        assert got[mark].reset  # type: ignore[attr-defined]
+        said = [w for u in got[mark:] for w in u.warnings]  # type: ignore[attr-defined]
+        assert any(f"compressed to {packed.name}" in w for w in said), said
+        assert not any("does not exist" in w for w in said), said
+        assert lines_since(mark) == want
+        # the plain file back (Codex reopened the rollout): read from it again
+        plain.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in want[:3]))
+        mark = len(got)
+        await until(lambda: len(lines_since(mark)) == 3)
+        assert got[mark].reset and lines_since(mark) == want[:3]  # type: ignore[attr-defined]
+        assert fingerprint(packed) == before
+    finally:
+        await updates.aclose()
+
+
+async def test_a_rollout_only_its_compressed_copy_holds_is_followed_from_it(
+    packed: tuple[Path, Path],
+) -> None:
+    import orjson
+
+    plain, zst = packed
+    target = plain.with_name("gone.jsonl")
+    zst.rename(str(target) + ".zst")
+    update = await _first_update(target, True)
+    want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
+    assert update.envelopes == want and not update.warnings  # type: ignore[attr-defined]
