@@ -12,7 +12,7 @@ import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from codex_writer import message_line
@@ -169,6 +169,34 @@ async def test_a_slow_snapshot_holds_appends_back_to_its_share_of_the_time(
         assert view.items[-1].id != "u5"
         await until(pilot, lambda: view.items[-1].id == "u5", "the held append, drawn", 3)
         assert not screen._pending
+
+
+async def test_a_one_off_slow_snapshot_does_not_hold_the_next_draw_back(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A compaction arriving in a followed 1 GB Claude Code session makes one snapshot
+    # cost 0.18 s; the draw after it is held back by the lesser of the last two costs,
+    # not three times that one (a steady cost still holds draws back).
+    import time
+
+    async with opened(toy) as (_app, _pilot, screen):
+        with screen.state_lock:
+            screen._draw()
+        cheap = screen._last_cost
+        assert cheap < 0.2
+        real = screen.live.transcript
+
+        def slow(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(0.3)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(screen.live, "transcript", slow)
+        with screen.state_lock:
+            screen._draw()
+        assert screen._last_cost >= 0.3 and screen._draw_cost == cheap
+        with screen.state_lock:
+            screen._draw()
+        assert screen._draw_cost >= 0.3  # slow twice: steady, so it counts
 
 
 async def test_the_cursor_stays_on_its_item_when_lines_arrive(toy: Path) -> None:
