@@ -18,7 +18,7 @@ from ...times import seconds_between
 from . import NAME, chain
 from .builder import META, SIDECHAIN
 from .calls import ClaudeOps
-from .chain import nodes_of, recover
+from .chain import nodes_of, recover, span_of
 from .sidechains import link
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
@@ -138,9 +138,11 @@ def _summary_title(b: ClaudeCodeBuilder) -> str | None:
 def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
     """Each boundary as a compaction (with the chain it folded) or an elision."""
     out: list[Compaction] = []
-    folded = bytearray(len(b.threads))
     threads = b.threads
-    for bd in b.boundaries:
+    folded = b.folded_nodes
+    if len(folded) < len(threads):
+        folded.extend(bytes(len(threads) - len(folded)))
+    for at, bd in enumerate(b.boundaries):
         record = bd.record
         meta = record.get("microcompactMetadata" if bd.elision else "compactMetadata")
         meta = meta if isinstance(meta, dict) else {}
@@ -183,12 +185,14 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             elif start < 0 or start >= bd.node >= 0:
                 start = bd.before
             on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
-            bd.folded = bytes(on)
+            lo, hi = span_of(on)
+            bd.folded_at, bd.folded = lo, bytes(on[lo:hi])  # (its stretch alone)
             bd.folded_ids = ItemIds(b.raw, _items_of(b, nodes_of(on)))
             if bd.head >= 0:
                 bd.kept_raw = preserved_items(b, bd.head, bd.tail)
         assert bd.folded is not None
-        _fold_in(folded, bd.folded)
+        if at >= b.folded_upto:
+            _fold_in(folded, bd.folded, bd.folded_at)
         ids = bd.folded_ids
         out.append(
             Compaction(
@@ -205,16 +209,18 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 ts=bd.ts,
             )
         )
-    return out, folded
+    b.folded_upto = len(b.boundaries)
+    return out, bytearray(folded)  # (the caller's own: the builder's grows on)
 
 
-def _fold_in(folded: bytearray, on: bytes) -> None:
-    """Mark ``on``'s nodes (a byte each, 1: on) folded too: the two as integers, OR-ed
-    (a byte of each is 0 or 1, so no bit spills into the next)."""
+def _fold_in(folded: bytearray, on: bytes, at: int) -> None:
+    """Mark ``on``'s nodes (a byte each from node ``at``, 1: on) folded too: the two as
+    integers, OR-ed (a byte of each is 0 or 1, so no bit spills into the next)."""
     n = len(on)
     if n:
-        both = int.from_bytes(folded[:n], "little") | int.from_bytes(on, "little")
-        folded[:n] = both.to_bytes(n, "little")
+        end = at + n
+        both = int.from_bytes(folded[at:end], "little") | int.from_bytes(on, "little")
+        folded[at:end] = both.to_bytes(n, "little")
 
 
 def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> array[int]:

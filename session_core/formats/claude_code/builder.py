@@ -80,6 +80,12 @@ class ClaudeCodeBuilder(Builder):
         # usage is (``UsageBook.runs_touched``).
         self.made_runs: list[Run] = []
         self.boundaries: list[Boundary] = []
+        # The nodes any compaction folded (a byte each, 1: folded), and how many of the
+        # boundaries are in it: a boundary's chain is worked out once, so it is OR-ed in
+        # once, not again on every snapshot (99 compactions of 200 MB: 12 of a
+        # snapshot's 13 ms).
+        self.folded_nodes = bytearray()
+        self.folded_upto = 0
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
         self.titles: dict[str, str] = {}  # "custom-title" / "ai-title" / "prompt"

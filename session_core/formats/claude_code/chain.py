@@ -63,9 +63,17 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     return on
 
 
+def span_of(on: bytearray) -> tuple[int, int]:
+    """Where a ``recover`` bytearray's nodes are: from its first to past its last (by
+    memchr: a compaction's chain is a stretch of a file's hundreds of thousands)."""
+    first = on.find(1)
+    return (0, 0) if first < 0 else (first, on.rfind(1) + 1)
+
+
 def nodes_of(on: bytearray) -> array[int]:
     """The nodes a ``recover`` bytearray has, in file order."""
-    return array("i", itertools.compress(range(len(on)), on))
+    lo, hi = span_of(on)
+    return array("i", itertools.compress(range(lo, hi), memoryview(on)[lo:hi]))
 
 
 @dataclass(slots=True)
@@ -171,4 +179,4 @@ def taken(
     return taken, seen
 
 
-__all__ = ["Chain", "grown", "nodes_of", "recover", "taken", "unchanged"]
+__all__ = ["Chain", "grown", "nodes_of", "recover", "span_of", "taken", "unchanged"]
