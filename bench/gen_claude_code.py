@@ -14,7 +14,7 @@ file, Task: the subagent's report), Task calls with ``agent_progress`` copies an
 subagent file of their own (``<session>/subagents/agent-<id>.jsonl``),
 ``stop_hook_summary`` / ``turn_duration`` at the end of a turn, file-history
 snapshots, queued input, and an auto-compaction (``compact_boundary`` + summary)
-every few hundred MB (two in a 1 GB file, one in 100 MB). The last line is an
+every 2 MB, as the real sample compacts (50 in 100 MB). The last line is an
 assistant response whose text is the marker (the end of the file on screen).
 
 Same seed + same size = the same bytes.
@@ -34,11 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gen_transcript as v1gen
 
-GEN_VERSION = 1
+GEN_VERSION = 2  # 2: a compaction every 2 MB (was 400 MB)
 OPTS = orjson.OPT_APPEND_NEWLINE
 MODEL = "claude-opus-4-6"
 VERSION = "2.1.39"
-COMPACT_EVERY = 400_000_000  # bytes between auto-compactions (at least one per file)
+# Bytes between auto-compactions (at least one per file): as the real sample's, which
+# came 2.1 MB into its session, at 170k tokens.
+COMPACT_EVERY = 2_000_000
 SUBAGENT_BYTES = 40_000  # the size of one subagent's own file
 
 

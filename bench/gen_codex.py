@@ -13,8 +13,8 @@ apply_patch / ``web_search_call`` with their outputs (0.104's text outputs, size
 with a long tail), a ``token_count`` event after every request (and the repeats
 the writer sends), ``agent_message`` events, ``task_complete``; and a compaction
 (``compacted`` with a ``replacement_history`` of the kept messages and an
-encrypted compaction item, then ``context_compacted``) every few hundred MB (one
-in 100 MB, two in 1 GB). The last response item is an assistant message holding
+encrypted compaction item, then ``context_compacted``) every MB, as the real
+sample's rollout compacts (100 in 100 MB). The last response item is an assistant message holding
 the marker (the end of the file on screen).
 
 Same seed + same size = the same bytes.
@@ -36,10 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gen_transcript as v1gen
 
-GEN_VERSION = 1
+GEN_VERSION = 2  # 2: a compaction every 1 MB (was 400 MB)
 OPTS = orjson.OPT_APPEND_NEWLINE
 MODEL = "gpt-5.3-codex"
-COMPACT_EVERY = 400_000_000
+# Bytes between compactions: as the real sample's, which came 0.67 MB into its rollout.
+COMPACT_EVERY = 1_000_000
 
 
 def _ts(ms: int) -> str:
