@@ -23,17 +23,19 @@ from .user_turns import Shape, first_turn, kept_user_messages
 class EntryIds(ListLike[str]):
     """The ids of some entries of a view (raw indexes, named by ``id_of``, and items),
     each made when asked for: a compaction of a long session folds 100,000s of them.
-    Kept as codes: an index as it is, an item as ``-1 - `` its place in ``items``."""
+    Kept as codes: an index as it is, an item as ``-1 - `` its id's place in ``ids``
+    (its id alone: each compaction folds the last one's encrypted item, 4-12 KB, which
+    kept every one of them alive)."""
 
-    __slots__ = ("_codes", "_id_of", "_items")
+    __slots__ = ("_codes", "_id_of", "_ids")
 
     def __init__(self, entries: list[int | Item], id_of: Callable[[int], str]) -> None:
-        self._items: list[Item] = []
+        self._ids: list[str] = []
         codes = self._codes = array("q")
         for entry in entries:
             if isinstance(entry, Item):
-                codes.append(-1 - len(self._items))
-                self._items.append(entry)
+                codes.append(-1 - len(self._ids))
+                self._ids.append(entry.id)
             else:
                 codes.append(entry)
         self._id_of = id_of
@@ -43,7 +45,7 @@ class EntryIds(ListLike[str]):
 
     def _one(self, index: int) -> str:
         code = self._codes[index]
-        return self._items[-1 - code].id if code < 0 else self._id_of(code)
+        return self._ids[-1 - code] if code < 0 else self._id_of(code)
 
 
 @dataclass(slots=True)
