@@ -31,6 +31,10 @@ class ItemIds(ListLike[str]):
     def _one(self, index: int) -> str:
         return self._column.id_of(self._items[index])
 
+    def index_at(self, index: int) -> int:
+        """The column index of the item whose id is ``self[index]``."""
+        return self._items[index]
+
 
 class Items(Indexed[Item]):
     """A snapshot of an ``ItemColumn`` (its first ``n`` items, or the entries of a view:
@@ -119,6 +123,10 @@ class Items(Indexed[Item]):
                 if needle in text.lower():
                     found.append(index)
         return found
+
+    def mark_counts(self) -> dict[str, int] | None:
+        """How many items carry each mark, none built (None: only by building them)."""
+        return self._column.mark_counts(self._n) if self._entries is None else None
 
     def key(self, index: int) -> tuple[str, int]:
         """``(id, line)`` of an item, without building it."""

@@ -21,6 +21,7 @@ class ResponseUsage(ItemFacts):
     out of range, an item's usage set again) is kept as it is (``fallback``) and wins."""
 
     __slots__ = ("at", "cached", "cost", "fallback", "inputs", "outputs", "raw", "writes")
+    MARKS_ARE_THE_COLUMNS = True
 
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw

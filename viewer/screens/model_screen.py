@@ -33,7 +33,7 @@ from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView, LinesView
 from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
 from ..widgets.line_list import LineList
-from ..widgets.model_panes import OpsPane, RunsPane, diff_entries
+from ..widgets.model_panes import ModelDiff, OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
@@ -253,7 +253,7 @@ class ModelScreen(SearchingScreen):
             elif tab == "runs":
                 self.runs.show(self.transcript)
             elif tab == "diff":
-                self.diff.set_entries(diff_entries(self.transcript))
+                self.diff.set_entries(ModelDiff(self.transcript))
 
     def _receive(self, update: FollowUpdate) -> None:
         if self._going_away():

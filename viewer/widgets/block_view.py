@@ -167,6 +167,14 @@ def inert_lines(text: str) -> list[str]:
 Entry = tuple[str, str]  # (style, text): one logical line of a ``LinesView``
 
 
+def entry_height(entry: Entry, width: int) -> int:
+    """How many lines ``entry`` wraps to at ``width``."""
+    text = entry[1]
+    if 2 * len(text) < width and "\n" not in text:
+        return 1  # short enough whatever its characters' widths
+    return len(wrap(text, width))
+
+
 class LinesView(BlockView):
     """Blocks that are lines of text, each wrapped to the width (details, the diff)."""
 
@@ -185,10 +193,13 @@ class LinesView(BlockView):
         return len(self.entries)
 
     def block_height(self, index: int, width: int) -> int:
-        _style, text = self.entries[index]
-        if 2 * len(text) < width and "\n" not in text:
-            return 1  # short enough whatever its characters' widths
-        return len(wrap(text, width))
+        return entry_height(self.entries[index], width)
+
+    def block_heights(self, count: int, width: int) -> list[int] | None:
+        """Entries that know their heights say them (``ModelDiff``: a row an item, each
+        one line, none built to be measured)."""
+        heights = getattr(self.entries, "heights", None)
+        return None if heights is None else heights(width, lambda e: entry_height(e, width))  # type: ignore[no-any-return]
 
     def block_lines(self, index: int, width: int) -> list[Text]:
         style, text = self.entries[index]

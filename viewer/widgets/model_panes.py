@@ -3,9 +3,10 @@ the diff of what compactions folded and kept. Every one draws only the rows on s
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, overload
 
 from rich.text import Text
 from textual import on
@@ -252,69 +253,156 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     return out
 
 
-def diff_entries(transcript: Transcript, limit: int = 50_000) -> list[Entry]:
-    """Raw versus replayed: what each compaction folded and kept, each elision stubbed."""
-    raw, sent = transcript.raw, transcript.messages
-    out: list[Entry] = [
-        (
-            "bold",
-            f"raw: {count(len(raw), 'item')} · replayed: {count(len(sent), 'message')} · "
-            f"{count(sum(c.kind == 'compaction' for c in transcript.compactions), 'compaction')}, "
-            f"{count(sum(c.kind == 'elision' for c in transcript.compactions), 'elision')}",
-        )
-    ]
-    marks: dict[str, int] = {}
-    for item in raw:
-        for mark in item.marks:
-            marks[mark] = marks.get(mark, 0) + 1
-    if marks:
-        listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
-        out.append(("dim", f"marked in the raw view: {listed}"))
-    if not transcript.compactions:
-        out.append(("dim", "No compaction or elision: nothing was folded."))
-        return out
-    wanted: set[str] = set()
-    for compaction in transcript.compactions:
-        wanted.update(compaction.folded[:limit])
-        wanted.update(compaction.kept[:limit])
-    by_id: dict[str, Item] = {}
-    for item in raw:
-        if item.id in wanted:
-            by_id.setdefault(item.id, item)
-    for compaction in transcript.compactions:
-        tokens = ""
-        if compaction.tokens_before is not None:
-            after = compaction.tokens_after
-            tokens = (
-                f" · {compaction.tokens_before:,} → {after:,} tok"
-                if after
-                else (f" · {compaction.tokens_before:,} tok before")
-            )
-        out.append(("", ""))
-        out.append(
+class ModelDiff(Sequence[Entry]):
+    """Raw versus replayed: what each compaction folded and kept, each elision stubbed; a
+    row an item, made when it is drawn. (The list of every row, each item built to name
+    it, took a 1 GB Claude Code session's UI thread past 15 s.)
+
+    The rows are runs (``_runs``, each from its first row): a few rows of text, or an
+    item per row of a compaction's ids, one line each (``heights``)."""
+
+    def __init__(self, transcript: Transcript, limit: int = 50_000) -> None:
+        self._raw = transcript.raw
+        self._by_id: dict[str, int] | None = None  # raw index by id, made when needed
+        # (first row, rows of text) or (first row, ids, how many, style, sign)
+        self._runs: list[tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str]] = []
+        self._starts: list[int] = []
+        self._n = 0
+        raw, sent = transcript.raw, transcript.messages
+        compactions = transcript.compactions
+        head: list[Entry] = [
             (
-                "bold magenta",
-                f"◆ {compaction.kind} at line {compaction.line:,}"
-                f"{' · ' + compaction.trigger if compaction.trigger else ''}{tokens}",
+                "bold",
+                f"raw: {count(len(raw), 'item')} · replayed: {count(len(sent), 'message')} · "
+                f"{count(sum(c.kind == 'compaction' for c in compactions), 'compaction')}, "
+                f"{count(sum(c.kind == 'elision' for c in compactions), 'elision')}",
             )
-        )
-        if compaction.summary:
-            out.append(("italic", compaction.summary[:4000]))
-        verb = "folded" if compaction.kind == "compaction" else "stubbed"
-        out.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
-        out.extend(_item_entry("red", "−", ident, by_id) for ident in compaction.folded[:limit])
-        if compaction.kept:
-            out.append(("bold green", f"kept: {count(len(compaction.kept), 'item')}"))
-            out.extend(_item_entry("green", "+", ident, by_id) for ident in compaction.kept[:limit])
-    return out
+        ]
+        marks = _mark_counts(raw)
+        if marks:
+            listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
+            head.append(("dim", f"marked in the raw view: {listed}"))
+        if not compactions:
+            head.append(("dim", "No compaction or elision: nothing was folded."))
+        self._text(head)
+        for compaction in compactions:
+            tokens = ""
+            if compaction.tokens_before is not None:
+                after = compaction.tokens_after
+                tokens = (
+                    f" · {compaction.tokens_before:,} → {after:,} tok"
+                    if after
+                    else (f" · {compaction.tokens_before:,} tok before")
+                )
+            rows: list[Entry] = [
+                ("", ""),
+                (
+                    "bold magenta",
+                    f"◆ {compaction.kind} at line {compaction.line:,}"
+                    f"{' · ' + compaction.trigger if compaction.trigger else ''}{tokens}",
+                ),
+            ]
+            if compaction.summary:
+                rows.append(("italic", compaction.summary[:4000]))
+            verb = "folded" if compaction.kind == "compaction" else "stubbed"
+            rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
+            self._text(rows)
+            self._ids(compaction.folded, limit, "red", "−")
+            if compaction.kept:
+                self._text([("bold green", f"kept: {count(len(compaction.kept), 'item')}")])
+                self._ids(compaction.kept, limit, "green", "+")
+
+    def _text(self, rows: list[Entry]) -> None:
+        self._starts.append(self._n)
+        self._runs.append((self._n, rows))
+        self._n += len(rows)
+
+    def _ids(self, ids: Sequence[str], limit: int, style: str, sign: str) -> None:
+        shown = min(len(ids), limit)
+        if shown:
+            self._starts.append(self._n)
+            self._runs.append((self._n, ids, shown, style, sign))
+            self._n += shown
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | Sequence[Entry]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        if len(run) == 2:
+            return run[1][index - run[0]]
+        first, ids, _shown, style, sign = run
+        return self._item_entry(style, sign, ids, index - first)
+
+    def heights(self, width: int, measure: Callable[[Entry], int]) -> list[int]:
+        """Every row's height at ``width``: a text row measured, an item's one line."""
+        out: list[int] = []
+        for run in self._runs:
+            if len(run) == 2:
+                out.extend(measure(entry) for entry in run[1])
+            else:
+                out.extend([1] * run[2])
+        return out
+
+    def _item_entry(self, style: str, sign: str, ids: Sequence[str], at: int) -> Entry:
+        ident = ids[at]
+        item = self._item(ident, ids, at)
+        if item is None:
+            return (style, f"  {sign} {ident} (not a line of this file)")
+        preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+        return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
+
+    def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
+        """The raw item of that id: where the ids say it is (a format's ids that know
+        their items' raw indexes), else the first raw item of that id."""
+        raw = self._raw
+        index_at = getattr(ids, "index_at", None)
+        if index_at is not None:
+            index = index_at(at)
+            if 0 <= index < len(raw) and _key(raw, index) == ident:
+                return raw[index]
+        if self._by_id is None:
+            self._by_id = {}
+            for index in range(len(raw)):
+                self._by_id.setdefault(_key(raw, index), index)
+        found = self._by_id.get(ident)
+        return None if found is None else raw[found]
 
 
-def _item_entry(style: str, sign: str, ident: str, by_id: dict[str, Item]) -> Entry:
-    item = by_id.get(ident)
-    if item is None:
-        return (style, f"  {sign} {ident} (not a line of this file)")
-    preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
-    return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
+def _key(raw: Sequence[Item], index: int) -> str:
+    """Item ``index``'s id, without building it where ``raw`` can say so."""
+    key = getattr(raw, "key", None)
+    return key(index)[0] if key is not None else raw[index].id  # type: ignore[no-any-return]
 
 
-__all__ = ["OpsPane", "RunsPane", "diff_entries", "duration_text", "run_entries", "usage_short"]
+def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
+    counted = getattr(raw, "mark_counts", None)
+    counts = counted() if counted is not None else None
+    if counts is None:
+        counts = {}
+        for item in raw:
+            for mark in item.marks:
+                counts[mark] = counts.get(mark, 0) + 1
+    return counts
+
+
+__all__ = [
+    "ModelDiff",
+    "OpsPane",
+    "RunsPane",
+    "duration_text",
+    "run_entries",
+    "usage_short",
+]

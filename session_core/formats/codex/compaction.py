@@ -47,6 +47,11 @@ class EntryIds(ListLike[str]):
         code = self._codes[index]
         return self._ids[-1 - code] if code < 0 else self._id_of(code)
 
+    def index_at(self, index: int) -> int:
+        """The raw index of the entry whose id is ``self[index]`` (-1: an item of the
+        view's own, in no raw index)."""
+        return max(self._codes[index], -1)
+
 
 @dataclass(slots=True)
 class Replayed:
