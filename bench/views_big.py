@@ -42,7 +42,7 @@ WIDTH, HEIGHT = 160, 48
 WORD = "make"  # in a few of the generated tool results (of every format)
 V1 = "transcript-v1"
 ACTIONS = ("tools", "contexts", "diff", "raw", "search")  # v1's; another format's:
-OTHER_ACTIONS = ("tools", "raw", "search")  # (its runs and diff are not v1's panes)
+OTHER_ACTIONS = ("tools", "diff", "raw", "search")  # (its diff: the model screen's)
 
 
 def peak_mb() -> float:
@@ -119,6 +119,14 @@ def measure(
                     await timed("contexts", lambda: screen.action_show_tab("contexts"), contexts)
                 if "diff" in actions:
                     await timed("diff", lambda: screen.action_show_tab("changes"), diffed)
+            elif "diff" in actions:  # the model screen's (``ModelDiff``)
+
+                def model_diffed() -> str | None:
+                    pane = screen.diff
+                    count = len(pane.entries)
+                    return f"{count:,} rows" if count and len(pane.heights) == count else None
+
+                await timed("diff", lambda: screen.action_show_tab("diff"), model_diffed)
             screen.action_show_tab("conversation")
             await pilot.pause(0.3)
             if "raw" in actions or "search" in actions:
