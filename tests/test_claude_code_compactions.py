@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -117,3 +118,33 @@ def test_a_snapshot_folds_in_only_the_compactions_new_since_the_last(
     t = b.transcript(None)
     assert len(folds) == 1  # the new one alone
     assert t.to_json() == FMT.open(str(more), writer_alive=None).to_json()
+
+
+@pytest.mark.parametrize("batch", [300, 2000])
+def test_a_snapshot_after_new_compactions_built_on_the_last_is_the_one_made_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """A followed session's snapshot that takes in a new compaction keeps the statuses
+    and marks from before what it changed (``assemble._since``); each such snapshot
+    equals the one assembled afresh."""
+    from test_claude_code_live import neutral
+
+    w = CCWriter()
+    compacted(w, SEGMENTS)
+    path = w.write(tmp_path / "s.jsonl")
+    since: list[tuple[int, int]] = []
+    real = assemble._since
+    monkeypatch.setattr(assemble, "_since", lambda *a: since.append(real(*a)) or since[-1])
+    live = FMT.live(str(path))
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        builder: Any = live.builder
+        kept = neutral(live.transcript(writer_alive=False))
+        last = builder.chain
+        builder.chain = None  # the whole chain taken again
+        assert kept == neutral(live.transcript(writer_alive=False))
+        builder.chain = last
+
+    follow_into(apply, path, batch, FMT.parsed_updates)
+    assert since and any(node > 0 for node, _item in since)  # built on, not taken again

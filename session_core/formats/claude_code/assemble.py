@@ -32,12 +32,21 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     threads = b.threads
     main_side = 0 if b.has_main else 1  # a subagent's own file: every line a sidechain
     prev = b.chain
+    compacted = None  # the last assembly, where since then only compactions came
     if prev is not None and (
         prev.main_side != main_side
         or prev.boundaries != len(b.boundaries)
         or prev.resolved != threads.resolved
         or any(n < len(prev.active) and threads.has(u) for n, u in threads.pending.items())
     ):
+        if (
+            prev.main_side == main_side
+            and prev.resolved == threads.resolved
+            and prev.boundaries < len(b.boundaries)
+            and not any(bd.elision for bd in b.boundaries[prev.boundaries :])
+            and not any(n < len(prev.active) and threads.has(u) for n, u in threads.pending.items())
+        ):
+            compacted = prev
         prev = None  # (a node fed before now has its parent: its status may be another)
     leaf = b.leaf_main if b.has_main else b.leaf_side
     grown = chain.grown(b, prev, leaf) if prev is not None else None
@@ -60,6 +69,14 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         branches = prev.branches[: bisect.bisect_left(prev.branches, first)]
         _mark(b, status, last_boundary, elided, branches, first)
         messages_now = chain.taken(b, active, start, prev.messages, prev.seen, prev.items)
+    elif compacted is not None and elided == compacted.elided:
+        # New compactions: the nodes and items before what they changed keep their
+        # statuses and marks (a followed 1 GB session compacts every 2 MB or so).
+        node, item = _since(b, compacted, active)
+        status = threads.statuses(active, folded, last_boundary, main_side, compacted.status, node)
+        branches = compacted.branches[: bisect.bisect_left(compacted.branches, item)]
+        _mark(b, status, last_boundary, elided, branches, item)
+        messages_now = None
     else:
         status = threads.statuses(active, folded, last_boundary, main_side)
         branches = []
@@ -78,6 +95,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         branches,
         *messages_now,
         threads.resolved,  # (as the walks and statuses left it)
+        frozenset(elided),
     )
     messages: Sequence[int | Item] = b.chain.messages  # (never changed: the next is new)
     raw = b.raw
@@ -123,6 +141,24 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         extra=extra,
         writer_alive=writer_alive,
     )
+
+
+def _since(b: ClaudeCodeBuilder, last: chain.Chain, active: bytearray) -> tuple[int, int]:
+    """The first node and raw item whose status or marks compactions that came after
+    ``last`` may change: where the chain differs, where a new one's folded stretch
+    starts, or (a line before the last boundary is folded) the last boundary then."""
+    threads = b.threads
+    node = min(len(last.status), chain.first_change(last.active, active))
+    before = max((bd.line for bd in b.boundaries[: last.boundaries] if not bd.elision), default=0)
+    for bd in b.boundaries[last.boundaries :]:
+        if bd.folded:
+            node = min(node, bd.folded_at)
+    node = min(node, bisect.bisect_left(threads.line, before))
+    lines = b.raw.line
+    item = min(last.items, bisect.bisect_left(lines, before))
+    if node < len(threads):
+        item = min(item, bisect.bisect_left(lines, threads.line[node]))
+    return node, item
 
 
 def _summary_title(b: ClaudeCodeBuilder) -> str | None:

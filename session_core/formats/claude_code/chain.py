@@ -92,6 +92,22 @@ class Chain:
     messages: array[int]  # the replayed view's raw items, before kept segments are hung
     seen: bytearray  # per raw item: taken (or passed over) for the replayed view
     resolved: int  # ``Threads.resolved`` then
+    elided: frozenset[str] = frozenset()  # the items elisions stubbed then
+
+
+def first_change(old: bytes, new: bytearray) -> int:
+    """The first node where ``new`` differs from ``old`` (``len(old)``: none before)."""
+    n = len(old)
+    if new[:n] == old:
+        return n
+    lo, hi = 0, n  # new[:lo] == old[:lo], not so up to hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if new[:mid] == old[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
@@ -179,4 +195,13 @@ def taken(
     return taken, seen
 
 
-__all__ = ["Chain", "grown", "nodes_of", "recover", "span_of", "taken", "unchanged"]
+__all__ = [
+    "Chain",
+    "first_change",
+    "grown",
+    "nodes_of",
+    "recover",
+    "span_of",
+    "taken",
+    "unchanged",
+]
