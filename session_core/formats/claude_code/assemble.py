@@ -33,21 +33,18 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
     main_side = 0 if b.has_main else 1  # a subagent's own file: every line a sidechain
     prev = b.chain
     compacted = None  # the last assembly, where since then only compactions came
-    if prev is not None and (
-        prev.main_side != main_side
-        or prev.boundaries != len(b.boundaries)
-        or prev.resolved != threads.resolved
-        or any(n < len(prev.active) and threads.has(u) for n, u in threads.pending.items())
-    ):
-        if (
+    if prev is not None:
+        same = (
             prev.main_side == main_side
             and prev.resolved == threads.resolved
-            and prev.boundaries < len(b.boundaries)
-            and not any(bd.elision for bd in b.boundaries[prev.boundaries :])
+            # (a node fed before now has its parent: its status may be another)
             and not any(n < len(prev.active) and threads.has(u) for n, u in threads.pending.items())
-        ):
-            compacted = prev
-        prev = None  # (a node fed before now has its parent: its status may be another)
+        )
+        if not same or prev.boundaries != len(b.boundaries):
+            since = b.boundaries[prev.boundaries :]
+            if same and since and not any(bd.elision for bd in since):
+                compacted = prev
+            prev = None
     leaf = b.leaf_main if b.has_main else b.leaf_side
     grown = chain.grown(b, prev, leaf) if prev is not None else None
     if grown is not None:

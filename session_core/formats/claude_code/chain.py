@@ -152,18 +152,8 @@ def unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:
     """The first node whose place on the chain is not what the last assembly found, where
     that is after its leaf (the progress lines after the last message join the chain once
     the next message hangs from them); -1 when it is not (the chain moved: a rewind)."""
-    old = prev.active
-    n = len(old)
-    if active[:n] == old:
-        return n
-    lo, hi = 0, n  # active[:lo] == old[:lo], not so up to hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if active[:mid] == old[:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo if lo > prev.leaf else -1
+    first = first_change(prev.active, active)
+    return first if first == len(prev.active) or first > prev.leaf else -1
 
 
 def taken(
