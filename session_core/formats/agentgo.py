@@ -23,7 +23,7 @@ from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
 
 if TYPE_CHECKING:
     from ..agentgo.calls import Call
-    from ..agentgo.stored import Committed, Stored
+    from ..agentgo.stored import Committed
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
     from ..following import FollowUpdate
@@ -450,7 +450,7 @@ class AgentGoModel:
 
         index = self.column.append(
             message_parts(message),
-            _line_of(committed),
+            _file_line(committed.line, committed.seq),
             role=message_role(message),
             ts=committed.time,
             span=span if self.view.records.source is not None else 0,
@@ -528,11 +528,6 @@ class AgentGoModel:
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
     """An agentgo view in the neutral model: committed messages, tool calls, runs, usage."""
     return AgentGoModel(view).transcript(path, writer_alive)
-
-
-def _line_of(stored: Stored) -> int:
-    """A listed record's file line (see ``_file_line``)."""
-    return _file_line(stored.line, stored.seq)
 
 
 def _file_line(line: int, seq: int) -> int:
