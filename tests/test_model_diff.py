@@ -20,6 +20,7 @@ from test_claude_code_compactions import compacted
 from session_core.formats import by_name
 from session_core.item_column import ItemColumn
 from session_core.model import Item, Transcript
+from session_core.text import count
 from viewer.safe import one_line
 from viewer.widgets.block_view import entry_height
 from viewer.widgets.model_panes import ModelDiff
@@ -51,15 +52,13 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     for item in raw:
         by_id.setdefault(item.id, item)
     compactions = t.compactions
+    kinds = [c.kind for c in compactions]
     out = [
         (
             "bold",
-            f"raw: {len(raw):,} item{'s' * (len(raw) != 1)} · replayed: "
-            f"{len(t.messages):,} message{'s' * (len(t.messages) != 1)} · "
-            f"{sum(c.kind == 'compaction' for c in compactions):,} compaction"
-            f"{'s' * (sum(c.kind == 'compaction' for c in compactions) != 1)}, "
-            f"{sum(c.kind == 'elision' for c in compactions):,} elision"
-            f"{'s' * (sum(c.kind == 'elision' for c in compactions) != 1)}",
+            f"raw: {count(len(raw), 'item')} · replayed: {count(len(t.messages), 'message')} · "
+            f"{count(kinds.count('compaction'), 'compaction')}, "
+            f"{count(kinds.count('elision'), 'elision')}",
         )
     ]
     if marks:
