@@ -10,7 +10,8 @@ from typing import Any
 
 from . import search
 from .indexed import Indexed, ListLike
-from .item_column import ItemColumn, folded_height
+from .item_column import ItemColumn
+from .item_heights import folded_height
 from .model import Item
 
 

@@ -15,37 +15,12 @@ from typing import ClassVar
 
 from . import search
 from .events import LineSource
+from .item_heights import folded_height, grown_height
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .packed_ids import PackedIds
 from .parts import CHANGED
 
-FOLD_PARTS = 8  # parts a folded item shows (the viewer's conversation)
-FOLD_LINES = 3  # lines a folded text part shows
 LINE_LIMIT = 2**31 - 1  # the biggest line number an item keeps (``line``: an int32)
-
-
-def folded_height(parts: Sequence[Part]) -> int:
-    """The rows a folded item takes in the conversation view (a header, then its parts)."""
-    if len(parts) == 1 and parts[0].kind != "text":  # most lines: one part, not text
-        return 2
-    height = 1 + sum(_part_height(part) for part in parts[:FOLD_PARTS])
-    return height + (1 if len(parts) > FOLD_PARTS else 0)
-
-
-def _part_height(part: Part) -> int:
-    """One part's rows in ``folded_height``: a text's first lines, as the view draws
-    them; the same for a part and its lazy stand-in (whose head keeps those lines)."""
-    if part.kind == "text":
-        return min(FOLD_LINES, part.head.count("\n") + 1)
-    return 1
-
-
-def shape_height(text_lines: int, others: int) -> int:
-    """``folded_height`` of an item of one text part of ``text_lines`` lines then ``others``
-    parts that are not text, known without the parts (a replay's facts of its line)."""
-    shown = min(others, FOLD_PARTS - 1)
-    more = 1 if 1 + others > FOLD_PARTS else 0
-    return 1 + min(FOLD_LINES, text_lines) + shown + more
 
 
 class ItemFacts:
@@ -373,12 +348,8 @@ class ItemColumn:
             self.parts[index] = [*self.parts_of(index), *parts]
             if self.span_of is None:
                 self.span[index] = 0
-        # The folded height grows by the parts still shown, as ``folded_height`` counts.
-        height = self.height[index] - (1 if before > FOLD_PARTS else 0)
-        height += sum(_part_height(part) for part in parts[: max(0, FOLD_PARTS - before)])
-        after = min(before + len(parts), 255)
-        self.nparts[index] = after
-        self.height[index] = min(height + (1 if after > FOLD_PARTS else 0), 255)
+        self.nparts[index] = min(before + len(parts), 255)
+        self.height[index] = min(grown_height(self.height[index], before, parts), 255)
         self._built.pop(index, None)
 
     def more_spans(self, index: int) -> list[int]:
@@ -609,10 +580,7 @@ class NodeIdColumn(ItemColumn):
 
 __all__ = [
     "FOLDED_MARK",
-    "FOLD_LINES",
-    "FOLD_PARTS",
     "ItemColumn",
     "ItemFacts",
     "NodeIdColumn",
-    "folded_height",
 ]

@@ -185,7 +185,7 @@ def test_split_responses_read_again_by_every_span(tmp_path: Path) -> None:
     """A response over several lines is one item whose parts are read again from each
     of its lines; its folded height is what its parts give."""
     from session_core.column_items import Items
-    from session_core.item_column import folded_height
+    from session_core.item_heights import folded_height
 
     w = CCWriter()
     w.user("go")

@@ -131,7 +131,7 @@ def test_items_measured_from_facts_are_as_tall_as_their_parts(generated: Path) -
     its parts have once read; and its timestamp, usage and marks are its line's."""
     import orjson
 
-    from session_core.item_column import folded_height
+    from session_core.item_heights import folded_height
 
     transcript = by_name(V1).open(generated, writer_alive=False)
     from session_core.replay import KNOWN_TYPES

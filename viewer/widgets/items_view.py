@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from session_core.column_items import Items
-from session_core.item_column import FOLD_LINES, FOLD_PARTS, folded_height
+from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
 from session_core.json_out import dumps
 from session_core.model import (
     FOLDED,

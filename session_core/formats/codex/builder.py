@@ -26,7 +26,7 @@ import msgspec
 import orjson
 
 from ...column_items import Items
-from ...item_column import shape_height
+from ...item_heights import shape_height
 from ...model import Item, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none

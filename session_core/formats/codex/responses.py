@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from ...item_column import folded_height
+from ...item_heights import folded_height
 from ...parts import Part
 from ...text import str_or_none
 from . import lines

@@ -8,7 +8,8 @@ import re
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ...item_column import ItemFacts, Verbatim, shape_height
+from ...item_column import ItemFacts, Verbatim
+from ...item_heights import shape_height
 from ...json_out import compact_json
 from ...model import Item, Part, Usage
 from ...parts import tool_call_part

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...indexed import Indexed
-from ...item_column import FOLD_PARTS
+from ...item_heights import FOLD_PARTS
 from ...model import Compaction, Part
 from ...text import count, grouped
 
