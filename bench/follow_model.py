@@ -1,7 +1,7 @@
 """How long an appended line takes to reach the viewer's screen, for every format.
 
     python bench/follow_model.py [--source 100MB] [--rates 1000,10000] [--seconds 3]
-                                 [--formats ...] [--smoke]
+                                 [--formats ...] [--view raw] [--smoke]
 
 ``follow_latency.py`` times ``follow`` alone; this times what a person watching a run
 waits for: the line applied to the format's model and handed to the screen's panes.
@@ -15,7 +15,9 @@ panes a model holding which lines (the model screen's ``_draw``, v1's
 
 Printed: per format and rate, the file the viewer followed, p50/p99/max lag, and p99
 over the last third beside the first (a lag that grows with the run would show there).
-``--smoke`` runs a short version on small files and fails on figures that cannot be.
+``--view raw`` follows in the raw view (``r``: every line, folded ones marked) rather
+than the replayed one. ``--smoke`` runs a short version on small files and fails on
+figures that cannot be.
 """
 
 from __future__ import annotations
@@ -91,10 +93,11 @@ def install_hooks(drawn: list[tuple[int, int]]) -> None:
 
 
 async def follow_once(
-    source: Path, lines: int, fmt: str, rate: int, seconds: float, work: Path
+    source: Path, lines: int, fmt: str, rate: int, seconds: float, work: Path, view: str
 ) -> Run:
     from viewer.app import TailscopeApp
     from viewer.screens.following import FollowingScreen
+    from viewer.screens.model_screen import ModelScreen
 
     count = min(int(rate * seconds), lines * 2 // 5)
     start = lines - count
@@ -122,6 +125,10 @@ async def follow_once(
             await pilot.pause(0.05)
         screen = app.screen
         assert isinstance(screen, FollowingScreen), screen
+        if view == "raw":
+            assert isinstance(screen, ModelScreen), screen  # (every format's)
+            screen.action_toggle_mode()
+            await pilot.pause(0.5)
         if writer.stdout.readline().strip() != "ready":
             raise SystemExit("the writer did not start")
         writer.stdin.write("go\n")
@@ -185,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--formats", default=",".join(model_scale.FORMATS))
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--view", choices=("replayed", "raw"), default="replayed")
     parser.add_argument("--smoke", action="store_true", help="small files, a short run")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -195,14 +203,16 @@ def main(argv: list[str] | None = None) -> int:
         for fmt in [f.strip() for f in args.formats.split(",") if f.strip()]:
             source, _marker, lines = model_scale.bench_file(args.data_dir, fmt, args.source)
             for rate in rates:
-                run = asyncio.run(follow_once(source, lines, fmt, rate, args.seconds, Path(tmp)))
+                run = asyncio.run(
+                    follow_once(source, lines, fmt, rate, args.seconds, Path(tmp), args.view)
+                )
                 runs.append(run)
                 print(
                     f"{fmt} at {rate:,} lines/s: {run.written:,} lines, "
                     f"p99 {run.pct(run.lags_ms, 0.99):.1f} ms",
                     flush=True,
                 )
-    print()
+    print(f"\nthe {args.view} view")
     report(runs)
     problems = impossible(runs)
     for problem in problems:

@@ -39,6 +39,7 @@ from session_core.text import count
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
+from .folding_lines import FoldingLines
 from .line_list import jump_failed
 
 ItemsMode = Literal["replayed", "raw"]
@@ -163,6 +164,7 @@ class ItemsView(BlockView):
         # In the raw view: each item a compaction folded, and the line of that compaction
         # (0: folded by an elision, or a compaction not from a line).
         self.folded_by: dict[str, int] = {}
+        self._folding = FoldingLines()  # (kept across snapshots: only new ones are read)
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
         self.new_count = 0  # items appended since the view left the end (not seen yet)
@@ -188,13 +190,12 @@ class ItemsView(BlockView):
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
-        folded: dict[str, int] = {}
+        if not same_view:
+            self._folding.clear()
         if self.mode == "raw":
-            for compaction in transcript.compactions:
-                line = compaction.line if compaction.kind == "compaction" else 0
-                for ident in compaction.folded:
-                    folded[ident] = line or folded.get(ident, 0)
-        self.folded_by = folded
+            self.folded_by = self._folding.update(transcript.compactions)
+        else:
+            self.folded_by = {}
         self._expanded_heights.clear()
         self.reload(to_end=to_end)
         if self.search_term:  # the matches are indexes into the new snapshot
