@@ -30,10 +30,10 @@ from session_core.formats.base import LiveModel, tail_transcript
 from session_core.model import Transcript
 
 from ..formats import PaneSet, pane_set_for
-from ..widgets.block_view import BlockView, LinesView
+from ..widgets.block_view import BlockView
 from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
 from ..widgets.line_list import LineList
-from ..widgets.model_panes import ModelDiff, OpsPane, RunsPane
+from ..widgets.model_panes import ModelDiff, ModelDiffView, OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
@@ -84,7 +84,7 @@ class ModelScreen(SearchingScreen):
         Tab("conversation", "Conversation", lambda: ItemsView(id="items")),
         Tab("tools", "Tool operations", lambda: OpsPane(id="ops")),
         Tab("runs", "Runs", lambda: RunsPane(id="model-runs")),
-        Tab("diff", "Diff", lambda: LinesView(id="model-diff")),
+        Tab("diff", "Diff", lambda: ModelDiffView(id="model-diff")),
     )
     BINDINGS: ClassVar[list[BindingType]] = _screen_keys(TABS)
     PANE_SET: ClassVar[type[PaneSet] | None] = None  # the format's own panes, if any
@@ -156,7 +156,7 @@ class ModelScreen(SearchingScreen):
     conversation = Pane(ItemsView, "#items")
     ops = Pane(OpsPane, "#ops")
     runs = Pane(RunsPane, "#model-runs")
-    diff = Pane(LinesView, "#model-diff")
+    diff = Pane(ModelDiffView, "#model-diff")
 
     DEFER_PANES = True
 
@@ -253,7 +253,7 @@ class ModelScreen(SearchingScreen):
             elif tab == "runs":
                 self.runs.show(self.transcript)
             elif tab == "diff":
-                self.diff.set_entries(ModelDiff(self.transcript))
+                self.diff.show(ModelDiff(self.transcript))
 
     def _receive(self, update: FollowUpdate) -> None:
         if self._going_away():
@@ -410,6 +410,7 @@ class ModelScreen(SearchingScreen):
             ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
             ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
             ("Runs", VirtualTable.BINDINGS),
+            *([("Diff", ModelDiffView.BINDINGS)] if "diff" in self._tab_ids else []),
             ("A tool operation's detail", OpDetailScreen.BINDINGS),
             *(self.panes.help_sections() if self.panes is not None else []),
             ("Everywhere", self.app.BINDINGS),
@@ -433,21 +434,41 @@ class ModelScreen(SearchingScreen):
     def _op_jump(self, event: OpsPane.Jump) -> None:
         ident = event.op.message_id
         if ident and self.conversation.move_to_id(ident):
-            self.action_show_tab("conversation")
+            self._show_cursor()
             return
         self.notify("That call's message is not in this view (folded by a compaction?); try r.")
 
     @on(OpDetailScreen.ShowItem)
     def _show_item(self, event: OpDetailScreen.ShowItem) -> None:
         """A subagent in this file (from a call's detail): its first line, in the raw view."""
+        self._show_raw(
+            lambda view: view.move_to_id(event.ident),
+            "That subagent's first line is not shown (a filter?).",
+        )
+
+    @on(ModelDiffView.ShowRaw)
+    def _diff_row_shown(self, event: ModelDiffView.ShowRaw) -> None:
+        """A diff row's item (folded, kept, or its compaction's line), in the raw view."""
+        self._show_raw(
+            lambda view: view.move_to_raw(event.index), "That line is not shown (a filter?)."
+        )
+
+    def _show_raw(self, move: Callable[[ItemsView], bool], failed: str) -> None:
         view = self.conversation
         if view.mode != "raw":
             view.set_mode("raw")
             self._refresh_status()
-        if view.move_to_id(event.ident):
-            self.action_show_tab("conversation")
+        if move(view):
+            self._show_cursor()
             return
-        self.notify("That subagent's first line is not shown (a filter?).")
+        self.notify(failed)
+
+    def _show_cursor(self) -> None:
+        """The conversation, scrolled to its cursor once it is laid out: a hidden tab does
+        not scroll, and a view just switched to raw still has its end to scroll to."""
+        view = self.conversation
+        self.action_show_tab("conversation")
+        view.call_after_refresh(view.scroll_to_cursor)
 
     @on(LineList.Moved, "#items")
     def _conversation_moved(self) -> None:

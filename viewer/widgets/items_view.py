@@ -78,6 +78,14 @@ FILTER_KINDS = (
 )
 
 
+def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
+    """``(id, line)`` of item ``index``, without building it where the items can say."""
+    if isinstance(items, Items):
+        return items.key(index)
+    item = items[index]
+    return item.id, item.line
+
+
 class ItemsView(BlockView):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
@@ -250,11 +258,7 @@ class ItemsView(BlockView):
         return len(self.items)
 
     def block_key(self, index: int) -> Hashable:
-        items = self.items
-        if isinstance(items, Items):
-            return items.key(index)  # without building the item
-        item = items[index]
-        return (item.id, item.line)
+        return item_key(self.items, index)
 
     def block_heights(self, count: int, width: int) -> list[int] | None:
         """Folded heights as the model keeps them (no item built), the expanded measured."""
@@ -274,6 +278,17 @@ class ItemsView(BlockView):
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
         return item.id in self.folded_by or any(m in item.marks for m in NOT_SENT_MARKS)
+
+    def move_to_raw(self, index: int) -> bool:
+        """The cursor on raw item ``index`` (the view is the raw view); False: not in it
+        (a filter)."""
+        raw = self.transcript.raw
+        if not 0 <= index < len(raw):
+            return False
+        if self.items is raw:
+            self.move_to(index)
+            return True
+        return self.move_to_id(item_key(raw, index)[0])
 
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
@@ -568,4 +583,4 @@ def _capped(text: str) -> str:
     return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
 
 
-__all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]
+__all__ = ["ItemsView", "args_preview", "as_json", "item_key", "item_search_text"]

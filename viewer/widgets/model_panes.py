@@ -21,7 +21,7 @@ from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line, one_line_text
 from .block_view import Entry, LinesView
-from .items_view import args_preview
+from .items_view import args_preview, item_key
 from .virtual_table import Column, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
@@ -267,6 +267,7 @@ class ModelDiff(Sequence[Entry]):
         # (first row, rows of text) or (first row, ids, how many, style, sign)
         self._runs: list[tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str]] = []
         self._starts: list[int] = []
+        self._lines: dict[int, int] = {}  # a compaction's rows of text (first row): its line
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
@@ -306,13 +307,16 @@ class ModelDiff(Sequence[Entry]):
                 rows.append(("italic", compaction.summary[:4000]))
             verb = "folded" if compaction.kind == "compaction" else "stubbed"
             rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
-            self._text(rows)
+            self._text(rows, compaction.line)
             self._ids(compaction.folded, limit, "red", "−")
             if compaction.kept:
-                self._text([("bold green", f"kept: {count(len(compaction.kept), 'item')}")])
+                kept = [("bold green", f"kept: {count(len(compaction.kept), 'item')}")]
+                self._text(kept, compaction.line)
                 self._ids(compaction.kept, limit, "green", "+")
 
-    def _text(self, rows: list[Entry]) -> None:
+    def _text(self, rows: list[Entry], line: int = 0) -> None:
+        if line:
+            self._lines[self._n] = line
         self._starts.append(self._n)
         self._runs.append((self._n, rows))
         self._n += len(rows)
@@ -346,6 +350,18 @@ class ModelDiff(Sequence[Entry]):
         first, ids, _shown, style, sign = run
         return self._item_entry(style, sign, ids, index - first)
 
+    def raw_index(self, index: int) -> int | None:
+        """The raw item row ``index`` is about: an item's own, or for a compaction's rows
+        of text the item at its line (None: the head, or an id no line has)."""
+        if not 0 <= index < self._n:
+            return None
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        if len(run) == 2:
+            line = self._lines.get(run[0])
+            return None if line is None else self._at_line(line)
+        first, ids = run[0], run[1]
+        return self._index(ids[index - first], ids, index - first)
+
     def heights(self, width: int, measure: Callable[[Entry], int]) -> list[int]:
         """Every row's height at ``width``: a text row measured, an item's one line."""
         out: list[int] = []
@@ -365,26 +381,67 @@ class ModelDiff(Sequence[Entry]):
         return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
 
     def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
-        """The raw item of that id: where the ids say it is (a format's ids that know
+        found = self._index(ident, ids, at)
+        return None if found is None else self._raw[found]
+
+    def _index(self, ident: str, ids: Sequence[str], at: int) -> int | None:
+        """The raw index of that id: where the ids say it is (a format's ids that know
         their items' raw indexes), else the first raw item of that id."""
         raw = self._raw
         index_at = getattr(ids, "index_at", None)
         if index_at is not None:
             index = index_at(at)
-            if 0 <= index < len(raw) and _key(raw, index) == ident:
-                return raw[index]
+            if 0 <= index < len(raw) and item_key(raw, index)[0] == ident:
+                return int(index)
         if self._by_id is None:
             self._by_id = {}
             for index in range(len(raw)):
-                self._by_id.setdefault(_key(raw, index), index)
-        found = self._by_id.get(ident)
-        return None if found is None else raw[found]
+                self._by_id.setdefault(item_key(raw, index)[0], index)
+        return self._by_id.get(ident)
+
+    def _at_line(self, line: int) -> int | None:
+        """The first raw item at or after ``line`` (raw items are in file order)."""
+        raw = self._raw
+        lo, hi = 0, len(raw)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if item_key(raw, mid)[1] < line:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(raw) else None
 
 
-def _key(raw: Sequence[Item], index: int) -> str:
-    """Item ``index``'s id, without building it where ``raw`` can say so."""
-    key = getattr(raw, "key", None)
-    return key(index)[0] if key is not None else raw[index].id  # type: ignore[no-any-return]
+class ModelDiffView(LinesView):
+    """The diff (a ``ModelDiff``): enter on a row shows its item, or for a compaction's
+    own rows the compaction's line, in the conversation's raw view."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,m", "show_raw", "In the raw view"),
+    ]
+
+    @dataclass
+    class ShowRaw(Message):
+        """Enter on a row: the raw item at ``index``, in the conversation's raw view."""
+
+        index: int
+
+    def show(self, diff: ModelDiff) -> None:
+        """A snapshot's diff. The cursor and the scroll stay where they were (a followed
+        file's draws took them back to the top each time), on the last row if it was."""
+        if self.cursor < 0 or not self.entries:
+            self.set_entries(diff)
+        else:
+            self.entries = diff
+            self.reload()
+
+    def action_show_raw(self) -> None:
+        entries = self.entries
+        index = entries.raw_index(self.cursor) if isinstance(entries, ModelDiff) else None
+        if index is None:
+            self.notify("This row names no line of the file.", timeout=2)
+        else:
+            self.post_message(self.ShowRaw(index))
 
 
 def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
@@ -400,6 +457,7 @@ def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
 
 __all__ = [
     "ModelDiff",
+    "ModelDiffView",
     "OpsPane",
     "RunsPane",
     "duration_text",

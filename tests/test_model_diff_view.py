@@ -1,0 +1,84 @@
+"""The model screen's Diff tab, driven as a person would: enter on a row shows its item
+(or its compaction's line) in the raw view, and a followed file's draws leave the
+cursor where it was."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import screen_text
+from test_model_screen import opened, toy, until
+
+from viewer.widgets.items_view import ItemsView
+from viewer.widgets.model_panes import ModelDiff, ModelDiffView
+
+__all__ = ["toy"]  # (the fixture, used by name)
+
+
+def rows(view: ModelDiffView) -> list[str]:
+    return [text for _style, text in view.entries]
+
+
+def cursor_on_screen(view: ItemsView) -> bool:
+    top = view.heights.prefix(view.cursor)
+    return view.scroll_y <= top < view.scroll_y + view.page_height
+
+
+async def test_enter_on_a_folded_row_shows_that_item_in_the_raw_view(toy: Path) -> None:
+    async with opened(toy, size=(100, 14)) as (app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        folded = next(i for i, text in enumerate(rows(diff)) if text.startswith("  − "))
+        diff.move_to(folded)
+        await pilot.press("enter")
+        view = screen.conversation
+        await until(pilot, lambda: view.mode == "raw" and view.has_focus, "the raw view")
+        assert view.selected is not None
+        assert rows(diff)[folded].startswith(f"  − line {view.selected.line:,} ")
+        assert view.selected.id in view.folded_by  # a folded item, as the row said
+        await until(pilot, lambda: cursor_on_screen(view), "the item on screen")
+        assert view.scroll_y > 0  # (not where the raw view was: at its end)
+        assert "[folded by the compaction at line " in screen_text(app)
+
+
+async def test_enter_on_a_compactions_rows_shows_its_line(toy: Path) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        header = next(i for i, text in enumerate(rows(diff)) if text.startswith("◆ compaction"))
+        line = screen.transcript.compactions[0].line
+        assert f"at line {line:,}" in rows(diff)[header]
+        diff.move_to(header)
+        await pilot.press("m")
+        view = screen.conversation
+        await until(pilot, lambda: view.mode == "raw" and view.has_focus, "the raw view")
+        assert view.selected is not None and view.selected.line == line
+
+
+async def test_the_head_names_no_line(toy: Path) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        diff.move_to(0)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert screen.conversation.mode == "replayed" and diff.has_focus
+
+
+async def test_a_followed_files_draws_leave_the_cursor_where_it_was(toy: Path) -> None:
+    """A new snapshot's diff keeps the cursor on its row (it went back to the top)."""
+    async with opened(toy) as (_app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        first = diff.entries
+        at = len(rows(diff)) - 2  # (not the last row: the cursor would follow the end)
+        diff.move_to(at)
+        with toy.open("a") as fh:
+            fh.write(json.dumps({"id": "u9", "type": "msg", "role": "user", "text": "x"}) + "\n")
+        await until(pilot, lambda: diff.entries is not first, "a new snapshot's diff")
+        assert diff.cursor == at
