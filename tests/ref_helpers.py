@@ -1,5 +1,6 @@
 """What the tests ported from the reference module share: sessions that are always
-closed, fresh paths, and reading a file back the way Raku's ``.lines`` does."""
+closed, fresh paths, reading a file back the way Raku's ``.lines`` does, and
+hand-written envelope lines and transcripts (what the API cannot write)."""
 
 from __future__ import annotations
 
@@ -97,5 +98,56 @@ def load(opened: list[Session]) -> Callable[[Path], Session]:
         s = Session.load(path)
         opened.append(s)
         return s
+
+    return make
+
+
+def role_content(s: Session) -> list[str]:
+    return [f"{m.role}:{m.content}" for m in s.messages()]
+
+
+def user(content: str) -> Message:
+    return Message(role="user", content=content)
+
+
+# --- hand-written lines ---------------------------------------------------------------
+
+_auto_ids = itertools.count()
+
+
+def envelope(type_: str, payload: Any, *, id: str | None = None, v: Any = 1) -> str:
+    """One hand-written envelope line (no terminator), sorted keys, compact."""
+    env = {
+        "v": v,
+        "type": type_,
+        "id": id if id is not None else f"id-{next(_auto_ids)}",
+        "ts": "2026-08-09T12:00:00.000000Z",
+        "payload": payload,
+    }
+    return orjson.dumps(env, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+
+
+def meta_line() -> str:
+    """An empty session-meta line."""
+    return envelope("session-meta", {})
+
+
+def hello_line(**kw: Any) -> str:
+    """A user's message line: "hello"."""
+    return envelope("message", {"role": "user", "content": "hello"}, **kw)
+
+
+@pytest.fixture
+def raw_transcript(fresh):
+    """A transcript written straight to disk: the API cannot produce a broken one.
+
+    ``eol=False`` leaves the final separator off (what a crash mid-write leaves);
+    ``nl`` picks the line ending.
+    """
+
+    def make(lines: list[str], *, nl: str = "\n", eol: bool = True) -> Path:
+        path = fresh()
+        path.write_bytes((nl.join(lines) + (nl if eol else "")).encode("utf-8"))
+        return path
 
     return make

@@ -2,7 +2,9 @@
 what a session refuses to do.
 
 Ported scenario by scenario from the reference module's ``t/07-session.rakutest``
-(m-doughty/LLM-Agent); resuming a transcript is ``test_ref_resume.py``'s job.
+(m-doughty/LLM-Agent); resuming a transcript (``t/08-session-resume.rakutest``) is the job
+of ``test_ref_round_trip.py``, ``test_ref_compactions.py``, ``test_ref_damage.py`` and
+``test_ref_run_contexts.py``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from helpers import (
     screen_text,
     wait_for,
 )
-from test_panes import ARTIFACT_TEXT, CALLS, fixed_ids, write_transcript
+from panes_helpers import ARTIFACT_TEXT, CALLS, fixed_ids, write_transcript
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
@@ -36,7 +36,7 @@ from viewer.widgets.items_view import ItemsView
 from viewer.widgets.model_status import ModelStatus
 
 SIZE = (120, 40)
-__all__ = ["fixed_ids"]  # a fixture of test_panes', used here
+__all__ = ["fixed_ids"]  # a fixture of panes_helpers', used here
 
 
 def shown(app: TailscopeApp) -> ModelScreen:
@@ -388,7 +388,7 @@ async def test_a_search_runs_in_a_worker_and_the_header_says_where(story) -> Non
 
 @pytest.fixture
 def crashes(tmp_path: Path, fixed_ids: None) -> Path:
-    """Every operation state, three artifacts, three runs (test_panes' transcript)."""
+    """Every operation state, three artifacts, three runs (panes_helpers' transcript)."""
     path = tmp_path / "run.jsonl"
     write_transcript(path)
     os.utime(path, (OLD_MTIME, OLD_MTIME))  # its writer is long gone

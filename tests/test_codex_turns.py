@@ -1,0 +1,165 @@
+"""The ``codex`` format's turns (runs): their states, contexts and prompts, with task
+events and without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from codex_helpers import opened
+from codex_writer import RolloutWriter, legacy_story, turnless_story
+
+# -- runs and contexts ----------------------------------------------------------------
+
+
+def test_runs_and_contexts(rollout: Path) -> None:
+    t = opened(rollout)
+    assert [(r.id, r.state) for r in t.runs] == [
+        ("t1", "finished"),
+        ("t2", "aborted"),
+        ("t3", "running"),
+    ]
+    assert opened(rollout, alive=False).runs[2].state == "interrupted"
+    assert t.runs[0].prompt == "fix the bug"
+    context = t.runs[0].context
+    assert context is not None
+    assert ("model", "gpt-5-codex") in context.facts
+    assert dict(context.sections) == {
+        "developer_instructions": "Use the tools.",
+        "user_instructions": "Be brief.",
+    }
+    changes = {c["run-id"]: c["changed"] for c in t.extra["run-contexts"]}
+    assert sorted(changes["t2"]) == ["effort", "model"]
+    assert changes["t3"] == []
+    assert t.extra["rate-limits"]["primary"]["used_percent"] == 12.0
+
+
+def test_a_file_that_starts_inside_a_turn(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("assistant", "finishing up")
+    w.task_complete("t0")
+    w.task_started("t1")
+    w.task_started("t2")  # t1 never ended
+    t = opened(Path(w.path))
+    assert [(r.id, r.state) for r in t.runs] == [
+        ("t0", "finished"),
+        ("t1", "interrupted"),
+        ("t2", "running"),
+    ]
+
+
+def test_the_prompts_of_a_rollout_of_bare_items_start_its_turns(tmp_path: Path) -> None:
+    """Such a file has no task or prompt events: each prompt (a user message that is
+    not context Codex injected) starts a turn, ended by the next, finished when its
+    last item is the assistant's answer."""
+    path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
+    w = legacy_story(path)
+    w.raw(orjson.dumps({"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}
+    ]}) + b"\n")  # fmt: skip
+    w.raw(orjson.dumps({"type": "message", "role": "user", "content": "and now?"}) + b"\n")
+    arguments = orjson.dumps({"command": ["ls", "-a"]}).decode()
+    w.raw(orjson.dumps({"type": "function_call", "name": "shell", "arguments": arguments,
+                        "call_id": "c2"}) + b"\n")  # fmt: skip
+    t = opened(path, alive=False)
+    assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
+        ("L3", "finished", 3, 8, "list the files"),
+        ("L10", "interrupted", 10, None, "and now?"),  # cut off: it never ended
+    ]
+    assert [(op.call_id, op.run_id, op.state) for op in t.tool_operations] == [
+        ("c1", "L3", "completed"),
+        ("c2", "L10", "interrupted"),
+    ]
+    assert [r.state for r in opened(path, alive=None).runs] == ["finished", "running"]
+
+
+def test_turns_of_a_writer_that_wrote_no_task_events(tmp_path: Path) -> None:
+    """0.5x/0.6x rollouts have no task_started / task_complete: each prompt (its
+    ``user_message``) starts a turn, the next prompt or a ``turn_aborted`` ends it."""
+    w = turnless_story(tmp_path / "r.jsonl")
+    t = opened(Path(w.path), alive=False)
+    assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
+        ("L4", "finished", 4, 10, "list the files"),
+        ("L12", "aborted", 12, 15, "now delete it"),
+        ("L17", "finished", 17, 20, "thanks"),
+    ]
+    assert [r.usage.input_tokens for r in t.runs] == [1100, None, 200]
+    assert all(r.context is not None for r in t.runs)
+    assert [op.run_id for op in t.tool_operations] == ["L4", "L12"]
+    assert [op.state for op in t.tool_operations] == ["completed", "interrupted"]
+    # while a writer may be at it, its last turn is not known to have ended
+    assert opened(Path(w.path), alive=None).runs[-1].state == "running"
+
+
+def test_a_prompt_just_before_its_task_started_is_that_turn(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.event("user_message", message="hello")
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "hello")
+    w.message("assistant", "hi")
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [(r.id, r.state, r.line, r.prompt) for r in t.runs] == [("t1", "finished", 2, "hello")]
+    assert [c["run-id"] for c in t.extra["run-contexts"]] == ["t1"]
+
+
+def test_a_prompted_turn_takes_the_id_its_context_names(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.turn_context("t2")  # the file ends before this turn's task_started
+    w.event("user_message", message="second prompt")
+    w.message("assistant", "second answer")
+    w.task_started("t2")  # ... or it comes late: the same turn
+    t = opened(Path(w.path), alive=False)
+    assert [(r.id, r.line, r.prompt) for r in t.runs] == [("t2", 3, "second prompt")]
+    assert t.runs[0].context is not None
+
+
+def test_a_turns_prompt_from_its_user_message_item(tmp_path: Path) -> None:
+    """0.149+ write the person's prompt as an item_completed UserMessage (no user_message
+    event); the turn's first user response item is injected context, not the prompt."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.154.0")
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>x</INSTRUCTIONS>")
+    w.message("user", "$retro review my draft")
+    skill = {"type": "skill", "name": "retro", "path": "/h/.codex/skills/retro/SKILL.md"}
+    text = {"type": "text", "text": "$retro review my draft", "text_elements": []}
+    w.item_completed({"type": "UserMessage", "id": "u1", "content": [text, skill]}, turn="t1")
+    w.message("assistant", "done")
+    w.item_completed({"type": "CommandExecution", "id": "x1", "command": ["pwd"],
+                      "status": "completed", "stdout": "/home/u"})  # fmt: skip
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [r.prompt for r in t.runs] == ["$retro review my draft"]
+    # an events-only file's command shows its stdout
+    w2 = RolloutWriter(tmp_path / "e.jsonl")
+    w2.session_meta(cli_version="0.154.0")
+    w2.item_completed({"type": "CommandExecution", "id": "x1", "command": ["pwd"],
+                       "status": "completed", "stdout": "/home/u"})  # fmt: skip
+    [op] = opened(Path(w2.path)).tool_operations
+    assert (op.state, op.result) == ("completed", "/home/u")
+
+
+def test_a_turns_prompt_is_not_the_context_codex_injected(tmp_path: Path) -> None:
+    """Where no event says what the person typed (0.149+ mirror only some prompts), the
+    prompt is the turn's first user text Codex did not inject (its tags, AGENTS.md)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.159.3")
+    w.task_started("t1")
+    w.message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>", "<environment_context>")
+    image = {"type": "input_image", "image_url": "data:image/png;base64,iVBOR", "detail": "high"}
+    blocks = [
+        {"type": "input_text", "text": '<image name=[Image #1] path="/tmp/c.png">'},
+        image,
+        {"type": "input_text", "text": "</image>"},
+        {"type": "input_text", "text": "[Image #1] an example in the screenshot"},
+    ]
+    w.write("response_item", {"type": "message", "role": "user", "content": blocks})
+    w.task_complete("t1")
+    t = opened(Path(w.path))
+    assert [r.prompt for r in t.runs] == ["[Image #1] an example in the screenshot"]

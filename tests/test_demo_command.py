@@ -1,0 +1,138 @@
+"""``tailscope demo`` run: the writer process dies by SIGKILL, ``run_demo`` opens (a fake)
+viewer on each format's file and cleans up, the command line passes the format."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from demo_helpers import pending_in_copy, run_write_command
+
+from session_core import agentgo, peek
+from session_core.artifacts import artifact_dir
+from viewer import demo
+from viewer.cli import main as cli_main
+from viewer.demo import command as demo_command
+
+# --- the writer subprocess and run_demo -------------------------------------------------
+
+
+def test_write_command_dies_by_sigkill(tmp_path: Path) -> None:
+    path = tmp_path / "agent-run.jsonl"
+    run_write_command(path)
+    assert peek(path).warnings == []
+    assert pending_in_copy(path, tmp_path / "copy") == 2
+    assert any(Path(artifact_dir(path)).iterdir())
+
+
+def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
+    """Stand-in for viewer.app: 'runs' until every writer the demo started has died.
+
+    The demo's writer processes are recorded as it starts them; the viewer waits for
+    each to end its story the way it does, by SIGKILL (the crash), and fails loudly
+    should one still run at the deadline or end otherwise.
+    """
+    writers: list[subprocess.Popen[bytes]] = []
+
+    def recording_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc: subprocess.Popen[bytes] = subprocess.Popen(*args, **kwargs)
+        writers.append(proc)
+        return proc
+
+    shim = types.SimpleNamespace(
+        Popen=recording_popen,
+        DEVNULL=subprocess.DEVNULL,
+        TimeoutExpired=subprocess.TimeoutExpired,
+    )
+    monkeypatch.setattr(demo_command, "subprocess", shim)
+
+    class FakeApp:
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+        def run(self) -> None:
+            opened.append(self.path)
+            assert writers, "the demo started no writer"
+            for writer in writers:
+                try:
+                    code = writer.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise AssertionError(
+                        f"a demo writer still runs after 30 s: {writer.args}"
+                    ) from None
+                assert code == -signal.SIGKILL, f"a demo writer ended with {code}: {writer.args}"
+
+    module = types.ModuleType("viewer.app")
+    module.TailscopeApp = FakeApp  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "viewer.app", module)
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """The paths the demo's (fake) viewer opens; the demo's temporary folders in tmp_path."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    paths: list[str] = []
+    _fake_viewer(monkeypatch, paths)
+    return paths
+
+
+def test_run_demo_cleans_up(opened: list[str]) -> None:
+    assert demo.run_demo(speed=1000.0) == 0
+    assert len(opened) == 1
+    assert Path(opened[0]).name == "agent-run.jsonl"
+    assert Path(opened[0]).parent.name.startswith("tailscope-demo-")
+    assert not Path(opened[0]).parent.exists()
+
+
+def test_run_demo_keep(
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert demo.run_demo(speed=1000.0, keep=True) == 0
+    path = Path(opened[0])
+    assert str(path.parent) in capsys.readouterr().out
+    assert peek(path).warnings == []
+    assert pending_in_copy(path, tmp_path / "copy") == 2
+
+
+def test_run_demo_writes_both_formats(
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert demo.run_demo(speed=1000.0, keep=True, format="agentgo-v1") == 0
+    path = Path(opened[0])
+    assert path.name == "agentgo-run.jsonl"
+    assert str(path.parent) in capsys.readouterr().out
+    view = agentgo.read_view(path)
+    assert len(view.gaps()) == 3 and view.checkpoints
+    v1 = path.parent / "agent-run.jsonl"
+    assert peek(v1).format == "transcript-v1" and peek(v1).warnings == []
+    assert pending_in_copy(v1, tmp_path / "copy") == 2
+
+
+def test_run_demo_default_opens_v1_and_refuses_unknown_formats(
+    opened: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert demo.run_demo(speed=0) == 0
+    assert Path(opened[0]).name == "agent-run.jsonl"
+    assert demo.run_demo(format="nope") == 2
+    assert "unknown format" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # both runs cleaned up (nothing was created)
+
+
+def test_demo_command_passes_the_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(demo, "run_demo", lambda **kw: calls.append(kw) or 0)
+    assert cli_main(["demo", "--format", "agentgo-v1", "--speed", "3"]) == 0
+    assert cli_main(["demo"]) == 0
+    assert calls == [
+        {"speed": 3.0, "keep": False, "format": "agentgo-v1"},
+        {"speed": 1.0, "keep": False, "format": "transcript-v1"},
+    ]
+    with pytest.raises(SystemExit) as usage:
+        cli_main(["demo", "--format", "v3"])
+    assert usage.value.code == 2

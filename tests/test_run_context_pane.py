@@ -1,0 +1,209 @@
+"""The run-context pane, fed a v1 transcript: its runs and what changed between them,
+sections folded, expanded and resolved through ``rendered-in``, hostile facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from panes_helpers import IDENTITY, MEMORY, column, fixed_ids, plain_rows, transcript
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from session_core.following import FollowUpdate
+from session_core.live import LiveTranscript
+from viewer.widgets.run_context import RunContextPane, SectionView
+
+__all__ = ["fixed_ids", "transcript"]  # fixtures of panes_helpers', used here
+
+
+PANES_TCSS = Path(__file__).resolve().parent.parent / "viewer" / "styles" / "panes.tcss"
+
+
+def read_envelopes(path: Path) -> tuple[list[dict[str, Any]], list[int]]:
+    envelopes: list[dict[str, Any]] = []
+    lines: list[int] = []
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if raw.strip():
+                envelopes.append(orjson.loads(raw))
+                lines.append(number)
+    return envelopes, lines
+
+
+def live_from(path: Path, upto: int | None = None) -> LiveTranscript:
+    envelopes, lines = read_envelopes(path)
+    live = LiveTranscript(path)
+    live.apply(FollowUpdate(envelopes=envelopes[:upto], lines=lines[:upto], initial=True))
+    return live
+
+
+# -- the harness -------------------------------------------------------------------
+
+
+class PaneApp(App[None]):
+    """Mounts the run-context pane and feeds it a transcript."""
+
+    CSS_PATH = str(PANES_TCSS)
+    TITLE = "panes"
+
+    def __init__(self, live: LiveTranscript) -> None:
+        super().__init__()
+        self.pane = RunContextPane(id="runs-pane")
+        self.live = live
+
+    def compose(self) -> ComposeResult:
+        yield self.pane
+
+    def on_mount(self) -> None:
+        self.feed(self.live)
+
+    def feed(self, live: LiveTranscript) -> None:
+        self.live = live
+        self.pane.refresh_view(live.state, live.path)
+
+
+def runs_app(path: Path) -> PaneApp:
+    return PaneApp(live_from(path))
+
+
+async def goto_run(pilot: Pilot[None], row: int) -> RunContextPane:
+    """The run-context pane with its cursor on the ``row``-th run."""
+    pane = pilot.app.query_one(RunContextPane)
+    pane.runs_table.move_cursor(row=row)
+    await pilot.pause()
+    return pane
+
+
+# -- the run-context pane ------------------------------------------------------------
+
+
+async def test_runs_list_and_changes(transcript: Path) -> None:
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)):
+        pane = app.query_one(RunContextPane)
+        assert column(pane.runs_table, "run") == ["r1", "r2", "r3"]
+        assert column(pane.runs_table, "changed") == [
+            "first run",
+            "changed: 3 sections",  # tools changed, memory removed, plan new
+            "changed: 2 sections",  # tools changed, plan removed
+        ]
+        # The newest run is selected first.
+        assert pane.runs_table.cursor_row == 2
+
+
+async def test_sections_resolve_rendered_in(transcript: Path) -> None:
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(RunContextPane)
+        await pilot.pause()
+        views = pane.section_views()
+        by_name = {v.info.name: v.info for v in views}
+        assert by_name["identity"].status == "same"
+        assert by_name["identity"].location.startswith("rendered-in ")
+        assert by_name["identity"].body == IDENTITY  # resolved through the index
+        assert by_name["tools"].status == "changed"
+        assert by_name["tools"].body is None
+        assert by_name["plan"].status == "removed"
+        rendered = [str(v.render()) for v in views]
+        assert any("body not in this transcript" in text for text in rendered)
+
+        await goto_run(pilot, 1)
+        infos = {v.info.name: v.info for v in pane.section_views()}
+        assert [(name, info.status) for name, info in infos.items()] == [
+            ("identity", "same"),
+            ("tools", "changed"),
+            ("plan", "new"),
+            ("memory", "removed"),
+        ]
+        assert infos["identity"].location.startswith("rendered-in")
+        assert infos["tools"].location == "inline"
+        assert infos["memory"].body == MEMORY
+        facts = plain_rows(pane.facts_table)
+        assert facts[0] == ["1", "date", "2026-08-10", "changed"]
+        assert facts[2] == ["3", "branch", "main", "new"]
+        assert facts[3][1:] == ["evil", "␛]52;c;SGVsbG8=␇[link=http://x]y[/link]", "removed"]
+
+
+async def test_sections_fold_and_expand(transcript: Path) -> None:
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = await goto_run(pilot, 0)
+        identity = pane.section_views()[0]
+        assert identity.info.name == "identity"
+        folded = str(identity.render())
+        assert "Rule 2" in folded and "Rule 5" not in folded
+        assert "3 more lines" in folded
+        identity.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert identity.expanded
+        assert "Rule 5: keep notes." in str(identity.render())
+        # Switching runs and back keeps it expanded.
+        await goto_run(pilot, 1)
+        await goto_run(pilot, 0)
+        assert pane.section_views()[0].expanded
+        await pilot.press("tab")
+
+
+async def test_escapes_in_a_fact_are_visible_text(transcript: Path) -> None:
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = await goto_run(pilot, 0)
+        values = column(pane.facts_table, "value")
+        assert values[2] == "␛]52;c;SGVsbG8=␇[link=http://x]y[/link]"
+        svg = app.export_screenshot()
+        assert "␛]52;c;SGVsbG8=␇" in svg
+        assert "\x1b" not in svg and "\x07" not in svg
+
+
+async def test_run_context_grows_live(transcript: Path) -> None:
+    envelopes, lines = read_envelopes(transcript)
+    live = LiveTranscript(transcript)
+    cut = len(envelopes) - 2  # up to and including the first run context
+    live.apply(FollowUpdate(envelopes=envelopes[:cut], lines=lines[:cut]))
+    app = PaneApp(live)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(RunContextPane)
+        assert pane.runs_table.row_count == 1
+        live.apply(FollowUpdate(envelopes=envelopes[cut:], lines=lines[cut:]))
+        app.feed(live)
+        await pilot.pause()
+        assert pane.runs_table.row_count == 3
+        assert pane.runs_table.cursor_row == 2  # it followed the newest run
+        assert any(v.info.body is None for v in pane.section_views())
+
+
+@pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
+def test_snapshot_run_context_changes(transcript: Path, snap_compare: Any) -> None:
+    """Run 2 against run 1: a fact changed, sections same / changed / new / removed."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await goto_run(pilot, 1)
+
+    assert snap_compare(runs_app(transcript), terminal_size=(140, 40), run_before=run_before)
+
+
+@pytest.mark.flaky(reruns=2)  # see test_viewer_snapshots.py
+def test_snapshot_run_context_missing_body(transcript: Path, snap_compare: Any) -> None:
+    """Run 3: a body reached through rendered-in, and one whose carrier is gone."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        views = pilot.app.query(SectionView)
+        assert len(views) == 3
+
+    assert snap_compare(runs_app(transcript), terminal_size=(140, 40), run_before=run_before)
+
+
+async def test_focusing_a_pane_focuses_its_table(transcript: Path) -> None:
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(RunContextPane)
+        pane.facts_table.focus()
+        await pilot.pause()
+        pane.focus()
+        await pilot.pause()
+        assert app.focused is pane.runs_table
