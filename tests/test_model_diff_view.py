@@ -10,7 +10,8 @@ from pathlib import Path
 from helpers import screen_text
 from test_model_screen import opened, toy, until
 
-from viewer.widgets.items_view import ItemsView
+from session_core.model import Item
+from viewer.widgets.items_view import ItemsView, at_line
 from viewer.widgets.model_panes import ModelDiff, ModelDiffView
 
 __all__ = ["toy"]  # (the fixture, used by name)
@@ -82,3 +83,13 @@ async def test_a_followed_files_draws_leave_the_cursor_where_it_was(toy: Path) -
             fh.write(json.dumps({"id": "u9", "type": "msg", "role": "user", "text": "x"}) + "\n")
         await until(pilot, lambda: diff.entries is not first, "a new snapshot's diff")
         assert diff.cursor == at
+
+
+def test_the_item_holding_a_line_is_the_last_to_start_at_or_before_it() -> None:
+    items = [
+        Item("a", "user", line=2),
+        Item("b", "system", line=5, lines=3),  # (a response split over lines 5-7)
+        Item("c", "user", line=9),
+    ]
+    assert [at_line(items, n) for n in (1, 2, 4, 5, 7, 8, 9, 20)] == [-1, 0, 0, 1, 1, 1, 2, 2]
+    assert at_line([], 3) == -1

@@ -415,6 +415,23 @@ async def test_the_tabs_keep_v1s_keys_and_the_diff_steps(story) -> None:
         assert "rendered-in" in text  # a body carried by an earlier line
 
 
+async def test_the_diff_says_where_a_step_lands_and_enter_shows_its_line(story) -> None:
+    """``n`` past the last difference says so; enter on a row shows its line in the raw
+    view."""
+    path, _ = story
+    async with story_open(path) as (app, pilot, view):
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "sent as written" in screen_text(app))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "line 4 user" in cursor_row(app))
+        await wait_for(pilot, lambda: said(app, "line 4: folded (4 changes)"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: view.mode == "raw" and view.has_focus)
+        assert view.selected is not None and view.selected.line == 4
+        await pilot.press("d", "G", "n")
+        await wait_for(pilot, lambda: said(app, "no more differences in that direction"))
+
+
 async def test_every_operation_state_and_its_v1_detail(crashes: Path) -> None:
     async with operations_of(crashes) as (app, pilot, screen):
         states = {op.call_id: op.label for op in screen.ops.ops}

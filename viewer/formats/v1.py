@@ -159,6 +159,16 @@ class V1Panes(PaneSet):
                     out.append(("", f"  {key}: {artifact[key]}"))
         return out
 
+    # -- the diff's messages ---------------------------------------------------------------
+
+    def on_diff_view_stepped(self, event: DiffView.Stepped) -> None:
+        self.screen.notify(event.text, timeout=2)
+
+    def on_diff_view_show_line(self, event: DiffView.ShowLine) -> None:
+        self.screen.show_in_raw(
+            lambda view: view.move_to_line(event.line), "That line is not shown (a filter?)."
+        )
+
     # -- actions -------------------------------------------------------------------------
 
     def action_open_artifact(self) -> None:

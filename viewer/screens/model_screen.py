@@ -441,7 +441,7 @@ class ModelScreen(SearchingScreen):
     @on(OpDetailScreen.ShowItem)
     def _show_item(self, event: OpDetailScreen.ShowItem) -> None:
         """A subagent in this file (from a call's detail): its first line, in the raw view."""
-        self._show_raw(
+        self.show_in_raw(
             lambda view: view.move_to_id(event.ident),
             "That subagent's first line is not shown (a filter?).",
         )
@@ -449,11 +449,13 @@ class ModelScreen(SearchingScreen):
     @on(ModelDiffView.ShowRaw)
     def _diff_row_shown(self, event: ModelDiffView.ShowRaw) -> None:
         """A diff row's item (folded, kept, or its compaction's line), in the raw view."""
-        self._show_raw(
+        self.show_in_raw(
             lambda view: view.move_to_raw(event.index), "That line is not shown (a filter?)."
         )
 
-    def _show_raw(self, move: Callable[[ItemsView], bool], failed: str) -> None:
+    def show_in_raw(self, move: Callable[[ItemsView], bool], failed: str) -> None:
+        """The conversation's raw view, its cursor where ``move`` puts it (False: it
+        found nothing, and the user is told ``failed``)."""
         view = self.conversation
         if view.mode != "raw":
             view.set_mode("raw")

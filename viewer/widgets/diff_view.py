@@ -45,6 +45,7 @@ class DiffView(LineList):
         Binding("n,right_square_bracket", "step(1)", "Next difference"),
         Binding("p,N,left_square_bracket", "step(-1)", "Prev difference"),
         Binding("a", "toggle_changed", "Changed only / all"),
+        Binding("enter,m", "show_line", "In the raw view"),
     ]
 
     changed_only: reactive[bool] = reactive(False)
@@ -54,6 +55,12 @@ class DiffView(LineList):
         """``n``/``p`` found a difference (or none): what to tell the user."""
 
         text: str
+
+    @dataclass
+    class ShowLine(Message):
+        """Enter on a row: its line, in the conversation's raw view."""
+
+        line: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -164,6 +171,10 @@ class DiffView(LineList):
         row = rows[order[self.cursor]]
         changes = len(rows.changed())
         self.post_message(self.Stepped(f"line {row.line}: {row.kind} ({count(changes, 'change')})"))
+
+    def action_show_line(self) -> None:
+        if 0 <= self.cursor < len(self.order):
+            self.post_message(self.ShowLine(self.all_rows[self.order[self.cursor]].line))
 
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only

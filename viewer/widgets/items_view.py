@@ -86,6 +86,19 @@ def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
     return item.id, item.line
 
 
+def at_line(items: Sequence[Item], line: int) -> int:
+    """The index of the item holding file line ``line`` (items in file order): the last
+    one starting at or before it (-1: none; an item may span lines)."""
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if item_key(items, mid)[1] <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
 class ItemsView(BlockView):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
@@ -289,6 +302,15 @@ class ItemsView(BlockView):
             self.move_to(index)
             return True
         return self.move_to_id(item_key(raw, index)[0])
+
+    def move_to_line(self, line: int) -> bool:
+        """The cursor on the item holding file line ``line``; False: none (a filter, or a
+        line before the first item)."""
+        index = at_line(self.items, line)
+        if index < 0:
+            return False
+        self.move_to(index)
+        return True
 
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
@@ -583,4 +605,4 @@ def _capped(text: str) -> str:
     return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
 
 
-__all__ = ["ItemsView", "args_preview", "as_json", "item_key", "item_search_text"]
+__all__ = ["ItemsView", "args_preview", "as_json", "at_line", "item_key", "item_search_text"]

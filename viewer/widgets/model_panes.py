@@ -21,7 +21,7 @@ from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line, one_line_text
 from .block_view import Entry, LinesView
-from .items_view import args_preview, item_key
+from .items_view import args_preview, at_line, item_key
 from .virtual_table import Column, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
@@ -358,7 +358,8 @@ class ModelDiff(Sequence[Entry]):
         run = self._runs[bisect.bisect_right(self._starts, index) - 1]
         if len(run) == 2:
             line = self._lines.get(run[0])
-            return None if line is None else self._at_line(line)
+            found = -1 if line is None else at_line(self._raw, line)
+            return found if found >= 0 else None
         first, ids = run[0], run[1]
         return self._index(ids[index - first], ids, index - first)
 
@@ -398,18 +399,6 @@ class ModelDiff(Sequence[Entry]):
             for index in range(len(raw)):
                 self._by_id.setdefault(item_key(raw, index)[0], index)
         return self._by_id.get(ident)
-
-    def _at_line(self, line: int) -> int | None:
-        """The first raw item at or after ``line`` (raw items are in file order)."""
-        raw = self._raw
-        lo, hi = 0, len(raw)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if item_key(raw, mid)[1] < line:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo if lo < len(raw) else None
 
 
 class ModelDiffView(LinesView):
