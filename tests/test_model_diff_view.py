@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import screen_text
 from test_model_screen import opened, toy, until
 
 from session_core.model import Item
+from viewer.widgets import model_panes
 from viewer.widgets.items_view import ItemsView, at_line
 from viewer.widgets.model_panes import ModelDiff, ModelDiffView
 
@@ -93,3 +95,25 @@ def test_the_item_holding_a_line_is_the_last_to_start_at_or_before_it() -> None:
     ]
     assert [at_line(items, n) for n in (1, 2, 4, 5, 7, 8, 9, 20)] == [-1, 0, 0, 1, 1, 1, 2, 2]
     assert at_line([], 3) == -1
+
+
+def test_a_long_rows_height_is_measured_once_a_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A followed Claude Code session's diff wrapped its 536 compaction summaries again at
+    every draw (0.4 s of the UI thread each at 1 GB)."""
+    measured: list[str] = []
+    real = model_panes.entry_height
+
+    def counted(entry: tuple[str, str], width: int) -> int:
+        measured.append(entry[1])
+        return real(entry, width)
+
+    monkeypatch.setattr(model_panes, "entry_height", counted)
+    view = ModelDiffView()
+    summary = ("italic", "the user asked for the parser to be fixed; " * 90)
+    rows = [("", "short"), summary, ("bold", "folded: 3 items")]
+    first = [view.measurer(80)(row) for row in rows]
+    assert first == [real(row, 80) for row in rows] and first[1] > 1
+    again = [view.measurer(80)(row) for row in rows]  # (the next snapshot's diff)
+    assert again == first and measured.count(summary[1]) == 1
+    narrow = view.measurer(40)(summary)
+    assert narrow == real(summary, 40) > first[1] and measured.count(summary[1]) == 2

@@ -9,7 +9,7 @@ Heights are ``Measured``: a prefix-sum list rebuilt with ``accumulate`` (C speed
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import ClassVar
 
 from rich.cells import chop_cells
@@ -199,7 +199,11 @@ class LinesView(BlockView):
         """Entries that know their heights say them (``ModelDiff``: a row an item, each
         one line, none built to be measured)."""
         heights = getattr(self.entries, "heights", None)
-        return None if heights is None else heights(width, lambda e: entry_height(e, width))  # type: ignore[no-any-return]
+        return None if heights is None else heights(width, self.measurer(width))  # type: ignore[no-any-return]
+
+    def measurer(self, width: int) -> Callable[[Entry], int]:
+        """How a row's height at ``width`` is measured, for ``block_heights``."""
+        return lambda entry: entry_height(entry, width)
 
     def block_lines(self, index: int, width: int) -> list[Text]:
         style, text = self.entries[index]

@@ -20,7 +20,7 @@ from session_core.text import count
 from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line, one_line_text
-from .block_view import Entry, LinesView
+from .block_view import Entry, LinesView, entry_height
 from .items_view import args_preview, at_line, item_key
 from .virtual_table import Column, VirtualTable
 
@@ -414,6 +414,35 @@ class ModelDiffView(LinesView):
         """Enter on a row: the raw item at ``index``, in the conversation's raw view."""
 
         index: int
+
+    LONG = 64  # characters from which a row's height is kept from draw to draw
+    KEPT = 100_000  # heights kept at most
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        # A long row's height at ``_width``, by its text's hash and length: a followed
+        # 1 GB Claude Code session's 536 summaries were wrapped again at every draw
+        # (0.4 s of the UI thread each).
+        self._heights: dict[tuple[int, int], int] = {}
+        self._width = -1
+
+    def measurer(self, width: int) -> Callable[[Entry], int]:
+        if width != self._width or len(self._heights) > self.KEPT:
+            self._heights.clear()
+            self._width = width
+        known = self._heights
+
+        def measure(entry: Entry) -> int:
+            text = entry[1]
+            if len(text) < self.LONG:
+                return entry_height(entry, width)
+            key = (hash(text), len(text))
+            height = known.get(key)
+            if height is None:
+                height = known[key] = entry_height(entry, width)
+            return height
+
+        return measure
 
     def show(self, diff: ModelDiff) -> None:
         """A snapshot's diff. The cursor and the scroll stay where they were (a followed
