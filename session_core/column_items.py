@@ -137,4 +137,25 @@ class Items(Indexed[Item]):
         return self._column.id_of(entry), self._column.line[entry]
 
 
-__all__ = ["ItemIds", "Items"]
+def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
+    """``(id, line)`` of item ``index``, without building it where the items can say."""
+    if isinstance(items, Items):
+        return items.key(index)
+    item = items[index]
+    return item.id, item.line
+
+
+def at_line(items: Sequence[Item], line: int) -> int:
+    """The index of the item holding file line ``line`` (items in file order): the last
+    one starting at or before it (-1: none; an item may span lines)."""
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if item_key(items, mid)[1] <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+__all__ = ["ItemIds", "Items", "at_line", "item_key"]

@@ -11,9 +11,10 @@ import pytest
 from helpers import screen_text
 from test_model_screen import opened, toy, until
 
+from session_core.column_items import at_line
 from session_core.model import Item
 from viewer.widgets import model_panes
-from viewer.widgets.items_view import ItemsView, at_line
+from viewer.widgets.items_view import ItemsView
 from viewer.widgets.model_panes import ModelDiff, ModelDiffView
 
 __all__ = ["toy"]  # (the fixture, used by name)

@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from session_core.column_items import Items
+from session_core.column_items import Items, at_line, item_key
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
 from session_core.json_out import dumps
 from session_core.model import (
@@ -76,27 +76,6 @@ FILTER_KINDS = (
     "context",
     "record",
 )
-
-
-def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
-    """``(id, line)`` of item ``index``, without building it where the items can say."""
-    if isinstance(items, Items):
-        return items.key(index)
-    item = items[index]
-    return item.id, item.line
-
-
-def at_line(items: Sequence[Item], line: int) -> int:
-    """The index of the item holding file line ``line`` (items in file order): the last
-    one starting at or before it (-1: none; an item may span lines)."""
-    lo, hi = 0, len(items)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if item_key(items, mid)[1] <= line:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - 1
 
 
 class ItemsView(BlockView):
@@ -605,4 +584,4 @@ def _capped(text: str) -> str:
     return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
 
 
-__all__ = ["ItemsView", "args_preview", "as_json", "at_line", "item_key", "item_search_text"]
+__all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]

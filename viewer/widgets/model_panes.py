@@ -15,13 +15,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 
+from session_core.column_items import at_line, item_key
 from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage
 from session_core.text import count
 from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line, one_line_text
 from .block_view import Entry, LinesView, entry_height
-from .items_view import args_preview, at_line, item_key
+from .items_view import args_preview
 from .virtual_table import Column, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
