@@ -88,6 +88,23 @@ def test_unsettled_and_by_call_give_what_a_scan_of_every_op_gives(tmp_path: Path
     assert "6 tool operations, 2 running" in note
 
 
+def test_web_searches_done_are_not_unsettled(tmp_path: Path) -> None:
+    """A web search is kept whole, its column code the running one it started with: a
+    1 GB rollout's 6,250 finished searches were made and counted at every draw."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    for n in range(5):
+        w.web_search("completed", f"query {n}")
+    w.web_search("in_progress", "still looking")
+    w.function_call("exec_command", {"cmd": "open"}, "e")
+    for alive in (None, False):
+        ops = opened(Path(w.path), alive).tool_operations
+        busy = [op for op in ops if op.state in ("running", "interrupted")]
+        assert [op.tool for op in busy] == ["web_search", "exec_command"]
+        assert unsettled_ops(ops) == busy
+
+
 def test_a_snapshot_keeps_its_ops_while_the_builder_reads_on(tmp_path: Path) -> None:
     w = calls(tmp_path)
     builder = CODEX.builder(w.path)

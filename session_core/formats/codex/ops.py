@@ -303,13 +303,14 @@ class CodexOps(ListLike[ToolOp]):
         the pending ones, those an output said were cut off, own ones in either state."""
         column = self._column
         found = set(self._states)
-        codes = column.state
+        codes, own = column.state, column.own
         for code in (RUNNING, INTERRUPTED):
             at = codes.find(code)
             while 0 <= at < self._count:
-                found.add(at)
+                if at not in own:  # (an own one's code is its start's: its object says)
+                    found.add(at)
                 at = codes.find(code, at + 1)
-        for at, op in column.own.items():
+        for at, op in own.items():
             if at < self._count and op.state in ("running", "interrupted"):
                 found.add(at)
         return [self[at] for at in sorted(found)]
