@@ -94,7 +94,13 @@ def install_hooks(drawn: list[tuple[int, int]]) -> None:
 
 
 async def follow_once(
-    source: Path, lines: int, fmt: str, rate: int, seconds: float, work: Path, view: str
+    source: Path,
+    lines: int,
+    fmt: str,
+    rate: int,
+    seconds: float,
+    work: Path,
+    view: str = "replayed",
 ) -> Run:
     from viewer.app import TailscopeApp
     from viewer.screens.following import FollowingScreen
