@@ -26,7 +26,7 @@ on its marked copy of the file): the end on screen, the replay complete, and
 its peak RSS.
 
 Before timing, the replayed view of both is compared with the reference replay
-in ``gen_transcript.check`` (message ids, tool operations, pending operations,
+in ``v1_check.check`` (message ids, tool operations, pending operations,
 run contexts), and the CLI must leave the file's bytes, inode and mtime alone.
 A disagreement or an exception is reported under the table; the exit status is
 then 1. The table at the end is markdown, ready for the README.
