@@ -45,7 +45,8 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import gen_transcript as gt  # noqa: E402
+from gen_common import LineWriter, generator_parser, parse_size, write_timed  # noqa: E402
+from text_pools import FILES, IDENTS, SHELL, WORDS, build_pools, prose  # noqa: E402
 
 OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 GEN_VERSION = 1  # bump when the output for a given (size, seed) changes
@@ -84,13 +85,13 @@ def _declarations() -> list[dict[str, Any]]:
     ]
 
 
-class _Gen(gt.LineWriter):
+class _Gen(LineWriter):
     def __init__(self, out: Any, target: int, seed: int) -> None:
         super().__init__(out, target, seed)
         self.messages = 0
         self.calls = 0
         self.now_ns = (1_786_266_000 + self.rng.randrange(10**6)) * 10**9
-        self.pools = gt._build_pools(self.rng)
+        self.pools = build_pools(self.rng)
         self.session_id = self.new_id()
         self.tools = _declarations()
         self.history: list[dict[str, Any]] = []
@@ -152,12 +153,12 @@ class _Gen(gt.LineWriter):
     def args(self, tool: str) -> dict[str, Any]:
         w = self.rng.choice
         if tool == "bash":
-            return {"command": w(gt._SHELL)}
+            return {"command": w(SHELL)}
         if tool == "grep":
-            return {"path": ".", "pattern": w(gt._IDENTS)}
+            return {"path": ".", "pattern": w(IDENTS)}
         if tool == "write_file":
-            return {"content": self.cut("code", self.rng.randint(200, 3000)), "path": w(gt._FILES)}
-        return {"path": w(gt._FILES)}
+            return {"content": self.cut("code", self.rng.randint(200, 3000)), "path": w(FILES)}
+        return {"path": w(FILES)}
 
     def usage(self, output: int) -> dict[str, Any]:
         inp = self.history_bytes // 4 + 3000
@@ -174,8 +175,8 @@ class _Gen(gt.LineWriter):
         rng = self.rng
         parts: list[dict[str, Any]] = []
         if final is None and rng.random() < 0.5:  # the marker comes first (for lnav too)
-            parts.append({"text": gt._prose(rng, rng.randint(1, 4)), "type": "thinking"})
-        text = final if final is not None else gt._prose(rng, rng.randint(1, 5))
+            parts.append({"text": prose(rng, rng.randint(1, 4)), "type": "thinking"})
+        text = final if final is not None else prose(rng, rng.randint(1, 5))
         parts.append({"text": text, "type": "text"})
         for _ in range(calls):
             self.call_n += 1
@@ -198,7 +199,7 @@ class _Gen(gt.LineWriter):
         run_id = self.new_id()
         self.emit("run_start", {}, run_id, advance_ms=rng.uniform(5_000, 600_000))
         self.emit("agent_start", {}, run_id)
-        ask = "Please " + gt._prose(rng, rng.randint(1, 3))
+        ask = "Please " + prose(rng, rng.randint(1, 3))
         self.commit(run_id, {"content": [{"text": ask, "type": "text"}], "kind": "user"})
         turns = 1 if final else max(1, min(40, int(rng.expovariate(1 / 8)) + 1))
         for turn in range(turns):
@@ -249,7 +250,7 @@ class _Gen(gt.LineWriter):
                 error = rng.choice(_ERRORS)
                 failed: dict[str, Any] = {"error": error}
                 if rng.random() < 0.5:
-                    partial = gt._prose(rng, 1)
+                    partial = prose(rng, 1)
                     failed["partial_message"] = {
                         "content": [{"text": partial, "type": "text"}],
                         "kind": "assistant",
@@ -295,9 +296,7 @@ class _Gen(gt.LineWriter):
         pool, error_rate = _POOLS[name]
         failed = rng.random() < error_rate
         if failed:
-            text = (
-                f"error: {rng.choice(gt._WORDS)} {rng.choice(('not found', 'denied', 'timed out'))}"
-            )
+            text = f"error: {rng.choice(WORDS)} {rng.choice(('not found', 'denied', 'timed out'))}"
         elif name == "write_file":
             text = f"wrote {len(str(args.get('content', ''))):,} bytes"
         else:
@@ -324,7 +323,7 @@ class _Gen(gt.LineWriter):
         execution = {"attempt": 1, "id": f"compact-{self.call_n}", "kind": "compact"}
         before = self.history_bytes // 4
         keep = self.history[-4:]
-        summary = "Summary of the conversation so far: " + gt._prose(rng, rng.randint(6, 14))
+        summary = "Summary of the conversation so far: " + prose(rng, rng.randint(6, 14))
         replaced = len(self.history) - len(keep)
         self.history = [{"content": [{"text": summary, "type": "text"}], "kind": "user"}, *keep]
         self.history_bytes = sum(len(orjson.dumps(m)) for m in self.history)
@@ -366,7 +365,7 @@ def generate(path: str | Path, size: int, seed: int = 1, damage: bool = False) -
         }
 
     path = Path(path)
-    info = gt.write_timed(path, write)
+    info = write_timed(path, write)
     if damage:
         _damage(path, random.Random(seed + 1))
         info["damaged"] = True
@@ -388,7 +387,7 @@ def _damage(path: Path, rng: random.Random) -> None:
 
 def marked_session(data_dir: Path, size_text: str, seed: int = 7) -> dict[str, Any]:
     """The bench's session of ``size_text`` (generated once, kept in ``data_dir``)."""
-    size = gt.parse_size(size_text)
+    size = parse_size(size_text)
     path = data_dir / f"agentgo-{size_text}-seed{seed}-v{GEN_VERSION}.jsonl"
     meta = path.with_suffix(".json")
     if path.exists() and meta.exists():
@@ -401,12 +400,12 @@ def marked_session(data_dir: Path, size_text: str, seed: int = 7) -> dict[str, A
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = gt.generator_parser(__doc__)
+    parser = generator_parser(__doc__)
     parser.add_argument(
         "--damage", action="store_true", help="a seq gap, a foreign line, a torn tail"
     )
     args = parser.parse_args(argv)
-    info = generate(args.out, gt.parse_size(args.size), args.seed, args.damage)
+    info = generate(args.out, parse_size(args.size), args.seed, args.damage)
     print(json.dumps(info, indent=1))
     return 0
 

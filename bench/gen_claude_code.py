@@ -32,7 +32,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen_transcript as v1gen
+from gen_common import FormatGenerator, FormatWriter
+from text_pools import FILES, IDENTS, prose
 
 GEN_VERSION = 2  # 2: a compaction every 2 MB (was 400 MB)
 OPTS = orjson.OPT_APPEND_NEWLINE
@@ -99,7 +100,7 @@ class Writer:
 
 
 def _text(rng: random.Random, sentences: tuple[int, int]) -> str:
-    return v1gen._prose(rng, rng.randint(*sentences))
+    return prose(rng, rng.randint(*sentences))
 
 
 def _cut(pools: dict[str, str], rng: random.Random, pool: str, size: int) -> str:
@@ -113,7 +114,7 @@ def _result_size(rng: random.Random) -> int:
     return min(60_000, int(rng.lognormvariate(7.3, 1.3)))
 
 
-class Session(v1gen.FormatWriter):
+class Session(FormatWriter):
     def __init__(self, path: Path, size: int, seed: int, marker: str | None) -> None:
         super().__init__(path, size, seed, marker)
         self.session = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -185,7 +186,7 @@ class Session(v1gen.FormatWriter):
         call = "toolu_01" + "".join(
             rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk0123456789") for _ in range(22)
         )
-        files = v1gen._FILES
+        files = FILES
         k = rng.random()
         progress: list[dict[str, Any]] = []
         if k < 0.35:
@@ -290,7 +291,7 @@ class Session(v1gen.FormatWriter):
             )
             result = {"tool_use_id": call, "type": "tool_result", "content": content}
         elif k < 0.97:
-            pattern = rng.choice(v1gen._IDENTS)
+            pattern = rng.choice(IDENTS)
             found = _cut(self.pools, rng, "grep", _result_size(rng))
             use = {
                 "type": "tool_use",
@@ -548,7 +549,7 @@ class Session(v1gen.FormatWriter):
         self.input_tokens = 20_000
 
 
-_GENERATOR = v1gen.FormatGenerator(__doc__, Session)
+_GENERATOR = FormatGenerator(__doc__, Session)
 generate = _GENERATOR.generate
 main = _GENERATOR.main
 

@@ -34,7 +34,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gen_transcript as v1gen
+from gen_common import FormatGenerator, FormatWriter
+from text_pools import WORDS, prose
 
 GEN_VERSION = 2  # 2: a compaction every 1 MB (was 400 MB)
 OPTS = orjson.OPT_APPEND_NEWLINE
@@ -48,16 +49,16 @@ def _ts(ms: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rest:03d}Z"
 
 
-class Rollout(v1gen.FormatWriter):
+class Rollout(FormatWriter):
     def __init__(self, path: Path, size: int, seed: int, marker: str | None) -> None:
         super().__init__(path, size, seed, marker)
         self.clock = 1_771_000_000_000
         self.written = 0
         self.fh: Any = None
         self.total = [0, 0, 0, 0]  # input, cached, output, reasoning
-        self.instructions = v1gen._prose(random.Random(seed + 2), 90)
-        self.developer = v1gen._prose(random.Random(seed + 3), 50)
-        self.user_instructions = v1gen._prose(random.Random(seed + 4), 20)
+        self.instructions = prose(random.Random(seed + 2), 90)
+        self.developer = prose(random.Random(seed + 3), 50)
+        self.user_instructions = prose(random.Random(seed + 4), 20)
         self.history: list[dict[str, Any]] = []  # messages kept by a compaction
         self.next_compaction = min(COMPACT_EVERY, size // 2)
 
@@ -73,7 +74,7 @@ class Rollout(v1gen.FormatWriter):
         self.written += len(data)
 
     def text(self, lo: int, hi: int) -> str:
-        return v1gen._prose(self.rng, self.rng.randint(lo, hi))
+        return prose(self.rng, self.rng.randint(lo, hi))
 
     def encrypted(self, lo: int, hi: int) -> str:
         n = self.rng.randint(lo, hi)
@@ -206,7 +207,7 @@ class Rollout(v1gen.FormatWriter):
                 },
             )
             body = (
-                v1gen._prose(rng, 1)
+                prose(rng, 1)
                 if rng.random() < 0.1
                 else self.cut(rng.choice(("log", "grep", "code")), self.output_size())
             )
@@ -254,7 +255,7 @@ class Rollout(v1gen.FormatWriter):
                 },
             )
         else:
-            query = " ".join(rng.choice(v1gen._WORDS) for _ in range(5))
+            query = " ".join(rng.choice(WORDS) for _ in range(5))
             self.line(
                 "response_item",
                 {
@@ -379,7 +380,7 @@ class Rollout(v1gen.FormatWriter):
         self.history = list(kept)
 
 
-_GENERATOR = v1gen.FormatGenerator(__doc__, Rollout)
+_GENERATOR = FormatGenerator(__doc__, Rollout)
 generate = _GENERATOR.generate
 main = _GENERATOR.main
 
