@@ -9,22 +9,16 @@ from pathlib import Path
 
 import orjson
 import pytest
+from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, story
 
 from session_core import TranscriptError
 from session_core.file_lines import feed_file
-from session_core.formats import by_name
 from session_core.formats.base import check_note
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.formats.codex.compaction import EntryIds
 from session_core.formats.codex.ops import CodexOps
-from session_core.model import Item, Transcript, Usage, ops_by_call, rows_json, unsettled_ops
-
-CODEX = by_name("codex")
-
-
-def opened(path: Path, alive: bool | None = None) -> Transcript:
-    return CODEX.open(path, writer_alive=alive)
+from session_core.model import Item, Usage, ops_by_call, rows_json, unsettled_ops
 
 
 def calls(tmp_path: Path) -> RolloutWriter:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from codex_helpers import CODEX
+from codex_helpers import opened as opened_as
 from codex_writer import RolloutWriter
 from helpers import follow_into
 
-from session_core.formats import by_name
 from session_core.formats.codex.user_turns import (
     USER_MESSAGE_BUDGET,
     View,
@@ -19,13 +20,12 @@ from session_core.formats.codex.user_turns import (
 )
 from session_core.model import Item, Transcript
 
-CODEX = by_name("codex")
 ENV = "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"
 AGENTS = "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nbe nice\n</INSTRUCTIONS>"
 
 
 def opened(path: str) -> Transcript:
-    return CODEX.open(path, writer_alive=False)
+    return opened_as(Path(path), False)
 
 
 def sent(t: Transcript) -> list[tuple[str, str]]:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from demo_helpers import run_write_command
 
 from session_core import formats
 from session_core.model import Transcript
@@ -20,12 +19,7 @@ from viewer.demo import DEMO_FILES, DEMO_FORMATS, RECORDERS
 def write_killed(tmp_path: Path, fmt: str) -> Path:
     """Run ``python -m viewer.demo write`` as a real process; it dies by SIGKILL."""
     path = tmp_path / DEMO_FILES[fmt]
-    done = subprocess.run(
-        [sys.executable, "-m", "viewer.demo", "write", str(path), "--speed", "0", "--format", fmt],
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == -9, done.stderr.decode()
+    run_write_command(path, "--format", fmt)
     return path
 
 
