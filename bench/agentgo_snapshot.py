@@ -22,16 +22,14 @@ sys.path.insert(0, str(HERE))
 
 import gen_agentgo  # noqa: E402
 import open_big  # noqa: E402
+from proc_status import rss_bytes  # noqa: E402
 
 from session_core.agentgo.reader import read_view  # noqa: E402
 from session_core.formats.agentgo import AgentGoModel  # noqa: E402
 
 
 def peak_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return (rss_bytes() or 0) / 2**20
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from proc_status import rss_bytes
 from sanity import fail
 
 WIDTH, HEIGHT = 160, 48
@@ -21,19 +22,12 @@ FIGURES_SCRIPT = Path(__file__).resolve().with_name("figures.py")  # its ``_chil
 def peak_rss() -> int:
     """This process's peak RSS in bytes: VmHWM, which starts again at exec (ru_maxrss
     would carry over the RSS of the process this one was forked from)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = rss_bytes()
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def current_rss() -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    return rss_bytes(field="VmRSS") or 0
 
 
 def mb(n: float) -> str:

@@ -54,6 +54,7 @@ import gen_agentgo  # noqa: E402
 import gen_claude_code  # noqa: E402
 import gen_codex  # noqa: E402
 import open_big  # noqa: E402
+from proc_status import rss_bytes  # noqa: E402
 
 FORMATS = ("transcript-v1", "claude-code", "codex", "agentgo-v1")
 SHORT = {
@@ -107,14 +108,7 @@ def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int
 
 
 def _hwm(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
+    return rss_bytes(pid) or 0
 
 
 def run_measured(argv: list[str], timeout: float) -> tuple[float, int, bytes]:

@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_transcript as gen  # noqa: E402
+from proc_status import status_bytes  # noqa: E402
 from sanity import Deadline, Figures, fail  # noqa: E402
 
 TAILSCOPE = str(Path(sys.executable).with_name("tailscope"))
@@ -174,12 +175,7 @@ class Tmux:
                 continue
 
     def peak_rss(self) -> int:
-        peak = 0
-        for status in self._procs("status"):
-            for line in status.splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]) * 1024)
-        return peak
+        return max((status_bytes(status) or 0 for status in self._procs("status")), default=0)
 
     def cpu_seconds(self) -> float:
         """CPU seconds (user and system) the pane's processes have used so far."""
