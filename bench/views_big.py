@@ -122,9 +122,10 @@ def measure(
             elif "diff" in actions:  # the model screen's (``ModelDiff``)
 
                 def model_diffed() -> str | None:
-                    pane = screen.diff
+                    pane = screen.diff  # (measured at its width once laid out)
                     count = len(pane.entries)
-                    return f"{count:,} rows" if count and len(pane.heights) == count else None
+                    done = len(pane.heights) == count and pane.measured_width == pane.content_width
+                    return f"{count:,} rows" if count and done else None
 
                 await timed("diff", lambda: screen.action_show_tab("diff"), model_diffed)
             screen.action_show_tab("conversation")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import screen_text
 from test_model_screen import opened, toy, until
+from textual.geometry import Size
 
 from session_core.column_items import at_line
 from session_core.model import Item
@@ -112,6 +113,10 @@ def test_a_long_rows_height_is_measured_once_a_width(monkeypatch: pytest.MonkeyP
     view = ModelDiffView()
     summary = ("italic", "the user asked for the parser to be fixed; " * 90)
     rows = [("", "short"), summary, ("bold", "folded: 3 items")]
+    # Not laid out yet (a tab just shown): a row a line, measured once it is, at the
+    # width it then has.
+    assert [view.measurer(78)(row) for row in rows] == [1, 1, 1] and not measured
+    monkeypatch.setattr(ModelDiffView, "size", property(lambda _self: Size(120, 30)))
     first = [view.measurer(80)(row) for row in rows]
     assert first == [real(row, 80) for row in rows] and first[1] > 1
     again = [view.measurer(80)(row) for row in rows]  # (the next snapshot's diff)

@@ -427,7 +427,14 @@ class ModelDiffView(LinesView):
         self._heights: dict[tuple[int, int], int] = {}
         self._width = -1
 
+    @property
+    def measured_width(self) -> int:
+        """The width the long rows were last measured at (-1: not yet laid out)."""
+        return self._width
+
     def measurer(self, width: int) -> Callable[[Entry], int]:
+        if not self.size.width:  # not laid out yet: measured again once it is (its width
+            return lambda _entry: 1  # then is another, and 536 summaries are not cheap)
         if width != self._width or len(self._heights) > self.KEPT:
             self._heights.clear()
             self._width = width

@@ -1,0 +1,32 @@
+"""A ``LinesView`` row's height (``entry_height``) is what wrapping it gives, counted
+without making its lines: ASCII by its length, the rest cut by cells."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from viewer.widgets.block_view import MAX_WRAPPED, entry_height, wrap
+
+# Text as transcripts hold it: words, newlines, wide and zero-width characters,
+# control characters and escapes (made inert before they are cut), long runs.
+PIECES = st.sampled_from(
+    [
+        *("word ", "\n", "\t", "\x1b[31m", "\r\n", "\x7f", "\x9b", "\u202e", "\u00ad"),
+        *("界", "🙂", "e\u0301", "\u200b", "\u200d", "ж\u0483", "\ufe0f", "\u0915\u093e"),
+        *("—", "→", "…", "é", "ж", "─", "∑", "⠿", "\u2028", "a" * 90, ""),
+    ]
+)
+TEXTS = st.one_of(st.text(max_size=400), st.lists(PIECES, max_size=60).map("".join))
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=TEXTS, width=st.integers(1, 200))
+def test_the_height_is_the_wrapped_lines_count(text: str, width: int) -> None:
+    assert entry_height(("", text), width) == len(wrap(text, width))
+
+
+def test_a_huge_line_is_capped_as_wrap_caps_it() -> None:
+    text = "x" * (MAX_WRAPPED * 10 + 5) + "\n" + "界" * 5000
+    for width in (1, 7, 80):
+        assert entry_height(("", text), width) == len(wrap(text, width)) <= 2 * MAX_WRAPPED
