@@ -16,7 +16,9 @@ panes a model holding which lines (the model screen's ``_draw``, v1's
 Printed: per format and rate, the file the viewer followed, p50/p99/max lag, and p99
 over the last third beside the first (a lag that grows with the run would show there).
 ``--view raw`` follows in the raw view (``r``: every line, folded ones marked) rather
-than the replayed one; ``--view tools``, ``runs`` or ``diff`` with that tab shown.
+than the replayed one; ``--view TAB`` with that tab shown (``tools``, ``runs``, ``diff``,
+or a format's own: v1's ``contexts``, agentgo's ``calls``, ``checkpoints``, ``timeline``;
+a format without it follows in its conversation).
 ``--smoke`` runs a short version on small files and fails on figures that cannot be.
 """
 
@@ -39,7 +41,6 @@ sys.path.insert(0, str(HERE.parent))
 import model_scale  # noqa: E402
 
 SIZE = (120, 40)
-TABS = ("tools", "runs", "diff")  # what ``--view`` may show beside the conversation
 
 
 def writer_main(source: str, target: str, start: int, rate: float, count: int) -> None:
@@ -134,11 +135,11 @@ async def follow_once(
         assert isinstance(screen, FollowingScreen), screen
         if view != "replayed":
             assert isinstance(screen, ModelScreen), screen  # (every format's)
+            tab = "changes" if view == "diff" and view not in screen._tab_ids else view
             if view == "raw":
                 screen.action_toggle_mode()
-            else:
-                # (v1's diff is its own tab: "changes")
-                screen.action_show_tab(view if view in screen._tab_ids else "changes")
+            elif tab in screen._tab_ids:  # (v1's diff is its own tab: "changes")
+                screen.action_show_tab(tab)
             await pilot.pause(0.5)
         if writer.stdout.readline().strip() != "ready":
             raise SystemExit("the writer did not start")
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--formats", default=",".join(model_scale.FORMATS))
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
-    parser.add_argument("--view", choices=("replayed", "raw", *TABS), default="replayed")
+    parser.add_argument("--view", default="replayed", help="replayed, raw or a tab's id")
     parser.add_argument("--smoke", action="store_true", help="small files, a short run")
     args = parser.parse_args(argv)
     if args.smoke:

@@ -323,6 +323,39 @@ async def test_a_formats_own_pane_is_hosted_through_the_seam(
             assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
 
 
+async def test_a_pane_set_follows_at_the_draws_pace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast writer's appends, held back by the draw throttle, reach a format's panes
+    together with the draw that shows them, not one call each (agentgo's call tree,
+    told of every append of a 1 GB session, lagged by seconds)."""
+    import viewer.screens.model_screen as model_screen
+
+    monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
+    monkeypatch.setitem(PANE_SETS, NAME, ToyPanes)
+    with toy_registered():
+        path = write_toy(tmp_path / "toy.jsonl")
+        async with opened(path) as (_app, pilot, screen):
+            panes = screen.panes
+            assert isinstance(panes, ToyPanes)
+            await until(pilot, lambda: screen.panes_ready, "the panes")
+            monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
+            screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
+            screen._drawn_at = __import__("time").monotonic()
+            before = panes.batches
+            for n in range(3):
+                with path.open("a") as fh:
+                    line = {"id": f"p{n}", "type": "msg", "role": "user", "text": "x"}
+                    fh.write(json.dumps(line) + "\n")
+                await until(
+                    pilot, lambda n=n: screen.live.transcript().raw[-1].id == f"p{n}", "read"
+                )
+            assert screen._pending and panes.batches == before  # held back with the draw
+            await until(pilot, lambda: not screen._pending, "the held appends, drawn", 3)
+            assert panes.batches == before + 1
+            assert screen.conversation.items[-1].id == "p2"
+
+
 def test_a_format_naming_panes_no_pane_set_gives_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -147,6 +147,8 @@ class ModelScreen(SearchingScreen):
         self._tab_ids = frozenset(tab.id for tab in self.TABS)
         self._detected: str | None = fmt if known else None  # what the first line names
         self._unseen_shown = 0  # the "N new" the header says
+        self._panes_behind = False  # the pane set has not followed the last updates
+        self._panes_reset = False  # ... and one of them was a reset
 
     # -- layout -----------------------------------------------------------------------
 
@@ -170,7 +172,9 @@ class ModelScreen(SearchingScreen):
         if panes is not None:
             self.runs.more = panes.run_detail
             if self._loaded and not self._previewing:
-                panes.followed(False)  # its own panes, drawn for what was read meanwhile
+                self._panes_behind = True  # its own panes, for what was read meanwhile
+                with self.state_lock:
+                    self._follow_panes()
         tab = self.query_one(TabbedContent).active
         self._refresh_pane(tab)
         if tab != FIRST_TAB:  # asked for before its pane came
@@ -236,6 +240,7 @@ class ModelScreen(SearchingScreen):
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
+        self._follow_panes()
         self._refresh_status()
         self._drawn_at = time.monotonic()
         cost = self._drawn_at - started
@@ -261,15 +266,23 @@ class ModelScreen(SearchingScreen):
         if update.reset:
             self._detected = None
         self._detected = update.format or self._detected
+        # The pane set follows with the next draw, at the draws' pace: an agentgo
+        # session's call tree, updated on every append of a fast writer, took more
+        # of the UI thread than it had (a 1 GB session's lag grew to seconds).
+        self._panes_behind = True
+        self._panes_reset = self._panes_reset or update.reset
         super()._receive(update)
+
+    def _follow_panes(self) -> None:
+        """The pane set told what the model read since it was last (the caller holds
+        ``state_lock``)."""
         panes = self.panes
-        if panes is None or self._swapping or not self.is_attached or self._previewing:
-            return  # a big file's own panes are drawn once it is read
-        if not self.panes_ready:
+        if not self._panes_behind or panes is None or self._swapping or self._previewing:
+            return  # (a big file's own panes are drawn once it is read)
+        if not self.is_attached or not self.panes_ready:
             return  # drawn when they come (``_panes_mounted``)
-        with self.state_lock:
-            panes.followed(update.reset)
-        self._refresh_status()
+        reset, self._panes_behind, self._panes_reset = self._panes_reset, False, False
+        panes.followed(reset)
 
     def _liveness_changed(self, live: bool) -> None:
         # Calls without a result turn from running to interrupted (and back).
