@@ -89,6 +89,7 @@ class CallsPane(Horizontal, FocusPane):
         self.run_id: str | None = None
         self.nodes: dict[CallKey, TreeNode[NodeData]] = {}
         self.run_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._run_labels: dict[str, tuple[int, str, str] | None] = {}  # what each says
         self._latest: dict[tuple[str, str], CallKey] = {}
         self._seen = 0
         self.selected: CallKey | None = None
@@ -122,6 +123,7 @@ class CallsPane(Horizontal, FocusPane):
         self.call_tree.clear()
         self.nodes.clear()
         self.run_nodes.clear()
+        self._run_labels.clear()
         self._latest.clear()
         self._seen = 0
         self._unbuilt = not self.active
@@ -214,17 +216,22 @@ class CallsPane(Horizontal, FocusPane):
         ):
             node = self.call_tree.root.add(Text(""), data=self.run_id, expand=True)
             self.run_nodes[self.run_id] = node
+        labelled = self._run_labels
         for run_id, node in self.run_nodes.items():
             run = view.runs.get(run_id)
+            says = None if run is None else (run.index, view.run_status(run_id), run.outcome())
+            if run_id in labelled and labelled[run_id] == says:
+                continue  # (every run was labelled again at every append: 70% of it)
+            labelled[run_id] = says
             label = Text()
-            if run is None:
+            if run is None or says is None:
                 label.append(f"(no run) {short(run_id, 12)}", self._style("dim"))
             else:
-                status = view.run_status(run_id)
-                label.append(f"run {run.index + 1} ", self._style("run"))
+                index, status, outcome = says
+                label.append(f"run {index + 1} ", self._style("run"))
                 label.append(short(run_id, 8), self._style("dim"))
                 label.append(f" {status}", self._style("gap") if status != "closed" else Style())
-                label.append(f" · {one_line(run.outcome(), 30)}")
+                label.append(f" · {one_line(outcome, 30)}")
             node.set_label(label)
 
     def _label(self, call: Call) -> Text:
