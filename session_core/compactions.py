@@ -107,6 +107,10 @@ class FoldedIndex(ListLike[str]):
         """Ids ``start`` to ``stop`` (in range)."""
         return self._ids.take(self._events[start:stop])
 
+    def events(self) -> frozenset[int]:
+        """The events whose ids are folded (each event's id is one of them)."""
+        return frozenset(self._events)
+
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), BATCH):
             yield from self.texts(start, start + BATCH)
@@ -165,6 +169,11 @@ class FoldedBy(Mapping[str, str]):
 
     def __contains__(self, mid: object) -> bool:
         return type(mid) is str and self._ids.find(mid) >= 0
+
+    def folded_events(self) -> frozenset[int]:
+        """The events whose ids are keys here, without making an id (another event of one
+        of those ids, in a file that repeats an id, is not among them)."""
+        return self._ids.events()
 
     def index_now(self) -> None:
         """Index the folded ids so far (``FoldedIndex.index_now``)."""

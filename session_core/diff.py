@@ -85,10 +85,26 @@ class DiffRows(Indexed[DiffRow]):
         return "elided" if eid in self.state.elided else "kept"
 
     def changed(self) -> list[int]:
-        """The rows whose fate is not "kept", in order."""
+        """The rows whose fate is not "kept", in order: a row whose event is folded told
+        without making its id (``kind`` made every id: 0.55 s at 1 GB, at each rebuild
+        of a followed diff that shows the changed rows alone)."""
         if self._changed is None:
-            kind = self.kind
-            self._changed = [index for index in range(len(self)) if kind(index) != "kept"]
+            state = self.state
+            kinds, ids = state.events.kinds, state.events.ids
+            folded_at, folded_by, elided = (
+                state.folded_by.folded_events(),
+                state.folded_by,
+                state.elided,
+            )
+            out: list[int] = []
+            for index, position in enumerate(self.positions):
+                if position in folded_at or kinds[position] == "compaction":
+                    out.append(index)
+                else:
+                    eid = ids[position]
+                    if eid in folded_by or eid in elided:
+                        out.append(index)
+            self._changed = out
         return self._changed
 
     def _one(self, index: int) -> DiffRow:

@@ -170,6 +170,27 @@ def test_diff_rows_built_on_demand_equal_the_whole_pass(tmp_path: Path) -> None:
             assert rows[-1] == list(rows)[-1] and rows[1:3] == list(rows)[1:3]
 
 
+def test_changed_rows_where_a_file_repeats_a_folded_id(tmp_path: Path) -> None:
+    """``changed`` tells a folded row by its event, without making its id: a message line
+    that repeats a folded message's id (a damaged file) is still changed by that id."""
+    path = tmp_path / "t.jsonl"
+    busy_transcript(path, 1)
+    state = plain_replay(path)
+    folded = next(iter(state.folded_by))
+    line = next(
+        raw
+        for raw in path.read_bytes().split(b"\n")
+        if raw.strip() and orjson.loads(raw).get("id") == folded
+    )
+    with path.open("ab") as fh:
+        fh.write(line + b"\n")
+    for state in (plain_replay(path), followed(path).state):
+        rows = DiffRows(state)
+        every = [i for i in range(len(rows)) if rows.kind(i) != "kept"]
+        assert rows.changed() == every
+        assert rows.kind(len(rows) - 1) == "folded"  # (the repeat: not a folded event)
+
+
 def test_events_parse_again_past_the_cache(tmp_path: Path) -> None:
     events = Events()
     lines = [orjson.dumps({"type": "message", "payload": {"n": n}}) for n in range(CACHE * 3)]
