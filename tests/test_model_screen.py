@@ -302,25 +302,35 @@ class ToyPanes(PaneSet):
         self.counted += 1
 
 
-async def test_a_formats_own_pane_is_hosted_through_the_seam(
+@asynccontextmanager
+async def toy_with_panes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen, ToyPanes, Path]]:
+    """The toy format with a plugin's pane set (``ToyPanes``), its file opened."""
     monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
     monkeypatch.setitem(PANE_SETS, NAME, ToyPanes)
     with toy_registered():
         path = write_toy(tmp_path / "toy.jsonl")
         async with opened(path) as (app, pilot, screen):
             panes = screen.panes
-            assert isinstance(panes, ToyPanes) and panes.batches >= 1
-            assert [tab.id for tab in screen.TABS] == [*(t.id for t in ModelScreen.TABS), "notes"]
-            assert "toy panes:" in screen_text(app)  # its line of the header
-            await pilot.press("5")
-            assert screen.query_one("#tabs").active == "notes"  # type: ignore[attr-defined]
-            assert panes.shown[-1] == "notes" and "the toy's own notes" in screen_text(app)
-            await pilot.press("z")  # its key, an action of the pane set
-            assert panes.counted == 1
-            await pilot.press("1")
-            assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+            assert isinstance(panes, ToyPanes)
+            yield app, pilot, screen, panes, path
+
+
+async def test_a_formats_own_pane_is_hosted_through_the_seam(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with toy_with_panes(tmp_path, monkeypatch) as (app, pilot, screen, panes, _path):
+        assert panes.batches >= 1
+        assert [tab.id for tab in screen.TABS] == [*(t.id for t in ModelScreen.TABS), "notes"]
+        assert "toy panes:" in screen_text(app)  # its line of the header
+        await pilot.press("5")
+        assert screen.query_one("#tabs").active == "notes"  # type: ignore[attr-defined]
+        assert panes.shown[-1] == "notes" and "the toy's own notes" in screen_text(app)
+        await pilot.press("z")  # its key, an action of the pane set
+        assert panes.counted == 1
+        await pilot.press("1")
+        assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
 
 
 async def test_a_pane_set_follows_at_the_draws_pace(
@@ -331,29 +341,21 @@ async def test_a_pane_set_follows_at_the_draws_pace(
     told of every append of a 1 GB session, lagged by seconds)."""
     import viewer.screens.model_screen as model_screen
 
-    monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
-    monkeypatch.setitem(PANE_SETS, NAME, ToyPanes)
-    with toy_registered():
-        path = write_toy(tmp_path / "toy.jsonl")
-        async with opened(path) as (_app, pilot, screen):
-            panes = screen.panes
-            assert isinstance(panes, ToyPanes)
-            await until(pilot, lambda: screen.panes_ready, "the panes")
-            monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
-            screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
-            screen._drawn_at = __import__("time").monotonic()
-            before = panes.batches
-            for n in range(3):
-                with path.open("a") as fh:
-                    line = {"id": f"p{n}", "type": "msg", "role": "user", "text": "x"}
-                    fh.write(json.dumps(line) + "\n")
-                await until(
-                    pilot, lambda n=n: screen.live.transcript().raw[-1].id == f"p{n}", "read"
-                )
-            assert screen._pending and panes.batches == before  # held back with the draw
-            await until(pilot, lambda: not screen._pending, "the held appends, drawn", 3)
-            assert panes.batches == before + 1
-            assert screen.conversation.items[-1].id == "p2"
+    async with toy_with_panes(tmp_path, monkeypatch) as (_app, pilot, screen, panes, path):
+        await until(pilot, lambda: screen.panes_ready, "the panes")
+        monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
+        screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
+        screen._drawn_at = __import__("time").monotonic()
+        before = panes.batches
+        for n in range(3):
+            with path.open("a") as fh:
+                line = {"id": f"p{n}", "type": "msg", "role": "user", "text": "x"}
+                fh.write(json.dumps(line) + "\n")
+            await until(pilot, lambda n=n: screen.live.transcript().raw[-1].id == f"p{n}", "read")
+        assert screen._pending and panes.batches == before  # held back with the draw
+        await until(pilot, lambda: not screen._pending, "the held appends, drawn", 3)
+        assert panes.batches == before + 1
+        assert screen.conversation.items[-1].id == "p2"
 
 
 def test_a_format_naming_panes_no_pane_set_gives_is_refused(
