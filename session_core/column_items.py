@@ -125,6 +125,31 @@ class Items(Indexed[Item]):
                     found.append(index)
         return found
 
+    def having(self, keep: Callable[[str, str], bool]) -> Items:
+        """The items whose role and kind ``keep`` says yes to, in order, as a view of the
+        same column: none built, each role and kind pair asked once (a filtered raw view
+        of a 1 GB session built its 184,000 items at every draw: 6 s)."""
+        column, own = self._column, self._own
+        roles, kinds = column.role, column.kind
+        said: dict[int, bool] = {}
+        kept: list[int | Item] = []
+        for index in range(self._n):
+            entry = self._entries[index] if self._entries is not None else index
+            if type(entry) is int and entry >= 0:
+                pair = roles[entry] << 16 | kinds[entry]
+                ok = said.get(pair)
+                if ok is None:
+                    ok = said[pair] = keep(column.role_of(entry), column.kind_of(entry))
+            else:
+                item = self._one(index)
+                ok = keep(item.role, item.kind)
+            if ok:
+                kept.append(entry)
+        numbers = [entry for entry in kept if type(entry) is int]
+        if len(numbers) == len(kept):  # (8 bytes an entry, as the view's own are)
+            return Items(column, entries=array("q", numbers), own=own)
+        return Items(column, entries=kept, own=own)
+
     def mark_counts(self) -> dict[str, int] | None:
         """How many items carry each mark, none built (None: only by building them)."""
         return self._column.mark_counts(self._n) if self._entries is None else None

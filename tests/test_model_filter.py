@@ -4,11 +4,16 @@ Code session written by the tests' own writer."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from claude_code_writer import story
 from helpers import fingerprint, wait_for
+from test_model_diff import files
 from textual.widgets import Button, SelectionList
 
+from session_core.column_items import Items
+from session_core.formats import by_name
 from viewer.app import TailscopeApp
 from viewer.screens.export import ExportScreen
 from viewer.screens.filter import FilterScreen
@@ -46,3 +51,38 @@ async def test_the_filter_hides_a_role_and_everything_brings_it_back(tmp_path: P
         screen.action_export()
         await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
     assert fingerprint(path) == before
+
+
+KEEPS = {
+    "users": lambda role, kind: role == "user",
+    "no-assistant": lambda role, kind: role != "assistant",
+    "messages": lambda role, kind: kind == "message",
+    "records": lambda role, kind: kind not in ("message", "summary"),
+    "none": lambda role, kind: False,
+}
+
+
+def test_a_filtered_view_is_what_filtering_every_item_gives_none_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Items.having``: a filtered raw view of a 1 GB session built its 184,000 items
+    at every draw (6 s); it reads the column's roles and kinds."""
+    checked = set()
+    for name, path in files(tmp_path):
+        t = by_name(name).open(str(path))
+        for view in (t.raw, t.messages):
+            if not isinstance(view, Items):
+                continue
+            checked.add(name)
+            every = list(view)
+            for what, keep in KEEPS.items():
+                with monkeypatch.context() as m:
+                    m.setattr(type(view._column), "item", _never)
+                    kept = view.having(keep)
+                want = [item for item in every if keep(item.role, item.kind)]
+                assert list(kept) == want, (name, what)
+    assert checked == {"claude-code", "codex", "transcript-v1", "agentgo-v1"}
+
+
+def _never(_column: object, index: int) -> Any:
+    raise AssertionError(f"item {index} built to be filtered")

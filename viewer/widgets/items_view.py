@@ -218,12 +218,15 @@ class ItemsView(BlockView):
         roles, kinds = self.roles, self.kinds
         if roles is None and kinds is None:
             return items
-        return [
-            item
-            for item in items
-            if (roles is None or item.role in roles or item.role not in FILTER_ROLES)
-            and (kinds is None or item.kind in kinds or item.kind not in FILTER_KINDS)
-        ]
+
+        def keep(role: str, kind: str) -> bool:
+            return (roles is None or role in roles or role not in FILTER_ROLES) and (
+                kinds is None or kind in kinds or kind not in FILTER_KINDS
+            )
+
+        if isinstance(items, Items):
+            return items.having(keep)  # (none built)
+        return [item for item in items if keep(item.role, item.kind)]
 
     def set_filter(self, roles: frozenset[str] | None, kinds: frozenset[str] | None) -> None:
         """Show only these roles and kinds (None: all), keeping the cursor where it can."""
