@@ -236,6 +236,41 @@ async def test_search_and_jumps(toy: Path) -> None:
         await until(pilot, lambda: view.selected and view.selected.id == "t2", "next error")
 
 
+async def test_a_long_jump_leaves_the_screen_live_and_lands(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A jump asks its items a stretch at a time, the screen drawn between (one with
+    nothing ahead in a 1 GB raw view held the UI thread 5.8 s); a move of the user's
+    meanwhile ends it; one that finds nothing says so at the end."""
+    import viewer.widgets.items_view as items_view
+
+    monkeypatch.setattr(items_view, "JUMP_STEP", 1)  # (the toy's few items: a step each)
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("r", "g")
+        await until(pilot, lambda: view.mode == "raw" and view.cursor == 0, "the raw view's top")
+        target = next(i for i, item in enumerate(view.items) if view._is("error", item))
+        assert target > 2
+        asked: list[int] = []
+        real = view._is
+        monkeypatch.setattr(view, "_is", lambda what, item: asked.append(1) or real(what, item))
+        view.action_jump("error", 1)
+        assert view.cursor == 0 and len(asked) == 1  # (one asked now, the rest later)
+        await until(pilot, lambda: view.cursor == target, "the error, reached step by step")
+        assert len(asked) == target and any(
+            "Looking for the next error" in str(n.message) for n in app._notifications
+        )
+        view.move_to(0)
+        view.action_jump("error", 1)
+        view.move_to(1)  # the user moves: the jump ends where it is
+        await pilot.pause(0.2)
+        assert view.cursor == 1 and view._jump is None
+        view.move_to(len(view.items) - 1)
+        view.action_jump("compaction", 1)
+        await until(pilot, lambda: view._jump is None, "the end, reached")
+        assert view.cursor == len(view.items) - 1
+
+
 async def test_the_viewer_never_writes(toy: Path) -> None:
     before = fingerprint(toy)
     async with opened(toy) as (_app, pilot, _screen):

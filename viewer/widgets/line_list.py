@@ -48,6 +48,11 @@ def jump_failed(what: str, direction: int) -> str:
     return f"No {_JUMP_LABELS[what]} {'after' if direction > 0 else 'before'} this one."
 
 
+def jump_label(what: str) -> str:
+    """What a jump looks for, in words."""
+    return _JUMP_LABELS[what]
+
+
 def highlight(line: Text, term: str, style: Style) -> None:
     """Every occurrence of ``term`` (lower case) in ``line`` styled as a match."""
     plain = line.plain.lower()
