@@ -232,6 +232,7 @@ class ItemsView(BlockView):
 
     def set_filter(self, roles: frozenset[str] | None, kinds: frozenset[str] | None) -> None:
         """Show only these roles and kinds (None: all), keeping the cursor where it can."""
+        self._jump = None  # (its items are others now)
         self.roles = None if roles is None or roles >= frozenset(FILTER_ROLES) else roles
         self.kinds = None if kinds is None or kinds >= frozenset(FILTER_KINDS) else kinds
         self.show(self.transcript, to_end=self.follows_end)
@@ -242,6 +243,7 @@ class ItemsView(BlockView):
         return self.roles is not None or self.kinds is not None
 
     def set_mode(self, mode: ItemsMode) -> None:
+        self._jump = None  # (its items are others now)
         key = self._safe_key(self.cursor) if self.cursor >= 0 else None
         at_end = self.follows_end
         self.mode = mode
