@@ -242,9 +242,9 @@ async def test_a_long_jump_leaves_the_screen_live_and_lands(
     """A jump asks its items a stretch at a time, the screen drawn between (one with
     nothing ahead in a 1 GB raw view held the UI thread 5.8 s); a move of the user's
     meanwhile ends it; one that finds nothing says so at the end."""
-    import viewer.widgets.items_view as items_view
+    import viewer.widgets.item_jumps as item_jumps
 
-    monkeypatch.setattr(items_view, "JUMP_STEP", 1)  # (the toy's few items: a step each)
+    monkeypatch.setattr(item_jumps, "JUMP_STEP", 1)  # (the toy's few items: a step each)
     async with opened(toy) as (app, pilot, screen):
         view = screen.conversation
         await pilot.press("r", "g")

@@ -40,15 +40,12 @@ from session_core.text import count
 from ..safe import one_line
 from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
-from .line_list import jump_failed, jump_label
+from .item_jumps import COMPACTION_KINDS, ItemJumps
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
 PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
-JUMP_STEP = 2_000  # items a jump asks before the screen is drawn again (~60 ms at 1 GB)
-COMPACTION_KINDS = frozenset({"compaction", "summary", "compact-summary"})
-ERROR_KINDS = frozenset({"error", "api-error", "api_error"})
 
 
 def as_json(value: Any) -> str:
@@ -79,7 +76,7 @@ FILTER_KINDS = (
 )
 
 
-class ItemsView(BlockView):
+class ItemsView(ItemJumps):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = BlockView.COMPONENT_CLASSES | {
@@ -177,7 +174,6 @@ class ItemsView(BlockView):
         self.kinds: frozenset[str] | None = None
         # What a format's own panes narrow the view to (the one run they show, say).
         self.narrow: Callable[[Sequence[Item]], Sequence[Item]] | None = None
-        self._jump: tuple[str, int, int, int] | None = None  # (what, ±1, where, steps)
 
     # -- feeding ----------------------------------------------------------------------
 
@@ -232,7 +228,7 @@ class ItemsView(BlockView):
 
     def set_filter(self, roles: frozenset[str] | None, kinds: frozenset[str] | None) -> None:
         """Show only these roles and kinds (None: all), keeping the cursor where it can."""
-        self._jump = None  # (its items are others now)
+        self.end_jump()  # (its items are others now)
         self.roles = None if roles is None or roles >= frozenset(FILTER_ROLES) else roles
         self.kinds = None if kinds is None or kinds >= frozenset(FILTER_KINDS) else kinds
         self.show(self.transcript, to_end=self.follows_end)
@@ -243,7 +239,7 @@ class ItemsView(BlockView):
         return self.roles is not None or self.kinds is not None
 
     def set_mode(self, mode: ItemsMode) -> None:
-        self._jump = None  # (its items are others now)
+        self.end_jump()  # (its items are others now)
         key = self._safe_key(self.cursor) if self.cursor >= 0 else None
         at_end = self.follows_end
         self.mode = mode
@@ -521,59 +517,8 @@ class ItemsView(BlockView):
         self.app.copy_to_clipboard(text)
         self.app.notify(f"Copied {count(len(text), 'character')} to the clipboard.")
 
-    def _is(self, what: str, item: Item) -> bool:
-        if what == "compaction":
-            return item.kind in COMPACTION_KINDS or item.kind == "compaction"
-        if what == "call":
-            return any(p.kind in ("tool-call", "tool-result") for p in item.parts)
-        if item.kind in ERROR_KINDS:
-            return True
-        for part in item.parts:
-            if part.kind == "tool-result" and part.is_error:
-                return True
-            if part.kind == "tool-call":
-                op = self.ops.get(part.call_id or "")
-                if op is not None and STATE_TONES.get(op.state) in ("bad", "warn"):
-                    return True
-        return False
-
-    def action_jump(self, what: str, direction: int) -> None:
-        """The cursor to the next (or previous) call, error or compaction: looked for
-        ``JUMP_STEP`` items at a time, the screen drawn between them (an item is made to
-        be asked: a jump with nothing ahead in a 1 GB raw view held the screen 5.8 s)."""
-        start = self.cursor if self.cursor >= 0 else (-1 if direction > 0 else len(self.items))
-        self._jump = (what, direction, start + direction, 0)  # (a new jump ends the last)
-        self._jump_step()
-
-    def _jump_step(self) -> None:
-        job = self._jump
-        if job is None:
-            return
-        what, direction, index, steps = job
-        items = self.items  # (a snapshot since: the same items, more of them, follow on)
-        count = len(items)
-        for _ in range(JUMP_STEP):
-            if not 0 <= index < count:
-                self._jump = None
-                self.post_message(self.Said(jump_failed(what, direction)))
-                return
-            if self._is(what, items[index]):
-                self.move_to(index)  # (which ends the jump)
-                return
-            index += direction
-        self._jump = (what, direction, index, steps + 1)
-        if steps == 0:
-            way = "next" if direction > 0 else "previous"
-            self.post_message(self.Said(f"Looking for the {way} {jump_label(what)}…"))
-        self.set_timer(0.001, self._jump_step)  # (after the screen's other events)
-
-    def move_to(self, index: int) -> None:
-        self._jump = None  # (the user moved meanwhile: a jump still looking ends)
-        super().move_to(index)
-
-    def action_page(self, direction: int) -> None:
-        self._jump = None
-        super().action_page(direction)
+    def say(self, text: str) -> None:
+        self.post_message(self.Said(text))
 
     # -- search -------------------------------------------------------------------------
 
