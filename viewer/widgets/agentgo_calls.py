@@ -224,7 +224,7 @@ class CallsPane(Horizontal, FocusPane):
                 continue  # (every run was labelled again at every append: 70% of it)
             labelled[run_id] = says
             label = Text()
-            if run is None or says is None:
+            if says is None:
                 label.append(f"(no run) {short(run_id, 12)}", self._style("dim"))
             else:
                 index, status, outcome = says

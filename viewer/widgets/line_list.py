@@ -45,7 +45,7 @@ _JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction
 
 def jump_failed(what: str, direction: int) -> str:
     """What to tell the user when a jump (a call, an error, a compaction) finds nothing."""
-    return f"No {_JUMP_LABELS[what]} {'after' if direction > 0 else 'before'} this one."
+    return f"No {jump_label(what)} {'after' if direction > 0 else 'before'} this one."
 
 
 def jump_label(what: str) -> str:
