@@ -15,6 +15,7 @@ from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.diff_view import DiffView
 from viewer.widgets.items_view import ItemsView
+from viewer.widgets.line_tree import LineTree
 
 SIZE = (120, 200)  # tall enough for the whole list
 
@@ -53,8 +54,8 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
     write_agentgo_story(session)
     text = await _help_text(TailscopeApp(session), ModelScreen)
     screen = ModelScreen.for_format("agentgo-v1")
-    for what in _descriptions(screen.BINDINGS):  # agentgo's own keys among them
-        assert what in text, what
+    for what in [*_descriptions(screen.BINDINGS), *_descriptions(LineTree.BINDINGS)]:
+        assert what in text, what  # agentgo's own keys among them, the call tree's too
     assert "All runs" in text and "Failed/gap call" in text and "Open call" in text
     (tmp_path / "dir").mkdir()
     write_story(tmp_path / "dir" / "t.jsonl")

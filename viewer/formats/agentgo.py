@@ -32,6 +32,7 @@ from ..widgets.agentgo_checkpoints import CheckpointsPane
 from ..widgets.agentgo_timeline import TimelineView
 from ..widgets.block_view import Entry
 from ..widgets.line_list import LineList
+from ..widgets.line_tree import LineTree
 from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
 
@@ -276,6 +277,7 @@ class AgentGoPanes(PaneSet):
 
     def help_sections(self) -> list[Section]:
         return [
+            ("Calls", LineTree.BINDINGS),
             ("Timeline", [*LineList.BINDINGS, *TimelineView.BINDINGS]),
             ("Checkpoints", VirtualTable.BINDINGS),
         ]

@@ -2,21 +2,20 @@
 
 The tree grows by appends (new calls go under their parent's latest attempt,
 as ``AgentGoView`` nests them) and only the nodes an update touched are
-relabelled. Labels and the detail are ``Text`` built from inert strings; a
-``Tree`` is never given a ``str`` label (it would parse it as markup).
+relabelled. It is a ``LineTree`` (a followed 1 GB session's tree holds tens of
+thousands of calls). Labels and the detail are ``Text`` built from inert strings.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Static, Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets import Static
 
 from session_core.agentgo.view import AgentGoView, Call, CallKey
 
@@ -24,6 +23,7 @@ from ..agentgo_detail import call_detail
 from ..agentgo_model import args_differ, call_label_parts, short
 from ..safe import one_line
 from .line_list import component_style
+from .line_tree import LineTree
 from .pane import FocusPane
 
 NodeData = CallKey | str  # a call, or a run id for a run's node
@@ -45,37 +45,6 @@ FALLBACK_STYLES: dict[str, str] = {
 GLYPH = {"ok": "✓", "failed": "✗", "gap": "?"}
 
 
-class _CallTree(Tree[NodeData]):
-    """A Tree whose width comes from the label's length, not from rendering every label.
-
-    The base class renders each label to measure it on every rebuild, which is
-    most of the cost of a tree of tens of thousands of calls.
-    """
-
-    def process_label(self, label: str | Text) -> Text:
-        # Labels are one-line Text built here (never str: that would be parsed as markup).
-        return label if isinstance(label, Text) else Text(str(label))
-
-    def __init__(self, label: Text, *, id: str | None = None) -> None:
-        super().__init__(label, id=id)
-        # Each node's label and its width: every change rebuilds the tree's lines and
-        # measures every label again (48 of a rebuild's 60 ms with 10,000 calls).
-        self._widths: dict[int, tuple[Text | str, int]] = {}
-
-    def get_label_width(self, node: TreeNode[NodeData]) -> int:
-        label = node.label
-        known = self._widths.get(node.id)
-        if known is not None and known[0] is label:
-            return known[1]
-        width = (label.cell_len if isinstance(label, Text) else len(str(label))) + 2
-        self._widths[node.id] = (label, width)
-        return width
-
-    def clear(self) -> Self:
-        self._widths.clear()  # (node ids start again from 0)
-        return super().clear()
-
-
 class CallsPane(Horizontal, FocusPane):
     """Calls of the chosen run (``None``: every run, one branch each) and the selected call."""
 
@@ -87,8 +56,8 @@ class CallsPane(Horizontal, FocusPane):
         super().__init__(id=id)
         self.view = AgentGoView()
         self.run_id: str | None = None
-        self.nodes: dict[CallKey, TreeNode[NodeData]] = {}
-        self.run_nodes: dict[str, TreeNode[NodeData]] = {}
+        self.nodes: dict[CallKey, None] = {}  # the calls in the tree, in call order
+        self.run_nodes: dict[str, None] = {}  # the runs' nodes
         self._run_labels: dict[str, tuple[int, str, str] | None] = {}  # what each says
         self._latest: dict[tuple[str, str], CallKey] = {}
         self._seen = 0
@@ -98,16 +67,13 @@ class CallsPane(Horizontal, FocusPane):
         self._unbuilt = False  # set_view came while hidden: the tree is built when shown
 
     def compose(self) -> ComposeResult:
-        tree = _CallTree(Text("calls"), id="agentgo-call-tree")
-        tree.show_root = False
-        tree.guide_depth = 3
-        yield tree
+        yield LineTree[NodeData](id="agentgo-call-tree")
         with VerticalScroll(id="agentgo-call-detail-scroll"):
             yield Static(Text("No call selected.", style="dim"), id="agentgo-call-detail")
 
     @property
-    def call_tree(self) -> Tree[NodeData]:
-        return self.query_one("#agentgo-call-tree", Tree)
+    def call_tree(self) -> LineTree[NodeData]:
+        return self.query_one("#agentgo-call-tree", LineTree)
 
     def _style(self, name: str) -> Style:
         return component_style(self, f"agentgo-calls--{name}", FALLBACK_STYLES)
@@ -156,11 +122,10 @@ class CallsPane(Horizontal, FocusPane):
         for key in touched:
             if key in fresh:
                 continue  # labelled as it was added
-            node = self.nodes.get(key)
-            if node is not None:
-                node.set_label(self._label(self.view.calls[key]))
+            if key in self.nodes:
+                self.call_tree.set_label(key, self._label(self.view.calls[key]))
         self._relabel_runs()
-        if self.selected is None and self.nodes and self.call_tree.cursor_node is None:
+        if self.selected is None and self.nodes and self.call_tree.cursor_key is None:
             self.select(next(iter(self.nodes)))
         elif self.selected is not None and self.selected in touched:
             self._show_detail()
@@ -176,48 +141,44 @@ class CallsPane(Horizontal, FocusPane):
     def _catch_up(self) -> set[CallKey]:
         view = self.view
         order = view.call_order
+        tree = self.call_tree
         fresh: set[CallKey] = set()
         for index in range(self._seen, len(order)):
             key = order[index]
             call = view.calls[key]
             if self.run_id is not None and call.run_id != self.run_id:
                 continue
-            parent = self._parent_node(call)
-            node = parent.add(self._label(call), data=key, expand=True, allow_expand=False)
-            if not parent.allow_expand:  # a call's first child (each change repaints the tree)
-                parent.allow_expand = True
-            self.nodes[key] = node
+            tree.add(key, self._label(call), self._under(call))
+            self.nodes[key] = None
             fresh.add(key)
             self._latest[(call.run_id, call.id)] = key
             if call.attempt > 1:  # the earlier attempt now reads "retried"
                 earlier = (call.run_id, call.id, call.attempt - 1)
                 if earlier in self.nodes:
-                    self.nodes[earlier].set_label(self._label(view.calls[earlier]))
+                    tree.set_label(earlier, self._label(view.calls[earlier]))
         self._seen = len(order)
         return fresh
 
-    def _parent_node(self, call: Call) -> TreeNode[NodeData]:
+    def _under(self, call: Call) -> NodeData:
+        """The node a call goes under: its parent's latest attempt, else its run's."""
         if call.parent_id is not None:
             parent_key = self._latest.get((call.run_id, call.parent_id))
             if parent_key is not None:
-                return self.nodes[parent_key]
-        run_node = self.run_nodes.get(call.run_id)
-        if run_node is None:
-            run_node = self.call_tree.root.add(Text(""), data=call.run_id, expand=True)
-            self.run_nodes[call.run_id] = run_node
-        return run_node
+                return parent_key
+        self._add_run(call.run_id)
+        return call.run_id
+
+    def _add_run(self, run_id: str) -> None:
+        if run_id not in self.run_nodes:
+            self.call_tree.add(run_id, Text(""))
+            self.run_nodes[run_id] = None
 
     def _relabel_runs(self) -> None:
         view = self.view
-        if (
-            self.run_id is not None
-            and self.run_id in view.runs
-            and self.run_id not in self.run_nodes
-        ):
-            node = self.call_tree.root.add(Text(""), data=self.run_id, expand=True)
-            self.run_nodes[self.run_id] = node
+        if self.run_id is not None and self.run_id in view.runs:
+            self._add_run(self.run_id)
         labelled = self._run_labels
-        for run_id, node in self.run_nodes.items():
+        for run_id in self.run_nodes:
             run = view.runs.get(run_id)
             says = None if run is None else (run.index, view.run_status(run_id), run.outcome())
             if run_id in labelled and labelled[run_id] == says:
@@ -232,7 +193,7 @@ class CallsPane(Horizontal, FocusPane):
                 label.append(short(run_id, 8), self._style("dim"))
                 label.append(f" {status}", self._style("gap") if status != "closed" else Style())
                 label.append(f" · {one_line(outcome, 30)}")
-            node.set_label(label)
+            self.call_tree.set_label(run_id, label)
 
     def _label(self, call: Call) -> Text:
         status = call.status
@@ -257,16 +218,9 @@ class CallsPane(Horizontal, FocusPane):
 
     def select(self, key: CallKey) -> bool:
         """Move the cursor to a call (expanding its ancestors); False if it is not shown."""
-        node = self.nodes.get(key)
-        if node is None:
+        if key not in self.nodes:
             return False
-        parent = node.parent
-        while parent is not None:
-            parent.expand()
-            parent = parent.parent
-        tree = self.call_tree
-        _ = tree.last_line  # lay the tree out so the node has a line
-        tree.move_cursor(node)
+        self.call_tree.move_to_key(key)
         self.selected = key
         self._show_detail()
         return True
@@ -286,16 +240,12 @@ class CallsPane(Horizontal, FocusPane):
             position += step
         return False
 
-    @on(Tree.NodeHighlighted, "#agentgo-call-tree")
-    def _highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+    @on(LineTree.Highlighted, "#agentgo-call-tree")
+    def _highlighted(self, event: LineTree.Highlighted) -> None:
         event.stop()
-        data = event.node.data
-        self.selected = None if data is None or isinstance(data, str) else data
+        key = event.key
+        self.selected = key if isinstance(key, tuple) else None  # (a run's node: its id)
         self._show_detail()
-
-    @on(Tree.NodeSelected, "#agentgo-call-tree")
-    def _quiet(self, event: Tree.NodeSelected[NodeData]) -> None:
-        event.stop()
 
     def _show_detail(self) -> None:
         detail = self.query_one("#agentgo-call-detail", Static)
