@@ -147,6 +147,10 @@ async def test_fold_unfold_and_the_cursor_by_keys() -> None:
         assert shown(tree)[2] == "│  └─ a1x"
         await pilot.click(LineTree, offset=(8, 3))  # a label: the cursor moves there
         assert tree.cursor_key == "a2"
+        await pilot.double_click(LineTree, offset=(8, 1))  # a row: folded
+        assert tree.cursor_key == "a1" and shown(tree)[1:3] == ["├─ ▶ a1", "└─ a2"]
+        await pilot.double_click(LineTree, offset=(8, 1))  # and unfolded
+        assert shown(tree)[2] == "│  └─ a1x"
         assert not tree.move_to_key("nothing")
 
 

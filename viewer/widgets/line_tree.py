@@ -282,16 +282,17 @@ class LineTree(LineList, Generic[K]):
 
     def on_click(self, event: events.Click) -> None:
         # The base's handler (called after this one) moves the cursor; a click on a
-        # node's toggle folds or unfolds it too.
+        # node's toggle, or a double click on its row, folds or unfolds it too.
         offset = event.get_content_offset(self)
         if offset is None:
             return
         rows = self._visible_rows()
         row = int(self.scroll_y) + offset.y
-        if 0 <= row < len(rows):
+        if 0 <= row < len(rows) and rows[row].children:
             node = rows[row]
             x = offset.x + int(self.scroll_x) - len(GUIDE_SPACE) * node.depth
-            if node.children and 0 <= x < len(TOGGLE_OPEN):
+            on_toggle = 0 <= x < len(TOGGLE_OPEN)
+            if (event.chain == 1) if on_toggle else (event.chain == 2):
                 self.set_expanded(node.key, not node.expanded)
 
     # -- drawing --------------------------------------------------------------------
