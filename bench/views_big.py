@@ -5,6 +5,7 @@
 Headless and in-process (``App.run_test``), on the generated transcript of
 ``open_big.py`` (another format's: ``model_scale.py``'s), after its whole replay:
 
+* **calls**: agentgo's call tree (``2``), until it has a row per call and run;
 * **tools**: ``3``, until the tool-operations table has a row per operation;
 * **contexts**: ``4``, until the list of runs has every run (v1 only);
 * **diff**: ``2``, until the diff has a row per message line and summary (v1 only);
@@ -43,6 +44,7 @@ WORD = "make"  # in a few of the generated tool results (of every format)
 V1 = "transcript-v1"
 ACTIONS = ("tools", "contexts", "diff", "raw", "search")  # v1's; another format's:
 OTHER_ACTIONS = ("tools", "diff", "raw", "search")  # (its diff: the model screen's)
+OFFERED = {V1: ACTIONS, "agentgo-v1": ("calls", *OTHER_ACTIONS)}  # (else OTHER_ACTIONS)
 
 
 def peak_mb() -> float:
@@ -96,6 +98,18 @@ def measure(
                     return None
                 return f"{len(view.matches):,} matches in {len(view.items):,} rows"
 
+            if "calls" in actions:  # (agentgo's call tree: a row per call and run)
+                from viewer.widgets.agentgo_calls import CallsPane
+
+                def calls() -> str | None:
+                    pane = screen.query_one(CallsPane)
+                    tree, view = pane.call_tree, pane.view
+                    wanted = len(view.call_order) + len(view.runs)
+                    done = pane.active and len(pane.nodes) == len(view.call_order)
+                    count = tree.item_count() if done else 0
+                    return f"{count:,} rows" if count and count >= wanted else None
+
+                await timed("calls", lambda: screen.action_show_tab("calls"), calls)
             if "tools" in actions:
                 await timed("tools", lambda: screen.action_show_tab("tools"), tools)
             if v1:  # (its run contexts and diff: v1's own panes)
@@ -144,7 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1GB")
     parser.add_argument("--format", default=V1, choices=FORMATS)
     parser.add_argument(
-        "--actions", default="", help=f"some of {','.join(ACTIONS)} (raw comes with search)"
+        "--actions",
+        default="",
+        help="some of the format's: "
+        + "; ".join(f"{fmt}: {','.join(OFFERED.get(fmt, OTHER_ACTIONS))}" for fmt in FORMATS)
+        + " (raw comes with search)",
     )
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--smoke", action="store_true", help="2MB (for CI)")
@@ -152,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = ["2MB"] if args.smoke else args.sizes.split(",")
     v1 = args.format == V1
-    offered = ACTIONS if v1 else OTHER_ACTIONS
+    offered = OFFERED.get(args.format, OTHER_ACTIONS)
     asked = tuple(a for a in args.actions.split(",") if a) or offered
     unknown = [a for a in asked if a not in offered]
     if unknown:
