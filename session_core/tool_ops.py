@@ -30,7 +30,9 @@ STATE_LABELS: dict[str, str] = {
     "failed": "failed",
     "outcome-unknown": "outcome unknown",
     "running": "running",
-    "interrupted": "interrupted: no result, the writer is gone",
+    # (no result with the writer gone, a turn cut off, or a result that says the user
+    # interrupted it: the one word is true of each)
+    "interrupted": "interrupted",
     "running-dead": "running when the writer died",
     "unsettled-answered": "completed, settle never landed",
     "never-dispatched": "never dispatched",

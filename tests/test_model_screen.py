@@ -114,8 +114,9 @@ async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
         assert table.column_cells("state") == [
             "completed",
             "failed",
-            "interrupted: no result, the writer is gone",
+            "interrupted",
         ]
+        assert table.columns[0][2] == len("outcome unknown") + 2  # (no wider than need be)
         await pilot.press("down", "enter")
         await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail")
         text = screen_text(app)

@@ -100,7 +100,7 @@ STATES = {
     "call_ok": "completed",
     "call_fail": "failed",
     "call_unk": "outcome unknown",
-    "call_run": "interrupted: no result, the writer is gone",
+    "call_run": "interrupted",
     "call_unsettled": "completed, settle never landed",
     "call_art": "completed",
     "call_gone": "completed",
@@ -113,6 +113,8 @@ STATES = {
 async def test_every_state_is_told_apart(crashed: Path) -> None:
     async with operations(crashed) as (_app, _pilot, screen):
         assert by_call(screen.ops.table, "state") == STATES
+        # the column as wide as its longest label (v1's crash states among them), whole
+        assert screen.ops.table.columns[0][2] == len("completed, settle never landed") + 2
         assert column(screen.ops.table, "call")[-1] == "call_never"
 
 

@@ -292,7 +292,7 @@ async def test_the_v1_conversation_and_tools_tab_agree_when_the_writer_is_killed
     tmp_path: Path,
 ) -> None:
     """The call's state in the conversation reads as the tools tab reads it, before the
-    writer dies ("running") and after ("interrupted: no result, the writer is gone")."""
+    writer dies ("running") and after ("interrupted")."""
 
     writer = Writer("v1", tmp_path / "v1.jsonl")
     app = TailscopeApp(writer.path)

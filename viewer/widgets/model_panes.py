@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key
-from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage
+from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage, unsettled_ops
 from session_core.text import count
 from session_core.tool_ops import STATE_LABELS
 
@@ -64,9 +64,11 @@ def op_arguments(arguments: object) -> str:
     return args_preview(arguments)
 
 
-# The state column fits every state's label whole (and a running call's " …"): the
-# crash states differ in their last words ("interrupted: no result, the writer is gone").
-STATE_WIDTH = max(len(label) for label in STATE_LABELS.values()) + 2
+# The state column fits the labels of the states its operations are in: a settled one's
+# (these), and those of the operations that may not be (``unsettled_ops``: few, and
+# where v1's crash states are, which differ in their last words).
+SETTLED_STATES = ("completed", "failed", "outcome-unknown", "interrupted")
+STATE_WIDTH = max(len(STATE_LABELS[state]) for state in SETTLED_STATES) + 2
 OP_COLUMNS: list[Column] = [
     ("state", "state", STATE_WIDTH),
     ("tool", "tool", 16),
@@ -75,6 +77,14 @@ OP_COLUMNS: list[Column] = [
     ("duration", "took", 8),
     ("line", "line", 7),
 ]
+
+
+def _state_text(op: ToolOp) -> str:
+    return op.label + " …" if op.state == "running" and op.progress else op.label
+
+
+def _state_width(op: ToolOp) -> int:
+    return len(_state_text(op)) + 2
 
 
 class OpsPane(Vertical):
@@ -112,15 +122,16 @@ class OpsPane(Vertical):
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         self.ops = transcript.tool_operations
+        width = max([STATE_WIDTH, *map(_state_width, unsettled_ops(self.ops))])
+        if width != table.columns[0][2]:
+            table.set_columns([("state", "state", width), *OP_COLUMNS[1:]])
         table.set_row_count(len(self.ops))
         if follow:
             table.move_cursor(len(self.ops) - 1)
 
     def _cells(self, index: int) -> Sequence[Text]:
         op = self.ops[index]
-        label = op.label
-        if op.state == "running" and op.progress:
-            label += " …"
+        label = _state_text(op)
         return [
             tone_text(label, STATE_TONES.get(op.state, "info")),
             one_line_text(op.tool, 16),
