@@ -73,6 +73,8 @@ def test_unsettled_and_by_call_give_what_a_scan_of_every_op_gives(tmp_path: Path
         every = list(t.tool_operations)
         busy = [op for op in every if op.state in ("running", "interrupted")]
         assert unsettled_ops(t.tool_operations) == busy
+        unsettled_ops(t.tool_operations).clear()  # (found once a snapshot: a copy each time)
+        assert unsettled_ops(t.tool_operations) == busy
         assert dict(ops_by_call(t.tool_operations)) == {op.call_id: op for op in every}
         assert ops_by_call(t.tool_operations)["d"].arguments == {"cmd": "again"}
         assert ops_by_call(t.tool_operations).get("zz") is None

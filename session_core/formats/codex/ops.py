@@ -251,7 +251,7 @@ class CodexOps(ListLike[ToolOp]):
     them all); ``states`` overrides the state of those still pending at the snapshot
     (running or interrupted, as the writer's state says)."""
 
-    __slots__ = ("_column", "_count", "_made", "_states")
+    __slots__ = ("_column", "_count", "_made", "_states", "_unsettled")
 
     def __init__(
         self,
@@ -263,6 +263,7 @@ class CodexOps(ListLike[ToolOp]):
         self._count = count
         self._states = states
         self._made: dict[int, ToolOp] = {}
+        self._unsettled: list[ToolOp] | None = None  # found once a snapshot (asked per draw)
 
     def __len__(self) -> int:
         return self._count
@@ -301,6 +302,8 @@ class CodexOps(ListLike[ToolOp]):
     def unsettled(self) -> list[ToolOp]:
         """The operations that may be running or interrupted (``model.unsettled_ops``):
         the pending ones, those an output said were cut off, own ones in either state."""
+        if self._unsettled is not None:
+            return list(self._unsettled)
         column = self._column
         found = set(self._states)
         codes, own = column.state, column.own
@@ -313,7 +316,8 @@ class CodexOps(ListLike[ToolOp]):
         for at, op in own.items():
             if at < self._count and op.state in ("running", "interrupted"):
                 found.add(at)
-        return [self[at] for at in sorted(found)]
+        self._unsettled = [self[at] for at in sorted(found)]
+        return list(self._unsettled)
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``), the last of each."""
