@@ -163,3 +163,6 @@ async def test_a_label_is_drawn_as_text_and_clear_empties_the_tree() -> None:
         tree.clear()
         await pilot.pause()
         assert tree.item_count() == 0 and tree.cursor_key is None and "x" not in tree
+        tree.add("x", Text("x"))
+        with pytest.raises(ValueError, match="in the tree already"):
+            tree.add("x", Text("again"))  # (one row a key: its row is found by it)

@@ -134,6 +134,8 @@ class LineTree(LineList, Generic[K]):
 
     def add(self, key: K, label: Text, parent: K | None = None) -> None:
         """A node ``key`` as the last child of ``parent`` (``None``: at the top level)."""
+        if key in self._by_key:
+            raise ValueError(f"{key!r} is in the tree already")
         above = None if parent is None else self._by_key[parent]
         node = _Node(key, label, above)
         self._by_key[key] = node
@@ -329,14 +331,6 @@ class LineTree(LineList, Generic[K]):
             line.pad_right(max(0, width - line.cell_len))
             line.stylize(self._style("cursor"))
         return [line]
-
-    def row_text(self, key: K) -> str:
-        """The plain text of ``key``'s row (for tests)."""
-        return self.rendered_text(self._row_of[key]) if key in self._visible_keys() else ""
-
-    def _visible_keys(self) -> dict[K, int]:
-        self._visible_rows()
-        return self._row_of
 
 
 def _is_last(node: _Node[K], top: list[_Node[K]]) -> bool:
