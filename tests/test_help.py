@@ -13,6 +13,7 @@ from viewer.app import TailscopeApp
 from viewer.screens.browser import BrowserScreen
 from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.agentgo_calls import CallsPane
 from viewer.widgets.diff_view import DiffView
 from viewer.widgets.items_view import ItemsView
 from viewer.widgets.line_tree import LineTree
@@ -54,7 +55,8 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
     write_agentgo_story(session)
     text = await _help_text(TailscopeApp(session), ModelScreen)
     screen = ModelScreen.for_format("agentgo-v1")
-    for what in [*_descriptions(screen.BINDINGS), *_descriptions(LineTree.BINDINGS)]:
+    calls = [*_descriptions(LineTree.BINDINGS), *_descriptions(CallsPane.BINDINGS)]
+    for what in [*_descriptions(screen.BINDINGS), *calls]:
         assert what in text, what  # agentgo's own keys among them, the call tree's too
     assert "All runs" in text and "Failed/gap call" in text and "Open call" in text
     (tmp_path / "dir").mkdir()

@@ -85,6 +85,11 @@ class PaneSet:
         """Lines of a tool operation's detail, after the shared ones."""
         return []
 
+    def search(self, tab: str, term: str) -> int | None:
+        """``/`` on one of these panes' tabs: how many matches of ``term`` it found and
+        shows (None: the tab has no search of its own, the conversation is searched)."""
+        return None
+
     def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
         """The conversation's items as these panes would have them shown (every one)."""
         return items

@@ -227,6 +227,9 @@ class AgentGoPanes(PaneSet):
         position = choices.index(self.run_filter) if self.run_filter in choices else 0
         self.action_choose_run(choices[(position + step) % len(choices)])
 
+    def search(self, tab: str, term: str) -> int | None:
+        return self.calls.search(term) if tab == "calls" else None
+
     def action_next_problem(self, step: int) -> None:
         tabs = self.screen.query_one(TabbedContent)
         calls = self.calls
@@ -277,7 +280,7 @@ class AgentGoPanes(PaneSet):
 
     def help_sections(self) -> list[Section]:
         return [
-            ("Calls", LineTree.BINDINGS),
+            ("Calls", [*LineTree.BINDINGS, *CallsPane.BINDINGS]),
             ("Timeline", [*LineList.BINDINGS, *TimelineView.BINDINGS]),
             ("Checkpoints", VirtualTable.BINDINGS),
         ]

@@ -503,9 +503,19 @@ class SearchingScreen(FollowingScreen):
         search.value = self.conversation.search_term
         search.focus()
 
+    def search_in_tab(self, term: str) -> int | None:
+        """The shown tab's own search of ``term``: how many matches (None: it has none,
+        the conversation is searched)."""
+        return None
+
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         self.query_one("#search-bar").display = False
+        found = self.search_in_tab(event.value)
+        if found is not None:
+            if event.value:
+                self._notify_matches(event.value, found)
+            return
         self.action_show_tab("conversation")
         count = self.conversation.search(event.value)  # None: the view says when it is done
         if event.value and count is not None:

@@ -14,6 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
@@ -50,6 +51,11 @@ class CallsPane(Horizontal, FocusPane):
 
     FOCUS_ON = "#agentgo-call-tree"
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "step_match(1)", "Next matching call", show=False),
+        Binding("N", "step_match(-1)", "Previous matching call", show=False),
+    ]
+
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -65,6 +71,7 @@ class CallsPane(Horizontal, FocusPane):
         self.active = False  # the tab is shown; a hidden tree is caught up when it is
         self._pending: dict[CallKey, None] = {}
         self._unbuilt = False  # set_view came while hidden: the tree is built when shown
+        self.search_term = ""  # what ``/`` looked for in the calls' labels (lower case)
 
     def compose(self) -> ComposeResult:
         yield LineTree[NodeData](id="agentgo-call-tree")
@@ -239,6 +246,37 @@ class CallsPane(Horizontal, FocusPane):
                 return self.select(keys[position])
             position += step
         return False
+
+    def search(self, term: str) -> int:
+        """The calls whose label holds ``term`` (any case): the cursor to the first at or
+        after the selected one; ``n`` / ``N`` step through them. Returns how many."""
+        self.activate(True)  # (caught up: every call is looked at)
+        self.search_term = term.lower()
+        return self._to_match(0)
+
+    def action_step_match(self, step: int) -> None:
+        """The next (or previous) call that matches the search, round the end."""
+        if not self._to_match(step):
+            self.notify("No call matches: / searches the calls.", timeout=2)
+
+    def _to_match(self, step: int) -> int:
+        """The cursor to the first match after the selected call (``step`` 1), before it
+        (-1) or at or after it (0), round the end; how many calls match."""
+        keys = list(self.nodes)
+        term, tree = self.search_term, self.call_tree
+        found = [
+            n for n, key in enumerate(keys) if term and term in tree.label_of(key).plain.lower()
+        ]
+        if found:
+            at = keys.index(self.selected) if self.selected in self.nodes else -1
+            if step < 0:
+                before = [n for n in found if n < at]
+                target = before[-1] if before else found[-1]
+            else:
+                after = [n for n in found if n > at or (step == 0 and n == at)]
+                target = after[0] if after else found[0]
+            self.select(keys[target])
+        return len(found)
 
     @on(LineTree.Highlighted, "#agentgo-call-tree")
     def _highlighted(self, event: LineTree.Highlighted) -> None:
