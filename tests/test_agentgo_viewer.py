@@ -351,3 +351,14 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         await pilot.press("3", "slash", *"docstring", "enter")  # the conversation's own
         await wait_for(pilot, lambda: screen.conversation.search_term == "docstring")
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+
+
+async def test_escape_from_the_search_bar_gives_the_focus_back_to_the_tab_shown(
+    session: Path,
+) -> None:
+    """It went to the conversation, hidden behind the tab: its keys moved a view not seen."""
+    async with opened(session) as (app, pilot):
+        await pilot.press("6", "slash", "x", "escape")
+        assert app.focused is app.agentgo.ops.table
+        await pilot.press("2", "slash", "escape")
+        assert app.focused is own_panes(app).calls.call_tree

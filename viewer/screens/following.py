@@ -503,6 +503,10 @@ class SearchingScreen(FollowingScreen):
         search.value = self.conversation.search_term
         search.focus()
 
+    def focus_shown(self) -> None:
+        """The focus back to what is shown (from the search bar)."""
+        self.conversation.focus()
+
     def search_in_tab(self, term: str) -> int | None:
         """The shown tab's own search of ``term``: how many matches (None: it has none,
         the conversation is searched)."""
@@ -535,7 +539,7 @@ class SearchingScreen(FollowingScreen):
         if self.query_one("#search-bar").display:
             event.stop()  # escape closes the search, not the file (the app's "back to the list")
             self.query_one("#search-bar").display = False
-            self.conversation.focus()
+            self.focus_shown()
         else:
             self._escaped(event)
 

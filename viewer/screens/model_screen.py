@@ -362,13 +362,16 @@ class ModelScreen(SearchingScreen):
             self.panes.tab_shown(tab)
         self._focus_tab(tab)
 
+    def focus_shown(self) -> None:
+        self._focus_tab(self.query_one(TabbedContent).active)  # (not a hidden tab's view)
+
     def search_in_tab(self, term: str) -> int | None:
         if self.panes is None:
             return None
         tab = self.query_one(TabbedContent).active
         found = self.panes.search(tab, term)
         if found is not None:
-            self._focus_tab(tab)  # (from the search bar: its keys step through them)
+            self.focus_shown()  # (from the search bar: its keys step through them)
         return found
 
     def _focus_tab(self, tab: str) -> None:
