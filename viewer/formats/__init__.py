@@ -85,6 +85,10 @@ class PaneSet:
         """Lines of a tool operation's detail, after the shared ones."""
         return []
 
+    def search_term(self, tab: str) -> str | None:
+        """What that tab's own search last looked for (None: it has no search)."""
+        return None
+
     def search(self, tab: str, term: str) -> int | None:
         """``/`` on one of these panes' tabs: how many matches of ``term`` it found and
         shows (None: the tab has no search of its own, the conversation is searched)."""

@@ -227,6 +227,9 @@ class AgentGoPanes(PaneSet):
         position = choices.index(self.run_filter) if self.run_filter in choices else 0
         self.action_choose_run(choices[(position + step) % len(choices)])
 
+    def search_term(self, tab: str) -> str | None:
+        return self.calls.search_term if tab == "calls" else None
+
     def search(self, tab: str, term: str) -> int | None:
         return self.calls.search(term) if tab == "calls" else None
 

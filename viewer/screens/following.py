@@ -500,12 +500,17 @@ class SearchingScreen(FollowingScreen):
     def action_search(self) -> None:
         self.query_one("#search-bar").display = True
         search = self.query_one("#search", Input)
-        search.value = self.conversation.search_term
+        term = self.search_term_in_tab()
+        search.value = self.conversation.search_term if term is None else term
         search.focus()
 
     def focus_shown(self) -> None:
         """The focus back to what is shown (from the search bar)."""
         self.conversation.focus()
+
+    def search_term_in_tab(self) -> str | None:
+        """What the shown tab's own search last looked for (None: it has none)."""
+        return None
 
     def search_in_tab(self, term: str) -> int | None:
         """The shown tab's own search of ``term``: how many matches (None: it has none,

@@ -365,6 +365,11 @@ class ModelScreen(SearchingScreen):
     def focus_shown(self) -> None:
         self._focus_tab(self.query_one(TabbedContent).active)  # (not a hidden tab's view)
 
+    def search_term_in_tab(self) -> str | None:
+        if self.panes is None:
+            return None
+        return self.panes.search_term(self.query_one(TabbedContent).active)
+
     def search_in_tab(self, term: str) -> int | None:
         if self.panes is None:
             return None

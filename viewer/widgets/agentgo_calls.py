@@ -71,7 +71,7 @@ class CallsPane(Horizontal, FocusPane):
         self.active = False  # the tab is shown; a hidden tree is caught up when it is
         self._pending: dict[CallKey, None] = {}
         self._unbuilt = False  # set_view came while hidden: the tree is built when shown
-        self.search_term = ""  # what ``/`` looked for in the calls' labels (lower case)
+        self.search_term = ""  # what ``/`` looked for in the calls' labels
 
     def compose(self) -> ComposeResult:
         yield LineTree[NodeData](id="agentgo-call-tree")
@@ -251,7 +251,7 @@ class CallsPane(Horizontal, FocusPane):
         """The calls whose label holds ``term`` (any case): the cursor to the first at or
         after the selected one; ``n`` / ``N`` step through them. Returns how many."""
         self.activate(True)  # (caught up: every call is looked at)
-        self.search_term = term.lower()
+        self.search_term = term
         return self._to_match(0)
 
     def action_step_match(self, step: int) -> None:
@@ -263,7 +263,7 @@ class CallsPane(Horizontal, FocusPane):
         """The cursor to the first match after the selected call (``step`` 1), before it
         (-1) or at or after it (0), round the end; how many calls match."""
         keys = list(self.nodes)
-        term, tree = self.search_term, self.call_tree
+        term, tree = self.search_term.lower(), self.call_tree
         found = [
             n for n, key in enumerate(keys) if term and term in tree.label_of(key).plain.lower()
         ]
