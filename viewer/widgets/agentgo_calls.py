@@ -250,8 +250,7 @@ class CallsPane(Horizontal, FocusPane):
     def search(self, term: str) -> int:
         """The calls whose label holds ``term`` (any case): the cursor to the first at or
         after the selected one; ``n`` / ``N`` step through them. Returns how many."""
-        self.activate(True)  # (caught up: every call is looked at)
-        self.search_term = term
+        self.search_term = term  # (asked on the tab alone: its tree is caught up)
         return self._to_match(0)
 
     def action_step_match(self, step: int) -> None:
