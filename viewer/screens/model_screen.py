@@ -540,7 +540,11 @@ class ModelScreen(SearchingScreen):
             ("Show tool operations", "Every call and what became of it", self._show("tools")),
             ("Show runs", "Turns with their state, usage and context", self._show("runs")),
             ("Show the diff", "What compactions folded and kept", self._show("diff")),
-            ("Search", "Find text in the conversation", self.action_search),
+            (
+                "Search",
+                "Find text in the conversation (or in the tab shown, where it has its own search)",
+                self.action_search,
+            ),
             ("Warnings", "What the reader could not make sense of", self.action_warnings),
             ("Filter…", "Which roles and line kinds the conversation shows", self.action_filter),
             self._export_command(),
