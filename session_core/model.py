@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .message_usage import MessageUsage
 from .parts import LazyPart, Part, PartRef, PartSource
+from .text import count
 from .tool_ops import STATE_LABELS, STATE_TONES, LazyToolOp, OpState, ToolOp, classify_op
 
 if TYPE_CHECKING:
@@ -362,11 +363,18 @@ class Subagent:
     usage: Usage = field(default_factory=Usage)
     messages: int = 0
     line: int | None = None  # in the parent's own file, from this line (1.0.x)
+    read: bool = False  # its own file was read for its usage and messages
 
     @property
     def in_file(self) -> bool:
         """Its lines are the parent file's: its usage is in the file's own already."""
         return self.line is not None
+
+    @property
+    def counted(self) -> bool:
+        """Its usage is in the session's with its subagents (its file read, or its lines
+        the file's own); not when its file is missing or over the reader's bound."""
+        return self.read or self.in_file
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -376,6 +384,7 @@ class Subagent:
             "description": self.description,
             "messages": self.messages,
             "usage": self.usage.to_json(),
+            "usage-counted": self.counted,
         }
         if self.line is not None:
             out["line"] = self.line
@@ -475,6 +484,13 @@ class Transcript:
         if not self.subagents:
             return None
         return Usage.total([self.usage, *(s.usage for s in self.subagents if not s.in_file)])
+
+    def subagents_text(self) -> str:
+        """``3 subagents``, or ``200 of 1,878 subagents`` where only those are counted in
+        ``usage_with_subagents`` (the others' files missing or over the reader's bound)."""
+        total = count(len(self.subagents), "subagent")
+        counted = sum(1 for s in self.subagents if s.counted)
+        return total if counted == len(self.subagents) else f"{counted:,} of {total}"
 
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the

@@ -335,6 +335,14 @@ def test_subagents_over_the_bound_one_warning(
     assert bound == [
         "3 subagent files not read for usage (over the bound of 2 files and 1024 MB a session)"
     ]
+    # the total with them says how many it counts (not "5 subagents": 3 were not read)
+    assert [s.counted for s in t.subagents if s.path].count(True) == 2
+    assert len(t.subagents) == 5 and t.subagents_text() == "2 of 5 subagents"
+    both = t.usage_with_subagents
+    assert both is not None and both.reported == t.usage.reported + sum(
+        s.usage.reported for s in t.subagents if s.counted and not s.in_file
+    )
+    assert [s.to_json()["usage-counted"] for s in t.subagents] == [s.counted for s in t.subagents]
 
 
 def test_check_note_spells_out_few_warnings(tmp_path: Path) -> None:

@@ -150,3 +150,19 @@ def test_read_ahead_reads_the_children_outside_the_lock_and_the_link_reads_none(
     assert [(s.id, s.usage, s.messages) for s in linked.subagents] == [
         (s.id, s.usage, s.messages) for s in whole.subagents
     ]
+
+
+def test_a_child_over_the_bound_is_listed_not_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its usage is not read: the total with subagents says it counts none of them."""
+    import session_core.formats.codex as codex
+
+    parent, _child = family(tmp_path)
+    (read,) = CODEX.open(parent).subagents
+    assert read.counted and read.to_json()["usage-counted"] is True
+    monkeypatch.setattr(codex, "SUBAGENT_LIMIT", 10)
+    t = CODEX.open(parent)
+    (sub,) = t.subagents
+    assert not sub.counted and sub.usage.reported == 0
+    assert t.subagents_text() == "0 of 1 subagent"

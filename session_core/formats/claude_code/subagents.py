@@ -96,6 +96,7 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
             continue
         try:
             _, sub.usage, sub.messages = _read(path, key, cache)
+            sub.read = True
         except TranscriptError as err:
             transcript.warnings.append(f"subagent {sub.id}: {err}")
     if skipped:

@@ -114,6 +114,7 @@ def attach_subagents(
             known = read_child(fmt, path, cache)
             if known is not None:
                 _, sub.usage, sub.messages = known
+                sub.read = True
         except (OSError, TranscriptError) as err:  # a damaged child never breaks its parent
             transcript.warnings.append(f"subagent {path} could not be read: {err}")
         for op in agent_ops(transcript.tool_operations):  # the call that spawned it names
