@@ -433,6 +433,16 @@ def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
     return {op.call_id: op for op in ops}
 
 
+def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
+    """Each operation's state by its index: a sequence that makes its operations when
+    asked for (``V1Ops``, ``ClaudeOps``, ``CodexOps``) says it without making them."""
+    state_of = getattr(ops, "state_of", None)
+    if callable(state_of):
+        found: Callable[[int], str] = state_of
+        return found
+    return lambda index: ops[index].state
+
+
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
@@ -554,6 +564,7 @@ __all__ = [
     "Usage",
     "classify_op",
     "make_lazy",
+    "op_states",
     "ops_by_call",
     "unsettled_ops",
 ]

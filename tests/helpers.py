@@ -300,6 +300,11 @@ def follow_into(
     asyncio.run(run())
 
 
+def said(app: TailscopeApp, text: str) -> bool:
+    """A notification says ``text``."""
+    return any(text in str(note.message) for note in app._notifications)
+
+
 def screen_text(app: TailscopeApp) -> str:
     """The screen's SVG with its entities decoded (spaces are &#160; there)."""
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")

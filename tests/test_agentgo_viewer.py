@@ -13,6 +13,7 @@ from helpers import (
     file_loaded,
     fingerprint,
     for_screen,
+    said,
     screen_text,
     snapshot_rerun,
     wait_for,
@@ -323,10 +324,6 @@ async def test_viewer_never_writes(session: Path) -> None:
     assert not os.path.exists(str(session) + ".repair")
 
 
-def told(app: TailscopeApp, text: str) -> bool:
-    return any(text in str(note.message) for note in app._notifications)
-
-
 async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
     """``/`` there finds calls by their label (kind, name, id, status), and ``n`` / ``N``
     step through them round the end; on another tab it searches the conversation."""
@@ -337,7 +334,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         calls = panes.calls
         assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
         assert calls.selected is not None and calls.selected[1] == "call-2"
-        assert told(app, "2 matches for 'BASH'")
+        assert said(app, "2 matches for 'BASH'")
         await pilot.press("n")
         assert calls.selected is not None and calls.selected[1] == "call-9"
         await pilot.press("n")  # round the end
@@ -348,7 +345,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         assert screen.query_one("#search").value == "BASH"  # type: ignore[attr-defined]
         await pilot.press(*["backspace"] * 4, *"nothing like it", "enter")
         await pilot.pause(0.1)
-        assert told(app, "0 matches for 'nothing like it'")
+        assert said(app, "0 matches for 'nothing like it'")
         assert calls.selected is not None and calls.selected[1] == "call-9"  # (stays put)
         await pilot.press("3", "slash", *"docstring", "enter")  # the conversation's own
         await wait_for(pilot, lambda: screen.conversation.search_term == "docstring")

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 import session_core
 from session_core import TranscriptError, peek
 from session_core.formats import FORMATS, TranscriptFormat, by_name, detect_format, format_of
+from session_core.model import op_states
 from session_core.scan import scan_file
 from session_core.views import dump_json
 from viewer.cli import main
@@ -193,6 +194,32 @@ def test_every_snapshot_of_a_followed_file_is_its_lines_read_whole(
     follow_into(apply, sample, batch, fmt.parsed_updates)
     assert compared and compared[-1] >= len(lines) - 2  # (a torn last line is held back)
     assert batch > 1000 or len(compared) > 5
+
+
+def test_an_operations_state_is_told_without_making_it(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """``op_states`` (what the tools tab's ``e`` asks of every operation) says what each
+    operation made says, of a whole read and of every snapshot of a followed file, with
+    the writer at work or gone."""
+    for alive in (True, False):
+        told = fmt.open(str(sample), writer_alive=alive).tool_operations
+        made = fmt.open(str(sample), writer_alive=alive).tool_operations
+        states = op_states(told)
+        assert [states(i) for i in range(len(told))] == [op.state for op in made]
+    live = fmt.live(str(sample))
+    snapshots: list[int] = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        ops = live.transcript(writer_alive=len(snapshots) % 2 == 0).tool_operations
+        states = op_states(ops)
+        told = [states(i) for i in range(len(ops))]
+        assert told == [op.state for op in ops] == [states(i) for i in range(len(ops))]
+        snapshots.append(len(ops))
+
+    follow_into(apply, sample, 200, fmt.parsed_updates)
+    assert snapshots and max(snapshots) > 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

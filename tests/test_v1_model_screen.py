@@ -15,6 +15,7 @@ from helpers import (
     app_on,
     file_loaded,
     fingerprint,
+    said,
     screen_lines,
     screen_text,
     wait_for,
@@ -519,11 +520,6 @@ async def test_the_header_counts_one_and_two(tmp_path: Path) -> None:
             await file_loaded(pilot, ModelScreen)
             text = "\n".join(screen_lines(app))
             assert want in text and own in text and "agent=a" in text, text
-
-
-def said(app: TailscopeApp, text: str) -> bool:
-    """A notification says ``text``."""
-    return any(text in str(note.message) for note in app._notifications)
 
 
 def cursor_row(app: TailscopeApp) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import file_loaded, screen_text, wait_for
+from helpers import file_loaded, said, screen_text, wait_for
 from panes_helpers import ARTIFACT_TEXT, CALLS, column, fixed_ids, plain_rows, transcript
 from textual.app import App
 from textual.pilot import Pilot
@@ -299,3 +299,27 @@ def test_snapshot_operations(crashed: Path, snap_compare: Any, shot: str) -> Non
     call_id, press, size = OPERATION_SNAPSHOTS[shot]
     run_before = on_operations(call_id, *press)
     assert snap_compare(TailscopeApp(crashed), terminal_size=size, run_before=run_before)
+
+
+async def test_e_steps_through_the_operations_that_did_not_complete(crashed: Path) -> None:
+    """In a table of 100,000s of rows, the few that failed, were cut off, are running or
+    were left in a crash state: ``e`` / ``E`` (asked without making every operation)."""
+    async with operations(crashed) as (app, pilot, screen):
+        table = screen.ops.table
+        calls = column(table, "call")
+        seen = []
+        for _ in range(7):
+            await pilot.press("e")
+            seen.append(calls[table.cursor_row])
+        assert [STATES[c] for c in seen] == [
+            "failed",
+            "outcome unknown",
+            "interrupted",
+            "completed, settle never landed",
+            "failed",
+            "never dispatched",
+            "never dispatched",  # (the last: it stays, and says so)
+        ]
+        assert said(app, "No operation after this one that did not complete.")
+        await pilot.press("E")
+        assert calls[table.cursor_row] == "call_esc"

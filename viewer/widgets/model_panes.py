@@ -16,7 +16,16 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key
-from session_core.model import STATE_TONES, Item, Run, ToolOp, Transcript, Usage, unsettled_ops
+from session_core.model import (
+    STATE_TONES,
+    Item,
+    Run,
+    ToolOp,
+    Transcript,
+    Usage,
+    op_states,
+    unsettled_ops,
+)
 from session_core.text import count
 from session_core.tool_ops import STATE_LABELS
 
@@ -95,7 +104,9 @@ class OpsPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "jump", "In the conversation", show=False)
+        Binding("m", "jump", "In the conversation", show=False),
+        Binding("e", "step_unfinished(1)", "Next operation not completed", show=False),
+        Binding("E", "step_unfinished(-1)", "Previous operation not completed", show=False),
     ]
 
     @dataclass
@@ -152,6 +163,20 @@ class OpsPane(Vertical):
         event.stop()
         if 0 <= event.row < len(self.ops):
             self.post_message(self.Opened(self.ops[event.row]))
+
+    def action_step_unfinished(self, step: int) -> None:
+        """The cursor to the next (or previous) operation that did not complete: failed,
+        interrupted, running, of unknown outcome, left in a crash state. Its state is
+        asked without making it (a big file has 100,000s)."""
+        states = op_states(self.ops)
+        index = self.table.cursor_row + step
+        while 0 <= index < len(self.ops):
+            if states(index) != "completed":
+                self.table.move_cursor(index)
+                return
+            index += step
+        where = "after" if step > 0 else "before"
+        self.notify(f"No operation {where} this one that did not complete.", timeout=2)
 
     def action_jump(self) -> None:
         op = self.selected

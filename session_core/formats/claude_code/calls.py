@@ -358,6 +358,11 @@ class ClaudeOps(ListLike[ToolOp]):
                 )
             yield row if row is not None else self[index].to_json()
 
+    def state_of(self, index: int) -> OpState:
+        """Operation ``index``'s state, without making it (``model.op_states``)."""
+        op = self._made.get(index)
+        return op.state if op is not None else self._column.settled_state(index)
+
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""
         return [self[at] for at in self._pending]

@@ -281,6 +281,14 @@ class CodexOps(ListLike[ToolOp]):
             self._made[index] = op
         return op
 
+    def state_of(self, index: int) -> OpState:
+        """Operation ``index``'s state, without making it (``model.op_states``)."""
+        op = self._made.get(index)
+        if op is not None:
+            return op.state
+        state = self._states.get(index)
+        return state if state is not None else self._column.state_of(index)
+
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
         tools = self._column.tools

@@ -80,6 +80,15 @@ class V1Ops(ListLike[ToolOp]):
             op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
         return op
 
+    def state_of(self, index: int) -> OpState:
+        """Operation ``index``'s state, without making it (``model.op_states``): one
+        settled before the snapshot is in its settle's outcome."""
+        op = self._made.get(index) if index < self._count else self._never[index - self._count]
+        if op is not None:
+            return op.state
+        outcome = self._model.state.tool_ops.outcome(index)
+        return outcome if outcome is not None else self._one(index).state  # type: ignore[return-value]
+
     def unsettled(self) -> list[ToolOp]:
         """The operations not settled at the snapshot (and the undispatched calls): the
         only ones that may be running or interrupted (``model.unsettled_ops``)."""
