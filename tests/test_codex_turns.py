@@ -8,6 +8,10 @@ from pathlib import Path
 import orjson
 from codex_helpers import opened
 from codex_writer import RolloutWriter, legacy_story, turnless_story
+from helpers import file_loaded, said
+
+from viewer.app import TailscopeApp
+from viewer.screens.model_screen import ModelScreen
 
 # -- runs and contexts ----------------------------------------------------------------
 
@@ -163,3 +167,23 @@ def test_a_turns_prompt_is_not_the_context_codex_injected(tmp_path: Path) -> Non
     w.task_complete("t1")
     t = opened(Path(w.path))
     assert [r.prompt for r in t.runs] == ["[Image #1] an example in the screenshot"]
+
+
+async def test_e_on_the_runs_tab_steps_through_the_runs_that_did_not_finish(
+    rollout: Path,
+) -> None:
+    app = TailscopeApp(rollout)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("3")  # (a Codex file's runs)
+        table = screen.runs.table
+        assert table.has_focus and table.cursor_row == 0
+        await pilot.press("e")
+        assert table.cursor_row == 1  # t2, aborted
+        await pilot.press("e")
+        assert table.cursor_row == 2  # t3: running, or interrupted once its writer is gone
+        await pilot.press("e")
+        assert table.cursor_row == 2 and said(app, "No run after this one that did not finish.")
+        await pilot.press("E")
+        assert table.cursor_row == 1

@@ -206,6 +206,11 @@ class RunsPane(Vertical):
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "step_unfinished(1)", "Next run not finished", show=False),
+        Binding("E", "step_unfinished(-1)", "Previous run not finished", show=False),
+    ]
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.runs: Sequence[Run] = []
@@ -236,6 +241,19 @@ class RunsPane(Vertical):
             Text(usage_short(run.usage), end=""),
             one_line_text(run.prompt or "", 60),
         ]
+
+    def action_step_unfinished(self, step: int) -> None:
+        """The cursor to the next (or previous) run that did not finish: cut off by the
+        user, interrupted, or still running."""
+        runs = self.runs
+        index = self.table.cursor_row + step
+        while 0 <= index < len(runs):
+            if runs[index].state != "finished":
+                self.table.move_cursor(index)
+                return
+            index += step
+        where = "after" if step > 0 else "before"
+        self.notify(f"No run {where} this one that did not finish.", timeout=2)
 
     @on(VirtualTable.Highlighted, "#runs-table")
     def _highlighted(self, event: VirtualTable.Highlighted) -> None:
