@@ -169,14 +169,9 @@ class OpsPane(Vertical):
         interrupted, running, of unknown outcome, left in a crash state. Its state is
         asked without making it (a big file has 100,000s)."""
         states = op_states(self.ops)
-        index = self.table.cursor_row + step
-        while 0 <= index < len(self.ops):
-            if states(index) != "completed":
-                self.table.move_cursor(index)
-                return
-            index += step
-        where = "after" if step > 0 else "before"
-        self.notify(f"No operation {where} this one that did not complete.", timeout=2)
+        if not self.table.jump(lambda index: states(index) != "completed", step):
+            where = "after" if step > 0 else "before"
+            self.notify(f"No operation {where} this one that did not complete.", timeout=2)
 
     def action_jump(self) -> None:
         op = self.selected
@@ -246,14 +241,9 @@ class RunsPane(Vertical):
         """The cursor to the next (or previous) run that did not finish: cut off by the
         user, interrupted, or still running."""
         runs = self.runs
-        index = self.table.cursor_row + step
-        while 0 <= index < len(runs):
-            if runs[index].state != "finished":
-                self.table.move_cursor(index)
-                return
-            index += step
-        where = "after" if step > 0 else "before"
-        self.notify(f"No run {where} this one that did not finish.", timeout=2)
+        if not self.table.jump(lambda index: runs[index].state != "finished", step):
+            where = "after" if step > 0 else "before"
+            self.notify(f"No run {where} this one that did not finish.", timeout=2)
 
     @on(VirtualTable.Highlighted, "#runs-table")
     def _highlighted(self, event: VirtualTable.Highlighted) -> None:
