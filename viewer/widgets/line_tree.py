@@ -26,6 +26,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 
+from ..heights import Uniform
 from .line_list import LineList
 
 K = TypeVar("K", bound=Hashable)
@@ -46,28 +47,18 @@ class _Node(Generic[K]):
         self.depth: int = 0 if parent is None else parent.depth + 1
 
 
-class _Rows:
-    """The tree's visible rows as ``LineList`` heights (one line each); asking lays
-    stale rows out first, so every path of the base class sees a settled tree."""
+class _Rows(Uniform):
+    """The tree's visible rows as ``LineList`` heights (one line each); asking for their
+    count lays stale rows out first, so every path of the base class sees a settled
+    tree."""
 
-    def __init__(self, tree: LineTree[K]) -> None:
+    def __init__(self, tree: LineTree[K]) -> None:  # (no count kept: the tree's is read)
         self._tree = tree
-
-    def __len__(self) -> int:
-        return len(self._tree._visible_rows())
+        self.each = 1
 
     @property
-    def total(self) -> int:
-        return len(self)
-
-    def height(self, row: int) -> int:
-        return 1
-
-    def prefix(self, count: int) -> int:
-        return count
-
-    def find(self, y: int) -> int:
-        return min(y, len(self) - 1)
+    def count(self) -> int:  # type: ignore[override]
+        return len(self._tree._visible_rows())
 
 
 class LineTree(LineList, Generic[K]):
