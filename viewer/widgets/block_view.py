@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import ClassVar
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import chop_cells
 from rich.style import Style
 from rich.text import Text
 
+from ..cell_lines import chopped_count
 from ..heights import Measured
 from ..safe import inert
 from .line_list import LineList, highlight
@@ -177,33 +178,13 @@ def entry_height(entry: Entry, width: int) -> int:
     return sum(_wrapped(line, room) for line in lines)
 
 
-# Characters a cell wide each that never join the next into one grapheme: rich's own
-# single-cell ranges, and the punctuation, arrows, maths and boxes transcripts are full
-# of. A line of these alone is cut every ``room`` characters (``chop_cells`` splits
-# graphemes in Python: a Claude Code diff's 536 summaries took 0.5 s of it).
-_ONE_CELL = frozenset(
-    char
-    for low, high in (
-        (0x20, 0x7E),
-        (0xA0, 0x2FF),
-        (0x370, 0x482),
-        (0x2010, 0x2027),
-        (0x2030, 0x205E),
-        (0x2190, 0x22FF),
-        (0x2500, 0x25FF),
-        (0x2800, 0x28FF),
-    )
-    for char in map(chr, range(low, high + 1))
-    if cell_len(char) == 1
-)
-
-
 def _wrapped(line: str, room: int) -> int:
     """How many lines ``wrap`` cuts one inert line into."""
-    if line.isascii() or _ONE_CELL.issuperset(line):  # (inert: ASCII is printable)
+    if line.isascii():  # (inert: ASCII is printable)
         cut = -(-len(line) // room)
     else:
-        cut = len(chop_cells(line, room))
+        counted = chopped_count(line, room)
+        cut = len(chop_cells(line, room)) if counted is None else counted
     return min(max(cut, 1), MAX_WRAPPED)
 
 
