@@ -11,7 +11,8 @@ Headless and in-process (``App.run_test``), on the generated transcript of
 * **diff**: ``2``, until the diff has a row per message line and summary (v1 only);
 * **raw**: back to the conversation, ``r``, until the raw view has its rows;
 * **search**: a word searched in the raw view, until every row was looked at
-  (a worker does it, the screen stays live; the time is until its result);
+  (a worker does it, the screen stays live; the time is until its result), and
+  **search: first match**, until the cursor went to the first match it found;
 
 each with the process's peak RSS after it, beside the same run's bare
 ``orjson.loads`` loop over the file (the yardstick of ``open_big.py``).
@@ -62,7 +63,7 @@ def measure(
 
     results: list[tuple[str, float, float, str]] = []
 
-    async def timed(name: str, act: Callable[[], object], done: Callable[[], str | None]) -> None:
+    async def timed(name: str, act: Callable[[], object], done: Callable[[], str | None]) -> float:
         # The action itself, not a key press: Pilot waits for the screen to settle
         # (0.4 s of animations) after each key, which no user waits for.
         t0 = time.perf_counter()
@@ -73,6 +74,7 @@ def measure(
             await asyncio.sleep(0.002)
         results.append((name, time.perf_counter() - t0, peak_mb(), what))
         await asyncio.sleep(0.3)
+        return t0
 
     async def run() -> None:
         app = TailscopeApp(path)
@@ -93,7 +95,11 @@ def measure(
                 done = view.mode == "raw" and count == len(screen.transcript.raw) > 0
                 return f"{count:,} rows" if done else None
 
+            moved: list[float] = []  # when the search's first match was gone to
+
             def searched() -> str | None:
+                if not moved and view.cursor != start_at:
+                    moved.append(time.perf_counter())
                 if view.search_term != WORD or view._searched_through != len(view.items):
                     return None
                 return f"{len(view.matches):,} matches in {len(view.items):,} rows"
@@ -147,7 +153,11 @@ def measure(
             if "raw" in actions or "search" in actions:
                 await timed("raw", screen.action_toggle_mode, raw)
             if "search" in actions:
-                await timed("search", lambda: view.search(WORD), searched)
+                start_at = view.cursor
+                t0 = await timed("search", lambda: view.search(WORD), searched)
+                if moved:
+                    at = f"row {view.cursor:,}"
+                    results.append(("search: first match", moved[0] - t0, peak_mb(), at))
 
     asyncio.run(run())
     return results

@@ -99,7 +99,11 @@ class Items(Indexed[Item]):
         ]
 
     def find(
-        self, needle: str, start: int = 0, cancelled: Callable[[], bool] | None = None
+        self,
+        needle: str,
+        start: int = 0,
+        cancelled: Callable[[], bool] | None = None,
+        stop: int | None = None,
     ) -> list[int] | None:
         """``search.find`` of the lowercased ``needle`` here, no item built (an item of
         the column read by ``ItemColumn.search_text``); the items whose lines cannot
@@ -111,10 +115,11 @@ class Items(Indexed[Item]):
         skipping = Skipping.of(column, needle)
         found: list[int] = []
         step = search.CHECK_EVERY
-        for first in range(start, self._n, step):
+        end = self._n if stop is None else min(stop, self._n)
+        for first in range(start, end, step):
             if cancelled is not None and cancelled():
                 return None
-            indexes = range(first, min(first + step, self._n))
+            indexes = range(first, min(first + step, end))
             skip = skipping.skippable(indexes, self._entry) if skipping is not None else ()
             for index in indexes:
                 if index in skip:

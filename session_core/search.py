@@ -50,16 +50,19 @@ def find(
     term: str,
     start: int = 0,
     cancelled: Callable[[], bool] | None = None,
+    stop: int | None = None,
 ) -> list[int] | None:
-    """The indexes, from ``start``, of the items whose search text holds ``term`` (both
-    lowercased); None when ``cancelled`` said so (asked every ``CHECK_EVERY`` items)."""
+    """The indexes, from ``start`` to ``stop`` (None: the end), of the items whose search
+    text holds ``term`` (both lowercased); None when ``cancelled`` said so (asked every
+    ``CHECK_EVERY`` items)."""
     from .column_items import Items
 
     needle = term.lower()
     if isinstance(items, Items):
-        return items.find(needle, start, cancelled)
+        return items.find(needle, start, cancelled, stop)
     found: list[int] = []
-    for index in range(start, len(items)):
+    end = len(items) if stop is None else min(stop, len(items))
+    for index in range(start, end):
         if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
             return None
         if needle in item_search_text(items[index]).lower():

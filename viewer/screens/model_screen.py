@@ -318,6 +318,10 @@ class ModelScreen(SearchingScreen):
                 extra += " · showing the file's end meanwhile"
         elif self._previewing:
             extra = "showing the file's end; loading the rest"
+        elif view.search_term and view.searching is not None:
+            looked, found = view.searching
+            done = 100 * looked // max(len(view.items), 1)
+            extra = f"/{view.search_term}: searching {done}% · {found:,} so far"
         elif view.search_term:
             position = view.match_pos + 1 if view.matches else 0
             extra = f"/{view.search_term}: {position}/{len(view.matches)}"
@@ -450,6 +454,10 @@ class ModelScreen(SearchingScreen):
     @on(ItemsView.Searched)
     def _searched(self, event: ItemsView.Searched) -> None:
         self._notify_matches(event.term, event.count)
+
+    @on(ItemsView.Searching)
+    def _searching(self, _event: ItemsView.Searching) -> None:
+        self._refresh_status()
 
     @on(ItemsView.Said)
     def _said(self, event: ItemsView.Said) -> None:

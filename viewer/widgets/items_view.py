@@ -10,6 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -46,6 +47,7 @@ ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
 PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
+SEARCH_STEP = 20_000  # items a search looks through between two words to the screen
 
 
 def as_json(value: Any) -> str:
@@ -147,6 +149,12 @@ class ItemsView(ItemJumps):
         count: int
 
     @dataclass
+    class Searching(Message):
+        """A search is under way: ``view.searching`` says how far."""
+
+        view: ItemsView
+
+    @dataclass
     class Said(Message):
         """Something to tell the user (a jump found nothing, ...)."""
 
@@ -170,6 +178,7 @@ class ItemsView(ItemJumps):
         self._expanded_heights: dict[tuple[str, int], int] = {}
         self.search_term = ""
         self._searched_through = 0  # the items the matches were looked for in
+        self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
         # What a format's own panes narrow the view to (the one run they show, say).
@@ -205,7 +214,7 @@ class ItemsView(ItemJumps):
                 and self.block_key(before - 1) == last
             )
             if appended:  # only the new items are searched
-                self._search(self.search_term.lower(), self.items, False, before)
+                self._search(self.search_term.lower(), self.items, False, before, before)
             else:
                 self.search(self.search_term, announce=False)
 
@@ -531,29 +540,86 @@ class ItemsView(ItemJumps):
         self._searched_through = 0
         if not term:
             self.matches, self.match_pos = [], -1
+            self.searching = None
             self.workers.cancel_group(self, "items-search")
             return
-        self._search(term.lower(), self.items, announce, 0)
+        if announce:  # (the old term's matches are not this one's)
+            self.matches, self.match_pos = [], -1
+        self.searching = (0, 0)
+        self._search(term.lower(), self.items, announce, 0, max(self.cursor, 0))
 
     @work(thread=True, exclusive=True, group="items-search")
-    def _search(self, term: str, items: Sequence[Item], announce: bool, start: int) -> None:
+    def _search(
+        self, term: str, items: Sequence[Item], announce: bool, start: int, origin: int
+    ) -> None:
         """Look for ``term`` in ``items`` from ``start`` (the ones before were searched:
-        their matches are kept)."""
+        their matches are kept): from ``origin`` (the cursor) to the end first, then from
+        ``start`` up to it, so that the first match found is the one the search goes to,
+        at once (a 1 GB session's raw view takes seconds to search through)."""
         worker = get_current_worker()
-        found = find(items, term, start, lambda: worker.is_cancelled)
-        if found is not None:
-            self.app.call_from_thread(self._searched, term, items, found, announce, start)
+        total = len(items)
+        origin = min(max(origin, start), total)
+        after: list[int] = []
+        before: list[int] = []
+        jumped = not announce
+        looked = 0
+        step = min(1_000, SEARCH_STEP)  # (doubled up to it: the first match comes sooner)
+        for low, high, into in ((origin, total, after), (start, origin, before)):
+            first = low
+            while first < high:
+                last = min(first + step, high)
+                step = min(2 * step, SEARCH_STEP)
+                found = find(items, term, first, lambda: worker.is_cancelled, last)
+                if found is None:
+                    return
+                into.extend(found)
+                looked += last - first
+                if found and not jumped:
+                    jumped = True
+                    self.app.call_from_thread(self._found_first, term, items, found[0])
+                if announce and looked < total - start:
+                    progress = (looked, len(after) + len(before))
+                    self.app.call_from_thread(self._search_progress, term, items, progress)
+                first = last
+        self.app.call_from_thread(
+            self._searched, term, items, before + after, announce, start, jumped
+        )
+
+    def _current(self, term: str, items: Sequence[Item]) -> bool:
+        """The search of ``term`` in ``items`` is this view's (not a newer term's, nor an
+        older snapshot's: its own search is on its way)."""
+        return items is self.items and term == self.search_term.lower()
+
+    def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
+        if self._current(term, items):
+            self.move_to(index)
+
+    def _search_progress(self, term: str, items: Sequence[Item], progress: tuple[int, int]) -> None:
+        if self._current(term, items):
+            self.searching = progress
+            self.post_message(self.Searching(self))
 
     def _searched(
-        self, term: str, items: Sequence[Item], found: list[int], announce: bool, start: int
+        self,
+        term: str,
+        items: Sequence[Item],
+        found: list[int],
+        announce: bool,
+        start: int,
+        jumped: bool,
     ) -> None:
-        if items is not self.items or term != self.search_term.lower():
-            return  # a newer snapshot or term: its own search is on its way
+        if not self._current(term, items):
+            return
         self.matches = [*(m for m in self.matches if m < start), *found] if start else found
         self._searched_through = len(items)
+        self.searching = None
         if announce:
-            self.match_pos = -1
-            self.first_match()
+            if jumped:  # the cursor went to the first match found (and may have moved since)
+                at = bisect.bisect_left(self.matches, max(self.cursor, 0))
+                self.match_pos = min(at, len(self.matches) - 1)
+            else:
+                self.match_pos = -1
+                self.first_match()
             self.post_message(self.Searched(self, self.search_term, len(found)))
 
     def action_next_match(self, direction: int) -> None:

@@ -1,0 +1,85 @@
+"""A search of the conversation goes to its first match as soon as that is found, says
+how far it has looked meanwhile, and only then counts every match (a 1 GB session's raw
+view takes seconds to search through)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from helpers import app_loaded, screen_text, wait_for
+
+import viewer.widgets.items_view as items_view
+from session_core import Message, Session
+from session_core.search import find
+from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.items_view import ItemsView
+
+SIZE = (120, 30)
+
+
+@pytest.fixture
+def thread_file(tmp_path: Path) -> Path:
+    """60 messages; every seventh says "needle"."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in range(60):
+            role = "user" if n % 2 else "assistant"
+            s.append_message(Message(role=role, content=f"message {n}" + (" needle" * (n % 7 == 0))))
+    return path
+
+
+async def test_the_first_match_at_or_after_the_cursor_is_gone_to_before_the_count(
+    thread_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
+    held = threading.Event()  # the search's last step waits for this
+    looked: list[tuple[int, int | None]] = []
+
+    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
+        looked.append((start, stop))
+        if start == 20 - 5:  # the step before the cursor: the last the search looks at
+            held.wait(5)
+        return find(items, term, start, cancelled, stop)
+
+    monkeypatch.setattr(items_view, "find", slow_find)
+    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 60)
+        view.move_to(20)
+        await pilot.pause()
+        view.search("NEEDLE")
+        # From the cursor on first: message 21 is the first that holds it.
+        await wait_for(pilot, lambda: view.cursor == 21)
+        assert view.searching is not None and view.matches == []
+        await wait_for(pilot, lambda: "searching" in screen_text(app))
+        assert "/NEEDLE: searching" in screen_text(app)
+        held.set()
+        await wait_for(pilot, lambda: view.searching is None)
+        assert view.matches == [n for n in range(60) if n % 7 == 0]
+        assert view.cursor == 21 and view.match_pos == view.matches.index(21)
+        assert f"/NEEDLE: {view.matches.index(21) + 1}/9" in screen_text(app)
+        # Every item was looked at once: the cursor's end of the view, then its start.
+        steps = [(start, stop) for start, stop in looked]
+        assert steps[0] == (20, 25) and steps[-1] == (15, 20)
+        covered = sorted(n for start, stop in steps for n in range(start, stop))
+        assert covered == list(range(60))
+
+
+async def test_with_none_after_the_cursor_it_goes_to_the_first_of_all(
+    thread_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
+    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 60)
+        assert view.cursor == 59  # (the view opens at its end)
+        view.search("needle")
+        await wait_for(pilot, lambda: view.searching is None)
+        assert view.cursor == 0 and view.match_pos == 0
+        assert "/needle: 1/9" in screen_text(app)
+        view.search("not there at all")
+        await wait_for(pilot, lambda: view.searching is None)
+        assert view.matches == [] and view.cursor == 0
+        assert "/not there at all: 0/0" in screen_text(app)
