@@ -42,6 +42,7 @@ AGENTGO_SHOTS: list[tuple[str, Sequence[str], str]] = [
 MODEL_SHOTS: list[tuple[str, str, Sequence[str], str]] = [
     ("claude-code", "claude-code.svg", (), "a Claude Code session: the conversation's end"),
     ("claude-code", "claude-code-tools.svg", ("2",), "a Claude Code session: tool operations"),
+    ("claude-code", "claude-code-subagents.svg", ("5",), "a Claude Code session: its subagents"),
     ("codex", "codex.svg", (), "a Codex rollout: the conversation's end"),
     ("codex", "codex-runs.svg", ("3",), "a Codex rollout: turns and their contexts"),
 ]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
 import pytest
-from codex_writer import SESSION, RolloutWriter, subagent
+from codex_helpers import family
+from codex_writer import RolloutWriter
 from helpers import follow_into
 
 from session_core.following import FollowUpdate
@@ -20,28 +20,6 @@ from session_core.model import Transcript
 from session_core.tool_ops import ToolOp
 
 CODEX = by_name("codex")
-CHILD = "019c0000-0000-7000-8000-0000000000c1"
-DAY = ("sessions", "2026", "02", "23")
-
-
-def family(tmp_path: Path, others: int = 0) -> tuple[Path, Path]:
-    """A parent whose spawn call (after ``others`` shell calls) names its child."""
-    day = tmp_path.joinpath(*DAY)
-    parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
-    w = RolloutWriter(parent)
-    w.session_meta()
-    w.task_started("t1")
-    w.turn_context("t1")
-    w.message("user", "send a scout")
-    for n in range(others):
-        w.function_call("shell", {"command": ["ls"]}, f"sh{n}")
-        w.function_output(f"sh{n}", "a.txt")
-    w.function_call("spawn_agent", {"message": "look around"}, "sp1")
-    w.function_output("sp1", orjson.dumps({"agent_id": CHILD}).decode())
-    w.task_complete("t1")
-    name = f"rollout-2026-02-23T12-00-05-{CHILD}.jsonl"
-    subagent(str(day), SESSION, CHILD, name)
-    return parent, day / name
 
 
 def followed(path: Path) -> tuple[CodexLive, list[Transcript]]:

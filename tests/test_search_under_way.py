@@ -26,7 +26,9 @@ def thread_file(tmp_path: Path) -> Path:
     with Session.create(path, meta={"agent": "t"}) as s:
         for n in range(60):
             role = "user" if n % 2 else "assistant"
-            s.append_message(Message(role=role, content=f"message {n}" + (" needle" * (n % 7 == 0))))
+            s.append_message(
+                Message(role=role, content=f"message {n}" + (" needle" * (n % 7 == 0)))
+            )
     return path
 
 

@@ -9,8 +9,10 @@ call tree, checkpoints and timeline). A format may still register a screen of it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
+from textual.app import App
 from textual.screen import Screen
 
 from session_core.formats import V1, Format, detect_format
@@ -45,11 +47,22 @@ def open_file_screen(path: str, *, force_polling: bool = False) -> Screen[None]:
     return screen_for(detect_format(path), path, force_polling=force_polling)
 
 
+def open_linked(app: App[object], path: str | None, *, force_polling: bool = False) -> bool:
+    """A file another one links (a subagent's) opened on its own screen, over the one
+    that links it (escape goes back); False, and the user told, where it is not there."""
+    if not path or not os.path.isfile(path):
+        app.notify("The subagent's file is not there.", severity="warning")
+        return False
+    app.push_screen(open_file_screen(path, force_polling=force_polling))
+    return True
+
+
 __all__ = [
     "SCREENS",
     "WAITING_AS",
     "ScreenFactory",
     "open_file_screen",
+    "open_linked",
     "register_screen",
     "screen_for",
 ]

@@ -107,7 +107,12 @@ class PaneSet:
 
 PANE_SETS: dict[str, type[PaneSet]] = {}
 # format -> the module registering its panes
-BUILT_IN = {"agentgo-v1": "viewer.formats.agentgo", "transcript-v1": "viewer.formats.v1"}
+BUILT_IN = {
+    "agentgo-v1": "viewer.formats.agentgo",
+    "transcript-v1": "viewer.formats.v1",
+    "claude-code": "viewer.formats.subagents",
+    "codex": "viewer.formats.subagents",
+}
 
 
 def register_panes(fmt: str, panes: type[PaneSet]) -> None:

@@ -27,7 +27,7 @@ from textual.widgets import TabbedContent
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
-from session_core.model import Transcript
+from session_core.model import ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView
@@ -470,11 +470,20 @@ class ModelScreen(SearchingScreen):
 
     @on(OpsPane.Jump)
     def _op_jump(self, event: OpsPane.Jump) -> None:
-        ident = event.op.message_id
+        self.show_call_message(event.op)
+
+    def show_call_message(self, op: ToolOp) -> None:
+        """The message that called ``op``, in the conversation: in the raw view where
+        the replayed one does not hold it (a compaction folded it)."""
+        ident = op.message_id
         if ident and self.conversation.move_to_id(ident):
             self._show_cursor()
-            return
-        self.notify("That call's message is not in this view (folded by a compaction?); try r.")
+        elif ident:
+            self.show_in_raw(
+                lambda view: view.move_to_id(ident), "That call's message is not shown (a filter?)."
+            )
+        else:
+            self.notify("No message of this file holds that call.")
 
     @on(OpDetailScreen.ShowItem)
     def _show_item(self, event: OpDetailScreen.ShowItem) -> None:

@@ -196,12 +196,9 @@ class OpDetailScreen(ModalScreen[None]):
             if opener is not None:
                 opener.post_message(self.ShowItem(ident))
             return
-        if not path or not os.path.isfile(path):
-            self.notify("The subagent's file is not there.", severity="warning")
-            return
-        from ..format_screens import open_file_screen
+        from ..format_screens import open_linked
 
-        self.app.push_screen(open_file_screen(path, force_polling=self.force_polling))
+        open_linked(self.app, path, force_polling=self.force_polling)
 
     def action_copy(self) -> None:
         text = self.op.result or ""

@@ -54,6 +54,7 @@ _BOOKKEEPING = frozenset(
 class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
+    extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     home: ClassVar[tuple[str, str, str]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     def claims(self, record: dict[str, Any]) -> bool:

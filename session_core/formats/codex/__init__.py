@@ -42,6 +42,7 @@ SUBAGENT_LIMIT = 64 << 20  # a linked subagent bigger than this is listed, not r
 class CodexFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Codex rollout"
+    extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     home: ClassVar[tuple[str, str, str]] = ("CODEX_HOME", ".codex", "sessions")
 
     def claims(self, record: dict[str, Any]) -> bool:

@@ -1,0 +1,127 @@
+"""The Subagents tab of a Claude Code session and of a Codex rollout: a row a subagent
+(its call's state, messages, usage, where its lines are), its detail below; ``enter``
+opens its file over the session, ``m`` shows the call that started it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claude_code_writer import SESSION, SUBAGENT_USAGE, story
+from codex_helpers import family
+from helpers import app_loaded, said, screen_lines, screen_text, wait_for
+from textual.widgets import TabbedContent
+
+from session_core.formats import CLAUDE_CODE, by_name
+from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.subagents_pane import SubagentsPane
+
+SIZE = (150, 40)
+TOKENS = sum(sum(v) for v in SUBAGENT_USAGE.values())  # every count of its two responses
+
+
+async def test_a_claude_code_sessions_subagent_is_listed_opened_and_its_call_shown(
+    tmp_path: Path,
+) -> None:
+    path = story(tmp_path, torn=False)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        text = screen_text(app)
+        for cell in ("completed", "explore", f"{TOKENS:,} tok", "agent-a1.jsonl"):
+            assert cell in text
+        detail = "\n".join(screen_lines(app))
+        assert "call t4 · Task · completed" in detail and "its file: " in detail, detail
+        # enter: the subagent's own file, over the session; escape: back to it
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        opened = app.screen
+        assert isinstance(opened, ModelScreen) and opened.path.endswith("agent-a1.jsonl")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        # m: the message whose call started it; a compaction folded it, so the raw view
+        view = screen.conversation
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.query_one(TabbedContent).active == "conversation")
+        assert view.mode == "raw"
+        assert any(part.call_id == "t4" for part in view.items[view.cursor].parts)
+
+
+async def test_a_subagent_whose_file_is_gone_is_listed_with_its_usage_unknown(
+    tmp_path: Path,
+) -> None:
+    path = story(tmp_path, torn=False)
+    (tmp_path / SESSION / "subagents" / "agent-a1.jsonl").unlink()
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        text = screen_text(app)
+        assert "not read" in text and "its file is not there" in text
+        assert "usage: unknown (its file is not there)" in text
+        assert " 0 tok" not in text  # unknown is never shown as 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: said(app, "The subagent's file is not there."))
+
+
+async def test_a_codex_rollouts_spawned_child_is_listed_and_opened(tmp_path: Path) -> None:
+    parent, child = family(tmp_path)
+    async with app_loaded(parent, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        assert child.name[:40] in screen_text(app)
+        assert "spawn_agent" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is not screen)
+        assert isinstance(app.screen, ModelScreen) and app.screen.path == str(child)
+
+
+def test_the_formats_that_link_subagents_name_the_tab() -> None:
+    assert "subagents" in by_name(CLAUDE_CODE).extra_panes
+    assert "subagents" in by_name("codex").extra_panes
+    assert "subagents" not in by_name("transcript-v1").extra_panes
+
+
+async def test_a_subagent_at_work_is_listed_by_its_progress_before_its_result(
+    tmp_path: Path,
+) -> None:
+    from claude_code_writer import CCWriter, text, tool_use, usage
+
+    w = CCWriter()
+    w.user("Explore the code")
+    m1 = w.assistant("m1", [tool_use("t1", "Task", description="scout", prompt="go")])
+    w.progress(
+        "t1",
+        {
+            "type": "agent_progress",
+            "agentId": "a1",
+            "prompt": "go",
+            "message": {
+                "type": "assistant",
+                "message": {
+                    "id": "s1",
+                    "model": "claude-sonnet-4-5",
+                    "role": "assistant",
+                    "content": [text("looking")],
+                    "usage": usage(1, 2),
+                },
+            },
+        },
+    )
+    path = w.write(tmp_path / f"{SESSION}.jsonl")
+    sub = CCWriter(agent_id="a1")
+    sub.user("go", parent=None)
+    sub.assistant("s1", [text("looking")], usage=usage(1, 2))
+    sub.write(tmp_path / SESSION / "subagents" / "agent-a1.jsonl")
+    del m1
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        op = pane.op_of(pane.subagents[0])
+        assert op is not None and op.state in ("running", "interrupted")  # (no result yet)
+        assert op.label in screen_text(app) and "scout" in screen_text(app)

@@ -1,0 +1,203 @@
+"""A session's subagents (Claude Code's subagent files, the Codex rollouts a session
+spawned): each one's state (its call's), messages, usage and where it is, in a table;
+the selected one's detail below. ``enter`` opens it, ``m`` shows the call that started
+it in the conversation."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+
+from session_core.model import STATE_TONES, Subagent, ToolOp, Transcript, Usage, ops_by_call
+from session_core.text import count
+
+from ..safe import one_line_text
+from .block_view import Entry, LinesView
+from .model_panes import tone_text, usage_short
+from .virtual_table import Column, VirtualTable
+
+COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal shows all)
+    ("n", "#", 3),
+    ("state", "state", 12),
+    ("messages", "messages", 8),
+    ("usage", "usage", 15),
+    ("cost", "cost", 10),
+    ("description", "subagent", 34),
+    ("where", "where", 32),
+]
+NOT_READ = "not read"  # (its usage is unknown: never shown as 0)
+
+
+def cost_text(usage: Usage) -> str:
+    """``$0.0210``; ``≥$0.0210`` where some responses were not priced; ``unknown``."""
+    if usage.cost is None:
+        return "unknown"
+    partial = usage.responses and usage.cost_reported != usage.responses
+    return f"{'≥' if partial else ''}${usage.cost:.4f}"
+
+
+def where_text(subagent: Subagent) -> str:
+    """Where a subagent's lines are: its file's name, the parent's line, or why none."""
+    if subagent.in_file:
+        return f"this file, line {subagent.line:,}"
+    if subagent.path is None:
+        return "its file is not there"
+    return os.path.basename(subagent.path)
+
+
+def shown_path(path: str, beside: str) -> str:
+    """``path`` from the folder of the file ``beside`` where it lies under it (a Claude
+    Code session's ``<session>/subagents/…``), else as it is."""
+    relative = os.path.relpath(path, os.path.dirname(os.path.abspath(beside)))
+    return path if relative.startswith("..") else relative
+
+
+def subagent_entries(
+    subagent: Subagent, index: int, op: ToolOp | None, session: str
+) -> list[Entry]:
+    """One subagent's detail: what it is, the call that started it, where its lines are
+    (its file from the folder of ``session``'s), and what it used."""
+    out: list[Entry] = [("bold", f"subagent {index + 1}  {subagent.id}")]
+    if subagent.description:
+        out.append(("", subagent.description))
+    if op is not None:
+        line = f" · line {op.line:,}" if op.line else ""
+        out.append(("", f"call {op.call_id} · {op.tool} · {op.label}{line}  (m shows it)"))
+    elif subagent.call_id:
+        out.append(("dim", f"call {subagent.call_id} (not among this file's operations)"))
+    if subagent.in_file:
+        out.append(("", f"its lines: this file's, from line {subagent.line:,}  (enter shows them)"))
+    elif subagent.path is None:
+        out.append(("yellow", "its file: not there"))
+    else:
+        out.append(("", f"its file: {shown_path(subagent.path, session)}  (enter opens it)"))
+    if subagent.counted:
+        messages = count(subagent.messages, "message")
+        out.append(("", f"{messages} · usage {subagent.usage.describe()}"))
+    elif subagent.path is not None:
+        out.append(("yellow", "usage: not read (past the reader's bound of files a session)"))
+    else:
+        out.append(("yellow", "usage: unknown (its file is not there)"))
+    return out
+
+
+class SubagentsPane(Vertical):
+    """The session's subagents in a table; the selected one's detail below."""
+
+    DEFAULT_CSS = """
+    SubagentsPane {
+        height: 1fr;
+        & > #subagents-table { height: 2fr; }
+        & > #subagent-detail { height: 1fr; border-top: solid $panel-lighten-2; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "jump", "The call in the conversation", show=False),
+    ]
+
+    @dataclass
+    class Open(Message):
+        """Enter on a subagent: open its file, or show its lines in this one."""
+
+        subagent: Subagent
+
+    @dataclass
+    class Jump(Message):
+        """``m`` on a subagent: show the message whose call started it."""
+
+        op: ToolOp
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.subagents: Sequence[Subagent] = []
+        self._ops: Mapping[str, ToolOp] = {}
+        self._session = ""  # the session's file
+        self.table = VirtualTable(COLUMNS, self._cells, fixed_columns=1, id="subagents-table")
+        self.detail = LinesView(id="subagent-detail")
+        self._shown: Subagent | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.table
+        yield self.detail
+
+    def show(self, transcript: Transcript) -> None:
+        table = self.table
+        follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
+        self.subagents = transcript.subagents
+        self._session = transcript.path
+        self._ops = ops_by_call(transcript.tool_operations)
+        table.set_row_count(len(self.subagents))
+        if follow:
+            table.move_cursor(len(self.subagents) - 1)
+        self._shown = None
+        self._show_detail(table.cursor_row)
+        table.refresh()  # (the rows' states and usage may have changed, not their count)
+
+    def op_of(self, subagent: Subagent) -> ToolOp | None:
+        """The call that started ``subagent`` (None: no operation of this file has it)."""
+        return self._ops.get(subagent.call_id) if subagent.call_id else None
+
+    def _cells(self, index: int) -> Sequence[Text]:
+        subagent = self.subagents[index]
+        op = self.op_of(subagent)
+        state = tone_text(op.label, STATE_TONES.get(op.state, "info")) if op else Text("—")
+        counted = subagent.counted
+        return [
+            Text(str(index + 1), end=""),
+            state,
+            Text(f"{subagent.messages:,}" if counted else "—", end=""),
+            Text(usage_short(subagent.usage) if counted else NOT_READ, end=""),
+            Text(cost_text(subagent.usage) if counted else "", end=""),
+            one_line_text(subagent.description or "", 34),
+            one_line_text(where_text(subagent), 32),
+        ]
+
+    @property
+    def selected(self) -> Subagent | None:
+        row = self.table.cursor_row
+        return self.subagents[row] if 0 <= row < len(self.subagents) else None
+
+    @on(VirtualTable.Highlighted, "#subagents-table")
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
+        self._show_detail(event.row)
+
+    @on(VirtualTable.Activated, "#subagents-table")
+    @on(VirtualTable.DoubleClicked, "#subagents-table")
+    def _activated(self, event: VirtualTable.Activated) -> None:
+        event.stop()
+        if 0 <= event.row < len(self.subagents):
+            self.post_message(self.Open(self.subagents[event.row]))
+
+    def _show_detail(self, index: int) -> None:
+        if not 0 <= index < len(self.subagents):
+            note = [("dim", "No subagents in this session (yet).")] if not self.subagents else []
+            self.detail.set_entries(note)
+            return
+        subagent = self.subagents[index]
+        if subagent is self._shown:
+            return
+        self._shown = subagent
+        op = self.op_of(subagent)
+        self.detail.set_entries(subagent_entries(subagent, index, op, self._session))
+
+    def action_jump(self) -> None:
+        subagent = self.selected
+        op = self.op_of(subagent) if subagent is not None else None
+        if op is not None:
+            self.post_message(self.Jump(op))
+        elif subagent is not None:
+            self.notify("No call of this file started that subagent.", timeout=2)
+
+
+__all__ = ["SubagentsPane", "cost_text", "shown_path", "subagent_entries", "where_text"]
