@@ -6,6 +6,7 @@ Headless and in-process (``App.run_test``), on the generated transcript of
 ``open_big.py`` (another format's: ``model_scale.py``'s), after its whole replay:
 
 * **calls**: agentgo's call tree (``2``), until it has a row per call and run;
+* **subagents**: Claude Code's and Codex's (``5``), until it has a row per subagent;
 * **tools**: ``3``, until the tool-operations table has a row per operation;
 * **contexts**: ``4``, until the list of runs has every run (v1 only);
 * **diff**: ``2``, until the diff has a row per message line and summary (v1 only);
@@ -45,7 +46,12 @@ WORD = "make"  # in a few of the generated tool results (of every format)
 V1 = "transcript-v1"
 ACTIONS = ("tools", "contexts", "diff", "raw", "search")  # v1's; another format's:
 OTHER_ACTIONS = ("tools", "diff", "raw", "search")  # (its diff: the model screen's)
-OFFERED = {V1: ACTIONS, "agentgo-v1": ("calls", *OTHER_ACTIONS)}  # (else OTHER_ACTIONS)
+OFFERED = {
+    V1: ACTIONS,
+    "agentgo-v1": ("calls", *OTHER_ACTIONS),
+    "claude-code": ("subagents", *OTHER_ACTIONS),
+    "codex": ("subagents", *OTHER_ACTIONS),
+}
 
 
 def peak_mb() -> float:
@@ -116,6 +122,15 @@ def measure(
                     return f"{count:,} rows" if count and count >= wanted else None
 
                 await timed("calls", lambda: screen.action_show_tab("calls"), calls)
+            if "subagents" in actions:  # (Claude Code's and Codex's own tab)
+                from viewer.widgets.subagents_pane import SubagentsPane
+
+                def subagents() -> str | None:
+                    table = screen.query_one(SubagentsPane).table
+                    wanted = len(screen.transcript.subagents)
+                    return f"{table.row_count:,} rows" if table.row_count == wanted else None
+
+                await timed("subagents", lambda: screen.action_show_tab("subagents"), subagents)
             if "tools" in actions:
                 await timed("tools", lambda: screen.action_show_tab("tools"), tools)
             if v1:  # (its run contexts and diff: v1's own panes)
@@ -196,9 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         figures.positive(f"{size_text}: the bare orjson loop", loop)
         results = measure(path, lines, args.timeout, actions, v1)
         wanted = len(actions)
-        figures.true(
-            f"{size_text}: {len(results)} of {wanted} actions measured", len(results) == wanted
-        )
+        measured = sum(1 for result in results if result[0] in actions)
+        figures.true(f"{size_text}: {measured} of {wanted} actions measured", measured == wanted)
         for name, seconds, peak, what in results:
             print(
                 f"| {size_text} | {name} | {seconds:.2f} s ({seconds / loop:.2f}× the loop) "
@@ -206,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             figures.positive(f"{size_text} {name}: its time", seconds)
             figures.positive(f"{size_text} {name}: the peak RSS", peak)
-            if name != "search":
+            if not name.startswith(("search", "subagents")):  # (a file may have none)
                 figures.true(f"{size_text} {name}: no rows ({what})", not what.startswith("0 "))
         print(f"\nbare orjson.loads loop over {size_text}: {loop:.2f} s (this run)")
     return figures.verdict()
