@@ -227,7 +227,13 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     out.append(f"{tokens:,}" if transcripts > no_tokens else "unknown", style="bold")
     out.append("  cost ")
     out.append(money(cost) if transcripts > no_cost else "unknown", style="bold")
-    unknown = max(no_tokens, no_cost)
-    if unknown and transcripts > unknown:
-        out.append(f"  (usage unknown in {unknown})", style="dim")
+    # What a known total leaves out, said of each (a Codex rollout's tokens are known
+    # where its model has no price: its cost alone is unknown).
+    pairs = (("tokens", no_tokens), ("cost", no_cost))
+    partial = [(what, n) for what, n in pairs if 0 < n < transcripts]
+    if len(partial) == 2 and no_tokens == no_cost:
+        partial = [("usage", no_tokens)]
+    if partial:
+        listed = ", ".join(f"{what} unknown in {n:,}" for what, n in partial)
+        out.append(f"  ({listed})", style="dim")
     return out
