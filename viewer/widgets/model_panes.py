@@ -4,7 +4,7 @@ the diff of what compactions folded and kept. Every one draws only the rows on s
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, overload
 
@@ -190,7 +190,65 @@ RUN_COLUMNS: list[Column] = [
 ]
 
 
-class RunsPane(Vertical):
+class TableDetail(Vertical):
+    """Rows in a table; the selected one's detail below it (the runs, a session's
+    subagents). A subclass says a row's cells, its detail, and what identifies a detail
+    already shown (a followed file's redraw leaves it as it is)."""
+
+    EMPTY = "Nothing here."  # the detail of an empty table
+
+    def __init__(
+        self, columns: Sequence[Column], *, table_id: str, detail_id: str, id: str | None
+    ) -> None:
+        super().__init__(id=id)
+        self.table = VirtualTable(columns, self.cells, fixed_columns=1, id=table_id)
+        self.detail = LinesView(id=detail_id)
+        self._shown: Hashable | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.table
+        yield self.detail
+
+    def cells(self, index: int) -> Sequence[Text]:
+        raise NotImplementedError
+
+    def detail_key(self, index: int) -> Hashable:
+        raise NotImplementedError
+
+    def detail_entries(self, index: int) -> list[Entry]:
+        raise NotImplementedError
+
+    def show_rows(self, count: int, *, follow_end: bool = False) -> None:
+        """The table's rows are now ``count`` (the cursor to the last where it was there,
+        with ``follow_end``), its rows drawn again and the detail made anew."""
+        table = self.table
+        at_end = table.row_count > 0 and table.at_end and table.cursor_row > 0
+        table.set_row_count(count)
+        if follow_end and at_end:
+            table.move_cursor(count - 1)
+        table.refresh()  # (what the rows say may have changed, not their count)
+        self._shown = None
+        self.show_detail(table.cursor_row)
+
+    @on(VirtualTable.Highlighted)
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
+        if event.table is self.table:
+            event.stop()
+            self.show_detail(event.row)
+
+    def show_detail(self, index: int) -> None:
+        count = self.table.row_count
+        if not 0 <= index < count:
+            self.detail.set_entries([("dim", self.EMPTY)] if not count else [])
+            return
+        key = self.detail_key(index)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.detail.set_entries(self.detail_entries(index))
+
+
+class RunsPane(TableDetail):
     """Runs (turns) in a table; the selected one's context (facts, sections) below."""
 
     DEFAULT_CSS = """
@@ -205,27 +263,19 @@ class RunsPane(Vertical):
         Binding("e", "step_unfinished(1)", "Next run not finished", show=False),
         Binding("E", "step_unfinished(-1)", "Previous run not finished", show=False),
     ]
+    EMPTY = "No runs in this file."
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(RUN_COLUMNS, table_id="runs-table", detail_id="run-context", id=id)
         self.runs: Sequence[Run] = []
-        self.table = VirtualTable(RUN_COLUMNS, self._cells, fixed_columns=1, id="runs-table")
-        self.context = LinesView(id="run-context")
-        self._shown: tuple[str, int] | None = None
         # What a format says of a run besides (its pane set's ``run_detail``).
         self.more: Callable[[Run, int], list[Entry]] | None = None
 
-    def compose(self) -> ComposeResult:
-        yield self.table
-        yield self.context
-
     def show(self, transcript: Transcript) -> None:
         self.runs = transcript.runs
-        self.table.set_row_count(len(self.runs))
-        self._shown = None
-        self._show_context(self.table.cursor_row)
+        self.show_rows(len(self.runs))
 
-    def _cells(self, index: int) -> Sequence[Text]:
+    def cells(self, index: int) -> Sequence[Text]:
         run = self.runs[index]
         return [
             Text(str(index + 1), end=""),
@@ -237,6 +287,18 @@ class RunsPane(Vertical):
             one_line_text(run.prompt or "", 60),
         ]
 
+    def detail_key(self, index: int) -> Hashable:
+        run = self.runs[index]
+        return (run.id, run.end_line or 0)
+
+    def detail_entries(self, index: int) -> list[Entry]:
+        run = self.runs[index]
+        previous = self.runs[index - 1].context if index > 0 else None
+        entries = run_entries(run, index, previous)
+        if self.more is not None:
+            entries += self.more(run, index)
+        return entries
+
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) run that did not finish: cut off by the
         user, interrupted, or still running."""
@@ -244,26 +306,6 @@ class RunsPane(Vertical):
         if not self.table.jump(lambda index: runs[index].state != "finished", step):
             where = "after" if step > 0 else "before"
             self.notify(f"No run {where} this one that did not finish.", timeout=2)
-
-    @on(VirtualTable.Highlighted, "#runs-table")
-    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
-        event.stop()
-        self._show_context(event.row)
-
-    def _show_context(self, index: int) -> None:
-        if not 0 <= index < len(self.runs):
-            self.context.set_entries([("dim", "No runs in this file.")] if not self.runs else [])
-            return
-        run = self.runs[index]
-        key = (run.id, run.end_line or 0)
-        if key == self._shown:
-            return
-        self._shown = key
-        previous = self.runs[index - 1].context if index > 0 else None
-        entries = run_entries(run, index, previous)
-        if self.more is not None:
-            entries += self.more(run, index)
-        self.context.set_entries(entries)
 
 
 def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:

@@ -6,23 +6,21 @@ it in the conversation."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
 
 from session_core.model import STATE_TONES, Subagent, ToolOp, Transcript, Usage, ops_by_call
 from session_core.text import count
 
 from ..safe import one_line_text
-from .block_view import Entry, LinesView
-from .model_panes import tone_text, usage_short
+from .block_view import Entry
+from .model_panes import TableDetail, tone_text, usage_short
 from .virtual_table import Column, VirtualTable
 
 COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal shows all)
@@ -90,7 +88,7 @@ def subagent_entries(
     return out
 
 
-class SubagentsPane(Vertical):
+class SubagentsPane(TableDetail):
     """The session's subagents in a table; the selected one's detail below."""
 
     DEFAULT_CSS = """
@@ -104,6 +102,7 @@ class SubagentsPane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "jump", "The call in the conversation", show=False),
     ]
+    EMPTY = "No subagents in this session (yet)."
 
     @dataclass
     class Open(Message):
@@ -118,36 +117,22 @@ class SubagentsPane(Vertical):
         op: ToolOp
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(COLUMNS, table_id="subagents-table", detail_id="subagent-detail", id=id)
         self.subagents: Sequence[Subagent] = []
         self._ops: Mapping[str, ToolOp] = {}
         self._session = ""  # the session's file
-        self.table = VirtualTable(COLUMNS, self._cells, fixed_columns=1, id="subagents-table")
-        self.detail = LinesView(id="subagent-detail")
-        self._shown: Subagent | None = None
-
-    def compose(self) -> ComposeResult:
-        yield self.table
-        yield self.detail
 
     def show(self, transcript: Transcript) -> None:
-        table = self.table
-        follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         self.subagents = transcript.subagents
         self._session = transcript.path
         self._ops = ops_by_call(transcript.tool_operations)
-        table.set_row_count(len(self.subagents))
-        if follow:
-            table.move_cursor(len(self.subagents) - 1)
-        self._shown = None
-        self._show_detail(table.cursor_row)
-        table.refresh()  # (the rows' states and usage may have changed, not their count)
+        self.show_rows(len(self.subagents), follow_end=True)
 
     def op_of(self, subagent: Subagent) -> ToolOp | None:
         """The call that started ``subagent`` (None: no operation of this file has it)."""
         return self._ops.get(subagent.call_id) if subagent.call_id else None
 
-    def _cells(self, index: int) -> Sequence[Text]:
+    def cells(self, index: int) -> Sequence[Text]:
         subagent = self.subagents[index]
         op = self.op_of(subagent)
         state = tone_text(op.label, STATE_TONES.get(op.state, "info")) if op else Text("—")
@@ -162,15 +147,17 @@ class SubagentsPane(Vertical):
             one_line_text(where_text(subagent), 32),
         ]
 
+    def detail_key(self, index: int) -> Hashable:
+        return self.subagents[index]
+
+    def detail_entries(self, index: int) -> list[Entry]:
+        subagent = self.subagents[index]
+        return subagent_entries(subagent, index, self.op_of(subagent), self._session)
+
     @property
     def selected(self) -> Subagent | None:
         row = self.table.cursor_row
         return self.subagents[row] if 0 <= row < len(self.subagents) else None
-
-    @on(VirtualTable.Highlighted, "#subagents-table")
-    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
-        event.stop()
-        self._show_detail(event.row)
 
     @on(VirtualTable.Activated, "#subagents-table")
     @on(VirtualTable.DoubleClicked, "#subagents-table")
@@ -178,18 +165,6 @@ class SubagentsPane(Vertical):
         event.stop()
         if 0 <= event.row < len(self.subagents):
             self.post_message(self.Open(self.subagents[event.row]))
-
-    def _show_detail(self, index: int) -> None:
-        if not 0 <= index < len(self.subagents):
-            note = [("dim", "No subagents in this session (yet).")] if not self.subagents else []
-            self.detail.set_entries(note)
-            return
-        subagent = self.subagents[index]
-        if subagent is self._shown:
-            return
-        self._shown = subagent
-        op = self.op_of(subagent)
-        self.detail.set_entries(subagent_entries(subagent, index, op, self._session))
 
     def action_jump(self) -> None:
         subagent = self.selected
