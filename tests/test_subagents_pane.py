@@ -125,3 +125,35 @@ async def test_a_subagent_at_work_is_listed_by_its_progress_before_its_result(
         op = pane.op_of(pane.subagents[0])
         assert op is not None and op.state in ("running", "interrupted")  # (no result yet)
         assert op.label in screen_text(app) and "scout" in screen_text(app)
+
+
+async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter, text, tool_use
+
+    w = CCWriter()
+    w.user("Send three scouts")
+    calls = [tool_use(f"t{n}", "Task", description=f"scout {n}", prompt="go") for n in range(3)]
+    m1 = w.assistant("m1", calls)
+    for n, state in enumerate(("done", "failed", "done")):
+        w.result(
+            f"t{n}",
+            [text(f"agentId: a{n}")],
+            parent=m1[0],
+            is_error=state == "failed",
+            tool_use_result={"status": "completed", "agentId": f"a{n}"},
+        )
+    path = w.write(tmp_path / f"{SESSION}.jsonl")
+    for n in range(3):
+        sub = CCWriter(agent_id=f"a{n}")
+        sub.user("go", parent=None)
+        sub.write(tmp_path / SESSION / "subagents" / f"agent-a{n}.jsonl")
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 3)
+        pane.table.move_cursor(0)
+        await pilot.press("e")
+        assert pane.table.cursor_row == 1  # scout 1's call failed
+        await pilot.press("e")
+        await wait_for(pilot, lambda: said(app, "No subagent after this one"))
+        assert pane.table.cursor_row == 1

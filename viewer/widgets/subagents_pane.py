@@ -101,6 +101,8 @@ class SubagentsPane(TableDetail):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "jump", "The call in the conversation", show=False),
+        Binding("e", "step_unfinished(1)", "Next subagent not completed", show=False),
+        Binding("E", "step_unfinished(-1)", "Previous subagent not completed", show=False),
     ]
     EMPTY = "No subagents in this session (yet)."
 
@@ -165,6 +167,19 @@ class SubagentsPane(TableDetail):
         event.stop()
         if 0 <= event.row < len(self.subagents):
             self.post_message(self.Open(self.subagents[event.row]))
+
+    def action_step_unfinished(self, step: int) -> None:
+        """The cursor to the next (or previous) subagent whose call did not complete:
+        running, failed, interrupted (one no call names is not asked about)."""
+        subagents, op_of = self.subagents, self.op_of
+
+        def unfinished(index: int) -> bool:
+            op = op_of(subagents[index])
+            return op is not None and op.state != "completed"
+
+        if not self.table.jump(unfinished, step):
+            where = "after" if step > 0 else "before"
+            self.notify(f"No subagent {where} this one whose call did not complete.", timeout=2)
 
     def action_jump(self) -> None:
         subagent = self.selected
