@@ -85,3 +85,35 @@ async def test_with_none_after_the_cursor_it_goes_to_the_first_of_all(
         await wait_for(pilot, lambda: view.searching is None)
         assert view.matches == [] and view.cursor == 0
         assert "/not there at all: 0/0" in screen_text(app)
+
+
+async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_came(
+    thread_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
+    held = threading.Event()
+    starts: list[int] = []
+
+    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
+        starts.append(start)
+        if len(items) == 60 and start == 5:  # the first search's second step waits
+            held.wait(5)
+        return find(items, term, start, cancelled, stop)
+
+    monkeypatch.setattr(items_view, "find", slow_find)
+    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 60)
+        view.move_to(0)
+        view.search("needle")
+        await wait_for(pilot, lambda: 5 in starts)
+        with Session.load(thread_file) as s:
+            for n in range(60, 66):
+                s.append_message(Message(role="user", content=f"message {n} needle"))
+        await wait_for(pilot, lambda: len(view.items) == 66)
+        assert view.searching is not None  # still the first search, not one begun again
+        held.set()
+        await wait_for(pilot, lambda: view.searching is None and 65 in view.matches)
+        assert view.matches == [n for n in range(60) if n % 7 == 0] + list(range(60, 66))
+        assert starts.count(0) == 1  # the first 60 items were looked through once
+        assert "/needle: 1/15" in screen_text(app)

@@ -150,7 +150,8 @@ class ItemsView(ItemJumps):
 
     @dataclass
     class Searching(Message):
-        """A search is under way: ``view.searching`` says how far."""
+        """A search is under way (``view.searching`` says how far), or one that is not
+        announced ended: what the header says of it changed."""
 
         view: ItemsView
 
@@ -179,6 +180,7 @@ class ItemsView(ItemJumps):
         self.search_term = ""
         self._searched_through = 0  # the items the matches were looked for in
         self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
+        self._search_items: Sequence[Item] = ()  # what the latest search looks through
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
         # What a format's own panes narrow the view to (the one run they show, say).
@@ -207,16 +209,16 @@ class ItemsView(ItemJumps):
         self.reload(to_end=to_end)
         if self.search_term:  # the matches are indexes into the new snapshot
             appended = (
-                same_view
-                and grown >= 0
-                and before > 0
-                and self._searched_through == before
-                and self.block_key(before - 1) == last
+                same_view and grown >= 0 and before > 0 and self.block_key(before - 1) == last
             )
-            if appended:  # only the new items are searched
+            if appended and self._searched_through == before:  # only the new items
+                self._search_items = self.items
                 self._search(self.search_term.lower(), self.items, False, before, before)
-            else:
+            elif not (appended and self.searching is not None):
                 self.search(self.search_term, announce=False)
+            # (else the search under way goes on through the items it was given, the same
+            # as these up to there, and the ones appended are searched when it ends: a
+            # big file growing under a long search would have it start again for ever)
 
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
@@ -546,6 +548,7 @@ class ItemsView(ItemJumps):
         if announce:  # (the old term's matches are not this one's)
             self.matches, self.match_pos = [], -1
         self.searching = (0, 0)
+        self._search_items = self.items
         self._search(term.lower(), self.items, announce, 0, max(self.cursor, 0))
 
     @work(thread=True, exclusive=True, group="items-search")
@@ -586,9 +589,10 @@ class ItemsView(ItemJumps):
         )
 
     def _current(self, term: str, items: Sequence[Item]) -> bool:
-        """The search of ``term`` in ``items`` is this view's (not a newer term's, nor an
-        older snapshot's: its own search is on its way)."""
-        return items is self.items and term == self.search_term.lower()
+        """The search of ``term`` in ``items`` is this view's latest (not a newer term's,
+        nor one over a snapshot that was not an append of its items: its own is on its
+        way). Its indexes are this view's: the items searched are the same up to there."""
+        return items is self._search_items and term == self.search_term.lower()
 
     def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
         if self._current(term, items):
@@ -613,6 +617,9 @@ class ItemsView(ItemJumps):
         self.matches = [*(m for m in self.matches if m < start), *found] if start else found
         self._searched_through = len(items)
         self.searching = None
+        if len(self.items) > len(items):  # appended while it looked: those are searched now
+            self._search_items = self.items
+            self._search(term, self.items, False, len(items), len(items))
         if announce:
             if jumped:  # the cursor went to the first match found (and may have moved since)
                 at = bisect.bisect_left(self.matches, max(self.cursor, 0))
@@ -621,6 +628,8 @@ class ItemsView(ItemJumps):
                 self.match_pos = -1
                 self.first_match()
             self.post_message(self.Searched(self, self.search_term, len(found)))
+        else:  # (the header's count, of a search of appended items or of a new snapshot)
+            self.post_message(self.Searching(self))
 
     def action_next_match(self, direction: int) -> None:
         if self.step_match(direction):
