@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import app_loaded, screen_text, wait_for
+from helpers import app_loaded, said, screen_text, wait_for
 
 import viewer.widgets.items_view as items_view
 from session_core import Message, Session
@@ -117,3 +117,5 @@ async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_
         assert view.matches == [n for n in range(60) if n % 7 == 0] + list(range(60, 66))
         assert starts.count(0) == 1  # the first 60 items were looked through once
         assert "/needle: 1/15" in screen_text(app)
+        assert said(app, "15 matches for 'needle'")  # told once, of the whole
+        assert not said(app, "9 matches")

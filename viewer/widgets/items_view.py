@@ -553,18 +553,25 @@ class ItemsView(ItemJumps):
 
     @work(thread=True, exclusive=True, group="items-search")
     def _search(
-        self, term: str, items: Sequence[Item], announce: bool, start: int, origin: int
+        self,
+        term: str,
+        items: Sequence[Item],
+        announce: bool,
+        start: int,
+        origin: int,
+        jumped: bool = False,
     ) -> None:
         """Look for ``term`` in ``items`` from ``start`` (the ones before were searched:
         their matches are kept): from ``origin`` (the cursor) to the end first, then from
         ``start`` up to it, so that the first match found is the one the search goes to,
-        at once (a 1 GB session's raw view takes seconds to search through)."""
+        at once (a 1 GB session's raw view takes seconds to search through); ``jumped``:
+        the cursor went to one already."""
         worker = get_current_worker()
         total = len(items)
         origin = min(max(origin, start), total)
         after: list[int] = []
         before: list[int] = []
-        jumped = not announce
+        jumped = jumped or not announce
         looked = 0
         step = min(1_000, SEARCH_STEP)  # (doubled up to it: the first match comes sooner)
         for low, high, into in ((origin, total, after), (start, origin, before)):
@@ -582,7 +589,7 @@ class ItemsView(ItemJumps):
                     self.app.call_from_thread(self._found_first, term, items, found[0])
                 if announce and looked < total - start:
                     progress = (looked, len(after) + len(before))
-                    self.app.call_from_thread(self._search_progress, term, items, progress)
+                    self.app.call_from_thread(self._search_progress, term, items, start, progress)
                 first = last
         self.app.call_from_thread(
             self._searched, term, items, before + after, announce, start, jumped
@@ -598,9 +605,13 @@ class ItemsView(ItemJumps):
         if self._current(term, items):
             self.move_to(index)
 
-    def _search_progress(self, term: str, items: Sequence[Item], progress: tuple[int, int]) -> None:
+    def _search_progress(
+        self, term: str, items: Sequence[Item], start: int, progress: tuple[int, int]
+    ) -> None:
         if self._current(term, items):
-            self.searching = progress
+            looked, found = progress  # (from ``start``: the ones before were searched)
+            kept = bisect.bisect_left(self.matches, start) if start else 0
+            self.searching = (start + looked, kept + found)
             self.post_message(self.Searching(self))
 
     def _searched(
@@ -616,10 +627,13 @@ class ItemsView(ItemJumps):
             return
         self.matches = [*(m for m in self.matches if m < start), *found] if start else found
         self._searched_through = len(items)
+        if len(self.items) > len(items):  # appended while it looked: the search goes on
+            self._search_items = self.items  # through those, and ends with them
+            if self.searching is not None:
+                self.searching = (len(items), len(self.matches))
+            self._search(term, self.items, announce, len(items), len(items), jumped)
+            return
         self.searching = None
-        if len(self.items) > len(items):  # appended while it looked: those are searched now
-            self._search_items = self.items
-            self._search(term, self.items, False, len(items), len(items))
         if announce:
             if jumped:  # the cursor went to the first match found (and may have moved since)
                 at = bisect.bisect_left(self.matches, max(self.cursor, 0))
@@ -627,7 +641,7 @@ class ItemsView(ItemJumps):
             else:
                 self.match_pos = -1
                 self.first_match()
-            self.post_message(self.Searched(self, self.search_term, len(found)))
+            self.post_message(self.Searched(self, self.search_term, len(self.matches)))
         else:  # (the header's count, of a search of appended items or of a new snapshot)
             self.post_message(self.Searching(self))
 
