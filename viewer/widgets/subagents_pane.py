@@ -150,7 +150,8 @@ class SubagentsPane(TableDetail):
         ]
 
     def detail_key(self, index: int) -> Hashable:
-        return self.subagents[index]
+        subagent = self.subagents[index]
+        return (subagent.id, subagent.path, subagent.line)
 
     def detail_entries(self, index: int) -> list[Entry]:
         subagent = self.subagents[index]
