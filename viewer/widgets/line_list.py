@@ -257,6 +257,16 @@ class LineList(ScrollView, can_focus=True):
             index += direction
         return False
 
+    def jump_or_say(self, found: Callable[[int], bool], direction: int, what: str) -> bool:
+        """``jump``; where there is none, the user is told so: "No ``what`` after this
+        one." (``what``: a noun and what it is, "run that did not finish")."""
+        if self.jump(found, direction):
+            return True
+        where = "after" if direction > 0 else "before"
+        noun, _, which = what.partition(" ")
+        self.notify(f"No {noun} {where} this one {which}.", timeout=2)
+        return False
+
     def first_match(self) -> None:
         """The cursor to the first match at or after it (else the first of all)."""
         if self.matches:

@@ -169,9 +169,8 @@ class OpsPane(Vertical):
         interrupted, running, of unknown outcome, left in a crash state. Its state is
         asked without making it (a big file has 100,000s)."""
         states = op_states(self.ops)
-        if not self.table.jump(lambda index: states(index) != "completed", step):
-            where = "after" if step > 0 else "before"
-            self.notify(f"No operation {where} this one that did not complete.", timeout=2)
+        unfinished = "operation that did not complete"
+        self.table.jump_or_say(lambda index: states(index) != "completed", step, unfinished)
 
     def action_jump(self) -> None:
         op = self.selected
@@ -303,9 +302,8 @@ class RunsPane(TableDetail):
         """The cursor to the next (or previous) run that did not finish: cut off by the
         user, interrupted, or still running."""
         runs = self.runs
-        if not self.table.jump(lambda index: runs[index].state != "finished", step):
-            where = "after" if step > 0 else "before"
-            self.notify(f"No run {where} this one that did not finish.", timeout=2)
+        unfinished = "run that did not finish"
+        self.table.jump_or_say(lambda index: runs[index].state != "finished", step, unfinished)
 
 
 def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:

@@ -178,9 +178,7 @@ class SubagentsPane(TableDetail):
             op = op_of(subagents[index])
             return op is not None and op.state != "completed"
 
-        if not self.table.jump(unfinished, step):
-            where = "after" if step > 0 else "before"
-            self.notify(f"No subagent {where} this one whose call did not complete.", timeout=2)
+        self.table.jump_or_say(unfinished, step, "subagent whose call did not complete")
 
     def action_jump(self) -> None:
         subagent = self.selected
