@@ -30,7 +30,7 @@ async def test_a_claude_code_sessions_subagent_is_listed_opened_and_its_call_sho
         pane = app.query_one(SubagentsPane)
         await wait_for(pilot, lambda: pane.table.row_count == 1)
         text = screen_text(app)
-        for cell in ("completed", "explore", f"{TOKENS:,} tok", "agent-a1.jsonl"):
+        for cell in ("completed", "explore", f"{TOKENS:,} tok", "agent-a1"):
             assert cell in text
         detail = "\n".join(screen_lines(app))
         assert "call t4 · Task · completed" in detail and "its file: " in detail, detail

@@ -20,17 +20,18 @@ from session_core.text import count
 
 from ..safe import one_line_text
 from .block_view import Entry
-from .model_panes import TableDetail, tone_text, usage_short
+from .model_panes import TableDetail, duration_text, tone_text, usage_short
 from .virtual_table import Column, VirtualTable
 
 COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal shows all)
     ("n", "#", 3),
     ("state", "state", 12),
+    ("duration", "took", 7),
     ("messages", "messages", 8),
     ("usage", "usage", 15),
-    ("cost", "cost", 10),
-    ("description", "subagent", 34),
-    ("where", "where", 32),
+    ("cost", "cost", 9),
+    ("description", "subagent", 30),
+    ("where", "where", 28),
 ]
 NOT_READ = "not read"  # (its usage is unknown: never shown as 0)
 
@@ -44,12 +45,14 @@ def cost_text(usage: Usage) -> str:
 
 
 def where_text(subagent: Subagent) -> str:
-    """Where a subagent's lines are: its file's name, the parent's line, or why none."""
+    """Where a subagent's lines are: its file's name (no ``.jsonl``), the parent's line,
+    or why none."""
     if subagent.in_file:
         return f"this file, line {subagent.line:,}"
     if subagent.path is None:
         return "its file is not there"
-    return os.path.basename(subagent.path)
+    name = os.path.basename(subagent.path)  # (every one a .jsonl: said once, in the detail)
+    return name.removesuffix(".zst").removesuffix(".jsonl")
 
 
 def shown_path(path: str, beside: str) -> str:
@@ -69,7 +72,8 @@ def subagent_entries(
         out.append(("", subagent.description))
     if op is not None:
         line = f" · line {op.line:,}" if op.line else ""
-        out.append(("", f"call {op.call_id} · {op.tool} · {op.label}{line}  (m shows it)"))
+        took = f" · took {duration_text(op.duration)}" if op.duration is not None else ""
+        out.append(("", f"call {op.call_id} · {op.tool} · {op.label}{took}{line}  (m shows it)"))
     elif subagent.call_id:
         out.append(("dim", f"call {subagent.call_id} (not among this file's operations)"))
     if subagent.in_file:
@@ -142,11 +146,12 @@ class SubagentsPane(TableDetail):
         return [
             Text(str(index + 1), end=""),
             state,
+            Text(duration_text(op.duration) if op else "", end=""),
             Text(f"{subagent.messages:,}" if counted else "—", end=""),
             Text(usage_short(subagent.usage) if counted else NOT_READ, end=""),
             Text(cost_text(subagent.usage) if counted else "", end=""),
-            one_line_text(subagent.description or "", 34),
-            one_line_text(where_text(subagent), 32),
+            one_line_text(subagent.description or "", 30),
+            one_line_text(where_text(subagent), 28),
         ]
 
     def detail_key(self, index: int) -> Hashable:
