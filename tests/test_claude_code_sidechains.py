@@ -180,3 +180,28 @@ async def test_the_call_says_where_its_subagent_is_and_s_goes_there(tmp_path: Pa
             lambda: view.selected is not None and view.selected.id == roots["t1"],
             "the sidechain's first line",
         )
+
+
+async def test_the_subagents_tab_lists_them_and_enter_shows_the_sidechain(tmp_path: Path) -> None:
+    from viewer.widgets.subagents_pane import SubagentsPane
+
+    w, lines, roots = _parallel_tasks()
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with app_on(path, (140, 40)) as (app, pilot):
+        await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
+        screen = model_screen(app)
+        await until(pilot, lambda: screen._loaded and screen.conversation.items, "loaded", 30)
+        await pilot.press("5")
+        pane = screen.query_one(SubagentsPane)
+        await until(pilot, lambda: pane.table.row_count == 2, "two subagents")
+        text = screen_text(app)
+        assert f"this file, line {lines['t1']}" in text and "Build it" in text
+        await pilot.press("home", "enter")
+        view = screen.conversation
+        await until(pilot, lambda: view.mode == "raw", "the raw view")
+        await until(
+            pilot,
+            lambda: view.selected is not None and view.selected.id == roots["t1"],
+            "the sidechain's first line",
+        )
