@@ -54,7 +54,9 @@ async def test_the_first_match_at_or_after_the_cursor_is_gone_to_before_the_coun
         view.search("NEEDLE")
         # From the cursor on first: message 21 is the first that holds it.
         await wait_for(pilot, lambda: view.cursor == 21)
-        assert view.searching is not None and view.matches == []
+        # (all but the items 15-19 looked through: those found so far, in order)
+        await wait_for(pilot, lambda: view.searching == (55, 9))
+        assert view.matches == [0, 7, 14, 21, 28, 35, 42, 49, 56]
         await wait_for(pilot, lambda: "searching" in screen_text(app))
         assert "/NEEDLE: searching" in screen_text(app)
         held.set()
@@ -119,3 +121,30 @@ async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_
         assert "/needle: 1/15" in screen_text(app)
         assert said(app, "15 matches for 'needle'")  # told once, of the whole
         assert not said(app, "9 matches")
+
+
+async def test_n_steps_through_the_matches_found_so_far_while_it_looks(
+    thread_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
+    held = threading.Event()
+
+    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
+        if start == 40:  # the search waits there: 0-39 looked through
+            held.wait(5)
+        return find(items, term, start, cancelled, stop)
+
+    monkeypatch.setattr(items_view, "find", slow_find)
+    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 60)
+        view.move_to(0)
+        view.search("needle")
+        await wait_for(pilot, lambda: view.matches == [0, 7, 14, 21, 28, 35])
+        assert view.cursor == 0 and view.searching == (40, 6)
+        await pilot.press("n")
+        assert view.cursor == 7
+        await wait_for(pilot, lambda: "searching 66% · 6 so far" in screen_text(app))
+        held.set()
+        await wait_for(pilot, lambda: view.searching is None)
+        assert view.matches == [n for n in range(60) if n % 7 == 0] and view.cursor == 7

@@ -588,8 +588,10 @@ class ItemsView(ItemJumps):
                     jumped = True
                     self.app.call_from_thread(self._found_first, term, items, found[0])
                 if announce and looked < total - start:
-                    progress = (looked, len(after) + len(before))
-                    self.app.call_from_thread(self._search_progress, term, items, start, progress)
+                    so_far = before + after  # (in order: those before the cursor come first)
+                    self.app.call_from_thread(
+                        self._search_progress, term, items, start, looked, so_far
+                    )
                 first = last
         self.app.call_from_thread(
             self._searched, term, items, before + after, announce, start, jumped
@@ -606,12 +608,14 @@ class ItemsView(ItemJumps):
             self.move_to(index)
 
     def _search_progress(
-        self, term: str, items: Sequence[Item], start: int, progress: tuple[int, int]
+        self, term: str, items: Sequence[Item], start: int, looked: int, so_far: list[int]
     ) -> None:
+        """How far a search has looked (from ``start``: the ones before were searched),
+        and the matches it has found so far, which ``n`` / ``N`` step through meanwhile."""
         if self._current(term, items):
-            looked, found = progress  # (from ``start``: the ones before were searched)
             kept = bisect.bisect_left(self.matches, start) if start else 0
-            self.searching = (start + looked, kept + found)
+            self.matches = [*self.matches[:kept], *so_far]
+            self.searching = (start + looked, len(self.matches))
             self.post_message(self.Searching(self))
 
     def _searched(
@@ -646,8 +650,15 @@ class ItemsView(ItemJumps):
             self.post_message(self.Searching(self))
 
     def action_next_match(self, direction: int) -> None:
+        """``n`` / ``N``: the next or previous match, among those found so far while a
+        search is under way (the header says how far it has looked)."""
         if self.step_match(direction):
-            self.post_message(self.Searched(self, self.search_term, len(self.matches)))
+            if self.searching is None:
+                self.post_message(self.Searched(self, self.search_term, len(self.matches)))
+            else:
+                self.post_message(self.Searching(self))
+        elif self.searching is not None:
+            self.post_message(self.Said("No match found yet: still searching."))
         else:
             self.post_message(self.Said("No matches (/ searches)."))
 
