@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from claude_code_writer import SESSION, SUBAGENT_USAGE, story
 from codex_helpers import family
 from helpers import app_loaded, said, screen_lines, screen_text, wait_for
@@ -157,3 +158,20 @@ async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Pa
         await pilot.press("e")
         await wait_for(pilot, lambda: said(app, "No subagent after this one"))
         assert pane.table.cursor_row == 1
+
+
+async def test_a_codex_child_past_the_readers_bound_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import session_core.formats.codex as codex
+
+    monkeypatch.setattr(codex, "SUBAGENT_LIMIT", 10)  # every child is over it
+    parent, _child = family(tmp_path)
+    async with app_loaded(parent, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 1)
+        assert not pane.subagents[0].counted
+        text = "\n".join(screen_lines(app))
+        assert "not read" in text and "usage: not read (past what the reader reads" in text
+        assert " 0 tok" not in text

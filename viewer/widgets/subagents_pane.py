@@ -86,7 +86,8 @@ def subagent_entries(
         messages = count(subagent.messages, "message")
         out.append(("", f"{messages} · usage {subagent.usage.describe()}"))
     elif subagent.path is not None:
-        out.append(("yellow", "usage: not read (past the reader's bound of files a session)"))
+        bound = "past what the reader reads of a session's subagents"
+        out.append(("yellow", f"usage: not read ({bound})"))
     else:
         out.append(("yellow", "usage: unknown (its file is not there)"))
     return out
