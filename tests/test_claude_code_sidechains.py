@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_writer import CCWriter, text, tool_use, usage
@@ -19,6 +22,7 @@ from test_model_screen import IDLE, model_screen, until
 
 from session_core.formats.claude_code.builder import ClaudeCodeBuilder
 from session_core.model import Transcript
+from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.op_detail import OpDetailScreen
 
@@ -157,14 +161,34 @@ def test_a_subagent_file_still_links_as_before(tmp_path: Path) -> None:
     assert total is not None and total.output_tokens == 3 + 5 + 40
 
 
-async def test_the_call_says_where_its_subagent_is_and_s_goes_there(tmp_path: Path) -> None:
+@asynccontextmanager
+async def tasks_open(
+    folder: Path,
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen, dict[str, int], dict[str, str]]]:
+    """The app on the parallel tasks' file, loaded; their lines and sidechains' roots."""
     w, lines, roots = _parallel_tasks()
-    path = w.write(tmp_path / "s.jsonl")
+    path = w.write(folder / "s.jsonl")
     os.utime(path, (IDLE, IDLE))
     async with app_on(path, (140, 40)) as (app, pilot):
         await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
         screen = model_screen(app)
         await until(pilot, lambda: screen._loaded and screen.conversation.items, "loaded", 30)
+        yield app, pilot, screen, lines, roots
+
+
+async def sidechain_shown(pilot: Pilot[None], screen: ModelScreen, root: str) -> None:
+    """The raw view shows the sidechain whose first line is ``root``."""
+    view = screen.conversation
+    await until(pilot, lambda: view.mode == "raw", "the raw view")
+    await until(
+        pilot,
+        lambda: view.selected is not None and view.selected.id == root,
+        "the sidechain's first line",
+    )
+
+
+async def test_the_call_says_where_its_subagent_is_and_s_goes_there(tmp_path: Path) -> None:
+    async with tasks_open(tmp_path) as (app, pilot, screen, lines, roots):
         await pilot.press("2")
         table = screen.ops.table
         await until(pilot, lambda: table.row_count == 3, "three operations")
@@ -173,35 +197,17 @@ async def test_the_call_says_where_its_subagent_is_and_s_goes_there(tmp_path: Pa
         assert f"subagent: in this file, line {lines['t1']}" in screen_text(app)
         await pilot.press("s")
         await until(pilot, lambda: app.screen is screen, "back on the screen")
-        view = screen.conversation
-        await until(pilot, lambda: view.mode == "raw", "the raw view")
-        await until(
-            pilot,
-            lambda: view.selected is not None and view.selected.id == roots["t1"],
-            "the sidechain's first line",
-        )
+        await sidechain_shown(pilot, screen, roots["t1"])
 
 
 async def test_the_subagents_tab_lists_them_and_enter_shows_the_sidechain(tmp_path: Path) -> None:
     from viewer.widgets.subagents_pane import SubagentsPane
 
-    w, lines, roots = _parallel_tasks()
-    path = w.write(tmp_path / "s.jsonl")
-    os.utime(path, (IDLE, IDLE))
-    async with app_on(path, (140, 40)) as (app, pilot):
-        await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
-        screen = model_screen(app)
-        await until(pilot, lambda: screen._loaded and screen.conversation.items, "loaded", 30)
+    async with tasks_open(tmp_path) as (app, pilot, screen, lines, roots):
         await pilot.press("5")
         pane = screen.query_one(SubagentsPane)
         await until(pilot, lambda: pane.table.row_count == 2, "two subagents")
         text = screen_text(app)
         assert f"this file, line {lines['t1']}" in text and "Build it" in text
         await pilot.press("home", "enter")
-        view = screen.conversation
-        await until(pilot, lambda: view.mode == "raw", "the raw view")
-        await until(
-            pilot,
-            lambda: view.selected is not None and view.selected.id == roots["t1"],
-            "the sidechain's first line",
-        )
+        await sidechain_shown(pilot, screen, roots["t1"])

@@ -5,14 +5,18 @@ view takes seconds to search through)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from helpers import app_loaded, said, screen_text, wait_for
+from textual.pilot import Pilot
 
-import viewer.widgets.items_view as items_view
+import viewer.widgets.item_search as item_search
 from session_core import Message, Session
 from session_core.search import find
+from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import ItemsView
 
@@ -32,23 +36,46 @@ def thread_file(tmp_path: Path) -> Path:
     return path
 
 
+class HeldSearch:
+    """The search in steps of 5 items, each step's ``(items, start)`` kept, and the step
+    that ``holds`` says yes to waiting until ``release``."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, holds: Callable[[int, int], bool]):
+        self.looked: list[tuple[int, int | None]] = []
+        self._held = threading.Event()
+        monkeypatch.setattr(item_search, "SEARCH_STEP", 5)
+
+        def held_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
+            self.looked.append((start, stop))
+            if holds(len(items), start):
+                self._held.wait(5)
+            return find(items, term, start, cancelled, stop)
+
+        monkeypatch.setattr(item_search, "find", held_find)
+
+    @property
+    def starts(self) -> list[int]:
+        return [start for start, _stop in self.looked]
+
+    def release(self) -> None:
+        self._held.set()
+
+
+@asynccontextmanager
+async def searching_in(path: Path) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ItemsView]]:
+    """The app on the 60 messages, all shown."""
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 60)
+        yield app, pilot, view
+
+
 async def test_the_first_match_at_or_after_the_cursor_is_gone_to_before_the_count(
     thread_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
-    held = threading.Event()  # the search's last step waits for this
-    looked: list[tuple[int, int | None]] = []
-
-    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
-        looked.append((start, stop))
-        if start == 20 - 5:  # the step before the cursor: the last the search looks at
-            held.wait(5)
-        return find(items, term, start, cancelled, stop)
-
-    monkeypatch.setattr(items_view, "find", slow_find)
-    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 60)
+    # (the step before the cursor, the last the search looks at, waits)
+    held = HeldSearch(monkeypatch, lambda _n, start: start == 20 - 5)
+    async with searching_in(thread_file) as (app, pilot, view):
         view.move_to(20)
         await pilot.pause()
         view.search("NEEDLE")
@@ -59,13 +86,13 @@ async def test_the_first_match_at_or_after_the_cursor_is_gone_to_before_the_coun
         assert view.matches == [0, 7, 14, 21, 28, 35, 42, 49, 56]
         await wait_for(pilot, lambda: "searching" in screen_text(app))
         assert "/NEEDLE: searching" in screen_text(app)
-        held.set()
+        held.release()
         await wait_for(pilot, lambda: view.searching is None)
         assert view.matches == [n for n in range(60) if n % 7 == 0]
         assert view.cursor == 21 and view.match_pos == view.matches.index(21)
         assert f"/NEEDLE: {view.matches.index(21) + 1}/9" in screen_text(app)
         # Every item was looked at once: the cursor's end of the view, then its start.
-        steps = [(start, stop) for start, stop in looked]
+        steps = held.looked
         assert steps[0] == (20, 25) and steps[-1] == (15, 20)
         covered = sorted(n for start, stop in steps for n in range(start, stop))
         assert covered == list(range(60))
@@ -74,10 +101,8 @@ async def test_the_first_match_at_or_after_the_cursor_is_gone_to_before_the_coun
 async def test_with_none_after_the_cursor_it_goes_to_the_first_of_all(
     thread_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
-    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 60)
+    HeldSearch(monkeypatch, lambda _n, _start: False)
+    async with searching_in(thread_file) as (app, pilot, view):
         assert view.cursor == 59  # (the view opens at its end)
         view.search("needle")
         await wait_for(pilot, lambda: view.searching is None)
@@ -92,32 +117,21 @@ async def test_with_none_after_the_cursor_it_goes_to_the_first_of_all(
 async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_came(
     thread_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
-    held = threading.Event()
-    starts: list[int] = []
-
-    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
-        starts.append(start)
-        if len(items) == 60 and start == 5:  # the first search's second step waits
-            held.wait(5)
-        return find(items, term, start, cancelled, stop)
-
-    monkeypatch.setattr(items_view, "find", slow_find)
-    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 60)
+    # (the first search's second step waits)
+    held = HeldSearch(monkeypatch, lambda n, start: n == 60 and start == 5)
+    async with searching_in(thread_file) as (app, pilot, view):
         view.move_to(0)
         view.search("needle")
-        await wait_for(pilot, lambda: 5 in starts)
+        await wait_for(pilot, lambda: 5 in held.starts)
         with Session.load(thread_file) as s:
             for n in range(60, 66):
                 s.append_message(Message(role="user", content=f"message {n} needle"))
         await wait_for(pilot, lambda: len(view.items) == 66)
         assert view.searching is not None  # still the first search, not one begun again
-        held.set()
+        held.release()
         await wait_for(pilot, lambda: view.searching is None and 65 in view.matches)
         assert view.matches == [n for n in range(60) if n % 7 == 0] + list(range(60, 66))
-        assert starts.count(0) == 1  # the first 60 items were looked through once
+        assert held.starts.count(0) == 1  # the first 60 items were looked through once
         assert "/needle: 1/15" in screen_text(app)
         assert said(app, "15 matches for 'needle'")  # told once, of the whole
         assert not said(app, "9 matches")
@@ -126,18 +140,8 @@ async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_
 async def test_n_steps_through_the_matches_found_so_far_while_it_looks(
     thread_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(items_view, "SEARCH_STEP", 5)
-    held = threading.Event()
-
-    def slow_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
-        if start == 40:  # the search waits there: 0-39 looked through
-            held.wait(5)
-        return find(items, term, start, cancelled, stop)
-
-    monkeypatch.setattr(items_view, "find", slow_find)
-    async with app_loaded(thread_file, ModelScreen, SIZE) as (app, pilot):
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 60)
+    held = HeldSearch(monkeypatch, lambda _n, start: start == 40)  # (0-39 looked through)
+    async with searching_in(thread_file) as (app, pilot, view):
         view.move_to(0)
         view.search("needle")
         await wait_for(pilot, lambda: view.matches == [0, 7, 14, 21, 28, 35])
@@ -145,6 +149,6 @@ async def test_n_steps_through_the_matches_found_so_far_while_it_looks(
         await pilot.press("n")
         assert view.cursor == 7
         await wait_for(pilot, lambda: "searching 66% · 6 so far" in screen_text(app))
-        held.set()
+        held.release()
         await wait_for(pilot, lambda: view.searching is None)
         assert view.matches == [n for n in range(60) if n % 7 == 0] and view.cursor == 7

@@ -10,17 +10,14 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import orjson
 from rich.text import Text
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.worker import get_current_worker
 
 from session_core.column_items import Items, at_line, item_key
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
@@ -35,19 +32,19 @@ from session_core.model import (
     Transcript,
     ops_by_call,
 )
-from session_core.search import args_preview, find, item_search_text
+from session_core.search import args_preview, item_search_text
 from session_core.text import count
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
-from .item_jumps import COMPACTION_KINDS, ItemJumps
+from .item_jumps import COMPACTION_KINDS
+from .item_search import ItemSearch
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
 PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
-SEARCH_STEP = 20_000  # items a search looks through between two words to the screen
 
 
 def as_json(value: Any) -> str:
@@ -78,7 +75,7 @@ FILTER_KINDS = (
 )
 
 
-class ItemsView(ItemJumps):
+class ItemsView(ItemSearch):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = BlockView.COMPONENT_CLASSES | {
@@ -141,21 +138,6 @@ class ItemsView(ItemJumps):
     ]
 
     @dataclass
-    class Searched(Message):
-        """A search ended: ``count`` items hold ``term``."""
-
-        view: ItemsView
-        term: str
-        count: int
-
-    @dataclass
-    class Searching(Message):
-        """A search is under way (``view.searching`` says how far), or one that is not
-        announced ended: what the header says of it changed."""
-
-        view: ItemsView
-
-    @dataclass
     class Said(Message):
         """Something to tell the user (a jump found nothing, ...)."""
 
@@ -177,10 +159,6 @@ class ItemsView(ItemJumps):
         self.new_count = 0  # items appended since the view left the end (not seen yet)
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
-        self.search_term = ""
-        self._searched_through = 0  # the items the matches were looked for in
-        self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
-        self._search_items: Sequence[Item] = ()  # what the latest search looks through
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
         # What a format's own panes narrow the view to (the one run they show, say).
@@ -208,17 +186,8 @@ class ItemsView(ItemJumps):
         self._expanded_heights.clear()
         self.reload(to_end=to_end)
         if self.search_term:  # the matches are indexes into the new snapshot
-            appended = (
-                same_view and grown >= 0 and before > 0 and self.block_key(before - 1) == last
-            )
-            if appended and self._searched_through == before:  # only the new items
-                self._search_items = self.items
-                self._search(self.search_term.lower(), self.items, False, before, before)
-            elif not (appended and self.searching is not None):
-                self.search(self.search_term, announce=False)
-            # (else the search under way goes on through the items it was given, the same
-            # as these up to there, and the ones appended are searched when it ends: a
-            # big file growing under a long search would have it start again for ever)
+            appended = same_view and grown >= 0 and before > 0
+            self.search_again(appended and self.block_key(before - 1) == last, before)
 
     def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
         """The items the filter lets through (a pass over them when one is set)."""
@@ -530,137 +499,6 @@ class ItemsView(ItemJumps):
 
     def say(self, text: str) -> None:
         self.post_message(self.Said(text))
-
-    # -- search -------------------------------------------------------------------------
-
-    def search(self, term: str, *, announce: bool = True) -> None:
-        """Find ``term`` in every item, in a worker (the items are a snapshot)."""
-        self.search_term = term
-        self.highlight = term.lower()
-        self._cache.clear()
-        self.refresh()
-        self._searched_through = 0
-        if not term:
-            self.matches, self.match_pos = [], -1
-            self.searching = None
-            self.workers.cancel_group(self, "items-search")
-            return
-        if announce:  # (the old term's matches are not this one's)
-            self.matches, self.match_pos = [], -1
-        self.searching = (0, 0)
-        self._search_items = self.items
-        self._search(term.lower(), self.items, announce, 0, max(self.cursor, 0))
-
-    @work(thread=True, exclusive=True, group="items-search")
-    def _search(
-        self,
-        term: str,
-        items: Sequence[Item],
-        announce: bool,
-        start: int,
-        origin: int,
-        jumped: bool = False,
-    ) -> None:
-        """Look for ``term`` in ``items`` from ``start`` (the ones before were searched:
-        their matches are kept): from ``origin`` (the cursor) to the end first, then from
-        ``start`` up to it, so that the first match found is the one the search goes to,
-        at once (a 1 GB session's raw view takes seconds to search through); ``jumped``:
-        the cursor went to one already."""
-        worker = get_current_worker()
-        total = len(items)
-        origin = min(max(origin, start), total)
-        after: list[int] = []
-        before: list[int] = []
-        jumped = jumped or not announce
-        looked = 0
-        step = min(1_000, SEARCH_STEP)  # (doubled up to it: the first match comes sooner)
-        for low, high, into in ((origin, total, after), (start, origin, before)):
-            first = low
-            while first < high:
-                last = min(first + step, high)
-                step = min(2 * step, SEARCH_STEP)
-                found = find(items, term, first, lambda: worker.is_cancelled, last)
-                if found is None:
-                    return
-                into.extend(found)
-                looked += last - first
-                if found and not jumped:
-                    jumped = True
-                    self.app.call_from_thread(self._found_first, term, items, found[0])
-                if announce and looked < total - start:
-                    so_far = before + after  # (in order: those before the cursor come first)
-                    self.app.call_from_thread(
-                        self._search_progress, term, items, start, looked, so_far
-                    )
-                first = last
-        self.app.call_from_thread(
-            self._searched, term, items, before + after, announce, start, jumped
-        )
-
-    def _current(self, term: str, items: Sequence[Item]) -> bool:
-        """The search of ``term`` in ``items`` is this view's latest (not a newer term's,
-        nor one over a snapshot that was not an append of its items: its own is on its
-        way). Its indexes are this view's: the items searched are the same up to there."""
-        return items is self._search_items and term == self.search_term.lower()
-
-    def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
-        if self._current(term, items):
-            self.move_to(index)
-
-    def _search_progress(
-        self, term: str, items: Sequence[Item], start: int, looked: int, so_far: list[int]
-    ) -> None:
-        """How far a search has looked (from ``start``: the ones before were searched),
-        and the matches it has found so far, which ``n`` / ``N`` step through meanwhile."""
-        if self._current(term, items):
-            kept = bisect.bisect_left(self.matches, start) if start else 0
-            self.matches = [*self.matches[:kept], *so_far]
-            self.searching = (start + looked, len(self.matches))
-            self.post_message(self.Searching(self))
-
-    def _searched(
-        self,
-        term: str,
-        items: Sequence[Item],
-        found: list[int],
-        announce: bool,
-        start: int,
-        jumped: bool,
-    ) -> None:
-        if not self._current(term, items):
-            return
-        self.matches = [*(m for m in self.matches if m < start), *found] if start else found
-        self._searched_through = len(items)
-        if len(self.items) > len(items):  # appended while it looked: the search goes on
-            self._search_items = self.items  # through those, and ends with them
-            if self.searching is not None:
-                self.searching = (len(items), len(self.matches))
-            self._search(term, self.items, announce, len(items), len(items), jumped)
-            return
-        self.searching = None
-        if announce:
-            if jumped:  # the cursor went to the first match found (and may have moved since)
-                at = bisect.bisect_left(self.matches, max(self.cursor, 0))
-                self.match_pos = min(at, len(self.matches) - 1)
-            else:
-                self.match_pos = -1
-                self.first_match()
-            self.post_message(self.Searched(self, self.search_term, len(self.matches)))
-        else:  # (the header's count, of a search of appended items or of a new snapshot)
-            self.post_message(self.Searching(self))
-
-    def action_next_match(self, direction: int) -> None:
-        """``n`` / ``N``: the next or previous match, among those found so far while a
-        search is under way (the header says how far it has looked)."""
-        if self.step_match(direction):
-            if self.searching is None:
-                self.post_message(self.Searched(self, self.search_term, len(self.matches)))
-            else:
-                self.post_message(self.Searching(self))
-        elif self.searching is not None:
-            self.post_message(self.Said("No match found yet: still searching."))
-        else:
-            self.post_message(self.Said("No matches (/ searches)."))
 
 
 def _capped(text: str) -> str:

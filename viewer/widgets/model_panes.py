@@ -194,6 +194,14 @@ class TableDetail(Vertical):
     subagents). A subclass says a row's cells, its detail, and what identifies a detail
     already shown (a followed file's redraw leaves it as it is)."""
 
+    DEFAULT_CSS = """
+    TableDetail {
+        height: 1fr;
+        & > VirtualTable { height: 2fr; }
+        & > LinesView { height: 1fr; border-top: solid $panel-lighten-2; }
+    }
+    """
+
     EMPTY = "Nothing here."  # the detail of an empty table
 
     def __init__(
@@ -251,11 +259,7 @@ class RunsPane(TableDetail):
     """Runs (turns) in a table; the selected one's context (facts, sections) below."""
 
     DEFAULT_CSS = """
-    RunsPane {
-        height: 1fr;
-        & > #runs-table { height: 2fr; }
-        & > #run-context { height: 3fr; border-top: solid $panel-lighten-2; }
-    }
+    RunsPane > LinesView { height: 3fr; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -96,14 +96,6 @@ def subagent_entries(
 class SubagentsPane(TableDetail):
     """The session's subagents in a table; the selected one's detail below."""
 
-    DEFAULT_CSS = """
-    SubagentsPane {
-        height: 1fr;
-        & > #subagents-table { height: 2fr; }
-        & > #subagent-detail { height: 1fr; border-top: solid $panel-lighten-2; }
-    }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "jump", "The call in the conversation", show=False),
         Binding("e", "step_unfinished(1)", "Next subagent not completed", show=False),
