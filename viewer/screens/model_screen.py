@@ -318,13 +318,8 @@ class ModelScreen(SearchingScreen):
                 extra += " · showing the file's end meanwhile"
         elif self._previewing:
             extra = "showing the file's end; loading the rest"
-        elif view.search_term and view.searching is not None:
-            looked, found = view.searching
-            done = 100 * looked // max(len(view.items), 1)
-            extra = f"/{view.search_term}: searching {done}% · {found:,} so far"
-        elif view.search_term:
-            position = view.match_pos + 1 if view.matches else 0
-            extra = f"/{view.search_term}: {position}/{len(view.matches)}"
+        else:
+            extra = view.search_status()
         self._unseen_shown = view.new_count
         if view.new_count:
             extra = f"↓ {view.new_count:,} new  {extra}".rstrip()

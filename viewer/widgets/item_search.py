@@ -48,6 +48,18 @@ class ItemSearch(ItemJumps):
         self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
         self._search_items: Sequence[Item] = ()  # what the latest search looks through
 
+    def search_status(self) -> str:
+        """What the header says of the search: how far it has looked, or where the cursor
+        is among its matches (empty: none)."""
+        if not self.search_term:
+            return ""
+        if self.searching is not None:
+            looked, found = self.searching
+            done = 100 * looked // max(len(self.items), 1)
+            return f"/{self.search_term}: searching {done}% · {found:,} so far"
+        position = self.match_pos + 1 if self.matches else 0
+        return f"/{self.search_term}: {position}/{len(self.matches)}"
+
     def search(self, term: str, *, announce: bool = True) -> None:
         """Find ``term`` in every item, in a worker (the items are a snapshot)."""
         self.search_term = term
