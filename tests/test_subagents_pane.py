@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from claude_code_writer import SESSION, SUBAGENT_USAGE, story
-from codex_helpers import family
+from codex_helpers import CHILD, family
 from helpers import app_loaded, said, screen_lines, screen_text, wait_for
 from textual.widgets import TabbedContent
 
@@ -74,6 +74,8 @@ async def test_a_codex_rollouts_spawned_child_is_listed_and_opened(tmp_path: Pat
         await pilot.press("5")
         pane = app.query_one(SubagentsPane)
         await wait_for(pilot, lambda: pane.table.row_count == 1)
+        row = next(line for line in screen_lines(app) if "scout explorer" in line)
+        assert CHILD[-12:] in row  # (its name cut from the left: the end is its id)
         assert child.name[:40] in screen_text(app)
         assert "spawn_agent" in screen_text(app)
         await pilot.press("enter")

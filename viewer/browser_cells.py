@@ -6,12 +6,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rich.cells import cell_len
 from rich.text import Text
 
 from session_core.scan import STATUSES, FileSummary, Status, epoch
 
-from .safe import inert, one_line
+from .safe import fit_path, inert, one_line
 from .widgets.model_status import size_text
 
 # (key, header, width; None = the file column, which takes what is left)
@@ -52,16 +51,6 @@ STATUS_NAME: dict[Status, str] = {
     "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
-
-
-def fit_path(rel: str, width: int) -> str:
-    """``rel`` on one line, inert, cut from the left (the name matters most) to ``width``."""
-    text = one_line(rel)
-    if cell_len(text) <= width:
-        return text
-    while text and cell_len(text) > width - 1:
-        text = text[1:]
-    return "…" + text
 
 
 def short_time(seconds: float | None) -> str:

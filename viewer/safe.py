@@ -42,6 +42,16 @@ def clip(text: str, width: int) -> str:
     return "".join(out) + ELLIPSIS
 
 
+def fit_path(rel: str, width: int) -> str:
+    """``rel`` on one line, inert, cut from the left (the name matters most) to ``width``."""
+    text = one_line(rel)
+    if cell_len(text) <= width:
+        return text
+    while text and cell_len(text) > width - 1:
+        text = text[1:]
+    return "…" + text
+
+
 def one_line(text: object, width: int | None = None) -> str:
     """``inert(text)`` on one line: newlines become ``⏎``; clipped to ``width`` cells with ``…``.
 

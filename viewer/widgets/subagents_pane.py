@@ -18,7 +18,7 @@ from textual.message import Message
 from session_core.model import STATE_TONES, Subagent, ToolOp, Transcript, Usage, ops_by_call
 from session_core.text import count
 
-from ..safe import one_line_text
+from ..safe import fit_path, one_line_text
 from .block_view import Entry
 from .model_panes import TableDetail, duration_text, tone_text, usage_short
 from .virtual_table import Column, VirtualTable
@@ -45,7 +45,8 @@ def cost_text(usage: Usage) -> str:
 
 
 def where_text(subagent: Subagent) -> str:
-    """Where a subagent's lines are: its file's name (no ``.jsonl``), the parent's line,
+    """Where a subagent's lines are: its file's name (no ``.jsonl``; cut from the left
+    where it is long, as a Codex rollout's, whose end is its own id), the parent's line,
     or why none."""
     if subagent.in_file:
         return f"this file, line {subagent.line:,}"
@@ -144,7 +145,7 @@ class SubagentsPane(TableDetail):
             Text(usage_short(subagent.usage) if counted else NOT_READ, end=""),
             Text(cost_text(subagent.usage) if counted else "", end=""),
             one_line_text(subagent.description or "", 30),
-            one_line_text(where_text(subagent), 28),
+            Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),
         ]
 
     def detail_key(self, index: int) -> Hashable:
