@@ -185,7 +185,7 @@ def _usage(transcript: Transcript) -> Section:
         rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
     both = transcript.usage_with_subagents
     if both is not None:
-        rows.append(_usage_row(f"with {transcript.subagents_text()}", both))
+        rows.append(_usage_row(transcript.with_subagents_text(), both))
     section.items.append(Table(["what", "responses reporting", "usage"], rows))
     return section
 

@@ -502,6 +502,14 @@ class Transcript:
         counted = sum(1 for s in self.subagents if s.counted)
         return total if counted == len(self.subagents) else f"{counted:,} of {total}"
 
+    def with_subagents_text(self) -> str:
+        """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where this
+        file reported no usage of its own, the subagents' alone (a total would take the
+        unknown for 0): ``3 subagents alone (this file's unknown)``."""
+        if self.usage.tokens is None and self.usage.cost is None:
+            return f"{self.subagents_text()} alone (this file's unknown)"
+        return f"with {self.subagents_text()}"
+
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the
         format's own); the long lists as iterators, built an element at a time.

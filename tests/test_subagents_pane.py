@@ -177,3 +177,16 @@ async def test_a_codex_child_past_the_readers_bound_says_so(
         text = "\n".join(screen_lines(app))
         assert "not read" in text and "usage: not read (past what the reader reads" in text
         assert " 0 tok" not in text
+
+
+def test_a_total_with_subagents_never_takes_the_files_unknown_usage_for_0(
+    tmp_path: Path,
+) -> None:
+    from session_core import open_transcript
+
+    parent, _child = family(tmp_path)  # (the parent's rollout reports no token counts)
+    t = open_transcript(parent)
+    assert t.usage.tokens is None and t.usage_with_subagents is not None
+    assert t.with_subagents_text() == "1 subagent alone (this file's unknown)"
+    story_path = story(tmp_path / "cc", torn=False)
+    assert open_transcript(story_path).with_subagents_text() == "with 1 subagent"

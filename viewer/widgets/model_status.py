@@ -137,7 +137,7 @@ class ModelStatus(Static):
         if both is None:
             usage.append(f"usage {own.describe()}")
         else:  # the totals first: the breakdowns would push the session's off the line
-            usage.append(f"usage {own.brief()} · with {transcript.subagents_text()} ")
+            usage.append(f"usage {own.brief()} · {transcript.with_subagents_text()} ")
             usage.append(both.brief(), "bold")
             if own.tokens is not None:
                 usage.append(f" · this file {own.breakdown()}", "dim")
