@@ -6,7 +6,7 @@ Every string stays as the file says it (untrusted): the renderers make it inert.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .exportdoc import (
@@ -55,6 +55,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         sections.append(_compactions(transcript))
     if transcript.runs:
         sections.append(_runs(transcript))
+    if transcript.subagents:
+        sections.append(_subagents(transcript, ops))
     sections.append(_usage(transcript))
     if transcript.warnings:
         warnings = Section("Warnings", "warnings")
@@ -175,6 +177,31 @@ def _runs(transcript: Transcript) -> Section:
         for run in transcript.runs
     ]
     section.items.append(Table(["run", "state", "from", "duration", "usage", "prompt"], rows))
+    return section
+
+
+def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
+    """Each subagent the session linked: the call that started it, what it used, and
+    where its lines are (its usage "not read" where its file is missing or past the
+    reader's bound, never 0)."""
+    section = Section("Subagents", "subagents")
+    rows = []
+    for sub in transcript.subagents:
+        op = ops.get(sub.call_id) if sub.call_id else None
+        took = "" if op is None or op.duration is None else f"{op.duration:.1f} s"
+        rows.append(
+            [
+                sub.id,
+                _preview(sub.description or "", 60),
+                "—" if op is None else f"{op.tool} {op.call_id}: {op.label}",
+                took,
+                f"{sub.messages:,}" if sub.counted else "not read",
+                sub.usage.describe() if sub.counted else "not read",
+                sub.where,
+            ]
+        )
+    headers = ["subagent", "description", "call", "took", "messages", "usage", "where"]
+    section.items.append(Table(headers, rows))
     return section
 
 

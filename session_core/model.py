@@ -371,6 +371,13 @@ class Subagent:
         return self.line is not None
 
     @property
+    def where(self) -> str:
+        """Where its lines are: its file's path, this file's line, or that it has none."""
+        if self.line is not None:
+            return f"this file, line {self.line:,}"
+        return self.path if self.path is not None else "its file is not there"
+
+    @property
     def counted(self) -> bool:
         """Its usage is in the session's with its subagents (its file read, or its lines
         the file's own); not when its file is missing or over the reader's bound."""

@@ -45,13 +45,11 @@ def cost_text(usage: Usage) -> str:
 
 
 def where_text(subagent: Subagent) -> str:
-    """Where a subagent's lines are: its file's name (no ``.jsonl``; cut from the left
-    where it is long, as a Codex rollout's, whose end is its own id), the parent's line,
-    or why none."""
-    if subagent.in_file:
-        return f"this file, line {subagent.line:,}"
-    if subagent.path is None:
-        return "its file is not there"
+    """Where a subagent's lines are (``Subagent.where``), a file by its name alone (no
+    ``.jsonl``; cut from the left where it is long, as a Codex rollout's, whose end is
+    its own id)."""
+    if subagent.in_file or subagent.path is None:
+        return subagent.where
     name = os.path.basename(subagent.path)  # (every one a .jsonl: said once, in the detail)
     return name.removesuffix(".zst").removesuffix(".jsonl")
 
