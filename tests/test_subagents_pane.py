@@ -190,3 +190,16 @@ def test_a_total_with_subagents_never_takes_the_files_unknown_usage_for_0(
     assert t.with_subagents_text() == "1 subagent alone (this file's unknown)"
     story_path = story(tmp_path / "cc", torn=False)
     assert open_transcript(story_path).with_subagents_text() == "with 1 subagent"
+
+
+async def test_the_help_lists_the_subagents_keys(tmp_path: Path) -> None:
+    from viewer.screens.help import BindingsHelpScreen
+
+    path = story(tmp_path, torn=False)
+    async with app_loaded(path, ModelScreen, (150, 200)) as (app, pilot):
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        text = "\n".join(screen_lines(app))
+        section = text.split("Subagents", 1)[1]
+        for words in ("The call in the conversation", "Next subagent not completed", "Open"):
+            assert words in section, section[:800]

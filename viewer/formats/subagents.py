@@ -16,6 +16,7 @@ from ..format_screens import open_linked
 from ..screens.following import Command
 from ..screens.help import Section
 from ..widgets.subagents_pane import SubagentsPane
+from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
 
 TAB = "subagents"
@@ -75,7 +76,7 @@ class SubagentPanes(PaneSet):
         return [("Show subagents", "Each subagent of the session", self.screen._show(TAB))]
 
     def help_sections(self) -> list[Section]:
-        return [("Subagents", SubagentsPane.BINDINGS)]
+        return [("Subagents", [*VirtualTable.BINDINGS, *SubagentsPane.BINDINGS])]
 
 
 register_panes(CLAUDE_CODE, SubagentPanes)
