@@ -203,3 +203,38 @@ async def test_the_help_lists_the_subagents_keys(tmp_path: Path) -> None:
         section = text.split("Subagents", 1)[1]
         for words in ("The call in the conversation", "Next subagent not completed", "Open"):
             assert words in section, section[:800]
+
+
+async def test_s_sorts_them_by_usage_and_back_the_cursor_on_its_subagent(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter, text, tool_use, usage
+
+    w = CCWriter()
+    w.user("Send three scouts")
+    calls = [tool_use(f"t{n}", "Task", description=f"scout {n}", prompt="go") for n in range(3)]
+    m1 = w.assistant("m1", calls)
+    for n in range(3):
+        w.result(
+            f"t{n}",
+            [text(f"agentId: a{n}")],
+            parent=m1[0],
+            tool_use_result={"status": "completed", "agentId": f"a{n}"},
+        )
+    path = w.write(tmp_path / f"{SESSION}.jsonl")
+    for n, out in enumerate((10, 300, None)):  # scout 2 reports no usage
+        sub = CCWriter(agent_id=f"a{n}")
+        sub.user("go", parent=None)
+        sub.assistant(f"s{n}", [text("ok")], usage=None if out is None else usage(1, out))
+        sub.write(tmp_path / SESSION / "subagents" / f"agent-a{n}.jsonl")
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: pane.table.row_count == 3)
+        pane.table.move_cursor(0)
+        await pilot.press("s")
+        assert [s.description for s in pane.subagents] == ["scout 1", "scout 0", "scout 2"]
+        assert pane.table.cursor_row == 1 and pane.selected.description == "scout 0"
+        rows = [line for line in screen_lines(app) if "scout" in line and "tok" in line]
+        assert rows[0].split()[0] == "2"  # (its number is its place in the file)
+        await pilot.press("s")
+        assert [s.description for s in pane.subagents] == ["scout 0", "scout 1", "scout 2"]
+        assert pane.table.cursor_row == 0

@@ -99,6 +99,7 @@ class SubagentsPane(TableDetail):
         Binding("m", "jump", "The call in the conversation", show=False),
         Binding("e", "step_unfinished(1)", "Next subagent not completed", show=False),
         Binding("E", "step_unfinished(-1)", "Previous subagent not completed", show=False),
+        Binding("s", "sort", "By usage / in file order", show=False),
     ]
     EMPTY = "No subagents in this session (yet)."
 
@@ -116,15 +117,40 @@ class SubagentsPane(TableDetail):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(COLUMNS, table_id="subagents-table", detail_id="subagent-detail", id=id)
-        self.subagents: Sequence[Subagent] = []
+        self.subagents: Sequence[Subagent] = []  # as shown: in file order, or by usage
+        self._numbers: Sequence[int] = []  # each one's place in the file's order (from 0)
+        self.by_usage = False
+        self._in_file: Sequence[Subagent] = []
         self._ops: Mapping[str, ToolOp] = {}
         self._session = ""  # the session's file
 
     def show(self, transcript: Transcript) -> None:
-        self.subagents = transcript.subagents
+        self._in_file = transcript.subagents
         self._session = transcript.path
         self._ops = ops_by_call(transcript.tool_operations)
-        self.show_rows(len(self.subagents), follow_end=True)
+        self._order()
+        self.show_rows(len(self.subagents), follow_end=not self.by_usage)
+
+    def _order(self) -> None:
+        """The rows, in file order or by usage (the most tokens first, unknown last)."""
+        numbers: Sequence[int] = range(len(self._in_file))
+        if self.by_usage:
+            tokens = [s.usage.tokens if s.counted else None for s in self._in_file]
+            numbers = sorted(numbers, key=lambda n: (tokens[n] is None, -(tokens[n] or 0), n))
+        self._numbers = numbers
+        self.subagents = [self._in_file[n] for n in numbers]
+
+    def action_sort(self) -> None:
+        """``s``: by usage, the most first; again: in file order. The cursor stays on its
+        subagent."""
+        chosen = self.selected
+        self.by_usage = not self.by_usage
+        self._order()
+        self.show_rows(len(self.subagents))
+        if chosen is not None:
+            self.table.move_cursor(next(r for r, s in enumerate(self.subagents) if s is chosen))
+        said = "by usage, the most first" if self.by_usage else "in file order"
+        self.notify(f"Subagents {said}.", timeout=2)
 
     def op_of(self, subagent: Subagent) -> ToolOp | None:
         """The call that started ``subagent`` (None: no operation of this file has it)."""
@@ -136,7 +162,7 @@ class SubagentsPane(TableDetail):
         state = tone_text(op.label, STATE_TONES.get(op.state, "info")) if op else Text("—")
         counted = subagent.counted
         return [
-            Text(str(index + 1), end=""),
+            Text(str(self._numbers[index] + 1), end=""),
             state,
             Text(duration_text(op.duration) if op else "", end=""),
             Text(f"{subagent.messages:,}" if counted else "—", end=""),
@@ -152,7 +178,8 @@ class SubagentsPane(TableDetail):
 
     def detail_entries(self, index: int) -> list[Entry]:
         subagent = self.subagents[index]
-        return subagent_entries(subagent, index, self.op_of(subagent), self._session)
+        number = self._numbers[index]
+        return subagent_entries(subagent, number, self.op_of(subagent), self._session)
 
     @property
     def selected(self) -> Subagent | None:
