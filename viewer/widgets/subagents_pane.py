@@ -125,11 +125,20 @@ class SubagentsPane(TableDetail):
         self._session = ""  # the session's file
 
     def show(self, transcript: Transcript) -> None:
+        chosen = self.selected
         self._in_file = transcript.subagents
         self._session = transcript.path
         self._ops = ops_by_call(transcript.tool_operations)
         self._order()
         self.show_rows(len(self.subagents), follow_end=not self.by_usage)
+        if self.by_usage and chosen is not None:  # (its row may have moved)
+            self._select(chosen.id)
+
+    def _select(self, ident: str) -> None:
+        """The cursor on the subagent ``ident`` (where it is listed)."""
+        row = next((r for r, s in enumerate(self.subagents) if s.id == ident), -1)
+        if row >= 0:
+            self.table.move_cursor(row)
 
     def _order(self) -> None:
         """The rows, in file order or by usage (the most tokens first, unknown last)."""
@@ -148,7 +157,7 @@ class SubagentsPane(TableDetail):
         self._order()
         self.show_rows(len(self.subagents))
         if chosen is not None:
-            self.table.move_cursor(next(r for r, s in enumerate(self.subagents) if s is chosen))
+            self._select(chosen.id)
         said = "by usage, the most first" if self.by_usage else "in file order"
         self.notify(f"Subagents {said}.", timeout=2)
 
