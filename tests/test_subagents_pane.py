@@ -4,15 +4,19 @@ opens its file over the session, ``m`` shows the call that started it."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from claude_code_writer import SESSION, SUBAGENT_USAGE, story
 from codex_helpers import CHILD, family
 from helpers import app_loaded, said, screen_lines, screen_text, wait_for
+from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from session_core.formats import CLAUDE_CODE, by_name
+from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.subagents_pane import SubagentsPane
 
@@ -130,31 +134,50 @@ async def test_a_subagent_at_work_is_listed_by_its_progress_before_its_result(
         assert op.label in screen_text(app) and "scout" in screen_text(app)
 
 
-async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Path) -> None:
-    from claude_code_writer import CCWriter, text, tool_use
+def three_scouts(
+    folder: Path, failed: int | None = None, outputs: tuple[int | None, ...] = (None,) * 3
+) -> Path:
+    """A session whose one response calls three Task subagents, scout 0 to 2, each with
+    its file (``outputs``: the output tokens each one's response reports, None: none);
+    the call of scout ``failed`` failed."""
+    from claude_code_writer import CCWriter, text, tool_use, usage
 
     w = CCWriter()
     w.user("Send three scouts")
     calls = [tool_use(f"t{n}", "Task", description=f"scout {n}", prompt="go") for n in range(3)]
     m1 = w.assistant("m1", calls)
-    for n, state in enumerate(("done", "failed", "done")):
+    for n in range(3):
         w.result(
             f"t{n}",
             [text(f"agentId: a{n}")],
             parent=m1[0],
-            is_error=state == "failed",
+            is_error=n == failed,
             tool_use_result={"status": "completed", "agentId": f"a{n}"},
         )
-    path = w.write(tmp_path / f"{SESSION}.jsonl")
-    for n in range(3):
+    path = w.write(folder / f"{SESSION}.jsonl")
+    for n, out in enumerate(outputs):
         sub = CCWriter(agent_id=f"a{n}")
         sub.user("go", parent=None)
-        sub.write(tmp_path / SESSION / "subagents" / f"agent-a{n}.jsonl")
+        sub.assistant(f"s{n}", [text("ok")], usage=None if out is None else usage(1, out))
+        sub.write(folder / SESSION / "subagents" / f"agent-a{n}.jsonl")
+    return path
+
+
+@asynccontextmanager
+async def subagents_of(
+    path: Path, rows: int
+) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], SubagentsPane]]:
+    """The app on ``path``, its Subagents tab shown with ``rows`` rows, the first selected."""
     async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
         await pilot.press("5")
         pane = app.query_one(SubagentsPane)
-        await wait_for(pilot, lambda: pane.table.row_count == 3)
+        await wait_for(pilot, lambda: pane.table.row_count == rows)
         pane.table.move_cursor(0)
+        yield app, pilot, pane
+
+
+async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Path) -> None:
+    async with subagents_of(three_scouts(tmp_path, failed=1), 3) as (app, pilot, pane):
         await pilot.press("e")
         assert pane.table.cursor_row == 1  # scout 1's call failed
         await pilot.press("e")
@@ -206,30 +229,8 @@ async def test_the_help_lists_the_subagents_keys(tmp_path: Path) -> None:
 
 
 async def test_s_sorts_them_by_usage_and_back_the_cursor_on_its_subagent(tmp_path: Path) -> None:
-    from claude_code_writer import CCWriter, text, tool_use, usage
-
-    w = CCWriter()
-    w.user("Send three scouts")
-    calls = [tool_use(f"t{n}", "Task", description=f"scout {n}", prompt="go") for n in range(3)]
-    m1 = w.assistant("m1", calls)
-    for n in range(3):
-        w.result(
-            f"t{n}",
-            [text(f"agentId: a{n}")],
-            parent=m1[0],
-            tool_use_result={"status": "completed", "agentId": f"a{n}"},
-        )
-    path = w.write(tmp_path / f"{SESSION}.jsonl")
-    for n, out in enumerate((10, 300, None)):  # scout 2 reports no usage
-        sub = CCWriter(agent_id=f"a{n}")
-        sub.user("go", parent=None)
-        sub.assistant(f"s{n}", [text("ok")], usage=None if out is None else usage(1, out))
-        sub.write(tmp_path / SESSION / "subagents" / f"agent-a{n}.jsonl")
-    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
-        await pilot.press("5")
-        pane = app.query_one(SubagentsPane)
-        await wait_for(pilot, lambda: pane.table.row_count == 3)
-        pane.table.move_cursor(0)
+    path = three_scouts(tmp_path, outputs=(10, 300, None))  # scout 2 reports no usage
+    async with subagents_of(path, 3) as (app, pilot, pane):
         await pilot.press("s")
         assert [s.description for s in pane.subagents] == ["scout 1", "scout 0", "scout 2"]
         assert pane.table.cursor_row == 1 and pane.selected.description == "scout 0"
