@@ -75,20 +75,26 @@ class ItemSearch(ItemJumps):
         if announce:  # (the old term's matches are not this one's)
             self.matches, self.match_pos = [], -1
         self.searching = (0, 0)
-        self._search_items = self.items
-        self._search(term.lower(), self.items, announce, 0, max(self.cursor, 0))
+        self._look(term.lower(), announce, 0, max(self.cursor, 0))
 
     def search_again(self, appended: bool, before: int) -> None:
         """The items are a new snapshot's (``appended``: the last one's ``before`` items
         and more): the term is looked for in what it has not been."""
         if appended and self._searched_through == before:  # only the new items
-            self._search_items = self.items
-            self._search(self.search_term.lower(), self.items, False, before, before)
+            self._look(self.search_term.lower(), False, before, before)
         elif not (appended and self.searching is not None):
             self.search(self.search_term, announce=False)
         # (else the search under way goes on through the items it was given, the same as
         # these up to there, and the ones appended are searched when it ends: a big file
         # growing under a long search would have it start again for ever)
+
+    def _look(
+        self, term: str, announce: bool, start: int, origin: int, jumped: bool = False
+    ) -> None:
+        """A search of the items as they are now, which becomes the latest (``_search``:
+        the results of any other are not this view's)."""
+        self._search_items = self.items
+        self._search(term, self.items, announce, start, origin, jumped)
 
     @work(thread=True, exclusive=True, group="items-search")
     def _search(
@@ -171,10 +177,9 @@ class ItemSearch(ItemJumps):
         self.matches = [*(m for m in self.matches if m < start), *found] if start else found
         self._searched_through = len(items)
         if len(self.items) > len(items):  # appended while it looked: the search goes on
-            self._search_items = self.items  # through those, and ends with them
-            if self.searching is not None:
+            if self.searching is not None:  # through those, and ends with them
                 self.searching = (len(items), len(self.matches))
-            self._search(term, self.items, announce, len(items), len(items), jumped)
+            self._look(term, announce, len(items), len(items), jumped)
             return
         self.searching = None
         if announce:

@@ -192,7 +192,8 @@ RUN_COLUMNS: list[Column] = [
 class TableDetail(Vertical):
     """Rows in a table; the selected one's detail below it (the runs, a session's
     subagents). A subclass says a row's cells, its detail, and what identifies a detail
-    already shown (a followed file's redraw leaves it as it is)."""
+    already shown (the cursor highlighting its row again leaves it as it is; new rows
+    make it anew)."""
 
     DEFAULT_CSS = """
     TableDetail {
@@ -227,13 +228,13 @@ class TableDetail(Vertical):
 
     def show_rows(self, count: int, *, follow_end: bool = False) -> None:
         """The table's rows are now ``count`` (the cursor to the last where it was there,
-        with ``follow_end``), its rows drawn again and the detail made anew."""
+        with ``follow_end``), every one drawn again (``set_row_count``: what a row says may
+        have changed, not their number) and the detail made anew."""
         table = self.table
         at_end = table.row_count > 0 and table.at_end and table.cursor_row > 0
         table.set_row_count(count)
         if follow_end and at_end:
             table.move_cursor(count - 1)
-        table.refresh()  # (what the rows say may have changed, not their count)
         self._shown = None
         self.show_detail(table.cursor_row)
 
