@@ -493,6 +493,7 @@ class Transcript:
     lines: int = 0  # lines read
     extra: dict[str, Any] = field(default_factory=dict)  # the format's own replay keys
     writer_alive: bool | None = None  # None: not known (not looked at)
+    parent: str | None = None  # the session this file is a subagent of, where it says
 
     @property
     def usage_with_subagents(self) -> Usage | None:

@@ -96,12 +96,19 @@ class FileSummary:
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     crash_tail: bool = False
     locked: bool | None = None  # a writer holds the lock (None: the kernel did not say)
+    # Where a format links subagents' files, ``tokens`` and ``cost`` hold theirs too:
+    with_subagents: str | None = None  # what the row's usage holds, in words
+    alone: bool = False  # ...the subagents' alone: the file reported no usage of its own
+    subagents: tuple[str, ...] = ()  # the linked subagents' own files (absolute paths)
+    counted: tuple[str, ...] = ()  # ...those whose usage ``tokens`` and ``cost`` hold
+    parent: str | None = None  # the session this file is a subagent of (its own meta says)
 
     @property
     def last_activity(self) -> float:
-        """Seconds since the epoch: the later of the last record's time and the file's mtime."""
+        """Seconds since the epoch: the last record's time, else the file's mtime (a file
+        copied or touched since keeps when its writer was last at work)."""
         stamp = epoch(self.last_ts)
-        return self.mtime if stamp is None else max(stamp, self.mtime)
+        return self.mtime if stamp is None else stamp
 
     @property
     def started_at(self) -> float | None:

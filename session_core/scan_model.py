@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from .scan import FileSummary
 
 
-def summarise_model(summary: FileSummary, transcript: Transcript) -> None:
-    """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``."""
+def summarise_model(
+    summary: FileSummary, transcript: Transcript, *, running_total: bool = False
+) -> None:
+    """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``,
+    but for tokens that are the writer's ``running_total`` (whole even in the tail)."""
     meta = transcript.meta
     scale = summary.size / max(transcript.extra.get("bytes-read", summary.size), 1)
     cwd = _text(meta.get("cwd"))
@@ -32,8 +35,15 @@ def summarise_model(summary: FileSummary, transcript: Transcript) -> None:
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage
     tokens = usage.tokens
-    summary.tokens = None if tokens is None else round(tokens * scale)
+    summary.tokens = None if tokens is None else round(tokens * (1 if running_total else scale))
     summary.cost = None if usage.cost is None else usage.cost * scale
+    summary.parent = transcript.parent
+    files = [s for s in transcript.subagents if s.path is not None and not s.in_file]
+    summary.subagents = tuple(os.path.abspath(s.path) for s in files if s.path)
+    summary.counted = tuple(os.path.abspath(s.path) for s in files if s.path and s.read)
+    if transcript.subagents:
+        summary.with_subagents = transcript.with_subagents_text()
+        summary.alone = transcript.usage.tokens is None and transcript.usage.cost is None
     unfinished = [op for op in transcript.tool_operations if op.state in ("running", "interrupted")]
     summary.pending = len(unfinished)
     summary.crash_tail = any("kept as it is" in w for w in transcript.warnings[-1:])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rich.text import Text
@@ -84,9 +84,11 @@ def _number(value: int | None, estimated: bool) -> Text:
     return Text(("~" if estimated else "") + compact(value), justify="right")
 
 
-def cells(summary: FileSummary, file_width: int) -> list[Any]:
-    """One row, every cell a ``Text`` built from plain strings (never markup)."""
+def cells(summary: FileSummary, file_width: int, depth: int = 0) -> list[Any]:
+    """One row, every cell a ``Text`` built from plain strings (never markup); a subagent
+    listed under its parent (``depth`` > 0) is marked and indented."""
     who = " / ".join(x for x in (summary.agent, summary.model) if x) or "—"
+    mark = "  " * (depth - 1) + "↳ " if depth else ""
     if summary.format is None or summary.status == "damaged":  # nothing was counted
         numbers: list[Any] = [Text("—", justify="right", style="dim") for _ in range(4)]
     else:
@@ -100,7 +102,7 @@ def cells(summary: FileSummary, file_width: int) -> list[Any]:
             else Text(("~" if summary.estimated else "") + money(cost), justify="right"),
         ]
     return [
-        Text(fit_path(summary.rel, file_width), no_wrap=True, end=""),
+        Text(mark + fit_path(summary.rel, file_width - len(mark)), no_wrap=True, end=""),
         Text(one_line(who, 18), no_wrap=True),
         Text(short_time(summary.started_at)),
         Text(short_time(summary.last_activity)),
@@ -131,6 +133,43 @@ def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]
     }
     primary = keys[column]
     return lambda s: (primary(s), s.rel)
+
+
+def grouped(order: list[str], rows: Mapping[str, FileSummary]) -> tuple[list[str], dict[str, int]]:
+    """The sorted ``order`` with each subagent's file moved under its parent's row (when both
+    are shown), siblings in the sort's order; and the depth of each row moved."""
+    shown = set(order)
+    parent_of: dict[str, str] = {}
+    for path in order:
+        for child in rows[path].subagents:
+            if child in shown and child != path:
+                parent_of.setdefault(child, path)
+    if not parent_of:
+        return order, {}
+    children: dict[str, list[str]] = {}
+    for path in order:
+        if path in parent_of:
+            children.setdefault(parent_of[path], []).append(path)
+    out: list[str] = []
+    depth: dict[str, int] = {}
+    placed: set[str] = set()
+
+    def place(path: str, level: int) -> None:
+        if path in placed:  # (a loop of files naming each other: each once)
+            return
+        placed.add(path)
+        out.append(path)
+        if level:
+            depth[path] = level
+        for child in children.get(path, ()):
+            place(child, level + 1)
+
+    for path in order:
+        if path not in parent_of:
+            place(path, 0)
+    for path in order:  # any left: a loop with no top
+        place(path, 0)
+    return out, depth
 
 
 def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
@@ -177,6 +216,11 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
         second.append(": " + one_line(summary.reason))
     elif summary.status == "finished":
         second.append(": every run and tool operation ended", style="dim")
+    family = [f"usage {summary.with_subagents}"] if summary.with_subagents else []
+    if summary.parent:
+        family.append(f"a subagent of {one_line(summary.parent, 60)}")
+    if family:
+        second.append("".join(f" · {fact}" for fact in family), style="dim")
     second.append("   enter opens it, escape comes back", style="dim")
     joined = Text("\n").join([first, second])
     joined.no_wrap, joined.overflow = True, "ellipsis"
@@ -184,7 +228,10 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
 
 
 def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
-    """Files per status, then tokens and cost with the files that did not say."""
+    """Files per status, then tokens and cost with the files that did not say. A subagent's
+    file that is a row of its own and counted in its parent's row is added once."""
+    summaries = list(summaries)
+    in_parents = {path for summary in summaries for path in summary.counted}
     counts = dict.fromkeys(STATUSES, 0)
     tokens = 0
     cost = 0.0
@@ -194,13 +241,14 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
         if summary.format is None or summary.status == "damaged":
             continue
         transcripts += 1
-        if summary.tokens is None:
+        added = summary.path not in in_parents
+        if summary.tokens is None or summary.alone:
             no_tokens += 1
-        else:
+        if summary.tokens is not None and added:
             tokens += summary.tokens
-        if summary.cost is None:
+        if summary.cost is None or summary.alone:
             no_cost += 1
-        else:
+        if summary.cost is not None and added:
             cost += summary.cost
     total = sum(counts.values())
     out = Text(no_wrap=True, overflow="ellipsis", end="")

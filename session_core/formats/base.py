@@ -248,6 +248,9 @@ class TranscriptFormat(ABC):
     locks: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
+    # Its usage's tokens are the writer's running total, whole in the file's last report:
+    # a browser row read from the tail does not scale them up as it does a sum.
+    running_total: ClassVar[bool] = False
 
     @abstractmethod
     def claims(self, record: dict[str, Any]) -> bool:
@@ -347,7 +350,7 @@ class TranscriptFormat(ABC):
         else:
             builder = self.builder(summary.path)
             transcript = windowed_model(builder, summary, read.fh, read.head, read.window)
-        summarise_model(summary, transcript)
+        summarise_model(summary, transcript, running_total=self.running_total)
 
     def part_of_another(self, path: str) -> bool:
         """Is this file part of another file's session (not a browser row of its own)?"""

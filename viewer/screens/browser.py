@@ -31,7 +31,17 @@ from session_core.scan import (
 )
 from session_core.text import count
 
-from ..browser_cells import COLUMNS, FIXED, LABELS, SORTABLE, cells, detail, matches, sort_key
+from ..browser_cells import (
+    COLUMNS,
+    FIXED,
+    LABELS,
+    SORTABLE,
+    cells,
+    detail,
+    grouped,
+    matches,
+    sort_key,
+)
 from ..browser_cells import totals as totals_line
 from ..safe import one_line
 from ..widgets.virtual_table import Column, VirtualTable
@@ -111,6 +121,7 @@ class BrowserScreen(Screen[None]):
         self.rows: dict[str, FileSummary] = {}  # absolute path -> its summary
         self.order: list[str] = []  # the rows shown (the filter's), in the sort's order
         self._shown: set[str] = set()  # the same paths, to look up
+        self._depth: dict[str, int] = {}  # a subagent's row under its parent's: how deep
         self.sort = Sort()
         self.needle = ""
         self.status_filter: Status | None = None
@@ -164,12 +175,13 @@ class BrowserScreen(Screen[None]):
         ]
 
     def _cells(self, index: int) -> Sequence[Text]:
-        return cells(self.rows[self.order[index]], self._file_width)
+        path = self.order[index]
+        return cells(self.rows[path], self._file_width, self._depth.get(path, 0))
 
     def cell_text(self, path: str, key: str) -> str:
         """One cell as it reads (for tests): the row of ``path``, the column ``key``."""
         at = [k for k, _label, _width in COLUMNS].index(key)
-        return str(cells(self.rows[path], self._file_width)[at])
+        return str(cells(self.rows[path], self._file_width, self._depth.get(path, 0))[at])
 
     def on_resize(self, event: events.Resize) -> None:
         width = self._fit_file_width(event.size.width)
@@ -360,6 +372,7 @@ class BrowserScreen(Screen[None]):
         order = sort_key(self.sort.column, self.sort.reverse)
         rows = self.rows
         self.order.sort(key=lambda path: order(rows[path]), reverse=self.sort.reverse)
+        self.order, self._depth = grouped(self.order, rows)
         self._show_rows()
         self._move_to(selected, scroll=False)
         self._refresh_detail()

@@ -44,6 +44,7 @@ class CodexFormat(AgentFormat):
     title: ClassVar[str] = "Codex rollout"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     home: ClassVar[tuple[str, str, str]] = ("CODEX_HOME", ".codex", "sessions")
+    running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")

@@ -497,6 +497,7 @@ class CodexBuilder(CodexRewrites):
             lines=self.lines,
             extra=extra,
             writer_alive=writer_alive,
+            parent=str_or_none(meta.get("parent-thread-id")),
         )
 
 

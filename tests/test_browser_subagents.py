@@ -1,0 +1,146 @@
+"""The browser and subagents' files that are rows of their own (Codex's children): listed
+under their parent, their usage added to the footer once, and a big rollout's running
+total of tokens never scaled up as if it were a sum of the tail's."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from codex_helpers import CHILD, day_dir, family
+from codex_writer import SESSION, RolloutWriter, subagent
+from test_browser import QuickApp, browser, scanned
+
+from session_core import open_transcript
+from session_core.scan import FileSummary, scan_file
+from viewer.browser_cells import grouped, totals
+
+
+def parent_with_usage(root: Path) -> tuple[Path, Path]:
+    """A parent that reported 1,000 tokens of its own, and its child (330)."""
+    day = day_dir(root)
+    parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
+    w = RolloutWriter(parent)
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "send a scout")
+    w.function_call("spawn_agent", {"message": "look around"}, "sp1")
+    w.function_output("sp1", f'{{"agent_id": "{CHILD}"}}')
+    w.token_count((900, 0, 100, 0))
+    w.task_complete("t1")
+    name = f"rollout-2026-02-23T12-00-05-{CHILD}.jsonl"
+    subagent(str(day), SESSION, CHILD, name)
+    return parent, day / name
+
+
+def test_a_parents_row_names_its_childs_file_and_the_child_its_parent(tmp_path: Path) -> None:
+    parent, child = parent_with_usage(tmp_path)
+    up, down = scan_file(parent), scan_file(child)
+    assert up.subagents == up.counted == (str(child),)
+    assert up.tokens == 1000 + 330 and up.with_subagents == "with 1 subagent"
+    assert not up.alone and up.parent is None
+    assert down.parent == SESSION and down.subagents == () and down.tokens == 330
+
+
+def test_the_footer_adds_a_childs_usage_once(tmp_path: Path) -> None:
+    parent, child = parent_with_usage(tmp_path)
+    rows = [scan_file(parent), scan_file(child)]
+    for row in rows:
+        row.path = os.path.abspath(row.path)
+    said = totals(rows, 2).plain
+    assert "tokens 1,330" in said and "unknown" not in said, said
+    alone = totals(rows[:1], 1).plain  # the child not listed: the parent's row holds it
+    assert "tokens 1,330" in alone, alone
+
+
+def test_a_parent_with_no_usage_of_its_own_is_said_unknown(tmp_path: Path) -> None:
+    parent, child = family(tmp_path)
+    rows = [scan_file(parent), scan_file(child)]
+    assert rows[0].alone and rows[0].tokens == 330
+    said = totals(rows, 2).plain
+    assert said.endswith("tokens 330  cost $0.0006  (usage unknown in 1)"), said
+
+
+def summary(name: str, last: str, children: tuple[str, ...] = ()) -> FileSummary:
+    return FileSummary(path=name, rel=name, last_ts=last, subagents=children)
+
+
+def test_children_follow_their_parent_whichever_way_it_sorts() -> None:
+    rows = {
+        "p": summary("p", "2026-01-01T00:00:03Z", ("c1", "c2")),
+        "c1": summary("c1", "2026-01-01T00:00:05Z", ("g",)),
+        "c2": summary("c2", "2026-01-01T00:00:01Z"),
+        "g": summary("g", "2026-01-01T00:00:06Z"),
+        "q": summary("q", "2026-01-01T00:00:04Z"),
+        "orphan": summary("orphan", "2026-01-01T00:00:02Z"),
+    }
+    newest = sorted(rows, key=lambda p: rows[p].last_activity, reverse=True)
+    order, depth = grouped(newest, rows)
+    assert order == ["q", "p", "c1", "g", "c2", "orphan"]
+    assert depth == {"c1": 1, "g": 2, "c2": 1}
+    oldest = list(reversed(newest))
+    assert grouped(oldest, rows)[0] == ["orphan", "p", "c2", "c1", "g", "q"]
+    # a child whose parent the filter hides stands on its own
+    order, depth = grouped(["c1", "q", "g"], rows)
+    assert order == ["c1", "g", "q"] and depth == {"g": 1}
+    # files that name each other are each listed once
+    rows["g"].subagents = ("c1",)
+    assert sorted(grouped(["c1", "g"], rows)[0]) == ["c1", "g"]
+
+
+async def test_the_table_lists_a_child_under_its_parent(tmp_path: Path) -> None:
+    parent, child = parent_with_usage(tmp_path)
+    other = RolloutWriter(day_dir(tmp_path) / "rollout-2026-02-23T13-00-00-other.jsonl")
+    other.clock = 3000  # its records at 12:50, after the family's
+    other.session_meta("019c0000-0000-7000-8000-0000000000ff")
+    other.message("user", "a later session")
+    old = time.time() - 3600  # none of them live
+    for path in (parent, child, Path(other.path)):
+        os.utime(path, (old, old))
+    app = QuickApp(str(tmp_path))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        names = [os.path.basename(p) for p in screen.order]
+        assert names == [os.path.basename(other.path), parent.name, child.name]
+        assert screen.cell_text(str(child), "file").startswith("↳ ")
+        assert not screen.cell_text(str(parent), "file").startswith("↳")
+        await pilot.press("S")  # oldest first: the child still under its parent
+        names = [os.path.basename(p) for p in screen.order]
+        assert names == [parent.name, child.name, os.path.basename(other.path)]
+        footer = str(screen.query_one("#browser-totals").render())
+        assert "tokens 1,330" in footer, footer
+        screen.table.move_cursor(1)
+        await pilot.pause()
+        said = str(screen.query_one("#browser-detail").render())
+        assert f"a subagent of {SESSION}" in said, said
+
+
+def test_a_big_rollouts_running_total_is_not_scaled(tmp_path: Path) -> None:
+    path = day_dir(tmp_path) / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
+    w = RolloutWriter(path)
+    w.session_meta()
+    total = 0
+    for turn in range(200):
+        w.task_started(f"t{turn}")
+        w.turn_context(f"t{turn}")
+        w.message("user", "x" * 2000)
+        w.message("assistant", "y" * 2000)
+        total += 1000
+        w.token_count((total - 100 * (turn + 1), 0, 100 * (turn + 1), 0), (900, 0, 100, 0))
+        w.task_complete(f"t{turn}")
+    whole = open_transcript(path).usage
+    row = scan_file(path, budget=100_000, window=50_000)
+    assert row.estimated and whole.tokens == total
+    assert row.tokens == total, (row.tokens, total)  # the tail's last total, as it is
+    assert row.cost is not None and whole.cost is not None
+    assert 0.5 * whole.cost < row.cost < 1.5 * whole.cost  # a sum: scaled from the tail
+
+
+def test_last_active_is_the_last_records_time_not_a_copys_mtime(tmp_path: Path) -> None:
+    parent, _child = family(tmp_path)
+    row = scan_file(parent)
+    assert row.last_ts is not None and row.last_ts.startswith("2026-02-23T12:")
+    assert row.mtime > row.last_activity  # written now, last at work in February
