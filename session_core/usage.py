@@ -182,6 +182,71 @@ def tally_model_calls(
     return tally
 
 
+OPEN_CALLS = 64  # the model calls at a session's end that a snapshot adds afresh
+
+
+@dataclass(slots=True)
+class GrowingTally:
+    """``tally_model_calls`` of a session that grows, a snapshot at a time, without adding
+    every call again: the totals of the calls before ``upto`` are kept, and a snapshot
+    adds only the calls after them, in the same order (so its sums are the same to the
+    last bit). A call before ``upto`` that changes (``changed``) starts it again."""
+
+    upto: int = 0  # the calls before this index (in call order) are in ``kept``
+    kept: UsageTally = field(default_factory=UsageTally)
+    open_calls: int = OPEN_CALLS
+
+    def changed(self, index: int) -> None:
+        if index < self.upto:
+            self.upto, self.kept = 0, UsageTally()
+
+    def tally(self, view: AgentGoView, usages: dict[int, MessageUsage | None]) -> UsageTally:
+        """The totals of ``usages`` (model call index -> its usage, in index order)."""
+        order, calls, kept = view.call_order, view.calls, self.kept
+        tail: list[tuple[int, MessageUsage | None]] = []
+        for index, used in reversed(usages.items()):
+            if index < self.upto:
+                break
+            tail.append((index, used))
+        tail.reverse()
+        settled = max(self.upto, tail[-1][0] + 1 - self.open_calls) if tail else self.upto
+        at = 0
+        for index, used in tail:  # calls a new snapshot is unlikely to change: kept
+            if index >= settled:
+                break
+            kept.transcript.add(used)
+            kept._run_usage(calls[order[index]].run_id or NO_RUN).add(used)
+            at += 1
+        self.upto = settled
+        out = UsageTally(transcript=_copy(kept.transcript))
+        out.runs = {run_id: kept.runs.get(run_id) or Usage() for run_id in view.run_order}
+        for run_id, used_in in kept.runs.items():
+            out.runs.setdefault(run_id, used_in)
+        copied: set[str] = set()
+        for index, used in tail[at:]:
+            out.transcript.add(used)
+            run_id = calls[order[index]].run_id or NO_RUN
+            if run_id not in copied:  # (kept's own totals are never changed here)
+                out.runs[run_id] = _copy(out.runs.get(run_id) or Usage())
+                copied.add(run_id)
+            out.runs[run_id].add(used)
+        return out
+
+
+def _copy(usage: Usage) -> Usage:
+    return Usage(
+        usage.turns,
+        usage.reported,
+        usage.input,
+        usage.output,
+        usage.total,
+        usage.cache_read,
+        usage.cost,
+        usage.total_reported,
+        usage.cost_reported,
+    )
+
+
 def model_call_usage(call: Call) -> MessageUsage | None:
     """A model call's usage: its ``model_exec_end``'s (None: it reported none, or has none)."""
     result = call.result if isinstance(call.result, dict) else {}

@@ -336,6 +336,8 @@ class AgentGoModel:
     """
 
     def __init__(self, view: AgentGoView) -> None:
+        from ..usage import GrowingTally
+
         self.view = view
         self.column = ItemColumn()
         self.column.source = PartSource(self._load)
@@ -346,6 +348,7 @@ class AgentGoModel:
         self._pending: set[int] = set()  # operations without a result: their state moves
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
+        self._totals = GrowingTally()  # what a snapshot adds of the model calls' usage
         # A call's usage taken as its model_exec_end was fed: (that record's index, usage).
         self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
 
@@ -474,6 +477,7 @@ class AgentGoModel:
         for index in sorted(touched):
             call = view.calls[order[index]]
             if is_model_call(call):
+                self._totals.changed(index)
                 self._drop_op(index)
                 if index not in self._usage and self._usage and index < next(reversed(self._usage)):
                     self._usage_sorted = False  # a call that turned out a model call late
@@ -483,7 +487,7 @@ class AgentGoModel:
                     fed[1] if fed is not None and at_fed else model_call_usage(call)
                 )
             elif call.tool_start_at >= 0 or call.tool_end_at >= 0:
-                self._usage.pop(index, None)
+                self._forget_usage(index)
                 if index not in self._ops:
                     if self._op_order and index < self._op_order[-1]:
                         bisect.insort(self._op_order, index)
@@ -496,7 +500,13 @@ class AgentGoModel:
                     self._pending.discard(index)
             else:
                 self._drop_op(index)
-                self._usage.pop(index, None)
+                self._forget_usage(index)
+
+    def _forget_usage(self, index: int) -> None:
+        """A call that is no model call (any more): its usage out of the totals."""
+        if index in self._usage:
+            del self._usage[index]
+            self._totals.changed(index)
 
     def _drop_op(self, index: int) -> None:
         if self._ops.pop(index, None) is not None:
@@ -513,16 +523,10 @@ class AgentGoModel:
         )
 
     def _tally(self) -> UsageTally:
-        from ..usage import tally_model_calls
-
         if not self._usage_sorted:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
-        view = self.view
-        order = view.call_order
-        return tally_model_calls(
-            view, ((view.calls[order[index]], used) for index, used in self._usage.items())
-        )
+        return self._totals.tally(self.view, self._usage)
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

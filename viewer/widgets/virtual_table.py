@@ -229,9 +229,9 @@ class VirtualTable(LineList):
             line.append(" ")
             line.append_text(shown)
             line.append(" ")
-        line.stylize_before(self.rich_style + style)
+        line.stylize_before(self.base_style + style)
         return Strip(list(line.render(self.app.console)), self._line_width).adjust_cell_length(
-            self._line_width, self.rich_style + style
+            self._line_width, self.base_style + style
         )
 
     def item_strips(self, index: int) -> list[Strip]:
@@ -255,9 +255,9 @@ class VirtualTable(LineList):
         # The first ``fixed_columns`` stay put while the rest scrolls across.
         fixed = min(self._fixed, width)
         if scroll_x == 0 or fixed == 0:
-            return strip.crop_extend(0, width, self.rich_style)
+            return strip.crop_extend(0, width, self.base_style)
         head = strip.crop(0, fixed)
-        rest = strip.crop_extend(fixed + scroll_x, scroll_x + width, self.rich_style)
+        rest = strip.crop_extend(fixed + scroll_x, scroll_x + width, self.base_style)
         return Strip.join([head, rest])
 
 
