@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.text import Text
@@ -134,3 +137,32 @@ async def test_a_tables_header_stays_and_a_click_on_a_label_names_its_column() -
         await pilot.click(VirtualTable, offset=(12, 0))
         await pilot.pause()
         assert clicked == ["n", "word"]
+
+
+class Styled(Numbers):
+    """Its items drawn in a component class's style, with a fallback."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"numbers--odd"}
+    FALLBACK_STYLES: ClassVar[Mapping[str, str]] = {"numbers--odd": "bold"}
+
+    def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
+        return [Text(f"item {index}", style=self.component("numbers--odd"))]
+
+
+async def test_kept_styles_follow_a_change_of_theme() -> None:
+    """The base and component styles each line asks for are kept between draws, and
+    dropped when the styles change (a theme, a pseudo-class): never drawn stale."""
+    view = Styled(50)
+    app = ListApp(view)
+    async with app.run_test(size=(40, 10)) as pilot:
+        view.reset_items()
+        await pilot.pause()
+        assert view.component("numbers--odd").bold  # the fallback: no rule gives one
+        dark = view.base_style
+        dark_line = view.render_line(0)
+        assert view.base_style is dark  # kept
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        light = view.base_style
+        assert light != dark and light.bgcolor != dark.bgcolor
+        assert view.render_line(0) != dark_line  # the rendered lines went with it

@@ -6,6 +6,7 @@ lines are ever formatted. ``enter`` on a record about a call opens that call.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 from ..agentgo_model import record_summary, source_time
 from ..heights import Uniform
 from ..safe import one_line
-from .line_list import LineList, component_style
+from .line_list import LineList
 
 CATEGORY: dict[str, str] = {
     "session_start": "lifecycle",
@@ -68,6 +69,7 @@ class TimelineView(LineList):
     """Records of the chosen run (``None``: all) with seq, source time, type and execution."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
+    FALLBACK_STYLES: ClassVar[Mapping[str, str]] = FALLBACK_STYLES
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open_call", "Open call")]
 
     @dataclass
@@ -83,7 +85,7 @@ class TimelineView(LineList):
         self.heights = self.shown = Uniform()
 
     def _style(self, name: str) -> Style:
-        return component_style(self, f"timeline--{name}", FALLBACK_STYLES)
+        return self.component(f"timeline--{name}")
 
     # -- feeding ------------------------------------------------------------------
 

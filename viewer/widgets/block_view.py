@@ -135,13 +135,10 @@ class BlockView(LineList):
 
     # -- drawing --------------------------------------------------------------------
 
-    def component_style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
-
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         mark = "▌ " if selected else ("┃ " if self.block_marked(index) else "  ")
-        gutter = self.component_style("block-view--cursor") if selected else Style(dim=True)
-        match = self.component_style("block-view--match")
+        gutter = self.component("block-view--cursor") if selected else Style(dim=True)
+        match = self.component("block-view--match")
         lines: list[Text] = []
         for line in self.block_lines(index, width)[: self.heights.height(index)]:
             if self.highlight:

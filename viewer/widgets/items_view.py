@@ -307,7 +307,7 @@ class ItemsView(ItemSearch):
     # -- drawing ----------------------------------------------------------------------
 
     def _s(self, name: str) -> Any:
-        return self.component_style(f"items--{name}")
+        return self.component(f"items--{name}")
 
     def shown_parts(self, item: Item) -> list[Part]:
         """What the view shows of an item: its parts, or (elided) its stub in their place

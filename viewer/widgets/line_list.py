@@ -68,6 +68,8 @@ class LineList(ScrollView, can_focus=True):
     GUTTER: ClassVar[int] = 1  # cells left of the content (the cursor's bar)
     HEADER: ClassVar[int] = 0  # lines that stay put above the items (a table's header)
     CACHE_ITEMS: ClassVar[int] = 400  # rendered items kept
+    # a component class's style where the stylesheet (a user's theme) gives it none
+    FALLBACK_STYLES: ClassVar[Mapping[str, str]] = {}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j,down", "move(1)", "Next", show=False),
@@ -95,6 +97,7 @@ class LineList(ScrollView, can_focus=True):
         self.heights: Heights = HeightIndex()
         self._cache: LRUCache[int, list[Strip]] = LRUCache(self.CACHE_ITEMS)
         self._base: Style | None = None  # ``rich_style``, until the styles change
+        self._styles: dict[str, Style] = {}  # component classes' styles, likewise
         self._width = 0
         self.stick_to_end = False
         self.matches: list[int] = []  # the items a search found, in order
@@ -124,6 +127,14 @@ class LineList(ScrollView, can_focus=True):
     def crop(self, strip: Strip, scroll_x: int, width: int) -> Strip:
         """The part of a line on screen."""
         return strip.crop_extend(scroll_x, scroll_x + width, self.base_style)
+
+    def component(self, name: str) -> Style:
+        """Component class ``name``'s style (``FALLBACK_STYLES``' where the stylesheet has
+        none), kept until the styles change: each line drawn asks for several."""
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = component_style(self, name, self.FALLBACK_STYLES)
+        return style
 
     @property
     def base_style(self) -> Style:
@@ -338,6 +349,7 @@ class LineList(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._base = None
+        self._styles.clear()
         self._cache.clear()
 
     def render_line(self, y: int) -> Strip:

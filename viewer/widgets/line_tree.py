@@ -301,7 +301,7 @@ class LineTree(LineList, Generic[K]):
         return super().render_lines(crop)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"line-tree--{name}", partial=True)
+        return self.component(f"line-tree--{name}")
 
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         node = self._visible_rows()[index]

@@ -215,7 +215,7 @@ class VirtualTable(LineList):
         return self._line_width
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"virtual-table--{name}", partial=True)
+        return self.component(f"virtual-table--{name}")
 
     def _line(self, cells: Sequence[Text], style: Style) -> Strip:
         line = Text(no_wrap=True, end="")
