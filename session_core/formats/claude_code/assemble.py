@@ -384,13 +384,9 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
             path_for(b, agent) if agent else None,
         )
     # The subagent files of the calls that name an agent: their result's, else their
-    # progress's (a few in a file).
-    paths = {at: path_for(b, agent) for at, agent in calls.agent.items()}
-    for call_id, agent in b.agent_of.items():
-        named = calls.find(call_id)
-        if named >= 0 and named not in paths:
-            paths[named] = path_for(b, agent)
-    return ClaudeOps(calls, len(calls), made, runs, paths)
+    # progress's (a copy: the snapshot's).
+    b.named.update(b)
+    return ClaudeOps(calls, len(calls), made, runs, dict(b.named.paths))
 
 
 def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:

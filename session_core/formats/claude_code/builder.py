@@ -29,6 +29,7 @@ from .progress import ProgressRuns
 from .records import Boundary, RunMark
 from .responses import Responses
 from .sidechains import Sidechains
+from .subagents import NamedAgents
 from .threading import ASSISTANT, SYSTEM, USER, Threads
 from .usage import UsageBook
 
@@ -72,6 +73,7 @@ class ClaudeCodeBuilder(Builder):
         # again took 50-75 ms of the UI thread with 1,854 subagents).
         self.linked_calls: dict[int, tuple[str, str | None]] = {}
         self.agent_paths: dict[str, str | None] = {}  # agentId -> its file, if there
+        self.named = NamedAgents()  # the calls that name one, and its file
         self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
         self.sides = Sidechains()  # in-file subagents (1.0.x): their roots, Task calls
         self.runs: list[RunMark] = []

@@ -42,6 +42,7 @@ class CallColumn:
 
     __slots__ = (
         "agent",
+        "agents_named",
         "cut",
         "flags",
         "ids",
@@ -80,7 +81,8 @@ class CallColumn:
         self.result_part = array("i")
         self.own: dict[int, Part] = {}
         self.own_result: dict[int, Part] = {}
-        self.agent: dict[int, str] = {}  # the agent its result names
+        self.agent: dict[int, str] = {}  # the agent its result names (``name_agent``)
+        self.agents_named = 0  # how many times one was: its last ones are the newest
         self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
         # The calls not answered, in order, by id (most lookups are of these: a result
         # names one, and ``ids`` is looked up by a slower path).
@@ -89,6 +91,13 @@ class CallColumn:
 
     def __len__(self) -> int:
         return len(self.line)
+
+    def name_agent(self, at: int, agent: str) -> None:
+        """Call ``at``'s result names ``agent``: at the end of ``agent`` (one named again
+        moves there), so the last ``agents_named`` newly are its newest."""
+        self.agent.pop(at, None)
+        self.agent[at] = agent
+        self.agents_named += 1
 
     def add(
         self,

@@ -256,7 +256,7 @@ def _answer(
     calls.answer(at, call_id, item, part, index, span, part.is_error, interrupted)
     b.answered.append(at)
     if agent:
-        calls.agent[at] = agent
+        calls.name_agent(at, agent)
     b.progress_out.pop(call_id, None)
 
 

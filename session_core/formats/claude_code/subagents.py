@@ -13,6 +13,7 @@ and bytes.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 from collections.abc import Callable
@@ -37,6 +38,49 @@ MAX_BYTES = 1 << 30  # read at most this much subagent transcript per session
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")  # an agentId that can name a file
 MAX_SIBLINGS = 5000  # 2.0.x agent files beside a session looked at for its own
 _HEAD = 8192  # bytes of an agent file's start that name its session
+
+
+class NamedAgents:
+    """The calls that name a subagent, by index: the agent their result names, else
+    their ``agent_progress``'s; and each agent's file (``path_for``). Kept up to date a
+    snapshot at a time from what was named since: a session with 1,878 subagents looked
+    every one up again for each snapshot of a followed file."""
+
+    def __init__(self) -> None:
+        self.of: dict[int, str] = {}
+        self.paths: dict[int, str | None] = {}
+        self._results: set[int] = set()  # named by their result (the progress's gives way)
+        self._named = 0  # of ``calls.agents_named``
+        self._progress = 0  # of ``agent_of``
+        self._unfound: list[str] = []  # call ids a progress named, their call not read yet
+
+    def update(self, b: ClaudeCodeBuilder) -> dict[int, str]:
+        calls, progress = b.calls, b.agent_of
+        new = calls.agents_named - self._named
+        if new:
+            results = calls.agent
+            start = max(0, len(results) - new)
+            for at, agent in itertools.islice(results.items(), start, None):
+                self._name(b, at, agent)
+                self._results.add(at)
+            self._named = calls.agents_named
+        if len(progress) > self._progress:
+            self._unfound.extend(itertools.islice(progress, self._progress, None))
+            self._progress = len(progress)
+        if self._unfound:
+            unfound: list[str] = []
+            for call_id in self._unfound:
+                at = calls.find(call_id)
+                if at < 0:
+                    unfound.append(call_id)
+                elif at not in self._results:
+                    self._name(b, at, progress[call_id])
+            self._unfound = unfound
+        return self.of
+
+    def _name(self, b: ClaudeCodeBuilder, at: int, agent: str) -> None:
+        self.of[at] = agent
+        self.paths[at] = path_for(b, agent)
 
 
 def beside_session(path: str) -> bool:
@@ -118,9 +162,9 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
     ops, calls = transcript.tool_operations, b.calls
     # The calls that name an agent or are linked to a sidechain (a few), in order: the
     # operations are not all made for them.
-    named = (calls.find(call_id) for call_id in b.agent_of)
+    named = b.named.update(b)
     described = b.linked_calls
-    for at in sorted({*calls.agent, *calls.sidechain, *(at for at in named if at >= 0)}):
+    for at in sorted({*named, *calls.sidechain}):
         if at >= len(ops):
             break
         call = described.get(at)
@@ -128,7 +172,7 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
             op = ops[at]
             call = described[at] = (op.call_id, _description(op))
         call_id, description = call
-        agent = calls.agent.get(at) or b.agent_of.get(call_id)
+        agent = named.get(at)
         side = calls.sidechain.get(at)
         if side is not None:
             transcript.subagents.append(_in_file(b, side, call_id, description))
