@@ -2,8 +2,9 @@
 
 Run: .venv/bin/python screenshots/make_browser.py
 The directory is the browser tests' corpus (fixed ids and timestamps, old
-mtimes) plus one transcript whose writer is still running, so every status
-shows; that live row's "last active" is the time the picture was taken.
+mtimes), a Codex rollout and the subagent it spawned (listed under it), plus
+one transcript whose writer is still running, so every status shows; that live
+row's "last active" is the time the picture was taken.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from codex_helpers import family  # noqa: E402
 from corpus import write_corpus  # noqa: E402
 from session_core import Message, Session  # noqa: E402
-from story import fixed_ids  # noqa: E402
+from story import OLD_MTIME, fixed_ids  # noqa: E402
 from viewer.app import TailscopeApp  # noqa: E402
 from viewer.screens.browser import BrowserScreen  # noqa: E402
 
@@ -44,6 +46,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
         write_corpus(Path(tmp) / "runs")
+        for rollout in family(Path(tmp) / "runs" / "codex"):
+            os.utime(rollout, (OLD_MTIME, OLD_MTIME))
         live = Path(tmp) / "runs" / "live" / "nightly-refactor.jsonl"
         with (
             fixed_ids(seed=5),

@@ -106,9 +106,12 @@ class FileSummary:
     @property
     def last_activity(self) -> float:
         """Seconds since the epoch: the last record's time, else the file's mtime (a file
-        copied or touched since keeps when its writer was last at work)."""
+        copied or touched since keeps when its writer was last at work); a live file's
+        the later of the two (its writer is at work now)."""
         stamp = epoch(self.last_ts)
-        return self.mtime if stamp is None else stamp
+        if stamp is None:
+            return self.mtime
+        return max(stamp, self.mtime) if self.status == "live" else stamp
 
     @property
     def started_at(self) -> float | None:

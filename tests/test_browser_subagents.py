@@ -144,3 +144,5 @@ def test_last_active_is_the_last_records_time_not_a_copys_mtime(tmp_path: Path) 
     row = scan_file(parent)
     assert row.last_ts is not None and row.last_ts.startswith("2026-02-23T12:")
     assert row.mtime > row.last_activity  # written now, last at work in February
+    live = FileSummary(path="x", status="live", last_ts=row.last_ts, mtime=row.mtime)
+    assert live.last_activity == row.mtime  # its writer is at work now
