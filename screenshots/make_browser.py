@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from codex_helpers import family  # noqa: E402
+
 from corpus import write_corpus  # noqa: E402
 from session_core import Message, Session  # noqa: E402
 from story import OLD_MTIME, fixed_ids  # noqa: E402

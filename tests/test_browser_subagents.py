@@ -141,8 +141,11 @@ def test_a_big_rollouts_running_total_is_not_scaled(tmp_path: Path) -> None:
 
 def test_last_active_is_the_last_records_time_not_a_copys_mtime(tmp_path: Path) -> None:
     parent, _child = family(tmp_path)
+    copied = time.time() - 3600  # an hour ago: not live
+    os.utime(parent, (copied, copied))
     row = scan_file(parent)
-    assert row.last_ts is not None and row.last_ts.startswith("2026-02-23T12:")
-    assert row.mtime > row.last_activity  # written now, last at work in February
+    assert row.status == "finished" and row.last_ts is not None
+    assert row.last_ts.startswith("2026-02-23T12:")
+    assert row.mtime > row.last_activity  # copied an hour ago, last at work in February
     live = FileSummary(path="x", status="live", last_ts=row.last_ts, mtime=row.mtime)
     assert live.last_activity == row.mtime  # its writer is at work now
