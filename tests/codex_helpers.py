@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from codex_writer import SESSION, RolloutWriter, story, subagent
+from codex_writer import SESSION, RolloutWriter, Totals, story, subagent
 
 from session_core.formats import by_name
 from session_core.model import Transcript
@@ -28,8 +28,9 @@ def rollout(tmp_path: Path) -> Path:
     return path
 
 
-def family(tmp_path: Path, others: int = 0) -> tuple[Path, Path]:
-    """A parent whose spawn call (after ``others`` shell calls) names its child."""
+def family(tmp_path: Path, others: int = 0, usage: Totals | None = None) -> tuple[Path, Path]:
+    """A parent whose spawn call (after ``others`` shell calls) names its child; the
+    parent reports ``usage`` of its own, or none."""
     day = day_dir(tmp_path)
     parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
     w = RolloutWriter(parent)
@@ -42,6 +43,8 @@ def family(tmp_path: Path, others: int = 0) -> tuple[Path, Path]:
         w.function_output(f"sh{n}", "a.txt")
     w.function_call("spawn_agent", {"message": "look around"}, "sp1")
     w.function_output("sp1", orjson.dumps({"agent_id": CHILD}).decode())
+    if usage is not None:
+        w.token_count(usage)
     w.task_complete("t1")
     name = f"rollout-2026-02-23T12-00-05-{CHILD}.jsonl"
     subagent(str(day), SESSION, CHILD, name)

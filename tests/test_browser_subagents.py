@@ -8,8 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from codex_helpers import CHILD, day_dir, family
-from codex_writer import SESSION, RolloutWriter, subagent
+from codex_helpers import day_dir, family
+from codex_writer import SESSION, RolloutWriter
 from test_browser import QuickApp, browser, scanned
 
 from session_core import open_transcript
@@ -19,20 +19,7 @@ from viewer.browser_cells import grouped, totals
 
 def parent_with_usage(root: Path) -> tuple[Path, Path]:
     """A parent that reported 1,000 tokens of its own, and its child (330)."""
-    day = day_dir(root)
-    parent = day / f"rollout-2026-02-23T12-00-00-{SESSION}.jsonl"
-    w = RolloutWriter(parent)
-    w.session_meta()
-    w.task_started("t1")
-    w.turn_context("t1")
-    w.message("user", "send a scout")
-    w.function_call("spawn_agent", {"message": "look around"}, "sp1")
-    w.function_output("sp1", f'{{"agent_id": "{CHILD}"}}')
-    w.token_count((900, 0, 100, 0))
-    w.task_complete("t1")
-    name = f"rollout-2026-02-23T12-00-05-{CHILD}.jsonl"
-    subagent(str(day), SESSION, CHILD, name)
-    return parent, day / name
+    return family(root, usage=(900, 0, 100, 0))
 
 
 def test_a_parents_row_names_its_childs_file_and_the_child_its_parent(tmp_path: Path) -> None:
