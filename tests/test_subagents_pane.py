@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from claude_code_writer import SESSION, SUBAGENT_USAGE, story
 from codex_helpers import CHILD, family
+from codex_writer import SESSION as CODEX_SESSION
 from helpers import app_loaded, said, screen_lines, screen_text, wait_for
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
@@ -44,6 +45,8 @@ async def test_a_claude_code_sessions_subagent_is_listed_opened_and_its_call_sho
         await wait_for(pilot, lambda: app.screen is not screen)
         opened = app.screen
         assert isinstance(opened, ModelScreen) and opened.path.endswith("agent-a1.jsonl")
+        assert opened.transcript.parent == SESSION
+        await wait_for(pilot, lambda: f"a subagent of {SESSION}" in screen_text(app))
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         # m: the message whose call started it; a compaction folded it, so the raw view
@@ -85,6 +88,9 @@ async def test_a_codex_rollouts_spawned_child_is_listed_and_opened(tmp_path: Pat
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is not screen)
         assert isinstance(app.screen, ModelScreen) and app.screen.path == str(child)
+        opened = app.screen
+        await wait_for(pilot, lambda: opened.transcript.parent == CODEX_SESSION)
+        assert "a subagent of 019c" in screen_text(app)  # (the header cuts the id)
 
 
 def test_the_formats_that_link_subagents_name_the_tab() -> None:

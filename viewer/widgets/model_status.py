@@ -100,6 +100,8 @@ class ModelStatus(Static):
         warnings = len(transcript.warnings)
         if warnings:
             top.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
+        if transcript.parent:
+            top.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
         if extra:
             top.append(f"  {one_line(extra, 60)}", "italic")
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ...column_items import ItemIds, Items
 from ...item_column import FOLDED_MARK
 from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
+from ...text import str_or_none
 from ...times import seconds_between
 from . import NAME, chain
 from .builder import META, SIDECHAIN
@@ -137,6 +138,8 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
         lines=b.lines,
         extra=extra,
         writer_alive=writer_alive,
+        # a subagent's own file: its lines name their agent and the session it works for
+        parent=str_or_none(meta.get("session-id")) if "agent-id" in meta else None,
     )
 
 
