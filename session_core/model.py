@@ -495,6 +495,16 @@ class Transcript:
     writer_alive: bool | None = None  # None: not known (not looked at)
     parent: str | None = None  # the session this file is a subagent of, where it says
 
+    def last_time(self, look: int = 20) -> str | None:
+        """The timestamp (as written) of the last line that has one, among the last
+        ``look`` (a writer's bookkeeping lines may have none)."""
+        raw = self.raw
+        for index in range(len(raw) - 1, max(-1, len(raw) - 1 - look), -1):
+            ts = raw[index].ts
+            if ts:
+                return ts
+        return None
+
     @property
     def usage_with_subagents(self) -> Usage | None:
         """The file's usage and its linked subagents' together (None without subagents):

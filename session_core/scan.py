@@ -38,7 +38,6 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import IO, Any, Literal
 
 import orjson
@@ -57,6 +56,7 @@ from .reader import (
 )
 from .replay import ReplayState, payload_of
 from .tallies import AgentGoTally, V1Window, text_or_none
+from .times import epoch
 from .usage import Usage
 from .writers import LockTable
 
@@ -128,24 +128,6 @@ class FileRead:
     first: dict[str, Any]  # the first record, parsed
     budget: int  # read files up to this size whole
     window: int  # above it: this much of the tail
-
-
-def epoch(ts: str | None) -> float | None:
-    """An RFC 3339 / ISO-8601 UTC timestamp (any number of fraction digits) in seconds."""
-    if not ts:
-        return None
-    text = ts.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    head, dot, rest = text.partition(".")
-    if dot:  # Python parses at most six fraction digits
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        rest = rest[:digits][:6].ljust(6, "0") + rest[digits:]
-        text = f"{head}.{rest}"
-    try:
-        return datetime.fromisoformat(text).timestamp()
-    except ValueError:
-        return None
 
 
 # -- locks -------------------------------------------------------------------------

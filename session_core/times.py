@@ -18,4 +18,22 @@ def seconds_between(start: str | None, end: str | None) -> float | None:
     return seconds if seconds >= 0 else None
 
 
-__all__ = ["seconds_between"]
+def epoch(ts: str | None) -> float | None:
+    """An RFC 3339 / ISO-8601 UTC timestamp (any number of fraction digits) in seconds."""
+    if not ts:
+        return None
+    text = ts.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    head, dot, rest = text.partition(".")
+    if dot:  # Python parses at most six fraction digits
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        rest = rest[:digits][:6].ljust(6, "0") + rest[digits:]
+        text = f"{head}.{rest}"
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
+
+__all__ = ["epoch", "seconds_between"]

@@ -8,7 +8,8 @@ from typing import Any
 
 from rich.text import Text
 
-from session_core.scan import STATUSES, FileSummary, Status, epoch
+from session_core.scan import STATUSES, FileSummary, Status
+from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
 from .widgets.model_status import size_text

@@ -29,9 +29,11 @@ from textual.worker import get_current_worker
 from session_core import gc_pause
 from session_core.errors import TranscriptError
 from session_core.following import FollowUpdate, follow
+from session_core.times import epoch
 from session_core.writers import writer_holds_lock
 
 from ..safe import inert_text
+from ..widgets.model_status import quiet_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
@@ -135,6 +137,7 @@ class FollowingScreen(Screen[None]):
         self._loaded = False
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
+        self._seen_live = False  # the writer was at work while the file was shown
         # Held by the worker while it replays and by the UI thread while it reads the
         # result: a snapshot shares the live model's columns, which a replay extends.
         # Reentrant: what reads the snapshot takes it itself, whoever calls it.
@@ -442,6 +445,19 @@ class FollowingScreen(Screen[None]):
         if not self.live.exists:
             return "gone"
         return "live" if self._is_live() else "idle"
+
+    def quiet_label(self, last_time: str | None) -> str:
+        """A writer seen at work that has written nothing for a while: for how long, by its
+        last write (``last_time``, its last record's, or the file's mtime if later)."""
+        if not self._seen_live:
+            self._seen_live = self._loaded and self._is_live()
+        if not self._seen_live or not self.live.exists:
+            return ""
+        times = [epoch(last_time)]
+        with contextlib.suppress(OSError):
+            times.append(os.stat(self.path).st_mtime)
+        known = [t for t in times if t is not None]
+        return quiet_text(max(known) if known else None, time.time())
 
     def missing_message(self) -> str:
         """The banner while the file is not there (any more)."""

@@ -329,6 +329,7 @@ class ModelScreen(SearchingScreen):
             title=self.format.title if self._detected is not None else "unknown format",
             size=self.live.size,
             live=self.live_label(),
+            since=self.quiet_label(self.transcript.last_time()),
             mode=view.mode,
             extra=extra,
             note=self.panes.status() if self.panes is not None else "",

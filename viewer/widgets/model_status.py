@@ -40,6 +40,25 @@ def overlay_counts(compactions: Sequence[Compaction]) -> tuple[int, int]:
     return folded, len(compactions) - folded
 
 
+def age_text(seconds: float) -> str:
+    """``12s``, ``4m``, ``3h``, ``2d``: how long ago, to the largest whole unit."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(max(seconds, 0))}s"
+
+
+QUIET_AFTER = 60.0  # seconds without a write before the header says so
+
+
+def quiet_text(last: float | None, now: float) -> str:
+    """``quiet for 4m``: a writer watched at work has written nothing for a minute or more
+    (stuck, or a long tool call?); nothing before that, or when not known."""
+    if last is None or now - last < QUIET_AFTER:
+        return ""
+    return f"quiet for {age_text(now - last)}"
+
+
 def rate_limits_text(limits: Any) -> str:
     """``primary 12% of 300m · secondary 3% of 10080m``, or the value on one line.
 
@@ -84,6 +103,7 @@ class ModelStatus(Static):
         title: str,
         size: int,
         live: str,
+        since: str = "",
         mode: str,
         extra: str = "",
         note: str = "",
@@ -97,6 +117,8 @@ class ModelStatus(Static):
         top.append(f" {one_line(name, 60)} ", "bold")
         top.append(f" {title} · {mode} view · {size_text(size)} ")
         top.append(f"● {live}", LIVE_STYLES.get(live, ""))
+        if since:
+            top.append(f" · {since}", "dim")
         warnings = len(transcript.warnings)
         if warnings:
             top.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
