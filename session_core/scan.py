@@ -98,7 +98,9 @@ class FileSummary:
     locked: bool | None = None  # a writer holds the lock (None: the kernel did not say)
     # Where a format links subagents' files, ``tokens`` and ``cost`` hold theirs too:
     with_subagents: str | None = None  # what the row's usage holds, in words
-    alone: bool = False  # ...the subagents' alone: the file reported no usage of its own
+    # ...the subagents' alone: the file reported no tokens (no cost) of its own
+    tokens_alone: bool = False
+    cost_alone: bool = False
     subagents: tuple[str, ...] = ()  # the linked subagents' own files (absolute paths)
     counted: tuple[str, ...] = ()  # ...those whose usage ``tokens`` and ``cost`` hold
     parent: str | None = None  # the session this file is a subagent of (its own meta says)

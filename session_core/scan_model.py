@@ -43,7 +43,8 @@ def summarise_model(
     summary.counted = tuple(os.path.abspath(s.path) for s in files if s.path and s.read)
     if transcript.subagents:
         summary.with_subagents = transcript.with_subagents_text()
-        summary.alone = transcript.usage.tokens is None and transcript.usage.cost is None
+        summary.tokens_alone = transcript.usage.tokens is None
+        summary.cost_alone = transcript.usage.cost is None
     unfinished = [op for op in transcript.tool_operations if op.state in ("running", "interrupted")]
     summary.pending = len(unfinished)
     summary.crash_tail = any("kept as it is" in w for w in transcript.warnings[-1:])

@@ -27,7 +27,7 @@ def test_a_parents_row_names_its_childs_file_and_the_child_its_parent(tmp_path: 
     up, down = scan_file(parent), scan_file(child)
     assert up.subagents == up.counted == (str(child),)
     assert up.tokens == 1000 + 330 and up.with_subagents == "with 1 subagent"
-    assert not up.alone and up.parent is None
+    assert not up.tokens_alone and not up.cost_alone and up.parent is None
     assert down.parent == SESSION and down.subagents == () and down.tokens == 330
 
 
@@ -45,7 +45,7 @@ def test_the_footer_adds_a_childs_usage_once(tmp_path: Path) -> None:
 def test_a_parent_with_no_usage_of_its_own_is_said_unknown(tmp_path: Path) -> None:
     parent, child = family(tmp_path)
     rows = [scan_file(parent), scan_file(child)]
-    assert rows[0].alone and rows[0].tokens == 330
+    assert rows[0].tokens_alone and rows[0].cost_alone and rows[0].tokens == 330
     said = totals(rows, 2).plain
     assert said.endswith("tokens 330  cost $0.0006  (usage unknown in 1)"), said
 
@@ -136,3 +136,15 @@ def test_last_active_is_the_last_records_time_not_a_copys_mtime(tmp_path: Path) 
     assert row.mtime > row.last_activity  # copied an hour ago, last at work in February
     live = FileSummary(path="x", status="live", last_ts=row.last_ts, mtime=row.mtime)
     assert live.last_activity == row.mtime  # its writer is at work now
+
+
+def test_a_parent_whose_cost_alone_is_unknown_leaves_it_out(tmp_path: Path) -> None:
+    """Its tokens known and its model priceless: the row's cost is its child's alone,
+    and the footer says the session's cost is not all known."""
+    parent, child = family(tmp_path, usage=(900, 0, 100, 0))
+    text = parent.read_text().replace('"gpt-5-codex"', '"model-nobody-prices"')
+    parent.write_text(text)
+    rows = [scan_file(parent), scan_file(child)]
+    assert not rows[0].tokens_alone and rows[0].cost_alone
+    said = totals(rows, 2).plain
+    assert said.endswith("tokens 1,330  cost $0.0006  (cost unknown in 1)"), said

@@ -243,11 +243,11 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
             continue
         transcripts += 1
         added = summary.path not in in_parents
-        if summary.tokens is None or summary.alone:
+        if summary.tokens is None or summary.tokens_alone:
             no_tokens += 1
         if summary.tokens is not None and added:
             tokens += summary.tokens
-        if summary.cost is None or summary.alone:
+        if summary.cost is None or summary.cost_alone:
             no_cost += 1
         if summary.cost is not None and added:
             cost += summary.cost
