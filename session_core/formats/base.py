@@ -356,6 +356,12 @@ class TranscriptFormat(ABC):
         """Is this file part of another file's session (not a browser row of its own)?"""
         return False
 
+    def written_since(self, path: str, since: float) -> list[str]:
+        """Other sessions of this file's project written to after ``since`` (seconds since
+        the epoch), the latest first: where its writer may have gone on (Claude Code
+        starts a new file at ``/clear``). Not a subagent's file. None known by default."""
+        return []
+
     def default_roots(self, environ: Mapping[str, str]) -> list[str]:
         """Where this format's writers keep their sessions on this machine (may not exist)."""
         return []

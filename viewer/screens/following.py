@@ -138,6 +138,7 @@ class FollowingScreen(Screen[None]):
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
         self._seen_live = False  # the writer was at work while the file was shown
+        self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
         # result: a snapshot shares the live model's columns, which a replay extends.
         # Reentrant: what reads the snapshot takes it itself, whoever calls it.
@@ -449,6 +450,7 @@ class FollowingScreen(Screen[None]):
     def quiet_label(self, last_time: str | None) -> str:
         """A writer seen at work that has written nothing for a while: for how long, by its
         last write (``last_time``, its last record's, or the file's mtime if later)."""
+        self.quiet_since = None
         if not self._seen_live:
             self._seen_live = self._loaded and self._is_live()
         if not self._seen_live or not self.live.exists:
@@ -457,16 +459,21 @@ class FollowingScreen(Screen[None]):
         with contextlib.suppress(OSError):
             times.append(os.stat(self.path).st_mtime)
         known = [t for t in times if t is not None]
-        return quiet_text(max(known) if known else None, time.time())
+        said = quiet_text(max(known) if known else None, time.time())
+        if said:
+            self.quiet_since = max(known)
+        return said
 
     def missing_message(self) -> str:
         """The banner while the file is not there (any more)."""
         return f"{self.path} does not exist (any more); waiting for it to appear."
 
-    def show_problem(self, message: str | None) -> None:
-        """The problem banner under the header: shown with ``message`` (inert), or hidden."""
+    def show_problem(self, message: str | None, *, notice: bool = False) -> None:
+        """The problem banner under the header: shown with ``message`` (inert), or hidden;
+        ``notice``: news, not a problem (drawn as such)."""
         problem = self.query_one("#problem", Static)
         problem.display = message is not None
+        problem.set_class(notice, "notice")
         if message is not None:
             problem.update(inert_text(message))
 

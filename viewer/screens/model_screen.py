@@ -51,6 +51,7 @@ from .following import (
 )
 from .help import BindingsHelpScreen, Section
 from .op_detail import OpDetailScreen
+from .other_sessions import OtherSessions
 from .warnings import WarningsScreen
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
@@ -71,11 +72,12 @@ def _screen_keys(tabs: Sequence[Tab], own: Sequence[BindingType] = ()) -> list[B
         FILTER,
         WARNINGS,
         Binding("question_mark", "help", "Help"),
+        Binding("O", "open_other", "Open the session the writer went on in", show=False),
         *own,
     ]
 
 
-class ModelScreen(SearchingScreen):
+class ModelScreen(SearchingScreen, OtherSessions):
     """One file of any model format, followed as it grows. A format with panes of its own
     is shown by ``ModelScreen.for_format(name)``, this class with its tabs and keys."""
 
@@ -134,6 +136,7 @@ class ModelScreen(SearchingScreen):
         self.PARSED_UPDATES = self.format.parsed_updates
         self.live: LiveModel = self.format.live(self.path)
         self.transcript = Transcript(format=fmt, path=self.path)
+        self.init_other_sessions()
         self._stale: set[str] = set()
         self._drawn_at = -math.inf  # never (monotonic starts near 0 at boot)
         # What a snapshot costs, as the gap before the next one is measured by: the
@@ -335,7 +338,10 @@ class ModelScreen(SearchingScreen):
             note=self.panes.status() if self.panes is not None else "",
             partial=self._previewing,
         )
-        self.show_problem(self._problem())
+        self.look_for_others(self.quiet_since)
+        problem = self._problem()
+        notice = self.others_notice() if problem is None else None
+        self.show_problem(problem or notice, notice=notice is not None)
 
     def _unclaimed(self) -> bool:
         """The file has lines, and no format claims its first (not a transcript)."""

@@ -13,6 +13,7 @@ found, the next built on it), ``assemble`` (the model from what was kept),
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -126,6 +127,28 @@ class ClaudeCodeFormat(AgentFormat):
         from .subagents import beside_session
 
         return beside_session(path)
+
+    def written_since(self, path: str, since: float) -> list[str]:
+        """The sessions of this one's project folder (its cwd's) written to since."""
+        from .. import detect_format
+
+        here = os.path.abspath(path)
+        if self.part_of_another(here):
+            return []  # a subagent's file: its session is where it goes on
+        found: list[tuple[float, str]] = []
+        try:
+            with os.scandir(os.path.dirname(here)) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".jsonl") or name.startswith("agent-"):
+                        continue
+                    with contextlib.suppress(OSError):
+                        written = entry.stat().st_mtime
+                        if written > since and entry.path != here and entry.is_file():
+                            found.append((written, entry.path))
+        except OSError:
+            return []
+        return [p for _, p in sorted(found, reverse=True) if detect_format(p) == NAME]
 
     def discover(self, root: str) -> list[str] | None:
         """Session files of a ``~/.claude/projects`` tree (a project folder, the projects

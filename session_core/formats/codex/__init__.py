@@ -46,6 +46,11 @@ class CodexFormat(AgentFormat):
     home: ClassVar[tuple[str, str, str]] = ("CODEX_HOME", ".codex", "sessions")
     running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``
 
+    def written_since(self, path: str, since: float) -> list[str]:
+        from .tree import written_since
+
+        return written_since(path, since)
+
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
         if kind is None and "type" not in record:

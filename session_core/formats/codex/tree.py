@@ -127,8 +127,9 @@ def _stamp(name: str) -> str:
     return os.path.basename(stem(name))[8:27]
 
 
-def sibling_candidates(path: str) -> list[str]:
-    """Rollouts in the same tree that started no earlier than this one (bounded, in order)."""
+def _later(path: str, limit: int) -> list[str]:
+    """Rollouts in the same tree that started no earlier than this one, in order: those of
+    its day folder and the later ones', until about ``limit`` are listed."""
     here = os.path.dirname(os.path.abspath(path))
     if _depth_below_tree(here) == 0 and os.path.basename(here) not in TREES:
         top = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # sessions/
@@ -138,12 +139,48 @@ def sibling_candidates(path: str) -> list[str]:
     out: dict[str, str] = {}
     for folder in folders:
         _rollouts_in(folder, out)
-        if len(out) > _MAX_CANDIDATES * 4:
+        if len(out) > limit:
             break
     mine = os.path.abspath(path)
     start = _stamp(mine)
-    later = sorted(p for p in out.values() if p != mine and _stamp(p) >= start)
-    return later[:_MAX_CANDIDATES]
+    return sorted(p for p in out.values() if p != mine and _stamp(p) >= start)
+
+
+def sibling_candidates(path: str) -> list[str]:
+    """Rollouts in the same tree that started no earlier than this one (bounded, in order)."""
+    return _later(path, _MAX_CANDIDATES * 4)[:_MAX_CANDIDATES]
+
+
+def written_since(path: str, since: float) -> list[str]:
+    """Rollouts of this one's project (its ``session_meta.cwd``) that started no earlier
+    than it and were written to after ``since``, the latest first; no subagent's (a
+    child is not where its parent's writer went on, nor is a subagent's own)."""
+    mine = first_record(path)
+    if mine is None or parent_of(mine) is not None:
+        return []
+    cwd = _cwd(mine)
+    if cwd is None:
+        return []
+    found: list[tuple[float, str]] = []
+    for candidate in _later(path, _MAX_FILES):
+        try:
+            written = os.stat(candidate).st_mtime
+        except OSError:
+            continue
+        if written <= since:
+            continue  # (a stat each; a first line read only of those written since)
+        record = first_record(candidate)
+        if record is not None and parent_of(record) is None and _cwd(record) == cwd:
+            found.append((written, candidate))
+    return [p for _, p in sorted(found, reverse=True)]
+
+
+def _cwd(record: dict[str, Any]) -> str | None:
+    payload = record.get("payload")
+    if record.get("type") != "session_meta" or not isinstance(payload, dict):
+        return None
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]]:

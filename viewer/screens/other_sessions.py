@@ -1,0 +1,81 @@
+"""Where a quiet writer went on: the other sessions of a followed file's project.
+
+Claude Code starts a new session file at ``/clear`` (and, reported, some versions at an
+auto-compaction), so a run watched live can go on in another file while the one shown
+goes quiet. Once the writer has been quiet for a while (``quiet_label``), the screen asks
+its format, every few seconds and off the UI thread, which sessions of the same project
+were written to since its last write (``TranscriptFormat.written_since``), tells the
+latest under the header, and ``O`` opens it over this one (escape comes back).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+
+if TYPE_CHECKING:
+    from session_core.formats.base import TranscriptFormat
+
+LOOK_EVERY = 5.0  # seconds between two looks while the writer is quiet
+
+
+class OtherSessions:
+    """A screen's look for the sessions its file's writer may have gone on in (mixed into
+    the model screen, which has ``format``, ``path`` and ``app``)."""
+
+    format: TranscriptFormat
+    path: str
+    app: Any
+    _refresh_status: Callable[[], None]
+
+    def init_other_sessions(self) -> None:
+        self.others: list[str] = []  # written to since this file's last write, latest first
+        self._looked_at = -math.inf
+
+    def look_for_others(self, last_write: float | None) -> None:
+        """The writer is quiet since ``last_write`` (None: it is not quiet, or not known):
+        look again if it is time; a writer at work again forgets what was found."""
+        if last_write is None:
+            self.others = []
+            return
+        now = time.monotonic()
+        if now - self._looked_at >= LOOK_EVERY:
+            self._looked_at = now
+            self._find_others(last_write)
+
+    @work(thread=True, exclusive=True, group="other-sessions")
+    def _find_others(self, since: float) -> None:
+        found = self.format.written_since(self.path, since)
+        self.app.call_from_thread(self._found_others, found)
+
+    def _found_others(self, found: list[str]) -> None:
+        if found != self.others:
+            self.others = found
+            self._refresh_status()
+
+    def others_notice(self) -> str | None:
+        if not self.others:
+            return None
+        more = len(self.others) - 1
+        also = f" (and {more} more)" if more else ""
+        return (
+            f"Another session of this project was written to since this one went quiet: "
+            f"{os.path.basename(self.others[0])}{also}. O opens it."
+        )
+
+    def action_open_other(self) -> None:
+        """The latest session written to since, over this one."""
+        from ..format_screens import open_file_screen
+
+        if not self.others:
+            self.app.notify("No other session of this project was written to since.")
+            return
+        self.app.push_screen(open_file_screen(self.others[0]))
+
+
+__all__ = ["LOOK_EVERY", "OtherSessions"]
