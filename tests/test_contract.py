@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,17 @@ def test_the_browser_reads_its_status(fmt: TranscriptFormat, sample: Path) -> No
     before = fingerprint(sample)
     summary = scan_file(sample, live_window=1.0)
     assert summary.status not in ("not-a-transcript", "damaged"), summary
+    assert fingerprint(sample) == before
+
+
+def test_where_a_writer_went_on_is_looked_for_read_only(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """Its own file is never where it went on; a file gone is no error; nothing written."""
+    before = fingerprint(sample)
+    assert str(sample) not in fmt.written_since(str(sample), 0.0)
+    assert fmt.written_since(str(sample), time.time() + 3600) == []
+    assert fmt.written_since(str(sample.parent / "gone" / "x.jsonl"), 0.0) == []
     assert fingerprint(sample) == before
 
 
