@@ -338,10 +338,7 @@ class ModelScreen(SearchingScreen, OtherSessions):
             note=self.panes.status() if self.panes is not None else "",
             partial=self._previewing,
         )
-        self.look_for_others(self.quiet_since)
-        problem = self._problem()
-        notice = self.others_notice() if problem is None else None
-        self.show_problem(problem or notice, notice=notice is not None)
+        self.show_banner(self._problem())
 
     def _unclaimed(self) -> bool:
         """The file has lines, and no format claims its first (not a transcript)."""
@@ -542,9 +539,11 @@ class ModelScreen(SearchingScreen, OtherSessions):
             self.panes.tab_shown(event.pane.id)
 
     def _escaped(self, event: events.Key) -> None:
+        from .browser import BrowserScreen
+
         stack = self.app.screen_stack
-        if len(stack) > 1 and stack[-1] is self and not _is_browser(stack[-2]):
-            event.stop()  # a subagent opened from a tool operation: back to its parent
+        if len(stack) > 1 and stack[-1] is self and not isinstance(stack[-2], BrowserScreen):
+            event.stop()  # a file opened over another (a subagent's): back to that one
             self.app.pop_screen()
 
     def _palette(self) -> list[Command]:
@@ -594,12 +593,6 @@ def _forward(name: str) -> Any:
 
     forward.__name__ = name
     return forward
-
-
-def _is_browser(screen: object) -> bool:
-    from .browser import BrowserScreen
-
-    return isinstance(screen, BrowserScreen)
 
 
 __all__ = ["ModelScreen"]

@@ -31,11 +31,19 @@ class OtherSessions:
     format: TranscriptFormat
     path: str
     app: Any
+    quiet_since: float | None
     _refresh_status: Callable[[], None]
+    show_problem: Callable[..., None]
 
     def init_other_sessions(self) -> None:
         self.others: list[str] = []  # written to since this file's last write, latest first
         self._looked_at = -math.inf
+
+    def show_banner(self, problem: str | None) -> None:
+        """The banner under the header: a problem, else where a quiet writer went on."""
+        self.look_for_others(self.quiet_since)
+        notice = self.others_notice() if problem is None else None
+        self.show_problem(problem or notice, notice=notice is not None)
 
     def look_for_others(self, last_write: float | None) -> None:
         """The writer is quiet since ``last_write`` (None: it is not quiet, or not known):
