@@ -459,9 +459,9 @@ class FollowingScreen(Screen[None]):
         with contextlib.suppress(OSError):
             times.append(os.stat(self.path).st_mtime)
         known = [t for t in times if t is not None]
-        said = quiet_text(max(known) if known else None, time.time())
-        if said:
-            self.quiet_since = max(known)
+        last = max(known) if known else None
+        said = quiet_text(last, time.time())
+        self.quiet_since = last if said else None
         return said
 
     def missing_message(self) -> str:
