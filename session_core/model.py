@@ -523,9 +523,13 @@ class Transcript:
     def with_subagents_text(self) -> str:
         """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where this
         file reported no usage of its own, the subagents' alone (a total would take the
-        unknown for 0): ``3 subagents alone (this file's unknown)``."""
+        unknown for 0): ``3 subagents alone (this file's unknown)``; where it reported no
+        cost (a model without a price), that the cost is theirs alone."""
         if self.usage.tokens is None and self.usage.cost is None:
             return f"{self.subagents_text()} alone (this file's unknown)"
+        both = self.usage_with_subagents
+        if self.usage.cost is None and both is not None and both.cost is not None:
+            return f"with {self.subagents_text()} (the cost theirs alone: this file's unknown)"
         return f"with {self.subagents_text()}"
 
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:

@@ -219,6 +219,11 @@ def test_a_total_with_subagents_never_takes_the_files_unknown_usage_for_0(
     assert t.with_subagents_text() == "1 subagent alone (this file's unknown)"
     story_path = story(tmp_path / "cc", torn=False)
     assert open_transcript(story_path).with_subagents_text() == "with 1 subagent"
+    # its tokens told and its model without a price: the total's cost is the child's
+    priceless, _ = family(tmp_path / "priceless", usage=(900, 0, 100, 0))
+    priceless.write_text(priceless.read_text().replace('"gpt-5-codex"', '"nobody-prices-it"'))
+    said = open_transcript(priceless).with_subagents_text()
+    assert said == "with 1 subagent (the cost theirs alone: this file's unknown)"
 
 
 async def test_the_help_lists_the_subagents_keys(tmp_path: Path) -> None:
