@@ -38,9 +38,13 @@ def summarise_model(
     summary.tokens = None if tokens is None else round(tokens * (1 if running_total else scale))
     summary.cost = None if usage.cost is None else usage.cost * scale
     summary.parent = transcript.parent
-    files = [s for s in transcript.subagents if s.path is not None and not s.in_file]
-    summary.subagents = tuple(os.path.abspath(s.path) for s in files if s.path)
-    summary.counted = tuple(os.path.abspath(s.path) for s in files if s.path and s.read)
+    linked = [
+        (os.path.abspath(s.path), s.read)
+        for s in transcript.subagents
+        if s.path is not None and not s.in_file
+    ]
+    summary.subagents = tuple(path for path, _read in linked)
+    summary.counted = tuple(path for path, read in linked if read)
     if transcript.subagents:
         summary.with_subagents = transcript.with_subagents_text()
         summary.tokens_alone = transcript.usage.tokens is None

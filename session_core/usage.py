@@ -27,7 +27,7 @@ messages of its own. Runs (agentgo-v1): a call belongs to its record's ``run_id`
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .message_usage import MessageUsage, agentgo_usage
@@ -218,7 +218,7 @@ class GrowingTally:
             kept._run_usage(calls[order[index]].run_id or NO_RUN).add(used)
             at += 1
         self.upto = settled
-        out = UsageTally(transcript=_copy(kept.transcript))
+        out = UsageTally(transcript=replace(kept.transcript))
         out.runs = {run_id: kept.runs.get(run_id) or Usage() for run_id in view.run_order}
         for run_id, used_in in kept.runs.items():
             out.runs.setdefault(run_id, used_in)
@@ -227,24 +227,10 @@ class GrowingTally:
             out.transcript.add(used)
             run_id = calls[order[index]].run_id or NO_RUN
             if run_id not in copied:  # (kept's own totals are never changed here)
-                out.runs[run_id] = _copy(out.runs.get(run_id) or Usage())
+                out.runs[run_id] = replace(out.runs.get(run_id) or Usage())
                 copied.add(run_id)
             out.runs[run_id].add(used)
         return out
-
-
-def _copy(usage: Usage) -> Usage:
-    return Usage(
-        usage.turns,
-        usage.reported,
-        usage.input,
-        usage.output,
-        usage.total,
-        usage.cache_read,
-        usage.cost,
-        usage.total_reported,
-        usage.cost_reported,
-    )
 
 
 def model_call_usage(call: Call) -> MessageUsage | None:
