@@ -82,6 +82,26 @@ def test_the_formats_that_write_a_file_per_session_alone_say_none(tmp_path: Path
     path.write_text("")
     for name in ("transcript-v1", "agentgo-v1"):
         assert by_name(name).written_since(str(path), 0.0) == []
+        assert not by_name(name).finds_other_sessions
+    assert by_name("claude-code").finds_other_sessions and by_name("codex").finds_other_sessions
+
+
+async def test_o_is_offered_only_where_the_format_can_name_another_session(
+    tmp_path: Path,
+) -> None:
+    from story import write_story
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert screen.check_action("open_other", ()) is False
+        await pilot.press("O")  # not offered: nothing happens, nothing is said
+        await pilot.pause(0.1)
+        assert app.screen is screen and not app._notifications
+    project = tmp_path / "projects" / "-work-proj"
+    async with app_loaded(cc_session(project, "a.jsonl", "a"), ModelScreen, SIZE) as (app, _):
+        assert app.screen.check_action("open_other", ()) is True
 
 
 async def test_a_quiet_writer_that_went_on_in_another_file_is_told_and_o_opens_it(

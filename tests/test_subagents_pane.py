@@ -237,6 +237,7 @@ async def test_the_help_lists_the_subagents_keys(tmp_path: Path) -> None:
         section = text.split("Subagents", 1)[1]
         for words in ("The call in the conversation", "Next subagent not completed", "Open"):
             assert words in section, section[:800]
+        assert "Open the session the writer went on in" in text  # Claude Code can name one
 
 
 async def test_s_sorts_them_by_usage_and_back_the_cursor_on_its_subagent(tmp_path: Path) -> None:

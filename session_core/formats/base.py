@@ -362,6 +362,11 @@ class TranscriptFormat(ABC):
         starts a new file at ``/clear``). Not a subagent's file. None known by default."""
         return []
 
+    @property
+    def finds_other_sessions(self) -> bool:
+        """Whether ``written_since`` can ever name a file (the viewer offers ``O`` then)."""
+        return type(self).written_since is not TranscriptFormat.written_since
+
     def default_roots(self, environ: Mapping[str, str]) -> list[str]:
         """Where this format's writers keep their sessions on this machine (may not exist)."""
         return []

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
@@ -49,6 +50,13 @@ def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
     return [(" / ".join(keys), what or action) for (action, what), keys in grouped.items()]
 
 
+def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
+    """The bindings whose actions ``node`` offers now (``check_action`` not False)."""
+    return [
+        b for b in Binding.make_bindings(bindings) if node.check_action(b.action, ()) is not False
+    ]
+
+
 def _title(cls: type) -> str:
     """A widget class's section: its ``HELP_TITLE``, else its name in words."""
     title = getattr(cls, "HELP_TITLE", None)
@@ -60,7 +68,7 @@ def _title(cls: type) -> str:
 
 def screen_sections(screen: Screen[object]) -> list[Section]:
     """The keys of a screen, of every widget of ours on it, and of the app."""
-    sections: list[Section] = [("This screen", screen.BINDINGS)]
+    sections: list[Section] = [("This screen", offered(screen, screen.BINDINGS))]
     seen: set[type] = set()
     for widget in screen.query("*"):
         cls = type(widget)

@@ -49,7 +49,7 @@ from .following import (
     Tab,
     tab_keys,
 )
-from .help import BindingsHelpScreen, Section
+from .help import BindingsHelpScreen, Section, offered
 from .op_detail import OpDetailScreen
 from .other_sessions import OtherSessions
 from .warnings import WarningsScreen
@@ -77,7 +77,7 @@ def _screen_keys(tabs: Sequence[Tab], own: Sequence[BindingType] = ()) -> list[B
     ]
 
 
-class ModelScreen(SearchingScreen, OtherSessions):
+class ModelScreen(OtherSessions, SearchingScreen):
     """One file of any model format, followed as it grows. A format with panes of its own
     is shown by ``ModelScreen.for_format(name)``, this class with its tabs and keys."""
 
@@ -439,7 +439,7 @@ class ModelScreen(SearchingScreen, OtherSessions):
 
     def action_help(self) -> None:
         sections: list[Section] = [
-            ("This screen", self.BINDINGS),
+            ("This screen", offered(self, self.BINDINGS)),
             ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
             ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
             ("Runs", VirtualTable.BINDINGS),

@@ -26,7 +26,8 @@ LOOK_EVERY = 5.0  # seconds between two looks while the writer is quiet
 
 class OtherSessions:
     """A screen's look for the sessions its file's writer may have gone on in (mixed into
-    the model screen, which has ``format``, ``path`` and ``app``)."""
+    the model screen, which has ``format``, ``path`` and ``app``, ahead of its ``Screen``
+    so that its ``check_action`` is the one asked)."""
 
     format: TranscriptFormat
     path: str
@@ -75,6 +76,14 @@ class OtherSessions:
             f"Another session of this project was written to since this one went quiet: "
             f"{os.path.basename(self.others[0])}{also}. O opens it."
         )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``O`` only where the format can name another session (off the footer, the
+        help and the palette elsewhere)."""
+        if action == "open_other":
+            return self.format.finds_other_sessions
+        checked: bool | None = super().check_action(action, parameters)  # type: ignore[misc]
+        return checked
 
     def action_open_other(self) -> None:
         """The latest session written to since, over this one."""
