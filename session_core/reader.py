@@ -160,9 +160,12 @@ def replay_file(
         return _replay_into(state, fh, where, tolerate_tail, keep == "spans", facts)
 
 
-def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[list[bytes], bool]]:
-    """The lines of the file a block's worth at a time, without their \\n, and whether
-    they ended with one (only a final line without its newline did not)."""
+def _blocks(
+    fh: IO[bytes], chunk: int = CHUNK, strip: bool = True
+) -> Iterator[tuple[list[bytes], bool]]:
+    """The lines of the file a block's worth at a time, without their \\n (``strip``;
+    else with it: a copy of each line saved), and whether they ended with one (only a
+    final line without its newline did not)."""
     pending: list[bytes] = []  # the pieces of a line longer than a block: joined once
     while True:
         block = fh.read(chunk)
@@ -179,7 +182,7 @@ def _blocks(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[list[bytes], bo
         ended = BytesIO(block).readlines()
         carry = b"" if ended[-1].endswith(b"\n") else ended.pop()
         pending = [carry] if carry else []
-        yield [line[:-1] for line in ended], True
+        yield [line[:-1] for line in ended] if strip else ended, True
     if pending:
         yield [b"".join(pending)], False
 
@@ -239,11 +242,13 @@ def _replay_into(
         # Lines applied here take their (empty) facts in one go, before a plain feed
         # and at the end (events.pad_facts).
         try:
-            for parts, _ended in _blocks(fh):
+            # Each line keeps its \n (JSON's whitespace to both parsers): ``size`` is
+            # the line's without it, and the rare path that keeps a line's bytes cuts it.
+            for parts, ended in _blocks(fh, strip=False):
                 for raw in parts:
                     number += 1
                     start = offset
-                    size = len(raw)
+                    size = len(raw) - ended
                     offset += size + 1
                     if pending is not None:
                         # The bad line was not the last one: damage, not a crash.
@@ -293,13 +298,14 @@ def _replay_into(
                                 if events._others is not None:
                                     events._others.append(None)
                             else:
-                                events.keep_line(raw)
+                                events.keep_line(raw[:size])
                             kinds_append(code_of[kind])
                             ids_append(eid)
                             lines_append(number)
                             at += 1
                             seen += 1
                             continue
+                    raw = raw[:size]
                     try:
                         value = loads(raw)
                     except orjson.JSONDecodeError as err:

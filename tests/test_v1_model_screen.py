@@ -498,7 +498,8 @@ async def test_the_help_lists_v1s_keys(story) -> None:
         screen = ModelScreen.for_format("transcript-v1")
         for bindings in (screen.BINDINGS, ItemsView.BINDINGS, DiffView.BINDINGS):
             for _keys, what in binding_rows(bindings):
-                assert what in text, what
+                if what != "Open the session the writer went on in":  # (not v1's: O)
+                    assert what in text, what
         for _keys, what in binding_rows(SectionView.BINDINGS):
             assert what in text, what
         assert "Original/stub" in text and "Artifact" in text and "In the conversation" in text
