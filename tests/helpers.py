@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the core's tests use fingerprint without loading the app
     from session_core.model import Transcript
     from viewer.app import TailscopeApp
     from viewer.screens.following import FollowingScreen
+    from viewer.screens.model_screen import ModelScreen
 
 
 def locks_on(path: Path, locks: str = "/proc/locks") -> tuple[tuple[str, str, int], ...]:
@@ -303,6 +304,13 @@ def follow_into(
 def said(app: TailscopeApp, text: str) -> bool:
     """A notification says ``text``."""
     return any(text in str(note.message) for note in app._notifications)
+
+
+def agentgo_screen(app: TailscopeApp) -> ModelScreen:
+    """The model screen of the open agentgo session (the one under any modal)."""
+    screen = app.file_screen
+    assert screen.format.name == "agentgo-v1", screen.format.name
+    return screen
 
 
 def screen_text(app: TailscopeApp) -> str:

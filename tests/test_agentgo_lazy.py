@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 import pytest
 from helpers import (
+    agentgo_screen,
     each_snapshot_afresh,
     file_loaded,
     follow_into,
@@ -263,7 +264,7 @@ async def test_opens_on_the_conversation_at_its_end(tmp_path: Path) -> None:
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await file_loaded(pilot, ModelScreen)
-        screen = app.agentgo
+        screen = agentgo_screen(app)
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
         conversation = screen.conversation
         assert conversation.has_focus
@@ -284,7 +285,7 @@ async def test_a_big_file_shows_its_end_before_it_loads(
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: bool(started))  # the end is shown: the load would start
-        screen = app.agentgo
+        screen = agentgo_screen(app)
         conversation = screen.conversation
         assert screen._previewing and 0 < len(conversation.items) <= info["messages"]
         assert all(item.line == 0 for item in conversation.items)  # the end alone: no lines
@@ -326,7 +327,7 @@ async def test_a_load_hands_on_few_batches_and_always_its_last(
     )
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.agentgo
+        screen = agentgo_screen(app)
         await wait_for(pilot, lambda: screen._loaded)
         assert len(screen.conversation.items) == info["messages"]
         assert len(replayed) > 20 and told[-1] is True

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import (
+    agentgo_screen,
     file_loaded,
     fingerprint,
     for_screen,
@@ -35,7 +36,7 @@ opened, shows = for_screen(ModelScreen, SIZE)
 
 def own_panes(app: TailscopeApp) -> AgentGoPanes:
     """agentgo's pane set on the app's model screen."""
-    panes = app.agentgo.panes
+    panes = agentgo_screen(app).panes
     assert isinstance(panes, AgentGoPanes)
     return panes
 
@@ -129,7 +130,7 @@ class TestDamage:
 async def test_opens_agentgo_without_a_flag(session: Path) -> None:
     async with opened(session) as (app, pilot):
         assert isinstance(app.screen, ModelScreen)
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
         assert len(screen.conversation.items) == 6
         assert panes.timeline.item_count() == 41
@@ -150,7 +151,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
 
 async def test_live_record_appears(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("3")
         conversation = screen.conversation
         assert conversation.cursor == len(conversation.items) - 1
@@ -202,7 +203,7 @@ async def test_live_record_appears(session: Path) -> None:
 
 async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         smaller = tmp_path / "smaller.jsonl"
         with AgentGoSession.create(smaller) as s:
             s.begin_run().record("agent_start")
@@ -220,7 +221,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
     path = tmp_path / "hostile.jsonl"
     write_agentgo_story(path, hostile=True)
     async with opened(path) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         for key in ("3", "2", "5", "1", "4", "6", "7"):
             await pilot.press(key)
             await pilot.pause(0.05)
@@ -252,7 +253,7 @@ async def test_empty_file_becomes_an_agentgo_session(tmp_path: Path) -> None:
             # it has read the file (so its widgets exist) before asking them anything.
             await wait_for(pilot, lambda: app.screen is not waiting)
             await file_loaded(pilot, ModelScreen)
-            screen = app.agentgo
+            screen = agentgo_screen(app)
             await wait_for(pilot, lambda: len(screen.conversation.items) == 1)
         assert waiting not in app.screen_stack
 
@@ -271,7 +272,7 @@ async def test_agentgo_file_replaced_by_a_v1_transcript(session: Path, tmp_path:
 
 async def test_timeline_enter_opens_the_call(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("5")
         assert panes.timeline.move_to_seq(12)  # tool_invoke_start of call-1
         await pilot.press("enter")
@@ -283,7 +284,7 @@ async def test_timeline_enter_opens_the_call(session: Path) -> None:
 
 async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
     async with opened(session) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("1", "down", "enter")
         await pilot.pause(0.1)
         second = screen.live.view.run_order[1]
@@ -328,7 +329,7 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
     """``/`` there finds calls by their label (kind, name, id, status), and ``n`` / ``N``
     step through them round the end; on another tab it searches the conversation."""
     async with opened(session) as (app, pilot):
-        screen, panes = app.agentgo, own_panes(app)
+        screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("2", "slash", *"BASH", "enter")
         await pilot.pause(0.1)
         calls = panes.calls
@@ -358,6 +359,6 @@ async def test_escape_from_the_search_bar_gives_the_focus_back_to_the_tab_shown(
     """It went to the conversation, hidden behind the tab: its keys moved a view not seen."""
     async with opened(session) as (app, pilot):
         await pilot.press("6", "slash", "x", "escape")
-        assert app.focused is app.agentgo.ops.table
+        assert app.focused is agentgo_screen(app).ops.table
         await pilot.press("2", "slash", "escape")
         assert app.focused is own_panes(app).calls.call_tree

@@ -123,14 +123,6 @@ class TailscopeApp(App[None]):
 
         return self.topmost(ModelScreen, "file")
 
-    @property
-    def agentgo(self) -> ModelScreen:
-        """The model screen of an agentgo session (the one under any modal)."""
-        screen = self.file_screen
-        if screen.format.name != "agentgo-v1":
-            raise LookupError("no agentgo session is open")
-        return screen
-
     def action_help(self) -> None:
         self.push_screen(BindingsHelpScreen("tailscope — keys", screen_sections(self.screen)))
 
