@@ -60,13 +60,30 @@ def test_each_snapshot_is_the_one_assembled_afresh(
         chain, prefix, runs = builder.chain, builder.usage.prefix, builder.usage.runs
         builder.chain = builder.usage.prefix = None  # the whole chain taken again, and
         builder.usage.runs = {}  # every usage total folded again
+        made = _forget_made(builder)  # every run and compaction made again
         assert kept == neutral(live.transcript(writer_alive=False))
         if snapshots % 2:  # (and now and then what was built on, built on again)
             builder.chain, builder.usage.prefix, builder.usage.runs = chain, prefix, runs
+            _restore_made(builder, made)
         snapshots += 1
 
     follow_into(apply, path, batch, fmt.parsed_updates)
     assert built_on.count(True) > built_on.count(False)  # mostly built on, not taken again
+
+
+def _forget_made(builder: Any) -> tuple[list[Any], list[Any]]:
+    """The runs and compactions a snapshot made, forgotten (made again by the next)."""
+    made = (builder.made_runs, [(bd.made, bd.made_with) for bd in builder.boundaries])
+    builder.made_runs = []
+    for bd in builder.boundaries:
+        bd.made = bd.made_with = None
+    return made
+
+
+def _restore_made(builder: Any, made: tuple[list[Any], list[Any]]) -> None:
+    builder.made_runs = made[0]
+    for bd, (compaction, summary_item) in zip(builder.boundaries, made[1], strict=False):
+        bd.made, bd.made_with = compaction, summary_item
 
 
 def _groups_compared(path: Path, groups: list[int]) -> None:
@@ -84,12 +101,12 @@ def _groups_compared(path: Path, groups: list[int]) -> None:
         at += size
         kept = neutral(builder.transcript(writer_alive=False))
         chain, prefix, runs = builder.chain, builder.usage.prefix, builder.usage.runs
-        made = builder.made_runs
         builder.chain = builder.usage.prefix = None
-        builder.usage.runs, builder.made_runs = {}, []
+        builder.usage.runs = {}
+        made = _forget_made(builder)
         assert kept == neutral(builder.transcript(writer_alive=False)), f"after {at} lines"
         builder.chain, builder.usage.prefix, builder.usage.runs = chain, prefix, runs
-        builder.made_runs = made
+        _restore_made(builder, made)
     assert at == len(lines)
 
 
@@ -259,3 +276,28 @@ def test_a_batch_ending_in_progress_lines_is_built_on(
     grown = _grown_recorded(monkeypatch)
     _groups_compared(path, [5, 2, 2, 1])  # (after the progress lines, twice)
     assert grown == [True, True, True]
+
+
+def test_a_turn_made_before_is_made_again_when_its_usage_changes(tmp_path: Path) -> None:
+    # Turn 1's response gets one more line (its full usage) after turn 2 has begun: the
+    # snapshot after it must not keep turn 1 as it was made (``_runs``' kept prefix).
+    from claude_code_writer import CCWriter, text, usage
+
+    w = CCWriter()
+    w.user("first")
+    w.assistant("m1", [text("One.")], usage=usage(10, 5), stop="end_turn")
+    w.user("second")
+    w.assistant("m2", [text("Two.")], usage=usage(20, 7), stop="end_turn")
+    w.user("third")
+    w.assistant("m1", [text("One, more.")], usage=usage(10, 90), stop="end_turn")
+    w.assistant("m3", [text("Three.")], usage=usage(30, 9), stop="end_turn")
+    path = w.write(tmp_path / "late.jsonl")
+    _groups_compared(path, [2, 2, 2, 1])
+    builder: Any = by_name(CLAUDE_CODE).builder(str(path))
+    from session_core.file_lines import read_lines
+
+    for number, raw, span in read_lines(str(path), builder):
+        builder.lines, builder.span, builder.line_bytes = number, span, len(raw)
+        builder.feed_line(raw, number)
+    first = builder.transcript(writer_alive=False).runs[0]
+    assert first.usage.output_tokens == 90  # (the response's largest count)

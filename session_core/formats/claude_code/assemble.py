@@ -179,6 +179,9 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
     if len(folded) < len(threads):
         folded.extend(bytes(len(threads) - len(folded)))
     for at, bd in enumerate(b.boundaries):
+        if bd.made is not None and bd.made_with == bd.summary_item:
+            out.append(bd.made)  # (nothing it is made of has changed since)
+            continue
         record = bd.record
         meta = record.get("microcompactMetadata" if bd.elision else "compactMetadata")
         meta = meta if isinstance(meta, dict) else {}
@@ -229,22 +232,21 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         assert bd.folded is not None
         if at >= b.folded_upto:
             _fold_in(folded, bd.folded, bd.folded_at)
-        ids = bd.folded_ids
-        out.append(
-            Compaction(
-                id=bd.id,
-                kind="compaction",
-                line=bd.line,
-                summary=bd.summary,
-                folded=ids,
-                kept=([bd.summary_item] if bd.summary_item else [])
-                + [b.raw.id_of(i) for i in bd.kept_raw],
-                trigger=trigger if isinstance(trigger, str) else None,
-                tokens_before=before if isinstance(before, int) else None,
-                tokens_after=after if isinstance(after, int) else None,
-                ts=bd.ts,
-            )
+        bd.made = Compaction(
+            id=bd.id,
+            kind="compaction",
+            line=bd.line,
+            summary=bd.summary,
+            folded=bd.folded_ids,
+            kept=([bd.summary_item] if bd.summary_item else [])
+            + [b.raw.id_of(i) for i in bd.kept_raw],
+            trigger=trigger if isinstance(trigger, str) else None,
+            tokens_before=before if isinstance(before, int) else None,
+            tokens_after=after if isinstance(after, int) else None,
+            ts=bd.ts,
         )
+        bd.made_with = bd.summary_item
+        out.append(bd.made)
     b.folded_upto = len(b.boundaries)
     return out, bytearray(folded)  # (the caller's own: the builder's grows on)
 
@@ -394,10 +396,13 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
 
 def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:
     pending = {op.run_id for op in ops.pending() if op.state == "running"}
-    out: list[Run] = []
     last = len(b.runs) - 1
     made, touched = b.made_runs, b.usage.runs_touched
-    for index, mark in enumerate(b.runs):
+    # The turns before the last, and before any whose usage changed, as they were made.
+    first = min(len(made), *touched) if touched else len(made)
+    out: list[Run] = made[:first]
+    for index in range(first, len(b.runs)):
+        mark = b.runs[index]
         if index < len(made) and index not in touched:
             out.append(made[index])  # (a turn before the last: its mark is as it was)
             continue

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...column_items import ItemIds
+    from ...model import Compaction
 
 
 @dataclass(slots=True)
@@ -58,3 +59,7 @@ class Boundary:
     folded: bytes | None = None
     folded_at: int = 0
     folded_ids: ItemIds | None = None  # its conversation items' ids
+    # Its compaction as last made, and the summary item it was made with: made again
+    # only once its summary has come (a snapshot does not make every boundary's again).
+    made: Compaction | None = None
+    made_with: str | None = None
