@@ -399,7 +399,7 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
     last = len(b.runs) - 1
     made, touched = b.made_runs, b.usage.runs_touched
     # The turns before the last, and before any whose usage changed, as they were made.
-    first = min(len(made), *touched) if touched else len(made)
+    first = min((i for i in touched if 0 <= i < len(made)), default=len(made))  # (-1: none)
     out: list[Run] = made[:first]
     for index in range(first, len(b.runs)):
         mark = b.runs[index]

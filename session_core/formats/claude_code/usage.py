@@ -10,7 +10,6 @@ again only from a response whose usage was made again (``file_total``, ``run_tot
 from __future__ import annotations
 
 import copy
-import itertools
 from collections.abc import Iterable, Sequence
 
 from ... import pricing
@@ -121,12 +120,13 @@ class UsageBook:
         done, folded = prefix
         order = self.responses.by_order
         keep = max(len(order) - _OPEN, done)
+        # (slices, not ``islice``: that steps through every response before ``keep``)
         if keep > done:
             folded = copy.copy(folded)
-            self._fold(folded, itertools.islice(order, done, keep))
+            self._fold(folded, order[done:keep])
         self.prefix = (keep, folded)
         total = copy.copy(folded)
-        self._fold(total, itertools.islice(order, keep, None))
+        self._fold(total, order[keep:])
         return total
 
     def run_total(self, index: int, responses: Sequence[int]) -> Usage:
