@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import file_loaded, screen_lines
+from helpers import agentgo_screen, file_loaded, screen_lines
 from textual.app import App, ComposeResult
 
 from session_core import Message, Session
@@ -85,7 +85,7 @@ async def test_an_agentgo_session_counts_one_and_two(tmp_path: Path) -> None:
             assert want in header, header
             await pilot.press("1")  # the runs tab: one row a run
             await pilot.pause()
-            assert app.agentgo.runs.table.row_count == n
+            assert agentgo_screen(app).runs.table.row_count == n
 
 
 async def test_a_v1_file_with_one_of_each_says_1(tmp_path: Path) -> None:
