@@ -1,0 +1,132 @@
+"""Write ``session_core/data/prices.json`` from genai-prices (pydantic/genai-prices).
+
+    pip install genai-prices && python tools/update_prices.py [--date YYYY-MM-DD]
+
+genai-prices keeps the list prices of the models of many providers, and how they
+change with a prompt's size and over time. tailscope prices a response many times a
+second while a big file loads, so it does not call that library: this script takes a
+snapshot of it, the price in effect at noon UTC on ``--date`` (default: today) of
+every model of the first-party providers below, as a table ``session_core.pricing``
+reads: per model its per-million-token prices of input, output, cache read and the
+5-minute cache write, each a number or ``[base, [[above, price], ...]]`` where a
+request whose prompt (input, cache read and cache write together) is over ``above``
+tokens pays ``price`` for all its tokens of that kind (genai-prices' tiers). A model
+is named by its id and by every plain name its match rule starts with or equals; a
+name two providers both claim is the first one's, in the order below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from genai_prices import data
+from genai_prices.types import (
+    ClauseAnd,
+    ClauseEquals,
+    ClauseOr,
+    ClauseStartsWith,
+    ModelInfo,
+    TieredPrices,
+)
+
+OUT = Path(__file__).resolve().parent.parent / "session_core" / "data" / "prices.json"
+# The model makers' own price lists, in this order (a name both claim is the first's).
+PROVIDERS = (
+    "anthropic",
+    "openai",
+    "google",
+    "mistral",
+    "deepseek",
+    "x-ai",
+    "moonshotai",
+    "zai",
+    "minimax",
+    "cohere",
+)
+KEYS = (
+    ("input", "input_mtok"),
+    ("output", "output_mtok"),
+    ("cache-read", "cache_read_mtok"),
+    ("cache-write", "cache_write_mtok"),
+)
+
+
+def _names(info: ModelInfo) -> set[str]:
+    """The model's id and the plain names its match rule starts with or equals."""
+    names = {info.id.lower()}
+    todo: list[Any] = [info.match]
+    while todo:
+        clause = todo.pop()
+        if isinstance(clause, ClauseOr):
+            todo.extend(clause.or_)
+        elif isinstance(clause, ClauseAnd):
+            continue  # (a name with a condition besides: not a plain name)
+        elif isinstance(clause, ClauseStartsWith):
+            names.add(clause.starts_with.lower())
+        elif isinstance(clause, ClauseEquals):
+            names.add(clause.equals.lower())
+    return {name for name in names if name and " " not in name and "/" not in name}
+
+
+def _number(value: Decimal) -> float | int:
+    as_float = float(value)
+    return int(as_float) if as_float.is_integer() else as_float
+
+
+def _price(value: Decimal | TieredPrices | None) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, TieredPrices):
+        return [_number(value.base), [[tier.start, _number(tier.price)] for tier in value.tiers]]
+    return _number(value)
+
+
+def snapshot(day: datetime.date) -> dict[str, Any]:
+    when = datetime.datetime.combine(day, datetime.time(12), tzinfo=datetime.UTC)
+    models: dict[str, dict[str, Any]] = {}
+    by_id = {provider.id: provider for provider in data.providers}
+    for provider_id in PROVIDERS:
+        for info in by_id[provider_id].models:
+            prices = info.get_prices(when)
+            entry = {
+                key: price
+                for key, attr in KEYS
+                if (price := _price(getattr(prices, attr, None))) is not None
+            }
+            if "input" not in entry or "output" not in entry:
+                continue  # (an image, audio or embedding model: not a chat model's prices)
+            for name in sorted(_names(info)):
+                models.setdefault(name, entry)
+    return {
+        "as-of": day.isoformat(),
+        "source": f"genai-prices (pydantic/genai-prices), providers {', '.join(PROVIDERS)}",
+        "unit": "USD per million tokens",
+        "note": (
+            "List prices in effect on as-of (tools/update_prices.py); a model not here has"
+            " an unknown cost. cache-write is the 5-minute prompt-cache write. A price"
+            " [base, [[above, price], ...]] is tiered: a request whose prompt (input, cache"
+            " read and cache write) is over `above` tokens pays `price` for all of them."
+        ),
+        "models": dict(sorted(models.items())),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--date", type=datetime.date.fromisoformat, default=datetime.date.today())
+    args = parser.parse_args()
+    table = snapshot(args.date)
+    lines = [f"    {json.dumps(name)}: {json.dumps(p)}" for name, p in table["models"].items()]
+    head = {k: v for k, v in table.items() if k != "models"}
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]
+    OUT.write_text(text + ',\n  "models": {\n' + ",\n".join(lines) + "\n  }\n}\n", "utf-8")
+    print(f"{OUT}: {len(lines)} model names, as of {table['as-of']}")
+
+
+if __name__ == "__main__":
+    main()
