@@ -115,9 +115,12 @@ async def test_a_quiet_writer_that_went_on_in_another_file_is_told_and_o_opens_i
         screen = app.screen
         await wait_for(pilot, lambda: "quiet for" in screen_text(app), timeout=6)
         assert "Another session" not in screen_text(app)
+        assert not any("went on" in title for title, _, _ in screen._palette())
         later = cc_session(project, "bbbb.jsonl", "bbbb")  # /clear: a new session file
         await wait_for(pilot, lambda: "Another session of this project" in screen_text(app))
         assert "bbbb.jsonl" in screen_text(app)
+        titles = [(title, text) for title, text, _ in screen._palette()]
+        assert ("Open the session the writer went on in", "bbbb.jsonl") in titles
         await pilot.press("O")
         await wait_for(pilot, lambda: app.screen is not screen)
         assert isinstance(app.screen, ModelScreen) and app.screen.path == str(later)

@@ -581,6 +581,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
                 view.action_toggle_fold,
             ),
             ("Go to the end", "The last item (and stick to new ones)", view.action_last),
+            *self.others_palette(),
             *(self.panes.palette() if self.panes is not None else []),
         ]
 

@@ -85,6 +85,13 @@ class OtherSessions:
         checked: bool | None = super().check_action(action, parameters)  # type: ignore[misc]
         return checked
 
+    def others_palette(self) -> list[tuple[str, str, Callable[[], None]]]:
+        """The command palette's way to ``O``, while there is another session to open."""
+        if not self.others:
+            return []
+        name = os.path.basename(self.others[0])
+        return [("Open the session the writer went on in", name, self.action_open_other)]
+
     def action_open_other(self) -> None:
         """The latest session written to since, over this one."""
         from ..format_screens import open_file_screen
