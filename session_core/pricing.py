@@ -32,7 +32,8 @@ def table() -> dict[str, Any]:
 Price = float | list[Any]  # a number, or [base, [[above, price], ...]]
 # What may follow a table name in a model id of the same model: a date, ``-latest``, a
 # version of the same weights (``-v1``), a cloud's suffix (``@…``, ``:…``); not another
-# version number (``claude-opus-4`` does not price ``claude-opus-4-9``).
+# version number (``claude-opus-4`` does not price ``claude-opus-4-9``). A table name
+# that ends in ``-``, ``@`` or ``:`` is a prefix as it is (``ft:gpt-3.5-turbo-``).
 _VARIANT = re.compile(
     r"(?:-(?:\d{8}|\d{4}-\d{2}-\d{2}|\d{4}|latest|v\d+))*(?:[@:].*|\[\w+\])?"  # [1m]: a context
 )
@@ -52,7 +53,7 @@ def prices_for(model: str | None) -> dict[str, Price] | None:
     for name in models:
         if (
             model.startswith(name)
-            and (name[-1] in "@:" or _VARIANT.fullmatch(model, len(name)))
+            and (name[-1] in "-@:" or _VARIANT.fullmatch(model, len(name)))
             and (best is None or len(name) > len(best))
         ):
             best = name

@@ -40,6 +40,7 @@ def test_the_table_is_dated_and_every_price_well_formed() -> None:
         ("claude-haiku-5-5@20261001", "claude-haiku-5-5@"),  # a cloud's id
         ("claude-opus-4-6[1m]", "claude-opus-4-6"),  # a context window chosen
         ("claude-opus-4-20250514-v1:0", "claude-opus-4-20250514"),
+        ("ft:gpt-3.5-turbo-0125:acme::9xyz", "ft:gpt-3.5-turbo-"),  # a name that is a prefix
     ],
 )
 def test_a_model_is_priced_as_its_name_or_the_longest_it_starts_with(
