@@ -21,6 +21,7 @@ import argparse
 import datetime
 import json
 from decimal import Decimal
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,10 @@ def snapshot(day: datetime.date) -> dict[str, Any]:
                 models.setdefault(name, entry)
     return {
         "as-of": day.isoformat(),
-        "source": f"genai-prices (pydantic/genai-prices), providers {', '.join(PROVIDERS)}",
+        "source": (
+            f"genai-prices {version('genai-prices')} (pydantic/genai-prices),"
+            f" providers {', '.join(PROVIDERS)}"
+        ),
         "unit": "USD per million tokens",
         "note": (
             "List prices in effect on as-of (tools/update_prices.py); a model not here has"
