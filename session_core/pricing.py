@@ -18,7 +18,7 @@ import re
 from importlib import resources
 from typing import Any
 
-_FIELDS = ("input", "output", "cache-read", "cache-write")
+_FIELDS = ("input", "output", "cache-read", "cache-write", "cache-write-1h")
 
 
 @functools.cache
@@ -78,6 +78,7 @@ def cost(
     output_tokens: int | None = None,
     cache_read_tokens: int | None = None,
     cache_write_tokens: int | None = None,
+    cache_write_1h_tokens: int | None = None,
 ) -> float | None:
     """What one response (one request) cost in USD, or None when the model or a needed
     price is unknown.
@@ -85,13 +86,16 @@ def cost(
     Token counts that are None count as 0 (the response did not use that kind); a
     kind the response used but the table has no price for makes the cost unknown.
     ``input_tokens`` are those neither read from nor written to the cache: the prompt
-    (which picks a tiered price) is the three together.
+    (which picks a tiered price) is the three together. ``cache_write_1h_tokens``: of
+    the cache writes, those kept for an hour (priced as such; the rest for 5 minutes).
     """
     prices = prices_for(model)
     if prices is None:
         return None
-    counts = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
-    prompt = (input_tokens or 0) + (cache_read_tokens or 0) + (cache_write_tokens or 0)
+    written = cache_write_tokens or 0
+    hour = min(cache_write_1h_tokens or 0, written)
+    counts = (input_tokens, output_tokens, cache_read_tokens, written - hour, hour)
+    prompt = (input_tokens or 0) + (cache_read_tokens or 0) + written
     total = 0.0
     for count, key in zip(counts, _FIELDS, strict=True):
         if not count:

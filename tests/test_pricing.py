@@ -5,11 +5,12 @@ size of a request's prompt, an unknown model or price never 0."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from session_core import pricing
+from session_core import open_transcript, pricing
 from session_core.pricing import cost, prices_for, table
 
 
@@ -107,3 +108,59 @@ def _fresh_cache() -> Any:
     pricing.prices_for.cache_clear()
     yield
     pricing.prices_for.cache_clear()
+
+
+def test_one_hour_cache_writes_are_priced_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    prices = {"input": 5.0, "output": 25.0, "cache-write": 6.25, "cache-write-1h": 10.0}
+    _with(monkeypatch, {"cached-model": prices, "no-hour-price": {"input": 1.0, "output": 1.0}})
+    mixed = cost("cached-model", cache_write_tokens=1_000_000, cache_write_1h_tokens=400_000)
+    assert mixed == pytest.approx(0.6 * 6.25 + 0.4 * 10.0)
+    assert cost("cached-model", cache_write_tokens=10) == pytest.approx(10 * 6.25 / 1e6)
+    # more one-hour writes said than writes: no more than the writes are priced
+    assert cost("cached-model", cache_write_tokens=10, cache_write_1h_tokens=99) == pytest.approx(
+        10 * 10.0 / 1e6
+    )
+    assert cost("no-hour-price", input_tokens=5, cache_write_1h_tokens=5) == 5 / 1e6  # none
+    assert cost("no-hour-price", cache_write_tokens=5, cache_write_1h_tokens=5) is None
+
+
+def test_a_claude_code_response_that_wrote_its_cache_for_an_hour(tmp_path: Path) -> None:
+    """Claude Code 2.1 writes its cache for an hour (``cache_creation``'s
+    ``ephemeral_1h_input_tokens``): those writes cost the one-hour rate, read typed or
+    as a dict, the response's largest count over its lines."""
+    from claude_code_writer import CCWriter, text, usage
+
+    w = CCWriter()
+    w.user("go")
+    hour = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1000}
+    w.assistant(
+        "m1",
+        [text("a"), text("b")],
+        usage={**usage(10, 20, 0, 1000), "cache_creation": hour},  # type: ignore[dict-item]
+        model="claude-opus-4-7",
+        stop="end_turn",
+    )
+    w.user("again")
+    w.assistant("m2", [text("c")], usage=usage(10, 20, 0, 1000), model="claude-opus-4-7")
+    path = w.write(tmp_path / "hour.jsonl")
+    runs = open_transcript(path).runs
+    by_hour = cost(
+        "claude-opus-4-7",
+        input_tokens=10,
+        output_tokens=20,
+        cache_write_tokens=1000,
+        cache_write_1h_tokens=1000,
+    )
+    by_5m = cost("claude-opus-4-7", input_tokens=10, output_tokens=20, cache_write_tokens=1000)
+    assert by_hour is not None and by_5m is not None and by_hour > by_5m
+    assert runs[0].usage.cost == pytest.approx(by_hour)
+    assert runs[1].usage.cost == pytest.approx(by_5m)
+    # a line read as a dict (not typed) says the same
+    from session_core.formats.claude_code import lines
+
+    said = lines._usage_of({**usage(1, 1, 0, 7), "cache_creation": hour})
+    assert said.cache_creation is not None and said.cache_creation.ephemeral_1h_input_tokens == 1000
+    assert (
+        lines._usage_of({"cache_creation": {"ephemeral_1h_input_tokens": True}}).cache_creation
+        is None
+    )

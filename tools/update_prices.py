@@ -8,7 +8,7 @@ second while a big file loads, so it does not call that library: this script tak
 snapshot of it, the price in effect at noon UTC on ``--date`` (default: today) of
 every model of the first-party providers below, as a table ``session_core.pricing``
 reads: per model its per-million-token prices of input, output, cache read and the
-5-minute cache write, each a number or ``[base, [[above, price], ...]]`` where a
+5-minute and one-hour cache writes, each a number or ``[base, [[above, price], ...]]`` where a
 request whose prompt (input, cache read and cache write together) is over ``above``
 tokens pays ``price`` for all its tokens of that kind (genai-prices' tiers). A model
 is named by its id and by every plain name its match rule starts with or equals; a
@@ -54,6 +54,7 @@ KEYS = (
     ("output", "output_mtok"),
     ("cache-read", "cache_read_mtok"),
     ("cache-write", "cache_write_mtok"),
+    ("cache-write-1h", "cache_write_1h_mtok"),
 )
 
 
@@ -112,7 +113,8 @@ def snapshot(day: datetime.date) -> dict[str, Any]:
         "unit": "USD per million tokens",
         "note": (
             "List prices in effect on as-of (tools/update_prices.py); a model not here has"
-            " an unknown cost. cache-write is the 5-minute prompt-cache write. A price"
+            " an unknown cost. cache-write is the 5-minute prompt-cache write, cache-write-1h"
+            " the one-hour one. A price"
             " [base, [[above, price], ...]] is tiered: a request whose prompt (input, cache"
             " read and cache write) is over `above` tokens pays `price` for all of them."
         ),

@@ -32,11 +32,18 @@ INTERRUPTED = blocks.INTERRUPTED[:20].encode()  # in a line that says so
 # holds anything that could refer back to it).
 
 
+class CacheCreation(msgspec.Struct, gc=False):
+    """How a response's cache writes split by how long they are kept (2.1.x writers)."""
+
+    ephemeral_1h_input_tokens: int | None = None
+
+
 class TokenUsage(msgspec.Struct, gc=False):
     input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_creation: CacheCreation | None = None
 
 
 class Block(msgspec.Struct, gc=False):
@@ -177,11 +184,16 @@ def _usage_of(usage: dict[str, Any]) -> TokenUsage:
         value = usage.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
+    created = usage.get("cache_creation")
+    hour = created.get("ephemeral_1h_input_tokens") if isinstance(created, dict) else None
     return TokenUsage(
         input_tokens=number("input_tokens"),
         output_tokens=number("output_tokens"),
         cache_read_input_tokens=number("cache_read_input_tokens"),
         cache_creation_input_tokens=number("cache_creation_input_tokens"),
+        cache_creation=CacheCreation(hour)
+        if isinstance(hour, int) and not isinstance(hour, bool)
+        else None,
     )
 
 

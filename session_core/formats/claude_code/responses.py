@@ -19,7 +19,10 @@ from ...item_column import ItemColumn
 from .held_ids import HeldIds
 
 NO_COUNT = -(1 << 63)  # a count not reported
-_NO_COUNTS = array("q", [NO_COUNT] * 4)
+# A response's counts: input, output, cache read, cache write, and of the cache write
+# the one-hour writes (priced apart: Claude Code 2.1 writes its cache for an hour).
+COUNTS = 5
+_NO_COUNTS = array("q", [NO_COUNT] * COUNTS)
 SIDE, STALE = 1, 2  # a response's flags
 _END = -1
 _ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
@@ -95,8 +98,8 @@ class Responses:
         self.by_order = array("i")  # the file's responses, by place
         self.priced = array("H")  # the model its usage is priced as (a code of ``items``)
         self.stop = array("H")  # its stop reason (a code of ``items``)
-        # Its largest counts (input, output, cache read, cache write) over its lines
-        # (``NO_COUNT``: none reported; in ``big``, past an int64's range).
+        # Its largest counts (``COUNTS`` of them) over its lines (``NO_COUNT``: none
+        # reported; in ``big``, past an int64's range).
         self.tokens = array("q")
         self.big: dict[int, list[int | None]] = {}
         self.nodes = Lists()  # its nodes
@@ -156,7 +159,7 @@ class Responses:
     def largest(self, at: int, which: int, value: int) -> None:
         """Its ``which``-th count is at least ``value``."""
         tokens = self.tokens
-        slot = 4 * at + which
+        slot = COUNTS * at + which
         big = self.big.get(at) if self.big else None
         if big is None:
             if tokens[slot] != NO_COUNT and value <= tokens[slot]:
@@ -171,11 +174,13 @@ class Responses:
             big[which] = value
 
     def counts(self, at: int) -> list[int | None]:
-        """Its counts (input, output, cache read, cache write; None: not reported)."""
+        """Its counts (input, output, cache read, cache write, one-hour cache write; None:
+        not reported)."""
         big = self.big.get(at) if self.big else None
         if big is not None:
             return list(big)
-        return [None if t == NO_COUNT else t for t in self.tokens[4 * at : 4 * at + 4]]
+        first = COUNTS * at
+        return [None if t == NO_COUNT else t for t in self.tokens[first : first + COUNTS]]
 
 
-__all__ = ["NO_COUNT", "SIDE", "STALE", "Responses"]
+__all__ = ["COUNTS", "NO_COUNT", "SIDE", "STALE", "Responses"]

@@ -17,7 +17,7 @@ from ...item_column import ItemColumn
 from ...model import Usage
 from ...response_usage import ResponseUsage
 from .lines import TokenUsage
-from .responses import NO_COUNT, STALE, Responses
+from .responses import COUNTS, NO_COUNT, STALE, Responses
 
 SYNTHETIC = "<synthetic>"  # the model name of messages Claude Code makes up itself
 NOT_TOUCHED = 1 << 62  # ``touched`` when no response's usage changed
@@ -46,13 +46,15 @@ class UsageBook:
     def report(self, at: int, usage: TokenUsage, model: str | None) -> None:
         """A line of response ``at`` reported ``usage``: the largest value of each count."""
         responses = self.responses
-        tokens, slot, big = responses.tokens, 4 * at, responses.big
+        tokens, slot, big = responses.tokens, COUNTS * at, responses.big
+        created = usage.cache_creation
         for which, value in enumerate(
             (
                 usage.input_tokens,
                 usage.output_tokens,
                 usage.cache_read_input_tokens,
                 usage.cache_creation_input_tokens,
+                None if created is None else created.ephemeral_1h_input_tokens,
             )
         ):
             if value is None:
@@ -83,7 +85,7 @@ class UsageBook:
         responses, items = self.responses, self.items
         touched, runs = self.touched, self.runs_touched
         for at in sorted(self.stale):
-            inp, out, cread, cwrite = responses.counts(at)
+            inp, out, cread, cwrite, hour = responses.counts(at)
             usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
@@ -95,6 +97,7 @@ class UsageBook:
                     output_tokens=out,
                     cache_read_tokens=cread,
                     cache_write_tokens=cwrite,
+                    cache_write_1h_tokens=hour,
                 ),
             )
             responses.flags[at] &= ~STALE
