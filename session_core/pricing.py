@@ -8,6 +8,8 @@ the same model (a dated id, ``claude-sonnet-4-5-20250929``; a cloud's,
 ``claude-opus-4-9``. A tiered price (``[base, [[above, price], ...]]``)
 is the price of every token of its kind in a request whose prompt (input, cache read
 and cache write together) is over ``above`` tokens: the providers' long-context rates.
+A model whose price changed has each price with the day it started: a response is
+priced as on its own day.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import functools
 import json
 import re
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 _FIELDS = ("input", "output", "cache-read", "cache-write", "cache-write-1h")
 
@@ -39,16 +41,18 @@ _VARIANT = re.compile(
 )
 
 
+Prices = dict[str, Price]
+
+
 @functools.cache
-def prices_for(model: str | None) -> dict[str, Price] | None:
-    """The per-million-token prices of a model, or None when the table does not know it."""
-    if not model:
-        return None
+def _entry(model: str) -> Prices | list[Any] | None:
+    """The table's entry for a model: its prices, or ``[[start, prices], ...]`` for a
+    model whose price changed (start dates ascending, the first None)."""
     model = model.lower()
-    models: dict[str, dict[str, Price]] = table()["models"]
+    models: dict[str, Any] = table()["models"]
     found = models.get(model)
     if found is not None:
-        return found
+        return cast("Prices | list[Any]", found)
     best: str | None = None
     for name in models:
         if (
@@ -57,7 +61,32 @@ def prices_for(model: str | None) -> dict[str, Price] | None:
             and (best is None or len(name) > len(best))
         ):
             best = name
-    return None if best is None else models[best]
+    return None if best is None else cast("Prices | list[Any]", models[best])
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def prices_for(model: str | None, when: str | None = None) -> Prices | None:
+    """The per-million-token prices of a model on the day of ``when`` (an ISO timestamp;
+    None, or not a date: the table's ``as-of`` day), or None when the table does not
+    know it."""
+    entry = _entry(model) if model else None
+    if entry is None or isinstance(entry, dict):
+        return entry
+    day = when[:10] if when is not None and _DAY.match(when) else table()["as-of"]
+    chosen: Prices = entry[0][1]
+    for start, prices in entry:
+        if start is None or start <= day:
+            chosen = prices
+    return chosen
+
+
+def is_dated(model: str | None) -> bool:
+    """Whether a model's price changed (its cost then needs the response's time)."""
+    if not model:
+        return False
+    return type(_entry(model)) is list
 
 
 def _per_million(price: Price, prompt: int) -> float:
@@ -79,6 +108,7 @@ def cost(
     cache_read_tokens: int | None = None,
     cache_write_tokens: int | None = None,
     cache_write_1h_tokens: int | None = None,
+    when: str | None = None,
 ) -> float | None:
     """What one response (one request) cost in USD, or None when the model or a needed
     price is unknown.
@@ -88,8 +118,9 @@ def cost(
     ``input_tokens`` are those neither read from nor written to the cache: the prompt
     (which picks a tiered price) is the three together. ``cache_write_1h_tokens``: of
     the cache writes, those kept for an hour (priced as such; the rest for 5 minutes).
+    ``when``: the response's time (where its model's price changed, ``is_dated``).
     """
-    prices = prices_for(model)
+    prices = prices_for(model, when)
     if prices is None:
         return None
     written = cache_write_tokens or 0
@@ -103,8 +134,10 @@ def cost(
         price = prices.get(key)
         if price is None:
             return None
-        total += count * _per_million(price, prompt) / 1_000_000
+        if isinstance(price, list):  # (a tiered one; most are a number)
+            price = _per_million(price, prompt)
+        total += count * price / 1_000_000
     return total
 
 
-__all__ = ["cost", "prices_for", "table"]
+__all__ = ["cost", "is_dated", "prices_for", "table"]

@@ -18,15 +18,23 @@ def test_the_table_is_dated_and_every_price_well_formed() -> None:
     shipped = table()
     assert shipped["as-of"] and shipped["unit"] == "USD per million tokens"
     assert len(shipped["models"]) > 100
-    for name, prices in shipped["models"].items():
-        assert name == name.lower() and "input" in prices and "output" in prices, name
-        for price in prices.values():
-            if isinstance(price, list):
-                base, tiers = price
-                starts = [above for above, _ in tiers]
-                assert base >= 0 and starts == sorted(starts) and all(p >= 0 for _, p in tiers)
-            else:
-                assert price >= 0 and math.isfinite(price)
+    for name, entry in shipped["models"].items():
+        dated = entry if isinstance(entry, list) else [[None, entry]]
+        starts = [start for start, _ in dated]
+        assert starts[0] is None and starts[1:] == sorted(starts[1:]), name
+        for _start, prices in dated:
+            _well_formed(name, prices)
+
+
+def _well_formed(name: str, prices: dict[str, Any]) -> None:
+    assert name == name.lower() and "input" in prices and "output" in prices, name
+    for price in prices.values():
+        if isinstance(price, list):
+            base, tiers = price
+            starts = [above for above, _ in tiers]
+            assert base >= 0 and starts == sorted(starts) and all(p >= 0 for _, p in tiers)
+        else:
+            assert price >= 0 and math.isfinite(price)
 
 
 @pytest.mark.parametrize(
@@ -47,7 +55,7 @@ def test_the_table_is_dated_and_every_price_well_formed() -> None:
 def test_a_model_is_priced_as_its_name_or_the_longest_it_starts_with(
     model: str, named: str
 ) -> None:
-    assert prices_for(model) is table()["models"][named]
+    assert pricing._entry(model.lower()) is table()["models"][named]
 
 
 def test_a_name_is_not_a_prefix_of_another_version() -> None:
@@ -90,7 +98,7 @@ def test_a_tiered_price_is_the_tiers_for_every_token_of_a_prompt_over_its_start(
 
 def test_the_shipped_long_context_rates_apply() -> None:
     prices = prices_for("claude-sonnet-4-5")
-    assert prices is not None and isinstance(prices["input"], list)
+    assert prices is not None and isinstance(prices["input"], list)  # (over 200,000)
     base = cost("claude-sonnet-4-5", input_tokens=100_000)
     over = cost("claude-sonnet-4-5", input_tokens=250_000)
     assert base is not None and over is not None and over / 250_000 > base / 100_000
@@ -99,15 +107,15 @@ def test_the_shipped_long_context_rates_apply() -> None:
 def _with(monkeypatch: pytest.MonkeyPatch, models: dict[str, Any]) -> None:
     """The table as these models alone (its caches dropped before and after)."""
     fake = {"as-of": "2026-01-01", "unit": "USD per million tokens", "models": models}
-    pricing.prices_for.cache_clear()
+    pricing._entry.cache_clear()
     monkeypatch.setattr(pricing, "table", lambda: fake)
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Any:
-    pricing.prices_for.cache_clear()
+    pricing._entry.cache_clear()
     yield
-    pricing.prices_for.cache_clear()
+    pricing._entry.cache_clear()
 
 
 def test_one_hour_cache_writes_are_priced_apart(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,3 +172,51 @@ def test_a_claude_code_response_that_wrote_its_cache_for_an_hour(tmp_path: Path)
         lines._usage_of({"cache_creation": {"ephemeral_1h_input_tokens": True}}).cache_creation
         is None
     )
+
+
+def test_a_price_that_changed_is_the_one_of_the_responses_day(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dated = [[None, {"input": 10.0, "output": 40.0}], ["2025-06-10", {"input": 2.0, "output": 8.0}]]
+    _with(monkeypatch, {"cut-model": dated, "flat-model": {"input": 1.0, "output": 1.0}})
+    assert pricing.is_dated("cut-model-2025-04-16") and not pricing.is_dated("flat-model")
+    assert not pricing.is_dated(None) and not pricing.is_dated("unknown")
+    million = {"input_tokens": 1_000_000}
+    assert cost("cut-model", **million, when="2025-05-01T10:00:00Z") == 10.0
+    assert cost("cut-model", **million, when="2025-06-10T00:00:00.000Z") == 2.0  # its first day
+    assert cost("cut-model", **million) == 2.0  # no time: as on the table's day
+    assert cost("cut-model", **million, when="not a time") == 2.0
+
+
+def test_the_shipped_dated_prices() -> None:
+    # o3's price cut of 2025-06-10; Opus 4.6's long-context rates, until its 1M window
+    # was made generally available at one price (2026-03-13)
+    assert cost("o3", input_tokens=1_000_000, when="2025-05-01T00:00:00Z") == 10.0
+    assert cost("o3", input_tokens=1_000_000, when="2025-07-01T00:00:00Z") == 2.0
+    before = cost("claude-opus-4-6", input_tokens=300_000, when="2026-02-02T02:40:00.129Z")
+    after = cost("claude-opus-4-6", input_tokens=300_000, when="2026-03-20T00:00:00Z")
+    assert before == pytest.approx(3.0) and after == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize(("day", "dollars"), [("2025-05-01", 10.0), ("2025-07-01", 2.0)])
+def test_a_codex_response_is_priced_as_on_its_day(tmp_path: Path, day: str, dollars: float) -> None:
+    from codex_writer import RolloutWriter
+
+    w = RolloutWriter(tmp_path / "rollout.jsonl")
+    w.session_meta()
+    w.turn_context("t1", model="o3")
+    w.message("user", "go")
+    w.token_count((1_000_000, 0, 0, 0))
+    path = Path(w.path)
+    path.write_text(path.read_text().replace("2026-02-23", day))
+    assert open_transcript(path).usage.cost == pytest.approx(dollars)
+
+
+def test_a_claude_code_response_is_priced_as_on_its_day(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter, text, usage
+
+    w = CCWriter()  # (its lines are of 2026-03-01: Opus 4.6's long-context rates then)
+    w.user("go")
+    w.assistant("m1", [text("a")], usage=usage(300_000, 0), model="claude-opus-4-6")
+    path = w.write(tmp_path / "long.jsonl")
+    assert open_transcript(path).usage.cost == pytest.approx(3.0)  # not 1.5, today's

@@ -5,14 +5,16 @@
 genai-prices keeps the list prices of the models of many providers, and how they
 change with a prompt's size and over time. tailscope prices a response many times a
 second while a big file loads, so it does not call that library: this script takes a
-snapshot of it, the price in effect at noon UTC on ``--date`` (default: today) of
-every model of the first-party providers below, as a table ``session_core.pricing``
-reads: per model its per-million-token prices of input, output, cache read and the
-5-minute and one-hour cache writes, each a number or ``[base, [[above, price], ...]]`` where a
-request whose prompt (input, cache read and cache write together) is over ``above``
-tokens pays ``price`` for all its tokens of that kind (genai-prices' tiers). A model
-is named by its id and by every plain name its match rule starts with or equals; a
-name two providers both claim is the first one's, in the order below.
+snapshot of it, the prices of every model of the first-party providers below, as a
+table ``session_core.pricing`` reads. Per model, its per-million-token prices of
+input, output, cache read and the 5-minute and one-hour cache writes, each a number
+or ``[base, [[above, price], ...]]``: a request whose prompt (input, cache read and
+cache write together) is over ``above`` tokens pays ``price`` for all its tokens of
+that kind (genai-prices' tiers). A model whose price changed on given days keeps each
+price with its first day (``[[null, prices], ["2026-03-13", prices]]``); one whose
+price changes with the time of day has the price at noon UTC on ``--date`` (default:
+today). A model is named by its id and by every plain name its match rule starts with
+or equals; a name two providers both claim is the first one's, in the order below.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from genai_prices.types import (
     ClauseOr,
     ClauseStartsWith,
     ModelInfo,
+    ModelPrice,
+    StartDateConstraint,
     TieredPrices,
 )
 
@@ -88,19 +92,38 @@ def _price(value: Decimal | TieredPrices | None) -> Any:
     return _number(value)
 
 
+def _prices(prices: ModelPrice) -> dict[str, Any]:
+    return {
+        key: price
+        for key, attr in KEYS
+        if (price := _price(getattr(prices, attr, None))) is not None
+    }
+
+
+def _entry(info: ModelInfo, when: datetime.datetime) -> Any:
+    """A model's prices: as on ``when``, or, where they changed on given days (not by the
+    time of day), each with the day it started (``[[None, ...], ["2026-03-13", ...]]``)."""
+    conditional = [] if isinstance(info.prices, ModelPrice) else info.prices
+    if conditional and all(
+        c.constraint is None or isinstance(c.constraint, StartDateConstraint) for c in conditional
+    ):
+        dated = sorted(
+            (c.constraint.start_date.isoformat() if c.constraint else "", _prices(c.prices))
+            for c in conditional
+        )
+        return [[start or None, prices] for start, prices in dated]
+    return _prices(info.get_prices(when))
+
+
 def snapshot(day: datetime.date) -> dict[str, Any]:
     when = datetime.datetime.combine(day, datetime.time(12), tzinfo=datetime.UTC)
-    models: dict[str, dict[str, Any]] = {}
+    models: dict[str, Any] = {}
     by_id = {provider.id: provider for provider in data.providers}
     for provider_id in PROVIDERS:
         for info in by_id[provider_id].models:
-            prices = info.get_prices(when)
-            entry = {
-                key: price
-                for key, attr in KEYS
-                if (price := _price(getattr(prices, attr, None))) is not None
-            }
-            if "input" not in entry or "output" not in entry:
+            entry = _entry(info, when)
+            latest = entry[-1][1] if isinstance(entry, list) else entry
+            if "input" not in latest or "output" not in latest:
                 continue  # (an image, audio or embedding model: not a chat model's prices)
             for name in sorted(_names(info)):
                 models.setdefault(name, entry)
@@ -114,7 +137,8 @@ def snapshot(day: datetime.date) -> dict[str, Any]:
         "note": (
             "List prices in effect on as-of (tools/update_prices.py); a model not here has"
             " an unknown cost. cache-write is the 5-minute prompt-cache write, cache-write-1h"
-            " the one-hour one. A price"
+            " the one-hour one. A model whose price changed on given days has"
+            " [[start day or null, prices], ...]. A price"
             " [base, [[above, price], ...]] is tiered: a request whose prompt (input, cache"
             " read and cache write) is over `above` tokens pays `price` for all of them."
         ),

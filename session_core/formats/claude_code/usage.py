@@ -86,18 +86,22 @@ class UsageBook:
         touched, runs = self.touched, self.runs_touched
         for at in sorted(self.stale):
             inp, out, cread, cwrite, hour = responses.counts(at)
+            model = responses.items.string(responses.priced[at])
+            # (its time read only for a model whose price changed: as on its day)
+            when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
             usage = Usage.of_response(
                 input_tokens=inp,
                 output_tokens=out,
                 cache_read_tokens=cread,
                 cache_write_tokens=cwrite,
                 cost=pricing.cost(
-                    responses.items.string(responses.priced[at]),
+                    model,
                     input_tokens=inp,
                     output_tokens=out,
                     cache_read_tokens=cread,
                     cache_write_tokens=cwrite,
                     cache_write_1h_tokens=hour,
+                    when=when,
                 ),
             )
             responses.flags[at] &= ~STALE

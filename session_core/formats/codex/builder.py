@@ -275,7 +275,7 @@ class CodexBuilder(CodexRewrites):
     def _event(self, payload: dict[str, Any], line: int, ts: str | None) -> None:
         kind = str_or_none(payload.get("type"))
         if kind == "token_count":
-            self._token_count(self.tally.feed(payload, self.model), line, ts)
+            self._token_count(self.tally.feed(payload, self.model, ts), line, ts)
             return
         if kind in _LEGACY:
             text = payload.get("text" if kind == "agent_reasoning" else "message")
@@ -309,7 +309,7 @@ class CodexBuilder(CodexRewrites):
         tally = self.tally
         tally.limits_json(bytes(payload.rate_limits))
         if info is None:
-            said = tally.take(False, None, None, None, self.model)
+            said = tally.take(False, None, None, None, self.model, ts)
         else:
             said = tally.take(
                 True,
@@ -317,6 +317,7 @@ class CodexBuilder(CodexRewrites):
                 info.total_token_usage,
                 info.last_token_usage,
                 self.model,
+                ts,
             )
         self._token_count(said, line, ts)
         return True

@@ -78,16 +78,26 @@ def plus(a: Totals, b: Totals) -> Totals:
 
 
 def usage_of(
-    totals: Totals, model: str | None, *, response: bool = True, writes: bool = False
+    totals: Totals,
+    model: str | None,
+    *,
+    response: bool = True,
+    writes: bool = False,
+    when: str | None = None,
 ) -> Usage:
-    """Usage of some tokens (one response's, or the session's), cost by the price table;
-    ``writes``: the writer said what it wrote to the cache (else no cache writes known)."""
+    """Usage of some tokens (one response's, or the session's), cost by the price table
+    (as on ``when``'s day); ``writes``: the writer said what it wrote to the cache (else
+    no cache writes known)."""
     inputs, cached, output, _reasoning, written = totals
     cached = min(cached, inputs)
     written = min(written, inputs - cached)
     uncached = inputs - cached - written
     cost = pricing.cost(  # a cache write billed as input (OpenAI's)
-        model, input_tokens=uncached + written, output_tokens=output, cache_read_tokens=cached
+        model,
+        input_tokens=uncached + written,
+        output_tokens=output,
+        cache_read_tokens=cached,
+        when=when,
     )
     cache_write = written if writes else None
     if response:  # ``Usage.of_response``'s counting, every count given (one per response)
@@ -167,21 +177,20 @@ class TokenTally:
             self._limits_raw = raw
 
     def feed(
-        self, payload: dict[str, Any], model: str | None
+        self, payload: dict[str, Any], model: str | None, when: str | None = None
     ) -> tuple[Note, Usage | None, int, bool]:
         """One event as parsed (see ``take``)."""
         self.limits(payload.get("rate_limits"))
         info = payload.get("info")
         if not isinstance(info, dict):
             if info is None and totals_of(payload) is not None:  # 2025: a response's, flat
-                return self.take(True, None, None, payload, model)
-            return self.take(False, None, None, None, model)
+                return self.take(True, None, None, payload, model, when)
+            return self.take(False, None, None, None, model, when)
         window = info.get("model_context_window")
         if not isinstance(window, int) or isinstance(window, bool):
             window = None
-        return self.take(
-            True, window, info.get("total_token_usage"), info.get("last_token_usage"), model
-        )
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        return self.take(True, window, total, last, model, when)
 
     def take(
         self,
@@ -190,10 +199,12 @@ class TokenTally:
         reported: Any,
         last_usage: Any,
         model: str | None,
+        when: str | None = None,
     ) -> tuple[Note, Usage | None, int, bool]:
         """One event (its rate limits already taken): what it says (a fixed text, or the
         total its ``so_far`` text gives), the new response's usage (None: nothing new),
-        that request's input size (0: not known) and whether its total is its own."""
+        that request's input size (0: not known) and whether its total is its own.
+        ``when``: the event's time (the response is priced as on its day)."""
         self.events += 1
         if not has_info:
             return NO_LIMITS_ONLY, None, 0, False
@@ -229,7 +240,7 @@ class TokenTally:
         if delta is None or not any(delta):
             return total, None, 0, own
         self.responses += 1
-        usage = usage_of(delta, model, writes=self.writes)
+        usage = usage_of(delta, model, writes=self.writes, when=when)
         if usage.cost is not None:
             self.cost += usage.cost
             self.cost_reported += 1
