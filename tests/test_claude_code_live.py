@@ -14,6 +14,7 @@ import pytest
 from claude_code_writer import story
 from helpers import follow_into, neutral
 
+from session_core import open_transcript
 from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
 
@@ -293,11 +294,5 @@ def test_a_turn_made_before_is_made_again_when_its_usage_changes(tmp_path: Path)
     w.assistant("m3", [text("Three.")], usage=usage(30, 9), stop="end_turn")
     path = w.write(tmp_path / "late.jsonl")
     _groups_compared(path, [2, 2, 2, 1])
-    builder: Any = by_name(CLAUDE_CODE).builder(str(path))
-    from session_core.file_lines import read_lines
-
-    for number, raw, span in read_lines(str(path), builder):
-        builder.lines, builder.span, builder.line_bytes = number, span, len(raw)
-        builder.feed_line(raw, number)
-    first = builder.transcript(writer_alive=False).runs[0]
+    first = open_transcript(path).runs[0]
     assert first.usage.output_tokens == 90  # (the response's largest count)
