@@ -67,6 +67,11 @@ def _entry(model: str) -> Prices | list[Any] | None:
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+def _day(when: str | None) -> str | None:
+    """The day of an ISO timestamp, or None where it names none."""
+    return when[:10] if when is not None and _DAY.match(when) else None
+
+
 def prices_for(model: str | None, when: str | None = None) -> Prices | None:
     """The per-million-token prices of a model on the day of ``when`` (an ISO timestamp;
     None, or not a date: the table's ``as-of`` day), or None when the table does not
@@ -74,7 +79,7 @@ def prices_for(model: str | None, when: str | None = None) -> Prices | None:
     entry = _entry(model) if model else None
     if entry is None or isinstance(entry, dict):
         return entry
-    day = when[:10] if when is not None and _DAY.match(when) else table()["as-of"]
+    day = _day(when) or table()["as-of"]
     chosen: Prices = entry[0][1]
     for start, prices in entry:
         if start is None or start <= day:
@@ -118,15 +123,24 @@ def cost(
     ``input_tokens`` are those neither read from nor written to the cache: the prompt
     (which picks a tiered price) is the three together. ``cache_write_1h_tokens``: of
     the cache writes, those kept for an hour (priced as such; the rest for 5 minutes).
-    ``when``: the response's time (where its model's price changed, ``is_dated``).
+    ``when``: the response's time (where its model's price changed, ``is_dated``);
+    with none, such a response's cost is known only where each of its prices gives
+    the same.
     """
-    prices = prices_for(model, when)
-    if prices is None:
-        return None
     written = cache_write_tokens or 0
     hour = min(cache_write_1h_tokens or 0, written)
     counts = (input_tokens, output_tokens, cache_read_tokens, written - hour, hour)
     prompt = (input_tokens or 0) + (cache_read_tokens or 0) + written
+    entry = _entry(model) if model else None
+    if isinstance(entry, list) and _day(when) is None:  # dated, and no day to price on
+        each = {_priced(prices, counts, prompt) for _, prices in entry}
+        return each.pop() if len(each) == 1 else None
+    prices = prices_for(model, when)
+    return None if prices is None else _priced(prices, counts, prompt)
+
+
+def _priced(prices: Prices, counts: tuple[int | None, ...], prompt: int) -> float | None:
+    """``counts`` (as ``_FIELDS``) at ``prices``: None where a count used has no price."""
     total = 0.0
     for count, key in zip(counts, _FIELDS, strict=True):
         if not count:

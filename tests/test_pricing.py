@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from session_core import open_transcript, pricing
@@ -184,8 +185,13 @@ def test_a_price_that_changed_is_the_one_of_the_responses_day(
     million = {"input_tokens": 1_000_000}
     assert cost("cut-model", **million, when="2025-05-01T10:00:00Z") == 10.0
     assert cost("cut-model", **million, when="2025-06-10T00:00:00.000Z") == 2.0  # its first day
-    assert cost("cut-model", **million) == 2.0  # no time: as on the table's day
-    assert cost("cut-model", **million, when="not a time") == 2.0
+    # no time: unknown where its prices differ, known where they agree
+    assert cost("cut-model", **million) is None
+    assert cost("cut-model", **million, when="not a time") is None
+    both = [[None, {"input": 3.0, "output": 40.0}], ["2025-06-10", {"input": 3.0, "output": 8.0}]]
+    _with(monkeypatch, {"cut-model": both})
+    assert cost("cut-model", **million) == 3.0
+    assert cost("cut-model", **million, output_tokens=1) is None
 
 
 def test_the_shipped_dated_prices() -> None:
@@ -196,6 +202,9 @@ def test_the_shipped_dated_prices() -> None:
     before = cost("claude-opus-4-6", input_tokens=300_000, when="2026-02-02T02:40:00.129Z")
     after = cost("claude-opus-4-6", input_tokens=300_000, when="2026-03-20T00:00:00Z")
     assert before == pytest.approx(3.0) and after == pytest.approx(1.5)
+    # with no time, a prompt under 200,000 tokens costs the same on either day
+    assert cost("claude-opus-4-6", input_tokens=100_000) == pytest.approx(0.5)
+    assert cost("claude-opus-4-6", input_tokens=300_000) is None
 
 
 @pytest.mark.parametrize(("day", "dollars"), [("2025-05-01", 10.0), ("2025-07-01", 2.0)])
@@ -220,3 +229,24 @@ def test_a_claude_code_response_is_priced_as_on_its_day(tmp_path: Path) -> None:
     w.assistant("m1", [text("a")], usage=usage(300_000, 0), model="claude-opus-4-6")
     path = w.write(tmp_path / "long.jsonl")
     assert open_transcript(path).usage.cost == pytest.approx(3.0)  # not 1.5, today's
+
+
+def test_a_dated_models_response_with_no_time_is_unknown_where_its_prices_differ(
+    tmp_path: Path,
+) -> None:
+    from claude_code_writer import CCWriter, text, usage
+
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [text("a")], usage=usage(300_000, 0), model="claude-opus-4-6")
+    w.assistant("m2", [text("b")], usage=usage(1_000, 0), model="claude-opus-4-6")
+    path = w.write(tmp_path / "untimed.jsonl")
+    lines = path.read_bytes().splitlines(keepends=True)
+    untimed = [orjson.loads(line) for line in lines]
+    for record in untimed[1:]:
+        del record["timestamp"]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in untimed))
+    seen = open_transcript(path).usage
+    # the first's 300,000 tokens cost $3.00 or $1.50 by the day; the second's the same
+    assert (seen.responses, seen.cost_reported) == (2, 1)
+    assert seen.cost == pytest.approx(0.005)
