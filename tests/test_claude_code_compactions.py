@@ -148,3 +148,25 @@ def test_a_snapshot_after_new_compactions_built_on_the_last_is_the_one_made_afre
 
     follow_into(apply, path, batch, FMT.parsed_updates)
     assert since and any(node > 0 for node, _item in since)  # built on, not taken again
+
+
+def test_a_response_split_around_its_results_is_folded_once(tmp_path: Path) -> None:
+    from claude_code_writer import tool_use
+
+    w = CCWriter()
+    prompt = w.user("list")
+    (first,) = w.assistant("m1", [tool_use("t1", "Bash", command="ls")])
+    answer1 = w.result("t1", "a")
+    w.assistant("m1", [tool_use("t2", "Read", file_path="/p")])  # the same response
+    answer2 = w.result("t2", "/p")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        logicalParentUuid=w.last,
+        compactMetadata={"trigger": "manual", "preTokens": 100},
+    )
+    w.user("Summary.", isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    path = w.write(tmp_path / "split.jsonl")
+    (compaction,) = [c for c in FMT.open(str(path)).compactions if c.kind == "compaction"]
+    assert list(compaction.folded) == [prompt, first, answer1, answer2]

@@ -263,14 +263,17 @@ def _fold_in(folded: bytearray, on: bytes, at: int) -> None:
 
 def _items_of(b: ClaudeCodeBuilder, nodes: Sequence[int]) -> array[int]:
     """The conversation items (raw indexes) of these nodes (in file order), once each (an
-    array: a compaction of a long session folds 100,000s)."""
+    array: a compaction of a long session folds 100,000s). A response split over lines
+    is one item, which the lines between its own (its calls' results) may interleave."""
     found = array("i")
-    last = -1
+    seen: set[int] = set()
     kinds, node_raw = b.threads.kind, b.node_raw
     for node in nodes:
-        if kinds[node] in (USER, ASSISTANT) and node_raw[node] != last:
-            last = node_raw[node]
-            found.append(last)
+        if kinds[node] in (USER, ASSISTANT):
+            item = node_raw[node]
+            if item not in seen:
+                seen.add(item)
+                found.append(item)
     return found
 
 
