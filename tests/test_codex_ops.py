@@ -193,3 +193,13 @@ def test_a_namespaced_call_is_named_with_its_namespace(tmp_path: Path) -> None:
     ]
     op = t.op_for_call("n3")
     assert op is not None and (op.state, op.result) == ("failed", "no such doc")
+
+
+def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.function_call("shell", {"command": ["true"]}, "a")
+    meta = {"exit_code": 0, "duration_seconds": 0.0}
+    w.function_output("a", orjson.dumps({"output": "", "metadata": meta}).decode())
+    (op,) = opened(Path(w.path)).tool_operations
+    assert op.duration == 0.0  # not unknown, nor the lines' times apart

@@ -72,7 +72,9 @@ class CodexCalls(CodexTurns):
         if at is None:
             return  # an answer to a call this file does not have (kept as its item)
         column = self.op_items
-        duration = outcome.duration or seconds_between(column.started(at), ts)
+        duration = outcome.duration
+        if duration is None:  # (0.0 is a duration the writer measured)
+            duration = seconds_between(column.started(at), ts)
         own = column.own.get(at)
         if (own is None or isinstance(own, PackedOp)) and self.raw.parts[index] is None:
             column.answered(at, index, duration, outcome if verbatim else None)  # (its item's)
