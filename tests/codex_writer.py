@@ -187,8 +187,8 @@ class RolloutWriter:
             },
         )
 
-    def event(self, kind: str, **fields: Any) -> int:
-        return self.write("event_msg", {"type": kind, **fields})
+    def event(self, event_type: str, **fields: Any) -> int:
+        return self.write("event_msg", {"type": event_type, **fields})
 
     def token_count(
         self, total: Totals | None, last: Totals | None = None, *, limits: bool = True
@@ -404,6 +404,9 @@ def turnless_story(path: str | os.PathLike[str]) -> RolloutWriter:
     w = RolloutWriter(path)
     w.session_meta(cli_version="0.58.0", instructions=None)
     w.message("user", "<environment_context>cwd</environment_context>")
+    # (0.2x–0.3x also said it as an event, of its own kind: no prompt, no turn)
+    said = {"message": "<environment_context>cwd</environment_context>"}
+    w.event("user_message", **said, kind="environment_context")
     # turn 1: answered, then the next prompt
     w.message("user", "list the files")
     w.event("user_message", message="list the files", images=[])

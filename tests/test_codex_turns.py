@@ -80,17 +80,18 @@ def test_the_prompts_of_a_rollout_of_bare_items_start_its_turns(tmp_path: Path) 
 
 def test_turns_of_a_writer_that_wrote_no_task_events(tmp_path: Path) -> None:
     """0.5x/0.6x rollouts have no task_started / task_complete: each prompt (its
-    ``user_message``) starts a turn, the next prompt or a ``turn_aborted`` ends it."""
+    ``user_message``) starts a turn, the next prompt or a ``turn_aborted`` ends it; a
+    ``user_message`` of Codex's own (its ``kind``, line 3) starts none."""
     w = turnless_story(tmp_path / "r.jsonl")
     t = opened(Path(w.path), alive=False)
     assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
-        ("L4", "finished", 4, 10, "list the files"),
-        ("L12", "aborted", 12, 15, "now delete it"),
-        ("L17", "finished", 17, 20, "thanks"),
+        ("L5", "finished", 5, 11, "list the files"),
+        ("L13", "aborted", 13, 16, "now delete it"),
+        ("L18", "finished", 18, 21, "thanks"),
     ]
     assert [r.usage.input_tokens for r in t.runs] == [1100, None, 200]
     assert all(r.context is not None for r in t.runs)
-    assert [op.run_id for op in t.tool_operations] == ["L4", "L12"]
+    assert [op.run_id for op in t.tool_operations] == ["L5", "L13"]
     assert [op.state for op in t.tool_operations] == ["completed", "interrupted"]
     # while a writer may be at it, its last turn is not known to have ended
     assert opened(Path(w.path), alive=None).runs[-1].state == "running"

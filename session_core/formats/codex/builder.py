@@ -48,7 +48,7 @@ from .items import (
     result_part,
 )
 from .ops import CodexOps
-from .responses import prompt_of
+from .responses import injected, prompt_of
 from .rewrites import CodexRewrites
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
@@ -279,7 +279,8 @@ class CodexBuilder(CodexRewrites):
             return
         if kind in _LEGACY:
             text = payload.get("text" if kind == "agent_reasoning" else "message")
-            self._legacy(kind, text if isinstance(text, str) else compact(text), line, ts)
+            text = text if isinstance(text, str) else compact(text)
+            self._legacy(kind, text, line, ts, injected(payload.get("kind")))
             return
         if kind == "thread_rolled_back":
             self._rolled_back(payload, line, ts)
@@ -329,7 +330,8 @@ class CodexBuilder(CodexRewrites):
         line: int,
         ts: str | None,
     ) -> bool:
-        self._legacy(lines.TAG[type(payload)], payload.message, line, ts)
+        said = injected(payload.kind) if type(payload) is lines.UserMessage else False
+        self._legacy(lines.TAG[type(payload)], payload.message, line, ts, said)
         return True
 
     def _typed_thought(
@@ -352,11 +354,14 @@ class CodexBuilder(CodexRewrites):
         self._packed(line, self.system, self.event, 0, ts, 2)
         return True
 
-    def _legacy(self, kind: str, text: str, line: int, ts: str | None) -> None:
-        """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``."""
+    def _legacy(
+        self, kind: str, text: str, line: int, ts: str | None, injected: bool = False
+    ) -> None:
+        """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``;
+        ``injected``: a user message Codex wrote of its own (no prompt, no turn)."""
         role = _LEGACY[kind]
         thought = kind == "agent_reasoning"
-        if kind == "user_message":
+        if kind == "user_message" and not injected:
             if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
                 if self.implicit:
                     self._end_implicit(self.runs[self.open_run])

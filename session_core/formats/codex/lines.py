@@ -128,6 +128,7 @@ class TurnAborted(_Turn, tag="turn_aborted"): ...
 
 class UserMessage(_Payload, tag="user_message"):
     message: str
+    kind: str | None = None  # (0.2x–0.3x: what Codex injected is not "plain")
 
 
 class AgentMessage(_Payload, tag="agent_message"):

@@ -39,6 +39,12 @@ _ANSWERS = ("assistant", "tool")
 _INJECTED = ("<", "# AGENTS.md")
 
 
+def injected(kind: object) -> bool:
+    """Whether a ``user_message`` event's ``kind`` (0.2x–0.3x: ``plain``,
+    ``user_instructions``, ``environment_context``, ...) says Codex wrote it itself."""
+    return isinstance(kind, str) and kind not in ("plain", "user")
+
+
 def prompt_of(parts: list[Part]) -> str | None:
     """What a person typed in a user message: its texts but those Codex injected (None:
     all of it was injected)."""
