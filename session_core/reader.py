@@ -343,11 +343,6 @@ def _replay_into(
             if state.event_lines:  # the fast path leaves it to this: the last line applied
                 state.last_line = state.event_lines[-1]
     if pending is not None:
-        if not tolerate_tail:
-            raise _mid_file(pending, where)
-        state.warnings.append(
-            f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
-        )
         if not seen:
             raise InvalidLineError(
                 f"{pending.reason}, and there is no line before it; "
@@ -356,6 +351,11 @@ def _replay_into(
                 line=pending.line,
                 raw=pending.raw,
             )
+        if not tolerate_tail:
+            raise _mid_file(pending, where)
+        state.warnings.append(
+            f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
+        )
     if not seen:
         raise TranscriptError("is empty; a transcript starts with a session-meta line", path=where)
     return state

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import orjson
+
 from .errors import TranscriptError
 from .reader import line_is_whole
 
@@ -62,6 +64,26 @@ def read_tail(fd: int) -> Tail | None:
     crlf = last_lf > 0 and _read(fd, last_lf - 1, last_lf) == b"\r"
     cr_end = not ends_broken and _read(fd, size - 1, size) == b"\r"
     return Tail(size, start, line, ends_broken, previous, crlf, cr_end)
+
+
+def opens_as_transcript(fd: int) -> bool:
+    """Whether the file's first line is a whole ``session-meta`` line (read up to its
+    line break, however long)."""
+    head = b""
+    while True:
+        block = os.pread(fd, _BACK, len(head))
+        end = block.find(b"\n")
+        if end >= 0:
+            head += block[:end]
+            break
+        if not block:
+            return False  # one line, and no line break: it is the tail itself
+        head += block
+    try:
+        record = orjson.loads(head)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and record.get("type") == "session-meta"
 
 
 def repair_path(path: str) -> str:
@@ -127,6 +149,11 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
             )
         keep = tail.start
         suffix = b""
+    if not opens_as_transcript(fd):
+        # A file whose first line is not a whole session-meta line is not known to be
+        # a transcript (nor its last line a crash tail of one): nothing of it is cut,
+        # and the replay after says why it is refused.
+        return fd, []
     staging = repair_path(path)
     mode = os.fstat(fd).st_mode & 0o7777
     new = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)

@@ -74,11 +74,11 @@ def test_a_20_mb_single_line(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert result.warnings == ["line 1 could not be read, and was skipped"]
     assert check_replay_cli(capsys, path) is None
     assert path.read_bytes() == data
-    # load: the one malformed line is a crash tail, cut before replay (as the reference
-    # documents: "the repair runs before replay"), and what is left is no transcript.
+    # load: a file that does not open with a session-meta line is not known to be a
+    # transcript, so its one malformed line is no crash tail of one: nothing is cut.
     err = load_error(path)
-    assert len(str(err)) < 1000
-    assert path.read_bytes() == b""
+    assert len(str(err)) < 1000 and "session-meta" in str(err)
+    assert path.read_bytes() == data
 
 
 def test_a_meta_line_that_is_not_json(tmp_path: Path) -> None:
@@ -88,3 +88,28 @@ def test_a_meta_line_that_is_not_json(tmp_path: Path) -> None:
     err = load_error(path)
     assert err.line == 1 and "line 1" in str(err) and "line 2" in str(err)
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"hello world",  # one line of text, no line break
+        b"\x00\x00\x00binary",
+        b'{"id":"m","payload":{"meta":{}},"ts":"2026-01-01T00:00:00Z","type":"sess',  # cut at 1
+        b'{"type":"user","message":{"role":"user","content":"x"},"uuid":"u1"}\n{"type":"assi',
+        b'{"id":"a","payload":{"role":"user","content":"x"},"ts":"x","type":"message","v":1}\n{"b',
+    ],
+    ids=["text", "binary", "meta-cut", "claude-code-being-written", "no-meta-first"],
+)
+def test_load_cuts_nothing_from_a_file_that_is_not_known_to_be_a_transcript(
+    tmp_path: Path, data: bytes
+) -> None:
+    """Only a file whose first line is a whole session-meta line has a crash tail to cut:
+    anything else is refused as it is, its bytes and inode untouched."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    inode = path.stat().st_ino
+    err = load_error(path)
+    assert err.line == 1
+    assert path.read_bytes() == data and path.stat().st_ino == inode
+    assert not (tmp_path / "t.jsonl.repair").exists()
