@@ -44,18 +44,35 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     from .usage import tally_state
 
     facts = state.events.facts
-    answered = {tcid for _at, _calls, tcid in facts.call_facts(state.message_events) if tcid}
+    answered: set[str] = set()
+    calling: list[int] = []  # the message lines that make calls
+    for at, calls, tcid in facts.call_facts(state.message_events):
+        if tcid:
+            answered.add(tcid)
+        if calls:
+            calling.append(at)
 
     def ops(pending: bool = False) -> Iterator[dict[str, Any]]:
         # Copies, one at a time: the records are the state's own (built from their lines
         # once), and a big file has 100,000s of them. The pending list builds only the
         # unsettled (the replay knows which, without reading a line).
         tool_ops = state.tool_ops
+        dispatched: set[Any] = set()
         for index in range(len(tool_ops)):
             if pending and tool_ops.is_settled(index):
                 continue
             op = tool_ops[index]
+            dispatched.add(op.get("call-id"))
             yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+        if pending:
+            return
+        # Then the calls no dispatch line names (they never ran, as far as the file says).
+        for at in calling:
+            for cid, tool in facts.calls(at):
+                if cid not in dispatched:
+                    dispatched.add(cid)
+                    state_ = "undispatched-answered" if cid in answered else "never-dispatched"
+                    yield {"call-id": cid, "tool": tool, "settled": False, "state": state_}
 
     usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME

@@ -295,3 +295,21 @@ def test_at_crash_runs_with_the_session_still_open(tmp_path: Path) -> None:
 def test_unknown_format_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown demo format"):
         simulate_run(str(tmp_path / "x.jsonl"), speed=0, format="nope")
+
+
+def test_replay_json_names_every_operation_the_model_has(crashed: Path) -> None:
+    """``tailscope replay``'s operations are the dispatches, then the calls no dispatch
+    line names (*never dispatched*), as the neutral model's are; none of those is
+    pending."""
+    from session_core import open_transcript
+    from session_core.formats import by_name
+
+    replay = by_name("transcript-v1").replay_json(crashed)
+    states = [(op["call-id"], op["state"]) for op in replay["tool-operations"]]
+    model = open_transcript(crashed)  # (its writer gone, as the replay finds it)
+    assert states == [(op.call_id, op.state) for op in model.tool_operations]
+    assert states[-1][1] == "never-dispatched"
+    never = replay["tool-operations"][-1]
+    assert never["tool"] == "fs_read" and "op-id" not in never
+    pending = {op["call-id"] for op in replay["pending-tool-operations"]}
+    assert never["call-id"] not in pending
