@@ -231,10 +231,16 @@ def exercise(capsys: pytest.CaptureFixture[str], data: bytes) -> None:
             assert view is not None
             assert [m["id"] for m in view["messages"]] == ids
             assert [m["content"] for m in view["messages"]] == [m.content for m in messages]
-            # each printed operation is the file's record plus its state (api.md)
+            # each printed operation is the file's record plus its state (api.md), then
+            # the calls no dispatch names
+            dispatched = [op for op in view["tool-operations"] if "op-id" in op]
             assert [
-                {k: v for k, v in op.items() if k != "state"} for op in view["tool-operations"]
+                {k: v for k, v in op.items() if k != "state"} for op in dispatched
             ] == s.tool_operations()
+            assert {op["state"] for op in view["tool-operations"] if "op-id" not in op} <= {
+                "never-dispatched",
+                "undispatched-answered",
+            }
             assert all(isinstance(op["state"], str) for op in view["tool-operations"])
             new = s.append_message(Message(role="user", content="after the damage ✓"))
         finally:

@@ -184,11 +184,14 @@ def read(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 
 
 def read_spans(
-    path: str | os.PathLike[str], fh: IO[bytes] | None = None, skim: bool = False
+    path: str | os.PathLike[str],
+    fh: IO[bytes] | None = None,
+    skim: bool = False,
+    warnings: list[str] | None = None,
 ) -> Iterator[tuple[dict[str, Any], int, int]]:
     """``read``, each record with its line number and its span in the file (``skim``: a
     big model_request's data holds only its config, for a caller that reads records
-    again by span)."""
+    again by span; ``warnings``: told of an unfinished tail left out)."""
     where = os.fspath(path)
     if fh is None:
         fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
@@ -198,6 +201,11 @@ def read_spans(
         try:
             for number, raw, ended in iter_lines(fh):
                 if not ended:
+                    if warnings is not None and raw.strip():
+                        warnings.append(
+                            f"line {number} has no newline (the writer's unfinished tail), "
+                            "and was not read"
+                        )
                     break
                 span = span_of(offset, len(raw))
                 record = parse_record(raw, number, where, skim and span != 0)
@@ -233,7 +241,7 @@ def read_view(
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
-        for record, number, span in read_spans(where, fh, skim=True):
+        for record, number, span in read_spans(where, fh, skim=True, warnings=view.warnings):
             feed(record, number, span)
             if fed is not None:
                 fed(record, span)
