@@ -334,8 +334,10 @@ class TestCommands:
         assert fingerprint(bad) == before_bad
 
     def test_diff_names_the_format(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        code, _, err = run_cli(capsys, "diff", str(old))
-        assert code == 1 and "agentgo-v1" in err
+        before = fingerprint(old)
+        code, out, err = run_cli(capsys, "diff", str(old))
+        assert code == 0 and err == "" and out.startswith(f"{old}: agentgo-v1, ")
+        assert fingerprint(old) == before
 
     def test_commands_in_a_subprocess(self, old: Path) -> None:
         before = fingerprint(old)

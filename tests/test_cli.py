@@ -282,3 +282,25 @@ def test_output_to_a_pipe_gets_a_wide_buffer_and_anything_else_is_left_alone(
     with (tmp_path / "out").open("w") as regular:
         _widen_pipe(regular)  # not a pipe: nothing to do, nothing said
     _widen_pipe(io.StringIO())  # no file descriptor at all
+
+
+def test_text_commands_print_a_transcripts_escapes_inert(tmp_path: Path, capsys) -> None:
+    """diff rows, check notes and refusals hold the file's text: a terminal escape in it
+    is shown, not acted on."""
+    path = tmp_path / "esc.jsonl"
+    s = Session.create(path, meta={"agent": "x"})
+    s.append_message(Message(role="user", content="\x1b]0;pwned\x07\x1b[31mred\x9b2J"))
+    s.close()
+    with path.open("ab") as fh:
+        fh.write(b'{"cut": "\x1b[2J')  # a crash tail whose excerpt a check names
+    for args in (["diff", str(path)], ["check", str(path)]):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0, err
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+        assert "␛" in out or args[0] == "check"  # (a check names no excerpt of a tail)
+    bad = tmp_path / "bad\x1b[31m.jsonl"
+    bad.write_bytes(b"\x1b[2J not json\n")
+    code, out, err = run_cli(capsys, "check", str(bad))
+    assert code == 1 and "\x1b" not in out and "␛" in out
+    code, out, err = run_cli(capsys, "replay", str(bad))
+    assert code == 1 and "\x1b" not in err and "␛" in err

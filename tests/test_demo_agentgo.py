@@ -3,6 +3,7 @@ retries, compaction and checkpoints, and the crash's gaps."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,27 @@ def test_agentgo_write_command_dies_by_sigkill_then_open_continues(tmp_path: Pat
     after = agentgo.read_view(path)
     assert after.run_status(killed) == "interrupted"
     assert after.run_status(after.run_order[-1]) == "closed"
+
+
+def test_agentgo_diff_is_the_conversation_beside_the_last_request(agentgo_crashed: Path) -> None:
+    """What the last model request was sent, row by row against what was committed: the
+    compacted turns not sent, the aged tool results sent as stubs, the summary sent as
+    no committed message, each context event where it stands."""
+    from session_core.formats import by_name
+
+    view = agentgo.read_view(agentgo_crashed)
+    text = by_name("agentgo-v1").diff(agentgo_crashed)
+    rows = text.splitlines()[4:]
+    signs = Counter(row[0] for row in rows)
+    assert signs["-"] > 0 and signs["~"] > 0 and signs["+"] == 1 and signs["="] > 0
+    assert signs["="] + signs["-"] + signs["~"] == len(view.messages)  # each message once
+    summary = next(row for row in rows if row.startswith("+"))
+    ((*_, compacted),) = [e for e in view.context_events if e[2] == "context_compacted"]
+    assert " ".join(compacted["summary"].split())[:40] in summary
+    context = [row for row in rows if row.startswith("# ") and "the last model request" not in row]
+    assert len(context) == len(view.context_events)
+    assert f"replaced {compacted['replaced']}" in next(r for r in context if "compacted" in r)
+    # every message before the compaction's line was folded, or aged and then folded
+    compacted_line = int(next(r for r in context if "compacted" in r).split()[2].rstrip(":"))
+    before = [r for r in rows if r[0] in "=-~" and int(r.split()[2]) < compacted_line]
+    assert {r[0] for r in before[:-1]} == {"-"}

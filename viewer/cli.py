@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from session_core import TranscriptError
+from session_core.text import inert
 from session_core.views import dump_json, format_for, replay_any
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
@@ -40,8 +41,14 @@ def _widen_pipe(stream: IO[str]) -> None:
         pass  # (not Linux, not a file descriptor, or not allowed: the default buffer)
 
 
+def _line(text: str) -> str:
+    """A message on one line, inert: a transcript's text (a path, a line's excerpt) may
+    hold terminal escapes, which a terminal would act on."""
+    return inert(" ".join(text.splitlines()))
+
+
 def _fail(message: str) -> int:
-    print(f"tailscope: {' '.join(message.splitlines())}", file=sys.stderr)
+    print(f"tailscope: {_line(message)}", file=sys.stderr)
     return 1
 
 
@@ -74,9 +81,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             note = format_for(path).check(path)
         except TranscriptError as err:
             bad += 1
-            print(f"{path}: bad: {' '.join(str(err).splitlines())}")
+            print(_line(f"{path}: bad: {err}"))
             continue
-        print(f"{path}: ok ({' '.join(note.splitlines())})")
+        print(_line(f"{path}: ok ({note})"))
     return 1 if bad else 0
 
 
@@ -85,7 +92,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         text = format_for(args.path).diff(args.path)
     except TranscriptError as err:
         return _fail(str(err))
-    sys.stdout.write(text)
+    sys.stdout.write(inert(text))  # (its rows hold the transcript's text)
     return 0
 
 

@@ -212,13 +212,12 @@ class AgentGoFormat(TranscriptFormat):
         return agentgo_document(self._view(where, None), where)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
-        from ..errors import TranscriptError
+        """The committed conversation beside the last model request's messages (what an
+        agentgo file says its model was sent): ``agentgo.diff``."""
+        from ..agentgo.diff import agentgo_diff
 
-        raise TranscriptError(
-            "diff compares a transcript with what its model is sent next; an agentgo-v1 "
-            "session has no compactions or elisions (try `tailscope replay`)",
-            path=os.fspath(path),
-        )
+        where = os.fspath(path)
+        return agentgo_diff(self._view(where, None), where)
 
     def summarise_file(self, read: FileRead) -> None:
         from .. import scan
