@@ -20,6 +20,7 @@ from helpers import app_on, screen_text
 from test_claude_code_variants import FMT, both
 from test_model_screen import IDLE, model_screen, until
 
+from session_core import open_transcript
 from session_core.formats.claude_code.builder import ClaudeCodeBuilder
 from session_core.model import Transcript
 from viewer.app import TailscopeApp
@@ -211,3 +212,15 @@ async def test_the_subagents_tab_lists_them_and_enter_shows_the_sidechain(tmp_pa
         assert f"this file, line {lines['t1']}" in text and "Build it" in text
         await pilot.press("home", "enter")
         await sidechain_shown(pilot, screen, roots["t1"])
+
+
+def test_the_research_previews_dispatch_agent_links_its_sidechain(tmp_path: Path) -> None:
+    """Claude Code 0.2.x named its subagent tool ``dispatch_agent`` (later ``Task``)."""
+    w = CCWriter(version="0.2.29")
+    w.user("summarize the repo")
+    w.assistant("m1", [tool_use("t1", "dispatch_agent", prompt="read the repo")], usage=usage(2, 3))
+    root = w.user("read the repo", parent=None, sidechain=True)
+    w.assistant("s1", [text("it is a CLI")], usage=usage(5, 6), sidechain=True)
+    w.result("t1", [text("it is a CLI")])
+    t = open_transcript(w.write(tmp_path / "s.jsonl"))
+    assert [(s.id, s.call_id) for s in t.subagents] == [(root, "t1")]

@@ -20,7 +20,7 @@ from .threading import ASSISTANT, USER
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
 
-TASK_TOOLS = frozenset({"Task", "Agent"})  # the tools that start a subagent
+TASK_TOOLS = frozenset({"Task", "Agent", "dispatch_agent"})  # (dispatch_agent: 0.2.x)
 
 
 @dataclass(slots=True)
