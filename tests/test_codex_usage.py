@@ -101,22 +101,39 @@ def test_a_writer_that_says_no_cache_writes_has_none_counted(rollout: Path) -> N
     assert "cache_write_input_tokens" not in t.extra["total-token-usage"]
 
 
-def test_a_total_that_starts_again_starts_the_session_total_again(tmp_path: Path) -> None:
-    """A total that goes back (a fork's copied history, then its own count from 0): the
-    session total is the last total, and its cost and responses are that total's."""
-    w = RolloutWriter(tmp_path / "r.jsonl")
-    w.session_meta()
+def _counted_again(path: Path, forked: bool) -> Path:
+    """A total of 10,000 in, then a count from 0 again: two responses of its own."""
+    w = RolloutWriter(path)
+    w.session_meta(**({"forked_from_id": "0199aaaa-0000-7000-8000-000000000000"} if forked else {}))
     w.turn_context("t", model="gpt-5-codex")
-    w.message("assistant", "copied")
+    w.message("assistant", "copied" if forked else "before the resume")
     w.token_count((10000, 0, 1000, 0))
     w.message("assistant", "own")
     w.token_count((300, 0, 20, 0))
     w.message("assistant", "own again")
     w.token_count((500, 100, 30, 0), (200, 100, 10, 0))
-    u = opened(Path(w.path)).usage
+    return Path(w.path)
+
+
+def test_a_forks_total_that_starts_again_starts_the_session_total_again(tmp_path: Path) -> None:
+    """A total that goes back in a fork (its parent's copied history, then its own count
+    from 0): the session total is the last total, its cost and responses that total's."""
+    u = opened(_counted_again(tmp_path / "r.jsonl", forked=True)).usage
     assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (400, 100, 30)
     assert u.reported == u.responses == 2
     assert u.cost == pytest.approx((400 * 1.25 + 30 * 10.0 + 100 * 0.125) / 1_000_000)
+
+
+def test_a_resumed_processs_count_from_0_is_added_to_the_one_before(tmp_path: Path) -> None:
+    """In a rollout that is no fork, a total that goes back is a resumed process counting
+    afresh (older writers): what was counted before it still happened."""
+    path = _counted_again(tmp_path / "r.jsonl", forked=False)
+    u = opened(path).usage
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (10400, 100, 1030)
+    assert u.reported == u.responses == 3
+    first = 10000 * 1.25 + 1000 * 10.0
+    assert u.cost == pytest.approx((first + 400 * 1.25 + 30 * 10.0 + 100 * 0.125) / 1_000_000)
+    assert _live(path).usage == u
 
 
 def test_unknown_model_cost_is_none(tmp_path: Path) -> None:

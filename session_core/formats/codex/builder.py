@@ -262,6 +262,7 @@ class CodexBuilder(CodexRewrites):
         for key in _META_KEYS:
             if key in payload:
                 self.meta[key] = payload[key]
+        self.tally.forked = bool(payload.get("forked_from_id"))
         source = payload.get("source")
         spawn = source.get("subagent") if isinstance(source, dict) else None
         spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None

@@ -2,7 +2,9 @@
 
 ``total_token_usage`` is cumulative for the session and each response is reported
 more than once (the same total comes again), so a response is a change of the total;
-the session total is the last total, never a sum. ``input_tokens`` is the whole prompt:
+the session total is the last total, never a sum (but for a count that starts again
+from 0 in a rollout that is no fork: a resumed process's, added to the counts before
+it). ``input_tokens`` is the whole prompt:
 it includes ``cached_input_tokens`` and, where a writer says it (newer ones),
 ``cache_write_input_tokens`` (``total_tokens`` is input + output with them in it). So
 the input counted is what is left of it after both, the cached part is a cache read and
@@ -152,6 +154,12 @@ class TokenTally:
         self._limits_raw: bytes | None = None  # the latest as its JSON, not decoded yet
         self.context_window: int | None = None
         self.writes = False  # a report said what was written to the cache
+        # A count that starts from 0 again: in a fork (its ``session_meta`` names its
+        # parent), the fork's own count after the parent's copied history; in any other
+        # rollout, a resumed process counting afresh, whose earlier counts still happened
+        # (``carried``: their sum, added to the session's total).
+        self.forked = False
+        self.carried: Totals | None = None
 
     @property
     def rate_limits(self) -> dict[str, Any] | None:
@@ -232,9 +240,12 @@ class TokenTally:
             delta = None
         else:
             delta = minus(total, before)
-            if delta is None:  # the total went back: a count from 0 again (a fork's own)
-                self.responses = self.cost_reported = 0  # the session total is the last
-                self.cost = 0.0
+            if delta is None:  # the total went back: a count from 0 again
+                if self.forked:  # the fork's own: the session total is the last
+                    self.responses = self.cost_reported = 0
+                    self.cost = 0.0
+                else:  # a resumed process's: what came before is kept
+                    self.carried = before if self.carried is None else plus(self.carried, before)
                 delta = last or total
         self.last_total = total
         if delta is None or not any(delta):
@@ -250,7 +261,8 @@ class TokenTally:
         """The session's usage: the last cumulative total (never a sum of reports)."""
         if self.last_total is None:
             return Usage()
-        total = usage_of(self.last_total, None, response=False, writes=self.writes)
+        counted = self.last_total if self.carried is None else plus(self.carried, self.last_total)
+        total = usage_of(counted, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
         total.reported = total.responses = self.responses
         total.cost_reported = self.cost_reported
