@@ -101,9 +101,8 @@ def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> M
             )
             answer = answered.get(part.call_id or "")
             if answer is not None:
-                call.result = (
-                    f"result: line {answer.line}: {_preview(answer.text or _result(answer))}"
-                )
+                said = _preview(_result(answer, part.call_id))
+                call.result = f"result: line {answer.line}: {said}"
                 call.result_anchor = f"line-{answer.line}"
             else:
                 call.result = "no result answers this call"
@@ -113,8 +112,13 @@ def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> M
     return out
 
 
-def _result(item: Item) -> str:
-    return "\n".join(p.text for p in item.parts if p.kind == "tool-result")
+def _result(item: Item, call_id: str | None) -> str:
+    """What ``item`` answers the call with: its result part for that call (a line may
+    answer several, beside text of its own), else its text (a v1 tool message's)."""
+    for p in item.parts:
+        if p.kind == "tool-result" and p.call_id == call_id:
+            return p.text
+    return item.text or "\n".join(p.text for p in item.parts if p.kind == "tool-result")
 
 
 def _operations(ops: Sequence[ToolOp]) -> Section:

@@ -247,10 +247,14 @@ class Item:
         ]
         if calls:
             out["tool-calls"] = calls
-        answers = [p.call_id for p in self.parts if p.kind == "tool-result"]
+        answers = [p for p in self.parts if p.kind == "tool-result"]
         if answers:
-            out["tool-call-id"] = answers[0]
-            out["content"] = "\n".join(p.text for p in self.parts if p.kind == "tool-result")
+            out["tool-call-id"] = answers[0].call_id
+            if len(answers) > 1:  # (one line answering several calls: each named)
+                out["tool-call-ids"] = [p.call_id for p in answers]
+            if out["content"]:  # text beside the results (a hook's, an interruption's)
+                out["text"] = out["content"]
+            out["content"] = "\n".join(p.text for p in answers)
         reasoning = [p.text for p in self.parts if p.kind == "reasoning"]
         if reasoning:
             out["reasoning"] = "\n".join(reasoning)

@@ -460,3 +460,39 @@ def test_a_compact_summary_without_a_boundary_is_a_compaction(
     marks = {i.id: i.marks for i in t.raw}
     assert marks[u1] == ["folded"] and marks[a1] == ["folded"]
     assert t.extra["branches"] == 0
+
+
+def test_a_line_answering_two_calls_beside_text_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user line with two tool results and a text block: the replay names both calls
+    and keeps the text, each call's result is its own, and the one ``toolUseResult`` is
+    no single call's detail."""
+    from session_core.export import export
+
+    w = CCWriter()
+    w.user("read both")
+    w.assistant(
+        "m1", [tool_use("R1", "Read", file_path="/a"), tool_use("R2", "Read", file_path="/b")]
+    )
+    w.user(
+        [
+            {"type": "tool_result", "tool_use_id": "R1", "content": "AAA"},
+            {"type": "tool_result", "tool_use_id": "R2", "content": "EISDIR", "is_error": True},
+            text("hook says: remember to lint"),
+        ],
+        toolUseResult={"type": "text", "file": {"filePath": "/a", "content": "AAA"}},
+    )
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    row = t.messages[-1].to_json()
+    assert (row["tool-call-id"], row["tool-call-ids"]) == ("R1", ["R1", "R2"])
+    assert (row["content"], row["text"]) == ("AAA\nEISDIR", "hook says: remember to lint")
+    ops = {op.call_id: op for op in t.tool_operations}
+    assert (ops["R1"].state, ops["R1"].result, ops["R1"].detail) == ("completed", "AAA", None)
+    assert (ops["R2"].state, ops["R2"].result, ops["R2"].detail) == ("failed", "EISDIR", None)
+    replayed = FMT.replay_json(path)
+    assert [op.get("detail") for op in replayed["tool-operations"]] == [None, None]
+    assert replayed["messages"][-1] == row
+    md = export(path, "md")
+    assert "result: line 4: AAA" in md and "result: line 4: EISDIR" in md  # (m1: 2 lines)

@@ -133,11 +133,23 @@ def line_parts(record: dict[str, Any]) -> list[Part]:
     message = message if isinstance(message, dict) else {}
     parts = parts_of(message.get("content"))
     if record.get("type") == "user":
-        result = detail(record.get("toolUseResult"))
-        for part in parts:
-            if part.kind == "tool-result" and part.call_id:
-                part.data = result
+        results = [part for part in parts if part.kind == "tool-result" and part.call_id]
+        if len(results) == 1:  # (``toolUseResult`` is one tool's: of a line that answers one)
+            results[0].data = detail(record.get("toolUseResult"))
     return parts
+
+
+def answers_one(record: dict[str, Any]) -> bool:
+    """Does a line answer one call alone (so its ``toolUseResult`` is that call's)?"""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return False
+    results = 0
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results += 1
+    return results == 1
 
 
 def detail(result: Any) -> Any:

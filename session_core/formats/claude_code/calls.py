@@ -23,7 +23,7 @@ from ...indexed import ListLike
 from ...model import OpsByCall, Part, PartRef, PartSource
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op, op_json
-from .blocks import detail, flatten
+from .blocks import answers_one, detail, flatten
 from .held_ids import HeldIds
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ class CallColumn:
             raw.line[result],
             run_id,
             raw.id_of(self.response[at]),
-            detail(record.get("toolUseResult")) if named else None,
+            detail(record.get("toolUseResult")) if named and answers_one(record) else None,
             None,
             subagent,
             seconds_between(started, ended),

@@ -166,9 +166,11 @@ def user(
     keep = not b.rereadable()
     detail: Any = None
     result_interrupted, agent = False, None
+    # (``toolUseResult`` is one tool's: of a line that answers one call alone)
+    alone = sum(1 for p in parts if p.kind == "tool-result" and p.call_id) == 1
     for index, part in enumerate(parts):
         if part.kind == "tool-result" and part.call_id:
-            if not answers:
+            if alone:
                 result_interrupted, agent = result_facts(result)
                 if keep:
                     detail = blocks.detail(result_value(result))
