@@ -152,6 +152,9 @@ def test_item_completed_when_no_response_items(tmp_path: Path) -> None:
     cmd = next(op for op in t.tool_operations if op.tool == "command_execution")
     assert cmd.result == "boom" and cmd.arguments == ["bash", "-lc", "exit 3"]
     assert any(i.kind == "event" and "SomethingNew" in i.parts[0].text for i in t.raw)
+    # the raw view (and the diff) says whose each completed item is, as the replay does
+    said = {i.text: i.role for i in t.raw if i.kind == "event" and i.text}
+    assert (said["hello"], said["hi there"]) == ("user", "assistant")
 
 
 def test_item_completed_ignored_beside_response_items(tmp_path: Path) -> None:

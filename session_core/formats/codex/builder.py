@@ -287,10 +287,12 @@ class CodexBuilder(CodexRewrites):
             self._rolled_back(payload, line, ts)
             return
         if kind == "item_completed":
-            parts = self._item_completed(payload, f"L{line}", line, ts)
-            if parts is None:
-                parts = [Part("other", compact(payload), name=kind)]
-            self._add(parts, line, "system", "event", ts, keep=True)  # not what the line says
+            shown = self._item_completed(payload, f"L{line}", line, ts)
+            if shown is None:
+                parts, role = [Part("other", compact(payload), name=kind)], "system"
+            else:  # (kept: the parts are not what the line says as they are)
+                parts, role = shown.parts, shown.role
+            self._add(parts, line, role, "event", ts, keep=True)
             return
         if kind == "task_started":
             self._start_run(str_or_none(payload.get("turn_id")), line, ts)
@@ -391,7 +393,9 @@ class CodexBuilder(CodexRewrites):
 
     def _item_completed(
         self, payload: dict[str, Any], item_id: str, line: int, ts: str | None
-    ) -> list[Part] | None:
+    ) -> Item | None:
+        """A newer writer's completed item: the conversation's message or tool call it
+        is (None: neither)."""
         item = payload.get("item")
         if not isinstance(item, dict):
             return None
@@ -402,7 +406,7 @@ class CodexBuilder(CodexRewrites):
             if self.best >= COMPLETED:
                 self._settle_source(COMPLETED)
                 self.tier_view[COMPLETED].append(conversation)
-            return conversation.parts
+            return conversation
         run = self._run()
         tool = completed_tool(item, item_id, line, ts, run.id if run is not None else None)
         if tool is None:
@@ -412,7 +416,7 @@ class CodexBuilder(CodexRewrites):
             self._settle_source(COMPLETED)
             self.tier_view[COMPLETED].append(shown)
             self.tier_ops.append(op)
-        return shown.parts
+        return shown
 
     def _answered(self) -> bool:
         """Did the open prompted run end with the assistant's message, no call left?"""
