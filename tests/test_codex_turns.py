@@ -28,10 +28,11 @@ def test_runs_and_contexts(rollout: Path) -> None:
     context = t.runs[0].context
     assert context is not None
     assert ("model", "gpt-5-codex") in context.facts
-    assert dict(context.sections) == {
-        "developer_instructions": "Use the tools.",
-        "user_instructions": "Be brief.",
-    }
+    assert context.sections == [  # the session's own instructions first (session_meta's)
+        ("base_instructions", "You are Codex."),
+        ("developer_instructions", "Use the tools."),
+        ("user_instructions", "Be brief."),
+    ]
     changes = {c["run-id"]: c["changed"] for c in t.extra["run-contexts"]}
     assert sorted(changes["t2"]) == ["effort", "model"]
     assert changes["t3"] == []

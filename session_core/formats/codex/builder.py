@@ -37,6 +37,7 @@ from ..base import Builder
 from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
+from .context import section_text
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -263,6 +264,9 @@ class CodexBuilder(CodexRewrites):
             if key in payload:
                 self.meta[key] = payload[key]
         self.tally.forked = bool(payload.get("forked_from_id"))
+        base = payload.get("base_instructions", payload.get("instructions"))
+        if base is not None:
+            self.base_instructions = section_text(base)
         source = payload.get("source")
         spawn = source.get("subagent") if isinstance(source, dict) else None
         spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None

@@ -75,6 +75,8 @@ class CodexState(Builder):
         self.context_size = -1
         self.context_tail = b""
         self.section_texts: dict[str, str] = {}
+        # The session's own instructions (``session_meta``'s): every turn's first section.
+        self.base_instructions: str | None = None
         self.last_sections: list[tuple[str, str]] = []  # the latest new context's
         # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).
         self.tools: dict[str, str] = {}

@@ -154,6 +154,9 @@ class CodexTurns(CodexState):
             if len(self.contexts) >= _CONTEXT_CACHE:
                 self.contexts.clear()
             context = self.contexts[key] = run_context(payload, line)
+            base = self.base_instructions
+            if base and "base_instructions" not in payload:  # (the session's, each turn's)
+                context.sections.insert(0, ("base_instructions", base))
             # Every turn's context differs (its turn_id) but repeats its instructions:
             # one copy of each text is kept, not one per turn (the previous context's
             # when it is the same text, else the one kept of it).
