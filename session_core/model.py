@@ -155,7 +155,7 @@ class Usage:
         return f"${self.cost:.4f}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "input-tokens": self.input_tokens,
             "output-tokens": self.output_tokens,
             "cache-read-tokens": self.cache_read_tokens,
@@ -163,6 +163,9 @@ class Usage:
             "cost": self.cost,
             "reported": self.reported,
         }
+        if self.cost is not None and self.responses and self.cost_reported != self.responses:
+            out["priced"] = self.cost_reported  # the cost is theirs alone (``describe_cost``)
+        return out
 
     @classmethod
     def from_message_usage(cls, usage: MessageUsage | None) -> Usage:

@@ -250,3 +250,21 @@ def test_a_dated_models_response_with_no_time_is_unknown_where_its_prices_differ
     # the first's 300,000 tokens cost $3.00 or $1.50 by the day; the second's the same
     assert (seen.responses, seen.cost_reported) == (2, 1)
     assert seen.cost == pytest.approx(0.005)
+
+
+def test_a_cost_of_some_responses_says_how_many_it_prices(tmp_path: Path) -> None:
+    """A model the table does not know leaves its responses unpriced: the total is the
+    others' cost, and the replay JSON says of how many (``priced``); where every response
+    is priced, or none is, the key is not there."""
+    from claude_code_writer import CCWriter, text, usage
+
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [text("a")], usage=usage(1_000, 0), model="claude-opus-4-6")
+    w.assistant("m2", [text("b")], usage=usage(1_000, 0), model="no-such-model-7")
+    seen = open_transcript(w.write(tmp_path / "some.jsonl")).usage.to_json()
+    assert seen["cost"] == pytest.approx(0.005) and seen["priced"] == 1 and seen["reported"] == 2
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [text("a")], usage=usage(1_000, 0), model="claude-opus-4-6")
+    assert "priced" not in open_transcript(w.write(tmp_path / "all.jsonl")).usage.to_json()
