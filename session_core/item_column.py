@@ -82,6 +82,7 @@ class ItemColumn:
         "_built",
         "_codes",
         "_strings",
+        "elided_stub",
         "facts",
         "flags",
         "height",
@@ -141,6 +142,9 @@ class ItemColumn:
         self.source: PartSource | None = None
         # What the builder tells of an item when it is built (None: the column says all).
         self.facts: ItemFacts | None = None
+        # What an item marked "elided" (``marks``) is sent as, where its format says one
+        # text for all (with no ``facts`` of its own to tell each item's).
+        self.elided_stub: str | None = None
         # Where a search reads the lines of items kept by span, a block at a time, and
         # what their format vouches for (``Verbatim``): None, each item is read whole.
         self.line_source: LineSource | None = None
@@ -469,6 +473,7 @@ class ItemColumn:
         if facts is None:
             marks = list(self.marks.get(index, ()))
             usage = self.usage.get(index)
+            stub = self.marked_stub(index)
         else:
             marks, usage = facts.marks(index, ident), facts.usage(index)
             stub = facts.stub(index, ident)
@@ -494,8 +499,13 @@ class ItemColumn:
             parts = self._read(index, lazy=False, shown=True)
         ident = self.id_of(index)
         facts = self.facts
-        stub = None if facts is None else facts.stub(index, ident)
+        stub = self.marked_stub(index) if facts is None else facts.stub(index, ident)
         return self._item(index, ident, parts, None, [], stub)
+
+    def marked_stub(self, index: int) -> str | None:
+        """The stub of an item the column's marks say is elided (``elided_stub``)."""
+        stub = self.elided_stub
+        return stub if stub is not None and "elided" in self.marks.get(index, ()) else None
 
     def _item(
         self,
@@ -532,7 +542,9 @@ class ItemColumn:
         if parts is None:
             parts = self._read(index, lazy=False)
         facts = self.facts
-        stub = facts.stub(index, self.id_of(index)) if facts is not None else None
+        stub = (
+            facts.stub(index, self.id_of(index)) if facts is not None else self.marked_stub(index)
+        )
         strings = self._strings
         return search.search_text(
             strings[self.role[index]] or "", strings[self.kind[index]] or "message", stub, parts

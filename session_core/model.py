@@ -240,9 +240,6 @@ class Item:
     def to_json(self) -> dict[str, Any]:
         """The replay JSON of a message: id, role, content, and its tool calls or answer."""
         out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
-        if self.stub is not None:  # what is sent: the stub, not what it replaced
-            out["content"] = self.stub
-            return out
         calls = [
             {"id": p.call_id, "name": p.name, "arguments": p.data}
             for p in self.parts
@@ -258,6 +255,9 @@ class Item:
             if out["content"]:  # text beside the results (a hook's, an interruption's)
                 out["text"] = out["content"]
             out["content"] = "\n".join(p.text for p in answers)
+        if self.stub is not None:  # what is sent: the stub, not what it replaced
+            out["content"] = self.stub
+            out.pop("text", None)
         reasoning = [p.text for p in self.parts if p.kind == "reasoning"]
         if reasoning:
             out["reasoning"] = "\n".join(reasoning)

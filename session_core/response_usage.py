@@ -88,5 +88,8 @@ class ResponseUsage(ItemFacts):
     def marks(self, index: int, ident: str) -> list[str]:
         return list(self.raw.marks.get(index, ()))
 
+    def stub(self, index: int, ident: str) -> str | None:
+        return self.raw.marked_stub(index)
+
 
 __all__ = ["ResponseUsage"]

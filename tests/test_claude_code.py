@@ -152,6 +152,11 @@ def test_chain_after_compaction_and_branch(session: Path) -> None:
     assert elision.kind == "elision" and elision.tokens_after == 3800
     answer = next(i for i in t.raw if i.id in elision.folded)
     assert "elided" in answer.marks and answer.parts[0].call_id == "t6"
+    # what the model is sent in its place: the microcompact's stub, its call still named
+    assert answer.stub == "[Old tool result content cleared]"
+    assert answer.parts[0].text == "contents of c"  # (the file's, one key away)
+    sent = next(m for m in FMT.replay_json(session)["messages"] if m["id"] == answer.id)
+    assert sent["content"] == answer.stub and sent["tool-call-id"] == "t6"
     branch = [i.text for i in t.raw if "branch" in i.marks]
     assert branch == ["try A", "A it is"] and t.extra["branches"] == 1
     assert all("sidechain" in i.marks for i in t.raw if "sidechain" in i.text)

@@ -29,6 +29,8 @@ COMMAND_TAGS = (
     "<bash-stderr>",
 )
 INTERRUPTED = "[Request interrupted by user"
+# What a microcompact sends in place of each tool result it clears.
+CLEARED = "[Old tool result content cleared]"
 
 
 def compact(value: Any, limit: int = RECORD_TEXT) -> str:

@@ -59,6 +59,7 @@ class ClaudeCodeBuilder(Builder):
         self.raw_node = array("i")  # the raw item's first node (-1: a line without uuid)
         # (an item is named by its node's uuid; one without a uuid is "line-<n>")
         self.raw = NodeIdColumn(self.raw_node, self.threads.uuids, "line-")
+        self.raw.elided_stub = blocks.CLEARED  # (a microcompact_boundary's elisions)
         self.raw_flags = bytearray()
         self.node_raw = array("i")  # node -> raw item
         self.responses = Responses(self.raw)
