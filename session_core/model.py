@@ -163,8 +163,8 @@ class Usage:
             "cost": self.cost,
             "reported": self.reported,
         }
-        if self.cost is not None and self.responses and self.cost_reported != self.responses:
-            out["priced"] = self.cost_reported  # the cost is theirs alone (``describe_cost``)
+        if self.cost is not None and self.cost_reported < self.reported:
+            out["priced"] = self.cost_reported  # of those that reported: the cost theirs alone
         return out
 
     @classmethod
