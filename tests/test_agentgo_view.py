@@ -252,13 +252,16 @@ class TestFollow:
         model = transcript_of(live.view, str(finished), None)
         assert model.tool_operations and model.runs
         first_line: dict[tuple[str, str, int], int] = {}
+        execution_of: dict[str, str] = {}  # an operation's call id (the model's) -> its own
         for record, line in zip(broken, lines, strict=True):
             execution = record.get("execution")
             if isinstance(execution, dict):
                 key = (record["run_id"], execution["id"], execution.get("attempt", 1))
                 first_line.setdefault(key, line)
+                if record["type"] == "tool_exec_start":
+                    execution_of[record["data"]["tool_call_id"]] = execution["id"]
         for op in model.tool_operations:
-            keys = [key for key in first_line if key[1] == op.call_id]
+            keys = [key for key in first_line if key[1] == execution_of[op.call_id]]
             assert op.line in {first_line[key] for key in keys}, op.call_id
         for run in model.runs:
             mine = [
@@ -350,3 +353,35 @@ class TestCommands:
             )
             assert done.returncode == 0, done.stderr.decode()
         assert fingerprint(old) == before
+
+
+def test_an_operation_is_named_by_the_models_call_id(tmp_path: Path) -> None:
+    """A tool execution's own id is run-local (``execution.id``); its operation is named
+    as the model named the call (``tool_exec_start``'s ``tool_call_id``), so the message
+    that asked for it, and the one that answers it, find it."""
+    from agentgo_story import ask_model
+    from session_core import open_transcript
+
+    path = tmp_path / "ids.jsonl"
+    s = AgentGoSession.create(path)
+    run = s.begin_run()
+    user = text("user", "list it")
+    run.record("message_end", {"message": user})
+    ask_model(run, [user], model("turn-1"))
+    call = {"type": "tool_call", "id": "tc1", "name": "ls", "arguments": {"path": "."}}
+    answer = {"kind": "assistant", "content": [call]}
+    run.record("model_exec_end", {"message": answer}, execution=model("turn-1"))
+    run.record("message_end", {"message": answer})
+    started = {"tool": "ls", "tool_call_id": "tc1", "args": {"path": "."}}
+    run.record("tool_exec_start", started, execution=tool("tool-1"))
+    run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=tool("tool-1"))
+    run.record("message_end", {"message": {**text("tool_result", "a.py"), "tool_call_id": "tc1"}})
+    run.close()
+    s.close()
+    t = open_transcript(path)
+    (op,) = t.tool_operations
+    assert (op.call_id, op.tool, op.state) == ("tc1", "ls", "completed")
+    asked = [p.call_id for m in t.messages for p in m.parts if p.kind == "tool-call"]
+    answered = [p.call_id for m in t.messages for p in m.parts if p.kind == "tool-result"]
+    assert asked == answered == [op.call_id]
+    assert t.op_for_call("tc1") is op

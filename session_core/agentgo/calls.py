@@ -97,6 +97,7 @@ class Call:
     tool_end_at: int = -1
     records: list[int] = field(default_factory=list)  # every record about it
     tool_name: Any = None  # the latest tool_exec_start's tool (as written)
+    tool_call_id: str | None = None  # the model's id for it (tool_exec_start's), if a string
     model: Any = None  # the latest model_request's config.model (as written), when truthy
     tool_failed: bool = False  # the latest tool_exec_end's is_error
     model_failed: bool = False  # the latest model_exec_end's error

@@ -210,6 +210,8 @@ class AgentGoView:
         elif kind == "tool_exec_start":
             call.tool_start_at = index
             call.tool_name = self._string(data.get("tool"))
+            tcid = data.get("tool_call_id")
+            call.tool_call_id = tcid if type(tcid) is str else None
             if self.records.keep:
                 args = data.get("args")
                 if call.tool_invoke_at >= 0:  # out of order: read the invoke's again

@@ -310,7 +310,8 @@ class AgentGoOp(ToolOp):
             ToolOp.__dict__[name].__set__(op, None)
         op.progress = op.subagent = op.duration = None
         op.subagent_line = op.subagent_item = None
-        op.call_id, op.tool, op.state = call.id, call.name, state
+        # (named as the model named the call, so its messages find it; else its execution)
+        op.call_id, op.tool, op.state = call.tool_call_id or call.id, call.name, state
         op.line = _file_line(call.first_line, call.first_seq)
         op.run_id, op.sidechain = call.run_id, False
         op.started, op.ended = call.first_time, call.last_time or None
