@@ -196,3 +196,24 @@ def test_agentgo_diff_is_the_conversation_beside_the_last_request(agentgo_crashe
     compacted_line = int(next(r for r in context if "compacted" in r).split()[2].rstrip(":"))
     before = [r for r in rows if r[0] in "=-~" and int(r.split()[2]) < compacted_line]
     assert {r[0] for r in before[:-1]} == {"-"}
+
+
+def test_agentgo_context_events_are_compactions_and_elisions(agentgo_crashed: Path) -> None:
+    """Each ``context_compacted`` a compaction, each ``context_projected`` an elision:
+    what each folded or stubbed is what the next model request no longer holds as
+    written, as many as the event says it replaced, each message once."""
+    from session_core import open_transcript
+    from session_core.formats.agentgo import AgentGoFormat
+
+    view = agentgo.read_view(agentgo_crashed)
+    t = open_transcript(agentgo_crashed)
+    kinds = {"context_compacted": "compaction", "context_projected": "elision"}
+    assert [c.kind for c in t.compactions] == [kinds[e[2]] for e in view.context_events]
+    for compaction, (*_, data) in zip(t.compactions, view.context_events, strict=True):
+        assert len(compaction.folded) == data["replaced"]
+        assert compaction.tokens_before == data["tokens_before"]
+    ids = {m.id for m in t.raw}
+    folded = [i for c in t.compactions if c.kind == "compaction" for i in c.folded]
+    assert set(folded) <= ids and len(set(folded)) == len(folded)
+    replayed = AgentGoFormat().replay_json(agentgo_crashed)["compactions"]
+    assert replayed == [c.to_json() for c in t.compactions]

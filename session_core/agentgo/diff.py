@@ -14,11 +14,13 @@ are marked where they stand.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 import orjson
 
 from ..json_out import dumps
+from ..model import Compaction
 from ..text import count
 from .view import AgentGoView, message_text
 
@@ -39,31 +41,151 @@ def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
     return f"{where} {role:<11} {text}{why}"
 
 
-def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
-    """The last model call's request (not a compaction's): its record index and messages."""
+def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
+    """The messages of record ``index`` if it is a model call's request (not a
+    compaction's summary call), else None."""
     records = view.records
-    for index in range(len(records) - 1, -1, -1):
-        if records.kind(index) != "model_request":
-            continue
-        record = records.read(index)  # (whole: a skim keeps only the config)
-        execution = record.get("execution")
-        if isinstance(execution, dict) and execution.get("kind") == "compact":
-            continue
-        data = record.get("data")
-        messages = data.get("messages") if isinstance(data, dict) else None
-        return index, messages if isinstance(messages, list) else []
+    if records.kind(index) != "model_request":
+        return None
+    record = records.read(index)  # (whole: a skim keeps only the config)
+    execution = record.get("execution")
+    if isinstance(execution, dict) and execution.get("kind") == "compact":
+        return None
+    data = record.get("data")
+    messages = data.get("messages") if isinstance(data, dict) else None
+    return messages if isinstance(messages, list) else []
+
+
+def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
+    """The last model call's request: its record index and messages."""
+    for index in range(len(view.records) - 1, -1, -1):
+        sent = _request_at(view, index)
+        if sent is not None:
+            return index, sent
     return None
+
+
+def _first_request_after(view: AgentGoView, start: int) -> list[Any] | None:
+    """The messages of the first model call's request after record ``start``."""
+    for index in range(start + 1, len(view.records)):
+        sent = _request_at(view, index)
+        if sent is not None:
+            return sent
+    return None
+
+
+class _Sent:
+    """What a request holds, to ask of each committed message how it was sent: as
+    written (``=``), as another answer to its call (``~``, a stub), or not (``-``)."""
+
+    def __init__(self, sent: list[Any]) -> None:
+        self.unmatched = Counter(_key(m) for m in sent)
+        self.by_call: dict[Any, list[bytes]] = {}  # a call id -> the messages answering it
+        for message in sent:
+            if isinstance(message, dict) and message.get("tool_call_id") is not None:
+                self.by_call.setdefault(message["tool_call_id"], []).append(_key(message))
+
+    def take(self, message: dict[str, Any]) -> str:
+        unmatched = self.unmatched
+        key = _key(message)
+        if unmatched[key] > 0:
+            unmatched[key] -= 1
+            return "="
+        for other in self.by_call.get(message.get("tool_call_id"), ()):
+            if unmatched[other] > 0:
+                unmatched[other] -= 1
+                return "~"
+        return "-"
+
+
+class ContextFolds:
+    """What each context event of a view folded (``context_compacted``: the committed
+    messages before it that the next model call's request does not hold) or stubbed
+    (``context_projected``: those it holds another answer to the call for), found when
+    first asked for, each message once (not again by a later event)."""
+
+    def __init__(self, view: AgentGoView) -> None:
+        self.view = view
+        self._found: dict[int, list[str]] = {}  # event -> ids (once a request followed it)
+
+    def of(self, event: int) -> list[str]:
+        found = self._found.get(event)
+        if found is not None:
+            return found
+        view = self.view
+        at = view.context_at[event]
+        sent = _first_request_after(view, at)
+        if sent is None:
+            return []  # (nothing sent since: asked again later)
+        kind = view.records.kind(at)
+        earlier = {i for e in range(event) if view.records.kind(view.context_at[e]) == kind
+                   for i in self.of(e)}  # fmt: skip
+        want = "-" if kind == "context_compacted" else "~"
+        held = _Sent(sent)
+        ids = []
+        for committed in view.messages:
+            if committed.at > at:
+                break
+            ident = f"seq-{committed.seq}"
+            if held.take(committed.message) == want and ident not in earlier:
+                ids.append(ident)
+        self._found[event] = ids
+        return ids
+
+
+class _Folded(Sequence[str]):
+    """One event's ids (``ContextFolds.of``), found when first looked at."""
+
+    def __init__(self, folds: ContextFolds, event: int) -> None:
+        self._folds, self._event = folds, event
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._folds.of(self._event)[index]
+
+    def __len__(self) -> int:
+        return len(self._folds.of(self._event))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._folds.of(self._event))
+
+
+def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compaction]:
+    """Each context event as the neutral model has them: ``context_compacted`` a
+    compaction, ``context_projected`` an elision (observation aging)."""
+    out = []
+    records = view.records
+    for event, (seq, _run, kind, data) in enumerate(view.context_events):
+        at = view.context_at[event]
+        summary, before, after = (
+            data.get("summary"),
+            data.get("tokens_before"),
+            data.get("tokens_after"),
+        )
+        out.append(
+            Compaction(
+                id=f"seq-{seq}",
+                kind="compaction" if kind == "context_compacted" else "elision",
+                line=records.lines[at],
+                summary=summary if isinstance(summary, str) else "",
+                folded=_Folded(folds, event),
+                tokens_before=before if type(before) is int else None,
+                tokens_after=after if type(after) is int else None,
+            )
+        )
+    return out
 
 
 def agentgo_diff(view: AgentGoView, path: str) -> str:
     records = view.records
     last = _last_request(view)
     at, sent = last if last is not None else (len(records), [])
-    unmatched = Counter(_key(m) for m in sent)
-    by_call: dict[Any, list[bytes]] = {}  # a call id -> the sent messages answering it
-    for message in sent:
-        if isinstance(message, dict) and message.get("tool_call_id") is not None:
-            by_call.setdefault(message["tool_call_id"], []).append(_key(message))
+    held = _Sent(sent)
     committed = {c.at: c for c in view.messages}
     rows: list[str] = []
     shown = stubbed = dropped = marks = 0
@@ -85,21 +207,20 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         message = committed[index].message if index in committed else None
         if message is None:
             continue
-        key = _key(message)
         shown += 1
         if index > at:
             rows.append("= " + _row(line, message, " [committed since]"))
-        elif unmatched[key] > 0:
-            unmatched[key] -= 1
+            continue
+        sign = held.take(message)
+        if sign == "=":
             rows.append("= " + _row(line, message))
-        elif any(unmatched[k] > 0 for k in by_call.get(message.get("tool_call_id"), ())):
-            stub = next(k for k in by_call[message.get("tool_call_id")] if unmatched[k] > 0)
-            unmatched[stub] -= 1
+        elif sign == "~":
             stubbed += 1
             rows.append("~ " + _row(line, message, " [sent as a stub]"))
         else:
             dropped += 1
             rows.append("- " + _row(line, message, " [not sent]"))
+    unmatched = held.unmatched
     for message in sent:
         key = _key(message)
         if unmatched[key] > 0:
@@ -117,4 +238,4 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
     return "\n".join([head, "", legend, "", *rows]) + "\n"
 
 
-__all__ = ["agentgo_diff"]
+__all__ = ["ContextFolds", "agentgo_diff", "context_compactions"]

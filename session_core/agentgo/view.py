@@ -70,6 +70,7 @@ class AgentGoView:
         self.messages: list[Committed] = []
         self.checkpoints: list[Checkpoint] = []
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
+        self.context_at: list[int] = []  # each context event's record index
         self.unknown: list[int] = []  # indices into records of types this view does not know
         self.warnings: list[str] = []
         # Whether the file's writer is still at work, when a caller knows (a viewer does).
@@ -135,6 +136,7 @@ class AgentGoView:
             )
         elif kind in ("context_projected", "context_compacted"):
             self.context_events.append((seq, as_str(run_id), kind, data))
+            self.context_at.append(index)
         execution = record.get("execution")
         if isinstance(execution, dict):
             self._feed_call(record, index, kind, seq, time, data, execution, run)

@@ -14,7 +14,7 @@ from ..column_items import Items
 from ..events import LineSource
 from ..indexing import loads_payload
 from ..item_column import LINE_LIMIT, ItemColumn
-from ..model import Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
+from ..model import Compaction, Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
 from ..parts import tool_call_part
 from ..text import count
 from ..times import seconds_between
@@ -23,6 +23,7 @@ from .base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
 
 if TYPE_CHECKING:
     from ..agentgo.calls import Call
+    from ..agentgo.diff import ContextFolds
     from ..agentgo.stored import Committed
     from ..agentgo.view import AgentGoView
     from ..exportdoc import Document, View
@@ -177,16 +178,19 @@ class AgentGoFormat(TranscriptFormat):
 
     def _replay_parts(self, where: str) -> Iterator[tuple[str, Any]]:
         """The format's own keys (the view's, as they always were), then the shared keys
-        the neutral model makes: its tool operations, compactions (none) and usage. The
+        the neutral model makes: its tool operations, compactions and usage. The
         view's are read with ``writer_alive`` unknown, the shared ones with the lock's
         word, as ``tailscope replay`` always has."""
         from ..writers import writer_holds_lock
 
         view = self._view(where, None)
         yield from view.json_parts()
+        from ..agentgo.diff import ContextFolds, context_compactions
+
         ops, tally = AgentGoModel(view).operations(writer_holds_lock(where))
         yield "tool-operations", (op.to_json() for op in ops)
-        yield "compactions", []
+        compactions = context_compactions(view, ContextFolds(view))
+        yield "compactions", (c.to_json() for c in compactions)
         yield "usage", Usage.of_totals(tally.transcript).to_json()
 
     def check(self, path: str | os.PathLike[str]) -> str:
@@ -351,6 +355,8 @@ class AgentGoModel:
         self._totals = GrowingTally()  # what a snapshot adds of the model calls' usage
         # A call's usage taken as its model_exec_end was fed: (that record's index, usage).
         self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
+        self._folds: ContextFolds | None = None  # what each context event folded, once found
+        self._made: list[Compaction] = []  # the context events as compactions, so far
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -418,12 +424,27 @@ class AgentGoModel:
             messages=Items(self.column, n),
             raw=Items(self.column, n),
             tool_operations=ops,
+            compactions=self._compactions(),
             runs=runs,
             usage=Usage.of_totals(tally.transcript),
             warnings=list(view.warnings),
             lines=len(view.records),
             writer_alive=writer_alive,
         )
+
+    def _compactions(self) -> list[Compaction]:
+        """The context events as compactions and elisions (what each folded is found when
+        a pane asks for it: ``agentgo.diff.ContextFolds``)."""
+        from ..agentgo.diff import ContextFolds, context_compactions
+
+        events = len(self.view.context_events)
+        if not events:
+            return []
+        if self._folds is None:
+            self._folds = ContextFolds(self.view)
+        if len(self._made) != events:  # (each made once: its fold is found when asked)
+            self._made = context_compactions(self.view, self._folds)
+        return list(self._made)
 
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the
