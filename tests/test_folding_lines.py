@@ -57,7 +57,7 @@ def test_every_snapshot_of_a_followed_file_is_read_afresh(tmp_path: Path) -> Non
         checked += followed(name, path)
         if afresh(by_name(name).open(str(path)).compactions):
             folding.add(name)
-    assert folding == {"claude-code", "codex", "transcript-v1"} and checked > 20
+    assert folding == {"agentgo-v1", "claude-code", "codex", "transcript-v1"} and checked > 20
 
 
 class Counted(Sequence[Compaction]):

@@ -13,6 +13,7 @@ are marked where they stand.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
@@ -102,35 +103,82 @@ class ContextFolds:
     """What each context event of a view folded (``context_compacted``: the committed
     messages before it that the next model call's request does not hold) or stubbed
     (``context_projected``: those it holds another answer to the call for), found when
-    first asked for, each message once (not again by a later event)."""
+    first asked for, in order, each message once (not again by a later event).
+
+    Each committed message is read once, kept as its key's hash (and its call id); an
+    event looks only at the messages still sent after the compactions before it, so a
+    long session's events cost its messages once, not once each."""
 
     def __init__(self, view: AgentGoView) -> None:
         self.view = view
-        self._found: dict[int, list[str]] = {}  # event -> ids (once a request followed it)
+        self._found: list[list[str]] = []  # each event's ids, in order, while a request followed
+        self._hashes = array("q")  # each committed message's key, hashed
+        self._calls: dict[int, Any] = {}  # a committed message -> the call it answers
+        self._live: list[int] = []  # the messages still sent, as of the last event found
+        self._next = 0  # the first message no event has looked at yet
+        self._stubbed: set[int] = set()
+
+    def _take(self, upto: int) -> None:
+        """Read the committed messages up to ``upto`` (their keys, hashed)."""
+        messages = self.view.messages
+        for position in range(len(self._hashes), upto):
+            message = messages[position].message
+            self._hashes.append(hash(_key(message)))
+            call = message.get("tool_call_id")
+            if call is not None:
+                self._calls[position] = call
 
     def of(self, event: int) -> list[str]:
-        found = self._found.get(event)
-        if found is not None:
-            return found
+        found = self._found
+        while len(found) <= event:
+            if not self._find(len(found)):
+                return []  # (nothing sent since that event yet: asked again later)
+        return found[event]
+
+    def _find(self, event: int) -> bool:
         view = self.view
         at = view.context_at[event]
         sent = _first_request_after(view, at)
         if sent is None:
-            return []  # (nothing sent since: asked again later)
-        kind = view.records.kind(at)
-        earlier = {i for e in range(event) if view.records.kind(view.context_at[e]) == kind
-                   for i in self.of(e)}  # fmt: skip
-        want = "-" if kind == "context_compacted" else "~"
-        held = _Sent(sent)
-        ids = []
-        for committed in view.messages:
-            if committed.at > at:
-                break
-            ident = f"seq-{committed.seq}"
-            if held.take(committed.message) == want and ident not in earlier:
-                ids.append(ident)
-        self._found[event] = ids
-        return ids
+            return False
+        messages = view.messages
+        stop = self._next
+        while stop < len(messages) and messages[stop].at < at:
+            stop += 1
+        self._take(stop)
+        candidates = self._live + list(range(self._next, stop))
+        unmatched = Counter(hash(_key(m)) for m in sent)
+        by_call: dict[Any, list[int]] = {}
+        for message in sent:
+            if isinstance(message, dict) and message.get("tool_call_id") is not None:
+                by_call.setdefault(message["tool_call_id"], []).append(hash(_key(message)))
+        hashes, calls = self._hashes, self._calls
+        dropped: list[int] = []
+        stubbed: list[int] = []
+        for position in candidates:
+            key = hashes[position]
+            if unmatched[key] > 0:
+                unmatched[key] -= 1
+                continue
+            other = next(
+                (k for k in by_call.get(calls.get(position), ()) if unmatched[k] > 0), None
+            )
+            if other is not None:
+                unmatched[other] -= 1
+                stubbed.append(position)
+            else:
+                dropped.append(position)
+        if view.records.kind(at) == "context_compacted":
+            chosen = dropped
+            gone = set(dropped)
+            self._live = [p for p in candidates if p not in gone]
+        else:
+            chosen = [p for p in stubbed if p not in self._stubbed]
+            self._stubbed.update(chosen)
+            self._live = candidates
+        self._next = stop
+        self._found.append([f"seq-{messages[p].seq}" for p in chosen])
+        return True
 
 
 class _Folded(Sequence[str]):
