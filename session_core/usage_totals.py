@@ -1,0 +1,176 @@
+"""Token and cost totals over model responses, in the neutral model (``model.Usage``):
+what a response, a run, a file and its subagents used, with what was not reported kept
+apart from 0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .message_usage import MessageUsage
+
+if TYPE_CHECKING:
+    from . import usage as tallies
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token and cost totals over model responses; a field is ``None`` until one reported it."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost: float | None = None
+    reported: int = 0  # responses that reported any usage
+    responses: int = 0  # responses that could have
+    cost_reported: int = 0  # responses whose cost is known
+
+    def add(self, other: Usage) -> None:
+        """Fold another total (a response's, a run's) into this one."""
+        self.input_tokens = _plus(self.input_tokens, other.input_tokens)
+        self.output_tokens = _plus(self.output_tokens, other.output_tokens)
+        self.cache_read_tokens = _plus(self.cache_read_tokens, other.cache_read_tokens)
+        self.cache_write_tokens = _plus(self.cache_write_tokens, other.cache_write_tokens)
+        if other.cost is not None:
+            self.cost = other.cost + (self.cost or 0.0)
+        self.reported += other.reported
+        self.responses += other.responses
+        self.cost_reported += other.cost_reported
+
+    @classmethod
+    def of_response(
+        cls,
+        *,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cache_read_tokens: int | None = None,
+        cache_write_tokens: int | None = None,
+        cost: float | None = None,
+    ) -> Usage:
+        """One response's usage (counted as one response, reported if it said anything)."""
+        said = (
+            input_tokens is not None
+            or output_tokens is not None
+            or cache_read_tokens is not None
+            or cache_write_tokens is not None
+            or cost is not None
+        )
+        return cls(
+            input_tokens,
+            output_tokens,
+            cache_read_tokens,
+            cache_write_tokens,
+            cost,
+            reported=1 if said else 0,
+            responses=1,
+            cost_reported=1 if cost is not None else 0,
+        )
+
+    @classmethod
+    def of_totals(cls, totals: tallies.Usage) -> Usage:
+        """A v1 or agentgo tally's totals (``session_core.usage``) in the neutral model."""
+        return cls(
+            input_tokens=totals.input,
+            output_tokens=totals.output,
+            cache_read_tokens=totals.cache_read,
+            cost=totals.cost,
+            reported=totals.reported,
+            responses=totals.turns,
+            cost_reported=totals.cost_reported,
+        )
+
+    @classmethod
+    def total(cls, parts: Iterable[Usage]) -> Usage:
+        out = cls()
+        for part in parts:
+            out.add(part)
+        return out
+
+    @property
+    def tokens(self) -> int | None:
+        """Every token counted (input, output and cache), or None when none was reported."""
+        values = [
+            v
+            for v in (
+                self.input_tokens,
+                self.output_tokens,
+                self.cache_read_tokens,
+                self.cache_write_tokens,
+            )
+            if v is not None
+        ]
+        return sum(values) if values else None
+
+    def describe(self) -> str:
+        """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
+        return self._described(breakdown=True)
+
+    def brief(self) -> str:
+        """``12,345 tok · $0.0210`` (no breakdown), or ``unknown``."""
+        return self._described(breakdown=False)
+
+    def breakdown(self) -> str:
+        """``1,000 in + 345 out + 11,000 cache read`` (the counts reported)."""
+        return " + ".join(
+            f"{value:,} {name}"
+            for value, name in (
+                (self.input_tokens, "in"),
+                (self.output_tokens, "out"),
+                (self.cache_read_tokens, "cache read"),
+                (self.cache_write_tokens, "cache write"),
+            )
+            if value is not None
+        )
+
+    def _described(self, *, breakdown: bool) -> str:
+        tokens = self.tokens
+        if tokens is None:
+            return "unknown"
+        parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
+        parts.append(self.describe_cost())
+        if self.responses and self.reported != self.responses:
+            parts.append(f"{self.reported} of {self.responses} responses reported")
+        return " · ".join(parts)
+
+    def describe_cost(self) -> str:
+        if self.cost is None:
+            return "cost unknown"
+        if self.responses and self.cost_reported != self.responses:
+            return f"${self.cost:.4f} ({self.cost_reported} of {self.responses} priced)"
+        return f"${self.cost:.4f}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "input-tokens": self.input_tokens,
+            "output-tokens": self.output_tokens,
+            "cache-read-tokens": self.cache_read_tokens,
+            "cache-write-tokens": self.cache_write_tokens,
+            "cost": self.cost,
+            "reported": self.reported,
+        }
+        if self.cost is not None and self.cost_reported < self.reported:
+            out["priced"] = self.cost_reported  # of those that reported: the cost theirs alone
+        return out
+
+    @classmethod
+    def from_message_usage(cls, usage: MessageUsage | None) -> Usage:
+        """A v1 message's or an agentgo call's usage, as one response."""
+        if usage is None:
+            return cls(responses=1)
+        return cls.of_response(
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            cache_read_tokens=usage.cache_read,
+            cost=usage.cost,
+        )
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    if b is None:
+        return a
+    return b + (a or 0)
+
+
+__all__ = ["Usage"]
