@@ -77,26 +77,31 @@ def _first_request_after(view: AgentGoView, start: int) -> list[Any] | None:
 
 class _Sent:
     """What a request holds, to ask of each committed message how it was sent: as
-    written (``=``), as another answer to its call (``~``, a stub), or not (``-``)."""
+    written (``=``), as another answer to its call (``~``, a stub), or not (``-``).
+    Messages are told by their keys' hashes (``_hashed``)."""
 
     def __init__(self, sent: list[Any]) -> None:
-        self.unmatched = Counter(_key(m) for m in sent)
-        self.by_call: dict[Any, list[bytes]] = {}  # a call id -> the messages answering it
+        self.unmatched = Counter(_hashed(m) for m in sent)
+        self.by_call: dict[Any, list[int]] = {}  # a call id -> the messages answering it
         for message in sent:
             if isinstance(message, dict) and message.get("tool_call_id") is not None:
-                self.by_call.setdefault(message["tool_call_id"], []).append(_key(message))
+                self.by_call.setdefault(message["tool_call_id"], []).append(_hashed(message))
 
-    def take(self, message: dict[str, Any]) -> str:
+    def take(self, key: int, call: Any) -> str:
+        """How the message of hashed ``key`` (answering ``call``, if any) was sent."""
         unmatched = self.unmatched
-        key = _key(message)
         if unmatched[key] > 0:
             unmatched[key] -= 1
             return "="
-        for other in self.by_call.get(message.get("tool_call_id"), ()):
+        for other in self.by_call.get(call, ()):
             if unmatched[other] > 0:
                 unmatched[other] -= 1
                 return "~"
         return "-"
+
+
+def _hashed(message: Any) -> int:
+    return hash(_key(message))
 
 
 class ContextFolds:
@@ -123,7 +128,7 @@ class ContextFolds:
         messages = self.view.messages
         for position in range(len(self._hashes), upto):
             message = messages[position].message
-            self._hashes.append(hash(_key(message)))
+            self._hashes.append(_hashed(message))
             call = message.get("tool_call_id")
             if call is not None:
                 self._calls[position] = call
@@ -147,26 +152,15 @@ class ContextFolds:
             stop += 1
         self._take(stop)
         candidates = self._live + list(range(self._next, stop))
-        unmatched = Counter(hash(_key(m)) for m in sent)
-        by_call: dict[Any, list[int]] = {}
-        for message in sent:
-            if isinstance(message, dict) and message.get("tool_call_id") is not None:
-                by_call.setdefault(message["tool_call_id"], []).append(hash(_key(message)))
+        held = _Sent(sent)
         hashes, calls = self._hashes, self._calls
         dropped: list[int] = []
         stubbed: list[int] = []
         for position in candidates:
-            key = hashes[position]
-            if unmatched[key] > 0:
-                unmatched[key] -= 1
-                continue
-            other = next(
-                (k for k in by_call.get(calls.get(position), ()) if unmatched[k] > 0), None
-            )
-            if other is not None:
-                unmatched[other] -= 1
+            sign = held.take(hashes[position], calls.get(position))
+            if sign == "~":
                 stubbed.append(position)
-            else:
+            elif sign == "-":
                 dropped.append(position)
         if view.records.kind(at) == "context_compacted":
             chosen = dropped
@@ -259,7 +253,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         if index > at:
             rows.append("= " + _row(line, message, " [committed since]"))
             continue
-        sign = held.take(message)
+        sign = held.take(_hashed(message), message.get("tool_call_id"))
         if sign == "=":
             rows.append("= " + _row(line, message))
         elif sign == "~":
@@ -270,7 +264,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             rows.append("- " + _row(line, message, " [not sent]"))
     unmatched = held.unmatched
     for message in sent:
-        key = _key(message)
+        key = _hashed(message)
         if unmatched[key] > 0:
             unmatched[key] -= 1
             rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
