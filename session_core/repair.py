@@ -66,21 +66,29 @@ def read_tail(fd: int) -> Tail | None:
     return Tail(size, start, line, ends_broken, previous, crlf, cr_end)
 
 
-def opens_as_transcript(fd: int) -> bool:
+def opens_as_transcript(fd: int, tail: Tail) -> bool:
     """Whether the file's first line is a whole ``session-meta`` line (read up to its
-    line break, however long)."""
-    head = b""
-    while True:
-        block = os.pread(fd, _BACK, len(head))
+    line break; of a file of one line, that line is the tail)."""
+    if tail.start == 0:
+        return _is_meta(tail.line)
+    chunks: list[bytes] = []
+    offset = 0
+    while offset < tail.start:
+        block = os.pread(fd, min(_BACK, tail.start - offset), offset)
+        if not block:
+            return False
         end = block.find(b"\n")
         if end >= 0:
-            head += block[:end]
+            chunks.append(block[:end])
             break
-        if not block:
-            return False  # one line, and no line break: it is the tail itself
-        head += block
+        chunks.append(block)
+        offset += len(block)
+    return _is_meta(b"".join(chunks))
+
+
+def _is_meta(line: bytes) -> bool:
     try:
-        record = orjson.loads(head)
+        record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return False
     return isinstance(record, dict) and record.get("type") == "session-meta"
@@ -149,7 +157,7 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
             )
         keep = tail.start
         suffix = b""
-    if not opens_as_transcript(fd):
+    if not opens_as_transcript(fd, tail):
         # A file whose first line is not a whole session-meta line is not known to be
         # a transcript (nor its last line a crash tail of one): nothing of it is cut,
         # and the replay after says why it is refused.

@@ -98,8 +98,9 @@ def test_a_meta_line_that_is_not_json(tmp_path: Path) -> None:
         b'{"id":"m","payload":{"meta":{}},"ts":"2026-01-01T00:00:00Z","type":"sess',  # cut at 1
         b'{"type":"user","message":{"role":"user","content":"x"},"uuid":"u1"}\n{"type":"assi',
         b'{"id":"a","payload":{"role":"user","content":"x"},"ts":"x","type":"message","v":1}\n{"b',
+        b'{"type":"user","message":{"role":"user","content":"x"},"uuid":"u1"}',  # whole, no \n
     ],
-    ids=["text", "binary", "meta-cut", "claude-code-being-written", "no-meta-first"],
+    ids=["text", "binary", "meta-cut", "claude-code-being-written", "no-meta-first", "no-break"],
 )
 def test_load_cuts_nothing_from_a_file_that_is_not_known_to_be_a_transcript(
     tmp_path: Path, data: bytes
@@ -113,3 +114,18 @@ def test_load_cuts_nothing_from_a_file_that_is_not_known_to_be_a_transcript(
     assert err.line == 1
     assert path.read_bytes() == data and path.stat().st_ino == inode
     assert not (tmp_path / "t.jsonl.repair").exists()
+
+
+def test_load_ends_a_lone_meta_line_with_its_line_break(tmp_path: Path) -> None:
+    """A transcript of its session-meta line alone, cut before its newline, is one: the
+    newline is added, and what is appended starts a line of its own."""
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    meta = b'{"id":"a","payload":{},"ts":"2026-01-01T00:00:00Z","type":"session-meta","v":1}'
+    path.write_bytes(meta)
+    s = Session.load(path)
+    s.append_message(Message(role="user", content="x"))
+    s.close()
+    first, second = path.read_bytes().splitlines()
+    assert first == meta and b'"type":"message"' in second
