@@ -217,3 +217,27 @@ def test_agentgo_context_events_are_compactions_and_elisions(agentgo_crashed: Pa
     assert set(folded) <= ids and len(set(folded)) == len(folded)
     replayed = AgentGoFormat().replay_json(agentgo_crashed)["compactions"]
     assert replayed == [c.to_json() for c in t.compactions]
+
+
+def test_agentgo_diff_and_folds_take_a_call_id_of_any_value(agentgo_crashed: Path) -> None:
+    """A message whose ``tool_call_id`` is not a string (a list, an object) answers no
+    call: the diff and the folds read it as such, never as a key."""
+    import orjson
+
+    from session_core.formats.agentgo import AgentGoFormat
+
+    lines = agentgo_crashed.read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines]
+    odd = next(
+        r for r in records if r["type"] == "message_end" and "tool_call_id" in r["data"]["message"]
+    )
+    odd["data"]["message"]["tool_call_id"] = ["not", "a", "string"]
+    for r in records:  # and in what the requests were sent
+        for m in r["data"].get("messages", []) if r["type"] == "model_request" else []:
+            if isinstance(m, dict) and "tool_call_id" in m:
+                m["tool_call_id"] = {"odd": True}
+    path = agentgo_crashed.with_name("odd.jsonl")
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    fmt = AgentGoFormat()
+    assert fmt.diff(path).startswith(f"{path}: agentgo-v1, ")
+    assert all(isinstance(c["folded"], list) for c in fmt.replay_json(path)["compactions"])

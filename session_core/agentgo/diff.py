@@ -82,18 +82,19 @@ class _Sent:
 
     def __init__(self, sent: list[Any]) -> None:
         self.unmatched = Counter(_hashed(m) for m in sent)
-        self.by_call: dict[Any, list[int]] = {}  # a call id -> the messages answering it
+        self.by_call: dict[str, list[int]] = {}  # a call id -> the messages answering it
         for message in sent:
-            if isinstance(message, dict) and message.get("tool_call_id") is not None:
-                self.by_call.setdefault(message["tool_call_id"], []).append(_hashed(message))
+            call = _call_of(message)
+            if call is not None:
+                self.by_call.setdefault(call, []).append(_hashed(message))
 
-    def take(self, key: int, call: Any) -> str:
+    def take(self, key: int, call: str | None) -> str:
         """How the message of hashed ``key`` (answering ``call``, if any) was sent."""
         unmatched = self.unmatched
         if unmatched[key] > 0:
             unmatched[key] -= 1
             return "="
-        for other in self.by_call.get(call, ()):
+        for other in self.by_call.get(call, ()) if call is not None else ():
             if unmatched[other] > 0:
                 unmatched[other] -= 1
                 return "~"
@@ -102,6 +103,12 @@ class _Sent:
 
 def _hashed(message: Any) -> int:
     return hash(_key(message))
+
+
+def _call_of(message: Any) -> str | None:
+    """The call a message answers (its ``tool_call_id``, where that is a string)."""
+    call = message.get("tool_call_id") if isinstance(message, dict) else None
+    return call if isinstance(call, str) else None
 
 
 class ContextFolds:
@@ -118,7 +125,7 @@ class ContextFolds:
         self.view = view
         self._found: list[list[str]] = []  # each event's ids, in order, while a request followed
         self._hashes = array("q")  # each committed message's key, hashed
-        self._calls: dict[int, Any] = {}  # a committed message -> the call it answers
+        self._calls: dict[int, str] = {}  # a committed message -> the call it answers
         self._live: list[int] = []  # the messages still sent, as of the last event found
         self._next = 0  # the first message no event has looked at yet
         self._stubbed: set[int] = set()
@@ -129,7 +136,7 @@ class ContextFolds:
         for position in range(len(self._hashes), upto):
             message = messages[position].message
             self._hashes.append(_hashed(message))
-            call = message.get("tool_call_id")
+            call = _call_of(message)
             if call is not None:
                 self._calls[position] = call
 
@@ -253,7 +260,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         if index > at:
             rows.append("= " + _row(line, message, " [committed since]"))
             continue
-        sign = held.take(_hashed(message), message.get("tool_call_id"))
+        sign = held.take(_hashed(message), _call_of(message))
         if sign == "=":
             rows.append("= " + _row(line, message))
         elif sign == "~":
