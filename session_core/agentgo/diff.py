@@ -25,8 +25,6 @@ from ..model import Compaction
 from ..text import count
 from .view import AgentGoView, message_text
 
-_CONTEXT = ("context_projected", "context_compacted")
-
 
 def _key(message: Any) -> bytes:
     return dumps(message, orjson.OPT_SORT_KEYS)  # (any depth: the standard library past orjson's)
@@ -236,14 +234,18 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
     at, sent = last if last is not None else (len(records), [])
     held = _Sent(sent)
     committed = {c.at: c for c in view.messages}
+    # (each context event's data, as the view took it: not read again)
+    events = {
+        at: (kind, data)
+        for at, (_, _, kind, data) in zip(view.context_at, view.context_events, strict=True)
+    }
     rows: list[str] = []
     shown = stubbed = dropped = marks = 0
     for index in range(len(records)):
-        kind = records.kind(index)
         line = records.lines[index]
-        if kind in _CONTEXT:
-            data = records[index].get("data")
-            data = data if isinstance(data, dict) else {}
+        event = events.get(index)
+        if event is not None:
+            kind, data = event
             bits = [kind.removeprefix("context_")]
             if data.get("replaced") is not None:
                 bits.append(f"replaced {data['replaced']}")

@@ -134,11 +134,18 @@ def line_parts(record: dict[str, Any]) -> list[Part]:
     message = record.get("message")
     message = message if isinstance(message, dict) else {}
     parts = parts_of(message.get("content"))
-    if record.get("type") == "user":
-        results = [part for part in parts if part.kind == "tool-result" and part.call_id]
-        if len(results) == 1:  # (``toolUseResult`` is one tool's: of a line that answers one)
-            results[0].data = detail(record.get("toolUseResult"))
+    if record.get("type") == "user" and answers_alone(parts):
+        result = detail(record.get("toolUseResult"))
+        for part in parts:
+            if part.kind == "tool-result" and part.call_id:
+                part.data = result
     return parts
+
+
+def answers_alone(parts: list[Part]) -> bool:
+    """Do these parts answer one call alone (so the line's one ``toolUseResult``, a
+    single tool's, is that call's)?"""
+    return sum(1 for p in parts if p.kind == "tool-result" and p.call_id) == 1
 
 
 def answers_one(record: dict[str, Any]) -> bool:

@@ -166,8 +166,7 @@ def user(
     keep = not b.rereadable()
     detail: Any = None
     result_interrupted, agent = False, None
-    # (``toolUseResult`` is one tool's: of a line that answers one call alone)
-    alone = sum(1 for p in parts if p.kind == "tool-result" and p.call_id) == 1
+    alone = blocks.answers_alone(parts)
     for index, part in enumerate(parts):
         if part.kind == "tool-result" and part.call_id:
             if alone:
