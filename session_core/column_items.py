@@ -155,6 +155,16 @@ class Items(Indexed[Item]):
             return Items(column, entries=array("q", numbers), own=own)
         return Items(column, entries=kept, own=own)
 
+    def of_column(self, keep: Callable[[int], bool]) -> Items:
+        """The items of the column whose index ``keep`` says yes to, in order (none of
+        their own), as a view of the same column: none built."""
+        n = self._n
+        entries = range(n) if self._entries is None else self._entries[:n]
+        return Items(
+            self._column,
+            entries=array("q", [e for e in entries if type(e) is int and e >= 0 and keep(e)]),
+        )
+
     def mark_counts(self) -> dict[str, int] | None:
         """How many items carry each mark, none built (None: only by building them)."""
         return self._column.mark_counts(self._n) if self._entries is None else None

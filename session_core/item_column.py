@@ -103,6 +103,7 @@ class ItemColumn:
         "source",
         "span",
         "span_of",
+        "stubs",
         "ts_end",
         "ts_text",
         "usage",
@@ -145,6 +146,7 @@ class ItemColumn:
         # What an item marked "elided" (``marks``) is sent as, where its format says one
         # text for all (with no ``facts`` of its own to tell each item's).
         self.elided_stub: str | None = None
+        self.stubs: dict[int, str] = {}  # or each one's own, where the format tells it
         # Where a search reads the lines of items kept by span, a block at a time, and
         # what their format vouches for (``Verbatim``): None, each item is read whole.
         self.line_source: LineSource | None = None
@@ -503,9 +505,11 @@ class ItemColumn:
         return self._item(index, ident, parts, None, [], stub)
 
     def marked_stub(self, index: int) -> str | None:
-        """The stub of an item the column's marks say is elided (``elided_stub``)."""
-        stub = self.elided_stub
-        return stub if stub is not None and "elided" in self.marks.get(index, ()) else None
+        """The stub of an item the column's marks say is elided: its own (``stubs``), or
+        the one for all (``elided_stub``)."""
+        if "elided" not in self.marks.get(index, ()):
+            return None
+        return self.stubs.get(index, self.elided_stub)
 
     def _item(
         self,

@@ -432,7 +432,7 @@ class TestNeutralModel:
             run = s.begin_run()
             said = {"kind": "assistant", "content": "ok", "usage": {"input_tokens": 7}}
             run.record("message_end", {"message": said})
-        items = AgentGoFormat().open(path).messages
+        items = AgentGoFormat().open(path).raw  # (every committed message)
         assistant = next(item for item in items if item.role == "assistant")
         assert [p.kind for p in assistant.parts][:2] == ["reasoning", "text"]
         assert assistant.parts[0].text == "The test imports divide; read it first."

@@ -84,7 +84,8 @@ class TestTabs:
         assert shows(snap_compare, session, "2", "e", "e", "e")
 
     def test_conversation(self, snap_compare, session: Path) -> None:
-        assert shows(snap_compare, session, "3")
+        # The raw view (r): every committed message, those the compaction folded marked.
+        assert shows(snap_compare, session, "3", "r")
 
     def test_checkpoints(self, snap_compare, session: Path) -> None:
         assert shows(snap_compare, session, "4")
@@ -132,7 +133,10 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         assert isinstance(app.screen, ModelScreen)
         screen, panes = agentgo_screen(app), own_panes(app)
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
-        assert len(screen.conversation.items) == 6
+        # What the model is sent next: after the compaction, run 2's request held only its
+        # prompt; the raw view keeps all six committed messages.
+        assert [m.text for m in screen.conversation.items] == ["Now add a docstring."]
+        assert len(screen.transcript.raw) == 6
         assert panes.timeline.item_count() == 41
         assert len(panes.checkpoints.rows) == 2
         assert panes.calls.nodes == {}  # a hidden call tree is built when it is shown
@@ -154,7 +158,8 @@ async def test_live_record_appears(session: Path) -> None:
         screen, panes = agentgo_screen(app), own_panes(app)
         await pilot.press("3")
         conversation = screen.conversation
-        assert conversation.cursor == len(conversation.items) - 1
+        shown = len(conversation.items)
+        assert conversation.cursor == shown - 1
         with AgentGoSession.open(session) as s:
             run = s.begin_run()
             execution = {"id": "late-1", "kind": "model", "attempt": 1}
@@ -189,10 +194,10 @@ async def test_live_record_appears(session: Path) -> None:
                     }
                 },
             )
-            await wait_for(pilot, lambda: len(conversation.items) == 7)
+            await wait_for(pilot, lambda: len(conversation.items) == shown + 1)
             assert panes.stats.status[key] == "ok"
             # The cursor was on the last message: it follows the new one.
-            assert conversation.cursor == 6
+            assert conversation.cursor == shown
             assert "late hello" in screen_text(app)
             await pilot.press("2")
             assert panes.calls.select(key)
@@ -227,7 +232,7 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
             await pilot.pause(0.05)
             svg = screen_text(app)
             assert "\x1b" not in svg and "\x07" not in svg
-        await pilot.press("3", "g")
+        await pilot.press("3", "r", "g")  # (raw: the prompt was compacted away since)
         svg = screen_text(app)
         assert "␛[2J" in svg and "[bold red]markup[/]" in svg
         rendered = screen.conversation.rendered_text(0)
@@ -294,7 +299,7 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         assert "showing run 2" in screen_text(app)
         assert "Calls, Conversation, Checkpoints and Timeline show this run" in screen_text(app)
         assert len(screen.conversation.items) == 1  # the run's one committed message
-        assert len(screen.transcript.messages) == 6  # the model is every run's
+        assert len(screen.transcript.raw) == 6  # the model is every run's
         await pilot.press("2")  # the call tree, built as it is shown: the run's calls
         assert [k[0] for k in panes.calls.nodes] == [second, second]
         await pilot.press("1")
@@ -303,7 +308,7 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         await pilot.press("a")
         assert panes.run_filter is None
         assert panes.timeline.item_count() == 41
-        assert len(screen.conversation.items) == 6
+        assert len(screen.conversation.items) == len(screen.transcript.messages) == 1
         await pilot.press("enter", "enter")  # the chosen run again: every run
         assert panes.run_filter is None
 

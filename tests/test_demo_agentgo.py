@@ -241,3 +241,51 @@ def test_agentgo_diff_and_folds_take_a_call_id_of_any_value(agentgo_crashed: Pat
     fmt = AgentGoFormat()
     assert fmt.diff(path).startswith(f"{path}: agentgo-v1, ")
     assert all(isinstance(c["folded"], list) for c in fmt.replay_json(path)["compactions"])
+
+
+def test_agentgo_messages_are_what_the_model_is_sent_next(agentgo_crashed: Path) -> None:
+    """The replayed view is what the diff says is sent next, in the order the requests
+    hold it: the compacted messages gone, the aged results sent as their stubs, the
+    summary (sent, never committed) an item of its own; the raw view keeps every
+    committed message."""
+    import re
+
+    from session_core import open_transcript
+    from session_core.formats import by_name
+
+    t = open_transcript(agentgo_crashed)
+    view = agentgo.read_view(agentgo_crashed)
+    rows = by_name("agentgo-v1").diff(agentgo_crashed).splitlines()[4:]
+    sent_lines = [int(m.group(1)) for r in rows if (m := re.match(r"[=~] line +(\d+)", r))]
+    assert len(t.raw) == len(view.messages) > len(t.messages)
+    assert sorted(m.line for m in t.messages if m.line) == sent_lines
+    (summary,) = [m for m in t.messages if not m.line]
+    ((*_, compacted),) = [e for e in view.context_events if e[2] == "context_compacted"]
+    assert summary.role == "user" and summary.text.startswith(compacted["summary"][:40])
+    assert t.messages[0] is summary  # where the request after the compaction holds it
+    folded = {i for c in t.compactions if c.kind == "compaction" for i in c.folded}
+    assert folded and not folded & {m.id for m in t.messages}
+    stubbed = [m for m in t.messages if "elided" in m.marks]
+    stub_rows = [r for r in rows if r.startswith("~ ")]
+    assert len(stubbed) == len(stub_rows) > 0
+    assert all(m.stub and m.stub.startswith("[elided") for m in stubbed)
+
+
+def test_agentgo_sent_next_followed_is_as_read_whole(agentgo_crashed: Path) -> None:
+    """Followed in small batches, each snapshot's replayed view (its compactions' folds,
+    stubs and summary found as the requests after them come) is the model made afresh."""
+    from helpers import each_snapshot_afresh
+
+    from session_core.formats.agentgo import AgentGoFormat, AgentGoModel
+
+    fmt = AgentGoFormat()
+    live = fmt.live(str(agentgo_crashed))
+
+    def afresh(alive: bool | None) -> Any:
+        return AgentGoModel(live.view).transcript(str(agentgo_crashed), alive)
+
+    assert each_snapshot_afresh(live, agentgo_crashed, afresh, 1 << 12) > 20
+    whole = fmt.open(agentgo_crashed)
+    assert [(m.id, m.stub) for m in live.transcript().messages] == [
+        (m.id, m.stub) for m in whole.messages
+    ]

@@ -14,7 +14,7 @@ are marked where they stand.
 from __future__ import annotations
 
 from array import array
-from collections import Counter
+from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
@@ -64,39 +64,58 @@ def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
     return None
 
 
-def _first_request_after(view: AgentGoView, start: int) -> list[Any] | None:
-    """The messages of the first model call's request after record ``start``."""
+def _request_after(view: AgentGoView, start: int) -> tuple[int, list[Any]] | None:
+    """The first model call's request after record ``start``: its index and messages."""
     for index in range(start + 1, len(view.records)):
         sent = _request_at(view, index)
         if sent is not None:
-            return sent
+            return index, sent
     return None
 
 
 class _Sent:
-    """What a request holds, to ask of each committed message how it was sent: as
-    written (``=``), as another answer to its call (``~``, a stub), or not (``-``).
-    Messages are told by their keys' hashes (``_hashed``)."""
+    """What a request holds, to ask of each message in turn how it was sent: as written
+    (``=``), as another answer to its call (``~``, a stub), or not (``-``); each of the
+    request's messages is taken once, and which one is told. Messages are told by their
+    keys' hashes (``_hashed``)."""
 
     def __init__(self, sent: list[Any]) -> None:
-        self.unmatched = Counter(_hashed(m) for m in sent)
-        self.by_call: dict[str, list[int]] = {}  # a call id -> the messages answering it
-        for message in sent:
+        self.sent = sent
+        self.taken = bytearray(len(sent))
+        self.by_key: dict[int, deque[int]] = {}  # a key -> the request's messages of it
+        self.by_call: dict[str, deque[int]] = {}  # a call id -> the messages answering it
+        for index, message in enumerate(sent):
+            self.by_key.setdefault(_hashed(message), deque()).append(index)
             call = _call_of(message)
             if call is not None:
-                self.by_call.setdefault(call, []).append(_hashed(message))
+                self.by_call.setdefault(call, deque()).append(index)
 
-    def take(self, key: int, call: str | None) -> str:
-        """How the message of hashed ``key`` (answering ``call``, if any) was sent."""
-        unmatched = self.unmatched
-        if unmatched[key] > 0:
-            unmatched[key] -= 1
-            return "="
-        for other in self.by_call.get(call, ()) if call is not None else ():
-            if unmatched[other] > 0:
-                unmatched[other] -= 1
-                return "~"
-        return "-"
+    def take(self, key: int, call: str | None) -> tuple[str, int]:
+        """How the message of hashed ``key`` (answering ``call``, if any) was sent, and
+        the request's message it was sent as (-1: not sent)."""
+        same = self.by_key.get(key)
+        index = self._first(same) if same else -1
+        if index < 0 and call is not None:
+            answers = self.by_call.get(call)
+            index = self._first(answers) if answers else -1
+            if index >= 0:
+                self.taken[index] = 1
+                return "~", index
+        if index < 0:
+            return "-", -1
+        self.taken[index] = 1
+        return "=", index
+
+    def _first(self, queue: deque[int]) -> int:
+        """The first of ``queue`` not taken yet (those taken are dropped from it)."""
+        taken = self.taken
+        while queue and taken[queue[0]]:
+            queue.popleft()
+        return queue[0] if queue else -1
+
+    def left(self) -> list[int]:
+        """The request's messages no message was sent as (a summary, say), in order."""
+        return [index for index, taken in enumerate(self.taken) if not taken]
 
 
 def _hashed(message: Any) -> int:
@@ -110,22 +129,30 @@ def _call_of(message: Any) -> str | None:
 
 
 class ContextFolds:
-    """What each context event of a view folded (``context_compacted``: the committed
-    messages before it that the next model call's request does not hold) or stubbed
+    """What each context event of a view folded (``context_compacted``: the messages
+    sent before it that the next model call's request does not hold) or stubbed
     (``context_projected``: those it holds another answer to the call for), found when
-    first asked for, in order, each message once (not again by a later event).
+    first asked for, in order, each message once (not again by a later event); and so
+    what the model is sent next (``sent``): the messages each request after an event
+    held, in its order, with what it held that was never committed (a summary), and
+    everything committed since.
 
     Each committed message is read once, kept as its key's hash (and its call id); an
-    event looks only at the messages still sent after the compactions before it, so a
-    long session's events cost its messages once, not once each."""
+    event looks only at the messages still sent after the events before it, so a long
+    session's events cost its messages once, not once each."""
 
     def __init__(self, view: AgentGoView) -> None:
         self.view = view
         self._found: list[list[str]] = []  # each event's ids, in order, while a request followed
         self._hashes = array("q")  # each committed message's key, hashed
         self._calls: dict[int, str] = {}  # a committed message -> the call it answers
-        self._live: list[int] = []  # the messages still sent, as of the last event found
-        self._next = 0  # the first message no event has looked at yet
+        # What is sent, as of the last event found: committed messages by position, and
+        # (entry -1 - k) ``own[k]``, a message a request held that none committed is.
+        self._live: list[int] = []
+        self._next = 0  # the first committed message no event has looked at yet
+        self.own: list[dict[str, Any]] = []
+        self._own_keys: list[int] = []
+        self.stubs: dict[int, str] = {}  # a committed message -> what it is sent as
         self._stubbed: set[int] = set()
 
     def _take(self, upto: int) -> None:
@@ -145,36 +172,71 @@ class ContextFolds:
                 return []  # (nothing sent since that event yet: asked again later)
         return found[event]
 
+    def sent(self, committed: int) -> list[int]:
+        """What the model is sent next, of the first ``committed`` messages, as far as
+        the events and the requests after them tell: the entries of ``_live`` (an own
+        message ``-1 - k``), then every message committed since."""
+        events = len(self.view.context_events)
+        while len(self._found) < events and self._find(len(self._found)):
+            pass
+        return [*self._live, *range(self._next, committed)]
+
+    def _key_of(self, entry: int) -> tuple[int, str | None]:
+        if entry >= 0:
+            return self._hashes[entry], self._calls.get(entry)
+        own = -1 - entry
+        return self._own_keys[own], _call_of(self.own[own])
+
     def _find(self, event: int) -> bool:
         view = self.view
         at = view.context_at[event]
-        sent = _first_request_after(view, at)
-        if sent is None:
+        after = _request_after(view, at)
+        if after is None:
             return False
+        request, sent = after
         messages = view.messages
         stop = self._next
-        while stop < len(messages) and messages[stop].at < at:
+        while stop < len(messages) and messages[stop].at < request:
             stop += 1
         self._take(stop)
-        candidates = self._live + list(range(self._next, stop))
         held = _Sent(sent)
-        hashes, calls = self._hashes, self._calls
+        compacted = view.records.kind(at) == "context_compacted"
         dropped: list[int] = []
         stubbed: list[int] = []
-        for position in candidates:
-            sign = held.take(hashes[position], calls.get(position))
-            if sign == "~":
-                stubbed.append(position)
-            elif sign == "-":
-                dropped.append(position)
-        if view.records.kind(at) == "context_compacted":
+        # Each message still sent keyed by where the request holds it (one it does not
+        # hold, kept by a projection, just after the one before it).
+        keyed: list[tuple[int, int, int]] = []
+        last = behind = -1
+        for entry in [*self._live, *range(self._next, stop)]:
+            key, call = self._key_of(entry)
+            sign, index = held.take(key, call)
+            if sign == "-":
+                if entry >= 0:
+                    dropped.append(entry)
+                if compacted:
+                    continue
+                behind += 1
+                keyed.append((last, behind, entry))
+                continue
+            if entry >= 0:
+                if sign == "~":
+                    stubbed.append(entry)
+                    self.stubs[entry] = message_text(sent[index])
+                else:
+                    self.stubs.pop(entry, None)
+            last, behind = index, 0
+            keyed.append((index, 0, entry))
+        for index in held.left():
+            self.own.append(sent[index] if isinstance(sent[index], dict) else {})
+            self._own_keys.append(_hashed(sent[index]))
+            keyed.append((index, 0, -len(self.own)))
+        keyed.sort()
+        self._live = [entry for *_, entry in keyed]
+        if compacted:
             chosen = dropped
-            gone = set(dropped)
-            self._live = [p for p in candidates if p not in gone]
         else:
             chosen = [p for p in stubbed if p not in self._stubbed]
             self._stubbed.update(chosen)
-            self._live = candidates
         self._next = stop
         self._found.append([f"seq-{messages[p].seq}" for p in chosen])
         return True
@@ -262,7 +324,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         if index > at:
             rows.append("= " + _row(line, message, " [committed since]"))
             continue
-        sign = held.take(_hashed(message), _call_of(message))
+        sign, _ = held.take(_hashed(message), _call_of(message))
         if sign == "=":
             rows.append("= " + _row(line, message))
         elif sign == "~":
@@ -271,12 +333,9 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         else:
             dropped += 1
             rows.append("- " + _row(line, message, " [not sent]"))
-    unmatched = held.unmatched
-    for message in sent:
-        key = _hashed(message)
-        if unmatched[key] > 0:
-            unmatched[key] -= 1
-            rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
+    for index in held.left():
+        message = sent[index]
+        rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
     head = (
         f"{path}: agentgo-v1, {count(shown, 'committed message')}, "
         f"{count(len(sent), 'message')} in the last model request, {dropped} not sent, "

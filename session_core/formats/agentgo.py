@@ -14,7 +14,17 @@ from ..column_items import Items
 from ..events import LineSource
 from ..indexing import loads_payload
 from ..item_column import LINE_LIMIT, ItemColumn
-from ..model import Compaction, Part, PartSource, Run, ToolOp, Transcript, Usage, classify_op
+from ..model import (
+    Compaction,
+    Item,
+    Part,
+    PartSource,
+    Run,
+    ToolOp,
+    Transcript,
+    Usage,
+    classify_op,
+)
 from ..parts import tool_call_part
 from ..text import count
 from ..times import seconds_between
@@ -357,6 +367,8 @@ class AgentGoModel:
         self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
         self._folds: ContextFolds | None = None  # what each context event folded, once found
         self._made: list[Compaction] = []  # the context events as compactions, so far
+        self._own: list[Item] = []  # what requests held that none committed is, as items
+        self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -421,7 +433,7 @@ class AgentGoModel:
             format=NAME,
             path=path,
             meta={"session-id": view.session_id, "version": view.version, "started": view.started},
-            messages=Items(self.column, n),
+            messages=self._sent(n),
             raw=Items(self.column, n),
             tool_operations=ops,
             compactions=self._compactions(),
@@ -432,19 +444,49 @@ class AgentGoModel:
             writer_alive=writer_alive,
         )
 
+    def _context_folds(self) -> ContextFolds:
+        from ..agentgo.diff import ContextFolds
+
+        if self._folds is None:
+            self._folds = ContextFolds(self.view)
+        return self._folds
+
     def _compactions(self) -> list[Compaction]:
         """The context events as compactions and elisions (what each folded is found when
         a pane asks for it: ``agentgo.diff.ContextFolds``)."""
-        from ..agentgo.diff import ContextFolds, context_compactions
+        from ..agentgo.diff import context_compactions
 
         events = len(self.view.context_events)
         if not events:
             return []
-        if self._folds is None:
-            self._folds = ContextFolds(self.view)
         if len(self._made) != events:  # (each made once: its fold is found when asked)
-            self._made = context_compactions(self.view, self._folds)
+            self._made = context_compactions(self.view, self._context_folds())
         return list(self._made)
+
+    def _sent(self, n: int) -> Items:
+        """What the model is sent next (``ContextFolds.sent``): with no context event,
+        every committed message; after one, what the requests since held, a message
+        they held as another answer to its call marked elided with that as its stub,
+        and what they held that none committed is (a summary) as an item of its own."""
+        if not self.view.context_events:
+            return Items(self.column, n)
+        folds = self._context_folds()
+        entries = folds.sent(n)
+        own = self._own
+        for message in folds.own[len(own) :]:
+            own.append(Item(f"sent-{len(own) + 1}", message_role(message), message_parts(message)))
+        column = self.column
+        if folds.stubs != self._stubs:
+            for index in self._stubs.keys() - folds.stubs.keys():
+                column.stubs.pop(index, None)
+                column.set_marks(index, [m for m in column.marks.get(index, ()) if m != "elided"])
+            for index, stub in folds.stubs.items():
+                if self._stubs.get(index) != stub:
+                    column.stubs[index] = stub
+                    marks = column.marks.get(index, [])
+                    column.set_marks(index, marks if "elided" in marks else [*marks, "elided"])
+            self._stubs = dict(folds.stubs)
+        return Items(column, entries=entries, own=own)
 
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the

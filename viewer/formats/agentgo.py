@@ -191,16 +191,16 @@ class AgentGoPanes(PaneSet):
     # -- the run filter -------------------------------------------------------------------
 
     def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
-        """The chosen run's committed messages (a snapshot's items are the view's messages
-        in order, packed: the run's are picked by index, none is built)."""
+        """The chosen run's committed messages of ``items`` (items of the column, whose
+        index is the view's message's: the run's are picked by index, none is built)."""
         run_id = self.run_filter
         live = self.screen.live
         if run_id is None or not isinstance(items, Items) or not isinstance(live, AgentGoLive):
             return items  # every run; or a big file's end, shown before its runs are known
         messages = live.view.messages
         column = live.builder.model.column
-        n = min(len(items), len(messages), len(column))
-        return Items(column, entries=[i for i in range(n) if messages[i].run_id == run_id])
+        n = min(len(messages), len(column))
+        return items.of_column(lambda i: i < n and messages[i].run_id == run_id)
 
     def run_chosen(self, run: Run) -> None:
         self.action_choose_run(None if run.id == self.run_filter else run.id)
