@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -496,3 +497,74 @@ def test_a_line_answering_two_calls_beside_text_of_its_own(
     assert replayed["messages"][-1] == row
     md = export(path, "md")
     assert "result: line 4: AAA" in md and "result: line 4: EISDIR" in md  # (m1: 2 lines)
+
+
+def test_a_call_without_a_result_is_told_alike_by_every_read_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose writer is long gone: the call it left without a result is
+    interrupted in the replay, the check, the exports and the diff alike (check, export
+    and diff read the writer's liveness as the replay does)."""
+    from session_core.export import export
+
+    w = CCWriter()
+    w.user("build it")
+    w.assistant("m1", [text("Building."), tool_use("t1", "Bash", command="make")])
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (path.stat().st_mtime - 7200,) * 2)
+    assert [op["state"] for op in FMT.replay_json(path)["tool-operations"]] == ["interrupted"]
+    assert [r.state for r in FMT.open(path, writer_alive=False).runs] == ["interrupted"]
+    assert FMT.check(path).endswith("1 tool operation, 1 interrupted")
+    for kind in ("md", "html"):
+        shown = export(path, kind)
+        assert "interrupted" in shown and "running" not in shown, kind
+
+
+def test_a_call_the_user_cut_off_is_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "[Request interrupted by user]" after a call with no result: the turn is aborted
+    and its call will never be answered: interrupted, even while the writer may live."""
+    w = CCWriter()
+    w.user("grep it")
+    w.assistant("m1", [tool_use("t1", "Grep", pattern="x")])
+    w.user([text("[Request interrupted by user]")])
+    path = w.write(tmp_path / "s.jsonl")
+    for alive in (None, True, False):
+        t = FMT.open(path, writer_alive=alive)
+        assert [r.state for r in t.runs] == ["aborted"]
+        assert [op.state for op in t.tool_operations] == ["interrupted"]
+    both(path, monkeypatch)
+
+
+def test_a_turn_left_with_a_call_unanswered_is_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash mid-call, then a new prompt (the session resumed): the earlier turn died
+    with its call, interrupted, not finished; answered late, it is finished after all,
+    followed line by line as read whole."""
+    from session_core.formats.base import LiveModel
+
+    w = CCWriter()
+    w.user("build it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make")])
+    w.user("are you there?")
+    w.assistant("m2", [text("Yes.")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [r.state for r in t.runs] == ["interrupted", "finished"]
+    assert [op.state for op in t.tool_operations] == ["interrupted"]
+    w.result("t1", "made", parent=w.lines[1]["uuid"])
+    late = w.write(tmp_path / "late.jsonl")
+    assert [r.state for r in FMT.open(late, writer_alive=False).runs] == ["finished"] * 2
+    live = LiveModel(FMT, str(late))
+    from helpers import follow_into
+
+    states = []
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        states.append([r.state for r in live.transcript(writer_alive=False).runs])
+
+    follow_into(apply, late, 1, FMT.parsed_updates)
+    assert states[-1] == ["finished", "finished"]

@@ -309,6 +309,8 @@ class TranscriptFormat(ABC):
         return self._replayed(path).to_json()
 
     def _replayed(self, path: str | os.PathLike[str]) -> Transcript:
+        """The whole file, read as every read path reads it: its writer's liveness told
+        (so a call without a result is *running* or *interrupted* alike everywhere)."""
         return self.open(path, writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
@@ -318,7 +320,7 @@ class TranscriptFormat(ABC):
         line is a warning (the writer's unfinished tail).
         """
         where = os.fspath(path)
-        transcript = self.open(where)
+        transcript = self._replayed(where)
         for warning in transcript.warnings:
             line = _damage_line(warning, transcript.lines)
             if line is not None:
@@ -327,17 +329,17 @@ class TranscriptFormat(ABC):
 
     def peek_into(self, result: PeekResult) -> None:
         """Fill a peek result (never raising is the caller's job): records in file order."""
-        fill_peek(result, self.open(result.path))
+        fill_peek(result, self._replayed(result.path))
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ..exportdoc_model import model_document
 
-        return model_document(self.open(path), view)
+        return model_document(self._replayed(path), view)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
         from ..diff_model import model_diff
 
-        return model_diff(self.open(path))
+        return model_diff(self._replayed(path))
 
     def summarise_file(self, read: FileRead) -> None:
         """Fill a browser row: the whole file up to ``budget`` bytes, else its head and a
@@ -416,9 +418,10 @@ def check_note(transcript: Transcript) -> str:
     if transcript.tool_operations:
         parts.append(count(len(transcript.tool_operations), "tool operation"))
         unsettled = unsettled_ops(transcript.tool_operations)  # (not every one made)
-        pending = sum(1 for op in unsettled if op.state == "running")
-        if pending:
-            parts.append(f"{pending} running")
+        for state in ("running", "interrupted"):
+            said = sum(1 for op in unsettled if op.state == state)
+            if said:
+                parts.append(f"{said} {state}")
     if transcript.compactions:
         parts.append(count(len(transcript.compactions), "compaction"))
     return note_of(parts, transcript.warnings)

@@ -385,8 +385,12 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
         agent = b.agent_of.get(call_id)  # (a result names it: answered)
         made[at] = calls.op(
             at,
-            # (a later prompt came instead: it was moved on from)
-            classify_op(has_result=False, interrupted=run < last_run, writer_alive=writer_alive),
+            # (a later prompt came instead, or the user cut its turn: it never will be)
+            classify_op(
+                has_result=False,
+                interrupted=run < last_run or (run >= 0 and runs[run].cut),
+                writer_alive=writer_alive,
+            ),
             runs[run].id if run >= 0 else None,
             b.progress_out.get(call_id),
             path_for(b, agent) if agent else None,
@@ -398,7 +402,9 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
 
 
 def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:
-    pending = {op.run_id for op in ops.pending() if op.state == "running"}
+    unanswered = ops.pending()
+    pending = {op.run_id for op in unanswered if op.state == "running"}
+    moved_on = {op.run_id for op in unanswered}  # (of a turn before the last: interrupted)
     last = len(b.runs) - 1
     made, touched = b.made_runs, b.usage.runs_touched
     # The turns before the last, and before any whose usage changed, as they were made.
@@ -417,8 +423,8 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
             state = "aborted"
             end_line = end_line or (b.runs[index + 1].line - 1 if index < last else mark.last_line)
             ended = ended or mark.last_ts
-        elif index < last:
-            state = "finished"
+        elif index < last:  # a later prompt came: it ended, or died with a call unanswered
+            state = "interrupted" if mark.id in moved_on else "finished"
             end_line = end_line or b.runs[index + 1].line - 1
             ended = ended or mark.last_ts
         elif mark.stop_line > mark.response_line or (mark.command and not mark.responses):

@@ -256,6 +256,9 @@ def _answer(
     assert call_id is not None
     calls.answer(at, call_id, item, part, index, span, part.is_error, interrupted)
     b.answered.append(at)
+    run = calls.run[at]
+    if 0 <= run < len(b.runs) - 1:  # an earlier turn's state may change with it
+        b.usage.runs_touched.add(run)
     if agent:
         calls.name_agent(at, agent)
     b.progress_out.pop(call_id, None)
