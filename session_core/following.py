@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .formats import Format, detect_record
+from .formats import Format, HeadDetector
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -131,6 +131,8 @@ class _Tail:
         self.partial: list[bytes] = []
         self.format: Format | None = None
         self.seen_first = False
+        self.head = HeadDetector()  # (the format, from the first lines)
+        self.head_line = 0
         self.vanished = False
         self.started = False  # an update has been produced
         self.problem: str | None = None  # the last "cannot be read" warning, said once
@@ -160,6 +162,7 @@ class _Tail:
         self.partial = []
         self.format = None
         self.seen_first = False
+        self.head = HeadDetector()
         self.unpacked = self.packed_stamp = None
 
     def _size(self, st: os.stat_result) -> int:
@@ -426,10 +429,17 @@ class _Tail:
         self.line = number
 
     def _first(self, record: dict[str, Any], number: int, update: FollowUpdate) -> None:
+        head = self.head
+        if not head.skipped:
+            self.head_line = number
+        if not head.feed(record):
+            return  # a line of a type no format claims: the next ones may tell
         self.seen_first = True
-        self.format = detect_record(record)
+        self.format = head.format
         if self.format is None:
-            update.warnings.append(f"line {number} is not the start of a known transcript format")
+            update.warnings.append(
+                f"line {self.head_line} is not the start of a known transcript format"
+            )
 
 
 class _Watcher:

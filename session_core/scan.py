@@ -45,7 +45,7 @@ import orjson
 from .agentgo.reader import StrictReader, parse_record
 from .compressed import maybe_decompress
 from .errors import TranscriptError
-from .formats import Format, by_name, detect_record, not_a_transcript
+from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
@@ -200,12 +200,22 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
                 break
             head += more
         first = _first_record(head)
-        name = detect_record(first)
+        name = detect_records(_head_records(head))
         if name is None:
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return
         summary.format = name
         by_name(name).summarise_file(FileRead(summary, fh, head, first, budget, window))
+
+
+def _head_records(head: bytes) -> Iterator[Any]:
+    """The head's first non-blank lines, parsed (None: no JSON), as detection asks."""
+    for raw in head.split(b"\n", HEAD_LINES * 4)[: HEAD_LINES * 4]:
+        if raw.strip():
+            try:
+                yield orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                yield None
 
 
 def _first_record(head: bytes) -> Any:

@@ -568,3 +568,47 @@ def test_a_turn_left_with_a_call_unanswered_is_interrupted(
 
     follow_into(apply, late, 1, FMT.parsed_updates)
     assert states[-1] == ["finished", "finished"]
+
+
+def test_a_file_opening_with_types_newer_than_the_reader_is_detected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newer Claude Code may open a file with bookkeeping of a type this reader never
+    heard of and that names no session: the first line it claims after them (up to
+    ``HEAD_LINES``) tells the format, in detection, the browser and a live follow; the
+    unknown lines are kept raw."""
+    import orjson
+    from helpers import follow_into
+
+    from session_core.formats import HEAD_LINES, detect_format
+    from session_core.formats.base import LiveModel
+    from session_core.scan import scan_file
+
+    w = CCWriter()
+    w.user("fix a.py")
+    w.assistant("m1", [text("Fixed.")], stop="end_turn")
+    body = w.write(tmp_path / "plain.jsonl").read_bytes()
+    newer = [{"type": "content-replacement", "messageId": "x", "n": i} for i in range(3)]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in newer) + body)
+    assert detect_format(path) == "claude-code"
+    assert scan_file(path).format == "claude-code"
+    t = both(path, monkeypatch)
+    assert [m.text for m in t.messages] == ["fix a.py", "Fixed."]
+    assert [i.kind for i in t.raw][:3] == ["record"] * 3  # kept, shown raw
+    live = LiveModel(FMT, str(path))
+    told: list[Any] = []
+
+    def apply(update: Any) -> None:
+        told.append((update.format, update.warnings))
+        live.apply(update)
+
+    follow_into(apply, path, 64, FMT.parsed_updates)
+    assert [m.text for m in live.transcript().messages] == ["fix a.py", "Fixed."]
+    assert told[-1] == ("claude-code", []) and not any(w for _, w in told)
+    # Past HEAD_LINES of them, or after a line that is no JSON object: no transcript.
+    many = [{"type": "content-replacement", "n": i} for i in range(HEAD_LINES + 1)]
+    for head in (many, [[1, 2]]):
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in head) + body)
+        assert detect_format(path) is None
+        assert scan_file(path).format is None

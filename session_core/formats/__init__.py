@@ -52,31 +52,76 @@ def not_a_transcript() -> str:
     return f"its first line is neither {', '.join(hints[:-1])} nor {hints[-1]}"
 
 
-def detect_record(record: Any) -> Format | None:
-    """The format a parsed first record belongs to, or None."""
+def detect_record(record: Any, *, after_unknown: bool = False) -> Format | None:
+    """The format a parsed first record belongs to, or None (``after_unknown``: a
+    record after lines no format claimed, asked only of the formats that open so)."""
     if not isinstance(record, dict):
         return None
     for fmt in FORMATS:
-        if fmt.claims(record):
+        if (not after_unknown or fmt.opens_past_unknown_lines) and fmt.claims(record):
             return fmt.name
     return None
 
 
+HEAD_LINES = 16  # lines of a type no format claims that may open a file before one it does
+
+
+class HeadDetector:
+    """A file's format from its first records, fed one at a time: the first record's
+    format; or, where it and the next are objects of a type no format claims (a newer
+    writer's bookkeeping), up to ``HEAD_LINES`` of them, the format that opens past such
+    lines (``opens_past_unknown_lines``) and claims the first record after them."""
+
+    def __init__(self) -> None:
+        self.skipped = 0
+        self.format: Format | None = None
+        self.done = False
+
+    def feed(self, record: Any) -> bool:
+        """Take the next record; True once the format is decided (``format``: None, no
+        transcript)."""
+        if self.done:
+            return True
+        self.format = detect_record(record, after_unknown=self.skipped > 0)
+        unknown = isinstance(record, dict) and isinstance(record.get("type"), str)
+        if self.format is None and unknown and self.skipped < HEAD_LINES:
+            self.skipped += 1
+            return False
+        self.done = True
+        return True
+
+
+def detect_records(records: Any) -> Format | None:
+    """The format of a file whose first records (non-blank lines, parsed; a line that is
+    no JSON as None) ``records`` yields: ``HeadDetector``."""
+    head = HeadDetector()
+    for record in records:
+        if head.feed(record):
+            break
+    return head.format
+
+
 def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format | None:
-    """Read up to the first complete non-blank line (bounded) and name its format."""
+    """Read the first complete non-blank lines (bounded) and name the format
+    (``HeadDetector``: the first line's, or the first past a newer writer's)."""
+    head = HeadDetector()
     try:
         with open_maybe_compressed(path) as fh:  # a .jsonl.zst is read as its lines
             buffered = b""
-            while len(buffered) < limit:
+            read = 0
+            while read < limit:
                 block = fh.read(1 << 16)
                 if not block:
                     break
+                read += len(block)
                 buffered += block
                 while b"\n" in buffered:
                     line, _, buffered = buffered.partition(b"\n")
-                    if line.strip():
-                        return _detect_bytes(line)
-            return _detect_bytes(buffered) if buffered.strip() else None
+                    if line.strip() and head.feed(_parsed(line)):
+                        return head.format
+            if buffered.strip():
+                head.feed(_parsed(buffered))
+            return head.format
     except (OSError, EOFError):
         return None
 
@@ -87,9 +132,9 @@ def format_of(path: str | os.PathLike[str]) -> TranscriptFormat | None:
     return None if name is None else by_name(name)
 
 
-def _detect_bytes(line: bytes) -> Format | None:
+def _parsed(line: bytes) -> Any:
     try:
-        return detect_record(orjson.loads(line))
+        return orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
 
@@ -115,14 +160,17 @@ __all__ = [
     "CLAUDE_CODE",
     "CODEX",
     "FORMATS",
+    "HEAD_LINES",
     "V1",
     "Builder",
     "Format",
+    "HeadDetector",
     "LiveModel",
     "TranscriptFormat",
     "by_name",
     "detect_format",
     "detect_record",
+    "detect_records",
     "format_of",
     "names",
     "not_a_transcript",

@@ -244,6 +244,9 @@ class TranscriptFormat(ABC):
     writable: ClassVar[bool] = False  # tailscope writes this format too
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
+    # Its writers may open a file with lines of a type newer than this reader (bookkeeping
+    # no format claims): it is detected by the first line it claims after them.
+    opens_past_unknown_lines: ClassVar[bool] = False
     # Its writers hold a lock on the file while they write (so no lock: no writer).
     locks: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).

@@ -58,6 +58,8 @@ class ClaudeCodeFormat(AgentFormat):
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     home: ClassVar[tuple[str, str, str]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
+    opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types
+
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
         if not isinstance(kind, str):
