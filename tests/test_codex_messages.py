@@ -157,6 +157,27 @@ def test_item_completed_when_no_response_items(tmp_path: Path) -> None:
     assert (said["hello"], said["hi there"]) == ("user", "assistant")
 
 
+def test_item_completed_tools_are_a_call_and_its_answer(tmp_path: Path) -> None:
+    """A completed tool item is sent as a call and its answer (as the response items
+    saying the same are): the replay and the peek list the assistant's call, then the
+    tool's answer naming it, never the output as what the assistant said."""
+    from session_core import peek
+    from session_core.formats import by_name
+
+    completed_story(tmp_path / "r.jsonl")
+    rows = by_name("codex").replay_json(tmp_path / "r.jsonl")["messages"]
+    calls = [r for r in rows if "tool-calls" in r]
+    assert calls and all(r["role"] == "assistant" and r["content"] == "" for r in calls)
+    answers = {r["tool-call-id"]: r for r in rows if "tool-call-id" in r}
+    assert {c["tool-calls"][0]["id"] for c in calls} == set(answers)
+    assert all(r["role"] == "tool" for r in answers.values())
+    assert "boom" in [r["content"] for r in answers.values()]
+    said = peek(tmp_path / "r.jsonl").messages
+    assert [(m.role, m.content) for m in said][:2] == [("user", "hello"), ("assistant", "")]
+    assert [m.tool_call_id for m in said if m.role == "tool"] == list(answers)
+    assert [c["id"] for m in said for c in m.tool_calls] == list(answers)
+
+
 def test_item_completed_ignored_beside_response_items(tmp_path: Path) -> None:
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()

@@ -38,3 +38,19 @@ def test_peek_gives_every_record_in_file_order(tmp_path: Path, name: str) -> Non
     assert result.envelopes == records
     assert result.messages and result.meta
     assert fingerprint(path) == before
+
+
+@pytest.mark.parametrize("name", names())
+def test_peek_names_the_calls_and_answers_the_file_does(tmp_path: Path, name: str) -> None:
+    """A message line's tool calls and the call a line answers are what the file says
+    too: every call and answer of the model's message lines is in the peek's."""
+    from session_core import open_transcript
+
+    path = FACTORIES[name](tmp_path)
+    said = peek(path).messages
+    lines = [i for i in open_transcript(path).raw if i.kind == "message"]
+    calls = {p.call_id for i in lines for p in i.parts if p.kind == "tool-call"}
+    answered = {p.call_id for i in lines for p in i.parts if p.kind == "tool-result"}
+    assert calls and answered
+    assert calls <= {c.get("id") for m in said for c in m.tool_calls}
+    assert answered <= {m.tool_call_id for m in said}

@@ -418,7 +418,14 @@ class CodexBuilder(CodexRewrites):
         shown, op = tool
         if self.best >= COMPLETED:
             self._settle_source(COMPLETED)
-            self.tier_view[COMPLETED].append(shown)
+            # Sent as a call and its answer, as response items say the same: two messages.
+            call = [p for p in shown.parts if p.kind != "tool-result"]
+            answer = [p for p in shown.parts if p.kind == "tool-result"]
+            self.tier_view[COMPLETED].append(Item(shown.id, "assistant", call, line, ts=ts))
+            if answer:
+                self.tier_view[COMPLETED].append(
+                    Item(f"{shown.id}.result", "tool", answer, line, ts=ts)
+                )
             self.tier_ops.append(op)
         return shown
 
