@@ -53,6 +53,8 @@ class RolloutWriter:
         self.crlf = crlf
         self.line = 0
         self.clock = 0
+        self.total: Totals | None = None  # the last total a token_count said
+        self.last: Totals | None = None  # and its last response's usage
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         open(self.path, "wb").close()
 
@@ -195,9 +197,21 @@ class RolloutWriter:
     ) -> int:
         info = None
         if total is not None:
+            if last is None:  # as Codex writes it: what this response added (all: from 0)
+                before = self.total or (0, 0, 0, 0)
+                added = (
+                    total[0] - before[0],
+                    total[1] - before[1],
+                    total[2] - before[2],
+                    total[3] - before[3],
+                )
+                last = added if min(added) >= 0 else total
+                if not any(last):  # (the same response reported again)
+                    last = self.last or total
+            self.total, self.last = total, last
             info = {
                 "total_token_usage": usage(total),
-                "last_token_usage": usage(last or total),
+                "last_token_usage": usage(last),
                 "model_context_window": 272000,
             }
         rate = {"primary": {"used_percent": 12.0, "window_minutes": 300, "resets_at": 1}}
@@ -262,7 +276,7 @@ def story(path: str | os.PathLike[str], *, crlf: bool = False) -> RolloutWriter:
     w.message("user", "now deploy")
     w.function_call("exec_command", {"cmd": "deploy"}, "c6")
     w.web_search("in_progress", "deploy docs")
-    w.token_count((4000, 2000, 150, 20))
+    w.token_count((4000, 2000, 150, 20), (1500, 800, 30, 0))
     w.turn_aborted("t2")
     # unknown things, kept raw
     w.write("future_line", {"x": 1})

@@ -67,7 +67,8 @@ def test_a_child_is_read_again_only_when_it_changed(
     assert reads == []  # unchanged: the usage read before is kept
     more = RolloutWriter.__new__(RolloutWriter)  # append to the child as its writer would
     more.path, more.crlf, more.line, more.clock = str(child), False, 0, 100
-    more.token_count((900, 100, 30, 0))
+
+    more.token_count((900, 100, 30, 0), (100, 0, 10, 0))  # (its new response)
     t = live.transcript(writer_alive=True)
     assert reads == [str(child)]
     (sub,) = t.subagents

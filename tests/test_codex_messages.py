@@ -118,7 +118,7 @@ def test_compaction_replays_from_replacement_history(rollout: Path) -> None:
     assert all(i.line < line for i in t.raw if "folded" in i.marks)
     agents = next(i for i in t.raw if i.text == "# AGENTS.md\nbe nice")
     assert agents.id in c.folded
-    assert c.tokens_before == 4000 and c.tokens_after == 1000  # last request sizes
+    assert c.tokens_before == 1500 and c.tokens_after == 1000  # last request sizes
 
 
 def test_compaction_without_replacement_history(tmp_path: Path) -> None:

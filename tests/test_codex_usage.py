@@ -136,6 +136,30 @@ def test_a_resumed_processs_count_from_0_is_added_to_the_one_before(tmp_path: Pa
     assert _live(path).usage == u
 
 
+def test_a_resumed_count_that_passes_the_one_before_is_told_by_its_own_total(
+    tmp_path: Path,
+) -> None:
+    """A short process, then a resumed one counting from 0 whose first total is already
+    over the first's in every count: its total is its own response's alone (total and
+    last usage agree), so it is a count from 0 again, added to the one before; a report
+    repeated, or a later total growing by its last, is no new count."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.turn_context("t", model="gpt-5-codex")
+    w.message("assistant", "before the resume")
+    w.token_count((1000, 0, 10, 0))
+    w.message("assistant", "after it")
+    w.token_count((1100, 1000, 20, 0), (1100, 1000, 20, 0))  # (the resumed one's alone)
+    w.token_count((1100, 1000, 20, 0), (1100, 1000, 20, 0))  # (the same report again)
+    w.message("assistant", "and on")
+    w.token_count((1300, 1100, 25, 0), (200, 100, 5, 0))
+    path = Path(w.path)
+    u = opened(path).usage
+    assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (1200, 1100, 35)
+    assert u.reported == u.responses == 3
+    assert _live(path).usage == u
+
+
 def test_unknown_model_cost_is_none(tmp_path: Path) -> None:
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()

@@ -240,7 +240,9 @@ class TokenTally:
             delta = None
         else:
             delta = minus(total, before)
-            if delta is None:  # the total went back: a count from 0 again
+            # A count from 0 again: the total went back, or (a short count before it) a
+            # total that is this response's alone.
+            if delta is None or (own and total == last and any(before)):
                 if self.forked:  # the fork's own: the session total is the last
                     self.responses = self.cost_reported = 0
                     self.cost = 0.0
