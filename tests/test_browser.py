@@ -220,6 +220,23 @@ class TestBrowser:
             await pilot.pause(0.1)
             assert order() == sorted(EXPECTED)
 
+    async def test_the_scan_ends_sorted_whatever_its_batches(
+        self, corpus: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Rows come in batches, sorted at most twice a second; the scan's end sorts them
+        all, even when its last batch brings none (last active, newest first)."""
+        import viewer.screens.browser as browser_module
+        from viewer.browser_cells import sort_key
+
+        monkeypatch.setattr(browser_module, "BATCH_ROWS", 1)  # a batch a row: the last empty
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            key = sort_key(screen.sort.column, screen.sort.reverse)
+            shown = [screen.rows[path] for path in screen.order if screen._depth.get(path, 0) == 0]
+            assert [key(r) for r in shown] == sorted(map(key, shown), reverse=screen.sort.reverse)
+
     async def test_appending_changes_the_row(self, corpus: Path) -> None:
         app = QuickApp(corpus)
         path = str(corpus / "v1-crashed-pending.jsonl")

@@ -242,6 +242,8 @@ class BrowserScreen(Screen[None]):
         # re-sorting 5,000 rows per batch costs more than the rows: twice a second will do
         due = message.final or time.monotonic() - self._sorted_at > 0.5
         self._merge(message.rows, sort=due)
+        if message.final and not message.rows:  # (rows of earlier batches not sorted yet)
+            self._apply_sort()
         progress = self.query_one("#browser-progress-bar", ProgressBar)
         progress.update(total=max(message.total, 1), progress=message.done)
         self.query_one("#browser-progress-label", Label).update(
