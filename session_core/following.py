@@ -72,6 +72,8 @@ class FollowUpdate:
     format: Format | None = None
     size: int = 0  # the file's size when this update was read
     offset: int = 0  # bytes consumed, the held-back partial line included
+    held: int = 0  # bytes of that partial line: a last line without its newline (yet)
+    held_line: int = 0  # its line number, where ``held``
     exists: bool = True
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
@@ -362,6 +364,8 @@ class _Tail:
                 update.caught_up = self._size(os.fstat(fd)) <= self.offset
                 break
         update.offset = self.offset
+        update.held = self.offset - self.complete
+        update.held_line = self.line + 1 if update.held else 0
         update.format = self.format
         update.source = self.source
 
@@ -597,6 +601,7 @@ def _drain(tail: _Tail, update: FollowUpdate) -> FollowUpdate:
         update.lines.extend(more.lines)
         update.spans.extend(more.spans)
         update.source = more.source
+        update.held, update.held_line = more.held, more.held_line
         update.warnings.extend(more.warnings)
         update.offset, update.size = more.offset, more.size
         update.caught_up = more.caught_up

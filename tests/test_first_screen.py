@@ -11,6 +11,7 @@ from helpers import screen_lines
 from viewer.app import TailscopeApp
 from viewer.screens import following
 from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.model_status import size_text
 
 
 @pytest.mark.parametrize("fmt", sorted(FACTORIES))
@@ -31,7 +32,7 @@ async def test_a_big_file_s_first_frame_is_its_end(
         "post_display_hook",
         lambda: drawn.append(len(app.file_screen.conversation.items)),
     )
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(160, 30)) as pilot:
         await pilot.pause()
         screen = app.file_screen
         assert screen._previewing and not screen._loaded
@@ -42,6 +43,7 @@ async def test_a_big_file_s_first_frame_is_its_end(
         # Its counts and usage are the end's: said so, never passed off as the file's.
         top, counts, usage = screen_lines(app)[1:4]  # under the app's title
         assert "showing the file's end" in top
+        assert " 0 B " not in top and f" {size_text(path.stat().st_size)} " in top  # not read yet
         assert counts.strip().startswith("the file's end alone:"), counts
         assert usage.strip().startswith("the file's end alone: usage"), usage
         assert " lines ·" not in counts

@@ -137,6 +137,7 @@ class FollowingScreen(Screen[None]):
         self._loaded = False
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
+        self.held_line = 0  # the file's last line, where it has no newline (yet)
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -234,6 +235,7 @@ class FollowingScreen(Screen[None]):
         if self._swapping or not self.is_attached or self._going_away():
             return
         self.last_change = time.monotonic()
+        self.held_line = update.held_line
         if update.reset:
             self.forget_writer()
         with self.state_lock:

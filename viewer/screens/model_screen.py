@@ -12,6 +12,7 @@ panes are told of every batch (``PaneSet.followed``) and keep up by appends.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -217,6 +218,12 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._draw_cost = 0.0
             self._refresh_status()  # (drawn as still loading a moment ago)
 
+    def _unfinished(self) -> str:
+        return (
+            f"line {self.held_line} has no newline: the writer left it unfinished, "
+            "and it is not read (a crash tail)"
+        )
+
     def _draw_wait(self, update: FollowUpdate) -> float:
         """Seconds until ``update`` may be drawn (0: now). A load's last batch and a
         reset are drawn at once; otherwise snapshots keep to their share of the time."""
@@ -240,6 +247,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
         alive = self._is_live()
         self._was_live = alive
         self.transcript = self.live.transcript(writer_alive=alive)
+        if self.held_line and not alive:  # (a live writer is still writing it)
+            self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         self.conversation.show(self.transcript, to_end=to_end)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
@@ -323,6 +332,11 @@ class ModelScreen(OtherSessions, SearchingScreen):
             extra = "showing the file's end; loading the rest"
         else:
             extra = view.search_status()
+        size = self.live.size
+        if not size and not self._loaded:  # (nothing read yet: the file's end on screen)
+            size = self._progress[1]
+            with contextlib.suppress(OSError):
+                size = size or os.stat(self.path).st_size
         self._unseen_shown = view.new_count
         if view.new_count:
             extra = f"↓ {view.new_count:,} new  {extra}".rstrip()
@@ -330,7 +344,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self.transcript,
             name=os.path.basename(self.path),
             title=self.format.title if self._detected is not None else "unknown format",
-            size=self.live.size,
+            size=size,
             live=self.live_label(),
             since=self.quiet_label(self.transcript.last_time()),
             mode=view.mode,
