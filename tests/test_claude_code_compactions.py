@@ -170,3 +170,35 @@ def test_a_response_split_around_its_results_is_folded_once(tmp_path: Path) -> N
     path = w.write(tmp_path / "split.jsonl")
     (compaction,) = [c for c in FMT.open(str(path)).compactions if c.kind == "compaction"]
     assert list(compaction.folded) == [prompt, first, answer1, answer2]
+
+
+def test_a_branch_left_before_a_compaction_is_a_branch_not_folded() -> None:
+    """A prompt edited before a compaction: the first try is a branch (on no chain the
+    compaction folded), as it is in a file that was never compacted; only the chain the
+    compaction folded is marked folded."""
+    import tempfile
+
+    w = CCWriter()
+    w.user("first")
+    a1 = w.assistant("m1", [text("answer 1")], stop="end_turn")[-1]
+    w.user("second ORIGINAL")
+    w.assistant("m2", [text("answer 2 ORIGINAL")], stop="end_turn")
+    w.user("second EDITED", parent=a1)
+    w.assistant("m3", [text("answer 2 EDITED")], stop="end_turn")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        logicalParentUuid=w.last,
+        compactMetadata={"trigger": "manual", "preTokens": 5000},
+    )
+    w.user("This session is being continued… SUMMARY", isCompactSummary=True)
+    with tempfile.TemporaryDirectory() as where:
+        t = FMT.open(w.write(Path(where) / "s.jsonl"), writer_alive=False)
+    marks = {i.text: i.marks for i in t.raw if i.kind == "message"}
+    assert "branch" in marks["second ORIGINAL"] and "folded" not in marks["second ORIGINAL"]
+    assert "branch" in marks["answer 2 ORIGINAL"]
+    assert all("folded" in marks[x] for x in ("first", "answer 1", "second EDITED"))
+    (compaction,) = t.compactions
+    assert len(compaction.folded) == 4
+    assert t.to_json()["branches"] == 1

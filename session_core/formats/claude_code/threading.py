@@ -147,7 +147,9 @@ class Threads:
             elif folded[node]:
                 status[node] = FOLDED
             elif kinds[node] in CONVERSATION:
-                status[node] = FOLDED if lines[node] < boundary_line else BRANCH
+                # On no chain a compaction folded, nor the active one: a branch left (an
+                # edit or a retry), before a compaction or after it.
+                status[node] = BRANCH
             else:
                 parent = self.parent_of(node)
                 if 0 <= parent < node:
