@@ -224,3 +224,27 @@ def test_the_research_previews_dispatch_agent_links_its_sidechain(tmp_path: Path
     w.result("t1", [text("it is a CLI")])
     t = open_transcript(w.write(tmp_path / "s.jsonl"))
     assert [(s.id, s.call_id) for s in t.subagents] == [(root, "t1")]
+
+
+def test_a_session_file_opening_with_a_sidechain_is_still_the_main_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's file whose first conversation lines are an in-file sidechain (lines
+    that name no agent): the main conversation is still the file's own (its turns and
+    title), the sidechain marked; a subagent's own file (``agent-*.jsonl``, or lines that
+    name their agent) is the sidechain's."""
+    w = CCWriter(version="1.0.17")
+    w.user("Search the repo for parser usages", parent=None, sidechain=True)
+    w.assistant("s1", [text("Found 3.")], stop="end_turn", sidechain=True)
+    w.user("refactor the parser", parent=None)
+    w.assistant("m1", [text("Done.")], stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [r.prompt for r in t.runs] == ["refactor the parser"]
+    assert t.meta["title"] == "refactor the parser"
+    assert [m.text for m in t.messages] == ["refactor the parser", "Done."]
+    side = {i.text for i in t.raw if "sidechain" in i.marks}
+    assert side == {"Search the repo for parser usages", "Found 3."}
+    w.lines = w.lines[:2]  # the sidechain's lines alone, as its own file has them
+    agent = FMT.open(w.write(tmp_path / "agent-a1.jsonl"), writer_alive=False)
+    assert [m.text for m in agent.messages] == ["Search the repo for parser usages", "Found 3."]
+    assert [r.prompt for r in agent.runs] == ["Search the repo for parser usages"]

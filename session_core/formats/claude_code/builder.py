@@ -10,6 +10,7 @@ re-reading anything.
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -112,6 +113,7 @@ class ClaudeCodeBuilder(Builder):
         # sidechain (1.0.x subagents), on no turn of the file's and no compaction.
         self.home: bool | None = None
         self.off = False  # the line being fed is of the other side
+        self.agent_file = os.path.basename(path).startswith("agent-")
 
     def set_source(self, source: Any) -> None:
         super().set_source(source)
@@ -239,7 +241,9 @@ class ClaudeCodeBuilder(Builder):
             self._take_meta(facts)
         side = facts.isSidechain is True
         if self.home is None and uuid is not None:
-            self.home = side
+            # A subagent's own file (its lines name their agent, or its name does); a
+            # session's file whose first lines are an in-file sidechain is still main's.
+            self.home = side and (facts.agentId is not None or self.agent_file)
         self.off = side if self.home is None else side is not self.home
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
