@@ -95,7 +95,9 @@ def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> M
             call = CallItem(
                 part.name or "",
                 part.call_id or "",
-                part.text,
+                # every argument the call was given, as JSON (its text is a short form:
+                # a command line, say), else that text
+                _arguments(part.data) if part.data is not None else part.text,
                 op.label if op is not None else state,
                 STATE_TONES.get(state, "warn"),  # type: ignore[arg-type]
             )

@@ -237,6 +237,26 @@ class TestMarkdown:
 # -- HTML -------------------------------------------------------------------------------
 
 
+def test_a_calls_every_argument_is_exported(tmp_path: Path) -> None:
+    """A Claude Code Bash call's arguments beyond its command line (its description, a
+    timeout, running in the background) are in the Markdown and the HTML, as JSON."""
+    import json
+
+    from claude_code_writer import CCWriter, tool_use
+
+    from session_core.export import export
+
+    w = CCWriter()
+    w.user("test it")
+    args = {"command": "pytest -x", "description": "Run the tests", "run_in_background": True}
+    w.assistant("m1", [tool_use("t1", "Bash", **args)])
+    w.result("t1", "started in the background")
+    path = w.write(tmp_path / "s.jsonl")
+    md = export(path, "md")
+    assert f"```json\n{json.dumps(args, ensure_ascii=False)}\n```" in md
+    assert "run_in_background" in export(path, "html")
+
+
 class TestHtml:
     @pytest.mark.parametrize("view", ["replayed", "raw"])
     def test_hostile_content_is_escaped(self, hostile: Path, view: str) -> None:
