@@ -612,3 +612,23 @@ def test_a_file_opening_with_types_newer_than_the_reader_is_detected(
         path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in head) + body)
         assert detect_format(path) is None
         assert scan_file(path).format is None
+
+
+def test_a_progress_of_a_kind_newer_than_the_reader_is_kept_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Progress lines of the kinds the spec names are condensed into runs; one of a kind
+    this reader does not know is kept as it is, its payload shown raw, never dropped."""
+    w = CCWriter()
+    w.user("run it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make")])
+    w.progress("t1", {"type": "bash_progress", "output": "building"})
+    w.progress("t1", {"type": "future_progress", "message": "FUTURE PAYLOAD", "percent": 42})
+    w.progress("t1", {"type": "bash_progress", "output": "built"})
+    w.result("t1", "ok")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    kept = [i for i in t.raw if "FUTURE PAYLOAD" in " ".join(p.text for p in i.parts)]
+    assert len(kept) == 1 and kept[0].kind == "record" and kept[0].line == 4
+    runs = [i for i in t.raw if i.kind == "progress"]
+    assert [(i.line, i.parts[0].text) for i in runs] == [(3, "bash_progress"), (5, "bash_progress")]
+    assert t.to_json()["progress"] == {"bash_progress": 2}

@@ -26,7 +26,7 @@ from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
 from .lines import Line, decode, line_of
-from .progress import ProgressRuns
+from .progress import ProgressRuns, progress_known
 from .records import Boundary, RunMark
 from .responses import Responses
 from .sidechains import Sidechains
@@ -230,6 +230,9 @@ class ClaudeCodeBuilder(Builder):
         if repeated and record is None:
             self._whole(self.line_raw, line)  # shown as it is: its record, whole
             return
+        if record is None and facts.type == "progress" and not progress_known(facts):
+            self._whole(self.line_raw, line)  # kept as it is: its record, whole
+            return
         if self._bad is not None:
             self._keep_bad()
         self.version += 1
@@ -248,7 +251,7 @@ class ClaudeCodeBuilder(Builder):
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
-        if kind == "progress":
+        if kind == "progress" and progress_known(facts):
             self.progress.feed(self, facts, line, uuid, side)
             return
         self.progress.close(self)

@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
 
 
+# The progress the runs condense (claude-code.md); any other kind is a line of a newer
+# writer, kept whole as its own item: its payload is nothing this reader knows to drop.
+KNOWN = frozenset(
+    {"bash_progress", "hook_progress", "agent_progress", "waiting_for_task", "mcp_progress"}
+)
+
+
+def progress_known(facts: Line) -> bool:
+    data = facts.data
+    return data is None or data.type is None or data.type in KNOWN
+
+
 class ProgressRuns:
     """The open run of adjacent progress lines (its item, part, first line and lines),
     and the texts and parts closed runs share."""
