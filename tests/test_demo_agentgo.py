@@ -289,3 +289,24 @@ def test_agentgo_sent_next_followed_is_as_read_whole(agentgo_crashed: Path) -> N
     assert [(m.id, m.stub) for m in live.transcript().messages] == [
         (m.id, m.stub) for m in whole.messages
     ]
+
+
+def test_agentgo_tool_operations_have_their_duration_and_result_line(
+    agentgo_crashed: Path,
+) -> None:
+    """From a call's tool_exec_start to its tool_exec_end: how long it took, and the
+    line of its end (the Tool operations tab's "took"); a call with no end has neither."""
+    from session_core import open_transcript
+    from session_core.times import seconds_between
+
+    view = agentgo.read_view(agentgo_crashed)
+    ops = open_transcript(agentgo_crashed).tool_operations
+    ended = [op for op in ops if op.result_line is not None]
+    assert ended and all(op.duration is not None and op.duration >= 0 for op in ended)
+    for op in ended:
+        assert op.started is not None and op.ended is not None
+        assert op.duration == seconds_between(op.started, op.ended)
+        end = view.records.lines.index(op.result_line)
+        assert view.records.kind(end) == "tool_exec_end"
+    assert all(op.duration is None for op in ops if op.result_line is None)
+    assert any(op.result_line is None for op in ops)  # the crash's

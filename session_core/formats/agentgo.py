@@ -329,6 +329,11 @@ class AgentGoOp(ToolOp):
         op.line = _file_line(call.first_line, call.first_seq)
         op.run_id, op.sidechain = call.run_id, False
         op.started, op.ended = call.first_time, call.last_time or None
+        if call.tool_end_at >= 0:  # from its tool_exec_start to its tool_exec_end
+            op.duration = seconds_between(call.first_time, call.last_time)
+            store = call.store
+            if store is not None and store.lines[call.tool_end_at]:
+                ToolOp.__dict__["result_line"].__set__(op, store.lines[call.tool_end_at])
         return op
 
     def __eq__(self, other: object) -> bool:
