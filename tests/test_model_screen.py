@@ -106,6 +106,30 @@ async def test_raw_toggle_shows_every_line_with_its_kind_and_marks(toy: Path) ->
         await until(pilot, lambda: view.mode == "replayed", "the replayed view")
 
 
+async def test_enter_on_a_run_shows_its_first_line(toy: Path) -> None:
+    from session_core.column_items import at_line
+
+    """The runs tab's enter (as its help says): the run's first line in the
+    conversation, in the raw view where a compaction folded it from the replayed one."""
+    async with opened(toy) as (_app, pilot, screen):
+        runs = screen.transcript.runs
+        assert runs and all(r.line for r in runs)
+        for row in reversed(range(len(runs))):
+            await pilot.press("3")  # the runs tab
+            screen.runs.table.move_cursor(row)
+            await pilot.press("enter")
+            await until(
+                pilot,
+                lambda row=row: (
+                    screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+                    and screen.conversation.selected is not None
+                    and screen.conversation.selected.id
+                    == screen.transcript.raw[at_line(screen.transcript.raw, runs[row].line)].id
+                ),
+                f"run {row}'s first line",
+            )
+
+
 async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
     async with opened(toy) as (app, pilot, screen):
         await pilot.press("2")

@@ -74,8 +74,10 @@ class PaneSet:
         """A line of what the header says for this format (empty: nothing)."""
         return ""
 
-    def run_chosen(self, run: Run) -> None:
-        """``enter`` (or a double click) on a run in the runs tab."""
+    def run_chosen(self, run: Run) -> bool:
+        """``enter`` (or a double click) on a run in the runs tab; False: the screen
+        does what it does for every format (the run's first line in the conversation)."""
+        return False
 
     def run_detail(self, run: Run, index: int) -> list[Entry]:
         """Lines of the runs tab's detail for ``run``, after the shared ones."""

@@ -202,8 +202,9 @@ class AgentGoPanes(PaneSet):
         n = min(len(messages), len(column))
         return items.of_column(lambda i: i < n and messages[i].run_id == run_id)
 
-    def run_chosen(self, run: Run) -> None:
+    def run_chosen(self, run: Run) -> bool:
         self.action_choose_run(None if run.id == self.run_filter else run.id)
+        return True
 
     def action_choose_run(self, run_id: str | None) -> None:
         if run_id == self.run_filter:

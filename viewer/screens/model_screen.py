@@ -28,7 +28,7 @@ from textual.widgets import TabbedContent
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
-from session_core.model import ToolOp, Transcript
+from session_core.model import Run, ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView
@@ -541,9 +541,31 @@ class ModelScreen(OtherSessions, SearchingScreen):
     @on(VirtualTable.DoubleClicked, "#runs-table")
     def _run_activated(self, event: VirtualTable.Activated) -> None:
         runs = self.runs.runs
-        if self.panes is not None and 0 <= event.row < len(runs):
-            event.stop()
-            self.panes.run_chosen(runs[event.row])
+        if not 0 <= event.row < len(runs):
+            return
+        event.stop()
+        run = runs[event.row]
+        if self.panes is not None and self.panes.run_chosen(run):
+            return
+        self.show_run(run)
+
+    def show_run(self, run: Run) -> None:
+        """The run's first line (its prompt) in the conversation: in the raw view where
+        the replayed one does not hold it (a compaction folded it)."""
+        if not run.line:
+            self.notify("This run starts at no line of the file.")
+        elif self.conversation.move_to_line(run.line) and self._at_line(run.line):
+            self._show_cursor()
+        else:
+            self.show_in_raw(  # (there: the item holding it, or the last before it)
+                lambda view: view.move_to_line(run.line),
+                "That run's first line is not shown (a filter?).",
+            )
+
+    def _at_line(self, line: int) -> bool:
+        """The conversation's cursor is on the item that holds file line ``line``."""
+        item = self.conversation.selected
+        return item is not None and item.line <= line < item.line + max(item.lines, 1)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
