@@ -140,7 +140,7 @@ class V1Panes(PaneSet):
             ("reason", record.get("reason")),
             ("arguments-digest", record.get("arguments-digest")),
             ("result-digest", record.get("result-digest")),
-            ("settle line", record.get("settle-id")),
+            ("settle line id", record.get("settle-id")),
         ]
         out: list[Entry] = [("bold", "transcript-v1")]
         out += [("", f"{name}: {value}") for name, value in fields if value not in (None, "")]

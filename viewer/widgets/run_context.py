@@ -446,7 +446,7 @@ class RunContextPane(Horizontal, FocusPane):
         out.append("   at ", label)
         out.append(one_line(run.get("ts"), 40))
         out.append("\n")
-        out.append("line ", label)
+        out.append("line id ", label)  # (the id of the line that holds it)
         out.append(one_line(run.get("id"), 60))
         out.append("\n")
         out.append("digest ", label)
