@@ -133,6 +133,24 @@ class TestText:
             assert "0 lines · 0 sent next · 0 tool ops" in text
             assert "0 message lines · none pending" in text
 
+    async def test_a_file_truncated_to_nothing_is_no_unreadable_file(
+        self, story: Path, tmp_path: Path
+    ) -> None:
+        """Truncated under the viewer, the file is read again from line 1 (a warning):
+        an empty file is no problem to show as one, until it holds what is no transcript."""
+        path = tmp_path / "s.jsonl"
+        path.write_bytes(story.read_bytes())
+        async with opened(path) as (app, pilot):
+            path.write_bytes(b"")
+            await wait_for(
+                pilot, lambda: "reading it again" in " ".join(app.file_screen.transcript.warnings)
+            )
+            await pilot.pause(0.3)
+            assert "could not be read" not in screen_text(app)
+            path.write_bytes(b"just some notes\n")
+            await wait_for(pilot, lambda: "could not be read as a transcript" in screen_text(app))
+            assert "line 1 could not be read" in screen_text(app)
+
     async def test_the_header_counts_reported_turns(self, story: Path) -> None:
         async with opened(story) as (app, _pilot):
             # the story's three assistant turns: two report usage (2,100 + 490 tokens)

@@ -363,9 +363,13 @@ class ModelScreen(OtherSessions, SearchingScreen):
         if not self.live.exists:
             return self.missing_message()
         t = self.transcript
-        if self._loaded and (t.lines or self._unclaimed()) and not t.raw and t.warnings:
+        if not (self._loaded and self.live.size and not t.raw and t.warnings):
+            return None  # (an empty file, one truncated to nothing, is no problem)
+        if t.lines or self._unclaimed():
             what = "a transcript" if self._unclaimed() else self.format.title
-            return f"This file could not be read as {what}: {t.warnings[0]}"
+            # (what its lines say, before a note of the file's being read again)
+            why = next((w for w in t.warnings if w.startswith("line ")), t.warnings[0])
+            return f"This file could not be read as {what}: {why}"
         return None
 
     # -- actions ----------------------------------------------------------------------
