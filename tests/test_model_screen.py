@@ -247,6 +247,35 @@ async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:
             assert HOSTILE not in text
 
 
+async def test_a_filter_is_said_and_the_search_count_stays_true(tmp_path: Path) -> None:
+    """A filter that hides lines is said in the header, how many of how many are shown;
+    a search's "k/n" counts the filtered view's matches, k never past n."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    for k in range(6):
+        w.user(f"needle from the user {k}")
+        w.assistant(f"m{k}", [text(f"needle from the assistant {k}")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: len(view.matches) == 12 and not view.searching, "12 matches")
+        await pilot.press("G")
+        view.match_pos = 11  # (the last match: where n and N leave it)
+        view.set_filter(frozenset({"assistant"}), None)
+        await until(pilot, lambda: len(view.matches) == 6 and not view.searching, "6 matches")
+        status = view.search_status()
+        shown, total = map(int, status.rsplit(" ", 1)[1].split("/"))
+        assert total == 6 and 0 <= shown <= total, status
+        screen._refresh_status()
+        assert "filter: 6 of 12 shown (f)" in screen_text(app)
+        view.set_filter(None, None)
+        screen._refresh_status()
+        assert "filter:" not in screen_text(app)
+
+
 async def test_search_and_jumps(toy: Path) -> None:
     async with opened(toy) as (_app, pilot, screen):
         view = screen.conversation

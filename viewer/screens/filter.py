@@ -54,12 +54,16 @@ class FilterScreen(ModalScreen[Choice]):
         with Vertical(id="filter-body"):
             yield Static("Show these roles (messages) and line types (raw view):")
             with Horizontal():
-                yield SelectionList[str](
+                by_role = SelectionList[str](
                     *[(r, r, r in roles) for r in self.role_choices], id="filter-roles"
                 )
-                yield SelectionList[str](
+                by_role.border_title = "roles"  # (a role and a line type may share a name)
+                yield by_role
+                by_type = SelectionList[str](
                     *[(t, t, t in types) for t in self.type_choices], id="filter-types"
                 )
+                by_type.border_title = "line types"
+                yield by_type
             with Horizontal(id="filter-buttons"):
                 yield Button("Apply", variant="primary", id="filter-apply")
                 yield Button("Everything", id="filter-all")

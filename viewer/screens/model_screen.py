@@ -332,6 +332,9 @@ class ModelScreen(OtherSessions, SearchingScreen):
             extra = "showing the file's end; loading the rest"
         else:
             extra = view.search_status()
+        if view.filtered:  # (said, so that what it hides is not taken for not there)
+            whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
+            extra = f"filter: {len(view.items):,} of {len(whole):,} shown (f)  {extra}".rstrip()
         size = self.live.size
         if not size and not self._loaded:  # (nothing read yet: the file's end on screen)
             size = self._progress[1]

@@ -191,6 +191,10 @@ class ItemSearch(ItemJumps):
                 self.first_match()
             self.post_message(self.Searched(self, self.search_term, len(self.matches)))
         else:  # (the header's count, of a search of appended items or of a new snapshot)
+            if not start or self.match_pos >= len(self.matches):
+                # other items (a filter, a reset): the cursor's place among their matches,
+                # the last at or before it (the one before the match ``n`` goes to)
+                self.match_pos = bisect.bisect_right(self.matches, max(self.cursor, 0)) - 1
             self.post_message(self.Searching(self))
 
     def action_next_match(self, direction: int) -> None:
