@@ -304,3 +304,29 @@ def test_text_commands_print_a_transcripts_escapes_inert(tmp_path: Path, capsys)
     assert code == 1 and "\x1b" not in out and "␛" in out
     code, out, err = run_cli(capsys, "replay", str(bad))
     assert code == 1 and "\x1b" not in err and "␛" in err
+
+
+def test_json_printed_escapes_c1_controls(tmp_path: Path, capsysbinary: Any) -> None:
+    """A C1 control (U+009B is a terminal's CSI) in a transcript's text is printed by the
+    JSON commands escaped, ``\\u009b``: the same JSON string, nothing a terminal acts on."""
+    from claude_code_writer import CCWriter, text
+
+    from session_core.formats import by_name
+
+    w = CCWriter()
+    w.user("look \x9b31m red \x85 next")
+    w.assistant("m1", [text("done \x9b0m")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    replayed = by_name("claude-code").replay_json(path)
+    for args in (
+        ["replay", str(path)],
+        ["replay", str(path), "--pretty"],
+        ["peek", str(path)],
+        ["export", str(path), "--format", "json"],
+    ):
+        assert main(args) == 0, args
+        out = capsysbinary.readouterr().out
+        assert re.search(rb"\xc2[\x80-\x9f]", out) is None, args
+        assert b"\\u009b" in out, args
+        if args[0] != "peek":
+            assert orjson.loads(out)["messages"] == replayed["messages"], args

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import stat
 import sys
 from collections.abc import Sequence
@@ -19,8 +20,30 @@ COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 DEMO_FORMATS = ("transcript-v1", "agentgo-v1", "claude-code", "codex")
 
 
+# A C1 control character (U+0080-U+009F) in UTF-8: orjson writes it as it is, and a
+# terminal may act on one (U+009B is CSI). JSON printed writes it escaped, the same string.
+_C1 = re.compile(rb"\xc2([\x80-\x9f])")
+
+
+def _escape_c1(data: bytes) -> bytes:
+    if b"\xc2" not in data:
+        return data  # (most output: no such byte)
+    return _C1.sub(lambda m: b"\\u00%02x" % m[1][0], data)
+
+
+class _JsonOut:
+    """Standard output for JSON, each write's C1 controls escaped (a write is whole
+    JSON values and punctuation, never part of a character)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> int:
+        return self.out.write(_escape_c1(data))
+
+
 def _emit_json(value: Any, pretty: bool) -> None:
-    sys.stdout.buffer.write(dump_json(value, pretty))
+    sys.stdout.buffer.write(_escape_c1(dump_json(value, pretty)))
     sys.stdout.flush()
 
 
@@ -65,7 +88,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.pretty:
             view = replay_any(args.path)
         else:  # written as it is built: a big file's replay is never held whole
-            format_for(args.path).write_replay(args.path, sys.stdout.buffer)
+            format_for(args.path).write_replay(args.path, _JsonOut(sys.stdout.buffer))  # type: ignore[arg-type]
             sys.stdout.flush()
             return 0
     except TranscriptError as err:
@@ -106,6 +129,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     try:
         text = export(args.path, args.format, args.view or "replayed")
+        if args.format == "json":  # (byte for byte what ``replay`` prints)
+            text = _escape_c1(text.encode("utf-8")).decode("utf-8")
         if args.output is None:
             sys.stdout.buffer.write(text.encode("utf-8"))
             sys.stdout.flush()
