@@ -182,7 +182,12 @@ class TestText:
             text = "\n".join(screen_lines(app))
             assert "line 4 user folded into the summary of the compaction at line 15" in text
             assert "line 15 user compaction summary: folded 3" in text
+            assert "line 5 assistant" in cursor_row(app)  # the cursor's row kept
             await pilot.press("a")
             await wait_for(
                 pilot, lambda: "line 9 assistant sent as written" in "\n".join(screen_lines(app))
             )
+            assert "line 5 assistant" in cursor_row(app)
+            await pilot.press("down", "a")  # a row the changed ones lack: the next one shown
+            await wait_for(pilot, lambda: "sent as written" not in screen_text(app))
+            assert "line 7 tool" in cursor_row(app)

@@ -6,6 +6,7 @@ shown, each built (its texts read) only when drawn.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -107,11 +108,17 @@ class DiffView(LineList):
 
     def _apply_filter(self) -> None:
         rows = self.all_rows
+        old = self.order
+        was = old[self.cursor] if 0 <= self.cursor < len(old) else -1  # the row, not its place
         self.order = rows.changed() if self.changed_only else range(len(rows))
         self.heights.count = len(self.order)
         self.update_size()
         self.invalidate()
-        self.cursor = min(max(self.cursor, 0), len(self.order) - 1)
+        if was >= 0 and self.order:  # on that row still, else the first shown after it
+            at = bisect.bisect_left(self.order, was)
+            self.cursor = min(at, len(self.order) - 1)
+        else:
+            self.cursor = min(max(self.cursor, 0), len(self.order) - 1)
 
     def watch_changed_only(self) -> None:
         self._apply_filter()
