@@ -200,6 +200,14 @@ class TestBrowser:
             }
             await pilot.press("slash", "ctrl+u", "enter")  # an empty filter shows everything
             assert screen.table.row_count == len(EXPECTED)
+            # "a" (All) clears the text filter too, as "a shows all" says; esc clears it
+            # and keeps a status filter
+            for keys, rows in ((("a",), len(EXPECTED)), (("c", "escape"), 3)):
+                await pilot.press("slash", *"go-", "enter")
+                assert screen.table.row_count == 3
+                await pilot.press(*keys)
+                assert screen.needle == "" and screen.table.row_count == rows, keys
+            await pilot.press("a")
 
     async def test_sorting_by_keys_and_headers(self, corpus: Path) -> None:
         app = TailscopeApp(corpus)

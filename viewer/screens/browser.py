@@ -438,7 +438,9 @@ class BrowserScreen(Screen[None]):
         elif self.scanning:
             body.update(Text("reading the directory…", style="dim"))
         elif self.rows:
-            body.update(Text("No file matches the filter (a shows all).", style="dim"))
+            body.update(
+                Text("No file matches the filter (a shows all, esc clears the text).", style="dim")
+            )
         else:
             body.update(Text(f"No *.jsonl file below {one_line(self.root)}.", style="dim", end=""))
 
@@ -487,6 +489,12 @@ class BrowserScreen(Screen[None]):
 
     def action_status(self, status: Status | None) -> None:
         self.status_filter = status
+        if status is None and self.needle:  # "All": the text filter goes too
+            self.needle = ""
+            box = self.query_one("#browser-filter", Input)
+            with box.prevent(Input.Changed):
+                box.value = ""
+            box.display = False
         self._rebuild()
 
     def action_filter(self) -> None:
@@ -510,9 +518,17 @@ class BrowserScreen(Screen[None]):
         self.table.focus()
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == "escape" and self.query_one("#browser-filter", Input).has_focus:
+        box = self.query_one("#browser-filter", Input)
+        if event.key == "escape" and box.has_focus:
             event.stop()
             self._close_filter()
+        elif event.key == "escape" and self.needle:  # the text filter cleared
+            event.stop()  # (a status filter stays)
+            self.needle = ""
+            with box.prevent(Input.Changed):
+                box.value = ""
+            box.display = False
+            self._rebuild()
 
     def action_rescan(self) -> None:
         self.scan_directory()
