@@ -114,7 +114,7 @@ class ModelStatus(Static):
         the end's, and its lines are not counted yet: said so, never passed off as the
         file's."""
         top = Text(no_wrap=True, end="")
-        top.append(f" {one_line(name, 60)} ", "bold")
+        top.append(f" {one_line(name, 100)} ", "bold")  # (a Codex rollout's: ~75, its id last)
         top.append(f" {title} · {mode} view · {size_text(size)} ")
         top.append(f"● {live}", LIVE_STYLES.get(live, ""))
         if since:
