@@ -628,13 +628,15 @@ def test_rate_limits_read_in_both_shapes_codex_wrote() -> None:
         "primary": {"used_percent": 12.0, "window_minutes": 300},
         "secondary": {"used_percent": 3.0, "window_minutes": 10080},
     }
-    assert rate_limits_text(nested) == "primary 12.0% of 300m · secondary 3.0% of 10080m"
+    assert rate_limits_text(nested) == "primary 12.0% of 5h · secondary 3.0% of 7d"
     flat = {  # older writers
         "primary_used_percent": 40.0,
         "secondary_used_percent": 7.5,
         "primary_window_minutes": 300,
         "secondary_window_minutes": 10080,
     }
-    assert rate_limits_text(flat) == "primary 40.0% of 300m · secondary 7.5% of 10080m"
+    assert rate_limits_text(flat) == "primary 40.0% of 5h · secondary 7.5% of 7d"
     assert rate_limits_text({"primary_used_percent": 5}) == "primary 5%"
+    odd = {"primary": {"used_percent": 1, "window_minutes": 45}}
+    assert rate_limits_text(odd) == "primary 1% of 45 min"
     assert rate_limits_text({"other": 1}) == "{'other': 1}"  # kept, on one line

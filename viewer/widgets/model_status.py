@@ -60,7 +60,7 @@ def quiet_text(last: float | None, now: float) -> str:
 
 
 def rate_limits_text(limits: Any) -> str:
-    """``primary 12% of 300m · secondary 3% of 10080m``, or the value on one line.
+    """``primary 12% of 5h · secondary 3% of 7d``, or the value on one line.
 
     Newer Codex writers nest each window (``{"primary": {"used_percent": …,
     "window_minutes": …}}``); older ones wrote them flat (``primary_used_percent``,
@@ -79,7 +79,17 @@ def rate_limits_text(limits: Any) -> str:
 
 
 def _limit(name: str, used: Any, window: Any) -> str:
-    return f"{name} {used}%" + (f" of {window}m" if window else "")
+    return f"{name} {used}%" + (f" of {_window(window)}" if window else "")
+
+
+def _window(minutes: Any) -> str:
+    """A rate limit's window, in the unit it is a whole number of: ``5h``, ``7d``."""
+    if isinstance(minutes, int) and not isinstance(minutes, bool) and minutes > 0:
+        for unit, size in (("d", 1440), ("h", 60)):
+            if minutes % size == 0:
+                return f"{minutes // size}{unit}"
+        return f"{minutes} min"
+    return f"{minutes} min"
 
 
 class ModelStatus(Static):
