@@ -21,6 +21,7 @@ import orjson
 
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .formats import Format, HeadDetector
+from .formats.base import skipped_line
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -96,7 +97,7 @@ def parse_line(raw: bytes, number: int, warnings: list[str]) -> dict[str, Any] |
         record = orjson.loads(raw)
     except orjson.JSONDecodeError:
         if raw.strip():
-            warnings.append(f"line {number} could not be read, and was skipped")
+            warnings.append(skipped_line(number, raw))
         return None
     if type(record) is not dict:
         warnings.append(f"line {number} is not a JSON object, and was skipped")

@@ -10,6 +10,7 @@ import orjson
 
 from .agentgo.view import as_message
 from .errors import TranscriptError
+from .formats.base import skipped_line
 from .message import Message, message_from_payload
 from .reader import NotAFileError, iter_lines, open_regular
 from .replay import payload_of
@@ -105,7 +106,7 @@ def _read_records(result: PeekResult, agentgo: bool) -> Any:
                 value = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 if raw.strip():
-                    result.warnings.append(f"line {number} could not be read, and was skipped")
+                    result.warnings.append(skipped_line(number, raw))
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue

@@ -180,7 +180,10 @@ class TestEquivalence:
         with pytest.raises(TranscriptError, match=f"line {big[0] + 1}: is not valid JSON"):
             read_view(path)
         live = followed(path, parse=False)
-        assert f"line {big[0] + 1} could not be read, and was skipped" in live.view.warnings
+        assert (
+            f"line {big[0] + 1} could not be read (not valid UTF-8), and was skipped"
+            in live.view.warnings
+        )
 
     def test_damaged_file_gives_the_eager_view(self, tmp_path: Path) -> None:
         path, _ = generated(tmp_path, 600_000, 3, damage=True)
@@ -201,7 +204,7 @@ class TestEquivalence:
         path.write_bytes(b"\n".join(lines))
         raw, parsed = followed(path, parse=False).view, followed(path, parse=True).view
         assert state(raw) == state(parsed)
-        assert "line 6 could not be read, and was skipped" in raw.warnings
+        assert "line 6 could not be read (not valid JSON), and was skipped" in raw.warnings
         assert "line 7 is not a JSON object, and was skipped" in raw.warnings
 
     def test_check_keeps_no_record_and_says_what_replay_says(self, tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ class TestText:
             await wait_for(pilot, lambda: "line 6 could not be read" in screen_text(app))
             text = " ".join(screen_lines(app))
             assert "2 warnings" in text
-            assert "line 6 could not be read, and was skipped" in text
+            assert "line 6 could not be read (not valid JSON), and was skipped" in text
             assert "line 22: the compaction at line 22 replaces through 'nope'" in text
 
     async def test_the_not_a_transcript_screen(self, notes: Path) -> None:

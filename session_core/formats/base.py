@@ -457,6 +457,11 @@ def note_of(parts: Sequence[str], warnings: Sequence[str]) -> str:
 NOTE_WARNINGS = 5  # warnings a check note spells out (a damaged file can have thousands)
 
 
+def skipped_line(number: int, raw: bytes) -> str:
+    """The warning for a line no JSON could be read from, skipped: why, too."""
+    return f"line {number} could not be read ({bad_line_reason(raw)[3:]}), and was skipped"
+
+
 def bad_line_reason(raw: bytes) -> str:
     try:
         orjson.loads(raw)
