@@ -51,6 +51,7 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert OPEN_OTHER not in text  # v1 never names another session of its project
     assert "Next compaction" in text and "Changed only / all" in text
     assert "ctrl+p: the command palette" in text
+    assert "Back to the list" not in text  # opened alone: there is no list to go back to
 
 
 async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:
@@ -69,3 +70,4 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
     text = await _help_text(TailscopeApp(tmp_path / "dir"), None)
     for what in _descriptions(BrowserScreen.BINDINGS):
         assert what in text, what
+    assert "Virtual table" not in text and "Tables" in text  # a section named for a user

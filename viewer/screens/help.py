@@ -83,7 +83,7 @@ def screen_sections(screen: Screen[object]) -> list[Section]:
         ]
         if own:
             sections.append((_title(cls), own))
-    sections.append(("Everywhere", screen.app.BINDINGS))
+    sections.append(("Everywhere", offered(screen.app, screen.app.BINDINGS)))
     return sections
 
 

@@ -467,7 +467,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             *([("Diff", ModelDiffView.BINDINGS)] if "diff" in self._tab_ids else []),
             ("A tool operation's detail", OpDetailScreen.BINDINGS),
             *(self.panes.help_sections() if self.panes is not None else []),
-            ("Everywhere", self.app.BINDINGS),
+            ("Everywhere", offered(self.app, self.app.BINDINGS)),
         ]
         self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
 

@@ -32,6 +32,7 @@ Column = tuple[str, str | Text, int]  # key, label, width in cells (a cell of a 
 class VirtualTable(LineList):
     """Rows ``0 .. row_count - 1`` with a cursor; each row's cells come from ``cells``."""
 
+    HELP_TITLE = "Tables"
     HEADER = 1
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
