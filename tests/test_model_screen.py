@@ -276,6 +276,18 @@ async def test_a_filter_is_said_and_the_search_count_stays_true(tmp_path: Path) 
         assert "filter:" not in screen_text(app)
 
 
+async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
+    """n / N say the matches once while that toast shows (the header counts them)."""
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"pytest", "enter")
+        await until(pilot, lambda: view.matches and not view.searching, "the matches")
+        await pilot.press("n", "n", "N", "n")
+        await pilot.pause(0.1)
+        toasts = [n for n in app._notifications if "for 'pytest'" in str(n.message)]
+        assert len(toasts) == 1
+
+
 async def test_search_and_jumps(toy: Path) -> None:
     async with opened(toy) as (_app, pilot, screen):
         view = screen.conversation

@@ -138,6 +138,8 @@ class FollowingScreen(Screen[None]):
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
         self.held_line = 0  # the file's last line, where it has no newline (yet)
+        self._matches_told: tuple[str, int] | None = None  # the last toast of a search's
+        self._matches_told_at = -math.inf
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -558,9 +560,15 @@ class SearchingScreen(FollowingScreen):
             self._refresh_status()
 
     def _notify_matches(self, term: str, count: int) -> None:
-        self.notify(
-            f"{count} match{'es' if count != 1 else ''} for {term!r}", timeout=self.MATCHES_TIMEOUT
-        )
+        said = (term, count)
+        now = time.monotonic()
+        # (n / N say it each press: one toast while the last still shows, the header counts)
+        if said != self._matches_told or now - self._matches_told_at > self.MATCHES_TIMEOUT:
+            self.notify(
+                f"{count} match{'es' if count != 1 else ''} for {term!r}",
+                timeout=self.MATCHES_TIMEOUT,
+            )
+            self._matches_told, self._matches_told_at = said, now
         self._refresh_status()
 
     def on_key(self, event: events.Key) -> None:
