@@ -13,6 +13,7 @@ are marked where they stand.
 
 from __future__ import annotations
 
+import bisect
 from array import array
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -41,18 +42,32 @@ def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
 
 
 def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
-    """The messages of record ``index`` if it is a model call's request (not a
-    compaction's summary call), else None."""
+    """The messages of record ``index`` if it is the request of a loop's conversation
+    call, else None: a model call not nested in another (``parent_id``), of a turn
+    (``turn_index``) or, where the writer names none, one whose last message is the last
+    message committed before it (the conversation so far ends so). A compaction's
+    summary call, a standalone call (the seed's ``classify``) and a tool's own model
+    call send other messages, and commit none."""
     records = view.records
     if records.kind(index) != "model_request":
         return None
     record = records.read(index)  # (whole: a skim keeps only the config)
     execution = record.get("execution")
-    if isinstance(execution, dict) and execution.get("kind") == "compact":
+    if not (
+        isinstance(execution, dict)
+        and execution.get("kind") == "model"
+        and execution.get("parent_id") is None
+    ):
         return None
     data = record.get("data")
     messages = data.get("messages") if isinstance(data, dict) else None
-    return messages if isinstance(messages, list) else []
+    sent = messages if isinstance(messages, list) else []
+    if execution.get("turn_index") is not None:
+        return sent
+    before = bisect.bisect_left(view.messages, index, key=lambda c: c.at) - 1
+    if sent and before >= 0 and _hashed(sent[-1]) == _hashed(view.messages[before].message):
+        return sent
+    return None
 
 
 def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
@@ -293,7 +308,8 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
 def agentgo_diff(view: AgentGoView, path: str) -> str:
     records = view.records
     last = _last_request(view)
-    at, sent = last if last is not None else (len(records), [])
+    at, sent = last if last is not None else (-1, [])  # (none: every message is to be sent)
+    since = " [committed since]" if last is not None else " [not sent yet]"
     held = _Sent(sent)
     committed = {c.at: c for c in view.messages}
     # (each context event's data, as the view took it: not read again)
@@ -322,7 +338,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             continue
         shown += 1
         if index > at:
-            rows.append("= " + _row(line, message, " [committed since]"))
+            rows.append("= " + _row(line, message, since))
             continue
         sign, _ = held.take(_hashed(message), _call_of(message))
         if sign == "=":
@@ -338,7 +354,12 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
     head = (
         f"{path}: agentgo-v1, {count(shown, 'committed message')}, "
-        f"{count(len(sent), 'message')} in the last model request, {dropped} not sent, "
+        + (
+            f"{count(len(sent), 'message')} in the last model request"
+            if last is not None
+            else "no model request of the loop yet"
+        )
+        + f", {dropped} not sent, "
         f"{stubbed} sent as stubs, {count(marks, 'context event')}"
     )
     legend = (

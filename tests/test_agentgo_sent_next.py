@@ -1,0 +1,133 @@
+"""agentgo: what the model is sent next is what the loop's own conversation calls were
+sent. A standalone call (the seed's ``classify``), a tool's own model call (nested:
+``parent_id``) or a compaction's summary call sends other messages and commits none, so
+neither the conversation, the folds nor ``tailscope diff`` take its request for the loop's;
+and with no request of the loop yet, nothing was compacted away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from session_core import open_transcript
+from session_core.agentgo import AgentGoSession
+from session_core.formats import by_name
+
+
+def _text(kind: str, text: str, **extra: Any) -> dict[str, Any]:
+    return {"kind": kind, "content": [{"type": "text", "text": text}], **extra}
+
+
+U1 = _text("user", "please fix the bug")
+A1 = {
+    "kind": "assistant",
+    "content": [
+        {"type": "text", "text": "reading"},
+        {"type": "tool_call", "id": "c1", "name": "fs_read", "arguments": {"path": "a.py"}},
+    ],
+}
+R1 = _text("tool_result", "LONG FILE CONTENT", tool_call_id="c1")
+STUB = _text("tool_result", "[stub: old result]", tool_call_id="c1")
+A2, U2, A3 = _text("assistant", "found it"), _text("user", "go on"), _text("assistant", "done")
+SUMMARY = _text("user", "[Summary] fix a bug; a.py read")
+
+
+def _story(path: Path, event: str, aside: str | None, turns: bool) -> Path:
+    """A loop of three calls with ``event`` before the third, and (``aside``) a
+    standalone or nested model call between the event and it."""
+
+    def model(name: str, **extra: Any) -> dict[str, Any]:
+        turn = {"turn_index": int(name[-1]) - 1} if turns and name.startswith("turn") else {}
+        return {"id": name, "kind": "model", "attempt": 1, **turn, **extra}
+
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        run.record("message_end", {"message": U1})
+        run.record(
+            "model_request",
+            {"messages": [U1], "tools": [], "config": {}},
+            execution=model("turn-1"),
+        )
+        run.record("model_exec_end", {"message": A1}, execution=model("turn-1"))
+        run.record("message_end", {"message": A1})
+        run.record("message_end", {"message": R1})
+        sent = [U1, A1, R1]
+        run.record(
+            "model_request",
+            {"messages": sent, "tools": [], "config": {}},
+            execution=model("turn-2"),
+        )
+        run.record("model_exec_end", {"message": A2}, execution=model("turn-2"))
+        run.record("message_end", {"message": A2})
+        run.record("message_end", {"message": U2})
+        if event == "context_compacted":
+            run.record(event, {"summary": "[Summary] fix a bug; a.py read", "replaced": 3})
+            after = [SUMMARY, A2, U2]
+        else:
+            run.record(event, {"replaced": 1})
+            after = [U1, A1, STUB, A2, U2]
+        if aside is not None:
+            side = model("classify", **({"parent_id": "turn-3"} if aside == "nested" else {}))
+            ask = [_text("user", "CLASSIFY: a bug report?")]
+            run.record(
+                "model_request", {"messages": ask, "tools": [], "config": {}}, execution=side
+            )
+            run.record("model_exec_end", {"message": _text("assistant", "yes")}, execution=side)
+        run.record(
+            "model_request",
+            {"messages": after, "tools": [], "config": {}},
+            execution=model("turn-3"),
+        )
+        run.record("model_exec_end", {"message": A3}, execution=model("turn-3"))
+        run.record("message_end", {"message": A3})
+        run.record("agent_end", {"stop_reason": "end_turn"})
+    return path
+
+
+@pytest.mark.parametrize("turns", [True, False], ids=["turn_index", "no-turn_index"])
+@pytest.mark.parametrize("aside", [None, "standalone", "nested"])
+def test_a_side_calls_request_is_not_the_loops(
+    tmp_path: Path, aside: str | None, turns: bool
+) -> None:
+    compacted = open_transcript(_story(tmp_path / "c.jsonl", "context_compacted", aside, turns))
+    assert [m.text for m in compacted.messages] == [
+        "[Summary] fix a bug; a.py read",
+        "found it",
+        "go on",
+        "done",
+    ]
+    (folds,) = compacted.compactions
+    assert len(folds.folded) == 3
+    rows = by_name("agentgo-v1").diff(tmp_path / "c.jsonl").splitlines()
+    assert "3 messages in the last model request, 3 not sent" in rows[0]
+    assert not any("CLASSIFY" in row for row in rows)
+    projected = open_transcript(_story(tmp_path / "p.jsonl", "context_projected", aside, turns))
+    assert [m.text for m in projected.messages] == [
+        "please fix the bug",
+        "reading",
+        "",
+        "found it",
+        "go on",
+        "done",
+    ]
+    assert [m.stub for m in projected.messages if "elided" in m.marks] == ["[stub: old result]"]
+
+
+def test_no_request_of_the_loop_yet_is_nothing_compacted(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": _text("user", "hello")})
+        side = {"id": "classify", "kind": "model", "attempt": 1}
+        run.record(
+            "model_request",
+            {"messages": [_text("user", "CLASSIFY")], "tools": [], "config": {}},
+            execution=side,
+        )
+    rows = by_name("agentgo-v1").diff(path).splitlines()
+    assert "no model request of the loop yet, 0 not sent" in rows[0]
+    assert rows[4] == "= line      3 user        hello [not sent yet]"
+    assert [m.text for m in open_transcript(path).messages] == ["hello"]
