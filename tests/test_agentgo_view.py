@@ -310,13 +310,21 @@ class TestCommands:
     def test_replay(self, old: Path, capsys: pytest.CaptureFixture[str]) -> None:
         out = succeeds_untouched(capsys, "replay", old)
         result = orjson.loads(out)
-        own = orjson.loads(orjson.dumps(read_view(old).to_json()))
-        assert {key: result[key] for key in own} == own  # the format's own view, unchanged
+        view = read_view(old)
+        view.writer_alive = False  # (no lock held: the writer is gone)
+        own = orjson.loads(orjson.dumps(view.to_json()))
+        assert {key: result[key] for key in own} == own  # the format's own view
         # ...beside the keys every format prints (shared/spec/api.md)
         assert set(result) - set(own) == {"tool-operations", "compactions", "usage"}
         assert all({"call-id", "tool", "state"} <= set(op) for op in result["tool-operations"])
         assert result["format"] == "agentgo-v1"
-        assert [r["status"] for r in result["runs"]] == ["closed", "open"]
+        # the run left open by a writer that is gone is interrupted, as its calls are
+        assert [r["status"] for r in result["runs"]] == ["closed", "interrupted"]
+        assert {op["state"] for op in result["tool-operations"]} <= {
+            "completed",
+            "failed",
+            "interrupted",
+        }
         assert {c["status"] for c in result["calls"]} == {"ok", "failed", "gap"}
         assert len(result["checkpoints"]) == 2
 

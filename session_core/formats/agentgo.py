@@ -187,17 +187,17 @@ class AgentGoFormat(TranscriptFormat):
             write_parts(itertools.chain((first,), parts), out)
 
     def _replay_parts(self, where: str) -> Iterator[tuple[str, Any]]:
-        """The format's own keys (the view's, as they always were), then the shared keys
-        the neutral model makes: its tool operations, compactions and usage. The
-        view's are read with ``writer_alive`` unknown, the shared ones with the lock's
-        word, as ``tailscope replay`` always has."""
+        """The format's own keys (the view's), then the shared keys the neutral model
+        makes: its tool operations, compactions and usage; all with the lock's word on
+        the writer (a run whose writer is gone is interrupted, as its calls are)."""
         from ..writers import writer_holds_lock
 
-        view = self._view(where, None)
+        alive = writer_holds_lock(where)
+        view = self._view(where, alive)
         yield from view.json_parts()
         from ..agentgo.diff import ContextFolds, context_compactions
 
-        ops, tally = AgentGoModel(view).operations(writer_holds_lock(where))
+        ops, tally = AgentGoModel(view).operations(alive)
         yield "tool-operations", (op.to_json() for op in ops)
         compactions = context_compactions(view, ContextFolds(view))
         yield "compactions", (c.to_json() for c in compactions)
@@ -221,9 +221,10 @@ class AgentGoFormat(TranscriptFormat):
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ..exportdoc_agentgo import agentgo_document
+        from ..writers import writer_holds_lock
 
         where = os.fspath(path)
-        return agentgo_document(self._view(where, None), where)
+        return agentgo_document(self._view(where, writer_holds_lock(where)), where)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
         """The committed conversation beside the last model request's messages (what an
