@@ -367,3 +367,18 @@ async def test_escape_from_the_search_bar_gives_the_focus_back_to_the_tab_shown(
         assert app.focused is agentgo_screen(app).ops.table
         await pilot.press("2", "slash", "escape")
         assert app.focused is own_panes(app).calls.call_tree
+
+
+async def test_a_writer_gone_a_moment_ago_is_gone(tmp_path: Path) -> None:
+    """agentgo's only writer locks the file: the lock gone, its writer is, however fresh
+    the file (no 30 s of "live" by its mtime): its run left open and its call are
+    interrupted at once, as ``replay`` says."""
+    path = written(tmp_path / "s.jsonl", write_agentgo_story)
+    os.utime(path)  # (written just now)
+    async with opened(path) as (app, _pilot):
+        screen = agentgo_screen(app)
+        assert not screen.writer_is_alive()
+        text = screen_text(app)
+        assert "● idle" in text and "● live" not in text
+        states = {op.state for op in screen.transcript.tool_operations}
+        assert "running" not in states and "interrupted" in states

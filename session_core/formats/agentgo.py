@@ -115,6 +115,7 @@ class AgentGoFormat(TranscriptFormat):
     title: ClassVar[str] = "agentgo-v1 session"
     writable: ClassVar[bool] = True
     locks: ClassVar[bool] = True
+    only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
     first_line: ClassVar[str] = "an agentgo session_start"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it

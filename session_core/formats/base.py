@@ -249,6 +249,9 @@ class TranscriptFormat(ABC):
     opens_past_unknown_lines: ClassVar[bool] = False
     # Its writers hold a lock on the file while they write (so no lock: no writer).
     locks: ClassVar[bool] = False
+    # Every writer of it does (tailscope's is its only one): a viewer need not guess from
+    # a file's mtime whether another is at work (v1's reference module may not lock).
+    only_locking_writers: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:

@@ -498,12 +498,14 @@ class FollowingScreen(Screen[None]):
         self._live_cached = self._check_live()
         return self._live_cached
 
+    WRITER_LOCKS = False  # its format's writers lock the file: no lock, no writer
+
     def _check_live(self) -> bool:
         held = writer_holds_lock(self.path)
         if held:
             self._saw_lock = True
             return True
-        if self._saw_lock:
+        if self._saw_lock or self.WRITER_LOCKS:
             return False  # the writer that held the lock is gone, however fresh the file
         try:
             mtime = os.stat(self.path).st_mtime

@@ -132,6 +132,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
         until a line names one; a line naming another format swaps the screen)."""
         super().__init__(path, force_polling=force_polling, id=f"model-{next(_ids)}")
         self.format = by_name(fmt)
+        self.WRITER_LOCKS = self.format.only_locking_writers
         # FollowingScreen reads these per instance: one class serves every format.
         self.FORMAT = fmt
         self.PARSED_UPDATES = self.format.parsed_updates
