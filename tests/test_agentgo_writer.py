@@ -456,3 +456,51 @@ class TestOpen:
         assert view.calls[(killed_run, "t", 1)].status == "gap"
         assert view.run_status(view.run_order[-1]) == "closed"
         assert sum(1 for k in view.call_order if view.calls[k].status == "ok") == 50
+
+
+def _race(path: Path) -> list[str]:
+    """Three threads recording into one run while two close it; what was refused."""
+    import threading
+
+    refused: list[str] = []
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        start = threading.Barrier(5)
+
+        def records() -> None:
+            start.wait()
+            for k in range(40):
+                try:
+                    run.record("turn_start", {"turn_index": k})
+                except RefusedAppendError:
+                    refused.append("record")
+                    return
+
+        def closes() -> None:
+            start.wait()
+            try:
+                run.close()
+            except RefusedAppendError:
+                refused.append("close")
+
+        threads = [threading.Thread(target=f) for f in (records, records, records, closes, closes)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return refused
+
+
+def test_threads_recording_while_others_close_the_run(tmp_path: Path) -> None:
+    """The session is safe to share between threads (api.md): a run closed by one thread
+    while others record gets one run_close, and nothing of it after that; the others are
+    refused as appends to a closed run."""
+    from session_core.agentgo import read
+
+    for trial in range(20):
+        path = tmp_path / f"t{trial}.jsonl"
+        refused = _race(path)
+        kinds = [r["type"] for r in read(path)]
+        assert kinds.count("run_close") == 1, trial
+        assert kinds[-1] == "run_close", trial  # nothing of the run after it
+        assert refused.count("close") == 1

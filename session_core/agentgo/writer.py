@@ -259,8 +259,6 @@ class AgentGoRun:
         """Append one event of this run; returns its seq. ``time`` is the event's source time."""
         if self.session._error is not None:
             raise self.session._error
-        if self.closed:
-            raise RefusedAppendError("this run is closed", path=self.session.path)
         if not isinstance(type, str) or not type:
             raise RefusedAppendError("a record needs a type", path=self.session.path)
         if type in TRANSIENT:
@@ -282,7 +280,14 @@ class AgentGoRun:
             )
         if execution is not None or type in NEEDS_EXECUTION:
             _check_execution(execution, type, self.session.path)
-        return self.session._write(type, data, self.run_id, execution, time)
+        with self.session._mutex:  # (closed and written as one: no record after run_close)
+            self._open()
+            return self.session._write(type, data, self.run_id, execution, time)
+
+    def _open(self) -> None:
+        """Refuse a write to a run closed already (asked under the session's mutex)."""
+        if self.closed:
+            raise RefusedAppendError("this run is closed", path=self.session.path)
 
     def save_checkpoint(self, snapshot: Any) -> int:
         """Append an explicit checkpoint and sync it with every record before it.
@@ -290,9 +295,8 @@ class AgentGoRun:
         ``load_checkpoint`` then returns it as written (a decoded copy, so later
         changes to ``snapshot`` do not reach it).
         """
-        if self.closed:
-            raise RefusedAppendError("this run is closed", path=self.session.path)
         with self.session._mutex:
+            self._open()
             seq = self.session._write(
                 "checkpoint", {"snapshot": snapshot}, self.run_id, None, None, True
             )
@@ -302,11 +306,12 @@ class AgentGoRun:
 
     def close(self) -> int:
         """run_close (the recording scope closed, not proof of success), then sync."""
-        if self.closed:
-            raise RefusedAppendError("this run is closed already", path=self.session.path)
-        seq = self.session._write("run_close", {}, self.run_id, None, None, True)
-        self.closed = True
-        return seq
+        with self.session._mutex:  # (one run_close, whichever thread asks first)
+            if self.closed:
+                raise RefusedAppendError("this run is closed already", path=self.session.path)
+            seq = self.session._write("run_close", {}, self.run_id, None, None, True)
+            self.closed = True
+            return seq
 
 
 def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) -> None:
