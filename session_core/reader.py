@@ -251,9 +251,8 @@ def _replay_into(
                     size = len(raw) - ended
                     offset += size + 1
                     if pending is not None:
-                        # The bad line was not the last one: damage, not a crash.
-                        if is_blank(raw):
-                            continue
+                        # The bad line was not the last one (a blank line after it too:
+                        # the reference's repair cuts only the last line): damage.
                         raise _mid_file(pending, where)
                     try:
                         env = decode(raw)

@@ -67,23 +67,26 @@ def read_tail(fd: int) -> Tail | None:
 
 
 def opens_as_transcript(fd: int, tail: Tail) -> bool:
-    """Whether the file's first line is a whole ``session-meta`` line (read up to its
-    line break; of a file of one line, that line is the tail)."""
-    if tail.start == 0:
-        return _is_meta(tail.line)
-    chunks: list[bytes] = []
+    """Whether the file's first line that is not blank (blank lines are skipped, as the
+    reader skips them) is a whole ``session-meta`` line, read up to its line break; where
+    every line before the tail is blank, the tail is that line."""
+    chunks: list[bytes] = []  # (the line being read: a huge one is joined once)
     offset = 0
     while offset < tail.start:
         block = os.pread(fd, min(_BACK, tail.start - offset), offset)
         if not block:
             return False
-        end = block.find(b"\n")
-        if end >= 0:
-            chunks.append(block[:end])
-            break
-        chunks.append(block)
         offset += len(block)
-    return _is_meta(b"".join(chunks))
+        start = 0
+        while (end := block.find(b"\n", start)) >= 0:
+            chunks.append(block[start:end])
+            line = b"".join(chunks)
+            chunks = []
+            if line.strip():
+                return _is_meta(line)
+            start = end + 1
+        chunks.append(block[start:])
+    return _is_meta(tail.line) if not b"".join(chunks).strip() else False
 
 
 def _is_meta(line: bytes) -> bool:

@@ -119,3 +119,38 @@ def test_blank_lines_are_ignored_wherever_they_are(load, raw_transcript) -> None
     s = load(path)
     assert len(s.messages()) == 1
     assert list(s.warnings()) == []
+
+
+def test_blank_lines_before_session_meta_do_not_stop_the_crash_tail_repair(
+    load, raw_transcript
+) -> None:
+    """The reference's reader skips blank lines, so a file opening with one is still a
+    transcript whose crash tail ``load`` cuts (its first line that is not blank is whole
+    session-meta); replay and check take it as load does."""
+    from session_core.formats import by_name
+
+    path = raw_transcript(["", meta_line(), hello_line(), '{"v":1,"type":"mess'], eol=False)
+    assert by_name("transcript-v1").check(path).endswith("was not replayed")
+    s = load(path)
+    assert [m.content for m in s.messages()] == ["hello"]
+    assert not path.read_bytes().endswith(b'"mess')
+
+
+def test_a_bad_line_before_a_blank_last_line_is_damage_everywhere(load, raw_transcript) -> None:
+    """A malformed line with a blank line after it is not the last line, the one the
+    reference's repair cuts: ``load`` refuses it, and so do replay and check (api.md: they
+    exit 1 where load would refuse)."""
+    import pytest
+
+    from session_core import TranscriptError
+    from session_core.formats import by_name
+
+    path = raw_transcript([meta_line(), hello_line(), '{"v":1,"type":"mess', ""])
+    before = path.read_bytes()
+    with pytest.raises(TranscriptError, match="line 3"):
+        by_name("transcript-v1").check(path)
+    with pytest.raises(TranscriptError, match="line 3"):
+        by_name("transcript-v1").replay_json(path)
+    with pytest.raises(TranscriptError, match="line 3"):
+        load(path)
+    assert path.read_bytes() == before
