@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import math
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,7 +53,9 @@ class Session:
     @classmethod
     def create(cls, path: PathLike, meta: Mapping[str, Any] | None = None) -> Session:
         """A new transcript at ``path`` (which must be missing or empty), meta line written."""
-        where = os.fspath(path)
+        where = _path(path)
+        if meta is not None and not isinstance(meta, Mapping):
+            raise RefusedAppendError("meta must be a mapping (an object)", path=where)
         try:
             parent = os.path.dirname(os.path.abspath(where))
             os.makedirs(parent, exist_ok=True)
@@ -74,7 +77,7 @@ class Session:
     @classmethod
     def load(cls, path: PathLike) -> Session:
         """Continue an existing transcript: lock, repair a crash tail, replay, open to append."""
-        where = os.fspath(path)
+        where = _path(path)
         if not os.path.isfile(where):
             if os.path.exists(where):
                 raise TranscriptError("is not a regular file, so not a transcript", path=where)
@@ -141,12 +144,23 @@ class Session:
             raise _os_error(self._path, err, "append to the transcript") from None
 
     def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
+        self._need(isinstance(message, Message), "message must be a Message")
+        self._need(extra is None or isinstance(extra, Mapping), "extra must be a mapping")
         payload = dict(extra or {})
         payload.update(message.to_payload())  # a message key always wins over an extra
         return self._append("message", payload)
 
     def append_grants(self, grants: Iterable[Any]) -> str:
+        self._need(
+            isinstance(grants, Iterable) and not isinstance(grants, str | bytes | Mapping),
+            "grants must be a list",
+        )
         return self._append("grants", {"grants": list(grants)})
+
+    def _need(self, holds: bool, why: str) -> None:
+        """Refuse an append whose arguments are not of the types the format needs."""
+        if not holds:
+            raise RefusedAppendError(why, path=self._path)
 
     def append_compaction(
         self,
@@ -156,6 +170,10 @@ class Session:
         tokens_after: int | None = None,
         fallback: bool = False,
     ) -> str:
+        self._need(isinstance(summary, str), "a compaction's summary must be a string")
+        self._need(isinstance(replaces_through_id, str), "replaces_through_id must be an id")
+        for name, value in (("tokens_before", tokens_before), ("tokens_after", tokens_after)):
+            self._need(value is None or _is_int(value), f"{name} must be an integer")
         payload: dict[str, Any] = {
             "summary": summary,
             "replaces-through-id": replaces_through_id,
@@ -168,6 +186,10 @@ class Session:
         return self._append("compaction", payload)
 
     def append_elision(self, items: Sequence[Mapping[str, Any]]) -> str:
+        self._need(
+            isinstance(items, Sequence) and not isinstance(items, str | bytes),
+            "an elision's items must be a list of {id, stub} mappings",
+        )
         if not items:
             raise RefusedAppendError(
                 "an elision needs at least one item (one that stubs nothing changes nothing)",
@@ -192,6 +214,13 @@ class Session:
         run_id: str | None = None,
         round: int | None = None,
     ) -> str:
+        self._need(isinstance(call_id, str) and bool(call_id), "a dispatch needs a call id")
+        self._need(isinstance(tool, str) and bool(tool), "a dispatch needs a tool name")
+        self._need(
+            arguments is None or isinstance(arguments, str | Mapping),
+            "arguments must be a string or a mapping",
+        )
+        self._need(round is None or _is_int(round), "round must be an integer")
         payload: dict[str, Any] = {
             "call-id": call_id,
             "tool": tool,
@@ -222,6 +251,15 @@ class Session:
                 f"outcome must be one of {', '.join(TOOL_OUTCOMES)}; got {outcome!r}",
                 path=self._path,
             )
+        self._need(isinstance(op_id, str), "op_id must be an operation's id")
+        self._need(
+            duration is None
+            or (isinstance(duration, int | float) and not isinstance(duration, bool)),
+            "duration must be a number of seconds",
+        )
+        for name, value in (("reason", reason), ("result_digest", result_digest), ("error", error)):
+            self._need(value is None or isinstance(value, str), f"{name} must be a string")
+        self._need(artifact is None or isinstance(artifact, Mapping), "artifact must be a mapping")
         payload: dict[str, Any] = {"op-id": op_id, "outcome": outcome}
         if reason is not None:
             payload["reason"] = reason
@@ -231,8 +269,8 @@ class Session:
             payload["error"] = error
         if artifact:
             payload["artifact"] = dict(artifact)
-        if duration is not None:
-            payload["duration"] = round(float(duration), 6)
+        if duration is not None:  # (to the microsecond, half up, as the reference rounds)
+            payload["duration"] = math.floor(float(duration) * 1e6 + 0.5) / 1e6
         return self._append("tool-settled", payload)
 
     def resolve_tool_operation(self, op_id: str, outcome: str, reason: str | None = None) -> str:
@@ -249,6 +287,11 @@ class Session:
             raise RefusedAppendError("a run context needs a run-id", path=self._path)
         if not isinstance(digest, str) or not digest.strip():
             raise RefusedAppendError("a run context needs a digest", path=self._path)
+        for name, listed in (("facts", facts), ("sections", sections)):
+            self._need(
+                isinstance(listed, Iterable) and not isinstance(listed, str | bytes | Mapping),
+                f"{name} must be a list",
+            )
         rows = []
         for index, fact in enumerate(facts):
             if isinstance(fact, str | bytes) or not isinstance(fact, Sequence) or len(fact) != 2:
@@ -297,6 +340,7 @@ class Session:
             raise RefusedAppendError(
                 f"{type!r} is a built-in type; use its append_* method", path=self._path
             )
+        self._need(payload is None or isinstance(payload, Mapping), "payload must be a mapping")
         return self._append(type, dict(payload or {}))
 
     def close(self) -> None:
@@ -388,3 +432,18 @@ class Session:
         return (
             f"<Session {self._path} {len(self)} lines, {len(self._state.entries)} messages{closed}>"
         )
+
+
+def _path(path: Any) -> str:
+    """A transcript's path as a string; anything else is refused (a ``TranscriptError``)."""
+    try:
+        where: str = os.fspath(path)
+    except TypeError:
+        raise TranscriptError(
+            f"a path is needed, not {type(path).__name__}", path=str(path)
+        ) from None
+    return where
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

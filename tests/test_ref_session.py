@@ -477,3 +477,53 @@ def test_module_level_names_exist() -> None:
     assert session_core.TranscriptError is error_class
     assert {"Session", "Message", "peek", "TranscriptError"} <= set(session_core.__all__)
     assert issubclass(TranscriptError, Exception)
+
+
+@pytest.mark.parametrize(
+    "call_it",
+    [
+        lambda s: s.append_message({"role": "user", "content": "x"}),
+        lambda s: s.append_message(Message(role="user", content="x"), extra=5),
+        lambda s: s.append_grants(5),
+        lambda s: s.append_compaction(None, "id"),
+        lambda s: s.append_compaction("summary", None),
+        lambda s: s.append_compaction("summary", "id", tokens_before="many"),
+        lambda s: s.append_elision(5),
+        lambda s: s.append_tool_dispatched(None, "bash", {}),
+        lambda s: s.append_tool_dispatched("c1", None, {}),
+        lambda s: s.append_tool_dispatched("c1", "bash", [1, 2]),
+        lambda s: s.append_tool_settled("op", "completed", duration="fast"),
+        lambda s: s.append_tool_settled("op", "completed", reason=5),
+        lambda s: s.append_run_context("r", "d", facts=5),
+        lambda s: s.append_run_context("r", "d", sections=5),
+        lambda s: s.append_event("custom", payload=[1]),
+    ],
+)
+def test_an_append_of_arguments_of_the_wrong_type_is_refused(create, call_it) -> None:
+    """api.md: every refusal by an ``append_*`` is a ``TranscriptError``, and nothing is
+    written (the reference's signatures want these as strings, numbers, lists, maps)."""
+    s, path = create()
+    before = path.read_bytes()
+    with pytest.raises(TranscriptError):
+        call_it(s)
+    assert path.read_bytes() == before
+
+
+def test_wrong_typed_paths_and_meta_are_refused(tmp_path: Path) -> None:
+    for bad in (None, 5):
+        with pytest.raises(TranscriptError):
+            Session.create(bad)  # type: ignore[arg-type]
+        with pytest.raises(TranscriptError):
+            Session.load(bad)  # type: ignore[arg-type]
+    with pytest.raises(TranscriptError):
+        Session.create(tmp_path / "m.jsonl", meta=[1, 2])  # type: ignore[arg-type]
+    assert not (tmp_path / "m.jsonl").exists()  # refused before a file is made
+
+
+def test_a_duration_is_rounded_to_the_microsecond_half_up(create) -> None:
+    """As the reference writes it, ``(d * 1e6).round / 1e6`` (half up, not to even)."""
+    s, _path = create()
+    op = s.append_tool_dispatched("c1", "bash", {"cmd": "ls"})
+    s.append_tool_settled(op, "completed", duration=0.0000005)
+    (settled,) = [e for e in s.events() if e["type"] == "tool-settled"]
+    assert settled["payload"]["duration"] == 0.000001
