@@ -71,7 +71,7 @@ def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
 
 
 def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
-    """The last model call's request: its record index and messages."""
+    """The last request of the loop's conversation call: its record index and messages."""
     for index in range(len(view.records) - 1, -1, -1):
         sent = _request_at(view, index)
         if sent is not None:
@@ -80,7 +80,8 @@ def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
 
 
 def _request_after(view: AgentGoView, start: int) -> tuple[int, list[Any]] | None:
-    """The first model call's request after record ``start``: its index and messages."""
+    """The first request of the loop's conversation call after record ``start``
+    (``_request_at``): its index and messages."""
     for index in range(start + 1, len(view.records)):
         sent = _request_at(view, index)
         if sent is not None:
