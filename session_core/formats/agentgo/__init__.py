@@ -1,0 +1,229 @@
+"""agentgo-v1 on the format seam: its strict reader, view, peek, summary and export, and
+its neutral model (``agentgo_model.AgentGoModel``), kept a snapshot at a time while a
+file is followed (``AgentGoLive``) and read from a big file's end first
+(``AgentGoFormat.tail``)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any, ClassVar
+
+from ...events import LineSource
+from ...model import Transcript, Usage
+from ...text import count
+from ..base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
+from .model import NAME, AgentGoModel, transcript_of
+
+if TYPE_CHECKING:
+    from ...agentgo.view import AgentGoView
+    from ...exportdoc import Document, View
+    from ...following import FollowUpdate
+    from ...peeking import PeekResult
+    from ...scan import FileRead
+
+
+class AgentGoBuilder(Builder):
+    """The agentgo view fed record by record (a rule broken is a warning, as when live),
+    and its neutral model kept beside it (``AgentGoModel``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        from ...agentgo.live import LiveAgentGo
+
+        self.live = LiveAgentGo(path)
+        self.live.fed = self._fed
+        self.model = AgentGoModel(self.live.view)
+
+    def set_source(self, source: LineSource | None) -> None:
+        super().set_source(source)
+        if source is not None:
+            self.live.view.records.source = source  # the spans fed from now on are into it
+
+    def feed(self, record: dict[str, Any], line: int) -> None:
+        self.live.view.warnings.extend(self.live.apply_record(record, line, self.span))
+
+    def feed_line(self, raw: bytes, line: int) -> None:
+        """A big model_request with a span is skimmed (``skim_request``): read again by
+        span when asked for; any other line parsed whole."""
+        from ...agentgo.reader import skim_request
+
+        record = skim_request(raw) if self.span else None
+        if record is None:
+            super().feed_line(raw, line)
+        else:
+            self.feed(record, line)
+
+    def _fed(self, record: dict[str, Any], span: int) -> None:
+        """A record the live view took: what the model needs of it, while it is parsed."""
+        view = self.live.view
+        if self.model.view is not view:  # the live view was reset: a new file
+            self.model = AgentGoModel(view)
+        self.model.fed(record, span)
+
+    def transcript(self, writer_alive: bool | None = None) -> Transcript:
+        view = self.live.view
+        if self.model.view is not view:
+            self.model = AgentGoModel(view)
+        if self.warnings:
+            view.warnings[:0] = [w for w in self.warnings if w not in view.warnings]
+        return self.model.transcript(self.path, writer_alive)
+
+
+class AgentGoLive(LiveModel):
+    """The live model of an agentgo file: ``follow``'s raw lines applied to the format's own
+    view (``LiveAgentGo``, which parses them), the neutral model a snapshot of it."""
+
+    builder: AgentGoBuilder
+
+    def apply(self, update: FollowUpdate) -> bool:
+        self.note(update)
+        self.builder.live.apply(update)  # a reset starts its view again
+        return update.reset
+
+    @property
+    def view(self) -> AgentGoView:
+        """The format's own view, as far as the file was applied."""
+        return self.builder.live.view
+
+
+class AgentGoFormat(TranscriptFormat):
+    name: ClassVar[str] = NAME
+    title: ClassVar[str] = "agentgo-v1 session"
+    writable: ClassVar[bool] = True
+    locks: ClassVar[bool] = True
+    only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
+    first_line: ClassVar[str] = "an agentgo session_start"
+    extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
+    parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
+
+    def claims(self, record: dict[str, Any]) -> bool:
+        return record.get("type") == "session_start" and "session_id" in record and "seq" in record
+
+    def builder(self, path: str) -> Builder:
+        return AgentGoBuilder(path)
+
+    def live(self, path: str) -> AgentGoLive:
+        return AgentGoLive(self, path)
+
+    def tail(self, path: str | os.PathLike[str], window: int = TAIL_WINDOW) -> Transcript | None:
+        """A big session's last committed messages, read backwards from its end by the
+        format's own tail reader (with its own budget: a window's records alone are no
+        session, its ``session_start`` is not in it)."""
+        from ...agentgo.tail import read_tail
+        from ...errors import TranscriptError
+
+        where = os.fspath(path)
+        try:
+            view, _size = read_tail(where)
+        except (OSError, TranscriptError):
+            return None
+        transcript = AgentGoModel(view).transcript(where, None)
+        every = list(transcript.raw)  # a few dozen, built: their lines are not known yet
+        for item in every:
+            item.line = 0
+        transcript.raw, transcript.messages = every, list(every)
+        transcript.lines = 0
+        return transcript
+
+    def _view(self, path: str | os.PathLike[str], writer_alive: bool | None) -> AgentGoView:
+        from ...agentgo.reader import read_view
+
+        view = read_view(path)
+        view.writer_alive = writer_alive
+        return view
+
+    def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
+        from ...agentgo.reader import read_view
+        from ...agentgo.view import AgentGoView
+
+        where = os.fspath(path)
+        view = AgentGoView()
+        model = AgentGoModel(view)  # fed as the file is read: nothing read twice
+        read_view(where, view=view, fed=model.fed)
+        view.writer_alive = writer_alive
+        return model.transcript(where, writer_alive)
+
+    def replay_json(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        from ...gc_pause import paused
+
+        with paused():  # everything it reads again is kept in the result: none is cyclic
+            return {
+                key: list(value) if isinstance(value, Iterator) else value
+                for key, value in self._replay_parts(os.fspath(path))
+            }
+
+    def write_replay(self, path: str | os.PathLike[str], out: IO[bytes]) -> None:
+        """``dump_json(replay_json(path))``, byte for byte, written a message and a call at
+        a time: a big session's replay is never held whole."""
+        from ...gc_pause import paused
+        from ...views import write_parts
+
+        with paused():
+            parts = self._replay_parts(os.fspath(path))
+            first = next(parts)  # the file is read whole (or refused) before a byte is out
+            write_parts(itertools.chain((first,), parts), out)
+
+    def _replay_parts(self, where: str) -> Iterator[tuple[str, Any]]:
+        """The format's own keys (the view's), then the shared keys the neutral model
+        makes: its tool operations, compactions and usage; all with the lock's word on
+        the writer (a run whose writer is gone is interrupted, as its calls are)."""
+        from ...writers import writer_holds_lock
+
+        alive = writer_holds_lock(where)
+        view = self._view(where, alive)
+        yield from view.json_parts()
+        from ...agentgo.diff import ContextFolds, context_compactions
+
+        ops, tally = AgentGoModel(view).operations(alive)
+        yield "tool-operations", (op.to_json() for op in ops)
+        compactions = context_compactions(view, ContextFolds(view))
+        yield "compactions", (c.to_json() for c in compactions)
+        yield "usage", Usage.of_totals(tally.transcript).to_json()
+
+    def check(self, path: str | os.PathLike[str]) -> str:
+        """Read strictly, streaming: what the note says is counted, no record is kept."""
+        from ...agentgo.reader import read_view
+
+        view = read_view(path, keep=False)
+        parts = [NAME, count(len(view.messages), "message")]
+        gaps = len(view.gaps())
+        if gaps:
+            parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
+        return note_of(parts, view.warnings)
+
+    def peek_into(self, result: PeekResult) -> None:
+        from ...peeking import peek_agentgo
+
+        peek_agentgo(result)
+
+    def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
+        from ...exportdoc_agentgo import agentgo_document
+        from ...writers import writer_holds_lock
+
+        where = os.fspath(path)
+        return agentgo_document(self._view(where, writer_holds_lock(where)), where)
+
+    def diff(self, path: str | os.PathLike[str]) -> str:
+        """The committed conversation beside the last model request's messages (what an
+        agentgo file says its model was sent): ``agentgo.diff``."""
+        from ...agentgo.diff import agentgo_diff
+
+        where = os.fspath(path)
+        return agentgo_diff(self._view(where, None), where)
+
+    def summarise_file(self, read: FileRead) -> None:
+        from ... import scan
+
+        scan.agentgo_summary(read)
+
+
+__all__ = [
+    "NAME",
+    "AgentGoBuilder",
+    "AgentGoFormat",
+    "AgentGoLive",
+    "AgentGoModel",
+    "transcript_of",
+]
