@@ -504,3 +504,30 @@ def test_threads_recording_while_others_close_the_run(tmp_path: Path) -> None:
         assert kinds.count("run_close") == 1, trial
         assert kinds[-1] == "run_close", trial  # nothing of the run after it
         assert refused.count("close") == 1
+
+
+def test_a_time_is_rfc_3339_utc_or_refused(tmp_path: Path) -> None:
+    """The spec's ``time``: RFC 3339 UTC. Anything else is refused before it is written."""
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("turn_start", {"turn_index": 0}, time="2026-08-09T13:10:08.542283123Z")
+        run.record("turn_start", {"turn_index": 1}, time="2026-08-09T13:10:09Z")
+        for bad in (
+            "yesterday at noon",
+            "2026-08-09 13:10:08Z",
+            "2026-13-09T13:10:08Z",
+            "2026-08-09T13:10:08+02:00",
+            5,
+        ):
+            size = path.stat().st_size
+            with pytest.raises(RefusedAppendError, match="RFC 3339"):
+                run.record("turn_start", {"turn_index": 2}, time=bad)  # type: ignore[arg-type]
+            assert path.stat().st_size == size
+
+
+def test_creating_a_session_on_a_fifo_is_refused_not_blocked(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(TranscriptError, match="not a regular file"):
+        AgentGoSession.create(fifo)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 import time as _time
 import uuid
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -68,6 +70,8 @@ class AgentGoSession:
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
         where = os.fspath(path)
+        if os.path.exists(where) and not os.path.isfile(where):  # (a FIFO would block)
+            raise TranscriptError("is not a regular file, so not a session", path=where)
         try:
             os.makedirs(os.path.dirname(os.path.abspath(where)), exist_ok=True)
             fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -142,8 +146,11 @@ class AgentGoSession:
                 raise self._error
             if self._closed:
                 raise SessionClosedError("the session is closed", path=self.path)
-            if when is not None and not isinstance(when, str):
-                raise RefusedAppendError("time must be an RFC 3339 string", path=self.path)
+            if when is not None and not _is_utc_time(when):
+                raise RefusedAppendError(
+                    f"time must be an RFC 3339 UTC time (2026-08-09T13:10:08.5Z); got {when!r}",
+                    path=self.path,
+                )
             record: dict[str, Any] = {
                 "data": dict(data or {}),
                 "seq": self._seq,
@@ -312,6 +319,21 @@ class AgentGoRun:
             seq = self.session._write("run_close", {}, self.run_id, None, None, True)
             self.closed = True
             return seq
+
+
+_UTC_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d{1,9})?Z")
+
+
+def _is_utc_time(when: Any) -> bool:
+    """RFC 3339 in UTC (``Z``), as every record's ``time`` is: a real date and time."""
+    found = _UTC_TIME.fullmatch(when) if isinstance(when, str) else None
+    if found is None:
+        return False
+    try:
+        datetime.strptime(f"{found[1]} {found[2]}", "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return False
+    return True
 
 
 def _check_execution(execution: Mapping[str, Any] | None, kind: str, path: str) -> None:
