@@ -1,5 +1,5 @@
 """agentgo-v1 on the format seam: its strict reader, view, peek, summary and export, and
-its neutral model (``agentgo_model.AgentGoModel``), kept a snapshot at a time while a
+its neutral model (``.model.AgentGoModel``), kept a snapshot at a time while a
 file is followed (``AgentGoLive``) and read from a big file's end first
 (``AgentGoFormat.tail``)."""
 
@@ -169,9 +169,7 @@ class AgentGoFormat(TranscriptFormat):
         """The format's own keys (the view's), then the shared keys the neutral model
         makes: its tool operations, compactions and usage; all with the lock's word on
         the writer (a run whose writer is gone is interrupted, as its calls are)."""
-        from ...writers import writer_holds_lock
-
-        alive = writer_holds_lock(where)
+        alive = self.writer_alive(where)  # (a locking format's: the lock's word)
         view = self._view(where, alive)
         yield from view.json_parts()
         from ...agentgo.diff import ContextFolds, context_compactions
@@ -200,10 +198,9 @@ class AgentGoFormat(TranscriptFormat):
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ...exportdoc_agentgo import agentgo_document
-        from ...writers import writer_holds_lock
 
         where = os.fspath(path)
-        return agentgo_document(self._view(where, writer_holds_lock(where)), where)
+        return agentgo_document(self._view(where, self.writer_alive(where)), where)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
         """The committed conversation beside the last model request's messages (what an
