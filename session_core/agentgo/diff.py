@@ -188,6 +188,11 @@ class ContextFolds:
                 return []  # (nothing sent since that event yet: asked again later)
         return found[event]
 
+    @property
+    def found(self) -> int:
+        """How many events' folds are found (``own`` and ``stubs`` change only with it)."""
+        return len(self._found)
+
     def sent(self, committed: int) -> list[int]:
         """What the model is sent next, of the first ``committed`` messages, as far as
         the events and the requests after them tell: the entries of ``_live`` (an own

@@ -172,6 +172,7 @@ class AgentGoModel:
         self._made: list[Compaction] = []  # the context events as compactions, so far
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
+        self._found = 0  # the events whose folds the column was told of
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -279,7 +280,8 @@ class AgentGoModel:
         for message in folds.own[len(own) :]:
             own.append(Item(f"sent-{len(own) + 1}", message_role(message), message_parts(message)))
         column = self.column
-        if folds.stubs != self._stubs:
+        if folds.found != self._found:  # (the stubs change only with an event found)
+            self._found = folds.found
             for index in self._stubs.keys() - folds.stubs.keys():
                 column.stubs.pop(index, None)
                 column.set_marks(index, [m for m in column.marks.get(index, ()) if m != "elided"])
