@@ -34,6 +34,7 @@ Nothing here writes, takes a lock, or keeps a file open after returning.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Iterator, Mapping
@@ -199,12 +200,14 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             if not more:
                 break
             head += more
-        first = _first_record(head)
-        name = detect_records(_head_records(head))
+        # (detection reads at most the head's first HEAD_LINES + 1 records: each parsed once)
+        records = list(itertools.islice(_head_records(head), HEAD_LINES + 1))
+        name = detect_records(records)
         if name is None:
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return
         summary.format = name
+        first = records[0]  # (a format claimed the head: its first record is an object)
         by_name(name).summarise_file(FileRead(summary, fh, head, first, budget, window))
 
 
@@ -216,16 +219,6 @@ def _head_records(head: bytes) -> Iterator[Any]:
                 yield orjson.loads(raw)
             except orjson.JSONDecodeError:
                 yield None
-
-
-def _first_record(head: bytes) -> Any:
-    for raw in head.split(b"\n", 64)[:64]:
-        if raw.strip():
-            try:
-                return orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                return None
-    return None
 
 
 # -- v1 ------------------------------------------------------------------------------
