@@ -72,14 +72,18 @@ class Item:
         """The text parts, joined: what a search or a preview reads first."""
         return "\n".join(p.text for p in self.parts if p.kind == "text")
 
-    def to_json(self) -> dict[str, Any]:
-        """The replay JSON of a message: id, role, content, and its tool calls or answer."""
-        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
-        calls = [
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Its tool calls as the replay and ``peek`` write them: id, name, arguments."""
+        return [
             {"id": p.call_id, "name": p.name, "arguments": p.data}
             for p in self.parts
             if p.kind == "tool-call"
         ]
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay JSON of a message: id, role, content, and its tool calls or answer."""
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.text}
+        calls = self.tool_calls()
         if calls:
             out["tool-calls"] = calls
         answers = [p for p in self.parts if p.kind == "tool-result"]

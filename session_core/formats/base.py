@@ -416,17 +416,12 @@ def fill_peek(result: PeekResult, transcript: Transcript) -> None:
     # The message lines; a file with none (Codex's events alone) says its messages so.
     items = [item for item in transcript.raw if item.kind == "message"] or transcript.messages
     for item in items:
-        calls = tuple(
-            {"id": p.call_id, "name": p.name, "arguments": p.data}
-            for p in item.parts
-            if p.kind == "tool-call"
-        )
         answers = [p for p in item.parts if p.kind == "tool-result"]
         result.messages.append(
             Message(
                 role=item.role,
                 content="\n".join(p.text for p in answers) if answers else item.text,
-                tool_calls=calls,
+                tool_calls=tuple(item.tool_calls()),
                 tool_call_id=answers[0].call_id if answers else None,
             )
         )
