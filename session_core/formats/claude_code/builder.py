@@ -230,7 +230,9 @@ class ClaudeCodeBuilder(Builder):
         if repeated and record is None:
             self._whole(self.line_raw, line)  # shown as it is: its record, whole
             return
-        if record is None and facts.type == "progress" and not progress_known(facts):
+        # (a progress of a kind newer than the reader: kept whole, as its own item)
+        odd_progress = facts.type == "progress" and not progress_known(facts)
+        if odd_progress and record is None:
             self._whole(self.line_raw, line)  # kept as it is: its record, whole
             return
         if self._bad is not None:
@@ -251,7 +253,7 @@ class ClaudeCodeBuilder(Builder):
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
-        if kind == "progress" and progress_known(facts):
+        if kind == "progress" and not odd_progress:
             self.progress.feed(self, facts, line, uuid, side)
             return
         self.progress.close(self)
