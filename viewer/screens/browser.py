@@ -489,13 +489,17 @@ class BrowserScreen(Screen[None]):
 
     def action_status(self, status: Status | None) -> None:
         self.status_filter = status
-        if status is None and self.needle:  # "All": the text filter goes too
-            self.needle = ""
-            box = self.query_one("#browser-filter", Input)
-            with box.prevent(Input.Changed):
-                box.value = ""
-            box.display = False
+        if status is None:  # "All": the text filter goes too
+            self._clear_needle()
         self._rebuild()
+
+    def _clear_needle(self) -> None:
+        """No text filter any more (the rows are rebuilt by the caller)."""
+        self.needle = ""
+        box = self.query_one("#browser-filter", Input)
+        with box.prevent(Input.Changed):
+            box.value = ""
+        box.display = False
 
     def action_filter(self) -> None:
         box = self.query_one("#browser-filter", Input)
@@ -524,10 +528,7 @@ class BrowserScreen(Screen[None]):
             self._close_filter()
         elif event.key == "escape" and self.needle:  # the text filter cleared
             event.stop()  # (a status filter stays)
-            self.needle = ""
-            with box.prevent(Input.Changed):
-                box.value = ""
-            box.display = False
+            self._clear_needle()
             self._rebuild()
 
     def action_rescan(self) -> None:

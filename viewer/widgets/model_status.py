@@ -88,7 +88,6 @@ def _window(minutes: Any) -> str:
         for unit, size in (("d", 1440), ("h", 60)):
             if minutes % size == 0:
                 return f"{minutes // size}{unit}"
-        return f"{minutes} min"
     return f"{minutes} min"
 
 
