@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
 from operator import is_not
-from typing import Any
+from typing import Any, NoReturn
 
 from .facts import FactsColumn
 from .indexed import Indexed, ListLike
@@ -39,19 +39,48 @@ def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
+class FileChangedError(OSError):
+    """The file is not as its pinned owner left it: its lines cannot be trusted."""
+
+
 class LineSource:
     """Lines read back by span from one open file (one inode): never writes.
 
     Owns its descriptor (a duplicate of the reader's), so the file read stays
     the file replayed even after a rename puts another one at its path.
+
+    A writer that holds the file's lock ``pin``s it after each of its own appends:
+    a line is then read again only while the file is still as the writer left it.
+    Another process writing under the lock (an editor, ``cp`` over it) would
+    otherwise hand the writer new bytes in place of what it loaded.
     """
 
     def __init__(self, fd: int) -> None:
         self._fd: int | None = fd
+        self._pinned: tuple[int, int, int] | None = None
+
+    def pin(self) -> None:
+        """Take the file as it is now as the only file it may be when read again."""
+        if self._fd is not None:
+            self._pinned = _identity(self._fd)
+
+    def unpin(self) -> None:
+        """Read lines again whatever the file became since (their ids are still checked)."""
+        self._pinned = None
+
+    def changed(self) -> bool:
+        """Whether the file is pinned and no longer as it was then."""
+        return (
+            self._pinned is not None
+            and self._fd is not None
+            and _identity(self._fd) != self._pinned
+        )
 
     def read(self, span: int) -> bytes:
         if self._fd is None:
             raise OSError("the file is closed")
+        if self.changed():
+            raise FileChangedError("the file changed on disk")
         return os.pread(self._fd, span & SPAN_MAX, span >> SPAN_BITS)
 
     def close(self) -> None:
@@ -61,6 +90,11 @@ class LineSource:
 
     def __del__(self) -> None:
         self.close()
+
+
+def _identity(fd: int) -> tuple[int, int, int]:
+    stat = os.fstat(fd)
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 class Kinds(ListLike[str]):
@@ -173,6 +207,9 @@ class Events(BuiltOnDemand):
         self.texts = Texts()
         self.facts = FactsColumn(self, self.texts)
         self.source: LineSource | None = None
+        # Told of a line that is not what was replayed, instead of its placeholder (a
+        # writer's session: it must not go on from what it no longer has).
+        self.refuse_changed: Callable[[int], NoReturn] | None = None
 
     def append(
         self,
@@ -262,6 +299,8 @@ class Events(BuiltOnDemand):
 
     def _changed(self, index: int) -> dict[str, Any]:
         """The line is not what it was when it was replayed (the file changed under us)."""
+        if self.refuse_changed is not None:
+            self.refuse_changed(index)
         text = "(this line changed on disk after it was read; the view reloads the file)"
         payload: dict[str, Any] = {"content": text}
         role = self.facts.taken_role(index)

@@ -8,7 +8,7 @@ import math
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -47,6 +47,23 @@ class Session:
         self._closed = False
         self._broken: str | None = None
         self._mutex = threading.RLock()
+        # A line is read again from the file by its span: only while the file is as
+        # this session left it, else the session refuses rather than hand back new bytes.
+        state.events.refuse_changed = self._changed_on_disk
+        self._pin()
+
+    def _pin(self) -> None:
+        if self._state.events.source is not None:
+            self._state.events.source.pin()
+
+    def _changed_on_disk(self, index: int | None = None) -> NoReturn:
+        raise TranscriptError(
+            ("could not be read again: " if index is not None else "")
+            + "the file changed on disk after this session loaded it (something else "
+            "wrote to it); load the transcript again",
+            path=self._path,
+            line=None if index is None else int(self._state.event_lines[index]),
+        )
 
     # -- opening ----------------------------------------------------------
 
@@ -122,11 +139,15 @@ class Session:
                 raise SessionClosedError("the session is closed", path=self._path)
             if self._broken is not None:
                 raise TranscriptError(self._broken, path=self._path)
+            source = self._state.events.source
+            if source is not None and source.changed():
+                self._changed_on_disk()  # (appended, the line would follow lines not read)
             try:
                 self._state.check(stored)
             except ReplayError as err:
                 raise RefusedAppendError(err.reason, path=self._path) from None
             self._write(line)
+            self._pin()
             self._state.feed(stored)
         return str(envelope["id"])
 
@@ -348,6 +369,10 @@ class Session:
             if self._closed:
                 return
             self._closed = True
+            if self._state.events.source is not None:
+                # Unlocked, the file may grow by another writer's appends: that is no
+                # change to the lines this session read.
+                self._state.events.source.unpin()
             if self._fd != self._lock_fd:
                 os.close(self._fd)
             os.close(self._lock_fd)
