@@ -47,6 +47,9 @@ _ERROR_PREFIXES = (
     "unsupported call",
     "unsupported custom tool call",
 )
+# An MCP call whose arguments did not parse (``err: <why>``): an error only in an output
+# that reads no exit status, where no shell's own text can start so.
+_MCP_ERROR = "err: "
 _ABORTED = ("aborted", "aborted by user")
 _SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
 
@@ -177,9 +180,10 @@ def _from_text(text: str) -> Outcome:
             duration = float(seconds)
         except ValueError:
             duration = None
+    failed = code != 0 if code is not None else text.startswith(_MCP_ERROR)
     return Outcome(  # made once, its fields given (one per output of a file)
         text,
-        (code is not None and code != 0) or _is_error_text(text),
+        failed or _is_error_text(text),
         _is_aborted(text),
         code,
         duration,
