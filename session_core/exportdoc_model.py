@@ -22,7 +22,7 @@ from .exportdoc import (
     View,
     _preview,
 )
-from .model import STATE_TONES, Item, ToolOp, Transcript, Usage
+from .model import ROLLBACK, STATE_TONES, Item, ToolOp, Transcript, Usage
 from .text import count
 
 _MARKS: dict[str, tuple[Tone, str]] = {
@@ -157,10 +157,12 @@ def _arguments(value: Any) -> str:
 def _compactions(transcript: Transcript) -> Section:
     section = Section("Compactions and elisions", "compactions")
     for c in transcript.compactions:
+        rollback = c.trigger == ROLLBACK  # (it drops turns, it summarises nothing)
         what = (
-            f"{c.kind} at line {c.line}: folds {count(len(c.folded), 'item')}"
+            f"{'rollback' if rollback else c.kind} at line {c.line}: "
+            f"{'drops' if rollback else 'folds'} {count(len(c.folded), 'item')}"
             f"{f', keeps {len(c.kept)}' if c.kept else ''}"
-            f"{f'; trigger {c.trigger}' if c.trigger else ''}"
+            f"{f'; trigger {c.trigger}' if c.trigger and not rollback else ''}"
             f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
         )
         section.items.append(Note(what, "info"))

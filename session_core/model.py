@@ -118,6 +118,7 @@ class Item:
 # a compaction whose trigger is "rollback").
 FOLDED, ROLLED_BACK = "folded", "rolled-back"
 NOT_SENT_MARKS = (FOLDED, ROLLED_BACK)
+ROLLBACK = "rollback"  # the trigger of a rollback's compaction
 
 
 @dataclass(slots=True)
@@ -149,6 +150,34 @@ class Compaction:
         if self.kept:
             out["kept"] = list(self.kept)
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class OverlayCounts:
+    """How many of a transcript's overlays are compactions, elisions and rollbacks."""
+
+    compactions: int = 0
+    elisions: int = 0
+    rollbacks: int = 0
+
+
+def overlay_counts(compactions: Sequence[Compaction]) -> OverlayCounts:
+    """The overlays counted by what they are: a rollback dropped turns, it summarised
+    nothing, so it is no compaction. A sequence that knows its counts without making each
+    overlay tells them (v1's ``Overlays``: a big file has tens of thousands; no rollbacks)."""
+    known = getattr(compactions, "kind_counts", None)
+    if known is not None:
+        folded, stubbed = known()
+        return OverlayCounts(int(folded), int(stubbed))
+    folded = stubbed = rolled = 0
+    for overlay in compactions:
+        if overlay.kind == "elision":
+            stubbed += 1
+        elif overlay.trigger == ROLLBACK:
+            rolled += 1
+        else:
+            folded += 1
+    return OverlayCounts(folded, stubbed, rolled)
 
 
 @dataclass(slots=True)
@@ -420,6 +449,7 @@ class Transcript:
 __all__ = [
     "FOLDED",
     "NOT_SENT_MARKS",
+    "ROLLBACK",
     "ROLLED_BACK",
     "STATE_LABELS",
     "STATE_TONES",
@@ -429,6 +459,7 @@ __all__ = [
     "LazyToolOp",
     "OpState",
     "OpsByCall",
+    "OverlayCounts",
     "Part",
     "PartRef",
     "PartSource",
@@ -442,5 +473,6 @@ __all__ = [
     "make_lazy",
     "op_states",
     "ops_by_call",
+    "overlay_counts",
     "unsettled_ops",
 ]

@@ -144,7 +144,11 @@ def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) ->
         # an MCP call whose arguments did not parse (mcp_tool_call.rs)
         ("err: expected value at line 1 column 1", None, True),
         ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\nerr: not ours", None, False),
-        ('{"output":"err: a shell said so","metadata":{"exit_code":0}}', "err: a shell said so", False),
+        (
+            '{"output":"err: a shell said so","metadata":{"exit_code":0}}',
+            "err: a shell said so",
+            False,
+        ),
     ],
 )
 def test_outputs_codex_wrote_itself(

@@ -234,3 +234,29 @@ def test_a_compactions_ids_keep_no_item_alive() -> None:
     assert list(ids) == ["L3", "L9.41", "L5"]
     holders = [r for r in gc.get_referrers(encrypted) if isinstance(r, (list, dict, tuple))]
     assert not any(ids in gc.get_referrers(h) for h in holders)
+
+
+def test_a_rollback_is_counted_as_a_rollback_not_a_compaction(tmp_path: Path) -> None:
+    """It dropped turns and summarised nothing: ``check``, the header and the exports
+    say "rollback" where they said "compaction"."""
+    from session_core.export import export
+    from session_core.formats.base import check_note
+    from session_core.model import overlay_counts
+    from viewer.widgets.model_status import ModelStatus
+
+    w = story(tmp_path)
+    w.event("thread_rolled_back", num_turns=1)
+    t = opened(w.path)
+    counts = overlay_counts(t.compactions)
+    assert (counts.compactions, counts.elisions, counts.rollbacks) == (0, 0, 1)
+    note = check_note(t)
+    assert "1 rollback" in note and "compaction" not in note
+    shown: list[str] = []
+    status = ModelStatus()
+    status.update = lambda text: shown.append(str(text))  # type: ignore[method-assign]
+    status.show(t, name="r.jsonl", title="codex", size=1, live="ended", mode="replayed")
+    assert "0 compactions · 1 rollback" in shown[0]
+    assert "rollback at line" in export(w.path, "md")
+    w.compacted("the summary", None)
+    counts = overlay_counts(opened(w.path).compactions)
+    assert (counts.compactions, counts.rollbacks) == (1, 1)

@@ -24,7 +24,7 @@ from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
 from ..file_lines import feed_file, read_records
 from ..indexing import loads_payload
-from ..model import Part, PartSource, Transcript, make_lazy, unsettled_ops
+from ..model import Part, PartSource, Transcript, make_lazy, overlay_counts, unsettled_ops
 from ..text import count
 
 if TYPE_CHECKING:
@@ -437,8 +437,14 @@ def check_note(transcript: Transcript) -> str:
             said = sum(1 for op in unsettled if op.state == state)
             if said:
                 parts.append(f"{said} {state}")
-    if transcript.compactions:
-        parts.append(count(len(transcript.compactions), "compaction"))
+    overlays = overlay_counts(transcript.compactions)
+    for number, what in (
+        (overlays.compactions, "compaction"),
+        (overlays.elisions, "elision"),
+        (overlays.rollbacks, "rollback"),
+    ):
+        if number:
+            parts.append(count(number, what))
     return note_of(parts, transcript.warnings)
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from session_core.model import Compaction, Transcript, unsettled_ops
+from session_core.model import Transcript, overlay_counts, unsettled_ops
 from session_core.text import count
 
 from ..safe import one_line
@@ -27,17 +26,6 @@ def size_text(size: int, *, compact: bool = False) -> str:
             return f"{int(value)}{label}" if unit == "B" else f"{value:.1f}{label}"
         value /= 1024
     return f"{size} B"
-
-
-def overlay_counts(compactions: Sequence[Compaction]) -> tuple[int, int]:
-    """How many compactions and how many elisions: told by a sequence that knows without
-    making each one (v1's ``Overlays``: a big file has tens of thousands), else counted."""
-    known = getattr(compactions, "kind_counts", None)
-    if known is not None:
-        folded, stubbed = known()
-        return int(folded), int(stubbed)
-    folded = sum(1 for c in compactions if c.kind == "compaction")
-    return folded, len(compactions) - folded
 
 
 def age_text(seconds: float) -> str:
@@ -151,11 +139,15 @@ class ModelStatus(Static):
             counts.append(f" ({running} running)", "bold cyan")
         if interrupted:
             counts.append(f" ({interrupted} interrupted)", "bold red")
-        compactions, elisions = overlay_counts(transcript.compactions)
+        overlays = overlay_counts(transcript.compactions)
         counts.append(
-            f" · {count(len(transcript.runs), 'run')} · {count(compactions, 'compaction')}"
+            f" · {count(len(transcript.runs), 'run')} · {count(overlays.compactions, 'compaction')}"
         )
-        counts.append(f" · {count(elisions, 'elision')}  " if elisions else "  ")
+        if overlays.elisions:
+            counts.append(f" · {count(overlays.elisions, 'elision')}")
+        if overlays.rollbacks:
+            counts.append(f" · {count(overlays.rollbacks, 'rollback')}")
+        counts.append("  ")
         facts = [
             f"{key}={one_line(str(transcript.meta[key]), 50)}"
             for key in META_KEYS

@@ -8,7 +8,7 @@ from array import array
 from typing import Any
 
 from ...item_column import FOLDED_MARK
-from ...model import ROLLED_BACK, Compaction, Item
+from ...model import ROLLBACK, ROLLED_BACK, Compaction, Item
 from ...parts import Part
 from ...text import str_or_none
 from .compaction import EntryIds, replay
@@ -87,7 +87,7 @@ class CodexRewrites(CodexResponses):
                 kind="compaction",
                 line=line,
                 folded=EntryIds(dropped, raw.id_of),
-                trigger="rollback",
+                trigger=ROLLBACK,
                 tokens_before=self.context_tokens,
                 ts=ts,
             )
