@@ -79,6 +79,12 @@ class TestStrictReader:
             ),
             pytest.param(lambda rs: rs[0].update(seq=7), 1, "not 0", id="first_seq_is_not_zero"),
             pytest.param(lambda rs: rs[2].update(seq="2"), 3, "integer seq", id="no_integer_seq"),
+            pytest.param(
+                lambda rs: rs[3].update(type="session_start", data={"version": 1}),
+                4,
+                "a second session_start",
+                id="second_session_start",
+            ),
         ],
     )
     def test_a_broken_record_fails_naming_its_line(

@@ -169,6 +169,12 @@ class StrictReader:
                 path=path,
                 line=number,
             )
+        if record["type"] == "session_start":
+            raise TranscriptError(
+                f"is a second session_start (seq {seq}); a session starts once, at seq 0",
+                path=path,
+                line=number,
+            )
         self.seq = seq
 
 
