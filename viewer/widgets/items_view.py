@@ -391,10 +391,14 @@ class ItemsView(ItemSearch):
         room = max(10, width - 4)
         if part.kind == "text":
             lines = part.head.split("\n", PREVIEW_LINES)
+            more = len(lines) > PREVIEW_LINES
             shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
-            if len(lines) > PREVIEW_LINES:
+            if not any(map(str.strip, lines[:PREVIEW_LINES])):  # (blank lines say nothing)
+                note = "(blank lines, then more: enter)" if more else blank_note(part.head)
+                shown[0] = Text("  " + note, self._s("dim"), end="")
+            elif more:
                 shown[-1].append(" …", self._s("dim"))
-            return shown or [Text("  ", end="")]
+            return shown
         if part.kind == "reasoning":
             size = count(part.size, "char") if part.size else "no text"
             return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
@@ -428,6 +432,8 @@ class ItemsView(ItemSearch):
 
     def _part_full(self, part: Part, width: int) -> list[Text]:
         if part.kind == "text":
+            if not part.text.strip():
+                return [Text("  " + blank_note(part.text), self._s("dim"), end="")]
             return wrap(_capped(part.text), width, indent="  ")
         if part.kind == "reasoning":
             head = [Text("  ▾ reasoning", self._s("reasoning"))]
@@ -499,6 +505,11 @@ class ItemsView(ItemSearch):
 
     def say(self, text: str) -> None:
         self.post_message(self.Said(text))
+
+
+def blank_note(text: str) -> str:
+    """What a text of only whitespace is, said (drawn, it is blank lines or nothing)."""
+    return "(empty text)" if not text else f"(blank text: {one_line(repr(text), 40)})"
 
 
 def _capped(text: str) -> str:
