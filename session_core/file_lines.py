@@ -139,14 +139,9 @@ def open_read(where: str) -> IO[bytes]:
 
     A zstd-compressed file (by its first bytes, not its name) is decompressed as read.
     """
-    from .compressed import maybe_decompress
-    from .reader import open_transcript
+    from .reader import open_lines
 
-    fh = open_transcript(where)
-    try:
-        return maybe_decompress(fh)
-    except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    return open_lines(where)[0]
 
 
 __all__ = ["feed_file", "open_read", "read_batches", "read_lines", "read_records"]

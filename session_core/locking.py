@@ -5,7 +5,8 @@ from __future__ import annotations
 import fcntl
 import os
 
-from .errors import TranscriptError, WriterLockedError
+from .compressed import is_zstd
+from .errors import RefusedAppendError, TranscriptError, WriterLockedError
 
 
 def lock_fd(fd: int, path: str) -> None:
@@ -17,6 +18,14 @@ def lock_fd(fd: int, path: str) -> None:
         raise WriterLockedError(
             "another writer has this transcript open (one writer per file)", path=path
         ) from None
+
+
+def _compressed(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return is_zstd(fh.read(4))
+    except OSError:
+        return False
 
 
 def _same_file(fd: int, path: str) -> bool:
@@ -37,6 +46,13 @@ def open_locked(path: str, flags: int = os.O_RDONLY) -> int:
             ) from None
         lock_fd(fd, path)
         if _same_file(fd, path):
+            if _compressed(path):
+                os.close(fd)
+                raise RefusedAppendError(
+                    "is zstd-compressed: a compressed transcript is read, never appended "
+                    "to (a repair would cut it); decompress it to continue it",
+                    path=path,
+                )
             return fd
         os.close(fd)
     raise WriterLockedError("keeps being replaced under us; is another writer busy?", path=path)

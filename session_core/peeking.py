@@ -12,7 +12,7 @@ from .agentgo.view import as_message
 from .errors import TranscriptError
 from .formats.base import skipped_line
 from .message import Message, message_from_payload
-from .reader import NotAFileError, iter_lines, open_regular
+from .reader import NotAFileError, iter_lines, open_lines, open_regular
 from .replay import payload_of
 
 
@@ -92,7 +92,7 @@ def _peek_into(result: PeekResult, where: str) -> None:
 
 def _read_records(result: PeekResult, agentgo: bool) -> Any:
     """Every record of the file that parses, in file order, with its warnings."""
-    with open_regular(result.path) as fh:
+    with open_lines(result.path)[0] as fh:  # (a compressed file: its lines)
         for number, raw, ended in iter_lines(fh):
             if not ended and agentgo:
                 # agentgo-v1 ignores a final line without its newline, even valid JSON.

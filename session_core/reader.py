@@ -125,6 +125,19 @@ def open_transcript(where: str) -> IO[bytes]:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
 
 
+def open_lines(where: str) -> tuple[IO[bytes], bool]:
+    """``open_transcript``, a zstd file decompressed as it is read, and whether it was:
+    a compressed file's lines have no spans in it to be read again by."""
+    from .compressed import maybe_decompress
+
+    fh = open_transcript(where)
+    try:
+        lines = maybe_decompress(fh)
+    except OSError as err:
+        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    return lines, lines is not fh
+
+
 def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int]]:
     """``iter_lines`` with each line's byte offset in the file instead of ``ended``."""
     number = 0
@@ -153,11 +166,12 @@ def replay_file(
     """
     where = os.fspath(path)
     state = ReplayState(where, lazy_facts=not facts)
-    fh = open_transcript(where)
+    fh, compressed = open_lines(where)
+    spans = keep == "spans" and not compressed  # (a compressed file keeps its lines)
     with gc_pause.paused():
-        if keep == "spans":
+        if spans:
             state.events.source = LineSource(os.dup(fh.fileno()))
-        return _replay_into(state, fh, where, tolerate_tail, keep == "spans", facts)
+        return _replay_into(state, fh, where, tolerate_tail, spans, facts)
 
 
 def _blocks(

@@ -155,3 +155,23 @@ async def test_a_rollout_only_its_compressed_copy_holds_is_followed_from_it(
     update = await _first_update(target, True)
     want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
     assert update.envelopes == want and not update.warnings  # type: ignore[attr-defined]
+
+
+def test_a_writer_never_continues_a_compressed_file(tmp_path: Path) -> None:
+    """A compressed v1 or agentgo file reads as its lines, but appending to it (or a
+    crash-tail repair cutting it) would destroy it: both writers refuse, nothing changed."""
+    from codex_writer import zst_copy
+    from format_fixtures import FACTORIES
+
+    from session_core import Session, TranscriptError
+    from session_core.agentgo import AgentGoSession
+
+    for name, opener in (("transcript-v1", Session.load), ("agentgo-v1", AgentGoSession.open)):
+        plain = FACTORIES[name](tmp_path / name)
+        packed = Path(zst_copy(str(plain), f"{plain}.zst"))
+        with packed.open("ab") as fh:
+            fh.write(b'{"torn')  # what a repair would cut, were it a plain file
+        before = fingerprint(packed)
+        with pytest.raises(TranscriptError, match="compressed"):
+            opener(packed)
+        assert fingerprint(packed) == before

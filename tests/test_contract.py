@@ -101,6 +101,29 @@ def test_every_read_path_is_read_only(
     assert fingerprint(sample) == before
 
 
+def test_a_compressed_copy_reads_as_its_lines(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex compresses idle rollouts; any format's file may be so kept (``zstd``): every
+    read path reads its lines as the plain file's, never writing."""
+    from codex_writer import zst_copy
+
+    packed = Path(zst_copy(str(sample), f"{sample}.zst"))  # (beside it: its subagents too)
+    before = fingerprint(packed)
+    assert detect_format(packed) == fmt.name
+    outputs: dict[str, list[str]] = {}
+    for path in (sample, packed):
+        for command in ("replay", "check", "diff"):
+            assert main([command, str(path)]) == 0, (command, capsys.readouterr().err)
+            outputs.setdefault(command, []).append(capsys.readouterr().out.replace(str(path), "F"))
+        seen = peek(path).to_json()
+        assert seen.pop("path") == str(path) and seen.pop("size") > 0
+        outputs.setdefault("peek", []).append(repr(seen))
+    for command, (plain, unpacked) in outputs.items():
+        assert plain == unpacked, command
+    assert fingerprint(packed) == before
+
+
 def test_the_browser_reads_its_status(fmt: TranscriptFormat, sample: Path) -> None:
     before = fingerprint(sample)
     summary = scan_file(sample, live_window=1.0)

@@ -13,7 +13,7 @@ import simdjson
 from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
-from ..reader import iter_lines, open_transcript
+from ..reader import iter_lines, open_lines
 from .records import span_of
 from .view import AgentGoView
 
@@ -194,13 +194,16 @@ def read_spans(
     fh: IO[bytes] | None = None,
     skim: bool = False,
     warnings: list[str] | None = None,
+    spans: bool = True,
 ) -> Iterator[tuple[dict[str, Any], int, int]]:
     """``read``, each record with its line number and its span in the file (``skim``: a
     big model_request's data holds only its config, for a caller that reads records
-    again by span; ``warnings``: told of an unfinished tail left out)."""
+    again by span; ``warnings``: told of an unfinished tail left out). A compressed file
+    (``fh`` None, or ``spans`` False) gives every record the span 0: none to read by."""
     where = os.fspath(path)
     if fh is None:
-        fh = open_transcript(where)  # never blocks on a FIFO; closed by the with below
+        fh, compressed = open_lines(where)  # never blocks on a FIFO; closed by the with
+        spans = not compressed
     checker = StrictReader(where)
     offset = 0
     with fh:
@@ -213,7 +216,7 @@ def read_spans(
                             "and was not read"
                         )
                     break
-                span = span_of(offset, len(raw))
+                span = span_of(offset, len(raw)) if spans else 0
                 record = parse_record(raw, number, where, skim and span != 0)
                 checker.check(record, number)
                 yield record, number, span
@@ -242,12 +245,13 @@ def read_view(
     where = os.fspath(path)
     if view is None:
         view = AgentGoView(keep=keep)
-    fh = open_transcript(where)
-    if view.records.keep:
+    fh, compressed = open_lines(where)
+    if view.records.keep and not compressed:
         view.records.source = LineSource(os.dup(fh.fileno()))
     feed = view.feed
     with gc_pause.paused():
-        for record, number, span in read_spans(where, fh, skim=True, warnings=view.warnings):
+        records = read_spans(where, fh, skim=True, warnings=view.warnings, spans=not compressed)
+        for record, number, span in records:
             feed(record, number, span)
             if fed is not None:
                 fed(record, span)

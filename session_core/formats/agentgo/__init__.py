@@ -112,9 +112,12 @@ class AgentGoFormat(TranscriptFormat):
         format's own tail reader (with its own budget: a window's records alone are no
         session, its ``session_start`` is not in it)."""
         from ...agentgo.tail import read_tail
+        from ...compressed import is_compressed_file
         from ...errors import TranscriptError
 
         where = os.fspath(path)
+        if is_compressed_file(where):
+            return None  # (no end to read backwards to: it is read whole, as it comes)
         try:
             view, _size = read_tail(where)
         except (OSError, TranscriptError):

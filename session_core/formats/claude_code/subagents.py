@@ -99,7 +99,12 @@ def folder_of(session: str) -> Path:
     here = Path(session)
     if here.parent.name == "subagents":
         return here.parent
-    return here.with_suffix("") / "subagents"
+    return here.parent / _stem(here) / "subagents"
+
+
+def _stem(session: Path) -> str:
+    """A session file's name without ``.jsonl`` (nor ``.zst``, its compressed copy's)."""
+    return Path(session.name.removesuffix(".zst")).stem
 
 
 def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
@@ -304,7 +309,7 @@ def _own_siblings(b: ClaudeCodeBuilder) -> list[str]:
     if isinstance(version, str) and not version.startswith("2.0."):
         return []  # 1.0.x kept subagents in the session's file, 2.1.x in subagents/
     here = Path(b.path)
-    ids = {i for i in (here.stem, b.meta.get("session-id")) if isinstance(i, str)}
+    ids = {i for i in (_stem(here), b.meta.get("session-id")) if isinstance(i, str)}
     names = _agent_files(here.parent)[:MAX_SIBLINGS]
     if not names:
         return []
