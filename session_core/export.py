@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from typing import Literal
 
 from .errors import TranscriptError
@@ -69,9 +70,12 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 def write_export(
     text: str, out: str | os.PathLike[str], transcript: str | os.PathLike[str]
 ) -> None:
-    """Write ``text`` to ``out`` atomically (a temporary file renamed over it).
+    """Write ``text`` to ``out`` atomically (a temporary file renamed over it), with the
+    mode the file had, or a new file's under the umask.
 
-    Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt.
+    A FIFO or a device (``/dev/stdout``, ``/dev/null``) is written into, never replaced.
+    Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt,
+    or a directory.
     """
     target = os.fspath(out)
     if same_file(target, transcript):
@@ -80,16 +84,41 @@ def write_export(
             path=target,
         )
     final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
-    directory = os.path.dirname(final)
-    fd, temp = tempfile.mkstemp(prefix=".tailscope-export-", dir=directory)
+    data = text.encode("utf-8")
+    try:
+        found = os.stat(final)
+    except FileNotFoundError:
+        found = None
+    except OSError as err:
+        raise TranscriptError(f"cannot write the export: {err.strerror}", path=target) from None
+    if found is not None and stat.S_ISDIR(found.st_mode):
+        raise TranscriptError("is a directory; name a file to export to", path=target)
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        with open(final, "wb") as fh:  # a FIFO, a device: what it is stays
+            fh.write(data)
+        return
+    fd, temp = _new_file(os.path.dirname(final))
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            if found is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(temp, 0o644)  # mkstemp's 0600 would hide a report meant to be shared
         os.replace(temp, final)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _new_file(directory: str) -> tuple[int, str]:
+    """A new file of a name nobody has, made 0666 under the umask (``mkstemp``'s 0600
+    would hide a report meant to be shared, and ignore a umask that hides it)."""
+    while True:
+        temp = os.path.join(directory, f".tailscope-export-{secrets.token_hex(6)}")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+            return os.open(temp, flags, 0o666), temp
+        except FileExistsError:
+            continue

@@ -140,3 +140,51 @@ def test_a_failed_sync_mid_write_leaves_the_old_target(
     assert old_target.read_text() == "the old report\n"
     assert old_target.stat().st_ino == inode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md", "t.jsonl"]
+
+
+def test_export_o_writes_into_a_fifo_and_leaves_it_one(tmp_path: Path) -> None:
+    """``-o`` a FIFO (or a device: ``/dev/stdout``) is written into, never replaced by a
+    regular file (as root, ``-o /dev/null`` replaced /dev/null)."""
+    import stat
+    import threading
+
+    path = transcript(tmp_path / "t.jsonl")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert main(["export", str(path), "--format", "md", "-o", str(fifo)]) == 0
+    reader.join(10)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert b"hello" in got[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "t.jsonl"]
+
+
+def test_export_o_refuses_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = transcript(tmp_path / "t.jsonl")
+    (tmp_path / "reports").mkdir()
+    assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "reports")]) == 1
+    assert "is a directory" in capsys.readouterr().err
+    assert list((tmp_path / "reports").iterdir()) == []
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_a_new_export_takes_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    path = transcript(tmp_path / "t.jsonl")
+    old = os.umask(umask)
+    try:
+        assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "r.md")]) == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "r.md").stat().st_mode & 0o777 == mode
+
+
+def test_an_export_over_a_file_keeps_its_mode(tmp_path: Path, old_target: Path) -> None:
+    path = transcript(tmp_path / "t.jsonl")
+    old_target.chmod(0o600)
+    assert main(["export", str(path), "--format", "md", "-o", str(old_target)]) == 0
+    assert old_target.stat().st_mode & 0o777 == 0o600
+    assert "hello" in old_target.read_text()
