@@ -550,6 +550,7 @@ async def follow(
     try:
         first = True
         caught_up = True
+        held_line = 0  # the held-back partial line's number as last sent: a new one is news
         while True:
             wake.clear()  # before reading: a change from now on wakes the wait below
             limit = None if (first and not initial_batches) else batch_bytes
@@ -558,9 +559,15 @@ async def follow(
                 hot_until = loop.time() + HOT_SECONDS
                 if update.initial and not initial_batches:
                     update = _drain(tail, update)
-                send = first or not update.is_empty() or (update.caught_up and not caught_up)
+                send = (
+                    first
+                    or not update.is_empty()
+                    or (update.caught_up and not caught_up)
+                    or update.held_line != held_line  # (a torn line begun, or gone)
+                )
                 first = False
                 caught_up = update.caught_up
+                held_line = update.held_line
                 if send:
                     yield update
                 del update  # its lines view a block to be read into again (``_read_block``)

@@ -105,9 +105,11 @@ async def test_line_cut_inside_a_multibyte_character_is_held_back(
     cut = line.index("😀".encode()) + 2  # two of the emoji's four bytes
     async with caught_up(path, force_polling=polling) as f:
         append_raw(path, line[:cut])
-        assert await f.quiet(0.4) == []  # held back, no warning either
+        [held] = await f.quiet(0.4)  # held back, no warning either: said once, as held
+        assert (held.envelopes, held.warnings, held.held_line) == ([], [], 3)
+        assert held.held == cut
         append_raw(path, line[cut:-1])  # all but the newline: still held back
-        assert await f.quiet(0.3) == []
+        assert await f.quiet(0.3) == []  # (the same line: nothing new to say)
         append_raw(path, b"\n")
         update = await f.next()
         assert [e["payload"]["content"] for e in update.envelopes] == ["naïve café 😀"]

@@ -60,3 +60,27 @@ async def test_a_line_being_written_is_no_warning_and_is_read_once_ended(
 
 def test_follow_says_what_it_holds_back() -> None:
     assert FollowUpdate().held == FollowUpdate().held_line == 0
+
+
+async def test_a_line_torn_while_followed_is_said_once_the_writer_is_gone(
+    tmp_path: Path,
+) -> None:
+    """The torn line comes after the load (a writer killed mid-line while watched): the
+    follower says it holds it back, and the viewer warns of it once the writer is gone."""
+    w = CCWriter()
+    w.user("fix it")
+    w.assistant("m1", [text("Fixed.")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        assert screen.held_line == 0
+        with path.open("ab") as fh:  # killed mid-line
+            fh.write(b'{"type":"user","message":{"role":"us')
+        os.utime(path, (OLD_MTIME, OLD_MTIME))  # (and long gone since)
+        await wait_for(pilot, lambda: screen.held_line == 3)
+        await wait_for(
+            pilot,
+            lambda: any(SAID in w and w.startswith("line 3 ") for w in screen.transcript.warnings),
+        )
