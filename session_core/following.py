@@ -137,6 +137,7 @@ class _Tail:
         self.head = HeadDetector()  # (the format, from the first lines)
         self.head_line = 0
         self.vanished = False
+        self.existed = False  # a file was opened at the path (else it only appeared)
         self.started = False  # an update has been produced
         self.problem: str | None = None  # the last "cannot be read" warning, said once
         self.source: LineSource | None = None  # the file read, for readers to read lines again
@@ -267,13 +268,14 @@ class _Tail:
             return self._not_a_file(update)
         reason = None
         if self.fd is None:
-            reason = "the file appeared again" if self.vanished else ""
+            reason = "the file appeared again" if self.vanished and self.existed else ""
         elif where != self.reading:
-            reason = (
-                f"the file was compressed to {os.path.basename(where)}"
-                if where != self.path
-                else "the plain file is back beside its compressed copy"
-            )
+            if where != self.path:
+                reason = f"the file was compressed to {os.path.basename(where)}"
+            elif self.packed_copy is not None and os.path.exists(self.packed_copy):
+                reason = "the plain file is back beside its compressed copy"
+            else:
+                reason = f"the file was decompressed to {os.path.basename(where)}"
         elif (st.st_dev, st.st_ino) != self.ino:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
@@ -301,6 +303,7 @@ class _Tail:
                 os.close(fd)
                 return self._not_a_file(update)
             self.fd = fd
+            self.existed = True
             self.ino = (fst.st_dev, fst.st_ino)
             self.source = LineSource(os.dup(fd))
             try:

@@ -161,9 +161,7 @@ def test_export_o_writes_into_a_fifo_and_leaves_it_one(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "t.jsonl"]
 
 
-def test_export_o_refuses_a_directory(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_export_o_refuses_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = transcript(tmp_path / "t.jsonl")
     (tmp_path / "reports").mkdir()
     assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "reports")]) == 1

@@ -139,7 +139,19 @@ async def test_a_followed_rollout_compressed_under_us_is_read_from_its_copy(
         mark = len(got)
         await until(lambda: len(lines_since(mark)) == 3)
         assert got[mark].reset and lines_since(mark) == want[:3]  # type: ignore[attr-defined]
+        said = [w for u in got[mark:] for w in u.warnings]  # type: ignore[attr-defined]
+        assert any("back beside its compressed copy" in w for w in said), said
         assert fingerprint(packed) == before
+        # unpacked again (``zstd -d --rm``): the copy is gone, and said so
+        plain.unlink()
+        mark = len(got)
+        await until(lambda: len(lines_since(mark)) == len(want))
+        plain.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in want))
+        packed.unlink()
+        mark = len(got)
+        await until(lambda: len(lines_since(mark)) == len(want))
+        said = [w for u in got[mark:] for w in u.warnings]  # type: ignore[attr-defined]
+        assert any(f"decompressed to {plain.name}" in w for w in said), said
     finally:
         await updates.aclose()
 

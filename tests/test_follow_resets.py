@@ -134,6 +134,8 @@ async def test_missing_at_start_then_created(tmp_path: Path, polling: bool) -> N
         write_transcript(path, 1)
         await f.until(lambda f: len(f.current) == 2)
         assert f.current == records(path)
+        # It appeared; it never was there before, so nothing came "again".
+        assert not any("again" in w for u in f.updates[1:] for w in u.warnings)
 
 
 def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: Path) -> None:
