@@ -155,11 +155,11 @@ async def test_a_call_without_result_is_running_while_the_writer_lives(
     async with opened(toy) as (_app, pilot, screen):
         op = lambda: screen.transcript.op_for_call("call-3")  # noqa: E731
         assert op().state == "interrupted"
-        monkeypatch.setattr(screen, "_check_live", lambda: True)
+        monkeypatch.setattr(screen, "_writer_alive", lambda held: True)
         screen._live_at = -1.0
         await until(pilot, lambda: op().state == "running", "running once alive", 5)
         assert op().progress == "still working…"
-        monkeypatch.setattr(screen, "_check_live", lambda: False)
+        monkeypatch.setattr(screen, "_writer_alive", lambda held: False)
         screen._live_at = -1.0
         await until(pilot, lambda: op().state == "interrupted", "interrupted once gone", 5)
 

@@ -14,6 +14,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from helpers import (
 )
 from textual.widgets import TabbedContent
 
+from session_core.formats.base import IDLE_SECONDS
 from session_core.tool_ops import STATE_LABELS
 from viewer.app import TailscopeApp
 from viewer.cli import main
@@ -247,9 +249,15 @@ def test_agentgo_in_flight_work_is_interrupted_once_the_writer_is_killed(
 
 
 def test_v1_pending_operation_is_interrupted_once_the_writer_is_killed(tmp_path: Path) -> None:
+    """v1's reference writer takes no lock: a file with no lock that changed lately may
+    have one at work (running, as the viewer says too); untouched since, it has none."""
     writer = Writer("v1", tmp_path / "v1.jsonl")
     alive, gone = replayed_across_a_kill(writer, "pending-tool-operations")
     assert alive == ["running"]
+    assert [op["state"] for op in gone["pending-tool-operations"]] == ["running"]
+    old = time.time() - IDLE_SECONDS - 5
+    os.utime(writer.path, (old, old))
+    gone = replay(writer.path)
     assert [op["state"] for op in gone["pending-tool-operations"]] == ["interrupted"]
     assert [op["call-id"] for op in gone["tool-operations"]] == ["call_1"]
 

@@ -247,10 +247,9 @@ class TranscriptFormat(ABC):
     # Its writers may open a file with lines of a type newer than this reader (bookkeeping
     # no format claims): it is detected by the first line it claims after them.
     opens_past_unknown_lines: ClassVar[bool] = False
-    # Its writers hold a lock on the file while they write (so no lock: no writer).
-    locks: ClassVar[bool] = False
-    # Every writer of it does (tailscope's is its only one): a viewer need not guess from
-    # a file's mtime whether another is at work (v1's reference module may not lock).
+    # Every writer of it holds a lock on the file while it writes (tailscope's is its only
+    # one): no lock, no writer. A reader need not guess from a file's mtime whether
+    # another is at work (v1's reference module does not lock: its files are guessed).
     only_locking_writers: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
@@ -268,18 +267,24 @@ class TranscriptFormat(ABC):
 
     # -- read paths, with defaults over the model ----------------------------------------
 
-    def writer_alive(self, path: str | os.PathLike[str]) -> bool | None:
-        """Is a writer still at work on this file, as far as a reader can tell?
+    def writer_alive(
+        self, path: str | os.PathLike[str], *, held: bool | None = None, saw_lock: bool = False
+    ) -> bool | None:
+        """Is a writer still at work on this file, as far as a reader can tell? The one
+        rule of every read path and the viewer (its calls running or interrupted).
 
-        True while a writer holds its lock. A format whose writers lock: no lock, no
-        writer. Otherwise (Claude Code, Codex hold none) a compressed file, or one
-        untouched for ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
+        True while a writer holds its lock (``held``, when the caller read it already).
+        A format whose writers all lock, or a file a writer was seen to lock
+        (``saw_lock``: that writer is gone): no lock, no writer. Otherwise (Claude Code,
+        Codex, v1's reference hold none) a compressed file, or one untouched for
+        ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
         """
         from ..compressed import is_compressed_file
         from ..writers import writer_holds_lock
 
-        held = writer_holds_lock(path)
-        if held or self.locks:
+        if held is None:
+            held = writer_holds_lock(path)
+        if held or saw_lock or self.only_locking_writers:
             return held
         if is_compressed_file(path):
             return False

@@ -134,9 +134,11 @@ class FollowingScreen(Screen[None]):
         self._saw_lock = False
         self._live_at = -1.0
         self._live_cached = False
+        self._writer_cached: bool | None = None  # what the model is told of the writer
         self._loaded = False
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
+        self._was_writer: bool | None = None  # (and what the model was told of the writer)
         self.held_line = 0  # the file's last line, where it has no newline (yet)
         self._matches_told: tuple[str, int] | None = None  # the last toast of a search's
         self._matches_told_at = -math.inf
@@ -406,8 +408,8 @@ class FollowingScreen(Screen[None]):
         """Once a second (the subclass sets the interval): the header, and the panes when
         the writer's liveness changed since they were drawn."""
         live = self._is_live()
-        if live != self._was_live:
-            self._was_live = live
+        if live != self._was_live or self._writer_cached != self._was_writer:
+            self._was_live, self._was_writer = live, self._writer_cached
             self._liveness_changed(live)
         self._refresh_status()
 
@@ -500,10 +502,21 @@ class FollowingScreen(Screen[None]):
 
     WRITER_LOCKS = False  # its format's writers lock the file: no lock, no writer
 
+    def writer_state(self) -> bool | None:
+        """What the model is told of the writer (its calls running or interrupted): the
+        rule every read path has (``TranscriptFormat.writer_alive``), read with the dot."""
+        self._is_live()
+        return self._writer_cached
+
+    def _writer_alive(self, held: bool) -> bool | None:
+        """The format's rule for the writer, given whether its lock is ``held`` now."""
+        return held or None
+
     def _check_live(self) -> bool:
         held = writer_holds_lock(self.path)
+        self._saw_lock = self._saw_lock or held
+        self._writer_cached = self._writer_alive(held)
         if held:
-            self._saw_lock = True
             return True
         if self._saw_lock or self.WRITER_LOCKS:
             return False  # the writer that held the lock is gone, however fresh the file

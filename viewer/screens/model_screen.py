@@ -246,8 +246,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self._pending = False
         started = time.monotonic()
         alive = self._is_live()
-        self._was_live = alive
-        self.transcript = self.live.transcript(writer_alive=alive)
+        self._was_live, self._was_writer = alive, self.writer_state()
+        self.transcript = self.live.transcript(writer_alive=self._was_writer)
         if self.held_line and not alive:  # (a live writer is still writing it)
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         self.conversation.show(self.transcript, to_end=to_end)
@@ -305,6 +305,9 @@ class ModelScreen(OtherSessions, SearchingScreen):
         if self.panes is not None and not self._previewing and self.panes_ready:
             with self.state_lock:
                 self.panes.liveness_changed(live)
+
+    def _writer_alive(self, held: bool) -> bool | None:
+        return self.format.writer_alive(self.path, held=held, saw_lock=self._saw_lock)
 
     def writer_is_alive(self) -> bool:
         """Is a writer at work on the file (its lock, or a recent change)?"""

@@ -92,7 +92,6 @@ class AgentGoFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "agentgo-v1 session"
     writable: ClassVar[bool] = True
-    locks: ClassVar[bool] = True
     only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
     first_line: ClassVar[str] = "an agentgo session_start"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")

@@ -95,7 +95,6 @@ class V1Format(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "transcript-v1"
     writable: ClassVar[bool] = True
-    locks: ClassVar[bool] = True
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
     # Its own panes on the model screen (viewer.formats.v1): the diff of every message
