@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .formats.v1.ops import op_state
+from .formats.v1.ops import op_state, superseded_ops
 from .message_usage import MessageUsage, v1_usage
 from .model import STATE_LABELS, STATE_TONES
 from .replay import Compaction, ReplayState, payload_of
 from .usage import NO_RUN, Usage, UsageTally, tally_state
-from .writers import writer_holds_lock
 
 View = Literal["replayed", "raw"]
 Tone = Literal["info", "warn", "bad", "ok"]
@@ -143,7 +142,9 @@ def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
 
 
 class _V1:
-    def __init__(self, state: ReplayState, path: str, view: View) -> None:
+    def __init__(
+        self, state: ReplayState, path: str, view: View, writer_alive: bool | None
+    ) -> None:
         self.state, self.path, self.view = state, path, view
         self.lines: dict[str, int] = {}
         self.ts: dict[str, str] = {}
@@ -179,10 +180,13 @@ class _V1:
                 if stub is not None:
                     self.contents[mid] = stub
         self.ops: dict[str, dict[str, Any]] = {}
-        for op in state.tool_ops:
+        self.op_index: dict[str, int] = {}
+        for index, op in enumerate(state.tool_ops):
             self.ops[_s(op.get("call-id"))] = op
+            self.op_index[_s(op.get("call-id"))] = index
+        self.superseded = superseded_ops(state)
         self.tally = tally_state(state)
-        self.writer_alive = writer_holds_lock(path) if path else None
+        self.writer_alive = writer_alive
 
     def anchor(self, eid: str) -> str:
         return f"line-{self.lines.get(eid, 0)}"
@@ -198,7 +202,8 @@ class _V1:
         if op is None:
             state = "undispatched-answered" if answered else "never-dispatched"
         else:
-            state = op_state(op, answered, self.writer_alive)
+            gone = not op.get("settled") and self.superseded(self.op_index[cid])
+            state = op_state(op, answered, False if gone else self.writer_alive)
             if state == "interrupted":
                 state = "running-dead"
         return STATE_LABELS.get(state, state), STATE_TONES.get(state, "warn")  # type: ignore[return-value]
@@ -462,5 +467,7 @@ def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
 
 
-def v1_document(state: ReplayState, path: str, view: View) -> Document:
-    return _V1(state, path, view).document()
+def v1_document(
+    state: ReplayState, path: str, view: View, writer_alive: bool | None = None
+) -> Document:
+    return _V1(state, path, view, writer_alive).document()

@@ -38,7 +38,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     usage) comes from the packed facts, not from an object per message.
     """
     from .formats.v1.model import NAME
-    from .formats.v1.ops import op_state
+    from .formats.v1.ops import op_state, superseded_ops
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
@@ -58,12 +58,16 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         # unsettled (the replay knows which, without reading a line).
         tool_ops = state.tool_ops
         dispatched: set[Any] = set()
+        superseded = superseded_ops(state)
         for index in range(len(tool_ops)):
             if pending and tool_ops.is_settled(index):
                 continue
             op = tool_ops[index]
             dispatched.add(op.get("call-id"))
-            yield {**op, "state": op_state(op, op.get("call-id") in answered, writer_alive)}
+            alive = writer_alive
+            if not tool_ops.is_settled(index) and superseded(index):
+                alive = False
+            yield {**op, "state": op_state(op, op.get("call-id") in answered, alive)}
         if pending:
             return
         # Then the calls no dispatch line names (they never ran, as far as the file says).

@@ -160,7 +160,7 @@ class V1Format(TranscriptFormat):
         from ...exportdoc import v1_document
 
         where = os.fspath(path)
-        return v1_document(self._state(where), where, view)
+        return v1_document(self._state(where), where, view, self.writer_alive(where))
 
     def diff(self, path: str | os.PathLike[str]) -> str:
         from ...diff import render_diff

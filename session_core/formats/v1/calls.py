@@ -12,7 +12,7 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
-from .ops import V1Op, V1Ops
+from .ops import V1Op, V1Ops, superseded_ops
 
 if TYPE_CHECKING:
     from ...replay import ReplayState
@@ -174,8 +174,10 @@ class V1Calls:
         made: dict[int, ToolOp] = {}
         still: list[int] = []
         settled: list[int] = []
+        superseded = superseded_ops(state)
         for index in self._open:
-            made[index] = V1Op.of(state, index, self.answered, writer_alive)
+            alive = False if superseded(index) else writer_alive
+            made[index] = V1Op.of(state, index, self.answered, alive)
             (still if not records.is_settled(index) else settled).append(index)
         self._open = still
         self._let_go(settled)

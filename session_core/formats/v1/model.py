@@ -447,7 +447,8 @@ class V1Model(V1Calls):
         run's (a later line for the same id gives its context again); its usage is the
         messages' in between (``UsageTally``). It is running while an operation of it has
         no result, and so is the last run while the writer lives (interrupted once the
-        writer is gone); else finished. Each is made when asked for (``V1Runs``): only
+        writer is gone, or once another run began after the operation:
+        ``ops.superseded_ops``); else finished. Each is made when asked for (``V1Runs``): only
         the new run-context lines are looked at here."""
         contexts = self.state.run_contexts
         number, first, latest, order = self._number, self._first, self._latest, self._order
@@ -459,7 +460,10 @@ class V1Model(V1Calls):
                 order.append(run_id)
             latest[run_id] = index
         self._contexts_seen = len(contexts)
-        pending = {op.run_id for op in ops.unsettled() if op.state in ("running", "interrupted")}
+        pending: dict[str | None, str] = {}  # run -> running, if any of its is, else interrupted
+        for op in ops.unsettled():
+            if op.state == "running" or (op.state == "interrupted" and op.run_id not in pending):
+                pending[op.run_id] = op.state
         return V1Runs(self, pending, writer_alive)
 
     def run(self, at: int, runs: V1Runs) -> Run:
@@ -470,8 +474,10 @@ class V1Model(V1Calls):
         begin = contexts.event(first[at])
         end = contexts.event(first[at + 1]) if at + 1 < len(runs) else None
         run_state: Any = "finished"
-        if run_id in runs.pending or (end is None and runs.writer_alive):
-            run_state = "interrupted" if runs.writer_alive is False else "running"
+        if run_id in runs.pending:  # as its operations are (``superseded_ops``: not running)
+            run_state = runs.pending[run_id]
+        elif end is None and runs.writer_alive:
+            run_state = "running"
         totals = self.usage.runs.get(run_id)
         latest = self._latest[run_id]
         messages = state.message_events
@@ -494,7 +500,7 @@ class V1Runs(ListLike[Run]):
 
     __slots__ = ("_model", "_n", "events", "pending", "writer_alive")
 
-    def __init__(self, model: V1Model, pending: set[str | None], writer_alive: bool | None):
+    def __init__(self, model: V1Model, pending: dict[str | None, str], writer_alive: bool | None):
         self._model = model
         self._n = len(model._order)
         self.events = len(model.state.event_lines)  # the replay's, at the snapshot

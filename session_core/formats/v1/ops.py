@@ -3,7 +3,7 @@ operations a snapshot makes only when asked for (``V1Ops``, ``V1Op``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
@@ -30,6 +30,35 @@ def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> O
     if op.get("settled") and not isinstance(outcome, str):
         outcome = "outcome-unknown"
     return state_of(outcome, answered, writer_alive)
+
+
+def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
+    """Whether unsettled operation ``index`` is of a run that another run followed: its
+    run began (its first run-context line) before the dispatch, and another run's began
+    after it. Its writer went on to other work, or died and another took the file over
+    (a ``load``), so it is no longer running, whoever writes the file now. (Asked of the
+    few unsettled operations only: each ask looks for its run's first line.)"""
+    contexts, records = state.run_contexts, state.tool_ops
+    if not len(contexts):
+        return lambda _index: False
+    run_ids = contexts.run_ids
+    latest = run_ids[-1]
+    since = contexts.event(len(contexts) - 1)
+
+    def superseded(index: int) -> bool:
+        run_id = records.run_ids[index]
+        if run_id is None or run_id == latest:
+            return False
+        dispatched = records.dispatch_event(index)
+        if dispatched > since:
+            return False
+        try:
+            began = contexts.event(run_ids.index(run_id))
+        except ValueError:
+            return False  # (a run no run-context line began)
+        return began < dispatched
+
+    return superseded
 
 
 def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
