@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from session_core.formats import Format, detect_format
@@ -69,6 +70,20 @@ class TailscopeApp(App[None]):
             where = self.path if self.roots is None else self.roots
             return BrowserScreen(where, force_polling=self.force_polling)
         return self.screen_for(detect_format(self.path))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is plain text: they name search terms, file names and
+        paths, which are untrusted (``[/bold]`` searched for was markup that did not
+        parse, and the app died of it). None of ours is written in markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_file":  # only over a file opened from the browser
