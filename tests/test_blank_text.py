@@ -39,3 +39,24 @@ async def test_blank_text_is_said_not_drawn_as_blank_lines(tmp_path: Path) -> No
         await until(pilot, lambda: view.expanded, "the blank item unfolded")
         unfolded = [line.plain for line in view.block_lines(blank, 100)]
         assert unfolded[1:] == ["  (blank text: '\\n\\n')"]
+
+
+async def test_a_wrapped_line_loses_no_cell_under_the_scrollbar(tmp_path: Path) -> None:
+    """Unfolded, a long line is wrapped to the cells left of the scrollbar: read off the
+    screen row by row, it is whole (each row lost its last 2 cells under it)."""
+    digits = "".join(f"{n:04d}" for n in range(400))
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "wrap"}) as session:
+        for number in range(30):  # (enough to scroll: the scrollbar shows)
+            session.append_message(Message(role="user", content=f"filler {number}"))
+        session.append_message(Message(role="assistant", content=digits))
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, size=(100, 30)) as (app, pilot, screen):
+        view = screen.conversation
+        view.move_to(len(view.items) - 1)
+        await pilot.press("enter")
+        await until(pilot, lambda: view.expanded, "the long item unfolded")
+        await pilot.press("end")
+        rows = [line.strip("▌┃ ").rstrip("▁▂▃▄▅▆▇█") for line in screen_lines(app)]
+        shown = "".join(row for row in rows if row.isdigit())
+        assert len(shown) > 400 and shown in digits, rows

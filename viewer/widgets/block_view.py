@@ -39,6 +39,7 @@ class BlockView(LineList):
     BlockView {
         height: 1fr;
         background: $surface;
+        scrollbar-gutter: stable;  /* (a scrollbar come or gone changes no line's wrap) */
         & > .block-view--cursor { color: $accent; text-style: bold; }
         & > .block-view--match { background: $warning 40%; text-style: bold; }
     }

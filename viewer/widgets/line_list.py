@@ -152,7 +152,10 @@ class LineList(ScrollView, can_focus=True):
 
     @property
     def content_width(self) -> int:
-        return max(20, (self.size.width or 80) - self.GUTTER)
+        """The cells a line's content has: the width, but the scrollbar and the gutter (a
+        line drawn under the scrollbar lost its last cells)."""
+        width = self.scrollable_content_region.width or self.size.width or 80
+        return max(20, width - self.GUTTER)
 
     def update_size(self) -> None:
         self.virtual_size = Size(self.virtual_width(), self.heights.total + self.HEADER)
