@@ -13,6 +13,7 @@ import orjson
 
 from .errors import TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
+from .indexing import UNMENDED, mended
 
 if TYPE_CHECKING:
     from .formats.base import Builder
@@ -130,7 +131,8 @@ def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
         try:
             value = loads(raw)
         except orjson.JSONDecodeError:
-            value = None
+            value = mended(raw)
+            value = None if value is UNMENDED else value
         yield number, value, raw
 
 

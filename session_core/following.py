@@ -22,6 +22,7 @@ import orjson
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .formats import Format, HeadDetector
 from .formats.base import skipped_line
+from .indexing import loads_mended
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -94,7 +95,7 @@ class FollowUpdate:
 def parse_line(raw: bytes, number: int, warnings: list[str]) -> dict[str, Any] | None:
     """A line as a JSON object, or None (a warning said why; a blank line is skipped)."""
     try:
-        record = orjson.loads(raw)
+        record = loads_mended(raw)
     except orjson.JSONDecodeError:
         if raw.strip():
             warnings.append(skipped_line(number, raw))

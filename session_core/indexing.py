@@ -182,8 +182,79 @@ def loads_payload(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         if err.msg != _BEYOND_A_DOUBLE:
-            raise
+            value = mended(raw)
+            if value is UNMENDED:
+                raise
+            return value
     return _loads_beyond_a_double(raw)
+
+
+UNMENDED: Any = object()
+
+
+def mended(raw: bytes | memoryview) -> Any:
+    """A line orjson refused only for a lone UTF-16 surrogate escape (``"\\ud83d"``: what
+    Node's ``JSON.stringify`` writes of a string cut inside an emoji's pair, so Claude
+    Code's lines hold them), parsed with each such escape read as U+FFFD; ``UNMENDED``
+    when there is none, or the line is still refused. Asked only where orjson refused."""
+    fixed = _lone_surrogates_replaced(bytes(raw))
+    if fixed is None:
+        return UNMENDED
+    try:
+        return orjson.loads(fixed)
+    except orjson.JSONDecodeError:
+        return UNMENDED
+
+
+def loads_mended(raw: bytes | memoryview) -> Any:
+    """``orjson.loads``, then (where it refuses) ``mended``: ``JSONDecodeError`` as orjson
+    raised it when neither reads the line. For the paths where a refused line is rare."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        value = mended(raw)
+        if value is UNMENDED:
+            raise
+        return value
+
+
+def _lone_surrogates_replaced(raw: bytes) -> bytes | None:
+    """``raw`` with each ``\\uD800``-``\\uDFFF`` escape that is not half of a pair turned
+    into ``\\ufffd`` (None: none was). A backslash in JSON is always inside a string."""
+    out = bytearray()
+    at = 0
+    changed = False
+    while (slash := raw.find(b"\\", at)) >= 0:
+        if raw[slash + 1 : slash + 2] != b"u":
+            out += raw[at : slash + 2]  # another escape (``\\\\`` among them): as it is
+            at = slash + 2
+            continue
+        unit = _hex(raw[slash + 2 : slash + 6])
+        end = slash + 6
+        if unit is not None and 0xD800 <= unit <= 0xDBFF:
+            low = _hex(raw[end + 2 : end + 6]) if raw[end : end + 2] == b"\\u" else None
+            if low is not None and 0xDC00 <= low <= 0xDFFF:
+                end += 6  # a whole pair
+                unit = None
+        if unit is not None and 0xD800 <= unit <= 0xDFFF:
+            out += raw[at:slash] + b"\\ufffd"
+            changed = True
+        else:
+            out += raw[at:end]
+        at = end
+    if not changed:
+        return None
+    out += raw[at:]
+    return bytes(out)
+
+
+def _hex(digits: bytes) -> int | None:
+    if len(digits) != 4:
+        return None
+    try:
+        return int(digits, 16)
+    except ValueError:
+        return None
 
 
 _BEYOND_A_DOUBLE = "number is infinity when parsed as double"  # (orjson's words)

@@ -121,8 +121,10 @@ class LiveTranscript:
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:
-                parse_line(bytes(raw), line, warnings)  # says why
-                continue
+                # (read mended, or a warning that says why: None)
+                envelope = parse_line(bytes(raw), line, warnings)
+                if envelope is None:
+                    continue
             if type(envelope) is not dict:
                 parse_line(bytes(raw), line, warnings)
                 continue

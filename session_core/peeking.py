@@ -11,6 +11,7 @@ import orjson
 from .agentgo.view import as_message
 from .errors import TranscriptError
 from .formats.base import skipped_line
+from .indexing import loads_mended
 from .message import Message, message_from_payload
 from .reader import NotAFileError, iter_lines, open_lines, open_regular
 from .replay import payload_of
@@ -103,7 +104,7 @@ def _read_records(result: PeekResult, agentgo: bool) -> Any:
                     )
                 continue
             try:
-                value = orjson.loads(raw)
+                value = loads_mended(raw)
             except orjson.JSONDecodeError:
                 if raw.strip():
                     result.warnings.append(skipped_line(number, raw))

@@ -68,7 +68,7 @@ def parse_line(raw: bytes, number: int, path: str) -> dict[str, Any]:
     Checks what every reader of v1 needs: a JSON object, ``v`` == 1, a string ``type``.
     """
     try:
-        value = orjson.loads(raw)
+        value = indexing.loads_mended(raw)
     except orjson.JSONDecodeError as err:
         raise InvalidLineError(
             f"is not valid JSON ({_why(err)})", path=path, line=number, raw=raw
@@ -96,6 +96,8 @@ def _why(err: orjson.JSONDecodeError) -> str:
     text = str(err)
     if "utf-8" in text.lower() or "surrogate" in text.lower():
         return "invalid UTF-8"
+    if "depth limit" in text:
+        return "nested deeper than 1,024 levels, as deep as this reader reads"
     return text.split(":")[0]
 
 
@@ -322,12 +324,17 @@ def _replay_into(
                     try:
                         value = loads(raw)
                     except orjson.JSONDecodeError as err:
-                        if is_blank(raw):
+                        value = indexing.mended(raw)  # (a lone surrogate escape)
+                        if value is indexing.UNMENDED:
+                            if is_blank(raw):
+                                continue
+                            pending = InvalidLineError(
+                                f"is not valid JSON ({_why(err)})",
+                                path=where,
+                                line=number,
+                                raw=raw,
+                            )
                             continue
-                        pending = InvalidLineError(
-                            f"is not valid JSON ({_why(err)})", path=where, line=number, raw=raw
-                        )
-                        continue
                     if type(value) is not dict:
                         raise InvalidLineError(
                             "is not a JSON object", path=where, line=number, raw=raw

@@ -47,6 +47,7 @@ from .agentgo.reader import StrictReader, parse_record
 from .compressed import maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
+from .indexing import loads_mended
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
@@ -216,7 +217,7 @@ def _head_records(head: bytes) -> Iterator[Any]:
     for raw in head.split(b"\n", HEAD_LINES * 4)[: HEAD_LINES * 4]:
         if raw.strip():
             try:
-                yield orjson.loads(raw)
+                yield loads_mended(raw)
             except orjson.JSONDecodeError:
                 yield None
 

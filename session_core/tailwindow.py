@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from .errors import TranscriptError
+from .indexing import loads_mended
 from .reader import open_transcript
 from .replay import ReplayState
 
@@ -42,7 +43,7 @@ def read_tail_window(path: str | os.PathLike[str], window: int = 1 << 20) -> Tai
     lines.pop()  # what follows the last newline is not a whole line yet
     for raw in lines:
         try:
-            value = orjson.loads(raw)
+            value = loads_mended(raw)
         except orjson.JSONDecodeError:
             result.skipped += bool(raw.strip())
             continue

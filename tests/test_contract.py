@@ -498,3 +498,59 @@ def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(
         _read_both_ways(fmt, path, index + 1, lambda read: changed not in _items_text(read))
         tried += 1
     assert tried >= 3
+
+
+def _with_lone_surrogates(line: bytes) -> bytes | None:
+    """``line`` with a lone surrogate escape (``\\ud83d``: Node's ``JSON.stringify`` of a
+    string cut inside an emoji's pair) at the end of each of its texts (its strings with
+    a space in them: words, not ids nor types); None when it has none."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    texts = {
+        value
+        for at in places(record)
+        if isinstance(value := _at(record, at), str) and " " in value and '"' not in value
+    }
+    if not texts:
+        return None
+    out = line
+    for text in texts:
+        quoted = orjson.dumps(text)
+        out = out.replace(quoted, quoted[:-1] + b'\\ud83d"')
+    return out if out != line else None
+
+
+def _at(value: Any, at: tuple[Any, ...]) -> Any:
+    for key in at:
+        value = value[key]
+    return value
+
+
+def test_a_lone_surrogate_escape_is_read_as_a_replacement_character(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """orjson refuses a lone surrogate escape; Node writes them (a string cut inside an
+    emoji's pair). A line holding them is read, whole and followed, with U+FFFD in their
+    place: nothing dropped, nothing warned of, nothing "changed on disk" when read again."""
+    lines = sample.read_bytes().split(b"\n")
+    altered = [_with_lone_surrogates(line) or line for line in lines]
+    assert sum(a != b for a, b in zip(altered, lines, strict=True)) >= 3
+    path = tmp_path / f"surrogates{sample.suffix}"
+    path.write_bytes(b"\n".join(altered))
+    plain = open_transcript(sample)
+    mended = open_transcript(path)
+    assert mended.warnings == plain.warnings
+    assert len(mended.raw) == len(plain.raw) and len(mended.messages) == len(plain.messages)
+    assert "\ufffd" in _items_text(mended) and "changed on disk" not in _items_text(mended)
+    followed, followed_plain = (_followed(fmt, read) for read in (path, sample))
+    assert len(followed.raw) == len(followed_plain.raw)
+    assert followed.warnings == followed_plain.warnings
+    assert peek(path).warnings == peek(sample).warnings
+
+
+def _followed(fmt: TranscriptFormat, path: Path) -> Any:
+    live = by_name(fmt.name).live(str(path))
+    follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
+    return live.transcript(writer_alive=False)

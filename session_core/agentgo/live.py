@@ -10,6 +10,7 @@ import orjson
 
 from ..errors import TranscriptError
 from ..following import FollowUpdate, parse_line
+from ..indexing import mended
 from .reader import StrictReader, skim_request
 from .view import AgentGoView
 
@@ -54,7 +55,7 @@ class LiveAgentGo:
                     try:
                         record = loads(raw)
                     except orjson.JSONDecodeError:
-                        record = None
+                        record = mended(raw)  # (UNMENDED: no dict, said below)
                 if type(record) is not dict:
                     parse_line(bytes(raw), line, skipped)  # says why (or nothing: blank)
                     continue

@@ -13,6 +13,7 @@ import simdjson
 from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
+from ..indexing import loads_mended
 from ..reader import iter_lines, open_lines
 from .records import span_of
 from .view import AgentGoView
@@ -107,7 +108,7 @@ def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict
     if skim and (skimmed := skim_request(raw)) is not None:
         return skimmed
     try:
-        value = orjson.loads(raw)
+        value = loads_mended(raw)
     except orjson.JSONDecodeError:
         what = "is blank" if not raw.strip() else "is not valid JSON"
         raise InvalidLineError(

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..indexing import loads_mended
 from ..reader import open_transcript
 from .view import AgentGoView
 
@@ -55,7 +56,7 @@ def read_tail(
                 if b"message_end" not in raw:
                     continue
                 try:
-                    record = orjson.loads(raw)
+                    record = loads_mended(raw)
                 except orjson.JSONDecodeError:
                     continue
                 if type(record) is dict and record.get("type") == "message_end":

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ..compressed import open_maybe_compressed
+from ..indexing import loads_mended
 from .base import Builder, LiveModel, TranscriptFormat
 
 Format = str  # a registered format's name
@@ -134,7 +135,7 @@ def format_of(path: str | os.PathLike[str]) -> TranscriptFormat | None:
 
 def _parsed(line: bytes) -> Any:
     try:
-        return orjson.loads(line)
+        return loads_mended(line)
     except orjson.JSONDecodeError:
         return None
 

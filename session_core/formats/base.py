@@ -23,7 +23,7 @@ import orjson
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
 from ..file_lines import feed_file, read_records
-from ..indexing import loads_payload
+from ..indexing import UNMENDED, loads_payload, mended
 from ..model import Part, PartSource, Transcript, make_lazy, overlay_counts, unsettled_ops
 from ..text import count
 
@@ -75,8 +75,10 @@ class Builder(ABC):
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            self.bad_line(line, raw, bad_line_reason(raw))
-            return
+            record = mended(raw)  # (a lone surrogate escape: Node writes them)
+            if record is UNMENDED:
+                self.bad_line(line, raw, bad_line_reason(raw))
+                return
         if type(record) is not dict:
             self.bad_line(line, raw, "is not a JSON object")
             return
@@ -478,6 +480,8 @@ def bad_line_reason(raw: bytes) -> str:
         text = str(err).lower()
         if "utf-8" in text or "surrogate" in text:
             return "is not valid UTF-8"
+        if "depth limit" in text:
+            return "is nested deeper than 1,024 levels (as deep as this reader reads)"
     return "is not valid JSON"
 
 

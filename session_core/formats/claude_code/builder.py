@@ -21,7 +21,7 @@ import msgspec
 from ...item_column import NodeIdColumn
 from ...model import Part, Run, Transcript
 from ...utf8 import BlockLines
-from ..base import Builder, bad_line_reason
+from ..base import Builder
 from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
@@ -131,7 +131,7 @@ class ClaudeCodeBuilder(Builder):
         try:
             facts = decode(raw)
         except msgspec.DecodeError:
-            self.bad_line(line, raw, bad_line_reason(raw))
+            Builder.feed_line(self, raw, line)  # (orjson's reasons; a lone surrogate mended)
             return
         self._typed(facts, raw, line)
 
@@ -151,7 +151,7 @@ class ClaudeCodeBuilder(Builder):
             try:
                 facts = decode(raw)
             except msgspec.DecodeError:
-                self.bad_line(line, raw, bad_line_reason(raw))
+                Builder.feed_line(self, raw, line)  # (as above)
                 continue
             if facts is not None:
                 self.line_raw = raw

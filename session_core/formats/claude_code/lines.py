@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from ...indexing import loads_mended
 from ...model import Part
 from ...text import str_or_none
 from ...utf8 import is_utf8
@@ -269,7 +270,7 @@ def _may_begin(content: msgspec.Raw) -> bool:
 
 def _said(content: msgspec.Raw) -> str:
     try:
-        return flatten(orjson.loads(memoryview(content)))
+        return flatten(loads_mended(memoryview(content)))
     except orjson.JSONDecodeError:
         return ""
 
