@@ -240,12 +240,35 @@ async def test_missing_file_waits_then_shows_it(tmp_path: Path) -> None:
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: not replay(app).exists)
+        await wait_for(pilot, lambda: app.file_screen.gone)
         await wait_for(pilot, lambda: "does not exist" in screen_text(app))
         with Session.create(path, meta={}) as s:
             s.append_message(Message(role="user", content="here now"))
         await wait_for(pilot, lambda: len(view.items) == 1)
-        assert replay(app).exists
+        assert replay(app).exists and not app.file_screen.gone
+
+
+async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path) -> None:
+    """Deleted (or moved away, compressed to another name) under the view: what was read
+    stays, the header says "gone" and the banner why; a file there again is read anew."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="read before"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 1)
+        path.unlink()
+        await wait_for(pilot, lambda: app.file_screen.gone)
+        await wait_for(pilot, lambda: "does not exist" in screen_text(app))
+        text = screen_text(app)
+        assert "read before" in text and "● gone" in text
+        assert any("is gone" in str(note.message) for note in app._notifications)
+        assert not any("truncated or replaced" in str(n.message) for n in app._notifications)
+        with Session.create(path, meta={}) as s:
+            s.append_message(Message(role="user", content="a new one"))
+        await wait_for(pilot, lambda: "a new one" in screen_text(app))
+        assert "read before" not in screen_text(app) and not app.file_screen.gone
 
 
 async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:

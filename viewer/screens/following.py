@@ -140,6 +140,9 @@ class FollowingScreen(Screen[None]):
         self._was_live = False  # what the panes were last drawn for
         self._was_writer: bool | None = None  # (and what the model was told of the writer)
         self.held_line = 0  # the file's last line, where it has no newline (yet)
+        # The file is not there (deleted, moved away): what was read stays shown, said so,
+        # until a file is there again (then read from line 1).
+        self.gone = False
         self._matches_told: tuple[str, int] | None = None  # the last toast of a search's
         self._matches_told_at = -math.inf
         self._seen_live = False  # the writer was at work while the file was shown
@@ -222,6 +225,8 @@ class FollowingScreen(Screen[None]):
         if update.format is not None and update.format != self.FORMAT:
             self.app.call_from_thread(self._swap, update.format)
             return False
+        if not update.exists:
+            return True  # (the model keeps what was read: ``gone``)
         with self.state_lock:
             self.live.apply(update)
         self.live.read_ahead(update, self.state_lock)  # a snapshot's work, done here
@@ -240,6 +245,21 @@ class FollowingScreen(Screen[None]):
             return
         self.last_change = time.monotonic()
         self.held_line = update.held_line
+        if not update.exists:
+            if not self.gone and self._loaded:
+                self.notify(
+                    "The file is gone (deleted or moved away): what was read stays shown "
+                    "until a file is there again.",
+                    severity="warning",
+                    timeout=6,
+                )
+            self.gone = True
+            self._previewing = False
+            self._loaded = True
+            self._refresh_status()
+            self._mount_panes()
+            return
+        self.gone = False
         if update.reset:
             self.forget_writer()
         with self.state_lock:
@@ -449,7 +469,7 @@ class FollowingScreen(Screen[None]):
 
     def live_label(self) -> str:
         """What the header says of the writer: gone (no file), live or idle."""
-        if not self.live.exists:
+        if self.gone:
             return "gone"
         return "live" if self._is_live() else "idle"
 
@@ -459,7 +479,7 @@ class FollowingScreen(Screen[None]):
         self.quiet_since = None
         if not self._seen_live:
             self._seen_live = self._loaded and self._is_live()
-        if not self._seen_live or not self.live.exists:
+        if not self._seen_live or self.gone:
             return ""
         times = [epoch(last_time)]
         with contextlib.suppress(OSError):

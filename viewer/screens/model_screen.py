@@ -367,7 +367,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
         return self._loaded and self._detected is None and bool(t.warnings) and not t.raw
 
     def _problem(self) -> str | None:
-        if not self.live.exists:
+        if self.gone:
             return self.missing_message()
         t = self.transcript
         if not (self._loaded and self.live.size and not t.raw and t.warnings):
