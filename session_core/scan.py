@@ -16,7 +16,8 @@ Status rules, first match wins:
   not parse, another session id, a seq gap, a wrong version). An unreadable
   file or directory is damaged too.
 * **live**: a writer holds the file's lock (``/proc/locks``), or the file
-  changed within the last ``live_window`` seconds (writers that do not lock).
+  changed within the last ``live_window`` seconds (writers that do not lock:
+  not agentgo's, which all do).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, or a crash tail (a malformed final
   line); agentgo runs without ``run_close``, calls without their terminal
@@ -161,7 +162,10 @@ def scan_file(
     if summary.status == "damaged" or summary.format is None:
         return summary
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
-    fresh = (time.time() if now is None else now) - summary.mtime < live_window
+    # (a format whose writers all lock is live only while one does: agentgo's)
+    fresh = not by_name(summary.format).only_locking_writers and (
+        (time.time() if now is None else now) - summary.mtime < live_window
+    )
     if summary.locked or fresh:
         summary.status = "live"
     elif summary.reason is not None:

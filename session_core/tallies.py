@@ -105,7 +105,9 @@ class AgentGoTally:
             key = (run_id or "", text_or_none(execution.get("id")) or "", attempt)
             if kind in ("model_exec_end", "tool_exec_end"):
                 self.open_calls.discard(key)
-            elif kind in ("model_request", "tool_exec_start", "tool_invoke_start", "retry"):
+            elif kind in ("model_request", "tool_exec_start", "tool_invoke_start"):
+                # (a ``retry`` opens nothing: it follows an attempt's end, and the next
+                # attempt opens with its own request)
                 self.open_calls.add(key)
 
     def gaps(self) -> str | None:

@@ -272,7 +272,9 @@ class TestBrowser:
             write_agentgo(corpus / "later" / "new-run.jsonl")
             new = str(corpus / "later" / "new-run.jsonl")
             await until(pilot, lambda: new in screen.rows and screen.table.row_count == 10)
-            assert screen.rows[new].status == "live"  # just written
+            # just written, by a writer that closed it: agentgo's writers all lock, so a
+            # fresh file with no lock held is no live one
+            assert screen.rows[new].status == "finished"
             os.unlink(corpus / "notes.jsonl")
             await until(pilot, lambda: screen.table.row_count == 9)
             assert str(corpus / "notes.jsonl") not in screen.rows
@@ -388,3 +390,25 @@ class TestBrowserSnapshots:
         assert snap_compare(
             TailscopeApp(quiet_corpus), press=keys, terminal_size=SIZE, run_before=scanned
         )
+
+
+def test_an_agentgo_retry_opens_no_call(tmp_path: Path) -> None:
+    """A failed attempt's end, its ``retry``, the next attempt's request and end: every
+    call ended, so the session is finished, not "crashed" (the retry, written under the
+    failed attempt's execution, had opened it again)."""
+    from session_core.agentgo import AgentGoSession
+
+    path = tmp_path / "go.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    first = {"kind": "model", "id": "turn-1", "attempt": 1}
+    run.record("model_request", {"config": {"model": "m"}, "messages": []}, execution=first)
+    run.record("model_exec_end", {"error": "overloaded"}, execution=first)
+    run.record("retry", {"attempt": 2, "error": "overloaded"}, execution=first)
+    second = {"kind": "model", "id": "turn-1", "attempt": 2}
+    run.record("model_request", {"config": {"model": "m"}, "messages": []}, execution=second)
+    run.record("model_exec_end", {"usage": {"input": 1, "output": 1}}, execution=second)
+    run.close()
+    session.close()
+    found = scan_file(path)  # (just written: its writer closed, no lock, so not live)
+    assert found.reason is None and found.status == "finished", (found.status, found.reason)
