@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
@@ -428,6 +428,7 @@ class _Walk:
     recursive: bool
     seen: set[tuple[int, int]] = field(default_factory=set)
     problems: list[FileSummary] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)  # the ones listed
 
 
 LISTED = (".jsonl", ".jsonl.zst")  # what a directory walk looks at (a format decides the rest)
@@ -470,6 +471,20 @@ def list_transcript_paths(
     return paths, walk.problems
 
 
+def readable_folders(roots: Iterable[str | os.PathLike[str]]) -> tuple[list[str], list[str]]:
+    """Every folder below ``roots`` that can be listed, and every one that cannot: for a
+    watcher that must watch them one by one (a recursive watch fails on one unreadable
+    folder)."""
+    readable: list[str] = []
+    unreadable: list[str] = []
+    for root in roots:
+        walk = _Walk(os.fspath(root), True)
+        _walk_into(walk, walk.root, [])
+        readable.extend(walk.folders)
+        unreadable.extend(problem.path for problem in walk.problems)
+    return readable, unreadable
+
+
 def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
     try:
         st = os.stat(directory)
@@ -479,6 +494,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         walk.seen.add(key)
         with os.scandir(directory) as entries:
             found = sorted(entries, key=lambda e: e.name)
+        walk.folders.append(directory)
     except OSError as err:
         problem = FileSummary(path=directory, rel=_rel(walk.root, directory))
         problem.status = "damaged"
@@ -538,6 +554,7 @@ __all__ = [
     "Status",
     "epoch",
     "list_transcript_paths",
+    "readable_folders",
     "scan_dir",
     "scan_file",
 ]

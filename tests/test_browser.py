@@ -412,3 +412,35 @@ def test_an_agentgo_retry_opens_no_call(tmp_path: Path) -> None:
     session.close()
     found = scan_file(path)  # (just written: its writer closed, no lock, so not live)
     assert found.reason is None and found.status == "finished", (found.status, found.reason)
+
+
+async def test_a_folder_that_cannot_be_read_leaves_the_others_watched(tmp_path: Path) -> None:
+    """A recursive watch fails whole on one folder it may not read (watchfiles): the
+    browser says which, and watches the others one by one; a file written to one of them
+    later, and a folder made later, still appear."""
+    root = tmp_path / "runs"
+    (root / "open").mkdir(parents=True)
+    write_v1(root / "open" / "first.jsonl")
+    (root / "closed").mkdir()
+    os.chmod(root / "closed", 0)
+    try:
+        with file_permissions_apply():  # (and the app's threads, made inside it)
+            app = TailscopeApp(root)
+            async with app.run_test(size=SIZE) as pilot:
+                await scanned(pilot)
+                screen = browser(app)
+                await until(
+                    pilot,
+                    lambda: any(
+                        "cannot be watched" in str(note.message) for note in app._notifications
+                    ),
+                )
+                write_v1(root / "open" / "second.jsonl")
+                await until(pilot, lambda: str(root / "open" / "second.jsonl") in screen.rows)
+                (root / "later").mkdir()
+                await pilot.pause(1.0)  # (the new folder seen, its watch begun)
+                write_v1(root / "later" / "third.jsonl")
+                await until(pilot, lambda: str(root / "later" / "third.jsonl") in screen.rows)
+                assert not any("are off" in str(n.message) for n in app._notifications)
+    finally:
+        os.chmod(root / "closed", 0o755)

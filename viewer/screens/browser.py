@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -27,6 +27,7 @@ from session_core.scan import (
     Status,
     list_transcript_paths,
     part_of_another,
+    readable_folders,
     scan_file,
 )
 from session_core.text import count
@@ -98,6 +99,13 @@ class BrowserScreen(Screen[None]):
         """The watcher stopped: why."""
 
         why: str
+
+    @dataclass
+    class WatchNarrowed(Message):
+        """Some folders cannot be watched (nor read): the others are, one by one."""
+
+        why: str
+        skipped: list[str]
 
     def __init__(
         self,
@@ -260,42 +268,67 @@ class BrowserScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="watch")
     def watch_directory(self) -> None:
-        """Re-summarise only the files watchfiles reports; new files appear, gone ones leave."""
-        worker = get_current_worker()
-        try:
-            from watchfiles import Change, watch
+        """Re-summarise only the files watchfiles reports; new files appear, gone ones leave.
 
-            for changes in watch(
-                *self.bases,
-                watch_filter=lambda _change, path: path.endswith(LISTED) or os.path.isdir(path),
-                debounce=200,
-                step=50,
-                rust_timeout=250,
-                yield_on_timeout=True,
-                raise_interrupt=False,
-                recursive=self.recursive,
-                force_polling=self.force_polling,
-                poll_delay_ms=500,
-            ):
-                if worker.is_cancelled:
-                    return
-                if not changes:
-                    continue
-                fresh, gone = [], []
-                for change, path in sorted(changes, key=lambda x: x[1]):
-                    if change == Change.deleted and not os.path.exists(path):
-                        gone.append(os.path.abspath(path))
-                    elif os.path.isdir(path):
-                        # a new directory: files written before its watch began sent no event
-                        if change == Change.added:
-                            inside, _ = list_transcript_paths(path, self.recursive)
-                            fresh.extend(self._summarise(p) for p in inside)
-                    elif os.path.isfile(path) and not part_of_another(path):
-                        fresh.append(self._summarise(path))
-                self.post_message(self.Changed(fresh, gone))
+        A recursive watch fails whole on one folder it may not read: then each folder
+        that can be read is watched on its own (again, with a new one, when one appears),
+        and the browser says which could not be."""
+        worker = get_current_worker()
+        folders: list[str] | None = None  # None: the bases, watched recursively
+        try:
+            while not worker.is_cancelled:
+                try:
+                    if not self._watch(worker, folders):
+                        return
+                except Exception as err:
+                    if folders is not None or not self.recursive or not _unreadable(err):
+                        raise
+                    folders, skipped = readable_folders(self.bases)
+                    self.post_message(self.WatchNarrowed(str(err), skipped))
+                else:
+                    folders, _skipped = readable_folders(self.bases)  # one more came
         except Exception as err:  # no inotify, too many watches...: say so, keep browsing
             if not worker.is_cancelled:
                 self.post_message(self.WatchFailed(str(err)))
+
+    def _watch(self, worker: Any, folders: list[str] | None) -> bool:
+        """Watch until cancelled (False), or, watching ``folders`` one by one, until a new
+        folder appears (True: watch again, that one too)."""
+        from watchfiles import Change, watch
+
+        for changes in watch(
+            *(folders if folders is not None else self.bases),
+            watch_filter=lambda _change, path: path.endswith(LISTED) or os.path.isdir(path),
+            debounce=200,
+            step=50,
+            rust_timeout=250,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+            recursive=self.recursive and folders is None,
+            force_polling=self.force_polling,
+            poll_delay_ms=500,
+        ):
+            if worker.is_cancelled:
+                return False
+            if not changes:
+                continue
+            fresh, gone = [], []
+            new_folder = False
+            for change, path in sorted(changes, key=lambda x: x[1]):
+                if change == Change.deleted and not os.path.exists(path):
+                    gone.append(os.path.abspath(path))
+                elif os.path.isdir(path):
+                    # a new directory: files written before its watch began sent no event
+                    if change == Change.added:
+                        inside, _ = list_transcript_paths(path, self.recursive)
+                        fresh.extend(self._summarise(p) for p in inside)
+                        new_folder = True
+                elif os.path.isfile(path) and not part_of_another(path):
+                    fresh.append(self._summarise(path))
+            self.post_message(self.Changed(fresh, gone))
+            if new_folder and folders is not None and self.recursive:
+                return True
+        return False
 
     @on(Changed)
     def _changed(self, message: Changed) -> None:
@@ -304,6 +337,17 @@ class BrowserScreen(Screen[None]):
             self._remove(gone)
         self._merge(message.rows)
         self._refresh_labels()
+
+    @on(WatchNarrowed)
+    def _watch_narrowed(self, message: WatchNarrowed) -> None:
+        skipped = ", ".join(one_line(path, 60) for path in message.skipped[:3])
+        more = len(message.skipped) - 3
+        self.notify(
+            f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
+            f"{f', {more} more' if more > 0 else ''}): live updates come from the others.",
+            severity="warning",
+            timeout=8,
+        )
 
     @on(WatchFailed)
     def _watch_failed(self, message: WatchFailed) -> None:
@@ -543,3 +587,8 @@ def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
     from ..format_screens import open_file_screen
 
     return open_file_screen(path, force_polling=force_polling)
+
+
+def _unreadable(err: Exception) -> bool:
+    """Whether a watcher failed on a folder it may not read (watchfiles' words for it)."""
+    return isinstance(err, PermissionError) or "Permission denied" in str(err)
