@@ -141,6 +141,12 @@ def agentgo_document(agv: AgentGoView, path: str) -> Document:
         else Note("No context projections or compactions.")
     )
     sections = [conversation, runs, calls, checkpoints, contexts]
+    others = Section("Records of other types (as written)", "other-records")
+    for line, record in agv.other_records():
+        body = json.dumps(record, indent=2, ensure_ascii=False)
+        others.items.append(TextBlock(f"line {line} · {_s(record.get('type'))}", body))
+    if others.items:
+        sections.append(others)
     problems = [Note(g, "warn") for g in agv.gaps()] + [Note(w, "bad") for w in agv.warnings]
     if problems:
         sections.append(Section("Gaps and warnings", "warnings", list(problems)))

@@ -389,8 +389,9 @@ class _Tail:
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
-                parse_line(raw, number, update.warnings)  # says why
-                continue
+                record = parse_line(raw, number, update.warnings)  # mended, or says why
+                if record is None:
+                    continue
             if type(record) is not dict:
                 parse_line(raw, number, update.warnings)
                 continue

@@ -173,7 +173,7 @@ def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int
     return inp, out, tot, cache, cost
 
 
-def loads_payload(raw: bytes) -> Any:
+def loads_payload(raw: bytes, *, mend: bool = True) -> Any:
     """A line parsed again (``ValueError``: not JSON): orjson, or, where orjson refuses it
     only for a number beyond a double's range (``1e400``: JSON's grammar allows it, a
     typed decode skips it, msgspec and orjson will not build it), the standard library's
@@ -182,7 +182,7 @@ def loads_payload(raw: bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         if err.msg != _BEYOND_A_DOUBLE:
-            value = mended(raw)
+            value = mended(raw) if mend else UNMENDED
             if value is UNMENDED:
                 raise
             return value

@@ -32,7 +32,7 @@ from session_core.agentgo import (
     read,
     read_view,
 )
-from session_core.agentgo.view import as_message, message_text
+from session_core.agentgo.view import KNOWN_TYPES, as_message, message_text
 from session_core.following import follow
 
 # --- the view model -------------------------------------------------------------------------
@@ -393,3 +393,22 @@ def test_an_operation_is_named_by_the_models_call_id(tmp_path: Path) -> None:
     answered = [p.call_id for m in t.messages for p in m.parts if p.kind == "tool-result"]
     assert asked == answered == [op.call_id]
     assert t.op_for_call("tc1") is op
+
+
+def test_a_record_of_another_type_is_kept_and_shown_as_written(
+    finished: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The spec: any other type is "kept and shown raw". The replay lists it, with its
+    line, as written; the exports show it."""
+    lines = finished.read_bytes().splitlines()
+    last = orjson.loads(lines[-1])
+    odd = {**last, "seq": last["seq"] + 1, "type": "zz_note", "data": {"said": "[b]kept[/b]"}}
+    odd.pop("run_id", None)
+    finished.write_bytes(finished.read_bytes() + orjson.dumps(odd) + b"\n")
+    replay = orjson.loads(succeeds_untouched(capsys, "replay", finished))
+    other = replay["other-records"][-1]  # (the fixture has one of its own too)
+    assert (other["line"], other["type"], other["record"]) == (len(lines) + 1, "zz_note", odd)
+    assert all(o["type"] not in KNOWN_TYPES for o in replay["other-records"])
+    for fmt in ("md", "html"):
+        code, out, _ = run_cli(capsys, "export", str(finished), "--format", fmt)
+        assert code == 0 and "zz_note" in out and "kept" in out

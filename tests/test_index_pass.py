@@ -20,6 +20,7 @@ from test_lazy_events import busy_transcript, followed
 from session_core import Session
 from session_core.errors import InvalidLineError, ReplayError, TranscriptError
 from session_core.facts import message_facts
+from session_core.indexing import loads_mended
 from session_core.reader import check_envelope, is_blank, replay_file
 from session_core.replay import ReplayState
 from session_core.views import replay_json
@@ -44,7 +45,7 @@ def plain_replay_file(path: Path, tolerate_tail: bool) -> ReplayState:
                 continue
             raise _mid(pending)
         try:
-            env = orjson.loads(raw)
+            env = loads_mended(raw)  # (a lone surrogate escape read as U+FFFD)
         except orjson.JSONDecodeError as err:
             if is_blank(raw):
                 continue

@@ -81,6 +81,10 @@ class Records(BuiltOnDemand):
     def kind(self, index: int) -> str:
         return self.kind_names[self._kinds[index]]
 
+    def kind_code(self, index: int) -> int:
+        """Record ``index``'s type as its number in ``kind_names``."""
+        return self._kinds[index]
+
     def _one(self, index: int) -> dict[str, Any]:
         """Record ``index`` (in range): kept, or through a cache bounded in bytes too."""
         kept = self._kept.get(index)

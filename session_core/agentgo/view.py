@@ -332,8 +332,32 @@ class AgentGoView:
                 for seq, run, kind, data in self.context_events
             ],
         )
+        yield (
+            "other-records",
+            (
+                {
+                    "line": line,
+                    "seq": record.get("seq"),
+                    "type": record.get("type"),
+                    "record": record,
+                }
+                for line, record in self.other_records()
+            ),
+        )
         yield "gaps", self.gaps()
         yield "warnings", list(self.warnings)
+
+    def other_records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Each record of a type the format does not name, with its line, as written (the
+        spec: kept and shown raw): read again when reached."""
+        records = self.records
+        names = records.kind_names
+        others = {code for code, name in enumerate(names) if name not in KNOWN_TYPES}
+        if not others or not records.keep:
+            return
+        for index in range(len(records)):
+            if records.kind_code(index) in others:
+                yield int(records.lines[index]), records[index]
 
     def _run_json(self, run: Run) -> dict[str, Any]:
         return {
