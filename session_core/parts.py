@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .json_out import compact_json
+
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
 # What a part read again by its line's span says when those bytes are no longer that line.
@@ -42,8 +44,10 @@ class Part:
 
 def tool_call_part(call_id: Any, name: Any, holder: Mapping[str, Any]) -> Part:
     """A tool call as v1 and agentgo records name it: ``holder``'s ``arguments`` shown
-    as written (nothing: empty) and kept as they are."""
-    text = str(holder.get("arguments", ""))
+    as written (a string), or as JSON (an object: agentgo's), nothing: empty; kept as
+    they are."""
+    arguments = holder.get("arguments", "")
+    text = arguments if isinstance(arguments, str) else compact_json(arguments)
     return Part(
         "tool-call", text, call_id=str(call_id), name=str(name), data=holder.get("arguments")
     )

@@ -412,3 +412,17 @@ def test_a_record_of_another_type_is_kept_and_shown_as_written(
     for fmt in ("md", "html"):
         code, out, _ = run_cli(capsys, "export", str(finished), "--format", fmt)
         assert code == 0 and "zz_note" in out and "kept" in out
+
+
+def test_a_tool_calls_arguments_show_as_json(finished: Path) -> None:
+    """agentgo's arguments are an object: the conversation shows them as JSON (as every
+    other format and agentgo's own panes do), not as a Python dict."""
+    from session_core import open_transcript
+
+    [call] = [
+        part
+        for item in open_transcript(finished).raw
+        for part in item.parts
+        if part.kind == "tool-call" and part.call_id == "tc1"
+    ][:1]
+    assert call.text == '{"path":"."}' and call.data == {"path": "."}

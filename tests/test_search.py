@@ -251,7 +251,7 @@ def test_a_value_made_text_by_the_format_is_found() -> None:
     lines[2]["type"] = "message"
     raw = opened([orjson.dumps({**line, "v": 1}) for line in lines])[0].raw
     assert find(raw, "['X', 1]") == [0] == brute(raw, "['X', 1]")
-    assert find(raw, "NONE") == [1] == brute(raw, "NONE")
+    assert find(raw, "NULL") == [1] == brute(raw, "NULL")  # (arguments shown as JSON)
 
 
 def test_what_an_item_is_beside_its_line_is_searched() -> None:
