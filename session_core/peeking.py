@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +46,12 @@ class PeekResult:
 
 def peek(path: str | os.PathLike[str]) -> PeekResult:
     """Read what parses; skip what does not with a warning. Never writes, never raises."""
-    where = os.fspath(path) if path is not None else "(nowhere)"
+    try:
+        where = os.fspath(path) if path is not None else "(nowhere)"
+    except TypeError:  # (the contract: never raises, whatever it is given)
+        result = PeekResult(path=repr(path))
+        result.error = f"a path is needed, not {type(path).__name__}"
+        return result
     result = PeekResult(path=where)
     try:
         _peek_into(result, where)
@@ -67,6 +73,8 @@ def _peek_into(result: PeekResult, where: str) -> None:
         return
     except OSError as err:
         result.error = f"the transcript could not be read: {err.strerror or err}"
+        with contextlib.suppress(OSError, ValueError):
+            result.size = os.stat(where).st_size  # (a file not to be read can be sized)
         return
     with fh:
         before = os.fstat(fh.fileno())

@@ -94,6 +94,8 @@ def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b
 
 def _why(err: orjson.JSONDecodeError) -> str:
     text = str(err)
+    if "byte order mark" in text:
+        return "it starts with a byte order mark, U+FEFF, which JSON does not allow"
     if "utf-8" in text.lower() or "surrogate" in text.lower():
         return "invalid UTF-8"
     if "depth limit" in text:
@@ -125,6 +127,8 @@ def open_transcript(where: str) -> IO[bytes]:
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+    except ValueError:  # (a NUL in the path: no file can have that name)
+        raise TranscriptError("is no path (it holds a NUL byte)", path=repr(where)) from None
 
 
 def open_lines(where: str) -> tuple[IO[bytes], bool]:

@@ -123,7 +123,7 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
             if buffered.strip():
                 head.feed(_parsed(buffered))
             return head.format
-    except (OSError, EOFError):
+    except (OSError, EOFError, ValueError):  # (ValueError: a NUL in the path)
         return None
 
 

@@ -474,6 +474,8 @@ def skipped_line(number: int, raw: bytes) -> str:
 
 
 def bad_line_reason(raw: bytes) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "is led by a byte order mark (U+FEFF), which JSON does not allow"
     try:
         orjson.loads(raw)
     except orjson.JSONDecodeError as err:
