@@ -44,3 +44,18 @@ def test_peek_sizes_a_file_it_cannot_read(tmp_path: Path) -> None:
         path.chmod(0o644)
     assert result.error is not None and "Permission denied" in result.error
     assert result.size == size > 0
+
+
+def test_check_says_a_bad_middle_line_is_damage_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code and Codex: replay keeps such a line with a warning, check calls the file
+    bad; its words say why, not "was kept as it is" beside "bad"."""
+    for name in ("claude-code", "codex"):
+        sample = FACTORIES[name](tmp_path / name)
+        lines = sample.read_bytes().split(b"\n")
+        lines[3] = b"{not json"
+        sample.write_bytes(b"\n".join(lines))
+        code, out, _err = run_cli(capsys, "check", str(sample))
+        assert code == 1 and "line 4: is not valid JSON: damage" in out, out
+        assert "kept as it is, " not in out and "was kept" not in out

@@ -158,7 +158,7 @@ class Builder(ABC):
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
-        self.warnings.append(f"line {line} {why}, and was kept as it is")
+        self.warnings.append(f"line {line} {why}{KEPT}")
 
     @abstractmethod
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
@@ -337,7 +337,13 @@ class TranscriptFormat(ABC):
         for warning in transcript.warnings:
             line = _damage_line(warning, transcript.lines)
             if line is not None:
-                raise TranscriptError(warning.split(" ", 2)[-1], path=where, line=line)
+                why = warning.split(" ", 2)[-1].removesuffix(KEPT)
+                raise TranscriptError(
+                    f"{why}: damage, since only the last line may be torn (a crash tail); "
+                    "replay keeps it as it is, with a warning",
+                    path=where,
+                    line=line,
+                )
         return check_note(transcript)
 
     def peek_into(self, result: PeekResult) -> None:
@@ -487,9 +493,12 @@ def bad_line_reason(raw: bytes) -> str:
     return "is not valid JSON"
 
 
+KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
+
+
 def _damage_line(warning: str, last: int) -> int | None:
     """The line a "line N ... kept as it is" warning names, unless it is the last line."""
-    if not warning.startswith("line ") or "kept as it is" not in warning:
+    if not warning.startswith("line ") or not warning.endswith(KEPT):
         return None
     try:
         line = int(warning.split(" ", 2)[1])
