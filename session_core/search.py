@@ -36,6 +36,8 @@ def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -
         texts.append(part.text)
         if part.name:
             texts.append(part.name)
+        if part.call_id:  # (a call's id and the id its answer names: shown beside them)
+            texts.append(part.call_id)
         if part.kind == "tool-call" and not part.text:
             texts.append(args_preview(part.data))
     return "\n".join(texts)

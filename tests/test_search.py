@@ -339,3 +339,18 @@ def test_a_prefiltered_search_finds_hard_texts(text: str, term: str, how: int) -
 def test_encodings(needle: str, expected: list[bytes] | None) -> None:
     assert encodings(needle) == expected
     assert 2**7 > MAX_ENCODINGS >= 2**6
+
+
+def test_a_call_id_is_found_where_it_shows() -> None:
+    """A call's id is drawn beside its call and its answer: a search finds both items."""
+    ts = "2026-08-09T13:10:08.542283Z"
+    meta = {"id": "m", "payload": {}, "ts": ts, "type": "session-meta", "v": 1}
+    call = {"id": "call_zz9", "type": "function", "function": {"name": "run", "arguments": "{}"}}
+    messages = [
+        {"id": "a", "payload": {"role": "assistant", "tool-calls": [call]}},
+        {"id": "b", "payload": {"role": "tool", "content": "ok", "tool-call-id": "call_zz9"}},
+        {"id": "c", "payload": {"role": "user", "content": "next"}},
+    ]
+    lines = [{**meta, "v": 1}] + [{**m, "type": "message", "v": 1, "ts": ts} for m in messages]
+    items = opened([orjson.dumps(line) for line in lines])[0].raw
+    assert find(items, "CALL_ZZ9") == [0, 1] == brute(items, "call_zz9")
