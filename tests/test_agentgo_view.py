@@ -426,3 +426,23 @@ def test_a_tool_calls_arguments_show_as_json(finished: Path) -> None:
         if part.kind == "tool-call" and part.call_id == "tc1"
     ][:1]
     assert call.text == '{"path":"."}' and call.data == {"path": "."}
+
+
+def test_the_line_count_counts_lines_not_records(finished: Path) -> None:
+    """Followed, a file with lines that are no record (blank, not JSON) says how many lines
+    it has, as the other formats do, not how many records it took."""
+    lines = finished.read_bytes().splitlines()
+    lines[3:3] = [b"", b"not json", b"[1]"]
+    finished.write_bytes(b"\n".join(lines) + b"\n")
+    live = LiveAgentGo(str(finished))
+
+    async def run() -> None:
+        async for update in follow(finished, parse=False, force_polling=True):
+            live.apply(update)
+            if update.caught_up:
+                break
+
+    asyncio.run(run())
+    from session_core.formats.agentgo import AgentGoModel
+
+    assert AgentGoModel(live.view).transcript(str(finished), False).lines == len(lines)

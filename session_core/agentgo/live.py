@@ -41,6 +41,8 @@ class LiveAgentGo:
         self.size = max(update.size, 0)
         view = self.view
         view.warnings.extend(update.warnings)
+        if update.lines:  # (every line read, those that are no record too)
+            view.last_line = max(view.last_line, update.lines[-1])
         if update.source is not None:
             view.records.source = update.source  # the spans below are into it
         spans = update.spans

@@ -57,6 +57,7 @@ class AgentGoView:
         self.version: Any = None
         self.started = ""
         self.records = Records(keep)
+        self.last_line = 0  # the file's last line read (a record's, or one it could not read)
         self.runs: dict[str, Run] = {}
         self.run_order: list[str] = []
         self.calls: dict[CallKey, Call] = {}
@@ -90,6 +91,7 @@ class AgentGoView:
         """Take one record; ``span`` says where it is in ``records.source`` (0: keep the
         dict itself)."""
         kind = as_str(record.get("type"))
+        self.last_line = max(self.last_line, line)
         raw_seq = record.get("seq")
         seq: int = raw_seq if type(raw_seq) is int else -1
         index = self.records.append(

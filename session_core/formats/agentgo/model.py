@@ -244,7 +244,7 @@ class AgentGoModel:
             runs=runs,
             usage=Usage.of_totals(tally.transcript),
             warnings=list(view.warnings),
-            lines=len(view.records),
+            lines=view.last_line,
             writer_alive=writer_alive,
         )
 
