@@ -45,6 +45,10 @@ def _build_table() -> dict[int, str]:
         table[code] = f"\\x{code:02x}"  # C1 controls (CSI is \x9b) as a visible escape
     for char in INVISIBLE:
         table[ord(char)] = f"\\u{ord(char):04x}"
+    for code in range(0xD800, 0xE000):
+        # A lone surrogate (a file name's undecodable byte, as ``os.fsdecode`` keeps it):
+        # no terminal can be sent one, and it was measured one cell where it drew six.
+        table[code] = f"\\u{code:04x}"
     return table
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from viewer.safe import clip, inert, inert_text, one_line, one_line_text
+from viewer.safe import clip, fit_path, inert, inert_text, one_line, one_line_text
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"
@@ -118,3 +121,14 @@ def test_one_line_text_is_not_markup() -> None:
     text = one_line_text(MARKUP + "\n" + LINK, 100, style="red")
     assert text.plain == MARKUP + "⏎" + LINK
     assert text.spans == []
+
+
+def test_a_file_names_undecodable_bytes_are_shown_and_measured_alike() -> None:
+    """A name with bytes that are no UTF-8 holds lone surrogates (``os.fsdecode``): each
+    shows as its escape, and is measured as it shows, so the row's columns stay put."""
+    name = os.fsdecode(b"badname-\xff\xfe.jsonl")
+    shown = fit_path(name, 60)
+    assert shown == "badname-\\udcff\\udcfe.jsonl" and cell_len(shown) == len(shown)
+    cut = fit_path(name, 12)
+    assert cell_len(cut) <= 12 and cut.startswith("…")
+    assert not any(0xD800 <= ord(char) < 0xE000 for char in inert(name))
