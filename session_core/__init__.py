@@ -40,7 +40,8 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
 if TYPE_CHECKING:
     from .artifacts import artifact_dir, artifact_path, artifact_status, is_safe_basename
     from .codec import arguments_digest, canonical_arguments, canonical_json, data_digest
-    from .following import FollowUpdate, follow
+    from .follow_update import FollowUpdate
+    from .following import follow
     from .live import LiveTranscript
     from .message import Message
     from .peeking import PeekResult, peek
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 # every read-only command) pays only for what it uses, not for the writer, the follower's
 # asyncio or every format's peek.
 _LAZY = {
-    "FollowUpdate": "following",
+    "FollowUpdate": "follow_update",
     "LiveTranscript": "live",
     "Message": "message",
     "PeekResult": "peeking",

@@ -14,15 +14,13 @@ import os
 import stat
 import threading
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from .events import SPAN_BITS, SPAN_MAX, LineSource
+from .follow_update import FollowUpdate, parse_line
 from .formats import Format, HeadDetector
-from .formats.base import skipped_line
-from .indexing import loads_mended
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -52,58 +50,6 @@ def _unviewed(blocks: list[bytearray]) -> bytearray | None:
         block.append(last)
         return block
     return None
-
-
-@dataclass(slots=True)
-class FollowUpdate:
-    """Records completed since the last update, in file order."""
-
-    envelopes: list[dict[str, Any]] = field(default_factory=list)
-    reset: bool = False
-    warnings: list[str] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)  # file line of each envelope (or raw line)
-    # With ``follow(..., parse=False)``: the complete lines themselves, not parsed
-    # (``envelopes`` stays empty); the reader parses each as it goes (``parse_line``),
-    # so that no batch of parsed lines is ever alive at once. A line may be a view
-    # into the block read: ``bytes(line)`` to keep one.
-    raw: list[bytes | memoryview] = field(default_factory=list)
-    # Where each envelope is in the file (offset << SPAN_BITS | length, 0 for a line too
-    # long to say so), to be read again through ``source`` instead of being kept.
-    spans: list[int] = field(default_factory=list)
-    source: LineSource | None = None
-    format: Format | None = None
-    size: int = 0  # the file's size when this update was read
-    offset: int = 0  # bytes consumed, the held-back partial line included
-    held: int = 0  # bytes of that partial line: a last line without its newline (yet)
-    held_line: int = 0  # its line number, where ``held``
-    exists: bool = True
-    caught_up: bool = True  # nothing more was readable when this was sent
-    initial: bool = False  # the first update of a file (or of a reset)
-
-    def is_empty(self) -> bool:
-        """Nothing a reader needs to act on (only the held-back partial line grew)."""
-        return not (
-            self.envelopes
-            or self.raw
-            or self.warnings
-            or self.reset
-            or self.initial
-            or not self.exists
-        )
-
-
-def parse_line(raw: bytes, number: int, warnings: list[str]) -> dict[str, Any] | None:
-    """A line as a JSON object, or None (a warning said why; a blank line is skipped)."""
-    try:
-        record = loads_mended(raw)
-    except orjson.JSONDecodeError:
-        if raw.strip():
-            warnings.append(skipped_line(number, raw))
-        return None
-    if type(record) is not dict:
-        warnings.append(f"line {number} is not a JSON object, and was skipped")
-        return None
-    return record
 
 
 _NOATIME = getattr(os, "O_NOATIME", 0)

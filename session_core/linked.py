@@ -13,7 +13,7 @@ from .formats.base import LiveModel, TranscriptFormat
 from .model import Transcript
 
 if TYPE_CHECKING:
-    from .following import FollowUpdate
+    from .follow_update import FollowUpdate
 
 
 class LinkedLive(LiveModel):

@@ -9,7 +9,7 @@ import orjson
 
 from . import indexing
 from .errors import TranscriptError
-from .following import FollowUpdate, parse_line
+from .follow_update import FollowUpdate, parse_line
 from .formats import Format
 from .reader import check_envelope
 from .replay import ReplayState

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from ..errors import TranscriptError
-from ..following import FollowUpdate, parse_line
+from ..follow_update import FollowUpdate, parse_line
 from ..indexing import mended
 from .reader import StrictReader, skim_request
 from .view import AgentGoView

@@ -29,7 +29,7 @@ from ..text import count
 
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
-    from ..following import FollowUpdate
+    from ..follow_update import FollowUpdate
     from ..peeking import PeekResult
     from ..scan import FileRead
 

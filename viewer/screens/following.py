@@ -28,7 +28,8 @@ from textual.worker import get_current_worker
 
 from session_core import gc_pause
 from session_core.errors import TranscriptError
-from session_core.following import FollowUpdate, follow
+from session_core.follow_update import FollowUpdate
+from session_core.following import follow
 from session_core.times import epoch
 from session_core.writers import writer_holds_lock
 

@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
-from session_core.following import FollowUpdate
+from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
 from session_core.model import Run, ToolOp, Transcript

@@ -19,7 +19,7 @@ from .model import NAME, AgentGoModel, transcript_of
 if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView
     from ...exportdoc import Document, View
-    from ...following import FollowUpdate
+    from ...follow_update import FollowUpdate
     from ...peeking import PeekResult
     from ...scan import FileRead
 

@@ -18,7 +18,7 @@ from .model import NAME, V1Model, transcript_of
 
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
-    from ...following import FollowUpdate
+    from ...follow_update import FollowUpdate
     from ...peeking import PeekResult
     from ...replay import ReplayState
     from ...scan import FileRead
