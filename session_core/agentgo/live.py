@@ -10,7 +10,6 @@ import orjson
 
 from ..errors import TranscriptError
 from ..follow_update import FollowUpdate, parse_line
-from ..indexing import mended
 from .reader import StrictReader, skim_request
 from .view import AgentGoView
 
@@ -57,7 +56,10 @@ class LiveAgentGo:
                     try:
                         record = loads(raw)
                     except orjson.JSONDecodeError:
-                        record = mended(raw)  # (UNMENDED: no dict, said below)
+                        # (a lone surrogate mended, or said why: None)
+                        record = parse_line(bytes(raw), line, skipped)
+                        if record is None:
+                            continue
                 if type(record) is not dict:
                     parse_line(bytes(raw), line, skipped)  # says why (or nothing: blank)
                     continue
