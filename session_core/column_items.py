@@ -198,4 +198,20 @@ def at_line(items: Sequence[Item], line: int) -> int:
     return lo - 1
 
 
-__all__ = ["ItemIds", "Items", "at_line", "item_key"]
+def first_of_span(items: Sequence[Item], first: int, last: int | None) -> int:
+    """The index of the first item of file lines ``first`` to ``last`` (None: to the end):
+    the one holding ``first``, else the first after it (a v1 run begins at its run-context
+    line, which is no item: its prompt comes after); -1: none."""
+    index = at_line(items, first)
+    if index >= 0:
+        item = items[index]
+        if not item.line <= first < item.line + max(item.lines, 1):
+            index += 1  # (the item before the span)
+    else:
+        index = 0
+    if index >= len(items) or (last is not None and item_key(items, index)[1] > last):
+        return -1
+    return index
+
+
+__all__ = ["ItemIds", "Items", "at_line", "first_of_span", "item_key"]

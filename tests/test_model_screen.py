@@ -107,10 +107,9 @@ async def test_raw_toggle_shows_every_line_with_its_kind_and_marks(toy: Path) ->
 
 
 async def test_enter_on_a_run_shows_its_first_line(toy: Path) -> None:
-    from session_core.column_items import at_line
-
-    """The runs tab's enter (as its help says): the run's first line in the
-    conversation, in the raw view where a compaction folded it from the replayed one."""
+    """The runs tab's enter (as its help says): the run's first item (the one holding its
+    first line, else the first after it) in the conversation, in the raw view where a
+    compaction folded it from the replayed one."""
     async with opened(toy) as (_app, pilot, screen):
         runs = screen.transcript.runs
         assert runs and all(r.line for r in runs)
@@ -124,7 +123,11 @@ async def test_enter_on_a_run_shows_its_first_line(toy: Path) -> None:
                     screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
                     and screen.conversation.selected is not None
                     and screen.conversation.selected.id
-                    == screen.transcript.raw[at_line(screen.transcript.raw, runs[row].line)].id
+                    == next(
+                        i.id
+                        for i in screen.transcript.raw
+                        if i.line + max(i.lines, 1) > runs[row].line
+                    )
                 ),
                 f"run {row}'s first line",
             )

@@ -551,3 +551,33 @@ def cursor_row(app: TailscopeApp) -> str:
     rows = [row for row in screen_lines(app) if row.startswith("▌")]
     assert rows, screen_lines(app)
     return rows[0]
+
+
+async def test_enter_on_a_v1_run_shows_its_prompt(tmp_path: Path) -> None:
+    """A v1 run starts at its run-context line, which is no item: enter on the run shows
+    the first item after it (its prompt), not the item before nor a "not shown" toast."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "runs"}) as s:
+        for n in (1, 2):
+            s.append_run_context(f"run-{n}", f"{n}" * 64)
+            s.append_message(Message(role="user", content=f"prompt {n}"))
+            s.append_message(Message(role="assistant", content=f"answer {n}"))
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        for row in (1, 0):
+            await pilot.press("5")  # the runs tab
+            screen.runs.table.move_cursor(row=row)
+            await pilot.press("enter")
+            await wait_for(
+                pilot,
+                lambda row=row: (  # type: ignore[misc]
+                    screen.query_one(TabbedContent).active == "conversation"
+                    and screen.conversation.selected is not None
+                    and screen.conversation.selected.text == f"prompt {row + 1}"
+                ),
+            )
+        assert screen.conversation.mode == "replayed"
+        assert not any("not shown" in str(n.message) for n in app._notifications)

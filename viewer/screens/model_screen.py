@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
+from session_core.column_items import first_of_span, item_key
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
@@ -563,20 +564,19 @@ class ModelScreen(OtherSessions, SearchingScreen):
     def show_run(self, run: Run) -> None:
         """The run's first line (its prompt) in the conversation: in the raw view where
         the replayed one does not hold it (a compaction folded it)."""
-        if not run.line:
-            self.notify("This run starts at no line of the file.")
-        elif self.conversation.move_to_line(run.line) and self._at_line(run.line):
+        raw = self.transcript.raw
+        index = first_of_span(raw, run.line, run.end_line) if run.line else -1
+        if index < 0:
+            self.notify("This run has no line of its own in the file.")
+            return
+        ident, line = item_key(raw, index)
+        if self.conversation.move_to_item(ident, line):
             self._show_cursor()
         else:
-            self.show_in_raw(  # (there: the item holding it, or the last before it)
-                lambda view: view.move_to_line(run.line),
+            self.show_in_raw(  # (there: folded by a compaction from the replayed view)
+                lambda view: view.move_to_raw(index),
                 "That run's first line is not shown (a filter?).",
             )
-
-    def _at_line(self, line: int) -> bool:
-        """The conversation's cursor is on the item that holds file line ``line``."""
-        item = self.conversation.selected
-        return item is not None and item.line <= line < item.line + max(item.lines, 1)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:

@@ -274,6 +274,14 @@ class ItemsView(ItemSearch):
         self.move_to(index)
         return True
 
+    def move_to_item(self, ident: str, line: int) -> bool:
+        """The cursor on item ``ident`` of file line ``line``; False: not in this view."""
+        index = at_line(self.items, line)
+        if index < 0 or item_key(self.items, index) != (ident, line):
+            return False
+        self.move_to(index)
+        return True
+
     def move_to_id(self, ident: str) -> bool:
         """The cursor on the (last) item ``ident`` of this view; False: not in it."""
         for index in range(len(self.items) - 1, -1, -1):
