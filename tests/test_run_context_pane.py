@@ -87,8 +87,9 @@ async def test_runs_list_and_changes(transcript: Path) -> None:
         assert column(pane.runs_table, "run") == ["r1", "r2", "r3"]
         assert column(pane.runs_table, "changed") == [
             "first run",
-            "changed: 3 sections",  # tools changed, memory removed, plan new
-            "changed: 2 sections",  # tools changed, plan removed
+            # date changed, branch new, evil removed; tools changed, memory removed, plan new
+            "3 facts, 3 sections",
+            "1 fact, 2 sections",  # branch removed; tools changed, plan removed
         ]
         # The newest run is selected first.
         assert pane.runs_table.cursor_row == 2

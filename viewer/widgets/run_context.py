@@ -126,11 +126,36 @@ def section_changes(previous: dict[str, Any] | None, run: dict[str, Any]) -> dic
     return out
 
 
-def changed_count(previous: dict[str, Any] | None, run: dict[str, Any]) -> int | None:
-    """How many sections are new, changed or removed versus ``previous`` (None: first run)."""
+def _facts_by_key(run: dict[str, Any]) -> dict[str, str]:
+    """key -> value of a run's facts, inert (a repeated key: its first occurrence)."""
+    out: dict[str, str] = {}
+    for fact in run.get("facts", []):
+        if len(fact) >= 1:
+            out.setdefault(inert(fact[0]), inert(fact[1]) if len(fact) >= 2 else "")
+    return out
+
+
+def fact_changes(previous: dict[str, Any] | None, run: dict[str, Any]) -> dict[str, str]:
+    """key -> "new", "changed", "same" or "removed" versus ``previous`` ({} for a first run)."""
+    if previous is None:
+        return {}
+    before, now = _facts_by_key(previous), _facts_by_key(run)
+    out = {
+        key: "new" if key not in before else "same" if before[key] == value else "changed"
+        for key, value in now.items()
+    }
+    out.update((key, "removed") for key in before if key not in now)
+    return out
+
+
+def changed_count(previous: dict[str, Any] | None, run: dict[str, Any]) -> tuple[int, int] | None:
+    """How many facts and how many sections are new, changed or removed versus
+    ``previous`` (None: first run)."""
     if previous is None:
         return None
-    return sum(1 for status in section_changes(previous, run).values() if status != "same")
+    facts = sum(1 for status in fact_changes(previous, run).values() if status != "same")
+    sections = sum(1 for status in section_changes(previous, run).values() if status != "same")
+    return facts, sections
 
 
 def section_body(state: ReplayState, section: dict[str, Any]) -> str | None:
@@ -366,17 +391,19 @@ class RunContextPane(Horizontal, FocusPane):
     def _run_cells(
         self, index: int, run: dict[str, Any], previous: dict[str, Any] | None
     ) -> list[Text]:
-        count = changed_count(previous, run)
-        if count is None:
+        counts = changed_count(previous, run)
+        if counts is None:
             changed = Text("first run", no_wrap=True)
-        elif count == 0:
+        elif counts == (0, 0):
             changed = Text("no change", _component_style(self, "run-context--same"), no_wrap=True)
         else:
-            plural = "s" if count != 1 else ""
+            said = [
+                count(number, noun)
+                for number, noun in zip(counts, ("fact", "section"), strict=True)
+                if number
+            ]
             changed = Text(
-                f"changed: {count} section{plural}",
-                _component_style(self, "run-context--changed"),
-                no_wrap=True,
+                ", ".join(said), _component_style(self, "run-context--changed"), no_wrap=True
             )
         return [
             Text(one_line(run.get("run-id"), 12), no_wrap=True),
@@ -479,22 +506,14 @@ class RunContextPane(Horizontal, FocusPane):
 
     def _fill_facts(self, run: dict[str, Any], previous: dict[str, Any] | None) -> None:
         rows: list[list[Text]] = []
-        before: dict[str, str] = {}
-        if previous is not None:
-            for fact in previous.get("facts", []):
-                if len(fact) >= 2:
-                    before.setdefault(inert(fact[0]), inert(fact[1]))
-        seen: set[str] = set()
+        before = _facts_by_key(previous) if previous is not None else {}
+        changes = fact_changes(previous, run)
         for position, fact in enumerate(run.get("facts", [])):
             key = inert(fact[0]) if len(fact) >= 1 else ""
             value = inert(fact[1]) if len(fact) >= 2 else ""
-            seen.add(key)
-            if previous is None:
-                vs = Text("")
-            elif key not in before:
-                vs = Text("new", _component_style(self, "run-context--new"))
-            elif before[key] != value:
-                vs = Text("changed", _component_style(self, "run-context--changed"))
+            status = changes.get(key, "same")
+            if status in ("new", "changed"):
+                vs = Text(status, _component_style(self, f"run-context--{status}"))
             else:
                 vs = Text("")
             rows.append(
@@ -506,7 +525,7 @@ class RunContextPane(Horizontal, FocusPane):
                 ]
             )
         for key, value in before.items():
-            if key not in seen:
+            if changes.get(key) == "removed":
                 style = _component_style(self, "run-context--removed")
                 rows.append(
                     [
