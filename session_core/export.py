@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import stat
 from typing import Literal
@@ -73,7 +74,9 @@ def write_export(
     """Write ``text`` to ``out`` atomically (a temporary file renamed over it), with the
     mode the file had, or a new file's under the umask.
 
-    A FIFO or a device (``/dev/stdout``, ``/dev/null``) is written into, never replaced.
+    A FIFO or a device (``/dev/null``) is written into, never replaced; so is an open
+    descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
+    a file appended to), it is written to as it was opened.
     Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt,
     or a directory.
     """
@@ -83,8 +86,19 @@ def write_export(
             "is the transcript being exported; an export never writes over its transcript",
             path=target,
         )
-    final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     data = text.encode("utf-8")
+    descriptor = _descriptor(target)
+    if descriptor is not None:
+        if _is_file(descriptor, transcript):  # (``-o - >> the transcript``)
+            raise TranscriptError(
+                "is the transcript being exported; an export never writes into it",
+                path=target,
+            )
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view) :]
+        return
+    final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     try:
         found = os.stat(final)
     except FileNotFoundError:
@@ -110,6 +124,27 @@ def write_export(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+_DESCRIPTORS = {"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR_PATH = re.compile(r"/(?:dev/fd|proc/self/fd)/(\d+)")
+
+
+def _descriptor(target: str) -> int | None:
+    """The open descriptor ``target`` names (``-`` is standard output), or None."""
+    found = _DESCRIPTORS.get(target)
+    if found is not None:
+        return found
+    match = _DESCRIPTOR_PATH.fullmatch(target)
+    return int(match.group(1)) if match else None
+
+
+def _is_file(descriptor: int, path: str | os.PathLike[str]) -> bool:
+    try:
+        opened, named = os.fstat(descriptor), os.stat(path)
+    except OSError:
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def _new_file(directory: str) -> tuple[int, str]:

@@ -186,3 +186,46 @@ def test_an_export_over_a_file_keeps_its_mode(tmp_path: Path, old_target: Path) 
     assert main(["export", str(path), "--format", "md", "-o", str(old_target)]) == 0
     assert old_target.stat().st_mode & 0o777 == 0o600
     assert "hello" in old_target.read_text()
+
+
+def _export_to(path: Path, target: str, stdout: object) -> int:
+    """``tailscope export PATH --format md -o TARGET`` in a process of its own, its
+    standard output ``stdout`` (a pipe, or a file opened to append to)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "viewer.cli", "export", str(path), "--format", "md", "-o", target],
+        stdout=stdout,  # type: ignore[arg-type]
+        stderr=subprocess.PIPE,
+        cwd=repo,
+        timeout=60,
+    )
+    assert b"Traceback" not in done.stderr
+    return done.returncode
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "-"])
+def test_export_o_standard_output_writes_to_it_as_it_was_opened(
+    tmp_path: Path, target: str
+) -> None:
+    """``-o /dev/stdout`` (or ``-``) into a pipe, and into a file opened to append to:
+    written as it was opened, never replaced (the file's head was lost), never refused
+    (a pipe's path could not be resolved)."""
+    path = transcript(tmp_path / "t.jsonl")
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as out:
+        assert _export_to(path, target, out) == 0
+    with os.fdopen(read, "rb") as pipe:
+        assert b"hello" in pipe.read()
+    report = tmp_path / "report.md"
+    report.write_text("HEADER\n")
+    with report.open("ab") as out:
+        assert _export_to(path, target, out) == 0
+    text = report.read_text()
+    assert text.startswith("HEADER\n") and "hello" in text
+    before = path.read_bytes()
+    with path.open("ab") as out:  # the transcript itself: refused, untouched
+        assert _export_to(path, target, out) == 1
+    assert path.read_bytes() == before
