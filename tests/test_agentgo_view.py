@@ -331,6 +331,10 @@ class TestCommands:
     def test_check(self, old: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         out = succeeds_untouched(capsys, "check", old)
         assert out.startswith(f"{old}: ok (agentgo-v1, 2 messages, 3 gaps")
+        # its writer gone (no lock): the calls it left open are interrupted, as replay says
+        assert "(runs or calls without their terminal event), 2 calls interrupted" in out
+        replayed = orjson.loads(succeeds_untouched(capsys, "replay", old))
+        assert sum(c["status"] == "gap" for c in replayed["calls"]) == 2
         bad = tmp_path / "bad.jsonl"
         records = list(read(old))
         records[5]["seq"] = 99

@@ -187,10 +187,15 @@ class AgentGoFormat(TranscriptFormat):
         from ...agentgo.reader import read_view
 
         view = read_view(path, keep=False)
+        view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
         parts = [NAME, count(len(view.messages), "message")]
         gaps = len(view.gaps())
         if gaps:
             parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
+            calls = sum(1 for call in view.calls.values() if call.status == "gap")
+            if calls:  # (as the other formats count theirs: running, or interrupted)
+                state = "interrupted" if view.writer_alive is False else "running"
+                parts.append(f"{count(calls, 'call')} {state}")
         return note_of(parts, view.warnings)
 
     def peek_into(self, result: PeekResult) -> None:
