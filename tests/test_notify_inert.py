@@ -28,3 +28,28 @@ async def test_a_search_for_markup_is_told_as_typed(tmp_path: Path) -> None:
         app.screen.notify("a widget's [/x]")  # (a widget's notify asks for markup)
         assert not any(note.markup for note in app._notifications)
         assert app.is_running
+
+
+async def test_a_search_told_while_loading_says_so_far(tmp_path: Path) -> None:
+    """Matches counted before the load is over are the loaded part's: the toast says so
+    (it read as final), and the header marks a cursor that is on no match ("–/n", where
+    it read "1/1" with the cursor at the file's end)."""
+    path = FACTORIES["transcript-v1"](tmp_path)
+    async with app_loaded(path, ModelScreen, (120, 30)) as (app, pilot):
+        screen = app.file_screen
+        screen._loaded = False  # (as while a big file loads)
+        screen._notify_matches("careful", 0)
+        screen._loaded = True
+        await pilot.pause()
+        assert any(
+            "so far: the file is still loading" in str(n.message) for n in app._notifications
+        )
+        view = screen.conversation
+        view.search("user")
+        await wait_for(pilot, lambda: view.searching is None and bool(view.matches))
+        view.move_to(view.matches[0])
+        view.match_pos = 0
+        assert view.search_status().endswith(f": 1/{len(view.matches)}")
+        off = next(i for i in range(len(view.items)) if i not in view.matches)
+        view.move_to(off)
+        assert view.search_status().endswith(f": –/{len(view.matches)}")

@@ -601,7 +601,12 @@ class SearchingScreen(FollowingScreen):
         # (n / N say it each press: one toast while the last still shows, the header counts)
         if said != self._matches_told or now - self._matches_told_at > self.MATCHES_TIMEOUT:
             self.notify(
-                f"{count} match{'es' if count != 1 else ''} for {term!r}",
+                f"{count} match{'es' if count != 1 else ''} for {term!r}"
+                + (
+                    ""
+                    if self._loaded
+                    else " so far: the file is still loading, and is searched as it comes"
+                ),
                 timeout=self.MATCHES_TIMEOUT,
             )
             self._matches_told, self._matches_told_at = said, now

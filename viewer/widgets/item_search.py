@@ -57,8 +57,11 @@ class ItemSearch(ItemJumps):
             looked, found = self.searching
             done = 100 * looked // max(len(self.items), 1)
             return f"/{self.search_term}: searching {done}% · {found:,} so far"
-        position = self.match_pos + 1 if self.matches else 0
-        return f"/{self.search_term}: {position}/{len(self.matches)}"
+        total = len(self.matches)
+        on = 0 <= self.match_pos < total and self.matches[self.match_pos] == self.cursor
+        # (the cursor on no match: "–/n"; "1/1" there read as if it were on the first)
+        position = str(self.match_pos + 1) if on else "–" if total else "0"
+        return f"/{self.search_term}: {position}/{total}"
 
     def search(self, term: str, *, announce: bool = True) -> None:
         """Find ``term`` in every item, in a worker (the items are a snapshot)."""
