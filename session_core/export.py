@@ -5,6 +5,9 @@ tool calls paired to their results, tool-operation outcomes, run contexts,
 compaction and elision marks, usage. JSON is exactly what ``tailscope replay``
 prints. Reading never writes the transcript; ``write_export`` writes only the
 export, atomically, and refuses to write over the transcript itself.
+
+Markdown and HTML are written as they are built (``export_chunks``), a message at
+a time: an export's memory is its replay's, however big the file.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ import os
 import re
 import secrets
 import stat
-from typing import Literal
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO, Literal
 
 from .errors import TranscriptError
-from .export_html import render_html
-from .export_md import render_markdown
+from .export_html import html_chunks
+from .export_md import markdown_chunks
 from .exportdoc import Document, View
 from .views import dump_json, format_for, replay_any
 
@@ -39,6 +43,17 @@ def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -
     or "raw" (every line as written, with compaction and elision marks). JSON is
     the replayed view only (``tailscope replay``), so JSON with "raw" is refused.
     """
+    return "".join(export_chunks(path, fmt, view))
+
+
+def export_chunks(
+    path: str | os.PathLike[str], fmt: Format, view: View = "replayed"
+) -> Iterator[str]:
+    """``export``'s text in pieces, made as they are taken (for ``write_export``).
+
+    The transcript is read, and a bad one refused, before this returns; the pieces
+    read its lines again as they are made (a file changed since raises then).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(FORMATS)}")
     if view not in VIEWS:
@@ -46,9 +61,9 @@ def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -
     if fmt == "json":
         if view != "replayed":
             raise ValueError("the JSON export is the replayed view (tailscope replay); no raw view")
-        return dump_json(replay_any(path)).decode("utf-8")
+        return iter((dump_json(replay_any(path)).decode("utf-8"),))
     doc = document(path, view)
-    return render_markdown(doc) if fmt == "md" else render_html(doc)
+    return markdown_chunks(doc) if fmt == "md" else html_chunks(doc)
 
 
 def default_output(path: str | os.PathLike[str], fmt: Format) -> str:
@@ -69,10 +84,11 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def write_export(
-    text: str, out: str | os.PathLike[str], transcript: str | os.PathLike[str]
+    text: str | Iterable[str], out: str | os.PathLike[str], transcript: str | os.PathLike[str]
 ) -> None:
-    """Write ``text`` to ``out`` atomically (a temporary file renamed over it), with the
-    mode the file had, or a new file's under the umask.
+    """Write ``text`` (or its pieces, as ``export_chunks`` makes them) to ``out`` atomically
+    (a temporary file renamed over it), with the mode the file had, or a new file's under
+    the umask.
 
     A FIFO or a device (``/dev/null``) is written into, never replaced; so is an open
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
@@ -86,7 +102,7 @@ def write_export(
             "is the transcript being exported; an export never writes over its transcript",
             path=target,
         )
-    data = text.encode("utf-8")
+    pieces = (text,) if isinstance(text, str) else text
     descriptor = _descriptor(target)
     if descriptor is not None:
         if _is_file(descriptor, transcript):  # (``-o - >> the transcript``)
@@ -94,9 +110,9 @@ def write_export(
                 "is the transcript being exported; an export never writes into it",
                 path=target,
             )
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view) :]
+        # (a buffer of our own: the descriptor is written as it was opened, never closed)
+        with open(descriptor, "wb", closefd=False) as fh:
+            _write(fh, pieces)
         return
     final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     try:
@@ -109,14 +125,14 @@ def write_export(
         raise TranscriptError("is a directory; name a file to export to", path=target)
     if found is not None and not stat.S_ISREG(found.st_mode):
         with open(final, "wb") as fh:  # a FIFO, a device: what it is stays
-            fh.write(data)
+            _write(fh, pieces)
         return
     fd, temp = _new_file(os.path.dirname(final))
     try:
         with os.fdopen(fd, "wb") as fh:
             if found is not None:
                 os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
-            fh.write(data)
+            _write(fh, pieces)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, final)
@@ -124,6 +140,11 @@ def write_export(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _write(fh: BinaryIO, pieces: Iterable[str]) -> None:
+    for piece in pieces:
+        fh.write(piece.encode("utf-8"))
 
 
 _DESCRIPTORS = {"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}

@@ -8,6 +8,7 @@ every external load even if something slipped through.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 
 from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
 from .text import inert, one_line
@@ -94,13 +95,18 @@ def _pre(text: str, cls: str = "") -> str:
     )
 
 
-def _table(table: Table, cls: str = "") -> str:
+def _table(table: Table, cls: str = "", rows: int = 256) -> Iterator[str]:
+    """The table's HTML, a few hundred rows at a time (its rows may be many)."""
     attr = f' class="{cls}"' if cls else ""
     head = "".join(f"<th>{h1(c)}</th>" for c in table.headers)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{h1(c)}</td>" for c in row) + "</tr>" for row in table.rows
-    )
-    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    out = [f"<table{attr}><thead><tr>{head}</tr></thead><tbody>"]
+    for row in table.rows:
+        out.append("<tr>" + "".join(f"<td>{h1(c)}</td>" for c in row) + "</tr>")
+        if len(out) >= rows:
+            yield "".join(out)
+            out.clear()
+    out.append("</tbody></table>")
+    yield "".join(out)
 
 
 def _message(item: MessageItem) -> str:
@@ -134,23 +140,25 @@ def _message(item: MessageItem) -> str:
     return "".join(out)
 
 
-def _item(item: Item) -> str:
-    if isinstance(item, MessageItem):
-        return _message(item)
-    if isinstance(item, Table):
-        return _table(item)
-    if isinstance(item, Note):
-        return f'<div class="note t-{item.tone}">{h1(item.text)}</div>'
-    if isinstance(item, Heading):
-        return f"<h3>{h1(item.text)}</h3>"
-    assert isinstance(item, TextBlock)
-    return f'<div class="label">{h1(item.label)}</div>{_pre(item.body)}'
+def _item(item: Item) -> Iterator[str]:
+    if isinstance(item, Table):  # (its rows may be many: written as they come)
+        yield from _table(item)
+    elif isinstance(item, MessageItem):
+        yield _message(item)
+    elif isinstance(item, Note):
+        yield f'<div class="note t-{item.tone}">{h1(item.text)}</div>'
+    elif isinstance(item, Heading):
+        yield f"<h3>{h1(item.text)}</h3>"
+    else:
+        assert isinstance(item, TextBlock)
+        yield f'<div class="label">{h1(item.label)}</div>{_pre(item.body)}'
 
 
-def render_html(doc: Document) -> str:
+def html_chunks(doc: Document) -> Iterator[str]:
+    """The page of ``doc`` as it is built, an item at a time."""
     nav = " ".join(f'<a href="#{h1(s.anchor)}">{h1(s.title)}</a>' for s in doc.sections)
     facts = _table_rows(doc.facts)
-    out = [
+    head = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{h1(CSP)}">',
@@ -160,12 +168,18 @@ def render_html(doc: Document) -> str:
         f"<style>{CSS}</style></head><body>",
         f"<header><h1>{h1(doc.title)}</h1>{facts}<nav>{nav}</nav></header><main>",
     ]
+    yield "\n".join(head) + "\n"
     for section in doc.sections:
-        out.append(f'<section id="{h1(section.anchor)}"><h2>{h1(section.title)}</h2>')
-        out.extend(_item(item) for item in section.items)
-        out.append("</section>")
-    out.append("</main></body></html>")
-    return "\n".join(out) + "\n"
+        yield f'<section id="{h1(section.anchor)}"><h2>{h1(section.title)}</h2>\n'
+        for item in section.items:
+            yield from _item(item)
+            yield "\n"
+        yield "</section>\n"
+    yield "</main></body></html>\n"
+
+
+def render_html(doc: Document) -> str:
+    return "".join(html_chunks(doc))
 
 
 def _table_rows(facts: list[tuple[str, str]]) -> str:

@@ -9,6 +9,7 @@ can close its block early.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
 from .text import inert, one_line
@@ -31,13 +32,14 @@ def fence(text: object, info: str = "text") -> str:
     return f"{ticks}{info}\n{body}\n{ticks}"
 
 
-def _table(table: Table) -> str:
+def _table(table: Table) -> Iterator[str]:
     def row(cells: list[str]) -> str:
         return "| " + " | ".join(md_inline(c) or " " for c in cells) + " |"
 
-    out = [row(table.headers), "|" + "---|" * len(table.headers)]
-    out.extend(row(r + [""] * (len(table.headers) - len(r))) for r in table.rows)
-    return "\n".join(out)
+    yield row(table.headers)
+    yield "|" + "---|" * len(table.headers)
+    for r in table.rows:
+        yield row(r + [""] * (len(table.headers) - len(r)))
 
 
 def _message(index: int, item: MessageItem) -> list[str]:
@@ -67,26 +69,49 @@ def _message(index: int, item: MessageItem) -> list[str]:
     return out
 
 
-def _item(item: Item, counter: list[int]) -> list[str]:
+def _item(item: Item, counter: list[int]) -> Iterator[str]:
     if isinstance(item, MessageItem):
         counter[0] += 1
-        return _message(counter[0], item)
+        return iter(_message(counter[0], item))
     if isinstance(item, Table):
-        return [_table(item)]
+        return _table(item)
     if isinstance(item, Note):
-        return [f"> {_TONE[item.tone]} {md_inline(item.text)}"]
+        return iter((f"> {_TONE[item.tone]} {md_inline(item.text)}",))
     if isinstance(item, Heading):
-        return [f"### {md_inline(item.text)}"]
+        return iter((f"### {md_inline(item.text)}",))
     assert isinstance(item, TextBlock)
-    return [f"**{md_inline(item.label)}**", "", fence(item.body)]
+    return iter((f"**{md_inline(item.label)}**", "", fence(item.body)))
+
+
+def _lines(doc: Document) -> Iterator[str]:
+    yield f"# {md_inline(doc.title)}"
+    yield ""
+    yield from _table(Table(["", ""], [[k, v] for k, v in doc.facts]))
+    for section in doc.sections:
+        yield from ("", f"## {md_inline(section.title)}", "")
+        counter = [0]
+        for item in section.items:
+            yield from _item(item, counter)
+            yield ""
+
+
+def markdown_chunks(doc: Document, lines: int = 256) -> Iterator[str]:
+    """The Markdown of ``doc``, a few hundred lines at a time, as it is built: the lines
+    joined by newlines, ending in exactly one."""
+    held = ""  # the newlines at the end so far: only the last run of them is dropped
+    batch: list[str] = []
+    for line in _lines(doc):
+        batch.append(line)
+        if len(batch) >= lines:
+            text = held + "\n".join(batch) + "\n"
+            batch.clear()
+            kept = text.rstrip("\n")
+            held = text[len(kept) :]
+            if kept:
+                yield kept
+    text = held + "\n".join(batch)
+    yield text.rstrip("\n") + "\n"
 
 
 def render_markdown(doc: Document) -> str:
-    out = [f"# {md_inline(doc.title)}", ""]
-    out.append(_table(Table(["", ""], [[k, v] for k, v in doc.facts])))
-    for section in doc.sections:
-        out += ["", f"## {md_inline(section.title)}", ""]
-        counter = [0]
-        for item in section.items:
-            out += [*_item(item, counter), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return "".join(markdown_chunks(doc))

@@ -4,18 +4,23 @@ Builders here turn a v1 replay or an agentgo view into a ``Document``; the
 Markdown and HTML renderers (export_md, export_html) only lay it out. Every
 string in a document is untrusted transcript text, exactly as the file says:
 the renderers make it inert and escape it, the builders never do.
+
+A section's items and a table's rows may be generators, made as the renderer
+reaches them and written out one by one: a document of a big file is never
+whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .formats.v1.ops import op_state, superseded_ops
 from .message_usage import MessageUsage, v1_usage
 from .model import STATE_LABELS, STATE_TONES
+from .packed_ids import BATCH, PackedIds
 from .replay import Compaction, ReplayState, payload_of
 from .usage import NO_RUN, Usage, UsageTally, tally_state
 
@@ -63,7 +68,7 @@ class MessageItem:
 @dataclass(slots=True)
 class Table:
     headers: list[str]
-    rows: list[list[str]]
+    rows: Iterable[list[str]]  # (read once)
 
 
 @dataclass(slots=True)
@@ -90,7 +95,7 @@ Item = MessageItem | Table | Note | Heading | TextBlock
 class Section:
     title: str
     anchor: str
-    items: list[Item] = field(default_factory=list)
+    items: Iterable[Item] = ()  # (read once)
 
 
 @dataclass(slots=True)
@@ -142,62 +147,88 @@ def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
 
 
 class _V1:
+    """Builds a v1 document as it is rendered: what it keeps for the whole file is
+    small (each id's first line, by hash; a preview of each answer; call ids), and a
+    message's text is read again by its span when its turn comes."""
+
     def __init__(
         self, state: ReplayState, path: str, view: View, writer_alive: bool | None
     ) -> None:
         self.state, self.path, self.view = state, path, view
-        self.lines: dict[str, int] = {}
-        self.ts: dict[str, str] = {}
-        for envelope, line in zip(state.events, state.event_lines, strict=True):
-            eid = _s(envelope.get("id"))
-            self.lines.setdefault(eid, line)
-            self.ts.setdefault(eid, _s(envelope.get("ts")))
+        events = state.events
+        # Each id's first line (where a message or an operation is said to be), packed
+        # and found by hash: a dict of every line's id and time was most of a big export.
+        self.firsts = PackedIds("first")
+        ids = events.ids
+        for start in range(0, len(ids), BATCH):
+            self.firsts.extend(ids.texts(start, min(start + BATCH, len(ids))))
         self.compactions: dict[str, Compaction] = {c.id: c for c in state.compactions}
         # call id -> ids of the tool messages answering it (raw file, in order)
         self.answers: dict[str, list[str]] = {}
         self.call_message: dict[str, str] = {}  # call id -> the assistant message asking
-        self.call_names: dict[str, tuple[str, str]] = {}  # call id -> (name, arguments)
+        self.call_at: dict[str, int] = {}  # call id -> the event of the last message asking
         self.call_order: list[str] = []
-        self.contents: dict[str, str] = {}
+        self.previews: dict[str, str] = {}  # an answer's id -> its content's preview
         for index in state.message_events:
-            envelope = state.events[index]
-            payload = payload_of(envelope)
-            mid = _s(envelope.get("id"))
-            self.contents[mid] = _s(payload.get("content"))
+            payload = payload_of(events[index])
+            mid = _s(events.ids[index])
             for call in _calls(payload):
                 cid = _s(call.get("id"))
                 if cid not in self.call_message:
                     self.call_order.append(cid)
                 self.call_message[cid] = mid
-                function = call.get("function")
-                function = function if isinstance(function, dict) else {}
-                self.call_names[cid] = (_s(function.get("name")), _s(function.get("arguments")))
+                self.call_at[cid] = index
             tcid = payload.get("tool-call-id")
             if tcid is not None:
                 self.answers.setdefault(_s(tcid), []).append(mid)
+            if tcid is not None or mid in self.previews:  # (a later copy of an id wins)
+                self.previews[mid] = _preview(_s(payload.get("content")))
         if view == "replayed":  # what the model is sent: stubs replace contents
             for mid, _body, _sticky, stub in state.entries:
-                if stub is not None:
-                    self.contents[mid] = stub
-        self.ops: dict[str, dict[str, Any]] = {}
-        self.op_index: dict[str, int] = {}
-        for index, op in enumerate(state.tool_ops):
-            self.ops[_s(op.get("call-id"))] = op
-            self.op_index[_s(op.get("call-id"))] = index
+                if stub is not None and mid in self.previews:
+                    self.previews[mid] = _preview(stub)
+        self.op_index: dict[str, int] = {}  # call id -> its (last) operation
+        for index, cid in enumerate(state.tool_ops.call_ids):
+            self.op_index[cid] = index
         self.superseded = superseded_ops(state)
         self.tally = tally_state(state)
         self.writer_alive = writer_alive
 
+    def line_of(self, eid: str) -> int | None:
+        node = self.firsts.find(eid)
+        return None if node < 0 else self.state.event_lines[node]
+
+    def ts_of(self, eid: str) -> str:
+        node = self.firsts.find(eid)
+        return "" if node < 0 else _s(self.state.events[node].get("ts"))
+
     def anchor(self, eid: str) -> str:
-        return f"line-{self.lines.get(eid, 0)}"
+        return f"line-{self.line_of(eid) or 0}"
 
     def where(self, eid: str) -> str:
-        line = self.lines.get(eid)
+        line = self.line_of(eid)
         return f"line {line}" if line is not None else f"id {eid}"
+
+    def op(self, cid: str) -> dict[str, Any] | None:
+        index = self.op_index.get(cid)
+        return None if index is None else self.state.tool_ops[index]
+
+    def call(self, cid: str) -> tuple[str, str]:
+        """The (name, arguments) of the last call of that id the file asks for."""
+        index = self.call_at.get(cid)
+        if index is None:
+            return "", ""
+        found: Mapping[str, Any] = {}
+        for call in _calls(payload_of(self.state.events[index])):
+            if _s(call.get("id")) == cid:
+                found = call
+        function = found.get("function")
+        function = function if isinstance(function, dict) else {}
+        return _s(function.get("name")), _s(function.get("arguments"))
 
     def op_state(self, cid: str) -> tuple[str, Tone]:
         """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
-        op = self.ops.get(cid)
+        op = self.op(cid)
         answered = bool(self.answers.get(cid))
         if op is None:
             state = "undispatched-answered" if answered else "never-dispatched"
@@ -227,18 +258,16 @@ class _V1:
         items = []
         for call in _calls(payload):
             cid = _s(call.get("id"))
-            name, arguments = self.call_names.get(cid, ("", ""))
+            name, arguments = self.call(cid)
             status, tone = self.op_state(cid)
-            op = self.ops.get(cid)
+            op = self.op(cid)
             item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
             answers = self.answers.get(cid, [])
             if answers:
                 first = answers[0]
                 folded = self.view == "replayed" and not self.state.is_live(first)
                 note = " (folded by a compaction; see the raw view)" if folded else ""
-                item.result = (
-                    f"result: {self.where(first)}{note}: {_preview(self.contents.get(first, ''))}"
-                )
+                item.result = f"result: {self.where(first)}{note}: {self.previews.get(first, '')}"
                 if len(answers) > 1:
                     item.result += f" (+{len(answers) - 1} more answers)"
                 item.result_anchor = None if folded else self.anchor(first)
@@ -249,7 +278,7 @@ class _V1:
 
     def message(self, eid: str, payload: Mapping[str, Any], content: str) -> MessageItem:
         role = _s(payload.get("role")) or "user"
-        facts = [self.where(eid), self.ts.get(eid, ""), f"id {eid}"]
+        facts = [self.where(eid), self.ts_of(eid), f"id {eid}"]
         flags = []
         for key in ("sticky", "sysprompt", "is-error", "outcome-unknown", "cancelled", "injected"):
             if payload.get(key):
@@ -260,7 +289,7 @@ class _V1:
             flags.append(f"finish {_s(payload.get('finish-reason'))}")
         tcid = payload.get("tool-call-id")
         if tcid is not None:
-            name = self.call_names.get(_s(tcid), ("?", ""))[0]
+            name = self.call(_s(tcid))[0] if _s(tcid) in self.call_at else "?"
             flags.append(f"answers {name} ({_s(tcid)})")
         item = MessageItem(self.anchor(eid), role, facts, content, flags)
         if payload.get("reasoning") is not None:
@@ -292,12 +321,14 @@ class _V1:
         return item
 
     def conversation(self) -> Section:
-        section = Section(
+        title = (
             "Conversation (what the model is sent next)"
             if self.view == "replayed"
-            else "Conversation (every line as written)",
-            "conversation",
+            else "Conversation (every line as written)"
         )
+        return Section(title, "conversation", self.conversation_items())
+
+    def conversation_items(self) -> Iterator[Item]:
         if self.view == "replayed":
             for eid, body, _sticky, stub in self.state.entries:
                 record = self.compactions.get(eid)
@@ -312,11 +343,10 @@ class _V1:
                             "(raw view)",
                         )
                     )
-                section.items.append(item)
-            return section
+                yield item
+            return
         for envelope, line in zip(self.state.events, self.state.event_lines, strict=True):
-            section.items.extend(self.raw_items(envelope, line))
-        return section
+            yield from self.raw_items(envelope, line)
 
     def raw_items(self, envelope: dict[str, Any], line: int) -> list[Item]:
         kind = _s(envelope.get("type"))
@@ -358,56 +388,57 @@ class _V1:
 
     def tool_ops(self) -> Section:
         section = Section("Tool operations", "tool-operations")
-        rows = []
+        if not len(self.state.tool_ops) and not self.call_order:
+            section.items = [Note("No tool calls in this transcript.")]
+            return section
+        headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
+        headers += ["settled", "duration", "error / reason", "answered at"]
+        section.items = [Table(headers, self.tool_op_rows())]
+        return section
+
+    def tool_op_rows(self) -> Iterator[list[str]]:
         for op in self.state.tool_ops:
             cid = _s(op.get("call-id"))
             status, _tone = self.op_state(cid)
             answers = self.answers.get(cid, [])
-            rows.append(
-                [
-                    status,
-                    _s(op.get("tool")),
-                    cid,
-                    _s(op.get("run-id")),
-                    _s(op.get("round")),
-                    _s(op.get("idempotency")),
-                    f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
-                    _s(op.get("settled-at")),
-                    "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
-                    _s(op.get("error") or op.get("reason")),
-                    ", ".join(self.where(a) for a in answers),
-                ]
-            )
+            yield [
+                status,
+                _s(op.get("tool")),
+                cid,
+                _s(op.get("run-id")),
+                _s(op.get("round")),
+                _s(op.get("idempotency")),
+                f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
+                _s(op.get("settled-at")),
+                "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
+                _s(op.get("error") or op.get("reason")),
+                ", ".join(self.where(a) for a in answers),
+            ]
         for cid in self.call_order:
-            if cid in self.ops:
+            if cid in self.op_index:
                 continue
             status, _tone = self.op_state(cid)
-            name = self.call_names.get(cid, ("", ""))[0]
+            name = self.call(cid)[0]
             answers = self.answers.get(cid, [])
             asked = self.where(self.call_message.get(cid, ""))
-            rows.append([status, name, cid, "", "", "", f"asked at {asked}", "", "", ""])
-            rows[-1].append(", ".join(self.where(a) for a in answers))
-        if not rows:
-            section.items.append(Note("No tool calls in this transcript."))
-            return section
-        headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
-        headers += ["settled", "duration", "error / reason", "answered at"]
-        section.items.append(Table(headers, rows))
-        return section
+            answered = ", ".join(self.where(a) for a in answers)
+            yield [status, name, cid, "", "", "", f"asked at {asked}", "", "", "", answered]
 
     def run_contexts(self) -> Section:
-        section = Section("Run contexts", "run-contexts")
+        return Section("Run contexts", "run-contexts", self.run_context_items())
+
+    def run_context_items(self) -> Iterator[Item]:
         if not self.state.run_contexts:
-            section.items.append(Note("No run contexts in this transcript."))
+            yield Note("No run contexts in this transcript.")
         printed: dict[str, str] = {}  # digest -> the run whose section printed it
         for rc in self.state.run_contexts:
             run = _s(rc.get("run-id"))
-            section.items.append(
-                Heading(f"run {run} · {self.where(rc['id'])} · {rc['ts']} · digest {rc['digest']}")
+            yield Heading(
+                f"run {run} · {self.where(rc['id'])} · {rc['ts']} · digest {rc['digest']}"
             )
             facts = [[_s(k) for k in fact[:2]] + [""] * (2 - len(fact[:2])) for fact in rc["facts"]]
             if facts:
-                section.items.append(Table(["fact", "value"], facts))
+                yield Table(["fact", "value"], facts)
             for sec in rc["sections"]:
                 name, digest = _s(sec.get("name")), _s(sec.get("digest"))
                 body = sec.get("rendered")
@@ -415,21 +446,18 @@ class _V1:
                     body = self.state.run_context_section(digest)
                 if body is None:
                     where = sec.get("rendered-in")
-                    section.items.append(
-                        Note(
-                            f"section {name} (digest {digest}): body not in this transcript"
-                            + (f" (rendered in {_s(where)})" if where else ""),
-                            "warn",
-                        )
+                    yield Note(
+                        f"section {name} (digest {digest}): body not in this transcript"
+                        + (f" (rendered in {_s(where)})" if where else ""),
+                        "warn",
                     )
                 elif digest in printed:
-                    section.items.append(
-                        Note(f"section {name}: the same body as printed for run {printed[digest]}")
+                    yield Note(
+                        f"section {name}: the same body as printed for run {printed[digest]}"
                     )
                 else:
                     printed[digest] = run
-                    section.items.append(TextBlock(f"section {name} (digest {digest})", body))
-        return section
+                    yield TextBlock(f"section {name} (digest {digest})", body)
 
     def document(self) -> Document:
         state = self.state
@@ -445,13 +473,17 @@ class _V1:
         ]
         if state.grants:
             facts.append(("grants", json.dumps(state.grants, ensure_ascii=False)))
-        usage = Section("Usage per run", "usage", [_usage_rows(self.tally)])
-        usage.items.append(
-            Note(
-                "A run-context line starts its run; the messages after it, up to the next "
-                f"run-context line, belong to that run ({NO_RUN}: before any run context). "
-                "Turns are assistant messages; unknown is never counted as zero."
-            )
+        usage = Section(
+            "Usage per run",
+            "usage",
+            [
+                _usage_rows(self.tally),
+                Note(
+                    "A run-context line starts its run; the messages after it, up to the next "
+                    f"run-context line, belong to that run ({NO_RUN}: before any run "
+                    "context). Turns are assistant messages; unknown is never counted as zero."
+                ),
+            ],
         )
         sections = [self.conversation(), self.tool_ops(), self.run_contexts(), usage]
         if state.warnings:

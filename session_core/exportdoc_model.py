@@ -5,8 +5,9 @@ Every string stays as the file says it (untrusted): the renderers make it inert.
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .exportdoc import (
@@ -37,19 +38,21 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     ops = {op.call_id: op for op in transcript.tool_operations}
     items = transcript.messages if view == "replayed" else transcript.raw
+    # call id -> where its first answer is, and a preview of it (not the item: a big
+    # file's answers are most of its text)
+    answered: dict[str, tuple[int, str]] = {}
+    for item in transcript.raw:
+        for part in item.parts:
+            cid = part.call_id
+            if part.kind == "tool-result" and cid is not None and cid not in answered:
+                answered[cid] = (item.line, _preview(_result(item, cid)))
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
+        (_message(item, ops, answered) for item in items),
     )
-    answered: dict[str, Item] = {}
-    for item in transcript.raw:
-        for part in item.parts:
-            if part.kind == "tool-result" and part.call_id is not None:
-                answered.setdefault(part.call_id, item)
-    for item in items:
-        conversation.items.append(_message(item, ops, answered))
     sections = [conversation, _operations(transcript.tool_operations)]
     if transcript.compactions:
         sections.append(_compactions(transcript))
@@ -59,9 +62,9 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         sections.append(_subagents(transcript, ops))
     sections.append(_usage(transcript))
     if transcript.warnings:
-        warnings = Section("Warnings", "warnings")
-        warnings.items.extend(Note(w, "warn") for w in transcript.warnings)
-        sections.append(warnings)
+        sections.append(
+            Section("Warnings", "warnings", [Note(w, "warn") for w in transcript.warnings])
+        )
     facts = [("format", transcript.format), ("file", transcript.path)]
     for key, value in transcript.meta.items():
         if value is not None and not isinstance(value, dict | list):
@@ -71,7 +74,9 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     return Document(str(title), facts, sections)
 
 
-def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> MessageItem:
+def _message(
+    item: Item, ops: dict[str, ToolOp], answered: dict[str, tuple[int, str]]
+) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
     out = MessageItem(f"line-{item.line}", item.role, [f for f in facts if f], text)
@@ -103,9 +108,8 @@ def _message(item: Item, ops: dict[str, ToolOp], answered: dict[str, Item]) -> M
             )
             answer = answered.get(part.call_id or "")
             if answer is not None:
-                said = _preview(_result(answer, part.call_id))
-                call.result = f"result: line {answer.line}: {said}"
-                call.result_anchor = f"line-{answer.line}"
+                call.result = f"result: line {answer[0]}: {answer[1]}"
+                call.result_anchor = f"line-{answer[0]}"
             else:
                 call.result = "no result answers this call"
             out.calls.append(call)
@@ -126,9 +130,9 @@ def _result(item: Item, call_id: str | None) -> str:
 def _operations(ops: Sequence[ToolOp]) -> Section:
     section = Section("Tool operations", "tool-operations")
     if not ops:
-        section.items.append(Note("no tool operations"))
+        section.items = [Note("no tool operations")]
         return section
-    rows = [
+    rows = (
         [
             op.label,
             op.tool,
@@ -138,13 +142,14 @@ def _operations(ops: Sequence[ToolOp]) -> Section:
             _preview(_arguments(op.arguments), 80),
         ]
         for op in ops
-    ]
-    section.items.append(
-        Table(["state", "tool", "call id", "where", "duration", "arguments"], rows)
     )
-    for op in ops:
-        if op.progress:
-            section.items.append(TextBlock(f"{op.call_id}: latest output (running)", op.progress))
+    progress = (
+        TextBlock(f"{op.call_id}: latest output (running)", op.progress)
+        for op in ops
+        if op.progress
+    )
+    headers = ["state", "tool", "call id", "where", "duration", "arguments"]
+    section.items = itertools.chain((Table(headers, rows),), progress)
     return section
 
 
@@ -155,7 +160,10 @@ def _arguments(value: Any) -> str:
 
 
 def _compactions(transcript: Transcript) -> Section:
-    section = Section("Compactions and elisions", "compactions")
+    return Section("Compactions and elisions", "compactions", _compaction_items(transcript))
+
+
+def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
     for c in transcript.compactions:
         rollback = c.trigger == ROLLBACK  # (it drops turns, it summarises nothing)
         what = (
@@ -165,15 +173,13 @@ def _compactions(transcript: Transcript) -> Section:
             f"{f'; trigger {c.trigger}' if c.trigger and not rollback else ''}"
             f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
         )
-        section.items.append(Note(what, "info"))
+        yield Note(what, "info")
         if c.summary:
-            section.items.append(TextBlock("summary", c.summary))
-    return section
+            yield TextBlock("summary", c.summary)
 
 
 def _runs(transcript: Transcript) -> Section:
-    section = Section("Runs", "runs")
-    rows = [
+    rows = (
         [
             run.id,
             run.state,
@@ -183,16 +189,15 @@ def _runs(transcript: Transcript) -> Section:
             _preview(run.prompt or "", 60),
         ]
         for run in transcript.runs
-    ]
-    section.items.append(Table(["run", "state", "from", "duration", "usage", "prompt"], rows))
-    return section
+    )
+    table = Table(["run", "state", "from", "duration", "usage", "prompt"], rows)
+    return Section("Runs", "runs", [table])
 
 
 def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
     """Each subagent the session linked: the call that started it, what it used, and
     where its lines are (its usage "not read" where its file is missing or past the
     reader's bound, never 0)."""
-    section = Section("Subagents", "subagents")
     rows = []
     for sub in transcript.subagents:
         op = ops.get(sub.call_id) if sub.call_id else None
@@ -209,20 +214,17 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
             ]
         )
     headers = ["subagent", "description", "call", "took", "messages", "usage", "where"]
-    section.items.append(Table(headers, rows))
-    return section
+    return Section("Subagents", "subagents", [Table(headers, rows)])
 
 
 def _usage(transcript: Transcript) -> Section:
-    section = Section("Usage", "usage")
     rows = [_usage_row("this file", transcript.usage)]
     for sub in transcript.subagents:
         rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
     both = transcript.usage_with_subagents
     if both is not None:
         rows.append(_usage_row(transcript.with_subagents_text(), both))
-    section.items.append(Table(["what", "responses reporting", "usage"], rows))
-    return section
+    return Section("Usage", "usage", [Table(["what", "responses reporting", "usage"], rows)])
 
 
 def _usage_row(name: str, usage: Usage) -> list[str]:

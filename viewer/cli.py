@@ -120,7 +120,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from session_core.export import export, write_export
+    from session_core.export import export_chunks, write_export
 
     if args.format == "json" and args.view == "raw":
         print(
@@ -128,14 +128,15 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        text = export(args.path, args.format, args.view or "replayed")
+        chunks = export_chunks(args.path, args.format, args.view or "replayed")
         if args.format == "json":  # (byte for byte what ``replay`` prints)
-            text = _escape_c1(text.encode("utf-8")).decode("utf-8")
+            chunks = iter((_escape_c1("".join(chunks).encode("utf-8")).decode("utf-8"),))
         if args.output is None:
-            sys.stdout.buffer.write(text.encode("utf-8"))
+            for chunk in chunks:  # (written as made: a big export is never whole)
+                sys.stdout.buffer.write(chunk.encode("utf-8"))
             sys.stdout.flush()
         else:
-            write_export(text, args.output, args.path)
+            write_export(chunks, args.output, args.path)
     except TranscriptError as err:
         return _fail(str(err))
     except OSError as err:
