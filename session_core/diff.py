@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
-from .text import count
+from .text import count, line_pieces
 
 RowKind = Literal["kept", "elided", "folded", "summary"]
 
@@ -147,12 +147,17 @@ def _clip(text: str, width: int = 72) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def render_diff(state: ReplayState, path: str) -> str:
-    """The diff as plain text: one block per message line, changes marked at the left."""
+def render_diff(state: ReplayState, path: str) -> Iterator[str]:
+    """The diff as plain text: one block per message line, changes marked at the left;
+    a batch of lines at a time, as they are made."""
+    return line_pieces(_diff_lines(state, path))
+
+
+def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     rows = DiffRows(state)
     by_line = rows.summary_lines
     raw_messages = sum(1 for index in range(len(rows)) if rows.kind(index) != "summary")
-    out = [
+    yield from [
         f"{path}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
         f"{count(len(state.compactions), 'compaction')}, "
@@ -168,21 +173,20 @@ def render_diff(state: ReplayState, path: str) -> str:
             c = row.compaction
             tokens = f"{c.tokens_before if c.tokens_before is not None else '?'}"
             tokens += f" -> {c.tokens_after if c.tokens_after is not None else '?'}"
-            out.append(
+            yield (
                 f"{head}  compaction through {c.through[:8]}: folded {len(c.folded)}, "
                 f"kept {len(c.kept)} sticky; tokens {tokens}; "
                 f"fallback {'yes' if c.fallback else 'no'}"
             )
-            out.append(f"{'':10}summary: {_clip(row.raw)}")
+            yield f"{'':10}summary: {_clip(row.raw)}"
         else:
-            out.append(f"{head}  {_clip(row.raw, 60)}")
+            yield f"{head}  {_clip(row.raw, 60)}"
         for e in row.elisions:
-            out.append(f"{'':10}elided by {e.elision_id[:8]} at {e.ts}: stub {_clip(e.stub, 50)}")
+            yield f"{'':10}elided by {e.elision_id[:8]} at {e.ts}: stub {_clip(e.stub, 50)}"
         if row.kind == "elided" or (row.kind == "summary" and row.elisions):
-            out.append(f"{'':10}original: {_clip(row.raw)}")
-            out.append(f"{'':10}sent:     {_clip(row.sent or '')}")
+            yield f"{'':10}original: {_clip(row.raw)}"
+            yield f"{'':10}sent:     {_clip(row.sent or '')}"
         if row.folded_by is not None:
             where = by_line.get(row.folded_by)
             at = f" (line {where})" if where else ""
-            out.append(f"{'':10}folded by compaction {row.folded_by[:8]}{at}")
-    return "\n".join(out) + "\n"
+            yield f"{'':10}folded by compaction {row.folded_by[:8]}{at}"

@@ -3,13 +3,20 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .model import Item, Transcript
-from .text import count
+from .text import count, line_pieces
 
 
-def model_diff(transcript: Transcript) -> str:
+def model_diff(transcript: Transcript) -> Iterator[str]:
+    """The diff's text, a batch of lines at a time, as they are made."""
+    return line_pieces(_lines(transcript))
+
+
+def _lines(transcript: Transcript) -> Iterator[str]:
     replayed = {item.id for item in transcript.messages}
-    out = [
+    yield from [
         f"{transcript.path}: {transcript.format}, {count(len(transcript.raw), 'line')} shown, "
         f"{count(len(transcript.messages), 'item')} sent next, "
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "
@@ -25,18 +32,17 @@ def model_diff(transcript: Transcript) -> str:
         if mark is not None:
             folded = count(len(mark.folded), "item")
             extra = f", trigger {mark.trigger}" if mark.trigger else ""
-            out.append(f"# line {item.line}: {mark.kind} folds {folded}{extra}")
+            yield f"# line {item.line}: {mark.kind} folds {folded}{extra}"
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
         elif item.kind in ("message", "compact-summary"):
             sign = "-"
         else:
             continue
-        out.append(f"{sign} {_row(item)}")
+        yield f"{sign} {_row(item)}"
     for item in transcript.messages:
         if not item.line:  # sent next, but from no line of its own (a replacement history)
-            out.append(f"+ {_row(item)}")
-    return "\n".join(out) + "\n"
+            yield f"+ {_row(item)}"
 
 
 def _row(item: Item) -> str:

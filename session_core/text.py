@@ -7,6 +7,8 @@ sequence in a file is read, never obeyed, whether it is shown in a terminal
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from .json_out import compact_json
 
 TAB = "    "
@@ -71,6 +73,19 @@ def inert(text: object) -> str:
     if not isinstance(text, str):
         text = str(text)
     return text.translate(CONTROL_TABLE)
+
+
+def line_pieces(lines: Iterable[str], batch: int = 256) -> Iterator[str]:
+    """``lines``, each ended by a newline, joined a batch at a time: a text written as
+    it is made, in pieces of whole lines."""
+    held: list[str] = []
+    for line in lines:
+        held.append(line)
+        if len(held) >= batch:
+            yield "\n".join(held) + "\n"
+            held.clear()
+    if held:
+        yield "\n".join(held) + "\n"
 
 
 def one_line(text: object) -> str:

@@ -112,10 +112,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     try:
-        text = format_for(args.path).diff(args.path)
+        for piece in format_for(args.path).diff_chunks(args.path):  # (written as made)
+            sys.stdout.write(inert(piece))  # (its rows hold the transcript's text)
     except TranscriptError as err:
         return _fail(str(err))
-    sys.stdout.write(inert(text))  # (its rows hold the transcript's text)
     return 0
 
 

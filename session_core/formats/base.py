@@ -14,7 +14,7 @@ import itertools
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -356,6 +356,12 @@ class TranscriptFormat(ABC):
         return model_document(self._replayed(path), view)
 
     def diff(self, path: str | os.PathLike[str]) -> str:
+        """Raw versus replayed, as text (``tailscope diff``)."""
+        return "".join(self.diff_chunks(path))
+
+    def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
+        """``diff``'s text in pieces of whole lines, made as they are taken: the file is
+        read (a bad one refused) before this returns."""
         from ..diff_model import model_diff
 
         return model_diff(self._replayed(path))

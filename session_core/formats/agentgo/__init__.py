@@ -209,13 +209,14 @@ class AgentGoFormat(TranscriptFormat):
         where = os.fspath(path)
         return agentgo_document(self._view(where, self.writer_alive(where)), where)
 
-    def diff(self, path: str | os.PathLike[str]) -> str:
+    def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         """The committed conversation beside the last model request's messages (what an
-        agentgo file says its model was sent): ``agentgo.diff``."""
+        agentgo file says its model was sent): ``agentgo.diff``. (One piece: its head
+        counts what its rows find; an agentgo file has a row per committed message.)"""
         from ...agentgo.diff import agentgo_diff
 
         where = os.fspath(path)
-        return agentgo_diff(self._view(where, None), where)
+        return iter((agentgo_diff(self._view(where, None), where),))
 
     def summarise_file(self, read: FileRead) -> None:
         from ... import scan

@@ -7,6 +7,7 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...model import (
@@ -162,7 +163,7 @@ class V1Format(TranscriptFormat):
         where = os.fspath(path)
         return v1_document(self._state(where), where, view, self.writer_alive(where))
 
-    def diff(self, path: str | os.PathLike[str]) -> str:
+    def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         from ...diff import render_diff
 
         return render_diff(self._state(path), os.fspath(path))
