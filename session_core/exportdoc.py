@@ -163,36 +163,42 @@ class _V1:
         for start in range(0, len(ids), BATCH):
             self.firsts.extend(ids.texts(start, min(start + BATCH, len(ids))))
         self.compactions: dict[str, Compaction] = {c.id: c for c in state.compactions}
-        # call id -> ids of the tool messages answering it (raw file, in order)
-        self.answers: dict[str, list[str]] = {}
-        self.call_message: dict[str, str] = {}  # call id -> the assistant message asking
+        # call id -> the events of the tool messages answering it (raw file, in order)
+        self.answers: dict[str, list[int]] = {}
         self.call_at: dict[str, int] = {}  # call id -> the event of the last message asking
         self.call_order: list[str] = []
-        self.previews: dict[str, str] = {}  # an answer's id -> its content's preview
+        # Each message id's last message (whose content an answer's preview shows).
+        self.lasts = PackedIds("last")
         for index in state.message_events:
             payload = payload_of(events[index])
-            mid = _s(events.ids[index])
+            self.lasts.append(ids[index])
             for call in _calls(payload):
                 cid = _s(call.get("id"))
-                if cid not in self.call_message:
+                if cid not in self.call_at:
                     self.call_order.append(cid)
-                self.call_message[cid] = mid
                 self.call_at[cid] = index
             tcid = payload.get("tool-call-id")
             if tcid is not None:
-                self.answers.setdefault(_s(tcid), []).append(mid)
-            if tcid is not None or mid in self.previews:  # (a later copy of an id wins)
-                self.previews[mid] = _preview(_s(payload.get("content")))
-        if view == "replayed":  # what the model is sent: stubs replace contents
-            for mid, _body, _sticky, stub in state.entries:
-                if stub is not None and mid in self.previews:
-                    self.previews[mid] = _preview(stub)
+                self.answers.setdefault(_s(tcid), []).append(index)
         self.op_index: dict[str, int] = {}  # call id -> its (last) operation
         for index, cid in enumerate(state.tool_ops.call_ids):
             self.op_index[cid] = index
         self.superseded = superseded_ops(state)
         self.tally = tally_state(state)
         self.writer_alive = writer_alive
+
+    def preview(self, mid: str) -> str:
+        """What the model is sent of message ``mid`` (its last copy), in brief: read again
+        when a call's result is shown (kept for every answer, it was a big file's most)."""
+        if self.view == "replayed":  # what the model is sent: a stub replaces a content
+            entry = self.state.live_entry(mid)
+            if entry is not None and entry[3] is not None:
+                return _preview(entry[3])
+        node = self.lasts.find(mid)
+        if node < 0:
+            return ""
+        event = self.state.message_events[node]
+        return _preview(_s(payload_of(self.state.events[event]).get("content")))
 
     def line_of(self, eid: str) -> int | None:
         node = self.firsts.find(eid)
@@ -208,6 +214,10 @@ class _V1:
     def where(self, eid: str) -> str:
         line = self.line_of(eid)
         return f"line {line}" if line is not None else f"id {eid}"
+
+    def answered_at(self, answers: list[int]) -> str:
+        ids = self.state.events.ids
+        return ", ".join(self.where(ids[a]) for a in answers)
 
     def op(self, cid: str) -> dict[str, Any] | None:
         index = self.op_index.get(cid)
@@ -264,10 +274,10 @@ class _V1:
             item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
             answers = self.answers.get(cid, [])
             if answers:
-                first = answers[0]
+                first = self.state.events.ids[answers[0]]
                 folded = self.view == "replayed" and not self.state.is_live(first)
                 note = " (folded by a compaction; see the raw view)" if folded else ""
-                item.result = f"result: {self.where(first)}{note}: {self.previews.get(first, '')}"
+                item.result = f"result: {self.where(first)}{note}: {self.preview(first)}"
                 if len(answers) > 1:
                     item.result += f" (+{len(answers) - 1} more answers)"
                 item.result_anchor = None if folded else self.anchor(first)
@@ -412,7 +422,7 @@ class _V1:
                 _s(op.get("settled-at")),
                 "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
                 _s(op.get("error") or op.get("reason")),
-                ", ".join(self.where(a) for a in answers),
+                self.answered_at(answers),
             ]
         for cid in self.call_order:
             if cid in self.op_index:
@@ -420,8 +430,8 @@ class _V1:
             status, _tone = self.op_state(cid)
             name = self.call(cid)[0]
             answers = self.answers.get(cid, [])
-            asked = self.where(self.call_message.get(cid, ""))
-            answered = ", ".join(self.where(a) for a in answers)
+            asked = self.where(self.state.events.ids[self.call_at[cid]])
+            answered = self.answered_at(answers)
             yield [status, name, cid, "", "", "", f"asked at {asked}", "", "", "", answered]
 
     def run_contexts(self) -> Section:

@@ -38,20 +38,20 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     ops = {op.call_id: op for op in transcript.tool_operations}
     items = transcript.messages if view == "replayed" else transcript.raw
-    # call id -> where its first answer is, and a preview of it (not the item: a big
-    # file's answers are most of its text)
-    answered: dict[str, tuple[int, str]] = {}
-    for item in transcript.raw:
+    # call id -> the raw item of its first answer (its number: the item is read again when
+    # its call is shown; kept, the answers were most of a big file's text)
+    answered: dict[str, int] = {}
+    for at, item in enumerate(transcript.raw):
         for part in item.parts:
             cid = part.call_id
             if part.kind == "tool-result" and cid is not None and cid not in answered:
-                answered[cid] = (item.line, _preview(_result(item, cid)))
+                answered[cid] = at
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
-        (_message(item, ops, answered) for item in items),
+        (_message(item, ops, answered, transcript.raw) for item in items),
     )
     sections = [conversation, _operations(transcript.tool_operations)]
     if transcript.compactions:
@@ -75,7 +75,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
 
 
 def _message(
-    item: Item, ops: dict[str, ToolOp], answered: dict[str, tuple[int, str]]
+    item: Item, ops: dict[str, ToolOp], answered: dict[str, int], raw: Sequence[Item]
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
@@ -106,10 +106,12 @@ def _message(
                 op.label if op is not None else state,
                 STATE_TONES.get(state, "warn"),  # type: ignore[arg-type]
             )
-            answer = answered.get(part.call_id or "")
-            if answer is not None:
-                call.result = f"result: line {answer[0]}: {answer[1]}"
-                call.result_anchor = f"line-{answer[0]}"
+            at = answered.get(part.call_id or "")
+            if at is not None:
+                answer = raw[at]
+                said = _preview(_result(answer, part.call_id))
+                call.result = f"result: line {answer.line}: {said}"
+                call.result_anchor = f"line-{answer.line}"
             else:
                 call.result = "no result answers this call"
             out.calls.append(call)
