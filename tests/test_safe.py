@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from session_core.text import CONTROL_TABLE, ONE_LINE_TABLE
 from viewer.safe import clip, fit_path, inert, inert_text, one_line, one_line_text
 
 CLEAR = "\x1b[2J"
@@ -132,3 +135,23 @@ def test_a_file_names_undecodable_bytes_are_shown_and_measured_alike() -> None:
     cut = fit_path(name, 12)
     assert cell_len(cut) <= 12 and cut.startswith("…")
     assert not any(0xD800 <= ord(char) < 0xE000 for char in inert(name))
+
+
+_TABLED = st.sampled_from(sorted(chr(c) for c in ONE_LINE_TABLE))
+_ANY = st.characters(exclude_categories=())  # (surrogates too: a file name's bytes)
+
+
+@given(st.text(st.one_of(_ANY, _TABLED, st.sampled_from("\t\n\r ab"))))
+def test_the_quick_paths_map_as_the_table_does(text: str) -> None:
+    """``inert`` and ``one_line`` look characters up only where one changes; what they
+    make is exactly the tables' translation, for any text (ASCII or not, tabs or not)."""
+    assert inert(text) == text.translate(CONTROL_TABLE)
+    assert one_line(text) == text.replace("\r\n", "\n").translate(ONE_LINE_TABLE)
+
+
+@pytest.mark.parametrize("around", ["", "é", "a\t"])
+def test_every_tabled_character_is_mapped_on_each_path(around: str) -> None:
+    for code in ONE_LINE_TABLE:
+        text = f"{around}{chr(code)}{around}"
+        assert inert(text) == text.translate(CONTROL_TABLE), hex(code)
+        assert one_line(text) == text.translate(ONE_LINE_TABLE), hex(code)
