@@ -13,6 +13,7 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from typing import Any, Literal
 from .formats.v1.ops import op_state, superseded_ops
 from .message_usage import MessageUsage, v1_usage
 from .model import STATE_LABELS, STATE_TONES
-from .packed_ids import BATCH, PackedIds
+from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
 from .usage import NO_RUN, Usage, UsageTally, tally_state
 
@@ -163,26 +164,35 @@ class _V1:
         for start in range(0, len(ids), BATCH):
             self.firsts.extend(ids.texts(start, min(start + BATCH, len(ids))))
         self.compactions: dict[str, Compaction] = {c.id: c for c in state.compactions}
-        # call id -> the events of the tool messages answering it (raw file, in order)
-        self.answers: dict[str, list[int]] = {}
-        self.call_at: dict[str, int] = {}  # call id -> the event of the last message asking
-        self.call_order: list[str] = []
+        # Call ids, numbered as first met (packed: a dict entry and a str each was most of
+        # what a 1 GB export kept), and per number: the event of the last message asking,
+        # of its first answer, and its (last) operation (-1: none).
+        self.calls = Texts()
+        self.call_at = array("i")
+        self.first_answer = array("i")
+        self.op_index = array("i")
+        self.more_answers: dict[int, list[int]] = {}  # a call answered again: every answer
+        self.call_order = array("i")  # the numbers of the calls asked, as first asked
         # Each message id's last message (whose content an answer's preview shows).
         self.lasts = PackedIds("last")
         for index in state.message_events:
             payload = payload_of(events[index])
             self.lasts.append(ids[index])
             for call in _calls(payload):
-                cid = _s(call.get("id"))
-                if cid not in self.call_at:
-                    self.call_order.append(cid)
-                self.call_at[cid] = index
+                number = self._number(_s(call.get("id")))
+                if self.call_at[number] < 0:
+                    self.call_order.append(number)
+                self.call_at[number] = index
             tcid = payload.get("tool-call-id")
             if tcid is not None:
-                self.answers.setdefault(_s(tcid), []).append(index)
-        self.op_index: dict[str, int] = {}  # call id -> its (last) operation
+                number = self._number(_s(tcid))
+                first = self.first_answer[number]
+                if first < 0:
+                    self.first_answer[number] = index
+                else:
+                    self.more_answers.setdefault(number, [first]).append(index)
         for index, cid in enumerate(state.tool_ops.call_ids):
-            self.op_index[cid] = index
+            self.op_index[self._number(cid)] = index
         self.superseded = superseded_ops(state)
         self.tally = tally_state(state)
         self.writer_alive = writer_alive
@@ -199,6 +209,20 @@ class _V1:
             return ""
         event = self.state.message_events[node]
         return _preview(_s(payload_of(self.state.events[event]).get("content")))
+
+    def _number(self, cid: str) -> int:
+        number = self.calls.number(cid)
+        if number == len(self.call_at):  # (a new one)
+            for column in (self.call_at, self.first_answer, self.op_index):
+                column.append(-1)
+        return number
+
+    def answers(self, cid: str) -> list[int]:
+        """The events of the tool messages answering call ``cid`` (raw file, in order)."""
+        number = self.calls.find(cid)
+        if number < 0 or self.first_answer[number] < 0:
+            return []
+        return self.more_answers.get(number) or [self.first_answer[number]]
 
     def line_of(self, eid: str) -> int | None:
         node = self.firsts.find(eid)
@@ -219,15 +243,22 @@ class _V1:
         ids = self.state.events.ids
         return ", ".join(self.where(ids[a]) for a in answers)
 
-    def op(self, cid: str) -> dict[str, Any] | None:
-        index = self.op_index.get(cid)
-        return None if index is None else self.state.tool_ops[index]
+    def op_of(self, cid: str) -> int:
+        """The index of call ``cid``'s (last) operation, -1 if none."""
+        number = self.calls.find(cid)
+        return -1 if number < 0 else self.op_index[number]
 
-    def call(self, cid: str) -> tuple[str, str]:
-        """The (name, arguments) of the last call of that id the file asks for."""
-        index = self.call_at.get(cid)
-        if index is None:
-            return "", ""
+    def op(self, cid: str) -> dict[str, Any] | None:
+        index = self.op_of(cid)
+        return None if index < 0 else self.state.tool_ops[index]
+
+    def call(self, cid: str) -> tuple[str, str] | None:
+        """The (name, arguments) of the last call of that id the file asks for (None: no
+        message asks for it)."""
+        number = self.calls.find(cid)
+        index = -1 if number < 0 else self.call_at[number]
+        if index < 0:
+            return None
         found: Mapping[str, Any] = {}
         for call in _calls(payload_of(self.state.events[index])):
             if _s(call.get("id")) == cid:
@@ -239,11 +270,11 @@ class _V1:
     def op_state(self, cid: str) -> tuple[str, Tone]:
         """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
         op = self.op(cid)
-        answered = bool(self.answers.get(cid))
+        answered = bool(self.answers(cid))
         if op is None:
             state = "undispatched-answered" if answered else "never-dispatched"
         else:
-            gone = not op.get("settled") and self.superseded(self.op_index[cid])
+            gone = not op.get("settled") and self.superseded(self.op_of(cid))
             state = op_state(op, answered, False if gone else self.writer_alive)
             if state == "interrupted":
                 state = "running-dead"
@@ -268,11 +299,11 @@ class _V1:
         items = []
         for call in _calls(payload):
             cid = _s(call.get("id"))
-            name, arguments = self.call(cid)
+            name, arguments = self.call(cid) or ("", "")
             status, tone = self.op_state(cid)
             op = self.op(cid)
             item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
-            answers = self.answers.get(cid, [])
+            answers = self.answers(cid)
             if answers:
                 first = self.state.events.ids[answers[0]]
                 folded = self.view == "replayed" and not self.state.is_live(first)
@@ -299,7 +330,8 @@ class _V1:
             flags.append(f"finish {_s(payload.get('finish-reason'))}")
         tcid = payload.get("tool-call-id")
         if tcid is not None:
-            name = self.call(_s(tcid))[0] if _s(tcid) in self.call_at else "?"
+            asked = self.call(_s(tcid))
+            name = "?" if asked is None else asked[0]
             flags.append(f"answers {name} ({_s(tcid)})")
         item = MessageItem(self.anchor(eid), role, facts, content, flags)
         if payload.get("reasoning") is not None:
@@ -410,7 +442,7 @@ class _V1:
         for op in self.state.tool_ops:
             cid = _s(op.get("call-id"))
             status, _tone = self.op_state(cid)
-            answers = self.answers.get(cid, [])
+            answers = self.answers(cid)
             yield [
                 status,
                 _s(op.get("tool")),
@@ -424,13 +456,14 @@ class _V1:
                 _s(op.get("error") or op.get("reason")),
                 self.answered_at(answers),
             ]
-        for cid in self.call_order:
-            if cid in self.op_index:
+        for number in self.call_order:
+            if self.op_index[number] >= 0:
                 continue
+            cid = self.calls.text(number)
             status, _tone = self.op_state(cid)
-            name = self.call(cid)[0]
-            answers = self.answers.get(cid, [])
-            asked = self.where(self.state.events.ids[self.call_at[cid]])
+            name = (self.call(cid) or ("", ""))[0]
+            answers = self.answers(cid)
+            asked = self.where(self.state.events.ids[self.call_at[number]])
             answered = self.answered_at(answers)
             yield [status, name, cid, "", "", "", f"asked at {asked}", "", "", "", answered]
 
