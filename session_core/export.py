@@ -6,8 +6,9 @@ compaction and elision marks, usage. JSON is exactly what ``tailscope replay``
 prints. Reading never writes the transcript; ``write_export`` writes only the
 export, atomically, and refuses to write over the transcript itself.
 
-Markdown and HTML are written as they are built (``export_chunks``), a message at
-a time: an export's memory is its replay's, however big the file.
+An export is written as it is made (``export_into``): Markdown and HTML a message
+at a time (``export_chunks``), JSON as ``tailscope replay`` writes it: an export's
+memory is its replay's, however big the file.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .errors import TranscriptError
 from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
+from .json_out import EscapedC1, escape_c1
 from .views import dump_json, format_for, replay_any
 
 Format = Literal["md", "html", "json"]
@@ -61,7 +63,7 @@ def export_chunks(
     if fmt == "json":
         if view != "replayed":
             raise ValueError("the JSON export is the replayed view (tailscope replay); no raw view")
-        return iter((dump_json(replay_any(path)).decode("utf-8"),))
+        return iter((escape_c1(dump_json(replay_any(path))).decode("utf-8"),))
     doc = document(path, view)
     return markdown_chunks(doc) if fmt == "md" else html_chunks(doc)
 
@@ -83,12 +85,31 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
+def export_into(path: str | os.PathLike[str], fmt: Format, view: View, out: BinaryIO) -> None:
+    """Write the export of ``path`` into ``out`` as it is made (a big file's is never
+    whole in memory). JSON is ``tailscope replay``'s bytes, C1 controls escaped."""
+    if fmt == "json" and view == "replayed":
+        format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]
+        return
+    _write(out, export_chunks(path, fmt, view))
+
+
 def write_export(
     text: str | Iterable[str], out: str | os.PathLike[str], transcript: str | os.PathLike[str]
 ) -> None:
-    """Write ``text`` (or its pieces, as ``export_chunks`` makes them) to ``out`` atomically
-    (a temporary file renamed over it), with the mode the file had, or a new file's under
-    the umask.
+    """Write ``text`` (or its pieces, as ``export_chunks`` makes them) to ``out`` as
+    ``open_export`` says."""
+    with open_export(out, transcript) as fh:
+        _write(fh, (text,) if isinstance(text, str) else text)
+
+
+@contextlib.contextmanager
+def open_export(
+    out: str | os.PathLike[str], transcript: str | os.PathLike[str]
+) -> Iterator[BinaryIO]:
+    """Where an export of ``transcript`` is written: ``out``, replaced atomically (a
+    temporary file renamed over it when the block ends, and removed if it raises), with
+    the mode the file had, or a new file's under the umask.
 
     A FIFO or a device (``/dev/null``) is written into, never replaced; so is an open
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
@@ -102,7 +123,6 @@ def write_export(
             "is the transcript being exported; an export never writes over its transcript",
             path=target,
         )
-    pieces = (text,) if isinstance(text, str) else text
     descriptor = _descriptor(target)
     if descriptor is not None:
         if _is_file(descriptor, transcript):  # (``-o - >> the transcript``)
@@ -112,7 +132,7 @@ def write_export(
             )
         # (a buffer of our own: the descriptor is written as it was opened, never closed)
         with open(descriptor, "wb", closefd=False) as fh:
-            _write(fh, pieces)
+            yield fh
         return
     final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     try:
@@ -125,14 +145,14 @@ def write_export(
         raise TranscriptError("is a directory; name a file to export to", path=target)
     if found is not None and not stat.S_ISREG(found.st_mode):
         with open(final, "wb") as fh:  # a FIFO, a device: what it is stays
-            _write(fh, pieces)
+            yield fh
         return
     fd, temp = _new_file(os.path.dirname(final))
     try:
         with os.fdopen(fd, "wb") as fh:
             if found is not None:
                 os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
-            _write(fh, pieces)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, final)

@@ -10,11 +10,12 @@ so. A record shown, exported or printed never raises.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import IO, Any
 
 import orjson
 
-__all__ = ["TOO_DEEP", "compact_json", "dumps"]
+__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1"]
 
 TOO_DEEP = "(a value nested too deep to be written)"
 
@@ -44,3 +45,27 @@ def dumps(value: Any, option: int = 0) -> bytes:
 def compact_json(value: object) -> str:
     """Compact JSON of a value (what is not JSON as its ``str``): a record shown as it is."""
     return dumps(value, orjson.OPT_NON_STR_KEYS).decode()
+
+
+# A C1 control character (U+0080-U+009F) in UTF-8: orjson writes it as it is, and a
+# terminal may act on one (U+009B is CSI). JSON printed or exported writes it escaped,
+# the same string to a JSON reader.
+_C1 = re.compile(rb"\xc2([\x80-\x9f])")
+
+
+def escape_c1(data: bytes) -> bytes:
+    """JSON's bytes with each C1 control character written ``\\u009b``-style."""
+    if b"\xc2" not in data:
+        return data  # (most output: no such byte)
+    return _C1.sub(lambda m: b"\\u00%02x" % m[1][0], data)
+
+
+class EscapedC1:
+    """A binary stream written JSON, each write's C1 controls escaped (a write of
+    ``write_parts`` is whole JSON values and punctuation, never part of a character)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> int:
+        return self.out.write(escape_c1(data))

@@ -330,3 +330,13 @@ def test_json_printed_escapes_c1_controls(tmp_path: Path, capsysbinary: Any) -> 
         assert b"\\u009b" in out, args
         if args[0] != "peek":
             assert orjson.loads(out)["messages"] == replayed["messages"], args
+    # An export written to a file (or by the library, or the viewer's palette through
+    # ``export_into``) holds what ``replay`` prints, byte for byte.
+    from session_core.export import export
+
+    assert main(["replay", str(path)]) == 0
+    printed = capsysbinary.readouterr().out
+    written = tmp_path / "x.json"
+    assert main(["export", str(path), "--format", "json", "-o", str(written)]) == 0
+    assert written.read_bytes() == printed
+    assert export(path, "json").encode() == printed

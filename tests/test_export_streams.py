@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from session_core.export import export, export_chunks, write_export
+from session_core.export import export, export_chunks, export_into, open_export, write_export
 from session_core.export_md import markdown_chunks
 from session_core.exportdoc import Document, Note, Section, Table
 from session_core.views import format_for
@@ -54,21 +54,27 @@ def big_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.parametrize("fmt", ["html", "json"])
 @pytest.mark.parametrize("name", list(GENERATORS))
 def test_an_export_peaks_under_its_files_size(
-    name: str, big_files: dict[str, Path], tmp_path: Path
+    name: str, fmt: Any, big_files: dict[str, Path], tmp_path: Path
 ) -> None:
+    """The JSON export too (it was ``replay``'s whole dict, dumped, decoded, escaped and
+    encoded again: 1.8-8 times the file); agentgo's JSON holds its requests' messages
+    as its replay does (1.5 times this small file; 11% of the 1 GB one)."""
     path = big_files[name]
-    out = tmp_path / "export.html"
+    out = tmp_path / f"export.{fmt}"
     tracemalloc.start()
     try:
-        write_export(export_chunks(path, "html", "raw"), out, path)
+        with open_export(out, path) as fh:
+            export_into(path, fmt, "raw" if fmt == "html" else "replayed", fh)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     size = path.stat().st_size
     assert out.stat().st_size > 100_000  # (a real export: every line's message is in it)
-    assert peak < size, f"{name}: {peak:,} bytes at the peak for a file of {size:,}"
+    limit = 2 * size if (name, fmt) == ("agentgo-v1", "json") else size
+    assert peak < limit, f"{name}: {peak:,} bytes at the peak for a file of {size:,}"
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import stat
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
 from session_core import TranscriptError
+from session_core.json_out import EscapedC1, escape_c1
 from session_core.text import inert
 from session_core.views import dump_json, format_for, replay_any
 
@@ -20,30 +20,8 @@ COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 DEMO_FORMATS = ("transcript-v1", "agentgo-v1", "claude-code", "codex")
 
 
-# A C1 control character (U+0080-U+009F) in UTF-8: orjson writes it as it is, and a
-# terminal may act on one (U+009B is CSI). JSON printed writes it escaped, the same string.
-_C1 = re.compile(rb"\xc2([\x80-\x9f])")
-
-
-def _escape_c1(data: bytes) -> bytes:
-    if b"\xc2" not in data:
-        return data  # (most output: no such byte)
-    return _C1.sub(lambda m: b"\\u00%02x" % m[1][0], data)
-
-
-class _JsonOut:
-    """Standard output for JSON, each write's C1 controls escaped (a write is whole
-    JSON values and punctuation, never part of a character)."""
-
-    def __init__(self, out: IO[bytes]) -> None:
-        self.out = out
-
-    def write(self, data: bytes) -> int:
-        return self.out.write(_escape_c1(data))
-
-
 def _emit_json(value: Any, pretty: bool) -> None:
-    sys.stdout.buffer.write(_escape_c1(dump_json(value, pretty)))
+    sys.stdout.buffer.write(escape_c1(dump_json(value, pretty)))
     sys.stdout.flush()
 
 
@@ -88,7 +66,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.pretty:
             view = replay_any(args.path)
         else:  # written as it is built: a big file's replay is never held whole
-            format_for(args.path).write_replay(args.path, _JsonOut(sys.stdout.buffer))  # type: ignore[arg-type]
+            format_for(args.path).write_replay(args.path, EscapedC1(sys.stdout.buffer))  # type: ignore[arg-type]
             sys.stdout.flush()
             return 0
     except TranscriptError as err:
@@ -120,23 +98,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from session_core.export import export_chunks, write_export
+    from session_core.export import export_into, open_export
 
     if args.format == "json" and args.view == "raw":
         print(
             "tailscope export: --format json is the replayed view; drop --view raw", file=sys.stderr
         )
         return 2
+    view = args.view or "replayed"
     try:
-        chunks = export_chunks(args.path, args.format, args.view or "replayed")
-        if args.format == "json":  # (byte for byte what ``replay`` prints)
-            chunks = iter((_escape_c1("".join(chunks).encode("utf-8")).decode("utf-8"),))
-        if args.output is None:
-            for chunk in chunks:  # (written as made: a big export is never whole)
-                sys.stdout.buffer.write(chunk.encode("utf-8"))
+        if args.output is None:  # (written as made: a big export is never whole)
+            export_into(args.path, args.format, view, sys.stdout.buffer)
             sys.stdout.flush()
         else:
-            write_export(chunks, args.output, args.path)
+            with open_export(args.output, args.path) as out:
+                export_into(args.path, args.format, view, out)
     except TranscriptError as err:
         return _fail(str(err))
     except OSError as err:

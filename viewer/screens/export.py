@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
 from session_core.errors import TranscriptError
-from session_core.export import Format, default_output, export_chunks, same_file, write_export
+from session_core.export import Format, default_output, export_into, open_export, same_file
 from session_core.exportdoc import View
 
 from ..safe import inert_text
@@ -117,7 +117,8 @@ class ExportScreen(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export")
     def run_export(self, target: str, fmt: Format, view: View) -> None:
         try:
-            write_export(export_chunks(self.transcript, fmt, view), target, self.transcript)
+            with open_export(target, self.transcript) as out:
+                export_into(self.transcript, fmt, view, out)
         except (TranscriptError, OSError) as err:
             self.app.call_from_thread(self._failed, str(err))
             return
