@@ -1,13 +1,17 @@
 """The exports' time and peak RSS at scale, every format, beside the bare loop.
 
-    python bench/export_memory.py [--sizes 100MB,1GB] [--formats ...] [--what html,md,raw,diff]
+    python bench/export_memory.py [--sizes 100MB,1GB] [--formats ...] [--smoke]
+                                  [--what html,md,raw,json,replay,diff]
 
 For each generated file (``model_scale.bench_file``: the same files as the issue-15
 table) it runs, each in a process of its own, ``tailscope export --format html`` (and
-``md``, ``html --view raw``) into a file under a temporary folder, and ``tailscope
-diff``: wall seconds ÷ the bare ``orjson`` loop over the same file (``open_big``'s) and
-peak RSS (VmHWM, sampled) ÷ the file's size. An export is written as it is built, so its
-peak should not grow with the file beyond the replay it reads.
+``md``, ``html --view raw``, ``json``) into a file under a temporary folder, and
+``tailscope diff`` (and ``replay``, asked for): wall seconds ÷ the bare ``orjson`` loop
+over the same file (``open_big``'s) and peak RSS (VmHWM, sampled) ÷ the file's size. An
+export is written as it is built, so its peak should not grow with the file beyond the
+replay it reads.
+
+``--smoke`` runs on 2 MB files and fails where a run wrote nothing.
 
 ``TAILSCOPE=/path/to/tailscope`` (or ``TAILSCOPE="python -P -m viewer.cli"`` with
 another ``PYTHONPATH``) measures another build the same way.
@@ -32,6 +36,8 @@ WHAT = {
     "html": ["export", "--format", "html"],
     "md": ["export", "--format", "md"],
     "raw": ["export", "--format", "html", "--view", "raw"],
+    "json": ["export", "--format", "json"],
+    "replay": ["replay"],
     "diff": ["diff"],
 }
 
@@ -40,10 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100MB")
     parser.add_argument("--formats", default=",".join(model_scale.FORMATS))
-    parser.add_argument("--what", default="html,md,raw,diff")
+    parser.add_argument("--what", default="html,md,raw,json,diff")
     parser.add_argument("--data", type=Path, default=HERE / "data")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--smoke", action="store_true", help="2 MB files; fail on no output")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.sizes, args.timeout = "2MB", 60.0
+    empty: list[str] = []
     tailscope = shlex.split(os.environ.get("TAILSCOPE") or open_big.TAILSCOPE)
     print("| format | file | loop | what | time, ÷ loop | peak RSS, ÷ file | output |")
     print("|---|---|---:|---|---:|---:|---:|")
@@ -56,11 +66,13 @@ def main(argv: list[str] | None = None) -> int:
                 for what in args.what.split(","):
                     out = Path(tmp) / f"out-{what}"
                     argv_ = [*tailscope, *WHAT[what], str(path)]
-                    if what != "diff":
+                    if what not in ("diff", "replay"):
                         argv_ += ["-o", str(out)]
                     wall, peak, stdout = model_scale.run_measured(argv_, args.timeout)
                     written = out.stat().st_size if out.exists() else len(stdout)
                     out.unlink(missing_ok=True)
+                    if not written or peak <= 0:
+                        empty.append(f"{fmt} {size_text} {what}")
                     print(
                         f"| {model_scale.SHORT[fmt]} | {size_text} | {loop:.2f} s | {what} "
                         f"| {wall:.2f} s, {wall / loop:.2f}× "
@@ -68,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
                         f"| {written / 2**20:.0f} MB |",
                         flush=True,
                     )
+    if empty:
+        print(f"nothing written, or no peak read: {', '.join(empty)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -158,7 +158,7 @@ class V1Format(TranscriptFormat):
         peek_v1(result)
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
-        from ...exportdoc import v1_document
+        from ...exportdoc_v1 import v1_document
 
         where = os.fspath(path)
         return v1_document(self._state(where), where, view, self.writer_alive(where))

@@ -1,0 +1,436 @@
+"""The export document of a transcript-v1 replay: the conversation (replayed or raw),
+tool operations, run contexts and usage per run, built as the renderer reaches them."""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .exportdoc import (
+    CallItem,
+    Document,
+    Heading,
+    Item,
+    Mark,
+    MessageItem,
+    Note,
+    Section,
+    Table,
+    TextBlock,
+    Tone,
+    View,
+    _message_usage,
+    _preview,
+    _s,
+    _usage_fact,
+    _usage_rows,
+)
+from .formats.v1.ops import op_state, superseded_ops
+from .message_usage import v1_usage
+from .model import STATE_LABELS, STATE_TONES
+from .packed_ids import BATCH, PackedIds, Texts
+from .replay import Compaction, ReplayState, payload_of
+from .usage import NO_RUN, tally_state
+
+
+class _V1:
+    """Builds a v1 document as it is rendered: what it keeps for the whole file is
+    small (each id's first line, by hash; a preview of each answer; call ids), and a
+    message's text is read again by its span when its turn comes."""
+
+    def __init__(
+        self, state: ReplayState, path: str, view: View, writer_alive: bool | None
+    ) -> None:
+        self.state, self.path, self.view = state, path, view
+        events = state.events
+        # Each id's first line (where a message or an operation is said to be), packed
+        # and found by hash: a dict of every line's id and time was most of a big export.
+        self.firsts = PackedIds("first")
+        ids = events.ids
+        for start in range(0, len(ids), BATCH):
+            self.firsts.extend(ids.texts(start, min(start + BATCH, len(ids))))
+        self.compactions: dict[str, Compaction] = {c.id: c for c in state.compactions}
+        # Call ids, numbered as first met (packed: a dict entry and a str each was most of
+        # what a 1 GB export kept), and per number: the event of the last message asking,
+        # of its first answer, and its (last) operation (-1: none).
+        self.calls = Texts()
+        self.call_at = array("i")
+        self.first_answer = array("i")
+        self.op_index = array("i")
+        self.more_answers: dict[int, list[int]] = {}  # a call answered again: every answer
+        self.call_order = array("i")  # the numbers of the calls asked, as first asked
+        # Each message id's last message (whose content an answer's preview shows).
+        self.lasts = PackedIds("last")
+        for index in state.message_events:
+            payload = payload_of(events[index])
+            self.lasts.append(ids[index])
+            for call in _calls(payload):
+                number = self._number(_s(call.get("id")))
+                if self.call_at[number] < 0:
+                    self.call_order.append(number)
+                self.call_at[number] = index
+            tcid = payload.get("tool-call-id")
+            if tcid is not None:
+                number = self._number(_s(tcid))
+                first = self.first_answer[number]
+                if first < 0:
+                    self.first_answer[number] = index
+                else:
+                    self.more_answers.setdefault(number, [first]).append(index)
+        for index, cid in enumerate(state.tool_ops.call_ids):
+            self.op_index[self._number(cid)] = index
+        self.superseded = superseded_ops(state)
+        self.tally = tally_state(state)
+        self.writer_alive = writer_alive
+
+    def preview(self, mid: str) -> str:
+        """What the model is sent of message ``mid`` (its last copy), in brief: read again
+        when a call's result is shown (kept for every answer, it was a big file's most)."""
+        if self.view == "replayed":  # what the model is sent: a stub replaces a content
+            entry = self.state.live_entry(mid)
+            if entry is not None and entry[3] is not None:
+                return _preview(entry[3])
+        node = self.lasts.find(mid)
+        if node < 0:
+            return ""
+        event = self.state.message_events[node]
+        return _preview(_s(payload_of(self.state.events[event]).get("content")))
+
+    def _number(self, cid: str) -> int:
+        number = self.calls.number(cid)
+        if number == len(self.call_at):  # (a new one)
+            for column in (self.call_at, self.first_answer, self.op_index):
+                column.append(-1)
+        return number
+
+    def answers(self, cid: str) -> list[int]:
+        """The events of the tool messages answering call ``cid`` (raw file, in order)."""
+        number = self.calls.find(cid)
+        if number < 0 or self.first_answer[number] < 0:
+            return []
+        return self.more_answers.get(number) or [self.first_answer[number]]
+
+    def line_of(self, eid: str) -> int | None:
+        node = self.firsts.find(eid)
+        return None if node < 0 else self.state.event_lines[node]
+
+    def ts_of(self, eid: str) -> str:
+        node = self.firsts.find(eid)
+        return "" if node < 0 else _s(self.state.events[node].get("ts"))
+
+    def anchor(self, eid: str) -> str:
+        return f"line-{self.line_of(eid) or 0}"
+
+    def where(self, eid: str) -> str:
+        line = self.line_of(eid)
+        return f"line {line}" if line is not None else f"id {eid}"
+
+    def answered_at(self, answers: list[int]) -> str:
+        ids = self.state.events.ids
+        return ", ".join(self.where(ids[a]) for a in answers)
+
+    def op_of(self, cid: str) -> int:
+        """The index of call ``cid``'s (last) operation, -1 if none."""
+        number = self.calls.find(cid)
+        return -1 if number < 0 else self.op_index[number]
+
+    def op(self, cid: str) -> dict[str, Any] | None:
+        index = self.op_of(cid)
+        return None if index < 0 else self.state.tool_ops[index]
+
+    def call(self, cid: str) -> tuple[str, str] | None:
+        """The (name, arguments) of the last call of that id the file asks for (None: no
+        message asks for it)."""
+        number = self.calls.find(cid)
+        index = -1 if number < 0 else self.call_at[number]
+        if index < 0:
+            return None
+        found: Mapping[str, Any] = {}
+        for call in _calls(payload_of(self.state.events[index])):
+            if _s(call.get("id")) == cid:
+                found = call
+        function = found.get("function")
+        function = function if isinstance(function, dict) else {}
+        return _s(function.get("name")), _s(function.get("arguments"))
+
+    def op_state(self, cid: str) -> tuple[str, Tone]:
+        """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
+        op = self.op(cid)
+        answered = bool(self.answers(cid))
+        if op is None:
+            state = "undispatched-answered" if answered else "never-dispatched"
+        else:
+            gone = not op.get("settled") and self.superseded(self.op_of(cid))
+            state = op_state(op, answered, False if gone else self.writer_alive)
+            if state == "interrupted":
+                state = "running-dead"
+        return STATE_LABELS.get(state, state), STATE_TONES.get(state, "warn")  # type: ignore[return-value]
+
+    def op_details(self, op: dict[str, Any]) -> list[str]:
+        out = []
+        for key in ("idempotency", "run-id", "round", "reason", "error"):
+            if op.get(key) is not None:
+                out.append(f"{key} {_s(op.get(key))}")
+        if isinstance(op.get("duration"), int | float):
+            out.append(f"duration {op['duration']} s")
+        artifact = op.get("artifact")
+        if isinstance(artifact, dict):
+            out.append(f"artifact {_s(artifact.get('file'))}")
+        out.append(f"dispatched at {self.where(_s(op.get('op-id')))}")
+        if op.get("settle-id"):
+            out.append(f"settled at {self.where(_s(op.get('settle-id')))}")
+        return out
+
+    def call_items(self, payload: Mapping[str, Any]) -> list[CallItem]:
+        items = []
+        for call in _calls(payload):
+            cid = _s(call.get("id"))
+            name, arguments = self.call(cid) or ("", "")
+            status, tone = self.op_state(cid)
+            op = self.op(cid)
+            item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
+            answers = self.answers(cid)
+            if answers:
+                first = self.state.events.ids[answers[0]]
+                folded = self.view == "replayed" and not self.state.is_live(first)
+                note = " (folded by a compaction; see the raw view)" if folded else ""
+                item.result = f"result: {self.where(first)}{note}: {self.preview(first)}"
+                if len(answers) > 1:
+                    item.result += f" (+{len(answers) - 1} more answers)"
+                item.result_anchor = None if folded else self.anchor(first)
+            else:
+                item.result = "no tool message answers this call"
+            items.append(item)
+        return items
+
+    def message(self, eid: str, payload: Mapping[str, Any], content: str) -> MessageItem:
+        role = _s(payload.get("role")) or "user"
+        facts = [self.where(eid), self.ts_of(eid), f"id {eid}"]
+        flags = []
+        for key in ("sticky", "sysprompt", "is-error", "outcome-unknown", "cancelled", "injected"):
+            if payload.get(key):
+                flags.append("ERROR" if key == "is-error" else key)
+        if payload.get("depth") is not None:
+            flags.append(f"depth {_s(payload.get('depth'))}")
+        if payload.get("finish-reason") is not None:
+            flags.append(f"finish {_s(payload.get('finish-reason'))}")
+        tcid = payload.get("tool-call-id")
+        if tcid is not None:
+            asked = self.call(_s(tcid))
+            name = "?" if asked is None else asked[0]
+            flags.append(f"answers {name} ({_s(tcid)})")
+        item = MessageItem(self.anchor(eid), role, facts, content, flags)
+        if payload.get("reasoning") is not None:
+            item.blocks.append(("reasoning", _s(payload.get("reasoning"))))
+        item.calls = self.call_items(payload)
+        counts = role == "assistant" or isinstance(payload.get("usage"), dict)
+        item.usage = _message_usage(v1_usage(payload), counts)
+        return item
+
+    def summary(self, record: Compaction, content: str) -> MessageItem:
+        item = MessageItem(
+            self.anchor(record.id),
+            "compaction",
+            [self.where(record.id), record.ts, f"id {record.id}"],
+            content,
+        )
+        tokens = (
+            f"{'unknown' if record.tokens_before is None else record.tokens_before} → "
+            f"{'unknown' if record.tokens_after is None else record.tokens_after}"
+        )
+        item.marks.append(
+            Mark(
+                "info",
+                f"compaction summary: folds {len(record.folded)} messages through "
+                f"{self.where(record.through)}, keeps {len(record.kept)} sticky; "
+                f"tokens {tokens}; fallback {'yes' if record.fallback else 'no'}",
+            )
+        )
+        return item
+
+    def conversation(self) -> Section:
+        title = (
+            "Conversation (what the model is sent next)"
+            if self.view == "replayed"
+            else "Conversation (every line as written)"
+        )
+        return Section(title, "conversation", self.conversation_items())
+
+    def conversation_items(self) -> Iterator[Item]:
+        if self.view == "replayed":
+            for eid, body, _sticky, stub in self.state.entries:
+                record = self.compactions.get(eid)
+                content = stub if stub is not None else _s(body.get("content"))
+                item = self.summary(record, content) if record else self.message(eid, body, content)
+                for elision in self.state.elided.get(eid, []):
+                    item.marks.append(
+                        Mark(
+                            "warn",
+                            f"elided by the elision at {self.where(elision.elision_id)}: "
+                            "the model is sent this stub; the original stays in the file "
+                            "(raw view)",
+                        )
+                    )
+                yield item
+            return
+        for envelope, line in zip(self.state.events, self.state.event_lines, strict=True):
+            yield from self.raw_items(envelope, line)
+
+    def raw_items(self, envelope: dict[str, Any], line: int) -> list[Item]:
+        kind = _s(envelope.get("type"))
+        eid = _s(envelope.get("id"))
+        payload = payload_of(envelope)
+        if kind in ("message", "compaction"):
+            record = self.compactions.get(eid)
+            if kind == "compaction" and record is None:
+                return []
+            original = record.summary if record else _s(payload.get("content"))
+            item = (
+                self.summary(record, original) if record else self.message(eid, payload, original)
+            )
+            folded = self.state.folded_by.get(eid)
+            if folded is not None:
+                item.marks.append(Mark("warn", f"folded by the compaction at {self.where(folded)}"))
+            for elision in self.state.elided.get(eid, []):
+                item.marks.append(
+                    Mark(
+                        "warn",
+                        f"elided by the elision at {self.where(elision.elision_id)}: "
+                        "the content below is the original; the model is sent the stub",
+                        elision.stub,
+                        "stub",
+                    )
+                )
+            return [item]
+        if kind == "run-context":
+            return [Note(f"line {line}: run {_s(payload.get('run-id'))} begins (run context)")]
+        if kind == "grants":
+            return [Note(f"line {line}: grants {_s(payload.get('grants'))}")]
+        if kind == "elision":
+            items = payload.get("items")
+            count = len(items) if isinstance(items, list) else 0
+            return [Note(f"line {line}: elision of {count} message(s)", "warn")]
+        if kind in ("session-meta", "tool-dispatched", "tool-settled"):
+            return []
+        return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
+
+    def tool_ops(self) -> Section:
+        section = Section("Tool operations", "tool-operations")
+        if not len(self.state.tool_ops) and not self.call_order:
+            section.items = [Note("No tool calls in this transcript.")]
+            return section
+        headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
+        headers += ["settled", "duration", "error / reason", "answered at"]
+        section.items = [Table(headers, self.tool_op_rows())]
+        return section
+
+    def tool_op_rows(self) -> Iterator[list[str]]:
+        for op in self.state.tool_ops:
+            cid = _s(op.get("call-id"))
+            status, _tone = self.op_state(cid)
+            answers = self.answers(cid)
+            yield [
+                status,
+                _s(op.get("tool")),
+                cid,
+                _s(op.get("run-id")),
+                _s(op.get("round")),
+                _s(op.get("idempotency")),
+                f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
+                _s(op.get("settled-at")),
+                "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
+                _s(op.get("error") or op.get("reason")),
+                self.answered_at(answers),
+            ]
+        for number in self.call_order:
+            if self.op_index[number] >= 0:
+                continue
+            cid = self.calls.text(number)
+            status, _tone = self.op_state(cid)
+            name = (self.call(cid) or ("", ""))[0]
+            answers = self.answers(cid)
+            asked = self.where(self.state.events.ids[self.call_at[number]])
+            answered = self.answered_at(answers)
+            yield [status, name, cid, "", "", "", f"asked at {asked}", "", "", "", answered]
+
+    def run_contexts(self) -> Section:
+        return Section("Run contexts", "run-contexts", self.run_context_items())
+
+    def run_context_items(self) -> Iterator[Item]:
+        if not self.state.run_contexts:
+            yield Note("No run contexts in this transcript.")
+        printed: dict[str, str] = {}  # digest -> the run whose section printed it
+        for rc in self.state.run_contexts:
+            run = _s(rc.get("run-id"))
+            yield Heading(
+                f"run {run} · {self.where(rc['id'])} · {rc['ts']} · digest {rc['digest']}"
+            )
+            facts = [[_s(k) for k in fact[:2]] + [""] * (2 - len(fact[:2])) for fact in rc["facts"]]
+            if facts:
+                yield Table(["fact", "value"], facts)
+            for sec in rc["sections"]:
+                name, digest = _s(sec.get("name")), _s(sec.get("digest"))
+                body = sec.get("rendered")
+                if not isinstance(body, str):
+                    body = self.state.run_context_section(digest)
+                if body is None:
+                    where = sec.get("rendered-in")
+                    yield Note(
+                        f"section {name} (digest {digest}): body not in this transcript"
+                        + (f" (rendered in {_s(where)})" if where else ""),
+                        "warn",
+                    )
+                elif digest in printed:
+                    yield Note(
+                        f"section {name}: the same body as printed for run {printed[digest]}"
+                    )
+                else:
+                    printed[digest] = run
+                    yield TextBlock(f"section {name} (digest {digest})", body)
+
+    def document(self) -> Document:
+        state = self.state
+        facts = [
+            ("file", self.path),
+            ("format", "transcript-v1"),
+            ("view", self.view),
+            ("meta", json.dumps(state.meta, ensure_ascii=False)),
+            ("message lines", f"{state.message_count:,}"),
+            ("messages sent next", f"{len(state.entries):,}"),
+            ("compactions / elisions", f"{len(state.compactions)} / {len(state.elisions)}"),
+            ("usage", _usage_fact(self.tally)),
+        ]
+        if state.grants:
+            facts.append(("grants", json.dumps(state.grants, ensure_ascii=False)))
+        usage = Section(
+            "Usage per run",
+            "usage",
+            [
+                _usage_rows(self.tally),
+                Note(
+                    "A run-context line starts its run; the messages after it, up to the next "
+                    f"run-context line, belong to that run ({NO_RUN}: before any run "
+                    "context). Turns are assistant messages; unknown is never counted as zero."
+                ),
+            ],
+        )
+        sections = [self.conversation(), self.tool_ops(), self.run_contexts(), usage]
+        if state.warnings:
+            sections.append(
+                Section("Warnings", "warnings", [Note(w, "bad") for w in state.warnings])
+            )
+        title = _s(state.meta.get("agent")) or "transcript"
+        return Document(f"{title} — tailscope export", facts, sections)
+
+
+def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    calls = payload.get("tool-calls")
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def v1_document(
+    state: ReplayState, path: str, view: View, writer_alive: bool | None = None
+) -> Document:
+    return _V1(state, path, view, writer_alive).document()
