@@ -129,6 +129,19 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def size_text(size: int, *, compact: bool = False) -> str:
+    """``1.5 MB`` (or ``1.5M`` where a table column is narrow), in decimal units as the
+    labels say (1 MB is 1,000,000 bytes: 981,047,580 bytes read "935.6 MB" when they
+    were counted in 1,048,576s)."""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            label = unit[0] if compact else f" {unit}"
+            return f"{int(value)}{label}" if unit == "B" else f"{value:.1f}{label}"
+        value /= 1000
+    return f"{size} B"
+
+
 def grouped(value: object) -> str:
     """A number from a file with its thousands grouped (``12,345``); anything else (a
     damaged field) as its JSON, shown as it is rather than taken for a number."""

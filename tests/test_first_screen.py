@@ -8,10 +8,10 @@ import pytest
 from format_fixtures import FACTORIES
 from helpers import screen_lines
 
+from session_core.text import size_text
 from viewer.app import TailscopeApp
 from viewer.screens import following
 from viewer.screens.model_screen import ModelScreen
-from viewer.widgets.model_status import size_text
 
 
 @pytest.mark.parametrize("fmt", sorted(FACTORIES))

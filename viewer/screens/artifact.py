@@ -24,10 +24,11 @@ from textual.worker import get_current_worker
 from session_core.artifacts import artifact_dir, artifact_status, is_safe_basename, read_artifact
 from session_core.codec import content_digest
 from session_core.errors import TranscriptError
+from session_core.text import size_text
 
 from ..safe import inert, inert_text, one_line
 
-DEFAULT_LIMIT = 2 * 1024 * 1024
+DEFAULT_LIMIT = 2_000_000
 
 REFUSED = "refused: not a plain file name"
 MISSING = "not here any more"
@@ -36,11 +37,7 @@ ArtifactState = Literal["loading", "here", "missing", "refused", "unreadable"]
 
 
 def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB ({n:,} bytes)"
-    return f"{n / (1024 * 1024):.1f} MiB ({n:,} bytes)"
+    return f"{n} bytes" if n < 1000 else f"{size_text(n)} ({n:,} bytes)"
 
 
 class ArtifactScreen(ModalScreen[None]):

@@ -8,24 +8,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from session_core.model import Transcript, overlay_counts, unsettled_ops
-from session_core.text import count
+from session_core.text import count, size_text
 
 from ..safe import one_line
 
 META_KEYS = ("model", "cwd", "version", "cli_version", "gitBranch", "branch", "originator")
 LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
-
-
-def size_text(size: int, *, compact: bool = False) -> str:
-    """``1.5 MB`` (or ``1.5M`` where a table column is narrow)."""
-    value = float(size)
-    limit = 1000 if compact else 1024  # a narrow column never shows four digits
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < limit or unit == "GB":
-            label = unit[0] if compact else f" {unit}"
-            return f"{int(value)}{label}" if unit == "B" else f"{value:.1f}{label}"
-        value /= 1024
-    return f"{size} B"
 
 
 def age_text(seconds: float) -> str:
