@@ -340,3 +340,29 @@ def test_json_printed_escapes_c1_controls(tmp_path: Path, capsysbinary: Any) -> 
     assert main(["export", str(path), "--format", "json", "-o", str(written)]) == 0
     assert written.read_bytes() == printed
     assert export(path, "json").encode() == printed
+
+
+@pytest.mark.parametrize("command", [["export", "--format", "md"], ["diff"], ["replay"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    command: list[str], tmp_path: Path
+) -> None:
+    """``tailscope export FILE | head -1``: the pipe closed under a command written as it
+    is made ends it with 0 and says nothing (the export said "None: cannot write the
+    export: Broken pipe" and 1)."""
+    from story import write_story
+
+    path = tmp_path / "big.jsonl"
+    write_story(path)
+    with path.open("ab") as fh:  # (more output than a pipe holds: 1 MB, widened)
+        for n in range(12_000):
+            line = {"v": 1, "type": "message", "id": f"m-{n}", "ts": "2026-12-05T00:00:00Z"}
+            line["payload"] = {"role": "user", "content": "x" * 100}
+            fh.write(orjson.dumps(line) + b"\n")
+    argv = [sys.executable, "-m", "viewer.cli", command[0], str(path), *command[1:]]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == b""

@@ -115,8 +115,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                 export_into(args.path, args.format, view, out)
     except TranscriptError as err:
         return _fail(str(err))
+    except BrokenPipeError:
+        raise  # (its reader is gone: ``main``'s rule for every command)
     except OSError as err:
-        return _fail(f"{args.output}: cannot write the export: {err.strerror}")
+        where = args.output or "standard output"
+        return _fail(f"{where}: cannot write the export: {err.strerror}")
     return 0
 
 
