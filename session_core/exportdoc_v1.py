@@ -37,8 +37,9 @@ from .usage import NO_RUN, tally_state
 
 class _V1:
     """Builds a v1 document as it is rendered: what it keeps for the whole file is
-    small (each id's first line, by hash; a preview of each answer; call ids), and a
-    message's text is read again by its span when its turn comes."""
+    small (each id's first line and each message id's last copy, packed and found by
+    hash; call ids numbered, with int columns), and a message's text (or an answer's,
+    for its call's preview) is read again by its span when its turn comes."""
 
     def __init__(
         self, state: ReplayState, path: str, view: View, writer_alive: bool | None
