@@ -1,11 +1,18 @@
-"""``peek``: what a file actually says, in file order, without writing or raising."""
+"""``peek``: what a file actually says, in file order, without writing or raising.
+
+A format says what a peek of a file shows as a ``PeekSource``: its meta, and a pass
+over its records and one over its messages, each read when asked. ``peek`` keeps them
+in lists; ``write_peek`` writes them as they are read (``tailscope peek`` of a big
+file held every record and message at once: six times the file).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any, TypeVar
 
 import orjson
 
@@ -44,69 +51,155 @@ class PeekResult:
         return out
 
 
+@dataclass(slots=True)
+class PeekSource:
+    """What a peek of one file shows, read when asked: ``meta()`` (asked first),
+    ``envelopes(warnings)`` (every record that parses, in file order, its warnings
+    added to the list given) and ``messages()``, each a pass of its own; ``warnings``:
+    what the format said before any pass."""
+
+    meta: Callable[[], dict[str, Any]]
+    envelopes: Callable[[list[str]], Iterator[dict[str, Any]]]
+    messages: Callable[[], Iterator[Message]]
+    warnings: list[str] = field(default_factory=list)
+
+
 def peek(path: str | os.PathLike[str]) -> PeekResult:
     """Read what parses; skip what does not with a warning. Never writes, never raises."""
+    result, source, before = _start(path)
+    if source is not None:
+        try:
+            result.meta = source.meta()
+            result.envelopes.extend(source.envelopes(result.warnings))
+            result.messages.extend(source.messages())
+        except Exception as err:  # the contract: a report, never an exception
+            result.error = f"the transcript could not be read: {err}"
+    _finish(result, before)
+    return result
+
+
+def write_peek(path: str | os.PathLike[str], out: IO[bytes]) -> PeekResult:
+    """``dump_json(peek(path).to_json())``, byte for byte, written into ``out`` as it is
+    read: a record and a message at a time. The result holds all but the records and the
+    messages. Never raises for the file (a write to ``out`` may)."""
+    from .views import write_parts
+
+    result, source, before = _start(path)
+    write_parts(_parts(result, source, before), out)
+    return result
+
+
+def _parts(
+    result: PeekResult, source: PeekSource | None, before: os.stat_result | None
+) -> Iterator[tuple[str, Any]]:
+    """``PeekResult.to_json``'s keys, in its order, each read when it is written."""
+    if source is not None:
+        for meta in _guarded(result, lambda: iter((source.meta(),))):
+            result.meta = meta
+    yield from (("path", result.path), ("size", result.size), ("meta", result.meta))
+    if source is None:
+        yield from (("envelopes", []), ("messages", []))
+    else:
+        yield "envelopes", _guarded(result, lambda: source.envelopes(result.warnings))
+        yield "messages", (m.to_payload() for m in _guarded(result, source.messages))
+    _finish(result, before)
+    yield from (("warnings", result.warnings), ("format", result.format))
+    if result.error is not None:
+        yield "error", result.error
+
+
+_T = TypeVar("_T")
+
+
+def _guarded(result: PeekResult, items: Callable[[], Iterator[_T]]) -> Iterator[_T]:
+    """``items()``, ended (and the result's error said) where reading it raises."""
+    try:
+        yield from items()
+    except Exception as err:  # the contract: a report, never an exception
+        if result.error is None:
+            result.error = f"the transcript could not be read: {err}"
+
+
+def _start(
+    path: str | os.PathLike[str],
+) -> tuple[PeekResult, PeekSource | None, os.stat_result | None]:
+    """The result as far as the file's kind says, the source of the rest (None: there
+    is no rest), and the file's stat before it is read."""
     try:
         where = os.fspath(path) if path is not None else "(nowhere)"
     except TypeError:  # (the contract: never raises, whatever it is given)
         result = PeekResult(path=repr(path))
         result.error = f"a path is needed, not {type(path).__name__}"
-        return result
+        return result, None, None
     result = PeekResult(path=where)
     try:
-        _peek_into(result, where)
+        return _open(result, where)
     except Exception as err:  # the contract: a report, never an exception
         result.error = f"the transcript could not be read: {err}"
-    return result
+        return result, None, None
 
 
-def _peek_into(result: PeekResult, where: str) -> None:
-    from .formats import detect_format, format_of, not_a_transcript
+def _open(
+    result: PeekResult, where: str
+) -> tuple[PeekResult, PeekSource | None, os.stat_result | None]:
+    from .formats import format_of, not_a_transcript
 
     try:
         fh = open_regular(where)
     except FileNotFoundError:
         result.error = f"there is no transcript at {where}"
-        return
+        return result, None, None
     except (IsADirectoryError, NotAFileError):
         result.error = f"{where} is not a regular file, so not a transcript"
-        return
+        return result, None, None
     except OSError as err:
         result.error = f"the transcript could not be read: {err.strerror or err}"
         with contextlib.suppress(OSError, ValueError):
             result.size = os.stat(where).st_size  # (a file not to be read can be sized)
-        return
+        return result, None, None
     with fh:
         before = os.fstat(fh.fileno())
         result.size = before.st_size
     if result.size == 0:
         result.error = "the transcript is empty"
-        return
+        return result, None, None
     fmt = format_of(where)
     if fmt is None:
-        peek_v1(result)  # what parses is still shown
         result.error = f"this is not a transcript: {not_a_transcript()}"
-        return
+        return result, v1_source(where), None  # what parses is still shown
     result.format = fmt.name
     try:
-        fmt.peek_into(result)
+        source = fmt.peek_source(where)
     except TranscriptError as err:
         result.error = str(err)
-    after = _stat(where)
+        return result, None, before
+    result.warnings.extend(source.warnings)
+    return result, source, before
+
+
+def _finish(result: PeekResult, before: os.stat_result | None) -> None:
+    """Say whether the file was replaced, or changed format, while it was read."""
+    from .formats import detect_format
+
+    if before is None:
+        return
+    after = _stat(result.path)
     if after is None or after.st_ino != before.st_ino:
         result.error = "the file was deleted or replaced while it was being read"
-    elif detect_format(where) != result.format:
+    elif detect_format(result.path) != result.format:
         result.error = "the file changed format while it was being read"
 
 
-def _read_records(result: PeekResult, agentgo: bool) -> Any:
-    """Every record of the file that parses, in file order, with its warnings."""
-    with open_lines(result.path)[0] as fh:  # (a compressed file: its lines)
+def _read_records(path: str, agentgo: bool, warnings: list[str] | None) -> Iterator[Any]:
+    """Every record of the file that parses, in file order, its warnings added to
+    ``warnings`` (None: not said, a pass after the one that says them)."""
+    said = warnings if warnings is not None else []
+    with open_lines(path)[0] as fh:  # (a compressed file: its lines)
         for number, raw, ended in iter_lines(fh):
             if not ended and agentgo:
                 # agentgo-v1 ignores a final line without its newline, even valid JSON.
                 if raw.strip():
-                    result.warnings.append(
+                    said.append(
                         f"line {number} has no newline (the writer's unfinished tail), "
                         "and was skipped"
                     )
@@ -115,39 +208,51 @@ def _read_records(result: PeekResult, agentgo: bool) -> Any:
                 value = loads_mended(raw)
             except orjson.JSONDecodeError:
                 if raw.strip():
-                    result.warnings.append(skipped_line(number, raw))
+                    said.append(skipped_line(number, raw))
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue
             yield value
 
 
-def peek_v1(result: PeekResult) -> None:
-    """transcript-v1: meta from session-meta, messages from message lines."""
-    for value in _read_records(result, agentgo=False):
-        result.envelopes.append(value)
-        kind = value["type"]
-        if kind == "session-meta" and not result.meta:
-            result.meta = payload_of(value)
-        elif kind == "message":
-            result.messages.append(message_from_payload(payload_of(value)))
+def v1_source(path: str) -> PeekSource:
+    """transcript-v1: meta from the first session-meta that says any, messages from
+    message lines."""
+
+    def meta() -> dict[str, Any]:
+        for value in _read_records(path, False, None):
+            if value["type"] == "session-meta" and payload_of(value):
+                return payload_of(value)
+        return {}
+
+    def messages() -> Iterator[Message]:
+        for value in _read_records(path, False, None):
+            if value["type"] == "message":
+                yield message_from_payload(payload_of(value))
+
+    return PeekSource(meta, lambda warnings: _read_records(path, False, warnings), messages)
 
 
-def peek_agentgo(result: PeekResult) -> None:
-    for value in _read_records(result, agentgo=True):
-        result.envelopes.append(value)
-        _agentgo_fields(result, value)
-
-
-def _agentgo_fields(result: PeekResult, record: dict[str, Any]) -> None:
+def agentgo_source(path: str) -> PeekSource:
     """agentgo-v1: meta from session_start, messages from message_end (in v1's shape)."""
-    data = record.get("data")
-    data = data if isinstance(data, dict) else {}
-    kind = record["type"]
-    if kind == "session_start" and not result.meta:
-        result.meta = {"session_id": record.get("session_id"), "version": data.get("version")}
-    elif kind == "message_end" and isinstance(data.get("message"), dict):
-        result.messages.append(as_message(data["message"]))
+
+    def meta() -> dict[str, Any]:
+        for value in _read_records(path, True, None):
+            if value["type"] == "session_start":
+                data = value.get("data")
+                data = data if isinstance(data, dict) else {}
+                return {"session_id": value.get("session_id"), "version": data.get("version")}
+        return {}
+
+    def messages() -> Iterator[Message]:
+        for value in _read_records(path, True, None):
+            data = value.get("data")
+            if value["type"] == "message_end" and isinstance(data, dict):
+                message = data.get("message")
+                if isinstance(message, dict):
+                    yield as_message(message)
+
+    return PeekSource(meta, lambda warnings: _read_records(path, True, warnings), messages)
 
 
 def _is_regular(mode: int) -> bool:

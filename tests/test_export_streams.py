@@ -1,27 +1,33 @@
-"""Exports and diffs are written as they are built: a big file's export holds its replay,
-not its document.
+"""Exports, diffs and peeks are written as they are built: a big file's export holds its
+replay, not its document.
 
 A v1 raw-view export of a 1 GB file held 3 GB (its whole document, every message's
 text in dicts, then the page as one string); here each format's export of a file
 a few MB big is held to a peak of traced memory under the file's own size, where
 building the document whole took 5-15 times it. ``tailscope diff`` of that file held
 567 MB (its every row, joined, then made inert, at once); it is written a batch of
-lines at a time.
+lines at a time. ``tailscope peek`` held every record and message (six times the file);
+it writes them as it reads them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from session_core.export import export, export_chunks, export_into, open_export, write_export
 from session_core.export_md import markdown_chunks
 from session_core.exportdoc import Document, Note, Section, Table
-from session_core.views import format_for
+from session_core.json_out import escape_c1
+from session_core.peeking import peek, write_peek
+from session_core.views import dump_json, format_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gen_agentgo
@@ -113,3 +119,56 @@ def test_a_diff_is_written_in_pieces_of_whole_lines(name: str, big_files: dict[s
     assert all(piece.endswith("\n") for piece in pieces)
     if name != "agentgo-v1":  # (agentgo's head counts what its rows find: one piece)
         assert len(pieces) > 1
+
+
+class _Digest:
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.digest.update(data)
+        return len(data)
+
+
+@pytest.mark.parametrize("name", list(GENERATORS))
+def test_a_peek_is_written_as_it_is_read(name: str, big_files: dict[str, Path]) -> None:
+    path = big_files[name]
+    out = _Digest()  # (what is written is not kept: only its digest)
+    tracemalloc.start()
+    try:
+        written = write_peek(path, out)  # type: ignore[arg-type]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    size = path.stat().st_size
+    assert peak < size, f"{name}: {peak:,} bytes at the peak for a file of {size:,}"
+    whole = peek(path)
+    assert out.digest.digest() == hashlib.sha256(escape_c1(dump_json(whole.to_json()))).digest()
+    assert written.error is None and written.meta == whole.meta
+    assert written.warnings == whole.warnings
+
+
+def test_a_peek_that_fails_half_way_is_still_json_and_says_why(
+    big_files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What was read is written; the error key says why the rest is not (the contract:
+    a report, never an exception), as ``peek`` says it."""
+    import session_core.peeking as peeking
+
+    made = [0]
+    real = peeking.message_from_payload
+
+    def failing(payload: Any) -> Any:
+        made[0] += 1
+        if made[0] > 5:
+            raise OSError("the disk went away")
+        return real(payload)
+
+    monkeypatch.setattr(peeking, "message_from_payload", failing)
+    out = io.BytesIO()
+    result = write_peek(big_files["transcript-v1"], out)
+    value = orjson.loads(out.getvalue())
+    assert len(value["messages"]) == 5 and value["envelopes"]
+    assert value["error"] == result.error == "the transcript could not be read: the disk went away"
+    made[0] = 0
+    assert peek(big_files["transcript-v1"]).error == result.error

@@ -54,10 +54,14 @@ def _fail(message: str) -> int:
 
 
 def cmd_peek(args: argparse.Namespace) -> int:
-    from session_core import peek
+    from session_core.peeking import peek, write_peek
 
-    result = peek(args.path)
-    _emit_json(result.to_json(), args.pretty)
+    if args.pretty:
+        result = peek(args.path)
+        _emit_json(result.to_json(), args.pretty)
+    else:  # written as it is read: a big file's records are never held at once
+        result = write_peek(args.path, EscapedC1(sys.stdout.buffer))  # type: ignore[arg-type]
+        sys.stdout.flush()
     return 1 if result.error is not None else 0
 
 

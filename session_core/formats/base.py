@@ -24,13 +24,21 @@ from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
 from ..file_lines import feed_file, read_records
 from ..indexing import UNMENDED, loads_payload, mended
-from ..model import Part, PartSource, Transcript, make_lazy, overlay_counts, unsettled_ops
+from ..model import (
+    Item,
+    Part,
+    PartSource,
+    Transcript,
+    make_lazy,
+    overlay_counts,
+    unsettled_ops,
+)
 from ..text import count
 
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..follow_update import FollowUpdate
-    from ..peeking import PeekResult
+    from ..peeking import PeekSource
     from ..scan import FileRead
 
 
@@ -346,9 +354,10 @@ class TranscriptFormat(ABC):
                 )
         return check_note(transcript)
 
-    def peek_into(self, result: PeekResult) -> None:
-        """Fill a peek result (never raising is the caller's job): records in file order."""
-        fill_peek(result, self._replayed(result.path))
+    def peek_source(self, path: str) -> PeekSource:
+        """What a peek of the file shows (never raising is the caller's job): records in
+        file order, read when asked."""
+        return model_peek(path, self._replayed(path))
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ..exportdoc_model import model_document
@@ -422,28 +431,36 @@ class AgentFormat(TranscriptFormat):
         return [os.path.join(home, sessions)]
 
 
-def fill_peek(result: PeekResult, transcript: Transcript) -> None:
+def model_peek(path: str, transcript: Transcript) -> PeekSource:
     """What a peek shows of a model format: every record that parses and every message
     line, in file order (peek is what the file says, not what the model is sent)."""
     from ..message import Message
+    from ..peeking import PeekSource
 
-    result.meta = dict(transcript.meta)
-    result.warnings.extend(transcript.warnings)
-    result.envelopes.extend(
-        value for _number, value, _raw in read_records(result.path) if type(value) is dict
-    )
-    # The message lines; a file with none (Codex's events alone) says its messages so.
-    items = [item for item in transcript.raw if item.kind == "message"] or transcript.messages
-    for item in items:
+    def message(item: Item) -> Message:
         answers = [p for p in item.parts if p.kind == "tool-result"]
-        result.messages.append(
-            Message(
-                role=item.role,
-                content="\n".join(p.text for p in answers) if answers else item.text,
-                tool_calls=tuple(item.tool_calls()),
-                tool_call_id=answers[0].call_id if answers else None,
-            )
+        return Message(
+            role=item.role,
+            content="\n".join(p.text for p in answers) if answers else item.text,
+            tool_calls=tuple(item.tool_calls()),
+            tool_call_id=answers[0].call_id if answers else None,
         )
+
+    def messages() -> Iterator[Message]:
+        said = False
+        for item in transcript.raw:
+            if item.kind == "message":
+                said = True
+                yield message(item)
+        if not said:  # a file with no message lines (Codex's events alone) says them so
+            yield from map(message, transcript.messages)
+
+    return PeekSource(
+        lambda: dict(transcript.meta),
+        lambda _warnings: (value for _n, value, _raw in read_records(path) if type(value) is dict),
+        messages,
+        list(transcript.warnings),
+    )
 
 
 def check_note(transcript: Transcript) -> str:
@@ -580,7 +597,7 @@ __all__ = [
     "LiveModel",
     "TranscriptFormat",
     "check_note",
-    "fill_peek",
+    "model_peek",
     "tail_transcript",
     "window_transcript",
 ]

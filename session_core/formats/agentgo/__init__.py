@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView
     from ...exportdoc import Document, View
     from ...follow_update import FollowUpdate
-    from ...peeking import PeekResult
+    from ...peeking import PeekSource
     from ...scan import FileRead
 
 
@@ -198,10 +198,10 @@ class AgentGoFormat(TranscriptFormat):
                 parts.append(f"{count(calls, 'call')} {state}")
         return note_of(parts, view.warnings)
 
-    def peek_into(self, result: PeekResult) -> None:
-        from ...peeking import peek_agentgo
+    def peek_source(self, path: str) -> PeekSource:
+        from ...peeking import agentgo_source
 
-        peek_agentgo(result)
+        return agentgo_source(path)
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ...exportdoc_agentgo import agentgo_document

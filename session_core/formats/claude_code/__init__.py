@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...file_lines import feed_file
 from ...model import Transcript
-from ..base import AgentFormat, Builder, LiveModel, fill_peek
+from ..base import AgentFormat, Builder, LiveModel, model_peek
 
 if TYPE_CHECKING:
-    from ...peeking import PeekResult
+    from ...peeking import PeekSource
     from .builder import ClaudeCodeBuilder
 
 # The format's own modules are imported when a file of it is read, not when it is
@@ -115,8 +115,8 @@ class ClaudeCodeFormat(AgentFormat):
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         return self.read(path, writer_alive=writer_alive, subagents=True)
 
-    def peek_into(self, result: PeekResult) -> None:
-        fill_peek(result, self.read(result.path, writer_alive=None, subagents=False))
+    def peek_source(self, path: str) -> PeekSource:
+        return model_peek(path, self.read(path, writer_alive=None, subagents=False))
 
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so

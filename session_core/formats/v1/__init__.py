@@ -20,7 +20,7 @@ from .model import NAME, V1Model, transcript_of
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
     from ...follow_update import FollowUpdate
-    from ...peeking import PeekResult
+    from ...peeking import PeekSource
     from ...replay import ReplayState
     from ...scan import FileRead
 
@@ -152,10 +152,10 @@ class V1Format(TranscriptFormat):
             parts.append(f"{count(state.pending_count, 'tool operation')} pending")
         return note_of(parts, state.warnings)
 
-    def peek_into(self, result: PeekResult) -> None:
-        from ...peeking import peek_v1
+    def peek_source(self, path: str) -> PeekSource:
+        from ...peeking import v1_source
 
-        peek_v1(result)
+        return v1_source(path)
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ...exportdoc_v1 import v1_document
