@@ -67,13 +67,10 @@ class PeekSource:
 def peek(path: str | os.PathLike[str]) -> PeekResult:
     """Read what parses; skip what does not with a warning. Never writes, never raises."""
     result, source, before = _start(path)
-    if source is not None:
-        try:
-            result.meta = source.meta()
-            result.envelopes.extend(source.envelopes(result.warnings))
-            result.messages.extend(source.messages())
-        except Exception as err:  # the contract: a report, never an exception
-            result.error = f"the transcript could not be read: {err}"
+    if source is not None:  # (as ``write_peek`` reads it: what was read stays)
+        _read_meta(result, source)
+        result.envelopes.extend(_guarded(result, lambda: source.envelopes(result.warnings)))
+        result.messages.extend(_guarded(result, source.messages))
     _finish(result, before)
     return result
 
@@ -94,8 +91,7 @@ def _parts(
 ) -> Iterator[tuple[str, Any]]:
     """``PeekResult.to_json``'s keys, in its order, each read when it is written."""
     if source is not None:
-        for meta in _guarded(result, lambda: iter((source.meta(),))):
-            result.meta = meta
+        _read_meta(result, source)
     yield from (("path", result.path), ("size", result.size), ("meta", result.meta))
     if source is None:
         yield from (("envelopes", []), ("messages", []))
@@ -109,6 +105,11 @@ def _parts(
 
 
 _T = TypeVar("_T")
+
+
+def _read_meta(result: PeekResult, source: PeekSource) -> None:
+    for meta in _guarded(result, lambda: iter((source.meta(),))):
+        result.meta = meta
 
 
 def _guarded(result: PeekResult, items: Callable[[], Iterator[_T]]) -> Iterator[_T]:
