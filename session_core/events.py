@@ -14,14 +14,17 @@ dicts they already are.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from itertools import repeat
 from operator import is_not
 from typing import Any, NoReturn
 
+from .errors import TranscriptError
 from .facts import FactsColumn
 from .indexed import Indexed, ListLike
 from .indexing import loads_payload
@@ -37,6 +40,36 @@ SPAN_MAX = (1 << SPAN_BITS) - 1
 def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:
     payload = envelope.get("payload")
     return payload if isinstance(payload, dict) else {}
+
+
+# The transcript a one-shot read is writing as it goes (an export, a diff, a replay):
+# within ``strict_rereads``, a line read again that is not what was read ends it.
+_STRICT: ContextVar[str | None] = ContextVar("tailscope_strict_rereads", default=None)
+
+
+@contextlib.contextmanager
+def strict_rereads(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Within: a line of ``path`` read again by its span that is no longer what was read
+    (the file truncated, or written over, since) raises ``TranscriptError``. Outside, a
+    view shows a placeholder for it until it reads the file again; what a command writes
+    as it reads must be what the file said, or fail (an export half of placeholders left
+    a good ``-o`` file replaced by a wrong one, and exited 0)."""
+    token = _STRICT.set(os.fspath(path))
+    try:
+        yield
+    finally:
+        _STRICT.reset(token)
+
+
+def refuse_changed_line() -> None:
+    """Raise within ``strict_rereads``; else return (the caller's placeholder stands)."""
+    path = _STRICT.get()
+    if path is not None:
+        raise TranscriptError(
+            "changed on disk while it was being read (a line read again is no longer what "
+            "was read: truncated or written over); read it again",
+            path=path,
+        )
 
 
 class FileChangedError(OSError):
@@ -301,6 +334,7 @@ class Events(BuiltOnDemand):
         """The line is not what it was when it was replayed (the file changed under us)."""
         if self.refuse_changed is not None:
             self.refuse_changed(index)
+        refuse_changed_line()
         text = "(this line changed on disk after it was read; the view reloads the file)"
         payload: dict[str, Any] = {"content": text}
         role = self.facts.taken_role(index)

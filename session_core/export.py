@@ -18,10 +18,11 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterable, Iterator
-from typing import BinaryIO, Literal
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO, Literal, Protocol
 
 from .errors import TranscriptError
+from .events import strict_rereads
 from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
@@ -45,7 +46,8 @@ def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -
     or "raw" (every line as written, with compaction and elision marks). JSON is
     the replayed view only (``tailscope replay``), so JSON with "raw" is refused.
     """
-    return "".join(export_chunks(path, fmt, view))
+    with strict_rereads(path):
+        return "".join(export_chunks(path, fmt, view))
 
 
 def export_chunks(
@@ -54,7 +56,8 @@ def export_chunks(
     """``export``'s text in pieces, made as they are taken (for ``write_export``).
 
     The transcript is read, and a bad one refused, before this returns; the pieces
-    read its lines again as they are made (a file changed since raises then).
+    read its lines again as they are made: taken within ``events.strict_rereads``
+    (as ``export`` and ``export_into`` take them), a line changed since raises then.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(FORMATS)}")
@@ -85,13 +88,20 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
-def export_into(path: str | os.PathLike[str], fmt: Format, view: View, out: BinaryIO) -> None:
+class Writes(Protocol):
+    """Where an export is written: anything with a binary ``write``."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
+def export_into(path: str | os.PathLike[str], fmt: Format, view: View, out: Writes) -> None:
     """Write the export of ``path`` into ``out`` as it is made (a big file's is never
     whole in memory). JSON is ``tailscope replay``'s bytes, C1 controls escaped."""
-    if fmt == "json" and view == "replayed":
-        format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]
-        return
-    _write(out, export_chunks(path, fmt, view))
+    with strict_rereads(path):  # (a line changed since it was read ends the export)
+        if fmt == "json" and view == "replayed":
+            format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]
+            return
+        _write(out, export_chunks(path, fmt, view))
 
 
 def write_export(
@@ -103,13 +113,35 @@ def write_export(
         _write(fh, (text,) if isinstance(text, str) else text)
 
 
+class _OnFirstWrite:
+    """A file opened at its first write: the transcript is read (or refused) before a
+    FIFO waits for its reader, or a temporary file is made."""
+
+    def __init__(self, opener: Callable[[], BinaryIO]) -> None:
+        self._opener = opener
+        self.fh: BinaryIO | None = None
+
+    def file(self) -> BinaryIO:
+        if self.fh is None:
+            self.fh = self._opener()
+        return self.fh
+
+    def write(self, data: bytes, /) -> int:
+        return self.file().write(data)
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
 @contextlib.contextmanager
 def open_export(
     out: str | os.PathLike[str], transcript: str | os.PathLike[str]
-) -> Iterator[BinaryIO]:
+) -> Iterator[Writes]:
     """Where an export of ``transcript`` is written: ``out``, replaced atomically (a
     temporary file renamed over it when the block ends, and removed if it raises), with
-    the mode the file had, or a new file's under the umask.
+    the mode the file had, or a new file's under the umask. Nothing is opened or made
+    before the first write.
 
     A FIFO or a device (``/dev/null``) is written into, never replaced; so is an open
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
@@ -144,25 +176,41 @@ def open_export(
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise TranscriptError("is a directory; name a file to export to", path=target)
     if found is not None and not stat.S_ISREG(found.st_mode):
-        with open(final, "wb") as fh:  # a FIFO, a device: what it is stays
-            yield fh
+        # A FIFO, a device: what it is stays (``into`` closes what it opened).
+        into = _OnFirstWrite(lambda: open(final, "wb"))  # noqa: SIM115
+        try:
+            yield into
+            into.file()
+        finally:
+            into.close()
         return
-    fd, temp = _new_file(os.path.dirname(final))
+    made: list[str] = []
+
+    def temporary() -> BinaryIO:
+        fd, temp = _new_file(os.path.dirname(final))
+        made.append(temp)
+        fh = os.fdopen(fd, "wb")
+        if found is not None:
+            os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
+        return fh
+
+    into = _OnFirstWrite(temporary)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if found is not None:
-                os.fchmod(fh.fileno(), stat.S_IMODE(found.st_mode))
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temp, final)
+        yield into
+        written = into.file()  # (an export of nothing is a file too)
+        written.flush()
+        os.fsync(written.fileno())
+        into.close()
+        os.replace(made[0], final)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        into.close()
+        for temp in made:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
         raise
 
 
-def _write(fh: BinaryIO, pieces: Iterable[str]) -> None:
+def _write(fh: Writes, pieces: Iterable[str]) -> None:
     for piece in pieces:
         fh.write(piece.encode("utf-8"))
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .events import refuse_changed_line
 from .json_out import compact_json
 
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
@@ -118,6 +119,7 @@ class PartSource:
                 found = self._load(key)
             except Exception:  # the line changed or went away on disk: the head stays
                 self.failed += 1
+                refuse_changed_line()
                 return None
             if len(cache) >= self._limit:
                 del cache[next(iter(cache))]

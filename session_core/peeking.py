@@ -18,6 +18,7 @@ import orjson
 
 from .agentgo.view import as_message
 from .errors import TranscriptError
+from .events import strict_rereads
 from .formats.base import skipped_line
 from .indexing import loads_mended
 from .message import Message, message_from_payload
@@ -62,16 +63,18 @@ class PeekSource:
     envelopes: Callable[[list[str]], Iterator[dict[str, Any]]]
     messages: Callable[[], Iterator[Message]]
     warnings: list[str] = field(default_factory=list)
+    error: str | None = None  # what the peek says once read, unless reading failed
 
 
 def peek(path: str | os.PathLike[str]) -> PeekResult:
     """Read what parses; skip what does not with a warning. Never writes, never raises."""
     result, source, before = _start(path)
     if source is not None:  # (as ``write_peek`` reads it: what was read stays)
-        _read_meta(result, source)
-        result.envelopes.extend(_guarded(result, lambda: source.envelopes(result.warnings)))
-        result.messages.extend(_guarded(result, source.messages))
-    _finish(result, before)
+        with strict_rereads(result.path):
+            _read_meta(result, source)
+            result.envelopes.extend(_guarded(result, lambda: source.envelopes(result.warnings)))
+            result.messages.extend(_guarded(result, source.messages))
+    _finish(result, source, before)
     return result
 
 
@@ -82,7 +85,8 @@ def write_peek(path: str | os.PathLike[str], out: IO[bytes]) -> PeekResult:
     from .views import write_parts
 
     result, source, before = _start(path)
-    write_parts(_parts(result, source, before), out)
+    with strict_rereads(result.path):  # (a line read again that changed: the error says)
+        write_parts(_parts(result, source, before), out)
     return result
 
 
@@ -98,7 +102,7 @@ def _parts(
     else:
         yield "envelopes", _guarded(result, lambda: source.envelopes(result.warnings))
         yield "messages", (m.to_payload() for m in _guarded(result, source.messages))
-    _finish(result, before)
+    _finish(result, source, before)
     yield from (("warnings", result.warnings), ("format", result.format))
     if result.error is not None:
         yield "error", result.error
@@ -165,9 +169,10 @@ def _open(
         result.error = "the transcript is empty"
         return result, None, None
     fmt = format_of(where)
-    if fmt is None:
-        result.error = f"this is not a transcript: {not_a_transcript()}"
-        return result, v1_source(where), None  # what parses is still shown
+    if fmt is None:  # what parses is still shown; a read that fails says so instead
+        source = v1_source(where)
+        source.error = f"this is not a transcript: {not_a_transcript()}"
+        return result, source, None
     result.format = fmt.name
     try:
         source = fmt.peek_source(where)
@@ -178,10 +183,13 @@ def _open(
     return result, source, before
 
 
-def _finish(result: PeekResult, before: os.stat_result | None) -> None:
-    """Say whether the file was replaced, or changed format, while it was read."""
+def _finish(result: PeekResult, source: PeekSource | None, before: os.stat_result | None) -> None:
+    """Say what the source says once read, and whether the file was replaced, or changed
+    format, while it was read."""
     from .formats import detect_format
 
+    if source is not None and source.error is not None and result.error is None:
+        result.error = source.error
     if before is None:
         return
     after = _stat(result.path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import shutil
 import sys
 import tracemalloc
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any
 import orjson
 import pytest
 
+from session_core.errors import TranscriptError
+from session_core.events import strict_rereads
 from session_core.export import export, export_chunks, export_into, open_export, write_export
 from session_core.export_md import markdown_chunks
 from session_core.exportdoc import Document, Note, Section, Table
@@ -172,3 +175,125 @@ def test_a_peek_that_fails_half_way_is_still_json_and_says_why(
     assert value["error"] == result.error == "the transcript could not be read: the disk went away"
     made[0] = 0
     assert peek(big_files["transcript-v1"]).error == result.error
+
+
+def _cut_after_reading(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The export's document made (its replay read), then the file cut to a third: what
+    is read again by span after that is no longer there."""
+    import session_core.export as export_module
+
+    real = export_module.document
+
+    def document_then_cut(where: Any, view: Any) -> Document:
+        doc = real(where, view)
+        with open(where, "r+b") as fh:
+            fh.truncate(path.stat().st_size // 3)
+        return doc
+
+    monkeypatch.setattr(export_module, "document", document_then_cut)
+
+
+@pytest.mark.parametrize("name", list(GENERATORS))
+def test_an_export_of_a_file_cut_under_it_fails_and_keeps_the_old_export(
+    name: str, big_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written as it is read, an export of a file truncated meanwhile met lines it could
+    not read again, wrote placeholders for them, exited 0 and replaced a good export.
+    It fails now, naming the file, and the old export stays."""
+    path = tmp_path / "t.jsonl"
+    shutil.copy(big_files[name], path)
+    out = tmp_path / "x.html"
+    out.write_text("the old export")
+    _cut_after_reading(path, monkeypatch)
+    changed = pytest.raises(TranscriptError, match="changed on disk while it was being read")
+    with changed, open_export(out, path) as fh:
+        export_into(path, "html", "raw", fh)
+    assert out.read_text() == "the old export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl", "x.html"]  # (no temp)
+
+
+@pytest.mark.parametrize("name", list(GENERATORS))
+def test_a_diff_of_a_file_cut_under_it_fails(
+    name: str, big_files: dict[str, Path], tmp_path: Path
+) -> None:
+    path = tmp_path / "t.jsonl"
+    shutil.copy(big_files[name], path)
+    pieces = format_for(path).diff_chunks(path)  # (the file read)
+    with open(path, "r+b") as fh:
+        fh.truncate(path.stat().st_size // 3)
+    if name == "agentgo-v1":  # (one piece, made whole before this returned)
+        assert "".join(pieces)
+        return
+    with pytest.raises(TranscriptError, match="changed on disk"), strict_rereads(path):
+        "".join(pieces)
+
+
+def test_outside_a_command_a_line_changed_is_a_placeholder(
+    big_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """The viewer's way: it shows what it could not read again as such, and reloads."""
+    path = tmp_path / "t.jsonl"
+    shutil.copy(big_files["transcript-v1"], path)
+    pieces = format_for(path).diff_chunks(path)
+    with open(path, "r+b") as fh:
+        fh.truncate(path.stat().st_size // 3)
+    assert "changed on disk" in "".join(pieces)
+
+
+def test_an_export_to_a_fifo_of_no_transcript_says_so_without_waiting(tmp_path: Path) -> None:
+    """The target is opened at the first write: a FIFO nobody reads no longer holds the
+    command before it has read (and refused) the transcript."""
+    import os
+    import subprocess
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for transcript in (tmp_path / "missing.jsonl", fifo.with_name("not.jsonl")):
+        if transcript.name == "not.jsonl":
+            transcript.write_text('{"hello": 1}\n')
+        argv = [sys.executable, "-m", "viewer.cli", "export", str(transcript), "-o", str(fifo)]
+        for fmt in ("md", "json"):
+            done = subprocess.run(
+                [*argv, "--format", fmt], capture_output=True, text=True, timeout=30
+            )
+            assert done.returncode == 1 and str(transcript) in done.stderr, done.stderr
+
+
+def test_an_export_ended_by_sigterm_leaves_no_temporary_file(
+    big_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Its temporary file lives as long as the export is written: SIGTERM ends it as an
+    exception would, the temporary file removed and the old export kept."""
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "x.html"
+    out.write_text("the old export")
+    path = big_files["codex"]  # (its raw view is slow to write: time to be ended)
+    argv = [sys.executable, "-m", "viewer.cli", "export", str(path), "--format", "html"]
+    proc = subprocess.Popen([*argv, "--view", "raw", "-o", str(out)], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".tailscope-export-*")):
+        assert proc.poll() is None and time.monotonic() < deadline, "no temporary file seen"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.html"]
+    assert out.read_text() == "the old export"
+
+
+def test_a_peek_of_a_cut_compressed_file_says_it_could_not_be_read(
+    big_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Taken for no format (its start decompresses to no record), a file whose reading
+    then fails says that it could not be read, not that it is no transcript."""
+    import zstandard
+
+    whole = zstandard.ZstdCompressor().compress(big_files["transcript-v1"].read_bytes())
+    cut = tmp_path / "cut.jsonl.zst"
+    cut.write_bytes(whole[:3000])
+    out = io.BytesIO()
+    written = write_peek(cut, out)
+    assert written.error is not None and "could not be read" in written.error, written.error
+    assert orjson.loads(out.getvalue())["error"] == written.error == peek(cut).error

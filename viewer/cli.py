@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from session_core import TranscriptError
@@ -66,13 +68,17 @@ def cmd_peek(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from session_core.events import strict_rereads
+
     try:
-        if args.pretty:
-            view = replay_any(args.path)
-        else:  # written as it is built: a big file's replay is never held whole
-            format_for(args.path).write_replay(args.path, EscapedC1(sys.stdout.buffer))  # type: ignore[arg-type]
-            sys.stdout.flush()
-            return 0
+        with strict_rereads(args.path):  # (a line changed since it was read ends it)
+            if args.pretty:
+                view = replay_any(args.path)
+            else:  # written as it is built: a big file's replay is never held whole
+                fmt = format_for(args.path)
+                fmt.write_replay(args.path, EscapedC1(sys.stdout.buffer))  # type: ignore[arg-type]
+                sys.stdout.flush()
+                return 0
     except TranscriptError as err:
         return _fail(str(err))
     _emit_json(view, args.pretty)
@@ -93,12 +99,31 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from session_core.events import strict_rereads
+
     try:
-        for piece in format_for(args.path).diff_chunks(args.path):  # (written as made)
-            sys.stdout.write(inert(piece))  # (its rows hold the transcript's text)
+        with strict_rereads(args.path):  # (a line changed since it was read ends it)
+            for piece in format_for(args.path).diff_chunks(args.path):  # (written as made)
+                sys.stdout.write(inert(piece))  # (its rows hold the transcript's text)
     except TranscriptError as err:
         return _fail(str(err))
     return 0
+
+
+@contextlib.contextmanager
+def _ended_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the command as an exception would, so that what it made is
+    cleaned up (an export's temporary file: it lives as long as the export is written)."""
+
+    def end(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -115,7 +140,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             export_into(args.path, args.format, view, sys.stdout.buffer)
             sys.stdout.flush()
         else:
-            with open_export(args.output, args.path) as out:
+            with _ended_by_signals(), open_export(args.output, args.path) as out:
                 export_into(args.path, args.format, view, out)
     except TranscriptError as err:
         return _fail(str(err))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from ..events import SPAN_BITS, SPAN_MAX, BuiltOnDemand, LineSource
+from ..events import SPAN_BITS, SPAN_MAX, BuiltOnDemand, LineSource, refuse_changed_line
 from ..indexing import loads_payload
 from ..text import as_str
 
@@ -130,6 +130,7 @@ class Records(BuiltOnDemand):
 
     def _changed(self, index: int) -> dict[str, Any]:
         """What the view shows of a record the file no longer holds as it was."""
+        refuse_changed_line()
         kind = self.kind(index)
         seq = self.seqs[index]
         data: dict[str, Any] = {"changed": CHANGED}

@@ -366,7 +366,10 @@ class TranscriptFormat(ABC):
 
     def diff(self, path: str | os.PathLike[str]) -> str:
         """Raw versus replayed, as text (``tailscope diff``)."""
-        return "".join(self.diff_chunks(path))
+        from ..events import strict_rereads
+
+        with strict_rereads(path):
+            return "".join(self.diff_chunks(path))
 
     def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         """``diff``'s text in pieces of whole lines, made as they are taken: the file is
