@@ -366,3 +366,32 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, err
     assert err == b""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["peek"], ["peek", "--pretty"], ["diff"], ["replay"], ["replay", "--pretty"], ["check"]],
+)
+def test_output_that_cannot_be_written_is_said_in_one_line(
+    command: list[str], tmp_path: Path
+) -> None:
+    """``> /dev/full``: each command said so in a traceback; now a line, and 1."""
+    from story import write_story
+
+    path = tmp_path / "s.jsonl"
+    write_story(path)
+    argv = [sys.executable, "-m", "viewer.cli", command[0], *command[1:], str(path)]
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "tailscope: standard output: cannot write: No space left on device\n"
+    closed = subprocess.run(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 1 and "standard output is closed" in closed.stderr
+    assert "Traceback" not in closed.stderr

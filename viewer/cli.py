@@ -250,16 +250,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list)
+    if sys.stdout is None:  # (``tailscope peek X >&-``)
+        return _fail("standard output is closed: there is nowhere to write")
     _widen_pipe(sys.stdout)
     try:
         code: int = args.run(args)
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_output()
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as err:
+        if err.filename is not None:  # (a file of the command's, not its output)
+            return _fail(f"{err.filename}: {err.strerror or err}")
+        _drop_output()  # (standard output full or gone, ``> /dev/full``: said, once)
+        return _fail(f"standard output: cannot write: {err.strerror or err}")
     return code
+
+
+def _drop_output() -> None:
+    """Standard output sent nowhere: what is still buffered in it is not written again
+    at exit (a second error there, or a traceback)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":
