@@ -199,12 +199,40 @@ def _finish(result: PeekResult, source: PeekSource | None, before: os.stat_resul
         result.error = "the file changed format while it was being read"
 
 
-def _read_records(path: str, agentgo: bool, warnings: list[str] | None) -> Iterator[Any]:
+class _Passes:
+    """The passes of one peek over a file's records: the records pass (the one that says
+    their warnings) counts the lines it reads, and a later pass reads no further, so a
+    file written to meanwhile gives no message its records did not."""
+
+    def __init__(self, path: str, agentgo: bool) -> None:
+        self.path, self.agentgo = path, agentgo
+        self.read: int | None = None  # lines the records pass read (None: not yet)
+
+    def records(self, warnings: list[str]) -> Iterator[Any]:
+        self.read = 0
+        return _read_records(self.path, self.agentgo, warnings, self)
+
+    def again(self) -> Iterator[Any]:
+        return _read_records(self.path, self.agentgo, None, None, self.read)
+
+
+def _read_records(
+    path: str,
+    agentgo: bool,
+    warnings: list[str] | None,
+    counted: _Passes | None = None,
+    upto: int | None = None,
+) -> Iterator[Any]:
     """Every record of the file that parses, in file order, its warnings added to
-    ``warnings`` (None: not said, a pass after the one that says them)."""
+    ``warnings`` (None: not said, a pass after the one that says them); ``counted``
+    is told of each line read; ``upto``: no line after that one."""
     said = warnings if warnings is not None else []
     with open_lines(path)[0] as fh:  # (a compressed file: its lines)
         for number, raw, ended in iter_lines(fh):
+            if upto is not None and number > upto:
+                return
+            if counted is not None:
+                counted.read = number
             if not ended and agentgo:
                 # agentgo-v1 ignores a final line without its newline, even valid JSON.
                 if raw.strip():
@@ -228,25 +256,29 @@ def v1_source(path: str) -> PeekSource:
     """transcript-v1: meta from the first session-meta that says any, messages from
     message lines."""
 
+    passes = _Passes(path, agentgo=False)
+
     def meta() -> dict[str, Any]:
-        for value in _read_records(path, False, None):
+        for value in passes.again():
             if value["type"] == "session-meta" and payload_of(value):
                 return payload_of(value)
         return {}
 
     def messages() -> Iterator[Message]:
-        for value in _read_records(path, False, None):
+        for value in passes.again():
             if value["type"] == "message":
                 yield message_from_payload(payload_of(value))
 
-    return PeekSource(meta, lambda warnings: _read_records(path, False, warnings), messages)
+    return PeekSource(meta, passes.records, messages)
 
 
 def agentgo_source(path: str) -> PeekSource:
     """agentgo-v1: meta from session_start, messages from message_end (in v1's shape)."""
 
+    passes = _Passes(path, agentgo=True)
+
     def meta() -> dict[str, Any]:
-        for value in _read_records(path, True, None):
+        for value in passes.again():
             if value["type"] == "session_start":
                 data = value.get("data")
                 data = data if isinstance(data, dict) else {}
@@ -254,14 +286,14 @@ def agentgo_source(path: str) -> PeekSource:
         return {}
 
     def messages() -> Iterator[Message]:
-        for value in _read_records(path, True, None):
+        for value in passes.again():
             data = value.get("data")
             if value["type"] == "message_end" and isinstance(data, dict):
                 message = data.get("message")
                 if isinstance(message, dict):
                     yield as_message(message)
 
-    return PeekSource(meta, lambda warnings: _read_records(path, True, warnings), messages)
+    return PeekSource(meta, passes.records, messages)
 
 
 def _is_regular(mode: int) -> bool:

@@ -297,3 +297,23 @@ def test_a_peek_of_a_cut_compressed_file_says_it_could_not_be_read(
     written = write_peek(cut, out)
     assert written.error is not None and "could not be read" in written.error, written.error
     assert orjson.loads(out.getvalue())["error"] == written.error == peek(cut).error
+
+
+@pytest.mark.parametrize("name", ["transcript-v1", "agentgo-v1"])
+def test_a_peeks_passes_agree_on_a_file_written_to_meanwhile(
+    name: str, big_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Its messages are read in a pass after its records: lines a writer appended in
+    between are in neither (they were in the messages alone)."""
+    from session_core.peeking import agentgo_source, v1_source
+
+    path = tmp_path / "t.jsonl"
+    shutil.copy(big_files[name], path)
+    source = (v1_source if name == "transcript-v1" else agentgo_source)(str(path))
+    source.meta()
+    records = list(source.envelopes([]))
+    kind = "message" if name == "transcript-v1" else "message_end"
+    said = [r for r in records if r["type"] == kind]
+    with path.open("ab") as fh:  # (five more messages)
+        fh.write((orjson.dumps(said[-1]) + b"\n") * 5)
+    assert len(list(source.messages())) == len(said)
