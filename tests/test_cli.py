@@ -395,3 +395,23 @@ def test_output_that_cannot_be_written_is_said_in_one_line(
     )
     assert closed.returncode == 1 and "standard output is closed" in closed.stderr
     assert "Traceback" not in closed.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["peek"], ["replay"], ["check"], ["diff"], ["export", "--format", "md"]]
+)
+def test_a_read_whose_output_is_its_transcript_refuses(command: list[str], tmp_path: Path) -> None:
+    """``tailscope replay X >> X`` wrote the replay into the transcript it read."""
+    from helpers import fingerprint
+
+    from story import write_story
+
+    path = tmp_path / "s.jsonl"
+    write_story(path)
+    before = fingerprint(path)
+    argv = [sys.executable, "-m", "viewer.cli", command[0], str(path), *command[1:]]
+    with path.open("ab") as into:
+        done = subprocess.run(argv, stdout=into, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "is where standard output goes; a read never writes into it" in done.stderr
+    assert fingerprint(path) == before

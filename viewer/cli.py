@@ -252,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(args_list)
     if sys.stdout is None:  # (``tailscope peek X >&-``)
         return _fail("standard output is closed: there is nowhere to write")
+    read = _read_into_stdout(args)
+    if read is not None:  # (``tailscope replay X >> X``: a read never writes the file)
+        return _fail(f"{read}: is where standard output goes; a read never writes into it")
     _widen_pipe(sys.stdout)
     try:
         code: int = args.run(args)
@@ -266,6 +269,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_output()  # (standard output full or gone, ``> /dev/full``: said, once)
         return _fail(f"standard output: cannot write: {err.strerror or err}")
     return code
+
+
+def _read_into_stdout(args: argparse.Namespace) -> str | None:
+    """The transcript a text command would write its output into, if standard output is
+    it (None: it is not)."""
+    if args.command not in ("peek", "replay", "check", "diff", "export"):
+        return None
+    if args.command == "export" and args.output is not None:
+        return None  # (``-o`` says where; it refuses the transcript itself)
+    try:
+        out = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(out.st_mode):
+        return None
+    for path in getattr(args, "paths", None) or [args.path]:
+        try:
+            named = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if (named.st_dev, named.st_ino) == (out.st_dev, out.st_ino):
+            return str(path)
+    return None
 
 
 def _drop_output() -> None:
