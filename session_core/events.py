@@ -49,8 +49,10 @@ _STRICT: ContextVar[str | None] = ContextVar("tailscope_strict_rereads", default
 
 @contextlib.contextmanager
 def strict_rereads(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Within: a line of ``path`` read again by its span that is no longer what was read
-    (the file truncated, or written over, since) raises ``TranscriptError``. Outside, a
+    """Within: a line of ``path`` read again by its span that no longer reads as the line
+    it was (cut off, no longer JSON, another id or type: the file truncated or written
+    over since) raises ``TranscriptError``. (An edit that keeps a line's shape is not
+    seen: no line's bytes are kept to compare.) Outside, a
     view shows a placeholder for it until it reads the file again; what a command writes
     as it reads must be what the file said, or fail (an export half of placeholders left
     a good ``-o`` file replaced by a wrong one, and exited 0)."""

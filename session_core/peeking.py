@@ -195,6 +195,8 @@ def _finish(result: PeekResult, source: PeekSource | None, before: os.stat_resul
     after = _stat(result.path)
     if after is None or after.st_ino != before.st_ino:
         result.error = "the file was deleted or replaced while it was being read"
+    elif after.st_size < before.st_size:  # (its records past the cut were not all read)
+        result.error = "the file was cut short while it was being read"
     elif detect_format(result.path) != result.format:
         result.error = "the file changed format while it was being read"
 

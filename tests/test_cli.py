@@ -415,3 +415,24 @@ def test_a_read_whose_output_is_its_transcript_refuses(command: list[str], tmp_p
     assert done.returncode == 1
     assert "is where standard output goes; a read never writes into it" in done.stderr
     assert fingerprint(path) == before
+
+
+def test_an_export_to_a_file_runs_with_standard_output_closed(tmp_path: Path) -> None:
+    """``-o FILE >&-``: it writes nothing to standard output, so a closed one is no
+    reason to refuse (it was, with the check that every command writing there makes)."""
+    from story import write_story
+
+    path = tmp_path / "s.jsonl"
+    write_story(path)
+    out = tmp_path / "s.md"
+    argv = [sys.executable, "-m", "viewer.cli", "export", str(path), "--format", "md"]
+    done = subprocess.run(
+        [*argv, "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().startswith("# ")

@@ -317,3 +317,27 @@ def test_a_peeks_passes_agree_on_a_file_written_to_meanwhile(
     with path.open("ab") as fh:  # (five more messages)
         fh.write((orjson.dumps(said[-1]) + b"\n") * 5)
     assert len(list(source.messages())) == len(said)
+
+
+def test_a_peek_of_a_file_cut_short_meanwhile_says_so(
+    big_files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v1 and agentgo peeks read the file through (nothing again by span): a file cut
+    while they read ended their records early, with a warning at most, and exit 0."""
+    import session_core.peeking as peeking
+
+    path = tmp_path / "t.jsonl"
+    shutil.copy(big_files["transcript-v1"], path)
+    real = peeking.message_from_payload
+
+    def cut_then(payload: Any) -> Any:
+        if path.stat().st_size > 1000:
+            with path.open("r+b") as fh:
+                fh.truncate(path.stat().st_size // 2)
+        return real(payload)
+
+    monkeypatch.setattr(peeking, "message_from_payload", cut_then)
+    out = io.BytesIO()
+    result = write_peek(path, out)
+    assert result.error == "the file was cut short while it was being read"
+    assert orjson.loads(out.getvalue())["error"] == result.error

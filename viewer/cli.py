@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list)
-    if sys.stdout is None:  # (``tailscope peek X >&-``)
+    if sys.stdout is None and _writes_stdout(args):  # (``tailscope peek X >&-``)
         return _fail("standard output is closed: there is nowhere to write")
     read = _read_into_stdout(args)
     if read is not None:  # (``tailscope replay X >> X``: a read never writes the file)
@@ -271,13 +271,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _writes_stdout(args: argparse.Namespace) -> bool:
+    """Whether the command's output goes to standard output (``export -o`` says where)."""
+    if args.command == "export":
+        return args.output is None
+    return args.command in ("peek", "replay", "check", "diff")
+
+
 def _read_into_stdout(args: argparse.Namespace) -> str | None:
     """The transcript a text command would write its output into, if standard output is
     it (None: it is not)."""
-    if args.command not in ("peek", "replay", "check", "diff", "export"):
+    if not _writes_stdout(args) or sys.stdout is None:
         return None
-    if args.command == "export" and args.output is not None:
-        return None  # (``-o`` says where; it refuses the transcript itself)
     try:
         out = os.fstat(sys.stdout.fileno())
     except (OSError, ValueError):
