@@ -12,7 +12,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -24,6 +24,9 @@ from .indexing import loads_mended
 from .message import Message, message_from_payload
 from .reader import NotAFileError, iter_lines, open_lines, open_regular
 from .replay import payload_of
+
+if TYPE_CHECKING:
+    from .model import Item, Transcript
 
 
 @dataclass(slots=True)
@@ -309,3 +312,34 @@ def _stat(where: str) -> os.stat_result | None:
         return os.stat(where)
     except OSError:
         return None
+
+
+def model_peek(path: str, transcript: Transcript) -> PeekSource:
+    """What a peek shows of a model format: every record that parses and every message
+    line, in file order (peek is what the file says, not what the model is sent)."""
+    from .file_lines import read_records
+
+    def message(item: Item) -> Message:
+        answers = [p for p in item.parts if p.kind == "tool-result"]
+        return Message(
+            role=item.role,
+            content="\n".join(p.text for p in answers) if answers else item.text,
+            tool_calls=tuple(item.tool_calls()),
+            tool_call_id=answers[0].call_id if answers else None,
+        )
+
+    def messages() -> Iterator[Message]:
+        said = False
+        for item in transcript.raw:
+            if item.kind == "message":
+                said = True
+                yield message(item)
+        if not said:  # a file with no message lines (Codex's events alone) says them so
+            yield from map(message, transcript.messages)
+
+    return PeekSource(
+        lambda: dict(transcript.meta),
+        lambda _warnings: (value for _n, value, _raw in read_records(path) if type(value) is dict),
+        messages,
+        list(transcript.warnings),
+    )

@@ -22,10 +22,9 @@ import orjson
 
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
-from ..file_lines import feed_file, read_records
+from ..file_lines import feed_file
 from ..indexing import UNMENDED, loads_payload, mended
 from ..model import (
-    Item,
     Part,
     PartSource,
     Transcript,
@@ -357,6 +356,8 @@ class TranscriptFormat(ABC):
     def peek_source(self, path: str) -> PeekSource:
         """What a peek of the file shows (never raising is the caller's job): records in
         file order, read when asked."""
+        from ..peeking import model_peek
+
         return model_peek(path, self._replayed(path))
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
@@ -432,38 +433,6 @@ class AgentFormat(TranscriptFormat):
             environ.get("HOME") or os.path.expanduser("~"), folder
         )
         return [os.path.join(home, sessions)]
-
-
-def model_peek(path: str, transcript: Transcript) -> PeekSource:
-    """What a peek shows of a model format: every record that parses and every message
-    line, in file order (peek is what the file says, not what the model is sent)."""
-    from ..message import Message
-    from ..peeking import PeekSource
-
-    def message(item: Item) -> Message:
-        answers = [p for p in item.parts if p.kind == "tool-result"]
-        return Message(
-            role=item.role,
-            content="\n".join(p.text for p in answers) if answers else item.text,
-            tool_calls=tuple(item.tool_calls()),
-            tool_call_id=answers[0].call_id if answers else None,
-        )
-
-    def messages() -> Iterator[Message]:
-        said = False
-        for item in transcript.raw:
-            if item.kind == "message":
-                said = True
-                yield message(item)
-        if not said:  # a file with no message lines (Codex's events alone) says them so
-            yield from map(message, transcript.messages)
-
-    return PeekSource(
-        lambda: dict(transcript.meta),
-        lambda _warnings: (value for _n, value, _raw in read_records(path) if type(value) is dict),
-        messages,
-        list(transcript.warnings),
-    )
 
 
 def check_note(transcript: Transcript) -> str:
@@ -600,7 +569,6 @@ __all__ = [
     "LiveModel",
     "TranscriptFormat",
     "check_note",
-    "model_peek",
     "tail_transcript",
     "window_transcript",
 ]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...file_lines import feed_file
 from ...model import Transcript
-from ..base import AgentFormat, Builder, LiveModel, model_peek
+from ..base import AgentFormat, Builder, LiveModel
 
 if TYPE_CHECKING:
     from ...peeking import PeekSource
@@ -116,6 +116,8 @@ class ClaudeCodeFormat(AgentFormat):
         return self.read(path, writer_alive=writer_alive, subagents=True)
 
     def peek_source(self, path: str) -> PeekSource:
+        from ...peeking import model_peek
+
         return model_peek(path, self.read(path, writer_alive=None, subagents=False))
 
     def part_of_another(self, path: str) -> bool:
