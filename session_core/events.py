@@ -52,10 +52,10 @@ def strict_rereads(path: str | os.PathLike[str]) -> Iterator[None]:
     """Within: a line of ``path`` read again by its span that no longer reads as the line
     it was (cut off, no longer JSON, another id or type: the file truncated or written
     over since) raises ``TranscriptError``. (An edit that keeps a line's shape is not
-    seen: no line's bytes are kept to compare.) Outside, a
-    view shows a placeholder for it until it reads the file again; what a command writes
-    as it reads must be what the file said, or fail (an export half of placeholders left
-    a good ``-o`` file replaced by a wrong one, and exited 0)."""
+    seen: no line's bytes are kept to compare.) Outside, a view shows a placeholder for
+    it until it reads the file again; what a command writes as it reads must be what the
+    file said, or fail (an export half of placeholders replaced a good ``-o`` file with
+    a wrong one, and exited 0)."""
     token = _STRICT.set(os.fspath(path))
     try:
         yield
