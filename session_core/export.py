@@ -27,6 +27,7 @@ from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
 from .json_out import EscapedC1, escape_c1
+from .reader import opened_as
 from .views import dump_json, format_for, replay_any
 
 Format = Literal["md", "html", "json"]
@@ -157,7 +158,7 @@ def open_export(
         )
     descriptor = _descriptor(target)
     if descriptor is not None:
-        if _is_file(descriptor, transcript):  # (``-o - >> the transcript``)
+        if opened_as(descriptor, transcript):  # (``-o - >> the transcript``)
             raise TranscriptError(
                 "is the transcript being exported; an export never writes into it",
                 path=target,
@@ -226,14 +227,6 @@ def _descriptor(target: str) -> int | None:
         return found
     match = _DESCRIPTOR_PATH.fullmatch(target)
     return int(match.group(1)) if match else None
-
-
-def _is_file(descriptor: int, path: str | os.PathLike[str]) -> bool:
-    try:
-        opened, named = os.fstat(descriptor), os.stat(path)
-    except OSError:
-        return False
-    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def _new_file(directory: str) -> tuple[int, str]:

@@ -58,6 +58,16 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
         raise
 
 
+def opened_as(descriptor: int, path: str | os.PathLike[str]) -> bool:
+    """Whether the open ``descriptor`` is the file at ``path`` (its device and inode):
+    an output that would write into the transcript being read."""
+    try:
+        opened, named = os.fstat(descriptor), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
+
+
 def is_blank(raw: bytes) -> bool:
     return not raw.strip()
 

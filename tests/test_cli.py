@@ -370,7 +370,15 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
 
 @pytest.mark.parametrize(
     "command",
-    [["peek"], ["peek", "--pretty"], ["diff"], ["replay"], ["replay", "--pretty"], ["check"]],
+    [
+        ["peek"],
+        ["peek", "--pretty"],
+        ["diff"],
+        ["replay"],
+        ["replay", "--pretty"],
+        ["check"],
+        ["export", "--format", "md"],
+    ],
 )
 def test_output_that_cannot_be_written_is_said_in_one_line(
     command: list[str], tmp_path: Path

@@ -144,11 +144,10 @@ def cmd_export(args: argparse.Namespace) -> int:
                 export_into(args.path, args.format, view, out)
     except TranscriptError as err:
         return _fail(str(err))
-    except BrokenPipeError:
-        raise  # (its reader is gone: ``main``'s rule for every command)
     except OSError as err:
-        where = args.output or "standard output"
-        return _fail(f"{where}: cannot write the export: {err.strerror}")
+        if args.output is None:
+            raise  # (standard output full or gone: ``main``'s rule for every command)
+        return _fail(f"{args.output}: cannot write the export: {err.strerror}")
     return 0
 
 
@@ -281,20 +280,16 @@ def _writes_stdout(args: argparse.Namespace) -> bool:
 def _read_into_stdout(args: argparse.Namespace) -> str | None:
     """The transcript a text command would write its output into, if standard output is
     it (None: it is not)."""
+    from session_core.reader import opened_as
+
     if not _writes_stdout(args) or sys.stdout is None:
         return None
     try:
-        out = os.fstat(sys.stdout.fileno())
+        out = sys.stdout.fileno()
     except (OSError, ValueError):
         return None
-    if not stat.S_ISREG(out.st_mode):
-        return None
     for path in getattr(args, "paths", None) or [args.path]:
-        try:
-            named = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        if (named.st_dev, named.st_ino) == (out.st_dev, out.st_ino):
+        if opened_as(out, path):
             return str(path)
     return None
 

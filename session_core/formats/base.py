@@ -374,7 +374,8 @@ class TranscriptFormat(ABC):
 
     def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         """``diff``'s text in pieces of whole lines, made as they are taken: the file is
-        read (a bad one refused) before this returns."""
+        read (a bad one refused) before this returns; taken within
+        ``events.strict_rereads`` (as ``diff`` takes them), a line changed since raises."""
         from ..diff_model import model_diff
 
         return model_diff(self._replayed(path))
