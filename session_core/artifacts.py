@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from typing import TYPE_CHECKING, Literal
 
 from .codec import content_digest
 from .errors import TranscriptError
+
+if TYPE_CHECKING:
+    import regex
 
 
 def artifact_dir(transcript: str | os.PathLike[str]) -> str:
@@ -70,30 +74,86 @@ def read_artifact(
     return data.decode("utf-8", "replace")
 
 
+# Characters are graphemes, as the reference module counts them (Raku's ``.chars``):
+# an excerpt never cuts between a letter and its combining accent, inside an emoji's
+# sequence, or between the CR and the LF of a CRLF.
+@cache
+def _grapheme() -> regex.Pattern[str]:
+    import regex  # only text that is not plain ASCII needs it (and start-up does not)
+
+    return regex.compile(r"\X")
+
+
+def grapheme_count(text: str) -> int:
+    """How many characters ``text`` holds, counted as the reference counts them."""
+    if text.isascii():  # in ASCII only a CRLF is two code points to one grapheme
+        return len(text) - text.count("\r\n")
+    return int(_grapheme().subn("", text)[1])
+
+
+def _grapheme_start(text: str, n: int) -> int:
+    """The index in ``text`` where its grapheme number ``n`` (from 0) starts."""
+    if n <= 0:
+        return 0
+    if text.isascii() and "\r\n" not in text:
+        return min(n, len(text))
+    rest = _grapheme().subn("", text, count=n)[0]
+    return len(text) - len(rest)
+
+
+def elided_chars(chars: int, limit: int) -> int:
+    """How many characters an excerpt of ``limit`` leaves out of ``chars``."""
+    return chars - limit if limit > 0 and chars > limit else 0
+
+
 def _commify(n: int) -> str:
     return f"{n:,}"
 
 
 def stored_marker(elided: int, file: str, size: int, digest: str) -> str:
+    """The marker line of a result whose full bytes are in the artifact ``file``."""
     return (
         f"[... elided {_commify(elided)} chars ({_commify(size)} bytes total); "
         f"full result: {file} sha256 {digest} ...]"
     )
 
 
+def unstored_marker(elided: int, size: int, digest: str, why: str = "not stored") -> str:
+    """The marker line of a result that could not be stored (no transcript, a failed
+    write): it says so rather than naming a file nobody can open."""
+    return (
+        f"[... elided {_commify(elided)} chars ({_commify(size)} bytes total); "
+        f"full result {why}, sha256 {digest} ...]"
+    )
+
+
 def excerpt(content: str, limit: int, marker: str) -> str:
-    """First ¾ of ``limit`` chars, the marker on a line of its own, the last ¼."""
-    if limit <= 0 or len(content) <= limit:
+    """First ¾ of ``limit`` characters, the marker on a line of its own, the last ¼.
+
+    ``content`` of ``limit`` characters or fewer comes back unchanged."""
+    if limit <= 0 or len(content) <= limit:  # never more graphemes than code points
+        return content
+    return _cut(content, grapheme_count(content), limit, marker)
+
+
+def _cut(content: str, chars: int, limit: int, marker: str) -> str:
+    if limit <= 0 or chars <= limit:
         return content
     head = -(-limit * 3 // 4)
     tail = limit - head
-    end = content[-tail:] if tail > 0 else ""
-    return content[:head] + "\n" + marker + "\n" + end
+    end = content[_grapheme_start(content, chars - tail) :] if tail > 0 else ""
+    return content[: _grapheme_start(content, head)] + "\n" + marker + "\n" + end
+
+
+_SAFE_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def sanitise_name(op_id: str) -> str:
-    safe = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "_" for c in op_id)
-    return safe or "artifact"
+    """The artifact's file name for an operation id: every character (grapheme) but
+    ASCII letters, digits, ``_``, ``.`` and ``-`` made ``_``, as the reference does."""
+    if not all(c in _SAFE_NAME for c in op_id):
+        op_id = _grapheme().sub(lambda m: m[0] if m[0] in _SAFE_NAME else "_", op_id)
+    return op_id or "artifact"
 
 
 def store_artifact(
@@ -107,12 +167,13 @@ def store_artifact(
     with open(os.path.join(folder, name), "wb") as fh:
         fh.write(data)
     digest = content_digest(content)
-    elided = max(0, len(content) - limit) if limit > 0 else 0
+    chars = grapheme_count(content)
+    elided = elided_chars(chars, limit)
     record: dict[str, object] = {
         "file": name,
         "digest": digest,
         "bytes": len(data),
-        "chars": len(content),
+        "chars": chars,
         "elided-chars": elided,
     }
-    return excerpt(content, limit, stored_marker(elided, name, len(data), digest)), record
+    return _cut(content, chars, limit, stored_marker(elided, name, len(data), digest)), record
