@@ -159,7 +159,11 @@ def sanitise_name(op_id: str) -> str:
 def store_artifact(
     transcript: str | os.PathLike[str], op_id: str, content: str, limit: int
 ) -> tuple[str, dict[str, object]]:
-    """Write the full result as an artifact; return (the excerpt for the model, artifact record)."""
+    """Write the full result as an artifact; return (the excerpt for the model, artifact record).
+
+    For a result of more than ``limit`` characters (``grapheme_count``), as the
+    reference stores one; a write that fails raises ``OSError`` (the reference's loop
+    then gives the model ``excerpt`` with an ``unstored_marker``)."""
     name = sanitise_name(op_id) + ".txt"
     folder = artifact_dir(transcript)
     os.makedirs(folder, exist_ok=True)

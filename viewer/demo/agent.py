@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from session_core.artifacts import grapheme_count
+
 from .recorders import SEED, AssistantTurn, Recorder, Section, Settled, Sleep, ToolCall, Usage
 
 # --- the simulated agent ----------------------------------------------------------------
@@ -155,8 +157,9 @@ class DemoAgent:
         """The tool has returned (or given up): its message first, then the settle."""
         content = result.output
         artifact: dict[str, object] | None = None
-        if result.artifact_limit is not None and len(content) > result.artifact_limit:
-            content, artifact = self.rec.store_artifact(op, content, result.artifact_limit)
+        limit = result.artifact_limit  # (in characters: graphemes, as the reference counts)
+        if limit is not None and len(content) > limit and grapheme_count(content) > limit:
+            content, artifact = self.rec.store_artifact(op, content, limit)
         failed = result.outcome != "completed"
         mid = self.rec.tool_result(
             call,
