@@ -5,6 +5,8 @@ are the reference's own (``t/15-artifacts.rakutest``), and a property over any t
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from pathlib import Path
 
 import regex
@@ -21,6 +23,11 @@ from session_core.artifacts import (
 )
 
 ACUTE = "\N{COMBINING ACUTE ACCENT}"
+RAKU = Path(__file__).parent / "fixtures" / "raku"
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def graphemes(text: str) -> list[str]:
@@ -106,3 +113,16 @@ def test_an_excerpt_is_a_head_and_a_tail_of_whole_graphemes(text: str, limit: in
 @given(st.text(st.sampled_from("ab\r\n \t\x00~"), max_size=200))
 def test_the_ascii_count_is_the_grapheme_count(text: str) -> None:
     assert grapheme_count(text) == len(graphemes(text))
+
+
+def test_what_the_reference_made_of_the_same_texts() -> None:
+    """``fixtures/raku/artifact-excerpts.json``: the reference's ``excerpt`` (marker
+    ``M``), ``.chars`` and ``Store.path-for`` of 404 texts; Raku makes text NFC first,
+    so ours is compared in NFC."""
+    cases = json.loads((RAKU / "artifact-excerpts.json").read_text(encoding="utf-8"))["cases"]
+    assert len(cases) == 404
+    for case in cases:
+        text, limit = case["text"], case["limit"]
+        assert grapheme_count(text) == case["chars"], case
+        assert nfc(excerpt(text, limit, "M")) == case["excerpt"], case
+        assert nfc(sanitise_name(text)) + ".txt" == case["file"], case
