@@ -13,7 +13,7 @@ import orjson
 
 from .errors import TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .indexing import UNMENDED, mended
+from .indexing import UNMENDED, concatenated, mended
 
 if TYPE_CHECKING:
     from .formats.base import Builder
@@ -125,14 +125,21 @@ def read_batches(
 
 
 def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
-    """``read_lines``, parsed: ``(number, parsed value or None, raw bytes)``."""
+    """``read_lines``, parsed: ``(number, parsed value or None, raw bytes)``; a line of
+    several records with no line break between them (``concatenated``) gives each."""
     loads = orjson.loads
     for number, raw, _span in read_lines(where):
         try:
             value = loads(raw)
         except orjson.JSONDecodeError:
             value = mended(raw)
-            value = None if value is UNMENDED else value
+            if value is UNMENDED:
+                records = concatenated(raw)
+                if records is not None:
+                    for record in records:
+                        yield number, record, raw
+                    continue
+                value = None
         yield number, value, raw
 
 

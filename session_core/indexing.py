@@ -218,6 +218,44 @@ def loads_mended(raw: bytes | memoryview) -> Any:
         return value
 
 
+def concatenated(raw: bytes | memoryview) -> list[dict[str, Any]] | None:
+    """A line orjson refused that is two or more JSON objects with no line break between
+    them (``{…}{…}``: Claude Code writes a record straight after a line whose newline it
+    never wrote), each read as a line is (orjson, then ``mended``); None when the line is
+    anything else (a torn tail among them: its last object is not whole). Asked only
+    where orjson and ``mended`` refused the line; the standard library's ``raw_decode``
+    says where each object ends."""
+    try:
+        text = bytes(raw).decode("utf-8").strip(" \t\r")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith("{"):
+        return None
+    find_end = _OBJECTS.raw_decode
+    found: list[dict[str, Any]] = []
+    at, size = 0, len(text)
+    while at < size:
+        try:
+            _value, end = find_end(text, at)
+        except (ValueError, RecursionError):
+            return None
+        piece = text[at:end].encode("utf-8")
+        try:
+            value = orjson.loads(piece)
+        except orjson.JSONDecodeError:
+            value = mended(piece)
+        if type(value) is not dict:
+            return None
+        found.append(value)
+        at = end
+        while at < size and text[at] in " \t\r":
+            at += 1
+    return found if len(found) > 1 else None
+
+
+_OBJECTS = json.JSONDecoder()
+
+
 def _lone_surrogates_replaced(raw: bytes) -> bytes | None:
     """``raw`` with each ``\\uD800``-``\\uDFFF`` escape that is not half of a pair turned
     into ``\\ufffd`` (None: none was). A backslash in JSON is always inside a string."""

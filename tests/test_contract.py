@@ -554,3 +554,38 @@ def _followed(fmt: TranscriptFormat, path: Path) -> Any:
     live = by_name(fmt.name).live(str(path))
     follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
     return live.transcript(writer_alive=False)
+
+
+def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """``{…}{…}``: Claude Code writes a record straight after a line whose newline it
+    never wrote (seen in its 2.0.76–2.1.17 files). A tolerant reader reads both records,
+    whole and followed, and says so in a warning; a strict format (v1, agentgo: every
+    complete line must parse) refuses the file at that line. Never a record dropped."""
+    lines = sample.read_bytes().split(b"\n")
+    k = next(
+        at
+        for at in range(1, len(lines) - 2)
+        if lines[at].startswith(b"{") and lines[at + 1].startswith(b"{")
+    )
+    joined = [*lines[:k], lines[k] + lines[k + 1], *lines[k + 2 :]]
+    path = tmp_path / f"joined{sample.suffix}"
+    path.write_bytes(b"\n".join(joined))
+    plain = open_transcript(sample)
+    try:
+        read = open_transcript(path)
+    except TranscriptError as err:
+        assert err.line == k + 1
+        assert main(["check", str(path)]) == 1
+        return
+    said = f"line {k + 1} holds 2 records with no line break between them; each was read"
+    assert read.warnings == [*plain.warnings, said] or said in read.warnings
+    assert len(read.raw) == len(plain.raw) and len(read.messages) == len(plain.messages)
+    assert [i.kind for i in read.raw] == [i.kind for i in plain.raw]
+    assert "changed on disk" not in _items_text(read)
+    followed = _followed(fmt, path)
+    assert len(followed.raw) == len(plain.raw) and said in followed.warnings
+    assert main(["check", str(path)]) == 0
+    assert said in peek(path).warnings
+    assert len(peek(path).envelopes) == len(peek(sample).envelopes)

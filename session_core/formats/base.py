@@ -23,7 +23,7 @@ import orjson
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX, LineSource
 from ..file_lines import feed_file
-from ..indexing import UNMENDED, loads_payload, mended
+from ..indexing import UNMENDED, concatenated, loads_payload, mended
 from ..model import (
     Part,
     PartSource,
@@ -84,7 +84,11 @@ class Builder(ABC):
         except orjson.JSONDecodeError:
             record = mended(raw)  # (a lone surrogate escape: Node writes them)
             if record is UNMENDED:
-                self.bad_line(line, raw, bad_line_reason(raw))
+                records = concatenated(raw)
+                if records is None:
+                    self.bad_line(line, raw, bad_line_reason(raw))
+                else:
+                    self.joined_line(line, records)
                 return
         if type(record) is not dict:
             self.bad_line(line, raw, "is not a JSON object")
@@ -162,6 +166,21 @@ class Builder(ABC):
         if self.rereadable():
             assert self.part_source is not None
             make_lazy(parts, self.part_source, self.span, self.line_bytes)
+
+    def joined_line(self, line: int, records: list[dict[str, Any]]) -> None:
+        """A line of several records with no line break between them (``concatenated``):
+        each fed as line ``line``, kept whole (a span reads the whole line, not one of
+        them), and a warning that says so (not damage: the writer wrote it so)."""
+        self.warnings.append(
+            f"line {line} holds {len(records)} records with no line break between them; "
+            "each was read"
+        )
+        span, self.span = self.span, 0
+        try:
+            for record in records:
+                self.feed(record, line)
+        finally:
+            self.span = span
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
