@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
+from .message import raku_str
 from .message_usage import MessageUsage, v1_usage
-from .text import as_str
 
 if TYPE_CHECKING:
     from .events import Events
@@ -80,10 +80,10 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
     get = payload.get
     role = get("role")
     if type(role) is not str:
-        role = as_str(role)
+        role = raku_str(role)  # (as the reference makes it text: ``message.raku_str``)
     content = get("content")
     if type(content) is not str:
-        content = as_str(content)
+        content = raku_str(content)
     # A folded row needs only its first few lines: count no further, mostly.
     lines = content.count("\n", 0, 4096) + 1
     if lines <= LINES_COUNTED and len(content) > 4096:
@@ -111,7 +111,7 @@ def payload_fields(payload: Mapping[str, Any], strings: dict[str, str] | None) -
     tcid = get("tool-call-id")
     if tcid is not None:
         if type(tcid) is not str:
-            tcid = as_str(tcid)
+            tcid = raku_str(tcid)
         if strings is not None:
             tcid = strings.setdefault(tcid, tcid)
     usage = get("usage")

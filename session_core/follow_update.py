@@ -12,6 +12,7 @@ from .events import LineSource
 from .formats import Format
 from .formats.base import skipped_line
 from .indexing import loads_mended
+from .reader import is_blank, loads_line
 
 
 @dataclass(slots=True)
@@ -52,12 +53,17 @@ class FollowUpdate:
         )
 
 
-def parse_line(raw: bytes, number: int, warnings: list[str]) -> dict[str, Any] | None:
-    """A line as a JSON object, or None (a warning said why; a blank line is skipped)."""
+def parse_line(
+    raw: bytes, number: int, warnings: list[str], *, mend: bool = True
+) -> dict[str, Any] | None:
+    """A line as a JSON object, or None (a warning said why; a blank line is skipped).
+    ``mend``: as the format reads a line orjson refuses (``TranscriptFormat.mends_lines``;
+    v1's is read as its reference reads it, ``reader.loads_line``)."""
     try:
-        record = loads_mended(raw)
+        record = loads_mended(raw) if mend else loads_line(raw)
     except orjson.JSONDecodeError:
-        if raw.strip():
+        blank = not raw.strip() if mend else is_blank(raw)
+        if not blank:
             warnings.append(skipped_line(number, raw))
         return None
     if type(record) is not dict:

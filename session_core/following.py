@@ -335,7 +335,8 @@ class _Tail:
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
-                record = parse_line(raw, number, update.warnings)  # mended, or says why
+                # mended (where the format mends: ``mends_lines``), or says why
+                record = parse_line(raw, number, update.warnings, mend=self._mends())
                 if record is None:
                     continue
             if type(record) is not dict:
@@ -347,6 +348,11 @@ class _Tail:
             numbers.append(number)
             spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
         self.line = number
+
+    def _mends(self) -> bool:
+        from .formats import by_name
+
+        return self.format is None or by_name(self.format).mends_lines
 
     def _pass_raw(
         self, block: bytes | bytearray, cut: int, base: int, update: FollowUpdate

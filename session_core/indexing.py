@@ -28,8 +28,8 @@ import msgspec
 import orjson
 
 from .facts import _ROLES, LINES_COUNTED
+from .message import raku_str
 from .message_usage import MessageUsage
-from .text import as_str
 
 _Raw = msgspec.Raw
 _NO = msgspec.Raw(b"")  # a field the line does not have
@@ -150,7 +150,7 @@ def content_lines(raw: msgspec.Raw, limit: int) -> int:
 
 
 def _decoded_lines(text: bytes, limit: int) -> int:
-    return min(as_str(loads_payload(text)).count("\n") + 1, limit)
+    return min(raku_str(loads_payload(text)).count("\n") + 1, limit)
 
 
 def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int | None, Any]:

@@ -9,9 +9,10 @@ import orjson
 
 from . import indexing
 from .errors import TranscriptError
-from .follow_update import FollowUpdate, parse_line
+from .follow_update import FollowUpdate
 from .formats import Format
-from .reader import check_envelope
+from .formats.base import skipped_line
+from .reader import check_envelope, is_blank, loads_line
 from .replay import ReplayState
 from .utf8 import BlockLines
 
@@ -121,12 +122,14 @@ class LiveTranscript:
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:
-                # (read mended, or a warning that says why: None)
-                envelope = parse_line(bytes(raw), line, warnings)
-                if envelope is None:
+                try:
+                    envelope = loads_line(bytes(raw))  # as a whole read reads it
+                except orjson.JSONDecodeError:
+                    if not is_blank(bytes(raw)):
+                        warnings.append(skipped_line(line, bytes(raw)))
                     continue
             if type(envelope) is not dict:
-                parse_line(bytes(raw), line, warnings)
+                warnings.append(f"line {line} is not a JSON object, and was skipped")
                 continue
             # Without a span the line itself is kept: a copy, not a view of the block.
             keep = span or bytes(raw)

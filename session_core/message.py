@@ -45,35 +45,73 @@ class Message:
 
 def payload_is_sticky(payload: Mapping[str, Any]) -> bool:
     return (
-        bool(payload.get("sticky"))
-        or bool(payload.get("sysprompt"))
+        raku_truthy(payload.get("sticky"))
+        or raku_truthy(payload.get("sysprompt"))
         or (payload.get("depth") is not None)
     )
 
 
-def _text(value: Any, default: str = "") -> str:
+# A message field of another type than the spec's is made what the reference makes of
+# it (``message-from``: ``.Str``, ``.Int``, ``so``), so a hand-written file's odd values
+# read alike in both. Neither writer writes such values.
+
+
+def raku_truthy(value: Any) -> bool:
+    """``so value`` in Raku: as Python's ``bool``, but the string ``"0"`` is false."""
+    return value != "0" and bool(value)
+
+
+def raku_str(value: Any) -> str:
+    """``value.Str`` in Raku, of a value JSON decodes to: a list's items joined by spaces,
+    an object's pairs by newlines (key, tab, value), ``True``, a whole number without a
+    fraction (``2.0`` is ``2``); null is ``""``."""
+    if isinstance(value, str):
+        return value
     if value is None:
-        return default
-    return value if isinstance(value, str) else str(value)
+        return ""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return "NaN" if value != value else ("Inf" if value > 0 else "-Inf")
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, list):
+        return " ".join(raku_str(item) for item in value)
+    if isinstance(value, dict):
+        return "\n".join(f"{key}\t{raku_str(item)}" for key, item in value.items())
+    return str(value)
+
+
+def raku_int(value: Any) -> int:
+    """``value.Int`` in Raku (``True`` is 1, ``2.7`` is 2, ``"3"`` is 3); 0 where Raku
+    would throw (``"x"``: this reader keeps the message, its depth defined)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool | float):
+        try:
+            return int(value)
+        except (OverflowError, ValueError):
+            return 0
+    try:
+        return int(float(raku_str(value).strip() or "0"))
+    except (OverflowError, ValueError):
+        return 0
 
 
 def message_from_payload(payload: Mapping[str, Any]) -> Message:
-    """A Message from a file payload, tolerant of odd types as the reference is."""
+    """A Message from a file payload, tolerant of odd types as the reference is (its
+    ``message-from``: a field of another type is made text or a number as it makes it)."""
     calls = payload.get("tool-calls")
     tool_calls = tuple(c for c in calls if isinstance(c, dict)) if isinstance(calls, list) else ()
     tcid = payload.get("tool-call-id")
     depth = payload.get("depth")
-    if depth is not None and not isinstance(depth, int):
-        try:
-            depth = int(depth)
-        except (TypeError, ValueError):
-            depth = 0
+    role = payload.get("role")
     return Message(
-        role=_text(payload.get("role"), "user"),
-        content=_text(payload.get("content")),
+        role="user" if role is None else raku_str(role),
+        content=raku_str(payload.get("content")),
         tool_calls=tool_calls,
-        tool_call_id=None if tcid is None else _text(tcid),
-        sticky=bool(payload.get("sticky")),
-        sysprompt=bool(payload.get("sysprompt")),
-        depth=depth,
+        tool_call_id=None if tcid is None else raku_str(tcid),
+        sticky=raku_truthy(payload.get("sticky")),
+        sysprompt=raku_truthy(payload.get("sysprompt")),
+        depth=None if depth is None else raku_int(depth),
     )

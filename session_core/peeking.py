@@ -22,7 +22,7 @@ from .events import strict_rereads
 from .formats.base import skipped_line
 from .indexing import loads_mended
 from .message import Message, message_from_payload
-from .reader import NotAFileError, iter_lines, open_lines, open_regular
+from .reader import NotAFileError, is_blank, iter_lines, loads_line, open_lines, open_regular
 from .replay import payload_of
 
 if TYPE_CHECKING:
@@ -173,8 +173,11 @@ def _open(
         return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
+        from .views import first_line_damage
+
         source = v1_source(where)
-        source.error = f"this is not a transcript: {not_a_transcript()}"
+        damage = first_line_damage(where)  # (a byte order mark is named: no warning says why)
+        source.error = str(damage) if damage else f"this is not a transcript: {not_a_transcript()}"
         return result, source, None
     result.format = fmt.name
     try:
@@ -247,10 +250,14 @@ def _read_records(
                     )
                 continue
             try:
-                value = loads_mended(raw)
+                # (v1 as the reference reads it: nothing mended, ``1e400`` read)
+                value = loads_mended(raw) if agentgo else loads_line(raw)
             except orjson.JSONDecodeError:
-                if raw.strip():
+                if agentgo and raw.strip():
                     said.append(skipped_line(number, raw))
+                elif not agentgo and not is_blank(raw):
+                    # (the words of v1's spec and its reference, the reason left out)
+                    said.append(f"line {number} could not be read, and was skipped")
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue

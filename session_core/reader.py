@@ -68,25 +68,32 @@ def opened_as(descriptor: int, path: str | os.PathLike[str]) -> bool:
     return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
+# Unicode's White_Space: what the reference's ``.trim`` takes off (Python's ``str.strip``
+# would take U+001C-U+001F too).
+_WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
 def is_blank(raw: bytes) -> bool:
-    return not raw.strip()
-
-
-def parse_line(raw: bytes, number: int, path: str) -> dict[str, Any]:
-    """One non-blank line as an envelope dict, or an ``InvalidLineError``.
-
-    Checks what every reader of v1 needs: a JSON object, ``v`` == 1, a string ``type``.
-    """
+    """A line of nothing but white space, which a v1 reader skips, as the reference's does:
+    Unicode's (a no-break or ideographic space too), not only ASCII's."""
+    if not raw.strip():
+        return True
+    if raw.isascii():
+        return False
     try:
-        value = indexing.loads_mended(raw)
-    except orjson.JSONDecodeError as err:
-        raise InvalidLineError(
-            f"is not valid JSON ({_why(err)})", path=path, line=number, raw=raw
-        ) from None
-    if not isinstance(value, dict):
-        raise InvalidLineError("is not a JSON object", path=path, line=number, raw=raw)
-    check_envelope(value, number, path, raw)
-    return value
+        return not raw.decode("utf-8").strip(_WHITE_SPACE)
+    except UnicodeDecodeError:
+        return False
+
+
+def loads_line(raw: bytes) -> Any:
+    """A v1 line parsed as the reference's reader reads it: by JSON's grammar (``1e400``
+    read as infinity: ``indexing.loads_payload``), nothing mended (a lone surrogate
+    escape is no JSON there). ``orjson.JSONDecodeError`` when it is not JSON."""
+    return indexing.loads_payload(raw, mend=False)
 
 
 def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b"") -> None:
@@ -106,8 +113,10 @@ def _why(err: orjson.JSONDecodeError) -> str:
     text = str(err)
     if "byte order mark" in text:
         return "it starts with a byte order mark, U+FEFF, which JSON does not allow"
-    if "utf-8" in text.lower() or "surrogate" in text.lower():
+    if "utf-8" in text.lower():
         return "invalid UTF-8"
+    if "surrogate" in text.lower():  # (Node writes them; the reference reads none)
+        return "a lone UTF-16 surrogate escape"
     if "depth limit" in text:
         return "nested deeper than 1,024 levels, as deep as this reader reads"
     return text.split(":")[0]
@@ -119,7 +128,7 @@ def line_is_whole(raw: bytes) -> bool:
     if is_blank(raw):
         return True
     try:
-        indexing.loads_payload(raw, mend=False)  # (the reference's repair mends nothing)
+        loads_line(raw)  # (the reference's repair mends nothing)
     except ValueError:
         return False
     return True
@@ -338,8 +347,9 @@ def _replay_into(
                     try:
                         value = loads(raw)
                     except orjson.JSONDecodeError as err:
-                        value = indexing.mended(raw)  # (a lone surrogate escape)
-                        if value is indexing.UNMENDED:
+                        try:
+                            value = loads_line(raw)  # (a number beyond a double)
+                        except orjson.JSONDecodeError:
                             if is_blank(raw):
                                 continue
                             pending = InvalidLineError(

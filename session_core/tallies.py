@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from .errors import TranscriptError
 from .message_usage import agentgo_usage, counts_as_turn, v1_usage
-from .reader import check_envelope
+from .reader import check_envelope, loads_line
 from .replay import payload_of
 from .usage import Usage
 
@@ -36,7 +34,7 @@ class V1Window:
         self.last_ts: str | None = None
 
     def feed(self, raw: bytes, number: int) -> None:
-        env = orjson.loads(raw)
+        env = loads_line(raw)  # (as the whole file's replay reads a line)
         if not isinstance(env, dict):
             raise TranscriptError("is not a JSON object", line=number)
         try:

@@ -154,7 +154,9 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
         raise TranscriptError("is empty; a transcript starts with its first record", path=where)
     fmt = format_of(where)
     if fmt is None:
-        _first_line_damage(where)
+        damage = first_line_damage(where)
+        if damage is not None:
+            raise damage
         raise TranscriptError(
             f"is not a transcript: {not_a_transcript()}",
             path=where,
@@ -168,17 +170,19 @@ def dump_json(value: Any, pretty: bool = False) -> bytes:
     return dump_any(value, option)
 
 
-def _first_line_damage(where: str) -> None:
-    """A first line that is not JSON at all is damage at line N, not "not a transcript"."""
+def first_line_damage(where: str) -> TranscriptError | None:
+    """A first line that is not JSON at all: damage at line N (a byte order mark, say),
+    not "not a transcript"."""
     from .file_lines import read_records
 
     for number, value, raw in read_records(where):
         if value is None:
             from .formats.base import bad_line_reason
 
-            raise TranscriptError(
+            return TranscriptError(
                 f"{bad_line_reason(raw)}; a transcript starts with its first record",
                 path=where,
                 line=number,
             )
-        return
+        return None
+    return None

@@ -20,8 +20,7 @@ from test_lazy_events import busy_transcript, followed
 from session_core import Session
 from session_core.errors import InvalidLineError, ReplayError, TranscriptError
 from session_core.facts import message_facts
-from session_core.indexing import loads_mended
-from session_core.reader import check_envelope, is_blank, replay_file
+from session_core.reader import check_envelope, is_blank, loads_line, replay_file
 from session_core.replay import ReplayState
 from session_core.views import replay_json
 
@@ -45,13 +44,18 @@ def plain_replay_file(path: Path, tolerate_tail: bool) -> ReplayState:
                 continue
             raise _mid(pending)
         try:
-            env = loads_mended(raw)  # (a lone surrogate escape read as U+FFFD)
+            env = loads_line(raw)  # (as the reference: nothing mended, 1e400 read)
         except orjson.JSONDecodeError as err:
             if is_blank(raw):
                 continue
             text = str(err).lower()
-            bad_text = "utf-8" in text or "surrogate" in text
-            why = "invalid UTF-8" if bad_text else str(err).split(":")[0]
+            why = (
+                "invalid UTF-8"
+                if "utf-8" in text
+                else "a lone UTF-16 surrogate escape"
+                if "surrogate" in text
+                else str(err).split(":")[0]
+            )
             pending = InvalidLineError(
                 f"is not valid JSON ({why})", path=where, line=number, raw=raw
             )

@@ -22,7 +22,7 @@ def test_a_byte_order_mark_is_named(
     path.write_bytes(b"\xef\xbb\xbf" + sample.read_bytes())
     code, _out, err = run_cli(capsys, "replay", str(path))
     assert code == 1 and "byte order mark" in err and "UTF-8" not in err
-    assert any("byte order mark" in warning for warning in peek(path).warnings)
+    assert "byte order mark" in str(peek(path).error)
 
 
 def test_a_path_that_is_no_path_is_refused_in_words() -> None:

@@ -238,8 +238,9 @@ def test_lines_that_cannot_hold_the_term_are_not_parsed(tmp_path: Path, monkeypa
 
 
 def test_a_value_made_text_by_the_format_is_found() -> None:
-    """What ``message_parts`` makes of a value that is not a string (``str`` of it) is
-    searched as it shows: the line's bytes do not hold it, so the line is read."""
+    """What ``message_parts`` makes of a value that is not a string (the reference's
+    ``.Str`` of it: a list's items joined by spaces) is searched as it shows: the line's
+    bytes do not hold it, so the line is read."""
     ts = "2026-08-09T13:10:08.542283Z"
     meta = {"id": "m", "payload": {}, "ts": ts, "type": "session-meta", "v": 1}
     call = {"id": "c1", "type": "function", "function": {"name": "run", "arguments": None}}
@@ -250,7 +251,7 @@ def test_a_value_made_text_by_the_format_is_found() -> None:
     ]
     lines[2]["type"] = "message"
     raw = opened([orjson.dumps({**line, "v": 1}) for line in lines])[0].raw
-    assert find(raw, "['X', 1]") == [0] == brute(raw, "['X', 1]")
+    assert find(raw, "X 1") == [0] == brute(raw, "X 1")
     assert find(raw, "NULL") == [1] == brute(raw, "NULL")  # (arguments shown as JSON)
 
 

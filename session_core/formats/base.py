@@ -281,6 +281,10 @@ class TranscriptFormat(ABC):
     only_locking_writers: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
+    # A line orjson refuses for a lone surrogate escape is read with U+FFFD in its place
+    # (``indexing.mended``: Node writes them); False where the format's reference reads no
+    # such line (v1's), so it is no JSON there either.
+    mends_lines: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ...item_column import ItemFacts, Verbatim
 from ...item_heights import shape_height
 from ...json_out import compact_json
+from ...message import raku_str
 from ...model import Item, Part, Usage
 from ...parts import tool_call_part
-from ...text import as_str
 
 if TYPE_CHECKING:
     from .model import V1Model
@@ -79,13 +79,14 @@ def message_item(mid: str, payload: dict[str, Any], line: int) -> Item:
 
 def message_role(payload: dict[str, Any]) -> str:
     """A message's role, as its facts say it (``facts.message_facts``)."""
-    return as_str(payload.get("role")) or "user"
+    return raku_str(payload.get("role")) or "user"
 
 
 # What ``message_parts`` makes a message's texts and names of: these keys' values, as
 # they are where they are strings (null ``content`` or ``reasoning``: no text; any other
-# value is made text by ``str``). A line where one holds anything else, anywhere in it,
-# is read whole by a search; an elision line's item is not its line's (not a message).
+# value is made text as the reference makes it, ``message.raku_str``). A line where one
+# holds anything else, anywhere in it, is read whole by a search; an elision line's item
+# is not its line's (not a message).
 _WS = rb"[ \t\r\n]*+"  # (possessive: not given back to the look-ahead)
 MESSAGE_VERBATIM = Verbatim(
     frozenset({"message"}),
@@ -99,12 +100,12 @@ MESSAGE_VERBATIM = Verbatim(
 def message_parts(payload: dict[str, Any]) -> list[Part]:
     """A message line's parts: its text, its reasoning, its tool calls; a tool message's
     result (failed where it says ``is-error``). Its facts say as much (``V1Model``
-    measures an item from them): the lines of ``as_str(content)``, a reasoning part where
+    measures an item from them): the lines of ``raku_str(content)``, a reasoning part where
     the reasoning is truthy, a call for each tool-call object."""
-    parts = [Part("text", as_str(payload.get("content")))]
+    parts = [Part("text", raku_str(payload.get("content")))]
     reasoning = payload.get("reasoning")
     if reasoning:
-        parts.append(Part("reasoning", as_str(reasoning)))
+        parts.append(Part("reasoning", raku_str(reasoning)))
     calls = payload.get("tool-calls")
     if isinstance(calls, list):
         for call in calls:
@@ -115,7 +116,7 @@ def message_parts(payload: dict[str, Any]) -> list[Part]:
     tcid = payload.get("tool-call-id")
     if tcid is not None:
         failed = bool(payload.get("is-error"))
-        parts = [Part("tool-result", parts[0].text, call_id=as_str(tcid), is_error=failed)]
+        parts = [Part("tool-result", parts[0].text, call_id=raku_str(tcid), is_error=failed)]
     return parts
 
 
