@@ -290,8 +290,8 @@ class Session:
             payload["error"] = error
         if artifact:
             payload["artifact"] = dict(artifact)
-        if duration is not None:  # (to the microsecond, half up, as the reference rounds)
-            payload["duration"] = math.floor(float(duration) * 1e6 + 0.5) / 1e6
+        if duration is not None:
+            payload["duration"] = _seconds(duration)
         return self._append("tool-settled", payload)
 
     def resolve_tool_operation(self, op_id: str, outcome: str, reason: str | None = None) -> str:
@@ -472,3 +472,13 @@ def _path(path: Any) -> str:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seconds(duration: float) -> float | orjson.Fragment:
+    """A settle's duration to the microsecond, half up, as the reference rounds it, and
+    written as its JSON writer writes that decimal: ``0.000003``, where orjson would
+    write ``3e-06``'s shortest form, ``3e-6`` (below 0.0001; above, the two agree)."""
+    value = math.floor(float(duration) * 1e6 + 0.5) / 1e6
+    if value and abs(value) < 1e-4:
+        return orjson.Fragment(f"{value:.6f}".rstrip("0").encode())
+    return value

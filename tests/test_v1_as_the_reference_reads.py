@@ -127,3 +127,22 @@ def test_odd_message_values_are_made_what_the_reference_makes_of_them(tmp_path: 
         assert [m.depth for m in messages] == [None, 1, 2, None]
         assert [(m.sticky, m.sysprompt) for m in messages][2:] == [(False, False), (False, True)]
         assert messages[3].tool_call_id == "7"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "written"),
+    [(2.4e-6, b"0.000002"), (5e-5, b"0.00005"), (0.1234567, b"0.123457"), (2, b"2.0")],
+)
+def test_a_duration_is_written_as_the_reference_writes_it(
+    tmp_path: Path, seconds: float, written: bytes
+) -> None:
+    """To the microsecond, as a decimal: JSON::Fast writes ``0.000002`` where orjson's
+    shortest form of the float is ``2e-6``."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, {}) as s:
+        op = s.append_tool_dispatched("call_1", "run", {})
+        s.append_tool_settled(op, "completed", duration=seconds)
+        assert s.events()[-1]["payload"]["duration"] == float(written)
+    assert b'"duration":' + written + b"," in path.read_bytes().splitlines()[-1]
+    with Session.load(path) as again:
+        assert again.events()[-1]["payload"]["duration"] == float(written)
