@@ -45,20 +45,16 @@ class Message:
 
 def payload_is_sticky(payload: Mapping[str, Any]) -> bool:
     return (
-        raku_truthy(payload.get("sticky"))
-        or raku_truthy(payload.get("sysprompt"))
+        bool(payload.get("sticky"))
+        or bool(payload.get("sysprompt"))
         or (payload.get("depth") is not None)
     )
 
 
 # A message field of another type than the spec's is made what the reference makes of
-# it (``message-from``: ``.Str``, ``.Int``, ``so``), so a hand-written file's odd values
-# read alike in both. Neither writer writes such values.
-
-
-def raku_truthy(value: Any) -> bool:
-    """``so value`` in Raku: as Python's ``bool``, but the string ``"0"`` is false."""
-    return value != "0" and bool(value)
+# it (``message-from``: ``.Str``, ``.Int``; its ``so`` is Python's ``bool`` of a JSON
+# value, ``"0"`` true in both), so a hand-written file's odd values read alike in both.
+# Neither writer writes such values.
 
 
 def raku_str(value: Any) -> str:
@@ -111,7 +107,7 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
         content=raku_str(payload.get("content")),
         tool_calls=tool_calls,
         tool_call_id=None if tcid is None else raku_str(tcid),
-        sticky=raku_truthy(payload.get("sticky")),
-        sysprompt=raku_truthy(payload.get("sysprompt")),
+        sticky=bool(payload.get("sticky")),  # (``so`` in Raku: ``"0"`` is true there too)
+        sysprompt=bool(payload.get("sysprompt")),
         depth=None if depth is None else raku_int(depth),
     )
