@@ -9,10 +9,9 @@ import orjson
 
 from . import indexing
 from .errors import TranscriptError
-from .follow_update import FollowUpdate
+from .follow_update import FollowUpdate, parse_line
 from .formats import Format
-from .formats.base import skipped_line
-from .reader import check_envelope, is_blank, loads_line
+from .reader import check_envelope
 from .replay import ReplayState
 from .utf8 import BlockLines
 
@@ -122,14 +121,12 @@ class LiveTranscript:
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:
-                try:
-                    envelope = loads_line(bytes(raw))  # as a whole read reads it
-                except orjson.JSONDecodeError:
-                    if not is_blank(bytes(raw)):
-                        warnings.append(skipped_line(line, bytes(raw)))
+                # (as a whole read reads it, or a warning that says why: None)
+                envelope = parse_line(bytes(raw), line, warnings, mend=False)
+                if envelope is None:
                     continue
             if type(envelope) is not dict:
-                warnings.append(f"line {line} is not a JSON object, and was skipped")
+                parse_line(bytes(raw), line, warnings, mend=False)
                 continue
             # Without a span the line itself is kept: a copy, not a view of the block.
             keep = span or bytes(raw)

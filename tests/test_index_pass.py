@@ -313,7 +313,7 @@ def test_every_odd_line_takes_the_index_pass_or_the_plain_path_alike(tmp_path: P
 @pytest.mark.parametrize(
     ("old", "new", "shown"),
     [
-        (b'"content":"hi"', b'"content":1e400', "inf"),  # counted as lines: decoded
+        (b'"content":"hi"', b'"content":1e400', "Inf"),  # (Raku's .Str of it), decoded
         (b'"content":"hi"', b'"content":"hi","x":-1e400', "hi"),  # skipped
     ],
 )
