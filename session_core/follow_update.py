@@ -10,8 +10,8 @@ import orjson
 
 from .events import LineSource
 from .formats import Format
-from .formats.base import skipped_line
-from .indexing import loads_mended
+from .formats.base import joined_warning, skipped_line
+from .indexing import concatenated, loads_mended
 from .reader import is_blank, loads_line
 
 
@@ -59,17 +59,30 @@ def parse_line(
     """A line as a JSON object, or None (a warning said why; a blank line is skipped).
     ``mend``: as the format reads a line orjson refuses (``TranscriptFormat.mends_lines``;
     v1's is read as its reference reads it, ``reader.loads_line``)."""
+    records = parse_records(raw, number, warnings, mend=mend)
+    return records[0] if records else None
+
+
+def parse_records(
+    raw: bytes, number: int, warnings: list[str], *, mend: bool = True, joins: bool = False
+) -> list[dict[str, Any]]:
+    """``parse_line``'s record as a list, and where the format ``joins_lines``, each
+    record of a line of several with no line break between them (a warning says so)."""
     try:
         record = loads_mended(raw) if mend else loads_line(raw)
     except orjson.JSONDecodeError:
+        records = concatenated(raw) if joins else None
+        if records is not None:
+            warnings.append(joined_warning(number, len(records)))
+            return records
         blank = not raw.strip() if mend else is_blank(raw)
         if not blank:
             warnings.append(skipped_line(number, raw))
-        return None
+        return []
     if type(record) is not dict:
         warnings.append(f"line {number} is not a JSON object, and was skipped")
-        return None
-    return record
+        return []
+    return [record]
 
 
-__all__ = ["FollowUpdate", "parse_line"]
+__all__ = ["FollowUpdate", "parse_line", "parse_records"]

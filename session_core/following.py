@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from .events import SPAN_BITS, SPAN_MAX, LineSource
-from .follow_update import FollowUpdate, parse_line
+from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
@@ -335,12 +335,11 @@ class _Tail:
             try:
                 record = loads(raw)
             except orjson.JSONDecodeError:
-                # mended (where the format mends: ``mends_lines``), or says why
-                record = parse_line(raw, number, update.warnings, mend=self._mends())
-                if record is None:
-                    continue
+                record = None
             if type(record) is not dict:
-                parse_line(raw, number, update.warnings)
+                # mended, or each record of a joined line, where the format reads so
+                # (``mends_lines``, ``joins_lines``); or a warning that says why
+                self._records(raw, number, start, update)
                 continue
             if not self.seen_first:
                 self._first(record, number, update)
@@ -349,10 +348,26 @@ class _Tail:
             spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
         self.line = number
 
-    def _mends(self) -> bool:
+    def _records(self, raw: bytes, number: int, start: int, update: FollowUpdate) -> None:
+        """A line orjson did not read as an object (starting at ``start`` in the file),
+        as the file's format reads it."""
         from .formats import by_name
 
-        return self.format is None or by_name(self.format).mends_lines
+        fmt = None if self.format is None else by_name(self.format)
+        records = parse_records(
+            raw,
+            number,
+            update.warnings,
+            mend=fmt is None or fmt.mends_lines,
+            joins=fmt is None or fmt.joins_lines,
+        )
+        one = len(records) == 1 and len(raw) <= SPAN_MAX  # (a joined line's span is no one's)
+        for record in records:
+            if not self.seen_first:
+                self._first(record, number, update)
+            update.envelopes.append(record)
+            update.lines.append(number)
+            update.spans.append(start << SPAN_BITS | len(raw) if one else 0)
 
     def _pass_raw(
         self, block: bytes | bytearray, cut: int, base: int, update: FollowUpdate
@@ -375,9 +390,10 @@ class _Tail:
             number += 1
             size = len(line)
             if not self.seen_first:
-                record = parse_line(bytes(line), number, [])  # the reader warns of it
-                if record is not None:
-                    self._first(record, number, update)
+                # (the reader warns of it; a joined line's first record tells too)
+                records = parse_records(bytes(line), number, [], joins=True)
+                if records:
+                    self._first(records[0], number, update)
             raw.append(line)
             numbers.append(number)
             spans.append(at << SPAN_BITS | size if size <= SPAN_MAX else 0)

@@ -256,6 +256,17 @@ def concatenated(raw: bytes | memoryview) -> list[dict[str, Any]] | None:
 _OBJECTS = json.JSONDecoder()
 
 
+def head_record(raw: bytes | memoryview) -> Any:
+    """A line as format detection reads it: parsed (mended where orjson refuses it), or
+    the first record of a line of several (``concatenated``: the format then says how
+    it reads such a line); ``None`` when it is no JSON."""
+    try:
+        return loads_mended(raw)
+    except orjson.JSONDecodeError:
+        records = concatenated(raw)
+        return None if records is None else records[0]
+
+
 def _lone_surrogates_replaced(raw: bytes) -> bytes | None:
     """``raw`` with each ``\\uD800``-``\\uDFFF`` escape that is not half of a pair turned
     into ``\\ufffd`` (None: none was). A backslash in JSON is always inside a string."""

@@ -87,6 +87,7 @@ class ItemColumn:
         "flags",
         "height",
         "id_prefix",
+        "id_suffix",
         "ids",
         "kind",
         "late",
@@ -112,6 +113,9 @@ class ItemColumn:
 
     def __init__(self, id_prefix: str = "L") -> None:
         self.id_prefix = id_prefix
+        # Set while a line's later records are fed (``Builder.joined_line``): an item
+        # named by its line is then named ``<prefix><line><suffix>``, not its first's name.
+        self.id_suffix = ""
         # 4 bytes a line number and a timestamp's end: a file of 2**31 lines, or 4 GB of
         # timestamps, would need 10s of GB kept before either overflowed (an error then).
         self.line = array("i")
@@ -212,6 +216,8 @@ class ItemColumn:
         self.height.append(folded_height(parts))
         self.nparts.append(min(len(parts), 255))
         self.ts_end.append(len(self.ts_text))
+        if ident is None and self.id_suffix:
+            ident = f"{self.id_prefix}{line}{self.id_suffix}"
         if ident is not None or self.ids is not None:
             if self.ids is None:
                 self.ids = [None] * index
@@ -282,6 +288,8 @@ class ItemColumn:
         self.height.append(min(height, 255))
         self.nparts.append(min(nparts, 255))
         self.ts_end.append(len(self.ts_text))
+        if ident is None and self.id_suffix:
+            ident = f"{self.id_prefix}{line}{self.id_suffix}"
         if ident is not None or self.ids is not None:
             if self.ids is None:
                 self.ids = [None] * index

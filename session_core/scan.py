@@ -48,7 +48,7 @@ from .agentgo.reader import StrictReader, parse_record
 from .compressed import maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
-from .indexing import loads_mended
+from .indexing import head_record
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
@@ -220,10 +220,7 @@ def _head_records(head: bytes) -> Iterator[Any]:
     """The head's first non-blank lines, parsed (None: no JSON), as detection asks."""
     for raw in head.split(b"\n", HEAD_LINES * 4)[: HEAD_LINES * 4]:
         if raw.strip():
-            try:
-                yield loads_mended(raw)
-            except orjson.JSONDecodeError:
-                yield None
+            yield head_record(raw)
 
 
 # -- v1 ------------------------------------------------------------------------------

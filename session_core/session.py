@@ -275,8 +275,12 @@ class Session:
         self._need(isinstance(op_id, str), "op_id must be an operation's id")
         self._need(
             duration is None
-            or (isinstance(duration, int | float) and not isinstance(duration, bool)),
-            "duration must be a number of seconds",
+            or (
+                isinstance(duration, int | float)
+                and not isinstance(duration, bool)
+                and abs(duration) < 1e300  # (not NaN nor infinite, nor made so in µs)
+            ),
+            "duration must be a (finite) number of seconds",
         )
         for name, value in (("reason", reason), ("result_digest", result_digest), ("error", error)):
             self._need(value is None or isinstance(value, str), f"{name} must be a string")

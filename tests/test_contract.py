@@ -582,12 +582,18 @@ def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
     path = tmp_path / f"joined{sample.suffix}"
     path.write_bytes(b"\n".join(joined))
     plain = open_transcript(sample)
+    assert fmt.joins_lines == fmt.builder(str(path)).joins_lines  # (one word, two places)
     try:
         read = open_transcript(path)
     except TranscriptError as err:
+        assert not fmt.joins_lines
         assert err.line == k + 1
         assert main(["check", str(path)]) == 1
+        followed = _followed(fmt, path)  # the viewer's live read reads it no otherwise
+        assert any(w.startswith((f"line {k + 1} ", f"line {k + 1}:")) for w in followed.warnings)
+        assert not any("no line break" in w for w in followed.warnings)
         return
+    assert fmt.joins_lines
     said = f"line {k + 1} holds 2 records with no line break between them; each was read"
     assert read.warnings == [*plain.warnings, said] or said in read.warnings
     assert len(read.raw) == len(plain.raw) and len(read.messages) == len(plain.messages)

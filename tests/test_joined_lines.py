@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_writer import CCWriter, text
+from format_fixtures import FACTORIES
+from helpers import follow_into
 from json_strategies import json_values
 
-from session_core import open_transcript, peek
+from session_core import Message, Session, TranscriptError, open_transcript, peek
+from session_core.following import FollowUpdate
 from session_core.indexing import concatenated
 from viewer.cli import main
 
@@ -75,3 +79,61 @@ def test_a_torn_record_after_the_last_line_is_still_a_crash_tail(tmp_path: Path)
     assert len(t.messages) == 3  # the line is not read: its second record is not whole
     assert t.warnings == ["line 4 is not valid JSON, and was kept as it is"]
     assert main(["check", str(path)]) == 0
+
+
+def _envelopes(path: Path) -> tuple[list[dict[str, Any]], list[int], list[str]]:
+    """What the public ``follow`` hands on, parsed: its records, their lines, warnings."""
+    got: list[dict[str, Any]] = []
+    lines: list[int] = []
+    warnings: list[str] = []
+
+    def apply(update: FollowUpdate) -> None:
+        got.extend(update.envelopes)
+        lines.extend(update.lines)
+        warnings.extend(update.warnings)
+
+    follow_into(apply, path, 1 << 20, parse=True)
+    return got, lines, warnings
+
+
+def test_the_public_follow_hands_on_each_record(tmp_path: Path) -> None:
+    path = _session(tmp_path)
+    got, lines, warnings = _envelopes(path)
+    assert [e.get("type") for e in got][-2:] == ["assistant", "summary"] and lines[-2:] == [4, 4]
+    assert warnings == ["line 4 holds 2 records with no line break between them; each was read"]
+
+
+def test_a_joined_first_line_is_read_so_too(tmp_path: Path) -> None:
+    """Detection takes a joined line's first record (the format then says how it reads
+    the line): a Claude Code file is read whole; a v1 file is refused at line 1."""
+    path = _session(tmp_path)
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(lines[0] + lines[1] + b"\n" + b"\n".join(lines[2:]))
+    t = open_transcript(path)
+    assert len(t.messages) == 4 and t.meta["title"] == "Fix Go file permissions"
+    assert t.warnings[0].startswith("line 1 holds 2 records")
+    assert _envelopes(path)[0][0]["type"] == "user"
+    v1 = tmp_path / "v1.jsonl"
+    with Session.create(v1, {}) as s:
+        s.append_message(Message("user", "hi"))
+    first, second = v1.read_bytes().split(b"\n")[:2]
+    v1.write_bytes(first + second + b"\n")
+    with pytest.raises(TranscriptError) as err:
+        open_transcript(v1)
+    assert err.value.line == 1
+
+
+def test_the_records_of_a_codex_line_are_told_apart(tmp_path: Path) -> None:
+    """Codex names an item by its line (``L12``): a joined line's later records are
+    ``L12.2``..., so a compaction's folded ids name each, as the split file's do."""
+    sample = FACTORIES["codex"](tmp_path)
+    lines = sample.read_bytes().split(b"\n")
+    joined = tmp_path / "joined.jsonl"
+    joined.write_bytes(b"\n".join([lines[0], lines[1] + lines[2], *lines[3:]]))
+    split, read = open_transcript(sample), open_transcript(joined)
+    ids = [item.id for item in read.raw]
+    assert len(ids) == len(set(ids)) and ids[1:3] == ["L2", "L2.2"]
+    renamed = {"L2": "L2", "L3": "L2.2"} | {f"L{n}": f"L{n - 1}" for n in range(4, len(lines) + 1)}
+    assert [renamed.get(i.id, i.id) for i in split.raw] == ids
+    for mine, theirs in zip(read.compactions, split.compactions, strict=True):
+        assert list(mine.folded) == [renamed.get(i, i) for i in theirs.folded]

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lazy_events import followed
 
-from session_core import Session, TranscriptError, peek
+from session_core import RefusedAppendError, Session, TranscriptError, peek
 from session_core.reader import is_blank, replay_file
 from viewer.cli import main
 
@@ -56,6 +56,9 @@ def test_a_lone_surrogate_escape_mid_file_is_damage(tmp_path: Path) -> None:
     assert [m.content for m in seen.messages] == ["hello"]
     live = followed(path, 1 << 16).state  # the viewer's way: a warning, the rest read
     assert [e["id"] for e in live.events] == ["m", "b"]
+    assert live.warnings == [
+        "line 2 could not be read (has a lone UTF-16 surrogate escape), and was skipped"
+    ]
 
 
 def test_a_last_line_with_one_is_the_crash_tail_load_cuts(tmp_path: Path) -> None:
@@ -147,3 +150,14 @@ def test_a_duration_is_written_as_the_reference_writes_it(
     assert b'"duration":' + written + b"," in path.read_bytes().splitlines()[-1]
     with Session.load(path) as again:
         assert again.events()[-1]["payload"]["duration"] == float(written)
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), -float("inf"), 10**400, 1e305])
+def test_a_duration_that_is_no_finite_number_is_refused(tmp_path: Path, seconds: float) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, {}) as s:
+        op = s.append_tool_dispatched("call_1", "run", {})
+        before = path.read_bytes()
+        with pytest.raises(RefusedAppendError, match="duration"):
+            s.append_tool_settled(op, "completed", duration=seconds)
+    assert path.read_bytes() == before

@@ -11,10 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import orjson
-
 from ..compressed import open_maybe_compressed
-from ..indexing import loads_mended
+from ..indexing import head_record
 from .base import Builder, LiveModel, TranscriptFormat
 
 Format = str  # a registered format's name
@@ -118,10 +116,10 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
                 buffered += block
                 while b"\n" in buffered:
                     line, _, buffered = buffered.partition(b"\n")
-                    if line.strip() and head.feed(_parsed(line)):
+                    if line.strip() and head.feed(head_record(line)):
                         return head.format
             if buffered.strip():
-                head.feed(_parsed(buffered))
+                head.feed(head_record(buffered))
             return head.format
     except (OSError, EOFError, ValueError):  # (ValueError: a NUL in the path)
         return None
@@ -131,13 +129,6 @@ def format_of(path: str | os.PathLike[str]) -> TranscriptFormat | None:
     """The registered format that reads this file, or None (not a transcript)."""
     name = detect_format(path)
     return None if name is None else by_name(name)
-
-
-def _parsed(line: bytes) -> Any:
-    try:
-        return loads_mended(line)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def _register_builtins() -> None:

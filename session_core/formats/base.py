@@ -37,6 +37,7 @@ from ..text import count
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..follow_update import FollowUpdate
+    from ..item_column import ItemColumn
     from ..peeking import PeekSource
     from ..scan import FileRead
 
@@ -56,6 +57,10 @@ class Builder(ABC):
     called at any time (after every batch, for a live view) and must be cheap enough
     for that: it assembles what ``feed`` kept, it does not read the file again.
     """
+
+    # A line of records with no line break between them is read as each (``joined_line``,
+    # where the format's writers are known to write such lines); else it is a bad line.
+    joins_lines: ClassVar[bool] = False
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -84,7 +89,7 @@ class Builder(ABC):
         except orjson.JSONDecodeError:
             record = mended(raw)  # (a lone surrogate escape: Node writes them)
             if record is UNMENDED:
-                records = concatenated(raw)
+                records = concatenated(raw) if self.joins_lines else None
                 if records is None:
                     self.bad_line(line, raw, bad_line_reason(raw))
                 else:
@@ -168,19 +173,27 @@ class Builder(ABC):
             make_lazy(parts, self.part_source, self.span, self.line_bytes)
 
     def joined_line(self, line: int, records: list[dict[str, Any]]) -> None:
-        """A line of several records with no line break between them (``concatenated``):
-        each fed as line ``line``, kept whole (a span reads the whole line, not one of
-        them), and a warning that says so (not damage: the writer wrote it so)."""
-        self.warnings.append(
-            f"line {line} holds {len(records)} records with no line break between them; "
-            "each was read"
-        )
+        """A line of several records with no line break between them (``concatenated``;
+        a format whose builder ``joins_lines``): each fed as line ``line``, kept whole (a
+        span reads the whole line, not one of them), an item named by its line told
+        apart (``L12``, ``L12.2``...: ``id_columns``), and a warning that says so (not
+        damage: the writer wrote it so)."""
+        self.warnings.append(joined_warning(line, len(records)))
         span, self.span = self.span, 0
+        columns = self.id_columns()
         try:
-            for record in records:
+            for number, record in enumerate(records, 1):
+                for column in columns:
+                    column.id_suffix = f".{number}" if number > 1 else ""
                 self.feed(record, line)
         finally:
             self.span = span
+            for column in columns:
+                column.id_suffix = ""
+
+    def id_columns(self) -> tuple[ItemColumn, ...]:
+        """The builder's item columns that name an item by its line (``joined_line``)."""
+        return ()
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
@@ -281,6 +294,9 @@ class TranscriptFormat(ABC):
     only_locking_writers: ClassVar[bool] = False
     # Follow hands the live view parsed records (False: raw lines, parsed as applied).
     parsed_updates: ClassVar[bool] = True
+    # Its reader reads a line of records with no line break between them as each
+    # (``Builder.joins_lines``, which its builder says alike; ``follow`` parses so too).
+    joins_lines: ClassVar[bool] = False
     # A line orjson refuses for a lone surrogate escape is read with U+FFFD in its place
     # (``indexing.mended``: Node writes them); False where the format's reference reads no
     # such line (v1's), so it is no JSON there either.
@@ -448,6 +464,7 @@ class AgentFormat(TranscriptFormat):
 
     writable: ClassVar[bool] = False
     parsed_updates: ClassVar[bool] = False
+    joins_lines: ClassVar[bool] = True  # (Claude Code has written ``{…}{…}``)
     # (the variable naming the home folder, the folder in $HOME otherwise, its sessions)
     home: ClassVar[tuple[str, str, str]]
 
@@ -493,9 +510,15 @@ def note_of(parts: Sequence[str], warnings: Sequence[str]) -> str:
 NOTE_WARNINGS = 5  # warnings a check note spells out (a damaged file can have thousands)
 
 
+def joined_warning(line: int, records: int) -> str:
+    """The warning for a line of several records read as each (``concatenated``)."""
+    return f"line {line} holds {records} records with no line break between them; each was read"
+
+
 def skipped_line(number: int, raw: bytes) -> str:
     """The warning for a line no JSON could be read from, skipped: why, too."""
-    return f"line {number} could not be read ({bad_line_reason(raw)[3:]}), and was skipped"
+    why = bad_line_reason(raw).removeprefix("is ")
+    return f"line {number} could not be read ({why}), and was skipped"
 
 
 def bad_line_reason(raw: bytes) -> str:
@@ -505,8 +528,10 @@ def bad_line_reason(raw: bytes) -> str:
         orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         text = str(err).lower()
-        if "utf-8" in text or "surrogate" in text:
+        if "utf-8" in text:
             return "is not valid UTF-8"
+        if "surrogate" in text:
+            return "has a lone UTF-16 surrogate escape"
         if "depth limit" in text:
             return "is nested deeper than 1,024 levels (as deep as this reader reads)"
     return "is not valid JSON"

@@ -14,11 +14,11 @@ import os
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from ...item_column import NodeIdColumn
+from ...item_column import ItemColumn, NodeIdColumn
 from ...model import Part, Run, Transcript
 from ...utf8 import BlockLines
 from ..base import Builder
@@ -53,6 +53,8 @@ META_LINES = 1000  # the session's facts are looked for in its first lines (some
 
 class ClaudeCodeBuilder(Builder):
     """Feeds Claude Code records; ``transcript()`` assembles them (see ``assemble``)."""
+
+    joins_lines: ClassVar[bool] = True  # (2.0.76-2.1.17 wrote ``{…}{"type":"summary"…}``)
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
@@ -119,6 +121,9 @@ class ClaudeCodeBuilder(Builder):
         super().set_source(source)
         if self.part_source is not None:
             self.raw.source = self.part_source  # spans fed before stay readable
+
+    def id_columns(self) -> tuple[ItemColumn, ...]:
+        return (self.raw,)
 
     # -- feeding ---------------------------------------------------------------------
 

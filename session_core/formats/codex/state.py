@@ -12,7 +12,7 @@ and ``CodexBuilder`` (``builder``: feeding, events and the model).
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -33,6 +33,9 @@ _PACKED = [Part("other")]
 
 
 class CodexState(Builder):
+    # (a tolerant reader, as Claude Code's; no Codex rollout is known to hold such a line)
+    joins_lines: ClassVar[bool] = True
+
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.meta: dict[str, Any] = {}
@@ -100,6 +103,9 @@ class CodexState(Builder):
         super().set_source(source)
         if self.part_source is not None:
             self.raw.source = self.part_source  # spans fed before stay readable
+
+    def id_columns(self) -> tuple[ItemColumn, ...]:
+        return (self.raw,)
 
     def _by_span(self) -> bool:
         """Is the line being fed kept by its span (its parts read again when asked for)?"""
