@@ -17,7 +17,6 @@ from . import search
 from .events import LineSource
 from .item_heights import folded_height, grown_height
 from .model import Item, Part, PartSource, Usage, make_lazy
-from .packed_ids import PackedIds
 from .parts import CHANGED
 
 LINE_LIMIT = 2**31 - 1  # the biggest line number an item keeps (``line``: an int32)
@@ -584,27 +583,8 @@ class ItemColumn:
         return parts
 
 
-class NodeIdColumn(ItemColumn):
-    """An ``ItemColumn`` whose items are named by ids kept once, packed (a ``PackedIds``:
-    the replay's ids of its lines, Claude Code's uuids of its nodes), not a str per item:
-    ``nodes`` gives each item's node there (-1: an item named as ``ItemColumn`` names
-    it, by ``ident`` or its line)."""
-
-    __slots__ = ("node_ids", "nodes")
-
-    def __init__(self, nodes: array[int], ids: PackedIds, id_prefix: str = "L") -> None:
-        super().__init__(id_prefix)
-        self.nodes = nodes  # item -> its node in ids, or -1
-        self.node_ids = ids
-
-    def id_of(self, index: int) -> str:
-        node = self.nodes[index]
-        return self.node_ids[node] if node >= 0 else super().id_of(index)
-
-
 __all__ = [
     "FOLDED_MARK",
     "ItemColumn",
     "ItemFacts",
-    "NodeIdColumn",
 ]

@@ -11,7 +11,7 @@ from array import array
 import pytest
 
 from session_core.column_items import ItemIds
-from session_core.item_column import NodeIdColumn
+from session_core.node_id_column import NodeIdColumn
 from session_core.packed_ids import BATCH, PackedIds, _low_halves, packed, packed_run, text_of
 
 

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from ...item_column import ItemColumn, NodeIdColumn
+from ...item_column import ItemColumn
 from ...model import Part, Run, Transcript
+from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
 from ..base import Builder
 from . import blocks, conversation

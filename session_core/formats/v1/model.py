@@ -66,7 +66,7 @@ class V1Model(V1Calls):
     """
 
     def __init__(self, state: ReplayState) -> None:
-        from ...item_column import NodeIdColumn
+        from ...node_id_column import NodeIdColumn
         from ...usage import UsageTally
 
         self.state = state
