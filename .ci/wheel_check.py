@@ -56,6 +56,11 @@ def main() -> None:
 
     from session_core import Message, Session
     from session_core.agentgo import AgentGoSession
+    from session_core.artifacts import grapheme_count
+
+    # What a dependency imported only when asked does (regex: an artifact's graphemes).
+    if grapheme_count("e\u0301 \U0001f44d\U0001f3fd\r\n") != 4:
+        raise SystemExit("wheel check: graphemes are not counted as the reference counts them")
 
     v1 = out / "v1.jsonl"
     with Session.create(v1, meta={"agent": "wheel-check"}) as s:
