@@ -10,8 +10,8 @@ import orjson
 
 from .events import LineSource
 from .formats import Format
-from .formats.base import joined_warning, skipped_line
 from .indexing import concatenated, loads_mended
+from .line_warnings import joined_warning, skipped_line
 from .reader import is_blank, loads_line
 
 

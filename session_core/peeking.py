@@ -19,8 +19,8 @@ import orjson
 from .agentgo.view import as_message
 from .errors import TranscriptError
 from .events import strict_rereads
-from .formats.base import skipped_line
 from .indexing import loads_mended
+from .line_warnings import skipped_line
 from .message import Message, message_from_payload
 from .reader import NotAFileError, is_blank, iter_lines, loads_line, open_lines, open_regular
 from .replay import payload_of

@@ -177,7 +177,7 @@ def first_line_damage(where: str) -> TranscriptError | None:
 
     for number, value, raw in read_records(where):
         if value is None:
-            from .formats.base import bad_line_reason
+            from .line_warnings import bad_line_reason
 
             return TranscriptError(
                 f"{bad_line_reason(raw)}; a transcript starts with its first record",

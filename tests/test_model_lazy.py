@@ -37,7 +37,7 @@ def plain(fmt: TranscriptFormat, path: str, writer_alive: bool | None) -> Transc
     for number, value, raw in read_records(path):
         builder.lines = number
         if value is None:
-            from session_core.formats.base import bad_line_reason
+            from session_core.line_warnings import bad_line_reason
 
             builder.bad_line(number, raw, bad_line_reason(raw))
         elif type(value) is not dict:

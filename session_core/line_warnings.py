@@ -1,0 +1,50 @@
+"""What a reader says of a line it could not read as one record: the warnings' words,
+and which of them name damage (a line not the last), in one place for every reader."""
+
+from __future__ import annotations
+
+import orjson
+
+
+def joined_warning(line: int, records: int) -> str:
+    """The warning for a line of several records read as each (``concatenated``)."""
+    return f"line {line} holds {records} records with no line break between them; each was read"
+
+
+def skipped_line(number: int, raw: bytes) -> str:
+    """The warning for a line no JSON could be read from, skipped: why, too."""
+    why = bad_line_reason(raw).removeprefix("is ")
+    return f"line {number} could not be read ({why}), and was skipped"
+
+
+def bad_line_reason(raw: bytes) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "is led by a byte order mark (U+FEFF), which JSON does not allow"
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        text = str(err).lower()
+        if "utf-8" in text:
+            return "is not valid UTF-8"
+        if "surrogate" in text:
+            return "has a lone UTF-16 surrogate escape"
+        if "depth limit" in text:
+            return "is nested deeper than 1,024 levels (as deep as this reader reads)"
+    return "is not valid JSON"
+
+
+KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
+
+
+def damage_line(warning: str, last: int) -> int | None:
+    """The line a "line N ... kept as it is" warning names, unless it is the last line."""
+    if not warning.startswith("line ") or not warning.endswith(KEPT):
+        return None
+    try:
+        line = int(warning.split(" ", 2)[1])
+    except ValueError:
+        return None
+    return None if line >= last else line
+
+
+__all__ = ["KEPT", "bad_line_reason", "damage_line", "joined_warning", "skipped_line"]
