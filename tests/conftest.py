@@ -7,7 +7,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 # Fixtures shared across modules live with their helpers; a module that defines a
 # fixture of the same name locally keeps its own. The agentgo tests' (story, finished,
 # valid), the reference ports' sessions (fresh, opened, create, load) and hand-written
-# transcripts (raw_transcript), the Codex tests' rollout, and the follow tests' polling
+# transcripts (raw_transcript), the Codex tests' rollout, the contract suite's formats and
+# their files (fmt, sample), and the follow tests' polling
 # (a test that takes it runs twice: on file-system events, and polling).
 # Hypothesis: one pinned profile per setting, so a red CI is reproducible. In CI (CI set)
 # the examples are derandomised and no database carries failures between runs; elsewhere
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import os
 
 from codex_helpers import rollout  # noqa: F401
+from contract_helpers import fmt, sample  # noqa: F401
 from follow_helpers import polling  # noqa: F401
 from hypothesis import settings
 from ref_helpers import create, fresh, load, opened, raw_transcript  # noqa: F401

@@ -24,48 +24,23 @@ from typing import Any
 
 import orjson
 import pytest
+from contract_helpers import NAMES, items_text, open_transcript
 from format_fixtures import FACTORIES
 from helpers import fingerprint, follow_into, places, put_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import session_core
 from session_core import TranscriptError, peek
-from session_core.formats import FORMATS, TranscriptFormat, by_name, detect_format, format_of
+from session_core.formats import TranscriptFormat, by_name, detect_format, format_of
 from session_core.model import op_states
 from session_core.scan import scan_file
 from session_core.views import dump_json
 from viewer.cli import main
 
-NAMES = [fmt.name for fmt in FORMATS]
-
 
 def test_every_registered_format_has_a_fixture_factory() -> None:
     missing = [name for name in NAMES if name not in FACTORIES]
     assert not missing, f"registered formats with no factory in format_fixtures.py: {missing}"
-
-
-@pytest.fixture(params=NAMES)
-def fmt(request: pytest.FixtureRequest) -> TranscriptFormat:
-    name = request.param
-    if name not in FACTORIES:
-        pytest.fail(f"{name} is registered but has no fixture factory (format_fixtures.py)")
-    return next(f for f in FORMATS if f.name == name)
-
-
-@pytest.fixture
-def sample(fmt: TranscriptFormat, tmp_path: Path) -> Path:
-    return FACTORIES[fmt.name](tmp_path)
-
-
-def open_transcript(path: Path) -> object:
-    opener = getattr(session_core, "open_transcript", None)
-    if opener is not None:
-        return opener(path)
-    found = format_of(path)
-    if found is None:
-        raise TranscriptError("no format claims it", path=str(path))
-    return found.open(path)
 
 
 def test_detection(fmt: TranscriptFormat, sample: Path) -> None:
@@ -402,11 +377,6 @@ def test_a_byte_that_is_not_utf8_is_never_taken_silently(
     assert tried >= 3
 
 
-def _items_text(transcript: Any) -> str:
-    items = [*getattr(transcript, "raw", ()), *getattr(transcript, "messages", ())]
-    return "\n".join(part.text or "" for item in items for part in item.parts)
-
-
 @pytest.mark.parametrize("depth", [300, 1000, 1500])
 def test_a_value_nested_deep_is_read_or_said_never_a_traceback(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path, depth: int
@@ -495,112 +465,6 @@ def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(
         bad[index] = b'{"zz":1e400,' + line[1:]
         path = tmp_path / f"big-{index}{sample.suffix}"
         path.write_bytes(b"\n".join(bad))
-        _read_both_ways(fmt, path, index + 1, lambda read: changed not in _items_text(read))
+        _read_both_ways(fmt, path, index + 1, lambda read: changed not in items_text(read))
         tried += 1
     assert tried >= 3
-
-
-def _with_lone_surrogates(line: bytes) -> bytes | None:
-    """``line`` with a lone surrogate escape (``\\ud83d``: Node's ``JSON.stringify`` of a
-    string cut inside an emoji's pair) at the end of each of its texts (its strings with
-    a space in them: words, not ids nor types); None when it has none."""
-    try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    texts = {
-        value
-        for at in places(record)
-        if isinstance(value := _at(record, at), str) and " " in value and '"' not in value
-    }
-    if not texts:
-        return None
-    out = line
-    for text in texts:
-        quoted = orjson.dumps(text)
-        out = out.replace(quoted, quoted[:-1] + b'\\ud83d"')
-    return out if out != line else None
-
-
-def _at(value: Any, at: tuple[Any, ...]) -> Any:
-    for key in at:
-        value = value[key]
-    return value
-
-
-def test_a_lone_surrogate_escape_is_read_as_a_replacement_character(
-    fmt: TranscriptFormat, sample: Path, tmp_path: Path
-) -> None:
-    """orjson refuses a lone surrogate escape; Node writes them (a string cut inside an
-    emoji's pair). A line holding them is read, whole and followed, with U+FFFD in their
-    place: nothing dropped, nothing warned of, nothing "changed on disk" when read again.
-    Or, where the format's reference reads no such line (v1's: JSON::Fast refuses it),
-    the file is refused at the first, as any line that is not JSON is."""
-    lines = sample.read_bytes().split(b"\n")
-    altered = [_with_lone_surrogates(line) or line for line in lines]
-    assert sum(a != b for a, b in zip(altered, lines, strict=True)) >= 3
-    path = tmp_path / f"surrogates{sample.suffix}"
-    path.write_bytes(b"\n".join(altered))
-    plain = open_transcript(sample)
-    try:
-        mended = open_transcript(path)
-    except TranscriptError as err:
-        first = next(n for n, (a, b) in enumerate(zip(altered, lines, strict=True), 1) if a != b)
-        assert err.line == first and "surrogate" in str(err)
-        assert main(["check", str(path)]) == 1
-        assert f"line {first} could not be read" in " ".join(peek(path).warnings)
-        return
-    assert mended.warnings == plain.warnings
-    assert len(mended.raw) == len(plain.raw) and len(mended.messages) == len(plain.messages)
-    assert "\ufffd" in _items_text(mended) and "changed on disk" not in _items_text(mended)
-    followed, followed_plain = (_followed(fmt, read) for read in (path, sample))
-    assert len(followed.raw) == len(followed_plain.raw)
-    assert followed.warnings == followed_plain.warnings
-    assert peek(path).warnings == peek(sample).warnings
-
-
-def _followed(fmt: TranscriptFormat, path: Path) -> Any:
-    live = by_name(fmt.name).live(str(path))
-    follow_into(live.apply, path, 1 << 20, live.format.parsed_updates)
-    return live.transcript(writer_alive=False)
-
-
-def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
-    fmt: TranscriptFormat, sample: Path, tmp_path: Path
-) -> None:
-    """``{…}{…}``: Claude Code writes a record straight after a line whose newline it
-    never wrote (seen in its 2.0.76–2.1.17 files). A tolerant reader reads both records,
-    whole and followed, and says so in a warning; a strict format (v1, agentgo: every
-    complete line must parse) refuses the file at that line. Never a record dropped."""
-    lines = sample.read_bytes().split(b"\n")
-    k = next(
-        at
-        for at in range(1, len(lines) - 2)
-        if lines[at].startswith(b"{") and lines[at + 1].startswith(b"{")
-    )
-    joined = [*lines[:k], lines[k] + lines[k + 1], *lines[k + 2 :]]
-    path = tmp_path / f"joined{sample.suffix}"
-    path.write_bytes(b"\n".join(joined))
-    plain = open_transcript(sample)
-    assert fmt.joins_lines == fmt.builder(str(path)).joins_lines  # (one word, two places)
-    try:
-        read = open_transcript(path)
-    except TranscriptError as err:
-        assert not fmt.joins_lines
-        assert err.line == k + 1
-        assert main(["check", str(path)]) == 1
-        followed = _followed(fmt, path)  # the viewer's live read reads it no otherwise
-        assert any(w.startswith((f"line {k + 1} ", f"line {k + 1}:")) for w in followed.warnings)
-        assert not any("no line break" in w for w in followed.warnings)
-        return
-    assert fmt.joins_lines
-    said = f"line {k + 1} holds 2 records with no line break between them; each was read"
-    assert read.warnings == [*plain.warnings, said] or said in read.warnings
-    assert len(read.raw) == len(plain.raw) and len(read.messages) == len(plain.messages)
-    assert [i.kind for i in read.raw] == [i.kind for i in plain.raw]
-    assert "changed on disk" not in _items_text(read)
-    followed = _followed(fmt, path)
-    assert len(followed.raw) == len(plain.raw) and said in followed.warnings
-    assert main(["check", str(path)]) == 0
-    assert said in peek(path).warnings
-    assert len(peek(path).envelopes) == len(peek(sample).envelopes)
