@@ -21,6 +21,7 @@ import orjson
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
+from .indexing import head_record
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -390,10 +391,9 @@ class _Tail:
             number += 1
             size = len(line)
             if not self.seen_first:
-                # (the reader warns of it; a joined line's first record tells too)
-                records = parse_records(bytes(line), number, [], joins=True)
-                if records:
-                    self._first(records[0], number, update)
+                record = head_record(bytes(line))  # as detection reads it (the reader warns)
+                if type(record) is dict:
+                    self._first(record, number, update)
             raw.append(line)
             numbers.append(number)
             spans.append(at << SPAN_BITS | size if size <= SPAN_MAX else 0)

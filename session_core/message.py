@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -68,8 +69,8 @@ def raku_str(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return "NaN" if value != value else ("Inf" if value > 0 else "-Inf")
+        if not math.isfinite(value):
+            return "NaN" if math.isnan(value) else ("Inf" if value > 0 else "-Inf")
         return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
     if isinstance(value, list):
         return " ".join(raku_str(item) for item in value)
