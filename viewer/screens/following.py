@@ -1,7 +1,7 @@
 """What every file screen shares: following the file, and knowing whether its writer is
 alive; its layout (a header, the problem banner, tabs declared as ``Tab``s, their number
 keys made by ``tab_keys``), a big file's end shown first, the reset notice and the command
-palette. ``SearchingScreen`` adds the search bar (``/``) over the conversation."""
+palette (``searching.SearchingScreen`` adds the search bar)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
-from textual import events, on, work
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core import gc_pause
@@ -144,8 +143,6 @@ class FollowingScreen(Screen[None]):
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
-        self._matches_told: tuple[str, int] | None = None  # the last toast of a search's
-        self._matches_told_at = -math.inf
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -546,81 +543,3 @@ class FollowingScreen(Screen[None]):
         except OSError:
             return False
         return time.time() - mtime < LIVE_WINDOW
-
-
-class SearchingScreen(FollowingScreen):
-    """A file screen whose conversation is searched from a bar under the tabs (``/``)."""
-
-    MATCHES_TIMEOUT: ClassVar[float | None] = None  # how long "N matches" shows (None: the app's)
-
-    def _below_tabs(self) -> Iterable[Widget]:
-        bar = Vertical(
-            Input(placeholder="search (enter finds, escape closes)", id="search"), id="search-bar"
-        )
-        bar.display = False
-        return [bar]
-
-    def action_search(self) -> None:
-        self.query_one("#search-bar").display = True
-        search = self.query_one("#search", Input)
-        term = self.search_term_in_tab()
-        search.value = self.conversation.search_term if term is None else term
-        search.focus()
-
-    def focus_shown(self) -> None:
-        """The focus back to what is shown (from the search bar)."""
-        self.conversation.focus()
-
-    def search_term_in_tab(self) -> str | None:
-        """What the shown tab's own search last looked for (None: it has none)."""
-        return None
-
-    def search_in_tab(self, term: str) -> int | None:
-        """The shown tab's own search of ``term``: how many matches (None: it has none,
-        the conversation is searched)."""
-        return None
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#search-bar").display = False
-        found = self.search_in_tab(event.value)
-        if found is not None:
-            if event.value:
-                self._notify_matches(event.value, found)
-            return
-        self.action_show_tab("conversation")
-        count = self.conversation.search(event.value)  # None: the view says when it is done
-        if event.value and count is not None:
-            self._notify_matches(event.value, count)
-        else:
-            self._refresh_status()
-
-    def _notify_matches(self, term: str, count: int) -> None:
-        said = (term, count)
-        now = time.monotonic()
-        # (n / N say it each press: one toast while the last still shows, the header counts)
-        if said != self._matches_told or now - self._matches_told_at > self.MATCHES_TIMEOUT:
-            self.notify(
-                f"{count} match{'es' if count != 1 else ''} for {term!r}"
-                + (
-                    ""
-                    if self._loaded
-                    else " so far: the file is still loading, and is searched as it comes"
-                ),
-                timeout=self.MATCHES_TIMEOUT,
-            )
-            self._matches_told, self._matches_told_at = said, now
-        self._refresh_status()
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key != "escape":
-            return
-        if self.query_one("#search-bar").display:
-            event.stop()  # escape closes the search, not the file (the app's "back to the list")
-            self.query_one("#search-bar").display = False
-            self.focus_shown()
-        else:
-            self._escaped(event)
-
-    def _escaped(self, event: events.Key) -> None:
-        """Escape with the search bar closed: the app's (back to the list) unless this says."""

@@ -47,13 +47,13 @@ from .following import (
     WARNINGS,
     Command,
     Pane,
-    SearchingScreen,
     Tab,
     tab_keys,
 )
 from .help import BindingsHelpScreen, Section, offered
 from .op_detail import OpDetailScreen
 from .other_sessions import OtherSessions
+from .searching import SearchingScreen
 from .warnings import WarningsScreen
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming

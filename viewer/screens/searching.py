@@ -1,0 +1,100 @@
+"""The search bar (``/``) a file screen shows under its tabs: the conversation searched,
+or the shown tab's own search where it has one."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Iterable
+from typing import ClassVar
+
+from textual import events, on
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Input
+
+from .following import FollowingScreen
+
+
+class SearchingScreen(FollowingScreen):
+    """A file screen whose conversation is searched from a bar under the tabs (``/``)."""
+
+    MATCHES_TIMEOUT: ClassVar[float | None] = None  # how long "N matches" shows (None: the app's)
+
+    def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
+        super().__init__(path, force_polling=force_polling, id=id)
+        self._matches_told: tuple[str, int] | None = None  # the last toast of a search's
+        self._matches_told_at = -math.inf
+
+    def _below_tabs(self) -> Iterable[Widget]:
+        bar = Vertical(
+            Input(placeholder="search (enter finds, escape closes)", id="search"), id="search-bar"
+        )
+        bar.display = False
+        return [bar]
+
+    def action_search(self) -> None:
+        self.query_one("#search-bar").display = True
+        search = self.query_one("#search", Input)
+        term = self.search_term_in_tab()
+        search.value = self.conversation.search_term if term is None else term
+        search.focus()
+
+    def focus_shown(self) -> None:
+        """The focus back to what is shown (from the search bar)."""
+        self.conversation.focus()
+
+    def search_term_in_tab(self) -> str | None:
+        """What the shown tab's own search last looked for (None: it has none)."""
+        return None
+
+    def search_in_tab(self, term: str) -> int | None:
+        """The shown tab's own search of ``term``: how many matches (None: it has none,
+        the conversation is searched)."""
+        return None
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#search-bar").display = False
+        found = self.search_in_tab(event.value)
+        if found is not None:
+            if event.value:
+                self._notify_matches(event.value, found)
+            return
+        self.action_show_tab("conversation")
+        count = self.conversation.search(event.value)  # None: the view says when it is done
+        if event.value and count is not None:
+            self._notify_matches(event.value, count)
+        else:
+            self._refresh_status()
+
+    def _notify_matches(self, term: str, count: int) -> None:
+        said = (term, count)
+        now = time.monotonic()
+        # (n / N say it each press: one toast while the last still shows, the header counts)
+        if said != self._matches_told or now - self._matches_told_at > self.MATCHES_TIMEOUT:
+            self.notify(
+                f"{count} match{'es' if count != 1 else ''} for {term!r}"
+                + (
+                    ""
+                    if self._loaded
+                    else " so far: the file is still loading, and is searched as it comes"
+                ),
+                timeout=self.MATCHES_TIMEOUT,
+            )
+            self._matches_told, self._matches_told_at = said, now
+        self._refresh_status()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "escape":
+            return
+        if self.query_one("#search-bar").display:
+            event.stop()  # escape closes the search, not the file (the app's "back to the list")
+            self.query_one("#search-bar").display = False
+            self.focus_shown()
+        else:
+            self._escaped(event)
+
+    def _escaped(self, event: events.Key) -> None:
+        """Escape with the search bar closed: the app's (back to the list) unless this says."""
