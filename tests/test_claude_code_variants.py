@@ -9,7 +9,6 @@ Every test reads the file both ways (msgspec's typed lines and orjson's dicts).
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,21 +16,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from claude_code_helpers import FMT, both
 from claude_code_writer import CCWriter, text, tool_use, usage
-from test_claude_code_decode import by_dict, everything
-
-from session_core.formats.claude_code import ClaudeCodeFormat
-from session_core.model import Transcript
-
-FMT = ClaudeCodeFormat()
-
-
-def both(path: Path, monkeypatch: pytest.MonkeyPatch, writer_alive: bool = False) -> Transcript:
-    """The file read typed, after checking the dict path reads it the same."""
-    typed = FMT.open(path, writer_alive=writer_alive)
-    if writer_alive is False:
-        assert everything(typed) == everything(by_dict(path, monkeypatch))
-    return typed
 
 
 def test_runs_without_stop_reason_end_with_a_text_response(
@@ -413,161 +399,6 @@ def test_ai_title_names_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.meta["title"] == "My name for it"
     assert t.raw[-1].kind == "title" and t.raw[-1].text == "My name for it"
-
-
-def test_a_turn_the_user_cut_short_is_aborted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """ "[Request interrupted by user…]" ends a turn the user stopped (Codex's turn_aborted):
-    aborted, not interrupted (the word for a writer that died), so a browser row of a
-    session the user stopped once is not 'crashed'."""
-    from session_core.scan import scan_file
-
-    w = CCWriter(version="1.0.17")
-    w.user("push to github")
-    w.assistant("m1", [tool_use("t1", "Bash", command="git push")])
-    w.result("t1", "The user doesn't want to proceed with this tool use.", is_error=True)
-    w.user([text("[Request interrupted by user for tool use]")])
-    w.user("continue")
-    w.assistant("m2", [text("pushed")])
-    path = w.write(tmp_path / "s.jsonl")
-    t = both(path, monkeypatch)
-    assert [r.state for r in t.runs] == ["aborted", "finished"]
-    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # the writer long gone
-    row = scan_file(path)
-    assert (row.status, row.reason) == ("finished", None)
-
-
-def test_a_compact_summary_without_a_boundary_is_a_compaction(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Versions before ``compact_boundary`` started the chain again at the summary itself
-    (``isCompactSummary``, no parent): what came before is folded by it, not a branch."""
-    w = CCWriter(version="1.0.24")
-    u1 = w.user("old prompt")
-    a1 = w.assistant("m1", [text("old answer")], stop="end_turn")[0]
-    summary = w.user(
-        "This session is being continued from a previous conversation. Summary: old.",
-        parent=None,
-        isCompactSummary=True,
-    )
-    w.user("new prompt")
-    w.assistant("m2", [text("new answer")], stop="end_turn")
-    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
-    assert [m.text for m in t.messages][1:] == ["new prompt", "new answer"]
-    (c,) = t.compactions
-    assert (c.id, c.folded, c.kept, c.line) == (summary, [u1, a1], [summary], 3)
-    assert c.summary.startswith("This session is being continued")
-    marks = {i.id: i.marks for i in t.raw}
-    assert marks[u1] == ["folded"] and marks[a1] == ["folded"]
-    assert t.extra["branches"] == 0
-
-
-def test_a_line_answering_two_calls_beside_text_of_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A user line with two tool results and a text block: the replay names both calls
-    and keeps the text, each call's result is its own, and the one ``toolUseResult`` is
-    no single call's detail."""
-    from session_core.export import export
-
-    w = CCWriter()
-    w.user("read both")
-    w.assistant(
-        "m1", [tool_use("R1", "Read", file_path="/a"), tool_use("R2", "Read", file_path="/b")]
-    )
-    w.user(
-        [
-            {"type": "tool_result", "tool_use_id": "R1", "content": "AAA"},
-            {"type": "tool_result", "tool_use_id": "R2", "content": "EISDIR", "is_error": True},
-            text("hook says: remember to lint"),
-        ],
-        toolUseResult={"type": "text", "file": {"filePath": "/a", "content": "AAA"}},
-    )
-    path = w.write(tmp_path / "s.jsonl")
-    t = both(path, monkeypatch)
-    row = t.messages[-1].to_json()
-    assert (row["tool-call-id"], row["tool-call-ids"]) == ("R1", ["R1", "R2"])
-    assert (row["content"], row["text"]) == ("AAA\nEISDIR", "hook says: remember to lint")
-    ops = {op.call_id: op for op in t.tool_operations}
-    assert (ops["R1"].state, ops["R1"].result, ops["R1"].detail) == ("completed", "AAA", None)
-    assert (ops["R2"].state, ops["R2"].result, ops["R2"].detail) == ("failed", "EISDIR", None)
-    replayed = FMT.replay_json(path)
-    assert [op.get("detail") for op in replayed["tool-operations"]] == [None, None]
-    assert replayed["messages"][-1] == row
-    md = export(path, "md")
-    assert "result: line 4: AAA" in md and "result: line 4: EISDIR" in md  # (m1: 2 lines)
-
-
-def test_a_call_without_a_result_is_told_alike_by_every_read_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A file whose writer is long gone: the call it left without a result is
-    interrupted in the replay, the check, the exports and the diff alike (check, export
-    and diff read the writer's liveness as the replay does)."""
-    from session_core.export import export
-
-    w = CCWriter()
-    w.user("build it")
-    w.assistant("m1", [text("Building."), tool_use("t1", "Bash", command="make")])
-    path = w.write(tmp_path / "s.jsonl")
-    os.utime(path, (path.stat().st_mtime - 7200,) * 2)
-    assert [op["state"] for op in FMT.replay_json(path)["tool-operations"]] == ["interrupted"]
-    assert [r.state for r in FMT.open(path, writer_alive=False).runs] == ["interrupted"]
-    assert FMT.check(path).endswith("1 tool operation, 1 interrupted")
-    for kind in ("md", "html"):
-        shown = export(path, kind)
-        assert "interrupted" in shown and "running" not in shown, kind
-
-
-def test_a_call_the_user_cut_off_is_interrupted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """ "[Request interrupted by user]" after a call with no result: the turn is aborted
-    and its call will never be answered: interrupted, even while the writer may live."""
-    w = CCWriter()
-    w.user("grep it")
-    w.assistant("m1", [tool_use("t1", "Grep", pattern="x")])
-    w.user([text("[Request interrupted by user]")])
-    path = w.write(tmp_path / "s.jsonl")
-    for alive in (None, True, False):
-        t = FMT.open(path, writer_alive=alive)
-        assert [r.state for r in t.runs] == ["aborted"]
-        assert [op.state for op in t.tool_operations] == ["interrupted"]
-    both(path, monkeypatch)
-
-
-def test_a_turn_left_with_a_call_unanswered_is_interrupted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A crash mid-call, then a new prompt (the session resumed): the earlier turn died
-    with its call, interrupted, not finished; answered late, it is finished after all,
-    followed line by line as read whole."""
-    from session_core.formats.base import LiveModel
-
-    w = CCWriter()
-    w.user("build it")
-    w.assistant("m1", [tool_use("t1", "Bash", command="make")])
-    w.user("are you there?")
-    w.assistant("m2", [text("Yes.")], stop="end_turn")
-    path = w.write(tmp_path / "s.jsonl")
-    t = both(path, monkeypatch)
-    assert [r.state for r in t.runs] == ["interrupted", "finished"]
-    assert [op.state for op in t.tool_operations] == ["interrupted"]
-    w.result("t1", "made", parent=w.lines[1]["uuid"])
-    late = w.write(tmp_path / "late.jsonl")
-    assert [r.state for r in FMT.open(late, writer_alive=False).runs] == ["finished"] * 2
-    live = LiveModel(FMT, str(late))
-    from helpers import follow_into
-
-    states = []
-
-    def apply(update: Any) -> None:
-        live.apply(update)
-        states.append([r.state for r in live.transcript(writer_alive=False).runs])
-
-    follow_into(apply, late, 1, FMT.parsed_updates)
-    assert states[-1] == ["finished", "finished"]
 
 
 def test_a_file_opening_with_types_newer_than_the_reader_is_detected(

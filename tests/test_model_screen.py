@@ -9,67 +9,29 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from codex_writer import message_line
-from helpers import SAMPLES, app_on, fingerprint, screen_text
-from model_toy import HOSTILE, NAME, ToyFormat, toy_registered, write_toy
-from textual.binding import Binding, BindingType
+from helpers import SAMPLES, fingerprint, screen_text
+from model_screen_helpers import IDLE, model_screen, opened, until
+from model_toy import HOSTILE, NAME, toy_registered, write_toy
 from textual.pilot import Pilot
-from textual.widgets import Static
 
 from session_core.formats import AGENTGO, V1, names
 from viewer.app import TailscopeApp
 from viewer.format_screens import screen_for
-from viewer.formats import PANE_SETS, ExtraPane, PaneSet
 from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.op_detail import OpDetailScreen
 
-SIZE = (140, 40)
-IDLE = 1_000_000_000  # an mtime long past: the file's writer reads as gone
 CLAUDE = "claude-code/projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
 CODEX = (
     "codex/sessions/2026/02/23/"
     "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
 )
-
-
-async def until(
-    pilot: Pilot[None], predicate: Callable[[], object], what: str, timeout: float = 10.0
-) -> None:
-    """Wait for ``predicate``; a timeout fails the test (never a silent pass)."""
-    loop = __import__("asyncio").get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for: {what}")
-        await pilot.pause(0.02)
-    await pilot.pause(0.05)
-
-
-def model_screen(app: TailscopeApp) -> ModelScreen:
-    for screen in reversed(app.screen_stack):
-        if isinstance(screen, ModelScreen):
-            return screen
-    raise AssertionError(f"no model screen open: {app.screen_stack}")
-
-
-@asynccontextmanager
-async def opened(
-    path: Path, size: tuple[int, int] = SIZE
-) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen]]:
-    async with app_on(path, size) as (app, pilot):
-        await until(pilot, lambda: isinstance(app.screen, ModelScreen), "the model screen")
-        screen = model_screen(app)
-        await until(
-            pilot, lambda: screen._loaded and screen.conversation.items, "the file loaded", 30
-        )
-        yield app, pilot, screen
 
 
 @pytest.fixture
@@ -376,121 +338,6 @@ def test_screens_are_routed_through_the_registry(tmp_path: Path) -> None:
     with toy_registered():
         screen = screen_for(NAME, path)
         assert isinstance(screen, ModelScreen) and screen.FORMAT == NAME
-
-
-# -- a format's own panes, through the seam ----------------------------------------------
-
-
-class ToyPanes(PaneSet):
-    """A plugin's pane set: one pane, one key, told of every batch."""
-
-    PANES = (ExtraPane("notes", "Notes", lambda: Static("the toy's own notes", id="toy-notes")),)
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("z", "count", "Count")]
-
-    def __init__(self, screen: object) -> None:
-        super().__init__(screen)
-        self.batches = 0
-        self.counted = 0
-        self.shown: list[str] = []
-
-    def followed(self, reset: bool) -> None:
-        self.batches += 1
-
-    def tab_shown(self, tab: str) -> None:
-        self.shown.append(tab)
-
-    def status(self) -> str:
-        return f"toy panes: {self.batches} batches"
-
-    def action_count(self) -> None:
-        self.counted += 1
-
-
-@asynccontextmanager
-async def toy_with_panes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ModelScreen, ToyPanes, Path]]:
-    """The toy format with a plugin's pane set (``ToyPanes``), its file opened."""
-    monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
-    monkeypatch.setitem(PANE_SETS, NAME, ToyPanes)
-    with toy_registered():
-        path = write_toy(tmp_path / "toy.jsonl")
-        async with opened(path) as (app, pilot, screen):
-            panes = screen.panes
-            assert isinstance(panes, ToyPanes)
-            yield app, pilot, screen, panes, path
-
-
-async def test_a_formats_own_pane_is_hosted_through_the_seam(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async with toy_with_panes(tmp_path, monkeypatch) as (app, pilot, screen, panes, _path):
-        assert panes.batches >= 1
-        assert [tab.id for tab in screen.TABS] == [*(t.id for t in ModelScreen.TABS), "notes"]
-        assert "toy panes:" in screen_text(app)  # its line of the header
-        await pilot.press("5")
-        assert screen.query_one("#tabs").active == "notes"  # type: ignore[attr-defined]
-        assert panes.shown[-1] == "notes" and "the toy's own notes" in screen_text(app)
-        await pilot.press("z")  # its key, an action of the pane set
-        assert panes.counted == 1
-        await pilot.press("1")
-        assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
-
-
-async def test_a_pane_set_follows_at_the_draws_pace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A fast writer's appends, held back by the draw throttle, reach a format's panes
-    together with the draw that shows them, not one call each (agentgo's call tree,
-    told of every append of a 1 GB session, lagged by seconds)."""
-    import viewer.screens.model_screen as model_screen
-
-    async with toy_with_panes(tmp_path, monkeypatch) as (_app, pilot, screen, panes, path):
-        await until(pilot, lambda: screen.panes_ready, "the panes")
-        monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
-        screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
-        screen._drawn_at = __import__("time").monotonic()
-        before = panes.batches
-        for n in range(3):
-            with path.open("a") as fh:
-                line = {"id": f"p{n}", "type": "msg", "role": "user", "text": "x"}
-                fh.write(json.dumps(line) + "\n")
-            await until(pilot, lambda n=n: screen.live.transcript().raw[-1].id == f"p{n}", "read")
-        assert screen._pending and panes.batches == before  # held back with the draw
-        await until(pilot, lambda: not screen._pending, "the held appends, drawn", 3)
-        assert panes.batches == before + 1
-        assert screen.conversation.items[-1].id == "p2"
-
-
-def test_a_format_naming_panes_no_pane_set_gives_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(ToyFormat, "extra_panes", ("nowhere",))
-    with toy_registered(), pytest.raises(LookupError, match="nowhere"):
-        screen_for(NAME, str(tmp_path / "x.jsonl"))
-
-
-def test_the_model_screen_names_no_format() -> None:
-    """The screen hosts a format's panes through the registry, never by its name."""
-    import ast
-    import inspect
-
-    from viewer.screens import model_screen
-
-    tree = ast.parse(inspect.getsource(model_screen))
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-    }
-    for node in ast.walk(tree):
-        words = [getattr(node, "id", ""), getattr(node, "attr", "")]
-        if isinstance(node, ast.Constant) and id(node) not in docstrings:
-            words.append(str(node.value))
-        for word in words:
-            assert not any(f in word.lower() for f in ("agentgo", "claude", "codex")), word
 
 
 # -- the real samples ---------------------------------------------------------------
