@@ -177,12 +177,13 @@ def loads_payload(raw: bytes, *, mend: bool = True) -> Any:
     """A line parsed again (``ValueError``: not JSON): orjson, or, where orjson refuses it
     only for a number beyond a double's range (``1e400``: JSON's grammar allows it, a
     typed decode skips it, msgspec and orjson will not build it), the standard library's
-    parser, which reads the number as infinity."""
+    parser, which reads the number as infinity; nested deeper than orjson reads,
+    ``deeper``; a lone surrogate escape, ``mended`` (``mend``)."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         if err.msg != _BEYOND_A_DOUBLE:
-            value = mended(raw) if mend else UNMENDED
+            value = mended(raw) if mend else deeper(raw, err)
             if value is UNMENDED:
                 raise
             return value
@@ -195,15 +196,53 @@ UNMENDED: Any = object()
 def mended(raw: bytes | memoryview) -> Any:
     """A line orjson refused only for a lone UTF-16 surrogate escape (``"\\ud83d"``: what
     Node's ``JSON.stringify`` writes of a string cut inside an emoji's pair, so Claude
-    Code's lines hold them), parsed with each such escape read as U+FFFD; ``UNMENDED``
-    when there is none, or the line is still refused. Asked only where orjson refused."""
-    fixed = _lone_surrogates_replaced(bytes(raw))
-    if fixed is None:
+    Code's lines hold them), parsed with each such escape read as U+FFFD, or only for
+    being nested deeper than it reads (``deeper``); ``UNMENDED`` when neither, or the
+    line is still refused. Asked only where orjson refused."""
+    data = bytes(raw)
+    fixed = _lone_surrogates_replaced(data)
+    try:
+        return orjson.loads(data if fixed is None else fixed)
+    except orjson.JSONDecodeError as err:
+        return deeper(data if fixed is None else fixed, err)
+
+
+def deeper(raw: bytes | memoryview, refused: orjson.JSONDecodeError) -> Any:
+    """A line orjson ``refused`` only for being nested deeper than it reads (1,024
+    levels), read by msgspec, the index pass's parser (which takes, and skips, a value as
+    deep as Python's recursion limit lets it: ``allow_deep_values``), so that every path
+    reads alike a line the index pass took; what lies deeper than orjson reads is cut
+    off (``cut_too_deep``). ``UNMENDED`` for any other refusal, or where msgspec refuses
+    the line too."""
+    if refused.msg != _DEEPER_THAN_ORJSON:
         return UNMENDED
     try:
-        return orjson.loads(fixed)
-    except orjson.JSONDecodeError:
+        value = msgspec.json.decode(raw)
+    except (msgspec.MsgspecError, RecursionError):
         return UNMENDED
+    return cut_too_deep(value)
+
+
+DEPTH = 1024  # levels of a value every path reads (orjson's), shows and walks
+CUT = f"(nested deeper than {DEPTH:,} levels: not read further)"
+
+
+def cut_too_deep(value: Any) -> Any:
+    """``value`` (a list or an object, as JSON decodes) with each list or object nested
+    deeper than ``DEPTH`` levels put as ``CUT``: every reader, pane and export then walks
+    no deeper than a value orjson reads. Walked with a stack, not by recursion."""
+    level = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        keys = item.keys() if isinstance(item, dict) else range(len(item))
+        for key in keys:
+            inner = item[key]
+            if isinstance(inner, dict | list):
+                if depth == DEPTH:
+                    item[key] = CUT
+                else:
+                    level.append((inner, depth + 1))
+    return value
 
 
 def loads_mended(raw: bytes | memoryview) -> Any:
@@ -307,7 +346,7 @@ def _hex(digits: bytes) -> int | None:
 
 
 _BEYOND_A_DOUBLE = "number is infinity when parsed as double"  # (orjson's words)
-_DEPTH = 1024  # levels orjson reads
+_DEEPER_THAN_ORJSON = "depth limit exceeded"  # (orjson's words: it reads 1,024 levels)
 
 
 def _not_json(literal: str) -> Any:
@@ -321,29 +360,22 @@ def allow_deep_values() -> None:
     """Python's recursion limit raised (never lowered) so that a value nested as deep as
     orjson reads (1,024 levels) can be read by the standard library's parser, shown,
     copied and walked: the default (1,000, less the frames in use) is lower. Importing
-    ``session_core`` raises it."""
+    ``session_core`` raises it. It also bounds how deep msgspec goes, so how deep a
+    line is read at all (``deeper``)."""
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
 
 
 def _loads_beyond_a_double(raw: bytes) -> Any:
     """The standard library's parser held to what orjson takes but for the number: UTF-8
-    only (not the UTF-16 it would guess from some bytes), no ``NaN`` or ``Infinity``, and
-    no deeper than orjson reads."""
+    only (not the UTF-16 it would guess from some bytes), no ``NaN`` or ``Infinity``; as
+    deep as msgspec reads (``deeper``), cut where orjson's depth ends."""
     allow_deep_values()
     try:
         value = json.loads(bytes(raw).decode("utf-8"), parse_constant=_not_json)
     except RecursionError:
         raise ValueError("nested too deep") from None
-    level = [(value, 1)]
-    while level:  # (with a stack, not by recursion)
-        item, depth = level.pop()
-        if isinstance(item, dict | list):
-            if depth > _DEPTH:
-                raise ValueError("nested too deep")
-            items = item.values() if isinstance(item, dict) else item
-            level.extend((inner, depth + 1) for inner in items)
-    return value
+    return cut_too_deep(value) if isinstance(value, dict | list) else value
 
 
 def message_fields(body: FactsBody | None) -> tuple[Any, ...]:

@@ -3,6 +3,8 @@ and which of them name damage (a line not the last), in one place for every read
 
 from __future__ import annotations
 
+import sys
+
 import orjson
 
 
@@ -28,9 +30,15 @@ def bad_line_reason(raw: bytes) -> str:
             return "is not valid UTF-8"
         if "surrogate" in text:
             return "has a lone UTF-16 surrogate escape"
-        if "depth limit" in text:
-            return "is nested deeper than 1,024 levels (as deep as this reader reads)"
+        if "depth limit" in text:  # (and msgspec's recursion too: ``indexing.deeper``)
+            return f"is nested deeper than this reader reads ({too_deep()})"
     return "is not valid JSON"
+
+
+def too_deep() -> str:
+    """How deep a line is read (``indexing.deeper``): as deep as Python's recursion limit
+    lets msgspec go, each level a call."""
+    return f"about {sys.getrecursionlimit():,} levels, Python's recursion limit"
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
@@ -47,4 +55,11 @@ def damage_line(warning: str, last: int) -> int | None:
     return None if line >= last else line
 
 
-__all__ = ["KEPT", "bad_line_reason", "damage_line", "joined_warning", "skipped_line"]
+__all__ = [
+    "KEPT",
+    "bad_line_reason",
+    "damage_line",
+    "joined_warning",
+    "skipped_line",
+    "too_deep",
+]

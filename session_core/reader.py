@@ -13,6 +13,7 @@ import orjson
 from . import gc_pause, indexing
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LazyPayload, LineSource
+from .line_warnings import too_deep
 from .replay import ReplayState
 from .utf8 import is_utf8
 
@@ -117,8 +118,8 @@ def _why(err: orjson.JSONDecodeError) -> str:
         return "invalid UTF-8"
     if "surrogate" in text.lower():  # (Node writes them; the reference reads none)
         return "a lone UTF-16 surrogate escape"
-    if "depth limit" in text:
-        return "nested deeper than 1,024 levels, as deep as this reader reads"
+    if "depth limit" in text:  # (and msgspec's recursion too: ``indexing.deeper``)
+        return f"nested deeper than this reader reads: {too_deep()}"
     return text.split(":")[0]
 
 

@@ -174,12 +174,12 @@ class TestEquivalence:
         view = read_view(path)
         at = list(view.lines).index(big[0] + 1)
         assert view.records[at] == orjson.loads(raw)  # the whole record, read again
-        # bytes the skim skipped are still checked: bad UTF-8 there is not valid JSON
+        # bytes the skim skipped are still checked: bad UTF-8 there is refused, said so
         bad = raw.replace(b'"messages":[', b'"messages":["\xff",', 1)
         assert bad != raw and skim_request(bad) is None
         lines[big[0]] = bad
         path.write_bytes(b"\n".join(lines))
-        with pytest.raises(TranscriptError, match=f"line {big[0] + 1}: is not valid JSON"):
+        with pytest.raises(TranscriptError, match=f"line {big[0] + 1}: is not valid UTF-8"):
             read_view(path)
         live = followed(path, parse=False)
         assert (

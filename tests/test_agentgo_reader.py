@@ -99,7 +99,7 @@ class TestStrictReader:
             (b"", "blank"),
             (b"   ", "blank"),
             (b"[1,2,3]", "not a JSON object"),
-            (b"\xff\xfe garbage", "not valid JSON"),
+            (b"\xff\xfe garbage", "not valid UTF-8"),
         ],
     )
     def test_corrupt_middle_line_names_its_line(

@@ -1,18 +1,23 @@
 """The contract, continued: how every registered format reads a line orjson refuses that a
-real writer writes (a lone surrogate escape; two records with no line break between them),
-whole and followed, over ``session_core.formats.FORMATS`` (``contract_helpers``' fixtures)."""
+real writer writes (a lone surrogate escape; two records with no line break between them;
+a value nested deeper than orjson reads), whole and followed, over
+``session_core.formats.FORMATS`` (``contract_helpers``' fixtures)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from contract_helpers import items_text, open_transcript
 from helpers import follow_into, places
 
 from session_core import TranscriptError, peek
 from session_core.formats import TranscriptFormat, by_name
+from session_core.indexing import CUT
+from session_core.views import dump_json
 from viewer.cli import main
 
 
@@ -120,3 +125,83 @@ def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
     assert main(["check", str(path)]) == 0
     assert said in peek(path).warnings
     assert len(peek(path).envelopes) == len(peek(sample).envelopes)
+
+
+def _deep_in_every_line(sample: Path, depth: int) -> tuple[list[bytes], list[bytes]]:
+    """The sample's lines, and each inner line with a field of its own (``zz``, which no
+    typed decode names, so the index pass skips it) holding lists ``depth`` levels deep."""
+    lines = sample.read_bytes().split(b"\n")
+    deep = b"[" * depth + b"]" * depth
+    altered = [
+        b'{"zz":' + deep + b"," + line[1:] if 0 < at < len(lines) - 1 and line[:1] == b"{" else line
+        for at, line in enumerate(lines)
+    ]
+    return lines, altered
+
+
+@pytest.mark.parametrize("depth", [1_100, 5_000])
+def test_a_value_nested_deeper_than_orjson_reads_is_read_alike_by_every_path(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, depth: int
+) -> None:
+    """orjson reads 1,024 levels; the index pass's msgspec skips a value as deep as
+    Python's recursion limit lets it. A line holding a deeper one is read by every path
+    alike (``indexing.deeper``), whole, followed, read again by its span, printed and
+    exported: nothing warned of, no "changed on disk" (a line the index pass took was
+    refused when read again, on a file nobody changed); where a value is shown, what lies
+    past 1,024 levels is cut (``indexing.CUT``), so nothing walks deeper than orjson's."""
+    from session_core.export import export
+
+    _lines, altered = _deep_in_every_line(sample, depth)
+    path = tmp_path / f"deep{sample.suffix}"
+    path.write_bytes(b"\n".join(altered))
+    os.utime(path, ns=(sample.stat().st_atime_ns, sample.stat().st_mtime_ns))  # (idle alike)
+    plain, read = open_transcript(sample), open_transcript(path)
+    assert read.warnings == plain.warnings
+    assert len(read.raw) == len(plain.raw) and len(read.messages) == len(plain.messages)
+    assert [op.state for op in read.tool_operations] == [op.state for op in plain.tool_operations]
+    shown = items_text(read)  # (every item's text and detail, read again by its span)
+    assert "changed on disk" not in shown
+    followed, followed_plain = (_followed(fmt, at) for at in (path, sample))
+    assert followed.warnings == followed_plain.warnings
+    assert len(followed.raw) == len(followed_plain.raw)
+    assert peek(path).warnings == peek(sample).warnings
+    assert len(peek(path).envelopes) == len(peek(sample).envelopes)
+    assert fmt.check(path).replace(str(path), "") == fmt.check(sample).replace(str(sample), "")
+    replayed = dump_json(fmt.replay_json(path)).decode()
+    assert "changed on disk" not in replayed
+    assert fmt.diff(path).count("\n") == fmt.diff(sample).count("\n")
+    for kind, view in (("md", "raw"), ("html", "replayed"), ("json", "replayed")):
+        assert "changed on disk" not in export(path, kind, view)
+    if fmt.name == "transcript-v1":  # (its payloads are kept: the value comes back cut)
+        from session_core import Session
+
+        with Session.load(path) as session:
+            deepest: Any = session.events()[1]["zz"]
+        for _ in range(1022):  # (the line itself is the first level, ``zz`` the second)
+            deepest = deepest[0]
+        assert deepest == [CUT]
+
+
+def test_a_value_deeper_than_any_path_reads_is_said_by_its_line(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """Deeper than Python's recursion limit lets msgspec go (20,000 levels), neither the
+    index pass nor the plain path reads the line: every path says so by its line, whole
+    and followed, with why, and ``check`` calls it bad."""
+    lines, altered = _deep_in_every_line(sample, 20_000)
+    k = next(at for at, (a, b) in enumerate(zip(altered, lines, strict=True)) if a != b)
+    one = [*lines[:k], altered[k], *lines[k + 1 :]]
+    path = tmp_path / f"too-deep{sample.suffix}"
+    path.write_bytes(b"\n".join(one))
+    said = f"line {k + 1}"
+    try:
+        read = open_transcript(path)
+    except TranscriptError as err:
+        assert err.line == k + 1 and "nested deeper than this reader reads" in str(err)
+    else:
+        why = [w for w in read.warnings if w.startswith(said + " ")]
+        assert why and "nested deeper than this reader reads" in why[0], read.warnings
+    followed = _followed(fmt, path)
+    assert any(w.startswith((said + " ", said + ":")) for w in followed.warnings)
+    assert main(["check", str(path)]) == 1
+    assert any(w.startswith(said + " ") for w in peek(path).warnings)

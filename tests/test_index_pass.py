@@ -370,7 +370,8 @@ def test_a_last_line_holding_a_number_beyond_a_double_is_whole_not_a_crash_tail(
         (b'{"a":1', False),  # torn
         ('{"a":"é"}'.encode("utf-16-le"), False),  # Python's json would guess UTF-16
         (b'{"a":"\xc3"}', False),  # a character cut short
-        (b"[" * 1100 + b"]" * 1100, False),  # deeper than orjson reads
+        (b"[" * 1100 + b"]" * 1100, True),  # deeper than orjson reads: msgspec reads it
+        (b"[" * 20_000 + b"]" * 20_000, False),  # deeper than Python's recursion limit
         (b"  ", True),  # blank
     ],
 )
@@ -380,24 +381,17 @@ def test_a_line_is_whole_by_json_grammar(line: bytes, whole: bool) -> None:
     assert line_is_whole(line) is whole
 
 
-@pytest.mark.parametrize("depth", [1022, 1023, 1024, 1025])
-def test_a_number_beyond_a_double_is_read_as_deep_as_orjson_reads(depth: int) -> None:
+@pytest.mark.parametrize("depth", [1022, 1023, 1024, 1025, 5000])
+def test_a_number_beyond_a_double_is_read_as_deep_as_the_index_pass_reads(depth: int) -> None:
     """The standard library's parser, read where orjson refuses only the number, takes
-    exactly the depth orjson takes, whatever Python's recursion limit."""
-    import orjson
-
-    from session_core.indexing import loads_payload
+    the depth the index pass's msgspec takes (``indexing.deeper``), and what lies deeper
+    than orjson's 1,024 levels is cut (``indexing.CUT``), as ``deeper`` cuts it."""
+    from session_core.indexing import CUT, DEPTH, loads_payload
 
     nested = b"[" * depth + b"]" * depth
-    try:
-        orjson.loads(b'{"a":1,"b":' + nested + b"}")
-    except orjson.JSONDecodeError:
-        takes = False
-    else:
-        takes = True
-    line = b'{"a":1e400,"b":' + nested + b"}"
-    if takes:
-        assert loads_payload(line)["a"] == float("inf")
-    else:
-        with pytest.raises(ValueError):
-            loads_payload(line)
+    read = loads_payload(b'{"a":1e400,"b":' + nested + b"}")
+    assert read["a"] == float("inf")
+    inner, levels = read["b"], 2  # (the record itself is the first level)
+    while inner and inner != CUT:
+        inner, levels = inner[0], levels + 1
+    assert (inner, levels) == ((CUT, DEPTH + 1) if depth + 1 > DEPTH else ([], depth + 1))

@@ -1,6 +1,6 @@
 """The viewer on a file whose records hold values of other types than their format's
 (a count made a list, a role made an object, a seq past any line number, a string made a
-list nested 1,000 deep, hostile text): every tab, a row's detail, the raw view, search
+list nested 1,000 or 5,000 deep, hostile text): every tab, a row's detail, the raw view, search
 and the filter are visited, and the app shows what it can and keeps running (a crash in
 a pane or a worker would end ``run_test`` with the exception)."""
 
@@ -31,6 +31,7 @@ ODD: list[Any] = [
     {},
     {"a": None},
     json.loads("[" * 1000 + "]" * 1000),
+    json.loads("[" * 5000 + "]" * 5000),  # past orjson's 1,024 levels: ``indexing.deeper``
 ]
 
 KEYS = [

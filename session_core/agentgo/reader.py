@@ -14,6 +14,7 @@ from .. import gc_pause
 from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..indexing import loads_mended
+from ..line_warnings import bad_line_reason
 from ..reader import iter_lines, open_lines
 from .records import span_of
 from .view import AgentGoView
@@ -110,7 +111,7 @@ def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict
     try:
         value = loads_mended(raw)
     except orjson.JSONDecodeError:
-        what = "is blank" if not raw.strip() else "is not valid JSON"
+        what = "is blank" if not raw.strip() else bad_line_reason(raw)
         raise InvalidLineError(
             f"{what}; every complete line must be a record", path=path, line=number, raw=raw
         ) from None
