@@ -135,6 +135,17 @@ def line_is_whole(raw: bytes) -> bool:
     return True
 
 
+def path_of(path: Any) -> str:
+    """A transcript's path as a string (bytes decoded as the file system's names are);
+    anything else is refused with a ``TranscriptError``."""
+    try:
+        return os.fsdecode(path)
+    except TypeError:
+        raise TranscriptError(
+            f"a path is needed, not {type(path).__name__}", path=str(path)
+        ) from None
+
+
 def open_transcript(where: str) -> IO[bytes]:
     """``open_regular`` with every way it can fail as a ``TranscriptError``."""
     try:

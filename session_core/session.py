@@ -22,6 +22,7 @@ from .errors import (
 from .locking import lock_fd as take_lock
 from .locking import open_locked
 from .message import Message
+from .reader import path_of as _path
 from .reader import replay_file
 from .repair import repair_path, repair_tail
 from .replay import KNOWN_TYPES, TOOL_OUTCOMES, ReplayState
@@ -167,6 +168,13 @@ class Session:
     def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
         self._need(isinstance(message, Message), "message must be a Message")
         self._need(extra is None or isinstance(extra, Mapping), "extra must be a mapping")
+        calls = message.tool_calls
+        self._need(
+            isinstance(calls, Sequence)
+            and not isinstance(calls, str | bytes)
+            and all(isinstance(call, Mapping) for call in calls),
+            "a message's tool_calls must be a list of mappings",
+        )
         payload = dict(extra or {})
         payload.update(message.to_payload())  # a message key always wins over an extra
         return self._append("message", payload)
@@ -461,17 +469,6 @@ class Session:
         return (
             f"<Session {self._path} {len(self)} lines, {len(self._state.entries)} messages{closed}>"
         )
-
-
-def _path(path: Any) -> str:
-    """A transcript's path as a string; anything else is refused (a ``TranscriptError``)."""
-    try:
-        where: str = os.fspath(path)
-    except TypeError:
-        raise TranscriptError(
-            f"a path is needed, not {type(path).__name__}", path=str(path)
-        ) from None
-    return where
 
 
 def _is_int(value: Any) -> bool:

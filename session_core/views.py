@@ -145,11 +145,14 @@ def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
 def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
     """The format that reads ``path``; ``TranscriptError`` when none claims it."""
     from .formats import format_of, not_a_transcript
-    from .reader import open_transcript
+    from .reader import open_transcript, path_of
 
-    where = os.fspath(path)
+    where = path_of(path)
     with open_transcript(where) as fh:  # missing / directory / unreadable, worded once
-        empty = not fh.read(1 << 16).strip()
+        try:
+            empty = not fh.read(1 << 16).strip()
+        except OSError as err:  # (opened, then refused: /proc/self/mem says EIO)
+            raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
     if empty:
         raise TranscriptError("is empty; a transcript starts with its first record", path=where)
     fmt = format_of(where)

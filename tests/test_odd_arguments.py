@@ -10,7 +10,7 @@ import pytest
 from format_fixtures import FACTORIES
 from helpers import file_permissions_apply, run_cli
 
-from session_core import TranscriptError, detect_format, open_transcript, peek
+from session_core import Message, Session, TranscriptError, detect_format, open_transcript, peek
 
 
 @pytest.mark.parametrize("name", sorted(FACTORIES))
@@ -31,6 +31,52 @@ def test_a_path_that_is_no_path_is_refused_in_words() -> None:
     assert detect_format("a\x00b") is None
     with pytest.raises(TranscriptError, match="NUL"):
         open_transcript("a\x00b")
+
+
+@pytest.mark.parametrize("path", [None, 123, 1.5, ["a.jsonl"]])
+def test_a_path_of_another_type_is_refused_as_a_transcript_error(path: object) -> None:
+    """(An audit: ``open_transcript`` and ``Session.load`` let ``TypeError`` out.)"""
+    assert detect_format(path) is None  # type: ignore[arg-type]
+    with pytest.raises(TranscriptError, match="a path is needed"):
+        open_transcript(path)  # type: ignore[arg-type]
+    with pytest.raises(TranscriptError, match="a path is needed"):
+        Session.load(path)  # type: ignore[arg-type]
+
+
+def test_a_path_given_as_bytes_is_read_as_its_name(tmp_path: Path) -> None:
+    """``Session.create`` took a path as bytes and ``load`` raised ``TypeError`` on it."""
+    path = tmp_path / "bytes.jsonl"
+    with Session.create(bytes(path), meta={"agent": "t"}) as session:
+        session.append_message(Message(role="user", content="hi"))
+    with Session.load(bytes(path)) as session:
+        assert [m.content for m in session.messages()] == ["hi"]
+    assert open_transcript(bytes(path)).messages[0].text == "hi"  # type: ignore[arg-type]
+
+
+def test_a_file_that_opens_but_cannot_be_read_is_refused_in_words() -> None:
+    """``/proc/self/mem`` opens, then every read says EIO: a ``TranscriptError`` (it let
+    ``OSError`` out of ``open_transcript``), as ``Session.load`` and ``peek`` said."""
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("no /proc here")
+    with pytest.raises(TranscriptError, match="cannot be read"):
+        open_transcript("/proc/self/mem")
+    assert peek("/proc/self/mem").error is not None
+
+
+@pytest.mark.parametrize("calls", [(5,), ("abc",), "abc", 5, ({"id": "c1"}, None)])
+def test_tool_calls_that_are_not_mappings_are_refused_before_a_byte_is_written(
+    tmp_path: Path, calls: object
+) -> None:
+    """(An audit: ``TypeError`` and ``ValueError`` escaped ``append_message``.)"""
+    path = tmp_path / "calls.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as session:
+        size = path.stat().st_size
+        with pytest.raises(TranscriptError, match="tool_calls must be a list of mappings"):
+            session.append_message(Message(role="assistant", content="", tool_calls=calls))  # type: ignore[arg-type]
+        assert path.stat().st_size == size and len(session) == 1
+        session.append_message(
+            Message(role="assistant", content="", tool_calls=({"id": "c1", "type": "function"},))
+        )
 
 
 def test_peek_sizes_a_file_it_cannot_read(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
             if buffered.strip():
                 head.feed(head_record(buffered))
             return head.format
-    except (OSError, EOFError, ValueError):  # (ValueError: a NUL in the path)
+    except (OSError, EOFError, ValueError, TypeError):  # (a NUL in the path; no path)
         return None
 
 
