@@ -30,6 +30,7 @@ class Compaction:
     tokens_after: int | None
     folded: Sequence[str] = field(default_factory=list)
     kept: Sequence[str] = field(default_factory=list)
+    line: int = 0  # the compaction's own line in the file
 
 
 class FoldedIds(ListLike[str]):

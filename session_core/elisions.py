@@ -25,6 +25,7 @@ class Elision:
     message_id: str
     stub: str
     line: int | None = None  # the stubbed message's line (None: not known, not a line)
+    elision_line: int = 0  # the elision line's own line in the file
 
 
 class Elisions(ListLike[Elision]):
@@ -34,6 +35,7 @@ class Elisions(ListLike[Elision]):
         "_last",
         "_line",
         "_line_ids",
+        "_line_lines",
         "_line_ts",
         "_lines",
         "_node",
@@ -45,6 +47,7 @@ class Elisions(ListLike[Elision]):
     def __init__(self) -> None:
         self._line_ids: list[str] = []  # per elision line: its id
         self._line_ts: list[str] = []  # ... and its ts
+        self._line_lines = array("i")  # ... and its line in the file
         self._lines = array("i")  # per record: its elision line (in _line_ids)
         self._node = array("i")  # per record: its message id's node in ``mids``
         self._stubs = PackedIds()
@@ -53,10 +56,11 @@ class Elisions(ListLike[Elision]):
         self._last = array("i")  # per elided id: its last record
         self._prev = array("i")  # per record: the record before it of the same id, or -1
 
-    def start_line(self, eid: str, ts: str) -> None:
-        """The records added next are elision line ``eid``'s."""
+    def start_line(self, eid: str, ts: str, line: int) -> None:
+        """The records added next are elision line ``eid``'s, at ``line`` of the file."""
         self._line_ids.append(eid)
         self._line_ts.append(ts)
+        self._line_lines.append(line)
 
     def add(self, mid: str, stub: str, line: int | None) -> None:
         """A record of the line started last: message ``mid`` stubbed with ``stub``."""
@@ -87,6 +91,7 @@ class Elisions(ListLike[Elision]):
             self.mids[self._node[index]],
             self._stubs[index],
             None if line < 0 else line,
+            self._line_lines[at],
         )
 
     def of(self, node: int) -> list[Elision]:

@@ -355,6 +355,7 @@ class ReplayState:
             fallback=bool(payload.get("fallback")),
             tokens_before=payload.get("tokens-before"),
             tokens_after=payload.get("tokens-after"),
+            line=self.last_line + 1 if line is None else line,  # (as ``feed`` numbers it)
         )
         # Only the head (the entries through the cut) changes: its sticky entries stay,
         # then the summary; the tail moves as one (_shift), so a compaction costs what it
@@ -407,7 +408,9 @@ class ReplayState:
     ) -> None:
         entries, elisions = self.entries, self.elisions
         targets = self._elision_targets(payload, line)  # (checked: then applied)
-        elisions.start_line(eid, _str(envelope.get("ts")))
+        elisions.start_line(
+            eid, _str(envelope.get("ts")), self.last_line + 1 if line is None else line
+        )
         for index, stub in targets:
             mid, body, sticky, _ = entries[index]
             entries[index] = (mid, body, sticky, stub)

@@ -468,3 +468,17 @@ def test_a_number_beyond_a_double_is_never_taken_for_a_change_on_disk(
         _read_both_ways(fmt, path, index + 1, lambda read: changed not in items_text(read))
         tried += 1
     assert tried >= 3
+
+
+def test_the_replay_json_names_each_compaction_by_its_line(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """Every compaction and elision in ``replay``'s JSON carries the line it stands at,
+    the model's own (v1's said 0 for every one: its lines were never looked up)."""
+    replayed = fmt.replay_json(sample)["compactions"]
+    model = open_transcript(sample).compactions
+    assert replayed, "each format's fixture has a compaction"
+    assert [(c["id"], c["line"]) for c in replayed] == [(c.id, c.line) for c in model]
+    lines = sample.read_bytes().split(b"\n")
+    for c in replayed:
+        assert 0 < c["line"] <= len(lines)

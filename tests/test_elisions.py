@@ -14,11 +14,11 @@ def test_elisions_read_as_the_records_added() -> None:
     by_mid: dict[str, list[Elision]] = {}
     for line in range(40):
         eid, ts = f"e-{line}", f"2026-08-09T10:00:{line:02d}Z"
-        elisions.start_line(eid, ts)
+        elisions.start_line(eid, ts, 1000 + line)
         for k in range(line % 4):  # (a line of none, of one, of several)
             mid = f"{(line * 7 + k) % 23:08x}-1111-4222-8333-444455556666"
             at = None if k == 2 else line * 10 + k
-            record = Elision(eid, ts, mid, f"[elided {line}.{k}]", at)
+            record = Elision(eid, ts, mid, f"[elided {line}.{k}]", at, 1000 + line)
             elisions.add(mid, record.stub, at)
             want.append(record)
             by_mid.setdefault(mid, []).append(record)

@@ -54,7 +54,7 @@ def made_compaction(c: ReplayCompaction, at: dict[str, int]) -> Compaction:
     return Compaction(
         id=c.id,
         kind="compaction",
-        line=at.get(c.id, 0),
+        line=at.get(c.id, c.line),
         summary=c.summary,
         folded=c.folded,  # (a compaction's lists are not changed once it is applied)
         kept=c.kept,
@@ -68,7 +68,7 @@ def made_elision(e: Elision, at: dict[str, int]) -> Compaction:
     return Compaction(
         id=e.elision_id,
         kind="elision",
-        line=at.get(e.elision_id, 0),
+        line=at.get(e.elision_id, e.elision_line),
         summary=e.stub,
         folded=[e.message_id],
     )
