@@ -30,6 +30,7 @@ class LinkedLive(LiveModel):
         self._again: Callable[[Transcript], None] | None = None
         self._linked_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._read_ahead = False  # the linked files read ahead, since the last reset
+        self._relinked = True  # the last snapshot linked afresh (not the links before)
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         """Link ``transcript`` (the format's own rules); how to link a later snapshot the
@@ -68,9 +69,17 @@ class LinkedLive(LiveModel):
         if self._again is None or now - self._linked_at >= self.REFRESH:
             self._again = self.link(transcript)
             self._linked_at = now
+            self._relinked = True
         else:
             self._again(transcript)
+            self._relinked = False
         return transcript
+
+    def snapshot_due(self) -> bool:
+        """The last snapshot put on the links of one before it (a Task call it holds may
+        name a subagent they do not), and they may be linked again now: a file that went
+        quiet within ``REFRESH`` of the last link would keep them for good."""
+        return not self._relinked and time.monotonic() - self._linked_at >= self.REFRESH
 
 
 __all__ = ["LinkedLive"]

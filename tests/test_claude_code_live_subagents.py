@@ -4,6 +4,7 @@ only when they change, and at most every ``REFRESH`` seconds."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,96 @@ def test_read_ahead_reads_the_files_outside_the_lock_and_the_link_reads_none(
     assert [(s.id, s.usage, s.messages) for s in linked.subagents] == [
         (s.id, s.usage, s.messages) for s in whole.subagents
     ]
+
+
+async def test_a_link_made_before_its_call_came_is_made_again_once_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first link of a followed session came before the line of the Task call that
+    names its subagent (the subagent's file was there, its call not yet); the snapshots
+    within ``REFRESH`` put that link on as it was. A file gone quiet then would keep it
+    for good (the audits: a followed session's subagent without its call, where a whole
+    read names it): ``snapshot_due`` says so, and the next snapshot links it."""
+    import asyncio
+
+    from session_core.following import follow
+
+    whole_path = story(tmp_path / "whole", torn=False)
+    lines = whole_path.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "growing" / whole_path.name
+    path.parent.mkdir()
+    shutil.copytree(whole_path.with_suffix(""), path.with_suffix(""))
+    path.write_bytes(b"".join(lines[:3]))  # (before any Task call)
+    live = FMT.live(str(path))
+    assert isinstance(live, subagents.SubagentsLive)
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 3600.0)
+    updates = follow(path, force_polling=True, poll_interval=0.02)
+    try:
+        async for update in updates:
+            live.apply(update)
+            if update.caught_up:
+                break
+        early = live.transcript(writer_alive=False)
+        assert [(s.id, s.call_id) for s in early.subagents] == [("a1", None)]
+        with path.open("ab") as fh:
+            fh.write(b"".join(lines[3:]))
+        async for update in updates:
+            live.apply(update)
+            if update.caught_up and update.offset == path.stat().st_size:
+                break
+    finally:
+        await asyncio.wait_for(updates.aclose(), 5)
+    late = live.transcript(writer_alive=False)
+    assert [(s.id, s.call_id) for s in late.subagents] == [("a1", None)]  # as it was
+    assert not live.snapshot_due()  # (within REFRESH)
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
+    assert live.snapshot_due()
+    now = live.transcript(writer_alive=False)
+    assert not live.snapshot_due()  # (this one linked afresh)
+    whole = FMT.open(whole_path, writer_alive=False)
+    assert [(s.id, s.call_id, s.description) for s in now.subagents] == [
+        (s.id, s.call_id, s.description) for s in whole.subagents
+    ]
+    assert whole.subagents[0].call_id is not None
+
+
+async def test_the_screen_links_again_once_the_file_went_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The viewer asks ``snapshot_due`` on its once-a-second tick: a session followed
+    while its Task call came, then quiet, ends with the subagent linked to its call, as a
+    whole read has it (no new line needed)."""
+    from viewer.screens.model_screen import ModelScreen
+
+    whole_path = story(tmp_path / "whole", torn=False)
+    lines = whole_path.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "growing" / whole_path.name
+    path.parent.mkdir()
+    shutil.copytree(whole_path.with_suffix(""), path.with_suffix(""))
+    path.write_bytes(b"".join(lines[:3]))
+    monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 3600.0)
+    async with app_on(path, (160, 40)) as (app, pilot):
+        screen = app.screen
+        for _ in range(200):
+            await pilot.pause(0.05)
+            screen = app.screen
+            if isinstance(screen, ModelScreen) and screen._loaded and screen.transcript.subagents:
+                break
+        assert isinstance(screen, ModelScreen)
+        assert [s.call_id for s in screen.transcript.subagents] == [None]
+        with path.open("ab") as fh:
+            fh.write(b"".join(lines[3:]))
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if screen.transcript.lines == len(lines):
+                break
+        assert [s.call_id for s in screen.transcript.subagents] == [None]  # (linked as before)
+        monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 0.0)
+        for _ in range(60):
+            await pilot.pause(0.05)
+            if screen.transcript.subagents[0].call_id is not None:
+                break
+        whole = FMT.open(whole_path, writer_alive=False)
+        assert [s.call_id for s in screen.transcript.subagents] == [
+            s.call_id for s in whole.subagents
+        ]

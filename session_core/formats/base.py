@@ -277,6 +277,12 @@ class LiveModel:
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         return self.builder.transcript(writer_alive)
 
+    def snapshot_due(self) -> bool:
+        """The last snapshot may show less than one taken now would, though nothing was
+        applied since (a session's subagents linked as they were a moment ago): a screen
+        whose file has gone quiet takes another."""
+        return False
+
 
 class TranscriptFormat(ABC):
     """One transcript format. Built-ins and plugins register the same way (``register``)."""

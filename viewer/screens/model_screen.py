@@ -307,6 +307,15 @@ class ModelScreen(OtherSessions, SearchingScreen):
             with self.state_lock:
                 self.panes.liveness_changed(live)
 
+    def _tick(self) -> None:
+        super()._tick()
+        # A file gone quiet just after a snapshot that put on the links of one before
+        # it (a session's subagents): the next links what that one could not.
+        if self._loaded and not self._pending and self.live.snapshot_due():
+            with self.state_lock:
+                self._panes_behind = True
+                self._draw()
+
     def _writer_alive(self, held: bool) -> bool | None:
         return self.format.writer_alive(self.path, held=held, saw_lock=self._saw_lock)
 
