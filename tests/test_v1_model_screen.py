@@ -263,6 +263,7 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
         await wait_for(pilot, lambda: "does not exist" in screen_text(app))
         text = screen_text(app)
         assert "read before" in text and "● gone" in text
+        assert "transcript-v1" in text and "unknown format" not in text  # (as it was read)
         assert any("is gone" in str(note.message) for note in app._notifications)
         assert not any("truncated or replaced" in str(n.message) for n in app._notifications)
         with Session.create(path, meta={}) as s:

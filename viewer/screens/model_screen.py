@@ -277,7 +277,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
     def _receive(self, update: FollowUpdate) -> None:
         if self._going_away():
             return
-        if update.reset:
+        if update.reset and update.exists:  # (a file gone: what was read stays, as it was)
             self._detected = None
         self._detected = update.format or self._detected
         # The pane set follows with the next draw, at the draws' pace: an agentgo
