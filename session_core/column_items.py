@@ -71,6 +71,23 @@ class Items(Indexed[Item]):
         entry = self._entry(index)
         return entry if isinstance(entry, Item) else self._column.item(entry)
 
+    def roles_and_kinds(self) -> tuple[set[str], set[str]]:
+        """The roles and the kinds these items have (what a filter offers), none built."""
+        column = self._column
+        entries = self._entries
+        built: list[Item] = list(self._own or ())
+        if entries is None:
+            role_codes, kind_codes = set(column.role[: self._n]), set(column.kind[: self._n])
+        else:
+            taken = entries[: self._n]
+            built += [e for e in taken if isinstance(e, Item)]
+            indexes = [e for e in taken if type(e) is int and e >= 0]
+            role_codes = set(map(column.role.__getitem__, indexes))
+            kind_codes = set(map(column.kind.__getitem__, indexes))
+        roles = {column.string(code) or "" for code in role_codes}
+        kinds = {column.string(code) or "message" for code in kind_codes}
+        return roles | {i.role for i in built}, kinds | {i.kind for i in built}
+
     def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
         """Every item's ``to_json()``, in order, each built for it alone (``sent_item``):
         the replay JSON's messages (``model.rows_json``; no fragments)."""

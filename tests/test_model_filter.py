@@ -86,3 +86,47 @@ def test_a_filtered_view_is_what_filtering_every_item_gives_none_built(
 
 def _never(_column: object, index: int) -> Any:
     raise AssertionError(f"item {index} built to be filtered")
+
+
+async def test_the_filter_offers_what_the_file_has(tmp_path: Path) -> None:
+    """A v1 file's filter offers its own line kinds (elision, a custom event) and the roles
+    its messages have, not Claude Code's kinds nor a role no line has (an audit: it
+    offered ``hook``, ``queued``... and unticking ``developer`` said "filter: 128 of 128
+    shown", hiding nothing)."""
+    from session_core import Message, Session
+
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        first = s.append_message(Message(role="user", content="hi"))
+        s.append_message(Message(role="assistant", content="hello"))
+        s.append_elision([{"id": first, "stub": "[elided]"}])
+        s.append_event(type="x-note", payload={"n": 1})
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen._loaded, 30)
+        roles, kinds = screen.conversation.filter_choices()
+        raw = {item.kind for item in screen.transcript.raw}
+        lines = [*screen.transcript.raw, *screen.transcript.messages]
+        assert set(roles) == {item.role for item in lines} - {""} and set(kinds) == raw
+        assert "developer" not in roles and "tool" not in roles
+        assert kinds[0] == "message" and "elision" in kinds and "hook" not in kinds
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        types = app.screen.query_one("#filter-types", SelectionList)
+        assert [types.get_option_at_index(i).value for i in range(types.option_count)] == list(
+            kinds
+        )
+        app.screen.query_one("#filter-apply", Button).press()  # (everything ticked)
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert not screen.conversation.filtered
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        app.screen.query_one("#filter-types", SelectionList).deselect("elision")
+        await pilot.pause(0.05)
+        app.screen.query_one("#filter-apply", Button).press()
+        await wait_for(pilot, lambda: app.screen is screen and screen.conversation.filtered)
+        screen.conversation.set_mode("raw")
+        assert "elision" not in {item.kind for item in screen.conversation.items}

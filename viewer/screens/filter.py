@@ -11,19 +11,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, SelectionList, Static
 
-ROLE_CHOICES = ("system", "user", "assistant", "tool")
-TYPE_CHOICES = (
-    "compaction",
-    "elision",
-    "tool-dispatched",
-    "tool-settled",
-    "run-context",
-    "grants",
-    "session-meta",
-    "other",
-)
-DEFAULT_TYPES = frozenset(("compaction", "elision", "other"))
-
 Choice = tuple[frozenset[str] | None, frozenset[str] | None]
 
 
@@ -36,21 +23,20 @@ class FilterScreen(ModalScreen[Choice]):
         self,
         roles: frozenset[str] | None,
         types: frozenset[str] | None,
-        *,
-        role_choices: tuple[str, ...] = ROLE_CHOICES,
-        type_choices: tuple[str, ...] = TYPE_CHOICES,
-        default_types: frozenset[str] = DEFAULT_TYPES,
+        role_choices: tuple[str, ...],
+        type_choices: tuple[str, ...],
     ) -> None:
+        """``roles``, ``types``: those shown now (None: all); the choices, those the file
+        has (``ItemsView.filter_choices``)."""
         super().__init__()
         self.roles = roles
         self.types = types
         self.role_choices = role_choices
         self.type_choices = type_choices
-        self.default_types = default_types
 
     def compose(self) -> ComposeResult:
         roles = self.roles or frozenset(self.role_choices)
-        types = self.types or self.default_types
+        types = self.types or frozenset(self.type_choices)
         with Vertical(id="filter-body"):
             yield Static("Show these roles (messages) and line types (raw view):")
             with Horizontal():
@@ -75,10 +61,11 @@ class FilterScreen(ModalScreen[Choice]):
 
     @on(Button.Pressed, "#filter-all")
     def _everything(self) -> None:
-        self.dismiss((None, frozenset(self.type_choices)))
+        self.dismiss((None, None))
 
     @on(Button.Pressed, "#filter-apply")
     def _apply(self) -> None:
         roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
         types = frozenset(self.query_one("#filter-types", SelectionList).selected)
-        self.dismiss((None if roles == frozenset(self.role_choices) else roles, types))
+        every = (frozenset(self.role_choices), frozenset(self.type_choices))
+        self.dismiss((None if roles == every[0] else roles, None if types == every[1] else types))

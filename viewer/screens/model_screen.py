@@ -33,7 +33,7 @@ from session_core.model import Run, ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
 from ..widgets.block_view import BlockView
-from ..widgets.items_view import FILTER_KINDS, FILTER_ROLES, ItemsView
+from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
 from ..widgets.model_panes import ModelDiff, ModelDiffView, OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
@@ -449,23 +449,16 @@ class ModelScreen(OtherSessions, SearchingScreen):
 
     def action_filter(self) -> None:
         view = self.conversation
+        with self.state_lock:  # (the snapshot's items are looked at)
+            offered = view.filter_choices()
 
         def chosen(choice: tuple[frozenset[str] | None, frozenset[str] | None] | None) -> None:
             if choice is not None:
                 with self.state_lock:
-                    view.set_filter(*choice)
+                    view.set_filter(*choice, offered=offered)
                 self._refresh_status()
 
-        self.app.push_screen(
-            FilterScreen(
-                view.roles,
-                view.kinds,
-                role_choices=FILTER_ROLES,
-                type_choices=FILTER_KINDS,
-                default_types=frozenset(FILTER_KINDS),
-            ),
-            chosen,
-        )
+        self.app.push_screen(FilterScreen(view.roles, view.kinds, *offered), chosen)
 
     def action_export(self) -> None:
         from .export import ExportScreen  # only when asked for: start-up is a race

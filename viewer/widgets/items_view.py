@@ -10,7 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -161,6 +161,11 @@ class ItemsView(ItemSearch):
         self._expanded_heights: dict[tuple[str, int], int] = {}
         self.roles: frozenset[str] | None = None  # the filter (None: everything)
         self.kinds: frozenset[str] | None = None
+        # ... of the roles and kinds it offered (others, come since, are shown)
+        self.offered: tuple[frozenset[str], frozenset[str]] = (
+            frozenset(FILTER_ROLES),
+            frozenset(FILTER_KINDS),
+        )
         # What a format's own panes narrow the view to (the one run they show, say).
         self.narrow: Callable[[Sequence[Item]], Sequence[Item]] | None = None
 
@@ -196,21 +201,48 @@ class ItemsView(ItemSearch):
         roles, kinds = self.roles, self.kinds
         if roles is None and kinds is None:
             return items
+        offered_roles, offered_kinds = self.offered
 
+        # (a role or kind the filter did not offer, one that came since, is shown)
         def keep(role: str, kind: str) -> bool:
-            return (roles is None or role in roles or role not in FILTER_ROLES) and (
-                kinds is None or kind in kinds or kind not in FILTER_KINDS
+            return (roles is None or role in roles or role not in offered_roles) and (
+                kinds is None or kind in kinds or kind not in offered_kinds
             )
 
         if isinstance(items, Items):
             return items.having(keep)  # (none built)
         return [item for item in items if keep(item.role, item.kind)]
 
-    def set_filter(self, roles: frozenset[str] | None, kinds: frozenset[str] | None) -> None:
-        """Show only these roles and kinds (None: all), keeping the cursor where it can."""
+    def filter_choices(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What the filter offers: the roles of the file's messages and lines, and the
+        kinds of its lines (the usual ones first, in their order), and any it has set."""
+        roles: set[str] = set(self.roles or ())
+        kinds: set[str] = set(self.kinds or ())
+        transcript = self.transcript
+        for items in (transcript.messages, transcript.raw):
+            if isinstance(items, Items):
+                found_roles, found_kinds = items.roles_and_kinds()
+            else:
+                found_roles = {item.role for item in items}
+                found_kinds = {item.kind for item in items}
+            roles |= found_roles
+            if items is transcript.raw:
+                kinds |= found_kinds
+        roles.discard("")
+        return _ordered(roles, FILTER_ROLES), _ordered(kinds, FILTER_KINDS)
+
+    def set_filter(
+        self,
+        roles: frozenset[str] | None,
+        kinds: frozenset[str] | None,
+        offered: tuple[Iterable[str], Iterable[str]] = (FILTER_ROLES, FILTER_KINDS),
+    ) -> None:
+        """Show only these roles and kinds of those ``offered`` (None: all), keeping the
+        cursor where it can."""
         self.end_jump()  # (its items are others now)
-        self.roles = None if roles is None or roles >= frozenset(FILTER_ROLES) else roles
-        self.kinds = None if kinds is None or kinds >= frozenset(FILTER_KINDS) else kinds
+        self.offered = (frozenset(offered[0]), frozenset(offered[1]))
+        self.roles = None if roles is None or roles >= self.offered[0] else roles
+        self.kinds = None if kinds is None or kinds >= self.offered[1] else kinds
         self.show(self.transcript, to_end=self.follows_end)
         self.new_count = 0
 
@@ -524,6 +556,11 @@ def _capped(text: str) -> str:
     if len(text) <= MAX_TEXT:
         return text
     return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
+
+
+def _ordered(found: set[str], usual: tuple[str, ...]) -> tuple[str, ...]:
+    """``found``, the ``usual`` ones first in their order, then the rest by name."""
+    return (*(u for u in usual if u in found), *sorted(found.difference(usual)))
 
 
 __all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]
