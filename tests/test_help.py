@@ -50,6 +50,7 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
             assert what in text, what
     assert OPEN_OTHER not in text  # v1 never names another session of its project
     assert "Next compaction" in text and "Changed only / all" in text
+    assert "Next run not finished" in text  # (the runs tab's own keys: it listed ``enter``)
     assert "ctrl+p: the command palette" in text
     assert "Back to the list" not in text  # opened alone: there is no list to go back to
 

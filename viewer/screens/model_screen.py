@@ -470,7 +470,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             ("This screen", offered(self, self.BINDINGS)),
             ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
             ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
-            ("Runs", VirtualTable.BINDINGS),
+            ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS]),
             *([("Diff", ModelDiffView.BINDINGS)] if "diff" in self._tab_ids else []),
             ("A tool operation's detail", OpDetailScreen.BINDINGS),
             *(self.panes.help_sections() if self.panes is not None else []),
