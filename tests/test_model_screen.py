@@ -502,3 +502,20 @@ def test_rate_limits_read_in_both_shapes_codex_wrote() -> None:
     odd = {"primary": {"used_percent": 1, "window_minutes": 45}}
     assert rate_limits_text(odd) == "primary 1% of 45 min"
     assert rate_limits_text({"other": 1}) == "{'other': 1}"  # kept, on one line
+
+
+async def test_a_double_click_expands_an_item_and_another_folds_it(toy: Path) -> None:
+    """The README's "double-click expands" (a click selected, and that was all)."""
+    from viewer.widgets.items_view import ItemsView
+
+    async with opened(toy) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.click(ItemsView, offset=(10, 2))
+        await pilot.pause(0.1)
+        chosen = view.cursor
+        assert view.selected is not None and not view.expanded  # (one click: selected)
+        await pilot.click(ItemsView, offset=(10, 2), times=2)
+        await until(pilot, lambda: bool(view.expanded), "expanded")
+        assert view.cursor == chosen and view.expanded == {view.items[chosen].id}
+        await pilot.click(ItemsView, offset=(10, 2), times=2)
+        await until(pilot, lambda: not view.expanded, "folded again")

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 
 import orjson
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -508,6 +509,12 @@ class ItemsView(ItemSearch):
         return [head, *wrap(_capped(body), width, self._s("record"), "    ")]
 
     # -- actions ------------------------------------------------------------------------
+
+    def on_click(self, event: events.Click) -> None:
+        # A double click expands or folds the item, as ``enter`` does: once the base's
+        # handler (called after this one) has put the cursor on it.
+        if event.chain == 2 and event.get_content_offset(self) is not None:
+            self.call_later(self.action_toggle_fold)
 
     def action_toggle_fold(self) -> None:
         item = self.selected
