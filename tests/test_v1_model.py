@@ -38,3 +38,31 @@ def test_the_raw_items_are_read_again_by_span_and_equal_what_the_lines_say(
         if message.id in shown:
             assert message.parts == shown[message.id].parts
             assert (message.stub is not None) == ("elided" in message.marks)
+
+
+def test_a_call_no_dispatch_line_names_has_its_arguments_and_its_answer(
+    tmp_path: Path,
+) -> None:
+    """A call only its message names (``undispatched-answered``, ``never-dispatched``):
+    its arguments as that message gives them, its answer's text and line, read from
+    their lines (its detail said "(none)" and "(no result)"; an audit)."""
+    from session_core import Message, Session, open_transcript
+
+    path = tmp_path / "calls.jsonl"
+    asked = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": '{"a":1}'}}
+    other = {"id": "c2", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="assistant", content="", tool_calls=(asked, other)))
+        s.append_message(Message(role="user", content="meanwhile"))
+        s.append_message(Message(role="tool", content="the answer", tool_call_id="c1"))
+    ops = {op.call_id: op for op in open_transcript(path).tool_operations}
+    answered, never = ops["c1"], ops["c2"]
+    assert (answered.state, never.state) == ("undispatched-answered", "never-dispatched")
+    assert (answered.arguments, answered.result, answered.result_line) == (
+        '{"a":1}',
+        "the answer",
+        4,
+    )
+    assert (never.arguments, never.result, never.result_line) == ("{}", None, None)
+    assert (answered.line, never.line, answered.tool) == (2, 2, "sh")
+    assert answered.to_json()["arguments"] == '{"a":1}'

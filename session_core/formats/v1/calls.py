@@ -12,7 +12,7 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
-from .ops import V1Op, V1Ops, superseded_ops
+from .ops import UndispatchedOp, V1Op, V1Ops, superseded_ops
 
 if TYPE_CHECKING:
     from ...replay import ReplayState
@@ -182,14 +182,14 @@ class V1Calls:
         self._open = still
         self._let_go(settled)
         # The calls no dispatch line names, after: a crash state of their own.
-        lines, ids, text = state.event_lines, state.events.ids, self.texts.text
+        text = self.texts.text
         never: list[ToolOp] = [
-            ToolOp(
-                call_id=text(cid),
-                tool=text(name),
-                state="undispatched-answered" if self._is_answered(cid) else "never-dispatched",
-                line=int(lines[position]),
-                message_id=ids[position],
+            UndispatchedOp.of(
+                state,
+                position,
+                text(cid),
+                text(name),
+                "undispatched-answered" if self._is_answered(cid) else "never-dispatched",
             )
             for cid, (position, name) in self._undispatched.items()
         ]

@@ -237,20 +237,75 @@ class V1Op(ToolOp):
         self._read = True
 
 
+class UndispatchedOp(ToolOp):
+    """A call a message asked for that no dispatch line names (``never-dispatched``,
+    ``undispatched-answered``): its arguments as that message gives them, and the first
+    tool message after it that names the call as its result, read from their lines when
+    first asked for (the detail showed "(none)" and "(no result)")."""
+
+    __slots__ = ("_position", "_read", "_state")
+    _state: ReplayState
+    _position: int
+    _read: bool
+
+    @classmethod
+    def of(
+        cls, state: ReplayState, position: int, call_id: str, tool: str, op_state: OpState
+    ) -> UndispatchedOp:
+        """The call ``call_id`` of the message at event ``position``."""
+        op = cls.__new__(cls)
+        op._state, op._position, op._read = state, position, False
+        for name in ToolOp.__slots__:
+            if name not in _LAZY:
+                _SLOTS[name].__set__(op, ToolOp.__dataclass_fields__[name].default)
+        op.call_id, op.tool, op.state = call_id, tool, op_state
+        op.line = int(state.event_lines[position])
+        op.message_id = state.events.ids[position]
+        return op
+
+    def _fill(self) -> None:
+        events, position = self._state.events, self._position
+        arguments: Any = None
+        calls = payload_of(events.read(position)).get("tool-calls")
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict) and call.get("id") == self.call_id:
+                function = call.get("function")
+                arguments = function.get("arguments") if isinstance(function, dict) else None
+                break
+        kinds, facts = events.kinds, events.facts
+        result: str | None = None
+        result_line: int | None = None
+        for at in range(position + 1, min(len(kinds), position + CALLER_WITHIN)):
+            if kinds[at] == "message" and facts.shape(at)[4] == self.call_id:
+                content = payload_of(events.read(at)).get("content")
+                result = content if isinstance(content, str) else None
+                if result is None and content is not None:
+                    result = compact_json(content)
+                result_line = int(self._state.event_lines[at])
+                break
+        for name, value in (
+            ("arguments", arguments),
+            ("result", result),
+            ("result_line", result_line),
+        ):
+            _SLOTS[name].__set__(self, value)
+        self._read = True
+
+
 class _FromLines:
     """A ``V1Op`` field read from its lines when first asked for."""
 
     def __init__(self, name: str) -> None:
         self.slot = _SLOTS[name]
 
-    def __get__(self, op: V1Op | None, owner: type | None = None) -> Any:
+    def __get__(self, op: V1Op | UndispatchedOp | None, owner: type | None = None) -> Any:
         if op is None:
             return self
         if not op._read:
             op._fill()
-        return self.slot.__get__(op, V1Op)
+        return self.slot.__get__(op, ToolOp)
 
-    def __set__(self, op: V1Op, value: Any) -> None:
+    def __set__(self, op: V1Op | UndispatchedOp, value: Any) -> None:
         if not op._read:
             op._fill()
         self.slot.__set__(op, value)
@@ -271,3 +326,6 @@ _FROM_LINES = (
 CALLER_WITHIN = 10_000  # lines around its dispatch a call's message and answer are looked for
 for _name in _FROM_LINES:
     setattr(V1Op, _name, _FromLines(_name))
+_LAZY = ("arguments", "result", "result_line")  # an undispatched call's, from its lines
+for _name in _LAZY:
+    setattr(UndispatchedOp, _name, _FromLines(_name))
