@@ -54,17 +54,24 @@ class FollowUpdate:
 
 
 def parse_line(
-    raw: bytes, number: int, warnings: list[str], *, mend: bool = True
+    raw: bytes, number: int, warnings: list[str], *, mend: bool = True, blank_ok: bool = True
 ) -> dict[str, Any] | None:
-    """A line as a JSON object, or None (a warning said why; a blank line is skipped).
+    """A line as a JSON object, or None (a warning said why; a blank line is skipped,
+    said so too where it is no part of the format: ``blank_ok`` False, agentgo's).
     ``mend``: as the format reads a line orjson refuses (``TranscriptFormat.mends_lines``;
     v1's is read as its reference reads it, ``reader.loads_line``)."""
-    records = parse_records(raw, number, warnings, mend=mend)
+    records = parse_records(raw, number, warnings, mend=mend, blank_ok=blank_ok)
     return records[0] if records else None
 
 
 def parse_records(
-    raw: bytes, number: int, warnings: list[str], *, mend: bool = True, joins: bool = False
+    raw: bytes,
+    number: int,
+    warnings: list[str],
+    *,
+    mend: bool = True,
+    joins: bool = False,
+    blank_ok: bool = True,
 ) -> list[dict[str, Any]]:
     """``parse_line``'s record as a list, and where the format ``joins_lines``, each
     record of a line of several with no line break between them (a warning says so)."""
@@ -76,7 +83,7 @@ def parse_records(
             warnings.append(joined_warning(number, len(records)))
             return records
         blank = not raw.strip() if mend else is_blank(raw)
-        if not blank:
+        if not blank or not blank_ok:
             warnings.append(skipped_line(number, raw))
         return []
     if type(record) is not dict:

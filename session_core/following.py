@@ -361,6 +361,7 @@ class _Tail:
             update.warnings,
             mend=fmt is None or fmt.mends_lines,
             joins=fmt is None or fmt.joins_lines,
+            blank_ok=fmt is None or fmt.blank_lines_ok,
         )
         one = len(records) == 1 and len(raw) <= SPAN_MAX  # (a joined line's span is no one's)
         for record in records:

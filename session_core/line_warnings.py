@@ -15,11 +15,15 @@ def joined_warning(line: int, records: int) -> str:
 
 def skipped_line(number: int, raw: bytes) -> str:
     """The warning for a line no JSON could be read from, skipped: why, too."""
-    why = bad_line_reason(raw).removeprefix("is ")
-    return f"line {number} could not be read ({why}), and was skipped"
+    why = bad_line_reason(raw)
+    if why == "is blank":
+        return f"line {number} is blank, and was skipped"
+    return f"line {number} could not be read ({why.removeprefix('is ')}), and was skipped"
 
 
 def bad_line_reason(raw: bytes) -> str:
+    if not raw.strip():  # (where every complete line must be a record: agentgo's)
+        return "is blank"
     if raw.startswith(b"\xef\xbb\xbf"):
         return "is led by a byte order mark (U+FEFF), which JSON does not allow"
     try:

@@ -253,7 +253,7 @@ def _read_records(
                 # (v1 as the reference reads it: nothing mended, ``1e400`` read)
                 value = loads_mended(raw) if agentgo else loads_line(raw)
             except orjson.JSONDecodeError:
-                if agentgo and raw.strip():
+                if agentgo:  # (a blank line too: every complete line must be a record)
                     said.append(skipped_line(number, raw))
                 elif not agentgo and not is_blank(raw):
                     # (the words of v1's spec and its reference, the reason left out)

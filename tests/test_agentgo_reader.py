@@ -112,6 +112,27 @@ class TestStrictReader:
         assert isinstance(error, InvalidLineError)
         assert "line 4" in str(error)
 
+    @pytest.mark.parametrize("middle", [b"", b"   ", b"\r", b'{"data":{},"seq":3,"ty', b"\xff"])
+    def test_a_bad_middle_line_is_said_by_peek_and_a_follow_too(
+        self, valid: Path, middle: bytes
+    ) -> None:
+        """Where the strict read refuses a line (a blank one too: every complete line
+        must be a record), ``peek`` and the viewer's follow, which read on, say so by its
+        line (they said nothing of a blank line; an audit)."""
+        from helpers import follow_into
+
+        from session_core.formats import AGENTGO, by_name
+
+        lines = valid.read_bytes().split(b"\n")
+        lines[3] = middle
+        valid.write_bytes(b"\n".join(lines))
+        self._fails(valid, 4, "line 4")
+        assert [w for w in peek(valid).warnings if w.startswith("line 4 ")]
+        fmt = by_name(AGENTGO)
+        live = fmt.live(str(valid))
+        follow_into(live.apply, valid, 1 << 20, fmt.parsed_updates)
+        assert [w for w in live.transcript(writer_alive=False).warnings if w.startswith("line 4 ")]
+
     def test_records_before_the_break_stream_out_first(self, valid: Path) -> None:
         path = self._broken(valid, lambda rs: rs[5].update(session_id="x"))
         seen: list[int] = []

@@ -56,8 +56,9 @@ class LiveAgentGo:
                     try:
                         record = loads(raw)
                     except orjson.JSONDecodeError:
-                        # (a lone surrogate mended, or said why: None)
-                        record = parse_line(bytes(raw), line, skipped)
+                        # (a lone surrogate mended, or said why, a blank line too:
+                        # the format's ``blank_lines_ok`` is False)
+                        record = parse_line(bytes(raw), line, skipped, blank_ok=False)
                         if record is None:
                             continue
                 if type(record) is not dict:

@@ -308,6 +308,9 @@ class TranscriptFormat(ABC):
     # (``indexing.mended``: Node writes them); False where the format's reference reads no
     # such line (v1's), so it is no JSON there either.
     mends_lines: ClassVar[bool] = True
+    # A blank line is no record and nothing wrong (False: every complete line must be a
+    # record, agentgo's; a blank one is said as any line that is none, read or followed).
+    blank_lines_ok: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False

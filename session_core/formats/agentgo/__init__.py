@@ -96,6 +96,7 @@ class AgentGoFormat(TranscriptFormat):
     first_line: ClassVar[str] = "an agentgo session_start"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
+    blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session_start" and "session_id" in record and "seq" in record
