@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import file_permissions_apply, screen_lines
+from helpers import file_permissions_apply, said, screen_lines
 from helpers import fingerprint as file_fingerprint
 from textual.pilot import Pilot
 
@@ -278,6 +278,24 @@ class TestBrowser:
             os.unlink(corpus / "notes.jsonl")
             await until(pilot, lambda: screen.table.row_count == 9)
             assert str(corpus / "notes.jsonl") not in screen.rows
+
+    async def test_a_name_that_is_not_utf8_stops_no_live_update(self, corpus: Path) -> None:
+        """watchfiles gives up on a path it cannot decode: the browser watches again (and
+        says so), so a file written after still appears; ``r`` lists the odd one (an
+        audit: live updates were off for good, ``r`` brought them back for one scan)."""
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+            odd = os.fsencode(corpus / "later") + b"/odd\xff.jsonl"
+            os.makedirs(corpus / "later", exist_ok=True)
+            write_agentgo(Path(os.fsdecode(odd)))
+            await until(pilot, lambda: said(app, "live updates cannot follow"))
+            write_agentgo(corpus / "later" / "new-run.jsonl")
+            new = str(corpus / "later" / "new-run.jsonl")
+            await until(pilot, lambda: new in screen.rows)
+            await pilot.press("r")
+            await until(pilot, lambda: os.fsdecode(odd) in screen.rows)
 
     async def test_enter_opens_and_escape_returns(self, corpus: Path) -> None:
         app = TailscopeApp(corpus)

@@ -101,6 +101,13 @@ class BrowserScreen(Screen[None]):
         why: str
 
     @dataclass
+    class WatchRestarted(Message):
+        """A change the watcher could not hand on (a file name that is not UTF-8): it
+        watches again, that file not followed live."""
+
+        why: str
+
+    @dataclass
     class WatchNarrowed(Message):
         """Some folders cannot be watched (nor read): the others are, one by one."""
 
@@ -275,12 +282,22 @@ class BrowserScreen(Screen[None]):
         and the browser says which could not be."""
         worker = get_current_worker()
         folders: list[str] | None = None  # None: the bases, watched recursively
+        last_restart = -math.inf
         try:
             while not worker.is_cancelled:
                 try:
                     if not self._watch(worker, folders):
                         return
                 except Exception as err:
+                    if _undecodable(err):
+                        # watchfiles gives up on a name that is not UTF-8: watch again
+                        # (the others followed on), at most every RESTART_EVERY seconds
+                        if time.monotonic() - last_restart < RESTART_EVERY:
+                            time.sleep(RESTART_EVERY)
+                        elif last_restart == -math.inf:
+                            self.post_message(self.WatchRestarted(str(err)))
+                        last_restart = time.monotonic()
+                        continue
                     if folders is not None or not self.recursive or not _unreadable(err):
                         raise
                     folders, skipped = readable_folders(self.bases)
@@ -345,6 +362,15 @@ class BrowserScreen(Screen[None]):
         self.notify(
             f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
             f"{f', {more} more' if more > 0 else ''}): live updates come from the others.",
+            severity="warning",
+            timeout=8,
+        )
+
+    @on(WatchRestarted)
+    def _watch_restarted(self, message: WatchRestarted) -> None:
+        self.notify(
+            f"A file name live updates cannot follow ({one_line(message.why, 80)}): "
+            "the rest are followed; r rescans, that file too.",
             severity="warning",
             timeout=8,
         )
@@ -577,6 +603,8 @@ class BrowserScreen(Screen[None]):
 
     def action_rescan(self) -> None:
         self.scan_directory()
+        if self.watching:  # (and the watch begun again, where it had stopped)
+            self.watch_directory()
 
 
 _NUMERIC = {"size", "messages", "tools", "tokens", "cost"}
@@ -587,6 +615,15 @@ def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
     from ..format_screens import open_file_screen
 
     return open_file_screen(path, force_polling=force_polling)
+
+
+RESTART_EVERY = 2.0  # seconds: the least between two watches begun again after a bad name
+
+
+def _undecodable(err: Exception) -> bool:
+    """Whether the watcher gave up on a path it cannot decode (a name that is not UTF-8:
+    watchfiles' words for it), which a watch begun again is not stopped by."""
+    return "Unable to decode path" in str(err)
 
 
 def _unreadable(err: Exception) -> bool:
