@@ -120,6 +120,23 @@ async def test_scrolled_up_shows_new_count_without_jumping(story) -> None:
         await wait_for(pilot, lambda: view.new_count == 0)
 
 
+async def test_the_new_count_is_never_more_than_what_is_below(story) -> None:
+    """Scrolled up while lines come, then a compaction folds most of them: the header's
+    "↓ N new" counts no more items than the view has below the cursor (an audit: "433
+    new" over a replayed view of 128)."""
+    path, _ = story
+    async with story_open(path, size=(120, 20)) as (app, pilot, view):
+        await pilot.press("g")
+        await wait_for(pilot, lambda: view.cursor == 0)
+        with Session.load(path) as s:
+            ids = [s.append_message(Message(role="assistant", content=f"s{n}")) for n in range(8)]
+        await wait_for(pilot, lambda: view.new_count == 8)
+        with Session.load(path) as s:
+            s.append_compaction(summary="all of it", replaces_through_id=ids[-2])
+        await wait_for(pilot, lambda: any(i.text == "all of it" for i in view.items))
+        assert 0 < view.new_count <= len(view.items) - 1 - view.cursor
+
+
 async def test_a_replaced_file_rebuilds_the_view(story, tmp_path: Path) -> None:
     path, _ = story
     async with story_open(path) as (app, pilot, view):

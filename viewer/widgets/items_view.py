@@ -191,6 +191,8 @@ class ItemsView(ItemSearch):
             self.folded_by = {}
         self._expanded_heights.clear()
         self.reload(to_end=to_end)
+        # (no more than are below the cursor: a compaction shortens the replayed view)
+        self.new_count = min(self.new_count, max(0, len(self.items) - 1 - self.cursor))
         if self.search_term:  # the matches are indexes into the new snapshot
             appended = same_view and grown >= 0 and before > 0
             self.search_again(appended and self.block_key(before - 1) == last, before)
