@@ -287,6 +287,9 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
             s.append_message(Message(role="user", content="a new one"))
         await wait_for(pilot, lambda: "a new one" in screen_text(app))
         assert "read before" not in screen_text(app) and not app.file_screen.gone
+        notes = [str(n.message) for n in app._notifications]  # (no file was replaced)
+        assert any("The file is there" in n for n in notes), notes
+        assert not any("truncated or replaced" in n for n in notes), notes
 
 
 async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:

@@ -143,6 +143,7 @@ class FollowingScreen(Screen[None]):
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
+        self._was_gone = False  # ... as the update before this one said
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -257,7 +258,7 @@ class FollowingScreen(Screen[None]):
             self._refresh_status()
             self._mount_panes()
             return
-        self.gone = False
+        self._was_gone, self.gone = self.gone, False
         if update.reset:
             self.forget_writer()
         with self.state_lock:
@@ -391,6 +392,9 @@ class FollowingScreen(Screen[None]):
 
     def _say_rebuilt(self) -> None:
         """A reset after the first load: the view starts again."""
+        if self._was_gone:  # (a file there now where there was none: nothing replaced)
+            self.notify("The file is there: read from line 1.", timeout=4)
+            return
         self.notify(
             "The file was truncated or replaced: the view was rebuilt from line 1.",
             severity="warning",
