@@ -602,3 +602,16 @@ async def test_enter_on_a_v1_run_shows_its_prompt(tmp_path: Path) -> None:
             )
         assert screen.conversation.mode == "replayed"
         assert not any("not shown" in str(n.message) for n in app._notifications)
+
+
+async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
+    """A file led by a byte order mark: the banner says line 1 and why (it named line 2,
+    the first warning said, "not the start of a known transcript format"; an audit)."""
+    path, _ = story
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    app = TailscopeApp(bom)
+    async with app.run_test(size=(200, 30)) as pilot:
+        await wait_for(pilot, lambda: "could not be read as" in screen_text(app))
+        text = screen_text(app)
+        assert "a transcript: line 1 " in text and "byte order mark" in text

@@ -384,8 +384,9 @@ class ModelScreen(OtherSessions, SearchingScreen):
             return None  # (an empty file, one truncated to nothing, is no problem)
         if t.lines or self._unclaimed():
             what = "a transcript" if self._unclaimed() else self.format.title
-            # (what its lines say, before a note of the file's being read again)
-            why = next((w for w in t.warnings if w.startswith("line ")), t.warnings[0])
+            # (what its first bad line says, before a note of the file's being read again)
+            said = [w for w in t.warnings if w.startswith("line ")]
+            why = min(said, key=_line_named) if said else t.warnings[0]
             return f"This file could not be read as {what}: {why}"
         return None
 
@@ -633,6 +634,12 @@ class ModelScreen(OtherSessions, SearchingScreen):
             *self.others_palette(),
             *(self.panes.palette() if self.panes is not None else []),
         ]
+
+
+def _line_named(warning: str) -> int:
+    """The line a "line N ..." warning names."""
+    number = warning.split(" ", 2)[1].rstrip(":")
+    return int(number) if number.isdigit() else 0
 
 
 def _forward(name: str) -> Any:
