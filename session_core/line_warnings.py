@@ -48,6 +48,13 @@ def too_deep() -> str:
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
 
 
+def named_line(warning: str) -> int:
+    """The line a "line N ..." (or "line N: ...") warning names; 0 for another."""
+    head = warning.split(" ", 2)
+    number = head[1].rstrip(":") if len(head) > 1 and head[0] == "line" else ""
+    return int(number) if number.isdigit() else 0
+
+
 def damage_line(warning: str, last: int) -> int | None:
     """The line a "line N ... kept as it is" warning names, unless it is the last line."""
     if not warning.startswith("line ") or not warning.endswith(KEPT):
@@ -64,6 +71,7 @@ __all__ = [
     "bad_line_reason",
     "damage_line",
     "joined_warning",
+    "named_line",
     "skipped_line",
     "too_deep",
 ]

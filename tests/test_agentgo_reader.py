@@ -311,3 +311,48 @@ def test_a_final_line_without_newline_is_always_ignored(tail: bytes) -> None:
         assert len(view.warnings) == (1 if tail.strip() else 0)  # (said to be left out)
         view.warnings.clear()
         assert view.to_json() == read_view_of(SAMPLE_RECORDS).to_json()
+
+
+async def test_a_follow_says_the_same_warnings_in_the_same_order_however_the_file_grew(
+    tmp_path: Path,
+) -> None:
+    """Within one update a line skipped was said before a rule another line broke, so the
+    same file followed in one write and in two said them in two orders (an audit)."""
+    import asyncio
+
+    from session_core.following import follow
+    from session_core.formats import AGENTGO, by_name
+
+    head = (
+        b'{"data":{"version":1},"seq":0,"session_id":"s1","time":"2026-08-11T00:08:11Z",'
+        b'"type":"session_start"}\n'
+        b'{"data":{},"run_id":"r1","seq":1,"session_id":"s1","time":"2026-08-11T00:13:00Z",'
+        b'"type":"run_start"}\n'
+        b'{"data":{},"run_id":"r1","se\n'
+        b'{"data":{},"run_id":"r1","seq":5,"session_id":"s1","time":"2026-08-11T00:13:01Z",'
+        b'"type":"agent_start"}\n'
+    )
+    tail = b'{"data":{},"run_id":"r1","se\n'
+    fmt = by_name(AGENTGO)
+
+    async def warnings(cut: int | None) -> list[str]:
+        path = tmp_path / f"cut-{cut}.jsonl"
+        path.write_bytes(head + tail if cut is None else head)
+        live = fmt.live(str(path))
+        updates = follow(path, force_polling=True, poll_interval=0.02, parse=fmt.parsed_updates)
+        try:
+            async for update in updates:
+                live.apply(update)
+                if update.caught_up and update.offset == path.stat().st_size:
+                    if cut is None:
+                        break
+                    with path.open("ab") as fh:
+                        fh.write(tail)
+                    cut = None
+        finally:
+            await asyncio.wait_for(updates.aclose(), 5)
+        return list(live.transcript(writer_alive=False).warnings)
+
+    whole, grown = await warnings(None), await warnings(len(head))
+    assert whole == grown and len(whole) == 3
+    assert [w.split(" ", 2)[1].rstrip(":") for w in whole] == ["3", "4", "5"]

@@ -125,7 +125,7 @@ async def test_the_new_count_is_never_more_than_what_is_below(story) -> None:
     "↓ N new" counts no more items than the view has below the cursor (an audit: "433
     new" over a replayed view of 128)."""
     path, _ = story
-    async with story_open(path, size=(120, 20)) as (app, pilot, view):
+    async with story_open(path, size=(120, 20)) as (_app, pilot, view):
         await pilot.press("g")
         await wait_for(pilot, lambda: view.cursor == 0)
         with Session.load(path) as s:

@@ -10,6 +10,7 @@ import orjson
 
 from ..errors import TranscriptError
 from ..follow_update import FollowUpdate, parse_line
+from ..line_warnings import named_line
 from .reader import StrictReader, skim_request
 from .view import AgentGoView
 
@@ -39,7 +40,6 @@ class LiveAgentGo:
         self.exists = update.exists
         self.size = max(update.size, 0)
         view = self.view
-        view.warnings.extend(update.warnings)
         if update.lines:  # (every line read, those that are no record too)
             view.last_line = max(view.last_line, update.lines[-1])
         if update.source is not None:
@@ -65,13 +65,13 @@ class LiveAgentGo:
                     parse_line(bytes(raw), line, skipped)  # says why (or nothing: blank)
                     continue
                 self._apply(record, line, span, broken)
-            view.warnings.extend(skipped)
-            view.warnings.extend(broken)
         else:
-            broken = []
+            skipped, broken = [], []
             for at, (record, line) in enumerate(zip(update.envelopes, update.lines, strict=True)):
                 self._apply(record, line, spans[at] if spans else 0, broken)
-            view.warnings.extend(broken)
+        # What follow said, what was skipped here and what broke a rule, in the lines'
+        # order: the same however the file's growth cut its updates (a reset's note first).
+        view.warnings.extend(sorted([*update.warnings, *skipped, *broken], key=named_line))
         return update.reset
 
     def apply_record(self, record: dict[str, Any], line: int, span: int = 0) -> list[str]:

@@ -29,6 +29,7 @@ from session_core.column_items import first_of_span, item_key
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
+from session_core.line_warnings import named_line
 from session_core.model import Run, ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
@@ -386,7 +387,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             what = "a transcript" if self._unclaimed() else self.format.title
             # (what its first bad line says, before a note of the file's being read again)
             said = [w for w in t.warnings if w.startswith("line ")]
-            why = min(said, key=_line_named) if said else t.warnings[0]
+            why = min(said, key=named_line) if said else t.warnings[0]
             return f"This file could not be read as {what}: {why}"
         return None
 
@@ -634,12 +635,6 @@ class ModelScreen(OtherSessions, SearchingScreen):
             *self.others_palette(),
             *(self.panes.palette() if self.panes is not None else []),
         ]
-
-
-def _line_named(warning: str) -> int:
-    """The line a "line N ..." warning names."""
-    number = warning.split(" ", 2)[1].rstrip(":")
-    return int(number) if number.isdigit() else 0
 
 
 def _forward(name: str) -> Any:
