@@ -320,6 +320,41 @@ async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypat
         await wait_for(pilot, lambda: "loading" not in screen_text(app))
 
 
+async def test_a_search_made_while_the_end_shows_lands_once_the_whole_is_in(
+    story, monkeypatch
+) -> None:
+    """A search typed while a big file's end shows and the rest loads: the header counts
+    what is loaded so far, and once the whole file is in, the cursor goes to the first
+    match (an audit: it stayed on the last item, not a match, "–/15")."""
+    import session_core.formats.v1 as v1
+    import viewer.screens.following as following
+    from viewer.screens.following import FollowingScreen
+
+    path, ids = story
+    monkeypatch.setattr(following, "PREVIEW_FROM", 0)
+    monkeypatch.setattr(v1, "TAIL", 700)
+    held: list[ModelScreen] = []
+    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: held.append(self))
+    app = TailscopeApp(path)
+    async with app.run_test(size=(240, 40)) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) > 0 and bool(held))
+        screen = held[0]
+        await pilot.press("slash", *"coding agent", "enter")
+        await wait_for(pilot, lambda: view.searching is None and view.search_term)
+        assert not view.matches  # (not in the end shown)
+        header = lambda: str(app.query_one(ModelStatus).render())  # noqa: E731
+        assert view.search_status() == "/coding agent: 0/0"  # (of the end alone, so far)
+        await wait_for(pilot, lambda: "/coding agent" in header())
+        assert "showing the file's end" in header()
+        FollowingScreen.follow_file(screen)
+        await wait_for(pilot, lambda: not screen._previewing and view.matches == [0])
+        await wait_for(pilot, lambda: view.cursor == 0)
+        assert view.items[0].id == ids["system"]
+        await wait_for(pilot, lambda: "/coding agent: 1/1" in header())
+        assert "showing the file's end" not in header()
+
+
 async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatch) -> None:
     import session_core.tailwindow as tailwindow
     import viewer.screens.following as following

@@ -345,8 +345,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
                 extra += " · showing the file's end meanwhile"
         elif self._previewing:
             extra = "showing the file's end; loading the rest"
-        else:
-            extra = view.search_status()
+        searched = view.search_status()  # (of what is loaded so far, while it loads)
+        extra = f"{extra} · {searched}" if extra and searched else extra or searched
         if view.filtered:  # (said, so that what it hides is not taken for not there)
             whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
             extra = f"filter: {len(view.items):,} of {len(whole):,} shown (f)  {extra}".rstrip()

@@ -46,6 +46,9 @@ class ItemSearch(ItemJumps):
         self.search_term = ""
         self._searched_through = 0  # the items the matches were looked for in
         self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
+        # The cursor has not gone to a match of the term asked for yet (a search made
+        # over a big file's end, shown while the rest loads: it goes once the whole is in)
+        self._not_landed = False
         self._search_items: Sequence[Item] = ()  # what the latest search looks through
 
     def search_status(self) -> str:
@@ -77,6 +80,7 @@ class ItemSearch(ItemJumps):
             return
         if announce:  # (the old term's matches are not this one's)
             self.matches, self.match_pos = [], -1
+            self._not_landed = True
         self.searching = (0, 0)
         self._look(term.lower(), announce, 0, max(self.cursor, 0))
 
@@ -86,7 +90,7 @@ class ItemSearch(ItemJumps):
         if appended and self._searched_through == before:  # only the new items
             self._look(self.search_term.lower(), False, before, before)
         elif not (appended and self.searching is not None):
-            self.search(self.search_term, announce=False)
+            self.search(self.search_term, announce=self._not_landed)
         # (else the search under way goes on through the items it was given, the same as
         # these up to there, and the ones appended are searched when it ends: a big file
         # growing under a long search would have it start again for ever)
@@ -153,6 +157,7 @@ class ItemSearch(ItemJumps):
 
     def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
         if self._current(term, items):
+            self._not_landed = False
             self.move_to(index)
 
     def _search_progress(
@@ -192,6 +197,7 @@ class ItemSearch(ItemJumps):
             else:
                 self.match_pos = -1
                 self.first_match()
+            self._not_landed = not self.matches
             self.post_message(self.Searched(self, self.search_term, len(self.matches)))
         else:  # (the header's count, of a search of appended items or of a new snapshot)
             if not start or self.match_pos >= len(self.matches):
