@@ -66,3 +66,25 @@ def test_a_call_no_dispatch_line_names_has_its_arguments_and_its_answer(
     assert (never.arguments, never.result, never.result_line) == ("{}", None, None)
     assert (answered.line, never.line, answered.tool) == (2, 2, "sh")
     assert answered.to_json()["arguments"] == '{"a":1}'
+
+
+def test_a_run_says_when_it_ended_how_long_it_took_and_its_prompt(tmp_path: Path) -> None:
+    """A v1 run ends with the line before the next run's context (the file's last, for
+    the last run): its time, its duration once finished, and its first user message as
+    its prompt (the runs tab's "took" and "prompt" were empty for v1; an audit)."""
+    from session_core import Message, Session, open_transcript
+
+    path = tmp_path / "runs.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in (1, 2):
+            s.append_run_context(run_id=f"r{n}", digest=f"d{n}", facts=[], sections=[])
+            s.append_message(Message(role="system", content="sys"))
+            s.append_message(Message(role="user", content=f"do task {n}"))
+            s.append_message(Message(role="assistant", content="done"))
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    runs = open_transcript(path).runs
+    assert [r.prompt for r in runs] == ["do task 1", "do task 2"]
+    assert runs[0].started == lines[1]["ts"] and runs[0].ended == lines[4]["ts"]
+    assert runs[1].ended == lines[-1]["ts"]
+    first = runs[0]
+    assert first.state == "finished" and first.duration is not None and first.duration >= 0

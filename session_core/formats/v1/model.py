@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ...events import payload_of
 from ...indexed import ListLike
+from ...message import raku_str
 from ...model import (
     Compaction,
     Item,
@@ -21,6 +22,7 @@ from ...model import (
     Usage,
 )
 from ...text import as_str
+from ...times import seconds_between
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -46,6 +48,8 @@ from .ops import V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
 NAME = "transcript-v1"
+PROMPT_WITHIN = 64  # messages into a run its prompt is looked for in (a run that starts with
+# none is said to have none)
 
 
 def transcript_of(state: ReplayState, path: str, writer_alive: bool | None) -> Transcript:
@@ -481,17 +485,35 @@ class V1Model(V1Calls):
         totals = self.usage.runs.get(run_id)
         latest = self._latest[run_id]
         messages = state.message_events
+        stop = runs.events if end is None else end
+        started = state.run_started[first[at]]
+        # (its last line's time, and its first user message: a line read each)
+        ended = as_str(state.events.read(stop - 1).get("ts")) or None if stop > begin else None
         return Run(
             id=run_id,
             state=run_state,
             line=int(lines[begin]),
             end_line=None if end is None else int(lines[end]) - 1,
-            started=state.run_started[first[at]],
+            started=started,
+            ended=ended,
+            duration=seconds_between(started, ended) if run_state == "finished" else None,
+            prompt=self._prompt(bisect.bisect_left(messages, begin), stop),
             usage=Usage.of_totals(totals) if totals is not None else Usage(),
             context=V1RunContext.of(state, latest, int(lines[contexts.event(latest)])),
-            items=bisect.bisect_left(messages, runs.events if end is None else end)
-            - bisect.bisect_left(messages, begin),
+            items=bisect.bisect_left(messages, stop) - bisect.bisect_left(messages, begin),
         )
+
+    def _prompt(self, first: int, stop: int) -> str | None:
+        """The text of the first user message from message ``first`` on, before event
+        ``stop`` (within ``PROMPT_WITHIN`` messages)."""
+        state = self.state
+        messages, facts = state.message_events, state.events.facts
+        for at in messages[first : first + PROMPT_WITHIN]:
+            if at >= stop:
+                break
+            if facts.role(at) == "user":
+                return raku_str(payload_of(state.events.read(at)).get("content"))
+        return None
 
 
 class V1Runs(ListLike[Run]):
