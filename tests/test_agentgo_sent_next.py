@@ -131,3 +131,18 @@ def test_no_request_of_the_loop_yet_is_nothing_compacted(tmp_path: Path) -> None
     assert "no model request of the loop yet, 0 not sent" in rows[0]
     assert rows[4] == "= line      3 user        hello [not sent yet]"
     assert [m.text for m in open_transcript(path).messages] == ["hello"]
+
+
+def test_a_run_has_its_first_user_message_as_its_prompt(tmp_path: Path) -> None:
+    """(The runs tab's "prompt" was empty for agentgo; an audit.)"""
+    path = tmp_path / "runs.jsonl"
+    with AgentGoSession.create(path) as s:
+        for n in (1, 2):
+            run = s.begin_run()
+            run.record("agent_start")
+            run.record("message_end", {"message": _text("assistant", "ready")})
+            run.record("message_end", {"message": _text("user", f"task {n}")})
+            run.record("message_end", {"message": _text("user", "and more")})
+            run.record("agent_end", {})
+            run.close()
+    assert [r.prompt for r in open_transcript(path).runs] == ["task 1", "task 2"]

@@ -173,6 +173,7 @@ class AgentGoModel:
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
         self._found = 0  # the events whose folds the column was told of
+        self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -230,6 +231,7 @@ class AgentGoModel:
                     ),
                     usage=Usage.of_totals(used) if used is not None else Usage(),
                     items=run.turns,
+                    prompt=self._prompts.get(run_id),
                 )
             )
         n = len(self.column)
@@ -330,6 +332,10 @@ class AgentGoModel:
         usage = message.get("usage")
         if isinstance(usage, dict):  # what the message says it cost (shown with it)
             self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
+        if committed.run_id not in self._prompts and message.get("kind") == "user":
+            from ...agentgo.view import message_text
+
+            self._prompts[committed.run_id] = message_text(message)  # (its run's first)
         self._messages += 1
 
     def _take_calls(self) -> None:
