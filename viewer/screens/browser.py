@@ -107,6 +107,9 @@ class BrowserScreen(Screen[None]):
 
         why: str
 
+    class WatchResumed(Message):
+        """A watch begun again is on: what came or went meanwhile is to be looked for."""
+
     @dataclass
     class WatchNarrowed(Message):
         """Some folders cannot be watched (nor read): the others are, one by one."""
@@ -283,13 +286,15 @@ class BrowserScreen(Screen[None]):
         worker = get_current_worker()
         folders: list[str] | None = None  # None: the bases, watched recursively
         last_restart = -math.inf
+        catch_up = False  # what changed while no watch was on, looked for once one is
         try:
             while not worker.is_cancelled:
                 try:
-                    if not self._watch(worker, folders):
+                    if not self._watch(worker, folders, catch_up):
                         return
                 except Exception as err:
-                    if _undecodable(err):
+                    catch_up = _undecodable(err)
+                    if catch_up:
                         # watchfiles gives up on a name that is not UTF-8: watch again
                         # (the others followed on), at most every RESTART_EVERY seconds
                         if time.monotonic() - last_restart < RESTART_EVERY:
@@ -308,9 +313,10 @@ class BrowserScreen(Screen[None]):
             if not worker.is_cancelled:
                 self.post_message(self.WatchFailed(str(err)))
 
-    def _watch(self, worker: Any, folders: list[str] | None) -> bool:
+    def _watch(self, worker: Any, folders: list[str] | None, catch_up: bool = False) -> bool:
         """Watch until cancelled (False), or, watching ``folders`` one by one, until a new
-        folder appears (True: watch again, that one too)."""
+        folder appears (True: watch again, that one too). ``catch_up``: once the watch is
+        on, the files that came or went while none was are looked for (``WatchResumed``)."""
         from watchfiles import Change, watch
 
         for changes in watch(
@@ -327,6 +333,9 @@ class BrowserScreen(Screen[None]):
         ):
             if worker.is_cancelled:
                 return False
+            if catch_up:  # (the first yield comes once the watcher is on)
+                catch_up = False
+                self.post_message(self.WatchResumed())
             if not changes:
                 continue
             fresh, gone = [], []
@@ -374,6 +383,23 @@ class BrowserScreen(Screen[None]):
             severity="warning",
             timeout=8,
         )
+
+    @on(WatchResumed)
+    def _watch_resumed(self) -> None:
+        self._catch_up(frozenset(self.rows))
+
+    @work(thread=True, exclusive=True, group="catch-up")
+    def _catch_up(self, known: frozenset[str]) -> None:
+        """The files that came (summarised) or went while no watch was on: the others are
+        not read again."""
+        listed: set[str] = set()
+        for base in self.bases:
+            found, _unlisted = list_transcript_paths(base, self.recursive)
+            listed.update(os.path.abspath(path) for path in found)
+        fresh = [self._summarise(path) for path in sorted(listed - known)]
+        gone = sorted(path for path in known - listed if not os.path.exists(path))
+        if fresh or gone:
+            self.post_message(self.Changed(fresh, gone))
 
     @on(WatchFailed)
     def _watch_failed(self, message: WatchFailed) -> None:
