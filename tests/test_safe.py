@@ -155,3 +155,23 @@ def test_every_tabled_character_is_mapped_on_each_path(around: str) -> None:
         text = f"{around}{chr(code)}{around}"
         assert inert(text) == text.translate(CONTROL_TABLE), hex(code)
         assert one_line(text) == text.translate(ONE_LINE_TABLE), hex(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "shown"),
+    [
+        ("run-801ba91e-aaaa-bbbb-00019", 12, "run-80…00019"),
+        ("short", 12, "short"),
+        ("日本語日本語日本語日本語", 12, "日本語…本語"),
+        ("a\x1b[31mb\nc-00019-end", 10, "a␛[31…-end"),
+    ],
+)
+def test_one_line_middle_keeps_both_ends(text: str, width: int, shown: str) -> None:
+    """Ids that share a head (a run context's run ids) stay told apart by their ends (the
+    run column showed ``run-801ba91…`` on every row; an audit); inert, within ``width``."""
+    from rich.cells import cell_len
+
+    from viewer.safe import one_line_middle
+
+    got = one_line_middle(text, width)
+    assert got == shown and cell_len(got) <= width and "\x1b" not in got

@@ -65,6 +65,23 @@ def one_line(text: object, width: int | None = None) -> str:
     return clip(flat_line(text), width)
 
 
+def one_line_middle(text: object, width: int) -> str:
+    """``one_line(text, width)`` cut in the middle, not at the end: ids that share a head
+    (``run-801ba91e-…-00019``) stay told apart by their ends."""
+    line = flat_line(text)
+    if cell_len(line) <= width or width < 5:
+        return clip(line, width)
+    tail: list[str] = []
+    used = 0
+    for char in reversed(line):  # the end's half, then the head in what is left
+        size = cell_len(char)
+        if used + size > (width - 1) // 2:
+            break
+        tail.append(char)
+        used += size
+    return clip(line, width - used)[:-1] + ELLIPSIS + "".join(reversed(tail))
+
+
 def one_line_text(text: object, width: int | None = None, style: str = "") -> Text:
     """A ``Text`` of ``one_line(text, width)`` in ``style``, never parsed as markup."""
     return Text(one_line(text, width), style=style, end="", no_wrap=True)

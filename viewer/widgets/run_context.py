@@ -28,7 +28,7 @@ from textual.widgets import Static
 from session_core.replay import ReplayState
 from session_core.text import count
 
-from ..safe import inert, one_line, short_id
+from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
 from .virtual_table import Column, VirtualTable
 
@@ -406,7 +406,7 @@ class RunContextPane(Horizontal, FocusPane):
                 ", ".join(said), _component_style(self, "run-context--changed"), no_wrap=True
             )
         return [
-            Text(one_line(run.get("run-id"), 12), no_wrap=True),
+            Text(one_line_middle(run.get("run-id"), 12), no_wrap=True),  # (ends tell apart)
             Text(day_clock(run.get("ts")), no_wrap=True),
             Text(short_id(run.get("digest"), 8), no_wrap=True),
             Text(str(len(run.get("facts", []))), no_wrap=True),
