@@ -38,6 +38,7 @@ class FollowUpdate:
     held: int = 0  # bytes of that partial line: a last line without its newline (yet)
     held_line: int = 0  # its line number, where ``held``
     exists: bool = True
+    problem: str | None = None  # the file is there and cannot be read now: why
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
 

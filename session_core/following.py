@@ -180,7 +180,8 @@ class _Tail:
         return update
 
     def _complain(self, update: FollowUpdate, text: str) -> FollowUpdate | None:
-        """Report an unreadable file once, not on every poll."""
+        """Report an unreadable file once, not on every poll (each update says it stands)."""
+        update.problem = text
         if text == self.problem:
             return update if not update.is_empty() else None
         self.problem = text

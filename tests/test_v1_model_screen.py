@@ -14,6 +14,7 @@ import pytest
 from helpers import (
     app_on,
     file_loaded,
+    file_permissions_apply,
     fingerprint,
     said,
     screen_lines,
@@ -290,6 +291,33 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
         notes = [str(n.message) for n in app._notifications]  # (no file was replaced)
         assert any("The file is there" in n for n in notes), notes
         assert not any("truncated or replaced" in n for n in notes), notes
+
+
+async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(
+    story, tmp_path: Path
+) -> None:
+    """Replaced under the view by a file it may not read (mode 000): the banner says so,
+    and once it can be read it is (an audit: it read as an empty file, live, the reason
+    only in the warnings)."""
+    path, _ = story
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(path.read_bytes())
+    other.chmod(0)
+    try:
+        with file_permissions_apply():  # (and the app's threads, made inside it)
+            app = TailscopeApp(path)
+            async with app.run_test(size=(200, 30)) as pilot:
+                view = app.query_one(ItemsView)
+                await wait_for(pilot, lambda: len(view.items) > 0)
+                os.replace(other, path)
+                await wait_for(pilot, lambda: "Permission denied" in screen_text(app))
+                assert "cannot be read" in screen_text(app)
+                path.chmod(0o644)
+                await wait_for(pilot, lambda: len(view.items) > 0)
+                await wait_for(pilot, lambda: "Permission denied" not in screen_text(app))
+    finally:
+        if path.exists():
+            path.chmod(0o644)
 
 
 async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:

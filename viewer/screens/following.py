@@ -144,6 +144,7 @@ class FollowingScreen(Screen[None]):
         # until a file is there again (then read from line 1).
         self.gone = False
         self._was_gone = False  # ... as the update before this one said
+        self.read_problem: str | None = None  # the file is there and cannot be read: why
         self._seen_live = False  # the writer was at work while the file was shown
         self.quiet_since: float | None = None  # its last write, while it is quiet since
         # Held by the worker while it replays and by the UI thread while it reads the
@@ -244,6 +245,7 @@ class FollowingScreen(Screen[None]):
             return
         self.last_change = time.monotonic()
         self.held_line = update.held_line
+        self.read_problem = update.problem  # (until an update says the file reads again)
         if not update.exists:
             if not self.gone and self._loaded:
                 self.notify(

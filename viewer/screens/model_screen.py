@@ -380,6 +380,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
     def _problem(self) -> str | None:
         if self.gone:
             return self.missing_message()
+        if self.read_problem is not None:  # (what was read stays shown meanwhile)
+            return f"{self.read_problem} (it is read again as soon as it can be)"
         t = self.transcript
         if not (self._loaded and self.live.size and not t.raw and t.warnings):
             return None  # (an empty file, one truncated to nothing, is no problem)
