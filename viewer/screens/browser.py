@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -20,14 +20,11 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from session_core.scan import (
-    LISTED,
     LIVE_WINDOW,
     FileSummary,
     LockTable,
     Status,
     list_transcript_paths,
-    part_of_another,
-    readable_folders,
     scan_file,
 )
 from session_core.text import count
@@ -46,6 +43,7 @@ from ..browser_cells import (
 from ..browser_cells import totals as totals_line
 from ..safe import one_line
 from ..widgets.virtual_table import Column, VirtualTable
+from .browser_watch import DirectoryWatch
 
 BATCH_ROWS = 250  # rows per message from the scanner...
 BATCH_SECONDS = 0.1  # ...or fewer, at least this often
@@ -61,7 +59,7 @@ class Sort:
         return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
 
 
-class BrowserScreen(Screen[None]):
+class BrowserScreen(DirectoryWatch):
     """Every ``*.jsonl`` below a directory: status, agent, activity, usage. Enter opens one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -86,36 +84,6 @@ class BrowserScreen(Screen[None]):
         done: int
         total: int
         final: bool
-
-    @dataclass
-    class Changed(Message):
-        """Files the watcher saw change: fresh summaries, and paths that are gone."""
-
-        rows: list[FileSummary]
-        gone: list[str]
-
-    @dataclass
-    class WatchFailed(Message):
-        """The watcher stopped: why."""
-
-        why: str
-
-    @dataclass
-    class WatchRestarted(Message):
-        """A change the watcher could not hand on (a file name that is not UTF-8): it
-        watches again, that file not followed live."""
-
-        why: str
-
-    class WatchResumed(Message):
-        """A watch begun again is on: what came or went meanwhile is to be looked for."""
-
-    @dataclass
-    class WatchNarrowed(Message):
-        """Some folders cannot be watched (nor read): the others are, one by one."""
-
-        why: str
-        skipped: list[str]
 
     def __init__(
         self,
@@ -274,140 +242,15 @@ class BrowserScreen(Screen[None]):
                 self.table.move_cursor(row=0)  # the scan moved it along with the first rows
         self._refresh_labels()
 
-    # -- live updates -----------------------------------------------------------
+    # -- live updates (``DirectoryWatch``): what they change ------------------------
 
-    @work(thread=True, exclusive=True, group="watch")
-    def watch_directory(self) -> None:
-        """Re-summarise only the files watchfiles reports; new files appear, gone ones leave.
-
-        A recursive watch fails whole on one folder it may not read: then each folder
-        that can be read is watched on its own (again, with a new one, when one appears),
-        and the browser says which could not be."""
-        worker = get_current_worker()
-        folders: list[str] | None = None  # None: the bases, watched recursively
-        last_restart = -math.inf
-        catch_up = False  # what changed while no watch was on, looked for once one is
-        try:
-            while not worker.is_cancelled:
-                try:
-                    if not self._watch(worker, folders, catch_up):
-                        return
-                except Exception as err:
-                    catch_up = _undecodable(err)
-                    if catch_up:
-                        # watchfiles gives up on a name that is not UTF-8: watch again
-                        # (the others followed on), at most every RESTART_EVERY seconds
-                        if time.monotonic() - last_restart < RESTART_EVERY:
-                            time.sleep(RESTART_EVERY)
-                        elif last_restart == -math.inf:
-                            self.post_message(self.WatchRestarted(str(err)))
-                        last_restart = time.monotonic()
-                        continue
-                    if folders is not None or not self.recursive or not _unreadable(err):
-                        raise
-                    folders, skipped = readable_folders(self.bases)
-                    self.post_message(self.WatchNarrowed(str(err), skipped))
-                else:
-                    folders, _skipped = readable_folders(self.bases)  # one more came
-        except Exception as err:  # no inotify, too many watches...: say so, keep browsing
-            if not worker.is_cancelled:
-                self.post_message(self.WatchFailed(str(err)))
-
-    def _watch(self, worker: Any, folders: list[str] | None, catch_up: bool = False) -> bool:
-        """Watch until cancelled (False), or, watching ``folders`` one by one, until a new
-        folder appears (True: watch again, that one too). ``catch_up``: once the watch is
-        on, the files that came or went while none was are looked for (``WatchResumed``)."""
-        from watchfiles import Change, watch
-
-        for changes in watch(
-            *(folders if folders is not None else self.bases),
-            watch_filter=lambda _change, path: path.endswith(LISTED) or os.path.isdir(path),
-            debounce=200,
-            step=50,
-            rust_timeout=250,
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            recursive=self.recursive and folders is None,
-            force_polling=self.force_polling,
-            poll_delay_ms=500,
-        ):
-            if worker.is_cancelled:
-                return False
-            if catch_up:  # (the first yield comes once the watcher is on)
-                catch_up = False
-                self.post_message(self.WatchResumed())
-            if not changes:
-                continue
-            fresh, gone = [], []
-            new_folder = False
-            for change, path in sorted(changes, key=lambda x: x[1]):
-                if change == Change.deleted and not os.path.exists(path):
-                    gone.append(os.path.abspath(path))
-                elif os.path.isdir(path):
-                    # a new directory: files written before its watch began sent no event
-                    if change == Change.added:
-                        inside, _ = list_transcript_paths(path, self.recursive)
-                        fresh.extend(self._summarise(p) for p in inside)
-                        new_folder = True
-                elif os.path.isfile(path) and not part_of_another(path):
-                    fresh.append(self._summarise(path))
-            self.post_message(self.Changed(fresh, gone))
-            if new_folder and folders is not None and self.recursive:
-                return True
-        return False
-
-    @on(Changed)
-    def _changed(self, message: Changed) -> None:
+    @on(DirectoryWatch.Changed)
+    def _changed(self, message: DirectoryWatch.Changed) -> None:
         gone = {path for path in message.gone if self.rows.pop(path, None) is not None}
         if gone & self._shown:
             self._remove(gone)
         self._merge(message.rows)
         self._refresh_labels()
-
-    @on(WatchNarrowed)
-    def _watch_narrowed(self, message: WatchNarrowed) -> None:
-        skipped = ", ".join(one_line(path, 60) for path in message.skipped[:3])
-        more = len(message.skipped) - 3
-        self.notify(
-            f"{count(len(message.skipped), 'folder')} cannot be watched ({skipped}"
-            f"{f', {more} more' if more > 0 else ''}): live updates come from the others.",
-            severity="warning",
-            timeout=8,
-        )
-
-    @on(WatchRestarted)
-    def _watch_restarted(self, message: WatchRestarted) -> None:
-        self.notify(
-            f"A file name live updates cannot follow ({one_line(message.why, 80)}): "
-            "the rest are followed; r rescans, that file too.",
-            severity="warning",
-            timeout=8,
-        )
-
-    @on(WatchResumed)
-    def _watch_resumed(self) -> None:
-        self._catch_up(frozenset(self.rows))
-
-    @work(thread=True, exclusive=True, group="catch-up")
-    def _catch_up(self, known: frozenset[str]) -> None:
-        """The files that came (summarised) or went while no watch was on: the others are
-        not read again."""
-        listed: set[str] = set()
-        for base in self.bases:
-            found, _unlisted = list_transcript_paths(base, self.recursive)
-            listed.update(os.path.abspath(path) for path in found)
-        fresh = [self._summarise(path) for path in sorted(listed - known)]
-        gone = sorted(path for path in known - listed if not os.path.exists(path))
-        if fresh or gone:
-            self.post_message(self.Changed(fresh, gone))
-
-    @on(WatchFailed)
-    def _watch_failed(self, message: WatchFailed) -> None:
-        self.notify(
-            f"Live updates are off ({one_line(message.why, 80)}); press r to rescan.",
-            severity="warning",
-            timeout=8,
-        )
 
     def _recheck_live(self) -> None:
         """Writers that stop, or take a file's lock without writing, send no file event."""
@@ -641,17 +484,3 @@ def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
     from ..format_screens import open_file_screen
 
     return open_file_screen(path, force_polling=force_polling)
-
-
-RESTART_EVERY = 2.0  # seconds: the least between two watches begun again after a bad name
-
-
-def _undecodable(err: Exception) -> bool:
-    """Whether the watcher gave up on a path it cannot decode (a name that is not UTF-8:
-    watchfiles' words for it), which a watch begun again is not stopped by."""
-    return "Unable to decode path" in str(err)
-
-
-def _unreadable(err: Exception) -> bool:
-    """Whether a watcher failed on a folder it may not read (watchfiles' words for it)."""
-    return isinstance(err, PermissionError) or "Permission denied" in str(err)
