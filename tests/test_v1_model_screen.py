@@ -293,9 +293,7 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
         assert not any("truncated or replaced" in n for n in notes), notes
 
 
-async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(
-    story, tmp_path: Path
-) -> None:
+async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_path: Path) -> None:
     """Replaced under the view by a file it may not read (mode 000): the banner says so,
     and once it can be read it is (an audit: it read as an empty file, live, the reason
     only in the warnings)."""
@@ -381,6 +379,30 @@ async def test_a_search_made_while_the_end_shows_lands_once_the_whole_is_in(
         assert view.items[0].id == ids["system"]
         await wait_for(pilot, lambda: "/coding agent: 1/1" in header())
         assert "showing the file's end" not in header()
+
+
+async def test_a_search_that_found_nothing_moves_nothing_at_a_later_compaction(story) -> None:
+    """Only a search made over a big file's end lands when the whole file is in: one that
+    found nothing in the whole file neither moves the cursor nor says its count again at
+    a later snapshot that is no append (a review: a compaction moved the cursor to a match
+    appended since and toasted "1 match")."""
+    path, _ = story
+    async with story_open(path, size=(200, 40)) as (app, pilot, view):
+        await pilot.press("slash", *"zqxmark", "enter")
+        await wait_for(pilot, lambda: view.searching is None and view.search_term == "zqxmark")
+        assert view.matches == []
+        with Session.load(path) as s:
+            ids = s.message_ids()
+            s.append_message(Message(role="user", content="here is zqxmark now"))
+        await wait_for(pilot, lambda: view.matches == [len(view.items) - 1])
+        await pilot.press("home")
+        await wait_for(pilot, lambda: view.cursor == 0)
+        told = len(app._notifications)
+        with Session.load(path) as s:
+            s.append_compaction(summary="all of it", replaces_through_id=ids[-1])
+        await wait_for(pilot, lambda: any(i.text == "all of it" for i in view.items))
+        await pilot.pause(0.3)
+        assert view.cursor == 0 and len(app._notifications) == told
 
 
 async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatch) -> None:

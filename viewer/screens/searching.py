@@ -63,7 +63,8 @@ class SearchingScreen(FollowingScreen):
                 self._notify_matches(event.value, found)
             return
         self.action_show_tab("conversation")
-        count = self.conversation.search(event.value)  # None: the view says when it is done
+        # (None: the view says when it is done)
+        count = self.conversation.search(event.value, land_later=self._previewing)
         if event.value and count is not None:
             self._notify_matches(event.value, count)
         else:

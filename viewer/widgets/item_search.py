@@ -46,9 +46,9 @@ class ItemSearch(ItemJumps):
         self.search_term = ""
         self._searched_through = 0  # the items the matches were looked for in
         self.searching: tuple[int, int] | None = None  # a search under way: (looked, found)
-        # The cursor has not gone to a match of the term asked for yet (a search made
-        # over a big file's end, shown while the rest loads: it goes once the whole is in)
-        self._not_landed = False
+        # A search made over a big file's end, shown while the rest loads, that found
+        # nothing there: the next snapshot (the whole file) is searched as it was asked
+        self._land_next = False
         self._search_items: Sequence[Item] = ()  # what the latest search looks through
 
     def search_status(self) -> str:
@@ -66,8 +66,11 @@ class ItemSearch(ItemJumps):
         position = str(self.match_pos + 1) if on else "–" if total else "0"
         return f"/{self.search_term}: {position}/{total}"
 
-    def search(self, term: str, *, announce: bool = True) -> None:
-        """Find ``term`` in every item, in a worker (the items are a snapshot)."""
+    def search(self, term: str, *, announce: bool = True, land_later: bool = False) -> None:
+        """Find ``term`` in every item, in a worker (the items are a snapshot);
+        ``land_later``: they are a big file's end alone, and where nothing is found in
+        them the next snapshot, the whole file, is searched as this was asked (the cursor
+        goes to the first match, the count is told)."""
         self.search_term = term
         self.highlight = term.lower()
         self._cache.clear()
@@ -80,7 +83,7 @@ class ItemSearch(ItemJumps):
             return
         if announce:  # (the old term's matches are not this one's)
             self.matches, self.match_pos = [], -1
-            self._not_landed = True
+        self._land_next = land_later
         self.searching = (0, 0)
         self._look(term.lower(), announce, 0, max(self.cursor, 0))
 
@@ -90,7 +93,7 @@ class ItemSearch(ItemJumps):
         if appended and self._searched_through == before:  # only the new items
             self._look(self.search_term.lower(), False, before, before)
         elif not (appended and self.searching is not None):
-            self.search(self.search_term, announce=self._not_landed)
+            self.search(self.search_term, announce=self._land_next)
         # (else the search under way goes on through the items it was given, the same as
         # these up to there, and the ones appended are searched when it ends: a big file
         # growing under a long search would have it start again for ever)
@@ -157,7 +160,7 @@ class ItemSearch(ItemJumps):
 
     def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
         if self._current(term, items):
-            self._not_landed = False
+            self._land_next = False
             self.move_to(index)
 
     def _search_progress(
@@ -197,7 +200,7 @@ class ItemSearch(ItemJumps):
             else:
                 self.match_pos = -1
                 self.first_match()
-            self._not_landed = not self.matches
+            self._land_next = self._land_next and not self.matches
             self.post_message(self.Searched(self, self.search_term, len(self.matches)))
         else:  # (the header's count, of a search of appended items or of a new snapshot)
             if not start or self.match_pos >= len(self.matches):
