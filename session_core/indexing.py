@@ -20,8 +20,12 @@ then parsed by the standard library's ``json`` when asked for (``loads_payload``
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -209,18 +213,59 @@ def mended(raw: bytes | memoryview) -> Any:
 
 def deeper(raw: bytes | memoryview, refused: orjson.JSONDecodeError) -> Any:
     """A line orjson ``refused`` only for being nested deeper than it reads (1,024
-    levels), read by msgspec, the index pass's parser (which takes, and skips, a value as
+    levels), read as the index pass's msgspec reads it (it takes, and skips, a value as
     deep as Python's recursion limit lets it: ``allow_deep_values``), so that every path
-    reads alike a line the index pass took; what lies deeper than orjson reads is cut
-    off (``cut_too_deep``). ``UNMENDED`` for any other refusal, or where msgspec refuses
-    the line too."""
-    if refused.msg != _DEEPER_THAN_ORJSON:
+    reads alike a line the index pass took (with a number beyond a double in it too, as
+    ``loads_payload`` reads one); what lies deeper than orjson reads is cut off
+    (``cut_too_deep``). A line nested deeper than ``MOST_LEVELS`` is read by no path:
+    how deep a parser goes depends on the frames in use where it is called, so the
+    bound is counted, and the parse given room past it. ``UNMENDED`` for any other
+    refusal, or where the line is still refused."""
+    if refused.msg != _DEEPER_THAN_ORJSON or nesting(raw) > MOST_LEVELS:
         return UNMENDED
-    try:
-        value = msgspec.json.decode(raw)
-    except (msgspec.MsgspecError, RecursionError):
-        return UNMENDED
+    with _levels_for(MOST_LEVELS):
+        try:
+            value = msgspec.json.decode(raw)
+        except msgspec.ValidationError:  # (a number beyond a double: JSON allows it)
+            try:
+                return _loads_beyond_a_double(bytes(raw))
+            except ValueError:
+                return UNMENDED
+        except (msgspec.MsgspecError, RecursionError):
+            return UNMENDED
     return cut_too_deep(value)
+
+
+# Levels a line may be nested and still be read: at least what the index pass takes
+# (it goes as deep as the recursion limit, ``RECURSION_LIMIT``, less its frames in use).
+MOST_LEVELS = 10_000
+_LEVELS = threading.Lock()
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def nesting(raw: bytes | memoryview) -> int:
+    """How deep ``raw``'s lists and objects go (its strings left out)."""
+    depth = most = 0
+    for byte in _STRINGS.sub(b"", bytes(raw)):
+        if byte == 91 or byte == 123:  # [ {
+            depth += 1
+            most = max(most, depth)
+        elif byte == 93 or byte == 125:  # ] }
+            depth -= 1
+    return most
+
+
+@contextlib.contextmanager
+def _levels_for(levels: int) -> Iterator[None]:
+    """Python's recursion limit raised by ``levels`` and some while a line is read (one
+    at a time; never left lower than it was)."""
+    with _LEVELS:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + levels + 1_000)
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(max(limit, sys.getrecursionlimit() - levels - 1_000))
 
 
 DEPTH = 1024  # levels of a value every path reads (orjson's), shows and walks

@@ -3,8 +3,6 @@ and which of them name damage (a line not the last), in one place for every read
 
 from __future__ import annotations
 
-import sys
-
 import orjson
 
 
@@ -40,9 +38,10 @@ def bad_line_reason(raw: bytes) -> str:
 
 
 def too_deep() -> str:
-    """How deep a line is read (``indexing.deeper``): as deep as Python's recursion limit
-    lets msgspec go, each level a call."""
-    return f"about {sys.getrecursionlimit():,} levels, Python's recursion limit"
+    """How deep a line is read (``indexing.deeper``)."""
+    from .indexing import MOST_LEVELS
+
+    return f"{MOST_LEVELS:,} levels"
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
