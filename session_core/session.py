@@ -170,9 +170,12 @@ class Session:
         self._need(extra is None or isinstance(extra, Mapping), "extra must be a mapping")
         calls = message.tool_calls
         self._need(
-            isinstance(calls, Sequence)
-            and not isinstance(calls, str | bytes)
-            and all(isinstance(call, Mapping) for call in calls),
+            calls is None  # (none, as an empty tuple)
+            or (
+                isinstance(calls, Sequence)
+                and not isinstance(calls, str | bytes)
+                and all(isinstance(call, Mapping) for call in calls)
+            ),
             "a message's tool_calls must be a list of mappings",
         )
         payload = dict(extra or {})

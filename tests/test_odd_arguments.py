@@ -77,6 +77,8 @@ def test_tool_calls_that_are_not_mappings_are_refused_before_a_byte_is_written(
         session.append_message(
             Message(role="assistant", content="", tool_calls=({"id": "c1", "type": "function"},))
         )
+        session.append_message(Message(role="assistant", content="x", tool_calls=None))  # type: ignore[arg-type]
+        assert "tool-calls" not in session.events()[-1]["payload"]  # (None: no calls)
 
 
 def test_peek_sizes_a_file_it_cannot_read(tmp_path: Path) -> None:

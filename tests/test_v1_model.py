@@ -51,8 +51,9 @@ def test_a_call_no_dispatch_line_names_has_its_arguments_and_its_answer(
     path = tmp_path / "calls.jsonl"
     asked = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": '{"a":1}'}}
     other = {"id": "c2", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    odd = {"id": 7, "type": "function", "function": {"name": "sh", "arguments": {"b": 2}}}
     with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_message(Message(role="assistant", content="", tool_calls=(asked, other)))
+        s.append_message(Message(role="assistant", content="", tool_calls=(asked, other, odd)))
         s.append_message(Message(role="user", content="meanwhile"))
         s.append_message(Message(role="tool", content="the answer", tool_call_id="c1"))
     ops = {op.call_id: op for op in open_transcript(path).tool_operations}
@@ -66,6 +67,7 @@ def test_a_call_no_dispatch_line_names_has_its_arguments_and_its_answer(
     assert (never.arguments, never.result, never.result_line) == ("{}", None, None)
     assert (answered.line, never.line, answered.tool) == (2, 2, "sh")
     assert answered.to_json()["arguments"] == '{"a":1}'
+    assert ops["7"].arguments == {"b": 2}  # (an id that is no string: as the facts name it)
 
 
 def test_a_run_says_when_it_ended_how_long_it_took_and_its_prompt(tmp_path: Path) -> None:

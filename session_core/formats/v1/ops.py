@@ -268,7 +268,9 @@ class UndispatchedOp(ToolOp):
         arguments: Any = None
         calls = payload_of(events.read(position)).get("tool-calls")
         for call in calls if isinstance(calls, list) else ():
-            if isinstance(call, dict) and call.get("id") == self.call_id:
+            # (an id that is no string is named as the replay's facts name it)
+            cid = call.get("id") if isinstance(call, dict) else None
+            if cid is not None and (cid if type(cid) is str else str(cid or "")) == self.call_id:
                 function = call.get("function")
                 arguments = function.get("arguments") if isinstance(function, dict) else None
                 break
