@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import (
-    app_on,
     file_loaded,
-    file_permissions_apply,
     fingerprint,
     said,
     screen_lines,
@@ -24,10 +22,9 @@ from helpers import (
 from panes_helpers import ARTIFACT_TEXT, CALLS, fixed_ids, write_transcript
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
+from v1_screen_helpers import SIZE, shown, story, story_open
 
 from session_core import Message, Session
-from session_core.formats.v1 import V1Live
-from session_core.live import LiveTranscript
 from story import HOSTILE, OLD_MTIME, write_story
 from story import call as story_call
 from viewer.app import TailscopeApp
@@ -37,31 +34,7 @@ from viewer.screens.op_detail import OpDetailScreen
 from viewer.widgets.items_view import ItemsView
 from viewer.widgets.model_status import ModelStatus
 
-SIZE = (120, 40)
-__all__ = ["fixed_ids"]  # a fixture of panes_helpers', used here
-
-
-def shown(app: TailscopeApp) -> ModelScreen:
-    """The model screen of the v1 file (the one under any modal)."""
-    return app.topmost(ModelScreen, "transcript-v1 file")
-
-
-def replay(app: TailscopeApp) -> LiveTranscript:
-    """The v1 replay that screen follows."""
-    live = shown(app).live
-    assert isinstance(live, V1Live)
-    return live.replay
-
-
-@asynccontextmanager
-async def story_open(
-    path: Path, size: tuple[int, int] = SIZE
-) -> AsyncIterator[tuple[TailscopeApp, Pilot[None], ItemsView]]:
-    """The app on ``path`` (the story), once its six replayed items are shown."""
-    async with app_on(path, size) as (app, pilot):
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 6)
-        yield app, pilot, view
+__all__ = ["fixed_ids", "story"]  # fixtures of panes_helpers and v1_screen_helpers, used here
 
 
 @asynccontextmanager
@@ -84,12 +57,6 @@ def at_cursor(view: ItemsView) -> str:
     item = view.selected
     assert item is not None
     return item.id
-
-
-@pytest.fixture
-def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    path = tmp_path / "story.jsonl"
-    return path, write_story(path)
 
 
 async def test_appended_line_appears_and_view_sticks_to_bottom(story) -> None:
@@ -136,18 +103,6 @@ async def test_the_new_count_is_never_more_than_what_is_below(story) -> None:
             s.append_compaction(summary="all of it", replaces_through_id=ids[-2])
         await wait_for(pilot, lambda: any(i.text == "all of it" for i in view.items))
         assert 0 < view.new_count <= len(view.items) - 1 - view.cursor
-
-
-async def test_a_replaced_file_rebuilds_the_view(story, tmp_path: Path) -> None:
-    path, _ = story
-    async with story_open(path) as (app, pilot, view):
-        other = tmp_path / "other.jsonl"
-        with Session.create(other, meta={"agent": "second"}) as s:
-            s.append_message(Message(role="user", content="a different run"))
-        os.replace(other, path)  # a new inode, as a repair's rename leaves
-        await wait_for(pilot, lambda: len(view.items) == 1)
-        assert replay(app).state.meta == {"agent": "second"}
-        assert replay(app).resets == 1
 
 
 async def test_navigation_keys(story) -> None:
@@ -253,134 +208,6 @@ async def test_viewer_never_writes(story) -> None:
     assert not os.path.exists(str(path) + ".repair")
 
 
-async def test_missing_file_waits_then_shows_it(tmp_path: Path) -> None:
-    path = tmp_path / "later.jsonl"
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: app.file_screen.gone)
-        await wait_for(pilot, lambda: "does not exist" in screen_text(app))
-        with Session.create(path, meta={}) as s:
-            s.append_message(Message(role="user", content="here now"))
-        await wait_for(pilot, lambda: len(view.items) == 1)
-        assert replay(app).exists and not app.file_screen.gone
-
-
-async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path) -> None:
-    """Deleted (or moved away, compressed to another name) under the view: what was read
-    stays, the header says "gone" and the banner why; a file there again is read anew."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={}) as s:
-        s.append_message(Message(role="user", content="read before"))
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) == 1)
-        path.unlink()
-        await wait_for(pilot, lambda: app.file_screen.gone)
-        await wait_for(pilot, lambda: "does not exist" in screen_text(app))
-        text = screen_text(app)
-        assert "read before" in text and "● gone" in text
-        assert "transcript-v1" in text and "unknown format" not in text  # (as it was read)
-        assert any("is gone" in str(note.message) for note in app._notifications)
-        assert not any("truncated or replaced" in str(n.message) for n in app._notifications)
-        with Session.create(path, meta={}) as s:
-            s.append_message(Message(role="user", content="a new one"))
-        await wait_for(pilot, lambda: "a new one" in screen_text(app))
-        assert "read before" not in screen_text(app) and not app.file_screen.gone
-        notes = [str(n.message) for n in app._notifications]  # (no file was replaced)
-        assert any("The file is there" in n for n in notes), notes
-        assert not any("truncated or replaced" in n for n in notes), notes
-
-
-async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_path: Path) -> None:
-    """Replaced under the view by a file it may not read (mode 000): the banner says so,
-    and once it can be read it is (an audit: it read as an empty file, live, the reason
-    only in the warnings)."""
-    path, _ = story
-    other = tmp_path / "other.jsonl"
-    other.write_bytes(path.read_bytes())
-    other.chmod(0)
-    try:
-        with file_permissions_apply():  # (and the app's threads, made inside it)
-            app = TailscopeApp(path)
-            async with app.run_test(size=(200, 30)) as pilot:
-                view = app.query_one(ItemsView)
-                await wait_for(pilot, lambda: len(view.items) > 0)
-                os.replace(other, path)
-                await wait_for(pilot, lambda: "Permission denied" in screen_text(app))
-                assert "cannot be read" in screen_text(app)
-                path.chmod(0o644)
-                await wait_for(pilot, lambda: len(view.items) > 0)
-                await wait_for(pilot, lambda: "Permission denied" not in screen_text(app))
-    finally:
-        if path.exists():
-            path.chmod(0o644)
-
-
-async def test_a_big_file_shows_its_end_before_the_whole_replay(story, monkeypatch) -> None:
-    import session_core.formats.v1 as v1
-    import viewer.screens.following as following
-    from viewer.screens.following import FollowingScreen
-
-    path, ids = story
-    monkeypatch.setattr(following, "PREVIEW_FROM", 0)  # every file counts as big
-    monkeypatch.setattr(v1, "TAIL", 700)  # the end: its last few lines
-    held: list[ModelScreen] = []
-    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: held.append(self))
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) > 0)
-        # Only the end was read: its last message, no line numbers yet, a loading note.
-        assert view.items[-1].id == ids["t4"]
-        assert len(view.items) < 6
-        text = screen_text(app)
-        assert "line " not in text.split("Conversation", 1)[1] and "loading" in text
-        await wait_for(pilot, lambda: bool(held))  # the full load starts after the end shows
-        screen = held[0]
-        FollowingScreen.follow_file(screen)  # now the real follower reads the whole file
-        await wait_for(pilot, lambda: not screen._previewing and len(view.items) == 6)
-        assert view.items[-1].id == ids["t4"]
-        assert view.cursor == len(view.items) - 1
-        await wait_for(pilot, lambda: "loading" not in screen_text(app))
-
-
-async def test_a_search_made_while_the_end_shows_lands_once_the_whole_is_in(
-    story, monkeypatch
-) -> None:
-    """A search typed while a big file's end shows and the rest loads: the header counts
-    what is loaded so far, and once the whole file is in, the cursor goes to the first
-    match (an audit: it stayed on the last item, not a match, "–/15")."""
-    import session_core.formats.v1 as v1
-    import viewer.screens.following as following
-    from viewer.screens.following import FollowingScreen
-
-    path, ids = story
-    monkeypatch.setattr(following, "PREVIEW_FROM", 0)
-    monkeypatch.setattr(v1, "TAIL", 700)
-    held: list[ModelScreen] = []
-    monkeypatch.setattr(ModelScreen, "follow_file", lambda self: held.append(self))
-    app = TailscopeApp(path)
-    async with app.run_test(size=(240, 40)) as pilot:
-        view = app.query_one(ItemsView)
-        await wait_for(pilot, lambda: len(view.items) > 0 and bool(held))
-        screen = held[0]
-        await pilot.press("slash", *"coding agent", "enter")
-        await wait_for(pilot, lambda: view.searching is None and view.search_term)
-        assert not view.matches  # (not in the end shown)
-        header = lambda: str(app.query_one(ModelStatus).render())  # noqa: E731
-        assert view.search_status() == "/coding agent: 0/0"  # (of the end alone, so far)
-        await wait_for(pilot, lambda: "/coding agent" in header())
-        assert "showing the file's end" in header()
-        FollowingScreen.follow_file(screen)
-        await wait_for(pilot, lambda: not screen._previewing and view.matches == [0])
-        await wait_for(pilot, lambda: view.cursor == 0)
-        assert view.items[0].id == ids["system"]
-        await wait_for(pilot, lambda: "/coding agent: 1/1" in header())
-        assert "showing the file's end" not in header()
-
-
 async def test_a_search_that_found_nothing_moves_nothing_at_a_later_compaction(story) -> None:
     """Only a search made over a big file's end lands when the whole file is in: one that
     found nothing in the whole file neither moves the cursor nor says its count again at
@@ -403,27 +230,6 @@ async def test_a_search_that_found_nothing_moves_nothing_at_a_later_compaction(s
         await wait_for(pilot, lambda: any(i.text == "all of it" for i in view.items))
         await pilot.pause(0.3)
         assert view.cursor == 0 and len(app._notifications) == told
-
-
-async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatch) -> None:
-    import session_core.tailwindow as tailwindow
-    import viewer.screens.following as following
-    from session_core import TranscriptError
-
-    path, ids = story
-    monkeypatch.setattr(following, "PREVIEW_FROM", 0)
-
-    def unreadable(where: str, window: int = 0) -> None:
-        raise TranscriptError("cannot be read: Input/output error", path=where)
-
-    monkeypatch.setattr(tailwindow, "read_tail_window", unreadable)
-    app = TailscopeApp(path)
-    async with app.run_test(size=SIZE) as pilot:
-        view = app.query_one(ItemsView)
-        # No end to show first: the full load starts anyway, and replaces the note.
-        await wait_for(pilot, lambda: len(view.items) == 6)
-        assert view.items[-1].id == ids["t4"]
-        await wait_for(pilot, lambda: "loading" not in screen_text(app))
 
 
 async def test_a_search_looks_only_at_appended_rows(story, monkeypatch) -> None:
@@ -687,16 +493,3 @@ async def test_enter_on_a_v1_run_shows_its_prompt(tmp_path: Path) -> None:
             )
         assert screen.conversation.mode == "replayed"
         assert not any("not shown" in str(n.message) for n in app._notifications)
-
-
-async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
-    """A file led by a byte order mark: the banner says line 1 and why (it named line 2,
-    the first warning said, "not the start of a known transcript format"; an audit)."""
-    path, _ = story
-    bom = tmp_path / "bom.jsonl"
-    bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    app = TailscopeApp(bom)
-    async with app.run_test(size=(200, 30)) as pilot:
-        await wait_for(pilot, lambda: "could not be read as" in screen_text(app))
-        text = screen_text(app)
-        assert "a transcript: line 1 " in text and "byte order mark" in text
