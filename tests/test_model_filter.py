@@ -10,6 +10,7 @@ import pytest
 from claude_code_writer import story
 from helpers import fingerprint, wait_for
 from test_model_diff import files
+from textual.pilot import Pilot
 from textual.widgets import Button, SelectionList
 
 from session_core.column_items import Items
@@ -22,15 +23,21 @@ from viewer.screens.model_screen import ModelScreen
 SIZE = (140, 40)
 
 
+async def _loaded(app: TailscopeApp, pilot: Pilot[None]) -> ModelScreen:
+    """The app's model screen, once its file is read."""
+    await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
+    screen = app.screen
+    assert isinstance(screen, ModelScreen)
+    await wait_for(pilot, lambda: screen._loaded, 30)
+    return screen
+
+
 async def test_the_filter_hides_a_role_and_everything_brings_it_back(tmp_path: Path) -> None:
     path = story(tmp_path, torn=False)
     before = fingerprint(path)
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
-        screen = app.screen
-        assert isinstance(screen, ModelScreen)
-        await wait_for(pilot, lambda: screen._loaded, 30)
+        screen = await _loaded(app, pilot)
         view = screen.conversation
         roles = {item.role for item in view.items}
         assert {"user", "assistant"} <= roles
@@ -103,10 +110,7 @@ async def test_the_filter_offers_what_the_file_has(tmp_path: Path) -> None:
         s.append_event(type="x-note", payload={"n": 1})
     app = TailscopeApp(path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
-        screen = app.screen
-        assert isinstance(screen, ModelScreen)
-        await wait_for(pilot, lambda: screen._loaded, 30)
+        screen = await _loaded(app, pilot)
         roles, kinds = screen.conversation.filter_choices()
         raw = {item.kind for item in screen.transcript.raw}
         lines = [*screen.transcript.raw, *screen.transcript.messages]

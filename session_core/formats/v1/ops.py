@@ -204,18 +204,10 @@ class V1Op(ToolOp):
 
     def _answer(self) -> tuple[str | None, int | None]:
         """The text and line of the tool message that answers the call: the first after
-        its dispatch line that names it (from the replay's facts; that line read)."""
-        events = self._state.events
-        kinds, facts = events.kinds, events.facts
-        dispatch = self._state.tool_ops.dispatch_event(self._index)
-        for position in range(dispatch + 1, min(len(kinds), dispatch + CALLER_WITHIN)):
-            if kinds[position] == "message" and facts.shape(position)[4] == self.call_id:
-                content = payload_of(events.read(position)).get("content")
-                text = content if isinstance(content, str) else None
-                if text is None and content is not None:
-                    text = compact_json(content)
-                return text, int(self._state.event_lines[position])
-        return None, None
+        its dispatch line that names it."""
+        return answer_after(
+            self._state, self._state.tool_ops.dispatch_event(self._index), self.call_id
+        )
 
     def _fill(self) -> None:
         record = self.record()
@@ -274,17 +266,7 @@ class UndispatchedOp(ToolOp):
                 function = call.get("function")
                 arguments = function.get("arguments") if isinstance(function, dict) else None
                 break
-        kinds, facts = events.kinds, events.facts
-        result: str | None = None
-        result_line: int | None = None
-        for at in range(position + 1, min(len(kinds), position + CALLER_WITHIN)):
-            if kinds[at] == "message" and facts.shape(at)[4] == self.call_id:
-                content = payload_of(events.read(at)).get("content")
-                result = content if isinstance(content, str) else None
-                if result is None and content is not None:
-                    result = compact_json(content)
-                result_line = int(self._state.event_lines[at])
-                break
+        result, result_line = answer_after(self._state, position, self.call_id)
         for name, value in (
             ("arguments", arguments),
             ("result", result),
@@ -292,6 +274,22 @@ class UndispatchedOp(ToolOp):
         ):
             _SLOTS[name].__set__(self, value)
         self._read = True
+
+
+def answer_after(state: ReplayState, event: int, call_id: str) -> tuple[str | None, int | None]:
+    """The text and line of the first tool message after ``event`` (within
+    ``CALLER_WITHIN``) that answers ``call_id`` (found by the replay's facts; that line
+    read), or ``(None, None)``."""
+    events = state.events
+    kinds, facts = events.kinds, events.facts
+    for at in range(event + 1, min(len(kinds), event + CALLER_WITHIN)):
+        if kinds[at] == "message" and facts.shape(at)[4] == call_id:
+            content = payload_of(events.read(at)).get("content")
+            text = content if isinstance(content, str) else None
+            if text is None and content is not None:
+                text = compact_json(content)
+            return text, int(state.event_lines[at])
+    return None, None
 
 
 class _FromLines:
