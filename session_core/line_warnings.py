@@ -32,16 +32,18 @@ def bad_line_reason(raw: bytes) -> str:
             return "is not valid UTF-8"
         if "surrogate" in text:
             return "has a lone UTF-16 surrogate escape"
-        if "depth limit" in text:  # (and msgspec's recursion too: ``indexing.deeper``)
-            return f"is nested deeper than this reader reads ({too_deep()})"
+        if "depth limit" in text and too_deep(raw):
+            return f"is nested deeper than this reader reads ({too_deep(raw)})"
     return "is not valid JSON"
 
 
-def too_deep() -> str:
-    """How deep a line is read (``indexing.deeper``)."""
-    from .indexing import MOST_LEVELS
+def too_deep(raw: bytes) -> str:
+    """How deep a line is read, where ``raw`` goes deeper (``indexing.deeper``: orjson
+    refuses less deep a line it then reads); "" where it does not (it is refused for
+    another reason: torn, say)."""
+    from .indexing import MOST_LEVELS, nesting
 
-    return f"{MOST_LEVELS:,} levels"
+    return f"{MOST_LEVELS:,} levels" if nesting(raw) > MOST_LEVELS else ""
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read

@@ -110,7 +110,7 @@ def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b
         raise InvalidLineError("has no type", path=path, line=number, raw=raw)
 
 
-def _why(err: orjson.JSONDecodeError) -> str:
+def _why(err: orjson.JSONDecodeError, raw: bytes) -> str:
     text = str(err)
     if "byte order mark" in text:
         return "it starts with a byte order mark, U+FEFF, which JSON does not allow"
@@ -118,8 +118,9 @@ def _why(err: orjson.JSONDecodeError) -> str:
         return "invalid UTF-8"
     if "surrogate" in text.lower():  # (Node writes them; the reference reads none)
         return "a lone UTF-16 surrogate escape"
-    if "depth limit" in text:  # (and msgspec's recursion too: ``indexing.deeper``)
-        return f"nested deeper than this reader reads: {too_deep()}"
+    if "depth limit" in text:  # (orjson stops there: ``indexing.deeper`` read on)
+        deep = too_deep(raw)
+        return f"nested deeper than this reader reads: {deep}" if deep else "malformed"
     return text.split(":")[0]
 
 
@@ -365,7 +366,7 @@ def _replay_into(
                             if is_blank(raw):
                                 continue
                             pending = InvalidLineError(
-                                f"is not valid JSON ({_why(err)})",
+                                f"is not valid JSON ({_why(err, raw)})",
                                 path=where,
                                 line=number,
                                 raw=raw,
