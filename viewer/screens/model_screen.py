@@ -17,11 +17,11 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 from textual import events, on
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
@@ -41,17 +41,13 @@ from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
 from .following import (
-    FILTER,
     FIRST_TAB,
-    RAW_REPLAYED,
-    SEARCH,
-    WARNINGS,
     Command,
     Pane,
     Tab,
-    tab_keys,
 )
 from .help import BindingsHelpScreen, Section, offered
+from .model_screen_classes import screen_keys, with_panes
 from .op_detail import OpDetailScreen
 from .other_sessions import OtherSessions
 from .searching import SearchingScreen
@@ -65,21 +61,6 @@ DRAW_SHARE_FOLLOWING = 0.3
 _ids = itertools.count(1)
 
 
-def _screen_keys(tabs: Sequence[Tab], own: Sequence[BindingType] = ()) -> list[BindingType]:
-    """The model screen's keys: a number per tab, then the keys every format shares, then
-    a format's own (its pane set's)."""
-    return [
-        *tab_keys(tabs),
-        RAW_REPLAYED,
-        SEARCH,
-        FILTER,
-        WARNINGS,
-        Binding("question_mark", "help", "Help"),
-        Binding("O", "open_other", "Open the session the writer went on in", show=False),
-        *own,
-    ]
-
-
 class ModelScreen(OtherSessions, SearchingScreen):
     """One file of any model format, followed as it grows. A format with panes of its own
     is shown by ``ModelScreen.for_format(name)``, this class with its tabs and keys."""
@@ -91,35 +72,15 @@ class ModelScreen(OtherSessions, SearchingScreen):
         Tab("runs", "Runs", lambda: RunsPane(id="model-runs")),
         Tab("diff", "Diff", lambda: ModelDiffView(id="model-diff")),
     )
-    BINDINGS: ClassVar[list[BindingType]] = _screen_keys(TABS)
+    BINDINGS: ClassVar[list[BindingType]] = screen_keys(TABS)
     PANE_SET: ClassVar[type[PaneSet] | None] = None  # the format's own panes, if any
-    _for_panes: ClassVar[dict[type[PaneSet], type[ModelScreen]]] = {}
 
     @classmethod
     def for_format(cls, fmt: str) -> type[ModelScreen]:
         """The screen class for files of ``fmt``: this one, or (a format that names
-        ``extra_panes``) one with its pane set's tabs, in its order, and keys."""
+        ``extra_panes``) one with its pane set's tabs and keys (``with_panes``)."""
         panes = pane_set_for(by_name(fmt))
-        if panes is None:
-            return cls
-        made = cls._for_panes.get(panes)
-        if made is None:
-            shared = {tab.id: tab for tab in cls.TABS}
-            own = {pane.id: Tab(pane.id, pane.title, pane.make) for pane in panes.PANES}
-            order = panes.ORDER or (*shared, *own)
-            tabs = tuple({**shared, **own}[tab] for tab in order)
-            namespace: dict[str, Any] = {
-                "TABS": tabs,
-                "BINDINGS": _screen_keys(tabs, panes.BINDINGS),
-                "PANE_SET": panes,
-                "__module__": cls.__module__,
-            }
-            # The pane set's actions and message handlers, reached through the screen.
-            for name in dir(panes):
-                if name.startswith(("action_", "on_")) and not hasattr(cls, name):
-                    namespace[name] = _forward(name)
-            made = cls._for_panes[panes] = type(f"{panes.__name__}Screen", (cls,), namespace)
-        return made
+        return cls if panes is None else with_panes(cls, panes)
 
     def __init__(
         self,
@@ -637,16 +598,6 @@ class ModelScreen(OtherSessions, SearchingScreen):
             *self.others_palette(),
             *(self.panes.palette() if self.panes is not None else []),
         ]
-
-
-def _forward(name: str) -> Any:
-    """A screen method that calls the pane set's of the same name."""
-
-    def forward(self: ModelScreen, *args: Any) -> Any:
-        return getattr(self.panes, name)(*args)
-
-    forward.__name__ = name
-    return forward
 
 
 __all__ = ["ModelScreen"]
