@@ -519,3 +519,26 @@ async def test_a_double_click_expands_an_item_and_another_folds_it(toy: Path) ->
         assert view.cursor == chosen and view.expanded == {view.items[chosen].id}
         await pilot.click(ItemsView, offset=(10, 2), times=2)
         await until(pilot, lambda: not view.expanded, "folded again")
+
+
+async def test_an_empty_tool_result_is_said_to_be_empty(tmp_path: Path) -> None:
+    """A result of no text showed "← result" and nothing after it, as if cut off (an
+    audit): folded and expanded, it says "(empty text)"."""
+    from session_core import Message, Session
+    from viewer.widgets.items_view import ItemsView
+
+    path = tmp_path / "empty.jsonl"
+    call = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+        s.append_message(Message(role="tool", content="", tool_call_id="c1"))
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (_app, _pilot, screen):
+        view = screen.conversation
+        assert isinstance(view, ItemsView)
+        rows = [line.plain for line in view.block_lines(len(view.items) - 1, 100)]
+        assert any("← result  (empty text)" in row for row in rows), rows
+        view.move_to(len(view.items) - 1)
+        view.action_toggle_fold()
+        rows = [line.plain for line in view.block_lines(len(view.items) - 1, 100)]
+        assert any(row.strip() == "(empty text)" for row in rows), rows

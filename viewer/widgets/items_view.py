@@ -461,7 +461,12 @@ class ItemsView(ItemSearch):
                 "error  " if part.is_error else "result  ",
                 self._s("bad" if part.is_error else "dim"),
             )
-            line.append(one_line(part.head, room))
+            if part.head.strip():
+                line.append(one_line(part.head, room))
+            else:  # (an empty result said so: it read as one cut off)
+                more = part.size > len(part.head)
+                note = "(blank lines, then more: enter)" if more else blank_note(part.head)
+                line.append(note, self._s("dim"))
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
@@ -503,6 +508,8 @@ class ItemsView(ItemSearch):
                 f"  ← {word} for {one_line(part.call_id or '?', 60)}",
                 style,
             )
+            if not part.text.strip():
+                return [head, Text("    " + blank_note(part.text), self._s("dim"), end="")]
             return [head, *wrap(_capped(part.text), width, indent="    ")]
         if part.kind == "image":
             return self._part_folded(part, width)
