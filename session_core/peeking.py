@@ -255,7 +255,7 @@ def _read_records(
             except orjson.JSONDecodeError:
                 if agentgo:  # (a blank line too: every complete line must be a record)
                     said.append(skipped_line(number, raw))
-                elif not agentgo and not is_blank(raw):
+                elif not is_blank(raw):
                     # (the words of v1's spec and its reference, the reason left out)
                     said.append(f"line {number} could not be read, and was skipped")
                 continue

@@ -111,9 +111,11 @@ def parse_record(raw: bytes, number: int, path: str, skim: bool = False) -> dict
     try:
         value = loads_mended(raw)
     except orjson.JSONDecodeError:
-        what = "is blank" if not raw.strip() else bad_line_reason(raw)
         raise InvalidLineError(
-            f"{what}; every complete line must be a record", path=path, line=number, raw=raw
+            f"{bad_line_reason(raw)}; every complete line must be a record",
+            path=path,
+            line=number,
+            raw=raw,
         ) from None
     if not isinstance(value, dict):
         raise InvalidLineError("is not a JSON object", path=path, line=number, raw=raw)
