@@ -33,7 +33,6 @@ class DirectoryWatch(Screen[None]):
     recursive: bool
     force_polling: bool
     rows: dict[str, FileSummary]
-    watching: bool
 
     def _summarise(self, path: str) -> FileSummary:
         """A file's row, read now (the browser's)."""
