@@ -184,6 +184,22 @@ class TestBrowser:
             LIVE: "● live",
         }
 
+    async def test_a_narrow_screen_keeps_the_status(self, corpus: Path) -> None:
+        """Too narrow for every column, the least needed go (the start time first), so
+        each row's status is still on screen, not cut off at the right edge; widened
+        again, every column is back."""
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=(56, 30)) as pilot:
+            await scanned(pilot)
+            lines = screen_lines(app)
+            header = next(line for line in lines if line.lstrip().startswith("file"))
+            assert header.split() == ["file", "last", "active", "msgs", "status"]
+            assert any(line.rstrip().endswith("crashed") for line in lines), lines
+            await pilot.resize_terminal(160, 30)
+            await pilot.pause(0.2)
+            header = next(line for line in screen_lines(app) if line.lstrip().startswith("file"))
+            assert "started" in header and "tools" in header and "cost" in header
+
     async def test_status_keys_and_the_filter(self, corpus: Path) -> None:
         app = TailscopeApp(corpus)
         async with app.run_test(size=SIZE) as pilot:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from session_core.scan import FileSummary
-from viewer.browser_cells import totals
+from viewer.browser_cells import COLUMNS, compact, fitting_columns, totals
 
 
 def summary(n: int, tokens: int | None, cost: float | None) -> FileSummary:
@@ -33,3 +33,31 @@ def test_the_totals_say_what_they_leave_out(
 ) -> None:
     text = totals([summary(n, t, c) for n, (t, c) in enumerate(rows)], len(rows)).plain
     assert text.endswith(said), text
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [
+        (9_999, "9,999"),
+        (12_345, "12.3k"),
+        (99_949, "99.9k"),
+        (99_950, "100k"),  # (not "100.0k": one character too many)
+        (999_999, "1.0M"),  # (not "1,000k")
+        (123_456_789, "123M"),
+        (1_234_567_890, "1.2B"),
+    ],
+)
+def test_a_count_fits_its_column(count: int, shown: str) -> None:
+    """Every count is at most 5 characters, 6 with an estimate's ``~``: the narrowest
+    number column's width, so it is never cut to ``~123.…``."""
+    assert compact(count) == shown
+    narrowest = min(width for key, _, width in COLUMNS if key in ("messages", "tools"))
+    assert len("~" + shown) <= narrowest
+
+
+def test_the_columns_that_fit() -> None:
+    everything = [key for key, _, _ in COLUMNS]
+    assert [key for key, _, _ in fitting_columns(200)] == everything
+    assert [key for key, _, _ in fitting_columns(10)] == ["file", "last", "messages", "status"]
+    widths = [len([1 for _ in fitting_columns(w)]) for w in range(10, 200)]
+    assert widths == sorted(widths)  # a wider screen never shows fewer

@@ -22,12 +22,15 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("last", "last active", 11),
     ("size", "size", 6),
     ("messages", "msgs", 6),
-    ("tools", "tools", 5),
+    ("tools", "tools", 6),
     ("tokens", "tokens", 7),
     ("cost", "cost", 7),
     ("status", "status", 8),
 ]
-FIXED = sum(width or 0 for _, _, width in COLUMNS)
+FILE_WIDTH_MIN = 16
+# Where the table is too narrow for every column, these go first, in this order: a file's
+# status, messages and last activity stay on screen, not cut off at the right edge.
+DROPPED_FIRST = ("started", "tools", "size", "tokens", "agent", "cost")
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
 STATUS_LABEL: dict[Status, str] = {
@@ -54,6 +57,21 @@ STATUS_NAME: dict[Status, str] = {
 UNKNOWN = Text("unknown", style="dim", justify="right")
 
 
+def fitting_columns(width: int) -> list[tuple[str, str, int | None]]:
+    """The columns shown in ``width`` cells: all of them when the file column can be at
+    least ``FILE_WIDTH_MIN`` wide, else without the first of ``DROPPED_FIRST`` that it
+    takes."""
+    dropped: set[str] = set()
+    for key in (None, *DROPPED_FIRST):
+        if key is not None:
+            dropped.add(key)
+        shown = [column for column in COLUMNS if column[0] not in dropped]
+        fixed = sum(w or 0 for _, _, w in shown)
+        if width - fixed - 2 * len(shown) - 2 >= FILE_WIDTH_MIN:  # 2: the scrollbar
+            break
+    return shown
+
+
 def short_time(seconds: float | None) -> str:
     if seconds is None or seconds <= 0:
         return "—"
@@ -67,11 +85,17 @@ def long_time(seconds: float | None) -> str:
 
 
 def compact(count: int) -> str:
+    """At most 5 characters (6 with an estimate's ``~``: the narrowest number column),
+    so a count is never cut: ``9,999``, ``12.3k``, ``123k``, ``12.3M``, ``123M``, ``1.2B``."""
     if count < 10_000:
         return f"{count:,}"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k"
-    return f"{count / 1_000_000:.1f}M"
+    big = ((unit, scale) for unit, scale in _BIG_UNITS if round(count / scale, 1) >= 1)
+    unit, scale = next(big, ("k", 1000))
+    value = count / scale
+    return f"{value:.1f}{unit}" if round(value, 1) < 100 else f"{value:.0f}{unit}"
+
+
+_BIG_UNITS = (("B", 1_000_000_000), ("M", 1_000_000))
 
 
 def money(cost: float) -> str:

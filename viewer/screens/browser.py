@@ -31,11 +31,12 @@ from session_core.text import count
 
 from ..browser_cells import (
     COLUMNS,
-    FIXED,
+    FILE_WIDTH_MIN,
     LABELS,
     SORTABLE,
     cells,
     detail,
+    fitting_columns,
     grouped,
     matches,
     sort_key,
@@ -114,6 +115,8 @@ class BrowserScreen(DirectoryWatch):
         self.scanning = False
         self.scanned_at = 0.0
         self._file_width = 30
+        self._fitting = COLUMNS  # those that fit the screen (``fitting_columns``)
+        self._at = list(range(len(COLUMNS)))  # each shown column's place in a row's cells
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
 
     # -- layout -----------------------------------------------------------------
@@ -137,7 +140,7 @@ class BrowserScreen(DirectoryWatch):
 
     def on_mount(self) -> None:
         self.query_one("#browser-filter").display = False
-        self._file_width = self._fit_file_width(self.size.width)
+        self._fit(self.size.width)
         self.table.set_columns(self._columns())
         self.table.focus()
         self._refresh_labels()
@@ -146,9 +149,19 @@ class BrowserScreen(DirectoryWatch):
             self.watch_directory()
         self.set_interval(RECHECK_SECONDS, self._recheck_live)
 
-    def _fit_file_width(self, width: int) -> int:
-        padding = 2 * len(COLUMNS)  # a cell of padding each side of every column
-        return max(16, width - FIXED - padding - 2)  # 2: the scrollbar
+    def _fit(self, width: int) -> bool:
+        """The columns and the file column's width for a screen ``width`` wide; whether
+        they changed."""
+        shown = fitting_columns(width)
+        fixed = sum(w or 0 for _, _, w in shown)
+        padding = 2 * len(shown)  # a cell of padding each side of every column
+        file_width = max(FILE_WIDTH_MIN, width - fixed - padding - 2)  # 2: the scrollbar
+        if shown == self._fitting and file_width == self._file_width:
+            return False
+        keys = [key for key, _, _ in COLUMNS]
+        self._fitting, self._file_width = shown, file_width
+        self._at = [keys.index(key) for key, _, _ in shown]
+        return True
 
     def _columns(self) -> list[Column]:
         return [
@@ -157,12 +170,13 @@ class BrowserScreen(DirectoryWatch):
                 Text(header, justify="right" if key in _NUMERIC else "left"),
                 width or self._file_width,
             )
-            for key, header, width in COLUMNS
+            for key, header, width in self._fitting
         ]
 
     def _cells(self, index: int) -> Sequence[Text]:
         path = self.order[index]
-        return cells(self.rows[path], self._file_width, self._depth.get(path, 0))
+        row = cells(self.rows[path], self._file_width, self._depth.get(path, 0))
+        return row if len(self._at) == len(row) else [row[at] for at in self._at]
 
     def cell_text(self, path: str, key: str) -> str:
         """One cell as it reads (for tests): the row of ``path``, the column ``key``."""
@@ -170,9 +184,7 @@ class BrowserScreen(DirectoryWatch):
         return str(cells(self.rows[path], self._file_width, self._depth.get(path, 0))[at])
 
     def on_resize(self, event: events.Resize) -> None:
-        width = self._fit_file_width(event.size.width)
-        if width != self._file_width:
-            self._file_width = width
+        if self._fit(event.size.width):
             self.table.set_columns(self._columns())
 
     # -- scanning ---------------------------------------------------------------
