@@ -17,7 +17,7 @@ Status rules, first match wins:
   file or directory is damaged too.
 * **live**: a writer holds the file's lock (``/proc/locks``), or the file
   changed within the last ``live_window`` seconds (writers that do not lock:
-  not agentgo's, which all do).
+  not agentgo's, which all do; and not a compressed file, which none appends to).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, or a crash tail (a malformed final
   line); agentgo runs without ``run_close``, calls without their terminal
@@ -45,7 +45,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from .agentgo.reader import StrictReader, parse_record
-from .compressed import maybe_decompress
+from .compressed import is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .indexing import head_record
@@ -162,9 +162,12 @@ def scan_file(
     if summary.status == "damaged" or summary.format is None:
         return summary
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
-    # (a format whose writers all lock is live only while one does: agentgo's)
-    fresh = not by_name(summary.format).only_locking_writers and (
-        (time.time() if now is None else now) - summary.mtime < live_window
+    # (a format whose writers all lock is live only while one does: agentgo's; nobody
+    # appends to a compressed file, however fresh: Codex packs an idle rollout)
+    fresh = (
+        not by_name(summary.format).only_locking_writers
+        and (time.time() if now is None else now) - summary.mtime < live_window
+        and not is_compressed_file(where)
     )
     if summary.locked or fresh:
         summary.status = "live"

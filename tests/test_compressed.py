@@ -33,6 +33,8 @@ def test_every_read_path_reads_it_as_its_lines(
     assert result.error is None and result.format == "codex" and result.meta
     row = scan_file(zst)
     assert row.format == "codex" and row.messages == scan_file(plain).messages
+    # Both were written just now, but nobody appends to a compressed file: not live.
+    assert row.status == "crashed" and scan_file(plain).status == "live"
     assert main(["check", str(zst)]) == 0
     assert capsys.readouterr().out.startswith(f"{zst}: ok (codex, ")
     assert fingerprint(zst) == before
@@ -92,6 +94,8 @@ async def test_the_viewer_opens_a_compressed_rollout(packed: tuple[Path, Path]) 
         await wait_for(pilot, lambda: screen._loaded, 30)
         assert len(screen.transcript.messages) == len(open_transcript(plain).messages)
         assert not screen.transcript.warnings
+        # (written a moment ago, but not live: so never "quiet for" the record's age)
+        assert screen.live_label() == "idle"
 
 
 @pytest.mark.parametrize("polling", [True, False])

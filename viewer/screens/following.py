@@ -544,6 +544,8 @@ class FollowingScreen(Screen[None]):
             return True
         if self._saw_lock or self.WRITER_LOCKS:
             return False  # the writer that held the lock is gone, however fresh the file
+        if self._writer_cached is False:
+            return False  # the format's rule says none writes it (a compressed file)
         try:
             mtime = os.stat(self.path).st_mtime
         except OSError:
