@@ -279,9 +279,10 @@ def test_a_batch_ending_in_progress_lines_is_built_on(
     assert grown == [True, True, True]
 
 
-def test_a_turn_made_before_is_made_again_when_its_usage_changes(tmp_path: Path) -> None:
-    # Turn 1's response gets one more line (its full usage) after turn 2 has begun: the
-    # snapshot after it must not keep turn 1 as it was made (``_runs``' kept prefix).
+def test_an_earlier_turns_id_in_a_later_turn_is_followed_as_read(tmp_path: Path) -> None:
+    # Turn 1's response id comes back after turn 3 has begun (a redacted file's
+    # placeholder: real files never repeat an id past a prompt). It is another response,
+    # of turn 3: each snapshot is the one assembled afresh, and turn 1 keeps its usage.
     from claude_code_writer import CCWriter, text, usage
 
     w = CCWriter()
@@ -294,5 +295,5 @@ def test_a_turn_made_before_is_made_again_when_its_usage_changes(tmp_path: Path)
     w.assistant("m3", [text("Three.")], usage=usage(30, 9), stop="end_turn")
     path = w.write(tmp_path / "late.jsonl")
     _groups_compared(path, [2, 2, 2, 1])
-    first = open_transcript(path).runs[0]
-    assert first.usage.output_tokens == 90  # (the response's largest count)
+    runs = open_transcript(path).runs
+    assert [(r.usage.output_tokens, r.usage.reported) for r in runs] == [(5, 1), (7, 1), (99, 2)]

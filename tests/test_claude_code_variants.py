@@ -205,6 +205,34 @@ def test_prompt_queued_while_busy_is_sent(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(t.raw) == len(w.lines)  # every line kept
 
 
+def test_an_id_used_again_after_a_prompt_is_another_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A response's lines come within its turn, so the same ``message.id`` after a new
+    prompt is another response: a redacted file gives every response one placeholder
+    id. The second answer was glued into the first, before the second prompt, its
+    turn read as interrupted and the two's usage mixed (1 response reported)."""
+    w = CCWriter(version="2.1.152")
+    w.user("first prompt")
+    w.assistant("[REDACTED]", [text("first answer")], usage=usage(5, 16), stop="end_turn")
+    w.user("second prompt")
+    w.assistant(
+        "[REDACTED]",
+        [text("looking"), text("second answer")],
+        usage=usage(7, 9),
+        stop="end_turn",
+    )
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    said = [(m.role, m.text) for m in t.messages]
+    assert [role for role, _ in said] == ["user", "assistant", "user", "assistant"]
+    assert said[1][1] == "first answer" and "second answer" in said[3][1]
+    assert [r.state for r in t.runs] == ["finished", "finished"]
+    assert (t.usage.reported, t.usage.input_tokens, t.usage.output_tokens) == (2, 12, 25)
+    # Each turn its own response's usage; within a turn the split lines are still one
+    # response (the early line's partial output is not added).
+    assert [(r.usage.input_tokens, r.usage.output_tokens) for r in t.runs] == [(5, 16), (7, 9)]
+
+
 COMMAND_1_0 = (
     "<command-message>init is analyzing your codebase…</command-message>\n"
     "<command-name>/init</command-name>"

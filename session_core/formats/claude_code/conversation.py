@@ -52,6 +52,9 @@ def assistant(
     responses = b.responses
     found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
+    reused = found >= 0 and _reused(b, found, side)
+    if reused:
+        found = -1
     if found >= 0 and bool(responses.flags[found] & SIDE) == side:
         response, item = found, responses.raw[found]
         if typed and b.raw.parts[item] is not None:
@@ -67,7 +70,7 @@ def assistant(
             parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
         )
         # (``found``: another side's; this one takes its place)
-        response = responses.add(key, item, side, len(b.runs) - 1, found)
+        response = responses.add(key, item, side, len(b.runs) - 1, found, reused=reused)
         if found >= 0:
             b.usage.replaced(found)
         if not b.off and b.runs:
@@ -90,6 +93,19 @@ def assistant(
             call_id = part.call_id
             if call_id and b.calls.find(call_id) < 0:
                 _call(b, part, index, line, response, item, side, ts)
+
+
+def _reused(b: ClaudeCodeBuilder, found: int, side: bool) -> bool:
+    """Is the id of response ``found`` (of ``side``'s) used again by another response?
+    So it is when a prompt came between them: a response's lines come within its turn,
+    and a redacted file gives every response one placeholder id. (Another side's is
+    the same response seen twice, as before; within the other side, turns are not kept.)"""
+    responses = b.responses
+    return (
+        not b.off
+        and bool(responses.flags[found] & SIDE) == side
+        and responses.run[found] != len(b.runs) - 1
+    )
 
 
 def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:

@@ -118,11 +118,14 @@ class Responses:
             self.last = (key, number)
         return self.by_key[number]
 
-    def add(self, key: str, raw: int, side: bool, run: int, replaced: int) -> int:
+    def add(
+        self, key: str, raw: int, side: bool, run: int, replaced: int, *, reused: bool = False
+    ) -> int:
         """A new response (``replaced``: the one of that key it takes the place of, or
-        -1); its index."""
+        -1; ``reused``: a key an earlier response had, which stays one of its own);
+        its index."""
         at = len(self.raw)
-        if replaced < 0:
+        if replaced < 0 and not reused:
             self.keys.add(key)
             self.by_key.append(at)
         else:
