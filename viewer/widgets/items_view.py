@@ -437,7 +437,9 @@ class ItemsView(ItemSearch):
             more = len(lines) > PREVIEW_LINES
             shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
             if not any(map(str.strip, lines[:PREVIEW_LINES])):  # (blank lines say nothing)
-                note = "(blank lines, then more: enter)" if more else blank_note(part.head)
+                # (more that is blank too, all of it here, is a blank text: said so)
+                blank = not part.head.strip() and part.size <= len(part.head)
+                note = blank_note(part.head) if blank else "(blank lines, then more: enter)"
                 shown[0] = Text("  " + note, self._s("dim"), end="")
             elif more:
                 shown[-1].append(" …", self._s("dim"))
