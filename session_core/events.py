@@ -32,6 +32,7 @@ from .packed_ids import BATCH, PackedIds, Texts
 from .text import as_str
 
 CACHE = 512  # parsed lines kept at once
+REFUSED = "(not applied)"  # the type of a line a follow kept without applying it
 _MORE = 255  # Kinds' code for any type past the 255th
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
@@ -320,6 +321,8 @@ class Events(BuiltOnDemand):
         return item if isinstance(item, dict) else self._parse(index, item)
 
     def _parse(self, index: int, item: bytes | int) -> dict[str, Any]:
+        if self.kinds[index] == REFUSED:
+            return self._refused(index, item)
         if isinstance(item, bytes):
             value: dict[str, Any] = loads_payload(item)  # it parsed once already: it parses
             return value
@@ -332,6 +335,16 @@ class Events(BuiltOnDemand):
             return self._changed(index)
         return value
 
+    def _refused(self, index: int, item: bytes | int) -> dict[str, Any]:
+        """A line kept without being applied (``ReplayState.keep_refused``): its text, in
+        an envelope of its own type, whatever it holds (not JSON, perhaps)."""
+        if isinstance(item, int):
+            try:
+                item = self.source.read(item) if self.source is not None else b""
+            except OSError:
+                return self._changed(index)
+        return {"id": self.ids[index], "type": REFUSED, "line": refused_text(item)}
+
     def _changed(self, index: int) -> dict[str, Any]:
         """The line is not what it was when it was replayed (the file changed under us)."""
         if self.refuse_changed is not None:
@@ -343,6 +356,11 @@ class Events(BuiltOnDemand):
         if role is not None:
             payload["role"] = role
         return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
+
+
+def refused_text(raw: bytes) -> str:
+    """A line kept without being applied, as text (not UTF-8 where it is not)."""
+    return raw.decode("utf-8", "replace").rstrip("\r\n")
 
 
 class LazyPayload(Mapping[str, Any]):

@@ -11,7 +11,7 @@ from . import indexing
 from .errors import TranscriptError
 from .follow_update import FollowUpdate, parse_line
 from .formats import Format
-from .reader import check_envelope
+from .reader import check_envelope, is_blank
 from .replay import ReplayState
 from .utf8 import BlockLines
 
@@ -20,8 +20,9 @@ class LiveTranscript:
     """The replayed state of a file being followed (format v1).
 
     Feed it every ``FollowUpdate`` in order. A line that breaks a replay
-    rule in a live file is reported in ``state.warnings`` and skipped (a
-    viewer shows damage, it does not refuse it); a reset starts a new state.
+    rule in a live file is reported in ``state.warnings`` and kept as it is,
+    applied to nothing (``ReplayState.keep_refused``: a viewer shows damage, it
+    does not refuse it); a reset starts a new state.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -80,6 +81,7 @@ class LiveTranscript:
             state.feed(envelope, line, keep)
         except TranscriptError as err:
             state.warnings.append(f"line {line}: {err.reason} (not applied)")
+            state.keep_refused(line, envelope if keep is None else keep)
 
     def _apply_raw(self, update: FollowUpdate, spans: list[int]) -> None:
         """Parse and apply each line in turn: its dict is dropped (the state keeps its
@@ -117,19 +119,24 @@ class LiveTranscript:
                     )
                 except TranscriptError as err:
                     warnings.append(f"line {line}: {err.reason} (not applied)")
+                    state.keep_refused(line, span or bytes(raw))
                 continue
             try:
                 envelope = loads(raw)
             except orjson.JSONDecodeError:
                 # (as a whole read reads it, or a warning that says why: None)
-                envelope = parse_line(bytes(raw), line, warnings, mend=False)
+                text = bytes(raw)
+                envelope = parse_line(text, line, warnings, mend=False)
                 if envelope is None:
+                    if not is_blank(text):  # (a blank line is nothing: skipped, unsaid)
+                        state.keep_refused(line, span or text)
                     continue
-            if type(envelope) is not dict:
-                parse_line(bytes(raw), line, warnings, mend=False)
-                continue
             # Without a span the line itself is kept: a copy, not a view of the block.
             keep = span or bytes(raw)
+            if type(envelope) is not dict:
+                parse_line(bytes(raw), line, warnings, mend=False)
+                state.keep_refused(line, keep)
+                continue
             v = envelope.get("v")
             if v == 1 and type(v) is int and type(envelope.get("type")) is str and started:
                 # What check_envelope checks, inline for the common case.
@@ -137,5 +144,6 @@ class LiveTranscript:
                     feed(envelope, line, keep)
                 except TranscriptError as err:
                     warnings.append(f"line {line}: {err.reason} (not applied)")
+                    state.keep_refused(line, keep)
             else:
                 self._feed(envelope, line, keep)

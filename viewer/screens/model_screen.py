@@ -334,9 +334,10 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self.show_banner(self._problem())
 
     def _unclaimed(self) -> bool:
-        """The file has lines, and no format claims its first (not a transcript)."""
+        """The file has lines, and no format claims its first (not a transcript): its
+        lines are said (warnings) and shown raw as lines not applied."""
         t = self.transcript
-        return self._loaded and self._detected is None and bool(t.warnings) and not t.raw
+        return self._loaded and self._detected is None and bool(t.warnings) and bool(t.lines)
 
     def _problem(self) -> str | None:
         if self.gone:
@@ -344,10 +345,11 @@ class ModelScreen(OtherSessions, SearchingScreen):
         if self.read_problem is not None:  # (what was read stays shown meanwhile)
             return f"{self.read_problem} (it is read again as soon as it can be)"
         t = self.transcript
-        if not (self._loaded and self.live.size and not t.raw and t.warnings):
+        unclaimed = self._unclaimed()
+        if not unclaimed and not (self._loaded and self.live.size and not t.raw and t.warnings):
             return None  # (an empty file, one truncated to nothing, is no problem)
-        if t.lines or self._unclaimed():
-            what = "a transcript" if self._unclaimed() else self.format.title
+        if t.lines or unclaimed:
+            what = "a transcript" if unclaimed else self.format.title
             # (what its first bad line says, before a note of the file's being read again)
             said = [w for w in t.warnings if w.startswith("line ")]
             why = min(said, key=named_line) if said else t.warnings[0]

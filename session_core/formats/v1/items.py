@@ -8,6 +8,7 @@ import re
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ...events import REFUSED
 from ...item_column import ItemFacts, Verbatim
 from ...item_heights import shape_height
 from ...json_out import compact_json
@@ -118,6 +119,12 @@ def message_parts(payload: dict[str, Any]) -> list[Part]:
         failed = bool(payload.get("is-error"))
         parts = [Part("tool-result", parts[0].text, call_id=raku_str(tcid), is_error=failed)]
     return parts
+
+
+def refused_parts(text: str) -> list[Part]:
+    """A line a follow kept without applying it (``ReplayState.keep_refused``), as it
+    is (the raw view's ``record``)."""
+    return [Part("other", text, name=REFUSED)]
 
 
 def unknown_parts(envelope: dict[str, Any], kind: str) -> list[Part]:

@@ -10,7 +10,7 @@ from array import array
 from itertools import compress
 from typing import TYPE_CHECKING, Any, cast
 
-from ...events import payload_of
+from ...events import REFUSED, payload_of, refused_text
 from ...indexed import ListLike
 from ...message import raku_str
 from ...model import (
@@ -42,6 +42,7 @@ from .items import (
     measured,
     message_item,
     message_parts,
+    refused_parts,
     unknown_parts,
 )
 from .ops import V1Ops
@@ -184,6 +185,8 @@ class V1Model(V1Calls):
                 if taken is not None:  # an elision line: what it stubbed, not its line
                     return elision_parts(self.state.elisions, *taken)
                 kind = self._unknown_at.get(span)
+                if kind == REFUSED:  # a line not applied: its bytes as they are
+                    return refused_parts(refused_text(source.read(span)))
                 if kind is not None:  # a line of a type not known: as it is
                     return unknown_parts(self.envelope_at(span), kind)
                 return message_parts(payload_of(self.envelope_at(span)))
@@ -358,6 +361,9 @@ class V1Model(V1Calls):
             self._unknown_at[kept] = kind
             parts = [Part("other", "", name=kind)]  # (its measure: one part, not text)
             span = kept
+        elif kind == REFUSED:
+            parts = refused_parts(str(state.events.read(position)["line"]))
+            span = 0
         else:
             parts = unknown_parts(state.events.read(position), kind)
             span = 0

@@ -1,0 +1,74 @@
+"""A followed v1 file keeps every line it cannot apply (not JSON, not an object, another
+version, before its session-meta) as it is: the raw view shows it at its line, the
+warnings say why, and nothing of it is applied. They were said and then dropped: the raw
+view, "every line of the file", skipped them, and a file no format claims showed
+"0 lines" and nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from helpers import app_on, follow_into, screen_lines
+from model_screen_helpers import IDLE, model_screen, until
+
+from session_core import Message, Session
+from session_core.events import REFUSED
+from session_core.formats import by_name
+
+V1 = by_name("transcript-v1")
+
+
+def test_a_line_not_applied_is_kept_raw_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        session.append_message(Message(role="user", content="first"))
+    body = path.read_bytes()
+    last = body.splitlines(keepends=True)[1].replace(b"first", b"last")
+    path.write_bytes(
+        body
+        + b'{"v":2,"type":"message","id":"x","payload":{}}\n'  # another version
+        + b"not json \xff at all\n"  # nor UTF-8
+        + b"\n"  # (blank: nothing, skipped and unsaid)
+        + b"[1, 2]\n"  # JSON, not an object
+        + last.replace(b'"id":"', b'"id":"2')
+    )
+    for batch in (1 << 16, 7):  # (whole, and cut mid-line at every turn)
+        live = V1.live(str(path))
+        follow_into(live.apply, path, batch, V1.parsed_updates)
+        t = live.transcript(writer_alive=False)
+        refused = [(i.line, i.parts[0].text) for i in t.raw if i.kind == "record"]
+        assert refused == [
+            (3, '{"v":2,"type":"message","id":"x","payload":{}}'),
+            (4, "not json \ufffd at all"),
+            (6, "[1, 2]"),
+        ]
+        assert all(i.parts[0].name == REFUSED for i in t.raw if i.kind == "record")
+        assert [m.text for m in t.messages] == ["first", "last"]  # nothing of them applied
+        assert t.lines == 7  # (the last line read)
+        said = [w for w in t.warnings if w.startswith(("line 3", "line 4", "line 6"))]
+        assert len(said) == 3, t.warnings
+        # The state keeps each as an envelope of its own type, its text as it is.
+        events = live.replay.state.events  # type: ignore[attr-defined]
+        assert events[3] == {"id": "L4", "type": REFUSED, "line": "not json \ufffd at all"}
+        assert events[2]["type"] == REFUSED and events[2]["line"].startswith('{"v":2,')
+
+
+async def test_a_file_no_format_claims_shows_its_lines(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\nhello\n')
+    os.utime(path, (IDLE, IDLE))
+    async with app_on(path, (120, 24)) as (app, pilot):
+        await until(pilot, lambda: model_screen(app)._loaded, "the file read")
+        screen = model_screen(app)
+        await until(
+            pilot,
+            lambda: any("could not be read as a transcript" in line for line in screen_lines(app)),
+            "the banner",
+        )
+        assert any(line.lstrip().startswith("3 lines") for line in screen_lines(app))
+        await pilot.press("r")  # the raw view: every line, as it is
+        await until(pilot, lambda: screen.conversation.mode == "raw", "the raw view")
+        shown = "\n".join(screen_lines(app))
+        for text in ('(not applied): {"a": 1}', '(not applied): {"b": 2}', "(not applied): hello"):
+            assert text in shown, shown
