@@ -241,6 +241,31 @@ async def test_a_filter_is_said_and_the_search_count_stays_true(tmp_path: Path) 
         assert "filter:" not in screen_text(app)
 
 
+async def test_a_search_from_the_end_shows_its_match(tmp_path: Path) -> None:
+    """The view at its end, a search lands on a match far above: it is on screen. The
+    bar's closing grows the view, and the resize sent it back to the end afterwards,
+    the match off screen (the header said "1/1", the screen showed the end)."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user("the needle is here")
+    for k in range(60):
+        w.assistant(f"m{k}", [text(f"filler {k}\nmore\nand more")], stop="end_turn")
+        w.user(f"go on {k}")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        await until(pilot, lambda: view.is_at_end, "the end shown")
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: view.matches and not view.searching, "the match")
+        for _ in range(5):  # (the resize comes after a refresh or two)
+            await pilot.pause(0.05)
+        top = view.heights.prefix(view.cursor)
+        assert view.cursor == view.matches[0] == 0
+        assert view.scroll_y <= top < view.scroll_y + view.page_height, (view.scroll_y, top)
+
+
 async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
     """n / N say the matches once while that toast shows (the header counts them)."""
     async with opened(toy) as (app, pilot, screen):

@@ -182,7 +182,13 @@ class LineList(ScrollView, can_focus=True):
             self._cache.clear()
         self.update_size()
         if self.follows_end:  # taller or shorter: the end moved
-            self.call_after_refresh(self.scroll_to_end)
+            self.call_after_refresh(self._keep_end)
+
+    def _keep_end(self) -> None:
+        """The end, kept on screen after a resize, unless the cursor left it meanwhile: a
+        search that lands as its bar closes (the view grows) is not sent back to the end."""
+        if self.follows_end:
+            self.scroll_to_end()
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
