@@ -20,13 +20,15 @@ class LiveTranscript:
     """The replayed state of a file being followed (format v1).
 
     Feed it every ``FollowUpdate`` in order. A line that breaks a replay
-    rule in a live file is reported in ``state.warnings`` and kept as it is,
-    applied to nothing (``ReplayState.keep_refused``: a viewer shows damage, it
-    does not refuse it); a reset starts a new state.
+    rule in a live file is reported in ``state.warnings`` and skipped (a
+    viewer shows damage, it does not refuse it); with ``keep_refused`` (the
+    viewer's raw view), a line of raw updates is kept as it is too, applied to
+    nothing (``ReplayState.keep_refused``). A reset starts a new state.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, keep_refused: bool = False) -> None:
         self.path = os.fspath(path)
+        self.keep_refused = keep_refused
         self.state = self._new_state()
         self.format: Format | None = None
         self.resets = 0
@@ -81,7 +83,8 @@ class LiveTranscript:
             state.feed(envelope, line, keep)
         except TranscriptError as err:
             state.warnings.append(f"line {line}: {err.reason} (not applied)")
-            state.keep_refused(line, envelope if keep is None else keep)
+            if self.keep_refused and keep is not None:
+                state.keep_refused(line, keep)
 
     def _apply_raw(self, update: FollowUpdate, spans: list[int]) -> None:
         """Parse and apply each line in turn: its dict is dropped (the state keeps its
@@ -100,6 +103,7 @@ class LiveTranscript:
         indexed = indexing.INDEXED
         fields = indexing.message_fields
         utf8_ok = BlockLines().ok
+        keep_refused = self.keep_refused
         started = state.event_lines  # empty until the session-meta line is applied
         for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
             try:
@@ -119,7 +123,8 @@ class LiveTranscript:
                     )
                 except TranscriptError as err:
                     warnings.append(f"line {line}: {err.reason} (not applied)")
-                    state.keep_refused(line, span or bytes(raw))
+                    if keep_refused:
+                        state.keep_refused(line, span or bytes(raw))
                 continue
             try:
                 envelope = loads(raw)
@@ -128,14 +133,15 @@ class LiveTranscript:
                 text = bytes(raw)
                 envelope = parse_line(text, line, warnings, mend=False)
                 if envelope is None:
-                    if not is_blank(text):  # (a blank line is nothing: skipped, unsaid)
+                    if keep_refused and not is_blank(text):  # (blank: nothing, unsaid)
                         state.keep_refused(line, span or text)
                     continue
             # Without a span the line itself is kept: a copy, not a view of the block.
             keep = span or bytes(raw)
             if type(envelope) is not dict:
                 parse_line(bytes(raw), line, warnings, mend=False)
-                state.keep_refused(line, keep)
+                if keep_refused:
+                    state.keep_refused(line, keep)
                 continue
             v = envelope.get("v")
             if v == 1 and type(v) is int and type(envelope.get("type")) is str and started:
@@ -144,6 +150,7 @@ class LiveTranscript:
                     feed(envelope, line, keep)
                 except TranscriptError as err:
                     warnings.append(f"line {line}: {err.reason} (not applied)")
-                    state.keep_refused(line, keep)
+                    if keep_refused:
+                        state.keep_refused(line, keep)
             else:
                 self._feed(envelope, line, keep)

@@ -21,7 +21,6 @@ from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
 from .indexed import ListLike
 from .indexing import LazyBody
-from .json_out import compact_json
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
@@ -278,15 +277,13 @@ class ReplayState:
         self.last_line = line
         self.event_lines.append(line)
 
-    def keep_refused(self, line: int, keep: dict[str, Any] | bytes | int) -> None:
+    def keep_refused(self, line: int, keep: bytes | int) -> None:
         """A line a follow could not apply (not JSON, another version, a record this
         replay refuses), kept as it is so the raw view shows it: an event of its own
         (``REFUSED``, named ``L<line>``) that changes nothing else. A whole read refuses
         the file at such a line instead."""
         at = len(self.event_lines)
         eid = f"L{line}"
-        if isinstance(keep, dict):  # (parsed, and no line to read again: its JSON)
-            keep = {"id": eid, "type": REFUSED, "line": compact_json(keep)}
         self.unknown_events.append(at)
         self.events.append(keep, REFUSED, eid)
         self.last_line = line

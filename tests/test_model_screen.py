@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from codex_writer import message_line
-from helpers import SAMPLES, fingerprint, screen_text
+from helpers import SAMPLES, fingerprint, said, screen_text
 from model_screen_helpers import IDLE, model_screen, opened, until
 from model_toy import HOSTILE, NAME, toy_registered, write_toy
 from textual.pilot import Pilot
@@ -266,6 +266,14 @@ async def test_a_search_from_the_end_shows_its_match(tmp_path: Path) -> None:
         assert view.scroll_y <= top < view.scroll_y + view.page_height, (view.scroll_y, top)
 
 
+async def test_a_jump_that_finds_nothing_says_so_of_the_cursor(toy: Path) -> None:
+    """``x`` in a file with no compaction: "after the cursor", not "after this one" (it
+    read as a compaction at the cursor, one that is not there)."""
+    async with opened(toy) as (app, pilot, _screen):
+        await pilot.press("g", "x")
+        await until(pilot, lambda: said(app, "No compaction after the cursor."), "the toast")
+
+
 async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
     """n / N say the matches once while that toast shows (the header counts them)."""
     async with opened(toy) as (app, pilot, screen):
@@ -343,7 +351,25 @@ async def test_help_is_built_from_the_bindings(toy: Path) -> None:
         help_screen = app.screen
         assert isinstance(help_screen, BindingsHelpScreen)
         shown = {what for _name, keys in help_screen.sections for _k, what in binding_rows(keys)}
-        assert {"Previous tool call", "Open subagent", "Copy result", "Quit"} <= shown
+        assert {"Previous tool call", "Copy result", "Quit"} <= shown
+        assert "Open subagent" not in shown  # (the toy has no subagents: ``s`` does nothing)
+        assert "Expand a section" not in shown  # (v1's run contexts' own)
+
+
+async def test_help_offers_a_subagent_where_the_format_has_them(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user("hello")
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (app, pilot, _screen):
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, BindingsHelpScreen), "the help")
+        assert isinstance(app.screen, BindingsHelpScreen)
+        shown = {what for _name, keys in app.screen.sections for _k, what in binding_rows(keys)}
+        assert "Open subagent" in shown
 
 
 def test_screens_are_routed_through_the_registry(tmp_path: Path) -> None:

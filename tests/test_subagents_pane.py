@@ -187,7 +187,9 @@ async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Pa
         await pilot.press("e")
         assert pane.table.cursor_row == 1  # scout 1's call failed
         await pilot.press("e")
-        await wait_for(pilot, lambda: said(app, "No subagent after this one"))
+        await wait_for(
+            pilot, lambda: said(app, "No subagent whose call did not complete after the cursor")
+        )
         assert pane.table.cursor_row == 1
 
 

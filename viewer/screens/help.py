@@ -30,6 +30,7 @@ NAMES = {
 NOTES = (
     "mouse: click selects, double-click folds or expands, the wheel scrolls",
     "ctrl+p: the command palette, every action by name",
+    "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it",
 )
 
 Section = tuple[str, Sequence[BindingType]]

@@ -33,7 +33,6 @@ from session_core.line_warnings import named_line
 from session_core.model import Run, ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
-from ..widgets.block_view import BlockView
 from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
 from ..widgets.model_panes import ModelDiff, ModelDiffView, OpsPane, RunsPane
@@ -46,8 +45,8 @@ from .following import (
     Pane,
     Tab,
 )
-from .help import BindingsHelpScreen, Section, offered
-from .model_screen_classes import screen_keys, with_panes
+from .help import BindingsHelpScreen
+from .model_screen_classes import help_sections, screen_keys, with_panes
 from .op_detail import OpDetailScreen
 from .other_sessions import OtherSessions
 from .searching import SearchingScreen
@@ -433,16 +432,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self.app.push_screen(ExportScreen(self.path, view=self.conversation.mode))
 
     def action_help(self) -> None:
-        sections: list[Section] = [
-            ("This screen", offered(self, self.BINDINGS)),
-            ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
-            ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
-            ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS]),
-            *([("Diff", ModelDiffView.BINDINGS)] if "diff" in self._tab_ids else []),
-            ("A tool operation's detail", OpDetailScreen.BINDINGS),
-            *(self.panes.help_sections() if self.panes is not None else []),
-            ("Everywhere", offered(self.app, self.app.BINDINGS)),
-        ]
+        sections = help_sections(self)
         self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
 
     @on(ItemsView.Searched)

@@ -1,6 +1,7 @@
 """The model screen's class for each format: the shared tabs, then a format's own panes
 (its pane set's, in the set's order), a number key per tab, the keys every format shares,
-the set's own; and the set's actions and message handlers, reached through the screen."""
+the set's own; and the set's actions and message handlers, reached through the screen;
+and what its help (``?``) lists."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual.binding import Binding, BindingType
 
 from .following import FILTER, RAW_REPLAYED, SEARCH, WARNINGS, Tab, tab_keys
+from .help import Section, offered
 
 if TYPE_CHECKING:
     from ..formats import PaneSet
@@ -66,4 +68,30 @@ def _forward(name: str) -> Any:
     return forward
 
 
-__all__ = ["screen_keys", "with_panes"]
+def help_sections(screen: ModelScreen) -> list[Section]:
+    """What the model screen's ``?`` lists: its keys, each pane's, a tool operation's
+    detail's (``s`` only for a format with subagents: its ``extra_panes`` say so), the
+    format's own."""
+    from ..widgets.block_view import BlockView
+    from ..widgets.items_view import ItemsView
+    from ..widgets.model_panes import ModelDiffView, OpsPane, RunsPane
+    from ..widgets.virtual_table import VirtualTable
+    from .op_detail import OpDetailScreen
+
+    panes = screen.panes
+    return [
+        ("This screen", offered(screen, screen.BINDINGS)),
+        ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
+        ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
+        ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS]),
+        *([("Diff", ModelDiffView.BINDINGS)] if "diff" in screen._tab_ids else []),
+        (
+            "A tool operation's detail",
+            OpDetailScreen.help_keys("subagents" in screen.format.extra_panes),
+        ),
+        *(panes.help_sections() if panes is not None else []),
+        ("Everywhere", offered(screen.app, screen.app.BINDINGS)),
+    ]
+
+
+__all__ = ["help_sections", "screen_keys", "with_panes"]

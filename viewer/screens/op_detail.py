@@ -153,6 +153,13 @@ class OpDetailScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy result"),
     ]
 
+    @classmethod
+    def help_keys(cls, subagents: bool) -> list[Binding]:
+        """Its keys as the help lists them: ``s`` only for a format whose operations may
+        have a subagent (v1's and agentgo's never do)."""
+        keys = Binding.make_bindings(cls.BINDINGS)
+        return [b for b in keys if subagents or b.action != "open_subagent"]
+
     class ShowItem(Message):
         """``s`` on a call whose subagent is in this file: its opener shows that item
         (``ident``) in the raw view."""

@@ -45,7 +45,7 @@ _JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction
 
 def jump_failed(what: str, direction: int) -> str:
     """What to tell the user when a jump (a call, an error, a compaction) finds nothing."""
-    return f"No {jump_label(what)} {'after' if direction > 0 else 'before'} this one."
+    return f"No {jump_label(what)} {'after' if direction > 0 else 'before'} the cursor."
 
 
 def jump_label(what: str) -> str:
@@ -288,13 +288,13 @@ class LineList(ScrollView, can_focus=True):
         return False
 
     def jump_or_say(self, found: Callable[[int], bool], direction: int, what: str) -> bool:
-        """``jump``; where there is none, the user is told so: "No ``what`` after this
-        one." (``what``: a noun and what it is, "run that did not finish")."""
+        """``jump``; where there is none, the user is told so: "No ``what`` after the
+        cursor." (``what``: a noun and what it is, "run that did not finish"; "this
+        one" read as a reference to one that is not there)."""
         if self.jump(found, direction):
             return True
         where = "after" if direction > 0 else "before"
-        noun, _, which = what.partition(" ")
-        self.notify(f"No {noun} {where} this one {which}.", timeout=2)
+        self.notify(f"No {what} {where} the cursor.", timeout=2)
         return False
 
     def first_match(self) -> None:

@@ -226,8 +226,8 @@ class SectionView(Widget, can_focus=True):
     """One section: a header line and its body, folded to a few lines until expanded."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_body", "Expand", show=False),
-        Binding("space", "toggle_body", "Expand", show=False),
+        Binding("enter", "toggle_body", "Expand a section", show=False),
+        Binding("space", "toggle_body", "Expand a section", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

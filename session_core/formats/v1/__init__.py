@@ -65,7 +65,7 @@ class V1Live(LiveModel):
         super().__init__(fmt, path)
         from ...live import LiveTranscript
 
-        self.replay = LiveTranscript(path)
+        self.replay = LiveTranscript(path, keep_refused=True)  # (the raw view shows them)
         self._model: V1Model | None = None
 
     def apply(self, update: FollowUpdate) -> bool:
