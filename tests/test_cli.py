@@ -342,7 +342,15 @@ def test_json_printed_escapes_c1_controls(tmp_path: Path, capsysbinary: Any) -> 
     assert export(path, "json").encode() == printed
 
 
-@pytest.mark.parametrize("command", [["export", "--format", "md"], ["diff"], ["replay"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "--format", "md"],
+        ["export", "--format", "md", "-o", "-"],  # (a pipe named: it said "cannot write")
+        ["diff"],
+        ["replay"],
+    ],
+)
 def test_a_reader_that_goes_away_ends_the_command_quietly(
     command: list[str], tmp_path: Path
 ) -> None:
@@ -444,3 +452,40 @@ def test_an_export_to_a_file_runs_with_standard_output_closed(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert out.read_text().startswith("# ")
+
+
+def test_check_stays_bad_when_its_reader_goes_away(tmp_path: Path) -> None:
+    """``tailscope check BAD GOOD… | head -1``: the bad file was found and said, so the
+    status is 1 however soon the reader went (it was 0: a closed pipe ends quietly)."""
+    from story import write_story
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not a transcript at all\n")
+    good = tmp_path / "good.jsonl"
+    write_story(good)
+    argv = [sys.executable, "-m", "viewer.cli", "check", str(bad), *[str(good)] * 3000]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert b"bad" in proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1, err
+    assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["diff"], ["check"]])
+def test_text_output_in_an_encoding_without_its_characters(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Standard output in latin-1 (``PYTHONIOENCODING``, an old terminal): ``…`` and
+    ``→`` are escaped, not a ``UnicodeEncodeError`` traceback."""
+    from story import write_story
+
+    path = tmp_path / "caf\u00e9 \u2192 \u2026.jsonl"
+    write_story(path)
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    argv = [sys.executable, "-m", "viewer.cli", command[0], str(path)]
+    done = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert "caf\u00e9 \\u2192 \\u2026".encode("latin-1") in done.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import signal
 import stat
@@ -87,14 +88,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     bad = 0
-    for path in args.paths:
-        try:
-            note = format_for(path).check(path)
-        except TranscriptError as err:
-            bad += 1
-            print(_line(f"{path}: bad: {err}"))
-            continue
-        print(_line(f"{path}: ok ({note})"))
+    try:
+        for path in args.paths:
+            try:
+                note = format_for(path).check(path)
+            except TranscriptError as err:
+                bad += 1
+                print(_line(f"{path}: bad: {err}"))
+                continue
+            print(_line(f"{path}: ok ({note})"))
+    except BrokenPipeError:
+        if not bad:
+            raise  # (``main``'s rule: a reader gone is no failure)
+        _drop_output()  # (``check BAD GOOD | head -1``: a bad file was found, and said)
     return 1 if bad else 0
 
 
@@ -145,8 +151,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     except TranscriptError as err:
         return _fail(str(err))
     except OSError as err:
-        if args.output is None:
-            raise  # (standard output full or gone: ``main``'s rule for every command)
+        if args.output is None or isinstance(err, BrokenPipeError):
+            raise  # (standard output, or a pipe named, full or gone: ``main``'s rule)
         return _fail(f"{args.output}: cannot write the export: {err.strerror}")
     return 0
 
@@ -255,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if read is not None:  # (``tailscope replay X >> X``: a read never writes the file)
         return _fail(f"{read}: is where standard output goes; a read never writes into it")
     _widen_pipe(sys.stdout)
+    if isinstance(sys.stdout, io.TextIOWrapper):  # (text a locale's encoding cannot
+        sys.stdout.reconfigure(errors="backslashreplace")  # hold is escaped, not a crash)
     try:
         code: int = args.run(args)
     except BrokenPipeError:
