@@ -489,3 +489,22 @@ def test_text_output_in_an_encoding_without_its_characters(
     assert done.returncode == 0, done.stderr
     assert b"Traceback" not in done.stderr
     assert "caf\u00e9 \\u2192 \\u2026".encode("latin-1") in done.stdout
+
+
+@pytest.mark.parametrize("command", [["view"], [], ["demo"]])
+def test_the_viewer_without_a_terminal_says_so(command: list[str], tmp_path: Path) -> None:
+    """``tailscope FILE < /dev/null > out``: the viewer reads keys from a terminal and
+    draws on one; without one it drew escapes into the file and spun on standard
+    input's end for good. It says why, at once, and names what reads a file instead."""
+    from story import write_story
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    given = [str(path)] if command == ["view"] else []
+    argv = [sys.executable, "-m", "viewer.cli", *command, *given]
+    done = subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "the viewer needs a terminal" in done.stderr and "export" in done.stderr

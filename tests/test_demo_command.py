@@ -127,6 +127,7 @@ def test_run_demo_default_opens_v1_and_refuses_unknown_formats(
 def test_demo_command_passes_the_format(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(demo, "run_demo", lambda **kw: calls.append(kw) or 0)
+    monkeypatch.setattr("viewer.cli.no_terminal", lambda: None)  # (a test has no terminal)
     assert cli_main(["demo", "--format", "agentgo-v1", "--speed", "3"]) == 0
     assert cli_main(["demo"]) == 0
     assert calls == [

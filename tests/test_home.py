@@ -89,6 +89,7 @@ def test_the_command_with_no_path_runs_the_home_view(
 
     monkeypatch.setattr("viewer.app.TailscopeApp", Recorder)
     monkeypatch.setattr("session_core.scan.default_roots", lambda: ["/r1", "/r2"])
+    monkeypatch.setattr(cli, "no_terminal", lambda: None)  # (a test has no terminal)
     assert cli.main(argv) == 0
     assert seen == [["/r1", "/r2"]]
 

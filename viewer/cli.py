@@ -157,8 +157,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def no_terminal() -> str | None:
+    """Why the viewer cannot run here (None: it can): it reads keys from a terminal and
+    draws on one. Without one (``tailscope X < /dev/null > out``) it drew escapes into a
+    file and spun on standard input's end for good."""
+    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+        if stream is None or not stream.isatty():
+            return (
+                f"the viewer needs a terminal, and standard {name} is none; "
+                "without one, peek, replay, check, diff and export read the file"
+            )
+    return None
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     path = args.path
+    why = no_terminal()
+    if why is not None:
+        return _fail(why)
     # A file that is not there yet is waited for, as `tail -F` does (the agent may not have
     # started); only a path whose folder is missing too is refused.
     if not os.path.exists(path) and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
@@ -183,6 +199,9 @@ def _steady_heap() -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from viewer.demo import run_demo
 
+    why = no_terminal()
+    if why is not None:
+        return _fail(why)
     return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
@@ -238,6 +257,10 @@ def cmd_home() -> int:
     """``tailscope`` with no path: the browser over this machine's agent sessions."""
     from session_core.scan import default_roots
     from viewer.app import TailscopeApp
+
+    why = no_terminal()
+    if why is not None:
+        return _fail(why)
 
     _steady_heap()
     app = TailscopeApp(default_roots())
