@@ -173,11 +173,16 @@ def _open(
         return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
-        from .views import first_line_damage
+        from .views import blank_file, first_line_damage
 
         source = v1_source(where)
         damage = first_line_damage(where)  # (a byte order mark is named: no warning says why)
-        source.error = str(damage) if damage else f"this is not a transcript: {not_a_transcript()}"
+        if damage is not None:
+            source.error = str(damage)
+        elif blank_file(where):  # (white space alone: as ``check`` says it)
+            source.error = "the transcript is empty"
+        else:
+            source.error = f"this is not a transcript: {not_a_transcript()}"
         return result, source, None
     result.format = fmt.name
     try:

@@ -150,13 +150,13 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
     where = path_of(path)
     with open_transcript(where) as fh:  # missing / directory / unreadable, worded once
         try:
-            empty = not fh.read(1 << 16).strip()
+            fh.read(1)
         except OSError as err:  # (opened, then refused: /proc/self/mem says EIO)
             raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
-    if empty:
-        raise TranscriptError("is empty; a transcript starts with its first record", path=where)
     fmt = format_of(where)
     if fmt is None:
+        if blank_file(where):  # (blank lines, however many, then records: detected above)
+            raise TranscriptError("is empty; a transcript starts with its first record", path=where)
         damage = first_line_damage(where)
         if damage is not None:
             raise damage
@@ -165,6 +165,17 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
             path=where,
         )
     return fmt
+
+
+def blank_file(where: str) -> bool:
+    """Does the file hold nothing but white space (read until it does not)?"""
+    from .reader import open_transcript
+
+    with open_transcript(where) as fh:
+        while block := fh.read(1 << 16):
+            if block.strip():
+                return False
+    return True
 
 
 def dump_json(value: Any, pretty: bool = False) -> bytes:

@@ -29,10 +29,29 @@ def test_a_file_of_blank_lines(tmp_path: Path, blank: bytes, capsys) -> None:
     path = tmp_path / "blank.jsonl"
     path.write_bytes(blank)
     load_error(path)
-    assert peek(path).error is not None
+    assert peek(path).error == "the transcript is empty"  # (as check says it)
     assert peek(path).warnings == []
     assert check_replay_cli(capsys, path) is None
     assert path.read_bytes().rstrip(b"\r\n") == blank.rstrip(b"\r\n")
+
+
+def test_records_after_more_blank_lines_than_a_first_read_holds(tmp_path: Path) -> None:
+    """70,000 blank lines, then a session: every read path reads it (``check`` said "is
+    empty" of it, from its first 64 KiB, where ``peek`` read it)."""
+    from format_fixtures import FACTORIES
+
+    from session_core import detect_format, open_transcript
+    from viewer.cli import main
+
+    for name, factory in FACTORIES.items():
+        plain = factory(tmp_path / name)
+        path = tmp_path / f"{name}-blank-first.jsonl"
+        path.write_bytes(b"\n" * 70_000 + plain.read_bytes())
+        if name == "agentgo-v1":  # (every line of its must be a record: blank ones are damage)
+            continue
+        assert detect_format(path) == name
+        assert main(["check", str(path)]) == 0, name
+        assert len(open_transcript(path).messages) == len(open_transcript(plain).messages)
 
 
 def test_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
