@@ -264,7 +264,8 @@ class Subagent:
             "path": self.path,
             "call-id": self.call_id,
             "description": self.description,
-            "messages": self.messages,
+            # (its file missing or not read: its messages unknown, not 0)
+            "messages": self.messages if self.counted else None,
             "usage": self.usage.to_json(),
             "usage-counted": self.counted,
         }

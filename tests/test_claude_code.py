@@ -348,6 +348,10 @@ def test_subagents_over_the_bound_one_warning(
         s.usage.reported for s in t.subagents if s.counted and not s.in_file
     )
     assert [s.to_json()["usage-counted"] for s in t.subagents] == [s.counted for s in t.subagents]
+    # Not read: its messages unknown in the JSON, not 0 (the Markdown said "not read").
+    assert [s.to_json()["messages"] is None for s in t.subagents] == [
+        not s.counted for s in t.subagents
+    ]
 
 
 def test_check_note_spells_out_few_warnings(tmp_path: Path) -> None:
