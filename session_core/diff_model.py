@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .model import Item, Transcript
-from .text import count, line_pieces
+from .text import count, line_pieces, one_line
 
 
 def model_diff(transcript: Transcript) -> Iterator[str]:
@@ -17,7 +17,8 @@ def model_diff(transcript: Transcript) -> Iterator[str]:
 def _lines(transcript: Transcript) -> Iterator[str]:
     replayed = {item.id for item in transcript.messages}
     yield from [
-        f"{transcript.path}: {transcript.format}, {count(len(transcript.raw), 'line')} shown, "
+        f"{one_line(transcript.path)}: {transcript.format}, "
+        f"{count(len(transcript.raw), 'line')} shown, "
         f"{count(len(transcript.messages), 'item')} sent next, "
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'elision'), 'elision')}",

@@ -508,3 +508,20 @@ def test_the_viewer_without_a_terminal_says_so(command: list[str], tmp_path: Pat
     assert done.returncode == 1
     assert done.stdout == ""
     assert "the viewer needs a terminal" in done.stderr and "export" in done.stderr
+
+
+def test_a_newline_in_a_file_name_stays_on_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check`` said ``new line.jsonl: ok``, as of another file named with a space, and
+    ``diff``'s first line broke in two: a newline in a name is ``⏎``, every format."""
+    for name, factory in FACTORIES.items():
+        made = factory(tmp_path / name)
+        path = made.with_name(f"new\nline-{made.name}")
+        made.rename(path)
+        assert main(["check", str(path)]) == 0, name
+        out = capsys.readouterr().out
+        assert out.startswith(f"{made.parent}/new⏎line-") and out.count("\n") == 1, out
+        assert main(["diff", str(path)]) == 0, name
+        head = capsys.readouterr().out.split("\n", 1)[0]
+        assert head.startswith(f"{made.parent}/new⏎line-{made.name}: "), head
