@@ -211,3 +211,22 @@ def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
     w.function_output("a", orjson.dumps({"output": "", "metadata": meta}).decode())
     (op,) = opened(Path(w.path)).tool_operations
     assert op.duration == 0.0  # not unknown, nor the lines' times apart
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ({"cmd": "ls -la", "workdir": "/w"}, 'ls -la  {"workdir":"/w"}'),  # Codex exec_command
+        ('{"cmd":"ls -la","workdir":"/w"}', 'ls -la  {"workdir":"/w"}'),  # written as a string
+        ('{"command": "pytest -x"}', "pytest -x"),  # v1's shell tool
+        ({"command": ["bash", "-lc", "ls -la"]}, "bash -lc 'ls -la'"),  # Codex shell
+        ("*** Begin Patch", "*** Begin Patch"),  # no JSON: as it is
+        ("{torn", "{torn"),
+    ],
+)
+def test_the_operations_table_puts_a_command_first(arguments: object, shown: str) -> None:
+    """The tool operations table shows a shell call's command first, as the conversation
+    does, whatever the format writes its arguments as (v1's and Codex's showed raw JSON)."""
+    from viewer.widgets.model_panes import op_arguments
+
+    assert op_arguments(arguments) == shown

@@ -4,10 +4,13 @@ the diff of what compactions folded and kept. Every one draws only the rows on s
 from __future__ import annotations
 
 import bisect
+import contextlib
+import shlex
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, overload
 
+import orjson
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -59,14 +62,22 @@ def tone_text(label: str, tone: str) -> Text:
     return Text(label, style=TONE_STYLES.get(tone, ""), end="", no_wrap=True)
 
 
-PRIMARY_ARGUMENTS = ("command", "file_path", "path", "pattern", "query", "url", "prompt")
+PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "prompt")
+PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
 
 
 def op_arguments(arguments: object) -> str:
-    """A call's arguments at a glance: its main argument first (a command, a path)."""
+    """A call's arguments at a glance: its main argument first (a command, a path), also
+    where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
+    command is a list of words (Codex's ``shell``)."""
+    if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            arguments = orjson.loads(arguments)
     if isinstance(arguments, dict):
         for key in PRIMARY_ARGUMENTS:
             value = arguments.get(key)
+            if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
+                value = shlex.join(value)
             if isinstance(value, str) and value:
                 rest = {k: v for k, v in arguments.items() if k != key}
                 return value + (f"  {args_preview(rest)}" if rest else "")
