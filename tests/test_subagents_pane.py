@@ -70,6 +70,9 @@ async def test_a_subagent_whose_file_is_gone_is_listed_with_its_usage_unknown(
         assert "not read" in text and "its file is not there" in text
         assert "usage: unknown (its file is not there)" in text
         assert " 0 tok" not in text  # unknown is never shown as 0
+        # The header: the file's usage, and that its subagent's was not read (it said
+        # "with 0 of 1 subagent" and the same total again).
+        assert "1 subagent, its file not read" in text and "0 of 1" not in text
         await pilot.press("enter")
         await wait_for(pilot, lambda: said(app, "The subagent's file is not there."))
 

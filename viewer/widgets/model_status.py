@@ -149,6 +149,15 @@ class ModelStatus(Static):
         own, both = transcript.usage, transcript.usage_with_subagents
         if both is None:
             usage.append(f"usage {own.describe()}")
+        elif not any(s.counted for s in transcript.subagents):  # (a total of nothing more)
+            usage.append(f"usage {own.describe()}")
+            many = len(transcript.subagents)
+            told = (
+                "1 subagent, its file not read"
+                if many == 1
+                else f"{many:,} subagents, none of their files read"
+            )
+            usage.append(f" · {told}", "dim")
         else:  # the totals first: the breakdowns would push the session's off the line
             usage.append(f"usage {own.brief()} · {transcript.with_subagents_text()} ")
             usage.append(both.brief(), "bold")
