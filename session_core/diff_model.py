@@ -9,6 +9,11 @@ from .model import Item, Transcript
 from .text import count, line_pieces, one_line
 
 
+# The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
+# command or a queued prompt too, as the legend says; bookkeeping lines are not listed).
+_CONVERSATION = frozenset({"message", "compact-summary", "meta", "command", "queued"})
+
+
 def model_diff(transcript: Transcript) -> Iterator[str]:
     """The diff's text, a batch of lines at a time, as they are made."""
     return line_pieces(_lines(transcript))
@@ -36,7 +41,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             yield f"# line {item.line}: {mark.kind} folds {folded}{extra}"
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
-        elif item.kind in ("message", "compact-summary"):
+        elif item.kind in _CONVERSATION:
             sign = "-"
         else:
             continue

@@ -491,3 +491,18 @@ def test_a_progress_of_a_kind_newer_than_the_reader_is_kept_whole(
     runs = [i for i in t.raw if i.kind == "progress"]
     assert [(i.line, i.parts[0].text) for i in runs] == [(3, "bash_progress"), (5, "bash_progress")]
     assert t.to_json()["progress"] == {"bash_progress": 2}
+
+
+def test_the_diff_lists_a_meta_line_not_sent(tmp_path: Path) -> None:
+    """``tailscope diff``'s legend says a meta line is ``-`` (not sent); it was not listed
+    at all, nor a queued prompt or a command the chain left out."""
+    from session_core.diff_model import model_diff
+
+    w = CCWriter()
+    w.user("<local-command-caveat>Caveat: ...</local-command-caveat>", isMeta=True)
+    w.user("hello")
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    t = FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)
+    rows = "".join(model_diff(t)).splitlines()
+    assert any(r.startswith("- line      1 user") and "Caveat" in r for r in rows), rows
+    assert sum(r.startswith("= ") for r in rows) == 2
