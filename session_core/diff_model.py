@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from .model import Item, Transcript
 from .text import count, line_pieces, one_line
 
-
 # The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
 # command or a queued prompt too, as the legend says; bookkeeping lines are not listed).
 _CONVERSATION = frozenset({"message", "compact-summary", "meta", "command", "queued"})
