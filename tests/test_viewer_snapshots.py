@@ -130,7 +130,7 @@ class TestText:
                 "This file could not be read as a transcript: "
                 "line 1 is not the start of a known transcript format"
             ) in text
-            assert "0 lines · 0 sent next · 0 tool ops" in text
+            assert "2 lines · 0 sent next · 0 tool ops" in text  # (its lines: raw, not applied)
             assert "0 message lines · none pending" in text
 
     async def test_a_file_truncated_to_nothing_is_no_unreadable_file(
