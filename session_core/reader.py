@@ -99,7 +99,7 @@ def loads_line(raw: bytes) -> Any:
 
 def check_envelope(value: dict[str, Any], number: int, path: str, raw: bytes = b"") -> None:
     v = value.get("v")
-    if v != 1 or isinstance(v, bool):
+    if type(v) is not int or v != 1:  # (the integer 1: not 1.0, "1" or true)
         raise InvalidLineError(
             f"has envelope version {v!r}; this reader reads version 1",
             path=path,
@@ -377,7 +377,7 @@ def _replay_into(
                             "is not a JSON object", path=where, line=number, raw=raw
                         )
                     v = value.get("v")
-                    if v != 1 or type(v) is bool or type(value.get("type")) is not str:
+                    if type(v) is not int or v != 1 or type(value.get("type")) is not str:
                         check_envelope(value, number, where, raw)
                     if not seen and value["type"] != "session-meta":
                         raise ReplayError(

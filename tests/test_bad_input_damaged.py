@@ -142,10 +142,14 @@ def test_a_multibyte_char_cut_in_the_middle_is_fatal_and_names_the_line(transcri
     assert "line 2" in str(err)
 
 
-def test_an_envelope_version_2_is_fatal_and_names_the_line(transcript: Path, capsys) -> None:
+@pytest.mark.parametrize("version", [2, 1.0, "1", True])
+def test_an_envelope_version_2_is_fatal_and_names_the_line(
+    transcript: Path, capsys, version: object
+) -> None:
+    """Any version but the integer 1 (the spec's words): 1.0 was taken for it."""
     lines = transcript.read_bytes().split(b"\n")
     env = orjson.loads(lines[1])
-    env["v"] = 2
+    env["v"] = version
     lines[1] = orjson.dumps(env, option=orjson.OPT_SORT_KEYS)
     data = b"\n".join(lines)
     err = refused_as_written(transcript, data)
