@@ -84,7 +84,8 @@ def h1(text: object) -> str:
 
 def _pre(text: str, cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
-    body = f"<pre{attr}>{h(text)}</pre>"
+    # (a newline right after <pre> is dropped by every HTML parser: one is given to drop)
+    body = f"<pre{attr}>\n{h(text)}</pre>"
     lines = text.count("\n") + 1
     if lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
         return body

@@ -51,7 +51,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
-        (_message(item, ops, answered, transcript.raw) for item in items),
+        _anchored(_message(item, ops, answered, transcript.raw, view) for item in items),
     )
     sections = [conversation, _operations(transcript.tool_operations)]
     if transcript.compactions:
@@ -74,11 +74,26 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     return Document(str(title), facts, sections)
 
 
+def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
+    """``items``, each anchor once: the messages a line makes (a Codex compaction's
+    replacement history) are ``line-N``, ``line-N-2``… (six shared one id)."""
+    seen: dict[str, int] = {}
+    for item in items:
+        made = seen.get(item.anchor, 0)
+        seen[item.anchor] = made + 1
+        if made:
+            item.anchor = f"{item.anchor}-{made + 1}"
+        yield item
+
+
 def _message(
-    item: Item, ops: dict[str, ToolOp], answered: dict[str, int], raw: Sequence[Item]
+    item: Item, ops: dict[str, ToolOp], answered: dict[str, int], raw: Sequence[Item], view: View
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
+    stub = item.stub
+    if stub is not None and view == "replayed":  # what the model is sent: the stub
+        text, stub = stub, None
     out = MessageItem(f"line-{item.line}", item.role, [f for f in facts if f], text)
     if item.kind != "message":
         out.flags.append(item.kind)
@@ -86,6 +101,11 @@ def _message(
         out.flags.append(item.model)
     for mark in item.marks:
         tone, words = _MARKS.get(mark, ("info", mark))
+        if mark == "elided" and view == "replayed" and item.stub is not None:
+            words = "elided: the model is sent this stub; the original stays in the file (raw view)"
+        if mark == "elided" and stub is not None:  # the raw view: the original, the stub beside
+            out.marks.append(Mark(tone, words + "; the stub:", stub, "stub"))
+            continue
         out.marks.append(Mark(tone, words))
     for part in item.parts:
         if part.kind == "reasoning":
@@ -222,7 +242,10 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
 def _usage(transcript: Transcript) -> Section:
     rows = [_usage_row("this file", transcript.usage)]
     for sub in transcript.subagents:
-        rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
+        if sub.counted:
+            rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
+        else:  # (its file not read: not "0 of 0 responses")
+            rows.append([f"subagent {sub.id}", "not read", "unknown"])
     both = transcript.usage_with_subagents
     if both is not None:
         rows.append(_usage_row(transcript.with_subagents_text(), both))
