@@ -510,6 +510,30 @@ def test_the_viewer_without_a_terminal_says_so(command: list[str], tmp_path: Pat
     assert "the viewer needs a terminal" in done.stderr and "export" in done.stderr
 
 
+def test_the_viewer_draws_on_standard_error_so_output_may_go_elsewhere() -> None:
+    """Textual draws on standard error: ``tailscope X > out.txt`` is a terminal's viewer
+    (standard output is not asked), ``tailscope X 2> err.txt`` has none to draw on."""
+    import viewer.cli as cli
+
+    class Stream(io.StringIO):
+        def __init__(self, tty: bool) -> None:
+            super().__init__()
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    saved = sys.stdin, sys.stdout, sys.__stderr__
+    try:
+        sys.stdin, sys.stdout, sys.__stderr__ = Stream(True), Stream(False), Stream(True)
+        assert cli.no_terminal() is None
+        sys.stdout, sys.__stderr__ = Stream(True), Stream(False)
+        said = cli.no_terminal()
+        assert said is not None and "standard error" in said
+    finally:
+        sys.stdin, sys.stdout, sys.__stderr__ = saved
+
+
 def test_a_newline_in_a_file_name_stays_on_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -158,10 +158,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def no_terminal() -> str | None:
-    """Why the viewer cannot run here (None: it can): it reads keys from a terminal and
-    draws on one. Without one (``tailscope X < /dev/null > out``) it drew escapes into a
-    file and spun on standard input's end for good."""
-    for name, stream in (("input", sys.stdin), ("output", sys.stdout)):
+    """Why the viewer cannot run here (None: it can): it reads keys from standard input
+    and draws on standard error (Textual's driver: standard output may go to a file).
+    Without a terminal there (``tailscope X < /dev/null 2> out``) it drew escapes into
+    a file and spun on standard input's end for good."""
+    for name, stream in (("input", sys.stdin), ("error", sys.__stderr__)):
         if stream is None or not stream.isatty():
             return (
                 f"the viewer needs a terminal, and standard {name} is none; "
