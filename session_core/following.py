@@ -393,7 +393,9 @@ class _Tail:
             number += 1
             size = len(line)
             if not self.seen_first:
-                record = head_record(bytes(line))  # as detection reads it (the reader warns)
+                text = bytes(line)
+                # (as detection reads it, the reader warns; a blank line is not parsed)
+                record = head_record(text) if text.strip() else None
                 if type(record) is dict:
                     self._first(record, number, update)
             raw.append(line)

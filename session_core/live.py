@@ -109,6 +109,8 @@ class LiveTranscript:
             try:
                 env = decode(raw)
             except failed:
+                if not raw or bytes(raw).isspace():  # blank: skipped before two more
+                    continue  # parsers fail on it (a file of 20 MB of them took minutes)
                 env = None
             if env is not None and env.v == 1 and env.type in indexed and started and utf8_ok(raw):
                 kind = env.type

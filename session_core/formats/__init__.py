@@ -107,17 +107,21 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
     try:
         with open_maybe_compressed(path) as fh:  # a .jsonl.zst is read as its lines
             buffered = b""
-            read = 0
+            read = 0  # (bytes of lines: white space before them is skipped, not counted)
             while read < limit:
                 block = fh.read(1 << 16)
                 if not block:
                     break
+                if not buffered and not (block := block.lstrip()):
+                    continue
                 read += len(block)
                 buffered += block
-                while b"\n" in buffered:
-                    line, _, buffered = buffered.partition(b"\n")
+                start = 0  # (lines found in place: a block of short ones is not copied
+                while (end := buffered.find(b"\n", start)) >= 0:  # over and over)
+                    line, start = buffered[start:end], end + 1
                     if line.strip() and head.feed(head_record(line)):
                         return head.format
+                buffered = buffered[start:]
             if buffered.strip():
                 head.feed(head_record(buffered))
             return head.format
