@@ -26,6 +26,7 @@ from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
 from .text import as_str as _str
 
+REFUSED_KEPT = 10_000  # lines a replay keeps without applying them (``keep_refused``)
 KNOWN_TYPES = frozenset(
     (
         "session-meta",
@@ -109,6 +110,7 @@ class ReplayState:
         self.message_events = array("i")  # indices into events of message lines
         # ... and of lines of a type this reader does not know (kept, shown raw: rare)
         self.unknown_events = array("i")
+        self.refused = 0  # lines kept without being applied (``keep_refused``)
         self.pending_count = 0  # tool operations dispatched and not settled
         self.compactions: list[Compaction] = []
         # Every compaction's folded entries one after another (each compaction's ``folded``
@@ -280,10 +282,14 @@ class ReplayState:
     def keep_refused(self, line: int, keep: bytes | int) -> None:
         """A line a follow could not apply (not JSON, another version, a record this
         replay refuses), kept as it is so the raw view shows it: an event of its own
-        (``REFUSED``, named ``L<line>``) that changes nothing else. A whole read refuses
-        the file at such a line instead."""
+        (``REFUSED``, named for its line in words no writer's id is) that changes nothing
+        else; the first ``REFUSED_KEPT`` of them (a file no format claims is all such
+        lines: its warnings say the rest). A whole read refuses the file at such a line."""
+        if self.refused >= REFUSED_KEPT:
+            return
+        self.refused += 1
         at = len(self.event_lines)
-        eid = f"L{line}"
+        eid = f"(line {line}, not applied)"
         self.unknown_events.append(at)
         self.events.append(keep, REFUSED, eid)
         self.last_line = line

@@ -20,6 +20,7 @@ def blank_texts(path: Path) -> Path:
         session.append_message(Message(role="assistant", content="\n\n"))
         session.append_message(Message(role="assistant", content="\n\n\n\nlater words"))
         session.append_message(Message(role="assistant", content="\n \n\n\n\t\n"))
+        session.append_message(Message(role="assistant", content="\n" * 600))  # (past a head)
         session.append_message(Message(role="user", content="done"))
     os.utime(path, (IDLE, IDLE))
     return path
@@ -35,6 +36,7 @@ async def test_blank_text_is_said_not_drawn_as_blank_lines(tmp_path: Path) -> No
         # Blank past the folded rows too: a blank text, not "then more" (it said so).
         assert any("(blank text: '\\n \\n\\n\\n\\t\\n')" in line for line in lines), lines
         assert sum("then more" in line for line in lines) == 1, lines
+        assert any("(blank text: '\\n\\n\\n\\n" in line for line in lines), lines
         blank = next(i for i, item in enumerate(view.items) if item.text == "\n\n")
         folded = view.block_lines(blank, 100)
         assert len(folded) == view.block_height(blank, 100) == 4  # a header, 3 rows

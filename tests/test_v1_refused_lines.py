@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from helpers import app_on, follow_into, screen_lines
 from model_screen_helpers import IDLE, model_screen, until
 
@@ -50,7 +51,8 @@ def test_a_line_not_applied_is_kept_raw_at_its_line(tmp_path: Path) -> None:
         assert len(said) == 3, t.warnings
         # The state keeps each as an envelope of its own type, its text as it is.
         events = live.replay.state.events  # type: ignore[attr-defined]
-        assert events[3] == {"id": "L4", "type": REFUSED, "line": "not json \ufffd at all"}
+        said = "not json \ufffd at all"
+        assert events[3] == {"id": "(line 4, not applied)", "type": REFUSED, "line": said}
         assert events[2]["type"] == REFUSED and events[2]["line"].startswith('{"v":2,')
 
 
@@ -72,3 +74,27 @@ async def test_a_file_no_format_claims_shows_its_lines(tmp_path: Path) -> None:
         shown = "\n".join(screen_lines(app))
         for text in ('(not applied): {"a": 1}', '(not applied): {"b": 2}', "(not applied): hello"):
             assert text in shown, shown
+
+
+def test_the_lines_kept_are_bounded_and_named_as_no_writer_names_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file no format claims is all such lines: the first ``REFUSED_KEPT`` are kept (a
+    180 MB log took 622 MB for them, against 338); and their ids are no message's, so a
+    message named ``L8`` is not the line 8 kept (expanding one expanded the other)."""
+    import session_core.replay as replay
+
+    monkeypatch.setattr(replay, "REFUSED_KEPT", 3)
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        session.append_message(Message(role="user", content="first"))
+    body = path.read_bytes()
+    named = body.splitlines(keepends=True)[1].replace(b'"id":"', b'"id":"L8","x":"', 1)
+    path.write_bytes(body + named + b"garbage\n" * 6)
+    live = V1.live(str(path))
+    follow_into(live.apply, path, 1 << 16, V1.parsed_updates)
+    t = live.transcript(writer_alive=False)
+    assert [i.line for i in t.raw if i.kind == "record"] == [4, 5, 6]
+    assert sum(w.startswith("line ") for w in t.warnings) == 6  # (each line still said)
+    ids = [i.id for i in t.raw]
+    assert "L8" in ids and len(set(ids)) == len(ids)

@@ -437,9 +437,14 @@ class ItemsView(ItemSearch):
             more = len(lines) > PREVIEW_LINES
             shown = [Text("  " + one_line(line, room), end="") for line in lines[:PREVIEW_LINES]]
             if not any(map(str.strip, lines[:PREVIEW_LINES])):  # (blank lines say nothing)
-                # (more that is blank too, all of it here, is a blank text: said so)
-                blank = not part.head.strip() and part.size <= len(part.head)
-                note = blank_note(part.head) if blank else "(blank lines, then more: enter)"
+                # (more that is blank too is a blank text: said so; a text longer than
+                # its head is read whole to tell, up to BLANK_READ)
+                head = part.head
+                whole = head if part.size <= len(head) else None
+                if whole is None and not head.strip() and part.size <= BLANK_READ:
+                    whole = part.text
+                blank = whole is not None and not whole.strip()
+                note = blank_note(whole or "") if blank else "(blank lines, then more: enter)"
                 shown[0] = Text("  " + note, self._s("dim"), end="")
             elif more:
                 shown[-1].append(" …", self._s("dim"))
@@ -563,6 +568,9 @@ class ItemsView(ItemSearch):
 
     def say(self, text: str) -> None:
         self.post_message(self.Said(text))
+
+
+BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell
 
 
 def blank_note(text: str) -> str:
