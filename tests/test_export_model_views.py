@@ -1,0 +1,60 @@
+"""The export of a model format (Claude Code, Codex) says what the model is sent: an
+elided result's stub in the replayed view, the original beside its stub in the raw view;
+every message an anchor of its own; an HTML text keeps its leading newline; a subagent
+not read is "not read" in the usage table, not "0 of 0"."""
+
+from __future__ import annotations
+
+import collections
+import html
+import json
+import re
+from pathlib import Path
+
+from claude_code_writer import SESSION, story
+from codex_writer import RolloutWriter, message_payload
+
+from session_core.export import export
+from session_core.formats.claude_code.blocks import CLEARED
+
+
+def test_an_elided_result_is_exported_as_the_model_is_sent_it(tmp_path: Path) -> None:
+    path = story(tmp_path, torn=False)
+    sent = [m["content"] for m in json.loads(export(path, "json"))["messages"]]
+    assert CLEARED in sent  # (what replay says the model is sent)
+    replayed, raw = export(path, "md"), export(path, "md", view="raw")
+    assert CLEARED in replayed and "the model is sent this stub" in replayed
+    assert CLEARED in raw and "the stub:" in raw  # (the original, its stub beside it)
+    assert CLEARED in html.unescape(export(path, "html"))
+
+
+def test_every_message_has_an_anchor_of_its_own(tmp_path: Path) -> None:
+    """A Codex compaction's replacement history is several messages from one line: they
+    shared one ``id`` in the HTML (six in a real rollout)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "first")
+    w.message("assistant", "answer")
+    history = [message_payload("user", f"kept {n}") for n in range(3)]
+    w.compacted("summary", history)
+    w.message("user", "after")
+    page = export(tmp_path / "r.jsonl", "html")
+    ids = collections.Counter(re.findall(r' id="([^"]+)"', page))
+    assert ids and max(ids.values()) == 1, [k for k, v in ids.items() if v > 1]
+
+
+def test_html_keeps_a_texts_leading_newline(tmp_path: Path) -> None:
+    """An HTML parser drops one newline right after ``<pre>``: the export gives it one."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "\n\nTwo leading newlines")
+    page = export(tmp_path / "r.jsonl", "html")
+    assert "<pre" in page and "\n\n\nTwo leading newlines" in page
+
+
+def test_a_subagent_not_read_is_not_read_in_the_usage_table(tmp_path: Path) -> None:
+    path = story(tmp_path, torn=False)
+    (tmp_path / SESSION / "subagents" / "agent-a1.jsonl").unlink()
+    usage = export(path, "md").split("## Usage", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in usage.splitlines() if "subagent a1" in line)
+    assert "not read" in row and "0 of 0" not in row
