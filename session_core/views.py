@@ -168,10 +168,11 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
 
 
 def blank_file(where: str) -> bool:
-    """Does the file hold nothing but white space (read until it does not)?"""
-    from .reader import open_transcript
+    """Does the file hold nothing but white space (read until it does not; a compressed
+    one, once unpacked)?"""
+    from .compressed import open_maybe_compressed
 
-    with open_transcript(where) as fh:
+    with open_maybe_compressed(where) as fh:
         while block := fh.read(1 << 16):
             if block.strip():
                 return False

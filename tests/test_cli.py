@@ -549,3 +549,7 @@ def test_a_newline_in_a_file_name_stays_on_its_line(
         assert main(["diff", str(path)]) == 0, name
         head = capsys.readouterr().out.split("\n", 1)[0]
         assert head.startswith(f"{made.parent}/new⏎line-{made.name}: "), head
+    # An error names it so too (a space read as another file's name).
+    missing = tmp_path / "gone\nfile.jsonl"
+    assert main(["replay", str(missing)]) == 1
+    assert f"{tmp_path}/gone⏎file.jsonl" in capsys.readouterr().err

@@ -191,3 +191,17 @@ def test_a_writer_never_continues_a_compressed_file(tmp_path: Path) -> None:
         with pytest.raises(TranscriptError, match="compressed"):
             opener(packed)
         assert fingerprint(packed) == before
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n"])
+def test_a_compressed_file_of_nothing_is_empty(
+    tmp_path: Path, content: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Empty or blank once unpacked: "is empty", as its plain copy is (it was "not a
+    transcript": its packed bytes are not blank)."""
+    import zstandard
+
+    path = tmp_path / "blank.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(content))
+    assert main(["check", str(path)]) == 1
+    assert "is empty" in capsys.readouterr().out

@@ -45,14 +45,9 @@ def _widen_pipe(stream: IO[str]) -> None:
         pass  # (not Linux, not a file descriptor, or not allowed: the default buffer)
 
 
-def _line(text: str) -> str:
-    """A message on one line, inert: a transcript's text (a path, a line's excerpt) may
-    hold terminal escapes, which a terminal would act on."""
-    return inert(" ".join(text.splitlines()))
-
-
 def _fail(message: str) -> int:
-    print(f"tailscope: {_line(message)}", file=sys.stderr)
+    # (on one line, inert: a path's newline is ⏎, a transcript's escapes are shown)
+    print(f"tailscope: {one_line(message)}", file=sys.stderr)
     return 1
 
 
