@@ -67,8 +67,17 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         )
     facts = [("format", transcript.format), ("file", transcript.path)]
     for key, value in transcript.meta.items():
-        if value is not None and not isinstance(value, dict | list):
+        if isinstance(value, dict):  # (a Codex rollout's git: its commit, branch, remote)
+            facts.extend(
+                (f"{key}.{sub}", str(inner))
+                for sub, inner in value.items()
+                if inner is not None and not isinstance(inner, dict | list)
+            )
+        elif value is not None and not isinstance(value, list):
             facts.append((str(key), str(value)))
+    last = transcript.last_time()
+    if last is not None:  # (when the file was last written to, as its lines say)
+        facts.append(("last line's time", last))
     facts.append(("usage", transcript.usage.describe()))
     title = transcript.meta.get("title") or transcript.meta.get("id") or transcript.path
     return Document(str(title), facts, sections)

@@ -58,3 +58,16 @@ def test_a_subagent_not_read_is_not_read_in_the_usage_table(tmp_path: Path) -> N
     usage = export(path, "md").split("## Usage", 1)[1].split("\n## ", 1)[0]
     row = next(line for line in usage.splitlines() if "subagent a1" in line)
     assert "not read" in row and "0 of 0" not in row
+
+
+def test_the_header_gives_a_rollouts_git_and_its_last_time(tmp_path: Path) -> None:
+    """A Codex rollout's ``git`` (commit, branch, remote) was left out as not a plain
+    value; no header said when the session last wrote."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(git={"commit_hash": "abc123", "branch": "main", "nested": {"x": 1}})
+    w.message("user", "hello")
+    page = export(tmp_path / "r.jsonl", "md")
+    head = page.split("\n## ", 1)[0]
+    assert "git.commit\\_hash | abc123" in head and "git.branch | main" in head
+    assert "nested" not in head
+    assert "last line's time" in head
