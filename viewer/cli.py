@@ -168,9 +168,6 @@ def no_terminal() -> str | None:
 
 def cmd_view(args: argparse.Namespace) -> int:
     path = args.path
-    why = no_terminal()
-    if why is not None:
-        return _fail(why)
     # A file that is not there yet is waited for, as `tail -F` does (the agent may not have
     # started); only a path whose folder is missing too is refused.
     if not os.path.exists(path) and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
@@ -195,9 +192,6 @@ def _steady_heap() -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from viewer.demo import run_demo
 
-    why = no_terminal()
-    if why is not None:
-        return _fail(why)
     return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
@@ -254,10 +248,6 @@ def cmd_home() -> int:
     from session_core.scan import default_roots
     from viewer.app import TailscopeApp
 
-    why = no_terminal()
-    if why is not None:
-        return _fail(why)
-
     _steady_heap()
     app = TailscopeApp(default_roots())
     if app.run() == "demo":  # the welcome screen's offer
@@ -269,11 +259,15 @@ def cmd_home() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list:
-        return cmd_home()
     if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
         args_list.insert(0, "view")
-    args = _parser().parse_args(args_list)
+    args = _parser().parse_args(args_list) if args_list else None
+    if args is None or args.run in (cmd_view, cmd_demo):  # (the browser, a file, the demo)
+        why = no_terminal()
+        if why is not None:
+            return _fail(why)
+        if args is None:
+            return cmd_home()
     if sys.stdout is None and _writes_stdout(args):  # (``tailscope peek X >&-``)
         return _fail("standard output is closed: there is nowhere to write")
     read = _read_into_stdout(args)
