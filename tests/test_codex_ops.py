@@ -220,6 +220,7 @@ def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
         ('{"cmd":"ls -la","workdir":"/w"}', 'ls -la  {"workdir":"/w"}'),  # written as a string
         ('{"command": "pytest -x"}', "pytest -x"),  # v1's shell tool
         ({"command": ["bash", "-lc", "ls -la"]}, "bash -lc 'ls -la'"),  # Codex shell
+        ({"pattern": "TODO", "path": "."}, 'TODO  {"path":"."}'),  # (a grep: its pattern)
         ("*** Begin Patch", "*** Begin Patch"),  # no JSON: as it is
         ("{torn", "{torn"),
     ],

@@ -62,7 +62,7 @@ def tone_text(label: str, tone: str) -> Text:
     return Text(label, style=TONE_STYLES.get(tone, ""), end="", no_wrap=True)
 
 
-PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "prompt")
+PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "pattern", "query", "url", "path", "prompt")
 PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
 
 
