@@ -172,10 +172,13 @@ def blank_file(where: str) -> bool:
     one, once unpacked)?"""
     from .compressed import open_maybe_compressed
 
-    with open_maybe_compressed(where) as fh:
-        while block := fh.read(1 << 16):
-            if block.strip():
-                return False
+    try:
+        with open_maybe_compressed(where) as fh:
+            while block := fh.read(1 << 16):
+                if block.strip():
+                    return False
+    except OSError:  # (a compressed file cut short: damage, said by the caller's reader)
+        return False
     return True
 
 

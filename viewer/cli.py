@@ -167,16 +167,22 @@ def no_terminal() -> str | None:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
-    path = args.path
-    # A file that is not there yet is waited for, as `tail -F` does (the agent may not have
-    # started); only a path whose folder is missing too is refused.
-    if not os.path.exists(path) and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        return _fail(f"{path}: no such file or directory, nor its folder")
     from viewer.app import TailscopeApp
 
     _steady_heap()
-    TailscopeApp(path).run()
+    TailscopeApp(args.path).run()
     return 0
+
+
+def cannot_view(args: argparse.Namespace | None) -> str | None:
+    """Why the viewer is refused (None: it runs): a path whose folder is missing too (a
+    file that is not there yet is waited for, as `tail -F` does: the agent may not have
+    started), then no terminal (``no_terminal``)."""
+    path = getattr(args, "path", None)
+    folder = None if path is None else os.path.dirname(os.path.abspath(path))
+    if path is not None and not os.path.exists(path) and not os.path.isdir(folder or ""):
+        return f"{path}: no such file or directory, nor its folder"
+    return no_terminal()
 
 
 def _steady_heap() -> None:
@@ -263,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list) if args_list else None
     if args is None or args.run in (cmd_view, cmd_demo):  # (the browser, a file, the demo)
-        why = no_terminal()
+        why = cannot_view(args)
         if why is not None:
             return _fail(why)
         if args is None:
