@@ -100,6 +100,12 @@ def _message(
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
+    beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
+    if any(p.kind == "tool-result" for p in item.parts) and any(
+        p.kind == "text" for p in item.parts
+    ):
+        text = "\n".join(p.text for p in item.parts if p.kind in ("tool-result", "image"))
+        beside = "\n".join(p.text for p in item.parts if p.kind == "text")
     stub = item.stub
     if stub is not None and view == "replayed":  # what the model is sent: the stub
         text, stub = stub, None
@@ -116,6 +122,8 @@ def _message(
             out.marks.append(Mark(tone, words + "; the stub:", stub, "stub"))
             continue
         out.marks.append(Mark(tone, words))
+    if beside:  # (not run into the result, as if the tool had said it)
+        out.blocks.append(("text beside the result", beside))
     for part in item.parts:
         if part.kind == "reasoning":
             out.blocks.append(("reasoning", part.text))

@@ -71,3 +71,25 @@ def test_the_header_gives_a_rollouts_git_and_its_last_time(tmp_path: Path) -> No
     assert "git.commit\\_hash | abc123" in head and "git.branch | main" in head
     assert "nested" not in head
     assert "last line's time" in head
+
+
+def test_a_users_words_beside_a_result_are_not_the_tools(tmp_path: Path) -> None:
+    """A Claude Code user line holding a tool's result and the user's own words (typed
+    while it ran): the export ran them into the result, as if the tool had said them."""
+    from claude_code_writer import CCWriter, text, tool_use
+
+    w = CCWriter()
+    w.user("list it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="ls")], stop="tool_use")
+    w.user(
+        [
+            {"tool_use_id": "t1", "type": "tool_result", "content": "a.txt"},
+            {"type": "text", "text": "and sort it too"},
+        ]
+    )
+    w.assistant("m2", [text("done")], stop="end_turn")
+    page = export(w.write(tmp_path / "s.jsonl"), "md")
+    answer = page.split("### 3 · user", 1)[1].split("\n### ", 1)[0]
+    fences = answer.split("```text\n")[1:]
+    assert [f.split("\n```", 1)[0] for f in fences] == ["a.txt", "and sort it too"]
+    assert "**text beside the result**" in answer
