@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
-from .text import count, line_pieces, one_line
+from .text import count, line_pieces, name_line
 
 RowKind = Literal["kept", "elided", "folded", "summary"]
 
@@ -158,7 +158,7 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     by_line = rows.summary_lines
     raw_messages = sum(1 for index in range(len(rows)) if rows.kind(index) != "summary")
     yield from [
-        f"{one_line(path)}: {raw_messages} message lines in the file, "
+        f"{name_line(path)}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
         f"{count(len(state.compactions), 'compaction')}, "
         f"{count(len(state.elisions), 'elision')}",

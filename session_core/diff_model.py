@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .model import Item, Transcript
-from .text import count, line_pieces, one_line
+from .text import count, line_pieces, name_line
 
 # The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
 # command or a queued prompt too, as the legend says; bookkeeping lines are not listed).
@@ -21,7 +21,7 @@ def model_diff(transcript: Transcript) -> Iterator[str]:
 def _lines(transcript: Transcript) -> Iterator[str]:
     replayed = {item.id for item in transcript.messages}
     yield from [
-        f"{one_line(transcript.path)}: {transcript.format}, "
+        f"{name_line(transcript.path)}: {transcript.format}, "
         f"{count(len(transcript.raw), 'line')} shown, "
         f"{count(len(transcript.messages), 'item')} sent next, "
         f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "

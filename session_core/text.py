@@ -71,8 +71,12 @@ def _pattern(table: dict[int, str]) -> re.Pattern[str]:
     return re.compile(f"[{''.join(spans)}]")
 
 
+# A name (a file's): every control its picture, a tab ``␉`` too (four spaces read as
+# spaces in a name), a newline ``⏎``.
+NAME_TABLE: dict[int, str] = {**ONE_LINE_TABLE, 0x09: "\u2409"}
 _CONTROLS = _pattern(CONTROL_TABLE)
 _ONE_LINE_CONTROLS = _pattern(ONE_LINE_TABLE)
+_NAME_CONTROLS = _pattern(NAME_TABLE)
 
 
 def _mapped(text: str, table: dict[int, str], pattern: re.Pattern[str], common: str) -> str:
@@ -122,6 +126,13 @@ def one_line(text: object) -> str:
     if not isinstance(text, str):
         text = str(text)
     return _mapped(text.replace("\r\n", "\n"), ONE_LINE_TABLE, _ONE_LINE_CONTROLS, "\t\n")
+
+
+def name_line(name: object) -> str:
+    """A file's name or path on one line, inert, each character it holds told apart: a
+    tab is ``␉``, where text shows four spaces (``one_line``), a newline ``⏎``."""
+    text = "" if name is None else name if isinstance(name, str) else str(name)
+    return _mapped(text, NAME_TABLE, _NAME_CONTROLS, "\t\n")
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -175,3 +175,22 @@ def test_one_line_middle_keeps_both_ends(text: str, width: int, shown: str) -> N
 
     got = one_line_middle(text, width)
     assert got == shown and cell_len(got) <= width and "\x1b" not in got
+
+
+def test_a_name_tells_a_tab_from_spaces() -> None:
+    """A file's name: a tab is ``␉`` (as text it is four spaces, so ``a<tab>b`` and
+    ``a    b`` were one name to read), in the browser, the header, ``check`` and ``diff``."""
+    from session_core.text import name_line
+
+    assert name_line("a\tb\nc\x1b[1m") == "a\u2409b\u23cec\u241b[1m"
+    assert fit_path("dir/a\tb.jsonl", 40) == "dir/a\u2409b.jsonl"
+    assert name_line("plain.jsonl") == "plain.jsonl"
+
+
+@given(st.text())
+def test_a_name_holds_no_control_character(name: str) -> None:
+    from session_core.text import name_line
+
+    shown = name_line(name)
+    assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in shown)
+    assert name_line(shown) == shown  # (made inert once for all)

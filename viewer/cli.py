@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from session_core import TranscriptError
 from session_core.json_out import EscapedC1, escape_c1
-from session_core.text import inert, one_line
+from session_core.text import inert, name_line, one_line
 from session_core.views import dump_json, format_for, replay_any
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
@@ -89,9 +89,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 note = format_for(path).check(path)
             except TranscriptError as err:
                 bad += 1
-                print(one_line(f"{path}: bad: {err}"))  # (a newline in a name: ⏎)
+                print(f"{name_line(path)}: bad: {one_line(err)}")  # (a newline: ⏎)
                 continue
-            print(one_line(f"{path}: ok ({note})"))
+            print(f"{name_line(path)}: ok ({one_line(note)})")
     except BrokenPipeError:
         if not bad:
             raise  # (``main``'s rule: a reader gone is no failure)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from session_core.text import inert
+from session_core.text import inert, name_line
 from session_core.text import one_line as flat_line
 
 ELLIPSIS = "…"
@@ -43,8 +43,9 @@ def clip(text: str, width: int) -> str:
 
 
 def fit_path(rel: str, width: int) -> str:
-    """``rel`` on one line, inert, cut from the left (the name matters most) to ``width``."""
-    text = one_line(rel)
+    """``rel`` on one line, inert (a tab ``␉``: ``name_line``), cut from the left (the
+    name matters most) to ``width``."""
+    text = name_line(rel)
     if cell_len(text) <= width:
         return text
     while text and cell_len(text) > width - 1:

@@ -23,7 +23,7 @@ import orjson
 
 from ..json_out import dumps
 from ..model import Compaction
-from ..text import count, one_line
+from ..text import count, name_line
 from .view import AgentGoView, message_text
 
 
@@ -359,7 +359,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         message = sent[index]
         rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
     head = (
-        f"{one_line(path)}: agentgo-v1, {count(shown, 'committed message')}, "
+        f"{name_line(path)}: agentgo-v1, {count(shown, 'committed message')}, "
         + (
             f"{count(len(sent), 'message')} in the last model request"
             if last is not None

@@ -8,9 +8,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from session_core.model import Transcript, overlay_counts, unsettled_ops
-from session_core.text import count, size_text
+from session_core.text import count, name_line, size_text
 
-from ..safe import one_line
+from ..safe import clip, one_line
 
 META_KEYS = ("model", "cwd", "version", "cli_version", "gitBranch", "branch", "originator")
 LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
@@ -99,7 +99,9 @@ class ModelStatus(Static):
         the end's, and its lines are not counted yet: said so, never passed off as the
         file's."""
         top = Text(no_wrap=True, end="")
-        top.append(f" {one_line(name, 100)} ", "bold")  # (a Codex rollout's: ~75, its id last)
+        top.append(
+            f" {clip(name_line(name), 100)} ", "bold"
+        )  # (a Codex rollout's: ~75, its id last)
         top.append(f" {title} · {mode} view · {size_text(size)} ")
         top.append(f"● {live}", LIVE_STYLES.get(live, ""))
         if since:
