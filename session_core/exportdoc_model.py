@@ -107,8 +107,8 @@ def _message(
         text = "\n".join(p.text for p in item.parts if p.kind in ("tool-result", "image"))
         beside = "\n".join(p.text for p in item.parts if p.kind == "text")
     stub = item.stub
-    if stub is not None and view == "replayed":  # what the model is sent: the stub
-        text, stub = stub, None
+    if stub is not None and view == "replayed":  # what the model is sent: the stub alone
+        text, stub, beside = stub, None, ""
     out = MessageItem(f"line-{item.line}", item.role, [f for f in facts if f], text)
     if item.kind != "message":
         out.flags.append(item.kind)

@@ -288,6 +288,11 @@ class ReplayState:
         if self.refused >= REFUSED_KEPT:
             return
         self.refused += 1
+        if self.refused == REFUSED_KEPT:  # (said once: the raw view stops showing them)
+            self.warnings.append(
+                f"line {line}: the {REFUSED_KEPT:,}th line not applied; later ones are "
+                "said here, not kept for the raw view"
+            )
         at = len(self.event_lines)
         eid = f"(line {line}, not applied)"
         self.unknown_events.append(at)

@@ -151,3 +151,18 @@ def test_load_ends_a_lone_meta_line_with_its_line_break(tmp_path: Path) -> None:
     s.close()
     first, second = path.read_bytes().splitlines()
     assert first == meta and b'"type":"message"' in second
+
+
+def test_a_v1_file_led_by_a_unicode_blank_line_is_detected(tmp_path: Path) -> None:
+    """v1's reader skips a line of Unicode white space (U+00A0, U+3000) as blank, as its
+    reference does, mid-file; first, detection took it for the first line: "not JSON"."""
+    from session_core import detect_format
+    from story import write_story
+    from viewer.cli import main
+
+    plain = tmp_path / "plain.jsonl"
+    write_story(plain)
+    path = tmp_path / "led.jsonl"
+    path.write_bytes("\u00a0\n\u3000 \n".encode() + plain.read_bytes())
+    assert detect_format(path) == "transcript-v1"
+    assert main(["check", str(path)]) == 0

@@ -93,3 +93,32 @@ def test_a_users_words_beside_a_result_are_not_the_tools(tmp_path: Path) -> None
     fences = answer.split("```text\n")[1:]
     assert [f.split("\n```", 1)[0] for f in fences] == ["a.txt", "and sort it too"]
     assert "**text beside the result**" in answer
+
+
+def test_an_elided_answer_sends_its_stub_alone(tmp_path: Path) -> None:
+    """An elided result whose line has words of its own beside it: the model is sent the
+    stub alone (``replay``'s content, no ``text``), so the replayed export shows no words
+    beside it as if they were still sent."""
+    from claude_code_writer import CCWriter, text, tool_use
+
+    w = CCWriter()
+    w.user("read it")
+    w.assistant("m1", [tool_use("t1", "Read", file_path="a")], stop="tool_use")
+    answer = w.user(
+        [
+            {"tool_use_id": "t1", "type": "tool_result", "content": "old contents"},
+            {"type": "text", "text": "my own words"},
+        ]
+    )
+    w.assistant("m2", [text("ok")], stop="end_turn")
+    w.system(
+        "microcompact_boundary",
+        content="Context microcompacted",
+        microcompactMetadata={"trigger": "auto", "preTokens": 9, "compactedToolIds": ["t1"]},
+    )
+    w.user("next")
+    path = w.write(tmp_path / "s.jsonl")
+    sent = {m["id"]: m for m in json.loads(export(path, "json"))["messages"]}
+    assert sent[answer]["content"] == CLEARED and "text" not in sent[answer]
+    replayed = export(path, "md")
+    assert CLEARED in replayed and "text beside the result" not in replayed

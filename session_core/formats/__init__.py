@@ -13,6 +13,7 @@ from typing import Any
 
 from ..compressed import open_maybe_compressed
 from ..indexing import head_record
+from ..reader import is_blank
 from .base import Builder, LiveModel, TranscriptFormat
 
 Format = str  # a registered format's name
@@ -119,10 +120,10 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
                 start = 0  # (lines found in place: a block of short ones is not copied
                 while (end := buffered.find(b"\n", start)) >= 0:  # over and over)
                     line, start = buffered[start:end], end + 1
-                    if line.strip() and head.feed(head_record(line)):
+                    if not is_blank(line) and head.feed(head_record(line)):
                         return head.format
                 buffered = buffered[start:]
-            if buffered.strip():
+            if not is_blank(buffered):
                 head.feed(head_record(buffered))
             return head.format
     except (OSError, EOFError, ValueError, TypeError):  # (a NUL in the path; no path)
