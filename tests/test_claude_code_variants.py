@@ -506,3 +506,22 @@ def test_the_diff_lists_a_meta_line_not_sent(tmp_path: Path) -> None:
     rows = "".join(model_diff(t)).splitlines()
     assert any(r.startswith("- line      1 user") and "Caveat" in r for r in rows), rows
     assert sum(r.startswith("= ") for r in rows) == 2
+
+
+def test_blank_lines_first_do_not_use_up_the_lines_looked_in_for_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's facts are looked for in its first records (``META_LINES``), not its
+    first lines: 1,000 blank lines first left it without its id, cwd and branch."""
+    import session_core.formats.claude_code.builder as builder
+
+    monkeypatch.setattr(builder, "META_LINES", 5)
+    w = CCWriter()
+    w.user("hello")
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    plain = w.write(tmp_path / "plain.jsonl")
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n" * 20 + plain.read_bytes())
+    meta = both(path, monkeypatch).meta
+    assert meta == FMT.open(plain, writer_alive=False).meta
+    assert meta["cwd"] == "/work/proj" and meta["git-branch"] == "main"

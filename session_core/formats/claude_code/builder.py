@@ -95,6 +95,7 @@ class ClaudeCodeBuilder(Builder):
         self.folded_upto = 0
         self.meta: dict[str, Any] = {"agent": "claude-code"}
         self._meta_missing = set(_META_KEYS)
+        self._records = 0  # records fed: the first META_LINES are looked in for facts
         self.titles: dict[str, str] = {}  # "custom-title" / "ai-title" / "prompt"
         self.summaries: list[tuple[str | None, str]] = []  # summary lines: leafUuid, text
         self.type_counts: Counter[str] = Counter()
@@ -231,6 +232,7 @@ class ClaudeCodeBuilder(Builder):
 
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:
         """One line: its facts, and (a line type that is not hot) its record."""
+        self._records += 1  # (not the line's number: blank lines before it hold no facts)
         uuid = facts.uuid
         repeated = uuid is not None and self.threads.uuids.find(uuid) >= 0
         if repeated and record is None:
@@ -248,7 +250,7 @@ class ClaudeCodeBuilder(Builder):
             self.lines = line
         kind = facts.type or "?"
         self.type_counts[kind] += 1
-        if self._meta_missing and line <= META_LINES:
+        if self._meta_missing and self._records <= META_LINES:
             self._take_meta(facts)
         side = facts.isSidechain is True
         if self.home is None and uuid is not None:
