@@ -169,8 +169,11 @@ def _open(
         before = os.fstat(fh.fileno())
         result.size = before.st_size
     if result.size == 0:
-        result.error = "the transcript is empty"
-        return result, None, None
+        from .views import blank_file
+
+        if blank_file(where):  # (a /proc file says 0 bytes, and has lines: read on)
+            result.error = "the transcript is empty"
+            return result, None, None
     fmt = format_of(where)
     if fmt is None:  # what parses is still shown; a read that fails says so instead
         from .views import blank_file, first_line_damage

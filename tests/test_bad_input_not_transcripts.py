@@ -166,3 +166,13 @@ def test_a_v1_file_led_by_a_unicode_blank_line_is_detected(tmp_path: Path) -> No
     path.write_bytes("\u00a0\n\u3000 \n".encode() + plain.read_bytes())
     assert detect_format(path) == "transcript-v1"
     assert main(["check", str(path)]) == 0
+
+
+def test_a_file_that_says_0_bytes_and_has_lines(tmp_path: Path) -> None:
+    """A /proc file says its size is 0 and has lines: ``peek`` read that as "empty",
+    where ``check`` said what it is (not a transcript, at line 1)."""
+    status = Path("/proc/self/status")
+    if not status.exists() or status.stat().st_size != 0:
+        pytest.skip("no /proc here")
+    said = peek(status).error
+    assert said is not None and "empty" not in said
