@@ -100,3 +100,25 @@ def test_the_lines_kept_are_bounded_and_named_as_no_writer_names_a_line(
     assert any("the 3th line not applied; later ones are said here" in w for w in said)
     ids = [i.id for i in t.raw]
     assert "L8" in ids and len(set(ids)) == len(ids)
+
+
+def test_a_run_ends_at_its_last_line_applied(tmp_path: Path) -> None:
+    """A followed file whose last line could not be applied (kept raw, with no time): the
+    run ends, and lasts, as the whole read says, at the last line that has a time (its
+    end and duration were empty)."""
+    from session_core.formats import by_name as fmt
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        session.append_run_context("r1", "c1" * 32, [["date", "2026-08-09"]])
+        session.append_message(Message(role="user", content="go"))
+        session.append_message(Message(role="assistant", content="done"))
+    with path.open("ab") as out:
+        out.write(b'{"v":1,"type":"mess\n')  # (cut, with its newline: not applied)
+    os.utime(path, (IDLE, IDLE))
+    whole = fmt("transcript-v1").open(path, writer_alive=False).runs
+    live = V1.live(str(path))
+    follow_into(live.apply, path, 1 << 16, V1.parsed_updates)
+    runs = live.transcript(writer_alive=False).runs
+    assert [(r.ended, r.duration) for r in runs] == [(r.ended, r.duration) for r in whole]
+    assert runs and runs[0].ended is not None

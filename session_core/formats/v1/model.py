@@ -493,8 +493,13 @@ class V1Model(V1Calls):
         messages = state.message_events
         stop = runs.events if end is None else end
         started = state.run_started[first[at]]
-        # (its last line's time, and its first user message: a line read each)
-        ended = as_str(state.events.read(stop - 1).get("ts")) or None if stop > begin else None
+        # (its last line's time, and its first user message: a line read each; a line a
+        # follow kept without applying it has none, nor do the lines it ends on)
+        last = stop - 1
+        kinds = state.events.kinds
+        while last > begin and kinds[last] == REFUSED:
+            last -= 1
+        ended = as_str(state.events.read(last).get("ts")) or None if stop > begin else None
         return Run(
             id=run_id,
             state=run_state,
