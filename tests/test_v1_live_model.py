@@ -154,3 +154,29 @@ def test_items_measured_from_facts_are_as_tall_as_their_parts(generated: Path) -
     assert kinds == {*shown, "record"}
     assert any(i.usage is not None and i.usage.tokens for i in raw)
     assert any(p.kind == "tool-result" for i in raw for p in i.parts)
+
+
+def test_a_message_line_written_again_names_no_second_call(tmp_path: Path) -> None:
+    """A message line written twice, its call dispatched between them: followed a line
+    at a time, with a snapshot after each, the second copy's call was a second,
+    "never dispatched" operation, where the whole read has one (the fuzzer)."""
+    from session_core import Message, Session
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as session:
+        call = {"id": "call_0", "function": {"name": "fs_read", "arguments": "{}"}}
+        session.append_message(Message(role="assistant", content="", tool_calls=[call]))
+        session.append_tool_dispatched("call_0", "fs_read", "{}")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines) + lines[1])  # (the message line again)
+    whole = by_name(V1).open(path, writer_alive=False).tool_operations
+    live = by_name(V1).live(str(path))
+
+    def apply(update: Any) -> None:
+        live.apply(update)
+        live.transcript(writer_alive=False)  # (a snapshot after each: the viewer's)
+
+    follow_into(apply, path, 64, by_name(V1).parsed_updates)  # (a line an update)
+    followed = live.transcript(writer_alive=False).tool_operations
+    assert [(op.call_id, op.state) for op in followed] == [(op.call_id, op.state) for op in whole]
+    assert len(followed) == 1

@@ -120,7 +120,9 @@ class V1Calls:
             # The usual: each call dispatched once, after its message (often in the same
             # batch: held, it never waits in ``_undispatched``).
             for cids, at, names in self._calls:
-                waits = [cid not in once for cid in cids]
+                # (a call id an earlier batch dispatched does not wait: a message line
+                # written again, as a whole read, which takes them in one batch, says)
+                waits = [cid not in once and op_of[cid] < 0 for cid in cids]
                 if any(waits):
                     where = zip(compress(at, waits), compress(names, waits), strict=True)
                     undispatched.update(zip(compress(cids, waits), where, strict=True))
