@@ -83,7 +83,7 @@ class Usage:
         return self.turns > 0 and self.cost_reported == self.turns
 
     def describe_tokens(self) -> str:
-        """``2,590``, ``2,590 (3 of 4 turns reported)``, or ``unknown``."""
+        """``2,590``, ``2,590 (3 of 4 responses reported)``, or ``unknown``."""
         return _describe(f"{self.total:,}" if self.total is not None else None, self)
 
     def describe_cost(self) -> str:
@@ -94,12 +94,14 @@ class Usage:
 def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
     if value is None:
         if usage.turns == 0:
-            return "unknown (no turns)"
-        return f"unknown (0 of {usage.turns} turn{'s' if usage.turns != 1 else ''} reported)"
+            return "unknown (no responses)"
+        plural = "s" if usage.turns != 1 else ""
+        return f"unknown (0 of {usage.turns} response{plural} reported)"
     reported = usage.cost_reported if cost else usage.total_reported
     if reported == usage.turns:
         return value
-    return f"{value} ({reported} of {usage.turns} turns reported)"
+    # ("responses": a turn of agentgo's is several model calls, each one reporting)
+    return f"{value} ({reported} of {usage.turns} responses reported)"
 
 
 @dataclass(slots=True)

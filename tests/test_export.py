@@ -282,7 +282,7 @@ class TestHtml:
             assert f">{title}" in page
         assert "&lt;script&gt;" in page and "<script" not in page
         assert "120 tok (100 in + 20 out)" in page
-        assert "(1 of 2 turns reported)" in page  # the failed call reported nothing
+        assert "(1 of 2 responses reported)" in page  # the failed call reported nothing
 
 
 # -- read-only and writing ----------------------------------------------------------------
@@ -360,7 +360,7 @@ class TestUsage:
         )
         usage = tally_state(state).transcript
         assert usage.total is None and usage.cost is None
-        assert usage.describe_tokens() == "unknown (0 of 1 turn reported)"
+        assert usage.describe_tokens() == "unknown (0 of 1 response reported)"
         zero = _state(
             (
                 "message",
@@ -387,8 +387,8 @@ class TestUsage:
         )
         usage = tally_state(state).transcript
         assert usage.total == 2590 and not usage.complete
-        assert usage.describe_tokens() == "2,590 (3 of 4 turns reported)"
-        assert usage.describe_cost() == "unknown (0 of 4 turns reported)"
+        assert usage.describe_tokens() == "2,590 (3 of 4 responses reported)"
+        assert usage.describe_cost() == "unknown (0 of 4 responses reported)"
 
     def test_per_run_totals(self, story: Path) -> None:
         tally = tally_state(replay_file(story, tolerate_tail=True))
@@ -398,7 +398,7 @@ class TestUsage:
         )
         assert tally.runs["run-2"].total == 490 and tally.runs["run-2"].cost is None
         assert tally.transcript.total == 2590 and tally.transcript.complete
-        assert tally.transcript.describe_cost() == "$0.0046 (2 of 3 turns reported)"
+        assert tally.transcript.describe_cost() == "$0.0046 (2 of 3 responses reported)"
 
     def test_messages_before_any_run_context(self) -> None:
         state = _state(
@@ -427,7 +427,7 @@ class TestUsage:
         run = tally.runs["r1"]
         assert run.turns == 2 and run.reported == 1
         assert run.total == 120 and run.cost == pytest.approx(0.01)
-        assert run.describe_tokens() == "120 (1 of 2 turns reported)"
+        assert run.describe_tokens() == "120 (1 of 2 responses reported)"
 
 
 # -- a real browser -------------------------------------------------------------------------

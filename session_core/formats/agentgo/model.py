@@ -5,6 +5,7 @@ gained since the last is taken), with the tool operations it makes (``AgentGoOp`
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +208,9 @@ class AgentGoModel:
         view = self.view
         self._take_messages()
         ops, tally = self.operations(writer_alive)
+        # (a run's items are its messages, as every format's: not its turns, which the
+        # runs tab said; agentgo's messages are few, a few thousand at 100 MB)
+        items = Counter(message.run_id for message in view.messages)
         runs = []
         for run_id in view.run_order:
             run = view.runs[run_id]
@@ -230,7 +234,7 @@ class AgentGoModel:
                         else None
                     ),
                     usage=Usage.of_totals(used) if used is not None else Usage(),
-                    items=run.turns,
+                    items=items[run_id],
                     prompt=self._prompts.get(run_id),
                 )
             )
