@@ -16,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
+from .agentgo.reader import StrictReader
 from .agentgo.view import as_message
 from .errors import TranscriptError
 from .events import strict_rereads
@@ -243,6 +244,9 @@ def _read_records(
     ``warnings`` (None: not said, a pass after the one that says them); ``counted``
     is told of each line read; ``upto``: no line after that one."""
     said = warnings if warnings is not None else []
+    # agentgo's rules (its seq, its session), said as the viewer's follow says them, on
+    # the pass that says warnings: what breaks one is shown all the same
+    rules = StrictReader(path) if agentgo and warnings is not None else None
     with open_lines(path)[0] as fh:  # (a compressed file: its lines)
         for number, raw, ended in iter_lines(fh):
             if upto is not None and number > upto:
@@ -271,6 +275,8 @@ def _read_records(
                 continue
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 continue
+            if rules is not None and (why := rules.said(value, number)) is not None:
+                said.append(f"line {number}: {why}")
             yield value
 
 

@@ -356,3 +356,23 @@ async def test_a_follow_says_the_same_warnings_in_the_same_order_however_the_fil
     whole, grown = await warnings(None), await warnings(len(head))
     assert whole == grown and len(whole) == 3
     assert [w.split(" ", 2)[1].rstrip(":") for w in whole] == ["3", "4", "5"]
+
+
+def test_peek_says_a_broken_sequence_as_the_viewer_does(tmp_path: Path) -> None:
+    """A seq gap and a line of another session: ``check`` refuses the file at the first,
+    the viewer's follow says each by its line, and ``peek`` said nothing of either."""
+    from agentgo_story import write_agentgo_story
+
+    path = tmp_path / "s.jsonl"
+    write_agentgo_story(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    gap = orjson.loads(lines[5])
+    gap["seq"] += 2
+    other = orjson.loads(lines[9])
+    other["session_id"] = "another-session"
+    lines[5], lines[9] = orjson.dumps(gap) + b"\n", orjson.dumps(other) + b"\n"
+    path.write_bytes(b"".join(lines))
+    said = [w for w in peek(path).warnings if w.startswith("line ")]
+    assert len(said) == 2, said  # (one a break: the next line is the new baseline)
+    assert said[0].startswith("line 6: has seq") and "contiguous" in said[0]
+    assert said[1].startswith("line 10: belongs to session 'another-session'")

@@ -8,7 +8,6 @@ from typing import Any
 
 import orjson
 
-from ..errors import TranscriptError
 from ..follow_update import FollowUpdate, parse_line
 from ..line_warnings import named_line
 from .reader import StrictReader, skim_request
@@ -25,7 +24,6 @@ class LiveAgentGo:
         self.resets = 0
         # Told of every record the view took, after it took it (the record, its span).
         self.fed: Callable[[dict[str, Any], int], None] | None = None
-        self._resync = False
         self.exists = True
         self.size = 0
 
@@ -35,7 +33,6 @@ class LiveAgentGo:
         if update.reset:
             self.view = AgentGoView()
             self.checker = StrictReader(self.path)
-            self._resync = False
             self.resets += 1
         self.exists = update.exists
         self.size = max(update.size, 0)
@@ -83,19 +80,12 @@ class LiveAgentGo:
 
     def _apply(self, record: dict[str, Any], line: int, span: int, warnings: list[str]) -> None:
         checker = self.checker
-        seq = record.get("seq")
-        if self._resync and record.get("session_id") == checker.session_id and type(seq) is int:
-            # The first line of this session after a break is the new baseline:
-            # one warning per break, not one per later line.
-            checker.seq = seq - 1
-            self._resync = False
-        try:
-            checker.check(record, line)
-        except TranscriptError as err:
-            warnings.append(f"line {line}: {err.reason}")
+        why = checker.said(record, line)
+        if why is not None:
+            warnings.append(f"line {line}: {why}")
             if checker.session_id is None:
                 return  # nothing is a session before its session_start
-            self._resync = True  # shown all the same: a damaged file is shown as it is
+            # (else shown all the same: a damaged file is shown as it is)
         self.view.feed(record, line, span)
         if self.fed is not None:
             self.fed(record, span)

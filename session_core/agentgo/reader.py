@@ -129,6 +129,22 @@ class StrictReader:
         self.path = path
         self.session_id: str | None = None
         self.seq = -1
+        self._resync = False  # (``said``: a break was said; the next line is the baseline)
+
+    def said(self, record: dict[str, Any], number: int) -> str | None:
+        """``check`` for a reader that shows damage (the viewer's follow, ``peek``): why
+        the record breaks a rule, or None. After a break, this session's next line is
+        the new baseline: one warning per break, not one per later line."""
+        seq = record.get("seq")
+        if self._resync and record.get("session_id") == self.session_id and type(seq) is int:
+            self.seq = seq - 1
+            self._resync = False
+        try:
+            self.check(record, number)
+        except TranscriptError as err:
+            self._resync = self.session_id is not None
+            return err.reason
+        return None
 
     def check(self, record: dict[str, Any], number: int) -> None:
         path = self.path
