@@ -156,3 +156,27 @@ def test_a_path_whose_folder_is_missing_is_refused(tmp_path: Path) -> None:
     done = subprocess.run([TAILSCOPE, str(missing)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stderr == f"tailscope: {missing}: no such file or directory, nor its folder\n"
+
+
+def test_the_demo_cleans_up_when_its_terminal_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its terminal closed (SIGHUP), ``tailscope demo`` stops its writers and removes
+    its folder, as on ``q``: the writers, in sessions of their own, ran on and the
+    folder stayed."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    term = Tmux([TAILSCOPE, "demo"])
+    try:
+        deadline = time.monotonic() + 20
+        while not list(tmp_path.glob("tailscope-demo-*/*.jsonl")):
+            assert time.monotonic() < deadline, "the demo never started"
+            time.sleep(0.1)
+        term.wait_for("live")
+    finally:
+        term.close()  # (the terminal goes: SIGHUP)
+    deadline = time.monotonic() + 15
+    while list(tmp_path.glob("tailscope-demo-*")):
+        assert time.monotonic() < deadline, "the demo's folder stayed"
+        time.sleep(0.1)
+    writers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
+    assert writers.stdout.strip() == ""

@@ -198,7 +198,8 @@ def _steady_heap() -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from viewer.demo import run_demo
 
-    return run_demo(speed=args.speed, keep=args.keep, format=args.format)
+    with _ended_by_signals():  # (a terminal closed under it: its writers and folder go)
+        return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
 def _parser() -> argparse.ArgumentParser:
