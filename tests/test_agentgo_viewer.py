@@ -169,6 +169,15 @@ async def test_live_record_appears(session: Path) -> None:
             await wait_for(pilot, lambda: any(k[1] == "late-1" for k in panes.stats.status))
             key = next(k for k in panes.stats.status if k[1] == "late-1")
             assert panes.stats.status[key] == "gap"
+            # In flight, in the run being written: no gap the header counts (it said
+            # "2 gaps" of a live session with one call running).
+            view = screen.live.view
+            assert view.run_status(view.run_order[-1]) == "open"
+            interrupted = [r for r in view.run_order if view.run_status(r) == "interrupted"]
+            in_flight = panes.stats.gaps(view.run_order[-1])
+            assert in_flight == 1
+            gaps = panes.stats.gaps() - 1 + len(interrupted)
+            assert f" {gaps} gap" in panes._status_line(), panes._status_line()
             assert key not in panes.calls.nodes  # a hidden tree catches up when shown
             await pilot.press("2")
             assert key in panes.calls.nodes

@@ -215,6 +215,14 @@ class CallStats:
             return self.total["gap"]
         return self.per_run.get(run_id, Counter())["gap"]
 
-    def run_gaps(self, view: AgentGoView) -> int:
-        """Runs without run_close (open or interrupted): gaps too."""
-        return sum(1 for run_id in view.run_order if view.run_status(run_id) != "closed")
+    def shown_gaps(self, view: AgentGoView) -> int:
+        """The session's gaps: its calls without their terminal event, but for those of
+        the run still being written (in flight: a live session read "2 gaps" while one
+        call ran), and each interrupted run (no run_close)."""
+        statuses = [view.run_status(run_id) for run_id in view.run_order]
+        in_flight = sum(
+            self.gaps(run_id)
+            for run_id, status in zip(view.run_order, statuses, strict=True)
+            if status == "open"
+        )
+        return self.gaps() - in_flight + statuses.count("interrupted")

@@ -149,7 +149,7 @@ class AgentGoPanes(PaneSet):
         failed = self.stats.total["failed"]
         line += f" · {count(len(view.call_order), 'call')}"
         line += f" ({failed:,} failed)" if failed else ""
-        gaps = self.stats.gaps() + self.stats.run_gaps(view)
+        gaps = self.stats.shown_gaps(view)
         line += f" · {count(len(view.messages), 'message')}"
         line += f" · {count(len(view.checkpoints), 'checkpoint')} · {count(gaps, 'gap')}"
         return f"{line} · showing {self.showing()}"
@@ -167,7 +167,8 @@ class AgentGoPanes(PaneSet):
         if own is None:
             return []
         status = view.run_status(run.id)
-        gaps = self.stats.gaps(run.id) + (0 if status == "closed" else 1)
+        # (a run still being written has calls in flight, not gaps)
+        gaps = 0 if status == "open" else self.stats.gaps(run.id) + (status == "interrupted")
         outcome = own.outcome()
         failed = own.agent_end is not None and bool(own.agent_end.get("error"))
         chosen = run.id == self.run_filter
