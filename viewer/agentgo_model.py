@@ -215,14 +215,15 @@ class CallStats:
             return self.total["gap"]
         return self.per_run.get(run_id, Counter())["gap"]
 
+    def run_gaps(self, view: AgentGoView, run_id: str) -> int:
+        """A run's gaps: its calls without their terminal event, and itself when it was
+        interrupted (no run_close); none for the run still being written, whose calls
+        are in flight (a live session read "2 gaps" while one call ran)."""
+        status = view.run_status(run_id)
+        return 0 if status == "open" else self.gaps(run_id) + (status == "interrupted")
+
     def shown_gaps(self, view: AgentGoView) -> int:
-        """The session's gaps: its calls without their terminal event, but for those of
-        the run still being written (in flight: a live session read "2 gaps" while one
-        call ran), and each interrupted run (no run_close)."""
-        statuses = [view.run_status(run_id) for run_id in view.run_order]
-        in_flight = sum(
-            self.gaps(run_id)
-            for run_id, status in zip(view.run_order, statuses, strict=True)
-            if status == "open"
-        )
-        return self.gaps() - in_flight + statuses.count("interrupted")
+        """The session's gaps: every run's (``run_gaps``), and its calls' outside a run."""
+        runs = view.run_order
+        outside = self.gaps() - sum(self.gaps(run_id) for run_id in runs)
+        return outside + sum(self.run_gaps(view, run_id) for run_id in runs)

@@ -167,8 +167,7 @@ class AgentGoPanes(PaneSet):
         if own is None:
             return []
         status = view.run_status(run.id)
-        # (a run still being written has calls in flight, not gaps)
-        gaps = 0 if status == "open" else self.stats.gaps(run.id) + (status == "interrupted")
+        gaps = self.stats.run_gaps(view, run.id)
         outcome = own.outcome()
         failed = own.agent_end is not None and bool(own.agent_end.get("error"))
         chosen = run.id == self.run_filter
