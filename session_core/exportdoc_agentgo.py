@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
+from .agentgo.diff import ContextFolds
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text
 from .exportdoc import (
     CallItem,
     Document,
+    Mark,
     MessageItem,
     Note,
     Section,
     Table,
     TextBlock,
     Tone,
+    View,
     _preview,
     _s,
     _usage_fact,
@@ -28,7 +32,7 @@ def _summary(data: dict[str, Any]) -> str:
     return _preview(_s(data.get("summary")))
 
 
-def agentgo_document(agv: AgentGoView, path: str) -> Document:
+def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Document:
     tally = tally_agentgo(agv)
     # tool call id -> (tool call execution, committed tool_result line)
     tool_calls: dict[str, Call] = {}
@@ -42,10 +46,15 @@ def agentgo_document(agv: AgentGoView, path: str) -> Document:
         tcid = m.message.get("tool_call_id")
         if tcid is not None and _s(tcid) not in results:
             results[_s(tcid)] = (m.line, _preview(message_text(m.message)))
+    folds = ContextFolds(agv) if agv.context_events else None
     conversation = Section(
-        "Conversation (committed messages)",
+        "Conversation (every committed message)"
+        if folds is None
+        else "Conversation (what the model is sent next)"
+        if view == "replayed"
+        else "Conversation (every committed message, with what each context event folded)",
         "conversation",
-        (_message(m, tool_calls, results) for m in agv.messages),
+        _conversation(agv, folds, view, tool_calls, results),
     )
     run_rows = []
     for run_id in agv.run_order:
@@ -133,7 +142,7 @@ def agentgo_document(agv: AgentGoView, path: str) -> Document:
     facts: list[tuple[str, str]] = [
         ("file", path),
         ("format", "agentgo-v1"),
-        ("view", "as written (an agentgo session has one view: nothing is replaced)"),
+        ("view", _VIEWS[view] if folds is not None else _NO_EVENT),
         ("session", _s(agv.session_id)),
         ("started", agv.started),
         (
@@ -143,6 +152,84 @@ def agentgo_document(agv: AgentGoView, path: str) -> Document:
         ("usage", _usage_fact(tally)),
     ]
     return Document("agentgo session — tailscope export", facts, sections)
+
+
+_NO_EVENT = "every committed message (no context event: the model is sent them all)"
+_VIEWS: dict[View, str] = {
+    "replayed": "replayed: what the model is sent next, as the requests after each context "
+    "event held it, then everything committed since",
+    "raw": "raw: every committed message, those a context event folded or stubbed marked",
+}
+
+
+def _conversation(
+    agv: AgentGoView,
+    folds: ContextFolds | None,
+    view: View,
+    tool_calls: dict[str, Call],
+    results: dict[str, tuple[int, str]],
+) -> Iterator[MessageItem]:
+    """The conversation as ``view`` has it: with no context event, every committed
+    message; replayed, what the viewer's conversation shows (``ContextFolds.sent``: a
+    message sent as a stub shown as its stub, a summary a request held as an item of its
+    own); raw, every committed message, marked where an event folded or stubbed it."""
+    messages = agv.messages
+    if folds is None:
+        yield from (_message(m, tool_calls, results) for m in messages)
+        return
+    if view == "replayed":
+        entries = folds.sent(len(messages))
+        results = dict(results)  # (a call's answer previewed as it is sent: its stub)
+        for position, stub in folds.stubs.items():
+            call = messages[position].message.get("tool_call_id")
+            if call is not None and results.get(_s(call), (0,))[0] == messages[position].line:
+                results[_s(call)] = (messages[position].line, _preview(stub))
+        for entry in entries:
+            if entry < 0:
+                own = folds.own[-1 - entry]
+                kind = _s(own.get("kind")) or "?"
+                yield MessageItem(
+                    f"sent-{-entry}",
+                    {"tool_result": "tool"}.get(kind, kind),
+                    ["sent, committed as no message (a summary)"],
+                    message_text(own),
+                )
+                continue
+            item = _message(messages[entry], tool_calls, results)
+            stub = folds.stubs.get(entry)
+            if stub is not None:
+                item.content = stub
+                item.marks.append(
+                    Mark(
+                        "warn",
+                        "elided: the model is sent this stub; "
+                        "the original stays in the file (raw view)",
+                    )
+                )
+            yield item
+        return
+    folded: dict[str, tuple[str, int]] = {}  # a message's id -> the event and its line
+    for event, (_seq, _run, kind, _data) in enumerate(agv.context_events):
+        line = agv.records.lines[agv.context_at[event]]
+        for ident in folds.of(event):
+            folded.setdefault(ident, (kind, line))
+    for position, m in enumerate(messages):
+        item = _message(m, tool_calls, results)
+        by = folded.get(f"seq-{m.seq}")
+        if by is not None and by[0] == "context_compacted":
+            item.marks.append(
+                Mark(
+                    "warn",
+                    f"folded by the compaction at line {by[1]}: the model is no longer sent this",
+                )
+            )
+        stub = folds.stubs.get(position)
+        if stub is not None:
+            where = f" at line {by[1]}" if by is not None else ""
+            item.marks.append(
+                Mark("warn", f"elided{where}: the model is sent a stub; the stub:", stub, "stub")
+            )
+        yield item
 
 
 def _message(

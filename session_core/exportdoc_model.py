@@ -146,7 +146,11 @@ def _message(
             at = answered.get(part.call_id or "")
             if at is not None:
                 answer = raw[at]
-                said = _preview(_result(answer, part.call_id))
+                said = _preview(
+                    answer.stub  # (as the model is sent it)
+                    if view == "replayed" and answer.stub is not None
+                    else _result(answer, part.call_id)
+                )
                 call.result = f"result: line {answer.line}: {said}"
                 call.result_anchor = f"line-{answer.line}"
             else:

@@ -146,3 +146,34 @@ def test_a_run_has_its_first_user_message_as_its_prompt(tmp_path: Path) -> None:
             run.record("agent_end", {})
             run.close()
     assert [r.prompt for r in open_transcript(path).runs] == ["task 1", "task 2"]
+
+
+def test_the_export_follows_its_view(tmp_path: Path) -> None:
+    """The Markdown export's replayed view is the conversation's (what is sent next, a
+    summary an item of its own, an aged result its stub); its raw view every committed
+    message, marked where a context event folded or stubbed it. (Both were every
+    committed message, unmarked, under "nothing is replaced": an agentgo audit.)"""
+    from session_core.export import export
+
+    compacted = _story(tmp_path / "c.jsonl", "context_compacted", None, True)
+    replayed, raw = export(compacted, "md", "replayed"), export(compacted, "md", "raw")
+    assert "nothing is replaced" not in replayed + raw
+    assert "please fix the bug" not in replayed and "please fix the bug" in raw
+    assert "[Summary] fix a bug" in replayed and "sent, committed as no message" in replayed
+    assert raw.count("folded by the compaction at line 13") == 3
+    assert "folded" not in replayed
+    projected = _story(tmp_path / "p.jsonl", "context_projected", None, True)
+    replayed, raw = export(projected, "md", "replayed"), export(projected, "md", "raw")
+    assert "LONG FILE CONTENT" not in replayed and "[stub: old result]" in replayed
+    assert "LONG FILE CONTENT" in raw and "the stub:" in raw and "[stub: old result]" in raw
+
+
+def test_with_no_context_event_both_views_are_every_message(tmp_path: Path) -> None:
+    from session_core.export import export
+
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": _text("user", "hello")})
+    replayed, raw = export(path, "md", "replayed"), export(path, "md", "raw")
+    assert replayed == raw and "hello" in replayed and "no context event" in replayed

@@ -26,6 +26,10 @@ def test_an_elided_result_is_exported_as_the_model_is_sent_it(tmp_path: Path) ->
     assert CLEARED in replayed and "the model is sent this stub" in replayed
     assert CLEARED in raw and "the stub:" in raw  # (the original, its stub beside it)
     assert CLEARED in html.unescape(export(path, "html"))
+    # the call's answer previewed as it is sent too (it read "contents of c")
+    called = [line for line in replayed.splitlines() if "result: line 37" in line]
+    assert called and "contents of c" not in called[0]
+    assert any("result: line 37: contents of c" in line for line in raw.splitlines())
 
 
 def test_every_message_has_an_anchor_of_its_own(tmp_path: Path) -> None:

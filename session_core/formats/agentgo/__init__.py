@@ -208,7 +208,7 @@ class AgentGoFormat(TranscriptFormat):
         from ...exportdoc_agentgo import agentgo_document
 
         where = os.fspath(path)
-        return agentgo_document(self._view(where, self.writer_alive(where)), where)
+        return agentgo_document(self._view(where, self.writer_alive(where)), where, view)
 
     def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         """The committed conversation beside the last model request's messages (what an
