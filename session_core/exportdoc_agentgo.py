@@ -64,7 +64,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
             [
                 run_id,
                 agv.run_status(run_id),
-                run.outcome(),
+                agv.run_outcome(run_id),
                 run.first_time,
                 run.last_time,
                 str(run.turns),
@@ -91,7 +91,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
                 call.name,
                 str(call.attempt),
                 call.kind,
-                call.status,
+                agv.call_state(call),
                 _s(call.parent_id),
                 str(call.first_seq),
                 usage_text,
@@ -175,15 +175,15 @@ def _conversation(
     own); raw, every committed message, marked where an event folded or stubbed it."""
     messages = agv.messages
     if folds is None:
-        yield from (_message(m, tool_calls, results) for m in messages)
+        yield from (_message(agv, m, tool_calls, results) for m in messages)
         return
     if view == "replayed":
         entries = folds.sent(len(messages))
         results = dict(results)  # (a call's answer previewed as it is sent: its stub)
-        for position, stub in folds.stubs.items():
+        for position, sent_as in folds.stubs.items():
             call = messages[position].message.get("tool_call_id")
             if call is not None and results.get(_s(call), (0,))[0] == messages[position].line:
-                results[_s(call)] = (messages[position].line, _preview(stub))
+                results[_s(call)] = (messages[position].line, _preview(sent_as))
         for entry in entries:
             if entry < 0:
                 own = folds.own[-1 - entry]
@@ -195,7 +195,7 @@ def _conversation(
                     message_text(own),
                 )
                 continue
-            item = _message(messages[entry], tool_calls, results)
+            item = _message(agv, messages[entry], tool_calls, results)
             stub = folds.stubs.get(entry)
             if stub is not None:
                 item.content = stub
@@ -214,7 +214,7 @@ def _conversation(
         for ident in folds.of(event):
             folded.setdefault(ident, (kind, line))
     for position, m in enumerate(messages):
-        item = _message(m, tool_calls, results)
+        item = _message(agv, m, tool_calls, results)
         by = folded.get(f"seq-{m.seq}")
         if by is not None and by[0] == "context_compacted":
             item.marks.append(
@@ -233,7 +233,7 @@ def _conversation(
 
 
 def _message(
-    m: Committed, tool_calls: dict[str, Call], results: dict[str, tuple[int, str]]
+    agv: AgentGoView, m: Committed, tool_calls: dict[str, Call], results: dict[str, tuple[int, str]]
 ) -> MessageItem:
     msg = m.message
     kind = _s(msg.get("kind")) or "user"
@@ -257,7 +257,7 @@ def _message(
         elif part.get("type") == "tool_call":
             cid = _s(part.get("id"))
             execution = tool_calls.get(cid)
-            status = execution.status if execution else "no execution recorded"
+            status = agv.call_state(execution) if execution else "no execution recorded"
             tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
             entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), status, tone)
             if execution is not None:

@@ -177,3 +177,25 @@ def test_with_no_context_event_both_views_are_every_message(tmp_path: Path) -> N
         run.record("message_end", {"message": _text("user", "hello")})
     replayed, raw = export(path, "md", "replayed"), export(path, "md", "raw")
     assert replayed == raw and "hello" in replayed and "no context event" in replayed
+
+
+def test_a_call_in_flight_is_running_in_the_export_while_its_run_is_written(
+    tmp_path: Path,
+) -> None:
+    """The export's calls and runs tables say "running" of a call without its end in
+    the run its live writer is writing, as its tool operations do; "gap" once closed."""
+    from session_core.export import export
+
+    path = tmp_path / "live.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        execution = {"id": "turn-1", "kind": "model", "attempt": 1}
+        run.record(
+            "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
+        )
+        live = export(path, "md")
+        assert "| model | running |" in live and "no agent\\_end yet \\(running\\)" in live
+        assert "| model | gap |" not in live
+    ended = export(path, "md")
+    assert "| model | gap |" in ended and "no agent\\_end \\(gap\\)" in ended

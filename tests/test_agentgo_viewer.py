@@ -215,6 +215,38 @@ async def test_live_record_appears(session: Path) -> None:
         assert screen.live.view.run_status(screen.live.view.run_order[-1]) == "closed"
 
 
+async def test_a_call_in_flight_runs_until_its_run_ends(session: Path) -> None:
+    """A call without its terminal event reads "running" (…) in the call tree and its
+    detail while its run is being written, and its run "no agent_end yet (running)";
+    once the run is closed without it, both are gaps. (The tree said "gap" of the call
+    the tool operations tab said was running: the agentgo audit.)"""
+    async with opened(session) as (app, pilot):
+        panes = own_panes(app)
+        await pilot.press("2")
+        tree = panes.calls.call_tree
+        with AgentGoSession.open(session) as s:
+            run = s.begin_run()
+            run.record("agent_start")
+            execution = {"id": "slow-1", "kind": "model", "attempt": 1}
+            run.record(
+                "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
+            )
+            await wait_for(pilot, lambda: any(k[1] == "slow-1" for k in panes.calls.nodes))
+            key = next(k for k in panes.calls.nodes if k[1] == "slow-1")
+            await wait_for(pilot, lambda: "running" in tree.label_of(key).plain)  # (its lock seen)
+            assert tree.label_of(key).plain.startswith("… ")
+            assert "running" in tree.label_of(key).plain
+            assert "gap" not in tree.label_of(key).plain
+            assert "no agent_end yet (running)" in tree.label_of(key[0]).plain
+            assert panes.calls.select(key)
+            assert "running: no terminal event yet" in panes.calls.detail_text()
+            run.close()  # (its writer still alive: the run's close alone tells)
+            await wait_for(pilot, lambda: " gap" in tree.label_of(key).plain)
+            assert tree.label_of(key).plain.startswith("? ")
+            assert "no agent_end (gap)" in tree.label_of(key[0]).plain
+            assert "gap: no terminal event" in panes.calls.detail_text()
+
+
 async def test_a_replaced_file_resets_the_view(session: Path, tmp_path: Path) -> None:
     async with opened(session) as (app, pilot):
         screen, panes = agentgo_screen(app), own_panes(app)

@@ -84,14 +84,20 @@ class _Builder:
 def call_detail(view: AgentGoView, call: Call, style: StyleOf) -> Text:
     """Everything the file says about one call attempt."""
     b = _Builder(style)
-    status = call.status
+    status = view.call_state(call)
     kind, name, qualifier = call_label_parts(call)
     b.out.append(f"{kind} {name}", style("title"))
     if qualifier:
         b.out.append(f" {qualifier}", style("dim"))
     b.out.append(f"  attempt {call.attempt}  ", style("label"))
     b.out.append(
-        {"ok": "ok", "failed": "failed", "gap": "gap: no terminal event"}[status], style(status)
+        {
+            "ok": "ok",
+            "failed": "failed",
+            "gap": "gap: no terminal event",
+            "running": "running: no terminal event yet",
+        }[status],
+        style(status),
     )
     run = view.runs.get(call.run_id)
     where = f"run {run.index + 1} ({one_line(call.run_id)})" if run else one_line(call.run_id)

@@ -13,6 +13,7 @@ CallKey = tuple[str, str, int]  # (run id, execution id, attempt)
 _MISSING: Any = object()  # ``Call.start_args`` when there is none to compare
 RunStatus = Literal["open", "closed", "interrupted"]
 CallStatus = Literal["ok", "failed", "gap"]
+CallState = Literal["ok", "failed", "gap", "running"]  # a gap in a run still being written runs
 
 
 @dataclass(slots=True)
@@ -37,10 +38,13 @@ class Run:
     def closed(self) -> bool:
         return self.close_seq is not None
 
-    def outcome(self) -> str:
-        """What the file says of how the loop ended; a gap when it says nothing."""
+    def outcome(self, running: bool = False) -> str:
+        """What the file says of how the loop ended; a gap when it says nothing (yet, in
+        a run still being written: ``running``)."""
         if self.agent_end is None:
-            return "no agent_end (gap)" if self.agent_started else "no loop outcome"
+            if not self.agent_started:
+                return "no loop outcome"
+            return "no agent_end yet (running)" if running else "no agent_end (gap)"
         error = self.agent_end.get("error")
         if error:
             return f"failed: {as_str(error)}"
@@ -153,4 +157,4 @@ class Call:
         return self.id
 
 
-__all__ = ["Call", "CallKey", "CallStatus", "Run", "RunStatus"]
+__all__ = ["Call", "CallKey", "CallState", "CallStatus", "Run", "RunStatus"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..text import as_str
-from .calls import _MISSING, Call, CallKey, Run, RunStatus
+from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
 from .messages import as_message, message_lines, message_text, thinking_text
 from .records import NO_SEQ, ODD_RUN, Records
 from .stored import Checkpoint, Committed, snapshot_shape
@@ -258,6 +258,18 @@ class AgentGoView:
         if run.index < len(self.run_order) - 1 or self.writer_alive is False:
             return "interrupted"
         return "open"
+
+    def call_state(self, call: Call) -> CallState:
+        """A call's status as the screen shows it: one without its terminal event is
+        running while its run is still being written (``open``), a gap once it is not."""
+        status = call.status
+        if status == "gap" and call.run_id in self.runs and self.run_status(call.run_id) == "open":
+            return "running"
+        return status
+
+    def run_outcome(self, run_id: str) -> str:
+        """``Run.outcome``, said as running while the run is still being written."""
+        return self.runs[run_id].outcome(self.run_status(run_id) == "open")
 
     def root_calls(self, run_id: str) -> list[Call]:
         run = self.runs.get(run_id)

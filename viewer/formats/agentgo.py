@@ -168,7 +168,7 @@ class AgentGoPanes(PaneSet):
             return []
         status = view.run_status(run.id)
         gaps = self.stats.run_gaps(view, run.id)
-        outcome = own.outcome()
+        outcome = view.run_outcome(run.id)
         failed = own.agent_end is not None and bool(own.agent_end.get("error"))
         chosen = run.id == self.run_filter
         return [

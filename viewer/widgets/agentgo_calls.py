@@ -33,6 +33,7 @@ FALLBACK_STYLES: dict[str, str] = {
     "agentgo-calls--ok": "green",
     "agentgo-calls--failed": "bold red",
     "agentgo-calls--gap": "bold yellow",
+    "agentgo-calls--running": "cyan",
     "agentgo-calls--kind": "bold",
     "agentgo-calls--dim": "dim",
     "agentgo-calls--retry": "magenta",
@@ -43,7 +44,7 @@ FALLBACK_STYLES: dict[str, str] = {
     "agentgo-calls--label": "bold",
 }
 
-GLYPH = {"ok": "✓", "failed": "✗", "gap": "?"}
+GLYPH = {"ok": "✓", "failed": "✗", "gap": "?", "running": "…"}
 
 
 class CallsPane(Horizontal, FocusPane):
@@ -187,10 +188,18 @@ class CallsPane(Horizontal, FocusPane):
         labelled = self._run_labels
         for run_id in self.run_nodes:
             run = view.runs.get(run_id)
-            says = None if run is None else (run.index, view.run_status(run_id), run.outcome())
+            says = (
+                None
+                if run is None
+                else (run.index, view.run_status(run_id), view.run_outcome(run_id))
+            )
             if run_id in labelled and labelled[run_id] == says:
                 continue  # (every run was labelled again at every append: 70% of it)
+            was = labelled.get(run_id)
             labelled[run_id] = says
+            if says is not None and was is not None and "open" in (was[1], says[1]) != says[1]:
+                # (a call without its end runs while its run is open: a gap before or after)
+                self._relabel_open_calls(view.runs[run_id].calls)
             label = Text()
             if says is None:
                 label.append(f"(no run) {short(run_id, 12)}", self._style("dim"))
@@ -202,8 +211,16 @@ class CallsPane(Horizontal, FocusPane):
                 label.append(f" · {one_line(outcome, 30)}")
             self.call_tree.set_label(run_id, label)
 
+    def _relabel_open_calls(self, keys: list[CallKey]) -> None:
+        """Label again a run's calls without their terminal event (running while the run
+        is being written, gaps when it is not)."""
+        calls = self.view.calls
+        for key in keys:
+            if key in self.nodes and calls[key].status == "gap":
+                self.call_tree.set_label(key, self._label(calls[key]))
+
     def _label(self, call: Call) -> Text:
-        status = call.status
+        status = self.view.call_state(call)
         kind, name, qualifier = call_label_parts(call)
         label = Text()
         label.append(f"{GLYPH[status]} ", self._style(status))
