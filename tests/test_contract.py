@@ -201,6 +201,22 @@ def test_every_snapshot_of_a_followed_file_is_its_lines_read_whole(
     assert batch > 1000 or len(compared) > 5
 
 
+def test_a_compressed_file_followed_is_its_whole_read(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """A ``.jsonl.zst`` followed as the viewer follows it gives what a whole read gives:
+    its spans are into the unpacked copy, which nothing reads again (agentgo's followed
+    operations lost their arguments and results: the fuzzer)."""
+    from codex_writer import zst_copy
+
+    packed = Path(zst_copy(str(sample), f"{sample}.zst"))
+    live = fmt.live(str(packed))
+    follow_into(live.apply, packed, 1 << 16, fmt.parsed_updates)
+    whole = fmt.open(str(packed), writer_alive=False)
+    mine = _comparable(live.transcript(writer_alive=False), sample.parent, sample.parent)
+    assert mine == _comparable(whole, sample.parent, sample.parent)
+
+
 def test_an_operations_state_is_told_without_making_it(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path
 ) -> None:

@@ -41,7 +41,9 @@ class LiveAgentGo:
             view.last_line = max(view.last_line, update.lines[-1])
         if update.source is not None:
             view.records.source = update.source  # the spans below are into it
-        spans = update.spans
+        # (a compressed file's spans are into its unpacked copy, which no source reads
+        # again: its records are kept whole, a request not skimmed)
+        spans = update.spans if update.source is not None else ()
         if update.raw:
             skipped: list[str] = []  # as ``follow`` would have said them, before the rest
             broken: list[str] = []
