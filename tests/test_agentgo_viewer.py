@@ -354,6 +354,26 @@ async def test_run_filter_applies_to_agentgos_own_tabs(session: Path) -> None:
         assert panes.run_filter is None
 
 
+async def test_an_empty_conversation_says_why(session: Path) -> None:
+    """Run 1 alone, all of it folded by its compaction: the conversation said nothing at
+    all (the agentgo audit); it says why, and what shows it. A filter letting nothing
+    through says so too."""
+    async with opened(session) as (app, pilot):
+        screen = agentgo_screen(app)
+        await pilot.press("1", "home", "enter", "3")
+        await pilot.pause(0.1)
+        assert len(screen.conversation.items) == 0
+        assert "The model is sent nothing of the run chosen" in screen_text(app)
+        await pilot.press("r")  # every line of the run
+        await pilot.pause(0.1)
+        assert len(screen.conversation.items) == 5
+        assert "sent nothing" not in screen_text(app)
+        await pilot.press("r", "a")
+        screen.conversation.set_filter(frozenset({"system"}), None, ({"user", "system"}, ()))
+        await pilot.pause(0.1)
+        assert "The filter lets none of the 1 item through" in screen_text(app)
+
+
 async def test_commands_reach_the_palette(session: Path) -> None:
     async with opened(session) as (app, _pilot):
         titles = [command.title for command in app.get_system_commands(app.screen)]

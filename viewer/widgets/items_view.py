@@ -216,6 +216,26 @@ class ItemsView(ItemSearch):
             return items.having(keep)  # (none built)
         return [item for item in items if keep(item.role, item.kind)]
 
+    def empty_note(self) -> str | None:
+        """Why nothing is shown, where the file has items the view leaves out: the run
+        chosen (agentgo), the filter, or a replayed view that is sent none of them."""
+        if len(self.items):
+            return None
+        transcript = self.transcript
+        every = transcript.raw if self.mode == "raw" else transcript.messages
+        if self.narrow is not None and len(every) and not len(self.narrow(every)):
+            if self.mode == "replayed" and len(self.narrow(transcript.raw)):
+                return (
+                    "The model is sent nothing of the run chosen (a compaction folded it): "
+                    "r shows every line; a, every run."
+                )
+            return "The run chosen has nothing here: a shows every run."
+        if len(every):
+            return f"The filter lets none of the {count(len(every), 'item')} through: f changes it."
+        if self.mode == "replayed" and len(transcript.raw):
+            return "The model is sent nothing yet: r shows every line."
+        return None
+
     def filter_choices(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """What the filter offers: the roles of the file's messages and lines, and the
         kinds of its lines (the usual ones first, in their order), and any it has set."""

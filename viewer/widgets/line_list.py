@@ -368,6 +368,11 @@ class LineList(ScrollView, can_focus=True):
             return self.crop(self.header_strip(y), scroll_x, width)
         absolute = scroll_y + y - self.HEADER
         if absolute >= self.heights.total:
+            note = self.empty_note() if absolute == 0 else None
+            if note is not None:  # (nothing to show, and why)
+                text = Text(note, style="dim", end="")
+                text.stylize_before(self.base_style)
+                return Strip(list(text.render(self.app.console))).crop(0, width).simplify()
             return Strip.blank(width, self.base_style)
         index = self.heights.find(absolute)
         strips = self.item_strips(index)
@@ -375,6 +380,10 @@ class LineList(ScrollView, can_focus=True):
         if not 0 <= offset < len(strips):
             return Strip.blank(width, self.base_style)
         return self.crop(strips[offset], scroll_x, width)
+
+    def empty_note(self) -> str | None:
+        """What an empty list says in its first row (None: nothing)."""
+        return None
 
     def item_strips(self, index: int) -> list[Strip]:
         strips = self._cache.get(index)
