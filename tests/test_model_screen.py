@@ -593,3 +593,33 @@ async def test_an_empty_tool_result_is_said_to_be_empty(tmp_path: Path) -> None:
         view.action_toggle_fold()
         rows = [line.plain for line in view.block_lines(len(view.items) - 1, 100)]
         assert any(row.strip() == "(empty text)" for row in rows), rows
+
+
+def test_the_first_line_cuts_the_name_never_the_state() -> None:
+    """At 80 columns a rollout's long name pushed "● live", the warnings, a search's
+    place and "↓ N new" off the header's first line (the viewer audit): the format's
+    title goes first, then the name is cut, never the state."""
+    from rich.text import Text
+
+    from viewer.widgets.model_status import top_line
+
+    name = "rollout-2025-10-01T10-11-12-0199aaaa-bbbb-cccc-dddd-eeeeffff0000.jsonl"
+    state = Text("● live  ⚠ 1 warning (w)  ↓ 8 new")
+    narrow = top_line(name, "Codex rollout", "replayed view · 1.0 MB", state, 80).plain
+    assert narrow.endswith(state.plain) and len(narrow) <= 80, narrow
+    assert "Codex rollout" not in narrow and "replayed view · 1.0 MB" in narrow
+    assert "rollout-2025" in narrow and "…" in narrow
+    wide = top_line(name, "Codex rollout", "replayed view · 1.0 MB", state, 200).plain
+    assert f" {name}  Codex rollout · replayed view · 1.0 MB ● live" in wide
+
+
+async def test_an_80_column_header_keeps_the_files_state(tmp_path: Path) -> None:
+    path = tmp_path / ("a-long-name-" * 8 + ".jsonl")
+    write_toy(path)
+    with path.open("ab") as fh:
+        fh.write(b'{"broken\n{"toy": 1}\n')  # (a warning)
+    with toy_registered():
+        async with opened(path, (80, 24)) as (app, pilot, _screen):
+            await pilot.pause(0.1)
+            first = screen_text(app).split("a-long-name-", 1)[1].split("\n", 1)[0]
+            assert "●" in first and "warning" in first, first

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -67,6 +68,21 @@ def _window(minutes: Any) -> str:
     return f"{minutes} min"
 
 
+def top_line(name: str, title: str, view: str, state: Text, width: int) -> Text:
+    """The header's first line: the file's name, its format, view and size, then its
+    state, all in ``width`` cells where it can be: the format's title goes first, then
+    the name is cut (to no less than 12 cells), never the state."""
+    top = Text(no_wrap=True, end="")
+    room = width - state.cell_len - cell_len(f"  {view} ") - 2
+    about = f" {title} · {view} "
+    if cell_len(name) + cell_len(f" {title} · ") > room:
+        about = f" {view} "
+    top.append(f" {clip(name, max(12, min(100, room)))} ", "bold")  # (a rollout's: ~75)
+    top.append(about)
+    top.append_text(state)
+    return top
+
+
 class ModelStatus(Static):
     """Three lines of facts; the text is built inert, never parsed as markup."""
 
@@ -79,6 +95,11 @@ class ModelStatus(Static):
         color: $text;
     }
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._top: tuple[str, str, str, Text] = ("", "", "", Text())
+        self._rows: list[Text] = []  # the lines below the first, as last shown
 
     def show(
         self,
@@ -98,21 +119,20 @@ class ModelStatus(Static):
         transcript is a big file's end alone (its preview), so its counts and usage are
         the end's, and its lines are not counted yet: said so, never passed off as the
         file's."""
-        top = Text(no_wrap=True, end="")
-        top.append(
-            f" {clip(name_line(name), 100)} ", "bold"
-        )  # (a Codex rollout's: ~75, its id last)
-        top.append(f" {title} · {mode} view · {size_text(size)} ")
-        top.append(f"● {live}", LIVE_STYLES.get(live, ""))
+        # What the file is doing (live, warnings, a search's place, "↓ N new") before its
+        # name: on a narrow screen the name is cut first (the first line lost them at 80).
+        state = Text(no_wrap=True, end="")
+        state.append(f"● {live}", LIVE_STYLES.get(live, ""))
         if since:
-            top.append(f" · {since}", "dim")
+            state.append(f" · {since}", "dim")
         warnings = len(transcript.warnings)
         if warnings:
-            top.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
-        if transcript.parent:
-            top.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
+            state.append(f"  ⚠ {count(warnings, 'warning')} (w)", "bold red")
         if extra:
-            top.append(f"  {one_line(extra, 60)}", "italic")
+            state.append(f"  {one_line(extra, 60)}", "italic")
+        if transcript.parent:
+            state.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
+        self._top = (name_line(name), title, f"{mode} view · {size_text(size)}", state)
 
         counts = Text(" ", no_wrap=True, end="")
         if partial:
@@ -168,12 +188,22 @@ class ModelStatus(Static):
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
-        rows = [top, counts, usage]
+        rows = [counts, usage]
         if note:
             rows.append(Text(f" {one_line(note, 300)}", no_wrap=True, end=""))
-        if self.styles.height is None or self.styles.height.value != len(rows):
-            self.styles.height = len(rows)
-        lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)
+        if self.styles.height is None or self.styles.height.value != len(rows) + 1:
+            self.styles.height = len(rows) + 1
+        self._rows = rows
+        self._draw()
+
+    def on_resize(self) -> None:
+        if self._rows:
+            self._draw()
+
+    def _draw(self) -> None:
+        lines = Text("\n", no_wrap=True, overflow="ellipsis").join(
+            [top_line(*self._top, self.size.width or 200), *self._rows]
+        )
         lines.no_wrap = True  # cut at the width: never wrapped onto the next
         self.update(lines)
 
