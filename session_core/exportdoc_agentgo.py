@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .agentgo.diff import ContextFolds
+from .agentgo.messages import message_role
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text
 from .exportdoc import (
@@ -187,10 +188,9 @@ def _conversation(
         for entry in entries:
             if entry < 0:
                 own = folds.own[-1 - entry]
-                kind = _s(own.get("kind")) or "?"
                 yield MessageItem(
                     f"sent-{-entry}",
-                    {"tool_result": "tool"}.get(kind, kind),
+                    message_role(own),
                     ["sent, committed as no message (a summary)"],
                     message_text(own),
                 )
@@ -236,8 +236,7 @@ def _message(
     agv: AgentGoView, m: Committed, tool_calls: dict[str, Call], results: dict[str, tuple[int, str]]
 ) -> MessageItem:
     msg = m.message
-    kind = _s(msg.get("kind")) or "user"
-    role = {"tool_result": "tool"}.get(kind, kind)
+    role = message_role(msg)
     where = [f"line {m.line}", f"seq {m.seq}", f"run {m.run_id}", m.time]
     item = MessageItem(f"line-{m.line}", role, where, message_text(msg))
     if msg.get("is_error"):

@@ -450,3 +450,32 @@ def test_the_line_count_counts_lines_not_records(finished: Path) -> None:
     from session_core.formats.agentgo import AgentGoModel
 
     assert AgentGoModel(live.view).transcript(str(finished), False).lines == len(lines)
+
+
+def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
+    """``check`` and ``replay`` said "2 gaps" of a live session with one call running,
+    where the viewer said none (the API audit): while its writer is at work, the run it
+    writes and its calls in flight are no gaps; once closed, the call without its end is.
+    And ``replay``'s messages carry api.md's ``id`` and ``role``."""
+    from session_core.formats import by_name
+    from session_core.views import replay_any
+
+    path = tmp_path / "live.jsonl"
+    fmt = by_name("agentgo-v1")
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        user = {"kind": "user", "content": [{"type": "text", "text": "hi"}]}
+        run.record("message_end", {"message": user})
+        tool = {"id": "tool-1", "kind": "tool", "attempt": 1}
+        run.record(
+            "tool_exec_start", {"tool": "x", "tool_call_id": "c1", "args": {}}, execution=tool
+        )
+        assert fmt.check(path) == "agentgo-v1, 1 message, 1 call running"
+        replayed = replay_any(path)
+        assert replayed["gaps"] == []
+        (message,) = replayed["messages"]
+        assert message["id"] == "seq-3" and message["role"] == "user"
+        assert message["kind"] == "user" and message["content"] == user["content"]
+        run.close()
+        assert "1 gap (runs or calls without their terminal event)" in fmt.check(path)

@@ -11,6 +11,12 @@ from ..text import as_str
 LINES_COUNTED = 255  # a message's body lines are counted this far
 
 
+def message_role(message: dict[str, Any]) -> str:
+    """An AgentMessage's ``kind`` as the neutral model's role (``tool_result``: tool)."""
+    kind = str(message.get("kind") or "user")
+    return {"tool_result": "tool"}.get(kind, kind)
+
+
 def thinking_text(message: dict[str, Any]) -> str:
     """The thinking parts of an AgentMessage, joined."""
     parts = message.get("content")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..text import as_str
 from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
-from .messages import as_message, message_lines, message_text, thinking_text
+from .messages import as_message, message_lines, message_role, message_text, thinking_text
 from .records import NO_SEQ, ODD_RUN, Records
 from .stored import Checkpoint, Committed, snapshot_shape
 
@@ -294,14 +294,18 @@ class AgentGoView:
         return self.checkpoints[-1] if self.checkpoints else None
 
     def gaps(self) -> list[str]:
+        """Runs without their run_close and calls without their terminal event; not, while
+        its writer is known to be at work, the run it is writing, whose calls are in
+        flight (``check`` said "2 gaps" of a live session with one call running)."""
         out = []
+        live = self.writer_alive is True
         for run_id in self.run_order:
             status = self.run_status(run_id)
-            if status != "closed":
+            if status != "closed" and not (live and status == "open"):
                 out.append(f"run {run_id}: {status} (no run_close)")
         for key in self.call_order:
             call = self.calls[key]
-            if call.status == "gap":
+            if call.status == "gap" and not (live and self.call_state(call) == "running"):
                 out.append(
                     f"call {call.id} attempt {call.attempt} in run {call.run_id}: no terminal event"
                 )
@@ -326,7 +330,16 @@ class AgentGoView:
         yield (
             "messages",
             (
-                {"seq": m.seq, "run-id": m.run_id, "time": m.time, **m.message}
+                # (api.md's id and role, as the neutral model names them, first: a key
+                # of the message's own wins)
+                {
+                    "id": f"seq-{m.seq}",
+                    "role": message_role(m.message),
+                    "seq": m.seq,
+                    "run-id": m.run_id,
+                    "time": m.time,
+                    **m.message,
+                }
                 for m in self.messages
             ),
         )

@@ -193,10 +193,12 @@ class AgentGoFormat(TranscriptFormat):
         gaps = len(view.gaps())
         if gaps:
             parts.append(f"{count(gaps, 'gap')} (runs or calls without their terminal event)")
-            calls = sum(1 for call in view.calls.values() if call.status == "gap")
-            if calls:  # (as the other formats count theirs: running, or interrupted)
-                state = "interrupted" if view.writer_alive is False else "running"
-                parts.append(f"{count(calls, 'call')} {state}")
+        # (as the other formats count theirs: running, or interrupted)
+        ends = [view.call_state(call) for call in view.calls.values() if call.status == "gap"]
+        if "running" in ends:
+            parts.append(f"{count(ends.count('running'), 'call')} running")
+        elif ends and view.writer_alive is False:
+            parts.append(f"{count(len(ends), 'call')} interrupted")
         return note_of(parts, view.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...agentgo.messages import message_role
 from ...column_items import Items
 from ...indexing import loads_payload
 from ...item_column import LINE_LIMIT, ItemColumn
@@ -57,11 +58,6 @@ def message_parts(message: dict[str, Any]) -> list[Part]:
             if isinstance(part, dict) and part.get("type") == "tool_call":
                 parts.append(tool_call_part(part.get("id", ""), part.get("name", ""), part))
     return parts
-
-
-def message_role(message: dict[str, Any]) -> str:
-    kind = str(message.get("kind") or "user")
-    return {"tool_result": "tool"}.get(kind, kind)
 
 
 def _record_parts(record: dict[str, Any]) -> list[Part]:
