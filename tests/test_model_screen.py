@@ -623,3 +623,16 @@ async def test_an_80_column_header_keeps_the_files_state(tmp_path: Path) -> None
             await pilot.pause(0.1)
             first = screen_text(app).split("a-long-name-", 1)[1].split("\n", 1)[0]
             assert "●" in first and "warning" in first, first
+
+
+async def test_a_response_over_lines_apart_says_how_many(tmp_path: Path) -> None:
+    """A Claude Code response split over lines 18, 19, 20, 23, 26, 29, 32 and 35 read
+    "lines 18-25" (its first line and its count as a range: the viewer audit); it is
+    "8 lines from line 18"."""
+    path = sample(tmp_path, "claude-code", CLAUDE)
+    async with opened(path) as (_app, _pilot, screen):
+        view = screen.conversation
+        index = next(i for i, item in enumerate(view.items) if item.line == 18)
+        assert view.items[index].lines == 8
+        header = view.rendered_text(index).splitlines()[0]
+        assert "8 lines from line 18" in header and "18-25" not in header, header

@@ -428,8 +428,8 @@ class ItemsView(ItemSearch):
         if marks:
             text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
         facts = [f"line {item.line:,}"] if item.line else []
-        if item.lines > 1:
-            facts[-1:] = [f"lines {item.line:,}-{item.line + item.lines - 1:,}"]
+        if item.lines > 1:  # (a count, not a range: a response's lines may be apart)
+            facts[-1:] = [f"{item.lines:,} lines from line {item.line:,}"]
         if item.model:
             facts.append(one_line(item.model, 40))
         if item.ts:
