@@ -636,3 +636,19 @@ async def test_a_response_over_lines_apart_says_how_many(tmp_path: Path) -> None
         assert view.items[index].lines == 8
         header = view.rendered_text(index).splitlines()[0]
         assert "8 lines from line 18" in header and "18-25" not in header, header
+
+
+@pytest.mark.parametrize("width", [100, 120, 140, 200])
+def test_the_operations_line_is_on_screen(width: int) -> None:
+    """The arguments take what the other columns leave, so the line column ends inside
+    the table (at 140 cells a Codex rollout's lines read "2," and "38": the viewer audit);
+    below 140 the call id and then the tool give some of theirs."""
+    from viewer.widgets.model_panes import ARGS_WIDTH, OP_COLUMNS, op_widths
+
+    widths = op_widths(width, 19)
+    assert list(widths) == [key for key, _, _ in OP_COLUMNS]
+    used = sum(widths.values()) + 2 * len(widths) + 2
+    assert used <= width and widths["line"] == 7
+    assert ARGS_WIDTH[0] <= widths["args"] <= ARGS_WIDTH[1]
+    assert widths["call"] == 30 or width < 140
+    assert op_widths(0, 19)["args"] == 54  # (not laid out yet)

@@ -97,6 +97,27 @@ OP_COLUMNS: list[Column] = [
     ("duration", "took", 8),
     ("line", "line", 7),
 ]
+ARGS_WIDTH = (20, 120)  # the arguments take what the other columns leave, within these
+
+
+def op_widths(width: int, state: int) -> dict[str, int]:
+    """The columns' widths in a table ``width`` cells wide whose state column is ``state``
+    wide, so that the line is on screen where it can be (at 140 cells it was cut to
+    "38"): the arguments take what the others leave (each column 2 cells apart, 2 for the
+    scroll bar), within ``ARGS_WIDTH``; below that the call id gives up to 18 cells, then
+    the tool up to 6 (past that the table scrolls). As ``OP_COLUMNS`` while the width is
+    not known."""
+    widths = {key: w for key, _, w in OP_COLUMNS}
+    widths["state"] = state
+    if width <= 0:
+        return widths
+    rest = width - 2 * len(OP_COLUMNS) - 2 - state - widths["duration"] - widths["line"]
+    for key, least in (("call", 12), ("tool", 10)):
+        short = ARGS_WIDTH[0] - (rest - widths["tool"] - widths["call"])
+        if short > 0:
+            widths[key] = max(least, widths[key] - short)
+    widths["args"] = max(ARGS_WIDTH[0], min(ARGS_WIDTH[1], rest - widths["tool"] - widths["call"]))
+    return widths
 
 
 def _state_text(op: ToolOp) -> str:
@@ -136,6 +157,7 @@ class OpsPane(Vertical):
         super().__init__(id=id)
         self.ops: Sequence[ToolOp] = []
         self.table = VirtualTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
+        self._state_width = STATE_WIDTH
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -144,21 +166,31 @@ class OpsPane(Vertical):
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         self.ops = transcript.tool_operations
-        width = max([STATE_WIDTH, *map(_state_width, unsettled_ops(self.ops))])
-        if width != table.columns[0][2]:
-            table.set_columns([("state", "state", width), *OP_COLUMNS[1:]])
+        self._state_width = max([STATE_WIDTH, *map(_state_width, unsettled_ops(self.ops))])
+        self._fit()
         table.set_row_count(len(self.ops))
         if follow:
             table.move_cursor(len(self.ops) - 1)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The columns for the state labels shown and the pane's width (``args_width``)."""
+        table = self.table
+        widths = op_widths(self.size.width, self._state_width)
+        columns = [(key, label, widths[key]) for key, label, _ in OP_COLUMNS]
+        if [c[2] for c in columns] != [c[2] for c in table.columns]:
+            table.set_columns(columns)
 
     def _cells(self, index: int) -> Sequence[Text]:
         op = self.ops[index]
         label = _state_text(op)
         return [
             tone_text(label, STATE_TONES.get(op.state, "info")),
-            one_line_text(op.tool, 16),
-            one_line_text(op.call_id, 30),
-            one_line_text(op_arguments(op.arguments), 54),
+            one_line_text(op.tool, self.table.columns[1][2]),
+            one_line_text(op.call_id, self.table.columns[2][2]),
+            one_line_text(op_arguments(op.arguments), self.table.columns[3][2]),
             Text(duration_text(op.duration), end=""),
             Text(f"{op.line:,}" if op.line else "", end=""),
         ]
