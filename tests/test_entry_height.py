@@ -30,3 +30,32 @@ def test_a_huge_line_is_capped_as_wrap_caps_it() -> None:
     text = "x" * (MAX_WRAPPED * 10 + 5) + "\n" + "界" * 5000
     for width in (1, 7, 80):
         assert entry_height(("", text), width) == len(wrap(text, width)) <= 2 * MAX_WRAPPED
+
+
+def test_prose_wraps_between_words() -> None:
+    """An expanded message's text is cut between words ("two brough" / "(pros/cons)",
+    not "exp" / "ected": the viewer audit); a word longer than a line is cut by cells,
+    and what is drawn stays inert and bounded."""
+    from viewer.widgets.block_view import MAX_WRAPPED, wrap
+
+    text = "no conflict expected and then ask the teammates " + "x" * 70 + " \x1b[31mend"
+    lines = [line.plain for line in wrap(text, 30, indent="  ", words=True)]
+    assert all(len(line) <= 30 for line in lines)
+    assert lines[:3] == [
+        "  no conflict expected and ",
+        "  then ask the teammates ",
+        "  " + "x" * 28,
+    ]
+    assert "\x1b" not in "".join(lines) and lines[-1].endswith("␛[31mend")
+    assert [line.plain for line in wrap("abc def", 30, words=True)] == ["abc def"]
+    assert len(wrap("word " * 100_000, 40, words=True)) == MAX_WRAPPED
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, st.integers(min_value=1, max_value=120))
+def test_prose_wrapped_fits_its_width(text: str, width: int) -> None:
+    from rich.cells import cell_len
+
+    for line in wrap(text, width, indent="  ", words=True):
+        assert cell_len(line.plain) <= max(width, 3)
+        assert "\x1b" not in line.plain

@@ -9,10 +9,12 @@ Heights are ``Measured``: a prefix-sum list rebuilt with ``accumulate`` (C speed
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Hashable, Sequence
 from typing import ClassVar
 
-from rich.cells import chop_cells
+from rich.cells import cell_len, chop_cells
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
@@ -148,14 +150,27 @@ class BlockView(LineList):
         return lines
 
 
-def wrap(text: str, width: int, style: str | Style = "", indent: str = "") -> list[Text]:
-    """``text`` (made inert) as lines of at most ``width`` cells, cut by cells, not words."""
+def wrap(
+    text: str, width: int, style: str | Style = "", indent: str = "", *, words: bool = False
+) -> list[Text]:
+    """``text`` (made inert) as lines of at most ``width`` cells, cut by cells (``words``:
+    between words where it can, prose's way; a word longer than a line is cut by cells)."""
     out: list[Text] = []
     room = max(1, width - len(indent))
     for raw in inert_lines(text):
-        for chunk in chop_cells(raw, room)[:MAX_WRAPPED] or [""]:
+        if words and cell_len(raw) > room:
+            chunks = [
+                line.plain
+                for line in Text(raw[: room * MAX_WRAPPED]).wrap(_WRAPPING, room, overflow="fold")
+            ][:MAX_WRAPPED]
+        else:
+            chunks = chop_cells(raw, room)[:MAX_WRAPPED]
+        for chunk in chunks or [""]:
             out.append(Text(indent + chunk, style=style, end="", no_wrap=True))
     return out
+
+
+_WRAPPING = Console(file=io.StringIO(), width=1000)  # (Text.wrap's console: its tab size)
 
 
 def inert_lines(text: str) -> list[str]:

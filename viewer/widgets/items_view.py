@@ -509,10 +509,10 @@ class ItemsView(ItemSearch):
         if part.kind == "text":
             if not part.text.strip():
                 return [Text("  " + blank_note(part.text), self._s("dim"), end="")]
-            return wrap(_capped(part.text), width, indent="  ")
+            return wrap(_capped(part.text), width, indent="  ", words=True)
         if part.kind == "reasoning":
             head = [Text("  ▾ reasoning", self._s("reasoning"))]
-            return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ")
+            return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ", words=True)
         if part.kind == "tool-call":
             label, tone, progress = self._op_state(part)
             head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")
