@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1"]
+__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1", "json_text"]
 
 TOO_DEEP = "(a value nested too deep to be written)"
 
@@ -51,6 +51,12 @@ def compact_json(value: object) -> str:
 # terminal may act on one (U+009B is CSI). JSON printed or exported writes it escaped,
 # the same string to a JSON reader.
 _C1 = re.compile(rb"\xc2([\x80-\x9f])")
+
+
+def json_text(value: object, option: int = 0) -> str:
+    """JSON of a value as text to show, a C1 control character escaped (``\\u009b``,
+    as JSON writes other controls: a screen showed it ``\\x9b``, which is no JSON)."""
+    return escape_c1(dumps(value, option)).decode()
 
 
 def escape_c1(data: bytes) -> bytes:

@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 
 from session_core.agentgo.view import AgentGoView, Call, message_text, thinking_text
-from session_core.json_out import dumps
+from session_core.json_out import json_text
 from session_core.text import count
 
 from .agentgo_model import (
@@ -47,7 +47,7 @@ def pretty_json(value: Any, limit: int = JSON_LIMIT) -> str:
                 return cut(value, limit)
         else:
             return cut(value, limit)
-    return cut(dumps(value, orjson.OPT_INDENT_2).decode(), limit)
+    return cut(json_text(value, orjson.OPT_INDENT_2), limit)
 
 
 def _trim(value: Any) -> Any:

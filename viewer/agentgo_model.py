@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
-from session_core.json_out import dumps
+from session_core.json_out import json_text
 from session_core.text import count
 
 from .safe import one_line
@@ -36,7 +36,7 @@ def compact_json(value: Any, width: int | None = None) -> str:
     """``value`` as one line of JSON (strings as they are), inert, clipped to ``width``."""
     if isinstance(value, str):
         return one_line(value, width)
-    return one_line(dumps(value).decode(), width)
+    return one_line(json_text(value), width)
 
 
 def args_differ(call: Call) -> bool:

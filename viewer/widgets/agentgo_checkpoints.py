@@ -19,7 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from session_core.agentgo.view import AgentGoView, Checkpoint
-from session_core.json_out import dumps
+from session_core.json_out import dumps, escape_c1
 from session_core.text import count
 
 from ..agentgo_detail import cut
@@ -54,7 +54,7 @@ def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
 
 def snapshot_json(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> Text:
     """The snapshot as indented JSON: inert, cut at ``limit`` characters, highlighted."""
-    raw = dumps(snapshot, orjson.OPT_INDENT_2)
+    raw = escape_c1(dumps(snapshot, orjson.OPT_INDENT_2))  # (as ``json_text``)
     size = len(raw)
     text = Text(cut(raw[: limit * 4].decode(errors="replace"), limit), end="")
     JSONHighlighter().highlight(text)

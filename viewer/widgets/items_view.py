@@ -22,7 +22,7 @@ from textual.message import Message
 
 from session_core.column_items import Items, at_line, item_key
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
-from session_core.json_out import dumps
+from session_core.json_out import json_text
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -52,7 +52,7 @@ def as_json(value: Any) -> str:
     """A structured value as indented JSON (strings as they are)."""
     if isinstance(value, str):
         return value
-    return dumps(value, orjson.OPT_INDENT_2).decode()
+    return json_text(value, orjson.OPT_INDENT_2)
 
 
 # What the filter offers (``f``): conversation items by role, lines by kind. A kind not
