@@ -127,6 +127,20 @@ async def test_a_call_without_result_is_running_while_the_writer_lives(
         monkeypatch.setattr(screen, "_writer_alive", lambda held: False)
         screen._live_at = -1.0
         await until(pilot, lambda: op().state == "interrupted", "interrupted once gone", 5)
+        # Cut off, it keeps the last output it gave, folded and expanded: it was gone
+        # from the screen once the call was interrupted (the viewer audit).
+        view = screen.conversation
+        index = next(
+            i
+            for i, item in enumerate(view.items)
+            if any(p.call_id == "call-3" and p.kind == "tool-call" for p in item.parts)
+        )
+        view.cursor = index
+        assert "still working…" in view.rendered_text(index)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        shown = view.rendered_text(index)
+        assert "its last output, before it was cut off:" in shown and "still working…" in shown
 
 
 async def test_a_line_appended_live_appears_and_the_view_sticks_to_the_end(toy: Path) -> None:

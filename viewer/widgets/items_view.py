@@ -447,7 +447,8 @@ class ItemsView(ItemSearch):
         op = self.ops.get(part.call_id or "")
         if op is None:
             return "no operation", "dim", None
-        progress = op.progress if op.state == "running" else None
+        # (a call cut off keeps the last output it gave: what a crash left on screen)
+        progress = op.progress if op.state in ("running", "interrupted") else None
         return op.label, STATE_TONES.get(op.state, "info"), progress
 
     def _part_folded(self, part: Part, width: int) -> list[Text]:
@@ -525,7 +526,10 @@ class ItemsView(ItemSearch):
                 indent="    ",
             )
             if progress:
-                lines.append(Text("    progress:", self._s("info")))
+                op = self.ops.get(part.call_id or "")
+                cut = op is not None and op.state == "interrupted"
+                said = "its last output, before it was cut off:" if cut else "progress:"
+                lines.append(Text(f"    {said}", self._s("info")))
                 lines += wrap(_capped(progress), width, indent="    ")
             return lines
         if part.kind == "tool-result":
