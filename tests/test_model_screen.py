@@ -666,3 +666,21 @@ def test_the_operations_line_is_on_screen(width: int) -> None:
     assert ARGS_WIDTH[0] <= widths["args"] <= ARGS_WIDTH[1]
     assert widths["call"] == 30 or width < 140
     assert op_widths(0, 19)["args"] == 54  # (not laid out yet)
+
+
+def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
+    """A Claude Code run "took 4m07s" (its turn_duration, the writer's own timing) where
+    its lines span 16m07s: the detail says both, and which is which (the viewer audit)."""
+    from session_core.model import Run
+    from viewer.widgets.model_panes import run_entries
+
+    def took(run: Run) -> str:
+        return run_entries(run, 0, None)[1][1]
+
+    timed = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 247.5)
+    assert took(timed).startswith(
+        "took 4m07s as its writer timed it; 16m07s from its first line to its last ·"
+    )
+    by_lines = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 967.0)
+    assert took(by_lines).startswith("took 16m07s ·")
+    assert took(Run("r", "running", 5)).startswith("took ? ·")
