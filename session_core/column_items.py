@@ -182,6 +182,24 @@ class Items(Indexed[Item]):
             entries=array("q", [e for e in entries if type(e) is int and e >= 0 and keep(e)]),
         )
 
+    def count_kind(self, kind: str) -> int:
+        """How many of these items are of ``kind``, none built (the column's codes
+        counted: a 1 GB session's 184,000 items are counted at C speed)."""
+        column = self._column
+        codes = column.kind_codes(kind)
+        if self._entries is None:
+            head = column.kind[: self._n]
+            return sum(head.count(code) for code in codes)
+        wanted = set(codes)
+        total = 0
+        for index in range(self._n):
+            entry = self._entry(index)
+            if isinstance(entry, Item):
+                total += entry.kind == kind
+            elif entry >= 0:
+                total += column.kind[entry] in wanted
+        return total
+
     def mark_counts(self) -> dict[str, int] | None:
         """How many items carry each mark, none built (None: only by building them)."""
         return self._column.mark_counts(self._n) if self._entries is None else None
@@ -200,6 +218,13 @@ def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
         return items.key(index)
     item = items[index]
     return item.id, item.line
+
+
+def count_kind(items: Sequence[Item], kind: str) -> int:
+    """How many of ``items`` are of ``kind`` (a column's counted without building them)."""
+    if isinstance(items, Items):
+        return items.count_kind(kind)
+    return sum(1 for item in items if item.kind == kind)
 
 
 def at_line(items: Sequence[Item], line: int) -> int:
@@ -231,4 +256,4 @@ def first_of_span(items: Sequence[Item], first: int, last: int | None) -> int:
     return index
 
 
-__all__ = ["ItemIds", "Items", "at_line", "first_of_span", "item_key"]
+__all__ = ["ItemIds", "Items", "at_line", "count_kind", "first_of_span", "item_key"]

@@ -455,6 +455,10 @@ class ItemColumn:
         start = self.ts_end[index - 1] if index else 0
         return self.ts_text[start : self.ts_end[index]].decode("utf-8", "surrogatepass")
 
+    def kind_codes(self, kind: str) -> list[int]:
+        """The codes ``kind`` is kept as (a message's kind may be kept as none)."""
+        return [code for code, text in enumerate(self._strings) if (text or "message") == kind]
+
     def kind_of(self, index: int) -> str:
         return self._strings[self.kind[index]] or "message"
 

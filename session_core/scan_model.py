@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
+from .column_items import count_kind
 from .model import Transcript
 from .text import count
 
@@ -30,7 +31,7 @@ def summarise_model(
     if stamps:
         summary.started = summary.started or stamps[0]
         summary.last_ts = stamps[-1]
-    messages = sum(1 for i in transcript.raw if i.kind == "message")
+    messages = count_kind(transcript.raw, "message")
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage

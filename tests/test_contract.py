@@ -217,6 +217,20 @@ def test_a_compressed_file_followed_is_its_whole_read(
     assert mine == _comparable(whole, sample.parent, sample.parent)
 
 
+def test_kinds_are_counted_without_making_items(fmt: TranscriptFormat, sample: Path) -> None:
+    """``count_kind`` (the browser's message lines, the diff tab's) counts what the items
+    made say, in the raw and the replayed view, whole and followed."""
+    from session_core.column_items import count_kind
+
+    live = fmt.live(str(sample))
+    follow_into(live.apply, sample, 1 << 12, fmt.parsed_updates)
+    for transcript in (fmt.open(str(sample), writer_alive=False), live.transcript(False)):
+        for items in (transcript.raw, transcript.messages):
+            kinds = {item.kind for item in items} | {"message", "no-such-kind"}
+            for kind in kinds:
+                assert count_kind(items, kind) == sum(item.kind == kind for item in items), kind
+
+
 def test_an_operations_state_is_told_without_making_it(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path
 ) -> None:

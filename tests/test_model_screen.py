@@ -684,3 +684,16 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
     by_lines = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 967.0)
     assert took(by_lines).startswith("took 16m07s ·")
     assert took(Run("r", "running", 5)).startswith("took ? ·")
+
+
+async def test_the_diff_tab_counts_the_browsers_message_lines(tmp_path: Path) -> None:
+    """The browser's "msgs" (59) was no number the viewer showed (it said 61 sent next,
+    135 raw items: the viewer audit); the diff tab gives it, by the same name."""
+    from session_core.scan import scan_file
+
+    path = sample(tmp_path, "claude-code", CLAUDE)
+    listed = scan_file(path).messages
+    async with opened(path) as (app, pilot, _screen):
+        await pilot.press("4")
+        await pilot.pause(0.2)
+        assert f"({listed} message lines)" in screen_text(app)

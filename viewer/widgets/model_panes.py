@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 
-from session_core.column_items import at_line, item_key
+from session_core.column_items import at_line, count_kind, item_key
 from session_core.model import (
     STATE_TONES,
     Item,
@@ -406,10 +406,12 @@ class ModelDiff(Sequence[Entry]):
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
+        written = count(count_kind(raw, "message"), "message line")  # (the browser's "msgs")
         head: list[Entry] = [
             (
                 "bold",
-                f"raw: {count(len(raw), 'item')} · replayed: {count(len(sent), 'message')} · "
+                f"raw: {count(len(raw), 'item')} ({written})"
+                f" · replayed: {count(len(sent), 'message')} · "
                 f"{count(sum(c.kind == 'compaction' for c in compactions), 'compaction')}, "
                 f"{count(sum(c.kind == 'elision' for c in compactions), 'elision')}",
             )
