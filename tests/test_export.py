@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import file_loaded, fingerprint, wait_for
+from helpers import file_loaded, fingerprint, said, wait_for
 from markdown_it import MarkdownIt
 
 from session_core import Message, Session
@@ -536,3 +536,33 @@ async def test_palette_export_writes_beside_a_copy(story: Path, tmp_path: Path) 
     written = (copy.parent / "story.md").read_text()
     assert written == export(copy, "md", "replayed")
     assert fingerprint(copy) == before
+
+
+async def test_the_export_dialog_says_its_choice_and_a_cancel(story: Path, tmp_path: Path) -> None:
+    """Its radio buttons tell the choice by colour alone, and a Tab too many landed on
+    Cancel, which closed it saying nothing (the viewer audit): the choice is in words,
+    and a cancel is said."""
+    from textual.widgets import RadioButton, RadioSet
+
+    from viewer.app import TailscopeApp
+    from viewer.screens.export import ExportScreen
+    from viewer.screens.model_screen import ModelScreen
+
+    copy = tmp_path / "copy" / "story.jsonl"
+    copy.parent.mkdir()
+    shutil.copy2(story, copy)
+    app = TailscopeApp(copy, force_polling=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        app.push_screen(ExportScreen(str(copy)))
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+        status = app.screen.query_one("#export-status")
+        assert str(status.render()).startswith("HTML, the replayed view")
+        raw = app.screen.query_one("#export-view", RadioSet).query(RadioButton)[1]
+        await pilot.click(raw)
+        await wait_for(pilot, lambda: str(status.render()).startswith("HTML, the raw view"))
+        app.screen.query_one("#export-path").focus()
+        await pilot.press("tab", "tab", "enter")  # (the Export button, then Cancel)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen))
+        assert said(app, "Export cancelled: nothing written.")
+        assert not (copy.parent / "story.html").exists()

@@ -27,7 +27,7 @@ class ExportScreen(ModalScreen[str | None]):
     """Dismissed with the written path, or ``None`` when cancelled."""
 
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "export.tcss"]
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, transcript: str, fmt: Format = "html", view: View = "replayed") -> None:
         super().__init__()
@@ -61,6 +61,12 @@ class ExportScreen(ModalScreen[str | None]):
     def _sync_view(self) -> None:
         # JSON is what `tailscope replay` prints: the replayed view only.
         self.query_one("#export-view", RadioSet).disabled = self.fmt == "json"
+        self._say(self._choice())
+
+    def _choice(self) -> str:
+        """What Export writes, in words: a radio button's dot tells it by colour alone."""
+        view = "replayed" if self.fmt == "json" else self.view
+        return f"{FORMAT_LABELS[self.fmt]}, the {view} view: enter or Export writes it."
 
     def _say(self, text: str, problem: bool = False) -> None:
         status = self.query_one("#export-status", Static)
@@ -80,6 +86,7 @@ class ExportScreen(ModalScreen[str | None]):
     @on(RadioSet.Changed, "#export-view")
     def _view_changed(self, event: RadioSet.Changed) -> None:
         self.view = event.pressed.name  # type: ignore[assignment]
+        self._say(self._choice())
 
     @on(Input.Changed, "#export-path")
     def _path_changed(self) -> None:
@@ -87,7 +94,9 @@ class ExportScreen(ModalScreen[str | None]):
         self.query_one("#export-go", Button).label = "Export"
 
     @on(Button.Pressed, "#export-cancel")
-    def _cancel(self) -> None:
+    def action_cancel(self) -> None:
+        """Closed without writing, and said so (a Tab too many lands on Cancel)."""
+        self.app.notify("Export cancelled: nothing written.", timeout=3)
         self.dismiss(None)
 
     @on(Input.Submitted, "#export-path")
