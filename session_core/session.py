@@ -168,6 +168,19 @@ class Session:
     def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
         self._need(isinstance(message, Message), "message must be a Message")
         self._need(extra is None or isinstance(extra, Mapping), "extra must be a mapping")
+        # The spec's types (a replay would make another type what the reference makes of
+        # it, so the file would not say what was appended: ``role`` null read "user").
+        self._need(isinstance(message.role, str), "a message's role must be a string")
+        self._need(isinstance(message.content, str), "a message's content must be a string")
+        self._need(
+            message.tool_call_id is None or isinstance(message.tool_call_id, str),
+            "a message's tool_call_id must be a string",
+        )
+        self._need(message.depth is None or _is_int(message.depth), "depth must be an integer")
+        self._need(
+            isinstance(message.sticky, bool) and isinstance(message.sysprompt, bool),
+            "sticky and sysprompt must be true or false",
+        )
         calls = message.tool_calls
         self._need(
             calls is None  # (none, as an empty tuple)
@@ -233,7 +246,14 @@ class Session:
                 raise RefusedAppendError(
                     f"elision item {position} is not an {{id, stub}} mapping", path=self._path
                 )
-            rows.append({"id": str(item.get("id") or ""), "stub": str(item.get("stub") or "")})
+            ident, stub = item.get("id"), item.get("stub")
+            # (a replay refuses an item without string id and stub: refused before it is
+            # written, not made one by ``str``, as ``""`` or ``"3"``)
+            self._need(
+                isinstance(ident, str) and isinstance(stub, str),
+                f"elision item {position} needs a string id and a string stub",
+            )
+            rows.append({"id": ident, "stub": stub})
         return self._append("elision", {"items": rows})
 
     def append_tool_dispatched(

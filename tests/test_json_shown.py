@@ -24,4 +24,4 @@ VALUE = {"command": "echo A\x1b[31mRED I\x9b31mJ \x85 done"}
 def test_a_c1_control_is_written_as_json_writes_it(show: object) -> None:
     shown = show(VALUE)  # type: ignore[operator]
     assert "\\u009b31mJ" in shown and "\\u0085" in shown and "\\u001b[31m" in shown
-    assert not any(0x80 <= ord(c) <= 0x9F or ord(c) < 0x20 and c != "\n" for c in shown)
+    assert not any(0x80 <= ord(c) <= 0x9F or (ord(c) < 0x20 and c != "\n") for c in shown)

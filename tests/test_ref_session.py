@@ -215,6 +215,11 @@ def test_an_elision_is_refused_before_it_is_written_or_not_at_all(create) -> Non
     # One naming a message that is not here is refused before the write.
     with pytest.raises(TranscriptError):
         s.append_elision([{"id": "no-such-id", "stub": "x"}])
+    # An item without a string stub or id, which a replay refuses: it was written, its
+    # stub made "" or "3" (the API audit).
+    for item in ({"id": two}, {"id": two, "stub": 3}, {"id": two, "stub": None}, {"stub": "x"}):
+        with pytest.raises(TranscriptError, match="string id and a string stub"):
+            s.append_elision([item])
     assert path.read_bytes() == before
     assert len(s) == 4
 
@@ -497,6 +502,13 @@ def test_module_level_names_exist() -> None:
         lambda s: s.append_run_context("r", "d", facts=5),
         lambda s: s.append_run_context("r", "d", sections=5),
         lambda s: s.append_event("custom", payload=[1]),
+        # (each was written as given, and read back as another value: the API audit)
+        lambda s: s.append_message(Message(role=None, content="x")),  # type: ignore[arg-type]
+        lambda s: s.append_message(Message(role="user", content=5)),  # type: ignore[arg-type]
+        lambda s: s.append_message(Message(role="user", content="x", depth="3")),  # type: ignore[arg-type]
+        lambda s: s.append_message(Message(role="user", content="x", depth=True)),
+        lambda s: s.append_message(Message(role="tool", content="x", tool_call_id=1)),  # type: ignore[arg-type]
+        lambda s: s.append_message(Message(role="user", content="x", sticky=1)),  # type: ignore[arg-type]
     ],
 )
 def test_an_append_of_arguments_of_the_wrong_type_is_refused(create, call_it) -> None:
