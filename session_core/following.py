@@ -34,6 +34,7 @@ IDLE_POLL = 0.02  # without them (force_polling, or no watch to be had): within 
 WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
 WATCH_STEP_MS = 2  # watchfiles: quiet time that ends a group (and its idle wake-up period)
 _READ_BLOCK = 1 << 20
+HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
 # Blocks kept to be read into again: a reader that lets go of each batch before the next
 # read (``follow`` itself, the viewer's worker) reads into one; a reader that holds its
 # last batch meanwhile, into two.
@@ -166,6 +167,29 @@ class _Tail:
         except OSError:
             return False
 
+    def _held_intact(self, fd: int) -> bool:
+        """Whether the unfinished line held back is still what the file has there (its
+        first and last ``HELD_CHECK`` bytes): a writer that cuts its torn tail off and
+        writes the whole line before the next read leaves the size past ``offset`` and
+        the boundary a newline, and the held bytes were joined to the new ones, a
+        record the file never had (the fuzzer)."""
+        held = self.offset - self.complete
+        if not self.partial or held <= 0 or self.unpacked is not None:
+            return True
+        partial = self.partial
+        head = partial[0][:HELD_CHECK]
+        if len(head) < HELD_CHECK and len(partial) > 1:
+            head = b"".join(partial)[:HELD_CHECK]
+        try:
+            if os.pread(fd, len(head), self.complete) != head:
+                return False
+            if held <= HELD_CHECK:
+                return True
+            tail = partial[-1][-HELD_CHECK:]
+            return os.pread(fd, len(tail), self.offset - len(tail)) == tail
+        except OSError:
+            return False
+
     def _vanish(self, update: FollowUpdate) -> FollowUpdate | None:
         if self.vanished:
             return None
@@ -231,7 +255,7 @@ class _Tail:
             reason = "the compressed file was rewritten"
         elif self._size(st) < self.offset:
             reason = "the file was truncated"
-        elif not self._boundary_intact(self.fd):
+        elif not self._boundary_intact(self.fd) or not self._held_intact(self.fd):
             reason = "the file was rewritten under us"
         if reason is not None:
             had_content = self.fd is not None

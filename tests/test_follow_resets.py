@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from follow_helpers import (
     EMOJI,
@@ -291,3 +292,36 @@ async def test_live_transcript_rebuilds_from_new_content_after_a_reset(
         rich_transcript(path, "third", 2)
         await f.until(lambda f: len(f.current) == len(records(path)))
         assert_live_matches_load(f.live, path, tmp_path)
+
+
+@pytest.mark.parametrize("parse", [True, False])
+@pytest.mark.parametrize("size", [19, 6000])  # (a held line shorter and longer than checked)
+def test_a_torn_tail_rewritten_in_place_is_read_again(
+    tmp_path: Path, parse: bool, size: int
+) -> None:
+    """A writer cuts its torn last line off and writes the whole line before the next
+    read: the size is past what was read and the boundary still a newline, so the held
+    bytes were joined to the new ones, a record the file never had (the fuzzer). The
+    held bytes are checked against the file: the file is read again from line 1."""
+    from session_core.following import _Tail
+
+    path = transcript_at(tmp_path, 1)
+    good = path.read_bytes()
+    whole = orjson.dumps({"v": 1, "type": "note", "id": "x", "pad": "y" * size}) + b"\n"
+    torn = b'{"v":1,"type":"mess' + b"z" * (size - 19)  # (other bytes of the same length)
+    path.write_bytes(good + torn)
+    tail = _Tail(str(path), parse=parse)
+    try:
+        first = tail.step(None)
+        assert first is not None and first.held == len(torn)
+        with path.open("r+b") as fh:  # cut back to the last newline, the line written whole
+            fh.truncate(len(good))
+            fh.seek(len(good))
+            fh.write(whole)
+        update = tail.step(None)
+        assert update is not None and update.reset
+        assert "the file was rewritten under us: reading it again from line 1" in update.warnings
+        taken = update.envelopes if parse else [orjson.loads(bytes(r)) for r in update.raw]
+        assert taken[-1]["id"] == "x" and len(taken) == len(good.splitlines()) + 1
+    finally:
+        tail.close()
