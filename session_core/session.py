@@ -112,6 +112,11 @@ class Session:
         except OSError as err:
             os.close(lock_fd)
             raise _os_error(where, err, "load the transcript") from None
+        except TranscriptError as err:
+            os.close(lock_fd)
+            from .formats import of_another_format
+
+            raise of_another_format(where, err, "transcript-v1", "Session.load") from None
         except BaseException:
             os.close(lock_fd)
             raise

@@ -539,3 +539,31 @@ def test_a_duration_is_rounded_to_the_microsecond_half_up(create) -> None:
     s.append_tool_settled(op, "completed", duration=0.0000005)
     (settled,) = [e for e in s.events() if e["type"] == "tool-settled"]
     assert settled["payload"]["duration"] == 0.000001
+
+
+def test_load_of_another_formats_file_says_what_it_is(tmp_path: Path) -> None:
+    """``Session.load`` of a Claude Code session said "line 1: has envelope version None"
+    and ``AgentGoSession.open`` of a v1 file "has no integer seq" (the API audit): each
+    names the format the file is, and what reads it; nothing is written."""
+    from session_core.agentgo import AgentGoSession
+
+    cc = tmp_path / "cc.jsonl"
+    line = {
+        "type": "user",
+        "sessionId": "s",
+        "uuid": "u1",
+        "parentUuid": None,
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    cc.write_text(orjson.dumps(line).decode() + "\n")
+    before = cc.read_bytes()
+    with pytest.raises(TranscriptError, match="is claude-code, not transcript-v1: Session.load"):
+        Session.load(cc)
+    with pytest.raises(TranscriptError, match="is claude-code, not agentgo-v1"):
+        AgentGoSession.open(cc)
+    assert cc.read_bytes() == before
+    v1 = tmp_path / "v1.jsonl"
+    Session.create(v1).close()
+    with pytest.raises(TranscriptError, match="is transcript-v1, not agentgo-v1"):
+        AgentGoSession.open(v1)

@@ -123,6 +123,11 @@ class AgentGoSession:
             if os.fstat(fd).st_size != keep:
                 os.ftruncate(fd, keep)
                 os.fsync(fd)
+        except TranscriptError as err:
+            os.close(fd)
+            from ..formats import of_another_format
+
+            raise of_another_format(where, err, "agentgo-v1", "AgentGoSession.open") from None
         except BaseException:
             os.close(fd)
             raise

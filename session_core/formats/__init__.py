@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ..compressed import open_maybe_compressed
+from ..errors import TranscriptError
 from ..indexing import head_record
 from ..reader import is_blank
 from .base import Builder, LiveModel, TranscriptFormat
@@ -101,6 +102,22 @@ def detect_records(records: Any) -> Format | None:
     return head.format
 
 
+def of_another_format(path: str, err: TranscriptError, wanted: str, opener: str) -> TranscriptError:
+    """``err`` (a writer's open refusing its first line), or, where the file is of another
+    format, what it is and what reads it: "has envelope version None" said nothing of a
+    Claude Code session given to ``Session.load``."""
+    if err.line not in (None, 1):
+        return err
+    found = detect_format(path)
+    if found is None or found == wanted:
+        return err
+    return TranscriptError(
+        f"is {found}, not {wanted}: {opener} continues {wanted} files alone "
+        "(session_core.open_transcript reads every format)",
+        path=path,
+    )
+
+
 def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format | None:
     """Read the first complete non-blank lines (bounded) and name the format
     (``HeadDetector``: the first line's, or the first past a newer writer's)."""
@@ -171,5 +188,6 @@ __all__ = [
     "format_of",
     "names",
     "not_a_transcript",
+    "of_another_format",
     "register",
 ]
