@@ -434,7 +434,8 @@ class Transcript:
                 yield key, value
 
     def to_json(self) -> dict[str, Any]:
-        """The replay JSON, whole."""
+        """The neutral model as JSON, whole: what ``replay`` prints of a Claude Code or Codex
+        file (of a v1 or agentgo file it prints that format's own view: ``views.replay_any``)."""
         return {
             key: list(value) if isinstance(value, Iterator) else value
             for key, value in self.json_parts()
