@@ -217,6 +217,21 @@ def test_a_compressed_file_followed_is_its_whole_read(
     assert mine == _comparable(whole, sample.parent, sample.parent)
 
 
+def test_check_counts_what_replay_lists(fmt: TranscriptFormat, sample: Path) -> None:
+    """``check``'s note counts the compactions and elisions ``replay`` lists, in every
+    format (v1's said none of them: the API audit)."""
+    from session_core.text import count
+    from session_core.views import replay_any
+
+    kinds = [c["kind"] for c in replay_any(sample)["compactions"]]
+    note = fmt.check(sample)
+    for kind in ("compaction", "elision"):
+        if kind in kinds:
+            assert count(kinds.count(kind), kind) in note, note
+        else:
+            assert f" {kind}" not in note.split(";")[0], note
+
+
 def test_kinds_are_counted_without_making_items(fmt: TranscriptFormat, sample: Path) -> None:
     """``count_kind`` (the browser's message lines, the diff tab's) counts what the items
     made say, in the raw and the replayed view, whole and followed."""

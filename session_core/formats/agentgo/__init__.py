@@ -199,6 +199,10 @@ class AgentGoFormat(TranscriptFormat):
             parts.append(f"{count(ends.count('running'), 'call')} running")
         elif ends and view.writer_alive is False:
             parts.append(f"{count(len(ends), 'call')} interrupted")
+        kinds = [kind for _seq, _run, kind, _data in view.context_events]
+        for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
+            if kind in kinds:  # (as every format's note counts them; replay lists them)
+                parts.append(count(kinds.count(kind), what))
         return note_of(parts, view.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

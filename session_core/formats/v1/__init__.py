@@ -151,6 +151,13 @@ class V1Format(TranscriptFormat):
         parts = [NAME, count(len(state.entries), "message")]
         if state.pending_count:
             parts.append(f"{count(state.pending_count, 'tool operation')} pending")
+        # (as every format's note counts them: v1's said none, where its replay lists them)
+        for number, what in (
+            (len(state.compactions), "compaction"),
+            (len(state.elisions), "elision"),
+        ):
+            if number:
+                parts.append(count(number, what))
         return note_of(parts, state.warnings)
 
     def peek_source(self, path: str) -> PeekSource:
