@@ -81,6 +81,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _why(err: TranscriptError, path: str) -> str:
+    """What is wrong, without the path the line already begins with (it was said twice:
+    ``X: bad: X: line 6: …``); another file's (a subagent's) named."""
+    if err.path is not None and os.path.abspath(err.path) != os.path.abspath(path):
+        return str(err)
+    return f"line {err.line}: {err.reason}" if err.line is not None else err.reason
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     bad = 0
     try:
@@ -89,7 +97,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 note = format_for(path).check(path)
             except TranscriptError as err:
                 bad += 1
-                print(f"{name_line(path)}: bad: {one_line(err)}")  # (a newline: ⏎)
+                print(f"{name_line(path)}: bad: {one_line(_why(err, path))}")  # (a newline: ⏎)
                 continue
             print(f"{name_line(path)}: ok ({one_line(note)})")
     except BrokenPipeError:
