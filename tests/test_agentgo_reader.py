@@ -376,3 +376,28 @@ def test_peek_says_a_broken_sequence_as_the_viewer_does(tmp_path: Path) -> None:
     assert len(said) == 2, said  # (one a break: the next line is the new baseline)
     assert said[0].startswith("line 6: has seq") and "contiguous" in said[0]
     assert said[1].startswith("line 10: belongs to session 'another-session'")
+
+
+def test_a_session_start_of_another_version_is_said_once(tmp_path: Path) -> None:
+    """``peek`` of a version-2 file said its version, then "line 2: starts with a
+    'run_start' record", which it does not (the API audit): the session_start starts its
+    session all the same, for ``peek`` and the viewer's follow; ``check`` refuses it."""
+    from agentgo_story import write_agentgo_story
+    from session_core.formats import by_name
+
+    path = tmp_path / "v2.jsonl"
+    write_agentgo_story(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    first = orjson.loads(lines[0])
+    first["data"]["version"] = 2
+    path.write_bytes(orjson.dumps(first) + b"\n" + b"".join(lines[1:]))
+    said = [w for w in peek(path).warnings if w.startswith("line ")]
+    assert said == ["line 1: declares format version 2; this reader reads version 1"]
+    live = by_name("agentgo-v1").live(str(path))
+    from helpers import follow_into
+
+    follow_into(live.apply, path, 1 << 16, False)
+    assert [w for w in live.view.warnings if w.startswith("line ")] == said
+    assert len(live.view.messages) == 6  # (shown as it is, with its warning)
+    with pytest.raises(TranscriptError, match="line 1: declares format version 2"):
+        by_name("agentgo-v1").check(path)

@@ -558,7 +558,7 @@ def test_load_of_another_formats_file_says_what_it_is(tmp_path: Path) -> None:
     }
     cc.write_text(orjson.dumps(line).decode() + "\n")
     before = cc.read_bytes()
-    with pytest.raises(TranscriptError, match="is claude-code, not transcript-v1: Session.load"):
+    with pytest.raises(TranscriptError, match=r"is claude-code, not transcript-v1: Session\.load"):
         Session.load(cc)
     with pytest.raises(TranscriptError, match="is claude-code, not agentgo-v1"):
         AgentGoSession.open(cc)

@@ -142,6 +142,11 @@ class StrictReader:
         try:
             self.check(record, number)
         except TranscriptError as err:
+            sid = record.get("session_id")
+            if self.session_id is None and record.get("type") == "session_start" and sid:
+                # (a session_start of another version, or not at seq 0, still starts its
+                # session: the next line was "starts with a 'run_start' record")
+                self.session_id, self.seq = sid if isinstance(sid, str) else None, 0
             self._resync = self.session_id is not None
             return err.reason
         return None
