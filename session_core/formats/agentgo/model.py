@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...agentgo.messages import message_role
 from ...column_items import Items
 from ...indexing import loads_payload
 from ...item_column import LINE_LIMIT, ItemColumn
@@ -274,6 +273,8 @@ class AgentGoModel:
         every committed message; after one, what the requests since held, a message
         they held as another answer to its call marked elided with that as its stub,
         and what they held that none committed is (a summary) as an item of its own."""
+        from ...agentgo.messages import message_role
+
         if not self.view.context_events:
             return Items(self.column, n)
         folds = self._context_folds()
@@ -319,6 +320,7 @@ class AgentGoModel:
             self._take_message(committed, committed.message, records.span(committed.at))
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
+        from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
         from ...message_usage import agentgo_usage
 
         index = self.column.append(
