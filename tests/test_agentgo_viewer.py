@@ -146,7 +146,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         await pilot.press("4")
         assert panes.checkpoints._shown == 1  # the latest
         assert "bytes of JSON" in str(
-            panes.checkpoints.query_one("#agentgo-checkpoint-json").render()
+            panes.checkpoints.query_one("#agentgo-checkpoint-json").plain()
         )
         await pilot.press("1")
         assert screen.runs.table.row_count == 3

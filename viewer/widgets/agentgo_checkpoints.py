@@ -2,7 +2,9 @@
 
 The latest checkpoint is what ``load_checkpoint`` returns; it is marked. The
 snapshot is pretty-printed up to a bound (a checkpoint may hold a whole
-history) and highlighted by a regex highlighter over inert text, never markup.
+history) into a Line-API view, each line on screen highlighted by a regex
+highlighter over inert text, never markup, as it is drawn (a ``Static`` of its
+64,000 characters took 150-230 ms a move at 100 MB).
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Static
+from textual.containers import Vertical
 
 from session_core.agentgo.view import AgentGoView, Checkpoint
 from session_core.json_out import dumps, escape_c1
@@ -25,10 +26,11 @@ from session_core.text import count
 from ..agentgo_detail import cut
 from ..agentgo_model import short, source_time
 from ..safe import one_line
+from .block_view import Entry, LinesView, wrap
 from .pane import FocusPane
 from .virtual_table import Column, VirtualTable
 
-SNAPSHOT_LIMIT = 64_000  # characters of pretty JSON shown
+SNAPSHOT_LIMIT = 1_000_000  # characters of pretty JSON shown (drawn as they come on screen)
 COLUMNS: list[Column] = [
     ("n", Text("#", justify="right"), 3),
     ("seq", Text("seq", justify="right"), 6),
@@ -52,14 +54,42 @@ def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
     return one_line(kind)
 
 
-def snapshot_json(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> Text:
-    """The snapshot as indented JSON: inert, cut at ``limit`` characters, highlighted."""
+def snapshot_entries(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> list[Entry]:
+    """The snapshot as indented JSON, a row a line after a header: inert, cut at
+    ``limit`` characters."""
     raw = escape_c1(dumps(snapshot, orjson.OPT_INDENT_2))  # (as ``json_text``)
-    size = len(raw)
-    text = Text(cut(raw[: limit * 4].decode(errors="replace"), limit), end="")
-    JSONHighlighter().highlight(text)
-    header = Text(f"{size:,} bytes of JSON", style="dim", end="")
-    return Text("\n", end="").join([header, text])
+    text = cut(raw[: limit * 4].decode(errors="replace"), limit)
+    return [("dim", f"{len(raw):,} bytes of JSON"), *(("json", line) for line in text.split("\n"))]
+
+
+def snapshot_json(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> Text:
+    """The snapshot as ``SnapshotView`` shows it, whole, as one text (tests, copying)."""
+    return Text("\n", end="").join(
+        [SnapshotView.styled(style, text) for style, text in snapshot_entries(snapshot, limit)]
+    )
+
+
+class SnapshotView(LinesView):
+    """A snapshot's JSON lines, each highlighted as it is drawn."""
+
+    _HIGHLIGHT = JSONHighlighter()
+
+    @classmethod
+    def styled(cls, style: str, text: str) -> Text:
+        if style != "json":
+            return Text(text, style=style, end="")
+        line = Text(text, end="")
+        cls._HIGHLIGHT.highlight(line)
+        return line
+
+    def block_lines(self, index: int, width: int) -> list[Text]:
+        style, text = self.entries[index]
+        if style != "json":
+            return super().block_lines(index, width)
+        out = wrap(text, width)
+        for line in out:
+            self._HIGHLIGHT.highlight(line)  # (a string cut by the wrap: its pieces, plain)
+        return out
 
 
 class CheckpointsPane(Vertical, FocusPane):
@@ -89,8 +119,7 @@ class CheckpointsPane(Vertical, FocusPane):
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(COLUMNS, self._row, id="agentgo-checkpoints-table")
-        with VerticalScroll(id="agentgo-checkpoint-scroll"):
-            yield Static(Text("No checkpoint.", style="dim"), id="agentgo-checkpoint-json")
+        yield SnapshotView(id="agentgo-checkpoint-json")
 
     @property
     def table(self) -> VirtualTable:
@@ -146,15 +175,17 @@ class CheckpointsPane(Vertical, FocusPane):
         self._unshown = not self.active
         if self._unshown:
             return
-        body = self.query_one("#agentgo-checkpoint-json", Static)
+        body = self.query_one("#agentgo-checkpoint-json", SnapshotView)
         if not self.rows:
-            body.update(
-                Text(
-                    "No checkpoint in this "
-                    + ("run" if self.run_id is not None else "session")
-                    + ". Checkpoints are optional: a run saves one only when its host asks.",
-                    style="dim",
-                )
+            body.set_entries(
+                [
+                    (
+                        "dim",
+                        "No checkpoint in this "
+                        + ("run" if self.run_id is not None else "session")
+                        + ". Checkpoints are optional: a run saves one only when its host asks.",
+                    )
+                ]
             )
             self._shown = None
             return
@@ -165,4 +196,4 @@ class CheckpointsPane(Vertical, FocusPane):
             return
         self._shown = index
         checkpoint = self.view.checkpoints[index]
-        body.update(snapshot_json(checkpoint.snapshot))
+        body.set_entries(snapshot_entries(checkpoint.snapshot))
