@@ -148,7 +148,8 @@ def open_export(
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
     a file appended to), it is written to as it was opened.
     Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt,
-    or a directory.
+    a directory, or a file it may not write (a read-only one: the rename would replace
+    it all the same).
     """
     target = os.fspath(out)
     if same_file(target, transcript):
@@ -176,6 +177,12 @@ def open_export(
         raise TranscriptError(f"cannot write the export: {err.strerror}", path=target) from None
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise TranscriptError("is a directory; name a file to export to", path=target)
+    if found is not None and stat.S_ISREG(found.st_mode) and not os.access(final, os.W_OK):
+        # (the rename would replace it all the same, where ``cp`` or ``>`` would refuse)
+        raise TranscriptError(
+            "is not writable: an export does not replace a file it may not write",
+            path=target,
+        )
     if found is not None and not stat.S_ISREG(found.st_mode):
         # A FIFO, a device: what it is stays (``into`` closes what it opened).
         into = _OnFirstWrite(lambda: open(final, "wb"))  # noqa: SIM115

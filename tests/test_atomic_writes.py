@@ -229,3 +229,22 @@ def test_export_o_standard_output_writes_to_it_as_it_was_opened(
     with path.open("ab") as out:  # the transcript itself: refused, untouched
         assert _export_to(path, target, out) == 1
     assert path.read_bytes() == before
+
+
+def test_export_o_refuses_a_file_it_may_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rename replaced a read-only target all the same, where ``cp`` or ``>`` would
+    refuse (the CLI audit). As root every file is writable, so the user's view of it is
+    played here: ``os.access`` says no."""
+    source = transcript(tmp_path / "t.jsonl")
+    target = tmp_path / "out.md"
+    target.write_text("keep me")
+    target.chmod(0o444)
+    real = os.access
+    os_access = lambda path, mode: False if os.fspath(path) == str(target) else real(path, mode)  # noqa: E731
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "access", os_access)
+        assert main(["export", str(source), "--format", "md", "-o", str(target)]) == 1
+    assert "is not writable" in capsys.readouterr().err
+    assert target.read_text() == "keep me"
