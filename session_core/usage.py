@@ -53,6 +53,8 @@ class Usage:
     # how many turns reported each field
     total_reported: int = 0
     cost_reported: int = 0
+    # tokens turns reported as a total alone, with no input or output count
+    total_only: int | None = None
 
     def add(self, usage: MessageUsage | None) -> None:
         """Count one turn and what it reported (``None``: it reported nothing)."""
@@ -69,6 +71,8 @@ class Usage:
         if usage.total is not None:
             self.total = usage.total + (self.total or 0)
             self.total_reported += 1
+            if usage.input is None and usage.output is None:
+                self.total_only = usage.total + (self.total_only or 0)
         if usage.cost is not None:
             self.cost = usage.cost + (self.cost or 0.0)
             self.cost_reported += 1

@@ -26,6 +26,9 @@ class Usage:
     reported: int = 0  # responses that reported any usage
     responses: int = 0  # responses that could have
     cost_reported: int = 0  # responses whose cost is known
+    # tokens responses reported as a total alone (v1's ``total-tokens`` with no prompt
+    # or completion count): counted, not broken down (they read "usage unknown")
+    total_only_tokens: int | None = None
 
     def add(self, other: Usage) -> None:
         """Fold another total (a response's, a run's) into this one."""
@@ -33,6 +36,7 @@ class Usage:
         self.output_tokens = _plus(self.output_tokens, other.output_tokens)
         self.cache_read_tokens = _plus(self.cache_read_tokens, other.cache_read_tokens)
         self.cache_write_tokens = _plus(self.cache_write_tokens, other.cache_write_tokens)
+        self.total_only_tokens = _plus(self.total_only_tokens, other.total_only_tokens)
         if other.cost is not None:
             self.cost = other.cost + (self.cost or 0.0)
         self.reported += other.reported
@@ -48,6 +52,7 @@ class Usage:
         cache_read_tokens: int | None = None,
         cache_write_tokens: int | None = None,
         cost: float | None = None,
+        total_only_tokens: int | None = None,
     ) -> Usage:
         """One response's usage (counted as one response, reported if it said anything)."""
         said = (
@@ -56,6 +61,7 @@ class Usage:
             or cache_read_tokens is not None
             or cache_write_tokens is not None
             or cost is not None
+            or total_only_tokens is not None
         )
         return cls(
             input_tokens,
@@ -66,6 +72,7 @@ class Usage:
             reported=1 if said else 0,
             responses=1,
             cost_reported=1 if cost is not None else 0,
+            total_only_tokens=total_only_tokens,
         )
 
     @classmethod
@@ -79,6 +86,7 @@ class Usage:
             reported=totals.reported,
             responses=totals.turns,
             cost_reported=totals.cost_reported,
+            total_only_tokens=totals.total_only,
         )
 
     @classmethod
@@ -98,6 +106,7 @@ class Usage:
                 self.output_tokens,
                 self.cache_read_tokens,
                 self.cache_write_tokens,
+                self.total_only_tokens,
             )
             if v is not None
         ]
@@ -120,6 +129,7 @@ class Usage:
                 (self.output_tokens, "out"),
                 (self.cache_read_tokens, "cache read"),
                 (self.cache_write_tokens, "cache write"),
+                (self.total_only_tokens, "as a total alone"),
             )
             if value is not None
         )
@@ -152,6 +162,8 @@ class Usage:
         }
         if self.cost is not None and self.cost_reported < self.reported:
             out["priced"] = self.cost_reported  # of those that reported: the cost theirs alone
+        if self.total_only_tokens is not None:  # (only then: every other file's keys as were)
+            out["total-only-tokens"] = self.total_only_tokens
         return out
 
     @classmethod
@@ -159,11 +171,13 @@ class Usage:
         """A v1 message's or an agentgo call's usage, as one response."""
         if usage is None:
             return cls(responses=1)
+        alone = usage.total if usage.input is None and usage.output is None else None
         return cls.of_response(
             input_tokens=usage.input,
             output_tokens=usage.output,
             cache_read_tokens=usage.cache_read,
             cost=usage.cost,
+            total_only_tokens=alone,
         )
 
 

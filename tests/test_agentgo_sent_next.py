@@ -101,6 +101,9 @@ def test_a_side_calls_request_is_not_the_loops(
     ]
     (folds,) = compacted.compactions
     assert len(folds.folded) == 3
+    # the summary is a compaction's item, as every format's (x found none: a v1/agentgo
+    # audit); a committed message is none
+    assert [m.kind for m in compacted.messages] == ["summary", "message", "message", "message"]
     rows = by_name("agentgo-v1").diff(tmp_path / "c.jsonl").splitlines()
     assert "3 messages in the last model request, 3 not sent" in rows[0]
     assert not any("CLASSIFY" in row for row in rows)
@@ -199,3 +202,19 @@ def test_a_call_in_flight_is_running_in_the_export_while_its_run_is_written(
         assert "| model | gap |" not in live
     ended = export(path, "md")
     assert "| model | gap |" in ended and "no agent\\_end \\(gap\\)" in ended
+
+
+async def test_x_lands_on_the_compactions_summary(tmp_path: Path) -> None:
+    """``x`` / ``X`` go to a compaction or its summary in every format; in agentgo's
+    conversation they said "No compaction before the cursor" (a v1/agentgo audit)."""
+    from model_screen_helpers import opened
+
+    path = _story(tmp_path / "c.jsonl", "context_compacted", None, True)
+    async with opened(path) as (_app, pilot, screen):
+        await pilot.press("3")
+        view = screen.conversation
+        assert view.items[0].kind == "summary"
+        await pilot.press("G", "X")
+        await pilot.pause(0.1)
+        assert view.cursor == 0
+        assert "compaction summary" in view.rendered_text(0)

@@ -22,6 +22,7 @@ from textual.widgets import TabbedContent
 from session_core.formats import V1
 from session_core.formats.v1 import V1Live
 from session_core.formats.v1.ops import V1Op
+from session_core.json_out import compact_json
 from session_core.model import ToolOp
 from session_core.replay import ReplayState
 from session_core.text import count
@@ -45,10 +46,24 @@ ARTIFACT_STATES = {
 
 
 def grant_text(grant: object) -> str:
-    """A permission grant in the header: ``fs_read:always`` (its tool and scope)."""
+    """A permission grant in the header: ``fs_read:always`` (its tool and scope), else
+    what it holds (the spec leaves a grant's shape to its writer: a grant of
+    ``{"tool": "bash", "allow": true}`` read ``bash:?``)."""
     if isinstance(grant, dict):
-        return f"{one_line(grant.get('tool', '?'), 30)}:{one_line(grant.get('scope', '?'), 20)}"
+        tool, scope = grant.get("tool"), grant.get("scope")
+        if tool is not None and scope is not None:
+            return f"{one_line(tool, 30)}:{one_line(scope, 20)}"
+        rest = " ".join(
+            f"{one_line(key, 12)}={one_line(_value(value), 12)}"
+            for key, value in grant.items()
+            if key != "tool"
+        )
+        return one_line(f"{tool if tool is not None else ''} {rest}".strip() or "{}", 40)
     return one_line(grant, 40)
+
+
+def _value(value: object) -> str:
+    return value if isinstance(value, str) else compact_json(value)
 
 
 class V1Panes(PaneSet):

@@ -163,7 +163,10 @@ class ModelStatus(Static):
             for key in META_KEYS
             if transcript.meta.get(key) not in (None, "")
         ]
-        counts.append("  ".join(facts) if facts else "no meta yet", "dim")
+        if facts or not any(v not in (None, "") for v in transcript.meta.values()):
+            # ("no meta yet" only before there is any: a v1 file's agent=x, said on its own
+            # line, read "no meta yet" here)
+            counts.append("  ".join(facts) if facts else "no meta yet", "dim")
 
         usage = Text(" ", no_wrap=True, end="")
         if partial:

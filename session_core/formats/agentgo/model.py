@@ -273,15 +273,32 @@ class AgentGoModel:
         every committed message; after one, what the requests since held, a message
         they held as another answer to its call marked elided with that as its stub,
         and what they held that none committed is (a summary) as an item of its own."""
-        from ...agentgo.messages import message_role
+        from ...agentgo.messages import message_role, message_text
 
         if not self.view.context_events:
             return Items(self.column, n)
         folds = self._context_folds()
         entries = folds.sent(n)
         own = self._own
-        for message in folds.own[len(own) :]:
-            own.append(Item(f"sent-{len(own) + 1}", message_role(message), message_parts(message)))
+        if len(folds.own) > len(own):
+            # A message holding a compaction's summary is that summary (a compaction's
+            # item, as every format's: ``x`` found none in agentgo's conversation).
+            said = [
+                data["summary"]
+                for _seq, _run, kind, data in self.view.context_events
+                if kind == "context_compacted" and isinstance(data.get("summary"), str)
+            ]
+            for message in folds.own[len(own) :]:
+                text = message_text(message)
+                summary = any(s.strip() and s in text for s in said)
+                own.append(
+                    Item(
+                        f"sent-{len(own) + 1}",
+                        message_role(message),
+                        message_parts(message),
+                        kind="summary" if summary else "message",
+                    )
+                )
         column = self.column
         if folds.found != self._found:  # (the stubs change only with an event found)
             self._found = folds.found

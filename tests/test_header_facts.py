@@ -1,0 +1,66 @@
+"""Facts the header and the replay give (a v1/agentgo audit): a response that reports
+its usage as a total alone (v1's ``total-tokens``, with no prompt or completion count)
+is counted (it read "usage unknown" in the viewer and ``replay``, all null with
+``reported: 1``, while the export said 10); a grant of another shape says what it
+holds; "no meta yet" only before there is any."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session_core import Message, Session, open_transcript
+from session_core.views import replay_any
+
+
+def _session(path: Path, usage: dict[str, int]) -> Path:
+    with Session.create(path, meta={"agent": "x"}) as s:
+        s.append_message(Message(role="user", content="hi"))
+        s.append_message(Message(role="assistant", content="hello"), extra={"usage": usage})
+        s.append_message(Message(role="user", content="again"))
+        s.append_message(Message(role="assistant", content="done"))
+    return path
+
+
+def test_a_total_alone_is_counted(tmp_path: Path) -> None:
+    path = _session(tmp_path / "t.jsonl", {"total-tokens": 10})
+    usage = replay_any(path)["usage"]
+    assert usage["total-only-tokens"] == 10 and usage["reported"] == 1
+    assert usage["input-tokens"] is None  # (not made up: only the total was said)
+    transcript = open_transcript(path)
+    assert transcript.usage.tokens == 10
+    assert transcript.usage.describe().startswith("10 tok (10 as a total alone)")
+    assert "1 of 2 responses reported" in transcript.usage.describe()
+    said = [m.usage for m in transcript.messages if m.role == "assistant"]
+    assert said[0] is not None and said[0].describe().startswith("10 tok")
+
+
+def test_a_broken_down_usage_keeps_its_keys(tmp_path: Path) -> None:
+    path = _session(tmp_path / "t.jsonl", {"prompt-tokens": 7, "completion-tokens": 3})
+    usage = replay_any(path)["usage"]
+    assert "total-only-tokens" not in usage  # (every other file's JSON as it was)
+    assert (usage["input-tokens"], usage["output-tokens"]) == (7, 3)
+    assert open_transcript(path).usage.tokens == 10
+
+
+def test_a_grant_of_another_shape_says_what_it_holds() -> None:
+    """The spec leaves a grant's shape to its writer: ``{"tool": "bash", "allow": true}``
+    read ``bash:?`` in the header (a v1/agentgo audit)."""
+    from viewer.formats.v1 import grant_text
+
+    assert grant_text({"tool": "fs_read", "scope": "always"}) == "fs_read:always"
+    assert grant_text({"tool": "bash", "allow": True}) == "bash allow=true"
+    assert grant_text({"mode": "ask"}) == "mode=ask"
+    assert grant_text("anything") == "anything"
+
+
+async def test_the_header_says_no_meta_yet_only_before_there_is_any(tmp_path: Path) -> None:
+    """A v1 file whose meta is ``{"agent": "x"}`` (said on the header's last line) read
+    "no meta yet" on its second (a v1/agentgo audit)."""
+    from helpers import screen_text
+    from model_screen_helpers import opened
+
+    path = _session(tmp_path / "t.jsonl", {"total-tokens": 10})
+    async with opened(path) as (app, _pilot, _screen):
+        text = screen_text(app)
+        assert "no meta yet" not in text and "agent=x" in text
+        assert "usage 10 tok (10 as a total alone)" in text
