@@ -64,3 +64,27 @@ async def test_the_header_says_no_meta_yet_only_before_there_is_any(tmp_path: Pa
         text = screen_text(app)
         assert "no meta yet" not in text and "agent=x" in text
         assert "usage 10 tok (10 as a total alone)" in text
+
+
+def test_r_says_what_each_formats_raw_view_holds() -> None:
+    """``r`` said "every line of the file" of v1's and agentgo's raw views, which hold
+    their message lines (a v1/agentgo audit): each format says what its own holds."""
+    from session_core.formats import by_name, names
+
+    said = {name: by_name(name).raw_view for name in names()}
+    assert said["claude-code"] == said["codex"] == "every line of the file, with its kind and marks"
+    assert said["transcript-v1"].startswith("every message line as written")
+    assert said["agentgo-v1"].startswith("every committed message")
+
+
+async def test_the_search_bar_says_what_it_searches(tmp_path: Path) -> None:
+    """From a tab without a search of its own (the tool operations table), ``/`` searches
+    the conversation: the bar says so (it went there unasked: a v1/agentgo audit)."""
+    from model_screen_helpers import opened
+    from textual.widgets import Input
+
+    path = _session(tmp_path / "t.jsonl", {"total-tokens": 10})
+    async with opened(path) as (_app, pilot, screen):
+        await pilot.press("3", "slash")  # (v1: the tool operations)
+        await pilot.pause(0.1)
+        assert screen.query_one("#search", Input).placeholder.startswith("search the conversation")

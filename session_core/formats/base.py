@@ -292,6 +292,8 @@ class TranscriptFormat(ABC):
     writable: ClassVar[bool] = False  # tailscope writes this format too
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
+    # what its raw view holds, in words (the viewer's ``r`` says it)
+    raw_view: ClassVar[str] = "every line of the file, with its kind and marks"
     # Its writers may open a file with lines of a type newer than this reader (bookkeeping
     # no format claims): it is detected by the first line it claims after them.
     opens_past_unknown_lines: ClassVar[bool] = False

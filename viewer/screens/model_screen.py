@@ -404,7 +404,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self.action_show_tab("conversation")
         self._refresh_status()
         self.notify(
-            "Raw view: every line of the file, with its kind and marks."
+            f"Raw view: {self.format.raw_view}."  # (v1's and agentgo's are not every line)
             if view.mode == "raw"
             else "Replayed view: what the model is sent next.",
             timeout=3,

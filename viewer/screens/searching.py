@@ -29,7 +29,8 @@ class SearchingScreen(FollowingScreen):
 
     def _below_tabs(self) -> Iterable[Widget]:
         bar = Vertical(
-            Input(placeholder="search (enter finds, escape closes)", id="search"), id="search-bar"
+            Input(placeholder="search the conversation (enter finds, escape closes)", id="search"),
+            id="search-bar",
         )
         bar.display = False
         return [bar]
@@ -39,6 +40,13 @@ class SearchingScreen(FollowingScreen):
         search = self.query_one("#search", Input)
         term = self.search_term_in_tab()
         search.value = self.conversation.search_term if term is None else term
+        # (from a tab without a search of its own, the conversation is searched: said, as
+        # a search begun on the tool operations table went to the conversation unasked)
+        search.placeholder = (
+            "search the conversation (enter finds, escape closes)"
+            if term is None
+            else "search this tab (enter finds, escape closes)"
+        )
         search.focus()
 
     def focus_shown(self) -> None:

@@ -233,7 +233,7 @@ class ItemsView(ItemSearch):
         if len(every):
             return f"The filter lets none of the {count(len(every), 'item')} through: f changes it."
         if self.mode == "replayed" and len(transcript.raw):
-            return "Nothing here is sent to the model (yet): r shows every line of the file."
+            return "Nothing here is sent to the model (yet): r shows the raw view."
         return None
 
     def filter_choices(self) -> tuple[tuple[str, ...], tuple[str, ...]]:

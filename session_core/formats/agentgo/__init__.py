@@ -94,6 +94,7 @@ class AgentGoFormat(TranscriptFormat):
     writable: ClassVar[bool] = True
     only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
     first_line: ClassVar[str] = "an agentgo session_start"
+    raw_view: ClassVar[str] = "every committed message (folded and stubbed marked)"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record

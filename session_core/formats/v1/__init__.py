@@ -99,6 +99,9 @@ class V1Format(TranscriptFormat):
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
     mends_lines: ClassVar[bool] = False  # (as LLM::Agent::Session, which JSON::Fast reads)
+    raw_view: ClassVar[str] = (
+        "every message line as written (folded and elided marked), and lines of unknown types"
+    )
     # Its own panes on the model screen (viewer.formats.v1): the diff of every message
     # line as written and as sent, and the run contexts with what changed between runs.
     extra_panes: ClassVar[tuple[str, ...]] = ("changes", "contexts")
