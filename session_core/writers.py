@@ -43,14 +43,35 @@ class LockTable:
         )
 
 
+# The files (device, inode) this process saw a writer's lock on: a writer seen to lock
+# its file and gone is gone, for every read path of the process alike (the viewer's
+# export said "running" of a call its screen said was interrupted, the lock it saw gone).
+_LOCKS_SEEN: set[tuple[int, int]] = set()
+
+
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
     """True when some process holds a flock on the file (as ``Session`` writers do).
 
     None when the kernel does not say (no /proc/locks, or the file is gone).
-    Reading /proc/locks takes no lock and opens nothing but that table.
+    Reading /proc/locks takes no lock and opens nothing but that table. A lock found
+    is remembered (``lock_seen``).
     """
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return LockTable.read(locks).holds(st.st_dev, st.st_ino)
+    held = LockTable.read(locks).holds(st.st_dev, st.st_ino)
+    if held:
+        _LOCKS_SEEN.add((st.st_dev, st.st_ino))
+    return held
+
+
+def lock_seen(path: str | os.PathLike[str]) -> bool:
+    """Whether this process saw a writer hold this file's lock (this inode's)."""
+    if not _LOCKS_SEEN:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) in _LOCKS_SEEN

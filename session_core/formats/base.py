@@ -335,16 +335,17 @@ class TranscriptFormat(ABC):
 
         True while a writer holds its lock (``held``, when the caller read it already).
         A format whose writers all lock, or a file a writer was seen to lock
-        (``saw_lock``: that writer is gone): no lock, no writer. Otherwise (Claude Code,
+        (``saw_lock``, or by any read path of this process: ``writers.lock_seen``; that
+        writer is gone): no lock, no writer. Otherwise (Claude Code,
         Codex, v1's reference hold none) a compressed file, or one untouched for
         ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
         """
         from ..compressed import is_compressed_file
-        from ..writers import writer_holds_lock
+        from ..writers import lock_seen, writer_holds_lock
 
         if held is None:
             held = writer_holds_lock(path)
-        if held or saw_lock or self.only_locking_writers:
+        if held or saw_lock or self.only_locking_writers or lock_seen(path):
             return held
         if is_compressed_file(path):
             return False
