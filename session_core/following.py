@@ -176,10 +176,12 @@ class _Tail:
         held = self.offset - self.complete
         if not self.partial or held <= 0 or self.unpacked is not None:
             return True
+        head = b""
+        for piece in self.partial:  # (its first bytes alone: a long line is many pieces)
+            head += piece[: HELD_CHECK - len(head)]
+            if len(head) >= HELD_CHECK:
+                break
         partial = self.partial
-        head = partial[0][:HELD_CHECK]
-        if len(head) < HELD_CHECK and len(partial) > 1:
-            head = b"".join(partial)[:HELD_CHECK]
         try:
             if os.pread(fd, len(head), self.complete) != head:
                 return False

@@ -325,3 +325,31 @@ def test_a_torn_tail_rewritten_in_place_is_read_again(
         assert taken[-1]["id"] == "x" and len(taken) == len(good.splitlines()) + 1
     finally:
         tail.close()
+
+
+def test_the_held_line_check_reads_its_ends_alone(tmp_path: Path) -> None:
+    """The check compares the first and last 4 KB of a held line: it joined every piece of
+    a long one to take its first 4 KB, at every read, idle polls too (a 150 MB line cost
+    75 ms a poll: the review)."""
+    import tracemalloc
+
+    from session_core.following import HELD_CHECK, _Tail
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"type":"x"}\n{"a":"')
+    tail = _Tail(str(path), parse=True)
+    try:
+        tail.step(None)
+        with path.open("ab") as fh:
+            for _ in range(40):  # a line 40 MB long, unfinished, read a block at a time
+                fh.write(b"x" * (1 << 20))
+                fh.flush()
+                tail.step(None)
+        assert len(tail.partial) > 40 and tail.fd is not None
+        tracemalloc.start()
+        assert tail._held_intact(tail.fd)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 8 * HELD_CHECK, peak
+    finally:
+        tail.close()
