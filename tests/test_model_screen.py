@@ -623,6 +623,9 @@ def test_the_first_line_cuts_the_name_never_the_state() -> None:
     assert narrow.endswith(state.plain) and len(narrow) <= 80, narrow
     assert "Codex rollout" not in narrow and "replayed view · 1.0 MB" in narrow
     assert "rollout-2025" in narrow and "…" in narrow
+    tight = top_line(name, "Codex rollout", "replayed view · 1.0 MB", state, 60).plain
+    assert tight.endswith(state.plain) and len(tight) <= 60, tight  # (the view goes too)
+    assert "replayed view" not in tight
     wide = top_line(name, "Codex rollout", "replayed view · 1.0 MB", state, 200).plain
     assert f" {name}  Codex rollout · replayed view · 1.0 MB ● live" in wide
 

@@ -71,12 +71,16 @@ def _window(minutes: Any) -> str:
 def top_line(name: str, title: str, view: str, state: Text, width: int) -> Text:
     """The header's first line: the file's name, its format, view and size, then its
     state, all in ``width`` cells where it can be: the format's title goes first, then
-    the name is cut (to no less than 12 cells), never the state."""
+    the name is cut (to 20 cells), then the view and size go, then the name is cut (to
+    no less than 12 cells), the state last (at 60 columns the view had cut it)."""
     top = Text(no_wrap=True, end="")
-    room = width - state.cell_len - cell_len(f"  {view} ") - 2
+    room = width - state.cell_len - 2  # (the name's, with its spaces)
     about = f" {title} · {view} "
-    if cell_len(name) + cell_len(f" {title} · ") > room:
+    if cell_len(name) + cell_len(about) > room:
         about = f" {view} "
+        if min(cell_len(name), 20) + cell_len(about) > room:
+            about = " "
+    room -= cell_len(about)
     top.append(f" {clip(name, max(12, min(100, room)))} ", "bold")  # (a rollout's: ~75)
     top.append(about)
     top.append_text(state)
