@@ -655,20 +655,27 @@ async def test_a_response_over_lines_apart_says_how_many(tmp_path: Path) -> None
         assert "8 lines from line 18" in header and "18-25" not in header, header
 
 
-@pytest.mark.parametrize("width", [100, 120, 140, 200])
-def test_the_operations_line_is_on_screen(width: int) -> None:
+@pytest.mark.parametrize("state", [19, 40])  # (a settled label's; v1's crash states')
+@pytest.mark.parametrize("width", [60, 76, 80, 100, 120, 140, 200, 250])
+def test_the_operations_line_is_on_screen(width: int, state: int) -> None:
     """The arguments take what the other columns leave, so the line column ends inside
     the table (at 140 cells a Codex rollout's lines read "2," and "38": the viewer audit);
-    below 140 the call id and then the tool give some of theirs."""
-    from viewer.widgets.model_panes import ARGS_WIDTH, OP_COLUMNS, op_widths
+    narrower, the call id and then the tool give some of theirs, then the call id goes
+    (below 88 cells it was cut again: the review); past that the table scrolls."""
+    from viewer.widgets.model_panes import ARGS_WIDTH, OP_COLUMNS, op_columns
 
-    widths = op_widths(width, 19)
-    assert list(widths) == [key for key, _, _ in OP_COLUMNS]
-    used = sum(widths.values()) + 2 * len(widths) + 2
-    assert used <= width and widths["line"] == 7
-    assert ARGS_WIDTH[0] <= widths["args"] <= ARGS_WIDTH[1]
-    assert widths["call"] == 30 or width < 140
-    assert op_widths(0, 19)["args"] == 54  # (not laid out yet)
+    columns = op_columns(width, state)
+    keys = [key for key, _, _ in columns]
+    assert keys == [k for k, _, _ in OP_COLUMNS if k in keys] and keys[-2:] == ["duration", "line"]
+    used = sum(w for *_, w in columns) + 2 * len(columns) + 2
+    least = state + 10 + ARGS_WIDTH[0] + 8 + 7 + 2 * 5 + 2  # (the call id gone)
+    assert used <= width or (width < least and used == least), (width, columns)
+    assert all(ARGS_WIDTH[0] <= w <= ARGS_WIDTH[1] for k, _, w in columns if k == "args")
+    if width >= 120 + state - 19:
+        assert "call" in keys
+    if width <= 88 + state - 19:
+        assert "call" not in keys  # (the least needed: the detail has it)
+    assert dict((k, w) for k, _, w in op_columns(0, state))["args"] == 54  # (not laid out)
 
 
 def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:

@@ -51,7 +51,9 @@ async def operations(
 async def goto_call(pilot: Pilot[None], call_id: str) -> None:
     """The tool operations table's cursor on the call's row."""
     table = pilot.app.screen.query_one("#ops-table", VirtualTable)
-    table.move_cursor(column(table, "call").index(call_id))
+    ops = pilot.app.file_screen.ops.ops  # type: ignore[attr-defined]
+    # (by the operations: a narrow table leaves its call id column out)
+    table.move_cursor([op.call_id for op in ops].index(call_id))
     await pilot.pause()
 
 

@@ -106,8 +106,8 @@ def op_widths(width: int, state: int) -> dict[str, int]:
     wide, so that the line is on screen where it can be (at 140 cells it was cut to
     "38"): the arguments take what the others leave (each column 2 cells apart, 2 for the
     scroll bar), within ``ARGS_WIDTH``; below that the call id gives up to 18 cells, then
-    the tool up to 6 (past that the table scrolls). As ``OP_COLUMNS`` while the width is
-    not known."""
+    the tool up to 6, then the call id goes (the least needed: the detail has it); past
+    that the table scrolls. As ``OP_COLUMNS`` while the width is not known."""
     widths = {key: w for key, _, w in OP_COLUMNS}
     widths["state"] = state
     if width <= 0:
@@ -117,8 +117,17 @@ def op_widths(width: int, state: int) -> dict[str, int]:
         short = ARGS_WIDTH[0] - (rest - widths["tool"] - widths["call"])
         if short > 0:
             widths[key] = max(least, widths[key] - short)
+    if rest - widths["tool"] - widths["call"] < ARGS_WIDTH[0]:
+        rest += 2  # (its gap: its cells go to the arguments)
+        widths["call"] = 0  # (dropped: ``op_columns`` leaves it out)
     widths["args"] = max(ARGS_WIDTH[0], min(ARGS_WIDTH[1], rest - widths["tool"] - widths["call"]))
     return widths
+
+
+def op_columns(width: int, state: int) -> list[Column]:
+    """The operations table's columns at ``width`` (``op_widths``; a dropped one left out)."""
+    widths = op_widths(width, state)
+    return [(key, label, widths[key]) for key, label, _ in OP_COLUMNS if widths[key]]
 
 
 def _state_text(op: ToolOp) -> str:
@@ -179,22 +188,27 @@ class OpsPane(Vertical):
     def _fit(self) -> None:
         """The columns for the state labels shown and the pane's width (``args_width``)."""
         table = self.table
-        widths = op_widths(self.size.width, self._state_width)
-        columns = [(key, label, widths[key]) for key, label, _ in OP_COLUMNS]
-        if [c[2] for c in columns] != [c[2] for c in table.columns]:
+        columns = op_columns(self.size.width, self._state_width)
+        if [c[::2] for c in columns] != [c[::2] for c in table.columns]:
             table.set_columns(columns)
 
     def _cells(self, index: int) -> Sequence[Text]:
         op = self.ops[index]
-        label = _state_text(op)
-        return [
-            tone_text(label, STATE_TONES.get(op.state, "info")),
-            one_line_text(op.tool, self.table.columns[1][2]),
-            one_line_text(op.call_id, self.table.columns[2][2]),
-            one_line_text(op_arguments(op.arguments), self.table.columns[3][2]),
-            Text(duration_text(op.duration), end=""),
-            Text(f"{op.line:,}" if op.line else "", end=""),
-        ]
+        cells: list[Text] = []
+        for key, _label, width in self.table.columns:
+            if key == "state":
+                cells.append(tone_text(_state_text(op), STATE_TONES.get(op.state, "info")))
+            elif key == "tool":
+                cells.append(one_line_text(op.tool, width))
+            elif key == "call":
+                cells.append(one_line_text(op.call_id, width))
+            elif key == "args":
+                cells.append(one_line_text(op_arguments(op.arguments), width))
+            elif key == "duration":
+                cells.append(Text(duration_text(op.duration), end=""))
+            else:
+                cells.append(Text(f"{op.line:,}" if op.line else "", end=""))
+        return cells
 
     @property
     def selected(self) -> ToolOp | None:
