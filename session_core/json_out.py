@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import orjson
 
-__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1", "json_text"]
+__all__ = ["TOO_DEEP", "EscapedC1", "compact_json", "dumps", "escape_c1", "json_bytes", "json_text"]
 
 TOO_DEEP = "(a value nested too deep to be written)"
 
@@ -53,10 +53,15 @@ def compact_json(value: object) -> str:
 _C1 = re.compile(rb"\xc2([\x80-\x9f])")
 
 
+def json_bytes(value: object, option: int = 0) -> bytes:
+    """JSON of a value to show, a C1 control character escaped (``\\u009b``, as JSON
+    writes other controls: a screen showed it ``\\x9b``, which is no JSON)."""
+    return escape_c1(dumps(value, option))
+
+
 def json_text(value: object, option: int = 0) -> str:
-    """JSON of a value as text to show, a C1 control character escaped (``\\u009b``,
-    as JSON writes other controls: a screen showed it ``\\x9b``, which is no JSON)."""
-    return escape_c1(dumps(value, option)).decode()
+    """``json_bytes`` as text."""
+    return json_bytes(value, option).decode()
 
 
 def escape_c1(data: bytes) -> bytes:

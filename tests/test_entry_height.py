@@ -52,10 +52,33 @@ def test_prose_wraps_between_words() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(TEXTS, st.integers(min_value=1, max_value=120))
+@given(TEXTS, st.integers(min_value=4, max_value=120))
 def test_prose_wrapped_fits_its_width(text: str, width: int) -> None:
+    """(From 4 cells: a line of 2, after the indent, holds any character.)"""
     from rich.cells import cell_len
 
     for line in wrap(text, width, indent="  ", words=True):
-        assert cell_len(line.plain) <= max(width, 3)
+        assert cell_len(line.plain) <= width
         assert "\x1b" not in line.plain
+
+
+def test_a_line_past_its_rows_says_how_much_is_not_shown() -> None:
+    """A line past ``MAX_WRAPPED`` rows was cut there silently (a checkpoint's 200,000
+    character string showed 32,000, its end gone, the JSON after it whole-looking: the
+    review); its last row says how much of it is left, and the rows are as many as
+    ``entry_height`` says."""
+    text = "x" * 200_000
+    lines = wrap(text, 80)
+    assert len(lines) == MAX_WRAPPED == entry_height(("", text), 80)
+    shown = sum(len(line.plain) for line in lines[:-1])
+    assert lines[-1].plain == f"… {200_000 - shown:,} more characters of this line not shown"
+    prose = wrap("word " * 100_000, 80, words=True)
+    assert len(prose) == MAX_WRAPPED and "more characters of this line not shown" in prose[-1].plain
+    assert wrap("short", 80)[0].plain == "short"
+
+
+def test_an_indented_line_wraps_under_its_indent() -> None:
+    """The library glued a line's indent to its first word ("   trai" / "ling": the
+    review): a modest indent hangs, each row under it."""
+    rows = [line.plain for line in wrap("    an indented bullet that wraps around", 24, words=True)]
+    assert rows == ["    an indented bullet ", "    that wraps around"]

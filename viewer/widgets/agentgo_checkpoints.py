@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from session_core.agentgo.view import AgentGoView, Checkpoint
-from session_core.json_out import dumps, escape_c1
+from session_core.json_out import json_bytes
 from session_core.text import count
 
 from ..agentgo_detail import cut
@@ -57,7 +57,7 @@ def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
 def snapshot_entries(snapshot: object, limit: int = SNAPSHOT_LIMIT) -> list[Entry]:
     """The snapshot as indented JSON, a row a line after a header: inert, cut at
     ``limit`` characters."""
-    raw = escape_c1(dumps(snapshot, orjson.OPT_INDENT_2))  # (as ``json_text``)
+    raw = json_bytes(snapshot, orjson.OPT_INDENT_2)
     text = cut(raw[: limit * 4].decode(errors="replace"), limit)
     return [("dim", f"{len(raw):,} bytes of JSON"), *(("json", line) for line in text.split("\n"))]
 

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..cell_lines import chopped_count
 from ..heights import Measured
-from ..safe import inert
+from ..safe import clip, inert
 from .line_list import LineList, highlight
 
 MAX_WRAPPED = 400  # lines one wrapped line may take (a 1 MB line is not drawn in full)
@@ -154,19 +154,40 @@ def wrap(
     text: str, width: int, style: str | Style = "", indent: str = "", *, words: bool = False
 ) -> list[Text]:
     """``text`` (made inert) as lines of at most ``width`` cells, cut by cells (``words``:
-    between words where it can, prose's way; a word longer than a line is cut by cells)."""
+    between words where it can, prose's way, a line's modest indent hanging; a word
+    longer than a line is cut by cells). A line past ``MAX_WRAPPED`` rows says on its
+    last how much of it is not shown (it was cut there silently)."""
     out: list[Text] = []
     room = max(1, width - len(indent))
     for raw in inert_lines(text):
+        hang = ""
         if words and cell_len(raw) > room:
+            body = raw.lstrip(" ")
+            if len(raw) - len(body) <= room // 2:  # (an indent the library glued to a word)
+                hang = " " * (len(raw) - len(body))
+            else:
+                body = raw
+            inner = room - len(hang)
+            wrapped = Text(body[: inner * (MAX_WRAPPED + 1)]).wrap(
+                _WRAPPING, inner, overflow="fold"
+            )
             chunks = [
-                line.plain
-                for line in Text(raw[: room * MAX_WRAPPED]).wrap(_WRAPPING, room, overflow="fold")
-            ][:MAX_WRAPPED]
+                piece  # (one the library measured short, zero-width joiners say: by cells)
+                for line in wrapped
+                for piece in (
+                    [line.plain] if cell_len(line.plain) <= inner else chop_cells(line.plain, inner)
+                )
+            ]
         else:
-            chunks = chop_cells(raw, room)[:MAX_WRAPPED]
+            body = raw
+            chunks = chop_cells(raw, room) if cell_len(raw) > room else [raw]
+        if len(chunks) > MAX_WRAPPED:
+            shown = chunks[: MAX_WRAPPED - 1]
+            left = len(body) - sum(map(len, shown))
+            said = f"… {left:,} more characters of this line not shown"
+            chunks = [*shown, clip(said, room - len(hang))]
         for chunk in chunks or [""]:
-            out.append(Text(indent + chunk, style=style, end="", no_wrap=True))
+            out.append(Text(indent + hang + chunk, style=style, end="", no_wrap=True))
     return out
 
 
