@@ -57,7 +57,7 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         (
             "bold",
             f"raw: {count(len(raw), 'item')} "
-            f"({count(sum(i.kind == 'message' for i in raw), 'message line')}) · "
+            f"({count(sum(i.kind == 'message' for i in raw), 'message')}) · "
             f"replayed: {count(len(t.messages), 'message')} · "
             f"{count(kinds.count('compaction'), 'compaction')}, "
             f"{count(kinds.count('elision'), 'elision')}",

@@ -696,7 +696,7 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
     assert took(Run("r", "running", 5)).startswith("took ? ·")
 
 
-async def test_the_diff_tab_counts_the_browsers_message_lines(tmp_path: Path) -> None:
+async def test_the_diff_tab_counts_the_browsers_messages(tmp_path: Path) -> None:
     """The browser's "msgs" (59) was no number the viewer showed (it said 61 sent next,
     135 raw items: the viewer audit); the diff tab gives it, by the same name."""
     from session_core.scan import scan_file
@@ -706,4 +706,4 @@ async def test_the_diff_tab_counts_the_browsers_message_lines(tmp_path: Path) ->
     async with opened(path) as (app, pilot, _screen):
         await pilot.press("4")
         await pilot.pause(0.2)
-        assert f"({listed} message lines)" in screen_text(app)
+        assert f"({listed} messages)" in screen_text(app)

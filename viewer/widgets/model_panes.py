@@ -420,7 +420,7 @@ class ModelDiff(Sequence[Entry]):
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
-        written = count(count_kind(raw, "message"), "message line")  # (the browser's "msgs")
+        written = count(count_kind(raw, "message"), "message")  # (the browser's "msgs")
         head: list[Entry] = [
             (
                 "bold",
