@@ -417,6 +417,10 @@ class ModelDiff(Sequence[Entry]):
         self._runs: list[tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str]] = []
         self._starts: list[int] = []
         self._lines: dict[int, int] = {}  # a compaction's rows of text (first row): its line
+        # ... and what it folded (its line no item's, as agentgo's context events: the
+        # first of them is what enter shows, not the item before its line)
+        self._folded_of: dict[int, Sequence[str]] = {}
+        self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
@@ -458,6 +462,8 @@ class ModelDiff(Sequence[Entry]):
                 rows.append(("italic", compaction.summary[:4000]))
             verb = "folded" if compaction.kind == "compaction" else "stubbed"
             rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
+            self.sections.append(self._n + 1)
+            self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)
             self._ids(compaction.folded, limit, "red", "−")
             if compaction.kept:
@@ -510,6 +516,10 @@ class ModelDiff(Sequence[Entry]):
         if len(run) == 2:
             line = self._lines.get(run[0])
             found = -1 if line is None else at_line(self._raw, line)
+            folded = self._folded_of.get(run[0])
+            if folded and (found < 0 or item_key(self._raw, found)[1] != line):
+                first = self._index(folded[0], folded, 0)  # (its line is no item)
+                found = first if first is not None else found
             return found if found >= 0 else None
         first, ids = run[0], run[1]
         return self._index(ids[index - first], ids, index - first)
@@ -558,6 +568,9 @@ class ModelDiffView(LinesView):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,m", "show_raw", "In the raw view"),
+        # (v1's diff steps through its differences so: a compaction or elision each here)
+        Binding("n,right_square_bracket", "step(1)", "Next compaction or elision"),
+        Binding("p,N,left_square_bracket", "step(-1)", "Previous compaction or elision"),
     ]
 
     @dataclass
@@ -610,6 +623,22 @@ class ModelDiffView(LinesView):
         else:
             self.entries = diff
             self.reload()
+
+    def action_step(self, step: int) -> None:
+        """The cursor to the next (or previous) compaction or elision's row."""
+        entries = self.entries
+        sections = entries.sections if isinstance(entries, ModelDiff) else []
+        cursor = self.cursor
+        found = (
+            next((row for row in sections if row > cursor), None)
+            if step > 0
+            else next((row for row in reversed(sections) if row < cursor), None)
+        )
+        if found is None:
+            where = "after" if step > 0 else "before"
+            self.notify(f"No compaction or elision {where} the cursor.", timeout=2)
+            return
+        self.move_to(found)
 
     def action_show_raw(self) -> None:
         entries = self.entries
