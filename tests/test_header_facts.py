@@ -88,3 +88,18 @@ async def test_the_search_bar_says_what_it_searches(tmp_path: Path) -> None:
         await pilot.press("3", "slash")  # (v1: the tool operations)
         await pilot.pause(0.1)
         assert screen.query_one("#search", Input).placeholder.startswith("search the conversation")
+
+
+def test_a_duration_under_a_second_keeps_its_hundredths() -> None:
+    """``took`` said 0.2s of 0.25 s and 0.0s of 116 µs (a v1/agentgo audit)."""
+    from viewer.widgets.model_panes import duration_text
+
+    assert [duration_text(s) for s in (0.25, 0.000116, 0.0, 1.25, 59.96, 247.5, None)] == [
+        "0.25s",
+        "<0.01s",
+        "0s",
+        "1.2s",
+        "1m00s",
+        "4m07s",
+        "",
+    ]

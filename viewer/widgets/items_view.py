@@ -415,6 +415,9 @@ class ItemsView(ItemSearch):
         elif item.kind not in ("message", item.role):
             text.append(f"  {one_line(item.kind, 30)}", self._s("meta"))
         marks = list(item.marks)
+        if item.stub is not None and item.id in self.originals and "elided" in marks:
+            # (which of the two is on screen: ``o`` left the tag as it was)
+            marks[marks.index("elided")] = "elided: its original shown (o: the stub)"
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
         by = self.folded_by.get(item.id)

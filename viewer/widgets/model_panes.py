@@ -43,11 +43,17 @@ RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted
 
 
 def duration_text(seconds: float | None) -> str:
+    """``0.25s``, ``12.3s``, ``4m07s``, ``2h05m``; under 0.01 s ``<0.01s`` (it read "0.0s",
+    and 0.25 s "0.2s": a v1/agentgo audit)."""
     if seconds is None:
         return ""
-    if seconds < 60:
+    if seconds < 0.01:
+        return "<0.01s" if seconds > 0 else "0s"
+    if seconds < 0.995:
+        return f"{seconds:.2f}s"
+    if seconds < 59.95:
         return f"{seconds:.1f}s"
-    minutes, rest = divmod(int(seconds), 60)
+    minutes, rest = divmod(max(60, int(seconds)), 60)
     if minutes < 60:
         return f"{minutes}m{rest:02d}s"
     return f"{minutes // 60}h{minutes % 60:02d}m"
