@@ -479,3 +479,18 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
         assert message["kind"] == "user" and message["content"] == user["content"]
         run.close()
         assert "1 gap (runs or calls without their terminal event)" in fmt.check(path)
+
+
+def test_the_neutral_meta_names_the_first_model(tmp_path: Path) -> None:
+    """The header said ``version=1`` where the browser's row names the model (a
+    v1/agentgo audit): the first model call's model is in the neutral meta."""
+    from agentgo_story import write_agentgo_story
+    from session_core import open_transcript
+
+    path = tmp_path / "s.jsonl"
+    write_agentgo_story(path)
+    assert open_transcript(path).meta["model"] == "kimi-k2"
+    empty = tmp_path / "e.jsonl"
+    with AgentGoSession.create(empty) as s:
+        s.begin_run().record("agent_start")
+    assert open_transcript(empty).meta["model"] is None

@@ -165,6 +165,8 @@ class AgentGoModel:
         # A call's usage taken as its model_exec_end was fed: (that record's index, usage).
         self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
         self._folds: ContextFolds | None = None  # what each context event folded, once found
+        self._model: str | None = None  # its first model call's model (``_first_model``)
+        self._model_seen = 0
         self._made: list[Compaction] = []  # the context events as compactions, so far
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
@@ -237,7 +239,12 @@ class AgentGoModel:
         return Transcript(
             format=NAME,
             path=path,
-            meta={"session-id": view.session_id, "version": view.version, "started": view.started},
+            meta={
+                "session-id": view.session_id,
+                "version": view.version,
+                "started": view.started,
+                "model": self._first_model(),
+            },
             messages=self._sent(n),
             raw=Items(self.column, n),
             tool_operations=ops,
@@ -248,6 +255,16 @@ class AgentGoModel:
             lines=view.last_line,
             writer_alive=writer_alive,
         )
+
+    def _first_model(self) -> str | None:
+        """Its first model call's model, as the browser's row says it (the header said
+        version=1 alone): looked for in the calls not looked at yet, kept once found."""
+        view = self.view
+        order = view.call_order
+        while self._model is None and self._model_seen < len(order):
+            self._model = view.calls[order[self._model_seen]].model
+            self._model_seen += 1
+        return self._model
 
     def _context_folds(self) -> ContextFolds:
         from ...agentgo.diff import ContextFolds
