@@ -402,8 +402,11 @@ async def test_slash_on_the_calls_tab_searches_the_calls(session: Path) -> None:
         assert screen.query_one("#tabs").active == "calls"  # type: ignore[attr-defined]
         assert calls.selected is not None and calls.selected[1] == "call-2"
         assert said(app, "2 matches for 'BASH'")
+        assert "/BASH: 1/2" in screen_text(app)  # (its place, in the header: a toast alone)
         await pilot.press("n")
         assert calls.selected is not None and calls.selected[1] == "call-9"
+        await pilot.pause(0.1)
+        assert "/BASH: 2/2" in screen_text(app)
         await pilot.press("n")  # round the end
         assert calls.selected is not None and calls.selected[1] == "call-2"
         await pilot.press("N")

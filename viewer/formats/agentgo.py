@@ -139,7 +139,9 @@ class AgentGoPanes(PaneSet):
     # -- what the header and the runs tab say -------------------------------------------
 
     def status(self) -> str:
-        return self._status
+        calls = self.calls if self._built else None
+        said = calls.match_text() if calls is not None else ""
+        return f"{said} · {self._status}" if said else self._status  # (first: seen)
 
     def _status_line(self) -> str:
         view = self.view

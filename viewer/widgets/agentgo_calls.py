@@ -73,6 +73,7 @@ class CallsPane(Horizontal, FocusPane):
         self._pending: dict[CallKey, None] = {}
         self._unbuilt = False  # set_view came while hidden: the tree is built when shown
         self.search_term = ""  # what ``/`` looked for in the calls' labels
+        self._match = (0, 0)  # the selected match's place among them, and how many
 
     def compose(self) -> ComposeResult:
         yield LineTree[NodeData](id="agentgo-call-tree")
@@ -274,6 +275,14 @@ class CallsPane(Horizontal, FocusPane):
         """The next (or previous) call that matches the search, round the end."""
         if not self._to_match(step):
             self.notify("No call matches: / searches the calls.", timeout=2)
+        self.screen._refresh_status()  # type: ignore[attr-defined]  # (its place, said)
+
+    def match_text(self) -> str:
+        """``/bash: 2/3`` (the header's, as the conversation's search says its place)."""
+        if not self.search_term:
+            return ""
+        place, found = self._match
+        return f"/{one_line(self.search_term, 30)}: " + (f"{place}/{found}" if found else "none")
 
     def _to_match(self, step: int) -> int:
         """The cursor to the first match after the selected call (``step`` 1), before it
@@ -292,6 +301,9 @@ class CallsPane(Horizontal, FocusPane):
                 after = [n for n in found if n > at or (step == 0 and n == at)]
                 target = after[0] if after else found[0]
             self.select(keys[target])
+            self._match = (found.index(target) + 1, len(found))
+        else:
+            self._match = (0, 0)
         return len(found)
 
     @on(LineTree.Highlighted, "#agentgo-call-tree")
