@@ -43,10 +43,11 @@ class LockTable:
         )
 
 
-# The files (device, inode) this process saw a writer's lock on: a writer seen to lock
-# its file and gone is gone, for every read path of the process alike (the viewer's
+# The files (path, device, inode) this process saw a writer's lock on: a writer seen to
+# lock its file and gone is gone, for every read path of the process alike (the viewer's
 # export said "running" of a call its screen said was interrupted, the lock it saw gone).
-_LOCKS_SEEN: set[tuple[int, int]] = set()
+# The path too: an inode number is given again to a file made after one is removed.
+_LOCKS_SEEN: set[tuple[str, int, int]] = set()
 
 
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
@@ -62,7 +63,7 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
         return None
     held = LockTable.read(locks).holds(st.st_dev, st.st_ino)
     if held:
-        _LOCKS_SEEN.add((st.st_dev, st.st_ino))
+        _LOCKS_SEEN.add((os.path.realpath(path), st.st_dev, st.st_ino))
     return held
 
 
@@ -74,4 +75,4 @@ def lock_seen(path: str | os.PathLike[str]) -> bool:
         st = os.stat(path)
     except OSError:
         return False
-    return (st.st_dev, st.st_ino) in _LOCKS_SEEN
+    return (os.path.realpath(path), st.st_dev, st.st_ino) in _LOCKS_SEEN

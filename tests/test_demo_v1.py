@@ -3,6 +3,7 @@ ends in a crash."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
 from pathlib import Path
@@ -23,6 +24,9 @@ from viewer.demo import simulate_run
 def write_demo(tmp_path: Path, **kwargs: Any) -> Path:
     path = tmp_path / "agent-run.jsonl"
     simulate_run(str(path), speed=0, **kwargs)
+    # (a crash leaves its session open, its lock held until it is collected: collected
+    # now, its writer is gone before the file is read, not half way through the reads)
+    gc.collect()
     return path
 
 

@@ -115,6 +115,7 @@ def of_another_format(path: str, err: TranscriptError, wanted: str, opener: str)
         f"is {found}, not {wanted}: {opener} continues {wanted} files alone "
         "(session_core.open_transcript reads every format)",
         path=path,
+        line=err.line,  # (its first line: where the file says what it is)
     )
 
 
