@@ -171,10 +171,10 @@ async def test_elided_original_toggle(story) -> None:
         await pilot.press("o")
         await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" in screen_text(app))
         # which of the two is on screen, said (the tag was the same: a v1/agentgo audit)
-        assert "its original shown (o: the stub)" in view.rendered_text(view.cursor)
+        assert "elided: original shown" in view.rendered_text(view.cursor)
         await pilot.press("o")
         await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" not in screen_text(app))
-        assert "its original shown" not in view.rendered_text(view.cursor)
+        assert "original shown" not in view.rendered_text(view.cursor)
 
 
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:

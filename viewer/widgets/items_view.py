@@ -417,7 +417,7 @@ class ItemsView(ItemSearch):
         marks = list(item.marks)
         if item.stub is not None and item.id in self.originals and "elided" in marks:
             # (which of the two is on screen: ``o`` left the tag as it was)
-            marks[marks.index("elided")] = "elided: its original shown (o: the stub)"
+            marks[marks.index("elided")] = "elided: original shown"
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
         by = self.folded_by.get(item.id)
