@@ -32,6 +32,17 @@ def tool(exec_id: str, attempt: int = 1, **extra: Any) -> dict[str, Any]:
     return {"id": exec_id, "kind": "tool", "attempt": attempt, **extra}
 
 
+def call_in_flight(session: AgentGoSession, exec_id: str) -> Any:
+    """A run begun in ``session`` with a model call ``exec_id`` requested and not ended
+    (the run, to go on with)."""
+    run = session.begin_run()
+    run.record("agent_start")
+    run.record(
+        "model_request", {"messages": [], "tools": [], "config": {}}, execution=model(exec_id)
+    )
+    return run
+
+
 def text(kind: str, body: str) -> dict[str, Any]:
     return {"kind": kind, "content": [{"type": "text", "text": body}]}
 

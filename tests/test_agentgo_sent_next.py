@@ -187,16 +187,12 @@ def test_a_call_in_flight_is_running_in_the_export_while_its_run_is_written(
 ) -> None:
     """The export's calls and runs tables say "running" of a call without its end in
     the run its live writer is writing, as its tool operations do; "gap" once closed."""
+    from agentgo_helpers import call_in_flight
     from session_core.export import export
 
     path = tmp_path / "live.jsonl"
     with AgentGoSession.create(path) as s:
-        run = s.begin_run()
-        run.record("agent_start")
-        execution = {"id": "turn-1", "kind": "model", "attempt": 1}
-        run.record(
-            "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
-        )
+        call_in_flight(s, "turn-1")
         live = export(path, "md")
         assert "| model | running |" in live and "no agent\\_end yet \\(running\\)" in live
         assert "| model | gap |" not in live

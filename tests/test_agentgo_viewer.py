@@ -21,6 +21,7 @@ from helpers import (
     written,
 )
 
+from agentgo_helpers import call_in_flight
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from story import write_story
@@ -225,12 +226,7 @@ async def test_a_call_in_flight_runs_until_its_run_ends(session: Path) -> None:
         await pilot.press("2")
         tree = panes.calls.call_tree
         with AgentGoSession.open(session) as s:
-            run = s.begin_run()
-            run.record("agent_start")
-            execution = {"id": "slow-1", "kind": "model", "attempt": 1}
-            run.record(
-                "model_request", {"messages": [], "tools": [], "config": {}}, execution=execution
-            )
+            run = call_in_flight(s, "slow-1")
             await wait_for(pilot, lambda: any(k[1] == "slow-1" for k in panes.calls.nodes))
             key = next(k for k in panes.calls.nodes if k[1] == "slow-1")
             await wait_for(pilot, lambda: "running" in tree.label_of(key).plain)  # (its lock seen)
