@@ -23,7 +23,7 @@ from session_core.model import Item, Transcript
 from session_core.text import count
 from viewer.safe import one_line
 from viewer.widgets.block_view import entry_height
-from viewer.widgets.model_panes import ModelDiff
+from viewer.widgets.model_diff import ModelDiff
 
 
 def files(tmp_path: Path) -> list[tuple[str, Path]]:

@@ -14,9 +14,9 @@ from textual.geometry import Size
 
 from session_core.column_items import at_line
 from session_core.model import Item
-from viewer.widgets import model_panes
+from viewer.widgets import model_diff
 from viewer.widgets.items_view import ItemsView
-from viewer.widgets.model_panes import ModelDiff, ModelDiffView
+from viewer.widgets.model_diff import ModelDiff, ModelDiffView
 
 __all__ = ["toy"]  # (the fixture, used by name)
 
@@ -103,13 +103,13 @@ def test_a_long_rows_height_is_measured_once_a_width(monkeypatch: pytest.MonkeyP
     """A followed Claude Code session's diff wrapped its 536 compaction summaries again at
     every draw (0.4 s of the UI thread each at 1 GB)."""
     measured: list[str] = []
-    real = model_panes.entry_height
+    real = model_diff.entry_height
 
     def counted(entry: tuple[str, str], width: int) -> int:
         measured.append(entry[1])
         return real(entry, width)
 
-    monkeypatch.setattr(model_panes, "entry_height", counted)
+    monkeypatch.setattr(model_diff, "entry_height", counted)
     view = ModelDiffView()
     summary = ("italic", "the user asked for the parser to be fixed; " * 90)
     rows = [("", "short"), summary, ("bold", "folded: 3 items")]

@@ -35,7 +35,8 @@ from session_core.model import Run, ToolOp, Transcript
 from ..formats import PaneSet, pane_set_for
 from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
-from ..widgets.model_panes import ModelDiff, ModelDiffView, OpsPane, RunsPane
+from ..widgets.model_diff import ModelDiff, ModelDiffView
+from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen

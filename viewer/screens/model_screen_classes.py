@@ -74,7 +74,8 @@ def help_sections(screen: ModelScreen) -> list[Section]:
     format's own."""
     from ..widgets.block_view import BlockView
     from ..widgets.items_view import ItemsView
-    from ..widgets.model_panes import ModelDiffView, OpsPane, RunsPane
+    from ..widgets.model_diff import ModelDiffView
+    from ..widgets.model_panes import OpsPane, RunsPane
     from ..widgets.virtual_table import VirtualTable
     from .op_detail import OpDetailScreen
 

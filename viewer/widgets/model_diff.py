@@ -1,0 +1,281 @@
+"""The model screen's diff: what each compaction folded and kept and each elision
+stubbed, a row an item (``ModelDiff``, rows made as they are drawn), in a Line-API view
+whose ``enter`` shows a row's item in the raw view (``ModelDiffView``)."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, overload
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+
+from session_core.column_items import at_line, count_kind, item_key
+from session_core.model import Item, Transcript
+from session_core.text import count
+
+from ..safe import one_line
+from .block_view import Entry, LinesView, entry_height
+
+
+class ModelDiff(Sequence[Entry]):
+    """Raw versus replayed: what each compaction folded and kept, each elision stubbed; a
+    row an item, made when it is drawn. (The list of every row, each item built to name
+    it, took a 1 GB Claude Code session's UI thread past 15 s.)
+
+    The rows are runs (``_runs``, each from its first row): a few rows of text, or an
+    item per row of a compaction's ids, one line each (``heights``)."""
+
+    def __init__(self, transcript: Transcript, limit: int = 50_000) -> None:
+        self._raw = transcript.raw
+        self._by_id: dict[str, int] | None = None  # raw index by id, made when needed
+        # (first row, rows of text) or (first row, ids, how many, style, sign)
+        self._runs: list[tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str]] = []
+        self._starts: list[int] = []
+        self._lines: dict[int, int] = {}  # a compaction's rows of text (first row): its line
+        # ... and what it folded (its line no item's, as agentgo's context events: the
+        # first of them is what enter shows, not the item before its line)
+        self._folded_of: dict[int, Sequence[str]] = {}
+        self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
+        self._n = 0
+        raw, sent = transcript.raw, transcript.messages
+        compactions = transcript.compactions
+        written = count(count_kind(raw, "message"), "message")  # (the browser's "msgs")
+        head: list[Entry] = [
+            (
+                "bold",
+                f"raw: {count(len(raw), 'item')} ({written})"
+                f" · replayed: {count(len(sent), 'message')} · "
+                f"{count(sum(c.kind == 'compaction' for c in compactions), 'compaction')}, "
+                f"{count(sum(c.kind == 'elision' for c in compactions), 'elision')}",
+            )
+        ]
+        marks = _mark_counts(raw)
+        if marks:
+            listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
+            head.append(("dim", f"marked in the raw view: {listed}"))
+        if not compactions:
+            head.append(("dim", "No compaction or elision: nothing was folded."))
+        self._text(head)
+        for compaction in compactions:
+            tokens = ""
+            if compaction.tokens_before is not None:
+                after = compaction.tokens_after
+                tokens = (
+                    f" · {compaction.tokens_before:,} → {after:,} tok"
+                    if after
+                    else (f" · {compaction.tokens_before:,} tok before")
+                )
+            rows: list[Entry] = [
+                ("", ""),
+                (
+                    "bold magenta",
+                    f"◆ {compaction.kind} at line {compaction.line:,}"
+                    f"{' · ' + compaction.trigger if compaction.trigger else ''}{tokens}",
+                ),
+            ]
+            if compaction.summary:
+                rows.append(("italic", compaction.summary[:4000]))
+            verb = "folded" if compaction.kind == "compaction" else "stubbed"
+            rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
+            self.sections.append(self._n + 1)
+            self._folded_of[self._n] = compaction.folded
+            self._text(rows, compaction.line)
+            self._ids(compaction.folded, limit, "red", "−")
+            if compaction.kept:
+                kept = [("bold green", f"kept: {count(len(compaction.kept), 'item')}")]
+                self._text(kept, compaction.line)
+                self._ids(compaction.kept, limit, "green", "+")
+
+    def _text(self, rows: list[Entry], line: int = 0) -> None:
+        if line:
+            self._lines[self._n] = line
+        self._starts.append(self._n)
+        self._runs.append((self._n, rows))
+        self._n += len(rows)
+
+    def _ids(self, ids: Sequence[str], limit: int, style: str, sign: str) -> None:
+        shown = min(len(ids), limit)
+        if shown:
+            self._starts.append(self._n)
+            self._runs.append((self._n, ids, shown, style, sign))
+            self._n += shown
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | Sequence[Entry]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        if len(run) == 2:
+            return run[1][index - run[0]]
+        first, ids, _shown, style, sign = run
+        return self._item_entry(style, sign, ids, index - first)
+
+    def raw_index(self, index: int) -> int | None:
+        """The raw item row ``index`` is about: an item's own, or for a compaction's rows
+        of text the item at its line (None: the head, or an id no line has)."""
+        if not 0 <= index < self._n:
+            return None
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        if len(run) == 2:
+            line = self._lines.get(run[0])
+            found = -1 if line is None else at_line(self._raw, line)
+            folded = self._folded_of.get(run[0])
+            if folded and (found < 0 or item_key(self._raw, found)[1] != line):
+                first = self._index(folded[0], folded, 0)  # (its line is no item)
+                found = first if first is not None else found
+            return found if found >= 0 else None
+        first, ids = run[0], run[1]
+        return self._index(ids[index - first], ids, index - first)
+
+    def heights(self, width: int, measure: Callable[[Entry], int]) -> list[int]:
+        """Every row's height at ``width``: a text row measured, an item's one line."""
+        out: list[int] = []
+        for run in self._runs:
+            if len(run) == 2:
+                out.extend(measure(entry) for entry in run[1])
+            else:
+                out.extend([1] * run[2])
+        return out
+
+    def _item_entry(self, style: str, sign: str, ids: Sequence[str], at: int) -> Entry:
+        ident = ids[at]
+        item = self._item(ident, ids, at)
+        if item is None:
+            return (style, f"  {sign} {ident} (not a line of this file)")
+        preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+        return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
+
+    def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
+        found = self._index(ident, ids, at)
+        return None if found is None else self._raw[found]
+
+    def _index(self, ident: str, ids: Sequence[str], at: int) -> int | None:
+        """The raw index of that id: where the ids say it is (a format's ids that know
+        their items' raw indexes), else the first raw item of that id."""
+        raw = self._raw
+        index_at = getattr(ids, "index_at", None)
+        if index_at is not None:
+            index = index_at(at)
+            if 0 <= index < len(raw) and item_key(raw, index)[0] == ident:
+                return int(index)
+        if self._by_id is None:
+            self._by_id = {}
+            for index in range(len(raw)):
+                self._by_id.setdefault(item_key(raw, index)[0], index)
+        return self._by_id.get(ident)
+
+
+class ModelDiffView(LinesView):
+    """The diff (a ``ModelDiff``): enter on a row shows its item, or for a compaction's
+    own rows the compaction's line, in the conversation's raw view."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,m", "show_raw", "In the raw view"),
+        # (v1's diff steps through its differences so: a compaction or elision each here)
+        Binding("n,right_square_bracket", "step(1)", "Next compaction or elision"),
+        Binding("p,N,left_square_bracket", "step(-1)", "Previous compaction or elision"),
+    ]
+
+    @dataclass
+    class ShowRaw(Message):
+        """Enter on a row: the raw item at ``index``, in the conversation's raw view."""
+
+        index: int
+
+    LONG = 64  # characters from which a row's height is kept from draw to draw
+    KEPT = 100_000  # heights kept at most
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        # A long row's height at ``_width``, by its text's hash and length: a followed
+        # 1 GB Claude Code session's 536 summaries were wrapped again at every draw
+        # (0.4 s of the UI thread each).
+        self._heights: dict[tuple[int, int], int] = {}
+        self._width = -1
+
+    @property
+    def measured_width(self) -> int:
+        """The width the long rows were last measured at (-1: not yet laid out)."""
+        return self._width
+
+    def measurer(self, width: int) -> Callable[[Entry], int]:
+        if not self.size.width:  # not laid out yet: measured again once it is (its width
+            return lambda _entry: 1  # then is another, and 536 summaries are not cheap)
+        if width != self._width or len(self._heights) > self.KEPT:
+            self._heights.clear()
+            self._width = width
+        known = self._heights
+
+        def measure(entry: Entry) -> int:
+            text = entry[1]
+            if len(text) < self.LONG:
+                return entry_height(entry, width)
+            key = (hash(text), len(text))
+            height = known.get(key)
+            if height is None:
+                height = known[key] = entry_height(entry, width)
+            return height
+
+        return measure
+
+    def show(self, diff: ModelDiff) -> None:
+        """A snapshot's diff. The cursor and the scroll stay where they were (a followed
+        file's draws took them back to the top each time), on the last row if it was."""
+        if self.cursor < 0 or not self.entries:
+            self.set_entries(diff)
+        else:
+            self.entries = diff
+            self.reload()
+
+    def action_step(self, step: int) -> None:
+        """The cursor to the next (or previous) compaction or elision's row."""
+        entries = self.entries
+        sections = entries.sections if isinstance(entries, ModelDiff) else []
+        cursor = self.cursor
+        found = (
+            next((row for row in sections if row > cursor), None)
+            if step > 0
+            else next((row for row in reversed(sections) if row < cursor), None)
+        )
+        if found is None:
+            where = "after" if step > 0 else "before"
+            self.notify(f"No compaction or elision {where} the cursor.", timeout=2)
+            return
+        self.move_to(found)
+
+    def action_show_raw(self) -> None:
+        entries = self.entries
+        index = entries.raw_index(self.cursor) if isinstance(entries, ModelDiff) else None
+        if index is None:
+            self.notify("This row names no line of the file.", timeout=2)
+        else:
+            self.post_message(self.ShowRaw(index))
+
+
+def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
+    counted = getattr(raw, "mark_counts", None)
+    counts = counted() if counted is not None else None
+    if counts is None:
+        counts = {}
+        for item in raw:
+            for mark in item.marks:
+                counts[mark] = counts.get(mark, 0) + 1
+    return counts
+
+
+__all__ = ["ModelDiff", "ModelDiffView"]
