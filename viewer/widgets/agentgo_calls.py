@@ -198,7 +198,12 @@ class CallsPane(Horizontal, FocusPane):
                 continue  # (every run was labelled again at every append: 70% of it)
             was = labelled.get(run_id)
             labelled[run_id] = says
-            if says is not None and was is not None and "open" in (was[1], says[1]) != says[1]:
+            if (
+                says is not None
+                and was is not None
+                and was[1] != says[1]
+                and "open" in (was[1], says[1])
+            ):
                 # (a call without its end runs while its run is open: a gap before or after)
                 self._relabel_open_calls(view.runs[run_id].calls)
             label = Text()
