@@ -103,3 +103,23 @@ def test_a_duration_under_a_second_keeps_its_hundredths() -> None:
         "4m07s",
         "",
     ]
+
+
+async def test_an_elided_message_is_not_said_folded(tmp_path: Path) -> None:
+    """The raw view tagged a message an elision stubbed "[elided, folded]" with no
+    compaction in the file (its stub is sent: it is not folded), and a file whose meta
+    line is ``{}`` read "no meta yet" (the fixes' check)."""
+    from helpers import screen_lines
+    from model_screen_helpers import opened
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="hi"))
+        tool = s.append_message(Message(role="tool", content="LONG", tool_call_id="c1"))
+        s.append_elision([{"id": tool, "stub": "[elided]"}])
+    async with opened(path) as (app, pilot, _screen):
+        await pilot.press("r")
+        await pilot.pause(0.1)
+        text = "\n".join(screen_lines(app))
+        assert "[elided]  line 3" in text and "folded" not in text
+        assert "no meta yet" not in text and "no meta" in text

@@ -426,8 +426,8 @@ class ItemsView(ItemSearch):
             if by:  # which compaction folded it: its summary is that line's item
                 marks = [mark for mark in marks if mark != FOLDED]
                 marks.append(f"folded by the compaction at line {by:,}")
-            elif FOLDED not in marks:
-                marks.append(FOLDED)
+            elif FOLDED not in marks and "elided" not in item.marks:
+                marks.append(FOLDED)  # (0 is an elision's too: its stub is sent, not folded)
         if marks:
             text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
         facts = [f"line {item.line:,}"] if item.line else []

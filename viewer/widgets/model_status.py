@@ -170,7 +170,9 @@ class ModelStatus(Static):
         if facts or not any(v not in (None, "") for v in transcript.meta.values()):
             # ("no meta yet" only before there is any: a v1 file's agent=x, said on its own
             # line, read "no meta yet" here)
-            counts.append("  ".join(facts) if facts else "no meta yet", "dim")
+            # ("yet" only before a line is read: a v1 file's empty meta read "no meta yet")
+            empty = "no meta yet" if not transcript.lines else "no meta"
+            counts.append("  ".join(facts) if facts else empty, "dim")
 
         usage = Text(" ", no_wrap=True, end="")
         if partial:
