@@ -186,9 +186,10 @@ class ModelDiffView(LinesView):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,m", "show_raw", "In the raw view"),
-        # (v1's diff steps through its differences so: a compaction or elision each here)
-        Binding("n,right_square_bracket", "step(1)", "Next compaction or elision"),
-        Binding("p,N,left_square_bracket", "step(-1)", "Previous compaction or elision"),
+        # (v1's diff steps through its differences so: a compaction or elision each here;
+        # not [ and ], which step agentgo's runs)
+        Binding("n", "step(1)", "Next compaction or elision"),
+        Binding("p,N", "step(-1)", "Previous compaction or elision"),
     ]
 
     @dataclass
