@@ -83,6 +83,11 @@ class Elisions(ListLike[Elision]):
         """Record ``index``'s elision line id (no ``Elision`` made)."""
         return self._line_ids[self._lines[index]]
 
+    def line_number(self, index: int) -> int:
+        """Which elision line (in the order applied) record ``index`` is of: two lines of
+        one id (a line written again) are two."""
+        return self._lines[index]
+
     def _one(self, index: int) -> Elision:
         at, line = self._lines[index], self._line[index]
         return Elision(

@@ -385,7 +385,10 @@ class V1Model(V1Calls):
         while taken < len(elisions) and elisions.elision_id(taken) != eid:
             taken += 1
         end = taken
-        while end < len(elisions) and elisions.elision_id(end) == eid:
+        # (its own line's: the same line written again is another, its records its own;
+        # the first took both lines' records, the second "nothing")
+        own = elisions.line_number(taken) if taken < len(elisions) else -1
+        while end < len(elisions) and elisions.line_number(end) == own:
             end += 1
         self._elisions_taken = end
         return taken, end
