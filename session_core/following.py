@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import threading
 from collections.abc import AsyncGenerator
 from typing import Any
 
 import orjson
 
 from .events import SPAN_BITS, SPAN_MAX, LineSource
+from .file_watch import Watcher
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
@@ -31,8 +31,6 @@ HOT_SECONDS = 0.3  # after the file changed, also poll every HOT_POLL seconds fo
 HOT_POLL = 0.004
 EVENTS_POLL = 0.25  # with file-system events, the idle poll is only a safety net
 IDLE_POLL = 0.02  # without them (force_polling, or no watch to be had): within a 50 ms loop's p99
-WATCH_DEBOUNCE_MS = 10  # watchfiles: the longest a burst of events is grouped
-WATCH_STEP_MS = 2  # watchfiles: quiet time that ends a group (and its idle wake-up period)
 _READ_BLOCK = 1 << 20
 HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
 # Blocks kept to be read into again: a reader that lets go of each batch before the next
@@ -450,71 +448,6 @@ class _Tail:
             )
 
 
-class _Watcher:
-    """A watchfiles watcher on one directory, in a thread of its own, setting ``wake``.
-
-    Its own thread (not anyio's worker pool) so that closing it leaves no
-    thread behind. The thread ends by itself when events are unavailable
-    (no inotify, a missing directory); ``alive`` then turns False.
-    """
-
-    def __init__(
-        self, directory: str, name: str, loop: asyncio.AbstractEventLoop, wake: asyncio.Event
-    ) -> None:
-        self._loop = loop
-        self._wake = wake
-        self._stop = threading.Event()
-        self._targets = frozenset((name, name + ".repair", name + ".zst"))
-        self._thread = threading.Thread(
-            target=self._run, args=(directory,), name=f"tailscope-follow:{name}", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, directory: str) -> None:
-        targets = self._targets
-
-        def ours(_change: object, changed: str) -> bool:
-            return os.path.basename(changed) in targets
-
-        try:
-            from watchfiles import watch
-
-            for _changes in watch(
-                directory,
-                watch_filter=ours,
-                debounce=WATCH_DEBOUNCE_MS,
-                step=WATCH_STEP_MS,
-                stop_event=self._stop,
-                rust_timeout=0,
-                yield_on_timeout=False,
-                raise_interrupt=False,
-                recursive=False,
-            ):
-                self._poke()
-        except Exception:
-            pass  # no events to be had: the follower polls instead
-        finally:
-            self._poke()
-
-    def _poke(self) -> None:
-        if self._stop.is_set():
-            return
-        try:
-            self._loop.call_soon_threadsafe(self._wake.set)
-        except RuntimeError:  # the loop is closed
-            self._stop.set()
-
-    @property
-    def alive(self) -> bool:
-        return self._thread.is_alive()
-
-    def close(self) -> None:
-        """Stop the thread and wait for it (a few ms: watchfiles checks every step)."""
-        self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
-
-
 async def follow(
     path: str | os.PathLike[str],
     *,
@@ -546,9 +479,9 @@ async def follow(
     loop = asyncio.get_running_loop()
     tail = _Tail(where, parse)
     wake = asyncio.Event()
-    watcher: _Watcher | None = None
+    watcher: Watcher | None = None
     if not force_polling:
-        watcher = _Watcher(os.path.dirname(where), os.path.basename(where), loop, wake)
+        watcher = Watcher(os.path.dirname(where), os.path.basename(where), loop, wake)
     hot_until = 0.0
     try:
         first = True
