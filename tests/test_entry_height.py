@@ -82,3 +82,21 @@ def test_an_indented_line_wraps_under_its_indent() -> None:
     review): a modest indent hangs, each row under it."""
     rows = [line.plain for line in wrap("    an indented bullet that wraps around", 24, words=True)]
     assert rows == ["    an indented bullet ", "    that wraps around"]
+
+
+def test_a_details_prose_wraps_between_words() -> None:
+    """A run's detail (its prompt, its usage) wrapped by cells, mid-word and mid-number
+    ("324,32" / "4 cache read": the fixes' check): a ``ProseLines`` wraps between words,
+    and says each entry's height as its wrapping has it."""
+    from viewer.widgets.block_view import ProseLines
+
+    view = ProseLines()
+    usage = "took 4m07s · usage 421,930 tok (1,286 in + 13,374 out + 324,324 cache read)"
+    view.entries = [("", usage), ("bold", "prompt"), ("", "research the capacity " * 8)]
+    rows = [line.plain for line in view.block_lines(0, 60)]
+    assert rows == [
+        "took 4m07s · usage 421,930 tok (1,286 in + 13,374 out + ",
+        "324,324 cache read)",
+    ]
+    assert all(view.block_height(i, 60) == len(view.block_lines(i, 60)) for i in range(3))
+    assert view.block_heights(3, 60) is None

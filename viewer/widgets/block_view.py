@@ -260,4 +260,19 @@ class LinesView(BlockView):
         return "\n".join(text for _style, text in self.entries)
 
 
-__all__ = ["BlockView", "Entry", "LinesView", "inert_lines", "wrap"]
+class ProseLines(LinesView):
+    """A ``LinesView`` of a few entries of prose (a run's or a subagent's detail), wrapped
+    between words: each height is its wrapping's, made (they were cut mid-word)."""
+
+    def block_height(self, index: int, width: int) -> int:
+        return len(self.block_lines(index, width))
+
+    def block_heights(self, count: int, width: int) -> list[int] | None:
+        return None  # (each measured by wrapping it: a detail's entries are few)
+
+    def block_lines(self, index: int, width: int) -> list[Text]:
+        style, text = self.entries[index]
+        return wrap(text, width, style, words=True)
+
+
+__all__ = ["BlockView", "Entry", "LinesView", "ProseLines", "inert_lines", "wrap"]

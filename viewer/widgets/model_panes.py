@@ -31,7 +31,7 @@ from session_core.times import seconds_between
 from session_core.tool_ops import STATE_LABELS
 
 from ..safe import one_line_text
-from .block_view import Entry, LinesView
+from .block_view import Entry, ProseLines
 from .items_view import args_preview
 from .virtual_table import Column, VirtualTable
 
@@ -271,7 +271,7 @@ class TableDetail(Vertical):
     ) -> None:
         super().__init__(id=id)
         self.table = VirtualTable(columns, self.cells, fixed_columns=1, id=table_id)
-        self.detail = LinesView(id=detail_id)
+        self.detail = ProseLines(id=detail_id)
         self._shown: Hashable | None = None
 
     def compose(self) -> ComposeResult:
