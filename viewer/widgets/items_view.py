@@ -445,14 +445,14 @@ class ItemsView(ItemSearch):
         text.truncate(width, overflow="ellipsis")
         return text
 
-    def _op_state(self, part: Part) -> tuple[str, str, str | None]:
-        """A tool call's (label, tone, progress) from its operation."""
+    def _op_state(self, part: Part) -> tuple[str, str, str | None, str]:
+        """A tool call's (label, tone, progress, state) from its operation."""
         op = self.ops.get(part.call_id or "")
         if op is None:
-            return "no operation", "dim", None
+            return "no operation", "dim", None, ""
         # (a call cut off keeps the last output it gave: what a crash left on screen)
         progress = op.progress if op.state in ("running", "interrupted") else None
-        return op.label, STATE_TONES.get(op.state, "info"), progress
+        return op.label, STATE_TONES.get(op.state, "info"), progress, op.state
 
     def _part_folded(self, part: Part, width: int) -> list[Text]:
         room = max(10, width - 4)
@@ -477,7 +477,7 @@ class ItemsView(ItemSearch):
             size = count(part.size, "char") if part.size else "no text"
             return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
         if part.kind == "tool-call":
-            label, tone, progress = self._op_state(part)
+            label, tone, progress, _state = self._op_state(part)
             line = Text("  → ", self._s("call"), end="")
             line.append(one_line(part.name or "?", 40), self._s("call"))
             line.append(f"  [{label}]  ", self._s(tone))
@@ -518,7 +518,7 @@ class ItemsView(ItemSearch):
             head = [Text("  ▾ reasoning", self._s("reasoning"))]
             return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ", words=True)
         if part.kind == "tool-call":
-            label, tone, progress = self._op_state(part)
+            label, tone, progress, state = self._op_state(part)
             head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")
             head.append(f"  [{label}]", self._s(tone))
             head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
@@ -529,8 +529,7 @@ class ItemsView(ItemSearch):
                 indent="    ",
             )
             if progress:
-                op = self.ops.get(part.call_id or "")
-                cut = op is not None and op.state == "interrupted"
+                cut = state == "interrupted"
                 said = "its last output, before it was cut off:" if cut else "progress:"
                 lines.append(Text(f"    {said}", self._s("info")))
                 lines += wrap(_capped(progress), width, indent="    ")
