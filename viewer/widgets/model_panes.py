@@ -189,7 +189,7 @@ class OpsPane(Vertical):
         self._fit()
 
     def _fit(self) -> None:
-        """The columns for the state labels shown and the pane's width (``args_width``)."""
+        """The columns for the state labels shown and the pane's width (``op_columns``)."""
         table = self.table
         columns = op_columns(self.size.width, self._state_width)
         if [c[::2] for c in columns] != [c[::2] for c in table.columns]:
