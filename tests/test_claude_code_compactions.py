@@ -202,3 +202,36 @@ def test_a_branch_left_before_a_compaction_is_a_branch_not_folded() -> None:
     (compaction,) = t.compactions
     assert len(compaction.folded) == 4
     assert t.to_json()["branches"] == 1
+
+
+def test_a_result_written_after_a_compaction_is_not_folded_by_it(tmp_path: Path) -> None:
+    """A compaction folds what was written before it. Its folded set is worked out at
+    the first snapshot that has it, so a folded call's result written after the
+    boundary (the fuzzer's case: the boundary's logical parent not in the file) would
+    be folded in a whole read and not in a followed one."""
+    from claude_code_writer import tool_use
+
+    w = CCWriter()
+    w.user("go")
+    (asking,) = w.assistant("m1", [tool_use("t1", "Bash", command="ls")])
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        logicalParentUuid="not-in-the-file",
+        compactMetadata={"trigger": "auto", "preTokens": 100},
+    )
+    late = w.result("t1", "done")
+    path = w.write(tmp_path / "late.jsonl")
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    b = FMT.builder(str(path))
+    for number, record in enumerate(lines[:-1], 1):
+        b.feed(record, number)
+    b.transcript(None)  # the boundary's folded set worked out before the result came
+    b.feed(lines[-1], len(lines))
+    live = b.transcript(None)
+    whole = FMT.open(str(path), writer_alive=None)
+    (compaction,) = [c for c in whole.compactions if c.kind == "compaction"]
+    assert asking in list(compaction.folded)
+    assert late not in list(compaction.folded)
+    assert live.to_json() == whole.to_json()

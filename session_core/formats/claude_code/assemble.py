@@ -224,6 +224,9 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             elif start < 0 or start >= bd.node >= 0:
                 start = bd.before
             on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
+            # What was written after it (a folded call's late result) it did not fold:
+            # a live read works this out once, before such lines come.
+            del on[bisect.bisect_left(threads.line, bd.line) :]
             lo, hi = span_of(on)
             bd.folded_at, bd.folded = lo, bytes(on[lo:hi])  # (its stretch alone)
             bd.folded_ids = ItemIds(b.raw, _items_of(b, nodes_of(on)))
