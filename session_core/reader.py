@@ -188,12 +188,19 @@ def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, 
 
 
 def replay_file(
-    path: str | os.PathLike[str], *, tolerate_tail: bool, keep: str = "spans", facts: bool = False
+    path: str | os.PathLike[str],
+    *,
+    tolerate_tail: bool,
+    keep: str = "spans",
+    facts: bool = False,
+    keep_tail: bool = False,
 ) -> ReplayState:
     """Replay a v1 file read-only, as ``load`` would after its repair.
 
     With ``tolerate_tail``, a malformed final line (the crash tail ``load``
     would cut) becomes a warning instead of an error; the file is not touched.
+    With ``keep_tail`` too, that line is kept unapplied (``ReplayState.keep_refused``)
+    for the raw view, as a follow keeps it.
     The state keeps each line as its span in the file, read back from a
     descriptor of the inode replayed (``keep="spans"``), or as its bytes
     (``keep="bytes"``).
@@ -209,7 +216,7 @@ def replay_file(
     with gc_pause.paused():
         if spans:
             state.events.source = LineSource(os.dup(fh.fileno()))
-        return _replay_into(state, fh, where, tolerate_tail, spans, facts)
+        return _replay_into(state, fh, where, tolerate_tail, spans, facts, keep_tail)
 
 
 def _blocks(
@@ -246,6 +253,7 @@ def _replay_into(
     tolerate_tail: bool,
     spans: bool = False,
     facts: bool = False,
+    keep_tail: bool = False,
 ) -> ReplayState:
     """Feed every line of ``fh`` to ``state``.
 
@@ -415,6 +423,8 @@ def _replay_into(
         state.warnings.append(
             f"line {pending.line} is a crash tail (not whole JSON) and was not replayed"
         )
+        if keep_tail and pending.line is not None:
+            state.keep_refused(pending.line, pending.raw)
     if not seen:
         raise TranscriptError("is empty; a transcript starts with a session-meta line", path=where)
     return state

@@ -299,3 +299,30 @@ def test_a_leftover_repair_file_is_deleted(transcript: Path) -> None:
     shutil.copy(transcript, stale)
     with Session.load(transcript):
         assert not stale.exists()
+
+
+@pytest.mark.parametrize("newline", [b"\n", b""])
+def test_a_crash_tail_is_in_the_raw_view_as_a_follow_shows_it(
+    transcript: Path, newline: bytes
+) -> None:
+    """A whole read keeps its crash tail, unapplied, for the raw view (it lost it, where
+    a follow of the same file showed it: the fuzzer's F3), and says it is one."""
+    from helpers import follow_into, neutral
+
+    from session_core.formats import by_name
+
+    with transcript.open("ab") as fh:
+        fh.write(b'{"v":1,"type":"mess' + newline)
+    data = transcript.read_bytes()
+    fmt = by_name("transcript-v1")
+    whole = fmt.open(transcript, writer_alive=False)
+    assert any("crash tail" in w for w in whole.warnings)
+    last = whole.raw[len(whole.raw) - 1]
+    assert [p.text for p in last.parts] == ['{"v":1,"type":"mess']
+    assert whole.lines == data.count(b"\n") + (0 if newline else 1)
+    if newline:  # (a follow holds an unfinished line back until the writer is gone)
+        live = fmt.live(str(transcript))
+        follow_into(live.apply, transcript, 1 << 20, fmt.parsed_updates)
+        followed = neutral(live.transcript(writer_alive=False))
+        assert followed["items"] == neutral(whole)["items"]
+    assert transcript.read_bytes() == data
