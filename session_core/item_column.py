@@ -404,10 +404,6 @@ class ItemColumn:
             self.usage[index] = usage
         self._built.pop(index, None)
 
-    def set_model(self, index: int, model: str | None) -> None:
-        self.model[index] = self._code(model)
-        self._built.pop(index, None)
-
     def set_kind(self, index: int, kind: str) -> None:
         self.kind[index] = self._code(kind)
         self._built.pop(index, None)

@@ -324,12 +324,6 @@ def agentgo_source(path: str) -> PeekSource:
     return PeekSource(meta, passes.records, messages)
 
 
-def _is_regular(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(mode)
-
-
 def _stat(where: str) -> os.stat_result | None:
     try:
         return os.stat(where)

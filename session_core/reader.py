@@ -176,17 +176,6 @@ def open_lines(where: str) -> tuple[IO[bytes], bool]:
     return lines, lines is not fh
 
 
-def iter_spans(fh: IO[bytes], chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int]]:
-    """``iter_lines`` with each line's byte offset in the file instead of ``ended``."""
-    number = 0
-    offset = 0  # where the next line starts
-    for parts, _ended in _blocks(fh, chunk):
-        for part in parts:
-            number += 1
-            yield number, part, offset
-            offset += len(part) + 1
-
-
 def replay_file(
     path: str | os.PathLike[str],
     *,

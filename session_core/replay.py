@@ -501,10 +501,6 @@ class ReplayState:
             index = found if found >= 0 else None
         return index
 
-    def tool_operation(self, op_id: str) -> dict[str, Any] | None:
-        index = self.operation_index(op_id)
-        return None if index is None else copy.deepcopy(self.tool_ops[index])
-
     def run_context_section(self, digest: str) -> str | None:
         found = self.sections.get(digest)
         if found is None:

@@ -82,10 +82,6 @@ class Usage:
         """Every turn reported its tokens (and there was at least one turn)."""
         return self.turns > 0 and self.total_reported == self.turns
 
-    @property
-    def cost_complete(self) -> bool:
-        return self.turns > 0 and self.cost_reported == self.turns
-
     def describe_tokens(self) -> str:
         """``2,590``, ``2,590 (3 of 4 responses reported)``, or ``unknown``."""
         return _describe(f"{self.total:,}" if self.total is not None else None, self)

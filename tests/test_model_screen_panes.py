@@ -27,7 +27,15 @@ from viewer.screens.model_screen import ModelScreen
 class ToyPanes(PaneSet):
     """A plugin's pane set: one pane, one key, told of every batch."""
 
-    PANES = (ExtraPane("notes", "Notes", lambda: Static("the toy's own notes", id="toy-notes")),)
+    PANES = (
+        ExtraPane(
+            "notes",
+            "Notes",
+            lambda: Static("the toy's own notes", id="toy-notes"),
+            "Show the notes",
+            "The toy's own notes",
+        ),
+    )
     BINDINGS: ClassVar[list[BindingType]] = [Binding("z", "count", "Count")]
 
     def __init__(self, screen: object) -> None:
@@ -78,6 +86,12 @@ async def test_a_formats_own_pane_is_hosted_through_the_seam(
         assert panes.counted == 1
         await pilot.press("1")
         assert screen.query_one("#tabs").active == "conversation"  # type: ignore[attr-defined]
+        # the palette shows it, by the command its pane names
+        (show,) = [c for c in screen._palette() if c[0] == "Show the notes"]
+        assert show[1] == "The toy's own notes"
+        show[2]()
+        await pilot.pause()
+        assert screen.query_one("#tabs").active == "notes"  # type: ignore[attr-defined]
 
 
 async def test_a_pane_set_follows_at_the_draws_pace(

@@ -289,7 +289,6 @@ class TranscriptFormat(ABC):
 
     name: ClassVar[str]  # "transcript-v1", "agentgo-v1", "claude-code", "codex"
     title: ClassVar[str]  # what a person calls it: "Claude Code session"
-    writable: ClassVar[bool] = False  # tailscope writes this format too
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
     # what its raw view holds, in words (the viewer's ``r`` says it)
@@ -475,7 +474,6 @@ class AgentFormat(TranscriptFormat):
     lines with their spans (long texts stay in the file), its sessions kept under a
     home folder the environment may move (``home``)."""
 
-    writable: ClassVar[bool] = False
     parsed_updates: ClassVar[bool] = False
     joins_lines: ClassVar[bool] = True  # (Claude Code has written ``{…}{…}``)
     # (the variable naming the home folder, the folder in $HOME otherwise, its sessions)

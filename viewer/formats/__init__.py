@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class ExtraPane:
     """One pane a format adds: its name (one of the format's ``extra_panes``, the tab's
-    id), its tab's title, how it is made and what the palette says of it."""
+    id), its tab's title, how it is made, and the palette's command that shows it (its
+    name and what it says of the pane)."""
 
     id: str
     title: str
     make: Callable[[], Widget]
-    help: str = ""
+    command: str
+    help: str
 
 
 class PaneSet:
@@ -101,7 +103,9 @@ class PaneSet:
         return items
 
     def palette(self) -> list[Command]:
-        return []
+        """The palette's commands: one to show each pane, then any of the set's own."""
+        show = self.screen._show
+        return [(pane.command, pane.help, show(pane.id)) for pane in self.PANES]
 
     def help_sections(self) -> list[Section]:
         return []

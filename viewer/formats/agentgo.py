@@ -42,9 +42,27 @@ class AgentGoPanes(PaneSet):
     (``None``: every run)."""
 
     PANES = (
-        ExtraPane("calls", "Calls", lambda: CallsPane(id="agentgo-calls")),
-        ExtraPane("checkpoints", "Checkpoints", lambda: CheckpointsPane(id="agentgo-checkpoints")),
-        ExtraPane("timeline", "Timeline", lambda: TimelineView(id="agentgo-timeline")),
+        ExtraPane(
+            "calls",
+            "Calls",
+            lambda: CallsPane(id="agentgo-calls"),
+            "Show the call tree",
+            "Model, tool and compact calls with attempts and their detail",
+        ),
+        ExtraPane(
+            "checkpoints",
+            "Checkpoints",
+            lambda: CheckpointsPane(id="agentgo-checkpoints"),
+            "Show checkpoints",
+            "Saved snapshots as JSON",
+        ),
+        ExtraPane(
+            "timeline",
+            "Timeline",
+            lambda: TimelineView(id="agentgo-timeline"),
+            "Show the timeline",
+            "Every record in seq order with its source time",
+        ),
     )
     # agentgo's keys as they always were: 1 runs, 2 calls, 3 conversation, 4 checkpoints,
     # 5 timeline; then the shared panes it did not have.
@@ -255,19 +273,8 @@ class AgentGoPanes(PaneSet):
     # -- the palette and the help -----------------------------------------------------------
 
     def palette(self) -> list[Command]:
-        show = self.screen._show
         return [
-            (
-                "Show the call tree",
-                "Model, tool and compact calls with attempts and their detail",
-                show("calls"),
-            ),
-            ("Show checkpoints", "Saved snapshots as JSON", show("checkpoints")),
-            (
-                "Show the timeline",
-                "Every record in seq order with its source time",
-                show("timeline"),
-            ),
+            *super().palette(),
             (
                 "All runs",
                 "Every run in the Calls, Conversation, Checkpoints and Timeline tabs",

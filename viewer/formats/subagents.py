@@ -13,7 +13,6 @@ from textual.widgets import TabbedContent
 from session_core.formats import CLAUDE_CODE, CODEX
 
 from ..format_screens import open_linked
-from ..screens.following import Command
 from ..screens.help import Section
 from ..widgets.subagents_pane import SubagentsPane
 from ..widgets.virtual_table import VirtualTable
@@ -30,6 +29,7 @@ class SubagentPanes(PaneSet):
             TAB,
             "Subagents",
             lambda: SubagentsPane(id="subagents"),
+            "Show subagents",
             "Each subagent: its state, messages, usage, and its file",
         ),
     )
@@ -71,9 +71,6 @@ class SubagentPanes(PaneSet):
 
     def on_subagents_pane_jump(self, event: SubagentsPane.Jump) -> None:
         self.screen.show_call_message(event.op)
-
-    def palette(self) -> list[Command]:
-        return [("Show subagents", "Each subagent of the session", self.screen._show(TAB))]
 
     def help_sections(self) -> list[Section]:
         return [("Subagents", [*VirtualTable.BINDINGS, *SubagentsPane.BINDINGS])]

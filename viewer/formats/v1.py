@@ -70,8 +70,20 @@ class V1Panes(PaneSet):
     """v1's diff and run contexts, over the replay the screen follows."""
 
     PANES = (
-        ExtraPane("changes", "Diff", lambda: DiffView(id="diffview")),
-        ExtraPane("contexts", "Run contexts", lambda: RunContextPane(id="runcontexts")),
+        ExtraPane(
+            "changes",
+            "Diff",
+            lambda: DiffView(id="diffview"),
+            "Show the diff",
+            "Each message line as written beside what is sent",
+        ),
+        ExtraPane(
+            "contexts",
+            "Run contexts",
+            lambda: RunContextPane(id="runcontexts"),
+            "Show run contexts",
+            "Facts and sections of each run",
+        ),
     )
     # v1's keys as they always were: 1 conversation, 2 diff, 3 tool operations, 4 run
     # contexts; then the shared runs. (v1's diff is its own: a row per message line.)
@@ -204,10 +216,8 @@ class V1Panes(PaneSet):
     # -- the palette and the help ----------------------------------------------------------
 
     def palette(self) -> list[Command]:
-        show = self.screen._show
         return [
-            ("Show the diff", "Each message line as written beside what is sent", show("changes")),
-            ("Show run contexts", "Facts and sections of each run", show("contexts")),
+            *super().palette(),
             ("Open the artifact", "Of the selected tool operation", self.action_open_artifact),
         ]
 

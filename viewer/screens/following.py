@@ -130,7 +130,6 @@ class FollowingScreen(Screen[None]):
         super().__init__(id=id)
         self.path = os.fspath(path)
         self.force_polling = force_polling
-        self.last_change = 0.0
         self._saw_lock = False
         self._live_at = -1.0
         self._live_cached = False
@@ -243,7 +242,6 @@ class FollowingScreen(Screen[None]):
         """On the UI thread: show what the worker replayed (the state is not changing now)."""
         if self._swapping or not self.is_attached or self._going_away():
             return
-        self.last_change = time.monotonic()
         self.held_line = update.held_line
         self.read_problem = update.problem  # (until an update says the file reads again)
         if not update.exists:

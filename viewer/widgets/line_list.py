@@ -208,12 +208,6 @@ class LineList(ScrollView, can_focus=True):
             self._cache.discard(index)
         self.refresh()
 
-    def remeasured(self, index: int | None = None) -> None:
-        """Heights changed (of one item, or any): resize, repaint, keep the cursor seen."""
-        self.update_size()
-        self.invalidate(index)
-        self.scroll_to_cursor()
-
     def reset_items(self) -> None:
         """The items were replaced: forget everything, cursor to the last item."""
         self._cache.clear()

@@ -430,12 +430,6 @@ class RunContextPane(Horizontal, FocusPane):
     def _quiet(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
 
-    def selected_run(self) -> dict[str, Any] | None:
-        index = self._cursor_index()
-        if index is None or self._state is None:
-            return None
-        return self._state.run_contexts[index]
-
     def _show_run(self, index: int | None, force: bool = False) -> None:
         state = self._state
         if state is None or index is None:

@@ -91,7 +91,6 @@ class AgentGoLive(LiveModel):
 class AgentGoFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "agentgo-v1 session"
-    writable: ClassVar[bool] = True
     only_locking_writers: ClassVar[bool] = True  # (no public writer of it but ours)
     first_line: ClassVar[str] = "an agentgo session_start"
     raw_view: ClassVar[str] = "every committed message (folded and stubbed marked)"

@@ -95,7 +95,6 @@ class V1Live(LiveModel):
 class V1Format(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "transcript-v1"
-    writable: ClassVar[bool] = True
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
     mends_lines: ClassVar[bool] = False  # (as LLM::Agent::Session, which JSON::Fast reads)
