@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from io import BytesIO
+from itertools import accumulate
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
@@ -76,16 +77,37 @@ def read_batches(
                         carry.append(block)
                         carried += len(block)
                         continue
-                    data = b"".join((*carry, block)) if carry else block
                     # (``readlines`` finds the newlines by memchr: 5x quicker than
                     # ``split``, which looks at each byte; their newlines cut off after)
-                    ended = BytesIO(data).readlines()
+                    ended = BytesIO(block).readlines()
+                    if carry:  # (the carried bytes joined to the first line alone, not
+                        # to the whole block: a copy of the block saved)
+                        ended[0] = b"".join((*carry, ended[0]))
                     last = b"" if ended[-1].endswith(b"\n") else ended.pop()
                     lines = [line[:-1] for line in ended]
                     carry, carried = ([last], len(last)) if last else ([], 0)
+                    if (
+                        lines
+                        and min(lines)[:1] > b" "
+                        and b"\r" not in block
+                        and not lines[0].endswith(b"\r")  # (its CR carried)
+                    ):
+                        # No line is blank or ends with a CR (none begins with a byte a
+                        # blank line could: the least line's first is past " "): the
+                        # batch's numbers and spans made whole, not a line at a time.
+                        starts = list(accumulate(map(len, ended), initial=offset))
+                        offset = starts.pop()
+                        numbers = list(range(number + 1, number + 1 + len(lines)))
+                        number += len(lines)
+                        spans = [
+                            start << SPAN_BITS | size if size <= SPAN_MAX else 0
+                            for start, size in zip(starts, map(len, lines), strict=True)
+                        ]
+                        yield lines, numbers, spans
+                        continue
                     raws: list[bytes] = []
-                    numbers: list[int] = []
-                    spans: list[int] = []
+                    numbers = []
+                    spans = []
                     for raw in lines:
                         number += 1
                         start = offset
