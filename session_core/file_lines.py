@@ -57,7 +57,7 @@ def read_batches(
     """``read_lines``' lines a batch at a time (a block's): ``(lines, numbers, spans)``,
     three lists of the same length (CR taken off, blank lines left out)."""
     from .compressed import is_zstd
-    from .reader import iter_lines, open_transcript
+    from .reader import is_blank, iter_lines, open_transcript
 
     with open_transcript(where) as fh:
         if not is_zstd(fh.read(4)):
@@ -89,12 +89,14 @@ def read_batches(
                     if (
                         lines
                         and min(lines)[:1] > b" "
+                        and max(lines)[:1] < b"\x80"
                         and b"\r" not in block
                         and not lines[0].endswith(b"\r")  # (its CR carried)
                     ):
                         # No line is blank or ends with a CR (none begins with a byte a
-                        # blank line could: the least line's first is past " "): the
-                        # batch's numbers and spans made whole, not a line at a time.
+                        # blank line could: the least line's first is past " ", the
+                        # greatest's ASCII): the batch's numbers and spans made whole,
+                        # not a line at a time.
                         starts = list(accumulate(map(len, ended), initial=offset))
                         offset = starts.pop()
                         numbers = list(range(number + 1, number + 1 + len(lines)))
@@ -114,7 +116,7 @@ def read_batches(
                         offset += len(raw) + 1
                         if raw.endswith(b"\r"):
                             raw = raw[:-1]
-                        if not raw.strip():
+                        if is_blank(raw):
                             continue
                         size = len(raw)
                         raws.append(raw)
@@ -125,7 +127,7 @@ def read_batches(
             except OSError as err:
                 raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
             tail = b"".join(carry)
-            if tail.strip():
+            if not is_blank(tail):
                 yield [tail[:-1] if tail.endswith(b"\r") else tail], [number + 1], [0]
             return
     with open_read(where) as fh:
@@ -134,7 +136,7 @@ def read_batches(
             for number, raw, _ended in iter_lines(fh):
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
-                if raw.strip():
+                if not is_blank(raw):
                     raws.append(raw)
                     numbers.append(number)
                     if len(raws) >= _BATCH:

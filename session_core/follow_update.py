@@ -83,8 +83,7 @@ def parse_records(
         if records is not None:
             warnings.append(joined_warning(number, len(records)))
             return records
-        blank = not raw.strip() if mend else is_blank(raw)
-        if not blank or not blank_ok:
+        if not is_blank(raw) or not blank_ok:
             warnings.append(skipped_line(number, raw))
         return []
     if type(record) is not dict:

@@ -20,7 +20,9 @@ def skipped_line(number: int, raw: bytes) -> str:
 
 
 def bad_line_reason(raw: bytes) -> str:
-    if not raw.strip():  # (where every complete line must be a record: agentgo's)
+    from .reader import is_blank  # (it reads this module's words)
+
+    if is_blank(raw):  # (where every complete line must be a record: agentgo's)
         return "is blank"
     if raw.startswith(b"\xef\xbb\xbf"):
         return "is led by a byte order mark (U+FEFF), which JSON does not allow"

@@ -71,21 +71,22 @@ def opened_as(descriptor: int, path: str | os.PathLike[str]) -> bool:
 
 # Unicode's White_Space: what the reference's ``.trim`` takes off (Python's ``str.strip``
 # would take U+001C-U+001F too).
-_WHITE_SPACE = (
+WHITE_SPACE = (
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
 
 def is_blank(raw: bytes) -> bool:
-    """A line of nothing but white space, which a v1 reader skips, as the reference's does:
-    Unicode's (a no-break or ideographic space too), not only ASCII's."""
-    if not raw.strip():
+    """A line of nothing but white space, which every reader skips, as v1's reference
+    does: Unicode's (a no-break or ideographic space too), not only ASCII's."""
+    stripped = raw.strip()  # (the line itself where nothing is stripped: no copy)
+    if not stripped:
         return True
-    if raw.isascii():
+    if stripped[0] < 0x80:  # (a record's "{", say: no Unicode white space begins it)
         return False
     try:
-        return not raw.decode("utf-8").strip(_WHITE_SPACE)
+        return not raw.decode("utf-8").strip(WHITE_SPACE)
     except UnicodeDecodeError:
         return False
 

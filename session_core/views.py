@@ -168,18 +168,24 @@ def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:
 
 
 def blank_file(where: str) -> bool:
-    """Does the file hold nothing but white space (read until it does not; a compressed
-    one, once unpacked)?"""
-    from .compressed import open_maybe_compressed
+    """Does the file hold nothing but white space, Unicode's too as ``reader.is_blank``
+    takes it (read until it does not; a compressed one, once unpacked)?"""
+    import codecs
 
+    from .compressed import open_maybe_compressed
+    from .reader import WHITE_SPACE
+
+    text = codecs.getincrementaldecoder("utf-8")()  # (a character cut between blocks)
     try:
         with open_maybe_compressed(where) as fh:
             while block := fh.read(1 << 16):
-                if block.strip():
+                if block.strip() and text.decode(block).strip(WHITE_SPACE):
                     return False
+            return not text.decode(b"", final=True).strip(WHITE_SPACE)
+    except UnicodeDecodeError:  # (not UTF-8: not white space)
+        return False
     except OSError:  # (a compressed file cut short: damage, said by the caller's reader)
         return False
-    return True
 
 
 def dump_json(value: Any, pretty: bool = False) -> bytes:

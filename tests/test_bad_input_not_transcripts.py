@@ -24,11 +24,21 @@ def test_an_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert path.read_bytes() == b""
 
 
-@pytest.mark.parametrize("blank", [b"\n", b"\n\n\n", b"   \n\t\n", b"\r\n\r\n", b"  "])
+NO_BREAK = "\u00a0\n \u3000\n".encode()  # Unicode's white space: "not valid JSON" to check
+CUT_IN_TWO = b" " * ((1 << 16) - 1) + "\u3000".encode()  # (a character across two reads)
+
+
+@pytest.mark.parametrize(
+    "blank", [b"\n", b"\n\n\n", b"   \n\t\n", b"\r\n\r\n", b"  ", NO_BREAK, CUT_IN_TWO]
+)
 def test_a_file_of_blank_lines(tmp_path: Path, blank: bytes, capsys) -> None:
+    from viewer.cli import main
+
     path = tmp_path / "blank.jsonl"
     path.write_bytes(blank)
     load_error(path)
+    assert main(["check", str(path)]) == 1
+    assert "is empty" in capsys.readouterr().out
     assert peek(path).error == "the transcript is empty"  # (as check says it)
     assert peek(path).warnings == []
     assert check_replay_cli(capsys, path) is None

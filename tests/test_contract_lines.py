@@ -216,3 +216,34 @@ def test_a_value_deeper_than_any_path_reads_is_said_by_its_line(
     assert any(w.startswith((said + " ", said + ":")) for w in followed.warnings)
     assert main(["check", str(path)]) == 1
     assert any(w.startswith(said + " ") for w in peek(path).warnings)
+
+
+@pytest.mark.parametrize("where", ["first", "middle"])
+def test_a_line_of_unicode_white_space_is_a_blank_line(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, where: str
+) -> None:
+    """A line of white space that is not ASCII's (a no-break space, an ideographic one, a
+    line separator) reads as a blank line does, in every format and by every path:
+    detection skipped such a line and Claude Code's reader then called it damage."""
+    lines = sample.read_bytes().split(b"\n")
+    at = 0 if where == "first" else len(lines) // 2
+    results = []
+    for blank in (b"  ", "\u00a0\u3000\u2028".encode()):
+        path = tmp_path / f"{where}-{len(blank)}{sample.suffix}"
+        path.write_bytes(b"\n".join([*lines[:at], blank, *lines[at:]]))
+        try:
+            whole: Any = open_transcript(path)
+            read = (whole.warnings, len(whole.raw), len(whole.messages), whole.lines)
+        except TranscriptError as err:
+            read = (err.reason, err.line)
+        followed = _followed(fmt, path)
+        results.append(
+            (
+                read,
+                followed.warnings,
+                len(followed.raw),
+                peek(path).warnings,
+                main(["check", str(path)]),
+            )
+        )
+    assert results[0] == results[1]

@@ -33,6 +33,7 @@ from ..model import (
     overlay_counts,
     unsettled_ops,
 )
+from ..reader import is_blank
 from ..text import count
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class Builder(ABC):
         a blank one is skipped, any other fed (``feed_line``) as line ``line``."""
         if raw.endswith(b"\r"):
             raw = raw[:-1]
-        if raw.strip():
+        if not is_blank(raw):
             self.lines = max(self.lines, line)
             self.feed_line(raw, line)
 
