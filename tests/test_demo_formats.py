@@ -65,8 +65,11 @@ def codex(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_format_is_named() -> None:
+    from viewer import cli
+
     assert DEMO_FORMATS == ("transcript-v1", "agentgo-v1", "claude-code", "codex")
     assert set(DEMO_FORMATS) == set(RECORDERS) == set(DEMO_FILES)
+    assert cli.DEMO_FORMATS == DEMO_FORMATS  # (named again there: parsing imports no demo)
 
 
 # --- claude-code ----------------------------------------------------------------------
