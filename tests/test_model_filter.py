@@ -11,7 +11,7 @@ from claude_code_writer import story
 from helpers import fingerprint, wait_for
 from test_model_diff import files
 from textual.pilot import Pilot
-from textual.widgets import Button, SelectionList
+from textual.widgets import Button, SelectionList, Static
 
 from session_core.column_items import Items
 from session_core.formats import by_name
@@ -58,6 +58,31 @@ async def test_the_filter_hides_a_role_and_everything_brings_it_back(tmp_path: P
         screen.action_export()
         await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
     assert fingerprint(path) == before
+
+
+async def test_the_filter_is_worked_by_keys_alone(tmp_path: Path) -> None:
+    """``f`` opens with the roles list focused on its first role: a space unticks it,
+    tab moves to the line types, tab again to Apply, and enter applies (a space did
+    nothing at first: no choice was highlighted)."""
+    path = story(tmp_path, torn=False)
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _loaded(app, pilot)
+        view = screen.conversation
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        chooser = app.screen.query_one("#filter-roles", SelectionList)
+        assert app.screen.focused is chooser
+        first = chooser.get_option_at_index(0).value
+        said = app.screen.query_one("#filter-said", Static)
+        assert "roles: all shown" in str(said.render())
+        await pilot.press("space")
+        assert f"roles: hiding {first}" in str(said.render())  # (a tick's colour, in words)
+        await pilot.press("tab", "tab")
+        assert app.screen.focused is app.screen.query_one("#filter-apply", Button)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen and view.filtered)
+        assert view.items and all(item.role != first for item in view.items)
 
 
 KEEPS = {

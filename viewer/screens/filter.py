@@ -38,8 +38,11 @@ class FilterScreen(ModalScreen[Choice]):
         roles = self.roles or frozenset(self.role_choices)
         types = self.types or frozenset(self.type_choices)
         with Vertical(id="filter-body"):
-            yield Static("Show these roles (messages) and line types (raw view):")
-            with Horizontal():
+            yield Static(
+                "Show these roles (messages) and line types (raw view): "
+                "space ticks one, tab goes on to the next list and the buttons"
+            )
+            with Horizontal(id="filter-lists"):
                 by_role = SelectionList[str](
                     *[(r, r, r in roles) for r in self.role_choices], id="filter-roles"
                 )
@@ -50,10 +53,36 @@ class FilterScreen(ModalScreen[Choice]):
                 )
                 by_type.border_title = "line types"
                 yield by_type
+            yield Static(self._said(roles, types), id="filter-said", markup=False)
             with Horizontal(id="filter-buttons"):
                 yield Button("Apply", variant="primary", id="filter-apply")
                 yield Button("Everything", id="filter-all")
                 yield Button("Cancel", id="filter-cancel")
+
+    def _said(self, roles: frozenset[str], types: frozenset[str]) -> str:
+        """What the ticks say, in words (a tick is told from no tick by colour alone)."""
+        said = []
+        for name, shown, choices in (
+            ("roles", roles, self.role_choices),
+            ("line types", types, self.type_choices),
+        ):
+            hidden = [c for c in choices if c not in shown]
+            said.append(f"{name}: " + (f"hiding {', '.join(hidden)}" if hidden else "all shown"))
+        return " · ".join(said)
+
+    @on(SelectionList.SelectedChanged)
+    def _ticked(self) -> None:
+        roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
+        types = frozenset(self.query_one("#filter-types", SelectionList).selected)
+        self.query_one("#filter-said", Static).update(self._said(roles, types))
+
+    def on_mount(self) -> None:
+        # The first list focused on its first choice: space ticks it at once (nothing
+        # was highlighted, so a space did nothing until an arrow key).
+        first = self.query_one("#filter-roles", SelectionList)
+        if first.option_count:
+            first.highlighted = 0
+        first.focus()
 
     @on(Button.Pressed, "#filter-cancel")
     def _cancel(self) -> None:
