@@ -13,10 +13,11 @@ from .follow_update import FollowUpdate, parse_line
 from .formats import Format
 from .reader import check_envelope, is_blank
 from .replay import ReplayState
+from .update_notes import UpdateNotes
 from .utf8 import BlockLines
 
 
-class LiveTranscript:
+class LiveTranscript(UpdateNotes):
     """The replayed state of a file being followed (format v1).
 
     Feed it every ``FollowUpdate`` in order. A line that breaks a replay
@@ -31,9 +32,6 @@ class LiveTranscript:
         self.keep_refused = keep_refused
         self.state = self._new_state()
         self.format: Format | None = None
-        self.resets = 0
-        self.exists = True
-        self.size = 0
 
     def _new_state(self) -> ReplayState:
         state = ReplayState(self.path)
@@ -45,9 +43,7 @@ class LiveTranscript:
         if update.reset:
             self.state = self._new_state()
             self.format = None  # the new content may be another format (or none yet)
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
+        self.note(update)
         if update.format is not None:
             self.format = update.format
         state = self.state

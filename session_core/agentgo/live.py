@@ -10,22 +10,20 @@ import orjson
 
 from ..follow_update import FollowUpdate, parse_line
 from ..line_warnings import named_line
+from ..update_notes import UpdateNotes
 from .reader import StrictReader, skim_request
 from .view import AgentGoView
 
 
-class LiveAgentGo:
+class LiveAgentGo(UpdateNotes):
     """Like ``LiveTranscript``, for agentgo-v1: a rule broken in a live file is a warning."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self.view = AgentGoView()
         self.checker = StrictReader(self.path)
-        self.resets = 0
         # Told of every record the view took, after it took it (the record, its span).
         self.fed: Callable[[dict[str, Any], int], None] | None = None
-        self.exists = True
-        self.size = 0
 
     def apply(self, update: FollowUpdate) -> bool:
         """Apply one update (parsed records, or raw lines parsed here one at a time, so
@@ -33,9 +31,7 @@ class LiveAgentGo:
         if update.reset:
             self.view = AgentGoView()
             self.checker = StrictReader(self.path)
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
+        self.note(update)
         view = self.view
         if update.lines:  # (every line read, those that are no record too)
             view.last_line = max(view.last_line, update.lines[-1])

@@ -35,6 +35,7 @@ from ..model import (
 )
 from ..reader import is_blank
 from ..text import count
+from ..update_notes import UpdateNotes
 
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
@@ -206,25 +207,14 @@ class Builder(ABC):
         """The model as far as it was fed; ``writer_alive`` decides running vs interrupted."""
 
 
-class LiveModel:
+class LiveModel(UpdateNotes):
     """A builder kept up to date from ``follow`` updates (parsed), never re-reading the file."""
 
     def __init__(self, fmt: TranscriptFormat, path: str) -> None:
         self.format = fmt
         self.path = path
         self.builder = fmt.builder(path)
-        self.resets = 0
-        self.exists = True
-        self.size = 0
         self._snapshot_made = False  # since the last reset (``read_ahead``)
-
-    def note(self, update: FollowUpdate) -> None:
-        """What every live model keeps of an update: resets, whether the file is there,
-        its size."""
-        if update.reset:
-            self.resets += 1
-        self.exists = update.exists
-        self.size = max(update.size, 0)
 
     def read_ahead(self, update: FollowUpdate, lock: AbstractContextManager[Any]) -> None:
         """Called by a follower's worker after it applied ``update``, outside ``lock`` (the

@@ -1,0 +1,27 @@
+"""What every live reader (``LiveModel``, ``LiveTranscript``, ``LiveAgentGo``) keeps of the
+updates it applies, kept one way for all."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .follow_update import FollowUpdate
+
+
+class UpdateNotes:
+    """What every live reader keeps of the updates it applies: how many resets, whether
+    the file is there, its size (the viewer's header says them)."""
+
+    resets: int = 0
+    exists: bool = True
+    size: int = 0
+
+    def note(self, update: FollowUpdate) -> None:
+        if update.reset:
+            self.resets += 1
+        self.exists = update.exists
+        self.size = max(update.size, 0)
+
+
+__all__ = ["UpdateNotes"]
