@@ -24,7 +24,7 @@ from .exportdoc import (
     _preview,
 )
 from .model import ROLLBACK, STATE_TONES, Item, ToolOp, Transcript, Usage
-from .text import count
+from .text import count, duration_text
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -181,7 +181,7 @@ def _operations(ops: Sequence[ToolOp]) -> Section:
             op.tool,
             op.call_id,
             f"line {op.line}",
-            "" if op.duration is None else f"{op.duration:g} s",
+            duration_text(op.duration),
             _preview(_arguments(op.arguments), 80),
         ]
         for op in ops
@@ -227,7 +227,7 @@ def _runs(transcript: Transcript) -> Section:
             run.id,
             run.state,
             f"line {run.line}",
-            "" if run.duration is None else f"{run.duration:.1f} s",
+            duration_text(run.duration),
             run.usage.describe(),
             _preview(run.prompt or "", 60),
         ]
@@ -244,7 +244,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
     rows = []
     for sub in transcript.subagents:
         op = ops.get(sub.call_id) if sub.call_id else None
-        took = "" if op is None or op.duration is None else f"{op.duration:.1f} s"
+        took = duration_text(op.duration) if op is not None else ""
         rows.append(
             [
                 sub.id,

@@ -32,6 +32,7 @@ from .message_usage import v1_usage
 from .model import STATE_LABELS, STATE_TONES
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
+from .text import duration_text
 from .usage import NO_RUN, tally_state
 
 
@@ -341,7 +342,7 @@ class _V1:
                 _s(op.get("idempotency")),
                 f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
                 _s(op.get("settled-at")),
-                "" if op.get("duration") is None else f"{_s(op.get('duration'))} s",
+                _duration(op.get("duration")),
                 _s(op.get("error") or op.get("reason")),
                 self.answered_at(answers),
             ]
@@ -429,6 +430,14 @@ class _V1:
 def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     calls = payload.get("tool-calls")
     return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def _duration(value: Any) -> str:
+    """A settle's duration as the viewer says it; as written where it is no number (a
+    hand-written file)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return duration_text(value)
+    return "" if value is None else f"{_s(value)} s"
 
 
 def v1_document(

@@ -140,6 +140,23 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+def duration_text(seconds: float | None) -> str:
+    """``0.25s``, ``12.3s``, ``4m07s``, ``2h05m``; under 0.01 s ``<0.01s`` (the viewer's and
+    the exports' one way: it read "0.0s", and 0.25 s "0.2s")."""
+    if seconds is None:
+        return ""
+    if seconds < 0.01:
+        return "<0.01s" if seconds > 0 else "0s"
+    if seconds < 0.995:
+        return f"{seconds:.2f}s"
+    if seconds < 59.95:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(max(60, int(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes}m{rest:02d}s"
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
 def size_text(size: int, *, compact: bool = False) -> str:
     """``1.5 MB`` (or ``1.5M`` where a table column is narrow), in decimal units as the
     labels say (1 MB is 1,000,000 bytes: 981,047,580 bytes read "935.6 MB" when they

@@ -257,6 +257,32 @@ def test_a_calls_every_argument_is_exported(tmp_path: Path) -> None:
     assert "run_in_background" in export(path, "html")
 
 
+def test_durations_are_said_as_the_viewer_says_them(tmp_path: Path) -> None:
+    """A call's and a run's time in an export is the viewer's ``duration_text`` ("0.25s",
+    "2m05s"): the exports wrote "0.25 s", "125.0 s" and, for v1, the number as written."""
+    from claude_code_writer import CCWriter, tool_use
+
+    path = tmp_path / "v1.jsonl"
+    s = Session.create(path, meta={"agent": "a"})
+    s.append_message(Message(role="user", content="go"))
+    op = s.append_tool_dispatched(call_id="c1", tool="fs_read", arguments="{}", run_id="r1")
+    s.append_tool_settled(op_id=op, outcome="completed", duration=125.0)
+    s.close()
+    assert "2m05s" in export(path, "md") and "125.0 s" not in export(path, "md")
+    w = CCWriter()
+    w.user("test it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="ls")])
+    w.result("t1", "a")
+    cc = w.write(tmp_path / "s.jsonl")
+    from session_core import open_transcript
+
+    (call,) = open_transcript(cc).tool_operations
+    assert call.duration is not None
+    from session_core.text import duration_text
+
+    assert f"| {duration_text(call.duration)} |" in export(cc, "md")
+
+
 class TestHtml:
     @pytest.mark.parametrize("view", ["replayed", "raw"])
     def test_hostile_content_is_escaped(self, hostile: Path, view: str) -> None:

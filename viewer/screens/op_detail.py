@@ -17,12 +17,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from session_core.model import ToolOp
-from session_core.text import count
+from session_core.text import count, duration_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, LinesView
 from ..widgets.items_view import as_json
-from ..widgets.model_panes import duration_text
 
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
 

@@ -26,7 +26,7 @@ from session_core.model import (
     op_states,
     unsettled_ops,
 )
-from session_core.text import count
+from session_core.text import count, duration_text
 from session_core.times import seconds_between
 from session_core.tool_ops import STATE_LABELS
 
@@ -37,23 +37,6 @@ from .virtual_table import Column, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
-
-
-def duration_text(seconds: float | None) -> str:
-    """``0.25s``, ``12.3s``, ``4m07s``, ``2h05m``; under 0.01 s ``<0.01s`` (it read "0.0s",
-    and 0.25 s "0.2s": a v1/agentgo audit)."""
-    if seconds is None:
-        return ""
-    if seconds < 0.01:
-        return "<0.01s" if seconds > 0 else "0s"
-    if seconds < 0.995:
-        return f"{seconds:.2f}s"
-    if seconds < 59.95:
-        return f"{seconds:.1f}s"
-    minutes, rest = divmod(max(60, int(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes}m{rest:02d}s"
-    return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
 def usage_short(usage: Usage | None) -> str:
@@ -408,7 +391,6 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
 __all__ = [
     "OpsPane",
     "RunsPane",
-    "duration_text",
     "run_entries",
     "usage_short",
 ]

@@ -16,11 +16,11 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.model import STATE_TONES, Subagent, ToolOp, Transcript, Usage, ops_by_call
-from session_core.text import count
+from session_core.text import count, duration_text
 
 from ..safe import fit_path, one_line_text
 from .block_view import Entry
-from .model_panes import TableDetail, duration_text, tone_text, usage_short
+from .model_panes import TableDetail, tone_text, usage_short
 from .virtual_table import Column, VirtualTable
 
 COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal shows all)
