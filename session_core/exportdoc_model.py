@@ -23,8 +23,9 @@ from .exportdoc import (
     View,
     _preview,
 )
-from .model import ROLLBACK, STATE_TONES, Item, ToolOp, Transcript, Usage
+from .model import ROLLBACK, Item, ToolOp, Transcript, Usage
 from .text import count, duration_text
+from .tool_ops import state_tone
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -141,7 +142,7 @@ def _message(
                 # a command line, say), else that text
                 _arguments(part.data) if part.data is not None else part.text,
                 op.label if op is not None else state,
-                STATE_TONES.get(state, "warn"),  # type: ignore[arg-type]
+                state_tone(state),  # type: ignore[arg-type]
             )
             at = answered.get(part.call_id or "")
             if at is not None:

@@ -29,10 +29,11 @@ from .exportdoc import (
 )
 from .formats.v1.ops import op_state, superseded_ops
 from .message_usage import v1_usage
-from .model import STATE_LABELS, STATE_TONES
+from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
 from .text import duration_text
+from .tool_ops import state_tone
 from .usage import NO_RUN, tally_state
 
 
@@ -168,7 +169,7 @@ class _V1:
             state = op_state(op, answered, False if gone else self.writer_alive)
             if state == "interrupted":
                 state = "running-dead"
-        return STATE_LABELS.get(state, state), STATE_TONES.get(state, "warn")  # type: ignore[return-value]
+        return STATE_LABELS.get(state, state), state_tone(state)  # type: ignore[return-value]
 
     def op_details(self, op: dict[str, Any]) -> list[str]:
         out = []

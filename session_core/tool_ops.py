@@ -54,6 +54,12 @@ STATE_TONES: dict[str, str] = {
 }
 
 
+def state_tone(state: str) -> str:
+    """A state's tone; a state of another word (a hand-written v1 outcome) is one to
+    notice: "warn" (the exports said so, the viewer "info")."""
+    return STATE_TONES.get(state, "warn")
+
+
 def classify_op(
     *,
     has_result: bool,
@@ -296,4 +302,5 @@ __all__ = [
     "classify_op",
     "op_json",
     "state_label",
+    "state_tone",
 ]

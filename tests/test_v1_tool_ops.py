@@ -325,3 +325,12 @@ async def test_e_steps_through_the_operations_that_did_not_complete(crashed: Pat
         assert said(app, "No operation that did not complete after the cursor.")
         await pilot.press("E")
         assert calls[table.cursor_row] == "call_esc"
+
+
+def test_a_state_of_another_word_has_one_tone_everywhere() -> None:
+    """A hand-written settle's outcome of another word is one to notice, to the viewer's
+    tables, its jumps and the exports alike (the viewer said "info", the exports "warn")."""
+    from session_core.tool_ops import STATE_TONES, state_tone
+
+    assert state_tone("cancelled") == "warn"
+    assert all(state_tone(state) == tone for state, tone in STATE_TONES.items())

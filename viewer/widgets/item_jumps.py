@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from session_core.model import STATE_TONES, Item, ToolOp
+from session_core.model import Item, ToolOp
+from session_core.tool_ops import state_tone
 
 from .block_view import BlockView
 from .line_list import jump_failed, jump_label
@@ -31,7 +32,7 @@ def is_what(what: str, item: Item, ops: Mapping[str, ToolOp]) -> bool:
             return True
         if part.kind == "tool-call":
             op = ops.get(part.call_id or "")
-            if op is not None and STATE_TONES.get(op.state) in ("bad", "warn"):
+            if op is not None and state_tone(op.state) in ("bad", "warn"):
                 return True
     return False
 

@@ -26,7 +26,6 @@ from session_core.json_out import json_text
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
-    STATE_TONES,
     Item,
     Part,
     ToolOp,
@@ -35,6 +34,7 @@ from session_core.model import (
 )
 from session_core.search import args_preview, item_search_text
 from session_core.text import count
+from session_core.tool_ops import state_tone
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
@@ -452,7 +452,7 @@ class ItemsView(ItemSearch):
             return "no operation", "dim", None, ""
         # (a call cut off keeps the last output it gave: what a crash left on screen)
         progress = op.progress if op.state in ("running", "interrupted") else None
-        return op.label, STATE_TONES.get(op.state, "info"), progress, op.state
+        return op.label, state_tone(op.state), progress, op.state
 
     def _part_folded(self, part: Part, width: int) -> list[Text]:
         room = max(10, width - 4)

@@ -18,7 +18,6 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from session_core.model import (
-    STATE_TONES,
     Run,
     ToolOp,
     Transcript,
@@ -28,7 +27,7 @@ from session_core.model import (
 )
 from session_core.text import count, duration_text
 from session_core.times import seconds_between
-from session_core.tool_ops import STATE_LABELS
+from session_core.tool_ops import STATE_LABELS, state_tone
 
 from ..safe import one_line_text
 from .block_view import Entry, ProseLines
@@ -183,7 +182,7 @@ class OpsPane(Vertical):
         cells: list[Text] = []
         for key, _label, width in self.table.columns:
             if key == "state":
-                cells.append(tone_text(_state_text(op), STATE_TONES.get(op.state, "info")))
+                cells.append(tone_text(_state_text(op), state_tone(op.state)))
             elif key == "tool":
                 cells.append(one_line_text(op.tool, width))
             elif key == "call":

@@ -15,8 +15,9 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from session_core.model import STATE_TONES, Subagent, ToolOp, Transcript, Usage, ops_by_call
+from session_core.model import Subagent, ToolOp, Transcript, Usage, ops_by_call
 from session_core.text import count, duration_text
+from session_core.tool_ops import state_tone
 
 from ..safe import fit_path, one_line_text
 from .block_view import Entry
@@ -168,7 +169,7 @@ class SubagentsPane(TableDetail):
     def cells(self, index: int) -> Sequence[Text]:
         subagent = self.subagents[index]
         op = self.op_of(subagent)
-        state = tone_text(op.label, STATE_TONES.get(op.state, "info")) if op else Text("—")
+        state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
         counted = subagent.counted
         return [
             Text(str(self._numbers[index] + 1), end=""),
