@@ -85,6 +85,27 @@ async def test_the_filter_is_worked_by_keys_alone(tmp_path: Path) -> None:
         assert view.items and all(item.role != first for item in view.items)
 
 
+async def test_a_role_that_looks_like_markup_is_offered_as_text(tmp_path: Path) -> None:
+    """A role (a file's own word) of markup is a choice shown as written: "[/oops]" raised
+    a MarkupError in the dialog's list and froze the app; "[bold red]R[/]" was styled."""
+    from session_core import Message, Session
+
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="[/oops]", content="hi"))
+        s.append_message(Message(role="[bold red]R[/]", content="hello"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _loaded(app, pilot)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
+        roles = app.screen.query_one("#filter-roles", SelectionList)
+        prompts = {str(roles.get_option_at_index(i).prompt) for i in range(roles.option_count)}
+        assert {"[/oops]", "[bold red]R[/]"} <= prompts
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+
+
 KEEPS = {
     "users": lambda role, kind: role == "user",
     "no-assistant": lambda role, kind: role != "assistant",

@@ -8,6 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, SelectionList, Static
 
@@ -27,7 +28,8 @@ class FilterScreen(ModalScreen[Choice]):
         type_choices: tuple[str, ...],
     ) -> None:
         """``roles``, ``types``: those shown now (None: all); the choices, those the file
-        has (``ItemsView.filter_choices``)."""
+        has (``ItemsView.filter_choices``): the file's words, so shown as text, never
+        as markup (a role "[/x]" froze the app)."""
         super().__init__()
         self.roles = roles
         self.types = types
@@ -44,12 +46,12 @@ class FilterScreen(ModalScreen[Choice]):
             )
             with Horizontal(id="filter-lists"):
                 by_role = SelectionList[str](
-                    *[(r, r, r in roles) for r in self.role_choices], id="filter-roles"
+                    *[(Content(r), r, r in roles) for r in self.role_choices], id="filter-roles"
                 )
                 by_role.border_title = "roles"  # (a role and a line type may share a name)
                 yield by_role
                 by_type = SelectionList[str](
-                    *[(t, t, t in types) for t in self.type_choices], id="filter-types"
+                    *[(Content(t), t, t in types) for t in self.type_choices], id="filter-types"
                 )
                 by_type.border_title = "line types"
                 yield by_type
