@@ -195,7 +195,10 @@ def open_export(
     made: list[str] = []
 
     def temporary() -> BinaryIO:
-        fd, temp = _new_file(os.path.dirname(final))
+        try:
+            fd, temp = _new_file(os.path.dirname(final))
+        except OSError as err:  # (said of the user's path, not of our temporary's)
+            raise TranscriptError(f"cannot write the export: {err.strerror}", path=target) from None
         made.append(temp)
         fh = os.fdopen(fd, "wb")
         if found is not None:

@@ -592,3 +592,52 @@ async def test_the_export_dialog_says_its_choice_and_a_cancel(story: Path, tmp_p
         await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen))
         assert said(app, "Export cancelled: nothing written.")
         assert not (copy.parent / "story.html").exists()
+
+
+async def test_escape_while_exporting_stops_it_and_writes_nothing(
+    story: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Escape while the export is written said "nothing written", and the export went on
+    to write the file (an audit: 9 MB, 20 s later). It is stopped now, its temporary
+    file removed, and only then said."""
+    import time
+
+    from textual.widgets import Button, Input
+
+    import viewer.screens.export as export_screen
+    from viewer.app import TailscopeApp
+    from viewer.screens.export import ExportScreen
+    from viewer.screens.model_screen import ModelScreen
+
+    def slow(path: object, fmt: object, view: object, out: Any) -> None:
+        for _ in range(2000):  # (20 s, unless stopped)
+            out.write(b"x" * 1000)
+            time.sleep(0.01)
+
+    monkeypatch.setattr(export_screen, "export_into", slow)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "big.html"
+    app = TailscopeApp(story, force_polling=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        app.push_screen(ExportScreen(str(story)))
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+        app.screen.query_one("#export-path", Input).value = str(target)
+        app.screen.query_one("#export-go", Button).press()
+        await wait_for(pilot, lambda: any(folder.iterdir()))  # (its temporary file)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen), 5)
+        assert said(app, "Export cancelled: nothing written.")
+        await pilot.pause(0.3)
+    assert list(folder.iterdir()) == []
+
+
+def test_a_folder_that_is_not_there_is_said_of_the_users_path(story: Path, tmp_path: Path) -> None:
+    """The viewer's export into a missing folder said "[Errno 2] ...: '/x/.tailscope-
+    export-ef7c…'", a name of ours; the error is the user's path now."""
+    target = tmp_path / "nowhere" / "x.html"
+    with pytest.raises(TranscriptError) as caught:
+        write_export("text", target, story)
+    assert caught.value.path == str(target) and ".tailscope-export" not in str(caught.value)
+    assert "No such file or directory" in str(caught.value)
