@@ -53,6 +53,7 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert "Next run not finished" in text  # (the runs tab's own keys: it listed ``enter``)
     assert "ctrl+p: the command palette" in text
     assert "Back to the list" not in text  # opened alone: there is no list to go back to
+    assert "Open artifact" in text and "Open subagent" not in text  # (a detail's keys)
 
 
 async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:
@@ -66,6 +67,7 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
             assert what in text, what  # agentgo's own keys among them, the call tree's too
     assert OPEN_OTHER not in text
     assert "All runs" in text and "Failed/gap call" in text and "Open call" in text
+    assert "Open artifact" not in text  # (v1's operations alone have artifacts)
     (tmp_path / "dir").mkdir()
     write_story(tmp_path / "dir" / "t.jsonl")
     text = await _help_text(TailscopeApp(tmp_path / "dir"), None)

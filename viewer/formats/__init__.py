@@ -89,6 +89,11 @@ class PaneSet:
         """Lines of a tool operation's detail, after the shared ones."""
         return []
 
+    def op_artifact(self, op: ToolOp) -> Callable[[], None] | None:
+        """What ``a`` in a tool operation's detail does: open its artifact (None: it has
+        none)."""
+        return None
+
     def search_term(self, tab: str) -> str | None:
         """What that tab's own search last looked for (None: it has no search)."""
         return None

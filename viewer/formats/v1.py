@@ -13,6 +13,7 @@ operations still pending in the header.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -38,7 +39,7 @@ from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
 
 ARTIFACT_STATES = {
-    "here": "here (a: open)",
+    "here": "here (a opens it)",
     "missing": "not here any more",
     "refused": "refused: not a plain file name",
     "unreadable": "cannot be read",
@@ -205,13 +206,24 @@ class V1Panes(PaneSet):
         if screen.query_one(TabbedContent).active != "tools" or op is None:
             screen.notify("Select an operation in the tool operations tab (3) first.", timeout=2)
             return
-        artifact = op.record().get("artifact") if isinstance(op, V1Op) else None
-        if not isinstance(artifact, dict):
+        opener = self.op_artifact(op)
+        if opener is None:
             screen.notify("This operation has no artifact.", timeout=2)
             return
-        from ..screens.artifact import ArtifactScreen  # only when one is opened
+        opener()
 
-        screen.app.push_screen(ArtifactScreen(screen.path, artifact.get("file"), artifact))
+    def op_artifact(self, op: ToolOp) -> Callable[[], None] | None:
+        artifact = op.record().get("artifact") if isinstance(op, V1Op) else None
+        if not isinstance(artifact, dict):
+            return None
+        screen = self.screen
+
+        def opener() -> None:
+            from ..screens.artifact import ArtifactScreen  # only when one is opened
+
+            screen.app.push_screen(ArtifactScreen(screen.path, artifact.get("file"), artifact))
+
+        return opener
 
     # -- the palette and the help ----------------------------------------------------------
 

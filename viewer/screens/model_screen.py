@@ -450,8 +450,12 @@ class ModelScreen(OtherSessions, SearchingScreen):
 
     @on(OpsPane.Opened)
     def _op_opened(self, event: OpsPane.Opened) -> None:
-        more = self.panes.op_detail(event.op) if self.panes is not None else []
-        self.app.push_screen(OpDetailScreen(event.op, force_polling=self.force_polling, more=more))
+        panes = self.panes
+        more = panes.op_detail(event.op) if panes is not None else []
+        artifact = panes.op_artifact(event.op) if panes is not None else None
+        self.app.push_screen(
+            OpDetailScreen(event.op, force_polling=self.force_polling, more=more, artifact=artifact)
+        )
 
     @on(OpsPane.Jump)
     def _op_jump(self, event: OpsPane.Jump) -> None:

@@ -72,6 +72,7 @@ def help_sections(screen: ModelScreen) -> list[Section]:
     """What the model screen's ``?`` lists: its keys, each pane's, a tool operation's
     detail's (``s`` only for a format with subagents: its ``extra_panes`` say so), the
     format's own."""
+    from ..formats import PaneSet
     from ..widgets.block_view import BlockView
     from ..widgets.items_view import ItemsView
     from ..widgets.model_diff import ModelDiffView
@@ -88,7 +89,10 @@ def help_sections(screen: ModelScreen) -> list[Section]:
         *([("Diff", ModelDiffView.BINDINGS)] if "diff" in screen._tab_ids else []),
         (
             "A tool operation's detail",
-            OpDetailScreen.help_keys("subagents" in screen.format.extra_panes),
+            OpDetailScreen.help_keys(
+                "subagents" in screen.format.extra_panes,
+                panes is not None and type(panes).op_artifact is not PaneSet.op_artifact,
+            ),
         ),
         *(panes.help_sections() if panes is not None else []),
         ("Everywhere", offered(screen.app, screen.app.BINDINGS)),

@@ -6,6 +6,7 @@ lines are in this file, shows its first line in the opener's raw view)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import orjson
@@ -149,15 +150,18 @@ class OpDetailScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("s", "open_subagent", "Open subagent"),
+        Binding("a", "open_artifact", "Open artifact"),
         Binding("c", "copy", "Copy result"),
     ]
 
     @classmethod
-    def help_keys(cls, subagents: bool) -> list[Binding]:
+    def help_keys(cls, subagents: bool, artifacts: bool) -> list[Binding]:
         """Its keys as the help lists them: ``s`` only for a format whose operations may
-        have a subagent (v1's and agentgo's never do)."""
+        have a subagent (v1's and agentgo's never do), ``a`` one whose may have an
+        artifact (v1's)."""
         keys = Binding.make_bindings(cls.BINDINGS)
-        return [b for b in keys if subagents or b.action != "open_subagent"]
+        left = {"open_subagent": subagents, "open_artifact": artifacts}
+        return [b for b in keys if left.get(b.action, True)]
 
     class ShowItem(Message):
         """``s`` on a call whose subagent is in this file: its opener shows that item
@@ -168,12 +172,18 @@ class OpDetailScreen(ModalScreen[None]):
             self.ident = ident
 
     def __init__(
-        self, op: ToolOp, *, force_polling: bool = False, more: list[Entry] | None = None
+        self,
+        op: ToolOp,
+        *,
+        force_polling: bool = False,
+        more: list[Entry] | None = None,
+        artifact: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.op = op
         self.force_polling = force_polling  # for a subagent's screen, as the opener's
         self.more = more or []  # what the format says of it besides (its pane set's)
+        self.artifact = artifact  # ``a``: opens its artifact (its pane set's; None: none)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="op-detail-body") as body:
@@ -190,7 +200,13 @@ class OpDetailScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_subagent":
             return bool(self.op.subagent or self.op.subagent_item)
+        if action == "open_artifact":
+            return self.artifact is not None
         return True
+
+    def action_open_artifact(self) -> None:
+        if self.artifact is not None:
+            self.artifact()
 
     def action_open_subagent(self) -> None:
         path = self.op.subagent
