@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static, TextArea
+from textual.widgets import Footer, Static, TextArea
 from textual.worker import get_current_worker
 
 from session_core.artifacts import artifact_dir, artifact_status, is_safe_basename, read_artifact
@@ -80,6 +80,7 @@ class ArtifactScreen(ModalScreen[None]):
                 id="artifact-body",
             )
             yield Static(Text("escape: close"), id="artifact-help")
+        yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
     def _title(self) -> Text:
         shown = one_line(

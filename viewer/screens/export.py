@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, RadioButton, RadioSet, Static
 
 from session_core.errors import TranscriptError
 from session_core.export import (
@@ -80,6 +80,7 @@ class ExportScreen(ModalScreen[str | None]):
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
                 yield Button("Cancel", id="export-cancel")
+        yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
     def on_mount(self) -> None:
         self._sync_view()

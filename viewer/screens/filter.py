@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, SelectionList, Static
+from textual.widgets import Button, Footer, SelectionList, Static
 
 Choice = tuple[frozenset[str] | None, frozenset[str] | None]
 
@@ -60,6 +60,7 @@ class FilterScreen(ModalScreen[Choice]):
                 yield Button("Apply", variant="primary", id="filter-apply")
                 yield Button("Everything", id="filter-all")
                 yield Button("Cancel", id="filter-cancel")
+        yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
     def _said(self, roles: frozenset[str], types: frozenset[str]) -> str:
         """What the ticks say, in words (a tick is told from no tick by colour alone)."""

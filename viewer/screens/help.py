@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 NAMES = {
     "slash": "/",
@@ -117,6 +117,7 @@ class BindingsHelpScreen(ModalScreen[None]):
             yield Static(table)
             yield Static(Text("\n".join(NOTES), style="dim"))
             yield Static(Text("escape closes", style="dim"))
+        yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
 
 __all__ = ["BindingsHelpScreen", "Section", "binding_rows", "key_name", "screen_sections"]

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from session_core.text import count
 
@@ -28,3 +28,4 @@ class WarningsScreen(ModalScreen[None]):
             yield Static(Text(count(len(self.warnings), "warning"), style="bold"))
             body = Text("\n").join(Text(inert(w)) for w in self.warnings[-2000:])
             yield Static(body if self.warnings else Text("No warnings.", style="dim"))
+        yield Footer()  # (its own keys, not the screen's below, which do nothing here)
