@@ -72,6 +72,16 @@ async def test_no_roots_shows_how_to_begin(tmp_path: Path) -> None:
     assert app.return_value == "demo"
 
 
+async def test_the_welcome_box_fits_80_columns() -> None:
+    """It was 84 columns wide: at 80 its right border was off the screen."""
+    from textual.containers import Vertical
+
+    app = TailscopeApp([])
+    async with app.run_test(size=(80, 24)):
+        assert isinstance(app.screen, WelcomeScreen)
+        assert app.screen.query_one(Vertical).region.right <= 80
+
+
 @pytest.mark.parametrize("argv", [[]])
 def test_the_command_with_no_path_runs_the_home_view(
     argv: list[str], monkeypatch: pytest.MonkeyPatch
