@@ -51,7 +51,7 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert OPEN_OTHER not in text  # v1 never names another session of its project
     assert "Next compaction" in text and "Changed only / all" in text
     assert "Next run not finished" in text  # (the runs tab's own keys: it listed ``enter``)
-    assert "ctrl+p: the command palette" in text
+    assert "ctrl+p: the command palette" in text and "ctrl+p, then Export…" in text
     assert "Back to the list" not in text  # opened alone: there is no list to go back to
     assert "Open artifact" in text and "Open subagent" not in text  # (a detail's keys)
 
@@ -74,3 +74,4 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
     for what in _descriptions(BrowserScreen.BINDINGS):
         assert what in text, what
     assert "Virtual table" not in text and "Tables" in text  # a section named for a user
+    assert "Export…" not in text  # (the browser's palette has none: its help said it had)

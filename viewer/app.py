@@ -139,7 +139,10 @@ class TailscopeApp(App[None]):
         return self.topmost(ModelScreen, "file")
 
     def action_help(self) -> None:
-        self.push_screen(BindingsHelpScreen("tailscope — keys", screen_sections(self.screen)))
+        exports = isinstance(self.screen, FollowingScreen)  # (a file's: it has Export…)
+        self.push_screen(
+            BindingsHelpScreen("tailscope — keys", screen_sections(self.screen), exports=exports)
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -30,8 +30,9 @@ NAMES = {
 NOTES = (
     "mouse: click selects, double-click folds or expands, the wheel scrolls",
     "ctrl+p: the command palette, every action by name",
-    "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it",
 )
+# (a file's screens alone: the browser's palette has no Export…, which it said)
+EXPORT_NOTE = "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it"
 
 Section = tuple[str, Sequence[BindingType]]
 
@@ -95,10 +96,12 @@ class BindingsHelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close"),
     ]
 
-    def __init__(self, title: str, sections: Iterable[Section]) -> None:
+    def __init__(self, title: str, sections: Iterable[Section], *, exports: bool = False) -> None:
+        """``exports``: the screen below has *Export…* in its palette."""
         super().__init__()
         self.title_text = title
         self.sections = list(sections)
+        self.notes = [*NOTES, EXPORT_NOTE] if exports else list(NOTES)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
@@ -115,7 +118,7 @@ class BindingsHelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static(Text(self.title_text, style="bold"), id="help-title")
             yield Static(table)
-            yield Static(Text("\n".join(NOTES), style="dim"))
+            yield Static(Text("\n".join(self.notes), style="dim"))
             yield Static(Text("escape closes", style="dim"))
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 

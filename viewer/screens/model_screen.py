@@ -434,7 +434,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
 
     def action_help(self) -> None:
         sections = help_sections(self)
-        self.app.push_screen(BindingsHelpScreen(f"tailscope — {self.format.title}", sections))
+        title = f"tailscope — {self.format.title}"
+        self.app.push_screen(BindingsHelpScreen(title, sections, exports=True))
 
     @on(ItemsView.Searched)
     def _searched(self, event: ItemsView.Searched) -> None:

@@ -17,7 +17,9 @@ class WelcomeScreen(Screen[None]):
 
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
-    WelcomeScreen > Vertical { width: 84; max-width: 100%; height: auto; border: round $primary; padding: 1 2; }
+    WelcomeScreen > Vertical {
+        width: 84; max-width: 100%; height: auto; border: round $primary; padding: 1 2;
+    }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "demo", "Run the demo"),
