@@ -100,3 +100,27 @@ def test_a_details_prose_wraps_between_words() -> None:
     ]
     assert all(view.block_height(i, 60) == len(view.block_lines(i, 60)) for i in range(3))
     assert view.block_heights(3, 60) is None
+
+
+async def test_an_operations_detail_is_prose_wrapped_between_words() -> None:
+    """A call's detail cut its arguments mid-word ("…is a smal" / "l experiment": the
+    dialogs' audit): they wrap between words now."""
+    from textual.app import App
+
+    from session_core.tool_ops import ToolOp
+    from viewer.screens.op_detail import OpDetailScreen
+    from viewer.widgets.block_view import ProseLines
+
+    words = "this is a small experiment of words " * 6
+    op = ToolOp("c1", "Task", "completed", arguments={"prompt": words}, result=words)
+    app: App[None] = App()
+    async with app.run_test(size=(70, 30)) as pilot:
+        app.push_screen(OpDetailScreen(op))
+        await pilot.pause()
+        view = app.screen.query_one("#op-detail", ProseLines)
+        width = view.scrollable_content_region.width
+        rows = [
+            line.plain for i in range(view.block_count()) for line in view.block_lines(i, width)
+        ]
+        pieces = [word for row in rows for word in row.split()]
+        assert "small" in pieces and "smal" not in pieces and "experiment" in pieces

@@ -21,7 +21,7 @@ from session_core.model import ToolOp
 from session_core.text import count, duration_text
 
 from ..safe import one_line_text
-from ..widgets.block_view import Entry, LinesView
+from ..widgets.block_view import Entry, ProseLines
 from ..widgets.items_view import as_json
 
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
@@ -189,11 +189,11 @@ class OpDetailScreen(ModalScreen[None]):
         with Vertical(id="op-detail-body") as body:
             # A Text: the tool's name is the file's, never markup or escapes to obey.
             body.border_title = one_line_text(f"{self.op.tool} · {self.op.label}", 120)
-            yield LinesView(id="op-detail")
+            yield ProseLines(id="op-detail")  # (arguments and results cut between words)
         yield Footer()
 
     def on_mount(self) -> None:
-        view = self.query_one("#op-detail", LinesView)
+        view = self.query_one("#op-detail", ProseLines)
         view.set_entries([*op_entries(self.op), *self.more])
         view.focus()
 
