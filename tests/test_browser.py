@@ -195,6 +195,10 @@ class TestBrowser:
             header = next(line for line in lines if line.lstrip().startswith("file"))
             assert header.split() == ["file", "last", "active", "msgs", "status"]
             assert any(line.rstrip().endswith("crashed") for line in lines), lines
+            # the title keeps the sort, the root giving way ("sorted by…" at 80 columns)
+            await pilot.resize_terminal(80, 30)
+            await pilot.pause(0.2)
+            assert any("sorted by last active" in line for line in screen_lines(app)[:3])
             await pilot.resize_terminal(160, 30)
             await pilot.pause(0.2)
             header = next(line for line in screen_lines(app) if line.lstrip().startswith("file"))

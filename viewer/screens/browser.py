@@ -42,7 +42,7 @@ from ..browser_cells import (
     sort_key,
 )
 from ..browser_cells import totals as totals_line
-from ..safe import one_line
+from ..safe import fit_path, one_line
 from ..widgets.virtual_table import Column, VirtualTable
 from .browser_watch import DirectoryWatch
 
@@ -186,6 +186,7 @@ class BrowserScreen(DirectoryWatch):
     def on_resize(self, event: events.Resize) -> None:
         if self._fit(event.size.width):
             self.table.set_columns(self._columns())
+        self._refresh_labels()  # (the root is fitted to the width)
 
     # -- scanning ---------------------------------------------------------------
 
@@ -357,21 +358,29 @@ class BrowserScreen(DirectoryWatch):
     # -- labels -----------------------------------------------------------------
 
     def _refresh_labels(self) -> None:
-        title = Text(no_wrap=True, overflow="ellipsis", end="")
-        title.append(" tailscope ", style="bold reverse")
-        title.append("  ")
-        title.append(one_line(self.root), style="bold")
-        title.append("  (and below)" if self.recursive else "", style="dim")
-        title.append(f"   sorted by {self.sort.describe()}")
+        # The state (sort, filter) before the root: a long root gives way, cut from the
+        # left as paths are (at 80 columns it pushed the sort off as "sorted by…").
+        state = Text(no_wrap=True, overflow="ellipsis", end="")
+        state.append(f"   sorted by {self.sort.describe()}")
         if self.needle or self.status_filter:
-            title.append("   filter: ", style="bold")
+            state.append("   filter: ", style="bold")
             shown = []
             if self.status_filter:
                 shown.append(f"status {self.status_filter}")
             if self.needle:
                 shown.append(repr(self.needle))
-            title.append(one_line(" and ".join(shown)))
-        title.append("   times in UTC", style="dim")
+            state.append(one_line(" and ".join(shown)))
+        state.append("   times in UTC", style="dim")
+        below = "  (and below)" if self.recursive else ""
+        head = " tailscope   "
+        width = self.size.width or 200
+        room = width - len(head) - len(below) - min(state.cell_len, width - len(head) - 12)
+        title = Text(no_wrap=True, overflow="ellipsis", end="")
+        title.append(" tailscope ", style="bold reverse")
+        title.append("  ")
+        title.append(fit_path(self.root, max(room, 12)), style="bold")
+        title.append(below, style="dim")
+        title.append_text(state)
         self.query_one("#browser-title", Static).update(title)
         self.query_one("#browser-progress").display = self.scanning
         self.query_one("#browser-totals", Static).update(
