@@ -238,6 +238,8 @@ class CallsPane(Horizontal, FocusPane):
             f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
         )
         label.append(f" {status}", self._style(status))
+        if status == "gap":  # (the spec's word; the operations tab's, for the same call)
+            label.append(" (interrupted)", self._style(status))
         if (call.run_id, call.id, call.attempt + 1) in self.view.calls:
             label.append(" ↻ retried", self._style("retry"))
         if args_differ(call):
