@@ -255,7 +255,7 @@ def _read_records(
                 counted.read = number
             if not ended and agentgo:
                 # agentgo-v1 ignores a final line without its newline, even valid JSON.
-                if raw.strip():
+                if not is_blank(raw):
                     said.append(
                         f"line {number} has no newline (the writer's unfinished tail), "
                         "and was skipped"

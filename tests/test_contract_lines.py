@@ -218,19 +218,21 @@ def test_a_value_deeper_than_any_path_reads_is_said_by_its_line(
     assert any(w.startswith(said + " ") for w in peek(path).warnings)
 
 
-@pytest.mark.parametrize("where", ["first", "middle"])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_a_line_of_unicode_white_space_is_a_blank_line(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path, where: str
 ) -> None:
     """A line of white space that is not ASCII's (a no-break space, an ideographic one, a
     line separator) reads as a blank line does, in every format and by every path:
-    detection skipped such a line and Claude Code's reader then called it damage."""
-    lines = sample.read_bytes().split(b"\n")
-    at = 0 if where == "first" else len(lines) // 2
+    detection skipped such a line and Claude Code's reader then called it damage; as a
+    last line without its newline, agentgo's said "the writer's unfinished tail"."""
+    lines = sample.read_bytes().rstrip(b"\n").split(b"\n")
+    at = {"first": 0, "middle": len(lines) // 2, "last": len(lines)}[where]
     results = []
     for blank in (b"  ", "\u00a0\u3000\u2028".encode()):
         path = tmp_path / f"{where}-{len(blank)}{sample.suffix}"
-        path.write_bytes(b"\n".join([*lines[:at], blank, *lines[at:]]))
+        body = b"\n".join([*lines[:at], blank, *lines[at:]])
+        path.write_bytes(body if where == "last" else body + b"\n")
         try:
             whole: Any = open_transcript(path)
             read = (whole.warnings, len(whole.raw), len(whole.messages), whole.lines)

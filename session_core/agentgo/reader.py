@@ -15,7 +15,7 @@ from ..errors import InvalidLineError, TranscriptError
 from ..events import LineSource
 from ..indexing import loads_mended
 from ..line_warnings import bad_line_reason
-from ..reader import iter_lines, open_lines
+from ..reader import is_blank, iter_lines, open_lines
 from .records import span_of
 from .view import AgentGoView
 
@@ -235,7 +235,7 @@ def read_spans(
         try:
             for number, raw, ended in iter_lines(fh):
                 if not ended:
-                    if warnings is not None and raw.strip():
+                    if warnings is not None and not is_blank(raw):
                         warnings.append(
                             f"line {number} has no newline (the writer's unfinished tail), "
                             "and was not read"
