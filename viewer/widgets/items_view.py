@@ -10,7 +10,7 @@ A folded item's height comes from its parts alone (no text is laid out), so meas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -39,6 +39,7 @@ from session_core.tool_ops import state_tone
 from ..safe import one_line
 from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
+from .item_filter import ItemFilter
 from .item_jumps import COMPACTION_KINDS
 from .item_search import ItemSearch
 
@@ -55,28 +56,7 @@ def as_json(value: Any) -> str:
     return json_text(value, orjson.OPT_INDENT_2)
 
 
-# What the filter offers (``f``): conversation items by role, lines by kind. A kind not
-# listed here is always shown (a format's own, or one newer than this list).
-FILTER_ROLES = ("system", "developer", "user", "assistant", "tool")
-FILTER_KINDS = (
-    "message",
-    "meta",
-    "command",
-    "hook",
-    "queued",
-    "compact-summary",
-    "compaction",
-    "summary",
-    "system",
-    "progress",
-    "attachment",
-    "event",
-    "context",
-    "record",
-)
-
-
-class ItemsView(ItemSearch):
+class ItemsView(ItemFilter, ItemSearch):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = BlockView.COMPONENT_CLASSES | {
@@ -160,15 +140,6 @@ class ItemsView(ItemSearch):
         self.new_count = 0  # items appended since the view left the end (not seen yet)
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
-        self.roles: frozenset[str] | None = None  # the filter (None: everything)
-        self.kinds: frozenset[str] | None = None
-        # ... of the roles and kinds it offered (others, come since, are shown)
-        self.offered: tuple[frozenset[str], frozenset[str]] = (
-            frozenset(FILTER_ROLES),
-            frozenset(FILTER_KINDS),
-        )
-        # What a format's own panes narrow the view to (the one run they show, say).
-        self.narrow: Callable[[Sequence[Item]], Sequence[Item]] | None = None
 
     # -- feeding ----------------------------------------------------------------------
 
@@ -196,82 +167,6 @@ class ItemsView(ItemSearch):
         if self.search_term:  # the matches are indexes into the new snapshot
             appended = same_view and grown >= 0 and before > 0
             self.search_again(appended and self.block_key(before - 1) == last, before)
-
-    def _shown(self, items: Sequence[Item]) -> Sequence[Item]:
-        """The items the filter lets through (a pass over them when one is set)."""
-        if self.narrow is not None:
-            items = self.narrow(items)
-        roles, kinds = self.roles, self.kinds
-        if roles is None and kinds is None:
-            return items
-        offered_roles, offered_kinds = self.offered
-
-        # (a role or kind the filter did not offer, one that came since, is shown)
-        def keep(role: str, kind: str) -> bool:
-            return (roles is None or role in roles or role not in offered_roles) and (
-                kinds is None or kind in kinds or kind not in offered_kinds
-            )
-
-        if isinstance(items, Items):
-            return items.having(keep)  # (none built)
-        return [item for item in items if keep(item.role, item.kind)]
-
-    def empty_note(self) -> str | None:
-        """Why nothing is shown, where the file has items the view leaves out: the run
-        chosen (agentgo), the filter, or a replayed view that is sent none of them."""
-        if len(self.items):
-            return None
-        transcript = self.transcript
-        every = transcript.raw if self.mode == "raw" else transcript.messages
-        if self.narrow is not None and len(every) and not len(self.narrow(every)):
-            if self.mode == "replayed" and len(self.narrow(transcript.raw)):
-                return (
-                    "The model is sent nothing of the run chosen (a compaction folded it): "
-                    "r shows every line; a, every run."
-                )
-            return "The run chosen has nothing here: a shows every run."
-        if len(every):
-            return f"The filter lets none of the {count(len(every), 'item')} through: f changes it."
-        if self.mode == "replayed" and len(transcript.raw):
-            return "Nothing here is sent to the model (yet): r shows the raw view."
-        return None
-
-    def filter_choices(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """What the filter offers: the roles of the file's messages and lines, and the
-        kinds of its lines (the usual ones first, in their order), and any it has set."""
-        roles: set[str] = set(self.roles or ())
-        kinds: set[str] = set(self.kinds or ())
-        transcript = self.transcript
-        for items in (transcript.messages, transcript.raw):
-            if isinstance(items, Items):
-                found_roles, found_kinds = items.roles_and_kinds()
-            else:
-                found_roles = {item.role for item in items}
-                found_kinds = {item.kind for item in items}
-            roles |= found_roles
-            if items is transcript.raw:
-                kinds |= found_kinds
-        roles.discard("")
-        return _ordered(roles, FILTER_ROLES), _ordered(kinds, FILTER_KINDS)
-
-    def set_filter(
-        self,
-        roles: frozenset[str] | None,
-        kinds: frozenset[str] | None,
-        offered: tuple[Iterable[str], Iterable[str]] = (FILTER_ROLES, FILTER_KINDS),
-    ) -> None:
-        """Show only these roles and kinds of those ``offered`` (None: all), keeping the
-        cursor where it can."""
-        self.end_jump()  # (its items are others now)
-        self.offered = (frozenset(offered[0]), frozenset(offered[1]))
-        self.roles = None if roles is None or roles >= self.offered[0] else roles
-        self.kinds = None if kinds is None or kinds >= self.offered[1] else kinds
-        self.show(self.transcript, to_end=self.follows_end)
-        self.new_count = 0
-
-    @property
-    def filtered(self) -> bool:
-        return self.roles is not None or self.kinds is not None
 
     def set_mode(self, mode: ItemsMode) -> None:
         self.end_jump()  # (its items are others now)
@@ -608,11 +503,6 @@ def _capped(text: str) -> str:
     if len(text) <= MAX_TEXT:
         return text
     return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
-
-
-def _ordered(found: set[str], usual: tuple[str, ...]) -> tuple[str, ...]:
-    """``found``, the ``usual`` ones first in their order, then the rest by name."""
-    return (*(u for u in usual if u in found), *sorted(found.difference(usual)))
 
 
 __all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]
