@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .events import REFUSED
 from .exportdoc import (
     CallItem,
     Document,
@@ -177,7 +178,7 @@ class _V1:
             if op.get(key) is not None:
                 out.append(f"{key} {_s(op.get(key))}")
         if isinstance(op.get("duration"), int | float):
-            out.append(f"duration {op['duration']} s")
+            out.append(f"duration {_duration(op['duration'])}")
         artifact = op.get("artifact")
         if isinstance(artifact, dict):
             out.append(f"artifact {_s(artifact.get('file'))}")
@@ -317,6 +318,9 @@ class _V1:
             return [Note(f"line {line}: elision of {count} message(s)", "warn")]
         if kind in ("session-meta", "tool-dispatched", "tool-settled"):
             return []
+        if kind == REFUSED:  # (a crash tail: the line as written, not a payload it has not)
+            text = _s(envelope.get("line"))
+            return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
         return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
 
     def tool_ops(self) -> Section:

@@ -22,6 +22,7 @@ from .file_watch import Watcher
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
+from .reader import is_blank
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -419,7 +420,7 @@ class _Tail:
             if not self.seen_first:
                 text = bytes(line)
                 # (as detection reads it, the reader warns; a blank line is not parsed)
-                record = head_record(text) if text.strip() else None
+                record = head_record(text) if not is_blank(text) else None
                 if type(record) is dict:
                     self._first(record, number, update)
             raw.append(line)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import orjson
 
 from .errors import TranscriptError
-from .reader import line_is_whole
+from .reader import is_blank, line_is_whole
 
 _BACK = 1 << 16
 
@@ -82,11 +82,11 @@ def opens_as_transcript(fd: int, tail: Tail) -> bool:
             chunks.append(block[start:end])
             line = b"".join(chunks)
             chunks = []
-            if line.strip():
+            if not is_blank(line):
                 return _is_meta(line)
             start = end + 1
         chunks.append(block[start:])
-    return _is_meta(tail.line) if not b"".join(chunks).strip() else False
+    return _is_meta(tail.line) if is_blank(b"".join(chunks)) else False
 
 
 def _is_meta(line: bytes) -> bool:

@@ -222,7 +222,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
 def _head_records(head: bytes) -> Iterator[Any]:
     """The head's first non-blank lines, parsed (None: no JSON), as detection asks."""
     for raw in head.split(b"\n", HEAD_LINES * 4)[: HEAD_LINES * 4]:
-        if raw.strip():
+        if not is_blank(raw):
             yield head_record(raw)
 
 
@@ -303,7 +303,7 @@ def agentgo_summary(read: FileRead) -> None:
     started = summary.started
     tally = AgentGoTally()
     for raw in head.split(b"\n")[:-1]:  # the model from the first model_request
-        record = orjson.loads(raw) if raw.strip() else {}
+        record = orjson.loads(raw) if not is_blank(raw) else {}
         if isinstance(record, dict) and record.get("type") == "model_request":
             tally.feed(record)
             break
@@ -339,7 +339,7 @@ def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
     tally = AgentGoTally()
     for number, raw, ended in _lines(data):
         if not ended:
-            summary.crash_tail = bool(raw.strip())
+            summary.crash_tail = not is_blank(raw)
             break
         try:
             record = parse_record(raw, number, where)

@@ -10,7 +10,7 @@ import orjson
 
 from .errors import TranscriptError
 from .indexing import loads_mended
-from .reader import open_transcript
+from .reader import is_blank, open_transcript
 from .replay import ReplayState
 
 
@@ -45,7 +45,7 @@ def read_tail_window(path: str | os.PathLike[str], window: int = 1 << 20) -> Tai
         try:
             value = loads_mended(raw)
         except orjson.JSONDecodeError:
-            result.skipped += bool(raw.strip())
+            result.skipped += not is_blank(raw)
             continue
         if isinstance(value, dict) and isinstance(value.get("type"), str):
             result.envelopes.append(value)

@@ -179,8 +179,8 @@ def blank_file(where: str) -> bool:
     try:
         with open_maybe_compressed(where) as fh:
             while block := fh.read(1 << 16):
-                if block.strip() and text.decode(block).strip(WHITE_SPACE):
-                    return False
+                if text.decode(block).strip(WHITE_SPACE):  # (every block: a character
+                    return False  # cut across an ASCII one is no white space)
             return not text.decode(b"", final=True).strip(WHITE_SPACE)
     except UnicodeDecodeError:  # (not UTF-8: not white space)
         return False

@@ -320,6 +320,10 @@ def test_a_crash_tail_is_in_the_raw_view_as_a_follow_shows_it(
     last = whole.raw[len(whole.raw) - 1]
     assert [p.text for p in last.parts] == ['{"v":1,"type":"mess']
     assert whole.lines == data.count(b"\n") + (0 if newline else 1)
+    from session_core.export import export
+
+    raw_md = export(transcript, "md", "raw")  # (the raw view's export: as the viewer's)
+    assert '{"v":1,"type":"mess' in raw_md and r"not applied \(a crash tail" in raw_md
     if newline:  # (a follow holds an unfinished line back until the writer is gone)
         live = fmt.live(str(transcript))
         follow_into(live.apply, transcript, 1 << 20, fmt.parsed_updates)

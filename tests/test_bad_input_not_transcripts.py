@@ -186,3 +186,16 @@ def test_a_file_that_says_0_bytes_and_has_lines(tmp_path: Path) -> None:
         pytest.skip("no /proc here")
     said = peek(status).error
     assert said is not None and "empty" not in said
+
+
+def test_a_cut_character_among_white_space_is_no_white_space(tmp_path: Path) -> None:
+    """A byte that starts a character, then a block of ASCII spaces: not UTF-8, so not
+    an empty file (the blocks of ASCII spaces were not decoded, and a lone byte across
+    them decoded as white space with the next block's: the review)."""
+    from session_core.views import blank_file
+
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b" " * 65535 + b"\xc2" + b" " * 65535 + b"\n" + b"\xa0\n")
+    assert not blank_file(str(path))
+    path.write_bytes(b" " * 65535 + "\u3000".encode() + b" " * 70000 + b"\n")
+    assert blank_file(str(path))

@@ -17,6 +17,7 @@ from helpers import follow_into, places
 from session_core import TranscriptError, peek
 from session_core.formats import TranscriptFormat, by_name
 from session_core.indexing import CUT
+from session_core.scan import scan_file
 from session_core.views import dump_json
 from viewer.cli import main
 
@@ -239,6 +240,7 @@ def test_a_line_of_unicode_white_space_is_a_blank_line(
         except TranscriptError as err:
             read = (err.reason, err.line)
         followed = _followed(fmt, path)
+        row = scan_file(path, live_window=0)  # (the browser's row)
         results.append(
             (
                 read,
@@ -246,6 +248,7 @@ def test_a_line_of_unicode_white_space_is_a_blank_line(
                 len(followed.raw),
                 peek(path).warnings,
                 main(["check", str(path)]),
+                (row.format, row.status, row.crash_tail, row.messages),
             )
         )
     assert results[0] == results[1]

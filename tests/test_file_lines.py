@@ -13,9 +13,12 @@ from hypothesis import strategies as st
 
 from session_core import file_lines
 from session_core.events import SPAN_BITS
+from session_core.reader import is_blank
 
 PIECES = [b'{"a":1}', b"", b"  ", b"\t", b'{"b":"x\xc3\xa9"}', b' {"c":2}', b'{"d":3}\r']
 PIECES += [b"\r", b"x" * 50, b"\x00z", b'{"e":"' + b"y" * 300 + b'"}', b"\x0b", b"!"]
+# Unicode's white space (a blank line to every reader), and lines led by a byte >= 0x80
+PIECES += ["\u00a0".encode(), " \u3000\r".encode(), "\u0085".encode(), "\u00e9t\u00e9".encode()]
 
 
 def plain(data: bytes) -> list[tuple[bytes, int, int]]:
@@ -28,7 +31,7 @@ def plain(data: bytes) -> list[tuple[bytes, int, int]]:
         last = number == len(parts)
         start, offset = offset, offset + len(raw) + 1
         raw = raw.removesuffix(b"\r")
-        if raw.strip():
+        if not is_blank(raw):
             out.append((raw, number, 0 if last else start << SPAN_BITS | len(raw)))
     return out
 
@@ -58,16 +61,31 @@ def test_every_line_with_its_number_and_span(
     assert read == plain(data)
 
 
-def test_a_block_of_plain_lines_is_numbered_whole(tmp_path: Path) -> None:
+def test_a_block_of_plain_lines_is_numbered_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The quick way (no line a blank or CR one) is the one taken for such a block, and
-    a block with a blank line still goes line by line: both give the plain split."""
+    a block with a blank line, or one led by a byte of Unicode's white space, still goes
+    line by line: each gives the plain split."""
+    from itertools import accumulate
+
+    whole: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        whole.append(1)
+        return accumulate(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(file_lines, "accumulate", counted)
     path = tmp_path / "f.jsonl"
     data = b"".join(b'{"n":%d}\n' % n for n in range(1000))
-    for body in (data, data + b"\n  \n" + data):
-        path.write_bytes(body)
-        read = [
-            (raw, number, span)
-            for raws, numbers, spans in file_lines.read_batches(str(path))
-            for raw, number, span in zip(raws, numbers, spans, strict=True)
-        ]
-        assert read == plain(body)
+    for body, quick in ((data, True), (data + b"\n  \n" + data, False)):
+        for lead in (b"", "\u3000\n".encode()):
+            whole.clear()
+            path.write_bytes(lead + body)
+            read = [
+                (raw, number, span)
+                for raws, numbers, spans in file_lines.read_batches(str(path))
+                for raw, number, span in zip(raws, numbers, spans, strict=True)
+            ]
+            assert read == plain(lead + body)
+            assert bool(whole) == (quick and not lead)

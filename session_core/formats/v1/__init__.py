@@ -174,7 +174,9 @@ class V1Format(TranscriptFormat):
         from ...exportdoc_v1 import v1_document
 
         where = os.fspath(path)
-        return v1_document(self._state(where), where, view, self.writer_alive(where))
+        # (a crash tail kept for the raw view, as the viewer shows it)
+        state = self._state(where, keep_tail=view == "raw")
+        return v1_document(state, where, view, self.writer_alive(where))
 
     def diff_chunks(self, path: str | os.PathLike[str]) -> Iterator[str]:
         from ...diff import render_diff
