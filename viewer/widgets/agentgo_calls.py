@@ -234,13 +234,15 @@ class CallsPane(Horizontal, FocusPane):
         label.append(name)
         if qualifier:
             label.append(f" {qualifier}", self._style("dim"))
-        label.append(
-            f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
-        )
+        retried = (call.run_id, call.id, call.attempt + 1) in self.view.calls
+        if call.attempt > 1 or retried:  # (a first and only attempt: said by nothing)
+            label.append(
+                f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
+            )
         label.append(f" {status}", self._style(status))
         if status == "gap":  # (the spec's word; the operations tab's, for the same call)
             label.append(" (interrupted)", self._style(status))
-        if (call.run_id, call.id, call.attempt + 1) in self.view.calls:
+        if retried:
             label.append(" ↻ retried", self._style("retry"))
         if args_differ(call):
             label.append(" ≠args", self._style("differ"))
