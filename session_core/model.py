@@ -18,7 +18,15 @@ from typing import Any, Literal
 
 from .parts import LazyPart, Part, PartRef, PartSource
 from .text import count
-from .tool_ops import STATE_LABELS, STATE_TONES, LazyToolOp, OpState, ToolOp, classify_op
+from .tool_ops import (
+    STATE_LABELS,
+    STATE_TONES,
+    LazyToolOp,
+    OpsSequence,
+    OpState,
+    ToolOp,
+    classify_op,
+)
 from .usage_totals import Usage
 
 # -- conversation --------------------------------------------------------------------
@@ -309,30 +317,24 @@ def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
     """Each operation of ``ops`` by its call id (the last, where two share one). A
     sequence that makes its operations when asked for (``V1Ops``) looks them up without
     making every one."""
-    index = getattr(ops, "by_call", None)
-    if callable(index):
-        found: Mapping[str, ToolOp] = index()
-        return found
+    if isinstance(ops, OpsSequence):
+        return ops.by_call()
     return {op.call_id: op for op in ops}
 
 
 def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
     """Each operation's state by its index: a sequence that makes its operations when
     asked for (``V1Ops``, ``ClaudeOps``, ``CodexOps``) says it without making them."""
-    state_of = getattr(ops, "state_of", None)
-    if callable(state_of):
-        found: Callable[[int], str] = state_of
-        return found
+    if isinstance(ops, OpsSequence):
+        return ops.state_of
     return lambda index: ops[index].state
 
 
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
-    unsettled = getattr(ops, "unsettled", None)
-    if callable(unsettled):
-        found: Sequence[ToolOp] = unsettled()
-        return found
+    if isinstance(ops, OpsSequence):
+        return ops.unsettled()
     return ops
 
 

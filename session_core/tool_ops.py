@@ -4,9 +4,11 @@ from its parts when asked for (``OpField`` descriptors)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Self, TypeVar, overload
 
+from .indexed import ListLike
 from .parts import Part, PartRef
 
 _T = TypeVar("_T")
@@ -292,12 +294,37 @@ class LazyToolOp(ToolOp):
     __hash__ = None  # type: ignore[assignment]
 
 
+class OpsSequence(ListLike[ToolOp]):
+    """A format's tool operations made when asked for (``V1Ops``, ``ClaudeOps``,
+    ``CodexOps``): what the views ask of every operation, answered without making each
+    (a big file has 100,000s); these defaults make them, a format says it quicker."""
+
+    __slots__ = ()
+
+    def state_of(self, index: int) -> str:
+        return self[index].state
+
+    def unsettled(self) -> Sequence[ToolOp]:
+        """At least the operations that may be running or interrupted."""
+        return self
+
+    def by_call(self) -> Mapping[str, ToolOp]:
+        """Each operation by its call id (the last, where two share one)."""
+        return {op.call_id: op for op in self}
+
+    def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
+        """Each operation's ``to_json()``, written without making it to keep where the
+        format can (``fragments``: a long string may come as its JSON)."""
+        return (op.to_json() for op in self)
+
+
 __all__ = [
     "STATE_LABELS",
     "STATE_TONES",
     "LazyToolOp",
     "OpField",
     "OpState",
+    "OpsSequence",
     "ToolOp",
     "classify_op",
     "op_json",

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...indexed import ListLike
 from ...model import OpsByCall, Part, PartRef, PartSource
 from ...times import seconds_between
-from ...tool_ops import LazyToolOp, OpState, ToolOp, classify_op, op_json
+from ...tool_ops import LazyToolOp, OpsSequence, OpState, ToolOp, classify_op, op_json
 from .blocks import answers_one, detail, flatten
 from .held_ids import HeldIds
 
@@ -308,7 +307,7 @@ def _block_of(
     return record, block
 
 
-class ClaudeOps(ListLike[ToolOp]):
+class ClaudeOps(OpsSequence):
     """A snapshot's operations: the first ``count`` calls of the column, an answered one
     made when asked for (and kept for the snapshot: a big file has tens of thousands,
     and a snapshot does not make them all); ``made``: those not answered at the

@@ -18,12 +18,11 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from ...indexed import ListLike
 from ...item_column import ItemColumn
 from ...model import OpsByCall
 from ...packed_ids import PackedIds
 from ...parts import CHANGED, PartRef
-from ...tool_ops import LazyToolOp, OpField, OpState, ToolOp, op_json
+from ...tool_ops import LazyToolOp, OpField, OpsSequence, OpState, ToolOp, op_json
 from . import rows
 from .tools import Outcome
 
@@ -245,7 +244,7 @@ class OpColumn:
         return PartRef.at(source, raw.span[index], 0) if source is not None else None
 
 
-class CodexOps(ListLike[ToolOp]):
+class CodexOps(OpsSequence):
     """A snapshot's operations: the first ``count`` of the column, each made when asked
     for and kept for the snapshot (a big file has 100,000s: a snapshot does not make
     them all); ``states`` overrides the state of those still pending at the snapshot

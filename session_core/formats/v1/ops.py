@@ -7,14 +7,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
-from ...indexed import ListLike
 from ...json_out import compact_json
 from ...model import (
     OpsByCall,
     ToolOp,
     classify_op,
 )
-from ...tool_ops import OpState
+from ...tool_ops import OpsSequence, OpState
 
 if TYPE_CHECKING:
     from ...replay import ReplayState
@@ -71,7 +70,7 @@ def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> 
     return classify_op(has_result=False, writer_alive=writer_alive)
 
 
-class V1Ops(ListLike[ToolOp]):
+class V1Ops(OpsSequence):
     """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
     the ones not settled at the snapshot as it made them, each settled one made (a
     ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
