@@ -151,7 +151,7 @@ def duration_text(seconds: float | None) -> str:
         return f"{seconds:.2f}s"
     if seconds < 59.95:
         return f"{seconds:.1f}s"
-    minutes, rest = divmod(max(60, int(seconds)), 60)
+    minutes, rest = divmod(max(60, round(seconds)), 60)  # (384.99 s read "6m24s")
     if minutes < 60:
         return f"{minutes}m{rest:02d}s"
     return f"{minutes // 60}h{minutes % 60:02d}m"

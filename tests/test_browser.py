@@ -199,6 +199,19 @@ class TestBrowser:
             await pilot.resize_terminal(80, 30)
             await pilot.pause(0.2)
             assert any("sorted by last active" in line for line in screen_lines(app)[:3])
+
+    async def test_the_cursor_row_is_marked_not_by_colour_alone(self, corpus: Path) -> None:
+        """A table's cursor row begins with ``▌``, as the conversation's does (its colour
+        alone told it: the dialogs' audit, read as text)."""
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=(140, 30)) as pilot:
+            await scanned(pilot)
+            marked = [line for line in screen_lines(app) if line.startswith("▌")]
+            assert len(marked) == 1
+            await pilot.press("down")
+            await pilot.pause(0.1)
+            again = [line for line in screen_lines(app) if line.startswith("▌")]
+            assert len(again) == 1 and again != marked
             await pilot.resize_terminal(160, 30)
             await pilot.pause(0.2)
             header = next(line for line in screen_lines(app) if line.lstrip().startswith("file"))

@@ -91,16 +91,21 @@ async def test_the_search_bar_says_what_it_searches(tmp_path: Path) -> None:
 
 
 def test_a_duration_under_a_second_keeps_its_hundredths() -> None:
-    """``took`` said 0.2s of 0.25 s and 0.0s of 116 µs (a v1/agentgo audit)."""
-    from viewer.widgets.model_panes import duration_text
+    """``took`` said 0.2s of 0.25 s and 0.0s of 116 µs (a v1/agentgo audit), and a
+    minute's seconds cut, not rounded: 384.99 s "6m24s" (the exports' check)."""
+    from session_core.text import duration_text
 
-    assert [duration_text(s) for s in (0.25, 0.000116, 0.0, 1.25, 59.96, 247.5, None)] == [
+    durations = (0.25, 0.000116, 0.0, 1.25, 59.96, 247.6, 384.99, 100.7, 3599.7, None)
+    assert [duration_text(s) for s in durations] == [
         "0.25s",
         "<0.01s",
         "0s",
         "1.2s",
         "1m00s",
-        "4m07s",
+        "4m08s",
+        "6m25s",
+        "1m41s",
+        "1h00m",
         "",
     ]
 

@@ -687,7 +687,7 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
     def took(run: Run) -> str:
         return run_entries(run, 0, None)[1][1]
 
-    timed = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 247.5)
+    timed = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 247.4)
     assert took(timed).startswith(
         "took 4m07s as its writer timed it; 16m07s from its first line to its last ·"
     )

@@ -218,16 +218,20 @@ class VirtualTable(LineList):
     def _style(self, name: str) -> Style:
         return self.component(f"virtual-table--{name}")
 
-    def _line(self, cells: Sequence[Text], style: Style) -> Strip:
+    def _line(self, cells: Sequence[Text], style: Style, mark: str = " ") -> Strip:
+        """One row; ``mark`` in its first cell (the cursor's row: ``▌``, as the
+        conversation marks its cursor, not by colour alone)."""
         line = Text(no_wrap=True, end="")
-        for (_key, _label, width), cell in zip(self.columns, cells, strict=False):
+        for index, ((_key, _label, width), cell) in enumerate(
+            zip(self.columns, cells, strict=False)
+        ):
             shown = cell.copy()
             if cell.justify == "right":
                 shown.truncate(width, overflow="ellipsis")
                 shown.pad_left(width - shown.cell_len)
             else:
                 shown.truncate(width, overflow="ellipsis", pad=True)
-            line.append(" ")
+            line.append(mark if index == 0 else " ")
             line.append_text(shown)
             line.append(" ")
         line.stylize_before(self.base_style + style)
@@ -239,7 +243,7 @@ class VirtualTable(LineList):
         strips = self._cache.get(index)
         if strips is None:
             base = self._style("even-row") if index % 2 else Style()
-            strip = self._line(self._cells(index), base)
+            strip = self._line(self._cells(index), base, "▌" if index == self.cursor else " ")
             if index == self.cursor:
                 cursor = self._style("cursor")
                 strip = Strip(Segment.apply_style(list(strip), None, cursor), self._line_width)
