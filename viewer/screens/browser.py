@@ -186,7 +186,7 @@ class BrowserScreen(DirectoryWatch):
     def on_resize(self, event: events.Resize) -> None:
         if self._fit(event.size.width):
             self.table.set_columns(self._columns())
-        self._refresh_labels()  # (the root is fitted to the width)
+        self._refresh_title()  # (the root is fitted to the width; the rest is as it was)
 
     # -- scanning ---------------------------------------------------------------
 
@@ -358,6 +358,14 @@ class BrowserScreen(DirectoryWatch):
     # -- labels -----------------------------------------------------------------
 
     def _refresh_labels(self) -> None:
+        self._refresh_title()
+        self.query_one("#browser-progress").display = self.scanning
+        self.query_one("#browser-totals", Static).update(
+            totals_line(self.rows.values(), self.table.row_count)
+        )
+        self._refresh_detail()
+
+    def _refresh_title(self) -> None:
         # The state (sort, filter) before the root: a long root gives way, cut from the
         # left as paths are (at 80 columns it pushed the sort off as "sorted by…").
         state = Text(no_wrap=True, overflow="ellipsis", end="")
@@ -382,11 +390,6 @@ class BrowserScreen(DirectoryWatch):
         title.append(below, style="dim")
         title.append_text(state)
         self.query_one("#browser-title", Static).update(title)
-        self.query_one("#browser-progress").display = self.scanning
-        self.query_one("#browser-totals", Static).update(
-            totals_line(self.rows.values(), self.table.row_count)
-        )
-        self._refresh_detail()
 
     def _refresh_detail(self) -> None:
         path = self._selected_path()

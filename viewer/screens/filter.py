@@ -75,9 +75,12 @@ class FilterScreen(ModalScreen[Choice]):
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self) -> None:
+        self.query_one("#filter-said", Static).update(self._said(*self._ticks()))
+
+    def _ticks(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The roles and the line types ticked now."""
         roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
-        types = frozenset(self.query_one("#filter-types", SelectionList).selected)
-        self.query_one("#filter-said", Static).update(self._said(roles, types))
+        return roles, frozenset(self.query_one("#filter-types", SelectionList).selected)
 
     def on_mount(self) -> None:
         # The first list focused on its first choice: space ticks it at once (nothing
@@ -97,7 +100,6 @@ class FilterScreen(ModalScreen[Choice]):
 
     @on(Button.Pressed, "#filter-apply")
     def _apply(self) -> None:
-        roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
-        types = frozenset(self.query_one("#filter-types", SelectionList).selected)
+        roles, types = self._ticks()
         every = (frozenset(self.role_choices), frozenset(self.type_choices))
         self.dismiss((None if roles == every[0] else roles, None if types == every[1] else types))
