@@ -75,3 +75,21 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
         assert what in text, what
     assert "Virtual table" not in text and "Tables" in text  # a section named for a user
     assert "Export…" not in text  # (the browser's palette has none: its help said it had)
+
+
+async def test_the_palettes_keys_is_this_help_which_escape_closes(tmp_path: Path) -> None:
+    # Textual's own "Keys" was a docked panel that escape did not close: escape then
+    # left the file for the list, the panel still open
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    app = TailscopeApp(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        keys = [c for c in app.get_system_commands(app.screen) if c.title == "Keys"]
+        assert len(keys) == 1
+        keys[0].callback()
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        assert not app.screen.query("HelpPanel")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
+        assert not app.screen.query("HelpPanel")

@@ -145,8 +145,12 @@ class TailscopeApp(App[None]):
         )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Every key binding", self.action_help)
+        # Textual's "Keys" is a docked panel that escape does not close (there, escape
+        # left the file): our help, a dialog of every key (``?``), takes its name.
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+        yield SystemCommand("Keys", "Every key binding, by screen area (also ?)", self.action_help)
         for candidate in reversed(self.screen_stack):
             if isinstance(candidate, FollowingScreen):
                 yield from candidate.commands()
