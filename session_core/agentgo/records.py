@@ -102,6 +102,17 @@ class Records(BuiltOnDemand):
         cache[index] = found  # the most recent last
         return found
 
+    def line(self, index: int) -> bytes | None:
+        """Record ``index``'s line as the file holds it now (None: it was fed as a dict, or
+        the file cannot be read: ``read`` says what it makes of that)."""
+        span = self._spans[index]
+        if not span or self.source is None or index in self._kept:
+            return None
+        try:
+            return self.source.read(span)
+        except OSError:
+            return None
+
     def read(self, index: int) -> dict[str, Any]:
         """Record ``index`` parsed again from the file, not through the cache."""
         kept = self._kept.get(index)

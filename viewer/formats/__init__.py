@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from ..widgets.block_view import Entry
 
 
+UNDER_WAY = -1  # what a pane's ``search`` returns while a worker looks (it says when done)
+
+
 @dataclass(frozen=True, slots=True)
 class ExtraPane:
     """One pane a format adds: its name (one of the format's ``extra_panes``, the tab's
@@ -100,7 +103,8 @@ class PaneSet:
 
     def search(self, tab: str, term: str) -> int | None:
         """``/`` on one of these panes' tabs: how many matches of ``term`` it found and
-        shows (None: the tab has no search of its own, the conversation is searched)."""
+        shows (None: the tab has no search of its own, the conversation is searched;
+        ``UNDER_WAY``: it looks in a worker and has the screen told when it is done)."""
         return None
 
     def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
@@ -146,4 +150,12 @@ def pane_set_for(fmt: TranscriptFormat) -> type[PaneSet] | None:
     return panes
 
 
-__all__ = ["BUILT_IN", "PANE_SETS", "ExtraPane", "PaneSet", "pane_set_for", "register_panes"]
+__all__ = [
+    "BUILT_IN",
+    "PANE_SETS",
+    "UNDER_WAY",
+    "ExtraPane",
+    "PaneSet",
+    "pane_set_for",
+    "register_panes",
+]

@@ -33,8 +33,9 @@ from ..widgets.agentgo_timeline import TimelineView
 from ..widgets.block_view import Entry
 from ..widgets.line_list import LineList
 from ..widgets.line_tree import LineTree
+from ..widgets.timeline_search import TimelineSearch
 from ..widgets.virtual_table import VirtualTable
-from . import ExtraPane, PaneSet, register_panes
+from . import UNDER_WAY, ExtraPane, PaneSet, register_panes
 
 
 class AgentGoPanes(PaneSet):
@@ -157,8 +158,10 @@ class AgentGoPanes(PaneSet):
     # -- what the header and the runs tab say -------------------------------------------
 
     def status(self) -> str:
-        calls = self.calls if self._built else None
-        said = calls.match_text() if calls is not None else ""
+        said = ""
+        if self._built:  # (the shown tab's search: the timeline's, else the calls')
+            timeline = self.screen.query_one(TabbedContent).active == "timeline"
+            said = (self.timeline if timeline else self.calls).match_text()
         return f"{said} · {self._status}" if said else self._status  # (first: seen)
 
     def _status_line(self) -> str:
@@ -249,10 +252,21 @@ class AgentGoPanes(PaneSet):
         self.action_choose_run(choices[(position + step) % len(choices)])
 
     def search_term(self, tab: str) -> str | None:
+        if tab == "timeline":
+            return self.timeline.search_term
         return self.calls.search_term if tab == "calls" else None
 
     def search(self, tab: str, term: str) -> int | None:
+        if tab == "timeline":
+            self.timeline.search(term)
+            return UNDER_WAY
         return self.calls.search(term) if tab == "calls" else None
+
+    def on_timeline_search_searched(self, event: TimelineSearch.Searched) -> None:
+        self.screen._notify_matches(event.term, event.count)
+
+    def on_timeline_search_searching(self, _event: TimelineSearch.Searching) -> None:
+        self.screen._refresh_status()
 
     def action_next_problem(self, step: int) -> None:
         tabs = self.screen.query_one(TabbedContent)
@@ -294,7 +308,7 @@ class AgentGoPanes(PaneSet):
     def help_sections(self) -> list[Section]:
         return [
             ("Calls", [*LineTree.BINDINGS, *CallsPane.BINDINGS]),
-            ("Timeline", [*LineList.BINDINGS, *TimelineView.BINDINGS]),
+            ("Timeline", [*LineList.BINDINGS, *TimelineSearch.BINDINGS, *TimelineView.BINDINGS]),
             ("Checkpoints", VirtualTable.BINDINGS),
         ]
 

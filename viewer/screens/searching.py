@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
 
+from ..formats import UNDER_WAY
 from .following import FollowingScreen
 
 
@@ -59,7 +60,7 @@ class SearchingScreen(FollowingScreen):
 
     def search_in_tab(self, term: str) -> int | None:
         """The shown tab's own search of ``term``: how many matches (None: it has none,
-        the conversation is searched)."""
+        the conversation is searched; ``UNDER_WAY``: a worker looks)."""
         return None
 
     @on(Input.Submitted, "#search")
@@ -67,7 +68,7 @@ class SearchingScreen(FollowingScreen):
         self.query_one("#search-bar").display = False
         found = self.search_in_tab(event.value)
         if found is not None:
-            if event.value:
+            if event.value and found != UNDER_WAY:  # (else the tab has it said when done)
                 self._notify_matches(event.value, found)
             return
         self.action_show_tab("conversation")

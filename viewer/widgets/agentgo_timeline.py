@@ -1,7 +1,8 @@
 """``TimelineView``: every record of a run (or of the session) in seq order, one line each.
 
 A Line API list: 100k records cost an index list and only the visible
-lines are ever formatted. ``enter`` on a record about a call opens that call.
+lines are ever formatted. ``enter`` on a record about a call opens that call; ``/``
+searches the records (``TimelineSearch``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 from ..agentgo_model import record_summary, source_time
 from ..heights import Uniform
 from ..safe import one_line
-from .line_list import LineList
+from .line_list import highlight
+from .timeline_search import TimelineSearch
 
 CATEGORY: dict[str, str] = {
     "session_start": "lifecycle",
@@ -59,13 +61,14 @@ FALLBACK_STYLES: dict[str, str] = {
     "timeline--exec": "",
     "timeline--dim": "dim",
     "timeline--cursor": "reverse",
+    "timeline--match": "bold black on yellow",
 }
 
 
 EXEC_WIDTH = 27
 
 
-class TimelineView(LineList):
+class TimelineView(TimelineSearch):
     """Records of the chosen run (``None``: all) with seq, source time, type and execution."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
@@ -97,12 +100,14 @@ class TimelineView(LineList):
         self.rows = None if run_id is None else []
         self._catch_up()
         self.reset_items()
+        self.search_again()
 
     def refresh_records(self) -> None:
         before = self.item_count()
         at_end = self.is_at_end
         self._catch_up()
         self.items_appended(before, at_end)
+        self.search_appended()
 
     def _catch_up(self) -> None:
         view = self.view
@@ -162,6 +167,8 @@ class TimelineView(LineList):
         if selected:
             line.stylize(self._style("cursor"), 1)
         line.truncate(width, overflow="ellipsis")
+        if self.search_term:  # (where the term is on the row: it may be deeper in)
+            highlight(line, self.search_term.lower(), self._style("match"))
         return [line]
 
     def selected_call(self) -> CallKey | None:

@@ -1,0 +1,90 @@
+"""What a search of an agentgo session's records (the viewer's timeline) looks at.
+
+A record is found when the lowercased term is in one of its strings or integers,
+lowercased: its type, time, run and execution ids, a message's text, a tool's name,
+arguments and output, an error, a model's name (the keys are not looked at). Most
+records are refused from their line's bytes without being parsed: a term of printable
+ASCII that JSON never escapes cannot be in a string of a line whose bytes do not hold
+it, unless the line escapes a character as ``\\u`` or holds one of the two characters
+that lowercase to ASCII (a model request is most of a session's bytes: 88% of the
+bench's; parsed, a 1 GB session's records took seconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from .records import Records
+
+CHECK_EVERY = 256  # records looked at between two looks at ``cancelled``
+
+# Characters JSON writers leave as they are (``"`` and ``\\`` are always escaped, ``/``
+# may be): a term of these alone is found in a line's bytes as it is in its strings.
+_LITERAL = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\", "/"}
+# The characters beyond ASCII whose ``lower()`` holds ASCII (U+0130 İ, U+212A K), UTF-8,
+# each after a byte of it looked for alone (memchr: ten times quicker than two bytes)
+_LOWER_TO_ASCII = ((b"\xc4", "\u0130".encode()), (b"\xaa", "\u212a".encode()))
+
+
+def record_texts(value: Any) -> Iterator[str]:
+    """Every string and integer in ``value`` (a parsed record), depth first."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            yield value
+        elif kind is dict:
+            stack.extend(reversed(value.values()))
+        elif kind is list:
+            stack.extend(reversed(value))
+        elif kind is int:
+            yield str(value)
+
+
+class RecordSearch:
+    """A search for ``term`` (any case) in records."""
+
+    def __init__(self, term: str) -> None:
+        self.needle = term.lower()
+        literal = bool(self.needle) and all(c in _LITERAL for c in self.needle)
+        self._raw_needle = self.needle.encode() if literal else None
+
+    def holds(self, records: Records, index: int) -> bool:
+        """Whether record ``index`` holds the term (read again from the file, not through
+        the records' cache: a worker may ask)."""
+        literal = self._raw_needle
+        if literal is not None:
+            raw = records.line(index)
+            if raw is not None and literal not in raw.lower() and not self._may_hide(raw):
+                return False
+        needle = self.needle
+        return any(needle in text.lower() for text in record_texts(records.read(index)))
+
+    @staticmethod
+    def _may_hide(raw: bytes) -> bool:
+        """Whether the line's strings may hold what its bytes do not show as it is."""
+        if b"\\u" in raw:
+            return True
+        return not raw.isascii() and any(b in raw and c in raw for b, c in _LOWER_TO_ASCII)
+
+    def find(
+        self,
+        records: Records,
+        indices: Sequence[int] | range,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[int] | None:
+        """The positions in ``indices`` (record indices) of the records that hold the
+        term; None when ``cancelled`` said so (asked every ``CHECK_EVERY`` records)."""
+        found: list[int] = []
+        holds = self.holds
+        for position, index in enumerate(indices):
+            if position % CHECK_EVERY == 0 and cancelled is not None and cancelled():
+                return None
+            if holds(records, index):
+                found.append(position)
+        return found
+
+
+__all__ = ["CHECK_EVERY", "RecordSearch", "record_texts"]

@@ -1,0 +1,192 @@
+"""``/`` on agentgo's timeline searches its records (every string in them), in a worker,
+``n`` / ``N`` step through the matches; the search refuses a record from its line's
+bytes only where the term cannot be in its strings."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from helpers import agentgo_screen, for_screen, said, screen_text, wait_for, written
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentgo_story import write_agentgo_story
+from session_core.agentgo import AgentGoSession
+from session_core.agentgo.reader import read_view
+from session_core.agentgo.records import Records, span_of
+from session_core.agentgo.search import _LOWER_TO_ASCII, RecordSearch, record_texts
+from session_core.agentgo.view import AgentGoView
+from session_core.events import LineSource
+from viewer.formats.agentgo import AgentGoPanes
+from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.agentgo_timeline import TimelineView
+
+opened, _shows = for_screen(ModelScreen, (120, 40))
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Path:
+    return written(tmp_path / "session.jsonl", write_agentgo_story)
+
+
+def _view(path: Path) -> AgentGoView:
+    return read_view(str(path))
+
+
+def _records(path: Path, lines: list[bytes]) -> Records:
+    """Records of ``lines``, written to ``path`` one a line, kept as their spans there."""
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    records = Records(keep=True)
+    records.source = LineSource(os.open(path, os.O_RDONLY))
+    offset = 0
+    for seq, line in enumerate(lines):
+        records.append(orjson.loads(line), span_of(offset, len(line)), "message_end", seq, seq)
+        offset += len(line) + 1
+    return records
+
+
+def _plain(view: AgentGoView, term: str) -> list[int]:
+    """What the search must find: each record parsed, its strings looked through."""
+    needle = term.lower()
+    return [
+        i
+        for i in range(len(view.records))
+        if any(needle in text.lower() for text in record_texts(view.records.read(i)))
+    ]
+
+
+def test_the_search_finds_what_a_plain_look_at_every_record_does(session: Path) -> None:
+    view = _view(session)
+    for term in ("bash", "BASH", "ZeroDivision", "kimi", "turn-1", "run_close", "1061", "q\\"):
+        found = RecordSearch(term).find(view.records, range(len(view.records)))
+        assert found == _plain(view, term), term
+    assert RecordSearch("bash").find(view.records, range(len(view.records)))  # (some)
+    assert RecordSearch("no such words").find(view.records, range(len(view.records))) == []
+
+
+def test_a_term_the_line_escapes_is_found_in_its_strings(tmp_path: Path) -> None:
+    """What a line's bytes do not show as it is: an escape, a character that lowercases
+    to ASCII (K, U+212A, is "k" lowered), a quote, a slash written as ``\\/``."""
+    lines = [
+        b'{"type":"message_end","seq":0,"data":{"text":"caf\\u00e9 \\u0041BC"}}',
+        '{"type":"message_end","seq":1,"data":{"text":"\u212aelvin"}}'.encode(),
+        b'{"type":"message_end","seq":2,"data":{"text":"say \\"hi\\" a\\/b"}}',
+        b'{"type":"message_end","seq":3,"data":{"n":12345,"f":1.5,"b":true}}',
+    ]
+    records = _records(tmp_path / "lines", lines)
+    every = range(len(lines))
+    assert RecordSearch("café").find(records, every) == [0]
+    assert RecordSearch("abc").find(records, every) == [0]  # (\u0041 is A)
+    assert RecordSearch("kelvin").find(records, every) == [1]
+    assert RecordSearch('"hi"').find(records, every) == [2]
+    assert RecordSearch("a/b").find(records, every) == [2]
+    assert RecordSearch("2345").find(records, every) == [3]  # an integer, as written
+    assert RecordSearch("1.5").find(records, every) == []  # (not a float, nor a key)
+    assert RecordSearch("true").find(records, every) == []
+    assert RecordSearch("text").find(records, every) == []
+
+
+def test_only_two_characters_beyond_ascii_lower_to_ascii() -> None:
+    odd = [
+        chr(c) for c in range(128, sys.maxunicode + 1) if any(ord(x) < 128 for x in chr(c).lower())
+    ]
+    assert [c.encode() for c in odd] == [whole for _gate, whole in _LOWER_TO_ASCII]
+    assert all(gate in whole for gate, whole in _LOWER_TO_ASCII)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(min_size=1, max_size=4),
+    st.lists(st.text(max_size=12), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_the_bytes_never_refuse_a_record_that_holds_the_term(
+    tmp_path_factory: pytest.TempPathFactory, term: str, texts: list[str], ascii: bool
+) -> None:
+    record = {"type": "message_end", "seq": 0, "data": {"texts": texts}}
+    # as orjson writes it, or as a writer that escapes every character beyond ASCII
+    line = json.dumps(record).encode() if ascii else orjson.dumps(record)
+    records = _records(tmp_path_factory.mktemp("s") / "r", [line])
+    want = any(term.lower() in t.lower() for t in [*texts, "message_end", "0"])
+    assert bool(RecordSearch(term).find(records, range(1))) == want
+
+
+async def test_slash_on_the_timeline_searches_its_records(session: Path) -> None:
+    async with opened(session) as (app, pilot):
+        screen = agentgo_screen(app)
+        panes = screen.panes
+        assert isinstance(panes, AgentGoPanes)
+        timeline = panes.timeline
+        want = _plain(_view(session), "ZeroDivision")
+        assert len(want) >= 2
+        await pilot.press("5", "slash", *"ZeroDivision", "enter")
+        await wait_for(pilot, lambda: said(app, f"{len(want)} matches for 'ZeroDivision'"))
+        assert timeline.matches == want  # (all runs: row i is record i)
+        assert timeline.cursor == want[0]
+        assert screen.query_one("#tabs").active == "timeline"  # type: ignore[attr-defined]
+        assert app.focused is timeline
+        assert f"/ZeroDivision: 1/{len(want)}" in screen_text(app)
+        await pilot.press("n")
+        assert timeline.cursor == want[1]
+        await pilot.pause(0.1)
+        assert f"/ZeroDivision: 2/{len(want)}" in screen_text(app)
+        await pilot.press("N")
+        assert timeline.cursor == want[0]
+        await pilot.press("slash")  # (the timeline's own last search)
+        assert screen.query_one("#search").value == "ZeroDivision"  # type: ignore[attr-defined]
+        await pilot.press(*["backspace"] * 12, *"nothing like it", "enter")
+        await wait_for(pilot, lambda: said(app, "0 matches for 'nothing like it'"))
+        assert timeline.cursor == want[0]  # (stays put)
+        assert "/nothing like it: none" in screen_text(app)
+        await pilot.press("n")
+        assert said(app, "No record matches")
+        assert screen.query_one("#tabs").active == "timeline"  # type: ignore[attr-defined]
+
+
+async def test_a_run_chosen_is_searched_again(session: Path) -> None:
+    async with opened(session) as (app, pilot):
+        panes = agentgo_screen(app).panes
+        assert isinstance(panes, AgentGoPanes)
+        timeline: TimelineView = panes.timeline
+        await pilot.press("5", "slash", *"bash", "enter")
+        await wait_for(pilot, lambda: timeline.searching is None and timeline.matches)
+        every = [timeline.record_index(row) for row in timeline.matches]
+        first_run = agentgo_screen(app).panes.view.run_order[0]  # type: ignore[union-attr]
+        panes.action_choose_run(first_run)
+        await wait_for(pilot, lambda: timeline.searching is None and timeline.rows is not None)
+        await pilot.pause(0.2)
+        rows = timeline.rows
+        assert rows is not None
+        mine = [timeline.record_index(row) for row in timeline.matches]
+        assert mine == [i for i in every if i in set(rows)]
+        assert mine and len(mine) < len(every)
+
+
+async def test_records_appended_to_a_followed_session_are_searched_as_they_come(
+    session: Path,
+) -> None:
+    async with opened(session) as (app, pilot):
+        panes = agentgo_screen(app).panes
+        assert isinstance(panes, AgentGoPanes)
+        timeline = panes.timeline
+        await pilot.press("5", "slash", *"late-word", "enter")
+        await wait_for(pilot, lambda: said(app, "0 matches for 'late-word'"))
+        with AgentGoSession.open(session) as s:
+            run = s.begin_run()
+            run.record(
+                "model_request",
+                {"messages": [], "tools": [], "config": {}},
+                execution={"id": "late-word-1", "kind": "model", "attempt": 1},
+            )
+            await wait_for(pilot, lambda: timeline.matches and timeline.searching is None)
+            (row,) = timeline.matches
+            assert timeline.view.records[timeline.record_index(row)]["type"] == "model_request"
+            await pilot.pause(0.1)
+            assert "/late-word: –/1" in screen_text(app)  # (the cursor on no match yet)
+            await pilot.press("n")
+            assert timeline.cursor == row

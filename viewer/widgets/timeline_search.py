@@ -1,0 +1,166 @@
+"""The timeline's search (``/``, ``n`` / ``N``): the records whose strings hold the term,
+looked for in a worker (a 1 GB session's records are read again from the file), how far
+it has looked told meanwhile, and records appended to a followed file searched as they
+come (``session_core.agentgo.search`` says what a record is searched for in)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from session_core.agentgo.search import RecordSearch
+from session_core.agentgo.view import AgentGoView
+
+from ..safe import one_line
+from .line_list import LineList
+
+SEARCH_STEP = 2_000  # records looked through between two words to the screen
+
+
+class TimelineSearch(LineList):
+    """A list of an agentgo view's records (``view``; row ``i`` is record
+    ``record_index(i)``) that is searched."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "step_match(1)", "Next matching record", show=False),
+        Binding("N", "step_match(-1)", "Previous matching record", show=False),
+    ]
+
+    view: AgentGoView
+    rows: list[int] | None  # the record of each row (None: row i is record i)
+
+    @dataclass
+    class Searched(Message):
+        """A search ended: ``count`` records hold ``term``."""
+
+        term: str
+        count: int
+
+    @dataclass
+    class Searching(Message):
+        """What the header says of the search changed (how far it has looked, the
+        matches of records appended, the cursor's place among them)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.search_term = ""
+        self.searching: tuple[int, int] | None = None  # under way: (rows looked, found)
+        self._searched_through = 0  # the rows the matches were looked for in
+        self._search_id = 0  # the latest search's (a result of an older one is dropped)
+
+    def record_index(self, row: int) -> int:
+        raise NotImplementedError
+
+    # -- searching ------------------------------------------------------------------
+
+    def search(self, term: str) -> None:
+        """Look for ``term`` in every row's record; the cursor goes to the first match
+        at or after it when the search ends, and ``Searched`` says how many."""
+        self.search_term = term
+        self._start_over(announce=True)
+
+    def search_again(self) -> None:
+        """The rows are another view's, or another run's: searched again, quietly."""
+        if self.search_term:
+            self._start_over(announce=False)
+
+    def search_appended(self) -> None:
+        """Rows were appended: those not searched yet are (after a search under way)."""
+        unsearched = self._searched_through < self.item_count()
+        if self.search_term and self.searching is None and unsearched:
+            self._look(self._searched_through, announce=False)
+
+    def _start_over(self, announce: bool) -> None:
+        self.matches, self.match_pos = [], -1
+        self._searched_through = 0
+        self._search_id += 1
+        self.invalidate()  # (the matches' highlight)
+        if not self.search_term:
+            self.searching = None
+            self.workers.cancel_group(self, "timeline-search")
+            return
+        self._look(0, announce)
+
+    def _look(self, start: int, announce: bool) -> None:
+        end = self.item_count()
+        indices: Sequence[int] = range(start, end) if self.rows is None else self.rows[start:end]
+        self.searching = (start, len(self.matches))
+        self._search(self._search_id, self.search_term, self.view, indices, start, announce)
+
+    @work(thread=True, exclusive=True, group="timeline-search")
+    def _search(
+        self,
+        search_id: int,
+        term: str,
+        view: AgentGoView,
+        indices: Sequence[int],
+        start: int,
+        announce: bool,
+    ) -> None:
+        """Rows ``start`` on (their records ``indices``), a stretch at a time."""
+        worker = get_current_worker()
+        test = RecordSearch(term)
+        found: list[int] = []
+        for low in range(0, len(indices), SEARCH_STEP):
+            high = min(low + SEARCH_STEP, len(indices))
+            stretch = test.find(view.records, indices[low:high], lambda: worker.is_cancelled)
+            if stretch is None:
+                return
+            found.extend(start + low + position for position in stretch)
+            if high < len(indices):
+                self.app.call_from_thread(self._progress, search_id, start + high, found)
+        self.app.call_from_thread(self._searched, search_id, start + len(indices), found, announce)
+
+    def _progress(self, search_id: int, looked: int, found: list[int]) -> None:
+        if search_id == self._search_id:
+            self.searching = (looked, len(self.matches) + len(found))
+            self.post_message(self.Searching())
+
+    def _searched(self, search_id: int, end: int, found: list[int], announce: bool) -> None:
+        if search_id != self._search_id:
+            return
+        self.matches = [*self.matches, *found]
+        self._searched_through = end
+        if found:
+            self.invalidate()
+        if self.item_count() > end:  # appended while it looked: on through those
+            self._look(end, announce)
+            return
+        self.searching = None
+        if announce:
+            self.match_pos = -1
+            self.first_match()
+            self.post_message(self.Searched(self.search_term, len(self.matches)))
+        else:
+            self.post_message(self.Searching())
+
+    def match_text(self) -> str:
+        """What the header says of the search: ``/error: 2/5`` (empty: none)."""
+        if not self.search_term:
+            return ""
+        said = f"/{one_line(self.search_term, 30)}: "
+        if self.searching is not None:
+            looked, found = self.searching
+            done = 100 * looked // max(self.item_count(), 1)
+            return f"{said}searching {done}% · {found:,} so far"
+        total = len(self.matches)
+        on = 0 <= self.match_pos < total and self.matches[self.match_pos] == self.cursor
+        return said + (f"{self.match_pos + 1 if on else '–'}/{total}" if total else "none")
+
+    def action_step_match(self, direction: int) -> None:
+        """``n`` / ``N``: the next or previous matching record, round the end."""
+        if self.step_match(direction):
+            self.post_message(self.Searching())
+        elif self.searching is not None:
+            self.notify("No match found yet: still searching.", timeout=2)
+        else:
+            self.notify("No record matches: / searches the timeline.", timeout=2)
+
+
+__all__ = ["SEARCH_STEP", "TimelineSearch"]
