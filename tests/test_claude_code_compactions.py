@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from claude_code_writer import CCWriter, text
+from claude_code_writer import CCWriter, text, tool_use
 from helpers import follow_into
 
 from session_core.formats import by_name
@@ -235,3 +235,50 @@ def test_a_result_written_after_a_compaction_is_not_folded_by_it(tmp_path: Path)
     assert asking in list(compaction.folded)
     assert late not in list(compaction.folded)
     assert live.to_json() == whole.to_json()
+
+
+def test_a_microcompact_stubs_only_the_results_it_names(tmp_path: Path) -> None:
+    """A line answering two calls, one of them cleared: the other is sent as it was
+    (every result of the line was sent as the stub), and the line is elided once."""
+    w = CCWriter(version="1.0.80")
+    w.user("read both")
+    w.assistant(
+        "m1", [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
+    )
+    both_answered = w.user(
+        [
+            {"type": "tool_result", "tool_use_id": "ta", "content": "ALPHA"},
+            {"type": "tool_result", "tool_use_id": "tb", "content": "BETA"},
+        ]
+    )
+    w.assistant("m2", [text("read them")])
+    w.user("lone", parent=True)
+    w.assistant("m3", [tool_use("tc", "Read", file_path="c")])
+    lone = w.result("tc", "GAMMA")
+    for ids in (["ta"], ["tb", "tc"]):  # (the second leaves the first's cleared)
+        w.system(
+            "microcompact_boundary",
+            content="Context microcompacted",
+            microcompactMetadata={"trigger": "auto", "preTokens": 900, "compactedToolIds": ids},
+        )
+    path = w.write(tmp_path / "s.jsonl")
+    stub = "[Old tool result content cleared]"
+    whole = FMT.open(path, writer_alive=False)
+    live = followed(path).transcript(writer_alive=False)  # type: ignore[attr-defined]
+    for t in (whole, live):
+        first, second = [c for c in t.compactions if c.kind == "elision"]
+        assert list(first.folded) == [both_answered]
+        assert list(second.folded) == [both_answered, lone]  # (each line once)
+        sent = {m["id"]: m for m in t.to_json()["messages"]}
+        # the later elision clears both: each result the stub, as Claude Code sends it
+        assert sent[both_answered]["content"] == f"{stub}\n{stub}"
+        assert sent[lone]["content"] == stub
+    first_only = w.lines[:-1]  # (the first elision alone)
+    w.lines = first_only
+    path = w.write(tmp_path / "one.jsonl")
+    for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
+        sent = {m["id"]: m for m in t.to_json()["messages"]}
+        assert sent[both_answered]["content"] == f"{stub}\nBETA"
+        assert sent[lone]["content"] == "GAMMA"
+        (item,) = [i for i in t.raw if i.id == both_answered]
+        assert "elided" in item.marks and item.stub == f"{stub}\nBETA"

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...column_items import ItemIds, Items
-from ...item_column import FOLDED_MARK
+from ...item_column import FOLDED_MARK, ItemColumn
 from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
 from ...text import str_or_none
 from ...times import seconds_between
 from . import NAME, chain
+from .blocks import CLEARED
 from .builder import META, SIDECHAIN
 from .calls import ClaudeOps
 from .chain import nodes_of, recover, span_of
@@ -191,12 +192,18 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         content = record.get("content")
         if bd.elision:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
-            stubbed: list[str] = []
+            cleared: dict[int, set[str]] = {}  # each item's results it cleared
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
                 at = b.calls.find(call_id) if isinstance(call_id, str) else -1
                 node = b.calls.result_node(at, b.raw_node) if at >= 0 else -1
                 if node >= 0:
-                    stubbed.append(b.raw.id_of(b.node_raw[node]))
+                    cleared.setdefault(b.node_raw[node], set()).add(call_id)
+            for item, ids in cleared.items():
+                known = b.cleared_results.setdefault(item, set())
+                if not ids <= known:
+                    known |= ids
+                    _stub_results(b.raw, item, known)
+            stubbed = [b.raw.id_of(item) for item in cleared]
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
@@ -252,6 +259,17 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         out.append(bd.made)
     b.folded_upto = len(b.boundaries)
     return out, bytearray(folded)  # (the caller's own: the builder's grows on)
+
+
+def _stub_results(column: ItemColumn, index: int, cleared: set[str]) -> None:
+    """What item ``index`` is sent as once the results ``cleared`` are (by every
+    microcompact so far): each of those the stub, any other as it was (the column's one
+    stub says it where it answers those alone; a line answering several calls had every
+    one of them stubbed)."""
+    answers = [p for p in column.parts_of(index) if p.kind == "tool-result"]
+    sent = [CLEARED if p.call_id in cleared else p.text for p in answers]
+    if sent != [CLEARED]:
+        column.stubs[index] = "\n".join(sent)
 
 
 def _fold_in(folded: bytearray, on: bytes, at: int) -> None:

@@ -87,6 +87,9 @@ class ClaudeCodeBuilder(Builder):
         # usage is (``UsageBook.runs_touched``).
         self.made_runs: list[Run] = []
         self.boundaries: list[Boundary] = []
+        # Each item's results the microcompacts so far cleared (one may clear some of a
+        # line's results, a later one others): what its stub is made of
+        self.cleared_results: dict[int, set[str]] = {}
         # The nodes any compaction folded (a byte each, 1: folded), and how many of the
         # boundaries are in it: a boundary's chain is worked out once, so it is OR-ed in
         # once, not again on every snapshot (99 compactions of 200 MB: 12 of a
