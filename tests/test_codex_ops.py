@@ -141,6 +141,12 @@ def test_tool_search_and_image_generation_are_tool_operations(tmp_path: Path) ->
         ("failed in sandbox LinuxSeccomp with execution error: exit code: 1", None, True),
         ('error: Failed to find expected lines ["x"] in /w/a.py', None, True),
         ("Plan updated", None, False),
+        # a call the user declined, or Codex's guardian refused: it did not run
+        ("exec command rejected by user", None, True),
+        ("patch rejected by user", None, True),
+        ("edit rejected by user: the user denied this approval request; do not", None, True),
+        ("This action was rejected due to unacceptable risk.", None, True),
+        ("Exit code: 0\nOutput:\npatch rejected by user", None, False),  # (a file's text)
         # an MCP call whose arguments did not parse (mcp_tool_call.rs)
         ("err: expected value at line 1 column 1", None, True),
         ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\nerr: not ours", None, False),

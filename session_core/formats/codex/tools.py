@@ -46,6 +46,12 @@ _ERROR_PREFIXES = (
     "failed to parse function arguments",
     "unsupported call",
     "unsupported custom tool call",
+    # a call the user declined to approve (codex-rs, since 2025; "edit" and the reason
+    # after a colon in 2026), or that its guardian reviewer refused
+    "exec command rejected by user",
+    "patch rejected by user",
+    "edit rejected by user",
+    "this action was rejected due to unacceptable risk",
 )
 # An MCP call whose arguments did not parse (``err: <why>``): an error only in an output
 # that reads no exit status, where no shell's own text can start so.
