@@ -189,3 +189,22 @@ async def test_e_on_the_runs_tab_steps_through_the_runs_that_did_not_finish(
         assert table.cursor_row == 2 and said(app, "No run that did not finish after the cursor.")
         await pilot.press("E")
         assert table.cursor_row == 1
+
+
+def test_a_prompted_turn_of_a_writer_that_ends_its_turns_is_cut_off_without_its_end(
+    tmp_path: Path,
+) -> None:
+    """Turns begun by their prompt (no task_started) and ended by task_complete: the last,
+    answered but with no task_complete, was cut off once the writer is gone (it read
+    finished, as a writer's that writes no task events)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(cli_version="0.31.0")
+    for prompt, ended in (("first", True), ("second", False)):
+        w.message("user", prompt)
+        w.event("user_message", message=prompt, kind="plain")
+        w.message("assistant", f"did {prompt}")
+        if ended:
+            w.event("task_complete", last_agent_message=f"did {prompt}")
+    states = [r.state for r in opened(Path(w.path), alive=False).runs]
+    assert states == ["finished", "interrupted"]
+    assert opened(Path(w.path), alive=None).runs[-1].state == "running"

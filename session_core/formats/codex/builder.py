@@ -489,7 +489,8 @@ class CodexBuilder(CodexRewrites):
                 copy = dataclasses.replace(run, usage=Usage.total([run.usage]))
                 if writer_alive is False:
                     copy.state = "interrupted"
-                    if index == self.open_run and self.implicit and self._answered():
+                    last = index == self.open_run and self.implicit
+                    if last and self._answered() and not self.prompted_ends:
                         copy.state = "finished"  # a prompted run: its answer came last
                         copy.end_line, copy.ended = self.implicit_last
                         copy.duration = seconds_between(copy.started, copy.ended)

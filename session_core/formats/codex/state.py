@@ -63,6 +63,10 @@ class CodexState(Builder):
         self.implicit = False
         self.answered = False
         self.implicit_last: tuple[int, str | None] = (0, None)
+        # A prompted run was ended by a ``task_complete``: its writer says when a turn
+        # ends, so a last one without its end was cut off once the writer is gone, its
+        # answer or not.
+        self.prompted_ends = False
         self.run_by_turn: dict[str, int] = {}
         self.bare = False  # a rollout of bare items (mid 2025): its prompts start its turns
         self.prompt_from_event: set[int] = set()

@@ -91,6 +91,8 @@ class CodexTurns(CodexState):
         run.ended = ts
         run.duration = seconds_between(run.started, ts)
         if index == self.open_run:
+            # (a ``task_complete``: writers that wrote no task events wrote turn_aborted)
+            self.prompted_ends = self.prompted_ends or (self.implicit and state == "finished")
             self.open_run = -1
             self.implicit = False
 
