@@ -92,6 +92,7 @@ class TimelineSearch(LineList):
         indices: Sequence[int] = range(start, end) if self.rows is None else self.rows[start:end]
         self.searching = (start, len(self.matches))
         self._search(self._search_id, self.search_term, self.view, indices, start, announce)
+        self.post_message(self.Searching())  # (the header says it has begun)
 
     @work(thread=True, exclusive=True, group="timeline-search")
     def _search(
