@@ -442,3 +442,18 @@ async def test_a_writer_gone_a_moment_ago_is_gone(tmp_path: Path) -> None:
         assert "● idle" in text and "● live" not in text
         states = {op.state for op in screen.transcript.tool_operations}
         assert "running" not in states and "interrupted" in states
+
+
+async def test_m_on_a_tool_operation_shows_the_message_that_called_it(session: Path) -> None:
+    """(agentgo's operations named no message: "No message of this file holds that call")"""
+    async with opened(session) as (app, pilot):
+        screen = agentgo_screen(app)
+        await pilot.press("6")
+        table = screen.ops.table
+        await wait_for(pilot, lambda: table.row_count > 0)
+        op = screen.transcript.tool_operations[table.cursor]
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.query_one("#tabs").active == "conversation")  # type: ignore[attr-defined]
+        item = screen.conversation.items[screen.conversation.cursor]
+        assert op.call_id in [p.call_id for p in item.parts if p.kind == "tool-call"]
+        assert not said(app, "No message of this file holds that call")

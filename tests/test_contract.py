@@ -272,6 +272,27 @@ def test_an_operations_state_is_told_without_making_it(
     assert snapshots and max(snapshots) > 0
 
 
+def test_an_operation_names_the_message_that_asked_for_it(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """Its ``message_id`` (``m`` on the tools tab goes there) is the first item whose
+    tool-call part is its call, whole and followed (agentgo's named none: ``m`` found
+    no message)."""
+    live = fmt.live(str(sample))
+    follow_into(live.apply, sample, 1 << 12, fmt.parsed_updates)
+    for transcript in (fmt.open(str(sample), writer_alive=False), live.transcript(False)):
+        callers: dict[str, str] = {}
+        for item in transcript.raw:
+            for part in item.parts:
+                if part.kind == "tool-call" and part.call_id:
+                    callers.setdefault(part.call_id, item.id)
+        ops = transcript.tool_operations
+        assert ops and callers
+        for op in ops:
+            if op.call_id in callers:
+                assert op.message_id == callers[op.call_id], op.call_id
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_byte_mutations(fmt: TranscriptFormat, sample: Path, data: st.DataObject) -> None:

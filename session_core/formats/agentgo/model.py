@@ -172,6 +172,10 @@ class AgentGoModel:
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
         self._found = 0  # the events whose folds the column was told of
         self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
+        # A tool call's id -> the item of the message that asked for it (an operation's
+        # ``message_id``: ``m`` goes there), and the operations made before it came.
+        self._callers: dict[str, str] = {}
+        self._callerless: set[int] = set()
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -332,17 +336,34 @@ class AgentGoModel:
 
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
         """The tool operations and usage totals as of now (what a snapshot shows of the
-        calls; its messages are the column's, not needed for these)."""
+        calls), each named by the message that asked for it (the messages taken first)."""
         view = self.view
         view.writer_alive = writer_alive
+        self._take_messages()
         self._take_calls()
         ops = self._ops
         for index in list(self._pending):
             op = ops[index]
             state = self._state(view.calls[view.call_order[index]])
             if state != op.state:
-                ops[index] = AgentGoOp.of(view.calls[view.call_order[index]], state)
+                ops[index] = self._op(index, view.calls[view.call_order[index]], state)
+        for index in list(self._callerless):  # (its message came after it)
+            caller = self._callers.get(ops[index].call_id)
+            if caller is not None:
+                ToolOp.__dict__["message_id"].__set__(ops[index], caller)
+                self._callerless.discard(index)
         return [ops[index] for index in self._op_order], self._tally()
+
+    def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
+        """Call ``index``'s operation, named by the message that asked for it."""
+        op = AgentGoOp.of(call, state)
+        caller = self._callers.get(op.call_id)
+        if caller is not None:
+            ToolOp.__dict__["message_id"].__set__(op, caller)
+            self._callerless.discard(index)
+        else:
+            self._callerless.add(index)
+        return op
 
     def _take_messages(self) -> None:
         """The committed messages not taken as they were fed, into the column (read
@@ -357,14 +378,19 @@ class AgentGoModel:
         from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
         from ...message_usage import agentgo_usage
 
+        parts = message_parts(message)
+        ident = f"seq-{committed.seq}"
         index = self.column.append(
-            message_parts(message),
+            parts,
             _file_line(committed.line, committed.seq),
             role=message_role(message),
             ts=committed.time,
             span=span if self.view.records.source is not None else 0,
-            ident=f"seq-{committed.seq}",
+            ident=ident,
         )
+        for part in parts:
+            if part.kind == "tool-call" and part.call_id:
+                self._callers.setdefault(part.call_id, ident)  # (the first that asked)
         usage = message.get("usage")
         if isinstance(usage, dict):  # what the message says it cost (shown with it)
             self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
@@ -403,7 +429,7 @@ class AgentGoModel:
                         bisect.insort(self._op_order, index)
                     else:
                         self._op_order.append(index)
-                self._ops[index] = AgentGoOp.of(call, self._state(call))
+                self._ops[index] = self._op(index, call, self._state(call))
                 if call.tool_end_at < 0:
                     self._pending.add(index)
                 else:
@@ -422,6 +448,7 @@ class AgentGoModel:
         if self._ops.pop(index, None) is not None:
             self._op_order.remove(index)
             self._pending.discard(index)
+            self._callerless.discard(index)
 
     def _state(self, call: Call) -> OpState:
         view = self.view
