@@ -43,7 +43,9 @@ class BlockView(LineList):
         background: $surface;
         scrollbar-gutter: stable;  /* (a scrollbar come or gone changes no line's wrap) */
         & > .block-view--cursor { color: $accent; text-style: bold; }
-        & > .block-view--match { background: $warning 40%; text-style: bold; }
+        /* (its own colour too: a tool line's, orange, on the 40% blend of $warning
+           came out the same orange in 256 colours, the match unreadable) */
+        & > .block-view--match { color: $background; background: $warning; text-style: bold; }
     }
     """
 
