@@ -18,7 +18,9 @@ def summarise_model(
     summary: FileSummary, transcript: Transcript, *, running_total: bool = False
 ) -> None:
     """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``,
-    but for tokens that are the writer's ``running_total`` (whole even in the tail)."""
+    but for usage that is the writer's ``running_total`` (whole even in the tail: its
+    first response there is priced as the difference from the head's last, the unread
+    middle with it)."""
     meta = transcript.meta
     scale = summary.size / max(transcript.extra.get("bytes-read", summary.size), 1)
     cwd = _text(meta.get("cwd"))
@@ -36,8 +38,9 @@ def summarise_model(
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage
     tokens = usage.tokens
-    summary.tokens = None if tokens is None else round(tokens * (1 if running_total else scale))
-    summary.cost = None if usage.cost is None else usage.cost * scale
+    usage_scale = 1 if running_total else scale
+    summary.tokens = None if tokens is None else round(tokens * usage_scale)
+    summary.cost = None if usage.cost is None else usage.cost * usage_scale
     summary.parent = transcript.parent
     linked = [
         (os.path.abspath(s.path), s.read)
@@ -50,7 +53,16 @@ def summarise_model(
         summary.with_subagents = transcript.with_subagents_text()
         summary.tokens_alone = transcript.usage.tokens is None
         summary.cost_alone = transcript.usage.cost is None
-    unfinished = [op for op in transcript.tool_operations if op.state in ("running", "interrupted")]
+    # A big file's head and tail alone (``windowed_model``): a call or a turn of the head
+    # that is cut off may have ended in the middle not read (a later prompt in the tail
+    # said it never would): not told as a crash. The last turn is the file's own.
+    head = transcript.extra.get("head-lines", 0)
+    last_run = transcript.runs[-1] if transcript.runs else None
+    unfinished = [
+        op
+        for op in transcript.tool_operations
+        if op.state in ("running", "interrupted") and (op.line or 0) > head
+    ]
     summary.pending = len(unfinished)
     summary.crash_tail = any("kept as it is" in w for w in transcript.warnings[-1:])
     why = []
@@ -58,7 +70,11 @@ def summarise_model(
         why.append(
             f"{len(unfinished)} tool call{'s' if len(unfinished) != 1 else ''} without a result"
         )
-    open_runs = [r for r in transcript.runs if r.state in ("running", "interrupted")]
+    open_runs = [
+        r
+        for r in transcript.runs
+        if r.state in ("running", "interrupted") and ((r.line or 0) > head or r is last_run)
+    ]
     if open_runs:
         why.append(f"{count(len(open_runs), 'turn')} not finished")
     if summary.crash_tail:
@@ -81,6 +97,7 @@ def windowed_model(
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
     transcript.extra["bytes-read"] = read
+    transcript.extra["head-lines"] = len(lines)
     return transcript
 
 

@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+from claude_code_writer import CCWriter, text, tool_use
 from codex_helpers import day_dir, family
 from codex_writer import SESSION, RolloutWriter
 from test_browser import QuickApp, browser, scanned
@@ -110,7 +112,7 @@ def test_a_big_rollouts_running_total_is_not_scaled(tmp_path: Path) -> None:
     w = RolloutWriter(path)
     w.session_meta()
     total = 0
-    for turn in range(200):
+    for turn in range(2000):  # (10 MB: ten times the 1 MB head that is read)
         w.task_started(f"t{turn}")
         w.turn_context(f"t{turn}")
         w.message("user", "x" * 2000)
@@ -123,7 +125,10 @@ def test_a_big_rollouts_running_total_is_not_scaled(tmp_path: Path) -> None:
     assert row.estimated and whole.tokens == total
     assert row.tokens == total, (row.tokens, total)  # the tail's last total, as it is
     assert row.cost is not None and whole.cost is not None
-    assert 0.5 * whole.cost < row.cost < 1.5 * whole.cost  # a sum: scaled from the tail
+    # Its cost too: the tail's first response is priced from the head's last total, the
+    # middle not read with it (it was scaled again by the file's size: 13 times the cost
+    # of a 70 MB rollout)
+    assert row.cost == pytest.approx(whole.cost, rel=0.01), (row.cost, whole.cost)
 
 
 def test_last_active_is_the_last_records_time_not_a_copys_mtime(tmp_path: Path) -> None:
@@ -148,3 +153,30 @@ def test_a_parent_whose_cost_alone_is_unknown_leaves_it_out(tmp_path: Path) -> N
     assert not rows[0].tokens_alone and rows[0].cost_alone
     said = totals(rows, 2).plain
     assert said.endswith("tokens 1,330  cost $0.0006  (cost unknown in 1)"), said
+
+
+def test_a_call_whose_result_is_in_the_middle_not_read_is_no_crash(tmp_path: Path) -> None:
+    """A big file's row reads its head and tail alone: a call of the head answered in the
+    middle was "1 tool call without a result", the session "crashed" (a 70 MB Claude Code
+    session that check calls ok)."""
+    w = CCWriter()
+    w.user("read it")
+    w.assistant("m0", [tool_use("t0", "Read", file_path="big")])
+    w.result("t0", "x" * (3 << 20))  # (past the 1 MB head: its line is not read)
+    w.assistant("m1", [text("read")], stop="end_turn")
+    for turn in range(40):
+        w.user(f"prompt {turn}")
+        w.assistant(f"a{turn}", [text("ok " * 400)], stop="end_turn")
+    path = w.write(tmp_path / "p" / "s.jsonl")
+    os.utime(path, (time.time() - 3600,) * 2)  # (its writer long gone)
+    assert open_transcript(path).tool_operations[0].state == "completed"
+    row = scan_file(path, budget=100_000, window=50_000)
+    assert row.estimated and row.pending == 0 and row.reason is None, row.reason
+    assert row.status == "finished"
+    # a call of the tail without its result is still said
+    w.user("last")
+    w.assistant("m9", [tool_use("t9", "Bash", command="make")])
+    path = w.write(tmp_path / "p" / "s.jsonl")
+    os.utime(path, (time.time() - 3600,) * 2)
+    row = scan_file(path, budget=100_000, window=50_000)
+    assert row.pending == 1 and row.status == "crashed", (row.status, row.reason)
