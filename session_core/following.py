@@ -80,6 +80,7 @@ class _Tail:
         self.complete = 0  # offset just past the last complete line
         self.line = 0
         self.partial: list[bytes] = []
+        self.first = b""  # the file's first ``HELD_CHECK`` bytes as read (``_start_intact``)
         self.format: Format | None = None
         self.seen_first = False
         self.head = HeadDetector()  # (the format, from the first lines)
@@ -112,6 +113,7 @@ class _Tail:
         self.complete = 0
         self.line = 0
         self.partial = []
+        self.first = b""
         self.format = None
         self.seen_first = False
         self.head = HeadDetector()
@@ -155,6 +157,33 @@ class _Tail:
             self.unpacked = fh.read()
         self.packed_stamp = (st.st_size, st.st_mtime_ns)
         self.source = None  # spans would name unpacked offsets: readers keep the lines
+
+    def _turned_zstd(self, st: os.stat_result) -> bool:
+        """Whether a file read as plain before it held the 4 bytes of zstd's magic (it
+        was empty, or held fewer) begins with them now: it is unpacked, from the start
+        (its compressed bytes were read on as lines for good: the fuzzer)."""
+        if self.unpacked is not None or self.complete or not self.offset < 4 <= st.st_size:
+            return False
+        from .compressed import is_zstd
+
+        assert self.fd is not None
+        try:
+            return is_zstd(os.pread(self.fd, 4, 0))
+        except OSError:
+            return False
+
+    def _start_intact(self, fd: int) -> bool:
+        """Whether the file's first complete lines (up to ``HELD_CHECK`` bytes) are still
+        what was read: a file truncated and written again between two reads, a newline
+        back where our last line ended, passed every other check (an agentgo session
+        begun again: its ``session_start`` line is the same length each time)."""
+        want = min(len(self.first), self.complete)
+        if want <= 0 or self.unpacked is not None:
+            return True
+        try:
+            return os.pread(fd, want, 0) == self.first[:want]
+        except OSError:
+            return False
 
     def _boundary_intact(self, fd: int) -> bool:
         """Whether the byte before our last complete line's end is still a newline."""
@@ -254,9 +283,15 @@ class _Tail:
             reason = "the file was replaced (a new inode, e.g. a repair's rename)"
         elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
             reason = "the compressed file was rewritten"
+        elif self._turned_zstd(st):
+            reason = ""  # (nothing was shown of it: its first bytes are held, no line)
         elif self._size(st) < self.offset:
             reason = "the file was truncated"
-        elif not self._boundary_intact(self.fd) or not self._held_intact(self.fd):
+        elif not (
+            self._boundary_intact(self.fd)
+            and self._held_intact(self.fd)
+            and self._start_intact(self.fd)
+        ):
             reason = "the file was rewritten under us"
         if reason is not None:
             had_content = self.fd is not None
@@ -319,6 +354,8 @@ class _Tail:
                 update.caught_up = True
                 break
             start = self.offset
+            if start == len(self.first) < HELD_CHECK:  # (the file's start, as read)
+                self.first += bytes(block[: HELD_CHECK - start])
             self.offset += len(block)
             cut = block.rfind(b"\n")
             if cut < 0:

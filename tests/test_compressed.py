@@ -3,6 +3,7 @@ on every read path, never written; a damaged one is a clear error, not a traceba
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,36 @@ def test_a_compressed_file_of_nothing_is_empty(
     path.write_bytes(zstandard.ZstdCompressor().compress(content))
     assert main(["check", str(path)]) == 1
     assert "is empty" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("first", [0, 3])
+async def test_a_compressed_file_followed_before_its_magic_was_written(
+    packed: tuple[Path, Path], tmp_path: Path, first: int
+) -> None:
+    """Seen empty (or with fewer than the magic's 4 bytes) and written after: it is
+    unpacked then (its compressed bytes were read on as lines for good)."""
+    import asyncio
+
+    import orjson
+
+    from session_core.following import follow
+
+    plain, zst = packed
+    data = zst.read_bytes()
+    path = tmp_path / "late.jsonl.zst"
+    path.write_bytes(data[:first])
+    updates = follow(path, force_polling=True, poll_interval=0.02)
+    got: list[object] = []
+    try:
+        await anext(updates)
+        with path.open("ab") as fh:
+            fh.write(data[first:])
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1.0):
+                async for update in updates:
+                    got.extend(update.envelopes)
+                    assert not update.warnings
+    finally:
+        await updates.aclose()
+    want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
+    assert got == want

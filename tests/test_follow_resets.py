@@ -353,3 +353,32 @@ def test_the_held_line_check_reads_its_ends_alone(tmp_path: Path) -> None:
         assert peak < 8 * HELD_CHECK, peak
     finally:
         tail.close()
+
+
+@pytest.mark.parametrize("parse", [True, False])
+def test_a_file_begun_again_between_two_reads_is_read_again(tmp_path: Path, parse: bool) -> None:
+    """Truncated and written again before the next read, a newline back where the last
+    line read ended (an agentgo session begun again: its session_start line is the same
+    length each time): every other check passed, and the old first line was kept with
+    the new lines after it. The file's first complete lines are checked too."""
+    from session_core.following import _Tail
+
+    path = tmp_path / "s.jsonl"
+    first = orjson.dumps({"v": 1, "type": "note", "id": "a" * 8}) + b"\n"
+    again = orjson.dumps({"v": 1, "type": "note", "id": "b" * 8}) + b"\n"
+    assert len(first) == len(again)
+    path.write_bytes(first)
+    tail = _Tail(str(path), parse=parse)
+    try:
+        tail.step(None)
+        with path.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(again + again)
+        update = tail.step(None)
+        assert update is not None and update.reset
+        assert "the file was rewritten under us: reading it again from line 1" in update.warnings
+        taken = update.envelopes if parse else [orjson.loads(bytes(r)) for r in update.raw]
+        assert [r["id"] for r in taken] == ["b" * 8] * 2
+        assert tail.step(None) is None  # (idle: nothing said again)
+    finally:
+        tail.close()
