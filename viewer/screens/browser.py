@@ -118,6 +118,8 @@ class BrowserScreen(DirectoryWatch):
         self._fitting = COLUMNS  # those that fit the screen (``fitting_columns``)
         self._at = list(range(len(COLUMNS)))  # each shown column's place in a row's cells
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
+        self._first_row: str | None = None  # the cursor's file when a scan's rows came
+        self._kept: str | None = None  # the cursor's file when a scan again was asked for
 
     # -- layout -----------------------------------------------------------------
 
@@ -238,11 +240,14 @@ class BrowserScreen(DirectoryWatch):
             self.rows.clear()
             self.order, self._shown = [], set()
             self._show_rows()
+            self._first_row = None
         # re-sorting 5,000 rows per batch costs more than the rows: twice a second will do
         due = message.final or time.monotonic() - self._sorted_at > 0.5
         self._merge(message.rows, sort=due)
         if message.final and not message.rows:  # (rows of earlier batches not sorted yet)
             self._apply_sort()
+        if self._first_row is None and self.order:
+            self._first_row = self._selected_path()
         progress = self.query_one("#browser-progress-bar", ProgressBar)
         progress.update(total=max(message.total, 1), progress=message.done)
         self.query_one("#browser-progress-label", Label).update(
@@ -251,8 +256,14 @@ class BrowserScreen(DirectoryWatch):
         if message.final:
             self.scanning = False
             self.scanned_at = time.monotonic()
-            if self.table.row_count:
-                self.table.move_cursor(row=0)  # the scan moved it along with the first rows
+            # The cursor followed the first row shown as rows came: the first row, or the
+            # file it was on before a scan again; unless the user moved it meanwhile.
+            if self.table.row_count and self._selected_path() == self._first_row:
+                if self._kept in self._shown:
+                    self._move_to(self._kept)
+                else:
+                    self.table.move_cursor(row=0)
+            self._kept = None
         self._refresh_labels()
 
     # -- live updates (``DirectoryWatch``): what they change ------------------------
@@ -312,15 +323,20 @@ class BrowserScreen(DirectoryWatch):
                 self._show_rows()
 
     def _remove(self, paths: set[str]) -> None:
+        selected = self._selected_path()  # (its row moves up when one above it goes)
         self.order = [path for path in self.order if path not in paths]
         self._shown -= paths
         self._show_rows()
+        self._move_to(selected, scroll=False)
 
     def _show_rows(self) -> None:
         """The rows changed: the table draws them again (the cursor stays in range)."""
         self.table.set_row_count(len(self.order))
 
-    def _apply_sort(self) -> None:
+    def _apply_sort(self, *, scroll: bool = False) -> None:
+        """The rows in the sort's order, the cursor on its file (``scroll``: its row
+        brought on screen, as a sort the user asked for does; rows merged do not move
+        the view)."""
         self._sorted_at = time.monotonic()
         selected = self._selected_path()
         order = sort_key(self.sort.column, self.sort.reverse)
@@ -328,17 +344,16 @@ class BrowserScreen(DirectoryWatch):
         self.order.sort(key=lambda path: order(rows[path]), reverse=self.sort.reverse)
         self.order, self._depth = grouped(self.order, rows)
         self._show_rows()
-        self._move_to(selected, scroll=False)
+        self._move_to(selected, scroll=scroll)
         self._refresh_detail()
 
     def _move_to(self, path: str | None, *, scroll: bool = True) -> None:
         if path is None or path not in self._shown:
             return
-        index = self.order.index(path)
-        if scroll:
-            self.table.move_cursor(index)
-        else:
-            self.table.cursor = index
+        table = self.table
+        table.cursor = self.order.index(path)
+        if scroll:  # (once the rows' new height is laid out: before it, no scroll)
+            table.call_after_refresh(table.scroll_to_cursor)
 
     def _rebuild(self) -> None:
         """Every visible row again (a new filter)."""
@@ -434,7 +449,7 @@ class BrowserScreen(DirectoryWatch):
 
     def action_reverse_sort(self) -> None:
         self.sort.reverse = not self.sort.reverse
-        self._apply_sort()
+        self._apply_sort(scroll=True)
         self._refresh_labels()
 
     def _sort_by(self, column: str) -> None:
@@ -443,7 +458,7 @@ class BrowserScreen(DirectoryWatch):
         else:
             # numbers and times read best largest/newest first; names A to Z
             self.sort = Sort(column, column not in ("file", "agent", "status"))
-        self._apply_sort()
+        self._apply_sort(scroll=True)
         self._refresh_labels()
 
     @on(VirtualTable.HeaderClicked, "#browser-table")
@@ -486,15 +501,15 @@ class BrowserScreen(DirectoryWatch):
 
     def on_key(self, event: events.Key) -> None:
         box = self.query_one("#browser-filter", Input)
-        if event.key == "escape" and box.has_focus:
-            event.stop()
-            self._close_filter()
-        elif event.key == "escape" and self.needle:  # the text filter cleared
+        if event.key == "escape" and (box.has_focus or self.needle):  # the filter cleared
+            # (from the box too: escape there left it, the filter kept, a second cleared it)
             event.stop()  # (a status filter stays)
             self._clear_needle()
             self._rebuild()
+            self.table.focus()
 
     def action_rescan(self) -> None:
+        self._kept = self._selected_path()  # (the cursor comes back to it)
         self.scan_directory()
         if self.watching:  # (and the watch begun again, where it had stopped)
             self.watch_directory()
