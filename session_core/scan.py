@@ -35,6 +35,7 @@ Nothing here writes, takes a lock, or keeps a file open after returning.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -193,6 +194,9 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         summary.reason = "not a regular file (a FIFO, a device...)"
         return
     except OSError as err:
+        with contextlib.suppress(OSError):  # (its size and time, where stat can tell them)
+            st = os.stat(where)
+            summary.size, summary.mtime = st.st_size, st.st_mtime
         raise TranscriptError(f"cannot be read: {err.strerror or err}") from None
     with fh:
         st = os.fstat(fh.fileno())

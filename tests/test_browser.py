@@ -127,6 +127,19 @@ class TestScan:
         assert found["closed"].status == "damaged"
         assert "cannot be listed" in (found["closed"].reason or "")
 
+    def test_an_unreadable_file_is_listed_with_its_size_and_time(self, tmp_path: Path) -> None:
+        path = tmp_path / "t.jsonl"
+        write_v1(path)
+        os.utime(path, (OLD_MTIME, OLD_MTIME))
+        os.chmod(path, 0)
+        try:
+            with file_permissions_apply():
+                row = scan_file(path)
+        finally:
+            os.chmod(path, 0o644)
+        assert row.status == "damaged" and "Permission denied" in (row.reason or "")
+        assert row.size == path.stat().st_size > 0 and row.mtime == OLD_MTIME  # (it said 0 B)
+
     def test_scanning_never_writes(self, corpus: Path, live_session: Session) -> None:
         before = fingerprint(corpus)
         list(scan_dir(corpus))

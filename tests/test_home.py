@@ -119,6 +119,14 @@ def test_codex_home_and_its_compressed_copies(tmp_path: Path) -> None:
     alone.unlink()
     env = {"HOME": str(tmp_path / "nobody"), "CODEX_HOME": str(tmp_path / "codex")}
     assert default_roots(env) == [str(tmp_path / "codex" / "sessions")]
+    # archived rollouts are sessions too (they were not listed with no path)
+    archived = tmp_path / "codex" / "archived_sessions"
+    archived.mkdir()
+    codex_story(archived / "rollout-2026-01-15T08-00-00-019c478c-0000-7000-8000-000000000003.jsonl")
+    assert default_roots(env) == [
+        str(tmp_path / "codex" / s) for s in ("sessions", "archived_sessions")
+    ]
+    assert len(list_transcript_paths(archived)[0]) == 1
     paths, _ = list_transcript_paths(tmp_path / "codex" / "sessions")
     # the plain file wins over its compressed copy; a compressed one alone is listed
     assert paths == [str(plain), str(alone) + ".zst"]

@@ -467,15 +467,16 @@ class AgentFormat(TranscriptFormat):
 
     parsed_updates: ClassVar[bool] = False
     joins_lines: ClassVar[bool] = True  # (Claude Code has written ``{…}{…}``)
-    # (the variable naming the home folder, the folder in $HOME otherwise, its sessions)
-    home: ClassVar[tuple[str, str, str]]
+    # (the variable naming the home folder, the folder in $HOME otherwise, the folders
+    # in it that hold its sessions)
+    home: ClassVar[tuple[str, ...]]
 
     def default_roots(self, environ: Mapping[str, str]) -> list[str]:
-        variable, folder, sessions = self.home
+        variable, folder, *trees = self.home
         home = environ.get(variable) or os.path.join(
             environ.get("HOME") or os.path.expanduser("~"), folder
         )
-        return [os.path.join(home, sessions)]
+        return [os.path.join(home, tree) for tree in trees]
 
 
 def check_note(transcript: Transcript) -> str:

@@ -56,7 +56,7 @@ class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
-    home: ClassVar[tuple[str, str, str]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
+    home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types
 
