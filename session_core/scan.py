@@ -60,6 +60,7 @@ from .reader import (
 )
 from .replay import ReplayState, payload_of
 from .tallies import AgentGoTally, V1Window, text_or_none
+from .text import prompt_title
 from .times import epoch
 from .usage import Usage
 from .writers import LockTable
@@ -269,6 +270,7 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
         if counts_as_turn(payload):
             usage.add(v1_usage(payload))
     summary.messages, summary.tool_calls = state.message_count, calls
+    summary.title = summary.title or _v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
@@ -281,6 +283,19 @@ def _v1_meta(summary: FileSummary, meta: Any) -> None:
             text_or_none(meta.get("agent")),
             text_or_none(meta.get("model")),
         )
+        title = text_or_none(meta.get("title"))
+        summary.title = prompt_title(title) if title else None
+
+
+def _v1_first_prompt(state: ReplayState) -> str | None:
+    """The first user message's text (a row's title where the meta names none)."""
+    events = state.events
+    for position in state.message_events:
+        payload = payload_of(events[position])
+        content = payload.get("content")
+        if payload.get("role") == "user" and isinstance(content, str) and content.strip():
+            return prompt_title(content)
+    return None
 
 
 def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | None:
@@ -357,7 +372,7 @@ def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
 
 
 def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
-    summary.model = tally.model
+    summary.model, summary.title = tally.model, tally.title
     summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
     summary.messages, summary.tool_calls = tally.messages, tally.calls
     summary.tokens, summary.cost = tally.usage.total, tally.usage.cost

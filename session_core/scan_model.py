@@ -7,7 +7,7 @@ from typing import IO, TYPE_CHECKING
 
 from .column_items import count_kind
 from .model import Transcript
-from .text import count
+from .text import count, prompt_title
 
 if TYPE_CHECKING:
     from .formats.base import Builder
@@ -106,10 +106,10 @@ def _first_prompt(transcript: Transcript) -> str | None:
     else the first user message."""
     for run in transcript.runs:
         if run.prompt and run.prompt.strip():
-            return " ".join(run.prompt.split())[:200]
+            return prompt_title(run.prompt)
     for item in transcript.raw:
         if item.role == "user" and item.kind == "message" and item.text.strip():
-            return " ".join(item.text.split())[:200]
+            return prompt_title(item.text)
     return None
 
 

@@ -12,6 +12,7 @@ from .errors import TranscriptError
 from .message_usage import agentgo_usage, counts_as_turn, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
+from .text import prompt_title
 from .usage import Usage
 
 
@@ -69,6 +70,7 @@ class AgentGoTally:
         self.last_time: str | None = None
         self.open_runs: dict[str, None] = {}  # insertion-ordered set
         self.open_calls: set[tuple[str, str, Any]] = set()
+        self.title: str | None = None  # the first user message's text (a row's title)
 
     def feed(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -92,6 +94,10 @@ class AgentGoTally:
             message = data.get("message")
             if isinstance(message, dict):
                 self.messages += 1
+                if self.title is None and message.get("kind") == "user":
+                    from .agentgo.messages import message_text
+
+                    self.title = prompt_title(message_text(message))
                 parts = message.get("content")
                 if isinstance(parts, list):
                     self.calls += sum(

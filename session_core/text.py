@@ -188,3 +188,9 @@ def as_str(value: object) -> str:
 def str_or_none(value: object) -> str | None:
     """A field that is a string, or None (anything else is not taken for one)."""
     return value if isinstance(value, str) else None
+
+
+def prompt_title(text: str) -> str | None:
+    """A prompt as a session's title: one line, its first 200 characters (None: blank)."""
+    said = " ".join(text.split())[:200]
+    return said or None

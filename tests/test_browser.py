@@ -127,6 +127,16 @@ class TestScan:
         assert found["closed"].status == "damaged"
         assert "cannot be listed" in (found["closed"].reason or "")
 
+    def test_every_format_names_its_session_by_a_title(self, tmp_path: Path) -> None:
+        """The meta's title, else the first prompt (a v1 or agentgo row had none)."""
+        write_v1(tmp_path / "v1.jsonl")
+        write_agentgo(tmp_path / "go.jsonl")
+        with Session.create(tmp_path / "titled.jsonl", meta={"title": "  a\n titled  one "}):
+            pass
+        assert scan_file(tmp_path / "v1.jsonl").title == "Run the tests."
+        assert scan_file(tmp_path / "go.jsonl").title == "Summarise the diff."
+        assert scan_file(tmp_path / "titled.jsonl").title == "a titled one"
+
     def test_an_unreadable_file_is_listed_with_its_size_and_time(self, tmp_path: Path) -> None:
         path = tmp_path / "t.jsonl"
         write_v1(path)

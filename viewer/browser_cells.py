@@ -220,6 +220,8 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
 def detail(summary: FileSummary, shown_path: str) -> Text:
     """Two lines about the selected file: where and when, then what is wrong with it."""
     first = Text(no_wrap=True, overflow="ellipsis", end="")
+    if summary.title:  # (first: no column shows it, and after the path it was cut off)
+        first.append(f"“{one_line(summary.title, 60)}”  ", style="italic")
     first.append(one_line(shown_path), style="bold")
     facts = [summary.format or "", f"{summary.size:,} bytes"]
     if summary.started:
@@ -228,8 +230,6 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     if summary.estimated:
         facts.append("counts estimated from the tail (a big file)")
     first.append("  " + " · ".join(f for f in facts if f), style="dim")
-    if summary.title:
-        first.append(f"  “{one_line(summary.title, 80)}”", style="italic")
     second = Text(no_wrap=True, overflow="ellipsis", end="")
     second.append(STATUS_NAME[summary.status], style=STATUS_STYLE[summary.status] or "bold")
     if summary.status == "live":
