@@ -187,6 +187,10 @@ async def test_records_appended_to_a_followed_session_are_searched_as_they_come(
             (row,) = timeline.matches
             assert timeline.view.records[timeline.record_index(row)]["type"] == "model_request"
             await pilot.pause(0.1)
-            assert "/late-word: –/1" in screen_text(app)  # (the cursor on no match yet)
+            assert timeline.cursor == row  # (it followed the end, which is the match)
+            assert "/late-word: 1/1" in screen_text(app)
+            await pilot.press("g")
+            await pilot.pause(0.1)
+            assert "/late-word: –/1" in screen_text(app)  # (the cursor on no match)
             await pilot.press("n")
             assert timeline.cursor == row

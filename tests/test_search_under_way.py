@@ -111,7 +111,7 @@ async def test_with_none_after_the_cursor_it_goes_to_the_first_of_all(
         view.search("not there at all")
         await wait_for(pilot, lambda: view.searching is None)
         assert view.matches == [] and view.cursor == 0
-        assert "/not there at all: 0/0" in screen_text(app)
+        assert "/not there at all: none" in screen_text(app)
 
 
 async def test_a_file_growing_under_a_search_neither_restarts_it_nor_loses_what_came(

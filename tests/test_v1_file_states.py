@@ -148,7 +148,7 @@ async def test_a_search_made_while_the_end_shows_lands_once_the_whole_is_in(
         await wait_for(pilot, lambda: view.searching is None and view.search_term)
         assert not view.matches  # (not in the end shown)
         header = lambda: str(app.query_one(ModelStatus).render())  # noqa: E731
-        assert view.search_status() == "/coding agent: 0/0"  # (of the end alone, so far)
+        assert view.search_status() == "/coding agent: none"  # (of the end alone, so far)
         await wait_for(pilot, lambda: "/coding agent" in header())
         assert "showing the file's end" in header()
         FollowingScreen.follow_file(screen)

@@ -52,19 +52,8 @@ class ItemSearch(ItemJumps):
         self._search_items: Sequence[Item] = ()  # what the latest search looks through
 
     def search_status(self) -> str:
-        """What the header says of the search: how far it has looked, or where the cursor
-        is among its matches (empty: none)."""
-        if not self.search_term:
-            return ""
-        if self.searching is not None:
-            looked, found = self.searching
-            done = 100 * looked // max(len(self.items), 1)
-            return f"/{self.search_term}: searching {done}% · {found:,} so far"
-        total = len(self.matches)
-        on = 0 <= self.match_pos < total and self.matches[self.match_pos] == self.cursor
-        # (the cursor on no match: "–/n"; "1/1" there read as if it were on the first)
-        position = str(self.match_pos + 1) if on else "–" if total else "0"
-        return f"/{self.search_term}: {position}/{total}"
+        """What the header says of the search (``LineList.search_said``)."""
+        return self.search_said(self.search_term, self.searching)
 
     def search(self, term: str, *, announce: bool = True, land_later: bool = False) -> None:
         """Find ``term`` in every item, in a worker (the items are a snapshot);

@@ -9,6 +9,7 @@ scrolled to the end is following it, scrolling away stops it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -26,6 +27,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ..heights import HeightIndex, Heights
+from ..safe import one_line
 
 
 def component_style(widget: Widget, component: str, fallback: Mapping[str, str]) -> Style:
@@ -297,6 +299,26 @@ class LineList(ScrollView, can_focus=True):
             after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
             self.match_pos = after[0] if after else 0
             self.move_to(self.matches[self.match_pos])
+
+    def search_said(self, term: str, searching: tuple[int, int] | None) -> str:
+        """What the header says of a search of ``term`` here (empty: none): how far one
+        under way has looked (``searching``: rows looked, matches found), else where the
+        cursor is among the matches: ``2/5``, ``–/5`` on none of them, ``none``. (Each
+        search said it its own way: ``0/0`` or ``none``, and ``–/5`` of a match the
+        cursor had reached by other keys than ``n``.)"""
+        if not term:
+            return ""
+        said = f"/{one_line(term, 30)}: "
+        if searching is not None:
+            looked, found = searching
+            done = 100 * looked // max(self.item_count(), 1)
+            return f"{said}searching {done}% · {found:,} so far"
+        matches = self.matches
+        if not matches:
+            return said + "none"
+        at = bisect.bisect_left(matches, self.cursor)
+        on = at < len(matches) and matches[at] == self.cursor
+        return f"{said}{at + 1 if on else '–'}/{len(matches)}"
 
     def step_match(self, direction: int) -> bool:
         """The cursor to the next or the previous match, round the end; False: none."""

@@ -17,7 +17,6 @@ from textual.worker import get_current_worker
 from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import AgentGoView
 
-from ..safe import one_line
 from .line_list import LineList
 
 SEARCH_STEP = 2_000  # records looked through between two words to the screen
@@ -142,17 +141,13 @@ class TimelineSearch(LineList):
             self.post_message(self.Searching())
 
     def match_text(self) -> str:
-        """What the header says of the search: ``/error: 2/5`` (empty: none)."""
-        if not self.search_term:
-            return ""
-        said = f"/{one_line(self.search_term, 30)}: "
-        if self.searching is not None:
-            looked, found = self.searching
-            done = 100 * looked // max(self.item_count(), 1)
-            return f"{said}searching {done}% · {found:,} so far"
-        total = len(self.matches)
-        on = 0 <= self.match_pos < total and self.matches[self.match_pos] == self.cursor
-        return said + (f"{self.match_pos + 1 if on else '–'}/{total}" if total else "none")
+        """What the header says of the search (``LineList.search_said``)."""
+        return self.search_said(self.search_term, self.searching)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        super().watch_cursor(old, new)
+        if self.matches:  # (the header says whether the cursor is on one, and which)
+            self.post_message(self.Searching())
 
     def action_step_match(self, direction: int) -> None:
         """``n`` / ``N``: the next or previous matching record, round the end."""
