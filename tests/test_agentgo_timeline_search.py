@@ -194,3 +194,18 @@ async def test_records_appended_to_a_followed_session_are_searched_as_they_come(
             assert "/late-word: –/1" in screen_text(app)  # (the cursor on no match)
             await pilot.press("n")
             assert timeline.cursor == row
+
+
+async def test_the_header_says_the_search_of_the_tab_shown(session: Path) -> None:
+    """(the calls' search was said on every tab, beside the conversation's own)"""
+    async with opened(session) as (app, pilot):
+        await pilot.press("2", "slash", *"zzqq", "enter")
+        await wait_for(pilot, lambda: said(app, "0 matches for 'zzqq'"))
+        assert "/zzqq: none" in screen_text(app)
+        for tab in ("1", "3", "4", "6", "7", "5"):
+            await pilot.press(tab)
+            await pilot.pause(0.1)
+            assert "/zzqq" not in screen_text(app), tab
+        await pilot.press("2")
+        await pilot.pause(0.1)
+        assert "/zzqq: none" in screen_text(app)

@@ -159,9 +159,11 @@ class AgentGoPanes(PaneSet):
 
     def status(self) -> str:
         said = ""
-        if self._built:  # (the shown tab's search: the timeline's, else the calls')
-            timeline = self.screen.query_one(TabbedContent).active == "timeline"
-            said = (self.timeline if timeline else self.calls).match_text()
+        if self._built:  # (the shown tab's own search: the calls' was said on every tab,
+            # beside the conversation's own on its tab)
+            tab = self.screen.query_one(TabbedContent).active
+            searched = {"calls": self.calls, "timeline": self.timeline}.get(tab)
+            said = searched.match_text() if searched is not None else ""
         return f"{said} · {self._status}" if said else self._status  # (first: seen)
 
     def _status_line(self) -> str:

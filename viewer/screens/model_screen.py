@@ -549,6 +549,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._refresh_pane(event.pane.id)
         if self.panes is not None and event.pane.id is not None and self.panes_ready:
             self.panes.tab_shown(event.pane.id)
+            self._refresh_status()  # (a tab's own search is said while it is shown)
 
     def _escaped(self, event: events.Key) -> None:
         from .browser import BrowserScreen
