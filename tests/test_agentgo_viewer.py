@@ -457,3 +457,18 @@ async def test_m_on_a_tool_operation_shows_the_message_that_called_it(session: P
         item = screen.conversation.items[screen.conversation.cursor]
         assert op.call_id in [p.call_id for p in item.parts if p.kind == "tool-call"]
         assert not said(app, "No message of this file holds that call")
+
+
+async def test_brackets_move_the_runs_table_to_the_run_shown(session: Path) -> None:
+    """(``]`` / ``[`` said "showing run 3" over a table whose cursor stayed on run 1)"""
+    async with opened(session) as (app, pilot):
+        screen, panes = agentgo_screen(app), own_panes(app)
+        await pilot.press("1")
+        table = screen.runs.table
+        await wait_for(pilot, lambda: table.row_count >= 2)
+        for step in range(1, table.row_count + 1):
+            await pilot.press("right_square_bracket")
+            await pilot.pause(0.05)
+            order = panes.view.run_order
+            assert panes.run_filter == order[step - 1]
+            assert screen.runs.runs[table.cursor_row].id == panes.run_filter

@@ -243,6 +243,10 @@ class AgentGoPanes(PaneSet):
             conversation = screen.conversation
             conversation.show(conversation.transcript, to_end=conversation.follows_end)
             screen.redraw_runs()  # its detail says which run the tabs show
+            runs = screen.runs  # (the runs table's cursor on it: [ and ] left it where it was)
+            row = next((i for i, run in enumerate(runs.runs) if run.id == run_id), None)
+            if row is not None and row != runs.table.cursor_row:
+                runs.table.move_cursor(row)
         screen._refresh_status()
 
     def action_step_run(self, step: int) -> None:
