@@ -472,3 +472,15 @@ async def test_brackets_move_the_runs_table_to_the_run_shown(session: Path) -> N
             order = panes.view.run_order
             assert panes.run_filter == order[step - 1]
             assert screen.runs.runs[table.cursor_row].id == panes.run_filter
+
+
+async def test_enter_on_a_checkpoint_goes_into_its_snapshot(session: Path) -> None:
+    """(the help said ``enter`` Open, and it did nothing)"""
+    from viewer.widgets.agentgo_checkpoints import SnapshotView
+
+    async with opened(session) as (app, pilot):
+        await pilot.press("4")
+        await pilot.pause(0.1)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.focused, SnapshotView)

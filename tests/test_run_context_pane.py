@@ -208,3 +208,15 @@ async def test_focusing_a_pane_focuses_its_table(transcript: Path) -> None:
         pane.focus()
         await pilot.pause()
         assert app.focused is pane.runs_table
+
+
+async def test_enter_on_a_run_goes_into_its_sections(transcript: Path) -> None:
+    """(the help said ``enter`` Open, and it did nothing)"""
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(RunContextPane)
+        pane.runs_table.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.focused, SectionView)
+        assert app.focused is pane.query(SectionView).first()

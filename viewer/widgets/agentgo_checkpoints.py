@@ -171,6 +171,12 @@ class CheckpointsPane(Vertical, FocusPane):
         event.stop()
         self._show()
 
+    @on(VirtualTable.Activated, "#agentgo-checkpoints-table")
+    def _opened(self, event: VirtualTable.Activated) -> None:
+        """``enter``: into the snapshot, to scroll it (the help's "Open" did nothing)."""
+        event.stop()
+        self.query_one("#agentgo-checkpoint-json", SnapshotView).focus()
+
     def _show(self) -> None:
         self._unshown = not self.active
         if self._unshown:

@@ -426,9 +426,16 @@ class RunContextPane(Horizontal, FocusPane):
 
     @on(VirtualTable.Highlighted, "#run-facts")
     @on(VirtualTable.Activated, "#run-facts")
-    @on(VirtualTable.Activated, "#runs")
     def _quiet(self, event: VirtualTable.Highlighted) -> None:
         event.stop()
+
+    @on(VirtualTable.Activated, "#runs")
+    def _opened(self, event: VirtualTable.Activated) -> None:
+        """``enter`` on a run: into its sections (``enter`` there folds one), else its
+        facts (the help's "Open" did nothing)."""
+        event.stop()
+        sections = self.query(SectionView)
+        (sections.first() if sections else self.query_one("#run-facts", VirtualTable)).focus()
 
     def _show_run(self, index: int | None, force: bool = False) -> None:
         state = self._state
