@@ -211,6 +211,28 @@ async def test_artifact_opens_and_shows_its_text(crashed: Path) -> None:
         assert app.is_running
 
 
+async def test_the_artifacts_text_moves_by_the_keys_every_view_has(crashed: Path) -> None:
+    """(page up and down alone moved it: j, g and G did nothing)"""
+    async with operations(crashed, size=(140, 40)) as (app, pilot, _screen):
+        await app.push_screen(
+            ArtifactScreen(crashed, "op-art.txt", {}, limit=10_000_000), wait_for_dismiss=False
+        )
+        await settled(pilot)
+        body = artifact_screen(app).query_one("#artifact-body", TextArea)
+        body.load_text("\n".join(f"line {n}" for n in range(200)))
+        await pilot.press("j", "j")
+        assert body.cursor_location == (2, 0)
+        await pilot.press("k")
+        assert body.cursor_location == (1, 0)
+        await pilot.press("G")
+        await pilot.pause()
+        assert body.cursor_location[0] == 199 and body.scroll_y > 0
+        await pilot.press("g")
+        await pilot.pause()
+        assert body.cursor_location == (0, 0) and body.scroll_y == 0
+        assert body.text.startswith("line 0")  # (read only: nothing was typed into it)
+
+
 async def test_artifact_is_cut_when_large(crashed: Path) -> None:
     async with operations(crashed, size=(140, 40)) as (app, pilot, _screen):
         await app.push_screen(ArtifactScreen(crashed, "op-art.txt", {}, limit=100))

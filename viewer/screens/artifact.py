@@ -43,9 +43,16 @@ def _size(n: int) -> str:
 class ArtifactScreen(ModalScreen[None]):
     """Shows one artifact's text, or why it cannot be shown. ``escape``/``q`` closes."""
 
+    # The text is a read-only TextArea (its arrows move a cursor, shift+arrows select,
+    # ctrl+c copies); the keys every other view scrolls by, too (only page up and down
+    # moved it: j, g, G did nothing). Priority: the text area takes letters first.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
         Binding("q", "close", "Close", show=False),
+        Binding("j", "move(1)", "Down", show=False, priority=True),
+        Binding("k", "move(-1)", "Up", show=False, priority=True),
+        Binding("g,ctrl+home", "edge(0)", "Top", priority=True),
+        Binding("G,ctrl+end", "edge(1)", "Bottom", priority=True),
     ]
 
     def __init__(
@@ -79,7 +86,8 @@ class ArtifactScreen(ModalScreen[None]):
                 show_line_numbers=True,
                 id="artifact-body",
             )
-            yield Static(Text("escape: close"), id="artifact-help")
+            help_line = "escape closes · j k g G move · shift+arrows select, ctrl+c copies"
+            yield Static(Text(help_line), id="artifact-help")
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
     def _title(self) -> Text:
@@ -172,9 +180,11 @@ class ArtifactScreen(ModalScreen[None]):
         body.display = True
         self.query_one("#artifact-dialog").add_class("-text")
         body.focus()
+        self.refresh_bindings()  # (its keys to move through it, in the footer)
 
     def _show_status(self, state: str, message: str) -> None:
         self.state = state  # type: ignore[assignment]
+        self.query_one("#artifact-help", Static).update(Text("escape closes"))
         status = self.query_one("#artifact-status", Static)
         status.update(inert_text(message))
         status.add_class(f"-{state}")
@@ -182,3 +192,20 @@ class ArtifactScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The keys that move through the text, only where there is one to move."""
+        if action in ("move", "edge"):
+            return self.state == "here"
+        return True
+
+    def action_move(self, lines: int) -> None:
+        body = self.query_one("#artifact-body", TextArea)
+        if body.display:
+            (body.action_cursor_down if lines > 0 else body.action_cursor_up)()
+
+    def action_edge(self, end: int) -> None:
+        """The text's first line (``end`` 0) or its last."""
+        body = self.query_one("#artifact-body", TextArea)
+        if body.display:
+            body.move_cursor(body.document.end if end else (0, 0), center=False)
