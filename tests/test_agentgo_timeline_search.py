@@ -209,3 +209,16 @@ async def test_the_header_says_the_search_of_the_tab_shown(session: Path) -> Non
         await pilot.press("2")
         await pilot.pause(0.1)
         assert "/zzqq: none" in screen_text(app)
+
+
+async def test_the_search_bar_says_what_it_searches_with_a_term_in_it(session: Path) -> None:
+    """(the placeholder alone said it, hidden by the last term the bar opens with)"""
+    async with opened(session) as (app, pilot):
+        await pilot.press("5", "slash", *"bash", "enter")
+        await wait_for(pilot, lambda: said(app, "matches for 'bash'"))
+        await pilot.press("slash")
+        await pilot.pause(0.1)
+        assert "search this tab" in screen_text(app)
+        await pilot.press("escape", "7", "slash")  # the diff: the conversation is searched
+        await pilot.pause(0.1)
+        assert "search the conversation" in screen_text(app)

@@ -43,11 +43,10 @@ class SearchingScreen(FollowingScreen):
         search.value = self.conversation.search_term if term is None else term
         # (from a tab without a search of its own, the conversation is searched: said, as
         # a search begun on the tool operations table went to the conversation unasked)
-        search.placeholder = (
-            "search the conversation (enter finds, escape closes)"
-            if term is None
-            else "search this tab (enter finds, escape closes)"
-        )
+        scope = "search the conversation" if term is None else "search this tab"
+        search.placeholder = f"{scope} (enter finds, escape closes)"
+        # (in its border too: the placeholder alone said it, hidden by the last term)
+        search.border_title = scope
         search.focus()
 
     def focus_shown(self) -> None:
