@@ -222,3 +222,13 @@ async def test_the_search_bar_says_what_it_searches_with_a_term_in_it(session: P
         await pilot.press("escape", "7", "slash")  # the diff: the conversation is searched
         await pilot.pause(0.1)
         assert "search the conversation" in screen_text(app)
+
+
+async def test_tab_out_of_the_search_bar_closes_it(session: Path) -> None:
+    async with opened(session) as (app, pilot):
+        await pilot.press("3", "slash", "x")
+        bar = agentgo_screen(app).query_one("#search-bar")
+        assert bar.display
+        await pilot.press("tab")
+        await pilot.pause(0.1)
+        assert not bar.display  # (it stayed open, unfocused, over every tab after)

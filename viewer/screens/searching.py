@@ -78,6 +78,14 @@ class SearchingScreen(FollowingScreen):
         else:
             self._refresh_status()
 
+    @on(Input.Blurred, "#search")
+    def _search_left(self) -> None:
+        """The focus left the bar (tab, a click): it closes, as escape closes it (it
+        stayed open, its keys no one's, over every tab shown after)."""
+        bar = self.query_one("#search-bar")
+        if bar.display:
+            bar.display = False
+
     def _notify_matches(self, term: str, count: int) -> None:
         said = (term, count)
         now = time.monotonic()
