@@ -47,6 +47,13 @@ async def test_a_claude_code_sessions_subagent_is_listed_opened_and_its_call_sho
         assert isinstance(opened, ModelScreen) and opened.path.endswith("agent-a1.jsonl")
         assert opened.transcript.parent == SESSION
         await wait_for(pilot, lambda: f"a subagent of {SESSION}" in screen_text(app))
+        # said in the footer and the help (nothing said escape went back)
+        back = opened.active_bindings["escape"]
+        assert (back.binding.action, back.binding.description, back.enabled) == (
+            "back",
+            "Back",
+            True,
+        )
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         # m: the message whose call started it; a compaction folded it, so the raw view

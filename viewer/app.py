@@ -42,9 +42,13 @@ class TailscopeApp(App[None]):
         STYLES / "browser.tcss",
     ]
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
+        # (first of the app's in the footer: a full one cut off what came last)
         Binding("escape", "close_file", "Back to the list"),
+        # (a file opened over another, a subagent's: said in the footer and the help,
+        # where escape went back unsaid)
+        Binding("escape", "back", "Back"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
     ]
 
     def __init__(
@@ -86,16 +90,25 @@ class TailscopeApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "close_file":  # only over a file opened from the browser
+        if action in ("close_file", "back"):
             # Not imported to ask: no browser was ever opened if its module is not loaded.
             browser = sys.modules.get(f"{__package__}.screens.browser")
             stack = self.screen_stack
-            return (
+            over_list = (
                 browser is not None
                 and len(stack) > 1
                 and isinstance(stack[-2], browser.BrowserScreen)
             )
+            if action == "close_file":  # only over a file opened from the browser
+                return over_list
+            # a file over anything else (another file, the welcome screen)
+            return len(stack) > 1 and isinstance(stack[-1], FollowingScreen) and not over_list
         return True
+
+    def action_back(self) -> None:
+        """Back to what the file was opened over."""
+        if self.check_action("back", ()):
+            self.pop_screen()
 
     def action_close_file(self) -> None:
         """Close the file opened from the browser (its follow worker is cancelled on unmount)."""

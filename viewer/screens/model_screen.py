@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
@@ -550,14 +550,6 @@ class ModelScreen(OtherSessions, SearchingScreen):
         if self.panes is not None and event.pane.id is not None and self.panes_ready:
             self.panes.tab_shown(event.pane.id)
             self._refresh_status()  # (a tab's own search is said while it is shown)
-
-    def _escaped(self, event: events.Key) -> None:
-        from .browser import BrowserScreen
-
-        stack = self.app.screen_stack
-        if len(stack) > 1 and stack[-1] is self and not isinstance(stack[-2], BrowserScreen):
-            event.stop()  # a file opened over another (a subagent's): back to that one
-            self.app.pop_screen()
 
     def _palette(self) -> list[Command]:
         view = self.conversation

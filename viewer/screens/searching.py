@@ -104,14 +104,9 @@ class SearchingScreen(FollowingScreen):
         self._refresh_status()
 
     def on_key(self, event: events.Key) -> None:
-        if event.key != "escape":
-            return
-        if self.query_one("#search-bar").display:
-            event.stop()  # escape closes the search, not the file (the app's "back to the list")
+        # (escape with the bar closed is the app's: back to the list, or to the file this
+        # one was opened over)
+        if event.key == "escape" and self.query_one("#search-bar").display:
+            event.stop()  # escape closes the search, not the file
             self.query_one("#search-bar").display = False
             self.focus_shown()
-        else:
-            self._escaped(event)
-
-    def _escaped(self, event: events.Key) -> None:
-        """Escape with the search bar closed: the app's (back to the list) unless this says."""
