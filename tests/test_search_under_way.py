@@ -152,3 +152,25 @@ async def test_n_steps_through_the_matches_found_so_far_while_it_looks(
         held.release()
         await wait_for(pilot, lambda: view.searching is None)
         assert view.matches == [n for n in range(60) if n % 7 == 0] and view.cursor == 7
+
+
+async def test_a_match_in_what_is_folded_is_said_on_its_item(tmp_path: Path) -> None:
+    """The cursor on an item whose match its folded lines do not show: its first line says
+    so (the cursor went there and nothing was highlighted), until it is expanded."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="user", content="go"))
+        deep = "\n".join(f"line {n}" for n in range(40)) + "\nNEEDLE here"
+        session.append_message(Message(role="assistant", content=deep))
+        session.append_message(Message(role="user", content="a needle in plain sight"))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        view = app.screen.query_one(ItemsView)
+        await pilot.press("g", "slash", *"needle", "enter")
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) == 2)
+        hint = "the match is in what is folded: enter shows it"
+        assert view.cursor == view.matches[0]
+        assert hint in screen_text(app)
+        assert screen_text(app).count(hint) == 1  # (not on the item that shows its match)
+        await pilot.press("enter")  # expanded: the match on screen, the hint gone
+        await pilot.pause(0.1)
+        assert hint not in screen_text(app)

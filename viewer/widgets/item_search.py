@@ -161,6 +161,7 @@ class ItemSearch(ItemJumps):
             kept = bisect.bisect_left(self.matches, start) if start else 0
             self.matches = [*self.matches[:kept], *so_far]
             self.searching = (start + looked, len(self.matches))
+            self.invalidate(self.cursor)  # (the cursor's item, if a match it cannot show)
             self.post_message(self.Searching(self))
 
     def _searched(
@@ -182,6 +183,7 @@ class ItemSearch(ItemJumps):
             self._look(term, announce, len(items), len(items), jumped)
             return
         self.searching = None
+        self.invalidate()  # (an item a match hides in what is folded says so: ``is_match``)
         if announce:
             if jumped:  # the cursor went to the first match found (and may have moved since)
                 at = bisect.bisect_left(self.matches, max(self.cursor, 0))

@@ -295,9 +295,15 @@ class ItemsView(ItemFilter, ItemSearch):
             lines = lines[:height] + [Text("", end="")] * (height - len(lines))
             if height > 2 and len(lines) == height and not lines[-1].plain:
                 lines[-1] = Text("  (o: the original)", self._s("dim"))
+        needle = self.highlight  # (a search found it, and no match could be seen)
+        if needle and self.is_match(index) and not any(needle in t.plain.lower() for t in lines):
+            lines[0] = self._header(item, width, hidden_match=True)
         return lines
 
-    def _header(self, item: Item, width: int) -> Text:
+    def _header(self, item: Item, width: int, *, hidden_match: bool = False) -> Text:
+        """The item's first line: its role, kind, marks and facts; ``hidden_match``: the
+        search's term is in what its folded lines do not show (the cursor went to an item
+        where no match could be seen)."""
         role_style = item.role if item.role in ("user", "assistant", "system", "tool") else "other"
         if item.kind in COMPACTION_KINDS:
             role_style = "summary"
@@ -305,6 +311,8 @@ class ItemsView(ItemFilter, ItemSearch):
         marker = "▾ " if item.id in self.expanded else "▸ "
         text.append(marker, self._s("dim"))
         text.append(one_line(item.role or "?", 20), self._s(role_style))
+        if hidden_match:
+            text.append("  ‹the match is in what is folded: enter shows it›", self._s("marks"))
         if item.kind in COMPACTION_KINDS:
             text.append("  ◆ compaction summary", self._s("summary"))
         elif item.kind not in ("message", item.role):

@@ -300,6 +300,12 @@ class LineList(ScrollView, can_focus=True):
             self.match_pos = after[0] if after else 0
             self.move_to(self.matches[self.match_pos])
 
+    def is_match(self, index: int) -> bool:
+        """Whether the search found item ``index``."""
+        matches = self.matches
+        at = bisect.bisect_left(matches, index)
+        return at < len(matches) and matches[at] == index
+
     def search_said(self, term: str, searching: tuple[int, int] | None) -> str:
         """What the header says of a search of ``term`` here (empty: none): how far one
         under way has looked (``searching``: rows looked, matches found), else where the
@@ -316,9 +322,8 @@ class LineList(ScrollView, can_focus=True):
         matches = self.matches
         if not matches:
             return said + "none"
-        at = bisect.bisect_left(matches, self.cursor)
-        on = at < len(matches) and matches[at] == self.cursor
-        return f"{said}{at + 1 if on else '–'}/{len(matches)}"
+        on = self.is_match(self.cursor)
+        return f"{said}{bisect.bisect_left(matches, self.cursor) + 1 if on else '–'}/{len(matches)}"
 
     def step_match(self, direction: int) -> bool:
         """The cursor to the next or the previous match, round the end; False: none."""
