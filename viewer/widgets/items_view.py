@@ -376,9 +376,9 @@ class ItemsView(ItemFilter, ItemSearch):
             elif more:
                 shown[-1].append(" …", self._s("dim"))
             return shown
-        if part.kind == "reasoning":
-            size = count(part.size, "char") if part.size else "no text"
-            return [Text(f"  ▸ reasoning ({size}; enter expands)", self._s("reasoning"))]
+        if part.kind == "reasoning":  # (of no text: nothing to expand, none offered)
+            said = f"{count(part.size, 'char')}; enter expands" if part.size else "no text"
+            return [Text(f"  ▸ reasoning ({said})", self._s("reasoning"))]
         if part.kind == "tool-call":
             label, tone, progress, _state = self._op_state(part)
             line = Text("  → ", self._s("call"), end="")
