@@ -416,10 +416,17 @@ def _loads_beyond_a_double(raw: bytes) -> Any:
     only (not the UTF-16 it would guess from some bytes), no ``NaN`` or ``Infinity``; as
     deep as msgspec reads (``deeper``), cut where orjson's depth ends."""
     allow_deep_values()
+    # Refused as orjson refuses (its error, which every reader catches): the standard
+    # library's own escaped every reader but this one's callers (``{"id": 1e398194-…``,
+    # a uuid unquoted, is a number beyond a double to orjson, then not JSON: a traceback).
     try:
         value = json.loads(bytes(raw).decode("utf-8"), parse_constant=_not_json)
     except RecursionError:
-        raise ValueError("nested too deep") from None
+        raise orjson.JSONDecodeError("nested too deep", "", 0) from None
+    except json.JSONDecodeError as err:
+        raise orjson.JSONDecodeError(err.msg, err.doc, err.pos) from None
+    except ValueError as err:  # (not UTF-8; NaN or Infinity)
+        raise orjson.JSONDecodeError(str(err), "", 0) from None
     return cut_too_deep(value) if isinstance(value, dict | list) else value
 
 

@@ -57,9 +57,10 @@ import gen_agentgo
 # replay's since its tool operations said their result line and duration, both since they
 # list the records of other types (``other-records``: none here; without the key they are
 # what they were, fa1a…/2ab5…, 4397…/d75a…, 4f3f…).
+# (the replay JSON of 2026-12-06: its tool operations name their messages, message-id)
 GOLDEN = {
-    (300_000, 1): ("cd09588a799df67c", "2f262b2937ccdf05"),
-    (1_000_000, 2): ("947ee7e1c1feac39", "10ff60e652f5441f"),
+    (300_000, 1): ("cd09588a799df67c", "b37847b89932f12d"),
+    (1_000_000, 2): ("947ee7e1c1feac39", "7221abf7c934ad50"),
 }
 DAMAGED_GOLDEN = "be59d381f4deeb4e"  # (600_000, seed 3, damaged): the followed view
 SIZE = (120, 40)

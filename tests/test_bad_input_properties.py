@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 import pytest
 from bad_input_helpers import assert_names_where, build, check_replay_cli
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from session_core import Message, PeekResult, Session, TranscriptError, peek
@@ -258,8 +258,21 @@ SETTINGS = settings(
 )
 
 
+_HEAD = (
+    b'{"id":"77d68a41-632c-46ac-8dae-a1a128e4ff77","payload":{},"ts":"2026-12-06T01:23:01Z",'
+    b'"type":"session-meta","v":1}\n'
+)
+
+
 @SETTINGS
 @given(damaged())
+# orjson reads a number beyond a double as infinity and refuses it; the standard
+# library's parser, asked then, refused the rest with its own error, which no reader
+# caught: a traceback (this test, when a random uuid began so: flaky)
+@example(pair=(b"", _HEAD + b'{"id": 1e398194-0db1-4e80-92b4-4caada00a7ca","payloa'))
+@example(pair=(b"", _HEAD + b'{"id": 1e398194-0db1,"x":1}\n' + _HEAD))
+@example(pair=(b"", _HEAD + b'{"id": 1e400, "v": NaN}\n'))
+@example(pair=(b"", _HEAD + b'{"id": 1e400, "x": "\xff"}\n{"id":"x"}\n'))
 def test_damaged_transcripts_never_escape_as_anything_but_transcript_error(
     capsys: pytest.CaptureFixture[str], pair: tuple[bytes, bytes]
 ) -> None:
