@@ -131,7 +131,7 @@ class OpsPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "jump", "In the conversation", show=False),
+        Binding("m", "jump", "In the conversation"),
         Binding("e", "step_unfinished(1)", "Next operation not completed", show=False),
         Binding("E", "step_unfinished(-1)", "Previous operation not completed", show=False),
     ]

@@ -68,7 +68,7 @@ class VirtualTable(LineList):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "activate", "Open", show=False),
+        Binding("enter", "activate", "Open"),  # (in the footer: a table says what it opens)
     ]
 
     @dataclass
