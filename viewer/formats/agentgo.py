@@ -33,7 +33,7 @@ from ..widgets.agentgo_timeline import TimelineView
 from ..widgets.block_view import Entry
 from ..widgets.line_list import LineList
 from ..widgets.line_tree import LineTree
-from ..widgets.timeline_search import TimelineSearch
+from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
 from . import UNDER_WAY, ExtraPane, PaneSet, register_panes
 
@@ -268,12 +268,6 @@ class AgentGoPanes(PaneSet):
             return UNDER_WAY
         return self.calls.search(term) if tab == "calls" else None
 
-    def on_timeline_search_searched(self, event: TimelineSearch.Searched) -> None:
-        self.screen._notify_matches(event.term, event.count)
-
-    def on_timeline_search_searching(self, _event: TimelineSearch.Searching) -> None:
-        self.screen._refresh_status()
-
     def action_next_problem(self, step: int) -> None:
         tabs = self.screen.query_one(TabbedContent)
         calls = self.calls
@@ -314,7 +308,7 @@ class AgentGoPanes(PaneSet):
     def help_sections(self) -> list[Section]:
         return [
             ("Calls", [*LineTree.BINDINGS, *CallsPane.BINDINGS]),
-            ("Timeline", [*LineList.BINDINGS, *TimelineSearch.BINDINGS, *TimelineView.BINDINGS]),
+            ("Timeline", [*LineList.BINDINGS, *RowSearch.BINDINGS, *TimelineView.BINDINGS]),
             ("Checkpoints", VirtualTable.BINDINGS),
         ]
 

@@ -38,6 +38,7 @@ from ..widgets.line_list import LineList
 from ..widgets.model_diff import ModelDiff, ModelDiffView
 from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.model_status import ModelStatus
+from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
 from .filter import FilterScreen
 from .following import (
@@ -442,8 +443,14 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self._notify_matches(event.term, event.count)
 
     @on(ItemsView.Searching)
-    def _searching(self, _event: ItemsView.Searching) -> None:
+    @on(RowSearch.Searching)
+    def _searching(self, _event: ItemsView.Searching | RowSearch.Searching) -> None:
         self._refresh_status()
+
+    @on(RowSearch.Searched)
+    def _tab_searched(self, event: RowSearch.Searched) -> None:
+        """A tab's own search ended (the timeline's, the tool operations')."""
+        self._notify_matches(event.term, event.count)
 
     @on(ItemsView.Said)
     def _said(self, event: ItemsView.Said) -> None:

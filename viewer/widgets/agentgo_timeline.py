@@ -2,12 +2,12 @@
 
 A Line API list: 100k records cost an index list and only the visible
 lines are ever formatted. ``enter`` on a record about a call opens that call; ``/``
-searches the records (``TimelineSearch``).
+searches the records (``RowSearch``, by ``RecordSearch``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -16,14 +16,15 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from session_core.agentgo.records import NO_SEQ
+from session_core.agentgo.records import NO_SEQ, Records
+from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 
 from ..agentgo_model import record_summary, source_time
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
-from .timeline_search import TimelineSearch
+from .row_search import RowSearch
 
 CATEGORY: dict[str, str] = {
     "session_start": "lifecycle",
@@ -68,7 +69,7 @@ FALLBACK_STYLES: dict[str, str] = {
 EXEC_WIDTH = 27
 
 
-class TimelineView(TimelineSearch):
+class TimelineView(RowSearch):
     """Records of the chosen run (``None``: all) with seq, source time, type and execution."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(FALLBACK_STYLES)
@@ -125,6 +126,19 @@ class TimelineView(TimelineSearch):
 
     def record_index(self, row: int) -> int:
         return row if self.rows is None else self.rows[row]
+
+    # -- searching (``RowSearch``) ------------------------------------------------------
+
+    NOT_FOUND = "No record matches: / searches the timeline."
+
+    def search_source(self) -> Records:
+        return self.view.records
+
+    def search_keys(self, start: int, end: int) -> Sequence[int]:
+        return range(start, end) if self.rows is None else self.rows[start:end]
+
+    def finder(self, term: str) -> RecordSearch:
+        return RecordSearch(term)
 
     # -- rendering ------------------------------------------------------------------
 

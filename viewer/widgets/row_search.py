@@ -1,42 +1,48 @@
-"""The timeline's search (``/``, ``n`` / ``N``): the records whose strings hold the term,
-looked for in a worker (a 1 GB session's records are read again from the file), how far
-it has looked told meanwhile, and records appended to a followed file searched as they
-come (``session_core.agentgo.search`` says what a record is searched for in)."""
+"""A list's own search (``/``, ``n`` / ``N``) of the rows it shows: a row is found when
+what it stands for (an agentgo record, a tool operation) holds the term, looked for in a
+worker (a 1 GB session's are read again from the file), how far it has looked told
+meanwhile, and rows appended to a followed file searched as they come. What a row is
+searched for in is its finder's (``session_core.agentgo.search``, ``tool_ops``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol
 
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from session_core.agentgo.search import RecordSearch
-from session_core.agentgo.view import AgentGoView
-
 from .line_list import LineList
 
-SEARCH_STEP = 2_000  # records looked through between two words to the screen
+SEARCH_STEP = 2_000  # rows looked through between two words to the screen
 
 
-class TimelineSearch(LineList):
-    """A list of an agentgo view's records (``view``; row ``i`` is record
-    ``record_index(i)``) that is searched."""
+class Finder(Protocol):
+    def find(
+        self, source: Any, keys: Sequence[int], cancelled: Callable[[], bool] | None = None
+    ) -> list[int] | None:
+        """The positions in ``keys`` of those that hold the term (None: cancelled)."""
+        ...
+
+
+class RowSearch(LineList):
+    """A list that searches what its rows stand for: the subclass says where they are
+    (``search_source``), which of them each row is (``search_keys``) and how one is
+    looked at (``finder``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step_match(1)", "Next matching record", show=False),
-        Binding("N", "step_match(-1)", "Previous matching record", show=False),
+        Binding("n", "step_match(1)", "Next match", show=False),
+        Binding("N", "step_match(-1)", "Previous match", show=False),
     ]
 
-    view: AgentGoView
-    rows: list[int] | None  # the record of each row (None: row i is record i)
+    NOT_FOUND: ClassVar[str] = "No row matches: / searches this tab."
 
     @dataclass
     class Searched(Message):
-        """A search ended: ``count`` records hold ``term``."""
+        """A search ended: ``count`` rows hold ``term``."""
 
         term: str
         count: int
@@ -44,16 +50,24 @@ class TimelineSearch(LineList):
     @dataclass
     class Searching(Message):
         """What the header says of the search changed (how far it has looked, the
-        matches of records appended, the cursor's place among them)."""
+        matches of rows appended, the cursor's place among them)."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.search_term = ""
         self.searching: tuple[int, int] | None = None  # under way: (rows looked, found)
         self._searched_through = 0  # the rows the matches were looked for in
         self._search_id = 0  # the latest search's (a result of an older one is dropped)
 
-    def record_index(self, row: int) -> int:
+    def search_source(self) -> Any:
+        """What the rows stand for, as of now (a worker looks at it)."""
+        raise NotImplementedError
+
+    def search_keys(self, start: int, end: int) -> Sequence[int]:
+        """What rows ``start`` to ``end`` stand for in ``search_source``."""
+        return range(start, end)
+
+    def finder(self, term: str) -> Finder:
         raise NotImplementedError
 
     # -- searching ------------------------------------------------------------------
@@ -65,7 +79,7 @@ class TimelineSearch(LineList):
         self._start_over(announce=True)
 
     def search_again(self) -> None:
-        """The rows are another view's, or another run's: searched again, quietly."""
+        """The rows are others (another view, another run): searched again, quietly."""
         if self.search_term:
             self._start_over(announce=False)
 
@@ -82,34 +96,33 @@ class TimelineSearch(LineList):
         self.invalidate()  # (the matches' highlight)
         if not self.search_term:
             self.searching = None
-            self.workers.cancel_group(self, "timeline-search")
+            self.workers.cancel_group(self, "row-search")
             return
         self._look(0, announce)
 
     def _look(self, start: int, announce: bool) -> None:
-        end = self.item_count()
-        indices: Sequence[int] = range(start, end) if self.rows is None else self.rows[start:end]
+        keys = self.search_keys(start, self.item_count())
         self.searching = (start, len(self.matches))
-        self._search(self._search_id, self.search_term, self.view, indices, start, announce)
+        source = self.search_source()
+        self._search(self._search_id, self.finder(self.search_term), source, keys, start, announce)
         self.post_message(self.Searching())  # (the header says it has begun)
 
-    @work(thread=True, exclusive=True, group="timeline-search")
+    @work(thread=True, exclusive=True, group="row-search")
     def _search(
         self,
         search_id: int,
-        term: str,
-        view: AgentGoView,
+        test: Finder,
+        source: Any,
         indices: Sequence[int],
         start: int,
         announce: bool,
     ) -> None:
-        """Rows ``start`` on (their records ``indices``), a stretch at a time."""
+        """Rows ``start`` on (what they stand for: ``indices``), a stretch at a time."""
         worker = get_current_worker()
-        test = RecordSearch(term)
         found: list[int] = []
         for low in range(0, len(indices), SEARCH_STEP):
             high = min(low + SEARCH_STEP, len(indices))
-            stretch = test.find(view.records, indices[low:high], lambda: worker.is_cancelled)
+            stretch = test.find(source, indices[low:high], lambda: worker.is_cancelled)
             if stretch is None:
                 return
             found.extend(start + low + position for position in stretch)
@@ -150,13 +163,13 @@ class TimelineSearch(LineList):
             self.post_message(self.Searching())
 
     def action_step_match(self, direction: int) -> None:
-        """``n`` / ``N``: the next or previous matching record, round the end."""
+        """``n`` / ``N``: the next or previous matching row, round the end."""
         if self.step_match(direction):
             self.post_message(self.Searching())
         elif self.searching is not None:
             self.notify("No match found yet: still searching.", timeout=2)
         else:
-            self.notify("No record matches: / searches the timeline.", timeout=2)
+            self.notify(self.NOT_FOUND, timeout=2)
 
 
-__all__ = ["SEARCH_STEP", "TimelineSearch"]
+__all__ = ["SEARCH_STEP", "Finder", "RowSearch"]
