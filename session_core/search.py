@@ -3,7 +3,8 @@
 An item is found when the lowercased term is in its lowercased search text
 (``item_search_text``): its role, kind and stub, then each part's text and name (a tool
 call without text: its arguments on one line). ``find`` looks through a view; a packed
-view (``Items``) is searched without building its items.
+view (``Items``) is searched without building its items. A tool operation is found by
+its own search text (``op_search_text``, ``OpSearch``: the tool operations tab's ``/``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from .json_out import dumps
 from .parts import Part
 
 if TYPE_CHECKING:
-    from .model import Item
+    from .model import Item, ToolOp
 
 CHECK_EVERY = 2000  # items looked at between two looks at ``cancelled``
 
@@ -72,4 +73,51 @@ def find(
     return found
 
 
-__all__ = ["CHECK_EVERY", "args_preview", "find", "item_search_text", "search_text"]
+def op_search_text(op: ToolOp) -> str:
+    """A tool operation's search text: its tool, call id, state, arguments on one line
+    and result (read again from the file where it is kept there)."""
+    result = op.result
+    return "\n".join(
+        (
+            op.tool or "",
+            op.call_id or "",
+            op.label,
+            args_preview(op.arguments),
+            result if isinstance(result, str) else "",
+        )
+    )
+
+
+class OpSearch:
+    """A search for ``term`` (any case) in tool operations (``op_search_text``)."""
+
+    def __init__(self, term: str) -> None:
+        self.needle = term.lower()
+
+    def find(
+        self,
+        ops: Sequence[ToolOp],
+        keys: Sequence[int],
+        cancelled: Callable[[], bool] | None = None,
+    ) -> list[int] | None:
+        """The positions in ``keys`` (indexes of ``ops``) of the operations that hold the
+        term; None when ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
+        needle = self.needle
+        found: list[int] = []
+        for position, index in enumerate(keys):
+            if position % CHECK_EVERY == 0 and cancelled is not None and cancelled():
+                return None
+            if needle in op_search_text(ops[index]).lower():
+                found.append(position)
+        return found
+
+
+__all__ = [
+    "CHECK_EVERY",
+    "OpSearch",
+    "args_preview",
+    "find",
+    "item_search_text",
+    "op_search_text",
+    "search_text",
+]

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from helpers import app_loaded, said, screen_text, wait_for
+from helpers import app_loaded, said, screen_lines, screen_text, wait_for
 from textual.pilot import Pilot
 
 import viewer.widgets.item_search as item_search
@@ -174,3 +174,30 @@ async def test_a_match_in_what_is_folded_is_said_on_its_item(tmp_path: Path) -> 
         await pilot.press("enter")  # expanded: the match on screen, the hint gone
         await pilot.pause(0.1)
         assert hint not in screen_text(app)
+        # a match in what no key draws (the kind every message has) is not said so
+        await pilot.press("g", "slash", *["backspace"] * 6, *"message", "enter")
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) == 3)
+        await pilot.pause(0.2)
+        assert view.is_match(view.cursor)
+        assert not any("the match is" in line for line in screen_lines(app))
+
+
+async def test_the_search_bar_stays_when_the_terminal_loses_the_focus(tmp_path: Path) -> None:
+    """Textual takes the focus from the bar then, and gives it back: the bar closed on
+    the first, and took every key unseen after the second."""
+    from textual import events
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="user", content="go"))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("slash", *"li")
+        bar = app.screen.query_one("#search-bar")
+        app.post_message(events.AppBlur())
+        await pilot.pause(0.1)
+        app.post_message(events.AppFocus())
+        await pilot.pause(0.1)
+        assert bar.display and app.focused is app.screen.query_one("#search")
+        await pilot.press("tab")  # (leaving it is closing it)
+        await pilot.pause(0.1)
+        assert not bar.display

@@ -32,7 +32,7 @@ from session_core.formats.base import LiveModel, tail_transcript
 from session_core.line_warnings import named_line
 from session_core.model import Run, ToolOp, Transcript
 
-from ..formats import PaneSet, pane_set_for
+from ..formats import UNDER_WAY, PaneSet, pane_set_for
 from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
 from ..widgets.model_diff import ModelDiff, ModelDiffView
@@ -307,7 +307,12 @@ class ModelScreen(OtherSessions, SearchingScreen):
                 extra += " · showing the file's end meanwhile"
         elif self._previewing:
             extra = "showing the file's end; loading the rest"
-        searched = view.search_status()  # (of what is loaded so far, while it loads)
+        # (of what is loaded so far, while it loads; on the tool operations, theirs)
+        searched = view.search_status()
+        if self.panes_ready and self.query_one(TabbedContent).active == "tools":
+            ops = self.ops.table  # (mounted: its tab is shown)
+            if ops.search_term:
+                searched = ops.search_said(ops.search_term, ops.searching)
         extra = f"{extra} · {searched}" if extra and searched else extra or searched
         if view.filtered:  # (said, so that what it hides is not taken for not there)
             whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
@@ -372,14 +377,21 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self._focus_tab(self.query_one(TabbedContent).active)  # (not a hidden tab's view)
 
     def search_term_in_tab(self) -> str | None:
+        tab = self.query_one(TabbedContent).active
+        if tab == "tools":
+            return self.ops.table.search_term
         if self.panes is None:
             return None
-        return self.panes.search_term(self.query_one(TabbedContent).active)
+        return self.panes.search_term(tab)
 
     def search_in_tab(self, term: str) -> int | None:
+        tab = self.query_one(TabbedContent).active
+        if tab == "tools":  # (every format's: the operations, searched in a worker)
+            self.ops.table.search(term)
+            self.focus_shown()
+            return UNDER_WAY
         if self.panes is None:
             return None
-        tab = self.query_one(TabbedContent).active
         found = self.panes.search(tab, term)
         if found is not None:
             self.focus_shown()  # (from the search bar: its keys step through them)
@@ -556,7 +568,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._refresh_pane(event.pane.id)
         if self.panes is not None and event.pane.id is not None and self.panes_ready:
             self.panes.tab_shown(event.pane.id)
-            self._refresh_status()  # (a tab's own search is said while it is shown)
+        self._refresh_status()  # (a tab's own search is said while it is shown)
 
     def _palette(self) -> list[Command]:
         view = self.conversation

@@ -83,7 +83,9 @@ class SearchingScreen(FollowingScreen):
         """The focus left the bar (tab, a click): it closes, as escape closes it (it
         stayed open, its keys no one's, over every tab shown after)."""
         bar = self.query_one("#search-bar")
-        if bar.display:
+        # (not when the terminal lost the focus: Textual gives it back to the bar, which,
+        # hidden, then took every key unseen)
+        if bar.display and self.app.app_focus and self.focused is not None:
             bar.display = False
 
     def _notify_matches(self, term: str, count: int) -> None:

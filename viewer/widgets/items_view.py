@@ -297,13 +297,25 @@ class ItemsView(ItemFilter, ItemSearch):
                 lines[-1] = Text("  (o: the original)", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
         if needle and self.is_match(index) and not any(needle in t.plain.lower() for t in lines):
-            lines[0] = self._header(item, width, hidden_match=True)
+            hidden = self._hidden_match(item, needle)
+            if hidden:
+                lines[0] = self._header(item, width, hidden_match=hidden)
         return lines
 
-    def _header(self, item: Item, width: int, *, hidden_match: bool = False) -> Text:
-        """The item's first line: its role, kind, marks and facts; ``hidden_match``: the
-        search's term is in what its folded lines do not show (the cursor went to an item
-        where no match could be seen)."""
+    def _hidden_match(self, item: Item, needle: str) -> str | None:
+        """Where a match its lines do not show is, and the key that shows it (None: in
+        nothing drawn, such as its kind, ``message``, or a call's id)."""
+        shown = self.shown_parts(item)
+        if _parts_hold(shown, needle):
+            return "the match is in what is folded: enter shows it"
+        if shown is not item.parts and _parts_hold(item.parts, needle):
+            return "the match is in the original: o shows it"
+        return None
+
+    def _header(self, item: Item, width: int, *, hidden_match: str | None = None) -> Text:
+        """The item's first line: its role, kind, marks and facts; ``hidden_match``: where
+        the search's term is, that its lines do not show (the cursor went to an item where
+        no match could be seen)."""
         role_style = item.role if item.role in ("user", "assistant", "system", "tool") else "other"
         if item.kind in COMPACTION_KINDS:
             role_style = "summary"
@@ -312,7 +324,7 @@ class ItemsView(ItemFilter, ItemSearch):
         text.append(marker, self._s("dim"))
         text.append(one_line(item.role or "?", 20), self._s(role_style))
         if hidden_match:
-            text.append("  ‹the match is in what is folded: enter shows it›", self._s("marks"))
+            text.append(f"  ‹{hidden_match}›", self._s("marks"))
         if item.kind in COMPACTION_KINDS:
             text.append("  ◆ compaction summary", self._s("summary"))
         elif item.kind not in ("message", item.role):
@@ -497,6 +509,15 @@ class ItemsView(ItemFilter, ItemSearch):
 
     def say(self, text: str) -> None:
         self.post_message(self.Said(text))
+
+
+def _parts_hold(parts: Sequence[Part], needle: str) -> bool:
+    """Whether what these parts draw expanded holds ``needle`` (lower case)."""
+    for part in parts:
+        drawn = part.text or (args_preview(part.data) if part.kind == "tool-call" else "")
+        if needle in drawn.lower() or (part.name and needle in part.name.lower()):
+            return True
+    return False
 
 
 BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell

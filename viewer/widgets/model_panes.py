@@ -7,7 +7,7 @@ import contextlib
 import shlex
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import orjson
 from rich.text import Text
@@ -25,6 +25,7 @@ from session_core.model import (
     op_states,
     unsettled_ops,
 )
+from session_core.search import OpSearch
 from session_core.text import count, duration_text
 from session_core.times import seconds_between
 from session_core.tool_ops import STATE_LABELS, state_tone
@@ -32,6 +33,8 @@ from session_core.tool_ops import STATE_LABELS, state_tone
 from ..safe import one_line_text
 from .block_view import Entry, ProseLines
 from .items_view import args_preview
+from .line_list import highlight
+from .row_search import RowSearch
 from .virtual_table import Column, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
@@ -123,6 +126,22 @@ def _state_width(op: ToolOp) -> int:
     return len(_state_text(op)) + 2
 
 
+class OpsTable(RowSearch, VirtualTable):
+    """The operations' table, searched (``/``: ``OpSearch``, what each operation holds)."""
+
+    NOT_FOUND = "No operation matches: / searches the tool operations."
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ops: Sequence[ToolOp] = []
+
+    def search_source(self) -> Sequence[ToolOp]:
+        return self.ops
+
+    def finder(self, term: str) -> OpSearch:
+        return OpSearch(term)
+
+
 class OpsPane(Vertical):
     """Every tool operation: its state, tool, call id, arguments and duration."""
 
@@ -151,7 +170,7 @@ class OpsPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ops: Sequence[ToolOp] = []
-        self.table = VirtualTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
+        self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
         self._state_width = STATE_WIDTH
 
     def compose(self) -> ComposeResult:
@@ -160,12 +179,17 @@ class OpsPane(Vertical):
     def show(self, transcript: Transcript) -> None:
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
-        self.ops = transcript.tool_operations
+        searched = table.ops
+        self.ops = table.ops = transcript.tool_operations
         self._state_width = max([STATE_WIDTH, *map(_state_width, unsettled_ops(self.ops))])
         self._fit()
         table.set_row_count(len(self.ops))
         if follow:
             table.move_cursor(len(self.ops) - 1)
+        if len(self.ops) >= len(searched):  # (a snapshot: the operations appended are looked at)
+            table.search_appended()
+        else:  # (fewer: another file's, after a reset)
+            table.search_again()
 
     def on_resize(self) -> None:
         self._fit()
@@ -180,6 +204,7 @@ class OpsPane(Vertical):
     def _cells(self, index: int) -> Sequence[Text]:
         op = self.ops[index]
         cells: list[Text] = []
+        term = self.table.search_term.lower()
         for key, _label, width in self.table.columns:
             if key == "state":
                 cells.append(tone_text(_state_text(op), state_tone(op.state)))
@@ -193,6 +218,10 @@ class OpsPane(Vertical):
                 cells.append(Text(duration_text(op.duration), end=""))
             else:
                 cells.append(Text(f"{op.line:,}" if op.line else "", end=""))
+        if term:  # (where a cell shows it: it may be in the result, not shown)
+            style = self.table.component("virtual-table--match")
+            for cell in cells:
+                highlight(cell, term, style)
         return cells
 
     @property

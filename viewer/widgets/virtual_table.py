@@ -39,6 +39,7 @@ class VirtualTable(LineList):
         "virtual-table--header",
         "virtual-table--cursor",
         "virtual-table--even-row",
+        "virtual-table--match",  # (a table searched: the term where a cell shows it)
     }
 
     DEFAULT_CSS = """
@@ -54,6 +55,7 @@ class VirtualTable(LineList):
         & > .virtual-table--even-row {
             background: $surface-lighten-1 50%;
         }
+        & > .virtual-table--match { color: $background; background: $warning; text-style: bold; }
         & > .virtual-table--cursor {
             background: $block-cursor-blurred-background;
             color: $block-cursor-blurred-foreground;

@@ -1,0 +1,74 @@
+"""``/`` on the tool operations tab searches the operations (every format's: their tool,
+call id, state, arguments and result), in a worker; ``n`` / ``N`` step through them, the
+header says where (it searched the conversation, which the tab does not show)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from claude_code_writer import CCWriter, text, tool_use
+from helpers import said, screen_text
+from model_screen_helpers import IDLE, opened, until
+
+from session_core import open_transcript
+from session_core.search import OpSearch, op_search_text
+
+
+def _session(tmp_path: Path) -> Path:
+    w = CCWriter()
+    w.user("build and test")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make all")])
+    w.result("t1", "built: ok")
+    w.assistant("m2", [tool_use("t2", "Bash", command="pytest -q")])
+    w.result("t2", "3 passed, 1 FAILED: test_divide", is_error=True)
+    w.assistant("m3", [tool_use("t3", "Read", file_path="calc.py")])
+    w.result("t3", "def divide(a, b): return a / b")
+    w.assistant("m4", [text("The divide test fails.")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    return path
+
+
+def test_an_operation_is_found_by_what_it_holds(tmp_path: Path) -> None:
+    ops = open_transcript(_session(tmp_path)).tool_operations
+    every = range(len(ops))
+    assert OpSearch("BASH").find(ops, every) == [0, 1]  # its tool, any case
+    assert OpSearch("pytest").find(ops, every) == [1]  # its arguments
+    assert OpSearch("divide").find(ops, every) == [1, 2]  # its result (t2's: test_divide)
+    assert OpSearch("failed").find(ops, every) == [1]  # its state (and result)
+    assert OpSearch("t3").find(ops, every) == [2]  # its call id
+    assert OpSearch("nowhere").find(ops, every) == []
+    assert OpSearch("x").find(ops, every, lambda: True) is None  # (cancelled)
+    assert "calc.py" in op_search_text(ops[2])
+
+
+async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> None:
+    async with opened(_session(tmp_path)) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 3, "three operations")
+        await pilot.press("slash")
+        await pilot.pause(0.1)
+        assert "search this tab" in screen_text(app)
+        await pilot.press(*"divide", "enter")
+        await until(pilot, lambda: said(app, "2 matches for 'divide'"), "the count")
+        assert table.matches == [1, 2] and table.cursor_row == 1
+        assert screen.query_one("#tabs").active == "tools"  # type: ignore[attr-defined]
+        assert "/divide: 1/2" in screen_text(app)
+        await pilot.press("n")
+        assert table.cursor_row == 2
+        await pilot.pause(0.1)
+        assert "/divide: 2/2" in screen_text(app)
+        await pilot.press("n")  # round the end
+        assert table.cursor_row == 1
+        await pilot.press("1")  # the conversation: its own search said, not the tab's
+        await pilot.pause(0.1)
+        assert "/divide" not in screen_text(app)
+        await pilot.press("2", "slash")
+        assert screen.query_one("#search").value == "divide"  # type: ignore[attr-defined]
+        await pilot.press(*["backspace"] * 6, *"zzqq", "enter")
+        await until(pilot, lambda: said(app, "0 matches for 'zzqq'"), "none")
+        assert "/zzqq: none" in screen_text(app)
+        await pilot.press("n")
+        assert said(app, "No operation matches")
