@@ -494,3 +494,35 @@ def test_the_neutral_meta_names_the_first_model(tmp_path: Path) -> None:
     with AgentGoSession.create(empty) as s:
         s.begin_run().record("agent_start")
     assert open_transcript(empty).meta["model"] is None
+
+
+def test_a_message_end_without_a_message_is_kept_raw_and_said(tmp_path: Path) -> None:
+    """It was left out of the messages by every read path, and said by none."""
+    from helpers import follow_into, neutral
+
+    from session_core import open_transcript, peek
+    from session_core.formats import AGENTGO, by_name
+
+    fmt = by_name(AGENTGO)
+
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": {"kind": "user", "content": []}})
+        run.close()
+    lines = path.read_bytes().splitlines(keepends=True)
+    bad = orjson.loads(lines[-1])  # (written by hand: the writer refuses it)
+    bad.update(seq=bad["seq"] + 1, type="message_end", data={"message": "text"})
+    bad.pop("execution", None)
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(bad) + b"\n")
+    number = len(lines) + 1
+    said = f"line {number}: a message_end without a message object"
+    whole = open_transcript(path)
+    assert len(whole.messages) == 1 and any(w.startswith(said) for w in whole.warnings)
+    replay = fmt.replay_json(path)
+    assert [o["line"] for o in replay["other-records"]] == [number]
+    assert any(w.startswith(said) for w in peek(path).warnings)
+    live = fmt.live(str(path))
+    follow_into(live.apply, path, 1 << 12, fmt.parsed_updates)
+    assert neutral(live.transcript(False)) == neutral(whole)

@@ -142,6 +142,10 @@ class TestWriter:
             ("model_request", REQUEST, {"id": "m", "kind": "model", "attempt": True}, "attempt"),
             ("retry", {}, {"id": "m", "kind": "model", "attempt": 1, "parent_id": 3}, "parent"),
             ("model_response", {"message": ASSISTANT}, model("m"), "length-recovery"),
+            # (a message_end of no message was written, then read as no message, unsaid)
+            ("message_end", {"message": "a string"}, None, "data.message is an object"),
+            ("message_end", {}, None, "data.message is an object"),
+            ("message_end", None, None, "data.message is an object"),
         ],
     )
     def test_malformed_records_are_refused_before_writing(

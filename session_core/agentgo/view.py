@@ -48,6 +48,14 @@ def _data(record: dict[str, Any]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def misshapen_said(line: int) -> str:
+    """What a ``message_end`` whose data holds no message object is said to be."""
+    return (
+        f"line {line}: a message_end without a message object: "
+        "no message, kept raw among the other records"
+    )
+
+
 class AgentGoView:
     """Runs, calls, the committed conversation, checkpoints and the timeline of a session."""
 
@@ -72,6 +80,9 @@ class AgentGoView:
         self.checkpoints: list[Checkpoint] = []
         self.context_events: list[tuple[int, str, str, dict[str, Any]]] = []
         self.context_at: list[int] = []  # each context event's record index
+        # Records of a named type whose data is not its shape (a message_end without a
+        # message object): no message, kept raw among the other records, and said.
+        self.misshapen: list[int] = []
         self.unknown: list[int] = []  # indices into records of types this view does not know
         self.warnings: list[str] = []
         # Whether the file's writer is still at work, when a caller knows (a viewer does).
@@ -131,6 +142,9 @@ class AgentGoView:
                         seq, line, as_str(run_id), time, self.records, index, message_lines(message)
                     )
                 )
+            else:  # (it was left out of the messages, and said nowhere)
+                self.misshapen.append(index)
+                self.warnings.append(misshapen_said(line))
         elif kind == "checkpoint":
             shape = snapshot_shape(data.get("snapshot"))
             self.checkpoints.append(
@@ -375,15 +389,17 @@ class AgentGoView:
         yield "warnings", list(self.warnings)
 
     def other_records(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """Each record of a type the format does not name, with its line, as written (the
-        spec: kept and shown raw): read again when reached."""
+        """Each record of a type the format does not name (or of a named type not in its
+        shape), with its line, as written (the spec: kept and shown raw): read again
+        when reached."""
         records = self.records
         names = records.kind_names
         others = {code for code, name in enumerate(names) if name not in KNOWN_TYPES}
-        if not others or not records.keep:
+        misshapen = set(self.misshapen)  # (of a named type, not its shape)
+        if not (others or misshapen) or not records.keep:
             return
         for index in range(len(records)):
-            if records.kind_code(index) in others:
+            if records.kind_code(index) in others or index in misshapen:
                 yield int(records.lines[index]), records[index]
 
     def _run_json(self, run: Run) -> dict[str, Any]:

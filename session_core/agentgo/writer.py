@@ -285,6 +285,11 @@ class AgentGoRun:
             )
         if data is not None and not isinstance(data, Mapping):
             raise RefusedAppendError("data must be an object", path=self.session.path)
+        if type == "message_end" and not (data and isinstance(data.get("message"), Mapping)):
+            raise RefusedAppendError(
+                "message_end records a committed message: its data.message is an object",
+                path=self.session.path,
+            )
         if type == "model_response" and not (data and isinstance(data.get("recovery"), Mapping)):
             raise RefusedAppendError(
                 "model_response is recorded only with a length-recovery decision",
