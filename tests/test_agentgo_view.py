@@ -474,6 +474,8 @@ def test_a_live_sessions_call_in_flight_is_no_gap(tmp_path: Path) -> None:
         assert fmt.check(path) == "agentgo-v1, 1 message, 1 call running"
         replayed = replay_any(path)
         assert replayed["gaps"] == []
+        # (its run's outcome said "no agent_end (gap)" beside an empty gaps: the audit)
+        assert [r["outcome"] for r in replayed["runs"]] == ["no agent_end yet (running)"]
         (message,) = replayed["messages"]
         assert message["id"] == "seq-3" and message["role"] == "user"
         assert message["kind"] == "user" and message["content"] == user["content"]

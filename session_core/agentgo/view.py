@@ -406,7 +406,7 @@ class AgentGoView:
         return {
             "run-id": run.id,
             "status": self.run_status(run.id),
-            "outcome": run.outcome(),
+            "outcome": self.run_outcome(run.id),  # (a run being written: "yet (running)")
             "first-seq": run.first_seq,
             "last-seq": run.last_seq,
             "started": run.first_time,
