@@ -196,6 +196,19 @@ class Session:
             ),
             "a message's tool_calls must be a list of mappings",
         )
+        for call in calls or ():  # (the spec's shape: a replay read a call of no id as "")
+            function = call.get("function")
+            self._need(
+                isinstance(call.get("id"), str)
+                and bool(call["id"])
+                and call.get("type", "function") == "function"
+                and isinstance(function, Mapping)
+                and isinstance(function.get("name"), str)
+                and bool(function["name"])
+                and isinstance(function.get("arguments"), str),
+                "a tool call is {id, type: function, function: {name, arguments}}, "
+                "its id and name strings, its arguments a JSON string",
+            )
         payload = dict(extra or {})
         payload.update(message.to_payload())  # a message key always wins over an extra
         return self._append("message", payload)

@@ -74,11 +74,38 @@ def test_tool_calls_that_are_not_mappings_are_refused_before_a_byte_is_written(
         with pytest.raises(TranscriptError, match="tool_calls must be a list of mappings"):
             session.append_message(Message(role="assistant", content="", tool_calls=calls))  # type: ignore[arg-type]
         assert path.stat().st_size == size and len(session) == 1
-        session.append_message(
-            Message(role="assistant", content="", tool_calls=({"id": "c1", "type": "function"},))
-        )
+        session.append_message(Message(role="assistant", content="", tool_calls=(GOOD,)))
         session.append_message(Message(role="assistant", content="x", tool_calls=None))  # type: ignore[arg-type]
         assert "tool-calls" not in session.events()[-1]["payload"]  # (None: no calls)
+
+
+GOOD = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"id": "c1", "type": "function"},  # no function
+        {**GOOD, "id": ""},
+        {**GOOD, "id": 7},
+        {**GOOD, "type": "tool"},
+        {**GOOD, "function": "sh"},
+        {**GOOD, "function": {"name": 5, "arguments": "{}"}},
+        {**GOOD, "function": {"name": "sh", "arguments": {"a": 1}}},  # (a JSON string)
+    ],
+)
+def test_a_tool_call_of_another_shape_than_the_specs_is_refused(
+    tmp_path: Path, call: dict[str, object]
+) -> None:
+    """(the writer took them, and the replay read a call of no id as "", of no function
+    as a tool named "": the spec audit)"""
+    path = tmp_path / "calls.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as session:
+        size = path.stat().st_size
+        with pytest.raises(TranscriptError, match="a tool call is"):
+            session.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+        assert path.stat().st_size == size
+        session.append_message(Message(role="assistant", content="", tool_calls=(GOOD,)))
 
 
 def test_peek_sizes_a_file_it_cannot_read(tmp_path: Path) -> None:

@@ -53,9 +53,14 @@ def test_a_call_no_dispatch_line_names_has_its_arguments_and_its_answer(
     other = {"id": "c2", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
     odd = {"id": 7, "type": "function", "function": {"name": "sh", "arguments": {"b": 2}}}
     with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_message(Message(role="assistant", content="", tool_calls=(asked, other, odd)))
+        s.append_message(Message(role="assistant", content="", tool_calls=(asked, other)))
         s.append_message(Message(role="user", content="meanwhile"))
         s.append_message(Message(role="tool", content="the answer", tool_call_id="c1"))
+    # a call of no spec shape, as a hand-written file has it (the writer refuses it)
+    odd_line = {"id": "m-odd", "type": "message", "v": 1, "ts": "2026-12-06T00:00:00Z"}
+    odd_line["payload"] = {"role": "assistant", "content": "", "tool-calls": [odd]}
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(odd_line) + b"\n")
     ops = {op.call_id: op for op in open_transcript(path).tool_operations}
     answered, never = ops["c1"], ops["c2"]
     assert (answered.state, never.state) == ("undispatched-answered", "never-dispatched")
