@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from ..widgets.block_view import Entry
 
 
-UNDER_WAY = -1  # what a pane's ``search`` returns while a worker looks (it says when done)
-
-
 @dataclass(frozen=True, slots=True)
 class ExtraPane:
     """One pane a format adds: its name (one of the format's ``extra_panes``, the tab's
@@ -103,8 +100,7 @@ class PaneSet:
 
     def search(self, tab: str, term: str) -> int | None:
         """``/`` on one of these panes' tabs: how many matches of ``term`` it found and
-        shows (None: the tab has no search of its own, the conversation is searched;
-        ``UNDER_WAY``: it looks in a worker and has the screen told when it is done)."""
+        shows (None: the tab has no search of its own, the conversation is searched)."""
         return None
 
     def narrow(self, items: Sequence[Item]) -> Sequence[Item]:
@@ -153,7 +149,6 @@ def pane_set_for(fmt: TranscriptFormat) -> type[PaneSet] | None:
 __all__ = [
     "BUILT_IN",
     "PANE_SETS",
-    "UNDER_WAY",
     "ExtraPane",
     "PaneSet",
     "pane_set_for",

@@ -35,7 +35,7 @@ from ..widgets.line_list import LineList
 from ..widgets.line_tree import LineTree
 from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
-from . import UNDER_WAY, ExtraPane, PaneSet, register_panes
+from . import ExtraPane, PaneSet, register_panes
 
 
 class AgentGoPanes(PaneSet):
@@ -159,11 +159,8 @@ class AgentGoPanes(PaneSet):
 
     def status(self) -> str:
         said = ""
-        if self._built:  # (the shown tab's own search: the calls' was said on every tab,
-            # beside the conversation's own on its tab)
-            tab = self.screen.query_one(TabbedContent).active
-            searched = {"calls": self.calls, "timeline": self.timeline}.get(tab)
-            said = searched.match_text() if searched is not None else ""
+        if self._built and self.screen.query_one(TabbedContent).active == "calls":
+            said = self.calls.match_text()  # (on its tab alone: it was said on every tab)
         return f"{said} · {self._status}" if said else self._status  # (first: seen)
 
     def _status_line(self) -> str:
@@ -258,14 +255,9 @@ class AgentGoPanes(PaneSet):
         self.action_choose_run(choices[(position + step) % len(choices)])
 
     def search_term(self, tab: str) -> str | None:
-        if tab == "timeline":
-            return self.timeline.search_term
         return self.calls.search_term if tab == "calls" else None
 
     def search(self, tab: str, term: str) -> int | None:
-        if tab == "timeline":
-            self.timeline.search(term)
-            return UNDER_WAY
         return self.calls.search(term) if tab == "calls" else None
 
     def action_next_problem(self, step: int) -> None:

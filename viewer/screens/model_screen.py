@@ -32,7 +32,7 @@ from session_core.formats.base import LiveModel, tail_transcript
 from session_core.line_warnings import named_line
 from session_core.model import Run, ToolOp, Transcript
 
-from ..formats import UNDER_WAY, PaneSet, pane_set_for
+from ..formats import PaneSet, pane_set_for
 from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
 from ..widgets.model_diff import ModelDiff, ModelDiffView
@@ -51,7 +51,7 @@ from .help import BindingsHelpScreen
 from .model_screen_classes import help_sections, screen_keys, with_panes
 from .op_detail import OpDetailScreen
 from .other_sessions import OtherSessions
-from .searching import SearchingScreen
+from .searching import UNDER_WAY, SearchingScreen
 from .warnings import WarningsScreen
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
@@ -309,10 +309,9 @@ class ModelScreen(OtherSessions, SearchingScreen):
             extra = "showing the file's end; loading the rest"
         # (of what is loaded so far, while it loads; on the tool operations, theirs)
         searched = view.search_status()
-        if self.panes_ready and self.query_one(TabbedContent).active == "tools":
-            ops = self.ops.table  # (mounted: its tab is shown)
-            if ops.search_term:
-                searched = ops.search_said(ops.search_term, ops.searching)
+        own = self._own_search()
+        if own is not None and own.search_term:
+            searched = own.search_said(own.search_term, own.searching)
         extra = f"{extra} · {searched}" if extra and searched else extra or searched
         if view.filtered:  # (said, so that what it hides is not taken for not there)
             whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
@@ -377,40 +376,50 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self._focus_tab(self.query_one(TabbedContent).active)  # (not a hidden tab's view)
 
     def search_term_in_tab(self) -> str | None:
-        tab = self.query_one(TabbedContent).active
-        if tab == "tools":
-            return self.ops.table.search_term
+        own = self._own_search()
+        if own is not None:
+            return own.search_term
         if self.panes is None:
             return None
-        return self.panes.search_term(tab)
+        return self.panes.search_term(self.query_one(TabbedContent).active)
 
     def search_in_tab(self, term: str) -> int | None:
-        tab = self.query_one(TabbedContent).active
-        if tab == "tools":  # (every format's: the operations, searched in a worker)
-            self.ops.table.search(term)
+        own = self._own_search()
+        if own is not None:  # (searched in a worker: it says when it is done)
+            own.search(term)
             self.focus_shown()
             return UNDER_WAY
         if self.panes is None:
             return None
-        found = self.panes.search(tab, term)
+        found = self.panes.search(self.query_one(TabbedContent).active, term)
         if found is not None:
             self.focus_shown()  # (from the search bar: its keys step through them)
         return found
 
     def _focus_tab(self, tab: str) -> None:
+        target = self._tab_target(tab)
+        if target is not None:
+            target.focus()
+
+    def _tab_target(self, tab: str) -> Widget | None:
+        """What a tab's keys go to (what showing it focuses)."""
         shared: dict[str, Callable[[], Widget]] = {
             "conversation": lambda: self.conversation,
             "tools": lambda: self.ops.table,
             "runs": lambda: self.runs.table,
             "diff": lambda: self.diff,
         }
-        target: Widget | None = None
         if tab in shared and tab in self._tab_ids:
-            target = shared[tab]()
-        elif self.panes is not None:
-            target = self.panes.focus_target(tab)
-        if target is not None:
-            target.focus()
+            return shared[tab]()
+        return self.panes.focus_target(tab) if self.panes is not None else None
+
+    def _own_search(self, tab: str | None = None) -> RowSearch | None:
+        """The tab's own search, where what it shows is a list that searches its rows
+        (the tool operations, agentgo's timeline); the shown tab's by default."""
+        if not self.panes_ready:  # (a hidden tab's panes are not mounted yet)
+            return None
+        target = self._tab_target(tab or self.query_one(TabbedContent).active)
+        return target if isinstance(target, RowSearch) else None
 
     def action_toggle_mode(self) -> None:
         view = self.conversation

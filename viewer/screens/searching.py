@@ -14,8 +14,9 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input
 
-from ..formats import UNDER_WAY
 from .following import FollowingScreen
+
+UNDER_WAY = -1  # what a tab's own search returns while a worker looks (it says when done)
 
 
 class SearchingScreen(FollowingScreen):

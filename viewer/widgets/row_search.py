@@ -153,10 +153,6 @@ class RowSearch(LineList):
         else:
             self.post_message(self.Searching())
 
-    def match_text(self) -> str:
-        """What the header says of the search (``LineList.search_said``)."""
-        return self.search_said(self.search_term, self.searching)
-
     def watch_cursor(self, old: int, new: int) -> None:
         super().watch_cursor(old, new)
         if self.matches:  # (the header says whether the cursor is on one, and which)
