@@ -78,16 +78,20 @@ def test_r_says_what_each_formats_raw_view_holds() -> None:
 
 
 async def test_the_search_bar_says_what_it_searches(tmp_path: Path) -> None:
-    """From a tab without a search of its own (the tool operations table), ``/`` searches
-    the conversation: the bar says so (it went there unasked: a v1/agentgo audit)."""
+    """From a tab without a search of its own (the runs table), ``/`` searches the
+    conversation: the bar says so (it went there unasked: a v1/agentgo audit); the tool
+    operations have their own."""
     from model_screen_helpers import opened
     from textual.widgets import Input
 
     path = _session(tmp_path / "t.jsonl", {"total-tokens": 10})
     async with opened(path) as (_app, pilot, screen):
-        await pilot.press("3", "slash")  # (v1: the tool operations)
+        await pilot.press("5", "slash")  # (v1: the runs)
         await pilot.pause(0.1)
         assert screen.query_one("#search", Input).placeholder.startswith("search the conversation")
+        await pilot.press("escape", "3", "slash")  # (v1: the tool operations)
+        await pilot.pause(0.1)
+        assert screen.query_one("#search", Input).placeholder.startswith("search this tab")
 
 
 def test_a_duration_under_a_second_keeps_its_hundredths() -> None:
