@@ -103,13 +103,26 @@ class OpSearch:
         """The positions in ``keys`` (indexes of ``ops``) of the operations that hold the
         term; None when ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
         needle = self.needle
-        found: list[int] = []
-        for position, index in enumerate(keys):
-            if position % CHECK_EVERY == 0 and cancelled is not None and cancelled():
-                return None
-            if needle in op_search_text(ops[index]).lower():
-                found.append(position)
-        return found
+        return positions(
+            keys, lambda index: needle in op_search_text(ops[index]).lower(), cancelled
+        )
+
+
+def positions(
+    keys: Sequence[int],
+    holds: Callable[[int], bool],
+    cancelled: Callable[[], bool] | None = None,
+    every: int = CHECK_EVERY,
+) -> list[int] | None:
+    """The positions in ``keys`` of those that ``holds``; None when ``cancelled`` said so
+    (asked every ``every`` keys): a tab's own search, a stretch of its rows at a time."""
+    found: list[int] = []
+    for position, key in enumerate(keys):
+        if position % every == 0 and cancelled is not None and cancelled():
+            return None
+        if holds(key):
+            found.append(position)
+    return found
 
 
 __all__ = [
@@ -119,5 +132,6 @@ __all__ = [
     "find",
     "item_search_text",
     "op_search_text",
+    "positions",
     "search_text",
 ]

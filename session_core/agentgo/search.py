@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..search import positions
 from .records import Records
 
 CHECK_EVERY = 256  # records looked at between two looks at ``cancelled``
@@ -77,14 +78,7 @@ class RecordSearch:
     ) -> list[int] | None:
         """The positions in ``indices`` (record indices) of the records that hold the
         term; None when ``cancelled`` said so (asked every ``CHECK_EVERY`` records)."""
-        found: list[int] = []
-        holds = self.holds
-        for position, index in enumerate(indices):
-            if position % CHECK_EVERY == 0 and cancelled is not None and cancelled():
-                return None
-            if holds(records, index):
-                found.append(position)
-        return found
+        return positions(indices, lambda index: self.holds(records, index), cancelled, CHECK_EVERY)
 
 
 __all__ = ["CHECK_EVERY", "RecordSearch", "record_texts"]
