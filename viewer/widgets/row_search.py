@@ -2,7 +2,7 @@
 what it stands for (an agentgo record, a tool operation) holds the term, looked for in a
 worker (a 1 GB session's are read again from the file), how far it has looked told
 meanwhile, and rows appended to a followed file searched as they come. What a row is
-searched for in is its finder's (``session_core.agentgo.search``, ``tool_ops``)."""
+searched for in is its finder's (``agentgo.search.RecordSearch``, ``search.OpSearch``)."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ class RowSearch(LineList):
     # -- searching ------------------------------------------------------------------
 
     def search(self, term: str) -> None:
-        """Look for ``term`` in every row's record; the cursor goes to the first match
-        at or after it when the search ends, and ``Searched`` says how many."""
+        """Look for ``term`` in what every row stands for; the cursor goes to the first
+        match at or after it when the search ends, and ``Searched`` says how many."""
         self.search_term = term
         self._start_over(announce=True)
 
