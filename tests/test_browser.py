@@ -215,8 +215,8 @@ class TestBrowser:
         async with app.run_test(size=(56, 30)) as pilot:
             await scanned(pilot)
             lines = screen_lines(app)
-            header = next(line for line in lines if line.lstrip().startswith("file"))
-            assert header.split() == ["file", "last", "active", "msgs", "status"]
+            header = next(line for line in lines if line.lstrip().startswith("session"))
+            assert header.split() == ["session", "last", "active", "msgs", "status"]
             assert any(line.rstrip().endswith("crashed") for line in lines), lines
             # the title keeps the sort, the root giving way ("sorted by…" at 80 columns)
             await pilot.resize_terminal(80, 30)
@@ -237,7 +237,7 @@ class TestBrowser:
             assert len(again) == 1 and again != marked
             await pilot.resize_terminal(160, 30)
             await pilot.pause(0.2)
-            header = next(line for line in screen_lines(app) if line.lstrip().startswith("file"))
+            header = next(line for line in screen_lines(app) if line.lstrip().startswith("session"))
             assert "started" in header and "tools" in header and "cost" in header
 
     async def test_status_keys_and_the_filter(self, corpus: Path) -> None:
@@ -280,9 +280,16 @@ class TestBrowser:
             await pilot.press("S")
             sizes = [screen.rows[path].size for path in screen.order]
             assert sizes == sorted(sizes)
-            await pilot.click("#browser-table", offset=(3, 0))  # the "file" header
+            await pilot.click("#browser-table", offset=(3, 0))  # the "session" header
             await pilot.pause(0.1)
-            assert order() == sorted(EXPECTED)
+            # by what each session is about (its title; a file of none by its path)
+            shown = [(summary.title or summary.rel).casefold() for summary in screen.rows.values()]
+            assert order() != sorted(EXPECTED) and len(order()) == len(EXPECTED)
+            titles = [
+                (screen.rows[path].title or screen.rows[path].rel).casefold()
+                for path in screen.order
+            ]
+            assert titles == sorted(shown)
 
     async def test_the_scan_ends_sorted_whatever_its_batches(
         self, corpus: Path, monkeypatch: pytest.MonkeyPatch
@@ -358,12 +365,14 @@ class TestBrowser:
         async with app.run_test(size=SIZE) as pilot:
             await scanned(pilot)
             screen = browser(app)
-            await pilot.press(*"sssssss")  # last active, size, ... status, file
-            assert screen.sort.column == "file"
+            newest = screen.order[0]
+            await pilot.press(*"sssssss")  # last active, size, ... status, session
+            assert screen.sort.column == "session"
             # the cursor stays on its file (go-finished, the newest) across the sort
-            assert screen.table.cursor_row == 2
-            # rows: agentgo/go-crashed, go-damaged, go-finished, nested/..., notes, v1-crash-tail
-            await pilot.press("down", "down", "down", "enter")
+            assert screen.order[screen.table.cursor_row] == newest
+            crash_tail = screen.order.index(str(corpus / "v1-crash-tail.jsonl"))
+            steps = crash_tail - screen.table.cursor_row
+            await pilot.press(*(["down"] * steps if steps > 0 else ["up"] * -steps), "enter")
             await until(pilot, lambda: isinstance(app.screen, ModelScreen))
             transcript = app.screen
             assert transcript.path == str(corpus / "v1-crash-tail.jsonl")
@@ -392,12 +401,15 @@ class TestBrowser:
             await scanned(pilot)
             screen = browser(app)
             lines = screen_lines(app)
-            header = next(i for i, line in enumerate(lines) if line.startswith(" file "))
+            header = next(i for i, line in enumerate(lines) if line.startswith(" session "))
             assert "tokens" in lines[header] and "cost" in lines[header]
             order = [screen.rows[path].rel for path in screen.order]
             shown = dict(zip(order, lines[header + 1 : header + 1 + len(order)], strict=True))
             crashed = shown["agentgo/go-crashed.jsonl"]
-            assert "go-crashed.jsonl" in crashed and crashed.count("unknown") == 2, crashed
+            title = next(
+                s.title for s in screen.rows.values() if s.rel.endswith("go-crashed.jsonl")
+            )
+            assert title and title[:12] in crashed and crashed.count("unknown") == 2, crashed
             assert [rel for rel, line in shown.items() if "unknown" in line] == [
                 "agentgo/go-crashed.jsonl"
             ]

@@ -58,6 +58,6 @@ def test_a_count_fits_its_column(count: int, shown: str) -> None:
 def test_the_columns_that_fit() -> None:
     everything = [key for key, _, _ in COLUMNS]
     assert [key for key, _, _ in fitting_columns(200)] == everything
-    assert [key for key, _, _ in fitting_columns(10)] == ["file", "last", "messages", "status"]
+    assert [key for key, _, _ in fitting_columns(10)] == ["session", "last", "messages", "status"]
     widths = [len([1 for _ in fitting_columns(w)]) for w in range(10, 200)]
     assert widths == sorted(widths)  # a wider screen never shows fewer

@@ -94,8 +94,8 @@ async def test_the_table_lists_a_child_under_its_parent(tmp_path: Path) -> None:
         screen = browser(app)
         names = [os.path.basename(p) for p in screen.order]
         assert names == [os.path.basename(other.path), parent.name, child.name]
-        assert screen.cell_text(str(child), "file").startswith("↳ ")
-        assert not screen.cell_text(str(parent), "file").startswith("↳")
+        assert screen.cell_text(str(child), "session").startswith("↳ ")
+        assert not screen.cell_text(str(parent), "session").startswith("↳")
         await pilot.press("S")  # oldest first: the child still under its parent
         names = [os.path.basename(p) for p in screen.order]
         assert names == [parent.name, child.name, os.path.basename(other.path)]

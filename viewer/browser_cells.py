@@ -14,9 +14,9 @@ from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
 
-# (key, header, width; None = the file column, which takes what is left)
+# (key, header, width; None = the session column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [
-    ("file", "file", None),
+    ("session", "session", None),
     ("agent", "agent / model", 18),
     ("started", "started", 11),
     ("last", "last active", 11),
@@ -27,7 +27,7 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("cost", "cost", 7),
     ("status", "status", 8),
 ]
-FILE_WIDTH_MIN = 16
+SESSION_WIDTH_MIN = 16
 # Where the table is too narrow for every column, these go first, in this order: a file's
 # status, messages and last activity stay on screen, not cut off at the right edge.
 DROPPED_FIRST = ("started", "tools", "size", "tokens", "agent", "cost")
@@ -58,8 +58,8 @@ UNKNOWN = Text("unknown", style="dim", justify="right")
 
 
 def fitting_columns(width: int) -> list[tuple[str, str, int | None]]:
-    """The columns shown in ``width`` cells: all of them when the file column can be at
-    least ``FILE_WIDTH_MIN`` wide, else without the first of ``DROPPED_FIRST`` that it
+    """The columns shown in ``width`` cells: all of them when the session column can be at
+    least ``SESSION_WIDTH_MIN`` wide, else without the first of ``DROPPED_FIRST`` that it
     takes."""
     dropped: set[str] = set()
     for key in (None, *DROPPED_FIRST):
@@ -67,7 +67,7 @@ def fitting_columns(width: int) -> list[tuple[str, str, int | None]]:
             dropped.add(key)
         shown = [column for column in COLUMNS if column[0] not in dropped]
         fixed = sum(w or 0 for _, _, w in shown)
-        if width - fixed - 2 * len(shown) - 2 >= FILE_WIDTH_MIN:  # 2: the scrollbar
+        if width - fixed - 2 * len(shown) - 2 >= SESSION_WIDTH_MIN:  # 2: the scrollbar
             break
     return shown
 
@@ -109,7 +109,7 @@ def _number(value: int | None, estimated: bool) -> Text:
     return Text(("~" if estimated else "") + compact(value), justify="right")
 
 
-def cells(summary: FileSummary, file_width: int, depth: int = 0) -> list[Any]:
+def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]:
     """One row, every cell a ``Text`` built from plain strings (never markup); a subagent
     listed under its parent (``depth`` > 0) is marked and indented."""
     who = " / ".join(x for x in (summary.agent, summary.model) if x) or "—"
@@ -127,7 +127,7 @@ def cells(summary: FileSummary, file_width: int, depth: int = 0) -> list[Any]:
             else Text(("~" if summary.estimated else "") + money(cost), justify="right"),
         ]
     return [
-        Text(mark + fit_path(summary.rel, file_width - len(mark)), no_wrap=True, end=""),
+        session_cell(summary, session_width, mark),
         Text(one_line(who, 18), no_wrap=True),
         Text(short_time(summary.started_at)),
         Text(short_time(summary.last_activity)),
@@ -135,6 +135,15 @@ def cells(summary: FileSummary, file_width: int, depth: int = 0) -> list[Any]:
         *numbers,
         Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status]),
     ]
+
+
+def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
+    """What a session is about, as people tell sessions apart (its title: a summary line or
+    its first prompt); a file with none is named by its path, dim."""
+    width -= len(mark)
+    if summary.title:
+        return Text(mark + one_line(summary.title, width), no_wrap=True, end="")
+    return Text(mark + fit_path(summary.rel, width), style="dim", no_wrap=True, end="")
 
 
 def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]:
@@ -145,7 +154,7 @@ def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]
         return (last, 0) if value is None else (1 - last, value)
 
     keys: dict[str, Callable[[FileSummary], Any]] = {
-        "file": lambda s: s.rel,
+        "session": lambda s: (s.title or s.rel).casefold(),
         "agent": lambda s: known(" / ".join(x for x in (s.agent, s.model) if x) or None),
         "started": lambda s: known(s.started_at),
         "last": lambda s: s.last_activity,
@@ -220,9 +229,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
 def detail(summary: FileSummary, shown_path: str) -> Text:
     """Two lines about the selected file: where and when, then what is wrong with it."""
     first = Text(no_wrap=True, overflow="ellipsis", end="")
-    if summary.title:  # (first: no column shows it, and after the path it was cut off)
-        first.append(f"“{one_line(summary.title, 60)}”  ", style="italic")
-    first.append(one_line(shown_path), style="bold")
+    first.append(one_line(shown_path), style="bold")  # (the session column shows its title)
     facts = [summary.format or "", f"{summary.size:,} bytes"]
     if summary.started:
         facts.append(f"started {long_time(epoch(summary.started))}")

@@ -31,7 +31,7 @@ from session_core.text import count
 
 from ..browser_cells import (
     COLUMNS,
-    FILE_WIDTH_MIN,
+    SESSION_WIDTH_MIN,
     LABELS,
     SORTABLE,
     cells,
@@ -114,7 +114,7 @@ class BrowserScreen(DirectoryWatch):
         self.status_filter: Status | None = None
         self.scanning = False
         self.scanned_at = 0.0
-        self._file_width = 30
+        self._session_width = 30
         self._fitting = COLUMNS  # those that fit the screen (``fitting_columns``)
         self._at = list(range(len(COLUMNS)))  # each shown column's place in a row's cells
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
@@ -152,16 +152,16 @@ class BrowserScreen(DirectoryWatch):
         self.set_interval(RECHECK_SECONDS, self._recheck_live)
 
     def _fit(self, width: int) -> bool:
-        """The columns and the file column's width for a screen ``width`` wide; whether
+        """The columns and the session column's width for a screen ``width`` wide; whether
         they changed."""
         shown = fitting_columns(width)
         fixed = sum(w or 0 for _, _, w in shown)
         padding = 2 * len(shown)  # a cell of padding each side of every column
-        file_width = max(FILE_WIDTH_MIN, width - fixed - padding - 2)  # 2: the scrollbar
-        if shown == self._fitting and file_width == self._file_width:
+        session_width = max(SESSION_WIDTH_MIN, width - fixed - padding - 2)  # 2: the scrollbar
+        if shown == self._fitting and session_width == self._session_width:
             return False
         keys = [key for key, _, _ in COLUMNS]
-        self._fitting, self._file_width = shown, file_width
+        self._fitting, self._session_width = shown, session_width
         self._at = [keys.index(key) for key, _, _ in shown]
         return True
 
@@ -170,20 +170,20 @@ class BrowserScreen(DirectoryWatch):
             (
                 key,
                 Text(header, justify="right" if key in _NUMERIC else "left"),
-                width or self._file_width,
+                width or self._session_width,
             )
             for key, header, width in self._fitting
         ]
 
     def _cells(self, index: int) -> Sequence[Text]:
         path = self.order[index]
-        row = cells(self.rows[path], self._file_width, self._depth.get(path, 0))
+        row = cells(self.rows[path], self._session_width, self._depth.get(path, 0))
         return row if len(self._at) == len(row) else [row[at] for at in self._at]
 
     def cell_text(self, path: str, key: str) -> str:
         """One cell as it reads (for tests): the row of ``path``, the column ``key``."""
         at = [k for k, _label, _width in COLUMNS].index(key)
-        return str(cells(self.rows[path], self._file_width, self._depth.get(path, 0))[at])
+        return str(cells(self.rows[path], self._session_width, self._depth.get(path, 0))[at])
 
     def on_resize(self, event: events.Resize) -> None:
         if self._fit(event.size.width):
@@ -457,7 +457,7 @@ class BrowserScreen(DirectoryWatch):
             self.sort.reverse = not self.sort.reverse
         else:
             # numbers and times read best largest/newest first; names A to Z
-            self.sort = Sort(column, column not in ("file", "agent", "status"))
+            self.sort = Sort(column, column not in ("session", "agent", "status"))
         self._apply_sort(scroll=True)
         self._refresh_labels()
 
