@@ -31,8 +31,8 @@ from session_core.text import count
 
 from ..browser_cells import (
     COLUMNS,
-    SESSION_WIDTH_MIN,
     LABELS,
+    SESSION_WIDTH_MIN,
     SORTABLE,
     cells,
     detail,
