@@ -1,4 +1,4 @@
-"""The README's Performance figures that no other bench script prints, each beside its baseline.
+"""The figures of docs/performance.md that no other bench script prints, each beside its baseline.
 
     .venv/bin/python bench/figures.py FIGURE [--size 1GB] [--smoke] [--timeout S]
 
@@ -7,7 +7,7 @@ FIGURE is one of:
 * ``load``: ``Session.load`` of the generated transcript, its time and peak
   RSS, with the cyclic collector paused (as shipped, ``session_core/gc_pause.py``)
   and with it on, beside a bare ``orjson.loads`` loop over the same file (its
-  time and peak RSS: the interpreter, orjson and a line at a time). README:
+  time and peak RSS: the interpreter, orjson and a line at a time). performance.md:
   3.6 s (the loop 1.8 s), peak RSS 1.2 GB at 1 GB; "GC on: twice as long".
 * ``compaction``: 100,000 live messages and 400 compactions that fold a few
   (3 messages and the summary before) each, replayed from a file by the
@@ -15,31 +15,31 @@ FIGURE is one of:
   compaction (every compaction line a message instead), and the re-indexing
   of every live message after each compaction that the code did before
   (``ReindexingReplay``, as ``tests/test_compaction_index.py`` has it); at
-  half the size too, so that the growth shows. README: 0.34 s vs 2.5 s.
+  half the size too, so that the growth shows. docs/performance.md: 0.34 s vs 2.5 s.
 * ``long-line``: a transcript whose tool result is one 50 MB line:
   ``Session.load``, and the viewer (headless) from launch until the file is
   replayed and from there until that row is expanded and drawn, beside a bare
-  ``orjson.loads`` of the file's lines. README: "loads in 0.3 s".
+  ``orjson.loads`` of the file's lines. docs/performance.md: "loads in 0.3 s".
 * ``datatable``: the tool-operations and diff tabs of the generated file,
   headless: the project's ``VirtualTable`` (``OpsPane``, over the model's
   operations) and ``DiffView``
   over ``DiffRows`` beside Textual's ``DataTable`` holding a row of the same
   cells for every operation / every diff row (and, for the diff, the list of
   every ``DiffRow`` built, as the view did before ``DiffRows``). Each in a
-  process of its own: time until drawn, peak RSS. README: 38 s / 1.5 GB and
+  process of its own: time until drawn, peak RSS. docs/performance.md: 38 s / 1.5 GB and
   8.8 s / 2.6 GB with ``DataTable``.
 * ``memory``: the viewer's RSS at the end of a headless load of the file,
   split by structure (sizes of what the replayed state, v1's model, the
   screen's snapshot and its conversation hold, walked object by object: the
   packed ids, dicts, per-line columns, compaction records ...), beside the RSS
-  of the same app on a two-line file (Python and Textual themselves). README
+  of the same app on a two-line file (Python and Textual themselves). docs/performance.md
   (before ids were packed): ids 57 MB, dicts by id about 35 MB, per-line
   columns about 45 MB, Python and Textual about 60 MB.
 * ``all``: each of them in turn.
 
 The file is ``open_big.py``'s generated transcript (``--size``, default 1GB,
 shared with it and ``views_big.py``). Each printed figure says what the
-README says beside it. Every wait has a deadline (``--timeout``), and a figure
+docs/performance.md says beside it. Every wait has a deadline (``--timeout``), and a figure
 that cannot be (a zero time, a ratio below what must hold, a row count that
 is not the file's) fails the run (exit 1), ``--smoke`` (2MB, 10,000 live
 messages) included.

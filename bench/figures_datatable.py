@@ -119,13 +119,13 @@ def figure_datatable(size: str, data_dir: Path, timeout: float, figures: Figures
     print(
         f"\n* tool operations ({d['rows']:,} rows): DataTable {d['seconds']:.1f} s and "
         f"{d['peak'] / 1e9:.2f} GB, VirtualTable {v['seconds']:.2f} s and {mb(v['peak'])}. "
-        "README (1 GB, 167,446 rows): 38 s and 1.5 GB."
+        "docs/performance.md (1 GB, 167,446 rows): 38 s and 1.5 GB."
     )
     print(
         f"* diff ({dd['rows']:,} rows): DataTable {dd['seconds']:.1f} s and "
         f"{dd['peak'] / 1e9:.2f} GB (keeping every DiffRow too: {dl['seconds']:.1f} s and "
         f"{dl['peak'] / 1e9:.2f} GB), DiffRows {dv['seconds']:.2f} s and {mb(dv['peak'])}. "
-        "README (1 GB, 310,333 rows): 8.8 s and 2.6 GB."
+        "docs/performance.md (1 GB, 310,333 rows): 8.8 s and 2.6 GB."
     )
     for kind, run in runs.items():
         want = run["ops"] if kind.endswith("ops") else run["diff"]

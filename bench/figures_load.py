@@ -94,13 +94,14 @@ def figure_load(
     viewer_ratio = ratio(viewer_on["seconds"], viewer["seconds"])
     print(
         f"\n* Session.load: {paused['seconds']:.2f} s (the loop {loop['seconds']:.2f} s), peak RSS "
-        f"{paused['peak'] / 1e9:.2f} GB. README (1 GB): 3.6 s (the loop 1.8 s), peak RSS 1.2 GB."
+        f"{paused['peak'] / 1e9:.2f} GB. performance.md (1 GB): 3.6 s (the loop 1.8 s), "
+        "peak RSS 1.2 GB."
     )
     print(
         f"* collector on ÷ paused: {gc_ratio:.2f}× ({on['seconds']:.2f} s vs "
         f"{paused['seconds']:.2f} s) for Session.load, {viewer_ratio:.2f}× "
         f"({viewer_on['seconds']:.2f} s vs {viewer['seconds']:.2f} s) for the viewer's load. "
-        "README (1 GB): twice as long."
+        "performance.md (1 GB): twice as long."
     )
     for name, run in (("paused", paused), ("on", on), ("viewer, paused", viewer),
                       ("viewer, on", viewer_on)):  # fmt: skip

@@ -98,7 +98,7 @@ def figure_long_line(smoke: bool, timeout: float, figures: Figures) -> None:
         f"\n* the viewer's load of it: {view['loaded'] - view['mounted']:.2f} s after the screen "
         f"mounted ({view['loaded']:.2f} s from launch); Session.load {load:.2f} s; expanding it "
         f"{view['expanded']:.2f} s, {'with' if view['said'] else 'WITHOUT'} a note of how much "
-        "more there is. README: 'loads in 0.3 s and expands to a bounded excerpt'."
+        "more there is. docs/performance.md: 'loads in 0.3 s and expands to a bounded excerpt'."
     )
     figures.true(
         f"Session.load replayed {replayed_lines} of {lines} lines", replayed_lines == lines

@@ -159,8 +159,8 @@ def figure_memory(size: str, data_dir: Path, timeout: float, figures: Figures) -
     print(
         f"* ids {mb1(by_kind.get('ids (packed)', 0))} ({run['ids']:,}, packed), dicts "
         f"{mb1(dicts)}, per-line columns (arrays and lists) {mb1(columns)}, compaction records "
-        f"{mb1(compactions)}, Python and Textual {mb1(base['rss'])}. README (1 GB, before ids were "
-        "packed): ids 57 MB, "
+        f"{mb1(compactions)}, Python and Textual {mb1(base['rss'])}. performance.md (1 GB, "
+        "before ids were packed): ids 57 MB, "
         "dicts by id about 35 MB, per-line columns about 45 MB, Python and Textual about 60 MB."
     )
     figures.true(f"the viewer replayed {run['lines']:,} of {lines:,} lines", run["lines"] == lines)

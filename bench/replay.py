@@ -29,7 +29,7 @@ Before timing, the replayed view of both is compared with the reference replay
 in ``v1_check.check`` (message ids, tool operations, pending operations,
 run contexts), and the CLI must leave the file's bytes, inode and mtime alone.
 A disagreement or an exception is reported under the table; the exit status is
-then 1. The table at the end is markdown, ready for the README.
+then 1. The table at the end is markdown, ready for docs/performance.md.
 
 The measures are in ``replay_measures.py``, the tables in ``replay_report.py``.
 """

@@ -1,4 +1,4 @@
-"""How ``replay.py`` prints its figures: the markdown tables for the README, the
+"""How ``replay.py`` prints its figures: the markdown tables for docs/performance.md, the
 figures no working build can produce, and the line saying where they were measured."""
 
 from __future__ import annotations
