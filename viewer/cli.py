@@ -249,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=DEMO_FORMATS,
         default=DEMO_FORMATS[0],
-        help="which format the demo writes and opens in the viewer",
+        help="which of the four files the demo writes (one per format) the viewer opens",
     )
     p.set_defaults(run=cmd_demo)
     p = sub.add_parser("view", help="open the viewer (the same as `tailscope PATH`)")
