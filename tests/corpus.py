@@ -63,12 +63,20 @@ def usage(prompt: int, completion: int, cost: float) -> dict[str, Any]:
     }
 
 
+# Each agent's first prompt: a row's title, so the browser's rows read apart.
+PROMPTS = {
+    "builder": "Build the release.",
+    "fixer": "Fix the flaky test.",
+    "nested-agent": "Tidy the modules.",
+}
+
+
 def write_v1(path: Path, *, settle: bool = True, agent: str = "sadna", seed: int = 7) -> None:
     """A short v1 run: a tool call dispatched (and settled unless told otherwise)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with fixed_ids(seed), Session.create(path, meta={"agent": agent, "model": "kimi-k2"}) as s:
         s.append_message(Message(role="system", content="You are a coding agent.", sysprompt=True))
-        s.append_message(Message(role="user", content="Run the tests."))
+        s.append_message(Message(role="user", content=PROMPTS.get(agent, "Run the tests.")))
         s.append_message(
             Message(
                 role="assistant",
