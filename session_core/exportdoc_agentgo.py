@@ -208,26 +208,32 @@ def _conversation(
                 )
             yield item
         return
-    folded: dict[str, tuple[str, int]] = {}  # a message's id -> the event and its line
+    # A message's id -> the line of the event that folded it, and of the one that stubbed
+    # it (an aged result a later compaction folds has both).
+    folded: dict[str, int] = {}
+    elided: dict[str, int] = {}
     for event, (_seq, _run, kind, _data) in enumerate(agv.context_events):
         line = agv.records.lines[agv.context_at[event]]
+        by_event = folded if kind == "context_compacted" else elided
         for ident in folds.of(event):
-            folded.setdefault(ident, (kind, line))
+            by_event.setdefault(ident, line)
     for position, m in enumerate(messages):
         item = _message(agv, m, tool_calls, results)
-        by = folded.get(f"seq-{m.seq}")
-        if by is not None and by[0] == "context_compacted":
+        fold = folded.get(f"seq-{m.seq}")
+        if fold is not None:
             item.marks.append(
                 Mark(
                     "warn",
-                    f"folded by the compaction at line {by[1]}: the model is no longer sent this",
+                    f"folded by the compaction at line {fold}: the model is no longer sent this",
                 )
             )
         stub = folds.stubs.get(position)
         if stub is not None:
-            where = f" at line {by[1]}" if by is not None else ""
+            at = elided.get(f"seq-{m.seq}")
+            where = f" at line {at}" if at is not None else ""
+            sent = "was sent a stub before that" if fold is not None else "is sent a stub"
             item.marks.append(
-                Mark("warn", f"elided{where}: the model is sent a stub; the stub:", stub, "stub")
+                Mark("warn", f"elided{where}: the model {sent}; the stub:", stub, "stub")
             )
         yield item
 

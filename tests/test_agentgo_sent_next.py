@@ -171,6 +171,32 @@ def test_the_export_follows_its_view(tmp_path: Path) -> None:
     assert "LONG FILE CONTENT" in raw and "the stub:" in raw and "[stub: old result]" in raw
 
 
+def test_an_aged_result_a_compaction_then_folds_is_marked_folded_in_the_raw_export(
+    tmp_path: Path,
+) -> None:
+    """A result aged (sent as a stub) and then folded by a compaction is marked folded in
+    the raw export, as every other surface says, its stub said as sent before that (the
+    first event that named it alone was kept: "the model is sent a stub")."""
+    from session_core.export import export
+
+    path = _story(tmp_path / "p.jsonl", "context_projected", None, True)
+    with AgentGoSession.open(path) as s:
+        run = s.begin_run()
+        run.record("context_compacted", {"summary": "[Summary] all done", "replaced": 6})
+        summary = _text("user", "[Summary] all done")
+        model = {"id": "turn-1", "kind": "model", "attempt": 1, "turn_index": 0}
+        run.record(
+            "model_request", {"messages": [summary], "tools": [], "config": {}}, execution=model
+        )
+    raw = export(path, "md", "raw")
+    result = raw[raw.index("LONG FILE CONTENT") - 600 :]
+    result = result[: result.index("LONG FILE CONTENT")]
+    assert "folded by the compaction at line" in result, result
+    assert "the model was sent a stub before that" in raw
+    assert "the model is sent a stub" not in raw
+    assert raw.count("folded by the compaction at line") == 6
+
+
 def test_with_no_context_event_both_views_are_every_message(tmp_path: Path) -> None:
     from session_core.export import export
 
