@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import IO, Any
 
 import orjson
@@ -64,19 +65,41 @@ def json_text(value: object, option: int = 0) -> str:
     return json_bytes(value, option).decode()
 
 
-def escape_c1(data: bytes) -> bytes:
-    """JSON's bytes with each C1 control character written ``\\u009b``-style."""
+def escape_c1(data: bytes, on_screen: bool = False) -> bytes:
+    """JSON's bytes with each C1 control character written ``\\u009b``-style; ``on_screen``
+    (JSON written to a terminal), DEL and the characters that reorder or hide text
+    (``text.INVISIBLE``, tag characters) too, the same strings to a JSON reader. (Only
+    there: looking for them costs a big replay's output a quarter more time.)"""
+    if on_screen:
+        data = _shown_pattern().sub(_json_escape, data)
     if b"\xc2" not in data:
         return data  # (most output: no such byte)
     return _C1.sub(lambda m: b"\\u00%02x" % m[1][0], data)
 
 
+@cache
+def _shown_pattern() -> re.Pattern[bytes]:
+    from .text import INVISIBLE, TAGS  # (text needs this module: imported when asked)
+
+    chars = ["\x7f", *INVISIBLE, *map(chr, TAGS)]
+    return re.compile(b"|".join(re.escape(char.encode()) for char in chars))
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    """A character as JSON escapes it (one beyond U+FFFF as its surrogate pair)."""
+    units = match[0].decode().encode("utf-16-be")
+    return b"".join(b"\\u%02x%02x" % (units[i], units[i + 1]) for i in range(0, len(units), 2))
+
+
 class EscapedC1:
     """A binary stream written JSON, each write's C1 controls escaped (a write of
-    ``write_parts`` is whole JSON values and punctuation, never part of a character)."""
+    ``write_parts`` is whole JSON values and punctuation, never part of a character);
+    written to a terminal, what else ``escape_c1`` escapes on screen."""
 
     def __init__(self, out: IO[bytes]) -> None:
         self.out = out
+        isatty = getattr(out, "isatty", None)
+        self.on_screen = bool(isatty()) if callable(isatty) else False
 
     def write(self, data: bytes) -> int:
-        return self.out.write(escape_c1(data))
+        return self.out.write(escape_c1(data, self.on_screen))

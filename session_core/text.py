@@ -16,9 +16,16 @@ TAB = "    "
 NEWLINE_MARK = "⏎"
 
 # Characters that reorder or hide text without being controls ("Trojan source"
-# bidi overrides and isolates, and the invisible joiners/marks around them).
+# bidi overrides and isolates, the invisible marks around them, and the format
+# characters that draw as nothing or as blank cells). The zero-width joiner and
+# non-joiner stay: emoji sequences and several scripts need them.
 INVISIBLE = (
+    "\u00ad",  # soft hyphen
+    "\u034f",  # combining grapheme joiner
     "\u061c",  # arabic letter mark
+    "\u115f",
+    "\u1160",  # hangul fillers (drawn as blank cells)
+    "\u180e",  # mongolian vowel separator
     "\u200b",  # zero width space
     "\u200e",  # left-to-right mark
     "\u200f",  # right-to-left mark
@@ -33,8 +40,27 @@ INVISIBLE = (
     "\u2067",
     "\u2068",
     "\u2069",  # isolates
+    "\u2060",  # word joiner
+    "\u2061",
+    "\u2062",
+    "\u2063",
+    "\u2064",  # invisible operators
+    "\u206a",
+    "\u206b",
+    "\u206c",
+    "\u206d",
+    "\u206e",
+    "\u206f",  # deprecated format characters
+    "\u3164",
+    "\uffa0",  # hangul fillers
     "\ufeff",  # zero width no-break space / BOM
+    "\ufff9",
+    "\ufffa",
+    "\ufffb",  # interlinear annotation
 )
+# Tag characters: invisible letters that can spell words a reader never sees (text
+# "smuggled" to a model), each shown as its escape.
+TAGS = range(0xE0000, 0xE0080)
 
 
 def _build_table() -> dict[int, str]:
@@ -48,6 +74,8 @@ def _build_table() -> dict[int, str]:
         table[code] = f"\\x{code:02x}"  # C1 controls (CSI is \x9b) as a visible escape
     for char in INVISIBLE:
         table[ord(char)] = f"\\u{ord(char):04x}"
+    for code in TAGS:
+        table[code] = f"\\U{code:08x}"
     for code in range(0xD800, 0xE000):
         # A lone surrogate (a file name's undecodable byte, as ``os.fsdecode`` keeps it):
         # no terminal can be sent one, and it was measured one cell where it drew six.

@@ -194,3 +194,46 @@ def test_a_name_holds_no_control_character(name: str) -> None:
     shown = name_line(name)
     assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in shown)
     assert name_line(shown) == shown  # (made inert once for all)
+
+
+def test_text_that_hides_itself_is_shown() -> None:
+    """Tag characters spell words no reader sees ("ASCII smuggling", instructions hidden
+    from a person and read by a model), and fillers, joiners and soft hyphens draw as
+    nothing or as blank cells: each is its escape, where they were drawn raw. The
+    zero-width joiner of an emoji sequence stays."""
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "HIDDEN")
+    assert (
+        inert(f"X{hidden}é") == "X" + "".join(f"\\U{0xE0000 + ord(c):08x}" for c in "HIDDEN") + "é"
+    )
+    for char in ("\u2060", "\u00ad", "\u115f", "\u3164", "\u180e", "\u2064", "\ufff9", "\u034f"):
+        assert inert(f"a{char}b") == f"a\\u{ord(char):04x}b", hex(ord(char))
+    family = "👨\u200d👩\u200d👧"
+    assert inert(family) == family
+
+
+def test_json_on_a_screen_escapes_what_hides_or_reorders_text() -> None:
+    """JSON printed to a terminal writes DEL, bidi overrides, invisible marks and tag
+    characters as JSON escapes (the same strings to a JSON reader); into a file or a
+    pipe, C1 controls alone, as before (finding them all costs a big output time)."""
+    import io
+
+    import orjson
+
+    from session_core.json_out import EscapedC1, escape_c1
+
+    value = {"name": "evil\u202eexe.txt\x7f", "tag": "a\U000e0041b", "plain": "é — “q” 日本"}
+    data = orjson.dumps(value)
+    shown = escape_c1(data, on_screen=True)
+    assert orjson.loads(shown) == value
+    assert b"\\u202e" in shown and b"\\u007f" in shown and b"\\udb40\\udc41" in shown
+    assert "é — “q” 日本".encode() in shown
+    assert escape_c1(data) == data
+
+    class Terminal(io.BytesIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal, pipe = Terminal(), io.BytesIO()
+    EscapedC1(terminal).write(data)
+    EscapedC1(pipe).write(data)
+    assert terminal.getvalue() == shown and pipe.getvalue() == data

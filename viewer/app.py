@@ -15,6 +15,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from session_core.formats import Format, detect_format
+from session_core.text import inert
 
 from .format_screens import screen_for
 from .screens.following import FollowingScreen
@@ -84,10 +85,12 @@ class TailscopeApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Every notification is plain text: they name search terms, file names and
-        paths, which are untrusted (``[/bold]`` searched for was markup that did not
-        parse, and the app died of it). None of ours is written in markup."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        """Every notification is plain text, made inert: they name search terms, file
+        names and paths, which are untrusted (markup, and escape sequences a terminal
+        would obey). None of ours is written in markup."""
+        super().notify(
+            inert(message), title=inert(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("close_file", "back"):

@@ -12,7 +12,7 @@ from session_core.scan import STATUSES, FileSummary, Status
 from session_core.text import size_text
 from session_core.times import epoch
 
-from .safe import fit_path, inert, one_line
+from .safe import fit_path, inert, name_line, one_line
 
 # (key, header, width; None = the session column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [
@@ -229,7 +229,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
 def detail(summary: FileSummary, shown_path: str) -> Text:
     """Two lines about the selected file: where and when, then what is wrong with it."""
     first = Text(no_wrap=True, overflow="ellipsis", end="")
-    first.append(one_line(shown_path), style="bold")  # (the session column shows its title)
+    first.append(name_line(shown_path), style="bold")  # (the session column shows its title)
     facts = [summary.format or "", f"{summary.size:,} bytes"]
     if summary.started:
         facts.append(f"started {long_time(epoch(summary.started))}")

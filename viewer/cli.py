@@ -24,7 +24,7 @@ DEMO_FORMATS = ("transcript-v1", "agentgo-v1", "claude-code", "codex")
 
 
 def _emit_json(value: Any, pretty: bool) -> None:
-    sys.stdout.buffer.write(escape_c1(dump_json(value, pretty)))
+    sys.stdout.buffer.write(escape_c1(dump_json(value, pretty), sys.stdout.isatty()))
     sys.stdout.flush()
 
 

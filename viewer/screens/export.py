@@ -24,10 +24,29 @@ from session_core.export import (
     same_file,
 )
 from session_core.exportdoc import View
+from session_core.text import name_line
 
 from ..safe import inert_text
 
 STYLES = Path(__file__).parent.parent / "styles"
+
+
+def suggested_output(transcript: str, fmt: Format) -> str:
+    """Where the dialog offers to write: beside the transcript (``default_output``), in a
+    name the box shows as it is. The box draws its text raw, so a character that
+    ``name_line`` would show otherwise (an escape sequence, a tab, an invisible mark) is
+    ``_`` in the name offered, and a folder holding one gives way to the working
+    directory."""
+    out = default_output(transcript, fmt)
+    if name_line(out) == out:
+        return out
+    folder, name = os.path.split(out)
+    name = "".join(char if name_line(char) == char else "_" for char in name)
+    if name_line(folder) != folder:
+        folder = os.getcwd() if name_line(os.getcwd()) == os.getcwd() else ""
+    return os.path.join(folder, name)
+
+
 FORMAT_LABELS: dict[Format, str] = {"md": "Markdown", "html": "HTML", "json": "JSON"}
 
 
@@ -75,7 +94,7 @@ class ExportScreen(ModalScreen[str | None]):
                         "Replayed (sent next)", value=self.view == "replayed", name="replayed"
                     )
                     yield RadioButton("Raw (as written)", value=self.view == "raw", name="raw")
-            yield Input(default_output(self.transcript, self.fmt), id="export-path")
+            yield Input(suggested_output(self.transcript, self.fmt), id="export-path")
             yield Static(id="export-status")
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-go")
@@ -104,10 +123,10 @@ class ExportScreen(ModalScreen[str | None]):
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self, event: RadioSet.Changed) -> None:
         path = self.query_one("#export-path", Input)
-        old = default_output(self.transcript, self.fmt)
+        old = suggested_output(self.transcript, self.fmt)
         self.fmt = event.pressed.name  # type: ignore[assignment]
         if path.value == old:  # still the default: follow the format
-            path.value = default_output(self.transcript, self.fmt)
+            path.value = suggested_output(self.transcript, self.fmt)
         self._confirmed = None
         self._sync_view()
 

@@ -12,6 +12,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, SelectionList, Static
 
+from ..safe import one_line
+
 Choice = tuple[frozenset[str] | None, frozenset[str] | None]
 
 
@@ -46,12 +48,14 @@ class FilterScreen(ModalScreen[Choice]):
             )
             with Horizontal(id="filter-lists"):
                 by_role = SelectionList[str](
-                    *[(Content(r), r, r in roles) for r in self.role_choices], id="filter-roles"
+                    *[(Content(one_line(r, 40)), r, r in roles) for r in self.role_choices],
+                    id="filter-roles",
                 )
                 by_role.border_title = "roles"  # (a role and a line type may share a name)
                 yield by_role
                 by_type = SelectionList[str](
-                    *[(Content(t), t, t in types) for t in self.type_choices], id="filter-types"
+                    *[(Content(one_line(t, 40)), t, t in types) for t in self.type_choices],
+                    id="filter-types",
                 )
                 by_type.border_title = "line types"
                 yield by_type
@@ -70,7 +74,8 @@ class FilterScreen(ModalScreen[Choice]):
             ("line types", types, self.type_choices),
         ):
             hidden = [c for c in choices if c not in shown]
-            said.append(f"{name}: " + (f"hiding {', '.join(hidden)}" if hidden else "all shown"))
+            listed = ", ".join(one_line(c, 40) for c in hidden)
+            said.append(f"{name}: " + (f"hiding {listed}" if hidden else "all shown"))
         return " · ".join(said)
 
     @on(SelectionList.SelectedChanged)
