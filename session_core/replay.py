@@ -434,10 +434,13 @@ class ReplayState:
         elisions.start_line(
             eid, _str(envelope.get("ts")), self.last_line + 1 if line is None else line
         )
+        event_lines, entry_events = self.event_lines, self.entry_events
         for index, stub in targets:
             mid, body, sticky, _ = entries[index]
             entries[index] = (mid, body, sticky, stub)
-            at = int(self.event_lines[body.index]) if isinstance(body, LazyPayload) else None
+            # Its line: a message's, or a compaction's summary's (its compaction's line)
+            event = body.index if isinstance(body, LazyPayload) else entry_events[index]
+            at = int(event_lines[event]) if 0 <= event < len(event_lines) else None
             elisions.add(mid, stub, at)
 
     def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:

@@ -43,7 +43,10 @@ class V1ItemFacts(ItemFacts):
 
     def marks(self, index: int, ident: str) -> list[str]:
         model = self.model
-        if model.column.kind_of(index) != "message":
+        kind = model.column.kind_of(index)
+        if kind == "compaction":  # (its summary: a later compaction or elision may take it)
+            return model.marks_of(ident)
+        if kind != "message":
             return []
         return [*model.flags_of(index), *model.marks_of(ident)]
 
