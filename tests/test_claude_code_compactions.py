@@ -282,3 +282,52 @@ def test_a_microcompact_stubs_only_the_results_it_names(tmp_path: Path) -> None:
         assert sent[lone]["content"] == "GAMMA"
         (item,) = [i for i in t.raw if i.id == both_answered]
         assert "elided" in item.marks and item.stub == f"{stub}\nBETA"
+
+
+def test_a_microcompact_naming_a_result_a_compaction_folded_stubs_nothing_of_it(
+    tmp_path: Path,
+) -> None:
+    """A result a compaction before it folded is not sent, so a microcompact naming it
+    stubs nothing of it: it stubs, counts and marks the live result alone (it counted
+    both, "stubbed: 2 items", and marked the folded one elided), read whole and followed
+    alike, and a compaction after it changes nothing of that."""
+    w = CCWriter(version="1.0.80")
+    w.user("read a")
+    w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
+    old = w.result("t1", "ALPHA")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 100},
+    )
+    w.user("This session is being continued. Summary: read a.", isCompactSummary=True)
+    w.user("read b")
+    w.assistant("m2", [tool_use("t2", "Read", file_path="b")])
+    live_result = w.result("t2", "BETA")
+    w.system(
+        "microcompact_boundary",
+        content="Context microcompacted",
+        microcompactMetadata={
+            "trigger": "auto",
+            "preTokens": 900,
+            "compactedToolIds": ["t2", "t1"],
+        },
+    )
+    w.user("go on")
+    path = w.write(tmp_path / "s.jsonl")
+    for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
+        (elision,) = [c for c in t.compactions if c.kind == "elision"]
+        assert list(elision.folded) == [live_result]
+        (item,) = [i for i in t.raw if i.id == old]
+        assert "elided" not in item.marks and item.stub is None
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 100},
+    )
+    path = w.write(tmp_path / "later.jsonl")
+    for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
+        (elision,) = [c for c in t.compactions if c.kind == "elision"]
+        assert list(elision.folded) == [live_result]

@@ -192,11 +192,14 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
         content = record.get("content")
         if bd.elision:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
+            # Made once, when its line is new: ``folded`` is then the folds of the
+            # compactions before it alone, and a result one of them folded is not sent,
+            # so this stubs nothing of it (it was counted, and marked elided).
             cleared: dict[int, set[str]] = {}  # each item's results it cleared
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                at = b.calls.find(call_id) if isinstance(call_id, str) else -1
-                node = b.calls.result_node(at, b.raw_node) if at >= 0 else -1
-                if node >= 0:
+                found = b.calls.find(call_id) if isinstance(call_id, str) else -1
+                node = b.calls.result_node(found, b.raw_node) if found >= 0 else -1
+                if node >= 0 and not folded[node]:
                     cleared.setdefault(b.node_raw[node], set()).add(call_id)
             for item, ids in cleared.items():
                 known = b.cleared_results.setdefault(item, set())
@@ -207,19 +210,19 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
-            out.append(
-                Compaction(
-                    id=bd.id,
-                    kind="elision",
-                    line=bd.line,
-                    summary=content if isinstance(content, str) else "",
-                    folded=stubbed,
-                    trigger=trigger if isinstance(trigger, str) else None,
-                    tokens_before=before if isinstance(before, int) else None,
-                    tokens_after=after if isinstance(after, int) else None,
-                    ts=bd.ts,
-                )
+            bd.made = Compaction(
+                id=bd.id,
+                kind="elision",
+                line=bd.line,
+                summary=content if isinstance(content, str) else "",
+                folded=stubbed,
+                trigger=trigger if isinstance(trigger, str) else None,
+                tokens_before=before if isinstance(before, int) else None,
+                tokens_after=after if isinstance(after, int) else None,
+                ts=bd.ts,
             )
+            bd.made_with = bd.summary_item
+            out.append(bd.made)
             continue
         if bd.folded_ids is None:
             # The chain before it: from its logical parent, or (a parent the file does
