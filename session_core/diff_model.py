@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .model import Item, Transcript
+from .model import Item, Transcript, overlay_counts, overlay_kind
 from .text import count, line_pieces, name_line
 
 # The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
@@ -24,20 +24,19 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         f"{name_line(transcript.path)}: {transcript.format}, "
         f"{count(len(transcript.raw), 'line')} shown, "
         f"{count(len(transcript.messages), 'item')} sent next, "
-        f"{count(sum(1 for c in transcript.compactions if c.kind == 'compaction'), 'compaction')}, "
-        f"{count(sum(1 for c in transcript.compactions if c.kind == 'elision'), 'elision')}",
+        + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
         "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
-        "~ sent as a stub   # a compaction or elision",
+        "~ sent as a stub   # a compaction, elision or rollback",
         "",
     ]
     marks = {c.line: c for c in transcript.compactions if c.line}
     for item in transcript.raw:
         mark = marks.get(item.line)
         if mark is not None:
-            folded = count(len(mark.folded), "item")
-            extra = f", trigger {mark.trigger}" if mark.trigger else ""
-            yield f"# line {item.line}: {mark.kind} folds {folded}{extra}"
+            kind, did = overlay_kind(mark)
+            extra = f", trigger {mark.trigger}" if mark.trigger and kind != "rollback" else ""
+            yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
         elif item.kind in _CONVERSATION:

@@ -168,6 +168,29 @@ class OverlayCounts:
     elisions: int = 0
     rollbacks: int = 0
 
+    def said(self, *always: str) -> list[str]:
+        """Each count in words (``2 compactions``, ``1 rollback``), those of no overlay
+        left out but the kinds named in ``always`` (``"compaction"``, ``"elision"``)."""
+        return [
+            count(number, kind)
+            for number, kind in (
+                (self.compactions, "compaction"),
+                (self.elisions, "elision"),
+                (self.rollbacks, "rollback"),
+            )
+            if number or kind in always
+        ]
+
+
+def overlay_kind(overlay: Compaction) -> tuple[str, str]:
+    """What an overlay is, and what it did to the items it names: a compaction folded
+    them, an elision stubbed them, a rollback dropped them (it summarised nothing)."""
+    if overlay.kind == "elision":
+        return "elision", "stubbed"
+    if overlay.trigger == ROLLBACK:
+        return "rollback", "dropped"
+    return "compaction", "folded"
+
 
 def overlay_counts(compactions: Sequence[Compaction]) -> OverlayCounts:
     """The overlays counted by what they are: a rollback dropped turns, it summarised
@@ -478,5 +501,6 @@ __all__ = [
     "op_states",
     "ops_by_call",
     "overlay_counts",
+    "overlay_kind",
     "unsettled_ops",
 ]

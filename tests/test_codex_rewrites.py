@@ -260,3 +260,25 @@ def test_a_rollback_is_counted_as_a_rollback_not_a_compaction(tmp_path: Path) ->
     w.compacted("the summary", None)
     counts = overlay_counts(opened(w.path).compactions)
     assert (counts.compactions, counts.rollbacks) == (1, 1)
+
+
+def test_a_rollback_is_told_as_a_rollback_by_every_count(tmp_path: Path) -> None:
+    """``check``, the header, ``diff`` and the Diff tab count a rollback as one, not as
+    a compaction (``diff`` and the Diff tab said "2 compactions" of one compaction and a
+    rollback, "◆ compaction … · rollback", "folds 5 items"); it dropped what it names."""
+    from session_core.diff_model import model_diff
+    from session_core.formats.base import check_note
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = story(tmp_path)
+    w.compacted("the summary so far", None)
+    turn(w, 4, "prompt 4", "answer 4")
+    line = w.event("thread_rolled_back", num_turns=1)
+    t = opened(w.path)
+    assert "1 compaction, 1 rollback" in check_note(t)
+    text = "".join(model_diff(t)).splitlines()
+    assert text[0].endswith("1 compaction, 0 elisions, 1 rollback"), text[0]
+    assert f"# line {line}: rollback, dropped " in "\n".join(text)
+    rows = [str(entry[1]) for entry in ModelDiff(t)]
+    assert any(r.endswith("1 compaction, 0 elisions, 1 rollback") for r in rows), rows[:3]
+    assert f"◆ rollback at line {line}" in rows and any(r.startswith("dropped: ") for r in rows)

@@ -489,14 +489,7 @@ def check_note(transcript: Transcript) -> str:
             said = sum(1 for op in unsettled if op.state == state)
             if said:
                 parts.append(f"{said} {state}")
-    overlays = overlay_counts(transcript.compactions)
-    for number, what in (
-        (overlays.compactions, "compaction"),
-        (overlays.elisions, "elision"),
-        (overlays.rollbacks, "rollback"),
-    ):
-        if number:
-            parts.append(count(number, what))
+    parts.extend(overlay_counts(transcript.compactions).said())
     return note_of(parts, transcript.warnings)
 
 

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import at_line, count_kind, item_key
-from session_core.model import Item, Transcript
+from session_core.model import Item, Transcript, overlay_counts, overlay_kind
 from session_core.text import count
 
 from ..safe import one_line
@@ -48,8 +48,7 @@ class ModelDiff(Sequence[Entry]):
                 "bold",
                 f"raw: {count(len(raw), 'item')} ({written})"
                 f" · replayed: {count(len(sent), 'message')} · "
-                f"{count(sum(c.kind == 'compaction' for c in compactions), 'compaction')}, "
-                f"{count(sum(c.kind == 'elision' for c in compactions), 'elision')}",
+                + ", ".join(overlay_counts(compactions).said("compaction", "elision")),
             )
         ]
         marks = _mark_counts(raw)
@@ -68,17 +67,18 @@ class ModelDiff(Sequence[Entry]):
                     if after
                     else (f" · {compaction.tokens_before:,} tok before")
                 )
+            kind, verb = overlay_kind(compaction)
+            trigger = compaction.trigger if kind != "rollback" else None
             rows: list[Entry] = [
                 ("", ""),
                 (
                     "bold magenta",
-                    f"◆ {compaction.kind} at line {compaction.line:,}"
-                    f"{' · ' + compaction.trigger if compaction.trigger else ''}{tokens}",
+                    f"◆ {kind} at line {compaction.line:,}"
+                    f"{' · ' + trigger if trigger else ''}{tokens}",
                 ),
             ]
             if compaction.summary:
                 rows.append(("italic", compaction.summary[:4000]))
-            verb = "folded" if compaction.kind == "compaction" else "stubbed"
             rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
             self.sections.append(self._n + 1)
             self._folded_of[self._n] = compaction.folded

@@ -153,14 +153,10 @@ class ModelStatus(Static):
             counts.append(f" ({running} running)", "bold cyan")
         if interrupted:
             counts.append(f" ({interrupted} interrupted)", "bold red")
-        overlays = overlay_counts(transcript.compactions)
+        overlays = overlay_counts(transcript.compactions).said("compaction")
         counts.append(
-            f" · {count(len(transcript.runs), 'run')} · {count(overlays.compactions, 'compaction')}"
+            "".join(f" · {said}" for said in [count(len(transcript.runs), "run"), *overlays])
         )
-        if overlays.elisions:
-            counts.append(f" · {count(overlays.elisions, 'elision')}")
-        if overlays.rollbacks:
-            counts.append(f" · {count(overlays.rollbacks, 'rollback')}")
         counts.append("  ")
         facts = [
             f"{key}={one_line(str(transcript.meta[key]), 50)}"
