@@ -31,7 +31,9 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         "",
     ]
     marks = {c.line: c for c in transcript.compactions if c.line}
+    shown: set[str] = set()  # the raw items' ids: a sent item of none is listed after them
     for item in transcript.raw:
+        shown.add(item.id)
         mark = marks.get(item.line)
         if mark is not None:
             kind, did = overlay_kind(mark)
@@ -45,8 +47,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             continue
         yield f"{sign} {_row(item)}"
     for item in transcript.messages:
-        if not item.line:  # sent next, but from no line of its own (a replacement history)
-            yield f"+ {_row(item)}"
+        if item.id not in shown:  # sent next, but no line as written (a summary, an item
+            yield f"+ {_row(item)}"  # of a replacement history that no line holds)
 
 
 def _row(item: Item) -> str:

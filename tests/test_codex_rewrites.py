@@ -282,3 +282,24 @@ def test_a_rollback_is_told_as_a_rollback_by_every_count(tmp_path: Path) -> None
     rows = [str(entry[1]) for entry in ModelDiff(t)]
     assert any(r.endswith("1 compaction, 0 elisions, 1 rollback") for r in rows), rows[:3]
     assert f"◆ rollback at line {line}" in rows and any(r.startswith("dropped: ") for r in rows)
+
+
+def test_diff_lists_every_item_sent_next(tmp_path: Path) -> None:
+    """An item of a replacement history that no line holds as written (a summary) is
+    sent next: ``diff`` lists it with ``+`` (it counted it among the items sent and
+    listed none: 4 rows of "5 items sent next")."""
+    from session_core.diff_model import model_diff
+
+    w = story(tmp_path, turns=2)
+    summary = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "SUMMARY"}],
+    }
+    w.compacted("the summary so far", [summary])
+    turn(w, 3, "prompt 3", "answer 3")
+    t = opened(w.path)
+    rows = "".join(model_diff(t)).splitlines()
+    sent = [row for row in rows if row[:2] in ("= ", "~ ", "+ ")]
+    assert len(sent) == len(t.messages) and f"{len(t.messages)} items sent next" in rows[0]
+    assert any(row.startswith("+ ") and "SUMMARY" in row for row in sent)
