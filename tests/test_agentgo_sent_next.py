@@ -262,3 +262,28 @@ async def test_the_diff_steps_to_a_compaction_and_shows_what_it_folded(tmp_path:
         await pilot.pause(0.2)
         view = screen.conversation
         assert view.mode == "raw" and view.items[view.cursor].line == 4  # (its first folded)
+
+
+def test_what_a_compaction_dropped_is_marked_folded_as_in_every_format(tmp_path: Path) -> None:
+    """The raw items a ``context_compacted`` dropped carry the ``folded`` mark, as every
+    format's folded items do, so the Diff tab's "marked in the raw view" counts them (it
+    said "2 elided" of a file whose raw view marked 7 folded), whole and followed."""
+    from helpers import follow_into
+
+    from viewer.widgets.model_diff import ModelDiff
+
+    path = _story(tmp_path / "c.jsonl", "context_compacted", None, True)
+    whole = open_transcript(path)
+    fmt = by_name("agentgo-v1")
+    live = fmt.live(str(path))
+    follow_into(live.apply, path, 300, fmt.parsed_updates)
+    for t in (whole, live.transcript(writer_alive=False)):
+        marked = {i.text: i.marks for i in t.raw}
+        (compaction,) = t.compactions
+        folded = set(compaction.folded)
+        assert [i.id for i in t.raw if "folded" in i.marks] == [
+            i.id for i in t.raw if i.id in folded
+        ]
+        assert len(folded) == 3 and marked["done"] == []
+        rows = [str(entry[1]) for entry in ModelDiff(t)]
+        assert "marked in the raw view: 3 folded" in rows

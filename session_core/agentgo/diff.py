@@ -170,6 +170,7 @@ class ContextFolds:
         self._own_keys: list[int] = []
         self.stubs: dict[int, str] = {}  # a committed message -> what it is sent as
         self._stubbed: set[int] = set()
+        self.folded: list[int] = []  # the committed messages a compaction dropped, in order
 
     def _take(self, upto: int) -> None:
         """Read the committed messages up to ``upto`` (their keys, hashed)."""
@@ -255,6 +256,7 @@ class ContextFolds:
         self._live = [entry for *_, entry in keyed]
         if compacted:
             chosen = dropped
+            self.folded.extend(p for p in dropped if p >= 0)
         else:
             chosen = [p for p in stubbed if p not in self._stubbed]
             self._stubbed.update(chosen)

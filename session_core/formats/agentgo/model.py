@@ -170,6 +170,7 @@ class AgentGoModel:
         self._made: list[Compaction] = []  # the context events as compactions, so far
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
+        self._folded = 0  # ... and how many of the folded messages it was told
         self._found = 0  # the events whose folds the column was told of
         self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
         # A tool call's id -> the item of the message that asked for it (an operation's
@@ -332,6 +333,11 @@ class AgentGoModel:
                     marks = column.marks.get(index, [])
                     column.set_marks(index, marks if "elided" in marks else [*marks, "elided"])
             self._stubs = dict(folds.stubs)
+            # What a compaction dropped is marked folded, as every format's is (each once:
+            # a message is folded by one compaction alone).
+            for index in folds.folded[self._folded :]:
+                column.set_marks(index, ["folded", *column.marks.get(index, ())])
+            self._folded = len(folds.folded)
         return Items(column, entries=entries, own=own)
 
     def operations(self, writer_alive: bool | None) -> tuple[list[ToolOp], UsageTally]:
