@@ -72,7 +72,7 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     def row(style: str, sign: str, ident: str) -> tuple[str, str]:
         item = by_id.get(ident)
         if item is None:
-            return (style, f"  {sign} {ident} (no line holds it as written: an item a rewrite made)")
+            return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
         preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
         return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
 

@@ -156,7 +156,7 @@ class ModelDiff(Sequence[Entry]):
         ident = ids[at]
         item = self._item(ident, ids, at)
         if item is None:
-            return (style, f"  {sign} {ident} (no line holds it as written: an item a rewrite made)")
+            return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
         preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
         return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
 
