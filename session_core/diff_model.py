@@ -46,6 +46,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         else:
             continue
         yield f"{sign} {_row(item)}"
+        if sign == "~" and item.stub is not None:  # (the row is the original, as written)
+            yield f"{'':10}sent:     {_clipped(item.stub)}"
     for item in transcript.messages:
         if item.id not in shown:  # sent next, but no line as written (a summary, an item
             yield f"+ {_row(item)}"  # of a replacement history that no line holds)
@@ -53,10 +55,13 @@ def _lines(transcript: Transcript) -> Iterator[str]:
 
 def _row(item: Item) -> str:
     why = f" [{', '.join(item.marks)}]" if item.marks else ""
-    text = " ".join((item.text or _first(item)).split())
-    if len(text) > 72:
-        text = text[:71] + "…"
-    return f"line {item.line:>6} {item.role:<9} {text}{why}"
+    return f"line {item.line:>6} {item.role:<9} {_clipped(item.text or _first(item))}{why}"
+
+
+def _clipped(text: str) -> str:
+    """On one line, at most 72 characters."""
+    text = " ".join(text.split())
+    return text[:71] + "…" if len(text) > 72 else text
 
 
 def _first(item: Item) -> str:

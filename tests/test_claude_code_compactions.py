@@ -331,3 +331,29 @@ def test_a_microcompact_naming_a_result_a_compaction_folded_stubs_nothing_of_it(
     for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
         (elision,) = [c for c in t.compactions if c.kind == "elision"]
         assert list(elision.folded) == [live_result]
+
+
+def test_diff_sets_an_elided_results_stub_beside_it(tmp_path: Path) -> None:
+    """``diff`` sets what an elided item is sent as under its row (the original), as
+    v1's does: the Claude Code row said ``[elided]`` and never what was sent."""
+    from session_core.diff_model import model_diff
+
+    w = CCWriter(version="1.0.80")
+    w.user("read a")
+    w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
+    w.result("t1", "ALPHA")
+    w.system(
+        "microcompact_boundary",
+        content="Context microcompacted",
+        microcompactMetadata={"trigger": "auto", "preTokens": 900, "compactedToolIds": ["t1"]},
+    )
+    rows = "".join(model_diff(FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)))
+    lines = rows.splitlines()
+    at = next(i for i, row in enumerate(lines) if row.startswith("~ "))
+    assert "ALPHA" in lines[at] and lines[at + 1].split() == ["sent:", *blocks_stub().split()]
+
+
+def blocks_stub() -> str:
+    from session_core.formats.claude_code.blocks import CLEARED
+
+    return CLEARED
