@@ -160,21 +160,24 @@ async def test_copy_message(story, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_elided_original_toggle(story) -> None:
+    """The raw view shows an elided message as written (the file as it is), its stub one
+    key away (the replayed view shows its stub, what is sent); each says which of the two
+    is on screen."""
     path, ids = story
     async with story_open(path) as (app, pilot, view):
         await pilot.press("r")
         await wait_for(pilot, lambda: view.mode == "raw" and len(view.items) == 10)
         assert view.move_to_id(ids["t1"])
-        await wait_for(pilot, lambda: "[elided: 30 lines" in screen_text(app))
-        assert "line 1 of tests/test_ops.py" not in screen_text(app)
-        assert "o: the original" in screen_text(app) or view.selected.stub
-        await pilot.press("o")
         await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" in screen_text(app))
-        # which of the two is on screen, said (the tag was the same: a v1/agentgo audit)
-        assert "elided: original shown" in view.rendered_text(view.cursor)
+        assert "[elided, folded" in view.rendered_text(view.cursor)
         await pilot.press("o")
         await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" not in screen_text(app))
-        assert "original shown" not in view.rendered_text(view.cursor)
+        assert "[elided: 30 lines" in screen_text(app)
+        # which of the two is on screen, said (the tag was the same: a v1/agentgo audit)
+        assert "elided: stub shown" in view.rendered_text(view.cursor)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: "line 1 of tests/test_ops.py" in screen_text(app))
+        assert "[elided, folded" in view.rendered_text(view.cursor)
 
 
 async def test_hostile_text_is_shown_never_obeyed(tmp_path: Path) -> None:

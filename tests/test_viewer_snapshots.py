@@ -32,8 +32,8 @@ class TestConversation:
     def test_raw_with_overlays(self, snap_compare, story: Path) -> None:
         assert shows(snap_compare, story, "r", "g")
 
-    def test_raw_elided_original_one_key_away(self, snap_compare, story: Path) -> None:
-        # g: top; j j j: the elided tool result; o: its original; enter: expanded.
+    def test_raw_elided_stub_one_key_away(self, snap_compare, story: Path) -> None:
+        # g: top; j j j: the elided tool result (as written); o: its stub; enter: expanded.
         keys = ["r", "g", "j", "j", "j", "o", "enter"]
         assert shows(snap_compare, story, *keys)
 

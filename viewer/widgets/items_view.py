@@ -173,6 +173,7 @@ class ItemsView(ItemFilter, ItemSearch):
         key = self._safe_key(self.cursor) if self.cursor >= 0 else None
         at_end = self.follows_end
         self.mode = mode
+        self.originals.clear()  # (each view shows its own of the two first: ``original_shown``)
         self.show(self.transcript, to_end=at_end)
         self.new_count = 0
         if not at_end and key is not None:
@@ -267,10 +268,15 @@ class ItemsView(ItemFilter, ItemSearch):
     def _s(self, name: str) -> Any:
         return self.component(f"items--{name}")
 
+    def original_shown(self, item: Item) -> bool:
+        """Whether an elided item is drawn as written: in the raw view (the file as it
+        is), not in the replayed view (what is sent: its stub); ``o`` swaps the two."""
+        return (item.id in self.originals) != (self.mode == "raw")
+
     def shown_parts(self, item: Item) -> list[Part]:
         """What the view shows of an item: its parts, or (elided) its stub in their place
-        until ``o`` asks for the original."""
-        if item.stub is None or item.id in self.originals:
+        where the view shows what is sent (``original_shown``)."""
+        if item.stub is None or self.original_shown(item):
             return item.parts
         first = item.parts[0] if item.parts else None
         if first is not None and first.kind == "tool-result":
@@ -310,6 +316,8 @@ class ItemsView(ItemFilter, ItemSearch):
             return "the match is in what is folded: enter shows it"
         if shown is not item.parts and _parts_hold(item.parts, needle):
             return "the match is in the original: o shows it"
+        if item.stub is not None and shown is item.parts and needle in item.stub.lower():
+            return "the match is in the stub: o shows it"
         return None
 
     def _header(self, item: Item, width: int, *, hidden_match: str | None = None) -> Text:
@@ -330,9 +338,10 @@ class ItemsView(ItemFilter, ItemSearch):
         elif item.kind not in ("message", item.role):
             text.append(f"  {one_line(item.kind, 30)}", self._s("meta"))
         marks = list(item.marks)
-        if item.stub is not None and item.id in self.originals and "elided" in marks:
-            # (which of the two is on screen: ``o`` left the tag as it was)
-            marks[marks.index("elided")] = "elided: original shown"
+        if item.stub is not None and "elided" in marks and item.id in self.originals:
+            # (which of the two is on screen, where ``o`` swapped the view's own)
+            shown = "original" if self.original_shown(item) else "stub"
+            marks[marks.index("elided")] = f"elided: {shown} shown"
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
         by = self.folded_by.get(item.id)
