@@ -37,6 +37,16 @@ def open_maybe_compressed(path: str | os.PathLike[str]) -> IO[bytes]:
     return maybe_decompress(open_regular(path))
 
 
+def file_read(path: str | os.PathLike[str]) -> str:
+    """The file a reader of ``path`` reads: ``path``, or, where it is not there, the
+    compressed copy Codex leaves in its place (``NAME.jsonl.zst`` for ``NAME.jsonl``)."""
+    where = os.fspath(path)
+    packed = where + ".zst"
+    if where.endswith(".jsonl") and not os.path.lexists(where) and os.path.exists(packed):
+        return packed
+    return where
+
+
 def is_compressed_file(path: str | os.PathLike[str]) -> bool:
     """Does this file start with the zstd magic? (False when it cannot be read.)"""
     try:

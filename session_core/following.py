@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from .compressed import file_read
 from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .file_watch import Watcher
 from .follow_update import FollowUpdate, parse_records
@@ -254,15 +255,9 @@ class _Tail:
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
         update = FollowUpdate()
-        where = self.path
+        where = file_read(self.path)
         try:
-            try:
-                st = os.stat(where)
-            except FileNotFoundError:
-                if self.packed_copy is None:
-                    raise
-                where = self.packed_copy
-                st = os.stat(where)
+            st = os.stat(where)
         except FileNotFoundError:
             return self._vanish(update)
         except OSError as err:

@@ -239,3 +239,44 @@ async def test_a_compressed_file_followed_before_its_magic_was_written(
         await updates.aclose()
     want = [orjson.loads(line) for line in plain.read_bytes().splitlines() if line.strip()]
     assert got == want
+
+
+async def test_a_rollout_compressed_in_place_while_watched_is_idle_and_done(
+    tmp_path: Path,
+) -> None:
+    """Codex compresses a rollout the viewer shows (``zstd --rm``): the writer questions
+    are asked of the copy read, so the header says idle, not "quiet for" its last
+    record's age, and a call left open is interrupted, not running (both were asked of
+    the plain name, gone: "may be at work")."""
+    import os
+
+    from helpers import screen_lines, wait_for
+
+    from viewer.app import TailscopeApp
+    from viewer.screens.model_screen import ModelScreen
+
+    plain = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    w = story(plain)
+    w.function_call("shell", {"command": ["sleep", "9"]}, "open-call")  # (never answered)
+    app = TailscopeApp(plain)
+    async with app.run_test(size=(140, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen._loaded, 30)
+        open_call = next(
+            op for op in screen.transcript.tool_operations if op.call_id == "open-call"
+        )
+        assert open_call.state == "running"  # (written a moment ago: its writer may be at work)
+        zst_copy(str(plain), str(plain) + ".zst")
+        os.unlink(plain)
+        await wait_for(
+            pilot,
+            lambda: any(
+                op.call_id == "open-call" and op.state == "interrupted"
+                for op in screen.transcript.tool_operations
+            ),
+            30,
+        )
+        await wait_for(pilot, lambda: any("● idle" in line for line in screen_lines(app)[:3]), 10)
+        assert not any("quiet for" in line for line in screen_lines(app)[:4])

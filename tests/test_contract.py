@@ -99,6 +99,25 @@ def test_a_compressed_copy_reads_as_its_lines(
     assert fingerprint(packed) == before
 
 
+def test_a_file_gone_or_compressed_in_place_has_no_writer(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """Nothing can write a file that is gone, so its calls left open stay interrupted
+    (``None``, "a writer may be at work", had them running); a file compressed in place
+    (Codex's ``zstd --rm``) is read from its copy, whose writer is done."""
+    import os
+
+    from codex_writer import zst_copy
+
+    os.utime(sample)  # (fresh: a writer that does not lock may be at work)
+    assert fmt.writer_alive(sample) in (None, False)
+    packed = Path(zst_copy(str(sample), f"{sample}.zst"))
+    os.unlink(sample)
+    assert fmt.writer_alive(sample) is False  # (its compressed copy: done)
+    os.unlink(packed)
+    assert fmt.writer_alive(sample) is False  # (gone)
+
+
 def test_the_browser_reads_its_status(fmt: TranscriptFormat, sample: Path) -> None:
     before = fingerprint(sample)
     summary = scan_file(sample, live_window=1.0)

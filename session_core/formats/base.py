@@ -324,15 +324,20 @@ class TranscriptFormat(ABC):
         rule of every read path and the viewer (its calls running or interrupted).
 
         True while a writer holds its lock (``held``, when the caller read it already).
-        A format whose writers all lock, or a file a writer was seen to lock
-        (``saw_lock``, or by any read path of this process: ``writers.lock_seen``; that
-        writer is gone): no lock, no writer. Otherwise (Claude Code,
-        Codex, v1's reference hold none) a compressed file, or one untouched for
-        ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
+        A file that is gone has none (nothing can write it again; its calls left open
+        stay interrupted); the file read is the path's compressed copy where that is
+        all there is (``file_read``). A format whose writers all lock, or a file a writer
+        was seen to lock (``saw_lock``, or by any read path of this process:
+        ``writers.lock_seen``; that writer is gone): no lock, no writer. Otherwise
+        (Claude Code, Codex, v1's reference hold none) a compressed file, or one
+        untouched for ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
         """
-        from ..compressed import is_compressed_file
+        from ..compressed import file_read, is_compressed_file
         from ..writers import lock_seen, writer_holds_lock
 
+        path = file_read(path)
+        if not os.path.exists(path):
+            return False
         if held is None:
             held = writer_holds_lock(path)
         if held or saw_lock or self.only_locking_writers or lock_seen(path):

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core import gc_pause
+from session_core.compressed import file_read, is_compressed_file
 from session_core.errors import TranscriptError
 from session_core.follow_update import FollowUpdate
 from session_core.following import follow
@@ -481,11 +482,12 @@ class FollowingScreen(Screen[None]):
         self.quiet_since = None
         if not self._seen_live:
             self._seen_live = self._loaded and self._is_live()
-        if not self._seen_live or self.gone:
-            return ""
+        read = file_read(self.path)
+        if not self._seen_live or self.gone or is_compressed_file(read):
+            return ""  # (a compressed file's writer is done: idle, not quiet)
         times = [epoch(last_time)]
         with contextlib.suppress(OSError):
-            times.append(os.stat(self.path).st_mtime)
+            times.append(os.stat(read).st_mtime)
         known = [t for t in times if t is not None]
         last = max(known) if known else None
         said = quiet_text(last, time.time())
@@ -535,7 +537,8 @@ class FollowingScreen(Screen[None]):
         return held or None
 
     def _check_live(self) -> bool:
-        held = writer_holds_lock(self.path)
+        read = file_read(self.path)  # (a rollout compressed in place: its copy)
+        held = writer_holds_lock(read)
         self._saw_lock = self._saw_lock or held
         self._writer_cached = self._writer_alive(held)
         if held:
@@ -545,7 +548,7 @@ class FollowingScreen(Screen[None]):
         if self._writer_cached is False:
             return False  # the format's rule says none writes it (a compressed file)
         try:
-            mtime = os.stat(self.path).st_mtime
+            mtime = os.stat(read).st_mtime
         except OSError:
             return False
         return time.time() - mtime < LIVE_WINDOW
