@@ -128,20 +128,29 @@ def read_batches(
                 raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
             tail = b"".join(carry)
             if not is_blank(tail):
+                if builder is not None:
+                    builder.unended = True
                 yield [tail[:-1] if tail.endswith(b"\r") else tail], [number + 1], [0]
             return
     with open_read(where) as fh:
         raws, numbers = [], []
         try:
-            for number, raw, _ended in iter_lines(fh):
+            for number, raw, whole in iter_lines(fh):
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
-                if not is_blank(raw):
-                    raws.append(raw)
-                    numbers.append(number)
-                    if len(raws) >= _BATCH:
+                if is_blank(raw):
+                    continue
+                if not whole:  # (the last line, with no newline: a batch of its own)
+                    if raws:
                         yield raws, numbers, [0] * len(raws)
-                        raws, numbers = [], []
+                    raws, numbers = [], []
+                    if builder is not None:
+                        builder.unended = True
+                raws.append(raw)
+                numbers.append(number)
+                if len(raws) >= _BATCH:
+                    yield raws, numbers, [0] * len(raws)
+                    raws, numbers = [], []
         except OSError as err:
             raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
         if raws:

@@ -525,3 +525,31 @@ def test_blank_lines_first_do_not_use_up_the_lines_looked_in_for_facts(
     meta = both(path, monkeypatch).meta
     assert meta == FMT.open(plain, writer_alive=False).meta
     assert meta["cwd"] == "/work/proj" and meta["git-branch"] == "main"
+
+
+@pytest.mark.parametrize("last", [b'{"type":"user","uu\xff"}', b"this is not json {"])
+def test_a_damaged_last_line_that_is_whole_is_kept_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, last: bytes
+) -> None:
+    """A last line whose newline is there is whole (nobody is still writing it): kept in
+    the raw view where it is, as within the file, read whole and followed (it was a
+    warning alone, its line shown nowhere, while the header counted it). One with no
+    newline is the writer's unfinished tail: a warning alone, as a follower holds it."""
+    from helpers import follow_into
+
+    w = CCWriter(version="1.0.24")
+    w.user("hello")
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    whole = w.write(tmp_path / "whole.jsonl")
+    whole.write_bytes(whole.read_bytes() + last + b"\n")
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(whole.read_bytes()[:-1])
+    for path, shown in ((whole, True), (torn, False)):
+        live = FMT.live(str(path))
+        follow_into(live.apply, path, 1 << 16, FMT.parsed_updates)
+        read, followed = both(path, monkeypatch), live.transcript(writer_alive=False)
+        for t in (read, followed):
+            kinds = [(i.line, i.kind) for i in t.raw]
+            assert ((3, "record") in kinds) is shown, (path.name, kinds)
+        # (said by the whole read; a follower holds the unfinished tail back, unsaid)
+        assert any(w.startswith("line 3 ") for w in read.warnings), read.warnings

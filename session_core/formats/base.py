@@ -56,7 +56,8 @@ class Builder(ABC):
     """Turns one file's records, in file order, into a ``Transcript``.
 
     ``feed`` is called for every record that parses as a JSON object, with its 1-based
-    line number; ``bad_line`` for a complete line that does not. ``transcript`` may be
+    line number; ``bad_line`` for a line that does not (a complete one, or a whole read's
+    unfinished last line: ``unended``). ``transcript`` may be
     called at any time (after every batch, for a live view) and must be cheap enough
     for that: it assembles what ``feed`` kept, it does not read the file again.
     """
@@ -76,6 +77,9 @@ class Builder(ABC):
         self.line_bytes = 0
         self.part_source: PartSource | None = None
         self._line_source: LineSource | None = None
+        # The line fed is a whole read's last, with no newline: what a follower holds back
+        # (a writer's unfinished tail), where every other line fed is complete.
+        self.unended = False
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...

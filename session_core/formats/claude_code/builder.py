@@ -114,7 +114,6 @@ class ClaudeCodeBuilder(Builder):
         self.usage = UsageBook(self.responses, self.raw)
         self.answered: list[int] = []  # calls answered since the last assembly
         self.line_raw: bytes | memoryview = b""  # the line being fed, when it came typed
-        self._bad: tuple[int, str] | None = None  # the last line, when it was not JSON
         # The file's own side: its first conversation line's isSidechain (a subagent's
         # own file is all sidechain lines); a line of the other side is an in-file
         # sidechain (1.0.x subagents), on no turn of the file's and no compaction.
@@ -214,21 +213,17 @@ class ClaudeCodeBuilder(Builder):
         self._feed(line_of(record), record, line)
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
-        """A line that is not a JSON object: a warning, and (once a line follows it: the
-        last line may still be being written) a raw record where it was."""
+        """A line that is not a JSON object: a warning, and a raw record where it was; a
+        whole read's unfinished last line (``unended``) a warning alone, as a follower
+        holds it back."""
         super().bad_line(line, raw, why)
         self.version += 1
         if line > self.lines:
             self.lines = line
-        self._keep_bad()
-        self._bad = (line, raw.decode("utf-8", "replace"))
-
-    def _keep_bad(self) -> None:
-        if self._bad is None:
+        if self.unended:
             return
         self.progress.close(self)
-        line, text = self._bad
-        self._bad = None
+        text = raw.decode("utf-8", "replace")
         short = text if len(text) <= blocks.RECORD_TEXT else text[: blocks.RECORD_TEXT - 1] + "…"
         part = Part("other", text=short, name="not a JSON object")
         self.add_item([part], line, -1, False, role="system", kind="record", keep=True)
@@ -246,8 +241,6 @@ class ClaudeCodeBuilder(Builder):
         if odd_progress and record is None:
             self._whole(self.line_raw, line)  # kept as it is: its record, whole
             return
-        if self._bad is not None:
-            self._keep_bad()
         self.version += 1
         if line > self.lines:
             self.lines = line
