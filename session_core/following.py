@@ -69,6 +69,9 @@ def _open_ro(path: str) -> int:
     return os.open(path, flags)
 
 
+AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
+
+
 class _Tail:
     """The reading side of a follower: one inode, one offset, a held-back partial line."""
 
@@ -299,7 +302,7 @@ class _Tail:
             except OSError as err:
                 if had_content:  # what was shown is gone
                     update.reset = update.initial = True
-                    update.warnings.append(f"{reason}: reading it again from line 1")
+                    update.warnings.append(f"{reason}{AGAIN}")
                 self.started = True
                 return self._complain(update, f"{where} cannot be read: {err.strerror}")
             fst = os.fstat(fd)
@@ -319,7 +322,7 @@ class _Tail:
             update.reset = self.started
             update.initial = True
             if reason:
-                update.warnings.append(f"{reason}: reading it again from line 1")
+                update.warnings.append(f"{reason}{AGAIN}")
             self.started = True
             self.vanished = False
             self.problem = None

@@ -191,3 +191,24 @@ async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> Non
         await wait_for(pilot, lambda: "could not be read as" in screen_text(app))
         text = screen_text(app)
         assert "a transcript: line 1 " in text and "byte order mark" in text
+
+
+async def test_a_reset_says_why_the_view_was_rebuilt(tmp_path: Path) -> None:
+    """The toast of a reset gives the follower's reason (truncated, replaced, compressed:
+    it said "truncated or replaced" of each, the reason only under ``w``)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="first words"))
+        s.append_message(Message(role="user", content="more words"))
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ItemsView)
+        await wait_for(pilot, lambda: len(view.items) == 2)
+        os.truncate(path, path.stat().st_size // 3)
+        await wait_for(
+            pilot,
+            lambda: any(
+                "The file was truncated: the view was rebuilt from line 1" in str(n.message)
+                for n in app._notifications
+            ),
+        )

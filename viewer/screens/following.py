@@ -29,7 +29,7 @@ from session_core import gc_pause
 from session_core.compressed import file_read, is_compressed_file
 from session_core.errors import TranscriptError
 from session_core.follow_update import FollowUpdate
-from session_core.following import follow
+from session_core.following import AGAIN, follow
 from session_core.times import epoch
 from session_core.writers import writer_holds_lock
 
@@ -391,16 +391,15 @@ class FollowingScreen(Screen[None]):
         (a big file's preview is over)."""
         raise NotImplementedError
 
-    def _say_rebuilt(self) -> None:
-        """A reset after the first load: the view starts again."""
+    def _say_rebuilt(self, update: FollowUpdate) -> None:
+        """A reset after the first load: the view starts again, and why (the follower's
+        reason: truncated, replaced, compressed...)."""
         if self._was_gone:  # (a file there now where there was none: nothing replaced)
             self.notify("The file is there: read from line 1.", timeout=4)
             return
-        self.notify(
-            "The file was truncated or replaced: the view was rebuilt from line 1.",
-            severity="warning",
-            timeout=6,
-        )
+        why = next((w.removesuffix(AGAIN) for w in update.warnings if w.endswith(AGAIN)), "")
+        said = why[:1].upper() + why[1:] if why else "The file was truncated or replaced"
+        self.notify(f"{said}: the view was rebuilt from line 1.", severity="warning", timeout=6)
 
     def _still_previewing(self, update: FollowUpdate) -> bool:
         """While a big file's preview stands and its whole load goes on: note the progress

@@ -174,7 +174,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._refresh_status()
             return
         if update.reset and self._loaded:
-            self._say_rebuilt()
+            self._say_rebuilt(update)
         self._draw(to_end=True if (update.reset or not self._loaded) else None)
         if update.caught_up and not self._loaded:
             self._loaded = True
