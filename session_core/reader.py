@@ -148,12 +148,22 @@ def path_of(path: Any) -> str:
         ) from None
 
 
+def missing_file(where: str) -> str:
+    """What is said of a path that is not there: no such file, and the compressed copy
+    beside it where there is one (Codex's ``NAME.jsonl.zst``: read that)."""
+    packed = where + ".zst"
+    if os.path.exists(packed):
+        name = os.path.basename(packed)
+        return f"there is no such file; its compressed copy is beside it: {name}"
+    return "there is no such file"
+
+
 def open_transcript(where: str) -> IO[bytes]:
     """``open_regular`` with every way it can fail as a ``TranscriptError``."""
     try:
         return open_regular(where)
     except FileNotFoundError:
-        raise TranscriptError("there is no transcript here", path=where) from None
+        raise TranscriptError(missing_file(where), path=where) from None
     except IsADirectoryError:
         raise TranscriptError("is a directory, not a transcript", path=where) from None
     except NotAFileError:

@@ -22,8 +22,8 @@ from .errors import (
 from .locking import lock_fd as take_lock
 from .locking import open_locked
 from .message import Message
+from .reader import missing_file, replay_file
 from .reader import path_of as _path
-from .reader import replay_file
 from .repair import repair_path, repair_tail
 from .replay import KNOWN_TYPES, TOOL_OUTCOMES, ReplayState
 
@@ -99,7 +99,7 @@ class Session:
         if not os.path.isfile(where):
             if os.path.exists(where):
                 raise TranscriptError("is not a regular file, so not a transcript", path=where)
-            raise TranscriptError("there is no transcript here", path=where)
+            raise TranscriptError(missing_file(where), path=where)
         lock_fd = open_locked(where)
         try:
             stale = repair_path(where)

@@ -177,7 +177,7 @@ class TestStrictReader:
         self._fails(tail_only, None, "no complete line")
 
     def test_missing_directory_and_fifo(self, tmp_path: Path) -> None:
-        self._fails(tmp_path / "nope.jsonl", None, "no transcript here")
+        self._fails(tmp_path / "nope.jsonl", None, "there is no such file")
         self._fails(tmp_path, None, "directory")
         fifo = tmp_path / "pipe"
         os.mkfifo(fifo)

@@ -280,3 +280,21 @@ async def test_a_rollout_compressed_in_place_while_watched_is_idle_and_done(
         )
         await wait_for(pilot, lambda: any("● idle" in line for line in screen_lines(app)[:3]), 10)
         assert not any("quiet for" in line for line in screen_lines(app)[:4])
+
+
+def test_a_plain_name_whose_copy_alone_is_there_is_said_so(
+    packed: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check NAME.jsonl`` where Codex left ``NAME.jsonl.zst`` alone names the copy (it
+    said "there is no transcript here", as of any path not there)."""
+    plain, zst = packed
+    gone = plain.with_name("gone.jsonl")
+    zst.rename(f"{gone}.zst")
+    assert main(["check", str(gone)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        out
+        == f"{gone}: bad: there is no such file; its compressed copy is beside it: gone.jsonl.zst\n"
+    )
+    assert main(["check", str(plain.with_name("nothing.jsonl"))]) == 1
+    assert capsys.readouterr().out.endswith(": bad: there is no such file\n")
