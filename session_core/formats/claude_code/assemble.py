@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...column_items import ItemIds, Items
 from ...item_column import FOLDED_MARK, ItemColumn
@@ -194,7 +194,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             tool_ids = meta.get("compactedToolIds", record.get("compactedToolIds"))
             # Made once, when its line is new: ``folded`` is then the folds of the
             # compactions before it alone, and a result one of them folded is not sent,
-            # so this stubs nothing of it (it was counted, and marked elided).
+            # so this stubs nothing of it.
             cleared: dict[int, set[str]] = {}  # each item's results it cleared
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
                 found = b.calls.find(call_id) if isinstance(call_id, str) else -1
@@ -206,53 +206,46 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
                 if not ids <= known:
                     known |= ids
                     _stub_results(b.raw, item, known)
-            stubbed = [b.raw.id_of(item) for item in cleared]
             saved = meta.get("tokensSaved", record.get("tokensSaved"))
             if isinstance(before, int) and isinstance(saved, int) and after is None:
                 after = before - saved
-            bd.made = Compaction(
-                id=bd.id,
-                kind="elision",
-                line=bd.line,
-                summary=content if isinstance(content, str) else "",
-                folded=stubbed,
-                trigger=trigger if isinstance(trigger, str) else None,
-                tokens_before=before if isinstance(before, int) else None,
-                tokens_after=after if isinstance(after, int) else None,
-                ts=bd.ts,
-            )
-            bd.made_with = bd.summary_item
-            out.append(bd.made)
-            continue
-        if bd.folded_ids is None:
-            # The chain before it: from its logical parent, or (a parent the file does
-            # not have) from the last conversation line written before it.
-            # A compaction that kept its last messages folded what came before them.
-            start = threads.node_of(record.get("logicalParentUuid"))
-            if bd.head >= 0:
-                start = bd.cut
-            elif start < 0 or start >= bd.node >= 0:
-                start = bd.before
-            on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
-            # What was written after it (a folded call's late result) it did not fold:
-            # a live read works this out once, before such lines come.
-            del on[bisect.bisect_left(threads.line, bd.line) :]
-            lo, hi = span_of(on)
-            bd.folded_at, bd.folded = lo, bytes(on[lo:hi])  # (its stretch alone)
-            bd.folded_ids = ItemIds(b.raw, _items_of(b, nodes_of(on)))
-            if bd.head >= 0:
-                bd.kept_raw = preserved_items(b, bd.head, bd.tail)
-        assert bd.folded is not None
-        if at >= b.folded_upto:
-            _fold_in(folded, bd.folded, bd.folded_at)
+            kind: Literal["compaction", "elision"] = "elision"
+            summary = content if isinstance(content, str) else ""
+            named: Sequence[str] = [b.raw.id_of(item) for item in cleared]
+            kept: list[str] = []
+        else:
+            if bd.folded_ids is None:
+                # The chain before it: from its logical parent, or (a parent the file does
+                # not have) from the last conversation line written before it.
+                # A compaction that kept its last messages folded what came before them.
+                start = threads.node_of(record.get("logicalParentUuid"))
+                if bd.head >= 0:
+                    start = bd.cut
+                elif start < 0 or start >= bd.node >= 0:
+                    start = bd.before
+                on = recover(b, threads.walk(start)) if start >= 0 else bytearray()
+                # What was written after it (a folded call's late result) it did not fold:
+                # a live read works this out once, before such lines come.
+                del on[bisect.bisect_left(threads.line, bd.line) :]
+                lo, hi = span_of(on)
+                bd.folded_at, bd.folded = lo, bytes(on[lo:hi])  # (its stretch alone)
+                bd.folded_ids = ItemIds(b.raw, _items_of(b, nodes_of(on)))
+                if bd.head >= 0:
+                    bd.kept_raw = preserved_items(b, bd.head, bd.tail)
+            assert bd.folded is not None and bd.folded_ids is not None
+            if at >= b.folded_upto:
+                _fold_in(folded, bd.folded, bd.folded_at)
+            kind, summary, named = "compaction", bd.summary, bd.folded_ids
+            kept = ([bd.summary_item] if bd.summary_item else []) + [
+                b.raw.id_of(i) for i in bd.kept_raw
+            ]
         bd.made = Compaction(
             id=bd.id,
-            kind="compaction",
+            kind=kind,
             line=bd.line,
-            summary=bd.summary,
-            folded=bd.folded_ids,
-            kept=([bd.summary_item] if bd.summary_item else [])
-            + [b.raw.id_of(i) for i in bd.kept_raw],
+            summary=summary,
+            folded=named,
+            kept=kept,
             trigger=trigger if isinstance(trigger, str) else None,
             tokens_before=before if isinstance(before, int) else None,
             tokens_after=after if isinstance(after, int) else None,
