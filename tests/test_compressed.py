@@ -250,20 +250,15 @@ async def test_a_rollout_compressed_in_place_while_watched_is_idle_and_done(
     the plain name, gone: "may be at work")."""
     import os
 
-    from helpers import screen_lines, wait_for
+    from helpers import app_loaded, screen_lines, wait_for
 
-    from viewer.app import TailscopeApp
     from viewer.screens.model_screen import ModelScreen
 
     plain = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
     w = story(plain)
     w.function_call("shell", {"command": ["sleep", "9"]}, "open-call")  # (never answered)
-    app = TailscopeApp(plain)
-    async with app.run_test(size=(140, 32)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen), 30)
-        screen = app.screen
-        assert isinstance(screen, ModelScreen)
-        await wait_for(pilot, lambda: screen._loaded, 30)
+    async with app_loaded(plain, ModelScreen, (140, 32)) as (app, pilot):
+        screen = app.file_screen
         open_call = next(
             op for op in screen.transcript.tool_operations if op.call_id == "open-call"
         )
