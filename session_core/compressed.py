@@ -37,10 +37,10 @@ def open_maybe_compressed(path: str | os.PathLike[str]) -> IO[bytes]:
     return maybe_decompress(open_regular(path))
 
 
-def file_read(path: str | os.PathLike[str]) -> str:
+def file_read(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
     """The file a reader of ``path`` reads: ``path``, or, where it is not there, the
     compressed copy Codex leaves in its place (``NAME.jsonl.zst`` for ``NAME.jsonl``)."""
-    where = os.fspath(path)
+    where = os.fsdecode(path)
     packed = where + ".zst"
     if where.endswith(".jsonl") and not os.path.lexists(where) and os.path.exists(packed):
         return packed
