@@ -23,7 +23,7 @@ from .exportdoc import (
     View,
     _preview,
 )
-from .model import ROLLBACK, Item, ToolOp, Transcript, Usage
+from .model import Item, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .tool_ops import state_tone
 
@@ -119,6 +119,8 @@ def _message(
         tone, words = _MARKS.get(mark, ("info", mark))
         if mark == "elided" and view == "replayed" and item.stub is not None:
             words = "elided: the model is sent this stub; the original stays in the file (raw view)"
+        elif mark == "elided" and "folded" in item.marks:  # (stubbed, then folded: not sent)
+            words = "elided before that: the model was sent a stub; the original stays in the file"
         if mark == "elided" and stub is not None:  # the raw view: the original, the stub beside
             out.marks.append(Mark(tone, words + "; the stub:", stub, "stub"))
             continue
@@ -209,12 +211,11 @@ def _compactions(transcript: Transcript) -> Section:
 
 def _compaction_items(transcript: Transcript) -> Iterator[Note | TextBlock]:
     for c in transcript.compactions:
-        rollback = c.trigger == ROLLBACK  # (it drops turns, it summarises nothing)
+        kind, did = overlay_kind(c)  # (a rollback drops turns, it summarises nothing)
         what = (
-            f"{'rollback' if rollback else c.kind} at line {c.line}: "
-            f"{'drops' if rollback else 'folds'} {count(len(c.folded), 'item')}"
-            f"{f', keeps {len(c.kept)}' if c.kept else ''}"
-            f"{f'; trigger {c.trigger}' if c.trigger and not rollback else ''}"
+            f"{kind} at line {c.line}: {did} {count(len(c.folded), 'item')}"
+            f"{f', kept {len(c.kept)}' if c.kept else ''}"
+            f"{f'; trigger {c.trigger}' if c.trigger and kind != 'rollback' else ''}"
             f"{'' if c.tokens_before is None else f'; {c.tokens_before:,} tokens before'}"
         )
         yield Note(what, "info")

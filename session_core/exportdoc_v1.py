@@ -297,12 +297,14 @@ class _V1:
             folded = self.state.folded_by.get(eid)
             if folded is not None:
                 item.marks.append(Mark("warn", f"folded by the compaction at {self.where(folded)}"))
+            # (stubbed, then folded: the stub was sent until the compaction)
+            sent = "was sent the stub before that" if folded is not None else "is sent the stub"
             for elision in self.state.elided.get(eid, []):
                 item.marks.append(
                     Mark(
                         "warn",
                         f"elided by the elision at {self.where(elision.elision_id)}: "
-                        "the content below is the original; the model is sent the stub",
+                        f"the content below is the original; the model {sent}",
                         elision.stub,
                         "stub",
                     )

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from claude_code_writer import SESSION, story
+from claude_code_writer import SESSION, CCWriter, story, tool_use
 from codex_writer import RolloutWriter, message_payload
 
 from session_core.export import export
@@ -126,3 +126,42 @@ def test_an_elided_answer_sends_its_stub_alone(tmp_path: Path) -> None:
     assert sent[answer]["content"] == CLEARED and "text" not in sent[answer]
     replayed = export(path, "md")
     assert CLEARED in replayed and "text beside the result" not in replayed
+
+
+def test_a_stubbed_then_folded_item_is_not_said_to_be_sent_its_stub(tmp_path: Path) -> None:
+    """The raw export of an item an elision stubbed and a compaction then folded says the
+    stub was sent before that, and that it is no longer sent (it said both "no longer
+    sent" and "the model is sent a stub"); v1's as well as the model formats'. The
+    compactions section says what each overlay did (an elision "stubbed", not "folds")."""
+    from session_core import Message, Session
+    from session_core.export import export
+
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="go"))
+        result = s.append_message(Message(role="tool", content="BIG RESULT", tool_call_id="c1"))
+        s.append_elision([{"id": result, "stub": "[stub]"}])
+        last = s.append_message(Message(role="assistant", content="done"))
+        s.append_compaction("SUMMARY", last)
+    raw = export(path, "md", "raw")
+    assert "the model was sent the stub before that" in raw and "is sent the stub" not in raw
+    w = CCWriter(version="1.0.80")
+    w.user("read a")
+    w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
+    w.result("t1", "ALPHA")
+    w.system(
+        "microcompact_boundary",
+        content="Context microcompacted",
+        microcompactMetadata={"trigger": "auto", "preTokens": 900, "compactedToolIds": ["t1"]},
+    )
+    w.user("go on")
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        compactMetadata={"trigger": "auto", "preTokens": 100},
+    )
+    raw = export(w.write(tmp_path / "cc.jsonl"), "md", "raw")
+    assert "elided before that: the model was sent a stub" in raw
+    assert "the model is sent a stub" not in raw
+    assert "elision at line 4: stubbed 1 item" in raw
