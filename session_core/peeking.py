@@ -23,7 +23,15 @@ from .events import strict_rereads
 from .indexing import loads_mended
 from .line_warnings import skipped_line
 from .message import Message, message_from_payload
-from .reader import NotAFileError, is_blank, iter_lines, loads_line, open_lines, open_regular
+from .reader import (
+    NotAFileError,
+    is_blank,
+    iter_lines,
+    loads_line,
+    missing_file,
+    open_lines,
+    open_regular,
+)
 from .replay import payload_of
 
 if TYPE_CHECKING:
@@ -156,7 +164,7 @@ def _open(
     try:
         fh = open_regular(where)
     except FileNotFoundError:
-        result.error = f"there is no transcript at {where}"
+        result.error = f"{where}: {missing_file(where)}"  # (one way, as every reader says it)
         return result, None, None
     except (IsADirectoryError, NotAFileError):
         result.error = f"{where} is not a regular file, so not a transcript"

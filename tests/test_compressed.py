@@ -291,5 +291,9 @@ def test_a_plain_name_whose_copy_alone_is_there_is_said_so(
         out
         == f"{gone}: bad: there is no such file; its compressed copy is beside it: gone.jsonl.zst\n"
     )
+    assert (
+        peek(gone).error
+        == f"{gone}: there is no such file; its compressed copy is beside it: gone.jsonl.zst"
+    )
     assert main(["check", str(plain.with_name("nothing.jsonl"))]) == 1
     assert capsys.readouterr().out.endswith(": bad: there is no such file\n")
