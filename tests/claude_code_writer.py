@@ -122,6 +122,27 @@ class CCWriter:
     def progress(self, call_id: str, data: dict[str, Any]) -> None:
         self.env("progress", True, data=data, toolUseID=f"p-{call_id}", parentToolUseID=call_id)
 
+    def microcompact(self, call_ids: list[str]) -> str:
+        """A microcompact_boundary clearing the results of ``call_ids``."""
+        return self.system(
+            "microcompact_boundary",
+            content="Context microcompacted",
+            microcompactMetadata={
+                "trigger": "auto",
+                "preTokens": 900,
+                "compactedToolIds": call_ids,
+            },
+        )
+
+    def compact(self) -> str:
+        """A compact_boundary that starts a chain of its own (an auto compaction)."""
+        return self.system(
+            "compact_boundary",
+            parent=None,
+            content="Conversation compacted",
+            compactMetadata={"trigger": "auto", "preTokens": 100},
+        )
+
     def system(self, subtype: str, parent: str | bool | None = True, **extra: Any) -> str:
         return str(self.env("system", parent, subtype=subtype, **extra)["uuid"])
 

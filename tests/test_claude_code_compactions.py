@@ -295,12 +295,7 @@ def test_a_microcompact_naming_a_result_a_compaction_folded_stubs_nothing_of_it(
     w.user("read a")
     w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
     old = w.result("t1", "ALPHA")
-    w.system(
-        "compact_boundary",
-        parent=None,
-        content="Conversation compacted",
-        compactMetadata={"trigger": "auto", "preTokens": 100},
-    )
+    w.compact()
     w.user("This session is being continued. Summary: read a.", isCompactSummary=True)
     w.user("read b")
     w.assistant("m2", [tool_use("t2", "Read", file_path="b")])
@@ -321,12 +316,7 @@ def test_a_microcompact_naming_a_result_a_compaction_folded_stubs_nothing_of_it(
         assert list(elision.folded) == [live_result]
         (item,) = [i for i in t.raw if i.id == old]
         assert "elided" not in item.marks and item.stub is None
-    w.system(
-        "compact_boundary",
-        parent=None,
-        content="Conversation compacted",
-        compactMetadata={"trigger": "auto", "preTokens": 100},
-    )
+    w.compact()
     path = w.write(tmp_path / "later.jsonl")
     for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
         (elision,) = [c for c in t.compactions if c.kind == "elision"]
@@ -342,11 +332,7 @@ def test_diff_sets_an_elided_results_stub_beside_it(tmp_path: Path) -> None:
     w.user("read a")
     w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
     w.result("t1", "ALPHA")
-    w.system(
-        "microcompact_boundary",
-        content="Context microcompacted",
-        microcompactMetadata={"trigger": "auto", "preTokens": 900, "compactedToolIds": ["t1"]},
-    )
+    w.microcompact(["t1"])
     rows = "".join(model_diff(FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)))
     lines = rows.splitlines()
     at = next(i for i, row in enumerate(lines) if row.startswith("~ "))

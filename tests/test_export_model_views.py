@@ -149,18 +149,9 @@ def test_a_stubbed_then_folded_item_is_not_said_to_be_sent_its_stub(tmp_path: Pa
     w.user("read a")
     w.assistant("m1", [tool_use("t1", "Read", file_path="a")])
     w.result("t1", "ALPHA")
-    w.system(
-        "microcompact_boundary",
-        content="Context microcompacted",
-        microcompactMetadata={"trigger": "auto", "preTokens": 900, "compactedToolIds": ["t1"]},
-    )
+    w.microcompact(["t1"])
     w.user("go on")
-    w.system(
-        "compact_boundary",
-        parent=None,
-        content="Conversation compacted",
-        compactMetadata={"trigger": "auto", "preTokens": 100},
-    )
+    w.compact()
     raw = export(w.write(tmp_path / "cc.jsonl"), "md", "raw")
     assert "elided before that: the model was sent a stub" in raw
     assert "the model is sent a stub" not in raw
