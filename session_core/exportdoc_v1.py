@@ -28,7 +28,7 @@ from .exportdoc import (
     _usage_fact,
     _usage_rows,
 )
-from .formats.v1.ops import op_state, superseded_ops
+from .formats.v1.ops import op_state, superseded_ops, undispatched_states
 from .message_usage import v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
@@ -86,6 +86,7 @@ class _V1:
         for index, cid in enumerate(state.tool_ops.call_ids):
             self.op_index[self._number(cid)] = index
         self.superseded = superseded_ops(state)
+        self.undispatched = undispatched_states(state, writer_alive)
         self.tally = tally_state(state)
         self.writer_alive = writer_alive
 
@@ -163,8 +164,11 @@ class _V1:
         """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
         op = self.op(cid)
         answered = bool(self.answers(cid))
+        state: str
         if op is None:
-            state = "undispatched-answered" if answered else "never-dispatched"
+            number = self.calls.find(cid)
+            position = -1 if number < 0 else self.call_at[number]
+            state = self.undispatched(position, answered)
         else:
             gone = not op.get("settled") and self.superseded(self.op_of(cid))
             state = op_state(op, answered, False if gone else self.writer_alive)

@@ -12,7 +12,7 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
-from .ops import UndispatchedOp, V1Op, V1Ops, superseded_ops
+from .ops import UndispatchedOp, V1Op, V1Ops, superseded_ops, undispatched_states
 
 if TYPE_CHECKING:
     from ...replay import ReplayState
@@ -185,13 +185,14 @@ class V1Calls:
         self._let_go(settled)
         # The calls no dispatch line names, after: a crash state of their own.
         text = self.texts.text
+        undispatched = undispatched_states(state, writer_alive)
         never: list[ToolOp] = [
             UndispatchedOp.of(
                 state,
                 position,
                 text(cid),
                 text(name),
-                "undispatched-answered" if self._is_answered(cid) else "never-dispatched",
+                undispatched(position, self._is_answered(cid)),
             )
             for cid, (position, name) in self._undispatched.items()
         ]

@@ -60,6 +60,28 @@ def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
     return superseded
 
 
+def undispatched_states(
+    state: ReplayState, writer_alive: bool | None
+) -> Callable[[int, bool], OpState]:
+    """The state of a call a message line (at event ``position``) asked for that no
+    dispatch line names, ``answered`` or not: answered, ``undispatched-answered``; while
+    its writer may be at work and has written no message since, ``running`` (its
+    dispatch line is the next the writer writes: a live file shows that moment); else
+    ``never-dispatched``, the crash state."""
+    kinds = state.events.kinds
+    code = kinds.known("message")
+    last = kinds.codes.rfind(code) if 0 <= code < 256 else -1  # the last message line
+
+    def undispatched(position: int, answered: bool) -> OpState:
+        if answered:
+            return "undispatched-answered"
+        if writer_alive is not False and position >= last:
+            return "running"
+        return "never-dispatched"
+
+    return undispatched
+
+
 def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
     """A v1 operation's state from its settle's outcome (None: not settled), whether a
     tool message answers its call and whether the writer is alive."""
