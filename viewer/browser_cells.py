@@ -9,10 +9,10 @@ from typing import Any
 from rich.text import Text
 
 from session_core.scan import STATUSES, FileSummary, Status
-from session_core.text import size_text
+from session_core.text import name_line, size_text
 from session_core.times import epoch
 
-from .safe import fit_path, inert, name_line, one_line
+from .safe import fit_path, inert, one_line
 
 # (key, header, width; None = the session column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [
