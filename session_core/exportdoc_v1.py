@@ -145,11 +145,15 @@ class _V1:
         index = self.op_of(cid)
         return None if index < 0 else self.state.tool_ops[index]
 
+    def call_event(self, cid: str) -> int:
+        """The event of the (last) message that asks for call ``cid``, -1 if none."""
+        number = self.calls.find(cid)
+        return -1 if number < 0 else self.call_at[number]
+
     def call(self, cid: str) -> tuple[str, str] | None:
         """The (name, arguments) of the last call of that id the file asks for (None: no
         message asks for it)."""
-        number = self.calls.find(cid)
-        index = -1 if number < 0 else self.call_at[number]
+        index = self.call_event(cid)
         if index < 0:
             return None
         found: Mapping[str, Any] = {}
@@ -166,9 +170,7 @@ class _V1:
         answered = bool(self.answers(cid))
         state: str
         if op is None:
-            number = self.calls.find(cid)
-            position = -1 if number < 0 else self.call_at[number]
-            state = self.undispatched(position, answered)
+            state = self.undispatched(self.call_event(cid), answered)
         else:
             gone = not op.get("settled") and self.superseded(self.op_of(cid))
             state = op_state(op, answered, False if gone else self.writer_alive)

@@ -481,8 +481,10 @@ class FollowingScreen(Screen[None]):
         self.quiet_since = None
         if not self._seen_live:
             self._seen_live = self._loaded and self._is_live()
-        read = file_read(self.path)
-        if not self._seen_live or self.gone or is_compressed_file(read):
+        if not self._seen_live or self.gone:
+            return ""
+        read = file_read(self.path)  # (a rollout compressed in place: its copy)
+        if is_compressed_file(read):
             return ""  # (a compressed file's writer is done: idle, not quiet)
         times = [epoch(last_time)]
         with contextlib.suppress(OSError):
