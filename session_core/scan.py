@@ -13,8 +13,9 @@ Status rules, first match wins:
   ``load`` refuses (a malformed line that is not the last, a bad envelope,
   a fatal replay rule); a malformed *last* line alone is a crash tail, not
   damage. agentgo: what the strict reader refuses (a complete line that does
-  not parse, another session id, a seq gap, a wrong version). An unreadable
-  file or directory is damaged too.
+  not parse, another session id, a seq gap, a wrong version).
+* **unreadable**: the file (or a directory below the root) cannot be read at all:
+  permission denied, an I/O error; the reason gives the system's words.
 * **live**: a writer holds the file's lock (``/proc/locks``), or the file
   changed within the last ``live_window`` seconds (writers that do not lock:
   not agentgo's, which all do; and not a compressed file, which none appends to).
@@ -65,8 +66,15 @@ from .times import epoch
 from .usage import Usage
 from .writers import LockTable
 
-Status = Literal["live", "finished", "crashed", "damaged", "not-a-transcript"]
-STATUSES: tuple[Status, ...] = ("live", "finished", "crashed", "damaged", "not-a-transcript")
+Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
+STATUSES: tuple[Status, ...] = (
+    "live",
+    "finished",
+    "crashed",
+    "damaged",
+    "unreadable",
+    "not-a-transcript",
+)
 
 LIVE_WINDOW = 30.0  # seconds since the last change for an unlocked file to count as live
 BUDGET = 64 << 20  # read files up to this size whole
@@ -82,7 +90,7 @@ class FileSummary:
     path: str
     rel: str = ""  # the path relative to the scanned directory
     status: Status = "not-a-transcript"
-    reason: str | None = None  # why damaged, crashed or not a transcript
+    reason: str | None = None  # why damaged, unreadable, crashed or not a transcript
     format: Format | None = None
     agent: str | None = None  # the agent, or the project a session ran in (its cwd's name)
     title: str | None = None  # a session's title (a summary line, or its first prompt)
@@ -109,6 +117,12 @@ class FileSummary:
     subagents: tuple[str, ...] = ()  # the linked subagents' own files (absolute paths)
     counted: tuple[str, ...] = ()  # ...those whose usage ``tokens`` and ``cost`` hold
     parent: str | None = None  # the session this file is a subagent of (its own meta says)
+
+    @property
+    def counts_known(self) -> bool:
+        """Whether the file was read as a transcript, so its counts mean something (not
+        another kind of file, not damaged, not unreadable)."""
+        return self.format is not None and self.status not in ("damaged", "unreadable")
 
     @property
     def last_activity(self) -> float:
@@ -157,17 +171,22 @@ def scan_file(
     summary = FileSummary(path=where, rel=os.path.basename(where))
     try:
         _scan_into(summary, where, budget, window)
+    except _Unreadable as err:
+        summary.status, summary.reason = "unreadable", err.reason
     except TranscriptError as err:
         summary.status, summary.reason = "damaged", _reason(err)
+    except OSError as err:  # (a read that failed after the open: an I/O error)
+        summary.status, summary.reason = "unreadable", f"could not be read: {err.strerror or err}"
     except Exception as err:  # a summary, never an exception: the browser keeps listing
         summary.status, summary.reason = "damaged", f"could not be read: {err}"
-    if summary.status == "damaged" or summary.format is None:
+    fmt = summary.format
+    if fmt is None or not summary.counts_known:
         return summary
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout)
     fresh = (
-        not by_name(summary.format).only_locking_writers
+        not by_name(fmt).only_locking_writers
         and (time.time() if now is None else now) - summary.mtime < live_window
         and not is_compressed_file(where)
     )
@@ -178,6 +197,10 @@ def scan_file(
     else:
         summary.status = "finished"
     return summary
+
+
+class _Unreadable(TranscriptError):
+    """The file could not be opened for reading (permission, I/O): not its data's fault."""
 
 
 def _reason(err: TranscriptError) -> str:
@@ -198,7 +221,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         with contextlib.suppress(OSError):  # (its size and time, where stat can tell them)
             st = os.stat(where)
             summary.size, summary.mtime = st.st_size, st.st_mtime
-        raise TranscriptError(f"cannot be read: {err.strerror or err}") from None
+        raise _Unreadable(f"cannot be read: {err.strerror or err}") from None
     with fh:
         st = os.fstat(fh.fileno())
         summary.size, summary.mtime = st.st_size, st.st_mtime
@@ -516,7 +539,7 @@ def _walk_into(walk: _Walk, directory: str, out: list[str]) -> None:
         walk.folders.append(directory)
     except OSError as err:
         problem = FileSummary(path=directory, rel=_rel(walk.root, directory))
-        problem.status = "damaged"
+        problem.status = "unreadable"
         problem.reason = f"this directory cannot be listed: {err.strerror or err}"
         walk.problems.append(problem)
         return

@@ -124,7 +124,7 @@ class TestScan:
                 found = by_rel(root)
         finally:
             os.chmod(root / "closed", 0o755)
-        assert found["closed"].status == "damaged"
+        assert found["closed"].status == "unreadable"
         assert "cannot be listed" in (found["closed"].reason or "")
 
     def test_every_format_names_its_session_by_a_title(self, tmp_path: Path) -> None:
@@ -147,7 +147,9 @@ class TestScan:
                 row = scan_file(path)
         finally:
             os.chmod(path, 0o644)
-        assert row.status == "damaged" and "Permission denied" in (row.reason or "")
+        # Not "damaged": nothing is known to be wrong with its data (the d filter's)
+        assert row.status == "unreadable" and "Permission denied" in (row.reason or "")
+        assert not row.counts_known
         assert row.size == path.stat().st_size > 0 and row.mtime == OLD_MTIME  # (it said 0 B)
 
     def test_scanning_never_writes(self, corpus: Path, live_session: Session) -> None:

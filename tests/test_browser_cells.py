@@ -61,3 +61,25 @@ def test_the_columns_that_fit() -> None:
     assert [key for key, _, _ in fitting_columns(10)] == ["session", "last", "messages", "status"]
     widths = [len([1 for _ in fitting_columns(w)]) for w in range(10, 200)]
     assert widths == sorted(widths)  # a wider screen never shows fewer
+
+
+def test_an_unreadable_file_is_counted_as_such_and_adds_no_usage() -> None:
+    """A file that could not be read is its own status (not "damaged": nothing is known of
+    its data), with dashes for its numbers, left out of the totals' unknowns."""
+    from viewer.browser_cells import cells
+
+    rows = [
+        summary(0, 10, 1.0),
+        FileSummary(
+            path="/x/locked.jsonl",
+            status="unreadable",
+            reason="cannot be read: Permission denied",
+            format="codex",
+        ),
+    ]
+    text = totals(rows, 2).plain
+    assert "1 finished  1 unreadable" in text and text.endswith("tokens 10  cost $1.00"), text
+    shown = [getattr(cell, "plain", cell) for cell in cells(rows[1], 20)]
+    assert "unreadable" in shown and "unknown" not in shown, shown  # (not counted: "—")
+    counted = [getattr(cell, "plain", cell) for cell in cells(rows[0], 20)]
+    assert "unknown" in counted  # (a known transcript's unknown count, for contrast)

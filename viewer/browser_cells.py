@@ -38,6 +38,7 @@ STATUS_LABEL: dict[Status, str] = {
     "finished": "finished",
     "crashed": "crashed",
     "damaged": "damaged",
+    "unreadable": "unreadable",
     "not-a-transcript": "other",
 }
 STATUS_STYLE: dict[Status, str] = {
@@ -45,6 +46,7 @@ STATUS_STYLE: dict[Status, str] = {
     "finished": "",
     "crashed": "bold yellow",
     "damaged": "bold red",
+    "unreadable": "bold magenta",
     "not-a-transcript": "dim italic",
 }
 STATUS_NAME: dict[Status, str] = {
@@ -52,6 +54,7 @@ STATUS_NAME: dict[Status, str] = {
     "finished": "finished",
     "crashed": "crashed",
     "damaged": "damaged",
+    "unreadable": "unreadable",
     "not-a-transcript": "not a transcript",
 }
 UNKNOWN = Text("unknown", style="dim", justify="right")
@@ -114,7 +117,7 @@ def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]
     listed under its parent (``depth`` > 0) is marked and indented."""
     who = " / ".join(x for x in (summary.agent, summary.model) if x) or "—"
     mark = "  " * (depth - 1) + "↳ " if depth else ""
-    if summary.format is None or summary.status == "damaged":  # nothing was counted
+    if not summary.counts_known:  # nothing was counted
         numbers: list[Any] = [Text("—", justify="right", style="dim") for _ in range(4)]
     else:
         cost = summary.cost
@@ -270,7 +273,7 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     no_tokens = no_cost = transcripts = 0
     for summary in summaries:
         counts[summary.status] += 1
-        if summary.format is None or summary.status == "damaged":
+        if not summary.counts_known:
             continue
         transcripts += 1
         added = summary.path not in in_parents

@@ -72,6 +72,7 @@ class BrowserScreen(DirectoryWatch):
         Binding("l", "status('live')", "Live"),
         Binding("c", "status('crashed')", "Crashed"),
         Binding("d", "status('damaged')", "Damaged"),
+        Binding("u", "status('unreadable')", "Unreadable", show=False),
         Binding("f", "status('finished')", "Finished", show=False),
         Binding("n", "status('not-a-transcript')", "Not transcripts", show=False),
         Binding("r", "rescan", "Rescan", show=False),
