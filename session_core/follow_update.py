@@ -41,6 +41,7 @@ class FollowUpdate:
     problem: str | None = None  # the file is there and cannot be read now: why
     caught_up: bool = True  # nothing more was readable when this was sent
     initial: bool = False  # the first update of a file (or of a reset)
+    read: str = ""  # the file read: the path followed, or the compressed copy in its place
 
     def is_empty(self) -> bool:
         """Nothing a reader needs to act on (only the held-back partial line grew)."""

@@ -257,8 +257,8 @@ class _Tail:
 
     def step(self, limit_bytes: int | None) -> FollowUpdate | None:
         """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
-        update = FollowUpdate()
         where = file_read(self.path)
+        update = FollowUpdate(read=where)
         try:
             st = os.stat(where)
         except FileNotFoundError:

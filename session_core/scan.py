@@ -47,7 +47,7 @@ from typing import IO, Any, Literal
 import orjson
 
 from .agentgo.reader import StrictReader, parse_record
-from .compressed import is_compressed_file, maybe_decompress
+from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .indexing import head_record
@@ -175,6 +175,8 @@ def scan_file(
         summary.status, summary.reason = "unreadable", err.reason
     except TranscriptError as err:
         summary.status, summary.reason = "damaged", _reason(err)
+    except CompressedReadError as err:  # (its data: truncated or corrupt)
+        summary.status, summary.reason = "damaged", f"could not be read: {err.strerror or err}"
     except OSError as err:  # (a read that failed after the open: an I/O error)
         summary.status, summary.reason = "unreadable", f"could not be read: {err.strerror or err}"
     except Exception as err:  # a summary, never an exception: the browser keeps listing

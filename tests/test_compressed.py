@@ -275,6 +275,28 @@ async def test_a_rollout_compressed_in_place_while_watched_is_idle_and_done(
         )
         await wait_for(pilot, lambda: any("● idle" in line for line in screen_lines(app)[:3]), 10)
         assert not any("quiet for" in line for line in screen_lines(app)[:4])
+        # the header names the file read
+        assert any(f"{plain.name}.zst " in line for line in screen_lines(app)[:3])
+
+
+async def test_a_plain_name_whose_copy_alone_is_there_is_shown_from_it_said_so(
+    packed: tuple[Path, Path],
+) -> None:
+    """``tailscope NAME.jsonl`` where Codex left ``NAME.jsonl.zst`` alone shows the copy,
+    by its own screen at once (no format swap), its header naming it, and says so once
+    (it showed the copy under the plain name, silently)."""
+    from helpers import app_loaded, screen_lines
+
+    from viewer.screens.model_screen import ModelScreen
+
+    plain, zst = packed
+    gone = plain.with_name("gone.jsonl")
+    zst.rename(f"{gone}.zst")
+    async with app_loaded(gone, ModelScreen, (140, 32)) as (app, _pilot):
+        assert len(app.file_screen.transcript.messages) == len(open_transcript(plain).messages)
+        assert any(line.lstrip().startswith("gone.jsonl.zst ") for line in screen_lines(app)[:3])
+        said = [str(note.message) for note in app._notifications]
+        assert said == ["gone.jsonl is not there: showing its compressed copy, gone.jsonl.zst."]
 
 
 def test_a_plain_name_whose_copy_alone_is_there_is_said_so(

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from session_core.compressed import file_read
 from session_core.formats import Format, detect_format
 from session_core.text import inert
 
@@ -74,7 +75,8 @@ class TailscopeApp(App[None]):
 
             where = self.path if self.roots is None else self.roots
             return BrowserScreen(where, force_polling=self.force_polling)
-        return self.screen_for(detect_format(self.path))
+        # (the file the follower will read: a rollout compressed in place, its copy)
+        return self.screen_for(detect_format(file_read(self.path)))
 
     def notify(
         self,

@@ -143,6 +143,7 @@ class FollowingScreen(Screen[None]):
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
+        self.reading = ""  # the file the follower reads: the path, or its compressed copy
         self._was_gone = False  # ... as the update before this one said
         self.read_problem: str | None = None  # the file is there and cannot be read: why
         self._seen_live = False  # the writer was at work while the file was shown
@@ -262,6 +263,8 @@ class FollowingScreen(Screen[None]):
         self._was_gone, self.gone = self.gone, False
         if update.reset:
             self.forget_writer()
+        if update.read and update.read != self.reading:
+            self._say_reading(update.read)
         with self.state_lock:
             if not self._still_previewing(update):
                 self._apply_update(update)
@@ -390,6 +393,18 @@ class FollowingScreen(Screen[None]):
         """Bring the panes up to date with ``self.live`` after ``update`` was replayed
         (a big file's preview is over)."""
         raise NotImplementedError
+
+    def _say_reading(self, read: str) -> None:
+        """The file read is not (or no longer) the path named: its compressed copy, which
+        the header names from now on; said once, where the path was not there to begin
+        with (a compression under the follow is said by its reset)."""
+        if read != self.path and not self.reading:
+            self.notify(
+                f"{os.path.basename(self.path)} is not there: showing its compressed copy, "
+                f"{os.path.basename(read)}.",
+                timeout=6,
+            )
+        self.reading = read
 
     def _say_rebuilt(self, update: FollowUpdate) -> None:
         """A reset after the first load: the view starts again, and why (the follower's

@@ -326,7 +326,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             extra = f"↓ {view.new_count:,} new  {extra}".rstrip()
         self.query_one(ModelStatus).show(
             self.transcript,
-            name=os.path.basename(self.path),
+            name=os.path.basename(self.reading or self.path),  # (its compressed copy: named)
             title=self.format.title if self._detected is not None else "unknown format",
             size=size,
             live=self.live_label(),
