@@ -319,3 +319,20 @@ def test_a_plain_name_whose_copy_alone_is_there_is_said_so(
     )
     assert main(["check", str(plain.with_name("nothing.jsonl"))]) == 1
     assert capsys.readouterr().out.endswith(": bad: there is no such file\n")
+
+
+async def test_a_plain_file_named_relatively_is_not_said_to_be_a_copy(
+    packed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follower names the file by its absolute path: a file opened by a relative one
+    is the file named, not "its compressed copy" (as every relative path was said to be)."""
+    from helpers import app_loaded, screen_lines
+
+    from viewer.screens.model_screen import ModelScreen
+
+    plain, _zst = packed
+    monkeypatch.chdir(plain.parent)
+    async with app_loaded(Path(plain.name), ModelScreen, (140, 32)) as (app, _pilot):
+        assert any(line.lstrip().startswith(f"{plain.name} ") for line in screen_lines(app)[:3])
+        said = [str(note.message) for note in app._notifications]
+        assert not any("compressed copy" in note for note in said), said

@@ -398,7 +398,8 @@ class FollowingScreen(Screen[None]):
         """The file read is not (or no longer) the path named: its compressed copy, which
         the header names from now on; said once, where the path was not there to begin
         with (a compression under the follow is said by its reset)."""
-        if read != self.path and not self.reading:
+        named = os.path.abspath(self.path)  # (as the follower names it)
+        if read == named + ".zst" and not self.reading:
             self.notify(
                 f"{os.path.basename(self.path)} is not there: showing its compressed copy, "
                 f"{os.path.basename(read)}.",
