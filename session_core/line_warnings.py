@@ -49,6 +49,13 @@ def too_deep(raw: bytes) -> str:
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
+# ...and of a last line without its newline whose writer is gone, which is not kept
+UNFINISHED = "has no newline: the writer left it unfinished, and it is not read (a crash tail)"
+
+
+def unfinished_line(line: int) -> str:
+    """The warning of a last line without its newline, once no writer will end it."""
+    return f"line {line} {UNFINISHED}"
 
 
 def named_line(warning: str) -> int:
@@ -71,10 +78,12 @@ def damage_line(warning: str, last: int) -> int | None:
 
 __all__ = [
     "KEPT",
+    "UNFINISHED",
     "bad_line_reason",
     "damage_line",
     "joined_warning",
     "named_line",
     "skipped_line",
     "too_deep",
+    "unfinished_line",
 ]

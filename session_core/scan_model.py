@@ -6,6 +6,7 @@ import os
 from typing import IO, TYPE_CHECKING
 
 from .column_items import count_kind
+from .line_warnings import KEPT, UNFINISHED
 from .model import Transcript
 from .text import count, prompt_title
 
@@ -64,7 +65,7 @@ def summarise_model(
         if op.state in ("running", "interrupted") and (op.line or 0) > head
     ]
     summary.pending = len(unfinished)
-    summary.crash_tail = any("kept as it is" in w for w in transcript.warnings[-1:])
+    summary.crash_tail = any(KEPT in w or UNFINISHED in w for w in transcript.warnings[-1:])
     why = []
     if unfinished:
         why.append(

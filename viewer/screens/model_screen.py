@@ -29,7 +29,7 @@ from session_core.column_items import first_of_span, item_key
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
-from session_core.line_warnings import named_line
+from session_core.line_warnings import named_line, unfinished_line
 from session_core.model import Run, ToolOp, Transcript
 
 from ..formats import PaneSet, pane_set_for
@@ -184,10 +184,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._refresh_status()  # (drawn as still loading a moment ago)
 
     def _unfinished(self) -> str:
-        return (
-            f"line {self.held_line} has no newline: the writer left it unfinished, "
-            "and it is not read (a crash tail)"
-        )
+        return unfinished_line(self.held_line)
 
     def _draw_wait(self, update: FollowUpdate) -> float:
         """Seconds until ``update`` may be drawn (0: now). A load's last batch and a

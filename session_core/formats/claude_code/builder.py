@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import msgspec
 
 from ...item_column import ItemColumn
+from ...line_warnings import unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
@@ -216,7 +217,10 @@ class ClaudeCodeBuilder(Builder):
         """A line that is not a JSON object: a warning, and a raw record where it was; a
         whole read's unfinished last line (``unended``) a warning alone, as a follower
         holds it back."""
-        super().bad_line(line, raw, why)
+        if self.unended:
+            self.warnings.append(unfinished_line(line))  # (not "kept": it is not shown)
+        else:
+            super().bad_line(line, raw, why)
         self.version += 1
         if line > self.lines:
             self.lines = line
