@@ -405,9 +405,9 @@ class ItemsView(ItemFilter, ItemSearch):
             line = Text("  → ", self._s("call"), end="")
             line.append(one_line(part.name or "?", 40), self._s("call"))
             line.append(f"  [{label}]  ", self._s(tone))
-            if progress:
-                line.append(f"{one_line(progress, 60)}  ", self._s("info"))
             line.append(one_line(part.head or args_preview(part.data), room))
+            if progress:  # (after what was called: its output hid the command)
+                line.append(f"  {one_line(progress, 60)}", self._s("info"))
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "tool-result":

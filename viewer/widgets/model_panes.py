@@ -126,7 +126,7 @@ def _state_width(op: ToolOp) -> int:
     return len(_state_text(op)) + 2
 
 
-class OpsTable(RowSearch, VirtualTable):
+class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the table's)
     """The operations' table, searched (``/``: ``OpSearch``, what each operation holds)."""
 
     NOT_FOUND = "No operation matches: / searches the tool operations."
