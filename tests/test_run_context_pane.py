@@ -220,3 +220,16 @@ async def test_enter_on_a_run_goes_into_its_sections(transcript: Path) -> None:
         await pilot.pause()
         assert isinstance(app.focused, SectionView)
         assert app.focused is pane.query(SectionView).first()
+
+
+@pytest.mark.parametrize("width", [60, 80, 140])
+async def test_a_narrow_screen_keeps_the_run_detail_on_it(transcript: Path, width: int) -> None:
+    """The runs list takes a share of a narrow screen, no more than its 81 cells of a
+    wide one: at 80 columns the detail (facts, sections, what changed) was off screen."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(RunContextPane)
+        runs, detail = pane.query_one("#runs"), pane.query_one("#run-detail")
+        assert detail.region.right <= width and detail.region.width >= width // 4
+        assert runs.region.width <= 81
