@@ -31,10 +31,12 @@ def open_transcript(path: str | os.PathLike[str]) -> Transcript:
 
     Never writes. ``TranscriptError`` when the file cannot be read or no format claims it.
     """
+    from .reader import path_of
     from .views import format_for
 
-    fmt = format_for(path)
-    return fmt.open(path, writer_alive=fmt.writer_alive(path))
+    where = path_of(path)  # (bytes: the file's name, for every format's reader)
+    fmt = format_for(where)
+    return fmt.open(where, writer_alive=fmt.writer_alive(where))
 
 
 if TYPE_CHECKING:

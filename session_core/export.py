@@ -27,7 +27,7 @@ from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
 from .json_out import EscapedC1, escape_c1
-from .reader import opened_as
+from .reader import opened_as, path_of
 from .views import dump_json, format_for, replay_any
 
 Format = Literal["md", "html", "json"]
@@ -98,6 +98,7 @@ class Writes(Protocol):
 def export_into(path: str | os.PathLike[str], fmt: Format, view: View, out: Writes) -> None:
     """Write the export of ``path`` into ``out`` as it is made (a big file's is never
     whole in memory). JSON is ``tailscope replay``'s bytes, C1 controls escaped."""
+    path = path_of(path)  # (bytes: the file's name, for every format's reader)
     with strict_rereads(path):  # (a line changed since it was read ends the export)
         if fmt == "json" and view == "replayed":
             format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]

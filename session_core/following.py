@@ -23,7 +23,7 @@ from .file_watch import Watcher
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
-from .reader import is_blank
+from .reader import is_blank, path_of
 
 # Bytes read per wake-up after the first update, and per read. 1 MB, not 4: a batch's
 # blocks and lines, made and freed batch after batch, were 35 MB of a 1 GB v1 file's
@@ -511,7 +511,7 @@ async def follow(
     With ``parse=False`` updates carry their lines in ``raw`` instead of
     ``envelopes``, for a reader that parses each line as it applies it.
     """
-    where = os.path.abspath(os.fspath(path))
+    where = os.path.abspath(path_of(path))  # (bytes: the file's name)
     loop = asyncio.get_running_loop()
     tail = _Tail(where, parse)
     wake = asyncio.Event()

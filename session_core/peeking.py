@@ -143,7 +143,7 @@ def _start(
     """The result as far as the file's kind says, the source of the rest (None: there
     is no rest), and the file's stat before it is read."""
     try:
-        where = os.fspath(path) if path is not None else "(nowhere)"
+        where = os.fsdecode(path) if path is not None else "(nowhere)"
     except TypeError:  # (the contract: never raises, whatever it is given)
         result = PeekResult(path=repr(path))
         result.error = f"a path is needed, not {type(path).__name__}"

@@ -237,6 +237,8 @@ class Session:
         self._need(isinstance(replaces_through_id, str), "replaces_through_id must be an id")
         for name, value in (("tokens_before", tokens_before), ("tokens_after", tokens_after)):
             self._need(value is None or _is_int(value), f"{name} must be an integer")
+        # (None is the default, as the reference's Bool parameter takes Nil; "no" is not false)
+        self._need(fallback is None or isinstance(fallback, bool), "fallback must be true or false")
         payload: dict[str, Any] = {
             "summary": summary,
             "replaces-through-id": replaces_through_id,

@@ -140,7 +140,10 @@ def replay_any(path: str | os.PathLike[str]) -> dict[str, Any]:
 
     ``TranscriptError`` when it cannot be read, or no format claims it.
     """
-    return format_for(path).replay_json(path)
+    from .reader import path_of
+
+    where = path_of(path)  # (bytes: the file's name, for every format's reader)
+    return format_for(where).replay_json(where)
 
 
 def format_for(path: str | os.PathLike[str]) -> TranscriptFormat:

@@ -76,6 +76,36 @@ def test_every_read_path_is_read_only(
     assert fingerprint(sample) == before
 
 
+async def test_a_path_given_as_bytes_is_the_file_of_that_name(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """README: a path given as bytes is read as the file's name, by every entry point (a
+    Claude Code or Codex file's reader, and every format's follow, raised ``TypeError``)."""
+    import session_core
+    from session_core import follow
+    from session_core.export import export_into
+    from session_core.views import replay_any
+
+    name = os.fsencode(sample)
+    whole = session_core.open_transcript(sample)
+    assert len(session_core.open_transcript(name).raw) == len(whole.raw)
+    assert replay_any(name) == replay_any(sample)
+    for form in ("md", "json"):
+        by_bytes, by_str = io.BytesIO(), io.BytesIO()
+        export_into(name, form, "replayed", by_bytes)  # type: ignore[arg-type]
+        export_into(sample, form, "replayed", by_str)
+        assert by_bytes.getvalue() == by_str.getvalue(), form
+    seen = peek(name)
+    assert seen.error is None and len(seen.envelopes) == len(peek(sample).envelopes)
+    updates = follow(name, force_polling=True, poll_interval=0.05)  # type: ignore[arg-type]
+    try:
+        async with asyncio.timeout(20):
+            first = await anext(updates)
+    finally:
+        await updates.aclose()
+    assert first.read == str(sample) and (first.envelopes or first.raw)
+
+
 def test_a_compressed_copy_reads_as_its_lines(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -521,6 +521,18 @@ def test_an_append_of_arguments_of_the_wrong_type_is_refused(create, call_it) ->
     assert path.read_bytes() == before
 
 
+def test_a_compaction_fallback_that_is_not_a_bool_is_refused(create) -> None:
+    """``fallback="no"`` was written ``"fallback": true``; None is the default (false)."""
+    s, path = create()
+    through = s.append_message(Message(role="user", content="x"))
+    before = path.read_bytes()
+    with pytest.raises(TranscriptError, match="fallback must be true or false"):
+        s.append_compaction("summary", through, fallback="no")  # type: ignore[arg-type]
+    assert path.read_bytes() == before
+    s.append_compaction("summary", through, fallback=None)  # type: ignore[arg-type]
+    assert orjson.loads(path.read_bytes().splitlines()[-1])["payload"]["fallback"] is False
+
+
 def test_wrong_typed_paths_and_meta_are_refused(tmp_path: Path) -> None:
     for bad in (None, 5):
         with pytest.raises(TranscriptError):
