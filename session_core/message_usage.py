@@ -35,6 +35,44 @@ class MessageUsage:
     cache_read: int | None = None
     cost: float | None = None
 
+    def counted(self) -> tuple[int | None, int | None, int | None, int | None]:
+        """Input, output, cache read, and tokens no count names: what the response used,
+        each token counted once (every total, tally and view adds these; ``tokens``).
+
+        The total (reported, or input plus output) is the response's tokens. Where it is
+        input plus output, a cache read no bigger than the input is part of it (v1's
+        prompt tokens and agentgo's input tokens hold their cached ones, as OpenAI's do)
+        and is taken out of it, so the input counted is the uncached part, as Codex's;
+        a bigger one cannot be, and adds up. Where the total is more than the counts
+        named, the rest is tokens of no named kind (a total reported alone, all of it)."""
+        inp, out, total, cache = self.input, self.output, self.total, self.cache_read
+        if total is None:
+            return inp, out, cache, None
+        if (
+            cache is not None
+            and inp is not None
+            and out is not None
+            and total == inp + out
+            and cache <= inp
+        ):
+            return inp - cache, out, cache, None
+        if inp is None and out is None and cache is None:
+            return None, None, None, total
+        named = (inp or 0) + (out or 0) + (cache or 0)
+        return inp, out, cache, total - named if total > named else None
+
+    @property
+    def tokens(self) -> int | None:
+        """Every token the response used, counted once (``counted``); None: none reported."""
+        known = [n for n in self.counted() if n is not None]
+        return sum(known) if known else None
+
+    @property
+    def in_part(self) -> bool:
+        """Its tokens are known in part: an input or output count without the other, and
+        no total (the rest is unknown, not 0)."""
+        return self.total is None and (self.input is not None or self.output is not None)
+
     def describe(self) -> str:
         """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""
         parts: list[str] = []

@@ -53,8 +53,9 @@ class Usage:
     # how many turns reported each field
     total_reported: int = 0
     cost_reported: int = 0
-    # tokens turns reported as a total alone, with no input or output count
+    # tokens of no named kind: a total reported alone, or what a total holds past its counts
     total_only: int | None = None
+    in_part: int = 0  # turns whose tokens are known in part (``MessageUsage.in_part``)
 
     def add(self, usage: MessageUsage | None) -> None:
         """Count one turn and what it reported (``None``: it reported nothing)."""
@@ -62,17 +63,23 @@ class Usage:
         if usage is None:
             return
         self.reported += 1
-        if usage.input is not None:
-            self.input = usage.input + (self.input or 0)
-        if usage.output is not None:
-            self.output = usage.output + (self.output or 0)
-        if usage.cache_read is not None:
-            self.cache_read = usage.cache_read + (self.cache_read or 0)
+        # (each token once, as every view counts it: ``MessageUsage.counted``)
+        inp, out, cache, rest = usage.counted()
+        if inp is not None:
+            self.input = inp + (self.input or 0)
+        if out is not None:
+            self.output = out + (self.output or 0)
+        if cache is not None:
+            self.cache_read = cache + (self.cache_read or 0)
+        if rest is not None:
+            self.total_only = rest + (self.total_only or 0)
+        tokens = usage.tokens
+        if tokens is not None:
+            self.total = tokens + (self.total or 0)
         if usage.total is not None:
-            self.total = usage.total + (self.total or 0)
             self.total_reported += 1
-            if usage.input is None and usage.output is None:
-                self.total_only = usage.total + (self.total_only or 0)
+        elif usage.in_part:
+            self.in_part += 1
         if usage.cost is not None:
             self.cost = usage.cost + (self.cost or 0.0)
             self.cost_reported += 1

@@ -29,6 +29,7 @@ class Usage:
     # tokens responses reported as a total alone (v1's ``total-tokens`` with no prompt
     # or completion count): counted, not broken down (they read "usage unknown")
     total_only_tokens: int | None = None
+    in_part: int = 0  # responses whose tokens are known in part (an input without an output)
 
     def add(self, other: Usage) -> None:
         """Fold another total (a response's, a run's) into this one."""
@@ -42,6 +43,7 @@ class Usage:
         self.reported += other.reported
         self.responses += other.responses
         self.cost_reported += other.cost_reported
+        self.in_part += other.in_part
 
     @classmethod
     def of_response(
@@ -87,6 +89,7 @@ class Usage:
             responses=totals.turns,
             cost_reported=totals.cost_reported,
             total_only_tokens=totals.total_only,
+            in_part=totals.in_part,
         )
 
     @classmethod
@@ -142,6 +145,8 @@ class Usage:
         parts.append(self.describe_cost())
         if self.responses and self.reported != self.responses:
             parts.append(f"{self.reported} of {self.responses} responses reported")
+        if self.in_part:  # (an input without its output: the rest unknown, not 0)
+            parts.append(f"{self.in_part} reported in part")
         return " · ".join(parts)
 
     def describe_cost(self) -> str:
@@ -164,6 +169,8 @@ class Usage:
             out["priced"] = self.cost_reported  # of those that reported: the cost theirs alone
         if self.total_only_tokens is not None:  # (only then: every other file's keys as were)
             out["total-only-tokens"] = self.total_only_tokens
+        if self.in_part:  # (likewise)
+            out["reported-in-part"] = self.in_part
         return out
 
     @classmethod
@@ -171,14 +178,16 @@ class Usage:
         """A v1 message's or an agentgo call's usage, as one response."""
         if usage is None:
             return cls(responses=1)
-        alone = usage.total if usage.input is None and usage.output is None else None
-        return cls.of_response(
-            input_tokens=usage.input,
-            output_tokens=usage.output,
-            cache_read_tokens=usage.cache_read,
+        inp, out, cache, rest = usage.counted()  # (each token once, as every tally)
+        made = cls.of_response(
+            input_tokens=inp,
+            output_tokens=out,
+            cache_read_tokens=cache,
             cost=usage.cost,
-            total_only_tokens=alone,
+            total_only_tokens=rest,
         )
+        made.in_part = 1 if usage.in_part else 0
+        return made
 
 
 def _plus(a: int | None, b: int | None) -> int | None:

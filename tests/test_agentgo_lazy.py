@@ -59,8 +59,8 @@ import gen_agentgo
 # what they were, fa1a…/2ab5…, 4397…/d75a…, 4f3f…).
 # (the replay JSON of 2026-12-06: its tool operations name their messages, message-id)
 GOLDEN = {
-    (300_000, 1): ("cd09588a799df67c", "b37847b89932f12d"),
-    (1_000_000, 2): ("947ee7e1c1feac39", "7221abf7c934ad50"),
+    (300_000, 1): ("cd09588a799df67c", "8e8170e516e88a63"),  # (input: its uncached part)
+    (1_000_000, 2): ("947ee7e1c1feac39", "fc4d2da647cf4190"),
 }
 DAMAGED_GOLDEN = "be59d381f4deeb4e"  # (600_000, seed 3, damaged): the followed view
 SIZE = (120, 40)

@@ -1,0 +1,163 @@
+"""One rule for a response's tokens, on every surface: the header (the model's usage),
+``replay``, the exports and the browser gave one v1 or agentgo file different totals
+(the browser and the exports left an agentgo cache read out, the header counted a v1
+cache read twice beside a ``total-tokens`` that held it)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus import fixed_agentgo
+from session_core import Message, Session, open_transcript
+from session_core.agentgo import AgentGoSession
+from session_core.export import export_into
+from session_core.message_usage import MessageUsage, agentgo_usage
+from session_core.scan import scan_file
+from session_core.views import replay_any
+
+
+@pytest.mark.parametrize(
+    ("reported", "counted"),
+    [
+        # OpenAI's prompt tokens hold their cached ones: the total says so
+        (MessageUsage(900, 60, 960, 800), (100, 60, 800, None)),
+        # agentgo's input holds its cached tokens (no total: input plus output is one)
+        (
+            agentgo_usage({"input_tokens": 1000, "output_tokens": 10, "cache_read_tokens": 800}),
+            (200, 10, 800, None),
+        ),
+        # ...but a cache read bigger than the input cannot be part of it: added
+        (
+            agentgo_usage({"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 1000}),
+            (100, 10, 1000, None),
+        ),
+        (MessageUsage(100, 10, None, 1000), (100, 10, 1000, None)),
+        # a total past its counts: the rest is tokens of no named kind
+        (MessageUsage(100, 10, 150, None), (100, 10, None, 40)),
+        (MessageUsage(None, None, 500, None), (None, None, None, 500)),
+        (MessageUsage(200, None, None, None), (200, None, None, None)),
+        (MessageUsage(0, 0, 0, None), (0, 0, None, None)),
+    ],
+)
+def test_each_token_is_counted_once(
+    reported: MessageUsage | None, counted: tuple[int | None, ...]
+) -> None:
+    assert reported is not None and reported.counted() == counted
+    known = [n for n in counted if n is not None]
+    assert reported.tokens == (sum(known) if known else None)
+
+
+def _v1(path: Path, usages: list[dict[str, Any]]) -> Path:
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n, usage in enumerate(usages):
+            s.append_message(Message(role="user", content=f"q{n}"))
+            s.append_message(Message(role="assistant", content=f"a{n}"), extra={"usage": usage})
+    return path
+
+
+def _agentgo(path: Path, usage: dict[str, Any]) -> Path:
+    model = {"id": "turn-1", "kind": "model", "attempt": 1}
+    answer = {"kind": "assistant", "content": [{"type": "text", "text": "a"}]}
+    with fixed_agentgo():
+        session = AgentGoSession.create(path)
+        run = session.begin_run()
+        run.record("agent_start")
+        run.record("model_request", {"messages": [], "tools": []}, execution=model)
+        run.record("model_exec_end", {"message": answer, "usage": usage}, execution=model)
+        run.record("message_end", {"message": answer})
+        run.record("agent_end", {"stop_reason": "end_turn"})
+        run.close()
+        session.close()
+    return path
+
+
+def _everywhere(path: Path) -> dict[str, Any]:
+    """The file's tokens as each surface gives them."""
+    usage = replay_any(path)["usage"]
+    said = {
+        "model": open_transcript(path).usage.tokens,
+        "replay": sum(
+            usage[key] or 0
+            for key in ("input-tokens", "output-tokens", "cache-read-tokens", "total-only-tokens")
+            if key in usage
+        ),
+        "browser": scan_file(path, live_window=0).tokens,
+    }
+    out = io.BytesIO()
+    export_into(path, "md", "replayed", out)
+    said["export"] = int(
+        next(
+            line
+            for line in out.getvalue().decode().splitlines()
+            if line.startswith("| usage | tokens ")
+        )
+        .split("tokens ", 1)[1]
+        .split()[0]
+        .replace(",", "")
+    )
+    return said
+
+
+@pytest.mark.parametrize(
+    ("make", "tokens"),
+    [
+        (
+            lambda p: _agentgo(
+                p, {"input_tokens": 100, "output_tokens": 10, "cache_read_tokens": 1000}
+            ),
+            1110,
+        ),
+        (
+            lambda p: _v1(
+                p,
+                [
+                    {
+                        "prompt-tokens": 900,
+                        "completion-tokens": 60,
+                        "total-tokens": 960,
+                        "cache-read-tokens": 800,
+                    }
+                ],
+            ),
+            960,
+        ),
+        (
+            lambda p: _v1(
+                p, [{"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 150}]
+            ),
+            150,
+        ),
+        (
+            lambda p: _v1(
+                p,
+                [
+                    {"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 110},
+                    {"prompt-tokens": 200},
+                ],
+            ),
+            310,
+        ),
+    ],
+    ids=["agentgo-cache", "v1-cache-in-prompt", "v1-total-past-counts", "v1-input-alone"],
+)
+def test_every_surface_gives_one_file_one_total(tmp_path: Path, make: Any, tokens: int) -> None:
+    path = make(tmp_path / "t.jsonl")
+    said = _everywhere(path)
+    assert set(said.values()) == {tokens}, said
+
+
+def test_a_response_known_in_part_is_said_so(tmp_path: Path) -> None:
+    path = _v1(
+        tmp_path / "t.jsonl",
+        [
+            {"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 110},
+            {"prompt-tokens": 200},
+        ],
+    )
+    usage = open_transcript(path).usage
+    assert usage.in_part == 1 and "1 reported in part" in usage.describe()
+    assert replay_any(path)["usage"]["reported-in-part"] == 1
