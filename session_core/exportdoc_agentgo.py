@@ -25,7 +25,7 @@ from .exportdoc import (
     _s,
     _usage_fact,
 )
-from .message_usage import agentgo_usage
+from .message_usage import agentgo_usage, exec_end_usage
 from .usage import Usage, is_model_call, tally_agentgo
 
 
@@ -82,7 +82,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         result = call.result or {}
         usage_text = ""
         if is_model_call(call):
-            found = agentgo_usage(result.get("usage"))
+            found = exec_end_usage(result)
             usage_text = found.describe() if found else "unknown"
         tool_error = (call.tool_end or {}).get("is_error")
         error = result.get("error") or ("tool error" if tool_error else "")

@@ -142,5 +142,18 @@ def agentgo_usage(usage: Any) -> MessageUsage | None:
     return _reported(usage, "input_tokens", "output_tokens", "total_tokens", "cache_read_tokens")
 
 
+def exec_end_usage(data: Any) -> MessageUsage | None:
+    """What an agentgo ``model_exec_end`` says its response used: its ``usage``, else its
+    message's (the same response's AgentMessage ``usage?``, where a writer put it alone)."""
+    if not isinstance(data, dict):
+        return None
+    usage = data.get("usage")
+    if usage is None:
+        message = data.get("message")
+        if isinstance(message, dict):
+            usage = message.get("usage")
+    return agentgo_usage(usage)
+
+
 def counts_as_turn(payload: Mapping[str, Any]) -> bool:
     return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)

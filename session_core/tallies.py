@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import TranscriptError
-from .message_usage import agentgo_usage, counts_as_turn, v1_usage
+from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
 from .text import prompt_title
@@ -89,7 +89,7 @@ class AgentGoTally:
             config = data.get("config")
             self.model = text_or_none(config.get("model")) if isinstance(config, dict) else None
         elif kind == "model_exec_end":
-            self.usage.add(agentgo_usage(data.get("usage")))
+            self.usage.add(exec_end_usage(data))
         elif kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):

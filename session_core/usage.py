@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .message_usage import MessageUsage, agentgo_usage
+from .message_usage import MessageUsage, exec_end_usage
 from .replay import ReplayState
 
 if TYPE_CHECKING:
@@ -244,8 +244,7 @@ class GrowingTally:
 
 def model_call_usage(call: Call) -> MessageUsage | None:
     """A model call's usage: its ``model_exec_end``'s (None: it reported none, or has none)."""
-    result = call.result if isinstance(call.result, dict) else {}
-    return agentgo_usage(result.get("usage"))
+    return exec_end_usage(call.result)
 
 
 def is_model_call(call: Call) -> bool:

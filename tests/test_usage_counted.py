@@ -59,15 +59,22 @@ def _v1(path: Path, usages: list[dict[str, Any]]) -> Path:
     return path
 
 
-def _agentgo(path: Path, usage: dict[str, Any]) -> Path:
+def _agentgo(path: Path, usage: dict[str, Any], *, on_message: bool = False) -> Path:
+    """One model call whose ``model_exec_end`` carries ``usage`` (``on_message``: its
+    message alone carries it, as the AgentMessage's ``usage?``)."""
     model = {"id": "turn-1", "kind": "model", "attempt": 1}
-    answer = {"kind": "assistant", "content": [{"type": "text", "text": "a"}]}
+    answer: dict[str, Any] = {"kind": "assistant", "content": [{"type": "text", "text": "a"}]}
+    end: dict[str, Any] = {"message": answer}
+    if on_message:
+        answer["usage"] = usage
+    else:
+        end["usage"] = usage
     with fixed_agentgo():
         session = AgentGoSession.create(path)
         run = session.begin_run()
         run.record("agent_start")
         run.record("model_request", {"messages": [], "tools": []}, execution=model)
-        run.record("model_exec_end", {"message": answer, "usage": usage}, execution=model)
+        run.record("model_exec_end", end, execution=model)
         run.record("message_end", {"message": answer})
         run.record("agent_end", {"stop_reason": "end_turn"})
         run.close()
@@ -112,6 +119,10 @@ def _everywhere(path: Path) -> dict[str, Any]:
             1110,
         ),
         (
+            lambda p: _agentgo(p, {"input_tokens": 300, "output_tokens": 30}, on_message=True),
+            330,
+        ),
+        (
             lambda p: _v1(
                 p,
                 [
@@ -142,7 +153,13 @@ def _everywhere(path: Path) -> dict[str, Any]:
             310,
         ),
     ],
-    ids=["agentgo-cache", "v1-cache-in-prompt", "v1-total-past-counts", "v1-input-alone"],
+    ids=[
+        "agentgo-cache",
+        "agentgo-usage-on-its-message",
+        "v1-cache-in-prompt",
+        "v1-total-past-counts",
+        "v1-input-alone",
+    ],
 )
 def test_every_surface_gives_one_file_one_total(tmp_path: Path, make: Any, tokens: int) -> None:
     path = make(tmp_path / "t.jsonl")

@@ -182,7 +182,7 @@ class AgentGoModel:
         """The view just took ``record`` (its span in ``records.source``): a committed
         message goes into the column now, and a model call's usage is noted, from the
         parsed record (a snapshot then need not read them again)."""
-        from ...message_usage import agentgo_usage
+        from ...message_usage import exec_end_usage
 
         view = self.view
         kind = record.get("type")
@@ -193,9 +193,7 @@ class AgentGoModel:
             at = len(view.records) - 1
             index = view.records.calls[at]
             if index >= 0:
-                data = record.get("data")
-                usage = data.get("usage") if isinstance(data, dict) else None
-                self._fed_usage[index] = (at, agentgo_usage(usage))
+                self._fed_usage[index] = (at, exec_end_usage(record.get("data")))
 
     def _load(self, span: int) -> list[Part]:
         source = self.view.records.source
