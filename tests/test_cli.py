@@ -228,6 +228,20 @@ def test_usage_errors_exit_2(args: list[str], capsys) -> None:
     assert info.value.code == 2
 
 
+def test_an_unknown_option_is_named_and_help_is_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tailscope --bogus`` said "the following arguments are required: command";
+    ``tailscope help`` opened the viewer on a file named help (where there is none)."""
+    with pytest.raises(SystemExit) as info:
+        main(["--bogus"])
+    assert info.value.code == 2 and "unrecognized option: --bogus" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["help"])
+    assert info.value.code == 0 and "Watch, browse and compare" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("args", "code"), [(["peek"], 2), (["replay", "/nonexistent/x.jsonl"], 1), (["check"], 2)]
 )

@@ -213,8 +213,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tailscope",
-        description="Watch, browse and compare agent transcripts. "
-        "`tailscope PATH` opens the viewer; the commands below never write.",
+        description="Watch, browse and compare agent transcripts. `tailscope` alone lists "
+        "the sessions Claude Code and Codex keep, `tailscope DIR` every transcript below "
+        "DIR, `tailscope PATH` opens the viewer. No command writes a transcript; only "
+        "`demo` and `export -o FILE` write at all.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("peek", help="what the file says, as JSON (never writes)")
@@ -274,7 +276,12 @@ def cmd_home() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
+    first = args_list[0] if args_list else ""
+    if first == "help" and not os.path.lexists(first):  # (no file of that name to view)
+        args_list[0] = "--help"
+    elif first.startswith("-") and first not in ("-h", "--help"):
+        _parser().error(f"unrecognized option: {first}")  # (not "a command is required")
+    elif args_list and first not in COMMANDS and not first.startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list) if args_list else None
     if args is None or args.run in (cmd_view, cmd_demo):  # (the browser, a file, the demo)
