@@ -106,6 +106,9 @@ class FileSummary:
     tokens: int | None = None
     cost: float | None = None
     estimated: bool = False  # counts extrapolated from a tail window (a big file)
+    # a known total that leaves out responses that did not report (a lower bound)
+    tokens_partial: bool = False
+    cost_partial: bool = False
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     crash_tail: bool = False
     locked: bool | None = None  # a writer holds the lock (None: the kernel did not say)
@@ -297,6 +300,7 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
     summary.messages, summary.tool_calls = state.message_count, calls
     summary.title = summary.title or _v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
+    summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
     summary.reason = _v1_crash_reason(summary, state)
@@ -401,6 +405,8 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
     summary.messages, summary.tool_calls = tally.messages, tally.calls
     summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
+    summary.tokens_partial = tally.usage.tokens_partial
+    summary.cost_partial = tally.usage.cost_partial
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
     why = [tally.gaps()] if tally.gaps() else []
     if summary.crash_tail:
@@ -461,6 +467,7 @@ def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) ->
 def _scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
     summary.tokens = None if usage.total is None else round(usage.total * scale)
     summary.cost = None if usage.cost is None else usage.cost * scale
+    summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
 
 
 # -- directories -----------------------------------------------------------------------

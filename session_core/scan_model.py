@@ -42,6 +42,7 @@ def summarise_model(
     usage_scale = 1 if running_total else scale
     summary.tokens = None if tokens is None else round(tokens * usage_scale)
     summary.cost = None if usage.cost is None else usage.cost * usage_scale
+    summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.parent = transcript.parent
     linked = [
         (os.path.abspath(s.path), s.read)
@@ -50,6 +51,9 @@ def summarise_model(
     ]
     summary.subagents = tuple(path for path, _read in linked)
     summary.counted = tuple(path for path, read in linked if read)
+    if len(summary.counted) < len(summary.subagents):  # (a subagent's file not read)
+        summary.tokens_partial = summary.tokens is not None
+        summary.cost_partial = summary.cost is not None
     if transcript.subagents:
         summary.with_subagents = transcript.with_subagents_text()
         summary.tokens_alone = transcript.usage.tokens is None

@@ -115,6 +115,16 @@ class Usage:
         ]
         return sum(values) if values else None
 
+    @property
+    def tokens_partial(self) -> bool:
+        """A known token total that leaves out responses that reported none, or in part."""
+        return self.tokens is not None and (self.reported < self.responses or self.in_part > 0)
+
+    @property
+    def cost_partial(self) -> bool:
+        """A known cost that leaves out responses that reported none, or had no price."""
+        return self.cost is not None and self.cost_reported < self.responses
+
     def describe(self) -> str:
         """``12,345 tok (1,000 in + 345 out + 11,000 cache) · $0.0210``, or ``unknown``."""
         return self._described(breakdown=True)

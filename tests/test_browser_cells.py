@@ -83,3 +83,21 @@ def test_an_unreadable_file_is_counted_as_such_and_adds_no_usage() -> None:
     assert "unreadable" in shown and "unknown" not in shown, shown  # (not counted: "—")
     counted = [getattr(cell, "plain", cell) for cell in cells(rows[0], 20)]
     assert "unknown" in counted  # (a known transcript's unknown count, for contrast)
+
+
+def test_a_total_that_leaves_responses_out_is_a_lower_bound() -> None:
+    """A row whose tokens or cost some responses did not report is marked ``≥`` (it was
+    a plain figure, summed in the footer as if whole), and the footer says how many."""
+    from viewer.browser_cells import cells, detail
+
+    part = FileSummary(path="/x/p.jsonl", status="finished", format="codex", tokens=2_000, cost=0.5)
+    part.tokens_partial = part.cost_partial = True
+    rows = [summary(0, 10, 1.0), part]
+    shown = [getattr(cell, "plain", cell) for cell in cells(part, 20)]
+    assert "≥2,000" in shown and "≥$0.50" in shown, shown
+    assert "10" in [getattr(cell, "plain", cell) for cell in cells(rows[0], 20)]
+    text = totals(rows, 2).plain
+    assert text.endswith(
+        "tokens 2,010  cost $1.50  (tokens in part in 1 (≥), cost in part in 1 (≥))"
+    )
+    assert "tokens and cost at least" in detail(part, "p.jsonl").plain

@@ -178,3 +178,17 @@ def test_a_response_known_in_part_is_said_so(tmp_path: Path) -> None:
     usage = open_transcript(path).usage
     assert usage.in_part == 1 and "1 reported in part" in usage.describe()
     assert replay_any(path)["usage"]["reported-in-part"] == 1
+
+
+def test_the_browser_marks_a_total_some_responses_left_out(tmp_path: Path) -> None:
+    full = {"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 110, "cost": 0.01}
+    whole = scan_file(_v1(tmp_path / "whole.jsonl", [full, full]), live_window=0)
+    assert (whole.tokens, whole.tokens_partial, whole.cost_partial) == (220, False, False)
+    path = tmp_path / "part.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="assistant", content="a"), extra={"usage": full})
+        s.append_message(Message(role="assistant", content="b"))  # (it reported nothing)
+    part = scan_file(path, live_window=0)
+    assert (part.tokens, part.tokens_partial, part.cost_partial) == (110, True, True)
+    cost_alone = scan_file(_v1(tmp_path / "c.jsonl", [full, {**full, "cost": None}]), live_window=0)
+    assert (cost_alone.tokens_partial, cost_alone.cost_partial) == (False, True)

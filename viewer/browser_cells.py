@@ -106,10 +106,16 @@ def money(cost: float) -> str:
     return f"${cost:,.{digits}f}"
 
 
-def _number(value: int | None, estimated: bool) -> Text:
+def _number(value: int | None, estimated: bool, partial: bool = False) -> Text:
+    """A count; ``~`` an estimate (a big file's tail scaled), ``≥`` a total that leaves
+    out responses that did not report (the line under the table says how many)."""
     if value is None:
         return UNKNOWN
-    return Text(("~" if estimated else "") + compact(value), justify="right")
+    return Text(_mark(estimated, partial) + compact(value), justify="right")
+
+
+def _mark(estimated: bool, partial: bool) -> str:
+    return "~" if estimated else "≥" if partial else ""
 
 
 def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]:
@@ -124,10 +130,12 @@ def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]
         numbers = [
             _number(summary.messages, summary.estimated),
             _number(summary.tool_calls, summary.estimated),
-            _number(summary.tokens, summary.estimated),
+            _number(summary.tokens, summary.estimated, summary.tokens_partial),
             UNKNOWN
             if cost is None
-            else Text(("~" if summary.estimated else "") + money(cost), justify="right"),
+            else Text(
+                _mark(summary.estimated, summary.cost_partial) + money(cost), justify="right"
+            ),
         ]
     return [
         session_cell(summary, session_width, mark),
@@ -252,6 +260,13 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     elif summary.status == "finished":
         second.append(": every run and tool operation ended", style="dim")
     family = [f"usage {summary.with_subagents}"] if summary.with_subagents else []
+    lower = [
+        w
+        for w, part in (("tokens", summary.tokens_partial), ("cost", summary.cost_partial))
+        if part
+    ]
+    if lower:  # (a ≥ in its row)
+        family.append(f"{' and '.join(lower)} at least: not every response reported")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if family:
@@ -271,6 +286,7 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     tokens = 0
     cost = 0.0
     no_tokens = no_cost = transcripts = 0
+    part_tokens = part_cost = 0  # (known totals that leave out responses: lower bounds)
     for summary in summaries:
         counts[summary.status] += 1
         if not summary.counts_known:
@@ -279,10 +295,14 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
         added = summary.path not in in_parents
         if summary.tokens is None or summary.tokens_alone:
             no_tokens += 1
+        elif summary.tokens_partial:
+            part_tokens += 1
         if summary.tokens is not None and added:
             tokens += summary.tokens
         if summary.cost is None or summary.cost_alone:
             no_cost += 1
+        elif summary.cost_partial:
+            part_cost += 1
         if summary.cost is not None and added:
             cost += summary.cost
     total = sum(counts.values())
@@ -305,7 +325,9 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     partial = [(what, n) for what, n in pairs if 0 < n < transcripts]
     if len(partial) == 2 and no_tokens == no_cost:
         partial = [("usage", no_tokens)]
-    if partial:
-        listed = ", ".join(f"{what} unknown in {n:,}" for what, n in partial)
-        out.append(f"  ({listed})", style="dim")
+    said = [f"{what} unknown in {n:,}" for what, n in partial]
+    parts = (("tokens", part_tokens), ("cost", part_cost))
+    said += [f"{what} in part in {n:,} (≥)" for what, n in parts if n]
+    if said:
+        out.append(f"  ({', '.join(said)})", style="dim")
     return out
