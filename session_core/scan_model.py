@@ -51,7 +51,7 @@ def summarise_model(
     ]
     summary.subagents = tuple(path for path, _read in linked)
     summary.counted = tuple(path for path, read in linked if read)
-    if len(summary.counted) < len(summary.subagents):  # (a subagent's file not read)
+    if not all(s.counted for s in transcript.subagents):  # (a subagent's file not read)
         summary.tokens_partial = summary.tokens is not None
         summary.cost_partial = summary.cost is not None
     if transcript.subagents:

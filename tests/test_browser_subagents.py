@@ -31,6 +31,22 @@ def test_a_parents_row_names_its_childs_file_and_the_child_its_parent(tmp_path: 
     assert up.tokens == 1000 + 330 and up.with_subagents == "with 1 subagent"
     assert not up.tokens_alone and not up.cost_alone and up.parent is None
     assert down.parent == SESSION and down.subagents == () and down.tokens == 330
+    assert not up.tokens_partial and not down.tokens_partial
+
+
+def test_a_parent_whose_child_is_not_counted_is_a_lower_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child listed and not read (over the reader's bound): the parent's total is its
+    own alone, marked ≥ in its row (it read as the whole family's)."""
+    import session_core.formats.codex as codex
+
+    parent, _child = parent_with_usage(tmp_path)
+    monkeypatch.setattr(codex, "SUBAGENT_LIMIT", 10)
+    row = scan_file(parent)
+    assert (
+        row.tokens == 1000 and row.tokens_partial and row.with_subagents == ("with 0 of 1 subagent")
+    )
 
 
 def test_the_footer_adds_a_childs_usage_once(tmp_path: Path) -> None:

@@ -266,7 +266,7 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
         if part
     ]
     if lower:  # (a ≥ in its row)
-        family.append(f"{' and '.join(lower)} at least: not every response reported")
+        family.append(f"{' and '.join(lower)} at least: not every response counted")
     if summary.parent:
         family.append(f"a subagent of {one_line(summary.parent, 60)}")
     if family:
