@@ -46,7 +46,9 @@ class ReadableMonochrome(LineFilter):
 
 def readable_no_color(app: App[object]) -> None:
     """Put ``ReadableMonochrome`` where Textual put ``Monochrome`` (NO_COLOR is set)."""
-    filters = app._filters
+    filters = getattr(app, "_filters", None)  # (Textual's own list: if it goes, its greys)
+    if not isinstance(filters, list):
+        return
     for index, found in enumerate(filters):
         if isinstance(found, Monochrome):
             filters[index] = ReadableMonochrome()
