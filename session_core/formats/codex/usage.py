@@ -115,15 +115,16 @@ def to_json(totals: Totals | None, writes: bool = False) -> dict[str, int] | Non
     return dict(zip(_KEYS if writes else _KEYS[:4], totals, strict=False))
 
 
-REPEAT = "token_count: the same total as the last report"
-NO_LIMITS_ONLY = "token_count: no usage (rate limits only)"
-NO_USAGE = "token_count: no usage"
+# (the texts of a part named ``token_count``: the views put the name before them)
+REPEAT = "the same total as the last report"
+NO_LIMITS_ONLY = "no usage (rate limits only)"
+NO_USAGE = "no usage"
 
 
 def so_far(total: Totals) -> str:
     """What the raw view says of a token count that reports a total."""
     return (
-        f"token_count: {total[0] + total[2]:,} tokens so far "
+        f"{total[0] + total[2]:,} tokens so far "
         f"({total[0]:,} in, {total[1]:,} of them cached, {total[2]:,} out)"
     )
 
