@@ -22,7 +22,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     replayed = {item.id for item in transcript.messages}
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
-        f"{count(len(transcript.raw), 'line')} shown, "
+        f"{count(len(transcript.raw), 'item')} as written, "
         f"{count(len(transcript.messages), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
