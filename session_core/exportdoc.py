@@ -14,7 +14,7 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -138,3 +138,20 @@ def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
     if usage is not None:
         return usage.describe()
     return "usage unknown (not reported)" if counts else None
+
+
+# Said before the calls an export's conversation did not show, each given whole after the
+# operations' table (a replayed view: a compaction folded them from what is sent next).
+UNSHOWN_CALLS = (
+    "Calls no longer sent (a compaction folded them), each whole: "
+    "the conversation above does not hold them."
+)
+
+
+def noting_calls(items: Iterable[Any], shown: set[str]) -> Iterator[Any]:
+    """``items`` as they are, each message's call ids put in ``shown`` as it goes by (the
+    conversation is written before the operations, which read ``shown``)."""
+    for item in items:
+        if isinstance(item, MessageItem):
+            shown.update(call.call_id for call in item.calls)
+        yield item

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -11,6 +12,7 @@ from .agentgo.messages import message_role
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text
 from .exportdoc import (
+    UNSHOWN_CALLS,
     CallItem,
     Document,
     Mark,
@@ -24,9 +26,36 @@ from .exportdoc import (
     _preview,
     _s,
     _usage_fact,
+    noting_calls,
 )
 from .message_usage import agentgo_usage, exec_end_usage
 from .usage import Usage, is_model_call, tally_agentgo
+
+
+def _unshown(tool_calls: dict[str, Call], shown: set[str] | None) -> Iterator[Note | TextBlock]:
+    """The tool calls the conversation did not show (read once it was written), whole:
+    their ``tool_exec_start`` and ``tool_exec_end`` as written."""
+    if shown is None:
+        return
+    said = False
+    for tcid, call in tool_calls.items():
+        if tcid in shown:
+            continue
+        if not said:
+            said = True
+            yield Note(UNSHOWN_CALLS)
+        where = f"line {call.first_line}" if call.first_line else "a tail's"
+        head = f"{tcid} · {_s(call.tool_name)} · {where}"
+        start, end = call.tool_start, call.tool_end
+        if start is not None:
+            arguments = start.get("args", start)
+            yield TextBlock(
+                f"{head}: arguments", json.dumps(arguments, indent=2, ensure_ascii=False)
+            )
+        if end is not None:  # (its text parts as text; anything else as written)
+            parts = message_text(end) if isinstance(end.get("content"), list) else ""
+            text = parts or json.dumps(end, indent=2, ensure_ascii=False)
+            yield TextBlock(f"{tcid}: result{' (an error)' if end.get('is_error') else ''}", text)
 
 
 def _summary(data: dict[str, Any]) -> str:
@@ -57,6 +86,11 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         "conversation",
         _conversation(agv, folds, view, tool_calls, results),
     )
+    # (the calls the conversation shows, noted as it is written: the calls after it give
+    # the others whole, a replayed view's calls a context event folded)
+    shown: set[str] | None = set() if view == "replayed" and folds is not None else None
+    if shown is not None:
+        conversation.items = noting_calls(conversation.items, shown)
     run_rows = []
     for run_id in agv.run_order:
         run = agv.runs[run_id]
@@ -100,7 +134,11 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
             ]
         )
     headers = ["run", "call", "attempt", "kind", "status", "parent", "first seq", "usage"]
-    calls = Section("Calls", "calls", [Table([*headers, "error"], call_rows)])
+    calls = Section(
+        "Calls",
+        "calls",
+        itertools.chain([Table([*headers, "error"], call_rows)], _unshown(tool_calls, shown)),
+    )
     checkpoints = Section(
         "Checkpoints",
         "checkpoints",

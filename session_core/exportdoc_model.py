@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .exportdoc import (
+    UNSHOWN_CALLS,
     CallItem,
     Document,
     Mark,
@@ -22,6 +23,7 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
+    noting_calls,
 )
 from .model import Item, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
@@ -54,7 +56,12 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         "conversation",
         _anchored(_message(item, ops, answered, transcript.raw, view) for item in items),
     )
-    sections = [conversation, _operations(transcript.tool_operations)]
+    # (the calls the conversation shows, noted as it is written: the operations after it
+    # give the others whole, a replayed view's calls a compaction folded)
+    shown: set[str] | None = set() if view == "replayed" else None
+    if shown is not None:
+        conversation.items = noting_calls(conversation.items, shown)
+    sections = [conversation, _operations(transcript.tool_operations, shown)]
     if transcript.compactions:
         sections.append(_compactions(transcript))
     if transcript.runs:
@@ -173,7 +180,11 @@ def _result(item: Item, call_id: str | None) -> str:
     return item.text or "\n".join(p.text for p in item.parts if p.kind == "tool-result")
 
 
-def _operations(ops: Sequence[ToolOp]) -> Section:
+def _operations(ops: Sequence[ToolOp], shown: set[str] | None = None) -> Section:
+    """Every operation in a table (its arguments cut); ``shown``: the calls the
+    conversation showed, filled as it was written. Each other one (a compaction folded
+    it from what is sent next) follows the table whole, its arguments and result, which
+    the export has nowhere else."""
     section = Section("Tool operations", "tool-operations")
     if not ops:
         section.items = [Note("no tool operations")]
@@ -195,8 +206,27 @@ def _operations(ops: Sequence[ToolOp]) -> Section:
         if op.progress
     )
     headers = ["state", "tool", "call id", "where", "duration", "arguments"]
-    section.items = itertools.chain((Table(headers, rows),), progress)
+    section.items = itertools.chain((Table(headers, rows),), progress, _unshown(ops, shown))
     return section
+
+
+def _unshown(ops: Sequence[ToolOp], shown: set[str] | None) -> Iterator[Note | TextBlock]:
+    """The operations the conversation did not show, whole (read once it was written)."""
+    if shown is None:
+        return
+    said = False
+    for op in ops:
+        if op.call_id in shown:
+            continue
+        if not said:
+            said = True
+            yield Note(UNSHOWN_CALLS)
+        where = f"line {op.line}" if op.line else "no line"
+        yield TextBlock(
+            f"{op.call_id} · {op.tool} · {op.label} · {where}: arguments", _arguments(op.arguments)
+        )
+        if op.result is not None:
+            yield TextBlock(f"{op.call_id}: result", op.result)
 
 
 def _arguments(value: Any) -> str:

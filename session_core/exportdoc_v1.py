@@ -3,6 +3,7 @@ tool operations, run contexts and usage per run, built as the renderer reaches t
 
 from __future__ import annotations
 
+import itertools
 import json
 from array import array
 from collections.abc import Iterator, Mapping
@@ -10,6 +11,7 @@ from typing import Any
 
 from .events import REFUSED
 from .exportdoc import (
+    UNSHOWN_CALLS,
     CallItem,
     Document,
     Heading,
@@ -27,6 +29,7 @@ from .exportdoc import (
     _s,
     _usage_fact,
     _usage_rows,
+    noting_calls,
 )
 from .formats.v1.ops import op_state, superseded_ops, undispatched_states
 from .message_usage import v1_usage
@@ -331,15 +334,39 @@ class _V1:
             return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
         return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
 
-    def tool_ops(self) -> Section:
+    def tool_ops(self, shown: set[str] | None = None) -> Section:
+        """The operations' table; ``shown`` (filled as the conversation was written): each
+        call it does not hold follows whole, its arguments and every answer."""
         section = Section("Tool operations", "tool-operations")
         if not len(self.state.tool_ops) and not self.call_order:
             section.items = [Note("No tool calls in this transcript.")]
             return section
         headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
         headers += ["settled", "duration", "error / reason", "answered at"]
-        section.items = [Table(headers, self.tool_op_rows())]
+        table = Table(headers, self.tool_op_rows())
+        section.items = itertools.chain((table,), self.unshown_calls(shown))
         return section
+
+    def unshown_calls(self, shown: set[str] | None) -> Iterator[Item]:
+        if shown is None:
+            return
+        said = False
+        for number in self.call_order:
+            cid = self.calls.text(number)
+            if cid in shown:
+                continue
+            if not said:
+                said = True
+                yield Note(UNSHOWN_CALLS)
+            name, arguments = self.call(cid) or ("", "")
+            status, _tone = self.op_state(cid)
+            asked = self.where(self.state.events.ids[self.call_at[number]])
+            yield TextBlock(f"{cid} · {name} · {status} · {asked}: arguments", arguments)
+            for answer in self.answers(cid):
+                content = _s(payload_of(self.state.events[answer]).get("content"))
+                yield TextBlock(
+                    f"{cid}: result ({self.where(self.state.events.ids[answer])})", content
+                )
 
     def tool_op_rows(self) -> Iterator[list[str]]:
         for op in self.state.tool_ops:
@@ -431,7 +458,13 @@ class _V1:
                 ),
             ],
         )
-        sections = [self.conversation(), self.tool_ops(), self.run_contexts(), usage]
+        conversation = self.conversation()
+        # (the calls the conversation shows, noted as it is written: the operations after
+        # it give the others whole, a replayed view's calls a compaction folded)
+        shown: set[str] | None = set() if self.view == "replayed" else None
+        if shown is not None:
+            conversation.items = noting_calls(conversation.items, shown)
+        sections = [conversation, self.tool_ops(shown), self.run_contexts(), usage]
         if state.warnings:
             sections.append(
                 Section("Warnings", "warnings", [Note(w, "bad") for w in state.warnings])

@@ -1,0 +1,62 @@
+"""A replayed export holds every call whole: the conversation the calls it shows, and
+after the operations those a compaction folded from what is sent next (they were a table
+row alone, arguments cut to 80 characters, no result: most of a long run's tool I/O)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from demo_helpers import run_write_command
+
+import session_core
+from session_core.export import export_into
+from session_core.exportdoc import UNSHOWN_CALLS
+
+FORMATS = ["transcript-v1", "agentgo-v1", "claude-code", "codex"]
+
+
+def _exported(path: Path, view: str) -> str:
+    out = io.BytesIO()
+    export_into(path, "md", view, out)  # type: ignore[arg-type]
+    return out.getvalue().decode()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_replayed_export_holds_every_call_whole(tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / "demo.jsonl"
+    run_write_command(path, "--format", fmt)  # (killed at its end: SIGKILL)
+    transcript = session_core.open_transcript(path)
+    assert transcript.compactions, "the demo compacts (else there is nothing to test)"
+    replayed = _exported(path, "replayed")
+    assert UNSHOWN_CALLS.split(" (")[0] in replayed.replace("\\", "")
+    missing = []
+    plain = replayed.replace("\\", "")
+    # (the calls given whole after the operations: a shown call's result may be a stub,
+    # what is sent, its original in the raw view)
+    after = plain.split(UNSHOWN_CALLS.split(" (")[0], 1)[1]
+    for op in transcript.tool_operations:
+        wanted = [v[:40] for v in _strings(op.arguments)]  # (each argument's text)
+        if f"{op.call_id} · " in after and op.result and op.result.strip():
+            wanted.append(op.result.strip().splitlines()[0][:40])
+        # (outside a fence Markdown escapes: "\\# Changelog")
+        missing += [(op.call_id, w) for w in wanted if w.replace("\\", "") not in plain]
+    assert not missing, missing
+
+
+def _strings(value: object) -> list[str]:
+    """The first lines of the strings an argument holds (a JSON text: what it decodes to)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return [value.splitlines()[0]] if value.strip() else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    if isinstance(value, str):
+        return _strings(json.dumps(value)[1:-1]) if "\n" in json.dumps(value) else [value]
+    return []
