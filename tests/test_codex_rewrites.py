@@ -303,3 +303,26 @@ def test_diff_lists_every_item_sent_next(tmp_path: Path) -> None:
     sent = [row for row in rows if row[:2] in ("= ", "~ ", "+ ")]
     assert len(sent) == len(t.messages) and f"{len(t.messages)} items sent next" in rows[0]
     assert any(row.startswith("+ ") and "SUMMARY" in row for row in sent)
+
+
+def test_a_compaction_lines_own_history_items_are_in_its_raw_item(tmp_path: Path) -> None:
+    """A message the replacement history alone holds (no earlier line has it) is in the
+    raw view's item of that line, as written: the raw view (and its export) lost it."""
+    w = story(tmp_path, turns=1)
+    made = {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "only this line holds me"}],
+    }
+    prompt = {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": "prompt 1"}],
+    }
+    w.compacted("the summary", [prompt, made])
+    t = opened(w.path)
+    assert "only this line holds me" in [m.text for m in t.messages]  # (sent next)
+    (item,) = [i for i in t.raw if i.kind == "compaction"]
+    said = {p.name: p.text for p in item.parts if p.kind == "other"}
+    assert said["replacement item 2 (developer)"] == "only this line holds me"
+    assert not any(text == "prompt 1" for text in said.values())  # (an earlier line's)

@@ -35,6 +35,14 @@ class CodexRewrites(CodexResponses):
         message = str_or_none(payload.get("message")) or ""
         parts = [Part("text", message)] if message else []
         parts.append(Part("other", replayed.note, name="compacted"))
+        # What its history holds that no earlier line does (a developer message it made,
+        # say), so the raw view holds the line's every word as written
+        written = isinstance(payload.get("replacement_history"), list)  # (else made here)
+        made = (e for e in replayed.view if isinstance(e, Item) and e.id.startswith(cid + "."))
+        for entry in made if written else ():
+            if entry.text and entry.text != message:
+                name = f"replacement item {entry.id.rsplit('.', 1)[1]} ({entry.role})"
+                parts.append(Part("other", entry.text, name=name))
         self._add(parts, line, "system", "compaction", ts, keep=True)
         compaction = Compaction(
             id=cid,
