@@ -26,6 +26,7 @@ from .events import strict_rereads
 from .export_html import html_chunks
 from .export_md import markdown_chunks
 from .exportdoc import Document, View
+from .formats import detect_format
 from .json_out import EscapedC1, escape_c1
 from .reader import opened_as, path_of
 from .views import dump_json, format_for, replay_any
@@ -149,7 +150,8 @@ def open_export(
     descriptor named by its path (``/dev/stdout``, ``/dev/fd/3``): whatever it is (a pipe,
     a file appended to), it is written to as it was opened.
     Refuses (``TranscriptError``) when ``out`` is the transcript itself, however spelt,
-    a directory, or a file it may not write (a read-only one: the rename would replace
+    any other transcript (a subagent's file the export reads), a directory, or a file it
+    may not write (a read-only one: the rename would replace
     it all the same).
     """
     target = os.fspath(out)
@@ -182,6 +184,12 @@ def open_export(
         # (the rename would replace it all the same, where ``cp`` or ``>`` would refuse)
         raise TranscriptError(
             "is not writable: an export does not replace a file it may not write",
+            path=target,
+        )
+    if found is not None and stat.S_ISREG(found.st_mode) and detect_format(final) is not None:
+        # (a subagent's file the export reads, another session: -o names a file to make)
+        raise TranscriptError(
+            "is a transcript; an export never writes over one (name another file)",
             path=target,
         )
     if found is not None and not stat.S_ISREG(found.st_mode):

@@ -350,6 +350,13 @@ class TestReadOnly:
         with pytest.raises(TranscriptError):
             write_export("x", story, link)
         assert fingerprint(story) == before
+        # any other transcript too (a subagent's file the export reads, another session)
+        other = story.parent / "other.jsonl"
+        other.write_bytes(story.read_bytes())
+        kept = fingerprint(other)
+        assert main(["export", str(story), "--format", "md", "-o", str(other)]) == 1
+        assert "is a transcript; an export never writes over one" in capsys.readouterr().err
+        assert fingerprint(other) == kept
 
     def test_output_replaces_atomically(self, story: Path, tmp_path: Path) -> None:
         out = tmp_path / "out.md"
