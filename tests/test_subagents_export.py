@@ -37,6 +37,24 @@ def test_a_subagent_whose_file_is_gone_is_not_read_nor_0(tmp_path: Path) -> None
     assert " 0 tok" not in row
 
 
+def test_a_subagent_whose_file_holds_no_transcript_is_not_read_nor_0(tmp_path: Path) -> None:
+    """A subagent's file written over (Markdown, say) read as "0 messages", no warning."""
+    from session_core import open_transcript
+
+    path = story(tmp_path, torn=False)
+    (tmp_path / SESSION / "subagents" / "agent-a1.jsonl").write_text("# not jsonl\n")
+    _header, row = subagent_rows(export(path, "md"))
+    assert row.count("not read") == 2 and " 0 tok" not in row
+    t = open_transcript(path)
+    (sub,) = t.subagents
+    assert not sub.read  # (its row: "not read", never 0)
+    assert any("subagent a1:" in w and "no transcript" in w for w in t.warnings), t.warnings
+    empty = tmp_path / SESSION / "subagents" / "agent-a1.jsonl"
+    empty.write_bytes(b"")  # (a subagent about to write: read, nothing in it yet)
+    (sub,) = open_transcript(path).subagents
+    assert sub.read and sub.messages == 0
+
+
 def test_a_session_without_subagents_has_no_such_section(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     with Session.create(path, meta={"agent": "t"}) as s:

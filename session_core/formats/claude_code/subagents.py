@@ -341,9 +341,16 @@ def _owner(path: Path) -> str | None:
 
 
 def read_file(path: str) -> Transcript:
-    """A subagent file read by the same builder (without its own subagents)."""
+    """A subagent file read by the same builder (without its own subagents);
+    ``TranscriptError`` where it holds something else (it read as 0 messages)."""
+    from .. import detect_format
     from .builder import ClaudeCodeBuilder
 
+    found = detect_format(path)
+    if found != "claude-code" and (found is not None or os.path.getsize(path) > 0):
+        # (an empty file is a subagent about to write: 0 messages so far)
+        what = f"a {found} file" if found is not None else "no transcript"
+        raise TranscriptError(f"its file is {what}, not Claude Code's", path=path)
     builder = ClaudeCodeBuilder(path)
     feed_file(builder, path)
     return builder.transcript(None)
