@@ -135,8 +135,10 @@ def _message(
     if beside:  # (not run into the result, as if the tool had said it)
         out.blocks.append(("text beside the result", beside))
     for part in item.parts:
-        if part.kind == "reasoning":
-            out.blocks.append(("reasoning", part.text))
+        if part.kind == "reasoning":  # (Claude Code's thinking may keep no text: said so)
+            out.blocks.append(
+                ("reasoning", part.text) if part.text else ("reasoning (no text)", "")
+            )
         elif part.kind == "other":
             out.blocks.append((part.name or "record", part.text))
         elif part.kind == "tool-result" and part.is_error:
