@@ -106,6 +106,7 @@ class FileSummary:
     tokens: int | None = None
     cost: float | None = None
     estimated: bool = False  # counts extrapolated from a tail window (a big file)
+    last_line_unread: bool = False  # its last line is longer than the tail read reaches
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
     cost_partial: bool = False
@@ -187,6 +188,10 @@ def scan_file(
     fmt = summary.format
     if fmt is None or not summary.counts_known:
         return summary
+    if summary.last_line_unread:  # (nothing of the end was read: never "finished")
+        summary.messages = summary.tool_calls = summary.tokens = None
+        summary.cost = None
+        summary.reason = f"its last line is over {LAST_LINE_MAX >> 20} MB: the end was not read"
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout)
@@ -426,18 +431,49 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
 # -- big files: head and tail window -------------------------------------------------
 
 
+LAST_LINE_MAX = 64 << 20  # a last line longer than this is looked for no further back
+
+
 def tail_window(summary: FileSummary, fh: IO[bytes], window: int) -> tuple[bytes, float]:
-    """The last ``window`` bytes from a line boundary, and the file's size over what was
-    read (to scale counts by); the row is flagged ``estimated``."""
+    """The last ``window`` bytes from a line boundary, with the last line whole however
+    long (a huge tool result the writer was writing when it died: a window inside it held
+    no line, and the row read "finished"), and the file's size over what was read (to
+    scale counts by); the row is flagged ``estimated``. A last line over
+    ``LAST_LINE_MAX`` is not read: b"" (the caller says so)."""
     summary.estimated = True
     size = summary.size
     start = max(size - window, 0)
+    last = _last_line_start(fh, size, LAST_LINE_MAX)
+    if last is None:  # (said by ``scan_file``: nothing of the end was read)
+        summary.last_line_unread = True
+        return b"", 1.0
+    start = min(start, max(last - window, 0))  # (the lines before a long last one too)
     fh.seek(start)
     tail = fh.read(size - start)
     if start > 0:  # begin at a line boundary
         cut = tail.find(b"\n")
         tail = tail[cut + 1 :] if cut >= 0 else b""
     return tail, size / max(len(tail), 1)
+
+
+def _last_line_start(fh: IO[bytes], size: int, most: int) -> int | None:
+    """Where the file's last line starts (its newline, if any, left aside), looked for
+    back from the end a block at a time, bytes alone (no line parsed); None: not within
+    ``most`` bytes."""
+    end = size - 1 if size else 0  # (a final newline ends the last line: not its start)
+    at = end
+    block = 1 << 20
+    while at > 0:
+        begin = max(at - block, 0)
+        fh.seek(begin)
+        found = fh.read(at - begin).rfind(b"\n")
+        if found >= 0:
+            start = begin + found + 1
+            return start if end - start <= most else None
+        if end - begin >= most:
+            return None
+        at = begin
+    return 0 if end <= most else None
 
 
 def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) -> bool:

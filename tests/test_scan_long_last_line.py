@@ -1,0 +1,49 @@
+"""A big file whose last line is longer than the tail window the browser reads (a huge
+tool result the writer was writing when it died): the window held no line start, so the
+row read "finished" with ~0 messages though the file was cut and its work left open."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+import session_core.scan as scan
+from session_core import Message, Session
+from session_core.scan import scan_file
+
+OLD = time.time() - 3600  # (no writer at work: not live)
+
+
+def _v1_cut_in_a_long_line(path: Path) -> Path:
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in range(40):
+            s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
+        call = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+        s.append_message(Message(role="assistant", content="", tool_calls=[call]))
+        s.append_tool_dispatched("c1", "sh", {})
+    big = {"id": "m", "type": "message", "v": 1, "payload": {"content": "y" * 50_000}}
+    with open(path, "ab") as fh:
+        fh.write(orjson.dumps(big)[:40_000])  # (killed in the middle of it)
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+def test_the_last_line_is_found_however_long(tmp_path: Path) -> None:
+    path = _v1_cut_in_a_long_line(tmp_path / "t.jsonl")
+    row = scan_file(path, budget=1_000, window=4_000)  # (the last line: 40,000 bytes)
+    assert row.estimated and row.crash_tail and row.status == "crashed", (row.status, row.reason)
+    assert row.pending == 1 and "crash tail" in (row.reason or "")
+
+
+def test_a_last_line_past_the_bound_is_said_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _v1_cut_in_a_long_line(tmp_path / "t.jsonl")
+    monkeypatch.setattr(scan, "LAST_LINE_MAX", 10_000)
+    row = scan_file(path, budget=1_000, window=4_000)
+    assert row.status == "crashed" and "the end was not read" in (row.reason or "")
+    assert row.messages is None and row.tool_calls is None  # (unknown: not ~0)
