@@ -52,6 +52,13 @@ _NONE = -(1 << 31)  # an unknown token count, in the usage array
 _LOW, _HIGH = _NONE + 1, (1 << 31) - 1  # what else the array holds
 
 
+def ends_a_run(role: object, call_count: int) -> bool:
+    """A v1 message a run can end on: the model's answer asking for no tool. After any
+    other the writer was to go on (the model to be called, a call to be run): a file whose
+    last message is another, its writer gone, was cut off."""
+    return role == "assistant" and call_count == 0
+
+
 @dataclass(slots=True)
 class MessageFacts:
     """What views need of a message line without parsing it again."""

@@ -49,6 +49,7 @@ import orjson
 from .agentgo.reader import StrictReader, parse_record
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
+from .facts import ends_a_run
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .indexing import head_record
 from .message_usage import counts_as_turn, v1_usage
@@ -284,7 +285,7 @@ def v1_summary(read: FileRead) -> None:
     summary.pending = len(counts.open_ops)
     summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
     _scale_usage(summary, counts.usage, scale)
-    summary.reason = _v1_crash_reason(summary, None)
+    summary.reason = _v1_crash_reason(summary, None, counts.ends_a_run)
 
 
 def _v1_whole(summary: FileSummary, where: str) -> None:
@@ -308,7 +309,12 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
-    summary.reason = _v1_crash_reason(summary, state)
+    ended = True
+    if state.message_events:
+        final = payload_of(state.events[state.message_events[-1]])
+        asked = final.get("tool-calls")
+        ended = ends_a_run(final.get("role"), len(asked) if isinstance(asked, list) else 0)
+    summary.reason = _v1_crash_reason(summary, state, ended)
 
 
 def _v1_meta(summary: FileSummary, meta: Any) -> None:
@@ -332,8 +338,14 @@ def _v1_first_prompt(state: ReplayState) -> str | None:
     return None
 
 
-def _v1_crash_reason(summary: FileSummary, state: ReplayState | None) -> str | None:
+def _v1_crash_reason(
+    summary: FileSummary, state: ReplayState | None, ended: bool = True
+) -> str | None:
+    """Why a v1 file whose writer is gone left work open (None: it did not); ``ended``:
+    its last message can end a run (``facts.ends_a_run``)."""
     why = []
+    if not ended and not summary.pending:  # (a pending operation says it already)
+        why.append("its last message is no answer of the model's: cut off")
     if summary.pending:
         ops = "operation" if summary.pending == 1 else "operations"
         why.append(f"{summary.pending} tool {ops} never settled")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import TranscriptError
+from .facts import ends_a_run
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
@@ -31,6 +32,7 @@ class V1Window:
         self.calls = 0
         self.usage = Usage()
         self.open_ops: set[str] = set()
+        self.ends_a_run = True  # the last message read can end a run (``facts.ends_a_run``)
         self.first_ts: str | None = None
         self.last_ts: str | None = None
 
@@ -49,7 +51,9 @@ class V1Window:
         if kind == "message":
             self.messages += 1
             tool_calls = payload.get("tool-calls")
-            self.calls += len(tool_calls) if isinstance(tool_calls, list) else 0
+            count = len(tool_calls) if isinstance(tool_calls, list) else 0
+            self.calls += count
+            self.ends_a_run = ends_a_run(payload.get("role"), count)
             if counts_as_turn(payload):
                 self.usage.add(v1_usage(payload))
         elif kind == "tool-dispatched":

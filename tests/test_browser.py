@@ -325,6 +325,9 @@ class TestBrowser:
             session.append_message(Message(role="tool", content="ok", tool_call_id="call_1"))
             await until(pilot, lambda: screen.cell_text(path, "messages") == "4")
             assert screen.cell_text(path, "status") == "● live"
+            # (the model's answer: a run can end there, where a result it never saw cannot)
+            session.append_message(Message(role="assistant", content="done"))
+            await until(pilot, lambda: screen.cell_text(path, "messages") == "5")
             session.close()  # no write, no file event: the periodic recheck notices
             await until(pilot, lambda: screen.rows[path].status == "finished")
             assert screen.cell_text(path, "status") == "finished"
