@@ -10,7 +10,7 @@ from typing import Any
 from .agentgo.diff import ContextFolds
 from .agentgo.messages import message_role
 from .agentgo.stored import Committed
-from .agentgo.view import AgentGoView, Call, message_text
+from .agentgo.view import AgentGoView, Call, message_text, state_said
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
@@ -126,7 +126,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
                 call.name,
                 str(call.attempt),
                 call.kind,
-                agv.call_state(call),
+                state_said(agv.call_state(call)),
                 _s(call.parent_id),
                 str(call.first_seq),
                 usage_text,
@@ -302,7 +302,8 @@ def _message(
             execution = tool_calls.get(cid)
             status = agv.call_state(execution) if execution else "no execution recorded"
             tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
-            entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), status, tone)
+            said = state_said(status)
+            entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), said, tone)
             if execution is not None:
                 entry.details.append(f"execution {execution.id} attempt {execution.attempt}")
                 entry.details.append(f"{execution.first_time} → {execution.last_time}")

@@ -223,7 +223,8 @@ def test_a_call_in_flight_is_running_in_the_export_while_its_run_is_written(
         assert "| model | running |" in live and "no agent\\_end yet \\(running\\)" in live
         assert "| model | gap |" not in live
     ended = export(path, "md")
-    assert "| model | gap |" in ended and "no agent\\_end \\(gap\\)" in ended
+    # (the viewer's words: "gap (interrupted)")
+    assert "| model | gap \\(interrupted\\) |" in ended and "no agent\\_end \\(gap\\)" in ended
 
 
 async def test_x_lands_on_the_compactions_summary(tmp_path: Path) -> None:

@@ -56,6 +56,12 @@ def misshapen_said(line: int) -> str:
     )
 
 
+def state_said(state: str) -> str:
+    """A call's state in words: the spec's ``gap`` with what every format calls it (a
+    call with no terminal event, its run closed or cut off: interrupted)."""
+    return "gap (interrupted)" if state == "gap" else state
+
+
 class AgentGoView:
     """Runs, calls, the committed conversation, checkpoints and the timeline of a session."""
 
@@ -445,5 +451,6 @@ __all__ = [
     "Committed",
     "as_message",
     "message_text",
+    "state_said",
     "thinking_text",
 ]

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from session_core.agentgo.view import AgentGoView, Call, CallKey
+from session_core.agentgo.view import AgentGoView, Call, CallKey, state_said
 
 from ..agentgo_detail import call_detail
 from ..agentgo_model import args_differ, call_label_parts, short
@@ -239,9 +239,7 @@ class CallsPane(Horizontal, FocusPane):
             label.append(
                 f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
             )
-        label.append(f" {status}", self._style(status))
-        if status == "gap":  # (the spec's word; the operations tab's, for the same call)
-            label.append(" (interrupted)", self._style(status))
+        label.append(f" {state_said(status)}", self._style(status))
         if retried:
             label.append(" ↻ retried", self._style("retry"))
         if args_differ(call):
