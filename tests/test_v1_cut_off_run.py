@@ -43,3 +43,27 @@ def test_the_last_run_ends_on_the_models_answer(
     assert row.status == ("finished" if state == "finished" else "crashed"), row.reason
     if state != "finished":
         assert "no answer of the model's" in (row.reason or "")
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
+def test_check_names_a_run_left_open(
+    tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check`` said nothing of a turn left open (the runs tab: interrupted; the browser:
+    crashed, "1 turn not finished")."""
+    import os
+    import time
+
+    from demo_helpers import run_write_command
+
+    from viewer.cli import main
+
+    path = tmp_path / "demo.jsonl"
+    run_write_command(path, "--format", fmt)  # (killed: SIGKILL)
+    old = time.time() - 3600  # (its writer long gone: interrupted, not running)
+    os.utime(path, (old, old))
+    runs = session_core.open_transcript(path).runs
+    cut = sum(1 for run in runs if run.state == "interrupted")
+    assert cut >= 1
+    assert main(["check", str(path)]) == 0
+    assert f"{cut} run{'s' if cut > 1 else ''} interrupted" in capsys.readouterr().out

@@ -498,6 +498,9 @@ def check_note(transcript: Transcript) -> str:
             said = sum(1 for op in unsettled if op.state == state)
             if said:
                 parts.append(f"{said} {state}")
+    cut = sum(1 for run in transcript.runs if run.state == "interrupted")
+    if cut:  # (a turn left open: the browser's "crashed", the runs tab's "interrupted")
+        parts.append(f"{count(cut, 'run')} interrupted")
     parts.extend(overlay_counts(transcript.compactions).said())
     return note_of(parts, transcript.warnings)
 
