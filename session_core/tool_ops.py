@@ -35,7 +35,7 @@ STATE_LABELS: dict[str, str] = {
     # (no result with the writer gone, a turn cut off, or a result that says the user
     # interrupted it: the one word is true of each)
     "interrupted": "interrupted",
-    "running-dead": "running when the writer died",
+    "running-dead": "interrupted: running when the writer died",  # (the spec's words too)
     "unsettled-answered": "completed, settle never landed",
     "never-dispatched": "never dispatched",
     "undispatched-answered": "answered, no dispatch record",

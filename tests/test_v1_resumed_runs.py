@@ -49,7 +49,7 @@ def test_the_first_writers_call_stays_interrupted_while_the_second_writes(
         ]
         replay = replayed(capsys, path)
         assert [op["state"] for op in replay["pending-tool-operations"]] == ["interrupted"]
-        assert "(c1): running when the writer died" in export(path, "md")
+        assert "(c1): interrupted: running when the writer died" in export(path, "md")
 
 
 def test_a_call_of_the_run_at_work_is_still_running(
