@@ -306,7 +306,12 @@ def _message(
             entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), said, tone)
             if execution is not None:
                 entry.details.append(f"execution {execution.id} attempt {execution.attempt}")
-                entry.details.append(f"{execution.first_time} → {execution.last_time}")
+                ended = execution.tool_end_at >= 0 or execution.result_at >= 0
+                entry.details.append(
+                    f"{execution.first_time} → {execution.last_time}"
+                    if ended  # (no terminal event: its last record, no end)
+                    else f"started {execution.first_time}, no terminal event"
+                )
             answer = results.get(cid)
             if answer:
                 entry.result = f"result: line {answer[0]}: {answer[1]}"
