@@ -73,8 +73,9 @@ class Usage:
             self.cache_read = cache + (self.cache_read or 0)
         if rest is not None:
             self.total_only = rest + (self.total_only or 0)
-        tokens = usage.tokens
-        if tokens is not None:
+        if inp is not None or out is not None or cache is not None or rest is not None:
+            # (``usage.tokens``, from the counts at hand: every message of a replay)
+            tokens = (inp or 0) + (out or 0) + (cache or 0) + (rest or 0)
             self.total = tokens + (self.total or 0)
         if usage.total is not None:
             self.total_reported += 1
