@@ -167,7 +167,7 @@ def _open(
         result.error = f"{where}: {missing_file(where)}"  # (one way, as every reader says it)
         return result, None, None
     except (IsADirectoryError, NotAFileError):
-        result.error = f"{where} is not a regular file, so not a transcript"
+        result.error = "is not a regular file, so not a transcript"
         return result, None, None
     except OSError as err:
         result.error = f"the transcript could not be read: {err.strerror or err}"
@@ -208,7 +208,15 @@ def _open(
 
 def _finish(result: PeekResult, source: PeekSource | None, before: os.stat_result | None) -> None:
     """Say what the source says once read, and whether the file was replaced, or changed
-    format, while it was read."""
+    format, while it was read; the error, any, as ``PATH: reason`` (as ``check`` and every
+    ``TranscriptError`` say it: some named the path, some did not)."""
+    _checked(result, source, before)
+    error = result.error
+    if error is not None and not error.startswith(f"{result.path}: "):
+        result.error = f"{result.path}: {error}"
+
+
+def _checked(result: PeekResult, source: PeekSource | None, before: os.stat_result | None) -> None:
     from .formats import detect_format
 
     if source is not None and source.error is not None and result.error is None:

@@ -172,7 +172,8 @@ def test_a_peek_that_fails_half_way_is_still_json_and_says_why(
     result = write_peek(big_files["transcript-v1"], out)
     value = orjson.loads(out.getvalue())
     assert len(value["messages"]) == 5 and value["envelopes"]
-    assert value["error"] == result.error == "the transcript could not be read: the disk went away"
+    said = f"{big_files['transcript-v1']}: the transcript could not be read: the disk went away"
+    assert value["error"] == result.error == said  # (as every reader says it: PATH: reason)
     made[0] = 0
     assert peek(big_files["transcript-v1"]).error == result.error
 
@@ -339,5 +340,5 @@ def test_a_peek_of_a_file_cut_short_meanwhile_says_so(
     monkeypatch.setattr(peeking, "message_from_payload", cut_then)
     out = io.BytesIO()
     result = write_peek(path, out)
-    assert result.error == "the file was cut short while it was being read"
+    assert result.error == f"{path}: the file was cut short while it was being read"
     assert orjson.loads(out.getvalue())["error"] == result.error
