@@ -53,9 +53,19 @@ KEPT = ", and was kept as it is"  # the end of a warning of a line that could no
 UNFINISHED = "has no newline: the writer left it unfinished, and it is not read (a crash tail)"
 
 
-def unfinished_line(line: int) -> str:
-    """The warning of a last line without its newline, once no writer will end it."""
-    return f"line {line} {UNFINISHED}"
+UNFINISHED_SHOWN = 240  # bytes of an unfinished line its warning shows
+
+
+def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
+    """The warning of a last line without its newline, once no writer will end it; given
+    its ``size`` and first bytes (``head``), what it began with: the only place what
+    was in flight is shown (no view holds the line)."""
+    said = f"line {line} {UNFINISHED}"
+    if size and head:
+        text = head[:UNFINISHED_SHOWN].decode("utf-8", "replace")
+        more = "…" if size > len(text.encode()) else ""
+        said += f"; its {size:,} bytes begin {text}{more}"
+    return said
 
 
 def named_line(warning: str) -> int:
@@ -79,6 +89,7 @@ def damage_line(warning: str, last: int) -> int | None:
 __all__ = [
     "KEPT",
     "UNFINISHED",
+    "UNFINISHED_SHOWN",
     "bad_line_reason",
     "damage_line",
     "joined_warning",

@@ -177,7 +177,10 @@ def test_raw_keeps_everything(session: Path) -> None:
     assert covered == t.lines - 1  # the torn last line is a warning, not an item
     assert [i.line for i in t.raw] == sorted(i.line for i in t.raw)
     assert any(i.text == HOSTILE for i in t.raw)  # verbatim, escapes and all
-    assert t.warnings == [unfinished_line(t.lines)]  # (not "kept": no item holds it)
+    (warning,) = t.warnings  # (not "kept": no item holds it; what it began with is said)
+    torn = session.read_bytes().rsplit(b"\n", 1)[1]
+    assert warning == unfinished_line(t.lines, len(torn), torn)
+    assert f"its {len(torn):,} bytes begin {torn[:40].decode()}" in warning
     assert t.meta["title"] == "My titled story" and t.meta["session-id"]
     assert t.meta["model"] == "claude-sonnet-4-5-20250929"
 

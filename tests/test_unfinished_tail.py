@@ -32,7 +32,10 @@ async def test_a_crash_tail_is_a_warning_once_the_writer_is_gone(tmp_path: Path)
         screen = app.screen
         assert isinstance(screen, ModelScreen)
         assert screen.held_line == 3
-        assert any(SAID in w and w.startswith("line 3 ") for w in screen.transcript.warnings)
+        (said,) = [w for w in screen.transcript.warnings if SAID in w]
+        assert said.startswith("line 3 ")
+        # what was in flight, as replay says it: its size and first bytes
+        assert said.endswith('its 36 bytes begin {"type":"user","message":{"role":"us')
 
 
 async def test_a_line_being_written_is_no_warning_and_is_read_once_ended(

@@ -140,6 +140,7 @@ class FollowingScreen(Screen[None]):
         self._was_live = False  # what the panes were last drawn for
         self._was_writer: bool | None = None  # (and what the model was told of the writer)
         self.held_line = 0  # the file's last line, where it has no newline (yet)
+        self.held_span = (0, 0)  # ...where it starts (in the lines read) and its bytes
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
@@ -245,6 +246,7 @@ class FollowingScreen(Screen[None]):
         if self._swapping or not self.is_attached or self._going_away():
             return
         self.held_line = update.held_line
+        self.held_span = (update.offset - update.held, update.held)  # (where, bytes)
         self.read_problem = update.problem  # (until an update says the file reads again)
         if not update.exists:
             if not self.gone and self._loaded:

@@ -26,11 +26,13 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from session_core.column_items import first_of_span, item_key
+from session_core.compressed import is_compressed_file
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
-from session_core.line_warnings import named_line, unfinished_line
+from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_line
 from session_core.model import Run, ToolOp, Transcript
+from session_core.reader import open_regular
 
 from ..formats import PaneSet, pane_set_for
 from ..widgets.items_view import ItemsView
@@ -184,7 +186,21 @@ class ModelScreen(OtherSessions, SearchingScreen):
             self._refresh_status()  # (drawn as still loading a moment ago)
 
     def _unfinished(self) -> str:
-        return unfinished_line(self.held_line)
+        start, size = self.held_span
+        return unfinished_line(self.held_line, size, self._held_head(start, size))
+
+    def _held_head(self, start: int, size: int) -> bytes:
+        """The first bytes of the line held back (what was in flight when the writer
+        died), read from the file; none from a compressed one (its lines are unpacked)."""
+        read = self.reading or self.path
+        if not size or is_compressed_file(read):
+            return b""
+        try:
+            with open_regular(read) as fh:  # (never a FIFO's blocking open)
+                fh.seek(start)
+                return fh.read(min(size, UNFINISHED_SHOWN))
+        except (OSError, ValueError):
+            return b""
 
     def _draw_wait(self, update: FollowUpdate) -> float:
         """Seconds until ``update`` may be drawn (0: now). A load's last batch and a

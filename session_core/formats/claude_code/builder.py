@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import msgspec
 
 from ...item_column import ItemColumn
-from ...line_warnings import unfinished_line
+from ...line_warnings import UNFINISHED_SHOWN, unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
@@ -218,7 +218,8 @@ class ClaudeCodeBuilder(Builder):
         whole read's unfinished last line (``unended``) a warning alone, as a follower
         holds it back."""
         if self.unended:
-            self.warnings.append(unfinished_line(line))  # (not "kept": it is not shown)
+            # (not "kept": it is not shown; what it began with is said)
+            self.warnings.append(unfinished_line(line, len(raw), raw[:UNFINISHED_SHOWN]))
         else:
             super().bad_line(line, raw, why)
         self.version += 1
