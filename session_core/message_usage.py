@@ -39,23 +39,17 @@ class MessageUsage:
         """Input, output, cache read, and tokens no count names: what the response used,
         each token counted once (every total, tally and view adds these; ``tokens``).
 
-        The total (reported, or input plus output) is the response's tokens. Where it is
-        input plus output, a cache read no bigger than the input is part of it (v1's
-        prompt tokens and agentgo's input tokens hold their cached ones, as OpenAI's do)
-        and is taken out of it, so the input counted is the uncached part, as Codex's;
-        a bigger one cannot be, and adds up. Where the total is more than the counts
-        named, the rest is tokens of no named kind (a total reported alone, all of it)."""
+        A cache read no bigger than the input is part of it (v1's prompt tokens and
+        agentgo's input tokens hold their cached ones, as OpenAI's do), so the input
+        counted is the uncached part, as Codex's; a bigger one cannot be, and adds up. The
+        total (reported, or input plus output) is the response's tokens where it is more
+        than the counts named: the rest is tokens of no named kind (a total reported
+        alone, all of it)."""
         inp, out, total, cache = self.input, self.output, self.total, self.cache_read
+        if cache is not None and inp is not None and cache <= inp:
+            inp -= cache
         if total is None:
             return inp, out, cache, None
-        if (
-            cache is not None
-            and inp is not None
-            and out is not None
-            and total == inp + out
-            and cache <= inp
-        ):
-            return inp - cache, out, cache, None
         if inp is None and out is None and cache is None:
             return None, None, None, total
         named = (inp or 0) + (out or 0) + (cache or 0)

@@ -88,7 +88,7 @@ class Usage:
     @property
     def tokens_partial(self) -> bool:
         """A known token total that leaves out turns that reported none, or in part."""
-        return self.total is not None and (self.total_reported < self.turns or self.in_part > 0)
+        return self.total is not None and (self.reported < self.turns or self.in_part > 0)
 
     @property
     def cost_partial(self) -> bool:
@@ -110,16 +110,19 @@ class Usage:
 
 
 def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
+    """As the neutral model says it (``usage_totals.Usage``): how many responses reported
+    any usage (or their cost), and how many their tokens in part."""
     if value is None:
         if usage.turns == 0:
             return "unknown (no responses)"
         plural = "s" if usage.turns != 1 else ""
         return f"unknown (0 of {usage.turns} response{plural} reported)"
-    reported = usage.cost_reported if cost else usage.total_reported
-    if reported == usage.turns:
-        return value
+    reported = usage.cost_reported if cost else usage.reported
     # ("responses": a turn of agentgo's is several model calls, each one reporting)
-    return f"{value} ({reported} of {usage.turns} responses reported)"
+    notes = [f"{reported} of {usage.turns} responses reported"] if reported != usage.turns else []
+    if not cost and usage.in_part:
+        notes.append(f"{usage.in_part} reported in part")
+    return f"{value} ({', '.join(notes)})" if notes else value
 
 
 @dataclass(slots=True)

@@ -41,6 +41,10 @@ from session_core.views import replay_any
         (MessageUsage(None, None, 500, None), (None, None, None, 500)),
         (MessageUsage(200, None, None, None), (200, None, None, None)),
         (MessageUsage(0, 0, 0, None), (0, 0, None, None)),
+        # (the review) no output count: the cache is still the prompt's, not added again
+        (MessageUsage(900, None, None, 800), (100, None, 800, None)),
+        # a total past input plus output: the cache still the prompt's, the rest unnamed
+        (MessageUsage(900, 60, 1000, 800), (100, 60, 800, 40)),
     ],
 )
 def test_each_token_is_counted_once(
@@ -178,6 +182,10 @@ def test_a_response_known_in_part_is_said_so(tmp_path: Path) -> None:
     usage = open_transcript(path).usage
     assert usage.in_part == 1 and "1 reported in part" in usage.describe()
     assert replay_any(path)["usage"]["reported-in-part"] == 1
+    out = io.BytesIO()  # (the export said "1 of 2 responses reported" where the header
+    export_into(path, "md", "replayed", out)  # said nothing: one way now)
+    assert "tokens 310 \\(1 reported in part\\)" in out.getvalue().decode()
+    assert scan_file(path, live_window=0).tokens_partial
 
 
 def test_the_browser_marks_a_total_some_responses_left_out(tmp_path: Path) -> None:
