@@ -446,12 +446,15 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
 LAST_LINE_MAX = 64 << 20  # a last line longer than this is looked for no further back
 
 
-def tail_window(summary: FileSummary, fh: IO[bytes], window: int) -> tuple[bytes, float]:
+def tail_window(
+    summary: FileSummary, fh: IO[bytes], window: int, floor: int = 0
+) -> tuple[bytes, float]:
     """The last ``window`` bytes from a line boundary, with the last line whole however
     long (a huge tool result the writer was writing when it died: a window inside it held
     no line, and the row read "finished"), and the file's size over what was read (to
     scale counts by); the row is flagged ``estimated``. A last line over
-    ``LAST_LINE_MAX`` is not read: b"" (the caller says so)."""
+    ``LAST_LINE_MAX`` is not read: b"" (the caller says so). ``floor``: where the lines
+    the caller read already end (a head's: never read twice)."""
     summary.estimated = True
     size = summary.size
     start = max(size - window, 0)
@@ -460,12 +463,21 @@ def tail_window(summary: FileSummary, fh: IO[bytes], window: int) -> tuple[bytes
         summary.last_line_unread = True
         return b"", 1.0
     start = min(start, max(last - window, 0))  # (the lines before a long last one too)
+    at_line = start <= floor  # (a head's lines end at a line's start)
+    start = max(start, floor)
+    if start >= size:  # (the head's lines are every line: nothing more to read)
+        return b"", 1.0
     fh.seek(start)
     tail = fh.read(size - start)
-    if start > 0:  # begin at a line boundary
+    if start > 0 and not at_line:  # begin at a line boundary
         cut = tail.find(b"\n")
         tail = tail[cut + 1 :] if cut >= 0 else b""
-    return tail, size / max(len(tail), 1)
+    # Counts are scaled by the lines before the last one: a huge last line (a tool
+    # result) is one line, not the measure of how many lines the file's bytes hold.
+    longest = size - last
+    if len(tail) > longest:
+        return tail, (size - longest) / (len(tail) - longest)
+    return tail, 1.0
 
 
 def _last_line_start(fh: IO[bytes], size: int, most: int) -> int | None:

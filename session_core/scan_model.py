@@ -96,7 +96,8 @@ def windowed_model(
     lines = head.split(b"\n")[:-1]
     for number, raw in enumerate(lines, start=1):
         builder.take_line(raw, number)
-    tail, _scale = tail_window(summary, fh, window)
+    whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
+    tail, _scale = tail_window(summary, fh, window, floor=whole)
     read = len(head) + len(tail)
     for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
         builder.take_line(raw, number)

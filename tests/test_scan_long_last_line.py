@@ -47,3 +47,33 @@ def test_a_last_line_past_the_bound_is_said_not_read(
     row = scan_file(path, budget=1_000, window=4_000)
     assert row.status == "crashed" and "the end was not read" in (row.reason or "")
     assert row.messages is None and row.tool_calls is None  # (unknown: not ~0)
+
+
+def test_counts_are_scaled_by_the_lines_before_a_long_last_one(tmp_path: Path) -> None:
+    """The huge last line is one line, not a measure of how many the file holds (the
+    scale over it made ~158 messages of 402)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in range(400):
+            s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
+        s.append_message(Message(role="assistant", content="y" * 60_000))
+    os.utime(path, (OLD, OLD))
+    row = scan_file(path, budget=1_000, window=20_000)
+    assert row.estimated and row.messages is not None
+    assert 0.8 * 401 <= row.messages <= 1.25 * 401, row.messages
+
+
+def test_a_model_formats_tail_never_reads_its_head_again(tmp_path: Path) -> None:
+    """A last line starting inside the head read: the window began before the head's end,
+    and the head's lines were counted twice (Codex: 99 messages of 71)."""
+    from codex_writer import story
+
+    path = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    w = story(path)
+    for n in range(30):
+        w.message("user", f"more {n} " + "q" * 3000)
+    w.message("assistant", "z" * 300_000)  # (a last line longer than the window)
+    os.utime(path, (OLD, OLD))
+    whole = scan_file(path)  # (read whole)
+    row = scan_file(path, budget=1_000, window=60_000)  # (its head: the whole file)
+    assert row.estimated and (row.messages, row.tool_calls) == (whole.messages, whole.tool_calls)
