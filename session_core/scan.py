@@ -49,8 +49,8 @@ import orjson
 from .agentgo.reader import StrictReader, parse_record
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
-from .facts import ends_a_run
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
+from .formats.v1.ops import cut_off
 from .indexing import head_record
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
@@ -309,12 +309,7 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
-    ended = True
-    if state.message_events:
-        final = payload_of(state.events[state.message_events[-1]])
-        asked = final.get("tool-calls")
-        ended = ends_a_run(final.get("role"), len(asked) if isinstance(asked, list) else 0)
-    summary.reason = _v1_crash_reason(summary, state, ended)
+    summary.reason = _v1_crash_reason(summary, state, not cut_off(state))
 
 
 def _v1_meta(summary: FileSummary, meta: Any) -> None:

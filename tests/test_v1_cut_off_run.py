@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import session_core
+import session_core.formats
 from session_core import Message, Session
 from session_core.scan import scan_file
 
@@ -43,6 +44,17 @@ def test_the_last_run_ends_on_the_models_answer(
     assert row.status == ("finished" if state == "finished" else "crashed"), row.reason
     if state != "finished":
         assert "no answer of the model's" in (row.reason or "")
+    # check says it as the runs and the browser do (one rule: formats.v1.ops.cut_off)
+    said = session_core.formats.by_name("transcript-v1").check(path)
+    assert ("cut off: its last message is no answer" in said) is (state != "finished"), said
+
+
+def test_a_file_of_no_run_context_is_cut_off_alike(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="user", content="go"))
+    assert scan_file(path, live_window=0).status == "crashed"
+    assert "cut off" in session_core.formats.by_name("transcript-v1").check(path)
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex"])

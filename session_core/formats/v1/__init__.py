@@ -16,6 +16,7 @@ from ...model import (
 from ...text import count
 from ..base import Builder, LiveModel, TranscriptFormat, note_of
 from .model import NAME, V1Model, transcript_of
+from .ops import cut_off
 
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
@@ -156,6 +157,8 @@ class V1Format(TranscriptFormat):
         parts = [NAME, count(len(state.entries), "message")]
         if state.pending_count:
             parts.append(f"{count(state.pending_count, 'tool operation')} pending")
+        elif not self.writer_alive(path) and cut_off(state):  # (as its runs and the browser)
+            parts.append("cut off: its last message is no answer of the model's")
         # (as every format's note counts them: v1's said none, where its replay lists them)
         for number, what in (
             (len(state.compactions), "compaction"),

@@ -11,7 +11,6 @@ from itertools import compress
 from typing import TYPE_CHECKING, Any, cast
 
 from ...events import REFUSED, payload_of, refused_text
-from ...facts import ends_a_run
 from ...indexed import ListLike
 from ...message import raku_str
 from ...model import (
@@ -24,6 +23,7 @@ from ...model import (
 )
 from ...text import as_str
 from ...times import seconds_between
+from .ops import cut_off
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -478,20 +478,9 @@ class V1Model(V1Calls):
         for op in ops.unsettled():
             if op.state == "running" or (op.state == "interrupted" and op.run_id not in pending):
                 pending[op.run_id] = op.state
-        if order and not writer_alive and order[-1] not in pending and self._cut_off(first[-1]):
-            pending[order[-1]] = "interrupted"
+        if order and not writer_alive and order[-1] not in pending and cut_off(self.state):
+            pending[order[-1]] = "interrupted"  # (the file ends on no answer: cut off)
         return V1Runs(self, pending, writer_alive)
-
-    def _cut_off(self, context: int) -> bool:
-        """The last run (its first run-context ``context``) was cut off: its last message,
-        the file's, is none a run can end on (``facts.ends_a_run``: a call never
-        dispatched, a result the model never saw)."""
-        state = self.state
-        messages = state.message_events
-        if not messages or messages[-1] < state.run_contexts.event(context):
-            return False
-        last, facts = messages[-1], state.events.facts
-        return not ends_a_run(facts.role(last), facts.call_count(last))
 
     def run(self, at: int, runs: V1Runs) -> Run:
         """Run ``at`` of the snapshot ``runs`` (its last run ends with the file then)."""

@@ -350,3 +350,15 @@ for _name in _FROM_LINES:
 _LAZY = ("arguments", "result", "result_line")  # an undispatched call's, from its lines
 for _name in _LAZY:
     setattr(UndispatchedOp, _name, _FromLines(_name))
+
+
+def cut_off(state: ReplayState) -> bool:
+    """The file's last message is none a run can end on (``facts.ends_a_run``: a call
+    never dispatched, a result or prompt the model never saw): its writer, gone, was cut
+    off there. One rule for the runs, ``check`` and the browser's row."""
+    from ...facts import ends_a_run
+
+    if not state.message_events:
+        return False
+    last, facts = state.message_events[-1], state.events.facts  # (no line read where taken)
+    return not ends_a_run(facts.role(last), facts.call_count(last))
