@@ -37,6 +37,11 @@ def test_a_replayed_export_holds_every_call_whole(tmp_path: Path, fmt: str) -> N
     # (the calls given whole after the operations: a shown call's result may be a stub,
     # what is sent, its original in the raw view)
     after = plain.split(UNSHOWN_CALLS.split(" (")[0], 1)[1]
+    # (the review) every call no message sent next holds is listed there, whole
+    sent = {p.call_id for m in transcript.messages for p in m.parts if p.kind == "tool-call"}
+    folded = [op.call_id for op in transcript.tool_operations if op.call_id not in sent]
+    assert folded, "the demo folds calls (else there is nothing to test)"
+    assert [cid for cid in folded if f"{cid} · " not in after] == []
     for op in transcript.tool_operations:
         wanted = [v[:40] for v in _strings(op.arguments)]  # (each argument's text)
         if f"{op.call_id} · " in after and op.result and op.result.strip():
