@@ -101,3 +101,10 @@ def test_a_total_that_leaves_responses_out_is_a_lower_bound() -> None:
         "tokens 2,010  cost $1.50  (tokens in part in 1 (≥), cost in part in 1 (≥))"
     )
     assert "tokens and cost at least" in detail(part, "p.jsonl").plain
+
+
+def test_every_status_label_fits_its_column() -> None:
+    from viewer.browser_cells import STATUS_LABEL
+
+    width = next(w for key, _, w in COLUMNS if key == "status")
+    assert width is not None and all(len(label) <= width for label in STATUS_LABEL.values())

@@ -25,7 +25,7 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("tools", "tools", 6),
     ("tokens", "tokens", 7),
     ("cost", "cost", 7),
-    ("status", "status", 8),
+    ("status", "status", 10),  # ("unreadable": every label whole)
 ]
 SESSION_WIDTH_MIN = 16
 # Where the table is too narrow for every column, these go first, in this order: a file's
