@@ -61,10 +61,12 @@ from .reader import (
     replay_file,
 )
 from .replay import ReplayState, payload_of
+from .scan_window import LAST_LINE_MAX, feed_window, lines_of, tail_window
 from .tallies import AgentGoTally, V1Window, text_or_none
 from .text import prompt_title
 from .times import epoch
 from .usage import Usage
+from .usage_totals import Usage as NeutralUsage
 from .writers import LockTable
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
@@ -278,7 +280,7 @@ def v1_summary(read: FileRead) -> None:
         return
     tail, scale = tail_window(summary, fh, read.window)
     counts = V1Window(summary.path)
-    _feed_window(tail, counts.feed)
+    feed_window(tail, counts.feed)
     summary.last_ts = counts.last_ts
     summary.messages = round(counts.messages * scale)
     summary.tool_calls = round(counts.calls * scale)
@@ -306,10 +308,17 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
     summary.messages, summary.tool_calls = state.message_count, calls
     summary.title = summary.title or _v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
-    summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
+    _lower_bounds(summary, usage)
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
     summary.reason = _v1_crash_reason(summary, state, not cut_off(state))
+
+
+def _lower_bounds(summary: FileSummary, usage: Usage) -> None:
+    """Whether a tally's totals leave responses out (a ``≥`` in the row), as the neutral
+    model says it of every format (``usage_totals.Usage``)."""
+    said = NeutralUsage.of_totals(usage)
+    summary.tokens_partial, summary.cost_partial = said.tokens_partial, said.cost_partial
 
 
 def _v1_meta(summary: FileSummary, meta: Any) -> None:
@@ -384,7 +393,7 @@ def agentgo_summary(read: FileRead) -> None:
         seq[:] = [record["seq"]]
         tally.feed(record)
 
-    summary.crash_tail = _feed_window(tail, feed, unfinished_is_tail=True)
+    summary.crash_tail = feed_window(tail, feed, unfinished_is_tail=True)
     _agentgo_finish(summary, tally)
     summary.model = model
     summary.started = started
@@ -397,7 +406,7 @@ def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
     """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
     checker = StrictReader(where)
     tally = AgentGoTally()
-    for number, raw, ended in _lines(data):
+    for number, raw, ended in lines_of(data):
         if not ended:
             summary.crash_tail = not is_blank(raw)
             break
@@ -417,8 +426,7 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
     summary.messages, summary.tool_calls = tally.messages, tally.calls
     summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
-    summary.tokens_partial = tally.usage.tokens_partial
-    summary.cost_partial = tally.usage.cost_partial
+    _lower_bounds(summary, tally.usage)
     summary.pending = len(tally.open_runs) + len(tally.open_calls)
     why = [tally.gaps()] if tally.gaps() else []
     if summary.crash_tail:
@@ -426,103 +434,10 @@ def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
     summary.reason = "; ".join(w for w in why if w) or None
 
 
-def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
-    parts = data.split(b"\n")
-    tail = parts.pop()
-    for number, part in enumerate(parts, start=1):
-        yield number, part, True
-    if tail:
-        yield len(parts) + 1, tail, False
-
-
-# -- big files: head and tail window -------------------------------------------------
-
-
-LAST_LINE_MAX = 64 << 20  # a last line longer than this is looked for no further back
-
-
-def tail_window(
-    summary: FileSummary, fh: IO[bytes], window: int, floor: int = 0
-) -> tuple[bytes, float]:
-    """The last ``window`` bytes from a line boundary, with the last line whole however
-    long (a huge tool result the writer was writing when it died: a window inside it held
-    no line, and the row read "finished"), and the file's size over what was read (to
-    scale counts by); the row is flagged ``estimated``. A last line over
-    ``LAST_LINE_MAX`` is not read: b"" (the caller says so). ``floor``: where the lines
-    the caller read already end (a head's: never read twice)."""
-    summary.estimated = True
-    size = summary.size
-    start = max(size - window, 0)
-    last = _last_line_start(fh, size, LAST_LINE_MAX)
-    if last is None:  # (said by ``scan_file``: nothing of the end was read)
-        summary.last_line_unread = True
-        return b"", 1.0
-    start = min(start, max(last - window, 0))  # (the lines before a long last one too)
-    at_line = start <= floor  # (a head's lines end at a line's start)
-    start = max(start, floor)
-    if start >= size:  # (the head's lines are every line: nothing more to read)
-        return b"", 1.0
-    fh.seek(start)
-    tail = fh.read(size - start)
-    if start > 0 and not at_line:  # begin at a line boundary
-        cut = tail.find(b"\n")
-        tail = tail[cut + 1 :] if cut >= 0 else b""
-    # Counts are scaled by the lines before the last one: a huge last line (a tool
-    # result) is one line, not the measure of how many lines the file's bytes hold.
-    longest = size - last
-    if len(tail) > longest:
-        return tail, (size - longest) / (len(tail) - longest)
-    return tail, 1.0
-
-
-def _last_line_start(fh: IO[bytes], size: int, most: int) -> int | None:
-    """Where the file's last line starts (its newline, if any, left aside), looked for
-    back from the end a block at a time, bytes alone (no line parsed); None: not within
-    ``most`` bytes."""
-    end = size - 1 if size else 0  # (a final newline ends the last line: not its start)
-    at = end
-    block = 1 << 20
-    while at > 0:
-        begin = max(at - block, 0)
-        fh.seek(begin)
-        found = fh.read(at - begin).rfind(b"\n")
-        if found >= 0:
-            start = begin + found + 1
-            return start if end - start <= most else None
-        if end - begin >= most:
-            return None
-        at = begin
-    return 0 if end <= most else None
-
-
-def _feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) -> bool:
-    """Feed every whole line; a bad line that is not the last is damage. True: a crash tail."""
-    lines = list(_lines(tail))
-    for index, (number, raw, ended) in enumerate(lines):
-        if is_blank(raw):
-            continue
-        if unfinished_is_tail and not ended:
-            return True
-        last = index == len(lines) - 1
-        try:
-            feed(raw, number)
-        except orjson.JSONDecodeError:
-            if last:
-                return True
-            raise TranscriptError(
-                f"is not valid JSON (line {number} of the last {len(tail):,} bytes read)"
-            ) from None
-        except TranscriptError as err:
-            raise TranscriptError(
-                f"{err.reason} (line {number} of the last {len(tail):,} bytes read)"
-            ) from None
-    return False
-
-
 def _scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
     summary.tokens = None if usage.total is None else round(usage.total * scale)
     summary.cost = None if usage.cost is None else usage.cost * scale
-    summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
+    _lower_bounds(summary, usage)
 
 
 # -- directories -----------------------------------------------------------------------

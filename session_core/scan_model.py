@@ -91,7 +91,7 @@ def windowed_model(
     builder: Builder, summary: FileSummary, fh: IO[bytes], head: bytes, window: int
 ) -> Transcript:
     """A big file's model from its head's whole lines and a tail window (``estimated``)."""
-    from .scan import tail_window
+    from .scan_window import tail_window
 
     lines = head.split(b"\n")[:-1]
     for number, raw in enumerate(lines, start=1):

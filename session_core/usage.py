@@ -86,16 +86,6 @@ class Usage:
             self.cost_reported += 1
 
     @property
-    def tokens_partial(self) -> bool:
-        """A known token total that leaves out turns that reported none, or in part."""
-        return self.total is not None and (self.reported < self.turns or self.in_part > 0)
-
-    @property
-    def cost_partial(self) -> bool:
-        """A known cost that leaves out turns that reported none."""
-        return self.cost is not None and self.cost_reported < self.turns
-
-    @property
     def complete(self) -> bool:
         """Every turn reported its tokens (and there was at least one turn)."""
         return self.turns > 0 and self.total_reported == self.turns

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-import session_core.scan as scan
+import session_core.scan_window as scan_window
 from session_core import Message, Session
 from session_core.scan import scan_file
 
@@ -43,7 +43,7 @@ def test_a_last_line_past_the_bound_is_said_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _v1_cut_in_a_long_line(tmp_path / "t.jsonl")
-    monkeypatch.setattr(scan, "LAST_LINE_MAX", 10_000)
+    monkeypatch.setattr(scan_window, "LAST_LINE_MAX", 10_000)
     row = scan_file(path, budget=1_000, window=4_000)
     assert row.status == "crashed" and "the end was not read" in (row.reason or "")
     assert row.messages is None and row.tool_calls is None  # (unknown: not ~0)

@@ -1,0 +1,109 @@
+"""A big file's end, as the browser reads it (``scan``): a tail window from a line
+boundary, reaching back to the last line's start however long, never over a head
+already read, and its whole lines fed with a crash tail told from damage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from .errors import TranscriptError
+from .reader import is_blank
+
+if TYPE_CHECKING:
+    from .scan import FileSummary
+
+
+def lines_of(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
+    parts = data.split(b"\n")
+    tail = parts.pop()
+    for number, part in enumerate(parts, start=1):
+        yield number, part, True
+    if tail:
+        yield len(parts) + 1, tail, False
+
+
+LAST_LINE_MAX = 64 << 20  # a last line longer than this is looked for no further back
+
+
+def tail_window(
+    summary: FileSummary, fh: IO[bytes], window: int, floor: int = 0
+) -> tuple[bytes, float]:
+    """The last ``window`` bytes from a line boundary, with the last line whole however
+    long (a huge tool result the writer was writing when it died: a window inside it held
+    no line, and the row read "finished"), and the file's size over what was read (to
+    scale counts by); the row is flagged ``estimated``. A last line over
+    ``LAST_LINE_MAX`` is not read: b"" (the caller says so). ``floor``: where the lines
+    the caller read already end (a head's: never read twice)."""
+    summary.estimated = True
+    size = summary.size
+    start = max(size - window, 0)
+    last = _last_line_start(fh, size, LAST_LINE_MAX)
+    if last is None:  # (said by ``scan_file``: nothing of the end was read)
+        summary.last_line_unread = True
+        return b"", 1.0
+    start = min(start, max(last - window, 0))  # (the lines before a long last one too)
+    at_line = start <= floor  # (a head's lines end at a line's start)
+    start = max(start, floor)
+    if start >= size:  # (the head's lines are every line: nothing more to read)
+        return b"", 1.0
+    fh.seek(start)
+    tail = fh.read(size - start)
+    if start > 0 and not at_line:  # begin at a line boundary
+        cut = tail.find(b"\n")
+        tail = tail[cut + 1 :] if cut >= 0 else b""
+    # Counts are scaled by the lines before the last one: a huge last line (a tool
+    # result) is one line, not the measure of how many lines the file's bytes hold.
+    longest = size - last
+    if len(tail) > longest:
+        return tail, (size - longest) / (len(tail) - longest)
+    return tail, 1.0
+
+
+def _last_line_start(fh: IO[bytes], size: int, most: int) -> int | None:
+    """Where the file's last line starts (its newline, if any, left aside), looked for
+    back from the end a block at a time, bytes alone (no line parsed); None: not within
+    ``most`` bytes."""
+    end = size - 1 if size else 0  # (a final newline ends the last line: not its start)
+    at = end
+    block = 1 << 20
+    while at > 0:
+        begin = max(at - block, 0)
+        fh.seek(begin)
+        found = fh.read(at - begin).rfind(b"\n")
+        if found >= 0:
+            start = begin + found + 1
+            return start if end - start <= most else None
+        if end - begin >= most:
+            return None
+        at = begin
+    return 0 if end <= most else None
+
+
+def feed_window(tail: bytes, feed: Any, *, unfinished_is_tail: bool = False) -> bool:
+    """Feed every whole line; a bad line that is not the last is damage. True: a crash tail."""
+    lines = list(lines_of(tail))
+    for index, (number, raw, ended) in enumerate(lines):
+        if is_blank(raw):
+            continue
+        if unfinished_is_tail and not ended:
+            return True
+        last = index == len(lines) - 1
+        try:
+            feed(raw, number)
+        except orjson.JSONDecodeError:
+            if last:
+                return True
+            raise TranscriptError(
+                f"is not valid JSON (line {number} of the last {len(tail):,} bytes read)"
+            ) from None
+        except TranscriptError as err:
+            raise TranscriptError(
+                f"{err.reason} (line {number} of the last {len(tail):,} bytes read)"
+            ) from None
+    return False
+
+
+__all__ = ["LAST_LINE_MAX", "feed_window", "lines_of", "tail_window"]
