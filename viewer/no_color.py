@@ -6,6 +6,7 @@ close to its background to the far end (the words still say the state; bold stay
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -44,7 +45,7 @@ class ReadableMonochrome(LineFilter):
         ]
 
 
-def readable_no_color(app: App[object]) -> None:
+def readable_no_color(app: App[Any]) -> None:
     """Put ``ReadableMonochrome`` where Textual put ``Monochrome`` (NO_COLOR is set)."""
     filters = getattr(app, "_filters", None)  # (Textual's own list: if it goes, its greys)
     if not isinstance(filters, list):
