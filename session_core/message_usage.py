@@ -63,9 +63,10 @@ class MessageUsage:
 
     @property
     def in_part(self) -> bool:
-        """Its tokens are known in part: an input or output count without the other, and
-        no total (the rest is unknown, not 0)."""
-        return self.total is None and (self.input is not None or self.output is not None)
+        """It reported usage, its tokens in part at most: no total, and its input or its
+        output unknown (an input alone, a cache read or a cost alone: the rest is
+        unknown, not 0, so a total it is in is a lower bound)."""
+        return self.total is None and (self.input is None or self.output is None)
 
     def describe(self) -> str:
         """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""

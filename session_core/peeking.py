@@ -133,8 +133,9 @@ def _guarded(result: PeekResult, items: Callable[[], Iterator[_T]]) -> Iterator[
     try:
         yield from items()
     except Exception as err:  # the contract: a report, never an exception
-        if result.error is None:
-            result.error = f"the transcript could not be read: {err}"
+        if result.error is None:  # (its path is said once, by ``_finish``)
+            why = err.reason if isinstance(err, TranscriptError) else err
+            result.error = f"the transcript could not be read: {why}"
 
 
 def _start(

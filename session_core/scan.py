@@ -110,6 +110,7 @@ class FileSummary:
     cost: float | None = None
     estimated: bool = False  # counts extrapolated from a tail window (a big file)
     last_line_unread: bool = False  # its last line is longer than the tail read reaches
+    last_line_size: int = 0  # a windowed read's: its last line's bytes (not a scale's)
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
     cost_partial: bool = False

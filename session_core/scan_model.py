@@ -23,7 +23,12 @@ def summarise_model(
     first response there is priced as the difference from the head's last, the unread
     middle with it)."""
     meta = transcript.meta
-    scale = summary.size / max(transcript.extra.get("bytes-read", summary.size), 1)
+    # (by the lines before the last: a huge last line is one line, not a measure)
+    read, longest = transcript.extra.get("bytes-read", summary.size), summary.last_line_size
+    if read > longest:
+        scale = (summary.size - longest) / (read - longest)
+    else:
+        scale = summary.size / max(read, 1)
     cwd = _text(meta.get("cwd"))
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
     summary.agent = project or _text(meta.get("agent") or meta.get("originator"))

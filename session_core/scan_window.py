@@ -57,6 +57,7 @@ def tail_window(
     # Counts are scaled by the lines before the last one: a huge last line (a tool
     # result) is one line, not the measure of how many lines the file's bytes hold.
     longest = size - last
+    summary.last_line_size = longest
     if len(tail) > longest:
         return tail, (size - longest) / (len(tail) - longest)
     return tail, 1.0

@@ -39,7 +39,7 @@ def test_a_file_of_blank_lines(tmp_path: Path, blank: bytes, capsys) -> None:
     load_error(path)
     assert main(["check", str(path)]) == 1
     assert "is empty" in capsys.readouterr().out
-    assert peek(path).error == "the transcript is empty"  # (as check says it)
+    assert peek(path).error == f"{path}: the transcript is empty"  # (as check says it)
     assert peek(path).warnings == []
     assert check_replay_cli(capsys, path) is None
     assert path.read_bytes().rstrip(b"\r\n") == blank.rstrip(b"\r\n")

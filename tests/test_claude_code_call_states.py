@@ -116,7 +116,7 @@ def test_a_call_without_a_result_is_told_alike_by_every_read_path(
     os.utime(path, (path.stat().st_mtime - 7200,) * 2)
     assert [op["state"] for op in FMT.replay_json(path)["tool-operations"]] == ["interrupted"]
     assert [r.state for r in FMT.open(path, writer_alive=False).runs] == ["interrupted"]
-    assert FMT.check(path).endswith("1 tool operation, 1 interrupted")
+    assert FMT.check(path).endswith("1 tool operation, 1 interrupted, 1 run interrupted")
     for kind in ("md", "html"):
         shown = export(path, kind)
         assert "interrupted" in shown and "running" not in shown, kind

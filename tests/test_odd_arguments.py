@@ -27,7 +27,7 @@ def test_a_byte_order_mark_is_named(
 
 def test_a_path_that_is_no_path_is_refused_in_words() -> None:
     result = peek(123)  # type: ignore[arg-type]
-    assert result.error == "a path is needed, not int"
+    assert result.error == "123: a path is needed, not int"  # (PATH: reason, as given)
     assert detect_format("a\x00b") is None
     with pytest.raises(TranscriptError, match="NUL"):
         open_transcript("a\x00b")

@@ -77,3 +77,25 @@ def test_a_model_formats_tail_never_reads_its_head_again(tmp_path: Path) -> None
     whole = scan_file(path)  # (read whole)
     row = scan_file(path, budget=1_000, window=60_000)  # (its head: the whole file)
     assert row.estimated and (row.messages, row.tool_calls) == (whole.messages, whole.tool_calls)
+
+
+def test_a_model_formats_counts_are_scaled_by_the_lines_before_a_long_last_one(
+    tmp_path: Path,
+) -> None:
+    """(the second review) Codex read ~326 messages of 1,303: its scale was over the huge
+    last line too."""
+    from codex_writer import story
+
+    path = tmp_path / "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    w = story(path)
+    for n in range(600):
+        w.message("user", f"more {n} " + "q" * 3000)
+    w.message("assistant", "z" * 2_000_000)  # (past the head and the window)
+    os.utime(path, (OLD, OLD))
+    whole = scan_file(path)
+    row = scan_file(path, budget=1_000, window=200_000)
+    assert row.estimated and whole.messages and row.messages is not None
+    assert 0.8 * whole.messages <= row.messages <= 1.25 * whole.messages, (
+        row.messages,
+        whole.messages,
+    )

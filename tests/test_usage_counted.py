@@ -200,3 +200,12 @@ def test_the_browser_marks_a_total_some_responses_left_out(tmp_path: Path) -> No
     assert (part.tokens, part.tokens_partial, part.cost_partial) == (110, True, True)
     cost_alone = scan_file(_v1(tmp_path / "c.jsonl", [full, {**full, "cost": None}]), live_window=0)
     assert (cost_alone.tokens_partial, cost_alone.cost_partial) == (False, True)
+
+
+def test_a_response_of_a_cost_alone_leaves_the_tokens_a_lower_bound(tmp_path: Path) -> None:
+    """(the second review) a response that said its cost alone said none of its tokens:
+    the row's total is a lower bound (its ``≥`` was gone)."""
+    full = {"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 110, "cost": 0.01}
+    row = scan_file(_v1(tmp_path / "d.jsonl", [full, {"cost": 0.01}]), live_window=0)
+    assert (row.tokens, row.tokens_partial, row.cost_partial) == (110, True, False)
+    assert "1 reported in part" in open_transcript(tmp_path / "d.jsonl").usage.describe()

@@ -104,6 +104,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
         self.PARSED_UPDATES = self.format.parsed_updates
         self.live: LiveModel = self.format.live(self.path)
         self.transcript = Transcript(format=fmt, path=self.path)
+        self._held_said: tuple[tuple[int, int, int], str] = ((0, 0, 0), "")  # (its warning)
         self.init_other_sessions()
         self._stale: set[str] = set()
         self._drawn_at = -math.inf  # never (monotonic starts near 0 at boot)
@@ -187,7 +188,13 @@ class ModelScreen(OtherSessions, SearchingScreen):
 
     def _unfinished(self) -> str:
         start, size = self.held_span
-        return unfinished_line(self.held_line, size, self._held_head(start, size))
+        key = (self.held_line, start, size)
+        if self._held_said[0] != key:  # (read once, not at every draw)
+            self._held_said = (
+                key,
+                unfinished_line(self.held_line, size, self._held_head(start, size)),
+            )
+        return self._held_said[1]
 
     def _held_head(self, start: int, size: int) -> bytes:
         """The first bytes of the line held back (what was in flight when the writer
