@@ -166,10 +166,11 @@ def usage_numbers(usage: Usage) -> tuple[int | None, int | None, int | None, int
         usage.cache_read_tokens,
         usage.cost,
     )
-    inp = inp if type(inp) is int else None
-    out = out if type(out) is int else None
-    tot = tot if type(tot) is int else None
-    cache = cache if type(cache) is int else None
+    # (a token count, as ``message_usage._int``: an integer never below 0, else unknown)
+    inp = inp if type(inp) is int and inp >= 0 else None
+    out = out if type(out) is int and out >= 0 else None
+    tot = tot if type(tot) is int and tot >= 0 else None
+    cache = cache if type(cache) is int and cache >= 0 else None
     if cost is not None:
         cost = float(cost)
     if tot is None and inp is not None and out is not None:

@@ -17,8 +17,9 @@ def _number(value: Any) -> int | float | None:
 
 
 def _int(value: Any) -> int | None:
+    """A token count: an integer, never below 0 (a negative one is no count: unknown)."""
     number = _number(value)
-    return number if isinstance(number, int) else None
+    return number if isinstance(number, int) and number >= 0 else None
 
 
 @dataclass(slots=True)
@@ -107,13 +108,13 @@ def _reported(
     # taken as they are; anything else goes through the checks.
     get = usage.get
     inp, out, tot, cache, cost = get(input), get(output), get(total), get(cache_read), get("cost")
-    if inp is not None and type(inp) is not int:
+    if inp is not None and (type(inp) is not int or inp < 0):
         inp = _int(inp)
-    if out is not None and type(out) is not int:
+    if out is not None and (type(out) is not int or out < 0):
         out = _int(out)
-    if tot is not None and type(tot) is not int:
+    if tot is not None and (type(tot) is not int or tot < 0):
         tot = _int(tot)
-    if cache is not None and type(cache) is not int:
+    if cache is not None and (type(cache) is not int or cache < 0):
         cache = _int(cache)
     if cost is not None and type(cost) is not float:
         number = _number(cost)
@@ -139,13 +140,14 @@ def agentgo_usage(usage: Any) -> MessageUsage | None:
 
 def exec_end_usage(data: Any) -> MessageUsage | None:
     """What an agentgo ``model_exec_end`` says its response used: its ``usage``, else its
-    message's (the same response's AgentMessage ``usage?``, where a writer put it alone)."""
+    message's or its partial message's (the same response's AgentMessage ``usage?``,
+    where a writer put it alone)."""
     if not isinstance(data, dict):
         return None
     usage = data.get("usage")
-    if usage is None:
-        message = data.get("message")
-        if isinstance(message, dict):
+    for key in ("message", "partial_message"):  # (a failed call's partial one: spent too)
+        message = data.get(key)
+        if usage is None and isinstance(message, dict):
             usage = message.get("usage")
     return agentgo_usage(usage)
 

@@ -209,3 +209,26 @@ def test_a_response_of_a_cost_alone_leaves_the_tokens_a_lower_bound(tmp_path: Pa
     row = scan_file(_v1(tmp_path / "d.jsonl", [full, {"cost": 0.01}]), live_window=0)
     assert (row.tokens, row.tokens_partial, row.cost_partial) == (110, True, False)
     assert "1 reported in part" in open_transcript(tmp_path / "d.jsonl").usage.describe()
+
+
+def test_a_negative_count_is_no_count(tmp_path: Path) -> None:
+    """A token count below 0 is unknown, by both readers of a v1 line (the index pass's
+    and the plain one's): a cache read of -100 made a 900-token input 1,000."""
+    from session_core.message_usage import v1_usage
+
+    odd = {"prompt-tokens": 900, "completion-tokens": -5, "cache-read-tokens": -100}
+    assert v1_usage({"usage": odd}) == MessageUsage(900, None, None, None, None)
+    path = _v1(tmp_path / "t.jsonl", [odd])
+    usage = open_transcript(path).usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (900, None, None)
+    assert scan_file(path, live_window=0).tokens == 900
+
+
+def test_a_failed_calls_partial_message_usage_is_counted(tmp_path: Path) -> None:
+    """A model call that failed after a partial answer spent tokens: its partial
+    message's usage counts where the call's own says none."""
+    from session_core.message_usage import exec_end_usage
+
+    partial = {"kind": "assistant", "usage": {"input_tokens": 50, "output_tokens": 5}}
+    said = exec_end_usage({"error": "overloaded", "partial_message": partial})
+    assert said is not None and said.tokens == 55
