@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from .agentgo.reader import StrictReader
-from .agentgo.view import as_message, misshapen_said
+from .agentgo.view import as_message, message_end_said
 from .errors import TranscriptError
 from .events import strict_rereads
 from .indexing import loads_mended
@@ -294,10 +294,12 @@ def _read_records(
                 continue
             if rules is not None and (why := rules.said(value, number)) is not None:
                 said.append(f"line {number}: {why}")
-            if rules is not None and value["type"] == "message_end":
-                data = value.get("data")
-                if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
-                    said.append(misshapen_said(number))  # (as the view says it)
+            if (
+                rules is not None
+                and value["type"] == "message_end"
+                and (why := message_end_said(value.get("data"), number)) is not None
+            ):
+                said.append(why)  # (as the view says it)
             yield value
 
 

@@ -343,9 +343,7 @@ def _v1_first_prompt(state: ReplayState) -> str | None:
     return None
 
 
-def _v1_crash_reason(
-    summary: FileSummary, state: ReplayState | None, ended: bool = True
-) -> str | None:
+def _v1_crash_reason(summary: FileSummary, state: ReplayState | None, ended: bool) -> str | None:
     """Why a v1 file whose writer is gone left work open (None: it did not); ``ended``:
     its last message can end a run (``facts.ends_a_run``)."""
     why = []

@@ -528,3 +528,32 @@ def test_a_message_end_without_a_message_is_kept_raw_and_said(tmp_path: Path) ->
     live = fmt.live(str(path))
     follow_into(live.apply, path, 1 << 12, fmt.parsed_updates)
     assert neutral(live.transcript(False)) == neutral(whole)
+
+
+def test_a_message_with_no_kind_is_not_taken_for_a_users(tmp_path: Path) -> None:
+    """The spec requires ``kind``: one missing was shown, exported and peeked as a user's
+    message (an assistant's tool calls under "user"); its role is not known, and said."""
+    from helpers import follow_into, neutral
+
+    from session_core import open_transcript, peek
+    from session_core.formats import AGENTGO, by_name
+
+    fmt = by_name(AGENTGO)
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("message_end", {"message": ASSISTANT})
+        run.close()
+    lines = path.read_bytes().splitlines(keepends=True)
+    number = next(n for n, line in enumerate(lines, 1) if b'"kind":"assistant"' in line)
+    lines[number - 1] = lines[number - 1].replace(b'"kind":"assistant",', b"")
+    path.write_bytes(b"".join(lines))
+    said = f"line {number}: a message with no kind"
+    whole = open_transcript(path)
+    assert [m.role for m in whole.messages] == ["?"]
+    assert any(w.startswith(said) for w in whole.warnings)
+    assert [m.role for m in peek(path).messages] == ["?"]
+    assert any(w.startswith(said) for w in peek(path).warnings)
+    live = fmt.live(str(path))
+    follow_into(live.apply, path, 1 << 12, fmt.parsed_updates)
+    assert neutral(live.transcript(False)) == neutral(whole)

@@ -11,9 +11,14 @@ from ..text import as_str
 LINES_COUNTED = 255  # a message's body lines are counted this far
 
 
+NO_KIND = "?"  # the role of a message with no ``kind`` (the spec requires one): not a guess
+
+
 def message_role(message: dict[str, Any]) -> str:
     """An AgentMessage's ``kind`` as the neutral model's role (``tool_result``: tool)."""
-    kind = str(message.get("kind") or "user")
+    kind = message.get("kind")
+    if not isinstance(kind, str) or not kind:
+        return NO_KIND
     return {"tool_result": "tool"}.get(kind, kind)
 
 
@@ -72,8 +77,6 @@ def message_text(message: dict[str, Any]) -> str:
 
 def as_message(message: dict[str, Any]) -> Message:
     """An AgentMessage in the v1 ``Message`` shape (for peek and shared views)."""
-    kind = as_str(message.get("kind")) or "user"
-    role = {"tool_result": "tool"}.get(kind, kind)
     calls = []
     parts = message.get("content")
     if isinstance(parts, list):
@@ -92,7 +95,7 @@ def as_message(message: dict[str, Any]) -> Message:
                 )
     tcid = message.get("tool_call_id")
     return Message(
-        role=role,
+        role=message_role(message),
         content=message_text(message),
         tool_calls=tuple(calls),
         tool_call_id=None if tcid is None else as_str(tcid),

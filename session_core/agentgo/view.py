@@ -15,7 +15,14 @@ from typing import Any
 
 from ..text import as_str
 from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
-from .messages import as_message, message_lines, message_role, message_text, thinking_text
+from .messages import (
+    NO_KIND,
+    as_message,
+    message_lines,
+    message_role,
+    message_text,
+    thinking_text,
+)
 from .records import NO_SEQ, ODD_RUN, Records
 from .stored import Checkpoint, Committed, snapshot_shape
 
@@ -48,12 +55,18 @@ def _data(record: dict[str, Any]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def misshapen_said(line: int) -> str:
-    """What a ``message_end`` whose data holds no message object is said to be."""
-    return (
-        f"line {line}: a message_end without a message object: "
-        "no message, kept raw among the other records"
-    )
+def message_end_said(data: Any, line: int) -> str | None:
+    """What is wrong with a ``message_end``'s ``data``, said (None: nothing): no message
+    object, or a message with no ``kind`` (the spec requires one; its role not guessed)."""
+    message = data.get("message") if isinstance(data, dict) else None
+    if not isinstance(message, dict):
+        return (
+            f"line {line}: a message_end without a message object: "
+            "no message, kept raw among the other records"
+        )
+    if message_role(message) == NO_KIND:
+        return f"line {line}: a message with no kind: its role is not known, shown as {NO_KIND}"
+    return None
 
 
 def state_said(state: str) -> str:
@@ -150,7 +163,8 @@ class AgentGoView:
                 )
             else:  # (it was left out of the messages, and said nowhere)
                 self.misshapen.append(index)
-                self.warnings.append(misshapen_said(line))
+            if (why := message_end_said(data, line)) is not None:
+                self.warnings.append(why)
         elif kind == "checkpoint":
             shape = snapshot_shape(data.get("snapshot"))
             self.checkpoints.append(
