@@ -7,7 +7,7 @@ from typing import IO, TYPE_CHECKING
 
 from .column_items import count_kind
 from .line_warnings import KEPT, UNFINISHED
-from .model import Transcript
+from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
 
 if TYPE_CHECKING:
@@ -68,10 +68,16 @@ def summarise_model(
     # said it never would): not told as a crash. The last turn is the file's own.
     head = transcript.extra.get("head-lines", 0)
     last_run = transcript.runs[-1] if transcript.runs else None
+    # Left open: no result, in a run the user did not stop. One with a result that says
+    # it was interrupted (Esc during a call), or in an aborted turn, was stopped, not cut off.
+    aborted = {r.id for r in transcript.runs if r.state == "aborted"}
     unfinished = [
         op
-        for op in transcript.tool_operations
-        if op.state in ("running", "interrupted") and (op.line or 0) > head
+        for op in unsettled_ops(transcript.tool_operations)
+        if op.state in ("running", "interrupted")
+        and op.result_line is None
+        and op.run_id not in aborted
+        and (op.line or 0) > head
     ]
     summary.pending = len(unfinished)
     summary.crash_tail = any(KEPT in w or UNFINISHED in w for w in transcript.warnings[-1:])

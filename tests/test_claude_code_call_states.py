@@ -40,6 +40,36 @@ def test_a_turn_the_user_cut_short_is_aborted(
     assert (row.status, row.reason) == ("finished", None)
 
 
+def test_a_call_the_user_interrupted_is_no_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc during a call: its result says it was interrupted (``toolUseResult.interrupted``),
+    and the session goes on. The call is interrupted, but answered: the browser's row of a
+    session whose writer is gone is finished, not "crashed: 1 tool call without a result"."""
+    from session_core.scan import scan_file
+
+    w = CCWriter()
+    w.user("run the tests")
+    w.assistant("m1", [tool_use("t1", "Bash", command="pytest")])
+    w.result(
+        "t1",
+        "[Request interrupted by user for tool use]",
+        is_error=True,
+        tool_use_result={"stdout": "", "stderr": "", "interrupted": True, "isImage": False},
+    )
+    w.user([text("[Request interrupted by user for tool use]")])
+    w.user("just run the fast ones")
+    w.assistant("m2", [text("done")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [(op.state, op.result_line is not None) for op in t.tool_operations] == [
+        ("interrupted", True)
+    ]
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # the writer long gone
+    row = scan_file(path)
+    assert (row.status, row.reason, row.pending) == ("finished", None, 0)
+
+
 def test_a_compact_summary_without_a_boundary_is_a_compaction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,6 +157,8 @@ def test_a_call_the_user_cut_off_is_interrupted(
 ) -> None:
     """ "[Request interrupted by user]" after a call with no result: the turn is aborted
     and its call will never be answered: interrupted, even while the writer may live."""
+    from session_core.scan import scan_file
+
     w = CCWriter()
     w.user("grep it")
     w.assistant("m1", [tool_use("t1", "Grep", pattern="x")])
@@ -137,6 +169,8 @@ def test_a_call_the_user_cut_off_is_interrupted(
         assert [r.state for r in t.runs] == ["aborted"]
         assert [op.state for op in t.tool_operations] == ["interrupted"]
     both(path, monkeypatch)
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # (the user stopped it: no crash)
+    assert (scan_file(path).status, scan_file(path).reason) == ("finished", None)
 
 
 def test_a_turn_left_with_a_call_unanswered_is_interrupted(
