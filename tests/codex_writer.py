@@ -383,22 +383,20 @@ __all__ = [
 ]
 
 
-def legacy_story(path: str | os.PathLike[str]) -> RolloutWriter:
+def legacy_story(
+    path: str | os.PathLike[str], header: dict[str, Any] | None = None
+) -> RolloutWriter:
     """A rollout of the CLI of mid 2025, before the ``{timestamp, type, payload}`` lines: a
-    bare header, ``record_type`` state markers, and bare response items (no timestamps)."""
+    bare header (``header``'s keys beside its id and timestamp), ``record_type`` state
+    markers, and bare response items (no timestamps)."""
     w = RolloutWriter(path)
 
     def bare(record: dict[str, Any]) -> int:
         return w.raw(orjson.dumps(record) + b"\n")
 
-    bare(
-        {
-            "id": SESSION,
-            "timestamp": "2025-08-20T13:20:47.060Z",
-            "instructions": None,
-            "git": {"commit_hash": "abc123", "branch": "main"},
-        }
-    )
+    if header is None:
+        header = {"instructions": None, "git": {"commit_hash": "abc123", "branch": "main"}}
+    bare({"id": SESSION, "timestamp": "2025-08-20T13:20:47.060Z", **header})
     bare({"record_type": "state"})
     bare(message_payload("user", "list the files"))
     bare({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"})

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import orjson
+import pytest
 from codex_helpers import CODEX, opened
 from codex_writer import HOSTILE, SESSION, RolloutWriter, completed_story, legacy_story
 
@@ -190,11 +192,18 @@ def test_item_completed_ignored_beside_response_items(tmp_path: Path) -> None:
     assert [i.kind for i in t.raw] == ["meta", "message", "event"]
 
 
-def test_a_rollout_from_before_the_payload_lines(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "header",
+    [None, {}],  # (``{}``: the earliest writers left out instructions a user had none of)
+    ids=["instructions-and-git", "id-and-timestamp-alone"],
+)
+def test_a_rollout_from_before_the_payload_lines(
+    tmp_path: Path, header: dict[str, Any] | None
+) -> None:
     """Codex CLI of mid 2025 wrote a bare header and bare response items (no ``payload``):
     such a file is a Codex rollout, read as the response items it holds."""
     path = tmp_path / "rollout-2025-08-20T13-20-47-old.jsonl"
-    legacy_story(path)
+    legacy_story(path, header)
     assert detect_format(path) == "codex"
     t = opened(path)
     assert t.meta["id"] == SESSION and t.meta["timestamp"] == "2025-08-20T13:20:47.060Z"

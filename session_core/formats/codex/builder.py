@@ -79,11 +79,12 @@ _META_KEYS = (
 
 def is_legacy_header(record: dict[str, Any]) -> bool:
     """The first line of a rollout from before the ``{timestamp, type, payload}`` lines
-    (Codex CLI of mid 2025): a bare ``{id, timestamp, instructions, git?, ...}``."""
+    (Codex CLI of mid 2025): a bare ``{id, timestamp, instructions, git?, ...}``; the
+    earliest writers left ``instructions`` out where a user had none: ``{id, timestamp}``."""
     return (
         isinstance(record.get("id"), str)
         and isinstance(record.get("timestamp"), str)
-        and any(key in record for key in LEGACY_HEADER_KEYS)
+        and (any(key in record for key in LEGACY_HEADER_KEYS) or len(record) == 2)
         and "payload" not in record
     )
 
