@@ -262,7 +262,7 @@ def _runs(transcript: Transcript) -> Section:
             run.state,
             f"line {run.line}",
             duration_text(run.duration),
-            run.usage.describe(),
+            run.describe_usage(),
             _preview(run.prompt or "", 60),
         ]
         for run in transcript.runs
@@ -285,8 +285,8 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
                 _preview(sub.description or "", 60),
                 "—" if op is None else f"{op.tool} {op.call_id}: {op.label}",
                 took,
-                f"{sub.messages:,}" if sub.counted else "not read",
-                sub.usage.describe() if sub.counted else "not read",
+                f"{sub.messages:,}" if sub.lines_read else "not read",
+                sub.usage.describe() if sub.lines_read else "not read",
                 sub.where,
             ]
         )
@@ -297,7 +297,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
 def _usage(transcript: Transcript) -> Section:
     rows = [_usage_row("this file", transcript.usage)]
     for sub in transcript.subagents:
-        if sub.counted:
+        if sub.lines_read:  # (its usage unknown where it reported none)
             rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
         else:  # (its file not read: not "0 of 0 responses")
             rows.append([f"subagent {sub.id}", "not read", "unknown"])

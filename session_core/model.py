@@ -220,6 +220,10 @@ class RunContext:
     line: int = 0
 
 
+# What a fork's copy of its parent's turn says of its usage.
+COPIED_USAGE = "the parent's (a copy of its turn: counted in the parent's file)"
+
+
 @dataclass(slots=True)
 class Run:
     """A run (a turn, for the formats that have turns)."""
@@ -235,6 +239,13 @@ class Run:
     usage: Usage = field(default_factory=Usage)
     context: RunContext | None = None
     items: int = 0  # conversation items in it
+    # A fork's copy of its parent's turn: its responses are the parent's, counted in the
+    # parent's file (its ``usage`` holds none of them: not unknown, not 0).
+    copied: bool = False
+
+    def describe_usage(self) -> str:
+        """Its ``usage.describe()``, or that its usage is its parent's."""
+        return COPIED_USAGE if self.copied else self.usage.describe()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -247,6 +258,8 @@ class Run:
             "duration": self.duration,
             "usage": self.usage.to_json(),
         }
+        if self.copied:  # (only then: every other run's keys as were)
+            out["copied-from-parent"] = True
         if self.prompt is not None:
             out["prompt"] = self.prompt
         if self.context is not None:
@@ -284,10 +297,16 @@ class Subagent:
         return self.path if self.path is not None else "its file is not there"
 
     @property
-    def counted(self) -> bool:
-        """Its usage is in the session's with its subagents (its file read, or its lines
-        the file's own); not when its file is missing or over the reader's bound."""
+    def lines_read(self) -> bool:
+        """Its messages are known: its file read, or its lines the file's own."""
         return self.read or self.in_file
+
+    @property
+    def counted(self) -> bool:
+        """Its usage is in the session's with its subagents (its file read and reporting
+        some usage, or its lines the file's own); not when its file is missing, over the
+        reader's bound, or reported no usage (its usage unknown: nothing added, not 0)."""
+        return self.in_file or (self.read and self.usage.known)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -296,7 +315,7 @@ class Subagent:
             "call-id": self.call_id,
             "description": self.description,
             # (its file missing or not read: its messages unknown, not 0)
-            "messages": self.messages if self.counted else None,
+            "messages": self.messages if self.lines_read else None,
             "usage": self.usage.to_json(),
             "usage-counted": self.counted,
         }
@@ -416,7 +435,8 @@ class Transcript:
 
     def subagents_text(self) -> str:
         """``3 subagents``, or ``200 of 1,878 subagents`` where only those are counted in
-        ``usage_with_subagents`` (the others' files missing or over the reader's bound)."""
+        ``usage_with_subagents`` (the others' files missing or over the reader's bound, or
+        reporting no usage)."""
         total = count(len(self.subagents), "subagent")
         counted = sum(1 for s in self.subagents if s.counted)
         return total if counted == len(self.subagents) else f"{counted:,} of {total}"
@@ -426,7 +446,7 @@ class Transcript:
         file reported no usage of its own, the subagents' alone (a total would take the
         unknown for 0): ``3 subagents alone (this file's unknown)``; where it reported no
         cost (a model without a price), that the cost is theirs alone."""
-        if self.usage.tokens is None and self.usage.cost is None:
+        if not self.usage.known:
             return f"{self.subagents_text()} alone (this file's unknown)"
         both = self.usage_with_subagents
         if self.usage.cost is None and both is not None and both.cost is not None:
@@ -474,6 +494,7 @@ class Transcript:
 
 
 __all__ = [
+    "COPIED_USAGE",
     "FOLDED",
     "NOT_SENT_MARKS",
     "ROLLBACK",

@@ -58,6 +58,13 @@ class ResponseUsage(ItemFacts):
         self.cost.append(math.nan if usage.cost is None else usage.cost)
         self.raw.changed(index)
 
+    def clear(self) -> None:
+        """No response's usage any more (a fork's copied history: its parent's)."""
+        self.at, self.inputs, self.outputs = array("l"), array("q"), array("q")
+        self.cached, self.writes, self.cost = array("q"), array("q"), array("d")
+        self.fallback = {}
+        self.raw.changed_all()
+
     def _drop_last(self) -> None:
         for column in (self.at, self.inputs, self.outputs, self.cached, self.writes, self.cost):
             column.pop()

@@ -50,13 +50,13 @@ def summarise_model(
     summary.tokens_partial, summary.cost_partial = usage.tokens_partial, usage.cost_partial
     summary.parent = transcript.parent
     linked = [
-        (os.path.abspath(s.path), s.read)
+        (os.path.abspath(s.path), s.counted)
         for s in transcript.subagents
         if s.path is not None and not s.in_file
     ]
     summary.subagents = tuple(path for path, _read in linked)
-    summary.counted = tuple(path for path, read in linked if read)
-    if not all(s.counted for s in transcript.subagents):  # (a subagent's file not read)
+    summary.counted = tuple(path for path, counted in linked if counted)
+    if not all(s.counted for s in transcript.subagents):  # (a subagent's usage not counted)
         summary.tokens_partial = summary.tokens is not None
         summary.cost_partial = summary.cost is not None
     if transcript.subagents:

@@ -116,6 +116,11 @@ class Usage:
         return sum(values) if values else None
 
     @property
+    def known(self) -> bool:
+        """Did any response report tokens or a cost (else the usage is unknown)?"""
+        return self.tokens is not None or self.cost is not None
+
+    @property
     def tokens_partial(self) -> bool:
         """A known token total that leaves out responses that reported none, or in part."""
         return self.tokens is not None and (self.reported < self.responses or self.in_part > 0)

@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-from codex_helpers import family
-from codex_writer import RolloutWriter
+from codex_helpers import CHILD, family
+from codex_writer import SESSION, RolloutWriter
 from helpers import follow_into
 
+from session_core.export import export
 from session_core.following import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.codex import CodexLive
@@ -145,3 +146,31 @@ def test_a_child_over_the_bound_is_listed_not_counted(
     (sub,) = t.subagents
     assert not sub.counted and sub.usage.reported == 0
     assert t.subagents_text() == "0 of 1 subagent"
+
+
+def test_a_child_that_reported_no_usage_is_read_not_counted(tmp_path: Path) -> None:
+    """A child whose ``token_count`` info is null: its messages are read, its usage is
+    unknown (one response that said none: not "0 of 0"), and the total with subagents
+    says it leaves that child out, as it says of a child not read."""
+    parent, child = family(tmp_path, usage=(900, 0, 100, 0))
+    w = RolloutWriter(child)  # (the child again, its report without usage)
+    spawn = {"parent_thread_id": SESSION, "depth": 1, "agent_nickname": "amy"}
+    w.session_meta(CHILD, source={"subagent": {"thread_spawn": spawn}})
+    w.task_started("s1")
+    w.turn_context("s1")
+    w.message("user", "look around")
+    w.token_count(None)  # (rate limits, before the request's output: no response)
+    w.message("assistant", "found it")
+    w.token_count(None)
+    w.token_count(None)  # (as Codex writes each report: twice)
+    w.task_complete("s1")
+    t = CODEX.open(parent, writer_alive=False)
+    (sub,) = t.subagents
+    assert sub.read and not sub.counted
+    assert (sub.usage.reported, sub.usage.responses, sub.usage.tokens) == (0, 1, None)
+    said = sub.to_json()
+    assert said["usage-counted"] is False and said["messages"] == 2
+    assert t.with_subagents_text() == "with 0 of 1 subagent"
+    md = export(parent, "md")
+    assert f"| subagent {CHILD} | 0 of 1 | unknown |" in md
+    assert "| with 0 of 1 subagent | 1 of 2 |" in md

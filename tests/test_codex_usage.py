@@ -11,7 +11,7 @@ from codex_helpers import CODEX, day_dir, opened
 from codex_writer import SESSION, RolloutWriter, usage
 from helpers import follow_into
 
-from session_core.model import Transcript
+from session_core.model import COPIED_USAGE, Transcript
 
 # -- usage -------------------------------------------------------------------------------
 
@@ -158,6 +158,84 @@ def test_a_resumed_count_that_passes_the_one_before_is_told_by_its_own_total(
     assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (1200, 1100, 35)
     assert u.reported == u.responses == 3
     assert _live(path).usage == u
+
+
+def test_a_forks_copied_turns_are_its_parents_on_every_surface(tmp_path: Path) -> None:
+    """A fork's copied history (its parent's turn, then its own count from 0): the copied
+    turn's usage is its parent's, on no run and no message of the fork's, so the runs add
+    up to the session's total; that turn says its usage is the parent's."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta(forked_from_id="0199aaaa-0000-7000-8000-000000000000")
+    w.task_started("t1")
+    w.turn_context("t1", model="gpt-5-codex")
+    w.message("user", "hi")
+    w.message("assistant", "copied a")
+    w.token_count((1000, 0, 100, 0))
+    w.message("assistant", "copied b")
+    w.token_count((2500, 800, 250, 0))
+    w.task_complete("t1")
+    w.task_started("t2")
+    w.turn_context("t2", model="gpt-5-codex")
+    w.message("user", "fork")
+    w.message("assistant", "own")
+    w.token_count((1200, 500, 60, 0), (1200, 500, 60, 0))
+    w.task_complete("t2")
+    path = Path(w.path)
+    for t in (opened(path), _live(path)):
+        u = t.usage
+        assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (700, 500, 60)
+        copied, own = t.runs
+        assert copied.copied and not own.copied
+        assert copied.usage.tokens is None and copied.usage.reported == 0
+        assert copied.describe_usage() == COPIED_USAGE
+        assert copied.to_json()["copied-from-parent"] is True
+        assert "copied-from-parent" not in own.to_json()
+        assert own.usage == u and own.describe_usage() == u.describe()
+        assert sum(r.usage.reported for r in t.runs) == u.reported == 1
+        said = {i.parts[0].text: i.usage for i in t.messages if i.role == "assistant"}
+        assert said["copied a"] is None and said["copied b"] is None
+        assert said["own"] is not None and said["own"].tokens == u.tokens
+
+
+def _last_alone(inputs: int, cached: int, output: int) -> dict[str, int]:
+    return usage((inputs, cached, output, 0))
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_a_report_of_its_last_usage_alone_written_twice_is_counted_once(
+    tmp_path: Path, flat: bool
+) -> None:
+    """Codex writes each report twice: a report with no total (its last usage alone, or
+    2025's flat counts) that is the one before again, no model output between, is that
+    report repeated; the same usage after an output is a response of its own."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1", model="gpt-5-codex")
+    w.message("user", "hi")
+
+    def report(counts: dict[str, int]) -> None:
+        for _ in range(2):  # (as Codex writes it)
+            if flat:
+                w.event("token_count", **counts)
+            else:
+                w.event("token_count", info={"last_token_usage": counts}, rate_limits=None)
+
+    w.message("assistant", "a")
+    report(_last_alone(1000, 200, 100))
+    w.message("assistant", "b")
+    report(_last_alone(1500, 900, 50))
+    w.message("assistant", "c")  # (the same usage as b's: a response of its own)
+    report(_last_alone(1500, 900, 50))
+    w.task_complete("t1")
+    path = Path(w.path)
+    for t in (opened(path), _live(path)):
+        u = t.usage
+        assert (u.input_tokens, u.cache_read_tokens, u.output_tokens) == (2000, 2000, 200)
+        assert u.reported == u.responses == 3
+        said = [i.usage.tokens for i in t.messages if i.usage is not None]
+        assert said == [1100, 1550, 1550]
+        assert t.runs[0].usage == u
 
 
 def test_unknown_model_cost_is_none(tmp_path: Path) -> None:

@@ -359,7 +359,7 @@ class RunsPane(TableDetail):
             one_line_text(run.started or "", 24),
             Text(duration_text(run.duration), end=""),
             Text(str(run.items), end=""),
-            Text(usage_short(run.usage), end=""),
+            Text("the parent's" if run.copied else usage_short(run.usage), end=""),
             one_line_text(run.prompt or "", 60),
         ]
 
@@ -394,7 +394,7 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
         took += f" as its writer timed it; {duration_text(wall)} from its first line to its last"
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"took {took} · {count(run.items, 'item')} · usage {run.usage.describe()}"),
+        ("", f"took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))

@@ -179,11 +179,13 @@ class ModelStatus(Static):
         elif not any(s.counted for s in transcript.subagents):  # (a total of nothing more)
             usage.append(f"usage {own.describe()}")
             many = len(transcript.subagents)
-            told = (
-                "1 subagent, its file not read"
-                if many == 1
-                else f"{many:,} subagents, none of their files read"
-            )
+            read = sum(1 for s in transcript.subagents if s.lines_read)
+            if many == 1:
+                told = "1 subagent, its usage unknown" if read else "1 subagent, its file not read"
+            elif read:
+                told = f"{many:,} subagents, none of their usage known"
+            else:
+                told = f"{many:,} subagents, none of their files read"
             usage.append(f" · {told}", "dim")
         else:  # the totals first: the breakdowns would push the session's off the line
             usage.append(f"usage {own.brief()} · {transcript.with_subagents_text()} ")

@@ -35,6 +35,7 @@ COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal s
     ("where", "where", 28),
 ]
 NOT_READ = "not read"  # (its usage is unknown: never shown as 0)
+UNKNOWN = "unknown"  # (its file read, no usage reported in it)
 
 
 def cost_text(usage: Usage) -> str:
@@ -82,9 +83,11 @@ def subagent_entries(
         out.append(("yellow", "its file: not there"))
     else:
         out.append(("", f"its file: {shown_path(subagent.path, session)}  (enter opens it)"))
-    if subagent.counted:
+    if subagent.lines_read:
         messages = count(subagent.messages, "message")
-        out.append(("", f"{messages} · usage {subagent.usage.describe()}"))
+        # (a file that reported no usage: unknown, and left out of the total with it)
+        left_out = "" if subagent.counted else " (none reported: not in the session's total)"
+        out.append(("", f"{messages} · usage {subagent.usage.describe()}{left_out}"))
     elif subagent.path is not None:
         bound = "past what the reader reads of a session's subagents"
         out.append(("yellow", f"usage: not read ({bound})"))
@@ -170,13 +173,16 @@ class SubagentsPane(TableDetail):
         subagent = self.subagents[index]
         op = self.op_of(subagent)
         state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
-        counted = subagent.counted
+        counted, known = subagent.counted, subagent.lines_read
         return [
             Text(str(self._numbers[index] + 1), end=""),
             state,
             Text(duration_text(op.duration) if op else "", end=""),
-            Text(f"{subagent.messages:,}" if counted else "—", end=""),
-            Text(usage_short(subagent.usage) if counted else NOT_READ, end=""),
+            Text(f"{subagent.messages:,}" if known else "—", end=""),
+            Text(
+                usage_short(subagent.usage) if counted else UNKNOWN if known else NOT_READ,
+                end="",
+            ),
             Text(cost_text(subagent.usage) if counted else "", end=""),
             one_line_text(subagent.description or "", 30),
             Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),

@@ -369,6 +369,8 @@ class CodexBuilder(CodexRewrites):
         ``injected``: a user message Codex wrote of its own (no prompt, no turn)."""
         role = _LEGACY[kind]
         thought = kind == "agent_reasoning"
+        if role == "assistant":
+            self.tally.spoke = True  # (a model output: its report is no repeat)
         if kind == "user_message" and not injected:
             if self.open_run < 0 or self.implicit:  # a prompt outside a turn starts one
                 if self.implicit:
@@ -406,6 +408,8 @@ class CodexBuilder(CodexRewrites):
             return None
         conversation = completed_item(item, item_id, line, ts)
         if conversation is not None:
+            if conversation.role == "assistant":
+                self.tally.spoke = True  # (a model output: its report is no repeat)
             if item.get("type") == "UserMessage":
                 self._prompt("\n".join(p.text for p in conversation.parts if p.kind == "text"))
             if self.best >= COMPLETED:
@@ -417,6 +421,7 @@ class CodexBuilder(CodexRewrites):
         if tool is None:
             return None
         shown, op = tool
+        self.tally.spoke = True  # (the model's call)
         if self.best >= COMPLETED:
             self._settle_source(COMPLETED)
             # Sent as a call and its answer, as response items say the same: two messages.

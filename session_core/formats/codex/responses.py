@@ -222,6 +222,7 @@ class CodexResponses(CodexCalls):
                 keep=keep,
             )
         if role == "assistant":
+            self.tally.spoke = True  # (a model output: its report is no repeat)
             early = self.early_usage
             if early is None:
                 self.last_response = index

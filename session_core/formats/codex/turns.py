@@ -4,6 +4,7 @@ their contexts (``turn_context`` lines, one copy of what repeats), and each
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -230,18 +231,33 @@ class CodexTurns(CodexState):
 
     # -- usage ------------------------------------------------------------------------
 
+    def _parents_history(self) -> None:
+        """A fork's own count began: the responses before are its parent's, copied (the
+        parent's file counts them). Their usage is taken off the turns and items, as the
+        session's total leaves it out; a turn before this one is the parent's copy."""
+        self.tally.fork_began = False
+        self.response_usage.clear()
+        for index, run in enumerate(self.runs):  # (copies: a snapshot keeps the old ones)
+            copied = run.copied or index != self.open_run
+            self.runs[index] = dataclasses.replace(run, usage=Usage(), copied=copied)
+
     def _token_count(
         self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None
     ) -> None:
-        """One ``token_count`` folded in; a new response's usage goes to its turn and item."""
+        """One ``token_count`` folded in; a new response's usage goes to its turn and item
+        (one whose usage is unknown to its turn alone: its item has none to show)."""
         note, usage, size, own = said
+        if self.tally.fork_began:
+            self._parents_history()
         if usage is not None:
             run = self._run()
             if run is not None:
                 run.usage.add(usage)
                 if self.implicit:  # its answer's usage is the prompted run's too
                     self.implicit_last = (line, ts)
-            if self.last_response >= 0:
+            if not usage.reported:
+                self.last_response = -1
+            elif self.last_response >= 0:
                 self.response_usage.set(self.last_response, usage)
                 self.last_response = -1
             else:  # before the request's output (older writers): its first item takes it

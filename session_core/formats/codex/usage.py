@@ -161,6 +161,15 @@ class TokenTally:
         # (``carried``: their sum, added to the session's total).
         self.forked = False
         self.carried: Totals | None = None
+        # The fork's own count began at the latest event: what came before is the parent's
+        # copied history (the builder takes its usage off the turns and items, and clears it).
+        self.fork_began = False
+        # A model output came since the last event (the builder says so): a report with no
+        # usage then is a response whose usage is unknown; a report of its last usage alone
+        # that is the one before again, with no output between, is that report repeated.
+        self.spoke = False
+        self.unreported = 0  # responses whose report said no usage
+        self.last_alone: Totals | None = None  # the latest report's last usage
 
     @property
     def rate_limits(self) -> dict[str, Any] | None:
@@ -215,8 +224,9 @@ class TokenTally:
         that request's input size (0: not known) and whether its total is its own.
         ``when``: the event's time (the response is priced as on its day)."""
         self.events += 1
+        spoke, self.spoke = self.spoke, False
         if not has_info:
-            return NO_LIMITS_ONLY, None, 0, False
+            return NO_LIMITS_ONLY, self._unreported(spoke), 0, False
         self.reports += 1
         if window is not None:
             self.context_window = window
@@ -226,6 +236,12 @@ class TokenTally:
         total = totals_of(reported)
         own = total is not None
         last = totals_of(last_usage)
+        if total is None and last is not None:  # its last usage alone (or flat, 2025's)
+            if last == self.last_alone and not spoke:
+                return REPEAT, None, 0, False  # no output since: the same report again
+            self.last_alone = last
+        else:
+            self.last_alone = None
         if not self.writes:  # (``writes_said``, where each is known to be a dict)
             said = total is not None and WRITES in reported
             self.writes = said or (last is not None and WRITES in last_usage)
@@ -233,7 +249,7 @@ class TokenTally:
         if total is None and last is not None:
             total = last if before is None else plus(before, last)
         if total is None:
-            return NO_USAGE, None, 0, False
+            return NO_USAGE, self._unreported(spoke), 0, False
         delta: Totals | None
         if before is None:
             delta = total
@@ -245,8 +261,9 @@ class TokenTally:
             # total that is this response's alone.
             if delta is None or (own and total == last and any(before)):
                 if self.forked:  # the fork's own: the session total is the last
-                    self.responses = self.cost_reported = 0
+                    self.responses = self.cost_reported = self.unreported = 0
                     self.cost = 0.0
+                    self.fork_began = True
                 else:  # a resumed process's: what came before is kept
                     self.carried = before if self.carried is None else plus(self.carried, before)
                 delta = last or total
@@ -260,14 +277,24 @@ class TokenTally:
             self.cost_reported += 1
         return total, usage, last[0] if last is not None else 0, own
 
+    def _unreported(self, spoke: bool) -> Usage | None:
+        """A report with no usage: after a model output, that response's (usage unknown,
+        one response that could have reported), else nothing new."""
+        if not spoke:
+            return None
+        self.unreported += 1
+        return Usage(responses=1)
+
     def usage(self) -> Usage:
-        """The session's usage: the last cumulative total (never a sum of reports)."""
+        """The session's usage: the last cumulative total (never a sum of reports), with
+        the responses whose usage is unknown among those that could have reported."""
         if self.last_total is None:
-            return Usage()
+            return Usage(responses=self.unreported)
         counted = self.last_total if self.carried is None else plus(self.carried, self.last_total)
         total = usage_of(counted, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
-        total.reported = total.responses = self.responses
+        total.reported = self.responses
+        total.responses = self.responses + self.unreported
         total.cost_reported = self.cost_reported
         return total
 
