@@ -182,11 +182,11 @@ class Items(Indexed[Item]):
             entries=array("q", [e for e in entries if type(e) is int and e >= 0 and keep(e)]),
         )
 
-    def count_kind(self, kind: str) -> int:
-        """How many of these items are of ``kind``, none built (the column's codes
+    def count_kind(self, *kinds: str) -> int:
+        """How many of these items are of one of ``kinds``, none built (the column's codes
         counted: a 1 GB session's 184,000 items are counted at C speed)."""
         column = self._column
-        codes = column.kind_codes(kind)
+        codes = [code for kind in kinds for code in column.kind_codes(kind)]
         if self._entries is None:
             head = column.kind[: self._n]
             return sum(head.count(code) for code in codes)
@@ -195,7 +195,7 @@ class Items(Indexed[Item]):
         for index in range(self._n):
             entry = self._entry(index)
             if isinstance(entry, Item):
-                total += entry.kind == kind
+                total += entry.kind in kinds
             elif entry >= 0:
                 total += column.kind[entry] in wanted
         return total
@@ -220,11 +220,12 @@ def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
     return item.id, item.line
 
 
-def count_kind(items: Sequence[Item], kind: str) -> int:
-    """How many of ``items`` are of ``kind`` (a column's counted without building them)."""
+def count_kind(items: Sequence[Item], *kinds: str) -> int:
+    """How many of ``items`` are of one of ``kinds`` (a column's counted without building
+    them)."""
     if isinstance(items, Items):
-        return items.count_kind(kind)
-    return sum(1 for item in items if item.kind == kind)
+        return items.count_kind(*kinds)
+    return sum(1 for item in items if item.kind in kinds)
 
 
 def at_line(items: Sequence[Item], line: int) -> int:

@@ -204,3 +204,25 @@ def test_a_turn_left_with_a_call_unanswered_is_interrupted(
 
     follow_into(apply, late, 1, FMT.parsed_updates)
     assert states[-1] == ["finished", "finished"]
+
+
+def test_a_local_commands_lines_are_messages_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/exit`` writes two user lines (the command, its output), sent next with the rest:
+    peek, the browser and the diff's first row count them as written messages, so what
+    is sent next is never more than what was written (the browser said 2, check 4)."""
+    from session_core import peek
+    from session_core.scan import scan_file
+
+    w = CCWriter()
+    w.user("hello")
+    w.assistant("m1", [text("hi")], stop="end_turn")
+    w.user("<command-name>/exit</command-name>\n<command-message>exit</command-message>")
+    w.user("<local-command-stdout>See ya!</local-command-stdout>")
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [m.kind for m in t.messages] == ["message", "message", "command", "command"]
+    assert len(peek(path).messages) == 4
+    assert scan_file(path).messages == 4
+    assert FMT.check(path).startswith("claude-code, 4 messages")
