@@ -188,6 +188,35 @@ class TestMarkdown:
         assert 'href="javascript' not in rendered
         assert "␛[2J" in text and "␛]52;c;" in text
 
+    def test_urls_and_addresses_in_text_are_no_links(self, tmp_path: Path) -> None:
+        """GitHub-flavoured Markdown links a bare URL, a www. name and an e-mail address
+        in text (a header fact, a table cell, a result's preview): an export makes none."""
+        url, www, mail = "https://example.com/x?a=1", "www.example.org", "dev@example.net"
+        said = f"see {url} or {www}, mail {mail}"
+        path = tmp_path / "links.jsonl"
+        with Session.create(path, meta={"agent": said}) as s:
+            call = {"id": "c1", "type": "function", "function": {"name": url, "arguments": "{}"}}
+            s.append_message(Message(role="assistant", content=said, tool_calls=(call,)))
+            op = s.append_tool_dispatched(call_id="c1", tool=www, arguments="{}")
+            s.append_message(Message(role="tool", content=said, tool_call_id="c1"))
+            s.append_tool_settled(op_id=op, outcome="failed", error=said, duration=0.1)
+        for view in ("replayed", "raw"):
+            text = export(path, "md", view)  # type: ignore[arg-type]
+            md = MarkdownIt("gfm-like", {"linkify": True})
+            links = [
+                child.attrs.get("href")
+                for token in md.parse(text)
+                for child in token.children or []
+                if child.type == "link_open"
+            ]
+            assert links == [], links
+            # (markdown-it links no escaped "@"; GitHub's cmark-gfm still does: a word
+            # joiner after it is what breaks its address, as cmark-gfm 2025.10 renders it)
+            outside = re.sub(r"(?ms)^```.*?^```", "", text)
+            assert "@" in outside and re.findall("@(?!\u2060)", outside) == []
+            # and the text reads as written: the escapes and the joiner render as nothing
+            assert url in md.render(text) and mail in md.render(text).replace("\u2060", "")
+
     def test_pipes_in_tool_names_do_not_break_tables(self, hostile: Path) -> None:
         text = export(hostile, "md")
         table = [line for line in text.splitlines() if line.startswith("| failed")]
