@@ -7,9 +7,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .cells import clip_cells, cut_cells, pad_cells
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
-from .text import count, line_pieces, name_line
+from .text import count, line_pieces, name_line, one_line
 
 RowKind = Literal["kept", "elided", "folded", "summary"]
 
@@ -143,8 +144,8 @@ def diff_rows(state: ReplayState) -> list[DiffRow]:
 
 
 def _clip(text: str, width: int = 72) -> str:
-    flat = text.replace("\n", "⏎")
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """On one line, inert (as the terminal shows it), at most ``width`` cells."""
+    return clip_cells(one_line(text), width)
 
 
 def render_diff(state: ReplayState, path: str) -> Iterator[str]:
@@ -168,7 +169,10 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     ]
     marks = {"kept": "=", "elided": "~", "folded": "-", "summary": "+"}
     for row in rows:
-        head = f"{marks[row.kind]} line {row.line:>6}  {row.role:<9} {row.id[:8]}"
+        # (padded by cells, inert first: a wide or zero-width character in a role or id
+        # moves no column after it)
+        role, ident = pad_cells(one_line(row.role), 9), cut_cells(one_line(row.id), 8)
+        head = f"{marks[row.kind]} line {row.line:>6}  {role} {pad_cells(ident, 8)}"
         if row.kind == "summary" and row.compaction is not None:
             c = row.compaction
             tokens = f"{c.tokens_before if c.tokens_before is not None else '?'}"

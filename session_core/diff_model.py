@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .cells import clip_cells, pad_cells
 from .model import Item, Transcript, overlay_counts, overlay_kind
-from .text import count, line_pieces, name_line
+from .text import count, line_pieces, name_line, one_line
 
 # The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
 # command or a queued prompt too, as the legend says; bookkeeping lines are not listed).
@@ -55,13 +56,13 @@ def _lines(transcript: Transcript) -> Iterator[str]:
 
 def _row(item: Item) -> str:
     why = f" [{', '.join(item.marks)}]" if item.marks else ""
-    return f"line {item.line:>6} {item.role:<9} {_clipped(item.text or _first(item))}{why}"
+    role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
+    return f"line {item.line:>6} {role} {_clipped(item.text or _first(item))}{why}"
 
 
 def _clipped(text: str) -> str:
-    """On one line, at most 72 characters."""
-    text = " ".join(text.split())
-    return text[:71] + "…" if len(text) > 72 else text
+    """On one line, inert, at most 72 cells."""
+    return clip_cells(one_line(" ".join(text.split())), 72)
 
 
 def _first(item: Item) -> str:

@@ -1,7 +1,8 @@
 """A ``Document`` as Markdown that transcript text cannot break out of.
 
 Inline text (roles, names, ids, table cells) is made inert, put on one line and
-has every Markdown-active character backslash-escaped. Contents go in fenced
+has every Markdown-active character backslash-escaped, and GitHub's autolinks
+broken (``md_inline``). Contents go in fenced
 code blocks whose fence is longer than any backtick run inside, so no content
 can close its block early.
 """
@@ -15,13 +16,22 @@ from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBl
 from .text import inert, one_line
 
 _ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
+# GitHub-flavoured Markdown links a bare URL, a www. name and an e-mail address in
+# text. A backslash-escaped ":" of "://" or "." of "www." is none (cmark-gfm reads the
+# escape first); an e-mail's "@" escaped still is (it is matched in the text the escapes
+# made), so a word joiner (U+2060, invisible; the file's own are shown as ``\u2060``)
+# follows it, which also keeps "@name" from mentioning anyone.
+_AUTOLINKS = re.compile(r"(?i)(?<=www)\.|:(?=//)|@")
+_UNLINKED = {".": "\\.", ":": "\\:", "@": "\\@\u2060"}
 _TICKS = re.compile(r"`+")
 _TONE = {"info": "ℹ", "warn": "⚠", "bad": "✖", "ok": "✔"}
 
 
 def md_inline(text: object) -> str:
-    """One line of inert text with every Markdown-active character escaped."""
-    return _ACTIVE.sub(r"\\\1", one_line(text))
+    """One line of inert text with every Markdown-active character escaped, and no
+    autolink in it."""
+    escaped = _ACTIVE.sub(r"\\\1", one_line(text))
+    return _AUTOLINKS.sub(lambda m: _UNLINKED[m.group()], escaped)
 
 
 def fence(text: object, info: str = "text") -> str:

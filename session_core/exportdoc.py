@@ -22,6 +22,7 @@ from .message_usage import MessageUsage
 from .usage import Usage, UsageTally
 
 View = Literal["replayed", "raw"]
+CallKey = tuple[str, str]  # (the message that asks for a call, the call's id)
 Tone = Literal["info", "warn", "bad", "ok"]
 
 
@@ -47,6 +48,13 @@ class CallItem:
     details: list[str] = field(default_factory=list)
     result: str | None = None  # where the answer is, and a preview
     result_anchor: str | None = None
+    asked_in: str = ""  # the message that asks for it, as its builder names it
+
+    @property
+    def key(self) -> CallKey:
+        """Which call this is: a call id may be used again by another message (a writer
+        that numbers its calls again after a compaction, or in a new run)."""
+        return (self.asked_in, self.call_id)
 
 
 @dataclass(slots=True)
@@ -148,10 +156,10 @@ UNSHOWN_CALLS = (
 )
 
 
-def noting_calls(items: Iterable[Any], shown: set[str]) -> Iterator[Any]:
-    """``items`` as they are, each message's call ids put in ``shown`` as it goes by (the
-    conversation is written before the operations, which read ``shown``)."""
+def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:
+    """``items`` as they are, each message's calls (``CallItem.key``) put in ``shown`` as
+    it goes by (the conversation is written before the operations, which read ``shown``)."""
     for item in items:
         if isinstance(item, MessageItem):
-            shown.update(call.call_id for call in item.calls)
+            shown.update(call.key for call in item.calls)
         yield item

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +15,7 @@ from .agentgo.view import AgentGoView, Call, message_text, state_said
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
+    CallKey,
     Document,
     Mark,
     MessageItem,
@@ -31,16 +33,55 @@ from .exportdoc import (
 from .message_usage import agentgo_usage, exec_end_usage
 from .usage import Usage, is_model_call, tally_agentgo
 
+# A call id's committed results, in order: (seq, line, a preview)
+Results = dict[str, list[tuple[int, int, str]]]
 
-def _unshown(tool_calls: dict[str, Call], shown: set[str] | None) -> Iterator[Note | TextBlock]:
+
+def _paired(agv: AgentGoView) -> tuple[dict[CallKey, Call], Results]:
+    """The tool executions, each under the call it ran (``CallItem.key``: the seq of the
+    last committed message before it that asks for its id, "" if none, and the id: a call
+    id another message asks for again is another call), and each call id's results."""
+    askers: dict[str, list[int]] = {}  # call id -> the seqs of the messages asking for it
+    results: Results = {}
+    for m in agv.messages:
+        msg = m.message
+        tcid = msg.get("tool_call_id")
+        if tcid is not None:
+            results.setdefault(_s(tcid), []).append((m.seq, m.line, _preview(message_text(msg))))
+        parts = msg.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                askers.setdefault(_s(part.get("id")), []).append(m.seq)
+    executions: dict[CallKey, Call] = {}
+    for key in agv.call_order:
+        call = agv.calls[key]
+        if call.tool_start is None:
+            continue
+        cid = _s(call.tool_start.get("tool_call_id"))
+        seqs = askers.get(cid, [])
+        before = bisect_left(seqs, call.first_seq)
+        executions[(str(seqs[before - 1]) if before else "", cid)] = call  # (its last attempt)
+    return executions, results
+
+
+def _answer(results: Results, cid: str, seq: int) -> tuple[int, int, str] | None:
+    """The result of call ``cid`` asked at ``seq``: its first after it, else its first."""
+    answers = results.get(cid, [])
+    return next((a for a in answers if a[0] > seq), answers[0] if answers else None)
+
+
+def _unshown(
+    tool_calls: dict[CallKey, Call], shown: set[CallKey] | None
+) -> Iterator[Note | TextBlock]:
     """The tool calls the conversation did not show (read once it was written), whole:
     their ``tool_exec_start`` and ``tool_exec_end`` as written."""
     if shown is None:
         return
     said = False
-    for tcid, call in tool_calls.items():
-        if tcid in shown:
+    for key, call in tool_calls.items():
+        if key in shown:
             continue
+        tcid = key[1]
         if not said:
             said = True
             yield Note(UNSHOWN_CALLS)
@@ -64,18 +105,7 @@ def _summary(data: dict[str, Any]) -> str:
 
 def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Document:
     tally = tally_agentgo(agv)
-    # tool call id -> (tool call execution, committed tool_result line)
-    tool_calls: dict[str, Call] = {}
-    for key in agv.call_order:
-        call = agv.calls[key]
-        if call.tool_start is not None:
-            tool_calls[_s(call.tool_start.get("tool_call_id"))] = call
-    # tool call id -> its first committed result's line and a preview of it
-    results: dict[str, tuple[int, str]] = {}
-    for m in agv.messages:
-        tcid = m.message.get("tool_call_id")
-        if tcid is not None and _s(tcid) not in results:
-            results[_s(tcid)] = (m.line, _preview(message_text(m.message)))
+    tool_calls, results = _paired(agv)
     folds = ContextFolds(agv) if agv.context_events else None
     conversation = Section(
         "Conversation (every committed message)"
@@ -88,7 +118,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
     )
     # (the calls the conversation shows, noted as it is written: the calls after it give
     # the others whole, a replayed view's calls a context event folded)
-    shown: set[str] | None = set() if view == "replayed" and folds is not None else None
+    shown: set[CallKey] | None = set() if view == "replayed" and folds is not None else None
     if shown is not None:
         conversation.items = noting_calls(conversation.items, shown)
     run_rows = []
@@ -205,8 +235,8 @@ def _conversation(
     agv: AgentGoView,
     folds: ContextFolds | None,
     view: View,
-    tool_calls: dict[str, Call],
-    results: dict[str, tuple[int, str]],
+    tool_calls: dict[CallKey, Call],
+    results: Results,
 ) -> Iterator[MessageItem]:
     """The conversation as ``view`` has it: with no context event, every committed
     message; replayed, what the viewer's conversation shows (``ContextFolds.sent``: a
@@ -221,8 +251,12 @@ def _conversation(
         results = dict(results)  # (a call's answer previewed as it is sent: its stub)
         for position, sent_as in folds.stubs.items():
             call = messages[position].message.get("tool_call_id")
-            if call is not None and results.get(_s(call), (0,))[0] == messages[position].line:
-                results[_s(call)] = (messages[position].line, _preview(sent_as))
+            if call is not None and _s(call) in results:
+                line = messages[position].line
+                results[_s(call)] = [
+                    (seq, at, _preview(sent_as) if at == line else said)
+                    for seq, at, said in results[_s(call)]
+                ]
         for entry in entries:
             if entry < 0:
                 own = folds.own[-1 - entry]
@@ -277,7 +311,7 @@ def _conversation(
 
 
 def _message(
-    agv: AgentGoView, m: Committed, tool_calls: dict[str, Call], results: dict[str, tuple[int, str]]
+    agv: AgentGoView, m: Committed, tool_calls: dict[CallKey, Call], results: Results
 ) -> MessageItem:
     msg = m.message
     role = message_role(msg)
@@ -299,11 +333,12 @@ def _message(
             item.blocks.append(("thinking", _s(part.get("text"))))
         elif part.get("type") == "tool_call":
             cid = _s(part.get("id"))
-            execution = tool_calls.get(cid)
+            execution = tool_calls.get((str(m.seq), cid)) or tool_calls.get(("", cid))
             status = agv.call_state(execution) if execution else "no execution recorded"
             tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
             said = state_said(status)
             entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), said, tone)
+            entry.asked_in = str(m.seq)
             if execution is not None:
                 entry.details.append(f"execution {execution.id} attempt {execution.attempt}")
                 ended = execution.tool_end_at >= 0 or execution.result_at >= 0
@@ -312,10 +347,10 @@ def _message(
                     if ended  # (no terminal event: its last record, no end)
                     else f"started {execution.first_time}, no terminal event"
                 )
-            answer = results.get(cid)
+            answer = _answer(results, cid, m.seq)
             if answer:
-                entry.result = f"result: line {answer[0]}: {answer[1]}"
-                entry.result_anchor = f"line-{answer[0]}"
+                entry.result = f"result: line {answer[1]}: {answer[2]}"
+                entry.result_anchor = f"line-{answer[1]}"
             else:
                 entry.result = "no committed tool result answers this call"
             item.calls.append(entry)

@@ -13,6 +13,7 @@ from typing import Any
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
+    CallKey,
     Document,
     Mark,
     MessageItem,
@@ -39,16 +40,18 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 
 
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
-    ops = {op.call_id: op for op in transcript.tool_operations}
+    ops = _Ops(transcript.tool_operations)
     items = transcript.messages if view == "replayed" else transcript.raw
-    # call id -> the raw item of its first answer (its number: the item is read again when
+    # call id -> the raw items answering it (their numbers: an item is read again when
     # its call is shown; kept, the answers were most of a big file's text)
-    answered: dict[str, int] = {}
+    answered: dict[str, list[int]] = {}
     for at, item in enumerate(transcript.raw):
         for part in item.parts:
             cid = part.call_id
-            if part.kind == "tool-result" and cid is not None and cid not in answered:
-                answered[cid] = at
+            if part.kind == "tool-result" and cid is not None:
+                answers = answered.setdefault(cid, [])
+                if not answers or answers[-1] != at:
+                    answers.append(at)
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
@@ -58,7 +61,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     )
     # (the calls the conversation shows, noted as it is written: the operations after it
     # give the others whole, a replayed view's calls a compaction folded)
-    shown: set[str] | None = set() if view == "replayed" else None
+    shown: set[CallKey] | None = set() if view == "replayed" else None
     if shown is not None:
         conversation.items = noting_calls(conversation.items, shown)
     sections = [conversation, _operations(transcript.tool_operations, shown)]
@@ -67,7 +70,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     if transcript.runs:
         sections.append(_runs(transcript))
     if transcript.subagents:
-        sections.append(_subagents(transcript, ops))
+        sections.append(_subagents(transcript, ops.by_id))
     sections.append(_usage(transcript))
     if transcript.warnings:
         sections.append(
@@ -91,6 +94,27 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     return Document(str(title), facts, sections)
 
 
+class _Ops:
+    """The operations, each found by the call it is: the message asking for it and its
+    id (a call id another message uses again is another call), else by its id alone."""
+
+    def __init__(self, ops: Sequence[ToolOp]) -> None:
+        self.by_call = {(op.message_id or "", op.call_id): op for op in ops}
+        self.by_id = {op.call_id: op for op in ops}  # (the last of each id)
+
+    def of(self, asked_in: str, call_id: str) -> ToolOp | None:
+        return self.by_call.get((asked_in, call_id)) or self.by_id.get(call_id)
+
+
+def _first_answer(answers: list[int], raw: Sequence[Item], line: int) -> int | None:
+    """Of a call's answers, the first on or after its line ``line`` (a call id used again
+    later is answered again), else the first."""
+    for at in answers:
+        if raw[at].line >= line:
+            return at
+    return answers[0] if answers else None
+
+
 def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
     """``items``, each anchor once: the messages a line makes (a Codex compaction's
     replacement history) are ``line-N``, ``line-N-2``… (six shared one id)."""
@@ -104,7 +128,7 @@ def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
 
 
 def _message(
-    item: Item, ops: dict[str, ToolOp], answered: dict[str, int], raw: Sequence[Item], view: View
+    item: Item, ops: _Ops, answered: dict[str, list[int]], raw: Sequence[Item], view: View
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
@@ -144,7 +168,7 @@ def _message(
         elif part.kind == "tool-result" and part.is_error:
             out.flags.append("ERROR")
         elif part.kind == "tool-call":
-            op = ops.get(part.call_id or "")
+            op = ops.of(item.id, part.call_id or "")
             state = op.state if op is not None else "never-dispatched"
             call = CallItem(
                 part.name or "",
@@ -154,8 +178,9 @@ def _message(
                 _arguments(part.data) if part.data is not None else part.text,
                 op.label if op is not None else state,
                 state_tone(state),  # type: ignore[arg-type]
+                asked_in=item.id,
             )
-            at = answered.get(part.call_id or "")
+            at = _first_answer(answered.get(part.call_id or "", []), raw, item.line)
             if at is not None:
                 answer = raw[at]
                 said = _preview(
@@ -182,7 +207,7 @@ def _result(item: Item, call_id: str | None) -> str:
     return item.text or "\n".join(p.text for p in item.parts if p.kind == "tool-result")
 
 
-def _operations(ops: Sequence[ToolOp], shown: set[str] | None = None) -> Section:
+def _operations(ops: Sequence[ToolOp], shown: set[CallKey] | None = None) -> Section:
     """Every operation in a table (its arguments cut); ``shown``: the calls the
     conversation showed, filled as it was written. Each other one (a compaction folded
     it from what is sent next) follows the table whole, its arguments and result, which
@@ -212,13 +237,13 @@ def _operations(ops: Sequence[ToolOp], shown: set[str] | None = None) -> Section
     return section
 
 
-def _unshown(ops: Sequence[ToolOp], shown: set[str] | None) -> Iterator[Note | TextBlock]:
+def _unshown(ops: Sequence[ToolOp], shown: set[CallKey] | None) -> Iterator[Note | TextBlock]:
     """The operations the conversation did not show, whole (read once it was written)."""
     if shown is None:
         return
     said = False
     for op in ops:
-        if op.call_id in shown:
+        if (op.message_id or "", op.call_id) in shown:
             continue
         if not said:
             said = True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -13,6 +14,7 @@ from .events import REFUSED
 from .exportdoc import (
     UNSHOWN_CALLS,
     CallItem,
+    CallKey,
     Document,
     Heading,
     Item,
@@ -68,6 +70,11 @@ class _V1:
         self.op_index = array("i")
         self.more_answers: dict[int, list[int]] = {}  # a call answered again: every answer
         self.call_order = array("i")  # the numbers of the calls asked, as first asked
+        self.first_ask = array("i")  # per number: the event that first asks for it
+        # A call id another message asks for again (a writer that numbers its calls again
+        # after a compaction, say) is another call: per such number, the event where each
+        # message first asks for it, in order.
+        self.asked_by: dict[int, list[int]] = {}
         # Each message id's last message (whose content an answer's preview shows).
         self.lasts = PackedIds("last")
         for index in state.message_events:
@@ -77,6 +84,11 @@ class _V1:
                 number = self._number(_s(call.get("id")))
                 if self.call_at[number] < 0:
                     self.call_order.append(number)
+                    self.first_ask[number] = index
+                elif ids[self.call_at[number]] != ids[index]:  # (not the message again)
+                    askers = self.asked_by.setdefault(number, [self.first_ask[number]])
+                    if all(ids[at] != ids[index] for at in askers):
+                        askers.append(index)
                 self.call_at[number] = index
             tcid = payload.get("tool-call-id")
             if tcid is not None:
@@ -86,8 +98,12 @@ class _V1:
                     self.first_answer[number] = index
                 else:
                     self.more_answers.setdefault(number, [first]).append(index)
+        self.more_ops: dict[int, list[int]] = {}  # a call id dispatched again: every op
         for index, cid in enumerate(state.tool_ops.call_ids):
-            self.op_index[self._number(cid)] = index
+            number = self._number(cid)
+            if self.op_index[number] >= 0:
+                self.more_ops.setdefault(number, [self.op_index[number]]).append(index)
+            self.op_index[number] = index
         self.superseded = superseded_ops(state)
         self.undispatched = undispatched_states(state, writer_alive)
         self.tally = tally_state(state)
@@ -109,16 +125,40 @@ class _V1:
     def _number(self, cid: str) -> int:
         number = self.calls.number(cid)
         if number == len(self.call_at):  # (a new one)
-            for column in (self.call_at, self.first_answer, self.op_index):
+            for column in (self.call_at, self.first_answer, self.op_index, self.first_ask):
                 column.append(-1)
         return number
 
-    def answers(self, cid: str) -> list[int]:
-        """The events of the tool messages answering call ``cid`` (raw file, in order)."""
+    def answers(self, cid: str, asked: int | None = None) -> list[int]:
+        """The events of the tool messages answering call ``cid`` (raw file, in order);
+        ``asked``: of the call asked at that event (``asks``) alone."""
         number = self.calls.find(cid)
         if number < 0 or self.first_answer[number] < 0:
             return []
-        return self.more_answers.get(number) or [self.first_answer[number]]
+        every = self.more_answers.get(number) or [self.first_answer[number]]
+        if asked is None or number not in self.asked_by:
+            return every
+        return [at for at in every if self.asker(number, at) == asked]
+
+    def asks(self, number: int) -> list[int]:
+        """The events where the messages asking for call id ``number`` first ask for it,
+        in order: each is a call of its own."""
+        return self.asked_by.get(number) or [self.first_ask[number]]
+
+    def asker(self, number: int, event: int) -> int:
+        """Which call of id ``number`` event ``event`` (an answer, an operation) is of:
+        the last asked before it, else the first."""
+        asks = self.asks(number)
+        before = bisect_left(asks, event)
+        return asks[before - 1] if before else asks[0]
+
+    def asked_in(self, cid: str, eid: str) -> int | None:
+        """The event where message ``eid`` asks for call ``cid`` (``asks``), None if none."""
+        number = self.calls.find(cid)
+        if number < 0:
+            return None
+        ids = self.state.events.ids
+        return next((at for at in self.asks(number) if ids[at] == eid), None)
 
     def line_of(self, eid: str) -> int | None:
         node = self.firsts.find(eid)
@@ -139,24 +179,39 @@ class _V1:
         ids = self.state.events.ids
         return ", ".join(self.where(ids[a]) for a in answers)
 
-    def op_of(self, cid: str) -> int:
-        """The index of call ``cid``'s (last) operation, -1 if none."""
+    def op_of(self, cid: str, asked: int | None = None) -> int:
+        """The index of call ``cid``'s (last) operation, -1 if none; ``asked``: of the
+        call asked at that event (``asks``) alone."""
         number = self.calls.find(cid)
-        return -1 if number < 0 else self.op_index[number]
+        if number < 0 or asked is None or number not in self.asked_by:
+            return -1 if number < 0 else self.op_index[number]
+        ops = self.more_ops.get(number) or [self.op_index[number]]
+        of_it = [i for i in ops if i >= 0 and self.asker(number, self.dispatch(i)) == asked]
+        return of_it[-1] if of_it else -1
 
-    def op(self, cid: str) -> dict[str, Any] | None:
-        index = self.op_of(cid)
+    def dispatch(self, index: int) -> int:
+        """The event of operation ``index``'s dispatch."""
+        return self.firsts.find(_s(self.state.tool_ops[index].get("op-id")))
+
+    def op(self, cid: str, asked: int | None = None) -> dict[str, Any] | None:
+        index = self.op_of(cid, asked)
         return None if index < 0 else self.state.tool_ops[index]
+
+    def last_copy(self, asked: int) -> int:
+        """The event of the last copy of the message at event ``asked``."""
+        node = self.lasts.find(self.state.events.ids[asked])
+        return asked if node < 0 else self.state.message_events[node]
 
     def call_event(self, cid: str) -> int:
         """The event of the (last) message that asks for call ``cid``, -1 if none."""
         number = self.calls.find(cid)
         return -1 if number < 0 else self.call_at[number]
 
-    def call(self, cid: str) -> tuple[str, str] | None:
-        """The (name, arguments) of the last call of that id the file asks for (None: no
+    def call(self, cid: str, asked: int | None = None) -> tuple[str, str] | None:
+        """The (name, arguments) of the last call of that id the file asks for, or of the
+        one asked at event ``asked``, as the last copy of its message says (None: no
         message asks for it)."""
-        index = self.call_event(cid)
+        index = self.call_event(cid) if asked is None else self.last_copy(asked)
         if index < 0:
             return None
         found: Mapping[str, Any] = {}
@@ -167,15 +222,17 @@ class _V1:
         function = function if isinstance(function, dict) else {}
         return _s(function.get("name")), _s(function.get("arguments"))
 
-    def op_state(self, cid: str) -> tuple[str, Tone]:
-        """The operation's state in the one vocabulary (``model.STATE_LABELS``)."""
-        op = self.op(cid)
-        answered = bool(self.answers(cid))
+    def op_state(self, cid: str, asked: int | None = None) -> tuple[str, Tone]:
+        """The operation's state in the one vocabulary (``model.STATE_LABELS``);
+        ``asked``: of the call asked at that event (``asks``)."""
+        op = self.op(cid, asked)
+        answered = bool(self.answers(cid, asked))
         state: str
         if op is None:
-            state = self.undispatched(self.call_event(cid), answered)
+            event = self.call_event(cid) if asked is None else self.last_copy(asked)
+            state = self.undispatched(event, answered)
         else:
-            gone = not op.get("settled") and self.superseded(self.op_of(cid))
+            gone = not op.get("settled") and self.superseded(self.op_of(cid, asked))
             state = op_state(op, answered, False if gone else self.writer_alive)
             if state == "interrupted":
                 state = "running-dead"
@@ -196,15 +253,17 @@ class _V1:
             out.append(f"settled at {self.where(_s(op.get('settle-id')))}")
         return out
 
-    def call_items(self, payload: Mapping[str, Any]) -> list[CallItem]:
+    def call_items(self, eid: str, payload: Mapping[str, Any]) -> list[CallItem]:
         items = []
         for call in _calls(payload):
             cid = _s(call.get("id"))
-            name, arguments = self.call(cid) or ("", "")
-            status, tone = self.op_state(cid)
-            op = self.op(cid)
+            asked = self.asked_in(cid, eid)
+            name, arguments = self.call(cid, asked) or ("", "")
+            status, tone = self.op_state(cid, asked)
+            op = self.op(cid, asked)
             item = CallItem(name, cid, arguments, status, tone, self.op_details(op) if op else [])
-            answers = self.answers(cid)
+            item.asked_in = eid
+            answers = self.answers(cid, asked)
             if answers:
                 first = self.state.events.ids[answers[0]]
                 folded = self.view == "replayed" and not self.state.is_live(first)
@@ -231,13 +290,15 @@ class _V1:
             flags.append(f"finish {_s(payload.get('finish-reason'))}")
         tcid = payload.get("tool-call-id")
         if tcid is not None:
-            asked = self.call(_s(tcid))
+            number = self.calls.find(_s(tcid))  # (the call this answers: asked before it)
+            at = self.firsts.find(eid)
+            asked = self.call(_s(tcid), self.asker(number, at) if number >= 0 else None)
             name = "?" if asked is None else asked[0]
             flags.append(f"answers {name} ({_s(tcid)})")
         item = MessageItem(self.anchor(eid), role, facts, content, flags)
         if payload.get("reasoning") is not None:
             item.blocks.append(("reasoning", _s(payload.get("reasoning"))))
-        item.calls = self.call_items(payload)
+        item.calls = self.call_items(eid, payload)
         counts = role == "assistant" or isinstance(payload.get("usage"), dict)
         item.usage = _message_usage(v1_usage(payload), counts)
         return item
@@ -334,7 +395,7 @@ class _V1:
             return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
         return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
 
-    def tool_ops(self, shown: set[str] | None = None) -> Section:
+    def tool_ops(self, shown: set[CallKey] | None = None) -> Section:
         """The operations' table; ``shown`` (filled as the conversation was written): each
         call it does not hold follows whole, its arguments and every answer."""
         section = Section("Tool operations", "tool-operations")
@@ -347,22 +408,23 @@ class _V1:
         section.items = itertools.chain((table,), self.unshown_calls(shown))
         return section
 
-    def unshown_calls(self, shown: set[str] | None) -> Iterator[Item]:
+    def unshown_calls(self, shown: set[CallKey] | None) -> Iterator[Item]:
         if shown is None:
             return
         said = False
-        for number in self.call_order:
+        ids = self.state.events.ids
+        for number, asked in ((n, at) for n in self.call_order for at in self.asks(n)):
             cid = self.calls.text(number)
-            if cid in shown:
+            if (ids[asked], cid) in shown:
                 continue
             if not said:
                 said = True
                 yield Note(UNSHOWN_CALLS)
-            name, arguments = self.call(cid) or ("", "")
-            status, _tone = self.op_state(cid)
-            asked = self.where(self.state.events.ids[self.call_at[number]])
-            yield TextBlock(f"{cid} · {name} · {status} · {asked}: arguments", arguments)
-            for answer in self.answers(cid):
+            name, arguments = self.call(cid, asked) or ("", "")
+            status, _tone = self.op_state(cid, asked)
+            where = self.where(ids[asked])
+            yield TextBlock(f"{cid} · {name} · {status} · {where}: arguments", arguments)
+            for answer in self.answers(cid, asked):
                 content = _s(payload_of(self.state.events[answer]).get("content"))
                 yield TextBlock(
                     f"{cid}: result ({self.where(self.state.events.ids[answer])})", content
@@ -371,8 +433,11 @@ class _V1:
     def tool_op_rows(self) -> Iterator[list[str]]:
         for op in self.state.tool_ops:
             cid = _s(op.get("call-id"))
-            status, _tone = self.op_state(cid)
-            answers = self.answers(cid)
+            number = self.calls.find(cid)  # (the call it ran: the last asked before it)
+            dispatched = self.firsts.find(_s(op.get("op-id")))
+            asked = self.asker(number, dispatched) if number >= 0 and dispatched >= 0 else None
+            status, _tone = self.op_state(cid, asked)
+            answers = self.answers(cid, asked)
             yield [
                 status,
                 _s(op.get("tool")),
@@ -393,9 +458,9 @@ class _V1:
             status, _tone = self.op_state(cid)
             name = (self.call(cid) or ("", ""))[0]
             answers = self.answers(cid)
-            asked = self.where(self.state.events.ids[self.call_at[number]])
+            where = self.where(self.state.events.ids[self.call_at[number]])
             answered = self.answered_at(answers)
-            yield [status, name, cid, "", "", "", f"asked at {asked}", "", "", "", answered]
+            yield [status, name, cid, "", "", "", f"asked at {where}", "", "", "", answered]
 
     def run_contexts(self) -> Section:
         return Section("Run contexts", "run-contexts", self.run_context_items())
@@ -461,7 +526,7 @@ class _V1:
         conversation = self.conversation()
         # (the calls the conversation shows, noted as it is written: the operations after
         # it give the others whole, a replayed view's calls a compaction folded)
-        shown: set[str] | None = set() if self.view == "replayed" else None
+        shown: set[CallKey] | None = set() if self.view == "replayed" else None
         if shown is not None:
             conversation.items = noting_calls(conversation.items, shown)
         sections = [conversation, self.tool_ops(shown), self.run_contexts(), usage]

@@ -70,24 +70,44 @@ class MessageUsage:
         return self.total is None and (self.input is None or self.output is None)
 
     def describe(self) -> str:
-        """``960 tok (900 in + 60 out) · $0.0021``; unknown parts are left out."""
+        """``1,060 tok (200 in + 60 out + 800 cache read) · $0.0021``: its tokens as every
+        total counts them (``counted``: a cache read within the input is not said twice,
+        as it was written), in their words (``token_breakdown``); a count it did not
+        report is said unknown."""
         parts: list[str] = []
-        if self.total is not None:
-            tokens = f"{self.total:,} tok"
-            if self.input is not None and self.output is not None:
-                tokens += f" ({self.input:,} in + {self.output:,} out)"
-            parts.append(tokens)
-        elif self.input is not None or self.output is not None:
-            parts.append(f"{_or_unknown(self.input)} in + {_or_unknown(self.output)} out tok")
-        if self.cache_read is not None:
-            parts.append(f"{self.cache_read:,} cache read")
+        tokens = self.tokens
+        if tokens is not None:
+            parts.append(f"{tokens:,} tok ({token_breakdown(*self.counted())})")
+        if self.in_part:  # (the rest unknown, not 0)
+            missing = [
+                name for name, n in (("input", self.input), ("output", self.output)) if n is None
+            ]
+            parts.append(f"{' and '.join(missing)} unknown")
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
-        return " · ".join(parts) if parts else "usage reported, no known fields"
+        return " · ".join(parts)  # (never empty: no tokens known is in part)
 
 
-def _or_unknown(value: int | None) -> str:
-    return "unknown" if value is None else f"{value:,}"
+def token_breakdown(
+    inp: int | None,
+    out: int | None,
+    cache_read: int | None,
+    rest: int | None = None,
+    cache_write: int | None = None,
+) -> str:
+    """``200 in + 60 out + 800 cache read``: the counts known, as a message's line and
+    every total say them (``in``: the input counted, its cached part apart)."""
+    return " + ".join(
+        f"{value:,} {name}"
+        for value, name in (
+            (inp, "in"),
+            (out, "out"),
+            (cache_read, "cache read"),
+            (cache_write, "cache write"),
+            (rest, "as a total alone"),
+        )
+        if value is not None
+    )
 
 
 def _total(inp: int | None, out: int | None, total: int | None) -> int | None:

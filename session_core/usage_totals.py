@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .message_usage import MessageUsage
+from .message_usage import MessageUsage, token_breakdown
 
 if TYPE_CHECKING:
     from . import usage as tallies
@@ -140,16 +140,12 @@ class Usage:
 
     def breakdown(self) -> str:
         """``1,000 in + 345 out + 11,000 cache read`` (the counts reported)."""
-        return " + ".join(
-            f"{value:,} {name}"
-            for value, name in (
-                (self.input_tokens, "in"),
-                (self.output_tokens, "out"),
-                (self.cache_read_tokens, "cache read"),
-                (self.cache_write_tokens, "cache write"),
-                (self.total_only_tokens, "as a total alone"),
-            )
-            if value is not None
+        return token_breakdown(
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.total_only_tokens,
+            self.cache_write_tokens,
         )
 
     def _described(self, *, breakdown: bool) -> str:

@@ -14,9 +14,11 @@ from helpers import file_loaded, fingerprint, said, wait_for
 from markdown_it import MarkdownIt
 
 from session_core import Message, Session
+from session_core.agentgo import AgentGoSession
 from session_core.agentgo.reader import read_view
 from session_core.errors import TranscriptError
 from session_core.export import export, write_export
+from session_core.export_md import md_inline
 from session_core.reader import replay_file
 from session_core.replay import ReplayState
 from session_core.usage import NO_RUN, tally_agentgo, tally_state
@@ -187,6 +189,35 @@ class TestMarkdown:
         assert "<script" not in rendered and "<img" not in rendered
         assert 'href="javascript' not in rendered
         assert "␛[2J" in text and "␛]52;c;" in text
+
+    def test_urls_and_addresses_in_text_are_no_links(self, tmp_path: Path) -> None:
+        """GitHub-flavoured Markdown links a bare URL, a www. name and an e-mail address
+        in text (a header fact, a table cell, a result's preview): an export makes none."""
+        url, www, mail = "https://example.com/x?a=1", "www.example.org", "dev@example.net"
+        said = f"see {url} or {www}, mail {mail}"
+        path = tmp_path / "links.jsonl"
+        with Session.create(path, meta={"agent": said}) as s:
+            call = {"id": "c1", "type": "function", "function": {"name": url, "arguments": "{}"}}
+            s.append_message(Message(role="assistant", content=said, tool_calls=(call,)))
+            op = s.append_tool_dispatched(call_id="c1", tool=www, arguments="{}")
+            s.append_message(Message(role="tool", content=said, tool_call_id="c1"))
+            s.append_tool_settled(op_id=op, outcome="failed", error=said, duration=0.1)
+        for view in ("replayed", "raw"):
+            text = export(path, "md", view)  # type: ignore[arg-type]
+            md = MarkdownIt("gfm-like", {"linkify": True})
+            links = [
+                child.attrs.get("href")
+                for token in md.parse(text)
+                for child in token.children or []
+                if child.type == "link_open"
+            ]
+            assert links == [], links
+            # (markdown-it links no escaped "@"; GitHub's cmark-gfm still does: a word
+            # joiner after it is what breaks its address, as cmark-gfm 2025.10 renders it)
+            outside = re.sub(r"(?ms)^```.*?^```", "", text)
+            assert "@" in outside and re.findall("@(?!\u2060)", outside) == []
+            # and the text reads as written: the escapes and the joiner render as nothing
+            assert url in md.render(text) and mail in md.render(text).replace("\u2060", "")
 
     def test_pipes_in_tool_names_do_not_break_tables(self, hostile: Path) -> None:
         text = export(hostile, "md")
@@ -648,3 +679,32 @@ def test_a_folder_that_is_not_there_is_said_of_the_users_path(story: Path, tmp_p
         write_export("text", target, story)
     assert caught.value.path == str(target) and ".tailscope-export" not in str(caught.value)
     assert "No such file or directory" in str(caught.value)
+
+
+def test_a_messages_usage_line_says_what_the_totals_count(tmp_path: Path) -> None:
+    """A cache read within the input is part of it (``MessageUsage.counted``): the totals
+    count its uncached part, and a message's own usage line says the same, in the same
+    words (it said "1,000 in" beside a total that counted 200 for it)."""
+    usage = {"prompt-tokens": 1000, "cache-read-tokens": 800, "completion-tokens": 60}
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path) as s:
+        s.append_message(Message(role="user", content="hi"))
+        s.append_message(Message(role="assistant", content="a"), extra={"usage": usage})
+    agentgo = tmp_path / "ag.jsonl"
+    answer = {"kind": "assistant", "content": [{"type": "text", "text": "a"}]}
+    model = {"id": "turn-1", "kind": "model", "attempt": 1}
+    session = AgentGoSession.create(agentgo)
+    run = session.begin_run()
+    run.record("model_request", {"messages": [], "tools": []}, execution=model)
+    said = {"input_tokens": 1000, "cache_read_tokens": 800, "output_tokens": 60}
+    run.record("model_exec_end", {"message": answer, "usage": said}, execution=model)
+    run.record("message_end", {"message": {**answer, "usage": said}})
+    run.close()
+    session.close()
+    line = md_inline("1,060 tok (200 in + 60 out + 800 cache read)")  # (as Markdown has it)
+    for where in (path, agentgo):
+        text = export(where, "md")
+        assert f"usage: {line}" in text and "1,000 in" not in text
+    assert f"| {line} |" in export(agentgo, "md")  # (its calls table)
+    totals = tally_state(replay_file(path, tolerate_tail=True)).transcript
+    assert (totals.input, totals.cache_read, totals.total) == (200, 800, 1060)

@@ -65,3 +65,24 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return _strings(json.dumps(value)[1:-1]) if "\n" in json.dumps(value) else [value]
     return []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_call_id_used_again_later_hides_no_folded_call(tmp_path: Path, fmt: str) -> None:
+    """A call id a later message uses again (a writer that numbers its calls again after
+    a compaction) is another call: the later one, shown, does not hide the folded one
+    from the calls given whole (the shown calls were noted by their bare id)."""
+    path = tmp_path / "demo.jsonl"
+    run_write_command(path, "--format", fmt)
+    transcript = session_core.open_transcript(path)
+    sent = {p.call_id for m in transcript.messages for p in m.parts if p.kind == "tool-call"}
+    ops = transcript.tool_operations
+    folded = next(op for op in ops if op.call_id not in sent)
+    later = next(op for op in reversed(ops) if op.call_id in sent and op.tool != folded.tool)
+    # (the later call takes the folded one's id, everywhere it is written)
+    path.write_text(path.read_text().replace(later.call_id, folded.call_id))
+    replayed = _exported(path, "replayed").replace("\\", "")
+    after = replayed.split(UNSHOWN_CALLS.split(" (")[0], 1)[1]
+    assert f"{folded.call_id} · {folded.tool} · " in after
+    # (and the later one, which the conversation shows, is not given again)
+    assert f"{folded.call_id} · {later.tool} · " not in after

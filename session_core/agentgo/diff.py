@@ -21,9 +21,10 @@ from typing import Any, overload
 
 import orjson
 
+from ..cells import clip_cells, pad_cells
 from ..json_out import dumps
 from ..model import Compaction
-from ..text import count, name_line
+from ..text import count, name_line, one_line
 from .view import AgentGoView, message_text
 
 
@@ -34,11 +35,9 @@ def _key(message: Any) -> bytes:
 def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
     role = message.get("kind")
     role = role if isinstance(role, str) else "?"
-    text = " ".join(message_text(message).split())
-    if len(text) > 72:
-        text = text[:71] + "…"
+    text = clip_cells(one_line(" ".join(message_text(message).split())), 72)
     where = f"line {line:>6}" if line is not None else "sent       "
-    return f"{where} {role:<11} {text}{why}"
+    return f"{where} {pad_cells(one_line(role), 11)} {text}{why}"  # (by cells, as ``diff``'s)
 
 
 def _request_at(view: AgentGoView, index: int) -> list[Any] | None:

@@ -1,0 +1,46 @@
+"""Text measured in terminal cells, as a terminal shows it: a wide (CJK, emoji)
+character takes two, a combining mark none. The columns of ``tailscope diff`` are
+padded and cut by these (by characters, a wide role or id moved every column after
+it); the viewer cuts its lines by them too (``viewer.safe.clip``)."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+
+ELLIPSIS = "…"
+
+
+def cut_cells(text: str, width: int) -> str:
+    """The longest head of ``text`` at most ``width`` cells wide."""
+    if width <= 0:
+        return ""
+    if len(text) <= width and text.isascii():  # (the common case: one cell a character)
+        return text
+    if len(text) > 4 * width + 64:  # (a 50 MB result: only what can show is measured)
+        text = text[: 4 * width + 64]
+    if cell_len(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        size = cell_len(char)
+        if used + size > width:
+            break
+        out.append(char)
+        used += size
+    return "".join(out)
+
+
+def clip_cells(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` cells, ending in ``…`` when cut."""
+    if width <= 0:
+        return ""
+    head = cut_cells(text, width)
+    if len(head) == len(text):
+        return text
+    return cut_cells(head, width - 1) + ELLIPSIS
+
+
+def pad_cells(text: str, width: int) -> str:
+    """``text`` with spaces after it up to ``width`` cells (a wider one as it is)."""
+    return text + " " * (width - cell_len(text))

@@ -1,0 +1,79 @@
+"""``tailscope diff``'s columns are padded and cut by terminal cells, in every format
+(by characters, a wide role moved the columns after it two cells a character, a
+combining mark one back, and a wide text ran past its 72 columns): ``session_core.cells``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from claude_code_writer import CCWriter
+
+from session_core import Message, Session
+from session_core.agentgo import AgentGoSession
+from session_core.cells import clip_cells, cut_cells, pad_cells
+from viewer.cli import main
+
+ROLES = ["user", "助手助手", "e\u0301e\u0301", "assistant"]  # (8 cells; 2 cells, 4 chars)
+WIDE = "你好" * 50  # (200 cells, 100 characters)
+
+
+def _diff(path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["diff", str(path)]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def _text_columns(rows: list[str]) -> set[int]:
+    """The cell each row's text (``MARK``) starts at."""
+    return {cell_len(row[: row.index("MARK")]) for row in rows if "MARK" in row}
+
+
+def test_cells() -> None:
+    assert pad_cells("助手", 6) == "助手  " and pad_cells("e\u0301", 3) == "e\u0301  "
+    assert pad_cells("assistant", 4) == "assistant"  # (wider: as it is)
+    assert cut_cells("助手ab", 3) == "助" and cut_cells("ab", 0) == ""
+    assert clip_cells("助手助手", 5) == "助手…" and clip_cells("助手", 4) == "助手"
+    assert cell_len(clip_cells(WIDE * 1000, 72)) <= 72  # (a big one: its head measured)
+
+
+def test_v1_columns_are_cells(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path) as s:
+        for n, role in enumerate(ROLES):
+            s.append_message(Message(role=role, content=f"MARK-{n} {WIDE}"))
+    rows = [row for row in _diff(path, capsys) if row.startswith("= line")]
+    assert len(rows) == len(ROLES)
+    assert len(_text_columns(rows)) == 1, rows
+    assert {cell_len(row) for row in rows} == {cell_len(rows[0])}  # (clipped by cells)
+
+
+def test_agentgo_columns_are_cells(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ag.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    for n, kind in enumerate(ROLES):
+        message: dict[str, Any] = {"kind": kind, "content": [{"type": "text", "text": f"MARK-{n}"}]}
+        run.record("message_end", {"message": message})
+    run.close()
+    session.close()
+    rows = [row for row in _diff(path, capsys) if "MARK" in row]
+    assert len(rows) == len(ROLES)
+    assert len(_text_columns(rows)) == 1, rows
+
+
+def test_model_formats_text_is_cut_by_cells(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = CCWriter()
+    w.user(f"MARK-0 {WIDE}")
+    w.user("MARK-1 short")
+    rows = [row for row in _diff(w.write(tmp_path / "cc.jsonl"), capsys) if "MARK" in row]
+    assert len(rows) == 2 and len(_text_columns(rows)) == 1
+    text = rows[0][rows[0].index("MARK") :]
+    assert cell_len(text) == 72 and text.endswith("…"), text
