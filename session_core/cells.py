@@ -1,13 +1,21 @@
 """Text measured in terminal cells, as a terminal shows it: a wide (CJK, emoji)
 character takes two, a combining mark none. The columns of ``tailscope diff`` are
 padded and cut by these (by characters, a wide role or id moved every column after
-it); the viewer cuts its lines by them too (``viewer.safe.clip``)."""
+it), measured as terminals measure them (``wcwidth``); the viewer measures as its
+renderer draws (Rich's cells)."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+from wcwidth import wcswidth, wcwidth
 
 ELLIPSIS = "…"
+
+
+def cell_len(text: str) -> int:
+    """How many cells ``text`` takes in a terminal (a character of no width of its own,
+    such as a control character, none: text is made inert before it is measured)."""
+    size = wcswidth(text)
+    return size if size >= 0 else sum(max(0, wcwidth(char)) for char in text)
 
 
 def cut_cells(text: str, width: int) -> str:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from session_core.cells import ELLIPSIS, clip_cells
 from session_core.text import inert, name_line
 from session_core.text import one_line as flat_line
+
+ELLIPSIS = "…"
 
 
 def inert_text(text: object, style: str = "") -> Text:
@@ -26,7 +27,19 @@ def inert_text(text: object, style: str = "") -> Text:
 
 def clip(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` terminal cells, ending in ``…`` when cut."""
-    return clip_cells(text, width)
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        size = cell_len(char)
+        if used + size > width - 1:
+            break
+        out.append(char)
+        used += size
+    return "".join(out) + ELLIPSIS
 
 
 def fit_path(rel: str, width: int) -> str:
