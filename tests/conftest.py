@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # the default, or more examples with TAILSCOPE_HYPOTHESIS=thorough (a nightly-style run).
 import os
 
+import pytest
 from codex_helpers import rollout  # noqa: F401
 from contract_helpers import fmt, sample  # noqa: F401
 from follow_helpers import polling  # noqa: F401
@@ -29,3 +30,10 @@ settings.register_profile("dev")
 settings.load_profile(
     os.environ.get("TAILSCOPE_HYPOTHESIS") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+@pytest.fixture(autouse=True)
+def truecolor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app drawn in truecolor, whatever the terminal running the tests (``TERM=xterm``
+    and no ``COLORTERM`` is 16 colours, which the app draws otherwise: readable_colours)."""
+    monkeypatch.setenv("COLORTERM", "truecolor")

@@ -3,6 +3,8 @@ rollout whose tokens are known and whose model has no price leaves its cost out 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from session_core.scan import FileSummary
@@ -108,3 +110,44 @@ def test_every_status_label_fits_its_column() -> None:
 
     width = next(w for key, _, w in COLUMNS if key == "status")
     assert width is not None and all(len(label) <= width for label in STATUS_LABEL.values())
+
+
+def test_the_agent_column_grows_with_the_screen() -> None:
+    """18 cells up to where the session column has room to spare (it took all of a wide
+    screen, and "worktrees / claud…" was cut at 220 columns), then up to 40."""
+    from viewer.browser_cells import AGENT_WIDTH_MAX
+
+    def agent(width: int) -> int | None:
+        return next((w for key, _, w in fitting_columns(width) if key == "agent"), None)
+
+    assert agent(80) in (None, 18) and agent(100) == agent(140) == 18
+    grown = [agent(w) or 0 for w in range(100, 400)]
+    assert grown == sorted(grown) and grown[-1] == AGENT_WIDTH_MAX
+    assert agent(220) == AGENT_WIDTH_MAX
+
+
+async def test_a_long_model_name_is_whole_on_a_wide_screen(tmp_path: Path) -> None:
+    from helpers import screen_lines
+
+    from session_core import Message, Session
+    from viewer.app import TailscopeApp
+    from viewer.screens.browser import BrowserScreen
+
+    meta = {"agent": "worktrees", "model": "claude-sonnet-4-5-20250929"}
+    path = tmp_path / "a.jsonl"
+    with Session.create(path, meta=meta) as session:
+        session.append_message(Message(role="user", content="hi"))
+    who = "worktrees / claude-sonnet-4-5-20250929"
+    app = TailscopeApp(tmp_path)
+    async with app.run_test(size=(220, 20)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        while not screen.scanned_at:
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        assert screen.cell_text(str(path), "agent") == who
+        assert any(who in row for row in screen_lines(app))
+        await pilot.resize_terminal(120, 20)
+        await pilot.pause(0.2)
+        assert screen.cell_text(str(path), "agent") == "worktrees / claud…"
+        assert not any(who in row for row in screen_lines(app))

@@ -182,6 +182,28 @@ async def test_a_match_in_what_is_folded_is_said_on_its_item(tmp_path: Path) -> 
         assert not any("the match is" in line for line in screen_lines(app))
 
 
+async def test_a_narrow_screen_says_it_short_beside_the_line_number(tmp_path: Path) -> None:
+    """At 60 columns the note in full pushed the item's line number (and time) off its
+    first row: said in short there, the number right after it; in full where it fits."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="user", content="go"))
+        deep = "\n".join(f"line {n}" for n in range(40)) + "\nNEEDLE here"
+        session.append_message(Message(role="assistant", content=deep))
+    async with app_loaded(path, ModelScreen, (60, 20)) as (app, pilot):
+        view = app.screen.query_one(ItemsView)
+        await pilot.press("g", "slash", *"needle", "enter")
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) == 1)
+        line = view.items[view.cursor].line
+        first = next(row for row in screen_lines(app) if "▸ assistant" in row)
+        assert "‹match folded: enter›" in first and f"line {line}" in first, first
+        await pilot.resize_terminal(120, 20)
+        await pilot.pause(0.2)
+        first = next(row for row in screen_lines(app) if "▸ assistant" in row)
+        assert "‹the match is in what is folded: enter shows it›" in first
+        assert f"line {line}" in first
+
+
 async def test_the_search_bar_stays_when_the_terminal_loses_the_focus(tmp_path: Path) -> None:
     """Textual takes the focus from the bar then, and gives it back: the bar closed on
     the first, and took every key unseen after the second."""

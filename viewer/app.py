@@ -19,7 +19,7 @@ from session_core.formats import Format, detect_format
 from session_core.text import inert
 
 from .format_screens import screen_for
-from .no_color import readable_no_color
+from .readable_colours import readable_colours
 from .screens.following import FollowingScreen
 from .screens.help import BindingsHelpScreen, screen_sections
 
@@ -58,7 +58,7 @@ class TailscopeApp(App[None]):
         self, path: str | os.PathLike[str] | Sequence[str], *, force_polling: bool = False
     ) -> None:
         super().__init__()
-        readable_no_color(self)  # (NO_COLOR: greys each state can be read in)
+        readable_colours(self)  # (NO_COLOR, 16 colours: each text can be read)
         # Several directories: ``tailscope`` with no path, over each agent's own tree
         # (none: the welcome screen).
         self.roots = None if isinstance(path, str | os.PathLike) else list(path)

@@ -14,10 +14,14 @@ from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
 
+# The agent / model column: 18 cells (at 80 columns, and up to where the session column
+# has SESSION_ROOM), then half of the session column's more, to AGENT_WIDTH_MAX (at 220
+# columns 18 cut "worktrees / claud…" while the session column had 117).
+AGENT_WIDTH, AGENT_WIDTH_MAX, SESSION_ROOM = 18, 40, 40
 # (key, header, width; None = the session column, which takes what is left)
 COLUMNS: list[tuple[str, str, int | None]] = [
     ("session", "session", None),
-    ("agent", "agent / model", 18),
+    ("agent", "agent / model", AGENT_WIDTH),
     ("started", "started", 11),
     ("last", "last active", 11),
     ("size", "size", 6),
@@ -63,16 +67,18 @@ UNKNOWN = Text("unknown", style="dim", justify="right")
 def fitting_columns(width: int) -> list[tuple[str, str, int | None]]:
     """The columns shown in ``width`` cells: all of them when the session column can be at
     least ``SESSION_WIDTH_MIN`` wide, else without the first of ``DROPPED_FIRST`` that it
-    takes."""
+    takes; the agent / model column wider where the session column has room to spare."""
     dropped: set[str] = set()
     for key in (None, *DROPPED_FIRST):
         if key is not None:
             dropped.add(key)
         shown = [column for column in COLUMNS if column[0] not in dropped]
         fixed = sum(w or 0 for _, _, w in shown)
-        if width - fixed - 2 * len(shown) - 2 >= SESSION_WIDTH_MIN:  # 2: the scrollbar
+        room = width - fixed - 2 * len(shown) - 2  # 2: the scrollbar
+        if room >= SESSION_WIDTH_MIN:
             break
-    return shown
+    grow = min(AGENT_WIDTH_MAX - AGENT_WIDTH, max(0, room - SESSION_ROOM) // 2)
+    return [(key, label, AGENT_WIDTH + grow if key == "agent" else w) for key, label, w in shown]
 
 
 def short_time(seconds: float | None) -> str:
@@ -118,7 +124,9 @@ def _mark(estimated: bool, partial: bool) -> str:
     return "~" if estimated else "≥" if partial else ""
 
 
-def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]:
+def cells(
+    summary: FileSummary, session_width: int, depth: int = 0, agent_width: int = AGENT_WIDTH
+) -> list[Any]:
     """One row, every cell a ``Text`` built from plain strings (never markup); a subagent
     listed under its parent (``depth`` > 0) is marked and indented."""
     who = " / ".join(x for x in (summary.agent, summary.model) if x) or "—"
@@ -139,7 +147,7 @@ def cells(summary: FileSummary, session_width: int, depth: int = 0) -> list[Any]
         ]
     return [
         session_cell(summary, session_width, mark),
-        Text(one_line(who, 18), no_wrap=True),
+        Text(one_line(who, agent_width), no_wrap=True),
         Text(short_time(summary.started_at)),
         Text(short_time(summary.last_activity)),
         Text(size_text(summary.size, compact=True), justify="right"),

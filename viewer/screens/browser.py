@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -30,6 +30,7 @@ from session_core.scan import (
 from session_core.text import count
 
 from ..browser_cells import (
+    AGENT_WIDTH,
     COLUMNS,
     LABELS,
     SESSION_WIDTH_MIN,
@@ -117,6 +118,7 @@ class BrowserScreen(DirectoryWatch):
         self.scanned_at = 0.0
         self._session_width = 30
         self._fitting = COLUMNS  # those that fit the screen (``fitting_columns``)
+        self._agent_width = AGENT_WIDTH  # (the agent / model column's, as fitted)
         self._at = list(range(len(COLUMNS)))  # each shown column's place in a row's cells
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._first_row: str | None = None  # the cursor's file when a scan's rows came
@@ -163,6 +165,7 @@ class BrowserScreen(DirectoryWatch):
             return False
         keys = [key for key, _, _ in COLUMNS]
         self._fitting, self._session_width = shown, session_width
+        self._agent_width = next((w for key, _, w in shown if key == "agent"), None) or AGENT_WIDTH
         self._at = [keys.index(key) for key, _, _ in shown]
         return True
 
@@ -178,13 +181,17 @@ class BrowserScreen(DirectoryWatch):
 
     def _cells(self, index: int) -> Sequence[Text]:
         path = self.order[index]
-        row = cells(self.rows[path], self._session_width, self._depth.get(path, 0))
+        row = self._row(path)
         return row if len(self._at) == len(row) else [row[at] for at in self._at]
 
     def cell_text(self, path: str, key: str) -> str:
         """One cell as it reads (for tests): the row of ``path``, the column ``key``."""
         at = [k for k, _label, _width in COLUMNS].index(key)
-        return str(cells(self.rows[path], self._session_width, self._depth.get(path, 0))[at])
+        return str(self._row(path)[at])
+
+    def _row(self, path: str) -> list[Any]:
+        depth = self._depth.get(path, 0)
+        return cells(self.rows[path], self._session_width, depth, self._agent_width)
 
     def on_resize(self, event: events.Resize) -> None:
         if self._fit(event.size.width):

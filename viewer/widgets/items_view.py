@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import orjson
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -47,6 +48,12 @@ ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
 PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
+# Where a search's match is that an item's lines do not show: in words, and in short
+HIDDEN_MATCH = {
+    "folded": ("the match is in what is folded: enter shows it", "match folded: enter"),
+    "original": ("the match is in the original: o shows it", "match in original: o"),
+    "stub": ("the match is in the stub: o shows it", "match in stub: o"),
+}
 
 
 def as_json(value: Any) -> str:
@@ -308,22 +315,26 @@ class ItemsView(ItemFilter, ItemSearch):
                 lines[0] = self._header(item, width, hidden_match=hidden)
         return lines
 
-    def _hidden_match(self, item: Item, needle: str) -> str | None:
-        """Where a match its lines do not show is, and the key that shows it (None: in
-        nothing drawn, such as its kind, ``message``, or a call's id)."""
+    def _hidden_match(self, item: Item, needle: str) -> tuple[str, str] | None:
+        """Where a match its lines do not show is, and the key that shows it, in words and
+        in short (None: in nothing drawn, such as its kind, ``message``, or a call's id)."""
         shown = self.shown_parts(item)
         if _parts_hold(shown, needle):
-            return "the match is in what is folded: enter shows it"
+            return HIDDEN_MATCH["folded"]
         if shown is not item.parts and _parts_hold(item.parts, needle):
-            return "the match is in the original: o shows it"
+            return HIDDEN_MATCH["original"]
         if item.stub is not None and shown is item.parts and needle in item.stub.lower():
-            return "the match is in the stub: o shows it"
+            return HIDDEN_MATCH["stub"]
         return None
 
-    def _header(self, item: Item, width: int, *, hidden_match: str | None = None) -> Text:
+    def _header(
+        self, item: Item, width: int, *, hidden_match: tuple[str, str] | None = None
+    ) -> Text:
         """The item's first line: its role, kind, marks and facts; ``hidden_match``: where
         the search's term is, that its lines do not show (the cursor went to an item where
-        no match could be seen)."""
+        no match could be seen), said in full after the role where the line's number still
+        fits, else in short with the number right after it (at 60 columns it pushed the
+        number off)."""
         role_style = item.role if item.role in ("user", "assistant", "system", "tool") else "other"
         if item.kind in COMPACTION_KINDS:
             role_style = "summary"
@@ -331,12 +342,33 @@ class ItemsView(ItemFilter, ItemSearch):
         marker = "▾ " if item.id in self.expanded else "▸ "
         text.append(marker, self._s("dim"))
         text.append(one_line(item.role or "?", 20), self._s(role_style))
+        said = self._kind_and_marks(item)
+        facts = self._facts(item)
         if hidden_match:
-            text.append(f"  ‹{hidden_match}›", self._s("marks"))
+            full, short = hidden_match
+            note = f"  ‹{full}›"
+            upto = text.cell_len + len(note) + sum(cell_len(words) for words, _ in said)
+            if upto + (2 + cell_len(facts[0]) if facts else 0) <= width:
+                said.insert(0, (note, "marks"))
+            else:
+                first = [(f"  ‹{short}›", "marks")]
+                if facts:
+                    first.append((f"  {facts.pop(0)}", "dim"))
+                said[:0] = first
+        for words, style in said:
+            text.append(words, self._s(style))
+        text.append("  " + " · ".join(facts), self._s("dim"))
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _kind_and_marks(self, item: Item) -> list[tuple[str, str]]:
+        """What an item's first line says after its role: its kind and marks (words and the
+        name of their style)."""
+        said: list[tuple[str, str]] = []
         if item.kind in COMPACTION_KINDS:
-            text.append("  ◆ compaction summary", self._s("summary"))
+            said.append(("  ◆ compaction summary", "summary"))
         elif item.kind not in ("message", item.role):
-            text.append(f"  {one_line(item.kind, 30)}", self._s("meta"))
+            said.append((f"  {one_line(item.kind, 30)}", "meta"))
         marks = list(item.marks)
         if item.stub is not None and "elided" in marks and item.id in self.originals:
             # (which of the two is on screen, where ``o`` swapped the view's own)
@@ -353,7 +385,12 @@ class ItemsView(ItemFilter, ItemSearch):
             elif FOLDED not in marks and "elided" not in item.marks:
                 marks.append(FOLDED)  # (0 is an elision's too: its stub is sent, not folded)
         if marks:
-            text.append(f"  [{one_line(', '.join(marks), 60)}]", self._s("marks"))
+            said.append((f"  [{one_line(', '.join(marks), 60)}]", "marks"))
+        return said
+
+    @staticmethod
+    def _facts(item: Item) -> list[str]:
+        """An item's facts: its line (first), model, time, tokens and cost."""
         facts = [f"line {item.line:,}"] if item.line else []
         if item.lines > 1:  # (a count, not a range: a response's lines may be apart)
             facts[-1:] = [f"{item.lines:,} lines from line {item.line:,}"]
@@ -365,9 +402,7 @@ class ItemsView(ItemFilter, ItemSearch):
             facts.append(f"{item.usage.tokens:,} tok")
         if item.usage is not None and item.usage.cost is not None:
             facts.append(f"${item.usage.cost:.4f}")
-        text.append("  " + " · ".join(facts), self._s("dim"))
-        text.truncate(width, overflow="ellipsis")
-        return text
+        return facts
 
     def _op_state(self, part: Part) -> tuple[str, str, str | None, str]:
         """A tool call's (label, tone, progress, state) from its operation."""

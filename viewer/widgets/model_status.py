@@ -87,6 +87,27 @@ def top_line(name: str, title: str, view: str, state: Text, width: int) -> Text:
     return top
 
 
+def counts_lines(lead: Text, said: list[Text], meta: Text, width: int) -> list[Text]:
+    """The header's counts (``lead``, then each of ``said``) in ``width`` cells: on as many
+    lines as they take, broken between counts (at 80 columns one line lost the last,
+    "6 elisions"), then ``meta`` (cut where it does not fit: the counts come first)."""
+    line = Text(" ", no_wrap=True, end="")
+    line.append_text(lead)
+    lines = [line]
+    for index, words in enumerate(said):
+        sep = "" if index == 0 and not lead else " " if index == 0 else " · "
+        if index and line.cell_len + len(sep) + words.cell_len > width:
+            line = Text(" ", no_wrap=True, end="")
+            lines.append(line)
+            sep = ""
+        line.append(sep)
+        line.append_text(words)
+    if meta:
+        line.append("  ")
+        line.append_text(meta)
+    return lines
+
+
 class ModelStatus(Static):
     """Three lines of facts; the text is built inert, never parsed as markup."""
 
@@ -103,7 +124,8 @@ class ModelStatus(Static):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._top: tuple[str, str, str, Text] = ("", "", "", Text())
-        self._rows: list[Text] = []  # the lines below the first, as last shown
+        self._counts: tuple[Text, list[Text], Text] = (Text(), [], Text())
+        self._rows: list[Text] = []  # the lines below the counts, as last shown
 
     def show(
         self,
@@ -138,37 +160,34 @@ class ModelStatus(Static):
             state.append(f"  a subagent of {one_line(transcript.parent, 40)}", "italic")
         self._top = (name_line(name), title, f"{mode} view · {size_text(size)}", state)
 
-        counts = Text(" ", no_wrap=True, end="")
-        if partial:
-            counts.append("the file's end alone:", "italic")
+        lead = Text("the file's end alone:", "italic") if partial else Text()
         ops = transcript.tool_operations
         busy = unsettled_ops(ops)  # (not every operation made for the two counts)
         running = sum(op.state == "running" for op in busy)
         interrupted = sum(op.state == "interrupted" for op in busy)
-        counts.append(
-            ("" if partial else f"{count(transcript.lines, 'line')} ·")
-            + f" {len(transcript.messages):,} sent next · {count(len(ops), 'tool op')}"
-        )
+        said = [] if partial else [Text(count(transcript.lines, "line"))]
+        said.append(Text(f"{len(transcript.messages):,} sent next"))
+        tools = Text(count(len(ops), "tool op"))
         if running:
-            counts.append(f" ({running} running)", "bold cyan")
+            tools.append(f" ({running} running)", "bold cyan")
         if interrupted:
-            counts.append(f" ({interrupted} interrupted)", "bold red")
+            tools.append(f" ({interrupted} interrupted)", "bold red")
+        said.append(tools)
         overlays = overlay_counts(transcript.compactions).said("compaction")
-        counts.append(
-            "".join(f" · {said}" for said in [count(len(transcript.runs), "run"), *overlays])
-        )
-        counts.append("  ")
+        said.extend(Text(words) for words in [count(len(transcript.runs), "run"), *overlays])
         facts = [
             f"{key}={one_line(str(transcript.meta[key]), 50)}"
             for key in META_KEYS
             if transcript.meta.get(key) not in (None, "")
         ]
+        meta = Text()
         if facts or not any(v not in (None, "") for v in transcript.meta.values()):
             # ("no meta yet" only before there is any: a v1 file's agent=x, said on its own
             # line, read "no meta yet" here)
             # ("yet" only before a line is read: a v1 file's empty meta read "no meta yet")
             empty = "no meta yet" if not transcript.lines else "no meta"
-            counts.append("  ".join(facts) if facts else empty, "dim")
+            meta.append("  ".join(facts) if facts else empty, "dim")
+        self._counts = (lead, said, meta)
 
         usage = Text(" ", no_wrap=True, end="")
         if partial:
@@ -195,11 +214,9 @@ class ModelStatus(Static):
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
-        rows = [counts, usage]
+        rows = [usage]
         if note:
             rows.append(Text(f" {one_line(note, 300)}", no_wrap=True, end=""))
-        if self.styles.height is None or self.styles.height.value != len(rows) + 1:
-            self.styles.height = len(rows) + 1
         self._rows = rows
         self._draw()
 
@@ -208,11 +225,13 @@ class ModelStatus(Static):
             self._draw()
 
     def _draw(self) -> None:
-        lines = Text("\n", no_wrap=True, overflow="ellipsis").join(
-            [top_line(*self._top, self.size.width or 200), *self._rows]
-        )
+        width = self.size.width or 200
+        rows = [top_line(*self._top, width), *counts_lines(*self._counts, width), *self._rows]
+        if self.styles.height is None or self.styles.height.value != len(rows):
+            self.styles.height = len(rows)  # (the counts on two lines, or back on one)
+        lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)
         lines.no_wrap = True  # cut at the width: never wrapped onto the next
         self.update(lines)
 
 
-__all__ = ["ModelStatus", "rate_limits_text"]
+__all__ = ["ModelStatus", "counts_lines", "rate_limits_text"]
