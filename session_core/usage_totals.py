@@ -163,8 +163,8 @@ class Usage:
     def describe_cost(self) -> str:
         if self.cost is None:
             return "cost unknown"
-        if self.responses and self.cost_reported != self.responses:
-            return f"${self.cost:.4f} ({self.cost_reported} of {self.responses} priced)"
+        if self.cost_reported < self.reported:  # (those that reported none are said apart)
+            return f"${self.cost:.4f} ({self.cost_reported} of {self.reported} priced)"
         return f"${self.cost:.4f}"
 
     def to_json(self) -> dict[str, Any]:

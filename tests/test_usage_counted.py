@@ -232,3 +232,20 @@ def test_a_failed_calls_partial_message_usage_is_counted(tmp_path: Path) -> None
     partial = {"kind": "assistant", "usage": {"input_tokens": 50, "output_tokens": 5}}
     said = exec_end_usage({"error": "overloaded", "partial_message": partial})
     assert said is not None and said.tokens == 55
+
+
+def test_a_cost_is_said_priced_in_part_only_where_a_price_was_missing() -> None:
+    """Responses that reported no usage are "N of M responses reported"; the cost's
+    "(K of N priced)" counts only those that reported (it read "2 of 3 priced" of two
+    responses priced and one that reported nothing, as if a price were missing)."""
+    from session_core.usage_totals import Usage
+
+    priced = Usage.of_response(input_tokens=100, output_tokens=10, cost=0.01)
+    unpriced = Usage.of_response(input_tokens=100, output_tokens=10)
+    silent = Usage(responses=1)
+    total = Usage()
+    for one in (priced, priced, silent):
+        total.add(one)
+    assert total.describe().endswith("· $0.0200 · 2 of 3 responses reported")
+    total.add(unpriced)
+    assert total.describe().endswith("· $0.0200 (2 of 3 priced) · 3 of 4 responses reported")
