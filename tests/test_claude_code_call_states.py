@@ -35,6 +35,8 @@ def test_a_turn_the_user_cut_short_is_aborted(
     path = w.write(tmp_path / "s.jsonl")
     t = both(path, monkeypatch)
     assert [r.state for r in t.runs] == ["aborted", "finished"]
+    aborted = t.runs[0]  # (how long it took: to its last line, as a finished one's)
+    assert aborted.ended is not None and aborted.duration is not None and aborted.duration > 0
     os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # the writer long gone
     row = scan_file(path)
     assert (row.status, row.reason) == ("finished", None)

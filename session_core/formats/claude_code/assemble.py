@@ -457,7 +457,7 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
         else:
             state = "interrupted" if writer_alive is False else "running"
         duration = mark.duration
-        if duration is None and state == "finished":  # no turn_duration: by its lines
+        if duration is None and state != "running":  # no turn_duration: to its last line
             duration = seconds_between(mark.started, ended)
         out.append(
             Run(
