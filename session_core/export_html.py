@@ -123,9 +123,12 @@ def _message(item: MessageItem) -> str:
         out.append(f'<div class="mark t-{mark.tone}">{h1(mark.text)}</div>')
         if mark.body is not None:
             out.append(f'<div class="label">{h1(mark.body_label)}</div>{_pre(mark.body)}')
+    at = item.content_at
+    for label, text in item.blocks[:at]:
+        out.append(f'<div class="label">{h1(label)}</div>{_pre(text) if text else ""}')
     if item.content or not (item.calls or item.blocks):  # (a call's alone: no empty box)
         out.append(_pre(item.content, "content"))
-    for label, text in item.blocks:
+    for label, text in item.blocks[at:]:
         out.append(f'<div class="label">{h1(label)}</div>{_pre(text) if text else ""}')
     for call in item.calls:
         out.append(f'<div class="call t-{call.tone}"><div><b>{h1(call.name)}</b> ')

@@ -63,9 +63,12 @@ def _message(index: int, item: MessageItem) -> list[str]:
         out += ["", f"> {_TONE[mark.tone]} {md_inline(mark.text)}"]
         if mark.body is not None:
             out += ["", f"{md_inline(mark.body_label)}:", "", fence(mark.body)]
+    at = item.content_at
+    for label, text in item.blocks[:at]:
+        out += ["", f"**{md_inline(label)}**"] + (["", fence(text)] if text else [])
     if item.content or not (item.calls or item.blocks):  # (a call's alone: no empty box)
         out += ["", fence(item.content)]
-    for label, text in item.blocks:
+    for label, text in item.blocks[at:]:
         out += ["", f"**{md_inline(label)}**"] + (["", fence(text)] if text else [])
     if item.calls:
         out += ["", "**tool calls**"]

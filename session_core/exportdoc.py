@@ -66,6 +66,7 @@ class MessageItem:
     flags: list[str] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     blocks: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
+    content_at: int = 0  # how many of the blocks come before the content (in its order)
     calls: list[CallItem] = field(default_factory=list)
     usage: str | None = None
 
@@ -154,6 +155,34 @@ UNSHOWN_CALLS = (
     "Calls no longer sent (a compaction folded them), each whole: "
     "the conversation above does not hold them."
 )
+# The same said of the calls of items a raw view marks otherwise (``Item.marks``), by the
+# mark; the first of them an item has names its group. Others: ``UNSHOWN_ELSE``.
+UNSHOWN_BY_MARK = {
+    "sidechain": "A subagent's calls (its sidechain's lines, in this file), each whole: "
+    "the conversation above, the main agent's, does not hold them.",
+    "branch": "Calls on another branch (rewound or edited away), each whole: "
+    "the conversation above, the active chain, does not hold them.",
+    "rolled-back": "Calls no longer sent (a rollback dropped them), each whole: "
+    "the conversation above does not hold them.",
+    "folded": UNSHOWN_CALLS,
+}
+UNSHOWN_ELSE = "Calls the conversation above does not hold, each whole."
+
+
+class PrintedOnce:
+    """Run contexts' section bodies as an export prints them: each body once, where it
+    first comes; again, a note naming the run that printed it (one copy of what repeats,
+    as a long run's contexts repeat their instructions every turn)."""
+
+    def __init__(self) -> None:
+        self.printed: dict[object, str] = {}  # a body's key (a digest, the text) -> run
+
+    def section(self, run: str, name: str, key: object, label: str, body: str) -> Item:
+        first = self.printed.get(key)
+        if first is not None:
+            return Note(f"section {name}: the same body as printed for run {first}")
+        self.printed[key] = run
+        return TextBlock(label, body)
 
 
 def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:

@@ -11,13 +11,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .exportdoc import (
-    UNSHOWN_CALLS,
+    UNSHOWN_BY_MARK,
+    UNSHOWN_ELSE,
     CallItem,
     CallKey,
     Document,
+    Heading,
     Mark,
     MessageItem,
     Note,
+    PrintedOnce,
     Section,
     Table,
     TextBlock,
@@ -26,7 +29,10 @@ from .exportdoc import (
     _preview,
     noting_calls,
 )
-from .model import Item, ToolOp, Transcript, Usage, overlay_kind
+from .exportdoc import (
+    Item as DocItem,
+)
+from .model import Item, Run, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .tool_ops import state_tone
 
@@ -45,6 +51,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     # call id -> the raw items answering it (their numbers: an item is read again when
     # its call is shown; kept, the answers were most of a big file's text)
     answered: dict[str, list[int]] = {}
+    # the marks of each item asking for calls that has any (why a call is not sent next)
+    marked: dict[str, list[str]] = {}
     for at, item in enumerate(transcript.raw):
         for part in item.parts:
             cid = part.call_id
@@ -52,6 +60,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
                 answers = answered.setdefault(cid, [])
                 if not answers or answers[-1] != at:
                     answers.append(at)
+            elif part.kind == "tool-call" and item.marks:
+                marked[item.id] = item.marks
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
@@ -64,11 +74,13 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     shown: set[CallKey] | None = set() if view == "replayed" else None
     if shown is not None:
         conversation.items = noting_calls(conversation.items, shown)
-    sections = [conversation, _operations(transcript.tool_operations, shown)]
+    sections = [conversation, _operations(transcript.tool_operations, shown, marked)]
     if transcript.compactions:
         sections.append(_compactions(transcript))
     if transcript.runs:
         sections.append(_runs(transcript))
+    if any(run.context is not None for run in transcript.runs):
+        sections.append(Section("Run contexts", "run-contexts", _run_contexts(transcript.runs)))
     if transcript.subagents:
         sections.append(_subagents(transcript, ops.by_id))
     sections.append(_usage(transcript))
@@ -131,7 +143,7 @@ def _message(
     item: Item, ops: _Ops, answered: dict[str, list[int]], raw: Sequence[Item], view: View
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
-    text = "\n".join(p.text for p in item.parts if p.kind in ("text", "tool-result", "image"))
+    text = "\n".join(p.text for p in item.parts if p.kind in _CONTENT)
     beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
     if any(p.kind == "tool-result" for p in item.parts) and any(
         p.kind == "text" for p in item.parts
@@ -139,6 +151,10 @@ def _message(
         text = "\n".join(p.text for p in item.parts if p.kind in ("tool-result", "image"))
         beside = "\n".join(p.text for p in item.parts if p.kind == "text")
     stub = item.stub
+    # Without results or a stub, the text keeps its place among the other blocks (a
+    # Claude Code response's thinking, then its text; a web search's blocks, the text on
+    # them): its first run is the content, each later run a block of its own.
+    ordered = not beside and (stub is None or view != "replayed")
     if stub is not None and view == "replayed":  # what the model is sent: the stub alone
         text, stub, beside = stub, None, ""
     out = MessageItem(f"line-{item.line}", item.role, [f for f in facts if f], text)
@@ -158,7 +174,20 @@ def _message(
         out.marks.append(Mark(tone, words))
     if beside:  # (not run into the result, as if the tool had said it)
         out.blocks.append(("text beside the result", beside))
+    runs: list[tuple[int, list[str]]] = []  # each run of text: where it goes, its texts
+    after_text = False  # the last block was text (a call between two does not part them)
     for part in item.parts:
+        if ordered and part.kind in _CONTENT:
+            if not after_text:  # (the first run's place: -1, the content's)
+                runs.append((len(out.blocks) if runs else -1, []))
+                if len(runs) == 1:
+                    out.content_at = len(out.blocks)
+                else:
+                    out.blocks.append(("text", ""))
+            runs[-1][1].append(part.text)
+            after_text = True
+        elif part.kind in ("reasoning", "other"):
+            after_text = False
         if part.kind == "reasoning":  # (Claude Code's thinking may keep no text: said so)
             out.blocks.append(
                 ("reasoning", part.text) if part.text else ("reasoning (no text)", "")
@@ -193,9 +222,17 @@ def _message(
             else:
                 call.result = "no result answers this call"
             out.calls.append(call)
+    for at, texts in runs:
+        if at < 0:
+            out.content = "\n".join(texts)
+        else:
+            out.blocks[at] = ("text", "\n".join(texts))
     if item.usage is not None:
         out.usage = item.usage.describe()
     return out
+
+
+_CONTENT = ("text", "tool-result", "image")  # a message's content (a call's result)
 
 
 def _result(item: Item, call_id: str | None) -> str:
@@ -207,11 +244,16 @@ def _result(item: Item, call_id: str | None) -> str:
     return item.text or "\n".join(p.text for p in item.parts if p.kind == "tool-result")
 
 
-def _operations(ops: Sequence[ToolOp], shown: set[CallKey] | None = None) -> Section:
+def _operations(
+    ops: Sequence[ToolOp],
+    shown: set[CallKey] | None = None,
+    marked: Mapping[str, list[str]] | None = None,
+) -> Section:
     """Every operation in a table (its arguments cut); ``shown``: the calls the
     conversation showed, filled as it was written. Each other one (a compaction folded
-    it from what is sent next) follows the table whole, its arguments and result, which
-    the export has nowhere else."""
+    it from what is sent next, a subagent's, ...: the marks of the item asking for it,
+    ``marked``) follows the table whole, its arguments and result, which the export has
+    nowhere else."""
     section = Section("Tool operations", "tool-operations")
     if not ops:
         section.items = [Note("no tool operations")]
@@ -233,27 +275,35 @@ def _operations(ops: Sequence[ToolOp], shown: set[CallKey] | None = None) -> Sec
         if op.progress
     )
     headers = ["state", "tool", "call id", "where", "duration", "arguments"]
-    section.items = itertools.chain((Table(headers, rows),), progress, _unshown(ops, shown))
+    unshown = _unshown(ops, shown, marked or {})
+    section.items = itertools.chain((Table(headers, rows),), progress, unshown)
     return section
 
 
-def _unshown(ops: Sequence[ToolOp], shown: set[CallKey] | None) -> Iterator[Note | TextBlock]:
-    """The operations the conversation did not show, whole (read once it was written)."""
+def _unshown(
+    ops: Sequence[ToolOp], shown: set[CallKey] | None, marked: Mapping[str, list[str]]
+) -> Iterator[Note | TextBlock]:
+    """The operations the conversation did not show, whole (read once it was written),
+    in groups by why (the first of ``UNSHOWN_BY_MARK``'s marks their item has), each
+    group said once before its first."""
     if shown is None:
         return
-    said = False
+    groups: dict[str, list[ToolOp]] = {}
     for op in ops:
-        if (op.message_id or "", op.call_id) in shown:
-            continue
-        if not said:
-            said = True
-            yield Note(UNSHOWN_CALLS)
-        where = f"line {op.line}" if op.line else "no line"
-        yield TextBlock(
-            f"{op.call_id} · {op.tool} · {op.label} · {where}: arguments", _arguments(op.arguments)
-        )
-        if op.result is not None:
-            yield TextBlock(f"{op.call_id}: result", op.result)
+        if (op.message_id or "", op.call_id) not in shown:
+            marks = marked.get(op.message_id or "", ())
+            why = next((m for m in UNSHOWN_BY_MARK if m in marks), "")
+            groups.setdefault(why, []).append(op)
+    for why, group in groups.items():
+        yield Note(UNSHOWN_BY_MARK.get(why, UNSHOWN_ELSE))
+        for op in group:
+            where = f"line {op.line}" if op.line else "no line"
+            yield TextBlock(
+                f"{op.call_id} · {op.tool} · {op.label} · {where}: arguments",
+                _arguments(op.arguments),
+            )
+            if op.result is not None:
+                yield TextBlock(f"{op.call_id}: result", op.result)
 
 
 def _arguments(value: Any) -> str:
@@ -294,6 +344,40 @@ def _runs(transcript: Transcript) -> Section:
     )
     table = Table(["run", "state", "from", "duration", "usage", "prompt"], rows)
     return Section("Runs", "runs", [table])
+
+
+def _run_contexts(runs: Sequence[Run]) -> Iterator[DocItem]:
+    """Each run's context: its facts (after the first, those that changed), its sections
+    (each text once, long ones as every long text is: folded in HTML); a context that is
+    an earlier run's again (a writer repeats it every turn) said to be that one."""
+    printed = PrintedOnce()  # (a section's body by its text)
+    runs_of: dict[int, str] = {}  # a context (by identity) -> the first run it was
+    before: tuple[str, dict[str, str]] | None = None  # the previous context's run, facts
+    for run in runs:
+        context = run.context
+        if context is None:
+            yield Note(f"run {run.id}: no run context recorded")
+            continue
+        yield Heading(f"run {run.id} · its context from line {context.line}")
+        same = runs_of.setdefault(id(context), run.id)
+        if same != run.id:
+            yield Note(f"the same context as run {same}'s")
+            continue
+        facts = dict(context.facts)
+        rows = [[k, v] for k, v in context.facts]
+        if before is not None:
+            ran, was = before
+            rows = [[k, v] for k, v in context.facts if was.get(k) != v]
+            rows += [[k, "(not given)"] for k in was if k not in facts]
+            kept = len(context.facts) - sum(1 for k, _v in rows if k in facts)
+            if kept:
+                yield Note(f"{count(kept, 'fact')} as run {ran}'s; those that differ:")
+        if rows:
+            yield Table(["fact", "value"], rows)
+        before = (run.id, facts)
+        for name, text in context.sections:
+            label = f"section {name} ({count(len(text), 'character')})"
+            yield printed.section(run.id, name, text, label, text)
 
 
 def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:

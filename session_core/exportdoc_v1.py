@@ -21,6 +21,7 @@ from .exportdoc import (
     Mark,
     MessageItem,
     Note,
+    PrintedOnce,
     Section,
     Table,
     TextBlock,
@@ -468,7 +469,7 @@ class _V1:
     def run_context_items(self) -> Iterator[Item]:
         if not self.state.run_contexts:
             yield Note("No run contexts in this transcript.")
-        printed: dict[str, str] = {}  # digest -> the run whose section printed it
+        printed = PrintedOnce()  # (a body by its digest)
         for rc in self.state.run_contexts:
             run = _s(rc.get("run-id"))
             yield Heading(
@@ -489,13 +490,10 @@ class _V1:
                         + (f" (rendered in {_s(where)})" if where else ""),
                         "warn",
                     )
-                elif digest in printed:
-                    yield Note(
-                        f"section {name}: the same body as printed for run {printed[digest]}"
-                    )
                 else:
-                    printed[digest] = run
-                    yield TextBlock(f"section {name} (digest {digest})", body)
+                    yield printed.section(
+                        run, name, digest, f"section {name} (digest {digest})", body
+                    )
 
     def document(self) -> Document:
         state = self.state

@@ -27,7 +27,7 @@ import orjson
 
 from ...column_items import Items
 from ...item_heights import shape_height
-from ...model import Item, Transcript, Usage
+from ...model import Item, RunContext, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
 from ...times import seconds_between
@@ -268,6 +268,8 @@ class CodexBuilder(CodexRewrites):
         base = payload.get("base_instructions", payload.get("instructions"))
         if base is not None:
             self.base_instructions = section_text(base)
+            sections = [("base_instructions", self.base_instructions)]
+            self.header_context = RunContext(sections=sections, line=line)
         source = payload.get("source")
         spawn = source.get("subagent") if isinstance(source, dict) else None
         spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None

@@ -84,6 +84,9 @@ class CodexState(Builder):
         self.section_texts: dict[str, str] = {}
         # The session's own instructions (``session_meta``'s): every turn's first section.
         self.base_instructions: str | None = None
+        # Those as a run's context where no ``turn_context`` gives one (a bare rollout has
+        # none): what every turn was told, from the header's line. A turn context replaces it.
+        self.header_context: RunContext | None = None
         self.last_sections: list[tuple[str, str]] = []  # the latest new context's
         # One copy of what repeats: tool names, contexts' facts (as tuples and as lists).
         self.tools: dict[str, str] = {}

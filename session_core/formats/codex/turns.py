@@ -53,6 +53,8 @@ class CodexTurns(CodexState):
         if self.waiting_context is not None:
             self._assign_context(self.open_run, self.waiting_context)
             self.waiting_context = self.waiting_turn = None
+        else:  # (until a turn context gives its own)
+            self.runs[-1].context = self.header_context
 
     def _prompted(self, line: int, ts: str | None) -> None:
         """A prompt (``user_message``) outside any turn: older writers wrote no
@@ -200,7 +202,8 @@ class CodexTurns(CodexState):
             self.meta.setdefault("model", model)
         index = self.run_by_turn.get(turn, self.open_run) if turn is not None else self.open_run
         if index >= 0:
-            if self.runs[index].context is None:
+            had = self.runs[index].context
+            if had is None or had is self.header_context:
                 self._assign_context(index, context)
         else:
             self.waiting_context, self.waiting_turn = context, turn
