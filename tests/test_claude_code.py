@@ -137,6 +137,29 @@ def test_unknown_model_cost_unknown(tmp_path: Path) -> None:
     assert t.usage.cost is None and t.usage.output_tokens == 5
 
 
+def test_a_cost_the_writer_said_is_the_responses_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 1.0.x wrote each response's cost on its line (``costUSD``): that is
+    what it cost, where the price table knows no price too; split lines saying it again
+    count it once, and one that says no number is priced from the table."""
+    from claude_code_helpers import both
+
+    w = CCWriter(version="1.0.17")
+    w.user("hi")
+    w.assistant("m1", [text("a"), text("b")], usage={"input_tokens": 5, "output_tokens": 5})
+    w.assistant("m2", [text("c")], usage={"input_tokens": 5, "output_tokens": 5}, model="x-1")
+    w.assistant("m3", [text("d")], usage={"input_tokens": 1000, "output_tokens": 10})
+    for line, cost in zip(w.lines[1:], (0.25, 0.25, 0.5, "0.75"), strict=True):
+        line["costUSD"] = cost  # (the last, a string, is no cost: the table's)
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    costs = [m.usage.cost if m.usage else None for m in t.messages if m.role == "assistant"]
+    assert costs[:2] == [0.25, 0.5]
+    assert costs[2] is not None and costs[2] < 0.1
+    assert t.usage.cost == pytest.approx(0.75 + costs[2])
+    assert t.usage.cost_reported == 3
+
+
 def test_chain_after_compaction_and_branch(session: Path) -> None:
     t = FMT.open(session, writer_alive=False)
     texts = [m.text for m in t.messages]

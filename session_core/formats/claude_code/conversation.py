@@ -13,7 +13,7 @@ import orjson
 
 from ...model import Part
 from . import blocks
-from .lines import Line, Message, result_facts, result_value, shape
+from .lines import Line, Message, TokenUsage, result_facts, result_value, shape
 from .records import Boundary, RunMark
 from .responses import SIDE
 from .sidechains import TASK_TOOLS
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
 
 _NO_MESSAGE = Message()
+_NO_USAGE = TokenUsage()
 
 
 def _parts(b: ClaudeCodeBuilder, message: Message, typed: bool, answers: bool) -> list[Part]:
@@ -86,8 +87,8 @@ def assistant(
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
         responses.stop[response] = b.raw.code(message.stop_reason)
-    if message.usage is not None:
-        b.usage.report(response, message.usage, model)
+    if message.usage is not None or facts.costUSD is not None:
+        b.usage.report(response, message.usage or _NO_USAGE, model, facts.costUSD)
     for index, part in enumerate(parts):
         if part.kind == "tool-call":
             call_id = part.call_id

@@ -110,6 +110,7 @@ class Line(msgspec.Struct, gc=False):
     isCompactSummary: bool | None = None
     uuid: str | None = None
     timestamp: str | None = None
+    costUSD: float | None = None  # what the response cost, as older writers (1.0.x) said
 
 
 class _RawResult(Line):
@@ -165,7 +166,12 @@ def line_of(record: dict[str, Any]) -> Line:
         message=_message_of(message) if isinstance(message, dict) else None,
         data=_data_of(data) if isinstance(data, dict) else None,
         toolUseResult=record.get("toolUseResult"),  # (see Line)
+        costUSD=_number_or_none(record.get("costUSD")),
     )
+
+
+def _number_or_none(value: Any) -> float | None:
+    return float(value) if type(value) in (int, float) else None
 
 
 def _message_of(message: dict[str, Any]) -> Message:

@@ -83,6 +83,7 @@ class Responses:
         "run",
         "stop",
         "tokens",
+        "written_cost",
     )
 
     def __init__(self, items: ItemColumn) -> None:
@@ -102,6 +103,8 @@ class Responses:
         # reported; in ``big``, past an int64's range).
         self.tokens = array("q")
         self.big: dict[int, list[int | None]] = {}
+        # What the writer said a response cost (``costUSD``, 1.0.x: rare, so a dict).
+        self.written_cost: dict[int, float] = {}
         self.nodes = Lists()  # its nodes
         self.calls = Lists()  # its calls (added in order: each is the latest)
 

@@ -10,6 +10,7 @@ again only from a response whose usage was made again (``file_total``, ``run_tot
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Iterable, Sequence
 
 from ... import pricing
@@ -43,9 +44,15 @@ class UsageBook:
         self.touched = NOT_TOUCHED
         self.runs_touched: set[int] = set()
 
-    def report(self, at: int, usage: TokenUsage, model: str | None) -> None:
-        """A line of response ``at`` reported ``usage``: the largest value of each count."""
+    def report(
+        self, at: int, usage: TokenUsage, model: str | None, cost: float | None = None
+    ) -> None:
+        """A line of response ``at`` reported ``usage``: the largest value of each count;
+        ``cost``: what the line says the response cost (older writers' ``costUSD``)."""
         responses = self.responses
+        if cost is not None and math.isfinite(cost) and cost >= 0:
+            written = responses.written_cost
+            written[at] = max(cost, written.get(at, 0.0))
         tokens, slot, big = responses.tokens, COUNTS * at, responses.big
         created = usage.cache_creation
         for which, value in enumerate(
@@ -89,12 +96,9 @@ class UsageBook:
             model = responses.items.string(responses.priced[at])
             # (its time read only for a model whose price changed: as on its day)
             when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
-            usage = Usage.of_response(
-                input_tokens=inp,
-                output_tokens=out,
-                cache_read_tokens=cread,
-                cache_write_tokens=cwrite,
-                cost=pricing.cost(
+            cost = responses.written_cost.get(at)  # (the writer's own, where it said)
+            if cost is None:
+                cost = pricing.cost(
                     model,
                     input_tokens=inp,
                     output_tokens=out,
@@ -102,7 +106,13 @@ class UsageBook:
                     cache_write_tokens=cwrite,
                     cache_write_1h_tokens=hour,
                     when=when,
-                ),
+                )
+            usage = Usage.of_response(
+                input_tokens=inp,
+                output_tokens=out,
+                cache_read_tokens=cread,
+                cache_write_tokens=cwrite,
+                cost=cost,
             )
             responses.flags[at] &= ~STALE
             items.set(responses.raw[at], usage)
