@@ -530,7 +530,10 @@ def test_a_message_end_without_a_message_is_kept_raw_and_said(tmp_path: Path) ->
     assert neutral(live.transcript(False)) == neutral(whole)
 
 
-def test_a_message_with_no_kind_is_not_taken_for_a_users(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", [None, ""])
+def test_a_message_with_no_kind_is_not_taken_for_a_users(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str | None
+) -> None:
     """The spec requires ``kind``: one missing was shown, exported and peeked as a user's
     message (an assistant's tool calls under "user"); its role is not known, and said."""
     from helpers import follow_into, neutral
@@ -546,9 +549,12 @@ def test_a_message_with_no_kind_is_not_taken_for_a_users(tmp_path: Path) -> None
         run.close()
     lines = path.read_bytes().splitlines(keepends=True)
     number = next(n for n, line in enumerate(lines, 1) if b'"kind":"assistant"' in line)
-    lines[number - 1] = lines[number - 1].replace(b'"kind":"assistant",', b"")
+    none = b"" if kind is None else b'"kind":"",'
+    lines[number - 1] = lines[number - 1].replace(b'"kind":"assistant",', none)
     path.write_bytes(b"".join(lines))
     said = f"line {number}: a message with no kind"
+    _code, out, _err = run_cli(capsys, "diff", str(path))
+    assert any(row.startswith(f"= line {number:>6} ?  ") for row in out.splitlines()), out
     whole = open_transcript(path)
     assert [m.role for m in whole.messages] == ["?"]
     assert any(w.startswith(said) for w in whole.warnings)

@@ -25,6 +25,7 @@ from ..cells import clip_cells, pad_cells
 from ..json_out import dumps
 from ..model import Compaction
 from ..text import count, name_line, one_line
+from .messages import message_role
 from .view import AgentGoView, message_text
 
 
@@ -33,8 +34,7 @@ def _key(message: Any) -> bytes:
 
 
 def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
-    role = message.get("kind")
-    role = role if isinstance(role, str) else "?"
+    role = message_role(message)  # (as every surface names it: ``?`` for no kind)
     text = clip_cells(one_line(" ".join(message_text(message).split())), 72)
     where = f"line {line:>6}" if line is not None else "sent       "
     return f"{where} {pad_cells(one_line(role), 11)} {text}{why}"  # (by cells, as ``diff``'s)
