@@ -147,7 +147,10 @@ def test_a_call_without_a_result_is_told_alike_by_every_read_path(
     path = w.write(tmp_path / "s.jsonl")
     os.utime(path, (path.stat().st_mtime - 7200,) * 2)
     assert [op["state"] for op in FMT.replay_json(path)["tool-operations"]] == ["interrupted"]
-    assert [r.state for r in FMT.open(path, writer_alive=False).runs] == ["interrupted"]
+    [run] = FMT.open(path, writer_alive=False).runs
+    assert run.state == "interrupted"
+    assert (run.end_line, run.ended) == (len(w.lines), w.lines[-1]["timestamp"])
+    assert run.duration is not None  # (to its last line, as any run's)
     assert FMT.check(path).endswith("1 tool operation, 1 interrupted, 1 run interrupted")
     for kind in ("md", "html"):
         shown = export(path, kind)

@@ -454,8 +454,11 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
         ):
             state = "finished"
             end_line, ended = mark.last_line, mark.last_ts
+        elif writer_alive is False:  # cut off: it ran to its last line
+            state = "interrupted"
+            end_line, ended = mark.last_line, mark.last_ts
         else:
-            state = "interrupted" if writer_alive is False else "running"
+            state = "running"
         duration = mark.duration
         if duration is None and state != "running":  # no turn_duration: to its last line
             duration = seconds_between(mark.started, ended)
