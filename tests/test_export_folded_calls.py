@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from demo_helpers import run_write_command
@@ -86,3 +87,54 @@ def test_a_call_id_used_again_later_hides_no_folded_call(tmp_path: Path, fmt: st
     assert f"{folded.call_id} · {folded.tool} · " in after
     # (and the later one, which the conversation shows, is not given again)
     assert f"{folded.call_id} · {later.tool} · " not in after
+
+
+def _v1_reusing(path: Path, turns: int) -> Path:
+    """A v1 file of ``turns`` turns, each asking for a call, running it and answering it,
+    every call named ``call_1`` (a writer that numbers its calls again every run)."""
+    from session_core import Message, Session
+
+    with Session.create(path) as session:
+        for turn in range(turns):
+            call = {"id": "call_1", "type": "function", "function": {"name": "ls"}}
+            call["function"]["arguments"] = json.dumps({"turn": turn})  # type: ignore[index]
+            session.append_message(Message(role="user", content=f"prompt {turn}"))
+            session.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+            op = session.append_tool_dispatched("call_1", "ls", {"turn": turn})
+            session.append_tool_settled(op, "completed", duration=0.5)
+            session.append_message(Message(role="tool", content=f"R{turn}", tool_call_id="call_1"))
+    return path
+
+
+def test_a_v1_export_of_a_reused_call_id_is_linear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each call of a reused id finds its answers and operation in what was grouped once
+    per id: twice the turns is twice the lookups (each call scanned every earlier asker,
+    answer and operation of its id: 4,000 turns took 25 s)."""
+    from session_core.exportdoc_v1 import _V1
+    from session_core.packed_ids import PackedIds
+
+    lookups = [0]
+    ids_type = PackedIds  # (the events' ids: ``state.events.ids[at]``)
+    item = ids_type.__getitem__
+    asker, dispatch = _V1.asker, _V1.dispatch
+
+    def counted(method: Any) -> Any:
+        def count(*args: Any) -> Any:
+            lookups[0] += 1
+            return method(*args)
+
+        return count
+
+    monkeypatch.setattr(ids_type, "__getitem__", counted(item))
+    monkeypatch.setattr(_V1, "asker", counted(asker))
+    monkeypatch.setattr(_V1, "dispatch", counted(dispatch))
+    counts = []
+    for turns in (200, 400):  # (both past the events' cache: each line parsed again alike)
+        path = _v1_reusing(tmp_path / f"reuse-{turns}.jsonl", turns)
+        lookups[0] = 0
+        replayed = _exported(path, "replayed")
+        assert replayed.count("R1") and f"R{turns - 1}" in replayed
+        counts.append(lookups[0])
+    assert counts[1] <= 2.2 * counts[0], counts
