@@ -14,9 +14,10 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .message_usage import MessageUsage
 from .usage import Usage, UsageTally
@@ -24,6 +25,7 @@ from .usage import Usage, UsageTally
 View = Literal["replayed", "raw"]
 CallKey = tuple[str, str]  # (the message that asks for a call, the call's id)
 Tone = Literal["info", "warn", "bad", "ok"]
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -192,3 +194,34 @@ def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:
         if isinstance(item, MessageItem):
             shown.update(call.key for call in item.calls)
         yield item
+
+
+# -- which call of a reused id an answer is of: one rule for every format's export --
+
+
+def ask_of(asks: Sequence[int], at: int) -> int:
+    """Which of a call id's asks (the places of the messages asking for it, in order:
+    events, seqs or lines) what is at ``at`` (an answer, an execution) is of: the last
+    ask before it, else the first (agentgo's seq is append order: an execution may be
+    written before the message asking for it). A writer that numbers its calls again
+    (after a compaction, in a new run) asks again with an id used before: the earlier
+    call, unanswered, does not take the later one's answer."""
+    before = bisect_left(asks, at)
+    return asks[before - 1] if before else asks[0]
+
+
+def ask_at(asks: Sequence[int], at: int) -> int:
+    """The ask of a call id at ``at`` (the message there asks for it), else the last
+    before it, else the first: the key ``by_ask`` groups that call's answers under."""
+    upto = bisect_right(asks, at)
+    return asks[upto - 1] if upto else asks[0]
+
+
+def by_ask(asks: Sequence[int], answers: Iterable[tuple[int, _T]]) -> dict[int, list[_T]]:
+    """A call id's answers, each ``(where, what)``, grouped under the ask each is of
+    (``ask_of``), in their order: one pass over the id's answers, not one per call."""
+    grouped: dict[int, list[_T]] = {}
+    if asks:
+        for at, what in answers:
+            grouped.setdefault(ask_of(asks, at), []).append(what)
+    return grouped

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +27,8 @@ from .exportdoc import (
     _preview,
     _s,
     _usage_fact,
+    ask_of,
+    by_ask,
     noting_calls,
 )
 from .message_usage import agentgo_usage, exec_end_usage
@@ -37,37 +38,47 @@ from .usage import Usage, is_model_call, tally_agentgo
 Results = dict[str, list[tuple[int, int, str]]]
 
 
-def _paired(agv: AgentGoView) -> tuple[dict[CallKey, Call], Results]:
-    """The tool executions, each under the call it ran (``CallItem.key``: the seq of the
-    last committed message before it that asks for its id, "" if none, and the id: a call
-    id another message asks for again is another call), and each call id's results."""
-    askers: dict[str, list[int]] = {}  # call id -> the seqs of the messages asking for it
-    results: Results = {}
-    for m in agv.messages:
-        msg = m.message
-        tcid = msg.get("tool_call_id")
-        if tcid is not None:
-            results.setdefault(_s(tcid), []).append((m.seq, m.line, _preview(message_text(msg))))
-        parts = msg.get("content")
-        for part in parts if isinstance(parts, list) else []:
-            if isinstance(part, dict) and part.get("type") == "tool_call":
-                askers.setdefault(_s(part.get("id")), []).append(m.seq)
-    executions: dict[CallKey, Call] = {}
-    for key in agv.call_order:
-        call = agv.calls[key]
-        if call.tool_start is None:
-            continue
-        cid = _s(call.tool_start.get("tool_call_id"))
-        seqs = askers.get(cid, [])
-        before = bisect_left(seqs, call.first_seq)
-        executions[(str(seqs[before - 1]) if before else "", cid)] = call  # (its last attempt)
-    return executions, results
+class _Paired:
+    """The tool executions and committed results, each under the call it is of
+    (``CallKey``: the seq of the message asking for it, and its id; ``ask_of``'s rule, one
+    for every export: the last message before it asking for its id, else the first, as
+    seq is append order and an execution may come before the message asking for it)."""
 
+    def __init__(self, agv: AgentGoView) -> None:
+        askers: dict[str, list[int]] = {}  # call id -> the seqs of the messages asking for it
+        self.results: Results = {}
+        for m in agv.messages:
+            msg = m.message
+            tcid = msg.get("tool_call_id")
+            if tcid is not None:
+                said = (m.seq, m.line, _preview(message_text(msg)))
+                self.results.setdefault(_s(tcid), []).append(said)
+            parts = msg.get("content")
+            for part in parts if isinstance(parts, list) else []:
+                if isinstance(part, dict) and part.get("type") == "tool_call":
+                    askers.setdefault(_s(part.get("id")), []).append(m.seq)
+        self.executions: dict[CallKey, Call] = {}
+        for key in agv.call_order:
+            call = agv.calls[key]
+            if call.tool_start is None:
+                continue
+            cid = _s(call.tool_start.get("tool_call_id"))
+            seqs = askers.get(cid)
+            asked = str(ask_of(seqs, call.first_seq)) if seqs else ""  # ("": none asks)
+            self.executions[(asked, cid)] = call  # (its last attempt)
+        # Each call's first answer: its place among its id's results (a result's preview
+        # may be replaced by its stub, in the same place).
+        self.answer: dict[CallKey, int] = {}
+        for cid, answers in self.results.items():
+            grouped = by_ask(askers.get(cid, []), ((a[0], at) for at, a in enumerate(answers)))
+            for ask, places in grouped.items():
+                self.answer[(str(ask), cid)] = places[0]
 
-def _answer(results: Results, cid: str, seq: int) -> tuple[int, int, str] | None:
-    """The result of call ``cid`` asked at ``seq``: its first after it, else its first."""
-    answers = results.get(cid, [])
-    return next((a for a in answers if a[0] > seq), answers[0] if answers else None)
+    def answer_of(self, results: Results, key: CallKey) -> tuple[int, int, str] | None:
+        """The first result answering call ``key``, from ``results`` (``self.results``, or
+        a copy whose previews are what is sent)."""
+        at = self.answer.get(key)
+        return None if at is None else results[key[1]][at]
 
 
 def _unshown(
@@ -105,7 +116,8 @@ def _summary(data: dict[str, Any]) -> str:
 
 def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Document:
     tally = tally_agentgo(agv)
-    tool_calls, results = _paired(agv)
+    paired = _Paired(agv)
+    tool_calls = paired.executions
     folds = ContextFolds(agv) if agv.context_events else None
     conversation = Section(
         "Conversation (every committed message)"
@@ -114,7 +126,7 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         if view == "replayed"
         else "Conversation (every committed message, with what each context event folded)",
         "conversation",
-        _conversation(agv, folds, view, tool_calls, results),
+        _conversation(agv, folds, view, paired),
     )
     # (the calls the conversation shows, noted as it is written: the calls after it give
     # the others whole, a replayed view's calls a context event folded)
@@ -235,16 +247,16 @@ def _conversation(
     agv: AgentGoView,
     folds: ContextFolds | None,
     view: View,
-    tool_calls: dict[CallKey, Call],
-    results: Results,
+    paired: _Paired,
 ) -> Iterator[MessageItem]:
     """The conversation as ``view`` has it: with no context event, every committed
     message; replayed, what the viewer's conversation shows (``ContextFolds.sent``: a
     message sent as a stub shown as its stub, a summary a request held as an item of its
     own); raw, every committed message, marked where an event folded or stubbed it."""
     messages = agv.messages
+    results = paired.results
     if folds is None:
-        yield from (_message(agv, m, tool_calls, results) for m in messages)
+        yield from (_message(agv, m, paired, results) for m in messages)
         return
     if view == "replayed":
         entries = folds.sent(len(messages))
@@ -267,7 +279,7 @@ def _conversation(
                     message_text(own),
                 )
                 continue
-            item = _message(agv, messages[entry], tool_calls, results)
+            item = _message(agv, messages[entry], paired, results)
             stub = folds.stubs.get(entry)
             if stub is not None:
                 item.content = stub
@@ -290,7 +302,7 @@ def _conversation(
         for ident in folds.of(event):
             by_event.setdefault(ident, line)
     for position, m in enumerate(messages):
-        item = _message(agv, m, tool_calls, results)
+        item = _message(agv, m, paired, results)
         fold = folded.get(f"seq-{m.seq}")
         if fold is not None:
             item.marks.append(
@@ -310,9 +322,7 @@ def _conversation(
         yield item
 
 
-def _message(
-    agv: AgentGoView, m: Committed, tool_calls: dict[CallKey, Call], results: Results
-) -> MessageItem:
+def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) -> MessageItem:
     msg = m.message
     role = message_role(msg)
     where = [f"line {m.line}", f"seq {m.seq}", f"run {m.run_id}", m.time]
@@ -333,7 +343,7 @@ def _message(
             item.blocks.append(("thinking", _s(part.get("text"))))
         elif part.get("type") == "tool_call":
             cid = _s(part.get("id"))
-            execution = tool_calls.get((str(m.seq), cid)) or tool_calls.get(("", cid))
+            execution = paired.executions.get((str(m.seq), cid))
             status = agv.call_state(execution) if execution else "no execution recorded"
             tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
             said = state_said(status)
@@ -347,7 +357,7 @@ def _message(
                     if ended  # (no terminal event: its last record, no end)
                     else f"started {execution.first_time}, no terminal event"
                 )
-            answer = _answer(results, cid, m.seq)
+            answer = paired.answer_of(results, (str(m.seq), cid))
             if answer:
                 entry.result = f"result: line {answer[1]}: {answer[2]}"
                 entry.result_anchor = f"line-{answer[1]}"

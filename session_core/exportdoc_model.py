@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .exportdoc import (
     UNSHOWN_BY_MARK,
@@ -27,6 +27,9 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
+    ask_at,
+    ask_of,
+    by_ask,
     noting_calls,
 )
 from .exportdoc import (
@@ -46,35 +49,21 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 
 
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
-    ops = _Ops(transcript.tool_operations)
+    calls = _Calls(transcript.raw, transcript.tool_operations)
     items = transcript.messages if view == "replayed" else transcript.raw
-    # call id -> the raw items answering it (their numbers: an item is read again when
-    # its call is shown; kept, the answers were most of a big file's text)
-    answered: dict[str, list[int]] = {}
-    # the marks of each item asking for calls that has any (why a call is not sent next)
-    marked: dict[str, list[str]] = {}
-    for at, item in enumerate(transcript.raw):
-        for part in item.parts:
-            cid = part.call_id
-            if part.kind == "tool-result" and cid is not None:
-                answers = answered.setdefault(cid, [])
-                if not answers or answers[-1] != at:
-                    answers.append(at)
-            elif part.kind == "tool-call" and item.marks:
-                marked[item.id] = item.marks
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
-        _anchored(_message(item, ops, answered, transcript.raw, view) for item in items),
+        _anchored(_message(item, calls, transcript.raw, view) for item in items),
     )
     # (the calls the conversation shows, noted as it is written: the operations after it
     # give the others whole, a replayed view's calls a compaction folded)
     shown: set[CallKey] | None = set() if view == "replayed" else None
     if shown is not None:
         conversation.items = noting_calls(conversation.items, shown)
-    sections = [conversation, _operations(transcript.tool_operations, shown, marked)]
+    sections = [conversation, _operations(transcript.tool_operations, shown, calls.marked)]
     if transcript.compactions:
         sections.append(_compactions(transcript))
     if transcript.runs:
@@ -82,7 +71,7 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     if any(run.context is not None for run in transcript.runs):
         sections.append(Section("Run contexts", "run-contexts", _run_contexts(transcript.runs)))
     if transcript.subagents:
-        sections.append(_subagents(transcript, ops.by_id))
+        sections.append(_subagents(transcript, calls.by_id))
     sections.append(_usage(transcript))
     if transcript.warnings:
         sections.append(
@@ -106,25 +95,70 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     return Document(str(title), facts, sections)
 
 
-class _Ops:
-    """The operations, each found by the call it is: the message asking for it and its
-    id (a call id another message uses again is another call), else by its id alone."""
+class _Calls:
+    """Each call in the conversation (the item asking for it and its id: a call id another
+    item asks for again is another call) with its answers and its operation, by the rule
+    of every export (``ask_of``): an answer is of the last call of its id asked before it.
+    Grouped once, as the raw items are read: no call scans its id's answers."""
 
-    def __init__(self, ops: Sequence[ToolOp]) -> None:
+    def __init__(self, raw: Sequence[Item], ops: Sequence[ToolOp]) -> None:
         self.by_call = {(op.message_id or "", op.call_id): op for op in ops}
         self.by_id = {op.call_id: op for op in ops}  # (the last of each id)
+        self.asks: dict[str, list[int]] = {}  # call id -> the lines of the items asking
+        # call id -> the raw items answering it, by the line of the item asking (their
+        # numbers: an item is read again when its call is shown; kept, the answers were
+        # most of a big file's text)
+        answers: dict[str, list[tuple[int, int]]] = {}
+        # the marks of each item asking for calls that has any (why a call is not sent next)
+        self.marked: dict[str, list[str]] = {}
+        for at, item in enumerate(raw):
+            for part in item.parts:
+                cid = part.call_id
+                if cid is None:
+                    continue
+                if part.kind == "tool-result":
+                    said = answers.setdefault(cid, [])
+                    if not said or said[-1][1] != at:
+                        said.append((item.line, at))
+                elif part.kind == "tool-call":
+                    asks = self.asks.setdefault(cid, [])
+                    if not asks or asks[-1] != item.line:
+                        asks.append(item.line)
+                    if item.marks:
+                        self.marked[item.id] = item.marks
+        for asks in self.asks.values():
+            if len(asks) > 1:
+                asks.sort()
+        self.answered = {
+            cid: by_ask(self.asks.get(cid) or [0], said) for cid, said in answers.items()
+        }
 
-    def of(self, asked_in: str, call_id: str) -> ToolOp | None:
-        return self.by_call.get((asked_in, call_id)) or self.by_id.get(call_id)
+    def _ask(self, call_id: str, line: int) -> int:
+        """The call of ``call_id`` an item at ``line`` asks for: its ask (``ask_at``)."""
+        return ask_at(self.asks.get(call_id) or [0], line)
 
+    def answers(self, call_id: str, line: int) -> list[int]:
+        """The raw items answering the call of ``call_id`` asked at ``line``, in order."""
+        return self.answered.get(call_id, {}).get(self._ask(call_id, line), [])
 
-def _first_answer(answers: list[int], raw: Sequence[Item], line: int) -> int | None:
-    """Of a call's answers, the first on or after its line ``line`` (a call id used again
-    later is answered again), else the first."""
-    for at in answers:
-        if raw[at].line >= line:
-            return at
-    return answers[0] if answers else None
+    def op(self, asked_in: str, call_id: str, line: int) -> ToolOp | Literal[False] | None:
+        """The operation of the call of ``call_id`` that item ``asked_in`` at ``line``
+        asks for (by the item, else the id's); False: the id's operation is another call's
+        of that id (Claude Code's reader keeps one operation per id: the first call's, with
+        the result of whichever answered)."""
+        op = self.by_call.get((asked_in, call_id))
+        asks = self.asks.get(call_id, [])
+        if len(asks) < 2:  # (asked once: the id's operation is its)
+            return op or self.by_id.get(call_id)
+        ask = ask_at(asks, line)
+        if op is None:  # (the id's, if its result answers this call)
+            op = self.by_id.get(call_id)
+            if op is None:
+                return None
+            mine = op.result_line is not None and ask_of(asks, op.result_line) == ask
+        else:  # (its own, unless its result answers another call of the id)
+            mine = op.result_line is None or ask_of(asks, op.result_line) == ask
+        return op if mine else False
 
 
 def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
@@ -139,9 +173,7 @@ def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
         yield item
 
 
-def _message(
-    item: Item, ops: _Ops, answered: dict[str, list[int]], raw: Sequence[Item], view: View
-) -> MessageItem:
+def _message(item: Item, calls: _Calls, raw: Sequence[Item], view: View) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     text = "\n".join(p.text for p in item.parts if p.kind in _CONTENT)
     beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
@@ -197,19 +229,23 @@ def _message(
         elif part.kind == "tool-result" and part.is_error:
             out.flags.append("ERROR")
         elif part.kind == "tool-call":
-            op = ops.of(item.id, part.call_id or "")
-            state = op.state if op is not None else "never-dispatched"
+            cid = part.call_id or ""
+            op = calls.op(item.id, cid, item.line)
+            state = "never-dispatched" if op is None else "" if op is False else op.state
+            status = OTHER_CALLS_OP if op is False else state if op is None else op.label
+            how = "warn" if op is False else state_tone(state)
             call = CallItem(
                 part.name or "",
-                part.call_id or "",
+                cid,
                 # every argument the call was given, as JSON (its text is a short form:
                 # a command line, say), else that text
                 _arguments(part.data) if part.data is not None else part.text,
-                op.label if op is not None else state,
-                state_tone(state),  # type: ignore[arg-type]
+                status,
+                how,  # type: ignore[arg-type]
                 asked_in=item.id,
             )
-            at = _first_answer(answered.get(part.call_id or "", []), raw, item.line)
+            answers = calls.answers(cid, item.line)
+            at = answers[0] if answers else None
             if at is not None:
                 answer = raw[at]
                 said = _preview(
@@ -233,6 +269,8 @@ def _message(
 
 
 _CONTENT = ("text", "tool-result", "image")  # a message's content (a call's result)
+# The state of a call whose id's one operation is another call's (``_Calls.op``).
+OTHER_CALLS_OP = "state not known (its id's one operation is another call's)"
 
 
 def _result(item: Item, call_id: str | None) -> str:

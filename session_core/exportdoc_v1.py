@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -32,6 +31,8 @@ from .exportdoc import (
     _s,
     _usage_fact,
     _usage_rows,
+    ask_of,
+    by_ask,
     noting_calls,
 )
 from .formats.v1.ops import op_state, superseded_ops, undispatched_states
@@ -74,21 +75,28 @@ class _V1:
         self.first_ask = array("i")  # per number: the event that first asks for it
         # A call id another message asks for again (a writer that numbers its calls again
         # after a compaction, say) is another call: per such number, the event where each
-        # message first asks for it, in order.
+        # message first asks for it, in order, and by (number, message id).
         self.asked_by: dict[int, list[int]] = {}
+        self.asked_at: dict[tuple[int, str], int] = {}
         # Each message id's last message (whose content an answer's preview shows).
         self.lasts = PackedIds("last")
         for index in state.message_events:
             payload = payload_of(events[index])
-            self.lasts.append(ids[index])
+            mid = ids[index]
+            self.lasts.append(mid)
             for call in _calls(payload):
                 number = self._number(_s(call.get("id")))
                 if self.call_at[number] < 0:
                     self.call_order.append(number)
                     self.first_ask[number] = index
-                elif ids[self.call_at[number]] != ids[index]:  # (not the message again)
-                    askers = self.asked_by.setdefault(number, [self.first_ask[number]])
-                    if all(ids[at] != ids[index] for at in askers):
+                elif ids[self.call_at[number]] != mid:  # (not the message again)
+                    askers = self.asked_by.get(number)
+                    if askers is None:
+                        first = self.first_ask[number]
+                        askers = self.asked_by[number] = [first]
+                        self.asked_at[(number, ids[first])] = first
+                    if (number, mid) not in self.asked_at:
+                        self.asked_at[(number, mid)] = index
                         askers.append(index)
                 self.call_at[number] = index
             tcid = payload.get("tool-call-id")
@@ -105,6 +113,16 @@ class _V1:
             if self.op_index[number] >= 0:
                 self.more_ops.setdefault(number, [self.op_index[number]]).append(index)
             self.op_index[number] = index
+        # A reused id's answers and operations, each given to the call it is of (``asker``)
+        # once: per (number, the event asking), its answers and its last operation.
+        self.answers_of: dict[tuple[int, int], list[int]] = {}
+        self.op_at: dict[tuple[int, int], int] = {}
+        for number, asks in self.asked_by.items():
+            for ask, answers in by_ask(asks, ((a, a) for a in self._every_answer(number))).items():
+                self.answers_of[(number, ask)] = answers
+            ops = self.more_ops.get(number) or [self.op_index[number]]
+            for ask, of_it in by_ask(asks, ((self.dispatch(i), i) for i in ops if i >= 0)).items():
+                self.op_at[(number, ask)] = of_it[-1]
         self.superseded = superseded_ops(state)
         self.undispatched = undispatched_states(state, writer_alive)
         self.tally = tally_state(state)
@@ -130,16 +148,19 @@ class _V1:
                 column.append(-1)
         return number
 
+    def _every_answer(self, number: int) -> list[int]:
+        first = self.first_answer[number]
+        return self.more_answers.get(number) or ([first] if first >= 0 else [])
+
     def answers(self, cid: str, asked: int | None = None) -> list[int]:
         """The events of the tool messages answering call ``cid`` (raw file, in order);
         ``asked``: of the call asked at that event (``asks``) alone."""
         number = self.calls.find(cid)
-        if number < 0 or self.first_answer[number] < 0:
+        if number < 0:
             return []
-        every = self.more_answers.get(number) or [self.first_answer[number]]
         if asked is None or number not in self.asked_by:
-            return every
-        return [at for at in every if self.asker(number, at) == asked]
+            return self._every_answer(number)
+        return self.answers_of.get((number, asked), [])
 
     def asks(self, number: int) -> list[int]:
         """The events where the messages asking for call id ``number`` first ask for it,
@@ -147,19 +168,19 @@ class _V1:
         return self.asked_by.get(number) or [self.first_ask[number]]
 
     def asker(self, number: int, event: int) -> int:
-        """Which call of id ``number`` event ``event`` (an answer, an operation) is of:
-        the last asked before it, else the first."""
-        asks = self.asks(number)
-        before = bisect_left(asks, event)
-        return asks[before - 1] if before else asks[0]
+        """Which call of id ``number`` event ``event`` (an answer, an operation) is of
+        (``ask_of``: the last asked before it, else the first)."""
+        return ask_of(self.asks(number), event)
 
     def asked_in(self, cid: str, eid: str) -> int | None:
         """The event where message ``eid`` asks for call ``cid`` (``asks``), None if none."""
         number = self.calls.find(cid)
         if number < 0:
             return None
-        ids = self.state.events.ids
-        return next((at for at in self.asks(number) if ids[at] == eid), None)
+        if number in self.asked_by:
+            return self.asked_at.get((number, eid))
+        first = self.first_ask[number]
+        return first if first >= 0 and self.state.events.ids[first] == eid else None
 
     def line_of(self, eid: str) -> int | None:
         node = self.firsts.find(eid)
@@ -186,9 +207,7 @@ class _V1:
         number = self.calls.find(cid)
         if number < 0 or asked is None or number not in self.asked_by:
             return -1 if number < 0 else self.op_index[number]
-        ops = self.more_ops.get(number) or [self.op_index[number]]
-        of_it = [i for i in ops if i >= 0 and self.asker(number, self.dispatch(i)) == asked]
-        return of_it[-1] if of_it else -1
+        return self.op_at.get((number, asked), -1)
 
     def dispatch(self, index: int) -> int:
         """The event of operation ``index``'s dispatch."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from demo_helpers import run_write_command
@@ -86,3 +87,187 @@ def test_a_call_id_used_again_later_hides_no_folded_call(tmp_path: Path, fmt: st
     assert f"{folded.call_id} · {folded.tool} · " in after
     # (and the later one, which the conversation shows, is not given again)
     assert f"{folded.call_id} · {later.tool} · " not in after
+
+
+def _v1_reusing(path: Path, turns: int) -> Path:
+    """A v1 file of ``turns`` turns, each asking for a call, running it and answering it,
+    every call named ``call_1`` (a writer that numbers its calls again every run)."""
+    from session_core import Message, Session
+
+    with Session.create(path) as session:
+        for turn in range(turns):
+            call = {"id": "call_1", "type": "function", "function": {"name": "ls"}}
+            call["function"]["arguments"] = json.dumps({"turn": turn})  # type: ignore[index]
+            session.append_message(Message(role="user", content=f"prompt {turn}"))
+            session.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+            op = session.append_tool_dispatched("call_1", "ls", {"turn": turn})
+            session.append_tool_settled(op, "completed", duration=0.5)
+            session.append_message(Message(role="tool", content=f"R{turn}", tool_call_id="call_1"))
+    return path
+
+
+def test_a_v1_export_of_a_reused_call_id_is_linear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each call of a reused id finds its answers and operation in what was grouped once
+    per id: twice the turns is twice the lookups (each call scanned every earlier asker,
+    answer and operation of its id: 4,000 turns took 25 s)."""
+    from session_core.exportdoc_v1 import _V1
+    from session_core.packed_ids import PackedIds
+
+    lookups = [0]
+    ids_type = PackedIds  # (the events' ids: ``state.events.ids[at]``)
+    item = ids_type.__getitem__
+    asker, dispatch = _V1.asker, _V1.dispatch
+
+    def counted(method: Any) -> Any:
+        def count(*args: Any) -> Any:
+            lookups[0] += 1
+            return method(*args)
+
+        return count
+
+    monkeypatch.setattr(ids_type, "__getitem__", counted(item))
+    monkeypatch.setattr(_V1, "asker", counted(asker))
+    monkeypatch.setattr(_V1, "dispatch", counted(dispatch))
+    counts = []
+    for turns in (200, 400):  # (both past the events' cache: each line parsed again alike)
+        path = _v1_reusing(tmp_path / f"reuse-{turns}.jsonl", turns)
+        lookups[0] = 0
+        replayed = _exported(path, "replayed")
+        assert replayed.count("R1") and f"R{turns - 1}" in replayed
+        counts.append(lookups[0])
+    assert counts[1] <= 2.2 * counts[0], counts
+
+
+def test_an_agentgo_execution_written_before_its_asking_message_is_not_listed_again(
+    tmp_path: Path,
+) -> None:
+    """seq is append order: a ``tool_exec_start`` may come before the ``message_end`` asking
+    for its call. The conversation shows that call with its execution; it is not given
+    again among the calls a compaction folded (it was keyed as asked by no message)."""
+    from agentgo_helpers import tool
+    from agentgo_story import ask_model, model, text
+    from session_core.agentgo import AgentGoSession
+
+    path = tmp_path / "order.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    user = text("user", "prompt")
+    run.record("message_end", {"message": user})
+    ask_model(run, [user], model("turn-0"))
+    call = {"type": "tool_call", "id": "tc9", "name": "ls", "arguments": {"p": "."}}
+    answer = {"kind": "assistant", "content": [call]}
+    run.record("model_exec_end", {"message": answer}, execution=model("turn-0"))
+    start = {"tool": "ls", "tool_call_id": "tc9", "args": {"p": "."}}
+    run.record("tool_exec_start", start, execution=tool("tool-0"))
+    run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=tool("tool-0"))
+    run.record("message_end", {"message": answer})  # (after its execution)
+    run.record("message_end", {"message": {**text("tool_result", "a.py"), "tool_call_id": "tc9"}})
+    compacted = {"summary": "earlier", "replaced": 1, "tokens_before": 100, "tokens_after": 10}
+    run.record("context_compacted", compacted)
+    run.record("message_end", {"message": text("user", "next")})
+    run.close()
+    session.close()
+    replayed = _exported(path, "replayed").replace("\\", "")
+    assert "**ls** (tc9): ok · execution tool-0" in replayed
+    assert UNSHOWN_CALLS.split(" (")[0] not in replayed
+    assert "tc9 · ls · " not in replayed
+
+
+REUSED_ANSWER = "RESULT-OF-THE-LATER-CALL"
+
+
+def _agentgo_reusing(path: Path) -> Path:
+    """Two runs, each asking for a call ``tc1``: the first fails with no committed result,
+    the second is answered."""
+    from agentgo_helpers import tool
+    from agentgo_story import ask_model, model, text
+    from session_core.agentgo import AgentGoSession
+
+    session = AgentGoSession.create(path)
+    for n, (name, result) in enumerate([("ls", None), ("cat", REUSED_ANSWER)]):
+        run = session.begin_run()
+        user = text("user", f"prompt {n}")
+        run.record("message_end", {"message": user})
+        ask_model(run, [user], model(f"turn-{n}"))
+        call = {"type": "tool_call", "id": "tc1", "name": name, "arguments": {"n": n}}
+        answer = {"kind": "assistant", "content": [call]}
+        run.record("model_exec_end", {"message": answer}, execution=model(f"turn-{n}"))
+        run.record("message_end", {"message": answer})
+        start = {"tool": name, "tool_call_id": "tc1", "args": {"n": n}}
+        run.record("tool_exec_start", start, execution=tool(f"tool-{n}"))
+        end = {"result": result or "boom", "is_error": result is None}
+        run.record("tool_exec_end", end, execution=tool(f"tool-{n}"))
+        if result:
+            said = {**text("tool_result", result), "tool_call_id": "tc1"}
+            run.record("message_end", {"message": said})
+        run.close()
+    session.close()
+    return path
+
+
+def _claude_code_reusing(path: Path) -> Path:
+    """A Bash call ``toolu_1`` never answered, then a Read call of the same id answered."""
+    from claude_code_writer import CCWriter, text, tool_use, usage
+
+    writer = CCWriter()
+    writer.user("first prompt")
+    bash = tool_use("toolu_1", "Bash", command="echo A")
+    writer.assistant("msg_A", [text("asking A"), bash], usage=usage(10, 5))
+    writer.user("second prompt (A never answered)")
+    read = tool_use("toolu_1", "Read", file_path="/b")
+    writer.assistant("msg_B", [text("asking B"), read], usage=usage(10, 5))
+    writer.result("toolu_1", REUSED_ANSWER)
+    writer.assistant("msg_C", [text("done")], usage=usage(10, 5))
+    return writer.write(path)
+
+
+def _codex_reusing(path: Path) -> Path:
+    """A turn's ``ls`` call ``call_1``, aborted unanswered; the next turn's ``cat`` call
+    of the same id, answered."""
+    from codex_writer import RolloutWriter
+
+    writer = RolloutWriter(path)
+    writer.session_meta()
+    for n, (name, result) in enumerate([("ls", None), ("cat", REUSED_ANSWER)]):
+        writer.turn_context(f"turn-{n}")
+        writer.task_started(f"turn-{n}")
+        writer.message("user", f"prompt {n}")
+        writer.function_call(name, {"n": n}, "call_1")
+        if result is None:
+            writer.turn_aborted(f"turn-{n}")
+        else:
+            writer.function_output("call_1", result)
+            writer.task_complete(f"turn-{n}")
+    return path
+
+
+def _call_lines(exported: str, name: str) -> list[str]:
+    """The lines of the conversation's call ``name`` (its status, then its result)."""
+    lines = exported.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"- **{name}** "))
+    return lines[at : at + 2]
+
+
+@pytest.mark.parametrize(
+    ("make", "earlier", "later"),
+    [
+        (_agentgo_reusing, "ls", "cat"),
+        (_claude_code_reusing, "Bash", "Read"),
+        (_codex_reusing, "ls", "cat"),
+    ],
+)
+def test_a_reused_ids_earlier_call_does_not_take_the_later_calls_answer(
+    tmp_path: Path, make: Any, earlier: str, later: str
+) -> None:
+    """An answer is of the last call of its id asked before it: the earlier call, never
+    answered, is not shown with the later call's result (nor its state)."""
+    path = make(tmp_path / "reuse.jsonl")
+    for view in ("replayed", "raw"):
+        exported = _exported(path, view).replace("\\", "")
+        first = _call_lines(exported, earlier)
+        second = _call_lines(exported, later)
+        assert REUSED_ANSWER not in "\n".join(first), first
+        assert "completed" not in first[0] and ": ok" not in first[0], first
+        assert REUSED_ANSWER in second[1], second
