@@ -22,21 +22,20 @@ def cut_cells(text: str, width: int) -> str:
     """The longest head of ``text`` at most ``width`` cells wide."""
     if width <= 0:
         return ""
-    if len(text) <= width and text.isascii():  # (the common case: one cell a character)
-        return text
+    if text.isascii() and text.isprintable():  # (the common case: one cell a character)
+        return text[:width]
     if len(text) > 4 * width + 64:  # (a 50 MB result: only what can show is measured)
         text = text[: 4 * width + 64]
     if cell_len(text) <= width:
         return text
-    out: list[str] = []
-    used = 0
-    for char in text:
-        size = cell_len(char)
-        if used + size > width:
-            break
-        out.append(char)
-        used += size
-    return "".join(out)
+    low, high = 0, len(text)  # (a head's cells grow with its length: halved)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if cell_len(text[:mid]) <= width:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low]
 
 
 def clip_cells(text: str, width: int) -> str:
@@ -49,6 +48,14 @@ def clip_cells(text: str, width: int) -> str:
     return cut_cells(head, width - 1) + ELLIPSIS
 
 
+def head_for(text: str, width: int) -> str:
+    """Enough of ``text`` for ``width`` cells of it, and ``…`` where it was cut: what a
+    row shows of a 5 MB result is made inert and measured, not the whole of it."""
+    bound = 4 * width + 64
+    return text if len(text) <= bound else text[:bound] + ELLIPSIS
+
+
 def pad_cells(text: str, width: int) -> str:
     """``text`` with spaces after it up to ``width`` cells (a wider one as it is)."""
-    return text + " " * (width - cell_len(text))
+    size = len(text) if text.isascii() and text.isprintable() else cell_len(text)
+    return text + " " * (width - size)

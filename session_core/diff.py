@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .cells import clip_cells, cut_cells, pad_cells
+from .cells import clip_cells, cut_cells, head_for, pad_cells
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
 from .text import count, line_pieces, name_line, one_line
@@ -145,7 +145,7 @@ def diff_rows(state: ReplayState) -> list[DiffRow]:
 
 def _clip(text: str, width: int = 72) -> str:
     """On one line, inert (as the terminal shows it), at most ``width`` cells."""
-    return clip_cells(one_line(text), width)
+    return clip_cells(one_line(head_for(text, width)), width)
 
 
 def render_diff(state: ReplayState, path: str) -> Iterator[str]:
