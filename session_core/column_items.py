@@ -12,7 +12,7 @@ from . import search
 from .indexed import Indexed, ListLike
 from .item_column import ItemColumn
 from .item_heights import folded_height
-from .model import Item
+from .model import MESSAGE_KINDS, Item
 
 
 class ItemIds(ListLike[str]):
@@ -228,6 +228,12 @@ def count_kind(items: Sequence[Item], *kinds: str) -> int:
     return sum(1 for item in items if item.kind in kinds)
 
 
+def messages_written(raw: Sequence[Item]) -> int:
+    """How many of a file's raw items are message lines as written (``MESSAGE_KINDS``):
+    the browser's "msgs", a subagent's messages, the diff's first row."""
+    return count_kind(raw, *MESSAGE_KINDS)
+
+
 def at_line(items: Sequence[Item], line: int) -> int:
     """The index of the item holding file line ``line`` (items in file order): the last
     one starting at or before it (-1: none; an item may span lines)."""
@@ -257,4 +263,12 @@ def first_of_span(items: Sequence[Item], first: int, last: int | None) -> int:
     return index
 
 
-__all__ = ["ItemIds", "Items", "at_line", "count_kind", "first_of_span", "item_key"]
+__all__ = [
+    "ItemIds",
+    "Items",
+    "at_line",
+    "count_kind",
+    "first_of_span",
+    "item_key",
+    "messages_written",
+]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-from .column_items import count_kind
+from .column_items import messages_written
 from .line_warnings import KEPT, UNFINISHED
-from .model import MESSAGE_KINDS, Transcript, unsettled_ops
+from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def summarise_model(
     if stamps:
         summary.started = summary.started or stamps[0]
         summary.last_ts = stamps[-1]
-    messages = count_kind(transcript.raw, *MESSAGE_KINDS)
+    messages = messages_written(transcript.raw)
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage

@@ -196,3 +196,25 @@ def test_a_call_whose_result_is_in_the_middle_not_read_is_no_crash(tmp_path: Pat
     os.utime(path, (time.time() - 3600,) * 2)
     row = scan_file(path, budget=100_000, window=50_000)
     assert row.pending == 1 and row.status == "crashed", (row.status, row.reason)
+
+
+def test_a_subagents_messages_are_its_files_as_written(tmp_path: Path) -> None:
+    """A subagent whose own conversation was compacted: its messages in the parent's
+    Subagents tab are its file's message lines as written, as the browser's "msgs" counts
+    them for that file (it was what is sent next: the folded ones left out)."""
+    from claude_code_writer import SESSION as CC_SESSION
+
+    w = CCWriter()
+    w.user("send a scout")
+    m1 = w.assistant("m1", [tool_use("t1", "Task", description="scout", prompt="go")])
+    w.result("t1", [text("agentId: a1")], parent=m1[0], tool_use_result={"agentId": "a1"})
+    path = w.write(tmp_path / f"{CC_SESSION}.jsonl")
+    sub = CCWriter(agent_id="a1")
+    sub.user("go", parent=None)
+    sub.assistant("s1", [text("looked")], stop="end_turn")
+    sub.compact()
+    sub.user("This session is being continued from a previous conversation.", isCompactSummary=True)
+    sub.assistant("s2", [text("done")], stop="end_turn")
+    child = sub.write(tmp_path / CC_SESSION / "subagents" / "agent-a1.jsonl")
+    [agent] = open_transcript(path).subagents
+    assert agent.messages == scan_file(child).messages == 4

@@ -12,8 +12,8 @@ from typing import ClassVar, overload
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from session_core.column_items import at_line, count_kind, item_key
-from session_core.model import MESSAGE_KINDS, Item, Transcript, overlay_counts, overlay_kind
+from session_core.column_items import at_line, item_key, messages_written
+from session_core.model import Item, Transcript, overlay_counts, overlay_kind
 from session_core.text import count
 
 from ..safe import one_line
@@ -42,7 +42,7 @@ class ModelDiff(Sequence[Entry]):
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
-        written = count(count_kind(raw, *MESSAGE_KINDS), "message")  # (the browser's "msgs")
+        written = count(messages_written(raw), "message")  # (the browser's "msgs")
         head: list[Entry] = [
             (
                 "bold",

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...column_items import messages_written
 from ...errors import TranscriptError
 from ...file_lines import feed_file
 from ...linked import LinkedLive
@@ -238,7 +239,7 @@ def _read(path: str, key: FileKey, cache: ReadCache | None) -> tuple[FileKey, Us
     known = cache.get(path) if cache is not None else None
     if known is None or known[0] != key:
         read = read_file(path)
-        known = (key, read.usage, len(read.messages))
+        known = (key, read.usage, messages_written(read.raw))
         if cache is not None:
             cache[path] = known
     return known

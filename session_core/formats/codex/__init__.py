@@ -21,6 +21,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
+from ...column_items import messages_written
 from ...errors import TranscriptError
 from ...linked import LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
@@ -149,7 +150,7 @@ def read_child(
     if stat.st_size > SUBAGENT_LIMIT:
         return None
     read = fmt.read(path, writer_alive=fmt.writer_alive(path))
-    known = (key, read.usage, sum(1 for item in read.messages if item.kind == "message"))
+    known = (key, read.usage, messages_written(read.raw))
     if cache is not None:
         cache[path] = known
     return known
