@@ -409,7 +409,8 @@ def _run_contexts(runs: Sequence[Run]) -> Iterator[DocItem]:
             rows += [[k, "(not given)"] for k in was if k not in facts]
             kept = len(context.facts) - sum(1 for k, _v in rows if k in facts)
             if kept:
-                yield Note(f"{count(kept, 'fact')} as run {ran}'s; those that differ:")
+                differ = "; those that differ:" if rows else ""
+                yield Note(f"{count(kept, 'fact')} as run {ran}'s{differ}")
         if rows:
             yield Table(["fact", "value"], rows)
         before = (run.id, facts)

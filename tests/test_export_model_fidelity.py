@@ -139,3 +139,19 @@ def test_a_rollbacks_calls_are_said_to_be_dropped(tmp_path: Path) -> None:
     dropped = operations.split(UNSHOWN_BY_MARK["rolled-back"], 1)
     assert len(dropped) == 2 and "c2 · shell · " in dropped[1] and "c1 · " not in dropped[1]
     assert UNSHOWN_CALLS not in operations
+
+
+def test_a_context_whose_facts_are_all_the_last_ones_promises_no_table(tmp_path: Path) -> None:
+    """Older writers name no turn: a context whose facts are all the run before's and
+    whose instructions differ said "…; those that differ:" over no table."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    for n, said in enumerate(["Be brief.", "Be thorough."], 1):
+        w.task_started(f"t{n}")
+        w.turn_context("", user_instructions=said)
+        w.message("user", f"prompt {n}")
+        w.message("assistant", f"answer {n}")
+        w.task_complete(f"t{n}")
+    second = _section(export(tmp_path / "r.jsonl", "md"), "Run contexts").split("### run ")[2]
+    assert "facts as run t1's\n" in second and "those that differ" not in second
+    assert "| fact | value |" not in second and "Be thorough." in second
