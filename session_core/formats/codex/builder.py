@@ -19,6 +19,7 @@ rollback) are read in by the layers below it (``turns``, ``calls``, ``responses`
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -77,6 +78,11 @@ _META_KEYS = (
 )
 
 
+# The id of a header that holds nothing else (a rollout's is a uuid: another log's first
+# line of an id and a time is not taken for one).
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def is_legacy_header(record: dict[str, Any]) -> bool:
     """The first line of a rollout from before the ``{timestamp, type, payload}`` lines
     (Codex CLI of mid 2025): a bare ``{id, timestamp, instructions, git?, ...}``; the
@@ -84,7 +90,10 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
     return (
         isinstance(record.get("id"), str)
         and isinstance(record.get("timestamp"), str)
-        and (any(key in record for key in LEGACY_HEADER_KEYS) or len(record) == 2)
+        and (
+            any(key in record for key in LEGACY_HEADER_KEYS)
+            or (len(record) == 2 and _UUID.fullmatch(record["id"]) is not None)
+        )
         and "payload" not in record
     )
 
