@@ -192,11 +192,6 @@ def test_item_completed_ignored_beside_response_items(tmp_path: Path) -> None:
     assert [i.kind for i in t.raw] == ["meta", "message", "event"]
 
 
-@pytest.mark.parametrize(
-    "header",
-    [None, {}],  # (``{}``: the earliest writers left out instructions a user had none of)
-    ids=["instructions-and-git", "id-and-timestamp-alone"],
-)
 def test_another_logs_line_of_an_id_and_a_time_is_no_rollouts_header() -> None:
     """A header of an id and a time alone is taken for a rollout's where the id is a
     uuid, as a rollout's is; any JSONL log's ``{"id": "42", "timestamp": …}`` is not."""
@@ -207,6 +202,11 @@ def test_another_logs_line_of_an_id_and_a_time_is_no_rollouts_header() -> None:
     assert not is_legacy_header({"id": "42", "timestamp": stamp})
 
 
+@pytest.mark.parametrize(
+    "header",
+    [None, {}],  # (``{}``: the earliest writers left out instructions a user had none of)
+    ids=["instructions-and-git", "id-and-timestamp-alone"],
+)
 def test_a_rollout_from_before_the_payload_lines(
     tmp_path: Path, header: dict[str, Any] | None
 ) -> None:
