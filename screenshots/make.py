@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# The pictures in full colour, whatever terminal makes them (in 16 colours the app
+# keeps text readable in its own way: ``viewer.readable_colours``).
+os.environ["COLORTERM"] = "truecolor"
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from agentgo_story import fixed_agentgo_ids  # noqa: E402

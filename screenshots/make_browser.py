@@ -16,6 +16,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# The pictures in full colour, whatever terminal makes them (in 16 colours the app
+# keeps text readable in its own way: ``viewer.readable_colours``).
+os.environ["COLORTERM"] = "truecolor"
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from codex_helpers import family  # noqa: E402
