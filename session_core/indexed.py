@@ -59,8 +59,13 @@ class ListLike(Indexed[T]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        # A long one (a big file's operations) only begins: a traceback showing its
-        # locals would otherwise make every item.
-        if len(self) <= SHOWN:
-            return repr(list(self))
-        return f"[{', '.join(map(repr, self[:SHOWN]))}, ... {len(self) - SHOWN:,} more]"
+        return shown(self)
+
+
+def shown(items: Sequence[object]) -> str:
+    """A sequence made on demand as its ``repr``: a long one (a big file's operations)
+    only begins. A traceback showing locals, or a worker named by its arguments (Textual's
+    ``@work``), would otherwise make every item, each read again from its file."""
+    if len(items) <= SHOWN:
+        return repr(list(items))
+    return f"[{', '.join(map(repr, items[:SHOWN]))}, ... {len(items) - SHOWN:,} more]"

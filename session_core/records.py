@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import BuiltOnDemand, Events, payload_of
-from .indexed import ListLike
+from .indexed import ListLike, shown
 from .packed_ids import Texts
 from .text import as_str as _str
 
@@ -90,7 +90,7 @@ class _Rebuilt(BuiltOnDemand):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(list(self))
+        return shown(self)
 
 
 _UNSETTLED = (-1).__eq__  # of a settle event: not settled yet

@@ -120,7 +120,7 @@ class ArtifactScreen(ModalScreen[None]):
 
     # -- reading (worker thread) ---------------------------------------------
 
-    @work(thread=True, exclusive=True, group="artifact-read")
+    @work(thread=True, exclusive=True, group="artifact-read", description="artifact-read")
     def _load(self) -> None:
         worker = get_current_worker()
         status = artifact_status(self.transcript, self.file_name)

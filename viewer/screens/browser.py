@@ -200,7 +200,7 @@ class BrowserScreen(DirectoryWatch):
 
     # -- scanning ---------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="scan")
+    @work(thread=True, exclusive=True, group="scan", description="scan")
     def scan_directory(self) -> None:
         """List, then summarise every file (bounded reads), posting rows in batches."""
         worker = get_current_worker()
@@ -289,7 +289,7 @@ class BrowserScreen(DirectoryWatch):
         if self.rows and not self.scanning:
             self.recheck(list(self.rows.values()))
 
-    @work(thread=True, exclusive=True, group="recheck")
+    @work(thread=True, exclusive=True, group="recheck", description="recheck")
     def recheck(self, summaries: list[FileSummary]) -> None:
         """Look again at live rows and at rows whose file a writer now holds."""
         locks = LockTable.read()

@@ -69,7 +69,7 @@ class DirectoryWatch(Screen[None]):
         why: str
         skipped: list[str]
 
-    @work(thread=True, exclusive=True, group="watch")
+    @work(thread=True, exclusive=True, group="watch", description="watch")
     def watch_directory(self) -> None:
         """Re-summarise only the files watchfiles reports; new files appear, gone ones leave.
 
@@ -173,7 +173,7 @@ class DirectoryWatch(Screen[None]):
     def _watch_resumed(self) -> None:
         self._catch_up({path: (row.size, row.mtime) for path, row in self.rows.items()})
 
-    @work(thread=True, exclusive=True, group="catch-up")
+    @work(thread=True, exclusive=True, group="catch-up", description="catch-up")
     def _catch_up(self, known: dict[str, tuple[int, float]]) -> None:
         """The files that came, changed (their size or time: the watcher's batch that
         failed held them too) or went while no watch was on; the others not read again."""

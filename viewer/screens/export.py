@@ -178,7 +178,7 @@ class ExportScreen(ModalScreen[str | None]):
         self._stop.clear()
         self.run_export(target, self.fmt, "replayed" if self.fmt == "json" else self.view)
 
-    @work(thread=True, exclusive=True, group="export")
+    @work(thread=True, exclusive=True, group="export", description="export")
     def run_export(self, target: str, fmt: Format, view: View) -> None:
         try:
             with open_export(target, self.transcript) as out:

@@ -160,7 +160,7 @@ class FollowingScreen(Screen[None]):
         self._progress = (0, 0)  # bytes loaded, of the file's size
         self._progress_drawn = -math.inf  # never
 
-    @work(thread=True, exclusive=True, group="follow")
+    @work(thread=True, exclusive=True, group="follow", description="follow")
     def follow_file(self) -> None:
         worker = get_current_worker()
         loading = _GcHold()

@@ -57,7 +57,7 @@ class OtherSessions:
             self._looked_at = now
             self._find_others(last_write)
 
-    @work(thread=True, exclusive=True, group="other-sessions")
+    @work(thread=True, exclusive=True, group="other-sessions", description="other-sessions")
     def _find_others(self, since: float) -> None:
         found = self.format.written_since(self.path, since)
         self.app.call_from_thread(self._found_others, found)

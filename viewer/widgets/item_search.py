@@ -95,7 +95,7 @@ class ItemSearch(ItemJumps):
         self._search_items = self.items
         self._search(term, self.items, announce, start, origin, jumped)
 
-    @work(thread=True, exclusive=True, group="items-search")
+    @work(thread=True, exclusive=True, group="items-search", description="items-search")
     def _search(
         self,
         term: str,

@@ -107,7 +107,7 @@ class RowSearch(LineList):
         self._search(self._search_id, self.finder(self.search_term), source, keys, start, announce)
         self.post_message(self.Searching())  # (the header says it has begun)
 
-    @work(thread=True, exclusive=True, group="row-search")
+    @work(thread=True, exclusive=True, group="row-search", description="row-search")
     def _search(
         self,
         search_id: int,

@@ -3,10 +3,12 @@ operations a snapshot makes only when asked for (``V1Ops``, ``V1Op``)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
+from ...indexed import shown
 from ...json_out import compact_json
 from ...model import (
     OpsByCall,
@@ -92,11 +94,15 @@ def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> 
     return classify_op(has_result=False, writer_alive=writer_alive)
 
 
+SETTLED_KEPT = 1024  # settled operations a snapshot keeps made (the latest asked for)
+
+
 class V1Ops(OpsSequence):
     """A snapshot's operations, in dispatch order, then the calls no dispatch line names:
     the ones not settled at the snapshot as it made them, each settled one made (a
-    ``V1Op``, from what the replay keeps) when asked for and kept for the snapshot. A big
-    file has 100,000s of them: a snapshot does not make them all."""
+    ``V1Op``, from what the replay keeps) when asked for, the latest few kept. A big file
+    has 100,000s of them: a snapshot does not make them all, nor keep what a search over
+    them all made (each with its result read from the file)."""
 
     __slots__ = (
         "_answered",
@@ -105,6 +111,7 @@ class V1Ops(OpsSequence):
         "_model",
         "_never",
         "_never_by_call",
+        "_settled",
         "_unsettled",
     )
 
@@ -118,6 +125,11 @@ class V1Ops(OpsSequence):
         self._answered = model.answered
         self._never_by_call: dict[str, ToolOp] | None = None
         self._unsettled = [*made.values(), *never]
+        self._settled = functools.lru_cache(maxsize=SETTLED_KEPT)(self._settle)
+
+    def _settle(self, index: int) -> ToolOp:
+        """Operation ``index``, settled before the snapshot: its state does not move."""
+        return V1Op.of(self._model.state, index, self._answered, None)
 
     def __len__(self) -> int:
         return self._count + len(self._never)
@@ -126,9 +138,7 @@ class V1Ops(OpsSequence):
         if index >= self._count:
             return self._never[index - self._count]
         op = self._made.get(index)
-        if op is None:  # settled before the snapshot: its state does not move
-            op = self._made[index] = V1Op.of(self._model.state, index, self._answered, None)
-        return op
+        return op if op is not None else self._settled(index)
 
     def state_of(self, index: int) -> OpState:
         """Operation ``index``'s state, without making it (``model.op_states``): one
@@ -169,7 +179,7 @@ class V1Ops(OpsSequence):
         return self[index]
 
     def __repr__(self) -> str:
-        return f"V1Ops({list(self)!r})"
+        return f"V1Ops({shown(self)})"
 
 
 class V1Op(ToolOp):

@@ -1,0 +1,61 @@
+"""A v1 snapshot's operations are made when asked for and not all kept: a search over a
+big file's Tool operations tab made every one (each with its result read back from the
+file) on the UI thread, to name its worker, and kept them all (235 MB at 100 MB)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from session_core import Message, Session, open_transcript
+from session_core.formats.v1.ops import SETTLED_KEPT, V1Ops
+from session_core.indexed import SHOWN
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _many_settled(path: Path, calls: int) -> Path:
+    with Session.create(path, meta={}) as s:
+        for n in range(calls):
+            call = {
+                "id": f"c{n}",
+                "type": "function",
+                "function": {"name": "ls", "arguments": "{}"},
+            }
+            s.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+            op = s.append_tool_dispatched(f"c{n}", "ls", {})
+            s.append_tool_settled(op, "completed")
+            s.append_message(Message(role="tool", content=f"result {n}", tool_call_id=f"c{n}"))
+    return path
+
+
+def test_a_settled_operation_is_made_when_asked_for_and_few_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("session_core.formats.v1.ops.SETTLED_KEPT", 8)
+    ops = open_transcript(_many_settled(tmp_path / "t.jsonl", 40)).tool_operations
+    assert isinstance(ops, V1Ops) and SETTLED_KEPT > 8
+    assert [op.result for op in ops] == [f"result {n}" for n in range(40)]  # all made
+    assert ops._settled.cache_info().currsize <= 8  # ... the latest few kept
+    assert ops[3].result == "result 3"  # (made again)
+
+
+def test_its_repr_makes_no_more_than_it_shows(tmp_path: Path) -> None:
+    ops = open_transcript(_many_settled(tmp_path / "t.jsonl", 40)).tool_operations
+    assert isinstance(ops, V1Ops)
+    said = repr(ops)
+    assert said.endswith(f"... {40 - SHOWN:,} more])")
+    assert ops._settled.cache_info().currsize == SHOWN
+
+
+def test_every_worker_is_named_without_its_arguments() -> None:
+    """Textual names a worker with no ``description`` by the ``repr`` of its arguments,
+    on the UI thread: a big file's operations, made to be named."""
+    found = 0
+    for source in sorted((REPO / "viewer").rglob("*.py")):
+        for decorator in re.findall(r"@work\((.*?)\)\n", source.read_text()):
+            found += 1
+            assert "description=" in decorator, f"{source}: @work({decorator})"
+    assert found >= 8
