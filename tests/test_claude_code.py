@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from claude_code_writer import HOSTILE, STORY_USAGE, SUBAGENT_USAGE, CCWriter, story, text
+from claude_code_writer import (
+    HOSTILE,
+    STORY_USAGE,
+    SUBAGENT_USAGE,
+    CCWriter,
+    story,
+    text,
+    tool_use,
+)
 from helpers import SAMPLES
 
 from session_core.errors import TranscriptError
@@ -158,6 +166,31 @@ def test_a_cost_the_writer_said_is_the_responses_cost(
     assert costs[2] is not None and costs[2] < 0.1
     assert t.usage.cost == pytest.approx(0.75 + costs[2])
     assert t.usage.cost_reported == 3
+
+
+def test_a_document_is_said_what_it_is_not_dumped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF read (a ``document`` block) was shown as 400 characters of its base64, where
+    an image is a placeholder; a text document's text is its own."""
+    from claude_code_helpers import both
+
+    pdf = {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK" * 50}
+    w = CCWriter()
+    w.user("read it")
+    m1 = w.assistant("m1", [tool_use("r1", "Read", file_path="/a.pdf")])
+    w.result("r1", [{"type": "document", "source": pdf}], parent=m1[0])
+    note = {"type": "text", "media_type": "text/plain", "data": "the notes"}
+    w.user([{"type": "document", "source": note, "title": "notes.txt"}, text("and these")])
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    op = t.op_for_call("r1")
+    assert op is not None and op.result == "[document application/pdf]"
+    shown = [(p.kind, p.text) for p in t.messages[-1].parts]
+    assert shown == [
+        ("other", "[document text/plain: notes.txt]\nthe notes"),
+        ("text", "and these"),
+    ]
+    assert "JVBERi0x" not in str([p.text for m in t.messages for p in m.parts])
 
 
 def test_chain_after_compaction_and_branch(session: Path) -> None:

@@ -209,6 +209,51 @@ def test_a_namespaced_call_is_named_with_its_namespace(tmp_path: Path) -> None:
     assert op is not None and (op.state, op.result) == ("failed", "no such doc")
 
 
+@pytest.mark.parametrize("said", [{"isError": True}, {"is_error": True}, None])
+def test_an_mcp_call_the_server_answered_with_an_error_failed(
+    tmp_path: Path, said: dict[str, bool] | None
+) -> None:
+    """The output line is the text alone; its ``mcp_tool_call_end`` says the server
+    marked the result an error (``Ok.isError``, as Codex's ``is_success`` reads it)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.function_call("mcp__github__get_issue", {"number": 12}, "m1")
+    content = [{"type": "text", "text": "MCP-ERR: issue 12 not found"}]
+    result = {"Ok": {"content": content, **(said or {})}}
+    invocation = {"server": "github", "tool": "get_issue", "arguments": {"number": 12}}
+    w.event("mcp_tool_call_end", call_id="m1", invocation=invocation, result=result)
+    w.function_output("m1", "MCP-ERR: issue 12 not found")
+    op = opened(Path(w.path)).op_for_call("m1")
+    assert op is not None and op.state == ("completed" if said is None else "failed")
+
+
+def test_raw_reasoning_beside_a_summary_is_kept(tmp_path: Path) -> None:
+    """Some providers return raw reasoning (``content``, ``reasoning_text``) beside its
+    summary: both are the item's (the raw text was shown nowhere but its duplicate
+    event, raw); that event is the item's again, as ``agent_reasoning`` is."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "why?")
+    w.write(
+        "response_item",
+        {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "**Looking**"}],
+            "content": [{"type": "reasoning_text", "text": "RAW: the test wants a newline."}],
+            "encrypted_content": "gAAAA-opaque",
+        },
+    )
+    w.event("agent_reasoning_raw_content", text="RAW: the test wants a newline.")
+    w.message("assistant", "because")
+    t = opened(Path(w.path))
+    [thought] = [m for m in t.messages if m.parts and m.parts[0].kind == "reasoning"]
+    assert [p.text for p in thought.parts] == ["**Looking**", "RAW: the test wants a newline."]
+    [event] = [i for i in t.raw if i.line == 4]
+    assert [(p.kind, p.text) for p in event.parts] == [
+        ("reasoning", "RAW: the test wants a newline.")
+    ]
+
+
 def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
     w = RolloutWriter(tmp_path / "r.jsonl")
     w.session_meta()

@@ -40,9 +40,19 @@ def compact(value: Any, limit: int = RECORD_TEXT) -> str:
 
 
 def image_text(block: dict[str, Any]) -> str:
+    """An image or document block without its bytes: what it is (``[image image/png]``,
+    ``[document application/pdf: its title]``, a URL's address), a text document's text."""
+    kind = "document" if block.get("type") == "document" else "image"
     source = block.get("source")
-    media = source.get("media_type") if isinstance(source, dict) else None
-    return f"[image {media}]" if isinstance(media, str) else "[image]"
+    source = source if isinstance(source, dict) else {}
+    what = source.get("media_type") if source.get("type") != "url" else source.get("url")
+    title = block.get("title")
+    said = f"[{kind}{f' {what}' if isinstance(what, str) else ''}"
+    said += f": {title}]" if isinstance(title, str) and title else "]"
+    data = source.get("data")
+    if source.get("type") == "text" and isinstance(data, str):
+        return f"{said}\n{data}"
+    return said
 
 
 def flatten(content: Any) -> str:
@@ -58,7 +68,7 @@ def flatten(content: Any) -> str:
                 kind = block.get("type")
                 if kind == "text" and isinstance(block.get("text"), str):
                     out.append(block["text"])
-                elif kind == "image":
+                elif kind in ("image", "document"):
                     out.append(image_text(block))
                 else:
                     out.append(compact(block))
@@ -114,6 +124,8 @@ def part_of(block: Any) -> Part:
         )
     if kind == "image":
         return Part("image", text=image_text(block))
+    if kind == "document":  # (a PDF read: its base64 is no text to show)
+        return Part("other", text=image_text(block), name=kind)
     return Part("other", text=compact(block), name=kind if isinstance(kind, str) else None)
 
 

@@ -55,7 +55,13 @@ from .rewrites import CodexRewrites
 from .state import _PACKED, COMPLETED, EVENT, NONE, RESPONSE
 from .tools import compact, decode_output
 
-_LEGACY = {"user_message": "user", "agent_message": "assistant", "agent_reasoning": "assistant"}
+_LEGACY = {
+    "user_message": "user",
+    "agent_message": "assistant",
+    "agent_reasoning": "assistant",
+    "agent_reasoning_raw_content": "assistant",  # (the raw reasoning a reasoning item holds)
+}
+_THOUGHT = frozenset(("agent_reasoning", "agent_reasoning_raw_content"))  # their key: "text"
 _ENDED: dict[str, Any] = {
     "task_complete": "finished",
     "turn_complete": "finished",
@@ -295,7 +301,7 @@ class CodexBuilder(CodexRewrites):
             self._token_count(self.tally.feed(payload, self.model, ts), line, ts)
             return
         if kind in _LEGACY:
-            text = payload.get("text" if kind == "agent_reasoning" else "message")
+            text = payload.get("text" if kind in _THOUGHT else "message")
             text = text if isinstance(text, str) else compact(text)
             self._legacy(kind, text, line, ts, injected(payload.get("kind")))
             return
@@ -379,7 +385,7 @@ class CodexBuilder(CodexRewrites):
         """An older writer's ``user_message`` / ``agent_message`` / ``agent_reasoning``;
         ``injected``: a user message Codex wrote of its own (no prompt, no turn)."""
         role = _LEGACY[kind]
-        thought = kind == "agent_reasoning"
+        thought = kind in _THOUGHT
         if role == "assistant":
             self.tally.spoke = True  # (a model output: its report is no repeat)
         if kind == "user_message" and not injected:
@@ -464,9 +470,9 @@ class CodexBuilder(CodexRewrites):
         if line_type == "event_msg":
             kind = str_or_none(payload.get("type"))
             if kind in _LEGACY:
-                text = payload.get("text" if kind == "agent_reasoning" else "message")
+                text = payload.get("text" if kind in _THOUGHT else "message")
                 text = text if isinstance(text, str) else compact(text)
-                return [Part("reasoning" if kind == "agent_reasoning" else "text", text)]
+                return [Part("reasoning" if kind in _THOUGHT else "text", text)]
             if kind == "token_count":  # packed only when it reports its own total
                 total = tokens.reported_total(payload)
                 if total is not None:

@@ -116,8 +116,7 @@ class CodexCalls(CodexTurns):
         elif kind == "patch_apply_end":
             code = 1 if payload.get("success") is False else None
         else:
-            result = payload.get("result")
-            code = 1 if isinstance(result, dict) and "Err" in result else None
+            code = 1 if _mcp_failed(payload.get("result")) else None
         if not code:
             return
         column = self.op_items
@@ -129,6 +128,18 @@ class CodexCalls(CodexTurns):
                 op.detail = {**(op.detail or {}), "exit_code": code}
         else:
             self.late_failure[call_id] = code
+
+
+def _mcp_failed(result: Any) -> bool:
+    """An MCP call's end says it failed: an ``Err``, or an ``Ok`` whose result the server
+    marked an error (``isError``), as Codex's own ``McpToolCallEndEvent::is_success`` reads
+    it (the output line beside it is the text alone)."""
+    if not isinstance(result, dict):
+        return False
+    ok = result.get("Ok")
+    return "Err" in result or (
+        isinstance(ok, dict) and (ok.get("isError") is True or ok.get("is_error") is True)
+    )
 
 
 __all__ = ["CodexCalls"]

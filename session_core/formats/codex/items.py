@@ -63,7 +63,8 @@ def content_parts(content: Any) -> list[Part]:
 
 
 def reasoning_parts(payload: dict[str, Any]) -> list[Part]:
-    """A reasoning item's summaries (or, without them, its raw content) as reasoning parts."""
+    """A reasoning item's summaries, then its raw content (``reasoning_text``, which some
+    providers return beside a summary), as reasoning parts."""
     return reasoning_parts_of(
         _texts(payload.get("summary")),
         _texts(payload.get("content")),
@@ -72,7 +73,7 @@ def reasoning_parts(payload: dict[str, Any]) -> list[Part]:
 
 
 def reasoning_parts_of(summary: list[str], content: list[str], encrypted: str | None) -> list[Part]:
-    texts = summary or content
+    texts = summary + content
     data = {"encrypted_content": encrypted} if encrypted is not None else None
     if not texts:
         return [Part("reasoning", "", data=data)]
