@@ -7,8 +7,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from codex_helpers import day_dir, opened, ops_by_call
+from codex_helpers import CODEX, day_dir, opened, ops_by_call
 from codex_writer import SESSION, RolloutWriter, subagent
+from helpers import follow_into
 
 # -- tool operations -------------------------------------------------------------------
 
@@ -225,6 +226,34 @@ def test_an_mcp_call_the_server_answered_with_an_error_failed(
     w.function_output("m1", "MCP-ERR: issue 12 not found")
     op = opened(Path(w.path)).op_for_call("m1")
     assert op is not None and op.state == ("completed" if said is None else "failed")
+
+
+@pytest.mark.parametrize("event_first", [True, False])
+def test_an_mcp_calls_duration_is_what_its_end_event_measured(
+    tmp_path: Path, event_first: bool
+) -> None:
+    """Not the time between its lines (the output is written after the event, and the
+    model's next request may come between them)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.function_call("mcp__github__get_issue", {"number": 12}, "m1")
+    result = {"Ok": {"content": [{"type": "text", "text": "issue 12"}]}}
+    took = {"secs": 1, "nanos": 250_000_000}
+
+    def end() -> None:
+        w.event("mcp_tool_call_end", call_id="m1", duration=took, result=result)
+
+    if event_first:
+        end()
+    w.function_output("m1", "issue 12")
+    if not event_first:
+        end()
+    op = opened(Path(w.path)).op_for_call("m1")
+    assert op is not None and (op.state, op.duration) == ("completed", 1.25)
+    live = CODEX.live(str(w.path))  # (as the viewer reads it, the same)
+    follow_into(live.apply, Path(w.path), 1 << 20, parse=False)
+    op = live.transcript(writer_alive=False).op_for_call("m1")
+    assert op is not None and op.duration == 1.25
 
 
 def test_raw_reasoning_beside_a_summary_is_kept(tmp_path: Path) -> None:

@@ -73,6 +73,8 @@ class CodexCalls(CodexTurns):
             return  # an answer to a call this file does not have (kept as its item)
         column = self.op_items
         duration = outcome.duration
+        if duration is None and self.late_duration:  # (what its MCP end event measured)
+            duration = self.late_duration.pop(column.call_id(at), None)
         if duration is None:  # (0.0 is a duration the writer measured)
             duration = seconds_between(column.started(at), ts)
         own = column.own.get(at)
@@ -110,6 +112,12 @@ class CodexCalls(CodexTurns):
         if call_id is None:
             return
         code: int | None = None
+        if kind == "mcp_tool_call_end" and (took := _seconds(payload.get("duration"))) is not None:
+            at = self.op_items.find(call_id)
+            if at is not None and self.op_items.has_result(at):
+                self.op_items.kept(at).duration = took
+            else:
+                self.late_duration[call_id] = took  # (its output comes next)
         if kind == "exec_command_end":
             value = payload.get("exit_code")
             code = value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -128,6 +136,16 @@ class CodexCalls(CodexTurns):
                 op.detail = {**(op.detail or {}), "exit_code": code}
         else:
             self.late_failure[call_id] = code
+
+
+def _seconds(duration: Any) -> float | None:
+    """A Rust ``Duration`` as Codex writes it (``{secs, nanos}``), in seconds."""
+    if not isinstance(duration, dict):
+        return None
+    secs, nanos = duration.get("secs"), duration.get("nanos", 0)
+    if type(secs) is not int or type(nanos) is not int or secs < 0 or nanos < 0:
+        return None
+    return secs + nanos / 1e9
 
 
 def _mcp_failed(result: Any) -> bool:

@@ -54,6 +54,7 @@ class CodexState(Builder):
         self.op_items = OpColumn(self.raw)  # every operation, packed (found by call id)
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
+        self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
         self.compactions: list[Compaction] = []
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed
