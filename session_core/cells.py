@@ -24,8 +24,8 @@ def cut_cells(text: str, width: int) -> str:
         return ""
     if text.isascii() and text.isprintable():  # (the common case: one cell a character)
         return text[:width]
-    if len(text) > 4 * width + 64:  # (a 50 MB result: only what can show is measured)
-        text = text[: 4 * width + 64]
+    if len(text) > _bound(width):  # (a 50 MB result: only what can show is measured)
+        text = text[: _bound(width)]
     if cell_len(text) <= width:
         return text
     low, high = 0, len(text)  # (a head's cells grow with its length: halved)
@@ -48,11 +48,24 @@ def clip_cells(text: str, width: int) -> str:
     return cut_cells(head, width - 1) + ELLIPSIS
 
 
+def _bound(width: int) -> int:
+    """Characters enough for ``width`` cells (wide ones take two, marks none)."""
+    return 4 * width + 64
+
+
 def head_for(text: str, width: int) -> str:
     """Enough of ``text`` for ``width`` cells of it, and ``…`` where it was cut: what a
     row shows of a 5 MB result is made inert and measured, not the whole of it."""
-    bound = 4 * width + 64
+    bound = _bound(width)
     return text if len(text) <= bound else text[:bound] + ELLIPSIS
+
+
+def words_for(text: str, width: int) -> str:
+    """``text``'s words on one line, enough of them for ``width`` cells (``head_for``),
+    however much blank space comes before them (a result indented by 400 spaces)."""
+    words = text.split(None, width)
+    said = " ".join(words[:width])
+    return head_for(said + " " + ELLIPSIS if len(words) > width else said, width)
 
 
 def pad_cells(text: str, width: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .cells import clip_cells, head_for, pad_cells
+from .cells import clip_cells, pad_cells, words_for
 from .model import Item, Transcript, overlay_counts, overlay_kind
 from .text import count, line_pieces, name_line, one_line
 
@@ -62,7 +62,7 @@ def _row(item: Item) -> str:
 
 def _clipped(text: str) -> str:
     """On one line, inert, at most 72 cells."""
-    return clip_cells(one_line(" ".join(head_for(text, 72).split())), 72)
+    return clip_cells(one_line(words_for(text, 72)), 72)
 
 
 def _first(item: Item) -> str:

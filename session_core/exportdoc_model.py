@@ -27,7 +27,6 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
-    ask_at,
     ask_of,
     by_ask,
     noting_calls,
@@ -134,8 +133,8 @@ class _Calls:
         }
 
     def _ask(self, call_id: str, line: int) -> int:
-        """The call of ``call_id`` an item at ``line`` asks for: its ask (``ask_at``)."""
-        return ask_at(self.asks.get(call_id) or [0], line)
+        """The call of ``call_id`` an item at ``line`` asks for: its ask (``ask_of``)."""
+        return ask_of(self.asks.get(call_id) or [0], line)
 
     def answers(self, call_id: str, line: int) -> list[int]:
         """The raw items answering the call of ``call_id`` asked at ``line``, in order."""
@@ -150,7 +149,7 @@ class _Calls:
         asks = self.asks.get(call_id, [])
         if len(asks) < 2:  # (asked once: the id's operation is its)
             return op or self.by_id.get(call_id)
-        ask = ask_at(asks, line)
+        ask = ask_of(asks, line)
         if op is None:  # (the id's, if its result answers this call)
             op = self.by_id.get(call_id)
             if op is None:

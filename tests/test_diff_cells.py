@@ -77,3 +77,18 @@ def test_model_formats_text_is_cut_by_cells(
     assert len(rows) == 2 and len(_text_columns(rows)) == 1
     text = rows[0][rows[0].index("MARK") :]
     assert cell_len(text) == 72 and text.endswith("…"), text
+
+
+def test_a_text_led_by_much_blank_space_shows_its_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a bounded head of a text is made inert and measured, but its words after
+    400 blank characters are what a row shows (it showed "…" alone)."""
+    from session_core.cells import words_for
+
+    assert words_for(" " * 400 + "src/main.py\n\nsrc/util.py", 72) == "src/main.py src/util.py"
+    assert words_for("a " * 100, 5) == "a a a a a …"
+    w = CCWriter()
+    w.user("MARK " + " " * 400 + "\n" * 50 + "src/main.py")
+    rows = [row for row in _diff(w.write(tmp_path / "cc.jsonl"), capsys) if "MARK" in row]
+    assert rows and rows[0].endswith("MARK src/main.py"), rows

@@ -271,3 +271,29 @@ def test_a_reused_ids_earlier_call_does_not_take_the_later_calls_answer(
         assert REUSED_ANSWER not in "\n".join(first), first
         assert "completed" not in first[0] and ": ok" not in first[0], first
         assert REUSED_ANSWER in second[1], second
+
+
+def test_a_reused_id_of_items_holding_their_call_and_result_keeps_each_result(
+    tmp_path: Path,
+) -> None:
+    """A newer Codex writer's ``item_completed`` holds a command and its output on one
+    line: an answer on its call's own line is that call's (it was the first call's, and
+    the second said "state not known", "no result answers this call")."""
+    from codex_writer import RolloutWriter
+
+    path = tmp_path / "r.jsonl"
+    writer = RolloutWriter(path)
+    writer.session_meta()
+    for n, (command, output, status, code) in enumerate(
+        [("ls /nope", "FIRST-OUTPUT", "failed", 2), ("echo hi", "SECOND-OUTPUT", "completed", 0)]
+    ):
+        writer.task_started(f"t{n}")
+        writer.event("user_message", message=f"prompt {n}")
+        item = {"type": "CommandExecution", "id": "x1", "command": ["bash", "-lc", command]}
+        item |= {"status": status, "aggregatedOutput": output, "exitCode": code}
+        writer.item_completed(item, turn=f"t{n}")
+        writer.task_complete(f"t{n}")
+    exported = _exported(path, "replayed").replace("\\", "")
+    assert "state not known" not in exported and "no result answers" not in exported
+    first, second = exported.index("FIRST-OUTPUT"), exported.index("SECOND-OUTPUT")
+    assert first < second

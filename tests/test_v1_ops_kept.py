@@ -59,3 +59,26 @@ def test_every_worker_is_named_without_its_arguments() -> None:
             found += 1
             assert "description=" in decorator, f"{source}: @work({decorator})"
     assert found >= 8
+
+
+def test_a_dropped_snapshots_operations_are_freed_at_once(tmp_path: Path) -> None:
+    """The cache of made operations holds no reference back to its snapshot: one dropped
+    while a load has the collector paused (``gc_pause``) was kept in a cycle, its
+    operations and their results with it."""
+    import gc
+
+    path = _many_settled(tmp_path / "t.jsonl", 5)
+
+    def alive() -> int:
+        return sum(1 for o in gc.get_objects() if isinstance(o, V1Ops))
+
+    gc.collect()
+    gc.disable()
+    try:
+        before = alive()
+        ops = open_transcript(path).tool_operations
+        assert ops[0].result is not None and alive() == before + 1
+        del ops
+        assert alive() == before
+    finally:
+        gc.enable()

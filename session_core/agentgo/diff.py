@@ -21,7 +21,7 @@ from typing import Any, overload
 
 import orjson
 
-from ..cells import clip_cells, head_for, pad_cells
+from ..cells import clip_cells, pad_cells, words_for
 from ..json_out import dumps
 from ..model import Compaction
 from ..text import count, name_line, one_line
@@ -35,7 +35,7 @@ def _key(message: Any) -> bytes:
 
 def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
     role = message_role(message)  # (as every surface names it: ``?`` for no kind)
-    text = clip_cells(one_line(" ".join(head_for(message_text(message), 72).split())), 72)
+    text = clip_cells(one_line(words_for(message_text(message), 72)), 72)
     where = f"line {line:>6}" if line is not None else "sent       "
     return f"{where} {pad_cells(one_line(role), 11)} {text}{why}"  # (by cells, as ``diff``'s)
 

@@ -125,11 +125,14 @@ class V1Ops(OpsSequence):
         self._answered = model.answered
         self._never_by_call: dict[str, ToolOp] | None = None
         self._unsettled = [*made.values(), *never]
-        self._settled = functools.lru_cache(maxsize=SETTLED_KEPT)(self._settle)
+        state, answered = model.state, model.answered
 
-    def _settle(self, index: int) -> ToolOp:
-        """Operation ``index``, settled before the snapshot: its state does not move."""
-        return V1Op.of(self._model.state, index, self._answered, None)
+        def settled(index: int) -> ToolOp:  # (settled before the snapshot: it does not move)
+            return V1Op.of(state, index, answered, None)
+
+        # (a closure over what it reads, not over ``self``: a dropped snapshot is freed
+        # at once, not kept in a cycle while a load has the collector paused)
+        self._settled = functools.lru_cache(maxsize=SETTLED_KEPT)(settled)
 
     def __len__(self) -> int:
         return self._count + len(self._never)
