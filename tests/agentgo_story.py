@@ -76,6 +76,18 @@ def ask_model(run: AgentGoRun, messages: list[dict[str, Any]], execution: dict[s
     )
 
 
+def model_asks_ls(run: AgentGoRun, call_id: str, turn: str) -> dict[str, Any]:
+    """A user's prompt, then the model's answer (its call ``call_id`` of ``ls``), ended:
+    the answer, for the caller to commit where its test needs it."""
+    user = text("user", "prompt")
+    run.record("message_end", {"message": user})
+    ask_model(run, [user], model(turn))
+    call = {"type": "tool_call", "id": call_id, "name": "ls", "arguments": {"p": "."}}
+    answer = {"kind": "assistant", "content": [call]}
+    run.record("model_exec_end", {"message": answer}, execution=model(turn))
+    return answer
+
+
 def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
     """Write the story; returns the session id. Leaves the file idle-looking (old mtime)."""
     user_text = "Fix the failing test in tests/test_ops.py, please."

@@ -371,20 +371,15 @@ def test_an_operation_is_named_by_the_models_call_id(tmp_path: Path) -> None:
     """A tool execution's own id is run-local (``execution.id``); its operation is named
     as the model named the call (``tool_exec_start``'s ``tool_call_id``), so the message
     that asked for it, and the one that answers it, find it."""
-    from agentgo_story import ask_model
+    from agentgo_story import model_asks_ls
     from session_core import open_transcript
 
     path = tmp_path / "ids.jsonl"
     s = AgentGoSession.create(path)
     run = s.begin_run()
-    user = text("user", "list it")
-    run.record("message_end", {"message": user})
-    ask_model(run, [user], model("turn-1"))
-    call = {"type": "tool_call", "id": "tc1", "name": "ls", "arguments": {"path": "."}}
-    answer = {"kind": "assistant", "content": [call]}
-    run.record("model_exec_end", {"message": answer}, execution=model("turn-1"))
+    answer = model_asks_ls(run, "tc1", "turn-1")
     run.record("message_end", {"message": answer})
-    started = {"tool": "ls", "tool_call_id": "tc1", "args": {"path": "."}}
+    started = {"tool": "ls", "tool_call_id": "tc1", "args": {"p": "."}}
     run.record("tool_exec_start", started, execution=tool("tool-1"))
     run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=tool("tool-1"))
     run.record("message_end", {"message": {**text("tool_result", "a.py"), "tool_call_id": "tc1"}})

@@ -147,18 +147,13 @@ def test_an_agentgo_execution_written_before_its_asking_message_is_not_listed_ag
     for its call. The conversation shows that call with its execution; it is not given
     again among the calls a compaction folded (it was keyed as asked by no message)."""
     from agentgo_helpers import tool
-    from agentgo_story import ask_model, model, text
+    from agentgo_story import model_asks_ls, text
     from session_core.agentgo import AgentGoSession
 
     path = tmp_path / "order.jsonl"
     session = AgentGoSession.create(path)
     run = session.begin_run()
-    user = text("user", "prompt")
-    run.record("message_end", {"message": user})
-    ask_model(run, [user], model("turn-0"))
-    call = {"type": "tool_call", "id": "tc9", "name": "ls", "arguments": {"p": "."}}
-    answer = {"kind": "assistant", "content": [call]}
-    run.record("model_exec_end", {"message": answer}, execution=model("turn-0"))
+    answer = model_asks_ls(run, "tc9", "turn-0")
     start = {"tool": "ls", "tool_call_id": "tc9", "args": {"p": "."}}
     run.record("tool_exec_start", start, execution=tool("tool-0"))
     run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=tool("tool-0"))
