@@ -101,18 +101,21 @@ class Usage:
 
 def _describe(value: str | None, usage: Usage, cost: bool = False) -> str:
     """As the neutral model says it (``usage_totals.Usage``): how many responses reported
-    any usage (or their cost), and how many their tokens in part."""
-    if value is None:
-        if usage.turns == 0:
-            return "unknown (no responses)"
-        plural = "s" if usage.turns != 1 else ""
-        return f"unknown (0 of {usage.turns} response{plural} reported)"
-    reported = usage.cost_reported if cost else usage.reported
+    any usage, how many their tokens in part, and of those that reported, how many were
+    priced (those that reported nothing are said apart, not as a price missing)."""
+    if usage.turns == 0:
+        return "unknown (no responses)" if value is None else value
     # ("responses": a turn of agentgo's is several model calls, each one reporting)
-    notes = [f"{reported} of {usage.turns} responses reported"] if reported != usage.turns else []
+    notes = []
+    if cost and usage.reported and usage.cost_reported < usage.reported:
+        notes.append(f"{usage.cost_reported} of {usage.reported} priced")
+    if usage.reported != usage.turns:
+        plural = "s" if usage.turns != 1 else ""
+        notes.append(f"{usage.reported} of {usage.turns} response{plural} reported")
     if not cost and usage.in_part:
         notes.append(f"{usage.in_part} reported in part")
-    return f"{value} ({', '.join(notes)})" if notes else value
+    said = value if value is not None else "unknown"
+    return f"{said} ({', '.join(notes)})" if notes else said
 
 
 @dataclass(slots=True)

@@ -73,7 +73,8 @@ class TestUsage:
         usage = tally_state(state).transcript
         assert usage.total == 2590 and not usage.complete
         assert usage.describe_tokens() == "2,590 (3 of 4 responses reported)"
-        assert usage.describe_cost() == "unknown (0 of 4 responses reported)"
+        # (three reported tokens and none a cost: it was "0 of 4 responses reported")
+        assert usage.describe_cost() == "unknown (0 of 3 priced, 3 of 4 responses reported)"
 
     def test_per_run_totals(self, story: Path) -> None:
         tally = tally_state(replay_file(story, tolerate_tail=True))
@@ -83,7 +84,8 @@ class TestUsage:
         )
         assert tally.runs["run-2"].total == 490 and tally.runs["run-2"].cost is None
         assert tally.transcript.total == 2590 and tally.transcript.complete
-        assert tally.transcript.describe_cost() == "$0.0046 (2 of 3 responses reported)"
+        # (as the header says it: every response reported, one had no price)
+        assert tally.transcript.describe_cost() == "$0.0046 (2 of 3 priced)"
 
     def test_messages_before_any_run_context(self) -> None:
         state = _state(
