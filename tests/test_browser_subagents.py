@@ -218,3 +218,18 @@ def test_a_subagents_messages_are_its_files_as_written(tmp_path: Path) -> None:
     child = sub.write(tmp_path / CC_SESSION / "subagents" / "agent-a1.jsonl")
     [agent] = open_transcript(path).subagents
     assert agent.messages == scan_file(child).messages == 4
+
+
+async def test_a_folder_of_subagents_alone_says_where_they_are_shown(tmp_path: Path) -> None:
+    """The browser on a session's ``subagents/`` folder: its files are shown from their
+    session, so no row; it said "No *.jsonl file below", with the files there."""
+    sub = CCWriter(agent_id="a1")
+    sub.user("go", parent=None)
+    sub.assistant("s1", [text("looked")], stop="end_turn")
+    folder = tmp_path / "proj" / "5e55e55e" / "subagents"
+    sub.write(folder / "agent-a1.jsonl")
+    app = QuickApp(str(folder))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await scanned(pilot)
+        said = " ".join(str(browser(app).query_one("#browser-detail").render()).split())
+        assert "a subagent's file" in said and "shown from its session" in said, said

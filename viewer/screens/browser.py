@@ -428,7 +428,15 @@ class BrowserScreen(DirectoryWatch):
                 Text("No file matches the filter (a shows all, esc clears the text).", style="dim")
             )
         else:
-            body.update(Text(f"No *.jsonl file below {one_line(self.root)}.", style="dim", end=""))
+            body.update(
+                Text(
+                    f"No session's file below {one_line(self.root)} (a subagent's file, or a "
+                    "rollout's compressed copy, is shown from its session: open the folder "
+                    "above it).",
+                    style="dim",
+                    end="",
+                )
+            )
 
     @on(VirtualTable.Highlighted, "#browser-table")
     def _highlighted(self) -> None:
