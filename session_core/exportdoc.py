@@ -14,12 +14,12 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .message_usage import MessageUsage
+from .tool_ops import ask_of
 from .usage import Usage, UsageTally
 
 View = Literal["replayed", "raw"]
@@ -197,18 +197,6 @@ def noting_calls(items: Iterable[Any], shown: set[CallKey]) -> Iterator[Any]:
 
 
 # -- which call of a reused id an answer is of: one rule for every format's export --
-
-
-def ask_of(asks: Sequence[int], at: int) -> int:
-    """Which of a call id's asks (the places of the messages asking for it, in order:
-    events, seqs or lines) what is at ``at`` is of: an answer or an execution, the ask at
-    its own place (a newer Codex writer's item holds a call and its result on one line),
-    else the last before it, else the first (agentgo's seq is append order: an execution
-    may be written before the message asking for it); a message asking, its own. A
-    writer that numbers its calls again (after a compaction, in a new run) asks again
-    with an id used before: the earlier call, unanswered, takes no later call's answer."""
-    upto = bisect_right(asks, at)
-    return asks[upto - 1] if upto else asks[0]
 
 
 def by_ask(asks: Sequence[int], answers: Iterable[tuple[int, _T]]) -> dict[int, list[_T]]:

@@ -27,11 +27,11 @@ from .exportdoc import (
     _preview,
     _s,
     _usage_fact,
-    ask_of,
     by_ask,
     noting_calls,
 )
 from .message_usage import agentgo_usage, exec_end_usage
+from .tool_ops import ask_of
 from .usage import Usage, is_model_call, tally_agentgo
 
 # A call id's committed results, in order: (seq, line, a preview)

@@ -27,7 +27,6 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
-    ask_of,
     by_ask,
     noting_calls,
 )
@@ -36,7 +35,7 @@ from .exportdoc import (
 )
 from .model import Item, Run, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
-from .tool_ops import state_tone
+from .tool_ops import ask_of, state_tone
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),

@@ -31,7 +31,6 @@ from .exportdoc import (
     _s,
     _usage_fact,
     _usage_rows,
-    ask_of,
     by_ask,
     noting_calls,
 )
@@ -41,7 +40,7 @@ from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
 from .text import duration_text
-from .tool_ops import state_tone
+from .tool_ops import ask_of, state_tone
 from .usage import NO_RUN, tally_state
 
 

@@ -4,6 +4,7 @@ from its parts when asked for (``OpField`` descriptors)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Self, TypeVar, overload
@@ -318,6 +319,26 @@ class OpsSequence(ListLike[ToolOp]):
         return (op.to_json() for op in self)
 
 
+# -- which call of a reused id an answer is of: one rule for the model and every export --
+
+
+def ask_of(asks: Sequence[int], at: int) -> int:
+    """Which of a call id's asks (the places of the messages asking for it, in order:
+    events, seqs or lines) what is at ``at`` is of: an answer or an execution, the ask at
+    its own place (a newer Codex writer's item holds a call and its result on one line),
+    else the last before it, else the first (agentgo's seq is append order: an execution
+    may be written before the message asking for it); a message asking, its own. A
+    writer that numbers its calls again (after a compaction, in a new run) asks again
+    with an id used before: the earlier call, unanswered, takes no later call's answer."""
+    return asks[ask_index(asks, at)]
+
+
+def ask_index(asks: Sequence[int], at: int) -> int:
+    """``ask_of``'s ask, by its index in ``asks``."""
+    upto = bisect_right(asks, at)
+    return upto - 1 if upto else 0
+
+
 __all__ = [
     "STATE_LABELS",
     "STATE_TONES",
@@ -326,6 +347,8 @@ __all__ = [
     "OpState",
     "OpsSequence",
     "ToolOp",
+    "ask_index",
+    "ask_of",
     "classify_op",
     "op_json",
     "state_label",

@@ -296,10 +296,10 @@ class ItemsView(ItemFilter, ItemSearch):
         parts = self.shown_parts(item)
         if item.id in self.expanded:
             for part in parts:
-                lines.extend(self._part_full(part, width))
+                lines.extend(self._part_full(part, width, item))
             return lines
         for part in parts[:MAX_PARTS]:
-            lines.extend(self._part_folded(part, width))
+            lines.extend(self._part_folded(part, width, item))
         if len(parts) > MAX_PARTS:
             more = len(parts) - MAX_PARTS
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
@@ -404,16 +404,25 @@ class ItemsView(ItemFilter, ItemSearch):
             facts.append(f"${item.usage.cost:.4f}")
         return facts
 
-    def _op_state(self, part: Part) -> tuple[str, str, str | None, str]:
-        """A tool call's (label, tone, progress, state) from its operation."""
+    def _op_state(self, part: Part, item: Item | None) -> tuple[str, str, str | None, str]:
+        """A tool call's (label, tone, progress, state) from its operation: its id's last,
+        unless that is a later message's call of the same id (a writer that numbers its
+        calls again), whose state is not this call's."""
         op = self.ops.get(part.call_id or "")
         if op is None:
             return "no operation", "dim", None, ""
+        if (
+            item is not None
+            and item.line
+            and op.message_id not in (None, item.id)
+            and (op.line or 0) > item.line
+        ):
+            return REUSED_ID, "dim", None, ""
         # (a call cut off keeps the last output it gave: what a crash left on screen)
         progress = op.progress if op.state in ("running", "interrupted") else None
         return op.label, state_tone(op.state), progress, op.state
 
-    def _part_folded(self, part: Part, width: int) -> list[Text]:
+    def _part_folded(self, part: Part, width: int, item: Item | None = None) -> list[Text]:
         room = max(10, width - 4)
         if part.kind == "text":
             lines = part.head.split("\n", PREVIEW_LINES)
@@ -436,7 +445,7 @@ class ItemsView(ItemFilter, ItemSearch):
             said = f"{count(part.size, 'char')}; enter expands" if part.size else "no text"
             return [Text(f"  ▸ reasoning ({said})", self._s("reasoning"))]
         if part.kind == "tool-call":
-            label, tone, progress, _state = self._op_state(part)
+            label, tone, progress, _state = self._op_state(part, item)
             line = Text("  → ", self._s("call"), end="")
             line.append(one_line(part.name or "?", 40), self._s("call"))
             line.append(f"  [{label}]  ", self._s(tone))
@@ -468,7 +477,7 @@ class ItemsView(ItemFilter, ItemSearch):
         line.truncate(width, overflow="ellipsis")
         return [line]
 
-    def _part_full(self, part: Part, width: int) -> list[Text]:
+    def _part_full(self, part: Part, width: int, item: Item | None = None) -> list[Text]:
         if part.kind == "text":
             if not part.text.strip():
                 return [Text("  " + blank_note(part.text), self._s("dim"), end="")]
@@ -477,7 +486,7 @@ class ItemsView(ItemFilter, ItemSearch):
             head = [Text("  ▾ reasoning", self._s("reasoning"))]
             return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ", words=True)
         if part.kind == "tool-call":
-            label, tone, progress, state = self._op_state(part)
+            label, tone, progress, state = self._op_state(part, item)
             head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")
             head.append(f"  [{label}]", self._s(tone))
             head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
@@ -504,7 +513,7 @@ class ItemsView(ItemFilter, ItemSearch):
                 return [head, Text("    " + blank_note(part.text), self._s("dim"), end="")]
             return [head, *wrap(_capped(part.text), width, indent="    ")]
         if part.kind == "image":
-            return self._part_folded(part, width)
+            return self._part_folded(part, width, item)
         head = Text(f"  {one_line(part.name or part.kind, 60)}:", self._s("record"))
         body = part.text or as_json(part.data)
         return [head, *wrap(_capped(body), width, self._s("record"), "    ")]
@@ -564,6 +573,8 @@ def _parts_hold(parts: Sequence[Part], needle: str) -> bool:
     return False
 
 
+# A call whose id a later message's call took again: its operation is that call's.
+REUSED_ID = "state not known: a later call has its id"
 BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell
 
 

@@ -25,7 +25,7 @@ from ...model import (
 )
 from ...parts import tool_call_part
 from ...times import seconds_between
-from ...tool_ops import OpField, OpState
+from ...tool_ops import OpField, OpState, ask_index
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
@@ -173,9 +173,10 @@ class AgentGoModel:
         self._folded = 0  # ... and how many of the folded messages it was told
         self._found = 0  # the events whose folds the column was told of
         self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
-        # A tool call's id -> the item of the message that asked for it (an operation's
-        # ``message_id``: ``m`` goes there), and the operations made before it came.
-        self._callers: dict[str, str] = {}
+        # A tool call's id -> the seqs of the messages that asked for it, and their items
+        # (an operation's ``message_id``, the ask its execution is of: ``ask_of``; ``m``
+        # goes there), and the operations made before any asked.
+        self._asked: dict[str, tuple[list[int], list[str]]] = {}
         self._callerless: set[int] = set()
 
     def fed(self, record: dict[str, Any], span: int) -> None:
@@ -352,7 +353,8 @@ class AgentGoModel:
             if state != op.state:
                 ops[index] = self._op(index, view.calls[view.call_order[index]], state)
         for index in list(self._callerless):  # (its message came after it)
-            caller = self._callers.get(ops[index].call_id)
+            call = view.calls[view.call_order[index]]
+            caller = self._caller(ops[index].call_id, call.first_seq)
             if caller is not None:
                 ToolOp.__dict__["message_id"].__set__(ops[index], caller)
                 self._callerless.discard(index)
@@ -361,13 +363,22 @@ class AgentGoModel:
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
         op = AgentGoOp.of(call, state)
-        caller = self._callers.get(op.call_id)
+        caller = self._caller(op.call_id, call.first_seq)
         if caller is not None:
             ToolOp.__dict__["message_id"].__set__(op, caller)
             self._callerless.discard(index)
         else:
             self._callerless.add(index)
         return op
+
+    def _caller(self, call_id: str, seq: int) -> str | None:
+        """The item of the message whose call of ``call_id`` the execution at ``seq`` is
+        (``ask_of``: an id a later message uses again is another call); None: none asked."""
+        asked = self._asked.get(call_id)
+        if asked is None:
+            return None
+        seqs, items = asked
+        return items[ask_index(seqs, seq)]
 
     def _take_messages(self) -> None:
         """The committed messages not taken as they were fed, into the column (read
@@ -394,7 +405,10 @@ class AgentGoModel:
         )
         for part in parts:
             if part.kind == "tool-call" and part.call_id:
-                self._callers.setdefault(part.call_id, ident)  # (the first that asked)
+                seqs, items = self._asked.setdefault(part.call_id, ([], []))
+                if not items or items[-1] != ident:
+                    seqs.append(committed.seq)
+                    items.append(ident)
         usage = message.get("usage")
         if isinstance(usage, dict):  # what the message says it cost (shown with it)
             self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
