@@ -232,4 +232,4 @@ async def test_a_folder_of_subagents_alone_says_where_they_are_shown(tmp_path: P
     async with app.run_test(size=(160, 30)) as pilot:
         await scanned(pilot)
         said = " ".join(str(browser(app).query_one("#browser-detail").render()).split())
-        assert "a subagent's file" in said and "shown from its session" in said, said
+        assert "a subagent's file is listed under its session's row" in said, said

@@ -430,9 +430,8 @@ class BrowserScreen(DirectoryWatch):
         else:
             body.update(
                 Text(
-                    f"No session's file below {one_line(self.root)} (a subagent's file, or a "
-                    "rollout's compressed copy, is shown from its session: open the folder "
-                    "above it).",
+                    f"No session's file below {one_line(self.root)} (a subagent's file is "
+                    "listed under its session's row).",
                     style="dim",
                     end="",
                 )
