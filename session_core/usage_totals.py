@@ -150,8 +150,8 @@ class Usage:
 
     def _described(self, *, breakdown: bool) -> str:
         tokens = self.tokens
-        if tokens is None:
-            return "unknown"
+        if tokens is None:  # (a cost reported alone is still said)
+            return "unknown" if self.cost is None else f"tokens unknown · {self.describe_cost()}"
         parts = [f"{tokens:,} tok ({self.breakdown()})" if breakdown else f"{tokens:,} tok"]
         parts.append(self.describe_cost())
         if self.responses and self.reported != self.responses:

@@ -249,3 +249,11 @@ def test_a_cost_is_said_priced_in_part_only_where_a_price_was_missing() -> None:
     assert total.describe().endswith("· $0.0200 · 2 of 3 responses reported")
     total.add(unpriced)
     assert total.describe().endswith("· $0.0200 (2 of 3 priced) · 3 of 4 responses reported")
+
+
+def test_a_cost_reported_without_tokens_is_said(tmp_path: Path) -> None:
+    """Responses that said their cost alone: the tokens are unknown, the cost is known
+    (the header said "unknown" of both)."""
+    path = _v1(tmp_path / "c.jsonl", [{"cost": 0.01}, {"cost": 0.02}])
+    said = open_transcript(path).usage.describe()
+    assert said == "tokens unknown · $0.0300", said
