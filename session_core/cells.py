@@ -22,10 +22,10 @@ def cut_cells(text: str, width: int) -> str:
     """The longest head of ``text`` at most ``width`` cells wide."""
     if width <= 0:
         return ""
-    if text.isascii() and text.isprintable():  # (the common case: one cell a character)
-        return text[:width]
     if len(text) > _bound(width):  # (a 50 MB result: only what can show is measured)
         text = text[: _bound(width)]
+    if text.isascii() and text.isprintable():  # (the common case: one cell a character)
+        return text[:width]
     if cell_len(text) <= width:
         return text
     low, high = 0, len(text)  # (a head's cells grow with its length: halved)

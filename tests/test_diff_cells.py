@@ -92,3 +92,17 @@ def test_a_text_led_by_much_blank_space_shows_its_words(
     w.user("MARK " + " " * 400 + "\n" * 50 + "src/main.py")
     rows = [row for row in _diff(w.write(tmp_path / "cc.jsonl"), capsys) if "MARK" in row]
     assert rows and rows[0].endswith("MARK src/main.py"), rows
+
+
+def test_a_big_text_is_bounded_before_it_is_looked_at() -> None:
+    """A row's cut looks at the head of a text that can show, never the whole (a 50 MB
+    result): ``str`` methods run on the bounded head, a plain ``str`` slice."""
+    seen: list[int] = []
+
+    class Watched(str):
+        def isascii(self) -> bool:
+            seen.append(len(self))
+            return super().isascii()
+
+    assert cut_cells(Watched("a" * 1_000_000), 10) == "a" * 10
+    assert seen == []  # (only its bounded head, a plain str, was asked)
