@@ -12,7 +12,7 @@ from ...times import seconds_between
 from ...tool_ops import LazyToolOp, classify_op
 from .items import SETTLED_BY_STATUS
 from .ops import PackedOp
-from .tools import Outcome
+from .tools import Outcome, marked_error, rust_seconds
 from .turns import CodexTurns
 
 
@@ -112,7 +112,10 @@ class CodexCalls(CodexTurns):
         if call_id is None:
             return
         code: int | None = None
-        if kind == "mcp_tool_call_end" and (took := _seconds(payload.get("duration"))) is not None:
+        if (
+            kind == "mcp_tool_call_end"
+            and (took := rust_seconds(payload.get("duration"))) is not None
+        ):
             at = self.op_items.find(call_id)
             if at is not None and self.op_items.has_result(at):
                 self.op_items.kept(at).duration = took
@@ -138,16 +141,6 @@ class CodexCalls(CodexTurns):
             self.late_failure[call_id] = code
 
 
-def _seconds(duration: Any) -> float | None:
-    """A Rust ``Duration`` as Codex writes it (``{secs, nanos}``), in seconds."""
-    if not isinstance(duration, dict):
-        return None
-    secs, nanos = duration.get("secs"), duration.get("nanos", 0)
-    if type(secs) is not int or type(nanos) is not int or secs < 0 or nanos < 0:
-        return None
-    return secs + nanos / 1e9
-
-
 def _mcp_failed(result: Any) -> bool:
     """An MCP call's end says it failed: an ``Err``, or an ``Ok`` whose result the server
     marked an error (``isError``), as Codex's own ``McpToolCallEndEvent::is_success`` reads
@@ -155,9 +148,7 @@ def _mcp_failed(result: Any) -> bool:
     if not isinstance(result, dict):
         return False
     ok = result.get("Ok")
-    return "Err" in result or (
-        isinstance(ok, dict) and (ok.get("isError") is True or ok.get("is_error") is True)
-    )
+    return "Err" in result or (isinstance(ok, dict) and marked_error(ok))
 
 
 __all__ = ["CodexCalls"]

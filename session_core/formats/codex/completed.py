@@ -13,7 +13,7 @@ from ...parts import Part
 from ...text import str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from .items import field
-from .tools import command_line, compact
+from .tools import command_line, compact, rust_seconds
 
 TOOL_ITEMS = ("CommandExecution", "FileChange", "McpToolCall", "WebSearch", "DynamicToolCall")
 
@@ -27,11 +27,7 @@ def _duration(item: dict[str, Any]) -> float | None:
     ms = field(item, "duration_ms")
     if isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:
         return float(ms) / 1000
-    value = item.get("duration")
-    if isinstance(value, dict) and isinstance(value.get("secs"), int):
-        nanos = value.get("nanos")
-        return float(value["secs"]) + (nanos / 1e9 if isinstance(nanos, int) else 0.0)
-    return None
+    return rust_seconds(item.get("duration"))
 
 
 def completed_tool(

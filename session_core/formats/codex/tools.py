@@ -99,10 +99,7 @@ def decode_output(output: Any) -> Outcome:
             return _from_json_output(output)
         if "content" in output:
             outcome = decode_output(output.get("content"))
-            if output.get("success") is False or True in (
-                output.get("is_error"),
-                output.get("isError"),
-            ):
+            if output.get("success") is False or marked_error(output):
                 outcome.failed = True
             return outcome
     if output is None:
@@ -280,13 +277,31 @@ def shown_arguments(name: str, arguments: Any, parsed: Any) -> str:
     return compact(arguments)
 
 
+def marked_error(value: dict[str, Any]) -> bool:
+    """An MCP tool's result says it is an error (``isError``, or ``is_error``)."""
+    return value.get("isError") is True or value.get("is_error") is True
+
+
+def rust_seconds(value: Any) -> float | None:
+    """A Rust ``Duration`` as Codex writes it (``{secs, nanos}``), in seconds; None where
+    it is none (a count below 0 is none, as every count of a file's)."""
+    if not isinstance(value, dict):
+        return None
+    secs, nanos = value.get("secs"), value.get("nanos", 0)
+    if type(secs) is not int or secs < 0:
+        return None
+    return secs + (nanos / 1e9 if type(nanos) is int and nanos >= 0 else 0.0)
+
+
 __all__ = [
     "Outcome",
     "command_line",
     "compact",
     "content_items_text",
     "decode_output",
+    "marked_error",
     "parse_arguments",
+    "rust_seconds",
     "searched_status",
     "shown_arguments",
     "status_lines",
