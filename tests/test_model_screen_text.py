@@ -13,18 +13,23 @@ def test_rate_limits_read_in_both_shapes_codex_wrote() -> None:
         "primary": {"used_percent": 12.0, "window_minutes": 300},
         "secondary": {"used_percent": 3.0, "window_minutes": 10080},
     }
-    assert rate_limits_text(nested) == "primary 12.0% of 5h · secondary 3.0% of 7d"
+    assert rate_limits_text(nested) == "primary 12% of 5h · secondary 3% of 7d"
     flat = {  # older writers
         "primary_used_percent": 40.0,
         "secondary_used_percent": 7.5,
         "primary_window_minutes": 300,
         "secondary_window_minutes": 10080,
     }
-    assert rate_limits_text(flat) == "primary 40.0% of 5h · secondary 7.5% of 7d"
+    assert rate_limits_text(flat) == "primary 40% of 5h · secondary 7.5% of 7d"
     assert rate_limits_text({"primary_used_percent": 5}) == "primary 5%"
     odd = {"primary": {"used_percent": 1, "window_minutes": 45}}
     assert rate_limits_text(odd) == "primary 1% of 45 min"
     assert rate_limits_text({"other": 1}) == "{'other': 1}"  # kept, on one line
+    # one number however written: a float 8.0 and an int 8 read alike, long floats cut
+    assert rate_limits_text({"primary_used_percent": 8}) == "primary 8%"
+    assert rate_limits_text({"primary_used_percent": 8.0}) == "primary 8%"
+    assert rate_limits_text({"primary_used_percent": 33.3333}) == "primary 33.3%"
+    assert rate_limits_text({"primary_used_percent": float("nan")}) == "primary nan%"
 
 
 def test_the_first_line_cuts_the_name_never_the_state() -> None:

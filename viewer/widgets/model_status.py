@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.cells import cell_len
@@ -56,7 +57,15 @@ def rate_limits_text(limits: Any) -> str:
 
 
 def _limit(name: str, used: Any, window: Any) -> str:
-    return f"{name} {used}%" + (f" of {_window(window)}" if window else "")
+    return f"{name} {_percent(used)}%" + (f" of {_window(window)}" if window else "")
+
+
+def _percent(used: Any) -> str:
+    """A share as one number however it was written (Codex writes ``8.0`` and ``8``
+    alike): ``8``, ``7.5``; a value that is no finite number is shown as written."""
+    if isinstance(used, float) and math.isfinite(used):
+        return f"{round(used, 1):g}"
+    return str(used)
 
 
 def _window(minutes: Any) -> str:
