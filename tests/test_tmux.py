@@ -149,6 +149,41 @@ def test_a_missing_file_is_waited_for_then_shown(tmux_app, tmp_path: Path) -> No
     term.wait_for("the agent started after all")
 
 
+def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tail -f -n +1 X | tailscope -`` (a run on another machine, over ssh): the viewer
+    follows the pipe as it comes, reads its keys from the terminal, and removes its copy
+    of the pipe when it quits."""
+    from session_core import Message, Session
+
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spool))
+    term = Tmux(["tail", "-f", "-n", "+1", str(path), "|", TAILSCOPE, "-", "; sleep 5"])
+    try:
+        screen = term.wait_for("6 sent next")
+        assert "stdin.jsonl" in screen and "transcript-v1" in screen
+        assert len(list(spool.glob("tailscope-*/stdin.jsonl"))) == 1  # (the copy read)
+        with Session.load(path) as session:
+            session.append_message(Message(role="user", content="appended on the far side"))
+        term.wait_for("appended on the far side")
+        term.wait_for("7 sent next")
+        term.keys("3")  # a key from the terminal, not the pipe
+        term.wait_for("apply_patch")
+        assert "call id" in term.screen()
+        term.keys("q")
+        deadline = time.monotonic() + 10
+        while "stdin.jsonl" in term.screen() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "stdin.jsonl" not in term.screen()
+        assert list(spool.iterdir()) == []  # the copy went with the viewer
+    finally:
+        term.close()
+
+
 def test_a_path_whose_folder_is_missing_is_refused(tmp_path: Path) -> None:
     import subprocess
 

@@ -17,6 +17,15 @@ from session_core.json_out import EscapedC1, escape_c1
 from session_core.text import inert, name_line, one_line
 from session_core.views import dump_json, format_for, replay_any
 
+from .stdin_spool import (
+    STDIN,
+    copy_as_it_comes,
+    copy_whole,
+    is_piped,
+    keys_from_terminal,
+    spool_path,
+)
+
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 # What ``tailscope demo --format`` can write (viewer.demo.DEMO_FORMATS, named here so that
 # parsing a command line does not import the demo).
@@ -160,12 +169,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def no_terminal() -> str | None:
+def no_terminal(keys_from_tty: bool = False) -> str | None:
     """Why the viewer cannot run here (None: it can): it reads keys from standard input
     and draws on standard error (Textual's driver: standard output may go to a file).
     Without a terminal there (``tailscope X < /dev/null 2> out``) it drew escapes into
-    a file and spun on standard input's end for good."""
-    for name, stream in (("input", sys.stdin), ("error", sys.__stderr__)):
+    a file and spun on standard input's end for good. (``keys_from_tty``: standard input
+    is the transcript, and keys come from ``/dev/tty``, asked for when it is opened.)"""
+    streams = (("input", sys.stdin), ("error", sys.__stderr__))
+    for name, stream in streams[1:] if keys_from_tty else streams:
         if stream is None or not stream.isatty():
             return (
                 f"the viewer needs a terminal, and standard {name} is none; "
@@ -177,8 +188,30 @@ def no_terminal() -> str | None:
 def cmd_view(args: argparse.Namespace) -> int:
     from viewer.app import TailscopeApp
 
+    if args.path == STDIN:
+        return _view_stdin()
     _steady_heap()
     TailscopeApp(args.path).run()
+    return 0
+
+
+def _view_stdin() -> int:
+    """The viewer following standard input as it comes (``stdin_spool``)."""
+    from viewer.app import TailscopeApp
+
+    if sys.stdin is not None and sys.stdin.isatty():
+        return _fail("standard input is the terminal: pipe a transcript in (cat X | tailscope -)")
+    try:
+        piped = keys_from_terminal()
+    except OSError as err:
+        return _fail(
+            "standard input is the transcript, and there is no terminal (/dev/tty) "
+            f"to read keys from: {err.strerror or err}"
+        )
+    with spool_path() as path:
+        copy_as_it_comes(piped, path)
+        _steady_heap()
+        TailscopeApp(str(path)).run()
     return 0
 
 
@@ -187,6 +220,8 @@ def cannot_view(args: argparse.Namespace | None) -> str | None:
     file that is not there yet is waited for, as `tail -F` does: the agent may not have
     started), then no terminal (``no_terminal``)."""
     path = getattr(args, "path", None)
+    if path == STDIN:
+        return no_terminal(keys_from_tty=True)
     folder = None if path is None else os.path.dirname(os.path.abspath(path))
     if path is not None and not os.path.exists(path) and not os.path.isdir(folder or ""):
         return f"{path}: no such file or directory, nor its folder"
@@ -215,7 +250,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="tailscope",
         description="Watch, browse and compare agent transcripts. `tailscope` alone lists "
         "the sessions Claude Code and Codex keep, `tailscope DIR` every transcript below "
-        "DIR, `tailscope PATH` opens the viewer. No command writes a transcript; only "
+        "DIR, `tailscope PATH` opens the viewer; `-` for a PATH is standard input. "
+        "No command writes a transcript; only "
         "`demo` and `export -o FILE` write at all.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -279,11 +315,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = args_list[0] if args_list else ""
     if first == "help" and not os.path.lexists(first):  # (no file of that name to view)
         args_list[0] = "--help"
+    elif first == STDIN:  # (``cat X | tailscope -``)
+        args_list.insert(0, "view")
     elif first.startswith("-") and first not in ("-h", "--help"):
         _parser().error(f"unrecognized option: {first}")  # (not "a command is required")
     elif args_list and first not in COMMANDS and not first.startswith("-"):
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list) if args_list else None
+    if args is None and is_piped():  # (``cat X | tailscope``: standard input is viewed)
+        args = _parser().parse_args(["view", STDIN])
     if args is None or args.run in (cmd_view, cmd_demo):  # (the browser, a file, the demo)
         why = cannot_view(args)
         if why is not None:
@@ -299,7 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):  # (text a locale's encoding cannot
         sys.stdout.reconfigure(errors="backslashreplace")  # hold is escaped, not a crash)
     try:
-        code: int = args.run(args)
+        with _stdin_as_file(args):
+            code: int = args.run(args)
     except BrokenPipeError:
         _drop_output()
         return 0
@@ -311,6 +352,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_output()  # (standard output full or gone, ``> /dev/full``: said, once)
         return _fail(f"standard output: cannot write: {err.strerror or err}")
     return code
+
+
+@contextlib.contextmanager
+def _stdin_as_file(args: argparse.Namespace) -> Iterator[None]:
+    """A text command's ``-``: standard input read whole into a file first, which the
+    command reads in its place (every ``-`` of ``check``'s paths the same copy)."""
+    named = getattr(args, "paths", None) or [getattr(args, "path", None)]
+    if args.run is cmd_view or STDIN not in named:
+        yield
+        return
+    with spool_path() as path:
+        copy_whole(sys.stdin.fileno() if sys.stdin is not None else 0, path)
+        if hasattr(args, "paths"):
+            args.paths = [str(path) if p == STDIN else p for p in args.paths]
+        else:
+            args.path = str(path)
+        yield
 
 
 def _writes_stdout(args: argparse.Namespace) -> bool:

@@ -1,0 +1,128 @@
+"""``-`` for standard input (viewer/stdin_spool.py): every text command reads a piped
+transcript as it reads the file, in each format, compressed or not; the copy it reads is
+removed afterwards. (The viewer following a pipe, keys from the terminal: test_tmux.)"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from format_fixtures import FACTORIES
+
+NAME = "stdin.jsonl"
+
+
+def tailscope(*args: str, stdin: bytes, tmp: Path) -> subprocess.CompletedProcess[bytes]:
+    """The real command, its standard input a pipe, its temporary folder ``tmp``."""
+    tmp.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    return subprocess.run(
+        [sys.executable, "-m", "viewer.cli", *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def same_copy(out: bytes) -> bytes:
+    """A command's output with the copy's folder (``tailscope-`` and a random name, as the
+    text escapes it) said alike, whichever copy it read."""
+    return re.sub(rb"tailscope-[^/]*/" + NAME.encode(), b"tailscope-X/" + NAME.encode(), out)
+
+
+@pytest.mark.parametrize("fmt", sorted(FACTORIES))
+@pytest.mark.parametrize(
+    "command",
+    [["replay"], ["peek"], ["diff"], ["export", "--format", "md"], ["export", "--format", "json"]],
+)
+def test_a_piped_transcript_reads_as_its_file(fmt: str, command: list[str], tmp_path) -> None:
+    written = FACTORIES[fmt](tmp_path).read_bytes()
+    tmp = tmp_path / "tmp"
+    path = tmp / "tailscope-direct" / NAME  # (named as the copy is: peek, export name it)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(written)
+    piped = tailscope(*command, "-", stdin=written, tmp=tmp)
+    direct = tailscope(*command, str(path), stdin=b"", tmp=tmp)
+    assert piped.returncode == direct.returncode == 0, piped.stderr
+    assert piped.stderr == b""
+    assert same_copy(piped.stdout) == same_copy(direct.stdout)
+    assert len(piped.stdout) > 200
+    assert list(tmp.iterdir()) == [path.parent]  # the copy went with the command
+
+
+def test_check_reads_standard_input_once_for_every_dash(tmp_path: Path) -> None:
+    from codex_writer import zst_copy
+
+    path = FACTORIES["codex"](tmp_path)
+    packed = Path(zst_copy(str(path), str(tmp_path / "rollout.jsonl.zst")))
+    done = tailscope("check", "-", str(path), "-", stdin=packed.read_bytes(), tmp=tmp_path / "t")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 3
+    said = [line.partition(": ")[2] for line in lines]
+    assert said[0] == said[1] == said[2]  # the compressed pipe read as the file
+    assert said[0].startswith("ok (codex,")
+    assert lines[0].split(": ")[0] == lines[2].split(": ")[0]  # (one copy, read twice)
+    assert lines[0].endswith(said[0]) and NAME in lines[0]
+
+
+def test_bad_input_on_a_pipe_is_said_with_the_copy_it_was_read_from(tmp_path: Path) -> None:
+    done = tailscope("replay", "-", stdin=b'{"not": "a transcript"}\n', tmp=tmp_path / "t")
+    assert done.returncode == 1
+    assert done.stdout == b""
+    err = done.stderr.decode()
+    assert err.startswith("tailscope: ") and NAME in err and "not a transcript" in err
+    assert "Traceback" not in err
+    empty = tailscope("check", "-", stdin=b"", tmp=tmp_path / "t")
+    assert empty.returncode == 1 and b": bad: " in empty.stdout
+    assert list((tmp_path / "t").iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["-"], ["view", "-"], []])
+def test_the_viewer_on_a_pipe_without_a_terminal_says_so(argv: list[str], tmp_path) -> None:
+    """``cat X | tailscope`` (or ``-``) views the pipe; with no terminal to draw on it
+    says so at once, as for a file (and does not list this machine's sessions instead)."""
+    path = FACTORIES["transcript-v1"](tmp_path)
+    done = tailscope(*argv, stdin=path.read_bytes(), tmp=tmp_path / "t")
+    assert done.returncode == 1
+    assert b"the viewer needs a terminal" in done.stderr
+    assert b"standard error" in done.stderr  # (its input is the pipe, asked for no keys)
+    assert list((tmp_path / "t").iterdir()) == []
+
+
+def test_no_terminal_to_read_keys_from_is_said(monkeypatch, capsys, tmp_path) -> None:
+    """Standard input is the transcript; the keys come from ``/dev/tty``. Without one
+    (a process with no controlling terminal) the viewer says so and nothing is moved."""
+    import viewer.cli as cli
+
+    def no_tty() -> int:
+        raise OSError(6, "No such device or address")
+
+    class Piped:
+        def isatty(self) -> bool:
+            return False
+
+    monkeypatch.setattr(cli, "no_terminal", lambda keys_from_tty=False: None)
+    monkeypatch.setattr(cli, "keys_from_terminal", no_tty)
+    monkeypatch.setattr(sys, "stdin", Piped())
+    assert cli.main(["-"]) == 1
+    err = capsys.readouterr().err
+    assert "no terminal (/dev/tty) to read keys from: No such device or address" in err
+
+
+def test_the_viewer_refuses_a_terminal_as_its_transcript(monkeypatch, capsys) -> None:
+    import viewer.cli as cli
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(cli, "no_terminal", lambda keys_from_tty=False: None)
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    assert cli.main(["-"]) == 1
+    assert "standard input is the terminal: pipe a transcript in" in capsys.readouterr().err
