@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +83,26 @@ def test_bad_input_on_a_pipe_is_said_with_the_copy_it_was_read_from(tmp_path: Pa
     empty = tailscope("check", "-", stdin=b"", tmp=tmp_path / "t")
     assert empty.returncode == 1 and b": bad: " in empty.stdout
     assert list((tmp_path / "t").iterdir()) == []
+
+
+def test_a_command_ended_while_it_copies_removes_its_copy(tmp_path: Path) -> None:
+    """SIGTERM (or SIGHUP) while standard input is still being copied: the copy goes."""
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    command = [sys.executable, "-m", "viewer.cli", "check", "-"]
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    with subprocess.Popen(command, stdin=subprocess.PIPE, env=env) as running:
+        assert running.stdin is not None
+        running.stdin.write(FACTORIES["transcript-v1"](tmp_path).read_bytes())
+        running.stdin.flush()  # (and kept open: the copy waits for more)
+        deadline = time.monotonic() + 30
+        while not list(tmp.glob(f"tailscope-*/{NAME}")):
+            assert time.monotonic() < deadline, "no copy was made"
+            time.sleep(0.05)
+        running.send_signal(signal.SIGTERM)
+        assert running.wait(timeout=30) == 128 + signal.SIGTERM
+        running.stdin.close()
+    assert list(tmp.iterdir()) == []
 
 
 @pytest.mark.parametrize("argv", [["-"], ["view", "-"], []])

@@ -184,6 +184,26 @@ def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
         term.close()
 
 
+def test_a_piped_run_s_copy_goes_when_the_terminal_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spool))
+    term = Tmux(["tail", "-f", "-n", "+1", str(path), "|", TAILSCOPE, "-"])
+    try:
+        term.wait_for("6 sent next")
+        assert list(spool.iterdir())
+    finally:
+        term.close()  # (the terminal goes: SIGHUP)
+    deadline = time.monotonic() + 15
+    while list(spool.iterdir()):
+        assert time.monotonic() < deadline, "the copy of standard input stayed"
+        time.sleep(0.1)
+
+
 def test_a_path_whose_folder_is_missing_is_refused(tmp_path: Path) -> None:
     import subprocess
 

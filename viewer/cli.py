@@ -208,7 +208,7 @@ def _view_stdin() -> int:
             "standard input is the transcript, and there is no terminal (/dev/tty) "
             f"to read keys from: {err.strerror or err}"
         )
-    with spool_path() as path:
+    with _ended_by_signals(), spool_path() as path:  # (its terminal closed: the copy goes)
         copy_as_it_comes(piped, path)
         _steady_heap()
         TailscopeApp(str(path)).run()
@@ -362,7 +362,7 @@ def _stdin_as_file(args: argparse.Namespace) -> Iterator[None]:
     if args.run is cmd_view or STDIN not in named:
         yield
         return
-    with spool_path() as path:
+    with _ended_by_signals(), spool_path() as path:
         copy_whole(sys.stdin.fileno() if sys.stdin is not None else 0, path)
         if hasattr(args, "paths"):
             args.paths = [str(path) if p == STDIN else p for p in args.paths]
