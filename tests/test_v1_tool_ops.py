@@ -192,11 +192,11 @@ async def test_artifact_opens_and_shows_its_text(crashed: Path) -> None:
     async with operations(crashed, size=(140, 40)) as (app, pilot, _screen):
         screen = await artifact_of(pilot, "call_art")
         assert screen.state == "here"
-        body = screen.query_one("#artifact-body", TextArea)
+        body = screen.query_one("#text-body", TextArea)
         assert body.display
         assert body.text == ARTIFACT_TEXT
         assert not screen.cut
-        status = static_text(screen.query_one("#artifact-status"))
+        status = static_text(screen.query_one("#text-status"))
         assert "digest differs" in status  # the record's digest is made up
         await pilot.press("escape")
         await pilot.pause()
@@ -204,7 +204,7 @@ async def test_artifact_opens_and_shows_its_text(crashed: Path) -> None:
         # "q" closes it too, even with the (read-only) text focused.
         await pilot.press("a")
         await settled(pilot)
-        assert artifact_screen(app).focused is app.screen.query_one("#artifact-body")
+        assert artifact_screen(app).focused is app.screen.query_one("#text-body")
         await pilot.press("q")
         await pilot.pause()
         assert not isinstance(app.screen, ArtifactScreen)
@@ -218,7 +218,7 @@ async def test_the_artifacts_text_moves_by_the_keys_every_view_has(crashed: Path
             ArtifactScreen(crashed, "op-art.txt", {}, limit=10_000_000), wait_for_dismiss=False
         )
         await settled(pilot)
-        body = artifact_screen(app).query_one("#artifact-body", TextArea)
+        body = artifact_screen(app).query_one("#text-body", TextArea)
         body.load_text("\n".join(f"line {n}" for n in range(200)))
         await pilot.press("j", "j")
         assert body.cursor_location == (2, 0)
@@ -240,24 +240,24 @@ async def test_artifact_is_cut_when_large(crashed: Path) -> None:
         screen = artifact_screen(app)
         assert screen.cut
         assert len(screen.text) == 100
-        assert "the rest is cut" in static_text(screen.query_one("#artifact-status"))
+        assert "the rest is cut" in static_text(screen.query_one("#text-status"))
 
 
 async def test_missing_artifact_is_not_here_any_more(crashed: Path) -> None:
     async with operations(crashed, size=(140, 40)) as (_app, pilot, _screen):
         screen = await artifact_of(pilot, "call_gone")
         assert screen.state == "missing"
-        assert static_text(screen.query_one("#artifact-status")) == MISSING
-        assert not screen.query_one("#artifact-body", TextArea).display
+        assert static_text(screen.query_one("#text-status")) == MISSING
+        assert not screen.query_one("#text-body", TextArea).display
 
 
 async def test_hostile_artifact_name_is_refused(crashed: Path) -> None:
     async with operations(crashed, size=(140, 40)) as (_app, pilot, _screen):
         screen = await artifact_of(pilot, "call_evil")
         assert screen.state == "refused"  # decided before any worker could read
-        assert static_text(screen.query_one("#artifact-status")) == REFUSED
-        assert screen.query_one("#artifact-body", TextArea).text == ""
-        title = static_text(screen.query_one("#artifact-title"))
+        assert static_text(screen.query_one("#text-status")) == REFUSED
+        assert screen.query_one("#text-body", TextArea).text == ""
+        title = static_text(screen.query_one("#text-title"))
         assert "../../etc/passwd" in title
 
 
