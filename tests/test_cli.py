@@ -567,3 +567,28 @@ def test_a_newline_in_a_file_name_stays_on_its_line(
     missing = tmp_path / "gone\nfile.jsonl"
     assert main(["replay", str(missing)]) == 1
     assert f"{tmp_path}/gone⏎file.jsonl" in capsys.readouterr().err
+
+
+def test_a_viewer_that_ended_on_an_error_exits_1(monkeypatch, tmp_path, capsys) -> None:
+    """Textual shows an error the app could not handle and ends it with 1; the command
+    said 0, as if all were well."""
+    from textual.app import App, ComposeResult
+
+    import viewer.app
+    import viewer.cli as cli
+
+    class Broken(App[None]):
+        def __init__(self, path: object) -> None:
+            super().__init__()
+
+        def compose(self) -> ComposeResult:
+            raise RuntimeError("a pane no one gives")
+
+        def run(self, *args: object, **kwargs: object) -> None:
+            super().run(headless=True)
+
+    monkeypatch.setattr(viewer.app, "TailscopeApp", Broken)
+    monkeypatch.setattr(cli, "no_terminal", lambda keys_from_tty=False: None)
+    monkeypatch.setattr(cli, "_steady_heap", lambda: None)
+    path = FACTORIES["transcript-v1"](tmp_path)
+    assert cli.main(["view", str(path)]) == 1

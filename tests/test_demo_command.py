@@ -53,6 +53,8 @@ def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
     monkeypatch.setattr(demo_command, "subprocess", shim)
 
     class FakeApp:
+        return_code = 0  # (as Textual's app has it, once run)
+
         def __init__(self, path: str) -> None:
             self.path = path
 

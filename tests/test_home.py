@@ -91,6 +91,8 @@ def test_the_command_with_no_path_runs_the_home_view(
     seen: list[object] = []
 
     class Recorder:
+        return_code = 0  # (as Textual's app has it, once run)
+
         def __init__(self, roots: object) -> None:
             seen.append(roots)
 

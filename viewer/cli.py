@@ -10,7 +10,7 @@ import signal
 import stat
 import sys
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from session_core import TranscriptError
 from session_core.json_out import EscapedC1, escape_c1
@@ -25,6 +25,9 @@ from .stdin_spool import (
     keys_from_terminal,
     spool_path,
 )
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 # What ``tailscope demo --format`` can write (viewer.demo.DEMO_FORMATS, named here so that
@@ -191,8 +194,13 @@ def cmd_view(args: argparse.Namespace) -> int:
     if args.path == STDIN:
         return _view_stdin()
     _steady_heap()
-    TailscopeApp(args.path).run()
-    return 0
+    return _ran(TailscopeApp(args.path))
+
+
+def _ran(app: App[Any]) -> int:
+    """Run the app: its exit code (1 where it ended on an error it showed, not 0)."""
+    app.run()
+    return app.return_code or 0
 
 
 def _view_stdin() -> int:
@@ -211,8 +219,7 @@ def _view_stdin() -> int:
     with _ended_by_signals(), spool_path() as path:  # (its terminal closed: the copy goes)
         copy_as_it_comes(piped, path)
         _steady_heap()
-        TailscopeApp(str(path)).run()
-    return 0
+        return _ran(TailscopeApp(str(path)))
 
 
 def cannot_view(args: argparse.Namespace | None) -> str | None:
@@ -307,7 +314,7 @@ def cmd_home() -> int:
         from viewer.demo import run_demo
 
         return run_demo(speed=1.0, keep=False, format=DEMO_FORMATS[0])
-    return 0
+    return app.return_code or 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

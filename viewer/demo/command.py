@@ -69,7 +69,9 @@ def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v
             time.sleep(0.02)
         from viewer.app import TailscopeApp
 
-        TailscopeApp(paths[format]).run()
+        app = TailscopeApp(paths[format])
+        app.run()
+        code = app.return_code or 0  # (1: it ended on an error it showed)
     finally:
         for writer in writers:
             if writer.poll() is None:
@@ -84,7 +86,7 @@ def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v
             print(f"tailscope demo: the transcripts are kept in {directory}")
         else:
             shutil.rmtree(directory, ignore_errors=True)
-    return 0
+    return code
 
 
 def _has_content(path: str) -> bool:
