@@ -10,12 +10,15 @@ import signal
 import stat
 import sys
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from session_core import TranscriptError
 from session_core.json_out import EscapedC1, escape_c1
 from session_core.text import inert, name_line, one_line
 from session_core.views import dump_json, format_for, replay_any
+
+if TYPE_CHECKING:
+    from session_core.exportdoc import View
 
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 # What ``tailscope demo --format`` can write (viewer.demo.DEMO_FORMATS, named here so that
@@ -143,7 +146,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             "tailscope export: --format json is the replayed view; drop --view raw", file=sys.stderr
         )
         return 2
-    view = args.view or "replayed"
+    view: View = "raw" if args.view == "raw" else "replayed"  # (argparse: one of these or None)
     try:
         if args.output is None:  # (written as made: a big export is never whole)
             export_into(args.path, args.format, view, sys.stdout.buffer)

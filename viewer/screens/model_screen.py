@@ -299,7 +299,7 @@ class ModelScreen(OtherSessions, SearchingScreen):
                 self._panes_behind = True
                 self._draw()
 
-    def _writer_alive(self, held: bool) -> bool | None:
+    def _writer_alive(self, held: bool | None) -> bool | None:
         return self.format.writer_alive(self.path, held=held, saw_lock=self._saw_lock)
 
     def writer_is_alive(self) -> bool:
