@@ -160,11 +160,11 @@ async def test_a_slow_snapshot_holds_appends_back_to_its_share_of_the_time(
 ) -> None:
     # A snapshot of a big file takes a while: a fast writer's appends are drawn together,
     # after its share of the time (DRAW_SHARE_FOLLOWING), never one snapshot per append.
-    import viewer.screens.model_screen as model_screen
+    import viewer.screens.model_screen_following as drawing
 
     async with opened(toy) as (_app, pilot, screen):
         view = screen.conversation
-        monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
+        monkeypatch.setattr(drawing, "DRAW_SHARE_FOLLOWING", 0.5)
         screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
         screen._drawn_at = __import__("time").monotonic()
         with toy.open("a") as fh:
