@@ -1,12 +1,16 @@
-"""Opening a file on the model screen in a test, and waiting for what it shows."""
+"""Opening a file on the model screen in a test, and waiting for what it shows; the toy
+format's file (``toy``, a fixture: imported by the modules that take it)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from helpers import app_on
+from model_toy import toy_registered, write_toy
 from textual.pilot import Pilot
 
 from viewer.app import TailscopeApp
@@ -47,3 +51,13 @@ async def opened(
             pilot, lambda: screen._loaded and screen.conversation.items, "the file loaded", 30
         )
         yield app, pilot, screen
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Iterator[Path]:
+    """A toy-format file of every part of the model, its writer long gone (the format
+    registered while the test runs)."""
+    with toy_registered():
+        path = write_toy(tmp_path / "toy.jsonl")
+        os.utime(path, (IDLE, IDLE))
+        yield path

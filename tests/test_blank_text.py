@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from helpers import screen_lines
-from test_model_screen import opened, until
+from model_screen_helpers import opened, until
 
 from session_core import Message, Session
 

@@ -17,8 +17,8 @@ from textual.pilot import Pilot
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_writer import CCWriter, text, tool_use, usage
 from helpers import app_on, screen_text
+from model_screen_helpers import IDLE, model_screen, until
 from test_claude_code_variants import FMT, both
-from test_model_screen import IDLE, model_screen, until
 
 from session_core import open_transcript
 from session_core.formats.claude_code.builder import ClaudeCodeBuilder

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import screen_text
-from test_model_screen import opened, toy, until
+from model_screen_helpers import opened, toy, until
 from textual.geometry import Size
 
 from session_core.column_items import at_line

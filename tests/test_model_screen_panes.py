@@ -4,6 +4,8 @@ format."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -100,11 +102,11 @@ async def test_a_pane_set_follows_at_the_draws_pace(
     """A fast writer's appends, held back by the draw throttle, reach a format's panes
     together with the draw that shows them, not one call each (agentgo's call tree,
     told of every append of a 1 GB session, lagged by seconds)."""
-    import viewer.screens.model_screen as model_screen
+    import viewer.screens.model_screen_following as drawing
 
     async with toy_with_panes(tmp_path, monkeypatch) as (_app, pilot, screen, panes, path):
         await until(pilot, lambda: screen.panes_ready, "the panes")
-        monkeypatch.setattr(model_screen, "DRAW_SHARE_FOLLOWING", 0.5)
+        monkeypatch.setattr(drawing, "DRAW_SHARE_FOLLOWING", 0.5)
         screen._draw_cost = 0.4  # the next draw may come 0.8 s after the last
         screen._drawn_at = __import__("time").monotonic()
         before = panes.batches
@@ -129,12 +131,14 @@ def test_a_format_naming_panes_no_pane_set_gives_is_refused(
 
 def test_the_model_screen_names_no_format() -> None:
     """The screen hosts a format's panes through the registry, never by its name."""
-    import ast
-    import inspect
+    from viewer.screens import model_screen, model_screen_following
 
-    from viewer.screens import model_screen
+    for module in (model_screen, model_screen_following):
+        assert_names_no_format(ast.parse(inspect.getsource(module)))
 
-    tree = ast.parse(inspect.getsource(model_screen))
+
+def assert_names_no_format(tree: ast.Module) -> None:
+    """No name, attribute or string of ``tree`` but its docstrings names a format."""
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)

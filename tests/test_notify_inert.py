@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from format_fixtures import FACTORIES
 from helpers import app_loaded, wait_for
 
@@ -53,3 +54,19 @@ async def test_a_search_told_while_loading_says_so_far(tmp_path: Path) -> None:
         off = next(i for i in range(len(view.items)) if i not in view.matches)
         view.move_to(off)
         assert view.search_status().endswith(f": –/{len(view.matches)}")
+
+
+async def test_matches_told_for_the_apps_time_when_a_screen_names_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``MATCHES_TIMEOUT = None`` is the app's notification time: the same count told
+    again is told once while it shows (it compared a time with None and raised)."""
+    path = FACTORIES["transcript-v1"](tmp_path)
+    async with app_loaded(path, ModelScreen, (120, 30)) as (app, pilot):
+        screen = app.file_screen
+        monkeypatch.setattr(type(screen), "MATCHES_TIMEOUT", None)
+        screen._notify_matches("careful", 1)
+        screen._notify_matches("careful", 1)  # (n pressed again: the toast still shows)
+        await pilot.pause()
+        told = [n for n in app._notifications if "match for 'careful'" in str(n.message)]
+        assert len(told) == 1 and told[0].timeout == app.NOTIFICATION_TIMEOUT

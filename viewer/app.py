@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -31,14 +31,14 @@ if TYPE_CHECKING:
 # screen of a big file is a start-up race).
 
 STYLES = Path(__file__).parent / "styles"
-S = TypeVar("S", bound=Screen)
+S = TypeVar("S", bound="Screen[Any]")
 
 
 class TailscopeApp(App[None]):
     """Open a transcript (any registered format) and follow it as it grows."""
 
     TITLE = "tailscope"
-    CSS_PATH: ClassVar[list[str | Path]] = [
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
         STYLES / "app.tcss",
         STYLES / "panes.tcss",
         STYLES / "agentgo.tcss",
@@ -61,13 +61,15 @@ class TailscopeApp(App[None]):
         readable_colours(self)  # (NO_COLOR, 16 colours: each text can be read)
         # Several directories: ``tailscope`` with no path, over each agent's own tree
         # (none: the welcome screen).
-        self.roots = None if isinstance(path, str | os.PathLike) else list(path)
-        self.path = (
-            os.fspath(path) if self.roots is None else os.path.commonpath(self.roots or ["/"])
-        )  # type: ignore[arg-type]
+        self.roots: list[str] | None = None
+        if isinstance(path, str | os.PathLike):
+            self.path = os.fspath(path)
+        else:
+            self.roots = list(path)
+            self.path = os.path.commonpath(self.roots or ["/"])
         self.force_polling = force_polling
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         if self.roots == []:
             from .screens.welcome import WelcomeScreen
 
@@ -112,7 +114,7 @@ class TailscopeApp(App[None]):
             return len(stack) > 1 and isinstance(stack[-1], FollowingScreen) and not over_list
         return True
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:  # (async as the App action it overrides)
         """Back to what the file was opened over."""
         if self.check_action("back", ()):
             self.pop_screen()
@@ -122,7 +124,7 @@ class TailscopeApp(App[None]):
         if self.check_action("close_file", ()):
             self.pop_screen()
 
-    def screen_for(self, fmt: Format | None, path: str | None = None) -> Screen:
+    def screen_for(self, fmt: Format | None, path: str | None = None) -> Screen[Any]:
         """The screen that shows a file of this format (``format_screens`` decides)."""
         path = self.path if path is None else path  # the browser opens files below self.path
         return screen_for(fmt, path, force_polling=self.force_polling)
@@ -131,7 +133,7 @@ class TailscopeApp(App[None]):
     def _format_changed(self, event: FollowingScreen.FormatChanged) -> None:
         self.swap_format(event.following, event.format)
 
-    def swap_format(self, old: Screen, fmt: Format) -> None:
+    def swap_format(self, old: Screen[Any], fmt: Format) -> None:
         """A followed file turned out to be (or became) another format: replace its screen."""
         if old not in self.screen_stack:
             return
@@ -164,7 +166,7 @@ class TailscopeApp(App[None]):
             BindingsHelpScreen("tailscope — keys", screen_sections(self.screen), exports=exports)
         )
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's "Keys" is a docked panel that escape does not close (there, escape
         # left the file): our help, a dialog of every key (``?``), takes its name.
         for command in super().get_system_commands(screen):

@@ -29,6 +29,8 @@ from .stdin_spool import (
 if TYPE_CHECKING:
     from textual.app import App
 
+    from session_core.exportdoc import View
+
 COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
 # What ``tailscope demo --format`` can write (viewer.demo.DEMO_FORMATS, named here so that
 # parsing a command line does not import the demo).
@@ -155,7 +157,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             "tailscope export: --format json is the replayed view; drop --view raw", file=sys.stderr
         )
         return 2
-    view = args.view or "replayed"
+    view: View = "raw" if args.view == "raw" else "replayed"  # (argparse: one of these or None)
     try:
         if args.output is None:  # (written as made: a big export is never whole)
             export_into(args.path, args.format, view, sys.stdout.buffer)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from session_core.text import inert, name_line
+from session_core.text import inert as inert  # (re-exported: the viewer's one import of it)
+from session_core.text import name_line
 from session_core.text import one_line as flat_line
 
 ELLIPSIS = "…"

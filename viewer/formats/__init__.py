@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import BindingType
 from textual.widget import Widget
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from ..screens.following import Command
     from ..screens.help import Section
+    from ..screens.model_screen import ModelScreen
     from ..widgets.block_view import Entry
 
 
@@ -55,7 +56,7 @@ class PaneSet:
     ORDER: ClassVar[tuple[str, ...]] = ()
     BINDINGS: ClassVar[list[BindingType]] = []  # keys of the screen that go with the panes
 
-    def __init__(self, screen: Any) -> None:
+    def __init__(self, screen: ModelScreen) -> None:
         self.screen = screen
 
     def followed(self, reset: bool) -> None:

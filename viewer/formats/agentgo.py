@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
@@ -36,6 +36,9 @@ from ..widgets.line_tree import LineTree
 from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
+
+if TYPE_CHECKING:
+    from ..screens.model_screen import ModelScreen
 
 
 class AgentGoPanes(PaneSet):
@@ -76,7 +79,7 @@ class AgentGoPanes(PaneSet):
         Binding("E", "next_problem(-1)", "Previous failed/gap call", show=False),
     ]
 
-    def __init__(self, screen: object) -> None:
+    def __init__(self, screen: ModelScreen) -> None:
         super().__init__(screen)
         self.stats = CallStats()
         self.run_filter: str | None = None

@@ -5,7 +5,7 @@ its call's state, its messages and usage, and where its lines are (``enter`` ope
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 from textual.widgets import TabbedContent
@@ -17,6 +17,9 @@ from ..screens.help import Section
 from ..widgets.subagents_pane import SubagentsPane
 from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
+
+if TYPE_CHECKING:
+    from ..screens.model_screen import ModelScreen
 
 TAB = "subagents"
 
@@ -34,7 +37,7 @@ class SubagentPanes(PaneSet):
         ),
     )
 
-    def __init__(self, screen: Any) -> None:
+    def __init__(self, screen: ModelScreen) -> None:
         super().__init__(screen)
         self._stale = True  # the pane has not been drawn from the last snapshot
 

@@ -14,7 +14,7 @@ operations still pending in the header.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
@@ -37,6 +37,9 @@ from ..widgets.line_list import LineList
 from ..widgets.run_context import RunContextPane, SectionView
 from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
+
+if TYPE_CHECKING:
+    from ..screens.model_screen import ModelScreen
 
 ARTIFACT_STATES = {
     "here": "here (a opens it)",
@@ -94,7 +97,7 @@ class V1Panes(PaneSet):
         Binding("a", "open_artifact", "Artifact", show=False),
     ]
 
-    def __init__(self, screen: Any) -> None:
+    def __init__(self, screen: ModelScreen) -> None:
         super().__init__(screen)
         self._state: ReplayState | None = None  # what the diff was given
         self._contexts_stale = True

@@ -131,7 +131,8 @@ class DirectoryWatch(Screen[None]):
                 self.post_message(self.WatchResumed())
             if not changes:
                 continue
-            fresh, gone = [], []
+            fresh: list[FileSummary] = []
+            gone: list[str] = []
             new_folder = False
             for change, path in sorted(changes, key=lambda x: x[1]):
                 if change == Change.deleted and not os.path.exists(path):

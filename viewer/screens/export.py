@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual import on, work
@@ -70,7 +70,7 @@ class _Stoppable:
 class ExportScreen(ModalScreen[str | None]):
     """Dismissed with the written path, or ``None`` when cancelled."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "export.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [STYLES / "export.tcss"]
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, transcript: str, fmt: Format = "html", view: View = "replayed") -> None:

@@ -551,14 +551,15 @@ class FollowingScreen(Screen[None]):
         self._is_live()
         return self._writer_cached
 
-    def _writer_alive(self, held: bool) -> bool | None:
-        """The format's rule for the writer, given whether its lock is ``held`` now."""
+    def _writer_alive(self, held: bool | None) -> bool | None:
+        """The format's rule for the writer, given whether its lock is ``held`` now
+        (None: not known)."""
         return held or None
 
     def _check_live(self) -> bool:
         read = file_read(self.path)  # (a rollout compressed in place: its copy)
         held = writer_holds_lock(read)
-        self._saw_lock = self._saw_lock or held
+        self._saw_lock = self._saw_lock or bool(held)
         self._writer_cached = self._writer_alive(held)
         if held:
             return True

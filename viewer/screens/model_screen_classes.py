@@ -55,7 +55,7 @@ def with_panes(base: type[S], panes: type[PaneSet]) -> type[S]:
             if name.startswith(("action_", "on_")) and not hasattr(base, name):
                 namespace[name] = _forward(name)
         made = _MADE[(base, panes)] = type(f"{panes.__name__}Screen", (base,), namespace)
-    return made  # type: ignore[return-value]
+    return made
 
 
 def _forward(name: str) -> Any:

@@ -81,9 +81,10 @@ def arguments_text(arguments: Any) -> str:
         return "(none)"
     if isinstance(arguments, str) and arguments[:1] in ("{", "["):
         try:
-            arguments = orjson.loads(arguments)
+            parsed = orjson.loads(arguments)
         except orjson.JSONDecodeError:
             return arguments
+        return as_json(parsed)
     return as_json(arguments)
 
 

@@ -92,8 +92,11 @@ class SearchingScreen(FollowingScreen):
     def _notify_matches(self, term: str, count: int) -> None:
         said = (term, count)
         now = time.monotonic()
+        timeout = self.MATCHES_TIMEOUT
+        if timeout is None:
+            timeout = self.app.NOTIFICATION_TIMEOUT
         # (n / N say it each press: one toast while the last still shows, the header counts)
-        if said != self._matches_told or now - self._matches_told_at > self.MATCHES_TIMEOUT:
+        if said != self._matches_told or now - self._matches_told_at > timeout:
             self.notify(
                 f"{count} match{'es' if count != 1 else ''} for {term!r}"
                 + (
@@ -101,7 +104,7 @@ class SearchingScreen(FollowingScreen):
                     if self._loaded
                     else " so far: the file is still loading, and is searched as it comes"
                 ),
-                timeout=self.MATCHES_TIMEOUT,
+                timeout=timeout,
             )
             self._matches_told, self._matches_told_at = said, now
         self._refresh_status()

@@ -53,4 +53,4 @@ class WelcomeScreen(Screen[None]):
 
     def action_demo(self) -> None:
         # The demo starts its writer beside a viewer of its own: leave this app first.
-        self.app.exit(result="demo")  # type: ignore[arg-type]
+        self.app.exit(result="demo")

@@ -248,7 +248,7 @@ class LinesView(BlockView):
         """Entries that know their heights say them (``ModelDiff``: a row an item, each
         one line, none built to be measured)."""
         heights = getattr(self.entries, "heights", None)
-        return None if heights is None else heights(width, self.measurer(width))  # type: ignore[no-any-return]
+        return None if heights is None else heights(width, self.measurer(width))
 
     def measurer(self, width: int) -> Callable[[Entry], int]:
         """How a row's height at ``width`` is measured, for ``block_heights``."""

@@ -152,7 +152,7 @@ class ItemsView(ItemFilter, ItemSearch):
 
     def show(self, transcript: Transcript, *, to_end: bool | None = None) -> None:
         """A new snapshot of the transcript: redraw, keeping the cursor on its item."""
-        same_view = self.transcript.path == transcript.path and self.transcript.format
+        same_view = self.transcript.path == transcript.path and bool(self.transcript.format)
         before = len(self.items)
         last = self.block_key(before - 1) if before else None
         away = not (self.follows_end if to_end is None else to_end)
@@ -483,8 +483,10 @@ class ItemsView(ItemFilter, ItemSearch):
                 return [Text("  " + blank_note(part.text), self._s("dim"), end="")]
             return wrap(_capped(part.text), width, indent="  ", words=True)
         if part.kind == "reasoning":
-            head = [Text("  ▾ reasoning", self._s("reasoning"))]
-            return head + wrap(_capped(part.text), width, self._s("reasoning"), "    ", words=True)
+            heading = [Text("  ▾ reasoning", self._s("reasoning"))]
+            return heading + wrap(
+                _capped(part.text), width, self._s("reasoning"), "    ", words=True
+            )
         if part.kind == "tool-call":
             label, tone, progress, state = self._op_state(part, item)
             head = Text(f"  → {one_line(part.name or '?', 60)}", self._s("call"), end="")

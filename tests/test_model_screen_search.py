@@ -1,0 +1,136 @@
+"""The model screen's search, filter and jumps (``/``, ``n`` / ``N``, ``f``, ``g`` and a
+kind), driven as a person would, over the toy format and Claude Code files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import said, screen_text
+from model_screen_helpers import IDLE, opened, toy, until
+
+__all__ = ["toy"]  # (the fixture, used by name)
+
+
+async def test_a_filter_is_said_and_the_search_count_stays_true(tmp_path: Path) -> None:
+    """A filter that hides lines is said in the header, how many of how many are shown;
+    a search's "k/n" counts the filtered view's matches, k never past n."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    for k in range(6):
+        w.user(f"needle from the user {k}")
+        w.assistant(f"m{k}", [text(f"needle from the assistant {k}")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: len(view.matches) == 12 and not view.searching, "12 matches")
+        await pilot.press("G")
+        view.match_pos = 11  # (the last match: where n and N leave it)
+        view.set_filter(frozenset({"assistant"}), None)
+        await until(pilot, lambda: len(view.matches) == 6 and not view.searching, "6 matches")
+        status = view.search_status()
+        shown, total = map(int, status.rsplit(" ", 1)[1].split("/"))
+        assert total == 6 and 0 <= shown <= total, status
+        screen._refresh_status()
+        assert "filter: 6 of 12 shown (f)" in screen_text(app)
+        view.set_filter(None, None)
+        screen._refresh_status()
+        assert "filter:" not in screen_text(app)
+
+
+async def test_a_search_from_the_end_shows_its_match(tmp_path: Path) -> None:
+    """The view at its end, a search lands on a match far above: it is on screen. The
+    bar's closing grows the view, and the resize sent it back to the end afterwards,
+    the match off screen (the header said "1/1", the screen showed the end)."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user("the needle is here")
+    for k in range(60):
+        w.assistant(f"m{k}", [text(f"filler {k}\nmore\nand more")], stop="end_turn")
+        w.user(f"go on {k}")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        await until(pilot, lambda: view.is_at_end, "the end shown")
+        await pilot.press("slash", *"needle", "enter")
+        await until(pilot, lambda: view.matches and not view.searching, "the match")
+        for _ in range(5):  # (the resize comes after a refresh or two)
+            await pilot.pause(0.05)
+        top = view.heights.prefix(view.cursor)
+        assert view.cursor == view.matches[0] == 0
+        assert view.scroll_y <= top < view.scroll_y + view.page_height, (view.scroll_y, top)
+
+
+async def test_a_jump_that_finds_nothing_says_so_of_the_cursor(toy: Path) -> None:
+    """``x`` in a file with no compaction: "after the cursor", not "after this one" (it
+    read as a compaction at the cursor, one that is not there)."""
+    async with opened(toy) as (app, pilot, _screen):
+        await pilot.press("g", "x")
+        await until(pilot, lambda: said(app, "No compaction after the cursor."), "the toast")
+
+
+async def test_stepping_through_matches_stacks_no_toasts(toy: Path) -> None:
+    """n / N say the matches once while that toast shows (the header counts them)."""
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"pytest", "enter")
+        await until(pilot, lambda: view.matches and not view.searching, "the matches")
+        await pilot.press("n", "n", "N", "n")
+        await pilot.pause(0.1)
+        toasts = [n for n in app._notifications if "for 'pytest'" in str(n.message)]
+        assert len(toasts) == 1
+
+
+async def test_search_and_jumps(toy: Path) -> None:
+    async with opened(toy) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash")
+        await pilot.press(*"pytest")
+        await pilot.press("enter")
+        await until(pilot, lambda: view.matches, "a match")
+        assert view.selected is not None and view.selected.id == "a2"
+        await pilot.press("g", "t")
+        await until(pilot, lambda: view.selected and view.selected.id == "a2", "next tool call")
+        await pilot.press("e")
+        await until(pilot, lambda: view.selected and view.selected.id == "t2", "next error")
+
+
+async def test_a_long_jump_leaves_the_screen_live_and_lands(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A jump asks its items a stretch at a time, the screen drawn between (one with
+    nothing ahead in a 1 GB raw view held the UI thread 5.8 s); a move of the user's
+    meanwhile ends it; one that finds nothing says so at the end."""
+    import viewer.widgets.item_jumps as item_jumps
+
+    monkeypatch.setattr(item_jumps, "JUMP_STEP", 1)  # (the toy's few items: a step each)
+    async with opened(toy) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("r", "g")
+        await until(pilot, lambda: view.mode == "raw" and view.cursor == 0, "the raw view's top")
+        target = next(i for i, item in enumerate(view.items) if view._is("error", item))
+        assert target > 2
+        asked: list[int] = []
+        real = view._is
+        monkeypatch.setattr(view, "_is", lambda what, item: asked.append(1) or real(what, item))
+        view.action_jump("error", 1)
+        assert view.cursor == 0 and len(asked) == 1  # (one asked now, the rest later)
+        await until(pilot, lambda: view.cursor == target, "the error, reached step by step")
+        assert len(asked) == target and any(
+            "Looking for the next error" in str(n.message) for n in app._notifications
+        )
+        view.move_to(0)
+        view.action_jump("error", 1)
+        view.move_to(1)  # the user moves: the jump ends where it is
+        await pilot.pause(0.2)
+        assert view.cursor == 1 and view._jump is None
+        view.move_to(len(view.items) - 1)
+        view.action_jump("compaction", 1)
+        await until(pilot, lambda: view._jump is None, "the end, reached")
+        assert view.cursor == len(view.items) - 1

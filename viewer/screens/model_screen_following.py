@@ -1,0 +1,375 @@
+"""The model screen's reading and drawing (``ModelScreen`` adds what its keys and its
+panes' messages do).
+
+The worker applies each batch to the format's ``LiveModel``; the UI thread takes one
+snapshot (``live.transcript``) per batch it draws and hands it to the panes, each of
+which keeps its cursor on its item and draws only the rows on screen. A format's own
+panes are told of every batch (``PaneSet.followed``) and keep up by appends. Snapshots
+keep to their share of the time (``DRAW_SHARE_*``); the header and the banner say what
+was read, and how.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import time
+from collections.abc import Callable
+
+from textual.widget import Widget
+from textual.widgets import TabbedContent
+
+from session_core.compressed import is_compressed_file
+from session_core.follow_update import FollowUpdate
+from session_core.formats import by_name
+from session_core.formats.base import LiveModel, tail_transcript
+from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_line
+from session_core.model import Transcript
+from session_core.reader import open_regular
+
+from ..formats import PaneSet
+from ..widgets.items_view import ItemsView
+from ..widgets.model_diff import ModelDiff, ModelDiffView
+from ..widgets.model_panes import OpsPane, RunsPane
+from ..widgets.model_status import ModelStatus
+from ..widgets.row_search import RowSearch
+from .following import FIRST_TAB, Pane
+from .other_sessions import OtherSessions
+from .searching import SearchingScreen
+
+DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
+# A snapshot walks what the model kept, so on a big file it takes a while: the share of
+# the time at most spent taking them, while a file loads and while it is followed after.
+DRAW_SHARE_LOADING = 0.1
+DRAW_SHARE_FOLLOWING = 0.3
+_ids = itertools.count(1)
+
+
+class ModelFollowingScreen(OtherSessions, SearchingScreen):
+    """A file of a model format read into its live model and drawn, snapshot by snapshot,
+    to the panes (the shared ones, and a format's own: ``panes``), and the header."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        fmt: str,
+        force_polling: bool = False,
+        known: bool = True,
+    ) -> None:
+        """``known``: the file's first line names ``fmt``; False: an empty or missing
+        file, read as ``fmt`` while it is waited for (the header says "unknown format"
+        until a line names one; a line naming another format swaps the screen)."""
+        super().__init__(path, force_polling=force_polling, id=f"model-{next(_ids)}")
+        self.format = by_name(fmt)
+        self.WRITER_LOCKS = self.format.only_locking_writers
+        # FollowingScreen reads these per instance: one class serves every format.
+        self.FORMAT = fmt
+        self.PARSED_UPDATES = self.format.parsed_updates
+        self.live: LiveModel = self.format.live(self.path)
+        self.transcript = Transcript(format=fmt, path=self.path)
+        self._held_said: tuple[tuple[int, int, int], str] = ((0, 0, 0), "")  # (its warning)
+        self.init_other_sessions()
+        self._stale: set[str] = set()
+        self._drawn_at = -math.inf  # never (monotonic starts near 0 at boot)
+        # What a snapshot costs, as the gap before the next one is measured by: the
+        # lesser of the last two (seconds). A steady cost holds draws back; a one-off
+        # (a compaction's fold at 1 GB: 0.18 s, once) does not hold the next one back
+        # three times as long.
+        self._draw_cost = 0.0
+        self._last_cost = math.inf  # the last snapshot's own
+        self._pending = False
+        self.panes: PaneSet | None = None  # the format's own (``ModelScreen`` makes them)
+        self._tab_ids = frozenset(tab.id for tab in self.TABS)
+        self._detected: str | None = fmt if known else None  # what the first line names
+        self._unseen_shown = 0  # the "N new" the header says
+        self._panes_behind = False  # the pane set has not followed the last updates
+        self._panes_reset = False  # ... and one of them was a reset
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _status_bar(self) -> Widget:
+        return ModelStatus(id="model-status")
+
+    conversation = Pane(ItemsView, "#items")
+    ops = Pane(OpsPane, "#ops")
+    runs = Pane(RunsPane, "#model-runs")
+    diff = Pane(ModelDiffView, "#model-diff")
+
+    DEFER_PANES = True
+
+    def on_mount(self) -> None:
+        # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
+        if self.panes is not None:
+            self.conversation.narrow = self.panes.narrow
+
+    def _panes_mounted(self) -> None:
+        panes = self.panes
+        if panes is not None:
+            self.runs.more = panes.run_detail
+            if self._loaded and not self._previewing:
+                self._panes_behind = True  # its own panes, for what was read meanwhile
+                with self.state_lock:
+                    self._follow_panes()
+        tab = self.query_one(TabbedContent).active
+        self._refresh_pane(tab)
+        if tab != FIRST_TAB:  # asked for before its pane came
+            if panes is not None:
+                panes.tab_shown(tab)
+            self._focus_tab(tab)
+        self._refresh_status()
+
+    def _read_tail(self) -> Transcript | None:
+        return tail_transcript(self.format, self.path)
+
+    def _draw_preview(self, preview: Transcript) -> None:
+        self.transcript = preview
+        self.conversation.show(preview, to_end=True)
+        self._stale = {"tools", "runs", "diff"}
+        self._refresh_pane(self.query_one(TabbedContent).active)
+
+    # -- following --------------------------------------------------------------------
+
+    def _apply_update(self, update: FollowUpdate) -> None:
+        wait = self._draw_wait(update)
+        if wait > 0:
+            # A big load arrives in many batches, and a fast writer in many appends: a
+            # snapshot per batch would be the time spent drawing. One comes after.
+            if not self._pending:
+                self._pending = True
+                self.set_timer(wait, self._flush)
+            self._refresh_status()
+            return
+        if update.reset and self._loaded:
+            self._say_rebuilt(update)
+        self._draw(to_end=True if (update.reset or not self._loaded) else None)
+        if update.caught_up and not self._loaded:
+            self._loaded = True
+            # That draw (a big file's first whole snapshot: 0.2 s at 1 GB) is no measure
+            # of a followed line's, and held the next draw back 0.7 s: the next one says.
+            self._draw_cost = 0.0
+            self._refresh_status()  # (drawn as still loading a moment ago)
+
+    def _unfinished(self) -> str:
+        start, size = self.held_span
+        key = (self.held_line, start, size)
+        if self._held_said[0] != key:  # (read once, not at every draw)
+            self._held_said = (
+                key,
+                unfinished_line(self.held_line, size, self._held_head(start, size)),
+            )
+        return self._held_said[1]
+
+    def _held_head(self, start: int, size: int) -> bytes:
+        """The first bytes of the line held back (what was in flight when the writer
+        died), read from the file; none from a compressed one (its lines are unpacked)."""
+        read = self.reading or self.path
+        if not size or is_compressed_file(read):
+            return b""
+        try:
+            with open_regular(read) as fh:  # (never a FIFO's blocking open)
+                fh.seek(start)
+                return fh.read(min(size, UNFINISHED_SHOWN))
+        except (OSError, ValueError):
+            return b""
+
+    def _draw_wait(self, update: FollowUpdate) -> float:
+        """Seconds until ``update`` may be drawn (0: now). A load's last batch and a
+        reset are drawn at once; otherwise snapshots keep to their share of the time."""
+        if update.reset or (update.caught_up and not self._loaded):
+            return 0.0
+        if self._loaded:
+            gap = self._draw_cost / DRAW_SHARE_FOLLOWING
+        else:
+            gap = max(DRAW_EVERY, self._draw_cost / DRAW_SHARE_LOADING)
+        return self._drawn_at + gap - time.monotonic()
+
+    def _flush(self) -> None:
+        if self._pending and self.is_attached:
+            with self.state_lock:
+                self._draw()
+
+    def _draw(self, *, to_end: bool | None = None) -> None:
+        """One snapshot of the model (the caller holds ``state_lock``), to every pane."""
+        self._pending = False
+        started = time.monotonic()
+        alive = self._is_live()
+        self._was_live, self._was_writer = alive, self.writer_state()
+        self.transcript = self.live.transcript(writer_alive=self._was_writer)
+        if self.held_line and not alive:  # (a live writer is still writing it)
+            self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
+        self.conversation.show(self.transcript, to_end=to_end)
+        self._stale = {"tools", "runs", "diff"}
+        self._refresh_pane(self.query_one(TabbedContent).active)
+        self._follow_panes()
+        self._refresh_status()
+        self._drawn_at = time.monotonic()
+        cost = self._drawn_at - started
+        self._draw_cost, self._last_cost = min(cost, self._last_cost), cost
+
+    def _refresh_pane(self, tab: str) -> None:
+        """The shown pane follows the snapshot now; hidden ones catch up when shown (a
+        shared pane a format's order leaves out is not there)."""
+        if tab not in self._stale or not self.panes_ready or tab not in self._tab_ids:
+            return
+        self._stale.discard(tab)
+        with self.state_lock:
+            if tab == "tools":
+                self.ops.show(self.transcript)
+            elif tab == "runs":
+                self.runs.show(self.transcript)
+            elif tab == "diff":
+                self.diff.show(ModelDiff(self.transcript))
+
+    def _receive(self, update: FollowUpdate) -> None:
+        if self._going_away():
+            return
+        if update.reset and update.exists:  # (a file gone: what was read stays, as it was)
+            self._detected = None
+        self._detected = update.format or self._detected
+        # The pane set follows with the next draw, at the draws' pace: an agentgo
+        # session's call tree, updated on every append of a fast writer, took more
+        # of the UI thread than it had (a 1 GB session's lag grew to seconds).
+        self._panes_behind = True
+        self._panes_reset = self._panes_reset or update.reset
+        super()._receive(update)
+
+    def _follow_panes(self) -> None:
+        """The pane set told what the model read since it was last (the caller holds
+        ``state_lock``)."""
+        panes = self.panes
+        if not self._panes_behind or panes is None or self._swapping or self._previewing:
+            return  # (a big file's own panes are drawn once it is read)
+        if not self.is_attached or not self.panes_ready:
+            return  # drawn when they come (``_panes_mounted``)
+        reset, self._panes_behind, self._panes_reset = self._panes_reset, False, False
+        panes.followed(reset)
+
+    def _liveness_changed(self, live: bool) -> None:
+        # Calls without a result turn from running to interrupted (and back).
+        if self._loaded:
+            with self.state_lock:
+                self._draw()
+        if self.panes is not None and not self._previewing and self.panes_ready:
+            with self.state_lock:
+                self.panes.liveness_changed(live)
+
+    def _tick(self) -> None:
+        super()._tick()
+        # A file gone quiet just after a snapshot that put on the links of one before
+        # it (a session's subagents): the next links what that one could not.
+        if self._loaded and not self._pending and self.live.snapshot_due():
+            with self.state_lock:
+                self._panes_behind = True
+                self._draw()
+
+    def _writer_alive(self, held: bool | None) -> bool | None:
+        return self.format.writer_alive(self.path, held=held, saw_lock=self._saw_lock)
+
+    def writer_is_alive(self) -> bool:
+        """Is a writer at work on the file (its lock, or a recent change)?"""
+        return self._is_live()
+
+    def redraw_runs(self) -> None:
+        """The runs tab drawn again (what a format's pane set says of a run changed)."""
+        self._stale.add("runs")
+        self._refresh_pane(self.query_one(TabbedContent).active)
+
+    def _refresh_status(self) -> None:
+        if self._previewing:  # the preview's snapshot is its own: the worker's lock is
+            self._show_status()  # not waited for (it may be making the first whole one)
+            return
+        with self.state_lock:  # (the header counts the snapshot's operations)
+            self._show_status()
+
+    def _show_status(self) -> None:
+        view = self.conversation
+        extra = ""
+        if not self._loaded and self._progress[1]:
+            extra = f"loading {self._loaded_percent()}%"
+            if self._previewing:
+                extra += " · showing the file's end meanwhile"
+        elif self._previewing:
+            extra = "showing the file's end; loading the rest"
+        # (of what is loaded so far, while it loads; on the tool operations, theirs)
+        searched = view.search_status()
+        own = self._own_search()
+        if own is not None and own.search_term:
+            searched = own.search_said(own.search_term, own.searching)
+        extra = f"{extra} · {searched}" if extra and searched else extra or searched
+        if view.filtered:  # (said, so that what it hides is not taken for not there)
+            whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
+            extra = f"filter: {len(view.items):,} of {len(whole):,} shown (f)  {extra}".rstrip()
+        size = self.live.size
+        if not size and not self._loaded:  # (nothing read yet: the file's end on screen)
+            size = self._progress[1]
+            with contextlib.suppress(OSError):
+                size = size or os.stat(self.path).st_size
+        self._unseen_shown = view.new_count
+        if view.new_count:
+            extra = f"↓ {view.new_count:,} new  {extra}".rstrip()
+        self.query_one(ModelStatus).show(
+            self.transcript,
+            name=os.path.basename(self.reading or self.path),  # (its compressed copy: named)
+            title=self.format.title if self._detected is not None else "unknown format",
+            size=size,
+            live=self.live_label(),
+            since=self.quiet_label(self.transcript.last_time()),
+            mode=view.mode,
+            extra=extra,
+            note=self.panes.status() if self.panes is not None else "",
+            partial=self._previewing,
+        )
+        self.show_banner(self._problem())
+
+    def _unclaimed(self) -> bool:
+        """The file has lines, and no format claims its first (not a transcript): its
+        lines are said (warnings) and shown raw as lines not applied."""
+        t = self.transcript
+        return self._loaded and self._detected is None and bool(t.warnings) and bool(t.lines)
+
+    def _problem(self) -> str | None:
+        if self.gone:
+            return self.missing_message()
+        if self.read_problem is not None:  # (what was read stays shown meanwhile)
+            return f"{self.read_problem} (it is read again as soon as it can be)"
+        t = self.transcript
+        unclaimed = self._unclaimed()
+        if not unclaimed and not (self._loaded and self.live.size and not t.raw and t.warnings):
+            return None  # (an empty file, one truncated to nothing, is no problem)
+        if t.lines or unclaimed:
+            what = "a transcript" if unclaimed else self.format.title
+            # (what its first bad line says, before a note of the file's being read again)
+            said = [w for w in t.warnings if w.startswith("line ")]
+            why = min(said, key=named_line) if said else t.warnings[0]
+            return f"This file could not be read as {what}: {why}"
+        return None
+
+    # -- where a tab's keys go ----------------------------------------------------------
+
+    def _focus_tab(self, tab: str) -> None:
+        target = self._tab_target(tab)
+        if target is not None:
+            target.focus()
+
+    def _tab_target(self, tab: str) -> Widget | None:
+        """What a tab's keys go to (what showing it focuses)."""
+        shared: dict[str, Callable[[], Widget]] = {
+            "conversation": lambda: self.conversation,
+            "tools": lambda: self.ops.table,
+            "runs": lambda: self.runs.table,
+            "diff": lambda: self.diff,
+        }
+        if tab in shared and tab in self._tab_ids:
+            return shared[tab]()
+        return self.panes.focus_target(tab) if self.panes is not None else None
+
+    def _own_search(self, tab: str | None = None) -> RowSearch | None:
+        """The tab's own search, where what it shows is a list that searches its rows
+        (the tool operations, agentgo's timeline); the shown tab's by default."""
+        if not self.panes_ready:  # (a hidden tab's panes are not mounted yet)
+            return None
+        target = self._tab_target(tab or self.query_one(TabbedContent).active)
+        return target if isinstance(target, RowSearch) else None
