@@ -122,7 +122,7 @@ class ModelScreen(ModelFollowingScreen):
         )
 
     def action_warnings(self) -> None:
-        self.app.push_screen(WarningsScreen(list(self.transcript.warnings)))
+        self.app.push_screen(WarningsScreen(list(self.transcript.warnings), self.unfinished()))
 
     def action_filter(self) -> None:
         view = self.conversation

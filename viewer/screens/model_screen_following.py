@@ -38,6 +38,7 @@ from ..widgets.row_search import RowSearch
 from .following import FIRST_TAB, Pane
 from .other_sessions import OtherSessions
 from .searching import SearchingScreen
+from .unfinished_line import UnfinishedLine
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
 # A snapshot walks what the model kept, so on a big file it takes a while: the share of
@@ -161,6 +162,14 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
                 unfinished_line(self.held_line, size, self._held_head(start, size)),
             )
         return self._held_said[1]
+
+    def unfinished(self) -> UnfinishedLine | None:
+        """The last line its writer left unfinished, as the warnings say it (the writer
+        gone at the last draw); None where there is none."""
+        if not self.held_line or self._was_live:
+            return None
+        start, size = self.held_span
+        return UnfinishedLine(os.fspath(self.reading or self.path), self.held_line, start, size)
 
     def _held_head(self, start: int, size: int) -> bytes:
         """The first bytes of the line held back (what was in flight when the writer

@@ -49,9 +49,10 @@ class TextFileScreen(ModalScreen[None]):
         Binding("G,ctrl+end", "edge(1)", "Bottom", priority=True),
     ]
 
-    def __init__(self, *, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, *, limit: int = DEFAULT_LIMIT, soft_wrap: bool = False) -> None:
         super().__init__()
         self.limit = limit
+        self.soft_wrap = soft_wrap  # (a JSON line is one line: wrapped, it can be read)
         self.state: TextState = "loading"
         self.cut = False
         self.text = ""  # what is shown (already inert)
@@ -82,7 +83,7 @@ class TextFileScreen(ModalScreen[None]):
             yield TextArea(
                 "",
                 read_only=True,
-                soft_wrap=False,
+                soft_wrap=self.soft_wrap,
                 show_line_numbers=True,
                 id="text-body",
             )

@@ -1,4 +1,5 @@
-"""The ``w`` screen: every warning about the open file, as plain text."""
+"""The ``w`` screen: every warning about the open file, as plain text; and, where the
+writer left its last line unfinished, ``t`` reads that line whole."""
 
 from __future__ import annotations
 
@@ -14,18 +15,33 @@ from textual.widgets import Footer, Static
 from session_core.text import count
 
 from ..safe import inert
+from .unfinished_line import UnfinishedLine, UnfinishedLineScreen
 
 
 class WarningsScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,w", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,w", "dismiss", "Close"),
+        Binding("t", "unfinished", "The unfinished line"),
+    ]
 
-    def __init__(self, warnings: list[str]) -> None:
+    def __init__(self, warnings: list[str], unfinished: UnfinishedLine | None = None) -> None:
         super().__init__()
         self.warnings = warnings
+        self.unfinished = unfinished
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="warnings-body"):
             yield Static(Text(count(len(self.warnings), "warning"), style="bold"))
+            if self.unfinished is not None:
+                said = f"t reads line {self.unfinished.line} whole ({self.unfinished.size:,} bytes)"
+                yield Static(Text(said, style="italic"))
             body = Text("\n").join(Text(inert(w)) for w in self.warnings[-2000:])
             yield Static(body if self.warnings else Text("No warnings.", style="dim"))
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.unfinished is not None if action == "unfinished" else True
+
+    def action_unfinished(self) -> None:
+        if self.unfinished is not None:
+            self.app.push_screen(UnfinishedLineScreen(self.unfinished))
