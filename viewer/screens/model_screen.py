@@ -10,7 +10,6 @@ module holds its tabs and what its keys and its panes' messages do.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -53,19 +52,10 @@ class ModelScreen(ModelFollowingScreen):
     BINDINGS: ClassVar[list[BindingType]] = screen_keys(TABS)
     PANE_SET: ClassVar[type[PaneSet] | None] = None  # the format's own panes, if any
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        fmt: str,
-        force_polling: bool = False,
-        known: bool = True,
-    ) -> None:
-        """(``known``: as ``ModelFollowingScreen``'s.) The format's pane set is made here,
-        where the screen it is given is the one it calls (its actions are this class's)."""
-        super().__init__(path, fmt=fmt, force_polling=force_polling, known=known)
-        if self.PANE_SET is not None:
-            self.panes = self.PANE_SET(self)
+    def _made_panes(self) -> PaneSet | None:
+        """The format's pane set, made here, where the screen it is given is the one it
+        calls (its actions are this class's)."""
+        return self.PANE_SET(self) if self.PANE_SET is not None else None
 
     @classmethod
     def for_format(cls, fmt: str) -> type[ModelScreen]:

@@ -82,12 +82,17 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._draw_cost = 0.0
         self._last_cost = math.inf  # the last snapshot's own
         self._pending = False
-        self.panes: PaneSet | None = None  # the format's own (``ModelScreen`` makes them)
+        self.panes: PaneSet | None = None  # the format's own (``_made_panes``, below)
         self._tab_ids = frozenset(tab.id for tab in self.TABS)
         self._detected: str | None = fmt if known else None  # what the first line names
         self._unseen_shown = 0  # the "N new" the header says
         self._panes_behind = False  # the pane set has not followed the last updates
         self._panes_reset = False  # ... and one of them was a reset
+        self.panes = self._made_panes()
+
+    def _made_panes(self) -> PaneSet | None:
+        """The format's own panes (``ModelScreen``'s: the screen they call is that)."""
+        return None
 
     # -- layout -----------------------------------------------------------------------
 
