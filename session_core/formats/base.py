@@ -285,6 +285,10 @@ class TranscriptFormat(ABC):
     name: ClassVar[str]  # "transcript-v1", "agentgo-v1", "claude-code", "codex"
     title: ClassVar[str]  # what a person calls it: "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
+    # The dotted name of the module that registers those panes (``viewer.formats.
+    # register_panes``), imported when a file of it is first shown. A string, so the
+    # core imports no viewer; None: it has none (the shared tabs alone are shown).
+    viewer_module: ClassVar[str | None] = None
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
     # what its raw view holds, in words (the viewer's ``r`` says it)
     raw_view: ClassVar[str] = "every line of the file, with its kind and marks"

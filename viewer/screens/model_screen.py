@@ -34,7 +34,7 @@ from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_
 from session_core.model import Run, ToolOp, Transcript
 from session_core.reader import open_regular
 
-from ..formats import PaneSet, pane_set_for
+from ..formats import PaneSet, pane_set_for, panes_missing
 from ..widgets.items_view import ItemsView
 from ..widgets.line_list import LineList
 from ..widgets.model_diff import ModelDiff, ModelDiffView
@@ -138,6 +138,8 @@ class ModelScreen(OtherSessions, SearchingScreen):
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
         if self.panes is not None:
             self.conversation.narrow = self.panes.narrow
+        elif missing := panes_missing(self.format):  # (shown with the shared tabs alone)
+            self.notify(missing, severity="warning", timeout=8)
 
     def _panes_mounted(self) -> None:
         panes = self.panes
