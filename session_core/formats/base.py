@@ -311,6 +311,10 @@ class TranscriptFormat(ABC):
     # A blank line is no record and nothing wrong (False: every complete line must be a
     # record, agentgo's; a blank one is said as any line that is none, read or followed).
     blank_lines_ok: ClassVar[bool] = True
+    # Its files can hold compactions or elisions (``Transcript.compactions``); False: the
+    # format has no such thing and never lists one (the contract suite holds it to that,
+    # and a format that says True to a sample that shows one).
+    has_compactions: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False
