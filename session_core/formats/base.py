@@ -80,6 +80,10 @@ class Builder(ABC):
         # The line fed is a whole read's last, with no newline: what a follower holds back
         # (a writer's unfinished tail), where every other line fed is complete.
         self.unended = False
+        # What tells apart the items of a joined line's records, after the line's number
+        # ("", then ".2", ".3"...: ``joined_line`` sets it): a builder that names an item
+        # by its line names it ``line_id``.
+        self.id_suffix = ""
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
@@ -183,20 +187,30 @@ class Builder(ABC):
         """A line of several records with no line break between them (``concatenated``;
         a format whose builder ``joins_lines``): each fed as line ``line``, kept whole (a
         span reads the whole line, not one of them), an item named by its line told
-        apart (``L12``, ``L12.2``...: ``id_columns``), and a warning that says so (not
-        damage: the writer wrote it so)."""
+        apart (``L12``, ``L12.2``...: ``id_suffix``, and the ``id_columns``' own), and a
+        warning that says so (not damage: the writer wrote it so)."""
         self.warnings.append(joined_warning(line, len(records)))
         span, self.span = self.span, 0
-        columns = self.id_columns()
         try:
             for number, record in enumerate(records, 1):
-                for column in columns:
-                    column.id_suffix = f".{number}" if number > 1 else ""
+                self.record_on_line(number)
                 self.feed(record, line)
         finally:
             self.span = span
-            for column in columns:
-                column.id_suffix = ""
+            self.record_on_line(1)
+
+    def record_on_line(self, number: int) -> None:
+        """The record fed next is its line's ``number``th (1: the first, as every line's
+        is but a joined one's): an item named by its line is told apart by ``id_suffix``
+        (``.2``...), here and in the ``id_columns``."""
+        self.id_suffix = f".{number}" if number > 1 else ""
+        for column in self.id_columns():
+            column.id_suffix = self.id_suffix
+
+    def line_id(self, line: int, prefix: str = "L") -> str:
+        """The id of an item named by its line (``L12``; ``L12.2``, the second record
+        of a joined line): unique as long as the line gives one such item a record."""
+        return f"{prefix}{line}{self.id_suffix}"
 
     def id_columns(self) -> tuple[ItemColumn, ...]:
         """The builder's item columns that name an item by its line (``joined_line``)."""
@@ -251,13 +265,20 @@ class LiveModel(UpdateNotes):
         if update.raw:
             builder.take_lines(update.raw, update.lines, spans)
         else:
+            last, nth = 0, 1  # (a joined line's records come one after another)
             for index, (record, line) in enumerate(
                 zip(update.envelopes, update.lines, strict=True)
             ):
+                nth = nth + 1 if line == last else 1
+                if nth > 1 or builder.id_suffix:
+                    builder.record_on_line(nth)
+                last = line
                 if len(spans) == len(update.envelopes):
                     builder.span = spans[index]
                     builder.line_bytes = spans[index] & SPAN_MAX
                 self._feed(record, line, b"")
+            if builder.id_suffix:
+                builder.record_on_line(1)
         builder.span = 0
         return update.reset
 
