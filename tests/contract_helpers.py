@@ -20,7 +20,7 @@ NAMES = [fmt.name for fmt in FORMATS]
 def fmt(request: pytest.FixtureRequest) -> TranscriptFormat:
     name = request.param
     if name not in FACTORIES:
-        pytest.fail(f"{name} is registered but has no fixture factory (format_fixtures.py)")
+        pytest.fail(f"{name} is registered but gives no contract_sample (format_fixtures.py)")
     return next(f for f in FORMATS if f.name == name)
 
 

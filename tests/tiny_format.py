@@ -104,6 +104,9 @@ class TinyFormat(TranscriptFormat):
     def builder(self, path: str) -> Builder:
         return TinyBuilder(path)
 
+    def contract_sample(self, folder: str) -> str:
+        return str(write_tiny(Path(folder) / "tiny.jsonl"))
+
 
 TINY_LINES: list[dict[str, Any]] = [
     {"tiny": "log", "meta": {"model": "tiny-1", "cwd": "/home/u/proj"}},
@@ -114,6 +117,16 @@ TINY_LINES: list[dict[str, Any]] = [
     {"role": "tool", "answers": "c2", "text": "no such file", "error": True},
     {"role": "assistant", "text": "And b.", "call": {"id": "c3", "tool": "cat", "args": "b"}},
     {"role": "user", "text": "thanks"},
+    *(
+        line
+        for n in range(4, 12)
+        for line in (
+            {"role": "user", "text": f"and file {n}?"},
+            {"role": "assistant", "text": "Here.", "call": {"id": f"c{n}", "tool": "cat"}},
+            {"role": "tool", "answers": f"c{n}", "text": f"the text of file {n}"},
+        )
+    ),
+    {"role": "assistant", "text": "Done."},
 ]
 
 

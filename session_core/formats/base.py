@@ -492,6 +492,19 @@ class TranscriptFormat(ABC):
         """Where this format's writers keep their sessions on this machine (may not exist)."""
         return []
 
+    def contract_sample(self, folder: str) -> str | None:
+        """A small file of this format written into ``folder`` (there already), its path:
+        what the contract suite (``tests/test_contract*.py``) reads it by, a format
+        registered with one needing no fixture of its own there. None: it gives none.
+
+        The suite asks of it: some 2 KB (it is followed 200 bytes at a time), a first
+        line the format claims, then lines of one JSON object each (two of them one
+        after another: a joined line is made of them); a tool call answered and one
+        that is not; a compaction where the format ``has_compactions``. The suite gives
+        the file an old mtime (no writer presumed: a call with no answer reads as
+        interrupted, not running)."""
+        return None
+
     def discover(self, root: str) -> list[str] | None:
         """Where the browser finds this format's sessions under ``root`` (None: not a tree
         this format lays out; the browser then lists every ``*.jsonl``)."""
