@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,13 +57,6 @@ import gen_codex  # noqa: E402
 import open_big  # noqa: E402
 from proc_status import rss_bytes  # noqa: E402
 
-FORMATS = ("transcript-v1", "claude-code", "codex", "agentgo-v1")
-SHORT = {
-    "transcript-v1": "v1",
-    "claude-code": "claude-code",
-    "codex": "codex",
-    "agentgo-v1": "agentgo",
-}
 FOLLOW_RATE = 10_000  # lines/s, issue 15's follow figure
 
 
@@ -86,25 +80,69 @@ class Row:
     problems: list[str] = field(default_factory=list)
 
 
-def bench_file(data_dir: Path, fmt: str, size_text: str) -> tuple[Path, str, int]:
+Made = tuple[Path, str, int]  # a generated file, its marker, its line count
+
+
+@dataclass(frozen=True)
+class Generator:
+    """How the bench makes a format's realistic file of a size (cached in a folder), and
+    the short name its files and tables go by."""
+
+    short: str
+    make: Callable[[Path, str], Made]
+
+
+def _v1(data_dir: Path, size_text: str) -> Made:
+    return open_big.marked_transcript(data_dir, size_text)
+
+
+def _agentgo(data_dir: Path, size_text: str) -> Made:
+    info = gen_agentgo.marked_session(data_dir, size_text)
+    path = data_dir / Path(info["path"]).name  # cached info may name it relatively
+    return path, info["marker"], open_big.count_lines(path)
+
+
+def _generated(gen: Any, short: str) -> Callable[[Path, str], Made]:
+    """A generator module's ``generate(path, size, seed)``, its file cached by its version."""
+
+    def make(data_dir: Path, size_text: str) -> Made:
+        size = open_big.parse_size(size_text)
+        path = data_dir / f"scale-{short}-{size_text}-g{gen.GEN_VERSION}.jsonl"
+        marker_path = path.with_suffix(".marker")
+        if not (path.exists() and marker_path.exists()):
+            data_dir.mkdir(parents=True, exist_ok=True)
+            t0 = time.perf_counter()
+            info = gen.generate(path, size, seed=7)
+            marker_path.write_text(info["marker"])
+            print(f"  generated {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
+        return path, marker_path.read_text(), open_big.count_lines(path)
+
+    return make
+
+
+# Every format the bench can make a file of, by its registered name: the one table.
+GENERATORS: dict[str, Generator] = {
+    "transcript-v1": Generator("v1", _v1),
+    "claude-code": Generator("claude-code", _generated(gen_claude_code, "claude-code")),
+    "codex": Generator("codex", _generated(gen_codex, "codex")),
+    "agentgo-v1": Generator("agentgo", _agentgo),
+}
+FORMATS = tuple(GENERATORS)
+SHORT = {fmt: made.short for fmt, made in GENERATORS.items()}
+
+
+def generator(fmt: str) -> Generator:
+    """The bench's generator of ``fmt``; a format it has none for is said so."""
+    found = GENERATORS.get(fmt)
+    if found is None:
+        known = ", ".join(GENERATORS)
+        raise LookupError(f"the bench has no generator for {fmt!r} (GENERATORS: {known})")
+    return found
+
+
+def bench_file(data_dir: Path, fmt: str, size_text: str) -> Made:
     """The generated file of ``fmt`` at that size (cached), its marker and line count."""
-    if fmt == "transcript-v1":
-        return open_big.marked_transcript(data_dir, size_text)
-    if fmt == "agentgo-v1":
-        info = gen_agentgo.marked_session(data_dir, size_text)
-        path = data_dir / Path(info["path"]).name  # cached info may name it relatively
-        return path, info["marker"], open_big.count_lines(path)
-    size = open_big.parse_size(size_text)
-    gen = gen_claude_code if fmt == "claude-code" else gen_codex
-    path = data_dir / f"scale-{SHORT[fmt]}-{size_text}-g{gen.GEN_VERSION}.jsonl"
-    marker_path = path.with_suffix(".marker")
-    if not (path.exists() and marker_path.exists()):
-        data_dir.mkdir(parents=True, exist_ok=True)
-        t0 = time.perf_counter()
-        info = gen.generate(path, size, seed=7)
-        marker_path.write_text(info["marker"])
-        print(f"  generated {path.name} in {time.perf_counter() - t0:.1f} s", flush=True)
-    return path, marker_path.read_text(), open_big.count_lines(path)
+    return generator(fmt).make(data_dir, size_text)
 
 
 def _hwm(pid: int) -> int:

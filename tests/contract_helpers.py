@@ -20,7 +20,7 @@ NAMES = [fmt.name for fmt in FORMATS]
 def fmt(request: pytest.FixtureRequest) -> TranscriptFormat:
     name = request.param
     if name not in FACTORIES:
-        pytest.fail(f"{name} is registered but has no fixture factory (format_fixtures.py)")
+        pytest.fail(f"{name} is registered but gives no contract_sample (format_fixtures.py)")
     return next(f for f in FORMATS if f.name == name)
 
 
@@ -42,3 +42,12 @@ def open_transcript(path: Path) -> object:
 def items_text(transcript: Any) -> str:
     items = [*getattr(transcript, "raw", ()), *getattr(transcript, "messages", ())]
     return "\n".join(part.text or "" for item in items for part in item.parts)
+
+
+def assert_ids_unique(transcript: Any) -> None:
+    """No two items of the raw view, nor of the conversation, share an id (what the
+    viewer and ``replay`` tell them apart by)."""
+    for view in ("raw", "messages"):
+        ids = [item.id for item in getattr(transcript, view, ())]
+        twice = sorted({ident for ident in ids if ids.count(ident) > 1})
+        assert not twice, f"{view}: ids given to more than one item: {twice[:5]}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from contract_helpers import items_text, open_transcript
+from contract_helpers import assert_ids_unique, items_text, open_transcript
 from helpers import follow_into, places
 
 from session_core import TranscriptError, peek
@@ -87,6 +87,11 @@ def _followed(fmt: TranscriptFormat, path: Path) -> Any:
     return live.transcript(writer_alive=False)
 
 
+def test_every_item_has_an_id_of_its_own(fmt: TranscriptFormat, sample: Path) -> None:
+    assert_ids_unique(open_transcript(sample))
+    assert_ids_unique(_followed(fmt, sample))
+
+
 def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path
 ) -> None:
@@ -121,8 +126,10 @@ def test_two_records_on_one_line_are_both_read_or_the_line_is_refused(
     assert len(read.raw) == len(plain.raw) and len(read.messages) == len(plain.messages)
     assert [i.kind for i in read.raw] == [i.kind for i in plain.raw]
     assert "changed on disk" not in items_text(read)
+    assert_ids_unique(read)  # (its records' items told apart: L4, L4.2)
     followed = _followed(fmt, path)
     assert len(followed.raw) == len(plain.raw) and said in followed.warnings
+    assert_ids_unique(followed)
     assert main(["check", str(path)]) == 0
     assert said in peek(path).warnings
     assert len(peek(path).envelopes) == len(peek(sample).envelopes)

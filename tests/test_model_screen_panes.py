@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,9 +21,10 @@ from textual.binding import Binding, BindingType
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from session_core.formats import FORMATS
 from viewer.app import TailscopeApp
 from viewer.format_screens import screen_for
-from viewer.formats import PANE_SETS, ExtraPane, PaneSet
+from viewer.formats import PANE_SETS, ExtraPane, PaneSet, pane_set_for, panes_missing
 from viewer.screens.model_screen import ModelScreen
 
 
@@ -121,12 +123,70 @@ async def test_a_pane_set_follows_at_the_draws_pace(
         assert screen.conversation.items[-1].id == "p2"
 
 
-def test_a_format_naming_panes_no_pane_set_gives_is_refused(
+PLUGIN_PANES = """
+from textual.widgets import Static
+
+from viewer.formats import ExtraPane, PaneSet, register_panes
+
+
+class PluginPanes(PaneSet):
+    PANES = (ExtraPane("notes", "Notes", lambda: Static("a plugin's notes"), "Notes", "Notes"),)
+
+
+register_panes("toy-model", PluginPanes)
+"""
+
+
+async def test_a_plugins_panes_come_from_the_module_its_format_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A format's pane set is found as the built-ins' are: its format names the module
+    that registers it (a string: the core imports no viewer), imported when first shown."""
+    module = "toy_plugin_panes"
+    (tmp_path / f"{module}.py").write_text(PLUGIN_PANES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(ToyFormat, "extra_panes", ("notes",))
+    monkeypatch.setattr(ToyFormat, "viewer_module", module)
+    try:
+        with toy_registered():
+            path = write_toy(tmp_path / "toy.jsonl")
+            async with opened(path) as (app, pilot, screen):
+                assert type(screen.panes).__name__ == "PluginPanes"
+                assert [tab.id for tab in screen.TABS][-1] == "notes"
+                await pilot.press("5")
+                assert "a plugin's notes" in screen_text(app)
+    finally:
+        PANE_SETS.pop(NAME, None)
+        sys.modules.pop(module, None)
+
+
+@pytest.mark.parametrize(
+    ("viewer_module", "said"),
+    [(None, "no pane set gives nowhere"), ("no_such_viewer_module", "no_such_viewer_module")],
+)
+async def test_a_format_whose_panes_are_not_there_gets_the_shared_tabs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, viewer_module: str | None, said: str
+) -> None:
+    """No viewer module (or one that is not installed): the shared tabs and a warning
+    that says why, never a traceback."""
     monkeypatch.setattr(ToyFormat, "extra_panes", ("nowhere",))
-    with toy_registered(), pytest.raises(LookupError, match="nowhere"):
-        screen_for(NAME, str(tmp_path / "x.jsonl"))
+    monkeypatch.setattr(ToyFormat, "viewer_module", viewer_module)
+    with toy_registered():
+        assert type(screen_for(NAME, str(tmp_path / "x.jsonl"))) is ModelScreen
+        async with opened(write_toy(tmp_path / "toy.jsonl")) as (app, pilot, screen):
+            assert screen.panes is None and screen.TABS == ModelScreen.TABS
+            await until(pilot, lambda: app._notifications, "the warning")
+            (note,) = [n for n in app._notifications if said in str(n.message)]
+            assert "toy-model's own panes are not shown" in str(note.message)
+            assert app.is_running
+
+
+def test_every_registered_format_has_the_panes_it_names() -> None:
+    """Built-ins find their pane sets as a plugin does (``viewer_module``): a name that
+    is wrong would show their files without their own tabs."""
+    for fmt in FORMATS:
+        assert panes_missing(fmt) == "", fmt.name
+        assert (pane_set_for(fmt) is None) == (not fmt.extra_panes), fmt.name
 
 
 def test_the_model_screen_names_no_format() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers import follow_into
+from tiny_format import tiny_registered
 
 from session_core.compactions import FoldedIndex
 from session_core.following import FollowUpdate
@@ -25,7 +26,10 @@ import model_scale
 
 def followed(tmp_path: Path, fmt: str, calls: list[bool]) -> LiveModel:
     """The generated 2 MB file of ``fmt`` followed as the viewer's worker does, each
-    snapshot noted (True: under the lock)."""
+    snapshot noted (True: under the lock). A format the bench makes no file of (a
+    plugin's) is skipped."""
+    if fmt not in model_scale.GENERATORS:
+        pytest.skip(f"the bench has no generator for {fmt}")
     path, _marker, _lines = model_scale.bench_file(tmp_path, fmt, "2MB")
     live = by_name(fmt).live(str(path))
     lock = threading.RLock()
@@ -52,6 +56,17 @@ def test_the_first_snapshot_is_made_once_at_the_load_s_end(tmp_path: Path, fmt: 
     calls: list[bool] = []
     followed(tmp_path, fmt, calls)
     assert calls == [True]  # one, under the lock
+
+
+def test_a_format_the_bench_has_no_generator_for_is_skipped_not_made_up(
+    tmp_path: Path,
+) -> None:
+    """Not the Codex generator's file read as another format: a clear error, a skip."""
+    with pytest.raises(LookupError, match="no generator for 'tiny-log'"):
+        model_scale.bench_file(tmp_path, "tiny-log", "2MB")
+    with tiny_registered(), pytest.raises(pytest.skip.Exception, match="tiny-log"):
+        test_the_first_snapshot_is_made_once_at_the_load_s_end(tmp_path, "tiny-log")
+    assert not any(tmp_path.iterdir())  # (nothing generated)
 
 
 @pytest.mark.parametrize(

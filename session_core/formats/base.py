@@ -80,6 +80,10 @@ class Builder(ABC):
         # The line fed is a whole read's last, with no newline: what a follower holds back
         # (a writer's unfinished tail), where every other line fed is complete.
         self.unended = False
+        # What tells apart the items of a joined line's records, after the line's number
+        # ("", then ".2", ".3"...: ``joined_line`` sets it): a builder that names an item
+        # by its line names it ``line_id``.
+        self.id_suffix = ""
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
@@ -183,20 +187,30 @@ class Builder(ABC):
         """A line of several records with no line break between them (``concatenated``;
         a format whose builder ``joins_lines``): each fed as line ``line``, kept whole (a
         span reads the whole line, not one of them), an item named by its line told
-        apart (``L12``, ``L12.2``...: ``id_columns``), and a warning that says so (not
-        damage: the writer wrote it so)."""
+        apart (``L12``, ``L12.2``...: ``id_suffix``, and the ``id_columns``' own), and a
+        warning that says so (not damage: the writer wrote it so)."""
         self.warnings.append(joined_warning(line, len(records)))
         span, self.span = self.span, 0
-        columns = self.id_columns()
         try:
             for number, record in enumerate(records, 1):
-                for column in columns:
-                    column.id_suffix = f".{number}" if number > 1 else ""
+                self.record_on_line(number)
                 self.feed(record, line)
         finally:
             self.span = span
-            for column in columns:
-                column.id_suffix = ""
+            self.record_on_line(1)
+
+    def record_on_line(self, number: int) -> None:
+        """The record fed next is its line's ``number``th (1: the first, as every line's
+        is but a joined one's): an item named by its line is told apart by ``id_suffix``
+        (``.2``...), here and in the ``id_columns``."""
+        self.id_suffix = f".{number}" if number > 1 else ""
+        for column in self.id_columns():
+            column.id_suffix = self.id_suffix
+
+    def line_id(self, line: int, prefix: str = "L") -> str:
+        """The id of an item named by its line (``L12``; ``L12.2``, the second record
+        of a joined line): unique as long as the line gives one such item a record."""
+        return f"{prefix}{line}{self.id_suffix}"
 
     def id_columns(self) -> tuple[ItemColumn, ...]:
         """The builder's item columns that name an item by its line (``joined_line``)."""
@@ -251,13 +265,20 @@ class LiveModel(UpdateNotes):
         if update.raw:
             builder.take_lines(update.raw, update.lines, spans)
         else:
+            last, nth = 0, 1  # (a joined line's records come one after another)
             for index, (record, line) in enumerate(
                 zip(update.envelopes, update.lines, strict=True)
             ):
+                nth = nth + 1 if line == last else 1
+                if nth > 1 or builder.id_suffix:
+                    builder.record_on_line(nth)
+                last = line
                 if len(spans) == len(update.envelopes):
                     builder.span = spans[index]
                     builder.line_bytes = spans[index] & SPAN_MAX
                 self._feed(record, line, b"")
+            if builder.id_suffix:
+                builder.record_on_line(1)
         builder.span = 0
         return update.reset
 
@@ -285,6 +306,10 @@ class TranscriptFormat(ABC):
     name: ClassVar[str]  # "transcript-v1", "agentgo-v1", "claude-code", "codex"
     title: ClassVar[str]  # what a person calls it: "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ()  # panes only this format has
+    # The dotted name of the module that registers those panes (``viewer.formats.
+    # register_panes``), imported when a file of it is first shown. A string, so the
+    # core imports no viewer; None: it has none (the shared tabs alone are shown).
+    viewer_module: ClassVar[str | None] = None
     first_line: ClassVar[str] = ""  # what its first line is ("a session-meta line")
     # what its raw view holds, in words (the viewer's ``r`` says it)
     raw_view: ClassVar[str] = "every line of the file, with its kind and marks"
@@ -307,6 +332,10 @@ class TranscriptFormat(ABC):
     # A blank line is no record and nothing wrong (False: every complete line must be a
     # record, agentgo's; a blank one is said as any line that is none, read or followed).
     blank_lines_ok: ClassVar[bool] = True
+    # Its files can hold compactions or elisions (``Transcript.compactions``); False: the
+    # format has no such thing and never lists one (the contract suite holds it to that,
+    # and a format that says True to a sample that shows one).
+    has_compactions: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False
@@ -462,6 +491,19 @@ class TranscriptFormat(ABC):
     def default_roots(self, environ: Mapping[str, str]) -> list[str]:
         """Where this format's writers keep their sessions on this machine (may not exist)."""
         return []
+
+    def contract_sample(self, folder: str) -> str | None:
+        """A small file of this format written into ``folder`` (there already), its path:
+        what the contract suite (``tests/test_contract*.py``) reads it by, a format
+        registered with one needing no fixture of its own there. None: it gives none.
+
+        The suite asks of it: some 2 KB (it is followed 200 bytes at a time), a first
+        line the format claims, then lines of one JSON object each (two of them one
+        after another: a joined line is made of them); a tool call answered and one
+        that is not; a compaction where the format ``has_compactions``. The suite gives
+        the file an old mtime (no writer presumed: a call with no answer reads as
+        interrupted, not running)."""
+        return None
 
     def discover(self, root: str) -> list[str] | None:
         """Where the browser finds this format's sessions under ``root`` (None: not a tree

@@ -5,8 +5,11 @@ tool operations, runs, diff). A format that names ``extra_panes`` (its
 ``TranscriptFormat``) has a ``PaneSet`` registered here under its name: the panes by
 those names, the keys and palette entries that go with them, and how they keep up
 with the file. ``ModelScreen`` hosts them through this interface alone; it never asks
-which format it shows. Built-in pane sets are imported when a file of their format is
-first opened (``BUILT_IN``): opening another format does not pay for them.
+which format it shows. The module that registers a format's pane set is the one its
+format names (``viewer_module``), built-in or a plugin's, imported when a file of it is
+first opened: opening another format does not pay for it. A format whose panes are not
+there (no such module, or it gives not every pane named) is shown with the shared tabs,
+and the screen says why (``panes_missing``).
 """
 
 from __future__ import annotations
@@ -118,40 +121,49 @@ class PaneSet:
 
 
 PANE_SETS: dict[str, type[PaneSet]] = {}
-# format -> the module registering its panes
-BUILT_IN = {
-    "agentgo-v1": "viewer.formats.agentgo",
-    "transcript-v1": "viewer.formats.v1",
-    "claude-code": "viewer.formats.subagents",
-    "codex": "viewer.formats.subagents",
-}
 
 
 def register_panes(fmt: str, panes: type[PaneSet]) -> None:
-    """Give the format ``fmt`` (its name) its own panes on the model screen."""
+    """Give the format ``fmt`` (its name) its own panes on the model screen: called by
+    the module its format names as its ``viewer_module``."""
     PANE_SETS[fmt] = panes
 
 
-def pane_set_for(fmt: TranscriptFormat) -> type[PaneSet] | None:
-    """The pane set of a format that names ``extra_panes`` (None: it names none). Every
-    pane it names must be there: a format without them is an error, said at once."""
+def panes_missing(fmt: TranscriptFormat) -> str:
+    """Why a format that names ``extra_panes`` has them not shown (empty: it names none,
+    or its pane set gives every one), its ``viewer_module`` imported first."""
     if not fmt.extra_panes:
-        return None
-    if fmt.name not in PANE_SETS and fmt.name in BUILT_IN:
-        importlib.import_module(BUILT_IN[fmt.name])
+        return ""
+    module = fmt.viewer_module
+    if fmt.name not in PANE_SETS and module:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:  # (a plugin's viewer side not installed)
+            return f"{fmt.name}'s own panes are not shown: {module} cannot be imported ({err})"
     panes = PANE_SETS.get(fmt.name)
-    given: Sequence[str] = [pane.id for pane in panes.PANES] if panes is not None else []
+    given = {pane.id for pane in panes.PANES} if panes is not None else set()
     missing = [name for name in fmt.extra_panes if name not in given]
-    if panes is None or missing:
-        raise LookupError(f"{fmt.name} names panes no pane set gives: {', '.join(missing)}")
-    return panes
+    if not missing:
+        return ""
+    whence = f"{module} imported" if module else "it names no viewer_module"
+    return (
+        f"{fmt.name}'s own panes are not shown: no pane set gives {', '.join(missing)} ({whence})"
+    )
+
+
+def pane_set_for(fmt: TranscriptFormat) -> type[PaneSet] | None:
+    """The pane set of a format that names ``extra_panes``; None: it names none, or not
+    every one is there (``panes_missing``: its files get the shared tabs alone)."""
+    if not fmt.extra_panes or panes_missing(fmt):
+        return None
+    return PANE_SETS[fmt.name]
 
 
 __all__ = [
-    "BUILT_IN",
     "PANE_SETS",
     "ExtraPane",
     "PaneSet",
     "pane_set_for",
+    "panes_missing",
     "register_panes",
 ]

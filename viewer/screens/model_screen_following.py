@@ -29,7 +29,7 @@ from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_
 from session_core.model import Transcript
 from session_core.reader import open_regular
 
-from ..formats import PaneSet
+from ..formats import PaneSet, panes_missing
 from ..widgets.items_view import ItemsView
 from ..widgets.model_diff import ModelDiff, ModelDiffView
 from ..widgets.model_panes import OpsPane, RunsPane
@@ -110,6 +110,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
         if self.panes is not None:
             self.conversation.narrow = self.panes.narrow
+        elif missing := panes_missing(self.format):  # (shown with the shared tabs alone)
+            self.notify(missing, severity="warning", timeout=8)
 
     def _panes_mounted(self) -> None:
         panes = self.panes

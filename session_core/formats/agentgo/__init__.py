@@ -95,6 +95,7 @@ class AgentGoFormat(TranscriptFormat):
     first_line: ClassVar[str] = "an agentgo session_start"
     raw_view: ClassVar[str] = "every committed message (folded and stubbed marked)"
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
+    viewer_module: ClassVar[str | None] = "viewer.formats.agentgo"
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
 

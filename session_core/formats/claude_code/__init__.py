@@ -56,6 +56,7 @@ class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
+    viewer_module: ClassVar[str | None] = "viewer.formats.subagents"
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types

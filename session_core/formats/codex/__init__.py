@@ -44,6 +44,7 @@ class CodexFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Codex rollout"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
+    viewer_module: ClassVar[str | None] = "viewer.formats.subagents"
     # (an archived rollout is a session as well: listed with the others)
     home: ClassVar[tuple[str, ...]] = ("CODEX_HOME", ".codex", "sessions", "archived_sessions")
     running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``

@@ -105,6 +105,7 @@ class V1Format(TranscriptFormat):
     # Its own panes on the model screen (viewer.formats.v1): the diff of every message
     # line as written and as sent, and the run contexts with what changed between runs.
     extra_panes: ClassVar[tuple[str, ...]] = ("changes", "contexts")
+    viewer_module: ClassVar[str | None] = "viewer.formats.v1"
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session-meta" and "v" in record
