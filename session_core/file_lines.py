@@ -17,7 +17,7 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .indexing import UNMENDED, concatenated, mended
 
 if TYPE_CHECKING:
-    from .formats.base import Builder
+    from .formats.builders import Builder
 
 
 def feed_file(builder: Builder, where: str) -> None:

@@ -11,7 +11,7 @@ from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
 
 if TYPE_CHECKING:
-    from .formats.base import Builder
+    from .formats.builders import Builder
     from .scan import FileSummary
 
 

@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 
 from session_core import model
 from session_core.formats import FORMATS, register
-from session_core.formats.base import Builder, TranscriptFormat
+from session_core.formats.base import TranscriptFormat
+from session_core.formats.builders import Builder
 from session_core.model import Compaction, Item, Part, Transcript, Usage
 
 NAME = "toy-model"

@@ -35,7 +35,7 @@ from json_strategies import ITEM_FIELDS, json_values
 from session_core.column_items import Items
 from session_core.file_lines import read_lines
 from session_core.formats import by_name
-from session_core.formats.base import Builder
+from session_core.formats.builders import Builder
 from session_core.formats.codex import lines, tools
 from session_core.formats.codex.builder import CodexBuilder
 from session_core.model import Item, Transcript

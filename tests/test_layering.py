@@ -33,10 +33,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def _format_units() -> dict[str, list[Path]]:
-    """Each format's own files: a package ``formats/<name>/`` or a module ``formats/<name>.py``."""
+    """Each format's own files: a package ``formats/<name>/`` or a module ``formats/<name>.py``
+    (not the interface every format shares: ``base.py``, ``builders.py``)."""
     units: dict[str, list[Path]] = {}
     for entry in sorted(FORMATS_DIR.iterdir()):
-        if entry.name.startswith("_") or entry.name in ("base.py", "__pycache__"):
+        if entry.name.startswith("_") or entry.name in ("base.py", "builders.py", "__pycache__"):
             continue
         if entry.is_dir():
             units[entry.name] = sorted(entry.rglob("*.py"))

@@ -22,7 +22,8 @@ from helpers import SAMPLES, follow_into
 from session_core import model
 from session_core.file_lines import read_records
 from session_core.formats import by_name
-from session_core.formats.base import Builder, TranscriptFormat, tail_transcript
+from session_core.formats.base import TranscriptFormat, tail_transcript
+from session_core.formats.builders import Builder
 from session_core.model import LazyPart, Transcript
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from session_core.formats import FORMATS, register
-from session_core.formats.base import Builder, TranscriptFormat
+from session_core.formats.base import TranscriptFormat
+from session_core.formats.builders import Builder
 from session_core.model import Item, Part, ToolOp, Transcript, classify_op
 
 NAME = "tiny-log"

@@ -15,7 +15,8 @@ from ..compressed import open_maybe_compressed
 from ..errors import TranscriptError
 from ..indexing import head_record
 from ..reader import is_blank
-from .base import Builder, LiveModel, TranscriptFormat
+from .base import LiveModel, TranscriptFormat
+from .builders import Builder
 
 Format = str  # a registered format's name
 V1: Format = "transcript-v1"

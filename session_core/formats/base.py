@@ -18,29 +18,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
-import orjson
-
 from ..errors import InvalidLineError, TranscriptError
-from ..events import SPAN_MAX, LineSource
+from ..events import SPAN_MAX
 from ..file_lines import feed_file
-from ..indexing import UNMENDED, concatenated, loads_payload, mended
-from ..line_warnings import KEPT, bad_line_reason, damage_line, joined_warning
+from ..line_warnings import KEPT, damage_line
 from ..model import (
-    Part,
-    PartSource,
     Transcript,
-    make_lazy,
     overlay_counts,
     unsettled_ops,
 )
-from ..reader import is_blank
 from ..text import count
 from ..update_notes import UpdateNotes
+from .builders import Builder
 
 if TYPE_CHECKING:
     from ..exportdoc import Document, View
     from ..follow_update import FollowUpdate
-    from ..item_column import ItemColumn
     from ..peeking import PeekSource
     from ..scan import FileRead
 
@@ -50,179 +43,6 @@ TAIL_WINDOW = 2 << 20  # bytes of a big file's end read for its first screen, at
 # A first screen needs a screenful and some: the window starts this small and grows (to
 # TAIL_WINDOW) only while it holds fewer lines than that (a file of big lines).
 FIRST_WINDOW, FIRST_LINES = 256 << 10, 300
-
-
-class Builder(ABC):
-    """Turns one file's records, in file order, into a ``Transcript``.
-
-    ``feed`` is called for every record that parses as a JSON object, with its 1-based
-    line number; ``bad_line`` for a line that does not (a complete one, or a whole read's
-    unfinished last line: ``unended``). ``transcript`` may be
-    called at any time (after every batch, for a live view) and must be cheap enough
-    for that: it assembles what ``feed`` kept, it does not read the file again.
-    """
-
-    # A line of records with no line break between them is read as each (``joined_line``,
-    # where the format's writers are known to write such lines); else it is a bad line.
-    joins_lines: ClassVar[bool] = False
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.warnings: list[str] = []
-        self.lines = 0
-        # Where the line being fed is in the file (``span``: offset << 32 | length, 0 when
-        # not known) and what it can be read again from: a builder keeps long texts as
-        # ``LazyPart``s read back through ``part_source`` instead of keeping them.
-        self.span = 0
-        self.line_bytes = 0
-        self.part_source: PartSource | None = None
-        self._line_source: LineSource | None = None
-        # The line fed is a whole read's last, with no newline: what a follower holds back
-        # (a writer's unfinished tail), where every other line fed is complete.
-        self.unended = False
-        # What tells apart the items of a joined line's records, after the line's number
-        # ("", then ".2", ".3"...: ``joined_line`` sets it): a builder that names an item
-        # by its line names it ``line_id``.
-        self.id_suffix = ""
-
-    @abstractmethod
-    def feed(self, record: dict[str, Any], line: int) -> None: ...
-
-    def feed_line(self, raw: bytes, line: int) -> None:
-        """One whole line's bytes (CR stripped, not blank), as every read path hands it.
-
-        The default parses it with orjson and calls ``feed`` (or ``bad_line``). A format
-        with a decoder of its own for its hot lines (typed msgspec ``Struct``s that skip
-        what they do not name) overrides this, and keeps ``feed`` for parsed records.
-        """
-        try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            record = mended(raw)  # (a lone surrogate escape: Node writes them)
-            if record is UNMENDED:
-                records = concatenated(raw) if self.joins_lines else None
-                if records is None:
-                    self.bad_line(line, raw, bad_line_reason(raw))
-                else:
-                    self.joined_line(line, records)
-                return
-        if type(record) is not dict:
-            self.bad_line(line, raw, "is not a JSON object")
-            return
-        self.feed(record, line)
-
-    def take_line(self, raw: bytes, line: int) -> None:
-        """A line as a reader cut it from its bytes (a CR may end it, it may be blank):
-        a blank one is skipped, any other fed (``feed_line``) as line ``line``."""
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        if not is_blank(raw):
-            self.lines = max(self.lines, line)
-            self.feed_line(raw, line)
-
-    def take_lines(
-        self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
-    ) -> None:
-        """A batch of lines as a reader cut them, each with its span (``spans`` empty:
-        not known): ``take_line`` each. A format may take a batch in one loop of its own."""
-        for index, (raw, line) in enumerate(zip(raws, lines, strict=True)):
-            if spans:
-                self.span = spans[index]
-                self.line_bytes = len(raw)
-            self.take_line(bytes(raw), line)
-
-    def feed_lines(self, raws: Sequence[bytes], lines: Sequence[int], spans: Sequence[int]) -> None:
-        """A batch of whole lines as ``read_batches`` hands them (CR taken off, none blank),
-        each with its span (0: not known): ``feed_line`` each. A format may take a batch
-        in one loop of its own."""
-        for raw, line, span in zip(raws, lines, spans, strict=True):
-            self.lines = line
-            self.span = span
-            self.line_bytes = len(raw)
-            self.feed_line(raw, line)
-
-    @staticmethod
-    def line_parts(record: dict[str, Any]) -> list[Part]:
-        """The parts one line gives (as ``feed`` made them): what a lazy part is read
-        again from. A format that makes lazy parts implements it."""
-        return []
-
-    @staticmethod
-    def shown_parts(raw: bytes) -> list[Part] | None:
-        """A line's parts as the replay JSON's messages show them, read quicker than
-        ``line_parts`` (``PartSource.shown_parts``); None: read as ``line_parts``."""
-        return None
-
-    def set_source(self, source: LineSource | None) -> None:
-        """The file the lines fed from now on can be read again from (None: keep all)."""
-        if source is self._line_source:
-            return
-        self._line_source = source
-        if source is None:
-            self.part_source = None
-            return
-        parts_of = type(self).line_parts
-
-        def load(span: int) -> list[Part]:
-            record = loads_payload(source.read(span))  # (as the typed decode took it)
-            return parts_of(record) if type(record) is dict else []
-
-        shown = type(self).shown_parts
-        self.part_source = PartSource(
-            load, read=source.read, shown=None if shown is Builder.shown_parts else shown
-        )
-
-    def rereadable(self) -> bool:
-        """Can the line being fed be read again (a plain file's line, with its span)?
-        Then a builder that keeps only its span need not make its parts whole."""
-        return bool(self.span) and self.part_source is not None
-
-    def lazy(self, parts: list[Part]) -> None:
-        """Long parts of the line being fed stay in the file (``make_lazy``)."""
-        if self.rereadable():
-            assert self.part_source is not None
-            make_lazy(parts, self.part_source, self.span, self.line_bytes)
-
-    def joined_line(self, line: int, records: list[dict[str, Any]]) -> None:
-        """A line of several records with no line break between them (``concatenated``;
-        a format whose builder ``joins_lines``): each fed as line ``line``, kept whole (a
-        span reads the whole line, not one of them), an item named by its line told
-        apart (``L12``, ``L12.2``...: ``id_suffix``, and the ``id_columns``' own), and a
-        warning that says so (not damage: the writer wrote it so)."""
-        self.warnings.append(joined_warning(line, len(records)))
-        span, self.span = self.span, 0
-        try:
-            for number, record in enumerate(records, 1):
-                self.record_on_line(number)
-                self.feed(record, line)
-        finally:
-            self.span = span
-            self.record_on_line(1)
-
-    def record_on_line(self, number: int) -> None:
-        """The record fed next is its line's ``number``th (1: the first, as every line's
-        is but a joined one's): an item named by its line is told apart by ``id_suffix``
-        (``.2``...), here and in the ``id_columns``."""
-        self.id_suffix = f".{number}" if number > 1 else ""
-        for column in self.id_columns():
-            column.id_suffix = self.id_suffix
-
-    def line_id(self, line: int, prefix: str = "L") -> str:
-        """The id of an item named by its line (``L12``; ``L12.2``, the second record
-        of a joined line): unique as long as the line gives one such item a record."""
-        return f"{prefix}{line}{self.id_suffix}"
-
-    def id_columns(self) -> tuple[ItemColumn, ...]:
-        """The builder's item columns that name an item by its line (``joined_line``)."""
-        return ()
-
-    def bad_line(self, line: int, raw: bytes, why: str) -> None:
-        """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
-        self.warnings.append(f"line {line} {why}{KEPT}")
-
-    @abstractmethod
-    def transcript(self, writer_alive: bool | None = None) -> Transcript:
-        """The model as far as it was fed; ``writer_alive`` decides running vs interrupted."""
 
 
 class LiveModel(UpdateNotes):
@@ -622,7 +442,6 @@ def window_transcript(
 
 
 __all__ = [
-    "Builder",
     "InvalidLineError",
     "LiveModel",
     "TranscriptFormat",

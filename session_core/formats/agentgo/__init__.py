@@ -13,7 +13,8 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ...events import LineSource
 from ...model import Transcript, Usage
 from ...text import count
-from ..base import TAIL_WINDOW, Builder, LiveModel, TranscriptFormat, note_of
+from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of
+from ..builders import Builder
 from .model import NAME, AgentGoModel, transcript_of
 
 if TYPE_CHECKING:

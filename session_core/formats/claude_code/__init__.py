@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...file_lines import feed_file
 from ...model import Transcript
-from ..base import AgentFormat, Builder, LiveModel
+from ..base import AgentFormat, LiveModel
+from ..builders import Builder
 
 if TYPE_CHECKING:
     from ...peeking import PeekSource

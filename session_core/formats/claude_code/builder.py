@@ -23,7 +23,7 @@ from ...line_warnings import UNFINISHED_SHOWN, unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
-from ..base import Builder
+from ..builders import Builder
 from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn

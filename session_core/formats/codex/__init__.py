@@ -26,7 +26,8 @@ from ...errors import TranscriptError
 from ...linked import LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
 from ...tool_ops import ToolOp
-from ..base import AgentFormat, Builder, LiveModel
+from ..base import AgentFormat, LiveModel
+from ..builders import Builder
 
 if TYPE_CHECKING:
     from .builder import CodexBuilder

@@ -34,7 +34,7 @@ from ...text import str_or_none
 from ...times import seconds_between
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
-from ..base import Builder
+from ..builders import Builder
 from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool

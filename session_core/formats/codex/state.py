@@ -20,7 +20,7 @@ from ...item_column import ItemColumn
 from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
 from ...tool_ops import ToolOp
-from ..base import Builder
+from ..builders import Builder
 from . import usage as tokens
 from .ops import OpColumn
 from .stamps import CodexFacts

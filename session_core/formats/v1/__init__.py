@@ -14,7 +14,8 @@ from ...model import (
     Transcript,
 )
 from ...text import count
-from ..base import Builder, LiveModel, TranscriptFormat, note_of
+from ..base import LiveModel, TranscriptFormat, note_of
+from ..builders import Builder
 from .model import NAME, V1Model, transcript_of
 from .ops import cut_off
 
