@@ -204,12 +204,31 @@ class Items(Indexed[Item]):
         """How many items carry each mark, none built (None: only by building them)."""
         return self._column.mark_counts(self._n) if self._entries is None else None
 
+    def ts(self, index: int) -> str | None:
+        """An item's time, without building it."""
+        entry = self._entry(index)
+        return entry.ts if isinstance(entry, Item) else self._column.ts_of(entry)
+
     def key(self, index: int) -> tuple[str, int]:
         """``(id, line)`` of an item, without building it."""
         entry = self._entry(index)
         if isinstance(entry, Item):
             return entry.id, entry.line
         return self._column.id_of(entry), self._column.line[entry]
+
+
+def stamps_at_ends(items: Sequence[Item]) -> tuple[str | None, str | None]:
+    """The first and the last time any of ``items`` has (None: none has one), built from
+    the ends inward (a browser row's: every item built was each one read back from the
+    file, 40% of a directory's scan)."""
+
+    def ts(index: int) -> str | None:
+        return items.ts(index) if isinstance(items, Items) else items[index].ts
+
+    n = len(items)
+    first = next((t for t in map(ts, range(n)) if t), None)
+    last = next((t for t in map(ts, range(n - 1, -1, -1)) if t), None)
+    return first, last
 
 
 def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:
@@ -271,4 +290,5 @@ __all__ = [
     "first_of_span",
     "item_key",
     "messages_written",
+    "stamps_at_ends",
 ]

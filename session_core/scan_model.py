@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO, TYPE_CHECKING
 
-from .column_items import messages_written
+from .column_items import messages_written, stamps_at_ends
 from .line_warnings import KEPT, UNFINISHED
 from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
@@ -35,10 +35,10 @@ def summarise_model(
     summary.title = _text(meta.get("title")) or _first_prompt(transcript)
     summary.model = _text(meta.get("model"))
     summary.started = _text(meta.get("started") or meta.get("timestamp")) or summary.started
-    stamps = [i.ts for i in transcript.raw if i.ts]
-    if stamps:
-        summary.started = summary.started or stamps[0]
-        summary.last_ts = stamps[-1]
+    first, last = stamps_at_ends(transcript.raw)
+    if last is not None:
+        summary.started = summary.started or first
+        summary.last_ts = last
     messages = messages_written(transcript.raw)
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)

@@ -7,7 +7,9 @@ search opens at most a few hundred first lines, from the parent's start onwards.
 
 from __future__ import annotations
 
+import functools
 import os
+import time
 from typing import Any
 
 import orjson
@@ -19,6 +21,7 @@ TREES = ("sessions", "archived_sessions")
 _FIRST_LINE = 1 << 20  # a session_meta carries the base instructions: allow for them
 _MAX_CANDIDATES = 400  # first lines read when looking for subagents
 _MAX_FILES = 200_000  # rollouts listed from one tree
+_SETTLED = 2.0  # seconds after its last change from which a folder's listing is kept
 
 
 def is_rollout(name: str) -> bool:
@@ -29,13 +32,34 @@ def stem(name: str) -> str:
     return name[: -len(ZST)] if name.endswith(ZST) else name.removesuffix(PLAIN)
 
 
+def _names(directory: str) -> tuple[str, ...]:
+    """A folder's names, sorted: listed once while the folder is unchanged. (Finding one
+    rollout's subagents lists its day's folder and every later one, and a directory's
+    scan does that for each rollout: the same folders listed again and again.)"""
+    try:
+        seen = os.stat(directory)
+    except OSError:
+        return ()
+    if time.time() - seen.st_mtime < _SETTLED:  # (a folder's mtime is coarse: an entry
+        return _listed(directory)  # added in the same tick leaves it as it was)
+    return _listed_once(directory, seen.st_ino, seen.st_mtime_ns)
+
+
+def _listed(directory: str) -> tuple[str, ...]:
+    try:
+        return tuple(sorted(os.listdir(directory)))
+    except OSError:
+        return ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _listed_once(directory: str, _ino: int, _mtime_ns: int) -> tuple[str, ...]:
+    return _listed(directory)
+
+
 def _rollouts_in(directory: str, out: dict[str, str]) -> None:
     """Rollouts directly in a folder into ``out`` (by stem; the plain file wins)."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for name in names:
+    for name in _names(directory):
         if not is_rollout(name):
             continue
         key = os.path.join(directory, stem(name))
@@ -49,11 +73,7 @@ def _dated(directory: str, depth: int) -> list[str]:
     for _ in range(depth):
         deeper: list[str] = []
         for parent in found:
-            try:
-                names = sorted(os.listdir(parent))
-            except OSError:
-                continue
-            deeper.extend(os.path.join(parent, n) for n in names if n.isdigit())
+            deeper.extend(os.path.join(parent, n) for n in _names(parent) if n.isdigit())
         found = deeper
     return [d for d in found if os.path.isdir(d)]
 
@@ -108,6 +128,23 @@ def first_record(path: str) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def known_first_record(path: str) -> dict[str, Any] | None:
+    """``first_record``, read once while the file is the same (its inode, size and
+    mtime): a rollout's subagent search reads up to 400 later siblings' first lines, so
+    a directory's scan read each rollout's once for every earlier one of its days. The
+    record is shared: not to be changed."""
+    try:
+        seen = os.stat(path)
+    except OSError:
+        return None
+    return _first_once(path, seen.st_ino, seen.st_size, seen.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=_MAX_CANDIDATES * 4)
+def _first_once(path: str, _ino: int, _size: int, _mtime_ns: int) -> dict[str, Any] | None:
+    return first_record(path)
 
 
 def parent_of(record: dict[str, Any]) -> str | None:
@@ -169,7 +206,7 @@ def written_since(path: str, since: float) -> list[str]:
             continue
         if written <= since:
             continue  # (a stat each; a first line read only of those written since)
-        record = first_record(candidate)
+        record = known_first_record(candidate)
         if record is not None and parent_of(record) is None and _cwd(record) == cwd:
             found.append((written, candidate))
     return [p for _, p in sorted(found, reverse=True)]
@@ -187,7 +224,7 @@ def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]
     """Subagent rollouts naming ``session_id`` as their parent: (path, session_meta)."""
     found: list[tuple[str, dict[str, Any]]] = []
     for candidate in sibling_candidates(path):
-        record = first_record(candidate)
+        record = known_first_record(candidate)
         if record is not None and parent_of(record) == session_id:
             found.append((candidate, record["payload"]))
     return found
