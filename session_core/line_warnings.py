@@ -3,6 +3,8 @@ and which of them name damage (a line not the last), in one place for every read
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import orjson
 
 
@@ -86,15 +88,36 @@ def damage_line(warning: str, last: int) -> int | None:
     return None if line >= last else line
 
 
+def first_damage(warnings: Iterable[str], last: int) -> tuple[int, str] | None:
+    """The first line a warning names as damage (``damage_line``), and why it could not
+    be read: what ``check`` refuses and the browser lists ``damaged``."""
+    for warning in warnings:
+        line = damage_line(warning, last)
+        if line is not None:
+            return line, warning.split(" ", 2)[-1].removesuffix(KEPT)
+    return None
+
+
+def torn_last_line(warnings: Iterable[str], last: int) -> bool:
+    """Whether a warning says the last line (``last``) could not be read: a crash tail.
+    A line before it that could not be read is damage (``first_damage``), not this."""
+    return any(
+        (warning.endswith(KEPT) or UNFINISHED in warning) and named_line(warning) >= last
+        for warning in warnings
+    )
+
+
 __all__ = [
     "KEPT",
     "UNFINISHED",
     "UNFINISHED_SHOWN",
     "bad_line_reason",
     "damage_line",
+    "first_damage",
     "joined_warning",
     "named_line",
     "skipped_line",
     "too_deep",
+    "torn_last_line",
     "unfinished_line",
 ]

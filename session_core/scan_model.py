@@ -6,7 +6,8 @@ import os
 from typing import IO, TYPE_CHECKING
 
 from .column_items import messages_written, stamps_at_ends
-from .line_warnings import KEPT, UNFINISHED
+from .errors import TranscriptError
+from .line_warnings import first_damage, torn_last_line
 from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
 
@@ -80,7 +81,7 @@ def summarise_model(
         and (op.line or 0) > head
     ]
     summary.pending = len(unfinished)
-    summary.crash_tail = any(KEPT in w or UNFINISHED in w for w in transcript.warnings[-1:])
+    summary.crash_tail = torn_last_line(transcript.warnings, transcript.lines)
     why = []
     if unfinished:
         why.append(
@@ -96,6 +97,21 @@ def summarise_model(
     if summary.crash_tail:
         why.append("an unfinished last line")
     summary.reason = "; ".join(why) or None
+    _refuse_damage(transcript, head)
+
+
+def _refuse_damage(transcript: Transcript, head: int) -> None:
+    """A line that could not be read and is not the last is damage (as ``check`` says):
+    ``TranscriptError`` by its line, the row ``damaged``. A windowed read's tail lines
+    are counted from the window's start, as a v1 row's are (``feed_window``)."""
+    damage = first_damage(transcript.warnings, transcript.lines)
+    if damage is None:
+        return
+    line, why = damage
+    if line <= head or "tail-bytes" not in transcript.extra:
+        raise TranscriptError(why, line=line)
+    tail = transcript.extra["tail-bytes"]
+    raise TranscriptError(f"{why} (line {line - head} of the last {tail:,} bytes read)")
 
 
 def windowed_model(
@@ -114,6 +130,7 @@ def windowed_model(
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
     transcript.extra["bytes-read"] = read
+    transcript.extra["tail-bytes"] = len(tail)
     transcript.extra["head-lines"] = len(lines)
     return transcript
 

@@ -101,3 +101,58 @@ async def test_escape_in_the_filter_clears_it(tmp_path: Path) -> None:
         await pilot.pause(0.2)
         assert len(browser(app).order) == 12 and not browser(app).needle
         assert app.focused is browser(app).table
+
+
+def _cursor_line(app: QuickApp) -> int:
+    """The screen line the cursor's row (``▌``) is on; -1: off screen."""
+    lines = screen_lines(app)
+    return next((n for n, line in enumerate(lines) if line.startswith("▌")), -1)
+
+
+async def test_rows_coming_above_the_cursor_leave_it_in_its_place_on_screen(
+    tmp_path: Path,
+) -> None:
+    """New files sort in above the cursor (newest first): its row stays on its screen
+    line, not pushed down the page and off it (as a scan's rows did after a PageDown)."""
+    _files(tmp_path / "d", 60)
+    app = QuickApp(tmp_path / "d")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot)
+        await pilot.press("pagedown", "j", "j")
+        await pilot.pause(0.2)
+        on, line, top = _on(app), _cursor_line(app), browser(app).table.scroll_y
+        assert line > 0 and top > 0
+        for n in range(3):  # (newer than all: sorted in at the top)
+            with Session.create(tmp_path / "d" / f"new{n}.jsonl", {"agent": "new"}) as s:
+                s.append_message(Message(role="user", content="new"))
+        await until(pilot, lambda: len(browser(app).order) == 63)
+        await pilot.pause(0.2)
+        assert _on(app) == on and _cursor_line(app) == line
+        assert browser(app).table.scroll_y == top + 3
+
+
+async def test_a_scans_rows_sorting_in_move_only_a_cursor_a_key_moved(tmp_path: Path) -> None:
+    """While a scan lists rows, a cursor no key has moved stays with its file and the
+    view at the top (the cursor goes to the first row when the scan ends); one a key
+    moved keeps its place on screen."""
+    _files(tmp_path / "d", 60)
+    extra = _files(tmp_path / "e", 5)  # (written later: sorted above every row of ``d``)
+    app = QuickApp(tmp_path / "d")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        table = screen.table
+        from session_core.scan import scan_file
+
+        rows = [scan_file(path) for path in extra]
+        first = screen.order[0]
+        screen.scanning, screen._first_row = True, first  # (a scan under way)
+        screen._merge(rows[:2])  # the cursor not moved: on its file, the view at the top
+        await pilot.pause(0.2)
+        assert screen._selected_path() == first and table.cursor == 2 and table.scroll_y == 0
+        await pilot.press("pagedown", "j")
+        await pilot.pause(0.2)
+        on, line = _on(app), _cursor_line(app)
+        screen._merge(rows[2:])  # moved by a key: its place on screen kept
+        await pilot.pause(0.2)
+        assert _on(app) == on and _cursor_line(app) == line

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ..errors import InvalidLineError, TranscriptError
 from ..events import SPAN_MAX
 from ..file_lines import feed_file
-from ..line_warnings import KEPT, damage_line
+from ..line_warnings import first_damage
 from ..model import (
     Transcript,
     overlay_counts,
@@ -241,16 +241,15 @@ class TranscriptFormat(ABC):
         """
         where = os.fspath(path)
         transcript = self._replayed(where)
-        for warning in transcript.warnings:
-            line = damage_line(warning, transcript.lines)
-            if line is not None:
-                why = warning.split(" ", 2)[-1].removesuffix(KEPT)
-                raise TranscriptError(
-                    f"{why}: damage, since only the last line may be torn (a crash tail); "
-                    "replay keeps it as it is, with a warning",
-                    path=where,
-                    line=line,
-                )
+        damage = first_damage(transcript.warnings, transcript.lines)
+        if damage is not None:
+            line, why = damage
+            raise TranscriptError(
+                f"{why}: damage, since only the last line may be torn (a crash tail); "
+                "replay keeps it as it is, with a warning",
+                path=where,
+                line=line,
+            )
         return check_note(transcript)
 
     def peek_source(self, path: str) -> PeekSource:

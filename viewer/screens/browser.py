@@ -332,10 +332,11 @@ class BrowserScreen(DirectoryWatch):
 
     def _remove(self, paths: set[str]) -> None:
         selected = self._selected_path()  # (its row moves up when one above it goes)
+        was = self.table.cursor
         self.order = [path for path in self.order if path not in paths]
         self._shown -= paths
         self._show_rows()
-        self._move_to(selected, scroll=False)
+        self._move_to(selected, scroll=False, was=was)
 
     def _show_rows(self) -> None:
         """The rows changed: the table draws them again (the cursor stays in range)."""
@@ -343,25 +344,32 @@ class BrowserScreen(DirectoryWatch):
 
     def _apply_sort(self, *, scroll: bool = False) -> None:
         """The rows in the sort's order, the cursor on its file (``scroll``: its row
-        brought on screen, as a sort the user asked for does; rows merged do not move
-        the view)."""
+        brought on screen, as a sort the user asked for does; rows merged keep it where
+        it was on screen, ``_move_to``)."""
         self._sorted_at = time.monotonic()
         selected = self._selected_path()
+        was = self.table.cursor
         order = sort_key(self.sort.column, self.sort.reverse)
         rows = self.rows
         self.order.sort(key=lambda path: order(rows[path]), reverse=self.sort.reverse)
         self.order, self._depth = grouped(self.order, rows)
         self._show_rows()
-        self._move_to(selected, scroll=scroll)
+        self._move_to(selected, scroll=scroll, was=was)
         self._refresh_detail()
 
-    def _move_to(self, path: str | None, *, scroll: bool = True) -> None:
+    def _move_to(self, path: str | None, *, scroll: bool = True, was: int | None = None) -> None:
+        """The cursor to ``path``'s row: brought on screen (``scroll``), else kept where
+        row ``was`` (its row before rows came or went above it) was on screen, as a scan's
+        rows sort in above it. Not a cursor no key has moved in a scan (it goes to the
+        first row when the scan ends): the view stays at the rows' top meanwhile."""
         if path is None or path not in self._shown:
             return
         table = self.table
-        table.cursor = self.order.index(path)
+        table.cursor = row = self.order.index(path)
         if scroll:  # (once the rows' new height is laid out: before it, no scroll)
             table.call_after_refresh(table.scroll_to_cursor)
+        elif was is not None and not (self.scanning and path == self._first_row):
+            table.keep_row_place(was, row)
 
     def _rebuild(self) -> None:
         """Every visible row again (a new filter)."""

@@ -104,7 +104,7 @@ class BlockView(LineList):
             # At the end now, in the frame that shows the blocks (a big file's end is its
             # first screen), and again once the new height is laid out.
             self.scroll_to_end()
-            self.call_after_refresh(self.scroll_to_end)
+            self.end_once_laid_out()
         elif keep_key is not None:
             self.cursor = self._find_key(keep_key, old)
         elif old >= count:

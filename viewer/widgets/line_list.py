@@ -236,7 +236,19 @@ class LineList(ScrollView, can_focus=True):
 
     def follow_end(self) -> None:
         self.scroll_end(animate=False, immediate=True)
-        self.call_after_refresh(self.scroll_to_end)  # once the new height is laid out
+        self.end_once_laid_out()
+
+    def end_once_laid_out(self) -> None:
+        """At the end again once the new height is laid out, unless a key moved the cursor
+        or the view meanwhile: a fast writer's appends queue this nearly always, and a
+        ``g``, a PageUp or a search landing before it runs is not thrown back to the end."""
+        cursor = self.cursor
+
+        def again() -> None:
+            if self.stick_to_end and self.cursor == cursor:
+                self.scroll_to_end()
+
+        self.call_after_refresh(again)
 
     def scroll_to_end(self) -> None:
         # Forced: right after the items grew, the scrollbar (which allows a scroll) may

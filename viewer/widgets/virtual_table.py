@@ -166,6 +166,16 @@ class VirtualTable(LineList):
         """Put the cursor on ``row`` (clamped) and scroll it into view."""
         self.move_to(row)
 
+    def keep_row_place(self, was: int, row: int) -> None:
+        """Row ``was`` is row ``row`` now (rows came or went above it): where it was on
+        screen, the view scrolls by as many rows, so it stays in its place there."""
+        top = self.heights.prefix(was)
+        if row == was or not self.scroll_y <= top < self.scroll_y + self.page_height:
+            return
+        y = self.scroll_y + self.heights.prefix(row) - top
+        # (forced: the scrollbar the new rows call for may not be laid out yet)
+        self.scroll_to(y=y, animate=False, force=True, immediate=True)
+
     def moved(self) -> Message:
         return self.Highlighted(self, self.cursor_row)
 
