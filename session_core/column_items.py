@@ -12,7 +12,8 @@ from . import search
 from .indexed import Indexed, ListLike
 from .item_column import ItemColumn
 from .item_heights import folded_height
-from .model import MESSAGE_KINDS, Item
+from .model import Item
+from .vocabulary import kinds_of
 
 
 class ItemIds(ListLike[str]):
@@ -247,10 +248,11 @@ def count_kind(items: Sequence[Item], *kinds: str) -> int:
     return sum(1 for item in items if item.kind in kinds)
 
 
-def messages_written(raw: Sequence[Item]) -> int:
-    """How many of a file's raw items are message lines as written (``MESSAGE_KINDS``):
-    the browser's "msgs", a subagent's messages, the diff's first row."""
-    return count_kind(raw, *MESSAGE_KINDS)
+def messages_written(raw: Sequence[Item], fmt: str) -> int:
+    """How many of a file's raw items (of format ``fmt``) are message lines as written
+    (``Kinds.message``): the browser's "msgs", a subagent's messages, the diff's first
+    row."""
+    return count_kind(raw, *sorted(kinds_of(fmt).message))
 
 
 def at_line(items: Sequence[Item], line: int) -> int:

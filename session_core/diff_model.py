@@ -8,10 +8,7 @@ from collections.abc import Iterator
 from .cells import clip_cells, pad_cells, words_for
 from .model import Item, Transcript, overlay_counts, overlay_kind
 from .text import count, line_pieces, name_line, one_line
-
-# The kinds of a conversation's lines: one not sent next is listed ``-`` (a meta line, a
-# command or a queued prompt too, as the legend says; bookkeeping lines are not listed).
-_CONVERSATION = frozenset({"message", "compact-summary", "meta", "command", "queued"})
+from .vocabulary import kinds_of
 
 
 def model_diff(transcript: Transcript) -> Iterator[str]:
@@ -21,6 +18,10 @@ def model_diff(transcript: Transcript) -> Iterator[str]:
 
 def _lines(transcript: Transcript) -> Iterator[str]:
     replayed = {item.id for item in transcript.messages}
+    # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
+    # queued prompt too, as the legend says; bookkeeping lines are not listed).
+    kinds = kinds_of(transcript.format)
+    listed = kinds.message | kinds.conversation
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
         f"{count(len(transcript.raw), 'item')} as written, "
@@ -42,7 +43,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
-        elif item.kind in _CONVERSATION:
+        elif item.kind in listed:
             sign = "-"
         else:
             continue

@@ -36,6 +36,7 @@ from .exportdoc import (
 from .model import Item, Run, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .tool_ops import ask_of, state_tone
+from .vocabulary import meta_fact
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -89,7 +90,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     if last is not None:  # (when the file was last written to, as its lines say)
         facts.append(("last line's time", last))
     facts.append(("usage", transcript.usage.describe()))
-    title = transcript.meta.get("title") or transcript.meta.get("id") or transcript.path
+    meta = transcript.meta
+    title = meta_fact(meta, transcript.format, "title") or meta.get("id") or transcript.path
     return Document(str(title), facts, sections)
 
 

@@ -32,11 +32,6 @@ from .usage_totals import Usage
 # -- conversation --------------------------------------------------------------------
 
 
-# The raw items that are message lines as written: a prompt, an answer, a local command's
-# lines and a compaction's summary are each a user or assistant line (Claude Code's spec:
-# "one per user line"), so what is sent next is never more than what was written.
-MESSAGE_KINDS = ("message", "command", "compact-summary")
-
 LAZY_TEXT = 512  # characters of a part's text above which it is read again when asked for
 LAZY_LINE = 2048  # bytes of a line above which its parts' structured data is read again
 
@@ -501,7 +496,6 @@ class Transcript:
 __all__ = [
     "COPIED_USAGE",
     "FOLDED",
-    "MESSAGE_KINDS",
     "NOT_SENT_MARKS",
     "ROLLBACK",
     "ROLLED_BACK",

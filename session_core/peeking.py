@@ -358,7 +358,7 @@ def model_peek(path: str, transcript: Transcript) -> PeekSource:
     """What a peek shows of a model format: every record that parses and every message
     line, in file order (peek is what the file says, not what the model is sent)."""
     from .file_lines import read_records
-    from .model import MESSAGE_KINDS
+    from .vocabulary import kinds_of
 
     def message(item: Item) -> Message:
         answers = [p for p in item.parts if p.kind == "tool-result"]
@@ -371,8 +371,9 @@ def model_peek(path: str, transcript: Transcript) -> PeekSource:
 
     def messages() -> Iterator[Message]:
         said = False
+        written = kinds_of(transcript.format).message
         for item in transcript.raw:
-            if item.kind in MESSAGE_KINDS:
+            if item.kind in written:
                 said = True
                 yield message(item)
         if not said:  # a file with no message lines (Codex's events alone) says them so

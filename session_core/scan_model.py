@@ -10,6 +10,7 @@ from .errors import TranscriptError
 from .line_warnings import first_damage, torn_last_line
 from .model import Transcript, unsettled_ops
 from .text import count, prompt_title
+from .vocabulary import meta_fact
 
 if TYPE_CHECKING:
     from .formats.builders import Builder
@@ -30,17 +31,22 @@ def summarise_model(
         scale = (summary.size - longest) / (read - longest)
     else:
         scale = summary.size / max(read, 1)
-    cwd = _text(meta.get("cwd"))
+    fmt = transcript.format
+
+    def fact(*names: str) -> str | None:  # (the format's meta keys for it)
+        return _text(meta_fact(meta, fmt, *names))
+
+    cwd = fact("cwd")
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
-    summary.agent = project or _text(meta.get("agent") or meta.get("originator"))
-    summary.title = _text(meta.get("title")) or _first_prompt(transcript)
-    summary.model = _text(meta.get("model"))
-    summary.started = _text(meta.get("started") or meta.get("timestamp")) or summary.started
+    summary.agent = project or fact("agent", "client")
+    summary.title = fact("title") or _first_prompt(transcript)
+    summary.model = fact("model")
+    summary.started = fact("started") or summary.started
     first, last = stamps_at_ends(transcript.raw)
     if last is not None:
         summary.started = summary.started or first
         summary.last_ts = last
-    messages = messages_written(transcript.raw)
+    messages = messages_written(transcript.raw, fmt)
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
     usage = transcript.usage_with_subagents or transcript.usage

@@ -19,8 +19,9 @@ from test_claude_code_compactions import compacted
 
 from session_core.formats import by_name
 from session_core.item_column import ItemColumn
-from session_core.model import MESSAGE_KINDS, Item, Transcript
+from session_core.model import Item, Transcript
 from session_core.text import count
+from session_core.vocabulary import kinds_of
 from viewer.safe import one_line
 from viewer.widgets.block_view import entry_height
 from viewer.widgets.model_diff import ModelDiff
@@ -57,7 +58,7 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         (
             "bold",
             f"raw: {count(len(raw), 'item')} "
-            f"({count(sum(i.kind in MESSAGE_KINDS for i in raw), 'message')}) · "
+            f"({count(sum(i.kind in kinds_of(t.format).message for i in raw), 'message')}) · "
             f"replayed: {count(len(t.messages), 'message')} · "
             f"{count(kinds.count('compaction'), 'compaction')}, "
             f"{count(kinds.count('elision'), 'elision')}",

@@ -15,6 +15,7 @@ from ..compressed import open_maybe_compressed
 from ..errors import TranscriptError
 from ..indexing import head_record
 from ..reader import is_blank
+from ..vocabulary import check_words
 from .base import LiveModel, TranscriptFormat
 from .builders import Builder
 
@@ -28,9 +29,11 @@ FORMATS: list[TranscriptFormat] = []
 
 
 def register(fmt: TranscriptFormat) -> TranscriptFormat:
-    """Add a format (tried after those already registered); its name must be new."""
+    """Add a format (tried after those already registered); its name must be new, and
+    its own words (``kind_words``, ``meta_keys``) of categories and facts there are."""
     if any(known.name == fmt.name for known in FORMATS):
         raise ValueError(f"a format named {fmt.name!r} is already registered")
+    check_words(fmt)
     FORMATS.append(fmt)
     return fmt
 

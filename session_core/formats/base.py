@@ -159,6 +159,12 @@ class TranscriptFormat(ABC):
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False
+    # Its own words, beside the built-ins' (``session_core.vocabulary``): item kinds by
+    # category (``{"error": ("rate-limit",)}``: ``e`` stops at such a line) and, by
+    # neutral fact, the meta keys that hold it in order of preference (``{"model":
+    # ("model_name",)}``: the browser's row and the header read it there).
+    kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def claims(self, record: dict[str, Any]) -> bool:

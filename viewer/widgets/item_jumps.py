@@ -9,23 +9,22 @@ from collections.abc import Mapping, Sequence
 
 from session_core.model import Item, ToolOp
 from session_core.tool_ops import state_tone
+from session_core.vocabulary import Kinds
 
 from .block_view import BlockView
 from .line_list import jump_failed, jump_label
 
 JUMP_STEP = 2_000  # items a jump asks before the screen is drawn again (~60 ms at 1 GB)
-COMPACTION_KINDS = frozenset({"compaction", "summary", "compact-summary"})
-ERROR_KINDS = frozenset({"error", "api-error", "api_error"})
 
 
-def is_what(what: str, item: Item, ops: Mapping[str, ToolOp]) -> bool:
+def is_what(what: str, item: Item, ops: Mapping[str, ToolOp], kinds: Kinds) -> bool:
     """Is ``item`` a compaction, a call (or its result), or an error (a failed result, a
-    call whose operation went wrong)?"""
+    call whose operation went wrong)? ``kinds``: its format's (``vocabulary.kinds_of``)."""
     if what == "compaction":
-        return item.kind in COMPACTION_KINDS or item.kind == "compaction"
+        return item.kind in kinds.compaction
     if what == "call":
         return any(p.kind in ("tool-call", "tool-result") for p in item.parts)
-    if item.kind in ERROR_KINDS:
+    if item.kind in kinds.error:
         return True
     for part in item.parts:
         if part.kind == "tool-result" and part.is_error:
@@ -38,11 +37,12 @@ def is_what(what: str, item: Item, ops: Mapping[str, ToolOp]) -> bool:
 
 
 class ItemJumps(BlockView):
-    """A view of items that jumps: ``items`` and ``ops`` are the subclass's, and so is
-    what it tells the user (``say``)."""
+    """A view of items that jumps: ``items``, ``ops`` and the kinds of their format
+    (``kind_words``) are the subclass's, and so is what it tells the user (``say``)."""
 
     items: Sequence[Item]
     ops: Mapping[str, ToolOp]
+    kind_words: Kinds
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -52,7 +52,7 @@ class ItemJumps(BlockView):
         raise NotImplementedError
 
     def _is(self, what: str, item: Item) -> bool:
-        return is_what(what, item, self.ops)
+        return is_what(what, item, self.ops, self.kind_words)
 
     def action_jump(self, what: str, direction: int) -> None:
         """The cursor to the next (or previous) call, error or compaction."""
@@ -95,4 +95,4 @@ class ItemJumps(BlockView):
         super().action_page(direction)
 
 
-__all__ = ["COMPACTION_KINDS", "ERROR_KINDS", "JUMP_STEP", "ItemJumps", "is_what"]
+__all__ = ["JUMP_STEP", "ItemJumps", "is_what"]

@@ -36,12 +36,12 @@ from session_core.model import (
 from session_core.search import args_preview, item_search_text
 from session_core.text import count
 from session_core.tool_ops import state_tone
+from session_core.vocabulary import kinds_of
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
 from .item_filter import ItemFilter
-from .item_jumps import COMPACTION_KINDS
 from .item_search import ItemSearch
 
 ItemsMode = Literal["replayed", "raw"]
@@ -138,6 +138,7 @@ class ItemsView(ItemFilter, ItemSearch):
         self.transcript = Transcript(format="", path="")
         self.items: Sequence[Item] = []
         self.ops: Mapping[str, ToolOp] = {}
+        self.kind_words = kinds_of("")  # (its format's: the shared ones until a file is shown)
         # In the raw view: each item a compaction folded, and the line of that compaction
         # (0: folded by an elision, or a compaction not from a line).
         self.folded_by: dict[str, int] = {}
@@ -161,6 +162,7 @@ class ItemsView(ItemFilter, ItemSearch):
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
+        self.kind_words = kinds_of(transcript.format)
         if not same_view:
             self._folding.clear()
         if self.mode == "raw":
@@ -336,7 +338,7 @@ class ItemsView(ItemFilter, ItemSearch):
         fits, else in short with the number right after it (at 60 columns it pushed the
         number off)."""
         role_style = item.role if item.role in ("user", "assistant", "system", "tool") else "other"
-        if item.kind in COMPACTION_KINDS:
+        if item.kind in self.kind_words.compaction:
             role_style = "summary"
         text = Text(no_wrap=True, end="")
         marker = "▾ " if item.id in self.expanded else "▸ "
@@ -365,7 +367,7 @@ class ItemsView(ItemFilter, ItemSearch):
         """What an item's first line says after its role: its kind and marks (words and the
         name of their style)."""
         said: list[tuple[str, str]] = []
-        if item.kind in COMPACTION_KINDS:
+        if item.kind in self.kind_words.compaction:
             said.append(("  ◆ compaction summary", "summary"))
         elif item.kind not in ("message", item.role):
             said.append((f"  {one_line(item.kind, 30)}", "meta"))

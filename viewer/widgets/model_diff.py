@@ -42,7 +42,9 @@ class ModelDiff(Sequence[Entry]):
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
-        written = count(messages_written(raw), "message")  # (the browser's "msgs")
+        written = count(
+            messages_written(raw, transcript.format), "message"
+        )  # (the browser's "msgs")
         head: list[Entry] = [
             (
                 "bold",

@@ -11,10 +11,10 @@ from textual.widgets import Static
 
 from session_core.model import Transcript, overlay_counts, unsettled_ops
 from session_core.text import count, name_line, size_text
+from session_core.vocabulary import header_meta
 
 from ..safe import clip, one_line
 
-META_KEYS = ("model", "cwd", "version", "cli_version", "gitBranch", "branch", "originator")
 LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
 
 
@@ -185,9 +185,8 @@ class ModelStatus(Static):
         overlays = overlay_counts(transcript.compactions).said("compaction")
         said.extend(Text(words) for words in [count(len(transcript.runs), "run"), *overlays])
         facts = [
-            f"{key}={one_line(str(transcript.meta[key]), 50)}"
-            for key in META_KEYS
-            if transcript.meta.get(key) not in (None, "")
+            f"{key}={one_line(str(value), 50)}"
+            for key, value in header_meta(transcript.meta, transcript.format)
         ]
         meta = Text()
         if facts or not any(v not in (None, "") for v in transcript.meta.values()):

@@ -239,7 +239,7 @@ def _read(path: str, key: FileKey, cache: ReadCache | None) -> tuple[FileKey, Us
     known = cache.get(path) if cache is not None else None
     if known is None or known[0] != key:
         read = read_file(path)
-        known = (key, read.usage, messages_written(read.raw))
+        known = (key, read.usage, messages_written(read.raw, read.format))
         if cache is not None:
             cache[path] = known
     return known

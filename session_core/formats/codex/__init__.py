@@ -152,7 +152,7 @@ def read_child(
     if stat.st_size > SUBAGENT_LIMIT:
         return None
     read = fmt.read(path, writer_alive=fmt.writer_alive(path))
-    known = (key, read.usage, messages_written(read.raw))
+    known = (key, read.usage, messages_written(read.raw, fmt.name))
     if cache is not None:
         cache[path] = known
     return known

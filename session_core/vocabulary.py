@@ -1,0 +1,156 @@
+"""A format's words for what every read path and the viewer decide by: its item kinds by
+neutral category, and its meta keys by neutral fact.
+
+``Item.kind`` and ``Transcript.meta`` are in each format's own words. Where behaviour
+hangs on them (``e`` stops at an error line, the browser's "msgs" counts message lines,
+the header shows the model), it asks here, with the format it knows
+(``Transcript.format``): the shared words of the built-ins, and the format's own
+(``TranscriptFormat.kind_words`` / ``meta_keys``). A name no format has (a transcript
+not read yet) gets the shared words alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .formats.base import TranscriptFormat
+
+Words = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Kinds:
+    """The item kinds of each neutral category."""
+
+    # a message line as written (a prompt, an answer, a local command, a compaction's
+    # summary): the browser's "msgs", peek's messages, the Diff tab's first row
+    message: frozenset[str]
+    # a line of the conversation beside its messages (a meta line, a queued prompt): the
+    # diff lists it, with the messages, when it is not sent next
+    conversation: frozenset[str]
+    # a compaction's line or its summary: ``x`` stops at it, drawn as a summary
+    compaction: frozenset[str]
+    # a line that says something went wrong: ``e`` stops at it
+    error: frozenset[str]
+
+
+# The built-ins' words (a format's own are added to them: ``TranscriptFormat.kind_words``).
+SHARED_KINDS: Mapping[str, Words] = {
+    # (each a user or assistant line: Claude Code's spec says "one per user line", so what
+    # is sent next is never more than what was written)
+    "message": ("message", "command", "compact-summary"),
+    "conversation": ("meta", "queued"),
+    "compaction": ("compaction", "summary", "compact-summary"),
+    "error": ("error", "api-error", "api_error"),
+}
+
+# Neutral fact -> the meta keys that may hold it, the first that has a value wins (a
+# format's own entry for a fact replaces these: ``TranscriptFormat.meta_keys``).
+SHARED_META_KEYS: Mapping[str, Words] = {
+    "model": ("model",),
+    "cwd": ("cwd",),
+    "version": ("version", "cli_version"),
+    "branch": ("gitBranch", "branch"),
+    "agent": ("agent",),  # who the agent is (v1's name for it)
+    "client": ("originator",),  # the program that wrote it (Codex's)
+    "title": ("title",),
+    "started": ("started", "timestamp"),
+}
+# The facts the viewer's header shows, in order (each key of them that has a value, as
+# ``key=value``: the file's own word).
+HEADER_FACTS: Words = ("model", "cwd", "version", "branch", "client")
+
+
+def kinds_of(fmt: str | TranscriptFormat) -> Kinds:
+    """The item kinds of each category for format ``fmt`` (a registered one's name)."""
+    own = _format(fmt)
+    return _merged_kinds(_frozen(own.kind_words if own else {}, SHARED_KINDS, fmt))
+
+
+def meta_keys_of(fmt: str | TranscriptFormat) -> Mapping[str, Words]:
+    """Each neutral fact's meta keys for format ``fmt``, in order of preference."""
+    own = _format(fmt)
+    return _merged_keys(_frozen(own.meta_keys if own else {}, SHARED_META_KEYS, fmt))
+
+
+def meta_fact(meta: Mapping[str, Any], fmt: str | TranscriptFormat, *facts: str) -> Any:
+    """The value of a fact in ``meta``: the first of its keys' with a value (of the first
+    of ``facts`` that has one; None: none has)."""
+    keys = meta_keys_of(fmt)
+    for fact in facts:
+        for key in keys[fact]:
+            value = meta.get(key)
+            if value:
+                return value
+    return None
+
+
+def header_meta(meta: Mapping[str, Any], fmt: str | TranscriptFormat) -> list[tuple[str, Any]]:
+    """``(key, value)`` of each key of the header's facts that has a value, in order."""
+    keys = meta_keys_of(fmt)
+    return [
+        (key, meta[key])
+        for fact in HEADER_FACTS
+        for key in keys[fact]
+        if meta.get(key) not in (None, "")
+    ]
+
+
+def check_words(fmt: TranscriptFormat) -> None:
+    """``ValueError`` where a format names a category or fact there is none of (said at
+    ``register``, not when a screen first asks)."""
+    _frozen(fmt.kind_words, SHARED_KINDS, fmt)
+    _frozen(fmt.meta_keys, SHARED_META_KEYS, fmt)
+
+
+def _format(fmt: str | TranscriptFormat) -> TranscriptFormat | None:
+    if not isinstance(fmt, str):
+        return fmt
+    from .formats import FORMATS
+
+    return next((known for known in FORMATS if known.name == fmt), None)
+
+
+def _frozen(
+    own: Mapping[str, Words], shared: Mapping[str, Words], fmt: str | TranscriptFormat
+) -> tuple[tuple[str, Words], ...]:
+    """A format's own words, hashable (the merge's cache key: a format's words may change
+    while it is registered, a test's may)."""
+    unknown = set(own).difference(shared)
+    if unknown:
+        name = fmt if isinstance(fmt, str) else fmt.name
+        raise ValueError(
+            f"format {name!r} names {', '.join(sorted(unknown))}: none of {', '.join(shared)}"
+        )
+    return tuple((name, tuple(words)) for name, words in own.items())
+
+
+@cache
+def _merged_kinds(own: tuple[tuple[str, Words], ...]) -> Kinds:
+    added = dict(own)
+    return Kinds(
+        **{name: frozenset((*words, *added.get(name, ()))) for name, words in SHARED_KINDS.items()}
+    )
+
+
+@cache
+def _merged_keys(own: tuple[tuple[str, Words], ...]) -> Mapping[str, Words]:
+    return MappingProxyType({**SHARED_META_KEYS, **dict(own)})
+
+
+__all__ = [
+    "HEADER_FACTS",
+    "SHARED_KINDS",
+    "SHARED_META_KEYS",
+    "Kinds",
+    "check_words",
+    "header_meta",
+    "kinds_of",
+    "meta_fact",
+    "meta_keys_of",
+]
