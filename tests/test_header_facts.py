@@ -132,3 +132,19 @@ async def test_an_elided_message_is_not_said_folded(tmp_path: Path) -> None:
         text = "\n".join(screen_lines(app))
         assert "[elided]  line 3" in text and "folded" not in text
         assert "no meta yet" not in text and "no meta" in text
+
+
+def test_a_claude_code_session_s_branch_is_in_the_header(tmp_path: Path) -> None:
+    """Its lines' ``gitBranch`` is the meta's ``git-branch``: the header looked for the
+    line's own word and never said it."""
+    from claude_code_writer import CCWriter, text
+
+    from session_core.vocabulary import header_meta
+
+    w = CCWriter()
+    w.user("fix it")
+    w.assistant("m1", [text("Fixed.")], stop="end_turn")
+    transcript = open_transcript(w.write(tmp_path / "s.jsonl"))
+    said = dict(header_meta(transcript.meta, transcript.format))
+    assert said["git-branch"] == "main"
+    assert said["cwd"] == "/work/proj" and said["version"] == "2.1.39"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -58,6 +59,8 @@ class ClaudeCodeFormat(AgentFormat):
     title: ClassVar[str] = "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     viewer_module: ClassVar[str | None] = "viewer.formats.subagents"
+    # (its lines' ``gitBranch``, in the meta as ``git-branch``: the header says it)
+    meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {"branch": ("git-branch",)}
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types
