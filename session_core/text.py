@@ -7,6 +7,7 @@ sequence in a file is read, never obeyed, whether it is shown in a terminal
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator
 
@@ -171,7 +172,7 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
 def duration_text(seconds: float | None) -> str:
     """``0.25s``, ``12.3s``, ``4m07s``, ``2h05m``; under 0.01 s ``<0.01s`` (the viewer's and
     the exports' one way: it read "0.0s", and 0.25 s "0.2s")."""
-    if seconds is None:
+    if seconds is None or not math.isfinite(seconds):  # (a file's 1e400: no duration)
         return ""
     if seconds < 0.01:
         return "<0.01s" if seconds > 0 else "0s"

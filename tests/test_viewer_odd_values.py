@@ -6,8 +6,10 @@ a pane or a worker would end ``run_test`` with the exception)."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ ODD: list[Any] = [
     [1, "a", {}],
     {},
     {"a": None},
+    float("inf"),  # (written 1e400, which Python and orjson read as inf)
     json.loads("[" * 1000 + "]" * 1000),
     json.loads("[" * 5000 + "]" * 5000),  # past orjson's 1,024 levels: ``indexing.deeper``
 ]
@@ -46,6 +49,7 @@ KEYS = [
 FOUND: list[tuple[str, tuple[str, ...], Any]] = [
     ("compaction", ("payload", "tokens-before"), []),  # v1: drawn with f"{value:,}"
     ("message_end", ("seq",), 2**62),  # agentgo: an item's line, an int32
+    ("tool-settled", ("payload", "duration"), float("inf")),  # v1: a took of 1e400
 ]
 
 
@@ -69,7 +73,7 @@ def _odd_copy(sample: Path, seed: int) -> Path:
                 found.remove((kind, at, new))
         if index % 2 and where:
             record = put_at(record, chosen.choice(where), chosen.choice(ODD))
-        lines[index] = json.dumps(record).encode()
+        lines[index] = json.dumps(record).replace("Infinity", "1e400").encode()
     path = sample.with_name(f"odd-{seed}{sample.suffix}")
     path.write_bytes(b"\n".join(lines))
     return path
@@ -87,3 +91,44 @@ async def test_a_file_with_values_of_other_types_is_toured_without_a_crash(
             await pilot.pause(0.02)
         await pilot.pause(0.2)
         assert app.is_running
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_a_file_with_values_of_other_types_exports(name: str, tmp_path: Path) -> None:
+    """(A v1 settle's duration of 1e400 ended the Markdown and HTML exports with a
+    traceback: an infinite number of seconds made no minutes.)"""
+    from session_core import TranscriptError
+    from session_core.export import export_into
+
+    path = _odd_copy(FACTORIES[name](tmp_path), seed=1)
+    for fmt in ("md", "html", "json"):
+        out = io.BytesIO()
+        try:
+            export_into(path, fmt, "replayed", out)
+        except TranscriptError:  # (a strict reader's refusal of a value: said, no traceback)
+            continue
+        assert out.getvalue()
+
+
+def test_a_duration_of_1e400_is_no_duration(tmp_path: Path) -> None:
+    from session_core import open_transcript
+    from session_core.export import export_into
+    from session_core.text import duration_text
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b'{"payload":{"agent":"a"},"ts":"2026-12-06T10:36:23Z","type":"session-meta","v":1}\n'
+        b'{"id":"op1","payload":{"arguments":"{}","call-id":"c1","idempotency":"read-only",'
+        b'"round":1,"run-id":"r1","tool":"grep"},"ts":"2026-12-06T10:36:23Z",'
+        b'"type":"tool-dispatched","v":1}\n'
+        b'{"id":"st1","payload":{"duration":1e400,"op-id":"op1","outcome":"completed"},'
+        b'"ts":"2026-12-06T10:36:24Z","type":"tool-settled","v":1}\n'
+    )
+    assert duration_text(float("inf")) == duration_text(float("nan")) == ""
+    (op,) = open_transcript(path).tool_operations
+    assert op.state == "completed" and op.duration is None  # (replay's null, as orjson's)
+    for fmt in ("md", "html"):
+        out = io.BytesIO()
+        export_into(path, fmt, "replayed", out)
+        assert b"grep" in out.getvalue()
+        assert not re.search(rb"\binf(inity)?\b", out.getvalue(), re.IGNORECASE)

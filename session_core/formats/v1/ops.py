@@ -4,6 +4,7 @@ operations a snapshot makes only when asked for (``V1Ops``, ``V1Op``)."""
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -252,7 +253,7 @@ class V1Op(ToolOp):
             "arguments": record.get("arguments"),
             "started": record.get("dispatched-at"),
             "ended": record.get("settled-at"),
-            "duration": duration if isinstance(duration, int | float) else None,
+            "duration": duration if _seconds(duration) else None,
             "message_id": self._caller(),
             "line": int(self._state.event_lines[self._state.tool_ops.dispatch_event(self._index)]),
             "result": result,
@@ -375,3 +376,9 @@ def cut_off(state: ReplayState) -> bool:
         return False
     last, facts = state.message_events[-1], state.events.facts  # (no line read where taken)
     return not ends_a_run(facts.role(last), facts.call_count(last))
+
+
+def _seconds(value: object) -> bool:
+    """A settle's ``duration`` that is one: a finite number (the replay JSON's null for
+    1e400, which the reference reads as Inf), not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
