@@ -60,7 +60,7 @@ class ModelFold:
         from .scan_model import summarise_model
 
         fmt = self.format
-        transcript = self.live.transcript(fmt.writer_alive(summary.path))
+        transcript = self.live.whole_transcript(fmt.writer_alive(summary.path))
         summarise_model(summary, transcript, running_total=fmt.running_total)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 from .column_items import messages_written
 from .line_warnings import KEPT, UNFINISHED
-from .model import Transcript, unsettled_ops
+from .model import Item, Transcript, unsettled_ops
 from .text import count, prompt_title
 
 if TYPE_CHECKING:
@@ -35,10 +36,10 @@ def summarise_model(
     summary.title = _text(meta.get("title")) or _first_prompt(transcript)
     summary.model = _text(meta.get("model"))
     summary.started = _text(meta.get("started") or meta.get("timestamp")) or summary.started
-    stamps = [i.ts for i in transcript.raw if i.ts]
-    if stamps:
-        summary.started = summary.started or stamps[0]
-        summary.last_ts = stamps[-1]
+    first = _stamp(transcript.raw, range(len(transcript.raw)))
+    if first is not None:
+        summary.started = summary.started or first
+        summary.last_ts = _stamp(transcript.raw, range(len(transcript.raw) - 1, -1, -1))
     messages = messages_written(transcript.raw)
     summary.messages = round(messages * scale)
     summary.tool_calls = round(len(transcript.tool_operations) * scale)
@@ -116,6 +117,16 @@ def windowed_model(
     transcript.extra["bytes-read"] = read
     transcript.extra["head-lines"] = len(lines)
     return transcript
+
+
+def _stamp(items: Sequence[Item], order: range) -> str | None:
+    """The first time stamp of ``items`` taken in ``order``: the few items up to it made,
+    not every one (a big file's are read again from it as they are made)."""
+    for index in order:
+        ts = items[index].ts
+        if ts:
+            return ts
+    return None
 
 
 def _first_prompt(transcript: Transcript) -> str | None:

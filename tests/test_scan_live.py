@@ -152,6 +152,30 @@ def test_an_unfinished_last_line_is_said_as_a_fresh_scan_says_it(
     assert not row.crash_tail
 
 
+def test_a_subagent_written_meanwhile_is_counted_when_its_session_grows(
+    tmp_path: Path,
+) -> None:
+    """The session's row links its subagents afresh each time it is brought up to date
+    (not as they were a moment ago, as a followed screen may): its tokens are a fresh
+    scan's."""
+    path = BUILT_IN["claude-code"](tmp_path)
+    head, rest = split(path)
+    rest = [line for line in rest if line.endswith(b"\n")]
+    path.write_bytes(b"".join(head))
+    (agent,) = path.parent.glob("*/subagents/agent-*.jsonl")
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    row = rows.summary(str(path), before, now=NOW_PAST)
+    assert rows.kept() == [str(path)]
+    last = agent.read_bytes().splitlines(keepends=True)[-1]
+    append(agent, [last.replace(b'"s2"', b'"s3"').replace(b"-000000000004", b"-000000000005")])
+    append(path, rest[1:2])
+    again = rows.summary(str(path), row, now=NOW_PAST)
+    assert again.tokens != row.tokens
+    same(again, fresh(path))
+
+
 # -- the browser ---------------------------------------------------------------------
 
 
@@ -196,3 +220,25 @@ async def test_the_browser_reads_a_growing_session_by_what_was_appended(
         shown = dataclasses.replace(screen.rows[where], rel="", status="live")
         same(shown, dataclasses.replace(scan_file(where), rel="", status="live"))
         assert screen.live_rows.kept() == [where]
+
+
+def test_a_row_makes_few_of_its_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's first and last times come from the items at each end, not from every item
+    made (each read again from its file: most of a big live row's cost)."""
+    from session_core import column_items
+    from session_core.formats import by_name
+
+    path = BUILT_IN["claude-code"](tmp_path)
+    items = by_name("claude-code").open(str(path)).raw
+    stamps = [item.ts for item in items if item.ts]
+    made: list[int] = []
+    one = column_items.Items._one
+
+    def counted(self: column_items.Items, index: int) -> object:
+        made.append(index)
+        return one(self, index)
+
+    monkeypatch.setattr(column_items.Items, "_one", counted)
+    row = scan_file(str(path))
+    assert (row.started, row.last_ts) == (stamps[0], stamps[-1])
+    assert 0 < len(made) < len(items) // 4, (len(made), len(items))

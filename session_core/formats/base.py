@@ -114,6 +114,11 @@ class LiveModel(UpdateNotes):
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         return self.builder.transcript(writer_alive)
 
+    def whole_transcript(self, writer_alive: bool | None = None) -> Transcript:
+        """The model as a whole read of the lines applied would give it, what other files
+        add to it read as they are now (a browser row: ``scan_live``)."""
+        return self.transcript(writer_alive)
+
     def snapshot_due(self) -> bool:
         """The last snapshot may show less than one taken now would, though nothing was
         applied since (a session's subagents linked as they were a moment ago): a screen
