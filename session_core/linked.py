@@ -75,6 +75,10 @@ class LinkedLive(LiveModel):
             self._relinked = False
         return transcript
 
+    def whole_transcript(self, writer_alive: bool | None = None) -> Transcript:
+        self._again = None  # (linked afresh, not as a moment ago: a row is kept as it is)
+        return self.transcript(writer_alive)
+
     def snapshot_due(self) -> bool:
         """The last snapshot put on the links of one before it (a Task call it holds may
         name a subagent they do not), and they may be linked again now: a file that went

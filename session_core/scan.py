@@ -44,9 +44,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-import orjson
-
-from .agentgo.reader import StrictReader, parse_record
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
@@ -61,8 +58,8 @@ from .reader import (
     replay_file,
 )
 from .replay import ReplayState, payload_of
-from .scan_window import LAST_LINE_MAX, feed_window, lines_of, tail_window
-from .tallies import AgentGoTally, V1Window, text_or_none
+from .scan_window import LAST_LINE_MAX, feed_window, tail_window
+from .tallies import V1Window, text_or_none
 from .text import prompt_title
 from .times import epoch
 from .usage import Usage
@@ -189,6 +186,19 @@ def scan_file(
         summary.status, summary.reason = "unreadable", f"could not be read: {err.strerror or err}"
     except Exception as err:  # a summary, never an exception: the browser keeps listing
         summary.status, summary.reason = "damaged", f"could not be read: {err}"
+    return settle_status(summary, live_window=live_window, locks=locks, now=now)
+
+
+def settle_status(
+    summary: FileSummary,
+    *,
+    live_window: float = LIVE_WINDOW,
+    locks: LockTable | None = None,
+    now: float | None = None,
+) -> FileSummary:
+    """A row read as a transcript, its status by the rules (the module docstring) as of
+    ``now``: live, crashed or finished; one that was not (damaged...) as it is. Reads
+    the locks, never the file (``scan_live``: a row whose file did not change)."""
     fmt = summary.format
     if fmt is None or not summary.counts_known:
         return summary
@@ -202,7 +212,7 @@ def scan_file(
     fresh = (
         not by_name(fmt).only_locking_writers
         and (time.time() if now is None else now) - summary.mtime < live_window
-        and not is_compressed_file(where)
+        and not is_compressed_file(summary.path)
     )
     if summary.locked or fresh:
         summary.status = "live"
@@ -287,13 +297,17 @@ def v1_summary(read: FileRead) -> None:
     summary.tool_calls = round(counts.calls * scale)
     summary.pending = len(counts.open_ops)
     summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
-    _scale_usage(summary, counts.usage, scale)
+    scale_usage(summary, counts.usage, scale)
     summary.reason = _v1_crash_reason(summary, None, counts.ends_a_run)
 
 
 def _v1_whole(summary: FileSummary, where: str) -> None:
     """The same read-only replay ``tailscope replay`` does: damage raises, a crash tail warns."""
-    state = replay_file(where, tolerate_tail=True)
+    v1_replayed(summary, replay_file(where, tolerate_tail=True))
+
+
+def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
+    """A v1 row from its replay: a whole read's, or one kept live (``scan_live``)."""
     _v1_meta(summary, state.meta)
     events = state.events
     summary.started = text_or_none(events[0].get("ts"))
@@ -309,13 +323,13 @@ def _v1_whole(summary: FileSummary, where: str) -> None:
     summary.messages, summary.tool_calls = state.message_count, calls
     summary.title = summary.title or _v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
-    _lower_bounds(summary, usage)
+    lower_bounds(summary, usage)
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
     summary.reason = _v1_crash_reason(summary, state, not cut_off(state))
 
 
-def _lower_bounds(summary: FileSummary, usage: Usage) -> None:
+def lower_bounds(summary: FileSummary, usage: Usage) -> None:
     """Whether a tally's totals leave responses out (a ``≥`` in the row), as the neutral
     model says it of every format (``usage_totals.Usage``)."""
     said = NeutralUsage.of_totals(usage)
@@ -358,85 +372,10 @@ def _v1_crash_reason(summary: FileSummary, state: ReplayState | None, ended: boo
     return "; ".join(why) or None
 
 
-# -- agentgo -------------------------------------------------------------------------
-
-
-def agentgo_summary(read: FileRead) -> None:
-    """An agentgo-v1 file's row: read whole by the strict rules when small, else windowed."""
-    summary, fh, head = read.summary, read.fh, read.head
-    summary.started = text_or_none(read.first.get("time"))
-    if summary.size <= read.budget:
-        _agentgo_whole(summary, summary.path, head + fh.read())
-        return
-    started = summary.started
-    tally = AgentGoTally()
-    for raw in head.split(b"\n")[:-1]:  # the model from the first model_request
-        record = orjson.loads(raw) if not is_blank(raw) else {}
-        if isinstance(record, dict) and record.get("type") == "model_request":
-            tally.feed(record)
-            break
-    model = tally.model
-    tail, scale = tail_window(summary, fh, read.window)
-    tally = AgentGoTally()
-    seq: list[int] = []
-
-    def feed(raw: bytes, number: int) -> None:
-        record = orjson.loads(raw)
-        if not isinstance(record, dict) or type(record.get("seq")) is not int:
-            raise TranscriptError("is not a record with an integer seq", line=number)
-        if seq and record["seq"] != seq[0] + 1:
-            raise TranscriptError(
-                f"has seq {record['seq']} after seq {seq[0]}; sequence numbers must be contiguous",
-                line=number,
-            )
-        seq[:] = [record["seq"]]
-        tally.feed(record)
-
-    summary.crash_tail = feed_window(tail, feed, unfinished_is_tail=True)
-    _agentgo_finish(summary, tally)
-    summary.model = model
-    summary.started = started
-    summary.messages = round(tally.messages * scale)
-    summary.tool_calls = round(tally.calls * scale)
-    _scale_usage(summary, tally.usage, scale)
-
-
-def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
-    """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
-    checker = StrictReader(where)
-    tally = AgentGoTally()
-    for number, raw, ended in lines_of(data):
-        if not ended:
-            summary.crash_tail = not is_blank(raw)
-            break
-        try:
-            record = parse_record(raw, number, where)
-            checker.check(record, number)
-        except TranscriptError as err:
-            raise TranscriptError(err.reason, line=err.line) from None
-        tally.feed(record)
-    if checker.session_id is None:
-        raise TranscriptError("has no complete session_start line")
-    _agentgo_finish(summary, tally)
-
-
-def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
-    summary.model, summary.title = tally.model, tally.title
-    summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
-    summary.messages, summary.tool_calls = tally.messages, tally.calls
-    summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
-    _lower_bounds(summary, tally.usage)
-    summary.pending = len(tally.open_runs) + len(tally.open_calls)
-    why = [tally.gaps()] if tally.gaps() else []
-    if summary.crash_tail:
-        why.append("an unfinished last line")
-    summary.reason = "; ".join(w for w in why if w) or None
-
-
-def _scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
+def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:
     summary.tokens = None if usage.total is None else round(usage.total * scale)
     summary.cost = None if usage.cost is None else usage.cost * scale
-    _lower_bounds(summary, usage)
+    lower_bounds(summary, usage)
 
 
 # -- directories -----------------------------------------------------------------------

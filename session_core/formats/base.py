@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..follow_update import FollowUpdate
     from ..peeking import PeekSource
     from ..scan import FileRead
+    from ..scan_live import RowFold
 
 
 IDLE_SECONDS = 120.0  # a file of a lock-less writer untouched this long has no writer
@@ -112,6 +113,11 @@ class LiveModel(UpdateNotes):
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         return self.builder.transcript(writer_alive)
+
+    def whole_transcript(self, writer_alive: bool | None = None) -> Transcript:
+        """The model as a whole read of the lines applied would give it, what other files
+        add to it read as they are now (a browser row: ``scan_live``)."""
+        return self.transcript(writer_alive)
 
     def snapshot_due(self) -> bool:
         """The last snapshot may show less than one taken now would, though nothing was
@@ -297,6 +303,14 @@ class TranscriptFormat(ABC):
             builder = self.builder(summary.path)
             transcript = windowed_model(builder, summary, read.fh, read.head, read.window)
         summarise_model(summary, transcript, running_total=self.running_total)
+
+    def row_fold(self, path: str) -> RowFold | None:
+        """What keeps a live browser row up to date from the lines appended to its file
+        (``scan_live``), as ``summarise_file`` would read the whole: by default the
+        format's live model, summarised as its whole read's. None: read again whole."""
+        from ..scan_live import ModelFold
+
+        return ModelFold(self, path)
 
     def part_of_another(self, path: str) -> bool:
         """Is this file part of another file's session (not a browser row of its own)?"""

@@ -27,6 +27,7 @@ from session_core.scan import (
     list_transcript_paths,
     scan_file,
 )
+from session_core.scan_live import LiveRows
 from session_core.text import count
 
 from ..browser_cells import (
@@ -108,6 +109,8 @@ class BrowserScreen(DirectoryWatch):
         self.force_polling = force_polling
         self.watching = watch
         self.rows: dict[str, FileSummary] = {}  # absolute path -> its summary
+        # live rows followed, brought up to date from what is appended (not read again)
+        self.live_rows = LiveRows(live_window)
         self.order: list[str] = []  # the rows shown (the filter's), in the sort's order
         self._shown: set[str] = set()  # the same paths, to look up
         self._depth: dict[str, int] = {}  # a subagent's row under its parent's: how deep
@@ -142,6 +145,9 @@ class BrowserScreen(DirectoryWatch):
     @property
     def table(self) -> VirtualTable:
         return self.query_one("#browser-table", VirtualTable)
+
+    def on_unmount(self) -> None:
+        self.live_rows.clear()  # (the files followed closed)
 
     def on_mount(self) -> None:
         self.query_one("#browser-filter").display = False
@@ -227,8 +233,17 @@ class BrowserScreen(DirectoryWatch):
         self.post_message(self.Scanned(batch, total, total, True))
 
     def _summarise(self, path: str, locks: LockTable | None = None) -> FileSummary:
-        summary = scan_file(path, live_window=self.live_window, locks=locks)
-        summary.path = os.path.abspath(path)
+        """A file's row, read whole (the scan's)."""
+        return self._placed(scan_file(path, live_window=self.live_window, locks=locks))
+
+    def _resummarise(self, path: str, locks: LockTable | None = None) -> FileSummary:
+        """A file's row again (a change, a recheck): not read when it did not change, a
+        live one brought up to date from what was appended (``LiveRows``)."""
+        where = os.path.abspath(path)
+        return self._placed(self.live_rows.summary(where, self.rows.get(where), locks=locks))
+
+    def _placed(self, summary: FileSummary) -> FileSummary:
+        summary.path = os.path.abspath(summary.path)
         summary.rel = self._rel(summary.path)
         return summary
 
@@ -278,6 +293,8 @@ class BrowserScreen(DirectoryWatch):
 
     @on(DirectoryWatch.Changed)
     def _changed(self, message: DirectoryWatch.Changed) -> None:
+        for path in message.gone:
+            self.live_rows.drop(path)
         gone = {path for path in message.gone if self.rows.pop(path, None) is not None}
         if gone & self._shown:
             self._remove(gone)
@@ -298,7 +315,7 @@ class BrowserScreen(DirectoryWatch):
             for s in summaries
             if s.status == "live" or (s.format and locks.holds(s.device, s.inode))
         ]
-        fresh = [self._summarise(s.path, locks) for s in targets if os.path.isfile(s.path)]
+        fresh = [self._resummarise(s.path, locks) for s in targets if os.path.isfile(s.path)]
         changed = [s for s in fresh if self.rows.get(s.path) != s]
         if changed:
             self.post_message(self.Changed(changed, []))
@@ -533,6 +550,7 @@ class BrowserScreen(DirectoryWatch):
 
     def action_rescan(self) -> None:
         self._kept = self._selected_path()  # (the cursor comes back to it)
+        self.live_rows.clear()  # (every file read again)
         self.scan_directory()
         if self.watching:  # (and the watch begun again, where it had stopped)
             self.watch_directory()

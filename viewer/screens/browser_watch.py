@@ -35,7 +35,12 @@ class DirectoryWatch(Screen[None]):
     rows: dict[str, FileSummary]
 
     def _summarise(self, path: str) -> FileSummary:
-        """A file's row, read now (the browser's)."""
+        """A file's row, read whole (the browser's)."""
+        raise NotImplementedError
+
+    def _resummarise(self, path: str) -> FileSummary:
+        """A file's row again, after a change (the browser's: a live one brought up to
+        date from what was appended)."""
         raise NotImplementedError
 
     @dataclass
@@ -144,7 +149,7 @@ class DirectoryWatch(Screen[None]):
                         fresh.extend(self._summarise(p) for p in inside)
                         new_folder = True
                 elif os.path.isfile(path) and not part_of_another(path):
-                    fresh.append(self._summarise(path))
+                    fresh.append(self._resummarise(path))
             self.post_message(self.Changed(fresh, gone))
             if new_folder and folders is not None and self.recursive:
                 return True
@@ -189,7 +194,7 @@ class DirectoryWatch(Screen[None]):
             except OSError:
                 continue
             if known.get(path) != (st.st_size, st.st_mtime):
-                fresh.append(self._summarise(path))
+                fresh.append(self._resummarise(path))
         gone = sorted(path for path in known.keys() - listed if not os.path.exists(path))
         if fresh or gone:
             self.post_message(self.Changed(fresh, gone))

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ...follow_update import FollowUpdate
     from ...peeking import PeekSource
     from ...scan import FileRead
+    from ...scan_live import RowFold
 
 
 class AgentGoBuilder(Builder):
@@ -228,9 +229,14 @@ class AgentGoFormat(TranscriptFormat):
         return iter((agentgo_diff(self._view(where, None), where),))
 
     def summarise_file(self, read: FileRead) -> None:
-        from ... import scan
+        from ...scan_agentgo import agentgo_summary
 
-        scan.agentgo_summary(read)
+        agentgo_summary(read)
+
+    def row_fold(self, path: str) -> RowFold:
+        from ...scan_live import AgentGoFold
+
+        return AgentGoFold(path)
 
 
 __all__ = [

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ...peeking import PeekSource
     from ...replay import ReplayState
     from ...scan import FileRead
+    from ...scan_live import RowFold
 
 TAIL = 1 << 20  # bytes of a big file's end its first screen shows (v1's lines are dense)
 
@@ -192,3 +193,8 @@ class V1Format(TranscriptFormat):
         from ... import scan
 
         scan.v1_summary(read)
+
+    def row_fold(self, path: str) -> RowFold:
+        from ...scan_live import V1Fold
+
+        return V1Fold(path)

@@ -1,0 +1,104 @@
+"""An agentgo-v1 file's browser row (``scan``): read whole by the strict reader's rules
+when small, else its head and a tail window; ``AgentGoRow`` the rules and tally, a line
+at a time, for a whole read and a row kept live (``scan_live``) alike."""
+
+from __future__ import annotations
+
+import orjson
+
+from .agentgo.reader import StrictReader, parse_record
+from .errors import TranscriptError
+from .reader import is_blank
+from .scan import FileRead, FileSummary, lower_bounds, scale_usage
+from .scan_window import feed_window, lines_of, tail_window
+from .tallies import AgentGoTally, text_or_none
+
+
+def agentgo_summary(read: FileRead) -> None:
+    """An agentgo-v1 file's row: read whole by the strict rules when small, else windowed."""
+    summary, fh, head = read.summary, read.fh, read.head
+    summary.started = text_or_none(read.first.get("time"))
+    if summary.size <= read.budget:
+        _agentgo_whole(summary, summary.path, head + fh.read())
+        return
+    started = summary.started
+    tally = AgentGoTally()
+    for raw in head.split(b"\n")[:-1]:  # the model from the first model_request
+        record = orjson.loads(raw) if not is_blank(raw) else {}
+        if isinstance(record, dict) and record.get("type") == "model_request":
+            tally.feed(record)
+            break
+    model = tally.model
+    tail, scale = tail_window(summary, fh, read.window)
+    tally = AgentGoTally()
+    seq: list[int] = []
+
+    def feed(raw: bytes, number: int) -> None:
+        record = orjson.loads(raw)
+        if not isinstance(record, dict) or type(record.get("seq")) is not int:
+            raise TranscriptError("is not a record with an integer seq", line=number)
+        if seq and record["seq"] != seq[0] + 1:
+            raise TranscriptError(
+                f"has seq {record['seq']} after seq {seq[0]}; sequence numbers must be contiguous",
+                line=number,
+            )
+        seq[:] = [record["seq"]]
+        tally.feed(record)
+
+    summary.crash_tail = feed_window(tail, feed, unfinished_is_tail=True)
+    _agentgo_finish(summary, tally)
+    summary.model = model
+    summary.started = started
+    summary.messages = round(tally.messages * scale)
+    summary.tool_calls = round(tally.calls * scale)
+    scale_usage(summary, tally.usage, scale)
+
+
+def _agentgo_whole(summary: FileSummary, where: str, data: bytes) -> None:
+    """The strict reader's rules, record by record; an unfinished final line is a crash tail."""
+    row = AgentGoRow(where)
+    for number, raw, ended in lines_of(data):
+        if not ended:
+            summary.crash_tail = not is_blank(raw)
+            break
+        row.take(raw, number)
+    row.fill(summary)
+
+
+class AgentGoRow:
+    """An agentgo row as its complete lines come: a whole read's, or one kept live
+    (``scan_live``). ``TranscriptError`` where the strict reader refuses a line."""
+
+    def __init__(self, where: str) -> None:
+        self.checker = StrictReader(where)
+        self.tally = AgentGoTally()
+
+    def take(self, raw: bytes, number: int) -> None:
+        try:
+            record = parse_record(raw, number, self.checker.path)
+            self.checker.check(record, number)
+        except TranscriptError as err:
+            raise TranscriptError(err.reason, line=err.line) from None
+        self.tally.feed(record)
+
+    def fill(self, summary: FileSummary) -> None:
+        """The row from the lines taken (``summary.crash_tail`` said already)."""
+        if self.checker.session_id is None:
+            raise TranscriptError("has no complete session_start line")
+        _agentgo_finish(summary, self.tally)
+
+
+def _agentgo_finish(summary: FileSummary, tally: AgentGoTally) -> None:
+    summary.model, summary.title = tally.model, tally.title
+    summary.started, summary.last_ts = summary.started or tally.first_time, tally.last_time
+    summary.messages, summary.tool_calls = tally.messages, tally.calls
+    summary.tokens, summary.cost = tally.usage.total, tally.usage.cost
+    lower_bounds(summary, tally.usage)
+    summary.pending = len(tally.open_runs) + len(tally.open_calls)
+    why = [tally.gaps()] if tally.gaps() else []
+    if summary.crash_tail:
+        why.append("an unfinished last line")
+    summary.reason = "; ".join(w for w in why if w) or None
+
+
+__all__ = ["AgentGoRow", "agentgo_summary"]

@@ -1,0 +1,244 @@
+"""Live browser rows (``scan_live.LiveRows``): a file that grew is brought up to date from
+what was appended, with the counts a fresh scan gives; one that did not change is not
+read; one rewritten or truncated is read again whole."""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from format_fixtures import BUILT_IN
+
+from session_core import scan_live
+from session_core.scan import FileSummary, scan_file
+from session_core.scan_live import LiveRows
+
+NOW_PAST = 1e9  # a "now" long before any file here was written: every mtime is fresh
+
+
+def split(path: Path) -> tuple[list[bytes], list[bytes]]:
+    """The file's lines (with their newlines): its first part, and the rest to append."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 4, path
+    half = max(2, len(lines) // 2)
+    return lines[:half], lines[half:]
+
+
+@pytest.fixture(params=sorted(BUILT_IN))
+def growing(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Path, list[bytes]]]:
+    """A file of each format holding its first lines (the rest to append), its writer's
+    lock held (an agentgo file is live only while it is)."""
+    path = BUILT_IN[request.param](tmp_path)
+    head, rest = split(path)
+    path.write_bytes(b"".join(head))
+    with open(path, "rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield path, rest
+
+
+def fresh(path: Path) -> FileSummary:
+    return scan_file(str(path), now=NOW_PAST)
+
+
+def append(path: Path, lines: list[bytes]) -> None:
+    with open(path, "ab") as out:
+        out.write(b"".join(lines))
+
+
+def same(row: FileSummary, other: FileSummary) -> None:
+    assert dataclasses.asdict(row) == dataclasses.asdict(other)
+
+
+class NoWholeRead:
+    """``scan_file`` refused while it is on: the row must come from the fold."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        def refuse(*_args: object, **_kwargs: object) -> FileSummary:
+            raise AssertionError("read whole")
+
+        monkeypatch.setattr(scan_live, "scan_file", refuse)
+
+
+def test_appends_give_the_counts_of_a_fresh_scan(
+    growing: tuple[Path, list[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, rest = growing
+    rows = LiveRows()
+    row = fresh(path)
+    assert row.status == "live", row
+    append(path, rest[:1])
+    row = rows.summary(str(path), row, now=NOW_PAST)  # (its follow begun: one whole read)
+    same(row, fresh(path))
+    assert rows.kept() == [str(path)]
+    kept = rows._kept[str(path)]
+    fed: list[int] = []
+    apply = kept.fold.apply
+    monkeypatch.setattr(kept.fold, "apply", lambda u: (fed.extend(u.lines), apply(u)))
+    ended = [line for line in rest[1:] if line.endswith(b"\n")]  # (a fixture's torn
+    with monkeypatch.context() as patched:  # last line: the last test's)
+        NoWholeRead(patched)
+        for line in ended:
+            append(path, [line])
+            os.utime(path, (time.time(), time.time() + len(fed)))  # (a new mtime each time)
+            row = rows.summary(str(path), row, now=NOW_PAST)
+    same(row, fresh(path))
+    assert rows._kept[str(path)] is kept  # the same fold, fed only what was appended
+    whole = len(path.read_bytes().splitlines())
+    assert fed == list(range(whole - len(ended) + 1, whole + 1))
+
+
+def test_an_unchanged_file_is_not_read(
+    growing: tuple[Path, list[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, rest = growing
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    row = rows.summary(str(path), before, now=NOW_PAST)
+    assert row.status == "live"
+    assert rows.kept() == [str(path)]
+
+    def no_read(*_args: object) -> bool:
+        raise AssertionError("read")
+
+    with monkeypatch.context() as patched:
+        NoWholeRead(patched)
+        patched.setattr(scan_live._Kept, "advance", no_read)
+        again = rows.summary(str(path), row, now=NOW_PAST)
+        same(again, row)
+        # ...and its status told again: long after, with no lock, it is not live
+        later = rows.summary(str(path), row, now=time.time() + 3600, locks=scan_live.LockTable(""))
+    assert later.status in ("finished", "crashed")
+    assert rows.kept() == []  # (gone quiet: its fold let go)
+
+
+def test_a_rewritten_or_truncated_file_is_read_again_whole(
+    growing: tuple[Path, list[bytes]],
+) -> None:
+    path, rest = growing
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    row = rows.summary(str(path), before, now=NOW_PAST)
+    assert rows.kept() == [str(path)]
+    head = path.read_bytes().splitlines(keepends=True)
+    with open(path, "r+b") as out:  # truncated, then grown by other lines
+        out.truncate(len(b"".join(head[:2])))
+    append(path, rest[-1:])
+    row = rows.summary(str(path), row, now=NOW_PAST)
+    same(row, fresh(path))
+
+
+def test_an_unfinished_last_line_is_said_as_a_fresh_scan_says_it(
+    growing: tuple[Path, list[bytes]],
+) -> None:
+    path, rest = growing
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    row = rows.summary(str(path), before, now=NOW_PAST)
+    append(path, [rest[1][: len(rest[1]) // 2]])
+    row = rows.summary(str(path), row, now=NOW_PAST)
+    same(row, fresh(path))
+    assert row.crash_tail
+    append(path, [rest[1][len(rest[1]) // 2 :]])
+    row = rows.summary(str(path), row, now=NOW_PAST)
+    same(row, fresh(path))
+    assert not row.crash_tail
+
+
+def test_a_subagent_written_meanwhile_is_counted_when_its_session_grows(
+    tmp_path: Path,
+) -> None:
+    """The session's row links its subagents afresh each time it is brought up to date
+    (not as they were a moment ago, as a followed screen may): its tokens are a fresh
+    scan's."""
+    path = BUILT_IN["claude-code"](tmp_path)
+    head, rest = split(path)
+    rest = [line for line in rest if line.endswith(b"\n")]
+    path.write_bytes(b"".join(head))
+    (agent,) = path.parent.glob("*/subagents/agent-*.jsonl")
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    row = rows.summary(str(path), before, now=NOW_PAST)
+    assert rows.kept() == [str(path)]
+    last = agent.read_bytes().splitlines(keepends=True)[-1]
+    append(agent, [last.replace(b'"s2"', b'"s3"').replace(b"-000000000004", b"-000000000005")])
+    append(path, rest[1:2])
+    again = rows.summary(str(path), row, now=NOW_PAST)
+    assert again.tokens != row.tokens
+    same(again, fresh(path))
+
+
+# -- the browser ---------------------------------------------------------------------
+
+
+async def test_the_browser_reads_a_growing_session_by_what_was_appended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live session's row follows its appends, and no change nor periodic recheck
+    reads the file whole again (a 62 MB session cost the browser 62% CPU that way)."""
+    from test_browser import browser, scanned, until
+
+    from viewer.app import TailscopeApp
+    from viewer.screens import browser as browser_module
+
+    path = BUILT_IN["claude-code"](tmp_path / "tree")
+    head, rest = split(path)
+    rest = [line for line in rest if line.endswith(b"\n")]
+    path.write_bytes(b"".join(head))
+    whole_reads: list[str] = []
+    for module in (browser_module, scan_live):
+        real = module.scan_file
+
+        def counted(where: str, *args: object, real=real, **kwargs: object) -> FileSummary:  # type: ignore[no-untyped-def]
+            whole_reads.append(where)
+            return real(where, *args, **kwargs)
+
+        monkeypatch.setattr(module, "scan_file", counted)
+    monkeypatch.setattr(browser_module, "RECHECK_SECONDS", 0.3)
+    app = TailscopeApp(tmp_path / "tree")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        where = str(path)
+        assert screen.rows[where].status == "live"
+        whole_reads.clear()
+        for line in rest:
+            append(path, [line])
+            await pilot.pause(0.25)
+        expected = fresh(path)
+        await until(pilot, lambda: screen.rows[where].messages == expected.messages)
+        await pilot.pause(1.0)  # (rechecks of the live row, its file unchanged)
+        assert whole_reads == []
+        shown = dataclasses.replace(screen.rows[where], rel="", status="live")
+        same(shown, dataclasses.replace(scan_file(where), rel="", status="live"))
+        assert screen.live_rows.kept() == [where]
+
+
+def test_a_row_makes_few_of_its_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row's first and last times come from the items at each end, not from every item
+    made (each read again from its file: most of a big live row's cost)."""
+    from session_core import column_items
+    from session_core.formats import by_name
+
+    path = BUILT_IN["claude-code"](tmp_path)
+    items = by_name("claude-code").open(str(path)).raw
+    stamps = [item.ts for item in items if item.ts]
+    made: list[int] = []
+    one = column_items.Items._one
+
+    def counted(self: column_items.Items, index: int) -> object:
+        made.append(index)
+        return one(self, index)
+
+    monkeypatch.setattr(column_items.Items, "_one", counted)
+    row = scan_file(str(path))
+    assert (row.started, row.last_ts) == (stamps[0], stamps[-1])
+    assert 0 < len(made) < len(items) // 4, (len(made), len(items))
