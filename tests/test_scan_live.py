@@ -241,4 +241,4 @@ def test_a_row_makes_few_of_its_items(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(column_items.Items, "_one", counted)
     row = scan_file(str(path))
     assert (row.started, row.last_ts) == (stamps[0], stamps[-1])
-    assert 0 < len(made) < len(items) // 4, (len(made), len(items))
+    assert len(made) <= 2, (len(made), len(items))  # (the title's prompt at most)
