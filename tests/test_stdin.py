@@ -148,3 +148,98 @@ def test_the_viewer_refuses_a_terminal_as_its_transcript(monkeypatch, capsys) ->
     monkeypatch.setattr(sys, "stdin", Terminal())
     assert cli.main(["-"]) == 1
     assert "standard input is the terminal: pipe a transcript in" in capsys.readouterr().err
+
+
+def test_standard_input_closed_or_uncopyable_is_said_as_such(tmp_path: Path) -> None:
+    """(Both read "standard output: cannot write": the copy's error taken for the
+    output's.)"""
+    import resource
+
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    closed = subprocess.run(
+        ["sh", "-c", f"exec {sys.executable} -m viewer.cli check - <&-"],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert closed.returncode == 1
+    assert (
+        closed.stderr.decode() == "tailscope: standard input: cannot be read: Bad file descriptor\n"
+    )
+    viewer = subprocess.run(
+        ["sh", "-c", f"exec {sys.executable} -m viewer.cli - <&-"],
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert viewer.returncode == 1
+    assert b"standard input is closed" in viewer.stderr
+
+    def small_files() -> None:  # (a 4 KB limit on a file written: the copy's write fails)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    big = FACTORIES["codex"](tmp_path).read_bytes()
+    assert len(big) > 4096
+    full = subprocess.run(
+        [sys.executable, "-m", "viewer.cli", "check", "-"],
+        input=big,
+        capture_output=True,
+        env=env,
+        preexec_fn=small_files,
+        timeout=60,
+    )
+    assert full.returncode == 1 and full.stdout == b""
+    said = full.stderr.decode()
+    assert said.startswith("tailscope: standard input: cannot be copied into ")
+    assert said.endswith("after 4.1 KB: File too large\n"), said
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_file_on_standard_input_is_read_where_it_is(tmp_path: Path) -> None:
+    path = FACTORIES["claude-code"](tmp_path)
+    tmp = tmp_path / "t"
+    tmp.mkdir()
+    with path.open("rb") as given:
+        done = subprocess.run(
+            [sys.executable, "-m", "viewer.cli", "check", "-"],
+            stdin=given,
+            capture_output=True,
+            env={**os.environ, "TMPDIR": str(tmp)},
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().startswith(f"{path}: ok (claude-code")  # (no copy made)
+
+
+def test_output_into_a_file_named_dash_is_no_read_into_itself(tmp_path: Path) -> None:
+    """``replay - > ./-``: the file named ``-`` is not the transcript (standard input)."""
+    written = FACTORIES["transcript-v1"](tmp_path).read_bytes()
+    with (tmp_path / "-").open("wb") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "viewer.cli", "replay", "-"],
+            input=written,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "-").read_bytes().startswith(b'{"format":"transcript-v1"')
+
+
+def test_an_export_of_a_copy_of_standard_input_is_offered_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(It was offered beside the copy, in the folder that goes when the viewer ends.)"""
+    from viewer.screens.export import suggested_output
+    from viewer.stdin_spool import spool_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "t"))
+    (tmp_path / "t").mkdir()
+    with spool_path() as path:
+        assert suggested_output(str(path), "html") == str(tmp_path / "stdin.html")
+    other = tmp_path / "t" / "run.jsonl"
+    assert suggested_output(str(other), "md") == str(tmp_path / "t" / "run.md")

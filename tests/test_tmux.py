@@ -184,6 +184,50 @@ def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
         term.close()
 
 
+def test_the_end_of_a_pipe_and_a_failed_copy_are_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pipe closed (ssh gone, the writer done) is said; a copy that could not be
+    written (a 4 KB file-size limit here, as a full disk) is said as an error, not left
+    to read as the writer's crash."""
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    assert path.stat().st_size > 4096
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    term = Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"])
+    try:
+        term.wait_for("6 sent next")
+        term.wait_for("standard input ended, after")
+    finally:
+        term.close()
+    limited = Tmux(["sh", "-c", f"'ulimit -f 8; cat {path} | {TAILSCOPE} -'", "; sleep 5"])
+    try:
+        limited.wait_for("cannot be copied into")  # (a toast: its words wrap)
+        limited.wait_for("too large; what came before is shown")
+        limited.wait_for("6 sent next")  # (and what came before is)
+    finally:
+        limited.close()
+
+
+def test_a_file_given_as_standard_input_is_followed_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from session_core import Message, Session
+
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "none"))  # (no copy: none is made)
+    term = Tmux([TAILSCOPE, "-", "<", str(path), "; sleep 5"])
+    try:
+        screen = term.wait_for("6 sent next")
+        assert "story.jsonl" in screen and "stdin.jsonl" not in screen
+        with Session.load(path) as session:
+            session.append_message(Message(role="user", content="appended to the file given"))
+        term.wait_for("appended to the file given")
+    finally:
+        term.close()
+
+
 def test_a_piped_run_s_copy_goes_when_the_terminal_closes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

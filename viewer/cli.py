@@ -19,11 +19,15 @@ from session_core.views import dump_json, format_for, replay_any
 
 from .stdin_spool import (
     STDIN,
+    StdinError,
     copy_as_it_comes,
-    copy_whole,
     is_piped,
     keys_from_terminal,
+    regular_file,
     spool_path,
+    stdin_closed,
+    stdin_file,
+    tell,
 )
 
 if TYPE_CHECKING:
@@ -206,11 +210,13 @@ def _ran(app: App[Any]) -> int:
 
 
 def _view_stdin() -> int:
-    """The viewer following standard input as it comes (``stdin_spool``)."""
+    """The viewer following standard input: the file it is, or a copy of the pipe made
+    as it comes (``stdin_spool``), its end or a failed copy told on screen."""
     from viewer.app import TailscopeApp
 
     if sys.stdin is not None and sys.stdin.isatty():
         return _fail("standard input is the terminal: pipe a transcript in (cat X | tailscope -)")
+    where = regular_file()
     try:
         piped = keys_from_terminal()
     except OSError as err:
@@ -218,10 +224,14 @@ def _view_stdin() -> int:
             "standard input is the transcript, and there is no terminal (/dev/tty) "
             f"to read keys from: {err.strerror or err}"
         )
+    _steady_heap()
+    if where is not None:  # (``tailscope - < run.jsonl``: the file itself, followed)
+        os.close(piped)
+        return _ran(TailscopeApp(where))
     with _ended_by_signals(), spool_path() as path:  # (its terminal closed: the copy goes)
-        copy_as_it_comes(piped, path)
-        _steady_heap()
-        return _ran(TailscopeApp(str(path)))
+        app = TailscopeApp(str(path))
+        copy_as_it_comes(piped, path, lambda said, error: tell(app, said, error))
+        return _ran(app)
 
 
 def cannot_view(args: argparse.Namespace | None) -> str | None:
@@ -230,6 +240,8 @@ def cannot_view(args: argparse.Namespace | None) -> str | None:
     started), then no terminal (``no_terminal``)."""
     path = getattr(args, "path", None)
     if path == STDIN:
+        if stdin_closed():  # (``tailscope - <&-``: else /dev/tty is opened as its 0)
+            return "standard input is closed: there is no transcript to read"
         return no_terminal(keys_from_tty=True)
     folder = None if path is None else os.path.dirname(os.path.abspath(path))
     if path is not None and not os.path.exists(path) and not os.path.isdir(folder or ""):
@@ -350,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _stdin_as_file(args):
             code: int = args.run(args)
+    except StdinError as err:  # (before the command ran: its output is untouched)
+        return _fail(str(err))
     except BrokenPipeError:
         _drop_output()
         return 0
@@ -365,18 +379,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextlib.contextmanager
 def _stdin_as_file(args: argparse.Namespace) -> Iterator[None]:
-    """A text command's ``-``: standard input read whole into a file first, which the
-    command reads in its place (every ``-`` of ``check``'s paths the same copy)."""
+    """A text command's ``-``: standard input as a file (``stdin_spool.stdin_file``),
+    which the command reads in its place (every ``-`` of ``check``'s paths the same)."""
     named = getattr(args, "paths", None) or [getattr(args, "path", None)]
     if args.run is cmd_view or STDIN not in named:
         yield
         return
-    with _ended_by_signals(), spool_path() as path:
-        copy_whole(sys.stdin.fileno() if sys.stdin is not None else 0, path)
+    with _ended_by_signals(), stdin_file() as path:
         if hasattr(args, "paths"):
-            args.paths = [str(path) if p == STDIN else p for p in args.paths]
+            args.paths = [path if p == STDIN else p for p in args.paths]
         else:
-            args.path = str(path)
+            args.path = path
         yield
 
 
@@ -399,7 +412,7 @@ def _read_into_stdout(args: argparse.Namespace) -> str | None:
     except (OSError, ValueError):
         return None
     for path in getattr(args, "paths", None) or [args.path]:
-        if opened_as(out, path):
+        if path != STDIN and opened_as(out, path):  # (``-`` is no file named so)
             return str(path)
     return None
 

@@ -5,7 +5,8 @@ pipe can do neither. So standard input is copied into ``stdin.jsonl`` in a folde
 own under the system's temporary directory, removed when the command ends: whole before a
 text command reads it (``zstdcat run.jsonl.zst | tailscope check -``), and as it comes
 while the viewer follows it (``ssh host tail -f -n +1 run.jsonl | tailscope -``), the
-viewer then reading its keys from the terminal (``/dev/tty``), as ``less`` does.
+viewer then reading its keys from the terminal (``/dev/tty``), as ``less`` does. A file
+on standard input (``tailscope - < run.jsonl``) is read where it is, not copied.
 """
 
 from __future__ import annotations
@@ -17,45 +18,117 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from session_core.text import size_text
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 STDIN = "-"  # the path that names standard input
 NAME = "stdin.jsonl"  # the copy's name: what the viewer's header and messages say
 _CHUNK = 1 << 16
+_SPOOLED: set[str] = set()  # the copies that exist now (``is_spool``)
+
+
+class StdinError(Exception):
+    """Standard input could not be read, or not copied (said in one line)."""
 
 
 @contextlib.contextmanager
 def spool_path() -> Iterator[Path]:
     """A new, empty ``stdin.jsonl`` in a folder of its own, removed with it afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="tailscope-"))
+    path = folder / NAME
     try:
-        path = folder / NAME
         path.touch(mode=0o600)
+        _SPOOLED.add(str(path))
         yield path
     finally:
+        _SPOOLED.discard(str(path))
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def copy_whole(source: int, path: Path) -> None:
-    """Standard input (``source``, a descriptor) into ``path``, to its end."""
-    with open(path, "ab", buffering=0) as out:
-        while chunk := os.read(source, _CHUNK):
-            out.write(chunk)
+def is_spool(path: str | os.PathLike[str]) -> bool:
+    """Is ``path`` a copy of standard input (gone when the command ends: nothing is to
+    be written beside it)?"""
+    return os.fspath(path) in _SPOOLED
 
 
-def copy_as_it_comes(source: int, path: Path) -> threading.Thread:
-    """Standard input into ``path`` as it arrives, in a thread that ends at its end (or
-    when the process does: it is a daemon, blocked in a read the viewer never waits on)."""
+def copy_whole(source: int, path: Path) -> int:
+    """Standard input (``source``, a descriptor) into ``path``, to its end: the bytes
+    copied. ``StdinError`` where it cannot be read or the copy cannot be written."""
+    copied = 0
+    out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    try:
+        while True:
+            try:
+                chunk = os.read(source, _CHUNK)
+            except OSError as err:
+                raise StdinError(f"standard input: cannot be read: {err.strerror}") from None
+            if not chunk:
+                return copied
+            try:
+                _write_all(out, chunk)
+            except OSError as err:
+                raise StdinError(
+                    f"standard input: cannot be copied into {path} "
+                    f"after {size_text(os.fstat(out).st_size)}: {err.strerror}"
+                ) from None
+            copied += len(chunk)
+    finally:
+        os.close(out)
 
-    def copy() -> None:
-        with contextlib.suppress(OSError):
-            copy_whole(source, path)
-        os.close(source)
 
-    thread = threading.Thread(target=copy, name="tailscope-stdin", daemon=True)
-    thread.start()
-    return thread
+def _write_all(out: int, data: bytes) -> None:
+    """All of ``data``, on disk as it comes (the viewer follows it): a write may be
+    short (a file-size limit, a disk nearly full), and the next one then says why."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out, view) :]
+
+
+@contextlib.contextmanager
+def stdin_file() -> Iterator[str]:
+    """A text command's standard input as a file: itself where it is one, else a copy of
+    all of it (a terminal's: what is typed, to ctrl-d, as ``cat`` reads it)."""
+    source = sys.stdin.fileno() if sys.stdin is not None else 0
+    where = regular_file(source)
+    if where is not None:
+        yield where
+        return
+    if _open(source) and os.isatty(source):
+        print(
+            "tailscope: reading a transcript from standard input (ctrl-d ends it)", file=sys.stderr
+        )
+    with spool_path() as path:
+        copy_whole(source, path)
+        yield str(path)
+
+
+def regular_file(source: int = 0) -> str | None:
+    """The path of the file that is standard input (``< run.jsonl``), where it is one
+    and its name still leads to it; None for a pipe, a terminal, a device."""
+    try:
+        seen = os.fstat(source)
+        if not stat.S_ISREG(seen.st_mode):
+            return None
+        named = os.readlink(f"/proc/self/fd/{source}")
+        there = os.stat(named)
+    except OSError:
+        return None
+    return named if (there.st_dev, there.st_ino) == (seen.st_dev, seen.st_ino) else None
+
+
+def _open(source: int) -> bool:
+    try:
+        os.fstat(source)
+    except OSError:
+        return False
+    return True
 
 
 def is_piped() -> bool:
@@ -68,10 +141,16 @@ def is_piped() -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
 
 
+def stdin_closed() -> bool:
+    """``tailscope - <&-``: there is no standard input at all."""
+    return not _open(0)
+
+
 def keys_from_terminal() -> int:
     """Standard input moved to a new descriptor (returned), and the terminal
     (``/dev/tty``) put in its place, where Textual reads keys. ``OSError``: there is no
-    terminal to read keys from (nothing was moved)."""
+    terminal to read keys from (nothing was moved). Standard input must be open (else
+    the terminal would be opened as descriptor 0 and taken for the pipe)."""
     tty = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
     try:
         piped = os.dup(0)
@@ -81,12 +160,55 @@ def keys_from_terminal() -> int:
     return piped
 
 
+Told = Callable[[str, bool], None]  # (what to say, is it an error)
+
+
+def copy_as_it_comes(source: int, path: Path, told: Told) -> threading.Thread:
+    """Standard input into ``path`` as it arrives, in a thread that ends at its end (or
+    when the process does: it is a daemon, blocked in a read the viewer never waits on);
+    ``told`` says how it ended: the pipe closed, or the copy failed (a full disk: the
+    file then ends where the copy did, which is no writer's crash)."""
+
+    def copy() -> None:
+        try:
+            copied = copy_whole(source, path)
+        except StdinError as err:
+            told(f"{err}; what came before is shown", True)
+        else:
+            told(f"standard input ended, after {size_text(copied)}", False)
+        finally:
+            os.close(source)
+
+    thread = threading.Thread(target=copy, name="tailscope-stdin", daemon=True)
+    thread.start()
+    return thread
+
+
+def tell(app: App[Any], message: str, error: bool) -> None:
+    """``message`` as the app's notification, from another thread, once the app runs (a
+    short pipe ends before it has started); none once it has ended."""
+    deadline = time.monotonic() + 60
+    while not app.is_running:
+        if app.return_code is not None or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+    severity = "error" if error else "information"
+    with contextlib.suppress(RuntimeError):  # (it ended meanwhile)
+        app.call_from_thread(app.notify, message, severity=severity, timeout=10 if error else 5)
+
+
 __all__ = [
     "NAME",
     "STDIN",
+    "StdinError",
     "copy_as_it_comes",
     "copy_whole",
     "is_piped",
+    "is_spool",
     "keys_from_terminal",
+    "regular_file",
     "spool_path",
+    "stdin_closed",
+    "stdin_file",
+    "tell",
 ]

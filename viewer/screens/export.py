@@ -27,6 +27,7 @@ from session_core.exportdoc import View
 from session_core.text import name_line
 
 from ..safe import inert_text
+from ..stdin_spool import is_spool
 
 STYLES = Path(__file__).parent.parent / "styles"
 
@@ -38,6 +39,8 @@ def suggested_output(transcript: str, fmt: Format) -> str:
     ``_`` in the name offered, and a folder holding one gives way to the working
     directory."""
     out = default_output(transcript, fmt)
+    if is_spool(transcript):  # (a copy of standard input, and its folder, go at the end)
+        out = os.path.join(os.getcwd(), os.path.basename(out))
     if name_line(out) == out:
         return out
     folder, name = os.path.split(out)
