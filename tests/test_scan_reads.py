@@ -24,7 +24,7 @@ def rollout_name(n: int, uuid_tail: str) -> str:
 
 @pytest.fixture(autouse=True)
 def fresh_caches() -> None:
-    tree._first_once.cache_clear()
+    tree._facts_once.cache_clear()
     tree._listed_once.cache_clear()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -130,21 +130,38 @@ def first_record(path: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def known_first_record(path: str) -> dict[str, Any] | None:
-    """``first_record``, read once while the file is the same (its inode, size and
-    mtime): a rollout's subagent search reads up to 400 later siblings' first lines, so
-    a directory's scan read each rollout's once for every earlier one of its days. The
-    record is shared: not to be changed."""
+class FirstFacts(NamedTuple):
+    """What the subagent search and ``written_since`` read of a rollout's first line: the
+    parent it names, its ``cwd``, and a subagent's ``id`` and ``source`` (the rest of a
+    session_meta, its base instructions among them, is not kept)."""
+
+    parent: str | None
+    cwd: str | None
+    child: dict[str, Any] | None
+
+
+def known_first_facts(path: str) -> FirstFacts | None:
+    """``first_record``'s facts, read once while the file is the same (its inode, size
+    and mtime): a rollout's subagent search reads up to 400 later siblings' first lines,
+    so a directory's scan read each rollout's once for every earlier one of its days."""
     try:
         seen = os.stat(path)
     except OSError:
         return None
-    return _first_once(path, seen.st_ino, seen.st_size, seen.st_mtime_ns)
+    return _facts_once(path, seen.st_ino, seen.st_size, seen.st_mtime_ns)
 
 
 @functools.lru_cache(maxsize=_MAX_CANDIDATES * 4)
-def _first_once(path: str, _ino: int, _size: int, _mtime_ns: int) -> dict[str, Any] | None:
-    return first_record(path)
+def _facts_once(path: str, _ino: int, _size: int, _mtime_ns: int) -> FirstFacts | None:
+    record = first_record(path)
+    if record is None:
+        return None
+    parent = parent_of(record)
+    payload = record.get("payload")
+    child = None
+    if parent is not None and isinstance(payload, dict):
+        child = {key: payload[key] for key in ("id", "source") if key in payload}
+    return FirstFacts(parent, _cwd(record), child)
 
 
 def parent_of(record: dict[str, Any]) -> str | None:
@@ -206,8 +223,8 @@ def written_since(path: str, since: float) -> list[str]:
             continue
         if written <= since:
             continue  # (a stat each; a first line read only of those written since)
-        record = known_first_record(candidate)
-        if record is not None and parent_of(record) is None and _cwd(record) == cwd:
+        facts = known_first_facts(candidate)
+        if facts is not None and facts.parent is None and facts.cwd == cwd:
             found.append((written, candidate))
     return [p for _, p in sorted(found, reverse=True)]
 
@@ -224,9 +241,9 @@ def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]
     """Subagent rollouts naming ``session_id`` as their parent: (path, session_meta)."""
     found: list[tuple[str, dict[str, Any]]] = []
     for candidate in sibling_candidates(path):
-        record = known_first_record(candidate)
-        if record is not None and parent_of(record) == session_id:
-            found.append((candidate, record["payload"]))
+        facts = known_first_facts(candidate)
+        if facts is not None and facts.parent == session_id and facts.child is not None:
+            found.append((candidate, facts.child))
     return found
 
 
