@@ -38,7 +38,6 @@ class V1Calls:
         # (a dict of them was 8 MB at 1 GB); as long as the texts (``_op_of_all``).
         self._op_of = array("i")
         self._undispatched: dict[int, tuple[int, int]] = {}  # call id -> its event, tool
-        self._early: set[int] = set()  # call ids dispatched before a message called them
         # The calls of the message lines taken since the dispatch lines were (call ids,
         # their events, tools), held until those are (``_take_operations``).
         self._calls: list[tuple[list[int], list[int], list[int]]] = []
@@ -65,18 +64,8 @@ class V1Calls:
                 still = self.state.tool_ops.unsettled_flags(map(op_of.__getitem__, calls))
                 answered.update(compress(calls, still))
             answered.update(shared.intersection(known))
-        if not cids:
-            return
-        if self._early.isdisjoint(cids):  # (a call dispatched before its message: rare)
+        if cids:  # (held until the dispatch lines of the same batch are taken)
             self._calls.append((cids, at, names))
-            return
-        self._hold_calls()
-        early, undispatched = self._early, self._undispatched
-        for cid, position, name in zip(cids, at, names, strict=True):
-            if cid in early:
-                early.discard(cid)
-            else:
-                undispatched[cid] = (position, name)
 
     def _op_of_all(self) -> array[int]:
         """``_op_of``, as long as the texts (a text that is no operation's call id: -1)."""
@@ -91,10 +80,17 @@ class V1Calls:
         op_of = self._op_of
         return op_of[call_id] if 0 <= call_id < len(op_of) else -1
 
-    def _hold_calls(self) -> None:
-        """The calls held (``_take_answers_and_calls``) as undispatched, in their order."""
+    def _hold_calls(self, dispatched: set[int]) -> None:
+        """The calls held (``_take_answers_and_calls``) that wait for their dispatch line, in
+        their order: those of a call id neither ``dispatched`` now nor by an earlier batch
+        (a message line written again, or a call dispatched before its message, does not
+        wait: a whole read, which takes them in one batch, says so)."""
+        undispatched, op_of = self._undispatched, self._op_of_all()
         for cids, at, names in self._calls:
-            self._undispatched.update(zip(cids, zip(at, names, strict=True), strict=True))
+            waits = [cid not in dispatched and op_of[cid] < 0 for cid in cids]
+            if any(waits):
+                where = zip(compress(at, waits), compress(names, waits), strict=True)
+                undispatched.update(zip(compress(cids, waits), where, strict=True))
         self._calls = []
 
     def _take_operations(self) -> None:
@@ -105,33 +101,17 @@ class V1Calls:
         records = state.tool_ops
         taken, now = self._ops_taken, len(records)
         dispatched = records.call_numbers[taken:now].tolist()
-        undispatched, early, op_of = self._undispatched, self._early, self._op_of_all()
+        undispatched, op_of = self._undispatched, self._op_of_all()
         once = set(dispatched)
-        if len(once) < len(dispatched) or max(map(op_of.__getitem__, once), default=-1) >= 0:
-            self._hold_calls()  # a call id dispatched again (rare): one at a time
-            for index, cid in enumerate(dispatched, taken):
-                if undispatched.pop(cid, None) is None:
-                    early.add(cid)  # dispatched before the line that calls it
-                if op_of[cid] >= 0 and cid not in self._shared:
-                    self._shared.add(cid)
-                    self._answer_again(cid)
-                op_of[cid] = index
-        else:
-            # The usual: each call dispatched once, after its message (often in the same
-            # batch: held, it never waits in ``_undispatched``).
-            for cids, at, names in self._calls:
-                # (a call id an earlier batch dispatched does not wait: a message line
-                # written again, as a whole read, which takes them in one batch, says)
-                waits = [cid not in once and op_of[cid] < 0 for cid in cids]
-                if any(waits):
-                    where = zip(compress(at, waits), compress(names, waits), strict=True)
-                    undispatched.update(zip(compress(cids, waits), where, strict=True))
-            early.update(once.difference(undispatched.keys(), *(c[0] for c in self._calls)))
-            for cid in once.intersection(undispatched.keys()):
-                del undispatched[cid]
-            self._calls = []
-            for index, cid in enumerate(dispatched, taken):
-                op_of[cid] = index
+        self._hold_calls(once)
+        for cid in once.intersection(undispatched.keys()):
+            del undispatched[cid]
+        shared = self._shared
+        for index, cid in enumerate(dispatched, taken):
+            if op_of[cid] >= 0 and cid not in shared:  # a call id dispatched again (rare)
+                shared.add(cid)
+                self._answer_again(cid)
+            op_of[cid] = index
         if now - taken > 1024:  # a dict keeps its size: not that of a whole file
             self._undispatched = dict(self._undispatched)
         still = records.unsettled_flags(range(taken, now))
