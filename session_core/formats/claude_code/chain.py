@@ -29,7 +29,9 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     from the leaf misses the other split lines and results. Every line of a response
     on the chain is on it, and so is the first result answering each of its calls.
     A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
-    Given ``on``, the chain's nodes are marked there (as well).
+    Given ``on``, the chain's nodes are marked there (as well). Each response is walked
+    once for each side it is reached from (a response split over thousands of lines has
+    thousands on the chain: walked for each, that was quadratic).
     """
     if on is None:
         on = bytearray(len(b.threads))
@@ -42,6 +44,9 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     items, nodes, calls = responses.raw, responses.nodes, responses.calls
     first_node, next_node, first_call, next_call = nodes.first, nodes.next, calls.first, calls.next
     count = len(items)
+    # Per response, the sides it was walked from (bit 1: the main side, 2: a sidechain):
+    # what it marks depends on nothing else.
+    walked = bytearray(count)
     for node in chain:
         if kinds[node] != ASSISTANT:
             continue
@@ -49,6 +54,10 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
         response = bisect_left(items, item)  # (``Responses.of_raw``)
         if response == count or items[response] != item:
             continue
+        from_side = 1 << side[node]
+        if walked[response] & from_side:
+            continue
+        walked[response] |= from_side
         other = first_node[response]
         while other >= 0:
             on[other] = 1
