@@ -110,7 +110,9 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
         if self.panes is not None:
             self.conversation.narrow = self.panes.narrow
-        elif missing := panes_missing(self.format):  # (shown with the shared tabs alone)
+        elif self._detected is not None and (missing := panes_missing(self.format)):
+            # (shown with the shared tabs alone; said by the screen of a file whose first
+            # line names the format, not by one waiting for a line to name any)
             self.notify(missing, severity="warning", timeout=8)
 
     def _panes_mounted(self) -> None:
