@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from registering import registered
+
 from session_core import model
-from session_core.formats import FORMATS, register
 from session_core.formats.base import TranscriptFormat
 from session_core.formats.builders import Builder
 from session_core.model import Compaction, Item, Part, Transcript, Usage
@@ -157,14 +157,8 @@ class ToyFormat(TranscriptFormat):
         return ToyBuilder(path)
 
 
-@contextlib.contextmanager
-def toy_registered() -> Iterator[ToyFormat]:
-    fmt = ToyFormat()
-    register(fmt)
-    try:
-        yield fmt
-    finally:
-        FORMATS.remove(fmt)
+def toy_registered() -> contextlib.AbstractContextManager[ToyFormat]:
+    return registered(ToyFormat())
 
 
 def toy_lines(*, hostile: bool = False) -> list[dict[str, Any]]:

@@ -14,13 +14,13 @@ from typing import Any, ClassVar
 
 import pytest
 from model_screen_helpers import IDLE, opened, until
+from registering import registered
 from tiny_format import TinyBuilder, TinyFormat
 
 from session_core import open_transcript
 from session_core.column_items import messages_written
 from session_core.export import export
 from session_core.formats import FORMATS, register
-from session_core.formats.base import TranscriptFormat
 from session_core.formats.builders import Builder
 from session_core.model import Transcript
 from session_core.scan import scan_file
@@ -88,14 +88,8 @@ LINES: list[dict[str, Any]] = [
 SAID, RATE_LIMIT, SQUASH = 3, 4, 6  # their indexes in the raw view
 
 
-@contextlib.contextmanager
-def kinded_registered() -> Iterator[TranscriptFormat]:
-    fmt = KindedFormat()
-    register(fmt)
-    try:
-        yield fmt
-    finally:
-        FORMATS.remove(fmt)
+def kinded_registered() -> contextlib.AbstractContextManager[KindedFormat]:
+    return registered(KindedFormat())
 
 
 @pytest.fixture

@@ -74,6 +74,12 @@ class Tmux:
     def close(self) -> None:
         self._run("kill-server")
 
+    def __enter__(self) -> Tmux:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
 
 @pytest.fixture
 def tmux_app(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -162,8 +168,7 @@ def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
     spool = tmp_path / "tmp"
     spool.mkdir()
     monkeypatch.setenv("TMPDIR", str(spool))
-    term = Tmux(["tail", "-f", "-n", "+1", str(path), "|", TAILSCOPE, "-", "; sleep 5"])
-    try:
+    with Tmux(["tail", "-f", "-n", "+1", str(path), "|", TAILSCOPE, "-", "; sleep 5"]) as term:
         screen = term.wait_for("6 sent next")
         assert "stdin.jsonl" in screen and "transcript-v1" in screen
         assert len(list(spool.glob("tailscope-*/stdin.jsonl"))) == 1  # (the copy read)
@@ -180,8 +185,6 @@ def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
             time.sleep(0.1)
         assert "stdin.jsonl" not in term.screen()
         assert list(spool.iterdir()) == []  # the copy went with the viewer
-    finally:
-        term.close()
 
 
 def test_the_end_of_a_pipe_and_a_failed_copy_are_told(
@@ -194,19 +197,13 @@ def test_the_end_of_a_pipe_and_a_failed_copy_are_told(
     write_story(path)
     assert path.stat().st_size > 4096
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    term = Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"])
-    try:
+    with Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"]) as term:
         term.wait_for("6 sent next")
         term.wait_for("standard input ended, after")
-    finally:
-        term.close()
-    limited = Tmux(["sh", "-c", f"'ulimit -f 8; cat {path} | {TAILSCOPE} -'", "; sleep 5"])
-    try:
+    with Tmux(["sh", "-c", f"'ulimit -f 8; cat {path} | {TAILSCOPE} -'", "; sleep 5"]) as limited:
         limited.wait_for("cannot be copied into")  # (a toast: its words wrap)
         limited.wait_for("too large; what came before is shown")
         limited.wait_for("6 sent next")  # (and what came before is)
-    finally:
-        limited.close()
 
 
 def test_a_file_given_as_standard_input_is_followed_where_it_is(
@@ -217,15 +214,12 @@ def test_a_file_given_as_standard_input_is_followed_where_it_is(
     path = tmp_path / "story.jsonl"
     write_story(path)
     monkeypatch.setenv("TMPDIR", str(tmp_path / "none"))  # (no copy: none is made)
-    term = Tmux([TAILSCOPE, "-", "<", str(path), "; sleep 5"])
-    try:
+    with Tmux([TAILSCOPE, "-", "<", str(path), "; sleep 5"]) as term:
         screen = term.wait_for("6 sent next")
         assert "story.jsonl" in screen and "stdin.jsonl" not in screen
         with Session.load(path) as session:
             session.append_message(Message(role="user", content="appended to the file given"))
         term.wait_for("appended to the file given")
-    finally:
-        term.close()
 
 
 def test_a_piped_run_s_copy_goes_when_the_terminal_closes(

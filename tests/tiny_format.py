@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-from session_core.formats import FORMATS, register
+from registering import registered
+
 from session_core.formats.base import TranscriptFormat
 from session_core.formats.builders import Builder
 from session_core.model import Item, Part, ToolOp, Transcript, classify_op
@@ -136,11 +136,5 @@ def write_tiny(path: Path) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def tiny_registered() -> Iterator[TinyFormat]:
-    fmt = TinyFormat()
-    register(fmt)
-    try:
-        yield fmt
-    finally:
-        FORMATS.remove(fmt)
+def tiny_registered() -> contextlib.AbstractContextManager[TinyFormat]:
+    return registered(TinyFormat())
