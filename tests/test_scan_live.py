@@ -64,6 +64,15 @@ class NoWholeRead:
         monkeypatch.setattr(scan_live, "scan_file", refuse)
 
 
+def kept_after_one_append(path: Path, rest: list[bytes]) -> tuple[LiveRows, FileSummary]:
+    """A file's row scanned, one line appended, and the row brought up to date (its
+    follow begun: the fold kept)."""
+    rows = LiveRows()
+    before = fresh(path)
+    append(path, rest[:1])
+    return rows, rows.summary(str(path), before, now=NOW_PAST)
+
+
 def test_appends_give_the_counts_of_a_fresh_scan(
     growing: tuple[Path, list[bytes]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,10 +105,7 @@ def test_an_unchanged_file_is_not_read(
     growing: tuple[Path, list[bytes]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, rest = growing
-    rows = LiveRows()
-    before = fresh(path)
-    append(path, rest[:1])
-    row = rows.summary(str(path), before, now=NOW_PAST)
+    rows, row = kept_after_one_append(path, rest)
     assert row.status == "live"
     assert rows.kept() == [str(path)]
 
@@ -121,10 +127,7 @@ def test_a_rewritten_or_truncated_file_is_read_again_whole(
     growing: tuple[Path, list[bytes]],
 ) -> None:
     path, rest = growing
-    rows = LiveRows()
-    before = fresh(path)
-    append(path, rest[:1])
-    row = rows.summary(str(path), before, now=NOW_PAST)
+    rows, row = kept_after_one_append(path, rest)
     assert rows.kept() == [str(path)]
     head = path.read_bytes().splitlines(keepends=True)
     with open(path, "r+b") as out:  # truncated, then grown by other lines
@@ -138,10 +141,7 @@ def test_an_unfinished_last_line_is_said_as_a_fresh_scan_says_it(
     growing: tuple[Path, list[bytes]],
 ) -> None:
     path, rest = growing
-    rows = LiveRows()
-    before = fresh(path)
-    append(path, rest[:1])
-    row = rows.summary(str(path), before, now=NOW_PAST)
+    rows, row = kept_after_one_append(path, rest)
     append(path, [rest[1][: len(rest[1]) // 2]])
     row = rows.summary(str(path), row, now=NOW_PAST)
     same(row, fresh(path))
@@ -163,10 +163,7 @@ def test_a_subagent_written_meanwhile_is_counted_when_its_session_grows(
     rest = [line for line in rest if line.endswith(b"\n")]
     path.write_bytes(b"".join(head))
     (agent,) = path.parent.glob("*/subagents/agent-*.jsonl")
-    rows = LiveRows()
-    before = fresh(path)
-    append(path, rest[:1])
-    row = rows.summary(str(path), before, now=NOW_PAST)
+    rows, row = kept_after_one_append(path, rest)
     assert rows.kept() == [str(path)]
     last = agent.read_bytes().splitlines(keepends=True)[-1]
     append(agent, [last.replace(b'"s2"', b'"s3"').replace(b"-000000000004", b"-000000000005")])
