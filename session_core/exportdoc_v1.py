@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -562,8 +563,11 @@ def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _duration(value: Any) -> str:
     """A settle's duration as the viewer says it; as written where it is no number (a
     hand-written file)."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-        return duration_text(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):  # (1e400 or -1e400: no duration, as replay's null)
+            return ""
+        if value >= 0:
+            return duration_text(value)
     return "" if value is None else f"{_s(value)} s"
 
 

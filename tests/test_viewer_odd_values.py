@@ -110,7 +110,8 @@ def test_a_file_with_values_of_other_types_exports(name: str, tmp_path: Path) ->
         assert out.getvalue()
 
 
-def test_a_duration_of_1e400_is_no_duration(tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", [b"1e400", b"-1e400"])
+def test_a_duration_of_1e400_is_no_duration(written: bytes, tmp_path: Path) -> None:
     from session_core import open_transcript
     from session_core.export import export_into
     from session_core.text import duration_text
@@ -121,8 +122,8 @@ def test_a_duration_of_1e400_is_no_duration(tmp_path: Path) -> None:
         b'{"id":"op1","payload":{"arguments":"{}","call-id":"c1","idempotency":"read-only",'
         b'"round":1,"run-id":"r1","tool":"grep"},"ts":"2026-12-06T10:36:23Z",'
         b'"type":"tool-dispatched","v":1}\n'
-        b'{"id":"st1","payload":{"duration":1e400,"op-id":"op1","outcome":"completed"},'
-        b'"ts":"2026-12-06T10:36:24Z","type":"tool-settled","v":1}\n'
+        b'{"id":"st1","payload":{"duration":' + written + b',"op-id":"op1",'
+        b'"outcome":"completed"},"ts":"2026-12-06T10:36:24Z","type":"tool-settled","v":1}\n'
     )
     assert duration_text(float("inf")) == duration_text(float("nan")) == ""
     (op,) = open_transcript(path).tool_operations
