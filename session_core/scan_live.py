@@ -13,8 +13,9 @@ file again from its start on every change:
   and tail window), compressed, ending in an unfinished line, or one its fold cannot
   tell (damage: what a fresh read says of it is the row).
 
-A fold is kept only while its row is live (memory stays bounded by the files being
-written), and dropped with its open file once the row is not.
+A fold is kept only while its row is live, for at most ``MAX_KEPT`` rows at once
+(memory and open files stay bounded by the files being written), and dropped with its
+open file once the row is not.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ from .errors import TranscriptError
 from .following import MAX_BATCH_BYTES, _Tail
 from .formats import by_name
 from .scan import BUDGET, LIVE_WINDOW, FileSummary, LockTable, scan_file, settle_status
+
+# Live rows followed at once, at most (a folder touched whole, by rsync or a checkout,
+# made every row live: 600 followed rows ran out of descriptors); the others are read
+# whole at each change, as a scan reads them.
+MAX_KEPT = 32
 
 if TYPE_CHECKING:
     from .follow_update import FollowUpdate
@@ -185,7 +191,8 @@ class LiveRows:
         except OSError:
             self._drop(path)
             return self._scanned(path, locks, now)
-        if previous is not None and _unchanged(previous, st):
+        if previous is not None and previous.counts_known and _unchanged(previous, st):
+            # (a row read: one that could not be, damaged or unreadable, is read again)
             row = settle_status(
                 dataclasses.replace(previous), live_window=self.live_window, locks=locks, now=now
             )
@@ -213,6 +220,8 @@ class LiveRows:
         if st.st_size > self.budget or is_compressed_file(path):
             return None
         if self._refused.get(path) == (st.st_dev, st.st_ino):
+            return None
+        if len(self._kept) >= MAX_KEPT:  # (each holds its model and two descriptors)
             return None
         fmt = by_name(previous.format)
         fold = fmt.row_fold(path)

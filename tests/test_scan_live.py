@@ -239,3 +239,35 @@ def test_a_row_makes_few_of_its_items(tmp_path: Path, monkeypatch: pytest.Monkey
     row = scan_file(str(path))
     assert (row.started, row.last_ts) == (stamps[0], stamps[-1])
     assert len(made) <= 2, (len(made), len(items))  # (the title's prompt at most)
+
+
+def test_a_row_that_could_not_be_read_is_read_again_though_unchanged(
+    growing: tuple[Path, list[bytes]],
+) -> None:
+    """(A read that failed, out of descriptors, kept the file's size and time in its row,
+    and the row stayed "damaged" until the file changed.)"""
+    path, _rest = growing
+    failed = dataclasses.replace(fresh(path), status="unreadable", reason="cannot be read: x")
+    assert not failed.counts_known
+    row = LiveRows().summary(str(path), failed, now=NOW_PAST)
+    same(row, fresh(path))
+
+
+def test_no_more_than_max_kept_rows_are_followed_at_once(tmp_path: Path) -> None:
+    """A folder touched whole makes every row live: past ``MAX_KEPT`` the others are read
+    whole (as a scan reads them), not followed (each a model and two descriptors)."""
+    rows = LiveRows()
+    paths = []
+    for n in range(scan_live.MAX_KEPT + 3):
+        path = BUILT_IN["transcript-v1"](tmp_path / f"f{n}")
+        head, rest = split(path)
+        path.write_bytes(b"".join(head))
+        before = fresh(path)
+        append(path, rest[:1])
+        row = rows.summary(str(path), before, now=NOW_PAST)
+        same(row, fresh(path))
+        paths.append((path, row, rest))
+    assert len(rows.kept()) == scan_live.MAX_KEPT
+    for path, row, rest in paths:  # (followed or not, each row is a fresh scan's)
+        append(path, rest[1:2])
+        same(rows.summary(str(path), row, now=NOW_PAST), fresh(path))
