@@ -205,6 +205,22 @@ def test_a_file_on_standard_input_is_read_where_it_is(tmp_path: Path) -> None:
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().startswith(f"{path}: ok (claude-code")  # (no copy made)
+    # a file already read in part is read from where it was left, as a pipe of the rest
+    cut = subprocess.run(
+        ["sh", "-c", f"{{ read -r first; exec {sys.executable} -m viewer.cli check -; }} < {path}"],
+        capture_output=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        timeout=60,
+    )
+    piped = subprocess.run(
+        [sys.executable, "-m", "viewer.cli", "check", "-"],
+        input=b"".join(path.read_bytes().splitlines(keepends=True)[1:]),
+        capture_output=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        timeout=60,
+    )
+    assert cut.stdout.partition(b": ")[2] == piped.stdout.partition(b": ")[2] != b""
+    assert NAME.encode() in cut.stdout
 
 
 def test_output_into_a_file_named_dash_is_no_read_into_itself(tmp_path: Path) -> None:

@@ -110,17 +110,19 @@ def stdin_file() -> Iterator[str]:
 
 
 def regular_file(source: int = 0) -> str | None:
-    """The path of the file that is standard input (``< run.jsonl``), where it is one
-    and its name still leads to it; None for a pipe, a terminal, a device."""
+    """The path of the file that is standard input (``< run.jsonl``), where it is one,
+    read from its start (``{ read x; tailscope -; } < f`` gives the rest: a copy), and
+    its name still leads to it, for this user; None for a pipe, a terminal, a device."""
     try:
         seen = os.fstat(source)
-        if not stat.S_ISREG(seen.st_mode):
+        if not stat.S_ISREG(seen.st_mode) or os.lseek(source, 0, os.SEEK_CUR) != 0:
             return None
         named = os.readlink(f"/proc/self/fd/{source}")
         there = os.stat(named)
     except OSError:
         return None
-    return named if (there.st_dev, there.st_ino) == (seen.st_dev, seen.st_ino) else None
+    same = (there.st_dev, there.st_ino) == (seen.st_dev, seen.st_ino)
+    return named if same and os.access(named, os.R_OK) else None
 
 
 def _open(source: int) -> bool:
