@@ -121,13 +121,16 @@ def _frozen(
 ) -> tuple[tuple[str, Words], ...]:
     """A format's own words, hashable (the merge's cache key: a format's words may change
     while it is registered, a test's may)."""
+    name = fmt if isinstance(fmt, str) else fmt.name
     unknown = set(own).difference(shared)
     if unknown:
-        name = fmt if isinstance(fmt, str) else fmt.name
         raise ValueError(
             f"format {name!r} names {', '.join(sorted(unknown))}: none of {', '.join(shared)}"
         )
-    return tuple((name, tuple(words)) for name, words in own.items())
+    for what, words in own.items():  # (a bare string would be read as its letters)
+        if isinstance(words, str) or not all(isinstance(word, str) for word in words):
+            raise ValueError(f"format {name!r}: {what} is not a tuple of words: {words!r}")
+    return tuple((what, tuple(words)) for what, words in own.items())
 
 
 @cache

@@ -136,6 +136,13 @@ def test_its_words_are_added_to_the_shared_ones_and_a_format_names_only_known_on
 
     with pytest.raises(ValueError, match="'misnamed' names errors"):
         register(Misnamed())
+
+    class Bare(KindedFormat):  # (a string, not a tuple: read as its letters)
+        name: ClassVar[str] = "misnamed"
+        kind_words: ClassVar[dict[str, str]] = {"error": "oops"}  # type: ignore[assignment]
+
+    with pytest.raises(ValueError, match="error is not a tuple of words: 'oops'"):
+        register(Bare())
     assert all(fmt.name != "misnamed" for fmt in FORMATS)
 
 
