@@ -401,6 +401,14 @@ def part_of_another(path: str) -> bool:
     return any(fmt.part_of_another(path) for fmt in FORMATS)
 
 
+def session_of(path: str) -> str | None:
+    """The session file that a file part of another belongs to, where a format's layout
+    says so by its path (``TranscriptFormat.session_of``)."""
+    from .formats import FORMATS
+
+    return next((s for fmt in FORMATS if (s := fmt.session_of(path)) is not None), None)
+
+
 def default_roots(environ: Mapping[str, str] | None = None) -> list[str]:
     """Where agents keep their sessions on this machine, for ``tailscope`` with no path:
     each format's own directory that exists ($CLAUDE_CONFIG_DIR, $CODEX_HOME honoured)."""

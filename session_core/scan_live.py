@@ -159,10 +159,13 @@ class LiveRows:
         *,
         locks: LockTable | None = None,
         now: float | None = None,
+        linked_changed: bool = False,
     ) -> FileSummary:
-        """``path``'s row now (``previous``: the row shown for it, if any). Never raises."""
+        """``path``'s row now (``previous``: the row shown for it, if any;
+        ``linked_changed``: a file of its session changed, a subagent's, so the row is
+        made again though its own file did not). Never raises."""
         with self._lock:
-            return self._summary(path, previous, locks, now)
+            return self._summary(path, previous, locks, now, linked_changed)
 
     def kept(self) -> list[str]:
         """The files followed now (their rows live)."""
@@ -185,13 +188,19 @@ class LiveRows:
         previous: FileSummary | None,
         locks: LockTable | None,
         now: float | None,
+        linked_changed: bool = False,
     ) -> FileSummary:
         try:
             st = os.stat(path)
         except OSError:
             self._drop(path)
             return self._scanned(path, locks, now)
-        if previous is not None and previous.counts_known and _unchanged(previous, st):
+        if (
+            previous is not None
+            and previous.counts_known
+            and not linked_changed
+            and _unchanged(previous, st)
+        ):
             # (a row read: one that could not be, damaged or unreadable, is read again)
             row = settle_status(
                 dataclasses.replace(previous), live_window=self.live_window, locks=locks, now=now

@@ -271,3 +271,53 @@ def test_no_more_than_max_kept_rows_are_followed_at_once(tmp_path: Path) -> None
     for path, row, rest in paths:  # (followed or not, each row is a fresh scan's)
         append(path, rest[1:2])
         same(rows.summary(str(path), row, now=NOW_PAST), fresh(path))
+
+
+def test_a_subagent_written_while_its_session_is_quiet_is_counted_when_asked(
+    tmp_path: Path,
+) -> None:
+    """A session waits, quiet, on its subagent's work: the subagent's file changed, its
+    row is made again though the session's own file did not."""
+    path = BUILT_IN["claude-code"](tmp_path)
+    (agent,) = path.parent.glob("*/subagents/agent-*.jsonl")
+    rows = LiveRows()
+    row = rows.summary(str(path), fresh(path), now=NOW_PAST)
+    last = agent.read_bytes().splitlines(keepends=True)[-1]
+    append(agent, [last.replace(b'"s2"', b'"s3"').replace(b"-000000000004", b"-000000000005")])
+    assert rows.summary(str(path), row, now=NOW_PAST).tokens == row.tokens  # (not asked)
+    again = rows.summary(str(path), row, now=NOW_PAST, linked_changed=True)
+    assert again.tokens != row.tokens
+    same(again, fresh(path))
+
+
+def test_a_subagent_s_file_names_its_session() -> None:
+    from session_core.scan import session_of
+
+    base = "/h/.claude/projects/-p/5e55"
+    assert session_of(f"{base}/subagents/agent-a1.jsonl") == f"{base}.jsonl"
+    assert session_of(f"{base}/subagents/workflows/r1/agent-a2.jsonl") == f"{base}.jsonl"
+    assert session_of("/h/.claude/projects/-p/agent-a3.jsonl") is None  # (its lines say)
+    assert session_of("/h/.claude/projects/-p/5e55.jsonl") is None
+
+
+async def test_the_browser_counts_a_subagent_written_while_its_session_is_quiet(
+    tmp_path: Path,
+) -> None:
+    from test_browser import browser, scanned, until
+
+    from viewer.app import TailscopeApp
+
+    path = BUILT_IN["claude-code"](tmp_path / "tree")
+    (agent,) = path.parent.glob("*/subagents/agent-*.jsonl")
+    app = TailscopeApp(tmp_path / "tree")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        where = str(path)
+        before = screen.rows[where].tokens
+        last = agent.read_bytes().splitlines(keepends=True)[-1]
+        new = last.replace(b'"s2"', b'"s3"').replace(b"-000000000004", b"-000000000005")
+        append(agent, [new])
+        expected = fresh(path).tokens
+        assert expected != before
+        await until(pilot, lambda: screen.rows[where].tokens == expected)

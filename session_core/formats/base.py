@@ -316,6 +316,11 @@ class TranscriptFormat(ABC):
         """Is this file part of another file's session (not a browser row of its own)?"""
         return False
 
+    def session_of(self, path: str) -> str | None:
+        """The session file a file that is part of another belongs to, where its path
+        says so (None: it does not): the row that a change to it changes."""
+        return None
+
     def written_since(self, path: str, since: float) -> list[str]:
         """Other sessions of this file's project written to after ``since`` (seconds since
         the epoch), the latest first: where its writer may have gone on (Claude Code

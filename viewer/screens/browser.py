@@ -26,6 +26,7 @@ from session_core.scan import (
     Status,
     list_transcript_paths,
     scan_file,
+    session_of,
 )
 from session_core.scan_live import LiveRows
 from session_core.text import count
@@ -236,11 +237,27 @@ class BrowserScreen(DirectoryWatch):
         """A file's row, read whole (the scan's)."""
         return self._placed(scan_file(path, live_window=self.live_window, locks=locks))
 
-    def _resummarise(self, path: str, locks: LockTable | None = None) -> FileSummary:
-        """A file's row again (a change, a recheck): not read when it did not change, a
-        live one brought up to date from what was appended (``LiveRows``)."""
+    def _resummarise(
+        self, path: str, locks: LockTable | None = None, *, linked_changed: bool = False
+    ) -> FileSummary:
+        """A file's row again (a change, a recheck): not read when it did not change
+        (unless a file of its session did: ``linked_changed``), a live one brought up to
+        date from what was appended (``LiveRows``)."""
         where = os.path.abspath(path)
-        return self._placed(self.live_rows.summary(where, self.rows.get(where), locks=locks))
+        previous = self.rows.get(where)
+        row = self.live_rows.summary(where, previous, locks=locks, linked_changed=linked_changed)
+        return self._placed(row)
+
+    def _sessions_of(self, part: str) -> list[str]:
+        """The rows a file that is part of a session changes: those that link it (a
+        subagent's file), and the one its path names (a subagent not linked yet)."""
+        where = os.path.abspath(part)
+        rows = tuple(self.rows.items())  # (from the watch's thread: one copy, made at once)
+        found = {path for path, row in rows if where in row.subagents}
+        named = session_of(where)
+        if named is not None and os.path.abspath(named) in self.rows:
+            found.add(os.path.abspath(named))
+        return sorted(found)
 
     def _placed(self, summary: FileSummary) -> FileSummary:
         summary.path = os.path.abspath(summary.path)

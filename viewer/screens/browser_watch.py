@@ -38,9 +38,13 @@ class DirectoryWatch(Screen[None]):
         """A file's row, read whole (the browser's)."""
         raise NotImplementedError
 
-    def _resummarise(self, path: str) -> FileSummary:
+    def _resummarise(self, path: str, *, linked_changed: bool = False) -> FileSummary:
         """A file's row again, after a change (the browser's: a live one brought up to
-        date from what was appended)."""
+        date from what was appended; ``linked_changed``: a file of its session did)."""
+        raise NotImplementedError
+
+    def _sessions_of(self, part: str) -> list[str]:
+        """The rows a file that is part of a session changes (the browser's)."""
         raise NotImplementedError
 
     @dataclass
@@ -138,6 +142,7 @@ class DirectoryWatch(Screen[None]):
                 continue
             fresh: list[FileSummary] = []
             gone: list[str] = []
+            sessions: set[str] = set()  # rows a subagent's file changed, made once each
             new_folder = False
             for change, path in sorted(changes, key=lambda x: x[1]):
                 if change == Change.deleted and not os.path.exists(path):
@@ -148,8 +153,12 @@ class DirectoryWatch(Screen[None]):
                         inside, _ = list_transcript_paths(path, self.recursive)
                         fresh.extend(self._summarise(p) for p in inside)
                         new_folder = True
-                elif os.path.isfile(path) and not part_of_another(path):
+                elif os.path.isfile(path) and part_of_another(path):
+                    sessions.update(self._sessions_of(path))
+                elif os.path.isfile(path):
                     fresh.append(self._resummarise(path))
+            made = {row.path for row in fresh}
+            fresh.extend(self._resummarise(p, linked_changed=True) for p in sorted(sessions - made))
             self.post_message(self.Changed(fresh, gone))
             if new_folder and folders is not None and self.recursive:
                 return True

@@ -137,6 +137,14 @@ class ClaudeCodeFormat(AgentFormat):
 
         return beside_session(path)
 
+    def session_of(self, path: str) -> str | None:
+        # <sessionId>/subagents/[workflows/<run>/]agent-<id>.jsonl: <sessionId>.jsonl
+        parts = Path(path).parent.parts
+        if "subagents" not in parts[-4:]:
+            return None
+        here = len(parts) - 1 - parts[::-1].index("subagents")
+        return str(Path(*parts[:here])) + ".jsonl" if here > 0 else None
+
     def written_since(self, path: str, since: float) -> list[str]:
         """The sessions of this one's project folder (its cwd's) written to since."""
         from .. import detect_format
