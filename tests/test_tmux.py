@@ -172,6 +172,7 @@ def test_a_run_piped_in_is_followed_and_keys_come_from_the_terminal(
         screen = term.wait_for("6 sent next")
         assert "stdin.jsonl" in screen and "transcript-v1" in screen
         assert len(list(spool.glob("tailscope-*/stdin.jsonl"))) == 1  # (the copy read)
+        term.wait_for("● live")  # (the pipe open: its writer may be at work)
         with Session.load(path) as session:
             session.append_message(Message(role="user", content="appended on the far side"))
         term.wait_for("appended on the far side")
@@ -200,6 +201,8 @@ def test_the_end_of_a_pipe_and_a_failed_copy_are_told(
     with Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"]) as term:
         term.wait_for("6 sent next")
         term.wait_for("standard input ended, after")
+        term.wait_for("● idle")  # (its writer gone with the pipe, however fresh the copy)
+        assert "1 interrupted" in term.screen()
     with Tmux(["sh", "-c", f"'ulimit -f 8; cat {path} | {TAILSCOPE} -'", "; sleep 5"]) as limited:
         limited.wait_for("cannot be copied into")  # (a toast: its words wrap)
         limited.wait_for("too large; what came before is shown")

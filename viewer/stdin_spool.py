@@ -12,6 +12,7 @@ on standard input (``tailscope - < run.jsonl``) is read where it is, not copied.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import stat
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from session_core.text import size_text
+from session_core.writers import writer_holds_lock
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -58,11 +60,13 @@ def is_spool(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path) in _SPOOLED
 
 
-def copy_whole(source: int, path: Path) -> int:
-    """Standard input (``source``, a descriptor) into ``path``, to its end: the bytes
-    copied. ``StdinError`` where it cannot be read or the copy cannot be written."""
+def copy_whole(source: int, path: Path, out: int | None = None) -> int:
+    """Standard input (``source``, a descriptor) into ``path`` (or its open descriptor
+    ``out``, closed here), to its end: the bytes copied. ``StdinError`` where it cannot
+    be read or the copy cannot be written."""
     copied = 0
-    out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    if out is None:
+        out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
     try:
         while True:
             try:
@@ -171,9 +175,17 @@ def copy_as_it_comes(source: int, path: Path, told: Told) -> threading.Thread:
     ``told`` says how it ended: the pipe closed, or the copy failed (a full disk: the
     file then ends where the copy did, which is no writer's crash)."""
 
+    # The copy's lock, held while the pipe is open (as a ``Session`` writer holds its
+    # file's): the viewer tells its writer at work, and gone once the pipe ends, however
+    # fresh the file (a lock seen, and gone: ``writers.lock_seen``). Taken, and seen,
+    # before the first byte, so that a short pipe's end is not missed.
+    out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    fcntl.flock(out, fcntl.LOCK_EX)
+    writer_holds_lock(path)
+
     def copy() -> None:
         try:
-            copied = copy_whole(source, path)
+            copied = copy_whole(source, path, out)
         except StdinError as err:
             told(f"{err}; what came before is shown", True)
         else:
