@@ -125,6 +125,11 @@ class BlockView(LineList):
         for index in range(count):
             if self.block_key(index) == key:
                 return index
+        return self.block_instead(key, near, count)
+
+    def block_instead(self, key: Hashable, near: int, count: int) -> int:
+        """Where the cursor goes when its block is gone (``key``, at ``near``): the
+        block now at its place."""
         return max(0, min(near, count - 1))
 
     def remeasure(self, index: int) -> None:

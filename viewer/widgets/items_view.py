@@ -157,6 +157,9 @@ class ItemsView(ItemFilter, ItemSearch):
         before = len(self.items)
         last = self.block_key(before - 1) if before else None
         away = not (self.follows_end if to_end is None else to_end)
+        # (the cursor's item, named before the items change: taken after, it was the new
+        # snapshot's item at the old index, another message where a compaction folded)
+        keep = self._safe_key(self.cursor) if 0 <= self.cursor < before else None
         self.transcript = transcript
         self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
         grown = len(self.items) - before
@@ -170,7 +173,7 @@ class ItemsView(ItemFilter, ItemSearch):
         else:
             self.folded_by = {}
         self._expanded_heights.clear()
-        self.reload(to_end=to_end)
+        self.reload(keep_key=keep, to_end=to_end)
         # (no more than are below the cursor: a compaction shortens the replayed view)
         self.new_count = min(self.new_count, max(0, len(self.items) - 1 - self.cursor))
         if self.search_term:  # the matches are indexes into the new snapshot
@@ -194,6 +197,16 @@ class ItemsView(ItemFilter, ItemSearch):
 
     def block_key(self, index: int) -> Hashable:
         return item_key(self.items, index)
+
+    def block_instead(self, key: Hashable, near: int, count: int) -> int:
+        """An item gone from the view (a compaction folded it away): the first item at or
+        after its line, the compaction's own where it is the next, not the view's end."""
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int):
+            line = key[1]
+            found = next((i for i in range(count) if item_key(self.items, i)[1] >= line), -1)
+            if found >= 0:
+                return found
+        return super().block_instead(key, near, count)
 
     def block_heights(self, count: int, width: int) -> list[int] | None:
         """Folded heights as the model keeps them (no item built), the expanded measured."""
