@@ -99,7 +99,10 @@ def _write_all(out: int, data: bytes) -> None:
 def stdin_file() -> Iterator[str]:
     """A text command's standard input as a file: itself where it is one, else a copy of
     all of it (a terminal's: what is typed, to ctrl-d, as ``cat`` reads it)."""
-    source = sys.stdin.fileno() if sys.stdin is not None else 0
+    try:
+        source = sys.stdin.fileno()  # (None, or a stream with no descriptor: 0's)
+    except (AttributeError, OSError, ValueError):
+        source = 0
     where = regular_file(source)
     if where is not None:
         yield where
