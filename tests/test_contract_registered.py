@@ -91,7 +91,8 @@ def test_a_format_registered_on_import_gets_the_whole_contract_suite(tmp_path: P
         [
             *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
             *("-p", "tiny_plugin", "-k", NAME),
-            *("tests/test_contract.py", "tests/test_contract_lines.py"),
+            *("tests/test_contract.py", "tests/test_contract_values.py"),
+            "tests/test_contract_lines.py",
         ],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)},

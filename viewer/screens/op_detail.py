@@ -22,7 +22,7 @@ from session_core.text import count, duration_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
-from ..widgets.items_view import as_json
+from ..widgets.item_text import as_json, capped
 
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
 
@@ -57,15 +57,15 @@ def op_entries(op: ToolOp) -> list[Entry]:
             ("bold cyan", f"subagent: in this file, line {op.subagent_line:,}  (s shows it)")
         )
     out.append(("bold", "arguments"))
-    out.append(("", _capped(arguments_text(op.arguments))))
+    out.append(("", _cut(arguments_text(op.arguments))))
     if op.progress:
         out.append(("bold cyan", "latest progress"))
-        out.append(("", _capped(op.progress)))
+        out.append(("", _cut(op.progress)))
     out.append(("bold", "result"))
     out.append(
         (
             "red" if op.state == "failed" else "",
-            _capped(op.result) if op.result is not None else "(no result)",
+            _cut(op.result) if op.result is not None else "(no result)",
         )
     )
     if op.detail is not None:
@@ -103,12 +103,12 @@ def detail_entries(detail: Any) -> list[Entry]:
         if streams:
             for key in streams:
                 out.append(("bold red" if key == "stderr" else "bold", key))
-                out.append(("red" if key == "stderr" else "", _capped(detail[key]) or "(empty)"))
+                out.append(("red" if key == "stderr" else "", _cut(detail[key]) or "(empty)"))
             rest = {k: v for k, v in detail.items() if k not in streams}
             if rest:
-                out.append(("dim", _capped(as_json(rest))))
+                out.append(("dim", _cut(as_json(rest))))
             return out
-    return [("", _capped(as_json(detail)))]
+    return [("", _cut(as_json(detail)))]
 
 
 def _hunk(hunk: Any) -> list[Entry]:
@@ -124,13 +124,6 @@ def _hunk(hunk: Any) -> list[Entry]:
         style = "green" if text.startswith("+") else "red" if text.startswith("-") else ""
         out.append((style, text))
     return out
-
-
-def _capped(text: str) -> str:
-    if len(text) <= MAX_DETAIL:
-        return text
-    more = count(len(text) - MAX_DETAIL, "more character")
-    return text[:MAX_DETAIL] + f"\n… {more} (c copies the result)"
 
 
 class OpDetailScreen(ModalScreen[None]):
@@ -230,3 +223,7 @@ class OpDetailScreen(ModalScreen[None]):
 
 
 __all__ = ["OpDetailScreen", "detail_entries", "op_entries"]
+
+
+def _cut(text: str) -> str:
+    return capped(text, MAX_DETAIL, "c copies the result")

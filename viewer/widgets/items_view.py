@@ -14,7 +14,6 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-import orjson
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
@@ -23,7 +22,6 @@ from textual.message import Message
 
 from session_core.column_items import Items, at_line, item_key
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
-from session_core.json_out import json_text
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -43,6 +41,7 @@ from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
 from .item_filter import ItemFilter
 from .item_search import ItemSearch
+from .item_text import as_json, blank_note, capped, parts_hold
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
@@ -54,13 +53,6 @@ HIDDEN_MATCH = {
     "original": ("the match is in the original: o shows it", "match in original: o"),
     "stub": ("the match is in the stub: o shows it", "match in stub: o"),
 }
-
-
-def as_json(value: Any) -> str:
-    """A structured value as indented JSON (strings as they are)."""
-    if isinstance(value, str):
-        return value
-    return json_text(value, orjson.OPT_INDENT_2)
 
 
 class ItemsView(ItemFilter, ItemSearch):
@@ -334,9 +326,9 @@ class ItemsView(ItemFilter, ItemSearch):
         """Where a match its lines do not show is, and the key that shows it, in words and
         in short (None: in nothing drawn, such as its kind, ``message``, or a call's id)."""
         shown = self.shown_parts(item)
-        if _parts_hold(shown, needle):
+        if parts_hold(shown, needle):
             return HIDDEN_MATCH["folded"]
-        if shown is not item.parts and _parts_hold(item.parts, needle):
+        if shown is not item.parts and parts_hold(item.parts, needle):
             return HIDDEN_MATCH["original"]
         if item.stub is not None and shown is item.parts and needle in item.stub.lower():
             return HIDDEN_MATCH["stub"]
@@ -581,29 +573,13 @@ class ItemsView(ItemFilter, ItemSearch):
         self.post_message(self.Said(text))
 
 
-def _parts_hold(parts: Sequence[Part], needle: str) -> bool:
-    """Whether what these parts draw expanded holds ``needle`` (lower case)."""
-    for part in parts:
-        drawn = part.text or (args_preview(part.data) if part.kind == "tool-call" else "")
-        if needle in drawn.lower() or (part.name and needle in part.name.lower()):
-            return True
-    return False
-
-
 # A call whose id a later message's call took again: its operation is that call's.
 REUSED_ID = "state not known: a later call has its id"
 BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to this, to tell
 
 
-def blank_note(text: str) -> str:
-    """What a text of only whitespace is, said (drawn, it is blank lines or nothing)."""
-    return "(empty text)" if not text else f"(blank text: {one_line(repr(text), 40)})"
-
-
 def _capped(text: str) -> str:
-    if len(text) <= MAX_TEXT:
-        return text
-    return text[:MAX_TEXT] + f"\n… {count(len(text) - MAX_TEXT, 'more character')} (c copies all)"
+    return capped(text, MAX_TEXT, "c copies all")
 
 
-__all__ = ["ItemsView", "args_preview", "as_json", "item_search_text"]
+__all__ = ["ItemsView", "args_preview", "item_search_text"]

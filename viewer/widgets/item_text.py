@@ -1,0 +1,49 @@
+"""Texts an item's parts are drawn with, shared by the conversation and a tool
+operation's detail: a value as JSON, a long text cut with what is left said, a blank
+text said, and whether the parts drawn hold a search's needle."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from session_core.json_out import json_text
+from session_core.model import Part
+from session_core.search import args_preview
+from session_core.text import count
+
+from ..safe import one_line
+
+
+def as_json(value: Any) -> str:
+    """A structured value as indented JSON (strings as they are)."""
+    if isinstance(value, str):
+        return value
+    return json_text(value, orjson.OPT_INDENT_2)
+
+
+def capped(text: str, limit: int, rest: str) -> str:
+    """``text`` up to ``limit`` characters, then how many more and where they are
+    (``rest``: "c copies all")."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n… {count(len(text) - limit, 'more character')} ({rest})"
+
+
+def blank_note(text: str) -> str:
+    """What a text of only whitespace is, said (drawn, it is blank lines or nothing)."""
+    return "(empty text)" if not text else f"(blank text: {one_line(repr(text), 40)})"
+
+
+def parts_hold(parts: Sequence[Part], needle: str) -> bool:
+    """Whether what these parts draw expanded holds ``needle`` (lower case)."""
+    for part in parts:
+        drawn = part.text or (args_preview(part.data) if part.kind == "tool-call" else "")
+        if needle in drawn.lower() or (part.name and needle in part.name.lower()):
+            return True
+    return False
+
+
+__all__ = ["as_json", "blank_note", "capped", "parts_hold"]
