@@ -128,10 +128,10 @@ class ClaudeCodeFormat(AgentFormat):
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so
         # (2.0.x) does <project>/agent-<id>.jsonl to the session its lines name
-        here = Path(path)
-        if here.parent.name == "subagents":
-            return here.name.startswith("agent-")
-        if "subagents" in here.parent.parts[-4:-1]:
+        up = _subagents_up(path)
+        if up == 0:
+            return Path(path).name.startswith("agent-")
+        if up is not None:
             return True  # deeper: subagents/workflows/<run>/agent-*.jsonl (later 2.1.x)
         from .subagents import beside_session
 
@@ -139,11 +139,11 @@ class ClaudeCodeFormat(AgentFormat):
 
     def session_of(self, path: str) -> str | None:
         # <sessionId>/subagents/[workflows/<run>/]agent-<id>.jsonl: <sessionId>.jsonl
-        parts = Path(path).parent.parts
-        if "subagents" not in parts[-4:]:
+        up = _subagents_up(path)
+        if up is None:
             return None
-        here = len(parts) - 1 - parts[::-1].index("subagents")
-        return str(Path(*parts[:here])) + ".jsonl" if here > 0 else None
+        session = Path(path).parents[up + 1]
+        return str(session) + ".jsonl" if session.name else None
 
     def written_since(self, path: str, since: float) -> list[str]:
         """The sessions of this one's project folder (its cwd's) written to since."""
@@ -196,6 +196,15 @@ def __getattr__(name: str) -> Any:
 
         return ClaudeCodeBuilder
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _subagents_up(path: str) -> int | None:
+    """How many folders above a file its nearest ``subagents`` folder is (0: the file's
+    own folder), within the three levels a session's subagents nest; None: none is."""
+    parts = Path(path).parent.parts[-4:]
+    if "subagents" not in parts:
+        return None
+    return parts[::-1].index("subagents")
 
 
 __all__ = ["NAME", "ClaudeCodeBuilder", "ClaudeCodeFormat"]
