@@ -27,7 +27,6 @@ from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
 from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_line
 from session_core.model import Transcript
-from session_core.reader import open_regular
 
 from ..formats import PaneSet, panes_missing
 from ..widgets.items_view import ItemsView
@@ -38,7 +37,7 @@ from ..widgets.row_search import RowSearch
 from .following import FIRST_TAB, Pane
 from .other_sessions import OtherSessions
 from .searching import SearchingScreen
-from .unfinished_line import UnfinishedLine
+from .unfinished_line import UnfinishedLine, line_bytes
 
 DRAW_EVERY = 0.4  # seconds between snapshots while a batch of a big load is still coming
 # A snapshot walks what the model kept, so on a big file it takes a while: the share of
@@ -187,9 +186,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if not size or is_compressed_file(read):
             return b""
         try:
-            with open_regular(read) as fh:  # (never a FIFO's blocking open)
-                fh.seek(start)
-                return fh.read(min(size, UNFINISHED_SHOWN))
+            return line_bytes(read, start, min(size, UNFINISHED_SHOWN))
         except (OSError, ValueError):
             return b""
 

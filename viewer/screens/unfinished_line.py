@@ -59,15 +59,21 @@ class UnfinishedLineScreen(TextFileScreen):
         at = self.unfinished
         want = min(at.size, self.limit)
         try:
-            with open_maybe_compressed(at.path) as fh:
-                _skip(fh, at.start)
-                data = fh.read(want)
+            data = line_bytes(at.path, at.start, want)
         except OSError as err:
             return ("unreadable", f"cannot be read: {err.strerror or err}")
         if len(data) < want:
             return ("missing", MOVED)
         text = data.decode("utf-8", "replace")
         return ("here", inert(text), at.size, at.size > self.limit, "")
+
+
+def line_bytes(path: str, start: int, count: int) -> bytes:
+    """Up to ``count`` bytes of a file's lines from offset ``start`` (a compressed file's
+    unpacked bytes: read past); ``OSError`` where it cannot be read."""
+    with open_maybe_compressed(path) as fh:  # (never a FIFO's blocking open)
+        _skip(fh, start)
+        return fh.read(count)
 
 
 def _skip(fh: IO[bytes], count: int) -> None:
@@ -82,4 +88,4 @@ def _skip(fh: IO[bytes], count: int) -> None:
         count -= got
 
 
-__all__ = ["MOVED", "UnfinishedLine", "UnfinishedLineScreen"]
+__all__ = ["MOVED", "UnfinishedLine", "UnfinishedLineScreen", "line_bytes"]
