@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .compressed import is_compressed_file
 from .errors import TranscriptError
-from .following import MAX_BATCH_BYTES, _Tail
+from .following import MAX_BATCH_BYTES, TailReader
 from .formats import by_name
 from .scan import BUDGET, LIVE_WINDOW, FileSummary, LockTable, scan_file, settle_status
 
@@ -113,7 +113,7 @@ class _Kept:
     def __init__(self, fmt: TranscriptFormat, fold: RowFold, path: str) -> None:
         self.format = fmt
         self.fold = fold
-        self.tail = _Tail(path, parse=fmt.parsed_updates)
+        self.tail = TailReader(path, parse=fmt.parsed_updates)
 
     def advance(self) -> bool:
         """Feed what was appended; False when the file cannot be followed on (rewritten,
