@@ -177,9 +177,9 @@ def format_name(path: str, name: str | None) -> str:
 
 def batches(path: str) -> Iterator[Any]:
     """``follow``'s raw batches of the whole file, as the viewer's worker reads them."""
-    from session_core.following import MAX_BATCH_BYTES, _Tail
+    from session_core.following import MAX_BATCH_BYTES, TailReader
 
-    tail = _Tail(os.path.abspath(path), parse=False)
+    tail = TailReader(os.path.abspath(path), parse=False)
     try:
         while (update := tail.step(MAX_BATCH_BYTES)) is not None:
             yield update

@@ -4,7 +4,7 @@
         [--build NAME=ROOT ...] [--base ROOT] [--v1] [--draw] [--steady]
 
 What the model screen's worker does with a file, without the screen: ``follow``'s raw
-batches (``MAX_BATCH_BYTES``, as ``_Tail`` reads them) applied to ``fmt.live(path)``,
+batches (``MAX_BATCH_BYTES``, as ``TailReader`` reads them) applied to ``fmt.live(path)``,
 the cyclic collector paused, then one snapshot (``transcript()``); ``--draw`` also
 takes a snapshot whenever the screen would (every ``DRAW_EVERY`` seconds, or a tenth of
 the time at most); ``--steady`` fixes the C allocator's mmap threshold first, as the

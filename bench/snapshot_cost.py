@@ -7,7 +7,7 @@ snapshot a screen draws from.
 For each format, the first ``--share`` of its generated file (``model_scale.bench_file``)
 is copied to a temporary file and read as the viewer reads it (``follow``'s raw batches
 into ``fmt.live(path)``); then ``--appends`` times, ``--lines`` of the file's next lines
-are appended, read (``_Tail.step``) and applied, and a snapshot taken
+are appended, read (``TailReader.step``) and applied, and a snapshot taken
 (``live.transcript``). Printed: the medians and the worst of both, in ms. A snapshot
 that costs in proportion to the whole file shows here at 1 GB, and is what a followed
 big file's lag is made of (the model screen draws at most one snapshot per a few times
@@ -35,7 +35,7 @@ import model_scale  # noqa: E402
 
 
 def measure(path: Path, fmt: str, share: float, lines: int, appends: int, profile: bool) -> str:
-    from session_core.following import MAX_BATCH_BYTES, _Tail
+    from session_core.following import MAX_BATCH_BYTES, TailReader
     from session_core.formats import by_name
 
     with tempfile.TemporaryDirectory(prefix="snapshot-cost-") as tmp:
@@ -49,7 +49,7 @@ def measure(path: Path, fmt: str, share: float, lines: int, appends: int, profil
         if not rest[-1]:
             raise SystemExit(f"{fmt}: fewer than {lines * appends} lines after the base")
         model = by_name(fmt).live(str(target))
-        tail = _Tail(str(target), parse=False)
+        tail = TailReader(str(target), parse=False)
 
         def catch_up() -> None:
             while (update := tail.step(MAX_BATCH_BYTES)) is not None:

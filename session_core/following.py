@@ -72,8 +72,18 @@ def _open_ro(path: str) -> int:
 AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
 
 
-class _Tail:
-    """The reading side of a follower: one inode, one offset, a held-back partial line."""
+class TailReader:
+    """The reading side of a follower: one inode, one offset, a held-back partial line.
+
+    ``step(limit_bytes)`` reads what was appended since the last step (at most about
+    ``limit_bytes``; None: all of it) and returns it as a ``FollowUpdate``, or None when
+    nothing changed; a file replaced, truncated, rewritten or gone starts it again from
+    line 1 (``reset``). ``follow`` steps one on every wake-up; the browser's live rows
+    (``scan_live``) step one each whenever a row's file changed. After a step, ``offset``
+    is how far it read, ``complete`` just past the last complete line, ``ino`` the
+    (device, inode) read and ``source`` the file kept open to read lines again.
+    ``close`` lets the file go (``source`` is the caller's to close).
+    """
 
     def __init__(self, path: str, parse: bool = True) -> None:
         self.path = path
@@ -513,7 +523,7 @@ async def follow(
     """
     where = os.path.abspath(path_of(path))  # (bytes: the file's name)
     loop = asyncio.get_running_loop()
-    tail = _Tail(where, parse)
+    tail = TailReader(where, parse)
     wake = asyncio.Event()
     watcher: Watcher | None = None
     if not force_polling:
@@ -564,7 +574,7 @@ async def follow(
         tail.close()
 
 
-def _drain(tail: _Tail, update: FollowUpdate) -> FollowUpdate:
+def _drain(tail: TailReader, update: FollowUpdate) -> FollowUpdate:
     """Complete the first update of a file (or of a reset): it carries all of it."""
     while not update.caught_up:
         more = tail.step(None)

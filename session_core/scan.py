@@ -90,7 +90,9 @@ class FileSummary:
     path: str
     rel: str = ""  # the path relative to the scanned directory
     status: Status = "not-a-transcript"
-    reason: str | None = None  # why damaged, unreadable, crashed or not a transcript
+    # why damaged, unreadable, crashed or not a transcript (or live: so far); finished:
+    # only what was not read (``last_line_unread``)
+    reason: str | None = None
     format: Format | None = None
     agent: str | None = None  # the agent, or the project a session ran in (its cwd's name)
     title: str | None = None  # a session's title (a summary line, or its first prompt)
@@ -106,7 +108,9 @@ class FileSummary:
     tokens: int | None = None
     cost: float | None = None
     estimated: bool = False  # counts extrapolated from a tail window (a big file)
-    last_line_unread: bool = False  # its last line is longer than the tail read reaches
+    # a windowed read's last line, longer than it looks back for (``LAST_LINE_MAX``), not
+    # read: "ended" (a newline ends it) or "cut" (none does: a crash tail)
+    last_line_unread: Literal["ended", "cut"] | None = None
     last_line_size: int = 0  # a windowed read's: its last line's bytes (not a scale's)
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
@@ -202,10 +206,16 @@ def settle_status(
     fmt = summary.format
     if fmt is None or not summary.counts_known:
         return summary
-    if summary.last_line_unread:  # (nothing of the end was read: never "finished")
+    unread = summary.last_line_unread
+    if unread is not None:  # (nothing of the end was read: its counts are unknown)
         summary.messages = summary.tool_calls = summary.tokens = None
         summary.cost = None
+        # Crashed only where the last line is cut: what the lines before it left open
+        # (or settled) was not read, and a whole last line is no crash.
+        summary.crash_tail = unread == "cut"
         summary.reason = f"its last line is over {LAST_LINE_MAX >> 20} MB: the end was not read"
+        if summary.crash_tail:
+            summary.reason += "; a crash tail (it is unfinished)"
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout)
@@ -216,7 +226,7 @@ def settle_status(
     )
     if summary.locked or fresh:
         summary.status = "live"
-    elif summary.reason is not None:
+    elif summary.reason is not None and unread != "ended":
         summary.status = "crashed"
     else:
         summary.status = "finished"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .compressed import is_compressed_file
 from .errors import TranscriptError
-from .following import MAX_BATCH_BYTES, _Tail
+from .following import MAX_BATCH_BYTES, TailReader
 from .formats import by_name
 from .scan import BUDGET, LIVE_WINDOW, FileSummary, LockTable, scan_file, settle_status
 
@@ -113,7 +113,7 @@ class _Kept:
     def __init__(self, fmt: TranscriptFormat, fold: RowFold, path: str) -> None:
         self.format = fmt
         self.fold = fold
-        self.tail = _Tail(path, parse=fmt.parsed_updates)
+        self.tail = TailReader(path, parse=fmt.parsed_updates)
 
     def advance(self) -> bool:
         """Feed what was appended; False when the file cannot be followed on (rewritten,
@@ -148,8 +148,12 @@ class LiveRows:
         self.live_window = live_window
         self.budget = budget
         self._kept: dict[str, _Kept] = {}
-        # files (path: device, inode) whose fold could not tell their row: read whole
-        self._refused: dict[str, tuple[int, int]] = {}
+        # Files whose fold could not tell their row (damage, a line it did not apply): read
+        # whole at each change, not followed again while the path holds that file (path:
+        # its device, inode and the bytes read). Appends leave the lines refused in it;
+        # another file at the path, or one cut shorter, may not hold them: let go then,
+        # as when the path is gone (``_refusal``).
+        self._refused: dict[str, tuple[int, int, int]] = {}
         self._lock = threading.Lock()
 
     def summary(
@@ -173,8 +177,10 @@ class LiveRows:
             return sorted(self._kept)
 
     def drop(self, path: str) -> None:
+        """``path``'s row is gone (its file removed): its follow and refusal let go."""
         with self._lock:
             self._drop(path)
+            self._refused.pop(path, None)
 
     def clear(self) -> None:
         with self._lock:
@@ -194,7 +200,9 @@ class LiveRows:
             st = os.stat(path)
         except OSError:
             self._drop(path)
+            self._refused.pop(path, None)
             return self._scanned(path, locks, now)
+        self._refusal(path, st)
         if (
             previous is not None
             and previous.counts_known
@@ -228,7 +236,7 @@ class LiveRows:
             return None
         if st.st_size > self.budget or is_compressed_file(path):
             return None
-        if self._refused.get(path) == (st.st_dev, st.st_ino):
+        if path in self._refused:
             return None
         if len(self._kept) >= MAX_KEPT:  # (each holds its model and two descriptors)
             return None
@@ -256,10 +264,21 @@ class LiveRows:
             row.format = kept.format.name
             kept.fold.fill(row)
         except (TranscriptError, OSError):
-            self._refused[path] = kept.tail.ino or (st.st_dev, st.st_ino)
+            device, inode = kept.tail.ino or (st.st_dev, st.st_ino)
+            self._refused[path] = (device, inode, kept.tail.offset)
             self._drop(path)
             return None
         return row
+
+    def _refusal(self, path: str, st: os.stat_result) -> None:
+        """Let go of ``path``'s refusal once the file there is not the one refused: another
+        inode (replaced), or fewer bytes than were read (truncated)."""
+        refused = self._refused.get(path)
+        if refused is None:
+            return
+        device, inode, read = refused
+        if (device, inode) != (st.st_dev, st.st_ino) or st.st_size < read:
+            del self._refused[path]
 
     def _scanned(self, path: str, locks: LockTable | None, now: float | None) -> FileSummary:
         return scan_file(path, live_window=self.live_window, locks=locks, now=now)

@@ -35,14 +35,16 @@ def tail_window(
     long (a huge tool result the writer was writing when it died: a window inside it held
     no line, and the row read "finished"), and the file's size over what was read (to
     scale counts by); the row is flagged ``estimated``. A last line over
-    ``LAST_LINE_MAX`` is not read: b"" (the caller says so). ``floor``: where the lines
+    ``LAST_LINE_MAX`` is not read: b"", and ``last_line_unread`` says whether a
+    newline ends it (the caller says so). ``floor``: where the lines
     the caller read already end (a head's: never read twice)."""
     summary.estimated = True
     size = summary.size
     start = max(size - window, 0)
     last = _last_line_start(fh, size, LAST_LINE_MAX)
-    if last is None:  # (said by ``scan_file``: nothing of the end was read)
-        summary.last_line_unread = True
+    if last is None:  # (said by ``settle_status``: nothing of the end was read)
+        fh.seek(size - 1)  # (its last byte alone: whether a newline ends the line)
+        summary.last_line_unread = "ended" if fh.read(1) == b"\n" else "cut"
         return b"", 1.0
     start = min(start, max(last - window, 0))  # (the lines before a long last one too)
     at_line = start <= floor  # (a head's lines end at a line's start)

@@ -142,10 +142,10 @@ async def test_missing_at_start_then_created(tmp_path: Path, polling: bool) -> N
 def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: Path) -> None:
     """A reset's first update is completed in one go; if the file is replaced again
     meanwhile, it carries the newest file alone, not the old file's head glued to it."""
-    from session_core.following import _drain, _Tail
+    from session_core.following import TailReader, _drain
 
     path = transcript_at(tmp_path, 500)
-    tail = _Tail(str(path))
+    tail = TailReader(str(path))
     try:
         piece = tail.step(4096)  # the first bounded piece, as follow reads after a reset
         assert piece is not None and piece.initial and not piece.caught_up
@@ -303,14 +303,14 @@ def test_a_torn_tail_rewritten_in_place_is_read_again(
     read: the size is past what was read and the boundary still a newline, so the held
     bytes were joined to the new ones, a record the file never had (the fuzzer). The
     held bytes are checked against the file: the file is read again from line 1."""
-    from session_core.following import _Tail
+    from session_core.following import TailReader
 
     path = transcript_at(tmp_path, 1)
     good = path.read_bytes()
     whole = orjson.dumps({"v": 1, "type": "note", "id": "x", "pad": "y" * size}) + b"\n"
     torn = b'{"v":1,"type":"mess' + b"z" * (size - 19)  # (other bytes of the same length)
     path.write_bytes(good + torn)
-    tail = _Tail(str(path), parse=parse)
+    tail = TailReader(str(path), parse=parse)
     try:
         first = tail.step(None)
         assert first is not None and first.held == len(torn)
@@ -333,11 +333,11 @@ def test_the_held_line_check_reads_its_ends_alone(tmp_path: Path) -> None:
     75 ms a poll: the review)."""
     import tracemalloc
 
-    from session_core.following import HELD_CHECK, _Tail
+    from session_core.following import HELD_CHECK, TailReader
 
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type":"x"}\n{"a":"')
-    tail = _Tail(str(path), parse=True)
+    tail = TailReader(str(path), parse=True)
     try:
         tail.step(None)
         with path.open("ab") as fh:
@@ -361,14 +361,14 @@ def test_a_file_begun_again_between_two_reads_is_read_again(tmp_path: Path, pars
     line read ended (an agentgo session begun again: its session_start line is the same
     length each time): every other check passed, and the old first line was kept with
     the new lines after it. The file's first complete lines are checked too."""
-    from session_core.following import _Tail
+    from session_core.following import TailReader
 
     path = tmp_path / "s.jsonl"
     first = orjson.dumps({"v": 1, "type": "note", "id": "a" * 8}) + b"\n"
     again = orjson.dumps({"v": 1, "type": "note", "id": "b" * 8}) + b"\n"
     assert len(first) == len(again)
     path.write_bytes(first)
-    tail = _Tail(str(path), parse=parse)
+    tail = TailReader(str(path), parse=parse)
     try:
         tail.step(None)
         with path.open("r+b") as fh:

@@ -66,3 +66,17 @@ def test_no_format_imports_another() -> None:
         for path in paths:
             bad = {m for m in _imports(path) for o in others if m == o or m.startswith(o + ".")}
             assert not bad, f"{path} (format {name}) imports another format: {sorted(bad)}"
+
+
+def test_the_follower_is_reached_through_its_public_names() -> None:
+    """``following``'s reading side is ``TailReader``: no other module of the core (the
+    browser's live rows, ``scan_live``) takes one of its private names."""
+    following = "session_core.following"
+    for path in CORE.rglob("*.py"):
+        if path.name == "following.py":
+            continue
+        private = {m for m in _imports(path) if m.startswith(following + "._")}
+        assert not private, f"{path} imports {sorted(private)}"
+    from session_core.following import TailReader
+
+    assert TailReader.__doc__

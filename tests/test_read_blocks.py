@@ -1,5 +1,5 @@
 """follow's raw batches read each full block into a buffer read into before, once no view
-of it lives (``_Tail._read_block``): a line still held from an earlier batch never
+of it lives (``TailReader._read_block``): a line still held from an earlier batch never
 changes, the buffers are really read into again, and what a batch knows of its block
 (``BlockLines``: all ASCII) is never carried over to the next block read into it.
 """
@@ -13,7 +13,7 @@ import msgspec
 from helpers import follow_into
 
 from session_core import Message, Session
-from session_core.following import _READ_BLOCK, MAX_BATCH_BYTES, FollowUpdate, _Tail
+from session_core.following import _READ_BLOCK, MAX_BATCH_BYTES, FollowUpdate, TailReader
 from session_core.formats import by_name
 from session_core.utf8 import BlockLines, is_utf8
 
@@ -34,8 +34,8 @@ def _lines(blocks: int) -> list[bytes]:
     return lines
 
 
-def _batches(path: Path) -> Iterator[tuple[_Tail, FollowUpdate]]:
-    tail = _Tail(str(path), parse=False)
+def _batches(path: Path) -> Iterator[tuple[TailReader, FollowUpdate]]:
+    tail = TailReader(str(path), parse=False)
     try:
         while (update := tail.step(MAX_BATCH_BYTES)) is not None:
             yield tail, update
@@ -77,7 +77,7 @@ def test_what_a_batch_knows_of_its_block_is_not_carried_to_the_next(tmp_path: Pa
     path = tmp_path / "blocks.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     checked = 0
-    tail = _Tail(str(path), parse=False)
+    tail = TailReader(str(path), parse=False)
     while True:  # each batch let go before the next read: one buffer, read into again
         update = tail.step(MAX_BATCH_BYTES)
         assert update is not None

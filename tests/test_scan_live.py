@@ -253,6 +253,57 @@ def test_a_row_that_could_not_be_read_is_read_again_though_unchanged(
     same(row, fresh(path))
 
 
+def refused(tmp_path: Path) -> tuple[LiveRows, Path, FileSummary, list[bytes]]:
+    """A v1 file's rows, the file refused (a line its fold could not read: read whole at
+    each change), its first lines' row and the lines to write after them."""
+    path = BUILT_IN["transcript-v1"](tmp_path)
+    head, rest = split(path)
+    path.write_bytes(b"".join(head))
+    before = fresh(path)
+    append(path, [b"{not json\n"])
+    rows = LiveRows()
+    rows.summary(str(path), before, now=NOW_PAST)
+    assert str(path) in rows._refused and rows.kept() == []
+    return rows, path, before, [*head, *rest]
+
+
+def test_a_refused_file_stays_refused_while_it_only_grows(tmp_path: Path) -> None:
+    rows, path, before, lines = refused(tmp_path)
+    append(path, lines[-1:])
+    same(rows.summary(str(path), before, now=NOW_PAST), fresh(path))
+    assert str(path) in rows._refused and rows.kept() == []  # (not followed again)
+
+
+def test_a_refusal_is_let_go_with_its_file(tmp_path: Path) -> None:
+    """(One entry per damaged path was kept for the browser's life: a busy tree's paths,
+    long gone, piled up.)"""
+    rows, path, _before, _lines = refused(tmp_path / "removed")
+    path.unlink()
+    rows.summary(str(path), None, now=NOW_PAST)
+    assert rows._refused == {}
+    rows, path, _before, _lines = refused(tmp_path / "dropped")
+    rows.drop(str(path))  # (the browser's row gone)
+    assert rows._refused == {}
+
+
+@pytest.mark.parametrize("how", ["replaced", "truncated"])
+def test_a_rewritten_refused_file_is_followed_again(tmp_path: Path, how: str) -> None:
+    rows, path, _before, lines = refused(tmp_path)
+    clean = b"".join(lines[:2])
+    if how == "replaced":  # (a new inode: a repair's rename)
+        path.with_suffix(".new").write_bytes(clean)
+        os.replace(path.with_suffix(".new"), path)
+    else:  # (the same inode, cut shorter than was read and written again)
+        with open(path, "r+b") as out:
+            out.truncate(0)
+        append(path, [clean])
+    row = rows.summary(str(path), None, now=NOW_PAST)
+    assert rows._refused == {}
+    append(path, lines[2:3])
+    same(rows.summary(str(path), row, now=NOW_PAST), fresh(path))
+    assert rows.kept() == [str(path)]
+
+
 def test_no_more_than_max_kept_rows_are_followed_at_once(tmp_path: Path) -> None:
     """A folder touched whole makes every row live: past ``MAX_KEPT`` the others are read
     whole (as a scan reads them), not followed (each a model and two descriptors)."""

@@ -46,7 +46,43 @@ def test_a_last_line_past_the_bound_is_said_not_read(
     monkeypatch.setattr(scan_window, "LAST_LINE_MAX", 10_000)
     row = scan_file(path, budget=1_000, window=4_000)
     assert row.status == "crashed" and "the end was not read" in (row.reason or "")
+    assert row.crash_tail and "crash tail" in (row.reason or "")  # (no newline ends it)
     assert row.messages is None and row.tool_calls is None  # (unknown: not ~0)
+
+
+def _codex_with_a_long_last_line(path: Path) -> Path:
+    from codex_writer import story
+
+    w = story(path)
+    for n in range(30):
+        w.message("user", f"more {n} " + "q" * 3000)
+    w.message("assistant", "z" * 30_000)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["transcript-v1", "codex"])
+def test_a_whole_last_line_past_the_bound_is_no_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """A last line a newline ends, over ``LAST_LINE_MAX``: the end was not read and the
+    counts are unknown, and the row is not "crashed" (it read as a crash tail)."""
+    name = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    if fmt == "codex":
+        path = _codex_with_a_long_last_line(tmp_path / name)
+    else:
+        path = tmp_path / "t.jsonl"
+        with Session.create(path, meta={"agent": "t"}) as s:
+            for n in range(40):
+                s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
+            s.append_message(Message(role="assistant", content="y" * 30_000))
+    os.utime(path, (OLD, OLD))
+    assert path.read_bytes().endswith(b"\n")
+    monkeypatch.setattr(scan_window, "LAST_LINE_MAX", 10_000)
+    row = scan_file(path, budget=1_000, window=4_000)
+    assert row.format == fmt and row.estimated
+    assert row.status == "finished", (row.status, row.reason)
+    assert not row.crash_tail and "the end was not read" in (row.reason or "")
+    assert row.messages is None and row.tool_calls is None and row.tokens is None
 
 
 def test_counts_are_scaled_by_the_lines_before_a_long_last_one(tmp_path: Path) -> None:

@@ -505,7 +505,7 @@ class FollowingScreen(Screen[None]):
         if is_compressed_file(read):
             return ""  # (a compressed file's writer is done: idle, not quiet)
         times = [epoch(last_time)]
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # (a stat of its own: see ``_check_live``)
             times.append(os.stat(read).st_mtime)
         known = [t for t in times if t is not None]
         last = max(known) if known else None
@@ -567,6 +567,9 @@ class FollowingScreen(Screen[None]):
             return False  # the writer that held the lock is gone, however fresh the file
         if self._writer_cached is False:
             return False  # the format's rule says none writes it (a compressed file)
+        # A stat of its own, not the follower's: ``TailReader`` keeps no mtime, its stats
+        # are the worker's, and a writer mid-way through a long line sends no update
+        # (only a held-back line grew), though the file is written.
         try:
             mtime = os.stat(read).st_mtime
         except OSError:
