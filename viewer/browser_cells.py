@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from rich.text import Text
 
@@ -285,34 +285,49 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     return joined
 
 
+_N = TypeVar("_N", int, float)
+
+
+class _Total(Generic[_N]):
+    """One measure (tokens or cost) over the transcripts listed: its sum, how many did
+    not say it (``unknown``) and how many known figures leave out responses (``partial``,
+    lower bounds)."""
+
+    __slots__ = ("partial", "sum", "unknown")
+
+    def __init__(self, zero: _N) -> None:
+        self.sum: _N = zero
+        self.unknown = 0
+        self.partial = 0
+
+    def add(self, value: _N | None, alone: bool, partial: bool, added: bool) -> None:
+        """A transcript's figure: unknown where it has none, or only its subagents'
+        (``alone``: the file reported none of its own); summed where it is not counted in
+        a parent's row too (``added``)."""
+        if value is None or alone:
+            self.unknown += 1
+        elif partial:
+            self.partial += 1
+        if value is not None and added:
+            self.sum += value
+
+
 def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
     """Files per status, then tokens and cost with the files that did not say. A subagent's
     file that is a row of its own and counted in its parent's row is added once."""
     summaries = list(summaries)
     in_parents = {path for summary in summaries for path in summary.counted}
     counts = dict.fromkeys(STATUSES, 0)
-    tokens = 0
-    cost = 0.0
-    no_tokens = no_cost = transcripts = 0
-    part_tokens = part_cost = 0  # (known totals that leave out responses: lower bounds)
+    tokens, cost = _Total(0), _Total(0.0)
+    transcripts = 0
     for summary in summaries:
         counts[summary.status] += 1
         if not summary.counts_known:
             continue
         transcripts += 1
         added = summary.path not in in_parents
-        if summary.tokens is None or summary.tokens_alone:
-            no_tokens += 1
-        elif summary.tokens_partial:
-            part_tokens += 1
-        if summary.tokens is not None and added:
-            tokens += summary.tokens
-        if summary.cost is None or summary.cost_alone:
-            no_cost += 1
-        elif summary.cost_partial:
-            part_cost += 1
-        if summary.cost is not None and added:
-            cost += summary.cost
+        tokens.add(summary.tokens, summary.tokens_alone, summary.tokens_partial, added)
+        cost.add(summary.cost, summary.cost_alone, summary.cost_partial, added)
     total = sum(counts.values())
     out = Text(no_wrap=True, overflow="ellipsis", end="")
     out.append(f"{total:,} file{'s' if total != 1 else ''}", style="bold")
@@ -324,17 +339,17 @@ def totals(summaries: Iterable[FileSummary], shown: int) -> Text:
             out.append(f"{counts[status]:,} {STATUS_NAME[status]}", style=STATUS_STYLE[status])
     out.append("  │  ", style="dim")
     out.append("tokens ")
-    out.append(f"{tokens:,}" if transcripts > no_tokens else "unknown", style="bold")
+    out.append(f"{tokens.sum:,}" if transcripts > tokens.unknown else "unknown", style="bold")
     out.append("  cost ")
-    out.append(money(cost) if transcripts > no_cost else "unknown", style="bold")
+    out.append(money(cost.sum) if transcripts > cost.unknown else "unknown", style="bold")
     # What a known total leaves out, said of each (a Codex rollout's tokens are known
     # where its model has no price: its cost alone is unknown).
-    pairs = (("tokens", no_tokens), ("cost", no_cost))
+    pairs = (("tokens", tokens.unknown), ("cost", cost.unknown))
     partial = [(what, n) for what, n in pairs if 0 < n < transcripts]
-    if len(partial) == 2 and no_tokens == no_cost:
-        partial = [("usage", no_tokens)]
+    if len(partial) == 2 and tokens.unknown == cost.unknown:
+        partial = [("usage", tokens.unknown)]
     said = [f"{what} unknown in {n:,}" for what, n in partial]
-    parts = (("tokens", part_tokens), ("cost", part_cost))
+    parts = (("tokens", tokens.partial), ("cost", cost.partial))
     said += [f"{what} in part in {n:,} (≥)" for what, n in parts if n]
     if said:
         out.append(f"  ({', '.join(said)})", style="dim")

@@ -201,4 +201,20 @@ class Builder(ABC):
         """The model as far as it was fed; ``writer_alive`` decides running vs interrupted."""
 
 
-__all__ = ["Builder"]
+class RawColumnBuilder(Builder):
+    """A builder whose lines' items go into one ``ItemColumn``, ``raw`` (set by the
+    subclass): it names an item by its line, and reads an item kept by span back through
+    the builder's ``part_source`` (Claude Code's and Codex's)."""
+
+    raw: ItemColumn
+
+    def set_source(self, source: LineSource | None) -> None:
+        super().set_source(source)
+        if self.part_source is not None:
+            self.raw.source = self.part_source  # spans fed before stay readable
+
+    def id_columns(self) -> tuple[ItemColumn, ...]:
+        return (self.raw,)
+
+
+__all__ = ["Builder", "RawColumnBuilder"]

@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from ...item_column import ItemColumn
 from ...line_warnings import UNFINISHED_SHOWN, unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
 from ...utf8 import BlockLines
-from ..builders import Builder
+from ..builders import Builder, RawColumnBuilder
 from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
@@ -53,7 +52,7 @@ _META_ITEMS = tuple(_META_KEYS.items())
 META_LINES = 1000  # the session's facts are looked for in its first lines (some never come)
 
 
-class ClaudeCodeBuilder(Builder):
+class ClaudeCodeBuilder(RawColumnBuilder):
     """Feeds Claude Code records; ``transcript()`` assembles them (see ``assemble``)."""
 
     joins_lines: ClassVar[bool] = True  # (2.0.76-2.1.17 wrote ``{…}{"type":"summary"…}``)
@@ -121,14 +120,6 @@ class ClaudeCodeBuilder(Builder):
         self.home: bool | None = None
         self.off = False  # the line being fed is of the other side
         self.agent_file = os.path.basename(path).startswith("agent-")
-
-    def set_source(self, source: Any) -> None:
-        super().set_source(source)
-        if self.part_source is not None:
-            self.raw.source = self.part_source  # spans fed before stay readable
-
-    def id_columns(self) -> tuple[ItemColumn, ...]:
-        return (self.raw,)
 
     # -- feeding ---------------------------------------------------------------------
 

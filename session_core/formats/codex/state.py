@@ -20,7 +20,7 @@ from ...item_column import ItemColumn
 from ...model import Compaction, Item, Run, RunContext, Usage
 from ...parts import Part, PartRef, ref_of
 from ...tool_ops import ToolOp
-from ..builders import Builder
+from ..builders import RawColumnBuilder
 from . import usage as tokens
 from .ops import OpColumn
 from .stamps import CodexFacts
@@ -32,7 +32,7 @@ RESPONSE, COMPLETED, EVENT, NONE = 0, 1, 2, 3  # where the conversation is read 
 _PACKED = [Part("other")]
 
 
-class CodexState(Builder):
+class CodexState(RawColumnBuilder):
     # (a tolerant reader, as Claude Code's; no Codex rollout is known to hold such a line)
     joins_lines: ClassVar[bool] = True
 
@@ -106,14 +106,6 @@ class CodexState(Builder):
         # A model request's usage that came before its output (older writers): the first
         # assistant item of the request takes it. Each request opens with a turn_context.
         self.early_usage: Usage | None = None
-
-    def set_source(self, source: Any) -> None:
-        super().set_source(source)
-        if self.part_source is not None:
-            self.raw.source = self.part_source  # spans fed before stay readable
-
-    def id_columns(self) -> tuple[ItemColumn, ...]:
-        return (self.raw,)
 
     def _by_span(self) -> bool:
         """Is the line being fed kept by its span (its parts read again when asked for)?"""
