@@ -23,13 +23,8 @@ def epoch(ts: str | None) -> float | None:
     if not ts:
         return None
     text = ts.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    head, dot, rest = text.partition(".")
-    if dot:  # Python parses at most six fraction digits
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        rest = rest[:digits][:6].ljust(6, "0") + rest[digits:]
-        text = f"{head}.{rest}"
+    if text.endswith("z"):  # (RFC 3339's small z; a Z, and any fraction digits, Python reads)
+        text = text[:-1] + "Z"
     try:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:

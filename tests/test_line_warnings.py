@@ -1,0 +1,92 @@
+"""The words a reader says of a line it could not read, and which of them name damage
+(``session_core.line_warnings``): what ``check``, ``peek`` and the browser's ``damaged``
+and ``crashed`` rows read back out of them."""
+
+from __future__ import annotations
+
+from session_core.indexing import MOST_LEVELS
+from session_core.line_warnings import (
+    KEPT,
+    UNFINISHED_SHOWN,
+    bad_line_reason,
+    damage_line,
+    first_damage,
+    named_line,
+    skipped_line,
+    too_deep,
+    torn_last_line,
+    unfinished_line,
+)
+
+
+def test_each_reason_a_line_cannot_be_read_is_said_in_its_words() -> None:
+    assert bad_line_reason(b"   ") == "is blank"
+    assert bad_line_reason(b'\xef\xbb\xbf{"a": 1}') == (
+        "is led by a byte order mark (U+FEFF), which JSON does not allow"
+    )
+    assert bad_line_reason(b'{"a": "\xff"}') == "is not valid UTF-8"
+    assert bad_line_reason(b'{"a": "\\ud83d"}') == "has a lone UTF-16 surrogate escape"
+    assert bad_line_reason(b'{"a": "\\udc00"}') == "has a lone UTF-16 surrogate escape"
+    assert bad_line_reason(b'{"a": 1') == "is not valid JSON"
+    deep = b"[" * (MOST_LEVELS + 1) + b"]" * (MOST_LEVELS + 1)
+    assert bad_line_reason(deep) == "is nested deeper than this reader reads (10,000 levels)"
+    # a torn line refused at orjson's depth, yet no deeper than this reader reads: torn
+    assert bad_line_reason(b"[" * 2000 + b"]" * 1999) == "is not valid JSON"
+
+
+def test_too_deep_names_only_a_line_past_the_levels_read() -> None:
+    at_most = b"[" * MOST_LEVELS + b"]" * MOST_LEVELS
+    assert too_deep(at_most) == ""
+    assert too_deep(b"[" + at_most + b"]") == "10,000 levels"
+
+
+def test_a_skipped_line_says_its_line_and_why() -> None:
+    assert skipped_line(4, b"") == "line 4 is blank, and was skipped"
+    assert skipped_line(5, b'{"a": 1') == (
+        "line 5 could not be read (not valid JSON), and was skipped"
+    )
+    assert skipped_line(6, b'{"a": "\xff"}') == (
+        "line 6 could not be read (not valid UTF-8), and was skipped"
+    )
+
+
+def test_an_unfinished_line_shows_what_it_began_with() -> None:
+    said = "line 9 has no newline: the writer left it unfinished, and it is not read (a crash tail)"
+    assert unfinished_line(9) == said
+    assert unfinished_line(9, 7, b'{"a": 1') == f'{said}; its 7 bytes begin {{"a": 1'
+    # more than its first bytes: the head shown, then "…"
+    assert unfinished_line(9, 1_500, b'{"a": 1') == f'{said}; its 1,500 bytes begin {{"a": 1…'
+    head = b"x" * (UNFINISHED_SHOWN + 60)
+    assert unfinished_line(9, len(head), head) == (
+        f"{said}; its {len(head):,} bytes begin {'x' * 240}…"
+    )
+    assert unfinished_line(9, 0, b"x") == said  # (no size known: no head said)
+
+
+def test_the_line_a_warning_names() -> None:
+    assert named_line("line 12 is blank, and was skipped") == 12
+    assert named_line("line 12: text") == 12
+    assert named_line("line 7") == 7
+    assert named_line("line") == 0
+    assert named_line("line x is odd") == 0
+    assert named_line("seq 12 is missing") == 0  # (not a line's warning)
+    assert named_line("no line") == 0
+
+
+def test_damage_is_a_kept_line_before_the_last() -> None:
+    kept = f"line 3 is not valid JSON{KEPT}"
+    assert damage_line(kept, 10) == 3
+    assert damage_line(kept, 3) is None  # the last line: a crash tail, not damage
+    assert damage_line("line 3 is blank, and was skipped", 10) is None
+    assert damage_line(f"line x is odd{KEPT}", 10) is None
+    warnings = ["seq 2 is missing", f"line 5 has a lone UTF-16 surrogate escape{KEPT}", kept]
+    assert first_damage(warnings, 10) == (5, "has a lone UTF-16 surrogate escape")
+    assert first_damage([kept], 3) is None
+
+
+def test_a_torn_last_line_is_a_crash_tail() -> None:
+    assert torn_last_line([f"line 10 is not valid JSON{KEPT}"], 10)
+    assert torn_last_line([unfinished_line(10, 3, b"{ab")], 10)
+    assert not torn_last_line([f"line 9 is not valid JSON{KEPT}"], 10)  # damage
+    assert not torn_last_line(["line 10 is blank, and was skipped"], 10)
+    assert not torn_last_line([], 10)
