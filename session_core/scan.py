@@ -16,9 +16,11 @@ Status rules, first match wins:
   not parse, another session id, a seq gap, a wrong version).
 * **unreadable**: the file (or a directory below the root) cannot be read at all:
   permission denied, an I/O error; the reason gives the system's words.
-* **live**: a writer holds the file's lock (``/proc/locks``), or the file
-  changed within the last ``live_window`` seconds (writers that do not lock:
-  not agentgo's, which all do; and not a compressed file, which none appends to).
+* **live**: a writer holds the file: its lock (``/proc/locks``), or open for
+  writing in another process (``/proc/*/fd``: Codex keeps its rollout open while
+  the session runs); or the file changed within the last ``live_window`` seconds
+  (writers that do not lock: not agentgo's, which all do; not a compressed file,
+  which none appends to; not a file this process saw a writer hold, now let go).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, or a crash tail (a malformed final
   line); agentgo runs without ``run_close``, calls without their terminal
@@ -64,7 +66,7 @@ from .text import prompt_title
 from .times import epoch
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
-from .writers import LockTable
+from .writers import LockTable, note_held, seen_held
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
 STATUSES: tuple[Status, ...] = (
@@ -217,12 +219,16 @@ def settle_status(
         if summary.crash_tail:
             summary.reason += "; a crash tail (it is unfinished)"
     summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
+    if summary.locked:
+        note_held(summary.path, summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
-    # appends to a compressed file, however fresh: Codex packs an idle rollout)
+    # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
+    # seen holding the file and gone is gone, however fresh the file)
     fresh = (
         not by_name(fmt).only_locking_writers
         and (time.time() if now is None else now) - summary.mtime < live_window
         and not is_compressed_file(summary.path)
+        and not (summary.locked is False and seen_held(summary.path, summary.device, summary.inode))
     )
     if summary.locked or fresh:
         summary.status = "live"

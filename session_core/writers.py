@@ -1,19 +1,26 @@
-"""Is a writer holding this transcript? Answered from /proc/locks, without touching the file.
+"""Is a writer holding this transcript? Answered from /proc, without touching the file.
 
-``LockTable`` is the one reader of that table: a directory scan reads it once for many
-files, ``writer_holds_lock`` once for one.
+A writer holds a file by its lock (a flock, as ``Session`` writers take: /proc/locks) or by
+keeping it open for writing (as Codex keeps its rollout open while the session runs:
+another process's descriptor, from /proc/*/fd; ``open_for_writing``). ``LockTable`` is the
+one reader of both: a directory scan reads it once for many files, ``writer_holds_lock``
+once for one.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 
 class LockTable:
-    """One read of /proc/locks, asked about many files (a directory scan reads it once)."""
+    """One read of /proc/locks, with the files other processes hold open for writing,
+    asked about many files (a directory scan reads it once)."""
 
-    def __init__(self, text: str | None) -> None:
+    def __init__(self, text: str | None, opened: frozenset[tuple[int, int]] | None = None) -> None:
         self.known = text is not None
+        self.opened = opened  # (device, inode) of each: None where /proc does not say
         self.held: set[str] = set()
         for line in (text or "").splitlines():
             fields = line.split()
@@ -25,13 +32,18 @@ class LockTable:
     def read(cls, path: str = "/proc/locks") -> LockTable:
         try:
             with open(path, encoding="ascii", errors="replace") as fh:
-                return cls(fh.read())
+                text: str | None = fh.read()
         except OSError:
-            return cls(None)
+            text = None
+        return cls(text, open_for_writing())
 
     def holds(self, device: int, inode: int) -> bool | None:
+        """True when a writer holds the file: its lock, or open for writing; None when
+        neither table could be read."""
+        if self.opened is not None and (device, inode) in self.opened:
+            return True
         if not self.known:
-            return None
+            return None if self.opened is None else False
         major, minor = os.major(device), os.minor(device)
         return any(
             key in self.held
@@ -51,11 +63,12 @@ _LOCKS_SEEN: set[tuple[str, int, int]] = set()
 
 
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
-    """True when some process holds a flock on the file (as ``Session`` writers do).
+    """True when some process holds a flock on the file (as ``Session`` writers do), or
+    another process holds it open for writing (``open_for_writing``).
 
     None when the kernel does not say (no /proc/locks, or the file is gone).
-    Reading /proc/locks takes no lock and opens nothing but that table. A lock found
-    is remembered (``lock_seen``).
+    Reading /proc takes no lock and opens nothing of the file. A writer found is
+    remembered (``lock_seen``): once it lets the file go, it is gone.
     """
     try:
         st = os.stat(path)
@@ -63,16 +76,113 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
         return None
     held = LockTable.read(locks).holds(st.st_dev, st.st_ino)
     if held:
-        _LOCKS_SEEN.add((os.path.realpath(path), st.st_dev, st.st_ino))
+        note_held(path, st.st_dev, st.st_ino)
     return held
 
 
+def note_held(path: str | os.PathLike[str], device: int, inode: int) -> None:
+    """A writer was seen holding this file (``lock_seen`` from now on)."""
+    _LOCKS_SEEN.add((os.path.realpath(path), device, inode))
+
+
+def seen_held(path: str | os.PathLike[str], device: int, inode: int) -> bool:
+    """``lock_seen`` of a file whose device and inode the caller has."""
+    return bool(_LOCKS_SEEN) and (os.path.realpath(path), device, inode) in _LOCKS_SEEN
+
+
 def lock_seen(path: str | os.PathLike[str]) -> bool:
-    """Whether this process saw a writer hold this file's lock (this inode's)."""
+    """Whether this process saw a writer hold this file (this inode): its lock, or open
+    for writing."""
     if not _LOCKS_SEEN:
         return False
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return (os.path.realpath(path), st.st_dev, st.st_ino) in _LOCKS_SEEN
+    return seen_held(path, st.st_dev, st.st_ino)
+
+
+# -- files held open for writing --------------------------------------------------------
+
+# A scan of every process's descriptors costs about 5 µs a descriptor (0.1 s on a desktop
+# of 20,000): its answer is kept, and once older than this it is taken again in a thread
+# of its own, the stale answer given meanwhile, so that a screen asking twice a second
+# never waits on it. Only the first ask waits (a command asks once).
+OPEN_SCAN_EVERY = 2.0
+_IDLE_AFTER = 30.0  # the refreshing thread ends when nobody asked for this long
+
+
+class _OpenFiles:
+    """The latest scan of /proc/*/fd, and the thread that takes it again."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.files: frozenset[tuple[int, int]] | None = None
+        self.taken = -1.0  # monotonic time of the scan (-1: none yet)
+        self.asked = 0.0
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def get(self) -> frozenset[tuple[int, int]] | None:
+        now = time.monotonic()
+        with self.lock:
+            self.asked = now
+            if self.taken < 0:
+                files = scan_open_for_writing()
+                self.files, self.taken = files, time.monotonic()
+                return files
+            if now - self.taken > OPEN_SCAN_EVERY:
+                if self.thread is None or not self.thread.is_alive():
+                    self.thread = threading.Thread(
+                        target=self._refresh, name="tailscope-open-files", daemon=True
+                    )
+                    self.thread.start()
+                self.wake.set()
+            return self.files
+
+    def _refresh(self) -> None:
+        while self.wake.wait(_IDLE_AFTER):
+            self.wake.clear()
+            files = scan_open_for_writing()
+            with self.lock:
+                self.files, self.taken = files, time.monotonic()
+                if time.monotonic() - self.asked > _IDLE_AFTER:
+                    break
+
+
+_OPEN = _OpenFiles()
+
+
+def open_for_writing() -> frozenset[tuple[int, int]] | None:
+    """The (device, inode) of every file another process holds open for writing, as of a
+    scan at most about ``OPEN_SCAN_EVERY`` seconds old; None where /proc does not say."""
+    return _OPEN.get()
+
+
+def scan_open_for_writing(proc: str = "/proc") -> frozenset[tuple[int, int]] | None:
+    """One scan of every process's descriptors but this process's own (its own copy of
+    standard input is told by its lock): a descriptor open for writing has the owner's
+    write bit on its link, so only those are followed to their file. A process whose
+    descriptors may not be read (another user's) is passed over."""
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return None
+    me = str(os.getpid())
+    held: set[tuple[int, int]] = set()
+    for name in names:
+        if not name.isdigit() or name == me:
+            continue
+        try:
+            entries = os.scandir(f"{proc}/{name}/fd")
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.stat(follow_symlinks=False).st_mode & 0o200:
+                        st = entry.stat()
+                        held.add((st.st_dev, st.st_ino))
+                except OSError:
+                    continue  # (closed meanwhile)
+    return frozenset(held)

@@ -188,14 +188,16 @@ class TranscriptFormat(ABC):
         """Is a writer still at work on this file, as far as a reader can tell? The one
         rule of every read path and the viewer (its calls running or interrupted).
 
-        True while a writer holds its lock (``held``, when the caller read it already).
+        True while a writer holds the file: its lock, or open for writing in another
+        process (``held``, when the caller read it already: ``writers.writer_holds_lock``).
         A file that is gone has none (nothing can write it again; its calls left open
         stay interrupted); the file read is the path's compressed copy where that is
         all there is (``file_read``). A format whose writers all lock, or a file a writer
         was seen to lock (``saw_lock``, or by any read path of this process:
         ``writers.lock_seen``; that writer is gone): no lock, no writer. Otherwise
-        (Claude Code, Codex, v1's reference hold none) a compressed file, or one
-        untouched for ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
+        (no lock, and no writer seen holding it open: Claude Code, v1's reference) a
+        compressed file, or one untouched for ``IDLE_SECONDS``, has no writer; a fresher
+        one may (``None``).
         """
         from ..compressed import file_read, is_compressed_file
         from ..writers import lock_seen, writer_holds_lock
