@@ -40,8 +40,14 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         "",
         "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
         "~ sent as a stub   # a compaction, elision or rollback",
-        "  + sent next, on no line of its own: listed under the compaction that sends it, "
-        "with its place among what it sends in place of what it folded",
+        *(
+            [
+                "  + sent next, on no line of its own: listed under the compaction that sends "
+                "it, with its place among what it sends in place of what it folded"
+            ]
+            if placed
+            else []
+        ),
         "",
     ]
     marks = {c.line: c for c in transcript.compactions if c.line}

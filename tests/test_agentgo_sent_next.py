@@ -300,4 +300,4 @@ def test_what_a_compaction_dropped_is_marked_folded_as_in_every_format(tmp_path:
         ]
         assert len(folded) == 3 and marked["done"] == []
         rows = [str(entry[1]) for entry in ModelDiff(t)]
-        assert "marked in the raw view: 3 folded" in rows
+        assert "marked in the raw view, items of every kind: 3 folded" in rows
