@@ -3,10 +3,11 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .cells import clip_cells, pad_cells, words_for
-from .model import Item, Transcript, overlay_counts, overlay_kind
+from .column_items import item_key
+from .model import Compaction, Item, Transcript, overlay_counts, overlay_kind
 from .text import count, line_pieces, name_line, one_line
 from .vocabulary import kinds_of
 
@@ -17,30 +18,47 @@ def model_diff(transcript: Transcript) -> Iterator[str]:
 
 
 def _lines(transcript: Transcript) -> Iterator[str]:
-    replayed = {item.id for item in transcript.messages}
+    raw = transcript.raw
+    written = {item_key(raw, index)[0] for index in range(len(raw))}
+    sent: list[str] = []  # the ids sent next, in order
+    unwritten: list[tuple[int, Item]] = []  # sent next, but no line as written holds it
+    for item in transcript.messages:
+        if item.id not in written:
+            unwritten.append((len(sent), item))
+        sent.append(item.id)
+    replayed = set(sent)
+    placed = _placed(unwritten, sent, transcript.compactions)
     # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
     # queued prompt too, as the legend says; bookkeeping lines are not listed).
     kinds = kinds_of(transcript.format)
     listed = kinds.message | kinds.conversation
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
-        f"{count(len(transcript.raw), 'item')} as written, "
-        f"{count(len(transcript.messages), 'item')} sent next, "
+        f"{count(len(raw), 'item')} as written, "
+        f"{count(len(sent), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
         "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
         "~ sent as a stub   # a compaction, elision or rollback",
+        *(
+            [
+                "  + sent next, on no line of its own: listed under the compaction that sends "
+                "it, with its place among what it sends in place of what it folded"
+            ]
+            if placed
+            else []
+        ),
         "",
     ]
     marks = {c.line: c for c in transcript.compactions if c.line}
-    shown: set[str] = set()  # the raw items' ids: a sent item of none is listed after them
-    for item in transcript.raw:
-        shown.add(item.id)
+    for item in raw:
         mark = marks.get(item.line)
         if mark is not None:
             kind, did = overlay_kind(mark)
             extra = f", trigger {mark.trigger}" if mark.trigger and kind != "rollback" else ""
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
+        while placed and placed[-1][0] <= item.line:
+            yield placed.pop()[1]
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
         elif item.kind in listed:
@@ -50,13 +68,59 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield f"{sign} {_row(item)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
             yield f"{'':10}sent:     {_clipped(item.stub)}"
-    for item in transcript.messages:
-        if item.id not in shown:  # sent next, but no line as written (a summary, an item
-            yield f"+ {_row(item)}"  # of a replacement history that no line holds)
+    while placed:
+        yield placed.pop()[1]
 
 
-def _row(item: Item) -> str:
-    why = f" [{', '.join(item.marks)}]" if item.marks else ""
+def _placed(
+    unwritten: list[tuple[int, Item]], sent: list[str], compactions: Sequence[Compaction]
+) -> list[tuple[int, str]]:
+    """The ``+`` rows of the items sent next that no line holds (``unwritten``, at their
+    places in ``sent``), each with the line it is listed at, last first: a compaction's
+    (the last one that kept it, else the one whose line made it), right under its ``#``
+    row, in the order the model is sent them and with its place among all that
+    compaction sent in place of what it folded; an item of no compaction, its own line.
+    (Listed after every line, they were read as sent after the file's last message.)"""
+    if not unwritten:
+        return []
+    made_at = {c.line: c for c in compactions if c.line and c.kind == "compaction"}
+    owner: dict[str, Compaction] = {}
+    for _, item in unwritten:
+        if item.line in made_at:
+            owner[item.id] = made_at[item.line]
+    ids = {item.id for _, item in unwritten}
+    for compaction in compactions:
+        for ident in ids.intersection(compaction.kept):
+            owner[ident] = compaction  # (a later compaction that kept it sends it now)
+    rows: list[tuple[int, int, str]] = []
+    places = _places(owner, sent)
+    for position, item in unwritten:
+        sender = owner.get(item.id)
+        if sender is None:
+            rows.append((item.line, position, f"+ {_row(item)}"))
+        else:
+            rank, of = places[position]
+            rows.append((sender.line, position, f"+ {_row(item, f'{rank} of {of} in its place')}"))
+    rows.sort(reverse=True)
+    return [(line, row) for line, _, row in rows]
+
+
+def _places(owner: dict[str, Compaction], sent: list[str]) -> dict[int, tuple[int, int]]:
+    """For each item ``owner`` names, by its place in ``sent``: its rank (from 1) among
+    what its compaction sends next, the items it kept and made, and how many those are."""
+    places: dict[int, tuple[int, int]] = {}
+    for compaction in {id(c): c for c in owner.values()}.values():
+        theirs = set(compaction.kept) | {i for i, c in owner.items() if c is compaction}
+        at = [position for position, ident in enumerate(sent) if ident in theirs]
+        for rank, position in enumerate(at, 1):
+            if owner.get(sent[position]) is compaction:
+                places[position] = (rank, len(at))
+    return places
+
+
+def _row(item: Item, place: str = "") -> str:
+    why = ", ".join([*item.marks, *([place] if place else [])])
+    why = f" [{why}]" if why else ""
     role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
     return f"line {item.line:>6} {role} {_clipped(item.text or _first(item))}{why}"
 

@@ -119,6 +119,19 @@ def test_a_side_calls_request_is_not_the_loops(
     assert [m.stub for m in projected.messages if "elided" in m.marks] == ["[stub: old result]"]
 
 
+def test_diff_lists_a_summary_under_the_request_that_sends_it(tmp_path: Path) -> None:
+    """What the last request holds that no message committed (the summary) is listed
+    under that request's row, with its place in it: it was listed after every row, as if
+    sent after the messages committed since."""
+    path = _story(tmp_path / "c.jsonl", "context_compacted", None, True)
+    rows = by_name("agentgo-v1").diff(path).splitlines()[4:]
+    assert rows[-3:] == [
+        "# line 14: the last model request, 3 messages",
+        "+ sent        user        [Summary] fix a bug; a.py read [1 of 3 in the request]",
+        "= line     16 assistant   done [committed since]",
+    ]
+
+
 def test_no_request_of_the_loop_yet_is_nothing_compacted(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     with AgentGoSession.create(path) as s:
@@ -287,4 +300,4 @@ def test_what_a_compaction_dropped_is_marked_folded_as_in_every_format(tmp_path:
         ]
         assert len(folded) == 3 and marked["done"] == []
         rows = [str(entry[1]) for entry in ModelDiff(t)]
-        assert "marked in the raw view: 3 folded" in rows
+        assert "marked in the raw view, items of every kind: 3 folded" in rows

@@ -343,3 +343,34 @@ def blocks_stub() -> str:
     from session_core.formats.claude_code.blocks import CLEARED
 
     return CLEARED
+
+
+def test_a_queued_prompt_before_a_compaction_is_not_what_it_folded(tmp_path: Path) -> None:
+    """A ``queue-operation`` line is on no chain: the replayed view never had it, so no
+    compaction folds it (``diff`` marked it ``[folded]`` after a heading that did not
+    count it, 133 rows under "folded 132 items"). Every ``[folded]`` row of ``diff`` is
+    one its compaction's heading counts; the raw view's bookkeeping before the boundary
+    is still marked folded with what it was written among."""
+    from session_core.diff_model import model_diff
+
+    w = CCWriter()
+    w.user("question 0")
+    w.assistant("m0", [text("answer 0")])
+    w.bare({"type": "queue-operation", "operation": "enqueue", "content": "QUEUED WORDS"})
+    w.bare({"type": "file-history-snapshot", "messageId": "x", "snapshot": {}})
+    w.user("question 1")
+    w.assistant("m1", [text("answer 1")])
+    w.compact()
+    w.user("question 2")
+    w.bare({"type": "queue-operation", "operation": "enqueue", "content": "QUEUED LATER"})
+    path = w.write(tmp_path / "s.jsonl")
+    for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
+        marks = {i.text: i.marks for i in t.raw if i.kind == "queued"}
+        assert marks == {"QUEUED WORDS": [], "QUEUED LATER": []}
+        assert [i.marks for i in t.raw if i.kind == "record"] == [["folded"]]
+        rows = "".join(model_diff(t)).splitlines()
+        (heading,) = [r for r in rows if r.startswith("# line ")]
+        (compaction,) = t.compactions
+        assert f"folded {len(compaction.folded)} items," in heading
+        assert sum(r.endswith("[folded]") for r in rows) == len(compaction.folded) == 4
+        assert any("QUEUED WORDS" in r and r.startswith("- ") for r in rows)

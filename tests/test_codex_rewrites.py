@@ -326,3 +326,37 @@ def test_a_compaction_lines_own_history_items_are_in_its_raw_item(tmp_path: Path
     said = {p.name: p.text for p in item.parts if p.kind == "other"}
     assert said["replacement item 2 (developer)"] == "only this line holds me"
     assert not any(text == "prompt 1" for text in said.values())  # (an earlier line's)
+
+
+def test_diff_lists_a_compactions_own_items_under_it_in_the_order_sent(tmp_path: Path) -> None:
+    """What a replacement history holds that no earlier line does is listed under its
+    compaction's ``#`` row, in the history's order, each with its place among what it
+    sends: they were listed after the file's last line, as if sent after it."""
+    from codex_writer import message_payload
+
+    from session_core.diff_model import model_diff
+
+    w = story(tmp_path, turns=2)
+    history = [
+        message_payload("user", "prompt 1"),  # (kept: line 1's prompt)
+        message_payload("developer", "MADE ONE"),
+        message_payload("user", "prompt 2"),
+        {"type": "compaction", "encrypted_content": "gAAAA-opaque"},
+    ]
+    first = w.compacted("", history)
+    turn(w, 3, "prompt 3", "answer 3")
+    rows = "".join(model_diff(opened(w.path))).splitlines()
+    heading = next(n for n, r in enumerate(rows) if r.startswith(f"# line {first}: "))
+    made = [r for r in rows if r.startswith("+ ")]
+    assert rows[heading + 1 : heading + 3] == made and len(made) == 2, rows
+    assert "MADE ONE" in made[0] and made[0].endswith("[2 of 4 in its place]")
+    assert "encrypted" in made[1] and made[1].endswith("[4 of 4 in its place]")
+    listed = [int(r.split()[2].rstrip(":")) for r in rows if r[:2] in ("= ", "- ", "+ ", "# ")]
+    assert listed == sorted(listed)  # (every row in line order)
+    # A later compaction that keeps one of them sends it now: listed under that one.
+    second = w.compacted("", [message_payload("developer", "MADE ONE")])
+    w.message("user", "prompt 4")
+    rows = "".join(model_diff(opened(w.path))).splitlines()
+    heading = next(n for n, r in enumerate(rows) if r.startswith(f"# line {second}: "))
+    assert "MADE ONE" in rows[heading + 1] and rows[heading + 1].endswith("[1 of 1 in its place]")
+    assert [r for r in rows if r.startswith("+ ")] == [rows[heading + 1]]

@@ -66,7 +66,7 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     ]
     if marks:
         listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
-        out.append(("dim", f"marked in the raw view: {listed}"))
+        out.append(("dim", f"marked in the raw view, items of every kind: {listed}"))
     if not compactions:
         out.append(("dim", "No compaction or elision: nothing was folded."))
 

@@ -340,6 +340,13 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             marks += 1
         elif index == at:
             rows.append(f"# line {line}: the last model request, {count(len(sent), 'message')}")
+            # What it holds that no message committed before it is (a summary), in its
+            # order, under it: listed after every row, it read as sent after those
+            # committed since.
+            for place in held.left():
+                message = sent[place]
+                where = f" [{place + 1} of {len(sent)} in the request]"
+                rows.append("+ " + _row(None, message if isinstance(message, dict) else {}, where))
         message = committed[index].message if index in committed else None
         if message is None:
             continue
@@ -356,9 +363,6 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         else:
             dropped += 1
             rows.append("- " + _row(line, message, " [not sent]"))
-    for index in held.left():
-        message = sent[index]
-        rows.append("+ " + _row(None, message if isinstance(message, dict) else {}))
     head = (
         f"{name_line(path)}: agentgo-v1, {count(shown, 'committed message')}, "
         + (

@@ -56,7 +56,9 @@ class ModelDiff(Sequence[Entry]):
         marks = _mark_counts(raw)
         if marks:
             listed = ", ".join(f"{n:,} {mark}" for mark, n in sorted(marks.items()))
-            head.append(("dim", f"marked in the raw view: {listed}"))
+            # (of every kind: a compaction's count below is of the messages it names,
+            # this one holds the hooks, progress and bookkeeping written among them too)
+            head.append(("dim", f"marked in the raw view, items of every kind: {listed}"))
         if not compactions:
             head.append(("dim", "No compaction or elision: nothing was folded."))
         self._text(head)

@@ -338,10 +338,19 @@ def _mark(
     flags = column.flags
     lines = column.line
     raw_node, raw_flags = b.raw_node, b.raw_flags
+    # A line on no chain (no uuid: bookkeeping) written before the last boundary is
+    # marked folded with what it was written among, but a queued prompt: whether it is
+    # sent is the delivering line's word (a user line or a ``queued_command``), and no
+    # compaction folds a ``queue-operation`` line (the replayed view had none before it).
+    queued = column.kind_codes("queued")
+    kinds = column.kind
     for index in range(start, len(column)):
         node = raw_node[index]
         flag = raw_flags[index]
-        st = status[node] if node >= 0 else (FOLDED if lines[index] < last_boundary else 0)
+        if node >= 0:
+            st = status[node]
+        else:
+            st = FOLDED if lines[index] < last_boundary and kinds[index] not in queued else 0
         if st == BRANCH:
             parent = threads.parent_of(node)
             if parent < 0 or status[parent] != BRANCH:
