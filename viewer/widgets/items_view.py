@@ -476,8 +476,8 @@ class ItemsView(ItemFilter, ItemSearch):
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
-            shown = image_placeholder(part.head or part.name or "", room)
-            return [Text(f"  {shown}", self._s("image"))]
+            placeholder = image_placeholder(part.head or part.name or "", room)
+            return [Text(f"  {placeholder}", self._s("image"))]
         body = part.head or args_preview(part.data)
         line = Text(f"  {one_line(part.name or part.kind, 30)}: ", self._s("record"), end="")
         line.append(one_line(body, room), self._s("record"))
