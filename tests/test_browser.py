@@ -225,6 +225,31 @@ class TestBrowser:
             await pilot.pause(0.2)
             assert any("sorted by last active" in line for line in screen_lines(app)[:3])
 
+    async def test_the_sorted_by_column_stays_on_a_narrow_screen(self, corpus: Path) -> None:
+        """At 80 columns ``s`` sorts by size, a column dropped there: it comes back (another
+        goes), so the order can be seen; sorted by another, it goes again."""
+        app = TailscopeApp(corpus)
+        async with app.run_test(size=(80, 30)) as pilot:
+            await scanned(pilot)
+            screen = browser(app)
+
+            def header() -> list[str]:
+                lines = screen_lines(app)
+                return next(line for line in lines if line.lstrip().startswith("session")).split()
+
+            assert "size" not in header()
+            await pilot.press("s")
+            await pilot.pause(0.1)
+            assert screen.sort.column == "size" and "size" in header(), header()
+            first = screen.rows[screen.order[0]]
+            biggest = screen.cell_text(first.path, "size")
+            assert any(biggest in line for line in screen_lines(app)[3:6])
+            await pilot.press("s", "s", "s")  # messages, tools, tokens
+            await pilot.pause(0.1)
+            assert screen.sort.column == "tokens"
+            assert "tokens" in header() and "size" not in header(), header()
+            assert len(screen_lines(app)[2].rstrip()) <= 80
+
     async def test_the_cursor_row_is_marked_not_by_colour_alone(self, corpus: Path) -> None:
         """A table's cursor row begins with ``▌``, as the conversation's does (its colour
         alone told it: the dialogs' audit, read as text)."""

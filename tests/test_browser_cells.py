@@ -65,6 +65,28 @@ def test_the_columns_that_fit() -> None:
     assert widths == sorted(widths)  # a wider screen never shows fewer
 
 
+def test_the_session_column_is_not_starved() -> None:
+    """The session's title is how people tell sessions apart: at 120 columns it had 16
+    cells ("Work on bead sp…") beside every other column; the least needed go first until
+    it has 24. Every width adds up to the screen's, so nothing is cut at the right edge."""
+    from viewer.browser_cells import SESSION_WIDTH_WANTED
+
+    for width in range(80, 260):
+        shown = fitting_columns(width)
+        assert shown[0][0] == "session" and shown[0][2] >= SESSION_WIDTH_WANTED, width
+        assert sum(w + 2 for _, _, w in shown) + 2 == width, width
+
+
+@pytest.mark.parametrize("key", [key for key, _, _ in COLUMNS])
+def test_the_sorted_by_column_is_kept(key: str) -> None:
+    """Sorted by a column the screen has no room for, another goes in its place: an order
+    by a column not shown looks random (``s`` at 80 columns sorted by size, not shown)."""
+    for width in (56, 80, 100, 120):
+        shown = [k for k, _, _ in fitting_columns(width, keep=key)]
+        assert key in shown, (width, shown)
+        assert {"session", "last", "messages", "status"} <= set(shown)
+
+
 def test_an_unreadable_file_is_counted_as_such_and_adds_no_usage() -> None:
     """A file that could not be read is its own status (not "damaged": nothing is known of
     its data), with dashes for its numbers, left out of the totals' unknowns."""

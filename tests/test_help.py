@@ -52,6 +52,7 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert "Next compaction" in text and "Changed only / all" in text
     assert "Next run not finished" in text  # (the runs tab's own keys: it listed ``enter``)
     assert "ctrl+p: the command palette" in text and "ctrl+p, then Export…" in text
+    assert "[sticky] on a message: context a compaction keeps" in text  # (a tag, said)
     assert "Back to the list" not in text  # opened alone: there is no list to go back to
     assert "Open artifact" in text and "Open subagent" not in text  # (a detail's keys)
 
@@ -75,6 +76,7 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
         assert what in text, what
     assert "Virtual table" not in text and "Tables" in text  # a section named for a user
     assert "Export…" not in text  # (the browser's palette has none: its help said it had)
+    assert "[sticky]" not in text  # (nor a conversation's tags)
 
 
 async def test_the_palettes_keys_is_this_help_which_escape_closes(tmp_path: Path) -> None:

@@ -161,9 +161,9 @@ class TailscopeApp(App[None]):
         return self.topmost(ModelScreen, "file")
 
     def action_help(self) -> None:
-        exports = isinstance(self.screen, FollowingScreen)  # (a file's: it has Export…)
+        of_file = isinstance(self.screen, FollowingScreen)  # (a file's: it has Export…)
         self.push_screen(
-            BindingsHelpScreen("tailscope — keys", screen_sections(self.screen), exports=exports)
+            BindingsHelpScreen("tailscope — keys", screen_sections(self.screen), of_file=of_file)
         )
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -27,13 +27,17 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("size", "size", 6),
     ("messages", "msgs", 6),
     ("tools", "tools", 6),
-    ("tokens", "tokens", 7),
+    ("tokens", "tokens", 7),  # ("unknown")
     ("cost", "cost", 7),
     ("status", "status", 10),  # ("unreadable": every label whole)
 ]
-SESSION_WIDTH_MIN = 16
+# The session column is how people tell sessions apart: the least needed columns go
+# before it is narrower than SESSION_WIDTH_WANTED (at 120 columns it had 16 cells, "Work on
+# bead sp…", beside every other column); SESSION_WIDTH_MIN where none is left to drop.
+SESSION_WIDTH_MIN, SESSION_WIDTH_WANTED = 16, 24
 # Where the table is too narrow for every column, these go first, in this order: a file's
-# status, messages and last activity stay on screen, not cut off at the right edge.
+# status, messages and last activity stay on screen, not cut off at the right edge (and
+# the column the rows are sorted by, so the order can be seen).
 DROPPED_FIRST = ("started", "tools", "size", "tokens", "agent", "cost")
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
@@ -64,21 +68,25 @@ STATUS_NAME: dict[Status, str] = {
 UNKNOWN = Text("unknown", style="dim", justify="right")
 
 
-def fitting_columns(width: int) -> list[tuple[str, str, int | None]]:
-    """The columns shown in ``width`` cells: all of them when the session column can be at
-    least ``SESSION_WIDTH_MIN`` wide, else without the first of ``DROPPED_FIRST`` that it
-    takes; the agent / model column wider where the session column has room to spare."""
+def fitting_columns(width: int, keep: str | None = None) -> list[tuple[str, str, int]]:
+    """The columns shown in ``width`` cells, each with its width: all of them when the
+    session column can be ``SESSION_WIDTH_WANTED`` wide, else without the first of
+    ``DROPPED_FIRST`` that it takes, never ``keep`` (the sorted-by column); the session
+    column takes the rest, the agent / model column half of what it has to spare."""
     dropped: set[str] = set()
-    for key in (None, *DROPPED_FIRST):
+    for key in (None, *(k for k in DROPPED_FIRST if k != keep)):
         if key is not None:
             dropped.add(key)
         shown = [column for column in COLUMNS if column[0] not in dropped]
         fixed = sum(w or 0 for _, _, w in shown)
-        room = width - fixed - 2 * len(shown) - 2  # 2: the scrollbar
-        if room >= SESSION_WIDTH_MIN:
+        room = width - fixed - 2 * len(shown) - 2  # 2: a cell each side; 2: the scrollbar
+        if room >= SESSION_WIDTH_WANTED:
             break
     grow = min(AGENT_WIDTH_MAX - AGENT_WIDTH, max(0, room - SESSION_ROOM) // 2)
-    return [(key, label, AGENT_WIDTH + grow if key == "agent" else w) for key, label, w in shown]
+    if not any(key == "agent" for key, _, _ in shown):
+        grow = 0
+    widths = {"session": max(SESSION_WIDTH_MIN, room - grow), "agent": AGENT_WIDTH + grow}
+    return [(key, label, widths.get(key, w or 0)) for key, label, w in shown]
 
 
 def short_time(seconds: float | None) -> str:

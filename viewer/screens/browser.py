@@ -35,7 +35,6 @@ from ..browser_cells import (
     AGENT_WIDTH,
     COLUMNS,
     LABELS,
-    SESSION_WIDTH_MIN,
     SORTABLE,
     cells,
     detail,
@@ -120,10 +119,10 @@ class BrowserScreen(DirectoryWatch):
         self.status_filter: Status | None = None
         self.scanning = False
         self.scanned_at = 0.0
-        self._session_width = 30
-        self._fitting = COLUMNS  # those that fit the screen (``fitting_columns``)
-        self._agent_width = AGENT_WIDTH  # (the agent / model column's, as fitted)
-        self._at = list(range(len(COLUMNS)))  # each shown column's place in a row's cells
+        self._fitting: list[tuple[str, str, int]] = []  # the columns the screen shows, as wide
+        self._session_width = self._agent_width = 0  # (the session's and agent's, as fitted)
+        self._at: list[int] = []  # each shown column's place in a row's cells
+        self._fit(120)  # (until the screen's width is known)
         self._sorted_at = -math.inf  # never (monotonic starts near 0 at boot)
         self._first_row: str | None = None  # the cursor's file when a scan's rows came
         self._kept: str | None = None  # the cursor's file when a scan again was asked for
@@ -162,17 +161,14 @@ class BrowserScreen(DirectoryWatch):
         self.set_interval(RECHECK_SECONDS, self._recheck_live)
 
     def _fit(self, width: int) -> bool:
-        """The columns and the session column's width for a screen ``width`` wide; whether
-        they changed."""
-        shown = fitting_columns(width)
-        fixed = sum(w or 0 for _, _, w in shown)
-        padding = 2 * len(shown)  # a cell of padding each side of every column
-        session_width = max(SESSION_WIDTH_MIN, width - fixed - padding - 2)  # 2: the scrollbar
-        if shown == self._fitting and session_width == self._session_width:
+        """The columns and their widths for a screen ``width`` wide, the sorted-by column
+        among them; whether they changed."""
+        shown = fitting_columns(width, keep=self.sort.column)
+        if shown == self._fitting:
             return False
         keys = [key for key, _, _ in COLUMNS]
-        self._fitting, self._session_width = shown, session_width
-        self._agent_width = next((w for key, _, w in shown if key == "agent"), None) or AGENT_WIDTH
+        self._fitting, self._session_width = shown, shown[0][2]
+        self._agent_width = next((w for key, _, w in shown if key == "agent"), AGENT_WIDTH)
         self._at = [keys.index(key) for key, _, _ in shown]
         return True
 
@@ -181,7 +177,7 @@ class BrowserScreen(DirectoryWatch):
             (
                 key,
                 Text(header, justify="right" if key in _NUMERIC else "left"),
-                width or self._session_width,
+                width,
             )
             for key, header, width in self._fitting
         ]
@@ -515,6 +511,8 @@ class BrowserScreen(DirectoryWatch):
         else:
             # numbers and times read best largest/newest first; names A to Z
             self.sort = Sort(column, column not in ("session", "agent", "status"))
+            if self._fit(self.size.width):  # (the sorted-by column is kept on screen)
+                self.table.set_columns(self._columns())
         self._apply_sort(scroll=True)
         self._refresh_labels()
 

@@ -31,8 +31,13 @@ NOTES = (
     "mouse: click selects, double-click folds or expands, the wheel scrolls",
     "ctrl+p: the command palette, every action by name",
 )
-# (a file's screens alone: the browser's palette has no Export…, which it said)
-EXPORT_NOTE = "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it"
+# A file's screens alone: the browser's palette has no Export… (which it said), and its
+# rows no conversation's tags.
+FILE_NOTES = (
+    "ctrl+p, then Export…: the transcript as HTML, Markdown or JSON, written beside it",
+    "[sticky] on a message: context a compaction keeps (v1: one written sticky, sysprompt or"
+    " with a depth; Codex: a developer or system message, its instructions)",
+)
 
 Section = tuple[str, Sequence[BindingType]]
 
@@ -96,12 +101,13 @@ class BindingsHelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close"),
     ]
 
-    def __init__(self, title: str, sections: Iterable[Section], *, exports: bool = False) -> None:
-        """``exports``: the screen below has *Export…* in its palette."""
+    def __init__(self, title: str, sections: Iterable[Section], *, of_file: bool = False) -> None:
+        """``of_file``: the screen below is a file's (*Export…* in its palette, tags on its
+        messages)."""
         super().__init__()
         self.title_text = title
         self.sections = list(sections)
-        self.notes = [*NOTES, EXPORT_NOTE] if exports else list(NOTES)
+        self.notes = [*NOTES, *FILE_NOTES] if of_file else list(NOTES)
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))

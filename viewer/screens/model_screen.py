@@ -135,7 +135,7 @@ class ModelScreen(ModelFollowingScreen):
     def action_help(self) -> None:
         sections = help_sections(self)
         title = f"tailscope — {self.format.title}"
-        self.app.push_screen(BindingsHelpScreen(title, sections, exports=True))
+        self.app.push_screen(BindingsHelpScreen(title, sections, of_file=True))
 
     @on(ItemsView.Searched)
     def _searched(self, event: ItemsView.Searched) -> None:

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
+from rich.cells import cell_len
 
 from session_core.json_out import json_text
 from session_core.model import Part
 from session_core.search import args_preview
 from session_core.text import count
 
-from ..safe import one_line
+from ..safe import clip, one_line
 
 
 def as_json(value: Any) -> str:
@@ -22,6 +23,19 @@ def as_json(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json_text(value, orjson.OPT_INDENT_2)
+
+
+def image_placeholder(what: str, width: int) -> str:
+    """``[image: what]`` in ``width`` cells, its closing bracket kept: ``what`` is cut inside
+    it, and one in brackets of its own (a redacted URL, ``[REDACTED_IMAGE_URL len=…
+    sha=…]``) inside those too (cut after them, it read as an ``[image:`` left open)."""
+    flat = one_line(what)
+    if not flat:
+        return "[image]"
+    room = max(1, width - len("[image: ]"))
+    if flat.startswith("[") and flat.endswith("]") and 2 < room < cell_len(flat):
+        flat = clip(flat[:-1], room - 1) + "]"
+    return f"[image: {clip(flat, room)}]"
 
 
 def capped(text: str, limit: int, rest: str) -> str:

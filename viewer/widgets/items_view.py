@@ -41,7 +41,7 @@ from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
 from .item_filter import ItemFilter
 from .item_search import ItemSearch
-from .item_text import as_json, blank_note, capped, parts_hold
+from .item_text import as_json, blank_note, capped, image_placeholder, parts_hold
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
@@ -476,8 +476,8 @@ class ItemsView(ItemFilter, ItemSearch):
             line.truncate(width, overflow="ellipsis")
             return [line]
         if part.kind == "image":
-            what = one_line(part.head or part.name or "", 40)
-            return [Text(f"  [image{': ' + what if what else ''}]", self._s("image"))]
+            placeholder = image_placeholder(part.head or part.name or "", room)
+            return [Text(f"  {placeholder}", self._s("image"))]
         body = part.head or args_preview(part.data)
         line = Text(f"  {one_line(part.name or part.kind, 30)}: ", self._s("record"), end="")
         line.append(one_line(body, room), self._s("record"))
