@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from .parts import LazyPart, Part, PartRef, PartSource
 from .text import count
+from .times import seconds_between
 from .tool_ops import (
     STATE_LABELS,
     STATE_TONES,
@@ -242,6 +243,12 @@ class Run:
     # A fork's copy of its parent's turn: its responses are the parent's, counted in the
     # parent's file (its ``usage`` holds none of them: not unknown, not 0).
     copied: bool = False
+
+    def end_at(self, line: int | None, ts: str | None) -> None:
+        """It ended at ``line`` (its last, or its end event's), at ``ts``: how long it took
+        is from its start to then (None, never 0, where either time is unknown)."""
+        self.end_line, self.ended = line, ts
+        self.duration = seconds_between(self.started, ts)
 
     def describe_usage(self) -> str:
         """Its ``usage.describe()``, or that its usage is its parent's."""

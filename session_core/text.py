@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from .json_out import compact_json
+from .times import seconds_between
 
 TAB = "    "
 NEWLINE_MARK = "⏎"
@@ -184,6 +185,18 @@ def duration_text(seconds: float | None) -> str:
     if minutes < 60:
         return f"{minutes}m{rest:02d}s"
     return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def took_text(duration: float | None, started: str | None, ended: str | None, lines: str) -> str:
+    """How long a run or a call took (``duration_text``); where that, its writer's own
+    timing, reads otherwise than its lines' times apart (``started`` to ``ended``, the
+    ``lines`` named), both: "0.47s as its writer timed it; 0.74s from started to ended"
+    (a call's: two figures, one unexplained, read as a contradiction)."""
+    took = duration_text(duration)
+    wall = duration_text(seconds_between(started, ended))
+    if took and wall and wall != took:
+        return f"{took} as its writer timed it; {wall} {lines}"
+    return took
 
 
 def size_text(size: int, *, compact: bool = False) -> str:

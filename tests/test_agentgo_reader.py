@@ -401,3 +401,37 @@ def test_a_session_start_of_another_version_is_said_once(tmp_path: Path) -> None
     assert len(live.view.messages) == 6  # (shown as it is, with its warning)
     with pytest.raises(TranscriptError, match="line 1: declares format version 2"):
         by_name("agentgo-v1").check(path)
+
+
+def test_a_run_without_its_close_took_to_its_last_record(tmp_path: Path) -> None:
+    """A run a later run began after (no run_close), and the last one once its writer is
+    gone: each ended at its last record's line and time, and took from its first to then
+    (both were empty, as Claude Code's are not), whether read whole or followed."""
+    from helpers import follow_into, neutral
+
+    from agentgo_story import write_agentgo_story
+    from session_core.formats import by_name
+    from session_core.times import seconds_between
+
+    path = tmp_path / "s.jsonl"
+    write_agentgo_story(path)  # run 2 has no run_close; run 3 follows it
+    records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    order = list(dict.fromkeys(r["run_id"] for r in records if r.get("run_id")))
+    mine = [n for n, r in enumerate(records, 1) if r.get("run_id") == order[1]]
+    first, last = records[mine[0] - 1]["time"], records[mine[-1] - 1]["time"]
+    fmt = by_name("agentgo-v1")
+    cut = tmp_path / "cut.jsonl"  # the file as its writer left it when it died in run 2
+    cut.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[: mine[-1]]))
+    for source in (path, cut):
+        run = fmt.open(source, writer_alive=False).runs[1]
+        assert (run.id, run.state, run.line) == (order[1], "interrupted", mine[0])
+        assert (run.end_line, run.ended) == (mine[-1], last)
+        assert run.duration == seconds_between(first, last) and run.duration
+        live = fmt.live(str(source))
+        follow_into(live.apply, source, 1 << 12, False)
+        for alive in (False, None):
+            assert neutral(live.transcript(writer_alive=alive)) == neutral(
+                fmt.open(source, writer_alive=alive)
+            )
+    running = fmt.open(cut, writer_alive=None).runs[1]  # (its writer may be at it)
+    assert (running.state, running.end_line, running.duration) == ("running", None, None)

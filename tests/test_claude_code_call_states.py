@@ -157,6 +157,30 @@ def test_a_call_without_a_result_is_told_alike_by_every_read_path(
         assert "interrupted" in shown and "running" not in shown, kind
 
 
+def test_a_turn_a_later_prompt_cut_off_took_to_its_last_line(tmp_path: Path) -> None:
+    """A turn whose call never got its result, a later prompt after it: interrupted,
+    ended at its last line (the one before the next prompt) and that line's time, and
+    took from its prompt to then; as the Codex and v1 runs cut off by the next are."""
+    from helpers import follow_into, neutral
+
+    from session_core.times import seconds_between
+
+    w = CCWriter()
+    w.user("build it")
+    w.assistant("m1", [text("Building."), tool_use("t1", "Bash", command="make")])
+    w.user("never mind, test it")
+    path = w.write(tmp_path / "s.jsonl")
+    first, _ = FMT.open(path, writer_alive=False).runs
+    stamps = [line["timestamp"] for line in w.lines]
+    assert (first.state, first.line, first.end_line) == ("interrupted", 1, 3)  # (m1: 2 lines)
+    assert (first.ended, first.duration) == (stamps[2], seconds_between(stamps[0], stamps[2]))
+    live = FMT.live(str(path))
+    follow_into(live.apply, path, 1 << 16, FMT.parsed_updates)
+    assert neutral(live.transcript(writer_alive=False)) == neutral(
+        FMT.open(path, writer_alive=False)
+    )
+
+
 def test_a_call_the_user_cut_off_is_interrupted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -311,3 +311,20 @@ def test_the_operations_table_puts_a_command_first(arguments: object, shown: str
     from viewer.widgets.model_panes import op_arguments
 
     assert op_arguments(arguments) == shown
+
+
+def test_the_op_detail_says_whose_timing_its_took_is(tmp_path: Path) -> None:
+    """A call's ``duration_seconds`` (Codex's own timing) beside its lines' times, which
+    say otherwise: the detail says which is which (it read "took: 0.50s" under a start and
+    an end a second apart); where they agree, one figure."""
+    from viewer.screens.op_detail import op_entries
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.function_call("shell", {"command": ["ls"]}, "c1")
+    w.function_output("c1", "a.txt", exit_code=0, old=True)  # (0.5 s, its lines 1 s apart)
+    (op,) = opened(Path(w.path)).tool_operations
+    said = [text for _, text in op_entries(op)]
+    assert "took: 0.50s as its writer timed it; 1.0s from started to ended" in said
+    op.duration = 1.0
+    assert "took: 1.0s" in [text for _, text in op_entries(op)]

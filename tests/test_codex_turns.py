@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from codex_helpers import opened
+from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, legacy_story, turnless_story
-from helpers import file_loaded, said
+from helpers import file_loaded, follow_into, neutral, said
 
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
@@ -70,8 +70,9 @@ def test_the_prompts_of_a_rollout_of_bare_items_start_its_turns(tmp_path: Path) 
     t = opened(path, alive=False)
     assert [(r.id, r.state, r.line, r.end_line, r.prompt) for r in t.runs] == [
         ("L3", "finished", 3, 8, "list the files"),
-        ("L10", "interrupted", 10, None, "and now?"),  # cut off: it never ended
+        ("L10", "interrupted", 10, 11, "and now?"),  # cut off: at its last line
     ]
+    assert (t.runs[1].ended, t.runs[1].duration) == (None, None)  # (no times: not known)
     assert [(op.call_id, op.run_id, op.state) for op in t.tool_operations] == [
         ("c1", "L3", "completed"),
         ("c2", "L10", "interrupted"),
@@ -208,3 +209,35 @@ def test_a_prompted_turn_of_a_writer_that_ends_its_turns_is_cut_off_without_its_
     states = [r.state for r in opened(Path(w.path), alive=False).runs]
     assert states == ["finished", "interrupted"]
     assert opened(Path(w.path), alive=None).runs[-1].state == "running"
+
+
+def test_a_turn_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:
+    """A turn cut off by the next (no task_complete) ended at its own last line, the one
+    before the next turn's task_started; the last, its writer gone, at the file's last
+    line: each with that line's time and how long it took (as Claude Code's), whether
+    the file is read whole or followed."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")  # line 2, 12:00:02
+    w.turn_context("t1")
+    w.message("user", "fix it")
+    w.function_call("shell", {"command": ["ls"]}, "c1")  # line 5, 12:00:05: never answered
+    w.task_started("t2")  # line 6
+    w.turn_context("t2")
+    w.message("user", "go on")
+    w.function_call("shell", {"command": ["pwd"]}, "c2")  # line 9, 12:00:09
+    path = Path(w.path)
+    t = opened(path, alive=False)
+    got = [(r.id, r.state, r.line, r.end_line, r.ended, r.duration) for r in t.runs]
+    assert got == [
+        ("t1", "interrupted", 2, 5, "2026-02-23T12:00:05.000Z", 3.0),
+        ("t2", "interrupted", 6, 9, "2026-02-23T12:00:09.000Z", 3.0),
+    ]
+    # while its writer may be at it, the last is running: not ended
+    last = opened(path, alive=None).runs[-1]
+    assert (last.state, last.end_line, last.ended, last.duration) == ("running", None, None, None)
+    for batch in (1 << 20, 200):  # followed, in one read and line by line
+        live = CODEX.live(str(path))
+        follow_into(live.apply, path, batch, live.format.parsed_updates)
+        for alive in (False, None):
+            assert neutral(live.transcript(writer_alive=alive)) == neutral(opened(path, alive))

@@ -79,3 +79,40 @@ def test_check_names_a_run_left_open(
     assert cut >= 1
     assert main(["check", str(path)]) == 0
     assert f"{cut} run{'s' if cut > 1 else ''} interrupted" in capsys.readouterr().out
+
+
+def test_a_run_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:
+    """A run another began after (its call dispatched, never settled) and the last, cut
+    off: each ended at its last line (the one before the next run's context; the file's
+    last), at that line's time, and took from its start to then (the runs tab's "took"
+    was empty for them, given in Claude Code's), whether read whole or followed."""
+    import orjson
+    from helpers import follow_into, neutral
+
+    from session_core.times import seconds_between
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=[CALL]))
+        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")
+        s.append_run_context("run-2", "d2")
+        s.append_message(Message(role="user", content="again"))
+        s.append_message(Message(role="assistant", content="", tool_calls=[CALL]))
+    ts = [orjson.loads(line).get("ts") for line in path.read_bytes().splitlines()]
+    v1 = session_core.formats.by_name("transcript-v1")
+    runs = v1.open(path, writer_alive=False).runs
+    got = [(r.id, r.state, r.line, r.end_line, r.ended, r.duration) for r in runs]
+    assert got == [
+        ("run-1", "interrupted", 2, 5, ts[4], seconds_between(ts[1], ts[4])),
+        ("run-2", "interrupted", 6, 8, ts[7], seconds_between(ts[5], ts[7])),
+    ]
+    assert all(r.duration is not None for r in runs)
+    assert v1.open(path, writer_alive=True).runs[-1].duration is None  # (running)
+    live = v1.live(str(path))
+    follow_into(live.apply, path, 1 << 16, v1.parsed_updates)
+    for alive in (False, True):
+        assert neutral(live.transcript(writer_alive=alive)) == neutral(
+            v1.open(path, writer_alive=alive)
+        )

@@ -88,7 +88,7 @@ def test_runs_come_from_the_run_context_lines(generated: Path) -> None:
     assert [(r.line, r.id) for r in runs] == contexts and len(runs) > 2
     for run, after in zip(runs, [*runs[1:], None], strict=True):
         end = after.line if after is not None else 1 << 62
-        assert run.end_line == (after.line - 1 if after is not None else None)
+        assert run.end_line == (after.line - 1 if after is not None else number)  # (its last)
         assert run.items == sum(1 for m in messages if run.line < m < end)
         assert run.context is not None and run.context.facts
         assert run.usage.reported > 0

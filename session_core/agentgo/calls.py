@@ -29,6 +29,7 @@ class Run:
     agent_started: bool = False
     agent_end: dict[str, Any] | None = None
     last_seq: int = 0
+    last_line: int = 0  # of its last record (0: not known, a tail's)
     last_time: str = ""
     records: int = 0
     turns: int = 0

@@ -142,7 +142,7 @@ class AgentGoView:
         if run is not None:
             self.records.runs[index] = run.index if type(run_id) is str else ODD_RUN
             run.records += 1
-            run.last_seq, run.last_time = seq, time
+            run.last_seq, run.last_line, run.last_time = seq, line, time
             if kind == "run_start":
                 run.started = True
             elif kind == "run_close":

@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from session_core.model import ToolOp
-from session_core.text import count, duration_text
+from session_core.text import count, took_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
@@ -40,7 +40,7 @@ def op_entries(op: ToolOp) -> list[Entry]:
         ("message", op.message_id),
         ("started", op.started),
         ("ended", op.ended),
-        ("took", duration_text(op.duration)),
+        ("took", took_text(op.duration, op.started, op.ended, "from started to ended")),
         ("sidechain", "yes" if op.sidechain else None),
     ]
     out: list[Entry] = [("", f"{name}: {value}") for name, value in facts if value]

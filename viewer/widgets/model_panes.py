@@ -26,8 +26,7 @@ from session_core.model import (
     unsettled_ops,
 )
 from session_core.search import OpSearch
-from session_core.text import count, duration_text
-from session_core.times import seconds_between
+from session_core.text import count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
 from ..safe import one_line_text
@@ -387,11 +386,9 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     """One run's detail: state, lines, prompt, usage, then its context's facts and sections
     (a fact that differs from the previous run's is marked)."""
     span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
-    took = duration_text(run.duration) or "?"
-    wall = seconds_between(run.started, run.ended) if run.started and run.ended else None
-    if run.duration is not None and wall is not None and abs(wall - run.duration) >= 1:
-        # (Claude Code's own turn_duration: its active time, not its lines' span)
-        took += f" as its writer timed it; {duration_text(wall)} from its first line to its last"
+    # (Claude Code's own turn_duration: its active time, not its lines' span)
+    took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
+    took = took or "?"
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
         ("", f"took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),

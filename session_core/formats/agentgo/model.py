@@ -217,28 +217,21 @@ class AgentGoModel:
             run = view.runs[run_id]
             status = view.run_status(run_id)
             used = tally.runs.get(run_id)
-            runs.append(
-                Run(
-                    id=run_id,
-                    state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
-                    line=_file_line(run.first_line, run.first_seq),
-                    end_line=(
-                        _file_line(run.close_line, run.close_seq)
-                        if run.close_seq is not None
-                        else None
-                    ),
-                    started=run.first_time,
-                    ended=run.last_time or None,
-                    duration=(
-                        seconds_between(run.first_time, run.last_time)
-                        if status == "closed"
-                        else None
-                    ),
-                    usage=Usage.of_totals(used) if used is not None else Usage(),
-                    items=items[run_id],
-                    prompt=self._prompts.get(run_id),
-                )
+            made = Run(
+                id=run_id,
+                state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
+                line=_file_line(run.first_line, run.first_seq),
+                started=run.first_time,
+                ended=run.last_time or None,
+                usage=Usage.of_totals(used) if used is not None else Usage(),
+                items=items[run_id],
+                prompt=self._prompts.get(run_id),
             )
+            if run.close_seq is not None:  # (its close, else its last record: cut off)
+                made.end_at(_file_line(run.close_line, run.close_seq), made.ended)
+            elif status != "open":
+                made.end_at(_file_line(run.last_line, run.last_seq), made.ended)
+            runs.append(made)
         n = len(self.column)
         return Transcript(
             format=NAME,

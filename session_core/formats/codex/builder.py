@@ -31,7 +31,6 @@ from ...item_heights import shape_height
 from ...model import Item, RunContext, Transcript, Usage
 from ...parts import Part
 from ...text import str_or_none
-from ...times import seconds_between
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
 from ..builders import Builder
@@ -511,12 +510,11 @@ class CodexBuilder(CodexRewrites):
             if run.state == "running":
                 copy = dataclasses.replace(run, usage=Usage.total([run.usage]))
                 if writer_alive is False:
-                    copy.state = "interrupted"
-                    last = index == self.open_run and self.implicit
-                    if last and self._answered() and not self.prompted_ends:
+                    prompted = index == self.open_run and self.implicit
+                    following = runs[index + 1].line if index + 1 < len(runs) else None
+                    self._cut_off(copy, following, prompted)
+                    if prompted and self._answered() and not self.prompted_ends:
                         copy.state = "finished"  # a prompted run: its answer came last
-                        copy.end_line, copy.ended = self.implicit_last
-                        copy.duration = seconds_between(copy.started, copy.ended)
                 runs[index] = copy
         tally = self.tally
         meta = dict(self.meta)

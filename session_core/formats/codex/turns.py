@@ -4,6 +4,7 @@ their contexts (``turn_context`` lines, one copy of what repeats), and each
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from typing import Any
@@ -13,7 +14,6 @@ import orjson
 
 from ...model import Run, RunContext, Usage
 from ...parts import Part
-from ...times import seconds_between
 from . import lines
 from . import usage as tokens
 from .context import changed, context_key, run_context, turn_id_and_model
@@ -31,6 +31,7 @@ _CONTEXT_HEAD = re.compile(
     rb'\{"timestamp":"([\x20\x21\x23-\x5b\x5d-\x7e]*)","type":"turn_context","payload":'
 )
 _CONTEXT_CACHE = 4096  # distinct turn contexts remembered (repeats share one)
+_LOOK_BACK = 20  # a cut-off run's last lines looked at for its time (as ``last_time``)
 
 
 class CodexTurns(CodexState):
@@ -44,8 +45,7 @@ class CodexTurns(CodexState):
                 return
             self._end_implicit(previous)
         elif previous is not None:  # a new turn while one is open: that one never ended
-            previous.state = "interrupted"
-            previous.end_line = line
+            self._cut_off(previous, line)
         turn = turn or f"L{line}"
         self.open_run = len(self.runs)
         self.runs.append(Run(id=turn, state="running", line=line, started=ts))
@@ -68,10 +68,31 @@ class CodexTurns(CodexState):
         """A prompted run that a later one follows: it ended with its last response item
         (finished when that was the assistant's message, else cut off)."""
         run.state = "finished" if self.answered else "interrupted"
-        run.end_line, run.ended = self.implicit_last
-        run.duration = seconds_between(run.started, run.ended)
+        run.end_at(*self.implicit_last)
         self.implicit = False
         self.open_run = -1
+
+    def _cut_off(self, run: Run, stop: int | None, prompted: bool = False) -> None:
+        """``run`` never ended (a later turn began at line ``stop``, or its writer is
+        gone: None): *interrupted*, at its last line before ``stop`` (``prompted``: the
+        open prompted run, at its last response item, as ``_end_implicit`` ends one), at
+        the time of the last of its lines that says one."""
+        run.state = "interrupted"
+        if prompted:
+            run.end_at(*self.implicit_last)
+            return
+        raw, lines = self.raw, self.raw.line
+        at = len(lines) if stop is None else bisect.bisect_left(lines, stop)
+        if not at or lines[at - 1] < run.line:
+            return  # (no line of its own read: its end not known)
+        ts = None
+        for index in range(at - 1, max(-1, at - 1 - _LOOK_BACK), -1):
+            if lines[index] < run.line:
+                break
+            ts = raw.ts_of(index)
+            if ts:
+                break
+        run.end_at(lines[at - 1], ts)
 
     def _adopt(self, run: Run, turn: str) -> None:
         """The ``task_started`` of a prompted run that has nothing yet (or that its context
@@ -90,9 +111,7 @@ class CodexTurns(CodexState):
             self.runs.append(Run(id=turn or f"L{line}", state="running", line=line))
         run = self.runs[index]
         run.state = state
-        run.end_line = line
-        run.ended = ts
-        run.duration = seconds_between(run.started, ts)
+        run.end_at(line, ts)
         if index == self.open_run:
             # (a ``task_complete``: writers that wrote no task events wrote turn_aborted)
             self.prompted_ends = self.prompted_ends or (self.implicit and state == "finished")

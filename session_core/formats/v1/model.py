@@ -22,7 +22,6 @@ from ...model import (
     Usage,
 )
 from ...text import as_str
-from ...times import seconds_between
 from .ops import cut_off
 
 if TYPE_CHECKING:
@@ -506,19 +505,21 @@ class V1Model(V1Calls):
         while last > begin and kinds[last] == REFUSED:
             last -= 1
         ended = as_str(state.events.read(last).get("ts")) or None if stop > begin else None
-        return Run(
+        made = Run(
             id=run_id,
             state=run_state,
             line=int(lines[begin]),
             end_line=None if end is None else int(lines[end]) - 1,
             started=started,
             ended=ended,
-            duration=seconds_between(started, ended) if run_state == "finished" else None,
             prompt=self._prompt(bisect.bisect_left(messages, begin), stop),
             usage=Usage.of_totals(totals) if totals is not None else Usage(),
             context=V1RunContext.of(state, latest, int(lines[contexts.event(latest)])),
             items=bisect.bisect_left(messages, stop) - bisect.bisect_left(messages, begin),
         )
+        if run_state != "running":  # (finished or cut off: it took to its last line)
+            made.end_at(int(lines[last]) if end is None else made.end_line, ended)
+        return made
 
     def _prompt(self, first: int, stop: int) -> str | None:
         """The text of the first user message from message ``first`` on, before event
