@@ -218,8 +218,9 @@ def settle_status(
         summary.reason = f"its last line is over {LAST_LINE_MAX >> 20} MB: the end was not read"
         if summary.crash_tail:
             summary.reason += "; a crash tail (it is unfinished)"
-    summary.locked = (locks or LockTable.read()).holds(summary.device, summary.inode)
-    if summary.locked:
+    table = locks or LockTable.read()
+    summary.locked = table.holds(summary.device, summary.inode)
+    if summary.locked and table.holds_steadily(summary.device, summary.inode):
         note_held(summary.path, summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer

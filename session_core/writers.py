@@ -18,9 +18,9 @@ class LockTable:
     """One read of /proc/locks, with the files other processes hold open for writing,
     asked about many files (a directory scan reads it once)."""
 
-    def __init__(self, text: str | None, opened: frozenset[tuple[int, int]] | None = None) -> None:
+    def __init__(self, text: str | None, opened: OpenScan | None = None) -> None:
         self.known = text is not None
-        self.opened = opened  # (device, inode) of each: None where /proc does not say
+        self.opened = opened  # the files held open for writing: None where /proc does not say
         self.held: set[str] = set()
         for line in (text or "").splitlines():
             fields = line.split()
@@ -40,10 +40,22 @@ class LockTable:
     def holds(self, device: int, inode: int) -> bool | None:
         """True when a writer holds the file: its lock, or open for writing; None when
         neither table could be read."""
-        if self.opened is not None and (device, inode) in self.opened:
+        if self.opened is not None and (device, inode) in self.opened.files:
             return True
         if not self.known:
             return None if self.opened is None else False
+        return self._locked(device, inode)
+
+    def holds_steadily(self, device: int, inode: int) -> bool:
+        """A writer holds the file as one that keeps it does: its lock, or open for writing
+        scan after scan (``OpenScan.steady``), not a write caught in its moment. Such a
+        writer, seen and then gone, is gone (``note_held``); one that opens the file for
+        each write may be between writes."""
+        if self.opened is not None and (device, inode) in self.opened.steady:
+            return True
+        return self.known and self._locked(device, inode)
+
+    def _locked(self, device: int, inode: int) -> bool:
         major, minor = os.major(device), os.minor(device)
         return any(
             key in self.held
@@ -68,14 +80,16 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
 
     None when the kernel does not say (no /proc/locks, or the file is gone).
     Reading /proc takes no lock and opens nothing of the file. A writer found is
-    remembered (``lock_seen``): once it lets the file go, it is gone.
+    remembered (``lock_seen``) where it holds the file as a keeper does (its lock, or open
+    scan after scan: ``LockTable.holds_steadily``): once it lets the file go, it is gone.
     """
     try:
         st = os.stat(path)
     except OSError:
         return None
-    held = LockTable.read(locks).holds(st.st_dev, st.st_ino)
-    if held:
+    table = LockTable.read(locks)
+    held = table.holds(st.st_dev, st.st_ino)
+    if held and table.holds_steadily(st.st_dev, st.st_ino):
         note_held(path, st.st_dev, st.st_ino)
     return held
 
@@ -110,6 +124,44 @@ def lock_seen(path: str | os.PathLike[str]) -> bool:
 # never waits on it. Only the first ask waits (a command asks once).
 OPEN_SCAN_EVERY = 2.0
 _IDLE_AFTER = 30.0  # the refreshing thread ends when nobody asked for this long
+# A file held in this many scans in a row, over at least this long, is held by a writer
+# that keeps it open (Codex's rollout), not one caught in the moment of a write.
+STEADY_SCANS = 3
+STEADY_SECONDS = 3.0
+
+Key = tuple[int, int]  # a file's device and inode
+
+
+class OpenScan:
+    """A scan's files held open for writing, and those held so scan after scan."""
+
+    __slots__ = ("files", "steady")
+
+    def __init__(self, files: frozenset[Key], steady: frozenset[Key] = frozenset()) -> None:
+        self.files = files
+        self.steady = steady
+
+
+class Streaks:
+    """Since when, and in how many scans in a row, each file has been held."""
+
+    def __init__(self) -> None:
+        self.since: dict[Key, tuple[float, int]] = {}
+
+    def scan(self, files: frozenset[Key] | None, now: float) -> OpenScan | None:
+        if files is None:
+            self.since.clear()
+            return None
+        before, self.since = self.since, {}
+        for key in files:  # (a file let go is forgotten: its next hold starts again)
+            first, scans = before.get(key, (now, 0))
+            self.since[key] = (first, scans + 1)
+        steady = frozenset(
+            key
+            for key, (first, scans) in self.since.items()
+            if scans >= STEADY_SCANS and now - first >= STEADY_SECONDS
+        )
+        return OpenScan(files, steady)
 
 
 class _OpenFiles:
@@ -117,20 +169,21 @@ class _OpenFiles:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.files: frozenset[tuple[int, int]] | None = None
+        self.files: OpenScan | None = None
+        self.streaks = Streaks()
         self.taken = -1.0  # monotonic time of the scan (-1: none yet)
         self.asked = 0.0
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
 
-    def get(self) -> frozenset[tuple[int, int]] | None:
+    def get(self) -> OpenScan | None:
         now = time.monotonic()
         with self.lock:
             self.asked = now
             if self.taken < 0:
-                files = scan_open_for_writing()
-                self.files, self.taken = files, time.monotonic()
-                return files
+                self.taken = time.monotonic()
+                self.files = self.streaks.scan(scan_open_for_writing(), self.taken)
+                return self.files
             if now - self.taken > OPEN_SCAN_EVERY:
                 if self.thread is None or not self.thread.is_alive():
                     self.thread = threading.Thread(
@@ -145,21 +198,23 @@ class _OpenFiles:
             self.wake.clear()
             files = scan_open_for_writing()
             with self.lock:
-                self.files, self.taken = files, time.monotonic()
-                if time.monotonic() - self.asked > _IDLE_AFTER:
+                self.taken = time.monotonic()
+                self.files = self.streaks.scan(files, self.taken)
+                if self.taken - self.asked > _IDLE_AFTER:
                     break
 
 
 _OPEN = _OpenFiles()
 
 
-def open_for_writing() -> frozenset[tuple[int, int]] | None:
+def open_for_writing() -> OpenScan | None:
     """The (device, inode) of every file another process holds open for writing, as of a
-    scan at most about ``OPEN_SCAN_EVERY`` seconds old; None where /proc does not say."""
+    scan at most about ``OPEN_SCAN_EVERY`` seconds old, and of those it held steadily;
+    None where /proc does not say."""
     return _OPEN.get()
 
 
-def scan_open_for_writing(proc: str = "/proc") -> frozenset[tuple[int, int]] | None:
+def scan_open_for_writing(proc: str = "/proc") -> frozenset[Key] | None:
     """One scan of every process's descriptors but this process's own (its own copy of
     standard input is told by its lock): a descriptor open for writing has the owner's
     write bit on its link, so only those are followed to their file. A process whose
@@ -169,7 +224,7 @@ def scan_open_for_writing(proc: str = "/proc") -> frozenset[tuple[int, int]] | N
     except OSError:
         return None
     me = str(os.getpid())
-    held: set[tuple[int, int]] = set()
+    held: set[Key] = set()
     for name in names:
         if not name.isdigit() or name == me:
             continue
