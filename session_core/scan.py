@@ -20,7 +20,8 @@ Status rules, first match wins:
   writing in another process (``/proc/*/fd``: Codex keeps its rollout open while
   the session runs); or the file changed within the last ``live_window`` seconds
   (writers that do not lock: not agentgo's, which all do; not a compressed file,
-  which none appends to; not a file this process saw a writer hold, now let go).
+  which none appends to; not a file whose writer this process saw is gone: its lock
+  let go, or every process seen with it open exited).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, or a crash tail (a malformed final
   line); agentgo runs without ``run_close``, calls without their terminal
@@ -66,7 +67,7 @@ from .text import prompt_title
 from .times import epoch
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
-from .writers import LockTable, note_held, seen_held
+from .writers import LockTable, seen_gone
 
 Status = Literal["live", "finished", "crashed", "damaged", "unreadable", "not-a-transcript"]
 STATUSES: tuple[Status, ...] = (
@@ -119,7 +120,7 @@ class FileSummary:
     cost_partial: bool = False
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     crash_tail: bool = False
-    locked: bool | None = None  # a writer holds the lock (None: the kernel did not say)
+    locked: bool | None = None  # a writer holds it: a lock, or open (None: /proc did not say)
     # Where a format links subagents' files, ``tokens`` and ``cost`` hold theirs too:
     with_subagents: str | None = None  # what the row's usage holds, in words
     # ...the subagents' alone: the file reported no tokens (no cost) of its own
@@ -220,8 +221,8 @@ def settle_status(
             summary.reason += "; a crash tail (it is unfinished)"
     table = locks or LockTable.read()
     summary.locked = table.holds(summary.device, summary.inode)
-    if summary.locked and table.holds_steadily(summary.device, summary.inode):
-        note_held(summary.path, summary.device, summary.inode)
+    if summary.locked:
+        table.note(summary.path, summary.device, summary.inode)
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
     # seen holding the file and gone is gone, however fresh the file)
@@ -229,7 +230,7 @@ def settle_status(
         not by_name(fmt).only_locking_writers
         and (time.time() if now is None else now) - summary.mtime < live_window
         and not is_compressed_file(summary.path)
-        and not (summary.locked is False and seen_held(summary.path, summary.device, summary.inode))
+        and not (summary.locked is False and seen_gone(summary.path, summary.device, summary.inode))
     )
     if summary.locked or fresh:
         summary.status = "live"

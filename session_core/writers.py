@@ -1,17 +1,27 @@
 """Is a writer holding this transcript? Answered from /proc, without touching the file.
 
 A writer holds a file by its lock (a flock, as ``Session`` writers take: /proc/locks) or by
-keeping it open for writing (as Codex keeps its rollout open while the session runs:
+having it open for writing (as Codex keeps its rollout open while the session runs:
 another process's descriptor, from /proc/*/fd; ``open_for_writing``). ``LockTable`` is the
 one reader of both: a directory scan reads it once for many files, ``writer_holds_lock``
 once for one.
+
+What was seen is remembered, so that a writer that went is known to be gone at once,
+however fresh its file: a lock seen and let go (``lock_seen``: lock holders keep the lock
+while they write), and the processes seen with the file open, once every one has exited
+(``holders_gone``: a process that opens the file for each write, between two writes, is
+not gone while it runs).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
+
+Key = tuple[int, int]  # a file's device and inode
+Holder = tuple[int, int]  # a process: its pid and its start time (a pid is given again)
 
 
 class LockTable:
@@ -40,22 +50,20 @@ class LockTable:
     def holds(self, device: int, inode: int) -> bool | None:
         """True when a writer holds the file: its lock, or open for writing; None when
         neither table could be read."""
-        if self.opened is not None and (device, inode) in self.opened.files:
+        if self.holders(device, inode):
             return True
         if not self.known:
             return None if self.opened is None else False
-        return self._locked(device, inode)
+        return self.locked(device, inode)
 
-    def holds_steadily(self, device: int, inode: int) -> bool:
-        """A writer holds the file as one that keeps it does: its lock, or open for writing
-        scan after scan (``OpenScan.steady``), not a write caught in its moment. Such a
-        writer, seen and then gone, is gone (``note_held``); one that opens the file for
-        each write may be between writes."""
-        if self.opened is not None and (device, inode) in self.opened.steady:
-            return True
-        return self.known and self._locked(device, inode)
+    def holders(self, device: int, inode: int) -> frozenset[Holder]:
+        """The processes (but this one) that have the file open for writing."""
+        if self.opened is None:
+            return frozenset()
+        return self.opened.files.get((device, inode), frozenset())
 
-    def _locked(self, device: int, inode: int) -> bool:
+    def locked(self, device: int, inode: int) -> bool:
+        """Whether a process holds a flock on the file."""
         major, minor = os.major(device), os.minor(device)
         return any(
             key in self.held
@@ -66,22 +74,36 @@ class LockTable:
             )
         )
 
+    def note(self, path: str | os.PathLike[str], device: int, inode: int) -> None:
+        """Remember who holds the file now: its lock (``lock_seen``), the processes that
+        have it open (``holders_gone``)."""
+        if self.known and self.locked(device, inode):
+            _LOCKS_SEEN.add(_seen_key(path, device, inode))
+        holders = self.holders(device, inode)
+        if holders:
+            _HOLDERS_SEEN.setdefault(_seen_key(path, device, inode), set()).update(holders)
+
 
 # The files (path, device, inode) this process saw a writer's lock on: a writer seen to
 # lock its file and gone is gone, for every read path of the process alike (the viewer's
 # export said "running" of a call its screen said was interrupted, the lock it saw gone).
 # The path too: an inode number is given again to a file made after one is removed.
 _LOCKS_SEEN: set[tuple[str, int, int]] = set()
+# The processes seen with each file open for writing, the same way.
+_HOLDERS_SEEN: dict[tuple[str, int, int], set[Holder]] = {}
+
+
+def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> tuple[str, int, int]:
+    return (os.path.realpath(path), device, inode)
 
 
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
     """True when some process holds a flock on the file (as ``Session`` writers do), or
-    another process holds it open for writing (``open_for_writing``).
+    another process has it open for writing (``open_for_writing``).
 
     None when the kernel does not say (no /proc/locks, or the file is gone).
-    Reading /proc takes no lock and opens nothing of the file. A writer found is
-    remembered (``lock_seen``) where it holds the file as a keeper does (its lock, or open
-    scan after scan: ``LockTable.holds_steadily``): once it lets the file go, it is gone.
+    Reading /proc takes no lock and opens nothing of the file. What holds it is
+    remembered (``LockTable.note``).
     """
     try:
         st = os.stat(path)
@@ -89,79 +111,89 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
         return None
     table = LockTable.read(locks)
     held = table.holds(st.st_dev, st.st_ino)
-    if held and table.holds_steadily(st.st_dev, st.st_ino):
-        note_held(path, st.st_dev, st.st_ino)
+    if held:
+        table.note(path, st.st_dev, st.st_ino)
     return held
 
 
-def note_held(path: str | os.PathLike[str], device: int, inode: int) -> None:
-    """A writer was seen holding this file (``lock_seen`` from now on)."""
-    _LOCKS_SEEN.add((os.path.realpath(path), device, inode))
-
-
-def seen_held(path: str | os.PathLike[str], device: int, inode: int) -> bool:
-    """``lock_seen`` of a file whose device and inode the caller has."""
-    return bool(_LOCKS_SEEN) and (os.path.realpath(path), device, inode) in _LOCKS_SEEN
-
-
 def lock_seen(path: str | os.PathLike[str]) -> bool:
-    """Whether this process saw a writer hold this file (this inode): its lock, or open
-    for writing."""
+    """Whether this process saw a writer hold this file's lock (this inode's)."""
     if not _LOCKS_SEEN:
         return False
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return seen_held(path, st.st_dev, st.st_ino)
+    return _seen_key(path, st.st_dev, st.st_ino) in _LOCKS_SEEN
+
+
+def seen_gone(path: str | os.PathLike[str], device: int, inode: int) -> bool:
+    """A writer seen holding this file (its lock, or open for writing) is gone: its lock
+    let go, or every process seen with it open has exited. The caller knows none holds
+    it now."""
+    if not _LOCKS_SEEN and not _HOLDERS_SEEN:
+        return False
+    key = _seen_key(path, device, inode)
+    if key in _LOCKS_SEEN:
+        return True
+    return _all_exited(_HOLDERS_SEEN.get(key))
+
+
+def _all_exited(holders: set[Holder] | None) -> bool:
+    return holders is not None and not any(_running(holder) for holder in holders)
+
+
+def holders_gone(path: str | os.PathLike[str]) -> bool:
+    """Whether every process seen with this file open for writing has exited (False where
+    none was seen)."""
+    if not _HOLDERS_SEEN:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return _all_exited(_HOLDERS_SEEN.get(_seen_key(path, st.st_dev, st.st_ino)))
+
+
+def _running(holder: Holder, proc: str = "/proc") -> bool:
+    pid, started = holder
+    return _start_time(f"{proc}/{pid}") == started
+
+
+def _start_time(where: str) -> int | None:
+    """A process's start time (in clock ticks since boot: ``stat``'s 22nd field), which
+    tells it from a later process given its pid; None once it has exited."""
+    try:
+        with open(f"{where}/stat", "rb") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(b")") + 2 :].split()  # (after the name, which may hold spaces)
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
 
 
 # -- files held open for writing --------------------------------------------------------
 
 # A scan of every process's descriptors costs about 5 µs a descriptor (0.1 s on a desktop
-# of 20,000): its answer is kept, and once older than this it is taken again in a thread
-# of its own, the stale answer given meanwhile, so that a screen asking twice a second
-# never waits on it. Only the first ask waits (a command asks once).
+# of 20,000): its answer is kept, and once older than this (or than 20 times what the last
+# scan took: at most a twentieth of a core) it is taken again in a thread of its own, the
+# stale answer given meanwhile, so that a screen asking twice a second never waits on it.
+# Only the first ask waits (a command asks once).
 OPEN_SCAN_EVERY = 2.0
+_SCAN_SHARE = 20
 _IDLE_AFTER = 30.0  # the refreshing thread ends when nobody asked for this long
-# A file held in this many scans in a row, over at least this long, is held by a writer
-# that keeps it open (Codex's rollout), not one caught in the moment of a write.
-STEADY_SCANS = 3
-STEADY_SECONDS = 3.0
-
-Key = tuple[int, int]  # a file's device and inode
 
 
 class OpenScan:
-    """A scan's files held open for writing, and those held so scan after scan."""
+    """One scan's regular files held open for writing, each with the processes that do."""
 
-    __slots__ = ("files", "steady")
+    __slots__ = ("files",)
 
-    def __init__(self, files: frozenset[Key], steady: frozenset[Key] = frozenset()) -> None:
+    def __init__(self, files: dict[Key, frozenset[Holder]]) -> None:
         self.files = files
-        self.steady = steady
-
-
-class Streaks:
-    """Since when, and in how many scans in a row, each file has been held."""
-
-    def __init__(self) -> None:
-        self.since: dict[Key, tuple[float, int]] = {}
-
-    def scan(self, files: frozenset[Key] | None, now: float) -> OpenScan | None:
-        if files is None:
-            self.since.clear()
-            return None
-        before, self.since = self.since, {}
-        for key in files:  # (a file let go is forgotten: its next hold starts again)
-            first, scans = before.get(key, (now, 0))
-            self.since[key] = (first, scans + 1)
-        steady = frozenset(
-            key
-            for key, (first, scans) in self.since.items()
-            if scans >= STEADY_SCANS and now - first >= STEADY_SECONDS
-        )
-        return OpenScan(files, steady)
 
 
 class _OpenFiles:
@@ -169,9 +201,9 @@ class _OpenFiles:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.files: OpenScan | None = None
-        self.streaks = Streaks()
+        self.scan: OpenScan | None = None
         self.taken = -1.0  # monotonic time of the scan (-1: none yet)
+        self.cost = 0.0  # what the last scan took, in seconds
         self.asked = 0.0
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
@@ -181,25 +213,27 @@ class _OpenFiles:
         with self.lock:
             self.asked = now
             if self.taken < 0:
+                self.scan = scan_open_for_writing()
                 self.taken = time.monotonic()
-                self.files = self.streaks.scan(scan_open_for_writing(), self.taken)
-                return self.files
-            if now - self.taken > OPEN_SCAN_EVERY:
+                self.cost = self.taken - now
+                return self.scan
+            if now - self.taken > max(OPEN_SCAN_EVERY, _SCAN_SHARE * self.cost):
                 if self.thread is None or not self.thread.is_alive():
                     self.thread = threading.Thread(
                         target=self._refresh, name="tailscope-open-files", daemon=True
                     )
                     self.thread.start()
                 self.wake.set()
-            return self.files
+            return self.scan
 
     def _refresh(self) -> None:
         while self.wake.wait(_IDLE_AFTER):
             self.wake.clear()
-            files = scan_open_for_writing()
+            began = time.monotonic()
+            scan = scan_open_for_writing()
             with self.lock:
-                self.taken = time.monotonic()
-                self.files = self.streaks.scan(files, self.taken)
+                self.scan, self.taken = scan, time.monotonic()
+                self.cost = self.taken - began
                 if self.taken - self.asked > _IDLE_AFTER:
                     break
 
@@ -208,23 +242,23 @@ _OPEN = _OpenFiles()
 
 
 def open_for_writing() -> OpenScan | None:
-    """The (device, inode) of every file another process holds open for writing, as of a
-    scan at most about ``OPEN_SCAN_EVERY`` seconds old, and of those it held steadily;
-    None where /proc does not say."""
+    """The regular files other processes have open for writing, as of a scan at most
+    about ``OPEN_SCAN_EVERY`` seconds old; None where /proc does not say."""
     return _OPEN.get()
 
 
-def scan_open_for_writing(proc: str = "/proc") -> frozenset[Key] | None:
+def scan_open_for_writing(proc: str = "/proc") -> OpenScan | None:
     """One scan of every process's descriptors but this process's own (its own copy of
     standard input is told by its lock): a descriptor open for writing has the owner's
-    write bit on its link, so only those are followed to their file. A process whose
-    descriptors may not be read (another user's) is passed over."""
+    write bit on its link, so only those are followed to their file, and a regular file's
+    are kept with the process (its pid and start time). A process whose descriptors may
+    not be read (another user's) is passed over."""
     try:
         names = os.listdir(proc)
     except OSError:
         return None
     me = str(os.getpid())
-    held: set[Key] = set()
+    files: dict[Key, set[Holder]] = {}
     for name in names:
         if not name.isdigit() or name == me:
             continue
@@ -232,12 +266,21 @@ def scan_open_for_writing(proc: str = "/proc") -> frozenset[Key] | None:
             entries = os.scandir(f"{proc}/{name}/fd")
         except OSError:
             continue
+        holder: Holder | None = None
         with entries:
             for entry in entries:
                 try:
-                    if entry.stat(follow_symlinks=False).st_mode & 0o200:
-                        st = entry.stat()
-                        held.add((st.st_dev, st.st_ino))
+                    if not entry.stat(follow_symlinks=False).st_mode & 0o200:
+                        continue
+                    st = entry.stat()
                 except OSError:
                     continue  # (closed meanwhile)
-    return frozenset(held)
+                if not stat.S_ISREG(st.st_mode):
+                    continue  # (a socket, a pipe, a terminal)
+                if holder is None:
+                    started = _start_time(f"{proc}/{name}")
+                    if started is None:
+                        break  # (it exited meanwhile)
+                    holder = (int(name), started)
+                files.setdefault((st.st_dev, st.st_ino), set()).add(holder)
+    return OpenScan({key: frozenset(holders) for key, holders in files.items()})

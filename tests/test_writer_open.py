@@ -1,6 +1,7 @@
-"""A writer that keeps its file open for writing (as Codex keeps its rollout) holds it:
-live while the descriptor is open, however quiet the file; gone once it is closed, however
-fresh. Real processes hold the files: one opens a file and waits, and is killed."""
+"""A writer that has its file open for writing (as Codex keeps its rollout) holds it: live
+while the descriptor is open, however quiet the file; gone once every process seen with it
+open has exited, however fresh; not gone between two writes of a process that opens the
+file for each write. Real processes hold the files, and are killed."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from pathlib import Path
 
 import pytest
 from codex_writer import RolloutWriter
+from helpers import screen_text, wait_for
 
 from session_core import writers
 from session_core.formats import by_name
 from session_core.scan import scan_file
+from viewer.app import TailscopeApp
+from viewer.screens.model_screen import ModelScreen
 
 HOLD = """
 import os, sys, time
@@ -34,19 +38,18 @@ pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="need
 
 @pytest.fixture(autouse=True)
 def fresh_scans(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each ask scans again (the cache would answer for up to 2 s), a file held in two
-    scans in a row is held steadily, and no writer is remembered from another test."""
+    """Each ask scans again (the cache would answer for up to 2 s), and no writer is
+    remembered from another test."""
     monkeypatch.setattr(writers, "_OPEN", _Scanning())
     monkeypatch.setattr(writers, "_LOCKS_SEEN", set())
-    monkeypatch.setattr(writers, "STEADY_SCANS", 2)
-    monkeypatch.setattr(writers, "STEADY_SECONDS", 0.0)
+    monkeypatch.setattr(writers, "_HOLDERS_SEEN", {})
 
 
 class _Scanning(writers._OpenFiles):
     """Every ask is a scan of its own, taken in the caller's thread."""
 
     def get(self) -> writers.OpenScan | None:
-        return self.streaks.scan(writers.scan_open_for_writing(), time.monotonic())
+        return writers.scan_open_for_writing()
 
 
 def _holder(path: Path, mode: str) -> subprocess.Popen[str]:
@@ -60,10 +63,33 @@ def _holder(path: Path, mode: str) -> subprocess.Popen[str]:
     return proc
 
 
+def _close(proc: subprocess.Popen[str]) -> None:
+    """The holder lets the file go and runs on."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("close\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "closed"
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def _key(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _files() -> dict[tuple[int, int], frozenset[writers.Holder]]:
+    scan = writers.open_for_writing()
+    return {} if scan is None else scan.files
+
+
 @pytest.fixture
 def held(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     """A Codex rollout with a call left without its output, quiet for ten minutes (no
-    writer by its mtime), held open for writing by another process."""
+    writer by its mtime), open for writing in another process."""
     path = tmp_path / "rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-000000000001.jsonl"
     w = RolloutWriter(path)
     w.session_meta()
@@ -80,47 +106,48 @@ def held(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
         proc.wait()
 
 
-def _files() -> frozenset[tuple[int, int]]:
-    scan = writers.open_for_writing()
-    return frozenset() if scan is None else scan.files
+def _states(path: Path) -> list[str]:
+    codex = by_name("codex")
+    return [
+        op.state for op in codex.open(path, writer_alive=codex.writer_alive(path)).tool_operations
+    ]
 
 
-def _kill(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-
-
-def test_a_file_held_open_for_writing_is_in_the_scan_and_one_read_is_not(tmp_path: Path) -> None:
-    written, read = tmp_path / "w.jsonl", tmp_path / "r.jsonl"
-    written.write_bytes(b"")
-    read.write_bytes(b"")
-    mine = os.open(tmp_path / "mine.jsonl", os.O_WRONLY | os.O_CREAT)  # this process's own
+def test_the_scan_finds_a_file_open_for_writing_with_its_process(tmp_path: Path) -> None:
+    written, read, mine = tmp_path / "w.jsonl", tmp_path / "r.jsonl", tmp_path / "m.jsonl"
+    for path in (written, read, mine):
+        path.write_bytes(b"")
+    own = os.open(mine, os.O_WRONLY)  # this process's own: its copy of stdin is such a file
     procs = [_holder(written, "w"), _holder(read, "r")]
     try:
         found = writers.scan_open_for_writing()
         assert found is not None
-        key = lambda p: (os.stat(p).st_dev, os.stat(p).st_ino)  # noqa: E731
-        assert key(written) in found
-        assert key(read) not in found
-        assert key(tmp_path / "mine.jsonl") not in found
+        ((pid, started),) = found.files[_key(written)]
+        assert pid == procs[0].pid and writers._running((pid, started))
+        assert _key(read) not in found.files
+        assert _key(mine) not in found.files
     finally:
-        os.close(mine)
+        os.close(own)
         for proc in procs:
             _kill(proc)
-    assert key(written) not in (writers.scan_open_for_writing() or ())
+    assert _key(written) not in _files()
+    assert not writers._running((pid, started))
+
+
+def test_a_pid_given_again_is_another_process() -> None:
+    started = writers._start_time(f"/proc/{os.getpid()}")
+    assert started is not None
+    assert writers._running((os.getpid(), started))
+    assert not writers._running((os.getpid(), started + 1))
 
 
 def test_a_quiet_file_held_open_has_its_writer_and_its_call_runs(
     held: tuple[Path, subprocess.Popen[str]],
 ) -> None:
     path, _proc = held
-    codex = by_name("codex")
     assert writers.writer_holds_lock(path) is True
-    assert codex.writer_alive(path) is True
-    states = [
-        op.state for op in codex.open(path, writer_alive=codex.writer_alive(path)).tool_operations
-    ]
-    assert states == ["running"]
+    assert by_name("codex").writer_alive(path) is True
+    assert _states(path) == ["running"]
     row = scan_file(path)
     assert (row.status, row.locked) == ("live", True)
 
@@ -129,29 +156,62 @@ def test_a_writer_killed_is_gone_at_once_however_fresh_the_file(
     held: tuple[Path, subprocess.Popen[str]],
 ) -> None:
     path, proc = held
-    codex = by_name("codex")
-    assert scan_file(path).status == "live"  # seen holding it, in two scans in a row
-    assert writers.writer_holds_lock(path) is True
+    assert scan_file(path).status == "live"  # its process seen with the file open
     _kill(proc)
     os.utime(path)  # written a moment ago: fresh, which alone would say "live"
     assert writers.writer_holds_lock(path) is False
-    assert codex.writer_alive(path) is False
-    states = [
-        op.state for op in codex.open(path, writer_alive=codex.writer_alive(path)).tool_operations
-    ]
-    assert states == ["interrupted"]
+    assert by_name("codex").writer_alive(path) is False
+    assert _states(path) == ["interrupted"]
     row = scan_file(path)
     assert row.status == "crashed", row.reason
 
 
-def test_a_fresh_file_no_writer_was_seen_to_hold_is_live_by_its_mtime(tmp_path: Path) -> None:
-    path = tmp_path / "rollout-2026-02-23T12-00-00-019c0000-0000-7000-8000-000000000002.jsonl"
-    w = RolloutWriter(path)
-    w.session_meta()
-    w.message("user", "hi")
-    row = scan_file(path)
-    assert (row.status, row.locked) == ("live", False)
+def test_a_writer_between_writes_is_no_writer_gone_until_its_process_exits(
+    held: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    """A writer that opens its file for each write, seen with it open in one, runs on
+    between writes: the file's age rules then, as for any writer not seen."""
+    path, proc = held
+    assert writers.writer_holds_lock(path) is True  # caught in a write
+    _close(proc)
+    os.utime(path)  # it wrote a moment ago
+    assert writers.writer_holds_lock(path) is False
     assert by_name("codex").writer_alive(path) is None  # may be at work: not known
+    assert _states(path) == ["running"]
+    assert scan_file(path).status == "live"
+    _kill(proc)
+    assert by_name("codex").writer_alive(path) is False
+    assert _states(path) == ["interrupted"]
+    assert scan_file(path).status == "crashed"
+
+
+async def test_the_viewer_says_live_while_held_and_idle_once_its_writer_is_killed(
+    held: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    path, proc = held
+    app = TailscopeApp(str(path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
+        await wait_for(pilot, lambda: "● live" in screen_text(app))
+        assert "1 running" in screen_text(app)
+        _kill(proc)
+        await wait_for(pilot, lambda: "● idle" in screen_text(app), timeout=10)
+        await wait_for(pilot, lambda: "1 interrupted" in screen_text(app), timeout=10)
+
+
+async def test_the_viewer_keeps_a_writer_between_writes_at_work(
+    held: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    path, proc = held
+    app = TailscopeApp(str(path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
+        await wait_for(pilot, lambda: "● live" in screen_text(app))
+        _close(proc)
+        os.utime(path)  # it wrote a moment ago
+        await pilot.pause(2.5)  # (the header is drawn again every second)
+        assert "● live" in screen_text(app)
+        assert "1 running" in screen_text(app)
 
 
 def test_the_scan_is_refreshed_in_a_thread_and_the_first_ask_waits(
@@ -164,52 +224,15 @@ def test_the_scan_is_refreshed_in_a_thread_and_the_first_ask_waits(
     monkeypatch.setattr(writers, "_OPEN", cache)
     path = tmp_path / "w.jsonl"
     path.write_bytes(b"")
-    key = (os.stat(path).st_dev, os.stat(path).st_ino)
-    first = writers.open_for_writing()
-    assert first is not None and key not in first.files
+    assert _key(path) not in _files()  # the first ask: a scan, waited for
     proc = _holder(path, "w")
     try:
         time.sleep(0.1)
-        assert key not in _files()  # the stale answer, at once
+        assert _key(path) not in _files()  # the stale answer, at once
         deadline = time.monotonic() + 5
-        while key not in _files():
+        while _key(path) not in _files():
             assert time.monotonic() < deadline, "the thread never took the scan again"
             time.sleep(0.05)
         assert cache.thread is not None and cache.thread.name == "tailscope-open-files"
     finally:
         _kill(proc)
-
-
-def test_a_write_caught_in_its_moment_is_no_writer_that_went(
-    held: tuple[Path, subprocess.Popen[str]],
-) -> None:
-    """A writer that opens its file for each write, caught holding it once, is between
-    writes when it is not: its calls run on while the file is fresh, and the row is live."""
-    path, proc = held
-    codex = by_name("codex")
-    assert writers.writer_holds_lock(path) is True  # one scan: caught in a write
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("close\n")
-    proc.stdin.flush()
-    assert proc.stdout.readline().strip() == "closed"
-    os.utime(path)  # it wrote a moment ago
-    assert writers.writer_holds_lock(path) is False
-    assert codex.writer_alive(path) is None  # may be at work: not known, not gone
-    states = [
-        op.state for op in codex.open(path, writer_alive=codex.writer_alive(path)).tool_operations
-    ]
-    assert states == ["running"]
-    assert scan_file(path).status == "live"
-
-
-def test_steady_is_held_in_scans_in_a_row_over_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(writers, "STEADY_SCANS", 3)
-    monkeypatch.setattr(writers, "STEADY_SECONDS", 3.0)
-    streaks, a, b = writers.Streaks(), (1, 10), (1, 11)
-    assert streaks.scan(frozenset({a, b}), 0.0).steady == frozenset()  # type: ignore[union-attr]
-    assert streaks.scan(frozenset({a, b}), 1.0).steady == frozenset()  # type: ignore[union-attr]
-    assert streaks.scan(frozenset({a}), 2.0).steady == frozenset()  # type: ignore[union-attr]
-    third = streaks.scan(frozenset({a, b}), 3.0)  # a: three in a row over 3 s; b let go
-    assert third is not None and third.steady == frozenset({a})
-    assert streaks.scan(None, 4.0) is None  # /proc unreadable: nothing is known
-    assert streaks.scan(frozenset({a}), 5.0).steady == frozenset()  # type: ignore[union-attr]

@@ -267,7 +267,7 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     second = Text(no_wrap=True, overflow="ellipsis", end="")
     second.append(STATUS_NAME[summary.status], style=STATUS_STYLE[summary.status] or "bold")
     if summary.status == "live":
-        why = "a writer holds the lock" if summary.locked else "written to in the last seconds"
+        why = "a writer holds it" if summary.locked else "written to in the last seconds"
         second.append(f": {why}")
         if summary.reason:
             second.append(f" (so far: {inert(summary.reason)})", style="dim")

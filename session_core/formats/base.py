@@ -194,13 +194,14 @@ class TranscriptFormat(ABC):
         stay interrupted); the file read is the path's compressed copy where that is
         all there is (``file_read``). A format whose writers all lock, or a file a writer
         was seen to lock (``saw_lock``, or by any read path of this process:
-        ``writers.lock_seen``; that writer is gone): no lock, no writer. Otherwise
-        (no lock, and no writer seen holding it open: Claude Code, v1's reference) a
-        compressed file, or one untouched for ``IDLE_SECONDS``, has no writer; a fresher
-        one may (``None``).
+        ``writers.lock_seen``; that writer is gone): no lock, no writer. A file whose
+        every process seen with it open for writing has exited has none
+        (``writers.holders_gone``; a process that opens it for each write is not gone
+        between writes while it runs). Otherwise a compressed file, or one untouched for
+        ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
         """
         from ..compressed import file_read, is_compressed_file
-        from ..writers import lock_seen, writer_holds_lock
+        from ..writers import holders_gone, lock_seen, writer_holds_lock
 
         path = file_read(path)
         if not os.path.exists(path):
@@ -209,6 +210,8 @@ class TranscriptFormat(ABC):
             held = writer_holds_lock(path)
         if held or saw_lock or self.only_locking_writers or lock_seen(path):
             return held
+        if holders_gone(path):
+            return False  # every process seen with it open for writing has exited
         if is_compressed_file(path):
             return False
         try:

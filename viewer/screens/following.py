@@ -31,7 +31,7 @@ from session_core.errors import TranscriptError
 from session_core.follow_update import FollowUpdate
 from session_core.following import AGAIN, follow
 from session_core.times import epoch
-from session_core.writers import writer_holds_lock
+from session_core.writers import lock_seen, writer_holds_lock
 
 from ..safe import inert_text
 from ..widgets.model_status import quiet_text
@@ -559,7 +559,9 @@ class FollowingScreen(Screen[None]):
     def _check_live(self) -> bool:
         read = file_read(self.path)  # (a rollout compressed in place: its copy)
         held = writer_holds_lock(read)
-        self._saw_lock = self._saw_lock or bool(held)
+        # (a lock, not a descriptor: a process that opens the file for each write lets
+        # it go between writes, and is gone only once it exits: the format's rule)
+        self._saw_lock = self._saw_lock or (bool(held) and lock_seen(read))
         self._writer_cached = self._writer_alive(held)
         if held:
             return True
