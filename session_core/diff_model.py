@@ -3,7 +3,8 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
@@ -17,17 +18,60 @@ def model_diff(transcript: Transcript) -> Iterator[str]:
     return line_pieces(_lines(transcript))
 
 
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """An item the model is sent next that no line as written holds (a Codex replacement
+    history's own item) and the compaction that sends it: the last one that kept it, else
+    the one whose line made it (None: none does), with its place among all that
+    compaction sends in place of what it folded."""
+
+    item: Item
+    position: int  # its place in what is sent next
+    sender: Compaction | None = None
+    place: str = ""  # "27 of 40 in its place" (one with a sender)
+
+
+@dataclass(frozen=True, slots=True)
+class SentNext:
+    """What the model is sent next: every item's id in order, and those no line holds."""
+
+    ids: list[str]
+    unwritten: list[Unwritten]
+
+
+def sent_next(transcript: Transcript) -> SentNext:
+    """The ids sent next and the items of them no line as written holds, in the order
+    sent (``diff``'s ``+`` rows and the Diff tab's): one pass over the raw items' ids and
+    the sent ones', no item built but those no line holds."""
+    raw, messages = transcript.raw, transcript.messages
+    written = {item_key(raw, index)[0] for index in range(len(raw))}
+    ids = [item_key(messages, index)[0] for index in range(len(messages))]
+    made = [(at, messages[at]) for at, ident in enumerate(ids) if ident not in written]
+    if not made:
+        return SentNext(ids, [])
+    made_at = {c.line: c for c in transcript.compactions if c.line and c.kind == "compaction"}
+    owner: dict[str, Compaction] = {}
+    for _, item in made:
+        if item.line in made_at:
+            owner[item.id] = made_at[item.line]
+    theirs = {item.id for _, item in made}
+    for compaction in transcript.compactions:
+        for ident in theirs.intersection(compaction.kept):
+            owner[ident] = compaction  # (a later compaction that kept it sends it now)
+    places = _places(owner, ids)
+    unwritten = []
+    for at, item in made:
+        sender = owner.get(item.id)
+        place = "" if sender is None else "{} of {} in its place".format(*places[at])
+        unwritten.append(Unwritten(item, at, sender, place))
+    return SentNext(ids, unwritten)
+
+
 def _lines(transcript: Transcript) -> Iterator[str]:
     raw = transcript.raw
-    written = {item_key(raw, index)[0] for index in range(len(raw))}
-    sent: list[str] = []  # the ids sent next, in order
-    unwritten: list[tuple[int, Item]] = []  # sent next, but no line as written holds it
-    for item in transcript.messages:
-        if item.id not in written:
-            unwritten.append((len(sent), item))
-        sent.append(item.id)
-    replayed = set(sent)
-    placed = _placed(unwritten, sent, transcript.compactions)
+    sent = sent_next(transcript)
+    replayed = set(sent.ids)
+    placed = _placed(sent.unwritten)
     # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
     # queued prompt too, as the legend says; bookkeeping lines are not listed).
     kinds = kinds_of(transcript.format)
@@ -35,7 +79,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     yield from [
         f"{name_line(transcript.path)}: {transcript.format}, "
         f"{count(len(raw), 'item')} as written, "
-        f"{count(len(sent), 'item')} sent next, "
+        f"{count(len(sent.ids), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
         "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
@@ -72,35 +116,19 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield placed.pop()[1]
 
 
-def _placed(
-    unwritten: list[tuple[int, Item]], sent: list[str], compactions: Sequence[Compaction]
-) -> list[tuple[int, str]]:
-    """The ``+`` rows of the items sent next that no line holds (``unwritten``, at their
-    places in ``sent``), each with the line it is listed at, last first: a compaction's
-    (the last one that kept it, else the one whose line made it), right under its ``#``
-    row, in the order the model is sent them and with its place among all that
-    compaction sent in place of what it folded; an item of no compaction, its own line.
-    (Listed after every line, they were read as sent after the file's last message.)"""
-    if not unwritten:
-        return []
-    made_at = {c.line: c for c in compactions if c.line and c.kind == "compaction"}
-    owner: dict[str, Compaction] = {}
-    for _, item in unwritten:
-        if item.line in made_at:
-            owner[item.id] = made_at[item.line]
-    ids = {item.id for _, item in unwritten}
-    for compaction in compactions:
-        for ident in ids.intersection(compaction.kept):
-            owner[ident] = compaction  # (a later compaction that kept it sends it now)
-    rows: list[tuple[int, int, str]] = []
-    places = _places(owner, sent)
-    for position, item in unwritten:
-        sender = owner.get(item.id)
-        if sender is None:
-            rows.append((item.line, position, f"+ {_row(item)}"))
-        else:
-            rank, of = places[position]
-            rows.append((sender.line, position, f"+ {_row(item, f'{rank} of {of} in its place')}"))
+def _placed(unwritten: list[Unwritten]) -> list[tuple[int, str]]:
+    """The ``+`` rows of the items sent next that no line holds, each with the line it is
+    listed at, last first: its compaction's, right under its ``#`` row, in the order the
+    model is sent them; an item of no compaction, its own line. (Listed after every line,
+    they were read as sent after the file's last message.)"""
+    rows = [
+        (
+            u.item.line if u.sender is None else u.sender.line,
+            u.position,
+            f"+ {_row(u.item, u.place)}",
+        )
+        for u in unwritten
+    ]
     rows.sort(reverse=True)
     return [(line, row) for line, _, row in rows]
 

@@ -19,7 +19,7 @@ from test_claude_code_compactions import compacted
 
 from session_core.formats import by_name
 from session_core.item_column import ItemColumn
-from session_core.model import Item, Transcript
+from session_core.model import Compaction, Item, Transcript
 from session_core.text import count
 from session_core.vocabulary import kinds_of
 from viewer.safe import one_line
@@ -77,6 +77,7 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
         return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
 
+    made = sent_unwritten(t, set(by_id))
     for c in compactions:
         out.append(("", ""))
         out.append(("bold magenta", ""))  # (the header: compared as ModelDiff makes it)
@@ -87,6 +88,39 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         if c.kept:
             out.append(("bold green", ""))
             out.extend(row("green", "+", ident) for ident in list(c.kept)[:limit])
+        mine = [(item, place) for item, sender, place in made if sender is c]
+        if mine:
+            out.append(
+                ("bold green", f"sent next, on no line of its own: {count(len(mine), 'item')}")
+            )
+            for item, place in mine:
+                preview = item.text or next(
+                    (p.text or p.name or p.kind for p in item.parts), item.kind
+                )
+                text = f"  + line {item.line:,} {item.role} [{place}]: {one_line(preview, 100)}"
+                out.append(("green", text))
+    return out
+
+
+def sent_unwritten(t: Transcript, written: set[str]) -> list[tuple[Item, Compaction | None, str]]:
+    """Each item sent next that no line holds, every item built: its compaction (the
+    last that kept it, else the one made at its line) and its place among what that one
+    sends (its kept items and those it sends of these)."""
+    sent = list(t.messages)
+    made = [item for item in sent if item.id not in written]
+    sender: dict[str, Compaction | None] = {}
+    for item in made:
+        at = [c for c in t.compactions if c.kind == "compaction" and c.line == item.line]
+        kept = [c for c in t.compactions if item.id in list(c.kept)]
+        sender[item.id] = kept[-1] if kept else (at[0] if at else None)
+    out: list[tuple[Item, Compaction | None, str]] = []
+    for item in made:
+        c = sender[item.id]
+        if c is None:
+            out.append((item, None, ""))
+            continue
+        theirs = [m.id for m in sent if m.id in list(c.kept) or sender.get(m.id) is c]
+        out.append((item, c, f"{theirs.index(item.id) + 1} of {len(theirs)} in its place"))
     return out
 
 

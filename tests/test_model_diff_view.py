@@ -5,14 +5,18 @@ cursor where it was."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from codex_helpers import CODEX
+from codex_writer import RolloutWriter, message_payload
 from helpers import screen_text
-from model_screen_helpers import opened, toy, until
+from model_screen_helpers import IDLE, opened, toy, until
 from textual.geometry import Size
 
 from session_core.column_items import at_line
+from session_core.diff_model import model_diff as text_diff
 from session_core.model import Item
 from viewer.widgets import model_diff
 from viewer.widgets.items_view import ItemsView
@@ -87,6 +91,73 @@ async def test_a_followed_files_draws_leave_the_cursor_where_it_was(toy: Path) -
             fh.write(json.dumps({"id": "u9", "type": "msg", "role": "user", "text": "x"}) + "\n")
         await until(pilot, lambda: diff.entries is not first, "a new snapshot's diff")
         assert diff.cursor == at
+
+
+async def test_what_a_compaction_sends_that_no_line_holds_is_listed_under_it(
+    tmp_path: Path,
+) -> None:
+    """A Codex replacement history's items that no earlier line holds are listed under
+    their compaction, after what it kept, in the order sent, each with its place among
+    what it sends, as ``diff``'s ``+`` rows say it (the tab showed them nowhere);
+    enter on one shows the compaction's line, whose item holds them as written."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    prompt = w.message("user", "prompt 1")
+    w.message("assistant", "answer 1")
+    line = w.compacted(
+        "",
+        [
+            message_payload("developer", "MADE ONE"),
+            message_payload("user", "prompt 1"),  # (kept: its own line's)
+            {"type": "compaction", "encrypted_content": "gAAAA-opaque"},
+        ],
+    )
+    w.message("user", "prompt 2")
+    os.utime(w.path, (IDLE, IDLE))
+    async with opened(w.path) as (_app, pilot, screen):
+        await pilot.press("4")
+        diff = screen.diff
+        await until(pilot, lambda: isinstance(diff.entries, ModelDiff), "the diff")
+        texts = rows(diff)
+        kept = texts.index("kept: 1 item")
+        assert texts[kept:] == [
+            "kept: 1 item",
+            f"  + line {prompt} user: prompt 1",
+            "sent next, on no line of its own: 2 items",
+            f"  + line {line} developer [1 of 3 in its place]: MADE ONE",
+            f"  + line {line} system [3 of 3 in its place]: "
+            "[compaction summary, encrypted, 12 chars]",
+        ]
+        said = [r for r in "".join(text_diff(screen.transcript)).splitlines() if r[:2] == "+ "]
+        assert [r.rsplit("[", 1)[1] for r in said] == [
+            "1 of 3 in its place]",
+            "3 of 3 in its place]",
+        ]
+        diff.move_to(kept + 3)
+        await pilot.press("enter")
+        view = screen.conversation
+        await until(pilot, lambda: view.mode == "raw" and view.has_focus, "the raw view")
+        assert view.selected is not None and view.selected.line == line
+
+
+def test_what_no_line_holds_is_found_once_a_snapshot_and_only_past_a_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding them reads every item's id: once a snapshot's diff, none of its draws, and
+    not at all where nothing was compacted (a 1 GB session's diff is drawn lazily)."""
+    calls: list[int] = []
+    real = model_diff.sent_next
+    monkeypatch.setattr(model_diff, "sent_next", lambda t: calls.append(1) or real(t))
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "prompt 1")
+    ModelDiff(CODEX.open(Path(w.path)))
+    assert calls == []
+    w.compacted("", [message_payload("developer", "MADE ONE")])
+    diff = ModelDiff(CODEX.open(Path(w.path)))
+    drawn = [diff[i] for i in range(len(diff))] + [diff[i] for i in range(len(diff))]
+    assert "sent next, on no line of its own: 1 item" in [text for _style, text in drawn]
+    assert calls == [1]
 
 
 def test_the_item_holding_a_line_is_the_last_to_start_at_or_before_it() -> None:

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
+from session_core.diff_model import Unwritten, sent_next
 from session_core.model import Item, Transcript, overlay_counts, overlay_kind
 from session_core.text import count
 
@@ -38,6 +39,7 @@ class ModelDiff(Sequence[Entry]):
         # ... and what it folded (its line no item's, as agentgo's context events: the
         # first of them is what enter shows, not the item before its line)
         self._folded_of: dict[int, Sequence[str]] = {}
+        self._one_line: set[int] = set()  # runs of text whose rows are an item's, a line each
         self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
@@ -62,6 +64,8 @@ class ModelDiff(Sequence[Entry]):
         if not compactions:
             head.append(("dim", "No compaction or elision: nothing was folded."))
         self._text(head)
+        # (every item's id read: once a snapshot's diff, and only past a compaction)
+        made = _made_by(transcript) if compactions else {}
         for compaction in compactions:
             tokens = ""
             if compaction.tokens_before is not None:
@@ -92,10 +96,17 @@ class ModelDiff(Sequence[Entry]):
                 kept = [("bold green", f"kept: {count(len(compaction.kept), 'item')}")]
                 self._text(kept, compaction.line)
                 self._ids(compaction.kept, limit, "green", "+")
+            mine = made.get(id(compaction))
+            if mine:  # (enter: the compaction's line, whose item holds them as written)
+                said = f"sent next, on no line of its own: {count(len(mine), 'item')}"
+                self._text([("bold green", said)], compaction.line)
+                self._text([_made_row(one) for one in mine], compaction.line, one_line=True)
 
-    def _text(self, rows: list[Entry], line: int = 0) -> None:
+    def _text(self, rows: list[Entry], line: int = 0, one_line: bool = False) -> None:
         if line:
             self._lines[self._n] = line
+        if one_line:
+            self._one_line.add(self._n)
         self._starts.append(self._n)
         self._runs.append((self._n, rows))
         self._n += len(rows)
@@ -150,7 +161,9 @@ class ModelDiff(Sequence[Entry]):
         """Every row's height at ``width``: a text row measured, an item's one line."""
         out: list[int] = []
         for run in self._runs:
-            if len(run) == 2:
+            if len(run) == 2 and run[0] in self._one_line:
+                out.extend([1] * len(run[1]))
+            elif len(run) == 2:
                 out.extend(measure(entry) for entry in run[1])
             else:
                 out.extend([1] * run[2])
@@ -161,8 +174,7 @@ class ModelDiff(Sequence[Entry]):
         item = self._item(ident, ids, at)
         if item is None:
             return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
-        preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
-        return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
+        return (style, _item_row(sign, item))
 
     def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
         found = self._index(ident, ids, at)
@@ -270,6 +282,28 @@ class ModelDiffView(LinesView):
             self.notify("This row names no line of the file.", timeout=2)
         else:
             self.post_message(self.ShowRaw(index))
+
+
+def _made_by(transcript: Transcript) -> dict[int, list[Unwritten]]:
+    """What each compaction (by ``id``) sends next that no line holds, in the order sent
+    (``diff``'s rule: ``sent_next``). One of no compaction is not listed: agentgo's
+    summary that no message committed, which agentgo's own diff places in its request."""
+    made: dict[int, list[Unwritten]] = {}
+    for one in sent_next(transcript).unwritten:
+        if one.sender is not None:
+            made.setdefault(id(one.sender), []).append(one)
+    return made
+
+
+def _made_row(one: Unwritten) -> Entry:
+    """An item a compaction sends that no line holds, with its place (the words of
+    ``diff``'s ``+`` row, ``[27 of 40 in its place]``, before its text: not cut off)."""
+    return ("green", _item_row("+", one.item, f" [{one.place}]"))
+
+
+def _item_row(sign: str, item: Item, place: str = "") -> str:
+    preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+    return f"  {sign} line {item.line:,} {item.role}{place}: {one_line(preview, 100)}"
 
 
 def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:
