@@ -372,6 +372,14 @@ def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
     return lambda index: ops[index].state
 
 
+def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
+    """How many operations of ``ops`` are in ``state``: a sequence that makes its
+    operations when asked for counts them without making them."""
+    if isinstance(ops, OpsSequence):
+        return ops.count_state(state)
+    return sum(1 for op in ops if op.state == state)
+
+
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
@@ -521,6 +529,7 @@ __all__ = [
     "make_lazy",
     "op_states",
     "ops_by_call",
+    "ops_in_state",
     "overlay_counts",
     "overlay_kind",
     "unsettled_ops",
