@@ -380,6 +380,14 @@ def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
     return sum(1 for op in ops if op.state == state)
 
 
+def op_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
+    """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
+    that cannot say them so, ``OpsSequence.tools_from``)."""
+    if isinstance(ops, OpsSequence):
+        return ops.tools_from(start)
+    return [op.tool for op in ops[start:]]
+
+
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
@@ -528,6 +536,7 @@ __all__ = [
     "classify_op",
     "make_lazy",
     "op_states",
+    "op_tools",
     "ops_by_call",
     "ops_in_state",
     "overlay_counts",

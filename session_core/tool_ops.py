@@ -311,6 +311,11 @@ class OpsSequence(ListLike[ToolOp]):
         state_of = self.state_of
         return sum(1 for index in range(len(self)) if state_of(index) == state)
 
+    def tools_from(self, start: int) -> Sequence[str] | None:
+        """The tool names of the operations from ``start`` on, where the format keeps
+        them apart (None: not known without making each; a big v1 file reads its lines)."""
+        return None
+
     def unsettled(self) -> Sequence[ToolOp]:
         """At least the operations that may be running or interrupted."""
         return self

@@ -1,7 +1,8 @@
-"""How many tool operations failed: the header says it beside running and interrupted
-(``150 tool ops (5 failed)``), in every format, counted by ``model.ops_in_state``. A
+"""How many tool operations failed (the header says it beside running and interrupted
+``150 tool ops (5 failed)``, in every format), counted by ``model.ops_in_state``. A
 format counts its column without making each operation; every snapshot of a followed
-file (older ones too, their column since moved on) counts what ``state_of`` says."""
+file (older ones too, their column since moved on) counts what ``state_of`` says. The
+tool names a format says without making its operations are theirs."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from helpers import app_loaded, follow_into, screen_lines
 
 from session_core.formats import by_name
-from session_core.model import Transcript, op_states, ops_in_state
+from session_core.model import Transcript, op_states, op_tools, ops_in_state
 from viewer.demo import DEMO_FILES, DEMO_FORMATS, simulate_run
 from viewer.screens.model_screen import ModelScreen
 
@@ -63,3 +64,16 @@ async def test_the_header_says_how_many_failed(tmp_path: Path, fmt: str) -> None
     async with app_loaded(path, ModelScreen, (200, 30)) as (app, _pilot):
         counts = screen_lines(app)[2]
     assert failed and " tool ops (" in counts and f" ({failed} failed)" in counts, counts
+
+
+@pytest.mark.parametrize("fmt", DEMO_FORMATS)
+def test_the_tool_names_said_without_making_the_operations_are_theirs(
+    tmp_path: Path, fmt: str
+) -> None:
+    """The tool column's width is measured on them (``model.op_tools``): where a format
+    says them, they are its operations' own, from any start."""
+    ops = by_name(fmt).open(demo_file(tmp_path, fmt)).tool_operations
+    for start in (0, 3, len(ops)):
+        names = op_tools(ops, start)
+        assert names is None or list(names) == [op.tool for op in ops[start:]]
+    assert fmt == "transcript-v1" or op_tools(ops) is not None

@@ -393,6 +393,9 @@ class ClaudeOps(OpsSequence):
             found += (op.state == state) - matches[flags[at]]
         return found
 
+    def tools_from(self, start: int) -> list[str]:
+        return self._column.tools[start : self._count]
+
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""
         return [self[at] for at in self._pending]

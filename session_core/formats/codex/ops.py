@@ -302,6 +302,9 @@ class CodexOps(OpsSequence):
                 found += (self.state_of(at) == state) - coded
         return found
 
+    def tools_from(self, start: int) -> list[str]:
+        return self._column.tools[start : self._count]
+
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
         tools = self._column.tools
