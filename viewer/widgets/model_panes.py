@@ -4,7 +4,6 @@ only the rows on screen. (The diff of what compactions folded and kept: ``model_
 from __future__ import annotations
 
 import contextlib
-import shlex
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -29,7 +28,7 @@ from session_core.model import (
     unsettled_ops,
 )
 from session_core.search import OpSearch
-from session_core.text import count, duration_text
+from session_core.text import command_line, count, duration_text
 from session_core.times import seconds_between
 from session_core.tool_ops import STATE_LABELS, state_tone
 
@@ -61,15 +60,16 @@ PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to 
 def op_arguments(arguments: object) -> str:
     """A call's arguments at a glance: its main argument first (a command, a path), also
     where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
-    command is a list of words (Codex's ``shell``)."""
+    command is a list of words (Codex's ``shell``: as its call reads in the conversation,
+    ``bash -lc SCRIPT`` as the script, ``text.command_line``)."""
     if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
         with contextlib.suppress(orjson.JSONDecodeError):
             arguments = orjson.loads(arguments)
     if isinstance(arguments, dict):
         for key in PRIMARY_ARGUMENTS:
             value = arguments.get(key)
-            if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
-                value = shlex.join(value)
+            if isinstance(value, list) and value:
+                value = command_line(value)
             if isinstance(value, str) and value:
                 rest = {k: v for k, v in arguments.items() if k != key}
                 return value + (f"  {args_preview(rest)}" if rest else "")
