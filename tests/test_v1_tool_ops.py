@@ -346,7 +346,7 @@ async def test_e_steps_through_the_operations_that_did_not_complete(crashed: Pat
             "never dispatched",
             "never dispatched",  # (the last: it stays, and says so)
         ]
-        assert said(app, "No operation that did not complete after the cursor.")
+        assert said(app, "No operation that did not complete after this one.")
         await pilot.press("E")
         assert calls[table.cursor_row] == "call_esc"
 
