@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core import gc_pause
@@ -34,6 +34,7 @@ from session_core.times import epoch
 from session_core.writers import writer_holds_lock
 
 from ..safe import inert_text
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.model_status import quiet_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
@@ -293,7 +294,7 @@ class FollowingScreen(Screen[None]):
                     if tab.id == FIRST_TAB or not self.DEFER_PANES:
                         yield tab.pane()
         yield from self._below_tabs()
-        yield Footer()
+        yield KeysFooter()
 
     def _status_bar(self) -> Widget:
         """The header over the tabs."""

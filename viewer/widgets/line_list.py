@@ -51,7 +51,7 @@ def jump_failed(what: str, direction: int, on_one: bool = False) -> str:
 
 
 def nothing_more(what: str, direction: int, on_one: bool) -> str:
-    """"No ``what`` after the cursor." (or before it); "after this one" where the cursor
+    """ "No ``what`` after the cursor." (or before it); "after this one" where the cursor
     is on one (on a compaction's summary, "after the cursor" read as if it were not one),
     never where it is not (there "this one" read as a reference to one not there)."""
     where = "after" if direction > 0 else "before"
