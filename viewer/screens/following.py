@@ -145,6 +145,7 @@ class FollowingScreen(Screen[None]):
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
+        self._file_seen = False  # a file was there (read) since this screen was made
         self.reading = ""  # the file the follower reads: the path, or its compressed copy
         self._was_gone = False  # ... as the update before this one said
         self.read_problem: str | None = None  # the file is there and cannot be read: why
@@ -264,6 +265,7 @@ class FollowingScreen(Screen[None]):
             self._mount_panes()
             return
         self._was_gone, self.gone = self.gone, False
+        self._file_seen = True
         if update.reset:
             self.forget_writer()
         if update.read and update.read != self.reading:
@@ -489,9 +491,10 @@ class FollowingScreen(Screen[None]):
         raise NotImplementedError
 
     def live_label(self) -> str:
-        """What the header says of the writer: gone (no file), live or idle."""
+        """What the header says of the writer: gone (the file that was there is not),
+        waiting (none was there yet), live or idle."""
         if self.gone:
-            return "gone"
+            return "gone" if self._file_seen else "waiting"
         return "live" if self._is_live() else "idle"
 
     def quiet_label(self, last_time: str | None) -> str:
@@ -515,8 +518,11 @@ class FollowingScreen(Screen[None]):
         return said
 
     def missing_message(self) -> str:
-        """The banner while the file is not there (any more)."""
-        return f"{self.path} does not exist (any more); waiting for it to appear."
+        """The banner while the file is not there: not yet (a path named before its writer
+        has started), or not any more (``_file_seen``)."""
+        if self._file_seen:
+            return f"{self.path} does not exist any more; waiting for a file there again."
+        return f"{self.path} does not exist yet; waiting for it to appear."
 
     def show_problem(self, message: str | None, *, notice: bool = False) -> None:
         """The problem banner under the header: shown with ``message`` (inert), or hidden;

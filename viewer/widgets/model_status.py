@@ -15,7 +15,7 @@ from session_core.vocabulary import header_meta
 
 from ..safe import clip, one_line
 
-LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
+LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red", "waiting": "cyan"}
 
 
 def age_text(seconds: float) -> str:
