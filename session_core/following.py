@@ -244,7 +244,10 @@ class TailReader:
         update.exists = False
         update.reset = True
         update.initial = True
-        update.warnings.append(f"{self.path} does not exist (any more); waiting for it")
+        # ("any more" only of a file that was there: a path named before its writer has
+        # started is not there yet)
+        when = "any more" if self.existed else "yet"
+        update.warnings.append(f"{self.path} does not exist {when}; waiting for it")
         return update
 
     def _complain(self, update: FollowUpdate, text: str) -> FollowUpdate | None:

@@ -379,6 +379,22 @@ def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
     return lambda index: ops[index].state
 
 
+def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
+    """How many operations of ``ops`` are in ``state``: a sequence that makes its
+    operations when asked for counts them without making them."""
+    if isinstance(ops, OpsSequence):
+        return ops.count_state(state)
+    return sum(1 for op in ops if op.state == state)
+
+
+def op_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
+    """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
+    that cannot say them so, ``OpsSequence.tools_from``)."""
+    if isinstance(ops, OpsSequence):
+        return ops.tools_from(start)
+    return [op.tool for op in ops[start:]]
+
+
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
@@ -527,7 +543,9 @@ __all__ = [
     "classify_op",
     "make_lazy",
     "op_states",
+    "op_tools",
     "ops_by_call",
+    "ops_in_state",
     "overlay_counts",
     "overlay_kind",
     "unsettled_ops",

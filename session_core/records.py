@@ -157,6 +157,12 @@ class ToolOps(_Rebuilt):
         code = self._outcome[index]
         return OUTCOMES[code - 1] if code else None
 
+    def outcome_count(self, outcome: str, stop: int) -> int:
+        """How many of the first ``stop`` operations settled with ``outcome``."""
+        if outcome not in OUTCOMES:
+            return 0
+        return self._outcome[:stop].count(OUTCOMES.index(outcome) + 1)
+
     def dispatch_event(self, index: int) -> int:
         """The event (its position in the replay) of operation ``index``'s dispatch."""
         return self._dispatch[index]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from collections.abc import Iterable, Iterator
 
 from .json_out import compact_json
@@ -236,3 +237,23 @@ def prompt_title(text: str) -> str | None:
     """A prompt as a session's title: one line, its first 200 characters (None: blank)."""
     said = " ".join(text.split())[:200]
     return said or None
+
+
+SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
+
+
+def command_line(command: object) -> str | None:
+    """A command as one line: ``bash -lc SCRIPT`` shows the script, argv is shell-joined
+    (None: not a command). The one rendering of a call's command: Codex's call text (the
+    conversation's), the tool operations tab's arguments."""
+    if isinstance(command, str):
+        return command
+    if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
+        return None
+    if (
+        len(command) >= 3
+        and command[0].rsplit("/", 1)[-1] in SHELLS
+        and command[1] in ("-lc", "-c", "-l", "-Command")
+    ):
+        return str(command[-1])
+    return shlex.join(command)

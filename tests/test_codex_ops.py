@@ -299,7 +299,9 @@ def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
         ({"cmd": "ls -la", "workdir": "/w"}, 'ls -la  {"workdir":"/w"}'),  # Codex exec_command
         ('{"cmd":"ls -la","workdir":"/w"}', 'ls -la  {"workdir":"/w"}'),  # written as a string
         ('{"command": "pytest -x"}', "pytest -x"),  # v1's shell tool
-        ({"command": ["bash", "-lc", "ls -la"]}, "bash -lc 'ls -la'"),  # Codex shell
+        ({"command": ["bash", "-lc", "ls -la"]}, "ls -la"),  # Codex shell: its script
+        ({"command": ["/bin/zsh", "-c", "a && b"], "timeout": 5}, 'a && b  {"timeout":5}'),
+        ({"command": ["git", "log", "-n 1"]}, "git log '-n 1'"),  # (argv: shell-joined)
         ({"pattern": "TODO", "path": "."}, 'TODO  {"path":"."}'),  # (a grep: its pattern)
         ("*** Begin Patch", "*** Begin Patch"),  # no JSON: as it is
         ("{torn", "{torn"),
@@ -328,3 +330,24 @@ def test_the_op_detail_says_whose_timing_its_took_is(tmp_path: Path) -> None:
     assert "took: 0.50s as its writer timed it; 1.0s from started to ended" in said
     op.duration = 1.0
     assert "took: 1.0s" in [text for _, text in op_entries(op)]
+
+
+def test_a_calls_command_reads_as_in_the_conversation(tmp_path: Path) -> None:
+    """The same Codex shell call read ``→ shell [failed] pytest -q tests/test_ops.py`` in
+    the conversation and ``bash -lc 'pytest -q tests/t…`` in the tool operations tab (the
+    usability audit): the tab's arguments start with the conversation's call text."""
+    from session_core.formats import by_name
+    from viewer.demo import DEMO_FILES, simulate_run
+    from viewer.widgets.model_panes import op_arguments
+
+    path = tmp_path / DEMO_FILES["codex"]
+    path.parent.mkdir(parents=True)
+    simulate_run(str(path), speed=0, format="codex")
+    transcript = by_name("codex").open(path)
+    ops = transcript.tool_operations.by_call()  # type: ignore[attr-defined]
+    calls = [p for i in transcript.messages for p in i.parts if p.kind == "tool-call"]
+    shells = [p for p in calls if p.name == "shell"]
+    assert shells and all("bash -lc" not in p.head for p in shells)
+    for part in calls:
+        shown = op_arguments(ops[part.call_id].arguments)
+        assert shown.startswith(part.head.split("\n")[0]), (shown, part.head)

@@ -187,7 +187,7 @@ async def test_e_on_the_runs_tab_steps_through_the_runs_that_did_not_finish(
         await pilot.press("e")
         assert table.cursor_row == 2  # t3: running, or interrupted once its writer is gone
         await pilot.press("e")
-        assert table.cursor_row == 2 and said(app, "No run that did not finish after the cursor.")
+        assert table.cursor_row == 2 and said(app, "No run that did not finish after this one.")
         await pilot.press("E")
         assert table.cursor_row == 1
 

@@ -60,7 +60,8 @@ async def test_falls_back_to_polling_when_events_are_unavailable(tmp_path: Path)
     threads = set(threading.enumerate())
     async with Follower(path, poll_interval=0.05) as f:
         first = await f.next()
-        assert not first.exists
+        assert not first.exists  # (not there yet: never "any more", a file never seen)
+        assert any("does not exist yet" in w for w in first.warnings), first.warnings
         deadline = time.monotonic() + 5
         while not set(threading.enumerate()) <= threads:  # the failed watcher goes
             if time.monotonic() > deadline:

@@ -113,7 +113,7 @@ async def test_deleted_file_warns_and_waits_then_recreation_resets(
         path.unlink()
         update = await f.next()
         assert not update.exists and update.reset and update.envelopes == []
-        assert any("does not exist" in w for w in update.warnings)
+        assert any("does not exist any more" in w for w in update.warnings)  # (it was there)
         assert not f.live.exists and f.live.state.messages() == []
         assert await f.quiet(0.5) == []  # a wait, not an error: no repeats, still running
         write_transcript(path, 2, tag="again")

@@ -95,3 +95,26 @@ async def test_the_palettes_keys_is_this_help_which_escape_closes(tmp_path: Path
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
         assert not app.screen.query("HelpPanel")
+
+
+async def test_help_and_quit_stay_in_the_footer_at_80_columns(tmp_path: Path) -> None:
+    """Textual's footer lists the focused widget's keys first and the app's last, and a
+    narrow screen cuts the row at its end: at 80 columns the conversation and the tool
+    operations lost ``? Help`` and ``q Quit`` first (the usability audit). They come
+    first, on the file screens' tabs and the browser."""
+    from helpers import screen_lines
+
+    path = tmp_path / "dir" / "t.jsonl"
+    path.parent.mkdir()
+    write_story(path)
+    async with TailscopeApp(path).run_test(size=(80, 24)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        for tab in ("1", "3"):  # (the conversation, the tool operations)
+            await pilot.press(tab)
+            await pilot.pause(0.2)
+            footer = screen_lines(pilot.app)[-1]
+            assert footer.lstrip().startswith("? Help  q Quit  "), footer
+    async with TailscopeApp(path.parent).run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
+        await pilot.pause(0.3)
+        assert screen_lines(pilot.app)[-1].lstrip().startswith("? Help  q Quit  ")

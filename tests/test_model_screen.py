@@ -90,7 +90,7 @@ async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
             "failed",
             "interrupted",
         ]
-        assert table.columns[0][2] == len("outcome unknown") + 2  # (no wider than need be)
+        assert table.columns[0][2] == len("interrupted")  # (its longest label: no wider)
         await pilot.press("down", "enter")
         await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail")
         text = screen_text(app)

@@ -68,10 +68,14 @@ async def test_a_search_from_the_end_shows_its_match(tmp_path: Path) -> None:
 
 
 async def test_a_jump_that_finds_nothing_says_so_of_the_cursor(toy: Path) -> None:
-    """``x`` in a file with no compaction: "after the cursor", not "after this one" (it
-    read as a compaction at the cursor, one that is not there)."""
-    async with opened(toy) as (app, pilot, _screen):
-        await pilot.press("g", "x")
+    """``x`` with no compaction at or after the cursor: "after the cursor", not "after
+    this one" (it read as a compaction at the cursor, one that is not there)."""
+    async with opened(toy) as (app, pilot, screen):
+        await pilot.press("G")
+        view = screen.conversation
+        await until(pilot, lambda: view.cursor == len(view.items) - 1, "the last item")
+        assert "summary" not in view.items[view.cursor].kind
+        await pilot.press("x")
         await until(pilot, lambda: said(app, "No compaction after the cursor."), "the toast")
 
 
@@ -134,3 +138,23 @@ async def test_a_long_jump_leaves_the_screen_live_and_lands(
         view.action_jump("compaction", 1)
         await until(pilot, lambda: view._jump is None, "the end, reached")
         assert view.cursor == len(view.items) - 1
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "agentgo-v1"])
+async def test_a_jump_from_a_compaction_says_after_this_one(tmp_path: Path, fmt: str) -> None:
+    """``x`` with the cursor on the last compaction's summary (``g``: the first replayed
+    item is it): "after this one" ("after the cursor" read there as if the cursor were
+    on none: the usability audit)."""
+    from viewer.demo import DEMO_FILES, simulate_run
+
+    path = tmp_path / DEMO_FILES[fmt]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    simulate_run(str(path), speed=0, format=fmt)
+    async with opened(path) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("g")
+        await until(pilot, lambda: view.cursor == 0, "the first item")
+        assert view.items[0].kind in ("compact-summary", "summary")
+        await pilot.press("x")
+        await until(pilot, lambda: said(app, "No compaction after this one."), "the toast")
+        assert not said(app, "No compaction after the cursor.")

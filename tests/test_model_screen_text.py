@@ -53,26 +53,41 @@ def test_the_first_line_cuts_the_name_never_the_state() -> None:
     assert f" {name}  Codex rollout · replayed view · 1.0 MB ● live" in wide
 
 
-@pytest.mark.parametrize("state", [19, 40])  # (a settled label's; v1's crash states')
+@pytest.mark.parametrize("tool", [5, 12])  # (a Codex rollout's "shell"; a longer name)
+@pytest.mark.parametrize("state", [9, 15, 40])  # (completed; outcome unknown; v1's crash states)
 @pytest.mark.parametrize("width", [60, 76, 80, 100, 120, 140, 200, 250])
-def test_the_operations_line_is_on_screen(width: int, state: int) -> None:
+def test_the_operations_line_is_on_screen(width: int, state: int, tool: int) -> None:
     """The arguments take what the other columns leave, so the line column ends inside
     the table (at 140 cells a Codex rollout's lines read "2," and "38": the viewer audit);
-    narrower, the call id and then the tool give some of theirs, then the call id goes
-    (below 88 cells it was cut again: the review); past that the table scrolls."""
-    from viewer.widgets.model_panes import ARGS_WIDTH, OP_COLUMNS, op_columns
+    the call id (the least needed: the detail has it) is its start, and goes first on a
+    narrow screen, where the arguments would keep fewer than ``ARGS_BEFORE_CALL`` cells
+    (at 120 columns it had 32 cells to their 30: the usability audit); past that the
+    table scrolls."""
+    from viewer.widgets.model_panes import (
+        ARGS_BEFORE_CALL,
+        ARGS_WIDTH,
+        CALL_WIDTH,
+        OP_COLUMNS,
+        op_columns,
+    )
 
-    columns = op_columns(width, state)
-    keys = [key for key, _, _ in columns]
+    columns = op_columns(width, state, tool)
+    widths = {key: w for key, _, w in columns}
+    keys = list(widths)
     assert keys == [k for k, _, _ in OP_COLUMNS if k in keys] and keys[-2:] == ["duration", "line"]
-    used = sum(w for *_, w in columns) + 2 * len(columns) + 2
-    least = state + 10 + ARGS_WIDTH[0] + 8 + 7 + 2 * 5 + 2  # (the call id gone)
+    assert widths["state"] == state and widths["tool"] == tool
+    used = sum(widths.values()) + 2 * len(columns) + 2
+    least = state + tool + ARGS_WIDTH[0] + 8 + 7 + 2 * 5 + 2  # (the call id gone)
     assert used <= width or (width < least and used == least), (width, columns)
-    assert all(ARGS_WIDTH[0] <= w <= ARGS_WIDTH[1] for k, _, w in columns if k == "args")
-    if width >= 120 + state - 19:
-        assert "call" in keys
-    if width <= 88 + state - 19:
-        assert "call" not in keys  # (the least needed: the detail has it)
+    args = widths["args"]
+    assert ARGS_WIDTH[0] <= args <= ARGS_WIDTH[1]
+    if "call" in keys:
+        assert args >= ARGS_BEFORE_CALL and CALL_WIDTH[0] <= widths["call"] <= CALL_WIDTH[1]
+        assert widths["call"] == CALL_WIDTH[0] or args == ARGS_WIDTH[1]  # (whole: with room)
+    else:
+        assert args - 2 - CALL_WIDTH[0] < ARGS_BEFORE_CALL  # (dropped only to keep them)
+    if width == 120 and state <= 15:
+        assert "call" in keys and args >= 2 * widths["call"]
     assert dict((k, w) for k, _, w in op_columns(0, state))["args"] == 54  # (not laid out)
 
 
@@ -92,3 +107,22 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
     by_lines = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 967.0)
     assert took(by_lines).startswith("took 16m07s ·")
     assert took(Run("r", "running", 5)).startswith("took ? ·")
+
+
+def test_the_state_and_tool_columns_fit_what_they_hold() -> None:
+    """The state column is as wide as the labels of the states the operations are in
+    (not "outcome unknown" where none is), the tool column as the widest tool name, up to
+    its cap; a format that cannot say its names without reading them gets the cap."""
+    from session_core.model import ToolOp
+    from viewer.widgets.model_panes import TOOL_WIDTH, state_width, tool_width
+
+    done = [ToolOp("c1", "Bash", "completed"), ToolOp("c2", "shell", "failed")]
+    assert state_width(done) == len("completed")
+    assert state_width([*done, ToolOp("c3", "x", "outcome-unknown")]) == len("outcome unknown")
+    running = ToolOp("c4", "x", "running", progress="50%")
+    assert state_width([*done, running]) == len("completed")  # ("running …")
+    assert state_width([]) == len("state")
+    assert tool_width(["shell", "apply_patch", "shell"]) == len("apply_patch")
+    assert tool_width(["Bash"], least=9) == 9  # (the names measured before)
+    assert tool_width(["AskUserQuestion"]) == TOOL_WIDTH[1] < len("AskUserQuestion")
+    assert tool_width([]) == TOOL_WIDTH[0] and tool_width(None) == TOOL_WIDTH[1]

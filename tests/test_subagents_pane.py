@@ -198,7 +198,7 @@ async def test_e_steps_to_the_subagents_whose_call_did_not_complete(tmp_path: Pa
         assert pane.table.cursor_row == 1  # scout 1's call failed
         await pilot.press("e")
         await wait_for(
-            pilot, lambda: said(app, "No subagent whose call did not complete after the cursor")
+            pilot, lambda: said(app, "No subagent whose call did not complete after this one")
         )
         assert pane.table.cursor_row == 1
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from helpers import file_permissions_apply, screen_text, wait_for
+from helpers import file_permissions_apply, screen_lines, screen_text, wait_for
 from v1_screen_helpers import SIZE, replay, story, story_open
 
 from session_core import Message, Session
@@ -212,3 +212,22 @@ async def test_a_reset_says_why_the_view_was_rebuilt(tmp_path: Path) -> None:
                 for n in app._notifications
             ),
         )
+
+
+async def test_a_file_not_there_yet_is_not_said_gone(tmp_path: Path) -> None:
+    """``tailscope PATH`` before its writer has started said "● gone" and "does not
+    exist (any more)" (the usability audit): a file never seen is waited for, not gone;
+    once one that was there goes away, it is gone."""
+    path = tmp_path / "later.jsonl"
+    app = TailscopeApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "does not exist" in screen_text(app))
+        text = " ".join(screen_lines(app))  # (the banner wraps)
+        assert "● waiting" in text and "does not exist yet; waiting for it to appear" in text
+        assert "● gone" not in text and "any more" not in text
+        with Session.create(path, meta={}) as s:
+            s.append_message(Message(role="user", content="here now"))
+        await wait_for(pilot, lambda: "here now" in screen_text(app))
+        path.unlink()
+        await wait_for(pilot, lambda: "does not exist any more" in " ".join(screen_lines(app)))
+        assert "● gone" in screen_text(app)

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from session_core.scan import (
@@ -45,6 +45,7 @@ from ..browser_cells import (
 )
 from ..browser_cells import totals as totals_line
 from ..safe import fit_path, one_line
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
 from .browser_watch import DirectoryWatch
 
@@ -140,7 +141,7 @@ class BrowserScreen(DirectoryWatch):
         yield VirtualTable(self._columns(), self._cells, id="browser-table")
         yield Static(id="browser-detail")
         yield Static(id="browser-totals")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def table(self) -> VirtualTable:

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from session_core import gc_pause
@@ -34,6 +34,7 @@ from session_core.times import epoch
 from session_core.writers import lock_seen, writer_holds_lock
 
 from ..safe import inert_text
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.model_status import quiet_text
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
@@ -144,6 +145,7 @@ class FollowingScreen(Screen[None]):
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
+        self._file_seen = False  # a file was there (read) since this screen was made
         self.reading = ""  # the file the follower reads: the path, or its compressed copy
         self._was_gone = False  # ... as the update before this one said
         self.read_problem: str | None = None  # the file is there and cannot be read: why
@@ -263,6 +265,7 @@ class FollowingScreen(Screen[None]):
             self._mount_panes()
             return
         self._was_gone, self.gone = self.gone, False
+        self._file_seen = True
         if update.reset:
             self.forget_writer()
         if update.read and update.read != self.reading:
@@ -293,7 +296,7 @@ class FollowingScreen(Screen[None]):
                     if tab.id == FIRST_TAB or not self.DEFER_PANES:
                         yield tab.pane()
         yield from self._below_tabs()
-        yield Footer()
+        yield KeysFooter()
 
     def _status_bar(self) -> Widget:
         """The header over the tabs."""
@@ -488,9 +491,10 @@ class FollowingScreen(Screen[None]):
         raise NotImplementedError
 
     def live_label(self) -> str:
-        """What the header says of the writer: gone (no file), live or idle."""
+        """What the header says of the writer: gone (the file that was there is not),
+        waiting (none was there yet), live or idle."""
         if self.gone:
-            return "gone"
+            return "gone" if self._file_seen else "waiting"
         return "live" if self._is_live() else "idle"
 
     def quiet_label(self, last_time: str | None) -> str:
@@ -514,8 +518,11 @@ class FollowingScreen(Screen[None]):
         return said
 
     def missing_message(self) -> str:
-        """The banner while the file is not there (any more)."""
-        return f"{self.path} does not exist (any more); waiting for it to appear."
+        """The banner while the file is not there: not yet (a path named before its writer
+        has started), or not any more (``_file_seen``)."""
+        if self._file_seen:
+            return f"{self.path} does not exist any more; waiting for a file there again."
+        return f"{self.path} does not exist yet; waiting for it to appear."
 
     def show_problem(self, message: str | None, *, notice: bool = False) -> None:
         """The problem banner under the header: shown with ``message`` (inert), or hidden;

@@ -74,7 +74,8 @@ class ItemJumps(BlockView):
         for _ in range(JUMP_STEP):
             if not 0 <= index < count:
                 self._jump = None
-                self.say(jump_failed(what, direction))
+                on_one = 0 <= self.cursor < count and self._is(what, items[self.cursor])
+                self.say(jump_failed(what, direction, on_one))
                 return
             if self._is(what, items[index]):
                 self.move_to(index)  # (which ends the jump)

@@ -45,9 +45,17 @@ def component_style(widget: Widget, component: str, fallback: Mapping[str, str])
 _JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction"}
 
 
-def jump_failed(what: str, direction: int) -> str:
+def jump_failed(what: str, direction: int, on_one: bool = False) -> str:
     """What to tell the user when a jump (a call, an error, a compaction) finds nothing."""
-    return f"No {jump_label(what)} {'after' if direction > 0 else 'before'} the cursor."
+    return nothing_more(jump_label(what), direction, on_one)
+
+
+def nothing_more(what: str, direction: int, on_one: bool) -> str:
+    """ "No ``what`` after the cursor." (or before it); "after this one" where the cursor
+    is on one (on a compaction's summary, "after the cursor" read as if it were not one),
+    never where it is not (there "this one" read as a reference to one not there)."""
+    where = "after" if direction > 0 else "before"
+    return f"No {what} {where} {'this one' if on_one else 'the cursor'}."
 
 
 def jump_label(what: str) -> str:
@@ -296,13 +304,13 @@ class LineList(ScrollView, can_focus=True):
         return False
 
     def jump_or_say(self, found: Callable[[int], bool], direction: int, what: str) -> bool:
-        """``jump``; where there is none, the user is told so: "No ``what`` after the
-        cursor." (``what``: a noun and what it is, "run that did not finish"; "this
-        one" read as a reference to one that is not there)."""
+        """``jump``; where there is none, the user is told so (``nothing_more``): "No
+        ``what`` after the cursor." (``what``: a noun and what it is, "run that did not
+        finish")."""
         if self.jump(found, direction):
             return True
-        where = "after" if direction > 0 else "before"
-        self.notify(f"No {what} {where} the cursor.", timeout=2)
+        on_one = 0 <= self.cursor < self.item_count() and found(self.cursor)
+        self.notify(nothing_more(what, direction, on_one), timeout=2)
         return False
 
     def first_match(self) -> None:
@@ -437,4 +445,4 @@ class LineList(ScrollView, can_focus=True):
         return "\n".join("".join(s.text for s in strip) for strip in self.item_strips(index))
 
 
-__all__ = ["LineList", "component_style", "highlight", "jump_failed"]
+__all__ = ["LineList", "component_style", "highlight", "jump_failed", "nothing_more"]

@@ -19,6 +19,7 @@ from session_core.text import count
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
+from .line_list import nothing_more
 
 
 class ModelDiff(Sequence[Entry]):
@@ -270,8 +271,8 @@ class ModelDiffView(LinesView):
             else next((row for row in reversed(sections) if row < cursor), None)
         )
         if found is None:
-            where = "after" if step > 0 else "before"
-            self.notify(f"No compaction or elision {where} the cursor.", timeout=2)
+            said = nothing_more("compaction or elision", step, cursor in sections)
+            self.notify(said, timeout=2)
             return
         self.move_to(found)
 

@@ -4,12 +4,12 @@ only the rows on screen. (The diff of what compactions folded and kept: ``model_
 from __future__ import annotations
 
 import contextlib
-import shlex
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,10 +23,12 @@ from session_core.model import (
     Transcript,
     Usage,
     op_states,
+    op_tools,
+    ops_in_state,
     unsettled_ops,
 )
 from session_core.search import OpSearch
-from session_core.text import count, duration_text, took_text
+from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
 from ..safe import one_line_text
@@ -57,15 +59,16 @@ PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to 
 def op_arguments(arguments: object) -> str:
     """A call's arguments at a glance: its main argument first (a command, a path), also
     where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
-    command is a list of words (Codex's ``shell``)."""
+    command is a list of words (Codex's ``shell``: as its call reads in the conversation,
+    ``bash -lc SCRIPT`` as the script, ``text.command_line``)."""
     if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
         with contextlib.suppress(orjson.JSONDecodeError):
             arguments = orjson.loads(arguments)
     if isinstance(arguments, dict):
         for key in PRIMARY_ARGUMENTS:
             value = arguments.get(key)
-            if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
-                value = shlex.join(value)
+            if isinstance(value, list) and value:
+                value = command_line(value)
             if isinstance(value, str) and value:
                 rest = {k: v for k, v in arguments.items() if k != key}
                 return value + (f"  {args_preview(rest)}" if rest else "")
@@ -73,48 +76,66 @@ def op_arguments(arguments: object) -> str:
 
 
 # The state column fits the labels of the states its operations are in: a settled one's
-# (these), and those of the operations that may not be (``unsettled_ops``: few, and
-# where v1's crash states are, which differ in their last words).
+# (these, counted without making the operations), and those of the operations that may
+# not be (``unsettled_ops``: few, and where v1's crash states are, which differ in their
+# last words).
 SETTLED_STATES = ("completed", "failed", "outcome-unknown", "interrupted")
-STATE_WIDTH = max(len(STATE_LABELS[state]) for state in SETTLED_STATES) + 2
+STATE_WIDTH = max(len(STATE_LABELS[state]) for state in SETTLED_STATES)
+TOOL_WIDTH = (len("tool"), 12)  # the tool column fits its names, within these
+CALL_WIDTH = (14, 32)  # a call id's start ("…": the detail has it whole); whole with room
 OP_COLUMNS: list[Column] = [
     ("state", "state", STATE_WIDTH),
-    ("tool", "tool", 16),
-    ("call", "call id", 30),
+    ("tool", "tool", TOOL_WIDTH[1]),
+    ("call", "call id", CALL_WIDTH[0]),
     ("args", "arguments", 54),
     ("duration", "took", 8),
     ("line", "line", 7),
 ]
 ARGS_WIDTH = (20, 120)  # the arguments take what the other columns leave, within these
+ARGS_BEFORE_CALL = 40  # the call id is shown only where the arguments keep this many
 
 
-def op_widths(width: int, state: int) -> dict[str, int]:
-    """The columns' widths in a table ``width`` cells wide whose state column is ``state``
-    wide, so that the line is on screen where it can be (at 140 cells it was cut to
-    "38"): the arguments take what the others leave (each column 2 cells apart, 2 for the
-    scroll bar), within ``ARGS_WIDTH``; below that the call id gives up to 18 cells, then
-    the tool up to 6, then the call id goes (the least needed: the detail has it); past
-    that the table scrolls. As ``OP_COLUMNS`` while the width is not known."""
+def op_widths(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> dict[str, int]:
+    """The columns' widths in a table ``width`` cells wide whose state and tool columns
+    are ``state`` and ``tool`` wide (what they hold), so that what a call sent gets the
+    room and the line is on screen where it can be (at 140 cells it was cut to "38"):
+    the arguments take what the others leave (each column 2 cells apart, 2 for the
+    scroll bar), within ``ARGS_WIDTH``; the call id (the least needed: the detail has it)
+    is its start, goes first where the arguments would keep fewer than
+    ``ARGS_BEFORE_CALL`` cells, and is whole where they have all theirs; past that the
+    table scrolls. As ``OP_COLUMNS`` while the width is not known."""
     widths = {key: w for key, _, w in OP_COLUMNS}
-    widths["state"] = state
+    widths["state"], widths["tool"] = state, tool
     if width <= 0:
         return widths
-    rest = width - 2 * len(OP_COLUMNS) - 2 - state - widths["duration"] - widths["line"]
-    for key, least in (("call", 12), ("tool", 10)):
-        short = ARGS_WIDTH[0] - (rest - widths["tool"] - widths["call"])
-        if short > 0:
-            widths[key] = max(least, widths[key] - short)
-    if rest - widths["tool"] - widths["call"] < ARGS_WIDTH[0]:
+    rest = width - 2 * len(OP_COLUMNS) - 2 - state - tool - widths["duration"] - widths["line"]
+    if rest - widths["call"] < ARGS_BEFORE_CALL:
         rest += 2  # (its gap: its cells go to the arguments)
         widths["call"] = 0  # (dropped: ``op_columns`` leaves it out)
-    widths["args"] = max(ARGS_WIDTH[0], min(ARGS_WIDTH[1], rest - widths["tool"] - widths["call"]))
+    args = widths["args"] = max(ARGS_WIDTH[0], min(ARGS_WIDTH[1], rest - widths["call"]))
+    if widths["call"]:  # (what the arguments leave: the call id whole, as far as it goes)
+        widths["call"] = max(CALL_WIDTH[0], min(CALL_WIDTH[1], rest - args))
     return widths
 
 
-def op_columns(width: int, state: int) -> list[Column]:
+def op_columns(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> list[Column]:
     """The operations table's columns at ``width`` (``op_widths``; a dropped one left out)."""
-    widths = op_widths(width, state)
+    widths = op_widths(width, state, tool)
     return [(key, label, widths[key]) for key, label, _ in OP_COLUMNS if widths[key]]
+
+
+def state_width(ops: Sequence[ToolOp]) -> int:
+    """The state column's width: the longest label of the states ``ops`` are in."""
+    settled = [len(STATE_LABELS[s]) for s in SETTLED_STATES if ops_in_state(ops, s)]
+    return max([len("state"), *settled, *map(_state_width, unsettled_ops(ops))])
+
+
+def tool_width(names: Iterable[str] | None, least: int = TOOL_WIDTH[0]) -> int:
+    """The tool column's width for these tool names (None: not known, the widest
+    allowed), at least ``least`` (the names measured before), within ``TOOL_WIDTH``."""
+    if names is None:
+        return TOOL_WIDTH[1]
+    return min(TOOL_WIDTH[1], max([least, *map(cell_len, set(names))]))
 
 
 def _state_text(op: ToolOp) -> str:
@@ -122,7 +143,7 @@ def _state_text(op: ToolOp) -> str:
 
 
 def _state_width(op: ToolOp) -> int:
-    return len(_state_text(op)) + 2
+    return len(_state_text(op))
 
 
 class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the table's)
@@ -171,6 +192,7 @@ class OpsPane(Vertical):
         self.ops: Sequence[ToolOp] = []
         self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
         self._state_width = STATE_WIDTH
+        self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -180,7 +202,12 @@ class OpsPane(Vertical):
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         searched = table.ops
         self.ops = table.ops = transcript.tool_operations
-        self._state_width = max([STATE_WIDTH, *map(_state_width, unsettled_ops(self.ops))])
+        self._state_width = state_width(self.ops)
+        measured, least = self._tool_width
+        if measured > len(self.ops):  # (fewer: another file's, after a reset)
+            measured, least = 0, TOOL_WIDTH[0]
+        least = tool_width(op_tools(self.ops, measured), least)  # (those appended)
+        self._tool_width = (len(self.ops), least)
         self._fit()
         table.set_row_count(len(self.ops))
         if follow:
@@ -196,7 +223,7 @@ class OpsPane(Vertical):
     def _fit(self) -> None:
         """The columns for the state labels shown and the pane's width (``op_columns``)."""
         table = self.table
-        columns = op_columns(self.size.width, self._state_width)
+        columns = op_columns(self.size.width, self._state_width, self._tool_width[1])
         if [c[::2] for c in columns] != [c[::2] for c in table.columns]:
             table.set_columns(columns)
 

@@ -9,13 +9,13 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from session_core.model import Transcript, overlay_counts, unsettled_ops
+from session_core.model import Transcript, ops_in_state, overlay_counts, unsettled_ops
 from session_core.text import count, name_line, size_text
 from session_core.vocabulary import header_meta
 
 from ..safe import clip, one_line
 
-LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red"}
+LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red", "waiting": "cyan"}
 
 
 def age_text(seconds: float) -> str:
@@ -181,6 +181,9 @@ class ModelStatus(Static):
             tools.append(f" ({running} running)", "bold cyan")
         if interrupted:
             tools.append(f" ({interrupted} interrupted)", "bold red")
+        failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)
+        if failed:
+            tools.append(f" ({failed:,} failed)", "bold red")
         said.append(tools)
         overlays = overlay_counts(transcript.compactions).said("compaction")
         said.extend(Text(words) for words in [count(len(transcript.runs), "run"), *overlays])

@@ -13,6 +13,7 @@ with it (their state, progress and result are the snapshot's).
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -307,6 +308,16 @@ def _block_of(
     return record, block
 
 
+@functools.cache
+def _flags_in_state(state: str) -> bytes:
+    """For each flag byte, 1 where an answered call with those flags is in ``state``."""
+    return bytes(
+        classify_op(has_result=True, failed=bool(f & ERROR), interrupted=bool(f & INTERRUPTED))
+        == state
+        for f in range(256)
+    )
+
+
 class ClaudeOps(OpsSequence):
     """A snapshot's operations: the first ``count`` calls of the column, an answered one
     made when asked for (and kept for the snapshot: a big file has tens of thousands,
@@ -370,6 +381,20 @@ class ClaudeOps(OpsSequence):
         """Operation ``index``'s state, without making it (``model.op_states``)."""
         op = self._made.get(index)
         return op.state if op is not None else self._column.settled_state(index)
+
+    def count_state(self, state: str) -> int:
+        """How many are in ``state`` (``model.ops_in_state``): the answered calls' flags
+        counted (each flag byte as ``settled_state`` reads it), then those made (the
+        pending ones among them) counted by their own state."""
+        flags = self._column.flags[: self._count]
+        matches = _flags_in_state(state)
+        found = flags.translate(matches).count(1)
+        for at, op in self._made.items():
+            found += (op.state == state) - matches[flags[at]]
+        return found
+
+    def tools_from(self, start: int) -> list[str]:
+        return self._column.tools[start : self._count]
 
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""

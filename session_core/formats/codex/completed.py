@@ -10,10 +10,10 @@ from typing import Any
 
 from ...model import Item
 from ...parts import Part
-from ...text import str_or_none
+from ...text import command_line, str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from .items import field
-from .tools import command_line, compact, rust_seconds
+from .tools import compact, rust_seconds
 
 TOOL_ITEMS = ("CommandExecution", "FileChange", "McpToolCall", "WebSearch", "DynamicToolCall")
 

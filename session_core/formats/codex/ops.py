@@ -288,6 +288,23 @@ class CodexOps(OpsSequence):
         state = self._states.get(index)
         return state if state is not None else self._column.state_of(index)
 
+    def count_state(self, state: str) -> int:
+        """How many are in ``state`` (``model.ops_in_state``): the column's codes counted,
+        then the few whose state is not their code's (kept whole, pending at the
+        snapshot, made) counted by ``state_of``."""
+        column = self._column
+        code = CODES.get(state)  # type: ignore[call-overload]
+        codes = column.state[: self._count]
+        found = 0 if code is None else codes.count(code) + codes.count(code | AT_CALL)
+        for at in {*column.own, *self._states, *self._made}:
+            if at < self._count:
+                coded = STATES[codes[at] & ~AT_CALL] == state
+                found += (self.state_of(at) == state) - coded
+        return found
+
+    def tools_from(self, start: int) -> list[str]:
+        return self._column.tools[start : self._count]
+
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
         tools = self._column.tools

@@ -10,13 +10,13 @@ tolerantly: what does not match a known shape is shown as it is.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ...json_out import compact_json
+from ...text import command_line
 
 # ``^(?:Exit code:|Process exited with code)\s*(-?\d+)`` and ``^Wall time:\s*([0-9.]+)\s*
 # seconds`` (MULTILINE), looked for as their words at a line's start, then the rest.
@@ -57,7 +57,6 @@ _ERROR_PREFIXES = (
 # that reads no exit status, where no shell's own text can start so.
 _MCP_ERROR = "err: "
 _ABORTED = ("aborted", "aborted by user")
-_SHELLS = ("bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell")
 
 
 @dataclass(slots=True)
@@ -245,21 +244,6 @@ def parse_arguments(arguments: Any) -> Any:
     return arguments
 
 
-def command_line(command: Any) -> str | None:
-    """A command as one line: ``bash -lc SCRIPT`` shows the script, argv is shell-joined."""
-    if isinstance(command, str):
-        return command
-    if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
-        return None
-    if (
-        len(command) >= 3
-        and command[0].rsplit("/", 1)[-1] in _SHELLS
-        and command[1] in ("-lc", "-c", "-l", "-Command")
-    ):
-        return str(command[-1])
-    return shlex.join(command)
-
-
 def shown_arguments(name: str, arguments: Any, parsed: Any) -> str:
     """What a call's arguments read as: the command line, the patch, else as written."""
     if isinstance(parsed, dict):
@@ -295,7 +279,6 @@ def rust_seconds(value: Any) -> float | None:
 
 __all__ = [
     "Outcome",
-    "command_line",
     "compact",
     "content_items_text",
     "decode_output",

@@ -153,6 +153,16 @@ class V1Ops(OpsSequence):
         outcome = self._model.state.tool_ops.outcome(index)
         return outcome if outcome is not None else self._one(index).state  # type: ignore[return-value]
 
+    def count_state(self, state: str) -> int:
+        """How many are in ``state`` (``model.ops_in_state``): the settles' outcomes
+        counted, then those not settled at the snapshot by their own state (one settled
+        since is the snapshot's still), and the calls no dispatch line names."""
+        outcomes = self._model.state.tool_ops
+        found = outcomes.outcome_count(state, self._count)
+        for index, op in self._made.items():
+            found += (op.state == state) - (outcomes.outcome(index) == state)
+        return found + sum(1 for op in self._never if op.state == state)
+
     def unsettled(self) -> list[ToolOp]:
         """The operations not settled at the snapshot (and the undispatched calls): the
         only ones that may be running or interrupted (``model.unsettled_ops``)."""
