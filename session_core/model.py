@@ -379,6 +379,14 @@ def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
     return lambda index: ops[index].state
 
 
+def op_tools(ops: Sequence[ToolOp]) -> Callable[[int], str]:
+    """Each operation's tool by its index, likewise without making it where the sequence
+    keeps its tools packed (``ClaudeOps``, ``CodexOps``)."""
+    if isinstance(ops, OpsSequence):
+        return ops.tool_of
+    return lambda index: ops[index].tool
+
+
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     """The operations of ``ops`` that may be running or interrupted (at least those): a
     sequence that makes its operations when asked for knows them without the others."""
@@ -527,6 +535,7 @@ __all__ = [
     "classify_op",
     "make_lazy",
     "op_states",
+    "op_tools",
     "ops_by_call",
     "overlay_counts",
     "overlay_kind",

@@ -305,6 +305,9 @@ class OpsSequence(ListLike[ToolOp]):
     def state_of(self, index: int) -> str:
         return self[index].state
 
+    def tool_of(self, index: int) -> str:
+        return self[index].tool
+
     def unsettled(self) -> Sequence[ToolOp]:
         """At least the operations that may be running or interrupted."""
         return self

@@ -371,6 +371,10 @@ class ClaudeOps(OpsSequence):
         op = self._made.get(index)
         return op.state if op is not None else self._column.settled_state(index)
 
+    def tool_of(self, index: int) -> str:
+        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
+        return self._column.tools[index]
+
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""
         return [self[at] for at in self._pending]

@@ -288,6 +288,10 @@ class CodexOps(OpsSequence):
         state = self._states.get(index)
         return state if state is not None else self._column.state_of(index)
 
+    def tool_of(self, index: int) -> str:
+        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
+        return self._column.tools[index]
+
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
         tools = self._column.tools
