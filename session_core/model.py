@@ -387,12 +387,20 @@ def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
     return sum(1 for op in ops if op.state == state)
 
 
-def op_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
+def packed_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
     """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
     that cannot say them so, ``OpsSequence.tools_from``)."""
     if isinstance(ops, OpsSequence):
         return ops.tools_from(start)
     return [op.tool for op in ops[start:]]
+
+
+def op_tools(ops: Sequence[ToolOp]) -> Callable[[int], str]:
+    """Each operation's tool by its index, likewise without making it where the sequence
+    keeps its tools packed (``ClaudeOps``, ``CodexOps``)."""
+    if isinstance(ops, OpsSequence):
+        return ops.tool_of
+    return lambda index: ops[index].tool
 
 
 def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
@@ -548,5 +556,6 @@ __all__ = [
     "ops_in_state",
     "overlay_counts",
     "overlay_kind",
+    "packed_tools",
     "unsettled_ops",
 ]

@@ -316,6 +316,9 @@ class OpsSequence(ListLike[ToolOp]):
         them apart (None: not known without making each; a big v1 file reads its lines)."""
         return None
 
+    def tool_of(self, index: int) -> str:
+        return self[index].tool
+
     def unsettled(self) -> Sequence[ToolOp]:
         """At least the operations that may be running or interrupted."""
         return self

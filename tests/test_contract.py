@@ -27,7 +27,7 @@ from helpers import fingerprint, follow_into
 
 from session_core import peek
 from session_core.formats import FORMATS, TranscriptFormat, detect_format, format_of
-from session_core.model import op_states
+from session_core.model import op_states, op_tools
 from session_core.scan import scan_file
 from viewer.cli import main
 
@@ -292,23 +292,25 @@ def test_kinds_are_counted_without_making_items(fmt: TranscriptFormat, sample: P
 def test_an_operations_state_is_told_without_making_it(
     fmt: TranscriptFormat, sample: Path, tmp_path: Path
 ) -> None:
-    """``op_states`` (what the tools tab's ``e`` asks of every operation) says what each
-    operation made says, of a whole read and of every snapshot of a followed file, with
-    the writer at work or gone."""
+    """``op_states`` and ``op_tools`` (what the tools tab's ``e`` and its filter ask of
+    every operation) say what each operation made says, of a whole read and of every
+    snapshot of a followed file, with the writer at work or gone."""
     for alive in (True, False):
         told = fmt.open(str(sample), writer_alive=alive).tool_operations
         made = fmt.open(str(sample), writer_alive=alive).tool_operations
-        states = op_states(told)
+        states, tools = op_states(told), op_tools(told)
         assert [states(i) for i in range(len(told))] == [op.state for op in made]
+        assert [tools(i) for i in range(len(told))] == [op.tool for op in made]
     live = fmt.live(str(sample))
     snapshots: list[int] = []
 
     def apply(update: Any) -> None:
         live.apply(update)
         ops = live.transcript(writer_alive=len(snapshots) % 2 == 0).tool_operations
-        states = op_states(ops)
+        states, tools = op_states(ops), op_tools(ops)
         told = [states(i) for i in range(len(ops))]
         assert told == [op.state for op in ops] == [states(i) for i in range(len(ops))]
+        assert [tools(i) for i in range(len(ops))] == [op.tool for op in ops]
         snapshots.append(len(ops))
 
     follow_into(apply, sample, 200, fmt.parsed_updates)

@@ -12,7 +12,7 @@ import pytest
 from helpers import app_loaded, follow_into, screen_lines
 
 from session_core.formats import by_name
-from session_core.model import Transcript, op_states, op_tools, ops_in_state
+from session_core.model import Transcript, op_states, ops_in_state, packed_tools
 from viewer.demo import DEMO_FILES, DEMO_FORMATS, simulate_run
 from viewer.screens.model_screen import ModelScreen
 
@@ -70,10 +70,10 @@ async def test_the_header_says_how_many_failed(tmp_path: Path, fmt: str) -> None
 def test_the_tool_names_said_without_making_the_operations_are_theirs(
     tmp_path: Path, fmt: str
 ) -> None:
-    """The tool column's width is measured on them (``model.op_tools``): where a format
+    """The tool column's width is measured on them (``model.packed_tools``): where a format
     says them, they are its operations' own, from any start."""
     ops = by_name(fmt).open(demo_file(tmp_path, fmt)).tool_operations
     for start in (0, 3, len(ops)):
-        names = op_tools(ops, start)
+        names = packed_tools(ops, start)
         assert names is None or list(names) == [op.tool for op in ops[start:]]
-    assert fmt == "transcript-v1" or op_tools(ops) is not None
+    assert fmt == "transcript-v1" or packed_tools(ops) is not None

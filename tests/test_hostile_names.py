@@ -31,7 +31,7 @@ async def test_the_filter_dialog_and_every_toast_show_names_inert(tmp_path: Path
         assert notes and all("\x1b" not in str(n.message) + n.title for n in notes)
         assert any("␛]52" in str(n.message) for n in notes), notes
         roles = (f"user{OSC52}", "[/oops]", "assistant")
-        await app.push_screen(FilterScreen(None, None, roles, ("x-note\x9b2J",)))
+        await app.push_screen(FilterScreen.conversation(None, None, roles, ("x-note\x9b2J",)))
         await wait_for(pilot, lambda: isinstance(app.screen, FilterScreen))
         prompts = [
             str(option.prompt)

@@ -1,7 +1,10 @@
-"""The ``f`` screen: which roles and which line types the conversation shows."""
+"""The ``f`` screen: which of a tab's rows to show, by lists of what the file has (the
+conversation's roles and line types, the tool operations' tools and states)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import on
@@ -14,83 +17,117 @@ from textual.widgets import Button, Footer, SelectionList, Static
 
 from ..safe import one_line
 
-Choice = tuple[frozenset[str] | None, frozenset[str] | None]
+Choice = tuple[frozenset[str] | None, ...]  # each list's ticked choices (None: all)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterList:
+    """One list of the dialog: its choices (the file's words, so shown as text, never
+    as markup: a role "[/x]" froze the app), those shown now (None: all), how many rows
+    each has where that is known, and a choice's words where they are not its value."""
+
+    key: str  # (its list's id: ``filter-<key>``)
+    title: str
+    choices: tuple[str, ...]
+    shown: frozenset[str] | None
+    counts: Mapping[str, int] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def ticked(self) -> frozenset[str]:
+        """The choices ticked as the dialog opens (none ticked is a filter too)."""
+        return frozenset(self.choices) if self.shown is None else self.shown
+
+    def label(self, choice: str) -> str:
+        return one_line(self.labels.get(choice, choice), 40)
+
+    def prompt(self, choice: str) -> Content:
+        counted = self.counts.get(choice)
+        said = self.label(choice)
+        return Content(said if counted is None else f"{said}  ({counted:,})")
+
+
+def hidden_said(lists: Sequence[tuple[FilterList, frozenset[str]]]) -> str:
+    """What a filter hides, in words, a list at a time (a tick is told from no tick by
+    colour alone): "roles: hiding tool · line types: all shown"."""
+    said = []
+    for choices, shown in lists:
+        hidden = [choices.label(c) for c in choices.choices if c not in shown]
+        listed = f"hiding {', '.join(hidden)}" if hidden else "all shown"
+        said.append(f"{choices.title}: {listed}")
+    return " · ".join(said)
 
 
 class FilterScreen(ModalScreen[Choice]):
-    """Which roles and line types a conversation shows (every choice ticked: no filter)."""
+    """Which of a tab's rows to show, a list of choices each (every choice ticked: no
+    filter); it answers each list's ticks (None: all of them)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(
-        self,
+    def __init__(self, intro: str, lists: Sequence[FilterList]) -> None:
+        super().__init__()
+        self.intro = intro
+        self.lists = tuple(lists)
+
+    @classmethod
+    def conversation(
+        cls,
         roles: frozenset[str] | None,
         types: frozenset[str] | None,
         role_choices: tuple[str, ...],
         type_choices: tuple[str, ...],
-    ) -> None:
-        """``roles``, ``types``: those shown now (None: all); the choices, those the file
-        has (``ItemsView.filter_choices``): the file's words, so shown as text, never
-        as markup (a role "[/x]" froze the app)."""
-        super().__init__()
-        self.roles = roles
-        self.types = types
-        self.role_choices = role_choices
-        self.type_choices = type_choices
+    ) -> FilterScreen:
+        """The conversation's: ``roles``, ``types``, those shown now (None: all); the
+        choices, those the file has (``ItemsView.filter_choices``)."""
+        return cls(
+            "Show these roles (messages) and line types (raw view): "
+            "space ticks one, tab goes on to the next list and the buttons",
+            [
+                # (a role and a line type may share a name)
+                FilterList("roles", "roles", role_choices, roles),
+                FilterList("types", "line types", type_choices, types),
+            ],
+        )
 
     def compose(self) -> ComposeResult:
-        roles = self.roles or frozenset(self.role_choices)
-        types = self.types or frozenset(self.type_choices)
         with Vertical(id="filter-body"):
-            yield Static(
-                "Show these roles (messages) and line types (raw view): "
-                "space ticks one, tab goes on to the next list and the buttons"
-            )
+            yield Static(self.intro)
             with Horizontal(id="filter-lists"):
-                by_role = SelectionList[str](
-                    *[(Content(one_line(r, 40)), r, r in roles) for r in self.role_choices],
-                    id="filter-roles",
-                )
-                by_role.border_title = "roles"  # (a role and a line type may share a name)
-                yield by_role
-                by_type = SelectionList[str](
-                    *[(Content(one_line(t, 40)), t, t in types) for t in self.type_choices],
-                    id="filter-types",
-                )
-                by_type.border_title = "line types"
-                yield by_type
-            yield Static(self._said(roles, types), id="filter-said", markup=False)
+                for choices in self.lists:
+                    shown = choices.ticked
+                    listed = SelectionList[str](
+                        *[(choices.prompt(c), c, c in shown) for c in choices.choices],
+                        id=f"filter-{choices.key}",
+                    )
+                    listed.border_title = choices.title
+                    yield listed
+            given = [c.ticked for c in self.lists]
+            yield Static(self._said(given), id="filter-said", markup=False)
             with Horizontal(id="filter-buttons"):
                 yield Button("Apply", variant="primary", id="filter-apply")
                 yield Button("Everything", id="filter-all")
                 yield Button("Cancel", id="filter-cancel")
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
-    def _said(self, roles: frozenset[str], types: frozenset[str]) -> str:
-        """What the ticks say, in words (a tick is told from no tick by colour alone)."""
-        said = []
-        for name, shown, choices in (
-            ("roles", roles, self.role_choices),
-            ("line types", types, self.type_choices),
-        ):
-            hidden = [c for c in choices if c not in shown]
-            listed = ", ".join(one_line(c, 40) for c in hidden)
-            said.append(f"{name}: " + (f"hiding {listed}" if hidden else "all shown"))
-        return " · ".join(said)
+    def _said(self, ticks: Sequence[frozenset[str]]) -> str:
+        """What the ticks say, in words."""
+        return hidden_said(list(zip(self.lists, ticks, strict=True)))
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self) -> None:
-        self.query_one("#filter-said", Static).update(self._said(*self._ticks()))
+        self.query_one("#filter-said", Static).update(self._said(self._ticks()))
 
-    def _ticks(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The roles and the line types ticked now."""
-        roles = frozenset(self.query_one("#filter-roles", SelectionList).selected)
-        return roles, frozenset(self.query_one("#filter-types", SelectionList).selected)
+    def _ticks(self) -> list[frozenset[str]]:
+        """Each list's choices ticked now."""
+        return [
+            frozenset(self.query_one(f"#filter-{c.key}", SelectionList).selected)
+            for c in self.lists
+        ]
 
     def on_mount(self) -> None:
         # The first list focused on its first choice: space ticks it at once (nothing
         # was highlighted, so a space did nothing until an arrow key).
-        first = self.query_one("#filter-roles", SelectionList)
+        first = self.query(SelectionList).first()
         if first.option_count:
             first.highlighted = 0
         first.focus()
@@ -101,10 +138,16 @@ class FilterScreen(ModalScreen[Choice]):
 
     @on(Button.Pressed, "#filter-all")
     def _everything(self) -> None:
-        self.dismiss((None, None))
+        self.dismiss(tuple(None for _ in self.lists))
 
     @on(Button.Pressed, "#filter-apply")
     def _apply(self) -> None:
-        roles, types = self._ticks()
-        every = (frozenset(self.role_choices), frozenset(self.type_choices))
-        self.dismiss((None if roles == every[0] else roles, None if types == every[1] else types))
+        self.dismiss(
+            tuple(
+                None if ticked == frozenset(c.choices) else ticked
+                for c, ticked in zip(self.lists, self._ticks(), strict=True)
+            )
+        )
+
+
+__all__ = ["Choice", "FilterList", "FilterScreen", "hidden_said"]

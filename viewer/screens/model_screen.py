@@ -28,7 +28,7 @@ from ..widgets.model_diff import ModelDiffView
 from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
-from .filter import FilterScreen
+from .filter import Choice, FilterScreen
 from .following import Command, Tab
 from .help import BindingsHelpScreen
 from .model_screen_classes import help_sections, screen_keys, with_panes
@@ -115,17 +115,35 @@ class ModelScreen(ModelFollowingScreen):
         self.app.push_screen(WarningsScreen(list(self.transcript.warnings), self.unfinished()))
 
     def action_filter(self) -> None:
+        if self._ops_shown():
+            self._filter_ops()
+            return
         view = self.conversation
         with self.state_lock:  # (the snapshot's items are looked at)
             offered = view.filter_choices()
 
-        def chosen(choice: tuple[frozenset[str] | None, frozenset[str] | None] | None) -> None:
+        def chosen(choice: Choice | None) -> None:
             if choice is not None:
+                roles, kinds = choice
                 with self.state_lock:
-                    view.set_filter(*choice, offered=offered)
+                    view.set_filter(roles, kinds, offered=offered)
                 self._refresh_status()
 
-        self.app.push_screen(FilterScreen(view.roles, view.kinds, *offered), chosen)
+        self.app.push_screen(FilterScreen.conversation(view.roles, view.kinds, *offered), chosen)
+
+    def _filter_ops(self) -> None:
+        """``f`` on the tool operations: which tools and states they show."""
+        pane = self.ops
+        with self.state_lock:  # (the snapshot's operations are counted)
+            dialog = pane.filter_dialog()
+
+        def chosen(choice: Choice | None) -> None:
+            if choice is not None:
+                with self.state_lock:
+                    pane.set_filter(choice, dialog)
+                self._refresh_status()
+
+        self.app.push_screen(dialog, chosen)
 
     def action_export(self) -> None:
         from .export import ExportScreen  # only when asked for: start-up is a race
@@ -275,7 +293,12 @@ class ModelScreen(ModelFollowingScreen):
                 self.action_search,
             ),
             ("Warnings", "What the reader could not make sense of", self.action_warnings),
-            ("Filter…", "Which roles and line kinds the conversation shows", self.action_filter),
+            (
+                "Filter…",
+                "Which roles and line kinds the conversation shows (on the tool "
+                "operations tab: which tools and states)",
+                self.action_filter,
+            ),
             self._export_command(),
             *self._jumps(view, "call", "tool call", "In the conversation", "In the conversation"),
             *self._jumps(

@@ -314,9 +314,16 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if own is not None and own.search_term:
             searched = own.search_said(own.search_term, own.searching)
         extra = f"{extra} · {searched}" if extra and searched else extra or searched
-        if view.filtered:  # (said, so that what it hides is not taken for not there)
+        # (a filter said, so that what it hides is not taken for not there: on the tool
+        # operations, theirs, which ``f`` there sets)
+        filtered = ""
+        if self._ops_shown():
+            filtered = self.ops.filter_said()
+        elif view.filtered:
             whole = self.transcript.raw if view.mode == "raw" else self.transcript.messages
-            extra = f"filter: {len(view.items):,} of {len(whole):,} shown (f)  {extra}".rstrip()
+            filtered = f"filter: {len(view.items):,} of {len(whole):,} shown (f)"
+        if filtered:
+            extra = f"{filtered}  {extra}".rstrip()
         size = self.live.size
         if not size and not self._loaded:  # (nothing read yet: the file's end on screen)
             size = self._progress[1]
@@ -380,6 +387,10 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if tab in shared and tab in self._tab_ids:
             return shared[tab]()
         return self.panes.focus_target(tab) if self.panes is not None else None
+
+    def _ops_shown(self) -> bool:
+        """Is the tool operations tab shown (its panes there: its ``f`` is its own)?"""
+        return self.panes_ready and self.query_one(TabbedContent).active == "tools"
 
     def _own_search(self, tab: str | None = None) -> RowSearch | None:
         """The tab's own search, where what it shows is a list that searches its rows

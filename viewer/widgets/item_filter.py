@@ -34,6 +34,17 @@ FILTER_KINDS = (
 )
 
 
+def lets_through(value: str, chosen: frozenset[str] | None, offered: frozenset[str]) -> bool:
+    """Whether a filter that shows ``chosen`` of what it ``offered`` (None: all) shows a
+    row of ``value``: one it did not offer, come since it was set, is shown."""
+    return chosen is None or value in chosen or value not in offered
+
+
+def none_through(every: int, noun: str) -> str:
+    """What a view a filter leaves empty says, of the ``every`` rows (``noun``s) it hides."""
+    return f"The filter lets none of the {count(every, noun)} through: f changes it."
+
+
 class ItemFilter:
     """The filter of an items view (a mixin of ``ItemsView``, as its search is): the roles
     and kinds shown, and what a format's own panes narrow it to."""
@@ -72,10 +83,9 @@ class ItemFilter:
             return items
         offered_roles, offered_kinds = self.offered
 
-        # (a role or kind the filter did not offer, one that came since, is shown)
         def keep(role: str, kind: str) -> bool:
-            return (roles is None or role in roles or role not in offered_roles) and (
-                kinds is None or kind in kinds or kind not in offered_kinds
+            return lets_through(role, roles, offered_roles) and lets_through(
+                kind, kinds, offered_kinds
             )
 
         if isinstance(items, Items):
@@ -97,7 +107,7 @@ class ItemFilter:
                 )
             return "The run chosen has nothing here: a shows every run."
         if len(every):
-            return f"The filter lets none of the {count(len(every), 'item')} through: f changes it."
+            return none_through(len(every), "item")
         if self.mode == "replayed" and len(transcript.raw):
             return "Nothing here is sent to the model (yet): r shows the raw view."
         return None
@@ -145,4 +155,4 @@ def _ordered(found: set[str], usual: tuple[str, ...]) -> tuple[str, ...]:
     return (*(u for u in usual if u in found), *sorted(found.difference(usual)))
 
 
-__all__ = ["FILTER_KINDS", "FILTER_ROLES", "ItemFilter"]
+__all__ = ["FILTER_KINDS", "FILTER_ROLES", "ItemFilter", "lets_through", "none_through"]

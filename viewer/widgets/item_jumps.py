@@ -78,7 +78,7 @@ class ItemJumps(BlockView):
                 self.say(jump_failed(what, direction, on_one))
                 return
             if self._is(what, items[index]):
-                self.move_to(index)  # (which ends the jump)
+                self.jump_to(index)  # (which ends the jump)
                 return
             index += direction
         self._jump = (what, direction, index, steps + 1)

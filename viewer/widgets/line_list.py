@@ -42,6 +42,8 @@ def component_style(widget: Widget, component: str, fallback: Mapping[str, str])
     return Style.parse(spec) if spec else Style()
 
 
+JUMP_ROOM = 4  # lines kept below where a jump lands: a toast's height (``jump_to``)
+
 _JUMP_LABELS = {"call": "tool call", "error": "error", "compaction": "compaction"}
 
 
@@ -285,6 +287,18 @@ class LineList(ScrollView, can_focus=True):
         if self.cursor == count - 1:
             self.stick_to_end = True
 
+    def jump_to(self, index: int) -> None:
+        """``move_to`` for a jump (a match, the next failed call), with ``JUMP_ROOM``
+        lines kept below it where it lands low on screen: the toast that a jump past
+        the last one brings (bottom right) hid the row the one before had moved to."""
+        self.move_to(index)
+        top = self.heights.prefix(self.cursor)
+        bottom = top + self.heights.height(self.cursor)
+        height = self.page_height
+        room = min(JUMP_ROOM, height - (bottom - top))
+        if room > 0 and bottom > self.scroll_y + height - room:
+            self.scroll_to(y=bottom - height + room, animate=False, immediate=True)
+
     def item_at(self, y: int) -> int:
         return self.heights.find(max(0, min(y, self.heights.total - 1)))
 
@@ -298,7 +312,7 @@ class LineList(ScrollView, can_focus=True):
         index = start + direction
         while 0 <= index < count:
             if found(index):
-                self.move_to(index)
+                self.jump_to(index)
                 return True
             index += direction
         return False
@@ -318,7 +332,7 @@ class LineList(ScrollView, can_focus=True):
         if self.matches:
             after = [i for i, m in enumerate(self.matches) if m >= max(self.cursor, 0)]
             self.match_pos = after[0] if after else 0
-            self.move_to(self.matches[self.match_pos])
+            self.jump_to(self.matches[self.match_pos])
 
     def is_match(self, index: int) -> bool:
         """Whether the search found item ``index``."""
@@ -355,7 +369,7 @@ class LineList(ScrollView, can_focus=True):
         else:
             earlier = [i for i, m in enumerate(self.matches) if m < self.cursor]
             self.match_pos = earlier[-1] if earlier else len(self.matches) - 1
-        self.move_to(self.matches[self.match_pos])
+        self.jump_to(self.matches[self.match_pos])
         return True
 
     # -- actions --------------------------------------------------------------------

@@ -3,6 +3,7 @@ only the rows on screen. (The diff of what compactions folded and kept: ``model_
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,8 +24,8 @@ from session_core.model import (
     Transcript,
     Usage,
     op_states,
-    op_tools,
     ops_in_state,
+    packed_tools,
     unsettled_ops,
 )
 from session_core.search import OpSearch
@@ -32,9 +33,11 @@ from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
 from ..safe import one_line_text
+from ..screens.filter import Choice, FilterScreen
 from .block_view import Entry, ProseLines
 from .items_view import args_preview
 from .line_list import highlight
+from .ops_filter import OpsFilter
 from .row_search import RowSearch
 from .virtual_table import Column, VirtualTable
 
@@ -154,9 +157,17 @@ class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ops: Sequence[ToolOp] = []
+        self.rows: Sequence[int] = range(0)  # the operation each row shows (its filter's)
+        self.filter = OpsFilter()
 
     def search_source(self) -> Sequence[ToolOp]:
         return self.ops
+
+    def search_keys(self, start: int, end: int) -> Sequence[int]:
+        return self.rows[start:end]
+
+    def empty_note(self) -> str | None:
+        return self.filter.empty_note(len(self.ops))
 
     def finder(self, term: str) -> OpSearch:
         return OpSearch(term)
@@ -197,25 +208,55 @@ class OpsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield self.table
 
+    @property
+    def rows(self) -> Sequence[int]:
+        """The operation each row shows, by its index in ``ops`` (the filter's)."""
+        return self.table.rows
+
     def show(self, transcript: Transcript) -> None:
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
-        searched = table.ops
+        searched = table.rows
         self.ops = table.ops = transcript.tool_operations
+        rows = table.rows = table.filter.rows(self.ops)
         self._state_width = state_width(self.ops)
         measured, least = self._tool_width
         if measured > len(self.ops):  # (fewer: another file's, after a reset)
             measured, least = 0, TOOL_WIDTH[0]
-        least = tool_width(op_tools(self.ops, measured), least)  # (those appended)
+        least = tool_width(packed_tools(self.ops, measured), least)  # (those appended)
         self._tool_width = (len(self.ops), least)
         self._fit()
-        table.set_row_count(len(self.ops))
+        table.set_row_count(len(rows))
         if follow:
-            table.move_cursor(len(self.ops) - 1)
-        if len(self.ops) >= len(searched):  # (a snapshot: the operations appended are looked at)
+            table.move_cursor(len(rows) - 1)
+        # (a snapshot: the operations appended are looked at; a filtered one's rows may
+        # also have come or gone above them, an operation's state changed, and another
+        # file's are fewer, after a reset)
+        if len(rows) >= len(searched) and rows[: len(searched)] == searched:
             table.search_appended()
-        else:  # (fewer: another file's, after a reset)
+        else:
             table.search_again()
+
+    def filter_dialog(self) -> FilterScreen:
+        """The ``f`` dialog: the tools and states of the operations, with counts."""
+        return self.table.filter.dialog(self.ops)
+
+    def set_filter(self, choice: Choice, dialog: FilterScreen) -> None:
+        """Show the tools and states chosen in ``dialog`` (None: all), the cursor on the
+        operation it was on where that is shown, else on the next one that is."""
+        table = self.table
+        was = self.rows[table.cursor_row] if table.row_count else 0
+        tools, states = choice
+        table.filter.set(tools, states, dialog)
+        rows = table.rows = table.filter.rows(self.ops)
+        table.set_row_count(len(rows))
+        if rows:
+            table.move_cursor(min(bisect.bisect_left(rows, was), len(rows) - 1))
+        table.search_again()
+
+    def filter_said(self) -> str:
+        """What the header says of the filter (empty: none)."""
+        return self.table.filter.said(len(self.rows), len(self.ops))
 
     def on_resize(self) -> None:
         self._fit()
@@ -227,8 +268,8 @@ class OpsPane(Vertical):
         if [c[::2] for c in columns] != [c[::2] for c in table.columns]:
             table.set_columns(columns)
 
-    def _cells(self, index: int) -> Sequence[Text]:
-        op = self.ops[index]
+    def _cells(self, row: int) -> Sequence[Text]:
+        op = self.ops[self.rows[row]]
         cells: list[Text] = []
         term = self.table.search_term.lower()
         for key, _label, width in self.table.columns:
@@ -252,23 +293,23 @@ class OpsPane(Vertical):
 
     @property
     def selected(self) -> ToolOp | None:
-        row = self.table.cursor_row
-        return self.ops[row] if 0 <= row < len(self.ops) else None
+        row, rows = self.table.cursor_row, self.rows
+        return self.ops[rows[row]] if 0 <= row < len(rows) else None
 
     @on(VirtualTable.Activated, "#ops-table")
     @on(VirtualTable.DoubleClicked, "#ops-table")
     def _activated(self, event: VirtualTable.Activated) -> None:
         event.stop()
-        if 0 <= event.row < len(self.ops):
-            self.post_message(self.Opened(self.ops[event.row]))
+        if 0 <= event.row < len(self.rows):
+            self.post_message(self.Opened(self.ops[self.rows[event.row]]))
 
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) operation that did not complete: failed,
         interrupted, running, of unknown outcome, left in a crash state. Its state is
-        asked without making it (a big file has 100,000s)."""
-        states = op_states(self.ops)
+        asked without making it (a big file has 100,000s). Of those the filter shows."""
+        states, rows = op_states(self.ops), self.rows
         unfinished = "operation that did not complete"
-        self.table.jump_or_say(lambda index: states(index) != "completed", step, unfinished)
+        self.table.jump_or_say(lambda row: states(rows[row]) != "completed", step, unfinished)
 
     def action_jump(self) -> None:
         op = self.selected

@@ -396,6 +396,10 @@ class ClaudeOps(OpsSequence):
     def tools_from(self, start: int) -> list[str]:
         return self._column.tools[start : self._count]
 
+    def tool_of(self, index: int) -> str:
+        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
+        return self._column.tools[index]
+
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""
         return [self[at] for at in self._pending]

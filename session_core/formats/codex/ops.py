@@ -305,6 +305,10 @@ class CodexOps(OpsSequence):
     def tools_from(self, start: int) -> list[str]:
         return self._column.tools[start : self._count]
 
+    def tool_of(self, index: int) -> str:
+        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
+        return self._column.tools[index]
+
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
         tools = self._column.tools

@@ -1,0 +1,199 @@
+"""``f`` on the tool operations tab: which tools and states the table shows (a user
+audit: it opened the conversation's role filter). The dialog lists the file's tools and
+states with counts and says in words what it hides; the table, its search, ``e`` and
+the header keep to what it shows; its rows are found without making every operation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_code_writer import CCWriter, text, tool_use
+from helpers import said, screen_text
+from model_screen_helpers import IDLE, opened, until
+from test_model_diff import files
+from textual.widgets import Button, SelectionList, Static
+
+from session_core.formats import by_name
+from session_core.tool_ops import OpsSequence
+from viewer.screens.filter import FilterScreen
+from viewer.widgets.ops_filter import OpsFilter
+
+CALLS = [  # tool, argument, result, failed
+    ("Bash", "make all", "built: ok", False),
+    ("Bash", "pytest -q", "1 FAILED: test_divide", True),
+    ("Read", "calc.py", "def divide(a, b): return a / b", False),
+    ("Bash", "pytest -q -x", "1 FAILED again: test_divide", True),
+    ("Grep", "divide", "calc.py:1: def divide", False),
+]
+
+
+def _writer(more: bool = False) -> CCWriter:
+    """The session's writer: its calls, and with ``more`` two more (a failed Bash, a
+    completed one) after its answer."""
+    w = CCWriter()
+    w.user("build and test")
+    for n, (tool, argument, result, failed) in enumerate(CALLS, 1):
+        key = "command" if tool == "Bash" else "file_path" if tool == "Read" else "pattern"
+        w.assistant(f"m{n}", [tool_use(f"t{n}", tool, **{key: argument})])
+        w.result(f"t{n}", result, is_error=failed)
+    w.assistant("m9", [text("The divide test fails.")], stop="end_turn")
+    if more:
+        w.user("again")
+        w.assistant("m10", [tool_use("t10", "Bash", command="pytest -q -k again")])
+        w.result("t10", "1 FAILED", is_error=True)
+        w.assistant("m11", [tool_use("t11", "Bash", command="pytest --lf")])
+        w.result("t11", "ok")
+    return w
+
+
+def _session(tmp_path: Path) -> Path:
+    path = _writer().write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    return path
+
+
+def _prompts(dialog: FilterScreen, key: str) -> list[str]:
+    choices = dialog.query_one(f"#filter-{key}", SelectionList)
+    return [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+
+
+async def test_f_on_the_operations_filters_them_by_tool_and_state(tmp_path: Path) -> None:
+    async with opened(_session(tmp_path)) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 5, "five operations")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        dialog = app.screen
+        assert isinstance(dialog, FilterScreen)
+        assert _prompts(dialog, "tools") == ["Bash  (3)", "Grep  (1)", "Read  (1)"]
+        assert _prompts(dialog, "states") == ["completed  (3)", "failed  (2)"]
+        words = dialog.query_one("#filter-said", Static)
+        assert "tools: all shown · states: all shown" in str(words.render())
+        assert dialog.focused is dialog.query_one("#filter-tools", SelectionList)
+        await pilot.press("down", "space")  # (Grep unticked)
+        assert "tools: hiding Grep · states: all shown" in str(words.render())
+        dialog.query_one("#filter-states", SelectionList).deselect("completed")
+        await pilot.pause(0.05)
+        assert "states: hiding completed" in str(words.render())
+        dialog.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        assert table.row_count == 2
+        assert table.column_cells("state") == ["failed", "failed"]
+        assert table.column_cells("args") == ["pytest -q", "pytest -q -x"]
+        assert "filter: 2 of 5 operations shown (f)" in screen_text(app)
+        assert screen.ops.selected is not None and screen.ops.selected.call_id == "t2"
+        # ``/`` counts what is shown, ``n`` and ``e`` step through it
+        await pilot.press("slash", *"divide", "enter")
+        await until(pilot, lambda: said(app, "2 matches for 'divide'"), "the count")
+        assert table.matches == [0, 1]
+        await pilot.press("g", "e")
+        assert table.cursor_row == 1 and screen.ops.selected.call_id == "t4"
+        await pilot.press("e")
+        await until(pilot, lambda: said(app, "No operation that did not complete"), "none")
+        # a view left empty says so, and the key that shows the rest
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        app.screen.query_one("#filter-tools", SelectionList).deselect_all()
+        app.screen.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        assert table.row_count == 0
+        assert "The filter lets none of the 5 operations through: f changes it." in (
+            screen_text(app)
+        )
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        words = app.screen.query_one("#filter-said", Static)
+        assert "tools: hiding Bash, Grep, Read" in str(words.render())  # (as it was left)
+        app.screen.query_one("#filter-all", Button).press()
+        await until(pilot, lambda: table.row_count == 5, "every operation again")
+        assert "filter:" not in screen_text(app)
+        # the conversation's own ``f`` is the conversation's still
+        await pilot.press("1", "f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        assert app.screen.query("#filter-roles") and not app.screen.query("#filter-tools")
+
+
+async def test_a_filter_keeps_to_its_operations_as_the_file_grows(tmp_path: Path) -> None:
+    """A snapshot's operations filtered again: a failed call appended is shown, a
+    completed one not; the search looks at it."""
+    path = _session(tmp_path)
+    async with opened(path) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 5, "five operations")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        app.screen.query_one("#filter-states", SelectionList).deselect("completed")
+        app.screen.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: table.row_count == 2, "the failed ones")
+        await pilot.press("slash", *"pytest", "enter")
+        await until(pilot, lambda: said(app, "2 matches for 'pytest'"), "the count")
+        whole = _writer(more=True).write(tmp_path / "more.jsonl").read_bytes()
+        before = path.read_bytes()
+        assert whole.startswith(before)
+        with path.open("ab") as out:
+            out.write(whole[len(before) :])
+        await until(pilot, lambda: len(screen.ops.ops) == 7, "the calls appended", 20)
+        await until(pilot, lambda: table.row_count == 3, "the failed one appended")
+        assert table.column_cells("args")[-1] == "pytest -q -k again"
+        await until(pilot, lambda: table.matches == [0, 1, 2], "its match")
+
+
+def _never(_self: object, index: int) -> Any:
+    raise AssertionError(f"operation {index} made to be filtered")
+
+
+def test_the_filter_reads_tools_and_states_without_making_operations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1 GB file has 100,000 operations: the dialog's counts and the rows shown come
+    from what the sequence keeps (Claude Code's and Codex's), every format alike."""
+    checked = set()
+    for name, path in files(tmp_path):
+        every = list(by_name(name).open(str(path)).tool_operations)
+        if not every:
+            continue
+        ops = by_name(name).open(str(path)).tool_operations  # (none made yet)
+        tool, state = every[0].tool, every[0].state
+        with monkeypatch.context() as m:
+            if name in ("claude-code", "codex"):
+                assert isinstance(ops, OpsSequence)
+                m.setattr(type(ops), "_one", _never)
+                checked.add(name)
+            chosen = OpsFilter()
+            dialog = chosen.dialog(ops)
+            tools, states = dialog.lists
+            assert tools.counts[tool] == sum(op.tool == tool for op in every)
+            assert states.counts[state] == sum(op.state == state for op in every)
+            chosen.set(frozenset({tool}), frozenset({state}), dialog)
+            rows = chosen.rows(ops)
+        assert rows == [i for i, op in enumerate(every) if (op.tool, op.state) == (tool, state)]
+    assert checked == {"claude-code", "codex"}
+
+
+@pytest.mark.parametrize("fmt", ["transcript-v1", "agentgo-v1", "codex"])
+async def test_every_formats_operations_tab_has_its_filter(tmp_path: Path, fmt: str) -> None:
+    """v1's tab (``3``) and agentgo's (``6``) are the same table: ``f`` there filters it."""
+    from format_fixtures import FACTORIES
+
+    path = FACTORIES[fmt](tmp_path)
+    async with opened(path) as (app, pilot, screen):
+        screen.action_show_tab("tools")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count > 0, "the operations")
+        every = list(screen.ops.ops)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        tools = app.screen.query_one("#filter-tools", SelectionList)
+        tool = tools.get_option_at_index(0).value
+        tools.deselect_all()
+        tools.select(tool)
+        app.screen.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        assert table.column_cells("tool") == [op.tool for op in every if op.tool == tool]
+        many = sum(op.tool == tool for op in every)
+        assert f"filter: {many} of {len(every)} operations shown (f)" in screen_text(app)
