@@ -4,9 +4,12 @@ neutral category, and its meta keys by neutral fact.
 ``Item.kind`` and ``Transcript.meta`` are in each format's own words. Where behaviour
 hangs on them (``e`` stops at an error line, the browser's "msgs" counts message lines,
 the header shows the model), it asks here, with the format it knows
-(``Transcript.format``): the shared words of the built-ins, and the format's own
-(``TranscriptFormat.kind_words`` / ``meta_keys``). A name no format has (a transcript
-not read yet) gets the shared words alone.
+(``Transcript.format``): the shared words, and the format's own
+(``TranscriptFormat.kind_words`` / ``meta_keys``). The shared words are the neutral
+model's (a category's own name, a fact's) and those two or more built-ins write; a word
+one format alone writes is in its own registration (Claude Code's ``compact-summary``,
+Codex's ``originator``), so a new format gets nothing it did not ask for. A name no
+format has (a transcript not read yet) gets the shared words alone.
 """
 
 from __future__ import annotations
@@ -39,27 +42,27 @@ class Kinds:
     error: frozenset[str]
 
 
-# The built-ins' words (a format's own are added to them: ``TranscriptFormat.kind_words``).
+# Every format's words (its own are added to them: ``TranscriptFormat.kind_words``):
+# ``meta`` is Claude Code's and Codex's, ``compaction`` v1's, Codex's and the model's own.
 SHARED_KINDS: Mapping[str, Words] = {
-    # (each a user or assistant line: Claude Code's spec says "one per user line", so what
-    # is sent next is never more than what was written)
-    "message": ("message", "command", "compact-summary"),
-    "conversation": ("meta", "queued"),
-    "compaction": ("compaction", "summary", "compact-summary"),
-    "error": ("error", "api-error", "api_error"),
+    "message": ("message",),
+    "conversation": ("meta",),
+    "compaction": ("compaction",),
+    "error": ("error",),
 }
 
 # Neutral fact -> the meta keys that may hold it, the first that has a value wins (a
-# format's own entry for a fact replaces these: ``TranscriptFormat.meta_keys``).
+# format's own entry for a fact replaces these: ``TranscriptFormat.meta_keys``). Each is
+# the fact's own name (a v1 file's meta is its caller's, in these words).
 SHARED_META_KEYS: Mapping[str, Words] = {
     "model": ("model",),
     "cwd": ("cwd",),
-    "version": ("version", "cli_version"),
-    "branch": ("gitBranch", "branch"),
-    "agent": ("agent",),  # who the agent is (v1's name for it)
-    "client": ("originator",),  # the program that wrote it (Codex's)
+    "version": ("version",),
+    "branch": ("branch",),
+    "agent": ("agent",),  # who the agent is
+    "client": (),  # the program that wrote it (no shared word: Codex's ``originator``)
     "title": ("title",),
-    "started": ("started", "timestamp"),
+    "started": ("started",),
 }
 # The facts the viewer's header shows, in order (each key of them that has a value, as
 # ``key=value``: the file's own word).

@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
 
 from session_core.scan import FileSummary
 from viewer.browser_cells import COLUMNS, compact, fitting_columns, totals
@@ -173,3 +176,58 @@ async def test_a_long_model_name_is_whole_on_a_wide_screen(tmp_path: Path) -> No
         await pilot.pause(0.2)
         assert screen.cell_text(str(path), "agent") == "worktrees / claud…"
         assert not any(who in row for row in screen_lines(app))
+
+
+@pytest.mark.parametrize(
+    ("cost", "mark", "shown"),
+    [
+        (0.0, "", "$0.00"),
+        (0.00004, "", "<$0.001"),  # (not "$0.000": something was spent)
+        (0.00004, "≥", "≥$0.000"),
+        (0.0012, "≥", "≥$0.001"),  # (was "≥$0.0012": 8 characters in 7 cells)
+        (0.0099, "~", "~$0.01"),
+        (0.5, "≥", "≥$0.50"),
+        (99.996, "", "$100"),  # (not "$100.00")
+        (9_999.4, "≥", "≥$9,999"),
+        (9_999.6, "", "$10.0k"),  # (not "$10,000")
+        (123_456, "≥", "≥$123k"),  # (was "≥$123,456")
+        (1_234_567, "~", "~$1.2M"),
+    ],
+)
+def test_a_cost_reads_in_its_column(cost: float, mark: str, shown: str) -> None:
+    from viewer.browser_cells import money_cell
+
+    assert money_cell(cost, mark) == shown
+
+
+@given(
+    cost=st.one_of(
+        st.floats(min_value=0, max_value=1e9, allow_nan=False),
+        st.floats(min_value=0, max_value=0.02, allow_nan=False),
+        st.floats(min_value=99, max_value=101, allow_nan=False),
+    ),
+    estimated=st.booleans(),
+    partial=st.booleans(),
+)
+def test_every_cost_fits_its_column(cost: float, estimated: bool, partial: bool) -> None:
+    """A cost in its cell, with its ``~`` or ``≥``, is never cut, whatever it is:
+    ``≥$0.0012`` and ``$123,456`` were 8 characters in the 7 cells the column has."""
+    from viewer.browser_cells import cells
+
+    row = FileSummary(path="/x/c.jsonl", status="finished", format="codex", tokens=1, cost=cost)
+    row.estimated, row.cost_partial = estimated, partial
+    width = next(w for key, _, w in COLUMNS if key == "cost")
+    cell = cells(row, 20)[[key for key, _, _ in COLUMNS].index("cost")]
+    assert width is not None and cell_len(cell.plain) <= width, cell.plain
+    assert cell.plain.lstrip("~≥<").startswith("$"), cell.plain
+    assert (cell.plain in ("$0.00", "~$0.00", "≥$0.00")) == (cost == 0), cell.plain
+
+
+@pytest.mark.parametrize(
+    ("cost", "shown"),
+    [(0.00004, "<$0.0001"), (0.0012, "$0.0012"), (1.5, "$1.50"), (123_456.0, "$123,456")],
+)
+def test_the_footer_gives_a_cost_in_full(cost: float, shown: str) -> None:
+    """The footer is not held to a column's width: its total is said in full, and one
+    above 0 never reads as nothing spent."""
+    assert totals([summary(0, 10, cost)], 1).plain.endswith(f"cost {shown}")

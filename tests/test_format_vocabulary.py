@@ -124,11 +124,27 @@ def test_its_meta_keys_fill_the_row_and_the_exports_title(kinded: Path) -> None:
 
 def test_its_words_are_added_to_the_shared_ones_and_a_format_names_only_known_ones() -> None:
     kinds = kinds_of(NAME)  # (not registered: the shared words alone)
-    assert "rate-limit" not in kinds.error and "api-error" in kinds.error
+    assert "rate-limit" not in kinds.error and "error" in kinds.error
     mine = kinds_of(KindedFormat())
-    assert {"rate-limit", "api-error"} <= mine.error and "squash" in mine.compaction
+    assert {"rate-limit", "error"} <= mine.error and "squash" in mine.compaction
     assert meta_fact({"model": "m", "model_name": "k"}, KindedFormat(), "model") == "k"
-    assert meta_fact({"originator": "c"}, KindedFormat(), "agent", "client") == "c"
+
+
+def test_a_new_format_gets_no_built_in_formats_own_words() -> None:
+    """The shared words are the neutral model's (and those two or more built-ins write):
+    a word one built-in alone writes is its own registration's, so a new format's
+    ``compact-summary`` line is not counted as a message nor its ``originator`` taken
+    for the program that wrote it (they were, from a shared table of the built-ins')."""
+    mine = kinds_of(KindedFormat())
+    assert mine.message == {"message", "said"} and mine.error == {"error", "rate-limit"}
+    assert mine.conversation == {"meta"} and mine.compaction == {"compaction", "squash"}
+    meta = {"originator": "c", "cli_version": "1", "timestamp": "t", "gitBranch": "b"}
+    facts = ("client", "version", "started", "branch")
+    assert [meta_fact(meta, KindedFormat(), fact) for fact in facts] == [None] * 4
+    assert [meta_fact(meta, "codex", fact) for fact in facts] == ["c", "1", "t", None]
+    claude = kinds_of("claude-code")
+    assert {"command", "compact-summary"} <= claude.message and "queued" in claude.conversation
+    assert "compact-summary" in claude.compaction and "summary" in kinds_of("agentgo-v1").compaction
 
     class Misnamed(KindedFormat):
         name: ClassVar[str] = "misnamed"

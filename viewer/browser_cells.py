@@ -116,8 +116,28 @@ _BIG_UNITS = (("B", 1_000_000_000), ("M", 1_000_000))
 
 
 def money(cost: float) -> str:
+    """A total in full, where it is not held to a column's width (the footer): ``$0.0012``,
+    ``$1.50``, ``$123,456``; ``<$0.0001`` above 0 (``$0.0000`` read as nothing spent)."""
     digits = 4 if cost < 0.01 else 2 if cost < 100 else 0
-    return f"${cost:,.{digits}f}"
+    shown = f"{cost:,.{digits}f}"
+    return "<$0.0001" if cost > 0 and shown == "0.0000" else f"${shown}"
+
+
+def money_cell(cost: float, mark: str = "") -> str:
+    """A cost in the cost column: at most 6 characters after an estimate's ``~`` or a lower
+    bound's ``≥`` (``mark``), so it is never cut: ``$0.001`` to ``$0.009`` below a cent,
+    ``$99.99``, then whole dollars as the counts are shown (``$9,999``, ``$12.3k``,
+    ``$1.2M``). Above 0 and below ``$0.001`` it is ``<$0.001`` (the ``<`` takes the
+    mark's cell), or with a mark ``~$0.000`` / ``≥$0.000`` (``$0.00`` is none spent)."""
+    mills = f"{cost:.3f}"  # (each bound judged on the figure as shown, rounded)
+    if cost > 0 and float(mills) < 0.01:
+        if float(mills) == 0:
+            return f"{mark}$0.000" if mark else "<$0.001"
+        return f"{mark}${mills}"
+    cents = f"{cost:.2f}"
+    if float(cents) < 100:
+        return f"{mark}${cents}"
+    return f"{mark}${compact(round(cost))}"
 
 
 def _number(value: int | None, estimated: bool, partial: bool = False) -> Text:
@@ -150,7 +170,7 @@ def cells(
             UNKNOWN
             if cost is None
             else Text(
-                _mark(summary.estimated, summary.cost_partial) + money(cost), justify="right"
+                money_cell(cost, _mark(summary.estimated, summary.cost_partial)), justify="right"
             ),
         ]
     return [

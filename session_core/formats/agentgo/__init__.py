@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...events import LineSource
@@ -100,6 +100,8 @@ class AgentGoFormat(TranscriptFormat):
     viewer_module: ClassVar[str | None] = "viewer.formats.agentgo"
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
+    # (a committed message holding a compaction's summary: ``AgentGoModel``)
+    kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"compaction": ("summary",)}
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session_start" and "session_id" in record and "seq" in record

@@ -59,6 +59,13 @@ class ClaudeCodeFormat(AgentFormat):
     title: ClassVar[str] = "Claude Code session"
     extra_panes: ClassVar[tuple[str, ...]] = ("subagents",)  # (linked: ``subagents``)
     viewer_module: ClassVar[str | None] = "viewer.formats.subagents"
+    # (each a user line: its spec says "one per user line", so what is sent next is never
+    # more than what was written; a queued prompt is listed when it is not sent)
+    kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "message": ("command", "compact-summary"),
+        "conversation": ("queued",),
+        "compaction": ("compact-summary",),
+    }
     # (its lines' ``gitBranch``, in the meta as ``git-branch``: the header says it)
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {"branch": ("git-branch",)}
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")

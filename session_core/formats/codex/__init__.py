@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -49,6 +49,12 @@ class CodexFormat(AgentFormat):
     # (an archived rollout is a session as well: listed with the others)
     home: ClassVar[tuple[str, ...]] = ("CODEX_HOME", ".codex", "sessions", "archived_sessions")
     running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``
+    # (its ``session_meta``'s words: the program that wrote it, its version, its start)
+    meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "version": ("cli_version",),
+        "client": ("originator",),
+        "started": ("timestamp",),
+    }
 
     def written_since(self, path: str, since: float) -> list[str]:
         from .tree import written_since
