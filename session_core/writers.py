@@ -57,10 +57,15 @@ class LockTable:
         return self.locked(device, inode)
 
     def holders(self, device: int, inode: int) -> frozenset[Holder]:
-        """The processes (but this one) that have the file open for writing."""
+        """The processes (but this one) that have the file open for writing: those of
+        the scan that still do (a scan may be 2 s old: its holder gone since, or the
+        file let go and its inode number given to another)."""
         if self.opened is None:
             return frozenset()
-        return self.opened.files.get((device, inode), frozenset())
+        found = self.opened.files.get((device, inode))
+        if not found:
+            return frozenset()
+        return frozenset(h for h in found if _still_holds(h, (device, inode)))
 
     def locked(self, device: int, inode: int) -> bool:
         """Whether a process holds a flock on the file."""
@@ -158,6 +163,27 @@ def holders_gone(path: str | os.PathLike[str]) -> bool:
 def _running(holder: Holder, proc: str = "/proc") -> bool:
     pid, started = holder
     return _start_time(f"{proc}/{pid}") == started
+
+
+def _still_holds(holder: Holder, key: Key, proc: str = "/proc") -> bool:
+    """Whether ``holder`` runs and has the file ``key`` open for writing now (its own
+    descriptors read again: a few)."""
+    if not _running(holder, proc):
+        return False
+    try:
+        entries = os.scandir(f"{proc}/{holder[0]}/fd")
+    except OSError:
+        return False
+    with entries:
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_mode & 0o200:
+                    st = entry.stat()
+                    if (st.st_dev, st.st_ino) == key:
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def _start_time(where: str) -> int | None:

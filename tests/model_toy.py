@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -149,6 +150,9 @@ class ToyBuilder(Builder):
 class ToyFormat(TranscriptFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "toy session"
+    # its compaction's summary line is a compaction item, by its own word (no format is
+    # given another's words)
+    kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"compaction": ("summary",)}
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "meta" and record.get("toy") is True

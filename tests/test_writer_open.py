@@ -236,3 +236,22 @@ def test_the_scan_is_refreshed_in_a_thread_and_the_first_ask_waits(
         assert cache.thread is not None and cache.thread.name == "tailscope-open-files"
     finally:
         _kill(proc)
+
+
+def test_a_scan_s_holder_is_asked_again_before_it_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan is up to 2 s old: a file its holder let go since (its inode number perhaps
+    another file's by now) is not held, nor one whose holder has exited."""
+    monkeypatch.setattr(writers, "OPEN_SCAN_EVERY", 3600.0)
+    monkeypatch.setattr(writers, "_OPEN", writers._OpenFiles())
+    path = tmp_path / "w.jsonl"
+    path.write_bytes(b"")
+    proc = _holder(path, "w")
+    try:
+        assert writers.writer_holds_lock(path) is True  # the scan that is kept
+        _close(proc)
+        assert _key(path) in _files()  # the kept scan still says so
+        assert writers.writer_holds_lock(path) is False
+    finally:
+        _kill(proc)

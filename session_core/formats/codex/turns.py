@@ -74,9 +74,9 @@ class CodexTurns(CodexState):
 
     def _cut_off(self, run: Run, stop: int | None, prompted: bool = False) -> None:
         """``run`` never ended (a later turn began at line ``stop``, or its writer is
-        gone: None): *interrupted*, at its last line before ``stop`` (``prompted``: the
-        open prompted run, at its last response item, as ``_end_implicit`` ends one), at
-        the time of the last of its lines that says one."""
+        gone: None): *interrupted*, at the last of its lines before ``stop`` that says a
+        time (``prompted``: the open prompted run, at its last response item, as
+        ``_end_implicit`` ends one)."""
         run.state = "interrupted"
         if prompted:
             run.end_at(*self.implicit_last)
@@ -85,14 +85,18 @@ class CodexTurns(CodexState):
         at = len(lines) if stop is None else bisect.bisect_left(lines, stop)
         if not at or lines[at - 1] < run.line:
             return  # (no line of its own read: its end not known)
-        ts = None
+        # At the last of its lines that says a time (a line that could not be read says
+        # none: the whole read has it as an item, a followed one holds a torn last line
+        # back), else its last line read.
+        end, ts = lines[at - 1], None
         for index in range(at - 1, max(-1, at - 1 - _LOOK_BACK), -1):
             if lines[index] < run.line:
                 break
             ts = raw.ts_of(index)
             if ts:
+                end = lines[index]
                 break
-        run.end_at(lines[at - 1], ts)
+        run.end_at(end, ts)
 
     def _adopt(self, run: Run, turn: str) -> None:
         """The ``task_started`` of a prompted run that has nothing yet (or that its context
