@@ -45,8 +45,7 @@ def cost_text(usage: Usage) -> str:
     gives it in full)."""
     if usage.cost is None:
         return "unknown"
-    partial = usage.responses and usage.cost_reported != usage.responses
-    return money_cell(usage.cost, "≥" if partial else "")
+    return money_cell(usage.cost, "≥" if usage.cost_partial else "")
 
 
 def where_text(subagent: Subagent) -> str:
