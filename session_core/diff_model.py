@@ -82,8 +82,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         f"{count(len(sent.ids), 'item')} sent next, "
         + ", ".join(overlay_counts(transcript.compactions).said("compaction", "elision")),
         "",
-        "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta)   "
-        "~ sent as a stub   # a compaction, elision or rollback",
+        "  = sent next   - not sent (folded, rolled back, another branch, a sidechain, meta, "
+        "queued)   ~ sent as a stub   # a compaction, elision or rollback",
         *(
             [
                 "  + sent next, on no line of its own: listed under the compaction that sends "
@@ -103,13 +103,18 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
         while placed and placed[-1][0] <= item.line:
             yield placed.pop()[1]
+        note = ""
         if item.id in replayed:
             sign = "~" if "elided" in item.marks else "="
         elif item.kind in listed:
             sign = "-"
+            if not item.marks and item.kind in kinds.conversation:
+                # (no mark says why: its kind does, a line the model is never sent as it
+                # is written, ``[meta]``, ``[queued]``: a queued prompt's delivery is sent)
+                note = item.kind
         else:
             continue
-        yield f"{sign} {_row(item)}"
+        yield f"{sign} {_row(item, note)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
             yield f"{'':10}sent:     {_clipped(item.stub)}"
     while placed:
@@ -146,8 +151,9 @@ def _places(owner: dict[str, Compaction], sent: list[str]) -> dict[int, tuple[in
     return places
 
 
-def _row(item: Item, place: str = "") -> str:
-    why = ", ".join([*item.marks, *([place] if place else [])])
+def _row(item: Item, note: str = "") -> str:
+    """An item's row, its marks and ``note`` (its place, why it is not sent) after it."""
+    why = ", ".join([*item.marks, *([note] if note else [])])
     why = f" [{why}]" if why else ""
     role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
     return f"line {item.line:>6} {role} {_clipped(item.text or _first(item))}{why}"

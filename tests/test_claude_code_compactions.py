@@ -374,3 +374,35 @@ def test_a_queued_prompt_before_a_compaction_is_not_what_it_folded(tmp_path: Pat
         assert f"folded {len(compaction.folded)} items," in heading
         assert sum(r.endswith("[folded]") for r in rows) == len(compaction.folded) == 4
         assert any("QUEUED WORDS" in r and r.startswith("- ") for r in rows)
+
+
+def test_a_queued_prompt_not_sent_says_why_in_the_diff(tmp_path: Path) -> None:
+    """A ``queue-operation`` line is listed ``-`` by ``diff`` with its reason, ``[queued]``
+    (its delivery is what is sent), as the legend says; a meta line keeps its own mark
+    alone, and a line a mark explains is not said queued as well."""
+    from session_core.diff_model import model_diff
+
+    w = CCWriter()
+    w.user("question 0")
+    w.assistant("m0", [text("answer 0")])
+    w.bare({"type": "queue-operation", "operation": "enqueue", "content": "QUEUED WORDS"})
+    w.user("question 1")
+    w.assistant("m1", [text("answer 1")])
+    w.compact()
+    w.user("question 2")
+    w.user("<local-command-caveat>CAVEAT</local-command-caveat>", isMeta=True)
+    w.bare({"type": "queue-operation", "operation": "enqueue", "content": "QUEUED LATER"})
+    path = w.write(tmp_path / "s.jsonl")
+    for t in (FMT.open(path, writer_alive=False), followed(path).transcript(writer_alive=False)):  # type: ignore[attr-defined]
+        rows = "".join(model_diff(t)).splitlines()
+        (meta,) = [r for r in rows if "CAVEAT" in r]
+        assert meta.startswith("- ") and meta.endswith(" [meta]"), meta
+        legend = next(r for r in rows if r.startswith("  = sent next"))
+        assert (
+            "- not sent (folded, rolled back, another branch, a sidechain, meta, queued)" in legend
+        )
+        queued = [r for r in rows if "QUEUED" in r]
+        assert len(queued) == 2 and all(r.startswith("- ") for r in queued)
+        assert all(r.endswith(" [queued]") for r in queued), queued
+        folded = [r for r in rows if r.endswith("[folded]")]
+        assert folded and not any("queued" in r for r in folded)

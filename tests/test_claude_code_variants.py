@@ -19,6 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_helpers import FMT, both
 from claude_code_writer import CCWriter, text, tool_use, usage
 
+from session_core.vocabulary import kinds_of
+from viewer.widgets.item_jumps import is_what
+
 
 def test_runs_without_stop_reason_end_with_a_text_response(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -320,6 +323,23 @@ def test_api_error_says_why(
     w.system("api_error", level="error", error=error, retryInMs=500, retryAttempt=1, maxRetries=10)
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.raw[-1].text == shown
+
+
+def test_an_api_error_is_an_error_line_e_stops_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A system line that says something went wrong (``api_error``, a notice at level
+    error) is an error line: ``e`` stops at it; other system lines are not."""
+    w = CCWriter(version="2.1.90")
+    w.user("hello")
+    w.system("api_error", level="error", error={"status": 529}, retryAttempt=1, maxRetries=10)
+    w.system("informational", level="error", content="Hook failed")
+    w.system("informational", level="info", content="All good")
+    w.system("turn_duration", durationMs=1200)
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    errors = [i.text for i in t.raw if is_what("error", i, {}, kinds_of(t.format))]
+    assert errors == ["api_error: 529 (retry 1/10)", "informational: Hook failed"]
+    assert [i.kind for i in t.raw[-4:]] == ["error", "error", "system", "system"]
 
 
 def test_a_damaged_line_within_the_file_is_kept_raw(

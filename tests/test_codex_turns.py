@@ -10,8 +10,10 @@ from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, legacy_story, turnless_story
 from helpers import file_loaded, follow_into, neutral, said
 
+from session_core.vocabulary import kinds_of
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
+from viewer.widgets.item_jumps import is_what
 
 # -- runs and contexts ----------------------------------------------------------------
 
@@ -241,3 +243,26 @@ def test_a_turn_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:
         follow_into(live.apply, path, batch, live.format.parsed_updates)
         for alive in (False, None):
             assert neutral(live.transcript(writer_alive=alive)) == neutral(opened(path, alive))
+
+
+def test_an_error_event_is_an_error_line_e_stops_at(tmp_path: Path) -> None:
+    """A turn's ``error`` event (and a ``stream_error``) is an error line, where ``e``
+    stops; the other events are not, read whole (packed) or fed a line at a time."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "fix it")
+    w.event("stream_error", message="Reconnecting... 1/5")
+    w.event("background_event", message="still working")
+    w.event("error", message="unexpected status 401 Unauthorized")
+    w.task_complete("t1")
+    path = Path(w.path)
+    builder = CODEX.builder(str(path))
+    for number, record in enumerate(orjson.loads(line) for line in path.read_bytes().splitlines()):
+        builder.lines = number + 1
+        builder.feed(record, number + 1)
+    for t in (opened(path), builder.transcript(None)):
+        errors = [i for i in t.raw if is_what("error", i, {}, kinds_of(t.format))]
+        assert [(i.line, i.kind) for i in errors] == [(4, "error"), (6, "error")]
+        assert "401 Unauthorized" in errors[1].parts[0].text
+        assert [i.kind for i in t.raw if i.line == 5] == ["event"]

@@ -13,13 +13,17 @@ from claude_code_writer import SESSION, SUBAGENT_USAGE, story
 from codex_helpers import CHILD, family
 from codex_writer import SESSION as CODEX_SESSION
 from helpers import app_loaded, said, screen_lines, screen_text, wait_for
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from session_core.formats import CLAUDE_CODE, by_name
+from session_core.model import Usage
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
-from viewer.widgets.subagents_pane import SubagentsPane
+from viewer.widgets.subagents_pane import COLUMNS, SubagentsPane, cost_text
 
 SIZE = (150, 40)
 TOKENS = sum(sum(v) for v in SUBAGENT_USAGE.values())  # every count of its two responses
@@ -263,3 +267,24 @@ async def test_s_sorts_them_by_usage_and_back_the_cursor_on_its_subagent(tmp_pat
         await pilot.press("s")
         assert [s.description for s in pane.subagents] == ["scout 0", "scout 1", "scout 2"]
         assert pane.table.cursor_row == 0
+
+
+@given(
+    cost=st.one_of(
+        st.none(),
+        st.floats(min_value=0, max_value=1e12, allow_nan=False),
+        st.floats(min_value=99, max_value=1001, allow_nan=False),
+    ),
+    priced=st.integers(0, 3),
+)
+def test_every_cost_fits_its_column(cost: float | None, priced: int) -> None:
+    """A subagent's cost, with its ``≥`` where some responses were not priced, is never
+    cut: ``≥$123.4567`` was 10 characters in the column's 9 cells (the browser's rule)."""
+    usage = Usage(cost=cost, responses=3, cost_reported=priced)
+    shown = cost_text(usage)
+    width = next(w for key, _, w in COLUMNS if key == "cost")
+    assert width is not None and cell_len(shown) <= width, shown
+    if cost is None:
+        assert shown == "unknown"
+    else:
+        assert shown.lstrip("≥<").startswith("$") and shown.startswith("≥") == (priced < 3)

@@ -4,6 +4,7 @@ text said, and whether the parts drawn hold a search's needle."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,14 +29,26 @@ def as_json(value: Any) -> str:
 def image_placeholder(what: str, width: int) -> str:
     """``[image: what]`` in ``width`` cells, its closing bracket kept: ``what`` is cut inside
     it, and one in brackets of its own (a redacted URL, ``[REDACTED_IMAGE_URL len=…
-    sha=…]``) inside those too (cut after them, it read as an ``[image:`` left open)."""
+    sha=…]``) inside those too (cut after them, it read as an ``[image:`` left open).
+    A reader's own words for an image (``[image image/png]``, ``[document …]``) are shown
+    as they are (``[image: [image]]`` said it twice)."""
     flat = one_line(what)
     if not flat:
         return "[image]"
-    room = max(1, width - len("[image: ]"))
-    if flat.startswith("[") and flat.endswith("]") and 2 < room < cell_len(flat):
-        flat = clip(flat[:-1], room - 1) + "]"
-    return f"[image: {clip(flat, room)}]"
+    if _SAID.match(flat):
+        return _closed(flat, max(1, width))
+    return f"[image: {_closed(flat, max(1, width - len('[image: ]')))}]"
+
+
+# What a reader says of an image or document it keeps no bytes of (``blocks.image_text``).
+_SAID = re.compile(r"\[(?:image|document)[ \]]")
+
+
+def _closed(text: str, room: int) -> str:
+    """``text`` in ``room`` cells, one in brackets cut inside them."""
+    if text.startswith("[") and text.endswith("]") and 2 < room < cell_len(text):
+        return clip(text[:-1], room - 1) + "]"
+    return clip(text, room)
 
 
 def capped(text: str, limit: int, rest: str) -> str:

@@ -19,6 +19,7 @@ from session_core.model import Subagent, ToolOp, Transcript, Usage, ops_by_call
 from session_core.text import count, duration_text
 from session_core.tool_ops import state_tone
 
+from ..browser_cells import money_cell
 from ..safe import fit_path, one_line_text
 from .block_view import Entry
 from .model_panes import TableDetail, tone_text, usage_short
@@ -39,11 +40,12 @@ UNKNOWN = "unknown"  # (its file read, no usage reported in it)
 
 
 def cost_text(usage: Usage) -> str:
-    """``$0.0210``; ``≥$0.0210`` where some responses were not priced; ``unknown``."""
+    """``$0.02``; ``≥$0.02`` where some responses were not priced; ``unknown``: the
+    browser's cost column's rule (``money_cell``), so it fits its column (the detail
+    gives it in full)."""
     if usage.cost is None:
         return "unknown"
-    partial = usage.responses and usage.cost_reported != usage.responses
-    return f"{'≥' if partial else ''}${usage.cost:.4f}"
+    return money_cell(usage.cost, "≥" if usage.cost_partial else "")
 
 
 def where_text(subagent: Subagent) -> str:

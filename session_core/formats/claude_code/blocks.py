@@ -231,6 +231,15 @@ def system_text(record: dict[str, Any]) -> str:
     return head
 
 
+def says_error(record: dict[str, Any]) -> bool:
+    """A system line that says something went wrong (an error line: ``e`` stops at it):
+    an API call that failed (``api_error``, retried), or a notice written at level error."""
+    subtype = record.get("subtype")
+    return record.get("level") == "error" or (
+        isinstance(subtype, str) and subtype.endswith("_error")
+    )
+
+
 def _error_text(error: Any) -> str:
     """An API error's status and message, as far as it says them."""
     if isinstance(error, str):

@@ -45,7 +45,8 @@ def rare_line(
         node = b.node_for(facts, uuid, line, SYSTEM, side)
         text = blocks.system_text(record)
         part = Part("text", text=text, name=str_or_none(record.get("subtype")))
-        role = item_kind = "system"
+        role = "system"
+        item_kind = "error" if blocks.says_error(record) else "system"  # (the shared word)
     elif (queued := _queued_prompt(record) if kind == "attachment" else None) is not None:
         # a prompt typed while the model was busy, delivered mid-turn: what the model
         # is sent, on the chain like a user line (it starts no turn of its own)

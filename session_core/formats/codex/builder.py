@@ -66,6 +66,10 @@ _ENDED: dict[str, Any] = {
     "turn_complete": "finished",
     "turn_aborted": "aborted",
 }
+# The events that say something went wrong: error lines (the shared word), where ``e`` stops
+# (``error``: a turn that failed, kept with the extended history; ``stream_error``: a
+# dropped stream Codex retries, kept by no version seen, read as one if a writer keeps it).
+_ERRORS = frozenset(("error", "stream_error"))
 # The response items an older writer wrote bare, with no ``{timestamp, type, payload}``.
 BARE_ITEMS = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *NOT_SENT))
 # What an older rollout's bare header holds beside its id and timestamp (one is enough).
@@ -323,7 +327,7 @@ class CodexBuilder(CodexRewrites):
             self._late_outcome(kind, payload)
         packed = self._by_span()
         parts = _PACKED if packed else [Part("other", compact(payload), name=str(kind))]
-        self._add(parts, line, "system", "event", ts)
+        self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
 
     def _typed_token_count(
         self, payload: lines.TokenCount, raw: bytes | memoryview, line: int, ts: str | None

@@ -12,7 +12,14 @@ from typing import Any
 from ...model import Item
 from ...parts import Part
 from ...text import str_or_none
-from .tools import Outcome, compact, decode_output, parse_arguments, shown_arguments
+from .tools import (
+    Outcome,
+    compact,
+    decode_output,
+    image_text,
+    parse_arguments,
+    shown_arguments,
+)
 
 STICKY_ROLES = ("developer", "system")
 CALL_TYPES = (
@@ -55,8 +62,7 @@ def content_parts(content: Any) -> list[Part]:
             parts.append(Part("text", block["refusal"], name="refusal"))
         elif kind in ("input_image", "image", "localImage", "local_image"):
             url = block.get("image_url") or block.get("url") or block.get("path")
-            shown = url if isinstance(url, str) and not url.startswith("data:") else "[image]"
-            parts.append(Part("image", shown, name=str(kind), data=block))
+            parts.append(Part("image", image_text(url), name=str(kind), data=block))
         else:
             parts.append(Part("other", compact(block), name=str(kind)))
     return parts

@@ -129,12 +129,27 @@ def content_items_text(items: list[Any]) -> str:
             if isinstance(text, str):
                 texts.append(text)
             elif str(block.get("type", "")).endswith("image"):
-                texts.append("[image]")
+                texts.append(image_text(block.get("image_url")))
             else:
                 texts.append(compact(block))
         elif isinstance(block, str):
             texts.append(block)
     return "\n".join(texts)
+
+
+def image_text(url: Any) -> str:
+    """An image block's text: its address, or for one sent inline (a ``data:`` URL: a
+    pasted image) or with none, what it is, as the other readers say it (``[image
+    image/png]``, ``[image]``)."""
+    if not isinstance(url, str) or not url:
+        return "[image]"
+    if not url.startswith("data:"):
+        return url
+    media = _MEDIA_TYPE.match(url, 5, 133)  # (the bytes after it may be megabytes)
+    return f"[image {media.group()}]" if media else "[image]"
+
+
+_MEDIA_TYPE = re.compile(r"[\w.+-]+/[\w.+-]+")
 
 
 def _from_json_output(decoded: dict[str, Any]) -> Outcome:
