@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 from codex_writer import RolloutWriter
-from helpers import screen_text, wait_for
+from helpers import app_loaded, screen_text, wait_for
 
 from session_core import writers
 from session_core.formats import by_name
 from session_core.scan import scan_file
-from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 
 HOLD = """
@@ -185,33 +184,25 @@ def test_a_writer_between_writes_is_no_writer_gone_until_its_process_exits(
     assert scan_file(path).status == "crashed"
 
 
-async def test_the_viewer_says_live_while_held_and_idle_once_its_writer_is_killed(
-    held: tuple[Path, subprocess.Popen[str]],
+@pytest.mark.parametrize("closed", [False, True])
+async def test_the_viewer_says_idle_once_its_writer_is_killed_not_between_writes(
+    held: tuple[Path, subprocess.Popen[str]], closed: bool
 ) -> None:
+    """Killed: idle and its call interrupted at once. Let go of the file and running
+    (``closed``: a writer between two writes, which wrote a moment ago): still live."""
     path, proc = held
-    app = TailscopeApp(str(path))
-    async with app.run_test(size=(120, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
+    async with app_loaded(path, ModelScreen, (120, 30)) as (app, pilot):
         await wait_for(pilot, lambda: "● live" in screen_text(app))
         assert "1 running" in screen_text(app)
-        _kill(proc)
-        await wait_for(pilot, lambda: "● idle" in screen_text(app), timeout=10)
-        await wait_for(pilot, lambda: "1 interrupted" in screen_text(app), timeout=10)
-
-
-async def test_the_viewer_keeps_a_writer_between_writes_at_work(
-    held: tuple[Path, subprocess.Popen[str]],
-) -> None:
-    path, proc = held
-    app = TailscopeApp(str(path))
-    async with app.run_test(size=(120, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen))
-        await wait_for(pilot, lambda: "● live" in screen_text(app))
-        _close(proc)
-        os.utime(path)  # it wrote a moment ago
-        await pilot.pause(2.5)  # (the header is drawn again every second)
-        assert "● live" in screen_text(app)
-        assert "1 running" in screen_text(app)
+        if closed:
+            _close(proc)
+            os.utime(path)
+            await pilot.pause(2.5)  # (the header is drawn again every second)
+            assert "● live" in screen_text(app) and "1 running" in screen_text(app)
+        else:
+            _kill(proc)
+            await wait_for(pilot, lambda: "● idle" in screen_text(app), timeout=10)
+            await wait_for(pilot, lambda: "1 interrupted" in screen_text(app), timeout=10)
 
 
 def test_the_scan_is_refreshed_in_a_thread_and_the_first_ask_waits(
