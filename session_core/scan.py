@@ -230,7 +230,7 @@ def settle_status(
         not by_name(fmt).only_locking_writers
         and (time.time() if now is None else now) - summary.mtime < live_window
         and not is_compressed_file(summary.path)
-        and not (summary.locked is False and seen_gone(summary.path, summary.device, summary.inode))
+        and not (summary.locked is False and _writer_went(summary))
     )
     if summary.locked or fresh:
         summary.status = "live"
@@ -239,6 +239,10 @@ def settle_status(
     else:
         summary.status = "finished"
     return summary
+
+
+def _writer_went(summary: FileSummary) -> bool:
+    return seen_gone(summary.path, summary.device, summary.inode, summary.size, summary.mtime)
 
 
 class _Unreadable(TranscriptError):

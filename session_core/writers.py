@@ -86,7 +86,7 @@ class LockTable:
             _LOCKS_SEEN.add(_seen_key(path, device, inode))
         holders = self.holders(device, inode)
         if holders:
-            _HOLDERS_SEEN.setdefault(_seen_key(path, device, inode), set()).update(holders)
+            _HOLDERS.note(_seen_key(path, device, inode), holders)
 
 
 # The files (path, device, inode) this process saw a writer's lock on: a writer seen to
@@ -94,12 +94,61 @@ class LockTable:
 # export said "running" of a call its screen said was interrupted, the lock it saw gone).
 # The path too: an inode number is given again to a file made after one is removed.
 _LOCKS_SEEN: set[tuple[str, int, int]] = set()
-# The processes seen with each file open for writing, the same way.
-_HOLDERS_SEEN: dict[tuple[str, int, int], set[Holder]] = {}
+SeenKey = tuple[str, int, int]
 
 
-def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> tuple[str, int, int]:
+def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> SeenKey:
     return (os.path.realpath(path), device, inode)
+
+
+class _Holders:
+    """The processes seen with each file open for writing (the same way), and the file's
+    size and mtime when they were first all found exited: a file written after that has
+    a writer again, one not seen (a process that opens it for each write, started
+    again), and is forgotten. Asked from the screen's thread and the workers' alike."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen: dict[SeenKey, frozenset[Holder]] = {}
+        self.gone: dict[SeenKey, tuple[int, float]] = {}
+
+    def note(self, key: SeenKey, holders: frozenset[Holder]) -> None:
+        """``holders`` have the file open now: those seen before that have exited are
+        let go (a shell's ``>>`` hands the file to each command it runs)."""
+        with self.lock:
+            before = self.seen.get(key, frozenset())
+        kept = frozenset(holder for holder in before - holders if _running(holder))
+        with self.lock:
+            self.seen[key] = kept | holders
+            self.gone.pop(key, None)
+
+    def gone_now(self, key: SeenKey, size: int, mtime: float) -> bool:
+        """Whether every process seen with the file open has exited, and nothing was
+        written to it since that was first found (False where none was seen)."""
+        with self.lock:
+            holders = self.seen.get(key)
+            if not holders:
+                return False
+            stamp = self.gone.get(key)
+        if any(_running(holder) for holder in holders):
+            return False
+        with self.lock:
+            if stamp is None:
+                self.gone[key] = (size, mtime)
+                return True
+            if stamp != (size, mtime):
+                self.seen.pop(key, None)
+                self.gone.pop(key, None)
+                return False
+            return True
+
+    def clear(self) -> None:
+        with self.lock:
+            self.seen.clear()
+            self.gone.clear()
+
+
+_HOLDERS = _Holders()
 
 
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
@@ -132,32 +181,27 @@ def lock_seen(path: str | os.PathLike[str]) -> bool:
     return _seen_key(path, st.st_dev, st.st_ino) in _LOCKS_SEEN
 
 
-def seen_gone(path: str | os.PathLike[str], device: int, inode: int) -> bool:
+def seen_gone(
+    path: str | os.PathLike[str], device: int, inode: int, size: int, mtime: float
+) -> bool:
     """A writer seen holding this file (its lock, or open for writing) is gone: its lock
-    let go, or every process seen with it open has exited. The caller knows none holds
-    it now."""
-    if not _LOCKS_SEEN and not _HOLDERS_SEEN:
-        return False
+    let go, or every process seen with it open has exited (``_Holders.gone_now``). The
+    caller knows none holds it now, and the file's size and mtime."""
     key = _seen_key(path, device, inode)
-    if key in _LOCKS_SEEN:
-        return True
-    return _all_exited(_HOLDERS_SEEN.get(key))
-
-
-def _all_exited(holders: set[Holder] | None) -> bool:
-    return holders is not None and not any(_running(holder) for holder in holders)
+    return key in _LOCKS_SEEN or _HOLDERS.gone_now(key, size, mtime)
 
 
 def holders_gone(path: str | os.PathLike[str]) -> bool:
-    """Whether every process seen with this file open for writing has exited (False where
-    none was seen)."""
-    if not _HOLDERS_SEEN:
+    """Whether every process seen with this file open for writing has exited, and nothing
+    was written to it since (False where none was seen)."""
+    if not _HOLDERS.seen:
         return False
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return _all_exited(_HOLDERS_SEEN.get(_seen_key(path, st.st_dev, st.st_ino)))
+    key = _seen_key(path, st.st_dev, st.st_ino)
+    return _HOLDERS.gone_now(key, st.st_size, st.st_mtime)
 
 
 def _running(holder: Holder, proc: str = "/proc") -> bool:
@@ -188,7 +232,8 @@ def _still_holds(holder: Holder, key: Key, proc: str = "/proc") -> bool:
 
 def _start_time(where: str) -> int | None:
     """A process's start time (in clock ticks since boot: ``stat``'s 22nd field), which
-    tells it from a later process given its pid; None once it has exited."""
+    tells it from a later process given its pid; None once it has exited (a zombie, whose
+    parent has not reaped it yet, too: it writes nothing more)."""
     try:
         with open(f"{where}/stat", "rb") as fh:
             text = fh.read()
@@ -196,7 +241,7 @@ def _start_time(where: str) -> int | None:
         return None
     fields = text[text.rfind(b")") + 2 :].split()  # (after the name, which may hold spaces)
     try:
-        return int(fields[19])
+        return None if fields[0] in (b"Z", b"X") else int(fields[19])
     except (IndexError, ValueError):
         return None
 

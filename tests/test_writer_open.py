@@ -41,7 +41,7 @@ def fresh_scans(monkeypatch: pytest.MonkeyPatch) -> None:
     remembered from another test."""
     monkeypatch.setattr(writers, "_OPEN", _Scanning())
     monkeypatch.setattr(writers, "_LOCKS_SEEN", set())
-    monkeypatch.setattr(writers, "_HOLDERS_SEEN", {})
+    monkeypatch.setattr(writers, "_HOLDERS", writers._Holders())
 
 
 class _Scanning(writers._OpenFiles):
@@ -246,3 +246,46 @@ def test_a_scan_s_holder_is_asked_again_before_it_counts(
         assert writers.writer_holds_lock(path) is False
     finally:
         _kill(proc)
+
+
+def test_a_file_written_after_its_writers_went_has_a_writer_again(
+    held: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    """Gone once its process exited; then written again (a process that opens it for
+    each write, started again, never seen): not gone, its file's age rules."""
+    path, proc = held
+    assert scan_file(path).status == "live"
+    _kill(proc)
+    assert by_name("codex").writer_alive(path) is False
+    with open(path, "ab") as fh:
+        fh.write(b'{"timestamp":"2026-02-23T12:09:00.000Z","type":"event_msg","payload":{}}\n')
+    assert by_name("codex").writer_alive(path) is None
+    assert scan_file(path).status == "live"
+    assert _states(path) == ["running"]
+
+
+def test_the_processes_seen_are_those_that_may_still_write(tmp_path: Path) -> None:
+    """A holder seen before that has exited is let go when another holds the file (a
+    shell's ``>>`` hands it to each command it runs: they were all kept); a zombie, not
+    reaped yet, has exited."""
+    path = tmp_path / "w.jsonl"
+    path.write_bytes(b"")
+    first, second = _holder(path, "w"), _holder(path, "w")
+    try:
+        started = [writers._start_time(f"/proc/{p.pid}") for p in (first, second)]
+        assert None not in started
+        holders = [(p.pid, t) for p, t in zip((first, second), started, strict=True)]
+        key = writers._seen_key(path, *_key(path))
+        memory = writers._Holders()
+        memory.note(key, frozenset(holders[:1]))
+        first.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while writers._running(holders[0]):  # (a zombie until reaped: not running)
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        memory.note(key, frozenset(holders[1:]))
+        assert memory.seen[key] == frozenset(holders[1:])
+    finally:
+        for proc in (first, second):
+            proc.kill()
+            proc.wait()
