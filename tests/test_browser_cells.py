@@ -3,6 +3,7 @@ rollout whose tokens are known and whose model has no price leaves its cost out 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,14 @@ def test_the_footer_gives_a_cost_in_full(cost: float, shown: str) -> None:
     """The footer is not held to a column's width: its total is said in full, and one
     above 0 never reads as nothing spent."""
     assert totals([summary(0, 10, cost)], 1).plain.endswith(f"cost {shown}")
+
+
+@pytest.mark.parametrize("cost", [math.inf, math.nan])
+def test_a_cost_past_a_doubles_reach_is_shown_not_a_crash(cost: float) -> None:
+    """Costs a file wrote (``costUSD`` of 1e308 twice) add up to infinity: the browser
+    exited with a traceback (``OverflowError``); the cell says what the sum is."""
+    from viewer.browser_cells import cells
+
+    row = FileSummary(path="/x/c.jsonl", status="finished", format="codex", tokens=1, cost=cost)
+    cell = cells(row, 20)[[key for key, _, _ in COLUMNS].index("cost")]
+    assert cell.plain in ("$inf", "$nan")

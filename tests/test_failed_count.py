@@ -63,7 +63,7 @@ async def test_the_header_says_how_many_failed(tmp_path: Path, fmt: str) -> None
     failed = ops_in_state(by_name(fmt).open(path).tool_operations, "failed")
     async with app_loaded(path, ModelScreen, (200, 30)) as (app, _pilot):
         counts = screen_lines(app)[2]
-    assert failed and " tool ops (" in counts and f" ({failed} failed)" in counts, counts
+    assert failed and " tool ops (" in counts and f"{failed} failed)" in counts, counts
 
 
 @pytest.mark.parametrize("fmt", DEMO_FORMATS)

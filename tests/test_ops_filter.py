@@ -197,3 +197,33 @@ async def test_every_formats_operations_tab_has_its_filter(tmp_path: Path, fmt: 
         assert table.column_cells("tool") == [op.tool for op in every if op.tool == tool]
         many = sum(op.tool == tool for op in every)
         assert f"filter: {many} of {len(every)} operations shown (f)" in screen_text(app)
+
+
+async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path) -> None:
+    """Failed only (the cursor on the last of them, far down the file), then every
+    operation: the cursor's row is on screen (it sat off it, where enter acted unseen)."""
+    w = CCWriter()
+    w.user("go")
+    for n in range(1, 61):
+        w.assistant(f"m{n}", [tool_use(f"t{n}", "Bash", command=f"step {n}")])
+        w.result(f"t{n}", "no" if n > 55 else "ok", is_error=n > 55)
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, (100, 24)) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 60, "every operation")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        app.screen.query_one("#filter-states", SelectionList).deselect("completed")
+        app.screen.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: table.row_count == 5, "the failed")
+        await pilot.press("G")  # the last failed: operation 60
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        app.screen.query_one("#filter-all", Button).press()
+        await until(pilot, lambda: table.row_count == 60, "every operation again")
+        await pilot.pause(0.2)
+        assert table.cursor_row == 59
+        top = round(table.scroll_offset.y)
+        assert top <= table.cursor_row < top + table.size.height - 1, (top, table.size)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
@@ -129,6 +130,8 @@ def money_cell(cost: float, mark: str = "") -> str:
     ``$99.99``, then whole dollars as the counts are shown (``$9,999``, ``$12.3k``,
     ``$1.2M``). Above 0 and below ``$0.001`` it is ``<$0.001`` (the ``<`` takes the
     mark's cell), or with a mark ``~$0.000`` / ``≥$0.000`` (``$0.00`` is none spent)."""
+    if not math.isfinite(cost):  # (costs a file wrote that add up past a double's reach)
+        return f"{mark}${cost}"
     mills = f"{cost:.3f}"  # (each bound judged on the figure as shown, rounded)
     if cost > 0 and float(mills) < 0.01:
         if float(mills) == 0:

@@ -252,6 +252,9 @@ class OpsPane(Vertical):
         table.set_row_count(len(rows))
         if rows:
             table.move_cursor(min(bisect.bisect_left(rows, was), len(rows) - 1))
+            # (once the new rows are laid out: a cursor moved down the longer table sat
+            # off screen, where enter and m acted on a row not seen)
+            table.call_after_refresh(table.scroll_to_cursor)
         table.search_again()
 
     def filter_said(self) -> str:

@@ -177,13 +177,22 @@ class ModelStatus(Static):
         said = [] if partial else [Text(count(transcript.lines, "line"))]
         said.append(Text(f"{len(transcript.messages):,} sent next"))
         tools = Text(count(len(ops), "tool op"))
-        if running:
-            tools.append(f" ({running} running)", "bold cyan")
-        if interrupted:
-            tools.append(f" ({interrupted} interrupted)", "bold red")
         failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)
-        if failed:
-            tools.append(f" ({failed:,} failed)", "bold red")
+        states = [
+            (f"{n:,} {state}", style)
+            for n, state, style in (
+                (running, "running", "bold cyan"),
+                (interrupted, "interrupted", "bold red"),
+                (failed, "failed", "bold red"),
+            )
+            if n
+        ]
+        if states:  # one parenthesis: "(2 interrupted, 1 failed)"
+            tools.append(" (")
+            for index, (words, style) in enumerate(states):
+                tools.append(", " if index else "")
+                tools.append(words, style)
+            tools.append(")")
         said.append(tools)
         overlays = overlay_counts(transcript.compactions).said("compaction")
         said.extend(Text(words) for words in [count(len(transcript.runs), "run"), *overlays])
