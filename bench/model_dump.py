@@ -177,7 +177,8 @@ def format_name(path: str, name: str | None) -> str:
 
 def batches(path: str) -> Iterator[Any]:
     """``follow``'s raw batches of the whole file, as the viewer's worker reads them."""
-    from session_core.following import MAX_BATCH_BYTES, TailReader
+    from session_core.following import MAX_BATCH_BYTES
+    from session_core.tail_reader import TailReader
 
     tail = TailReader(os.path.abspath(path), parse=False)
     try:

@@ -35,8 +35,9 @@ import model_scale  # noqa: E402
 
 
 def measure(path: Path, fmt: str, share: float, lines: int, appends: int, profile: bool) -> str:
-    from session_core.following import MAX_BATCH_BYTES, TailReader
+    from session_core.following import MAX_BATCH_BYTES
     from session_core.formats import by_name
+    from session_core.tail_reader import TailReader
 
     with tempfile.TemporaryDirectory(prefix="snapshot-cost-") as tmp:
         target = Path(tmp) / path.name

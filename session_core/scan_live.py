@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from .compressed import is_compressed_file
 from .errors import TranscriptError
-from .following import MAX_BATCH_BYTES, TailReader
+from .following import MAX_BATCH_BYTES
 from .formats import by_name
 from .scan import BUDGET, LIVE_WINDOW, FileSummary, LockTable, scan_file, settle_status
+from .tail_reader import TailReader
 
 # Live rows followed at once, at most (a folder touched whole, by rsync or a checkout,
 # made every row live: 600 followed rows ran out of descriptors); the others are read

@@ -142,7 +142,8 @@ async def test_missing_at_start_then_created(tmp_path: Path, polling: bool) -> N
 def test_a_replacement_while_the_first_update_is_read_is_not_mixed_in(tmp_path: Path) -> None:
     """A reset's first update is completed in one go; if the file is replaced again
     meanwhile, it carries the newest file alone, not the old file's head glued to it."""
-    from session_core.following import TailReader, _drain
+    from session_core.following import _drain
+    from session_core.tail_reader import TailReader
 
     path = transcript_at(tmp_path, 500)
     tail = TailReader(str(path))
@@ -303,7 +304,7 @@ def test_a_torn_tail_rewritten_in_place_is_read_again(
     read: the size is past what was read and the boundary still a newline, so the held
     bytes were joined to the new ones, a record the file never had (the fuzzer). The
     held bytes are checked against the file: the file is read again from line 1."""
-    from session_core.following import TailReader
+    from session_core.tail_reader import TailReader
 
     path = transcript_at(tmp_path, 1)
     good = path.read_bytes()
@@ -333,7 +334,7 @@ def test_the_held_line_check_reads_its_ends_alone(tmp_path: Path) -> None:
     75 ms a poll: the review)."""
     import tracemalloc
 
-    from session_core.following import HELD_CHECK, TailReader
+    from session_core.tail_reader import HELD_CHECK, TailReader
 
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type":"x"}\n{"a":"')
@@ -361,7 +362,7 @@ def test_a_file_begun_again_between_two_reads_is_read_again(tmp_path: Path, pars
     line read ended (an agentgo session begun again: its session_start line is the same
     length each time): every other check passed, and the old first line was kept with
     the new lines after it. The file's first complete lines are checked too."""
-    from session_core.following import TailReader
+    from session_core.tail_reader import TailReader
 
     path = tmp_path / "s.jsonl"
     first = orjson.dumps({"v": 1, "type": "note", "id": "a" * 8}) + b"\n"

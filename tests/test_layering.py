@@ -69,14 +69,15 @@ def test_no_format_imports_another() -> None:
 
 
 def test_the_follower_is_reached_through_its_public_names() -> None:
-    """``following``'s reading side is ``TailReader``: no other module of the core (the
-    browser's live rows, ``scan_live``) takes one of its private names."""
-    following = "session_core.following"
+    """The follower's reading side is ``tail_reader.TailReader``: no other module of the
+    core (``following``, the browser's live rows ``scan_live``) takes one of its private
+    names."""
+    reader = "session_core.tail_reader"
     for path in CORE.rglob("*.py"):
-        if path.name == "following.py":
+        if path.name == "tail_reader.py":
             continue
-        private = {m for m in _imports(path) if m.startswith(following + "._")}
+        private = {m for m in _imports(path) if m.startswith(reader + "._")}
         assert not private, f"{path} imports {sorted(private)}"
-    from session_core.following import TailReader
+    from session_core.tail_reader import TailReader
 
     assert TailReader.__doc__

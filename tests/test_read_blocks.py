@@ -13,8 +13,9 @@ import msgspec
 from helpers import follow_into
 
 from session_core import Message, Session
-from session_core.following import _READ_BLOCK, MAX_BATCH_BYTES, FollowUpdate, TailReader
+from session_core.following import MAX_BATCH_BYTES, FollowUpdate
 from session_core.formats import by_name
+from session_core.tail_reader import _READ_BLOCK, TailReader
 from session_core.utf8 import BlockLines, is_utf8
 
 

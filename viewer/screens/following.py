@@ -29,7 +29,8 @@ from session_core import gc_pause
 from session_core.compressed import file_read, is_compressed_file
 from session_core.errors import TranscriptError
 from session_core.follow_update import FollowUpdate
-from session_core.following import AGAIN, follow
+from session_core.following import follow
+from session_core.tail_reader import AGAIN
 from session_core.times import epoch
 from session_core.writers import lock_seen, writer_holds_lock
 

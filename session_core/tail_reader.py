@@ -1,0 +1,482 @@
+"""The reading side of a follower: one inode, one offset, a held-back partial line
+(``TailReader``), stepped by ``follow`` on every wake-up and by the browser's live rows
+(``scan_live``) whenever a row's file changed. It never writes to the file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+import orjson
+
+from .compressed import file_read
+from .events import SPAN_BITS, SPAN_MAX, LineSource
+from .follow_update import FollowUpdate, parse_records
+from .formats import Format, HeadDetector
+from .indexing import head_record
+from .reader import is_blank
+
+_READ_BLOCK = 1 << 20
+HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
+# Blocks kept to be read into again: a reader that lets go of each batch before the next
+# read (``follow`` itself, the viewer's worker) reads into one; a reader that holds its
+# last batch meanwhile, into two.
+_SPARE_BLOCKS = 2
+
+
+def _unviewed(blocks: list[bytearray]) -> bytearray | None:
+    """One of ``blocks`` that no view holds: resizing a bytearray with live views raises
+    ``BufferError`` (and one byte off and back on moves nothing)."""
+    for block in blocks:
+        try:
+            last = block.pop()
+        except BufferError:
+            continue
+        block.append(last)
+        return block
+    return None
+
+
+_NOATIME = getattr(os, "O_NOATIME", 0)
+
+
+def _open_ro(path: str) -> int:
+    # O_NONBLOCK: should a FIFO take the file's place after our stat, opening it
+    # must not wait for a writer (it changes nothing for a regular file).
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+    if _NOATIME:
+        try:
+            return os.open(path, flags | _NOATIME)
+        except PermissionError:
+            pass
+    return os.open(path, flags)
+
+
+AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first
+
+
+class TailReader:
+    """The reading side of a follower: one inode, one offset, a held-back partial line.
+
+    ``step(limit_bytes)`` reads what was appended since the last step (at most about
+    ``limit_bytes``; None: all of it) and returns it as a ``FollowUpdate``, or None when
+    nothing changed; a file replaced, truncated, rewritten or gone starts it again from
+    line 1 (``reset``). ``follow`` steps one on every wake-up; the browser's live rows
+    (``scan_live``) step one each whenever a row's file changed. After a step, ``offset``
+    is how far it read, ``complete`` just past the last complete line, ``ino`` the
+    (device, inode) read and ``source`` the file kept open to read lines again.
+    ``close`` lets the file go (``source`` is the caller's to close).
+    """
+
+    def __init__(self, path: str, parse: bool = True) -> None:
+        self.path = path
+        self.parse = parse
+        self.fd: int | None = None
+        self.ino: tuple[int, int] | None = None
+        self.offset = 0
+        self.complete = 0  # offset just past the last complete line
+        self.line = 0
+        self.partial: list[bytes] = []
+        self.first = b""  # the file's first ``HELD_CHECK`` bytes as read (``_start_intact``)
+        self.format: Format | None = None
+        self.seen_first = False
+        self.head = HeadDetector()  # (the format, from the first lines)
+        self.head_line = 0
+        self.vanished = False
+        self.existed = False  # a file was opened at the path (else it only appeared)
+        self.started = False  # an update has been produced
+        self.problem: str | None = None  # the last "cannot be read" warning, said once
+        self.source: LineSource | None = None  # the file read, for readers to read lines again
+        # A zstd-compressed file (Codex's idle rollouts) is read as its lines: unpacked
+        # once (it does not grow), and read again only when the file itself changes.
+        self.unpacked: bytes | None = None
+        self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
+        self.blocks: list[bytearray] = []  # read into again (``_read_block``)
+        # Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file:
+        # that copy is read while the plain file is not there (the plain file wins).
+        self.packed_copy = path + ".zst" if path.endswith(".jsonl") else None
+        self.reading = path  # the file read: ``path``, or its packed copy
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _restart(self) -> None:
+        self.close()
+        self.source = None  # updates already sent keep theirs
+        self.ino = None
+        self.offset = 0
+        self.complete = 0
+        self.line = 0
+        self.partial = []
+        self.first = b""
+        self.format = None
+        self.seen_first = False
+        self.head = HeadDetector()
+        self.unpacked = self.packed_stamp = None
+
+    def _size(self, st: os.stat_result) -> int:
+        """How many bytes of lines the file holds (a compressed one: once unpacked)."""
+        return st.st_size if self.unpacked is None else len(self.unpacked)
+
+    def _pread(self, fd: int, want: int, offset: int) -> bytes:
+        if self.unpacked is not None:
+            return self.unpacked[offset : offset + want]
+        return os.pread(fd, want, offset)
+
+    def _read_block(self, fd: int, want: int, offset: int) -> bytes | bytearray:
+        """A full block read into a buffer read into before, once no view of it lives.
+
+        Under the viewer's fixed mmap threshold (``malloc.steady_malloc``) a fresh 1 MB
+        buffer is a mapping of its own, faulted in page by page and given back when the
+        batch is done: a sixth of an agentgo load, 4% of the others'. Only the raw
+        batches' lines are views into a block, and a bytearray that any view (a line, a
+        ``msgspec.Raw`` decoded from one) still holds cannot be resized: that is the test.
+        """
+        if self.unpacked is not None or want != _READ_BLOCK:
+            return self._pread(fd, want, offset)
+        block = _unviewed(self.blocks)
+        if block is None:
+            block = bytearray(_READ_BLOCK)
+            if len(self.blocks) < _SPARE_BLOCKS:
+                self.blocks.append(block)
+        got = os.preadv(fd, [block], offset)
+        return block if got == len(block) else bytes(memoryview(block)[:got])
+
+    def _unpack(self, fd: int, st: os.stat_result) -> None:
+        """Unpack a zstd file whole (``CompressedReadError``, an OSError, when damaged)."""
+        from .compressed import is_zstd, maybe_decompress
+
+        if not is_zstd(os.pread(fd, 4, 0)):
+            return
+        with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
+            self.unpacked = fh.read()
+        self.packed_stamp = (st.st_size, st.st_mtime_ns)
+        self.source = None  # spans would name unpacked offsets: readers keep the lines
+
+    def _turned_zstd(self, st: os.stat_result) -> bool:
+        """Whether a file read as plain before it held the 4 bytes of zstd's magic (it
+        was empty, or held fewer) begins with them now: it is unpacked, from the start
+        (its compressed bytes were read on as lines for good: the fuzzer)."""
+        if self.unpacked is not None or self.complete or not self.offset < 4 <= st.st_size:
+            return False
+        from .compressed import is_zstd
+
+        assert self.fd is not None
+        try:
+            return is_zstd(os.pread(self.fd, 4, 0))
+        except OSError:
+            return False
+
+    def _start_intact(self, fd: int) -> bool:
+        """Whether the file's first complete lines (up to ``HELD_CHECK`` bytes) are still
+        what was read: a file truncated and written again between two reads, a newline
+        back where our last line ended, passed every other check (an agentgo session
+        begun again: its ``session_start`` line is the same length each time)."""
+        want = min(len(self.first), self.complete)
+        if want <= 0 or self.unpacked is not None:
+            return True
+        try:
+            return os.pread(fd, want, 0) == self.first[:want]
+        except OSError:
+            return False
+
+    def _boundary_intact(self, fd: int) -> bool:
+        """Whether the byte before our last complete line's end is still a newline."""
+        end = self.complete
+        if end <= 0 or self.unpacked is not None:
+            return True
+        try:
+            return os.pread(fd, 1, end - 1) == b"\n"
+        except OSError:
+            return False
+
+    def _held_intact(self, fd: int) -> bool:
+        """Whether the unfinished line held back is still what the file has there (its
+        first and last ``HELD_CHECK`` bytes): a writer that cuts its torn tail off and
+        writes the whole line before the next read leaves the size past ``offset`` and
+        the boundary a newline, and the held bytes were joined to the new ones, a
+        record the file never had (the fuzzer)."""
+        held = self.offset - self.complete
+        if not self.partial or held <= 0 or self.unpacked is not None:
+            return True
+        head = b""
+        for piece in self.partial:  # (its first bytes alone: a long line is many pieces)
+            head += piece[: HELD_CHECK - len(head)]
+            if len(head) >= HELD_CHECK:
+                break
+        partial = self.partial
+        try:
+            if os.pread(fd, len(head), self.complete) != head:
+                return False
+            if held <= HELD_CHECK:
+                return True
+            tail = partial[-1][-HELD_CHECK:]
+            return os.pread(fd, len(tail), self.offset - len(tail)) == tail
+        except OSError:
+            return False
+
+    def _vanish(self, update: FollowUpdate) -> FollowUpdate | None:
+        if self.vanished:
+            return None
+        self._restart()
+        self.vanished = True
+        self.started = True
+        self.problem = None
+        update.exists = False
+        update.reset = True
+        update.initial = True
+        # ("any more" only of a file that was there: a path named before its writer has
+        # started is not there yet)
+        when = "any more" if self.existed else "yet"
+        update.warnings.append(f"{self.path} does not exist {when}; waiting for it")
+        return update
+
+    def _complain(self, update: FollowUpdate, text: str) -> FollowUpdate | None:
+        """Report an unreadable file once, not on every poll (each update says it stands)."""
+        update.problem = text
+        if text == self.problem:
+            return update if not update.is_empty() else None
+        self.problem = text
+        update.warnings.append(text)
+        return update
+
+    def _not_a_file(self, update: FollowUpdate) -> FollowUpdate | None:
+        """A directory, FIFO, socket or device: never opened (a FIFO's open would block)."""
+        if self.fd is not None:  # what was shown is gone
+            self._restart()
+            update.reset = update.initial = True
+        self.started = True
+        self.vanished = False
+        return self._complain(update, f"{self.path} is not a regular file; waiting for one")
+
+    def step(self, limit_bytes: int | None) -> FollowUpdate | None:
+        """Read what is new (at most about ``limit_bytes``); None when nothing changed."""
+        where = file_read(self.path)
+        update = FollowUpdate(read=where)
+        try:
+            st = os.stat(where)
+        except FileNotFoundError:
+            return self._vanish(update)
+        except OSError as err:
+            return self._complain(update, f"{where} cannot be read: {err.strerror}")
+        if not stat.S_ISREG(st.st_mode):
+            return self._not_a_file(update)
+        reason = None
+        if self.fd is None:
+            reason = "the file appeared again" if self.vanished and self.existed else ""
+        elif where != self.reading:
+            if where != self.path:
+                reason = f"the file was compressed to {os.path.basename(where)}"
+            elif self.packed_copy is not None and os.path.exists(self.packed_copy):
+                reason = "the plain file is back beside its compressed copy"
+            else:
+                reason = f"the file was decompressed to {os.path.basename(where)}"
+        elif (st.st_dev, st.st_ino) != self.ino:
+            reason = "the file was replaced (a new inode, e.g. a repair's rename)"
+        elif self.unpacked is not None and (st.st_size, st.st_mtime_ns) != self.packed_stamp:
+            reason = "the compressed file was rewritten"
+        elif self._turned_zstd(st):
+            reason = ""  # (nothing was shown of it: its first bytes are held, no line)
+        elif self._size(st) < self.offset:
+            reason = "the file was truncated"
+        elif not (
+            self._boundary_intact(self.fd)
+            and self._held_intact(self.fd)
+            and self._start_intact(self.fd)
+        ):
+            reason = "the file was rewritten under us"
+        if reason is not None:
+            had_content = self.fd is not None
+            self._restart()
+            self.reading = where
+            try:
+                fd = _open_ro(where)
+            except FileNotFoundError:
+                return self._vanish(update)
+            except OSError as err:
+                if had_content:  # what was shown is gone
+                    update.reset = update.initial = True
+                    update.warnings.append(f"{reason}{AGAIN}")
+                self.started = True
+                return self._complain(update, f"{where} cannot be read: {err.strerror}")
+            fst = os.fstat(fd)
+            if not stat.S_ISREG(fst.st_mode):
+                os.close(fd)
+                return self._not_a_file(update)
+            self.fd = fd
+            self.existed = True
+            self.ino = (fst.st_dev, fst.st_ino)
+            self.source = LineSource(os.dup(fd))
+            try:
+                self._unpack(fd, fst)
+            except OSError as err:
+                self._restart()
+                self.started = True
+                return self._complain(update, f"{where} cannot be read: {err.strerror}")
+            update.reset = self.started
+            update.initial = True
+            if reason:
+                update.warnings.append(f"{reason}{AGAIN}")
+            self.started = True
+            self.vanished = False
+            self.problem = None
+            st = fst
+        elif self._size(st) == self.offset:
+            return None
+        try:
+            self._read(update, limit_bytes)
+        except OSError as err:
+            # EIO, ESTALE on a network file system, ...: start again from line 1.
+            self._restart()
+            return self._complain(update, f"{self.reading} could not be read: {err.strerror}")
+        update.size = max(self._size(st), self.offset)
+        return update
+
+    def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
+        assert self.fd is not None
+        fd = self.fd
+        end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
+        while True:
+            want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
+            if self.parse:
+                block: bytes | bytearray = self._pread(fd, want, self.offset)
+            else:
+                block = self._read_block(fd, want, self.offset)
+            if not block:
+                update.caught_up = True
+                break
+            start = self.offset
+            if start == len(self.first) < HELD_CHECK:  # (the file's start, as read)
+                self.first += bytes(block[: HELD_CHECK - start])
+            self.offset += len(block)
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                self.partial.append(bytes(block))
+            else:
+                base = self.complete  # where the held-back partial line began
+                self.complete = start + cut + 1
+                if not self.parse:
+                    self._pass_raw(block, cut, base, update)
+                else:
+                    assert isinstance(block, bytes)  # (read by ``_pread``)
+                    # Split the block itself: no copy of it, only of its lines.
+                    lines = block.split(b"\n")
+                    carry = lines.pop()
+                    if self.partial:
+                        lines[0] = b"".join(self.partial) + lines[0]
+                    self.partial = [carry] if carry else []
+                    self._parse(lines, base, update)
+            if end_goal is not None and self.offset >= end_goal:
+                # Out of budget: caught up only if that happened to be the end.
+                update.caught_up = self._size(os.fstat(fd)) <= self.offset
+                break
+        update.offset = self.offset
+        update.held = self.offset - self.complete
+        update.held_line = self.line + 1 if update.held else 0
+        update.format = self.format
+        update.source = self.source
+
+    def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
+        """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
+        loads = orjson.loads
+        number = self.line
+        envelopes = update.envelopes
+        numbers = update.lines
+        spans = update.spans
+        at = base
+        for raw in lines:
+            number += 1
+            start = at
+            at += len(raw) + 1
+            try:
+                record = loads(raw)
+            except orjson.JSONDecodeError:
+                record = None
+            if type(record) is not dict:
+                # mended, or each record of a joined line, where the format reads so
+                # (``mends_lines``, ``joins_lines``); or a warning that says why
+                self._records(raw, number, start, update)
+                continue
+            if not self.seen_first:
+                self._first(record, number, update)
+            envelopes.append(record)
+            numbers.append(number)
+            spans.append(start << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0)
+        self.line = number
+
+    def _records(self, raw: bytes, number: int, start: int, update: FollowUpdate) -> None:
+        """A line orjson did not read as an object (starting at ``start`` in the file),
+        as the file's format reads it."""
+        from .formats import by_name
+
+        fmt = None if self.format is None else by_name(self.format)
+        records = parse_records(
+            raw,
+            number,
+            update.warnings,
+            mend=fmt is None or fmt.mends_lines,
+            joins=fmt is None or fmt.joins_lines,
+            blank_ok=fmt is None or fmt.blank_lines_ok,
+        )
+        one = len(records) == 1 and len(raw) <= SPAN_MAX  # (a joined line's span is no one's)
+        for record in records:
+            if not self.seen_first:
+                self._first(record, number, update)
+            update.envelopes.append(record)
+            update.lines.append(number)
+            update.spans.append(start << SPAN_BITS | len(raw) if one else 0)
+
+    def _pass_raw(
+        self, block: bytes | bytearray, cut: int, base: int, update: FollowUpdate
+    ) -> None:
+        """Hand on the complete lines of ``block`` (which ends its last at ``cut``) unparsed,
+        as views into it: no line is copied (``parse=False``). Only the file's first
+        record is parsed here, to know the format."""
+        number = self.line
+        numbers = update.lines
+        spans = update.spans
+        raw = update.raw
+        view = memoryview(block).toreadonly()
+        find = block.find
+        at = base  # where the line starts in the file
+        end = find(b"\n")
+        line: bytes | memoryview = view[:end]
+        if self.partial:
+            line = b"".join((*self.partial, line))  # (one copy: a line may be 100s of KB)
+        while True:
+            number += 1
+            size = len(line)
+            if not self.seen_first:
+                text = bytes(line)
+                # (as detection reads it, the reader warns; a blank line is not parsed)
+                record = head_record(text) if not is_blank(text) else None
+                if type(record) is dict:
+                    self._first(record, number, update)
+            raw.append(line)
+            numbers.append(number)
+            spans.append(at << SPAN_BITS | size if size <= SPAN_MAX else 0)
+            at += size + 1
+            if end == cut:
+                break
+            start = end + 1
+            end = find(b"\n", start)
+            line = view[start:end]
+        self.partial = [bytes(view[cut + 1 :])] if cut + 1 < len(block) else []
+        self.line = number
+
+    def _first(self, record: dict[str, Any], number: int, update: FollowUpdate) -> None:
+        head = self.head
+        if not head.skipped:
+            self.head_line = number
+        if not head.feed(record):
+            return  # a line of a type no format claims: the next ones may tell
+        self.seen_first = True
+        self.format = head.format
+        if self.format is None:
+            update.warnings.append(
+                f"line {self.head_line} is not the start of a known transcript format"
+            )
