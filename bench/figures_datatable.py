@@ -61,6 +61,7 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
         elif ops:
             pane = app.query_one("#cells", OpsPane)
             pane.ops = transcript.tool_operations
+            pane.table.rows = range(len(pane.ops))  # (a row each: no filter)
             for key, label, _width in OP_COLUMNS:
                 widget.add_column(label, key=key)
             widget.add_rows(pane._cells(i) for i in range(len(pane.ops)))
