@@ -31,6 +31,7 @@ class LockTable:
     def __init__(self, text: str | None, opened: OpenScan | None = None) -> None:
         self.known = text is not None
         self.opened = opened  # the files held open for writing: None where /proc does not say
+        self._holders: dict[Key, frozenset[Holder]] = {}  # (each file asked again once)
         self.held: set[str] = set()
         for line in (text or "").splitlines():
             fields = line.split()
@@ -62,10 +63,13 @@ class LockTable:
         file let go and its inode number given to another)."""
         if self.opened is None:
             return frozenset()
-        found = self.opened.files.get((device, inode))
+        key = (device, inode)
+        found = self.opened.files.get(key)
         if not found:
             return frozenset()
-        return frozenset(h for h in found if _still_holds(h, (device, inode)))
+        if key not in self._holders:
+            self._holders[key] = frozenset(h for h in found if _still_holds(h, key))
+        return self._holders[key]
 
     def locked(self, device: int, inode: int) -> bool:
         """Whether a process holds a flock on the file."""
@@ -93,8 +97,8 @@ class LockTable:
 # lock its file and gone is gone, for every read path of the process alike (the viewer's
 # export said "running" of a call its screen said was interrupted, the lock it saw gone).
 # The path too: an inode number is given again to a file made after one is removed.
-_LOCKS_SEEN: set[tuple[str, int, int]] = set()
 SeenKey = tuple[str, int, int]
+_LOCKS_SEEN: set[SeenKey] = set()
 
 
 def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> SeenKey:
