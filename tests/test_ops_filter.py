@@ -6,6 +6,7 @@ the header keep to what it shows; its rows are found without making every operat
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,15 @@ def _session(tmp_path: Path) -> Path:
     path = _writer().write(tmp_path / "s.jsonl")
     os.utime(path, (IDLE, IDLE))
     return path
+
+
+async def _failed_only(app: Any, pilot: Any, shown: Callable[[], bool]) -> None:
+    """``f``, the completed unticked, applied: the failed operations alone, once ``shown``."""
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+    app.screen.query_one("#filter-states", SelectionList).deselect("completed")
+    app.screen.query_one("#filter-apply", Button).press()
+    await until(pilot, shown, "the failed operations alone")
 
 
 def _prompts(dialog: FilterScreen, key: str) -> list[str]:
@@ -125,11 +135,7 @@ async def test_a_filter_keeps_to_its_operations_as_the_file_grows(tmp_path: Path
         await pilot.press("2")
         table = screen.ops.table
         await until(pilot, lambda: table.row_count == 5, "five operations")
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
-        app.screen.query_one("#filter-states", SelectionList).deselect("completed")
-        app.screen.query_one("#filter-apply", Button).press()
-        await until(pilot, lambda: table.row_count == 2, "the failed ones")
+        await _failed_only(app, pilot, lambda: table.row_count == 2)
         await pilot.press("slash", *"pytest", "enter")
         await until(pilot, lambda: said(app, "2 matches for 'pytest'"), "the count")
         whole = _writer(more=True).write(tmp_path / "more.jsonl").read_bytes()
@@ -213,11 +219,7 @@ async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path
         await pilot.press("2")
         table = screen.ops.table
         await until(pilot, lambda: table.row_count == 60, "every operation")
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
-        app.screen.query_one("#filter-states", SelectionList).deselect("completed")
-        app.screen.query_one("#filter-apply", Button).press()
-        await until(pilot, lambda: table.row_count == 5, "the failed")
+        await _failed_only(app, pilot, lambda: table.row_count == 5)
         await pilot.press("G")  # the last failed: operation 60
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
