@@ -9,7 +9,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from session_core import TranscriptError
@@ -24,6 +24,7 @@ from .stdin_spool import (
     is_piped,
     keys_from_terminal,
     regular_file,
+    remove_spool,
     spool_path,
     stdin_closed,
     stdin_file,
@@ -138,11 +139,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _ended_by_signals() -> Iterator[None]:
+def _ended_by_signals(first: Callable[[], None] | None = None) -> Iterator[None]:
     """SIGTERM and SIGHUP end the command as an exception would, so that what it made is
-    cleaned up (an export's temporary file: it lives as long as the export is written)."""
+    cleaned up (an export's temporary file: it lives as long as the export is written);
+    ``first`` is done in the handler itself, before the exit's unwinding, which a screen
+    shutting down may hold up (a copy of standard input goes with its terminal)."""
 
     def end(signum: int, _frame: object) -> None:
+        if first is not None:
+            first()
         raise SystemExit(128 + signum)
 
     before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -228,7 +233,7 @@ def _view_stdin() -> int:
     if where is not None:  # (``tailscope - < run.jsonl``: the file itself, followed)
         os.close(piped)
         return _ran(TailscopeApp(where))
-    with _ended_by_signals(), spool_path() as path:  # (its terminal closed: the copy goes)
+    with spool_path() as path, _ended_by_signals(lambda: remove_spool(path)):
         app = TailscopeApp(str(path))
         copy_as_it_comes(piped, path, lambda said, error: tell(app, said, error))
         return _ran(app)

@@ -50,8 +50,13 @@ def spool_path() -> Iterator[Path]:
         _SPOOLED.add(str(path))
         yield path
     finally:
-        _SPOOLED.discard(str(path))
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_spool(path)
+
+
+def remove_spool(path: Path) -> None:
+    """The copy and its folder gone (again: nothing)."""
+    _SPOOLED.discard(str(path))
+    shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def is_spool(path: str | os.PathLike[str]) -> bool:
@@ -224,6 +229,7 @@ __all__ = [
     "is_spool",
     "keys_from_terminal",
     "regular_file",
+    "remove_spool",
     "spool_path",
     "stdin_closed",
     "stdin_file",
