@@ -389,17 +389,19 @@ def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
 
 def packed_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
     """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
-    that cannot say them so, ``OpsSequence.tools_from``)."""
-    if isinstance(ops, OpsSequence):
-        return ops.tools_from(start)
-    return [op.tool for op in ops[start:]]
+    that cannot say them so, ``OpsSequence.tool_column``)."""
+    if not isinstance(ops, OpsSequence):
+        return [op.tool for op in ops[start:]]
+    column = ops.tool_column()
+    return None if column is None else column[start : len(ops)]
 
 
 def op_tools(ops: Sequence[ToolOp]) -> Callable[[int], str]:
     """Each operation's tool by its index, likewise without making it where the sequence
-    keeps its tools packed (``ClaudeOps``, ``CodexOps``)."""
-    if isinstance(ops, OpsSequence):
-        return ops.tool_of
+    keeps its tools packed (``ClaudeOps``, ``CodexOps``), else made."""
+    column = ops.tool_column() if isinstance(ops, OpsSequence) else None
+    if column is not None:
+        return column.__getitem__
     return lambda index: ops[index].tool
 
 

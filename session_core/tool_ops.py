@@ -311,13 +311,12 @@ class OpsSequence(ListLike[ToolOp]):
         state_of = self.state_of
         return sum(1 for index in range(len(self)) if state_of(index) == state)
 
-    def tools_from(self, start: int) -> Sequence[str] | None:
-        """The tool names of the operations from ``start`` on, where the format keeps
-        them apart (None: not known without making each; a big v1 file reads its lines)."""
+    def tool_column(self) -> Sequence[str] | None:
+        """Each operation's tool by its index (at least ``len(self)`` of them: a live
+        file's column may hold later ones), where the format keeps them apart; None where
+        each must be made (a big v1 file reads its lines): ``model.packed_tools``,
+        ``model.op_tools``."""
         return None
-
-    def tool_of(self, index: int) -> str:
-        return self[index].tool
 
     def unsettled(self) -> Sequence[ToolOp]:
         """At least the operations that may be running or interrupted."""

@@ -393,12 +393,8 @@ class ClaudeOps(OpsSequence):
             found += (op.state == state) - matches[flags[at]]
         return found
 
-    def tools_from(self, start: int) -> list[str]:
-        return self._column.tools[start : self._count]
-
-    def tool_of(self, index: int) -> str:
-        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
-        return self._column.tools[index]
+    def tool_column(self) -> list[str]:
+        return self._column.tools
 
     def pending(self) -> list[ToolOp]:
         """The operations not answered at the snapshot."""

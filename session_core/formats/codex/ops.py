@@ -302,12 +302,8 @@ class CodexOps(OpsSequence):
                 found += (self.state_of(at) == state) - coded
         return found
 
-    def tools_from(self, start: int) -> list[str]:
-        return self._column.tools[start : self._count]
-
-    def tool_of(self, index: int) -> str:
-        """Operation ``index``'s tool, without making it (``model.op_tools``)."""
-        return self._column.tools[index]
+    def tool_column(self) -> list[str]:
+        return self._column.tools
 
     def of_tools(self, match: Callable[[str], bool]) -> Iterator[ToolOp]:
         """The operations whose tool ``match`` says yes to, in order; only those made."""
