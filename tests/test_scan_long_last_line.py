@@ -18,6 +18,17 @@ from session_core.scan import scan_file
 OLD = time.time() - 3600  # (no writer at work: not live)
 
 
+def _v1_ending_in_a_long_answer(path: Path, prompts: int, answer: int) -> Path:
+    """A v1 file of ``prompts`` prompts and an answer of ``answer`` characters, whole,
+    its writer long gone."""
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in range(prompts):
+            s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
+        s.append_message(Message(role="assistant", content="y" * answer))
+    os.utime(path, (OLD, OLD))
+    return path
+
+
 def _v1_cut_in_a_long_line(path: Path) -> Path:
     with Session.create(path, meta={"agent": "t"}) as s:
         for n in range(40):
@@ -70,11 +81,7 @@ def test_a_whole_last_line_past_the_bound_is_no_crash(
     if fmt == "codex":
         path = _codex_with_a_long_last_line(tmp_path / name)
     else:
-        path = tmp_path / "t.jsonl"
-        with Session.create(path, meta={"agent": "t"}) as s:
-            for n in range(40):
-                s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
-            s.append_message(Message(role="assistant", content="y" * 30_000))
+        path = _v1_ending_in_a_long_answer(tmp_path / "t.jsonl", 40, 30_000)
     os.utime(path, (OLD, OLD))
     assert path.read_bytes().endswith(b"\n")
     monkeypatch.setattr(scan_window, "LAST_LINE_MAX", 10_000)
@@ -88,12 +95,7 @@ def test_a_whole_last_line_past_the_bound_is_no_crash(
 def test_counts_are_scaled_by_the_lines_before_a_long_last_one(tmp_path: Path) -> None:
     """The huge last line is one line, not a measure of how many the file holds (the
     scale over it made ~158 messages of 402)."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "t"}) as s:
-        for n in range(400):
-            s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
-        s.append_message(Message(role="assistant", content="y" * 60_000))
-    os.utime(path, (OLD, OLD))
+    path = _v1_ending_in_a_long_answer(tmp_path / "t.jsonl", 400, 60_000)
     row = scan_file(path, budget=1_000, window=20_000)
     assert row.estimated and row.messages is not None
     assert 0.8 * 401 <= row.messages <= 1.25 * 401, row.messages
