@@ -139,15 +139,18 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _ended_by_signals(first: Callable[[], None] | None = None) -> Iterator[None]:
+def _ended_by_signals(at_once: Callable[[], None] | None = None) -> Iterator[None]:
     """SIGTERM and SIGHUP end the command as an exception would, so that what it made is
-    cleaned up (an export's temporary file: it lives as long as the export is written);
-    ``first`` is done in the handler itself, before the exit's unwinding, which a screen
-    shutting down may hold up (a copy of standard input goes with its terminal)."""
+    cleaned up (an export's temporary file: it lives as long as the export is written).
+    With ``at_once``, they end it at once, as they end the viewer of a file, once
+    ``at_once`` has cleaned up: an exception raised wherever the screen's main thread is
+    can leave Textual's shutdown waiting for ever (its output queue's lock, caught half
+    way: a piped run's viewer stayed, its terminal gone)."""
 
     def end(signum: int, _frame: object) -> None:
-        if first is not None:
-            first()
+        if at_once is not None:
+            at_once()
+            os._exit(128 + signum)
         raise SystemExit(128 + signum)
 
     before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGHUP)}
