@@ -64,6 +64,7 @@ class LazyBody(msgspec.Struct, rename="kebab"):
     depth: int | None = None
     call_id: str | None = None
     run_id: str | None = None
+    tool: str | None = None
     op_id: str | None = None
     outcome: str | None = None
 

@@ -344,7 +344,10 @@ def _replay_into(
                                 call_id = (body.call_id if body is not None else None) or ""
                                 pending_ops[eid] = len(dispatches)
                                 op_ids_append(eid)
-                                dispatched(at, call_id, body.run_id if body is not None else None)
+                                if body is None:
+                                    dispatched(at, call_id, None, None)
+                                else:
+                                    dispatched(at, call_id, body.run_id, body.tool)
                                 state.pending_count += 1
                                 kind = dispatch
                             else:

@@ -117,9 +117,13 @@ class ToolOps(_Rebuilt):
         self.call_ids = CallIds(self.texts, self._numbers, self._unnumbered)
         # Its run-id when that is a non-empty str, as a run's number (-1: none).
         self._runs = array("i")
-        self.run_ids = RunIds(self._runs)
+        self.run_ids = CodedTexts(self._runs)
+        # Its tool (``as_str`` of the dispatch's ``tool``): the views' tool column read
+        # without reading each dispatch line again (``V1Ops.tool_column``).
+        self._tools = array("i")
+        self.tools = CodedTexts(self._tools)
 
-    def dispatched(self, event: int, call_id: str, run_id: Any) -> None:
+    def dispatched(self, event: int, call_id: str, run_id: Any, tool: Any) -> None:
         self._dispatch.append(event)
         self._settle.append(-1)
         self._outcome.append(0)
@@ -129,6 +133,7 @@ class ToolOps(_Rebuilt):
         else:
             self._unnumbered.append(call_id)
         self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)
+        self._tools.append(self.tools.number(tool if type(tool) is str else _str(tool)))
 
     @property
     def call_numbers(self) -> array[int]:
@@ -195,9 +200,9 @@ class CallIds(ListLike[str]):
         return self._texts.text(self._numbers[index])
 
 
-class RunIds(ListLike[str | None]):
-    """The operations' run ids, in dispatch order (None: none): a number each, each run id
-    one str (a list of them was 8 bytes an operation)."""
+class CodedTexts(ListLike[str | None]):
+    """A text of each operation, in dispatch order (its run id, None for none; its tool): a
+    number each, each distinct text one str (a list of them was 8 bytes an operation)."""
 
     __slots__ = ("_code", "_names", "_numbers")
 
@@ -206,11 +211,11 @@ class RunIds(ListLike[str | None]):
         self._names: list[str] = []
         self._code: dict[str, int] = {}
 
-    def number(self, run_id: str) -> int:
-        code = self._code.get(run_id)
+    def number(self, text: str) -> int:
+        code = self._code.get(text)
         if code is None:
-            code = self._code[run_id] = len(self._names)
-            self._names.append(run_id)
+            code = self._code[text] = len(self._names)
+            self._names.append(text)
         return code
 
     def __len__(self) -> int:

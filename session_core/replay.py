@@ -330,7 +330,10 @@ class ReplayState:
             ops = self.tool_ops
             self._pending_ops[eid] = len(ops._dispatch)  # (len(ops), without a call)
             self.op_ids.append(eid)
-            ops.dispatched(at, call_id, body.run_id if body is not None else None)
+            if body is None:
+                ops.dispatched(at, call_id, None, None)
+            else:
+                ops.dispatched(at, call_id, body.run_id, body.tool)
             self.pending_count += 1
             kind = "tool-dispatched"
         else:
@@ -354,7 +357,7 @@ class ReplayState:
         self.op_ids.append(eid)
         if type(call_id) is not str:
             call_id = _str(call_id)
-        ops.dispatched(len(self.event_lines), call_id, payload.get("run-id"))
+        ops.dispatched(len(self.event_lines), call_id, payload.get("run-id"), payload.get("tool"))
         self.pending_count += 1
 
     def _settle(

@@ -4,14 +4,16 @@ file) on the UI thread, to name its worker, and kept them all (235 MB at 100 MB)
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from session_core import Message, Session, open_transcript
-from session_core.formats.v1.ops import SETTLED_KEPT, V1Ops
+from session_core.formats.v1.ops import SETTLED_KEPT, V1Op, V1Ops
 from session_core.indexed import SHOWN
+from session_core.model import op_tools, packed_tools
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -82,3 +84,36 @@ def test_a_dropped_snapshots_operations_are_freed_at_once(tmp_path: Path) -> Non
         assert alive() == before
     finally:
         gc.enable()
+
+
+def test_the_tools_are_told_without_making_or_reading_an_operation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tool operations' filter and tool column ask every operation's tool
+    (``model.op_tools``): a v1 replay keeps them as it reads the dispatch lines, so a big
+    file's lines are not read again to say them; a tool that is no string, or none, is
+    told as its operation says it, and a call no dispatch line names by its message."""
+    path = _many_settled(tmp_path / "t.jsonl", 3)
+    odd = [{"tool": 7}, {"tool": None}, {}, {"tool": ["a"]}, {"tool": "grep"}]
+    with path.open("a") as fh:
+        for n, fields in enumerate(odd):
+            line = {
+                "v": 1,
+                "type": "tool-dispatched",
+                "id": f"op-odd{n}",
+                "ts": "2026-01-01T00:00:00Z",
+            }
+            fh.write(
+                json.dumps({**line, "payload": {"call-id": f"x{n}", "arguments": {}, **fields}})
+                + "\n"
+            )
+    with Session.load(path) as s:  # (a call asked for and never dispatched)
+        call = {"id": "never", "type": "function", "function": {"name": "rm", "arguments": "{}"}}
+        s.append_message(Message(role="assistant", content="", tool_calls=(call,)))
+    made = [op.tool for op in open_transcript(path).tool_operations]
+    assert made == ["ls"] * 3 + ["7", "", "", "['a']", "grep", "rm"]
+    ops = open_transcript(path).tool_operations
+    monkeypatch.setattr(V1Op, "_fill", lambda self: pytest.fail("an operation was read"))
+    tools = op_tools(ops)
+    assert [tools(i) for i in range(len(ops))] == made
+    assert packed_tools(ops, 2) == made[2:]

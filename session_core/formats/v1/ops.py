@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
-from ...indexed import shown
+from ...indexed import ListLike, shown
 from ...json_out import compact_json
 from ...model import (
     OpsByCall,
@@ -19,6 +19,7 @@ from ...model import (
 from ...tool_ops import OpsSequence, OpState
 
 if TYPE_CHECKING:
+    from ...records import CodedTexts
     from ...replay import ReplayState
 
 
@@ -163,6 +164,9 @@ class V1Ops(OpsSequence):
             found += (op.state == state) - (outcomes.outcome(index) == state)
         return found + sum(1 for op in self._never if op.state == state)
 
+    def tool_column(self) -> _Tools:
+        return _Tools(self._model.state.tool_ops.tools, self._count, self._never)
+
     def unsettled(self) -> list[ToolOp]:
         """The operations not settled at the snapshot (and the undispatched calls): the
         only ones that may be running or interrupted (``model.unsettled_ops``)."""
@@ -194,6 +198,24 @@ class V1Ops(OpsSequence):
 
     def __repr__(self) -> str:
         return f"V1Ops({shown(self)})"
+
+
+class _Tools(ListLike[str]):
+    """A snapshot's tools by operation (``V1Ops.tool_column``): the dispatched ones' as the
+    replay coded them, then the undispatched calls'."""
+
+    __slots__ = ("_coded", "_count", "_never")
+
+    def __init__(self, coded: CodedTexts, count: int, never: list[ToolOp]) -> None:
+        self._coded, self._count, self._never = coded, count, never
+
+    def __len__(self) -> int:
+        return self._count + len(self._never)
+
+    def _one(self, index: int) -> str:
+        if index >= self._count:
+            return self._never[index - self._count].tool
+        return self._coded[index] or ""
 
 
 class V1Op(ToolOp):
