@@ -143,9 +143,8 @@ class _Calls:
 
     def op(self, asked_in: str, call_id: str, line: int) -> ToolOp | Literal[False] | None:
         """The operation of the call of ``call_id`` that item ``asked_in`` at ``line``
-        asks for (by the item, else the id's); False: the id's operation is another call's
-        of that id (Claude Code's reader keeps one operation per id: the first call's, with
-        the result of whichever answered)."""
+        asks for (by the item, else the id's); False: the operation found is another
+        call's of that id (its result answers another call)."""
         op = self.by_call.get((asked_in, call_id))
         asks = self.asks.get(call_id, [])
         if len(asks) < 2:  # (asked once: the id's operation is its)

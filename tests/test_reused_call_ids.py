@@ -7,20 +7,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import app_loaded, screen_lines
-from test_export_folded_calls import _codex_reusing
+from test_export_folded_calls import _claude_code_reusing, _codex_reusing
 
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import REUSED_ID
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("make", [_codex_reusing, _claude_code_reusing])
 async def test_an_earlier_call_of_a_reused_id_does_not_show_the_later_ones_state(
-    tmp_path: Path,
+    tmp_path: Path, make: Any
 ) -> None:
-    path = _codex_reusing(tmp_path / "reuse.jsonl")
+    # (Claude Code's reader kept one operation per id, the first call's: the later call
+    # showed the earlier one's state, the earlier one the later's result)
+    path = make(tmp_path / "reuse.jsonl")
     old = path.stat().st_mtime - 3600  # (the writer long gone)
     os.utime(path, (old, old))
     async with app_loaded(path, ModelScreen, (140, 40)) as (app, pilot):

@@ -196,8 +196,10 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             # compactions before it alone, and a result one of them folded is not sent,
             # so this stubs nothing of it.
             cleared: dict[int, set[str]] = {}  # each item's results it cleared
+            # (an id's latest call before it: a whole read has the later ones too)
+            before_it = bisect.bisect_left(b.calls.line, bd.line)
             for call_id in tool_ids if isinstance(tool_ids, list) else []:
-                found = b.calls.find(call_id) if isinstance(call_id, str) else -1
+                found = b.calls.find(call_id, before_it) if isinstance(call_id, str) else -1
                 node = b.calls.result_node(found, b.raw_node) if found >= 0 else -1
                 if node >= 0 and not folded[node]:
                     cleared.setdefault(b.node_raw[node], set()).add(call_id)

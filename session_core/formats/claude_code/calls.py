@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,16 +32,31 @@ if TYPE_CHECKING:
     from .records import RunMark
     from .sidechains import InFile
 
-SIDE, ERROR, INTERRUPTED, NO_TS = 1, 2, 4, 8  # a call's flags
+# A call's flags. PASSED: a later call took its id before it was answered (a result
+# answers the latest call of its id, so none will ever answer it).
+SIDE, ERROR, INTERRUPTED, NO_TS, PASSED = 1, 2, 4, 8, 16
+
+
+def _state_of(flags: int) -> OpState:
+    """The state of a call no later line changes (answered, or passed) by its flags."""
+    passed = bool(flags & PASSED)
+    return classify_op(
+        has_result=not passed,
+        failed=bool(flags & ERROR),
+        interrupted=passed or bool(flags & INTERRUPTED),
+    )
 
 
 class CallColumn:
-    """Every tool call of a file, in the order they came (one per call id: a later
-    tool_use with the same id is not another call). A call's part (and its result's) is
-    where it is in the file, or, when its line can not be read again, the part itself
-    (``own``)."""
+    """Every tool call of a file, in the order they came: each tool_use block of its own
+    response is a call, even with an id an earlier call had (a resumed or retried
+    session's; the same block written again in its response is not another call: the
+    reader's). A result answers the latest call of its id. A call's part (and its
+    result's) is where it is in the file, or, when its line can not be read again, the
+    part itself (``own``)."""
 
     __slots__ = (
+        "again",
         "agent",
         "agents_named",
         "cut",
@@ -67,6 +83,9 @@ class CallColumn:
     def __init__(self, raw: ItemColumn) -> None:
         self.raw = raw  # the builder's items (responses', results')
         self.ids = HeldIds()  # call ids (a call's number is its node there)
+        # The ids more than one call has, each with its calls in order (rare: ``ids``
+        # finds an id's first call alone).
+        self.again: dict[str, list[int]] = {}
         self.tools: list[str] = []  # (interned: one str per tool)
         self.line = array("l")  # the line of its tool_use block
         self.span = array("q")  # that line's span (0: the part is in ``own``)
@@ -84,10 +103,12 @@ class CallColumn:
         self.agent: dict[int, str] = {}  # the agent its result names (``name_agent``)
         self.agents_named = 0  # how many times one was: its last ones are the newest
         self.sidechain: dict[int, InFile] = {}  # its subagent's lines in this file (1.0.x)
-        # The calls not answered, in order, by id (most lookups are of these: a result
-        # names one, and ``ids`` is looked up by a slower path).
+        # The calls not answered that are the latest of their id, in order, by id (most
+        # lookups are of these: a result names one, and ``ids`` is looked up by a slower
+        # path).
         self.open: dict[str, int] = {}
-        self.cut: list[int] = []  # the calls whose result says they were interrupted
+        # the calls cut off: their result says they were interrupted, or they are passed
+        self.cut: list[int] = []
 
     def __len__(self) -> int:
         return len(self.line)
@@ -114,7 +135,12 @@ class CallColumn:
     ) -> int:
         """A call whose part is the ``index``-th of the line at ``span`` (0: a line that
         can not be read again, the part kept); its index."""
-        at = self.ids.add(call_id)[0]
+        at, first = self.ids.add(call_id)
+        if not first:
+            calls = self.again.get(call_id)
+            if calls is None:
+                calls = self.again[call_id] = [self.ids.find(call_id)]
+            calls.append(at)
         self.tools.append(tool)
         self.line.append(line)
         self.span.append(span)
@@ -133,6 +159,10 @@ class CallColumn:
         self.result.append(-1)
         self.result_span.append(0)
         self.result_part.append(0)
+        passed = self.open.get(call_id)
+        if passed is not None:  # (never answered now: its id's results are this call's)
+            self.flags[passed] |= PASSED
+            self.cut.append(passed)
         self.open[call_id] = at
         return at
 
@@ -159,10 +189,20 @@ class CallColumn:
             self.cut.append(at)
         del self.open[call_id]
 
-    def find(self, call_id: str) -> int:
-        """The call of ``call_id`` (-1: none)."""
-        at = self.open.get(call_id)
-        return at if at is not None else self.ids.find(call_id)
+    def find(self, call_id: str, stop: int = -1) -> int:
+        """The latest call of ``call_id`` (-1: none), of the first ``stop`` calls (-1:
+        of all)."""
+        if stop < 0:
+            at = self.open.get(call_id)
+            if at is not None:
+                return at
+        at = self.ids.find(call_id)
+        if at >= 0 and self.again:
+            calls = self.again.get(call_id)
+            if calls is not None:
+                upto = len(calls) if stop < 0 else bisect_left(calls, stop)
+                return calls[upto - 1] if upto else -1
+        return at if stop < 0 or at < stop else -1
 
     def id_of(self, at: int) -> str:
         return self.ids[at]
@@ -279,11 +319,8 @@ class CallColumn:
         )
 
     def settled_state(self, at: int) -> OpState:
-        """The state of an answered call (whatever comes next)."""
-        flags = self.flags[at]
-        return classify_op(
-            has_result=True, failed=bool(flags & ERROR), interrupted=bool(flags & INTERRUPTED)
-        )
+        """The state of an answered or passed call (whatever comes next)."""
+        return _state_of(self.flags[at])
 
 
 def _block_of(
@@ -310,19 +347,15 @@ def _block_of(
 
 @functools.cache
 def _flags_in_state(state: str) -> bytes:
-    """For each flag byte, 1 where an answered call with those flags is in ``state``."""
-    return bytes(
-        classify_op(has_result=True, failed=bool(f & ERROR), interrupted=bool(f & INTERRUPTED))
-        == state
-        for f in range(256)
-    )
+    """For each flag byte, 1 where a settled call with those flags is in ``state``."""
+    return bytes(_state_of(f) == state for f in range(256))
 
 
 class ClaudeOps(OpsSequence):
-    """A snapshot's operations: the first ``count`` calls of the column, an answered one
-    made when asked for (and kept for the snapshot: a big file has tens of thousands,
-    and a snapshot does not make them all); ``made``: those not answered at the
-    snapshot, made with it. ``runs``: the turns (for a call's turn id), ``paths``: the
+    """A snapshot's operations: the first ``count`` calls of the column, a settled one
+    (answered, or passed) made when asked for (and kept for the snapshot: a big file has
+    tens of thousands, and a snapshot does not make them all); ``made``: those open at
+    the snapshot, made with it. ``runs``: the turns (for a call's turn id), ``paths``: the
     subagent files of the calls that name an agent."""
 
     __slots__ = ("_column", "_count", "_made", "_paths", "_pending", "_runs")
@@ -383,7 +416,7 @@ class ClaudeOps(OpsSequence):
         return op.state if op is not None else self._column.settled_state(index)
 
     def count_state(self, state: str) -> int:
-        """How many are in ``state`` (``model.ops_in_state``): the answered calls' flags
+        """How many are in ``state`` (``model.ops_in_state``): the settled calls' flags
         counted (each flag byte as ``settled_state`` reads it), then those made (the
         pending ones among them) counted by their own state."""
         flags = self._column.flags[: self._count]
@@ -408,13 +441,13 @@ class ClaudeOps(OpsSequence):
         return [self[at] for at in sorted({*self._pending, *cut})]
 
     def by_call(self) -> Mapping[str, ToolOp]:
-        """The operations by call id (``model.ops_by_call``): one each."""
+        """The operations by call id (``model.ops_by_call``): the latest of each."""
         key = self._column.ids.__getitem__
         return OpsByCall(self.find, lambda: map(key, range(self._count)))
 
     def find(self, call_id: str) -> ToolOp | None:
-        at = self._column.find(call_id)
-        return None if at < 0 or at >= self._count else self[at]
+        at = self._column.find(call_id, self._count)
+        return None if at < 0 else self[at]
 
 
 __all__ = ["CallColumn", "ClaudeOps"]

@@ -21,7 +21,12 @@ if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
 
 
-def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = None) -> bytearray:
+def recover(
+    b: ClaudeCodeBuilder,
+    chain: Sequence[int],
+    on: bytearray | None = None,
+    before: bytes = b"",
+) -> bytearray:
     """A walked chain, with what parallel tool calls leave beside it.
 
     One response split over lines A1 → A2 → A3 has its results answer A1, A2 and A3
@@ -31,7 +36,11 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
     A byte per node (1: on it): a chain can be most of a file's hundreds of thousands.
     Given ``on``, the chain's nodes are marked there (as well). Each response is walked
     once for each side it is reached from (a response split over thousands of lines has
-    thousands on the chain: walked for each, that was quadratic).
+    thousands on the chain: walked for each, that was quadratic). ``before``: the last
+    assembly's, whose responses on it (their first node is: a response's lines are all
+    of one side) are not walked again: their later lines and answers are the caller's
+    (``grown``: a followed response split over thousands of lines was walked whole for
+    each snapshot, quadratic again).
     """
     if on is None:
         on = bytearray(len(b.threads))
@@ -59,6 +68,8 @@ def recover(b: ClaudeCodeBuilder, chain: Sequence[int], on: bytearray | None = N
             continue
         walked[response] |= from_side
         other = first_node[response]
+        if 0 <= other < len(before) and before[other]:
+            continue  # (walked by the last assembly)
         while other >= 0:
             on[other] = 1
             other = next_node[other]
@@ -137,15 +148,15 @@ def grown(b: ClaudeCodeBuilder, prev: Chain, leaf: int) -> bytearray | None:
     active.extend(bytes(len(threads) - n0))
     # (What the new nodes bring may reach back: a response's first line, an answer
     # written before the line the chain came by.)
-    recover(b, segment, active)
+    recover(b, segment, active, prev.active)
     side, kinds = threads.side, threads.kind
-    node_raw, responses = b.node_raw, b.responses
+    node_raw, responses, first_node = b.node_raw, b.responses, b.responses.nodes.first
     for node in range(n0, len(threads)):  # a response's new line beside the chain
         if kinds[node] == ASSISTANT and not active[node]:
+            # (a response on the chain has every line of it on: its first one too)
             response = responses.of_raw(node_raw[node])
-            if response >= 0 and any(active[other] for other in responses.nodes.of(response)):
-                for other in responses.nodes.of(response):
-                    active[other] = 1
+            if response >= 0 and active[first_node[response]]:
+                active[node] = 1
     calls, raw_node = b.calls, b.raw_node
     for at in b.answered:  # an answer to a call of a response on the chain
         result = calls.result_node(at, raw_node)

@@ -89,11 +89,23 @@ def assistant(
         responses.stop[response] = b.raw.code(message.stop_reason)
     if message.usage is not None or facts.costUSD is not None:
         b.usage.report(response, message.usage or _NO_USAGE, model, facts.costUSD)
+    # (the item of the response this line is of, or the other side's it copies)
+    copied = responses.raw[found] if found >= 0 else item
     for index, part in enumerate(parts):
         if part.kind == "tool-call":
             call_id = part.call_id
-            if call_id and b.calls.find(call_id) < 0:
+            if call_id and not _written_again(b, call_id, item, copied):
                 _call(b, part, index, line, response, item, side, ts)
+
+
+def _written_again(b: ClaudeCodeBuilder, call_id: str, item: int, copied: int) -> bool:
+    """Is a tool_use block with this id the latest call of its id written again? So it is
+    in the same response (a line of it written twice), or in the other side's copy of
+    it; a block of another response is a call of its own (a resumed or retried session
+    uses an id again)."""
+    calls = b.calls
+    at = calls.find(call_id)
+    return at >= 0 and calls.response[at] in (item, copied)
 
 
 def _reused(b: ClaudeCodeBuilder, found: int, side: bool) -> bool:
