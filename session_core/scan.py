@@ -64,7 +64,7 @@ from .replay import ReplayState, payload_of
 from .scan_window import LAST_LINE_MAX, feed_window, tail_window
 from .tallies import V1Window, text_or_none
 from .text import prompt_title
-from .times import epoch
+from .times import epoch, seconds_between
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
 from .writers import LockTable, seen_gone
@@ -149,6 +149,12 @@ class FileSummary:
     @property
     def started_at(self) -> float | None:
         return epoch(self.started)
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from the first record's time to the last's (a big file's too: its head's
+        first, its tail's last); None where either is unknown."""
+        return seconds_between(self.started, self.last_ts)
 
 
 @dataclass(slots=True)
