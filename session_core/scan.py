@@ -114,7 +114,9 @@ class FileSummary:
     # a windowed read's last line, longer than it looks back for (``LAST_LINE_MAX``), not
     # read: "ended" (a newline ends it) or "cut" (none does: a crash tail)
     last_line_unread: Literal["ended", "cut"] | None = None
-    last_line_size: int = 0  # a windowed read's: its last line's bytes (not a scale's)
+    # a windowed read's bytes no scale is measured by: its last line, and a long line the
+    # window began in (``tail_window``)
+    unmeasured: int = 0
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
     cost_partial: bool = False
