@@ -64,7 +64,7 @@ from .replay import ReplayState, payload_of
 from .scan_window import LAST_LINE_MAX, feed_window, tail_window
 from .tallies import V1Window, text_or_none
 from .text import prompt_title
-from .times import epoch
+from .times import epoch, seconds_between
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
 from .writers import LockTable, seen_gone
@@ -114,7 +114,9 @@ class FileSummary:
     # a windowed read's last line, longer than it looks back for (``LAST_LINE_MAX``), not
     # read: "ended" (a newline ends it) or "cut" (none does: a crash tail)
     last_line_unread: Literal["ended", "cut"] | None = None
-    last_line_size: int = 0  # a windowed read's: its last line's bytes (not a scale's)
+    # a windowed read's bytes no scale is measured by: its last line, and a long line the
+    # window began in (``tail_window``)
+    unmeasured: int = 0
     # a known total that leaves out responses that did not report (a lower bound)
     tokens_partial: bool = False
     cost_partial: bool = False
@@ -149,6 +151,12 @@ class FileSummary:
     @property
     def started_at(self) -> float | None:
         return epoch(self.started)
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from the first record's time to the last's (a big file's too: its head's
+        first, its tail's last); None where either is unknown."""
+        return seconds_between(self.started, self.last_ts)
 
 
 @dataclass(slots=True)

@@ -25,8 +25,8 @@ def summarise_model(
     first response there is priced as the difference from the head's last, the unread
     middle with it)."""
     meta = transcript.meta
-    # (by the lines before the last: a huge last line is one line, not a measure)
-    read, longest = transcript.extra.get("bytes-read", summary.size), summary.last_line_size
+    # (not by a huge last line: one line, not a measure; ``tail_window``)
+    read, longest = transcript.extra.get("bytes-read", summary.size), summary.unmeasured
     if read > longest:
         scale = (summary.size - longest) / (read - longest)
     else:

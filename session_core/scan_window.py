@@ -41,7 +41,7 @@ def tail_window(
     summary.estimated = True
     size = summary.size
     start = max(size - window, 0)
-    last = _last_line_start(fh, size, LAST_LINE_MAX)
+    last = _line_start(fh, size - 1 if size else 0, LAST_LINE_MAX)
     if last is None:  # (said by ``settle_status``: nothing of the end was read)
         fh.seek(size - 1)  # (its last byte alone: whether a newline ends the line)
         summary.last_line_unread = "ended" if fh.read(1) == b"\n" else "cut"
@@ -53,23 +53,33 @@ def tail_window(
         return b"", 1.0
     fh.seek(start)
     tail = fh.read(size - start)
+    # Counts are scaled by the lines before the last one: a huge last line (a tool
+    # result) is one line, not the measure of how many lines the file's bytes hold.
+    unmeasured = size - last
     if start > 0 and not at_line:  # begin at a line boundary
         cut = tail.find(b"\n")
         tail = tail[cut + 1 :] if cut >= 0 else b""
-    # Counts are scaled by the lines before the last one: a huge last line (a tool
-    # result) is one line, not the measure of how many lines the file's bytes hold.
-    longest = size - last
-    summary.last_line_size = longest
-    if len(tail) > longest:
-        return tail, (size - longest) / (len(tail) - longest)
+        # Begun inside a long line, the window holds the few lines after it, no measure
+        # (5 MB line, then 3 small ones: ~700 times the messages): it reaches back over
+        # that line, whole, to a window of lines before it; the line set aside as the last.
+        begun = _line_start(fh, start, LAST_LINE_MAX) if cut >= 0 else None
+        if len(tail) - unmeasured < window // 2 and begun is not None and begun >= floor:
+            unmeasured += start + cut + 1 - begun
+            start = max(begun - window, floor)
+            fh.seek(start)
+            tail = fh.read(size - start)
+            if start > floor:
+                tail = tail[tail.find(b"\n") + 1 :]  # (one ends the line before ``begun``)
+    summary.unmeasured = unmeasured
+    if len(tail) > unmeasured:
+        return tail, (size - unmeasured) / (len(tail) - unmeasured)
     return tail, 1.0
 
 
-def _last_line_start(fh: IO[bytes], size: int, most: int) -> int | None:
-    """Where the file's last line starts (its newline, if any, left aside), looked for
-    back from the end a block at a time, bytes alone (no line parsed); None: not within
-    ``most`` bytes."""
-    end = size - 1 if size else 0  # (a final newline ends the last line: not its start)
+def _line_start(fh: IO[bytes], end: int, most: int) -> int | None:
+    """Where the line holding byte ``end`` starts (the file's last line: its last byte,
+    the newline that ends it, if any, left aside), looked for back a block at a time,
+    bytes alone (no line parsed); None: not within ``most`` bytes."""
     at = end
     block = 1 << 20
     while at > 0:

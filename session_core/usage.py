@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .message_usage import MessageUsage, exec_end_usage
 from .replay import ReplayState
@@ -247,6 +247,41 @@ class GrowingTally:
                 copied.add(run_id)
             out.runs[run_id].add(used)
         return out
+
+
+class FedCallUsage:
+    """Each model call's usage, taken from its ``model_exec_end`` as the view is fed
+    (``read_view``'s ``fed``), so nothing is read again: a snapshot's model, and a
+    check, whose view keeps no record to read back."""
+
+    __slots__ = ("_taken",)
+
+    def __init__(self) -> None:
+        # call index (in call_order) -> (its model_exec_end's record index, its usage)
+        self._taken: dict[int, tuple[int, MessageUsage | None]] = {}
+
+    def fed(self, view: AgentGoView, record: dict[str, Any]) -> None:
+        """``record``, the last ``view`` took: a model call's end noted."""
+        if record.get("type") == "model_exec_end":
+            at = len(view.records) - 1
+            index = view.records.calls[at]
+            if index >= 0:
+                self._taken[index] = (at, exec_end_usage(record.get("data")))
+
+    def of(self, index: int, call: Call) -> MessageUsage | None:
+        """Call ``index``'s usage: its latest end's as fed, else read from its record."""
+        taken = self._taken.get(index)
+        if taken is not None and taken[0] == call.result_at:
+            return taken[1]
+        return model_call_usage(call)
+
+    def tally(self, view: AgentGoView) -> UsageTally:
+        """``tally_agentgo``'s totals from the usages fed (a view whose records are not
+        kept: every model call's end was fed, and one without an end reported none)."""
+        calls = enumerate(view.calls[key] for key in view.call_order)
+        return tally_model_calls(
+            view, ((call, self.of(i, call)) for i, call in calls if is_model_call(call))
+        )
 
 
 def model_call_usage(call: Call) -> MessageUsage | None:

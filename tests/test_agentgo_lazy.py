@@ -218,6 +218,10 @@ class TestEquivalence:
         replay = AgentGoFormat().replay_json(path)
         note = AgentGoFormat().check(path)
         assert note.startswith(f"agentgo-v1, {len(replay['messages'])} messages")
+        usage = replay["usage"]  # (its usage too: taken as each call's end was fed)
+        tokens = (usage["input-tokens"] or 0) + (usage["output-tokens"] or 0)
+        tokens += usage["cache-read-tokens"] or 0
+        assert tokens and f"usage {tokens:,} tok" in note, (note, usage)
         assert len(counted.gaps()) == len(replay["gaps"])
 
     def test_a_record_changed_on_disk_reads_as_changed(self, tmp_path: Path) -> None:

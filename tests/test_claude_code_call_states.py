@@ -151,7 +151,8 @@ def test_a_call_without_a_result_is_told_alike_by_every_read_path(
     assert run.state == "interrupted"
     assert (run.end_line, run.ended) == (len(w.lines), w.lines[-1]["timestamp"])
     assert run.duration is not None  # (to its last line, as any run's)
-    assert FMT.check(path).endswith("1 tool operation, 1 interrupted, 1 run interrupted")
+    said = "1 tool operation, 1 interrupted, 1 run interrupted, usage "
+    assert said in FMT.check(path)
     for kind in ("md", "html"):
         shown = export(path, kind)
         assert "interrupted" in shown and "running" not in shown, kind

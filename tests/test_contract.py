@@ -275,6 +275,46 @@ def test_check_counts_what_replay_lists(fmt: TranscriptFormat, sample: Path) -> 
             assert f" {kind}" not in note.split(";")[0], note
 
 
+def test_check_says_the_usage_replay_counts(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path
+) -> None:
+    """``check``'s note gives the file's usage, its tokens and cost as ``replay``'s
+    ``usage`` totals them (each response once); "usage unknown" where no line reports
+    any, never 0."""
+    from session_core.views import replay_any
+
+    usage = replay_any(sample)["usage"]
+    kinds = ("input-tokens", "output-tokens", "cache-read-tokens", "cache-write-tokens")
+    tokens = sum(usage[k] or 0 for k in kinds) + usage.get("total-only-tokens", 0)
+    assert tokens and usage["cost"], usage  # (every fixture reports both)
+    note = fmt.check(sample).split(";")[0]
+    assert f", usage {tokens:,} tok · ${usage['cost']:.4f}" in note, note
+    stripped = tmp_path / "no-usage" / sample.name
+    stripped.parent.mkdir()
+    lines = sample.read_bytes().splitlines(keepends=True)
+    stripped.write_bytes(b"".join(map(_without_usage, lines)))
+    assert replay_any(stripped)["usage"]["cost"] is None
+    note = fmt.check(stripped).split(";")[0]
+    assert note.endswith(", usage unknown") and " 0 tok" not in note, note
+
+
+USAGE_KEYS = {"usage", "total_token_usage", "last_token_usage", "cost"}  # (every format's)
+
+
+def _without_usage(raw: bytes) -> bytes:
+    """A line with every usage key gone (a line that is no JSON as it was)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in USAGE_KEYS}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+
+    try:
+        return orjson.dumps(strip(orjson.loads(raw))) + raw[len(raw.rstrip(b"\n")) :]
+    except orjson.JSONDecodeError:
+        return raw
+
+
 def test_kinds_are_counted_without_making_items(fmt: TranscriptFormat, sample: Path) -> None:
     """``count_kind`` (the browser's message lines, the diff tab's) counts what the items
     made say, in the raw and the replayed view, whole and followed."""

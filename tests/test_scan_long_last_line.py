@@ -137,3 +137,56 @@ def test_a_model_formats_counts_are_scaled_by_the_lines_before_a_long_last_one(
         row.messages,
         whole.messages,
     )
+
+
+def _v1_with_a_long_line_near_its_end(path: Path) -> Path:
+    """400 prompts and answers, a 500 KB prompt, then 3 short answers."""
+    with Session.create(path, meta={"agent": "t"}) as s:
+        for n in range(400):
+            s.append_message(Message(role="user", content=f"prompt {n} " + "x" * 200))
+            s.append_message(Message(role="assistant", content=f"answer {n}"))
+        s.append_message(Message(role="user", content="y" * 500_000))
+        for n in range(3):
+            s.append_message(Message(role="assistant", content=f"short {n}"))
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+def _codex_with_a_long_line_near_its_end(path: Path) -> Path:
+    from codex_writer import story
+
+    w = story(path)
+    for n in range(600):
+        w.message("user", f"more {n} " + "q" * 300)
+    w.message("assistant", "z" * 500_000)
+    for n in range(3):
+        w.message("user", f"short {n}")
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["transcript-v1", "codex"])
+def test_a_window_begun_inside_a_long_line_reaches_back_over_it(
+    tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tail window that began inside a long line held the few short lines after it,
+    and scaled them by the file's size (v1: ~6,800 messages of 804; Codex ~1,700 of
+    625): it reaches back over that line to the lines before it, the line set aside from
+    the measure."""
+    import session_core.scan as scan
+
+    monkeypatch.setattr(scan, "HEAD", 20_000)  # (a model format's head: not the file)
+    name = "rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+    if fmt == "codex":
+        path = _codex_with_a_long_line_near_its_end(tmp_path / name)
+    else:
+        path = _v1_with_a_long_line_near_its_end(tmp_path / "t.jsonl")
+    whole = scan_file(path)
+    row = scan_file(path, budget=1_000, window=200_000)  # (it begins in the long line)
+    assert row.format == fmt and row.estimated and not whole.estimated
+    assert whole.messages and row.messages is not None
+    assert 0.8 * whole.messages <= row.messages <= 1.25 * whole.messages, (
+        row.messages,
+        whole.messages,
+    )
+    assert row.status == whole.status, (row.reason, whole.reason)

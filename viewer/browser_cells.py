@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from rich.text import Text
 
 from session_core.scan import STATUSES, FileSummary, Status
-from session_core.text import name_line, size_text
+from session_core.text import duration_text, name_line, size_text
 from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
@@ -24,6 +24,7 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("session", "session", None),
     ("agent", "agent / model", AGENT_WIDTH),
     ("started", "started", 11),
+    ("duration", "duration", 8),  # (from the first line's time to the last's)
     ("last", "last active", 11),
     ("size", "size", 6),
     ("messages", "msgs", 6),
@@ -38,8 +39,9 @@ COLUMNS: list[tuple[str, str, int | None]] = [
 SESSION_WIDTH_MIN, SESSION_WIDTH_WANTED = 16, 24
 # Where the table is too narrow for every column, these go first, in this order: a file's
 # status, messages and last activity stay on screen, not cut off at the right edge (and
-# the column the rows are sorted by, so the order can be seen).
-DROPPED_FIRST = ("started", "tools", "size", "tokens", "agent", "cost")
+# the column the rows are sorted by, so the order can be seen). Tokens before the
+# duration: the cost column beside it says much of what they do.
+DROPPED_FIRST = ("started", "tools", "size", "tokens", "duration", "agent", "cost")
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
 STATUS_LABEL: dict[Status, str] = {
@@ -180,11 +182,32 @@ def cells(
         session_cell(summary, session_width, mark),
         Text(one_line(who, agent_width), no_wrap=True),
         Text(short_time(summary.started_at)),
+        duration_cell(summary),
         Text(short_time(summary.last_activity)),
         Text(size_text(summary.size, compact=True), justify="right"),
         *numbers,
         Text(STATUS_LABEL[summary.status], style=STATUS_STYLE[summary.status]),
     ]
+
+
+def duration_cell(summary: FileSummary) -> Text:
+    """How long a run ran, from its first line's time to its last's, at most 7
+    characters (``duration_text``; from 100 hours on, days: ``4d04h``, ``1.2kd``);
+    "unknown" where a time is missing, never 0."""
+    if not summary.counts_known:  # (as the counts: nothing was read as a transcript)
+        return Text("—", justify="right", style="dim")
+    seconds = _duration(summary)
+    if seconds is None or not math.isfinite(seconds):
+        return UNKNOWN
+    if seconds < 100 * 3600:
+        return Text(duration_text(seconds), justify="right")
+    days, hours = divmod(round(seconds / 3600), 24)
+    shown = f"{days}d{hours:02d}h" if days < 100 else f"{compact(days)}d"
+    return Text(shown, justify="right")
+
+
+def _duration(summary: FileSummary) -> float | None:
+    return summary.duration if summary.counts_known else None
 
 
 def session_cell(summary: FileSummary, width: int, mark: str = "") -> Text:
@@ -207,6 +230,7 @@ def sort_key(column: str, reverse: bool = False) -> Callable[[FileSummary], Any]
         "session": lambda s: (s.title or s.rel).casefold(),
         "agent": lambda s: known(" / ".join(x for x in (s.agent, s.model) if x) or None),
         "started": lambda s: known(s.started_at),
+        "duration": lambda s: known(_duration(s)),
         "last": lambda s: s.last_activity,
         "size": lambda s: s.size,
         "messages": lambda s: known(s.messages),

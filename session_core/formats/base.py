@@ -24,6 +24,7 @@ from ..file_lines import feed_file
 from ..line_warnings import first_damage
 from ..model import (
     Transcript,
+    Usage,
     overlay_counts,
     unsettled_ops,
 )
@@ -393,7 +394,15 @@ def check_note(transcript: Transcript) -> str:
     if cut:  # (a turn left open: the browser's "crashed", the runs tab's "interrupted")
         parts.append(f"{count(cut, 'run')} interrupted")
     parts.extend(overlay_counts(transcript.compactions).said())
+    parts.append(usage_said(transcript.usage))
     return note_of(parts, transcript.warnings)
+
+
+def usage_said(usage: Usage) -> str:
+    """A check note's usage: the file's own, as ``replay``'s ``usage`` holds it (each
+    response once), ``usage 12,345 tok · $0.0210``; ``usage unknown`` where no response
+    reported any (never 0)."""
+    return f"usage {usage.brief()}"
 
 
 def note_of(parts: Sequence[str], warnings: Sequence[str]) -> str:

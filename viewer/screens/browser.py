@@ -572,7 +572,7 @@ class BrowserScreen(DirectoryWatch):
             self.watch_directory()
 
 
-_NUMERIC = {"size", "messages", "tools", "tokens", "cost"}
+_NUMERIC = {"duration", "size", "messages", "tools", "tokens", "cost"}
 
 
 def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:

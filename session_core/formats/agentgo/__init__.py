@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ...events import LineSource
 from ...model import Transcript, Usage
 from ...text import count
-from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of
+from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
 from .model import NAME, AgentGoModel, transcript_of
 
@@ -191,8 +191,11 @@ class AgentGoFormat(TranscriptFormat):
     def check(self, path: str | os.PathLike[str]) -> str:
         """Read strictly, streaming: what the note says is counted, no record is kept."""
         from ...agentgo.reader import read_view
+        from ...agentgo.view import AgentGoView
+        from ...usage import FedCallUsage
 
-        view = read_view(path, keep=False)
+        view, usage = AgentGoView(keep=False), FedCallUsage()
+        read_view(path, view=view, fed=lambda record, _span: usage.fed(view, record))
         view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
         parts = [NAME, count(len(view.messages), "message")]
         gaps = len(view.gaps())
@@ -208,6 +211,7 @@ class AgentGoFormat(TranscriptFormat):
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)
                 parts.append(count(kinds.count(kind), what))
+        parts.append(usage_said(Usage.of_totals(usage.tally(view).transcript)))
         return note_of(parts, view.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

@@ -149,7 +149,7 @@ class AgentGoModel:
     """
 
     def __init__(self, view: AgentGoView) -> None:
-        from ...usage import GrowingTally
+        from ...usage import FedCallUsage, GrowingTally
 
         self.view = view
         self.column = ItemColumn()
@@ -162,8 +162,7 @@ class AgentGoModel:
         self._usage: dict[int, MessageUsage | None] = {}  # model call index -> its usage
         self._usage_sorted = True
         self._totals = GrowingTally()  # what a snapshot adds of the model calls' usage
-        # A call's usage taken as its model_exec_end was fed: (that record's index, usage).
-        self._fed_usage: dict[int, tuple[int, MessageUsage | None]] = {}
+        self._fed_usage = FedCallUsage()  # a call's usage taken as its end was fed
         self._folds: ContextFolds | None = None  # what each context event folded, once found
         self._model: str | None = None  # its first model call's model (``_first_model``)
         self._model_seen = 0
@@ -183,18 +182,12 @@ class AgentGoModel:
         """The view just took ``record`` (its span in ``records.source``): a committed
         message goes into the column now, and a model call's usage is noted, from the
         parsed record (a snapshot then need not read them again)."""
-        from ...message_usage import exec_end_usage
-
         view = self.view
-        kind = record.get("type")
-        if kind == "message_end":
+        if record.get("type") == "message_end":
             if len(view.messages) == self._messages + 1:  # it was committed, and in order
                 self._take_message(view.messages[-1], record["data"]["message"], span)
-        elif kind == "model_exec_end":
-            at = len(view.records) - 1
-            index = view.records.calls[at]
-            if index >= 0:
-                self._fed_usage[index] = (at, exec_end_usage(record.get("data")))
+        else:
+            self._fed_usage.fed(view, record)
 
     def _load(self, span: int) -> list[Part]:
         source = self.view.records.source
@@ -414,7 +407,7 @@ class AgentGoModel:
     def _take_calls(self) -> None:
         """The calls the records fed since the last snapshot are about: each one's
         operation (a tool call) or usage (a model call) made again."""
-        from ...usage import is_model_call, model_call_usage
+        from ...usage import is_model_call
 
         view = self.view
         calls = view.records.calls
@@ -428,11 +421,7 @@ class AgentGoModel:
                 self._drop_op(index)
                 if index not in self._usage and self._usage and index < next(reversed(self._usage)):
                     self._usage_sorted = False  # a call that turned out a model call late
-                fed = self._fed_usage.get(index)
-                at_fed = fed is not None and fed[0] == call.result_at
-                self._usage[index] = (
-                    fed[1] if fed is not None and at_fed else model_call_usage(call)
-                )
+                self._usage[index] = self._fed_usage.of(index, call)
             elif call.tool_start_at >= 0 or call.tool_end_at >= 0:
                 self._forget_usage(index)
                 if index not in self._ops:

@@ -12,9 +12,10 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from ...model import (
     Transcript,
+    Usage,
 )
 from ...text import count
-from ..base import LiveModel, TranscriptFormat, note_of
+from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
 from .model import NAME, V1Model, transcript_of
 from .ops import cut_off
@@ -155,8 +156,11 @@ class V1Format(TranscriptFormat):
         write_replay(state, out, writer_alive=self.writer_alive(path))
 
     def check(self, path: str | os.PathLike[str]) -> str:
-        # The replay's counts, not its JSON view: a check reads no message body.
-        state = self._state(path)
+        # The replay's counts, not its JSON view: a check reads no message body; each
+        # message line's facts (its usage) taken in the replay's pass, packed.
+        from ...usage import tally_state
+
+        state = self._state(path, facts=True)
         parts = [NAME, count(len(state.entries), "message")]
         if state.pending_count:
             parts.append(f"{count(state.pending_count, 'tool operation')} pending")
@@ -169,6 +173,7 @@ class V1Format(TranscriptFormat):
         ):
             if number:
                 parts.append(count(number, what))
+        parts.append(usage_said(Usage.of_totals(tally_state(state).transcript)))
         return note_of(parts, state.warnings)
 
     def peek_source(self, path: str) -> PeekSource:

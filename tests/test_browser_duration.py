@@ -1,0 +1,130 @@
+"""The browser's duration column: how long a run ran, from its first line's time to its
+last's, in every format, read whole or as head and tail window (not an estimate: the
+head's first time and the tail's last are the file's own); unknown where a time is
+missing, never 0; sortable, and kept up to date in a live row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from format_fixtures import BUILT_IN
+
+from session_core.scan import FileSummary, scan_file
+from session_core.scan_live import LiveRows
+from session_core.times import seconds_between
+from viewer.browser_cells import COLUMNS, cells, duration_cell, sort_key
+
+# Each format's time field, as written on a line (read here apart from the product's rules)
+STAMP = {
+    "transcript-v1": "ts",
+    "agentgo-v1": "time",
+    "claude-code": "timestamp",
+    "codex": "timestamp",
+}
+NOW_PAST = 1e9  # (every mtime is fresh: a live row)
+
+
+def stamps(path: Path, key: str) -> list[str]:
+    """Every whole line's time, in the file's order (a crash tail has none)."""
+    out = []
+    for raw in path.read_bytes().splitlines():
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get(key), str):
+            out.append(record[key])
+    return out
+
+
+def shown(summary: FileSummary) -> str:
+    return duration_cell(summary).plain
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+def test_a_row_s_duration_is_its_first_to_last_line(fmt: str, tmp_path: Path) -> None:
+    """The time from the started column's to the last active's; within a second of the
+    file's first and last lines' times (a Claude Code file's last line is a ``progress``
+    line, no item; a Codex session starts at its meta's time, a second before its line)."""
+    path = BUILT_IN[fmt](tmp_path)
+    times = stamps(path, STAMP[fmt])
+    span = seconds_between(times[0], times[-1])
+    assert span is not None and span > 10, times
+    whole = scan_file(str(path))
+    assert whole.started_at is not None
+    assert whole.duration == pytest.approx(whole.last_activity - whole.started_at)
+    assert whole.duration == pytest.approx(span, abs=1.0)
+    windowed = scan_file(str(path), budget=100, window=2_000)
+    assert windowed.estimated and windowed.duration == whole.duration
+    assert shown(windowed) == shown(whole) and "~" not in shown(whole)
+    at = [key for key, _, _ in COLUMNS].index("duration")
+    assert cells(whole, 20)[at].plain == shown(whole) != "unknown"
+
+
+def row(started: str | None, last: str | None, **facts: object) -> FileSummary:
+    facts = {"status": "finished", "format": "codex", **facts}
+    return FileSummary(path="/x/a.jsonl", started=started, last_ts=last, **facts)  # type: ignore[arg-type]
+
+
+T0 = "2026-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("last", "said"),
+    [
+        ("2026-01-01T00:00:00.250Z", "0.25s"),
+        ("2026-01-01T00:04:07Z", "4m07s"),
+        ("2026-01-01T02:05:00Z", "2h05m"),
+        ("2026-01-05T03:40:00Z", "99h40m"),
+        ("2026-01-05T04:00:00Z", "4d04h"),
+        ("2026-12-31T00:00:00Z", "364d"),
+        ("2999-01-01T00:00:00Z", "355kd"),
+    ],
+)
+def test_a_duration_fits_its_column(last: str, said: str) -> None:
+    width = next(w for key, _, w in COLUMNS if key == "duration")
+    text = shown(row(T0, last))
+    assert text == said and len(text) <= width and len("unknown") <= width
+
+
+def test_a_duration_not_known_is_unknown_never_0() -> None:
+    assert shown(row(T0, None)) == "unknown"
+    assert shown(row(None, T0)) == "unknown"
+    assert shown(row(T0, "2025-12-31T23:59:00Z")) == "unknown"  # (clocks that disagree)
+    assert shown(row(T0, T0)) == "0s"  # (one line: it ran no time, which is known)
+    not_read = row(T0, "2026-01-01T00:01:00Z", status="damaged")
+    assert shown(not_read) == "—"  # (as its counts: nothing counted)
+
+
+def test_rows_sort_by_duration_the_unknown_last() -> None:
+    rows = {
+        "short": row(T0, "2026-01-01T00:00:05Z"),
+        "unknown": row(T0, None),
+        "long": row(T0, "2026-01-01T03:00:00Z"),
+        "other": FileSummary(path="/x/o.jsonl", started=T0, last_ts="2026-01-02T00:00:00Z"),
+    }
+    for name, summary in rows.items():
+        summary.rel = name
+    for reverse, order in ((True, ["long", "short"]), (False, ["short", "long"])):
+        key = sort_key("duration", reverse)
+        ranked = sorted(rows.values(), key=key, reverse=reverse)
+        assert [s.rel for s in ranked][:2] == order
+        assert {s.rel for s in ranked[2:]} == {"unknown", "other"}  # (not a transcript: none)
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+def test_a_live_row_s_duration_grows_with_its_lines(fmt: str, tmp_path: Path) -> None:
+    path = BUILT_IN[fmt](tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    half = max(2, len(lines) // 2)
+    path.write_bytes(b"".join(lines[:half]))
+    rows = LiveRows()
+    before = scan_file(str(path), now=NOW_PAST)
+    with open(path, "ab") as out:
+        out.write(b"".join(lines[half:]))
+    after = rows.summary(str(path), before, now=NOW_PAST)
+    assert after is not None
+    assert after.duration == scan_file(str(path), now=NOW_PAST).duration
+    assert before.duration is not None and after.duration > before.duration
