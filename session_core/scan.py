@@ -55,6 +55,7 @@ from .indexing import head_record
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
+    bom_length,
     is_blank,
     line_is_whole,
     open_regular,
@@ -282,9 +283,11 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             if not more:
                 break
             head += more
-        # (detection reads at most the head's first HEAD_LINES + 1 records: each parsed once)
-        records = list(itertools.islice(_head_records(head), HEAD_LINES + 1))
-        name = detect_records(records)
+        # (detection reads at most the head's first HEAD_LINES + 1 records: each parsed
+        # once; past a byte order mark, which only a format that reads one may begin with)
+        bom = bom_length(head)
+        records = list(itertools.islice(_head_records(head[bom:]), HEAD_LINES + 1))
+        name = detect_records(records, bool(bom))
         if name is None:
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return

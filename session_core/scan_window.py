@@ -10,7 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from .errors import TranscriptError
-from .reader import is_blank
+from .reader import bom_length, is_blank
 
 if TYPE_CHECKING:
     from .scan import FileSummary
@@ -56,6 +56,8 @@ def tail_window(
     if start > 0 and not at_line:  # begin at a line boundary
         cut = tail.find(b"\n")
         tail = tail[cut + 1 :] if cut >= 0 else b""
+    elif start == 0:  # (the file's start: past a byte order mark, where the format reads one)
+        tail = tail[bom_length(tail) :]
     # Counts are scaled by the lines before the last one: a huge last line (a tool
     # result) is one line, not the measure of how many lines the file's bytes hold.
     longest = size - last
