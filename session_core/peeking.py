@@ -31,6 +31,7 @@ from .reader import (
     missing_file,
     open_lines,
     open_regular,
+    skip_bom,
 )
 from .replay import payload_of
 
@@ -265,6 +266,8 @@ def _read_records(
     # the pass that says warnings: what breaks one is shown all the same
     rules = StrictReader(path) if agentgo and warnings is not None else None
     with open_lines(path)[0] as fh:  # (a compressed file: its lines)
+        if not agentgo:  # (v1's first line is read past a byte order mark: ``reads_bom``)
+            skip_bom(fh)
         for number, raw, ended in iter_lines(fh):
             if upto is not None and number > upto:
                 return

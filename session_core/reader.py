@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from io import BytesIO
+from io import BufferedReader, BytesIO
 from typing import IO, Any, cast
 
 import orjson
@@ -89,6 +89,27 @@ def is_blank(raw: bytes) -> bool:
         return not raw.decode("utf-8").strip(WHITE_SPACE)
     except UnicodeDecodeError:
         return False
+
+
+# UTF-8's byte order mark. v1's reference reads a file through a decoder that drops one
+# at the file's start, so its first line is read past it there (a format that reads one:
+# ``TranscriptFormat.reads_bom``); anywhere else it is no JSON, as before.
+BOM = b"\xef\xbb\xbf"
+
+
+def bom_length(start: bytes | bytearray | memoryview) -> int:
+    """How many of a file's first bytes (``start``) are a byte order mark: 3 or 0."""
+    return len(BOM) if bytes(start[: len(BOM)]) == BOM else 0
+
+
+def skip_bom(fh: IO[bytes]) -> int:
+    """Read past a byte order mark at the start of ``fh`` (a file just opened, or its
+    decompressed stream: buffered, so its first bytes are looked at, not consumed);
+    how many bytes that was, 3 or 0 (where its first line starts in the file)."""
+    skip = bom_length(cast(BufferedReader, fh).peek(len(BOM)))
+    if skip:
+        fh.read(skip)
+    return skip
 
 
 def loads_line(raw: bytes) -> Any:
@@ -302,6 +323,7 @@ def _replay_into(
         # Lines applied here take their (empty) facts in one go, before a plain feed
         # and at the end (events.pad_facts).
         try:
+            offset = skip_bom(fh)  # (the first line starts past one)
             # Each line keeps its \n (JSON's whitespace to both parsers): ``size`` is
             # the line's without it, and the rare path that keeps a line's bytes cuts it.
             for parts, ended in _blocks(fh, strip=False):

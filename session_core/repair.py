@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import orjson
 
 from .errors import TranscriptError
-from .reader import is_blank, line_is_whole
+from .reader import bom_length, is_blank, line_is_whole
 
 _BACK = 1 << 16
 
@@ -43,6 +43,15 @@ def _read(fd: int, start: int, end: int) -> bytes:
     return os.pread(fd, end - start, start) if end > start else b""
 
 
+def _line(fd: int, start: int, end: int) -> bytes:
+    """The line from ``start`` to its line break at ``end``, without a CR before it; the
+    first line read past a byte order mark (v1 reads it so: ``reader.BOM``)."""
+    line = _read(fd, start, end)
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line if start else line[bom_length(line) :]
+
+
 def read_tail(fd: int) -> Tail | None:
     size = os.fstat(fd).st_size
     if size == 0:
@@ -51,15 +60,11 @@ def read_tail(fd: int) -> Tail | None:
     end = size - 1 if ends_broken else size
     lf = _last_lf(fd, end)
     start = lf + 1
-    line = _read(fd, start, end)
-    if line.endswith(b"\r"):
-        line = line[:-1]
+    line = _line(fd, start, end)
     previous = None
     if start > 0:
         before = _last_lf(fd, lf)
-        previous = _read(fd, before + 1, lf)
-        if previous.endswith(b"\r"):
-            previous = previous[:-1]
+        previous = _line(fd, before + 1, lf)
     last_lf = size - 1 if ends_broken else lf
     crlf = last_lf > 0 and _read(fd, last_lf - 1, last_lf) == b"\r"
     cr_end = not ends_broken and _read(fd, size - 1, size) == b"\r"
@@ -71,7 +76,7 @@ def opens_as_transcript(fd: int, tail: Tail) -> bool:
     reader skips them) is a whole ``session-meta`` line, read up to its line break; where
     every line before the tail is blank, the tail is that line."""
     chunks: list[bytes] = []  # (the line being read: a huge one is joined once)
-    offset = 0
+    offset = bom_length(_read(fd, 0, 3))  # (read past a byte order mark)
     while offset < tail.start:
         block = os.pread(fd, min(_BACK, tail.start - offset), offset)
         if not block:

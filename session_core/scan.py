@@ -32,7 +32,9 @@ Bounded reading: a file up to ``budget`` bytes is read whole (v1 through the
 same read-only replay ``tailscope replay`` uses). A bigger one is read as its
 head (meta, first records) and a tail window of ``window`` bytes starting at a
 line boundary; its counts are extrapolated from the window and flagged
-``estimated``, and damage is only looked for inside what was read.
+``estimated``, and damage is only looked for inside what was read. A v1 window whose
+settles name operations dispatched before it reads, before it, the lines that name an
+operation (``tallies.open_before``): those left open there are pending too.
 
 Nothing here writes, takes a lock, or keeps a file open after returning.
 """
@@ -55,6 +57,7 @@ from .indexing import head_record
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
+    bom_length,
     is_blank,
     line_is_whole,
     open_regular,
@@ -62,7 +65,7 @@ from .reader import (
 )
 from .replay import ReplayState, payload_of
 from .scan_window import LAST_LINE_MAX, feed_window, tail_window
-from .tallies import V1Window, text_or_none
+from .tallies import V1Window, open_before, text_or_none
 from .text import prompt_title
 from .times import epoch, seconds_between
 from .usage import Usage
@@ -290,9 +293,11 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
             if not more:
                 break
             head += more
-        # (detection reads at most the head's first HEAD_LINES + 1 records: each parsed once)
-        records = list(itertools.islice(_head_records(head), HEAD_LINES + 1))
-        name = detect_records(records)
+        # (detection reads at most the head's first HEAD_LINES + 1 records: each parsed
+        # once; past a byte order mark, which only a format that reads one may begin with)
+        bom = bom_length(head)
+        records = list(itertools.islice(_head_records(head[bom:]), HEAD_LINES + 1))
+        name = detect_records(records, bool(bom))
         if name is None:
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return
@@ -326,6 +331,12 @@ def v1_summary(read: FileRead) -> None:
     summary.messages = round(counts.messages * scale)
     summary.tool_calls = round(counts.calls * scale)
     summary.pending = len(counts.open_ops)
+    if counts.settled_before:
+        # The window begins among operations in flight: whether any dispatched before it
+        # is still open it cannot tell (it said "finished" where ``check`` said pending),
+        # so the lines before it that name an operation are read for those still open.
+        before = open_before(fh, summary.size - len(tail))
+        summary.pending += len(before - counts.settled_before)
     summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
     scale_usage(summary, counts.usage, scale)
     summary.reason = _v1_crash_reason(summary, None, counts.ends_a_run)

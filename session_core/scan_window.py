@@ -10,7 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from .errors import TranscriptError
-from .reader import is_blank
+from .reader import bom_length, is_blank
 
 if TYPE_CHECKING:
     from .scan import FileSummary
@@ -70,6 +70,8 @@ def tail_window(
             tail = fh.read(size - start)
             if start > floor:
                 tail = tail[tail.find(b"\n") + 1 :]  # (one ends the line before ``begun``)
+    if start == 0:  # (the file's start: past a byte order mark, where the format reads one)
+        tail = tail[bom_length(tail) :]
     summary.unmeasured = unmeasured
     if len(tail) > unmeasured:
         return tail, (size - unmeasured) / (len(tail) - unmeasured)

@@ -16,7 +16,7 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
-from .reader import is_blank
+from .reader import BOM, bom_length, is_blank
 
 _READ_BLOCK = 1 << 20
 HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each end
@@ -80,6 +80,7 @@ class TailReader:
         self.line = 0
         self.partial: list[bytes] = []
         self.first = b""  # the file's first ``HELD_CHECK`` bytes as read (``_start_intact``)
+        self.bom = 0  # bytes of a byte order mark read past at the file's start (3 or 0)
         self.format: Format | None = None
         self.seen_first = False
         self.head = HeadDetector()  # (the format, from the first lines)
@@ -113,6 +114,7 @@ class TailReader:
         self.line = 0
         self.partial = []
         self.first = b""
+        self.bom = 0
         self.format = None
         self.seen_first = False
         self.head = HeadDetector()
@@ -187,7 +189,7 @@ class TailReader:
     def _boundary_intact(self, fd: int) -> bool:
         """Whether the byte before our last complete line's end is still a newline."""
         end = self.complete
-        if end <= 0 or self.unpacked is not None:
+        if end <= self.bom or self.unpacked is not None:  # (no line ended yet)
             return True
         try:
             return os.pread(fd, 1, end - 1) == b"\n"
@@ -339,6 +341,8 @@ class TailReader:
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
         assert self.fd is not None
         fd = self.fd
+        if self.offset == 0:
+            self._past_bom(fd)
         end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
         while True:
             want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
@@ -379,6 +383,16 @@ class TailReader:
         update.held_line = self.line + 1 if update.held else 0
         update.format = self.format
         update.source = self.source
+
+    def _past_bom(self, fd: int) -> None:
+        """Start past a byte order mark at the file's start (kept in ``first``, which the
+        file's start is checked against): its first line is read without it, as v1 reads
+        it; only a format that reads one claims the file (``HeadDetector.bom``)."""
+        self.bom = bom_length(self._pread(fd, len(BOM), 0))
+        if self.bom:
+            self.first = BOM
+            self.offset = self.complete = self.bom
+            self.head.bom = True
 
     def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
         """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
@@ -477,6 +491,7 @@ class TailReader:
         self.seen_first = True
         self.format = head.format
         if self.format is None:
+            led = " (led by a byte order mark)" if head.bom else ""  # (v1's alone may be)
             update.warnings.append(
-                f"line {self.head_line} is not the start of a known transcript format"
+                f"line {self.head_line} is not the start of a known transcript format{led}"
             )

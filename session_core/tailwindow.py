@@ -10,7 +10,7 @@ import orjson
 
 from .errors import TranscriptError
 from .indexing import loads_mended
-from .reader import is_blank, open_transcript
+from .reader import bom_length, is_blank, open_transcript
 from .replay import ReplayState
 
 
@@ -38,6 +38,9 @@ def read_tail_window(path: str | os.PathLike[str], window: int = 1 << 20) -> Tai
             return TailWindow(size, size)  # one line longer than the window: nothing whole
         data = data[cut + 1 :]
         start += cut + 1
+    else:  # (the whole file: its first line read past a byte order mark, as v1 reads it)
+        start = bom_length(data)
+        data = data[start:]
     result = TailWindow(start, size)
     lines = data.split(b"\n")
     lines.pop()  # what follows the last newline is not a whole line yet

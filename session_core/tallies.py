@@ -6,7 +6,7 @@ counted the way ``session_core.usage`` counts it (unknown, never 0).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import IO, Any
 
 from .errors import TranscriptError
 from .facts import ends_a_run
@@ -32,6 +32,9 @@ class V1Window:
         self.calls = 0
         self.usage = Usage()
         self.open_ops: set[str] = set()
+        # Settles of operations dispatched before the window: whether others dispatched
+        # then are still open, the window cannot tell (``open_before`` reads that).
+        self.settled_before: set[str] = set()
         self.ends_a_run = True  # the last message read can end a run (``facts.ends_a_run``)
         self.first_ts: str | None = None
         self.last_ts: str | None = None
@@ -59,7 +62,59 @@ class V1Window:
         elif kind == "tool-dispatched":
             self.open_ops.add(text_or_none(env.get("id")) or "")
         elif kind == "tool-settled":
-            self.open_ops.discard(text_or_none(payload.get("op-id")) or "")
+            op_id = text_or_none(payload.get("op-id")) or ""
+            if op_id in self.open_ops:
+                self.open_ops.discard(op_id)
+            else:
+                self.settled_before.add(op_id)
+
+
+_OPS = (b'"tool-dispatched"', b'"tool-settled"')  # (a line naming neither is no operation's)
+
+
+def open_before(fh: IO[bytes], end: int, block: int = 1 << 20) -> set[str]:
+    """The ids of v1 operations dispatched and not settled in the file's first ``end``
+    bytes (whole lines): the lines that name a dispatch or a settle are found by their
+    bytes and parsed alone, every other line is passed over unread (a line that does not
+    parse is passed over too: damage before a window is not looked for)."""
+    open_ops: set[str] = set()
+    fh.seek(0)
+    pieces: list[bytes] = []  # (a line longer than a block: joined once, when it ends)
+    read = 0
+    while read < end:
+        chunk = fh.read(min(block, end - read))
+        if not chunk:
+            break
+        read += len(chunk)
+        pieces.append(chunk)
+        if b"\n" not in chunk:
+            continue
+        data = b"".join(pieces)
+        cut = data.rfind(b"\n") + 1
+        lines = data[:cut]
+        pieces = [data[cut:]]
+        starts: set[int] = set()  # (the lines naming either, each once, in file order)
+        for needle in _OPS:
+            at = lines.find(needle)
+            while at >= 0:
+                starts.add(lines.rfind(b"\n", 0, at) + 1)
+                at = lines.find(needle, at + len(needle))
+        for start in sorted(starts):
+            _take_op(lines[start : lines.find(b"\n", start)], open_ops)
+    return open_ops
+
+
+def _take_op(raw: bytes, open_ops: set[str]) -> None:
+    try:
+        env = loads_line(raw)
+    except ValueError:
+        return
+    if not isinstance(env, dict) or env.get("v") != 1:
+        return
+    if env.get("type") == "tool-dispatched":
+        open_ops.add(text_or_none(env.get("id")) or "")
+    elif env.get("type") == "tool-settled":
+        open_ops.discard(text_or_none(payload_of(env).get("op-id")) or "")
 
 
 class AgentGoTally:

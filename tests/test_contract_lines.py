@@ -15,7 +15,7 @@ from contract_helpers import assert_ids_unique, items_text, open_transcript
 from helpers import follow_into, places
 
 from session_core import TranscriptError, peek
-from session_core.formats import TranscriptFormat, by_name
+from session_core.formats import TranscriptFormat, by_name, format_of
 from session_core.indexing import CUT
 from session_core.scan import scan_file
 from session_core.views import dump_json
@@ -259,3 +259,48 @@ def test_a_line_of_unicode_white_space_is_a_blank_line(
             )
         )
     assert results[0] == results[1]
+
+
+def test_a_byte_order_mark_is_read_past_by_a_format_that_reads_one(
+    fmt: TranscriptFormat, sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file led by UTF-8's byte order mark: a format that reads one (``reads_bom``: v1,
+    whose reference's decoder drops it) reads it by every path as the file without it (it
+    was refused); any other says so by its line 1 and claims it not."""
+    bom = tmp_path / f"bom{sample.suffix}"
+    bom.write_bytes(b"\xef\xbb\xbf" + sample.read_bytes())
+    st = sample.stat()
+    os.utime(bom, ns=(st.st_atime_ns, st.st_mtime_ns))  # (its writer as long gone)
+
+    def read(path: Path) -> Any:
+        whole: Any = open_transcript(path)
+        followed = _followed(fmt, path)
+        row = scan_file(path, live_window=0)  # (the browser's row: whole, and windowed)
+        windowed = scan_file(path, live_window=0, budget=100, window=path.stat().st_size // 2)
+        seen = peek(path)
+        return (
+            (whole.warnings, items_text(whole), whole.lines, len(whole.messages)),
+            (followed.warnings, items_text(followed), followed.lines),
+            (seen.error, seen.meta, seen.envelopes, seen.messages, seen.warnings),
+            main(["check", str(path)]),
+            [
+                (r.format, r.status, r.reason, r.messages, r.pending, r.crash_tail, r.title)
+                for r in (row, windowed)
+            ],
+        )
+
+    if not fmt.reads_bom:
+        assert format_of(bom) is None
+        assert main(["check", str(bom)]) == 1
+        assert "line 1: is led by a byte order mark" in capsys.readouterr().out
+        assert "byte order mark" in str(peek(bom).error)
+        return
+    assert format_of(bom) is fmt
+    assert read(bom) == read(sample)
+    for command in (["replay"], ["diff"], ["export", "--format", "md"]):
+        capsys.readouterr()
+        assert main([*command, str(sample)]) == 0
+        plain = capsys.readouterr().out.replace(sample.name, bom.name)
+        assert main([*command, str(bom)]) == 0
+        out = capsys.readouterr().out
+        assert out == plain.replace(f"{sample.stat().st_size:,}", f"{bom.stat().st_size:,}")

@@ -180,12 +180,25 @@ async def test_a_big_file_whose_end_cannot_be_read_still_loads(story, monkeypatc
         await wait_for(pilot, lambda: "loading" not in screen_text(app))
 
 
-async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
-    """A file led by a byte order mark: the banner says line 1 and why (it named line 2,
-    the first warning said, "not the start of a known transcript format"; an audit)."""
+async def test_a_file_led_by_a_byte_order_mark_is_shown(story, tmp_path: Path) -> None:
+    """v1's reference reads past a byte order mark at the file's start: so does the view
+    (the banner said line 1 could not be read), its meta and every item there."""
     path, _ = story
     bom = tmp_path / "bom.jsonl"
     bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    async with story_open(bom) as (app, pilot, view):
+        await wait_for(pilot, lambda: len(view.items) == 6)
+        assert replay(app).state.meta == {"agent": "sadna", "model": "kimi-k2"}
+        assert "byte order mark" not in screen_text(app)
+
+
+async def test_the_banner_names_the_first_bad_line(story, tmp_path: Path) -> None:
+    """A file led by two byte order marks (the second is no JSON): the banner says line 1
+    and why (it named line 2, the first warning said, "not the start of a known
+    transcript format"; an audit)."""
+    path, _ = story
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" * 2 + path.read_bytes())
     app = TailscopeApp(bom)
     async with app.run_test(size=(200, 30)) as pilot:
         await wait_for(pilot, lambda: "could not be read as" in screen_text(app))

@@ -14,7 +14,7 @@ from typing import Any
 from ..compressed import open_maybe_compressed
 from ..errors import TranscriptError
 from ..indexing import head_record
-from ..reader import is_blank
+from ..reader import bom_length, is_blank
 from ..vocabulary import check_words
 from .base import LiveModel, TranscriptFormat
 from .builders import Builder
@@ -77,10 +77,13 @@ class HeadDetector:
     writer's bookkeeping), up to ``HEAD_LINES`` of them, the format that opens past such
     lines (``opens_past_unknown_lines``) and claims the first record after them."""
 
-    def __init__(self) -> None:
+    def __init__(self, bom: bool = False) -> None:
         self.skipped = 0
         self.format: Format | None = None
         self.done = False
+        # The file began with a byte order mark, read past: only a format that reads one
+        # (``reads_bom``) claims it.
+        self.bom = bom
 
     def feed(self, record: Any) -> bool:
         """Take the next record; True once the format is decided (``format``: None, no
@@ -88,6 +91,9 @@ class HeadDetector:
         if self.done:
             return True
         self.format = detect_record(record, after_unknown=self.skipped > 0)
+        if self.format is not None and self.bom and not by_name(self.format).reads_bom:
+            self.format, self.done = None, True
+            return True
         unknown = isinstance(record, dict) and isinstance(record.get("type"), str)
         if self.format is None and unknown and self.skipped < HEAD_LINES:
             self.skipped += 1
@@ -96,10 +102,11 @@ class HeadDetector:
         return True
 
 
-def detect_records(records: Any) -> Format | None:
+def detect_records(records: Any, bom: bool = False) -> Format | None:
     """The format of a file whose first records (non-blank lines, parsed; a line that is
-    no JSON as None) ``records`` yields: ``HeadDetector``."""
-    head = HeadDetector()
+    no JSON as None) ``records`` yields: ``HeadDetector`` (``bom``: the file began with
+    one, read past)."""
+    head = HeadDetector(bom)
     for record in records:
         if head.feed(record):
             break
@@ -130,11 +137,15 @@ def detect_format(path: str | os.PathLike[str], limit: int = 1 << 24) -> Format 
     try:
         with open_maybe_compressed(path) as fh:  # a .jsonl.zst is read as its lines
             buffered = b""
+            first = True
             read = 0  # (bytes of lines: white space before them is skipped, not counted)
             while read < limit:
                 block = fh.read(1 << 16)
                 if not block:
                     break
+                if first and (skip := bom_length(block)):  # (the file's first 3 bytes)
+                    head.bom, block = True, block[skip:]
+                first = False
                 if not buffered and not (block := block.lstrip()):
                     continue
                 read += len(block)

@@ -156,6 +156,9 @@ class TranscriptFormat(ABC):
     # (``indexing.mended``: Node writes them); False where the format's reference reads no
     # such line (v1's), so it is no JSON there either.
     mends_lines: ClassVar[bool] = True
+    # A file may begin with UTF-8's byte order mark, read past (``reader.BOM``: v1's
+    # reference decoder drops it); False: such a file is none of this format's.
+    reads_bom: ClassVar[bool] = False
     # A blank line is no record and nothing wrong (False: every complete line must be a
     # record, agentgo's; a blank one is said as any line that is none, read or followed).
     blank_lines_ok: ClassVar[bool] = True

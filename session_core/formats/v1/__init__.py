@@ -102,6 +102,7 @@ class V1Format(TranscriptFormat):
     first_line: ClassVar[str] = "a session-meta line"
     parsed_updates: ClassVar[bool] = False
     mends_lines: ClassVar[bool] = False  # (as LLM::Agent::Session, which JSON::Fast reads)
+    reads_bom: ClassVar[bool] = True  # (as Raku's UTF-8 decoder, which drops it)
     raw_view: ClassVar[str] = (
         "every message line as written (folded and elided marked), and lines of unknown types"
     )

@@ -1,0 +1,87 @@
+"""A big v1 file's row read from a tail window, whose settles name operations dispatched
+before it: the window cannot tell whether others dispatched then are still open, so the
+lines before it that name an operation are read (the row said "finished" where ``check``
+said 1 pending; an audit's ``big/win_v1.jsonl``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from session_core import Message, Session
+from session_core.scan import scan_file
+from session_core.tallies import open_before
+from viewer.cli import main
+
+WINDOW = 64 << 10
+
+
+def _written(path: Path, *, settle_both: bool) -> tuple[str, str]:
+    """Two operations dispatched, then more than a window of messages, then the second
+    settled (and the first too, with ``settle_both``) and answered."""
+    call = {"type": "function", "function": {"name": "fs_read", "arguments": "{}"}}
+    with Session.create(path, meta={"agent": "w"}) as s:
+        s.append_message(Message(role="user", content="go"))
+        calls = ({**call, "id": "c1"}, {**call, "id": "c2"})
+        s.append_message(Message(role="assistant", content="", tool_calls=calls))
+        ops = [
+            s.append_tool_dispatched(
+                call_id=c,
+                tool="fs_read",
+                arguments="{}",
+                arguments_digest=None,
+                idempotency="read-only",
+                run_id="r1",
+                round=1,
+            )
+            for c in ("c1", "c2")
+        ]
+        for _ in range(2 * WINDOW // 1000):
+            s.append_message(Message(role="user", content="filler " + "x" * 1000))
+        for op, settled in zip(ops, (settle_both, True), strict=True):
+            if settled:
+                s.append_tool_settled(
+                    op_id=op,
+                    outcome="completed",
+                    reason=None,
+                    duration=0.1,
+                    result_digest=None,
+                    artifact=None,
+                    error=None,
+                )
+        s.append_message(Message(role="tool", content="read", tool_call_id="c2"))
+        s.append_message(Message(role="assistant", content="done"))
+    return ops[0], ops[1]
+
+
+def test_an_operation_dispatched_before_the_window_and_left_open_is_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "win_v1.jsonl"
+    _written(path, settle_both=False)
+    assert path.stat().st_size > 2 * WINDOW
+    assert main(["check", str(path)]) == 0
+    assert "1 tool operation pending" in capsys.readouterr().out
+    row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
+    assert row.estimated and row.status == "crashed" and row.pending == 1
+    assert row.reason == "1 tool operation never settled"
+    whole = scan_file(path, live_window=0)
+    assert (whole.status, whole.pending, whole.reason) == (row.status, 1, row.reason)
+
+
+def test_both_settled_the_row_is_finished(tmp_path: Path) -> None:
+    path = tmp_path / "win_v1.jsonl"
+    _written(path, settle_both=True)
+    row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
+    assert row.estimated and (row.status, row.pending, row.reason) == ("finished", 0, None)
+
+
+def test_the_lines_before_are_read_a_block_at_a_time(tmp_path: Path) -> None:
+    """Blocks shorter than a line (a long one is joined once): the same operations."""
+    path = tmp_path / "win_v1.jsonl"
+    first, _second = _written(path, settle_both=False)
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        assert open_before(fh, size) == {first}
+        assert open_before(fh, size, block=100) == {first}
