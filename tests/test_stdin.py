@@ -264,7 +264,7 @@ def test_the_copy_goes_in_the_signal_handler_before_the_exit(
     viewer stayed, in CI, its copy with it)."""
     import signal
 
-    from viewer.cli import _ended_by_signals
+    from viewer.signal_end import ended_by_signals
     from viewer.stdin_spool import is_spool, remove_spool, spool_path
 
     class Exited(Exception):
@@ -275,7 +275,7 @@ def test_the_copy_goes_in_the_signal_handler_before_the_exit(
         raise Exited(code)
 
     monkeypatch.setattr(os, "_exit", exit_now)
-    with spool_path() as path, _ended_by_signals(lambda: remove_spool(path)):
+    with spool_path() as path, ended_by_signals(lambda: remove_spool(path)):
         assert path.exists() and is_spool(path)
         handler = signal.getsignal(signal.SIGHUP)
         assert callable(handler)
