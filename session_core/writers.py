@@ -86,7 +86,7 @@ class LockTable:
     def note(self, path: str | os.PathLike[str], device: int, inode: int) -> None:
         """Remember who holds the file now: its lock (``lock_seen``), the processes that
         have it open (``holders_gone``)."""
-        if self.known and self.locked(device, inode):
+        if self.known and self.locked(device, inode) and not is_pipe_copy(path):
             _LOCKS_SEEN.add(_seen_key(path, device, inode))
         holders = self.holders(device, inode)
         if holders:
@@ -103,6 +103,28 @@ _LOCKS_SEEN: set[SeenKey] = set()
 
 def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> SeenKey:
     return (os.path.realpath(path), device, inode)
+
+
+# The copies of a pipe this process makes (``tailscope -``), whose writer is out of sight:
+# the copier's lock on one says the pipe is open, and its end nothing of the writer (the
+# pipe of ``cat`` ends at once, the file it read still written, or long finished). Once
+# the pipe has ended, the copy's mtime is its last line's time (the copier sets it), and
+# it is judged as a lock-less writer's file is, by its age (``writer_alive``).
+_PIPE_COPIES: set[str] = set()
+
+
+def pipe_copy(path: str | os.PathLike[str], made: bool = True) -> None:
+    """``path`` is a copy of a pipe (``made``), or is one no more (removed)."""
+    where = os.path.realpath(path)
+    if made:
+        _PIPE_COPIES.add(where)
+    else:
+        _PIPE_COPIES.discard(where)
+
+
+def is_pipe_copy(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a copy of a pipe this process makes (``pipe_copy``)."""
+    return bool(_PIPE_COPIES) and os.path.realpath(path) in _PIPE_COPIES
 
 
 class _Holders:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +16,7 @@ from typing import Any
 import session_core.session as session_module
 from session_core import Message, Session
 from session_core.codec import section_digest
+from session_core.times import epoch
 
 HOSTILE = "clear \x1b[2J title \x1b]0;pwned\x07 clip \x1b]52;c;SGVsbG8=\x07 [bold red]markup[/]"
 OLD_MTIME = 1_786_000_000  # a fixed, long-past mtime: the file reads as idle
@@ -159,3 +162,18 @@ def write_story(path: Path, *, hostile: bool = False) -> dict[str, str]:
         )
     os.utime(path, (OLD_MTIME, OLD_MTIME))
     return ids
+
+
+_TIMESTAMP = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z")
+
+
+def as_if_written_now(data: bytes, last: float, ago: float) -> bytes:
+    """A transcript's bytes with every timestamp moved alike: ``last`` (its last line's
+    time, ``written_at``) to ``ago`` seconds ago, as if its writer were at work."""
+    shift = time.time() - ago - last
+
+    def moved(match: re.Match[bytes]) -> bytes:
+        when = datetime.fromtimestamp((epoch(match.group().decode()) or 0.0) + shift, UTC)
+        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ").encode()
+
+    return _TIMESTAMP.sub(moved, data)

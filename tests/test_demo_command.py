@@ -139,3 +139,58 @@ def test_demo_command_passes_the_format(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(SystemExit) as usage:
         cli_main(["demo", "--format", "v3"])
     assert usage.value.code == 2
+
+
+def test_a_signal_kills_the_writers_and_removes_the_folder_before_ending_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """SIGHUP (its terminal closed) under the demo's viewer: its writers are killed and
+    its folder removed in the handler itself, then the process ends at once, as the
+    viewer of a file ends (a SystemExit raised wherever the screen's main thread was could
+    leave Textual's shutdown waiting for ever, the writers and folder with it)."""
+    import os
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    writers: list[subprocess.Popen[bytes]] = []
+
+    def recording_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc: subprocess.Popen[bytes] = subprocess.Popen(*args, **kwargs)
+        writers.append(proc)
+        return proc
+
+    shim = types.SimpleNamespace(
+        Popen=recording_popen, DEVNULL=subprocess.DEVNULL, TimeoutExpired=subprocess.TimeoutExpired
+    )
+    monkeypatch.setattr(demo_command, "subprocess", shim)
+
+    class Exited(Exception):
+        pass
+
+    def exit_now(code: int) -> None:
+        for writer in writers:  # (killed and reaped: no process of its pid is left)
+            assert not os.path.exists(f"/proc/{writer.pid}"), writer.args
+        assert list(tmp_path.iterdir()) == []  # (the folder gone before the exit)
+        raise Exited(code)
+
+    class HungUpApp:
+        return_code = 0
+
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+        def run(self) -> None:
+            assert len(writers) == 4 and all(w.poll() is None for w in writers)
+            assert Path(self.path).exists()
+            handler = signal.getsignal(signal.SIGHUP)
+            assert callable(handler)
+            handler(signal.SIGHUP, None)
+
+    module = types.ModuleType("viewer.app")
+    module.TailscopeApp = HungUpApp  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "viewer.app", module)
+    monkeypatch.setattr(os, "_exit", exit_now)
+    before = signal.getsignal(signal.SIGHUP)
+    with pytest.raises(Exited) as ended:
+        demo.run_demo(speed=1.0)
+    assert ended.value.args == (128 + signal.SIGHUP,)
+    assert signal.getsignal(signal.SIGHUP) == before  # (put back as it unwound)

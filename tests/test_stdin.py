@@ -9,11 +9,14 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from format_fixtures import FACTORIES
+
+from story import as_if_written_now
 
 NAME = "stdin.jsonl"
 
@@ -43,11 +46,15 @@ def same_copy(out: bytes) -> bytes:
     [["replay"], ["peek"], ["diff"], ["export", "--format", "md"], ["export", "--format", "json"]],
 )
 def test_a_piped_transcript_reads_as_its_file(fmt: str, command: list[str], tmp_path) -> None:
-    written = FACTORIES[fmt](tmp_path).read_bytes()
+    """(Its calls in flight too: interrupted, as in the file, idle for months, though
+    the copy was made a moment ago: its mtime is its last line's time.)"""
+    run = FACTORIES[fmt](tmp_path)
+    written = run.read_bytes()
     tmp = tmp_path / "tmp"
     path = tmp / "tailscope-direct" / NAME  # (named as the copy is: peek, export name it)
     path.parent.mkdir(parents=True)
     path.write_bytes(written)
+    os.utime(path, (run.stat().st_atime, run.stat().st_mtime))  # (as old as the run)
     piped = tailscope(*command, "-", stdin=written, tmp=tmp)
     direct = tailscope(*command, str(path), stdin=b"", tmp=tmp)
     assert piped.returncode == direct.returncode == 0, piped.stderr
@@ -264,7 +271,7 @@ def test_the_copy_goes_in_the_signal_handler_before_the_exit(
     viewer stayed, in CI, its copy with it)."""
     import signal
 
-    from viewer.cli import _ended_by_signals
+    from viewer.signal_end import ended_by_signals
     from viewer.stdin_spool import is_spool, remove_spool, spool_path
 
     class Exited(Exception):
@@ -275,10 +282,60 @@ def test_the_copy_goes_in_the_signal_handler_before_the_exit(
         raise Exited(code)
 
     monkeypatch.setattr(os, "_exit", exit_now)
-    with spool_path() as path, _ended_by_signals(lambda: remove_spool(path)):
+    with spool_path() as path, ended_by_signals(lambda: remove_spool(path)):
         assert path.exists() and is_spool(path)
         handler = signal.getsignal(signal.SIGHUP)
         assert callable(handler)
         with pytest.raises(Exited) as ended:
             handler(signal.SIGHUP, None)
         assert ended.value.args == (128 + signal.SIGHUP,)
+
+
+@pytest.mark.parametrize("fmt", sorted(FACTORIES))
+@pytest.mark.parametrize("ago", [5.0, None])  # (None: the run's own, months old)
+def test_a_pipe_s_end_says_nothing_of_its_writer_its_last_line_s_time_does(
+    fmt: str, ago: float | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cat live.jsonl | tailscope -`` ends at once, its writer at work elsewhere; so
+    does ``zstdcat old.jsonl.zst | tailscope -``, its writer long gone. While the pipe
+    is open, the copy's lock says its writer may be at work; once it has ended, the copy
+    is judged by its last line's time (its mtime, set to it), as a lock-less writer's
+    file is by its age: a run written a moment ago may still be written (its calls
+    running), one long past has no writer. (The pipe's end read as the writer's, every
+    call in flight was interrupted at once, the run however fresh.)"""
+    from session_core.formats import by_name
+    from session_core.text import size_text
+    from session_core.times import epoch
+    from viewer.stdin_spool import copy_as_it_comes, spool_path
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    format_ = by_name(fmt)
+    run = FACTORIES[fmt](tmp_path / "run")
+    written = run.read_bytes()
+    if ago is not None:
+        written = as_if_written_now(written, format_.written_at(run) or 0.0, ago)
+    told: list[tuple[str, bool]] = []
+    with spool_path() as path:
+        writer = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert writer.stdin is not None and writer.stdout is not None
+        copy = copy_as_it_comes(
+            os.dup(writer.stdout.fileno()), path, lambda *said: told.append(said)
+        )
+        writer.stdout.close()
+        writer.stdin.write(written)
+        writer.stdin.flush()
+        deadline = time.monotonic() + 20
+        while path.stat().st_size < len(written):
+            assert time.monotonic() < deadline, "the copy did not come"
+            time.sleep(0.02)
+        assert format_.writer_alive(path) is True  # the pipe open: its lock held
+        writer.stdin.close()  # the pipe ends
+        copy.join(20)
+        assert not copy.is_alive() and writer.wait(20) == 0
+        assert told == [(f"standard input ended, after {size_text(len(written))}", False)]
+        last = epoch(format_.open(path).last_time())
+        assert last is not None and path.stat().st_mtime == pytest.approx(last, abs=1e-3)
+        if ago is None:
+            assert format_.writer_alive(path) is False  # long past: no writer
+        else:
+            assert format_.writer_alive(path) is None  # may be at work: not known

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from story import write_story
+from story import as_if_written_now, write_story
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -201,12 +201,32 @@ def test_the_end_of_a_pipe_and_a_failed_copy_are_told(
     with Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"]) as term:
         term.wait_for("6 sent next")
         term.wait_for("standard input ended, after")
-        term.wait_for("● idle")  # (its writer gone with the pipe, however fresh the copy)
+        term.wait_for("● idle")  # (its last line months old: its writer is done)
         assert "1 interrupted" in term.screen()
     with Tmux(["sh", "-c", f"'ulimit -f 8; cat {path} | {TAILSCOPE} -'", "; sleep 5"]) as limited:
         limited.wait_for("cannot be copied into")  # (a toast: its words wrap)
         limited.wait_for("too large; what came before is shown")
         limited.wait_for("6 sent next")  # (and what came before is)
+
+
+def test_a_pipe_that_ends_at_once_leaves_a_fresh_run_s_calls_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cat live.jsonl | tailscope -``: the pipe ends at once, its writer at work
+    elsewhere; its last line, written a moment ago, says so (its calls were read as
+    interrupted, the pipe's end taken for the writer's)."""
+    from session_core.formats import by_name
+
+    story = tmp_path / "story.jsonl"
+    write_story(story)
+    path = tmp_path / "live.jsonl"
+    last = by_name("transcript-v1").written_at(story) or 0.0
+    path.write_bytes(as_if_written_now(story.read_bytes(), last, 2.0))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    with Tmux(["cat", str(path), "|", TAILSCOPE, "-", "; sleep 5"]) as term:
+        term.wait_for("standard input ended, after")
+        screen = term.wait_for("1 running")
+        assert "● live" in screen and "interrupted" not in screen
 
 
 def test_a_file_given_as_standard_input_is_followed_where_it_is(

@@ -6,10 +6,9 @@ import argparse
 import contextlib
 import io
 import os
-import signal
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from session_core import TranscriptError
@@ -17,6 +16,7 @@ from session_core.json_out import EscapedC1, escape_c1
 from session_core.text import inert, name_line, one_line
 from session_core.views import dump_json, format_for, replay_any
 
+from .signal_end import ended_by_signals
 from .stdin_spool import (
     STDIN,
     StdinError,
@@ -138,29 +138,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _ended_by_signals(at_once: Callable[[], None] | None = None) -> Iterator[None]:
-    """SIGTERM and SIGHUP end the command as an exception would, so that what it made is
-    cleaned up (an export's temporary file: it lives as long as the export is written).
-    With ``at_once``, they end it at once, as they end the viewer of a file, once
-    ``at_once`` has cleaned up: an exception raised wherever the screen's main thread is
-    can leave Textual's shutdown waiting for ever (its output queue's lock, caught half
-    way: a piped run's viewer stayed, its terminal gone)."""
-
-    def end(signum: int, _frame: object) -> None:
-        if at_once is not None:
-            at_once()
-            os._exit(128 + signum)
-        raise SystemExit(128 + signum)
-
-    before = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in before.items():
-            signal.signal(sig, handler)
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from session_core.export import export_into, open_export
 
@@ -175,7 +152,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             export_into(args.path, args.format, view, sys.stdout.buffer)
             sys.stdout.flush()
         else:
-            with _ended_by_signals(), open_export(args.output, args.path) as out:
+            with ended_by_signals(), open_export(args.output, args.path) as out:
                 export_into(args.path, args.format, view, out)
     except TranscriptError as err:
         return _fail(str(err))
@@ -236,7 +213,7 @@ def _view_stdin() -> int:
     if where is not None:  # (``tailscope - < run.jsonl``: the file itself, followed)
         os.close(piped)
         return _ran(TailscopeApp(where))
-    with spool_path() as path, _ended_by_signals(lambda: remove_spool(path)):
+    with spool_path() as path, ended_by_signals(lambda: remove_spool(path)):
         app = TailscopeApp(str(path))
         copy_as_it_comes(piped, path, lambda said, error: tell(app, said, error))
         return _ran(app)
@@ -270,8 +247,7 @@ def _steady_heap() -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     from viewer.demo import run_demo
 
-    with _ended_by_signals():  # (a terminal closed under it: its writers and folder go)
-        return run_demo(speed=args.speed, keep=args.keep, format=args.format)
+    return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -393,7 +369,7 @@ def _stdin_as_file(args: argparse.Namespace) -> Iterator[None]:
     if args.run is cmd_view or STDIN not in named:
         yield
         return
-    with _ended_by_signals(), stdin_file() as path:
+    with ended_by_signals(), stdin_file() as path:
         if hasattr(args, "paths"):
             args.paths = [path if p == STDIN else p for p in args.paths]
         else:

@@ -24,8 +24,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from session_core import TranscriptError
+from session_core.formats import format_of
 from session_core.text import size_text
-from session_core.writers import writer_holds_lock
+from session_core.writers import is_pipe_copy, pipe_copy
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
 STDIN = "-"  # the path that names standard input
 NAME = "stdin.jsonl"  # the copy's name: what the viewer's header and messages say
 _CHUNK = 1 << 16
-_SPOOLED: set[str] = set()  # the copies that exist now (``is_spool``)
 
 
 class StdinError(Exception):
@@ -47,7 +48,7 @@ def spool_path() -> Iterator[Path]:
     path = folder / NAME
     try:
         path.touch(mode=0o600)
-        _SPOOLED.add(str(path))
+        pipe_copy(path)
         yield path
     finally:
         remove_spool(path)
@@ -55,20 +56,21 @@ def spool_path() -> Iterator[Path]:
 
 def remove_spool(path: Path) -> None:
     """The copy and its folder gone (again: nothing)."""
-    _SPOOLED.discard(str(path))
+    pipe_copy(path, made=False)
     shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def is_spool(path: str | os.PathLike[str]) -> bool:
     """Is ``path`` a copy of standard input (gone when the command ends: nothing is to
     be written beside it)?"""
-    return os.fspath(path) in _SPOOLED
+    return is_pipe_copy(path)
 
 
 def copy_whole(source: int, path: Path, out: int | None = None) -> int:
     """Standard input (``source``, a descriptor) into ``path`` (or its open descriptor
     ``out``, closed here), to its end: the bytes copied. ``StdinError`` where it cannot
-    be read or the copy cannot be written."""
+    be read or the copy cannot be written. Either way, the copy's mtime is then the
+    writer's (``_writers_time``)."""
     copied = 0
     if out is None:
         out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
@@ -90,6 +92,21 @@ def copy_whole(source: int, path: Path, out: int | None = None) -> int:
             copied += len(chunk)
     finally:
         os.close(out)
+        _writers_time(path)
+
+
+def _writers_time(path: Path) -> None:
+    """The copy's mtime set to when its writer last wrote, as its last line says
+    (``written_at``), once the pipe has ended: the copy was made now, the run may be
+    long over (``zstdcat old.jsonl.zst |``), or still written (``cat live.jsonl |``),
+    and every rule that judges a writer it cannot see by its file's age reads the
+    mtime (``writer_alive``, the header's dot). A copy whose lines say no time keeps
+    the pipe's end as its time."""
+    with contextlib.suppress(OSError, TranscriptError):  # (its time then unknown)
+        fmt = format_of(path)
+        when = None if fmt is None else fmt.written_at(path)
+        if when is not None:
+            os.utime(path, (time.time(), when))
 
 
 def _write_all(out: int, data: bytes) -> None:
@@ -184,22 +201,24 @@ def copy_as_it_comes(source: int, path: Path, told: Told) -> threading.Thread:
     file then ends where the copy did, which is no writer's crash)."""
 
     # The copy's lock, held while the pipe is open (as a ``Session`` writer holds its
-    # file's): the viewer tells its writer at work, and gone once the pipe ends, however
-    # fresh the file (a lock seen, and gone: ``writers.lock_seen``). Taken, and seen,
-    # before the first byte, so that a short pipe's end is not missed.
+    # file's): the viewer tells its writer at work. Its end says nothing of the writer
+    # (``writers.pipe_copy``): the copy is then judged by its mtime, the last line's time,
+    # set before the lock is let go (its own descriptor: ``copy_whole`` closes ``out``).
+    lock = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    fcntl.flock(lock, fcntl.LOCK_EX)
     out = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-    fcntl.flock(out, fcntl.LOCK_EX)
-    writer_holds_lock(path)
 
     def copy() -> None:
         try:
             copied = copy_whole(source, path, out)
         except StdinError as err:
-            told(f"{err}; what came before is shown", True)
+            said, error = f"{err}; what came before is shown", True
         else:
-            told(f"standard input ended, after {size_text(copied)}", False)
+            said, error = f"standard input ended, after {size_text(copied)}", False
         finally:
+            os.close(lock)  # (before it is told: ``tell`` waits for the screen to run)
             os.close(source)
+        told(said, error)
 
     thread = threading.Thread(target=copy, name="tailscope-stdin", daemon=True)
     thread.start()

@@ -29,6 +29,7 @@ from ..model import (
     unsettled_ops,
 )
 from ..text import count
+from ..times import epoch
 from ..update_notes import UpdateNotes
 from .builders import Builder
 
@@ -198,7 +199,8 @@ class TranscriptFormat(ABC):
         stay interrupted); the file read is the path's compressed copy where that is
         all there is (``file_read``). A format whose writers all lock, or a file a writer
         was seen to lock (``saw_lock``, or by any read path of this process:
-        ``writers.lock_seen``; that writer is gone): no lock, no writer. A file whose
+        ``writers.lock_seen``; that writer is gone): no lock, no writer (but a copy of a
+        pipe: ``no_lock_no_writer``). A file whose
         every process seen with it open for writing has exited has none
         (``writers.holders_gone``; a process that opens it for each write is not gone
         between writes while it runs). Otherwise a compressed file, or one untouched for
@@ -212,7 +214,7 @@ class TranscriptFormat(ABC):
             return False
         if held is None:
             held = writer_holds_lock(path)
-        if held or saw_lock or self.only_locking_writers or lock_seen(path):
+        if held or saw_lock or self.no_lock_no_writer(path) or lock_seen(path):
             return held
         if holders_gone(path):
             return False  # every process seen with it open for writing has exited
@@ -223,6 +225,21 @@ class TranscriptFormat(ABC):
         except OSError:
             return None
         return False if age > IDLE_SECONDS else None
+
+    def no_lock_no_writer(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the file has no writer once no lock is held on it: its format's writers
+        all lock, and it is no copy of a pipe (whose writer, and its lock, are elsewhere:
+        ``writers.pipe_copy``)."""
+        from ..writers import is_pipe_copy
+
+        return self.only_locking_writers and not is_pipe_copy(path)
+
+    def written_at(self, path: str | os.PathLike[str]) -> float | None:
+        """When the file's writer last wrote, as its lines say: the last line's time that
+        is given (``Transcript.last_time``, of the file's end: ``tail``), in seconds since
+        the epoch; None where none says (or the file cannot be read from its end)."""
+        end = self.tail(path)
+        return None if end is None else epoch(end.last_time())
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         """The whole file, read-only, into the model. ``TranscriptError`` when unreadable."""

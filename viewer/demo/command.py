@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -12,6 +13,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 
+from ..signal_end import ended_by_signals
 from .recorders import DEMO_FILES, RECORDERS
 from .script import simulate_run
 
@@ -32,61 +34,88 @@ def run_demo(speed: float = 1.0, keep: bool = False, format: str = "transcript-v
         )
         return 2
     directory = tempfile.mkdtemp(prefix="tailscope-demo-")
+    writers: list[subprocess.Popen[bytes]] = []
+    # A terminal closed under it (SIGHUP), or SIGTERM: its writers and folder go in the
+    # handler itself, then it ends at once (an exception raised in the screen's thread
+    # can leave Textual's shutdown waiting for ever: ``ended_by_signals``).
+    with ended_by_signals(lambda: _end_now(writers, directory, keep)):
+        try:
+            return _view_demo(directory, writers, speed, format)
+        finally:
+            for writer in writers:
+                if writer.poll() is None:
+                    writer.terminate()
+            for writer in writers:
+                try:
+                    writer.wait(timeout=3)
+                except subprocess.TimeoutExpired:
+                    writer.kill()
+                    writer.wait()
+            if keep:
+                print(f"tailscope demo: the transcripts are kept in {directory}")
+            else:
+                shutil.rmtree(directory, ignore_errors=True)
+
+
+def _view_demo(
+    directory: str, writers: list[subprocess.Popen[bytes]], speed: float, format: str
+) -> int:
+    """The writers started (into ``writers``, as each is), then the viewer on the file of
+    ``format`` once every file has content: its exit code (1: the agent did not start)."""
     paths = {fmt: os.path.join(directory, name) for fmt, name in DEMO_FILES.items()}
     log_path = os.path.join(directory, "writer.log")
-    writers: list[subprocess.Popen[bytes]] = []
-    try:
-        with open(log_path, "ab") as log:
-            for fmt, path in paths.items():
-                command = [sys.executable, "-m", "viewer.demo", "write", path]
-                command += ["--speed", str(speed), "--format", fmt]
-                writers.append(
-                    subprocess.Popen(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=log,
-                        stderr=log,
-                        start_new_session=True,  # keep the terminal's signals for the viewer
-                    )
+    with open(log_path, "ab") as log:
+        for fmt, path in paths.items():
+            command = [sys.executable, "-m", "viewer.demo", "write", path]
+            command += ["--speed", str(speed), "--format", fmt]
+            writers.append(
+                subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,  # keep the terminal's signals for the viewer
                 )
-        deadline = time.monotonic() + 10.0
-        while not all(_has_content(p) for p in paths.values()):
-            # A writer that is gone before its file has content never started (a fast
-            # one may well have finished, and died, already).
-            gone = [
-                w.poll() is not None and not _has_content(p)
-                for w, p in zip(writers, paths.values(), strict=True)
-            ]
-            if any(gone) or time.monotonic() > deadline:
-                with open(log_path, "rb") as fh:
-                    detail = fh.read().decode("utf-8", "replace").strip()
-                print(
-                    "tailscope demo: the simulated agent did not start"
-                    + (f":\n{detail}" if detail else ""),
-                    file=sys.stderr,
-                )
-                return 1
-            time.sleep(0.02)
-        from viewer.app import TailscopeApp
+            )
+    deadline = time.monotonic() + 10.0
+    while not all(_has_content(p) for p in paths.values()):
+        # A writer that is gone before its file has content never started (a fast
+        # one may well have finished, and died, already).
+        gone = [
+            w.poll() is not None and not _has_content(p)
+            for w, p in zip(writers, paths.values(), strict=True)
+        ]
+        if any(gone) or time.monotonic() > deadline:
+            with open(log_path, "rb") as fh:
+                detail = fh.read().decode("utf-8", "replace").strip()
+            print(
+                "tailscope demo: the simulated agent did not start"
+                + (f":\n{detail}" if detail else ""),
+                file=sys.stderr,
+            )
+            return 1
+        time.sleep(0.02)
+    from viewer.app import TailscopeApp
 
-        app = TailscopeApp(paths[format])
-        app.run()
-        code = app.return_code or 0  # (1: it ended on an error it showed)
-    finally:
-        for writer in writers:
-            if writer.poll() is None:
-                writer.terminate()
-        for writer in writers:
-            try:
-                writer.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                writer.kill()
-                writer.wait()
-        if keep:
-            print(f"tailscope demo: the transcripts are kept in {directory}")
-        else:
-            shutil.rmtree(directory, ignore_errors=True)
-    return code
+    app = TailscopeApp(paths[format])
+    app.run()
+    return app.return_code or 0  # (1: it ended on an error it showed)
+
+
+def _end_now(writers: list[subprocess.Popen[bytes]], directory: str, keep: bool) -> None:
+    """From the SIGHUP or SIGTERM handler: the writers killed and reaped, then their folder
+    removed (unless kept). Not through ``Popen.wait``: the main thread the handler
+    interrupted may hold its lock, waiting for them itself (``run_demo``'s end)."""
+    for writer in writers:
+        if writer.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(writer.pid, signal.SIGKILL)
+    for writer in writers:
+        if writer.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(writer.pid, 0)
+    if not keep:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _has_content(path: str) -> bool:

@@ -64,7 +64,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         until a line names one; a line naming another format swaps the screen)."""
         super().__init__(path, force_polling=force_polling, id=f"model-{next(_ids)}")
         self.format = by_name(fmt)
-        self.WRITER_LOCKS = self.format.only_locking_writers
+        self.WRITER_LOCKS = self.format.no_lock_no_writer(self.path)  # (a pipe's copy: no)
         # FollowingScreen reads these per instance: one class serves every format.
         self.FORMAT = fmt
         self.PARSED_UPDATES = self.format.parsed_updates
