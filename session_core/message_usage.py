@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .text import cost_text
+
 
 def _number(value: Any) -> int | float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -84,7 +86,7 @@ class MessageUsage:
             ]
             parts.append(f"{' and '.join(missing)} unknown")
         if self.cost is not None:
-            parts.append(f"${self.cost:.4f}")
+            parts.append(cost_text(self.cost))
         return " · ".join(parts)  # (never empty: no tokens known is in part)
 
 

@@ -200,6 +200,14 @@ def took_text(duration: float | None, started: str | None, ended: str | None, li
     return took
 
 
+def cost_text(cost: float) -> str:
+    """A cost as every total and item says it, to a hundredth of a cent: ``$0.0197``,
+    ``$11.2405``; above 0 and under half of that, ``<$0.0001`` (``$0.0000`` reads as
+    nothing spent)."""
+    shown = f"{cost:.4f}"
+    return "<$0.0001" if cost > 0 and shown == "0.0000" else f"${shown}"
+
+
 def size_text(size: int, *, compact: bool = False) -> str:
     """``1.5 MB`` (or ``1.5M`` where a table column is narrow), in decimal units as the
     labels say (1 MB is 1,000,000 bytes: 981,047,580 bytes read "935.6 MB" when they

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .message_usage import MessageUsage, exec_end_usage
 from .replay import ReplayState
+from .text import cost_text
 
 if TYPE_CHECKING:
     from .agentgo.view import AgentGoView, Call
@@ -95,7 +96,7 @@ class Usage:
         return _describe(f"{self.total:,}" if self.total is not None else None, self)
 
     def describe_cost(self) -> str:
-        value = f"${self.cost:.4f}" if self.cost is not None else None
+        value = cost_text(self.cost) if self.cost is not None else None
         return _describe(value, self, cost=True)
 
 

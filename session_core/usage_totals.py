@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .message_usage import MessageUsage, token_breakdown
+from .text import cost_text
 
 if TYPE_CHECKING:
     from . import usage as tallies
@@ -164,8 +165,8 @@ class Usage:
         if self.cost is None:
             return "cost unknown"
         if self.cost_reported < self.reported:  # (those that reported none are said apart)
-            return f"${self.cost:.4f} ({self.cost_reported} of {self.reported} priced)"
-        return f"${self.cost:.4f}"
+            return f"{cost_text(self.cost)} ({self.cost_reported} of {self.reported} priced)"
+        return cost_text(self.cost)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

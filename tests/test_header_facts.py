@@ -9,7 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from session_core import Message, Session, open_transcript
+from session_core.formats import by_name
+from session_core.text import cost_text
 from session_core.views import replay_any
+from viewer.cli import main
 
 
 def _session(path: Path, usage: dict[str, int]) -> Path:
@@ -148,3 +151,20 @@ def test_a_claude_code_session_s_branch_is_in_the_header(tmp_path: Path) -> None
     said = dict(header_meta(transcript.meta, transcript.format))
     assert said["git-branch"] == "main"
     assert said["cwd"] == "/work/proj" and said["version"] == "2.1.39"
+
+
+def test_a_cost_under_a_hundredth_of_a_cent_is_not_said_as_nothing(tmp_path: Path) -> None:
+    """``$0.0000`` read as nothing spent: the header's, the check's, an item's and an
+    export's totals say ``<$0.0001`` for a cost above 0 that rounds to it."""
+    path = _session(
+        tmp_path / "t.jsonl", {"prompt-tokens": 2, "completion-tokens": 1, "cost": 0.00003}
+    )
+    transcript = open_transcript(path)
+    assert transcript.usage.describe_cost() == "<$0.0001"
+    assert "<$0.0001" in by_name("transcript-v1").check(path)
+    (item,) = [i for i in transcript.messages if i.usage is not None and i.usage.cost]
+    assert item.usage is not None and "<$0.0001" in item.usage.describe()
+    exported = tmp_path / "t.md"
+    assert main(["export", str(path), "--format", "md", "-o", str(exported)]) == 0
+    assert "<$0.0001" in exported.read_text() and "$0.0000" not in exported.read_text()
+    assert cost_text(0.0) == "$0.0000" and cost_text(0.00005) == "$0.0001"

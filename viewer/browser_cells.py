@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from rich.text import Text
 
 from session_core.scan import STATUSES, FileSummary, Status
-from session_core.text import duration_text, name_line, size_text
+from session_core.text import cost_text, duration_text, name_line, size_text
 from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
@@ -121,9 +121,9 @@ _BIG_UNITS = (("B", 1_000_000_000), ("M", 1_000_000))
 def money(cost: float) -> str:
     """A total in full, where it is not held to a column's width (the footer): ``$0.0012``,
     ``$1.50``, ``$123,456``; ``<$0.0001`` above 0 (``$0.0000`` read as nothing spent)."""
-    digits = 4 if cost < 0.01 else 2 if cost < 100 else 0
-    shown = f"{cost:,.{digits}f}"
-    return "<$0.0001" if cost > 0 and shown == "0.0000" else f"${shown}"
+    if cost < 0.01:
+        return cost_text(cost)
+    return f"${cost:,.{2 if cost < 100 else 0}f}"
 
 
 def money_cell(cost: float, mark: str = "") -> str:

@@ -32,7 +32,7 @@ from session_core.model import (
     ops_by_call,
 )
 from session_core.search import args_preview, item_search_text
-from session_core.text import count
+from session_core.text import cost_text, count
 from session_core.tool_ops import state_tone
 from session_core.vocabulary import kinds_of
 
@@ -408,7 +408,7 @@ class ItemsView(ItemFilter, ItemSearch):
         if item.usage is not None and item.usage.tokens is not None:
             facts.append(f"{item.usage.tokens:,} tok")
         if item.usage is not None and item.usage.cost is not None:
-            facts.append(f"${item.usage.cost:.4f}")
+            facts.append(cost_text(item.usage.cost))
         return facts
 
     def _op_state(self, part: Part, item: Item | None) -> tuple[str, str, str | None, str]:
