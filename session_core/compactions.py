@@ -31,6 +31,10 @@ class Compaction:
     folded: Sequence[str] = field(default_factory=list)
     kept: Sequence[str] = field(default_factory=list)
     line: int = 0  # the compaction's own line in the file
+    event: int = -1  # its line's index in the replay's events
+    # The event of the entry its summary was placed before, as it was made (-1: none, the
+    # summary was the last sent): the place it is sent in, whatever is folded since.
+    placed_before: int = -1
 
 
 class FoldedIds(ListLike[str]):

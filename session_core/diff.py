@@ -8,18 +8,24 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .cells import clip_cells, cut_cells, head_for, pad_cells
+from .diff_model import place_said
+from .formats.v1.items import message_parts
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
+from .search import call_said
 from .text import count, line_pieces, name_line, one_line
 
+# A row's fate, its sign: sent as written (``=``; a summary's ``+``), sent as a stub
+# (``~``), folded away (``-``), a message's or a summary's alike.
 RowKind = Literal["kept", "elided", "folded", "summary"]
+MARKS: dict[RowKind, str] = {"kept": "=", "elided": "~", "folded": "-", "summary": "+"}
 
 
 @dataclass(slots=True)
 class DiffRow:
     """One message line of the file (or one compaction's summary), and its fate."""
 
-    kind: RowKind
+    kind: RowKind  # (a summary's: "summary" when sent as written)
     line: int
     id: str
     role: str
@@ -28,10 +34,15 @@ class DiffRow:
     folded_by: str | None = None
     compaction: Compaction | None = None  # for a summary row, its compaction
     elisions: list[Elision] = field(default_factory=list)
+    place: str = ""  # a summary sent: its place among what is sent ("2 of 5 sent next")
 
     @property
     def changed(self) -> bool:
         return self.kind != "kept"
+
+    @property
+    def mark(self) -> str:
+        return MARKS[self.kind]
 
 
 def _content(payload: Mapping[str, Any]) -> str:
@@ -41,9 +52,63 @@ def _content(payload: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+def _said(payload: Mapping[str, Any]) -> str:
+    """What a message says: its content, or where it has none, its tool calls as the
+    conversation names them (``→ fs_read {"path":"a.py"}``): a blank row named nothing."""
+    text = _content(payload)
+    if text.strip() or not payload.get("tool-calls"):
+        return text
+    calls = [call_said(part) for part in message_parts(payload) if part.kind == "tool-call"]
+    return "  ".join(calls) or text
+
+
+def _sent_order(state: ReplayState) -> array[int]:
+    """Each row's event (every message line's, each compaction's for its summary) in the
+    order the model is sent them: a summary where its compaction placed it, before the
+    entry that then followed what it folded (``placed_before``), not at its line, which
+    comes after the messages it kept. Rows not sent stay by their line, so a summary
+    comes after what it folded. (Entries keep their order; a compaction only puts its
+    summary in among them: the sent rows read as ``state.entries``.)"""
+    kinds = state.events.kinds
+    events = {c.event for c in state.compactions}
+    rows = [
+        position
+        for position, kind in enumerate(kinds)
+        if kind == "message" or (kind == "compaction" and position in events)
+    ]
+    before: dict[int, list[int]] = {}  # an event -> the summaries placed before it, in order
+    for compaction in state.compactions:
+        if compaction.placed_before >= 0:
+            before.setdefault(compaction.placed_before, []).append(compaction.event)
+    if not before:
+        return array("q", rows)
+    placed = {event for summaries in before.values() for event in summaries}
+    order = array("q")
+    for row in rows:
+        if row in placed:
+            continue  # (listed before the entry it was placed before)
+        if row not in before:
+            order.append(row)
+            continue
+        # Depth first, without recursion (a chain of summaries each placed before the
+        # last is as long as a file makes it): what was placed before a row, then it.
+        stack = [(row, 0)]
+        while stack:
+            event, taken = stack[-1]
+            summaries = before.get(event)
+            if summaries is not None and taken < len(summaries):
+                stack[-1] = (event, taken + 1)
+                stack.append((summaries[taken], 0))
+            else:
+                stack.pop()
+                order.append(event)
+    return order
+
+
 class DiffRows(Indexed[DiffRow]):
-    """Every message line and every compaction summary, in file order, with its fate:
-    a row is built when asked for (a big file has 100,000s; each holds a message's text).
+    """Every message line and every compaction summary with its fate, in file order but
+    for a summary, listed where it is sent (``_sent_order``): a row is built when asked
+    for (a big file has 100,000s; each holds a message's text).
 
     Made from the replay's columns, without parsing a line; a row's texts are read
     when it is built, through small caches. It describes the state as it was when made.
@@ -51,18 +116,10 @@ class DiffRows(Indexed[DiffRow]):
 
     def __init__(self, state: ReplayState) -> None:
         self.state = state
-        self._compactions = {c.id: c for c in state.compactions}
+        self._compactions = {c.event: c for c in state.compactions}
+        # The event index of each row, in the order sent (``_sent_order``).
+        self.positions = _sent_order(state)
         kinds, ids = state.events.kinds, state.events.ids
-        compactions = self._compactions
-        # The event index of each row.
-        self.positions = array(
-            "q",
-            [
-                position
-                for position, kind in enumerate(kinds)
-                if kind == "message" or (kind == "compaction" and ids[position] in compactions)
-            ],
-        )
         self.summary_lines = {
             ids[position]: state.event_lines[position]
             for position in self.positions
@@ -78,12 +135,16 @@ class DiffRows(Indexed[DiffRow]):
         """Row ``index``'s fate, without building it."""
         position = self.positions[index]
         events = self.state.events
-        if events.kinds[position] == "compaction":
-            return "summary"
         eid = events.ids[position]
         if eid in self.state.folded_by:
             return "folded"
-        return "elided" if eid in self.state.elided else "kept"
+        if eid in self.state.elided:
+            return "elided"
+        return "summary" if events.kinds[position] == "compaction" else "kept"
+
+    def is_summary(self, index: int) -> bool:
+        """Row ``index`` is a compaction's summary (sent or not), not a message line."""
+        return bool(self.state.events.kinds[self.positions[index]] == "compaction")
 
     def changed(self) -> list[int]:
         """The rows whose fate is not "kept", in order: a row whose event is folded told
@@ -126,16 +187,27 @@ class DiffRows(Indexed[DiffRow]):
         folded_by = state.folded_by.get(eid)
         elisions = state.elided.get(eid, [])
         entry = state.live_entry(eid)
-        sent = None if entry is None else entry[3] if entry[3] is not None else _content(entry[1])
+        sent = None if entry is None else entry[3] if entry[3] is not None else _said(entry[1])
+        kind: RowKind = "folded" if folded_by is not None else "elided" if elisions else "kept"
         if events.kinds[position] == "compaction":
-            record = self._compactions[eid]
+            record = self._compactions[position]
+            at = state.sent_position(eid) if folded_by is None else None
+            place = "" if at is None else place_said(at + 1, len(state.entries), "sent next")
             return DiffRow(
-                "summary", line, eid, "user", record.summary, sent, folded_by, record, elisions
+                "summary" if kind == "kept" else kind,
+                line,
+                eid,
+                "user",
+                record.summary,
+                sent,
+                folded_by,
+                record,
+                elisions,
+                place,
             )
         payload = payload_of(events[position])
         role = str(payload.get("role") or "user")
-        kind: RowKind = "folded" if folded_by is not None else "elided" if elisions else "kept"
-        return DiffRow(kind, line, eid, role, _content(payload), sent, folded_by, None, elisions)
+        return DiffRow(kind, line, eid, role, _said(payload), sent, folded_by, None, elisions)
 
 
 def diff_rows(state: ReplayState) -> list[DiffRow]:
@@ -157,23 +229,24 @@ def render_diff(state: ReplayState, path: str) -> Iterator[str]:
 def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     rows = DiffRows(state)
     by_line = rows.summary_lines
-    raw_messages = sum(1 for index in range(len(rows)) if rows.kind(index) != "summary")
+    raw_messages = sum(1 for index in range(len(rows)) if not rows.is_summary(index))
     yield from [
         f"{name_line(path)}: {raw_messages} message lines in the file, "
         f"{len(state.entries)} messages sent next; "
         f"{count(len(state.compactions), 'compaction')}, "
         f"{count(len(state.elisions), 'elision')}",
-        "legend: '=' sent as written  '~' sent elided  '-' folded into a summary  "
-        "'+' a compaction's summary",
+        "legend: '=' sent as written  '~' sent elided  '-' not sent: folded into a summary  "
+        "'+' a compaction's summary, sent",
+        "        (in the order sent: a summary where it is sent, [its place], after what it "
+        "folded)",
         "",
     ]
-    marks = {"kept": "=", "elided": "~", "folded": "-", "summary": "+"}
     for row in rows:
         # (padded by cells, inert first: a wide or zero-width character in a role or id
         # moves no column after it)
         role, ident = pad_cells(one_line(row.role), 9), cut_cells(one_line(row.id), 8)
-        head = f"{marks[row.kind]} line {row.line:>6}  {role} {pad_cells(ident, 8)}"
-        if row.kind == "summary" and row.compaction is not None:
+        head = f"{row.mark} line {row.line:>6}  {role} {pad_cells(ident, 8)}"
+        if row.compaction is not None:
             c = row.compaction
             tokens = f"{c.tokens_before if c.tokens_before is not None else '?'}"
             tokens += f" -> {c.tokens_after if c.tokens_after is not None else '?'}"
@@ -181,13 +254,17 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
                 f"{head}  compaction through {c.through[:8]}: folded {len(c.folded)}, "
                 f"kept {len(c.kept)} sticky; tokens {tokens}; "
                 f"fallback {'yes' if c.fallback else 'no'}"
+                + (f" [{row.place}]" if row.place else "")
             )
             yield f"{'':10}summary: {_clip(row.raw)}"
         else:
             yield f"{head}  {_clip(row.raw, 60)}"
         for e in row.elisions:
-            yield f"{'':10}elided by {e.elision_id[:8]} at {e.ts}: stub {_clip(e.stub, 50)}"
-        if row.kind == "elided" or (row.kind == "summary" and row.elisions):
+            yield (
+                f"{'':10}elided by {e.elision_id[:8]} (line {e.elision_line}) at {e.ts}: "
+                f"stub {_clip(e.stub, 50)}"
+            )
+        if row.kind == "elided":
             yield f"{'':10}original: {_clip(row.raw)}"
             yield f"{'':10}sent:     {_clip(row.sent or '')}"
         if row.folded_by is not None:

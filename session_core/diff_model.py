@@ -62,9 +62,16 @@ def sent_next(transcript: Transcript) -> SentNext:
     unwritten = []
     for at, item in made:
         sender = owner.get(item.id)
-        place = "" if sender is None else "{} of {} in its place".format(*places[at])
+        place = "" if sender is None else place_said(*places[at], "in its place")
         unwritten.append(Unwritten(item, at, sender, place))
     return SentNext(ids, unwritten)
+
+
+def place_said(rank: int, total: int, among: str) -> str:
+    """Where an item is among what is sent (``rank`` from 1), in the words of ``diff``'s
+    rows in every format: ``27 of 40 in its place`` (among what a Codex compaction sends),
+    ``1 of 2 in the request`` (agentgo), ``2 of 5 sent next`` (a v1 summary)."""
+    return f"{rank} of {total} {among}"
 
 
 def _lines(transcript: Transcript) -> Iterator[str]:

@@ -40,7 +40,7 @@ from .message_usage import v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
-from .text import duration_text
+from .text import count, duration_text
 from .tool_ops import ask_of, state_tone
 from .usage import NO_RUN, tally_state
 
@@ -337,7 +337,7 @@ class _V1:
         item.marks.append(
             Mark(
                 "info",
-                f"compaction summary: folds {len(record.folded)} messages through "
+                f"compaction summary: folds {count(len(record.folded), 'message')} through "
                 f"{self.where(record.through)}, keeps {len(record.kept)} sticky; "
                 f"tokens {tokens}; fallback {'yes' if record.fallback else 'no'}",
             )

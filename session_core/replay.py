@@ -162,7 +162,7 @@ class ReplayState:
     def _message(self, what: str, line: int | None, does: str, mid: str, why: str) -> int:
         """The position of the message ``mid`` a line names (it ``does`` something to it);
         ``why``: how it could be missing."""
-        index = self._position(mid)
+        index = self.sent_position(mid)
         if index is None:
             raise self._fail(
                 what, line, f"{does}, which is not a message this transcript still has ({why})"
@@ -382,6 +382,7 @@ class ReplayState:
             tokens_before=payload.get("tokens-before"),
             tokens_after=payload.get("tokens-after"),
             line=self.last_line + 1 if line is None else line,  # (as ``feed`` numbers it)
+            event=len(self.event_lines),  # (appended next)
         )
         # Only the head (the entries through the cut) changes: its sticky entries stay,
         # then the summary; the tail moves as one (_shift), so a compaction costs what it
@@ -394,6 +395,8 @@ class ReplayState:
             at = index.get(mid)
             return at is not None and at + shift > cut
 
+        if cut + 1 < len(entries):
+            record.placed_before = self.entry_events[cut + 1]
         kept: list[Entry] = []
         kept_events = array("i")
         folded: list[str] = []
@@ -520,8 +523,8 @@ class ReplayState:
         found = self.sections.get(digest)
         return None if found is None else self.events.ids[self.run_contexts.event(found[0])]
 
-    def _position(self, message_id: str) -> int | None:
-        """Where the live message ``message_id`` is in entries."""
+    def sent_position(self, message_id: str) -> int | None:
+        """Where the live message ``message_id`` is in entries (what is sent next)."""
         at = self._index.get(message_id)
         return None if at is None else at + self._shift
 
@@ -530,5 +533,5 @@ class ReplayState:
 
     def live_entry(self, message_id: str) -> Entry | None:
         """The entry the model is sent next for ``message_id``, if it is sent."""
-        position = self._position(message_id)
+        position = self.sent_position(message_id)
         return None if position is None else self.entries[position]

@@ -30,6 +30,18 @@ def args_preview(value: Any) -> str:
     return dumps(value).decode()
 
 
+def call_arguments(part: Part) -> str:
+    """A tool call's arguments as the conversation's folded row shows them: its text (a
+    lazy part's head), else its data on one line."""
+    return part.head or args_preview(part.data)
+
+
+def call_said(part: Part) -> str:
+    """A tool call on one line, as the conversation names it: ``→ fs_read {"path":"a.py"}``
+    (what identifies a message that holds only calls)."""
+    return f"→ {part.name or '?'} {call_arguments(part)}"
+
+
 def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -> str:
     """An item's search text, from its fields (what ``item_search_text`` reads)."""
     texts = [role, kind, stub or ""]

@@ -67,7 +67,7 @@ def picture(state: ReplayState) -> tuple[Any, ...]:
     ids = {entry[0] for entry in entries} | set(state.folded_by) | {"nope"}
     return (
         [(entry[0], entry[2], entry[3]) for entry in entries],
-        {mid: state._position(mid) for mid in ids},
+        {mid: state.sent_position(mid) for mid in ids},
         {mid: state.live_entry(mid) for mid in ids},
         {mid: state.is_live(mid) for mid in ids},
         dict(state.folded_by),

@@ -17,6 +17,7 @@ from session_core.diff import DiffRow, DiffRows, diff_rows
 from session_core.events import CACHE, Events, LazyPayload
 from session_core.facts import LINES_COUNTED, message_facts, payload_fields
 from session_core.live import LiveTranscript
+from session_core.message import payload_is_sticky
 from session_core.message_usage import counts_as_turn, v1_usage
 from session_core.reader import replay_file
 from session_core.replay import ReplayState, payload_of
@@ -111,51 +112,62 @@ def test_a_file_replay_equals_the_plain_replay(tmp_path: Path) -> None:
 
 
 def reference_diff_rows(state: ReplayState) -> list[DiffRow]:
-    """The diff as it was made before ``DiffRows``: every envelope parsed, every text kept."""
+    """The diff as it was made before ``DiffRows``: every envelope parsed, every text kept;
+    in the order sent, by the spec's compaction played again here: a summary goes where
+    its compaction put it, before the first message it left, and stays there."""
     live: dict[str, str] = {}
     for mid, body, _sticky, stub in state.entries:
         content = body.get("content")
         live[mid] = stub if stub is not None else ("" if content is None else str(content))
+        if not content and body.get("tool-calls"):  # (a call alone: named by its calls)
+            live[mid] = stub if stub is not None else "→ t {}"
+    places = {mid: f"{at} of {len(state.entries)} sent next" for at, mid in enumerate(live, 1)}
     compactions = {c.id: c for c in state.compactions}
-    rows: list[DiffRow] = []
-    for envelope, line in zip(state.events, state.event_lines, strict=True):
+    rows: dict[int, DiffRow] = {}
+    order: list[int] = []  # the rows by event, in the order sent
+    sent: list[tuple[int, str, bool]] = []  # (event, id, sticky) sent, as the file goes
+    for event, (envelope, line) in enumerate(zip(state.events, state.event_lines, strict=True)):
         kind, eid = envelope.get("type"), str(envelope.get("id"))
         if kind not in ("message", "compaction"):
             continue
         folded_by, elisions = state.folded_by.get(eid), state.elided.get(eid, [])
+        fate = "folded" if folded_by is not None else "elided" if elisions else "kept"
         if kind == "compaction":
             record = compactions[eid]
-            rows.append(
-                DiffRow(
-                    "summary",
-                    line,
-                    eid,
-                    "user",
-                    record.summary,
-                    live.get(eid),
-                    folded_by,
-                    record,
-                    elisions,
-                )
+            cut = max(at for at, (_, mid, _) in enumerate(sent) if mid == record.through)
+            tail = sent[cut + 1 :]
+            sent = [s for s in sent[: cut + 1] if s[2]] + [(event, eid, False)] + tail
+            order.insert(order.index(tail[0][0]) if tail else len(order), event)
+            rows[event] = DiffRow(
+                "summary" if fate == "kept" else fate,  # type: ignore[arg-type]
+                line,
+                eid,
+                "user",
+                record.summary,
+                live.get(eid),
+                folded_by,
+                record,
+                elisions,
+                places[eid] if folded_by is None else "",
             )
             continue
         payload = payload_of(envelope)
-        fate = "folded" if folded_by is not None else "elided" if elisions else "kept"
         content = payload.get("content")
-        rows.append(
-            DiffRow(
-                fate,
-                line,
-                eid,
-                str(payload.get("role") or "user"),
-                "" if content is None else str(content),
-                live.get(eid),
-                folded_by,
-                None,
-                elisions,
-            )
+        said = "" if content is None else str(content)
+        sent.append((event, eid, payload_is_sticky(payload)))
+        order.append(event)
+        rows[event] = DiffRow(
+            fate,  # type: ignore[arg-type]
+            line,
+            eid,
+            str(payload.get("role") or "user"),
+            "→ t {}" if not said and payload.get("tool-calls") else said,
+            live.get(eid),
+            folded_by,
+            None,
+            elisions,
         )
-    return rows
+    return [rows[event] for event in order]
 
 
 def test_diff_rows_built_on_demand_equal_the_whole_pass(tmp_path: Path) -> None:
@@ -165,6 +177,9 @@ def test_diff_rows_built_on_demand_equal_the_whole_pass(tmp_path: Path) -> None:
         for state in (plain_replay(path), followed(path).state):
             rows = DiffRows(state)
             assert list(rows) == reference_diff_rows(state)
+            # what is sent, read down the rows, is what is sent next, in its order
+            assert [r.id for r in rows if r.sent is not None] == state.message_ids()
+            assert sum(r.kind in ("kept", "elided", "summary") for r in rows) == len(state.entries)
             assert [rows.kind(i) for i in range(len(rows))] == [r.kind for r in rows]
             assert rows.changed() == [i for i, r in enumerate(rows) if r.changed]
             assert rows[-1] == list(rows)[-1] and rows[1:3] == list(rows)[1:3]

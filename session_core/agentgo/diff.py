@@ -22,6 +22,7 @@ from typing import Any, overload
 import orjson
 
 from ..cells import clip_cells, pad_cells, words_for
+from ..diff_model import place_said
 from ..json_out import dumps
 from ..model import Compaction
 from ..text import count, name_line, one_line
@@ -345,7 +346,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             # committed since.
             for place in held.left():
                 message = sent[place]
-                where = f" [{place + 1} of {len(sent)} in the request]"
+                where = f" [{place_said(place + 1, len(sent), 'in the request')}]"
                 rows.append("+ " + _row(None, message if isinstance(message, dict) else {}, where))
         message = committed[index].message if index in committed else None
         if message is None:

@@ -27,7 +27,6 @@ from ..safe import one_line
 from .line_list import LineList
 
 ROW_HEIGHT = 3
-MARKS = {"kept": "=", "elided": "~", "folded": "-", "summary": "+"}
 
 
 class DiffView(LineList):
@@ -131,28 +130,30 @@ class DiffView(LineList):
         kind_style = self._style(row.kind)
         meta = self._style("meta")
         gutter = Text("▌" if selected else " ", self._style("cursor"))
+        folded_at = self._folded_at(row)
         if offset == 0:
-            text = gutter + Text(f"{MARKS[row.kind]} line {row.line} ", kind_style)
+            text = gutter + Text(f"{row.mark} line {row.line} ", kind_style)
             text.append(f"{one_line(row.role, 12)} ", meta)
-            if row.kind == "folded":
-                where = self.summary_line.get(row.folded_by or "")
-                at = f"the compaction at line {where}" if where else "a compaction"
-                text.append(f"folded into the summary of {at}", meta)
-                if row.elisions:
-                    text.append(f" (elided {len(row.elisions)}× before that)", meta)
-            elif row.kind == "elided":
-                text.append(
-                    f"elided ({len(row.elisions)}×); stub sent instead of the original", meta
-                )
-            elif row.kind == "summary" and row.compaction is not None:
-                c = row.compaction
+            c = row.compaction
+            if c is not None:  # (a summary: sent, stubbed or folded, it says so first)
                 text.append(
                     f"compaction summary: folded {len(c.folded)}, tokens "
                     f"{c.tokens_before if c.tokens_before is not None else '?'} → "
                     f"{c.tokens_after if c.tokens_after is not None else '?'}, "
-                    f"fallback {'yes' if c.fallback else 'no'}",
+                    f"fallback {'yes' if c.fallback else 'no'}"
+                    + (f" [{row.place}]" if row.place else ""),
                     meta,
                 )
+                if row.kind == "folded":
+                    text.append(f"; folded into the summary of {folded_at}", meta)
+                elif row.kind == "elided":
+                    text.append(f"; {_elided(row)}", meta)
+            elif row.kind == "folded":
+                text.append(f"folded into the summary of {folded_at}", meta)
+                if row.elisions:
+                    text.append(f" (elided {len(row.elisions)}× before that)", meta)
+            elif row.kind == "elided":
+                text.append(_elided(row), meta)
             else:
                 text.append("sent as written", meta)
             text.truncate(width, overflow="ellipsis")
@@ -164,11 +165,18 @@ class DiffView(LineList):
             )
             left.pad_right(half - left.cell_len)
             if row.sent is None:
-                right = Text(one_line("(not sent: folded away)", half), self._style("gone"))
+                right = Text(
+                    one_line(f"(not sent: folded by {folded_at})", half), self._style("gone")
+                )
             else:
                 right = Text(one_line(row.sent, half), self._style("kept"))
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
         return Text("")
+
+    def _folded_at(self, row: DiffRow) -> str:
+        """The compaction that folded ``row``, by its line."""
+        where = self.summary_line.get(row.folded_by or "")
+        return f"the compaction at line {where}" if where else "a compaction"
 
     def action_step(self, direction: int) -> None:
         rows, order = self.all_rows, self.order
@@ -185,3 +193,10 @@ class DiffView(LineList):
 
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only
+
+
+def _elided(row: DiffRow) -> str:
+    """Which elision lines stubbed ``row`` (its last stub is sent)."""
+    lines = ", ".join(str(e.elision_line) for e in row.elisions)
+    at = f"line {lines}" if len(row.elisions) == 1 else f"lines {lines}"
+    return f"elided at {at}; stub sent instead of the original"

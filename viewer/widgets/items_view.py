@@ -31,7 +31,7 @@ from session_core.model import (
     Transcript,
     ops_by_call,
 )
-from session_core.search import args_preview, item_search_text
+from session_core.search import args_preview, call_arguments, item_search_text
 from session_core.text import cost_text, count
 from session_core.tool_ops import state_tone
 from session_core.vocabulary import kinds_of
@@ -456,7 +456,7 @@ class ItemsView(ItemFilter, ItemSearch):
             line = Text("  → ", self._s("call"), end="")
             line.append(one_line(part.name or "?", 40), self._s("call"))
             line.append(f"  [{label}]  ", self._s(tone))
-            line.append(one_line(part.head or args_preview(part.data), room))
+            line.append(one_line(call_arguments(part), room))
             if progress:  # (after what was called: its output hid the command)
                 line.append(f"  {one_line(progress, 60)}", self._s("info"))
             line.truncate(width, overflow="ellipsis")

@@ -5,6 +5,7 @@ when it is built (``V1ItemFacts``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +102,7 @@ MESSAGE_VERBATIM = Verbatim(
 )
 
 
-def message_parts(payload: dict[str, Any]) -> list[Part]:
+def message_parts(payload: Mapping[str, Any]) -> list[Part]:
     """A message line's parts: its text, its reasoning, its tool calls; a tool message's
     result (failed where it says ``is-error``). Its facts say as much (``V1Model``
     measures an item from them): the lines of ``raku_str(content)``, a reasoning part where
