@@ -4,7 +4,8 @@ model is sent next.
 An agentgo file records each model request's messages as sent (after middleware), so
 what is sent next is the last request's messages (of a model call, not a compaction's
 summary call) and whatever was committed after it. A committed message before that
-request is *sent* where the request holds it as written, *sent as a stub* where the
+request is *sent* where the request holds it as the model is sent it (``_key``: not the
+usage, time or stop reason it reports of itself), *sent as a stub* where the
 request holds another message answering the same call (observation aging), and *not
 sent* otherwise (compacted away); a request message no committed one is (a summary, a
 stub) is listed last. Context events (``context_projected``, ``context_compacted``)
@@ -28,8 +29,19 @@ from ..text import count, name_line, one_line
 from .messages import message_role
 from .view import AgentGoView, message_text
 
+# What a message reports of itself, not what the model is sent of it (the spec's
+# AgentMessage): a request's copy may leave it out (a committed assistant message has its
+# response's usage; the copy a later request holds need not), and is the same message.
+_NOT_SENT = frozenset({"usage", "timestamp", "stop_reason"})
+
 
 def _key(message: Any) -> bytes:
+    """A message as the model is sent it, to tell a request's message from a committed
+    one: every key but its own report (``_NOT_SENT``), ``is_error`` absent as false."""
+    if isinstance(message, dict):
+        message = {k: v for k, v in message.items() if k not in _NOT_SENT}
+        if message.get("is_error") is False:
+            del message["is_error"]
     return dumps(message, orjson.OPT_SORT_KEYS)  # (any depth: the standard library past orjson's)
 
 
