@@ -24,7 +24,7 @@ import orjson
 
 from ..cells import clip_cells, pad_cells, words_for
 from ..json_out import dumps
-from ..model import Compaction
+from ..model import UNSENT, Compaction
 from ..text import count, name_line, one_line
 from .messages import message_role
 from .view import AgentGoView, message_text
@@ -88,6 +88,22 @@ def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
         if sent is not None:
             return index, sent
     return None
+
+
+def unsent_events(view: AgentGoView) -> set[int]:
+    """The context events no request of the loop's conversation call follows yet: what
+    each folded is not known, the request after it decides (``Compaction.unsent``). The
+    last ones, found from the end back to the last such request."""
+    out: set[int] = set()
+    index = len(view.records) - 1
+    for event in range(len(view.context_at) - 1, -1, -1):
+        at = view.context_at[event]
+        while index > at and _request_at(view, index) is None:
+            index -= 1
+        if index > at:
+            break
+        out.add(event)
+    return out
 
 
 def _request_after(view: AgentGoView, start: int) -> tuple[int, list[Any]] | None:
@@ -303,6 +319,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     compaction, ``context_projected`` an elision (observation aging)."""
     out = []
     records = view.records
+    unsent = unsent_events(view)
     for event, (seq, _run, kind, data) in enumerate(view.context_events):
         at = view.context_at[event]
         summary, before, after = (
@@ -319,6 +336,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
                 folded=_Folded(folds, event),
                 tokens_before=before if type(before) is int else None,
                 tokens_after=after if type(after) is int else None,
+                unsent=event in unsent,
             )
         )
     return out
@@ -337,7 +355,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         for at, (_, _, kind, data) in zip(view.context_at, view.context_events, strict=True)
     }
     rows: list[str] = []
-    shown = stubbed = dropped = marks = 0
+    shown = stubbed = dropped = marks = unsent = 0
     for index in range(len(records)):
         line = records.lines[index]
         event = events.get(index)
@@ -348,6 +366,9 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
                 bits.append(f"replaced {data['replaced']}")
             if data.get("tokens_before") is not None or data.get("tokens_after") is not None:
                 bits.append(f"tokens {data.get('tokens_before')} → {data.get('tokens_after')}")
+            if index > at:  # (the request after it decides what it did: none yet)
+                bits.append(UNSENT)
+                unsent += 1
             rows.append(f"# line {line}: " + ", ".join(bits))
             marks += 1
         elif index == at:
@@ -384,6 +405,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         )
         + f", {dropped} not sent, "
         f"{stubbed} sent as stubs, {count(marks, 'context event')}"
+        + (f" ({unsent} {UNSENT})" if unsent else "")
     )
     legend = (
         "  = sent next   - not sent (compacted away)   ~ sent as a stub   "
@@ -392,4 +414,4 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
     return "\n".join([head, "", legend, "", *rows]) + "\n"
 
 
-__all__ = ["ContextFolds", "agentgo_diff", "context_compactions"]
+__all__ = ["ContextFolds", "agentgo_diff", "context_compactions", "unsent_events"]
