@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .agentgo.diff import ContextFolds
+from .agentgo.diff import ContextFolds, unsent_events
 from .agentgo.messages import message_role
 from .agentgo.stored import Committed
 from .agentgo.view import AgentGoView, Call, message_text, state_said
@@ -31,6 +31,7 @@ from .exportdoc import (
     noting_calls,
 )
 from .message_usage import agentgo_usage, exec_end_usage
+from .model import UNSENT
 from .tool_ops import ask_of
 from .usage import Usage, is_model_call, tally_agentgo
 
@@ -248,7 +249,7 @@ def _conversation(
     folds: ContextFolds | None,
     view: View,
     paired: _Paired,
-) -> Iterator[MessageItem]:
+) -> Iterator[MessageItem | Note]:
     """The conversation as ``view`` has it: with no context event, every committed
     message; replayed, what the viewer's conversation shows (``ContextFolds.sent``: a
     message sent as a stub shown as its stub, a summary a request held as an item of its
@@ -258,6 +259,14 @@ def _conversation(
     if folds is None:
         yield from (_message(agv, m, paired, results) for m in messages)
         return
+    unsent = sorted(unsent_events(agv))
+    if unsent:  # (said first: what the events did is not in the messages, none knows it yet)
+        lines = ", ".join(str(agv.records.lines[agv.context_at[e]]) for e in unsent)
+        plural = "s" if len(unsent) > 1 else ""
+        said = f"Context event{plural} at line{plural} {lines}: {UNSENT}"
+        if view == "replayed":
+            said += "; the messages are what the last request held and what was committed since"
+        yield Note(said + ".", "warn")
     if view == "replayed":
         entries = folds.sent(len(messages))
         results = dict(results)  # (a call's answer previewed as it is sent: its stub)

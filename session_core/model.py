@@ -128,6 +128,8 @@ class Item:
 FOLDED, ROLLED_BACK = "folded", "rolled-back"
 NOT_SENT_MARKS = (FOLDED, ROLLED_BACK)
 ROLLBACK = "rollback"  # the trigger of a rollback's compaction
+# What every surface says of an overlay whose effect no request shows yet (``unsent``).
+UNSENT = "not sent yet: no model request since"
 
 
 @dataclass(slots=True)
@@ -144,6 +146,9 @@ class Compaction:
     tokens_before: int | None = None
     tokens_after: int | None = None
     ts: str | None = None
+    # No model request follows it yet, so what it folded is not known (an agentgo context
+    # event: the request after it decides, and none is written yet): ``UNSENT``.
+    unsent: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -158,6 +163,8 @@ class Compaction:
         }
         if self.kept:
             out["kept"] = list(self.kept)
+        if self.unsent:
+            out["unsent"] = True
         return out
 
 
@@ -181,6 +188,19 @@ class OverlayCounts:
             )
             if number or kind in always
         ]
+
+
+def unsent_overlays(compactions: Sequence[Compaction]) -> list[Compaction]:
+    """The overlays no model request follows yet (``Compaction.unsent``): the last ones,
+    as a request after an overlay follows every one before it; read from the end (v1's
+    tens of thousands are not made to ask)."""
+    out: list[Compaction] = []
+    for index in range(len(compactions) - 1, -1, -1):
+        overlay = compactions[index]
+        if not overlay.unsent:
+            break
+        out.append(overlay)
+    return out[::-1]
 
 
 def overlay_kind(overlay: Compaction) -> tuple[str, str]:
@@ -534,6 +554,7 @@ __all__ = [
     "ROLLED_BACK",
     "STATE_LABELS",
     "STATE_TONES",
+    "UNSENT",
     "Compaction",
     "Item",
     "LazyPart",
@@ -559,5 +580,6 @@ __all__ = [
     "overlay_counts",
     "overlay_kind",
     "packed_tools",
+    "unsent_overlays",
     "unsettled_ops",
 ]

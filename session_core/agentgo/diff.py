@@ -4,7 +4,8 @@ model is sent next.
 An agentgo file records each model request's messages as sent (after middleware), so
 what is sent next is the last request's messages (of a model call, not a compaction's
 summary call) and whatever was committed after it. A committed message before that
-request is *sent* where the request holds it as written, *sent as a stub* where the
+request is *sent* where the request holds it as the model is sent it (``_key``: not the
+usage, time or stop reason it reports of itself), *sent as a stub* where the
 request holds another message answering the same call (observation aging), and *not
 sent* otherwise (compacted away); a request message no committed one is (a summary, a
 stub) is listed last. Context events (``context_projected``, ``context_compacted``)
@@ -24,13 +25,24 @@ import orjson
 from ..cells import clip_cells, pad_cells, words_for
 from ..diff_model import place_said
 from ..json_out import dumps
-from ..model import Compaction
+from ..model import UNSENT, Compaction
 from ..text import count, name_line, one_line
 from .messages import message_role
 from .view import AgentGoView, message_text
 
+# What a message reports of itself, not what the model is sent of it (the spec's
+# AgentMessage): a request's copy may leave it out (a committed assistant message has its
+# response's usage; the copy a later request holds need not), and is the same message.
+_NOT_SENT = frozenset({"usage", "timestamp", "stop_reason"})
+
 
 def _key(message: Any) -> bytes:
+    """A message as the model is sent it, to tell a request's message from a committed
+    one: every key but its own report (``_NOT_SENT``), ``is_error`` absent as false."""
+    if isinstance(message, dict):
+        message = {k: v for k, v in message.items() if k not in _NOT_SENT}
+        if message.get("is_error") is False:
+            del message["is_error"]
     return dumps(message, orjson.OPT_SORT_KEYS)  # (any depth: the standard library past orjson's)
 
 
@@ -77,6 +89,22 @@ def _last_request(view: AgentGoView) -> tuple[int, list[Any]] | None:
         if sent is not None:
             return index, sent
     return None
+
+
+def unsent_events(view: AgentGoView) -> set[int]:
+    """The context events no request of the loop's conversation call follows yet: what
+    each folded is not known, the request after it decides (``Compaction.unsent``). The
+    last ones, found from the end back to the last such request."""
+    out: set[int] = set()
+    index = len(view.records) - 1
+    for event in range(len(view.context_at) - 1, -1, -1):
+        at = view.context_at[event]
+        while index > at and _request_at(view, index) is None:
+            index -= 1
+        if index > at:
+            break
+        out.add(event)
+    return out
 
 
 def _request_after(view: AgentGoView, start: int) -> tuple[int, list[Any]] | None:
@@ -292,6 +320,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     compaction, ``context_projected`` an elision (observation aging)."""
     out = []
     records = view.records
+    unsent = unsent_events(view)
     for event, (seq, _run, kind, data) in enumerate(view.context_events):
         at = view.context_at[event]
         summary, before, after = (
@@ -308,6 +337,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
                 folded=_Folded(folds, event),
                 tokens_before=before if type(before) is int else None,
                 tokens_after=after if type(after) is int else None,
+                unsent=event in unsent,
             )
         )
     return out
@@ -326,7 +356,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         for at, (_, _, kind, data) in zip(view.context_at, view.context_events, strict=True)
     }
     rows: list[str] = []
-    shown = stubbed = dropped = marks = 0
+    shown = stubbed = dropped = marks = unsent = 0
     for index in range(len(records)):
         line = records.lines[index]
         event = events.get(index)
@@ -337,6 +367,9 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
                 bits.append(f"replaced {data['replaced']}")
             if data.get("tokens_before") is not None or data.get("tokens_after") is not None:
                 bits.append(f"tokens {data.get('tokens_before')} → {data.get('tokens_after')}")
+            if index > at:  # (the request after it decides what it did: none yet)
+                bits.append(UNSENT)
+                unsent += 1
             rows.append(f"# line {line}: " + ", ".join(bits))
             marks += 1
         elif index == at:
@@ -373,6 +406,7 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         )
         + f", {dropped} not sent, "
         f"{stubbed} sent as stubs, {count(marks, 'context event')}"
+        + (f" ({unsent} {UNSENT})" if unsent else "")
     )
     legend = (
         "  = sent next   - not sent (compacted away)   ~ sent as a stub   "
@@ -381,4 +415,4 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
     return "\n".join([head, "", legend, "", *rows]) + "\n"
 
 
-__all__ = ["ContextFolds", "agentgo_diff", "context_compactions"]
+__all__ = ["ContextFolds", "agentgo_diff", "context_compactions", "unsent_events"]

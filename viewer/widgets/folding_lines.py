@@ -14,15 +14,16 @@ from collections.abc import Sequence
 
 from session_core.model import Compaction
 
-Key = tuple[str, str, int, int, str | None, str | None]
+Key = tuple[str, str, int, int, str | None, str | None, bool]
 
 
 def _key(compaction: Compaction) -> Key:
     """Enough to tell one compaction from another in its place (a reset that read a
-    rewritten file to as many compactions still differs in its folded ids)."""
+    rewritten file to as many compactions still differs in its folded ids; one not sent
+    yet, whose folds a later request tells, and those before it, is read again then)."""
     folded = compaction.folded
     ends = (folded[0], folded[-1]) if folded else (None, None)
-    return (compaction.id, compaction.kind, compaction.line, len(folded), *ends)
+    return (compaction.id, compaction.kind, compaction.line, len(folded), *ends, compaction.unsent)
 
 
 class FoldingLines:

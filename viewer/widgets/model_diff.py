@@ -14,7 +14,7 @@ from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
 from session_core.diff_model import Unwritten, sent_next
-from session_core.model import Item, Transcript, overlay_counts, overlay_kind
+from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
 from session_core.text import count
 
 from ..safe import one_line
@@ -88,7 +88,10 @@ class ModelDiff(Sequence[Entry]):
             ]
             if compaction.summary:
                 rows.append(("italic", compaction.summary[:4000]))
-            rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
+            if compaction.unsent:  # (not "folded: 0 items": what it folds is not known yet)
+                rows.append(("bold yellow", UNSENT))
+            else:
+                rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
             self.sections.append(self._n + 1)
             self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)

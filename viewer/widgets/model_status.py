@@ -9,7 +9,13 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from session_core.model import Transcript, ops_in_state, overlay_counts, unsettled_ops
+from session_core.model import (
+    Transcript,
+    ops_in_state,
+    overlay_counts,
+    unsent_overlays,
+    unsettled_ops,
+)
 from session_core.text import count, name_line, size_text
 from session_core.vocabulary import header_meta
 
@@ -175,7 +181,11 @@ class ModelStatus(Static):
         running = sum(op.state == "running" for op in busy)
         interrupted = sum(op.state == "interrupted" for op in busy)
         said = [] if partial else [Text(count(transcript.lines, "line"))]
-        said.append(Text(f"{len(transcript.messages):,} sent next"))
+        sent = Text(f"{len(transcript.messages):,} sent next")
+        unsent = unsent_overlays(transcript.compactions)
+        if unsent:  # (what it holds is the last request's: the events after it not in it)
+            sent.append(f" ({', '.join(overlay_counts(unsent).said())} not sent yet)", "yellow")
+        said.append(sent)
         tools = Text(count(len(ops), "tool op"))
         failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)
         states = [

@@ -167,6 +167,7 @@ class AgentGoModel:
         self._model: str | None = None  # its first model call's model (``_first_model``)
         self._model_seen = 0
         self._made: list[Compaction] = []  # the context events as compactions, so far
+        self._made_at = 0  # ... as of this many records
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
         self._folded = 0  # ... and how many of the folded messages it was told
@@ -271,8 +272,12 @@ class AgentGoModel:
         events = len(self.view.context_events)
         if not events:
             return []
-        if len(self._made) != events:  # (each made once: its fold is found when asked)
+        records = len(self.view.records)
+        # (each made once, its fold found when asked; made again while the last is not
+        # sent yet and records came since: a request may have followed it)
+        if len(self._made) != events or (self._made[-1].unsent and self._made_at != records):
             self._made = context_compactions(self.view, self._context_folds())
+            self._made_at = records
         return list(self._made)
 
     def _sent(self, n: int) -> Items:
