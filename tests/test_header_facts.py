@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentgo_helpers import finished
 from session_core import Message, Session, open_transcript
 from session_core.views import replay_any
+
+__all__ = ["finished"]  # (the fixture, used by name)
 
 
 def _session(path: Path, usage: dict[str, int]) -> Path:
@@ -148,3 +151,18 @@ def test_a_claude_code_session_s_branch_is_in_the_header(tmp_path: Path) -> None
     said = dict(header_meta(transcript.meta, transcript.format))
     assert said["git-branch"] == "main"
     assert said["cwd"] == "/work/proj" and said["version"] == "2.1.39"
+
+
+def test_agentgo_s_format_version_is_said_by_its_name_alone(finished: Path) -> None:
+    """agentgo's meta ``version`` is its format's (session_start's, always 1): the header
+    said ``version=1`` among the facts, where the others' ``version`` is their writer's
+    (Claude Code's 2.1.39); it is said as v1's is, by the format's name (a first-time-user
+    audit). ``peek`` keeps it in the meta."""
+    from session_core.formats import by_name
+    from session_core.vocabulary import header_meta
+
+    transcript = open_transcript(finished)
+    assert transcript.meta["version"] == 1
+    said = dict(header_meta(transcript.meta, transcript.format))
+    assert "version" not in said and said["model"]
+    assert by_name(transcript.format).title.startswith("agentgo-v1")
