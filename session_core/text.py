@@ -265,3 +265,26 @@ def command_line(command: object) -> str | None:
     ):
         return str(command[-1])
     return shlex.join(command)
+
+
+def error_message(error: object) -> str:
+    """What an error says, in words: its status and message, as far as it says them
+    (an API error's ``{"status": 529, "error": {"message": ...}}``, a cause's code, an
+    error event's ``message``, a plain string). Empty where it says neither: its JSON
+    is then what is shown."""
+    if isinstance(error, str):
+        return error
+    if not isinstance(error, dict):
+        return ""
+    status = error.get("status")
+    inner = error.get("error")
+    message = error.get("message")
+    if not isinstance(message, str) and isinstance(inner, dict):
+        message = inner.get("message")
+    cause = error.get("cause")
+    if not isinstance(message, str) and isinstance(cause, dict):
+        message = cause.get("code") or cause.get("message")
+    said = [str(status)] if isinstance(status, int) else []
+    if isinstance(message, str) and message:
+        said.append(message)
+    return " ".join(said)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentgo_helpers import finished
 from session_core import Message, Session, open_transcript
 from session_core.formats import by_name
 from session_core.text import cost_text
 from session_core.views import replay_any
 from viewer.cli import main
+
+__all__ = ["finished"]  # (the fixture, used by name)
 
 
 def _session(path: Path, usage: dict[str, int]) -> Path:
@@ -168,3 +171,18 @@ def test_a_cost_under_a_hundredth_of_a_cent_is_not_said_as_nothing(tmp_path: Pat
     assert main(["export", str(path), "--format", "md", "-o", str(exported)]) == 0
     assert "<$0.0001" in exported.read_text() and "$0.0000" not in exported.read_text()
     assert cost_text(0.0) == "$0.0000" and cost_text(0.00005) == "$0.0001"
+
+
+def test_agentgo_s_format_version_is_said_by_its_name_alone(finished: Path) -> None:
+    """agentgo's meta ``version`` is its format's (session_start's, always 1): the header
+    said ``version=1`` among the facts, where the others' ``version`` is their writer's
+    (Claude Code's 2.1.39); it is said as v1's is, by the format's name (a first-time-user
+    audit). ``peek`` keeps it in the meta."""
+    from session_core.formats import by_name
+    from session_core.vocabulary import header_meta
+
+    transcript = open_transcript(finished)
+    assert transcript.meta["version"] == 1
+    said = dict(header_meta(transcript.meta, transcript.format))
+    assert "version" not in said and said["model"]
+    assert by_name(transcript.format).title.startswith("agentgo-v1")

@@ -158,3 +158,17 @@ async def test_a_jump_from_a_compaction_says_after_this_one(tmp_path: Path, fmt:
         await pilot.press("x")
         await until(pilot, lambda: said(app, "No compaction after this one."), "the toast")
         assert not said(app, "No compaction after the cursor.")
+
+
+async def test_slash_on_the_diff_says_the_conversation_is_searched(toy: Path) -> None:
+    """``/`` on the Diff (no search of its own) searched the conversation and showed it,
+    the border's words unread (a first-time-user audit): it is said aloud, and not on a
+    tab that searches itself or on the conversation."""
+    async with opened(toy) as (app, pilot, _screen):
+        await pilot.press("4", "slash")
+        await pilot.pause(0.1)
+        assert said(app, "The Diff tab has no search of its own: enter searches the conversation")
+        app.clear_notifications()
+        await pilot.press("escape", "2", "slash", "escape", "1", "slash")
+        await pilot.pause(0.1)
+        assert not said(app, "no search of its own")

@@ -61,12 +61,14 @@ def test_the_operations_line_is_on_screen(width: int, state: int, tool: int) -> 
     the table (at 140 cells a Codex rollout's lines read "2," and "38": the viewer audit);
     the call id (the least needed: the detail has it) is its start, and goes first on a
     narrow screen, where the arguments would keep fewer than ``ARGS_BEFORE_CALL`` cells
-    (at 120 columns it had 32 cells to their 30: the usability audit); past that the
-    table scrolls."""
+    (at 120 columns it had 32 cells to their 30: the usability audit); where they still
+    would, the line goes too and ``took`` narrows (at 80 columns they kept 32 cells to
+    those two's 15: a first-time-user audit); past that the table scrolls."""
     from viewer.widgets.model_panes import (
         ARGS_BEFORE_CALL,
         ARGS_WIDTH,
         CALL_WIDTH,
+        NARROW_TOOK,
         OP_COLUMNS,
         op_columns,
     )
@@ -74,10 +76,10 @@ def test_the_operations_line_is_on_screen(width: int, state: int, tool: int) -> 
     columns = op_columns(width, state, tool)
     widths = {key: w for key, _, w in columns}
     keys = list(widths)
-    assert keys == [k for k, _, _ in OP_COLUMNS if k in keys] and keys[-2:] == ["duration", "line"]
+    assert keys == [k for k, _, _ in OP_COLUMNS if k in keys]
     assert widths["state"] == state and widths["tool"] == tool
     used = sum(widths.values()) + 2 * len(columns) + 2
-    least = state + tool + ARGS_WIDTH[0] + 8 + 7 + 2 * 5 + 2  # (the call id gone)
+    least = state + tool + ARGS_WIDTH[0] + NARROW_TOOK + 2 * 4 + 2  # (the call id, line gone)
     assert used <= width or (width < least and used == least), (width, columns)
     args = widths["args"]
     assert ARGS_WIDTH[0] <= args <= ARGS_WIDTH[1]
@@ -86,8 +88,17 @@ def test_the_operations_line_is_on_screen(width: int, state: int, tool: int) -> 
         assert widths["call"] == CALL_WIDTH[0] or args == ARGS_WIDTH[1]  # (whole: with room)
     else:
         assert args - 2 - CALL_WIDTH[0] < ARGS_BEFORE_CALL  # (dropped only to keep them)
+    if "line" in keys:
+        assert keys[-2:] == ["duration", "line"] and widths["duration"] == 8
+    else:  # (dropped only to keep them, and took narrowed with it)
+        assert widths["duration"] == NARROW_TOOK and "call" not in keys
+        assert args - 2 - 7 - (8 - NARROW_TOOK) < ARGS_BEFORE_CALL
     if width == 120 and state <= 15:
         assert "call" in keys and args >= 2 * widths["call"]
+    if width == 120:  # (as it was: every column, or all but the call id)
+        assert keys[-2:] == ["duration", "line"]
+    if width == 80 and state == 9:  # (completed alone: the usual)
+        assert args >= ARGS_BEFORE_CALL
     assert dict((k, w) for k, _, w in op_columns(0, state))["args"] == 54  # (not laid out)
 
 

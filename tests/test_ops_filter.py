@@ -18,7 +18,7 @@ from test_model_diff import files
 from textual.widgets import Button, SelectionList, Static
 
 from session_core.formats import by_name
-from session_core.tool_ops import OpsSequence
+from session_core.tool_ops import STATE_LABELS, OpsSequence
 from viewer.screens.filter import FilterScreen
 from viewer.widgets.ops_filter import OpsFilter
 
@@ -229,3 +229,22 @@ async def test_the_cursor_is_on_screen_when_the_filter_shows_more(tmp_path: Path
         assert table.cursor_row == 59
         top = round(table.scroll_offset.y)
         assert top <= table.cursor_row < top + table.size.height - 1, (top, table.size)
+
+
+async def test_every_state_label_is_whole_in_the_dialog_at_120_columns(tmp_path: Path) -> None:
+    """v1's crash states were cut ("completed, settle never …") in the dialog's two
+    equal halves at 120 columns (a first-time-user audit): each list takes the room its
+    choices need, every one of the states' labels whole."""
+    from viewer.screens.filter import FilterList
+
+    states = tuple(STATE_LABELS)
+    lists = [
+        FilterList("tools", "tools", ("Bash", "Read"), None, {"Bash": 3, "Read": 1}),
+        FilterList("states", "states", states, None, dict.fromkeys(states, 12), STATE_LABELS),
+    ]
+    async with opened(_session(tmp_path), size=(120, 35)) as (app, pilot, _screen):
+        app.push_screen(FilterScreen("Show these", lists))
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        shown = screen_text(app)
+        for label in STATE_LABELS.values():
+            assert f"{label}  (12)" in shown, label

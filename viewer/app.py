@@ -9,7 +9,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -19,6 +19,7 @@ from session_core.formats import Format, detect_format
 from session_core.text import inert
 
 from .format_screens import screen_for
+from .keys_in_turn import KeysInTurn
 from .readable_colours import readable_colours
 from .screens.following import FollowingScreen
 from .screens.help import BindingsHelpScreen, screen_sections
@@ -34,8 +35,10 @@ STYLES = Path(__file__).parent / "styles"
 S = TypeVar("S", bound="Screen[Any]")
 
 
-class TailscopeApp(App[None]):
-    """Open a transcript (any registered format) and follow it as it grows."""
+class TailscopeApp(KeysInTurn):
+    """Open a transcript (any registered format) and follow it as it grows. Its keys are
+    handled in turn (``keys_in_turn``: one typed in a burst reaches the dialog the key
+    before it opened)."""
 
     TITLE = "tailscope"
     CSS_PATH: ClassVar[list[str | PurePath]] = [

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,6 +19,10 @@ from textual.widgets import Button, Footer, SelectionList, Static
 from ..safe import one_line
 
 Choice = tuple[frozenset[str] | None, ...]  # each list's ticked choices (None: all)
+LABEL_WIDTH = 60  # a choice's words at most
+LIST_CHROME = 10  # a list's cells besides its prompts: tick box, border, padding, scroll bar
+BODY_CHROME = 4  # the dialog's besides its lists: its border and padding
+MIN_WIDTH = 70  # the dialog's width where its lists need less (its intro's two lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +44,16 @@ class FilterList:
         return frozenset(self.choices) if self.shown is None else self.shown
 
     def label(self, choice: str) -> str:
-        return one_line(self.labels.get(choice, choice), 40)
+        # (a file's word cut short; the states' own labels whole: the longest, v1's
+        # "interrupted: running when the writer died", is 41)
+        return one_line(self.labels.get(choice, choice), LABEL_WIDTH)
+
+    @property
+    def width(self) -> int:
+        """The cells its list takes to show every choice whole: the widest prompt, its
+        tick box, the list's border, padding and scroll bar."""
+        widest = max((self.prompt(c).cell_length for c in self.choices), default=0)
+        return max(widest, cell_len(self.title) + 2) + LIST_CHROME
 
     def prompt(self, choice: str) -> Content:
         counted = self.counts.get(choice)
@@ -90,7 +104,10 @@ class FilterScreen(ModalScreen[Choice]):
         )
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="filter-body"):
+        with Vertical(id="filter-body") as body:
+            # (as wide as its lists' choices need, the stylesheet's 70 at least; the
+            # stylesheet's max-width keeps it on a narrow screen)
+            body.styles.width = max(MIN_WIDTH, sum(c.width for c in self.lists) + BODY_CHROME)
             yield Static(self.intro)
             with Horizontal(id="filter-lists"):
                 for choices in self.lists:
@@ -100,6 +117,9 @@ class FilterScreen(ModalScreen[Choice]):
                         id=f"filter-{choices.key}",
                     )
                     listed.border_title = choices.title
+                    # (each list's share of the room, its prompts' width: v1's crash
+                    # states were cut at 120 columns beside the tools' short names)
+                    listed.styles.width = f"{choices.width}fr"
                     yield listed
             given = [c.ticked for c in self.lists]
             yield Static(self._said(given), id="filter-said", markup=False)

@@ -12,9 +12,9 @@ from typing import ClassVar
 from textual import events, on
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
-from .following import FollowingScreen
+from .following import FIRST_TAB, FollowingScreen
 
 UNDER_WAY = -1  # what a tab's own search returns while a worker looks (it says when done)
 
@@ -49,6 +49,15 @@ class SearchingScreen(FollowingScreen):
         # (in its border too: the placeholder alone said it, hidden by the last term)
         search.border_title = scope
         search.focus()
+        tabs = self.query_one(TabbedContent)
+        if term is None and tabs.active != FIRST_TAB:
+            # (and aloud: the bar's border alone went unread, and enter then showed the
+            # conversation in place of the diff the user meant to search)
+            title = tabs.get_tab(tabs.active).label.plain
+            self.notify(
+                f"The {title} tab has no search of its own: enter searches the conversation.",
+                timeout=3,
+            )
 
     def focus_shown(self) -> None:
         """The focus back to what is shown (from the search bar)."""

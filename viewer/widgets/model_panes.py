@@ -96,6 +96,9 @@ OP_COLUMNS: list[Column] = [
 ]
 ARGS_WIDTH = (20, 120)  # the arguments take what the other columns leave, within these
 ARGS_BEFORE_CALL = 40  # the call id is shown only where the arguments keep this many
+# ... and the line too, ``took`` then as wide as a duration is (``duration_text``: "4m07s",
+# "<0.01s"): at 80 columns they kept 32 cells to their 15 (a first-time-user audit)
+NARROW_TOOK = 6
 
 
 def op_widths(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> dict[str, int]:
@@ -105,8 +108,10 @@ def op_widths(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> dict[str, in
     the arguments take what the others leave (each column 2 cells apart, 2 for the
     scroll bar), within ``ARGS_WIDTH``; the call id (the least needed: the detail has it)
     is its start, goes first where the arguments would keep fewer than
-    ``ARGS_BEFORE_CALL`` cells, and is whole where they have all theirs; past that the
-    table scrolls. As ``OP_COLUMNS`` while the width is not known."""
+    ``ARGS_BEFORE_CALL`` cells, and is whole where they have all theirs; where they
+    would still keep fewer, the line goes too (the detail has it, ``m`` shows its
+    message) and ``took`` narrows (``NARROW_TOOK``); past that the table scrolls. As
+    ``OP_COLUMNS`` while the width is not known."""
     widths = {key: w for key, _, w in OP_COLUMNS}
     widths["state"], widths["tool"] = state, tool
     if width <= 0:
@@ -115,6 +120,9 @@ def op_widths(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> dict[str, in
     if rest - widths["call"] < ARGS_BEFORE_CALL:
         rest += 2  # (its gap: its cells go to the arguments)
         widths["call"] = 0  # (dropped: ``op_columns`` leaves it out)
+        if rest < ARGS_BEFORE_CALL:
+            rest += widths["line"] + 2 + widths["duration"] - NARROW_TOOK
+            widths["line"], widths["duration"] = 0, NARROW_TOOK
     args = widths["args"] = max(ARGS_WIDTH[0], min(ARGS_WIDTH[1], rest - widths["call"]))
     if widths["call"]:  # (what the arguments leave: the call id whole, as far as it goes)
         widths["call"] = max(CALL_WIDTH[0], min(CALL_WIDTH[1], rest - args))

@@ -102,6 +102,9 @@ class AgentGoFormat(TranscriptFormat):
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
     # (a committed message holding a compaction's summary: ``AgentGoModel``)
     kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"compaction": ("summary",)}
+    # (its meta's ``version`` is the format's, always 1: said by its name, as v1's is,
+    # not as a writer's version among the header's facts, where it read ``version=1``)
+    meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {"version": ()}
 
     def claims(self, record: dict[str, Any]) -> bool:
         return record.get("type") == "session_start" and "session_id" in record and "seq" in record

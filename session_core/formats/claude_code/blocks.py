@@ -12,6 +12,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
+from ...text import error_message
 
 RECORD_TEXT = 400  # characters of compact JSON kept for a raw record or an unknown block
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -241,23 +242,9 @@ def says_error(record: dict[str, Any]) -> bool:
 
 
 def _error_text(error: Any) -> str:
-    """An API error's status and message, as far as it says them."""
-    if isinstance(error, str):
-        return error
-    if not isinstance(error, dict):
-        return "" if error is None else compact(error)
-    status = error.get("status")
-    inner = error.get("error")
-    message = error.get("message")
-    if not isinstance(message, str) and isinstance(inner, dict):
-        message = inner.get("message")
-    cause = error.get("cause")
-    if not isinstance(message, str) and isinstance(cause, dict):
-        message = cause.get("code") or cause.get("message")
-    said = [str(status)] if isinstance(status, int) else []
-    if isinstance(message, str) and message:
-        said.append(message)
-    return " ".join(said) if said else compact(error)
+    """An API error's status and message, as far as it says them (else its JSON)."""
+    said = error_message(error)
+    return said if said or error is None or isinstance(error, str) else compact(error)
 
 
 _TAGGED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)

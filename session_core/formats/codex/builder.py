@@ -30,7 +30,7 @@ from ...column_items import Items
 from ...item_heights import shape_height
 from ...model import Item, RunContext, Transcript, Usage
 from ...parts import Part
-from ...text import str_or_none
+from ...text import error_message, str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
 from ..builders import Builder
@@ -70,6 +70,7 @@ _ENDED: dict[str, Any] = {
 # (``error``: a turn that failed, kept with the extended history; ``stream_error``: a
 # dropped stream Codex retries, kept by no version seen, read as one if a writer keeps it).
 _ERRORS = frozenset(("error", "stream_error"))
+
 # The response items an older writer wrote bare, with no ``{timestamp, type, payload}``.
 BARE_ITEMS = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *NOT_SENT))
 # What an older rollout's bare header holds beside its id and timestamp (one is enough).
@@ -105,6 +106,16 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
         )
         and "payload" not in record
     )
+
+
+def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
+    """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
+    Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
+    where its compact JSON was shown; any other event's, its JSON."""
+    said = error_message(payload) if kind in _ERRORS else ""
+    if said:
+        return [Part("text", f"{kind}: {said}", name=kind)]
+    return [Part("other", compact(payload), name=str(kind))]
 
 
 class CodexBuilder(CodexRewrites):
@@ -326,7 +337,7 @@ class CodexBuilder(CodexRewrites):
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
         packed = self._by_span()
-        parts = _PACKED if packed else [Part("other", compact(payload), name=str(kind))]
+        parts = _PACKED if packed else event_parts(kind, payload)
         self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
 
     def _typed_token_count(
@@ -480,7 +491,7 @@ class CodexBuilder(CodexRewrites):
                 total = tokens.reported_total(payload)
                 if total is not None:
                     return [Part("other", tokens.so_far(total), name="token_count")]
-            return [Part("other", compact(payload), name=str(kind))]
+            return event_parts(kind, payload)
         if line_type != "response_item":
             return []
         if payload.get("type") in OUTPUT_TYPES:
