@@ -66,7 +66,11 @@ class ModelDiff(Sequence[Entry]):
             head.append(("dim", "No compaction or elision: nothing was folded."))
         self._text(head)
         # (every item's id read: once a snapshot's diff, and only past a compaction)
-        made = _made_by(transcript) if compactions else {}
+        unwritten = sent_next(transcript).unwritten if compactions else []
+        made = _made_by(unwritten)
+        # What the model is sent that no line holds, by id: such an item in a list of ids
+        # is named as the CLI names it (its line), never by its internal id.
+        self._unwritten = {one.item.id: one.item for one in unwritten}
         for compaction in compactions:
             tokens = ""
             if compaction.tokens_before is not None:
@@ -93,11 +97,13 @@ class ModelDiff(Sequence[Entry]):
             self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)
             self._ids(compaction.folded, limit, "red", "−")
-            if compaction.kept:
-                kept = [("bold green", f"kept: {count(len(compaction.kept), 'item')}")]
-                self._text(kept, compaction.line)
-                self._ids(compaction.kept, limit, "green", "+")
             mine = made.get(id(compaction))
+            # (what it sends that no line holds is listed once, below, with its place)
+            kept = _without(compaction.kept, {one.item.id for one in mine or ()})
+            if kept:
+                said = f"kept: {count(len(kept), 'item')}"
+                self._text([("bold green", said)], compaction.line)
+                self._ids(kept, limit, "green", "+")
             if mine:  # (enter: the compaction's line, whose item holds them as written)
                 said = f"sent next, on no line of its own: {count(len(mine), 'item')}"
                 self._text([("bold green", said)], compaction.line)
@@ -174,8 +180,14 @@ class ModelDiff(Sequence[Entry]):
         ident = ids[at]
         item = self._item(ident, ids, at)
         if item is None:
-            return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
-        return (style, _item_row(sign, item))
+            item = self._unwritten.get(ident)
+        if item is not None:
+            return (style, _item_row(sign, item))
+        # (an item a rewrite made that is not sent next: its line, as the CLI names one)
+        line_at = getattr(ids, "line_at", None)
+        line = line_at(at) if line_at is not None else 0
+        where = f"line {line:,} " if line else ""
+        return (style, f"  {sign} {where}(an item a rewrite made there, not sent next)")
 
     def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
         found = self._index(ident, ids, at)
@@ -285,15 +297,52 @@ class ModelDiffView(LinesView):
             self.post_message(self.ShowRaw(index))
 
 
-def _made_by(transcript: Transcript) -> dict[int, list[Unwritten]]:
+def _made_by(unwritten: list[Unwritten]) -> dict[int, list[Unwritten]]:
     """What each compaction (by ``id``) sends next that no line holds, in the order sent
     (``diff``'s rule: ``sent_next``). One of no compaction is not listed: agentgo's
     summary that no message committed, which agentgo's own diff places in its request."""
     made: dict[int, list[Unwritten]] = {}
-    for one in sent_next(transcript).unwritten:
+    for one in unwritten:
         if one.sender is not None:
             made.setdefault(id(one.sender), []).append(one)
     return made
+
+
+class _Without(Sequence[str]):
+    """A compaction's ids but some, each still found where its list says it is
+    (``index_at``, ``line_at``)."""
+
+    def __init__(self, ids: Sequence[str], keep: list[int]) -> None:
+        self._ids, self._keep = ids, keep
+
+    def __len__(self) -> int:
+        return len(self._keep)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._ids[self._keep[index]]
+
+    def index_at(self, index: int) -> int:
+        index_at = getattr(self._ids, "index_at", None)
+        return -1 if index_at is None else int(index_at(self._keep[index]))
+
+    def line_at(self, index: int) -> int:
+        line_at = getattr(self._ids, "line_at", None)
+        return 0 if line_at is None else int(line_at(self._keep[index]))
+
+
+def _without(ids: Sequence[str], dropped: set[str]) -> Sequence[str]:
+    """``ids`` without those ``dropped`` (as they are where none is)."""
+    if not dropped:
+        return ids
+    return _Without(ids, [at for at, ident in enumerate(ids) if ident not in dropped])
 
 
 def _made_row(one: Unwritten) -> Entry:
