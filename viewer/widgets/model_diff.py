@@ -73,13 +73,11 @@ class ModelDiff(Sequence[Entry]):
         self._unwritten = {one.item.id: one.item for one in unwritten}
         for compaction in compactions:
             tokens = ""
-            if compaction.tokens_before is not None:
-                after = compaction.tokens_after
-                tokens = (
-                    f" · {compaction.tokens_before:,} → {after:,} tok"
-                    if after
-                    else (f" · {compaction.tokens_before:,} tok before")
-                )
+            before, after = compaction.tokens_before, compaction.tokens_after
+            if after:  # (before it: "?" where unknown, as ``diff`` says it)
+                tokens = f" · {'?' if before is None else f'{before:,}'} → {after:,} tok"
+            elif before is not None:
+                tokens = f" · {before:,} tok before"
             kind, verb = overlay_kind(compaction)
             trigger = compaction.trigger if kind != "rollback" else None
             rows: list[Entry] = [
