@@ -181,6 +181,9 @@ class TranscriptFormat(ABC):
     # ("model_name",)}``: the browser's row and the header read it there).
     kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # By item kind, the fixed words its writer opens every such item's text with: a row of
+    # one line (``diff``'s, the Diff tab's) shows the text past them (``vocabulary.gist``).
+    openings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def claims(self, record: dict[str, Any]) -> bool:
