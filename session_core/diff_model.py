@@ -3,14 +3,14 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
 from .model import Compaction, Item, Transcript, overlay_counts, overlay_kind
 from .text import count, line_pieces, name_line, one_line
-from .vocabulary import kinds_of
+from .vocabulary import Words, gist, kinds_of, openings_of
 
 
 def model_diff(transcript: Transcript) -> Iterator[str]:
@@ -77,8 +77,9 @@ def place_said(rank: int, total: int, among: str) -> str:
 def _lines(transcript: Transcript) -> Iterator[str]:
     raw = transcript.raw
     sent = sent_next(transcript)
+    openings = openings_of(transcript.format)
     replayed = set(sent.ids)
-    placed = _placed(sent.unwritten)
+    placed = _placed(sent.unwritten, openings)
     # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
     # queued prompt too, as the legend says; bookkeeping lines are not listed).
     kinds = kinds_of(transcript.format)
@@ -121,14 +122,14 @@ def _lines(transcript: Transcript) -> Iterator[str]:
                 note = item.kind
         else:
             continue
-        yield f"{sign} {_row(item, note)}"
+        yield f"{sign} {_row(item, note, openings)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
             yield f"{'':10}sent:     {_clipped(item.stub)}"
     while placed:
         yield placed.pop()[1]
 
 
-def _placed(unwritten: list[Unwritten]) -> list[tuple[int, str]]:
+def _placed(unwritten: list[Unwritten], openings: Mapping[str, Words]) -> list[tuple[int, str]]:
     """The ``+`` rows of the items sent next that no line holds, each with the line it is
     listed at, last first: its compaction's, right under its ``#`` row, in the order the
     model is sent them; an item of no compaction, its own line. (Listed after every line,
@@ -137,7 +138,7 @@ def _placed(unwritten: list[Unwritten]) -> list[tuple[int, str]]:
         (
             u.item.line if u.sender is None else u.sender.line,
             u.position,
-            f"+ {_row(u.item, u.place)}",
+            f"+ {_row(u.item, u.place, openings)}",
         )
         for u in unwritten
     ]
@@ -158,12 +159,14 @@ def _places(owner: dict[str, Compaction], sent: list[str]) -> dict[int, tuple[in
     return places
 
 
-def _row(item: Item, note: str = "") -> str:
-    """An item's row, its marks and ``note`` (its place, why it is not sent) after it."""
+def _row(item: Item, note: str = "", openings: Mapping[str, Words] | None = None) -> str:
+    """An item's row, its marks and ``note`` (its place, why it is not sent) after it; its
+    text past its format's fixed ``openings`` (``gist``)."""
     why = ", ".join([*item.marks, *([note] if note else [])])
     why = f" [{why}]" if why else ""
     role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
-    return f"line {item.line:>6} {role} {_clipped(item.text or _first(item))}{why}"
+    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
+    return f"line {item.line:>6} {role} {_clipped(text or _first(item))}{why}"
 
 
 def _clipped(text: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 from .file_watch import Watcher
 from .follow_update import FollowUpdate
@@ -36,6 +36,7 @@ async def follow(
     batch_bytes: int = MAX_BATCH_BYTES,
     initial_batches: bool = False,
     parse: bool = True,
+    settle: Callable[[], bool] | None = None,
 ) -> AsyncGenerator[FollowUpdate, None]:
     """Yield updates for ``path`` until cancelled. Never writes, never locks, never repairs.
 
@@ -54,6 +55,10 @@ async def follow(
 
     With ``parse=False`` updates carry their lines in ``raw`` instead of
     ``envelopes``, for a reader that parses each line as it applies it.
+
+    ``settle``: asked once all is read, whether the file's writer is known gone; then a
+    held-back last line that is whole is read as its format's whole read reads it
+    (``TailReader.settle``). While the writer may still be at work it is held back.
     """
     where = os.path.abspath(path_of(path))  # (bytes: the file's name)
     loop = asyncio.get_running_loop()
@@ -71,6 +76,8 @@ async def follow(
             wake.clear()  # before reading: a change from now on wakes the wait below
             limit = None if (first and not initial_batches) else batch_bytes
             update = tail.step(limit)
+            if update is None and caught_up and not first and settle is not None and settle():
+                update = tail.settle()
             if update is not None:
                 hot_until = loop.time() + HOT_SECONDS
                 if update.initial and not initial_batches:

@@ -70,6 +70,12 @@ def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
     return said
 
 
+def settled_line(line: int) -> str:
+    """The warning of a whole last line without its newline, read once its writer is gone
+    (``TranscriptFormat.keeps_unended_line``), as a whole read of the file reads it."""
+    return f"line {line} has no newline, and its writer is gone: it is whole, and is read"
+
+
 def named_line(warning: str) -> int:
     """The line a "line N ..." (or "line N: ...") warning names; 0 for another."""
     head = warning.split(" ", 2)
@@ -116,6 +122,7 @@ __all__ = [
     "first_damage",
     "joined_warning",
     "named_line",
+    "settled_line",
     "skipped_line",
     "too_deep",
     "torn_last_line",

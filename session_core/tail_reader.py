@@ -16,6 +16,7 @@ from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
+from .line_warnings import settled_line
 from .reader import BOM, bom_length, is_blank
 
 _READ_BLOCK = 1 << 20
@@ -99,6 +100,10 @@ class TailReader:
         # that copy is read while the plain file is not there (the plain file wins).
         self.packed_copy = path + ".zst" if path.endswith(".jsonl") else None
         self.reading = path  # the file read: ``path``, or its packed copy
+        # The byte our last complete line ends with: a newline, or a settled line's last
+        # (``settle``: read whole without one, its writer gone).
+        self.ending = b"\n"
+        self.refused = (0, 0)  # the held line ``settle`` last found not whole (where, end)
 
     def close(self) -> None:
         if self.fd is not None:
@@ -119,6 +124,8 @@ class TailReader:
         self.seen_first = False
         self.head = HeadDetector()
         self.unpacked = self.packed_stamp = None
+        self.ending = b"\n"
+        self.refused = (0, 0)
 
     def _size(self, st: os.stat_result) -> int:
         """How many bytes of lines the file holds (a compressed one: once unpacked)."""
@@ -187,14 +194,78 @@ class TailReader:
             return False
 
     def _boundary_intact(self, fd: int) -> bool:
-        """Whether the byte before our last complete line's end is still a newline."""
+        """Whether the byte before our last complete line's end is still its ending (a
+        newline, or a settled line's last byte)."""
         end = self.complete
         if end <= self.bom or self.unpacked is not None:  # (no line ended yet)
             return True
         try:
-            return os.pread(fd, 1, end - 1) == b"\n"
+            return os.pread(fd, 1, end - 1) == self.ending
         except OSError:
             return False
+
+    def _settled_ends(self, fd: int) -> bool:
+        """Whether what follows a settled line (``settle``) is its newline, or nothing yet:
+        the newline is read past (the line was read already); other bytes on that line
+        make another line of it than the one read (the file is read again)."""
+        if self.ending == b"\n":
+            return True
+        new = self._pread(fd, 2, self.offset)
+        if not new or new == b"\r":  # (nothing yet; a CR alone: its LF to come)
+            return True
+        ended = 2 if new == b"\r\n" else 1 if new[:1] == b"\n" else 0
+        if ended:
+            self.offset += ended
+            self.complete = self.offset
+            self.ending = b"\n"
+        return bool(ended)
+
+    def settle(self) -> FollowUpdate | None:
+        """The held-back last line as a line read, its writer gone: where the file's format
+        keeps a whole last line without its newline (``keeps_unended_line``, as its whole
+        read does) and the line is whole (its records read as a complete line's are).
+        None where there is none, or it is not whole (a crash tail, still held back)."""
+        held = (self.complete, self.offset)
+        if not self.partial or self.format is None or held == self.refused:
+            return None
+        from .formats import by_name
+
+        fmt = by_name(self.format)
+        line = b"".join(self.partial)
+        raw = line.removesuffix(b"\r")
+        said: list[str] = []
+        records = parse_records(
+            raw,
+            self.line + 1,
+            said,
+            mend=fmt.mends_lines,
+            joins=fmt.joins_lines,
+            blank_ok=fmt.blank_lines_ok,
+        )
+        if not fmt.keeps_unended_line or not records:
+            self.refused = held
+            return None
+        update = FollowUpdate(read=self.reading)
+        number = self.line + 1
+        update.warnings.extend([*said, settled_line(number)])
+        span = self.complete << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0
+        if self.parse:
+            update.envelopes.extend(records)
+            update.lines.extend([number] * len(records))
+            update.spans.extend([span if len(records) == 1 else 0] * len(records))
+        else:
+            update.raw.append(raw)
+            update.lines.append(number)
+            update.spans.append(span)
+        self.line = number
+        self.complete = self.offset
+        self.partial = []
+        self.ending = line[-1:]
+        update.offset = update.size = self.offset
+        update.caught_up = True
+        update.format = self.format
+        update.source = self.source
+        return update
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -291,6 +362,8 @@ class TailReader:
             and self._start_intact(self.fd)
         ):
             reason = "the file was rewritten under us"
+        elif not self._settled_ends(self.fd):
+            reason = "its last line, read whole once its writer was gone, was written on"
         if reason is not None:
             had_content = self.fd is not None
             self._restart()

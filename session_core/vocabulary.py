@@ -81,6 +81,25 @@ def meta_keys_of(fmt: str | TranscriptFormat) -> Mapping[str, Words]:
     return _merged_keys(_frozen(own.meta_keys if own else {}, SHARED_META_KEYS, fmt))
 
 
+def openings_of(fmt: str | TranscriptFormat) -> Mapping[str, Words]:
+    """By item kind, the fixed words format ``fmt``'s writer opens such an item's text
+    with (``TranscriptFormat.openings``; none for a name no format has)."""
+    own = _format(fmt)
+    return own.openings if own else {}
+
+
+def gist(text: str, kind: str, openings: Mapping[str, Words]) -> str:
+    """``text`` past the fixed words an item of ``kind`` opens with (``openings_of``),
+    each skipped in turn where it is there: what one row of it shows. ``text`` itself
+    where nothing would be left."""
+    rest = text
+    for opening in openings.get(kind, ()):
+        rest = rest.lstrip()
+        if rest.startswith(opening):
+            rest = rest[len(opening) :]
+    return rest.lstrip() or text
+
+
 def meta_fact(meta: Mapping[str, Any], fmt: str | TranscriptFormat, *facts: str) -> Any:
     """The value of a fact in ``meta``: the first of its keys' with a value (of the first
     of ``facts`` that has one; None: none has)."""
@@ -155,8 +174,10 @@ __all__ = [
     "SHARED_META_KEYS",
     "Kinds",
     "check_words",
+    "gist",
     "header_meta",
     "kinds_of",
     "meta_fact",
     "meta_keys_of",
+    "openings_of",
 ]

@@ -406,3 +406,63 @@ def test_a_queued_prompt_not_sent_says_why_in_the_diff(tmp_path: Path) -> None:
         assert all(r.endswith(" [queued]") for r in queued), queued
         folded = [r for r in rows if r.endswith("[folded]")]
         assert folded and not any("queued" in r for r in folded)
+
+
+def test_the_diff_tab_sets_what_an_elided_item_is_sent_as_under_it(tmp_path: Path) -> None:
+    """The Diff tab's elision lists each stubbed item as written, then what is sent in
+    its place, as ``diff`` does: the stub, and a result the elision did not name as
+    written (it listed the originals alone). ``enter`` on either row is that item."""
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = CCWriter(version="1.0.80")
+    w.user("read both")
+    w.assistant(
+        "m1", [tool_use("ta", "Read", file_path="a"), tool_use("tb", "Read", file_path="b")]
+    )
+    both = w.user(
+        [
+            {"type": "tool_result", "tool_use_id": "ta", "content": "ALPHA"},
+            {"type": "tool_result", "tool_use_id": "tb", "content": "BETA"},
+        ]
+    )
+    w.microcompact(["ta"])
+    t = FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)
+    diff = ModelDiff(t)
+    rows = [text for _style, text in diff]
+    at = rows.index("stubbed: 1 item")
+    index = next(i for i, item in enumerate(t.raw) if item.id == both)
+    assert rows[at + 1 :] == [
+        f"  − line {t.raw[index].line} user: ALPHA",
+        f"      sent: {blocks_stub()}⏎BETA",
+    ]
+    assert diff.raw_index(at + 1) == diff.raw_index(at + 2) == index
+
+
+def test_a_summary_row_shows_what_follows_claude_codes_fixed_opening(tmp_path: Path) -> None:
+    """Every Claude Code summary opens with the same words (the 2.1.39 sample's): its
+    rows in ``diff`` and the Diff tab show what follows them, so two summaries' rows
+    differ (both read "This session is being continued from a previous conversation
+    that ran o…")."""
+    from session_core.diff_model import model_diff
+    from session_core.formats.claude_code.summaries import SUMMARY_COVERS, SUMMARY_OPENING
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = CCWriter(version="2.1.39")
+    w.user("U1")
+    w.assistant("m1", [text("A1")])
+    w.compact()
+    first = f"{SUMMARY_OPENING} {SUMMARY_COVERS}\n\nAnalysis:\nthe FIRST summary"
+    w.user(first, isCompactSummary=True)
+    w.compact()
+    w.user(f"{SUMMARY_OPENING} the SECOND summary", isCompactSummary=True)
+    w.user(f"{SUMMARY_OPENING} a prompt that quotes it")  # (no summary: as written)
+    t = FMT.open(w.write(tmp_path / "s.jsonl"), writer_alive=False)
+    said = "".join(model_diff(t)).splitlines()
+    assert [r.split(None, 4)[-1] for r in said if r.startswith(("- line", "= line"))][2:] == [
+        "Analysis: the FIRST summary [folded]",
+        "the SECOND summary",
+        f"{SUMMARY_OPENING} a prompt that quotes it"[:71] + "…",
+    ]
+    rows = [text for _style, text in ModelDiff(t)]
+    assert "  − line 4 user: Analysis:⏎the FIRST summary" in rows
+    assert "  + line 6 user: the SECOND summary" in rows

@@ -10,7 +10,14 @@ from typing import Any
 import orjson
 import pytest
 from codex_helpers import CODEX, opened
-from codex_writer import HOSTILE, SESSION, RolloutWriter, completed_story, legacy_story
+from codex_writer import (
+    HOSTILE,
+    SESSION,
+    RolloutWriter,
+    completed_story,
+    legacy_story,
+    message_payload,
+)
 
 from session_core.formats import detect_format, detect_record
 from session_core.formats.codex import CodexFormat
@@ -230,3 +237,36 @@ def test_a_rollout_from_before_the_payload_lines(
     assert [i.kind for i in t.raw] == ["meta", "record"] + ["message"] * 4 + ["record", "message"]
     assert t.raw[1].parts[0].name == "state"
     assert CODEX.check(path).startswith("codex, 5 messages")
+
+
+def test_each_compaction_s_tokens_are_its_own(tmp_path: Path) -> None:
+    """Two compactions with no request between: the first's before is the context it
+    compacted and its after unknown (the next request follows the second); the second's
+    before unknown (no request saw what the first left) and its after the next request's
+    context: never the other's, which read as if compacting grew the context. A rollback
+    between a compaction and the next request leaves that compaction no after either."""
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.message("user", "a")
+    w.token_count((200, 0, 20, 0))
+    one = w.compacted("S1", [message_payload("user", "a"), message_payload("user", "S1")])
+    two = w.compacted("S2", [message_payload("user", "a"), message_payload("user", "S2")])
+    w.message("user", "b")
+    w.token_count((500, 0, 30, 0))
+    t = opened(tmp_path / "r.jsonl")
+    assert [(c.line, c.tokens_before, c.tokens_after) for c in t.compactions] == [
+        (one, 200, None),
+        (two, None, 300),
+    ]
+    rows = [text for _style, text in ModelDiff(t)]
+    assert f"◆ compaction at line {one} · 200 tok before" in rows
+    assert f"◆ compaction at line {two} · ? → 300 tok" in rows
+    w.compacted("S3", [message_payload("user", "S3")])
+    w.event("thread_rolled_back", num_turns=1)
+    w.message("user", "c")
+    w.token_count((600, 0, 40, 0))
+    three, back = opened(tmp_path / "r.jsonl").compactions[2:]
+    assert (three.tokens_before, three.tokens_after) == (300, None)
+    assert (back.tokens_before, back.tokens_after) == (None, None)

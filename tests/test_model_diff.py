@@ -5,6 +5,7 @@ its UI thread past 15 s; now 0.7 s)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from session_core.formats import by_name
 from session_core.item_column import ItemColumn
 from session_core.model import Compaction, Item, Transcript
 from session_core.text import count
-from session_core.vocabulary import kinds_of
+from session_core.vocabulary import gist, kinds_of, openings_of
 from viewer.safe import one_line
 from viewer.widgets.block_view import entry_height
 from viewer.widgets.model_diff import ModelDiff
@@ -70,12 +71,30 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     if not compactions:
         out.append(("dim", "No compaction or elision: nothing was folded."))
 
-    def row(style: str, sign: str, ident: str) -> tuple[str, str]:
-        item = by_id.get(ident)
+    openings = openings_of(t.format)
+    # (what is sent that no line holds, named by its line; else the line that made it)
+    unwritten = {m.id: m for m in t.messages if m.id not in by_id}
+
+    def preview_of(item: Item) -> str:
+        text = gist(item.text, item.kind, openings) if item.text else ""
+        return text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+
+    def row(style: str, sign: str, ids: Sequence[str], at: int) -> tuple[str, str]:
+        ident = ids[at]
+        item = by_id.get(ident) or unwritten.get(ident)
         if item is None:
-            return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
-        preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
-        return (style, f"  {sign} line {item.line:,} {item.role}: {one_line(preview, 100)}")
+            line = ids.line_at(at) if hasattr(ids, "line_at") else 0
+            where = f"line {line:,} " if line else ""
+            return (style, f"  {sign} {where}(an item a rewrite made there, not sent next)")
+        return (
+            style,
+            f"  {sign} line {item.line:,} {item.role}: {one_line(preview_of(item), 100)}",
+        )
+
+    def sent_row(ident: str) -> tuple[str, str]:
+        item = by_id.get(ident)
+        stub = None if item is None else item.stub
+        return ("dim", f"      sent: {'not known' if stub is None else one_line(stub, 100)}")
 
     made = sent_unwritten(t, set(by_id))
     for c in compactions:
@@ -84,19 +103,23 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         if c.summary:
             out.append(("italic", c.summary[:4000]))
         out.append(("bold red", ""))
-        out.extend(row("red", "−", ident) for ident in list(c.folded)[:limit])
-        if c.kept:
-            out.append(("bold green", ""))
-            out.extend(row("green", "+", ident) for ident in list(c.kept)[:limit])
+        folded = list(c.folded)
+        for at in range(min(len(folded), limit)):
+            out.append(row("red", "−", c.folded, at))
+            if c.kind == "elision":  # (what is sent in its place, under it)
+                out.append(sent_row(folded[at]))
         mine = [(item, place) for item, sender, place in made if sender is c]
+        theirs = {item.id for item, _place in mine}  # (listed below, not as kept too)
+        kept = [at for at, ident in enumerate(c.kept) if ident not in theirs]
+        if kept:
+            out.append(("bold green", ""))
+            out.extend(row("green", "+", c.kept, at) for at in kept[:limit])
         if mine:
             out.append(
                 ("bold green", f"sent next, on no line of its own: {count(len(mine), 'item')}")
             )
             for item, place in mine:
-                preview = item.text or next(
-                    (p.text or p.name or p.kind for p in item.parts), item.kind
-                )
+                preview = preview_of(item)
                 text = f"  + line {item.line:,} {item.role} [{place}]: {one_line(preview, 100)}"
                 out.append(("green", text))
     return out
@@ -141,7 +164,11 @@ def test_every_row_is_what_building_every_item_gives(tmp_path: Path, limit: int)
         assert diff[1 : len(diff) : 2] == mine[1::2]
         for width in (40, 150):
             heights = diff.heights(width, lambda e, w=width: entry_height(e, w))
-            items = {i for i, (_s, text) in enumerate(mine) if text.startswith(("  −", "  +"))}
+            items = {
+                i
+                for i, (_s, text) in enumerate(mine)
+                if text.startswith(("  −", "  +", "      sent: "))
+            }
             assert heights == [
                 1 if i in items else entry_height(e, width) for i, e in enumerate(mine)
             ]

@@ -194,3 +194,34 @@ def test_a_long_rows_height_is_measured_once_a_width(monkeypatch: pytest.MonkeyP
     assert again == first and measured.count(summary[1]) == 1
     narrow = view.measurer(40)(summary)
     assert narrow == real(summary, 40) > first[1] and measured.count(summary[1]) == 2
+
+
+def test_a_compaction_lists_each_item_it_sends_once_each_by_its_line(tmp_path: Path) -> None:
+    """A second compaction keeping the first's summary (no line holds it): listed once,
+    under "sent next" with its place, not also as kept; kept + sent next are what it
+    sends. An item a rewrite made is named by its line, never by its internal id, sent
+    or folded (a third compaction folds the first summary)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    u1 = w.message("user", "U1")
+    w.message("assistant", "A1")
+    s1_at = w.compacted("S1", [message_payload("user", "U1"), message_payload("user", "S1 sum")])
+    history = [message_payload("user", "U1"), message_payload("user", "S1 sum")]
+    s2_at = w.compacted("S2", [*history, message_payload("user", "S2 sum")])
+    texts = [text for _style, text in ModelDiff(CODEX.open(Path(w.path)))]
+    second = texts[texts.index(f"◆ compaction at line {s2_at}") :]
+    assert second[second.index("kept: 1 item") :] == [
+        "kept: 1 item",
+        f"  + line {u1} user: U1",
+        "sent next, on no line of its own: 2 items",
+        f"  + line {s1_at} user [2 of 3 in its place]: S1 sum",
+        f"  + line {s2_at} user [3 of 3 in its place]: S2 sum",
+    ]
+    s3_at = w.compacted("S3", [message_payload("user", "U1"), message_payload("user", "S3 sum")])
+    texts = [text for _style, text in ModelDiff(CODEX.open(Path(w.path)))]
+    third = texts[texts.index(f"◆ compaction at line {s3_at}") :]
+    assert third[: third.index("kept: 1 item")][-2:] == [
+        f"  − line {s1_at} (an item a rewrite made there, not sent next)",
+        f"  − line {s2_at} (an item a rewrite made there, not sent next)",
+    ]
+    assert not [t for t in texts if f"L{s1_at}." in t or f"L{s2_at}." in t]

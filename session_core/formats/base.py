@@ -163,6 +163,11 @@ class TranscriptFormat(ABC):
     # A blank line is no record and nothing wrong (False: every complete line must be a
     # record, agentgo's; a blank one is said as any line that is none, read or followed).
     blank_lines_ok: ClassVar[bool] = True
+    # A last line that is whole but lacks its newline is read as a line, as a whole read
+    # reads it (v1's spec: "gets the file's own line ending"); a follower holds it back
+    # only while its writer may still be at work (``follow(settle=…)``). False: such a
+    # line is the writer's unfinished tail, never read (agentgo's spec).
+    keeps_unended_line: ClassVar[bool] = True
     # Its files can hold compactions or elisions (``Transcript.compactions``); False: the
     # format has no such thing and never lists one (the contract suite holds it to that,
     # and a format that says True to a sample that shows one).
@@ -176,6 +181,9 @@ class TranscriptFormat(ABC):
     # ("model_name",)}``: the browser's row and the header read it there).
     kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # By item kind, the fixed words its writer opens every such item's text with: a row of
+    # one line (``diff``'s, the Diff tab's) shows the text past them (``vocabulary.gist``).
+    openings: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def claims(self, record: dict[str, Any]) -> bool:

@@ -143,6 +143,9 @@ class FollowingScreen(Screen[None]):
         self._was_writer: bool | None = None  # (and what the model was told of the writer)
         self.held_line = 0  # the file's last line, where it has no newline (yet)
         self.held_span = (0, 0)  # ...where it starts (in the lines read) and its bytes
+        # The writer was judged gone at the last draw: a held-back last line its format
+        # keeps whole is read then (``follow``'s ``settle``, asked by the worker).
+        self.writer_gone = False
         # The file is not there (deleted, moved away): what was read stays shown, said so,
         # until a file is there again (then read from line 1).
         self.gone = False
@@ -174,6 +177,7 @@ class FollowingScreen(Screen[None]):
                 force_polling=self.force_polling,
                 initial_batches=True,
                 parse=self.PARSED_UPDATES,
+                settle=lambda: self.writer_gone,
             )
             me = asyncio.current_task()
             assert me is not None

@@ -212,6 +212,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         started = time.monotonic()
         alive = self._is_live()
         self._was_live, self._was_writer = alive, self.writer_state()
+        self.writer_gone = not alive
         self.transcript = self.live.transcript(writer_alive=self._was_writer)
         if self.held_line and not alive:  # (a live writer is still writing it)
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]

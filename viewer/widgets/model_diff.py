@@ -5,7 +5,7 @@ whose ``enter`` shows a row's item in the raw view (``ModelDiffView``)."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, overload
 
@@ -16,6 +16,7 @@ from session_core.column_items import at_line, item_key, messages_written
 from session_core.diff_model import Unwritten, sent_next
 from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
 from session_core.text import count
+from session_core.vocabulary import Words, gist, openings_of
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
@@ -28,13 +29,17 @@ class ModelDiff(Sequence[Entry]):
     it, took a 1 GB Claude Code session's UI thread past 15 s.)
 
     The rows are runs (``_runs``, each from its first row): a few rows of text, or an
-    item per row of a compaction's ids, one line each (``heights``)."""
+    item per row of a compaction's ids, one line each (``heights``); an elision's, an
+    item per two rows: as written, then what is sent in its place (``diff``'s
+    ``sent:``)."""
 
     def __init__(self, transcript: Transcript, limit: int = 50_000) -> None:
         self._raw = transcript.raw
         self._by_id: dict[str, int] | None = None  # raw index by id, made when needed
-        # (first row, rows of text) or (first row, ids, how many, style, sign)
-        self._runs: list[tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str]] = []
+        # (first row, rows of text) or (first row, ids, rows, style, sign, rows an id)
+        self._runs: list[
+            tuple[int, list[Entry]] | tuple[int, Sequence[str], int, str, str, int]
+        ] = []
         self._starts: list[int] = []
         self._lines: dict[int, int] = {}  # a compaction's rows of text (first row): its line
         # ... and what it folded (its line no item's, as agentgo's context events: the
@@ -66,16 +71,19 @@ class ModelDiff(Sequence[Entry]):
             head.append(("dim", "No compaction or elision: nothing was folded."))
         self._text(head)
         # (every item's id read: once a snapshot's diff, and only past a compaction)
-        made = _made_by(transcript) if compactions else {}
+        unwritten = sent_next(transcript).unwritten if compactions else []
+        made = _made_by(unwritten)
+        # What the model is sent that no line holds, by id: such an item in a list of ids
+        # is named as the CLI names it (its line), never by its internal id.
+        self._unwritten = {one.item.id: one.item for one in unwritten}
+        self._openings = openings_of(transcript.format)  # (a row shows what follows them)
         for compaction in compactions:
             tokens = ""
-            if compaction.tokens_before is not None:
-                after = compaction.tokens_after
-                tokens = (
-                    f" · {compaction.tokens_before:,} → {after:,} tok"
-                    if after
-                    else (f" · {compaction.tokens_before:,} tok before")
-                )
+            before, after = compaction.tokens_before, compaction.tokens_after
+            if after:  # (before it: "?" where unknown, as ``diff`` says it)
+                tokens = f" · {'?' if before is None else f'{before:,}'} → {after:,} tok"
+            elif before is not None:
+                tokens = f" · {before:,} tok before"
             kind, verb = overlay_kind(compaction)
             trigger = compaction.trigger if kind != "rollback" else None
             rows: list[Entry] = [
@@ -95,16 +103,19 @@ class ModelDiff(Sequence[Entry]):
             self.sections.append(self._n + 1)
             self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)
-            self._ids(compaction.folded, limit, "red", "−")
-            if compaction.kept:
-                kept = [("bold green", f"kept: {count(len(compaction.kept), 'item')}")]
-                self._text(kept, compaction.line)
-                self._ids(compaction.kept, limit, "green", "+")
+            self._ids(compaction.folded, limit, "red", "−", 2 if kind == "elision" else 1)
             mine = made.get(id(compaction))
+            # (what it sends that no line holds is listed once, below, with its place)
+            kept = _without(compaction.kept, {one.item.id for one in mine or ()})
+            if kept:
+                said = f"kept: {count(len(kept), 'item')}"
+                self._text([("bold green", said)], compaction.line)
+                self._ids(kept, limit, "green", "+")
             if mine:  # (enter: the compaction's line, whose item holds them as written)
                 said = f"sent next, on no line of its own: {count(len(mine), 'item')}"
                 self._text([("bold green", said)], compaction.line)
-                self._text([_made_row(one) for one in mine], compaction.line, one_line=True)
+                made_rows = [_made_row(one, self._openings) for one in mine]
+                self._text(made_rows, compaction.line, one_line=True)
 
     def _text(self, rows: list[Entry], line: int = 0, one_line: bool = False) -> None:
         if line:
@@ -115,11 +126,11 @@ class ModelDiff(Sequence[Entry]):
         self._runs.append((self._n, rows))
         self._n += len(rows)
 
-    def _ids(self, ids: Sequence[str], limit: int, style: str, sign: str) -> None:
-        shown = min(len(ids), limit)
+    def _ids(self, ids: Sequence[str], limit: int, style: str, sign: str, per: int = 1) -> None:
+        shown = min(len(ids), limit) * per
         if shown:
             self._starts.append(self._n)
-            self._runs.append((self._n, ids, shown, style, sign))
+            self._runs.append((self._n, ids, shown, style, sign, per))
             self._n += shown
 
     def __len__(self) -> int:
@@ -141,8 +152,11 @@ class ModelDiff(Sequence[Entry]):
         run = self._runs[bisect.bisect_right(self._starts, index) - 1]
         if len(run) == 2:
             return run[1][index - run[0]]
-        first, ids, _shown, style, sign = run
-        return self._item_entry(style, sign, ids, index - first)
+        first, ids, _shown, style, sign, per = run
+        at, row = divmod(index - first, per)
+        if row:
+            return self._sent_entry(ids, at)
+        return self._item_entry(style, sign, ids, at)
 
     def raw_index(self, index: int) -> int | None:
         """The raw item row ``index`` is about: an item's own, or for a compaction's rows
@@ -158,8 +172,9 @@ class ModelDiff(Sequence[Entry]):
                 first = self._index(folded[0], folded, 0)  # (its line is no item)
                 found = first if first is not None else found
             return found if found >= 0 else None
-        first, ids = run[0], run[1]
-        return self._index(ids[index - first], ids, index - first)
+        first, ids, per = run[0], run[1], run[5]
+        at = (index - first) // per
+        return self._index(ids[at], ids, at)
 
     def heights(self, width: int, measure: Callable[[Entry], int]) -> list[int]:
         """Every row's height at ``width``: a text row measured, an item's one line."""
@@ -177,8 +192,22 @@ class ModelDiff(Sequence[Entry]):
         ident = ids[at]
         item = self._item(ident, ids, at)
         if item is None:
-            return (style, f"  {sign} {ident} (an item a rewrite made: no line holds it)")
-        return (style, _item_row(sign, item))
+            item = self._unwritten.get(ident)
+        if item is not None:
+            return (style, _item_row(sign, item, openings=self._openings))
+        # (an item a rewrite made that is not sent next: its line, as the CLI names one)
+        line_at = getattr(ids, "line_at", None)
+        line = line_at(at) if line_at is not None else 0
+        where = f"line {line:,} " if line else ""
+        return (style, f"  {sign} {where}(an item a rewrite made there, not sent next)")
+
+    def _sent_entry(self, ids: Sequence[str], at: int) -> Entry:
+        """What the model is sent in place of an elided item (its stub: a Claude Code
+        line's every result, those the elision did not name as written)."""
+        item = self._item(ids[at], ids, at)
+        stub = None if item is None else item.stub
+        said = "not known" if stub is None else one_line(stub, 100)
+        return ("dim", f"      sent: {said}")
 
     def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
         found = self._index(ident, ids, at)
@@ -288,25 +317,66 @@ class ModelDiffView(LinesView):
             self.post_message(self.ShowRaw(index))
 
 
-def _made_by(transcript: Transcript) -> dict[int, list[Unwritten]]:
+def _made_by(unwritten: list[Unwritten]) -> dict[int, list[Unwritten]]:
     """What each compaction (by ``id``) sends next that no line holds, in the order sent
     (``diff``'s rule: ``sent_next``). One of no compaction is not listed: agentgo's
     summary that no message committed, which agentgo's own diff places in its request."""
     made: dict[int, list[Unwritten]] = {}
-    for one in sent_next(transcript).unwritten:
+    for one in unwritten:
         if one.sender is not None:
             made.setdefault(id(one.sender), []).append(one)
     return made
 
 
-def _made_row(one: Unwritten) -> Entry:
+class _Without(Sequence[str]):
+    """A compaction's ids but some, each still found where its list says it is
+    (``index_at``, ``line_at``)."""
+
+    def __init__(self, ids: Sequence[str], keep: list[int]) -> None:
+        self._ids, self._keep = ids, keep
+
+    def __len__(self) -> int:
+        return len(self._keep)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._ids[self._keep[index]]
+
+    def index_at(self, index: int) -> int:
+        index_at = getattr(self._ids, "index_at", None)
+        return -1 if index_at is None else int(index_at(self._keep[index]))
+
+    def line_at(self, index: int) -> int:
+        line_at = getattr(self._ids, "line_at", None)
+        return 0 if line_at is None else int(line_at(self._keep[index]))
+
+
+def _without(ids: Sequence[str], dropped: set[str]) -> Sequence[str]:
+    """``ids`` without those ``dropped`` (as they are where none is)."""
+    if not dropped:
+        return ids
+    return _Without(ids, [at for at, ident in enumerate(ids) if ident not in dropped])
+
+
+def _made_row(one: Unwritten, openings: Mapping[str, Words]) -> Entry:
     """An item a compaction sends that no line holds, with its place (the words of
     ``diff``'s ``+`` row, ``[27 of 40 in its place]``, before its text: not cut off)."""
-    return ("green", _item_row("+", one.item, f" [{one.place}]"))
+    return ("green", _item_row("+", one.item, f" [{one.place}]", openings))
 
 
-def _item_row(sign: str, item: Item, place: str = "") -> str:
-    preview = item.text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+def _item_row(
+    sign: str, item: Item, place: str = "", openings: Mapping[str, Words] | None = None
+) -> str:
+    """An item's row: its text past its format's fixed ``openings`` (``gist``)."""
+    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
+    preview = text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
     return f"  {sign} line {item.line:,} {item.role}{place}: {one_line(preview, 100)}"
 
 

@@ -100,6 +100,7 @@ class AgentGoFormat(TranscriptFormat):
     viewer_module: ClassVar[str | None] = "viewer.formats.agentgo"
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
+    keeps_unended_line: ClassVar[bool] = False  # (a last line without newline is ignored)
     # (a committed message holding a compaction's summary: ``AgentGoModel``)
     kind_words: ClassVar[Mapping[str, tuple[str, ...]]] = {"compaction": ("summary",)}
     # (its meta's ``version`` is the format's, always 1: said by its name, as v1's is,

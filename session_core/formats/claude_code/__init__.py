@@ -24,6 +24,7 @@ from ...file_lines import feed_file
 from ...model import Transcript
 from ..base import AgentFormat, LiveModel
 from ..builders import Builder
+from .summaries import SUMMARY_OPENINGS
 
 if TYPE_CHECKING:
     from ...peeking import PeekSource
@@ -68,6 +69,8 @@ class ClaudeCodeFormat(AgentFormat):
     }
     # (its lines' ``gitBranch``, in the meta as ``git-branch``: the header says it)
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {"branch": ("git-branch",)}
+    # (every summary opens alike: its rows show what follows)
+    openings: ClassVar[Mapping[str, tuple[str, ...]]] = {"compact-summary": SUMMARY_OPENINGS}
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types

@@ -25,17 +25,19 @@ class EntryIds(ListLike[str]):
     each made when asked for: a compaction of a long session folds 100,000s of them.
     Kept as codes: an index as it is, an item as ``-1 - `` its id's place in ``ids``
     (its id alone: each compaction folds the last one's encrypted item, 4-12 KB, which
-    kept every one of them alive)."""
+    kept every one of them alive), and its line (what a person is shown of it)."""
 
-    __slots__ = ("_codes", "_id_of", "_ids")
+    __slots__ = ("_codes", "_id_of", "_ids", "_lines")
 
     def __init__(self, entries: list[int | Item], id_of: Callable[[int], str]) -> None:
         self._ids: list[str] = []
+        self._lines = array("q")
         codes = self._codes = array("q")
         for entry in entries:
             if isinstance(entry, Item):
                 codes.append(-1 - len(self._ids))
                 self._ids.append(entry.id)
+                self._lines.append(entry.line)
             else:
                 codes.append(entry)
         self._id_of = id_of
@@ -51,6 +53,12 @@ class EntryIds(ListLike[str]):
         """The raw index of the entry whose id is ``self[index]`` (-1: an item of the
         view's own, in no raw index)."""
         return max(self._codes[index], -1)
+
+    def line_at(self, index: int) -> int:
+        """The line of an item of the view's own at ``index`` (the line whose rewrite made
+        it: its id is internal, ``L<line>.<n>``); 0 for an entry of a raw index."""
+        code = self._codes[index]
+        return self._lines[-1 - code] if code < 0 else 0
 
 
 @dataclass(slots=True)

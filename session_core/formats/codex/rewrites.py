@@ -55,7 +55,9 @@ class CodexRewrites(CodexResponses):
             ts=ts,
         )
         self.compactions.append(compaction)
-        self.awaiting_after = compaction
+        # Its after is the next request's context; the last one's context is no later
+        # rewrite's before (a second compaction with no request between: unknown).
+        self.awaiting_after, self.context_tokens = compaction, None
 
     def _shape(self) -> Shape:
         raw = self.raw
@@ -100,6 +102,8 @@ class CodexRewrites(CodexResponses):
                 ts=ts,
             )
         )
+        # (the next request's context is after this, not after a compaction before it)
+        self.awaiting_after = self.context_tokens = None
 
 
 __all__ = ["CodexRewrites"]

@@ -1,0 +1,161 @@
+"""A whole last line without its newline, once its writer is gone: read by the viewer as
+the format's whole read (``replay``, ``diff``) reads it, where the format keeps such a
+line (v1's spec); held back while the writer may still be writing it, and never read
+where the format ignores it (agentgo's)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+from helpers import app_loaded, wait_for
+
+from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
+from session_core import Message, Session
+from session_core.agentgo import AgentGoSession
+from session_core.formats import by_name
+from session_core.tail_reader import TailReader
+from story import OLD_MTIME
+from viewer.screens.model_screen import ModelScreen
+
+SIZE = (120, 30)
+UNREAD = "has no newline: the writer left it unfinished"
+READ = "has no newline, and its writer is gone: it is whole, and is read"
+
+
+def _compacted_last(path: Path) -> Path:
+    """A v1 session of 8 lines whose last is its second compaction, with no final
+    newline (as the audit's ``v1_lastnonl``)."""
+    call = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+    s = Session.create(path, meta={"agent": "t", "model": "gpt-4o"})
+    s.append_message(Message(role="system", content="SYS prompt", sysprompt=True))
+    s.append_message(Message(role="user", content="U1 run the tests"))
+    a1 = s.append_message(Message(role="assistant", content="calling", tool_calls=(call,)))
+    s.append_compaction("S1 summary", a1, tokens_before=700, tokens_after=70)
+    s.append_message(Message(role="tool", content="T1 3 passed", tool_call_id="c1"))
+    a2 = s.append_message(Message(role="assistant", content="A2 now make"))
+    s.append_compaction("S2 summary", a2, tokens_before=400, tokens_after=40)
+    s.close()
+    body = path.read_bytes()
+    assert body.endswith(b"\n")
+    path.write_bytes(body[:-1])
+    return path
+
+
+def _replayed(path: Path) -> tuple[list[str], int]:
+    """What ``replay`` sends next (texts) and how many compactions a whole read finds."""
+    fmt = by_name("transcript-v1")
+    sent = [m["content"] for m in fmt.replay_json(path)["messages"]]
+    return sent, len(fmt.open(path).compactions)
+
+
+async def test_a_whole_last_line_is_read_as_replay_reads_it_once_the_writer_is_gone(
+    tmp_path: Path,
+) -> None:
+    path = _compacted_last(tmp_path / "s.jsonl")
+    os.utime(path, (OLD_MTIME, OLD_MTIME))  # (a v1 writer does not lock: idle is gone)
+    before = path.read_bytes()
+    sent, compactions = _replayed(path)
+    assert sent == ["SYS prompt", "S2 summary"] and compactions == 2
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen.held_line == 0)
+        await wait_for(pilot, lambda: len(screen.transcript.compactions) == compactions)
+        assert [m.text for m in screen.transcript.messages] == sent
+        warnings = screen.transcript.warnings
+        assert not any(UNREAD in w for w in warnings)
+        assert [w for w in warnings if READ in w] == [f"line 8 {READ}"]
+        assert screen.unfinished() is None  # (``w`` offers no unfinished line)
+    assert path.read_bytes() == before  # (read, never mended)
+
+
+async def test_a_last_line_being_written_is_held_back_and_read_once_ended(
+    tmp_path: Path,
+) -> None:
+    path = _compacted_last(tmp_path / "s.jsonl")  # (just written: its writer may be at it)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await pilot.pause(0.6)  # (a settle would have come by now: the follower polls)
+        assert screen.held_line == 8
+        assert len(screen.transcript.compactions) == 1
+        assert not any(READ in w or UNREAD in w for w in screen.transcript.warnings)
+        with path.open("ab") as fh:  # the writer ends it
+            fh.write(b"\n")
+        await wait_for(pilot, lambda: screen.held_line == 0)
+        await wait_for(pilot, lambda: len(screen.transcript.compactions) == 2)
+        assert [m.text for m in screen.transcript.messages] == _replayed(path)[0]
+
+
+def test_a_settled_line_s_newline_is_read_past_and_the_next_line_numbered_after_it(
+    tmp_path: Path,
+) -> None:
+    path = _compacted_last(tmp_path / "s.jsonl")
+    tail = TailReader(str(path))
+    first = tail.step(None)
+    assert first is not None and first.held_line == 8
+    settled = tail.settle()
+    assert settled is not None and settled.lines == [8] and settled.held_line == 0
+    assert settled.envelopes[0]["type"] == "compaction"
+    assert tail.settle() is None  # (read once)
+    assert tail.step(None) is None
+    with path.open("ab") as fh:  # the writer was not gone after all: it ends the line
+        fh.write(b"\r\n")
+    assert tail.step(None) is None  # (its ending alone: nothing new, nothing twice)
+    u3 = {"role": "user", "content": "U3 later"}
+    line = {"id": "u3", "payload": u3, "ts": "2026-01-01T00:00:00Z", "type": "message", "v": 1}
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(line) + b"\n")
+    update = tail.step(None)
+    assert update is not None and not update.reset and update.lines == [9]
+    tail.close()
+
+
+def test_a_settled_line_written_on_is_read_again_from_line_1(tmp_path: Path) -> None:
+    path = _compacted_last(tmp_path / "s.jsonl")
+    tail = TailReader(str(path))
+    tail.step(None)
+    assert tail.settle() is not None
+    with path.open("ab") as fh:  # more on the line read: another line than the one read
+        fh.write(b' "more"\n')
+    update = tail.step(None)
+    assert update is not None and update.reset
+    assert any("was written on" in w for w in update.warnings)
+    tail.close()
+
+
+def test_a_torn_last_line_is_not_settled(tmp_path: Path) -> None:
+    path = _compacted_last(tmp_path / "s.jsonl")
+    path.write_bytes(path.read_bytes()[:-5])
+    tail = TailReader(str(path))
+    tail.step(None)
+    assert tail.settle() is None
+    assert tail.line == 7 and tail.partial  # (still held back)
+    tail.close()
+
+
+async def test_agentgo_never_reads_a_last_line_without_its_newline(tmp_path: Path) -> None:
+    """agentgo's spec: only a final line without a newline is ignored, even valid JSON."""
+    path = tmp_path / "a.jsonl"
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        run.record("model_request", REQUEST, execution=model("m1"))
+        run.record("model_exec_end", {"message": ASSISTANT, "usage": USAGE}, execution=model("m1"))
+        run.record("message_end", {"message": ASSISTANT})
+    path.write_bytes(path.read_bytes()[:-1])  # (the message_end line, whole, no newline)
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    tail = TailReader(str(path), parse=False)
+    tail.step(None)
+    assert tail.settle() is None
+    tail.close()
+    whole = by_name("agentgo-v1").open(path)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await pilot.pause(0.6)
+        assert screen.held_line == path.read_bytes().count(b"\n") + 1
+        assert len(screen.transcript.messages) == len(whole.messages)
+        assert not any(READ in w for w in screen.transcript.warnings)
