@@ -33,7 +33,7 @@ from .exportdoc import (
 from .exportdoc import (
     Item as DocItem,
 )
-from .model import Item, Run, ToolOp, Transcript, Usage, overlay_kind
+from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .tool_ops import ask_of, state_tone
 from .vocabulary import meta_fact
@@ -433,7 +433,7 @@ def _subagents(transcript: Transcript, ops: Mapping[str, ToolOp]) -> Section:
                 "—" if op is None else f"{op.tool} {op.call_id}: {op.label}",
                 took,
                 f"{sub.messages:,}" if sub.lines_read else "not read",
-                sub.usage.describe() if sub.lines_read else "not read",
+                _sub_usage(sub) if sub.lines_read else "not read",
                 sub.where,
             ]
         )
@@ -445,7 +445,7 @@ def _usage(transcript: Transcript) -> Section:
     rows = [_usage_row("this file", transcript.usage)]
     for sub in transcript.subagents:
         if sub.lines_read:  # (its usage unknown where it reported none)
-            rows.append(_usage_row(f"subagent {sub.id}", sub.usage))
+            rows.append(_usage_row(f"subagent {sub.id}", sub.usage, _sub_usage(sub)))
         else:  # (its file not read: not "0 of 0 responses")
             rows.append([f"subagent {sub.id}", "not read", "unknown"])
     both = transcript.usage_with_subagents
@@ -454,5 +454,12 @@ def _usage(transcript: Transcript) -> Section:
     return Section("Usage", "usage", [Table(["what", "responses reporting", "usage"], rows)])
 
 
-def _usage_row(name: str, usage: Usage) -> list[str]:
-    return [name, f"{usage.reported} of {usage.responses}", usage.describe()]
+def _usage_row(name: str, usage: Usage, said: str | None = None) -> list[str]:
+    return [name, f"{usage.reported} of {usage.responses}", said or usage.describe()]
+
+
+def _sub_usage(sub: Subagent) -> str:
+    """A subagent's usage; a lower bound said so, and why (``Subagent.left_out``)."""
+    if sub.left_out is None or not sub.counted:
+        return sub.usage.describe()
+    return f"at least {sub.usage.describe()} (read in part: {sub.left_out})"

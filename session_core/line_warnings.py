@@ -66,8 +66,11 @@ def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
     if size and head:
         text = head[:UNFINISHED_SHOWN].decode("utf-8", "replace")
         more = "…" if size > len(text.encode()) else ""
-        said += f"; its {size:,} bytes begin {text}{more}"
+        said += f"{_BEGAN}{size:,} bytes begin {text}{more}"
     return said
+
+
+_BEGAN = "; its "  # (what comes after it in ``unfinished_line``: what the line began with)
 
 
 def settled_line(line: int) -> str:
@@ -107,10 +110,21 @@ def first_damage(warnings: Iterable[str], last: int) -> tuple[int, str] | None:
 def torn_last_line(warnings: Iterable[str], last: int) -> bool:
     """Whether a warning says the last line (``last``) could not be read: a crash tail.
     A line before it that could not be read is damage (``first_damage``), not this."""
-    return any(
-        (warning.endswith(KEPT) or UNFINISHED in warning) and named_line(warning) >= last
-        for warning in warnings
-    )
+    return crash_tail(warnings, last) is not None
+
+
+def crash_tail(warnings: Iterable[str], last: int) -> str | None:
+    """The warning that says the last line (``last``) could not be read (a crash tail),
+    without what the line began with; None where none says so."""
+    for warning in warnings:
+        if (warning.endswith(KEPT) or UNFINISHED in warning) and named_line(warning) >= last:
+            return warning.split(_BEGAN, 1)[0]
+    return None
+
+
+def damage_warning(warnings: Iterable[str], last: int) -> str | None:
+    """The first warning that names damage (``damage_line``), as it is."""
+    return next((w for w in warnings if damage_line(w, last) is not None), None)
 
 
 __all__ = [
@@ -118,7 +132,9 @@ __all__ = [
     "UNFINISHED",
     "UNFINISHED_SHOWN",
     "bad_line_reason",
+    "crash_tail",
     "damage_line",
+    "damage_warning",
     "first_damage",
     "joined_warning",
     "named_line",

@@ -310,6 +310,8 @@ class Subagent:
     messages: int = 0
     line: int | None = None  # in the parent's own file, from this line (1.0.x)
     read: bool = False  # its own file was read for its usage and messages
+    unnamed: bool = False  # its call's, named by no line nor prompt: ``id`` the call's
+    left_out: str | None = None  # the line its file's read left out (a crash tail, damage)
 
     @property
     def in_file(self) -> bool:
@@ -321,6 +323,8 @@ class Subagent:
         """Where its lines are: its file's path, this file's line, or that it has none."""
         if self.line is not None:
             return f"this file, line {self.line:,}"
+        if self.unnamed:
+            return "its file is not known"
         return self.path if self.path is not None else "its file is not there"
 
     @property
@@ -335,6 +339,11 @@ class Subagent:
         reader's bound, or reported no usage (its usage unknown: nothing added, not 0)."""
         return self.in_file or (self.read and self.usage.known)
 
+    @property
+    def in_part(self) -> bool:
+        """Its usage is counted, and is a lower bound: its file's read left a line out."""
+        return self.left_out is not None and self.counted
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
@@ -348,6 +357,10 @@ class Subagent:
         }
         if self.line is not None:
             out["line"] = self.line
+        if self.unnamed:  # (only then: every other subagent's keys as were)
+            out["agent-known"] = False
+        if self.left_out is not None:  # (likewise)
+            out["read-in-part"] = self.left_out
         return out
 
 
@@ -489,10 +502,13 @@ class Transcript:
     def subagents_text(self) -> str:
         """``3 subagents``, or ``200 of 1,878 subagents`` where only those are counted in
         ``usage_with_subagents`` (the others' files missing or over the reader's bound, or
-        reporting no usage)."""
+        reporting no usage); ``(1 read in part)`` where a file's read left a line out
+        (``Subagent.in_part``: the total a lower bound)."""
         total = count(len(self.subagents), "subagent")
         counted = sum(1 for s in self.subagents if s.counted)
-        return total if counted == len(self.subagents) else f"{counted:,} of {total}"
+        said = total if counted == len(self.subagents) else f"{counted:,} of {total}"
+        cut = sum(1 for s in self.subagents if s.in_part)
+        return f"{said} ({cut:,} read in part)" if cut else said
 
     def with_subagents_text(self) -> str:
         """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where this

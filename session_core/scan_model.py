@@ -63,7 +63,8 @@ def summarise_model(
     ]
     summary.subagents = tuple(path for path, _read in linked)
     summary.counted = tuple(path for path, counted in linked if counted)
-    if not all(s.counted for s in transcript.subagents):  # (a subagent's usage not counted)
+    # (a subagent's usage not counted, or counted in part: its file's read left a line out)
+    if not all(s.counted and not s.in_part for s in transcript.subagents):
         summary.tokens_partial = summary.tokens is not None
         summary.cost_partial = summary.cost is not None
     if transcript.subagents:

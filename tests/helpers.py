@@ -66,8 +66,12 @@ def fingerprint(path: Path) -> tuple[str, int, int, tuple[tuple[str, str, int], 
 
 
 # Real transcripts beside the repository (../shared/samples), not in it: a test that
-# reads them skips where they are absent.
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+# reads them skips where they are absent. ``TAILSCOPE_SAMPLES`` names them elsewhere (a
+# worktree that is not beside them).
+SAMPLES = Path(
+    os.environ.get("TAILSCOPE_SAMPLES")
+    or Path(__file__).resolve().parents[2] / "shared" / "samples"
+)
 
 
 # -- permission errors, for root too --------------------------------------------------

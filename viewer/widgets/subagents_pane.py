@@ -39,13 +39,13 @@ NOT_READ = "not read"  # (its usage is unknown: never shown as 0)
 UNKNOWN = "unknown"  # (its file read, no usage reported in it)
 
 
-def cost_text(usage: Usage) -> str:
-    """``$0.02``; ``≥$0.02`` where some responses were not priced; ``unknown``: the
-    browser's cost column's rule (``money_cell``), so it fits its column (the detail
-    gives it in full)."""
+def cost_text(usage: Usage, in_part: bool = False) -> str:
+    """``$0.02``; ``≥$0.02`` where some responses were not priced (or ``in_part``: its
+    file's read left a line out); ``unknown``: the browser's cost column's rule
+    (``money_cell``), so it fits its column (the detail gives it in full)."""
     if usage.cost is None:
         return "unknown"
-    return money_cell(usage.cost, "≥" if usage.cost_partial else "")
+    return money_cell(usage.cost, "≥" if usage.cost_partial or in_part else "")
 
 
 def where_text(subagent: Subagent) -> str:
@@ -81,6 +81,9 @@ def subagent_entries(
         out.append(("dim", f"call {subagent.call_id} (not among this file's operations)"))
     if subagent.in_file:
         out.append(("", f"its lines: this file's, from line {subagent.line:,}  (enter shows them)"))
+    elif subagent.unnamed:
+        said = "its call has no result to name it, and no subagent file begins with its prompt"
+        out.append(("yellow", f"its file: not known ({said})"))
     elif subagent.path is None:
         out.append(("yellow", "its file: not there"))
     else:
@@ -89,12 +92,17 @@ def subagent_entries(
         messages = count(subagent.messages, "message")
         # (a file that reported no usage: unknown, and left out of the total with it)
         left_out = "" if subagent.counted else " (none reported: not in the session's total)"
-        out.append(("", f"{messages} · usage {subagent.usage.describe()}{left_out}"))
+        at_least = "at least " if subagent.in_part else ""
+        usage = subagent.usage.describe()
+        out.append(("", f"{messages} · usage {at_least}{usage}{left_out}"))
+        if subagent.left_out is not None:
+            out.append(("yellow", f"read in part: {subagent.left_out}"))
     elif subagent.path is not None:
         bound = "past what the reader reads of a session's subagents"
         out.append(("yellow", f"usage: not read ({bound})"))
     else:
-        out.append(("yellow", "usage: unknown (its file is not there)"))
+        why = "not known" if subagent.unnamed else "not there"
+        out.append(("yellow", f"usage: unknown (its file is {why})"))
     return out
 
 
@@ -176,16 +184,21 @@ class SubagentsPane(TableDetail):
         op = self.op_of(subagent)
         state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
         counted, known = subagent.counted, subagent.lines_read
+        at_least = "≥" if subagent.in_part else ""  # (its file's read left a line out)
         return [
             Text(str(self._numbers[index] + 1), end=""),
             state,
             Text(duration_text(op.duration) if op else "", end=""),
             Text(f"{subagent.messages:,}" if known else "—", end=""),
             Text(
-                usage_short(subagent.usage) if counted else UNKNOWN if known else NOT_READ,
+                at_least + usage_short(subagent.usage)
+                if counted
+                else UNKNOWN
+                if known
+                else NOT_READ,
                 end="",
             ),
-            Text(cost_text(subagent.usage) if counted else "", end=""),
+            Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),
             one_line_text(subagent.description or "", 30),
             Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),
         ]

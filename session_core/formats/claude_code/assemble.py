@@ -21,6 +21,7 @@ from .blocks import CLEARED
 from .builder import META, SIDECHAIN
 from .calls import ClaudeOps
 from .chain import nodes_of, recover, span_of
+from .file_links import link_files
 from .sidechains import link
 from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
@@ -103,6 +104,7 @@ def assemble(b: ClaudeCodeBuilder, writer_alive: bool | None) -> Transcript:
             messages = _kept_after_anchor(b, bd, messages)
 
     link(b)  # (before the operations: a linked call's says where its subagent is)
+    link_files(b)  # (likewise; after: a call's lines in this file are its subagent's)
     ops = _operations(b, writer_alive)
     runs = _runs(b, ops, writer_alive)
     usage = b.usage.file_total()

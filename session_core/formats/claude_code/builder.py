@@ -26,6 +26,7 @@ from ..builders import Builder, RawColumnBuilder
 from . import blocks, conversation
 from .bookkeeping import rare_line
 from .calls import CallColumn
+from .file_links import FileLinks
 from .lines import Line, decode, line_of
 from .progress import ProgressRuns, progress_known
 from .records import Boundary, RunMark
@@ -72,7 +73,8 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # and what it says of the call (``conversation._answer``).
         self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
-        self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
+        # call id -> agentId (agent_progress, results, a file's first prompt: ``file_links``)
+        self.agent_of: dict[str, str] = {}
         # A call linked to a subagent, by its index: its id and description, taken once
         # (a live session is linked again every 2 s: each call's line read and parsed
         # again took 50-75 ms of the UI thread with 1,854 subagents).
@@ -81,6 +83,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         self.named = NamedAgents()  # the calls that name one, and its file
         self.agent_folders: tuple[str, ...] | None = None  # where they are looked for
         self.sides = Sidechains()  # in-file subagents (1.0.x): their roots, Task calls
+        self.file_links = FileLinks()  # subagent files linked by their first prompt
         self.runs: list[RunMark] = []
         # The ``Run`` of each turn but the last, as made (``assemble._runs``): only the
         # last turn's mark changes, so the others are made again only when their

@@ -12,12 +12,14 @@ only when the file has roots, from where the last assembly stopped.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .threading import ASSISTANT, USER
 
 if TYPE_CHECKING:
+    from ...model import Part
     from .builder import ClaudeCodeBuilder
 
 TASK_TOOLS = frozenset({"Task", "Agent", "dispatch_agent"})  # (dispatch_agent: 0.2.x)
@@ -71,13 +73,11 @@ def link(b: ClaudeCodeBuilder) -> None:
     for at in sides.tasks:
         if not free:
             break
-        if at in calls.sidechain or at in calls.agent or calls.id_of(at) in b.agent_of:
+        if names_agent(b, at):
             continue
-        args = calls.arguments(at)
-        prompt = args.get("prompt") if isinstance(args, dict) else None
-        if not isinstance(prompt, str):
+        prompt = task_prompt(b, at)
+        if prompt is None:
             continue
-        prompt = prompt.strip()
         for root in free:
             if root.line > calls.line[at] and _text(b, root) == prompt:
                 root.call = at
@@ -86,10 +86,30 @@ def link(b: ClaudeCodeBuilder) -> None:
                 break
 
 
+def names_agent(b: ClaudeCodeBuilder, at: int) -> bool:
+    """Is call ``at`` linked to its subagent already: its result or ``agent_progress``
+    names the agent, or its lines in this file are linked to it?"""
+    calls = b.calls
+    return at in calls.sidechain or at in calls.agent or calls.id_of(at) in b.agent_of
+
+
+def task_prompt(b: ClaudeCodeBuilder, at: int) -> str | None:
+    """What Task/Agent call ``at`` asked its subagent (its ``prompt``), as its subagent's
+    first user line says it (``prompt_text``); None where it gave none."""
+    args = b.calls.arguments(at)
+    prompt = args.get("prompt") if isinstance(args, dict) else None
+    return prompt.strip() if isinstance(prompt, str) else None
+
+
+def prompt_text(parts: Sequence[Part]) -> str:
+    """A subagent's first user line's text, as its call's ``task_prompt`` is compared
+    with it: its text parts, joined."""
+    return "\n".join(p.text for p in parts if p.kind == "text").strip()
+
+
 def _text(b: ClaudeCodeBuilder, root: InFile) -> str:
     if root.text is None:
-        parts = b.raw.parts_of(root.raw)
-        root.text = "\n".join(p.text for p in parts if p.kind == "text").strip()
+        root.text = prompt_text(b.raw.parts_of(root.raw))
     return root.text
 
 
@@ -120,4 +140,12 @@ def _count(b: ClaudeCodeBuilder, sides: Sidechains) -> None:
                 found.responses.append(response)
 
 
-__all__ = ["TASK_TOOLS", "InFile", "Sidechains", "link"]
+__all__ = [
+    "TASK_TOOLS",
+    "InFile",
+    "Sidechains",
+    "link",
+    "names_agent",
+    "prompt_text",
+    "task_prompt",
+]

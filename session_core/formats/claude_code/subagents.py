@@ -3,7 +3,8 @@
 the folder's agent files are every session's: the sessionId their lines name says
 whose).
 
-Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent.
+Linked from the Task/Agent call whose result (or ``agent_progress``) names the agent, or
+whose prompt its first line is (``file_links``: a teammate call not answered yet).
 Their usage is read (read-only, with the same builder) when a whole file is opened, and
 for a followed file once it has caught up and then every few seconds (``SubagentsLive``,
 a ``LinkedLive``: a file that did not change is not read again), within a bound of files
@@ -26,6 +27,7 @@ import orjson
 from ...column_items import messages_written
 from ...errors import TranscriptError
 from ...file_lines import feed_file
+from ...line_warnings import crash_tail, damage_warning
 from ...linked import LinkedLive
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
@@ -129,10 +131,12 @@ def path_for(b: ClaudeCodeBuilder, agent: str) -> str | None:
     return found
 
 
-# What a subagent file was found to hold, by its path: (size, mtime) when read, its
-# usage and message count. A live session keeps one, so that a snapshot reads again only
-# the files that changed since the last.
-ReadCache = dict[str, tuple[tuple[int, int], Usage, int]]
+# What a subagent file was found to hold: (size, mtime) when read, its usage and message
+# count, and the warnings of what its read left out: its first damaged line, its crash tail.
+FileRead = tuple[tuple[int, int], Usage, int, str | None, str | None]
+# Those by path. A live session keeps one, so that a snapshot reads again only the files
+# that changed since the last.
+ReadCache = dict[str, FileRead]
 
 
 def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None = None) -> None:
@@ -145,10 +149,20 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
         if path is None or key is None:
             continue
         try:
-            _, sub.usage, sub.messages = _read(path, key, cache)
+            _, sub.usage, sub.messages, damage, tail = _read(path, key, cache)
             sub.read = True
         except TranscriptError as err:
             transcript.warnings.append(f"subagent {sub.id}: {err}")
+            continue
+        # (a last line its writer is still writing is no crash tail: not said)
+        cut = damage or (tail if transcript.writer_alive is not True else None)
+        if cut is not None:
+            sub.left_out = cut
+            if sub.counted:
+                transcript.warnings.append(
+                    f"subagent {os.path.basename(path)}: {cut}; its usage and the "
+                    "session's with it are lower bounds"
+                )
     if skipped:
         # One warning for them all: a session can have thousands.
         transcript.warnings.append(
@@ -157,7 +171,9 @@ def attach(transcript: Transcript, b: ClaudeCodeBuilder, cache: ReadCache | None
         )
 
 
-Linked = list[tuple[str, str | None, str | None]]  # (agent, call id, description)
+# (agent, call id, description); agent None: a call not answered yet that names none,
+# and no file's first prompt is its (``file_links``)
+Linked = list[tuple[str | None, str | None, str | None]]
 
 
 def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
@@ -170,7 +186,9 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
     # operations are not all made for them.
     named = b.named.update(b)
     described = b.linked_calls
-    for at in sorted({*named, *calls.sidechain}):
+    # (a call no result answered yet, naming no agent: its subagent's file not known)
+    unanswered = [at for at in b.sides.tasks if calls.result[at] < 0]
+    for at in sorted({*named, *calls.sidechain, *unanswered}):
         if at >= len(ops):
             break
         call = described.get(at)
@@ -182,22 +200,28 @@ def _linked(transcript: Transcript, b: ClaudeCodeBuilder) -> Linked:
         side = calls.sidechain.get(at)
         if side is not None:
             transcript.subagents.append(_in_file(b, side, call_id, description))
-        elif agent and agent not in known:
+        elif agent is None:
+            linked.append((None, call_id, description))
+        elif agent not in known:
             known.add(agent)
             linked.append((agent, call_id, description))
-    folder = folder_of(b.path)
-    if folder == Path(b.path).parent or beside_session(b.path):
-        names: list[str] = []  # a subagent file itself: its siblings are not its own
-    else:
-        names = _agent_files(folder) or _own_siblings(b)
     own = Path(b.path).name
-    for name in names:
+    for name in agent_file_names(b):
         agent = name[len("agent-") : -len(".jsonl")]
         if agent not in known and name != own:
             known.add(agent)
             desc = "compaction summariser" if agent.startswith("acompact") else None
             linked.append((agent, None, desc))
     return linked
+
+
+def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
+    """The names of the session's subagent files (``agent-<id>.jsonl``), in its
+    ``subagents/`` folder (2.1.x) or beside it (2.0.x, those whose lines name it)."""
+    folder = folder_of(b.path)
+    if folder == Path(b.path).parent or beside_session(b.path):
+        return []  # a subagent file itself: its siblings are not its own
+    return _agent_files(folder) or _own_siblings(b)
 
 
 FileKey = tuple[int, int]  # a file's (size, mtime) when it was looked at
@@ -212,11 +236,15 @@ def _files(
     budget = MAX_BYTES
     read_files = skipped = 0
     for agent, call_id, desc in linked:
+        if agent is None:  # (its call's id names it: no line names its agent yet)
+            unnamed = Subagent(call_id or "?", None, call_id, desc, unnamed=True)
+            entries.append((unnamed, None, None))
+            continue
         path = path_for(b, agent)
         sub = Subagent(id=agent, path=path, call_id=call_id, description=desc)
         key: FileKey | None = None
         if path is not None:
-            sub.description = sub.description or _meta_description(path)
+            sub.description = sub.description or meta_description(path)
             try:
                 stat = os.stat(path)
             except OSError:
@@ -233,13 +261,16 @@ def _files(
     return entries, skipped
 
 
-def _read(path: str, key: FileKey, cache: ReadCache | None) -> tuple[FileKey, Usage, int]:
-    """What the file at ``path`` holds (its usage and message count), read unless
-    ``cache`` has it as it is now (``key``); ``TranscriptError`` when it cannot be."""
+def _read(path: str, key: FileKey, cache: ReadCache | None) -> FileRead:
+    """What the file at ``path`` holds (its usage, message count and what its read left
+    out), read unless ``cache`` has it as it is now (``key``); ``TranscriptError`` when
+    it cannot be."""
     known = cache.get(path) if cache is not None else None
     if known is None or known[0] != key:
         read = read_file(path)
-        known = (key, read.usage, messages_written(read.raw, read.format))
+        messages = messages_written(read.raw, read.format)
+        damage = damage_warning(read.warnings, read.lines)
+        known = (key, read.usage, messages, damage, crash_tail(read.warnings, read.lines))
         if cache is not None:
             cache[path] = known
     return known
@@ -357,7 +388,7 @@ def read_file(path: str) -> Transcript:
     return builder.transcript(None)
 
 
-def _meta_description(path: str) -> str | None:
+def meta_description(path: str) -> str | None:
     """``agent-<id>.meta.json``'s description, when there is one (small, read whole)."""
     meta = Path(path[: -len(".jsonl")] + ".meta.json")
     try:
