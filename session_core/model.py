@@ -500,10 +500,9 @@ class Transcript:
         return Usage.total([self.usage, *(s.usage for s in self.subagents if not s.in_file)])
 
     def subagents_text(self) -> str:
-        """``3 subagents``, or ``200 of 1,878 subagents`` where only those are counted in
-        ``usage_with_subagents`` (the others' files missing or over the reader's bound, or
-        reporting no usage); ``(1 read in part)`` where a file's read left a line out
-        (``Subagent.in_part``: the total a lower bound)."""
+        """``3 subagents``, ``200 of 1,878 subagents`` where only those count in
+        ``usage_with_subagents`` (files missing, past the reader's bound, or reporting no
+        usage), ``(1 read in part)`` where a file's read left a line out (``in_part``)."""
         total = count(len(self.subagents), "subagent")
         counted = sum(1 for s in self.subagents if s.counted)
         said = total if counted == len(self.subagents) else f"{counted:,} of {total}"
