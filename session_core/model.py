@@ -75,6 +75,15 @@ class Item:
     sticky: bool = False
     lines: int = 1  # how many lines of the file it took (split responses take several)
     stub: str | None = None  # what the model is sent in its place (an elision's), if not it
+    # Where it took several lines: its last line and that line's time (0: ``line`` is its
+    # last; a run of progress lines, a response split over lines, ends seconds later).
+    last_line: int = 0
+    last_ts: str | None = None
+
+    @property
+    def end(self) -> tuple[int, str | None]:
+        """Its last line and that line's time."""
+        return (self.last_line, self.last_ts) if self.last_line else (self.line, self.ts)
 
     @property
     def text(self) -> str:
@@ -433,6 +442,35 @@ def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
     return ops
 
 
+# How many items before the last with a time may end after it (an item may end after a
+# later one began: a Claude Code response split over lines around a tool's result).
+LATER_ENDS = 20
+
+
+def last_stamp(items: Sequence[Item], look: int | None = None) -> str | None:
+    """The time of the last line that has one of ``items`` (in file order): an item's last
+    line's (``Item.end``: a run of progress lines ends seconds after its first line),
+    that of the last item with a time or of one of the ``LATER_ENDS`` before it that ends
+    later; None if none of the last ``look`` items (None: all) has one. A sequence that
+    says its items' ends without making them (``Items.end``) is asked so."""
+    told = getattr(items, "end", None)
+    end: Callable[[int], tuple[int, str | None]] = (
+        told if callable(told) else (lambda index: items[index].end)
+    )
+    last = len(items) - 1
+    stop = -1 if look is None else max(-1, last - look)
+    best_line, best, left = -1, None, LATER_ENDS
+    for index in range(last, stop, -1):
+        line, ts = end(index)
+        if ts and line > best_line:
+            best_line, best = line, ts
+        if best is not None:
+            left -= 1
+            if left < 0:
+                break
+    return best
+
+
 def rows_json(
     rows: Sequence[Item] | Sequence[ToolOp], fragments: bool = False
 ) -> Iterator[dict[str, Any]]:
@@ -470,13 +508,8 @@ class Transcript:
 
     def last_time(self, look: int = 20) -> str | None:
         """The timestamp (as written) of the last line that has one, among the last
-        ``look`` (a writer's bookkeeping lines may have none)."""
-        raw = self.raw
-        for index in range(len(raw) - 1, max(-1, len(raw) - 1 - look), -1):
-            ts = raw[index].ts
-            if ts:
-                return ts
-        return None
+        ``look`` items (a writer's bookkeeping lines may have none): ``last_stamp``."""
+        return last_stamp(self.raw, look)
 
     @property
     def usage_with_subagents(self) -> Usage | None:

@@ -253,11 +253,12 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
+        ts = facts.timestamp
         if kind == "progress" and not odd_progress:
             self.progress.feed(self, facts, line, uuid, side)
+            self._turn_went_on(line, ts)  # (a run cut off in a tool ends at its progress)
             return
         self.progress.close(self)
-        ts = facts.timestamp
         if kind == "assistant":
             conversation.assistant(self, facts, record is None, line, uuid, side, ts)
         elif kind == "user":
@@ -265,6 +266,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             rare_line(self, kind, record, facts, line, uuid, side, ts)
+        self._turn_went_on(line, ts)
+
+    def _turn_went_on(self, line: int, ts: str | None) -> None:
+        """The latest turn's last line so far is ``line`` (one of the file's own side)."""
         run = self.runs[-1] if self.runs else None
         if run is not None and not self.off:
             run.last_line = line
