@@ -117,6 +117,9 @@ class ToolOp:
     # A subagent whose lines are in this file (1.0.x): its first line and that item's id.
     subagent_line: int | None = None
     subagent_item: str | None = None
+    # A call not answered: its latest progress line and that line's time (Claude Code's).
+    progress_line: int | None = None
+    progress_ts: str | None = None
 
     @property
     def label(self) -> str:
@@ -280,7 +283,7 @@ class LazyToolOp(ToolOp):
         op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
-        op.subagent_line = op.subagent_item = None
+        op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         return op
 
     arguments = _ARGUMENTS

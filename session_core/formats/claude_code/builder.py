@@ -72,6 +72,8 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # and what it says of the call (``conversation._answer``).
         self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
+        # call id -> its latest progress line and that line's time, until it is answered
+        self.progress_at: dict[str, tuple[int, str | None]] = {}
         self.agent_of: dict[str, str] = {}  # call id -> agentId (agent_progress, results)
         # A call linked to a subagent, by its index: its id and description, taken once
         # (a live session is linked again every 2 s: each call's line read and parsed

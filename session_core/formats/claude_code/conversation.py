@@ -293,6 +293,7 @@ def _answer(
     if agent:
         calls.name_agent(at, agent)
     b.progress_out.pop(call_id, None)
+    b.progress_at.pop(call_id, None)
 
 
 __all__ = ["assistant", "user"]
