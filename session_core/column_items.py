@@ -11,6 +11,7 @@ from typing import Any
 from . import search
 from .indexed import Indexed, ListLike
 from .item_column import ItemColumn
+from .item_ends import last_stamp
 from .item_heights import folded_height
 from .model import Item
 from .vocabulary import kinds_of
@@ -210,6 +211,11 @@ class Items(Indexed[Item]):
         entry = self._entry(index)
         return entry.ts if isinstance(entry, Item) else self._column.ts_of(entry)
 
+    def end(self, index: int) -> tuple[int, str | None]:
+        """An item's last line and that line's time (``Item.end``), without building it."""
+        entry = self._entry(index)
+        return entry.end if isinstance(entry, Item) else self._column.end_of(entry)
+
     def key(self, index: int) -> tuple[str, int]:
         """``(id, line)`` of an item, without building it."""
         entry = self._entry(index)
@@ -219,17 +225,15 @@ class Items(Indexed[Item]):
 
 
 def stamps_at_ends(items: Sequence[Item]) -> tuple[str | None, str | None]:
-    """The first and the last time any of ``items`` has (None: none has one), built from
-    the ends inward (a browser row's: every item built was each one read back from the
-    file, 40% of a directory's scan)."""
+    """The first time any of ``items`` has and the last line's (``last_stamp``; None: none
+    has one), built from the ends inward (a browser row's: every item built was each one
+    read back from the file, 40% of a directory's scan)."""
 
     def ts(index: int) -> str | None:
         return items.ts(index) if isinstance(items, Items) else items[index].ts
 
-    n = len(items)
-    first = next((t for t in map(ts, range(n)) if t), None)
-    last = next((t for t in map(ts, range(n - 1, -1, -1)) if t), None)
-    return first, last
+    first = next((t for t in map(ts, range(len(items))) if t), None)
+    return first, last_stamp(items)
 
 
 def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:

@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from . import search
 from .events import LineSource
+from .item_ends import ItemEnds
 from .item_heights import folded_height, grown_height
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .parts import CHANGED
@@ -82,6 +83,7 @@ class ItemColumn:
         "_codes",
         "_strings",
         "elided_stub",
+        "ends",
         "facts",
         "flags",
         "height",
@@ -138,6 +140,7 @@ class ItemColumn:
         # Each item's lines, up to the last of more than one (``set_lines``): an array
         # from the first such on (none for a format whose items are a line each).
         self.nlines = array("I")
+        self.ends = ItemEnds()  # and where they end, each one's last line and its time
         # The spans of items' later lines (``extend``), in item order (found by
         # bisection); those of an item extended after a later one was, in ``late``.
         self.more_item = array("l")
@@ -390,6 +393,16 @@ class ItemColumn:
         nlines = self.nlines
         return nlines[index] if index < len(nlines) else 1
 
+    def set_end(self, index: int, line: int, ts: str | None) -> None:
+        """The item, of several lines, ends at ``line``, written at ``ts``."""
+        self.ends.set(index, line, ts)
+        self._built.pop(index, None)
+
+    def end_of(self, index: int) -> tuple[int, str | None]:
+        """The item's last line and that line's time (``Item.end``), without building it."""
+        end = self.ends.get(index) if self.ends else None
+        return (self.line[index], self.ts_of(index)) if end is None else end
+
     def parts_of(self, index: int) -> list[Part]:
         """An item's parts, as kept or read again (without building the item)."""
         parts = self.parts[index]
@@ -541,6 +554,7 @@ class ItemColumn:
             bool(self.flags[index] & STICKY),
             self.lines_of(index),
             stub,
+            *((self.ends.get(index) if self.ends else None) or (0, None)),
         )
 
     def search_text(self, index: int) -> str:

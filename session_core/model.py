@@ -12,10 +12,11 @@ that are not messages included, as ``kind="record"`` items, so nothing is droppe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .item_ends import last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
 from .text import count
 from .times import seconds_between
@@ -23,10 +24,16 @@ from .tool_ops import (
     STATE_LABELS,
     STATE_TONES,
     LazyToolOp,
-    OpsSequence,
+    OpsByCall,
     OpState,
     ToolOp,
     classify_op,
+    op_states,
+    op_tools,
+    ops_by_call,
+    ops_in_state,
+    packed_tools,
+    unsettled_ops,
 )
 from .usage_totals import Usage
 
@@ -75,6 +82,15 @@ class Item:
     sticky: bool = False
     lines: int = 1  # how many lines of the file it took (split responses take several)
     stub: str | None = None  # what the model is sent in its place (an elision's), if not it
+    # Where it took several lines: its last line and that line's time (0: ``line`` is its
+    # last; a run of progress lines, a response split over lines, ends seconds later).
+    last_line: int = 0
+    last_ts: str | None = None
+
+    @property
+    def end(self) -> tuple[int, str | None]:
+        """Its last line and that line's time."""
+        return (self.last_line, self.last_ts) if self.last_line else (self.line, self.ts)
 
     @property
     def text(self) -> str:
@@ -367,85 +383,6 @@ class Subagent:
 # -- the whole file ------------------------------------------------------------------
 
 
-class OpsByCall(Mapping[str, ToolOp]):
-    """A snapshot's operations by call id, looked up (``find``) in what its format keeps,
-    without making every operation; ``call_ids``: theirs, in order (repeats allowed)."""
-
-    __slots__ = ("_call_ids", "_find")
-
-    def __init__(
-        self, find: Callable[[str], ToolOp | None], call_ids: Callable[[], Iterable[str]]
-    ) -> None:
-        self._find, self._call_ids = find, call_ids
-
-    def __getitem__(self, call_id: str) -> ToolOp:
-        op = self._find(call_id)
-        if op is None:
-            raise KeyError(call_id)
-        return op
-
-    def get(self, call_id: str, default: Any = None) -> Any:
-        op = self._find(call_id)
-        return default if op is None else op
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(dict.fromkeys(self._call_ids()))
-
-    def __len__(self) -> int:
-        return len(dict.fromkeys(self._call_ids()))
-
-
-def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
-    """Each operation of ``ops`` by its call id (the last, where two share one). A
-    sequence that makes its operations when asked for (``V1Ops``) looks them up without
-    making every one."""
-    if isinstance(ops, OpsSequence):
-        return ops.by_call()
-    return {op.call_id: op for op in ops}
-
-
-def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
-    """Each operation's state by its index: a sequence that makes its operations when
-    asked for (``V1Ops``, ``ClaudeOps``, ``CodexOps``) says it without making them."""
-    if isinstance(ops, OpsSequence):
-        return ops.state_of
-    return lambda index: ops[index].state
-
-
-def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
-    """How many operations of ``ops`` are in ``state``: a sequence that makes its
-    operations when asked for counts them without making them."""
-    if isinstance(ops, OpsSequence):
-        return ops.count_state(state)
-    return sum(1 for op in ops if op.state == state)
-
-
-def packed_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
-    """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
-    that cannot say them so, ``OpsSequence.tool_column``)."""
-    if not isinstance(ops, OpsSequence):
-        return [op.tool for op in ops[start:]]
-    column = ops.tool_column()
-    return None if column is None else column[start : len(ops)]
-
-
-def op_tools(ops: Sequence[ToolOp]) -> Callable[[int], str]:
-    """Each operation's tool by its index, likewise without making it where the sequence
-    keeps its tools packed (``ClaudeOps``, ``CodexOps``), else made."""
-    column = ops.tool_column() if isinstance(ops, OpsSequence) else None
-    if column is not None:
-        return column.__getitem__
-    return lambda index: ops[index].tool
-
-
-def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
-    """The operations of ``ops`` that may be running or interrupted (at least those): a
-    sequence that makes its operations when asked for knows them without the others."""
-    if isinstance(ops, OpsSequence):
-        return ops.unsettled()
-    return ops
-
-
 def rows_json(
     rows: Sequence[Item] | Sequence[ToolOp], fragments: bool = False
 ) -> Iterator[dict[str, Any]]:
@@ -483,13 +420,8 @@ class Transcript:
 
     def last_time(self, look: int = 20) -> str | None:
         """The timestamp (as written) of the last line that has one, among the last
-        ``look`` (a writer's bookkeeping lines may have none)."""
-        raw = self.raw
-        for index in range(len(raw) - 1, max(-1, len(raw) - 1 - look), -1):
-            ts = raw[index].ts
-            if ts:
-                return ts
-        return None
+        ``look`` items (a writer's bookkeeping lines may have none): ``last_stamp``."""
+        return last_stamp(self.raw, look)
 
     @property
     def usage_with_subagents(self) -> Usage | None:

@@ -5,7 +5,7 @@ from its parts when asked for (``OpField`` descriptors)."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Self, TypeVar, overload
 
@@ -117,6 +117,9 @@ class ToolOp:
     # A subagent whose lines are in this file (1.0.x): its first line and that item's id.
     subagent_line: int | None = None
     subagent_item: str | None = None
+    # A call not answered: its latest progress line and that line's time (Claude Code's).
+    progress_line: int | None = None
+    progress_ts: str | None = None
 
     @property
     def label(self) -> str:
@@ -280,7 +283,7 @@ class LazyToolOp(ToolOp):
         op.line, op.result_line, op.run_id, op.message_id = line, result_line, run_id, message_id
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
-        op.subagent_line = op.subagent_item = None
+        op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         return op
 
     arguments = _ARGUMENTS
@@ -352,18 +355,104 @@ def ask_index(asks: Sequence[int], at: int) -> int:
     return upto - 1 if upto else 0
 
 
+class OpsByCall(Mapping[str, ToolOp]):
+    """A snapshot's operations by call id, looked up (``find``) in what its format keeps,
+    without making every operation; ``call_ids``: theirs, in order (repeats allowed)."""
+
+    __slots__ = ("_call_ids", "_find")
+
+    def __init__(
+        self, find: Callable[[str], ToolOp | None], call_ids: Callable[[], Iterable[str]]
+    ) -> None:
+        self._find, self._call_ids = find, call_ids
+
+    def __getitem__(self, call_id: str) -> ToolOp:
+        op = self._find(call_id)
+        if op is None:
+            raise KeyError(call_id)
+        return op
+
+    def get(self, call_id: str, default: Any = None) -> Any:
+        op = self._find(call_id)
+        return default if op is None else op
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self._call_ids()))
+
+    def __len__(self) -> int:
+        return len(dict.fromkeys(self._call_ids()))
+
+
+def ops_by_call(ops: Sequence[ToolOp]) -> Mapping[str, ToolOp]:
+    """Each operation of ``ops`` by its call id (the last, where two share one). A
+    sequence that makes its operations when asked for (``V1Ops``) looks them up without
+    making every one."""
+    if isinstance(ops, OpsSequence):
+        return ops.by_call()
+    return {op.call_id: op for op in ops}
+
+
+def op_states(ops: Sequence[ToolOp]) -> Callable[[int], str]:
+    """Each operation's state by its index: a sequence that makes its operations when
+    asked for (``V1Ops``, ``ClaudeOps``, ``CodexOps``) says it without making them."""
+    if isinstance(ops, OpsSequence):
+        return ops.state_of
+    return lambda index: ops[index].state
+
+
+def ops_in_state(ops: Sequence[ToolOp], state: str) -> int:
+    """How many operations of ``ops`` are in ``state``: a sequence that makes its
+    operations when asked for counts them without making them."""
+    if isinstance(ops, OpsSequence):
+        return ops.count_state(state)
+    return sum(1 for op in ops if op.state == state)
+
+
+def packed_tools(ops: Sequence[ToolOp], start: int = 0) -> Sequence[str] | None:
+    """The tool names of ``ops`` from ``start`` on, without making them (None: a sequence
+    that cannot say them so, ``OpsSequence.tool_column``)."""
+    if not isinstance(ops, OpsSequence):
+        return [op.tool for op in ops[start:]]
+    column = ops.tool_column()
+    return None if column is None else column[start : len(ops)]
+
+
+def op_tools(ops: Sequence[ToolOp]) -> Callable[[int], str]:
+    """Each operation's tool by its index, likewise without making it where the sequence
+    keeps its tools packed (``ClaudeOps``, ``CodexOps``), else made."""
+    column = ops.tool_column() if isinstance(ops, OpsSequence) else None
+    if column is not None:
+        return column.__getitem__
+    return lambda index: ops[index].tool
+
+
+def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
+    """The operations of ``ops`` that may be running or interrupted (at least those): a
+    sequence that makes its operations when asked for knows them without the others."""
+    if isinstance(ops, OpsSequence):
+        return ops.unsettled()
+    return ops
+
+
 __all__ = [
     "STATE_LABELS",
     "STATE_TONES",
     "LazyToolOp",
     "OpField",
     "OpState",
+    "OpsByCall",
     "OpsSequence",
     "ToolOp",
     "ask_index",
     "ask_of",
     "classify_op",
     "op_json",
+    "op_states",
+    "op_tools",
+    "ops_by_call",
+    "ops_in_state",
+    "packed_tools",
     "state_label",
     "state_tone",
+    "unsettled_ops",
 ]

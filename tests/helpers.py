@@ -152,6 +152,7 @@ def neutral(transcript: Transcript) -> dict[str, Any]:
             i.line,
             i.kind,
             i.ts,
+            i.end,
             i.marks,
             i.sticky,
             [(p.kind, p.text, p.call_id, p.name, p.data) for p in i.parts],

@@ -179,7 +179,13 @@ class ModelScreen(ModelFollowingScreen):
         more = panes.op_detail(event.op) if panes is not None else []
         artifact = panes.op_artifact(event.op) if panes is not None else None
         self.app.push_screen(
-            OpDetailScreen(event.op, force_polling=self.force_polling, more=more, artifact=artifact)
+            OpDetailScreen(
+                event.op,
+                force_polling=self.force_polling,
+                more=more,
+                artifact=artifact,
+                ran=event.ran,
+            )
         )
 
     @on(OpsPane.Jump)

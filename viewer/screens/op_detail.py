@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from session_core.model import ToolOp
+from session_core.op_running import RanAtLeast
 from session_core.text import count, took_text
 
 from ..safe import one_line_text
@@ -27,7 +28,12 @@ from ..widgets.item_text import as_json, capped
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
 
 
-def op_entries(op: ToolOp) -> list[Entry]:
+def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
+    """The detail's lines; ``ran``: how long a call not answered ran at least."""
+    took = took_text(op.duration, op.started, op.ended, "from started to ended")
+    if not took and ran is not None:
+        where = f"line {ran.line:,}, " if ran.line else ""
+        took = f"{ran.text}: not answered at its turn's last line ({where}{ran.ts})"
     facts = [
         ("tool", op.tool),
         ("state", op.label),
@@ -40,7 +46,7 @@ def op_entries(op: ToolOp) -> list[Entry]:
         ("message", op.message_id),
         ("started", op.started),
         ("ended", op.ended),
-        ("took", took_text(op.duration, op.started, op.ended, "from started to ended")),
+        ("took", took),
         ("sidechain", "yes" if op.sidechain else None),
     ]
     out: list[Entry] = [("", f"{name}: {value}") for name, value in facts if value]
@@ -58,6 +64,9 @@ def op_entries(op: ToolOp) -> list[Entry]:
         )
     out.append(("bold", "arguments"))
     out.append(("", _cut(arguments_text(op.arguments))))
+    if op.progress_line is not None:
+        at = f" at {op.progress_ts}" if op.progress_ts else ""
+        out.append(("cyan", f"latest progress line: {op.progress_line:,}{at}"))
     if op.progress:
         out.append(("bold cyan", "latest progress"))
         out.append(("", _cut(op.progress)))
@@ -172,9 +181,11 @@ class OpDetailScreen(ModalScreen[None]):
         force_polling: bool = False,
         more: list[Entry] | None = None,
         artifact: Callable[[], None] | None = None,
+        ran: RanAtLeast | None = None,
     ) -> None:
         super().__init__()
         self.op = op
+        self.ran = ran  # how long it ran at least, a call not answered
         self.force_polling = force_polling  # for a subagent's screen, as the opener's
         self.more = more or []  # what the format says of it besides (its pane set's)
         self.artifact = artifact  # ``a``: opens its artifact (its pane set's; None: none)
@@ -188,7 +199,7 @@ class OpDetailScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         view = self.query_one("#op-detail", ProseLines)
-        view.set_entries([*op_entries(self.op), *self.more])
+        view.set_entries([*op_entries(self.op, self.ran), *self.more])
         view.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -28,6 +28,7 @@ from session_core.model import (
     packed_tools,
     unsettled_ops,
 )
+from session_core.op_running import RanAtLeast, ran_by_call
 from session_core.search import OpSearch
 from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
@@ -196,9 +197,11 @@ class OpsPane(Vertical):
 
     @dataclass
     class Opened(Message):
-        """Enter on an operation: show its detail."""
+        """Enter on an operation: show its detail (and how long it ran at least, one
+        not answered)."""
 
         op: ToolOp
+        ran: RanAtLeast | None = None
 
     @dataclass
     class Jump(Message):
@@ -209,6 +212,7 @@ class OpsPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.ops: Sequence[ToolOp] = []
+        self.ran: dict[tuple[str, int], RanAtLeast] = {}  # (those not answered: few)
         self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
         self._state_width = STATE_WIDTH
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
@@ -226,6 +230,7 @@ class OpsPane(Vertical):
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         searched = table.rows
         self.ops = table.ops = transcript.tool_operations
+        self.ran = ran_by_call(transcript)
         rows = table.rows = table.filter.rows(self.ops)
         self._state_width = state_width(self.ops)
         measured, least = self._tool_width
@@ -293,7 +298,8 @@ class OpsPane(Vertical):
             elif key == "args":
                 cells.append(one_line_text(op_arguments(op.arguments), width))
             elif key == "duration":
-                cells.append(Text(duration_text(op.duration), end=""))
+                ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
+                cells.append(Text(ran.text if ran else duration_text(op.duration), end=""))
             else:
                 cells.append(Text(f"{op.line:,}" if op.line else "", end=""))
         if term:  # (where a cell shows it: it may be in the result, not shown)
@@ -312,7 +318,8 @@ class OpsPane(Vertical):
     def _activated(self, event: VirtualTable.Activated) -> None:
         event.stop()
         if 0 <= event.row < len(self.rows):
-            self.post_message(self.Opened(self.ops[self.rows[event.row]]))
+            op = self.ops[self.rows[event.row]]
+            self.post_message(self.Opened(op, self.ran.get((op.call_id, op.line))))
 
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) operation that did not complete: failed,

@@ -117,7 +117,7 @@ class AgentGoOp(ToolOp):
         for name in ("arguments", "result", "detail", "result_line", "message_id"):
             ToolOp.__dict__[name].__set__(op, None)
         op.progress = op.subagent = op.duration = None
-        op.subagent_line = op.subagent_item = None
+        op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
         # (named as the model named the call, so its messages find it; else its execution)
         op.call_id, op.tool, op.state = call.tool_call_id or call.id, call.name, state
         op.line = _file_line(call.first_line, call.first_seq)

@@ -425,6 +425,7 @@ def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
             b.progress_out.get(call_id),
             path_for(b, agent) if agent else None,
         )
+        made[at].progress_line, made[at].progress_ts = b.progress_at.get(call_id, (None, None))
     # The subagent files of the calls that name an agent: their result's, else their
     # progress's (a copy: the snapshot's).
     b.named.update(b)

@@ -73,6 +73,8 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # and what it says of the call (``conversation._answer``).
         self.unpaired: dict[str, tuple[int, Part, int, int, tuple[bool, str | None]]] = {}
         self.progress_out: dict[str, str] = {}  # call id -> latest bash output
+        # call id -> its latest progress line and that line's time, until it is answered
+        self.progress_at: dict[str, tuple[int, str | None]] = {}
         # call id -> agentId (agent_progress, results, a file's first prompt: ``file_links``)
         self.agent_of: dict[str, str] = {}
         # A call linked to a subagent, by its index: its id and description, taken once
@@ -256,11 +258,12 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         if repeated:
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
+        ts = facts.timestamp
         if kind == "progress" and not odd_progress:
             self.progress.feed(self, facts, line, uuid, side)
+            self._turn_went_on(line, ts)  # (a run cut off in a tool ends at its progress)
             return
         self.progress.close(self)
-        ts = facts.timestamp
         if kind == "assistant":
             conversation.assistant(self, facts, record is None, line, uuid, side, ts)
         elif kind == "user":
@@ -268,6 +271,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             rare_line(self, kind, record, facts, line, uuid, side, ts)
+        self._turn_went_on(line, ts)
+
+    def _turn_went_on(self, line: int, ts: str | None) -> None:
+        """The latest turn's last line so far is ``line`` (one of the file's own side)."""
         run = self.runs[-1] if self.runs else None
         if run is not None and not self.off:
             run.last_line = line

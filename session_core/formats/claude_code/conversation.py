@@ -63,9 +63,9 @@ def assistant(
             # line's, whole, join them.
             whole = orjson.loads(b.line_raw).get("message")
             content = whole.get("content") if isinstance(whole, dict) else None
-            _extend(b, item, blocks.parts_of(content))
+            _extend(b, item, blocks.parts_of(content), line, ts)
         else:
-            _extend(b, item, parts)
+            _extend(b, item, parts, line, ts)
     else:
         item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
@@ -121,11 +121,13 @@ def _reused(b: ClaudeCodeBuilder, found: int, side: bool) -> bool:
     )
 
 
-def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part]) -> None:
-    """A later line of a response (whose item is ``item``): its blocks join the item's."""
+def _extend(b: ClaudeCodeBuilder, item: int, parts: list[Part], line: int, ts: str | None) -> None:
+    """A later line of a response (whose item is ``item``): its blocks join the item's,
+    the item ends at it."""
     raw = b.raw
     raw.extend(item, parts, b.span)
     raw.set_lines(item, raw.lines_of(item) + 1)
+    raw.set_end(item, line, ts or raw.end_of(item)[1])
 
 
 def _span(b: ClaudeCodeBuilder) -> int:
@@ -291,6 +293,7 @@ def _answer(
     if agent:
         calls.name_agent(at, agent)
     b.progress_out.pop(call_id, None)
+    b.progress_at.pop(call_id, None)
 
 
 __all__ = ["assistant", "user"]

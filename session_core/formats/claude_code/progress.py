@@ -30,16 +30,17 @@ def progress_known(facts: Line) -> bool:
 
 
 class ProgressRuns:
-    """The open run of adjacent progress lines (its item, part, first line and lines),
-    and the texts and parts closed runs share."""
+    """The open run of adjacent progress lines (its item, part, first line, lines and
+    its latest line's time), and the texts and parts closed runs share."""
 
-    __slots__ = ("index", "kinds", "line", "lines", "part", "shared", "side", "texts")
+    __slots__ = ("index", "kinds", "last_ts", "line", "lines", "part", "shared", "side", "texts")
 
     def __init__(self) -> None:
         self.index = -1  # the open run's item (-1: none open)
         self.part: Part | None = None
         self.line = 0
         self.lines = 0
+        self.last_ts: str | None = None  # (the item's own is its first line's)
         self.kinds: dict[str, int] = {}
         self.side = False
         self.shared: dict[str, list[Part]] = {}  # text -> a closed run's parts
@@ -53,11 +54,15 @@ class ProgressRuns:
         dtype = (data.type if data is not None else None) or "?"
         b.progress_counts[dtype] += 1
         call_id = facts.parentToolUseID
+        if call_id is not None:
+            at = b.calls.find(call_id)
+            unanswered = at < 0 or b.calls.result[at] < 0
+            if unanswered:
+                b.progress_at[call_id] = (line, facts.timestamp)
         if call_id is not None and data is not None:
             if dtype == "bash_progress":
                 output = data.output
-                at = b.calls.find(call_id)
-                if output is not None and (at < 0 or b.calls.result[at] < 0):
+                if output is not None and unanswered:
                     b.progress_out[call_id] = output
             elif dtype == "agent_progress":
                 agent = data.agentId
@@ -70,6 +75,7 @@ class ProgressRuns:
                 b.node_raw.append(index)
                 b.has_main = b.has_main or not side
             self.lines += 1
+            self.last_ts = facts.timestamp or self.last_ts
             kinds = self.kinds
             kinds[dtype] = kinds.get(dtype, 0) + 1
             if dtype != "hook_progress" and len(kinds) == 2 and kinds[dtype] == 1:
@@ -83,6 +89,7 @@ class ProgressRuns:
         self.part = part
         self.line = line
         self.lines = 1
+        self.last_ts = facts.timestamp
         self.index = b.add_item(
             [part],
             line,
@@ -111,8 +118,8 @@ class ProgressRuns:
         self.part = None
 
     def write(self, b: ClaudeCodeBuilder) -> None:
-        """The open run's item says what it holds and how many lines (written when it
-        ends or is shown, not per line: a run can be thousands of lines)."""
+        """The open run's item says what it holds, how many lines and when its last was
+        written (when it ends or is shown, not per line: a run can be thousands of lines)."""
         index, part = self.index, self.part
         if index >= 0 and part is not None:
             # (a run's kinds and counts are one of a few: each text made once)
@@ -123,6 +130,7 @@ class ProgressRuns:
             part.text = text
             if self.lines > 1:
                 b.raw.set_lines(index, self.lines)
+                b.raw.set_end(index, self.line + self.lines - 1, self.last_ts)
             b.raw.changed(index)
 
 

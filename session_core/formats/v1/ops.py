@@ -247,6 +247,8 @@ class V1Op(ToolOp):
             "subagent",
             "subagent_line",
             "subagent_item",
+            "progress_line",
+            "progress_ts",
         ):
             _SLOTS[name].__set__(op, None)
         return op

@@ -1,0 +1,128 @@
+"""A call not answered (interrupted, or still running) says how long it had run as far
+as its file shows, as a lower bound: from its start to its turn's last line (the file's
+last, for a turn cut off or going on), in the tool operations' took column and the
+detail, which names its latest progress line too (Claude Code's)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from claude_code_helpers import FMT
+from claude_code_writer import CCWriter, text, tool_use
+from helpers import SAMPLES, file_loaded, screen_lines, wait_for
+from panes_helpers import column
+
+from session_core.model import Run, ToolOp
+from session_core.op_running import ran_at_least, ran_by_call
+from session_core.times import seconds_between
+from viewer.app import TailscopeApp
+from viewer.screens.model_screen import ModelScreen
+from viewer.screens.op_detail import OpDetailScreen, op_entries
+
+SPOTTER = (
+    SAMPLES / "claude-code/projects/-home-u-spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+)
+needs_samples = pytest.mark.skipif(not SPOTTER.is_file(), reason="../shared/samples is absent")
+
+
+def _cut_in_bash(tmp_path: Path) -> tuple[Path, CCWriter]:
+    """A Bash call cut off after three lines of its output, a line a second; its file's
+    writer long gone."""
+    w = CCWriter()
+    w.user("test it")
+    w.assistant("m1", [text("Testing."), tool_use("t1", "Bash", command="mix test")])
+    for n in range(3):
+        w.progress(
+            "t1", {"type": "bash_progress", "output": f"{n} passed", "elapsedTimeSeconds": n}
+        )
+    path = w.write(tmp_path / "cut.jsonl")
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)
+    return path, w
+
+
+def test_a_call_cut_off_ran_to_its_turns_last_line(tmp_path: Path) -> None:
+    path, w = _cut_in_bash(tmp_path)
+    t = FMT.open(path, writer_alive=False)
+    (op,) = t.tool_operations
+    assert (op.state, op.duration, op.progress_line) == ("interrupted", None, 6)
+    assert op.progress_ts == w.lines[-1]["timestamp"]
+    ran = ran_by_call(t)[(op.call_id, op.line)]
+    # (from its line, 3, at 10:00:03, to line 6 at 10:00:06)
+    assert (ran.seconds, ran.line, ran.ts, ran.text) == (3.0, 6, w.lines[-1]["timestamp"], "≥3.0s")
+    took = dict(entry[1].split(": ", 1) for entry in op_entries(op, ran) if ": " in entry[1])
+    assert took["took"] == f"≥3.0s: not answered at its turn's last line (line 6, {ran.ts})"
+    assert f"latest progress line: 6 at {ran.ts}" in [entry[1] for entry in op_entries(op, ran)]
+
+
+def test_a_call_a_later_prompt_left_ran_to_the_line_before_it(tmp_path: Path) -> None:
+    """A turn a later prompt ended with its call unanswered: the call ran to the turn's last
+    line, not to the file's."""
+    w = CCWriter()
+    w.user("build it")
+    w.assistant("m1", [tool_use("t1", "Bash", command="make")])
+    w.progress("t1", {"type": "bash_progress", "output": "cc", "elapsedTimeSeconds": 1})
+    w.user("never mind")
+    w.assistant("m2", [text("OK.")], stop="end_turn")
+    path = w.write(tmp_path / "left.jsonl")
+    t = FMT.open(path, writer_alive=False)
+    (op,) = t.tool_operations
+    ran = ran_by_call(t)[(op.call_id, op.line)]
+    assert (op.state, ran.line, ran.ts, ran.seconds) == (
+        "interrupted",
+        3,
+        w.lines[2]["timestamp"],
+        1.0,
+    )
+
+
+def test_any_formats_call_not_answered_ran_to_its_runs_end_or_the_files_last_line() -> None:
+    """The rule has no format of its own: a run's end where it has one, else (a run still
+    going) the file's last line's time; an answered call's own duration is no bound."""
+    op = ToolOp("c1", "shell", "interrupted", run_id="r1", started="2026-01-01T00:00:00Z")
+    ended = Run("r1", "interrupted", 1, end_line=9, ended="2026-01-01T00:01:05Z")
+    ran = ran_at_least(op, [Run("r0", "finished", 0), ended], "2026-01-01T00:09:00Z")
+    assert ran is not None and (ran.seconds, ran.line, ran.text) == (65.0, 9, "≥1m05s")
+    going = Run("r1", "running", 1)
+    op.state = "running"
+    ran = ran_at_least(op, [going], "2026-01-01T00:00:02.5Z")
+    assert ran is not None and (ran.line, ran.text) == (None, "≥2.5s")
+    assert ran_at_least(op, [going], None) is None  # (no time known: nothing said)
+    op.state, op.duration = "completed", 4.0
+    assert ran_at_least(op, [ended], "2026-01-01T00:09:00Z") is None
+
+
+async def test_the_took_column_and_the_detail_say_the_bound(tmp_path: Path) -> None:
+    path, w = _cut_in_bash(tmp_path)
+    app = TailscopeApp(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.file_screen
+        await pilot.press("2")  # (the tool operations)
+        await wait_for(pilot, lambda: screen.ops.table.row_count == 1)
+        assert column(screen.ops.table, "duration") == ["≥3.0s"]
+        screen.ops.table.focus()
+        screen.ops.table.move_cursor(0)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "took: ≥3.0s: not answered at its turn's last line (line 6," in shown
+        assert f"latest progress line: 6 at {w.lines[-1]['timestamp']}" in shown
+
+
+@needs_samples
+def test_the_spotter_sessions_mix_test_cut_at_line_410(tmp_path: Path) -> None:
+    """The audit's ``cc-bash``: ``mix test`` (line 382) cut off after 25 s of output, its
+    last ``bash_progress`` at line 410 (``elapsedTimeSeconds`` 25)."""
+    with SPOTTER.open("rb") as fh:
+        head = b"".join(fh.readline() for _ in range(410))
+    path = tmp_path / SPOTTER.name
+    path.write_bytes(head)
+    t = FMT.open(path, writer_alive=False)
+    (op,) = [op for op in t.tool_operations if op.state == "interrupted"]
+    ran = ran_by_call(t)[(op.call_id, op.line)]
+    assert (op.line, op.progress_line, ran.line, ran.ts) == (382, 410, 410, op.progress_ts)
+    assert ran.seconds == seconds_between(op.started, "2026-02-12T20:21:04.595Z") >= 25
+    assert ran.text == "≥25.8s"
