@@ -13,17 +13,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ...column_items import ItemIds, Items
 from ...item_column import FOLDED_MARK, ItemColumn
-from ...model import Compaction, Item, Run, ToolOp, Transcript, classify_op
+from ...model import Compaction, Item, Run, Transcript
 from ...text import str_or_none
 from ...times import seconds_between
 from . import NAME, chain
 from .blocks import CLEARED
 from .builder import META, SIDECHAIN
-from .calls import ClaudeOps
+from .calls import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
 from .sidechains import link
-from .subagents import path_for
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
 
 if TYPE_CHECKING:
@@ -403,39 +402,21 @@ def _marks_of(sidechain: bool, status: int, meta: bool, elided: bool) -> list[st
 
 
 def _operations(b: ClaudeCodeBuilder, writer_alive: bool | None) -> ClaudeOps:
-    """The operations of every call (an in-file sidechain's, 1.0.x subagents', too): those
-    not answered made now (their state, progress and result are this snapshot's), the
-    others when asked for (settled: the same whatever comes next)."""
-    runs = b.runs
-    last_run = len(runs) - 1
+    """The operations of every call (an in-file sidechain's, 1.0.x subagents', too), each
+    made when asked for: one answered from the column (settled: the same whatever comes
+    next), one not answered as it was at this snapshot (``OpenCalls``: its state,
+    progress and links the snapshot's)."""
     calls = b.calls
-    made: dict[int, ToolOp] = {}
-    for at in calls.open.values():
-        call_id, run = calls.id_of(at), calls.run[at]
-        agent = b.agent_of.get(call_id)  # (a result names it: answered)
-        made[at] = calls.op(
-            at,
-            # (a later prompt came instead, or the user cut its turn: it never will be)
-            classify_op(
-                has_result=False,
-                interrupted=run < last_run or (run >= 0 and runs[run].cut),
-                writer_alive=writer_alive,
-            ),
-            runs[run].id if run >= 0 else None,
-            b.progress_out.get(call_id),
-            path_for(b, agent) if agent else None,
-        )
-        made[at].progress_line, made[at].progress_ts = b.progress_at.get(call_id, (None, None))
     # The subagent files of the calls that name an agent: their result's, else their
     # progress's (a copy: the snapshot's).
     b.named.update(b)
-    return ClaudeOps(calls, len(calls), made, runs, dict(b.named.paths))
+    opened = OpenCalls(calls, b.runs, writer_alive, b.progress_out, b.progress_at)
+    return ClaudeOps(calls, len(calls), opened, b.runs, dict(b.named.paths))
 
 
 def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> list[Run]:
-    unanswered = ops.pending()
-    pending = {op.run_id for op in unanswered if op.state == "running"}
-    moved_on = {op.run_id for op in unanswered}  # (of a turn before the last: interrupted)
+    running = ops.open_in_state("running")  # (the last turn's alone)
+    moved_on: set[str] | None = None  # turns with a call open (before the last: interrupted)
     last = len(b.runs) - 1
     made, touched = b.made_runs, b.usage.runs_touched
     # The turns before the last, and before any whose usage changed, as they were made.
@@ -455,17 +436,15 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
             end_line = end_line or (b.runs[index + 1].line - 1 if index < last else mark.last_line)
             ended = ended or mark.last_ts
         elif index < last:  # a later prompt came: it ended, or died with a call unanswered
+            if moved_on is None:
+                moved_on = {b.runs[turn].id for turn in ops.open_turns() if turn >= 0}
             state = "interrupted" if mark.id in moved_on else "finished"
             end_line = end_line or b.runs[index + 1].line - 1
             ended = ended or mark.last_ts
         elif mark.stop_line > mark.response_line or (mark.command and not mark.responses):
             state = "finished"  # Stop hooks ran after its last response / a local command
             end_line, ended = mark.last_line, mark.last_ts
-        elif (
-            mark.responses
-            and mark.id not in pending
-            and _ended_turn(b, mark.responses[-1], writer_alive)
-        ):
+        elif mark.responses and not running and _ended_turn(b, mark.responses[-1], writer_alive):
             state = "finished"
             end_line, ended = mark.last_line, mark.last_ts
         elif writer_alive is False:  # cut off: it ran to its last line

@@ -7,20 +7,21 @@ thing the reader kept after the uuids. ``CallColumn`` keeps them as columns: whe
 call's part and its result's part are (a line's span and the part's index), the raw
 items of its response and result (whose ids, lines and timestamps the ``ItemColumn``
 has), its own timestamp packed. A snapshot's ``tool_operations`` (``ClaudeOps``) makes
-each ``LazyToolOp`` when asked for; those still unanswered at the snapshot are made
-with it (their state, progress and result are the snapshot's).
+each ``LazyToolOp`` when asked for; one unanswered at the snapshot as it was then
+(``OpenCalls``: its state, progress and links the snapshot's, whatever came since).
 """
 
 from __future__ import annotations
 
 import functools
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...indexed import ListLike
 from ...model import OpsByCall, Part, PartRef, PartSource
 from ...times import seconds_between
 from ...tool_ops import LazyToolOp, OpsSequence, OpState, ToolOp, classify_op, op_json
@@ -247,10 +248,14 @@ class CallColumn:
         run_id: str | None,
         progress: str | None,
         subagent: str | None,
+        unanswered: bool = False,
+        sidechain: Mapping[int, InFile] | None = None,
     ) -> LazyToolOp:
-        """Its operation as it is now (its state and what is not kept here given)."""
+        """Its operation as it is now (its state and what is not kept here given); as it
+        was at a snapshot it was not answered at (``unanswered``: a result come since is
+        not its; ``sidechain``: the links the snapshot knew)."""
         raw = self.raw
-        result = self.result[at]
+        result = -1 if unanswered else self.result[at]
         answered = result >= 0
         started = self.started(at)
         ended = raw.ts_of(result) if answered else None
@@ -259,7 +264,7 @@ class CallColumn:
             self.tools[at],
             state,
             self.call_part(at),
-            self.result_of(at),
+            self.result_of(at) if answered else None,
             self.line[at],
             raw.line[result] if answered else None,
             run_id,
@@ -271,7 +276,7 @@ class CallColumn:
             ended,
             seconds_between(started, ended) if answered else None,  # (from call to result)
         )
-        side = self.sidechain.get(at)
+        side = (self.sidechain if sidechain is None else sidechain).get(at)
         if side is not None:
             op.subagent_line, op.subagent_item = side.line, side.ident
         return op
@@ -351,27 +356,111 @@ def _flags_in_state(state: str) -> bytes:
     return bytes(_state_of(f) == state for f in range(256))
 
 
-class ClaudeOps(OpsSequence):
-    """A snapshot's operations: the first ``count`` calls of the column, a settled one
-    (answered, or passed) made when asked for (and kept for the snapshot: a big file has
-    tens of thousands, and a snapshot does not make them all); ``made``: those open at
-    the snapshot, made with it. ``runs``: the turns (for a call's turn id), ``paths``: the
-    subagent files of the calls that name an agent."""
+class OpenCalls:
+    """The calls not answered at a snapshot (their indexes, in order), and what it knew
+    to make their operations when asked for, as they were then: the last turn and
+    whether the user cut it, whether the writer was alive, each call's progress output
+    and the in-file subagents linked (copies). Not made with the snapshot: a response of
+    2,000 parallel calls, followed as it is written, made each at every snapshot."""
 
-    __slots__ = ("_column", "_count", "_made", "_paths", "_pending", "_runs")
+    __slots__ = (
+        "at",
+        "last_cut",
+        "last_run",
+        "progress",
+        "progress_at",
+        "sidechain",
+        "writer_alive",
+    )
+
+    def __init__(
+        self,
+        column: CallColumn,
+        runs: Sequence[RunMark],
+        writer_alive: bool | None,
+        progress: Mapping[str, str],
+        progress_at: Mapping[str, tuple[int, str | None]],
+    ) -> None:
+        self.at = sorted(column.open.values())
+        self.last_run = len(runs) - 1
+        self.last_cut = bool(runs) and runs[-1].cut
+        self.writer_alive = writer_alive
+        self.progress = dict(progress)
+        self.progress_at = dict(progress_at)  # call id -> its latest progress line, time
+        self.sidechain = dict(column.sidechain)
+
+    def __contains__(self, index: int) -> bool:
+        at = self.at
+        found = bisect_left(at, index)
+        return found < len(at) and at[found] == index
+
+    def state(self, column: CallColumn, index: int) -> OpState:
+        """Open call ``index``'s state at the snapshot."""
+        run = column.run[index]
+        # (a later prompt came instead, or the user cut its turn: it never will be)
+        cut = run < self.last_run or (run >= 0 and self.last_cut)
+        return classify_op(has_result=False, interrupted=cut, writer_alive=self.writer_alive)
+
+    def in_state(self, column: CallColumn, state: str) -> int:
+        """How many are in ``state`` (as ``state`` says each): running, those of the last
+        turn while it may go on (a suffix: a call's turn is never before an earlier
+        call's); interrupted, the others."""
+        at = self.at
+        running = 0
+        if not self.last_cut and self.writer_alive is not False:
+            running = len(at) - bisect_left(at, self.last_run, key=column.run.__getitem__)
+        if state == "running":
+            return running
+        return len(at) - running if state == "interrupted" else 0
+
+    def turns(self, column: CallColumn) -> set[int]:
+        """The turns (their indexes) a call is open in, each found once by its calls'
+        stretch (a call's turn is never before an earlier call's)."""
+        at, run, found, start = self.at, column.run.__getitem__, set(), 0
+        while start < len(at):
+            turn = run(at[start])
+            found.add(turn)
+            start = bisect_right(at, turn, lo=start, key=run)
+        return found
+
+
+class Picked(ListLike[ToolOp]):
+    """Some of a snapshot's operations, by their indexes, each made when asked for."""
+
+    __slots__ = ("_at", "_ops")
+
+    def __init__(self, ops: ClaudeOps, at: Sequence[int]) -> None:
+        self._ops, self._at = ops, at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def _one(self, index: int) -> ToolOp:
+        return self._ops[self._at[index]]
+
+
+class ClaudeOps(OpsSequence):
+    """A snapshot's operations: the first ``count`` calls of the column, each made when
+    asked for (and kept for the snapshot: a big file has tens of thousands, and a
+    snapshot does not make them all): a settled one (answered, or passed) from the
+    column, one ``opened`` (not answered at the snapshot) as it was then. ``runs``: the
+    turns (for a call's turn id), ``paths``: the subagent files of the calls that name an
+    agent."""
+
+    __slots__ = ("_column", "_count", "_made", "_open", "_paths", "_runs")
 
     def __init__(
         self,
         column: CallColumn,
         count: int,
-        made: dict[int, ToolOp],
+        opened: OpenCalls,
         runs: Sequence[RunMark],
         paths: Mapping[int, str | None],
     ) -> None:
         self._column = column
         self._count = count
-        self._made = made
-        self._pending = tuple(made)
+        self._made: dict[int, ToolOp] = {}
+        self._open = opened
         self._runs = runs
         self._paths = paths
 
@@ -381,26 +470,30 @@ class ClaudeOps(OpsSequence):
     def _one(self, index: int) -> ToolOp:
         op = self._made.get(index)
         if op is None:
-            column = self._column
+            column, opened = self._column, self._open
             run = column.run[index]
-            op = self._made[index] = column.op(
-                index,
-                column.settled_state(index),
-                self._runs[run].id if run >= 0 else None,
-                None,
-                self._paths.get(index),
-            )
+            run_id = self._runs[run].id if run >= 0 else None
+            subagent = self._paths.get(index)
+            if index in opened:
+                call_id = column.id_of(index)
+                progress = opened.progress.get(call_id)
+                state = opened.state(column, index)
+                op = column.op(index, state, run_id, progress, subagent, True, opened.sidechain)
+                op.progress_line, op.progress_ts = opened.progress_at.get(call_id, (None, None))
+            else:
+                op = column.op(index, column.settled_state(index), run_id, None, subagent)
+            self._made[index] = op
         return op
 
     def json_rows(self, fragments: bool = False) -> Iterator[dict[str, Any]]:
-        """Every operation's ``to_json()``, in order (``model.rows_json``): those made (or
-        whose parts are kept) from their objects, the others from the column without
-        making them."""
+        """Every operation's ``to_json()``, in order (``model.rows_json``): those made, or
+        open, or whose parts are kept, from their objects; the others from the column
+        without making them."""
         column, made, runs, paths = self._column, self._made, self._runs, self._paths
+        opened = set(self._open.at)
         for index in range(self._count):
-            op = made.get(index)
             row = None
-            if op is None:
+            if index not in made and index not in opened:
                 run = column.run[index]
                 row = column.json_of(
                     index,
@@ -413,32 +506,43 @@ class ClaudeOps(OpsSequence):
     def state_of(self, index: int) -> OpState:
         """Operation ``index``'s state, without making it (``model.op_states``)."""
         op = self._made.get(index)
-        return op.state if op is not None else self._column.settled_state(index)
+        if op is not None:
+            return op.state
+        column, opened = self._column, self._open
+        return opened.state(column, index) if index in opened else column.settled_state(index)
 
     def count_state(self, state: str) -> int:
-        """How many are in ``state`` (``model.ops_in_state``): the settled calls' flags
-        counted (each flag byte as ``settled_state`` reads it), then those made (the
-        pending ones among them) counted by their own state."""
-        flags = self._column.flags[: self._count]
+        """How many are in ``state`` (``model.ops_in_state``): the calls' flags counted
+        (each flag byte as ``settled_state`` reads it), those open at the snapshot taken
+        out and counted by their state then (``OpenCalls.in_state``)."""
+        column = self._column
+        flags = column.flags[: self._count]
         matches = _flags_in_state(state)
         found = flags.translate(matches).count(1)
-        for at, op in self._made.items():
-            found += (op.state == state) - matches[flags[at]]
+        opened = self._open
+        if opened.at:
+            found -= bytes(map(flags.__getitem__, opened.at)).translate(matches).count(1)
+            found += opened.in_state(column, state)
         return found
 
     def tool_column(self) -> list[str]:
         return self._column.tools
 
-    def pending(self) -> list[ToolOp]:
-        """The operations not answered at the snapshot."""
-        return [self[at] for at in self._pending]
+    def open_in_state(self, state: str) -> int:
+        """How many of those not answered at the snapshot are in ``state``."""
+        return self._open.in_state(self._column, state)
 
-    def unsettled(self) -> list[ToolOp]:
+    def open_turns(self) -> set[int]:
+        """The turns (indexes) with a call not answered at the snapshot."""
+        return self._open.turns(self._column)
+
+    def unsettled(self) -> Sequence[ToolOp]:
         """The operations that may be running or interrupted (``model.unsettled_ops``):
-        those not answered, and those whose result says they were cut off."""
+        those not answered, and those whose result says they were cut off (each made
+        when asked for)."""
         count = self._count
         cut = (at for at in self._column.cut if at < count)
-        return [self[at] for at in sorted({*self._pending, *cut})]
+        return Picked(self, sorted({*self._open.at, *cut}))
 
     def by_call(self) -> Mapping[str, ToolOp]:
         """The operations by call id (``model.ops_by_call``): the latest of each."""
@@ -450,4 +554,4 @@ class ClaudeOps(OpsSequence):
         return None if at < 0 else self[at]
 
 
-__all__ = ["CallColumn", "ClaudeOps"]
+__all__ = ["CallColumn", "ClaudeOps", "OpenCalls"]
