@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
@@ -84,6 +84,41 @@ def undispatched_states(
         return "never-dispatched"
 
     return undispatched
+
+
+def undispatched_calls(
+    state: ReplayState,
+    writer_alive: bool | None,
+    answered: set[str],
+    calling: Iterable[int],
+    dispatched: set[Any],
+) -> Iterator[tuple[str, str, OpState]]:
+    """``(call id, tool, state)`` of each call the message lines at ``calling`` asked for
+    that no dispatch line names (``dispatched``: the call ids dispatched, taken into as
+    they are said), once per id, in their order (``undispatched_states``)."""
+    facts = state.events.facts
+    undispatched = undispatched_states(state, writer_alive)
+    for at in calling:
+        for cid, tool in facts.calls(at):
+            if cid not in dispatched:
+                dispatched.add(cid)
+                yield cid, tool, undispatched(at, cid in answered)
+
+
+def calls_undispatched(
+    state: ReplayState, writer_alive: bool | None
+) -> Iterator[tuple[str, str, OpState]]:
+    """``undispatched_calls`` of the whole file (``replay``'s last operations, ``check``'s
+    count), from the message lines' facts and the dispatched call ids: no line read."""
+    answered: set[str] = set()
+    calling: list[int] = []
+    for at, calls, tcid in state.events.facts.call_facts(state.message_events):
+        if tcid:
+            answered.add(tcid)
+        if calls:
+            calling.append(at)
+    dispatched: set[Any] = set(state.tool_ops.call_ids)
+    return undispatched_calls(state, writer_alive, answered, calling, dispatched)
 
 
 def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
