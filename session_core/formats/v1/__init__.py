@@ -171,9 +171,9 @@ class V1Format(TranscriptFormat):
         # The calls no dispatch line names, as replay lists them; and, with a pending
         # operation too, a file cut off on no answer says so (README's check row).
         unstarted = Counter(said for _cid, _tool, said in calls_undispatched(state, alive))
-        if unstarted["never-dispatched"]:
-            said = state_label("never-dispatched")
-            parts.append(f"{count(unstarted['never-dispatched'], 'call')} {said}")
+        for said in ("never-dispatched", "not-dispatched-yet"):
+            if unstarted[said]:
+                parts.append(f"{count(unstarted[said], 'call')} {state_label(said)}")
         if not alive and cut_off(state):  # (as its runs and the browser)
             parts.append("cut off: its last message is no answer of the model's")
         # (as every format's note counts them: v1's said none, where its replay lists them)

@@ -70,18 +70,27 @@ def undispatched_states(
     """The state of a call a message line (at event ``position``) asked for that no
     dispatch line names, ``answered`` or not: answered, ``undispatched-answered``; while
     its writer may be at work and has written no message since, ``running`` (its
-    dispatch line is the next the writer writes: a live file shows that moment); else
-    ``never-dispatched``, the crash state."""
+    dispatch line is the next the writer writes: a live file shows that moment), and
+    with only tool messages since (its siblings' answers: it waits behind a call that
+    runs), ``not-dispatched-yet``; once the writer is gone or has written on (another
+    message), ``never-dispatched``, the crash state."""
     kinds = state.events.kinds
     code = kinds.known("message")
     last = kinds.codes.rfind(code) if 0 <= code < 256 else -1  # the last message line
+    turn = last  # ...and the last that is no tool message (the ones after it: answers)
+    if writer_alive is not False:
+        messages, role = state.message_events, state.events.facts.role
+        at = len(messages) - 1
+        while at > 0 and role(messages[at]) == "tool":
+            at -= 1
+        turn = messages[at] if len(messages) else -1
 
     def undispatched(position: int, answered: bool) -> OpState:
         if answered:
             return "undispatched-answered"
-        if writer_alive is not False and position >= last:
-            return "running"
-        return "never-dispatched"
+        if writer_alive is False or position < turn:
+            return "never-dispatched"
+        return "running" if position >= last else "not-dispatched-yet"
 
     return undispatched
 
