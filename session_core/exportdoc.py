@@ -14,13 +14,15 @@ whole in memory (a v1 export of 1 GB held 3 GB when it was). They are read once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from .message_usage import MessageUsage
+from .text import prompt_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
+from .vocabulary import meta_fact
 
 View = Literal["replayed", "raw"]
 CallKey = tuple[str, str]  # (the message that asks for a call, the call's id)
@@ -113,6 +115,14 @@ class Document:
     sections: list[Section]
 
 
+def document_title(meta: Mapping[str, Any], fmt: str, fallback: object) -> str:
+    """An export's title: the session's title as the browser's row gives it (the meta's
+    ``title`` fact, one line), else ``fallback`` (the one rule of every format's)."""
+    title = meta_fact(meta, fmt, "title")
+    said = prompt_title(title) if isinstance(title, str) else title and str(title)
+    return said or str(fallback)
+
+
 def _s(value: Any) -> str:
     if value is None:
         return ""
@@ -148,7 +158,7 @@ def _usage_fact(tally: UsageTally) -> str:
 def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
     if usage is not None:
         return usage.describe()
-    return "usage unknown (not reported)" if counts else None
+    return "unknown (not reported)" if counts else None  # (after "usage: ")
 
 
 # Said before the calls an export's conversation did not show, each given whole after the

@@ -30,9 +30,10 @@ from .exportdoc import (
     by_ask,
     noting_calls,
 )
+from .formats.agentgo.model import unstarted_state
 from .message_usage import agentgo_usage, exec_end_usage
 from .model import UNSENT
-from .tool_ops import ask_of
+from .tool_ops import ask_of, state_label, state_tone
 from .usage import Usage, is_model_call, tally_agentgo
 
 # A call id's committed results, in order: (seq, line, a preview)
@@ -353,9 +354,14 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
         elif part.get("type") == "tool_call":
             cid = _s(part.get("id"))
             execution = paired.executions.get((str(m.seq), cid))
-            status = agv.call_state(execution) if execution else "no execution recorded"
-            tone: Tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
-            said = state_said(status)
+            if execution is None:  # (asked for, never started: the model's op state)
+                unstarted = unstarted_state(agv, m.run_id)
+                tone: Tone = state_tone(unstarted)  # type: ignore[assignment]
+                said = state_label(unstarted)
+            else:
+                status = agv.call_state(execution)
+                tone = {"ok": "ok", "failed": "bad"}.get(status, "warn")  # type: ignore[assignment]
+                said = state_said(status)
             entry = CallItem(_s(part.get("name")), cid, _s(part.get("arguments")), said, tone)
             entry.asked_in = str(m.seq)
             if execution is not None:

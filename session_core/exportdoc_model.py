@@ -28,6 +28,7 @@ from .exportdoc import (
     View,
     _preview,
     by_ask,
+    document_title,
     noting_calls,
 )
 from .exportdoc import (
@@ -36,7 +37,6 @@ from .exportdoc import (
 from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .tool_ops import ask_of, state_tone
-from .vocabulary import meta_fact
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -91,8 +91,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
         facts.append(("last line's time", last))
     facts.append(("usage", transcript.usage.describe()))
     meta = transcript.meta
-    title = meta_fact(meta, transcript.format, "title") or meta.get("id") or transcript.path
-    return Document(str(title), facts, sections)
+    fallback = meta.get("id") or transcript.path
+    return Document(document_title(meta, transcript.format, fallback), facts, sections)
 
 
 class _Calls:

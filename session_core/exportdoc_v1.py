@@ -33,8 +33,10 @@ from .exportdoc import (
     _usage_fact,
     _usage_rows,
     by_ask,
+    document_title,
     noting_calls,
 )
+from .formats.v1.model import NAME
 from .formats.v1.ops import op_state, superseded_ops, undispatched_states
 from .message_usage import v1_usage
 from .model import STATE_LABELS
@@ -551,8 +553,9 @@ class _V1:
             sections.append(
                 Section("Warnings", "warnings", [Note(w, "bad") for w in state.warnings])
             )
-        title = _s(state.meta.get("agent")) or "transcript"
-        return Document(f"{title} — tailscope export", facts, sections)
+        agent = _s(state.meta.get("agent")) or "transcript"  # (where the meta has no title)
+        title = document_title(state.meta, NAME, f"{agent} — tailscope export")
+        return Document(title, facts, sections)
 
 
 def _calls(payload: Mapping[str, Any]) -> list[dict[str, Any]]:

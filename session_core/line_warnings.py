@@ -51,8 +51,10 @@ def too_deep(raw: bytes) -> str:
 
 
 KEPT = ", and was kept as it is"  # the end of a warning of a line that could not be read
-# ...and of a last line without its newline whose writer is gone, which is not kept
-UNFINISHED = "has no newline: the writer left it unfinished, and it is not read (a crash tail)"
+# A last line without its newline: the writer stopped mid-line (a crash tail)...
+UNENDED = "has no newline: the writer left it unfinished"
+# ...whose writer is gone, and which is not read (not kept)
+UNFINISHED = f"{UNENDED}, and it is not read (a crash tail)"
 
 
 UNFINISHED_SHOWN = 240  # bytes of an unfinished line its warning shows
@@ -68,6 +70,13 @@ def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
         more = "…" if size > len(text.encode()) else ""
         said += f"{_BEGAN}{size:,} bytes begin {text}{more}"
     return said
+
+
+def unfinished_kept(line: int, why: str) -> str:
+    """The warning of a last line without its newline that could not be read and that a
+    reader keeps as a record all the same (Codex's ``replay``): a crash tail, said so as
+    every reader says one, not as damage mid-file (``skipped_line``'s ``why`` too)."""
+    return f"line {line} {UNENDED} ({why.removeprefix('is ')}: a crash tail){KEPT}"
 
 
 _BEGAN = "; its "  # (what comes after it in ``unfinished_line``: what the line began with)
@@ -129,6 +138,7 @@ def damage_warning(warnings: Iterable[str], last: int) -> str | None:
 
 __all__ = [
     "KEPT",
+    "UNENDED",
     "UNFINISHED",
     "UNFINISHED_SHOWN",
     "bad_line_reason",
@@ -142,5 +152,6 @@ __all__ = [
     "skipped_line",
     "too_deep",
     "torn_last_line",
+    "unfinished_kept",
     "unfinished_line",
 ]

@@ -25,6 +25,9 @@ OpState = Literal[
     # transcript-v1's crash states
     "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
     "never-dispatched",  # an assistant tool call with no dispatch line and no answer
+    # ...while its writer may still be at work and dispatch it (a call queued behind one
+    # that runs): "never" is only true once the writer is gone
+    "not-dispatched-yet",
     "undispatched-answered",  # a tool call answered without a dispatch line (older writers)
 ]
 
@@ -39,6 +42,7 @@ STATE_LABELS: dict[str, str] = {
     "running-dead": "interrupted: running when the writer died",  # (the spec's words too)
     "unsettled-answered": "completed, settle never landed",
     "never-dispatched": "never dispatched",
+    "not-dispatched-yet": "not dispatched yet",
     "undispatched-answered": "answered, no dispatch record",
 }
 
@@ -53,6 +57,7 @@ STATE_TONES: dict[str, str] = {
     "running-dead": "bad",
     "unsettled-answered": "warn",
     "never-dispatched": "warn",
+    "not-dispatched-yet": "info",
     "undispatched-answered": "warn",
 }
 

@@ -38,7 +38,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     usage) comes from the packed facts, not from an object per message.
     """
     from .formats.v1.model import NAME
-    from .formats.v1.ops import op_state, superseded_ops, undispatched_states
+    from .formats.v1.ops import op_state, superseded_ops, undispatched_calls
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
@@ -71,13 +71,10 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         if pending:
             return
         # Then the calls no dispatch line names (they never ran, as far as the file says).
-        undispatched = undispatched_states(state, writer_alive)
-        for at in calling:
-            for cid, tool in facts.calls(at):
-                if cid not in dispatched:
-                    dispatched.add(cid)
-                    state_ = undispatched(at, cid in answered)
-                    yield {"call-id": cid, "tool": tool, "settled": False, "state": state_}
+        for cid, tool, state_ in undispatched_calls(
+            state, writer_alive, answered, calling, dispatched
+        ):
+            yield {"call-id": cid, "tool": tool, "settled": False, "state": state_}
 
     usage = Usage.of_totals(tally_state(state).transcript)
     yield "format", NAME

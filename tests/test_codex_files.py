@@ -27,7 +27,7 @@ def test_torn_tail_is_a_warning(rollout: Path) -> None:
         fh.write(b'{"timestamp":"x","type":"response_item","payload":{"type":"mess')
     t = opened(rollout)
     assert len(t.raw) == before + 1 and t.raw[-1].kind == "record"
-    assert len(t.warnings) == 1 and "is not valid JSON" in t.warnings[0]
+    assert len(t.warnings) == 1 and "(not valid JSON: a crash tail)" in t.warnings[0]
     assert CODEX.check(rollout).startswith("codex, ")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -308,6 +309,7 @@ def test_replay_json_names_every_operation_the_model_has(crashed: Path) -> None:
     from session_core import open_transcript
     from session_core.formats import by_name
 
+    os.utime(crashed, (1_700_000_000, 1_700_000_000))  # (idle: its writer gone)
     replay = by_name("transcript-v1").replay_json(crashed)
     states = [(op["call-id"], op["state"]) for op in replay["tool-operations"]]
     model = open_transcript(crashed)  # (its writer gone, as the replay finds it)

@@ -4,6 +4,8 @@ and ``crashed`` rows read back out of them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from session_core.indexing import MOST_LEVELS
 from session_core.line_warnings import (
     KEPT,
@@ -90,3 +92,33 @@ def test_a_torn_last_line_is_a_crash_tail() -> None:
     assert not torn_last_line([f"line 9 is not valid JSON{KEPT}"], 10)  # damage
     assert not torn_last_line(["line 10 is blank, and was skipped"], 10)
     assert not torn_last_line([], 10)
+
+
+def test_codex_says_its_torn_last_line_is_a_crash_tail(tmp_path: Path) -> None:
+    """Codex's replay keeps a torn last line as a record; its warning said so as of damage
+    mid-file ("line N is not valid JSON, and was kept as it is"). It says the line has no
+    newline, a crash tail, as every reader says one, and still that it was kept; a bad
+    line before the last keeps the damage's words."""
+    from codex_writer import RolloutWriter
+
+    import session_core.formats
+
+    unended = "has no newline: the writer left it unfinished"  # (as Claude Code's says)
+    codex = session_core.formats.by_name("codex")
+    torn = b'{"timestamp":"2026-02-23T12:00:09.000Z","type":"response_item","payload":"r\xc3'
+    for damaged in (False, True):
+        path = tmp_path / f"rollout-{damaged}.jsonl"
+        w = RolloutWriter(path)
+        w.session_meta()
+        if damaged:
+            w.raw(b"{not json\n")  # damage, mid-file: line 2
+        w.message("user", "go")
+        last = w.line + 1
+        w.raw(torn)
+        warnings = codex.replay_json(path)["warnings"]
+        said = f"line {last} {unended} (not valid UTF-8: a crash tail){KEPT}"
+        assert warnings == ([f"line 2 is not valid JSON{KEPT}"] if damaged else []) + [said]
+        assert torn_last_line(warnings, last)
+        assert first_damage(warnings, last) == ((2, "is not valid JSON") if damaged else None)
+        if not damaged:
+            assert f"warning: {said}" in codex.check(path)

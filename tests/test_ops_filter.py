@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from claude_code_writer import CCWriter, text, tool_use
-from helpers import said, screen_text
+from helpers import said, screen_lines, screen_text
 from model_screen_helpers import IDLE, opened, until
 from test_model_diff import files
 from textual.widgets import Button, SelectionList, Static
@@ -79,8 +79,8 @@ async def test_f_on_the_operations_filters_them_by_tool_and_state(tmp_path: Path
         await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
         dialog = app.screen
         assert isinstance(dialog, FilterScreen)
-        assert _prompts(dialog, "tools") == ["Bash  (3)", "Grep  (1)", "Read  (1)"]
-        assert _prompts(dialog, "states") == ["completed  (3)", "failed  (2)"]
+        assert _prompts(dialog, "tools") == ["3  Bash", "1  Grep", "1  Read"]
+        assert _prompts(dialog, "states") == ["3  completed", "2  failed"]
         words = dialog.query_one("#filter-said", Static)
         assert "tools: all shown · states: all shown" in str(words.render())
         assert dialog.focused is dialog.query_one("#filter-tools", SelectionList)
@@ -247,4 +247,27 @@ async def test_every_state_label_is_whole_in_the_dialog_at_120_columns(tmp_path:
         await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
         shown = screen_text(app)
         for label in STATE_LABELS.values():
-            assert f"{label}  (12)" in shown, label
+            assert f"12  {label}" in shown, label
+
+
+@pytest.mark.parametrize("width", [80, 120, 140])
+async def test_every_count_is_shown_however_narrow_the_dialog(tmp_path: Path, width: int) -> None:
+    """A long tool name beside v1's crash states at 80 columns cut a state's label and
+    the count after it ("completed, settle never l…"): each choice's count comes first,
+    so a cut takes the end of its words alone, at every width."""
+    import re
+
+    from viewer.screens.filter import FilterList
+
+    states = tuple(STATE_LABELS)
+    tools = ("mcp__filesystem_server__read_multiple_files", "sh")
+    lists = [
+        FilterList("tools", "tools", tools, None, dict(zip(tools, (7, 1_234), strict=True))),
+        FilterList("states", "states", states, None, dict.fromkeys(states, 11), STATE_LABELS),
+    ]
+    async with opened(_session(tmp_path), size=(width, 35)) as (app, pilot, _screen):
+        app.push_screen(FilterScreen("Show these", lists))
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        shown = "\n".join(screen_lines(app))
+        assert len(re.findall(r"▌ *11  [a-z]", shown)) == len(states), shown
+        assert re.search(r"▌ *7  mcp__", shown) and re.search(r"▌ *1,234  sh", shown), shown

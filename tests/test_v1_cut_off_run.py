@@ -4,6 +4,8 @@ where its calls read "never dispatched": its last message is none a run can end 
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -116,3 +118,25 @@ def test_a_run_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:
         assert neutral(live.transcript(writer_alive=alive)) == neutral(
             v1.open(path, writer_alive=alive)
         )
+
+
+def test_check_says_both_a_pending_operation_and_the_cut(tmp_path: Path) -> None:
+    """With an operation left pending, ``check`` said neither that the file was cut off nor
+    that a call was never dispatched (its "cut off" only where nothing was pending): it
+    says each that holds, as replay lists them (README's check row)."""
+    second = {"id": "c2", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=[CALL, second]))
+        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")  # (never settled)
+    old = time.time() - 3600  # (its writer long gone)
+    os.utime(path, (old, old))
+    said = session_core.formats.by_name("transcript-v1").check(path)
+    assert "1 tool operation pending, 1 call never dispatched, cut off: its last" in said, said
+    states = [
+        op["state"]
+        for op in session_core.formats.by_name("transcript-v1").replay_json(path)["tool-operations"]
+    ]
+    assert states == ["interrupted", "never-dispatched"]

@@ -15,7 +15,7 @@ import orjson
 
 from ..events import LineSource
 from ..indexing import UNMENDED, concatenated, loads_payload, mended
-from ..line_warnings import KEPT, bad_line_reason, joined_warning
+from ..line_warnings import KEPT, bad_line_reason, joined_warning, unfinished_kept
 from ..model import (
     Part,
     PartSource,
@@ -193,8 +193,11 @@ class Builder(ABC):
         return ()
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
-        """A line that is not a JSON object: kept as a warning (and raw, where shown)."""
-        self.warnings.append(f"line {line} {why}{KEPT}")
+        """A line that is not a JSON object: kept as a warning (and raw, where shown); a
+        whole read's last line without its newline (``unended``) said to be a crash tail."""
+        self.warnings.append(
+            unfinished_kept(line, why) if self.unended else f"line {line} {why}{KEPT}"
+        )
 
     @abstractmethod
     def transcript(self, writer_alive: bool | None = None) -> Transcript:

@@ -56,9 +56,15 @@ class FilterList:
         return max(widest, cell_len(self.title) + 2) + LIST_CHROME
 
     def prompt(self, choice: str) -> Content:
+        """A choice's count, then its words: a list narrower than its widest choice
+        (a long tool name beside v1's crash states at 80 columns) cuts the words' end,
+        never the count (it was hidden after a cut label)."""
         counted = self.counts.get(choice)
         said = self.label(choice)
-        return Content(said if counted is None else f"{said}  ({counted:,})")
+        if counted is None:
+            return Content(said)
+        digits = max((len(f"{n:,}") for n in self.counts.values()), default=0)
+        return Content(f"{counted:>{digits},}  {said}")
 
 
 def hidden_said(lists: Sequence[tuple[FilterList, frozenset[str]]]) -> str:

@@ -5,6 +5,7 @@ gained since the last is taken), with the tool operations it makes (``AgentGoOp`
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -178,6 +179,10 @@ class AgentGoModel:
         # goes there), and the operations made before any asked.
         self._asked: dict[str, tuple[list[int], list[str]]] = {}
         self._callerless: set[int] = set()
+        # The calls asked for that no execution is of yet, by (call id, the asking
+        # item): each an operation of its own after the executions' (never dispatched,
+        # or not yet while its run is open), as v1's calls no dispatch line names are.
+        self._unstarted: dict[tuple[str, str], ToolOp] = {}
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -349,7 +354,14 @@ class AgentGoModel:
             if caller is not None:
                 ToolOp.__dict__["message_id"].__set__(ops[index], caller)
                 self._callerless.discard(index)
-        return [ops[index] for index in self._op_order], self._tally()
+                self._unstarted.pop((ops[index].call_id, caller), None)
+        made = [ops[index] for index in self._op_order]
+        for key, op in self._unstarted.items():
+            state = unstarted_state(view, op.run_id)
+            if op.state != state:  # (made again: an earlier snapshot keeps its own)
+                op = self._unstarted[key] = dataclasses.replace(op, state=state)
+            made.append(op)
+        return made, self._tally()
 
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
@@ -358,6 +370,7 @@ class AgentGoModel:
         if caller is not None:
             ToolOp.__dict__["message_id"].__set__(op, caller)
             self._callerless.discard(index)
+            self._unstarted.pop((op.call_id, caller), None)
         else:
             self._callerless.add(index)
         return op
@@ -400,6 +413,15 @@ class AgentGoModel:
                 if not items or items[-1] != ident:
                     seqs.append(committed.seq)
                     items.append(ident)
+                    self._unstarted[(part.call_id, ident)] = ToolOp(
+                        part.call_id,
+                        part.name or "",
+                        "not-dispatched-yet",
+                        arguments=part.data,
+                        line=_file_line(committed.line, committed.seq),
+                        run_id=committed.run_id,
+                        message_id=ident,
+                    )
         usage = message.get("usage")
         if isinstance(usage, dict):  # what the message says it cost (shown with it)
             self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
@@ -469,6 +491,14 @@ class AgentGoModel:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
         return self._totals.tally(self.view, self._usage)
+
+
+def unstarted_state(view: AgentGoView, run_id: str | None) -> OpState:
+    """The state of a call a message asked for that no execution is of: not dispatched
+    yet while its run is open (its writer at work), never dispatched once the run is
+    closed or cut off (v1's words for the same: the one vocabulary)."""
+    open_ = run_id is not None and run_id in view.runs and view.run_status(run_id) == "open"
+    return "not-dispatched-yet" if open_ else "never-dispatched"
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

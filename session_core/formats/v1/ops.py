@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...events import payload_of
@@ -70,20 +70,64 @@ def undispatched_states(
     """The state of a call a message line (at event ``position``) asked for that no
     dispatch line names, ``answered`` or not: answered, ``undispatched-answered``; while
     its writer may be at work and has written no message since, ``running`` (its
-    dispatch line is the next the writer writes: a live file shows that moment); else
-    ``never-dispatched``, the crash state."""
+    dispatch line is the next the writer writes: a live file shows that moment), and
+    with only tool messages since (its siblings' answers: it waits behind a call that
+    runs), ``not-dispatched-yet``; once the writer is gone or has written on (another
+    message), ``never-dispatched``, the crash state."""
     kinds = state.events.kinds
     code = kinds.known("message")
     last = kinds.codes.rfind(code) if 0 <= code < 256 else -1  # the last message line
+    turn = last  # ...and the last that is no tool message (the ones after it: answers)
+    if writer_alive is not False:
+        messages, role = state.message_events, state.events.facts.role
+        at = len(messages) - 1
+        while at > 0 and role(messages[at]) == "tool":
+            at -= 1
+        turn = messages[at] if len(messages) else -1
 
     def undispatched(position: int, answered: bool) -> OpState:
         if answered:
             return "undispatched-answered"
-        if writer_alive is not False and position >= last:
-            return "running"
-        return "never-dispatched"
+        if writer_alive is False or position < turn:
+            return "never-dispatched"
+        return "running" if position >= last else "not-dispatched-yet"
 
     return undispatched
+
+
+def undispatched_calls(
+    state: ReplayState,
+    writer_alive: bool | None,
+    answered: set[str],
+    calling: Iterable[int],
+    dispatched: set[Any],
+) -> Iterator[tuple[str, str, OpState]]:
+    """``(call id, tool, state)`` of each call the message lines at ``calling`` asked for
+    that no dispatch line names (``dispatched``: the call ids dispatched, taken into as
+    they are said), once per id, in their order (``undispatched_states``)."""
+    facts = state.events.facts
+    undispatched = undispatched_states(state, writer_alive)
+    for at in calling:
+        for cid, tool in facts.calls(at):
+            if cid not in dispatched:
+                dispatched.add(cid)
+                yield cid, tool, undispatched(at, cid in answered)
+
+
+def calls_undispatched(
+    state: ReplayState, writer_alive: bool | None
+) -> Iterator[tuple[str, str, OpState]]:
+    """``undispatched_calls`` of the whole file (``replay``'s last operations, ``check``'s
+    count), from the message lines' facts and the dispatched call ids: no line read."""
+    answered: set[str] = set()
+    calling: list[int] = []
+    for at, calls, tcid in state.events.facts.call_facts(state.message_events):
+        if tcid:
+            answered.add(tcid)
+        if calls:
+            calling.append(at)
+    dispatched: set[Any] = set(state.tool_ops.call_ids)
+    return undispatched_calls(state, writer_alive, answered, calling, dispatched)
 
 
 def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:

@@ -1,0 +1,50 @@
+"""An agentgo call the model asked for that was never started (no ``tool_exec_start``)
+was "no operation" in the conversation, "no execution recorded" in the export, and no
+row of the tool operations (``7 tool ops`` where the browser counted 8 tools). It is an
+operation of its own, as v1's calls no dispatch line names are, in the same words:
+*not dispatched yet* while its run is open, *never dispatched* once it is not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from session_core import open_transcript
+from session_core.agentgo import AgentGoSession
+from session_core.export import export
+from session_core.formats import by_name
+
+
+def _states(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str]:
+    ops = [(op.call_id, op.state) for op in open_transcript(path).tool_operations]
+    rows = [
+        (o["call-id"], o["state"])
+        for o in by_name("agentgo-v1").replay_json(path)["tool-operations"]
+    ]
+    (said,) = [line for line in export(path, "md").splitlines() if "(c2)" in line]
+    return ops, rows, said
+
+
+def test_a_call_never_started_is_an_operation(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    run.record("agent_start", {})
+    calls = [
+        {"type": "tool_call", "id": f"c{n}", "name": name, "arguments": {"n": n}}
+        for n, name in ((1, "bash"), (2, "read"))
+    ]
+    asked = {"kind": "assistant", "content": calls, "stop_reason": "tool_use"}
+    run.record("message_end", {"message": asked})
+    started = {"id": "c1", "kind": "tool", "attempt": 1}
+    run.record(
+        "tool_exec_start", {"tool": "bash", "tool_call_id": "c1", "args": {}}, execution=started
+    )
+    ops, rows, said = _states(path)  # (its writer at work: the lock held)
+    assert ops == rows == [("c1", "running"), ("c2", "not-dispatched-yet")]
+    assert said.endswith("not dispatched yet")
+    (op,) = [op for op in open_transcript(path).tool_operations if op.call_id == "c2"]
+    assert (op.tool, op.arguments, op.message_id) == ("read", {"n": 2}, "seq-3")
+    session.close()  # (the run never ended: cut off)
+    ops, rows, said = _states(path)
+    assert ops == rows == [("c1", "interrupted"), ("c2", "never-dispatched")]
+    assert said.endswith("never dispatched")
