@@ -6,59 +6,19 @@ object per line; a snapshot hands out ``column_items.Items`` over it.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Callable, Sequence
 
 from . import search
 from .events import LineSource
 from .item_ends import ItemEnds
+from .item_facts import ItemFacts, Verbatim
 from .item_heights import folded_height, grown_height
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .parts import CHANGED
 
 LINE_LIMIT = 2**31 - 1  # the biggest line number an item keeps (``line``: an int32)
-
-
-class ItemFacts:
-    """What a builder tells of its items when one is built, where it keeps that itself
-    (set as ``ItemColumn.facts``): the timestamp of one appended unread, and (of every
-    item) its usage, marks and stub."""
-
-    # Whether ``marks`` are the column's own (``ItemColumn.marks``): then they can be
-    # counted without building an item (``ItemColumn.mark_counts``).
-    MARKS_ARE_THE_COLUMNS: ClassVar[bool] = False
-
-    def ts(self, index: int, span: int) -> str | None:
-        return None
-
-    def usage(self, index: int) -> Usage | None:
-        return None
-
-    def marks(self, index: int, ident: str) -> list[str]:
-        return []
-
-    def stub(self, index: int, ident: str) -> str | None:
-        return None
-
-    def stubs(self) -> Mapping[str, str] | None:
-        """Every item's stub by its id, as ``stub`` tells them (a search's look at them
-        all at once); None: ask ``stub`` of each."""
-        return {} if type(self).stub is ItemFacts.stub else None
-
-
-@dataclass(frozen=True, slots=True)
-class Verbatim:
-    """What a format vouches for of the items it keeps by span (``ItemColumn.verbatim``):
-    an item of one of ``kinds`` read from a line where ``unplain`` does not match has
-    as its parts' texts and names (all a search reads of them) JSON strings of its line
-    as they are, so a search may skip its line by its bytes (``line_filter``)."""
-
-    kinds: frozenset[str]
-    unplain: re.Pattern[bytes]
 
 
 STICKY, FOLDED_MARK, NO_TS, READ_TS = 1, 2, 4, 8  # ItemColumn flags (READ_TS: see stamps)
@@ -600,5 +560,4 @@ class ItemColumn:
 __all__ = [
     "FOLDED_MARK",
     "ItemColumn",
-    "ItemFacts",
 ]

@@ -7,7 +7,8 @@ import math
 from array import array
 from bisect import bisect_left
 
-from .item_column import ItemColumn, ItemFacts
+from .item_column import ItemColumn
+from .item_facts import ItemFacts
 from .model import Usage
 
 _BIG = (1 << 63) - 1  # what an ``array("q")`` holds

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .events import SPAN_BITS, SPAN_MAX
-from .item_column import ItemColumn, Verbatim
+from .item_column import ItemColumn
+from .item_facts import Verbatim
 from .line_filter import LineFilter
 from .model import Item
 from .parts import CHANGED

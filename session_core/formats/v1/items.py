@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ...events import REFUSED
-from ...item_column import ItemFacts, Verbatim
+from ...item_facts import ItemFacts, Verbatim
 from ...item_heights import shape_height
 from ...json_out import compact_json
 from ...message import raku_str
