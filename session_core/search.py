@@ -4,7 +4,8 @@ An item is found when the lowercased term is in its lowercased search text
 (``item_search_text``): its role, kind and stub, then each part's text and name (a tool
 call without text: its arguments on one line). ``find`` looks through a view; a packed
 view (``Items``) is searched without building its items. A tool operation is found by
-its own search text (``op_search_text``, ``OpSearch``: the tool operations tab's ``/``).
+its own search text (``op_search_text``, ``OpSearch``: the tool operations tab's ``/``),
+and a row of a list by the words it shows (``TextSearch``: the Diff tab's ``/``).
 """
 
 from __future__ import annotations
@@ -120,6 +121,23 @@ class OpSearch:
         )
 
 
+class TextSearch:
+    """A search for ``term`` (any case) in what a list's rows say: ``text_of(source, key)``
+    is row ``key``'s text (a diff's row: its words as drawn, each text whole)."""
+
+    def __init__(self, term: str, text_of: Callable[[Any, int], str]) -> None:
+        self.needle = term.lower()
+        self.text_of = text_of
+
+    def find(
+        self, source: Any, keys: Sequence[int], cancelled: Callable[[], bool] | None = None
+    ) -> list[int] | None:
+        """The positions in ``keys`` of the rows whose text holds the term; None when
+        ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
+        needle, text_of = self.needle, self.text_of
+        return positions(keys, lambda key: needle in text_of(source, key).lower(), cancelled)
+
+
 def positions(
     keys: Sequence[int],
     holds: Callable[[int], bool],
@@ -140,6 +158,7 @@ def positions(
 __all__ = [
     "CHECK_EVERY",
     "OpSearch",
+    "TextSearch",
     "args_preview",
     "find",
     "item_search_text",

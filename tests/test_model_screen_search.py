@@ -160,15 +160,15 @@ async def test_a_jump_from_a_compaction_says_after_this_one(tmp_path: Path, fmt:
         assert not said(app, "No compaction after the cursor.")
 
 
-async def test_slash_on_the_diff_says_the_conversation_is_searched(toy: Path) -> None:
-    """``/`` on the Diff (no search of its own) searched the conversation and showed it,
+async def test_slash_on_the_runs_says_the_conversation_is_searched(toy: Path) -> None:
+    """``/`` on the Runs (no search of its own) searched the conversation and showed it,
     the border's words unread (a first-time-user audit): it is said aloud, and not on a
-    tab that searches itself or on the conversation."""
+    tab that searches itself (the tool operations, the diff) or on the conversation."""
     async with opened(toy) as (app, pilot, _screen):
-        await pilot.press("4", "slash")
+        await pilot.press("3", "slash")
         await pilot.pause(0.1)
-        assert said(app, "The Diff tab has no search of its own: enter searches the conversation")
+        assert said(app, "The Runs tab has no search of its own: enter searches the conversation")
         app.clear_notifications()
-        await pilot.press("escape", "2", "slash", "escape", "1", "slash")
+        await pilot.press("escape", "2", "slash", "escape", "4", "slash", "escape", "1", "slash")
         await pilot.pause(0.1)
         assert not said(app, "no search of its own")

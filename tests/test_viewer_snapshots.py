@@ -50,6 +50,11 @@ class TestPanes:
     def test_diff(self, snap_compare, story: Path) -> None:
         assert shows(snap_compare, story, "2", "n")
 
+    def test_diff_searched(self, snap_compare, story: Path) -> None:
+        # its own search: the header's count, the term highlighted, a match further on
+        # than the row shows said on its row, n the matches' in the footer, ] the steps'
+        assert shows(snap_compare, story, "2", "slash", *"divide", "enter")
+
     def test_tool_operations_crash_states(self, snap_compare, story: Path) -> None:
         assert shows(snap_compare, story, "3")
 

@@ -1,9 +1,10 @@
 """transcript-v1's own panes on the model screen (its ``extra_panes``): the diff of each
 message line as written beside what the model is sent (``DiffView``: ``=`` ``~`` ``-``
-``+``, ``n``/``p`` through the differences, ``a`` the changed ones only), and the run
-contexts (each run-context line's facts and sections, bodies resolved through their
-``rendered-in`` pointers, and what changed since the previous run). Both read the v1
-replay itself (``V1Live.replay``), which the model screen's snapshot is made from.
+``+``, ``n``/``p`` through the differences, ``a`` the changed ones only, ``/`` its own
+search), and the run contexts (each run-context line's facts and sections, bodies
+resolved through their ``rendered-in`` pointers, and what changed since the previous
+run). Both read the v1 replay itself (``V1Live.replay``), which the model screen's
+snapshot is made from.
 
 And what only v1 operations carry: an operation's artifact (``a`` in the tool
 operations tab; ``viewer.screens.artifact``) and its record's own fields (op id,
@@ -122,7 +123,8 @@ class V1Panes(PaneSet):
         state = self.state
         if reset or state is not self._state:
             self._state = state
-            self.diff.set_state(state)
+            self.diff.state_lock = self.screen.state_lock  # (a search holds it: its rows read
+            self.diff.set_state(state)  # the state this screen's reader changes)
         else:
             self.diff.mark_stale()
         self._contexts_stale = True

@@ -50,10 +50,13 @@ def key_name(key: str) -> str:
 
 
 def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what) per action, its keys joined: ``j / down``, ``next``."""
+    """(keys, what) per action, its keys joined: ``j / down``, ``next``. What a key does
+    is its tooltip where it has one (the footer's word is short: a key that does two
+    things says when it does which)."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for binding in Binding.make_bindings(bindings):
-        grouped.setdefault((binding.action, binding.description), []).append(key_name(binding.key))
+        what = binding.tooltip or binding.description
+        grouped.setdefault((binding.action, what), []).append(key_name(binding.key))
     return [(" / ".join(keys), what or action) for (action, what), keys in grouped.items()]
 
 

@@ -1,13 +1,16 @@
 """Raw versus replayed side by side, one fixed-height block per message line.
 
 The rows are ``DiffRows``: indexed from the replay's columns when the view is
-shown, each built (its texts read) only when drawn.
+shown, each built (its texts read) only when drawn, or when a search (``/``: the words
+a row says, its texts whole) looks at it.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -20,17 +23,21 @@ from textual.timer import Timer
 
 from session_core.diff import DiffRow, DiffRows
 from session_core.replay import ReplayState
+from session_core.search import TextSearch
 from session_core.text import count
 
 from ..heights import Uniform
 from ..safe import one_line
-from .line_list import LineList
+from .line_list import highlight
+from .row_search import RowSearch
 
 ROW_HEIGHT = 3
+_PREVIOUS = "Previous difference (p / N too until / searches this tab)"
 
 
-class DiffView(LineList):
-    """What the file says (left) beside what the model is sent next (right)."""
+class DiffView(RowSearch):
+    """What the file says (left) beside what the model is sent next (right), searched
+    (``/``: a row's words, ``row_text``)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "diff--kept",
@@ -40,13 +47,33 @@ class DiffView(LineList):
         "diff--meta",
         "diff--cursor",
         "diff--gone",
+        "diff--match",
     }
+    # n / N (and p) step through the differences until the tab is searched, then through
+    # its matches, as on every tab; ] / [ step through the differences always
+    MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n,right_square_bracket", "step(1)", "Next difference"),
-        Binding("p,N,left_square_bracket", "step(-1)", "Prev difference"),
+        Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
+        Binding(
+            "N,p",
+            "step_match(-1)",
+            "Previous match",
+            show=False,
+            tooltip="Previous match of this tab's search",
+        ),
+        Binding(
+            "right_square_bracket,n",
+            "step(1)",
+            "Next difference",
+            tooltip="Next difference (n too until / searches this tab)",
+        ),
+        Binding("left_square_bracket,p", "step(-1)", "Prev difference", tooltip=_PREVIOUS),
+        Binding("N", "step(-1)", "Prev difference", show=False, tooltip=_PREVIOUS),  # (the
+        # footer says p, as it did)
         Binding("a", "toggle_changed", "Changed only / all"),
         Binding("enter,m", "show_line", "In the raw view"),
     ]
+    NOT_FOUND = "No row matches: / searches the diff."
 
     changed_only: reactive[bool] = reactive(False)
 
@@ -70,6 +97,9 @@ class DiffView(LineList):
         self.state: ReplayState | None = None
         self._pending: Timer | None = None
         self.heights: Uniform = Uniform(0, ROW_HEIGHT)
+        # The reader's lock, held while a search reads the rows: the replay state they
+        # read is the one the file's reader changes (``V1Panes`` gives it)
+        self.state_lock: threading.RLock | None = None
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"diff--{name}", default=Style())
@@ -118,44 +148,49 @@ class DiffView(LineList):
             self.cursor = min(at, len(self.order) - 1)
         else:
             self.cursor = min(max(self.cursor, 0), len(self.order) - 1)
+        self.search_again()  # (other rows, or the same in other places)
+
+    # -- searching (``RowSearch``) ------------------------------------------------------
+
+    def search_source(self) -> DiffRows:
+        return self.all_rows
+
+    def search_keys(self, start: int, end: int) -> Sequence[int]:
+        return self.order[start:end]
+
+    def finder(self, term: str) -> TextSearch:
+        return TextSearch(term, lambda rows, index: row_text(rows[index], rows.summary_lines))
+
+    def search_lock(self) -> contextlib.AbstractContextManager[object]:
+        lock = self.state_lock
+        return contextlib.nullcontext() if lock is None else lock
 
     def watch_changed_only(self) -> None:
         self._apply_filter()
 
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         row = self.all_rows[self.order[index]]
-        return [self._line(row, offset, width, selected) for offset in range(ROW_HEIGHT)]
+        lines = [self._line(row, offset, width, selected) for offset in range(ROW_HEIGHT)]
+        term = self.search_term.lower()
+        if term:
+            match = self._style("match")
+            for line in lines:
+                highlight(line, term, match)
+            if self.is_match(index) and not any(term in line.plain.lower() for line in lines):
+                # (a row shows the start of each text: the match is further on)
+                note = "‹the match is further on than this row shows: enter shows its line›"
+                lines[-1] = Text(f"   {note}", self._style("meta"))
+                lines[-1].truncate(width, overflow="ellipsis")
+        return lines
 
     def _line(self, row: DiffRow, offset: int, width: int, selected: bool) -> Text:
         kind_style = self._style(row.kind)
         meta = self._style("meta")
         gutter = Text("▌" if selected else " ", self._style("cursor"))
-        folded_at = self._folded_at(row)
         if offset == 0:
             text = gutter + Text(f"{row.mark} line {row.line} ", kind_style)
             text.append(f"{one_line(row.role, 12)} ", meta)
-            c = row.compaction
-            if c is not None:  # (a summary: sent, stubbed or folded, it says so first)
-                text.append(
-                    f"compaction summary: folded {len(c.folded)}, tokens "
-                    f"{c.tokens_before if c.tokens_before is not None else '?'} → "
-                    f"{c.tokens_after if c.tokens_after is not None else '?'}, "
-                    f"fallback {'yes' if c.fallback else 'no'}"
-                    + (f" [{row.place}]" if row.place else ""),
-                    meta,
-                )
-                if row.kind == "folded":
-                    text.append(f"; folded into the summary of {folded_at}", meta)
-                elif row.kind == "elided":
-                    text.append(f"; {_elided(row)}", meta)
-            elif row.kind == "folded":
-                text.append(f"folded into the summary of {folded_at}", meta)
-                if row.elisions:
-                    text.append(f" (elided {len(row.elisions)}× before that)", meta)
-            elif row.kind == "elided":
-                text.append(_elided(row), meta)
-            else:
-                text.append("sent as written", meta)
+            text.append(row_fate(row, self.summary_line), meta)
             text.truncate(width, overflow="ellipsis")
             return text
         if offset == 1:
@@ -165,18 +200,12 @@ class DiffView(LineList):
             )
             left.pad_right(half - left.cell_len)
             if row.sent is None:
-                right = Text(
-                    one_line(f"(not sent: folded by {folded_at})", half), self._style("gone")
-                )
+                said = _not_sent(row, self.summary_line)
+                right = Text(one_line(said, half), self._style("gone"))
             else:
                 right = Text(one_line(row.sent, half), self._style("kept"))
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
         return Text("")
-
-    def _folded_at(self, row: DiffRow) -> str:
-        """The compaction that folded ``row``, by its line."""
-        where = self.summary_line.get(row.folded_by or "")
-        return f"the compaction at line {where}" if where else "a compaction"
 
     def action_step(self, direction: int) -> None:
         rows, order = self.all_rows, self.order
@@ -193,6 +222,48 @@ class DiffView(LineList):
 
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only
+
+
+def row_fate(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
+    """What a row's first line says of its fate, after its mark, line and role."""
+    folded_at = _folded_at(row, summary_lines)
+    c = row.compaction
+    if c is not None:  # (a summary: sent, stubbed or folded, it says so first)
+        said = (
+            f"compaction summary: folded {len(c.folded)}, tokens "
+            f"{c.tokens_before if c.tokens_before is not None else '?'} → "
+            f"{c.tokens_after if c.tokens_after is not None else '?'}, "
+            f"fallback {'yes' if c.fallback else 'no'}" + (f" [{row.place}]" if row.place else "")
+        )
+        if row.kind == "folded":
+            said += f"; folded into the summary of {folded_at}"
+        elif row.kind == "elided":
+            said += f"; {_elided(row)}"
+        return said
+    if row.kind == "folded":
+        said = f"folded into the summary of {folded_at}"
+        return said + (f" (elided {len(row.elisions)}× before that)" if row.elisions else "")
+    if row.kind == "elided":
+        return _elided(row)
+    return "sent as written"
+
+
+def row_text(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
+    """What a row says, each text whole (the screen shows the start of each): what
+    ``/`` on the diff looks for the term in."""
+    sent = _not_sent(row, summary_lines) if row.sent is None else row.sent
+    head = f"{row.mark} line {row.line} {row.role} {row_fate(row, summary_lines)}"
+    return f"{head}\n{row.raw}\n{sent}"
+
+
+def _not_sent(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
+    return f"(not sent: folded by {_folded_at(row, summary_lines)})"
+
+
+def _folded_at(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
+    """The compaction that folded ``row``, by its line."""
+    where = summary_lines.get(row.folded_by or "")
+    return f"the compaction at line {where}" if where else "a compaction"
 
 
 def _elided(row: DiffRow) -> str:

@@ -1,6 +1,7 @@
 """The model screen's diff: what each compaction folded and kept and each elision
 stubbed, a row an item (``ModelDiff``, rows made as they are drawn), in a Line-API view
-whose ``enter`` shows a row's item in the raw view (``ModelDiffView``)."""
+whose ``enter`` shows a row's item in the raw view and whose ``/`` searches what its rows
+say (``ModelDiffView``)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from textual.message import Message
 from session_core.column_items import at_line, item_key, messages_written
 from session_core.diff_model import Unwritten, sent_next
 from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
+from session_core.search import TextSearch
 from session_core.text import count
 from session_core.vocabulary import Words, gist, openings_of
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
 from .line_list import nothing_more
+from .row_search import RowSearch
 
 
 class ModelDiff(Sequence[Entry]):
@@ -222,24 +225,49 @@ class ModelDiff(Sequence[Entry]):
             index = index_at(at)
             if 0 <= index < len(raw) and item_key(raw, index)[0] == ident:
                 return int(index)
-        if self._by_id is None:
-            self._by_id = {}
+        by_id = self._by_id
+        if by_id is None:  # (whole before it is kept: a search's worker asks too)
+            by_id = {}
             for index in range(len(raw)):
-                self._by_id.setdefault(item_key(raw, index)[0], index)
-        return self._by_id.get(ident)
+                by_id.setdefault(item_key(raw, index)[0], index)
+            self._by_id = by_id
+        return by_id.get(ident)
 
 
-class ModelDiffView(LinesView):
+class ModelDiffView(LinesView, RowSearch):
     """The diff (a ``ModelDiff``): enter on a row shows its item, or for a compaction's
-    own rows the compaction's line, in the conversation's raw view."""
+    own rows the compaction's line, in the conversation's raw view; ``/`` finds the rows
+    whose text (what they show) holds the term."""
 
+    # n / N (and p) step through the compactions and elisions until the tab is searched,
+    # then through its matches, as on every tab; x / X step through the compactions
+    # always, as in the conversation (not [ and ], which step agentgo's runs)
+    MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,m", "show_raw", "In the raw view"),
-        # (v1's diff steps through its differences so: a compaction or elision each here;
-        # not [ and ], which step agentgo's runs)
-        Binding("n", "step(1)", "Next compaction or elision"),
-        Binding("p,N", "step(-1)", "Previous compaction or elision"),
+        Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
+        Binding(
+            "N,p",
+            "step_match(-1)",
+            "Previous match",
+            show=False,
+            tooltip="Previous match of this tab's search",
+        ),
+        Binding(
+            "x,n",
+            "step(1)",
+            "Next compaction or elision",
+            tooltip="Next compaction or elision (n too until / searches this tab)",
+        ),
+        Binding(
+            "X,N,p",
+            "step(-1)",
+            "Previous compaction or elision",
+            show=False,
+            tooltip="Previous compaction or elision (N / p too until / searches this tab)",
+        ),
     ]
+    NOT_FOUND = "No row matches: / searches the diff."
 
     @dataclass
     class ShowRaw(Message):
@@ -291,6 +319,19 @@ class ModelDiffView(LinesView):
         else:
             self.entries = diff
             self.reload()
+        self.search_again()  # (a snapshot's rows: others, or the same in other places)
+
+    # -- searching (``RowSearch``) ------------------------------------------------------
+
+    def search(self, term: str) -> None:
+        self.highlight = term.lower()  # (where a row shows it)
+        super().search(term)
+
+    def search_source(self) -> Sequence[Entry]:
+        return self.entries
+
+    def finder(self, term: str) -> TextSearch:
+        return TextSearch(term, lambda entries, index: entries[index][1])
 
     def action_step(self, step: int) -> None:
         """The cursor to the next (or previous) compaction or elision's row."""

@@ -1,11 +1,15 @@
 """A list's own search (``/``, ``n`` / ``N``) of the rows it shows: a row is found when
-what it stands for (an agentgo record, a tool operation) holds the term, looked for in a
-worker (a 1 GB session's are read again from the file), how far it has looked told
-meanwhile, and rows appended to a followed file searched as they come. What a row is
-searched for in is its finder's (``agentgo.search.RecordSearch``, ``search.OpSearch``)."""
+what it stands for (an agentgo record, a tool operation, a diff's row) holds the term,
+looked for in a worker (a 1 GB session's are read again from the file) from the cursor
+to the end and then from the start, the cursor going to the first match as soon as it is
+found, how far it has looked told meanwhile, and rows appended to a followed file
+searched as they come. What a row is searched for in is its finder's
+(``agentgo.search.RecordSearch``, ``search.OpSearch``, ``search.TextSearch``)."""
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -39,6 +43,9 @@ class RowSearch(LineList):
     ]
 
     NOT_FOUND: ClassVar[str] = "No row matches: / searches this tab."
+    # ``n`` / ``N`` are the matches' only while a term is set (the list's own keys, such
+    # as the diffs' steps through compactions, have them until it is searched)
+    MATCH_KEYS_WHILE_SEARCHED: ClassVar[bool] = False
 
     @dataclass
     class Searched(Message):
@@ -74,9 +81,16 @@ class RowSearch(LineList):
 
     def search(self, term: str) -> None:
         """Look for ``term`` in what every row stands for; the cursor goes to the first
-        match at or after it when the search ends, and ``Searched`` says how many."""
+        match at or after it (else the first of all) as soon as that is found, and
+        ``Searched`` says how many once every row was looked at."""
         self.search_term = term
         self._start_over(announce=True)
+        self.refresh_bindings()  # (what n / N do, and the footer says, may change)
+
+    def search_lock(self) -> contextlib.AbstractContextManager[object]:
+        """What the worker holds while it looks through a stretch of rows (what they stand
+        for may be changed by the file's reader meanwhile: v1's replay state)."""
+        return contextlib.nullcontext()
 
     def search_again(self) -> None:
         """The rows are others (another view, another run): searched again, quietly."""
@@ -97,14 +111,17 @@ class RowSearch(LineList):
         if not self.search_term:
             self.searching = None
             self.workers.cancel_group(self, "row-search")
+            self.post_message(self.Searching())  # (the header says no search any more)
             return
         self._look(0, announce)
 
-    def _look(self, start: int, announce: bool) -> None:
+    def _look(self, start: int, announce: bool, jumped: bool = False) -> None:
         keys = self.search_keys(start, self.item_count())
         self.searching = (start, len(self.matches))
         source = self.search_source()
-        self._search(self._search_id, self.finder(self.search_term), source, keys, start, announce)
+        test = self.finder(self.search_term)
+        origin = max(self.cursor, start)
+        self._search(self._search_id, test, source, keys, start, origin, announce, jumped)
         self.post_message(self.Searching())  # (the header says it has begun)
 
     @work(thread=True, exclusive=True, group="row-search", description="row-search")
@@ -115,40 +132,83 @@ class RowSearch(LineList):
         source: Any,
         indices: Sequence[int],
         start: int,
+        origin: int,
         announce: bool,
+        jumped: bool,
     ) -> None:
-        """Rows ``start`` on (what they stand for: ``indices``), a stretch at a time."""
+        """Rows ``start`` on (what they stand for: ``indices``), a stretch at a time: from
+        ``origin`` (the cursor) to the end first, then from ``start`` up to it, so that
+        the first match found is the one the cursor goes to, at once (a big diff takes
+        seconds to search through); ``jumped``: it went to one already (or is not to)."""
         worker = get_current_worker()
-        found: list[int] = []
-        for low in range(0, len(indices), SEARCH_STEP):
-            high = min(low + SEARCH_STEP, len(indices))
-            stretch = test.find(source, indices[low:high], lambda: worker.is_cancelled)
-            if stretch is None:
-                return
-            found.extend(start + low + position for position in stretch)
-            if high < len(indices):
-                self.app.call_from_thread(self._progress, search_id, start + high, found)
-        self.app.call_from_thread(self._searched, search_id, start + len(indices), found, announce)
+        total = len(indices)
+        split = min(max(origin - start, 0), total)
+        after: list[int] = []
+        before: list[int] = []
+        jumped = jumped or not announce
+        looked = 0
+        for first, end, into in ((split, total, after), (0, split, before)):
+            for low in range(first, end, SEARCH_STEP):
+                high = min(low + SEARCH_STEP, end)
+                with self.search_lock():
+                    stretch = test.find(source, indices[low:high], lambda: worker.is_cancelled)
+                if stretch is None:
+                    return
+                into.extend(start + low + position for position in stretch)
+                looked += high - low
+                if stretch and not jumped:
+                    jumped = True
+                    first_found = start + low + stretch[0]
+                    self.app.call_from_thread(self._found_first, search_id, first_found)
+                if looked < total:
+                    so_far = before + after  # (in order: those before the cursor come first)
+                    self.app.call_from_thread(
+                        self._progress, search_id, start, start + looked, so_far
+                    )
+        found = before + after
+        self.app.call_from_thread(
+            self._searched, search_id, start, start + total, found, announce, jumped
+        )
 
-    def _progress(self, search_id: int, looked: int, found: list[int]) -> None:
+    def _found_first(self, search_id: int, row: int) -> None:
         if search_id == self._search_id:
-            self.searching = (looked, len(self.matches) + len(found))
+            self.jump_to(row)
+
+    def _progress(self, search_id: int, start: int, looked: int, found: list[int]) -> None:
+        """How far a search has looked, and the matches found so far (from ``start``: the
+        rows before were searched), which ``n`` / ``N`` step through meanwhile."""
+        if search_id == self._search_id:
+            self.matches = [*self.matches[: bisect.bisect_left(self.matches, start)], *found]
+            self.searching = (looked, len(self.matches))
+            self.invalidate()  # (the matches' highlight)
             self.post_message(self.Searching())
 
-    def _searched(self, search_id: int, end: int, found: list[int], announce: bool) -> None:
+    def _searched(
+        self,
+        search_id: int,
+        start: int,
+        end: int,
+        found: list[int],
+        announce: bool,
+        jumped: bool,
+    ) -> None:
         if search_id != self._search_id:
             return
-        self.matches = [*self.matches, *found]
+        self.matches = [*self.matches[: bisect.bisect_left(self.matches, start)], *found]
         self._searched_through = end
         if found:
             self.invalidate()
         if self.item_count() > end:  # appended while it looked: on through those
-            self._look(end, announce)
+            self._look(end, announce, jumped)
             return
         self.searching = None
         if announce:
-            self.match_pos = -1
-            self.first_match()
+            if jumped and self.matches:  # the cursor went to the first one found (and may
+                at = bisect.bisect_left(self.matches, max(self.cursor, 0))  # have moved since)
+                self.match_pos = min(at, len(self.matches) - 1)
+            else:
+                self.match_pos = -1
+                self.first_match()
             self.post_message(self.Searched(self.search_term, len(self.matches)))
         else:
             self.post_message(self.Searching())
@@ -157,6 +217,11 @@ class RowSearch(LineList):
         super().watch_cursor(old, new)
         if self.matches:  # (the header says whether the cursor is on one, and which)
             self.post_message(self.Searching())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step_match" and self.MATCH_KEYS_WHILE_SEARCHED and not self.search_term:
+            return False  # (the key is the list's own step until it is searched)
+        return super().check_action(action, parameters)
 
     def action_step_match(self, direction: int) -> None:
         """``n`` / ``N``: the next or previous matching row, round the end."""
