@@ -16,6 +16,7 @@ from textual.widgets import Input
 from viewer.app import TailscopeApp
 from viewer.screens.filter import FilterScreen
 from viewer.screens.help import BindingsHelpScreen
+from viewer.screens.op_detail import OpDetailScreen
 
 
 def _burst(app: TailscopeApp, *keys: str) -> None:
@@ -53,3 +54,29 @@ async def test_a_dialog_opened_and_closed_in_one_burst(tmp_path: Path) -> None:
         _burst(app, "question_mark", "escape", "2")
         await until(pilot, lambda: screen.query_one("#tabs").active == "tools", "the tab")
         assert app.screen is screen and not isinstance(app.screen, BindingsHelpScreen)
+
+
+async def test_a_key_behind_one_whose_messages_open_a_screen_reaches_that_screen(
+    tmp_path: Path,
+) -> None:
+    """enter on the operations' table opens the detail by a message its handler posts
+    (RowSelected, then the pane's Opened): the escape behind it closed the table's screen
+    half way through the detail's mount (a traceback, exit code 1)."""
+    async with opened(_session(tmp_path)) as (app, pilot, screen):
+        await pilot.press("2")
+        await until(pilot, lambda: screen.ops.table.row_count == 5, "five operations")
+        _burst(app, "enter", "escape", "enter")
+        await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail again")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, OpDetailScreen) and len(app.screen_stack) == 2
+
+
+async def test_a_paste_keeps_its_place_among_the_keys(tmp_path: Path) -> None:
+    async with opened(_session(tmp_path)) as (app, pilot, screen):
+        _burst(app, "slash", "a", "b")
+        driver = app._driver
+        assert driver is not None
+        driver.send_message(events.Paste("XY"))
+        _burst(app, "c")
+        search = screen.query_one("#search", Input)
+        await until(pilot, lambda: search.value == "abXYc", f"in order: {search.value!r}")

@@ -5,9 +5,10 @@ Textual's app hands each key on to the focused widget as it comes, without waiti
 burst (``f`` then a space, ``/`` then a term, typed quickly or pasted) every key is handed
 to the widget focused before the first was handled, and the dialog it pushed (focused once
 mounted) or the bar it showed (``focus()`` is deferred) never saw them. Here the app holds
-the keys that come while one is handled, and hands the next on once the last has bubbled
-back (``_Handled``, posted behind it) and any screen it showed has mounted and resumed
-(the note is posted to that screen too, behind its own mount and resume).
+the keys (and pastes, in their place among them) that come while one is handled, and
+hands the next on once the last has bubbled back (``_Handled``, posted behind it), gone
+round behind what its handling posted (``ROUNDS``) and any screen it showed has mounted
+and resumed (the note is posted to that screen too, behind its own mount and resume).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 HELD_AT_MOST = 1.0  # seconds a key waits for the one before (a note lost: a widget gone)
+# Trips the note makes behind the key's own messages, which bubble a widget a trip: enter
+# on the operations' table posts RowSelected, whose handler posts the pane's Opened, whose
+# handler shows the detail; a q behind it went to the table and quit mid-mount (a crash).
+ROUNDS = 3
 
 
 @dataclass
@@ -32,6 +37,7 @@ class _Handled(Message):
     turn: int
     screen: Screen[Any]
     behind: bool = False  # posted again behind what the key's handling asked of the app
+    rounds: int = 0  # trips made behind the key (its widgets' messages bubble one hop a trip)
 
 
 class KeysInTurn(App[None]):
@@ -39,20 +45,20 @@ class KeysInTurn(App[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._held: deque[events.Key] = deque()
+        self._held: deque[events.Key | events.Paste] = deque()
         self._turn = 0  # the key being handled (0: none)
         self._turns = 0
         self._held_timer: Timer | None = None
 
     async def on_event(self, event: events.Event) -> None:
-        if not isinstance(event, events.Key) or event.is_forwarded:
+        if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded:
             await super().on_event(event)
         elif self._turn:
             self._held.append(event)
         else:
             await self._hand_on(event)
 
-    async def _hand_on(self, key: events.Key) -> None:
+    async def _hand_on(self, key: events.Key | events.Paste) -> None:
         self._turns += 1
         turn = self._turn = self._turns
         await super().on_event(key)  # (to the focused widget, or a binding of the app's)
@@ -69,11 +75,16 @@ class KeysInTurn(App[None]):
             return  # (an older key's, let go by its time)
         if not event.behind:  # (it bubbled up with the key: a binding's focus() and
             # call_later are the app's messages after it)
-            self.post_message(_Handled(event.turn, event.screen, behind=True))
+            self.post_message(_Handled(event.turn, event.screen, behind=True, rounds=event.rounds))
             return
         screen = self.screen
         if screen is not event.screen:  # (shown by the key: once it has mounted and resumed)
             screen.post_message(_Handled(event.turn, screen))
+            return
+        if event.rounds < ROUNDS:  # (a screen its messages ask for: ``ROUNDS``)
+            (self.focused or screen).post_message(
+                _Handled(event.turn, screen, rounds=event.rounds + 1)
+            )
             return
         await self._next_key(event.turn)
 

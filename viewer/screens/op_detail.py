@@ -198,7 +198,10 @@ class OpDetailScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        view = self.query_one("#op-detail", ProseLines)
+        found = self.query("#op-detail").results(ProseLines)
+        view = next(found, None)
+        if view is None:  # (closed before it mounted: a key behind the one that opened it)
+            return
         view.set_entries([*op_entries(self.op, self.ran), *self.more])
         view.focus()
 
