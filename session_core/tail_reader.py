@@ -204,21 +204,23 @@ class TailReader:
         except OSError:
             return False
 
-    def _settled_ends(self, fd: int) -> bool:
+    def _settled_ends(self, fd: int) -> bool | None:
         """Whether what follows a settled line (``settle``) is its newline, or nothing yet:
-        the newline is read past (the line was read already); other bytes on that line
-        make another line of it than the one read (the file is read again)."""
+        the newline (LF, or CRLF) is read past (the line was read already); other bytes
+        on that line make another line of it than the one read (the file is read again).
+        None: a CR alone so far, its LF to come: left unread till then (taken in as a
+        partial line, it would lead the next line and shift every span after it)."""
         if self.ending == b"\n":
             return True
         new = self._pread(fd, 2, self.offset)
-        if not new or new == b"\r":  # (nothing yet; a CR alone: its LF to come)
-            return True
+        if new == b"\r":
+            return None
         ended = 2 if new == b"\r\n" else 1 if new[:1] == b"\n" else 0
         if ended:
             self.offset += ended
             self.complete = self.offset
             self.ending = b"\n"
-        return bool(ended)
+        return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
         """The held-back last line as a line read, its writer gone: where the file's format
@@ -362,7 +364,9 @@ class TailReader:
             and self._start_intact(self.fd)
         ):
             reason = "the file was rewritten under us"
-        elif not self._settled_ends(self.fd):
+        elif (ends := self._settled_ends(self.fd)) is None:
+            return None
+        elif not ends:
             reason = "its last line, read whole once its writer was gone, was written on"
         if reason is not None:
             had_content = self.fd is not None

@@ -6,14 +6,18 @@ where the format ignores it (agentgo's)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from helpers import app_loaded, wait_for
+import pytest
+from helpers import app_loaded, neutral, wait_for
 
 from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
 from session_core import Message, Session
 from session_core.agentgo import AgentGoSession
+from session_core.events import SPAN_BITS, SPAN_MAX
+from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.tail_reader import TailReader
 from story import OLD_MTIME
@@ -159,3 +163,112 @@ async def test_agentgo_never_reads_a_last_line_without_its_newline(tmp_path: Pat
         assert screen.held_line == path.read_bytes().count(b"\n") + 1
         assert len(screen.transcript.messages) == len(whole.messages)
         assert not any(READ in w for w in screen.transcript.warnings)
+
+
+def _later_lines() -> bytes:
+    """Three v1 lines a writer may add after a line settled: a tool call and its result."""
+    call = {"id": "c2", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+    payloads = [
+        ("a3", {"role": "assistant", "content": "A3 again", "tool-calls": [call]}),
+        ("t3", {"role": "tool", "content": "T3 done", "tool-call-id": "c2"}),
+        ("u4", {"role": "user", "content": "U4 thanks"}),
+    ]
+    return b"".join(
+        orjson.dumps(
+            {"id": i, "payload": p, "ts": f"2026-01-01T00:00:0{n}Z", "type": "message", "v": 1}
+        )
+        + b"\n"
+        for n, (i, p) in enumerate(payloads)
+    )
+
+
+LATER = _later_lines()
+
+
+def _follow_settling(tail: TailReader, apply: Callable[[FollowUpdate], object]) -> None:
+    """Step ``tail`` to the file's end as ``follow`` does with its writer known gone:
+    a held-back last line is settled once all is read."""
+    while (update := tail.step(None)) is not None:
+        apply(update)
+    if (settled := tail.settle()) is not None:
+        apply(settled)
+
+
+@pytest.mark.parametrize("line_end", [b"", b"\r"], ids=["no-cr", "cr"])
+@pytest.mark.parametrize(
+    "writes",
+    [
+        [b"\n" + LATER],
+        [b"\r\n" + LATER],
+        [b"\r", b"\n" + LATER],  # (a CRLF in two writes)
+        [b"\r", b"\n", LATER],
+        [b"\n", LATER],
+        [b"\r", b"\r\n" + LATER],
+        [b"   \n" + LATER],  # more on the line settled: another line, read again
+        [b"\r", b"  \n" + LATER],
+    ],
+    ids=repr,
+)
+def test_what_follows_a_settled_line_is_read_as_a_whole_read_reads_it(
+    tmp_path: Path, line_end: bytes, writes: list[bytes]
+) -> None:
+    """However the bytes after a settled line come (its newline, a CRLF in one write or
+    two, more on the same line), the followed model and each line's span agree with a
+    whole read of the file (the v1 live model reads its lines again through their spans)."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    with path.open("ab") as fh:
+        fh.write(line_end)
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    lines: dict[int, bytes] = {}
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        if update.reset:
+            lines.clear()
+        for number, raw, span in zip(update.lines, update.raw, update.spans, strict=True):
+            lines[number] = path.read_bytes()[span >> SPAN_BITS :][: span & SPAN_MAX]
+            assert lines[number] == bytes(raw)
+
+    _follow_settling(tail, apply)
+    assert tail.line == 8
+    for data in writes:
+        with path.open("ab") as fh:
+            fh.write(data)
+        _follow_settling(tail, apply)
+    tail.close()
+    whole = [line.rstrip(b"\r") for line in path.read_bytes().split(b"\n")]
+    assert [lines[n].rstrip(b"\r") for n in sorted(lines)] == [line for line in whole if line]
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    followed.pop("warnings"), read.pop("warnings")  # (the follower says it settled a line)
+    assert followed == read
+
+
+@pytest.mark.parametrize("how", ["truncated", "replaced"])
+def test_a_settled_line_s_file_cut_or_replaced_is_read_again(tmp_path: Path, how: str) -> None:
+    """After a settle, a file truncated and written anew, or another file renamed over
+    it, is read again from line 1: the followed model is the whole read's."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    _follow_settling(tail, live.apply)
+    assert tail.line == 8
+    lines = path.read_bytes().split(b"\n")
+    body = b"\n".join(lines[:3]) + b"\n" + LATER
+    if how == "truncated":
+        with path.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(body)
+    else:
+        (tmp_path / "new.jsonl").write_bytes(body)
+        os.replace(tmp_path / "new.jsonl", path)
+    _follow_settling(tail, live.apply)
+    tail.close()
+    assert tail.line == 6
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    followed.pop("warnings"), read.pop("warnings")
+    assert followed == read
