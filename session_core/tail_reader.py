@@ -407,7 +407,8 @@ class TailReader:
         elif self._size(st) == self.offset:
             return None
         try:
-            self._read(update, limit_bytes)
+            if not self._read(update, limit_bytes) and not update.initial:
+                return None  # (a byte order mark begun: nothing new until it is whole)
         except OSError as err:
             # EIO, ESTALE on a network file system, ...: start again from line 1.
             self._restart()
@@ -415,11 +416,15 @@ class TailReader:
         update.size = max(self._size(st), self.offset)
         return update
 
-    def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
+    def _read(self, update: FollowUpdate, limit_bytes: int | None) -> bool:
+        """Read on into ``update``; False: nothing read, the first bytes of a byte order
+        mark held till it is whole (``_past_bom``)."""
         assert self.fd is not None
         fd = self.fd
-        if self.offset == 0:
-            self._past_bom(fd)
+        if self.offset == 0 and not self._past_bom(fd):
+            update.caught_up = True
+            update.source = self.source
+            return False
         end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
         while True:
             want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
@@ -460,16 +465,23 @@ class TailReader:
         update.held_line = self.line + 1 if update.held else 0
         update.format = self.format
         update.source = self.source
+        return True
 
-    def _past_bom(self, fd: int) -> None:
+    def _past_bom(self, fd: int) -> bool:
         """Start past a byte order mark at the file's start (kept in ``first``, which the
         file's start is checked against): its first line is read without it, as v1 reads
-        it; only a format that reads one claims the file (``HeadDetector.bom``)."""
-        self.bom = bom_length(self._pread(fd, len(BOM), 0))
+        it; only a format that reads one claims the file (``HeadDetector.bom``). False: the
+        file holds only the mark's first byte or two so far: nothing is read till there
+        are three (read as a line's, they would make line 1 no JSON for good)."""
+        start = self._pread(fd, len(BOM), 0)
+        if 0 < len(start) < len(BOM) and BOM.startswith(start):
+            return False
+        self.bom = bom_length(start)
         if self.bom:
             self.first = BOM
             self.offset = self.complete = self.bom
             self.head.bom = True
+        return True
 
     def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
         """Parse complete lines (their \n taken off), the first of them starting at ``base``."""
