@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
 from typing import Any
@@ -208,8 +209,7 @@ class TailReader:
         """Whether what follows a settled line (``settle``) is its newline, or nothing yet:
         the newline (LF, or CRLF) is read past (the line was read already); other bytes
         on that line make another line of it than the one read (the file is read again).
-        None: a CR alone so far, its LF to come: left unread till then (taken in as a
-        partial line, it would lead the next line and shift every span after it)."""
+        None: a CR alone so far, left unread till its LF comes (taken in, it led the next line)."""
         if self.ending == b"\n":
             return True
         new = self._pread(fd, 2, self.offset)
@@ -228,13 +228,17 @@ class TailReader:
         read does) and the line is whole (its records read as a complete line's are).
         None where there is none, or it is not whole (a crash tail, still held back)."""
         held = (self.complete, self.offset)
-        if not self.partial or self.format is None or held == self.refused:
+        if not self.partial or held == self.refused:
             return None
         from .formats import by_name
 
-        fmt = by_name(self.format)
         line = b"".join(self.partial)
         raw = line.removesuffix(b"\r")
+        if self.format is None and not self._held_decides(raw):
+            self.refused = held
+            return None
+        assert self.format is not None
+        fmt = by_name(self.format)
         said: list[str] = []
         records = parse_records(
             raw,
@@ -268,6 +272,18 @@ class TailReader:
         update.format = self.format
         update.source = self.source
         return update
+
+    def _held_decides(self, raw: bytes) -> bool:
+        """Whether the held line, whole, names the file's format (as ``detect_format`` reads
+        an unended last line: a session-meta alone); it is the format then. One that names
+        none leaves the head as it was (were it ended and read again: not taken twice)."""
+        if self.seen_first or is_blank(raw):
+            return False
+        head = copy.copy(self.head)
+        if not head.feed(head_record(raw)) or head.format is None:
+            return False
+        self.head, self.seen_first, self.format = head, True, head.format
+        return True
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -417,8 +433,7 @@ class TailReader:
         return update
 
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> bool:
-        """Read on into ``update``; False: nothing read, the first bytes of a byte order
-        mark held till it is whole (``_past_bom``)."""
+        """Read on into ``update``; False: nothing read (``_past_bom``: a mark begun)."""
         assert self.fd is not None
         fd = self.fd
         if self.offset == 0 and not self._past_bom(fd):
@@ -470,9 +485,8 @@ class TailReader:
     def _past_bom(self, fd: int) -> bool:
         """Start past a byte order mark at the file's start (kept in ``first``, which the
         file's start is checked against): its first line is read without it, as v1 reads
-        it; only a format that reads one claims the file (``HeadDetector.bom``). False: the
-        file holds only the mark's first byte or two so far: nothing is read till there
-        are three (read as a line's, they would make line 1 no JSON for good)."""
+        it; only a format that reads one claims the file (``HeadDetector.bom``). False: only
+        its first byte or two are there yet (read as line 1's, they would make it no JSON)."""
         start = self._pread(fd, len(BOM), 0)
         if 0 < len(start) < len(BOM) and BOM.startswith(start):
             return False

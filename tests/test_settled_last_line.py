@@ -272,3 +272,36 @@ def test_a_settled_line_s_file_cut_or_replaced_is_read_again(tmp_path: Path, how
     read = neutral(fmt.open(path, writer_alive=False))
     followed.pop("warnings"), read.pop("warnings")
     assert followed == read
+
+
+@pytest.mark.parametrize("lead", [b"", b"\xef\xbb\xbf"], ids=["plain", "bom"])
+def test_a_file_of_one_line_without_its_newline_is_settled(tmp_path: Path, lead: bytes) -> None:
+    """A session-meta alone, unended, its writer gone: the line itself names the format
+    (as a whole read's detection reads it), and is read as the whole read reads it."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    path.write_bytes(lead + path.read_bytes().split(b"\n")[0])
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    first = tail.step(None)
+    assert first is not None and first.format is None and first.held_line == 1
+    live.apply(first)
+    settled = tail.settle()
+    assert settled is not None and settled.format == "transcript-v1" and settled.lines == [1]
+    live.apply(settled)
+    tail.close()
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    assert followed["meta"] == read["meta"] == {"agent": "t", "model": "gpt-4o"}
+    followed.pop("warnings"), read.pop("warnings")
+    assert followed == read
+
+
+def test_a_held_line_that_names_no_format_is_not_settled(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"not": "a transcript"}')
+    tail = TailReader(str(path))
+    tail.step(None)
+    assert tail.settle() is None and tail.format is None and tail.partial
+    assert not tail.head.done  # (the line left for its newline to be read as line 1)
+    tail.close()
