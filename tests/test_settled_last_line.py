@@ -305,3 +305,16 @@ def test_a_held_line_that_names_no_format_is_not_settled(tmp_path: Path) -> None
     assert tail.settle() is None and tail.format is None and tail.partial
     assert not tail.head.done  # (the line left for its newline to be read as line 1)
     tail.close()
+
+
+async def test_a_session_meta_alone_settled_is_shown_as_a_transcript(tmp_path: Path) -> None:
+    """Its meta in the header, and no banner: the note of its line read is no problem."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    path.write_bytes(path.read_bytes().split(b"\n")[0])
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen.transcript.meta.get("agent") == "t")
+        assert screen.transcript.warnings == [f"line 1 {READ}"]
+        assert screen._problem() is None
