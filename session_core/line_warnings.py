@@ -88,6 +88,11 @@ def settled_line(line: int) -> str:
     return f"line {line} has no newline, and its writer is gone: it is whole, and is read"
 
 
+def is_settled_line(warning: str) -> bool:
+    """Whether ``warning`` is ``settled_line``'s: a note of a line read, no problem."""
+    return warning == settled_line(named_line(warning))
+
+
 def named_line(warning: str) -> int:
     """The line a "line N ..." (or "line N: ...") warning names; 0 for another."""
     head = warning.split(" ", 2)

@@ -32,9 +32,10 @@ Bounded reading: a file up to ``budget`` bytes is read whole (v1 through the
 same read-only replay ``tailscope replay`` uses). A bigger one is read as its
 head (meta, first records) and a tail window of ``window`` bytes starting at a
 line boundary; its counts are extrapolated from the window and flagged
-``estimated``, and damage is only looked for inside what was read. A v1 window whose
-settles name operations dispatched before it reads, before it, the lines that name an
-operation (``tallies.open_before``): those left open there are pending too.
+``estimated``, and damage is only looked for inside what was read. Before a v1 window
+the lines that name an operation are read (``tallies.open_before``: found by their
+bytes, the others passed over): those left open there and not settled in the window are
+pending too, as ``check`` counts them.
 
 Nothing here writes, takes a lock, or keeps a file open after returning.
 """
@@ -330,13 +331,11 @@ def v1_summary(read: FileRead) -> None:
     summary.last_ts = counts.last_ts
     summary.messages = round(counts.messages * scale)
     summary.tool_calls = round(counts.calls * scale)
-    summary.pending = len(counts.open_ops)
-    if counts.settled_before:
-        # The window begins among operations in flight: whether any dispatched before it
-        # is still open it cannot tell (it said "finished" where ``check`` said pending),
-        # so the lines before it that name an operation are read for those still open.
-        before = open_before(fh, summary.size - len(tail))
-        summary.pending += len(before - counts.settled_before)
+    # Whether an operation dispatched before the window is still open the window cannot
+    # tell (settled in it or not at all: the row said "finished" where ``check`` said
+    # pending), so the lines before it that name an operation are read for those open.
+    before = open_before(fh, summary.size - len(tail))
+    summary.pending = len(counts.open_ops) + len(before - counts.settled_before)
     summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
     scale_usage(summary, counts.usage, scale)
     summary.reason = _v1_crash_reason(summary, None, counts.ends_a_run)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
 from typing import Any
@@ -204,21 +205,22 @@ class TailReader:
         except OSError:
             return False
 
-    def _settled_ends(self, fd: int) -> bool:
+    def _settled_ends(self, fd: int) -> bool | None:
         """Whether what follows a settled line (``settle``) is its newline, or nothing yet:
-        the newline is read past (the line was read already); other bytes on that line
-        make another line of it than the one read (the file is read again)."""
+        the newline (LF, or CRLF) is read past (the line was read already); other bytes
+        on that line make another line of it than the one read (the file is read again).
+        None: a CR alone so far, left unread till its LF comes (taken in, it led the next line)."""
         if self.ending == b"\n":
             return True
         new = self._pread(fd, 2, self.offset)
-        if not new or new == b"\r":  # (nothing yet; a CR alone: its LF to come)
-            return True
+        if new == b"\r":
+            return None
         ended = 2 if new == b"\r\n" else 1 if new[:1] == b"\n" else 0
         if ended:
             self.offset += ended
             self.complete = self.offset
             self.ending = b"\n"
-        return bool(ended)
+        return bool(ended) or not new
 
     def settle(self) -> FollowUpdate | None:
         """The held-back last line as a line read, its writer gone: where the file's format
@@ -226,13 +228,17 @@ class TailReader:
         read does) and the line is whole (its records read as a complete line's are).
         None where there is none, or it is not whole (a crash tail, still held back)."""
         held = (self.complete, self.offset)
-        if not self.partial or self.format is None or held == self.refused:
+        if not self.partial or held == self.refused:
             return None
         from .formats import by_name
 
-        fmt = by_name(self.format)
         line = b"".join(self.partial)
         raw = line.removesuffix(b"\r")
+        if self.format is None and not self._held_decides(raw):
+            self.refused = held
+            return None
+        assert self.format is not None
+        fmt = by_name(self.format)
         said: list[str] = []
         records = parse_records(
             raw,
@@ -266,6 +272,18 @@ class TailReader:
         update.format = self.format
         update.source = self.source
         return update
+
+    def _held_decides(self, raw: bytes) -> bool:
+        """Whether the held line, whole, names the file's format (as ``detect_format`` reads
+        an unended last line: a session-meta alone); it is the format then. One that names
+        none leaves the head as it was (were it ended and read again: not taken twice)."""
+        if self.seen_first or is_blank(raw):
+            return False
+        head = copy.copy(self.head)
+        if not head.feed(head_record(raw)) or head.format is None:
+            return False
+        self.head, self.seen_first, self.format = head, True, head.format
+        return True
 
     def _held_intact(self, fd: int) -> bool:
         """Whether the unfinished line held back is still what the file has there (its
@@ -362,7 +380,9 @@ class TailReader:
             and self._start_intact(self.fd)
         ):
             reason = "the file was rewritten under us"
-        elif not self._settled_ends(self.fd):
+        elif (ends := self._settled_ends(self.fd)) is None:
+            return None
+        elif not ends:
             reason = "its last line, read whole once its writer was gone, was written on"
         if reason is not None:
             had_content = self.fd is not None
@@ -403,7 +423,8 @@ class TailReader:
         elif self._size(st) == self.offset:
             return None
         try:
-            self._read(update, limit_bytes)
+            if not self._read(update, limit_bytes) and not update.initial:
+                return None  # (a byte order mark begun: nothing new until it is whole)
         except OSError as err:
             # EIO, ESTALE on a network file system, ...: start again from line 1.
             self._restart()
@@ -411,11 +432,14 @@ class TailReader:
         update.size = max(self._size(st), self.offset)
         return update
 
-    def _read(self, update: FollowUpdate, limit_bytes: int | None) -> None:
+    def _read(self, update: FollowUpdate, limit_bytes: int | None) -> bool:
+        """Read on into ``update``; False: nothing read (``_past_bom``: a mark begun)."""
         assert self.fd is not None
         fd = self.fd
-        if self.offset == 0:
-            self._past_bom(fd)
+        if self.offset == 0 and not self._past_bom(fd):
+            update.caught_up = True
+            update.source = self.source
+            return False
         end_goal = None if limit_bytes is None else self.offset + max(limit_bytes, 1)
         while True:
             want = _READ_BLOCK if end_goal is None else min(_READ_BLOCK, end_goal - self.offset)
@@ -456,16 +480,22 @@ class TailReader:
         update.held_line = self.line + 1 if update.held else 0
         update.format = self.format
         update.source = self.source
+        return True
 
-    def _past_bom(self, fd: int) -> None:
+    def _past_bom(self, fd: int) -> bool:
         """Start past a byte order mark at the file's start (kept in ``first``, which the
         file's start is checked against): its first line is read without it, as v1 reads
-        it; only a format that reads one claims the file (``HeadDetector.bom``)."""
-        self.bom = bom_length(self._pread(fd, len(BOM), 0))
+        it; only a format that reads one claims the file (``HeadDetector.bom``). False: only
+        its first byte or two are there yet (read as line 1's, they would make it no JSON)."""
+        start = self._pread(fd, len(BOM), 0)
+        if 0 < len(start) < len(BOM) and BOM.startswith(start):
+            return False
+        self.bom = bom_length(start)
         if self.bom:
             self.first = BOM
             self.offset = self.complete = self.bom
             self.head.bom = True
+        return True
 
     def _parse(self, lines: list[bytes], base: int, update: FollowUpdate) -> None:
         """Parse complete lines (their \n taken off), the first of them starting at ``base``."""

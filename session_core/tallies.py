@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from .errors import TranscriptError
 from .facts import ends_a_run
+from .indexing import LAZY, IndexError_
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
@@ -76,37 +77,62 @@ def open_before(fh: IO[bytes], end: int, block: int = 1 << 20) -> set[str]:
     """The ids of v1 operations dispatched and not settled in the file's first ``end``
     bytes (whole lines): the lines that name a dispatch or a settle are found by their
     bytes and parsed alone, every other line is passed over unread (a line that does not
-    parse is passed over too: damage before a window is not looked for)."""
+    parse is passed over too: damage before a window is not looked for). A big file's
+    row reads this before every tail window (``scan.v1_summary``): a block is searched
+    where it was read, not copied."""
     open_ops: set[str] = set()
     fh.seek(0)
-    pieces: list[bytes] = []  # (a line longer than a block: joined once, when it ends)
+    pieces: list[bytes] = []  # a line begun in earlier blocks (joined once, when it ends)
     read = 0
     while read < end:
         chunk = fh.read(min(block, end - read))
         if not chunk:
             break
         read += len(chunk)
-        pieces.append(chunk)
-        if b"\n" not in chunk:
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            pieces.append(chunk)
             continue
-        data = b"".join(pieces)
-        cut = data.rfind(b"\n") + 1
-        lines = data[:cut]
-        pieces = [data[cut:]]
-        starts: set[int] = set()  # (the lines naming either, each once, in file order)
-        for needle in _OPS:
-            at = lines.find(needle)
-            while at >= 0:
-                starts.add(lines.rfind(b"\n", 0, at) + 1)
-                at = lines.find(needle, at + len(needle))
-        for start in sorted(starts):
-            _take_op(lines[start : lines.find(b"\n", start)], open_ops)
+        start = 0
+        if pieces:
+            start = chunk.find(b"\n") + 1
+            begun = b"".join((*pieces, chunk[:start]))
+            _ops_in(begun, 0, len(begun), open_ops)
+        _ops_in(chunk, start, cut, open_ops)
+        pieces = [chunk[cut:]] if cut < len(chunk) else []
     return open_ops
 
 
-def _take_op(raw: bytes, open_ops: set[str]) -> None:
+def _ops_in(data: bytes, start: int, stop: int, open_ops: set[str]) -> None:
+    """Take the operation lines of ``data[start:stop]`` (whole lines), in file order."""
+    starts: set[int] = set()  # (the lines naming either, each once)
+    for needle in _OPS:
+        at = data.find(needle, start, stop)
+        while at >= 0:
+            starts.add(max(data.rfind(b"\n", start, at) + 1, start))
+            at = data.find(needle, at + len(needle), stop)
+    view = memoryview(data)
+    for line in sorted(starts):
+        _take_op(view[line : data.find(b"\n", line, stop)], open_ops)
+
+
+def _take_op(raw: memoryview, open_ops: set[str]) -> None:
+    """A dispatch opens its id, a settle closes its op-id: read by the replay's typed
+    decode of those fields alone (``indexing.LAZY``), else whole, as the window reads."""
     try:
-        env = loads_line(raw)
+        lazy = LAZY.decode(raw)
+    except IndexError_:
+        lazy = None
+    if lazy is not None:
+        if lazy.v != 1:
+            return
+        if lazy.type == "tool-dispatched":
+            open_ops.add(lazy.id)
+        elif lazy.type == "tool-settled":
+            open_ops.discard((lazy.payload and lazy.payload.op_id) or "")
+        return
+    try:
+        env = loads_line(bytes(raw))
     except ValueError:
         return
     if not isinstance(env, dict) or env.get("v") != 1:

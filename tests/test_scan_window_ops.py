@@ -1,7 +1,7 @@
-"""A big v1 file's row read from a tail window, whose settles name operations dispatched
-before it: the window cannot tell whether others dispatched then are still open, so the
-lines before it that name an operation are read (the row said "finished" where ``check``
-said 1 pending; an audit's ``big/win_v1.jsonl``)."""
+"""A big v1 file's row read from a tail window: the window cannot tell whether operations
+dispatched before it are still open, so the lines before it that name an operation are
+read (the row said "finished" where ``check`` said 1 pending; an audit's
+``big/win_v1.jsonl``; and where no settle in the window named one, 2)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from viewer.cli import main
 WINDOW = 64 << 10
 
 
-def _written(path: Path, *, settle_both: bool) -> tuple[str, str]:
-    """Two operations dispatched, then more than a window of messages, then the second
-    settled (and the first too, with ``settle_both``) and answered."""
+def _written(path: Path, *, settled: tuple[bool, bool]) -> tuple[str, str]:
+    """Two operations dispatched, then more than a window of messages, then those
+    ``settled`` says settled, and answered."""
     call = {"type": "function", "function": {"name": "fs_read", "arguments": "{}"}}
     with Session.create(path, meta={"agent": "w"}) as s:
         s.append_message(Message(role="user", content="go"))
@@ -39,8 +39,8 @@ def _written(path: Path, *, settle_both: bool) -> tuple[str, str]:
         ]
         for _ in range(2 * WINDOW // 1000):
             s.append_message(Message(role="user", content="filler " + "x" * 1000))
-        for op, settled in zip(ops, (settle_both, True), strict=True):
-            if settled:
+        for op, settles in zip(ops, settled, strict=True):
+            if settles:
                 s.append_tool_settled(
                     op_id=op,
                     outcome="completed",
@@ -59,7 +59,7 @@ def test_an_operation_dispatched_before_the_window_and_left_open_is_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "win_v1.jsonl"
-    _written(path, settle_both=False)
+    _written(path, settled=(False, True))
     assert path.stat().st_size > 2 * WINDOW
     assert main(["check", str(path)]) == 0
     assert "1 tool operation pending" in capsys.readouterr().out
@@ -70,9 +70,25 @@ def test_an_operation_dispatched_before_the_window_and_left_open_is_counted(
     assert (whole.status, whole.pending, whole.reason) == (row.status, 1, row.reason)
 
 
+def test_operations_open_before_the_window_with_no_settle_in_it_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No settle in the window names an operation before it: the lines before are read
+    all the same (the row said "finished", 0 pending, where ``check`` said 2)."""
+    path = tmp_path / "win_v1.jsonl"
+    _written(path, settled=(False, False))
+    assert main(["check", str(path)]) == 0
+    assert "2 tool operations pending" in capsys.readouterr().out
+    row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
+    assert row.estimated and row.status == "crashed" and row.pending == 2
+    assert row.reason == "2 tool operations never settled"
+    whole = scan_file(path, live_window=0)
+    assert (whole.status, whole.pending, whole.reason) == (row.status, 2, row.reason)
+
+
 def test_both_settled_the_row_is_finished(tmp_path: Path) -> None:
     path = tmp_path / "win_v1.jsonl"
-    _written(path, settle_both=True)
+    _written(path, settled=(True, True))
     row = scan_file(path, live_window=0, budget=WINDOW, window=WINDOW)
     assert row.estimated and (row.status, row.pending, row.reason) == ("finished", 0, None)
 
@@ -80,8 +96,28 @@ def test_both_settled_the_row_is_finished(tmp_path: Path) -> None:
 def test_the_lines_before_are_read_a_block_at_a_time(tmp_path: Path) -> None:
     """Blocks shorter than a line (a long one is joined once): the same operations."""
     path = tmp_path / "win_v1.jsonl"
-    first, _second = _written(path, settle_both=False)
+    first, _second = _written(path, settled=(False, True))
     size = path.stat().st_size
     with path.open("rb") as fh:
         assert open_before(fh, size) == {first}
         assert open_before(fh, size, block=100) == {first}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"id":"d","payload":{},"ts":"t","type":"tool-dispatched","v":1.0}',  # (1.0 == 1)
+        b'{"id":7,"payload":{},"ts":"t","type":"tool-dispatched","v":1}',  # (an id not text)
+        b'{"id":"d","payload":{"call-id":"c","tool":"t","arguments":"{}","n":1e400},'
+        b'"ts":"t","type":"tool-dispatched","v":1}',  # (a number past a double's range)
+    ],
+)
+def test_an_operation_line_the_typed_read_refuses_is_read_whole(
+    tmp_path: Path, line: bytes
+) -> None:
+    """Lines the replay's typed decode does not take are read as the window reads them."""
+    path = tmp_path / "ops.jsonl"
+    settle = b'{"id":"s","payload":{"op-id":"x"},"ts":"t","type":"tool-settled","v":1}'
+    path.write_bytes(line + b"\n" + settle + b"\n")
+    with path.open("rb") as fh:
+        assert len(open_before(fh, path.stat().st_size)) == 1

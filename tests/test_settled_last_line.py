@@ -6,14 +6,18 @@ where the format ignores it (agentgo's)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
-from helpers import app_loaded, wait_for
+import pytest
+from helpers import app_loaded, neutral, wait_for
 
 from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
 from session_core import Message, Session
 from session_core.agentgo import AgentGoSession
+from session_core.events import SPAN_BITS, SPAN_MAX
+from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.tail_reader import TailReader
 from story import OLD_MTIME
@@ -159,3 +163,158 @@ async def test_agentgo_never_reads_a_last_line_without_its_newline(tmp_path: Pat
         assert screen.held_line == path.read_bytes().count(b"\n") + 1
         assert len(screen.transcript.messages) == len(whole.messages)
         assert not any(READ in w for w in screen.transcript.warnings)
+
+
+def _later_lines() -> bytes:
+    """Three v1 lines a writer may add after a line settled: a tool call and its result."""
+    call = {"id": "c2", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
+    payloads = [
+        ("a3", {"role": "assistant", "content": "A3 again", "tool-calls": [call]}),
+        ("t3", {"role": "tool", "content": "T3 done", "tool-call-id": "c2"}),
+        ("u4", {"role": "user", "content": "U4 thanks"}),
+    ]
+    return b"".join(
+        orjson.dumps(
+            {"id": i, "payload": p, "ts": f"2026-01-01T00:00:0{n}Z", "type": "message", "v": 1}
+        )
+        + b"\n"
+        for n, (i, p) in enumerate(payloads)
+    )
+
+
+LATER = _later_lines()
+
+
+def _follow_settling(tail: TailReader, apply: Callable[[FollowUpdate], object]) -> None:
+    """Step ``tail`` to the file's end as ``follow`` does with its writer known gone:
+    a held-back last line is settled once all is read."""
+    while (update := tail.step(None)) is not None:
+        apply(update)
+    if (settled := tail.settle()) is not None:
+        apply(settled)
+
+
+@pytest.mark.parametrize("line_end", [b"", b"\r"], ids=["no-cr", "cr"])
+@pytest.mark.parametrize(
+    "writes",
+    [
+        [b"\n" + LATER],
+        [b"\r\n" + LATER],
+        [b"\r", b"\n" + LATER],  # (a CRLF in two writes)
+        [b"\r", b"\n", LATER],
+        [b"\n", LATER],
+        [b"\r", b"\r\n" + LATER],
+        [b"   \n" + LATER],  # more on the line settled: another line, read again
+        [b"\r", b"  \n" + LATER],
+    ],
+    ids=repr,
+)
+def test_what_follows_a_settled_line_is_read_as_a_whole_read_reads_it(
+    tmp_path: Path, line_end: bytes, writes: list[bytes]
+) -> None:
+    """However the bytes after a settled line come (its newline, a CRLF in one write or
+    two, more on the same line), the followed model and each line's span agree with a
+    whole read of the file (the v1 live model reads its lines again through their spans)."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    with path.open("ab") as fh:
+        fh.write(line_end)
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    lines: dict[int, bytes] = {}
+
+    def apply(update: FollowUpdate) -> None:
+        live.apply(update)
+        if update.reset:
+            lines.clear()
+        for number, raw, span in zip(update.lines, update.raw, update.spans, strict=True):
+            lines[number] = path.read_bytes()[span >> SPAN_BITS :][: span & SPAN_MAX]
+            assert lines[number] == bytes(raw)
+
+    _follow_settling(tail, apply)
+    assert tail.line == 8
+    for data in writes:
+        with path.open("ab") as fh:
+            fh.write(data)
+        _follow_settling(tail, apply)
+    tail.close()
+    whole = [line.rstrip(b"\r") for line in path.read_bytes().split(b"\n")]
+    assert [lines[n].rstrip(b"\r") for n in sorted(lines)] == [line for line in whole if line]
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    followed.pop("warnings"), read.pop("warnings")  # (the follower says it settled a line)
+    assert followed == read
+
+
+@pytest.mark.parametrize("how", ["truncated", "replaced"])
+def test_a_settled_line_s_file_cut_or_replaced_is_read_again(tmp_path: Path, how: str) -> None:
+    """After a settle, a file truncated and written anew, or another file renamed over
+    it, is read again from line 1: the followed model is the whole read's."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    _follow_settling(tail, live.apply)
+    assert tail.line == 8
+    lines = path.read_bytes().split(b"\n")
+    body = b"\n".join(lines[:3]) + b"\n" + LATER
+    if how == "truncated":
+        with path.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(body)
+    else:
+        (tmp_path / "new.jsonl").write_bytes(body)
+        os.replace(tmp_path / "new.jsonl", path)
+    _follow_settling(tail, live.apply)
+    tail.close()
+    assert tail.line == 6
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    followed.pop("warnings"), read.pop("warnings")
+    assert followed == read
+
+
+@pytest.mark.parametrize("lead", [b"", b"\xef\xbb\xbf"], ids=["plain", "bom"])
+def test_a_file_of_one_line_without_its_newline_is_settled(tmp_path: Path, lead: bytes) -> None:
+    """A session-meta alone, unended, its writer gone: the line itself names the format
+    (as a whole read's detection reads it), and is read as the whole read reads it."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    path.write_bytes(lead + path.read_bytes().split(b"\n")[0])
+    fmt = by_name("transcript-v1")
+    live = fmt.live(str(path))
+    tail = TailReader(str(path), parse=fmt.parsed_updates)
+    first = tail.step(None)
+    assert first is not None and first.format is None and first.held_line == 1
+    live.apply(first)
+    settled = tail.settle()
+    assert settled is not None and settled.format == "transcript-v1" and settled.lines == [1]
+    live.apply(settled)
+    tail.close()
+    followed = neutral(live.transcript(writer_alive=False))
+    read = neutral(fmt.open(path, writer_alive=False))
+    assert followed["meta"] == read["meta"] == {"agent": "t", "model": "gpt-4o"}
+    followed.pop("warnings"), read.pop("warnings")
+    assert followed == read
+
+
+def test_a_held_line_that_names_no_format_is_not_settled(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"not": "a transcript"}')
+    tail = TailReader(str(path))
+    tail.step(None)
+    assert tail.settle() is None and tail.format is None and tail.partial
+    assert not tail.head.done  # (the line left for its newline to be read as line 1)
+    tail.close()
+
+
+async def test_a_session_meta_alone_settled_is_shown_as_a_transcript(tmp_path: Path) -> None:
+    """Its meta in the header, and no banner: the note of its line read is no problem."""
+    path = _compacted_last(tmp_path / "s.jsonl")
+    path.write_bytes(path.read_bytes().split(b"\n")[0])
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen.transcript.meta.get("agent") == "t")
+        assert screen.transcript.warnings == [f"line 1 {READ}"]
+        assert screen._problem() is None

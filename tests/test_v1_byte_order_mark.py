@@ -103,6 +103,43 @@ def test_the_follow_reads_lines_from_past_the_mark(led: tuple[Path, Path]) -> No
     tail.close()
 
 
+@pytest.mark.parametrize("parse", [True, False])
+@pytest.mark.parametrize("seen", [1, 2])
+def test_a_follow_that_first_sees_part_of_the_mark_waits_for_the_rest(
+    led: tuple[Path, Path], seen: int, parse: bool
+) -> None:
+    """A writer's first byte or two of the mark, read before the third: nothing is read
+    (taken as a line's, they would make line 1 no JSON and the file no transcript) till
+    the mark is whole; then the file reads as a whole read does."""
+    plain, bom = led
+    data = bom.read_bytes()
+    bom.write_bytes(data[:seen])
+    tail = TailReader(str(bom), parse=parse)
+    first = tail.step(None)
+    assert first is not None and first.initial and first.held == 0 and tail.offset == 0
+    assert tail.step(None) is None  # (nothing new till the mark is whole)
+    bom.write_bytes(data)
+    update = tail.step(None)
+    assert update is not None and not update.reset and update.warnings == []
+    assert update.format == "transcript-v1" and tail.bom == 3
+    assert len(update.lines) == len(plain.read_bytes().splitlines())
+    assert update.spans[0] >> SPAN_BITS == 3
+    tail.close()
+
+
+def test_a_start_like_the_mark_s_that_is_not_it_is_read_as_a_line(tmp_path: Path) -> None:
+    """Two bytes that only begin the mark are read once a third shows it is not one."""
+    path = tmp_path / "not.jsonl"
+    path.write_bytes(b"\xef\xbb")
+    tail = TailReader(str(path))
+    tail.step(None)
+    path.write_bytes(b"\xef\xbbX\n")
+    update = tail.step(None)
+    assert update is not None and update.lines == [] and tail.offset == 4 and tail.bom == 0
+    assert any("line 1" in w for w in update.warnings)
+    tail.close()
+
+
 def test_the_browser_reads_a_window_from_the_files_start(led: tuple[Path, Path]) -> None:
     """A window as big as the file begins at its start: past the mark (it was damage)."""
     plain, bom = led

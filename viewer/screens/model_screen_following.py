@@ -25,7 +25,12 @@ from session_core.compressed import is_compressed_file
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
-from session_core.line_warnings import UNFINISHED_SHOWN, named_line, unfinished_line
+from session_core.line_warnings import (
+    UNFINISHED_SHOWN,
+    is_settled_line,
+    named_line,
+    unfinished_line,
+)
 from session_core.model import Transcript
 
 from ..formats import PaneSet, panes_missing
@@ -360,13 +365,16 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             return f"{self.read_problem} (it is read again as soon as it can be)"
         t = self.transcript
         unclaimed = self._unclaimed()
-        if not unclaimed and not (self._loaded and self.live.size and not t.raw and t.warnings):
+        # (a last line read whole once its writer was gone is said, and is no problem: a
+        # session-meta alone so read has no items and is a transcript all the same)
+        warned = [w for w in t.warnings if not is_settled_line(w)]
+        if not unclaimed and not (self._loaded and self.live.size and not t.raw and warned):
             return None  # (an empty file, one truncated to nothing, is no problem)
         if t.lines or unclaimed:
             what = "a transcript" if unclaimed else self.format.title
             # (what its first bad line says, before a note of the file's being read again)
-            said = [w for w in t.warnings if w.startswith("line ")]
-            why = min(said, key=named_line) if said else t.warnings[0]
+            said = [w for w in warned if w.startswith("line ")]
+            why = min(said, key=named_line) if said else (warned or t.warnings)[0]
             return f"This file could not be read as {what}: {why}"
         return None
 
