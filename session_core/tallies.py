@@ -6,6 +6,8 @@ counted the way ``session_core.usage`` counts it (unknown, never 0).
 
 from __future__ import annotations
 
+import io
+import os
 from typing import IO, Any
 
 from .errors import TranscriptError
@@ -73,17 +75,56 @@ class V1Window:
 _OPS = (b'"tool-dispatched"', b'"tool-settled"')  # (a line naming neither is no operation's)
 
 
+# What ``open_before`` found of each file (its device and inode): how far it read, the bytes
+# just before that, and what was open there. A row read again (a live big file, every
+# change; a browser's rescan) reads on from there: a file only grows, and one whose
+# bytes there differ (rewritten, or another file given the inode) is read from the start.
+_READ_BEFORE: dict[tuple[int, int], tuple[int, bytes, frozenset[str]]] = {}
+_READ_BEFORE_KEPT = 256  # files
+_MARK = 64  # bytes before where a read ended, compared before reading on
+
+
+def _mark(fh: IO[bytes], at: int) -> bytes:
+    fh.seek(max(0, at - _MARK))
+    return fh.read(min(at, _MARK))
+
+
+def _file_key(fh: IO[bytes]) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fh.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None  # (a stream of a compressed file: read whole each time)
+    return (st.st_dev, st.st_ino)
+
+
 def open_before(fh: IO[bytes], end: int, block: int = 1 << 20) -> set[str]:
-    """The ids of v1 operations dispatched and not settled in the file's first ``end``
-    bytes (whole lines): the lines that name a dispatch or a settle are found by their
-    bytes and parsed alone, every other line is passed over unread (a line that does not
-    parse is passed over too: damage before a window is not looked for). A big file's
-    row reads this before every tail window (``scan.v1_summary``): a block is searched
-    where it was read, not copied."""
-    open_ops: set[str] = set()
-    fh.seek(0)
+    """``open_ops_before``, read on from where it last read this file (``_READ_BEFORE``)."""
+    key = _file_key(fh)
+    start, open_ops = 0, set[str]()
+    known = _READ_BEFORE.get(key) if key is not None else None
+    if known is not None and known[0] <= end and _mark(fh, known[0]) == known[1]:
+        start, open_ops = known[0], set(known[2])
+    open_ops = open_ops_before(fh, start, end, open_ops, block)
+    if key is not None:
+        _READ_BEFORE.pop(key, None)
+        _READ_BEFORE[key] = (end, _mark(fh, end), frozenset(open_ops))
+        if len(_READ_BEFORE) > _READ_BEFORE_KEPT:
+            del _READ_BEFORE[next(iter(_READ_BEFORE))]  # (the least recently read)
+    return open_ops
+
+
+def open_ops_before(
+    fh: IO[bytes], start: int, end: int, open_ops: set[str], block: int = 1 << 20
+) -> set[str]:
+    """The ids of v1 operations open at byte ``end`` of the file (whole lines before it),
+    ``open_ops`` those open at ``start`` (a line's start), read from there: the lines
+    that name a dispatch or a settle are found by their bytes and parsed alone, every
+    other line is passed over unread (a line that does not parse is passed over too:
+    damage before a window is not looked for). A big file's row reads this before every
+    tail window (``scan.v1_summary``): a block is searched where it was read, not copied."""
+    fh.seek(start)
     pieces: list[bytes] = []  # a line begun in earlier blocks (joined once, when it ends)
-    read = 0
+    read = start
     while read < end:
         chunk = fh.read(min(block, end - read))
         if not chunk:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from session_core import Message, Session
+from session_core import Message, Session, tallies
 from session_core.scan import scan_file
-from session_core.tallies import open_before
+from session_core.tallies import open_before, open_ops_before
 from viewer.cli import main
 
 WINDOW = 64 << 10
@@ -99,8 +99,35 @@ def test_the_lines_before_are_read_a_block_at_a_time(tmp_path: Path) -> None:
     first, _second = _written(path, settled=(False, True))
     size = path.stat().st_size
     with path.open("rb") as fh:
-        assert open_before(fh, size) == {first}
-        assert open_before(fh, size, block=100) == {first}
+        assert open_ops_before(fh, 0, size, set()) == {first}
+        assert open_ops_before(fh, 0, size, set(), block=100) == {first}
+
+
+def test_a_row_read_again_reads_on_from_where_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live big file's row is read at every change: the lines before its window are
+    read on from where the last read ended (a file only grows), and from the start where
+    the bytes there changed (rewritten in place, or the inode another file's)."""
+    path = tmp_path / "win_v1.jsonl"
+    first, _second = _written(path, settled=(False, True))
+    reads: list[int] = []
+    real = tallies.open_ops_before
+    monkeypatch.setattr(
+        tallies, "open_ops_before", lambda fh, s, *a, **k: reads.append(s) or real(fh, s, *a, **k)
+    )
+    lines = path.read_bytes().splitlines(keepends=True)
+    half = sum(map(len, lines[: len(lines) // 2]))
+    with path.open("rb") as fh:
+        assert open_before(fh, half) == open_ops_before(fh, 0, half, set())
+        assert open_before(fh, path.stat().st_size) == {first}
+    assert reads == [0, half]
+    with path.open("r+b") as fh:
+        fh.seek(path.stat().st_size - 10)
+        fh.write(b"?")  # (a byte just before where the last read ended: not as it was)
+    with path.open("rb") as fh:
+        open_before(fh, path.stat().st_size)
+    assert reads[-1] == 0
 
 
 @pytest.mark.parametrize(
