@@ -296,3 +296,34 @@ def test_the_demo_cleans_up_when_its_terminal_closes(
         time.sleep(0.1)
     writers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
     assert writers.stdout.strip() == ""
+
+
+def test_a_kill_gives_the_terminal_back(tmp_path: Path) -> None:
+    """SIGTERM ends the viewer at once (``signal_end``), and the terminal is as it was:
+    out of the alternate screen, no mouse reports, echo on (Textual's own restoring is
+    skipped by ending at once: a ``kill`` left the shell in the viewer's modes)."""
+    import re
+    import signal
+
+    path = tmp_path / "story.jsonl"
+    write_story(path)
+    modes = tmp_path / "modes"
+    term = Tmux([TAILSCOPE, str(path), f"; echo ended $?; stty -a > {modes}; sleep 30"])
+    try:
+        term.wait_for("6 sent next")
+        found = subprocess.run(  # (the viewer, not the shell that runs it)
+            ["pgrep", "-f", f"{TAILSCOPE} {path}$"], capture_output=True, text=True
+        )
+        os.kill(int(found.stdout.split()[0]), signal.SIGTERM)
+        term.wait_for("ended 143")
+        deadline = time.monotonic() + 10
+        while not modes.exists() or not modes.read_text():
+            assert time.monotonic() < deadline, "stty never ran"
+            time.sleep(0.1)
+        said = term._run(
+            "display-message", "-p", "-t", term.name, "#{alternate_on} #{mouse_any_flag}"
+        )
+        assert said.split() == ["0", "0"], said
+        assert re.search(r"(?<![-\w])echo\b", modes.read_text()), modes.read_text()
+    finally:
+        term.close()

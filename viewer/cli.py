@@ -189,9 +189,15 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def _ran(app: App[Any]) -> int:
-    """Run the app: its exit code (1 where it ended on an error it showed, not 0)."""
-    app.run()
+    """Run the app: its exit code (1 where it ended on an error it showed, not 0). SIGTERM
+    and SIGHUP end it at once, the terminal given back (``ended_by_signals``)."""
+    with ended_by_signals(_nothing):
+        app.run()
     return app.return_code or 0
+
+
+def _nothing() -> None:
+    """Nothing to clean up but the terminal (a viewer of a file)."""
 
 
 def _view_stdin() -> int:
@@ -216,7 +222,8 @@ def _view_stdin() -> int:
     with spool_path() as path, ended_by_signals(lambda: remove_spool(path)):
         app = TailscopeApp(str(path))
         copy_as_it_comes(piped, path, lambda said, error: tell(app, said, error))
-        return _ran(app)
+        app.run()  # (not ``_ran``: its handler would not remove the copy)
+        return app.return_code or 0
 
 
 def cannot_view(args: argparse.Namespace | None) -> str | None:
@@ -308,7 +315,9 @@ def cmd_home() -> int:
 
     _steady_heap()
     app = TailscopeApp(default_roots())
-    if app.run() == "demo":  # the welcome screen's offer
+    with ended_by_signals(_nothing):
+        chosen = app.run()
+    if chosen == "demo":  # the welcome screen's offer
         from viewer.demo import run_demo
 
         return run_demo(speed=1.0, keep=False, format=DEMO_FORMATS[0])
