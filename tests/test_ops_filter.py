@@ -271,3 +271,5 @@ async def test_every_count_is_shown_however_narrow_the_dialog(tmp_path: Path, wi
         shown = "\n".join(screen_lines(app))
         assert len(re.findall(r"▌ *11  [a-z]", shown)) == len(states), shown
         assert re.search(r"▌ *7  mcp__", shown) and re.search(r"▌ *1,234  sh", shown), shown
+        for label in STATE_LABELS.values():  # (the narrower list whole: the tool's cut)
+            assert f"11  {label}" in shown, (label, shown)

@@ -115,6 +115,7 @@ class FilterScreen(ModalScreen[Choice]):
             # stylesheet's max-width keeps it on a narrow screen)
             body.styles.width = max(MIN_WIDTH, sum(c.width for c in self.lists) + BODY_CHROME)
             yield Static(self.intro)
+            narrowest = min(self.lists, key=lambda c: c.width)
             with Horizontal(id="filter-lists"):
                 for choices in self.lists:
                     shown = choices.ticked
@@ -123,9 +124,11 @@ class FilterScreen(ModalScreen[Choice]):
                         id=f"filter-{choices.key}",
                     )
                     listed.border_title = choices.title
-                    # (each list's share of the room, its prompts' width: v1's crash
-                    # states were cut at 120 columns beside the tools' short names)
-                    listed.styles.width = f"{choices.width}fr"
+                    # (the narrowest list whole, the others share the rest by their
+                    # prompts' width: v1's crash states were cut at 120 columns beside
+                    # the tools' short names, and at 80 beside a long tool name)
+                    whole = choices is narrowest and len(self.lists) > 1
+                    listed.styles.width = choices.width if whole else f"{choices.width}fr"
                     yield listed
             given = [c.ticked for c in self.lists]
             yield Static(self._said(given), id="filter-said", markup=False)
