@@ -29,7 +29,7 @@ from session_core.text import count
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
-from .row_search import RowSearch
+from .row_search import MATCH_STEPS, RowSearch
 
 ROW_HEIGHT = 3
 _PREVIOUS = "Previous difference (p / N too until / searches this tab)"
@@ -53,14 +53,7 @@ class DiffView(RowSearch):
     # its matches, as on every tab; ] / [ step through the differences always
     MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
-        Binding(
-            "N,p",
-            "step_match(-1)",
-            "Previous match",
-            show=False,
-            tooltip="Previous match of this tab's search",
-        ),
+        *MATCH_STEPS,
         Binding(
             "right_square_bracket,n",
             "step(1)",

@@ -23,7 +23,7 @@ from session_core.vocabulary import Words, gist, openings_of
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
 from .line_list import nothing_more
-from .row_search import RowSearch
+from .row_search import MATCH_STEPS, RowSearch
 
 
 class ModelDiff(Sequence[Entry]):
@@ -245,14 +245,7 @@ class ModelDiffView(LinesView, RowSearch):
     MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,m", "show_raw", "In the raw view"),
-        Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
-        Binding(
-            "N,p",
-            "step_match(-1)",
-            "Previous match",
-            show=False,
-            tooltip="Previous match of this tab's search",
-        ),
+        *MATCH_STEPS,
         Binding(
             "x,n",
             "step(1)",

@@ -24,6 +24,20 @@ from .line_list import LineList
 SEARCH_STEP = 2_000  # rows looked through between two words to the screen
 
 
+# n / N / p to the matches, said in the footer: a list whose own steps (the diffs' through
+# compactions) have those keys until it is searched (``MATCH_KEYS_WHILE_SEARCHED``)
+MATCH_STEPS: list[BindingType] = [
+    Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
+    Binding(
+        "N,p",
+        "step_match(-1)",
+        "Previous match",
+        show=False,
+        tooltip="Previous match of this tab's search",
+    ),
+]
+
+
 class Finder(Protocol):
     def find(
         self, source: Any, keys: Sequence[int], cancelled: Callable[[], bool] | None = None
