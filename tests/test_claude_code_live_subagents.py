@@ -24,7 +24,7 @@ def _sum(table: dict[str, tuple[int, int, int, int]], at: int) -> int:
     return sum(v[at] for v in table.values())
 
 
-def followed(path: Path) -> tuple[subagents.SubagentsLive, list[Transcript]]:
+def followed(path: Path, block: int = 512) -> tuple[subagents.SubagentsLive, list[Transcript]]:
     live = FMT.live(str(path))
     assert isinstance(live, subagents.SubagentsLive)
     seen: list[Transcript] = []
@@ -33,7 +33,7 @@ def followed(path: Path) -> tuple[subagents.SubagentsLive, list[Transcript]]:
         live.apply(update)
         seen.append(live.transcript(writer_alive=False))
 
-    follow_into(apply, path, 512, FMT.parsed_updates)
+    follow_into(apply, path, block, FMT.parsed_updates)
     return live, seen
 
 

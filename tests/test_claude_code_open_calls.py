@@ -14,8 +14,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from claude_code_writer import CCWriter, text, tool_use
+from claude_code_writer import CCWriter, tool_use
 from helpers import neutral
+from test_claude_code_split_response import split_response
 
 from session_core.formats.claude_code import ClaudeCodeFormat
 from session_core.formats.claude_code.calls import CallColumn
@@ -24,19 +25,6 @@ from session_core.model import Transcript
 FMT = ClaudeCodeFormat()
 CALLS = 300
 STATES = ("running", "interrupted", "completed", "failed")
-
-
-def parallel(path: Path, calls: int) -> Path:
-    """One response of ``calls`` parallel calls, a line each, then their results."""
-    w = CCWriter()
-    w.user("go")
-    lines = w.assistant(
-        "msg_1", [tool_use(f"t{i}", "Bash", command=f"echo {i}") for i in range(calls)]
-    )
-    for i, line in enumerate(lines):
-        w.result(f"t{i}", f"out {i}", parent=line)
-    w.assistant("msg_2", [text("done")])
-    return w.write(path)
 
 
 def varied(path: Path) -> Path:
@@ -85,7 +73,7 @@ def ops_said(t: Transcript) -> dict[str, Any]:
 def test_a_followed_response_of_parallel_calls_makes_no_operation_not_asked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = parallel(tmp_path / "p.jsonl", CALLS)
+    path = split_response(tmp_path / "p.jsonl", CALLS)  # (parallel calls, a line each)
     made = 0
     op = CallColumn.op
 

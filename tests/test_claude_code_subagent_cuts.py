@@ -12,12 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import SAMPLES, app_loaded, follow_into, said, screen_lines, screen_text, wait_for
+from helpers import SAMPLES, app_loaded, said, screen_lines, screen_text, wait_for
+from test_claude_code_live_subagents import followed as followed_live
 
 from session_core.export import export
-from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
-from session_core.formats.claude_code import subagents
 from session_core.model import Transcript
 from session_core.scan import scan_file
 from viewer.screens.model_screen import ModelScreen
@@ -86,15 +85,7 @@ def told(t: Transcript) -> list[tuple[str, str | None, bool, str | None, bool]]:
 
 def followed(path: Path) -> Transcript:
     """The file followed as the viewer follows it, to its end (its writer gone)."""
-    live = FMT.live(str(path))
-    assert isinstance(live, subagents.SubagentsLive)
-    seen: list[Transcript] = []
-
-    def apply(update: FollowUpdate) -> None:
-        live.apply(update)
-        seen.append(live.transcript(writer_alive=False))
-
-    follow_into(apply, path, 4096, FMT.parsed_updates)
+    _live, seen = followed_live(path, 4096)
     return seen[-1]
 
 
