@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from typing import IO, Any
 
 from .errors import TranscriptError
@@ -80,6 +81,7 @@ _OPS = (b'"tool-dispatched"', b'"tool-settled"')  # (a line naming neither is no
 # change; a browser's rescan) reads on from there: a file only grows, and one whose
 # bytes there differ (rewritten, or another file given the inode) is read from the start.
 _READ_BEFORE: dict[tuple[int, int], tuple[int, bytes, frozenset[str]]] = {}
+_READ_BEFORE_LOCK = threading.Lock()  # (the browser's rows are read in workers)
 _READ_BEFORE_KEPT = 256  # files
 _MARK = 64  # bytes before where a read ended, compared before reading on
 
@@ -106,10 +108,12 @@ def open_before(fh: IO[bytes], end: int, block: int = 1 << 20) -> set[str]:
         start, open_ops = known[0], set(known[2])
     open_ops = open_ops_before(fh, start, end, open_ops, block)
     if key is not None:
-        _READ_BEFORE.pop(key, None)
-        _READ_BEFORE[key] = (end, _mark(fh, end), frozenset(open_ops))
-        if len(_READ_BEFORE) > _READ_BEFORE_KEPT:
-            del _READ_BEFORE[next(iter(_READ_BEFORE))]  # (the least recently read)
+        read = (end, _mark(fh, end), frozenset(open_ops))
+        with _READ_BEFORE_LOCK:
+            _READ_BEFORE.pop(key, None)
+            _READ_BEFORE[key] = read
+            if len(_READ_BEFORE) > _READ_BEFORE_KEPT:
+                del _READ_BEFORE[next(iter(_READ_BEFORE))]  # (the least recently read)
     return open_ops
 
 
