@@ -3,7 +3,7 @@ without making its lines: ASCII by its length, the rest cut by cells."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from viewer.widgets.block_view import MAX_WRAPPED, entry_height, wrap
@@ -22,6 +22,7 @@ TEXTS = st.one_of(st.text(max_size=400), st.lists(PIECES, max_size=60).map("".jo
 
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS, width=st.integers(1, 200))
+@example(text="\u200d\u2e80", width=1)  # (measured 0 cells whole, 2 chopped: kept whole)
 def test_the_height_is_the_wrapped_lines_count(text: str, width: int) -> None:
     assert entry_height(("", text), width) == len(wrap(text, width))
 

@@ -223,6 +223,8 @@ def _wrapped(line: str, room: int) -> int:
     """How many lines ``wrap`` cuts one inert line into."""
     if line.isascii():  # (inert: ASCII is printable)
         cut = -(-len(line) // room)
+    elif cell_len(line) <= room:  # (as ``wrap`` keeps it whole: a joiner's line may
+        cut = 1  # measure less than its characters chopped one by one)
     else:
         counted = chopped_count(line, room)
         cut = len(chop_cells(line, room)) if counted is None else counted
