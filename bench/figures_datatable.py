@@ -23,7 +23,7 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
     from session_core.formats import V1, by_name
     from session_core.reader import replay_file
     from viewer.safe import one_line
-    from viewer.widgets.diff_view import MARKS, DiffView
+    from viewer.widgets.diff_view import DiffView
     from viewer.widgets.model_panes import OP_COLUMNS, OpsPane
 
     t0 = time.perf_counter()
@@ -75,7 +75,7 @@ async def table_child(kind: str, path: Path, timeout: float) -> dict[str, Any]:
 
             def cells(row: Any) -> list[Text]:
                 sent = "(not sent: folded away)" if row.sent is None else row.sent
-                return [Text(MARKS[row.kind]), Text(str(row.line)), Text(one_line(row.role, 12)),
+                return [Text(row.mark), Text(str(row.line)), Text(one_line(row.role, 12)),
                         Text(one_line(row.raw, 60)), Text(one_line(sent, 60))]  # fmt: skip
 
             source = kept if kept else (diff[i] for i in range(len(diff)))
