@@ -35,15 +35,22 @@ class ItemEnds:
     def set(self, index: int, line: int, ts: str | None) -> None:
         """Item ``index`` ends at ``line``, written at ``ts`` (None: not given)."""
         items = self.item
-        at = len(items) if not items or items[-1] < index else bisect_left(items, index)
         told = b"" if ts is None else ts.encode("utf-8", "surrogatepass")
-        if at < len(items) and items[at] == index:  # told again (a run grown, a later line)
+        if not items or items[-1] < index:  # (nearly always: a later item, appended)
+            items.append(index)
+            self.line.append(line)
+            self.start.append(len(self.text))
+            self.text += told
+            self.stop.append(len(self.text))
+            return
+        at = len(items) - 1 if items[-1] == index else bisect_left(items, index)
+        if items[at] == index:  # told again (a run grown, a later line)
             self.line[at] = line
             start, stop = self.start[at], self.stop[at]
             if stop - start == len(told):
                 self.text[start:stop] = told
                 return
-        else:  # (in item order: at the end but for a response's line after a later run)
+        else:  # (in item order: a response's line after a later run)
             items.insert(at, index)
             self.line.insert(at, line)
             self.start.insert(at, 0)

@@ -259,9 +259,12 @@ class ClaudeCodeBuilder(RawColumnBuilder):
             uuid = None  # a repeated line: shown, but not a second node of the chain
             kind = "?duplicate"
         ts = facts.timestamp
+        runs = self.runs
         if kind == "progress" and not odd_progress:
             self.progress.feed(self, facts, line, uuid, side)
-            self._turn_went_on(line, ts)  # (a run cut off in a tool ends at its progress)
+            if runs and not self.off:  # (a run cut off in a tool ends at its progress)
+                run = runs[-1]
+                run.last_line, run.last_ts = line, ts or run.last_ts
             return
         self.progress.close(self)
         if kind == "assistant":
@@ -271,14 +274,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             rare_line(self, kind, record, facts, line, uuid, side, ts)
-        self._turn_went_on(line, ts)
-
-    def _turn_went_on(self, line: int, ts: str | None) -> None:
-        """The latest turn's last line so far is ``line`` (one of the file's own side)."""
-        run = self.runs[-1] if self.runs else None
-        if run is not None and not self.off:
-            run.last_line = line
-            run.last_ts = ts or run.last_ts
+        if runs and not self.off:  # (the latest turn's last line so far: this one)
+            run = runs[-1]
+            run.last_line, run.last_ts = line, ts or run.last_ts
 
     def _take_meta(self, facts: Line) -> None:
         missing = self._meta_missing

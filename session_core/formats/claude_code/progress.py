@@ -54,15 +54,13 @@ class ProgressRuns:
         dtype = (data.type if data is not None else None) or "?"
         b.progress_counts[dtype] += 1
         call_id = facts.parentToolUseID
-        if call_id is not None:
-            at = b.calls.find(call_id)
-            unanswered = at < 0 or b.calls.result[at] < 0
-            if unanswered:
-                b.progress_at[call_id] = (line, facts.timestamp)
+        if call_id is not None and call_id in b.calls.open:  # (its call not answered yet)
+            b.progress_at[call_id] = (line, facts.timestamp)
         if call_id is not None and data is not None:
             if dtype == "bash_progress":
                 output = data.output
-                if output is not None and unanswered:
+                at = b.calls.find(call_id)
+                if output is not None and (at < 0 or b.calls.result[at] < 0):
                     b.progress_out[call_id] = output
             elif dtype == "agent_progress":
                 agent = data.agentId
