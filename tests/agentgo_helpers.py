@@ -184,14 +184,19 @@ def dump_records(records: list[dict[str, Any]]) -> bytes:
     return b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in records)
 
 
-@pytest.fixture
-def valid(tmp_path: Path) -> Path:
-    path = tmp_path / "valid.jsonl"
+def one_turn(path: Path, *, ended: bool = True) -> Path:
+    """A run of one model call and its message, ``ended`` by its ``agent_end``."""
     with AgentGoSession.create(path) as s:
         run = s.begin_run()
         run.record("agent_start")
         run.record("model_request", REQUEST, execution=model("m1"))
         run.record("model_exec_end", {"message": ASSISTANT, "usage": USAGE}, execution=model("m1"))
         run.record("message_end", {"message": ASSISTANT})
-        run.record("agent_end", {})
+        if ended:
+            run.record("agent_end", {})
     return path
+
+
+@pytest.fixture
+def valid(tmp_path: Path) -> Path:
+    return one_turn(tmp_path / "valid.jsonl")

@@ -31,13 +31,8 @@ def test_write_command_dies_by_sigkill(tmp_path: Path) -> None:
     assert any(Path(artifact_dir(path)).iterdir())
 
 
-def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
-    """Stand-in for viewer.app: 'runs' until every writer the demo started has died.
-
-    The demo's writer processes are recorded as it starts them; the viewer waits for
-    each to end its story the way it does, by SIGKILL (the crash), and fails loudly
-    should one still run at the deadline or end otherwise.
-    """
+def _recorded_writers(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[bytes]]:
+    """The demo's writer processes, recorded as it starts them (its ``subprocess``)."""
     writers: list[subprocess.Popen[bytes]] = []
 
     def recording_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
@@ -51,6 +46,17 @@ def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
         TimeoutExpired=subprocess.TimeoutExpired,
     )
     monkeypatch.setattr(demo_command, "subprocess", shim)
+    return writers
+
+
+def _fake_viewer(monkeypatch: pytest.MonkeyPatch, opened: list[str]) -> None:
+    """Stand-in for viewer.app: 'runs' until every writer the demo started has died.
+
+    The demo's writer processes are recorded as it starts them; the viewer waits for
+    each to end its story the way it does, by SIGKILL (the crash), and fails loudly
+    should one still run at the deadline or end otherwise.
+    """
+    writers = _recorded_writers(monkeypatch)
 
     class FakeApp:
         return_code = 0  # (as Textual's app has it, once run)
@@ -151,17 +157,7 @@ def test_a_signal_kills_the_writers_and_removes_the_folder_before_ending_at_once
     import os
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    writers: list[subprocess.Popen[bytes]] = []
-
-    def recording_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
-        proc: subprocess.Popen[bytes] = subprocess.Popen(*args, **kwargs)
-        writers.append(proc)
-        return proc
-
-    shim = types.SimpleNamespace(
-        Popen=recording_popen, DEVNULL=subprocess.DEVNULL, TimeoutExpired=subprocess.TimeoutExpired
-    )
-    monkeypatch.setattr(demo_command, "subprocess", shim)
+    writers = _recorded_writers(monkeypatch)
 
     class Exited(Exception):
         pass

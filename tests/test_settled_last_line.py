@@ -13,9 +13,8 @@ import orjson
 import pytest
 from helpers import app_loaded, neutral, wait_for
 
-from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
+from agentgo_helpers import one_turn
 from session_core import Message, Session
-from session_core.agentgo import AgentGoSession
 from session_core.events import SPAN_BITS, SPAN_MAX
 from session_core.follow_update import FollowUpdate
 from session_core.formats import by_name
@@ -142,13 +141,7 @@ def test_a_torn_last_line_is_not_settled(tmp_path: Path) -> None:
 
 async def test_agentgo_never_reads_a_last_line_without_its_newline(tmp_path: Path) -> None:
     """agentgo's spec: only a final line without a newline is ignored, even valid JSON."""
-    path = tmp_path / "a.jsonl"
-    with AgentGoSession.create(path) as s:
-        run = s.begin_run()
-        run.record("agent_start")
-        run.record("model_request", REQUEST, execution=model("m1"))
-        run.record("model_exec_end", {"message": ASSISTANT, "usage": USAGE}, execution=model("m1"))
-        run.record("message_end", {"message": ASSISTANT})
+    path = one_turn(tmp_path / "a.jsonl", ended=False)
     path.write_bytes(path.read_bytes()[:-1])  # (the message_end line, whole, no newline)
     os.utime(path, (OLD_MTIME, OLD_MTIME))
     tail = TailReader(str(path), parse=False)
