@@ -7,10 +7,10 @@ one reader of both: a directory scan reads it once for many files, ``writer_hold
 once for one.
 
 What was seen is remembered, so that a writer that went is known to be gone at once,
-however fresh its file: a lock seen and let go (``lock_seen``: lock holders keep the lock
+however fresh its file: a lock seen and let go (``lock_gone``: lock holders keep the lock
 while they write), and the processes seen with the file open, once every one has exited
 (``holders_gone``: a process that opens the file for each write, between two writes, is
-not gone while it runs).
+not gone while it runs); until the file is written again, by a writer not seen.
 """
 
 from __future__ import annotations
@@ -84,21 +84,18 @@ class LockTable:
         )
 
     def note(self, path: str | os.PathLike[str], device: int, inode: int) -> None:
-        """Remember who holds the file now: its lock (``lock_seen``), the processes that
+        """Remember who holds the file now: its lock (``lock_gone``), the processes that
         have it open (``holders_gone``)."""
         if self.known and self.locked(device, inode) and not is_pipe_copy(path):
-            _LOCKS_SEEN.add(_seen_key(path, device, inode))
+            _LOCKS.note(_seen_key(path, device, inode))
         holders = self.holders(device, inode)
         if holders:
             _HOLDERS.note(_seen_key(path, device, inode), holders)
 
 
-# The files (path, device, inode) this process saw a writer's lock on: a writer seen to
-# lock its file and gone is gone, for every read path of the process alike (the viewer's
-# export said "running" of a call its screen said was interrupted, the lock it saw gone).
-# The path too: an inode number is given again to a file made after one is removed.
+# A file as this process remembers it: the path too, since an inode number is given
+# again to a file made after one is removed.
 SeenKey = tuple[str, int, int]
-_LOCKS_SEEN: set[SeenKey] = set()
 
 
 def _seen_key(path: str | os.PathLike[str], device: int, inode: int) -> SeenKey:
@@ -177,6 +174,46 @@ class _Holders:
 _HOLDERS = _Holders()
 
 
+class _Locks:
+    """The files this process saw a writer's lock on: a writer seen to lock its file and
+    gone is gone, for every read path of the process alike (the viewer's export said
+    "running" of a call its screen said was interrupted, the lock it saw gone). The
+    file's size and mtime when the lock was first found let go are kept: a file written
+    after that has a writer again, one that does not lock (a resumed run's other
+    writer), and is forgotten, as ``_Holders`` forgets (it read gone for the process's
+    life)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.seen: dict[SeenKey, tuple[int, float] | None] = {}  # (None: held when seen)
+
+    def note(self, key: SeenKey) -> None:
+        with self.lock:
+            self.seen[key] = None
+
+    def gone_now(self, key: SeenKey, size: int, mtime: float) -> bool:
+        """Whether a lock was seen on the file, is let go (the caller knows none holds
+        it), and nothing was written to it since that was first found."""
+        with self.lock:
+            if key not in self.seen:
+                return False
+            stamp = self.seen[key]
+            if stamp is None:
+                self.seen[key] = (size, mtime)
+                return True
+            if stamp != (size, mtime):
+                del self.seen[key]
+                return False
+            return True
+
+    def clear(self) -> None:
+        with self.lock:
+            self.seen.clear()
+
+
+_LOCKS = _Locks()
+
+
 def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") -> bool | None:
     """True when some process holds a flock on the file (as ``Session`` writers do), or
     another process has it open for writing (``open_for_writing``).
@@ -197,14 +234,28 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
 
 
 def lock_seen(path: str | os.PathLike[str]) -> bool:
-    """Whether this process saw a writer hold this file's lock (this inode's)."""
-    if not _LOCKS_SEEN:
+    """Whether this process saw a writer hold this file's lock (this inode's), and it
+    was not written since the lock was found let go (``_Locks``)."""
+    if not _LOCKS.seen:
         return False
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return _seen_key(path, st.st_dev, st.st_ino) in _LOCKS_SEEN
+    return _seen_key(path, st.st_dev, st.st_ino) in _LOCKS.seen
+
+
+def lock_gone(path: str | os.PathLike[str]) -> bool:
+    """Whether a writer seen holding this file's lock has let it go (the caller knows
+    none holds it now), and nothing was written to the file since (``_Locks``)."""
+    if not _LOCKS.seen:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    key = _seen_key(path, st.st_dev, st.st_ino)
+    return _LOCKS.gone_now(key, st.st_size, st.st_mtime)
 
 
 def seen_gone(
@@ -214,7 +265,7 @@ def seen_gone(
     let go, or every process seen with it open has exited (``_Holders.gone_now``). The
     caller knows none holds it now, and the file's size and mtime."""
     key = _seen_key(path, device, inode)
-    return key in _LOCKS_SEEN or _HOLDERS.gone_now(key, size, mtime)
+    return _LOCKS.gone_now(key, size, mtime) or _HOLDERS.gone_now(key, size, mtime)
 
 
 def holders_gone(path: str | os.PathLike[str]) -> bool:

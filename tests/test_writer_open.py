@@ -40,7 +40,7 @@ def fresh_scans(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each ask scans again (the cache would answer for up to 2 s), and no writer is
     remembered from another test."""
     monkeypatch.setattr(writers, "_OPEN", _Scanning())
-    monkeypatch.setattr(writers, "_LOCKS_SEEN", set())
+    monkeypatch.setattr(writers, "_LOCKS", writers._Locks())
     monkeypatch.setattr(writers, "_HOLDERS", writers._Holders())
 
 

@@ -207,7 +207,8 @@ class TranscriptFormat(ABC):
         stay interrupted); the file read is the path's compressed copy where that is
         all there is (``file_read``). A format whose writers all lock, or a file a writer
         was seen to lock (``saw_lock``, or by any read path of this process:
-        ``writers.lock_seen``; that writer is gone): no lock, no writer (but a copy of a
+        ``writers.lock_gone``; that writer is gone, and the file not written since): no
+        lock, no writer (but a copy of a
         pipe: ``no_lock_no_writer``). A file whose
         every process seen with it open for writing has exited has none
         (``writers.holders_gone``; a process that opens it for each write is not gone
@@ -215,14 +216,14 @@ class TranscriptFormat(ABC):
         ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
         """
         from ..compressed import file_read, is_compressed_file
-        from ..writers import holders_gone, lock_seen, writer_holds_lock
+        from ..writers import holders_gone, lock_gone, writer_holds_lock
 
         path = file_read(path)
         if not os.path.exists(path):
             return False
         if held is None:
             held = writer_holds_lock(path)
-        if held or saw_lock or self.no_lock_no_writer(path) or lock_seen(path):
+        if held or saw_lock or self.no_lock_no_writer(path) or lock_gone(path):
             return held
         if holders_gone(path):
             return False  # every process seen with it open for writing has exited

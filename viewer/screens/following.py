@@ -32,7 +32,7 @@ from session_core.follow_update import FollowUpdate
 from session_core.following import follow
 from session_core.tail_reader import AGAIN
 from session_core.times import epoch
-from session_core.writers import lock_seen, writer_holds_lock
+from session_core.writers import lock_gone, lock_seen, writer_holds_lock
 
 from ..safe import inert_text
 from ..widgets.keys_footer import KeysFooter
@@ -573,7 +573,10 @@ class FollowingScreen(Screen[None]):
         held = writer_holds_lock(read)
         # (a lock, not a descriptor: a process that opens the file for each write lets
         # it go between writes, and is gone only once it exits: the format's rule)
-        self._saw_lock = self._saw_lock or (bool(held) and lock_seen(read))
+        if held:
+            self._saw_lock = self._saw_lock or lock_seen(read)
+        elif self._saw_lock and not lock_gone(read):
+            self._saw_lock = False  # written since its lock was let go: a writer not seen
         self._writer_cached = self._writer_alive(held)
         if held:
             return True
