@@ -123,7 +123,7 @@ class OpSearch:
 
 class TextSearch:
     """A search for ``term`` (any case) in what a list's rows say: ``text_of(source, key)``
-    is row ``key``'s text (a diff's row: its words as drawn, each text whole)."""
+    is row ``key``'s text (a diff's row: its words, each text whole)."""
 
     def __init__(self, term: str, text_of: Callable[[Any, int], str]) -> None:
         self.needle = term.lower()

@@ -15,11 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from claude_code_writer import CCWriter
+from claude_code_writer import text as cc_text
+from codex_writer import RolloutWriter
 from helpers import said, screen_lines, screen_text, wait_for
 from model_screen_helpers import IDLE, opened, until
 from model_toy import toy_registered
 from v1_screen_helpers import story_open
 
+from agentgo_helpers import model as ag_model
+from agentgo_helpers import text as ag_text
+from session_core import open_transcript
+from session_core.agentgo import AgentGoSession
 from session_core.search import TextSearch
 from story import HOSTILE
 from viewer.screens.help import BindingsHelpScreen, binding_rows
@@ -276,3 +283,94 @@ def story(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
     path = tmp_path / "story.jsonl"
     return path, write_story(path)
+
+
+# -- every format's diff: a row's text searched whole -----------------------------------
+
+FAR = "farawayword"  # past the 100 characters an item's row shows
+LONG = "the opening words of a long message, " * 5 + FAR
+
+
+def _claude_code_folding(path: Path) -> None:
+    w = CCWriter()
+    w.user(LONG)
+    w.assistant("m1", [cc_text("answer one")])
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        logicalParentUuid=w.last,
+        compactMetadata={"trigger": "auto", "preTokens": 1000},
+    )
+    w.user("Summary so far.", isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    w.user("go on")
+    w.write(path)
+
+
+def _codex_folding(path: Path) -> None:
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.message("user", LONG)
+    w.message("assistant", "answer one")
+    w.compacted("Summary so far.", None)
+    w.message("user", "go on")
+
+
+def _agentgo_folding(path: Path) -> None:
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        run.record("message_end", {"message": ag_text("user", LONG)})
+        run.record("message_end", {"message": ag_text("assistant", "answer one")})
+        compact = {"id": "c1", "kind": "compact", "attempt": 1}
+        run.record(
+            "context_compacted",
+            {"summary": "Summary so far.", "replaced": 2, "tokens_after": 10},
+            execution=compact,
+        )
+        run.record("message_end", {"message": ag_text("user", "go on")})
+        # (what it folded is known once the model is next sent the conversation)
+        sent = [ag_text("user", "Summary so far."), ag_text("user", "go on")]
+        request = {"messages": sent, "tools": [], "config": {}}
+        run.record("model_request", request, execution=ag_model("m2"))
+        run.record("agent_end", {})
+
+
+FOLDING = {
+    "claude-code": _claude_code_folding,
+    "codex": _codex_folding,
+    "agentgo-v1": _agentgo_folding,
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FOLDING))
+def test_every_formats_diff_row_is_searched_whole(tmp_path: Path, fmt: str) -> None:
+    """An item's row shows its text's first 100 characters; ``/`` looks in all of it,
+    as v1's diff does (a word further on was not found)."""
+    path = tmp_path / "s.jsonl"
+    FOLDING[fmt](path)
+    transcript = open_transcript(path)
+    assert transcript.format == fmt
+    diff = ModelDiff(transcript)
+    rows = [text for _style, text in diff]
+    folded = next(i for i, text in enumerate(rows) if "the opening words" in text)
+    assert FAR not in rows[folded]  # (folded, or kept: Codex keeps the user's; cut as drawn)
+    assert diff.row_text(folded).endswith(FAR)
+    assert diff.row_text(0) == rows[0]  # (a row shown whole: as it is)
+    assert ModelDiffView().finder(FAR).find(diff, range(len(diff))) == [folded]
+
+
+async def test_a_match_past_what_a_diff_row_shows_is_said(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    _codex_folding(path)
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (app, pilot, screen):
+        diff = await _diff_of(pilot, screen)
+        await pilot.press("slash", *FAR, "enter")
+        await until(pilot, lambda: said(app, f"1 match for '{FAR}'"), "the match")
+        assert diff.matches == [diff.cursor]
+        assert "the opening words" in _cursor_row(diff)
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "the match is further on than this row shows" in text
+        assert f"/{FAR}: 1/1" in text

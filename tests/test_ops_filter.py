@@ -149,6 +149,57 @@ async def test_a_filter_keeps_to_its_operations_as_the_file_grows(tmp_path: Path
         await until(pilot, lambda: table.matches == [0, 1, 2], "its match")
 
 
+def _grown(path: Path, writer: CCWriter, tmp_path: Path) -> None:
+    """``path`` grown to what ``writer`` writes (it starts with what ``path`` holds)."""
+    whole = writer.write(tmp_path / "more.jsonl").read_bytes()
+    before = path.read_bytes()
+    assert whole.startswith(before)
+    with path.open("ab") as out:
+        out.write(whole[len(before) :])
+
+
+async def test_the_dialogs_counts_follow_the_file_while_it_is_open(tmp_path: Path) -> None:
+    """The dialog opened while the file grows (as a big one loads in steps): its counts
+    follow, a tool come since is listed, ticked, and a choice unticked stays so; applied,
+    the filter is of what the dialog lists then. (It kept what it had when opened: a
+    tool further on was missing and every count low.)"""
+    path = _session(tmp_path)
+    async with opened(path) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 5, "five operations")
+        await pilot.press("f")  # (one closed: the file's growth is no business of it)
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        closed = app.screen
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        assert not closed.is_attached  # (what the pane asks before it follows the file)
+        _grown(path, _writer(more=True), tmp_path)
+        await until(pilot, lambda: table.row_count == 7, "two operations more")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        dialog = app.screen
+        assert isinstance(dialog, FilterScreen)
+        dialog.query_one("#filter-tools", SelectionList).deselect("Grep")
+        w = _writer(more=True)
+        w.assistant("m12", [tool_use("t12", "Write", file_path="notes.md")])
+        w.result("t12", "written")
+        _grown(path, w, tmp_path)
+        await until(pilot, lambda: "1  Write" in _prompts(dialog, "tools"), "the new tool", 20)
+        assert app.screen is dialog  # (still open)
+        assert _prompts(dialog, "tools") == ["5  Bash", "1  Grep", "1  Read", "1  Write"]
+        assert _prompts(dialog, "states") == ["5  completed", "3  failed"]
+        tools = dialog.query_one("#filter-tools", SelectionList)
+        assert set(tools.selected) == {"Bash", "Read", "Write"}  # (Grep unticked still)
+        words = dialog.query_one("#filter-said", Static)
+        assert "tools: hiding Grep · states: all shown" in str(words.render())
+        tools.deselect("Write")
+        dialog.query_one("#filter-apply", Button).press()
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        assert table.column_cells("tool") == ["Bash", "Bash", "Read", "Bash", "Bash", "Bash"]
+        assert "filter: 6 of 8 operations shown (f)" in screen_text(app)
+
+
 def _never(_self: object, index: int) -> Any:
     raise AssertionError(f"operation {index} made to be filtered")
 

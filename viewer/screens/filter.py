@@ -142,6 +142,24 @@ class FilterScreen(ModalScreen[Choice]):
         """What the ticks say, in words."""
         return hidden_said(list(zip(self.lists, ticks, strict=True)))
 
+    def follow(self, lists: Sequence[FilterList]) -> None:
+        """The file read further while the dialog is open: each list's counts as they are
+        now (a choice gone: 0), the choices come since after the others, ticked (a
+        filter shows what it did not offer), the ticks and the highlight kept."""
+        followed = []
+        for old, new in zip(self.lists, lists, strict=True):
+            added = [c for c in new.choices if c not in old.choices]
+            choices = (*old.choices, *added)
+            counts = {c: new.counts.get(c, 0) for c in choices} if new.counts else {}
+            mine = FilterList(old.key, old.title, choices, old.shown, counts, old.labels)
+            listed = self.query_one(f"#filter-{old.key}", SelectionList)
+            for index, choice in enumerate(old.choices):  # (the counts' width may change)
+                listed.replace_option_prompt_at_index(index, mine.prompt(choice))
+            listed.add_options([(mine.prompt(c), c, True) for c in added])
+            followed.append(mine)
+        self.lists = tuple(followed)
+        self._ticked()  # (what the ticks say, of the choices come since too)
+
     @on(SelectionList.SelectedChanged)
     def _ticked(self) -> None:
         self.query_one("#filter-said", Static).update(self._said(self._ticks()))

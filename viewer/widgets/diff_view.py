@@ -29,7 +29,7 @@ from session_core.text import count
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
-from .row_search import MATCH_STEPS, RowSearch
+from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
 
 ROW_HEIGHT = 3
 _PREVIOUS = "Previous difference (p / N too until / searches this tab)"
@@ -171,8 +171,7 @@ class DiffView(RowSearch):
                 highlight(line, term, match)
             if self.is_match(index) and not any(term in line.plain.lower() for line in lines):
                 # (a row shows the start of each text: the match is further on)
-                note = "‹the match is further on than this row shows: enter shows its line›"
-                lines[-1] = Text(f"   {note}", self._style("meta"))
+                lines[-1] = Text(f"   {FURTHER_ON}", self._style("meta"))
                 lines[-1].truncate(width, overflow="ellipsis")
         return lines
 

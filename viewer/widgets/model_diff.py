@@ -8,8 +8,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar, overload
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
@@ -23,7 +25,9 @@ from session_core.vocabulary import Words, gist, openings_of
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
 from .line_list import nothing_more
-from .row_search import MATCH_STEPS, RowSearch
+from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
+
+PREVIEW = 100  # characters of an item's text (or stub) its row shows at most
 
 
 class ModelDiff(Sequence[Entry]):
@@ -49,6 +53,9 @@ class ModelDiff(Sequence[Entry]):
         # first of them is what enter shows, not the item before its line)
         self._folded_of: dict[int, Sequence[str]] = {}
         self._one_line: set[int] = set()  # runs of text whose rows are an item's, a line each
+        # A row of text cut as drawn: its text whole (a summary's), or how it is made
+        # when a search asks (an item sent on no line's: ``row_text``)
+        self._whole: dict[int, str | Callable[[], str]] = {}
         self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
@@ -98,7 +105,9 @@ class ModelDiff(Sequence[Entry]):
                 ),
             ]
             if compaction.summary:
-                rows.append(("italic", compaction.summary[:4000]))
+                summary = compaction.summary
+                self._whole[self._n + len(rows)] = summary
+                rows.append(("italic", summary[:4000]))
             if compaction.unsent:  # (not "folded: 0 items": what it folds is not known yet)
                 rows.append(("bold yellow", UNSENT))
             else:
@@ -118,6 +127,8 @@ class ModelDiff(Sequence[Entry]):
                 said = f"sent next, on no line of its own: {count(len(mine), 'item')}"
                 self._text([("bold green", said)], compaction.line)
                 made_rows = [_made_row(one, self._openings) for one in mine]
+                for row, one in enumerate(mine, self._n):
+                    self._whole[row] = partial(_made_text, one, self._openings)
                 self._text(made_rows, compaction.line, one_line=True)
 
     def _text(self, rows: list[Entry], line: int = 0, one_line: bool = False) -> None:
@@ -161,6 +172,26 @@ class ModelDiff(Sequence[Entry]):
             return self._sent_entry(ids, at)
         return self._item_entry(style, sign, ids, at)
 
+    def row_text(self, index: int) -> str:
+        """What row ``index`` says, its text whole where the row shows its start (an
+        item's, a stub's, a summary's): what ``/`` looks for the term in, as v1's diff
+        (``diff_view.row_text``) looks in each text whole. Read as ``self[index]`` is."""
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        whole = self._whole.get(index)
+        if whole is not None:
+            return whole if isinstance(whole, str) else whole()
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        if len(run) == 2:
+            return run[1][index - run[0]][1]
+        first, ids, _shown, style, sign, per = run
+        at, row = divmod(index - first, per)
+        if row:
+            return self._sent_entry(ids, at, None)[1]
+        return self._item_entry(style, sign, ids, at, None)[1]
+
     def raw_index(self, index: int) -> int | None:
         """The raw item row ``index`` is about: an item's own, or for a compaction's rows
         of text the item at its line (None: the head, or an id no line has)."""
@@ -191,25 +222,29 @@ class ModelDiff(Sequence[Entry]):
                 out.extend([1] * run[2])
         return out
 
-    def _item_entry(self, style: str, sign: str, ids: Sequence[str], at: int) -> Entry:
+    def _item_entry(
+        self, style: str, sign: str, ids: Sequence[str], at: int, width: int | None = PREVIEW
+    ) -> Entry:
+        """An item's row, its text cut to ``width`` (None: whole, as searched)."""
         ident = ids[at]
         item = self._item(ident, ids, at)
         if item is None:
             item = self._unwritten.get(ident)
         if item is not None:
-            return (style, _item_row(sign, item, openings=self._openings))
+            return (style, _item_row(sign, item, openings=self._openings, width=width))
         # (an item a rewrite made that is not sent next: its line, as the CLI names one)
         line_at = getattr(ids, "line_at", None)
         line = line_at(at) if line_at is not None else 0
         where = f"line {line:,} " if line else ""
         return (style, f"  {sign} {where}(an item a rewrite made there, not sent next)")
 
-    def _sent_entry(self, ids: Sequence[str], at: int) -> Entry:
+    def _sent_entry(self, ids: Sequence[str], at: int, width: int | None = PREVIEW) -> Entry:
         """What the model is sent in place of an elided item (its stub: a Claude Code
-        line's every result, those the elision did not name as written)."""
+        line's every result, those the elision did not name as written), cut to
+        ``width`` (None: whole)."""
         item = self._item(ids[at], ids, at)
         stub = None if item is None else item.stub
-        said = "not known" if stub is None else one_line(stub, 100)
+        said = "not known" if stub is None else _preview(stub, width)
         return ("dim", f"      sent: {said}")
 
     def _item(self, ident: str, ids: Sequence[str], at: int) -> Item | None:
@@ -237,7 +272,7 @@ class ModelDiff(Sequence[Entry]):
 class ModelDiffView(LinesView, RowSearch):
     """The diff (a ``ModelDiff``): enter on a row shows its item, or for a compaction's
     own rows the compaction's line, in the conversation's raw view; ``/`` finds the rows
-    whose text (what they show) holds the term."""
+    whose text holds the term, each text whole (``ModelDiff.row_text``)."""
 
     # n / N (and p) step through the compactions and elisions until the tab is searched,
     # then through its matches, as on every tab; x / X step through the compactions
@@ -323,8 +358,21 @@ class ModelDiffView(LinesView, RowSearch):
     def search_source(self) -> Sequence[Entry]:
         return self.entries
 
+    def block_lines(self, index: int, width: int) -> list[Text]:
+        lines = super().block_lines(index, width)
+        term = self.highlight
+        shown = lines[: self.heights.height(index)]
+        hidden = shown and not any(term in line.plain.lower() for line in shown)
+        if term and hidden and self.is_match(index):
+            # (a row shows the start of its text: the match is further on)
+            note = Text(f" {FURTHER_ON}", style="dim")
+            shown[-1].truncate(max(width - note.cell_len, 0))
+            shown[-1].append_text(note)
+            shown[-1].truncate(width, overflow="ellipsis")
+        return lines
+
     def finder(self, term: str) -> TextSearch:
-        return TextSearch(term, lambda entries, index: entries[index][1])
+        return TextSearch(term, _row_text)
 
     def action_step(self, step: int) -> None:
         """The cursor to the next (or previous) compaction or elision's row."""
@@ -399,19 +447,42 @@ def _without(ids: Sequence[str], dropped: set[str]) -> Sequence[str]:
     return _Without(ids, [at for at, ident in enumerate(ids) if ident not in dropped])
 
 
+def _row_text(entries: Sequence[Entry], index: int) -> str:
+    """A diff's row's text as searched: whole (``ModelDiff.row_text``)."""
+    if isinstance(entries, ModelDiff):
+        return entries.row_text(index)
+    return entries[index][1]
+
+
 def _made_row(one: Unwritten, openings: Mapping[str, Words]) -> Entry:
     """An item a compaction sends that no line holds, with its place (the words of
     ``diff``'s ``+`` row, ``[27 of 40 in its place]``, before its text: not cut off)."""
-    return ("green", _item_row("+", one.item, f" [{one.place}]", openings))
+    return ("green", _made_text(one, openings, PREVIEW))
+
+
+def _made_text(one: Unwritten, openings: Mapping[str, Words], width: int | None = None) -> str:
+    """``_made_row``'s text, cut to ``width`` (None: whole)."""
+    return _item_row("+", one.item, f" [{one.place}]", openings, width)
 
 
 def _item_row(
-    sign: str, item: Item, place: str = "", openings: Mapping[str, Words] | None = None
+    sign: str,
+    item: Item,
+    place: str = "",
+    openings: Mapping[str, Words] | None = None,
+    width: int | None = PREVIEW,
 ) -> str:
-    """An item's row: its text past its format's fixed ``openings`` (``gist``)."""
+    """An item's row: its text past its format's fixed ``openings`` (``gist``), cut to
+    ``width`` (None: whole)."""
     text = gist(item.text, item.kind, openings) if openings and item.text else item.text
     preview = text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
-    return f"  {sign} line {item.line:,} {item.role}{place}: {one_line(preview, 100)}"
+    return f"  {sign} line {item.line:,} {item.role}{place}: {_preview(preview, width)}"
+
+
+def _preview(text: str, width: int | None) -> str:
+    """``text`` on one line, cut to ``width`` (None: whole, as it is: what a search
+    looks in, newlines and all)."""
+    return text if width is None else one_line(text, width)
 
 
 def _mark_counts(raw: Sequence[Item]) -> dict[str, int]:

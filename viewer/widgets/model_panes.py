@@ -216,6 +216,7 @@ class OpsPane(Vertical):
         self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
         self._state_width = STATE_WIDTH
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
+        self._dialog: FilterScreen | None = None  # the ``f`` dialog last opened
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -249,10 +250,15 @@ class OpsPane(Vertical):
             table.search_appended()
         else:
             table.search_again()
+        dialog = self._dialog
+        if dialog is not None and dialog.is_attached:  # (open: its counts follow the file)
+            dialog.follow(table.filter.lists(self.ops))
 
     def filter_dialog(self) -> FilterScreen:
-        """The ``f`` dialog: the tools and states of the operations, with counts."""
-        return self.table.filter.dialog(self.ops)
+        """The ``f`` dialog: the tools and states of the operations, with counts (as of
+        each snapshot while it is open)."""
+        self._dialog = self.table.filter.dialog(self.ops)
+        return self._dialog
 
     def set_filter(self, choice: Choice, dialog: FilterScreen) -> None:
         """Show the tools and states chosen in ``dialog`` (None: all), the cursor on the

@@ -1,7 +1,8 @@
 """The tool operations' filter (``f`` on their tab): which tools and which states the
 table shows. It reads each operation's tool and state as the sequence keeps them
-(``op_tools``, ``op_states``: a 1 GB file's 100,000 operations are not made), once
-when the dialog opens and once a filter change or snapshot, never a draw."""
+(``op_tools``, ``op_states``: a 1 GB file's 100,000 operations are not made), when
+the dialog opens and each snapshot while it is open (its counts follow a file still
+loading or growing), and once a filter change or snapshot, never a draw."""
 
 from __future__ import annotations
 
@@ -50,19 +51,21 @@ class OpsFilter:
 
     def dialog(self, ops: Sequence[ToolOp]) -> FilterScreen:
         """The ``f`` dialog: the tools and states ``ops`` has, how many of each."""
+        return FilterScreen(OPS_INTRO, self.lists(ops))
+
+    def lists(self, ops: Sequence[ToolOp]) -> list[FilterList]:
+        """The dialog's lists: the tools and states ``ops`` has (those shown now too),
+        how many of each."""
         tool_of, state_of = op_tools(ops), op_states(ops)
         tools = Counter(map(tool_of, range(len(ops))))
         states = Counter(map(state_of, range(len(ops))))
         tool_choices = sorted({*tools, *(self.tools or ())}, key=lambda t: (-tools[t], t))
         usual = [s for s in STATE_LABELS if s in states or s in (self.states or ())]
         rest = sorted({*states, *(self.states or ())}.difference(STATE_LABELS))
-        return FilterScreen(
-            OPS_INTRO,
-            [
-                FilterList("tools", "tools", tuple(tool_choices), self.tools, tools),
-                FilterList("states", "states", (*usual, *rest), self.states, states, STATE_LABELS),
-            ],
-        )
+        return [
+            FilterList("tools", "tools", tuple(tool_choices), self.tools, tools),
+            FilterList("states", "states", (*usual, *rest), self.states, states, STATE_LABELS),
+        ]
 
     def set(
         self, tools: frozenset[str] | None, states: frozenset[str] | None, screen: FilterScreen

@@ -22,6 +22,8 @@ from textual.worker import get_current_worker
 from .line_list import LineList
 
 SEARCH_STEP = 2_000  # rows looked through between two words to the screen
+# what a matching row says where it shows the start of its text and the match is not in it
+FURTHER_ON = "‹the match is further on than this row shows: enter shows its line›"
 
 
 # n / N / p to the matches, said in the footer: a list whose own steps (the diffs' through
@@ -247,4 +249,4 @@ class RowSearch(LineList):
             self.notify(self.NOT_FOUND, timeout=2)
 
 
-__all__ = ["SEARCH_STEP", "Finder", "RowSearch"]
+__all__ = ["FURTHER_ON", "SEARCH_STEP", "Finder", "RowSearch"]
