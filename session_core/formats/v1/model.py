@@ -45,6 +45,7 @@ from .items import (
     refused_parts,
     unknown_parts,
 )
+from .line_ends import V1LineEnds
 from .ops import V1Ops
 from .overlays import Overlays, compaction_parts, elision_parts, made_compaction
 
@@ -166,6 +167,7 @@ class V1Model(V1Calls):
             lines=state.last_line,
             extra={"grants": state.grants},
             writer_alive=writer_alive,
+            line_ends=V1LineEnds(state, len(state.event_lines)),
         )
 
     def _add_lines(self) -> None:
