@@ -8,26 +8,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...replay import ReplayState
+    from .model import V1Model
 
 
 class V1LineEnds:
     """The replay's lines up to a snapshot (``stop``): each one's number, and its ``ts``
-    read back from the file (a line a follow kept without applying it has none)."""
+    read back from the file (``V1Model.line_stamp``; a line a follow kept without applying
+    it has none)."""
 
-    __slots__ = ("_state", "_stop")
+    __slots__ = ("_model", "_stop")
     one_line_each = True
 
-    def __init__(self, state: ReplayState, stop: int) -> None:
-        self._state, self._stop = state, stop
+    def __init__(self, model: V1Model, stop: int) -> None:
+        self._model, self._stop = model, stop
 
     def __len__(self) -> int:
         return self._stop
 
     def end(self, index: int) -> tuple[int, str | None]:
-        state = self._state
-        ts = state.events.read(index).get("ts")
-        return int(state.event_lines[index]), ts if isinstance(ts, str) else None
+        model = self._model
+        return int(model.state.event_lines[index]), model.line_stamp(index)
 
 
 __all__ = ["V1LineEnds"]
