@@ -6,7 +6,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 if TYPE_CHECKING:
     from .model import Item
@@ -76,19 +76,35 @@ class ItemEnds:
 LATER_ENDS = 20
 
 
-def last_stamp(items: Sequence[Item], look: int | None = None) -> str | None:
+class LineEnds(Protocol):
+    """A file's lines each with its time, where its items leave lines out (v1's dispatch
+    and settle lines are no items): what ``last_stamp`` looks back over instead. Each
+    ends where it begins (``one_line_each``): none before the last with a time ends later."""
+
+    one_line_each: bool
+
+    def __len__(self) -> int: ...
+
+    def end(self, index: int) -> tuple[int, str | None]:
+        """Line ``index``'s number and time (None: it has none)."""
+        ...
+
+
+def last_stamp(items: Sequence[Item] | LineEnds, look: int | None = None) -> str | None:
     """The time of the last line that has one of ``items`` (in file order): an item's last
     line's (``Item.end``: a run of progress lines ends seconds after its first line),
     that of the last item with a time or of one of the ``LATER_ENDS`` before it that ends
-    later; None if none of the last ``look`` items (None: all) has one. A sequence that
-    says its items' ends without making them (``Items.end``) is asked so."""
+    later (none can where each is one line: ``LineEnds``); None if none of the last
+    ``look`` items (None: all) has one. A sequence that says its items' ends without
+    making them (``Items.end``, ``LineEnds.end``) is asked so."""
     told = getattr(items, "end", None)
     end: Callable[[int], tuple[int, str | None]] = (
-        told if callable(told) else (lambda index: items[index].end)
+        told if callable(told) else (lambda index: cast("Sequence[Item]", items)[index].end)
     )
     last = len(items) - 1
     stop = -1 if look is None else max(-1, last - look)
-    best_line, best, left = -1, None, LATER_ENDS
+    best_line, best = -1, None
+    left = 0 if getattr(items, "one_line_each", False) else LATER_ENDS
     for index in range(last, stop, -1):
         line, ts = end(index)
         if ts and line > best_line:
@@ -100,4 +116,4 @@ def last_stamp(items: Sequence[Item], look: int | None = None) -> str | None:
     return best
 
 
-__all__ = ["LATER_ENDS", "ItemEnds", "last_stamp"]
+__all__ = ["LATER_ENDS", "ItemEnds", "LineEnds", "last_stamp"]

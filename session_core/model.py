@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .item_ends import last_stamp
+from .item_ends import LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
 from .text import count
 from .times import seconds_between
@@ -417,11 +417,15 @@ class Transcript:
     extra: dict[str, Any] = field(default_factory=dict)  # the format's own replay keys
     writer_alive: bool | None = None  # None: not known (not looked at)
     parent: str | None = None  # the session this file is a subagent of, where it says
+    # Every line with its time where ``raw``'s items leave lines out (v1's dispatch, settle
+    # and run-context lines, read back when asked): what ``last_time`` looks back over.
+    line_ends: LineEnds | None = None
 
     def last_time(self, look: int = 20) -> str | None:
-        """The timestamp (as written) of the last line that has one, among the last
-        ``look`` items (a writer's bookkeeping lines may have none): ``last_stamp``."""
-        return last_stamp(self.raw, look)
+        """The timestamp (as written) of the file's last line that has one, among the last
+        ``look`` items, or lines (``line_ends``; a writer's bookkeeping lines may have
+        none): ``last_stamp``."""
+        return last_stamp(self.raw if self.line_ends is None else self.line_ends, look)
 
     @property
     def usage_with_subagents(self) -> Usage | None:

@@ -225,8 +225,9 @@ class TailReader:
     def settle(self) -> FollowUpdate | None:
         """The held-back last line as a line read, its writer gone: where the file's format
         keeps a whole last line without its newline (``keeps_unended_line``, as its whole
-        read does) and the line is whole (its records read as a complete line's are).
-        None where there is none, or it is not whole (a crash tail, still held back)."""
+        read does) and the line is whole (its records read as a complete line's are), or
+        blank (no record, nothing said, as its whole read skips it). None where there is
+        none, or it is not whole (a crash tail, still held back)."""
         held = (self.complete, self.offset)
         if not self.partial or held == self.refused:
             return None
@@ -248,21 +249,23 @@ class TailReader:
             joins=fmt.joins_lines,
             blank_ok=fmt.blank_lines_ok,
         )
-        if not fmt.keeps_unended_line or not records:
+        blank = not records and not said  # (white space alone: a CR after a newline)
+        if not fmt.keeps_unended_line or not (records or blank):
             self.refused = held
             return None
         update = FollowUpdate(read=self.reading)
         number = self.line + 1
-        update.warnings.extend([*said, settled_line(number)])
         span = self.complete << SPAN_BITS | len(raw) if len(raw) <= SPAN_MAX else 0
-        if self.parse:
-            update.envelopes.extend(records)
-            update.lines.extend([number] * len(records))
-            update.spans.extend([span if len(records) == 1 else 0] * len(records))
-        else:
-            update.raw.append(raw)
-            update.lines.append(number)
-            update.spans.append(span)
+        if not blank:  # (a blank line the whole read skips, saying nothing: so here)
+            update.warnings.extend([*said, settled_line(number)])
+            if self.parse:
+                update.envelopes.extend(records)
+                update.lines.extend([number] * len(records))
+                update.spans.extend([span if len(records) == 1 else 0] * len(records))
+            else:
+                update.raw.append(raw)
+                update.lines.append(number)
+                update.spans.append(span)
         self.line = number
         self.complete = self.offset
         self.partial = []

@@ -165,6 +165,7 @@ def neutral(transcript: Transcript) -> dict[str, Any]:
     ]
     out["run-objects"] = [repr(run) for run in transcript.runs]
     out["lines"], out["alive"] = transcript.lines, transcript.writer_alive
+    out["last-time"] = transcript.last_time()
     return out
 
 

@@ -1,0 +1,33 @@
+"""Every line a v1 replay applied, with its time, read back only when asked: the file's
+last line with a time is often no item (a ``tool-dispatched`` or ``tool-settled`` line after
+the last message), so ``Transcript.last_time`` looks back over these (``LineEnds``), not over
+the items. Nothing is kept per line for it: the index pass stays as it was."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import V1Model
+
+
+class V1LineEnds:
+    """The replay's lines up to a snapshot (``stop``): each one's number, and its ``ts``
+    read back from the file (``V1Model.line_stamp``; a line a follow kept without applying
+    it has none)."""
+
+    __slots__ = ("_model", "_stop")
+    one_line_each = True
+
+    def __init__(self, model: V1Model, stop: int) -> None:
+        self._model, self._stop = model, stop
+
+    def __len__(self) -> int:
+        return self._stop
+
+    def end(self, index: int) -> tuple[int, str | None]:
+        model = self._model
+        return int(model.state.event_lines[index]), model.line_stamp(index)
+
+
+__all__ = ["V1LineEnds"]

@@ -1,0 +1,100 @@
+"""A v1 file's last line's time is its last line's, where that line is no message (a
+``tool-dispatched`` or ``tool-settled`` line after the last one): ``Transcript.last_time``,
+so ``written_at`` (read from the file's end), the lower bound of how long a call not
+answered ran (``≥3s``) and a run's end agree, read whole or followed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import follow_into, neutral
+
+from session_core.formats import V1, by_name
+from session_core.op_running import ran_by_call
+from session_core.times import epoch
+
+FMT = by_name(V1)
+
+
+def _at(second: int) -> str:
+    return f"2026-11-30T10:00:{second:02d}.000000Z"
+
+
+def _line(kind: str, payload: dict[str, Any], ident: str, second: int) -> bytes:
+    record = {"id": ident, "payload": payload, "ts": _at(second), "type": kind, "v": 1}
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def _call(call: str) -> dict[str, Any]:
+    return {"function": {"arguments": "{}", "name": "read_file"}, "id": call, "type": "function"}
+
+
+def _dispatched(op: str, call: str, second: int) -> bytes:
+    payload = {"arguments": "{}", "call-id": call, "idempotency": "read-only", "tool": "read_file"}
+    return _line("tool-dispatched", payload | {"round": 1, "run-id": "run-1"}, op, second)
+
+
+LINES = [
+    _line("session-meta", {"agent": "a"}, "m0", 0),
+    _line("run-context", {"digest": "d", "facts": [], "run-id": "run-1", "sections": []}, "c", 0),
+    _line("message", {"content": "go", "role": "user"}, "u1", 1),
+    _line(
+        "message",
+        {"content": "", "role": "assistant", "tool-calls": [_call("call_1"), _call("call_2")]},
+        "a1",
+        2,
+    ),
+    _dispatched("op1", "call_1", 3),
+    _dispatched("op2", "call_2", 4),
+    _line("tool-settled", {"op-id": "op2", "outcome": "completed"}, "s2", 6),
+]
+
+
+@pytest.fixture
+def ends_in_a_settle(tmp_path: Path) -> Path:
+    """A call running (dispatched at 3 s, never settled) beside one settled at 6 s, the
+    last message (its assistant turn) written at 2 s."""
+    path = tmp_path / "settle-last.jsonl"
+    path.write_bytes(b"".join(LINES))
+    return path
+
+
+@pytest.mark.parametrize("alive", [True, False])
+def test_the_last_line_is_a_settle_after_the_last_message(
+    ends_in_a_settle: Path, alive: bool
+) -> None:
+    t = FMT.open(ends_in_a_settle, writer_alive=alive)
+    assert t.raw[-1].ts == _at(2)  # (the last item: the assistant's turn)
+    assert t.last_time() == _at(6)
+    (run,) = t.runs
+    if not alive:  # (cut off in its call: it ended at the file's last line)
+        assert (run.state, run.end_line, run.ended) == ("interrupted", 7, _at(6))
+    # The call not answered ran from its dispatch (3 s) to the file's last line at least
+    # (its run's end, or the file's last line's time while the run goes on): to the last
+    # message's time, it would have "run" -1 s (no bound at all).
+    ((key, ran),) = ran_by_call(t).items()
+    assert key[0] == "call_1" and (ran.seconds, ran.ts, ran.text) == (3.0, _at(6), "≥3.0s")
+
+
+def test_written_at_is_the_last_lines_time(ends_in_a_settle: Path) -> None:
+    assert FMT.tail(ends_in_a_settle) is not None
+    assert FMT.written_at(ends_in_a_settle) == epoch(_at(6))
+
+
+def test_a_dispatch_last_is_the_last_time(tmp_path: Path) -> None:
+    path = tmp_path / "dispatch-last.jsonl"
+    path.write_bytes(b"".join(LINES[:5]))
+    assert FMT.open(path).last_time() == _at(3)
+
+
+@pytest.mark.parametrize("batch", [1, 64, 1 << 16])
+def test_followed_the_last_time_is_the_whole_reads(ends_in_a_settle: Path, batch: int) -> None:
+    """Each snapshot of a follow (``neutral`` compares ``last_time`` too) as the whole."""
+    live = FMT.live(str(ends_in_a_settle))
+    follow_into(live.apply, ends_in_a_settle, batch, FMT.parsed_updates)
+    followed = live.transcript(writer_alive=False)
+    assert followed.last_time() == _at(6)
+    assert neutral(followed) == neutral(FMT.open(ends_in_a_settle, writer_alive=False))
