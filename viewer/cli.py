@@ -257,8 +257,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(speed=args.speed, keep=args.keep, format=args.format)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, its refusals inert: "unrecognized arguments" quotes every file name
+    a glob gave, and a name's escape sequences reached the terminal raw."""
+
+    def error(self, message: str) -> Any:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tailscope",
         description="Watch, browse and compare agent transcripts. `tailscope` alone lists "
         "the sessions Claude Code and Codex keep, `tailscope DIR` every transcript below "
