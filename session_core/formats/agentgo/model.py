@@ -394,7 +394,7 @@ class AgentGoModel:
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
         from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
-        from ...message_usage import agentgo_usage
+        from ...usage import shown_usage
 
         parts = message_parts(message)
         ident = f"seq-{committed.seq}"
@@ -419,9 +419,10 @@ class AgentGoModel:
                 run_id=committed.run_id,
                 message_id=ident,
             )
-        usage = message.get("usage")
-        if isinstance(usage, dict):  # what the message says it cost (shown with it)
-            self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
+        # What the message cost (shown with it): its own usage, else its model call's
+        used = shown_usage(self.view, committed, message, self._fed_usage)
+        if used is not None or isinstance(message.get("usage"), dict):
+            self.column.set_usage(index, Usage.from_message_usage(used))
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text
 
