@@ -31,10 +31,10 @@ from .exportdoc import (
     noting_calls,
 )
 from .formats.agentgo.model import unstarted_state
-from .message_usage import agentgo_usage, exec_end_usage
+from .message_usage import exec_end_usage
 from .model import UNSENT
 from .tool_ops import ask_of, state_label, state_tone
-from .usage import Usage, is_model_call, tally_agentgo
+from .usage import Usage, is_model_call, shown_usage, tally_agentgo
 
 # A call id's committed results, in order: (seq, line, a preview)
 Results = dict[str, list[tuple[int, int, str]]]
@@ -343,7 +343,7 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
         item.flags.append(f"stop {_s(msg.get('stop_reason'))}")
     if msg.get("tool_call_id") is not None:
         item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
-    reported = agentgo_usage(msg.get("usage"))
+    reported = shown_usage(agv, m, msg)  # (its own, else its model call's)
     item.usage = reported.describe() if reported else None
     parts = msg.get("content")
     for part in parts if isinstance(parts, list) else []:

@@ -30,11 +30,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .message_usage import MessageUsage, exec_end_usage
+from .message_usage import MessageUsage, agentgo_usage, exec_end_usage
 from .replay import ReplayState
 from .text import cost_text
 
 if TYPE_CHECKING:
+    from .agentgo.stored import Committed
     from .agentgo.view import AgentGoView, Call
 
 NO_RUN = "(no run)"
@@ -288,6 +289,23 @@ class FedCallUsage:
 def model_call_usage(call: Call) -> MessageUsage | None:
     """A model call's usage: its ``model_exec_end``'s (None: it reported none, or has none)."""
     return exec_end_usage(call.result)
+
+
+def shown_usage(
+    view: AgentGoView,
+    committed: Committed,
+    message: dict[str, Any],
+    fed: FedCallUsage | None = None,
+) -> MessageUsage | None:
+    """What a committed message shows it used (the viewer's row, the exports): its own
+    ``usage``, else, where the spec's writer put it on the ``model_exec_end`` alone, the
+    usage of the model call that produced it (``Committed.usage_call``; ``fed``: as
+    taken while fed, else read again). Shown only: the totals count each call once."""
+    own = message.get("usage")
+    if isinstance(own, dict) or committed.usage_call < 0:
+        return agentgo_usage(own)
+    index = committed.usage_call
+    return (fed or FedCallUsage()).of(index, view.calls[view.call_order[index]])
 
 
 def is_model_call(call: Call) -> bool:

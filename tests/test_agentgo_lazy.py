@@ -450,7 +450,16 @@ class TestNeutralModel:
         failed = [p for item in items for p in item.parts if p.kind == "tool-result" and p.is_error]
         assert [p.text for p in failed] == ["1 failed: ZeroDivisionError in test_divide_by_zero"]
         assert items[-1].usage is not None and items[-1].usage.input_tokens == 7
-        assert all(item.usage is None for item in items[:-1])
+        # (the story's others report none of their own: its model calls' usage, shown)
+        shown = [(item.role, item.usage and item.usage.tokens) for item in items[:-1]]
+        assert shown == [
+            ("user", None),
+            ("assistant", 876),
+            ("tool", None),
+            ("tool", None),
+            ("assistant", 1061),
+            ("user", None),
+        ]
 
     def test_the_tail_ends_as_the_whole_read(self, tmp_path: Path) -> None:
         path, _ = generated(tmp_path, 400_000, 9)

@@ -126,11 +126,21 @@ def test_a_compaction_folds_only_what_its_request_no_longer_holds(tmp_path: Path
 
 def test_a_copy_with_other_content_is_another_message(tmp_path: Path) -> None:
     """What the model is sent still tells messages apart: a copy of A2 with other text
-    is not A2 (it is listed as sent, committed as no message)."""
+    is not A2. Where a projection's request holds it in A2's place, it is A2 as the
+    projection rewrote it (``~``, not A2 gone and a message of its own); after a
+    compaction, it is sent, committed as no message."""
     other = _text("assistant", "A2 read it, reworded")
     path = _run(tmp_path / "p.jsonl", "context_projected", [U1, CALL, STUB, other, U3])
     rows = by_name("agentgo-v1").diff(path).splitlines()
-    assert "1 not sent" in rows[0]
-    assert [row for row in rows if row.startswith("+ ")] == [
-        "+ sent        assistant   A2 read it, reworded [4 of 5 in the request]"
-    ]
+    assert "0 not sent, 1 sent as stubs, 1 rewritten" in rows[0]
+    assert not [row for row in rows if row.startswith(("+ ", "- "))]
+    (a2,) = [row for row in rows if "A2 read it" in row]
+    assert a2.startswith("~ ") and a2.endswith("A2 read it [sent rewritten by a projection]")
+    (a2,) = [m for m in open_transcript(path).messages if m.text == "A2 read it"]
+    assert a2.stub == "A2 read it, reworded" and "elided" in a2.marks
+    summary = _text("user", "S the summary")
+    path = _run(tmp_path / "c.jsonl", "context_compacted", [summary, RESULT_AS_SENT, other, U3])
+    rows = by_name("agentgo-v1").diff(path).splitlines()
+    assert [row for row in rows if row.startswith("+ ")][-1] == (
+        "+ sent        assistant   A2 read it, reworded [3 of 4 in the request]"
+    )

@@ -2,7 +2,8 @@
 was "no operation" in the conversation, "no execution recorded" in the export, and no
 row of the tool operations (``7 tool ops`` where the browser counted 8 tools). It is an
 operation of its own, as v1's calls no dispatch line names are, in the same words:
-*not dispatched yet* while its run is open, *never dispatched* once it is not."""
+*not dispatched yet* while its run is open, *never dispatched* once it is not; and
+``check`` counts them as v1's does (it said nothing of them)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from session_core.export import export
 from session_core.formats import by_name
 
 
-def _states(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str]:
+def _states(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]], str, str]:
     ops = [(op.call_id, op.state) for op in open_transcript(path).tool_operations]
     rows = [
         (o["call-id"], o["state"])
         for o in by_name("agentgo-v1").replay_json(path)["tool-operations"]
     ]
     (said,) = [line for line in export(path, "md").splitlines() if "(c2)" in line]
-    return ops, rows, said
+    return ops, rows, said, by_name("agentgo-v1").check(path)
 
 
 def test_a_call_never_started_is_an_operation(tmp_path: Path) -> None:
@@ -39,12 +40,39 @@ def test_a_call_never_started_is_an_operation(tmp_path: Path) -> None:
     run.record(
         "tool_exec_start", {"tool": "bash", "tool_call_id": "c1", "args": {}}, execution=started
     )
-    ops, rows, said = _states(path)  # (its writer at work: the lock held)
+    ops, rows, said, check = _states(path)  # (its writer at work: the lock held)
     assert ops == rows == [("c1", "running"), ("c2", "not-dispatched-yet")]
     assert said.endswith("not dispatched yet")
+    assert "1 call running, 1 call not dispatched yet, " in check and "never" not in check
     (op,) = [op for op in open_transcript(path).tool_operations if op.call_id == "c2"]
     assert (op.tool, op.arguments, op.message_id) == ("read", {"n": 2}, "seq-3")
     session.close()  # (the run never ended: cut off)
-    ops, rows, said = _states(path)
+    ops, rows, said, check = _states(path)
     assert ops == rows == [("c1", "interrupted"), ("c2", "never-dispatched")]
     assert said.endswith("never dispatched")
+    assert "1 call interrupted, 1 call never dispatched, " in check and "yet" not in check
+
+
+def test_check_counts_an_id_asked_again_as_the_operations_do(tmp_path: Path) -> None:
+    """A writer that numbers its calls again asks with an id used before: the execution
+    is of the later ask (``ask_of``), the earlier one never started; an execution written
+    before any message asked is of the first ask. ``check`` counts what the model lists."""
+    path = tmp_path / "s.jsonl"
+    with AgentGoSession.create(path) as session:
+        run = session.begin_run()
+        run.record("agent_start", {})
+        start = {"tool": "bash", "tool_call_id": "c1", "args": {}}
+        run.record("tool_exec_start", start, execution={"id": "t0", "kind": "tool", "attempt": 1})
+        for n in (1, 2, 3):
+            call = {"type": "tool_call", "id": "c1", "name": "bash", "arguments": {"n": n}}
+            asked = {"kind": "assistant", "content": [call, call]}  # (one ask: the id twice)
+            run.record("message_end", {"message": asked})
+        run.record("tool_exec_start", start, execution={"id": "t3", "kind": "tool", "attempt": 1})
+        run.record("agent_end", {})
+    states = [(op.message_id, op.state) for op in open_transcript(path).tool_operations]
+    assert states == [
+        ("seq-4", "interrupted"),
+        ("seq-6", "interrupted"),
+        ("seq-5", "never-dispatched"),
+    ]
+    assert "1 call never dispatched, " in by_name("agentgo-v1").check(path)

@@ -34,6 +34,10 @@ class Run:
     records: int = 0
     turns: int = 0
     calls: list[CallKey] = field(default_factory=list)
+    # The latest model call that ended with a message, and that message, until an
+    # assistant message is committed: the message it produced, if it is that message
+    # (``AgentGoView.usage_call``).
+    produced: tuple[int, dict[str, Any]] | None = None
 
     @property
     def closed(self) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 import orjson
@@ -161,6 +161,46 @@ class _Sent:
         """The request's messages no message was sent as (a summary, say), in order."""
         return [index for index, taken in enumerate(self.taken) if not taken]
 
+    def rewrites(
+        self, took: Sequence[tuple[str, int]], role_of: Callable[[int], str | None]
+    ) -> dict[int, int]:
+        """Where a projection rewrote a message in place: of the messages taken in order
+        (``took``: each one's sign and request message; ``role_of``: each one's role,
+        by its place in ``took``; None: none to pair), each
+        the request does not hold (``-``) paired with a message of its role it holds where
+        the message stood (between those sent either side of it) that no message was
+        sent as: {its place in ``took``: that request message}, those taken. A
+        compaction's summary stands for many messages, and is paired by none of this:
+        its caller asks only of a projection."""
+        out: dict[int, int] = {}
+        sent, taken = self.sent, self.taken
+        place, low = 0, -1  # (low: the request message the last one sent was sent as)
+        while place < len(took):
+            if took[place][0] != "-":
+                low = took[place][1]
+                place += 1
+                continue
+            end = place
+            while end < len(took) and took[end][0] == "-":
+                end += 1
+            high = took[end][1] if end < len(took) else len(sent)
+            at = low + 1
+            for gone in range(place, end):
+                role = role_of(gone)
+                while at < high and (taken[at] or _role(sent[at]) != role):
+                    at += 1
+                if at >= high:
+                    break
+                taken[at] = 1
+                out[gone] = at
+                at += 1
+            place = end
+        return out
+
+
+def _role(message: Any) -> str:
+    return message_role(message) if isinstance(message, dict) else ""
+
 
 def _hashed(message: Any) -> int:
     return hash(_key(message))
@@ -237,6 +277,10 @@ class ContextFolds:
         own = -1 - entry
         return self._own_keys[own], _call_of(self.own[own])
 
+    def _role_of(self, entry: int) -> str | None:
+        """A committed message's role (read again); None for a message no one committed."""
+        return message_role(self.view.messages[entry].message) if entry >= 0 else None
+
     def _find(self, event: int) -> bool:
         view = self.view
         at = view.context_at[event]
@@ -257,9 +301,12 @@ class ContextFolds:
         # hold, kept by a projection, just after the one before it).
         keyed: list[tuple[int, int, int]] = []
         last = behind = -1
-        for entry in [*self._live, *range(self._next, stop)]:
-            key, call = self._key_of(entry)
-            sign, index = held.take(key, call)
+        entries = [*self._live, *range(self._next, stop)]
+        took = [held.take(*self._key_of(entry)) for entry in entries]
+        if not compacted:  # (a message a projection rewrote in place: sent as the rewrite)
+            for place, index in held.rewrites(took, lambda p: self._role_of(entries[p])).items():
+                took[place] = ("~", index)
+        for entry, (sign, index) in zip(entries, took, strict=True):
             if sign == "-":
                 if entry >= 0:
                     dropped.append(entry)
@@ -343,6 +390,13 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     return out
 
 
+def _projected_last(view: AgentGoView, at: int) -> bool:
+    """Whether the last context event before record ``at`` is a projection (what the
+    request at ``at`` holds in place of a message is then its rewrite, not a summary)."""
+    last = bisect.bisect_left(view.context_at, at) - 1
+    return last >= 0 and view.context_events[last][2] == "context_projected"
+
+
 def agentgo_diff(view: AgentGoView, path: str) -> str:
     records = view.records
     last = _last_request(view)
@@ -355,6 +409,22 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         at: (kind, data)
         for at, (_, _, kind, data) in zip(view.context_at, view.context_events, strict=True)
     }
+    # How each message committed before the last request was sent (in order: each of
+    # the request's messages taken once); after a projection, a message it rewrote in
+    # place is sent as the rewrite (``_Sent.rewrites``), as the model's folds say.
+    before = [c for c in view.messages if c.at < at]
+    took = [held.take(_hashed(c.message), _call_of(c.message)) for c in before]
+    rewritten = {}
+    if _projected_last(view, at):
+        # (a message a compaction folded is gone: what stands in its place, a summary)
+        folds = ContextFolds(view)
+        folds.sent(len(view.messages))
+        folded = set(folds.folded)
+        rewritten = held.rewrites(
+            took, lambda p: None if p in folded else message_role(before[p].message)
+        )
+    signs = {c.at: sign for c, (sign, _) in zip(before, took, strict=True)}
+    rewritten_at = {before[place].at for place in rewritten}
     rows: list[str] = []
     shown = stubbed = dropped = marks = unsent = 0
     for index in range(len(records)):
@@ -388,9 +458,11 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         if index > at:
             rows.append("= " + _row(line, message, since))
             continue
-        sign, _ = held.take(_hashed(message), _call_of(message))
+        sign = signs[index]
         if sign == "=":
             rows.append("= " + _row(line, message))
+        elif index in rewritten_at:
+            rows.append("~ " + _row(line, message, " [sent rewritten by a projection]"))
         elif sign == "~":
             stubbed += 1
             rows.append("~ " + _row(line, message, " [sent as a stub]"))
@@ -405,11 +477,13 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             else "no model request of the loop yet"
         )
         + f", {dropped} not sent, "
-        f"{stubbed} sent as stubs, {count(marks, 'context event')}"
+        f"{stubbed} sent as stubs, "
+        + (f"{len(rewritten)} rewritten, " if rewritten else "")
+        + f"{count(marks, 'context event')}"
         + (f" ({unsent} {UNSENT})" if unsent else "")
     )
     legend = (
-        "  = sent next   - not sent (compacted away)   ~ sent as a stub   "
+        "  = sent next   - not sent (compacted away)   ~ sent as a stub, or rewritten   "
         "+ sent, committed as no message (a summary)   # a context event or the last request"
     )
     return "\n".join([head, "", legend, "", *rows]) + "\n"

@@ -36,6 +36,9 @@ class Committed(Stored):
     """A committed conversation message (message_end)."""
 
     lines: int  # ``message_lines`` of the message, up to LINES_COUNTED
+    # The model call (its index in the view's ``call_order``) whose ``model_exec_end``
+    # reported this message's usage, where the message reports none of its own; -1: none.
+    usage_call: int = -1
 
     @property
     def message(self) -> dict[str, Any]:

@@ -69,6 +69,32 @@ def message_end_said(data: Any, line: int) -> str | None:
     return None
 
 
+# What a committed message may say of itself that its model call's message need not
+# (the spec's AgentMessage ``usage?``, ``timestamp?``): the same response either way.
+_OWN_REPORT = ("usage", "timestamp")
+
+
+def usage_call(run: Run, message: dict[str, Any]) -> int:
+    """The model call whose usage a message just committed in ``run`` shows (-1: none).
+
+    The spec puts a response's usage on its ``model_exec_end`` and, optionally, on the
+    message. An assistant message reporting none of its own shows its call's: the latest
+    model call of its run that ended with a message (the loop's call commits its message
+    next), if that message is this one (a model result is no proof that it committed).
+    An assistant message ends the wait either way: one call, one message."""
+    if message_role(message) != "assistant":
+        return -1
+    assert run.produced is not None
+    index, produced = run.produced
+    run.produced = None
+    if isinstance(message.get("usage"), dict):
+        return -1
+    same = {k: v for k, v in message.items() if k not in _OWN_REPORT} == {
+        k: v for k, v in produced.items() if k not in _OWN_REPORT
+    }
+    return index if same else -1
+
+
 def state_said(state: str) -> str:
     """A call's state in words: the spec's ``gap`` with what every format calls it (a
     call with no terminal event, its run closed or cut off: interrupted)."""
@@ -156,11 +182,12 @@ class AgentGoView:
         if kind == "message_end":
             message = data.get("message")
             if isinstance(message, dict):
-                self.messages.append(
-                    Committed(
-                        seq, line, as_str(run_id), time, self.records, index, message_lines(message)
-                    )
+                committed = Committed(
+                    seq, line, as_str(run_id), time, self.records, index, message_lines(message)
                 )
+                self.messages.append(committed)
+                if run is not None and run.produced is not None:
+                    committed.usage_call = usage_call(run, message)
             else:  # (it was left out of the messages, and said nowhere)
                 self.misshapen.append(index)
             if (why := message_end_said(data, line)) is not None:
@@ -243,6 +270,9 @@ class AgentGoView:
         elif kind == "model_exec_end":
             call.result_at = index
             call.model_failed = bool(data.get("error"))
+            message = data.get("message")
+            if run is not None and not call.model_failed and isinstance(message, dict):
+                run.produced = (self._call_index[key], message)
         elif kind == "model_response":
             call.recovery = data.get("recovery") if isinstance(data.get("recovery"), dict) else data
         elif kind == "tool_exec_start":

@@ -13,9 +13,10 @@ from typing import IO, TYPE_CHECKING, Any, ClassVar
 from ...events import LineSource
 from ...model import Transcript, Usage
 from ...text import count
+from ...tool_ops import state_label
 from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
-from .model import NAME, AgentGoModel, transcript_of
+from .model import NAME, AgentGoModel, UnstartedCounter, transcript_of
 
 if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView
@@ -198,8 +199,13 @@ class AgentGoFormat(TranscriptFormat):
         from ...agentgo.view import AgentGoView
         from ...usage import FedCallUsage
 
-        view, usage = AgentGoView(keep=False), FedCallUsage()
-        read_view(path, view=view, fed=lambda record, _span: usage.fed(view, record))
+        view, usage, unstarted = AgentGoView(keep=False), FedCallUsage(), UnstartedCounter()
+
+        def fed(record: dict[str, Any], _span: int) -> None:
+            usage.fed(view, record)
+            unstarted.fed(view, record)
+
+        read_view(path, view=view, fed=fed)
         view.writer_alive = self.writer_alive(path)  # (an open run of a gone writer: cut off)
         parts = [NAME, count(len(view.messages), "message")]
         gaps = len(view.gaps())
@@ -211,6 +217,11 @@ class AgentGoFormat(TranscriptFormat):
             parts.append(f"{count(ends.count('running'), 'call')} running")
         elif ends and view.writer_alive is False:
             parts.append(f"{count(len(ends), 'call')} interrupted")
+        # The calls asked for that no execution began, as replay lists them (v1's words)
+        said = unstarted.counts(view)
+        for state in ("never-dispatched", "not-dispatched-yet"):
+            if said[state]:
+                parts.append(f"{count(said[state], 'call')} {state_label(state)}")
         kinds = [kind for _seq, _run, kind, _data in view.context_events]
         for kind, what in (("context_compacted", "compaction"), ("context_projected", "elision")):
             if kind in kinds:  # (as every format's note counts them; replay lists them)

@@ -119,8 +119,7 @@ class AgentGoOp(ToolOp):
             ToolOp.__dict__[name].__set__(op, None)
         op.progress = op.subagent = op.duration = None
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
-        # (named as the model named the call, so its messages find it; else its execution)
-        op.call_id, op.tool, op.state = call.tool_call_id or call.id, call.name, state
+        op.call_id, op.tool, op.state = op_call_id(call), call.name, state
         op.line = _file_line(call.first_line, call.first_seq)
         op.run_id, op.sidechain = call.run_id, False
         op.started, op.ended = call.first_time, call.last_time or None
@@ -395,7 +394,7 @@ class AgentGoModel:
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
         from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
-        from ...message_usage import agentgo_usage
+        from ...usage import shown_usage
 
         parts = message_parts(message)
         ident = f"seq-{committed.seq}"
@@ -407,24 +406,23 @@ class AgentGoModel:
             span=span if self.view.records.source is not None else 0,
             ident=ident,
         )
-        for part in parts:
-            if part.kind == "tool-call" and part.call_id:
-                seqs, items = self._asked.setdefault(part.call_id, ([], []))
-                if not items or items[-1] != ident:
-                    seqs.append(committed.seq)
-                    items.append(ident)
-                    self._unstarted[(part.call_id, ident)] = ToolOp(
-                        part.call_id,
-                        part.name or "",
-                        "not-dispatched-yet",
-                        arguments=part.data,
-                        line=_file_line(committed.line, committed.seq),
-                        run_id=committed.run_id,
-                        message_id=ident,
-                    )
-        usage = message.get("usage")
-        if isinstance(usage, dict):  # what the message says it cost (shown with it)
-            self.column.set_usage(index, Usage.from_message_usage(agentgo_usage(usage)))
+        for call_id, part in asked_calls(parts).items():
+            seqs, items = self._asked.setdefault(call_id, ([], []))
+            seqs.append(committed.seq)
+            items.append(ident)
+            self._unstarted[(call_id, ident)] = ToolOp(
+                call_id,
+                part.name or "",
+                "not-dispatched-yet",
+                arguments=part.data,
+                line=_file_line(committed.line, committed.seq),
+                run_id=committed.run_id,
+                message_id=ident,
+            )
+        # What the message cost (shown with it): its own usage, else its model call's
+        used = shown_usage(self.view, committed, message, self._fed_usage)
+        if used is not None or isinstance(message.get("usage"), dict):
+            self.column.set_usage(index, Usage.from_message_usage(used))
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text
 
@@ -449,7 +447,7 @@ class AgentGoModel:
                 if index not in self._usage and self._usage and index < next(reversed(self._usage)):
                     self._usage_sorted = False  # a call that turned out a model call late
                 self._usage[index] = self._fed_usage.of(index, call)
-            elif call.tool_start_at >= 0 or call.tool_end_at >= 0:
+            elif is_tool_execution(call):
                 self._forget_usage(index)
                 if index not in self._ops:
                     if self._op_order and index < self._op_order[-1]:
@@ -499,6 +497,71 @@ def unstarted_state(view: AgentGoView, run_id: str | None) -> OpState:
     closed or cut off (v1's words for the same: the one vocabulary)."""
     open_ = run_id is not None and run_id in view.runs and view.run_status(run_id) == "open"
     return "not-dispatched-yet" if open_ else "never-dispatched"
+
+
+def asked_calls(parts: list[Part]) -> dict[str, Part]:
+    """The tool calls a committed message's parts ask for, by id: those with an id, each
+    id once (a message naming one twice asks for it once)."""
+    asked: dict[str, Part] = {}
+    for part in parts:
+        if part.kind == "tool-call" and part.call_id and part.call_id not in asked:
+            asked[part.call_id] = part
+    return asked
+
+
+def is_tool_execution(call: Call) -> bool:
+    """A call that is a tool's execution: begun or ended by its tool records (a model
+    call is none, whatever else it holds)."""
+    from ...usage import is_model_call
+
+    return not is_model_call(call) and (call.tool_start_at >= 0 or call.tool_end_at >= 0)
+
+
+def op_call_id(call: Call) -> str:
+    """The call id an execution is of: as the model named the call (so the message that
+    asked for it finds it), else its execution's own id."""
+    return call.tool_call_id or call.id
+
+
+class UnstartedCounter:
+    """The calls committed messages asked for that no execution is of, counted by their
+    state (``unstarted_state``) as a check reads, keeping no record: ``AgentGoModel``'s
+    operations of them, by the same rules (``asked_calls``, ``ask_index``)."""
+
+    __slots__ = ("_asked",)
+
+    def __init__(self) -> None:
+        # a call id -> the seqs of the messages that asked for it, and their runs
+        self._asked: dict[str, tuple[list[int], list[str]]] = {}
+
+    def fed(self, view: AgentGoView, record: dict[str, Any]) -> None:
+        """``record``, the last ``view`` took: a committed message's asks noted."""
+        messages = view.messages
+        if record.get("type") != "message_end" or not messages:
+            return
+        committed = messages[-1]
+        if committed.at != len(view.records) - 1:  # (not committed: no message object)
+            return
+        for call_id in asked_calls(message_parts(record["data"]["message"])):
+            seqs, runs = self._asked.setdefault(call_id, ([], []))
+            seqs.append(committed.seq)
+            runs.append(committed.run_id)
+
+    def counts(self, view: AgentGoView) -> Counter[str]:
+        """How many asks no execution is of, by state (the view read whole)."""
+        started: set[tuple[str, int]] = set()
+        for call in view.calls.values():
+            if is_tool_execution(call):
+                call_id = op_call_id(call)
+                asked = self._asked.get(call_id)
+                if asked is not None:
+                    started.add((call_id, ask_index(asked[0], call.first_seq)))
+        return Counter(
+            unstarted_state(view, run_id)
+            for call_id, (_seqs, runs) in self._asked.items()
+            for index, run_id in enumerate(runs)
+            if (call_id, index) not in started
+        )
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
