@@ -1,10 +1,10 @@
 """``tailscope export``: a transcript as Markdown, HTML or JSON. Read-only.
 
 Markdown and HTML lay out the same document (exportdoc): the conversation with
-tool calls paired to their results, tool-operation outcomes, run contexts,
-compaction and elision marks, usage. JSON is exactly what ``tailscope replay``
-prints. Reading never writes the transcript; ``write_export`` writes only the
-export, atomically, and refuses to write over the transcript itself.
+tool calls paired to their results (and their tools' own detail), tool-operation
+outcomes, run contexts, compaction and elision marks, usage. JSON is exactly what
+``tailscope replay`` prints. Reading never writes the transcript; ``write_export``
+writes only the export, atomically, and refuses to write over the transcript itself.
 
 An export is written as it is made (``export_into``): Markdown and HTML a message
 at a time (``export_chunks``), JSON as ``tailscope replay`` writes it: an export's

@@ -10,7 +10,16 @@ from __future__ import annotations
 import html
 from collections.abc import Iterator
 
-from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
+from .exportdoc import (
+    DetailBlock,
+    Document,
+    Heading,
+    Item,
+    MessageItem,
+    Note,
+    Table,
+    TextBlock,
+)
 from .text import inert, one_line
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -82,18 +91,26 @@ def h1(text: object) -> str:
     return html.escape(one_line(text), quote=True)
 
 
-def _pre(text: str, cls: str = "") -> str:
+def _pre(text: str, cls: str = "", folded: str | None = None) -> str:
+    """``text`` preformatted, folded if long (its first line the fold's summary); folded
+    however short under ``folded``, the summary then."""
     attr = f' class="{cls}"' if cls else ""
     # (a newline right after <pre> is dropped by every HTML parser: one is given to drop)
     body = f"<pre{attr}>\n{h(text)}</pre>"
     lines = text.count("\n") + 1
-    if lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
+    if folded is None and lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
         return body
     first = text.strip().split("\n", 1)[0][:120]
+    said = h1(folded) if folded is not None else f"{h1(first)} …"
     return (
-        f"<details><summary>{h1(first)} … ({lines:,} lines, {len(text):,} characters: "
+        f"<details><summary>{said} ({lines:,} lines, {len(text):,} characters: "
         f"show all)</summary>{body}</details>"
     )
+
+
+def _detail(block: DetailBlock) -> str:
+    """A tool's detail: its JSON, folded away until asked for."""
+    return _pre(block.body, "detail", block.label)
 
 
 def _table(table: Table, cls: str = "", rows: int = 256) -> Iterator[str]:
@@ -140,6 +157,8 @@ def _message(item: MessageItem) -> str:
             if call.result_anchor:
                 text = f'<a href="#{h1(call.result_anchor)}">{text}</a>'
             out.append(f'<div class="call-facts">{text}</div>')
+        if call.detail is not None:
+            out.append(_detail(call.detail))
         out.append("</div>")
     out.append("</article>")
     return "".join(out)
@@ -154,6 +173,8 @@ def _item(item: Item) -> Iterator[str]:
         yield f'<div class="note t-{item.tone}">{h1(item.text)}</div>'
     elif isinstance(item, Heading):
         yield f"<h3>{h1(item.text)}</h3>"
+    elif isinstance(item, DetailBlock):
+        yield _detail(item)
     else:
         assert isinstance(item, TextBlock)
         yield f'<div class="label">{h1(item.label)}</div>{_pre(item.body)}'

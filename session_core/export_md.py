@@ -12,7 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .exportdoc import Document, Heading, Item, MessageItem, Note, Table, TextBlock
+from .exportdoc import (
+    DetailBlock,
+    Document,
+    Heading,
+    Item,
+    MessageItem,
+    Note,
+    Table,
+    TextBlock,
+)
 from .text import inert, one_line
 
 _ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
@@ -80,7 +89,14 @@ def _message(index: int, item: MessageItem) -> list[str]:
         if call.result:
             out.append(f"  - {md_inline(call.result)}")
         out += ["", "arguments:", "", fence(call.arguments, "json")]
+        if call.detail is not None:
+            out += ["", *_detail(call.detail)]
     return out
+
+
+def _detail(block: DetailBlock) -> list[str]:
+    """A tool's detail: its JSON fenced (Markdown has no fold of its own)."""
+    return [f"{md_inline(block.label)}:", "", fence(block.body, "json")]
 
 
 def _item(item: Item, counter: list[int]) -> Iterator[str]:
@@ -93,6 +109,8 @@ def _item(item: Item, counter: list[int]) -> Iterator[str]:
         return iter((f"> {_TONE[item.tone]} {md_inline(item.text)}",))
     if isinstance(item, Heading):
         return iter((f"### {md_inline(item.text)}",))
+    if isinstance(item, DetailBlock):
+        return iter(_detail(item))
     assert isinstance(item, TextBlock)
     return iter((f"**{md_inline(item.label)}**", "", fence(item.body)))
 

@@ -18,6 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+import orjson
+
+from .json_out import json_text
 from .message_usage import MessageUsage
 from .text import prompt_title
 from .tool_ops import ask_of
@@ -41,6 +44,24 @@ class Mark:
 
 
 @dataclass(slots=True)
+class DetailBlock:
+    """A tool's own structured result (``ToolOp.detail``: an edit's patch, a command's
+    stdout and stderr apart, its exit code) as JSON: folded away unless asked for, as
+    the viewer's detail screen holds it apart from the result."""
+
+    label: str
+    body: str
+
+
+def detail_block(label: str, detail: Any) -> DetailBlock | None:
+    """An operation's detail as every export shows it (None: it has none), written as
+    every record value is (``json_out``: indented; a C1 control escaped, still JSON)."""
+    if detail is None:
+        return None
+    return DetailBlock(label, json_text(detail, orjson.OPT_INDENT_2))
+
+
+@dataclass(slots=True)
 class CallItem:
     """A tool call in an assistant message, with what ran and what answered it."""
 
@@ -53,6 +74,7 @@ class CallItem:
     result: str | None = None  # where the answer is, and a preview
     result_anchor: str | None = None
     asked_in: str = ""  # the message that asks for it, as its builder names it
+    detail: DetailBlock | None = None  # the tool's own structured result, folded
 
     @property
     def key(self) -> CallKey:
@@ -98,7 +120,7 @@ class TextBlock:
     body: str
 
 
-Item = MessageItem | Table | Note | Heading | TextBlock
+Item = MessageItem | Table | Note | Heading | TextBlock | DetailBlock
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from .exportdoc import (
     UNSHOWN_ELSE,
     CallItem,
     CallKey,
+    DetailBlock,
     Document,
     Heading,
     Mark,
@@ -28,6 +29,7 @@ from .exportdoc import (
     View,
     _preview,
     by_ask,
+    detail_block,
     document_title,
     noting_calls,
 )
@@ -256,6 +258,8 @@ def _message(item: Item, calls: _Calls, raw: Sequence[Item], view: View) -> Mess
                 call.result_anchor = f"line-{answer.line}"
             else:
                 call.result = "no result answers this call"
+            if isinstance(op, ToolOp):  # (after the answer's text: its line read is cached)
+                call.detail = detail_block("detail", op.detail)
             out.calls.append(call)
     for at, texts in runs:
         if at < 0:
@@ -319,7 +323,7 @@ def _operations(
 
 def _unshown(
     ops: Sequence[ToolOp], shown: set[CallKey] | None, marked: Mapping[str, list[str]]
-) -> Iterator[Note | TextBlock]:
+) -> Iterator[Note | TextBlock | DetailBlock]:
     """The operations the conversation did not show, whole (read once it was written),
     in groups by why (the first of ``UNSHOWN_BY_MARK``'s marks their item has), each
     group said once before its first."""
@@ -341,6 +345,9 @@ def _unshown(
             )
             if op.result is not None:
                 yield TextBlock(f"{op.call_id}: result", op.result)
+            detail = detail_block(f"{op.call_id}: detail", op.detail)
+            if detail is not None:
+                yield detail
 
 
 def _arguments(value: Any) -> str:

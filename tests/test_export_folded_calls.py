@@ -47,6 +47,8 @@ def test_a_replayed_export_holds_every_call_whole(tmp_path: Path, fmt: str) -> N
         wanted = [v[:40] for v in _strings(op.arguments)]  # (each argument's text)
         if f"{op.call_id} · " in after and op.result and op.result.strip():
             wanted.append(op.result.strip().splitlines()[0][:40])
+        if f"{op.call_id} · " in after and op.detail is not None:  # (its tool's own, too)
+            wanted.append(f"{op.call_id}: detail:")
         # (outside a fence Markdown escapes: "\\# Changelog")
         missing += [(op.call_id, w) for w in wanted if w.replace("\\", "") not in plain]
     assert not missing, missing
