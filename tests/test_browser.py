@@ -383,7 +383,11 @@ class TestBrowser:
             odd = os.fsencode(corpus / "later") + b"/odd\xff.jsonl"
             os.makedirs(corpus / "later", exist_ok=True)
             write_agentgo(Path(os.fsdecode(odd)))
-            await until(pilot, lambda: said(app, "live updates cannot follow"))
+            await until(pilot, lambda: said(app, "Not followed live"))
+            # in the app's words, the file named as its row names it (not watchfiles'
+            # Rust spelling "Unable to decode path ... \\xFF"), short enough for 80 columns
+            (note,) = [str(n.message) for n in app._notifications if "live" in str(n.message)]
+            assert note == "Not followed live (name not UTF-8): later/odd\\udcff.jsonl. r rescans."
             write_agentgo(corpus / "later" / "new-run.jsonl")
             new = str(corpus / "later" / "new-run.jsonl")
             await until(pilot, lambda: new in screen.rows)
