@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator
@@ -171,7 +172,11 @@ def path_of(path: Any) -> str:
 
 def missing_file(where: str) -> str:
     """What is said of a path that is not there: no such file, and the compressed copy
-    beside it where there is one (Codex's ``NAME.jsonl.zst``: read that)."""
+    beside it where there is one (Codex's ``NAME.jsonl.zst``: read that); a symbolic
+    link whose target is not there is a link to nothing (nothing in it is damaged)."""
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.islink(where):
+            return f"a link to nothing: {os.readlink(where)} is not there"
     packed = where + ".zst"
     if os.path.exists(packed):
         name = os.path.basename(packed)
