@@ -184,6 +184,12 @@ def missing_file(where: str) -> str:
     return "there is no such file"
 
 
+def cannot_read(err: OSError) -> str:
+    """What is said of a file the system will not let be read (permission, an I/O
+    error): every reader's words for it (``check``, ``replay``, ``peek``, the browser)."""
+    return f"cannot be read: {err.strerror or err}"
+
+
 def open_transcript(where: str) -> IO[bytes]:
     """``open_regular`` with every way it can fail as a ``TranscriptError``."""
     try:
@@ -195,7 +201,7 @@ def open_transcript(where: str) -> IO[bytes]:
     except NotAFileError:
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+        raise TranscriptError(cannot_read(err), path=where) from None
     except ValueError:  # (a NUL in the path: no file can have that name)
         raise TranscriptError("is no path (it holds a NUL byte)", path=repr(where)) from None
 
@@ -209,7 +215,7 @@ def open_lines(where: str) -> tuple[IO[bytes], bool]:
     try:
         lines = maybe_decompress(fh)
     except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+        raise TranscriptError(cannot_read(err), path=where) from None
     return lines, lines is not fh
 
 

@@ -60,6 +60,7 @@ from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
     bom_length,
+    cannot_read,
     is_blank,
     line_is_whole,
     missing_file,
@@ -281,7 +282,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         with contextlib.suppress(OSError):  # (its size and time, where stat can tell them)
             st = os.stat(where)
             summary.size, summary.mtime = st.st_size, st.st_mtime
-        raise _Unreadable(f"cannot be read: {err.strerror or err}") from None
+        raise _Unreadable(cannot_read(err)) from None
     with fh:
         st = os.fstat(fh.fileno())
         summary.size, summary.mtime = st.st_size, st.st_mtime
