@@ -400,6 +400,11 @@ class TestBrowser:
             # Rust spelling "Unable to decode path ... \\xFF"), short enough for 80 columns
             (note,) = [str(n.message) for n in app._notifications if "live" in str(n.message)]
             assert note == "Not followed live (name not UTF-8): later/odd\\udcff.jsonl. r rescans."
+            long = os.fsdecode(os.fsencode(corpus / "later") + b"/" + b"\xfe" * 40 + b".jsonl")
+            screen.post_message(screen.WatchRestarted([long, os.fsdecode(odd)]))
+            await until(pilot, lambda: said(app, "1 more"))
+            note = next(str(n.message) for n in app._notifications if "1 more" in str(n.message))
+            assert note.endswith("\\udcfe.jsonl, 1 more. r rescans.") and len(note) <= 80, note
             write_agentgo(corpus / "later" / "new-run.jsonl")
             new = str(corpus / "later" / "new-run.jsonl")
             await until(pilot, lambda: new in screen.rows)

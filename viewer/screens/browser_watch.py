@@ -191,13 +191,14 @@ class DirectoryWatch(Screen[None]):
 
     @on(WatchRestarted)
     def _watch_restarted(self, message: WatchRestarted) -> None:
-        names = [fit_path(self._rel(path), 30) for path in message.paths[:2]]
-        more = len(message.paths) - len(names)
-        if not names:
+        # (within 80 columns: one name, cut from the left as the rows cut it)
+        more = len(message.paths) - 1
+        if not message.paths:
             said = "A file name is not UTF-8: not followed live"
         else:
-            said = f"Not followed live (name not UTF-8): {', '.join(names)}"
-            said += f", {more} more" if more > 0 else ""
+            said = "Not followed live (name not UTF-8): "
+            said += fit_path(self._rel(message.paths[0]), 20 if more else 30)
+            said += f", {more:,} more" if more else ""
         self.notify(f"{said}. r rescans.", severity="warning", timeout=8)
 
     @on(WatchResumed)
