@@ -72,6 +72,15 @@ def unfinished_line(line: int, size: int = 0, head: bytes = b"") -> str:
     return said
 
 
+def held_back(line: int, size: int) -> str:
+    """What is said of a last line without its newline while its writer may still be
+    writing it (held back, unread): ``unfinished_line``'s words once the writer is gone."""
+    return (
+        f"line {line} has no newline yet ({size:,} bytes): held back while the writer may "
+        "still be writing it; w says more once it stops"
+    )
+
+
 def unfinished_kept(line: int, why: str) -> str:
     """The warning of a last line without its newline that could not be read and that a
     reader keeps as a record all the same (Codex's ``replay``): a crash tail, said so as

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -24,13 +25,11 @@ from .indexing import loads_mended
 from .line_warnings import skipped_line
 from .message import Message, message_from_payload
 from .reader import (
-    NotAFileError,
     is_blank,
     iter_lines,
     loads_line,
-    missing_file,
     open_lines,
-    open_regular,
+    open_transcript,
     skip_bom,
 )
 from .replay import payload_of
@@ -136,7 +135,7 @@ def _guarded(result: PeekResult, items: Callable[[], Iterator[_T]]) -> Iterator[
     except Exception as err:  # the contract: a report, never an exception
         if result.error is None:  # (its path is said once, by ``_finish``)
             why = err.reason if isinstance(err, TranscriptError) else err
-            result.error = f"the transcript could not be read: {why}"
+            result.error = f"could not be read: {why}"  # (as a reader's read that fails)
 
 
 def _start(
@@ -154,7 +153,7 @@ def _start(
     try:
         return _open(result, where)
     except Exception as err:  # the contract: a report, never an exception
-        result.error = f"the transcript could not be read: {err}"
+        result.error = f"could not be read: {err}"
         return result, None, None
 
 
@@ -164,17 +163,13 @@ def _open(
     from .formats import format_of, not_a_transcript
 
     try:
-        fh = open_regular(where)
-    except FileNotFoundError:
-        result.error = f"{where}: {missing_file(where)}"  # (one way, as every reader says it)
-        return result, None, None
-    except (IsADirectoryError, NotAFileError):
-        result.error = "is not a regular file, so not a transcript"
-        return result, None, None
-    except OSError as err:
-        result.error = f"the transcript could not be read: {err.strerror or err}"
+        fh = open_transcript(where)
+    except TranscriptError as err:
+        result.error = err.reason  # (one way, as every reader says it: the path by ``_finish``)
         with contextlib.suppress(OSError, ValueError):
-            result.size = os.stat(where).st_size  # (a file not to be read can be sized)
+            st = os.stat(where)
+            if stat.S_ISREG(st.st_mode):
+                result.size = st.st_size  # (a file not to be read can be sized)
         return result, None, None
     with fh:
         before = os.fstat(fh.fileno())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterator
@@ -171,12 +172,22 @@ def path_of(path: Any) -> str:
 
 def missing_file(where: str) -> str:
     """What is said of a path that is not there: no such file, and the compressed copy
-    beside it where there is one (Codex's ``NAME.jsonl.zst``: read that)."""
+    beside it where there is one (Codex's ``NAME.jsonl.zst``: read that); a symbolic
+    link whose target is not there is a link to nothing (nothing in it is damaged)."""
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.islink(where):
+            return f"a link to nothing: {os.readlink(where)} is not there"
     packed = where + ".zst"
     if os.path.exists(packed):
         name = os.path.basename(packed)
         return f"there is no such file; its compressed copy is beside it: {name}"
     return "there is no such file"
+
+
+def cannot_read(err: OSError) -> str:
+    """What is said of a file the system will not let be read (permission, an I/O
+    error): every reader's words for it (``check``, ``replay``, ``peek``, the browser)."""
+    return f"cannot be read: {err.strerror or err}"
 
 
 def open_transcript(where: str) -> IO[bytes]:
@@ -190,7 +201,7 @@ def open_transcript(where: str) -> IO[bytes]:
     except NotAFileError:
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+        raise TranscriptError(cannot_read(err), path=where) from None
     except ValueError:  # (a NUL in the path: no file can have that name)
         raise TranscriptError("is no path (it holds a NUL byte)", path=repr(where)) from None
 
@@ -204,7 +215,7 @@ def open_lines(where: str) -> tuple[IO[bytes], bool]:
     try:
         lines = maybe_decompress(fh)
     except OSError as err:
-        raise TranscriptError(f"cannot be read: {err.strerror}", path=where) from None
+        raise TranscriptError(cannot_read(err), path=where) from None
     return lines, lines is not fh
 
 

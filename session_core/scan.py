@@ -15,7 +15,8 @@ Status rules, first match wins:
   damage. agentgo: what the strict reader refuses (a complete line that does
   not parse, another session id, a seq gap, a wrong version).
 * **unreadable**: the file (or a directory below the root) cannot be read at all:
-  permission denied, an I/O error; the reason gives the system's words.
+  permission denied, an I/O error, a symbolic link to nothing (or gone); the reason
+  gives the system's words.
 * **live**: a writer holds the file: its lock (``/proc/locks``), or open for
   writing in another process (``/proc/*/fd``: Codex keeps its rollout open while
   the session runs); or the file changed within the last ``live_window`` seconds
@@ -59,8 +60,10 @@ from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
     bom_length,
+    cannot_read,
     is_blank,
     line_is_whole,
+    missing_file,
     open_regular,
     replay_file,
 )
@@ -268,8 +271,8 @@ def _reason(err: TranscriptError) -> str:
 def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> None:
     try:
         fh = open_regular(where)
-    except FileNotFoundError:
-        raise TranscriptError("the file is gone") from None
+    except FileNotFoundError:  # (gone, or a link to nothing: not its data's fault)
+        raise _Unreadable(missing_file(where)) from None
     except IsADirectoryError:
         raise TranscriptError("is a directory") from None
     except NotAFileError:
@@ -279,7 +282,7 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         with contextlib.suppress(OSError):  # (its size and time, where stat can tell them)
             st = os.stat(where)
             summary.size, summary.mtime = st.st_size, st.st_mtime
-        raise _Unreadable(f"cannot be read: {err.strerror or err}") from None
+        raise _Unreadable(cannot_read(err)) from None
     with fh:
         st = os.fstat(fh.fileno())
         summary.size, summary.mtime = st.st_size, st.st_mtime

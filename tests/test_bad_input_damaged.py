@@ -81,16 +81,23 @@ def test_a_tail_cut_between_cr_and_lf_gets_only_its_lf(transcript: Path) -> None
 
 
 def test_a_file_without_read_permission(transcript: Path, capsys) -> None:
+    """Every command words the refusal one way (an audit: peek said "the transcript
+    could not be read: ...", check and replay "cannot be read: ...")."""
     data = transcript.read_bytes()
     transcript.chmod(0o200)
+    why = f"{transcript}: cannot be read: Permission denied"
     try:
         with file_permissions_apply():  # root too: permissions stop this thread
             err = load_error(transcript)
             assert "ermission" in str(err)
-            assert peek(transcript).error is not None
+            assert peek(transcript).error == why
             code, out, said = run_cli(capsys, "replay", str(transcript))
-        assert (code, out) == (1, "")
-        assert said.startswith("tailscope: ") and said.count("\n") == 1 and "ermission" in said
+            assert (code, out) == (1, "")
+            assert said == f"tailscope: {why}\n"
+            code, out, _said = run_cli(capsys, "peek", str(transcript))
+            assert code == 1 and orjson.loads(out)["error"] == why
+            code, out, _said = run_cli(capsys, "check", str(transcript))
+            assert code == 1 and out == why.replace(": cannot", ": bad: cannot", 1) + "\n"
     finally:
         transcript.chmod(0o644)
     assert transcript.read_bytes() == data

@@ -13,7 +13,7 @@ from helpers import fingerprint as file_fingerprint
 from textual.pilot import Pilot
 
 from corpus import EXPECTED, write_agentgo, write_corpus, write_v1
-from session_core import Message, Session
+from session_core import Message, Session, TranscriptError, open_transcript
 from session_core.scan import FileSummary, scan_dir, scan_file
 from story import OLD_MTIME
 from viewer.app import TailscopeApp
@@ -114,6 +114,18 @@ class TestScan:
         assert set(found) == {"a/t.jsonl", "pipe.jsonl", "empty.jsonl"}
         assert found["pipe.jsonl"].status == "not-a-transcript"
         assert found["empty.jsonl"].reason == "empty"
+
+    def test_a_link_to_nothing_is_unreadable_not_damaged(self, tmp_path: Path) -> None:
+        """Nothing in a dangling symlink is damaged (an audit: "damaged: the file is
+        gone"): it cannot be read, and says it links to nothing, as ``check`` does."""
+        os.symlink(tmp_path / "moved.jsonl", tmp_path / "dangling.jsonl")
+        found = by_rel(tmp_path)
+        assert found["dangling.jsonl"].status == "unreadable"
+        why = f"a link to nothing: {tmp_path / 'moved.jsonl'} is not there"
+        assert found["dangling.jsonl"].reason == why
+        with pytest.raises(TranscriptError) as err:
+            open_transcript(tmp_path / "dangling.jsonl")
+        assert err.value.reason == why
 
     def test_an_unreadable_directory_is_a_row_not_an_error(self, tmp_path: Path) -> None:
         root = tmp_path / "locked"
@@ -383,7 +395,16 @@ class TestBrowser:
             odd = os.fsencode(corpus / "later") + b"/odd\xff.jsonl"
             os.makedirs(corpus / "later", exist_ok=True)
             write_agentgo(Path(os.fsdecode(odd)))
-            await until(pilot, lambda: said(app, "live updates cannot follow"))
+            await until(pilot, lambda: said(app, "Not followed live"))
+            # in the app's words, the file named as its row names it (not watchfiles'
+            # Rust spelling "Unable to decode path ... \\xFF"), short enough for 80 columns
+            (note,) = [str(n.message) for n in app._notifications if "live" in str(n.message)]
+            assert note == "Not followed live (name not UTF-8): later/odd\\udcff.jsonl. r rescans."
+            long = os.fsdecode(os.fsencode(corpus / "later") + b"/" + b"\xfe" * 40 + b".jsonl")
+            screen.post_message(screen.WatchRestarted([long, os.fsdecode(odd)]))
+            await until(pilot, lambda: said(app, "1 more"))
+            note = next(str(n.message) for n in app._notifications if "1 more" in str(n.message))
+            assert note.endswith("\\udcfe.jsonl, 1 more. r rescans.") and len(note) <= 80, note
             write_agentgo(corpus / "later" / "new-run.jsonl")
             new = str(corpus / "later" / "new-run.jsonl")
             await until(pilot, lambda: new in screen.rows)

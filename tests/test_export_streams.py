@@ -172,7 +172,7 @@ def test_a_peek_that_fails_half_way_is_still_json_and_says_why(
     result = write_peek(big_files["transcript-v1"], out)
     value = orjson.loads(out.getvalue())
     assert len(value["messages"]) == 5 and value["envelopes"]
-    said = f"{big_files['transcript-v1']}: the transcript could not be read: the disk went away"
+    said = f"{big_files['transcript-v1']}: could not be read: the disk went away"
     assert value["error"] == result.error == said  # (as every reader says it: PATH: reason)
     made[0] = 0
     assert peek(big_files["transcript-v1"]).error == result.error

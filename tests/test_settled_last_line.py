@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import app_loaded, neutral, wait_for
+from helpers import app_loaded, neutral, screen_lines, wait_for
 
 from agentgo_helpers import one_turn
 from session_core import Message, Session
@@ -377,3 +377,26 @@ async def test_a_session_meta_alone_settled_is_shown_as_a_transcript(tmp_path: P
         await wait_for(pilot, lambda: screen.transcript.meta.get("agent") == "t")
         assert screen.transcript.warnings == [f"line 1 {READ}"]
         assert screen._problem() is None
+
+
+async def test_a_file_of_one_unended_line_says_it_is_held_back_while_live(
+    tmp_path: Path,
+) -> None:
+    """Nothing read, a line held back, its writer maybe at work: the banner says so at
+    once (an audit: "unknown format · 0 lines", no banner, no warning for 30 s); no
+    banner where lines were read (a line being written is how a live file looks)."""
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(b"D" * 65536)  # (mtime now: live)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen.held_line == 1)
+        said = "line 1 has no newline yet (65,536 bytes): held back while the writer may"
+        await wait_for(pilot, lambda: said in " ".join(screen_lines(app)))
+    other = _compacted_last(tmp_path / "s.jsonl")  # (just written: line 8 held back)
+    async with app_loaded(other, ModelScreen, SIZE) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        await wait_for(pilot, lambda: screen.held_line == 8)
+        assert screen._held_alone() is None
+        assert "no newline yet" not in " ".join(screen_lines(app))

@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from session_core.scan import LISTED, list_transcript_paths, part_of_another, readable_folders
 from session_core.text import count
 
-from ..safe import one_line
+from ..safe import fit_path, one_line
 
 if TYPE_CHECKING:
     from session_core.scan import FileSummary
@@ -47,6 +47,10 @@ class DirectoryWatch(Screen[None]):
         """The rows a file that is part of a session changes (the browser's)."""
         raise NotImplementedError
 
+    def _rel(self, path: str) -> str:
+        """A file's name as its row shows it (the browser's)."""
+        raise NotImplementedError
+
     @dataclass
     class Changed(Message):
         """Files that changed (the watcher saw them, or a recheck): fresh summaries, and
@@ -64,9 +68,10 @@ class DirectoryWatch(Screen[None]):
     @dataclass
     class WatchRestarted(Message):
         """A change the watcher could not hand on (a file name that is not UTF-8): it
-        watches again, that file not followed live."""
+        watches again, such files not followed live. ``paths``: the listed files whose
+        names are not UTF-8 (watchfiles' error spells the name its own way: not shown)."""
 
-        why: str
+        paths: list[str]
 
     class WatchResumed(Message):
         """A watch begun again is on: what came or went meanwhile is to be looked for."""
@@ -102,7 +107,7 @@ class DirectoryWatch(Screen[None]):
                         if time.monotonic() - last_restart < RESTART_EVERY:
                             time.sleep(RESTART_EVERY)
                         elif last_restart == -math.inf:
-                            self.post_message(self.WatchRestarted(str(err)))
+                            self.post_message(self.WatchRestarted(self._undecodable_paths()))
                         last_restart = time.monotonic()
                         continue
                     if folders is not None or not self.recursive or not _unreadable(err):
@@ -175,14 +180,26 @@ class DirectoryWatch(Screen[None]):
             timeout=8,
         )
 
+    def _undecodable_paths(self) -> list[str]:
+        """The listed files whose names are not UTF-8: the ones the watcher cannot
+        follow (found by listing, not read back from its error's spelling)."""
+        found: list[str] = []
+        for base in self.bases:
+            paths, _unlisted = list_transcript_paths(base, self.recursive)
+            found.extend(os.path.abspath(path) for path in paths if not _utf8(path))
+        return found
+
     @on(WatchRestarted)
     def _watch_restarted(self, message: WatchRestarted) -> None:
-        self.notify(
-            f"A file name live updates cannot follow ({one_line(message.why, 80)}): "
-            "the rest are followed; r rescans, that file too.",
-            severity="warning",
-            timeout=8,
-        )
+        # (within 80 columns: one name, cut from the left as the rows cut it)
+        more = len(message.paths) - 1
+        if not message.paths:
+            said = "A file name is not UTF-8: not followed live"
+        else:
+            said = "Not followed live (name not UTF-8): "
+            said += fit_path(self._rel(message.paths[0]), 20 if more else 30)
+            said += f", {more:,} more" if more else ""
+        self.notify(f"{said}. r rescans.", severity="warning", timeout=8)
 
     @on(WatchResumed)
     def _watch_resumed(self) -> None:
@@ -224,6 +241,16 @@ def _undecodable(err: Exception) -> bool:
     """Whether the watcher gave up on a path it cannot decode (a name that is not UTF-8:
     watchfiles' words for it), which a watch begun again is not stopped by."""
     return "Unable to decode path" in str(err)
+
+
+def _utf8(path: str) -> bool:
+    """Whether a path's name is UTF-8 (``os.fsdecode`` keeps an undecodable byte as a
+    lone surrogate, which UTF-8 cannot encode)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _unreadable(err: Exception) -> bool:

@@ -27,6 +27,7 @@ from session_core.formats import by_name
 from session_core.formats.base import LiveModel, tail_transcript
 from session_core.line_warnings import (
     UNFINISHED_SHOWN,
+    held_back,
     is_settled_line,
     named_line,
     unfinished_line,
@@ -350,7 +351,14 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             note=self.panes.status() if self.panes is not None else "",
             partial=self._previewing,
         )
-        self.show_banner(self._problem())
+        self.show_banner(self._problem(), self._held_alone())
+
+    def _held_alone(self) -> str | None:
+        """What is said while nothing was read but a last line held back, its writer at
+        work (the screen had shown nothing, and said nothing, until the writer was idle)."""
+        if not self._loaded or not self.held_line or self.transcript.raw or not self._is_live():
+            return None
+        return held_back(self.held_line, self.held_span[1])
 
     def _unclaimed(self) -> bool:
         """The file has lines, and no format claims its first (not a transcript): its

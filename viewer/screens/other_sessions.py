@@ -40,10 +40,11 @@ class OtherSessions:
         self.others: list[str] = []  # written to since this file's last write, latest first
         self._looked_at = -math.inf
 
-    def show_banner(self, problem: str | None) -> None:
-        """The banner under the header: a problem, else where a quiet writer went on."""
+    def show_banner(self, problem: str | None, held: str | None = None) -> None:
+        """The banner under the header: a problem, else a line held back (``held``: all
+        there is, and no view shows it), else where a quiet writer went on."""
         self.look_for_others(self.quiet_since)
-        notice = self.others_notice() if problem is None else None
+        notice = (held or self.others_notice()) if problem is None else None
         self.show_problem(problem or notice, notice=notice is not None)
 
     def look_for_others(self, last_write: float | None) -> None:

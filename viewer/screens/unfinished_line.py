@@ -14,6 +14,7 @@ from typing import IO
 from rich.text import Text
 
 from session_core.compressed import open_maybe_compressed
+from session_core.reader import cannot_read
 
 from ..safe import inert
 from .text_file import ReadResult, TextFileScreen
@@ -61,7 +62,7 @@ class UnfinishedLineScreen(TextFileScreen):
         try:
             data = line_bytes(at.path, at.start, want)
         except OSError as err:
-            return ("unreadable", f"cannot be read: {err.strerror or err}")
+            return ("unreadable", cannot_read(err))
         if len(data) < want:
             return ("missing", MOVED)
         text = data.decode("utf-8", "replace")
