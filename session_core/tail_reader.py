@@ -373,7 +373,12 @@ class TailReader:
             return self._not_a_file(update)
         reason = None
         if self.fd is None:
-            reason = "the file appeared again" if self.vanished and self.existed else ""
+            if self.vanished and self.existed:
+                reason = "the file appeared again"
+            elif self.problem is not None:  # (said why it could not be: it is no other file)
+                reason = "the file can be read now"
+            else:
+                reason = ""
         elif where != self.reading:
             if where != self.path:
                 reason = f"the file was compressed to {os.path.basename(where)}"
