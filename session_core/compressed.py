@@ -141,8 +141,9 @@ class _ZstdRaw(io.RawIOBase):
         if self._done:
             return 0
         view = memoryview(buffer).cast("B")
-        try:
-            data: bytes = self._stream.read(min(len(view), _PIECE))
+        try:  # (``read1``: one decompression at a time, so that what came before a
+            # corrupt block is handed on first; ``read`` dropped it with the error)
+            data: bytes = self._stream.read1(min(len(view), _PIECE))
         except self._errors as err:
             self._done = True
             self.error = f"a corrupt zstd stream ({err})"

@@ -396,6 +396,26 @@ def test_a_cut_compressed_file_gives_the_lines_before_its_cut(
     assert fingerprint(cut) == before
 
 
+def test_a_compressed_file_corrupt_past_its_first_frame_gives_that_frame(
+    tmp_path: Path,
+) -> None:
+    """Corrupt, not cut: what decompressed before the corrupt block is read all the same
+    (the decompressor's ``read`` dropped it with its error: read a step at a time)."""
+    import zstandard
+
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    first = len(lines) // 2
+    second = bytearray(zstandard.ZstdCompressor().compress(b"".join(lines[first:])))
+    second[12:] = bytes(b ^ 0x55 for b in second[12:])  # (its blocks, past the headers)
+    bad = tmp_path / "bad.jsonl.zst"
+    bad.write_bytes(zstandard.ZstdCompressor().compress(b"".join(lines[:first])) + second)
+    result = peek(bad)
+    assert result.envelopes == records(plain)[:first]
+    assert result.error is not None and "a corrupt zstd stream" in result.error
+
+
 async def test_a_cut_compressed_file_is_followed_up_to_its_cut(tmp_path: Path) -> None:
     """Followed (the viewer), a cut ``.jsonl.zst`` gives the lines before its cut, and
     says (each update: the banner stands) why no more."""
