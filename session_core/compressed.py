@@ -3,9 +3,10 @@
 A file is compressed when its first bytes are the zstd magic, whatever its name; it is
 decompressed as it is read, in bounded pieces, and never written. The decompressor
 accepts a stream cut short without a word, so the frame structure is checked when the
-stream ends: a truncated or corrupt file raises ``CompressedReadError`` (an ``OSError``,
-so every reader that already words an unreadable file as a ``TranscriptError`` does so
-here too).
+stream ends. A truncated or corrupt file gives the bytes decompressed before the damage,
+then raises ``CompressedReadError`` (an ``OSError``, so every reader that already words
+an unreadable file as a ``TranscriptError`` does so here too) where its end would be:
+a reader reads the lines the damage left, as a plain file's read that fails half way.
 """
 
 from __future__ import annotations
@@ -66,11 +67,57 @@ def maybe_decompress(fh: IO[bytes]) -> IO[bytes]:
         raise
     if not is_zstd(head):
         return fh
-    return io.BufferedReader(_ZstdRaw(fh), buffer_size=1 << 16)
+    return _Unpacked(_ZstdRaw(fh), buffer_size=1 << 16)
+
+
+class _Unpacked(io.BufferedReader):
+    """A zstd file's decompressed bytes, buffered. A damaged stream's bytes before the
+    damage are read as they come; the read that finds the end then raises the damage
+    instead of giving nothing (the buffered reader drops what a read gathered when the
+    raw read under it raises, so the raw read ends there and says why afterwards):
+    a reader that reads to the end (until a read gives nothing) gets every line the
+    damage left, then the error."""
+
+    raw: _ZstdRaw
+
+    def _at_end(self) -> None:
+        if self.raw.error is not None:
+            raise CompressedReadError(self.raw.error)
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        got = super().read(size)
+        if not got and size != 0:
+            self._at_end()
+        return got
+
+    def read1(self, size: int = -1, /) -> bytes:
+        got = super().read1(size)
+        if not got and size != 0:
+            self._at_end()
+        return got
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        got = super().readline(size)
+        if not got and size != 0:
+            self._at_end()
+        return got
+
+    def readinto(self, buffer: Any, /) -> int:
+        got = super().readinto(buffer)
+        if not got and len(memoryview(buffer)):
+            self._at_end()
+        return got
+
+    def readinto1(self, buffer: Any, /) -> int:
+        got = super().readinto1(buffer)
+        if not got and len(memoryview(buffer)):
+            self._at_end()
+        return got
 
 
 class _ZstdRaw(io.RawIOBase):
-    """The decompressed bytes of a zstd file, frame after frame, checked whole at the end."""
+    """The decompressed bytes of a zstd file, frame after frame, checked whole at the end;
+    a damaged stream ends where the damage is, ``error`` saying why (``_Unpacked`` raises it)."""
 
     def __init__(self, fh: IO[bytes]) -> None:
         super().__init__()
@@ -85,6 +132,7 @@ class _ZstdRaw(io.RawIOBase):
             fh, read_across_frames=True, closefd=False
         )
         self._done = False
+        self.error: str | None = None  # why the stream ended early: truncated, or corrupt
 
     def readable(self) -> bool:
         return True
@@ -93,15 +141,16 @@ class _ZstdRaw(io.RawIOBase):
         if self._done:
             return 0
         view = memoryview(buffer).cast("B")
-        try:
-            data: bytes = self._stream.read(min(len(view), _PIECE))
+        try:  # (``read1``: one decompression at a time, so that what came before a
+            # corrupt block is handed on first; ``read`` dropped it with the error)
+            data: bytes = self._stream.read1(min(len(view), _PIECE))
         except self._errors as err:
-            raise CompressedReadError(f"a corrupt zstd stream ({err})") from None
+            self._done = True
+            self.error = f"a corrupt zstd stream ({err})"
+            return 0
         if not data:
             self._done = True
-            problem = frame_problem(self._fh)
-            if problem is not None:
-                raise CompressedReadError(problem)
+            self.error = frame_problem(self._fh)
             return 0
         view[: len(data)] = data
         return len(data)

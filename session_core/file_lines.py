@@ -4,8 +4,10 @@ the file, a block's worth at a time (``read_batches``), and fed to a ``Builder``
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
+from contextvars import ContextVar
 from io import BytesIO
 from itertools import accumulate
 from typing import IO, TYPE_CHECKING, Any
@@ -20,12 +22,36 @@ if TYPE_CHECKING:
     from .formats.builders import Builder
 
 
+_SO_FAR: ContextVar[list[TranscriptError] | None] = ContextVar("tailscope_so_far", default=None)
+
+
+@contextlib.contextmanager
+def reads_so_far() -> Iterator[list[TranscriptError]]:
+    """Within: a file whose read fails after some lines (a ``.jsonl.zst`` cut short or
+    corrupt, an I/O error) is read as the lines before the failure, its error added to
+    the list given instead of raised (``peek``: what was read, then why no more was).
+    Outside, ``feed_file`` raises it: a whole read of what is not the whole file."""
+    said: list[TranscriptError] = []
+    token = _SO_FAR.set(said)
+    try:
+        yield said
+    finally:
+        _SO_FAR.reset(token)
+
+
 def feed_file(builder: Builder, where: str) -> None:
     """Every line of a file into ``builder``, read-only; long texts stay in the file
     (read again by span) when it is a plain file, kept whole when it is compressed.
-    Fed a block's lines at a time (``Builder.feed_lines``)."""
-    for raws, numbers, spans in read_batches(where, builder):
-        builder.feed_lines(raws, numbers, spans)
+    Fed a block's lines at a time (``Builder.feed_lines``). A read that fails raises
+    ``TranscriptError`` (within ``reads_so_far``: keeps what was read, and says why)."""
+    try:
+        for raws, numbers, spans in read_batches(where, builder):
+            builder.feed_lines(raws, numbers, spans)
+    except TranscriptError as err:
+        said = _SO_FAR.get()
+        if said is None:
+            raise
+        said.append(err)
     builder.span = 0
 
 
@@ -134,6 +160,7 @@ def read_batches(
             return
     with open_read(where) as fh:
         raws, numbers = [], []
+        failed = None  # (said after the lines read before it: a cut .zst's)
         try:
             for number, raw, whole in iter_lines(fh):
                 if raw.endswith(b"\r"):
@@ -152,9 +179,11 @@ def read_batches(
                     yield raws, numbers, [0] * len(raws)
                     raws, numbers = [], []
         except OSError as err:
-            raise TranscriptError(f"could not be read: {err.strerror}", path=where) from None
+            failed = TranscriptError(f"could not be read: {err.strerror}", path=where)
         if raws:
             yield raws, numbers, [0] * len(raws)
+        if failed is not None:
+            raise failed
 
 
 def read_records(where: str) -> Iterator[tuple[int, Any, bytes]]:
@@ -186,4 +215,4 @@ def open_read(where: str) -> IO[bytes]:
     return open_lines(where)[0]
 
 
-__all__ = ["feed_file", "open_read", "read_batches", "read_lines", "read_records"]
+__all__ = ["feed_file", "open_read", "read_batches", "read_lines", "read_records", "reads_so_far"]

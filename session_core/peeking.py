@@ -134,8 +134,17 @@ def _guarded(result: PeekResult, items: Callable[[], Iterator[_T]]) -> Iterator[
         yield from items()
     except Exception as err:  # the contract: a report, never an exception
         if result.error is None:  # (its path is said once, by ``_finish``)
-            why = err.reason if isinstance(err, TranscriptError) else err
-            result.error = f"could not be read: {why}"  # (as a reader's read that fails)
+            result.error = _unread(err)
+
+
+def _unread(err: Exception) -> str:
+    """What a read that failed half way says (without the path, which ``_finish`` adds):
+    as a reader's read that fails, its words said once."""
+    if isinstance(err, TranscriptError):
+        why = err.reason.removeprefix("could not be read: ")  # (said once)
+    else:  # (an OSError's words, not its errno: "[Errno 5] a truncated zstd stream")
+        why = (err.strerror if isinstance(err, OSError) else None) or str(err)
+    return f"could not be read: {why}"
 
 
 def _start(
@@ -153,7 +162,7 @@ def _start(
     try:
         return _open(result, where)
     except Exception as err:  # the contract: a report, never an exception
-        result.error = f"could not be read: {err}"
+        result.error = _unread(err)
         return result, None, None
 
 
@@ -352,11 +361,16 @@ def _stat(where: str) -> os.stat_result | None:
         return None
 
 
-def model_peek(path: str, transcript: Transcript) -> PeekSource:
+def model_peek(path: str, read: Callable[[], Transcript]) -> PeekSource:
     """What a peek shows of a model format: every record that parses and every message
-    line, in file order (peek is what the file says, not what the model is sent)."""
-    from .file_lines import read_records
+    line, in file order (peek is what the file says, not what the model is sent). The
+    model is ``read()`` of the lines read before any failure (a ``.jsonl.zst`` cut
+    short): those are shown, then the error (which the records' pass meets too)."""
+    from .file_lines import read_records, reads_so_far
     from .vocabulary import kinds_of
+
+    with reads_so_far() as failed:
+        transcript = read()
 
     def message(item: Item) -> Message:
         answers = [p for p in item.parts if p.kind == "tool-result"]
@@ -382,4 +396,5 @@ def model_peek(path: str, transcript: Transcript) -> PeekSource:
         lambda _warnings: (value for _n, value, _raw in read_records(path) if type(value) is dict),
         messages,
         list(transcript.warnings),
+        _unread(failed[0]) if failed else None,
     )

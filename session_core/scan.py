@@ -302,6 +302,13 @@ def _scan_into(summary: FileSummary, where: str, budget: int, window: int) -> No
         bom = bom_length(head)
         records = list(itertools.islice(_head_records(head[bom:]), HEAD_LINES + 1))
         name = detect_records(records, bool(bom))
+        if name is None and bom and (unmarked := detect_records(records)) is not None:
+            # a format that reads no byte order mark, led by one: its line 1 is damage,
+            # named as ``check`` names it
+            from .views import first_line_refused
+
+            summary.format = unmarked
+            raise first_line_refused(where, 1, head.split(b"\n", 1)[0])
         if name is None:
             summary.reason = "empty" if not head.strip() else not_a_transcript()
             return

@@ -96,6 +96,7 @@ class TailReader:
         # once (it does not grow), and read again only when the file itself changes.
         self.unpacked: bytes | None = None
         self.packed_stamp: tuple[int, int] | None = None  # its (size, mtime) when unpacked
+        self.damage: str | None = None  # why a damaged one was unpacked only so far
         self.blocks: list[bytearray] = []  # read into again (``_read_block``)
         # Codex compresses an idle rollout to ``<name>.zst`` and removes the plain file:
         # that copy is read while the plain file is not there (the plain file wins).
@@ -125,6 +126,7 @@ class TailReader:
         self.seen_first = False
         self.head = HeadDetector()
         self.unpacked = self.packed_stamp = None
+        self.damage = None
         self.ending = b"\n"
         self.refused = (0, 0)
 
@@ -157,13 +159,23 @@ class TailReader:
         return block if got == len(block) else bytes(memoryview(block)[:got])
 
     def _unpack(self, fd: int, st: os.stat_result) -> None:
-        """Unpack a zstd file whole (``CompressedReadError``, an OSError, when damaged)."""
-        from .compressed import is_zstd, maybe_decompress
+        """Unpack a zstd file whole; a damaged one (cut short, corrupt) as far as it goes,
+        ``damage`` saying why no further (its lines are read, the last one cut held back
+        as a plain file's crash tail is: what ``peek`` shows, then its error)."""
+        from .compressed import CompressedReadError, is_zstd, maybe_decompress
 
         if not is_zstd(os.pread(fd, 4, 0)):
             return
+        got: list[bytes] = []
         with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
-            self.unpacked = fh.read()
+            try:
+                while piece := fh.read():  # (to its end: where a damaged stream says why)
+                    got.append(piece)
+            except CompressedReadError as err:
+                lines = sum(piece.count(b"\n") for piece in got)
+                past = f" past line {lines:,}" if lines else ""
+                self.damage = f"{self.reading} cannot be read{past}: {err.strerror}"
+        self.unpacked = b"".join(got)  # (one piece: that piece, not a copy)
         self.packed_stamp = (st.st_size, st.st_mtime_ns)
         self.source = None  # spans would name unpacked offsets: readers keep the lines
 
@@ -361,7 +373,12 @@ class TailReader:
             return self._not_a_file(update)
         reason = None
         if self.fd is None:
-            reason = "the file appeared again" if self.vanished and self.existed else ""
+            if self.vanished and self.existed:
+                reason = "the file appeared again"
+            elif self.problem is not None:  # (said why it could not be: it is no other file)
+                reason = "the file can be read now"
+            else:
+                reason = ""
         elif where != self.reading:
             if where != self.path:
                 reason = f"the file was compressed to {os.path.basename(where)}"
@@ -419,6 +436,8 @@ class TailReader:
             update.initial = True
             if reason:
                 update.warnings.append(f"{reason}{AGAIN}")
+            if self.damage is not None:  # (said once; each update says it stands)
+                update.warnings.append(self.damage)
             self.started = True
             self.vanished = False
             self.problem = None
@@ -433,6 +452,7 @@ class TailReader:
             self._restart()
             return self._complain(update, f"{self.reading} could not be read: {err.strerror}")
         update.size = max(self._size(st), self.offset)
+        update.problem = self.damage  # (what was read is shown, and why no more is)
         return update
 
     def _read(self, update: FollowUpdate, limit_bytes: int | None) -> bool:

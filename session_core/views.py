@@ -201,13 +201,17 @@ def first_line_damage(where: str) -> TranscriptError | None:
     from .file_lines import read_records
 
     for number, value, raw in read_records(where):
-        if value is None:
-            from .line_warnings import bad_line_reason
-
-            return TranscriptError(
-                f"{bad_line_reason(raw)}; a transcript starts with its first record",
-                path=where,
-                line=number,
-            )
-        return None
+        return first_line_refused(where, number, raw) if value is None else None
     return None
+
+
+def first_line_refused(where: str, number: int, raw: bytes) -> TranscriptError:
+    """Why a file's first line (``number``: past blank ones), no JSON, makes it no
+    transcript, as every path says it (a byte order mark named)."""
+    from .line_warnings import bad_line_reason
+
+    return TranscriptError(
+        f"{bad_line_reason(raw)}; a transcript starts with its first record",
+        path=where,
+        line=number,
+    )

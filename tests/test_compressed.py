@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from codex_writer import story, zst_copy
+from follow_helpers import records
 from helpers import fingerprint
 
 from session_core import detect_format, open_transcript, peek
@@ -336,3 +337,124 @@ async def test_a_plain_file_named_relatively_is_not_said_to_be_a_copy(
         assert any(line.lstrip().startswith(f"{plain.name} ") for line in screen_lines(app)[:3])
         said = [str(note.message) for note in app._notifications]
         assert not any("compressed copy" in note for note in said), said
+
+
+def _cut_after_a_frame(plain: Path, dest: Path) -> int:
+    """``dest``: ``plain``'s lines as two zstd frames, the second cut in half (its block
+    unreadable: nothing of it decompresses); how many lines the first frame holds whole."""
+    import zstandard
+
+    lines = plain.read_bytes().splitlines(keepends=True)
+    first = len(lines) // 2
+    frames = [
+        zstandard.ZstdCompressor().compress(b"".join(part))
+        for part in (lines[:first], lines[first:])
+    ]
+    dest.write_bytes(frames[0] + frames[1][: len(frames[1]) // 2])
+    return first
+
+
+@pytest.mark.parametrize("name", ["transcript-v1", "agentgo-v1", "claude-code", "codex"])
+def test_a_cut_compressed_file_gives_the_lines_before_its_cut(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``.jsonl.zst`` cut short fails half way: ``peek`` gives every record decompressed
+    before the cut, then the error last (an audit: it gave none, though ``zstdcat`` gets
+    them); ``check`` still refuses it on one line (lines past the cut are lost, in an
+    unknown number: damage, not a crash tail). Nothing is written."""
+    import io
+
+    import orjson
+    from format_fixtures import FACTORIES
+
+    from session_core.peeking import write_peek
+
+    plain = FACTORIES[name](tmp_path / "plain")
+    cut = tmp_path / "cut.jsonl.zst"
+    whole = _cut_after_a_frame(plain, cut)
+    head = tmp_path / "head.jsonl"  # the lines the cut left, as a plain file
+    head.write_bytes(b"".join(plain.read_bytes().splitlines(keepends=True)[:whole]))
+    before = fingerprint(cut)
+    out = io.BytesIO()
+    result = write_peek(cut, out)
+    said = orjson.loads(out.getvalue())
+    want = peek(head)
+    assert want.error is None and want.envelopes
+    assert said["envelopes"] == want.envelopes and said["format"] == name
+    assert said["messages"] == [m.to_payload() for m in want.messages]
+    assert list(said)[-1] == "error" and said["error"] == result.error
+    assert said["error"] == (
+        f"{cut}: could not be read: a truncated zstd stream (the last frame is cut)"
+    )
+    assert peek(cut).envelopes == want.envelopes
+    assert main(["check", str(cut)]) == 1
+    out_text = capsys.readouterr().out
+    assert (
+        out_text
+        == f"{cut}: bad: could not be read: a truncated zstd stream (the last frame is cut)\n"
+    )
+    assert fingerprint(cut) == before
+
+
+def test_a_compressed_file_corrupt_past_its_first_frame_gives_that_frame(
+    tmp_path: Path,
+) -> None:
+    """Corrupt, not cut: what decompressed before the corrupt block is read all the same
+    (the decompressor's ``read`` dropped it with its error: read a step at a time)."""
+    import zstandard
+
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    lines = plain.read_bytes().splitlines(keepends=True)
+    first = len(lines) // 2
+    second = bytearray(zstandard.ZstdCompressor().compress(b"".join(lines[first:])))
+    second[12:] = bytes(b ^ 0x55 for b in second[12:])  # (its blocks, past the headers)
+    bad = tmp_path / "bad.jsonl.zst"
+    bad.write_bytes(zstandard.ZstdCompressor().compress(b"".join(lines[:first])) + second)
+    result = peek(bad)
+    assert result.envelopes == records(plain)[:first]
+    assert result.error is not None and "a corrupt zstd stream" in result.error
+
+
+async def test_a_cut_compressed_file_is_followed_up_to_its_cut(tmp_path: Path) -> None:
+    """Followed (the viewer), a cut ``.jsonl.zst`` gives the lines before its cut, and
+    says (each update: the banner stands) why no more."""
+    from codex_writer import story
+
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    cut = tmp_path / "cut.jsonl.zst"
+    whole = _cut_after_a_frame(plain, cut)
+    update = await _first_update(cut, True)
+    assert update.envelopes == records(plain)[:whole]  # type: ignore[attr-defined]
+    why = f"{cut} cannot be read past line {whole}: a truncated zstd stream (the last frame is cut)"
+    assert update.problem == why and why in update.warnings  # type: ignore[attr-defined]
+
+
+async def test_the_viewer_shows_a_cut_compressed_file_up_to_its_cut(tmp_path: Path) -> None:
+    """The lines before the cut, the banner saying why no more; the header's size is what
+    was unpacked (as a whole ``.zst``'s is), and a ``.zst`` that unpacks to nothing says
+    its size on disk, not "0 B" (an audit: 0 lines, and "0 B" for 30 KB)."""
+    from helpers import screen_lines, wait_for
+
+    from session_core.text import size_text
+    from viewer.app import TailscopeApp
+
+    plain = tmp_path / "plain.jsonl"
+    story(plain)
+    cut = tmp_path / "cut.jsonl.zst"
+    whole = _cut_after_a_frame(plain, cut)
+    nothing = tmp_path / "nothing.jsonl.zst"
+    nothing.write_bytes(cut.read_bytes()[:12])  # (its frame's header, and no block whole)
+    unpacked = len(b"".join(plain.read_bytes().splitlines(keepends=True)[:whole]))
+    for path, lines, size in ((cut, whole, unpacked), (nothing, 0, 12)):
+        app = TailscopeApp(path)
+        async with app.run_test(size=(200, 32)) as pilot:
+            await wait_for(
+                pilot, lambda a=app: "truncated zstd stream" in " ".join(screen_lines(a))
+            )
+            text = " ".join(screen_lines(app))  # (the banner wraps)
+            past = f" past line {lines}" if lines else ""
+            assert f"{path} cannot be read{past}: a truncated zstd stream" in text
+            assert f" {size_text(size)} " in text and " 0 B " not in text
+            assert f" {lines:,} lines " in text

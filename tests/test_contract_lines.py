@@ -266,7 +266,8 @@ def test_a_byte_order_mark_is_read_past_by_a_format_that_reads_one(
 ) -> None:
     """A file led by UTF-8's byte order mark: a format that reads one (``reads_bom``: v1,
     whose reference's decoder drops it) reads it by every path as the file without it (it
-    was refused); any other says so by its line 1 and claims it not."""
+    was refused); any other says so by its line 1 and claims it not (its browser row
+    is its format's, damaged, so named)."""
     bom = tmp_path / f"bom{sample.suffix}"
     bom.write_bytes(b"\xef\xbb\xbf" + sample.read_bytes())
     st = sample.stat()
@@ -294,6 +295,10 @@ def test_a_byte_order_mark_is_read_past_by_a_format_that_reads_one(
         assert main(["check", str(bom)]) == 1
         assert "line 1: is led by a byte order mark" in capsys.readouterr().out
         assert "byte order mark" in str(peek(bom).error)
+        # the browser's row too: damage of its format, not "not a transcript" (an audit)
+        row = scan_file(bom, live_window=0)
+        assert (row.format, row.status) == (fmt.name, "damaged"), row.reason
+        assert row.reason.startswith("line 1: is led by a byte order mark"), row.reason
         return
     assert format_of(bom) is fmt
     assert read(bom) == read(sample)

@@ -383,3 +383,34 @@ def test_a_file_begun_again_between_two_reads_is_read_again(tmp_path: Path, pars
         assert tail.step(None) is None  # (idle: nothing said again)
     finally:
         tail.close()
+
+
+def test_a_file_that_can_be_read_now_is_said_so_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file there but not to be read (mode 000) says why; once it can be read it is read
+    from line 1 and the reset says it can be read now (an audit: the viewer's toast said
+    "truncated or replaced", the follower giving no reason). The open refuses as a mode-000
+    file's does, whoever runs the test."""
+    import session_core.tail_reader as tail_reader
+
+    path = transcript_at(tmp_path, 2)
+    real = tail_reader._open_ro
+
+    def refused(where: str) -> int:
+        raise PermissionError(13, "Permission denied", where)
+
+    tail = tail_reader.TailReader(str(path))
+    try:
+        monkeypatch.setattr(tail_reader, "_open_ro", refused)
+        update = tail.step(None)
+        assert update is not None and update.problem == f"{path} cannot be read: Permission denied"
+        assert not update.envelopes
+        monkeypatch.setattr(tail_reader, "_open_ro", real)
+        update = tail.step(None)
+        assert update is not None and update.reset and update.problem is None
+        assert "the file can be read now: reading it again from line 1" in update.warnings
+        assert not any("replaced" in w or "truncated" in w for w in update.warnings)
+        assert update.envelopes == records(path)
+    finally:
+        tail.close()

@@ -73,8 +73,8 @@ async def test_a_deleted_file_stays_shown_until_another_is_there(tmp_path: Path)
 
 async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_path: Path) -> None:
     """Replaced under the view by a file it may not read (mode 000): the banner says so,
-    and once it can be read it is (an audit: it read as an empty file, live, the reason
-    only in the warnings)."""
+    and once it can be read it is, and a toast says it can be read now (an audit: it read
+    as an empty file, live, the reason only in the warnings)."""
     path, _ = story
     other = tmp_path / "other.jsonl"
     other.write_bytes(path.read_bytes())
@@ -91,6 +91,11 @@ async def test_a_file_replaced_by_one_that_cannot_be_read_says_so(story, tmp_pat
                 path.chmod(0o644)
                 await wait_for(pilot, lambda: len(view.items) > 0)
                 await wait_for(pilot, lambda: "Permission denied" not in screen_text(app))
+                # (said as such: it said "truncated or replaced", an audit found)
+                notes = [str(n.message) for n in app._notifications]
+                said = "The file can be read now: the view was rebuilt from line 1."
+                assert said in notes, notes
+                assert not any("truncated or replaced" in n for n in notes), notes
     finally:
         if path.exists():
             path.chmod(0o644)

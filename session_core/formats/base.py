@@ -304,7 +304,7 @@ class TranscriptFormat(ABC):
         file order, read when asked."""
         from ..peeking import model_peek
 
-        return model_peek(path, self._replayed(path))
+        return model_peek(path, lambda: self._replayed(path))
 
     def document(self, path: str | os.PathLike[str], view: View = "replayed") -> Document:
         from ..exportdoc_model import model_document

@@ -332,10 +332,12 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if filtered:
             extra = f"{filtered}  {extra}".rstrip()
         size = self.live.size
-        if not size and not self._loaded:  # (nothing read yet: the file's end on screen)
+        # (nothing read yet: the file's end on screen; or nothing read of a file that
+        # cannot be, a .zst that unpacks to nothing too: its size on disk, not "0 B")
+        if not size and (not self._loaded or self.read_problem is not None):
             size = self._progress[1]
             with contextlib.suppress(OSError):
-                size = size or os.stat(self.path).st_size
+                size = size or os.stat(self.reading or self.path).st_size
         self._unseen_shown = view.new_count
         if view.new_count:
             extra = f"↓ {view.new_count:,} new  {extra}".rstrip()

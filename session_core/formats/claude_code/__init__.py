@@ -133,7 +133,7 @@ class ClaudeCodeFormat(AgentFormat):
     def peek_source(self, path: str) -> PeekSource:
         from ...peeking import model_peek
 
-        return model_peek(path, self.read(path, writer_alive=None, subagents=False))
+        return model_peek(path, lambda: self.read(path, writer_alive=None, subagents=False))
 
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so
