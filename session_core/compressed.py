@@ -164,6 +164,24 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
+def unpack_whole(fd: int) -> tuple[bytes, str | None] | None:
+    """The decompressed bytes of the zstd file open as ``fd`` (None: not zstd), and why
+    a damaged one (cut short, corrupt) goes no further than they do: `` past line N: …``
+    (None: whole). What ``peek`` shows of it, then its error."""
+    if not is_zstd(os.pread(fd, 4, 0)):
+        return None
+    got: list[bytes] = []
+    damage = None
+    with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
+        try:
+            while piece := fh.read():  # (to its end: where a damaged stream says why)
+                got.append(piece)
+        except CompressedReadError as err:
+            lines = sum(piece.count(b"\n") for piece in got)
+            damage = f"{f' past line {lines:,}' if lines else ''}: {err.strerror}"
+    return b"".join(got), damage  # (one piece: that piece, not a copy)
+
+
 def frame_problem(fh: IO[bytes]) -> str | None:
     """Walk the zstd frames of a file by their headers (seeking past block bodies).
 
@@ -221,4 +239,5 @@ __all__ = [
     "is_zstd",
     "maybe_decompress",
     "open_maybe_compressed",
+    "unpack_whole",
 ]

@@ -159,23 +159,16 @@ class TailReader:
         return block if got == len(block) else bytes(memoryview(block)[:got])
 
     def _unpack(self, fd: int, st: os.stat_result) -> None:
-        """Unpack a zstd file whole; a damaged one (cut short, corrupt) as far as it goes,
-        ``damage`` saying why no further (its lines are read, the last one cut held back
-        as a plain file's crash tail is: what ``peek`` shows, then its error)."""
-        from .compressed import CompressedReadError, is_zstd, maybe_decompress
+        """Unpack a zstd file whole, a damaged one as far as it goes (``unpack_whole``:
+        ``damage`` says why no further; its last line cut is held back as a crash tail)."""
+        from .compressed import unpack_whole
 
-        if not is_zstd(os.pread(fd, 4, 0)):
+        unpacked = unpack_whole(fd)
+        if unpacked is None:
             return
-        got: list[bytes] = []
-        with maybe_decompress(os.fdopen(os.dup(fd), "rb")) as fh:
-            try:
-                while piece := fh.read():  # (to its end: where a damaged stream says why)
-                    got.append(piece)
-            except CompressedReadError as err:
-                lines = sum(piece.count(b"\n") for piece in got)
-                past = f" past line {lines:,}" if lines else ""
-                self.damage = f"{self.reading} cannot be read{past}: {err.strerror}"
-        self.unpacked = b"".join(got)  # (one piece: that piece, not a copy)
+        self.unpacked, damage = unpacked
+        if damage is not None:
+            self.damage = f"{self.reading} cannot be read{damage}"
         self.packed_stamp = (st.st_size, st.st_mtime_ns)
         self.source = None  # spans would name unpacked offsets: readers keep the lines
 
