@@ -4,13 +4,25 @@ only when they change, and at most every ``REFRESH`` seconds."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
-from claude_code_writer import STORY_USAGE, SUBAGENT_USAGE, CCWriter, story, text, usage
-from helpers import app_on, follow_into, screen_text
+from claude_code_writer import (
+    SESSION,
+    STORY_USAGE,
+    SUBAGENT_USAGE,
+    CCWriter,
+    story,
+    text,
+    tool_use,
+    usage,
+)
+from helpers import app_on, follow_into, screen_lines, screen_text, wait_for
 
 from session_core.following import FollowUpdate
 from session_core.formats import CLAUDE_CODE, by_name
@@ -35,6 +47,14 @@ def followed(path: Path, block: int = 512) -> tuple[subagents.SubagentsLive, lis
 
     follow_into(apply, path, block, FMT.parsed_updates)
     return live, seen
+
+
+def _aged(*folders: str) -> None:
+    """``folders`` with an mtime of an hour ago (a folder changed a moment ago is looked
+    at as changed by a live session's next look: its mtime is coarse)."""
+    past = time.time() - 3600
+    for folder in folders:
+        os.utime(folder, (past, past))
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[Any, ...]]:
@@ -190,6 +210,7 @@ async def test_a_link_made_before_its_call_came_is_made_again_once_due(
     path.parent.mkdir()
     shutil.copytree(whole_path.with_suffix(""), path.with_suffix(""))
     path.write_bytes(b"".join(lines[:3]))  # (before any Task call)
+    _aged(*subagents.agent_folders(str(path)))  # (no folder changes from here on)
     live = FMT.live(str(path))
     assert isinstance(live, subagents.SubagentsLive)
     monkeypatch.setattr(subagents.SubagentsLive, "REFRESH", 3600.0)
@@ -263,3 +284,65 @@ async def test_the_screen_links_again_once_the_file_went_quiet(
         assert [s.call_id for s in screen.transcript.subagents] == [
             s.call_id for s in whole.subagents
         ]
+
+
+def _in_flight(folder: Path) -> Path:
+    """A 2.1.x session whose last line is a teammate ``Agent`` call not answered yet (its
+    session writes nothing while its subagent works), no subagent file yet."""
+    w = CCWriter()
+    w.user("start")
+    w.assistant(
+        "m1",
+        [tool_use("t1", "Agent", description="Scout", prompt="scout the repo")],
+        usage=usage(10, 20, 0, 0),
+        stop="tool_use",
+    )
+    return w.write(folder / f"{SESSION}.jsonl")
+
+
+def _grow(path: Path, sub: CCWriter) -> None:
+    """The subagent's file as its writer has it now (its lines appended as they come)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = b"".join(orjson.dumps(line) + b"\n" for line in sub.lines)
+    with path.open("ab") as fh:
+        fh.write(body[path.stat().st_size if path.exists() else 0 :])
+
+
+async def test_a_subagent_file_that_comes_and_grows_while_its_session_is_quiet(
+    tmp_path: Path,
+) -> None:
+    """The audit: a teammate ``Agent`` call in flight, its session's file quiet, its
+    subagent's file written: the tab said "its file is not known" for 30 s, then kept
+    the count of its first link. Its file's coming and growing make a snapshot that
+    links it again (on the screen's tick, at most every ``REFRESH``), no new line of the
+    session's needed."""
+    from viewer.screens.model_screen import ModelScreen
+    from viewer.widgets.subagents_pane import SubagentsPane
+
+    path = _in_flight(tmp_path)
+    sub_path = tmp_path / SESSION / "subagents" / "agent-b7.jsonl"
+    sub = CCWriter(agent_id="b7")
+    sub.user("scout the repo", parent=None)
+
+    def row() -> str:
+        return next((line for line in screen_lines(app) if "Scout" in line), "")
+
+    async with app_on(path, (160, 40)) as (app, pilot):
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelScreen) and app.screen._loaded)
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: "its file is not known" in row())
+        for n in range(1, 4):
+            sub.assistant(f"s{n}", [text(f"step {n}")], usage=usage(1, 1000, 0, 0), stop="end_turn")
+            sub.user(f"go on {n}")
+            _grow(sub_path, sub)
+            messages, tokens = 1 + 2 * n, f"{1001 * n:,} tok"
+
+            def shown(said: str = tokens) -> bool:
+                return said in row()
+
+            await wait_for(pilot, shown, timeout=8.0)
+            assert "agent-b7" in row() and f" {messages} " in row(), row()
+            header = " ".join(screen_lines(app)[:4])  # (the session's total with it)
+            assert f"with 1 subagent {30 + 1001 * n:,} tok" in header, header
+        assert pane.table.row_count == 1

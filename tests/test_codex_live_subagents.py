@@ -174,3 +174,51 @@ def test_a_child_that_reported_no_usage_is_read_not_counted(tmp_path: Path) -> N
     md = export(parent, "md")
     assert f"| subagent {CHILD} | 0 of 1 | unknown |" in md
     assert "| with 0 of 1 subagent | 1 of 2 |" in md
+
+
+def _aged(path: Path) -> None:
+    """``path``'s folders with an mtime of an hour ago (a folder changed a moment ago is
+    looked at as changed: its mtime is coarse)."""
+    import time
+
+    for folder in list(path.parents)[:4]:
+        past = time.time() - 3600
+        os.utime(folder, (past, past))
+
+
+def test_a_child_that_comes_or_grows_while_the_parent_is_quiet_makes_a_snapshot_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parent waiting on its subagent writes nothing meanwhile: the child's rollout
+    coming, then growing, makes a snapshot due (a stat of the folders and of the child,
+    nothing read), and that snapshot links it as it is now."""
+    parent, child = family(tmp_path)
+    body = child.read_bytes()
+    child.unlink()
+    _aged(parent)
+    live, _ = followed(parent)
+    monkeypatch.setattr(CodexLive, "REFRESH", 0.0)
+    assert live.transcript(writer_alive=True).subagents == []
+    reads: list[str] = []
+    real = type(CODEX).read
+
+    def counted(self: object, path: str, **kw: object) -> Transcript:
+        reads.append(os.fspath(path))
+        return real(self, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CODEX), "read", counted)
+    assert not live.snapshot_due() and not live.snapshot_due()  # (nothing changed)
+    child.write_bytes(body)  # the child comes
+    assert live.snapshot_due()
+    (sub,) = live.transcript(writer_alive=True).subagents
+    assert sub.path == str(child) and sub.usage.input_tokens == 200 and reads == [str(child)]
+    assert live.snapshot_due()  # (its folder changed a moment ago: its mtime is coarse)
+    _aged(child)
+    live.transcript(writer_alive=True)
+    assert not live.snapshot_due()
+    more = RolloutWriter.__new__(RolloutWriter)  # the child goes on
+    more.path, more.crlf, more.line, more.clock = str(child), False, 0, 100
+    more.token_count((900, 100, 30, 0), (100, 0, 10, 0))
+    assert live.snapshot_due()
+    (sub,) = live.transcript(writer_alive=True).subagents
+    assert sub.usage.input_tokens == 800 and reads == [str(child)] * 2

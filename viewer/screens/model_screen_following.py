@@ -281,7 +281,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
     def _tick(self) -> None:
         super()._tick()
         # A file gone quiet just after a snapshot that put on the links of one before
-        # it (a session's subagents): the next links what that one could not.
+        # it (a session's subagents), or whose subagents' files changed since the last
+        # link (a session waiting on one writes nothing): the next links them afresh.
         if self._loaded and not self._pending and self.live.snapshot_due():
             with self.state_lock:
                 self._panes_behind = True

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from ...linked import file_key
 from ...reader import open_regular
 from . import blocks
 from .sidechains import names_agent, prompt_text, task_prompt
-from .subagents import agent_file_names, folder_of, meta_description, path_for
+from .subagents import agent_file_names, agent_folders, meta_description, path_for
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -106,18 +107,10 @@ def _description(b: ClaudeCodeBuilder, at: int) -> str | None:
 def _listed(b: ClaudeCodeBuilder, links: FileLinks) -> list[str]:
     """The session's agent files (``agent_file_names``), listed again only when a folder
     they are in changed (a followed session is assembled at each change of its file)."""
-    key = tuple(_stat(where) for where in (folder_of(b.path), os.path.dirname(b.path)))
+    key = tuple(file_key(where) for where in agent_folders(b.path))
     if links.listed is None or links.listed[0] != key:
         links.listed = (key, agent_file_names(b))
     return links.listed[1]
-
-
-def _stat(where: object) -> tuple[int, int] | None:
-    try:
-        found = os.stat(str(where))
-    except OSError:
-        return None
-    return (found.st_size, found.st_mtime_ns)
 
 
 def _first_prompt(links: FileLinks, path: str) -> str | None:

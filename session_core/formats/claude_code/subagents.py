@@ -28,7 +28,7 @@ from ...column_items import messages_written
 from ...errors import TranscriptError
 from ...file_lines import feed_file
 from ...line_warnings import crash_tail, damage_warning
-from ...linked import LinkedLive
+from ...linked import FileKey, LinkedLive
 from ...model import Subagent, ToolOp, Transcript, Usage
 from ...text import count
 
@@ -103,6 +103,12 @@ def folder_of(session: str) -> Path:
     if here.parent.name == "subagents":
         return here.parent
     return here.parent / _stem(here) / "subagents"
+
+
+def agent_folders(session: str) -> tuple[str, str]:
+    """The folders the session's agent files are listed from (``agent_file_names``):
+    its ``subagents/`` folder (2.1.x), and its own folder (2.0.x)."""
+    return (str(folder_of(session)), os.path.dirname(session))
 
 
 def _stem(session: Path) -> str:
@@ -224,9 +230,6 @@ def agent_file_names(b: ClaudeCodeBuilder) -> list[str]:
     return _agent_files(folder) or _own_siblings(b)
 
 
-FileKey = tuple[int, int]  # a file's (size, mtime) when it was looked at
-
-
 def _files(
     linked: Linked, b: ClaudeCodeBuilder
 ) -> tuple[list[tuple[Subagent, str | None, FileKey | None]], int]:
@@ -293,6 +296,13 @@ class SubagentsLive(LinkedLive):
             if path is not None and key is not None:
                 with contextlib.suppress(TranscriptError):  # (the link says why)
                     _read(path, key, self._cache)
+
+    def linked_folders(self) -> tuple[str, ...]:
+        return agent_folders(self.path)
+
+    def read_key(self, path: str) -> FileKey | None:
+        known = self._cache.get(path)
+        return known[0] if known is not None else None
 
     def link(self, transcript: Transcript) -> Callable[[Transcript], None]:
         before = len(transcript.warnings)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ... import gc_pause
 from ...column_items import messages_written
 from ...errors import TranscriptError
-from ...linked import LinkedLive
+from ...linked import FileKey, LinkedLive
 from ...model import Subagent, Transcript, Usage, ops_by_call
 from ...tool_ops import ToolOp
 from ..base import AgentFormat, LiveModel
@@ -204,6 +204,15 @@ class CodexLive(LinkedLive):
             for path, _meta in find_children(self.path, session):
                 with contextlib.suppress(OSError, TranscriptError):  # (the link says)
                     read_child(self.format, path, self._children)
+
+    def linked_folders(self) -> tuple[str, ...]:
+        from .tree import child_folders
+
+        return child_folders(self.path)
+
+    def read_key(self, path: str) -> FileKey | None:
+        known = self._children.get(path)
+        return known[0] if known is not None else None
 
     def index_now(self) -> None:
         """The calls' ids, which the first draw looks up (an operation's state, for each

@@ -200,6 +200,19 @@ def _later(path: str, limit: int) -> list[str]:
     return sorted(p for p in out.values() if p != mine and _stamp(p) >= start)
 
 
+def child_folders(path: str) -> tuple[str, ...]:
+    """The folders a subagent's rollout started now would be put in (``_later``): the
+    rollout's own, and in a dated tree the latest day's with the folders above it (a
+    later day's is made in one of them)."""
+    here = os.path.dirname(os.path.abspath(path))
+    if _depth_below_tree(here) != 0 or os.path.basename(here) in TREES:
+        return (here,)
+    top = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # sessions/
+    latest = max((d for d in _dated(top, 3) if d >= here), default=here)
+    month = os.path.dirname(latest)
+    return tuple(dict.fromkeys((here, latest, month, os.path.dirname(month), top)))
+
+
 def sibling_candidates(path: str) -> list[str]:
     """Rollouts in the same tree that started no earlier than this one (bounded, in order)."""
     return _later(path, _MAX_CANDIDATES * 4)[:_MAX_CANDIDATES]
@@ -247,4 +260,12 @@ def find_children(path: str, session_id: str) -> list[tuple[str, dict[str, Any]]
     return found
 
 
-__all__ = ["discover", "find_children", "first_record", "is_rollout", "parent_of", "stem"]
+__all__ = [
+    "child_folders",
+    "discover",
+    "find_children",
+    "first_record",
+    "is_rollout",
+    "parent_of",
+    "stem",
+]
