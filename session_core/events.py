@@ -343,7 +343,7 @@ class Events(BuiltOnDemand):
                 item = self.source.read(item) if self.source is not None else b""
             except OSError:
                 return self._changed(index)
-        return {"id": self.ids[index], "type": REFUSED, "line": refused_text(item)}
+        return {"id": self.ids[index], "type": REFUSED, "line": line_text(item)}
 
     def _changed(self, index: int) -> dict[str, Any]:
         """The line is not what it was when it was replayed (the file changed under us)."""
@@ -358,8 +358,10 @@ class Events(BuiltOnDemand):
         return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
 
 
-def refused_text(raw: bytes) -> str:
-    """A line kept without being applied, as text (not UTF-8 where it is not)."""
+def line_text(raw: bytes) -> str:
+    """A line kept as it is (not applied, of a type not known, no record at all), as the
+    text a view or an export shows of it: its bytes as written, its line end off (U+FFFD
+    where they are not UTF-8)."""
     return raw.decode("utf-8", "replace").rstrip("\r\n")
 
 
