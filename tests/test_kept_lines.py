@@ -5,6 +5,7 @@ row shows. A line that is no record is named by its warning's words, in every fo
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from codex_writer import story
 from helpers import run_cli
 from model_screen_helpers import opened, until
 
+from session_core import Message, Session
 from session_core.formats import CLAUDE_CODE, CODEX, by_name
 from session_core.parts import LINE_HEAD
 
@@ -104,6 +106,34 @@ def test_the_model_keeps_a_kept_lines_head_and_reads_it_whole(
     # Cut since it was read (the same file, written over): its head, and said so.
     path.write_bytes(raw.replace(TORN, TORN[:100]))
     assert kept[1].text.endswith("[changed on disk: only the start is shown]")
+
+
+def test_v1_raw_export_keeps_an_unknown_lines_envelope(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A v1 line of a type the reader does not know is exported as written: its id, its
+    time and a key a newer writer added beside the payload too, not its payload alone."""
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="hello"))
+        s.append_message(Message(role="assistant", content="hi"))
+    first = json.loads(path.read_bytes().split(b"\n")[0])
+    line = {
+        "extra_top": "TOPLEVELKEPT",
+        "id": "zz-unknown-3",
+        "payload": {"hello": "future", "big": "B" * 1000 + "BIGEND"},
+        "ts": first["ts"],
+        "type": "future-thing",
+        "v": 1,
+    }
+    with open(path, "ab") as fh:
+        fh.write(json.dumps(line).encode() + b"\n")
+    for fmt in ("md", "html"):
+        out = export_raw(capsys, path, fmt)
+        for said in ("TOPLEVELKEPT", "zz-unknown-3", first["ts"], "BIGEND", "future-thing"):
+            assert said in out, (fmt, said)
+    md = export_raw(capsys, path, "md")
+    assert json.dumps(line) in md  # the line as written, not re-indented
 
 
 async def test_an_expanded_raw_row_shows_the_line_whole(tmp_path: Path) -> None:
