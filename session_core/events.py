@@ -28,6 +28,7 @@ from .errors import TranscriptError
 from .facts import FactsColumn
 from .indexed import Indexed, ListLike
 from .indexing import loads_payload
+from .json_out import compact_json
 from .packed_ids import BATCH, PackedIds, Texts
 from .text import as_str
 
@@ -36,6 +37,8 @@ REFUSED = "(not applied)"  # the type of a line a follow kept without applying i
 _MORE = 255  # Kinds' code for any type past the 255th
 SPAN_BITS = 32  # a span is offset << SPAN_BITS | length
 SPAN_MAX = (1 << SPAN_BITS) - 1
+# What a line read again says when it is no longer what was read (outside ``strict_rereads``).
+CHANGED_LINE = "(this line changed on disk after it was read; the view reloads the file)"
 
 
 def payload_of(envelope: Mapping[str, Any]) -> dict[str, Any]:
@@ -343,23 +346,41 @@ class Events(BuiltOnDemand):
                 item = self.source.read(item) if self.source is not None else b""
             except OSError:
                 return self._changed(index)
-        return {"id": self.ids[index], "type": REFUSED, "line": refused_text(item)}
+        return {"id": self.ids[index], "type": REFUSED, "line": line_text(item)}
+
+    def written(self, index: int) -> str:
+        """Envelope ``index``'s line as written (``line_text``): read again by its span,
+        or its bytes as kept; one appended as a dict, its compact JSON."""
+        item = self.kept(index)
+        if isinstance(item, dict):
+            return compact_json(item)
+        if isinstance(item, int):
+            try:
+                raw = self.source.read(item) if self.source is not None else b""
+            except OSError:
+                raw = b""
+            if len(raw) != item & SPAN_MAX:  # (cut off since: not the line it was)
+                self._changed(index)
+                return CHANGED_LINE
+            item = raw
+        return line_text(item)
 
     def _changed(self, index: int) -> dict[str, Any]:
         """The line is not what it was when it was replayed (the file changed under us)."""
         if self.refuse_changed is not None:
             self.refuse_changed(index)
         refuse_changed_line()
-        text = "(this line changed on disk after it was read; the view reloads the file)"
-        payload: dict[str, Any] = {"content": text}
+        payload: dict[str, Any] = {"content": CHANGED_LINE}
         role = self.facts.taken_role(index)
         if role is not None:
             payload["role"] = role
         return {"v": 1, "type": self.kinds[index], "id": self.ids[index], "payload": payload}
 
 
-def refused_text(raw: bytes) -> str:
-    """A line kept without being applied, as text (not UTF-8 where it is not)."""
+def line_text(raw: bytes) -> str:
+    """A line kept as it is (not applied, of a type not known, no record at all), as the
+    text a view or an export shows of it: its bytes as written, its line end off (U+FFFD
+    where they are not UTF-8)."""
     return raw.decode("utf-8", "replace").rstrip("\r\n")
 
 

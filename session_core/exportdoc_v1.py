@@ -46,6 +46,11 @@ from .text import count, duration_text
 from .tool_ops import ask_of, state_tone
 from .usage import NO_RUN, tally_state
 
+# The line types the raw view exports as what they did (read), and those it leaves out
+# (what they did is in the tool operations, the header); any other, as written.
+_SHOWN_AS_READ = frozenset({"message", "compaction", "run-context", "grants", "elision"})
+_NOT_SHOWN = frozenset({"session-meta", "tool-dispatched", "tool-settled"})
+
 
 class _V1:
     """Builds a v1 document as it is rendered: what it keeps for the whole file is
@@ -371,11 +376,25 @@ class _V1:
                     )
                 yield item
             return
-        for envelope, line in zip(self.state.events, self.state.event_lines, strict=True):
-            yield from self.raw_items(envelope, line)
+        lines = self.state.event_lines
+        for index in range(len(lines)):
+            yield from self.raw_items(index, int(lines[index]))
 
-    def raw_items(self, envelope: dict[str, Any], line: int) -> list[Item]:
-        kind = _s(envelope.get("type"))
+    def raw_items(self, index: int, line: int) -> list[Item]:
+        """What the raw view exports of envelope ``index`` (at ``line``): a message as
+        the replay shows it, what a line of another type did, or the line as written."""
+        events = self.state.events
+        kind = events.kinds[index]
+        if kind in _NOT_SHOWN:
+            return []
+        if kind not in _SHOWN_AS_READ:
+            # Not applied (a crash tail), or of a type this reader does not know: the line
+            # as written, read again by its span (not parsed: a newer writer's keys too).
+            text = events.written(index)
+            if kind == REFUSED:
+                return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
+            return [TextBlock(f"line {line}: {kind} line (as written)", text)]
+        envelope = events[index]
         eid = _s(envelope.get("id"))
         payload = payload_of(envelope)
         if kind in ("message", "compaction"):
@@ -410,12 +429,7 @@ class _V1:
             items = payload.get("items")
             count = len(items) if isinstance(items, list) else 0
             return [Note(f"line {line}: elision of {count} message(s)", "warn")]
-        if kind in ("session-meta", "tool-dispatched", "tool-settled"):
-            return []
-        if kind == REFUSED:  # (a crash tail: the line as written, not a payload it has not)
-            text = _s(envelope.get("line"))
-            return [TextBlock(f"line {line}: not applied (a crash tail, as written)", text)]
-        return [TextBlock(f"line {line}: {kind} line", json.dumps(payload, indent=2))]
+        return []
 
     def tool_ops(self, shown: set[CallKey] | None = None) -> Section:
         """The operations' table; ``shown`` (filled as the conversation was written): each

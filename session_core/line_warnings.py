@@ -18,7 +18,7 @@ def skipped_line(number: int, raw: bytes) -> str:
     why = bad_line_reason(raw)
     if why == "is blank":
         return f"line {number} is blank, and was skipped"
-    return f"line {number} could not be read ({why.removeprefix('is ')}), and was skipped"
+    return f"line {number} could not be read ({bad_line_name(why)}), and was skipped"
 
 
 def bad_line_reason(raw: bytes) -> str:
@@ -39,6 +39,13 @@ def bad_line_reason(raw: bytes) -> str:
         if "depth limit" in text and too_deep(raw):
             return f"is nested deeper than this reader reads ({too_deep(raw)})"
     return "is not valid JSON"
+
+
+def bad_line_name(why: str) -> str:
+    """What a row and an export name a line that could not be read as a record, kept as
+    it is: its warning's words (``bad_line_reason``'s, "is" off: "not valid JSON", "not
+    valid UTF-8", "not a JSON object"), as ``skipped_line`` says them."""
+    return why.removeprefix("is ")
 
 
 def too_deep(raw: bytes) -> str:
@@ -85,7 +92,7 @@ def unfinished_kept(line: int, why: str) -> str:
     """The warning of a last line without its newline that could not be read and that a
     reader keeps as a record all the same (Codex's ``replay``): a crash tail, said so as
     every reader says one, not as damage mid-file (``skipped_line``'s ``why`` too)."""
-    return f"line {line} {UNENDED} ({why.removeprefix('is ')}: a crash tail){KEPT}"
+    return f"line {line} {UNENDED} ({bad_line_name(why)}: a crash tail){KEPT}"
 
 
 _BEGAN = "; its "  # (what comes after it in ``unfinished_line``: what the line began with)

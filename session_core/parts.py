@@ -2,8 +2,9 @@
 (its head, its size and where it is in the file) and read again when asked for.
 
 ``Part`` is one block of an item; ``LazyPart`` stands for one whose long text and
-structured data stay in the file; ``PartRef`` is only where such a part is (what a
-tool operation keeps); ``PartSource`` reads a line's parts again.
+structured data stay in the file; ``LinePart`` for a line kept as it is, its text the
+line as written; ``PartRef`` is only where such a part is (what a tool operation
+keeps); ``PartSource`` reads a line's parts again.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .events import refuse_changed_line
+from .events import SPAN_MAX, line_text, refuse_changed_line
 from .json_out import compact_json
 
 PartKind = Literal["text", "reasoning", "tool-call", "tool-result", "image", "other"]
 
 # What a part read again by its line's span says when those bytes are no longer that line.
 CHANGED = "[changed on disk: this line could not be read again]"
+# ...after what a lazy part kept of it (its head).
+ONLY_THE_START = "\n[changed on disk: only the start is shown]"
 
 
 @dataclass(slots=True)
@@ -155,7 +158,7 @@ class LazyPart(Part):
         full = self._source.part(self._key, self._index)
         if full is None:
             start: str = _PART_TEXT.__get__(self, Part)
-            return start + "\n[changed on disk: only the start is shown]"
+            return start + ONLY_THE_START
         return full.text
 
     @text.setter
@@ -199,6 +202,75 @@ class LazyPart(Part):
         return f"LazyPart({self.kind!r}, head={self.head!r}, size={self._size})"
 
 
+LINE_HEAD = 400  # characters of a line kept as it is that its row shows (``LinePart``)
+HEAD_BYTES = 4 * LINE_HEAD + 4  # the bytes that hold them (4 a character at most), and one
+
+
+def line_head(text: str) -> str:
+    """What a row shows of a line kept as it is: its first ``LINE_HEAD`` characters (an
+    ellipsis where more follow); the line stays whole in the file, or in its part."""
+    return text if len(text) <= LINE_HEAD else text[: LINE_HEAD - 1] + "…"
+
+
+def head_span(span: int) -> int:
+    """The span of a line's first ``HEAD_BYTES`` (what its head is read from)."""
+    size = span & SPAN_MAX
+    return span - size + min(size, HEAD_BYTES)
+
+
+class LinePart(Part):
+    """A line kept as it is (a record of a type its reader does not know, a line that is
+    no record) as its one ``other`` part, named as the row shows it: only its head
+    (``line_head`` of its first bytes) is kept, and its text is the line as written
+    (``line_text``), read again by its span whenever it is asked for (an export, an
+    expanded row, a search): a line of 20 MB is neither held nor cut. A line read again
+    that does not begin with that head, or is not as long, is another line (the file was
+    written over): its head, said so (within ``strict_rereads``: an error)."""
+
+    __slots__ = ("_source", "_span")
+
+    def __init__(self, name: str | None, start: bytes, source: PartSource, span: int) -> None:
+        Part.__init__(self, "other", "", name=name)
+        _PART_TEXT.__set__(self, line_head(line_text(start[:HEAD_BYTES])))
+        self._source = source
+        self._span = span
+
+    @property
+    def text(self) -> str:
+        raw = self._source.line(self._span)
+        head: str = _PART_TEXT.__get__(self, Part)
+        text = line_text(raw) if raw is not None and len(raw) == self._span & SPAN_MAX else ""
+        if not text.startswith(head.removesuffix("…")):
+            refuse_changed_line()
+            return head + ONLY_THE_START
+        return text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        _PART_TEXT.__set__(self, value)
+
+    @property
+    def head(self) -> str:
+        head: str = _PART_TEXT.__get__(self, Part)
+        return head
+
+    @property
+    def size(self) -> int:
+        """Its line's length in bytes (its characters are not counted without reading it)."""
+        return self._span & SPAN_MAX
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Part):
+            return NotImplemented
+        fields = (other.kind, other.name, other.call_id, other.data, other.is_error)
+        return fields == ("other", self.name, None, None, False) and other.text == self.text
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LinePart({self.name!r}, head={self.head!r}, span={self._span})"
+
+
 class PartRef:
     """Where a lazy part is (its line and index there), without its head: what a tool
     operation keeps of its call's or result's part once the item holding it is packed.
@@ -237,13 +309,18 @@ def ref_of(part: Part) -> Part | PartRef:
 
 __all__ = [
     "CHANGED",
+    "HEAD_BYTES",
+    "LINE_HEAD",
     "PREVIEW_CHARS",
     "PREVIEW_LINES",
     "LazyPart",
+    "LinePart",
     "Part",
     "PartKind",
     "PartRef",
     "PartSource",
+    "head_span",
+    "line_head",
     "preview",
     "ref_of",
 ]

@@ -13,15 +13,23 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
-from ..events import LineSource
+from ..events import LineSource, line_text
 from ..indexing import UNMENDED, concatenated, loads_payload, mended
-from ..line_warnings import KEPT, bad_line_reason, joined_warning, unfinished_kept
+from ..json_out import compact_json
+from ..line_warnings import (
+    KEPT,
+    bad_line_name,
+    bad_line_reason,
+    joined_warning,
+    unfinished_kept,
+)
 from ..model import (
     Part,
     PartSource,
     Transcript,
     make_lazy,
 )
+from ..parts import LinePart, head_span
 from ..reader import is_blank
 
 if TYPE_CHECKING:
@@ -158,6 +166,26 @@ class Builder(ABC):
         if self.rereadable():
             assert self.part_source is not None
             make_lazy(parts, self.part_source, self.span, self.line_bytes)
+
+    def kept_line(self, name: str | None, line: dict[str, Any] | bytes) -> Part:
+        """The line being fed, kept as it is (``line``: a record of a type this reader does
+        not know, or the bytes of a line that is no record), as its one ``other`` part
+        named ``name``: where it can be read again (``rereadable``), its head alone (what
+        a row shows, from its first bytes) and the line as written, read again by its span
+        when asked for (an export, an expanded row: whole, and not held: ``LinePart``);
+        else it whole."""
+        source = self.part_source if self.rereadable() else None
+        if source is not None:  # (a record's head from its line's first bytes, read for it)
+            start = line if isinstance(line, bytes) else source.line(head_span(self.span))
+            if start is not None:
+                return LinePart(name, start, source, self.span)
+        text = compact_json(line) if isinstance(line, dict) else line_text(line)
+        return Part("other", text, name=name)
+
+    def bad_line_part(self, raw: bytes, why: str) -> Part:
+        """A line that is no record (``bad_line``'s), kept as it is (``kept_line``) and
+        named by its warning's words: "not valid JSON", "not a JSON object"..."""
+        return self.kept_line(bad_line_name(why), raw)
 
     def joined_line(self, line: int, records: list[dict[str, Any]]) -> None:
         """A line of several records with no line break between them (``concatenated``;

@@ -1,8 +1,8 @@
 """Claude Code content blocks into the model's parts, and the line kinds read from text.
 
 Untrusted text stays verbatim (escaping is the renderer's job). What is large and not
-shown (image data, thinking signatures) is not kept; a record kept raw keeps a short
-compact-JSON text, the full line stays reachable by its line number.
+shown (image data, thinking signatures) is not kept; an unknown block keeps a short
+compact-JSON text (a line kept as it is, its head: ``Builder.kept_line``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ...json_out import compact_json
 from ...model import Part
 from ...text import error_message
 
-RECORD_TEXT = 400  # characters of compact JSON kept for a raw record or an unknown block
+RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
 
 # A user line holding one of these is a slash command, its output, or bash mode.

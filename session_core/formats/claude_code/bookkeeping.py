@@ -166,8 +166,8 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         b.titles[kind] = title
         part = Part("text", text=title, name=kind)
         item_kind = "title"
-    else:
-        part = Part("other", text=blocks.compact(record), name=kind)
+    else:  # a type newer than this reader: the line as written (``kept_line``)
+        part = b.kept_line(kind, record)
         item_kind = "record"
     return part, role, item_kind
 

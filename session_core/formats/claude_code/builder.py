@@ -224,9 +224,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         if self.unended:
             return
         self.progress.close(self)
-        text = raw.decode("utf-8", "replace")
-        short = text if len(text) <= blocks.RECORD_TEXT else text[: blocks.RECORD_TEXT - 1] + "…"
-        part = Part("other", text=short, name="not a JSON object")
+        part = self.bad_line_part(raw, why)
         self.add_item([part], line, -1, False, role="system", kind="record", keep=True)
 
     def _feed(self, facts: Line, record: dict[str, Any] | None, line: int) -> None:

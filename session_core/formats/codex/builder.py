@@ -277,12 +277,12 @@ class CodexBuilder(CodexRewrites):
 
     def bad_line(self, line: int, raw: bytes, why: str) -> None:
         super().bad_line(line, raw, why)
-        text = raw.decode("utf-8", "replace")
-        self._add([Part("other", text)], line, "system", "record", None, keep=True)
+        self._add([self.bad_line_part(raw, why)], line, "system", "record", None, keep=True)
 
     def _record(self, record: dict[str, Any], line: int, ts: str | None) -> None:
+        """A line kept as it is (a type not known, one that could not be read as Codex)."""
         name = str(record.get("type", record.get("record_type")))
-        part = Part("other", compact(record), name=name)
+        part = self.kept_line(name, record)
         self._add([part], line, "system", "record", ts, keep=True)
 
     def _session_meta(self, payload: dict[str, Any], line: int, ts: str | None) -> None:

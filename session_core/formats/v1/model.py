@@ -10,7 +10,7 @@ from array import array
 from itertools import compress
 from typing import TYPE_CHECKING, Any, cast
 
-from ...events import REFUSED, payload_of, refused_text
+from ...events import REFUSED, line_text, payload_of
 from ...indexed import ListLike
 from ...message import raku_str
 from ...model import (
@@ -188,7 +188,7 @@ class V1Model(V1Calls):
                     return elision_parts(self.state.elisions, *taken)
                 kind = self._unknown_at.get(span)
                 if kind == REFUSED:  # a line not applied: its bytes as they are
-                    return refused_parts(refused_text(source.read(span)))
+                    return refused_parts(line_text(source.read(span)))
                 if kind is not None:  # a line of a type not known: as it is
                     return unknown_parts(self.envelope_at(span), kind)
                 return message_parts(payload_of(self.envelope_at(span)))
