@@ -494,10 +494,11 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
     # (Claude Code's own turn_duration: its active time, not its lines' span)
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
-    took = took or "?"
+    # (blank in the column while it runs, as where no time is known: here, which of them)
+    took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
+        ("", f"{took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))
