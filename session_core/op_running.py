@@ -1,14 +1,17 @@
-"""How long a call not answered had been running, as far as its file shows: a lower bound
-(it may have run on after the file's last line, or died with it)."""
+"""How long a call not answered had been running: a lower bound. As far as its file shows
+(it may have run on after the file's last line, or died with it); and, for one running
+while its writer is known to be at work (the viewer sees its lock or its open file), to
+now: the call is running still."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from .model import Run, Transcript, unsettled_ops
 from .text import duration_text
-from .times import seconds_between
+from .times import epoch, seconds_between
 from .tool_ops import ToolOp
 
 UNANSWERED = ("running", "interrupted")
@@ -17,11 +20,13 @@ UNANSWERED = ("running", "interrupted")
 @dataclass(frozen=True, slots=True)
 class RanAtLeast:
     """A call ran at least ``seconds``: from its start to ``ts``, the time of the last line
-    that shows it not answered (``line``; None where not known)."""
+    that shows it not answered (``line``; None where not known), or the time it was
+    looked at, its writer at work (``now``)."""
 
     seconds: float
     ts: str
     line: int | None
+    now: bool = False
 
     @property
     def text(self) -> str:
@@ -29,13 +34,33 @@ class RanAtLeast:
         return f"≥{duration_text(self.seconds if self.seconds >= 0.01 else 0)}"
 
 
-def ran_at_least(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanAtLeast | None:
+def ran_at_least(
+    op: ToolOp, runs: Sequence[Run], last_time: str | None, now: float | None = None
+) -> RanAtLeast | None:
     """How long ``op``, running or interrupted with no duration, had run at least: from
     its start to its turn's last line (a turn cut off ends at the file's last line, a turn
     a later prompt ended at the line before it), or to ``last_time`` (the file's last
-    line's) for a turn still going; None where a time is not known."""
+    line's) for a turn still going; None where a time is not known.
+
+    ``now`` (seconds since the epoch): its writer is known to be at work at that time (a
+    lock or an open file seen, not a recent change alone), so a call running then has
+    run from its start till now, in whole seconds (a bound: never rounded up), where that
+    is longer. Without it (a snapshot, ``check``'s, an export's; a writer gone, whose
+    calls' ends are not known past the last line) the file's bound alone."""
     if op.state not in UNANSWERED or op.duration is not None:
         return None
+    shown = _shown(op, runs, last_time)
+    start = epoch(op.started) if now is not None and op.state == "running" else None
+    if start is not None and now is not None and now - start >= 1:
+        seconds = float(int(now - start))
+        if shown is None or seconds > shown.seconds:
+            stamp = datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds")
+            return RanAtLeast(seconds, stamp.replace("+00:00", "Z"), None, now=True)
+    return shown
+
+
+def _shown(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanAtLeast | None:
+    """``ran_at_least`` as far as the file shows."""
     run = _run(runs, op.run_id)
     if run is not None and run.ended:
         ts, line = run.ended, run.end_line
@@ -47,12 +72,15 @@ def ran_at_least(op: ToolOp, runs: Sequence[Run], last_time: str | None) -> RanA
     return None if seconds is None or seconds < 0 else RanAtLeast(seconds, ts, line)
 
 
-def ran_by_call(transcript: Transcript) -> dict[tuple[str, int], RanAtLeast]:
-    """``ran_at_least`` of each call of the file not answered, by its call id and line."""
+def ran_by_call(
+    transcript: Transcript, now: float | None = None
+) -> dict[tuple[str, int], RanAtLeast]:
+    """``ran_at_least`` of each call of the file not answered, by its call id and line
+    (``now``: its writer known at work then)."""
     runs, last = transcript.runs, transcript.last_time()
     out: dict[tuple[str, int], RanAtLeast] = {}
     for op in unsettled_ops(transcript.tool_operations):
-        ran = ran_at_least(op, runs, last)
+        ran = ran_at_least(op, runs, last, now)
         if ran is not None:
             out[(op.call_id, op.line)] = ran
     return out

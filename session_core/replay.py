@@ -498,6 +498,10 @@ class ReplayState:
     def message_ids(self) -> list[str]:
         return [e[0] for e in self.entries]
 
+    def pending_indices(self) -> list[int]:
+        """Where the operations not settled are in ``tool_ops``, in file order."""
+        return sorted(self._pending_ops.values())
+
     def pending_tool_operations(self) -> list[dict[str, Any]]:
         ops = self.tool_ops
         return [copy.deepcopy(ops[i]) for i in range(len(ops)) if not ops.is_settled(i)]

@@ -24,6 +24,9 @@ OpState = Literal[
     "interrupted",  # no result, and the writer is gone or the turn was cut off
     # transcript-v1's crash states
     "unsettled-answered",  # dispatched, a tool message answers it, the settle never landed
+    # ...while its writer may still be at work: its settle line is the next it writes
+    # (a v1 writer writes the answer, then the settle), so "never" is not true yet
+    "not-settled-yet",
     "never-dispatched",  # an assistant tool call with no dispatch line and no answer
     # ...while its writer may still be at work and dispatch it (a call queued behind one
     # that runs): "never" is only true once the writer is gone
@@ -41,6 +44,7 @@ STATE_LABELS: dict[str, str] = {
     "interrupted": "interrupted",
     "running-dead": "interrupted: running when the writer died",  # (the spec's words too)
     "unsettled-answered": "completed, settle never landed",
+    "not-settled-yet": "completed, settle not written yet",
     "never-dispatched": "never dispatched",
     "not-dispatched-yet": "not dispatched yet",
     "undispatched-answered": "answered, no dispatch record",
@@ -56,6 +60,7 @@ STATE_TONES: dict[str, str] = {
     "interrupted": "bad",
     "running-dead": "bad",
     "unsettled-answered": "warn",
+    "not-settled-yet": "info",
     "never-dispatched": "warn",
     "not-dispatched-yet": "info",
     "undispatched-answered": "warn",

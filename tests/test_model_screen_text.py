@@ -117,7 +117,9 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
     )
     by_lines = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 967.0)
     assert took(by_lines).startswith("took 16m07s ·")
-    assert took(Run("r", "running", 5)).startswith("took ? ·")
+    # A run still going: blank in the column, and said so here (it read "took ?")
+    assert took(Run("r", "running", 5)).startswith("still running ·")
+    assert took(Run("r", "finished", 5)).startswith("took ? ·")  # (no time known)
 
 
 def test_the_state_and_tool_columns_fit_what_they_hold() -> None:

@@ -6,7 +6,10 @@ detail, which names its latest progress line too (Claude Code's)."""
 from __future__ import annotations
 
 import os
+import time
+from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_code_helpers import FMT
@@ -15,8 +18,8 @@ from helpers import SAMPLES, file_loaded, screen_lines, wait_for
 from panes_helpers import column
 
 from session_core.model import Run, ToolOp
-from session_core.op_running import ran_at_least, ran_by_call
-from session_core.times import seconds_between
+from session_core.op_running import RanAtLeast, ran_at_least, ran_by_call
+from session_core.times import epoch, seconds_between
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.screens.op_detail import OpDetailScreen, op_entries
@@ -126,3 +129,78 @@ def test_the_spotter_sessions_mix_test_cut_at_line_410(tmp_path: Path) -> None:
     assert (op.line, op.progress_line, ran.line, ran.ts) == (382, 410, 410, op.progress_ts)
     assert ran.seconds == seconds_between(op.started, "2026-02-12T20:21:04.595Z") >= 25
     assert ran.text == "≥25.8s"
+
+
+def test_a_call_running_while_its_writer_works_ran_till_now() -> None:
+    """While its writer is known to be at work (``now`` given), a call running has run
+    from its start till now, in whole seconds: the file's last line said ``≥0s`` for as
+    long as a quiet call ran (a live audit: a Read paused 3 minutes read ``≥0s`` while the
+    header said "quiet for 2m"). A call interrupted, and a snapshot's, keep the file's."""
+    started = "2026-01-01T00:00:00Z"
+    op = ToolOp("c1", "shell", "running", run_id="r1", started=started)
+    going = Run("r1", "running", 1)
+    now = epoch("2026-01-01T00:02:05.7Z")
+    assert now is not None
+    ran = ran_at_least(op, [going], started, now)
+    assert ran is not None and (ran.text, ran.line, ran.now) == ("≥2m05s", None, True)
+    assert ran.ts == "2026-01-01T00:02:05Z"
+    assert ran_at_least(op, [going], started) == RanAtLeast(0.0, started, None)
+    # (the file's bound where it is the longer: a clock behind the writer's)
+    later = ran_at_least(op, [going], "2026-01-01T00:03:00Z", now)
+    assert later is not None and (later.text, later.now) == ("≥3m00s", False)
+    op.state = "interrupted"  # (its writer gone: its end is not known past the last line)
+    assert ran_at_least(op, [going], started, now) == RanAtLeast(0.0, started, None)
+    detail = dict(e[1].split(": ", 1) for e in op_entries(op, ran) if e[1].startswith("took"))
+    assert detail["took"] == "≥2m05s: running at 2026-01-01T00:02:05Z, its writer at work"
+
+
+async def test_the_took_of_a_call_running_goes_on_while_its_writer_works(tmp_path: Path) -> None:
+    """The tool operations' row of a call running, its writer holding the file's lock,
+    reads the time since its dispatch, and goes on with the screen's tick (no key)."""
+    import fcntl
+    from datetime import datetime
+
+    import orjson
+
+    def at(seconds_ago: float) -> str:
+        when = datetime.fromtimestamp(time.time() - seconds_ago, UTC)
+        return when.isoformat().replace("+00:00", "Z")
+
+    def line(kind: str, payload: dict[str, Any], ident: str, ts: str) -> bytes:
+        return orjson.dumps({"id": ident, "payload": payload, "ts": ts, "type": kind, "v": 1})
+
+    call = {"function": {"arguments": "{}", "name": "web_fetch"}, "id": "c1", "type": "function"}
+    dispatched = {"arguments": "{}", "call-id": "c1", "tool": "web_fetch", "run-id": "r1"}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        b"\n".join(
+            [
+                line("session-meta", {"agent": "a"}, "m0", at(130)),
+                line("message", {"content": "go", "role": "user"}, "u1", at(130)),
+                line(
+                    "message",
+                    {"content": "", "role": "assistant", "tool-calls": [call]},
+                    "a1",
+                    at(126),
+                ),
+                line("tool-dispatched", dispatched, "op1", at(125)),
+            ]
+        )
+        + b"\n"
+    )
+    with path.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # (as a ``Session`` writer holds it)
+        app = TailscopeApp(path)
+        async with app.run_test(size=(160, 30)) as pilot:
+            await file_loaded(pilot, ModelScreen)
+            app.file_screen.action_show_tab("tools")
+
+            def took() -> str:
+                rows = [r for r in screen_lines(app) if "web_fetch" in r and "running" in r]
+                return rows[0].split()[-2] if rows else ""  # (took, then the line)
+
+            await wait_for(pilot, lambda: took().startswith("≥2m"))
+            first = took()
+            assert first in ("≥2m05s", "≥2m06s")
+            await wait_for(pilot, lambda: took() != first, timeout=3)
+            assert took() > first  # (a second on: ≥2m06s, or ≥2m07s)

@@ -239,7 +239,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._stale.discard(tab)
         with self.state_lock:
             if tab == "tools":
-                self.ops.show(self.transcript)
+                self.ops.show(self.transcript, self.working_now())
             elif tab == "runs":
                 self.runs.show(self.transcript)
             elif tab == "diff":
@@ -278,8 +278,18 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             with self.state_lock:
                 self.panes.liveness_changed(live)
 
+    def working_now(self) -> float | None:
+        """Now, where the writer is known to be at work (its lock or its open file seen,
+        not a recent change alone): its calls running are running still."""
+        return time.time() if self.writer_state() is True else None
+
     def _tick(self) -> None:
         super()._tick()
+        # (a call running's ``took`` goes on with the clock while its writer works)
+        tools = "tools" in self._tab_ids and "tools" not in self._stale
+        if tools and self.panes_ready and self.query_one(TabbedContent).active == "tools":
+            with self.state_lock:
+                self.ops.tick(self.working_now())
         # A file gone quiet just after a snapshot that put on the links of one before
         # it (a session's subagents), or whose subagents' files changed since the last
         # link (a session waiting on one writes nothing): the next links them afresh.

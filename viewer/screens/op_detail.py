@@ -31,7 +31,9 @@ MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in fu
 def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
     """The detail's lines; ``ran``: how long a call not answered ran at least."""
     took = took_text(op.duration, op.started, op.ended, "from started to ended")
-    if not took and ran is not None:
+    if not took and ran is not None and ran.now:
+        took = f"{ran.text}: running at {ran.ts}, its writer at work"
+    elif not took and ran is not None:
         where = f"line {ran.line:,}, " if ran.line else ""
         took = f"{ran.text}: not answered at its turn's last line ({where}{ran.ts})"
     facts = [

@@ -213,6 +213,7 @@ class OpsPane(Vertical):
         super().__init__(id=id)
         self.ops: Sequence[ToolOp] = []
         self.ran: dict[tuple[str, int], RanAtLeast] = {}  # (those not answered: few)
+        self._shown: Transcript | None = None  # the snapshot shown (``tick``'s)
         self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
         self._state_width = STATE_WIDTH
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
@@ -226,12 +227,15 @@ class OpsPane(Vertical):
         """The operation each row shows, by its index in ``ops`` (the filter's)."""
         return self.table.rows
 
-    def show(self, transcript: Transcript) -> None:
+    def show(self, transcript: Transcript, now: float | None = None) -> None:
+        """The operations of ``transcript``; ``now``: the time its writer is known to be
+        at work (a call running has run till then: ``ran_at_least``)."""
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
         searched = table.rows
         self.ops = table.ops = transcript.tool_operations
-        self.ran = ran_by_call(transcript)
+        self._shown = transcript
+        self.ran = ran_by_call(transcript, now)
         rows = table.rows = table.filter.rows(self.ops)
         self._state_width = state_width(self.ops)
         measured, least = self._tool_width
@@ -253,6 +257,16 @@ class OpsPane(Vertical):
         dialog = self._dialog
         if dialog is not None and dialog.is_attached:  # (open: its counts follow the file)
             dialog.follow(table.filter.lists(self.ops))
+
+    def tick(self, now: float | None) -> None:
+        """The screen's tick, its writer known at work at ``now`` (None: not): the calls
+        running have run on (their ``took``), drawn again where it reads otherwise."""
+        if self._shown is None or (now is None and not any(r.now for r in self.ran.values())):
+            return
+        ran = ran_by_call(self._shown, now)
+        if ran != self.ran:
+            self.ran = ran
+            self.table.invalidate()
 
     def filter_dialog(self) -> FilterScreen:
         """The ``f`` dialog: the tools and states of the operations, with counts (as of
@@ -480,10 +494,11 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
     # (Claude Code's own turn_duration: its active time, not its lines' span)
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
-    took = took or "?"
+    # (blank in the column while it runs, as where no time is known: here, which of them)
+    took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
+        ("", f"{took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))

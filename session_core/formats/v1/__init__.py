@@ -7,7 +7,6 @@ the scale engine's; this module only says how each read path reaches it.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -20,7 +19,7 @@ from ...tool_ops import state_label
 from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
 from .model import NAME, V1Model, transcript_of
-from .ops import calls_undispatched, cut_off
+from .ops import check_states, cut_off
 
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
@@ -166,14 +165,21 @@ class V1Format(TranscriptFormat):
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
         parts = [NAME, count(len(state.entries), "message")]
+        states = check_states(state, alive)
         if state.pending_count:
-            parts.append(f"{count(state.pending_count, 'tool operation')} pending")
+            # (and of them, the answered ones: settle never landed, or not written yet)
+            answered = [
+                f"{states[said]} {state_label(said)}"
+                for said in ("unsettled-answered", "not-settled-yet")
+                if states[said]
+            ]
+            also = f" ({'; '.join(answered)})" if answered else ""
+            parts.append(f"{count(state.pending_count, 'tool operation')} pending{also}")
         # The calls no dispatch line names, as replay lists them; and, with a pending
         # operation too, a file cut off on no answer says so (README's check row).
-        unstarted = Counter(said for _cid, _tool, said in calls_undispatched(state, alive))
         for said in ("never-dispatched", "not-dispatched-yet"):
-            if unstarted[said]:
-                parts.append(f"{count(unstarted[said], 'call')} {state_label(said)}")
+            if states[said]:
+                parts.append(f"{count(states[said], 'call')} {state_label(said)}")
         if not alive and cut_off(state):  # (as its runs and the browser)
             parts.append("cut off: its last message is no answer of the model's")
         # (as every format's note counts them: v1's said none, where its replay lists them)

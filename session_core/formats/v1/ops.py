@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -114,11 +115,9 @@ def undispatched_calls(
                 yield cid, tool, undispatched(at, cid in answered)
 
 
-def calls_undispatched(
-    state: ReplayState, writer_alive: bool | None
-) -> Iterator[tuple[str, str, OpState]]:
-    """``undispatched_calls`` of the whole file (``replay``'s last operations, ``check``'s
-    count), from the message lines' facts and the dispatched call ids: no line read."""
+def answers_and_calls(state: ReplayState) -> tuple[set[str], list[int]]:
+    """The call ids tool messages answer, and the message lines that make calls, from
+    the message lines' facts: no line read."""
     answered: set[str] = set()
     calling: list[int] = []
     for at, calls, tcid in state.events.facts.call_facts(state.message_events):
@@ -126,17 +125,43 @@ def calls_undispatched(
             answered.add(tcid)
         if calls:
             calling.append(at)
+    return answered, calling
+
+
+def check_states(state: ReplayState, writer_alive: bool | None) -> Counter[str]:
+    """``check``'s counts of the operations not settled and of the calls no dispatch
+    line names, by state, as ``replay`` lists them: from the message lines' facts and
+    the dispatched call ids, no line read."""
+    answered, calling = answers_and_calls(state)
     dispatched: set[Any] = set(state.tool_ops.call_ids)
-    return undispatched_calls(state, writer_alive, answered, calling, dispatched)
+    unstarted = undispatched_calls(state, writer_alive, answered, calling, dispatched)
+    said: Counter[str] = Counter(said for _cid, _tool, said in unstarted)
+    said.update(pending_states(state, writer_alive, answered))
+    return said
+
+
+def pending_states(
+    state: ReplayState, writer_alive: bool | None, answered: set[str]
+) -> Iterator[OpState]:
+    """The state of each operation not settled (``check``'s count of the answered ones),
+    as ``replay`` says it: a superseded run's are the writer's gone."""
+    records, superseded = state.tool_ops, superseded_ops(state)
+    for index in state.pending_indices():
+        alive = False if superseded(index) else writer_alive
+        call_id = records.texts.text(records.call_numbers[index])
+        yield state_of(None, call_id in answered, alive)
 
 
 def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
     """A v1 operation's state from its settle's outcome (None: not settled), whether a
-    tool message answers its call and whether the writer is alive."""
+    tool message answers its call and whether the writer is alive. Answered and not
+    settled is the crash state ``unsettled-answered`` once the writer is gone, and
+    ``not-settled-yet`` while it may be at work (its settle follows the answer: every v1
+    call shows that moment), as a call not dispatched (``undispatched_states``)."""
     if outcome is not None:
         return outcome  # type: ignore[return-value]
     if answered:
-        return "unsettled-answered"
+        return "unsettled-answered" if writer_alive is False else "not-settled-yet"
     return classify_op(has_result=False, writer_alive=writer_alive)
 
 

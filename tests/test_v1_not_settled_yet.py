@@ -1,0 +1,51 @@
+"""A v1 call whose tool message is written and whose settle line is not is *completed,
+settle never landed* (a crash state) once its writer is gone; while the writer is at
+work its settle is the next line it writes: *completed, settle not written yet* (a live
+audit: the crash label flashed on every demo call, and stayed while a writer waited
+between the answer and the settle). The model, the replay, the export and ``check``
+say it alike."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import session_core.formats
+from session_core import Message, Session, open_transcript
+from session_core.export import export
+from session_core.views import replay_any
+from story import call
+
+IDLE = 1_700_000_000
+
+
+def said(path: Path) -> tuple[str, str, str, str]:
+    """What the model, the replay JSON, the Markdown export and ``check`` say of c1."""
+    (op,) = [op for op in open_transcript(path).tool_operations if op.call_id == "c1"]
+    (row,) = [o for o in replay_any(path)["tool-operations"] if o["call-id"] == "c1"]
+    (shown,) = [line for line in export(path, "md").splitlines() if "| c1 |" in line]
+    check = session_core.formats.by_name("transcript-v1").check(path)
+    return op.state, row["state"], shown, check
+
+
+def test_an_answered_call_is_not_settled_yet_while_its_writer_is_at_work(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="read a.py"))
+        asked = Message(role="assistant", content="", tool_calls=(call("c1", "fs_read", "{}"),))
+        s.append_message(asked)
+        op = s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="tool", content="the file", tool_call_id="c1"))
+        state, row, shown, check = said(path)  # (its lock is held: the settle is to come)
+        assert (state, row) == ("not-settled-yet", "not-settled-yet")
+        assert "completed, settle not written yet" in shown and "never" not in shown
+        assert "1 tool operation pending (1 completed, settle not written yet)" in check
+        assert "never" not in check
+    os.utime(path, (IDLE, IDLE))  # (its writer gone, the settle not written: it never was)
+    state, row, shown, check = said(path)
+    assert (state, row) == ("unsettled-answered", "unsettled-answered")
+    assert "completed, settle never landed" in shown
+    assert "1 tool operation pending (1 completed, settle never landed)" in check
+    with Session.load(path) as s:  # (and once it lands, it is what its settle says)
+        s.append_tool_settled(op, "completed")
+    assert said(path)[:2] == ("completed", "completed")
