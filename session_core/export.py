@@ -29,6 +29,7 @@ from .exportdoc import Document, View
 from .formats import detect_format
 from .json_out import EscapedC1, escape_c1
 from .reader import opened_as, path_of
+from .text import BIG, in_slices
 from .views import dump_json, format_for, replay_any
 
 Format = Literal["md", "html", "json"]
@@ -232,7 +233,11 @@ def open_export(
 
 def _write(fh: Writes, pieces: Iterable[str]) -> None:
     for piece in pieces:
-        fh.write(piece.encode("utf-8"))
+        if len(piece) < BIG:
+            fh.write(piece.encode("utf-8"))
+            continue
+        for part in in_slices(piece):  # (a big piece's bytes are never whole)
+            fh.write(part.encode("utf-8"))
 
 
 _DESCRIPTORS = {"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}

@@ -8,6 +8,7 @@ every external load even if something slipped through.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterator
 
 from .exportdoc import (
@@ -20,7 +21,7 @@ from .exportdoc import (
     Table,
     TextBlock,
 )
-from .text import inert, one_line
+from .text import gathered, in_slices, inert, one_line
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 ROLES = frozenset(("system", "user", "assistant", "tool", "compaction"))
@@ -91,24 +92,41 @@ def h1(text: object) -> str:
     return html.escape(one_line(text), quote=True)
 
 
-def _pre(text: str, cls: str = "", folded: str | None = None) -> str:
-    """``text`` preformatted, folded if long (its first line the fold's summary); folded
-    however short under ``folded``, the summary then."""
-    attr = f' class="{cls}"' if cls else ""
-    # (a newline right after <pre> is dropped by every HTML parser: one is given to drop)
-    body = f"<pre{attr}>\n{h(text)}</pre>"
+def _pre(text: str, cls: str = "", folded: str | None = None) -> Iterator[str]:
+    """The pieces of ``text`` preformatted, folded if long (its first line the fold's
+    summary); folded however short under ``folded``, the summary then. A big text is
+    escaped a slice at a time as it is written, each slice its own piece: never whole."""
     lines = text.count("\n") + 1
-    if folded is None and lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
-        return body
-    first = text.strip().split("\n", 1)[0][:120]
-    said = h1(folded) if folded is not None else f"{h1(first)} …"
-    return (
-        f"<details><summary>{said} ({lines:,} lines, {len(text):,} characters: "
-        f"show all)</summary>{body}</details>"
-    )
+    fold = folded is not None or lines > FOLD_LINES or len(text) > FOLD_CHARS
+    if fold:
+        said = h1(folded) if folded is not None else f"{h1(_first_line(text, 120))} …"
+        yield (
+            f"<details><summary>{said} ({lines:,} lines, {len(text):,} characters: "
+            "show all)</summary>"
+        )
+    # (a newline right after <pre> is dropped by every HTML parser: one is given to drop)
+    yield f'<pre class="{cls}">\n' if cls else "<pre>\n"
+    for part in in_slices(text):
+        yield h(part)
+    yield "</pre></details>" if fold else "</pre>"
 
 
-def _detail(block: DetailBlock) -> str:
+_SPACES = re.compile(r"\s*")
+_SPACES_TO_END = re.compile(r"\s*\Z")
+
+
+def _first_line(text: str, most: int) -> str:
+    """``text.strip().split("\\n", 1)[0][:most]``, without copying the rest of
+    ``text``."""
+    spaces = _SPACES.match(text)
+    start = spaces.end() if spaces else 0
+    first = text[start : start + most].split("\n", 1)[0]
+    if _SPACES_TO_END.match(text, start + len(first)):  # (nothing but spaces after it)
+        return first.rstrip()
+    return first
+
+
+def _detail(block: DetailBlock) -> Iterator[str]:
     """A tool's detail: its JSON, folded away until asked for."""
     return _pre(block.body, "detail", block.label)
 
@@ -127,57 +145,61 @@ def _table(table: Table, cls: str = "", rows: int = 256) -> Iterator[str]:
     yield "".join(out)
 
 
-def _message(item: MessageItem) -> str:
+def _message(item: MessageItem) -> Iterator[str]:
+    """The message's pieces, as they are made (a big text among them: its slices)."""
     role_class = item.role if item.role in ROLES else "other"
-    out = [f'<article class="msg r-{role_class}" id="{h1(item.anchor)}"><header>']
-    out.append(f'<span class="role">{h1(item.role)}</span>')
-    out.append(f'<span class="facts-line">{h1(" · ".join(f for f in item.facts if f))}</span>')
-    out.extend(f'<span class="flag">{h1(flag)}</span>' for flag in item.flags)
-    out.append("</header>")
+    yield f'<article class="msg r-{role_class}" id="{h1(item.anchor)}"><header>'
+    yield f'<span class="role">{h1(item.role)}</span>'
+    yield f'<span class="facts-line">{h1(" · ".join(f for f in item.facts if f))}</span>'
+    yield from (f'<span class="flag">{h1(flag)}</span>' for flag in item.flags)
+    yield "</header>"
     if item.usage:
-        out.append(f'<div class="usage">usage: {h1(item.usage)}</div>')
+        yield f'<div class="usage">usage: {h1(item.usage)}</div>'
     for mark in item.marks:
-        out.append(f'<div class="mark t-{mark.tone}">{h1(mark.text)}</div>')
+        yield f'<div class="mark t-{mark.tone}">{h1(mark.text)}</div>'
         if mark.body is not None:
-            out.append(f'<div class="label">{h1(mark.body_label)}</div>{_pre(mark.body)}')
+            yield f'<div class="label">{h1(mark.body_label)}</div>'
+            yield from _pre(mark.body)
     at = item.content_at
     for label, text in item.blocks[:at]:
-        out.append(f'<div class="label">{h1(label)}</div>{_pre(text) if text else ""}')
+        yield f'<div class="label">{h1(label)}</div>'
+        yield from _pre(text) if text else ()
     if item.content or not (item.calls or item.blocks):  # (a call's alone: no empty box)
-        out.append(_pre(item.content, "content"))
+        yield from _pre(item.content, "content")
     for label, text in item.blocks[at:]:
-        out.append(f'<div class="label">{h1(label)}</div>{_pre(text) if text else ""}')
+        yield f'<div class="label">{h1(label)}</div>'
+        yield from _pre(text) if text else ()
     for call in item.calls:
-        out.append(f'<div class="call t-{call.tone}"><div><b>{h1(call.name)}</b> ')
-        out.append(f'<code>{h1(call.call_id)}</code> <span class="status">{h1(call.status)}</span>')
-        out.append(f'</div><div class="call-facts">{h1(" · ".join(call.details))}</div>')
-        out.append(_pre(call.arguments))
+        yield f'<div class="call t-{call.tone}"><div><b>{h1(call.name)}</b> '
+        yield f'<code>{h1(call.call_id)}</code> <span class="status">{h1(call.status)}</span>'
+        yield f'</div><div class="call-facts">{h1(" · ".join(call.details))}</div>'
+        yield from _pre(call.arguments)
         if call.result:
-            text = h1(call.result)
+            said = h1(call.result)
             if call.result_anchor:
-                text = f'<a href="#{h1(call.result_anchor)}">{text}</a>'
-            out.append(f'<div class="call-facts">{text}</div>')
+                said = f'<a href="#{h1(call.result_anchor)}">{said}</a>'
+            yield f'<div class="call-facts">{said}</div>'
         if call.detail is not None:
-            out.append(_detail(call.detail))
-        out.append("</div>")
-    out.append("</article>")
-    return "".join(out)
+            yield from _detail(call.detail)
+        yield "</div>"
+    yield "</article>"
 
 
 def _item(item: Item) -> Iterator[str]:
     if isinstance(item, Table):  # (its rows may be many: written as they come)
         yield from _table(item)
     elif isinstance(item, MessageItem):
-        yield _message(item)
+        yield from gathered(_message(item))
     elif isinstance(item, Note):
         yield f'<div class="note t-{item.tone}">{h1(item.text)}</div>'
     elif isinstance(item, Heading):
         yield f"<h3>{h1(item.text)}</h3>"
     elif isinstance(item, DetailBlock):
-        yield _detail(item)
+        yield from gathered(_detail(item))
     else:
         assert isinstance(item, TextBlock)
-        yield f'<div class="label">{h1(item.label)}</div>{_pre(item.body)}'
+        yield f'<div class="label">{h1(item.label)}</div>'
+        yield from gathered(_pre(item.body))
 
 
 def html_chunks(doc: Document) -> Iterator[str]:

@@ -22,7 +22,7 @@ from .exportdoc import (
     Table,
     TextBlock,
 )
-from .text import inert, one_line
+from .text import gathered, in_slices, inert, one_line
 
 _ACTIVE = re.compile(r"([\\`*_\[\]<>()|~&!#{}+])")
 # GitHub-flavoured Markdown links a bare URL, a www. name and an e-mail address in
@@ -43,12 +43,14 @@ def md_inline(text: object) -> str:
     return _AUTOLINKS.sub(lambda m: _UNLINKED[m.group()], escaped)
 
 
-def fence(text: object, info: str = "text") -> str:
-    """``text`` (made inert) in a backtick fence longer than any backtick run in it."""
+def fence(text: object, info: str = "text") -> list[str]:
+    """The lines of ``text`` (made inert) in a backtick fence longer than any backtick
+    run in it: its opening, the text (one line, however many it holds: never copied
+    again), its closing."""
     body = inert(text)
     longest = max((len(m.group()) for m in _TICKS.finditer(body)), default=0)
     ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{body}\n{ticks}"
+    return [f"{ticks}{info}", body, ticks]
 
 
 def _table(table: Table) -> Iterator[str]:
@@ -61,48 +63,48 @@ def _table(table: Table) -> Iterator[str]:
         yield row(r + [""] * (len(table.headers) - len(r)))
 
 
-def _message(index: int, item: MessageItem) -> list[str]:
-    out = [f"### {index} · {md_inline(item.role)}", ""]
+def _message(index: int, item: MessageItem) -> Iterator[str]:
+    """The message's lines, as they are made (a big text among them: one line)."""
+    yield from (f"### {index} · {md_inline(item.role)}", "")
     facts = " · ".join(md_inline(f) for f in item.facts if f)
     flags = " · ".join(f"**{md_inline(f)}**" for f in item.flags)
-    out.append(facts + (f" · {flags}" if flags else ""))
+    yield facts + (f" · {flags}" if flags else "")
     if item.usage:
-        out += ["", f"usage: {md_inline(item.usage)}"]
+        yield from ("", f"usage: {md_inline(item.usage)}")
     for mark in item.marks:
-        out += ["", f"> {_TONE[mark.tone]} {md_inline(mark.text)}"]
+        yield from ("", f"> {_TONE[mark.tone]} {md_inline(mark.text)}")
         if mark.body is not None:
-            out += ["", f"{md_inline(mark.body_label)}:", "", fence(mark.body)]
+            yield from ("", f"{md_inline(mark.body_label)}:", "", *fence(mark.body))
     at = item.content_at
     for label, text in item.blocks[:at]:
-        out += ["", f"**{md_inline(label)}**"] + (["", fence(text)] if text else [])
+        yield from ("", f"**{md_inline(label)}**", *(("", *fence(text)) if text else ()))
     if item.content or not (item.calls or item.blocks):  # (a call's alone: no empty box)
-        out += ["", fence(item.content)]
+        yield from ("", *fence(item.content))
     for label, text in item.blocks[at:]:
-        out += ["", f"**{md_inline(label)}**"] + (["", fence(text)] if text else [])
+        yield from ("", f"**{md_inline(label)}**", *(("", *fence(text)) if text else ()))
     if item.calls:
-        out += ["", "**tool calls**"]
+        yield from ("", "**tool calls**")
     for call in item.calls:
         line = f"- **{md_inline(call.name)}** ({md_inline(call.call_id)}): {md_inline(call.status)}"
         if call.details:
             line += " · " + " · ".join(md_inline(d) for d in call.details)
-        out += ["", line]
+        yield from ("", line)
         if call.result:
-            out.append(f"  - {md_inline(call.result)}")
-        out += ["", "arguments:", "", fence(call.arguments, "json")]
+            yield f"  - {md_inline(call.result)}"
+        yield from ("", "arguments:", "", *fence(call.arguments, "json"))
         if call.detail is not None:
-            out += ["", *_detail(call.detail)]
-    return out
+            yield from ("", *_detail(call.detail))
 
 
 def _detail(block: DetailBlock) -> list[str]:
     """A tool's detail: its JSON fenced (Markdown has no fold of its own)."""
-    return [f"{md_inline(block.label)}:", "", fence(block.body, "json")]
+    return [f"{md_inline(block.label)}:", "", *fence(block.body, "json")]
 
 
 def _item(item: Item, counter: list[int]) -> Iterator[str]:
     if isinstance(item, MessageItem):
         counter[0] += 1
-        return iter(_message(counter[0], item))
+        return _message(counter[0], item)
     if isinstance(item, Table):
         return _table(item)
     if isinstance(item, Note):
@@ -112,7 +114,7 @@ def _item(item: Item, counter: list[int]) -> Iterator[str]:
     if isinstance(item, DetailBlock):
         return iter(_detail(item))
     assert isinstance(item, TextBlock)
-    return iter((f"**{md_inline(item.label)}**", "", fence(item.body)))
+    return iter((f"**{md_inline(item.label)}**", "", *fence(item.body)))
 
 
 def _lines(doc: Document) -> Iterator[str]:
@@ -129,20 +131,21 @@ def _lines(doc: Document) -> Iterator[str]:
 
 def markdown_chunks(doc: Document, lines: int = 256) -> Iterator[str]:
     """The Markdown of ``doc``, a few hundred lines at a time, as it is built: the lines
-    joined by newlines, ending in exactly one."""
+    joined by newlines, ending in exactly one (a big one alone: ``gathered``)."""
     held = ""  # the newlines at the end so far: only the last run of them is dropped
-    batch: list[str] = []
-    for line in _lines(doc):
-        batch.append(line)
-        if len(batch) >= lines:
-            text = held + "\n".join(batch) + "\n"
-            batch.clear()
+    for piece in gathered(_lines(doc), "\n", lines):
+        texts = in_slices(piece)  # (a big line a slice at a time: never stripped whole)
+        del piece  # (nor held while the next is made)
+        for text in texts:
             kept = text.rstrip("\n")
+            if not kept:
+                held += text
+                continue
+            if held:
+                yield held
+            yield kept
             held = text[len(kept) :]
-            if kept:
-                yield kept
-    text = held + "\n".join(batch)
-    yield text.rstrip("\n") + "\n"
+    yield "\n"
 
 
 def render_markdown(doc: Document) -> str:

@@ -150,6 +150,46 @@ def line_pieces(lines: Iterable[str], batch: int = 256) -> Iterator[str]:
         yield "\n".join(held) + "\n"
 
 
+# A text this long (a record kept as written can be 20 MB) is written on its own, in
+# slices: never copied into a join with its neighbours (one 4-byte character among
+# them makes the whole join 4 bytes a character), nor escaped or encoded whole.
+BIG = 1 << 20
+
+
+def gathered(pieces: Iterable[str], end: str = "", batch: int | None = None) -> Iterator[str]:
+    """``pieces``, each followed by ``end``, joined ``batch`` at a time (None: all),
+    or sooner where they come to ``BIG`` characters; a piece of ``BIG`` or more goes
+    out alone (its ``end`` after it), not copied."""
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        if len(piece) >= BIG:
+            if held:
+                yield end.join(held) + end
+                held.clear()
+                size = 0
+            yield piece
+            del piece  # (not held while the next is made)
+            if end:
+                yield end
+            continue
+        held.append(piece)
+        size += len(piece)
+        if size >= BIG or (batch is not None and len(held) >= batch):
+            yield end.join(held) + end
+            held.clear()
+            size = 0
+    if held:
+        yield end.join(held) + end
+
+
+def in_slices(text: str) -> Iterator[str]:
+    """``text`` a ``BIG`` slice at a time (a short one is itself, not copied): for
+    what maps it a character at a time (``inert``, ``html.escape``, encoding)."""
+    for start in range(0, len(text), BIG):
+        yield text[start : start + BIG]
+
+
 def one_line(text: object) -> str:
     """``inert(text)`` on one line: newlines (and CRLFs) become ``⏎``."""
     if text is None:
