@@ -99,6 +99,35 @@ async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
         await until(pilot, lambda: app.screen is screen, "back to the screen")
 
 
+async def test_an_open_detail_keeps_the_tables_cursor_on_its_row(toy: Path) -> None:
+    # A row appended while an operation's detail is open does not take the cursor (it
+    # followed the end underneath: escape came back to another row, a live-watch audit).
+    async with opened(toy) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 3, "three operations")
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2, "the last operation")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail")
+        call = {"id": "call-4", "name": "Read", "args": {"path": "more.py"}}
+        line = {"id": "a3", "type": "msg", "role": "assistant", "text": "x", "calls": [call]}
+        with toy.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        await until(pilot, lambda: table.row_count == 4, "the appended operation")
+        assert table.cursor_row == 2
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the screen")
+        selected = screen.ops.selected
+        assert selected is not None and selected.call_id == "call-3"
+        # The cursor left the end: a row appended now does not take it either.
+        more = {**line, "id": "a4", "calls": [{**call, "id": "call-5"}]}
+        with toy.open("a") as fh:
+            fh.write(json.dumps(more) + "\n")
+        await until(pilot, lambda: table.row_count == 5, "another operation")
+        assert table.cursor_row == 2
+
+
 async def test_a_call_without_result_is_running_while_the_writer_lives(
     toy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

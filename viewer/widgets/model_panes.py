@@ -217,6 +217,10 @@ class OpsPane(Vertical):
         self._state_width = STATE_WIDTH
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
         self._dialog: FilterScreen | None = None  # the ``f`` dialog last opened
+        # An operation's detail is open over the table: its cursor stays on that row (as
+        # a cursor that left the end does), not following the end underneath, so escape
+        # comes back to it (``detail_closed``).
+        self.detail_open = False
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -229,6 +233,7 @@ class OpsPane(Vertical):
     def show(self, transcript: Transcript) -> None:
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
+        follow = follow and not self.detail_open
         searched = table.rows
         self.ops = table.ops = transcript.tool_operations
         self.ran = ran_by_call(transcript)
@@ -325,7 +330,13 @@ class OpsPane(Vertical):
         event.stop()
         if 0 <= event.row < len(self.rows):
             op = self.ops[self.rows[event.row]]
+            self.detail_open = True
             self.post_message(self.Opened(op, self.ran.get((op.call_id, op.line))))
+
+    def detail_closed(self) -> None:
+        """The detail ``Opened`` asked for is closed: the table follows the end again
+        where its cursor is there (rows appended meanwhile: it is not, and stays)."""
+        self.detail_open = False
 
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) operation that did not complete: failed,
