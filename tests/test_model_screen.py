@@ -189,6 +189,36 @@ async def test_a_slow_snapshot_holds_appends_back_to_its_share_of_the_time(
         assert not screen._pending
 
 
+async def test_the_headers_size_is_the_drawn_snapshots_beside_its_counts(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An append held back for the next draw: the header said the file's new size beside
+    # the last snapshot's line count ("472 B ● live | 0 lines", a live-watch audit).
+    import viewer.screens.model_screen_following as drawing
+    from session_core.text import size_text
+
+    async with opened(toy) as (app, pilot, screen):
+        before = size_text(toy.stat().st_size)
+        lines = f"{screen.transcript.lines} lines"
+        assert before in screen_text(app) and lines in screen_text(app)
+        monkeypatch.setattr(drawing, "DRAW_SHARE_FOLLOWING", 0.5)
+        screen._draw_cost = 0.6  # the next draw may come 1.2 s after the last
+        screen._drawn_at = __import__("time").monotonic()
+        with toy.open("a") as fh:
+            fh.write(json.dumps({"id": "u5", "type": "msg", "role": "user", "text": "x"}) + "\n")
+        after = size_text(toy.stat().st_size)
+        assert after != before
+        await until(pilot, lambda: screen._pending, "the append, held back")
+        screen._refresh_status()
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        assert before in text and after not in text and lines in text
+        await until(pilot, lambda: not screen._pending, "the held append, drawn", 3)
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        assert after in text and f"{screen.transcript.lines} lines" in text
+
+
 async def test_a_one_off_slow_snapshot_does_not_hold_the_next_draw_back(
     toy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
