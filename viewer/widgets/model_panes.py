@@ -33,14 +33,14 @@ from session_core.search import OpSearch
 from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
-from ..safe import one_line_text
+from ..safe import one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
 from .block_view import Entry, ProseLines
 from .items_view import args_preview
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
-from .virtual_table import Column, VirtualTable
+from .virtual_table import Column, VirtualTable, fitted_columns
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
@@ -378,12 +378,19 @@ class TableDetail(Vertical):
     """
 
     EMPTY = "Nothing here."  # the detail of an empty table
+    # The table fits the pane (``fitted_columns``): its free-text column takes what the
+    # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
+    # says them).
+    FREE = ""
+    LEAST = 20
+    DROPPED: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self, columns: Sequence[Column], *, table_id: str, detail_id: str, id: str | None
     ) -> None:
         super().__init__(id=id)
-        self.table = VirtualTable(columns, self.cells, fixed_columns=1, id=table_id)
+        self.all_columns = list(columns)
+        self.table = VirtualTable(columns, self._cells, fixed_columns=1, id=table_id)
         self.detail = ProseLines(id=detail_id)
         self._shown: Hashable | None = None
 
@@ -391,7 +398,20 @@ class TableDetail(Vertical):
         yield self.table
         yield self.detail
 
-    def cells(self, index: int) -> Sequence[Text]:
+    def on_resize(self) -> None:
+        columns = fitted_columns(
+            self.all_columns, self.size.width, self.FREE, self.LEAST, self.DROPPED
+        )
+        if columns != list(self.table.columns):
+            self.table.set_columns(columns)
+
+    def _cells(self, index: int) -> list[Text]:
+        """Row ``index``'s cells, of the columns shown."""
+        cells = self.cells(index)
+        return [cells[key] for key, _label, _width in self.table.columns]
+
+    def cells(self, index: int) -> dict[str, Text]:
+        """Row ``index``'s cells, by their columns' keys."""
         raise NotImplementedError
 
     def detail_key(self, index: int) -> Hashable:
@@ -442,6 +462,8 @@ class RunsPane(TableDetail):
         Binding("E", "step_unfinished(-1)", "Previous run not finished", show=False),
     ]
     EMPTY = "No runs in this file."
+    FREE = "prompt"
+    DROPPED = ("started",)  # (its detail says when it started)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(RUN_COLUMNS, table_id="runs-table", detail_id="run-context", id=id)
@@ -453,17 +475,17 @@ class RunsPane(TableDetail):
         self.runs = transcript.runs
         self.show_rows(len(self.runs))
 
-    def cells(self, index: int) -> Sequence[Text]:
+    def cells(self, index: int) -> dict[str, Text]:
         run = self.runs[index]
-        return [
-            Text(str(index + 1), end=""),
-            tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            one_line_text(run.started or "", 24),
-            Text(duration_text(run.duration), end=""),
-            Text(str(run.items), end=""),
-            Text("the parent's" if run.copied else usage_short(run.usage), end=""),
-            one_line_text(run.prompt or "", 60),
-        ]
+        return {
+            "n": Text(str(index + 1), end=""),
+            "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
+            "started": one_line_text(run.started or "", 24),
+            "duration": Text(duration_text(run.duration), end=""),
+            "items": Text(str(run.items), end=""),
+            "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),
+            "prompt": one_line_text(run.prompt or "", 60),
+        }
 
     def detail_key(self, index: int) -> Hashable:
         run = self.runs[index]
@@ -492,9 +514,10 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     # (Claude Code's own turn_duration: its active time, not its lines' span)
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
     took = took or "?"
+    started = f"started {one_line(run.started)} · " if run.started else ""
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
+        ("", f"{started}took {took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))
