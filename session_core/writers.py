@@ -281,6 +281,13 @@ def holders_gone(path: str | os.PathLike[str]) -> bool:
     return _HOLDERS.gone_now(key, st.st_size, st.st_mtime)
 
 
+def writer_seen_gone(path: str | os.PathLike[str]) -> bool:
+    """Whether a writer this process saw hold the file is gone, and nothing was written
+    to it since: its lock let go (``lock_gone``), or every process seen with it open for
+    writing exited (``holders_gone``). The caller knows none holds it now."""
+    return lock_gone(path) or holders_gone(path)
+
+
 def _running(holder: Holder, proc: str = "/proc") -> bool:
     pid, started = holder
     return _start_time(f"{proc}/{pid}") == started

@@ -17,6 +17,7 @@ from viewer.widgets.agentgo_calls import CallsPane
 from viewer.widgets.diff_view import DiffView
 from viewer.widgets.items_view import ItemsView
 from viewer.widgets.line_tree import LineTree
+from viewer.widgets.model_status import LIVE_STATES
 
 SIZE = (120, 200)  # tall enough for the whole list
 OPEN_OTHER = "Open the session the writer went on in"  # where the format can name one
@@ -55,6 +56,8 @@ async def test_the_v1_screen_lists_its_own_and_its_widgets_keys(tmp_path: Path) 
     assert "[sticky] on a message: context a compaction keeps" in text  # (a tag, said)
     assert "Back to the list" not in text  # opened alone: there is no list to go back to
     assert "Open artifact" in text and "Open subagent" not in text  # (a detail's keys)
+    for state in LIVE_STATES:  # (the header's dot, each word said: "ended" is not "idle")
+        assert f"● {state}" in text, state
 
 
 async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) -> None:
@@ -77,6 +80,7 @@ async def test_the_agentgo_screen_and_the_browser_list_theirs(tmp_path: Path) ->
     assert "Virtual table" not in text and "Tables" in text  # a section named for a user
     assert "Export…" not in text  # (the browser's palette has none: its help said it had)
     assert "[sticky]" not in text  # (nor a conversation's tags)
+    assert "The header's dot" not in text  # (a file's: the browser's rows have statuses)
 
 
 async def test_the_palettes_keys_is_this_help_which_escape_closes(tmp_path: Path) -> None:

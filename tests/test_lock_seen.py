@@ -66,8 +66,12 @@ async def test_the_viewer_sees_a_writer_again_after_the_lock_it_saw_went(tmp_pat
         await wait_for(pilot, lambda: screen.live_label() == "live" and state() == "running")
         s.close()
         screen._live_at = -1.0
-        await wait_for(pilot, lambda: screen.live_label() == "idle" and state() == "interrupted")
+        # (ended, not idle: the writer this view saw went, a file quiet as any)
+        await wait_for(pilot, lambda: screen.live_label() == "ended" and state() == "interrupted")
         with open(path, "ab") as fh:  # (a writer that takes no lock goes on)
             fh.write(b"\n")
         screen._live_at = -1.0
         await wait_for(pilot, lambda: screen.live_label() == "live" and state() == "running")
+        os.utime(path, (1, 1))  # (that writer quiet since: idle, as any file, not ended)
+        screen._live_at = -1.0
+        await wait_for(pilot, lambda: screen.live_label() == "idle")

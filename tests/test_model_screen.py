@@ -99,6 +99,35 @@ async def test_tool_operations_show_their_states_and_detail(toy: Path) -> None:
         await until(pilot, lambda: app.screen is screen, "back to the screen")
 
 
+async def test_an_open_detail_keeps_the_tables_cursor_on_its_row(toy: Path) -> None:
+    # A row appended while an operation's detail is open does not take the cursor (it
+    # followed the end underneath: escape came back to another row, a live-watch audit).
+    async with opened(toy) as (app, pilot, screen):
+        await pilot.press("2")
+        table = screen.ops.table
+        await until(pilot, lambda: table.row_count == 3, "three operations")
+        await pilot.press("G")
+        await until(pilot, lambda: table.cursor_row == 2, "the last operation")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, OpDetailScreen), "the detail")
+        call = {"id": "call-4", "name": "Read", "args": {"path": "more.py"}}
+        line = {"id": "a3", "type": "msg", "role": "assistant", "text": "x", "calls": [call]}
+        with toy.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        await until(pilot, lambda: table.row_count == 4, "the appended operation")
+        assert table.cursor_row == 2
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the screen")
+        selected = screen.ops.selected
+        assert selected is not None and selected.call_id == "call-3"
+        # The cursor left the end: a row appended now does not take it either.
+        more = {**line, "id": "a4", "calls": [{**call, "id": "call-5"}]}
+        with toy.open("a") as fh:
+            fh.write(json.dumps(more) + "\n")
+        await until(pilot, lambda: table.row_count == 5, "another operation")
+        assert table.cursor_row == 2
+
+
 async def test_a_call_without_result_is_running_while_the_writer_lives(
     toy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -158,6 +187,36 @@ async def test_a_slow_snapshot_holds_appends_back_to_its_share_of_the_time(
         assert view.items[-1].id != "u5"
         await until(pilot, lambda: view.items[-1].id == "u5", "the held append, drawn", 3)
         assert not screen._pending
+
+
+async def test_the_headers_size_is_the_drawn_snapshots_beside_its_counts(
+    toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An append held back for the next draw: the header said the file's new size beside
+    # the last snapshot's line count ("472 B ● live | 0 lines", a live-watch audit).
+    import viewer.screens.model_screen_following as drawing
+    from session_core.text import size_text
+
+    async with opened(toy) as (app, pilot, screen):
+        before = size_text(toy.stat().st_size)
+        lines = f"{screen.transcript.lines} lines"
+        assert before in screen_text(app) and lines in screen_text(app)
+        monkeypatch.setattr(drawing, "DRAW_SHARE_FOLLOWING", 0.5)
+        screen._draw_cost = 0.6  # the next draw may come 1.2 s after the last
+        screen._drawn_at = __import__("time").monotonic()
+        with toy.open("a") as fh:
+            fh.write(json.dumps({"id": "u5", "type": "msg", "role": "user", "text": "x"}) + "\n")
+        after = size_text(toy.stat().st_size)
+        assert after != before
+        await until(pilot, lambda: screen._pending, "the append, held back")
+        screen._refresh_status()
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        assert before in text and after not in text and lines in text
+        await until(pilot, lambda: not screen._pending, "the held append, drawn", 3)
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        assert after in text and f"{screen.transcript.lines} lines" in text
 
 
 async def test_a_one_off_slow_snapshot_does_not_hold_the_next_draw_back(

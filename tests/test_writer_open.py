@@ -185,11 +185,12 @@ def test_a_writer_between_writes_is_no_writer_gone_until_its_process_exits(
 
 
 @pytest.mark.parametrize("closed", [False, True])
-async def test_the_viewer_says_idle_once_its_writer_is_killed_not_between_writes(
+async def test_the_viewer_says_ended_once_its_writer_is_killed_not_between_writes(
     held: tuple[Path, subprocess.Popen[str]], closed: bool
 ) -> None:
-    """Killed: idle and its call interrupted at once. Let go of the file and running
-    (``closed``: a writer between two writes, which wrote a moment ago): still live."""
+    """Killed: ended (not idle: the writer it saw went) and its call interrupted at once.
+    Let go of the file and running (``closed``: a writer between two writes, which wrote
+    a moment ago): still live."""
     path, proc = held
     async with app_loaded(path, ModelScreen, (120, 30)) as (app, pilot):
         await wait_for(pilot, lambda: "● live" in screen_text(app))
@@ -201,7 +202,7 @@ async def test_the_viewer_says_idle_once_its_writer_is_killed_not_between_writes
             assert "● live" in screen_text(app) and "1 running" in screen_text(app)
         else:
             _kill(proc)
-            await wait_for(pilot, lambda: "● idle" in screen_text(app), timeout=10)
+            await wait_for(pilot, lambda: "● ended" in screen_text(app), timeout=10)
             await wait_for(pilot, lambda: "1 interrupted" in screen_text(app), timeout=10)
 
 

@@ -32,7 +32,7 @@ from session_core.follow_update import FollowUpdate
 from session_core.following import follow
 from session_core.tail_reader import AGAIN
 from session_core.times import epoch
-from session_core.writers import lock_gone, lock_seen, writer_holds_lock
+from session_core.writers import lock_gone, lock_seen, writer_holds_lock, writer_seen_gone
 
 from ..safe import inert_text
 from ..widgets.keys_footer import KeysFooter
@@ -137,6 +137,7 @@ class FollowingScreen(Screen[None]):
         self._live_at = -1.0
         self._live_cached = False
         self._writer_cached: bool | None = None  # what the model is told of the writer
+        self._writer_ended = False  # a writer seen to hold the file went ("ended")
         self._loaded = False
         self._swapping = False
         self._was_live = False  # what the panes were last drawn for
@@ -497,10 +498,13 @@ class FollowingScreen(Screen[None]):
 
     def live_label(self) -> str:
         """What the header says of the writer: gone (the file that was there is not),
-        waiting (none was there yet), live or idle."""
+        waiting (none was there yet), live, ended (a writer seen went: ``writers``) or
+        idle (``LIVE_STATES``)."""
         if self.gone:
             return "gone" if self._file_seen else "waiting"
-        return "live" if self._is_live() else "idle"
+        if self._is_live():
+            return "live"
+        return "ended" if self._writer_ended else "idle"
 
     def quiet_label(self, last_time: str | None) -> str:
         """A writer seen at work that has written nothing for a while: for how long, by its
@@ -540,7 +544,7 @@ class FollowingScreen(Screen[None]):
 
     def forget_writer(self) -> None:
         """A new file (a reset): whether its writer locks is not known yet."""
-        self._saw_lock = False
+        self._saw_lock = self._writer_ended = False
         self._live_at = -1.0
 
     def _is_live(self) -> bool:
@@ -578,6 +582,7 @@ class FollowingScreen(Screen[None]):
         elif self._saw_lock and not lock_gone(read):
             self._saw_lock = False  # written since its lock was let go: a writer not seen
         self._writer_cached = self._writer_alive(held)
+        self._writer_ended = not held and writer_seen_gone(read)
         if held:
             return True
         if self._saw_lock or self.WRITER_LOCKS:

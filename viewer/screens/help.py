@@ -17,6 +17,8 @@ from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from ..widgets.model_status import LIVE_STATES
+
 NAMES = {
     "slash": "/",
     "question_mark": "?",
@@ -110,6 +112,7 @@ class BindingsHelpScreen(ModalScreen[None]):
         super().__init__()
         self.title_text = title
         self.sections = list(sections)
+        self.of_file = of_file
         self.notes = [*NOTES, *FILE_NOTES] if of_file else list(NOTES)
 
     def compose(self) -> ComposeResult:
@@ -123,6 +126,11 @@ class BindingsHelpScreen(ModalScreen[None]):
             table.add_row(Text(section, style="bold underline"), "")
             for keys, what in rows:
                 table.add_row(Text(keys), Text(what))
+            table.add_row("", "")
+        if self.of_file:  # (the header's dot, what each of its words means)
+            table.add_row(Text("The header's dot", style="bold underline"), "")
+            for state, (style, means) in LIVE_STATES.items():
+                table.add_row(Text(f"● {state}", style=style), Text(means))
             table.add_row("", "")
         with VerticalScroll(id="help-body"):
             yield Static(Text(self.title_text, style="bold"), id="help-title")

@@ -185,7 +185,8 @@ class ModelScreen(ModelFollowingScreen):
                 more=more,
                 artifact=artifact,
                 ran=event.ran,
-            )
+            ),
+            lambda _closed: self.ops.detail_closed(),
         )
 
     @on(OpsPane.Jump)

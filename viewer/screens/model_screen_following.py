@@ -87,6 +87,9 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._draw_cost = 0.0
         self._last_cost = math.inf  # the last snapshot's own
         self._pending = False
+        # The file's size as of the snapshot drawn, which the header says beside its
+        # counts: the model's own runs ahead between draws (it said "472 B | 0 lines").
+        self._drawn_size = 0
         self.panes: PaneSet | None = None  # the format's own (``_made_panes``, below)
         self._tab_ids = frozenset(tab.id for tab in self.TABS)
         self._detected: str | None = fmt if known else None  # what the first line names
@@ -220,6 +223,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         self._was_live, self._was_writer = alive, self.writer_state()
         self.writer_gone = not alive
         self.transcript = self.live.transcript(writer_alive=self._was_writer)
+        self._drawn_size = self.live.size
         if self.held_line and not alive:  # (a live writer is still writing it)
             self.transcript.warnings = [*self.transcript.warnings, self._unfinished()]
         self.conversation.show(self.transcript, to_end=to_end)
@@ -342,7 +346,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             filtered = f"filter: {len(view.items):,} of {len(whole):,} shown (f)"
         if filtered:
             extra = f"{filtered}  {extra}".rstrip()
-        size = self.live.size
+        size = self._drawn_size
         # (nothing read yet: the file's end on screen; or nothing read of a file that
         # cannot be, a .zst that unpacks to nothing too: its size on disk, not "0 B")
         if not size and (not self._loaded or self.read_problem is not None):
@@ -389,7 +393,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         # (a last line read whole once its writer was gone is said, and is no problem: a
         # session-meta alone so read has no items and is a transcript all the same)
         warned = [w for w in t.warnings if not is_settled_line(w)]
-        if not unclaimed and not (self._loaded and self.live.size and not t.raw and warned):
+        if not unclaimed and not (self._loaded and self._drawn_size and not t.raw and warned):
             return None  # (an empty file, one truncated to nothing, is no problem)
         if t.lines or unclaimed:
             what = "a transcript" if unclaimed else self.format.title

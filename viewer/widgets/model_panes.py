@@ -33,14 +33,14 @@ from session_core.search import OpSearch
 from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
-from ..safe import one_line_text
+from ..safe import one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
 from .block_view import Entry, ProseLines
 from .items_view import args_preview
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
-from .virtual_table import Column, VirtualTable
+from .virtual_table import Column, VirtualTable, fitted_columns
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
@@ -218,6 +218,10 @@ class OpsPane(Vertical):
         self._state_width = STATE_WIDTH
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
         self._dialog: FilterScreen | None = None  # the ``f`` dialog last opened
+        # An operation's detail is open over the table: its cursor stays on that row (as
+        # a cursor that left the end does), not following the end underneath, so escape
+        # comes back to it (``detail_closed``).
+        self.detail_open = False
 
     def compose(self) -> ComposeResult:
         yield self.table
@@ -232,6 +236,7 @@ class OpsPane(Vertical):
         at work (a call running has run till then: ``ran_at_least``)."""
         table = self.table
         follow = table.row_count > 0 and table.at_end and table.cursor_row > 0
+        follow = follow and not self.detail_open
         searched = table.rows
         self.ops = table.ops = transcript.tool_operations
         self._shown = transcript
@@ -339,7 +344,13 @@ class OpsPane(Vertical):
         event.stop()
         if 0 <= event.row < len(self.rows):
             op = self.ops[self.rows[event.row]]
+            self.detail_open = True
             self.post_message(self.Opened(op, self.ran.get((op.call_id, op.line))))
+
+    def detail_closed(self) -> None:
+        """The detail ``Opened`` asked for is closed: the table follows the end again
+        where its cursor is there (rows appended meanwhile: it is not, and stays)."""
+        self.detail_open = False
 
     def action_step_unfinished(self, step: int) -> None:
         """The cursor to the next (or previous) operation that did not complete: failed,
@@ -381,12 +392,19 @@ class TableDetail(Vertical):
     """
 
     EMPTY = "Nothing here."  # the detail of an empty table
+    # The table fits the pane (``fitted_columns``): its free-text column takes what the
+    # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
+    # says them).
+    FREE = ""
+    LEAST = 20
+    DROPPED: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self, columns: Sequence[Column], *, table_id: str, detail_id: str, id: str | None
     ) -> None:
         super().__init__(id=id)
-        self.table = VirtualTable(columns, self.cells, fixed_columns=1, id=table_id)
+        self.all_columns = list(columns)
+        self.table = VirtualTable(columns, self._cells, fixed_columns=1, id=table_id)
         self.detail = ProseLines(id=detail_id)
         self._shown: Hashable | None = None
 
@@ -394,7 +412,20 @@ class TableDetail(Vertical):
         yield self.table
         yield self.detail
 
-    def cells(self, index: int) -> Sequence[Text]:
+    def on_resize(self) -> None:
+        columns = fitted_columns(
+            self.all_columns, self.size.width, self.FREE, self.LEAST, self.DROPPED
+        )
+        if columns != list(self.table.columns):
+            self.table.set_columns(columns)
+
+    def _cells(self, index: int) -> list[Text]:
+        """Row ``index``'s cells, of the columns shown."""
+        cells = self.cells(index)
+        return [cells[key] for key, _label, _width in self.table.columns]
+
+    def cells(self, index: int) -> dict[str, Text]:
+        """Row ``index``'s cells, by their columns' keys."""
         raise NotImplementedError
 
     def detail_key(self, index: int) -> Hashable:
@@ -445,6 +476,8 @@ class RunsPane(TableDetail):
         Binding("E", "step_unfinished(-1)", "Previous run not finished", show=False),
     ]
     EMPTY = "No runs in this file."
+    FREE = "prompt"
+    DROPPED = ("started",)  # (its detail says when it started)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(RUN_COLUMNS, table_id="runs-table", detail_id="run-context", id=id)
@@ -456,17 +489,17 @@ class RunsPane(TableDetail):
         self.runs = transcript.runs
         self.show_rows(len(self.runs))
 
-    def cells(self, index: int) -> Sequence[Text]:
+    def cells(self, index: int) -> dict[str, Text]:
         run = self.runs[index]
-        return [
-            Text(str(index + 1), end=""),
-            tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            one_line_text(run.started or "", 24),
-            Text(duration_text(run.duration), end=""),
-            Text(str(run.items), end=""),
-            Text("the parent's" if run.copied else usage_short(run.usage), end=""),
-            one_line_text(run.prompt or "", 60),
-        ]
+        return {
+            "n": Text(str(index + 1), end=""),
+            "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
+            "started": one_line_text(run.started or "", 24),
+            "duration": Text(duration_text(run.duration), end=""),
+            "items": Text(str(run.items), end=""),
+            "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),
+            "prompt": one_line_text(run.prompt or "", 60),
+        }
 
     def detail_key(self, index: int) -> Hashable:
         run = self.runs[index]
@@ -496,9 +529,10 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
     # (blank in the column while it runs, as where no time is known: here, which of them)
     took = f"took {took}" if took else "still running" if run.state == "running" else "took ?"
+    started = f"started {one_line(run.started)} · " if run.started else ""
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"{took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
+        ("", f"{started}{took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))

@@ -21,7 +21,24 @@ from session_core.vocabulary import header_meta
 
 from ..safe import clip, one_line
 
-LIVE_STYLES = {"live": "bold green", "idle": "yellow", "gone": "bold red", "waiting": "cyan"}
+# The header's dot: what it says of the file's writer, in what colour, and what that
+# means (the file's ``?`` lists them, as the README's table does).
+LIVE_STATES: dict[str, tuple[str, str]] = {
+    "live": (
+        "bold green",
+        "a writer holds the file (its lock, or open for writing), or it changed in the"
+        " last 30 s (not an agentgo file, whose writers all lock)",
+    ),
+    "idle": ("yellow", "no writer at work: none holds the file, nor did it change for 30 s"),
+    "ended": (
+        "magenta",
+        "the writer this view saw is gone: its lock let go, or every process seen with"
+        " the file open for writing exited (nothing written since)",
+    ),
+    "gone": ("bold red", "the file that was there is not (deleted or moved away)"),
+    "waiting": ("cyan", "the file named is not there yet"),
+}
+LIVE_STYLES = {state: style for state, (style, _means) in LIVE_STATES.items()}
 
 
 def age_text(seconds: float) -> str:

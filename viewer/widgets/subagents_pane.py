@@ -25,7 +25,7 @@ from .block_view import Entry
 from .model_panes import TableDetail, tone_text, usage_short
 from .virtual_table import Column, VirtualTable
 
-COLUMNS: list[Column] = [  # (128 cells with their gaps: a 132-column terminal shows all)
+COLUMNS: list[Column] = [  # (128 cells with their gaps: narrower, ``fitted_columns``)
     ("n", "#", 3),
     ("state", "state", 12),
     ("duration", "took", 7),
@@ -116,6 +116,8 @@ class SubagentsPane(TableDetail):
         Binding("s", "sort", "By usage / in file order", show=False),
     ]
     EMPTY = "No subagents in this session (yet)."
+    FREE = "description"
+    DROPPED = ("where", "cost", "duration")  # (the detail says them)
 
     @dataclass
     class Open(Message):
@@ -179,29 +181,23 @@ class SubagentsPane(TableDetail):
         """The call that started ``subagent`` (None: no operation of this file has it)."""
         return self._ops.get(subagent.call_id) if subagent.call_id else None
 
-    def cells(self, index: int) -> Sequence[Text]:
+    def cells(self, index: int) -> dict[str, Text]:
         subagent = self.subagents[index]
         op = self.op_of(subagent)
         state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
         counted, known = subagent.counted, subagent.lines_read
         at_least = "≥" if subagent.in_part else ""  # (its file's read left a line out)
-        return [
-            Text(str(self._numbers[index] + 1), end=""),
-            state,
-            Text(duration_text(op.duration) if op else "", end=""),
-            Text(f"{subagent.messages:,}" if known else "—", end=""),
-            Text(
-                at_least + usage_short(subagent.usage)
-                if counted
-                else UNKNOWN
-                if known
-                else NOT_READ,
-                end="",
-            ),
-            Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),
-            one_line_text(subagent.description or "", 30),
-            Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),
-        ]
+        usage = at_least + usage_short(subagent.usage) if counted else None
+        return {
+            "n": Text(str(self._numbers[index] + 1), end=""),
+            "state": state,
+            "duration": Text(duration_text(op.duration) if op else "", end=""),
+            "messages": Text(f"{subagent.messages:,}" if known else "—", end=""),
+            "usage": Text(usage or (UNKNOWN if known else NOT_READ), end=""),
+            "cost": Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),
+            "description": one_line_text(subagent.description or "", 30),
+            "where": Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),
+        }
 
     def detail_key(self, index: int) -> Hashable:
         subagent = self.subagents[index]

@@ -29,6 +29,35 @@ Column = tuple[str, str | Text, int]  # key, label, width in cells (a cell of a 
 # justify is "right" is aligned right, the label too)
 
 
+SCROLLBAR = 2  # cells the vertical scroll bar takes, left to it where columns are fitted
+
+
+def fitted_columns(
+    columns: Sequence[Column], width: int, free: str, least: int, dropped: Sequence[str] = ()
+) -> list[Column]:
+    """``columns`` in a table ``width`` cells wide, so that it does not scroll across (a
+    lone thumb mid-screen, a column cut at the edge), by the rule the tool operations'
+    arguments keep (``op_widths``): the free-text column ``free`` (its cells cut with
+    ``…``) takes what the others leave, each 2 cells apart and ``SCROLLBAR`` for the
+    scroll bar, no wider than its own width; where it would keep fewer than ``least``
+    cells, the columns ``dropped`` go, in that order (the detail says them), and past
+    that it is ``least`` wide and the table scrolls. As they are while the width is not
+    known."""
+    shown = list(columns)
+    if width <= 0:
+        return shown
+
+    def room() -> int:
+        return width - SCROLLBAR - sum(w + 2 for key, _, w in shown if key != free) - 2
+
+    for key in dropped:
+        if room() >= least:
+            break
+        shown = [column for column in shown if column[0] != key]
+    left = room()
+    return [(k, label, max(least, min(w, left)) if k == free else w) for k, label, w in shown]
+
+
 class VirtualTable(LineList):
     """Rows ``0 .. row_count - 1`` with a cursor; each row's cells come from ``cells``."""
 
