@@ -113,10 +113,11 @@ def test_a_runs_detail_says_both_its_durations_where_they_differ() -> None:
 
     timed = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 247.4)
     assert took(timed).startswith(
+        "started 2026-04-18T13:18:42Z · "
         "took 4m07s as its writer timed it; 16m07s from its first line to its last ·"
     )
     by_lines = Run("r", "finished", 5, 114, "2026-04-18T13:18:42Z", "2026-04-18T13:34:49Z", 967.0)
-    assert took(by_lines).startswith("took 16m07s ·")
+    assert took(by_lines).startswith("started 2026-04-18T13:18:42Z · took 16m07s ·")
     # A run still going: blank in the column, and said so here (it read "took ?")
     assert took(Run("r", "running", 5)).startswith("still running ·")
     assert took(Run("r", "finished", 5)).startswith("took ? ·")  # (no time known)
