@@ -37,7 +37,7 @@ from .exportdoc import (
     noting_calls,
 )
 from .formats.v1.model import NAME
-from .formats.v1.ops import op_state, superseded_ops, undispatched_states
+from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_states
 from .message_usage import v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
@@ -132,6 +132,7 @@ class _V1:
                 self.op_at[(number, ask)] = of_it[-1]
         self.superseded = superseded_ops(state)
         self.undispatched = undispatched_states(state, writer_alive)
+        self.answered_last = answered_last(state, writer_alive)
         self.tally = tally_state(state)
         self.writer_alive = writer_alive
 
@@ -260,7 +261,8 @@ class _V1:
             state = self.undispatched(event, answered)
         else:
             gone = not op.get("settled") and self.superseded(self.op_of(cid, asked))
-            state = op_state(op, answered, False if gone else self.writer_alive)
+            alive = False if gone else self.writer_alive
+            state = op_state(op, answered, alive, self.answered_last(cid))
             if state == "interrupted":
                 state = "running-dead"
         return STATE_LABELS.get(state, state), state_tone(state)  # type: ignore[return-value]

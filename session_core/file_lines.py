@@ -22,17 +22,25 @@ if TYPE_CHECKING:
     from .formats.builders import Builder
 
 
-_SO_FAR: ContextVar[list[TranscriptError] | None] = ContextVar("tailscope_so_far", default=None)
+# (the file a ``reads_so_far`` is for, and its list of errors)
+_SO_FAR: ContextVar[tuple[str, list[TranscriptError]] | None] = ContextVar(
+    "tailscope_so_far", default=None
+)
+
+
+def _same_path(where: str | os.PathLike[str]) -> str:
+    return os.path.abspath(os.fspath(where))
 
 
 @contextlib.contextmanager
-def reads_so_far() -> Iterator[list[TranscriptError]]:
-    """Within: a file whose read fails after some lines (a ``.jsonl.zst`` cut short or
-    corrupt, an I/O error) is read as the lines before the failure, its error added to
-    the list given instead of raised (``peek``: what was read, then why no more was).
-    Outside, ``feed_file`` raises it: a whole read of what is not the whole file."""
+def reads_so_far(path: str | os.PathLike[str]) -> Iterator[list[TranscriptError]]:
+    """Within: ``path``, when its read fails after some lines (a ``.jsonl.zst`` cut short
+    or corrupt, an I/O error), is read as the lines before the failure, its error added
+    to the list given instead of raised (``peek``: what was read, then why no more was).
+    Any other file (a subagent's, read with it) raises as it would outside, so its
+    failure is what its reader makes of it, not ``path``'s."""
     said: list[TranscriptError] = []
-    token = _SO_FAR.set(said)
+    token = _SO_FAR.set((_same_path(path), said))
     try:
         yield said
     finally:
@@ -43,15 +51,16 @@ def feed_file(builder: Builder, where: str) -> None:
     """Every line of a file into ``builder``, read-only; long texts stay in the file
     (read again by span) when it is a plain file, kept whole when it is compressed.
     Fed a block's lines at a time (``Builder.feed_lines``). A read that fails raises
-    ``TranscriptError`` (within ``reads_so_far``: keeps what was read, and says why)."""
+    ``TranscriptError`` (within ``reads_so_far`` of this file: keeps what was read, and
+    says why)."""
     try:
         for raws, numbers, spans in read_batches(where, builder):
             builder.feed_lines(raws, numbers, spans)
     except TranscriptError as err:
-        said = _SO_FAR.get()
-        if said is None:
+        so_far = _SO_FAR.get()
+        if so_far is None or so_far[0] != _same_path(where):
             raise
-        said.append(err)
+        so_far[1].append(err)
     builder.span = 0
 
 

@@ -369,7 +369,7 @@ def model_peek(path: str, read: Callable[[], Transcript]) -> PeekSource:
     from .file_lines import read_records, reads_so_far
     from .vocabulary import kinds_of
 
-    with reads_so_far() as failed:
+    with reads_so_far(path) as failed:
         transcript = read()
 
     def message(item: Item) -> Message:

@@ -38,7 +38,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     usage) comes from the packed facts, not from an object per message.
     """
     from .formats.v1.model import NAME
-    from .formats.v1.ops import op_state, superseded_ops, undispatched_calls
+    from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_calls
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state
@@ -59,6 +59,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         tool_ops = state.tool_ops
         dispatched: set[Any] = set()
         superseded = superseded_ops(state)
+        last = answered_last(state, writer_alive)
         for index in range(len(tool_ops)):
             if pending and tool_ops.is_settled(index):
                 continue
@@ -67,7 +68,9 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
             alive = writer_alive
             if not tool_ops.is_settled(index) and superseded(index):
                 alive = False
-            yield {**op, "state": op_state(op, op.get("call-id") in answered, alive)}
+            cid = op.get("call-id")
+            said = op_state(op, cid in answered, alive, type(cid) is str and last(cid))
+            yield {**op, "state": said}
         if pending:
             return
         # Then the calls no dispatch line names (they never ran, as far as the file says).

@@ -396,6 +396,25 @@ def test_a_cut_compressed_file_gives_the_lines_before_its_cut(
     assert fingerprint(cut) == before
 
 
+def test_peek_of_a_sound_parent_is_not_its_cut_subagents_error(tmp_path: Path) -> None:
+    """A Codex parent whose subagent's rollout is a cut ``.jsonl.zst``: peek reads the
+    parent whole and says the child could not be read, as an open does (peek's "what was
+    read, then why no more" is for the peeked file alone: it blamed the parent, and
+    linked the child's partial read as whole)."""
+    from codex_helpers import family
+
+    parent, child = family(tmp_path)
+    _cut_after_a_frame(child, Path(f"{child}.zst"))
+    child.unlink()
+    opened = open_transcript(parent)
+    said = [w for w in opened.warnings if w.startswith("subagent ")]
+    assert len(said) == 1 and "could not be read" in said[0]
+    assert [s.read for s in opened.subagents] == [False]
+    result = peek(parent)
+    assert result.error is None
+    assert [w for w in result.warnings if w.startswith("subagent ")] == said
+
+
 def test_a_compressed_file_corrupt_past_its_first_frame_gives_that_frame(
     tmp_path: Path,
 ) -> None:

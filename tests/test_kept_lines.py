@@ -108,6 +108,38 @@ def test_the_model_keeps_a_kept_lines_head_and_reads_it_whole(
     assert kept[1].text.endswith("[changed on disk: only the start is shown]")
 
 
+# A record of a type not known, written with spaces, escapes and a number no float holds.
+WRITTEN = (
+    b'{"type": "future-kind", "note": "caf\\u00e9 \\u2603", "n": 1.50, '
+    b'"big": 123456789012345678901234567890}'
+)
+
+
+@pytest.mark.parametrize("name", [CLAUDE_CODE, CODEX])
+def test_a_compressed_files_kept_line_is_as_written(tmp_path: Path, name: str) -> None:
+    """A ``.jsonl.zst``'s line cannot be read again by its span: its line kept as it is
+    holds its bytes, as written, as a plain file's reads them again (an audit: it was
+    the parsed record as compact JSON, its big integer a float)."""
+    from codex_writer import zst_copy
+
+    plain = tmp_path / "t.jsonl"
+    if name == CLAUDE_CODE:
+        cc_file(plain)
+        lines = plain.read_bytes().split(b"\n")
+        plain.write_bytes(b"\n".join([*lines[:3], WRITTEN, *lines[3:]]))
+    else:
+        codex_file(plain)
+        with open(plain, "ab") as fh:
+            fh.write(WRITTEN + b"\n")
+    packed = zst_copy(str(plain), str(tmp_path / "t.jsonl.zst"))
+    for path in (plain, packed):
+        t = by_name(name).open(path, writer_alive=False)
+        (kept,) = [
+            i.parts[0] for i in t.raw if i.kind == "record" and i.parts[0].name == "future-kind"
+        ]
+        assert kept.text == WRITTEN.decode(), path
+
+
 def test_v1_raw_export_keeps_an_unknown_lines_envelope(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -49,3 +49,28 @@ def test_an_answered_call_is_not_settled_yet_while_its_writer_is_at_work(tmp_pat
     with Session.load(path) as s:  # (and once it lands, it is what its settle says)
         s.append_tool_settled(op, "completed")
     assert said(path)[:2] == ("completed", "completed")
+
+
+def test_a_call_answered_before_the_writer_wrote_on_never_settles(tmp_path: Path) -> None:
+    """A first writer crashed between c1's answer and its settle (c2 asked for, never
+    dispatched); a new writer loads the file and writes a turn on. While it works, c1 is
+    the crash state, as c2 is: the writer has written past the answer, so the settle is
+    not the next thing it writes (a review: c1 read "not written yet" while any later
+    writer lived)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="read a.py"))
+        calls = (call("c1", "fs_read", "{}"), call("c2", "fs_read", "{}"))
+        s.append_message(Message(role="assistant", content="", tool_calls=calls))
+        s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="tool", content="the file", tool_call_id="c1"))
+    with Session.load(path) as s:  # (its lock held while it works)
+        state, row, shown, check = said(path)  # (nothing written since the answer: due)
+        assert (state, row) == ("not-settled-yet", "not-settled-yet")
+        s.append_message(Message(role="user", content="go on"))
+        s.append_message(Message(role="assistant", content="done"))
+        state, row, shown, check = said(path)
+        assert (state, row) == ("unsettled-answered", "unsettled-answered")
+        assert "completed, settle never landed" in shown
+        assert "1 tool operation pending (1 completed, settle never landed)" in check
+        assert "1 call never dispatched" in check and "not written yet" not in check

@@ -59,6 +59,10 @@ class Builder(ABC):
         # ``LazyPart``s read back through ``part_source`` instead of keeping them.
         self.span = 0
         self.line_bytes = 0
+        # The line being fed, as written, while ``feed`` reads it (b"": not at hand, as
+        # for a record fed parsed, or one of a joined line's): a line kept as it is that
+        # cannot be read again by its span is kept as these bytes (``kept_line``).
+        self.line_raw: bytes | memoryview = b""
         self.part_source: PartSource | None = None
         self._line_source: LineSource | None = None
         # The line fed is a whole read's last, with no newline: what a follower holds back
@@ -79,6 +83,7 @@ class Builder(ABC):
         with a decoder of its own for its hot lines (typed msgspec ``Struct``s that skip
         what they do not name) overrides this, and keeps ``feed`` for parsed records.
         """
+        self.line_raw = b""  # (not a joined line's: none of its records is the line)
         try:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -93,7 +98,9 @@ class Builder(ABC):
         if type(record) is not dict:
             self.bad_line(line, raw, "is not a JSON object")
             return
+        self.line_raw = raw
         self.feed(record, line)
+        self.line_raw = b""
 
     def take_line(self, raw: bytes, line: int) -> None:
         """A line as a reader cut it from its bytes (a CR may end it, it may be blank):
@@ -173,13 +180,19 @@ class Builder(ABC):
         named ``name``: where it can be read again (``rereadable``), its head alone (what
         a row shows, from its first bytes) and the line as written, read again by its span
         when asked for (an export, an expanded row: whole, and not held: ``LinePart``);
-        else it whole."""
+        else it whole, as written (``line_raw``: a compressed file's line, kept whole
+        anyway), a record as compact JSON only where its line is not at hand (one of a
+        joined line's, which has no line of its own)."""
         source = self.part_source if self.rereadable() else None
         if source is not None:  # (a record's head from its line's first bytes, read for it)
             start = line if isinstance(line, bytes) else source.line(head_span(self.span))
             if start is not None:
                 return LinePart(name, start, source, self.span)
-        text = compact_json(line) if isinstance(line, dict) else line_text(line)
+        if isinstance(line, dict):
+            written = self.line_raw
+            text = line_text(bytes(written)) if written else compact_json(line)
+        else:
+            text = line_text(line)
         return Part("other", text, name=name)
 
     def bad_line_part(self, raw: bytes, why: str) -> Part:

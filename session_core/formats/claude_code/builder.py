@@ -118,7 +118,6 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # responses' usage (the raw column's facts), and the totals the assembly keeps
         self.usage = UsageBook(self.responses, self.raw)
         self.answered: list[int] = []  # calls answered since the last assembly
-        self.line_raw: bytes | memoryview = b""  # the line being fed, when it came typed
         # The file's own side: its first conversation line's isSidechain (a subagent's
         # own file is all sidechain lines); a line of the other side is an in-file
         # sidechain (1.0.x subagents), on no turn of the file's and no compaction.

@@ -12,7 +12,14 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
-from .ops import UndispatchedOp, V1Op, V1Ops, superseded_ops, undispatched_states
+from .ops import (
+    UndispatchedOp,
+    V1Op,
+    V1Ops,
+    answered_last,
+    superseded_ops,
+    undispatched_states,
+)
 
 if TYPE_CHECKING:
     from ...replay import ReplayState
@@ -157,9 +164,10 @@ class V1Calls:
         still: list[int] = []
         settled: list[int] = []
         superseded = superseded_ops(state)
+        last = answered_last(state, writer_alive)
         for index in self._open:
             alive = False if superseded(index) else writer_alive
-            made[index] = V1Op.of(state, index, self.answered, alive)
+            made[index] = V1Op.of(state, index, self.answered, alive, last)
             (still if not records.is_settled(index) else settled).append(index)
         self._open = still
         self._let_go(settled)

@@ -28,12 +28,15 @@ if TYPE_CHECKING:
     from .calls import V1Calls
 
 
-def op_state(op: dict[str, Any], answered: bool, writer_alive: bool | None) -> OpState:
-    """A v1 operation record's state: its outcome once settled, else what the file shows."""
+def op_state(
+    op: dict[str, Any], answered: bool, writer_alive: bool | None, answered_last: bool
+) -> OpState:
+    """A v1 operation record's state: its outcome once settled, else what the file shows
+    (``state_of``)."""
     outcome = op.get("outcome") if op.get("settled") else None
     if op.get("settled") and not isinstance(outcome, str):
         outcome = "outcome-unknown"
-    return state_of(outcome, answered, writer_alive)
+    return state_of(outcome, answered, writer_alive, answered_last)
 
 
 def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
@@ -65,6 +68,31 @@ def superseded_ops(state: ReplayState) -> Callable[[int], bool]:
     return superseded
 
 
+def _last_turn(state: ReplayState) -> tuple[int, list[int]]:
+    """The event of the last message line that is no tool message (-1: none), and the
+    tool messages after it (their answers: the writer has written nothing else since)."""
+    messages, role = state.message_events, state.events.facts.role
+    at = len(messages) - 1
+    while at > 0 and role(messages[at]) == "tool":
+        at -= 1
+    if not len(messages):
+        return -1, []
+    return messages[at], list(messages[at + 1 :])
+
+
+def answered_last(state: ReplayState, writer_alive: bool | None) -> Callable[[str], bool]:
+    """Whether call ``call id`` is answered among the tool messages since the last one
+    that is none, while its writer may be at work: it has written nothing else since, so
+    an operation's settle, not written yet, is the next thing it writes. Answered before
+    that, the writer wrote on and the settle never landed (``state_of``), as a call not
+    dispatched in the same spot is never dispatched (``undispatched_states``)."""
+    if writer_alive is False:
+        return lambda _call_id: False
+    since = _last_turn(state)[1]
+    facts = state.events.facts
+    return {tcid for _at, _calls, tcid in facts.call_facts(since) if tcid}.__contains__
+
+
 def undispatched_states(
     state: ReplayState, writer_alive: bool | None
 ) -> Callable[[int, bool], OpState]:
@@ -80,11 +108,7 @@ def undispatched_states(
     last = kinds.codes.rfind(code) if 0 <= code < 256 else -1  # the last message line
     turn = last  # ...and the last that is no tool message (the ones after it: answers)
     if writer_alive is not False:
-        messages, role = state.message_events, state.events.facts.role
-        at = len(messages) - 1
-        while at > 0 and role(messages[at]) == "tool":
-            at -= 1
-        turn = messages[at] if len(messages) else -1
+        turn = _last_turn(state)[0]
 
     def undispatched(position: int, answered: bool) -> OpState:
         if answered:
@@ -146,23 +170,32 @@ def pending_states(
     """The state of each operation not settled (``check``'s count of the answered ones),
     as ``replay`` says it: a superseded run's are the writer's gone."""
     records, superseded = state.tool_ops, superseded_ops(state)
+    last = answered_last(state, writer_alive)
     for index in state.pending_indices():
         alive = False if superseded(index) else writer_alive
         call_id = records.texts.text(records.call_numbers[index])
-        yield state_of(None, call_id in answered, alive)
+        yield state_of(None, call_id in answered, alive, last(call_id))
 
 
-def state_of(outcome: str | None, answered: bool, writer_alive: bool | None) -> OpState:
+def state_of(
+    outcome: str | None, answered: bool, writer_alive: bool | None, answered_last: bool
+) -> OpState:
     """A v1 operation's state from its settle's outcome (None: not settled), whether a
-    tool message answers its call and whether the writer is alive. Answered and not
-    settled is the crash state ``unsettled-answered`` once the writer is gone, and
-    ``not-settled-yet`` while it may be at work (its settle follows the answer: every v1
-    call shows that moment), as a call not dispatched (``undispatched_states``)."""
+    tool message answers its call, whether the writer is alive, and whether the answer
+    is among the last tool messages (``answered_last``). Answered and not settled is
+    ``not-settled-yet`` while the writer may be at work and has written nothing since
+    (its settle follows the answer: every v1 call shows that moment), else the crash
+    state ``unsettled-answered``, as a call not dispatched (``undispatched_states``)."""
     if outcome is not None:
         return outcome  # type: ignore[return-value]
     if answered:
-        return "unsettled-answered" if writer_alive is False else "not-settled-yet"
+        due = answered_last and writer_alive is not False
+        return "not-settled-yet" if due else "unsettled-answered"
     return classify_op(has_result=False, writer_alive=writer_alive)
+
+
+def _never_last(_call_id: str) -> bool:  # (a settled operation's: its outcome says)
+    return False
 
 
 SETTLED_KEPT = 1024  # settled operations a snapshot keeps made (the latest asked for)
@@ -199,7 +232,7 @@ class V1Ops(OpsSequence):
         state, answered = model.state, model.answered
 
         def settled(index: int) -> ToolOp:  # (settled before the snapshot: it does not move)
-            return V1Op.of(state, index, answered, None)
+            return V1Op.of(state, index, answered, None, _never_last)
 
         # (a closure over what it reads, not over ``self``: a dropped snapshot is freed
         # at once, not kept in a cycle while a load has the collector paused)
@@ -298,15 +331,21 @@ class V1Op(ToolOp):
 
     @classmethod
     def of(
-        cls, state: ReplayState, index: int, answered: set[int], writer_alive: bool | None
+        cls,
+        state: ReplayState,
+        index: int,
+        answered: set[int],
+        writer_alive: bool | None,
+        last: Callable[[str], bool],
     ) -> V1Op:
+        """``last``: ``answered_last`` of the state."""
         records = state.tool_ops
         op = cls.__new__(cls)
         op._state, op._index, op._read = state, index, False
         number = records.call_numbers[index]
-        op.call_id = records.texts.text(number)
+        op.call_id = call_id = records.texts.text(number)
         op.run_id = records.run_ids[index]
-        op.state = state_of(records.outcome(index), number in answered, writer_alive)
+        op.state = state_of(records.outcome(index), number in answered, writer_alive, last(call_id))
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
