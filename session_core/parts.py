@@ -227,13 +227,16 @@ class LinePart(Part):
     that does not begin with that head, or is not as long, is another line (the file was
     written over): its head, said so (within ``strict_rereads``: an error)."""
 
-    __slots__ = ("_source", "_span")
+    __slots__ = ("_size", "_source", "_span")
 
-    def __init__(self, name: str | None, start: bytes, source: PartSource, span: int) -> None:
+    def __init__(
+        self, name: str | None, start: bytes, source: PartSource, span: int, size: int | None
+    ) -> None:
         Part.__init__(self, "other", "", name=name)
         _PART_TEXT.__set__(self, line_head(line_text(start[:HEAD_BYTES])))
         self._source = source
         self._span = span
+        self._size = size
 
     @property
     def text(self) -> str:
@@ -256,8 +259,11 @@ class LinePart(Part):
 
     @property
     def size(self) -> int:
-        """Its line's length in bytes (its characters are not counted without reading it)."""
-        return self._span & SPAN_MAX
+        """Its text's length in characters, as every part's (counted from the line when it
+        was fed; else read again to count them, once)."""
+        if self._size is None:
+            self._size = len(self.text)
+        return self._size
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Part):

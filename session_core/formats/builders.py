@@ -187,7 +187,10 @@ class Builder(ABC):
         if source is not None:  # (a record's head from its line's first bytes, read for it)
             start = line if isinstance(line, bytes) else source.line(head_span(self.span))
             if start is not None:
-                return LinePart(name, start, source, self.span)
+                # (its length in characters, as every part's size: from the line at hand)
+                whole = line if isinstance(line, bytes) else self.line_raw
+                size = len(line_text(bytes(whole))) if whole else None
+                return LinePart(name, start, source, self.span, size)
         if isinstance(line, dict):
             written = self.line_raw
             text = line_text(bytes(written)) if written else compact_json(line)
