@@ -233,28 +233,29 @@ def writer_holds_lock(path: str | os.PathLike[str], locks: str = "/proc/locks") 
     return held
 
 
-def lock_seen(path: str | os.PathLike[str]) -> bool:
-    """Whether this process saw a writer hold this file's lock (this inode's), and it
-    was not written since the lock was found let go (``_Locks``)."""
-    if not _LOCKS.seen:
-        return False
+def _stat_key(path: str | os.PathLike[str]) -> tuple[SeenKey, os.stat_result] | None:
+    """The file as this process remembers it, and its stat now (None: it is not there)."""
     try:
         st = os.stat(path)
     except OSError:
-        return False
-    return _seen_key(path, st.st_dev, st.st_ino) in _LOCKS.seen
+        return None
+    return _seen_key(path, st.st_dev, st.st_ino), st
+
+
+def lock_seen(path: str | os.PathLike[str]) -> bool:
+    """Whether this process saw a writer hold this file's lock (this inode's), and it
+    was not written since the lock was found let go (``_Locks``)."""
+    found = _stat_key(path) if _LOCKS.seen else None
+    return found is not None and found[0] in _LOCKS.seen
 
 
 def lock_gone(path: str | os.PathLike[str]) -> bool:
     """Whether a writer seen holding this file's lock has let it go (the caller knows
     none holds it now), and nothing was written to the file since (``_Locks``)."""
-    if not _LOCKS.seen:
+    found = _stat_key(path) if _LOCKS.seen else None
+    if found is None:
         return False
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    key = _seen_key(path, st.st_dev, st.st_ino)
+    key, st = found
     return _LOCKS.gone_now(key, st.st_size, st.st_mtime)
 
 
@@ -271,13 +272,10 @@ def seen_gone(
 def holders_gone(path: str | os.PathLike[str]) -> bool:
     """Whether every process seen with this file open for writing has exited, and nothing
     was written to it since (False where none was seen)."""
-    if not _HOLDERS.seen:
+    found = _stat_key(path) if _HOLDERS.seen else None
+    if found is None:
         return False
-    try:
-        st = os.stat(path)
-    except OSError:
-        return False
-    key = _seen_key(path, st.st_dev, st.st_ino)
+    key, st = found
     return _HOLDERS.gone_now(key, st.st_size, st.st_mtime)
 
 
