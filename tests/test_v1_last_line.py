@@ -12,6 +12,7 @@ import orjson
 import pytest
 from helpers import follow_into, neutral
 
+from session_core.events import Events
 from session_core.formats import V1, by_name
 from session_core.op_running import ran_by_call
 from session_core.times import epoch
@@ -98,3 +99,31 @@ def test_followed_the_last_time_is_the_whole_reads(ends_in_a_settle: Path, batch
     followed = live.transcript(writer_alive=False)
     assert followed.last_time() == _at(6)
     assert neutral(followed) == neutral(FMT.open(ends_in_a_settle, writer_alive=False))
+
+
+def _unstamped(kind: str, payload: dict[str, Any], ident: str) -> bytes:
+    record = {"id": ident, "payload": payload, "type": kind, "v": 1}
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+@pytest.mark.parametrize("followed", [False, True])
+def test_a_snapshots_last_time_reads_its_lines_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, followed: bool
+) -> None:
+    """The last line has no time (the one before it has): the status asks ``last_time``
+    at every draw, and the two lines are read back once for the snapshot, not at each
+    draw (a one-line cache took them in turn: a last line of MBs read again each time)."""
+    path = tmp_path / "unstamped-last.jsonl"
+    answer = _unstamped("message", {"content": "x" * 1000, "role": "assistant"}, "a1")
+    path.write_bytes(b"".join([*LINES[:3], answer]))
+    if followed:
+        live = FMT.live(str(path))
+        follow_into(live.apply, path, 1 << 16, FMT.parsed_updates)
+        t = live.transcript(writer_alive=False)
+    else:
+        t = FMT.open(path, writer_alive=False)
+    reads: list[int] = []
+    read = Events.read
+    monkeypatch.setattr(Events, "read", lambda self, i: reads.append(i) or read(self, i))
+    assert [t.last_time() for _ in range(3)] == [_at(1)] * 3
+    assert reads == [3, 2]

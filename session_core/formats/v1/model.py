@@ -428,17 +428,11 @@ class V1Model(V1Calls):
         envelope: dict[str, Any] = self.state.events[self.event_of[index]]
         return envelope
 
-    _stamp: tuple[int, str | None] = (-1, None)  # the last line's time read: its event, ts
-
     def line_stamp(self, position: int) -> str | None:
         """The ``ts`` of the replay's line ``position`` (event), read back from the file
-        (``V1LineEnds``: the file's last line's, at every status draw, is read once)."""
-        at, ts = self._stamp
-        if at != position:
-            told = self.state.events.read(position).get("ts")
-            ts = told if isinstance(told, str) else None
-            self._stamp = (position, ts)
-        return ts
+        (``V1LineEnds`` keeps it for its snapshot)."""
+        told = self.state.events.read(position).get("ts")
+        return told if isinstance(told, str) else None
 
     def span(self, index: int) -> int:
         """The span item ``index``'s line is kept by (``ItemColumn.span_of``)."""
