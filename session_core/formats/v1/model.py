@@ -167,7 +167,7 @@ class V1Model(V1Calls):
             lines=state.last_line,
             extra={"grants": state.grants},
             writer_alive=writer_alive,
-            line_ends=V1LineEnds(self, len(state.event_lines)),
+            line_ends=V1LineEnds(state, len(state.event_lines)),
         )
 
     def _add_lines(self) -> None:
@@ -427,12 +427,6 @@ class V1Model(V1Calls):
                 return {}
         envelope: dict[str, Any] = self.state.events[self.event_of[index]]
         return envelope
-
-    def line_stamp(self, position: int) -> str | None:
-        """The ``ts`` of the replay's line ``position`` (event), read back from the file
-        (``V1LineEnds`` keeps it for its snapshot)."""
-        told = self.state.events.read(position).get("ts")
-        return told if isinstance(told, str) else None
 
     def span(self, index: int) -> int:
         """The span item ``index``'s line is kept by (``ItemColumn.span_of``)."""
