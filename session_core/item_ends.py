@@ -76,6 +76,11 @@ class ItemEnds:
 LATER_ENDS = 20
 
 
+# How many items, or lines, back from the end ``Transcript.last_time`` looks for a time
+# (each one may be read back from the file: v1's lines); a browser row's too.
+LAST_LOOK = 20
+
+
 class LineEnds(Protocol):
     """A file's lines each with its time, where its items leave lines out (v1's dispatch
     and settle lines are no items): what ``last_stamp`` looks back over instead. Each
@@ -116,4 +121,4 @@ def last_stamp(items: Sequence[Item] | LineEnds, look: int | None = None) -> str
     return best
 
 
-__all__ = ["LATER_ENDS", "ItemEnds", "LineEnds", "last_stamp"]
+__all__ = ["LAST_LOOK", "LATER_ENDS", "ItemEnds", "LineEnds", "last_stamp"]

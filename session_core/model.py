@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .item_ends import LineEnds, last_stamp
+from .item_ends import LAST_LOOK, LineEnds, last_stamp
 from .parts import LazyPart, Part, PartRef, PartSource
 from .text import count
 from .times import seconds_between
@@ -421,7 +421,7 @@ class Transcript:
     # and run-context lines, read back when asked): what ``last_time`` looks back over.
     line_ends: LineEnds | None = None
 
-    def last_time(self, look: int = 20) -> str | None:
+    def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last
         ``look`` items, or lines (``line_ends``; a writer's bookkeeping lines may have
         none): ``last_stamp``."""

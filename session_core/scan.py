@@ -54,8 +54,10 @@ from typing import IO, Any, Literal
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
+from .formats.v1.line_ends import V1LineEnds
 from .formats.v1.ops import cut_off
 from .indexing import head_record
+from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
@@ -338,7 +340,7 @@ def v1_summary(read: FileRead) -> None:
     tail, scale = tail_window(summary, fh, read.window)
     counts = V1Window(summary.path)
     feed_window(tail, counts.feed)
-    summary.last_ts = counts.last_ts
+    summary.last_ts = counts.last_time
     summary.messages = round(counts.messages * scale)
     summary.tool_calls = round(counts.calls * scale)
     # Whether an operation dispatched before the window is still open the window cannot
@@ -361,7 +363,8 @@ def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
     _v1_meta(summary, state.meta)
     events = state.events
     summary.started = text_or_none(events[0].get("ts"))
-    summary.last_ts = text_or_none(events[-1].get("ts"))
+    # (as ``Transcript.last_time`` says it: the last line may have none)
+    summary.last_ts = last_stamp(V1LineEnds(state, len(state.event_lines)), LAST_LOOK)
     usage = Usage()
     calls = 0
     for position in state.message_events:

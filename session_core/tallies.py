@@ -14,6 +14,7 @@ from typing import IO, Any
 from .errors import TranscriptError
 from .facts import ends_a_run
 from .indexing import LAZY, IndexError_
+from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
@@ -41,7 +42,14 @@ class V1Window:
         self.settled_before: set[str] = set()
         self.ends_a_run = True  # the last message read can end a run (``facts.ends_a_run``)
         self.first_ts: str | None = None
-        self.last_ts: str | None = None
+        self.last_ts: str | None = None  # the last line's with a time (a string)
+        self.unstamped = 0  # the lines after it
+
+    @property
+    def last_time(self) -> str | None:
+        """The time ``Transcript.last_time`` says (``last_stamp``): the last line's with a
+        time, a string, among the last ``LAST_LOOK``."""
+        return self.last_ts if self.unstamped < LAST_LOOK else None
 
     def feed(self, raw: bytes, number: int) -> None:
         env = loads_line(raw)  # (as the whole file's replay reads a line)
@@ -51,9 +59,12 @@ class V1Window:
             check_envelope(env, number, self.where, raw)
         except TranscriptError as err:
             raise TranscriptError(err.reason, line=number) from None
-        ts = text_or_none(env.get("ts"))
-        self.first_ts = self.first_ts or ts
-        self.last_ts = ts or self.last_ts
+        ts = env.get("ts")
+        self.first_ts = self.first_ts or text_or_none(ts)
+        if ts and isinstance(ts, str):
+            self.last_ts, self.unstamped = ts, 0
+        else:
+            self.unstamped += 1
         kind, payload = env["type"], payload_of(env)
         if kind == "message":
             self.messages += 1

@@ -8,6 +8,7 @@ elisions). A compaction's summary still stands for the messages it replaced."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agentgo_helpers import model, text
 from session_core import open_transcript
@@ -70,4 +71,114 @@ def test_a_compactions_summary_is_no_rewrite(tmp_path: Path) -> None:
         ("user", "message"),
         ("assistant", "summary"),
         ("user", "message"),
+    ]
+
+
+U1, A1 = text("user", "first question"), text("assistant", "first answer")
+U2, U2_REWRITTEN = text("user", "LONG tool output " * 10), text("user", "[output elided]")
+A2, U3 = text("assistant", "second answer"), text("user", "third question")
+SUMMARY = "summary of the first exchange"
+
+
+def _session(path: Path, steps: list[tuple[str, dict[str, Any]]]) -> Path:
+    """A run: the first request, then each step (a message committed, a context event,
+    a request of these messages)."""
+    with AgentGoSession.create(path) as s:
+        run = s.begin_run()
+        run.record("agent_start")
+        turn = 0
+        for kind, data in [("model_request", {"messages": [U1]}), *steps]:
+            if kind == "model_request":
+                request = {**data, "tools": [], "config": {}}
+                run.record(kind, request, execution=model(f"m{turn}", turn_index=turn))
+                turn += 1
+            elif kind.startswith("context_"):
+                run.record(kind, data, execution={"id": "c1", "kind": "compact", "attempt": 1})
+            else:
+                run.record(kind, data)
+        run.record("agent_end", {})
+    return path
+
+
+def _committed(*messages: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [("message_end", {"message": m}) for m in messages]
+
+
+def _signs(path: Path) -> list[str]:
+    """``diff``'s rows of committed messages: sign and first words."""
+    rows = by_name("agentgo-v1").diff(path).splitlines()
+    signed = [row for row in rows if row[:2] in ("= ", "- ", "~ ", "+ ")]
+    return [row[:2] + row[26:].split(" [")[0][:16] for row in signed]
+
+
+def _conversation(path: Path) -> list[tuple[str, str, list[str], str | None]]:
+    return [
+        (m.role, m.parts[-1].text[:16], m.marks, m.stub) for m in open_transcript(path).messages
+    ]
+
+
+def test_a_rewrite_after_a_compaction_is_paired_past_the_folded_messages(
+    tmp_path: Path,
+) -> None:
+    """A compaction folds U1 and A1 (its summary first in the next request), then a
+    projection rewrites U2: ``diff`` shows U2 sent rewritten, the summary as ``+``, as
+    the conversation marks U2 elided. (The folded messages stopped the pairing: U2 was
+    shown not sent and its rewrite as a message of its own.)"""
+    summary = text("user", SUMMARY)
+    path = _session(
+        tmp_path / "c.jsonl",
+        [
+            *_committed(U1, A1, U2, A2),
+            ("context_compacted", {"summary": SUMMARY, "replaced": 2}),
+            ("model_request", {"messages": [summary, U2, A2]}),
+            *_committed(U3),
+            ("context_projected", {"replaced": 1}),
+            ("model_request", {"messages": [summary, U2_REWRITTEN, A2, U3]}),
+        ],
+    )
+    head = by_name("agentgo-v1").diff(path).splitlines()[0]
+    assert "2 not sent, 0 sent as stubs, 1 rewritten, 2 context events" in head
+    assert _signs(path) == [
+        "- first question",
+        "- first answer",
+        "~ LONG tool output",
+        "= second answer",
+        "= third question",
+        "+ summary of the f",
+    ]
+    assert _conversation(path) == [
+        ("user", SUMMARY[:16], [], None),
+        ("user", "LONG tool output", ["elided"], "[output elided]"),
+        ("assistant", "second answer", [], None),
+        ("user", "third question", [], None),
+    ]
+
+
+def test_a_projection_that_drops_one_message_and_rewrites_the_next_pairs_the_rewrite(
+    tmp_path: Path,
+) -> None:
+    """A projection drops A1 and rewrites U2 after it: U2 is sent rewritten, in ``diff``
+    and in the conversation alike (the dropped one stopped the pairing: U2 was shown not
+    sent, its rewrite a fifth message)."""
+    path = _session(
+        tmp_path / "p.jsonl",
+        [
+            *_committed(U1, A1, U2, A2),
+            ("context_projected", {"replaced": 2}),
+            ("model_request", {"messages": [U1, U2_REWRITTEN, A2]}),
+        ],
+    )
+    head = by_name("agentgo-v1").diff(path).splitlines()[0]
+    assert "1 not sent, 0 sent as stubs, 1 rewritten, 1 context event" in head
+    assert _signs(path) == [
+        "= first question",
+        "- first answer",
+        "~ LONG tool output",
+        "= second answer",
+    ]
+    assert _conversation(path) == [
+        ("user", "first question", [], None),
+        ("assistant", "first answer", [], None),
+        ("user", "LONG tool output", ["elided"], "[output elided]"),
+        ("assistant", "second answer", [], None),
     ]

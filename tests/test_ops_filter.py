@@ -15,11 +15,12 @@ from claude_code_writer import CCWriter, text, tool_use
 from helpers import said, screen_lines, screen_text
 from model_screen_helpers import IDLE, opened, until
 from test_model_diff import files
+from textual.app import App, ComposeResult
 from textual.widgets import Button, SelectionList, Static
 
 from session_core.formats import by_name
 from session_core.tool_ops import STATE_LABELS, OpsSequence
-from viewer.screens.filter import FilterScreen
+from viewer.screens.filter import FilterList, FilterScreen
 from viewer.widgets.ops_filter import OpsFilter
 
 CALLS = [  # tool, argument, result, failed
@@ -173,7 +174,7 @@ async def test_the_dialogs_counts_follow_the_file_while_it_is_open(tmp_path: Pat
         closed = app.screen
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, "the dialog gone")
-        assert not closed.is_attached  # (what the pane asks before it follows the file)
+        assert closed not in app.screen_stack  # (what the pane asks before it follows)
         _grown(path, _writer(more=True), tmp_path)
         await until(pilot, lambda: table.row_count == 7, "two operations more")
         await pilot.press("f")
@@ -198,6 +199,79 @@ async def test_the_dialogs_counts_follow_the_file_while_it_is_open(tmp_path: Pat
         await until(pilot, lambda: app.screen is screen, "the dialog gone")
         assert table.column_cells("tool") == ["Bash", "Bash", "Read", "Bash", "Bash", "Bash"]
         assert "filter: 6 of 8 operations shown (f)" in screen_text(app)
+
+
+async def test_a_snapshot_before_the_dialog_is_composed_is_counted_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A snapshot shown after ``f`` pushed the dialog but before its lists are composed,
+    and one shown as it is dismissed: the viewer goes on (it stopped on ``NoMatches``),
+    and the counts the dialog draws once composed are the snapshot's, none lost."""
+    path = _session(tmp_path)
+    async with opened(path) as (app, pilot, screen):
+        await pilot.press("2")
+        pane, table = screen.ops, screen.ops.table
+        await until(pilot, lambda: table.row_count == 5, "five operations")
+        with screen.state_lock:
+            dialog = pane.filter_dialog()  # (of the five, not pushed yet: not followed)
+        _grown(path, _writer(more=True), tmp_path)
+        await until(pilot, lambda: table.row_count == 7, "two operations more")
+        assert dialog.lists[0].counts == {"Bash": 3, "Grep": 1, "Read": 1}
+        app.push_screen(dialog)
+        assert not dialog.query(SelectionList)  # (not composed yet)
+        with screen.state_lock:
+            pane.show(screen.transcript)
+        await until(pilot, lambda: app.screen is dialog and dialog.is_mounted, "the dialog")
+        assert _prompts(dialog, "tools") == ["5  Bash", "1  Grep", "1  Read"]
+        assert _prompts(dialog, "states") == ["4  completed", "3  failed"]
+        dialog.dismiss(None)
+        with screen.state_lock:
+            pane.show(screen.transcript)
+        await until(pilot, lambda: app.screen is screen, "the dialog gone")
+        await pilot.pause(0.1)
+        assert app.is_running and app.return_code is None
+
+
+async def test_a_snapshot_as_the_dialogs_lists_are_mounted_is_drawn() -> None:
+    """A snapshot after the dialog composed its lists (of the counts it had) but before
+    they are all mounted: once mounted they show its counts, and a tool come since,
+    ticked (it stopped on ``NoMatches``, the lists not in place). A file reset to no
+    operations since: each choice counts 0 (the counts were dropped)."""
+    tools = ("Bash", "Read")
+    opened_with = [
+        FilterList("tools", "tools", tools, frozenset({"Bash"}), {"Bash": 2, "Read": 1}),
+        FilterList("states", "states", ("completed",), None, {"completed": 3}),
+    ]
+    later = [
+        FilterList(
+            "tools", "tools", ("Bash", "Write"), frozenset({"Bash"}), {"Bash": 3, "Write": 1}
+        ),
+        FilterList("states", "states", ("completed",), None, {"completed": 4}),
+    ]
+
+    class Late(FilterScreen):
+        def compose(self) -> ComposeResult:
+            yield from super().compose()
+            self.follow(later)  # (composed, none of it mounted yet)
+
+    dialog = Late("", opened_with)
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        app.push_screen(dialog)
+        await until(pilot, lambda: dialog.is_mounted, "the dialog")
+        assert _prompts(dialog, "tools") == ["3  Bash", "0  Read", "1  Write"]
+        assert _prompts(dialog, "states") == ["4  completed"]
+        assert set(dialog.query_one("#filter-tools", SelectionList).selected) == {"Bash", "Write"}
+        words = dialog.query_one("#filter-said", Static)
+        assert "tools: hiding Read · states: all shown" in str(words.render())
+        dialog.follow(
+            [
+                FilterList("tools", "tools", (), frozenset({"Bash"}), {}),
+                FilterList("states", "states", (), None, {}),
+            ]
+        )
+        assert _prompts(dialog, "tools") == ["0  Bash", "0  Read", "0  Write"]
+        assert _prompts(dialog, "states") == ["0  completed"]
 
 
 def _never(_self: object, index: int) -> Any:

@@ -12,8 +12,11 @@ import orjson
 import pytest
 from helpers import follow_into, neutral
 
+from session_core.events import Events
 from session_core.formats import V1, by_name
 from session_core.op_running import ran_by_call
+from session_core.scan import FileSummary, scan_file
+from session_core.scan_live import V1Fold
 from session_core.times import epoch
 
 FMT = by_name(V1)
@@ -98,3 +101,68 @@ def test_followed_the_last_time_is_the_whole_reads(ends_in_a_settle: Path, batch
     followed = live.transcript(writer_alive=False)
     assert followed.last_time() == _at(6)
     assert neutral(followed) == neutral(FMT.open(ends_in_a_settle, writer_alive=False))
+
+
+def _unstamped(kind: str, payload: dict[str, Any], ident: str, ts: object = None) -> bytes:
+    """A line with no ``ts`` (or this one, not a time)."""
+    record = {"id": ident, "payload": payload, "type": kind, "v": 1}
+    if ts is not None:
+        record["ts"] = ts
+    return orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+@pytest.mark.parametrize("followed", [False, True])
+def test_a_snapshots_last_time_reads_its_lines_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, followed: bool
+) -> None:
+    """The last line has no time (the one before it has): the status asks ``last_time``
+    at every draw, and the two lines are read back once for the snapshot, not at each
+    draw (a one-line cache took them in turn: a last line of MBs read again each time)."""
+    path = tmp_path / "unstamped-last.jsonl"
+    answer = _unstamped("message", {"content": "x" * 1000, "role": "assistant"}, "a1")
+    path.write_bytes(b"".join([*LINES[:3], answer]))
+    if followed:
+        live = FMT.live(str(path))
+        follow_into(live.apply, path, 1 << 16, FMT.parsed_updates)
+        t = live.transcript(writer_alive=False)
+    else:
+        t = FMT.open(path, writer_alive=False)
+    reads: list[int] = []
+    read = Events.read
+    monkeypatch.setattr(Events, "read", lambda self, i: reads.append(i) or read(self, i))
+    assert [t.last_time() for _ in range(3)] == [_at(1)] * 3
+    assert reads == [3, 2]
+
+
+@pytest.mark.parametrize("ts", [None, 1767225600, ""], ids=["none", "int", "empty"])
+def test_a_browser_row_says_the_last_time_the_viewer_says(tmp_path: Path, ts: object) -> None:
+    """The last line's time missing, or not a string: a browser row's last time (so its
+    duration) is the last line's with one, as ``last_time`` says it, whether the file is
+    replayed whole (a small one, or one the browser follows) or read by its window (a
+    big one). (A small one's row had none, or the int as a string; a big one's too.)"""
+    path = tmp_path / "odd-last.jsonl"
+    answer = {"content": "done", "role": "assistant"}
+    last = _unstamped("message", answer, "a1", ts)
+    path.write_bytes(b"".join([*LINES[:3], last]))
+    assert FMT.open(path, writer_alive=False).last_time() == _at(1)
+    assert scan_file(str(path)).last_ts == _at(1)
+    assert scan_file(str(path), budget=0).last_ts == _at(1)  # (its window's)
+    fold = V1Fold(str(path))
+    follow_into(fold.apply, path, 1 << 16, FMT.parsed_updates)
+    row = FileSummary(path=str(path), rel=path.name)
+    fold.fill(row)
+    assert row.last_ts == _at(1)
+
+
+def test_a_big_rows_last_time_looks_back_as_far_as_last_time(tmp_path: Path) -> None:
+    """A time further back than ``LAST_LOOK`` lines is none, in a row read by its window
+    as in ``last_time``."""
+    path = tmp_path / "unstamped-tail.jsonl"
+    tail = [_unstamped("message", {"content": f"{n}", "role": "user"}, f"u{n}") for n in range(20)]
+    path.write_bytes(b"".join([*LINES[:3], *tail]))
+    assert FMT.open(path, writer_alive=False).last_time() is None
+    assert scan_file(str(path)).last_ts is None
+    assert scan_file(str(path), budget=0).last_ts is None
+    path.write_bytes(b"".join([*LINES[:3], *tail[1:]]))
+    assert FMT.open(path, writer_alive=False).last_time() == _at(1)
+    assert scan_file(str(path), budget=0).last_ts == _at(1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, overload
 
 import orjson
@@ -162,16 +162,21 @@ class _Sent:
         return [index for index, taken in enumerate(self.taken) if not taken]
 
     def rewrites(
-        self, took: Sequence[tuple[str, int]], role_of: Callable[[int], str | None]
+        self,
+        took: Sequence[tuple[str, int]],
+        role_of: Callable[[int], str | None],
+        summaries: Container[int] = (),
     ) -> dict[int, int]:
         """Where a projection rewrote a message in place: of the messages taken in order
         (``took``: each one's sign and request message; ``role_of``: each one's role,
-        by its place in ``took``; None: none to pair), each
+        by its place in ``took``; None: none to pair, as one a compaction folded), each
         the request does not hold (``-``) paired with a message of its role it holds where
         the message stood (between those sent either side of it) that no message was
-        sent as: {its place in ``took``: that request message}, those taken. A
-        compaction's summary stands for many messages, and is paired by none of this:
-        its caller asks only of a projection."""
+        sent as: {its place in ``took``: that request message}, those taken. One with
+        no such message pairs none and the next are paired still (a projection may
+        drop one message and rewrite the next). A compaction's summary stands for many
+        messages, and is paired by none of this: its caller asks only of a projection,
+        and names the request's summaries of an earlier compaction (``summaries``)."""
         out: dict[int, int] = {}
         sent, taken = self.sent, self.taken
         place, low = 0, -1  # (low: the request message the last one sent was sent as)
@@ -184,16 +189,20 @@ class _Sent:
             while end < len(took) and took[end][0] == "-":
                 end += 1
             high = took[end][1] if end < len(took) else len(sent)
-            at = low + 1
+            at = low + 1  # (the rewrites keep the order of the messages they stand for)
             for gone in range(place, end):
                 role = role_of(gone)
-                while at < high and (taken[at] or _role(sent[at]) != role):
-                    at += 1
-                if at >= high:
-                    break
-                taken[at] = 1
-                out[gone] = at
-                at += 1
+                if role is None:
+                    continue
+                scan = at
+                while scan < high and (
+                    taken[scan] or scan in summaries or _role(sent[scan]) != role
+                ):
+                    scan += 1
+                if scan < high:
+                    taken[scan] = 1
+                    out[gone] = scan
+                    at = scan + 1
             place = end
         return out
 
@@ -270,6 +279,11 @@ class ContextFolds:
         while len(self._found) < events and self._find(len(self._found)):
             pass
         return [*self._live, *range(self._next, committed)]
+
+    def summaries(self) -> set[int]:
+        """The keys (hashed) of the messages sent that none committed (a compaction's
+        summary), as of the events found."""
+        return {self._own_keys[-1 - entry] for entry in self._live if entry < 0}
 
     def _key_of(self, entry: int) -> tuple[int, str | None]:
         if entry >= 0:
@@ -420,8 +434,11 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         folds = ContextFolds(view)
         folds.sent(len(view.messages))
         folded = set(folds.folded)
+        summaries = folds.summaries()  # (and what stands in their place: no rewrite)
         rewritten = held.rewrites(
-            took, lambda p: None if p in folded else message_role(before[p].message)
+            took,
+            lambda p: None if p in folded else message_role(before[p].message),
+            {i for i in held.left() if _hashed(sent[i]) in summaries},
         )
     signs = {c.at: sign for c, (sign, _) in zip(before, took, strict=True)}
     rewritten_at = {before[place].at for place in rewritten}

@@ -145,23 +145,39 @@ class FilterScreen(ModalScreen[Choice]):
     def follow(self, lists: Sequence[FilterList]) -> None:
         """The file read further while the dialog is open: each list's counts as they are
         now (a choice gone: 0), the choices come since after the others, ticked (a
-        filter shows what it did not offer), the ticks and the highlight kept."""
+        filter shows what it did not offer), the ticks and the highlight kept. Before
+        it is mounted (pushed, a snapshot first) ``on_mount`` draws them: its lists may
+        be composed of those it had, and not all in place yet."""
         followed = []
         for old, new in zip(self.lists, lists, strict=True):
             added = [c for c in new.choices if c not in old.choices]
             choices = (*old.choices, *added)
-            counts = {c: new.counts.get(c, 0) for c in choices} if new.counts else {}
-            mine = FilterList(old.key, old.title, choices, old.shown, counts, old.labels)
-            listed = self.query_one(f"#filter-{old.key}", SelectionList)
-            for index, choice in enumerate(old.choices):  # (the counts' width may change)
-                listed.replace_option_prompt_at_index(index, mine.prompt(choice))
-            listed.add_options([(mine.prompt(c), c, True) for c in added])
-            followed.append(mine)
+            # (counted before or now: a file reset to one with none counts each 0)
+            counted = new.counts or old.counts
+            counts = {c: new.counts.get(c, 0) for c in choices} if counted else {}
+            shown = None if old.shown is None else old.shown.union(added)
+            followed.append(FilterList(old.key, old.title, choices, shown, counts, old.labels))
         self.lists = tuple(followed)
-        self._ticked()  # (what the ticks say, of the choices come since too)
+        if self.is_mounted:
+            self._draw()
+
+    def _draw(self) -> None:
+        """Each list's prompts as ``lists`` has them (the counts' width may change), the
+        choices it lacks added, ticked; what the ticks say."""
+        for mine in self.lists:
+            listed = self.query_one(f"#filter-{mine.key}", SelectionList)
+            drawn = listed.option_count
+            for index, choice in enumerate(mine.choices[:drawn]):
+                listed.replace_option_prompt_at_index(index, mine.prompt(choice))
+            listed.add_options([(mine.prompt(c), c, True) for c in mine.choices[drawn:]])
+        self._say()
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self) -> None:
+        if self.is_mounted:  # (before, ``on_mount`` says it)
+            self._say()
+
+    def _say(self) -> None:
         self.query_one("#filter-said", Static).update(self._said(self._ticks()))
 
     def _ticks(self) -> list[frozenset[str]]:
@@ -172,6 +188,7 @@ class FilterScreen(ModalScreen[Choice]):
         ]
 
     def on_mount(self) -> None:
+        self._draw()  # (as followed since it was composed)
         # The first list focused on its first choice: space ticks it at once (nothing
         # was highlighted, so a space did nothing until an arrow key).
         first = self.query(SelectionList).first()

@@ -260,7 +260,10 @@ class OpsPane(Vertical):
         else:
             table.search_again()
         dialog = self._dialog
-        if dialog is not None and dialog.is_attached:  # (open: its counts follow the file)
+        # (open: its counts follow the file. Pushed is enough, composed or not, so no
+        # snapshot's counts are lost; one dismissed, though still attached as it is torn
+        # down, is off the stack)
+        if dialog is not None and dialog in self.app.screen_stack:
             dialog.follow(table.filter.lists(self.ops))
 
     def tick(self, now: float | None) -> None:

@@ -167,7 +167,7 @@ class V1Model(V1Calls):
             lines=state.last_line,
             extra={"grants": state.grants},
             writer_alive=writer_alive,
-            line_ends=V1LineEnds(self, len(state.event_lines)),
+            line_ends=V1LineEnds(state, len(state.event_lines)),
         )
 
     def _add_lines(self) -> None:
@@ -427,18 +427,6 @@ class V1Model(V1Calls):
                 return {}
         envelope: dict[str, Any] = self.state.events[self.event_of[index]]
         return envelope
-
-    _stamp: tuple[int, str | None] = (-1, None)  # the last line's time read: its event, ts
-
-    def line_stamp(self, position: int) -> str | None:
-        """The ``ts`` of the replay's line ``position`` (event), read back from the file
-        (``V1LineEnds``: the file's last line's, at every status draw, is read once)."""
-        at, ts = self._stamp
-        if at != position:
-            told = self.state.events.read(position).get("ts")
-            ts = told if isinstance(told, str) else None
-            self._stamp = (position, ts)
-        return ts
 
     def span(self, index: int) -> int:
         """The span item ``index``'s line is kept by (``ItemColumn.span_of``)."""
