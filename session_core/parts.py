@@ -137,7 +137,30 @@ class PartSource:
         return parts[index]
 
 
-class LazyPart(Part):
+class _HeadPart(Part):
+    """A part that keeps only its head (what a folded view shows) and reads its text
+    again when asked for (``_read``): set, its text is kept as given."""
+
+    __slots__ = ()
+
+    def _read(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def text(self) -> str:
+        return self._read()
+
+    @text.setter
+    def text(self, value: str) -> None:
+        _PART_TEXT.__set__(self, value)
+
+    @property
+    def head(self) -> str:
+        head: str = _PART_TEXT.__get__(self, Part)
+        return head
+
+
+class LazyPart(_HeadPart):
     """A part whose long text and structured data stay in the file until asked for:
     only its head, its size and where it is (a line and its index there) are kept.
     Equal to, and read like, the part it stands for."""
@@ -153,17 +176,11 @@ class LazyPart(Part):
         self._key = key
         self._index = index
 
-    @property
-    def text(self) -> str:
+    def _read(self) -> str:
         full = self._source.part(self._key, self._index)
         if full is None:
-            start: str = _PART_TEXT.__get__(self, Part)
-            return start + ONLY_THE_START
+            return self.head + ONLY_THE_START
         return full.text
-
-    @text.setter
-    def text(self, value: str) -> None:
-        _PART_TEXT.__set__(self, value)
 
     @property
     def data(self) -> Any:
@@ -173,11 +190,6 @@ class LazyPart(Part):
     @data.setter
     def data(self, value: Any) -> None:
         _PART_DATA.__set__(self, value)
-
-    @property
-    def head(self) -> str:
-        head: str = _PART_TEXT.__get__(self, Part)
-        return head
 
     @property
     def size(self) -> int:
@@ -218,7 +230,7 @@ def head_span(span: int) -> int:
     return span - size + min(size, HEAD_BYTES)
 
 
-class LinePart(Part):
+class LinePart(_HeadPart):
     """A line kept as it is (a record of a type its reader does not know, a line that is
     no record) as its one ``other`` part, named as the row shows it: only its head
     (``line_head`` of its first bytes) is kept, and its text is the line as written
@@ -238,24 +250,14 @@ class LinePart(Part):
         self._span = span
         self._size = size
 
-    @property
-    def text(self) -> str:
+    def _read(self) -> str:
         raw = self._source.line(self._span)
-        head: str = _PART_TEXT.__get__(self, Part)
+        head = self.head
         text = line_text(raw) if raw is not None and len(raw) == self._span & SPAN_MAX else ""
         if not text.startswith(head.removesuffix("…")):
             refuse_changed_line()
             return head + ONLY_THE_START
         return text
-
-    @text.setter
-    def text(self, value: str) -> None:
-        _PART_TEXT.__set__(self, value)
-
-    @property
-    def head(self) -> str:
-        head: str = _PART_TEXT.__get__(self, Part)
-        return head
 
     @property
     def size(self) -> int:

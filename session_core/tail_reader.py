@@ -18,6 +18,8 @@ from .follow_update import FollowUpdate, parse_records
 from .formats import Format, HeadDetector
 from .indexing import head_record
 from .line_warnings import settled_line
+from .read_only import open_read_only as _open_ro
+from .read_only import unviewed as _unviewed
 from .reader import BOM, bom_length, is_blank
 
 _READ_BLOCK = 1 << 20
@@ -26,34 +28,6 @@ HELD_CHECK = 4096  # bytes of a held-back line compared with the file at each en
 # read (``follow`` itself, the viewer's worker) reads into one; a reader that holds its
 # last batch meanwhile, into two.
 _SPARE_BLOCKS = 2
-
-
-def _unviewed(blocks: list[bytearray]) -> bytearray | None:
-    """One of ``blocks`` that no view holds: resizing a bytearray with live views raises
-    ``BufferError`` (and one byte off and back on moves nothing)."""
-    for block in blocks:
-        try:
-            last = block.pop()
-        except BufferError:
-            continue
-        block.append(last)
-        return block
-    return None
-
-
-_NOATIME = getattr(os, "O_NOATIME", 0)
-
-
-def _open_ro(path: str) -> int:
-    # O_NONBLOCK: should a FIFO take the file's place after our stat, opening it
-    # must not wait for a writer (it changes nothing for a regular file).
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
-    if _NOATIME:
-        try:
-            return os.open(path, flags | _NOATIME)
-        except PermissionError:
-            pass
-    return os.open(path, flags)
 
 
 AGAIN = ": reading it again from line 1"  # the end of a reset's warning: why, first

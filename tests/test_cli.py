@@ -243,28 +243,6 @@ def test_an_unknown_option_is_named_and_help_is_help(
 
 
 @pytest.mark.parametrize(
-    "args",
-    [
-        ["diff", "a.jsonl", "b.jsonl", "\x1b[41mRED\x1b]0;title\x07.jsonl"],  # (a glob's third)
-        ["-\x1b]52;c;cGF5bG9hZA==\x07"],
-        ["export", "--format", "\x1b[2J[bold]md", "a.jsonl"],
-    ],
-)
-def test_a_usage_refusal_quotes_names_inert(
-    args: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """argparse's "unrecognized arguments" quoted a glob's file names raw: the terminal
-    obeyed their escapes (a colour, its title, the clipboard)."""
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    err = capsys.readouterr().err
-    assert info.value.code == 2 and "\x1b" not in err and "\x07" not in err
-    refusal = err.splitlines()[-1]  # (after the usage: the refusal, on one line)
-    assert refusal.startswith("tailscope") and " error: " in refusal
-    assert "␛" in refusal or "\\x1b" in refusal  # (shown: a mark, or argparse's repr)
-
-
-@pytest.mark.parametrize(
     ("args", "code"), [(["peek"], 2), (["replay", "/nonexistent/x.jsonl"], 1), (["check"], 2)]
 )
 def test_exit_codes_of_the_real_command(args: list[str], code: int) -> None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from format_fixtures import FACTORIES
 from helpers import app_loaded, wait_for
 
 from session_core.scan import FileSummary
 from viewer.browser_cells import detail
+from viewer.cli import main
 from viewer.screens.export import suggested_output
 from viewer.screens.filter import FilterScreen
 from viewer.screens.model_screen import ModelScreen
@@ -61,3 +63,25 @@ def test_the_line_under_the_browser_tells_a_tab_in_a_name() -> None:
     summary = FileSummary(path="/d/tab\there.jsonl", rel="tab\there.jsonl", size=10)
     line = detail(summary, summary.path).plain
     assert "/d/tab␉here.jsonl" in line and "    " not in line.split("\n")[0][:20]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["diff", "a.jsonl", "b.jsonl", "\x1b[41mRED\x1b]0;title\x07.jsonl"],  # (a glob's third)
+        ["-\x1b]52;c;cGF5bG9hZA==\x07"],
+        ["export", "--format", "\x1b[2J[bold]md", "a.jsonl"],
+    ],
+)
+def test_a_usage_refusal_quotes_names_inert(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse's "unrecognized arguments" quoted a glob's file names raw: the terminal
+    obeyed their escapes (a colour, its title, the clipboard)."""
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "\x1b" not in err and "\x07" not in err
+    refusal = err.splitlines()[-1]  # (after the usage: the refusal, on one line)
+    assert refusal.startswith("tailscope") and " error: " in refusal
+    assert "␛" in refusal or "\\x1b" in refusal  # (shown: a mark, or argparse's repr)
