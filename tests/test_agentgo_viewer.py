@@ -145,7 +145,7 @@ async def test_opens_agentgo_without_a_flag(session: Path) -> None:
         await pilot.press("2")
         assert len(panes.calls.nodes) == 9
         await pilot.press("4")
-        assert panes.checkpoints._shown == 1  # the latest
+        assert panes.checkpoints._shown == (1, True)  # the latest
         assert "bytes of JSON" in str(
             panes.checkpoints.query_one("#agentgo-checkpoint-json").plain()
         )

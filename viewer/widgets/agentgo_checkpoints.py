@@ -9,7 +9,6 @@ highlighter over inert text, never markup, as it is drawn (a ``Static`` of its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import orjson
@@ -28,7 +27,7 @@ from ..agentgo_model import short, source_time
 from ..safe import one_line
 from .block_view import Entry, LinesView, wrap
 from .pane import FocusPane
-from .virtual_table import Column, VirtualTable
+from .virtual_table import Column, Fit, FittedTable, VirtualTable
 
 SNAPSHOT_LIMIT = 1_000_000  # characters of pretty JSON shown (drawn as they come on screen)
 COLUMNS: list[Column] = [
@@ -40,6 +39,10 @@ COLUMNS: list[Column] = [
     ("shape", "snapshot", 36),
     ("latest", "", 24),
 ]
+# The table fits the screen (``fitted_columns``): the snapshot's shape takes what the
+# others leave; at 80 columns its line and time go (the snapshot's first line says them).
+FIT = Fit("shape", 20, ("line", "time"))
+LATEST = "latest (load_checkpoint)"
 
 
 def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
@@ -105,7 +108,7 @@ class CheckpointsPane(Vertical, FocusPane):
         self.run_id: str | None = None
         self.rows: list[int] = []  # indices into view.checkpoints
         self._seen = 0
-        self._shown: int | None = None
+        self._shown: tuple[int, bool] | None = None  # (the checkpoint shown, the latest?)
         # The tab is shown: a hidden pane's snapshot (a big JSON made and styled, 0.1 s
         # at the end of a 1 GB load) waits until it is.
         self.active = False
@@ -118,12 +121,12 @@ class CheckpointsPane(Vertical, FocusPane):
             self._show()
 
     def compose(self) -> ComposeResult:
-        yield VirtualTable(COLUMNS, self._row, id="agentgo-checkpoints-table")
+        yield FittedTable(COLUMNS, self._row, FIT, id="agentgo-checkpoints-table")
         yield SnapshotView(id="agentgo-checkpoint-json")
 
     @property
-    def table(self) -> VirtualTable:
-        return self.query_one("#agentgo-checkpoints-table", VirtualTable)
+    def table(self) -> FittedTable:
+        return self.query_one("#agentgo-checkpoints-table", FittedTable)
 
     def set_view(self, view: AgentGoView, run_id: str | None) -> None:
         self.view = view
@@ -148,23 +151,31 @@ class CheckpointsPane(Vertical, FocusPane):
             self.table.set_row_count(len(self.rows))  # drawn again: the latest's mark moved
             self._show()
 
-    def _row(self, row: int) -> Sequence[Text]:
+    def _row(self, row: int) -> dict[str, Text]:
         return self._cells(row, self.view.checkpoints[self.rows[row]])
 
-    def _cells(self, row: int, checkpoint: Checkpoint) -> list[Text]:
+    def _cells(self, row: int, checkpoint: Checkpoint) -> dict[str, Text]:
         run = self.view.runs.get(checkpoint.run_id)
         latest = checkpoint is self.view.latest_checkpoint()
-        return [
-            Text(str(row + 1), justify="right"),
-            Text(str(checkpoint.seq), justify="right"),
-            Text(str(checkpoint.line), justify="right"),
-            Text(
+        return {
+            "n": Text(str(row + 1), justify="right"),
+            "seq": Text(str(checkpoint.seq), justify="right"),
+            "line": Text(str(checkpoint.line), justify="right"),
+            "run": Text(
                 f"{run.index + 1} {short(checkpoint.run_id)}" if run else short(checkpoint.run_id)
             ),
-            Text(source_time(checkpoint.time)),
-            Text(shape_text(checkpoint.shape)),  # taken as it was fed: nothing is read
-            Text("latest (load_checkpoint)", style="bold green") if latest else Text(""),
-        ]
+            "time": Text(source_time(checkpoint.time)),
+            "shape": Text(shape_text(checkpoint.shape)),  # taken as it was fed: nothing read
+            "latest": Text(LATEST, style="bold green") if latest else Text(""),
+        }
+
+    def _said(self, checkpoint: Checkpoint) -> str:
+        """The snapshot's first line: its checkpoint (the columns dropped to fit)."""
+        time = source_time(checkpoint.time)
+        said = [f"seq {checkpoint.seq}", f"line {checkpoint.line}", f"at {time}" if time else ""]
+        if checkpoint is self.view.latest_checkpoint():
+            said.append(LATEST)
+        return " · ".join(part for part in said if part)
 
     @on(VirtualTable.Highlighted, "#agentgo-checkpoints-table")
     def _highlighted(self, event: VirtualTable.Highlighted) -> None:
@@ -198,8 +209,9 @@ class CheckpointsPane(Vertical, FocusPane):
         row = self.table.cursor_row
         row = row if 0 <= row < len(self.rows) else len(self.rows) - 1
         index = self.rows[row]
-        if index == self._shown:
-            return
-        self._shown = index
         checkpoint = self.view.checkpoints[index]
-        body.set_entries(snapshot_entries(checkpoint.snapshot))
+        shown = (index, checkpoint is self.view.latest_checkpoint())  # (its first line says)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        body.set_entries([("bold", self._said(checkpoint)), *snapshot_entries(checkpoint.snapshot)])

@@ -40,7 +40,7 @@ from .items_view import args_preview
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
-from .virtual_table import Column, VirtualTable, fitted_columns
+from .virtual_table import Column, Fit, FittedTable, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
@@ -406,8 +406,8 @@ class TableDetail(Vertical):
         self, columns: Sequence[Column], *, table_id: str, detail_id: str, id: str | None
     ) -> None:
         super().__init__(id=id)
-        self.all_columns = list(columns)
-        self.table = VirtualTable(columns, self._cells, fixed_columns=1, id=table_id)
+        fit = Fit(self.FREE, self.LEAST, self.DROPPED)
+        self.table = FittedTable(columns, self.cells, fit, fixed_columns=1, id=table_id)
         self.detail = ProseLines(id=detail_id)
         self._shown: Hashable | None = None
 
@@ -415,20 +415,8 @@ class TableDetail(Vertical):
         yield self.table
         yield self.detail
 
-    def on_resize(self) -> None:
-        columns = fitted_columns(
-            self.all_columns, self.size.width, self.FREE, self.LEAST, self.DROPPED
-        )
-        if columns != list(self.table.columns):
-            self.table.set_columns(columns)
-
-    def _cells(self, index: int) -> list[Text]:
-        """Row ``index``'s cells, of the columns shown."""
-        cells = self.cells(index)
-        return [cells[key] for key, _label, _width in self.table.columns]
-
     def cells(self, index: int) -> dict[str, Text]:
-        """Row ``index``'s cells, by their columns' keys."""
+        """Row ``index``'s cells, by their columns' keys (every column's, shown or not)."""
         raise NotImplementedError
 
     def detail_key(self, index: int) -> Hashable:

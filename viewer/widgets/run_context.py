@@ -30,7 +30,7 @@ from session_core.text import count
 
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
-from .virtual_table import Column, VirtualTable
+from .virtual_table import Column, Fit, FittedTable, VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -66,6 +66,14 @@ RUN_COLUMNS = (
     ("sections", "sections", 8),
     ("changed", "vs previous", 20),
 )
+# The runs list fits its share of the screen (``fitted_columns``): what changed takes
+# what the others leave, and the columns the run's detail says go first (at 80 columns:
+# its digest, facts, time; below 120, its digest).
+RUNS_FIT = Fit("changed", 18, ("digest", "facts", "ts", "sections"))
+# The facts table fits the detail: a fact's value takes what the others leave, cut
+# with ``…``; its number goes first, then (at 80 columns) how it compares (``c``
+# copies a fact whole).
+FACTS_FIT = Fit("value", 12, ("n", "vs"))
 
 
 def day_clock(ts: object) -> str:
@@ -332,27 +340,27 @@ class RunContextPane(Horizontal, FocusPane):
         self._count = 0  # run rows in the table
         self._shown: tuple[int, int, int] | None = None  # (run index, runs known, sections known)
         self._expanded: set[tuple[str, int]] = set()  # (run line id, section position)
-        self._facts: list[list[Text]] = []  # the shown run's facts table (a run has few)
+        self._facts: list[dict[str, Text]] = []  # the shown run's facts (a run has few)
 
     def compose(self) -> ComposeResult:
-        yield VirtualTable(RUN_COLUMNS, self._row_cells, id="runs")
+        yield FittedTable(RUN_COLUMNS, self._row_cells, RUNS_FIT, id="runs")
         with Vertical(id="run-detail"):
             yield Static(
                 Text("No run context in this transcript yet.", style="dim"), id="run-header"
             )
-            yield VirtualTable(_fact_columns([]), self._fact_cells, id="run-facts")
+            yield FittedTable(_fact_columns([]), self._fact_cells, FACTS_FIT, id="run-facts")
             yield Static(Text("sections", style="bold"), id="run-sections-title")
             yield VerticalScroll(id="run-sections")
 
     @property
-    def runs_table(self) -> VirtualTable:
-        return self.query_one("#runs", VirtualTable)
+    def runs_table(self) -> FittedTable:
+        return self.query_one("#runs", FittedTable)
 
     @property
-    def facts_table(self) -> VirtualTable:
-        return self.query_one("#run-facts", VirtualTable)
+    def facts_table(self) -> FittedTable:
+        return self.query_one("#run-facts", FittedTable)
 
-    def _fact_cells(self, index: int) -> list[Text]:
+    def _fact_cells(self, index: int) -> dict[str, Text]:
         return self._facts[index]
 
     # -- the data -------------------------------------------------------------
@@ -382,15 +390,15 @@ class RunContextPane(Horizontal, FocusPane):
             table.move_cursor(row=self._count - 1)
         self._show_run(self._cursor_index(), force=added)
 
-    def _row_cells(self, index: int) -> list[Text]:
+    def _row_cells(self, index: int) -> dict[str, Text]:
         if self._state is None:
-            return []
+            return {}
         runs = self._state.run_contexts
         return self._run_cells(index, runs[index], runs[index - 1] if index > 0 else None)
 
     def _run_cells(
         self, index: int, run: dict[str, Any], previous: dict[str, Any] | None
-    ) -> list[Text]:
+    ) -> dict[str, Text]:
         counts = changed_count(previous, run)
         if counts is None:
             changed = Text("first run", no_wrap=True)
@@ -405,14 +413,14 @@ class RunContextPane(Horizontal, FocusPane):
             changed = Text(
                 ", ".join(said), _component_style(self, "run-context--changed"), no_wrap=True
             )
-        return [
-            Text(one_line_middle(run.get("run-id"), 12), no_wrap=True),  # (ends tell apart)
-            Text(day_clock(run.get("ts")), no_wrap=True),
-            Text(short_id(run.get("digest"), 8), no_wrap=True),
-            Text(str(len(run.get("facts", []))), no_wrap=True),
-            Text(str(len(run.get("sections", []))), no_wrap=True),
-            changed,
-        ]
+        return {
+            "run": Text(one_line_middle(run.get("run-id"), 12), no_wrap=True),  # (ends differ)
+            "ts": Text(day_clock(run.get("ts")), no_wrap=True),
+            "digest": Text(short_id(run.get("digest"), 8), no_wrap=True),
+            "facts": Text(str(len(run.get("facts", []))), no_wrap=True),
+            "sections": Text(str(len(run.get("sections", []))), no_wrap=True),
+            "changed": changed,
+        }
 
     def _cursor_index(self) -> int | None:
         if self._count == 0:
@@ -506,7 +514,7 @@ class RunContextPane(Horizontal, FocusPane):
         return out
 
     def _fill_facts(self, run: dict[str, Any], previous: dict[str, Any] | None) -> None:
-        rows: list[list[Text]] = []
+        rows: list[dict[str, Text]] = []
         before = _facts_by_key(previous) if previous is not None else {}
         changes = fact_changes(previous, run)
         for position, fact in enumerate(run.get("facts", [])):
@@ -518,27 +526,27 @@ class RunContextPane(Horizontal, FocusPane):
             else:
                 vs = Text("")
             rows.append(
-                [
-                    Text(str(position + 1), no_wrap=True),
-                    Text(one_line(key, 30), no_wrap=True),
-                    Text(one_line(value, 400), no_wrap=True),
-                    vs,
-                ]
+                {
+                    "n": Text(str(position + 1), no_wrap=True),
+                    "key": Text(one_line(key, 30), no_wrap=True),
+                    "value": Text(one_line(value, 400), no_wrap=True),
+                    "vs": vs,
+                }
             )
         for key, value in before.items():
             if changes.get(key) == "removed":
                 style = _component_style(self, "run-context--removed")
                 rows.append(
-                    [
-                        Text("", no_wrap=True),
-                        Text(one_line(key, 30), style, no_wrap=True),
-                        Text(one_line(value, 400), style, no_wrap=True),
-                        Text("removed", style),
-                    ]
+                    {
+                        "n": Text("", no_wrap=True),
+                        "key": Text(one_line(key, 30), style, no_wrap=True),
+                        "value": Text(one_line(value, 400), style, no_wrap=True),
+                        "vs": Text("removed", style),
+                    }
                 )
         self._facts = rows
         table = self.facts_table
-        table.set_columns(_fact_columns(rows))  # as wide as what they hold
+        table.set_all_columns(_fact_columns(rows))  # as wide as what they hold, fitted
         table.set_row_count(len(rows))
 
     def section_views(self) -> list[SectionView]:
@@ -556,9 +564,9 @@ class RunContextPane(Horizontal, FocusPane):
 _FACT_LABELS = (("n", "#"), ("key", "fact"), ("value", "value"), ("vs", "vs previous"))
 
 
-def _fact_columns(rows: list[list[Text]]) -> list[Column]:
+def _fact_columns(rows: list[dict[str, Text]]) -> list[Column]:
     """The facts table's columns, each as wide as its label or its widest cell."""
     return [
-        (key, label, max([len(label), *(row[at].cell_len for row in rows)]))
-        for at, (key, label) in enumerate(_FACT_LABELS)
+        (key, label, max([len(label), *(row[key].cell_len for row in rows)]))
+        for key, label in _FACT_LABELS
     ]

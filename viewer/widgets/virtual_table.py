@@ -6,11 +6,12 @@ count and asks its owner for the cells of the rows on screen (``cells(index)``),
 through a small cache, dropped when the owner says how many rows there are now
 (``set_row_count``; ``invalidate`` for rows that changed in place).
 The header and the first ``fixed_columns`` stay put while the rest scrolls.
+A ``FittedTable`` fits its width (``fitted_columns``) and copies a row whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -56,6 +57,17 @@ def fitted_columns(
         shown = [column for column in shown if column[0] != key]
     left = room()
     return [(k, label, max(least, min(w, left)) if k == free else w) for k, label, w in shown]
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """How a table fits its width (``fitted_columns``): its free-text column, the
+    fewest cells that column keeps, and the columns that go first (the detail says
+    them)."""
+
+    free: str
+    least: int = 20
+    dropped: tuple[str, ...] = ()
 
 
 class VirtualTable(LineList):
@@ -181,7 +193,8 @@ class VirtualTable(LineList):
         self.refresh()
 
     def row_cells(self, index: int) -> list[str]:
-        """Row ``index`` as plain text, one string per column (for tests and copying)."""
+        """Row ``index`` as plain text, one string per column shown (for tests; a
+        ``FittedTable`` copies every column: ``copied_row``)."""
         return [cell.plain for cell in self._cells(index)]
 
     def column_cells(self, key: str) -> list[str]:
@@ -309,3 +322,58 @@ class VirtualTable(LineList):
 
 def _text(label: str | Text) -> Text:
     return Text(label) if isinstance(label, str) else label
+
+
+class FittedTable(VirtualTable):
+    """A table that fits its width by ``fit`` (``fitted_columns``), again as the width
+    changes. Its owner gives a row's cells by their columns' keys, every column's, shown
+    or not: ``c`` copies a row whole (the columns dropped to fit too)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy_row", "Copy the row", show=False),
+    ]
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        cells: Callable[[int], Mapping[str, Text]],
+        fit: Fit,
+        *,
+        fixed_columns: int = 1,
+        id: str | None = None,
+    ) -> None:
+        self.all_columns = list(columns)
+        self.fit = fit
+        self._keyed = cells
+        super().__init__(columns, self._shown_cells, fixed_columns=fixed_columns, id=id)
+
+    def set_all_columns(self, columns: Sequence[Column]) -> None:
+        """Every column anew (widths measured from what they hold), fitted to the width."""
+        self.all_columns = list(columns)
+        self.width_changed()
+
+    def width_changed(self) -> None:
+        fit = self.fit
+        columns = fitted_columns(
+            self.all_columns, self.size.width, fit.free, fit.least, fit.dropped
+        )
+        if columns != list(self.columns):
+            self.set_columns(columns)
+
+    def _shown_cells(self, index: int) -> list[Text]:
+        cells = self._keyed(index)
+        return [cells[key] for key, _label, _width in self.columns]
+
+    def copied_row(self, index: int) -> str:
+        """Row ``index`` as copied: every column's label, then its value, tab-separated
+        (those dropped to fit too)."""
+        cells = self._keyed(index)
+        labels = [_text(label).plain for _key, label, _width in self.all_columns]
+        values = [cells[key].plain for key, _label, _width in self.all_columns]
+        return "\t".join(labels) + "\n" + "\t".join(values)
+
+    def action_copy_row(self) -> None:
+        if not self.row_count:
+            return
+        self.app.copy_to_clipboard(self.copied_row(self.cursor_row))
+        self.app.notify(f"Copied row {self.cursor_row + 1}, every column, to the clipboard.")
