@@ -36,6 +36,19 @@ def followed(path: Path) -> tuple[CodexLive, list[Transcript]]:
     return live, seen
 
 
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths Codex's reader reads from now on, in order (the reader still reads)."""
+    reads: list[str] = []
+    real = type(CODEX).read
+
+    def counted(self: object, path: str, **kw: object) -> Transcript:
+        reads.append(os.fspath(path))
+        return real(self, path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CODEX), "read", counted)
+    return reads
+
+
 def test_linked_once_caught_up_as_an_open_links_them(tmp_path: Path) -> None:
     parent, child = family(tmp_path)
     live, seen = followed(parent)
@@ -56,14 +69,7 @@ def test_a_child_is_read_again_only_when_it_changed(
     parent, child = family(tmp_path)
     live, _ = followed(parent)
     monkeypatch.setattr(CodexLive, "REFRESH", 0.0)
-    reads: list[str] = []
-    real = type(CODEX).read
-
-    def counted(self: object, path: str, **kw: object) -> Transcript:
-        reads.append(os.fspath(path))
-        return real(self, path, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(type(CODEX), "read", counted)
+    reads = counted_reads(monkeypatch)
     live.transcript(writer_alive=True)
     assert reads == []  # unchanged: the usage read before is kept
     more = RolloutWriter.__new__(RolloutWriter)  # append to the child as its writer would
@@ -199,14 +205,7 @@ def test_a_child_that_comes_or_grows_while_the_parent_is_quiet_makes_a_snapshot_
     live, _ = followed(parent)
     monkeypatch.setattr(CodexLive, "REFRESH", 0.0)
     assert live.transcript(writer_alive=True).subagents == []
-    reads: list[str] = []
-    real = type(CODEX).read
-
-    def counted(self: object, path: str, **kw: object) -> Transcript:
-        reads.append(os.fspath(path))
-        return real(self, path, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(type(CODEX), "read", counted)
+    reads = counted_reads(monkeypatch)
     assert not live.snapshot_due() and not live.snapshot_due()  # (nothing changed)
     child.write_bytes(body)  # the child comes
     assert live.snapshot_due()
