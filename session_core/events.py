@@ -379,9 +379,9 @@ class Events(BuiltOnDemand):
 
 def line_text(raw: bytes) -> str:
     """A line kept as it is (not applied, of a type not known, no record at all), as the
-    text a view or an export shows of it: its bytes as written, its line end off (U+FFFD
-    where they are not UTF-8)."""
-    return raw.decode("utf-8", "replace").rstrip("\r\n")
+    text a view or an export shows of it: its bytes as written, its line end off; a byte
+    that is not UTF-8 as its escape (``\\xff``), not lost to U+FFFD."""
+    return raw.decode("utf-8", "backslashreplace").rstrip("\r\n")
 
 
 class LazyPayload(Mapping[str, Any]):
