@@ -265,7 +265,11 @@ def seen_gone(
     """A writer seen holding this file (its lock, or open for writing) is gone: its lock
     let go, or every process seen with it open has exited (``_Holders.gone_now``). The
     caller knows none holds it now, and the file's size and mtime."""
-    key = _seen_key(path, device, inode)
+    return _gone(_seen_key(path, device, inode), size, mtime)
+
+
+def _gone(key: SeenKey, size: int, mtime: float) -> bool:
+    """``seen_gone`` of the file as this process remembers it."""
     return _LOCKS.gone_now(key, size, mtime) or _HOLDERS.gone_now(key, size, mtime)
 
 
@@ -283,7 +287,11 @@ def writer_seen_gone(path: str | os.PathLike[str]) -> bool:
     """Whether a writer this process saw hold the file is gone, and nothing was written
     to it since: its lock let go (``lock_gone``), or every process seen with it open for
     writing exited (``holders_gone``). The caller knows none holds it now."""
-    return lock_gone(path) or holders_gone(path)
+    found = _stat_key(path) if _LOCKS.seen or _HOLDERS.seen else None
+    if found is None:
+        return False
+    key, st = found
+    return _gone(key, st.st_size, st.st_mtime)
 
 
 def _running(holder: Holder, proc: str = "/proc") -> bool:
