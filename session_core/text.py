@@ -139,15 +139,8 @@ def inert(text: object) -> str:
 
 def line_pieces(lines: Iterable[str], batch: int = 256) -> Iterator[str]:
     """``lines``, each ended by a newline, joined a batch at a time: a text written as
-    it is made, in pieces of whole lines."""
-    held: list[str] = []
-    for line in lines:
-        held.append(line)
-        if len(held) >= batch:
-            yield "\n".join(held) + "\n"
-            held.clear()
-    if held:
-        yield "\n".join(held) + "\n"
+    it is made, in pieces of whole lines (``gathered``: a line of ``BIG`` alone)."""
+    return gathered(lines, "\n", batch)
 
 
 # A text this long (a record kept as written can be 20 MB) is written on its own, in
