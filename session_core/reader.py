@@ -12,6 +12,7 @@ from typing import IO, Any, cast
 import orjson
 
 from . import gc_pause, indexing
+from .block_replay import BlockPass
 from .errors import InvalidLineError, ReplayError, TranscriptError
 from .events import SPAN_BITS, SPAN_MAX, LazyPayload, LineSource
 from .line_warnings import too_deep
@@ -330,6 +331,7 @@ def _replay_into(
         ids = events.ids
         ids_append = ids.tail.append  # (packed at the end of each block)
         indexed = indexing.INDEXED
+        block = BlockPass(state, decode, facts) if spans else None
         at = len(events)  # the next line's index in events
         # Lines applied here take their (empty) facts in one go, before a plain feed
         # and at the end (events.pad_facts).
@@ -337,106 +339,121 @@ def _replay_into(
             offset = skip_bom(fh)  # (the first line starts past one)
             # Each line keeps its \n (JSON's whitespace to both parsers): ``size`` is
             # the line's without it, and the rare path that keeps a line's bytes cuts it.
-            for parts, ended in _blocks(fh, strip=False):
-                for raw in parts:
-                    number += 1
-                    start = offset
-                    size = len(raw) - ended
-                    offset += size + 1
-                    if pending is not None:
-                        # The bad line was not the last one (a blank line after it too:
-                        # the reference's repair cuts only the last line): damage.
-                        raise _mid_file(pending, where)
-                    try:
-                        env = decode(raw)
-                    except failed:
-                        if raw.isspace():  # a blank line: skipped, before two more parsers
-                            continue  # fail on it (3 µs a line: 20 MB of them took 60 s)
-                        env = None
-                    if env is not None and seen and env.v == 1:
-                        kind = env.type
-                        if kind in indexed and (raw.isascii() or utf8_ok(raw)):
-                            eid = env.id
-                            body = env.payload
-                            if kind == message:
-                                index[eid] = len(state.entries) - state._shift
-                                sticky = body is not None and (
-                                    bool(body.sticky)
-                                    or bool(body.sysprompt)
-                                    or body.depth is not None
-                                )
-                                entries_append((eid, LazyPayload(events, at), sticky, None))
-                                entry_events_append(at)
-                                message_events_append(at)
-                                if facts:
-                                    facts_column.pad(at)
-                                    taken = cast("indexing.FactsBody | None", body)
-                                    facts_column.take_fields(message_fields(taken))
-                                kind = message
-                            elif kind == dispatch:
-                                call_id = (body.call_id if body is not None else None) or ""
-                                pending_ops[eid] = len(dispatches)
-                                op_ids_append(eid)
-                                if body is None:
-                                    dispatched(at, call_id, None, None)
-                                else:
-                                    dispatched(at, call_id, body.run_id, body.tool)
-                                state.pending_count += 1
-                                kind = dispatch
-                            else:
-                                outcome = body.outcome if body is not None else None
-                                op_id = body.op_id if body is not None else None
-                                settled(settle_index(op_id, outcome, number), at, outcome)
-                                del pending_ops[op_id]  # type: ignore[arg-type]
-                                state.pending_count -= 1
-                                kind = settle
-                            if spans and 0 < size <= SPAN_MAX:
-                                spans_append(start << SPAN_BITS | size)
-                                if events._others is not None:
-                                    events._others.append(None)
-                            else:
-                                events.keep_line(raw[:size])
-                            kinds_append(code_of[kind])
-                            ids_append(eid)
-                            lines_append(number)
-                            at += 1
-                            seen += 1
+            for parts, ended in _blocks(fh, CHUNK, strip=False):
+                # Runs of index-pass lines taken at once (``block_replay``); the lines
+                # between, and a block it cannot plan, one at a time.
+                whole = len(parts)
+                runs = block.plan(parts, not seen) if block and ended and not pending else None
+                for first, stop, at_once in _pieces(runs, whole):
+                    if at_once and seen:  # (after the file's session-meta line)
+                        if pending is not None:
+                            raise _mid_file(pending, where)
+                        if block.apply(first, stop, number, offset):  # type: ignore[union-attr]
+                            number += stop - first
+                            offset += sum(block.lens[first:stop])  # type: ignore[union-attr]
+                            at += stop - first
+                            seen += stop - first
                             continue
-                    raw = raw[:size]
-                    try:
-                        value = loads(raw)
-                    except orjson.JSONDecodeError as err:
+                    for raw in parts if stop - first == whole else parts[first:stop]:
+                        number += 1
+                        start = offset
+                        size = len(raw) - ended
+                        offset += size + 1
+                        if pending is not None:
+                            # The bad line was not the last one (a blank line after it too:
+                            # the reference's repair cuts only the last line): damage.
+                            raise _mid_file(pending, where)
                         try:
-                            value = loads_line(raw)  # (a number beyond a double)
-                        except orjson.JSONDecodeError:
-                            if is_blank(raw):
+                            env = decode(raw)
+                        except failed:
+                            if raw.isspace():  # a blank line: skipped, before two more parsers
+                                continue  # fail on it (3 µs a line: 20 MB of them took 60 s)
+                            env = None
+                        if env is not None and seen and env.v == 1:
+                            kind = env.type
+                            if kind in indexed and (raw.isascii() or utf8_ok(raw)):
+                                eid = env.id
+                                body = env.payload
+                                if kind == message:
+                                    index[eid] = len(state.entries) - state._shift
+                                    sticky = body is not None and (
+                                        bool(body.sticky)
+                                        or bool(body.sysprompt)
+                                        or body.depth is not None
+                                    )
+                                    entries_append((eid, LazyPayload(events, at), sticky, None))
+                                    entry_events_append(at)
+                                    message_events_append(at)
+                                    if facts:
+                                        facts_column.pad(at)
+                                        taken = cast("indexing.FactsBody | None", body)
+                                        facts_column.take_fields(message_fields(taken))
+                                    kind = message
+                                elif kind == dispatch:
+                                    call_id = (body.call_id if body is not None else None) or ""
+                                    pending_ops[eid] = len(dispatches)
+                                    op_ids_append(eid)
+                                    if body is None:
+                                        dispatched(at, call_id, None, None)
+                                    else:
+                                        dispatched(at, call_id, body.run_id, body.tool)
+                                    state.pending_count += 1
+                                    kind = dispatch
+                                else:
+                                    outcome = body.outcome if body is not None else None
+                                    op_id = body.op_id if body is not None else None
+                                    settled(settle_index(op_id, outcome, number), at, outcome)
+                                    del pending_ops[op_id]  # type: ignore[arg-type]
+                                    state.pending_count -= 1
+                                    kind = settle
+                                if spans and 0 < size <= SPAN_MAX:
+                                    spans_append(start << SPAN_BITS | size)
+                                    if events._others is not None:
+                                        events._others.append(None)
+                                else:
+                                    events.keep_line(raw[:size])
+                                kinds_append(code_of[kind])
+                                ids_append(eid)
+                                lines_append(number)
+                                at += 1
+                                seen += 1
                                 continue
-                            pending = InvalidLineError(
-                                f"is not valid JSON ({_why(err, raw)})",
+                        raw = raw[:size]
+                        try:
+                            value = loads(raw)
+                        except orjson.JSONDecodeError as err:
+                            try:
+                                value = loads_line(raw)  # (a number beyond a double)
+                            except orjson.JSONDecodeError:
+                                if is_blank(raw):
+                                    continue
+                                pending = InvalidLineError(
+                                    f"is not valid JSON ({_why(err, raw)})",
+                                    path=where,
+                                    line=number,
+                                    raw=raw,
+                                )
+                                continue
+                        if type(value) is not dict:
+                            raise InvalidLineError(
+                                "is not a JSON object", path=where, line=number, raw=raw
+                            )
+                        v = value.get("v")
+                        if type(v) is not int or v != 1 or type(value.get("type")) is not str:
+                            check_envelope(value, number, where, raw)
+                        if not seen and value["type"] != "session-meta":
+                            raise ReplayError(
+                                f"is a {value['type']!r} line; "
+                                "a transcript starts with session-meta",
                                 path=where,
                                 line=number,
-                                raw=raw,
                             )
-                            continue
-                    if type(value) is not dict:
-                        raise InvalidLineError(
-                            "is not a JSON object", path=where, line=number, raw=raw
-                        )
-                    v = value.get("v")
-                    if type(v) is not int or v != 1 or type(value.get("type")) is not str:
-                        check_envelope(value, number, where, raw)
-                    if not seen and value["type"] != "session-meta":
-                        raise ReplayError(
-                            f"is a {value['type']!r} line; a transcript starts with session-meta",
-                            path=where,
-                            line=number,
-                        )
-                    seen += 1
-                    span = start << SPAN_BITS | size if spans and size <= SPAN_MAX else 0
-                    events.pad_facts()
-                    state.feed(value, number, span or raw)
-                    at += 1
-                    entries_append = state.entries.append  # a compaction made a new list
+                        seen += 1
+                        span = start << SPAN_BITS | size if spans and size <= SPAN_MAX else 0
+                        events.pad_facts()
+                        state.feed(value, number, span or raw)
+                        at += 1
+                        entries_append = state.entries.append  # a compaction made a new list
                 ids.pack()
                 op_ids.pack()
         except OSError as err:
@@ -464,6 +481,23 @@ def _replay_into(
     if not seen:
         raise TranscriptError("is empty; a transcript starts with a session-meta line", path=where)
     return state
+
+
+def _pieces(runs: list[tuple[int, int]] | None, whole: int) -> list[tuple[int, int, bool]]:
+    """A block's lines in order as (first, stop, taken at once): the ``runs`` and the
+    lines between them (all of them one at a time without runs)."""
+    if runs is None:
+        return [(0, whole, False)]
+    pieces = []
+    first = 0
+    for start, stop in runs:
+        if start > first:
+            pieces.append((first, start, False))
+        pieces.append((start, stop, True))
+        first = stop
+    if first < whole:
+        pieces.append((first, whole, False))
+    return pieces
 
 
 def _mid_file(bad: InvalidLineError, where: str) -> InvalidLineError:

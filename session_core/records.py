@@ -94,6 +94,8 @@ class _Rebuilt(BuiltOnDemand):
 
 
 _UNSETTLED = (-1).__eq__  # of a settle event: not settled yet
+_UNSET = array("i", [-1])
+_OUTCOME_CODES = {outcome: code for code, outcome in enumerate(OUTCOMES, 1)}
 
 
 class ToolOps(_Rebuilt):
@@ -134,6 +136,40 @@ class ToolOps(_Rebuilt):
             self._unnumbered.append(call_id)
         self._runs.append(self.run_ids.number(run_id) if isinstance(run_id, str) and run_id else -1)
         self._tools.append(self.tools.number(tool if type(tool) is str else _str(tool)))
+
+    def dispatched_many(
+        self, events: list[int], call_ids: list[str], run_ids: list[Any], tools: list[Any]
+    ) -> None:
+        """``dispatched`` of each of these in turn, as columns (a block of a replay)."""
+        n = len(events)
+        self._dispatch.extend(events)
+        self._settle.extend(_UNSET * n)
+        self._outcome.extend(bytes(n))
+        if self.number_now:
+            texts = self.texts
+            recent, number = texts.recent, texts.number
+            self.call_numbers.extend(
+                [number(c) if (found := recent.get(c)) is None else found for c in call_ids]
+            )
+        else:
+            self._unnumbered.extend(call_ids)
+        # (each distinct text numbered in the order first met, as one at a time would)
+        runs = self.run_ids.number
+        run_codes = {r: runs(r) for r in dict.fromkeys(run_ids) if isinstance(r, str) and r}
+        self._runs.extend([run_codes.get(r, -1) for r in run_ids])
+        names = self.tools.number
+        tool_codes = {t: names(t if type(t) is str else _str(t)) for t in dict.fromkeys(tools)}
+        self._tools.extend(map(tool_codes.__getitem__, tools))
+
+    def settled_many(self, indexes: list[int], events: list[int], outcomes: list[str]) -> None:
+        """``settled`` of each of these in turn (a block of a replay)."""
+        settle, codes = self._settle, self._outcome
+        for index, event, outcome in zip(indexes, events, outcomes, strict=True):
+            settle[index] = event
+            codes[index] = _OUTCOME_CODES[outcome]
+        if self._cache:
+            for index in indexes:
+                self._cache.pop(index, None)
 
     @property
     def call_numbers(self) -> array[int]:

@@ -258,16 +258,7 @@ class ReplayState:
             self._compact(eid, envelope, payload, line)
         elif kind == "elision":
             self._elide(eid, envelope, payload, line)
-        elif kind == "run-context":
-            self._run_context(eid, envelope, payload)
-        elif kind == "grants":
-            grants = payload.get("grants")
-            self.grants = grants if isinstance(grants, list) else []
-        elif kind == "session-meta":
-            self.meta = payload
-        name = _KINDS.get(kind) if type(kind) is str else None
-        if name is None:
-            self.unknown_events.append(at)
+        name = self.feed_side(kind, envelope, payload, at)
         events.append(
             envelope if raw is None else raw,
             name if name is not None else _str(kind),
@@ -278,6 +269,25 @@ class ReplayState:
             line = self.last_line + 1
         self.last_line = line
         self.event_lines.append(line)
+
+    def feed_side(
+        self, kind: Any, envelope: dict[str, Any], payload: dict[str, Any], at: int
+    ) -> str | None:
+        """What a line of ``kind`` does beside the entries and operations (a run context,
+        grants, the session's meta; an unknown type noted), as the line at ``at`` in
+        events; its type's name, None for a type this reader does not know. A block of a
+        replay applies its lines' columns first, then these (``block_replay``)."""
+        if kind == "run-context":
+            self._run_context(envelope, payload, at)
+        elif kind == "grants":
+            grants = payload.get("grants")
+            self.grants = grants if isinstance(grants, list) else []
+        elif kind == "session-meta":
+            self.meta = payload
+        name = _KINDS.get(kind) if type(kind) is str else None
+        if name is None:
+            self.unknown_events.append(at)
+        return name
 
     def keep_refused(self, line: int, keep: bytes | int) -> None:
         """A line a follow could not apply (not JSON, another version, a record this
@@ -449,10 +459,10 @@ class ReplayState:
             at = int(event_lines[event]) if 0 <= event < len(event_lines) else None
             elisions.add(mid, stub, at)
 
-    def _run_context(self, eid: str, envelope: dict[str, Any], payload: dict[str, Any]) -> None:
+    def _run_context(self, envelope: dict[str, Any], payload: dict[str, Any], at: int) -> None:
         contexts = self.run_contexts
         carrier = len(contexts.run_ids)
-        contexts.append_line(len(self.event_lines), _str(payload.get("run-id")))
+        contexts.append_line(at, _str(payload.get("run-id")))
         self.run_started.append(_str(envelope.get("ts")) or None)
         sections = payload.get("sections")
         dicts = [s for s in sections if isinstance(s, dict)] if isinstance(sections, list) else []
