@@ -520,6 +520,18 @@ def cut_off(state: ReplayState) -> bool:
     return not ends_a_run(facts.role(last), facts.call_count(last))
 
 
+def cut_off_state(state: ReplayState, writer_alive: bool | None) -> OpState | None:
+    """How the last run of a file that ends on no answer of the model's (``cut_off``)
+    stands: ``interrupted`` once its writer is gone; ``running`` while no lock says and
+    the file is fresh (``writer_alive`` None: the writer may be at work, its next line
+    the model's answer or a dispatch, as a call's ``not-dispatched-yet``); None where it
+    ends on an answer, or a writer holds the file (its last run runs, whatever it ends
+    on). One rule for the runs and ``check``."""
+    if writer_alive or not cut_off(state):
+        return None
+    return "interrupted" if writer_alive is False else "running"
+
+
 def _seconds(value: object) -> bool:
     """A settle's ``duration`` that is one: a finite number (the replay JSON's null for
     1e400, which the reference reads as Inf), not a bool."""
