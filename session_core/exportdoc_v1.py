@@ -253,16 +253,17 @@ class _V1:
     def op_state(self, cid: str, asked: int | None = None) -> tuple[str, Tone]:
         """The operation's state in the one vocabulary (``model.STATE_LABELS``);
         ``asked``: of the call asked at that event (``asks``)."""
-        op = self.op(cid, asked)
+        index = self.op_of(cid, asked)
         answered = bool(self.answers(cid, asked))
         state: str
-        if op is None:
+        if index < 0:
             event = self.call_event(cid) if asked is None else self.last_copy(asked)
             state = self.undispatched(event, answered)
         else:
-            gone = not op.get("settled") and self.superseded(self.op_of(cid, asked))
+            op = self.state.tool_ops[index]
+            gone = not op.get("settled") and self.superseded(index)
             alive = False if gone else self.writer_alive
-            state = op_state(op, answered, alive, self.answered_last(cid))
+            state = op_state(op, answered, alive, self.answered_last(index))
             if state == "interrupted":
                 state = "running-dead"
         return STATE_LABELS.get(state, state), state_tone(state)  # type: ignore[return-value]

@@ -69,7 +69,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
             if not tool_ops.is_settled(index) and superseded(index):
                 alive = False
             cid = op.get("call-id")
-            said = op_state(op, cid in answered, alive, type(cid) is str and last(cid))
+            said = op_state(op, cid in answered, alive, last(index))
             yield {**op, "state": said}
         if pending:
             return

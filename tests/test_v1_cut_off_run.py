@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,17 @@ from session_core.scan import scan_file
 CALL = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
 
 
-def _run(path: Path, *last: Message) -> Path:
+GONE = 1_700_000_000  # (an mtime long past: its writer, which took no lock, is gone)
+
+
+def _run(path: Path, *last: Message, gone: bool = True) -> Path:
     with Session.create(path, meta={"agent": "t"}) as s:
         s.append_run_context("run-1", "d1")
         s.append_message(Message(role="user", content="go"))
         for message in last:
             s.append_message(message)
+    if gone:
+        os.utime(path, (GONE, GONE))
     return path
 
 
@@ -55,8 +61,53 @@ def test_a_file_of_no_run_context_is_cut_off_alike(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     with Session.create(path, meta={"agent": "t"}) as s:
         s.append_message(Message(role="user", content="go"))
+    os.utime(path, (GONE, GONE))
     assert scan_file(path, live_window=0).status == "crashed"
     assert "cut off" in session_core.formats.by_name("transcript-v1").check(path)
+
+
+def _asked(s: Session) -> None:  # (its dispatch to come)
+    s.append_message(Message(role="assistant", content="", tool_calls=[CALL]))
+
+
+def _answered(s: Session) -> None:  # (c1 answered: its settle and c2's dispatch to come)
+    calls = [CALL, {**CALL, "id": "c2"}]
+    s.append_message(Message(role="assistant", content="", tool_calls=calls))
+    s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")
+    s.append_message(Message(role="tool", content="out", tool_call_id="c1"))
+
+
+@pytest.mark.parametrize(
+    "writes", [_asked, lambda _s: None, _answered], ids=["call-asked", "prompt", "call-answered"]
+)
+def test_a_file_its_writer_may_still_write_is_not_cut_off_yet(
+    tmp_path: Path, writes: Callable[[Session], None]
+) -> None:
+    """Written a moment ago by a writer that takes no lock (the reference module's), a
+    reader cannot tell that writer from a dead one for two minutes (``writer_alive``
+    None): its calls read running, not dispatched yet, settle not written yet, while
+    ``check`` said "cut off" beside them and its last run read interrupted. The writer may
+    be at work: the run is running, and ``check`` says so; once the file is old, cut off."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        writes(s)
+    v1 = session_core.formats.by_name("transcript-v1")
+    assert v1.writer_alive(path) is None  # (no lock, written just now: maybe)
+    (run,) = session_core.open_transcript(path).runs
+    assert (run.state, run.duration) == ("running", None)
+    said = v1.check(path)
+    assert "cut off" not in said and "never" not in said, said
+    assert "ends on no answer of the model's: its writer may still be at work" in said, said
+    states = {op["state"] for op in v1.replay_json(path)["tool-operations"]}
+    assert states <= {"running", "not-dispatched-yet", "not-settled-yet"}, states
+    os.utime(path, (GONE, GONE))  # (its writer gone: cut off, as before)
+    (run,) = session_core.open_transcript(path).runs
+    assert run.state == "interrupted"
+    said = v1.check(path)
+    assert "cut off: its last message is no answer of the model's" in said, said
+    assert "may still be at work" not in said, said
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex"])
@@ -114,7 +165,7 @@ def test_a_run_that_never_ended_took_to_its_last_line(tmp_path: Path) -> None:
     assert v1.open(path, writer_alive=True).runs[-1].duration is None  # (running)
     live = v1.live(str(path))
     follow_into(live.apply, path, 1 << 16, v1.parsed_updates)
-    for alive in (False, True):
+    for alive in (False, None, True):
         assert neutral(live.transcript(writer_alive=alive)) == neutral(
             v1.open(path, writer_alive=alive)
         )

@@ -74,3 +74,31 @@ def test_a_call_answered_before_the_writer_wrote_on_never_settles(tmp_path: Path
         assert "completed, settle never landed" in shown
         assert "1 tool operation pending (1 completed, settle never landed)" in check
         assert "1 call never dispatched" in check and "not written yet" not in check
+
+
+def test_a_call_id_used_again_leaves_the_older_operation_never_settled(tmp_path: Path) -> None:
+    """c1 answered and never settled (its settle lost); the model asks for c1 again, and
+    that call is dispatched and answered just now. Its settle is the next line the writer
+    writes; the older operation's is not: it was dispatched before the message that asked
+    again, the writer wrote on past it (a review: matched by its call id alone, it read
+    "settle not written yet" too, in the model, the replay, the export and ``check``)."""
+    path = tmp_path / "t.jsonl"
+    asked = Message(role="assistant", content="", tool_calls=(call("c1", "fs_read", "{}"),))
+    with Session.create(path, meta={}) as s:  # (its lock held: the writer at work)
+        s.append_message(Message(role="user", content="read a.py"))
+        s.append_message(asked)
+        s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="tool", content="the file", tool_call_id="c1"))
+        s.append_message(Message(role="assistant", content="", tool_calls=asked.tool_calls))
+        s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="tool", content="the file again", tool_call_id="c1"))
+        states = [op.state for op in open_transcript(path).tool_operations]
+        assert states == ["unsettled-answered", "not-settled-yet"]
+        rows = [o["state"] for o in replay_any(path)["tool-operations"]]
+        assert rows == ["unsettled-answered", "not-settled-yet"]
+        shown = [line for line in export(path, "md").splitlines() if "| c1 |" in line]
+        assert len(shown) == 2, shown
+        assert "settle never landed" in shown[0] and "settle not written yet" in shown[1]
+        check = session_core.formats.by_name("transcript-v1").check(path)
+        pending = "1 completed, settle never landed; 1 completed, settle not written yet"
+        assert f"2 tool operations pending ({pending})" in check, check

@@ -19,7 +19,7 @@ from ...tool_ops import state_label
 from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
 from .model import NAME, V1Model, transcript_of
-from .ops import check_states, cut_off
+from .ops import check_states, cut_off_state
 
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
@@ -180,8 +180,11 @@ class V1Format(TranscriptFormat):
         for said in ("never-dispatched", "not-dispatched-yet"):
             if states[said]:
                 parts.append(f"{count(states[said], 'call')} {state_label(said)}")
-        if not alive and cut_off(state):  # (as its runs and the browser)
+        cut = cut_off_state(state, alive)  # (as its runs and the browser)
+        if cut == "interrupted":
             parts.append("cut off: its last message is no answer of the model's")
+        elif cut == "running":  # (not cut off yet: its answer may be the next line)
+            parts.append("ends on no answer of the model's: its writer may still be at work")
         # (as every format's note counts them: v1's said none, where its replay lists them)
         for number, what in (
             (len(state.compactions), "compaction"),

@@ -22,7 +22,7 @@ from ...model import (
     Usage,
 )
 from ...text import as_str
-from .ops import cut_off
+from .ops import cut_off_state
 
 if TYPE_CHECKING:
     from ...replay import Compaction as ReplayCompaction
@@ -463,8 +463,10 @@ class V1Model(V1Calls):
         messages' in between (``UsageTally``). It is running while an operation of it has
         no result, and so is the last run while the writer lives (interrupted once the
         writer is gone, or once another run began after the operation:
-        ``ops.superseded_ops``); else finished. Each is made when asked for (``V1Runs``): only
-        the new run-context lines are looked at here."""
+        ``ops.superseded_ops``); else finished, but where the file ends on no answer of
+        the model's (``ops.cut_off_state``: interrupted, or running while the writer may
+        be at work). Each is made when asked for (``V1Runs``): only the new run-context
+        lines are looked at here."""
         contexts = self.state.run_contexts
         number, first, latest, order = self._number, self._first, self._latest, self._order
         for index in range(self._contexts_seen, len(contexts)):
@@ -479,8 +481,10 @@ class V1Model(V1Calls):
         for op in ops.unsettled():
             if op.state == "running" or (op.state == "interrupted" and op.run_id not in pending):
                 pending[op.run_id] = op.state
-        if order and not writer_alive and order[-1] not in pending and cut_off(self.state):
-            pending[order[-1]] = "interrupted"  # (the file ends on no answer: cut off)
+        if order and order[-1] not in pending:  # (the file ends on no answer: cut off?)
+            cut = cut_off_state(self.state, writer_alive)
+            if cut is not None:
+                pending[order[-1]] = cut
         return V1Runs(self, pending, writer_alive)
 
     def run(self, at: int, runs: V1Runs) -> Run:

@@ -80,17 +80,32 @@ def _last_turn(state: ReplayState) -> tuple[int, list[int]]:
     return messages[at], list(messages[at + 1 :])
 
 
-def answered_last(state: ReplayState, writer_alive: bool | None) -> Callable[[str], bool]:
-    """Whether call ``call id`` is answered among the tool messages since the last one
-    that is none, while its writer may be at work: it has written nothing else since, so
-    an operation's settle, not written yet, is the next thing it writes. Answered before
-    that, the writer wrote on and the settle never landed (``state_of``), as a call not
-    dispatched in the same spot is never dispatched (``undispatched_states``)."""
+def answered_last(state: ReplayState, writer_alive: bool | None) -> Callable[[int], bool]:
+    """Whether operation ``index`` is answered among the tool messages since the last one
+    that is none, after its dispatch, itself after that message, while its writer may be
+    at work: it has written nothing else since, so the operation's settle, not written
+    yet, is the next thing it writes. Answered before that, the writer wrote on and the
+    settle never landed (``state_of``), as a call not dispatched in the same spot is never
+    dispatched (``undispatched_states``). The operation, not its call id alone: an older
+    one of an id the model used again was dispatched before that message, and its settle
+    is not due."""
     if writer_alive is False:
-        return lambda _call_id: False
-    since = _last_turn(state)[1]
-    facts = state.events.facts
-    return {tcid for _at, _calls, tcid in facts.call_facts(since) if tcid}.__contains__
+        return lambda _index: False
+    turn, since = _last_turn(state)
+    answers: dict[str, int] = {}  # call id -> the event of its last answer since
+    for at, _calls, tcid in state.events.facts.call_facts(since):
+        if tcid:
+            answers[tcid] = at
+    records = state.tool_ops
+
+    def last(index: int) -> bool:
+        dispatched = records.dispatch_event(index)
+        if dispatched < turn:
+            return False
+        answer = answers.get(records.texts.text(records.call_numbers[index]), -1)
+        return answer > dispatched
+
+    return last
 
 
 def undispatched_states(
@@ -174,7 +189,7 @@ def pending_states(
     for index in state.pending_indices():
         alive = False if superseded(index) else writer_alive
         call_id = records.texts.text(records.call_numbers[index])
-        yield state_of(None, call_id in answered, alive, last(call_id))
+        yield state_of(None, call_id in answered, alive, last(index))
 
 
 def state_of(
@@ -194,7 +209,7 @@ def state_of(
     return classify_op(has_result=False, writer_alive=writer_alive)
 
 
-def _never_last(_call_id: str) -> bool:  # (a settled operation's: its outcome says)
+def _never_last(_index: int) -> bool:  # (a settled operation's: its outcome says)
     return False
 
 
@@ -336,16 +351,16 @@ class V1Op(ToolOp):
         index: int,
         answered: set[int],
         writer_alive: bool | None,
-        last: Callable[[str], bool],
+        last: Callable[[int], bool],
     ) -> V1Op:
         """``last``: ``answered_last`` of the state."""
         records = state.tool_ops
         op = cls.__new__(cls)
         op._state, op._index, op._read = state, index, False
         number = records.call_numbers[index]
-        op.call_id = call_id = records.texts.text(number)
+        op.call_id = records.texts.text(number)
         op.run_id = records.run_ids[index]
-        op.state = state_of(records.outcome(index), number in answered, writer_alive, last(call_id))
+        op.state = state_of(records.outcome(index), number in answered, writer_alive, last(index))
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
@@ -518,6 +533,18 @@ def cut_off(state: ReplayState) -> bool:
         return False
     last, facts = state.message_events[-1], state.events.facts  # (no line read where taken)
     return not ends_a_run(facts.role(last), facts.call_count(last))
+
+
+def cut_off_state(state: ReplayState, writer_alive: bool | None) -> OpState | None:
+    """How the last run of a file that ends on no answer of the model's (``cut_off``)
+    stands: ``interrupted`` once its writer is gone; ``running`` while no lock says and
+    the file is fresh (``writer_alive`` None: the writer may be at work, its next line
+    the model's answer or a dispatch, as a call's ``not-dispatched-yet``); None where it
+    ends on an answer, or a writer holds the file (its last run runs, whatever it ends
+    on). One rule for the runs and ``check``."""
+    if writer_alive or not cut_off(state):
+        return None
+    return "interrupted" if writer_alive is False else "running"
 
 
 def _seconds(value: object) -> bool:
