@@ -18,7 +18,7 @@ from viewer.widgets.agentgo_checkpoints import CheckpointsPane, SnapshotView
 from viewer.widgets.model_panes import RUN_COLUMNS, RunsPane, TableDetail
 from viewer.widgets.run_context import RunContextPane
 from viewer.widgets.subagents_pane import COLUMNS, SubagentsPane
-from viewer.widgets.virtual_table import VirtualTable
+from viewer.widgets.virtual_table import VirtualTable, copied_value
 
 SIZES = [(120, 35), (80, 24)]
 
@@ -84,7 +84,7 @@ async def test_the_checkpoints_table_fits_the_terminal(
 async def test_a_copied_row_holds_every_column(tmp_path: Path, kind: type[TableDetail]) -> None:
     """At 80 columns the Runs table leaves out a run's start and the Subagents table a
     subagent's took, cost and where: ``c`` copies the row with them (a review: the copy
-    lost the columns dropped to fit)."""
+    lost the columns dropped to fit); each cell's whole value (``test_copied_rows``)."""
     path = story(tmp_path, torn=False)
     async with app_loaded(path, ModelScreen, (80, 24)) as (app, pilot):
         screen = app.screen
@@ -102,7 +102,7 @@ async def test_a_copied_row_holds_every_column(tmp_path: Path, kind: type[TableD
         labels, values = (line.split("\t") for line in app.clipboard.split("\n"))
         assert labels == [str(label) for _key, label, _width in columns]
         cells = pane.cells(table.cursor_row)
-        assert values == [cells[key].plain for key, _label, _width in columns]
+        assert values == [copied_value(cells[key]) for key, _label, _width in columns]
         if isinstance(pane, RunsPane):
             started = pane.runs[table.cursor_row].started
             assert started and values[labels.index("started")] == started

@@ -30,7 +30,7 @@ from session_core.text import count
 
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
-from .virtual_table import Column, Fit, FittedTable, VirtualTable
+from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -413,10 +413,11 @@ class RunContextPane(Horizontal, FocusPane):
             changed = Text(
                 ", ".join(said), _component_style(self, "run-context--changed"), no_wrap=True
             )
+        run_id = run.get("run-id")
         return {
-            "run": Text(one_line_middle(run.get("run-id"), 12), no_wrap=True),  # (ends differ)
-            "ts": Text(day_clock(run.get("ts")), no_wrap=True),
-            "digest": Text(short_id(run.get("digest"), 8), no_wrap=True),
+            "run": Cut(one_line_middle(run_id, 12), run_id),  # (ends differ)
+            "ts": Cut(day_clock(run.get("ts")), run.get("ts")),
+            "digest": Cut(short_id(run.get("digest"), 8), run.get("digest")),
             "facts": Text(str(len(run.get("facts", []))), no_wrap=True),
             "sections": Text(str(len(run.get("sections", []))), no_wrap=True),
             "changed": changed,
@@ -528,8 +529,8 @@ class RunContextPane(Horizontal, FocusPane):
             rows.append(
                 {
                     "n": Text(str(position + 1), no_wrap=True),
-                    "key": Text(one_line(key, 30), no_wrap=True),
-                    "value": Text(one_line(value, 400), no_wrap=True),
+                    "key": Cut(one_line(key, 30), key),
+                    "value": Cut(one_line(value, 400), value),
                     "vs": vs,
                 }
             )
@@ -539,8 +540,8 @@ class RunContextPane(Horizontal, FocusPane):
                 rows.append(
                     {
                         "n": Text("", no_wrap=True),
-                        "key": Text(one_line(key, 30), style, no_wrap=True),
-                        "value": Text(one_line(value, 400), style, no_wrap=True),
+                        "key": Cut(one_line(key, 30), key, style),
+                        "value": Cut(one_line(value, 400), value, style),
                         "vs": Text("removed", style),
                     }
                 )
