@@ -36,7 +36,7 @@ async def test_the_run_contexts_tables_fit_the_terminal(
     """v1's runs list (79 cells in 51 at 80 columns, in 78 at 120) and the run's facts
     (60 cells in 27 / 40: a value of 40 and more) scrolled across: what changed and a
     fact's value take what the others leave, cut with ``…``; the columns the run's
-    detail says go first."""
+    detail says go first. How a fact compares stays (at 80 columns it went)."""
     path = written(tmp_path / "run.jsonl", write_transcript)
     async with app_loaded(path, ModelScreen, size) as (app, pilot):
         screen = app.screen
@@ -52,7 +52,10 @@ async def test_the_run_contexts_tables_fit_the_terminal(
         assert runs[0] == "run" and runs[-1] == "changed"
         assert ("ts" in runs) == (size[0] >= 120)
         facts = [key for key, _, _ in pane.facts_table.columns]
-        assert "key" in facts and "value" in facts
+        # (how a fact compares stays at 80 columns: the runs list leaves the detail 40
+        # cells, where a 66% share left it 27 and the column went)
+        assert "key" in facts and "value" in facts and "vs" in facts
+        assert pane.query_one("#run-detail").region.width >= 40
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -68,12 +68,17 @@ RUN_COLUMNS = (
 )
 # The runs list fits its share of the screen (``fitted_columns``): what changed takes
 # what the others leave, and the columns the run's detail says go first (at 80 columns:
-# its digest, facts, time; below 120, its digest).
+# its digest, facts, time and sections count; below 120, its digest).
 RUNS_FIT = Fit("changed", 18, ("digest", "facts", "ts", "sections"))
 # The facts table fits the detail: a fact's value takes what the others leave, cut
-# with ``…``; its number goes first, then (at 80 columns) how it compares (``c``
-# copies a fact whole).
+# with ``…``; its number goes first, then (narrower than 79 columns) how it compares
+# (``c`` copies a fact whole).
 FACTS_FIT = Fit("value", 12, ("n", "vs"))
+# The runs list takes 66% of the pane, at most its 81 cells, and leaves the detail
+# ``DETAIL_LEAST`` cells where it keeps its own least (a run, what changed: ``2 facts,
+# 2 sections`` uncut): at 80 columns a 66% share left the facts table 27, where how a
+# fact compares went (``RunContextPane.on_resize``).
+RUNS_SHARE, RUNS_MOST, RUNS_LEAST, DETAIL_LEAST = 0.66, 81, 39, 40
 
 
 def day_clock(ts: object) -> str:
@@ -362,6 +367,11 @@ class RunContextPane(Horizontal, FocusPane):
 
     def _fact_cells(self, index: int) -> dict[str, Text]:
         return self._facts[index]
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        share = min(int(width * RUNS_SHARE), RUNS_MOST, max(RUNS_LEAST, width - DETAIL_LEAST))
+        self.runs_table.styles.width = share
 
     # -- the data -------------------------------------------------------------
 
