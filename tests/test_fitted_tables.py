@@ -18,7 +18,7 @@ from viewer.widgets.agentgo_checkpoints import CheckpointsPane, SnapshotView
 from viewer.widgets.model_panes import RUN_COLUMNS, RunsPane, TableDetail
 from viewer.widgets.run_context import RunContextPane
 from viewer.widgets.subagents_pane import COLUMNS, SubagentsPane
-from viewer.widgets.virtual_table import VirtualTable
+from viewer.widgets.virtual_table import VirtualTable, copied_value
 
 SIZES = [(120, 35), (80, 24)]
 
@@ -36,7 +36,7 @@ async def test_the_run_contexts_tables_fit_the_terminal(
     """v1's runs list (79 cells in 51 at 80 columns, in 78 at 120) and the run's facts
     (60 cells in 27 / 40: a value of 40 and more) scrolled across: what changed and a
     fact's value take what the others leave, cut with ``…``; the columns the run's
-    detail says go first."""
+    detail says go first. How a fact compares stays (at 80 columns it went)."""
     path = written(tmp_path / "run.jsonl", write_transcript)
     async with app_loaded(path, ModelScreen, size) as (app, pilot):
         screen = app.screen
@@ -52,7 +52,10 @@ async def test_the_run_contexts_tables_fit_the_terminal(
         assert runs[0] == "run" and runs[-1] == "changed"
         assert ("ts" in runs) == (size[0] >= 120)
         facts = [key for key, _, _ in pane.facts_table.columns]
-        assert "key" in facts and "value" in facts
+        # (how a fact compares stays at 80 columns: the runs list leaves the detail 40
+        # cells, where a 66% share left it 27 and the column went)
+        assert "key" in facts and "value" in facts and "vs" in facts
+        assert pane.query_one("#run-detail").region.width >= 40
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -84,7 +87,7 @@ async def test_the_checkpoints_table_fits_the_terminal(
 async def test_a_copied_row_holds_every_column(tmp_path: Path, kind: type[TableDetail]) -> None:
     """At 80 columns the Runs table leaves out a run's start and the Subagents table a
     subagent's took, cost and where: ``c`` copies the row with them (a review: the copy
-    lost the columns dropped to fit)."""
+    lost the columns dropped to fit); each cell's whole value (``test_copied_rows``)."""
     path = story(tmp_path, torn=False)
     async with app_loaded(path, ModelScreen, (80, 24)) as (app, pilot):
         screen = app.screen
@@ -102,7 +105,7 @@ async def test_a_copied_row_holds_every_column(tmp_path: Path, kind: type[TableD
         labels, values = (line.split("\t") for line in app.clipboard.split("\n"))
         assert labels == [str(label) for _key, label, _width in columns]
         cells = pane.cells(table.cursor_row)
-        assert values == [cells[key].plain for key, _label, _width in columns]
+        assert values == [copied_value(cells[key]) for key, _label, _width in columns]
         if isinstance(pane, RunsPane):
             started = pane.runs[table.cursor_row].started
             assert started and values[labels.index("started")] == started

@@ -27,7 +27,7 @@ from ..agentgo_model import short, source_time
 from ..safe import one_line
 from .block_view import Entry, LinesView, wrap
 from .pane import FocusPane
-from .virtual_table import Column, Fit, FittedTable, VirtualTable
+from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 SNAPSHOT_LIMIT = 1_000_000  # characters of pretty JSON shown (drawn as they come on screen)
 COLUMNS: list[Column] = [
@@ -45,11 +45,12 @@ FIT = Fit("shape", 20, ("line", "time"))
 LATEST = "latest (load_checkpoint)"
 
 
-def shape_text(shape: tuple[str, tuple[str, ...], int]) -> str:
-    """``{state, messages}``, ``[3 items]`` or the type's name, from a checkpoint's shape."""
+def shape_text(shape: tuple[str, tuple[str, ...], int], key_width: int | None = 24) -> str:
+    """``{state, messages}``, ``[3 items]`` or the type's name, from a checkpoint's shape
+    (each key cut to ``key_width`` cells; None: whole)."""
     kind, keys, length = shape
     if kind == "dict":
-        shown = ", ".join(one_line(k, 24) for k in keys[:6])
+        shown = ", ".join(one_line(k, key_width) for k in keys[:6])
         more = f" +{length - 6}" if length > 6 else ""
         return f"{{{shown}{more}}}"
     if kind == "list":
@@ -157,15 +158,15 @@ class CheckpointsPane(Vertical, FocusPane):
     def _cells(self, row: int, checkpoint: Checkpoint) -> dict[str, Text]:
         run = self.view.runs.get(checkpoint.run_id)
         latest = checkpoint is self.view.latest_checkpoint()
+        number = f"{run.index + 1} " if run else ""
         return {
             "n": Text(str(row + 1), justify="right"),
             "seq": Text(str(checkpoint.seq), justify="right"),
             "line": Text(str(checkpoint.line), justify="right"),
-            "run": Text(
-                f"{run.index + 1} {short(checkpoint.run_id)}" if run else short(checkpoint.run_id)
-            ),
+            "run": Cut(f"{number}{short(checkpoint.run_id)}", f"{number}{checkpoint.run_id}"),
             "time": Text(source_time(checkpoint.time)),
-            "shape": Text(shape_text(checkpoint.shape)),  # taken as it was fed: nothing read
+            # (taken as it was fed: nothing read)
+            "shape": Cut(shape_text(checkpoint.shape), shape_text(checkpoint.shape, None)),
             "latest": Text(LATEST, style="bold green") if latest else Text(""),
         }
 

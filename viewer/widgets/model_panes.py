@@ -40,7 +40,7 @@ from .items_view import args_preview
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
-from .virtual_table import Column, Fit, FittedTable, VirtualTable
+from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": "bold cyan"}
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
@@ -485,11 +485,11 @@ class RunsPane(TableDetail):
         return {
             "n": Text(str(index + 1), end=""),
             "state": tone_text(run.state, RUN_TONES.get(run.state, "info")),
-            "started": one_line_text(run.started or "", 24),
+            "started": Cut(one_line(run.started, 24), run.started),
             "duration": Text(duration_text(run.duration), end=""),
             "items": Text(str(run.items), end=""),
             "usage": Text("the parent's" if run.copied else usage_short(run.usage), end=""),
-            "prompt": one_line_text(run.prompt or "", 60),
+            "prompt": Cut(one_line(run.prompt, 60), run.prompt),  # (c copies it whole)
         }
 
     def detail_key(self, index: int) -> Hashable:

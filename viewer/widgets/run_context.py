@@ -30,7 +30,7 @@ from session_core.text import count
 
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
-from .virtual_table import Column, Fit, FittedTable, VirtualTable
+from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -68,12 +68,17 @@ RUN_COLUMNS = (
 )
 # The runs list fits its share of the screen (``fitted_columns``): what changed takes
 # what the others leave, and the columns the run's detail says go first (at 80 columns:
-# its digest, facts, time; below 120, its digest).
+# its digest, facts, time and sections count; below 120, its digest).
 RUNS_FIT = Fit("changed", 18, ("digest", "facts", "ts", "sections"))
 # The facts table fits the detail: a fact's value takes what the others leave, cut
-# with ``…``; its number goes first, then (at 80 columns) how it compares (``c``
-# copies a fact whole).
+# with ``…``; its number goes first, then (narrower than 79 columns) how it compares
+# (``c`` copies a fact whole).
 FACTS_FIT = Fit("value", 12, ("n", "vs"))
+# The runs list takes 66% of the pane, at most its 81 cells, and leaves the detail
+# ``DETAIL_LEAST`` cells where it keeps its own least (a run, what changed: ``2 facts,
+# 2 sections`` uncut): at 80 columns a 66% share left the facts table 27, where how a
+# fact compares went (``RunContextPane.on_resize``).
+RUNS_SHARE, RUNS_MOST, RUNS_LEAST, DETAIL_LEAST = 0.66, 81, 39, 40
 
 
 def day_clock(ts: object) -> str:
@@ -363,6 +368,11 @@ class RunContextPane(Horizontal, FocusPane):
     def _fact_cells(self, index: int) -> dict[str, Text]:
         return self._facts[index]
 
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        share = min(int(width * RUNS_SHARE), RUNS_MOST, max(RUNS_LEAST, width - DETAIL_LEAST))
+        self.runs_table.styles.width = share
+
     # -- the data -------------------------------------------------------------
 
     def refresh_view(self, state: ReplayState, path: str) -> None:
@@ -413,10 +423,11 @@ class RunContextPane(Horizontal, FocusPane):
             changed = Text(
                 ", ".join(said), _component_style(self, "run-context--changed"), no_wrap=True
             )
+        run_id = run.get("run-id")
         return {
-            "run": Text(one_line_middle(run.get("run-id"), 12), no_wrap=True),  # (ends differ)
-            "ts": Text(day_clock(run.get("ts")), no_wrap=True),
-            "digest": Text(short_id(run.get("digest"), 8), no_wrap=True),
+            "run": Cut(one_line_middle(run_id, 12), run_id),  # (ends differ)
+            "ts": Cut(day_clock(run.get("ts")), run.get("ts")),
+            "digest": Cut(short_id(run.get("digest"), 8), run.get("digest")),
             "facts": Text(str(len(run.get("facts", []))), no_wrap=True),
             "sections": Text(str(len(run.get("sections", []))), no_wrap=True),
             "changed": changed,
@@ -528,8 +539,8 @@ class RunContextPane(Horizontal, FocusPane):
             rows.append(
                 {
                     "n": Text(str(position + 1), no_wrap=True),
-                    "key": Text(one_line(key, 30), no_wrap=True),
-                    "value": Text(one_line(value, 400), no_wrap=True),
+                    "key": Cut(one_line(key, 30), key),
+                    "value": Cut(one_line(value, 400), value),
                     "vs": vs,
                 }
             )
@@ -539,8 +550,8 @@ class RunContextPane(Horizontal, FocusPane):
                 rows.append(
                     {
                         "n": Text("", no_wrap=True),
-                        "key": Text(one_line(key, 30), style, no_wrap=True),
-                        "value": Text(one_line(value, 400), style, no_wrap=True),
+                        "key": Cut(one_line(key, 30), key, style),
+                        "value": Cut(one_line(value, 400), value, style),
                         "vs": Text("removed", style),
                     }
                 )

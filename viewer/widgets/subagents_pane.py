@@ -16,14 +16,14 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.model import Subagent, ToolOp, Transcript, Usage, ops_by_call
-from session_core.text import count, duration_text
+from session_core.text import count, duration_text, name_line
 from session_core.tool_ops import state_tone
 
 from ..browser_cells import money_cell
-from ..safe import fit_path, one_line_text
+from ..safe import fit_path, one_line
 from .block_view import Entry
 from .model_panes import TableDetail, tone_text, usage_short
-from .virtual_table import Column, VirtualTable
+from .virtual_table import Column, Cut, VirtualTable
 
 COLUMNS: list[Column] = [  # (128 cells with their gaps: narrower, ``fitted_columns``)
     ("n", "#", 3),
@@ -188,6 +188,7 @@ class SubagentsPane(TableDetail):
         counted, known = subagent.counted, subagent.lines_read
         at_least = "≥" if subagent.in_part else ""  # (its file's read left a line out)
         usage = at_least + usage_short(subagent.usage) if counted else None
+        where = where_text(subagent)
         return {
             "n": Text(str(self._numbers[index] + 1), end=""),
             "state": state,
@@ -195,8 +196,8 @@ class SubagentsPane(TableDetail):
             "messages": Text(f"{subagent.messages:,}" if known else "—", end=""),
             "usage": Text(usage or (UNKNOWN if known else NOT_READ), end=""),
             "cost": Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),
-            "description": one_line_text(subagent.description or "", 30),
-            "where": Text(fit_path(where_text(subagent), 28), end="", no_wrap=True),
+            "description": Cut(one_line(subagent.description, 30), subagent.description),
+            "where": Cut(fit_path(where, 28), name_line(where)),
         }
 
     def detail_key(self, index: int) -> Hashable:

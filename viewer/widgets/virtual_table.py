@@ -6,7 +6,8 @@ count and asks its owner for the cells of the rows on screen (``cells(index)``),
 through a small cache, dropped when the owner says how many rows there are now
 (``set_row_count``; ``invalidate`` for rows that changed in place).
 The header and the first ``fixed_columns`` stay put while the rest scrolls.
-A ``FittedTable`` fits its width (``fitted_columns``) and copies a row whole.
+A ``FittedTable`` fits its width (``fitted_columns``) and copies a row whole: every
+column, each cell's whole value (a ``Cut`` cell's, not what it shows).
 """
 
 from __future__ import annotations
@@ -24,10 +25,29 @@ from textual.message import Message
 from textual.strip import Strip
 
 from ..heights import Uniform
+from ..safe import one_line
 from .line_list import LineList
 
 Column = tuple[str, str | Text, int]  # key, label, width in cells (a cell of a Text whose
 # justify is "right" is aligned right, the label too)
+
+
+class Cut(Text):
+    """A cell that shows ``shown``, its value cut to fit (``…``, an id's head, a path's
+    tail), and keeps the ``whole`` value: ``c`` copies that (``FittedTable.copied_row``),
+    inert and on one line. Nothing is made of it until it is copied (a prompt of 20 MB)."""
+
+    __slots__ = ("whole",)
+
+    def __init__(self, shown: str, whole: object, style: str | Style = "") -> None:
+        super().__init__(shown, style, end="", no_wrap=True)
+        self.whole = whole
+
+
+def copied_value(cell: Text) -> str:
+    """A cell as ``c`` copies it: a ``Cut`` cell's whole value, inert, on one line (a
+    tab four spaces: the row's are its columns'); any other's text."""
+    return one_line(cell.whole) if isinstance(cell, Cut) else cell.plain
 
 
 SCROLLBAR = 2  # cells the vertical scroll bar takes, left to it where columns are fitted
@@ -327,7 +347,8 @@ def _text(label: str | Text) -> Text:
 class FittedTable(VirtualTable):
     """A table that fits its width by ``fit`` (``fitted_columns``), again as the width
     changes. Its owner gives a row's cells by their columns' keys, every column's, shown
-    or not: ``c`` copies a row whole (the columns dropped to fit too)."""
+    or not: ``c`` copies a row whole (the columns dropped to fit too, a ``Cut`` cell's
+    whole value)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy_row", "Copy the row", show=False),
@@ -365,11 +386,11 @@ class FittedTable(VirtualTable):
         return [cells[key] for key, _label, _width in self.columns]
 
     def copied_row(self, index: int) -> str:
-        """Row ``index`` as copied: every column's label, then its value, tab-separated
-        (those dropped to fit too)."""
+        """Row ``index`` as copied: every column's label, then its whole value
+        (``copied_value``), tab-separated (those dropped to fit too)."""
         cells = self._keyed(index)
         labels = [_text(label).plain for _key, label, _width in self.all_columns]
-        values = [cells[key].plain for key, _label, _width in self.all_columns]
+        values = [copied_value(cells[key]) for key, _label, _width in self.all_columns]
         return "\t".join(labels) + "\n" + "\t".join(values)
 
     def action_copy_row(self) -> None:
