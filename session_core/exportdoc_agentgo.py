@@ -241,7 +241,7 @@ _NO_EVENT = "every committed message (no context event: the model is sent them a
 _VIEWS: dict[View, str] = {
     "replayed": "replayed: what the model is sent next, as the requests after each context "
     "event held it, then everything committed since",
-    "raw": "raw: every committed message, those a context event folded or stubbed marked",
+    "raw": "raw: every committed message, those a context event folded, dropped or stubbed marked",
 }
 
 
@@ -320,6 +320,12 @@ def _conversation(
                     "warn",
                     f"folded by the compaction at line {fold}: the model is no longer sent this",
                 )
+            )
+        dropped_by = folds.dropped.get(position)
+        if dropped_by is not None:
+            line = agv.records.lines[agv.context_at[dropped_by]]
+            item.marks.append(
+                Mark("warn", f"dropped by the projection at line {line}: not sent next")
             )
         stub = folds.stubs.get(position)
         if stub is not None:

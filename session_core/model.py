@@ -157,6 +157,9 @@ class Compaction:
     line: int
     summary: str = ""
     folded: Sequence[str] = field(default_factory=list)  # item ids replaced by it
+    # Of an elision's ``folded``, those it replaced by nothing (an agentgo projection
+    # dropped them): not sent, where the others are sent as their stubs.
+    dropped: Sequence[str] = field(default_factory=list)
     kept: Sequence[str] = field(default_factory=list)  # item ids the model still sees after it
     trigger: str | None = None  # "manual" | "auto" | ...
     tokens_before: int | None = None
@@ -179,6 +182,8 @@ class Compaction:
         }
         if self.kept:
             out["kept"] = list(self.kept)
+        if self.dropped:
+            out["dropped"] = list(self.dropped)
         if self.unsent:
             out["unsent"] = True
         return out

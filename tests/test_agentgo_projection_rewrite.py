@@ -10,10 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from agentgo_helpers import model, text
 from session_core import open_transcript
 from session_core.agentgo import AgentGoSession
+from session_core.export import export
 from session_core.formats import by_name
+from viewer.widgets.model_diff import ModelDiff
 
 ASKED = text("user", "read the long file and summarize")
 LONG = text("assistant", "Here is a very long answer. " * 5)
@@ -159,7 +163,7 @@ def test_a_projection_that_drops_one_message_and_rewrites_the_next_pairs_the_rew
 ) -> None:
     """A projection drops A1 and rewrites U2 after it: U2 is sent rewritten, in ``diff``
     and in the conversation alike (the dropped one stopped the pairing: U2 was shown not
-    sent, its rewrite a fifth message)."""
+    sent, its rewrite a fifth message), and A1 is not sent."""
     path = _session(
         tmp_path / "p.jsonl",
         [
@@ -178,7 +182,99 @@ def test_a_projection_that_drops_one_message_and_rewrites_the_next_pairs_the_rew
     ]
     assert _conversation(path) == [
         ("user", "first question", [], None),
-        ("assistant", "first answer", [], None),
         ("user", "LONG tool output", ["elided"], "[output elided]"),
         ("assistant", "second answer", [], None),
+    ]
+    (elision,) = open_transcript(path).compactions
+    assert (list(elision.folded), list(elision.dropped)) == (["seq-5", "seq-6"], ["seq-5"])
+
+
+def test_a_message_a_projection_dropped_is_not_sent_next(tmp_path: Path) -> None:
+    """A projection drops A1: ``diff`` says it is not sent, and so does every other
+    surface: the conversation leaves it out, the raw view marks it folded, the elision
+    names it dropped (the replay's compactions too), the raw export says by which line.
+    (The conversation showed it as sent, the Diff tab said the elision stubbed nothing.)"""
+    path = _session(
+        tmp_path / "d.jsonl",
+        [
+            *_committed(U1, A1, U2, A2),
+            ("context_projected", {"replaced": 1}),
+            ("model_request", {"messages": [U1, U2, A2]}),
+            *_committed(U3),
+        ],
+    )
+    rows = by_name("agentgo-v1").diff(path).splitlines()
+    assert "1 not sent, 0 sent as stubs, 1 context event" in rows[0]
+    (gone,) = [row for row in rows if row.startswith("- ")]
+    assert gone.endswith("first answer [not sent: dropped by a projection]")
+    assert _conversation(path) == [
+        ("user", "first question", [], None),
+        ("user", "LONG tool output", [], None),
+        ("assistant", "second answer", [], None),
+        ("user", "third question", [], None),
+    ]
+    t = open_transcript(path)
+    assert [(m.id, m.marks) for m in t.raw if m.marks] == [("seq-5", ["folded"])]
+    (elision,) = t.compactions
+    assert elision.to_json()["folded"] == elision.to_json()["dropped"] == ["seq-5"]
+    tab = [text for _style, text in ModelDiff(t)]  # (the Diff tab: it said "stubbed: 0")
+    at = tab.index("stubbed: 0 items, dropped (not sent): 1 item")
+    assert [row.strip() for row in tab[at + 1 :]] == [
+        "− line 6 assistant: first answer",
+        "sent: nothing (dropped)",
+    ]
+    replayed = orjson.loads(export(path, "json"))  # (``tailscope replay``'s)
+    assert replayed["compactions"][0]["dropped"] == ["seq-5"]
+    assert "dropped by the projection at line 9: not sent next" in export(path, "md", "raw")
+    assert "first answer" not in export(path, "md", "replayed")
+
+
+def test_a_message_a_projection_dropped_is_sent_again_when_a_later_request_holds_it(
+    tmp_path: Path,
+) -> None:
+    """A projection changes what is sent, not the conversation: A1, dropped by the first
+    projection, is sent again once the request after a second one holds it (unmarked,
+    in its place); a compaction after a drop folds it for good, marked once."""
+    first = [
+        *_committed(U1, A1, U2, A2),
+        ("context_projected", {"replaced": 1}),
+        ("model_request", {"messages": [U1, U2, A2]}),
+        *_committed(U3),
+    ]
+    again = _session(
+        tmp_path / "again.jsonl",
+        [
+            *first,
+            ("context_projected", {"replaced": 0}),
+            ("model_request", {"messages": [U1, A1, U2, A2, U3]}),
+        ],
+    )
+    assert [m[1] for m in _conversation(again)] == [
+        "first question",
+        "first answer",
+        "LONG tool output",
+        "second answer",
+        "third question",
+    ]
+    t = open_transcript(again)
+    assert [m.id for m in t.raw if m.marks] == []
+    assert [list(c.dropped) for c in t.compactions] == [["seq-5"], []]
+    assert not [row for row in by_name("agentgo-v1").diff(again).splitlines() if row[:2] == "- "]
+    summary = text("user", SUMMARY)
+    compacted = _session(
+        tmp_path / "compacted.jsonl",
+        [
+            *first,
+            ("context_compacted", {"summary": SUMMARY, "replaced": 2}),
+            ("model_request", {"messages": [summary, U2, A2, U3]}),
+        ],
+    )
+    t = open_transcript(compacted)
+    assert [(m.id, m.marks) for m in t.raw if m.marks] == [
+        ("seq-4", ["folded"]),
+        ("seq-5", ["folded"]),
+    ]
+    assert [(c.kind, list(c.folded)) for c in t.compactions] == [
+        ("elision", ["seq-5"]),
+        ("compaction", ["seq-4", "seq-5"]),
     ]

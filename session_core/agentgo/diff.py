@@ -223,12 +223,17 @@ def _call_of(message: Any) -> str | None:
 
 class ContextFolds:
     """What each context event of a view folded (``context_compacted``: the messages
-    sent before it that the next model call's request does not hold) or stubbed
-    (``context_projected``: those it holds another answer to the call for), found when
-    first asked for, in order, each message once (not again by a later event); and so
-    what the model is sent next (``sent``): the messages each request after an event
-    held, in its order, with what it held that was never committed (a summary), and
-    everything committed since.
+    sent before it that the next model call's request does not hold) or stubbed and
+    dropped (``context_projected``: those it holds another answer to the call for, or
+    a rewrite of; those it holds nothing for), found when first asked for, in order,
+    each message once while it stays so (not again by a later event); and so what the
+    model is sent next (``sent``): the messages each request after an event held, in
+    its order, with what it held that was never committed (a summary), and everything
+    committed since.
+
+    A projection changes what is sent, not the conversation: a message it dropped is
+    not sent next (``dropped``), but stays in its place for the events after it, whose
+    requests may hold it again (a compaction's folded messages are gone for good).
 
     Each committed message is read once, kept as its key's hash (and its call id); an
     event looks only at the messages still sent after the events before it, so a long
@@ -248,6 +253,10 @@ class ContextFolds:
         self.stubs: dict[int, str] = {}  # a committed message -> what it is sent as
         self._stubbed: set[int] = set()
         self.folded: list[int] = []  # the committed messages a compaction dropped, in order
+        # The committed messages a projection dropped that no request since holds: each
+        # -> the event that dropped it (not sent next, unlike a compaction's still live).
+        self.dropped: dict[int, int] = {}
+        self._found_dropped: list[list[str]] = []  # each event's ids it dropped of them
 
     def _take(self, upto: int) -> None:
         """Read the committed messages up to ``upto`` (their keys, hashed)."""
@@ -266,6 +275,11 @@ class ContextFolds:
                 return []  # (nothing sent since that event yet: asked again later)
         return found[event]
 
+    def dropped_of(self, event: int) -> list[str]:
+        """Of an event's ids (``of``), those it dropped: a projection's not sent at all."""
+        self.of(event)
+        return self._found_dropped[event] if event < len(self._found_dropped) else []
+
     @property
     def found(self) -> int:
         """How many events' folds are found (``own`` and ``stubs`` change only with it)."""
@@ -278,7 +292,9 @@ class ContextFolds:
         events = len(self.view.context_events)
         while len(self._found) < events and self._find(len(self._found)):
             pass
-        return [*self._live, *range(self._next, committed)]
+        dropped = self.dropped
+        live = [entry for entry in self._live if entry not in dropped] if dropped else self._live
+        return [*live, *range(self._next, committed)]
 
     def summaries(self) -> set[int]:
         """The keys (hashed) of the messages sent that none committed (a compaction's
@@ -326,9 +342,10 @@ class ContextFolds:
                     dropped.append(entry)
                 if compacted:
                     continue
-                behind += 1
+                behind += 1  # (kept in its place, for a later request: not sent next)
                 keyed.append((last, behind, entry))
                 continue
+            self.dropped.pop(entry, None)  # (a request holds it again: sent)
             if entry >= 0:
                 if sign == "~":
                     stubbed.append(entry)
@@ -343,22 +360,29 @@ class ContextFolds:
             keyed.append((index, 0, -len(self.own)))
         keyed.sort()
         self._live = [entry for *_, entry in keyed]
+        gone: list[int] = []  # (what a projection dropped that was sent till now)
         if compacted:
             chosen = dropped
-            self.folded.extend(p for p in dropped if p >= 0)
+            self.folded.extend(dropped)
+            for position in dropped:  # (gone for good: no longer a projection's to drop)
+                self.dropped.pop(position, None)
         else:
-            chosen = [p for p in stubbed if p not in self._stubbed]
-            self._stubbed.update(chosen)
+            gone = [p for p in dropped if p not in self.dropped]
+            self.dropped.update(dict.fromkeys(gone, event))
+            chosen = sorted([*(p for p in stubbed if p not in self._stubbed), *gone])
+            self._stubbed.update(stubbed)
         self._next = stop
         self._found.append([f"seq-{messages[p].seq}" for p in chosen])
+        self._found_dropped.append([f"seq-{messages[p].seq}" for p in gone])
         return True
 
 
 class _Folded(Sequence[str]):
-    """One event's ids (``ContextFolds.of``), found when first looked at."""
+    """One event's ids (``ContextFolds.of``, or ``dropped_of``), found when first
+    looked at."""
 
-    def __init__(self, folds: ContextFolds, event: int) -> None:
-        self._folds, self._event = folds, event
+    def __init__(self, ids_of: Callable[[int], list[str]], event: int) -> None:
+        self._ids_of, self._event = ids_of, event
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -367,18 +391,19 @@ class _Folded(Sequence[str]):
     def __getitem__(self, index: slice) -> Sequence[str]: ...
 
     def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        return self._folds.of(self._event)[index]
+        return self._ids_of(self._event)[index]
 
     def __len__(self) -> int:
-        return len(self._folds.of(self._event))
+        return len(self._ids_of(self._event))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._folds.of(self._event))
+        return iter(self._ids_of(self._event))
 
 
 def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compaction]:
     """Each context event as the neutral model has them: ``context_compacted`` a
-    compaction, ``context_projected`` an elision (observation aging)."""
+    compaction, ``context_projected`` an elision (observation aging), whose ``folded``
+    are the messages it stubbed or rewrote and those it dropped (``dropped``: not sent)."""
     out = []
     records = view.records
     unsent = unsent_events(view)
@@ -395,7 +420,8 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
                 kind="compaction" if kind == "context_compacted" else "elision",
                 line=records.lines[at],
                 summary=summary if isinstance(summary, str) else "",
-                folded=_Folded(folds, event),
+                folded=_Folded(folds.of, event),
+                dropped=_Folded(folds.dropped_of, event) if kind == "context_projected" else (),
                 tokens_before=before if type(before) is int else None,
                 tokens_after=after if type(after) is int else None,
                 unsent=event in unsent,
@@ -429,12 +455,14 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
     before = [c for c in view.messages if c.at < at]
     took = [held.take(_hashed(c.message), _call_of(c.message)) for c in before]
     rewritten = {}
+    dropped_at: set[int] = set()  # (the messages a projection dropped: said so)
     if _projected_last(view, at):
         # (a message a compaction folded is gone: what stands in its place, a summary)
         folds = ContextFolds(view)
         folds.sent(len(view.messages))
         folded = set(folds.folded)
         summaries = folds.summaries()  # (and what stands in their place: no rewrite)
+        dropped_at = {before[p].at for p in folds.dropped if p < len(before)}
         rewritten = held.rewrites(
             took,
             lambda p: None if p in folded else message_role(before[p].message),
@@ -485,7 +513,8 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             rows.append("~ " + _row(line, message, " [sent as a stub]"))
         else:
             dropped += 1
-            rows.append("- " + _row(line, message, " [not sent]"))
+            why = " [not sent: dropped by a projection]" if index in dropped_at else " [not sent]"
+            rows.append("- " + _row(line, message, why))
     head = (
         f"{name_line(path)}: agentgo-v1, {count(shown, 'committed message')}, "
         + (
@@ -500,7 +529,8 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
         + (f" ({unsent} {UNSENT})" if unsent else "")
     )
     legend = (
-        "  = sent next   - not sent (compacted away)   ~ sent as a stub, or rewritten   "
+        "  = sent next   - not sent (compacted away, or dropped by a projection)   "
+        "~ sent as a stub, or rewritten   "
         "+ sent, committed as no message (a summary)   # a context event or the last request"
     )
     return "\n".join([head, "", legend, "", *rows]) + "\n"

@@ -57,6 +57,7 @@ class ModelDiff(Sequence[Entry]):
         # when a search asks (an item sent on no line's: ``row_text``)
         self._whole: dict[int, str | Callable[[], str]] = {}
         self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
+        self._dropped: set[str] = set()  # the ids an elision dropped: no stub, not sent
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
@@ -111,7 +112,12 @@ class ModelDiff(Sequence[Entry]):
             if compaction.unsent:  # (not "folded: 0 items": what it folds is not known yet)
                 rows.append(("bold yellow", UNSENT))
             else:
-                rows.append(("bold red", f"{verb}: {count(len(compaction.folded), 'item')}"))
+                dropped = len(compaction.dropped)  # (of ``folded``: sent as nothing, no stub)
+                said = f"{verb}: {count(len(compaction.folded) - dropped, 'item')}"
+                if dropped:
+                    said += f", dropped (not sent): {count(dropped, 'item')}"
+                    self._dropped.update(compaction.dropped)
+                rows.append(("bold red", said))
             self.sections.append(self._n + 1)
             self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)
@@ -242,6 +248,8 @@ class ModelDiff(Sequence[Entry]):
         """What the model is sent in place of an elided item (its stub: a Claude Code
         line's every result, those the elision did not name as written), cut to
         ``width`` (None: whole)."""
+        if ids[at] in self._dropped:
+            return ("dim", "      sent: nothing (dropped)")
         item = self._item(ids[at], ids, at)
         stub = None if item is None else item.stub
         said = "not known" if stub is None else _preview(stub, width)

@@ -171,6 +171,7 @@ class AgentGoModel:
         self._own: list[Item] = []  # what requests held that none committed is, as items
         self._stubs: dict[int, str] = {}  # the stubs the column was told, as of then
         self._folded = 0  # ... and how many of the folded messages it was told
+        self._dropped: set[int] = set()  # ... and which messages a projection dropped
         self._found = 0  # the events whose folds the column was told of
         self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
         # A tool call's id -> the seqs of the messages that asked for it, and their items
@@ -327,10 +328,15 @@ class AgentGoModel:
                     marks = column.marks.get(index, [])
                     column.set_marks(index, marks if "elided" in marks else [*marks, "elided"])
             self._stubs = dict(folds.stubs)
-            # What a compaction dropped is marked folded, as every format's is (each once:
-            # a message is folded by one compaction alone).
-            for index in folds.folded[self._folded :]:
-                column.set_marks(index, ["folded", *column.marks.get(index, ())])
+            # What a compaction or a projection dropped is marked folded, as every
+            # format's is (once); a message a later request holds again is sent, unmarked.
+            for index in self._dropped - folds.dropped.keys():
+                column.set_marks(index, [m for m in column.marks.get(index, ()) if m != "folded"])
+            for index in [*folds.dropped.keys() - self._dropped, *folds.folded[self._folded :]]:
+                marks = column.marks.get(index, [])
+                if "folded" not in marks:
+                    column.set_marks(index, ["folded", *marks])
+            self._dropped = set(folds.dropped)
             self._folded = len(folds.folded)
         return Items(column, entries=entries, own=own)
 
