@@ -13,7 +13,7 @@ says what is wrong; so does every other line.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .events import _MORE, SPAN_BITS, SPAN_MAX, LazyPayload
-from .indexing import INDEXED, IndexError_, message_fields
+from .indexing import INDEXED, IndexError_, body_is_sticky, message_fields
 from .records import OUTCOMES
 from .replay import _KINDS
 from .utf8 import is_utf8
@@ -29,7 +29,7 @@ from .utf8 import is_utf8
 if TYPE_CHECKING:
     from .replay import ReplayState
 
-__all__ = ["BlockPass"]
+__all__ = ["BlockPass", "pieces"]
 
 _ID = attrgetter("id")
 _TYPE = attrgetter("type")
@@ -48,7 +48,9 @@ Runs = list[tuple[int, int]]
 class BlockPass:
     """Decodes a block and applies its runs to one replay (``ReplayState``)."""
 
-    def __init__(self, state: ReplayState, decode: Callable[[bytes], Any], facts: bool) -> None:
+    def __init__(
+        self, state: ReplayState, decode: Callable[[bytes | memoryview], Any], facts: bool
+    ) -> None:
         self.state = state
         self.decode = decode
         self.facts = facts
@@ -59,12 +61,18 @@ class BlockPass:
         self.lens: list[int] = []
         self.sides: dict[int, dict[str, Any]] = {}
 
-    def plan(self, parts: list[bytes], first_alone: bool = False) -> Runs | None:
+    def plan(
+        self,
+        parts: Sequence[bytes | memoryview],
+        first_alone: bool = False,
+        utf8_ok: Callable[[bytes | memoryview], bool] | None = None,
+    ) -> Runs | None:
         """The runs of ``parts`` (whole lines, each with its \\n) to take at once, or
         None for a block to go a line at a time (a line not decoded, another version,
         a line past a span's reach, a line of another type that its plain parse would
         see otherwise). With ``first_alone`` the first line goes alone (a file's
-        first, which must be its session-meta)."""
+        first, which must be its session-meta). ``utf8_ok`` tells a line's UTF-8 (lines
+        that are views into a block: ``utf8.BlockLines.ok``); else each is bytes."""
         try:
             envs = list(map(self.decode, parts))
         except IndexError_:
@@ -88,11 +96,16 @@ class BlockPass:
                 if value is None:
                     return None
                 sides[i] = value
-        if not all(map(bytes.isascii, parts)):
+        if utf8_ok is not None:
+            alone.extend(
+                i for i, raw in enumerate(parts) if kinds[i] in INDEXED and not utf8_ok(raw)
+            )
+            alone.sort()
+        elif not all(map(bytes.isascii, parts)):  # type: ignore[arg-type]
             alone.extend(
                 i
                 for i, raw in enumerate(parts)
-                if not raw.isascii() and kinds[i] in INDEXED and not is_utf8(raw)
+                if not raw.isascii() and kinds[i] in INDEXED and not is_utf8(raw)  # type: ignore[union-attr]
             )
             alone.sort()
         self.envs, self.kinds, self.lens, self.sides = envs, kinds, lens, sides
@@ -106,10 +119,20 @@ class BlockPass:
             runs.append((first, len(parts)))
         return runs
 
-    def apply(self, first: int, stop: int, number: int, offset: int) -> bool:
-        """Apply lines ``first``..``stop`` of the planned block, the first of them line
-        ``number + 1`` of the file, at byte ``offset``; False (nothing applied) for a run
-        to go a line at a time."""
+    def spans(self, offset: int) -> list[int]:
+        """The planned block's spans in the file, its first line at byte ``offset`` (its
+        lines each with its \\n, the span without it)."""
+        lens = self.lens
+        starts = accumulate(lens, initial=offset)
+        return [s << SPAN_BITS | (size - 1) for s, size in zip(starts, lens, strict=False)]
+
+    def apply(self, first: int, stop: int, lines: Sequence[int], spans: Sequence[int]) -> bool:
+        """Apply lines ``first``..``stop`` of the planned block, whose lines are numbered
+        ``lines`` in the file and kept by their ``spans`` (each as the block's); False
+        (nothing applied) for a run to go a line at a time."""
+        spans = spans[first:stop]
+        if 0 in spans:  # (a line kept as its bytes: one at a time)
+            return False
         state = self.state
         envs = self.envs[first:stop]
         kinds = self.kinds[first:stop]
@@ -129,14 +152,9 @@ class BlockPass:
                         return False
                     codes[kind] = code
         at = len(state.event_lines)
-        n = stop - first
-        lens = self.lens[first:stop]
-        starts = accumulate(lens, initial=offset)
-        events._spans.extend(
-            [s << SPAN_BITS | (size - 1) for s, size in zip(starts, lens, strict=False)]
-        )
+        events._spans.extend(spans)
         if events._others is not None:
-            events._others.extend(repeat(None, n))
+            events._others.extend(repeat(None, stop - first))
         # Messages: each an entry, in order.
         where = [i for i, kind in enumerate(kinds) if kind == _MESSAGE]
         if where:
@@ -150,35 +168,29 @@ class BlockPass:
                 zip(
                     ids,
                     map(LazyPayload, repeat(events, len(ats)), ats),
-                    [
-                        body is not None
-                        and (bool(body.sticky) or bool(body.sysprompt) or body.depth is not None)
-                        for body in bodies
-                    ],
+                    list(map(body_is_sticky, bodies)),
                     repeat(None),
                 )
             )
             state.entry_events.extend(ats)
             state.message_events.extend(ats)
-            if self.facts:
-                column = events.facts
-                for body, index in zip(bodies, ats, strict=True):
-                    column.pad(index)
-                    column.take_fields(message_fields(body))
         dispatch_at, dispatch_ids, settle_at, settle_ids, outcomes = ops
+        tool_ops = state.tool_ops
+        dispatched = [envs[i].payload for i in dispatch_at]
+        call_ids = [(b.call_id if b is not None else None) or "" for b in dispatched]
+        numbers = self._take_facts(where, envs, at, dispatch_at, call_ids) if self.facts else None
         if dispatch_at:
-            tool_ops = state.tool_ops
             start = len(tool_ops._dispatch)
             state._pending_ops.update(
                 zip(dispatch_ids, range(start, start + len(dispatch_ids)), strict=True)
             )
-            state.op_ids.tail.extend(dispatch_ids)
-            bodies = [envs[i].payload for i in dispatch_at]
+            state.op_ids.extend(dispatch_ids)
             tool_ops.dispatched_many(
                 [at + i for i in dispatch_at],
-                [(b.call_id if b is not None else None) or "" for b in bodies],
-                [b.run_id if b is not None else None for b in bodies],
-                [b.tool if b is not None else None for b in bodies],
+                call_ids,
+                [b.run_id if b is not None else None for b in dispatched],
+                [b.tool if b is not None else None for b in dispatched],
+                numbers,
             )
             state.pending_count += len(dispatch_at)
         if settle_at:
@@ -189,8 +201,10 @@ class BlockPass:
             )
             state.pending_count -= len(settle_at)
         events.kinds.codes.extend(map(codes.__getitem__, kinds))
-        events.ids.tail.extend(map(_ID, envs))
-        state.event_lines.extend(range(number + 1, number + n + 1))
+        events.ids.extend(list(map(_ID, envs)))
+        state.event_lines.extend(lines[first:stop])
+        state.last_line = lines[stop - 1]
+        events.pad_facts()
         for i, value in sides:
             payload = value.get("payload")
             state.feed_side(
@@ -198,8 +212,49 @@ class BlockPass:
             )
         return True
 
+    def _take_facts(
+        self, where: list[int], envs: list[Any], at: int, dispatch_at: list[int], calls: list[str]
+    ) -> list[int] | None:
+        """Take the facts of the run's messages (at ``where``), and where the operations
+        number their call ids as dispatched (``ToolOps.number_now``) number the run's
+        dispatches' ``calls`` between them, in the file's order as a line at a time
+        numbers them (a message's facts number its calls); those numbers."""
+        column = self.state.events.facts
+        texts = self.state.events.texts
+        numbers: list[int] | None = [] if self.state.tool_ops.number_now else None
+        recent, number = texts.recent, texts.number
+        d, count = 0, len(dispatch_at) if numbers is not None else 0
+        for i in where:
+            while d < count and dispatch_at[d] < i:
+                found = recent.get(calls[d])
+                numbers.append(number(calls[d]) if found is None else found)  # type: ignore[union-attr]
+                d += 1
+            column.pad(at + i)
+            column.take_fields(message_fields(envs[i].payload))
+        for call in calls[d:count]:
+            found = recent.get(call)
+            numbers.append(number(call) if found is None else found)  # type: ignore[union-attr]
+        return numbers
 
-def _side_value(raw: bytes, env: Any) -> dict[str, Any] | None:
+
+def pieces(runs: list[tuple[int, int]] | None, whole: int) -> list[tuple[int, int, bool]]:
+    """A block's lines in order as (first, stop, taken at once): the ``runs`` and the
+    lines between them (all of them one at a time without runs)."""
+    if runs is None:
+        return [(0, whole, False)]
+    pieces = []
+    first = 0
+    for start, stop in runs:
+        if start > first:
+            pieces.append((first, start, False))
+        pieces.append((start, stop, True))
+        first = stop
+    if first < whole:
+        pieces.append((first, whole, False))
+    return pieces
+
+
+def _side_value(raw: bytes | memoryview, env: Any) -> dict[str, Any] | None:
     """A line of another type parsed as the plain path parses it, or None where that
     path would see it otherwise than its typed decode did (it then says why)."""
     try:

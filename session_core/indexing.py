@@ -69,6 +69,13 @@ class LazyBody(msgspec.Struct, rename="kebab"):
     outcome: str | None = None
 
 
+def body_is_sticky(body: LazyBody | None) -> bool:
+    """``message.payload_is_sticky`` of a payload the index pass decoded."""
+    return body is not None and (
+        bool(body.sticky) or bool(body.sysprompt) or body.depth is not None
+    )
+
+
 class LazyEnvelope(msgspec.Struct):
     id: str
     type: str

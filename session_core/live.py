@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from . import indexing
+from .block_replay import BlockPass, pieces
 from .errors import TranscriptError
 from .follow_update import FollowUpdate, parse_line
 from .formats import Format
@@ -32,6 +34,7 @@ class LiveTranscript(UpdateNotes):
         self.keep_refused = keep_refused
         self.state = self._new_state()
         self.format: Format | None = None
+        self._block: BlockPass | None = None  # (the state's: made again with a new one)
 
     def _new_state(self) -> ReplayState:
         state = ReplayState(self.path)
@@ -86,9 +89,28 @@ class LiveTranscript(UpdateNotes):
         """Parse and apply each line in turn: its dict is dropped (the state keeps its
         span) before the next is parsed, so a batch never lives parsed all at once.
 
-        A message, dispatch or settle line goes through the index pass (``indexing``:
-        only the fields replay and the views keep, decoded natively); anything else,
-        or anything the index pass does not take in full, the plain way."""
+        Runs of message, dispatch and settle lines are taken at once, as a file replay
+        takes them (``block_replay``: the index pass's fields decoded natively, applied as
+        columns); the lines between, and a batch it cannot plan, one at a time."""
+        state = self.state
+        block = self._block
+        if block is None or block.state is not state:
+            block = self._block = BlockPass(state, indexing.FACTS.decode, True)
+        raws, lines = update.raw, update.lines
+        started = state.event_lines  # empty until the session-meta line is applied
+        runs = block.plan(raws, not started, BlockLines().ok)
+        for first, stop, at_once in pieces(runs, len(raws)):
+            if at_once and started and block.apply(first, stop, lines, spans):
+                continue
+            self._apply_lines(raws[first:stop], lines[first:stop], spans[first:stop])
+
+    def _apply_lines(
+        self, raws: Sequence[bytes | memoryview], lines: Sequence[int], spans: Sequence[int]
+    ) -> None:
+        """Apply these lines one at a time: a message, dispatch or settle line through the
+        index pass (``indexing``: only the fields replay and the views keep, decoded
+        natively); anything else, or anything the index pass does not take in full, the
+        plain way."""
         loads = orjson.loads
         state = self.state
         warnings = state.warnings
@@ -101,7 +123,7 @@ class LiveTranscript(UpdateNotes):
         utf8_ok = BlockLines().ok
         keep_refused = self.keep_refused
         started = state.event_lines  # empty until the session-meta line is applied
-        for raw, line, span in zip(update.raw, update.lines, spans, strict=True):
+        for raw, line, span in zip(raws, lines, spans, strict=True):
             try:
                 env = decode(raw)
             except failed:

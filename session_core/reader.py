@@ -12,9 +12,9 @@ from typing import IO, Any, cast
 import orjson
 
 from . import gc_pause, indexing
-from .block_replay import BlockPass
+from .block_replay import BlockPass, pieces
 from .errors import InvalidLineError, ReplayError, TranscriptError
-from .events import SPAN_BITS, SPAN_MAX, LazyPayload, LineSource
+from .events import SPAN_BITS, SPAN_MAX, LineSource
 from .line_warnings import too_deep
 from .replay import ReplayState
 from .utf8 import is_utf8
@@ -306,35 +306,16 @@ def _replay_into(
         loads = orjson.loads
         decode = (indexing.FACTS if facts else indexing.LAZY).decode
         message_fields = indexing.message_fields
-        facts_column = events.facts
         failed = indexing.IndexError_
         utf8_ok = is_utf8
-        entries_append = state.entries.append
-        entry_events_append = state.entry_events.append
-        index = state._index
-        pending_ops = state._pending_ops
-        op_ids = state.op_ids
-        op_ids_append = op_ids.tail.append
-        ops = state.tool_ops
-        dispatched = ops.dispatched
-        dispatches = ops._dispatch  # (its length: the next operation's index)
-        ops.number_now = facts  # (the facts number the calls: found as dispatched)
-        settled = ops.settled
-        settle_index = state._settle_index
-        message_events_append = state.message_events.append
-        lines_append = state.event_lines.append
-        spans_append = events._spans.append
-        message, dispatch, settle = "message", "tool-dispatched", "tool-settled"
-        kinds = events.kinds
-        kinds_append = kinds.codes.append  # (a byte per line: the type's code)
-        code_of = {kind: kinds.code(kind) for kind in (message, dispatch, settle)}
-        ids = events.ids
-        ids_append = ids.tail.append  # (packed at the end of each block)
+        feed_indexed = state.feed_indexed
+        state.tool_ops.number_now = facts  # (the facts number the calls: found as dispatched)
+        message = "message"
+        ids, op_ids = events.ids, state.op_ids  # (packed at the end of each block)
         indexed = indexing.INDEXED
         block = BlockPass(state, decode, facts) if spans else None
-        at = len(events)  # the next line's index in events
-        # Lines applied here take their (empty) facts in one go, before a plain feed
-        # and at the end (events.pad_facts).
+        # Lines taken at once take their (empty) facts in one go, before a line at a
+        # time and at the end (events.pad_facts).
         try:
             offset = skip_bom(fh)  # (the first line starts past one)
             # Each line keeps its \n (JSON's whitespace to both parsers): ``size`` is
@@ -344,16 +325,19 @@ def _replay_into(
                 # between, and a block it cannot plan, one at a time.
                 whole = len(parts)
                 runs = block.plan(parts, not seen) if block and ended and not pending else None
-                for first, stop, at_once in _pieces(runs, whole):
+                if runs is not None:
+                    numbers = range(number + 1, number + whole + 1)
+                    block_spans = block.spans(offset)  # type: ignore[union-attr]
+                for first, stop, at_once in pieces(runs, whole):
                     if at_once and seen:  # (after the file's session-meta line)
                         if pending is not None:
                             raise _mid_file(pending, where)
-                        if block.apply(first, stop, number, offset):  # type: ignore[union-attr]
+                        if block.apply(first, stop, numbers, block_spans):  # type: ignore[union-attr]
                             number += stop - first
                             offset += sum(block.lens[first:stop])  # type: ignore[union-attr]
-                            at += stop - first
                             seen += stop - first
                             continue
+                    events.pad_facts()  # (a line at a time appends its facts, or none)
                     for raw in parts if stop - first == whole else parts[first:stop]:
                         number += 1
                         start = offset
@@ -372,50 +356,19 @@ def _replay_into(
                         if env is not None and seen and env.v == 1:
                             kind = env.type
                             if kind in indexed and (raw.isascii() or utf8_ok(raw)):
-                                eid = env.id
                                 body = env.payload
-                                if kind == message:
-                                    index[eid] = len(state.entries) - state._shift
-                                    sticky = body is not None and (
-                                        bool(body.sticky)
-                                        or bool(body.sysprompt)
-                                        or body.depth is not None
-                                    )
-                                    entries_append((eid, LazyPayload(events, at), sticky, None))
-                                    entry_events_append(at)
-                                    message_events_append(at)
-                                    if facts:
-                                        facts_column.pad(at)
-                                        taken = cast("indexing.FactsBody | None", body)
-                                        facts_column.take_fields(message_fields(taken))
-                                    kind = message
-                                elif kind == dispatch:
-                                    call_id = (body.call_id if body is not None else None) or ""
-                                    pending_ops[eid] = len(dispatches)
-                                    op_ids_append(eid)
-                                    if body is None:
-                                        dispatched(at, call_id, None, None)
-                                    else:
-                                        dispatched(at, call_id, body.run_id, body.tool)
-                                    state.pending_count += 1
-                                    kind = dispatch
-                                else:
-                                    outcome = body.outcome if body is not None else None
-                                    op_id = body.op_id if body is not None else None
-                                    settled(settle_index(op_id, outcome, number), at, outcome)
-                                    del pending_ops[op_id]  # type: ignore[arg-type]
-                                    state.pending_count -= 1
-                                    kind = settle
-                                if spans and 0 < size <= SPAN_MAX:
-                                    spans_append(start << SPAN_BITS | size)
-                                    if events._others is not None:
-                                        events._others.append(None)
-                                else:
-                                    events.keep_line(raw[:size])
-                                kinds_append(code_of[kind])
-                                ids_append(eid)
-                                lines_append(number)
-                                at += 1
+                                feed_indexed(
+                                    env.id,
+                                    kind,
+                                    body,
+                                    number,
+                                    start << SPAN_BITS | size
+                                    if spans and 0 < size <= SPAN_MAX
+                                    else raw[:size],
+                                    message_fields(cast("indexing.FactsBody | None", body))
+                                    if facts and kind == message
+                                    else None,
+                                )
                                 seen += 1
                                 continue
                         raw = raw[:size]
@@ -450,10 +403,7 @@ def _replay_into(
                             )
                         seen += 1
                         span = start << SPAN_BITS | size if spans and size <= SPAN_MAX else 0
-                        events.pad_facts()
                         state.feed(value, number, span or raw)
-                        at += 1
-                        entries_append = state.entries.append  # a compaction made a new list
                 ids.pack()
                 op_ids.pack()
         except OSError as err:
@@ -481,23 +431,6 @@ def _replay_into(
     if not seen:
         raise TranscriptError("is empty; a transcript starts with a session-meta line", path=where)
     return state
-
-
-def _pieces(runs: list[tuple[int, int]] | None, whole: int) -> list[tuple[int, int, bool]]:
-    """A block's lines in order as (first, stop, taken at once): the ``runs`` and the
-    lines between them (all of them one at a time without runs)."""
-    if runs is None:
-        return [(0, whole, False)]
-    pieces = []
-    first = 0
-    for start, stop in runs:
-        if start > first:
-            pieces.append((first, start, False))
-        pieces.append((start, stop, True))
-        first = stop
-    if first < whole:
-        pieces.append((first, whole, False))
-    return pieces
 
 
 def _mid_file(bad: InvalidLineError, where: str) -> InvalidLineError:

@@ -138,14 +138,22 @@ class ToolOps(_Rebuilt):
         self._tools.append(self.tools.number(tool if type(tool) is str else _str(tool)))
 
     def dispatched_many(
-        self, events: list[int], call_ids: list[str], run_ids: list[Any], tools: list[Any]
+        self,
+        events: list[int],
+        call_ids: list[str],
+        run_ids: list[Any],
+        tools: list[Any],
+        numbers: list[int] | None = None,
     ) -> None:
-        """``dispatched`` of each of these in turn, as columns (a block of a replay)."""
+        """``dispatched`` of each of these in turn, as columns (a block of a replay);
+        ``numbers``: their call ids' numbers, where the caller numbered them."""
         n = len(events)
         self._dispatch.extend(events)
         self._settle.extend(_UNSET * n)
         self._outcome.extend(bytes(n))
-        if self.number_now:
+        if numbers is not None:
+            self.call_numbers.extend(numbers)
+        elif self.number_now:
             texts = self.texts
             recent, number = texts.recent, texts.number
             self.call_numbers.extend(
@@ -183,7 +191,7 @@ class ToolOps(_Rebuilt):
         """Operation ``index`` settled by line ``event``, with ``outcome`` (one of
         ``OUTCOMES``: the replay checked it)."""
         self._settle[index] = event
-        self._outcome[index] = OUTCOMES.index(outcome) + 1
+        self._outcome[index] = _OUTCOME_CODES[outcome]  # type: ignore[index]
         self._cache.pop(index, None)
 
     def is_settled(self, index: int) -> bool:

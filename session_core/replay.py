@@ -20,7 +20,7 @@ from .events import REFUSED, Events, LazyPayload
 from .events import payload_of as payload_of  # where the views import it from
 from .facts import payload_fields
 from .indexed import ListLike
-from .indexing import LazyBody
+from .indexing import LazyBody, body_is_sticky
 from .message import Message, message_from_payload, payload_is_sticky
 from .packed_ids import PackedIds
 from .records import OUTCOMES, RunContexts, Sections, ToolOps
@@ -328,10 +328,7 @@ class ReplayState:
         if kind == "message":
             entries = self.entries
             self._index[eid] = len(entries) - self._shift
-            sticky = body is not None and (
-                bool(body.sticky) or bool(body.sysprompt) or body.depth is not None
-            )
-            entries.append((eid, LazyPayload(events, at), sticky, None))
+            entries.append((eid, LazyPayload(events, at), body_is_sticky(body), None))
             self.entry_events.append(at)
             self.message_events.append(at)
             kind = "message"
