@@ -526,7 +526,7 @@ for _name in _LAZY:
 def cut_off(state: ReplayState) -> bool:
     """The file's last message is none a run can end on (``facts.ends_a_run``: a call
     never dispatched, a result or prompt the model never saw): its writer, gone, was cut
-    off there. One rule for the runs, ``check`` and the browser's row."""
+    off there (``cut_off_state``)."""
     from ...facts import ends_a_run
 
     if not state.message_events:
@@ -537,12 +537,19 @@ def cut_off(state: ReplayState) -> bool:
 
 def cut_off_state(state: ReplayState, writer_alive: bool | None) -> OpState | None:
     """How the last run of a file that ends on no answer of the model's (``cut_off``)
-    stands: ``interrupted`` once its writer is gone; ``running`` while no lock says and
-    the file is fresh (``writer_alive`` None: the writer may be at work, its next line
-    the model's answer or a dispatch, as a call's ``not-dispatched-yet``); None where it
-    ends on an answer, or a writer holds the file (its last run runs, whatever it ends
-    on). One rule for the runs and ``check``."""
-    if writer_alive or not cut_off(state):
+    stands (``unanswered_end``)."""
+    return unanswered_end(cut_off(state), writer_alive)
+
+
+def unanswered_end(unanswered: bool, writer_alive: bool | None) -> OpState | None:
+    """How the last run of a file that ends on no answer of the model's (``unanswered``:
+    ``cut_off``, or a browser row's window's ``tallies.V1Window.ends_a_run``) stands:
+    ``interrupted`` once its writer is gone; ``running`` while no lock says and the file
+    is fresh (``writer_alive`` None: the writer may be at work, its next line the model's
+    answer or a dispatch, as a call's ``not-dispatched-yet``); None where it ends on an
+    answer, or a writer holds the file (its last run runs, whatever it ends on). One rule
+    for the runs, ``check`` and the browser's row (``scan.settle_status``)."""
+    if writer_alive or not unanswered:
         return None
     return "interrupted" if writer_alive is False else "running"
 
