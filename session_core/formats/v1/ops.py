@@ -17,7 +17,7 @@ from ...model import (
     ToolOp,
     classify_op,
 )
-from ...tool_ops import OpsSequence, OpState
+from ...tool_ops import OpsSequence, OpState, ask_index
 
 if TYPE_CHECKING:
     from ...records import CodedTexts
@@ -108,6 +108,59 @@ def answered_last(state: ReplayState, writer_alive: bool | None) -> Callable[[in
     return last
 
 
+def answered_ops(
+    state: ReplayState, indices: Iterable[int], answered: Callable[[str], bool]
+) -> set[int]:
+    """Of operations ``indices``, those a tool message answers: an answer belongs to the
+    call of its id asked last before it (``tool_ops.ask_of``, as the exports give it:
+    ``exportdoc_v1``), an operation to the one asked last before its dispatch. An id the
+    model used again is another call: an older operation never answered is not answered
+    by the newer call's answer. ``answered``: whether a tool message answers the call id
+    at all (each caller's own, so most ids are told without a look); only the ids
+    answered are looked for, in one pass over the message lines' facts."""
+    records = state.tool_ops
+    call_id = records.texts.text
+    candidates = {i: call_id(records.call_numbers[i]) for i in indices}
+    candidates = {i: cid for i, cid in candidates.items() if answered(cid)}
+    if not candidates:
+        return set()
+    asks, answers = _asks_and_answers(state, set(candidates.values()))
+    found: set[int] = set()
+    for index, cid in candidates.items():
+        of_id = asks.get(cid, [])
+        if not of_id:  # (no message asks for it: answered by its id)
+            found.add(index)
+            continue
+        own = ask_index(of_id, records.dispatch_event(index))
+        if any(ask_index(of_id, at) == own for at in answers.get(cid, ())):
+            found.add(index)
+    return found
+
+
+def _asks_and_answers(
+    state: ReplayState, wanted: set[str]
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Per call id ``wanted``: the events where a message first asks for it (a message
+    written again asks for the same call), and the events of the tool messages answering
+    it, in order (from the message lines' facts: no line read)."""
+    facts, ids = state.events.facts, state.events.ids
+    texts = state.events.texts
+    numbers = {n: cid for cid in wanted if (n := texts.find(cid)) >= 0}
+    asks: dict[str, list[int]] = {}
+    answers: dict[str, list[int]] = {}
+    askers: set[tuple[str, str]] = set()
+    _answers, at_lines, call_numbers, _names = facts.call_numbers(state.message_events)
+    for at, number in zip(at_lines, call_numbers, strict=True):
+        cid = numbers.get(number)
+        if cid is not None and (cid, mid := ids[at]) not in askers:
+            askers.add((cid, mid))
+            asks.setdefault(cid, []).append(at)
+    for at, _calls, tcid in facts.call_facts(state.message_events):
+        if tcid is not None and tcid in wanted:
+            answers.setdefault(tcid, []).append(at)
+    return asks, answers
+
+
 def undispatched_states(
     state: ReplayState, writer_alive: bool | None
 ) -> Callable[[int, bool], OpState]:
@@ -183,13 +236,15 @@ def pending_states(
     state: ReplayState, writer_alive: bool | None, answered: set[str]
 ) -> Iterator[OpState]:
     """The state of each operation not settled (``check``'s count of the answered ones),
-    as ``replay`` says it: a superseded run's are the writer's gone."""
-    records, superseded = state.tool_ops, superseded_ops(state)
+    as ``replay`` says it: a superseded run's are the writer's gone; ``answered``: the
+    call ids tool messages answer (``answered_ops`` gives each answer its call)."""
+    superseded = superseded_ops(state)
     last = answered_last(state, writer_alive)
-    for index in state.pending_indices():
+    pending = list(state.pending_indices())
+    answered_op = answered_ops(state, pending, answered.__contains__)
+    for index in pending:
         alive = False if superseded(index) else writer_alive
-        call_id = records.texts.text(records.call_numbers[index])
-        yield state_of(None, call_id in answered, alive, last(index))
+        yield state_of(None, index in answered_op, alive, last(index))
 
 
 def state_of(
@@ -244,10 +299,10 @@ class V1Ops(OpsSequence):
         self._answered = model.answered
         self._never_by_call: dict[str, ToolOp] | None = None
         self._unsettled = [*made.values(), *never]
-        state, answered = model.state, model.answered
+        state = model.state
 
-        def settled(index: int) -> ToolOp:  # (settled before the snapshot: it does not move)
-            return V1Op.of(state, index, answered, None, _never_last)
+        def settled(index: int) -> ToolOp:  # (settled before the snapshot: its outcome says)
+            return V1Op.of(state, index, False, None, _never_last)
 
         # (a closure over what it reads, not over ``self``: a dropped snapshot is freed
         # at once, not kept in a cycle while a load has the collector paused)
@@ -349,18 +404,18 @@ class V1Op(ToolOp):
         cls,
         state: ReplayState,
         index: int,
-        answered: set[int],
+        answered: bool,
         writer_alive: bool | None,
         last: Callable[[int], bool],
     ) -> V1Op:
-        """``last``: ``answered_last`` of the state."""
+        """``answered``: a tool message answers it (``answered_ops``); ``last``:
+        ``answered_last`` of the state."""
         records = state.tool_ops
         op = cls.__new__(cls)
         op._state, op._index, op._read = state, index, False
-        number = records.call_numbers[index]
-        op.call_id = records.texts.text(number)
+        op.call_id = records.texts.text(records.call_numbers[index])
         op.run_id = records.run_ids[index]
-        op.state = state_of(records.outcome(index), number in answered, writer_alive, last(index))
+        op.state = state_of(records.outcome(index), answered, writer_alive, last(index))
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
