@@ -23,9 +23,8 @@ Status rules, first match wins:
   (writers that do not lock: not agentgo's, which all do; not a compressed file,
   which none appends to; not a file whose writer this process saw is gone: its lock
   let go, or every process seen with it open exited).
-  A v1 file whose last message is no answer of the model's is live too while its
-  writer may still be at work by the rule every read path has
-  (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``): its last run is running.
+  A v1 file whose last message is no answer of the model's, too, while its writer may
+  be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, a last message that is no answer of the
   model's (cut off), or a crash tail (a malformed final line); agentgo runs without
@@ -77,6 +76,7 @@ from .scan_window import LAST_LINE_MAX, feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
 from .text import prompt_title
 from .times import epoch, seconds_between
+from .tool_ops import OpState
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
 from .writers import LockTable, seen_gone
@@ -134,9 +134,8 @@ class FileSummary:
     cost_partial: bool = False
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     crash_tail: bool = False
-    # v1: its last message is no answer of the model's (``ops.cut_off``); whether it was
-    # cut off or its writer may yet answer is told as of the status (``settle_status``),
-    # to ``reason``, from what the read found open (``left_open``)
+    # v1: its last message is no answer of the model's (``ops.cut_off``): ``reason`` says
+    # how that stands as of the status (``settle_status``) beside what else is open
     unanswered: bool = False
     left_open: str | None = None
     locked: bool | None = None  # a writer holds it: a lock, or open (None: /proc did not say)
@@ -248,11 +247,7 @@ def settle_status(
     summary.locked = table.holds(summary.device, summary.inode)
     if summary.locked:
         table.note(summary.path, summary.device, summary.inode)
-    end = None
-    if summary.unanswered and unread is None:  # (as its runs and ``check`` tell it)
-        alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
-        end = unanswered_end(True, alive)
-        summary.reason = _v1_end_reason(summary, end)
+    end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
     # seen holding the file and gone is gone, however fresh the file)
@@ -424,9 +419,8 @@ def _v1_first_prompt(state: ReplayState) -> str | None:
 
 
 def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: bool) -> None:
-    """What a v1 file's writer left open, as far as the read tells (``reason``, None:
-    nothing), but for how a last message that is no answer of the model's (``unanswered``)
-    stands: ``settle_status`` tells that, by its writer."""
+    """What a v1 file's writer left open (``reason``, None: nothing), but for how a last
+    message that is no answer of the model's stands (``settle_status``: by its writer)."""
     why = []
     if summary.pending:
         ops = "operation" if summary.pending == 1 else "operations"
@@ -438,16 +432,21 @@ def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: b
     summary.unanswered = unanswered
 
 
-UNANSWERED = "its last message is no answer of the model's"
-END_SAID = {"interrupted": "cut off", "running": "its writer may still be at work"}
+END_SAID = {  # (``ops.unanswered_end``)
+    "interrupted": "its last message is no answer of the model's: cut off",
+    "running": "its last message is no answer of the model's: its writer may still be at work",
+}
 
 
-def _v1_end_reason(summary: FileSummary, end: str | None) -> str | None:
-    """The row's reason: what its read found open (``left_open``), led by how its
-    unanswered end stands (``end``: ``ops.unanswered_end``) where no pending operation
-    says it already."""
+def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
+    """How the row's unanswered end stands by its writer as of ``now`` (as its runs and
+    ``check`` tell it: ``ops.unanswered_end``), said in its reason, led by it where no
+    pending operation says it already, beside what its read found open (``left_open``)."""
+    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+    end = unanswered_end(True, alive)
     said = END_SAID.get(end or "") if not summary.pending else None
-    return "; ".join(w for w in (said and f"{UNANSWERED}: {said}", summary.left_open) if w) or None
+    summary.reason = "; ".join(w for w in (said, summary.left_open) if w) or None
+    return end
 
 
 def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:

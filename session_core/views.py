@@ -37,14 +37,9 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     What the shared keys need of every message line (the calls tool messages answered,
     usage) comes from the packed facts, not from an object per message.
     """
+    from .formats.v1.asked import answered_ops
     from .formats.v1.model import NAME
-    from .formats.v1.ops import (
-        answered_last,
-        answered_ops,
-        op_state,
-        superseded_ops,
-        undispatched_calls,
-    )
+    from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_calls
     from .formats.v1.overlays import compactions_of
     from .model import Usage
     from .usage import tally_state

@@ -12,12 +12,12 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
+from .asked import answered_ops
 from .ops import (
     UndispatchedOp,
     V1Op,
     V1Ops,
     answered_last,
-    answered_ops,
     superseded_ops,
     undispatched_states,
 )

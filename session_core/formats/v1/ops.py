@@ -17,7 +17,8 @@ from ...model import (
     ToolOp,
     classify_op,
 )
-from ...tool_ops import OpsSequence, OpState, ask_index
+from ...tool_ops import OpsSequence, OpState
+from .asked import answered_ops
 
 if TYPE_CHECKING:
     from ...records import CodedTexts
@@ -106,59 +107,6 @@ def answered_last(state: ReplayState, writer_alive: bool | None) -> Callable[[in
         return answer > dispatched
 
     return last
-
-
-def answered_ops(
-    state: ReplayState, indices: Iterable[int], answered: Callable[[str], bool]
-) -> set[int]:
-    """Of operations ``indices``, those a tool message answers: an answer belongs to the
-    call of its id asked last before it (``tool_ops.ask_of``, as the exports give it:
-    ``exportdoc_v1``), an operation to the one asked last before its dispatch. An id the
-    model used again is another call: an older operation never answered is not answered
-    by the newer call's answer. ``answered``: whether a tool message answers the call id
-    at all (each caller's own, so most ids are told without a look); only the ids
-    answered are looked for, in one pass over the message lines' facts."""
-    records = state.tool_ops
-    call_id = records.texts.text
-    candidates = {i: call_id(records.call_numbers[i]) for i in indices}
-    candidates = {i: cid for i, cid in candidates.items() if answered(cid)}
-    if not candidates:
-        return set()
-    asks, answers = _asks_and_answers(state, set(candidates.values()))
-    found: set[int] = set()
-    for index, cid in candidates.items():
-        of_id = asks.get(cid, [])
-        if not of_id:  # (no message asks for it: answered by its id)
-            found.add(index)
-            continue
-        own = ask_index(of_id, records.dispatch_event(index))
-        if any(ask_index(of_id, at) == own for at in answers.get(cid, ())):
-            found.add(index)
-    return found
-
-
-def _asks_and_answers(
-    state: ReplayState, wanted: set[str]
-) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    """Per call id ``wanted``: the events where a message first asks for it (a message
-    written again asks for the same call), and the events of the tool messages answering
-    it, in order (from the message lines' facts: no line read)."""
-    facts, ids = state.events.facts, state.events.ids
-    texts = state.events.texts
-    numbers = {n: cid for cid in wanted if (n := texts.find(cid)) >= 0}
-    asks: dict[str, list[int]] = {}
-    answers: dict[str, list[int]] = {}
-    askers: set[tuple[str, str]] = set()
-    _answers, at_lines, call_numbers, _names = facts.call_numbers(state.message_events)
-    for at, number in zip(at_lines, call_numbers, strict=True):
-        cid = numbers.get(number)
-        if cid is not None and (cid, mid := ids[at]) not in askers:
-            askers.add((cid, mid))
-            asks.setdefault(cid, []).append(at)
-    for at, _calls, tcid in facts.call_facts(state.message_events):
-        if tcid is not None and tcid in wanted:
-            answers.setdefault(tcid, []).append(at)
-    return asks, answers
 
 
 def undispatched_states(
