@@ -23,10 +23,12 @@ Status rules, first match wins:
   (writers that do not lock: not agentgo's, which all do; not a compressed file,
   which none appends to; not a file whose writer this process saw is gone: its lock
   let go, or every process seen with it open exited).
+  A v1 file whose last message is no answer of the model's, too, while its writer may
+  be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running).
 * **crashed**: not live, and the writer left work unfinished: v1 tool
-  operations dispatched and never settled, or a crash tail (a malformed final
-  line); agentgo runs without ``run_close``, calls without their terminal
-  event, or an unfinished final line.
+  operations dispatched and never settled, a last message that is no answer of the
+  model's (cut off), or a crash tail (a malformed final line); agentgo runs without
+  ``run_close``, calls without their terminal event, or an unfinished final line.
 * **finished**: everything else.
 
 Bounded reading: a file up to ``budget`` bytes is read whole (v1 through the
@@ -55,7 +57,7 @@ from .compressed import CompressedReadError, is_compressed_file, maybe_decompres
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
 from .formats.v1.line_ends import V1LineEnds
-from .formats.v1.ops import cut_off
+from .formats.v1.ops import cut_off, unanswered_end
 from .indexing import head_record
 from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
@@ -74,6 +76,7 @@ from .scan_window import LAST_LINE_MAX, feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
 from .text import prompt_title
 from .times import epoch, seconds_between
+from .tool_ops import OpState
 from .usage import Usage
 from .usage_totals import Usage as NeutralUsage
 from .writers import LockTable, seen_gone
@@ -131,6 +134,10 @@ class FileSummary:
     cost_partial: bool = False
     pending: int = 0  # v1 tool operations never settled; agentgo gaps
     crash_tail: bool = False
+    # v1: its last message is no answer of the model's (``ops.cut_off``): ``reason`` says
+    # how that stands as of the status (``settle_status``) beside what else is open
+    unanswered: bool = False
+    left_open: str | None = None
     locked: bool | None = None  # a writer holds it: a lock, or open (None: /proc did not say)
     # Where a format links subagents' files, ``tokens`` and ``cost`` hold theirs too:
     with_subagents: str | None = None  # what the row's usage holds, in words
@@ -240,6 +247,7 @@ def settle_status(
     summary.locked = table.holds(summary.device, summary.inode)
     if summary.locked:
         table.note(summary.path, summary.device, summary.inode)
+    end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
     # seen holding the file and gone is gone, however fresh the file)
@@ -249,7 +257,7 @@ def settle_status(
         and not is_compressed_file(summary.path)
         and not (summary.locked is False and _writer_went(summary))
     )
-    if summary.locked or fresh:
+    if summary.locked or fresh or end == "running":
         summary.status = "live"
     elif summary.reason is not None and unread != "ended":
         summary.status = "crashed"
@@ -350,7 +358,7 @@ def v1_summary(read: FileRead) -> None:
     summary.pending = len(counts.open_ops) + len(before - counts.settled_before)
     summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
     scale_usage(summary, counts.usage, scale)
-    summary.reason = _v1_crash_reason(summary, None, counts.ends_a_run)
+    _v1_left_open(summary, None, not counts.ends_a_run)
 
 
 def _v1_whole(summary: FileSummary, where: str) -> None:
@@ -379,7 +387,7 @@ def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
     lower_bounds(summary, usage)
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
     summary.crash_tail = any("crash tail" in w for w in state.warnings)
-    summary.reason = _v1_crash_reason(summary, state, not cut_off(state))
+    _v1_left_open(summary, state, cut_off(state))
 
 
 def lower_bounds(summary: FileSummary, usage: Usage) -> None:
@@ -410,19 +418,35 @@ def _v1_first_prompt(state: ReplayState) -> str | None:
     return None
 
 
-def _v1_crash_reason(summary: FileSummary, state: ReplayState | None, ended: bool) -> str | None:
-    """Why a v1 file whose writer is gone left work open (None: it did not); ``ended``:
-    its last message can end a run (``facts.ends_a_run``)."""
+def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: bool) -> None:
+    """What a v1 file's writer left open (``reason``, None: nothing), but for how a last
+    message that is no answer of the model's stands (``settle_status``: by its writer)."""
     why = []
-    if not ended and not summary.pending:  # (a pending operation says it already)
-        why.append("its last message is no answer of the model's: cut off")
     if summary.pending:
         ops = "operation" if summary.pending == 1 else "operations"
         why.append(f"{summary.pending} tool {ops} never settled")
     if summary.crash_tail:
         line = state.last_line + 1 if state is not None else None
         why.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
-    return "; ".join(why) or None
+    summary.reason = summary.left_open = "; ".join(why) or None
+    summary.unanswered = unanswered
+
+
+END_SAID = {  # (``ops.unanswered_end``)
+    "interrupted": "its last message is no answer of the model's: cut off",
+    "running": "its last message is no answer of the model's: its writer may still be at work",
+}
+
+
+def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
+    """How the row's unanswered end stands by its writer as of ``now`` (as its runs and
+    ``check`` tell it: ``ops.unanswered_end``), said in its reason, led by it where no
+    pending operation says it already, beside what its read found open (``left_open``)."""
+    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+    end = unanswered_end(True, alive)
+    said = END_SAID.get(end or "") if not summary.pending else None
+    summary.reason = "; ".join(w for w in (said, summary.left_open) if w) or None
+    return end
 
 
 def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:

@@ -37,6 +37,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
     What the shared keys need of every message line (the calls tool messages answered,
     usage) comes from the packed facts, not from an object per message.
     """
+    from .formats.v1.asked import answered_ops
     from .formats.v1.model import NAME
     from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_calls
     from .formats.v1.overlays import compactions_of
@@ -60,6 +61,8 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
         dispatched: set[Any] = set()
         superseded = superseded_ops(state)
         last = answered_last(state, writer_alive)
+        # (a settled one's state is its outcome: only the others' answers are looked at)
+        answered_op = answered_ops(state, state.pending_indices(), answered.__contains__)
         for index in range(len(tool_ops)):
             if pending and tool_ops.is_settled(index):
                 continue
@@ -68,8 +71,7 @@ def _replay_parts(state: ReplayState, writer_alive: bool | None) -> Iterator[tup
             alive = writer_alive
             if not tool_ops.is_settled(index) and superseded(index):
                 alive = False
-            cid = op.get("call-id")
-            said = op_state(op, cid in answered, alive, last(index))
+            said = op_state(op, index in answered_op, alive, last(index))
             yield {**op, "state": said}
         if pending:
             return

@@ -14,7 +14,7 @@ import pytest
 import session_core
 import session_core.formats
 from session_core import Message, Session
-from session_core.scan import scan_file
+from session_core.scan import scan_file, settle_status
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": "{}"}}
 
@@ -108,6 +108,49 @@ def test_a_file_its_writer_may_still_write_is_not_cut_off_yet(
     said = v1.check(path)
     assert "cut off: its last message is no answer of the model's" in said, said
     assert "may still be at work" not in said, said
+
+
+@pytest.mark.parametrize(
+    "writes", [_asked, lambda _s: None, _answered], ids=["call-asked", "prompt", "call-answered"]
+)
+def test_the_browser_row_tells_an_unanswered_end_as_check_does(
+    tmp_path: Path, writes: Callable[[Session], None]
+) -> None:
+    """The browser's row judged the end by ``cut_off`` alone and its own 30 seconds: a
+    file written a moment ago, whose writer may still be at work (``check``: "its writer
+    may still be at work", its run running), read "(so far: … cut off)", and crashed, cut
+    off, once 30 seconds old. It tells it by ``ops.cut_off_state`` and the format's
+    ``writer_alive``, as of its status: the same row settled once the file is old is cut
+    off (a row is not read again while its file is unchanged)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        writes(s)
+    v1 = session_core.formats.by_name("transcript-v1")
+    pending = writes is _answered  # (its pending operation says it)
+    said = v1.check(path)
+    assert "its writer may still be at work" in said, said
+    for live_window in (30.0, 0.0):  # (past the browser's own window: two minutes yet)
+        row = scan_file(path, live_window=live_window)
+        assert row.status == "live", (live_window, row)
+        assert "cut off" not in (row.reason or ""), row.reason
+        if not pending:
+            assert row.reason == "its last message is no answer of the model's: " + (
+                "its writer may still be at work"
+            )
+    old = time.time() - 3600  # (its writer, which took no lock, gone)
+    os.utime(path, (old, old))
+    said = v1.check(path)
+    assert "cut off: its last message is no answer of the model's" in said, said
+    read_old = scan_file(path)
+    row.mtime = old  # (the row read fresh, settled again: its file unchanged since)
+    for settled in (read_old, settle_status(row)):
+        assert settled.status == "crashed", settled
+        if pending:
+            assert settled.reason == "1 tool operation never settled", settled.reason
+        else:
+            assert settled.reason == "its last message is no answer of the model's: cut off"
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex"])

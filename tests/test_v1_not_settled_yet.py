@@ -102,3 +102,38 @@ def test_a_call_id_used_again_leaves_the_older_operation_never_settled(tmp_path:
         check = session_core.formats.by_name("transcript-v1").check(path)
         pending = "1 completed, settle never landed; 1 completed, settle not written yet"
         assert f"2 tool operations pending ({pending})" in check, check
+
+
+def test_an_older_call_of_an_id_used_again_takes_no_answer_of_the_newer(tmp_path: Path) -> None:
+    """c1 dispatched and never answered (its writer went on); the model asks for c1 again,
+    and that call is dispatched, answered and settled. The answer is the newer call's (the
+    latest of that id asked before it), as the exports give it: the older operation was
+    never answered, running while its writer may be at work, interrupted once it is gone
+    (a review: matched by call id, it read "completed, settle never landed" in the model,
+    the replay and ``check``, where the export said interrupted)."""
+    path = tmp_path / "t.jsonl"
+    asked = Message(role="assistant", content="", tool_calls=(call("c1", "fs_read", "{}"),))
+    with Session.create(path, meta={}) as s:
+        s.append_message(Message(role="user", content="read a.py"))
+        s.append_message(asked)
+        s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="assistant", content="", tool_calls=asked.tool_calls))
+        newer = s.append_tool_dispatched("c1", "fs_read", {})
+        s.append_message(Message(role="tool", content="the file", tool_call_id="c1"))
+        s.append_tool_settled(newer, "completed")
+        s.append_message(Message(role="assistant", content="read it"))
+    v1 = session_core.formats.by_name("transcript-v1")
+    for mtime, older in ((None, "running"), (IDLE, "interrupted")):
+        if mtime is not None:  # (its writer, which took no lock now, long gone)
+            os.utime(path, (mtime, mtime))
+        states = [op.state for op in open_transcript(path).tool_operations]
+        assert states == [older, "completed"], states
+        rows = [o["state"] for o in replay_any(path)["tool-operations"]]
+        assert rows == [older, "completed"], rows
+        (pending,) = replay_any(path)["pending-tool-operations"]
+        assert pending["state"] == older
+        shown = [line for line in export(path, "md").splitlines() if "| c1 |" in line]
+        assert "never landed" not in shown[0] and "not written yet" not in shown[0], shown
+        check = v1.check(path)
+        assert ", 1 tool operation pending, usage" in check, check
+        assert "settle" not in check, check

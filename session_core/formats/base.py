@@ -196,7 +196,12 @@ class TranscriptFormat(ABC):
     # -- read paths, with defaults over the model ----------------------------------------
 
     def writer_alive(
-        self, path: str | os.PathLike[str], *, held: bool | None = None, saw_lock: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        held: bool | None = None,
+        saw_lock: bool = False,
+        now: float | None = None,
     ) -> bool | None:
         """Is a writer still at work on this file, as far as a reader can tell? The one
         rule of every read path and the viewer (its calls running or interrupted).
@@ -213,7 +218,8 @@ class TranscriptFormat(ABC):
         every process seen with it open for writing has exited has none
         (``writers.holders_gone``; a process that opens it for each write is not gone
         between writes while it runs). Otherwise a compressed file, or one untouched for
-        ``IDLE_SECONDS``, has no writer; a fresher one may (``None``).
+        ``IDLE_SECONDS`` (as of ``now``: a browser row's, ``scan.settle_status``), has no
+        writer; a fresher one may (``None``).
         """
         from ..compressed import file_read, is_compressed_file
         from ..writers import holders_gone, lock_gone, writer_holds_lock
@@ -230,7 +236,7 @@ class TranscriptFormat(ABC):
         if is_compressed_file(path):
             return False
         try:
-            age = time.time() - os.stat(path).st_mtime
+            age = (time.time() if now is None else now) - os.stat(path).st_mtime
         except OSError:
             return None
         return False if age > IDLE_SECONDS else None

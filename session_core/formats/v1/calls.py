@@ -12,6 +12,7 @@ from operator import not_
 from typing import TYPE_CHECKING
 
 from ...model import ToolOp
+from .asked import answered_ops
 from .ops import (
     UndispatchedOp,
     V1Op,
@@ -149,6 +150,11 @@ class V1Calls:
             return True
         return False
 
+    def _id_answered(self, call_id: str) -> bool:
+        """Whether a tool message answers call id ``call_id`` (an operation's not settled
+        at the last snapshot: ``answered`` holds theirs)."""
+        return self.texts.find(call_id) in self.answered
+
     def _is_answered(self, cid: int) -> bool:
         return cid in self.answered or (self.operation_of(cid) >= 0 and self._answer_again(cid))
 
@@ -165,9 +171,10 @@ class V1Calls:
         settled: list[int] = []
         superseded = superseded_ops(state)
         last = answered_last(state, writer_alive)
+        answered = answered_ops(state, self._open, self._id_answered)
         for index in self._open:
             alive = False if superseded(index) else writer_alive
-            made[index] = V1Op.of(state, index, self.answered, alive, last)
+            made[index] = V1Op.of(state, index, index in answered, alive, last)
             (still if not records.is_settled(index) else settled).append(index)
         self._open = still
         self._let_go(settled)

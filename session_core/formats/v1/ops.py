@@ -18,6 +18,7 @@ from ...model import (
     classify_op,
 )
 from ...tool_ops import OpsSequence, OpState
+from .asked import answered_ops
 
 if TYPE_CHECKING:
     from ...records import CodedTexts
@@ -183,13 +184,15 @@ def pending_states(
     state: ReplayState, writer_alive: bool | None, answered: set[str]
 ) -> Iterator[OpState]:
     """The state of each operation not settled (``check``'s count of the answered ones),
-    as ``replay`` says it: a superseded run's are the writer's gone."""
-    records, superseded = state.tool_ops, superseded_ops(state)
+    as ``replay`` says it: a superseded run's are the writer's gone; ``answered``: the
+    call ids tool messages answer (``answered_ops`` gives each answer its call)."""
+    superseded = superseded_ops(state)
     last = answered_last(state, writer_alive)
-    for index in state.pending_indices():
+    pending = list(state.pending_indices())
+    answered_op = answered_ops(state, pending, answered.__contains__)
+    for index in pending:
         alive = False if superseded(index) else writer_alive
-        call_id = records.texts.text(records.call_numbers[index])
-        yield state_of(None, call_id in answered, alive, last(index))
+        yield state_of(None, index in answered_op, alive, last(index))
 
 
 def state_of(
@@ -244,10 +247,10 @@ class V1Ops(OpsSequence):
         self._answered = model.answered
         self._never_by_call: dict[str, ToolOp] | None = None
         self._unsettled = [*made.values(), *never]
-        state, answered = model.state, model.answered
+        state = model.state
 
-        def settled(index: int) -> ToolOp:  # (settled before the snapshot: it does not move)
-            return V1Op.of(state, index, answered, None, _never_last)
+        def settled(index: int) -> ToolOp:  # (settled before the snapshot: its outcome says)
+            return V1Op.of(state, index, False, None, _never_last)
 
         # (a closure over what it reads, not over ``self``: a dropped snapshot is freed
         # at once, not kept in a cycle while a load has the collector paused)
@@ -349,18 +352,18 @@ class V1Op(ToolOp):
         cls,
         state: ReplayState,
         index: int,
-        answered: set[int],
+        answered: bool,
         writer_alive: bool | None,
         last: Callable[[int], bool],
     ) -> V1Op:
-        """``last``: ``answered_last`` of the state."""
+        """``answered``: a tool message answers it (``answered_ops``); ``last``:
+        ``answered_last`` of the state."""
         records = state.tool_ops
         op = cls.__new__(cls)
         op._state, op._index, op._read = state, index, False
-        number = records.call_numbers[index]
-        op.call_id = records.texts.text(number)
+        op.call_id = records.texts.text(records.call_numbers[index])
         op.run_id = records.run_ids[index]
-        op.state = state_of(records.outcome(index), number in answered, writer_alive, last(index))
+        op.state = state_of(records.outcome(index), answered, writer_alive, last(index))
         for name in _FROM_LINES:
             _SLOTS[name].__set__(op, None)
         op.sidechain = False
@@ -526,7 +529,7 @@ for _name in _LAZY:
 def cut_off(state: ReplayState) -> bool:
     """The file's last message is none a run can end on (``facts.ends_a_run``: a call
     never dispatched, a result or prompt the model never saw): its writer, gone, was cut
-    off there. One rule for the runs, ``check`` and the browser's row."""
+    off there (``cut_off_state``)."""
     from ...facts import ends_a_run
 
     if not state.message_events:
@@ -537,12 +540,19 @@ def cut_off(state: ReplayState) -> bool:
 
 def cut_off_state(state: ReplayState, writer_alive: bool | None) -> OpState | None:
     """How the last run of a file that ends on no answer of the model's (``cut_off``)
-    stands: ``interrupted`` once its writer is gone; ``running`` while no lock says and
-    the file is fresh (``writer_alive`` None: the writer may be at work, its next line
-    the model's answer or a dispatch, as a call's ``not-dispatched-yet``); None where it
-    ends on an answer, or a writer holds the file (its last run runs, whatever it ends
-    on). One rule for the runs and ``check``."""
-    if writer_alive or not cut_off(state):
+    stands (``unanswered_end``)."""
+    return unanswered_end(cut_off(state), writer_alive)
+
+
+def unanswered_end(unanswered: bool, writer_alive: bool | None) -> OpState | None:
+    """How the last run of a file that ends on no answer of the model's (``unanswered``:
+    ``cut_off``, or a browser row's window's ``tallies.V1Window.ends_a_run``) stands:
+    ``interrupted`` once its writer is gone; ``running`` while no lock says and the file
+    is fresh (``writer_alive`` None: the writer may be at work, its next line the model's
+    answer or a dispatch, as a call's ``not-dispatched-yet``); None where it ends on an
+    answer, or a writer holds the file (its last run runs, whatever it ends on). One rule
+    for the runs, ``check`` and the browser's row (``scan.settle_status``)."""
+    if writer_alive or not unanswered:
         return None
     return "interrupted" if writer_alive is False else "running"
 
