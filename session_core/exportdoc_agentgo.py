@@ -32,7 +32,7 @@ from .exportdoc import (
 )
 from .formats.agentgo.model import unstarted_state
 from .message_usage import exec_end_usage
-from .model import UNSENT
+from .model import UNSENT, projection_dropped
 from .tool_ops import ask_of, state_label, state_tone
 from .usage import Usage, is_model_call, shown_usage, tally_agentgo
 
@@ -324,9 +324,7 @@ def _conversation(
         dropped_by = folds.dropped.get(position)
         if dropped_by is not None:
             line = agv.records.lines[agv.context_at[dropped_by]]
-            item.marks.append(
-                Mark("warn", f"dropped by the projection at line {line}: not sent next")
-            )
+            item.marks.append(Mark("warn", projection_dropped(f"line {line}")))
         stub = folds.stubs.get(position)
         if stub is not None:
             at = elided.get(f"seq-{m.seq}")

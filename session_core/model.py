@@ -148,6 +148,12 @@ ROLLBACK = "rollback"  # the trigger of a rollback's compaction
 UNSENT = "not sent yet: no model request since"
 
 
+def projection_dropped(where: str) -> str:
+    """What every surface says of a message an agentgo projection dropped, that no
+    request since holds (``where``: the projection's line, as that surface writes one)."""
+    return f"dropped by the projection at {where}: not sent next"
+
+
 @dataclass(slots=True)
 class Compaction:
     """A compaction (what it folded into a summary) or an elision (what it stubbed)."""
@@ -536,6 +542,7 @@ __all__ = [
     "overlay_counts",
     "overlay_kind",
     "packed_tools",
+    "projection_dropped",
     "unsent_overlays",
     "unsettled_ops",
 ]

@@ -278,3 +278,36 @@ def test_a_message_a_projection_dropped_is_sent_again_when_a_later_request_holds
         ("elision", ["seq-5"]),
         ("compaction", ["seq-4", "seq-5"]),
     ]
+
+
+async def test_the_raw_view_says_which_projection_dropped_a_message(tmp_path: Path) -> None:
+    """The raw view marks a message a projection dropped with that projection's line,
+    as the raw export does (it said a plain ``[folded]``); one a later request holds
+    again is sent, unmarked (it stayed ``[folded]``)."""
+    from helpers import screen_lines
+    from model_screen_helpers import opened, until
+
+    first = [
+        *_committed(U1, A1, U2, A2),
+        ("context_projected", {"replaced": 1}),
+        ("model_request", {"messages": [U1, U2, A2]}),
+        *_committed(U3),
+    ]
+    again = [
+        ("context_projected", {"replaced": 0}),
+        ("model_request", {"messages": [U1, A1, U2, A2, U3]}),
+    ]
+    for name, steps, said in (
+        ("dropped", first, "[dropped by the projection at line 9: not sent next]"),
+        ("again", [*first, *again], None),
+    ):
+        path = _session(tmp_path / f"{name}.jsonl", steps)
+        async with opened(path, size=(120, 30)) as (app, pilot, screen):
+            view = screen.conversation
+            await pilot.press("r")
+            await until(pilot, lambda view=view: view.mode == "raw", "the raw view")
+            (row,) = [
+                line for line in screen_lines(app) if "assistant  " in line and "line 6" in line
+            ]
+            assert ("[" in row) == (said is not None), row
+            assert said is None or said in row, row

@@ -23,13 +23,25 @@ from viewer.widgets.folding_lines import FoldingLines
 
 def afresh(compactions: Sequence[Compaction]) -> dict[str, int]:
     """The rule as it was written: every compaction's ids, the last compaction's line
-    winning (an elision's 0 never overrides a line)."""
+    winning (an elision's 0 never overrides a line); not those a projection dropped
+    (``dropped_afresh``)."""
     out: dict[str, int] = {}
     for compaction in compactions:
         line = compaction.line if compaction.kind == "compaction" else 0
         for ident in compaction.folded:
-            out[ident] = line or out.get(ident, 0)
+            if line or ident not in compaction.dropped:
+                out[ident] = line or out.get(ident, 0)
     return out
+
+
+def dropped_afresh(compactions: Sequence[Compaction]) -> dict[str, int]:
+    """Each id an elision dropped (an agentgo projection's), the last one's line winning."""
+    return {
+        ident: compaction.line
+        for compaction in compactions
+        if compaction.kind == "elision"
+        for ident in compaction.dropped
+    }
 
 
 def followed(name: str, path: Path) -> int:
@@ -45,6 +57,7 @@ def followed(name: str, path: Path) -> int:
         live.apply(update)
         compactions = live.transcript(writer_alive=True).compactions
         assert kept.update(compactions) == afresh(compactions), (name, update.lines[-1:])
+        assert kept.dropped == dropped_afresh(compactions), (name, update.lines[-1:])
         checked += bool(compactions)
 
     follow_into(apply, path, 300, fmt.parsed_updates)
@@ -177,3 +190,18 @@ def test_compactions_then_elisions_each_only_grow() -> None:
     assert grown.read == [0, 0, 1, 0, 0, 1, 1]
     fewer = Overlaid(made(1), elisions(4))
     assert kept.update(fewer) == afresh(made(1) + elisions(4))
+
+
+def test_what_a_projection_dropped_is_its_line_apart() -> None:
+    """An id a projection dropped is not an elision's 0 (a later request may hold it
+    again: the raw view then showed it ``[folded]``, sent): ``dropped`` names the line
+    of the last projection that dropped it; a compaction that folds it after has its own."""
+    overlays = [
+        Compaction(id="p1", kind="elision", line=9, folded=["a", "b"], dropped=["a"]),
+        Compaction(id="p2", kind="elision", line=14, folded=["a"], dropped=["a"]),
+        Compaction(id="p3", kind="elision", line=20, folded=["c"], dropped=["c"]),
+        Compaction(id="c1", kind="compaction", line=30, folded=["c"]),
+    ]
+    kept = FoldingLines()
+    assert kept.update(overlays) == afresh(overlays) == {"b": 0, "c": 30}
+    assert kept.dropped == dropped_afresh(overlays) == {"a": 14, "c": 20}

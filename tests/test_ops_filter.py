@@ -402,3 +402,16 @@ async def test_every_count_is_shown_however_narrow_the_dialog(tmp_path: Path, wi
         assert re.search(r"▌ *7  mcp__", shown) and re.search(r"▌ *1,234  sh", shown), shown
         for state in states:  # (the narrower list whole: the tool's cut)
             assert f"11  {STATE_LABELS[state]}" in shown, (state, shown)
+
+
+async def test_the_dialog_pushed_as_the_app_exits_is_no_crash(tmp_path: Path) -> None:
+    """``f`` on the operations and the app told to exit in the same tick (a script):
+    the dialog is mounted with its lists already removed, and drew none (it stopped on
+    ``NoMatches`` in ``on_mount``, the app's exit an exception)."""
+    async with opened(_session(tmp_path)) as (app, pilot, screen):
+        await pilot.press("2")
+        await until(pilot, lambda: screen.ops.table.row_count == 5, "five operations")
+        screen.action_filter()
+        assert isinstance(app.screen, FilterScreen)
+        app.exit()
+    assert app.return_code == 0  # (an exception in a handler: 1, and raised above)

@@ -9,7 +9,9 @@ from typing import Any
 import orjson
 import pytest
 from panes_helpers import IDENTITY, MEMORY, column, fixed_ids, plain_rows, transcript
+from rich.cells import cell_len
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from session_core.following import FollowUpdate
@@ -233,3 +235,24 @@ async def test_a_narrow_screen_keeps_the_run_detail_on_it(transcript: Path, widt
         runs, detail = pane.query_one("#runs"), pane.query_one("#run-detail")
         assert detail.region.right <= width and detail.region.width >= width // 4
         assert runs.region.width <= 81
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35), (60, 30)])
+async def test_the_run_header_cuts_its_values_to_the_detail(
+    transcript: Path, size: tuple[int, int]
+) -> None:
+    """Each header value is cut to what its line leaves: at 80x24 the detail is 39 cells
+    wide and the 64-character digest, cut at 40, wrapped its ``…`` onto a line of its own."""
+    app = runs_app(transcript)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        header = app.query_one("#run-header")
+        width = header.content_size.width
+        strips = header.render_lines(Region(0, 0, header.size.width, header.size.height))
+        lines = ["".join(segment.text for segment in strip).rstrip() for strip in strips]
+        digest = next(line for line in lines if line.startswith("digest "))
+        assert digest.endswith("…") and cell_len(digest) <= width
+        assert digest.removeprefix("digest ").removesuffix("…") in "c3" * 32
+        assert "…" not in [line.strip() for line in lines]
+        assert lines[0].startswith("run 3 of 3: r3")
+        assert any(line.strip().startswith("at 2026-08-10T") for line in lines), lines

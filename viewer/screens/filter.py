@@ -188,6 +188,10 @@ class FilterScreen(ModalScreen[Choice]):
         ]
 
     def on_mount(self) -> None:
+        if not self.is_attached:
+            # The app exits (or the dialog went) in the tick it was pushed: its lists are
+            # removed already, nothing to draw (``_draw`` stopped on ``NoMatches``).
+            return
         self._draw()  # (as followed since it was composed)
         # The first list focused on its first choice: space ticks it at once (nothing
         # was highlighted, so a space did nothing until an arrow key).

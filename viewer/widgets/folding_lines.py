@@ -28,16 +28,20 @@ def _key(compaction: Compaction) -> Key:
 
 class FoldingLines:
     """Item id → the line of the (last) compaction that folded it; 0: an elision stubbed
-    it, or a compaction not from a line.
+    it, or a compaction not from a line. ``dropped``: item id → the line of the (last)
+    agentgo projection that dropped it (an elision's ``dropped``, not in ``by_id``: a
+    later request may hold it again, and the item's own ``folded`` mark says whether
+    none has).
 
     Compactions come in file order, or (a sequence that says its ``kind_counts``: v1's)
     its compactions, then its elisions: two stretches, each of which only grows. (An
     elision's 0 never overrides a line, so the two can be read in either order.)"""
 
-    __slots__ = ("_last", "_read", "by_id")
+    __slots__ = ("_last", "_read", "by_id", "dropped")
 
     def __init__(self) -> None:
         self.by_id: dict[str, int] = {}
+        self.dropped: dict[str, int] = {}
         self._read: list[int] = []  # each stretch's compactions read into ``by_id``
         self._last: list[Key | None] = []  # the last of them
 
@@ -63,15 +67,18 @@ class FoldingLines:
                 if line:
                     by_id.update(dict.fromkeys(compaction.folded, line))
                 else:
+                    dropped = set(compaction.dropped) if compaction.dropped else ()
+                    self.dropped.update(dict.fromkeys(dropped, compaction.line))
                     for ident in compaction.folded:
-                        by_id.setdefault(ident, 0)
+                        if ident not in dropped:
+                            by_id.setdefault(ident, 0)
                 if at == stop - 1:
                     self._last[k] = _key(compaction)
             self._read[k] = stop - start
         return by_id
 
     def clear(self) -> None:
-        self.by_id = {}
+        self.by_id, self.dropped = {}, {}
         self._read, self._last = [], []
 
 

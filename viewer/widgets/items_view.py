@@ -30,6 +30,7 @@ from session_core.model import (
     ToolOp,
     Transcript,
     ops_by_call,
+    projection_dropped,
 )
 from session_core.search import args_preview, call_arguments, item_search_text
 from session_core.text import cost_text, count
@@ -134,6 +135,7 @@ class ItemsView(ItemFilter, ItemSearch):
         # In the raw view: each item a compaction folded, and the line of that compaction
         # (0: folded by an elision, or a compaction not from a line).
         self.folded_by: dict[str, int] = {}
+        self.dropped_by: dict[str, int] = {}  # each item a projection dropped: its line
         self._folding = FoldingLines()  # (kept across snapshots: only new ones are read)
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
@@ -162,8 +164,9 @@ class ItemsView(ItemFilter, ItemSearch):
             self._folding.clear()
         if self.mode == "raw":
             self.folded_by = self._folding.update(transcript.compactions)
+            self.dropped_by = self._folding.dropped
         else:
-            self.folded_by = {}
+            self.folded_by, self.dropped_by = {}, {}
         self._expanded_heights.clear()
         self.reload(keep_key=keep, to_end=to_end)
         # (no more than are below the cursor: a compaction shortens the replayed view)
@@ -384,8 +387,11 @@ class ItemsView(ItemFilter, ItemSearch):
         if item.sticky and "sticky" not in marks:
             marks.append("sticky")
         by = self.folded_by.get(item.id)
+        dropped = self.dropped_by.get(item.id)
+        if dropped and not by and FOLDED in marks:  # (not sent next: which projection's)
+            marks[marks.index(FOLDED)] = projection_dropped(f"line {dropped:,}")
         # (an item whose own mark says why it is not sent, rolled back, keeps it alone)
-        if by is not None and not any(m in marks for m in NOT_SENT_MARKS if m != FOLDED):
+        elif by is not None and not any(m in marks for m in NOT_SENT_MARKS if m != FOLDED):
             if by:  # which compaction folded it: its summary is that line's item
                 marks = [mark for mark in marks if mark != FOLDED]
                 marks.append(f"folded by the compaction at line {by:,}")

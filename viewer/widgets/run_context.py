@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Literal
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
@@ -31,6 +33,7 @@ from session_core.text import count
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
 from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
+from .width_static import WidthStatic
 
 SectionStatus = Literal["new", "changed", "same", "removed", "first"]
 FOLD_LINES = 3
@@ -350,7 +353,7 @@ class RunContextPane(Horizontal, FocusPane):
     def compose(self) -> ComposeResult:
         yield FittedTable(RUN_COLUMNS, self._row_cells, RUNS_FIT, id="runs")
         with Vertical(id="run-detail"):
-            yield Static(
+            yield WidthStatic(
                 Text("No run context in this transcript yet.", style="dim"), id="run-header"
             )
             yield FittedTable(_fact_columns([]), self._fact_cells, FACTS_FIT, id="run-facts")
@@ -469,7 +472,7 @@ class RunContextPane(Horizontal, FocusPane):
         runs = state.run_contexts
         run = runs[index]
         previous = runs[index - 1] if index > 0 else None
-        self.query_one("#run-header", Static).update(self._header(index, run, previous))
+        self.query_one("#run-header", WidthStatic).show(partial(self._header, index, run, previous))
         self._fill_facts(run, previous)
         container = self.query_one("#run-sections", VerticalScroll)
         container.remove_children()
@@ -484,20 +487,29 @@ class RunContextPane(Horizontal, FocusPane):
         else:
             container.mount(Static(Text("(no sections)", style="dim")))
 
-    def _header(self, index: int, run: dict[str, Any], previous: dict[str, Any] | None) -> Text:
+    def _header(
+        self, index: int, run: dict[str, Any], previous: dict[str, Any] | None, width: int
+    ) -> Text:
+        """The run's header for ``width`` cells: each value cut to what its line leaves, so
+        a cut value's ``…`` never wraps onto a line of its own (at 80 columns the detail
+        is 39 cells wide)."""
         label = _component_style(self, "run-context--label")
         total = len(self._state.run_contexts) if self._state else 0
         out = Text(end="")
-        out.append(f"run {index + 1} of {total}: ", label)
-        out.append(one_line(run.get("run-id"), 40))
-        out.append("   at ", label)
-        out.append(one_line(run.get("ts"), 40))
+        title = f"run {index + 1} of {total}: "
+        run_id = one_line_middle(run.get("run-id"), min(40, width - cell_len(title)))
+        out.append(title, label)
+        out.append(run_id)
+        when = one_line(run.get("ts"), 40)
+        apart = cell_len(f"{title}{run_id}   at {when}") > width  # the time on its own line
+        out.append("\nat " if apart else "   at ", label)
+        out.append(one_line(run.get("ts"), min(40, width - 3)) if apart else when)
         out.append("\n")
         out.append("line id ", label)  # (the id of the line that holds it)
-        out.append(one_line(run.get("id"), 60))
+        out.append(one_line(run.get("id"), min(60, width - 8)))
         out.append("\n")
         out.append("digest ", label)
-        out.append(one_line(run.get("digest"), 40))
+        out.append(one_line(run.get("digest"), min(40, width - 7)))
         out.append("\n")
         if previous is None:
             out.append("the first run-context line of this transcript", "dim")
@@ -508,7 +520,8 @@ class RunContextPane(Horizontal, FocusPane):
                 for status in ("new", "changed", "removed", "same")
             }
             out.append("vs previous run ", label)
-            out.append(one_line(previous.get("run-id"), 30))
+            # (cut to what the line leaves after its label; the counts wrap as words)
+            out.append(one_line_middle(previous.get("run-id"), min(30, width - 17)))
             out.append(": ")
             first = True
             for status in ("changed", "new", "removed", "same"):
