@@ -302,15 +302,20 @@ def _conversation(
                 )
             yield item
         return
-    # A message's id -> the line of the event that folded it, and of the one that stubbed
-    # it (an aged result a later compaction folds has both).
+    # A message's id -> the line of the event that folded it, and of the last one that
+    # stubbed it (an aged result a later compaction folds has both; one a projection
+    # dropped is sent no stub, unless a later one sends it again as one).
     folded: dict[str, int] = {}
     elided: dict[str, int] = {}
     for event, (_seq, _run, kind, _data) in enumerate(agv.context_events):
         line = agv.records.lines[agv.context_at[event]]
-        by_event = folded if kind == "context_compacted" else elided
-        for ident in folds.of(event):
-            by_event.setdefault(ident, line)
+        if kind == "context_compacted":
+            for ident in folds.of(event):
+                folded.setdefault(ident, line)
+            continue
+        for ident, stub in zip(folds.of(event), folds.sent_as(event), strict=True):
+            if stub is not None:
+                elided[ident] = line
     for position, m in enumerate(messages):
         item = _message(agv, m, paired, results)
         fold = folded.get(f"seq-{m.seq}")

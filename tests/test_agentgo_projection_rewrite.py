@@ -311,3 +311,107 @@ async def test_the_raw_view_says_which_projection_dropped_a_message(tmp_path: Pa
             ]
             assert ("[" in row) == (said is not None), row
             assert said is None or said in row, row
+
+
+A1_STUB = text("assistant", "[answer elided]")
+_DROP_A1 = [("context_projected", {"replaced": 1}), ("model_request", {"messages": [U1, U2, A2]})]
+_STUB_A1 = [
+    ("context_projected", {"replaced": 1}),
+    ("model_request", {"messages": [U1, A1_STUB, U2, A2]}),
+]
+
+
+def _tab_elisions(path: Path) -> dict[str, list[str]]:
+    """The Diff tab's rows under each elision's ``◆`` row, by that row."""
+    out: dict[str, list[str]] = {}
+    rows: list[str] = []
+    for _style, row in ModelDiff(open_transcript(path)):
+        if row.startswith("◆"):
+            rows = out.setdefault(row, [])
+        elif row.strip():
+            rows.append(row.strip())
+    return out
+
+
+def test_a_message_dropped_then_sent_again_as_a_stub_is_a_stub(tmp_path: Path) -> None:
+    """A1 dropped by one projection, then sent as a stub by the next: it is a stub on
+    every surface, and each elision's rows in the Diff tab say what that elision sent.
+    (The tab said ``sent: nothing (dropped)`` under the second elision too, the raw
+    export that it was stubbed at the line of the projection that dropped it.)"""
+    path = _session(
+        tmp_path / "ds.jsonl",
+        [
+            *_committed(U1, A1, U2, A2),
+            *_DROP_A1,
+            *_committed(U3),
+            ("context_projected", {"replaced": 1}),
+            ("model_request", {"messages": [U1, A1_STUB, U2, A2, U3]}),
+        ],
+    )
+    assert _conversation(path)[1] == ("assistant", "first answer", ["elided"], "[answer elided]")
+    t = open_transcript(path)
+    assert [(m.id, m.marks, m.stub) for m in t.raw if m.marks] == [
+        ("seq-5", ["elided"], "[answer elided]")
+    ]
+    assert [(list(c.folded), list(c.dropped)) for c in t.compactions] == [
+        (["seq-5"], ["seq-5"]),
+        (["seq-5"], []),
+    ]
+    assert _signs(path)[1] == "~ first answer"
+    assert _tab_elisions(path) == {
+        "◆ elision at line 9": [
+            "stubbed: 0 items, dropped (not sent): 1 item",
+            "− line 6 assistant: first answer",
+            "sent: nothing (dropped)",
+        ],
+        "◆ elision at line 12": [
+            "stubbed: 1 item",
+            "− line 6 assistant: first answer",
+            "sent: [answer elided]",
+        ],
+    }
+    raw = export(path, "md", "raw")
+    assert "elided at line 12: the model is sent a stub" in raw
+    assert "dropped by the projection" not in raw and "at line 9:" not in raw
+
+
+def test_a_message_stubbed_then_dropped_is_dropped(tmp_path: Path) -> None:
+    """A1 sent as a stub by one projection, then dropped by the next: it is dropped on
+    every surface, its stub gone with it, while the Diff tab's first elision still says
+    the stub it sent; a third projection that sends it as a stub again names it again.
+    (The raw view marked it folded and elided, the raw export said it was both dropped
+    and sent a stub, the tab said the first elision sent nothing.)"""
+    steps = [*_committed(U1, A1, U2, A2), *_STUB_A1, *_committed(U3)]
+    dropped = [
+        ("context_projected", {"replaced": 1}),
+        ("model_request", {"messages": [U1, U2, A2, U3]}),
+    ]
+    path = _session(tmp_path / "sd.jsonl", [*steps, *dropped])
+    assert "first answer" not in [m[1] for m in _conversation(path)]
+    t = open_transcript(path)
+    assert [(m.id, m.marks, m.stub) for m in t.raw if m.marks] == [("seq-5", ["folded"], None)]
+    assert _signs(path)[1] == "- first answer"
+    assert _tab_elisions(path) == {
+        "◆ elision at line 9": [
+            "stubbed: 1 item",
+            "− line 6 assistant: first answer",
+            "sent: [answer elided]",
+        ],
+        "◆ elision at line 12": [
+            "stubbed: 0 items, dropped (not sent): 1 item",
+            "− line 6 assistant: first answer",
+            "sent: nothing (dropped)",
+        ],
+    }
+    raw = export(path, "md", "raw")
+    assert "dropped by the projection at line 12: not sent next" in raw
+    assert "elided at line" not in raw and "is sent a stub" not in raw
+    again = [
+        ("context_projected", {"replaced": 1}),
+        ("model_request", {"messages": [U1, text("assistant", "[gone]"), U2, A2, U3]}),
+    ]
+    path = _session(tmp_path / "sds.jsonl", [*steps, *dropped, *again])
+    t = open_transcript(path)
+    assert [(m.id, m.marks, m.stub) for m in t.raw if m.marks] == [("seq-5", ["elided"], "[gone]")]
+    assert [list(c.folded) for c in t.compactions] == [["seq-5"]] * 3
+    assert _tab_elisions(path)["◆ elision at line 14"][-1] == "sent: [gone]"

@@ -233,7 +233,10 @@ class ContextFolds:
 
     A projection changes what is sent, not the conversation: a message it dropped is
     not sent next (``dropped``), but stays in its place for the events after it, whose
-    requests may hold it again (a compaction's folded messages are gone for good).
+    requests may hold it again (a compaction's folded messages are gone for good). Each
+    message is what the last projection to change it made it: dropped, it has no stub
+    (``stubs``); sent as a stub again, it is no longer dropped. What each projection sent
+    in its place is its own (``sent_as``), whatever a later one sends.
 
     Each committed message is read once, kept as its key's hash (and its call id); an
     event looks only at the messages still sent after the events before it, so a long
@@ -257,6 +260,9 @@ class ContextFolds:
         # -> the event that dropped it (not sent next, unlike a compaction's still live).
         self.dropped: dict[int, int] = {}
         self._found_dropped: list[list[str]] = []  # each event's ids it dropped of them
+        # ... and what a projection sent in place of each of its ids (``_found``'s): its
+        # stub then, None for one it dropped (a later event may send another, or none)
+        self._found_sent: list[list[str | None]] = []
 
     def _take(self, upto: int) -> None:
         """Read the committed messages up to ``upto`` (their keys, hashed)."""
@@ -279,6 +285,12 @@ class ContextFolds:
         """Of an event's ids (``of``), those it dropped: a projection's not sent at all."""
         self.of(event)
         return self._found_dropped[event] if event < len(self._found_dropped) else []
+
+    def sent_as(self, event: int) -> list[str | None]:
+        """What a projection sent in place of each of its ids (``of``): the stub it sent
+        then, None for one it dropped; a compaction's, none."""
+        self.of(event)
+        return self._found_sent[event] if event < len(self._found_sent) else []
 
     @property
     def found(self) -> int:
@@ -371,8 +383,12 @@ class ContextFolds:
             self.dropped.update(dict.fromkeys(gone, event))
             chosen = sorted([*(p for p in stubbed if p not in self._stubbed), *gone])
             self._stubbed.update(stubbed)
+            for position in gone:  # (sent no stub now: one sent again later is named again)
+                self.stubs.pop(position, None)
+                self._stubbed.discard(position)
         self._next = stop
         self._found.append([f"seq-{messages[p].seq}" for p in chosen])
+        self._found_sent.append([] if compacted else [self.stubs.get(p) for p in chosen])
         self._found_dropped.append([f"seq-{messages[p].seq}" for p in gone])
         return True
 
@@ -400,6 +416,21 @@ class _Folded(Sequence[str]):
         return iter(self._ids_of(self._event))
 
 
+class _Elided(_Folded):
+    """A projection's ids (``ContextFolds.of``), each with what that projection sent in
+    its place (``stub_at``, the Diff tab's ``sent:``: a later event may send another
+    stub, or none)."""
+
+    def __init__(self, folds: ContextFolds, event: int) -> None:
+        super().__init__(folds.of, event)
+        self._sent_as = folds.sent_as
+
+    def stub_at(self, at: int) -> str | None:
+        """The stub sent in place of id ``at``; None: nothing (it was dropped)."""
+        sent = self._sent_as(self._event)
+        return sent[at] if 0 <= at < len(sent) else None
+
+
 def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compaction]:
     """Each context event as the neutral model has them: ``context_compacted`` a
     compaction, ``context_projected`` an elision (observation aging), whose ``folded``
@@ -409,6 +440,7 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
     unsent = unsent_events(view)
     for event, (seq, _run, kind, data) in enumerate(view.context_events):
         at = view.context_at[event]
+        projected = kind == "context_projected"
         summary, before, after = (
             data.get("summary"),
             data.get("tokens_before"),
@@ -417,11 +449,11 @@ def context_compactions(view: AgentGoView, folds: ContextFolds) -> list[Compacti
         out.append(
             Compaction(
                 id=f"seq-{seq}",
-                kind="compaction" if kind == "context_compacted" else "elision",
+                kind="elision" if projected else "compaction",
                 line=records.lines[at],
                 summary=summary if isinstance(summary, str) else "",
-                folded=_Folded(folds.of, event),
-                dropped=_Folded(folds.dropped_of, event) if kind == "context_projected" else (),
+                folded=_Elided(folds, event) if projected else _Folded(folds.of, event),
+                dropped=_Folded(folds.dropped_of, event) if projected else (),
                 tokens_before=before if type(before) is int else None,
                 tokens_after=after if type(after) is int else None,
                 unsent=event in unsent,

@@ -57,7 +57,9 @@ class ModelDiff(Sequence[Entry]):
         # when a search asks (an item sent on no line's: ``row_text``)
         self._whole: dict[int, str | Callable[[], str]] = {}
         self.sections: list[int] = []  # each compaction's "◆" row (``n`` / ``p``)
-        self._dropped: set[str] = set()  # the ids an elision dropped: no stub, not sent
+        # An elision's ids run (its first row) -> the ids that elision dropped: it sent
+        # nothing in their place (another may stub them: each row says its own)
+        self._dropped: dict[int, frozenset[str]] = {}
         self._n = 0
         raw, sent = transcript.raw, transcript.messages
         compactions = transcript.compactions
@@ -116,11 +118,12 @@ class ModelDiff(Sequence[Entry]):
                 said = f"{verb}: {count(len(compaction.folded) - dropped, 'item')}"
                 if dropped:
                     said += f", dropped (not sent): {count(dropped, 'item')}"
-                    self._dropped.update(compaction.dropped)
                 rows.append(("bold red", said))
             self.sections.append(self._n + 1)
             self._folded_of[self._n] = compaction.folded
             self._text(rows, compaction.line)
+            if compaction.dropped and not compaction.unsent:
+                self._dropped[self._n] = frozenset(compaction.dropped)
             self._ids(compaction.folded, limit, "red", "−", 2 if kind == "elision" else 1)
             mine = made.get(id(compaction))
             # (what it sends that no line holds is listed once, below, with its place)
@@ -175,7 +178,7 @@ class ModelDiff(Sequence[Entry]):
         first, ids, _shown, style, sign, per = run
         at, row = divmod(index - first, per)
         if row:
-            return self._sent_entry(ids, at)
+            return self._sent_entry(first, ids, at)
         return self._item_entry(style, sign, ids, at)
 
     def row_text(self, index: int) -> str:
@@ -195,7 +198,7 @@ class ModelDiff(Sequence[Entry]):
         first, ids, _shown, style, sign, per = run
         at, row = divmod(index - first, per)
         if row:
-            return self._sent_entry(ids, at, None)[1]
+            return self._sent_entry(first, ids, at, None)[1]
         return self._item_entry(style, sign, ids, at, None)[1]
 
     def raw_index(self, index: int) -> int | None:
@@ -244,14 +247,21 @@ class ModelDiff(Sequence[Entry]):
         where = f"line {line:,} " if line else ""
         return (style, f"  {sign} {where}(an item a rewrite made there, not sent next)")
 
-    def _sent_entry(self, ids: Sequence[str], at: int, width: int | None = PREVIEW) -> Entry:
-        """What the model is sent in place of an elided item (its stub: a Claude Code
-        line's every result, those the elision did not name as written), cut to
-        ``width`` (None: whole)."""
-        if ids[at] in self._dropped:
+    def _sent_entry(
+        self, first: int, ids: Sequence[str], at: int, width: int | None = PREVIEW
+    ) -> Entry:
+        """What the elision whose ids run starts at row ``first`` sent in place of an
+        item: nothing where it dropped it, else its stub (that elision's own, where its
+        ids know it: agentgo's; else the item's, a Claude Code line's every result, those
+        the elision did not name as written), cut to ``width`` (None: whole)."""
+        if ids[at] in self._dropped.get(first, ()):
             return ("dim", "      sent: nothing (dropped)")
-        item = self._item(ids[at], ids, at)
-        stub = None if item is None else item.stub
+        stub_at = getattr(ids, "stub_at", None)
+        if stub_at is not None:
+            stub = stub_at(at)
+        else:
+            item = self._item(ids[at], ids, at)
+            stub = None if item is None else item.stub
         said = "not known" if stub is None else _preview(stub, width)
         return ("dim", f"      sent: {said}")
 
