@@ -56,25 +56,17 @@ from typing import IO, Any, Literal
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
-from .formats.v1.line_ends import V1LineEnds
-from .formats.v1.ops import cut_off, unanswered_end
+from .formats.v1.ops import unanswered_end
 from .indexing import head_record
-from .item_ends import LAST_LOOK, last_stamp
-from .message_usage import counts_as_turn, v1_usage
 from .reader import (
     NotAFileError,
     bom_length,
     cannot_read,
     is_blank,
-    line_is_whole,
     missing_file,
     open_regular,
-    replay_file,
 )
-from .replay import ReplayState, payload_of
-from .scan_window import LAST_LINE_MAX, feed_window, tail_window
-from .tallies import V1Window, open_before, text_or_none
-from .text import prompt_title
+from .scan_window import LAST_LINE_MAX
 from .times import epoch, seconds_between
 from .tool_ops import OpState
 from .usage import Usage
@@ -334,102 +326,11 @@ def _head_records(head: bytes) -> Iterator[Any]:
             yield head_record(raw)
 
 
-# -- v1 ------------------------------------------------------------------------------
-
-
-def v1_summary(read: FileRead) -> None:
-    """A transcript-v1 file's row: replayed whole when small, else head and tail window."""
-    summary, fh, first = read.summary, read.fh, read.first
-    summary.started = text_or_none(first.get("ts"))
-    _v1_meta(summary, payload_of(first))  # shown even when the rest turns out damaged
-    if summary.size <= read.budget:
-        _v1_whole(summary, summary.path)
-        return
-    tail, scale = tail_window(summary, fh, read.window)
-    counts = V1Window(summary.path)
-    feed_window(tail, counts.feed)
-    summary.last_ts = counts.last_time
-    summary.messages = round(counts.messages * scale)
-    summary.tool_calls = round(counts.calls * scale)
-    # Whether an operation dispatched before the window is still open the window cannot
-    # tell (settled in it or not at all: the row said "finished" where ``check`` said
-    # pending), so the lines before it that name an operation are read for those open.
-    before = open_before(fh, summary.size - len(tail))
-    summary.pending = len(counts.open_ops) + len(before - counts.settled_before)
-    summary.crash_tail = bool(tail) and not line_is_whole(tail.rstrip(b"\n").rsplit(b"\n")[-1])
-    scale_usage(summary, counts.usage, scale)
-    _v1_left_open(summary, None, not counts.ends_a_run)
-
-
-def _v1_whole(summary: FileSummary, where: str) -> None:
-    """The same read-only replay ``tailscope replay`` does: damage raises, a crash tail warns."""
-    v1_replayed(summary, replay_file(where, tolerate_tail=True))
-
-
-def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
-    """A v1 row from its replay: a whole read's, or one kept live (``scan_live``)."""
-    _v1_meta(summary, state.meta)
-    events = state.events
-    summary.started = text_or_none(events[0].get("ts"))
-    # (as ``Transcript.last_time`` says it: the last line may have none)
-    summary.last_ts = last_stamp(V1LineEnds(state, len(state.event_lines)), LAST_LOOK)
-    usage = Usage()
-    calls = 0
-    for position in state.message_events:
-        payload = payload_of(events[position])
-        tool_calls = payload.get("tool-calls")
-        calls += len(tool_calls) if isinstance(tool_calls, list) else 0
-        if counts_as_turn(payload):
-            usage.add(v1_usage(payload))
-    summary.messages, summary.tool_calls = state.message_count, calls
-    summary.title = summary.title or _v1_first_prompt(state)
-    summary.tokens, summary.cost = usage.total, usage.cost
-    lower_bounds(summary, usage)
-    summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
-    summary.crash_tail = any("crash tail" in w for w in state.warnings)
-    _v1_left_open(summary, state, cut_off(state))
-
-
 def lower_bounds(summary: FileSummary, usage: Usage) -> None:
     """Whether a tally's totals leave responses out (a ``≥`` in the row), as the neutral
     model says it of every format (``usage_totals.Usage``)."""
     said = NeutralUsage.of_totals(usage)
     summary.tokens_partial, summary.cost_partial = said.tokens_partial, said.cost_partial
-
-
-def _v1_meta(summary: FileSummary, meta: Any) -> None:
-    if isinstance(meta, dict):
-        summary.agent, summary.model = (
-            text_or_none(meta.get("agent")),
-            text_or_none(meta.get("model")),
-        )
-        title = text_or_none(meta.get("title"))
-        summary.title = prompt_title(title) if title else None
-
-
-def _v1_first_prompt(state: ReplayState) -> str | None:
-    """The first user message's text (a row's title where the meta names none)."""
-    events = state.events
-    for position in state.message_events:
-        payload = payload_of(events[position])
-        content = payload.get("content")
-        if payload.get("role") == "user" and isinstance(content, str) and content.strip():
-            return prompt_title(content)
-    return None
-
-
-def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: bool) -> None:
-    """What a v1 file's writer left open (``reason``, None: nothing), but for how a last
-    message that is no answer of the model's stands (``settle_status``: by its writer)."""
-    why = []
-    if summary.pending:
-        ops = "operation" if summary.pending == 1 else "operations"
-        why.append(f"{summary.pending} tool {ops} never settled")
-    if summary.crash_tail:
-        line = state.last_line + 1 if state is not None else None
-        why.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
-    summary.reason = summary.left_open = "; ".join(why) or None
-    summary.unanswered = unanswered
 
 
 END_SAID = {  # (``ops.unanswered_end``)

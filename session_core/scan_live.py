@@ -84,7 +84,7 @@ class V1Fold:
         self.replay.apply(update)
 
     def fill(self, summary: FileSummary) -> None:
-        from .scan import v1_replayed
+        from .scan_v1 import v1_replayed
 
         state = self.replay.state
         if state.warnings or not state.event_lines:

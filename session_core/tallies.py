@@ -136,7 +136,7 @@ def open_ops_before(
     that name a dispatch or a settle are found by their bytes and parsed alone, every
     other line is passed over unread (a line that does not parse is passed over too:
     damage before a window is not looked for). A big file's row reads this before every
-    tail window (``scan.v1_summary``): a block is searched where it was read, not copied."""
+    tail window (``scan_v1.v1_summary``): a block is searched where it was read, not copied."""
     fh.seek(start)
     pieces: list[bytes] = []  # a line begun in earlier blocks (joined once, when it ends)
     read = start

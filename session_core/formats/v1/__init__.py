@@ -214,9 +214,9 @@ class V1Format(TranscriptFormat):
         return render_diff(self._state(path), os.fspath(path))
 
     def summarise_file(self, read: FileRead) -> None:
-        from ... import scan
+        from ... import scan_v1
 
-        scan.v1_summary(read)
+        scan_v1.v1_summary(read)
 
     def row_fold(self, path: str) -> RowFold:
         from ...scan_live import V1Fold
