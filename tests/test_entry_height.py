@@ -23,6 +23,7 @@ TEXTS = st.one_of(st.text(max_size=400), st.lists(PIECES, max_size=60).map("".jo
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS, width=st.integers(1, 200))
 @example(text="\u200d\u2e80", width=1)  # (measured 0 cells whole, 2 chopped: kept whole)
+@example(text="\u200d\u200d000 \u200d\u200d000", width=2)
 def test_the_height_is_the_wrapped_lines_count(text: str, width: int) -> None:
     assert entry_height(("", text), width) == len(wrap(text, width))
 
@@ -54,6 +55,7 @@ def test_prose_wraps_between_words() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(TEXTS, st.integers(min_value=4, max_value=120))
+@example("\u200d\u200d000", 4)  # (rich 15: chop_cells kept it one piece of 3 cells)
 def test_prose_wrapped_fits_its_width(text: str, width: int) -> None:
     """(From 4 cells: a line of 2, after the indent, holds any character.)"""
     from rich.cells import cell_len

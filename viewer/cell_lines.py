@@ -15,7 +15,7 @@ import re
 from functools import cache, lru_cache
 
 from rich._unicode_data import load as load_cell_table
-from rich.cells import get_character_cell_size
+from rich.cells import cell_len, chop_cells, get_character_cell_size
 
 _WIDE_START = "\x00"  # a wide character's two cells: a line holding either character
 _WIDE_REST = "\x01"  # is never counted here (both are zero-width in rich's table)
@@ -46,7 +46,7 @@ def _line_of(room: int) -> re.Pattern[str]:
 
 
 def chopped_count(line: str, room: int) -> int | None:
-    """``len(chop_cells(line, room))``, or None where that needs ``chop_cells`` itself
+    """``len(chop(line, room))``, or None where that needs ``chop`` itself
     (a zero-width character, which joins the one before, or a room under two cells)."""
     if room < 2:
         return None
@@ -65,4 +65,25 @@ def chopped_count(line: str, room: int) -> int | None:
     return len(_line_of(room).findall(cells))
 
 
-__all__ = ["chopped_count"]
+def chop(line: str, room: int) -> list[str]:
+    """``line`` cut into pieces of at most ``room`` cells as ``cell_len`` measures them
+    (a piece of one character wider than ``room`` alone): rich's ``chop_cells``, and a
+    piece of it that ``cell_len`` measures wider (rich 15 joins zero-width joiners into
+    graphemes that ``chop_cells`` sized apart: ``"\u200d\u200d000"`` one piece of 3 cells
+    at a room of 2) cut again by its measured prefixes."""
+    pieces = chop_cells(line, room)
+    if all(cell_len(piece) <= room for piece in pieces):
+        return pieces
+    out: list[str] = []
+    for piece in pieces:
+        while cell_len(piece) > room and len(piece) > 1:
+            end = 1
+            while end < len(piece) and cell_len(piece[: end + 1]) <= room:
+                end += 1
+            out.append(piece[:end])
+            piece = piece[end:]
+        out.append(piece)
+    return out
+
+
+__all__ = ["chop", "chopped_count"]

@@ -13,12 +13,12 @@ import io
 from collections.abc import Callable, Hashable, Sequence
 from typing import ClassVar
 
-from rich.cells import cell_len, chop_cells
+from rich.cells import cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from ..cell_lines import chopped_count
+from ..cell_lines import chop, chopped_count
 from ..heights import Measured
 from ..safe import clip, inert
 from .line_list import LineList, highlight
@@ -182,12 +182,12 @@ def wrap(
                 piece  # (one the library measured short, zero-width joiners say: by cells)
                 for line in wrapped
                 for piece in (
-                    [line.plain] if cell_len(line.plain) <= inner else chop_cells(line.plain, inner)
+                    [line.plain] if cell_len(line.plain) <= inner else chop(line.plain, inner)
                 )
             ]
         else:
             body = raw
-            chunks = chop_cells(raw, room) if cell_len(raw) > room else [raw]
+            chunks = chop(raw, room) if cell_len(raw) > room else [raw]
         if len(chunks) > MAX_WRAPPED:
             shown = chunks[: MAX_WRAPPED - 1]
             left = len(body) - sum(map(len, shown))
@@ -227,7 +227,7 @@ def _wrapped(line: str, room: int) -> int:
         cut = 1  # measure less than its characters chopped one by one)
     else:
         counted = chopped_count(line, room)
-        cut = len(chop_cells(line, room)) if counted is None else counted
+        cut = len(chop(line, room)) if counted is None else counted
     return min(max(cut, 1), MAX_WRAPPED)
 
 
