@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
@@ -237,3 +237,32 @@ def test_json_on_a_screen_escapes_what_hides_or_reorders_text() -> None:
     EscapedC1(terminal).write(data)
     EscapedC1(pipe).write(data)
     assert terminal.getvalue() == shown and pipe.getvalue() == data
+
+
+_GRAPHEMES = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "界",
+            "\u2764\ufe0f",
+            "\u26a0\ufe0f",
+            "e\u0301",
+            "\u200d",
+            "\U0001f468\u200d\U0001f469",
+            "-",
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(_GRAPHEMES, st.text(max_size=60)), width=st.integers(1, 40))
+@example(text="\u2764\ufe0f" * 5, width=4)  # (rich 15: 2 cells a heart, 1 + 0 apart: 7 cells)
+def test_a_cut_line_is_never_wider_than_its_width(text: str, width: int) -> None:
+    """Cut by cells as ``cell_len`` measures the whole (a grapheme at once), not the sum of
+    its characters': an emoji and its variation selector are 2 cells together."""
+    from viewer.safe import one_line_middle
+
+    for cut in (clip(text, width), one_line_middle(text, width), fit_path(text, width)):
+        assert cell_len(cut) <= width or len(cut) <= 1

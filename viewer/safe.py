@@ -32,15 +32,25 @@ def clip(text: str, width: int) -> str:
         return ""
     if cell_len(text) <= width:
         return text
+    return _head(text, width - 1) + ELLIPSIS
+
+
+def _head(text: str, cells: int) -> str:
+    """The longest head of ``text`` at most ``cells`` wide as ``cell_len`` measures it
+    (a character at a time, then backed off: rich 15 measures a grapheme whole, so an
+    emoji and its variation selector, 1 and 0 cells apart, are 2 together)."""
     out: list[str] = []
     used = 0
     for char in text:
         size = cell_len(char)
-        if used + size > width - 1:
+        if used + size > cells:
             break
         out.append(char)
         used += size
-    return "".join(out) + ELLIPSIS
+    head = "".join(out)
+    while head and cell_len(head) > cells:
+        head = head[:-1]
+    return head
 
 
 def fit_path(rel: str, width: int) -> str:
@@ -52,6 +62,18 @@ def fit_path(rel: str, width: int) -> str:
     while text and cell_len(text) > width - 1:
         text = text[1:]
     return "…" + text
+
+
+def _tail(text: str, cells: int) -> str:
+    """The longest tail of ``text`` at most ``cells`` wide (``_head``'s way, from the end)."""
+    start, used = len(text), 0
+    while start and used + cell_len(text[start - 1]) <= cells:
+        start -= 1
+        used += cell_len(text[start])
+    tail = text[start:]
+    while tail and cell_len(tail) > cells:
+        tail = tail[1:]
+    return tail
 
 
 def one_line(text: object, width: int | None = None) -> str:
@@ -73,15 +95,9 @@ def one_line_middle(text: object, width: int) -> str:
     line = flat_line(text)
     if cell_len(line) <= width or width < 5:
         return clip(line, width)
-    tail: list[str] = []
-    used = 0
-    for char in reversed(line):  # the end's half, then the head in what is left
-        size = cell_len(char)
-        if used + size > (width - 1) // 2:
-            break
-        tail.append(char)
-        used += size
-    return clip(line, width - used)[:-1] + ELLIPSIS + "".join(reversed(tail))
+    # the end's half, then the head in what is left
+    tail = _tail(line, (width - 1) // 2)
+    return _head(line, width - 1 - cell_len(tail)) + ELLIPSIS + tail
 
 
 def one_line_text(text: object, width: int | None = None, style: str = "") -> Text:
