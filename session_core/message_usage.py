@@ -141,7 +141,18 @@ def _reported(
     if cost is not None and type(cost) is not float:
         number = _number(cost)
         cost = None if number is None else float(number)
-    return MessageUsage(inp, out, _total(inp, out, tot), cache, cost)
+    return said(inp, out, _total(inp, out, tot), cache, cost)
+
+
+def said(
+    inp: int | None, out: int | None, total: int | None, cache: int | None, cost: float | None
+) -> MessageUsage | None:
+    """A usage of these numbers (each checked, ``total`` given or summed), or ``None``
+    when there is none: a usage with no number in it (``{}``, ``{"cost": null}``) reports
+    nothing, as a usage of null (and as Claude Code's and Codex's are read)."""
+    if inp is None and out is None and total is None and cache is None and cost is None:
+        return None
+    return MessageUsage(inp, out, total, cache, cost)
 
 
 def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
@@ -175,4 +186,5 @@ def exec_end_usage(data: Any) -> MessageUsage | None:
 
 
 def counts_as_turn(payload: Mapping[str, Any]) -> bool:
-    return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)
+    """An assistant's message, or another that reported usage (``v1_usage``)."""
+    return payload.get("role") == "assistant" or v1_usage(payload) is not None
