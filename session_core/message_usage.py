@@ -69,7 +69,7 @@ class MessageUsage:
         """It reported usage, its tokens in part at most: no total, and its input or its
         output unknown (an input alone, a cache read or a cost alone: the rest is
         unknown, not 0, so a total it is in is a lower bound)."""
-        return self.total is None and (self.input is None or self.output is None)
+        return known_in_part(self.input, self.output, self.total)
 
     def describe(self) -> str:
         """``1,060 tok (200 in + 60 out + 800 cache read) · $0.0021``: its tokens as every
@@ -88,6 +88,14 @@ class MessageUsage:
         if self.cost is not None:
             parts.append(cost_text(self.cost))
         return " · ".join(parts)  # (never empty: no tokens known is in part)
+
+
+def known_in_part(input: int | None, output: int | None, total: int | None) -> bool:
+    """Every format's rule for a response's tokens: known in part at most when it gives
+    no total and its input or its output is unknown. The rest is unknown, not 0: a total
+    it is in is a lower bound, and it has no price from the table (``pricing.cost``
+    would read the count it lacks as 0)."""
+    return total is None and (input is None or output is None)
 
 
 def token_breakdown(

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from ... import pricing
 from ...item_column import ItemColumn
+from ...message_usage import known_in_part
 from ...model import Usage
 from ...response_usage import ResponseUsage
 from .lines import TokenUsage
@@ -97,7 +98,8 @@ class UsageBook:
             # (its time read only for a model whose price changed: as on its day)
             when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
             cost = responses.written_cost.get(at)  # (the writer's own, where it said)
-            if cost is None:
+            # (one known in part is not priced: the count it lacks is unknown, not 0)
+            if cost is None and not known_in_part(inp, out, None):
                 cost = pricing.cost(
                     model,
                     input_tokens=inp,
@@ -115,6 +117,8 @@ class UsageBook:
                 cost=cost,
             )
             responses.flags[at] &= ~STALE
+            if not usage.reported:  # (``{}``, every count null: as a usage of null)
+                continue
             items.set(responses.raw[at], usage)
             touched = min(touched, responses.order[at])  # (as ``replaced`` says)
             runs.add(responses.run[at])
