@@ -23,6 +23,7 @@ from helpers import run_cli
 from session_core import Message, Session, open_transcript
 from session_core.message_usage import v1_usage
 from session_core.scan import scan_file
+from session_core.usage_totals import Usage
 from session_core.views import replay_any
 
 MODEL = "claude-opus-4-6"  # (one the price table knows)
@@ -80,6 +81,16 @@ def test_a_claude_code_response_known_in_part_is_not_priced_as_if_the_rest_were_
         " (1 of 2 priced) · 1 reported in part"
     )
     assert replay_any(path)["usage"]["reported-in-part"] == 1
+
+
+def test_a_claude_code_run_counts_its_responses_that_reported_nothing(tmp_path: Path) -> None:
+    path = _claude_code(tmp_path / "s.jsonl", [[FULL, None], [None]])
+    t = open_transcript(path)
+    first, second = (r.usage for r in t.runs)
+    assert (first.reported, first.responses) == (1, 2)
+    assert first.tokens_partial and first.describe().endswith(" · 1 of 2 responses reported")
+    assert (second.reported, second.responses) == (0, 1)
+    assert Usage.total(r.usage for r in t.runs) == t.usage  # (the runs add up to the file)
 
 
 def test_a_codex_total_with_no_input_count_is_unknown_not_0(tmp_path: Path) -> None:

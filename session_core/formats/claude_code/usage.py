@@ -151,18 +151,16 @@ class UsageBook:
         return total
 
     def run_total(self, index: int, responses: Sequence[int]) -> Usage:
-        """A turn's usage: its responses' that reported, in order (kept per turn, folded
-        again when one of them had its usage made again since)."""
+        """A turn's usage: its responses', each once, as the file's total counts them
+        (one that reported nothing counts as a response), in order (kept per turn,
+        folded again when one of them had its usage made again since)."""
         kept = self.runs.get(index)
         if kept is None or index in self.runs_touched:
             kept = (0, Usage())
         count, total = kept
         if len(responses) > count:
             total = copy.copy(total)
-            for at in responses[count:]:
-                usage = self.usage(at)
-                if usage is not None:
-                    total.add(usage)
+            self._fold(total, responses[count:])
             self.runs[index] = (len(responses), total)
         return copy.copy(total)
 
