@@ -33,7 +33,7 @@ import orjson
 
 from .facts import _ROLES, LINES_COUNTED
 from .message import raku_str
-from .message_usage import MessageUsage
+from .message_usage import said
 
 _Raw = msgspec.Raw
 _NO = msgspec.Raw(b"")  # a field the line does not have
@@ -458,7 +458,7 @@ def message_fields(body: FactsBody | None) -> tuple[Any, ...]:
         calls = tuple(found)
     tcid = body.tool_call_id
     usage = body.usage
-    reported = None if usage is None else MessageUsage(*usage_numbers(usage))
+    reported = None if usage is None else said(*usage_numbers(usage))
     return (
         _ROLES.get(role) or role or "user",
         content_lines(body.content, LINES_COUNTED),

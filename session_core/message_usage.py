@@ -69,7 +69,7 @@ class MessageUsage:
         """It reported usage, its tokens in part at most: no total, and its input or its
         output unknown (an input alone, a cache read or a cost alone: the rest is
         unknown, not 0, so a total it is in is a lower bound)."""
-        return self.total is None and (self.input is None or self.output is None)
+        return known_in_part(self.input, self.output, self.total)
 
     def describe(self) -> str:
         """``1,060 tok (200 in + 60 out + 800 cache read) · $0.0021``: its tokens as every
@@ -88,6 +88,14 @@ class MessageUsage:
         if self.cost is not None:
             parts.append(cost_text(self.cost))
         return " · ".join(parts)  # (never empty: no tokens known is in part)
+
+
+def known_in_part(input: int | None, output: int | None, total: int | None) -> bool:
+    """Every format's rule for a response's tokens: known in part at most when it gives
+    no total and its input or its output is unknown. The rest is unknown, not 0: a total
+    it is in is a lower bound, and it has no price from the table (``pricing.cost``
+    would read the count it lacks as 0)."""
+    return total is None and (input is None or output is None)
 
 
 def token_breakdown(
@@ -141,7 +149,18 @@ def _reported(
     if cost is not None and type(cost) is not float:
         number = _number(cost)
         cost = None if number is None else float(number)
-    return MessageUsage(inp, out, _total(inp, out, tot), cache, cost)
+    return said(inp, out, _total(inp, out, tot), cache, cost)
+
+
+def said(
+    inp: int | None, out: int | None, total: int | None, cache: int | None, cost: float | None
+) -> MessageUsage | None:
+    """A usage of these numbers (each checked, ``total`` given or summed), or ``None``
+    when there is none: a usage with no number in it (``{}``, ``{"cost": null}``) reports
+    nothing, as a usage of null (and as Claude Code's and Codex's are read)."""
+    if inp is None and out is None and total is None and cache is None and cost is None:
+        return None
+    return MessageUsage(inp, out, total, cache, cost)
 
 
 def v1_usage(payload: Mapping[str, Any]) -> MessageUsage | None:
@@ -175,4 +194,5 @@ def exec_end_usage(data: Any) -> MessageUsage | None:
 
 
 def counts_as_turn(payload: Mapping[str, Any]) -> bool:
-    return payload.get("role") == "assistant" or isinstance(payload.get("usage"), dict)
+    """An assistant's message, or another that reported usage (``v1_usage``)."""
+    return payload.get("role") == "assistant" or v1_usage(payload) is not None

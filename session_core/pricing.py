@@ -118,7 +118,9 @@ def cost(
     """What one response (one request) cost in USD, or None when the model or a needed
     price is unknown.
 
-    Token counts that are None count as 0 (the response did not use that kind); a
+    Token counts that are None count as 0 (the response did not use that kind), so a
+    response whose input or output is unknown is not priced here at all: known in part
+    (``message_usage.known_in_part``), its cost is unknown, not one with that count 0. A
     kind the response used but the table has no price for makes the cost unknown.
     ``input_tokens`` are those neither read from nor written to the cache: the prompt
     (which picks a tiered price) is the three together. ``cache_write_1h_tokens``: of

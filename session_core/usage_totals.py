@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .message_usage import MessageUsage, token_breakdown
+from .message_usage import MessageUsage, known_in_part, token_breakdown
 from .text import cost_text
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ class Usage:
         cost: float | None = None,
         total_only_tokens: int | None = None,
     ) -> Usage:
-        """One response's usage (counted as one response, reported if it said anything)."""
+        """One response's usage (counted as one response, reported if it said anything,
+        in part as ``known_in_part`` says)."""
         said = (
             input_tokens is not None
             or output_tokens is not None
@@ -66,6 +67,7 @@ class Usage:
             or cost is not None
             or total_only_tokens is not None
         )
+        in_part = said and known_in_part(input_tokens, output_tokens, total_only_tokens)
         return cls(
             input_tokens,
             output_tokens,
@@ -76,6 +78,7 @@ class Usage:
             responses=1,
             cost_reported=1 if cost is not None else 0,
             total_only_tokens=total_only_tokens,
+            in_part=1 if in_part else 0,
         )
 
     @classmethod
@@ -198,7 +201,7 @@ class Usage:
             cost=usage.cost,
             total_only_tokens=rest,
         )
-        made.in_part = 1 if usage.in_part else 0
+        made.in_part = 1 if usage.in_part else 0  # (its total, where it gave one, as said)
         return made
 
 

@@ -391,7 +391,9 @@ def test_message_facts_of_odd_payloads() -> None:
     facts = message_facts(
         {"role": 7, "tool-calls": ["junk", {"id": 3, "function": {"name": None}}], "usage": {}}
     )
-    assert (facts.role, facts.call_count, facts.calls, facts.turn) == ("7", 2, (("3", ""),), True)
+    assert (facts.role, facts.call_count, facts.calls, facts.turn) == ("7", 2, (("3", ""),), False)
+    # (a usage with no number in it reports nothing: only one with a number makes a response)
+    assert message_facts({"role": 7, "usage": {"cost": 0.5}}).turn
     assert message_facts({}).role == "user" and not message_facts({}).turn
     assert message_facts({"role": "assistant"}).turn
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from ... import pricing
 from ...item_column import ItemColumn
+from ...message_usage import known_in_part
 from ...model import Usage
 from ...response_usage import ResponseUsage
 from .lines import TokenUsage
@@ -97,7 +98,8 @@ class UsageBook:
             # (its time read only for a model whose price changed: as on its day)
             when = responses.items.ts_of(responses.raw[at]) if pricing.is_dated(model) else None
             cost = responses.written_cost.get(at)  # (the writer's own, where it said)
-            if cost is None:
+            # (one known in part is not priced: the count it lacks is unknown, not 0)
+            if cost is None and not known_in_part(inp, out, None):
                 cost = pricing.cost(
                     model,
                     input_tokens=inp,
@@ -115,6 +117,8 @@ class UsageBook:
                 cost=cost,
             )
             responses.flags[at] &= ~STALE
+            if not usage.reported:  # (``{}``, every count null: as a usage of null)
+                continue
             items.set(responses.raw[at], usage)
             touched = min(touched, responses.order[at])  # (as ``replaced`` says)
             runs.add(responses.run[at])
@@ -147,18 +151,16 @@ class UsageBook:
         return total
 
     def run_total(self, index: int, responses: Sequence[int]) -> Usage:
-        """A turn's usage: its responses' that reported, in order (kept per turn, folded
-        again when one of them had its usage made again since)."""
+        """A turn's usage: its responses', each once, as the file's total counts them
+        (one that reported nothing counts as a response), in order (kept per turn,
+        folded again when one of them had its usage made again since)."""
         kept = self.runs.get(index)
         if kept is None or index in self.runs_touched:
             kept = (0, Usage())
         count, total = kept
         if len(responses) > count:
             total = copy.copy(total)
-            for at in responses[count:]:
-                usage = self.usage(at)
-                if usage is not None:
-                    total.add(usage)
+            self._fold(total, responses[count:])
             self.runs[index] = (len(responses), total)
         return copy.copy(total)
 

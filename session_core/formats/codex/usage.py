@@ -29,13 +29,22 @@ WRITES = "cache_write_input_tokens"
 _KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", WRITES)
 
 
+def _known(value: Any) -> int | None:
+    """A count as written (anything else, a bool too: None)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def _count(value: Any) -> int:
-    """A count as written (anything else, a bool too: 0)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    """A count of a part (cached, reasoning, written) as written (anything else: 0)."""
+    known = _known(value)
+    return 0 if known is None else known
 
 
 def totals_of(value: Any) -> Totals | None:
-    """A token-usage object as numbers (absent fields 0), or None when it is not one."""
+    """A token-usage object as numbers (absent parts 0), or None when it is not one: one
+    whose input or output is not a count is known in part at most (``known_in_part``),
+    and a cumulative total that is gives no response's share: its usage is unknown, not
+    one with that count 0."""
     if not isinstance(value, dict):
         return None
     get = value.get  # one per token count: written out, not looped
@@ -59,9 +68,10 @@ def totals_of(value: Any) -> Totals | None:
         and e >= 0
     ):
         return a, b, c, d, e
-    if not any(key in value for key in _KEYS):
+    inputs, output = _known(a), _known(c)
+    if inputs is None or output is None:  # (``known_in_part``, with no total of use)
         return None
-    return _count(a), _count(b), _count(c), _count(d), _count(e)
+    return inputs, _count(b), output, _count(d), _count(e)
 
 
 def writes_said(value: Any) -> bool:
@@ -201,7 +211,7 @@ class TokenTally:
         self.limits(payload.get("rate_limits"))
         info = payload.get("info")
         if not isinstance(info, dict):
-            if info is None and totals_of(payload) is not None:  # 2025: a response's, flat
+            if info is None and any(key in payload for key in _KEYS):  # 2025: a response's, flat
                 return self.take(True, None, None, payload, model, when)
             return self.take(False, None, None, None, model, when)
         window = info.get("model_context_window")

@@ -1,0 +1,144 @@
+"""A usage with no number in it, or known in part, read alike in every format: one that
+says nothing is not reported (as a usage of null), one that lacks its input or output
+is "reported in part" and not priced as if the count it lacks were 0, and a run counts
+its responses that reported nothing (the audit of session 36: Claude Code priced ``{}``
+at $0 and read it "reported", a run of Claude Code's read exact, v1's ``{"cost": null}``
+read "1 of 2 priced")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from claude_code_writer import CCWriter, text
+from codex_helpers import opened
+from codex_writer import RolloutWriter
+from helpers import run_cli
+
+from session_core import Message, Session, open_transcript
+from session_core.message_usage import v1_usage
+from session_core.scan import scan_file
+from session_core.usage_totals import Usage
+from session_core.views import replay_any
+
+MODEL = "claude-opus-4-6"  # (one the price table knows)
+FULL = {"input_tokens": 100, "output_tokens": 20}
+NULLS = {k: None for k in ("input_tokens", "output_tokens", "cache_read_input_tokens")}
+
+
+def _claude_code(path: Path, runs: list[list[dict[str, Any] | None]]) -> Path:
+    """A session of these runs, each a prompt and responses of these usages (None: a
+    response whose lines have no ``usage``)."""
+    w = CCWriter()
+    n = 0
+    for run in runs:
+        w.user(f"prompt {n}")
+        for usage in run:
+            n += 1
+            w.assistant(f"msg_{n}", [text(f"answer {n}")], usage={}, model=MODEL)
+            message = w.lines[-1]["message"]
+            if usage is None:
+                del message["usage"]
+            else:
+                message["usage"] = usage
+    return w.write(path)
+
+
+def test_a_claude_code_usage_that_says_no_count_is_not_reported_nor_priced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _claude_code(tmp_path / "s.jsonl", [[{}], [NULLS], [{"output_tokens": 40}]])
+    said = replay_any(path)
+    usage = said["usage"]
+    assert (usage["reported"], usage["reported-in-part"]) == (1, 1)
+    assert usage["output-tokens"] == 40 and usage["cost"] is None  # (was $0.0010: input as 0)
+    runs = [run["usage"] for run in said["runs"]]
+    assert [(u["reported"], u["cost"]) for u in runs] == [(0, None), (0, None), (1, None)]
+    t = open_transcript(path)
+    assert [r.usage.describe() for r in t.runs[:2]] == ["unknown", "unknown"]  # (not $0.0000)
+    assert t.usage.tokens_partial  # (the browser's ``≥``)
+    assert scan_file(path, live_window=0).tokens_partial
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 0
+    assert "usage 40 tok · cost unknown · 1 of 3 responses reported · 1 reported in part" in out
+
+
+def test_a_claude_code_response_known_in_part_is_not_priced_as_if_the_rest_were_0(
+    tmp_path: Path,
+) -> None:
+    path = _claude_code(
+        tmp_path / "s.jsonl", [[FULL], [{"input_tokens": None, "output_tokens": 50}]]
+    )
+    t = open_transcript(path)
+    whole, part = (r.usage for r in t.runs)
+    assert whole.cost is not None and (part.cost, part.in_part) == (None, 1)
+    assert t.usage.cost == whole.cost and t.usage.describe().endswith(
+        " (1 of 2 priced) · 1 reported in part"
+    )
+    assert replay_any(path)["usage"]["reported-in-part"] == 1
+
+
+def test_a_claude_code_run_counts_its_responses_that_reported_nothing(tmp_path: Path) -> None:
+    path = _claude_code(tmp_path / "s.jsonl", [[FULL, None], [None]])
+    t = open_transcript(path)
+    first, second = (r.usage for r in t.runs)
+    assert (first.reported, first.responses) == (1, 2)
+    assert first.tokens_partial and first.describe().endswith(" · 1 of 2 responses reported")
+    assert (second.reported, second.responses) == (0, 1)
+    assert Usage.total(r.usage for r in t.runs) == t.usage  # (the runs add up to the file)
+
+
+def test_a_codex_total_with_no_input_count_is_unknown_not_0(tmp_path: Path) -> None:
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.turn_context("t", model="gpt-5.3-codex")
+    w.message("user", "hi")
+    w.message("assistant", "hello")
+    w.event("token_count", info={"total_token_usage": {"output_tokens": 40}}, rate_limits=None)
+    w.message("assistant", "more")
+    nulls = dict.fromkeys(("input_tokens", "cached_input_tokens", "output_tokens"))
+    w.event("token_count", info={"total_token_usage": nulls}, rate_limits=None)
+    t = opened(Path(w.path))
+    assert (t.usage.tokens, t.usage.cost, t.usage.reported, t.usage.responses) == (
+        None,
+        None,
+        0,
+        2,
+    )  # (was 40 tok priced as if no input, the nulls a total of 0)
+    assert all(i.usage is None for i in t.raw)
+
+
+def _v1(path: Path, usages: list[dict[str, Any]]) -> Path:
+    with Session.create(path, meta={"agent": "t", "model": "kimi-k2"}) as s:
+        for n, usage in enumerate(usages):
+            s.append_message(Message(role="user", content=f"q{n}"))
+            s.append_message(Message(role="assistant", content=f"a{n}"), extra={"usage": usage})
+    return path
+
+
+def test_a_v1_usage_with_no_number_in_it_is_not_reported(tmp_path: Path) -> None:
+    assert v1_usage({"usage": {"cost": None}}) is None and v1_usage({"usage": {}}) is None
+    full = {"prompt-tokens": 100, "completion-tokens": 10, "total-tokens": 110, "cost": 0.001}
+    path = _v1(tmp_path / "t.jsonl", [full, {"cost": None}, {}])
+    usage = replay_any(path)["usage"]
+    assert usage["reported"] == 1 and "priced" not in usage and "reported-in-part" not in usage
+    said = open_transcript(path).usage
+    assert said.describe() == "110 tok (100 in + 10 out) · $0.0010 · 1 of 3 responses reported"
+    row = scan_file(path, live_window=0)
+    assert (row.tokens, row.tokens_partial, row.cost_partial) == (110, True, True)
+
+
+def test_a_usage_with_no_number_on_a_users_message_is_no_response(tmp_path: Path) -> None:
+    """Only an assistant's message, or one that reported usage, is a response: the index
+    pass and the plain read count alike."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="user", content="q"), extra={"usage": {"cost": None}})
+        s.append_message(Message(role="assistant", content="a"), extra={"usage": {"cost": 0.5}})
+    assert open_transcript(path).usage.responses == 1
+    assert scan_file(path, live_window=0).cost_partial is False
