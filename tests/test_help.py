@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from format_fixtures import BUILT_IN
 from helpers import file_loaded, screen_text, wait_for
 
 from agentgo_story import write_agentgo_story
@@ -122,3 +124,47 @@ async def test_help_and_quit_stay_in_the_footer_at_80_columns(tmp_path: Path) ->
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
         await pilot.pause(0.3)
         assert screen_lines(pilot.app)[-1].lstrip().startswith("? Help  q Quit  ")
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+async def test_every_key_of_every_tab_is_in_the_help(tmp_path: Path, fmt: str) -> None:
+    """Each key bound by a widget of ours in a tab's pane (its table's ``c``, the tool
+    operations' ``n`` / ``N``: the audit found them missing, the help's sections being
+    lists of classes) is in ``?``, under that tab or the keys most tabs share."""
+    from textual.widgets import TabPane
+
+    from viewer.screens.help import SHARED_TITLE, key_name
+
+    app = TailscopeApp(BUILT_IN[fmt](tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        if "contexts" in screen._tab_ids:  # (v1: a run's sections come when it is shown)
+            await pilot.press(str(1 + [t.id for t in screen.TABS].index("contexts")))
+            await wait_for(pilot, lambda: bool(screen.query("SectionView")))
+        bound: set[tuple[str, str, str]] = set()  # (tab, key, what it does)
+        for tab in screen.TABS:
+            for widget in screen.query_one(f"TabPane#{tab.id}", TabPane).query("*"):
+                if not type(widget).__module__.startswith("viewer."):
+                    continue  # (Textual's containers: theirs scroll what ours move through)
+                for bindings in widget._bindings.key_to_bindings.values():
+                    for b in bindings:
+                        bound.add((tab.title, key_name(b.key), b.tooltip or b.description))
+        assert any(what == "Copy the row" for _t, _k, what in bound)  # (the walk found them)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        help_screen = app.screen
+        assert isinstance(help_screen, BindingsHelpScreen)
+        listed = {
+            (section, key, what)
+            for section, bindings in help_screen.sections
+            for keys, what in binding_rows(bindings)
+            for key in keys.split(" / ")
+        }
+        missing = [
+            (title, key, what)
+            for title, key, what in sorted(bound)
+            if (title, key, what) not in listed and (SHARED_TITLE, key, what) not in listed
+        ]
+        assert not missing, missing
