@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from format_fixtures import BUILT_IN
 from helpers import file_loaded, screen_text, wait_for
 
 from agentgo_story import write_agentgo_story
@@ -122,3 +124,78 @@ async def test_help_and_quit_stay_in_the_footer_at_80_columns(tmp_path: Path) ->
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
         await pilot.pause(0.3)
         assert screen_lines(pilot.app)[-1].lstrip().startswith("? Help  q Quit  ")
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+async def test_every_key_of_every_tab_is_in_the_help(tmp_path: Path, fmt: str) -> None:
+    """Each key bound by a widget of ours in a tab's pane (its table's ``c``, the tool
+    operations' ``n`` / ``N``: the audit found them missing, the help's sections being
+    lists of classes) is in ``?``, under that tab or the keys most tabs share."""
+    from textual.widgets import TabPane
+
+    from viewer.screens.help import SHARED_TITLE, key_name
+
+    app = TailscopeApp(BUILT_IN[fmt](tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = app.screen
+        assert isinstance(screen, ModelScreen)
+        if "contexts" in screen._tab_ids:  # (v1: a run's sections come when it is shown)
+            await pilot.press(str(1 + [t.id for t in screen.TABS].index("contexts")))
+            await wait_for(pilot, lambda: bool(screen.query("SectionView")))
+        bound: set[tuple[str, str, str]] = set()  # (tab, key, what it does)
+        for tab in screen.TABS:
+            for widget in screen.query_one(f"TabPane#{tab.id}", TabPane).query("*"):
+                if not type(widget).__module__.startswith("viewer."):
+                    continue  # (Textual's containers: theirs scroll what ours move through)
+                for bindings in widget._bindings.key_to_bindings.values():
+                    for b in bindings:
+                        bound.add((tab.title, key_name(b.key), b.tooltip or b.description))
+        assert any(what == "Copy the row" for _t, _k, what in bound)  # (the walk found them)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
+        help_screen = app.screen
+        assert isinstance(help_screen, BindingsHelpScreen)
+        listed = {
+            (section, key, what)
+            for section, bindings in help_screen.sections
+            for keys, what in binding_rows(bindings)
+            for key in keys.split(" / ")
+        }
+        missing = [
+            (title, key, what)
+            for title, key, what in sorted(bound)
+            if (title, key, what) not in listed and (SHARED_TITLE, key, what) not in listed
+        ]
+        assert not missing, missing
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_footer_shows_whole_keys_only(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A key that does not fit is left out, not cut: the footer ended in ``w War▏`` at 120
+    columns and a bare ``r`` at 80 (the keys audit)."""
+    from helpers import screen_lines
+    from textual.widgets._footer import FooterKey
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    left_out = 0
+    async with TailscopeApp(path).run_test(size=size) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, ModelScreen)
+        for number in range(1, len(screen.TABS) + 1):
+            await pilot.press(str(number))
+            await pilot.pause(0.3)
+            keys = list(screen.query(FooterKey))
+            palette = next(k for k in keys if k.has_class("-command-palette"))
+            footer = screen_lines(pilot.app)[-1]
+            for key in keys:
+                if key is palette:
+                    continue
+                if not key.display:
+                    left_out += 1
+                    continue
+                assert key.region.right <= palette.region.x, (number, key.description, footer)
+                assert f"{key.key_display} {key.description}" in footer, (number, footer)
+    assert left_out or size[0] > 80  # (at 80 columns some are left out: the case is met)

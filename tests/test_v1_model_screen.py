@@ -502,3 +502,22 @@ async def test_enter_on_a_v1_run_shows_its_prompt(tmp_path: Path) -> None:
             )
         assert screen.conversation.mode == "replayed"
         assert not any("not shown" in str(n.message) for n in app._notifications)
+
+
+async def test_changed_only_on_a_diff_of_none_says_so(tmp_path: Path) -> None:
+    """``a`` on a v1 diff without differences left the tab blank (the keys audit)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "a"}) as s:
+        s.append_message(Message(role="user", content="hello"))
+        s.append_message(Message(role="assistant", content="hi"))
+    note = "No differences: 2 message lines, each sent as written. a shows them."
+    async with TailscopeApp(path).run_test(size=(120, 30)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("d")
+        await pilot.pause(0.5)
+        shown = "\n".join(screen_lines(pilot.app))
+        assert "hello" in shown and note not in shown
+        await pilot.press("a")
+        await wait_for(pilot, lambda: note in "\n".join(screen_lines(pilot.app)))
+        await pilot.press("a")
+        await wait_for(pilot, lambda: note not in "\n".join(screen_lines(pilot.app)))

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from rich.text import Text
 
 from session_core.scan import STATUSES, FileSummary, Status
-from session_core.text import cost_text, duration_text, name_line, size_text
+from session_core.text import cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
 
 from .safe import fit_path, inert, one_line
@@ -278,6 +278,19 @@ def grouped(order: list[str], rows: Mapping[str, FileSummary]) -> tuple[list[str
     for path in order:  # any left: a loop with no top
         place(path, 0)
     return out, depth
+
+
+def none_shown(every: int, needle: str, status: Status | None) -> str | None:
+    """What the table says when its filters leave none of the ``every`` files (None: a
+    table with no filter, or no file)."""
+    if not every or not (needle or status):
+        return None
+    said = [f"matches {one_line(needle, 40)!r}"] if needle else []
+    if status == "not-a-transcript":
+        said.append("is other than a transcript")
+    elif status is not None:
+        said.append(f"is {STATUS_NAME[status]}")
+    return f"No file {' and '.join(said)}: a shows all {count(every, 'file')}."
 
 
 def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:

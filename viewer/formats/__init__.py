@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from session_core.model import Item, Run, ToolOp
 
     from ..screens.following import Command
-    from ..screens.help import Section
     from ..screens.model_screen import ModelScreen
     from ..widgets.block_view import Entry
 
@@ -115,9 +114,6 @@ class PaneSet:
         """The palette's commands: one to show each pane, then any of the set's own."""
         show = self.screen._show
         return [(pane.command, pane.help, show(pane.id)) for pane in self.PANES]
-
-    def help_sections(self) -> list[Section]:
-        return []
 
 
 PANE_SETS: dict[str, type[PaneSet]] = {}

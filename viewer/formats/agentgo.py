@@ -26,15 +26,10 @@ from session_core.text import count
 
 from ..agentgo_model import CallStats, short, touched_calls
 from ..screens.following import Command
-from ..screens.help import Section
 from ..widgets.agentgo_calls import CallsPane
 from ..widgets.agentgo_checkpoints import CheckpointsPane
 from ..widgets.agentgo_timeline import TimelineView
 from ..widgets.block_view import Entry
-from ..widgets.line_list import LineList
-from ..widgets.line_tree import LineTree
-from ..widgets.row_search import RowSearch
-from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
 
 if TYPE_CHECKING:
@@ -279,7 +274,7 @@ class AgentGoPanes(PaneSet):
         self.screen.action_show_tab("calls")
         self.calls.select(event.key)
 
-    # -- the palette and the help -----------------------------------------------------------
+    # -- the palette ---------------------------------------------------------------------
 
     def palette(self) -> list[Command]:
         return [
@@ -298,13 +293,6 @@ class AgentGoPanes(PaneSet):
                 lambda: self.action_next_problem(-1),
             ),
             ("Open the record's call", "From the timeline", self.timeline.action_open_call),
-        ]
-
-    def help_sections(self) -> list[Section]:
-        return [
-            ("Calls", [*LineTree.BINDINGS, *CallsPane.BINDINGS]),
-            ("Timeline", [*LineList.BINDINGS, *RowSearch.BINDINGS, *TimelineView.BINDINGS]),
-            ("Checkpoints", VirtualTable.BINDINGS),
         ]
 
 

@@ -13,9 +13,7 @@ from textual.widgets import TabbedContent
 from session_core.formats import CLAUDE_CODE, CODEX
 
 from ..format_screens import open_linked
-from ..screens.help import Section
 from ..widgets.subagents_pane import SubagentsPane
-from ..widgets.virtual_table import VirtualTable
 from . import ExtraPane, PaneSet, register_panes
 
 if TYPE_CHECKING:
@@ -74,9 +72,6 @@ class SubagentPanes(PaneSet):
 
     def on_subagents_pane_jump(self, event: SubagentsPane.Jump) -> None:
         self.screen.show_call_message(event.op)
-
-    def help_sections(self) -> list[Section]:
-        return [("Subagents", [*VirtualTable.BINDINGS, *SubagentsPane.BINDINGS])]
 
 
 register_panes(CLAUDE_CODE, SubagentPanes)

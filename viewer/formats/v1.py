@@ -31,12 +31,9 @@ from session_core.text import count
 
 from ..safe import one_line
 from ..screens.following import Command
-from ..screens.help import Section
 from ..widgets.block_view import Entry
 from ..widgets.diff_view import DiffView
-from ..widgets.line_list import LineList
-from ..widgets.run_context import RunContextPane, SectionView
-from ..widgets.virtual_table import VirtualTable
+from ..widgets.run_context import RunContextPane
 from . import ExtraPane, PaneSet, register_panes
 
 if TYPE_CHECKING:
@@ -230,18 +227,12 @@ class V1Panes(PaneSet):
 
         return opener
 
-    # -- the palette and the help ----------------------------------------------------------
+    # -- the palette ---------------------------------------------------------------------
 
     def palette(self) -> list[Command]:
         return [
             *super().palette(),
             ("Open the artifact", "Of the selected tool operation", self.action_open_artifact),
-        ]
-
-    def help_sections(self) -> list[Section]:
-        return [
-            ("Diff", [*LineList.BINDINGS, *DiffView.BINDINGS]),
-            ("Run contexts", [*VirtualTable.BINDINGS, *SectionView.BINDINGS]),
         ]
 
 

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from ..widgets.model_status import LIVE_STATES
@@ -42,6 +43,7 @@ FILE_NOTES = (
 )
 
 Section = tuple[str, Sequence[BindingType]]
+SHARED_TITLE = "Most tabs"  # their shared keys, said once (a tab binding one otherwise says so)
 
 
 def key_name(key: str) -> str:
@@ -78,21 +80,88 @@ def _title(cls: type) -> str:
     return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else cls.__name__
 
 
+def _ours(cls: type) -> bool:
+    return cls.__module__.startswith("viewer.")
+
+
+def _in_written_order(cls: type, bound: Iterable[Binding]) -> list[Binding]:
+    """``bound`` (a widget's keys) in the order its classes write them, its own class's
+    first (``X / N / p``, as written, not ``N / p / X``); any bound at run time last."""
+    live = {(b.key, b.action): b for b in bound}
+    order = {
+        (binding.key, binding.action): None
+        for klass in cls.__mro__
+        for binding in Binding.make_bindings(klass.__dict__.get("BINDINGS", []))
+    }
+    return [live[k] for k in order if k in live] + [b for k, b in live.items() if k not in order]
+
+
+def class_bindings(cls: type[DOMNode]) -> list[Binding]:
+    """Every key a widget of ``cls`` has: its own and those it inherits (Textual's too, a
+    table's ``left`` / ``right``), a key bound again replacing the inherited one."""
+    merged = cls._merge_bindings().key_to_bindings
+    return _in_written_order(cls, (b for bindings in merged.values() for b in bindings))
+
+
+def widget_bindings(widget: Widget) -> list[Binding]:
+    """The keys of one of our widgets as it has them now, and those of the widgets it
+    mounts later (its ``MOUNTS_LATER``: a run's sections, mounted when a run is shown);
+    Textual's own containers' none (theirs scroll what ours move through)."""
+    cls = type(widget)
+    if not _ours(cls):
+        return []
+    live = (b for bindings in widget._bindings.key_to_bindings.values() for b in bindings)
+    later: Iterable[type[DOMNode]] = getattr(cls, "MOUNTS_LATER", ())
+    return [*_in_written_order(cls, live), *(b for kind in later for b in class_bindings(kind))]
+
+
+def _same(binding: Binding) -> tuple[str, str, str]:
+    return (binding.key, binding.action, binding.tooltip or binding.description)
+
+
+def _unique(bindings: Iterable[Binding]) -> list[Binding]:
+    kept: dict[tuple[str, str, str], Binding] = {}
+    for binding in bindings:
+        kept.setdefault(_same(binding), binding)
+    return list(kept.values())
+
+
+def pane_sections(panes: Sequence[tuple[str, Widget]]) -> list[Section]:
+    """A section for each pane (its title, every key of each widget in it). The keys most
+    panes share (moving through a list) are said once, first: each in more than half of
+    them, and every other one binding that key to something of its own, said there."""
+    keys = [
+        (title, _unique(b for w in [pane, *pane.query("*")] for b in widget_bindings(w)))
+        for title, pane in panes
+    ]
+    had = [{_same(b) for b in bindings} for _title, bindings in keys]
+    bound = [{b.key for b in bindings} for _title, bindings in keys]
+
+    def shared_by_all(binding: Binding) -> bool:
+        same = _same(binding)
+        holding = sum(same in h for h in had)
+        return holding * 2 > len(keys) > 1 and all(
+            same in h or binding.key in b for h, b in zip(had, bound, strict=True)
+        )
+
+    first = [b for b in _unique(b for _t, bs in keys for b in bs) if shared_by_all(b)]
+    shared = {_same(b) for b in first}
+    return [
+        *([(SHARED_TITLE, first)] if first else []),
+        *((title, [b for b in bindings if _same(b) not in shared]) for title, bindings in keys),
+    ]
+
+
 def screen_sections(screen: Screen[object]) -> list[Section]:
     """The keys of a screen, of every widget of ours on it, and of the app."""
     sections: list[Section] = [("This screen", offered(screen, screen.BINDINGS))]
     seen: set[type] = set()
     for widget in screen.query("*"):
         cls = type(widget)
-        if cls in seen or not cls.__module__.startswith("viewer."):
+        if cls in seen or not _ours(cls):
             continue
         seen.add(cls)
-        own = [
-            binding
-            for klass in reversed(cls.__mro__)
-            if klass.__module__.startswith("viewer.")
-            for binding in klass.__dict__.get("BINDINGS", [])
-        ]
+        own = widget_bindings(widget)
         if own:
             sections.append((_title(cls), own))
     sections.append(("Everywhere", offered(screen.app, screen.app.BINDINGS)))
@@ -140,4 +209,12 @@ class BindingsHelpScreen(ModalScreen[None]):
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
 
-__all__ = ["BindingsHelpScreen", "Section", "binding_rows", "key_name", "screen_sections"]
+__all__ = [
+    "BindingsHelpScreen",
+    "Section",
+    "binding_rows",
+    "key_name",
+    "pane_sections",
+    "screen_sections",
+    "widget_bindings",
+]

@@ -151,6 +151,10 @@ class ModelScreen(ModelFollowingScreen):
         self.app.push_screen(ExportScreen(self.path, view=self.conversation.mode))
 
     def action_help(self) -> None:
+        if not self.panes_ready:  # (the hidden tabs' keys are their panes': let them come)
+            self._mount_panes()
+            self.set_timer(0.05, self.action_help)
+            return
         sections = help_sections(self)
         title = f"tailscope — {self.format.title}"
         self.app.push_screen(BindingsHelpScreen(title, sections, of_file=True))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from textual.binding import Binding, BindingType
 
 from .following import FILTER, RAW_REPLAYED, SEARCH, WARNINGS, Tab, tab_keys
-from .help import Section, offered
+from .help import Section, offered, pane_sections
 
 if TYPE_CHECKING:
     from ..formats import PaneSet
@@ -69,24 +69,20 @@ def _forward(name: str) -> Any:
 
 
 def help_sections(screen: ModelScreen) -> list[Section]:
-    """What the model screen's ``?`` lists: its keys, each pane's, a tool operation's
-    detail's (``s`` only for a format with subagents: its ``extra_panes`` say so), the
-    format's own."""
+    """What the model screen's ``?`` lists: its keys, each tab's (every key of the widgets
+    in its pane, so a key added to one is listed with no list to edit), a tool
+    operation's detail's (``s`` only for a format with subagents: its ``extra_panes`` say
+    so), the app's."""
+    from textual.widgets import TabPane
+
     from ..formats import PaneSet
-    from ..widgets.block_view import BlockView
-    from ..widgets.items_view import ItemsView
-    from ..widgets.model_diff import ModelDiffView
-    from ..widgets.model_panes import OpsPane, RunsPane
-    from ..widgets.virtual_table import VirtualTable
     from .op_detail import OpDetailScreen
 
     panes = screen.panes
+    tabs = [(tab.title, screen.query_one(f"TabPane#{tab.id}", TabPane)) for tab in screen.TABS]
     return [
         ("This screen", offered(screen, screen.BINDINGS)),
-        ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
-        ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
-        ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS]),
-        *([("Diff", ModelDiffView.BINDINGS)] if "diff" in screen._tab_ids else []),
+        *pane_sections(tabs),
         (
             "A tool operation's detail",
             OpDetailScreen.help_keys(
@@ -94,7 +90,6 @@ def help_sections(screen: ModelScreen) -> list[Section]:
                 panes is not None and type(panes).op_artifact is not PaneSet.op_artifact,
             ),
         ),
-        *(panes.help_sections() if panes is not None else []),
         ("Everywhere", offered(screen.app, screen.app.BINDINGS)),
     ]
 

@@ -215,6 +215,13 @@ class DiffView(RowSearch):
     def action_toggle_changed(self) -> None:
         self.changed_only = not self.changed_only
 
+    def empty_note(self) -> str | None:
+        rows = len(self.all_rows)
+        if self.changed_only and rows:  # (``a`` left none: the tab was blank)
+            every = count(rows, "message line")
+            return f"No differences: {every}, each sent as written. a shows them."
+        return None
+
 
 def row_fate(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     """What a row's first line says of its fate, after its mark, line and role."""

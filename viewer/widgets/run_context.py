@@ -326,6 +326,7 @@ class RunContextPane(Horizontal, FocusPane):
     """Runs on the left; the highlighted run's facts and sections on the right."""
 
     FOCUS_ON = "#runs"
+    MOUNTS_LATER = (SectionView,)  # a run's sections, when it is shown: ``?`` lists their keys
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "run-context--label",

@@ -95,6 +95,10 @@ class VirtualTable(LineList):
 
     HELP_TITLE = "Tables"
     HEADER = 1
+    empty_text: str | None = None  # what it says in its first row while it has none
+
+    def empty_note(self) -> str | None:
+        return self.empty_text
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",

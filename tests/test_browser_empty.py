@@ -1,0 +1,35 @@
+"""A browser filter that leaves no file says so in the table's first row: an empty table,
+with only the header's ``filter:`` and the footer's ``(0 shown)`` to say why, read as
+an empty directory (the keys audit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import screen_lines
+from test_browser import browser, scanned, until
+
+from corpus import write_v1
+from viewer.app import TailscopeApp
+
+
+async def test_a_status_or_text_filter_of_no_file_says_so(tmp_path: Path) -> None:
+    write_v1(tmp_path / "one.jsonl")
+    app = TailscopeApp(tmp_path)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await scanned(pilot)
+        screen = browser(app)
+        assert screen.table.row_count == 1
+
+        def text() -> str:
+            return "\n".join(screen_lines(app))
+
+        assert "No file" not in text()
+        await pilot.press("u")
+        await until(pilot, lambda: "No file is unreadable: a shows all 1 file." in text())
+        await pilot.press("n")
+        await until(pilot, lambda: "No file is other than a transcript: a shows" in text())
+        await pilot.press("a", "slash", *"zzq", "enter")
+        await until(pilot, lambda: "No file matches 'zzq': a shows all 1 file." in text())
+        await pilot.press("a")
+        await until(pilot, lambda: screen.table.row_count == 1 and "No file" not in text())
