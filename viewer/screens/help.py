@@ -51,15 +51,21 @@ def key_name(key: str) -> str:
     return char if char and char.isprintable() and char != " " else key
 
 
+def what_it_does(binding: Binding) -> str:
+    """A key's words, here and in the command palette: its tooltip where it has one (the
+    footer's word is short: a key that does two things says when it does which), else
+    its description, else its action."""
+    return binding.tooltip or binding.description or binding.action
+
+
 def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what) per action, its keys joined: ``j / down``, ``next``. What a key does
-    is its tooltip where it has one (the footer's word is short: a key that does two
-    things says when it does which)."""
+    """(keys, what) per action, its keys joined: ``j / down``, ``next``."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for binding in Binding.make_bindings(bindings):
-        what = binding.tooltip or binding.description
-        grouped.setdefault((binding.action, what), []).append(key_name(binding.key))
-    return [(" / ".join(keys), what or action) for (action, what), keys in grouped.items()]
+        grouped.setdefault((binding.action, what_it_does(binding)), []).append(
+            key_name(binding.key)
+        )
+    return [(" / ".join(keys), what) for (_action, what), keys in grouped.items()]
 
 
 def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
@@ -140,4 +146,11 @@ class BindingsHelpScreen(ModalScreen[None]):
         yield Footer()  # (its own keys, not the screen's below, which do nothing here)
 
 
-__all__ = ["BindingsHelpScreen", "Section", "binding_rows", "key_name", "screen_sections"]
+__all__ = [
+    "BindingsHelpScreen",
+    "Section",
+    "binding_rows",
+    "key_name",
+    "screen_sections",
+    "what_it_does",
+]

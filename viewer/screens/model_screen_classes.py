@@ -42,7 +42,10 @@ def with_panes(base: type[S], panes: type[PaneSet]) -> type[S]:
     made = _MADE.get((base, panes))
     if made is None:
         shared = {tab.id: tab for tab in base.TABS}
-        own = {pane.id: Tab(pane.id, pane.title, pane.make) for pane in panes.PANES}
+        own = {
+            pane.id: Tab(pane.id, pane.title, pane.make, pane.command, pane.help)
+            for pane in panes.PANES
+        }
         order = panes.ORDER or (*shared, *own)
         tabs = tuple({**shared, **own}[tab] for tab in order)
         namespace: dict[str, Any] = {
@@ -81,12 +84,16 @@ def help_sections(screen: ModelScreen) -> list[Section]:
     from .op_detail import OpDetailScreen
 
     panes = screen.panes
+    shared: list[tuple[str, Section]] = [
+        ("conversation", ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS])),
+        ("tools", ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS])),
+        ("runs", ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS])),
+        ("diff", ("Diff", ModelDiffView.BINDINGS)),
+    ]
     return [
         ("This screen", offered(screen, screen.BINDINGS)),
-        ("Conversation", [*BlockView.BINDINGS, *ItemsView.BINDINGS]),
-        ("Tool operations", [*VirtualTable.BINDINGS, *OpsPane.BINDINGS]),
-        ("Runs", [*VirtualTable.BINDINGS, *RunsPane.BINDINGS]),
-        *([("Diff", ModelDiffView.BINDINGS)] if "diff" in screen._tab_ids else []),
+        # (the tabs this screen has, as its palette offers them: v1 has no shared diff)
+        *(section for tab, section in shared if tab in screen._tab_ids),
         (
             "A tool operation's detail",
             OpDetailScreen.help_keys(
