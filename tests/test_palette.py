@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 from format_fixtures import BUILT_IN
-from helpers import app_loaded, wait_for
+from helpers import app_loaded, file_loaded, wait_for
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from story import write_story
 from viewer.app import TailscopeApp
+from viewer.screens.browser import BrowserScreen
 from viewer.screens.following import Command
+from viewer.screens.help import binding_rows
 from viewer.screens.model_screen import ModelScreen
 
 SIZE = (120, 35)
@@ -119,3 +121,23 @@ async def test_the_palette_does_what_the_key_does_on_the_tab_shown(tmp_path: Pat
         titles = {title: about for title, about, _ in screen._palette()}
         assert titles["Next error"] == "key e on the Conversation tab"
         assert "Copy the row" not in titles
+
+
+async def test_the_browsers_palette_has_its_keys(tmp_path: Path) -> None:
+    write_story(tmp_path / "t.jsonl")
+    app = TailscopeApp(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.rows)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        commands = {c.title: c.help for c in app.get_system_commands(browser)}
+        for keys, what in binding_rows(BrowserScreen.BINDINGS):
+            assert commands[what] == f"key {keys}", what
+        await _palette_picks(app, pilot, "Only the crashed files")
+        await wait_for(pilot, lambda: browser.status_filter == "crashed")
+        await _palette_picks(app, pilot, "Every file (the text filter cleared too)")
+        await wait_for(pilot, lambda: browser.status_filter is None)
+        await _palette_picks(app, pilot, "Open the selected file")
+        await file_loaded(pilot, ModelScreen)
+        file_commands = {c.title for c in app.get_system_commands(app.screen)}
+        assert "Only the crashed files" not in file_commands and "Show runs" in file_commands

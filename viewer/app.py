@@ -176,8 +176,11 @@ class TailscopeApp(KeysInTurn):
             if command.title != "Keys":
                 yield command
         yield SystemCommand("Keys", "Every key binding, by screen area (also ?)", self.action_help)
-        for candidate in reversed(self.screen_stack):
-            if isinstance(candidate, FollowingScreen):
+        browser = sys.modules.get(f"{__package__}.screens.browser")  # (loaded: one was shown)
+        for candidate in reversed(self.screen_stack):  # (the one under a dialog too)
+            if isinstance(candidate, FollowingScreen) or (
+                browser is not None and isinstance(candidate, browser.BrowserScreen)
+            ):
                 yield from candidate.commands()
                 break
 
