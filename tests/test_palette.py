@@ -141,3 +141,16 @@ async def test_the_browsers_palette_has_its_keys(tmp_path: Path) -> None:
         await file_loaded(pilot, ModelScreen)
         file_commands = {c.title for c in app.get_system_commands(app.screen)}
         assert "Only the crashed files" not in file_commands and "Show runs" in file_commands
+
+
+async def test_no_command_writes_a_screenshot(tmp_path: Path) -> None:
+    # Textual's "Screenshot" wrote an SVG to ~/Downloads: only demo and export write files
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    for where in (path, tmp_path):
+        app = TailscopeApp(where)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            titles = {c.title for c in app.get_system_commands(app.screen)}
+            assert "Screenshot" not in titles
+            assert "Quit" in titles and "Keys" in titles  # (Textual's others stay)
