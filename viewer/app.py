@@ -171,13 +171,17 @@ class TailscopeApp(KeysInTurn):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Textual's "Keys" is a docked panel that escape does not close (there, escape
-        # left the file): our help, a dialog of every key (``?``), takes its name.
+        # left the file): our help, a dialog of every key (``?``), takes its name. Its
+        # "Screenshot" writes an SVG to ~/Downloads: only demo and export write files.
         for command in super().get_system_commands(screen):
-            if command.title != "Keys":
+            if command.title not in ("Keys", "Screenshot"):
                 yield command
         yield SystemCommand("Keys", "Every key binding, by screen area (also ?)", self.action_help)
-        for candidate in reversed(self.screen_stack):
-            if isinstance(candidate, FollowingScreen):
+        browser = sys.modules.get(f"{__package__}.screens.browser")  # (loaded: one was shown)
+        for candidate in reversed(self.screen_stack):  # (the one under a dialog too)
+            if isinstance(candidate, FollowingScreen) or (
+                browser is not None and isinstance(candidate, browser.BrowserScreen)
+            ):
                 yield from candidate.commands()
                 break
 

@@ -111,9 +111,9 @@ class PaneSet:
         return items
 
     def palette(self) -> list[Command]:
-        """The palette's commands: one to show each pane, then any of the set's own."""
-        show = self.screen._show
-        return [(pane.command, pane.help, show(pane.id)) for pane in self.PANES]
+        """The palette's commands of the set's own (each pane's tab has its own, which
+        shows it: its ``command``)."""
+        return []
 
 
 PANE_SETS: dict[str, type[PaneSet]] = {}

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
@@ -49,6 +49,7 @@ from ..safe import fit_path, one_line
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.virtual_table import Column, VirtualTable
 from .browser_watch import DirectoryWatch
+from .key_commands import key_commands
 
 BATCH_ROWS = 250  # rows per message from the scanner...
 BATCH_SECONDS = 0.1  # ...or fewer, at least this often
@@ -68,18 +69,32 @@ class BrowserScreen(DirectoryWatch):
     """Every ``*.jsonl`` below a directory: status, agent, activity, usage. Enter opens one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", show=True),
-        Binding("slash", "filter", "Filter"),
-        Binding("s", "cycle_sort", "Sort"),
-        Binding("S", "reverse_sort", "Reverse"),
-        Binding("a", "status(None)", "All"),
-        Binding("l", "status('live')", "Live"),
-        Binding("c", "status('crashed')", "Crashed"),
-        Binding("d", "status('damaged')", "Damaged"),
-        Binding("u", "status('unreadable')", "Unreadable", show=False),
-        Binding("f", "status('finished')", "Finished", show=False),
-        Binding("n", "status('not-a-transcript')", "Not transcripts", show=False),
-        Binding("r", "rescan", "Rescan", show=False),
+        Binding("enter", "open", "Open", show=True, tooltip="Open the selected file"),
+        Binding("slash", "filter", "Filter", tooltip="Filter the files by text"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column"),
+        Binding("S", "reverse_sort", "Reverse", tooltip="Reverse the sort order"),
+        Binding("a", "status(None)", "All", tooltip="Every file (the text filter cleared too)"),
+        Binding("l", "status('live')", "Live", tooltip="Only the live files"),
+        Binding("c", "status('crashed')", "Crashed", tooltip="Only the crashed files"),
+        Binding("d", "status('damaged')", "Damaged", tooltip="Only the damaged files"),
+        Binding(
+            "u",
+            "status('unreadable')",
+            "Unreadable",
+            show=False,
+            tooltip="Only the unreadable files",
+        ),
+        Binding(
+            "f", "status('finished')", "Finished", show=False, tooltip="Only the finished files"
+        ),
+        Binding(
+            "n",
+            "status('not-a-transcript')",
+            "Not transcripts",
+            show=False,
+            tooltip="Only the files that are not transcripts",
+        ),
+        Binding("r", "rescan", "Rescan", show=False, tooltip="Scan the files again"),
     ]
 
     @dataclass
@@ -486,6 +501,12 @@ class BrowserScreen(DirectoryWatch):
         self._refresh_detail()
 
     # -- actions ----------------------------------------------------------------
+
+    def commands(self) -> Iterable[SystemCommand]:
+        """Every key of the list, by name, for the command palette (as ``?`` names it)."""
+        keys = [binding.key for binding in Binding.make_bindings(self.BINDINGS)]
+        for title, about, callback in key_commands([self], keys):
+            yield SystemCommand(title, about, callback)
 
     @on(VirtualTable.Activated, "#browser-table")
     @on(VirtualTable.DoubleClicked, "#browser-table")

@@ -61,11 +61,14 @@ W = TypeVar("W", bound=Widget)
 
 @dataclass(frozen=True, slots=True)
 class Tab:
-    """One tab of a file screen: its id and title, and how its pane is made."""
+    """One tab of a file screen: its id and title, how its pane is made, and the
+    command palette's entry that shows it (its name and what it says of the pane)."""
 
     id: str
     title: str
     pane: Callable[[], Widget]
+    command: str = ""
+    about: str = ""
     key: str | None = None  # what its number key says, where not its title
 
 
@@ -466,18 +469,13 @@ class FollowingScreen(Screen[None]):
         """A palette entry's callback: show the tab."""
         return lambda: self.action_show_tab(tab)
 
+    def _tab_commands(self) -> list[Command]:
+        """The palette's entry for each tab of this screen (so none for a tab it lacks)."""
+        return [(tab.command, tab.about, self._show(tab.id)) for tab in self.TABS if tab.command]
+
     def action_show_tab(self, tab: str) -> None:
         """Bring the tab to the front, its pane focused."""
         raise NotImplementedError
-
-    @staticmethod
-    def _jumps(view: Any, kind: str, what: str, ahead: str, back: str) -> list[Command]:
-        """Palette entries for the next and the previous ``what`` in ``view`` (its
-        ``action_jump(kind, ±1)``), each with its help text."""
-        return [
-            (f"Next {what}", ahead, lambda: view.action_jump(kind, 1)),
-            (f"Previous {what}", back, lambda: view.action_jump(kind, -1)),
-        ]
 
     def commands(self) -> Iterable[SystemCommand]:
         """Every action of this screen, for the command palette."""

@@ -53,15 +53,21 @@ def key_name(key: str) -> str:
     return char if char and char.isprintable() and char != " " else key
 
 
+def what_it_does(binding: Binding) -> str:
+    """A key's words, here and in the command palette: its tooltip where it has one (the
+    footer's word is short: a key that does two things says when it does which), else
+    its description, else its action."""
+    return binding.tooltip or binding.description or binding.action
+
+
 def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what) per action, its keys joined: ``j / down``, ``next``. What a key does
-    is its tooltip where it has one (the footer's word is short: a key that does two
-    things says when it does which)."""
+    """(keys, what) per action, its keys joined: ``j / down``, ``next``."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for binding in Binding.make_bindings(bindings):
-        what = binding.tooltip or binding.description
-        grouped.setdefault((binding.action, what), []).append(key_name(binding.key))
-    return [(" / ".join(keys), what or action) for (action, what), keys in grouped.items()]
+        grouped.setdefault((binding.action, what_it_does(binding)), []).append(
+            key_name(binding.key)
+        )
+    return [(" / ".join(keys), what) for (_action, what), keys in grouped.items()]
 
 
 def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
@@ -216,5 +222,6 @@ __all__ = [
     "key_name",
     "pane_sections",
     "screen_sections",
+    "what_it_does",
     "widget_bindings",
 ]

@@ -29,13 +29,18 @@ from ..widgets.model_panes import OpsPane, RunsPane
 from ..widgets.row_search import RowSearch
 from ..widgets.virtual_table import VirtualTable
 from .filter import Choice, FilterScreen
-from .following import Command, Tab
+from .following import FIRST_TAB, Command, Tab
 from .help import BindingsHelpScreen
+from .key_commands import key_chain, key_commands
 from .model_screen_classes import help_sections, screen_keys, with_panes
 from .model_screen_following import ModelFollowingScreen
 from .op_detail import OpDetailScreen
 from .searching import UNDER_WAY
 from .warnings import WarningsScreen
+
+# The keys of the tab shown that the command palette offers by name, each as its
+# binding there says (the conversation's next tool call, a table's copy of its row).
+PANE_KEYS = ("t", "T", "e", "E", "x", "X", "c", "enter", "G")
 
 
 class ModelScreen(ModelFollowingScreen):
@@ -44,10 +49,34 @@ class ModelScreen(ModelFollowingScreen):
 
     MATCHES_TIMEOUT = 2
     TABS = (
-        Tab("conversation", "Conversation", lambda: ItemsView(id="items")),
-        Tab("tools", "Tool operations", lambda: OpsPane(id="ops")),
-        Tab("runs", "Runs", lambda: RunsPane(id="model-runs")),
-        Tab("diff", "Diff", lambda: ModelDiffView(id="model-diff")),
+        Tab(
+            "conversation",
+            "Conversation",
+            lambda: ItemsView(id="items"),
+            "Show the conversation",
+            "The current view's items",
+        ),
+        Tab(
+            "tools",
+            "Tool operations",
+            lambda: OpsPane(id="ops"),
+            "Show tool operations",
+            "Every call and what became of it",
+        ),
+        Tab(
+            "runs",
+            "Runs",
+            lambda: RunsPane(id="model-runs"),
+            "Show runs",
+            "Turns with their state, usage and context",
+        ),
+        Tab(
+            "diff",
+            "Diff",
+            lambda: ModelDiffView(id="model-diff"),
+            "Show the diff",
+            "What compactions folded and kept",
+        ),
     )
     BINDINGS: ClassVar[list[BindingType]] = screen_keys(TABS)
     PANE_SET: ClassVar[type[PaneSet] | None] = None  # the format's own panes, if any
@@ -287,17 +316,13 @@ class ModelScreen(ModelFollowingScreen):
         self._refresh_status()  # (a tab's own search is said while it is shown)
 
     def _palette(self) -> list[Command]:
-        view = self.conversation
         return [
             (
                 "Toggle raw / replayed view",
                 "Every line, or what the model is sent next",
                 self.action_toggle_mode,
             ),
-            ("Show the conversation", "The current view's items", self._show("conversation")),
-            ("Show tool operations", "Every call and what became of it", self._show("tools")),
-            ("Show runs", "Turns with their state, usage and context", self._show("runs")),
-            ("Show the diff", "What compactions folded and kept", self._show("diff")),
+            *self._tab_commands(),
             (
                 "Search",
                 "Find text in the conversation (or in the tab shown, where it has its own search)",
@@ -311,24 +336,23 @@ class ModelScreen(ModelFollowingScreen):
                 self.action_filter,
             ),
             self._export_command(),
-            *self._jumps(view, "call", "tool call", "In the conversation", "In the conversation"),
-            *self._jumps(
-                view,
-                "error",
-                "error",
-                "A failed call or an error line",
-                "A failed call or an error line",
-            ),
-            ("Copy item", "The selected item's text", view.action_copy),
-            (
-                "Expand / fold item",
-                "Its whole text, reasoning and arguments",
-                view.action_toggle_fold,
-            ),
-            ("Go to the end", "The last item (and stick to new ones)", view.action_last),
+            *self._pane_commands(),
             *self.others_palette(),
             *(self.panes.palette() if self.panes is not None else []),
         ]
+
+    def _pane_commands(self) -> list[Command]:
+        """The palette's entries for the keys of the tab shown (``PANE_KEYS``), each
+        doing what its key does there (the runs table's ``c`` copies the row, the
+        conversation's its item)."""
+        tab = self.query_one(TabbedContent).active
+        if not self.panes_ready and tab != FIRST_TAB:
+            return []  # (its pane is not mounted yet)
+        target = self._tab_target(tab)
+        if target is None:
+            return []
+        title = next(t.title for t in self.TABS if t.id == tab)
+        return key_commands(key_chain(target), PANE_KEYS, f"on the {title} tab")
 
 
 __all__ = ["ModelScreen"]

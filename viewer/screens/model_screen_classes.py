@@ -42,7 +42,10 @@ def with_panes(base: type[S], panes: type[PaneSet]) -> type[S]:
     made = _MADE.get((base, panes))
     if made is None:
         shared = {tab.id: tab for tab in base.TABS}
-        own = {pane.id: Tab(pane.id, pane.title, pane.make) for pane in panes.PANES}
+        own = {
+            pane.id: Tab(pane.id, pane.title, pane.make, pane.command, pane.help)
+            for pane in panes.PANES
+        }
         order = panes.ORDER or (*shared, *own)
         tabs = tuple({**shared, **own}[tab] for tab in order)
         namespace: dict[str, Any] = {
