@@ -81,13 +81,17 @@ class MessageUsage:
         if tokens is not None:
             parts.append(f"{tokens:,} tok ({token_breakdown(*self.counted())})")
         if self.in_part:  # (the rest unknown, not 0)
-            missing = [
-                name for name, n in (("input", self.input), ("output", self.output)) if n is None
-            ]
-            parts.append(f"{' and '.join(missing)} unknown")
+            parts.append(unknown_counts(self.input, self.output) or "")
         if self.cost is not None:
             parts.append(cost_text(self.cost))
         return " · ".join(parts)  # (never empty: no tokens known is in part)
+
+
+def unknown_counts(inp: int | None, out: int | None) -> str | None:
+    """``input unknown``, ``input and output unknown``: what a response known in part did
+    not report (the export's message line and the viewer's say it; None: both known)."""
+    missing = [name for name, n in (("input", inp), ("output", out)) if n is None]
+    return f"{' and '.join(missing)} unknown" if missing else None
 
 
 def token_breakdown(
