@@ -177,10 +177,16 @@ def _usage_fact(tally: UsageTally) -> str:
     return f"tokens {u.describe_tokens()} · cost {u.describe_cost()}"
 
 
+# A message's usage line (after "usage: ") where its response reported none: every format's.
+NOT_REPORTED = "unknown (not reported)"
+
+
 def _message_usage(usage: MessageUsage | None, counts: bool) -> str | None:
+    """A message's usage line: what it reported; ``NOT_REPORTED`` where it is a response
+    (``counts``) that reported none; None for a message that is no response."""
     if usage is not None:
         return usage.describe()
-    return "unknown (not reported)" if counts else None  # (after "usage: ")
+    return NOT_REPORTED if counts else None
 
 
 # Said before the calls an export's conversation did not show, each given whole after the

@@ -24,6 +24,7 @@ from .exportdoc import (
     TextBlock,
     Tone,
     View,
+    _message_usage,
     _preview,
     _s,
     _usage_fact,
@@ -34,7 +35,7 @@ from .formats.agentgo.model import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
 from .tool_ops import ask_of, state_label, state_tone
-from .usage import Usage, is_model_call, shown_usage, tally_agentgo
+from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
 
 # A call id's committed results, in order: (seq, line, a preview)
 Results = dict[str, list[tuple[int, int, str]]]
@@ -353,7 +354,7 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
     if msg.get("tool_call_id") is not None:
         item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
     reported = shown_usage(agv, m, msg)  # (its own, else its model call's)
-    item.usage = reported.describe() if reported else None
+    item.usage = _message_usage(reported, is_response(m, msg))
     parts = msg.get("content")
     for part in parts if isinstance(parts, list) else []:
         if not isinstance(part, dict):

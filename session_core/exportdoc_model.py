@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from .exportdoc import (
+    NOT_REPORTED,
     UNSHOWN_BY_MARK,
     UNSHOWN_ELSE,
     CallItem,
@@ -266,8 +267,8 @@ def _message(item: Item, calls: _Calls, raw: Sequence[Item], view: View) -> Mess
             out.content = "\n".join(texts)
         else:
             out.blocks[at] = ("text", "\n".join(texts))
-    if item.usage is not None:
-        out.usage = item.usage.describe()
+    if item.usage is not None:  # (a response's: the model gives it one, known or not)
+        out.usage = item.usage.describe() if item.usage.known else NOT_REPORTED
     return out
 
 

@@ -81,10 +81,7 @@ class MessageUsage:
         if tokens is not None:
             parts.append(f"{tokens:,} tok ({token_breakdown(*self.counted())})")
         if self.in_part:  # (the rest unknown, not 0)
-            missing = [
-                name for name, n in (("input", self.input), ("output", self.output)) if n is None
-            ]
-            parts.append(f"{' and '.join(missing)} unknown")
+            parts.append(unknown_counts(self.input, self.output) or "")
         if self.cost is not None:
             parts.append(cost_text(self.cost))
         return " · ".join(parts)  # (never empty: no tokens known is in part)
@@ -96,6 +93,13 @@ def known_in_part(input: int | None, output: int | None, total: int | None) -> b
     it is in is a lower bound, and it has no price from the table (``pricing.cost``
     would read the count it lacks as 0)."""
     return total is None and (input is None or output is None)
+
+
+def unknown_counts(inp: int | None, out: int | None) -> str | None:
+    """``input unknown``, ``input and output unknown``: what a response known in part did
+    not report (the export's message line and the viewer's say it; None: both known)."""
+    missing = [name for name, n in (("input", inp), ("output", out)) if n is None]
+    return f"{' and '.join(missing)} unknown" if missing else None
 
 
 def token_breakdown(

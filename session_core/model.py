@@ -457,16 +457,31 @@ class Transcript:
         return f"{said} ({cut:,} read in part)" if cut else said
 
     def with_subagents_text(self) -> str:
-        """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where this
-        file reported no usage of its own, the subagents' alone (a total would take the
-        unknown for 0): ``3 subagents alone (this file's unknown)``; where it reported no
-        cost (a model without a price), that the cost is theirs alone."""
+        """What ``usage_with_subagents`` holds, in words: ``with 3 subagents``; where none
+        is counted, the file's usage alone, and why (``1 subagent, its usage unknown``:
+        never "with 0 of 1"); where this file reported no usage of its own, the
+        subagents' alone (a total would take the unknown for 0): ``3 subagents alone
+        (this file's unknown)``; where it reported no cost (a model without a price), that
+        the cost is theirs alone."""
+        if not any(s.counted for s in self.subagents):
+            return self._none_counted_text()
         if not self.usage.known:
             return f"{self.subagents_text()} alone (this file's unknown)"
         both = self.usage_with_subagents
         if self.usage.cost is None and both is not None and both.cost is not None:
             return f"with {self.subagents_text()} (the cost theirs alone: this file's unknown)"
         return f"with {self.subagents_text()}"
+
+    def _none_counted_text(self) -> str:
+        """No subagent's usage counted: whether their files were read (their usage
+        unknown) or not."""
+        many = len(self.subagents)
+        read = sum(1 for s in self.subagents if s.lines_read)
+        if many == 1:
+            return "1 subagent, its usage unknown" if read else "1 subagent, its file not read"
+        if read:
+            return f"{many:,} subagents, none of their usage known"
+        return f"{many:,} subagents, none of their files read"
 
     def json_parts(self, fragments: bool = False) -> Iterator[tuple[str, Any]]:
         """The replay JSON's keys in order (shared/spec/api.md: the shared keys, then the

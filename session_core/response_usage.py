@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
+from collections.abc import Callable
 
 from .item_column import ItemColumn
 from .item_facts import ItemFacts
@@ -21,11 +22,24 @@ class ResponseUsage(ItemFacts):
     Responses come in file order; a usage the columns cannot hold (counts not said or
     out of range, an item's usage set again) is kept as it is (``fallback``) and wins."""
 
-    __slots__ = ("at", "cached", "cost", "fallback", "inputs", "outputs", "raw", "writes")
+    __slots__ = (
+        "at",
+        "cached",
+        "cost",
+        "fallback",
+        "inputs",
+        "is_response",
+        "outputs",
+        "raw",
+        "writes",
+    )
     MARKS_ARE_THE_COLUMNS = True
 
-    def __init__(self, raw: ItemColumn) -> None:
+    def __init__(self, raw: ItemColumn, is_response: Callable[[int], bool] | None = None) -> None:
         self.raw = raw
+        # Whether a raw item is a response, where a reader tells it: one whose usage was
+        # never set reported none (its usage unknown: ``Usage(responses=1)``, not None).
+        self.is_response = is_response
         self.at = array("l")  # the raw items, ascending (as responses come)
         self.inputs, self.outputs, self.cached = array("q"), array("q"), array("q")
         self.writes = array("q")  # -1: not said
@@ -78,7 +92,8 @@ class ResponseUsage(ItemFacts):
         at = self.at
         slot = bisect_left(at, index)
         if slot == len(at) or at[slot] != index:
-            return None
+            unreported = self.is_response is not None and self.is_response(index)
+            return Usage(responses=1) if unreported else None
         write = self.writes[slot]
         cost = self.cost[slot]
         known = not math.isnan(cost)

@@ -308,6 +308,13 @@ def shown_usage(
     return (fed or FedCallUsage()).of(index, view.calls[view.call_order[index]])
 
 
+def is_response(committed: Committed, message: dict[str, Any]) -> bool:
+    """Is a committed message a model's response, whose usage is said with it (unknown
+    where none was reported, never left unsaid): one with a usage of its own, or the
+    message a model call produced (``Committed.usage_call``)."""
+    return isinstance(message.get("usage"), dict) or committed.usage_call >= 0
+
+
 def is_model_call(call: Call) -> bool:
     """A model call: by its kind, or by a model record about it (from what the view kept:
     no record is read again)."""

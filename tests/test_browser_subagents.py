@@ -44,9 +44,8 @@ def test_a_parent_whose_child_is_not_counted_is_a_lower_bound(
     parent, _child = parent_with_usage(tmp_path)
     monkeypatch.setattr(codex, "SUBAGENT_LIMIT", 10)
     row = scan_file(parent)
-    assert (
-        row.tokens == 1000 and row.tokens_partial and row.with_subagents == ("with 0 of 1 subagent")
-    )
+    assert row.tokens == 1000 and row.tokens_partial
+    assert row.with_subagents == "1 subagent, its file not read"  # (the header's words)
 
 
 def test_the_footer_adds_a_childs_usage_once(tmp_path: Path) -> None:

@@ -176,10 +176,11 @@ def test_a_child_that_reported_no_usage_is_read_not_counted(tmp_path: Path) -> N
     assert (sub.usage.reported, sub.usage.responses, sub.usage.tokens) == (0, 1, None)
     said = sub.to_json()
     assert said["usage-counted"] is False and said["messages"] == 2
-    assert t.with_subagents_text() == "with 0 of 1 subagent"
+    # (said one way, the header's, in the export and the browser: never "with 0 of 1")
+    assert t.with_subagents_text() == "1 subagent, its usage unknown"
     md = export(parent, "md")
     assert f"| subagent {CHILD} | 0 of 1 | unknown |" in md
-    assert "| with 0 of 1 subagent | 1 of 2 |" in md
+    assert "| 1 subagent, its usage unknown | 1 of 2 |" in md and "0 of 1 subagent" not in md
 
 
 def _aged(path: Path) -> None:

@@ -110,7 +110,9 @@ def test_a_codex_total_with_no_input_count_is_unknown_not_0(tmp_path: Path) -> N
         0,
         2,
     )  # (was 40 tok priced as if no input, the nulls a total of 0)
-    assert all(i.usage is None for i in t.raw)
+    # (each response's item says its usage is unknown: reported by none, no count of 0)
+    said = [i.usage for i in t.raw if i.usage is not None]
+    assert len(said) == 2 and all(u.reported == 0 and u.tokens is None for u in said)
 
 
 def _v1(path: Path, usages: list[dict[str, Any]]) -> Path:

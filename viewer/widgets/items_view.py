@@ -22,6 +22,7 @@ from textual.message import Message
 
 from session_core.column_items import Items, at_line, item_key
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
+from session_core.message_usage import unknown_counts
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -411,10 +412,16 @@ class ItemsView(ItemFilter, ItemSearch):
             facts.append(one_line(item.model, 40))
         if item.ts:
             facts.append(one_line(item.ts, 30))
-        if item.usage is not None and item.usage.tokens is not None:
-            facts.append(f"{item.usage.tokens:,} tok")
-        if item.usage is not None and item.usage.cost is not None:
-            facts.append(cost_text(item.usage.cost))
+        usage = item.usage
+        if usage is None:
+            return facts
+        if usage.tokens is not None:
+            facts.append(f"{usage.tokens:,} tok")
+        if usage.in_part:  # (a response known in part: the rest unknown, not 0, as exported)
+            missing = unknown_counts(usage.input_tokens, usage.output_tokens)
+            facts += [missing] if missing else []
+        if usage.cost is not None:
+            facts.append(cost_text(usage.cost))
         return facts
 
     def _op_state(self, part: Part, item: Item | None) -> tuple[str, str, str | None, str]:

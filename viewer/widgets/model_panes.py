@@ -46,10 +46,16 @@ TONE_STYLES = {"ok": "green", "bad": "bold red", "warn": "bold yellow", "info": 
 RUN_TONES = {"finished": "ok", "running": "info", "interrupted": "bad", "aborted": "warn"}
 
 
-def usage_short(usage: Usage | None) -> str:
-    if usage is None or usage.tokens is None:
-        return ""
-    return f"{usage.tokens:,} tok"
+def usage_short(usage: Usage, in_part: bool = False) -> str:
+    """``12,345 tok``; ``≥12,345 tok`` where the total leaves out responses that reported
+    none, or in part (``Usage.tokens_partial``; ``in_part``: a file's read left a line
+    out), as the browser marks it; ``unknown`` (``tokens unknown`` beside a known cost),
+    never blank or 0, as ``Usage.describe`` says it."""
+    tokens = usage.tokens
+    if tokens is None:
+        return "tokens unknown" if usage.known else "unknown"
+    at_least = "≥" if usage.tokens_partial or in_part else ""
+    return f"{at_least}{tokens:,} tok"
 
 
 def tone_text(label: str, tone: str) -> Text:

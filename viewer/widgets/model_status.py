@@ -244,15 +244,7 @@ class ModelStatus(Static):
             usage.append(f"usage {own.describe()}")
         elif not any(s.counted for s in transcript.subagents):  # (a total of nothing more)
             usage.append(f"usage {own.describe()}")
-            many = len(transcript.subagents)
-            read = sum(1 for s in transcript.subagents if s.lines_read)
-            if many == 1:
-                told = "1 subagent, its usage unknown" if read else "1 subagent, its file not read"
-            elif read:
-                told = f"{many:,} subagents, none of their usage known"
-            else:
-                told = f"{many:,} subagents, none of their files read"
-            usage.append(f" · {told}", "dim")
+            usage.append(f" · {transcript.with_subagents_text()}", "dim")
         else:  # the totals first: the breakdowns would push the session's off the line
             usage.append(f"usage {own.brief()} · {transcript.with_subagents_text()} ")
             usage.append(both.brief(), "bold")

@@ -186,8 +186,8 @@ class SubagentsPane(TableDetail):
         op = self.op_of(subagent)
         state = tone_text(op.label, state_tone(op.state)) if op else Text("—")
         counted, known = subagent.counted, subagent.lines_read
-        at_least = "≥" if subagent.in_part else ""  # (its file's read left a line out)
-        usage = at_least + usage_short(subagent.usage) if counted else None
+        # (``≥`` as its cost cell: responses that reported none, or its file read in part)
+        usage = usage_short(subagent.usage, subagent.in_part) if counted else None
         where = where_text(subagent)
         return {
             "n": Text(str(self._numbers[index] + 1), end=""),

@@ -400,7 +400,7 @@ class AgentGoModel:
 
     def _take_message(self, committed: Committed, message: dict[str, Any], span: int) -> None:
         from ...agentgo.messages import message_role  # (not at start: a v1 file needs none)
-        from ...usage import shown_usage
+        from ...usage import is_response, shown_usage
 
         parts = message_parts(message)
         ident = f"seq-{committed.seq}"
@@ -427,7 +427,7 @@ class AgentGoModel:
             )
         # What the message cost (shown with it): its own usage, else its model call's
         used = shown_usage(self.view, committed, message, self._fed_usage)
-        if used is not None or isinstance(message.get("usage"), dict):
+        if used is not None or is_response(committed, message):  # (None: not reported)
             self.column.set_usage(index, Usage.from_message_usage(used))
         if committed.run_id not in self._prompts and message.get("kind") == "user":
             from ...agentgo.view import message_text

@@ -35,7 +35,7 @@ class UsageBook:
 
     def __init__(self, responses: Responses, raw: ItemColumn) -> None:
         self.responses = responses
-        self.items = ResponseUsage(raw)
+        self.items = ResponseUsage(raw, self.is_response)
         raw.facts = self.items
         self.stale: list[int] = []  # responses whose usage changed (``settle``)
         # The fold of the file's first responses (by place), and each turn's.
@@ -126,8 +126,14 @@ class UsageBook:
         self.stale.clear()
 
     def usage(self, at: int) -> Usage | None:
-        """Response ``at``'s usage, as last settled (None: it reported none)."""
+        """Response ``at``'s usage, as last settled (unknown, ``Usage(responses=1)``: it
+        reported none; None: Claude Code made it up)."""
         return self.items.usage(self.responses.raw[at])
+
+    def is_response(self, index: int) -> bool:
+        """Is raw item ``index`` a model's response (one Claude Code made up is not)?"""
+        at = self.responses.of_raw(index)
+        return at >= 0 and self.responses.model(at) != SYNTHETIC
 
     def file_total(self) -> Usage:
         """The file's usage: every response once (one that reported nothing counts as a

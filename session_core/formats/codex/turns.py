@@ -271,7 +271,7 @@ class CodexTurns(CodexState):
         self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None
     ) -> None:
         """One ``token_count`` folded in; a new response's usage goes to its turn and item
-        (one whose usage is unknown to its turn alone: its item has none to show)."""
+        (one whose usage is unknown too: its item says so, ``Usage(responses=1)``)."""
         note, usage, size, own = said
         if self.tally.fork_began:
             self._parents_history()
@@ -281,13 +281,11 @@ class CodexTurns(CodexState):
                 run.usage.add(usage)
                 if self.implicit:  # its answer's usage is the prompted run's too
                     self.implicit_last = (line, ts)
-            if not usage.reported:
-                self.last_response = -1
-            elif self.last_response >= 0:
+            if self.last_response >= 0:
                 self.response_usage.set(self.last_response, usage)
                 self.last_response = -1
-            else:  # before the request's output (older writers): its first item takes it
-                self.early_usage = usage
+            elif usage.reported:  # before the request's output (older writers): its
+                self.early_usage = usage  # first item takes it
             if size > 0:
                 self.context_tokens = size
                 if self.awaiting_after is not None:
