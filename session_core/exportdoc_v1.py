@@ -38,7 +38,7 @@ from .exportdoc import (
 )
 from .formats.v1.model import NAME
 from .formats.v1.ops import answered_last, op_state, superseded_ops, undispatched_states
-from .message_usage import v1_usage
+from .message_usage import counts_as_turn, v1_usage
 from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
@@ -329,8 +329,7 @@ class _V1:
         if payload.get("reasoning") is not None:
             item.blocks.append(("reasoning", _s(payload.get("reasoning"))))
         item.calls = self.call_items(eid, payload)
-        counts = role == "assistant" or isinstance(payload.get("usage"), dict)
-        item.usage = _message_usage(v1_usage(payload), counts)
+        item.usage = _message_usage(v1_usage(payload), counts_as_turn(payload))
         return item
 
     def summary(self, record: Compaction, content: str) -> MessageItem:

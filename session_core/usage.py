@@ -301,9 +301,9 @@ def shown_usage(
     ``usage``, else, where the spec's writer put it on the ``model_exec_end`` alone, the
     usage of the model call that produced it (``Committed.usage_call``; ``fed``: as
     taken while fed, else read again). Shown only: the totals count each call once."""
-    own = message.get("usage")
-    if isinstance(own, dict) or committed.usage_call < 0:
-        return agentgo_usage(own)
+    said = agentgo_usage(message.get("usage"))  # (``{}``: no number, as a usage of null)
+    if said is not None or committed.usage_call < 0:
+        return said
     index = committed.usage_call
     return (fed or FedCallUsage()).of(index, view.calls[view.call_order[index]])
 
@@ -312,7 +312,7 @@ def is_response(committed: Committed, message: dict[str, Any]) -> bool:
     """Is a committed message a model's response, whose usage is said with it (unknown
     where none was reported, never left unsaid): one with a usage of its own, or the
     message a model call produced (``Committed.usage_call``)."""
-    return isinstance(message.get("usage"), dict) or committed.usage_call >= 0
+    return committed.usage_call >= 0 or agentgo_usage(message.get("usage")) is not None
 
 
 def is_model_call(call: Call) -> bool:

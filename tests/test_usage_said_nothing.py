@@ -29,6 +29,7 @@ from session_core.views import replay_any
 MODEL = "claude-opus-4-6"  # (one the price table knows)
 FULL = {"input_tokens": 100, "output_tokens": 20}
 NULLS = {k: None for k in ("input_tokens", "output_tokens", "cache_read_input_tokens")}
+FULL_V1 = {"prompt-tokens": 100, "completion-tokens": 20}
 
 
 def _claude_code(path: Path, runs: list[list[dict[str, Any] | None]]) -> Path:
@@ -144,3 +145,57 @@ def test_a_usage_with_no_number_on_a_users_message_is_no_response(tmp_path: Path
         s.append_message(Message(role="assistant", content="a"), extra={"usage": {"cost": 0.5}})
     assert open_transcript(path).usage.responses == 1
     assert scan_file(path, live_window=0).cost_partial is False
+
+
+def test_a_claude_code_negative_count_is_unknown_not_subtracted(tmp_path: Path) -> None:
+    """(as v1 and Codex read one: it was summed into every total, and priced)"""
+    path = _claude_code(tmp_path / "s.jsonl", [[FULL, {**FULL, "input_tokens": -5000}]])
+    t = open_transcript(path)
+    first, second = (m.usage for m in t.messages if m.usage is not None)
+    assert second.input_tokens is None and second.in_part == 1
+    assert t.usage.input_tokens == first.input_tokens  # (not less: nothing subtracted)
+    assert scan_file(str(path)).tokens == t.usage.tokens
+
+
+def test_a_v1_export_says_a_user_message_with_no_usage_number_is_no_response(
+    tmp_path: Path,
+) -> None:
+    """The export's rule is every total's (``counts_as_turn``): it said "usage: unknown
+    (not reported)" of a user's message whose usage held no number."""
+    from session_core.export import export
+
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t", "model": "kimi-k2"}) as s:
+        s.append_message(Message(role="user", content="q"), extra={"usage": {"cost": None}})
+        s.append_message(Message(role="assistant", content="a"), extra={"usage": FULL_V1})
+    said = [line for line in export(path, "md").splitlines() if line.startswith("usage: ")]
+    assert len(said) == 1 and "unknown" not in said[0]
+
+
+def test_an_agentgo_message_usage_with_no_number_is_as_one_of_null(tmp_path: Path) -> None:
+    """Its model call's usage shown (as for ``usage: null``), and a user's message with
+    ``usage: {}`` no response."""
+    from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
+    from session_core.agentgo import AgentGoSession
+    from session_core.export import export
+
+    def write(path: Path, own: Any, user: Any) -> Path:
+        with AgentGoSession.create(path) as s:
+            run = s.begin_run()
+            run.record("agent_start")
+            said = {"kind": "user", "content": [{"type": "text", "text": "hi"}], "usage": user}
+            run.record("message_end", {"message": said})
+            run.record("model_request", REQUEST, execution=model("m1"))
+            end = {"message": ASSISTANT, "usage": USAGE}
+            run.record("model_exec_end", end, execution=model("m1"))
+            run.record("message_end", {"message": {**ASSISTANT, "usage": own}})
+            run.record("agent_end", {})
+        return path
+
+    null = open_transcript(write(tmp_path / "null.jsonl", None, None))
+    empty_path = write(tmp_path / "empty.jsonl", {}, {})
+    empty = open_transcript(empty_path)
+    shown = [(m.role, m.usage.describe() if m.usage else None) for m in empty.messages]
+    assert shown == [(m.role, m.usage.describe() if m.usage else None) for m in null.messages]
+    assert empty.usage.describe() == null.usage.describe()
+    assert not any("unknown" in line for line in export(empty_path, "md").splitlines())

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..message_usage import agentgo_usage
 from ..text import as_str
 from .calls import _MISSING, Call, CallKey, CallState, Run, RunStatus
 from .messages import (
@@ -87,7 +88,7 @@ def usage_call(run: Run, message: dict[str, Any]) -> int:
     assert run.produced is not None
     index, produced = run.produced
     run.produced = None
-    if isinstance(message.get("usage"), dict):
+    if agentgo_usage(message.get("usage")) is not None:  # (``{}``: none, as null)
         return -1
     same = {k: v for k, v in message.items() if k not in _OWN_REPORT} == {
         k: v for k, v in produced.items() if k not in _OWN_REPORT

@@ -65,7 +65,7 @@ class UsageBook:
                 None if created is None else created.ephemeral_1h_input_tokens,
             )
         ):
-            if value is None:
+            if value is None or value < 0:  # (a negative count is none: unknown)
                 continue
             old = tokens[slot + which]  # (inline: every assistant line reports four)
             if big or not NO_COUNT < value < 1 << 63:
