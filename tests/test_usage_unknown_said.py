@@ -179,3 +179,13 @@ def test_a_v1_response_known_in_part_says_what_is_unknown_as_its_export(
     answer = open_transcript(path).messages[-1]
     facts = ItemsView._facts(answer)
     assert facts[-2:] == ["5 tok", "input unknown"], facts
+
+
+def test_a_run_with_no_response_is_blank_not_unknown() -> None:
+    """(the review: a run that made no model request read "unknown"; no response could
+    have reported any, as before)"""
+    from session_core.usage_totals import Usage
+    from viewer.widgets.model_panes import usage_short
+
+    assert usage_short(Usage()) == ""
+    assert usage_short(Usage(responses=1)) == "unknown"

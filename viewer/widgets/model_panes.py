@@ -50,9 +50,12 @@ def usage_short(usage: Usage, in_part: bool = False) -> str:
     """``12,345 tok``; ``≥12,345 tok`` where the total leaves out responses that reported
     none, or in part (``Usage.tokens_partial``; ``in_part``: a file's read left a line
     out), as the browser marks it; ``unknown`` (``tokens unknown`` beside a known cost),
-    never blank or 0, as ``Usage.describe`` says it."""
+    never 0, as ``Usage.describe`` says it; blank where no response could have reported
+    any (a run that made no model request)."""
     tokens = usage.tokens
     if tokens is None:
+        if not usage.responses and not usage.known:
+            return ""
         return "tokens unknown" if usage.known else "unknown"
     at_least = "≥" if usage.tokens_partial or in_part else ""
     return f"{at_least}{tokens:,} tok"
