@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from format_fixtures import BUILT_IN
+
 from session_core import Message, Session
 from session_core.export import document, export
 from session_core.scan import scan_file
