@@ -334,6 +334,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("view", help="open the viewer (the same as `tailscope PATH`)")
     p.add_argument("path")
     p.set_defaults(run=cmd_view)
+    # (the forms people start with first: argparse's own usage named the commands alone)
+    commands = ",".join(sub.choices)
+    parser.usage = f"%(prog)s [PATH | DIR | -]\n       %(prog)s [-h] {{{commands}}} ..."
     return parser
 
 

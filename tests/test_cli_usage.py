@@ -3,7 +3,9 @@
 byte for byte ``replay --pretty``; options that do not go together refused with 2 and
 ``tailscope:`` as every refusal says (one said ``tailscope export:``); an option a
 command does not take refused with that command's usage (the top level's named none of
-its options); ``-o - >> X`` refused naming X (it named ``-``)."""
+its options); ``-o - >> X`` refused naming X (it named ``-``). ``--help``'s usage
+shows the forms people start with (``tailscope PATH``, ``DIR``, ``-``), not the commands
+alone."""
 
 from __future__ import annotations
 
@@ -80,3 +82,16 @@ def test_an_export_into_standard_output_appending_its_transcript_names_the_trans
     assert done.returncode == 1
     assert done.stderr == f"tailscope: {path}: is where {where} goes; a read never writes into it\n"
     assert fingerprint(path) == before
+
+
+def test_the_usage_shows_the_viewer_forms_before_the_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    usage = capsys.readouterr().out.splitlines()[:2]
+    assert usage == [
+        "usage: tailscope [PATH | DIR | -]",
+        "       tailscope [-h] {peek,replay,check,diff,export,demo,view} ...",
+    ]
