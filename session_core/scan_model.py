@@ -40,7 +40,8 @@ def summarise_model(
     cwd = fact("cwd")
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
     summary.agent = project or fact("agent", "client")
-    summary.title = session_title(meta_fact(meta, fmt, "title"), model_first_prompt(transcript))
+    # (``session_title``'s rule, its first prompt looked for only where it is needed)
+    summary.title = session_title(fact("title"), None) or model_first_prompt(transcript)
     summary.model = fact("model")
     summary.started = fact("started") or summary.started
     first, last = stamps_at_ends(transcript.raw)
