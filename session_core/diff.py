@@ -231,8 +231,8 @@ def _diff_lines(state: ReplayState, path: str) -> Iterator[str]:
     by_line = rows.summary_lines
     raw_messages = sum(1 for index in range(len(rows)) if not rows.is_summary(index))
     yield from [
-        f"{name_line(path)}: {raw_messages} message lines in the file, "
-        f"{len(state.entries)} messages sent next; "
+        f"{name_line(path)}: {count(raw_messages, 'message line')} in the file, "
+        f"{count(len(state.entries), 'message')} sent next; "
         f"{count(len(state.compactions), 'compaction')}, "
         f"{count(len(state.elisions), 'elision')}",
         "legend: '=' sent as written  '~' sent elided  '-' not sent: folded into a summary  "

@@ -42,19 +42,22 @@ def document(path: str | os.PathLike[str], view: View = "replayed") -> Document:
     return format_for(path).document(path, view)
 
 
-def export(path: str | os.PathLike[str], fmt: Format, view: View = "replayed") -> str:
+def export(
+    path: str | os.PathLike[str], fmt: Format, view: View = "replayed", *, pretty: bool = False
+) -> str:
     """The transcript at ``path`` as ``fmt``; raises ``TranscriptError`` for a bad file.
 
     ``view`` picks the v1 conversation: "replayed" (what the model is sent next)
     or "raw" (every line as written, with compaction and elision marks). JSON is
-    the replayed view only (``tailscope replay``), so JSON with "raw" is refused.
+    the replayed view only (``tailscope replay``), so JSON with "raw" is refused;
+    ``pretty`` indents it as ``tailscope replay --pretty`` does (JSON only).
     """
     with strict_rereads(path):
-        return "".join(export_chunks(path, fmt, view))
+        return "".join(export_chunks(path, fmt, view, pretty=pretty))
 
 
 def export_chunks(
-    path: str | os.PathLike[str], fmt: Format, view: View = "replayed"
+    path: str | os.PathLike[str], fmt: Format, view: View = "replayed", *, pretty: bool = False
 ) -> Iterator[str]:
     """``export``'s text in pieces, made as they are taken (for ``write_export``).
 
@@ -66,10 +69,12 @@ def export_chunks(
         raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(FORMATS)}")
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; one of {', '.join(VIEWS)}")
+    if pretty and fmt != "json":
+        raise ValueError("pretty indents JSON; Markdown and HTML are laid out already")
     if fmt == "json":
         if view != "replayed":
             raise ValueError("the JSON export is the replayed view (tailscope replay); no raw view")
-        return iter((escape_c1(dump_json(replay_any(path))).decode("utf-8"),))
+        return iter((escape_c1(dump_json(replay_any(path), pretty)).decode("utf-8"),))
     doc = document(path, view)
     return markdown_chunks(doc) if fmt == "md" else html_chunks(doc)
 
@@ -97,15 +102,22 @@ class Writes(Protocol):
     def write(self, data: bytes, /) -> int: ...
 
 
-def export_into(path: str | os.PathLike[str], fmt: Format, view: View, out: Writes) -> None:
+def export_into(
+    path: str | os.PathLike[str], fmt: Format, view: View, out: Writes, *, pretty: bool = False
+) -> None:
     """Write the export of ``path`` into ``out`` as it is made (a big file's is never
-    whole in memory). JSON is ``tailscope replay``'s bytes, C1 controls escaped."""
+    whole in memory). JSON is ``tailscope replay``'s bytes, C1 controls escaped;
+    ``pretty``, ``tailscope replay --pretty``'s (held whole, as that holds it: the
+    indenting is orjson's, of the whole value)."""
     path = path_of(path)  # (bytes: the file's name, for every format's reader)
     with strict_rereads(path):  # (a line changed since it was read ends the export)
         if fmt == "json" and view == "replayed":
-            format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]
+            if pretty:
+                EscapedC1(out).write(dump_json(replay_any(path), pretty=True))  # type: ignore[arg-type]
+            else:
+                format_for(path).write_replay(path, EscapedC1(out))  # type: ignore[arg-type]
             return
-        _write(out, export_chunks(path, fmt, view))
+        _write(out, export_chunks(path, fmt, view, pretty=pretty))
 
 
 def write_export(
@@ -156,18 +168,18 @@ def open_export(
     it all the same).
     """
     target = os.fspath(out)
+    descriptor = _descriptor(target)
+    if descriptor is not None and opened_as(descriptor, transcript):  # (``-o - >> it``)
+        where = "standard output" if target == "-" else target  # (as the other reads say)
+        raise TranscriptError(
+            f"is where {where} goes; a read never writes into it", path=os.fspath(transcript)
+        )
     if same_file(target, transcript):
         raise TranscriptError(
             "is the transcript being exported; an export never writes over its transcript",
             path=target,
         )
-    descriptor = _descriptor(target)
     if descriptor is not None:
-        if opened_as(descriptor, transcript):  # (``-o - >> the transcript``)
-            raise TranscriptError(
-                "is the transcript being exported; an export never writes into it",
-                path=target,
-            )
         # (a buffer of our own: the descriptor is written as it was opened, never closed)
         with open(descriptor, "wb", closefd=False) as fh:
             yield fh

@@ -22,7 +22,7 @@ import orjson
 
 from .json_out import json_text
 from .message_usage import MessageUsage
-from .text import prompt_title
+from .titles import session_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
 from .vocabulary import meta_fact
@@ -137,12 +137,13 @@ class Document:
     sections: list[Section]
 
 
-def document_title(meta: Mapping[str, Any], fmt: str, fallback: object) -> str:
+def document_title(
+    meta: Mapping[str, Any], fmt: str, first_prompt: str | None, fallback: object
+) -> str:
     """An export's title: the session's title as the browser's row gives it (the meta's
-    ``title`` fact, one line), else ``fallback`` (the one rule of every format's)."""
-    title = meta_fact(meta, fmt, "title")
-    said = prompt_title(title) if isinstance(title, str) else title and str(title)
-    return said or str(fallback)
+    ``title`` fact, else its first prompt: ``titles.session_title``), else ``fallback``
+    (a session with neither: its id, say). One rule for every format's export."""
+    return session_title(meta_fact(meta, fmt, "title"), first_prompt) or str(fallback)
 
 
 def _s(value: Any) -> str:

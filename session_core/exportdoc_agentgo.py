@@ -29,11 +29,13 @@ from .exportdoc import (
     _s,
     _usage_fact,
     by_ask,
+    document_title,
     noting_calls,
 )
 from .formats.agentgo.model import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
+from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_of, state_label, state_tone
 from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
 
@@ -235,7 +237,10 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         ),
         ("usage", _usage_fact(tally)),
     ]
-    return Document("agentgo session — tailscope export", facts, sections)
+    # (its records name no title: its first prompt, as the browser's row says it)
+    prompt = first_of(agentgo_prompt(m.message) for m in agv.messages)
+    title = document_title({}, "agentgo-v1", prompt, _s(agv.session_id) or path)
+    return Document(title, facts, sections)
 
 
 _NO_EVENT = "every committed message (no context event: the model is sent them all)"

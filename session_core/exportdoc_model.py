@@ -39,6 +39,7 @@ from .exportdoc import (
 )
 from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
+from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
 
 _MARKS: dict[str, tuple[Tone, str]] = {
@@ -95,7 +96,8 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     facts.append(("usage", transcript.usage.describe()))
     meta = transcript.meta
     fallback = meta.get("id") or transcript.path
-    return Document(document_title(meta, transcript.format, fallback), facts, sections)
+    title = document_title(meta, transcript.format, model_first_prompt(transcript), fallback)
+    return Document(title, facts, sections)
 
 
 class _Calls:

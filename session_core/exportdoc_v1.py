@@ -43,6 +43,7 @@ from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
 from .text import count, duration_text
+from .titles import v1_first_prompt
 from .tool_ops import ask_of, state_tone
 from .usage import NO_RUN, tally_state
 
@@ -570,7 +571,9 @@ class _V1:
                 Section("Warnings", "warnings", [Note(w, "bad") for w in state.warnings])
             )
         agent = _s(state.meta.get("agent")) or "transcript"  # (where the meta has no title)
-        title = document_title(state.meta, NAME, f"{agent} — tailscope export")
+        title = document_title(
+            state.meta, NAME, v1_first_prompt(state), f"{agent} — tailscope export"
+        )
         return Document(title, facts, sections)
 
 

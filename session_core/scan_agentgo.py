@@ -22,13 +22,17 @@ def agentgo_summary(read: FileRead) -> None:
         _agentgo_whole(summary, summary.path, head + fh.read())
         return
     started = summary.started
-    tally = AgentGoTally()
-    for raw in head.split(b"\n")[:-1]:  # the model from the first model_request
-        record = orjson.loads(raw) if not is_blank(raw) else {}
-        if isinstance(record, dict) and record.get("type") == "model_request":
-            tally.feed(record)
+    # The model and the title (the first prompt) are the file's first: from its head.
+    first = AgentGoTally()
+    for raw in head.split(b"\n")[:-1]:
+        try:
+            record = orjson.loads(raw) if not is_blank(raw) else {}
+        except orjson.JSONDecodeError:  # (not this row's to judge: its window is the tail)
             break
-    model = tally.model
+        if isinstance(record, dict) and record.get("type") in ("model_request", "message_end"):
+            first.feed(record)
+            if first.model is not None and first.title is not None:
+                break
     tail, scale = tail_window(summary, fh, read.window)
     tally = AgentGoTally()
     seq: list[int] = []
@@ -47,7 +51,7 @@ def agentgo_summary(read: FileRead) -> None:
 
     summary.crash_tail = feed_window(tail, feed, unfinished_is_tail=True)
     _agentgo_finish(summary, tally)
-    summary.model = model
+    summary.model, summary.title = first.model, first.title
     summary.started = started
     summary.messages = round(tally.messages * scale)
     summary.tool_calls = round(tally.calls * scale)

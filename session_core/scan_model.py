@@ -9,7 +9,8 @@ from .column_items import messages_written, stamps_at_ends
 from .errors import TranscriptError
 from .line_warnings import first_damage, torn_last_line
 from .model import Transcript, unsettled_ops
-from .text import count, prompt_title
+from .text import count
+from .titles import model_first_prompt, session_title
 from .vocabulary import meta_fact
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ def summarise_model(
     cwd = fact("cwd")
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
     summary.agent = project or fact("agent", "client")
-    summary.title = fact("title") or _first_prompt(transcript)
+    # (``session_title``'s rule, its first prompt looked for only where it is needed)
+    summary.title = session_title(fact("title"), None) or model_first_prompt(transcript)
     summary.model = fact("model")
     summary.started = fact("started") or summary.started
     first, last = stamps_at_ends(transcript.raw)
@@ -140,18 +142,6 @@ def windowed_model(
     transcript.extra["tail-bytes"] = len(tail)
     transcript.extra["head-lines"] = len(lines)
     return transcript
-
-
-def _first_prompt(transcript: Transcript) -> str | None:
-    """What the first run was asked (a format knows its prompts from injected context),
-    else the first user message."""
-    for run in transcript.runs:
-        if run.prompt and run.prompt.strip():
-            return prompt_title(run.prompt)
-    for item in transcript.raw:
-        if item.role == "user" and item.kind == "message" and item.text.strip():
-            return prompt_title(item.text)
-    return None
 
 
 def _text(value: object) -> str | None:

@@ -10,12 +10,12 @@ from .formats.v1.line_ends import V1LineEnds
 from .formats.v1.ops import cut_off
 from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
-from .reader import line_is_whole, replay_file
+from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
 from .scan import FileRead, FileSummary, lower_bounds, scale_usage
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
-from .text import prompt_title
+from .titles import session_title, v1_first_prompt, v1_prompt
 from .usage import Usage
 
 
@@ -27,6 +27,7 @@ def v1_summary(read: FileRead) -> None:
     if summary.size <= read.budget:
         _v1_whole(summary, summary.path)
         return
+    summary.title = summary.title or _head_prompt(read.head)
     tail, scale = tail_window(summary, fh, read.window)
     counts = V1Window(summary.path)
     feed_window(tail, counts.feed)
@@ -64,7 +65,7 @@ def v1_replayed(summary: FileSummary, state: ReplayState) -> None:
         if counts_as_turn(payload):
             usage.add(v1_usage(payload))
     summary.messages, summary.tool_calls = state.message_count, calls
-    summary.title = summary.title or _v1_first_prompt(state)
+    summary.title = summary.title or v1_first_prompt(state)
     summary.tokens, summary.cost = usage.total, usage.cost
     lower_bounds(summary, usage)
     summary.pending = sum(1 for op in state.tool_ops if not op["settled"])
@@ -78,18 +79,21 @@ def _v1_meta(summary: FileSummary, meta: Any) -> None:
             text_or_none(meta.get("agent")),
             text_or_none(meta.get("model")),
         )
-        title = text_or_none(meta.get("title"))
-        summary.title = prompt_title(title) if title else None
+        summary.title = session_title(meta.get("title"), None)  # (its first prompt: replayed)
 
 
-def _v1_first_prompt(state: ReplayState) -> str | None:
-    """The first user message's text (a row's title where the meta names none)."""
-    events = state.events
-    for position in state.message_events:
-        payload = payload_of(events[position])
-        content = payload.get("content")
-        if payload.get("role") == "user" and isinstance(content, str) and content.strip():
-            return prompt_title(content)
+def _head_prompt(head: bytes) -> str | None:
+    """The first prompt among a big file's head lines (its window is the tail; a line
+    that is no JSON object is passed over, as it is not this row's to judge)."""
+    for raw in head.split(b"\n")[:-1]:
+        try:
+            env = loads_line(raw)
+        except ValueError:
+            continue
+        if isinstance(env, dict) and env.get("type") == "message":
+            prompt = v1_prompt(payload_of(env))
+            if prompt is not None:
+                return prompt
     return None
 
 

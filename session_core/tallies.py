@@ -18,7 +18,7 @@ from .item_ends import LAST_LOOK
 from .message_usage import counts_as_turn, exec_end_usage, v1_usage
 from .reader import check_envelope, loads_line
 from .replay import payload_of
-from .text import prompt_title
+from .titles import agentgo_prompt
 from .usage import Usage
 
 
@@ -235,10 +235,7 @@ class AgentGoTally:
             message = data.get("message")
             if isinstance(message, dict):
                 self.messages += 1
-                if self.title is None and message.get("kind") == "user":
-                    from .agentgo.messages import message_text
-
-                    self.title = prompt_title(message_text(message))
+                self.title = self.title or agentgo_prompt(message)
                 parts = message.get("content")
                 if isinstance(parts, list):
                     self.calls += sum(

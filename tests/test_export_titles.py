@@ -1,15 +1,19 @@
 """An export's title is the session's title as the browser's row gives it (the meta's
-``title``), in every format: a v1 export was titled by its agent though its meta had a
-title. A message whose response reported no usage says "usage: unknown", once."""
+``title``, else its first prompt), in every format: a v1 export was titled by its agent
+though its meta had a title, and without one though the row showed its first prompt; a
+Codex export by its session id, an agentgo export by a fixed phrase. A big file's row
+(its head and a tail window) finds the same title in its head. A message whose response
+reported no usage says "usage: unknown", once."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from format_fixtures import BUILT_IN
 
 from session_core import Message, Session
-from session_core.export import export
+from session_core.export import document, export
 from session_core.scan import scan_file
 
 
@@ -24,7 +28,7 @@ def _v1(path: Path, meta: dict[str, str]) -> Path:
     ("meta", "title"),
     [
         ({"agent": "nightly", "title": "overnight  refactor\nof the parser"}, None),
-        ({"agent": "nightly"}, "nightly — tailscope export"),
+        ({"agent": "nightly"}, "go"),  # (its first prompt)
     ],
     ids=["titled", "untitled"],
 )
@@ -39,6 +43,27 @@ def test_a_v1_export_is_titled_as_the_browser_titles_it(
         assert heading == f"# {shown}"
     else:
         assert heading == f"# {title}"
+
+
+def test_a_v1_export_with_neither_title_nor_prompt_is_named_by_its_agent(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "nightly"}) as s:
+        s.append_message(Message(role="assistant", content="done"))
+    assert scan_file(path, live_window=0).title is None  # (the row: its path)
+    assert export(path, "md").splitlines()[0] == "# nightly — tailscope export"
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILT_IN))
+@pytest.mark.parametrize("budget", [1 << 20, 1], ids=["whole", "windowed"])
+def test_every_format_exports_the_title_its_row_shows(
+    tmp_path: Path, fmt: str, budget: int
+) -> None:
+    path = BUILT_IN[fmt](tmp_path)
+    # (windowed: the row reads the head and the last 300 bytes, which hold no prompt)
+    row = scan_file(path, live_window=0, budget=budget, window=300)
+    assert row.title
+    assert document(path).title == row.title
+    assert f"<title>{row.title}</title>" in export(path, "html")
 
 
 def test_an_unreported_usage_is_said_once(tmp_path: Path) -> None:

@@ -202,3 +202,16 @@ async def test_the_diff_tab_marks_an_elided_summary_and_names_a_call(tmp_path: P
             "[A2 elided]",
             "U2 next",
         ]
+
+
+def test_the_head_says_one_message_in_the_singular(tmp_path: Path, capsys: Any) -> None:
+    """It said "1 message lines in the file, 1 messages sent next" (``text.count``'s rule)."""
+    path = tmp_path / "one.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="user", content="only"))
+    assert main(["diff", str(path)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert (
+        head
+        == f"{path}: 1 message line in the file, 1 message sent next; 0 compactions, 0 elisions"
+    )

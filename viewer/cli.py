@@ -70,6 +70,12 @@ def _fail(message: str) -> int:
     return 1
 
 
+def _usage_error(message: str) -> int:
+    """Options that do not go together: said as every refusal is, with 2."""
+    _fail(message)
+    return 2
+
+
 def cmd_peek(args: argparse.Namespace) -> int:
     from session_core.peeking import peek, write_peek
 
@@ -142,18 +148,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     from session_core.export import export_into, open_export
 
     if args.format == "json" and args.view == "raw":
-        print(
-            "tailscope export: --format json is the replayed view; drop --view raw", file=sys.stderr
-        )
-        return 2
+        return _usage_error("--format json is the replayed view; drop --view raw")
+    if args.pretty and args.format != "json":
+        return _usage_error("--pretty indents JSON; it goes with --format json")
     view: View = "raw" if args.view == "raw" else "replayed"  # (argparse: one of these or None)
+    pretty: bool = args.pretty
     try:
         if args.output is None:  # (written as made: a big export is never whole)
-            export_into(args.path, args.format, view, sys.stdout.buffer)
+            export_into(args.path, args.format, view, sys.stdout.buffer, pretty=pretty)
             sys.stdout.flush()
         else:
             with ended_by_signals(), open_export(args.output, args.path) as out:
-                export_into(args.path, args.format, view, out)
+                export_into(args.path, args.format, view, out, pretty=pretty)
     except TranscriptError as err:
         return _fail(str(err))
     except OSError as err:
@@ -266,6 +272,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
+class _CommandParser(_Parser):
+    """A command's parser: an argument it does not take is refused with its usage
+    (argparse hands it up to the top level's, whose usage names no command's options)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tailscope",
@@ -275,7 +294,7 @@ def _parser() -> argparse.ArgumentParser:
         "No command writes a transcript; only "
         "`demo` and `export -o FILE` write at all.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
     p = sub.add_parser("peek", help="what the file says, as JSON (never writes)")
     p.add_argument("path")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
@@ -300,6 +319,7 @@ def _parser() -> argparse.ArgumentParser:
         help="replayed (default): what the model is sent next; raw: every line as written",
     )
     p.add_argument("-o", "--output", help="write here (atomically) instead of to stdout")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON (--format json)")
     p.set_defaults(run=cmd_export)
     p = sub.add_parser("demo", help="a simulated live agent run, in the viewer")
     p.add_argument("--speed", type=float, default=1.0, help="how fast the agent works")
@@ -314,6 +334,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("view", help="open the viewer (the same as `tailscope PATH`)")
     p.add_argument("path")
     p.set_defaults(run=cmd_view)
+    # (the forms people start with first: argparse's own usage named the commands alone)
+    commands = ",".join(sub.choices)
+    parser.usage = f"%(prog)s [PATH | DIR | -]\n       %(prog)s [-h] {{{commands}}} ..."
     return parser
 
 
