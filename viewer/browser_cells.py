@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from rich.text import Text
@@ -44,6 +45,20 @@ SESSION_WIDTH_MIN, SESSION_WIDTH_WANTED = 16, 24
 DROPPED_FIRST = ("started", "tools", "size", "tokens", "duration", "agent", "cost")
 SORTABLE = [key for key, _, _ in COLUMNS]
 LABELS = {key: header for key, header, _ in COLUMNS}
+NUMERIC = {"duration", "size", "messages", "tools", "tokens", "cost"}  # (right-aligned)
+
+
+@dataclass(slots=True)
+class Sort:
+    """The browser's order: a column, and which way."""
+
+    column: str = "last"
+    reverse: bool = True  # newest first
+
+    def describe(self) -> str:
+        return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
+
+
 STATUS_LABEL: dict[Status, str] = {
     "live": "● live",
     "finished": "finished",

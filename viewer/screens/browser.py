@@ -15,7 +15,6 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
@@ -34,8 +33,9 @@ from session_core.text import count
 from ..browser_cells import (
     AGENT_WIDTH,
     COLUMNS,
-    LABELS,
+    NUMERIC,
     SORTABLE,
+    Sort,
     cells,
     detail,
     fitting_columns,
@@ -54,15 +54,6 @@ from .key_commands import key_commands
 BATCH_ROWS = 250  # rows per message from the scanner...
 BATCH_SECONDS = 0.1  # ...or fewer, at least this often
 RECHECK_SECONDS = 2.0  # how often live rows are looked at again (a writer may have gone)
-
-
-@dataclass(slots=True)
-class Sort:
-    column: str = "last"
-    reverse: bool = True  # newest first
-
-    def describe(self) -> str:
-        return f"{LABELS[self.column]} {'↓' if self.reverse else '↑'}"
 
 
 class BrowserScreen(DirectoryWatch):
@@ -193,7 +184,7 @@ class BrowserScreen(DirectoryWatch):
         return [
             (
                 key,
-                Text(header, justify="right" if key in _NUMERIC else "left"),
+                Text(header, justify="right" if key in NUMERIC else "left"),
                 width,
             )
             for key, header, width in self._fitting
@@ -521,7 +512,9 @@ class BrowserScreen(DirectoryWatch):
         if not os.path.isfile(summary.path):
             self.notify(f"{one_line(summary.rel)} is not a file that can be opened.")
             return
-        self.app.push_screen(transcript_screen(summary.path, self.force_polling))
+        from ..format_screens import open_file_screen  # (by its format, in one place)
+
+        self.app.push_screen(open_file_screen(summary.path, force_polling=self.force_polling))
 
     def action_cycle_sort(self) -> None:
         index = (SORTABLE.index(self.sort.column) + 1) % len(SORTABLE)
@@ -596,13 +589,3 @@ class BrowserScreen(DirectoryWatch):
         self.scan_directory()
         if self.watching:  # (and the watch begun again, where it had stopped)
             self.watch_directory()
-
-
-_NUMERIC = {"duration", "size", "messages", "tools", "tokens", "cost"}
-
-
-def transcript_screen(path: str, force_polling: bool = False) -> Screen[None]:
-    """The screen for one file, by its format (``format_screens`` decides, in one place)."""
-    from ..format_screens import open_file_screen
-
-    return open_file_screen(path, force_polling=force_polling)
