@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,12 +23,15 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "sh", "arguments": 
 GONE = 1_700_000_000  # (an mtime long past: its writer, which took no lock, is gone)
 
 
-def _run(path: Path, *last: Message, gone: bool = True) -> Path:
+def _run(path: Path, *last: Message, gone: bool = True, writes: Any = None) -> Path:
+    """A run's prompt, then ``last`` (or what ``writes`` writes); its writer long gone."""
     with Session.create(path, meta={"agent": "t"}) as s:
         s.append_run_context("run-1", "d1")
         s.append_message(Message(role="user", content="go"))
         for message in last:
             s.append_message(message)
+        if writes is not None:
+            writes(s)
     if gone:
         os.utime(path, (GONE, GONE))
     return path
@@ -88,11 +92,7 @@ def test_a_file_its_writer_may_still_write_is_not_cut_off_yet(
     None): its calls read running, not dispatched yet, settle not written yet, while
     ``check`` said "cut off" beside them and its last run read interrupted. The writer may
     be at work: the run is running, and ``check`` says so; once the file is old, cut off."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_run_context("run-1", "d1")
-        s.append_message(Message(role="user", content="go"))
-        writes(s)
+    path = _run(tmp_path / "t.jsonl", gone=False, writes=writes)
     v1 = session_core.formats.by_name("transcript-v1")
     assert v1.writer_alive(path) is None  # (no lock, written just now: maybe)
     (run,) = session_core.open_transcript(path).runs
@@ -122,11 +122,7 @@ def test_the_browser_row_tells_an_unanswered_end_as_check_does(
     off, once 30 seconds old. It tells it by ``ops.cut_off_state`` and the format's
     ``writer_alive``, as of its status: the same row settled once the file is old is cut
     off (a row is not read again while its file is unchanged)."""
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_run_context("run-1", "d1")
-        s.append_message(Message(role="user", content="go"))
-        writes(s)
+    path = _run(tmp_path / "t.jsonl", gone=False, writes=writes)
     v1 = session_core.formats.by_name("transcript-v1")
     pending = writes is _answered  # (its pending operation says it)
     said = v1.check(path)
