@@ -136,7 +136,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if tab != FIRST_TAB:  # asked for before its pane came
             if panes is not None:
                 panes.tab_shown(tab)
-            self._focus_tab(tab)
+            if not self.search_open:  # (the bar opened meanwhile keeps its keys)
+                self._focus_tab(tab)
         self._refresh_status()
 
     def _read_tail(self) -> Transcript | None:
