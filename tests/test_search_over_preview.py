@@ -19,6 +19,8 @@ from viewer.app import TailscopeApp
 from viewer.screens import following
 from viewer.screens.following import FIRST_TAB, FollowingScreen
 from viewer.screens.model_screen import ModelScreen
+from viewer.widgets import items_view
+from viewer.widgets.model_status import ModelStatus
 
 MESSAGES = 40  # every fourth holds "needle"
 
@@ -91,3 +93,52 @@ async def test_the_panes_coming_leave_an_open_search_bar_its_keys(
         await pilot.press("escape")
         assert not screen.query_one("#search-bar").display
         assert screen.focused is screen._tab_target(tab)
+
+
+def append(path: Path, contents: list[str]) -> None:
+    with Session.load(path) as s:
+        for content in contents:
+            s.append_message(Message(role="user", content=content))
+
+
+@pytest.mark.parametrize("grown", [0, 3])
+async def test_the_cursor_keeps_its_match_when_the_whole_file_comes_in(
+    grown: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grown meanwhile, too: its match is further from the end then."""
+    async with big_file_held(tmp_path, monkeypatch) as (app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"needle", "enter")
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) > 1)
+        await pilot.press("n")  # the second match of the end's
+        assert view.cursor == view.matches[1]
+        ident = view.items[view.cursor].id
+        append(screen.path, ["a needle appended", *(["appended"] * (grown - 1))][:grown])
+        FollowingScreen._mount_panes(screen)
+        FollowingScreen.follow_file(screen)
+        await wait_for(pilot, lambda: screen._loaded and len(view.items) == MESSAGES + grown)
+        await wait_for(pilot, lambda: view.searching is None)
+        assert view.items[view.cursor].id == ident  # the same message, a match
+        assert len(view.matches) == MESSAGES // 4 + (grown > 0)
+        at = view.matches.index(view.cursor)
+        assert at > 1 and view.match_pos == at  # (its place among the whole file's)
+        header = str(app.query_one(ModelStatus).render())
+        assert f"/needle: {at + 1}/{len(view.matches)}" in header, header
+
+
+async def test_a_match_lost_in_the_whole_file_lands_on_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grown past where it is looked for: the search lands as the README says of one
+    made over the end, on its first match (not on the last item, on none)."""
+    monkeypatch.setattr(items_view, "GROWN_WHILE_LOADING", 1)
+    async with big_file_held(tmp_path, monkeypatch) as (_app, pilot, screen):
+        view = screen.conversation
+        await pilot.press("slash", *"needle", "enter")
+        await wait_for(pilot, lambda: view.searching is None and len(view.matches) > 1)
+        append(screen.path, ["appended"] * 3)
+        FollowingScreen._mount_panes(screen)
+        FollowingScreen.follow_file(screen)
+        await wait_for(pilot, lambda: screen._loaded and len(view.items) == MESSAGES + 3)
+        await wait_for(pilot, lambda: view.searching is None and view.cursor == 1)
+        assert view.matches[0] == 1 and view.match_pos == 0

@@ -145,7 +145,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
 
     def _draw_preview(self, preview: Transcript) -> None:
         self.transcript = preview
-        self.conversation.show(preview, to_end=True)
+        self.conversation.show(preview, to_end=True, end_alone=True)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
 
