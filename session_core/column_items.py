@@ -272,6 +272,21 @@ def at_line(items: Sequence[Item], line: int) -> int:
     return lo - 1
 
 
+def near_end(items: Sequence[Item], ident: str, from_end: int, grown: int) -> int:
+    """The index of item ``ident``, ``from_end`` items before the end of ``items``, or
+    nearer their start by up to ``grown`` (items appended since it was there); -1: not
+    there. (A big file's end is read alone first: its items carry no lines to find them
+    by in the whole.)"""
+    count = len(items)
+    guess = count - from_end
+    if 0 <= guess < count and item_key(items, guess)[0] == ident:
+        return guess
+    for index in range(count - 1, max(0, guess - grown) - 1, -1):
+        if item_key(items, index)[0] == ident:
+            return index
+    return -1
+
+
 def first_of_span(items: Sequence[Item], first: int, last: int | None) -> int:
     """The index of the first item of file lines ``first`` to ``last`` (None: to the end):
     the one holding ``first``, else the first after it (a v1 run begins at its run-context
@@ -296,5 +311,6 @@ __all__ = [
     "first_of_span",
     "item_key",
     "messages_written",
+    "near_end",
     "stamps_at_ends",
 ]

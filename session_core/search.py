@@ -87,8 +87,9 @@ def find(
 
 
 def op_search_text(op: ToolOp) -> str:
-    """A tool operation's search text: its tool, call id, state, arguments on one line
-    and result (read again from the file where it is kept there)."""
+    """A tool operation's search text: its tool, call id, state, arguments on one line,
+    result (read again from the file where it is kept there) and what its lines say of
+    its end (``ToolOp.end_said``: v1's error)."""
     result = op.result
     return "\n".join(
         (
@@ -97,6 +98,7 @@ def op_search_text(op: ToolOp) -> str:
             op.label,
             args_preview(op.arguments),
             result if isinstance(result, str) else "",
+            op.end_said(),
         )
     )
 

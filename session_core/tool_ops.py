@@ -135,6 +135,11 @@ class ToolOp:
     def label(self) -> str:
         return state_label(self.state)
 
+    def end_said(self) -> str:
+        """What the operation's own lines say of how it ended besides its result (v1's
+        settle line: its error and reason), which its detail shows; "" where nothing."""
+        return ""
+
     def to_json(self) -> dict[str, Any]:
         return op_json(
             self.call_id,

@@ -211,6 +211,17 @@ async def test_the_header_says_the_search_of_the_tab_shown(session: Path) -> Non
         assert "/zzqq: none" in screen_text(app)
 
 
+async def test_the_conversation_s_search_is_not_said_on_the_calls(session: Path) -> None:
+    """(line 1 said it there, over the calls' own, which ``n`` steps through there)"""
+    async with opened(session) as (app, pilot):
+        await pilot.press("3", "slash", *"zzqq", "enter")
+        await wait_for(pilot, lambda: said(app, "0 matches for 'zzqq'"))
+        assert "/zzqq: none" in screen_text(app)
+        await pilot.press("2")
+        await pilot.pause(0.1)
+        assert "/zzqq" not in screen_text(app)
+
+
 async def test_the_search_bar_says_what_it_searches_with_a_term_in_it(session: Path) -> None:
     """(the placeholder alone said it, hidden by the last term the bar opens with)"""
     async with opened(session) as (app, pilot):

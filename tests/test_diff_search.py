@@ -33,6 +33,7 @@ from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.widgets import row_search
 from viewer.widgets.diff_view import DiffView, row_text
 from viewer.widgets.model_diff import ModelDiff, ModelDiffView
+from viewer.widgets.model_status import ModelStatus
 
 __all__: list[str] = []
 
@@ -275,6 +276,26 @@ async def test_slash_on_v1s_diff_searches_its_rows_whole(story: tuple[Path, Any]
         assert diff.matches == [
             i for i, row in enumerate(rows) if "divide" in row_text(row, lines).lower()
         ]
+
+
+async def test_the_header_says_the_search_of_the_tab_shown(story: tuple[Path, Any]) -> None:
+    """The conversation's search, not said on the Diff tab, whose ``n`` does not step
+    through it, until the Diff is searched (an audit: "/divide: 1/2" over its rows)."""
+    path, _ = story
+    async with story_open(path) as (app, pilot, _view):
+        header = lambda: str(app.query_one(ModelStatus).render())  # noqa: E731
+        await pilot.press("slash", *"divide", "enter")
+        await wait_for(pilot, lambda: said(app, "matches for 'divide'"))
+        assert "/divide: " in header()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "sent as written" in screen_text(app))
+        assert "/divide" not in header(), header()
+        await pilot.press("slash", "ctrl+u", *"tests", "enter")
+        await wait_for(pilot, lambda: said(app, "matches for 'tests'"))
+        assert "/tests: " in header() and "/divide" not in header()
+        await pilot.press("1")
+        await pilot.pause(0.1)
+        assert "/divide: " in header() and "/tests" not in header()
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """``/`` on the tool operations tab searches the operations (every format's: their tool,
-call id, state, arguments and result), in a worker; ``n`` / ``N`` step through them, the
-header says where (it searched the conversation, which the tab does not show)."""
+call id, state, arguments, result and what their lines say of their end), in a worker;
+``n`` / ``N`` step through them, the header says where (it searched the conversation,
+which the tab does not show)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from claude_code_writer import CCWriter, text, tool_use
 from helpers import said, screen_text
 from model_screen_helpers import IDLE, opened, until
 
-from session_core import open_transcript
+from session_core import Message, Session, open_transcript
 from session_core.search import OpSearch, op_search_text
+from story import call
 
 
 def _session(tmp_path: Path) -> Path:
@@ -41,6 +43,24 @@ def test_an_operation_is_found_by_what_it_holds(tmp_path: Path) -> None:
     assert OpSearch("nowhere").find(ops, every) == []
     assert OpSearch("x").find(ops, every, lambda: True) is None  # (cancelled)
     assert "calc.py" in op_search_text(ops[2])
+
+
+def test_a_v1_operation_is_found_by_what_its_settle_line_says(tmp_path: Path) -> None:
+    """Its error and reason, which its detail shows: no search found them (an audit)."""
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={}) as s:
+        make = '{"cmd": "make"}'
+        s.append_message(
+            Message(role="assistant", content="", tool_calls=(call("c1", "sh", make),))
+        )
+        op = s.append_tool_dispatched("c1", "sh", make)
+        s.append_message(Message(role="tool", content="exit 1", tool_call_id="c1"))
+        s.append_tool_settled(op, "failed", reason="TIMEWORD", error="ERRWORD exited 1")
+    ops = open_transcript(path).tool_operations
+    every = range(len(ops))
+    assert OpSearch("errword").find(ops, every) == [0]
+    assert OpSearch("timeword").find(ops, every) == [0]
+    assert OpSearch("exit 1").find(ops, every) == [0]  # (its result: said once, found once)
 
 
 async def test_slash_on_the_tool_operations_searches_them(tmp_path: Path) -> None:

@@ -98,7 +98,9 @@ class ModelScreen(ModelFollowingScreen):
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         if not self.panes_ready:
-            return  # drawn and focused when its pane comes
+            if tab == FIRST_TAB:  # its pane is there from the start: its keys are at once
+                self._focus_tab(tab)  # (a search submitted meanwhile left none focused)
+            return  # another is drawn and focused when its pane comes
         self._refresh_pane(tab)
         if self.panes is not None:
             self.panes.tab_shown(tab)

@@ -136,7 +136,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
         if tab != FIRST_TAB:  # asked for before its pane came
             if panes is not None:
                 panes.tab_shown(tab)
-            self._focus_tab(tab)
+            if not self.search_open:  # (the bar opened meanwhile keeps its keys)
+                self._focus_tab(tab)
         self._refresh_status()
 
     def _read_tail(self) -> Transcript | None:
@@ -144,7 +145,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
 
     def _draw_preview(self, preview: Transcript) -> None:
         self.transcript = preview
-        self.conversation.show(preview, to_end=True)
+        self.conversation.show(preview, to_end=True, end_alone=True)
         self._stale = {"tools", "runs", "diff"}
         self._refresh_pane(self.query_one(TabbedContent).active)
 
@@ -332,9 +333,9 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             extra = "showing the file's end; loading the rest"
         # (of what is loaded so far, while it loads; on the tool operations, theirs)
         searched = view.search_status()
-        own = self._own_search()
-        if own is not None and own.search_term:
-            searched = own.search_said(own.search_term, own.searching)
+        if self.search_term_in_tab() is not None:  # the tab's own search, not the
+            own = self._own_search()  # conversation's, which its n does not step through
+            searched = own.search_said(own.search_term, own.searching) if own else ""
         extra = f"{extra} · {searched}" if extra and searched else extra or searched
         # (a filter said, so that what it hides is not taken for not there: on the tool
         # operations, theirs, which ``f`` there sets)

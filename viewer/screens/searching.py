@@ -59,6 +59,11 @@ class SearchingScreen(FollowingScreen):
                 timeout=3,
             )
 
+    @property
+    def search_open(self) -> bool:
+        """Is the search bar shown (its input the keys')?"""
+        return bool(self.query_one("#search-bar").display)
+
     def focus_shown(self) -> None:
         """The focus back to what is shown (from the search bar)."""
         self.conversation.focus()
@@ -95,7 +100,7 @@ class SearchingScreen(FollowingScreen):
         bar = self.query_one("#search-bar")
         # (not when the terminal lost the focus: Textual gives it back to the bar, which,
         # hidden, then took every key unseen)
-        if bar.display and self.app.app_focus and self.focused is not None:
+        if self.search_open and self.app.app_focus and self.focused is not None:
             bar.display = False
 
     def _notify_matches(self, term: str, count: int) -> None:
@@ -121,7 +126,7 @@ class SearchingScreen(FollowingScreen):
     def on_key(self, event: events.Key) -> None:
         # (escape with the bar closed is the app's: back to the list, or to the file this
         # one was opened over)
-        if event.key == "escape" and self.query_one("#search-bar").display:
+        if event.key == "escape" and self.search_open:
             event.stop()  # escape closes the search, not the file
             self.query_one("#search-bar").display = False
             self.focus_shown()

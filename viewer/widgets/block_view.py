@@ -80,10 +80,17 @@ class BlockView(LineList):
 
     # -- geometry -------------------------------------------------------------------
 
-    def reload(self, *, keep_key: Hashable | None = None, to_end: bool | None = None) -> None:
+    def reload(
+        self,
+        *,
+        keep_key: Hashable | None = None,
+        to_end: bool | None = None,
+        near: int | None = None,
+    ) -> None:
         """The blocks changed: measure them again and keep the cursor on its block.
 
-        ``to_end``: put the cursor on the last block (None: when it was there).
+        ``to_end``: put the cursor on the last block (None: when it was there);
+        ``near``: where ``keep_key``'s block is now, if known (else near the cursor).
         """
         at_end = self.follows_end if to_end is None else to_end
         old = self.cursor
@@ -106,7 +113,7 @@ class BlockView(LineList):
             self.scroll_to_end()
             self.end_once_laid_out()
         elif keep_key is not None:
-            self.cursor = self._find_key(keep_key, old)
+            self.cursor = self._find_key(keep_key, old if near is None else near)
         elif old >= count:
             self.cursor = count - 1
         self.refresh()

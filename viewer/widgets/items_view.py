@@ -20,7 +20,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from session_core.column_items import Items, at_line, item_key
+from session_core.column_items import Items, item_key, near_end
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
 from session_core.message_usage import unknown_counts
 from session_core.model import (
@@ -42,6 +42,7 @@ from ..safe import one_line
 from .block_view import BlockView, wrap
 from .folding_lines import FoldingLines
 from .item_filter import ItemFilter
+from .item_places import ItemPlaces
 from .item_search import ItemSearch
 from .item_text import as_json, blank_note, capped, image_placeholder, parts_hold
 
@@ -49,6 +50,7 @@ ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
 PREVIEW_LINES = FOLD_LINES  # lines a folded text part shows
 MAX_TEXT = 200_000  # characters an expanded part shows (the rest: copy it)
+GROWN_WHILE_LOADING = 10_000  # items a big file's cursor is looked for past its end's place
 # Where a search's match is that an item's lines do not show: in words, and in short
 HIDDEN_MATCH = {
     "folded": ("the match is in what is folded: enter shows it", "match folded: enter"),
@@ -57,7 +59,7 @@ HIDDEN_MATCH = {
 }
 
 
-class ItemsView(ItemFilter, ItemSearch):
+class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
     """One view of a transcript's conversation, with a cursor, search and jumps."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = BlockView.COMPONENT_CLASSES | {
@@ -141,13 +143,17 @@ class ItemsView(ItemFilter, ItemSearch):
         self.expanded: set[str] = set()
         self.originals: set[str] = set()  # elided items shown as they were, not as their stub
         self.new_count = 0  # items appended since the view left the end (not seen yet)
+        self._end_alone = False  # the transcript shown is a big file's end alone
         self._expanded_at: dict[str, int] = {}  # where each expanded item was last seen
         self._expanded_heights: dict[tuple[str, int], int] = {}
 
     # -- feeding ----------------------------------------------------------------------
 
-    def show(self, transcript: Transcript, *, to_end: bool | None = None) -> None:
-        """A new snapshot of the transcript: redraw, keeping the cursor on its item."""
+    def show(
+        self, transcript: Transcript, *, to_end: bool | None = None, end_alone: bool = False
+    ) -> None:
+        """A new snapshot of the transcript: redraw, keeping the cursor on its item
+        (``end_alone``: it is a big file's end alone, the next the whole file)."""
         same_view = self.transcript.path == transcript.path and bool(self.transcript.format)
         before = len(self.items)
         last = self.block_key(before - 1) if before else None
@@ -155,8 +161,18 @@ class ItemsView(ItemFilter, ItemSearch):
         # (the cursor's item, named before the items change: taken after, it was the new
         # snapshot's item at the old index, another message where a compaction folded)
         keep = self._safe_key(self.cursor) if 0 <= self.cursor < before else None
+        # (the whole after its end alone: the cursor's item, found by its place from the
+        # end, is kept, not left for the end: a search's match was, "1/10" → "–/11")
+        from_end = before - self.cursor if self._end_alone and not self.follows_end else 0
+        if transcript is not self.transcript:  # (not the same one in the other view)
+            self._end_alone = end_alone
         self.transcript = transcript
         self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
+        near = None
+        if isinstance(keep, tuple) and from_end and not self._end_alone:
+            near = near_end(self.items, keep[0], from_end, GROWN_WHILE_LOADING)
+            keep, to_end = (item_key(self.items, near), False) if near >= 0 else (None, True)
+            self._land_next = self._land_next or near < 0  # (lost: a search lands as asked)
         grown = len(self.items) - before
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
@@ -169,7 +185,7 @@ class ItemsView(ItemFilter, ItemSearch):
         else:
             self.folded_by, self.dropped_by = {}, {}
         self._expanded_heights.clear()
-        self.reload(keep_key=keep, to_end=to_end)
+        self.reload(keep_key=keep, to_end=to_end, near=near)
         # (no more than are below the cursor: a compaction shortens the replayed view)
         self.new_count = min(self.new_count, max(0, len(self.items) - 1 - self.cursor))
         if self.search_term:  # the matches are indexes into the new snapshot
@@ -222,43 +238,6 @@ class ItemsView(ItemFilter, ItemSearch):
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
         return item.id in self.folded_by or any(m in item.marks for m in NOT_SENT_MARKS)
-
-    def move_to_raw(self, index: int) -> bool:
-        """The cursor on raw item ``index`` (the view is the raw view); False: not in it
-        (a filter)."""
-        raw = self.transcript.raw
-        if not 0 <= index < len(raw):
-            return False
-        if self.items is raw:
-            self.move_to(index)
-            return True
-        return self.move_to_id(item_key(raw, index)[0])
-
-    def move_to_line(self, line: int) -> bool:
-        """The cursor on the item holding file line ``line``; False: none (a filter, or a
-        line before the first item)."""
-        index = at_line(self.items, line)
-        if index < 0:
-            return False
-        self.move_to(index)
-        return True
-
-    def move_to_item(self, ident: str, line: int) -> bool:
-        """The cursor on item ``ident`` of file line ``line``; False: not in this view."""
-        index = at_line(self.items, line)
-        if index < 0 or item_key(self.items, index) != (ident, line):
-            return False
-        self.move_to(index)
-        return True
-
-    def move_to_id(self, ident: str) -> bool:
-        """The cursor on the (last) item ``ident`` of this view; False: not in it."""
-        for index in range(len(self.items) - 1, -1, -1):
-            key = self.block_key(index)
-            if isinstance(key, tuple) and key[0] == ident:
-                self.move_to(index)
-                return True
-        return False
 
     @property
     def selected(self) -> Item | None:

@@ -342,10 +342,11 @@ class V1Op(ToolOp):
     """A v1 operation: its call id, run id and state from what the replay kept of it; its
     tool, arguments and times read from its lines (``ToolOps``) when first asked for."""
 
-    __slots__ = ("_index", "_read", "_state")
+    __slots__ = ("_end_said", "_index", "_read", "_state")
     _state: ReplayState
     _index: int
     _read: bool
+    _end_said: str  # (read with its other fields, from its lines: ``_fill``)
 
     @classmethod
     def of(
@@ -421,7 +422,14 @@ class V1Op(ToolOp):
         }
         for name, value in values.items():
             _SLOTS[name].__set__(self, value)
+        said = (record.get("error"), record.get("reason"))
+        self._end_said = "\n".join(str(text) for text in said if text not in (None, ""))
         self._read = True
+
+    def end_said(self) -> str:
+        if not self._read:
+            self._fill()
+        return self._end_said
 
 
 class UndispatchedOp(ToolOp):
