@@ -189,12 +189,12 @@ def exec_end_usage(data: Any) -> MessageUsage | None:
     where a writer put it alone)."""
     if not isinstance(data, dict):
         return None
-    usage = data.get("usage")
+    said = agentgo_usage(data.get("usage"))  # (``{}``: no number, as a usage of null)
     for key in ("message", "partial_message"):  # (a failed call's partial one: spent too)
         message = data.get(key)
-        if usage is None and isinstance(message, dict):
-            usage = message.get("usage")
-    return agentgo_usage(usage)
+        if said is None and isinstance(message, dict):
+            said = agentgo_usage(message.get("usage"))
+    return said
 
 
 def counts_as_turn(payload: Mapping[str, Any]) -> bool:

@@ -199,3 +199,26 @@ def test_an_agentgo_message_usage_with_no_number_is_as_one_of_null(tmp_path: Pat
     assert shown == [(m.role, m.usage.describe() if m.usage else None) for m in null.messages]
     assert empty.usage.describe() == null.usage.describe()
     assert not any("unknown" in line for line in export(empty_path, "md").splitlines())
+
+
+def test_an_agentgo_call_usage_with_no_number_takes_its_messages(tmp_path: Path) -> None:
+    """A ``model_exec_end`` whose usage holds no number reads its message's, as one whose
+    usage is null (the totals said unknown where the message said its tokens)."""
+    from agentgo_helpers import ASSISTANT, REQUEST, model
+    from session_core.agentgo import AgentGoSession
+    from session_core.scan import scan_file
+
+    own = {**ASSISTANT, "usage": {"input_tokens": 100, "output_tokens": 20}}
+    said = {}
+    for name, call in (("null", None), ("empty", {})):
+        path = tmp_path / f"{name}.jsonl"
+        with AgentGoSession.create(path) as s:
+            run = s.begin_run()
+            run.record("agent_start")
+            run.record("model_request", REQUEST, execution=model("m1"))
+            run.record("model_exec_end", {"message": own, "usage": call}, execution=model("m1"))
+            run.record("message_end", {"message": own})
+            run.record("agent_end", {})
+        t = open_transcript(path)
+        said[name] = (t.usage.describe(), scan_file(str(path)).tokens)
+    assert said["empty"] == said["null"] and said["null"][1] == 120
