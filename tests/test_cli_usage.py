@@ -95,3 +95,22 @@ def test_the_usage_shows_the_viewer_forms_before_the_commands(
         "usage: tailscope [PATH | DIR | -]",
         "       tailscope [-h] {peek,replay,check,diff,export,demo,view} ...",
     ]
+
+
+@pytest.mark.parametrize("output", [[], ["-o", "-"]])
+def test_options_that_do_not_go_together_are_a_usage_error_whatever_the_output(
+    output: list[str], tmp_path: Path
+) -> None:
+    """(the review: appended to its own transcript, the refusal of standard output came
+    first, 1, where ``-o -`` gave the usage error, 2)"""
+    path = BUILT_IN["transcript-v1"](tmp_path)
+    argv = [sys.executable, "-m", "viewer.cli", "export", str(path), "--format", "json"]
+    with path.open("ab") as into:
+        done = subprocess.run(
+            [*argv, "--view", "raw", *output],
+            stdout=into,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2 and "drop --view raw" in done.stderr

@@ -144,13 +144,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_refused(args: argparse.Namespace) -> str | None:
+    """Why ``export``'s options do not go together (``main`` says it first, a usage error,
+    whatever its output), or None."""
+    if args.format == "json" and args.view == "raw":
+        return "--format json is the replayed view; drop --view raw"
+    if args.pretty and args.format != "json":
+        return "--pretty indents JSON; it goes with --format json"
+    return None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from session_core.export import export_into, open_export
 
-    if args.format == "json" and args.view == "raw":
-        return _usage_error("--format json is the replayed view; drop --view raw")
-    if args.pretty and args.format != "json":
-        return _usage_error("--pretty indents JSON; it goes with --format json")
     view: View = "raw" if args.view == "raw" else "replayed"  # (argparse: one of these or None)
     pretty: bool = args.pretty
     try:
@@ -320,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", help="write here (atomically) instead of to stdout")
     p.add_argument("--pretty", action="store_true", help="indent the JSON (--format json)")
-    p.set_defaults(run=cmd_export)
+    p.set_defaults(run=cmd_export, refused=export_refused)
     p = sub.add_parser("demo", help="a simulated live agent run, in the viewer")
     p.add_argument("--speed", type=float, default=1.0, help="how fast the agent works")
     p.add_argument("--keep", action="store_true", help="keep the demo directory")
@@ -376,6 +382,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(why)
         if args is None:
             return cmd_home()
+    refused = getattr(args, "refused", None)  # (options that do not go together: first)
+    if refused is not None and (why := refused(args)) is not None:
+        return _usage_error(why)
     if sys.stdout is None and _writes_stdout(args):  # (``tailscope peek X >&-``)
         return _fail("standard output is closed: there is nowhere to write")
     read = _read_into_stdout(args)
