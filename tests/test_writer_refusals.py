@@ -1,5 +1,5 @@
 """Both writers refuse what they cannot do before they change anything, free the file
-when they fail or are dropped, and say why with a TranscriptError."""
+when they fail or are dropped, and say why in words that can be printed."""
 
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ def test_a_session_dropped_without_close_frees_the_lock(
         again.append_message(Message(role="user", content="next writer"))
 
 
-# -- refusals are TranscriptErrors -------------------------------------------------
+# -- refusals are TranscriptErrors, printable -----------------------------------------
 
 
 @pytest.mark.parametrize("create", [Session.create, AgentGoSession.create], ids=["v1", "agentgo"])
@@ -195,3 +195,30 @@ def test_create_of_a_path_with_a_nul_byte_is_a_transcript_error(
     with pytest.raises(TranscriptError, match="NUL"):
         create(str(tmp_path / "a\0b.jsonl"))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_refusal_naming_the_callers_lone_surrogate_can_be_printed(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session, pytest.raises(RefusedAppendError) as caught:
+        session.append_event(type="x-\ud800", payload={})
+    said = str(caught.value)
+    said.encode("utf-8")  # (print() to a UTF-8 stream: no UnicodeEncodeError)
+    assert "x-\\ud800" in said
+    assert caught.value.reason.startswith("cannot encode the x-\ud800 line")  # (as given)
+
+
+def test_an_agentgo_refusal_naming_a_lone_surrogate_can_be_printed(tmp_path: Path) -> None:
+    session = AgentGoSession.create(tmp_path / "a.jsonl")
+    run = session.begin_run()
+    with pytest.raises(TranscriptError) as caught:
+        run.record("x-\ud800", {})
+    str(caught.value).encode("utf-8")
+    assert "x-\\ud800" in str(caught.value)
+
+
+def test_an_error_naming_an_undecodable_file_name_can_be_printed(tmp_path: Path) -> None:
+    where = os.fsdecode(os.fsencode(str(tmp_path)) + b"/\xff.jsonl")  # (a surrogate)
+    with pytest.raises(TranscriptError) as caught:
+        Session.load(where)
+    assert caught.value.path == where  # the path as given, to open it by
+    str(caught.value).encode("utf-8")
