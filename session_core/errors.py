@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from .text import inert, name_line
+
 
 class TranscriptError(Exception):
     """A transcript could not be read, replayed or written as asked.
@@ -20,11 +22,15 @@ class TranscriptError(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        """The message, inert: a path or a reason may hold what the caller or the file
+        gave (an escape sequence; a lone surrogate, which no stream can print), shown
+        as ``text.inert`` and ``name_line`` show it. ``path`` and ``reason`` keep it."""
+        reason = inert(self.reason)
         if self.path is not None and self.line is not None:
-            return f"{self.path}: line {self.line}: {self.reason}"
+            return f"{name_line(self.path)}: line {self.line}: {reason}"
         if self.path is not None:
-            return f"{self.path}: {self.reason}"
-        return self.reason
+            return f"{name_line(self.path)}: {reason}"
+        return reason
 
 
 class InvalidLineError(TranscriptError):

@@ -101,7 +101,7 @@ class LineSource:
     def pin(self) -> None:
         """Take the file as it is now as the only file it may be when read again."""
         if self._fd is not None:
-            self._pinned = _identity(self._fd)
+            self._pinned = file_identity(self._fd)
 
     def unpin(self) -> None:
         """Read lines again whatever the file became since (their ids are still checked)."""
@@ -112,7 +112,7 @@ class LineSource:
         return (
             self._pinned is not None
             and self._fd is not None
-            and _identity(self._fd) != self._pinned
+            and file_identity(self._fd) != self._pinned
         )
 
     def read(self, span: int) -> bytes:
@@ -131,7 +131,9 @@ class LineSource:
         self.close()
 
 
-def _identity(fd: int) -> tuple[int, int, int]:
+def file_identity(fd: int) -> tuple[int, int, int]:
+    """What changes when anything writes to the open file (a rename gives another inode;
+    an append, a truncation or a write in place another size or modification time)."""
     stat = os.fstat(fd)
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
 

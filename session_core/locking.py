@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 
 from .compressed import is_zstd
 from .errors import RefusedAppendError, TranscriptError, WriterLockedError
+from .reader import NotAFileError, no_path, open_regular_fd
 
 
 def lock_fd(fd: int, path: str) -> None:
@@ -56,3 +58,34 @@ def open_locked(path: str, flags: int = os.O_RDONLY) -> int:
             return fd
         os.close(fd)
     raise WriterLockedError("keeps being replaced under us; is another writer busy?", path=path)
+
+
+def create_locked(path: str, noun: str) -> tuple[int, bool]:
+    """``path`` opened to append and locked, made (and its folders) where it is missing,
+    and whether this call made it (so only then may a failed create remove it). Only a
+    regular file is opened: ``open_regular``'s rule (a FIFO's open waits for a reader)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        try:
+            fd, made = open_regular_fd(path, flags | os.O_EXCL), True
+        except FileExistsError:
+            fd, made = open_regular_fd(path, flags), False
+    except (IsADirectoryError, NotAFileError):
+        raise TranscriptError(f"is not a regular file, so not a {noun}", path=path) from None
+    except OSError as err:
+        raise TranscriptError(
+            f"cannot create the {noun}: {err.strerror or err}", path=path
+        ) from None
+    except ValueError:
+        raise no_path(path) from None
+    lock_fd(fd, path)
+    return fd, made
+
+
+def remove_made(fd: int, path: str) -> None:
+    """Remove the file a failed create made (its lock still held: no other writer has
+    begun it), where ``path`` still names it."""
+    if _same_file(fd, path):
+        with contextlib.suppress(OSError):
+            os.unlink(path)

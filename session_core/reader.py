@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -47,7 +48,19 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     Raises ``IsADirectoryError`` for a directory, ``NotAFileError`` for any other
     non-regular file, and the usual ``OSError``s otherwise.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    return os.fdopen(open_regular_fd(path), "rb")
+
+
+def open_regular_fd(path: str | os.PathLike[str], flags: int = os.O_RDONLY) -> int:
+    """``open_regular``'s descriptor, opened with ``flags`` (a writer's: to append, to
+    make the file, 0644). A FIFO opened to write with no reader is ``NotAFileError`` too
+    (where the open would have waited for one)."""
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # (O_NONBLOCK's answer for a FIFO with no reader)
+            raise NotAFileError(0, "not a regular file") from None
+        raise
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -55,7 +68,7 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
         if not stat.S_ISREG(mode):
             raise NotAFileError(0, "not a regular file")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return fd
     except BaseException:
         os.close(fd)
         raise
@@ -203,8 +216,14 @@ def open_transcript(where: str) -> IO[bytes]:
         raise TranscriptError("is not a regular file, so not a transcript", path=where) from None
     except OSError as err:
         raise TranscriptError(cannot_read(err), path=where) from None
-    except ValueError:  # (a NUL in the path: no file can have that name)
-        raise TranscriptError("is no path (it holds a NUL byte)", path=repr(where)) from None
+    except ValueError:
+        raise no_path(where) from None
+
+
+def no_path(where: str) -> TranscriptError:
+    """What is said of a path with a NUL in it (``os``' ``ValueError``): no file can have
+    that name."""
+    return TranscriptError("is no path (it holds a NUL byte)", path=repr(where))
 
 
 def open_lines(where: str) -> tuple[IO[bytes], bool]:

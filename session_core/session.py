@@ -7,6 +7,7 @@ import copy
 import math
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
@@ -19,8 +20,8 @@ from .errors import (
     SessionClosedError,
     TranscriptError,
 )
-from .locking import lock_fd as take_lock
-from .locking import open_locked
+from .events import file_identity
+from .locking import create_locked, open_locked, remove_made
 from .message import Message
 from .reader import missing_file, replay_file
 from .reader import path_of as _path
@@ -50,21 +51,23 @@ class Session:
         self._mutex = threading.RLock()
         # A line is read again from the file by its span: only while the file is as
         # this session left it, else the session refuses rather than hand back new bytes.
-        state.events.refuse_changed = self._changed_on_disk
+        # (Told through a weak reference: a session the state held would be freed only
+        # by the cycle collector, its writer lock held until then.)
+        lines = weakref.ref(state)
+
+        def refuse(index: int) -> NoReturn:
+            _changed_on_disk(path, lines(), index)
+
+        state.events.refuse_changed = refuse
+        self._left: tuple[int, int, int] | None = None
         self._pin()
 
     def _pin(self) -> None:
+        """Take the file as it is now as the file this session appends to: created or
+        loaded, it appends only while no other program has written to it since."""
+        self._left = file_identity(self._fd)
         if self._state.events.source is not None:
             self._state.events.source.pin()
-
-    def _changed_on_disk(self, index: int | None = None) -> NoReturn:
-        raise TranscriptError(
-            ("could not be read again: " if index is not None else "")
-            + "the file changed on disk after this session loaded it (something else "
-            "wrote to it); load the transcript again",
-            path=self._path,
-            line=None if index is None else int(self._state.event_lines[index]),
-        )
 
     # -- opening ----------------------------------------------------------
 
@@ -74,22 +77,25 @@ class Session:
         where = _path(path)
         if meta is not None and not isinstance(meta, Mapping):
             raise RefusedAppendError("meta must be a mapping (an object)", path=where)
+        fd, made = create_locked(where, "transcript")
+        session: Session | None = None
         try:
-            parent = os.path.dirname(os.path.abspath(where))
-            os.makedirs(parent, exist_ok=True)
-            fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as err:
-            raise _os_error(where, err, "create the transcript") from None
-        take_lock(fd, where)
-        if os.fstat(fd).st_size > 0:
-            os.close(fd)
-            raise RefusedAppendError(
-                "already has content; a transcript is append-only, so load it to continue "
-                "(or pick another path)",
-                path=where,
-            )
-        session = cls(where, ReplayState(where), fd, fd)
-        session._append("session-meta", dict(meta or {}))
+            if os.fstat(fd).st_size > 0:
+                raise RefusedAppendError(
+                    "already has content; a transcript is append-only, so load it to "
+                    "continue (or pick another path)",
+                    path=where,
+                )
+            session = cls(where, ReplayState(where), fd, fd)
+            session._append("session-meta", dict(meta or {}))
+        except BaseException:
+            if made:
+                remove_made(fd, where)
+            if session is None:
+                os.close(fd)
+            else:
+                session.close()
+            raise
         return session
 
     @classmethod
@@ -100,7 +106,9 @@ class Session:
             if os.path.exists(where):
                 raise TranscriptError("is not a regular file, so not a transcript", path=where)
             raise TranscriptError(missing_file(where), path=where)
-        lock_fd = open_locked(where)
+        # Opened to write before anything is repaired: a load refused (a read-only
+        # file) must leave the file as it was, its crash tail too.
+        lock_fd = open_locked(where, os.O_RDWR)
         try:
             stale = repair_path(where)
             if os.path.lexists(stale):
@@ -145,9 +153,12 @@ class Session:
                 raise SessionClosedError("the session is closed", path=self._path)
             if self._broken is not None:
                 raise TranscriptError(self._broken, path=self._path)
-            source = self._state.events.source
-            if source is not None and source.changed():
-                self._changed_on_disk()  # (appended, the line would follow lines not read)
+            try:
+                left = file_identity(self._fd) == self._left
+            except OSError as err:
+                raise _os_error(self._path, err, "append to the transcript") from None
+            if not left:  # (appended, the line would follow another program's bytes)
+                _changed_on_disk(self._path, None, None)
             try:
                 self._state.check(stored)
             except ReplayError as err:
@@ -512,6 +523,16 @@ class Session:
         return (
             f"<Session {self._path} {len(self)} lines, {len(self._state.entries)} messages{closed}>"
         )
+
+
+def _changed_on_disk(path: str, state: ReplayState | None, index: int | None) -> NoReturn:
+    raise TranscriptError(
+        ("could not be read again: " if index is not None else "")
+        + "the file changed on disk since this session last read or wrote it (something "
+        "else wrote to it); load the transcript again",
+        path=path,
+        line=None if index is None or state is None else int(state.event_lines[index]),
+    )
 
 
 def _is_int(value: Any) -> bool:

@@ -39,6 +39,7 @@ from session_core.errors import (
     SessionClosedError,
     WriterLockedError,
 )
+from session_core.events import file_identity
 
 # --- the writer -----------------------------------------------------------------------------
 
@@ -233,6 +234,7 @@ class TestWriter:
         full = os.open("/dev/full", os.O_WRONLY)
         os.dup2(full, s._fd)  # every write now fails with ENOSPC
         os.close(full)
+        s._left = file_identity(s._fd)  # (taken as its file: not another program's write)
         with pytest.raises(TranscriptError, match="No space left") as first:
             run.record("turn_start", {"turn_index": 0})
         with pytest.raises(TranscriptError) as again:

@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from ..errors import RefusedAppendError, SessionClosedError, TranscriptError
-from ..locking import lock_fd, open_locked
+from ..events import file_identity
+from ..locking import create_locked, open_locked, remove_made
 from ..reader import iter_lines
 from .reader import VERSION, StrictReader, parse_record
 
@@ -66,28 +67,25 @@ class AgentGoSession:
         self._checkpoint: Any = None
         self._has_checkpoint = False
         self._dirty = False  # written since the last fsync
+        # The file as this session left it: it appends only while no other program has
+        # written to it since (``Session``'s rule).
+        self._left = file_identity(fd)
 
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
         where = os.fspath(path)
-        if os.path.exists(where) and not os.path.isfile(where):  # (a FIFO would block)
-            raise TranscriptError("is not a regular file, so not a session", path=where)
+        fd, made = create_locked(where, "session")
+        session: AgentGoSession | None = None
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(where)), exist_ok=True)
-            fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as err:
-            raise TranscriptError(
-                f"cannot create the session: {err.strerror}", path=where
-            ) from None
-        lock_fd(fd, where)
-        if os.fstat(fd).st_size > 0:
-            os.close(fd)
-            raise RefusedAppendError("already has content; open it to continue", path=where)
-        session = cls(where, fd, _new_id(), 0)
-        try:
+            if os.fstat(fd).st_size > 0:
+                raise RefusedAppendError("already has content; open it to continue", path=where)
+            session = cls(where, fd, _new_id(), 0)
             session._write("session_start", {"version": VERSION}, None, None, None)
-        except TranscriptError:
-            session._closed = True
+        except BaseException:
+            if made:
+                remove_made(fd, where)
+            if session is not None:
+                session._closed = True
             _close_quietly(fd)
             raise
         return session
@@ -176,10 +174,20 @@ class AgentGoSession:
                 )
                 raise self._error from None
             try:
+                if file_identity(self._fd) != self._left:
+                    # Appended, the record would follow another program's bytes.
+                    self._error = TranscriptError(
+                        "the file changed on disk since this session last wrote it "
+                        "(something else wrote to it); the session stops recording: "
+                        "open it again",
+                        path=self.path,
+                    )
+                    raise self._error
                 view = memoryview(line)
                 while view:
                     view = view[os.write(self._fd, view) :]
                 self._dirty = True
+                self._left = file_identity(self._fd)
                 if sync:
                     self._sync()
             except OSError as err:
