@@ -14,6 +14,7 @@ from .item_column import ItemColumn
 from .item_ends import last_stamp
 from .item_heights import folded_height
 from .model import Item
+from .parts import preview
 from .vocabulary import kinds_of
 
 
@@ -272,19 +273,36 @@ def at_line(items: Sequence[Item], line: int) -> int:
     return lo - 1
 
 
-def near_end(items: Sequence[Item], ident: str, from_end: int, grown: int) -> int:
-    """The index of item ``ident``, ``from_end`` items before the end of ``items``, or
-    nearer their start by up to ``grown`` (items appended since it was there); -1: not
-    there. (A big file's end is read alone first: its items carry no lines to find them
-    by in the whole.)"""
+def near_end(items: Sequence[Item], item: Item, from_end: int, grown: int) -> int:
+    """The index of ``item``, an item of a big file's end read alone first, in ``items``,
+    the whole file's: ``from_end`` items before their end, or nearer their start by up to
+    ``grown`` (items appended since it was there); -1: not there. (The end's items carry
+    no lines to find them by in the whole.)
+
+    An index is taken only where the item there reads as ``item`` does (``_alike``): an
+    id may be a place counted from where the end began (Codex's ``L7``, Claude Code's
+    ``line-7`` for a line with no uuid), another item's in the whole. At its place from
+    the end, an item alike is taken whatever its id; nearer the start, by its id too."""
     count = len(items)
     guess = count - from_end
-    if 0 <= guess < count and item_key(items, guess)[0] == ident:
+    if 0 <= guess < count and _alike(items[guess], item):
         return guess
     for index in range(count - 1, max(0, guess - grown) - 1, -1):
-        if item_key(items, index)[0] == ident:
+        if item_key(items, index)[0] == item.id and _alike(items[index], item):
             return index
     return -1
+
+
+def _alike(a: Item, b: Item) -> bool:
+    """Whether two items read the same: role, kind, time and parts (each part's kind,
+    name, call id, error and the head a lazy part keeps, ``preview``: the end's items
+    are built whole, the whole file's keep heads). Not what other lines say of them
+    (marks, a stub): the end read alone may not hold those lines."""
+    return (a.role, a.kind, a.ts, _parts_said(a)) == (b.role, b.kind, b.ts, _parts_said(b))
+
+
+def _parts_said(item: Item) -> list[tuple[str, str | None, str | None, bool, str]]:
+    return [(p.kind, p.name, p.call_id, p.is_error, preview(p.head)) for p in item.parts]
 
 
 def first_of_span(items: Sequence[Item], first: int, last: int | None) -> int:

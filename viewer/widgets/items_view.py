@@ -164,13 +164,14 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         # (the whole after its end alone: the cursor's item, found by its place from the
         # end, is kept, not left for the end: a search's match was, "1/10" → "–/11")
         from_end = before - self.cursor if self._end_alone and not self.follows_end else 0
+        was = self.items[self.cursor] if from_end and isinstance(keep, tuple) else None
         if transcript is not self.transcript:  # (not the same one in the other view)
             self._end_alone = end_alone
         self.transcript = transcript
         self.items = self._shown(transcript.raw if self.mode == "raw" else transcript.messages)
         near = None
-        if isinstance(keep, tuple) and from_end and not self._end_alone:
-            near = near_end(self.items, keep[0], from_end, GROWN_WHILE_LOADING)
+        if was is not None and not self._end_alone:
+            near = near_end(self.items, was, from_end, GROWN_WHILE_LOADING)
             keep, to_end = (item_key(self.items, near), False) if near >= 0 else (None, True)
             self._land_next = self._land_next or near < 0  # (lost: a search lands as asked)
         grown = len(self.items) - before
