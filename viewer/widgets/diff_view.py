@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from session_core.diff import DiffRow, DiffRows
+from session_core.fold import fold, holds
 from session_core.replay import ReplayState
 from session_core.search import TextSearch
 from session_core.text import count
@@ -164,12 +165,12 @@ class DiffView(RowSearch):
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         row = self.all_rows[self.order[index]]
         lines = [self._line(row, offset, width, selected) for offset in range(ROW_HEIGHT)]
-        term = self.search_term.lower()
+        term = fold(self.search_term)
         if term:
             match = self._style("match")
             for line in lines:
                 highlight(line, term, match)
-            if self.is_match(index) and not any(term in line.plain.lower() for line in lines):
+            if self.is_match(index) and not any(holds(line.plain, term) for line in lines):
                 # (a row shows the start of each text: the match is further on)
                 lines[-1] = Text(f"   {FURTHER_ON}", self._style("meta"))
                 lines[-1].truncate(width, overflow="ellipsis")
