@@ -186,17 +186,18 @@ class DiffView(RowSearch):
             text.append(row_fate(row, self.summary_line), meta)
             text.truncate(width, overflow="ellipsis")
             return text
-        if offset == 1:
-            half = (width - 3) // 2
+        if offset == 1:  # (the gutter, two cells, the columns and " │ ": the width)
+            half = (width - 6) // 2
+            rest = width - 6 - half
             left = Text(
                 one_line(row.raw, half), self._style("kept" if row.kind == "kept" else row.kind)
             )
             left.pad_right(half - left.cell_len)
             if row.sent is None:
                 said = _not_sent(row, self.summary_line)
-                right = Text(one_line(said, half), self._style("gone"))
+                right = Text(one_line(said, rest), self._style("gone"))
             else:
-                right = Text(one_line(row.sent, half), self._style("kept"))
+                right = Text(one_line(row.sent, rest), self._style("kept"))
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
         return Text("")
 
