@@ -37,7 +37,9 @@ _DOTTED = "i\u0307"
 def fold(text: str) -> str:
     """``text`` as a search compares it: casefolded, an ``i``'s combining dot dropped."""
     folded = text.casefold()
-    return folded if folded.isascii() else folded.replace(_DOTTED, "i")
+    if folded.isascii() or "\u0307" not in folded:  # (a look is quicker than a replace)
+        return folded
+    return folded.replace(_DOTTED, "i")
 
 
 def holds(text: str, needle: str) -> bool:
