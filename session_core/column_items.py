@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import search
+from .fold import fold
 from .indexed import Indexed, ListLike
 from .item_column import ItemColumn
 from .item_ends import last_stamp
@@ -125,7 +126,7 @@ class Items(Indexed[Item]):
         cancelled: Callable[[], bool] | None = None,
         stop: int | None = None,
     ) -> list[int] | None:
-        """``search.find`` of the lowercased ``needle`` here, no item built (an item of
+        """``search.find`` of the folded ``needle`` here, no item built (an item of
         the column read by ``ItemColumn.search_text``); the items whose lines cannot
         hold it (``search_skip.Skipping``) not read at all."""
         from .search_skip import Skipping
@@ -146,7 +147,7 @@ class Items(Indexed[Item]):
                     continue
                 entry = self._entry(index)
                 text = search.item_search_text(entry) if isinstance(entry, Item) else text_of(entry)
-                if needle in text.lower():
+                if needle in fold(text):
                     found.append(index)
         return found
 

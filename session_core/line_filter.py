@@ -1,16 +1,17 @@
 """A search's prefilter on the bytes of lines read by span: which lines cannot hold a term.
 
-A search (``search.find``) asks of every item whether its lowercased search text holds
-the lowercased term. Where a format says an item's searched texts are its line's JSON
+A search (``search.find``) asks of every item whether its folded search text holds
+the folded term (``fold``). Where a format says an item's searched texts are its line's JSON
 strings as they are (``ItemColumn.verbatim``), the line's bytes can answer "no" without
 parsing it: a string of the line holding the term holds it written as JSON writes it,
 so the ASCII-lowered line holds one of the term's encodings (``encodings``), unless
 
 * the term spans two texts (it holds a newline: no prefilter then);
 * an escape ``\\uXXXX`` wrote one of its characters (any line with ``\\u`` is looked at);
-* a character that is not ASCII lowers to one that is (U+0130 and U+212A: a line
-  holding one is looked at), or, for a term that is not ASCII, any character that is
-  not ASCII (a line holding one is looked at: its case is not lowered here).
+* a character that is not ASCII folds to ASCII the term holds (``FOLD_TO_ASCII``: ß,
+  İ, K, the ligatures…; a line holding one is looked at), or, for a term that is not
+  ASCII, any character that is not ASCII (a line holding one is looked at: its case is
+  not folded here).
 
 Everything else about an item (its role, kind, stub; a line its format does not vouch
 for) is looked at as the full search looks at it; this only says which lines to skip.
@@ -23,17 +24,19 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
+from .fold import FOLD_TO_ASCII
+
 MAX_ENCODINGS = 64  # a term with more ways of being written is searched without a prefilter
 # JSON's short escapes (a writer may also put these characters raw; any as \u00XX).
 _SHORT = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f", "\r": b"\\r"}
 _SHORT["\t"] = b"\\t"
-# The characters that are not ASCII whose lowercase holds ASCII (``str.lower``: U+0130
-# to "i" and a combining dot, U+212A to "k"), in UTF-8, and the ASCII they lower to.
-_LOWER_TO_ASCII = (("\u0130".encode(), "i"), ("\u212a".encode(), "k"))
+# The characters that are not ASCII whose fold holds ASCII, in UTF-8, and that ASCII.
+_FOLDS_TO_ASCII = tuple((char.encode(), ascii) for char, ascii in FOLD_TO_ASCII.items())
+_ASCII = bytes(range(0x80))
 
 
 def encodings(needle: str) -> list[bytes] | None:
-    """Every way a JSON string may hold the lowercased ``needle`` but for ``\\u`` escapes,
+    """Every way a JSON string may hold the folded ``needle`` but for ``\\u`` escapes,
     as bytes after ``bytes.lower``; None when there is no prefilter for it."""
     if not needle or "\n" in needle:
         return None
@@ -55,20 +58,20 @@ def encodings(needle: str) -> list[bytes] | None:
 
 
 class LineFilter:
-    """The lines of a block of bytes that may hold ``needle`` (lowercased)."""
+    """The lines of a block of bytes that may hold ``needle`` (folded)."""
 
     def __init__(self, needle: str, forms: list[bytes]) -> None:
         self.needle = needle
         # (A literal pattern: ``re`` finds one faster than ``bytes.find`` does.)
         self.forms = [_literal(form) for form in forms]
         self.escape = _literal(b"\\u")
-        # A character that is not ASCII and lowers to one that is matters only where
-        # the needle holds what it lowers to; to a needle that is not ASCII, any does.
+        # A character that is not ASCII and folds to ASCII matters only where the
+        # needle holds what it folds to; to a needle that is not ASCII, any does.
         self.ascii = needle.isascii()
-        self.lower_to_ascii = [
-            (_literal(mark), mark[-1:])
-            for mark, lowered in _LOWER_TO_ASCII
-            if self.ascii and lowered in needle
+        self.folds_to_ascii = [
+            (_literal(mark), mark)
+            for mark, folded in _FOLDS_TO_ASCII
+            if self.ascii and any(char in needle for char in folded)
         ]
 
     @classmethod
@@ -91,9 +94,13 @@ class LineFilter:
         for form in self.forms:
             _mark(found, form.finditer(lowered), starts, ends)
         _mark(found, self.escape.finditer(block), starts, ends)
-        for mark, last_byte in self.lower_to_ascii:
-            if block.find(last_byte) >= 0:  # (one byte's search is the fast one)
-                _mark(found, mark.finditer(block), starts, ends)
+        if self.folds_to_ascii and not block.isascii():
+            # (the block's bytes beyond ASCII, few, tell which marks may be in it: a
+            # regex's scan of 4 MB for each of a needle's marks took a millisecond)
+            beyond = block.translate(None, _ASCII)
+            for mark, whole in self.folds_to_ascii:
+                if whole in beyond:
+                    _mark(found, mark.finditer(block), starts, ends)
         if unplain is not None:
             _mark(found, unplain.finditer(block), starts, ends)
         if not self.ascii and not block.isascii():

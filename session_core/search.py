@@ -1,6 +1,6 @@
 """What a search of the conversation looks at in an item, and the search over a view.
 
-An item is found when the lowercased term is in its lowercased search text
+An item is found when the folded term is in its folded search text (``fold``: any case)
 (``item_search_text``): its role, kind and stub, then each part's text and name (a tool
 call without text: its arguments on one line). ``find`` looks through a view; a packed
 view (``Items``) is searched without building its items. A tool operation is found by
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .fold import fold
 from .json_out import dumps
 from .parts import Part
 
@@ -69,11 +70,11 @@ def find(
     stop: int | None = None,
 ) -> list[int] | None:
     """The indexes, from ``start`` to ``stop`` (None: the end), of the items whose search
-    text holds ``term`` (both lowercased); None when ``cancelled`` said so (asked every
+    text holds ``term`` (both folded); None when ``cancelled`` said so (asked every
     ``CHECK_EVERY`` items)."""
     from .column_items import Items
 
-    needle = term.lower()
+    needle = fold(term)
     if isinstance(items, Items):
         return items.find(needle, start, cancelled, stop)
     found: list[int] = []
@@ -81,7 +82,7 @@ def find(
     for index in range(start, end):
         if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
             return None
-        if needle in item_search_text(items[index]).lower():
+        if needle in fold(item_search_text(items[index])):
             found.append(index)
     return found
 
@@ -107,7 +108,7 @@ class OpSearch:
     """A search for ``term`` (any case) in tool operations (``op_search_text``)."""
 
     def __init__(self, term: str) -> None:
-        self.needle = term.lower()
+        self.needle = fold(term)
 
     def find(
         self,
@@ -118,9 +119,7 @@ class OpSearch:
         """The positions in ``keys`` (indexes of ``ops``) of the operations that hold the
         term; None when ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
         needle = self.needle
-        return positions(
-            keys, lambda index: needle in op_search_text(ops[index]).lower(), cancelled
-        )
+        return positions(keys, lambda index: needle in fold(op_search_text(ops[index])), cancelled)
 
 
 class TextSearch:
@@ -128,7 +127,7 @@ class TextSearch:
     is row ``key``'s text (a diff's row: its words, each text whole)."""
 
     def __init__(self, term: str, text_of: Callable[[Any, int], str]) -> None:
-        self.needle = term.lower()
+        self.needle = fold(term)
         self.text_of = text_of
 
     def find(
@@ -137,7 +136,7 @@ class TextSearch:
         """The positions in ``keys`` of the rows whose text holds the term; None when
         ``cancelled`` said so (asked every ``CHECK_EVERY``)."""
         needle, text_of = self.needle, self.text_of
-        return positions(keys, lambda key: needle in text_of(source, key).lower(), cancelled)
+        return positions(keys, lambda key: needle in fold(text_of(source, key)), cancelled)
 
 
 def positions(

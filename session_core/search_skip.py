@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .events import SPAN_BITS, SPAN_MAX
+from .fold import holds
 from .item_column import ItemColumn
 from .item_facts import Verbatim
 from .line_filter import LineFilter
@@ -43,19 +44,19 @@ class Skipping:
     @classmethod
     def of(cls, column: ItemColumn, needle: str) -> Skipping | None:
         verbatim = column.verbatim
-        if verbatim is None or column.line_source is None or needle in CHANGED.lower():
+        if verbatim is None or column.line_source is None or holds(CHANGED, needle):
             return None
         line_filter = LineFilter.of(needle)
         if line_filter is None:
             return None
         strings = column._strings
-        held = {code for code, text in enumerate(strings) if text and needle in text.lower()}
+        held = {code for code, text in enumerate(strings) if text and holds(text, needle)}
         if needle in "message":  # (code 0: a kind of none is "message", a role "")
             held.add(0)
         stubs = column.facts.stubs() if column.facts is not None else {}
         stubbed = None
         if stubs is not None:
-            stubbed = {ident for ident, stub in stubs.items() if needle in stub.lower()}
+            stubbed = {ident for ident, stub in stubs.items() if holds(stub, needle)}
         return cls(column, line_filter, verbatim, held, stubbed)
 
     def skippable(self, indexes: range, entry_of: Callable[[int], int | Item]) -> set[int]:
@@ -79,7 +80,7 @@ class Skipping:
                 continue
             if stubbed is None:
                 stub = facts.stub(entry, column.id_of(entry)) if facts is not None else None
-                if stub is not None and needle in stub.lower():
+                if stub is not None and holds(stub, needle):
                     continue
             elif stubbed and column.id_of(entry) in stubbed:
                 continue

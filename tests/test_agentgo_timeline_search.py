@@ -19,9 +19,10 @@ from agentgo_story import write_agentgo_story
 from session_core.agentgo import AgentGoSession
 from session_core.agentgo.reader import read_view
 from session_core.agentgo.records import Records, span_of
-from session_core.agentgo.search import _LOWER_TO_ASCII, RecordSearch, record_texts
+from session_core.agentgo.search import RecordSearch, record_texts
 from session_core.agentgo.view import AgentGoView
 from session_core.events import LineSource
+from session_core.fold import FOLD_TO_ASCII, fold
 from viewer.formats.agentgo import AgentGoPanes
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.agentgo_timeline import TimelineView
@@ -52,11 +53,11 @@ def _records(path: Path, lines: list[bytes]) -> Records:
 
 def _plain(view: AgentGoView, term: str) -> list[int]:
     """What the search must find: each record parsed, its strings looked through."""
-    needle = term.lower()
+    needle = fold(term)
     return [
         i
         for i in range(len(view.records))
-        if any(needle in text.lower() for text in record_texts(view.records.read(i)))
+        if any(needle in fold(text) for text in record_texts(view.records.read(i)))
     ]
 
 
@@ -83,6 +84,7 @@ def test_a_term_the_line_escapes_is_found_in_its_strings(tmp_path: Path) -> None
     assert RecordSearch("café").find(records, every) == [0]
     assert RecordSearch("abc").find(records, every) == [0]  # (\u0041 is A)
     assert RecordSearch("kelvin").find(records, every) == [1]
+    assert RecordSearch("KELVIN").find(records, every) == [1]
     assert RecordSearch('"hi"').find(records, every) == [2]
     assert RecordSearch("a/b").find(records, every) == [2]
     assert RecordSearch("2345").find(records, every) == [3]  # an integer, as written
@@ -91,12 +93,21 @@ def test_a_term_the_line_escapes_is_found_in_its_strings(tmp_path: Path) -> None
     assert RecordSearch("text").find(records, every) == []
 
 
-def test_only_two_characters_beyond_ascii_lower_to_ascii() -> None:
-    odd = [
-        chr(c) for c in range(128, sys.maxunicode + 1) if any(ord(x) < 128 for x in chr(c).lower())
-    ]
-    assert [c.encode() for c in odd] == [whole for _gate, whole in _LOWER_TO_ASCII]
-    assert all(gate in whole for gate, whole in _LOWER_TO_ASCII)
+def test_a_character_that_folds_to_ascii_is_found_in_any_case(tmp_path: Path) -> None:
+    """``ß`` is ``ss`` and ``İ`` is ``i`` to a search, though a line's bytes hold neither."""
+    lines = ['{"type":"message_end","seq":0,"data":{"text":"Straße İstanbul ﬁle"}}'.encode()]
+    records = _records(tmp_path / "lines", lines)
+    for term in ("strasse", "STRASSE", "istanbul", "İSTANBUL", "file", "Straße"):
+        assert RecordSearch(term).find(records, range(1)) == [0], term
+
+
+def test_the_characters_beyond_ascii_that_fold_to_ascii_are_all_known() -> None:
+    odd = {
+        chr(c): "".join(sorted({x for x in fold(chr(c)) if x.isascii()}))
+        for c in range(128, sys.maxunicode + 1)
+        if any(x.isascii() for x in fold(chr(c)))
+    }
+    assert odd == {c: "".join(sorted(set(a))) for c, a in FOLD_TO_ASCII.items()}
 
 
 @settings(max_examples=200, deadline=None)
@@ -112,7 +123,7 @@ def test_the_bytes_never_refuse_a_record_that_holds_the_term(
     # as orjson writes it, or as a writer that escapes every character beyond ASCII
     line = json.dumps(record).encode() if ascii else orjson.dumps(record)
     records = _records(tmp_path_factory.mktemp("s") / "r", [line])
-    want = any(term.lower() in t.lower() for t in [*texts, "message_end", "0"])
+    want = any(fold(term) in fold(t) for t in [*texts, "message_end", "0"])
     assert bool(RecordSearch(term).find(records, range(1))) == want
 
 

@@ -1,6 +1,6 @@
 """A browser filter that leaves no file says so in the table's first row: an empty table,
 with only the header's ``filter:`` and the footer's ``(0 shown)`` to say why, read as
-an empty directory (the keys audit)."""
+an empty directory (the keys audit); said once (the detail pane said it too)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,11 @@ async def test_a_status_or_text_filter_of_no_file_says_so(tmp_path: Path) -> Non
         assert "No file" not in text()
         await pilot.press("u")
         await until(pilot, lambda: "No file is unreadable: a shows all 1 file." in text())
+        assert text().count("No file") == 1
         await pilot.press("n")
         await until(pilot, lambda: "No file is other than a transcript: a shows" in text())
         await pilot.press("a", "slash", *"zzq", "enter")
         await until(pilot, lambda: "No file matches 'zzq': a shows all 1 file." in text())
+        assert text().count("No file") == 1  # (the detail below said it again)
         await pilot.press("a")
         await until(pilot, lambda: screen.table.row_count == 1 and "No file" not in text())

@@ -21,6 +21,7 @@ from codex_writer import RolloutWriter
 from helpers import said, screen_lines, screen_text, wait_for
 from model_screen_helpers import IDLE, opened, until
 from model_toy import toy_registered
+from rich.cells import cell_len
 from v1_screen_helpers import story_open
 
 from agentgo_helpers import model as ag_model
@@ -29,6 +30,7 @@ from session_core import open_transcript
 from session_core.agentgo import AgentGoSession
 from session_core.search import TextSearch
 from story import HOSTILE
+from viewer.safe import one_line
 from viewer.screens.help import BindingsHelpScreen, binding_rows
 from viewer.widgets import row_search
 from viewer.widgets.diff_view import DiffView, row_text
@@ -276,6 +278,27 @@ async def test_slash_on_v1s_diff_searches_its_rows_whole(story: tuple[Path, Any]
         assert diff.matches == [
             i for i, row in enumerate(rows) if "divide" in row_text(row, lines).lower()
         ]
+
+
+async def test_a_v1_rows_texts_fit_and_a_cut_shows(story: tuple[Path, Any]) -> None:
+    """Each column of a v1 row's second line is cut to its half with ``…`` (the right
+    one ran past the width, cut by it unseen: an audit)."""
+    path, _ = story
+    async with story_open(path) as (app, pilot, _view):
+        await pilot.press("d")
+        diff = app.query_one(DiffView)
+        await wait_for(pilot, lambda: "sent as written" in screen_text(app))
+        cut = 0
+        for index in range(len(diff.order)):
+            row = diff.all_rows[diff.order[index]]
+            line = diff.rendered_text(index).splitlines()[1]
+            assert cell_len(line) <= diff.content_width, line
+            _left, right = line.split(" │ ", 1)
+            sent = row.sent if row.sent is not None else right
+            if cell_len(one_line(sent)) > cell_len(right):
+                assert right.endswith("…"), (line, sent)
+                cut += 1
+        assert cut  # (the story has texts longer than a half)
 
 
 async def test_the_header_says_the_search_of_the_tab_shown(story: tuple[Path, Any]) -> None:

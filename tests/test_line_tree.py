@@ -47,7 +47,13 @@ def reference(top: list[str], children: dict[str, list[str]], shut: set[str]) ->
 
 
 def shown(tree: LineTree[Any]) -> list[str]:
-    return [tree.rendered_text(row).rstrip() for row in range(tree.item_count())]
+    """Each row as drawn after its first cell (the cursor's mark)."""
+    return [tree.rendered_text(row)[1:].rstrip() for row in range(tree.item_count())]
+
+
+def marks(tree: LineTree[Any]) -> str:
+    """Each row's first cell: ``▌`` on the cursor's row, a blank on the others."""
+    return "".join(tree.rendered_text(row)[0] for row in range(tree.item_count()))
 
 
 async def test_rows_kept_by_appends_are_the_rows_laid_out_afresh() -> None:
@@ -110,7 +116,7 @@ async def test_a_growing_run_is_never_laid_out_again(monkeypatch: pytest.MonkeyP
         tree.item_strips(5 * 4 + 2)
         tree.set_label("t5.0", Text("tool 0 failed"))
         assert 5 * 4 + 1 in tree._cache and 5 * 4 + 2 not in tree._cache
-        assert tree.rendered_text(5 * 4 + 2).rstrip() == "│  ├─ tool 0 failed"
+        assert tree.rendered_text(5 * 4 + 2).rstrip() == " │  ├─ tool 0 failed"
         assert not laid_out
 
 
@@ -130,6 +136,7 @@ async def test_fold_unfold_and_the_cursor_by_keys() -> None:
         assert tree.cursor_key == "a1"
         await pilot.press("left")  # fold it
         assert shown(tree) == ["▼ a", "├─ ▶ a1", "└─ a2", "b"]
+        assert marks(tree) == " ▌  "  # (the cursor told by a mark, not colour alone)
         await pilot.press("right")  # unfold
         await pilot.press("right")  # into its first child
         assert tree.cursor_key == "a1x"
@@ -139,6 +146,7 @@ async def test_fold_unfold_and_the_cursor_by_keys() -> None:
         assert pilot.app.moves[-1] == "a"
         await pilot.press("down")
         assert tree.cursor_key == "b"
+        assert marks(tree) == " ▌"
         assert tree.move_to_key("a2")  # a folded ancestor is unfolded
         assert tree.cursor_key == "a2" and tree.is_expanded("a")
         await pilot.press("up", "up", "enter")  # enter (or space) folds the cursor's node

@@ -224,6 +224,33 @@ async def test_enter_on_a_run_goes_into_its_sections(transcript: Path) -> None:
         assert app.focused is pane.query(SectionView).first()
 
 
+async def test_the_focused_section_is_marked_j_k_step_escape_goes_back(transcript: Path) -> None:
+    """After ``enter`` on a run nothing said which section had the focus, and ``j`` /
+    ``k`` / ``escape`` did nothing there (the keys audit)."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(RunContextPane)
+        pane.runs_table.focus()
+        await goto_run(pilot, 1)
+        await pilot.press("enter")
+        await pilot.pause()
+        sections = list(pane.query(SectionView))
+        assert len(sections) >= 2
+
+        def marked() -> list[bool]:
+            return [view.render().plain.startswith("▌") for view in sections]
+
+        assert app.focused is sections[0] and marked() == [True] + [False] * (len(sections) - 1)
+        await pilot.press("j")
+        assert app.focused is sections[1] and marked()[:2] == [False, True]
+        await pilot.press(*"j" * len(sections))  # (the last stays: no wrap)
+        assert app.focused is sections[-1]
+        await pilot.press("k")
+        assert app.focused is sections[-2]
+        await pilot.press("escape")
+        assert app.focused is pane.runs_table and not any(marked())
+
+
 @pytest.mark.parametrize("width", [60, 80, 140])
 async def test_a_narrow_screen_keeps_the_run_detail_on_it(transcript: Path, width: int) -> None:
     """The runs list takes a share of a narrow screen, no more than its 81 cells of a

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 from rich.text import Text
 
+from session_core.fold import fold, holds
 from session_core.scan import STATUSES, FileSummary, Status
 from session_core.text import cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
@@ -325,7 +326,7 @@ def matches(summary: FileSummary, needle: str, status: Status | None) -> bool:
             summary.format,
         )
     )
-    return needle.casefold() in haystack.casefold()
+    return holds(haystack, fold(needle))
 
 
 def detail(summary: FileSummary, shown_path: str) -> Text:

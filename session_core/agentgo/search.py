@@ -1,13 +1,13 @@
 """What a search of an agentgo session's records (the viewer's timeline) looks at.
 
-A record is found when the lowercased term is in one of its strings or integers,
-lowercased: its type, time, run and execution ids, a message's text, a tool's name,
-arguments and output, an error, a model's name (the keys are not looked at). Most
+A record is found when the folded term (``fold``: any case) is in one of its strings
+or integers, folded: its type, time, run and execution ids, a message's text, a tool's
+name, arguments and output, an error, a model's name (the keys are not looked at). Most
 records are refused from their line's bytes without being parsed: a term of printable
 ASCII that JSON never escapes cannot be in a string of a line whose bytes do not hold
-it, unless the line escapes a character as ``\\u`` or holds one of the two characters
-that lowercase to ASCII (a model request is most of a session's bytes: 88% of the
-bench's; parsed, a 1 GB session's records took seconds).
+it, unless the line escapes a character as ``\\u`` or holds a character that folds to
+ASCII the term holds (``FOLD_TO_ASCII``). A model request is most of a session's bytes
+(88% of the bench's); parsed, a 1 GB session's records took seconds.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..fold import FOLD_TO_ASCII, fold
 from ..search import positions
 from .records import Records
 
@@ -23,9 +24,11 @@ CHECK_EVERY = 256  # records looked at between two looks at ``cancelled``
 # Characters JSON writers leave as they are (``"`` and ``\\`` are always escaped, ``/``
 # may be): a term of these alone is found in a line's bytes as it is in its strings.
 _LITERAL = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\", "/"}
-# The characters beyond ASCII whose ``lower()`` holds ASCII (U+0130 İ, U+212A K), UTF-8,
-# each after a byte of it looked for alone (memchr: ten times quicker than two bytes)
-_LOWER_TO_ASCII = ((b"\xc4", "\u0130".encode()), (b"\xaa", "\u212a".encode()))
+# The characters beyond ASCII whose fold holds ASCII, UTF-8, each after its last byte
+# looked for alone (memchr: ten times quicker than two bytes), and that ASCII
+_FOLDS_TO_ASCII = tuple(
+    (char.encode()[-1:], char.encode(), ascii) for char, ascii in FOLD_TO_ASCII.items()
+)
 
 
 def record_texts(value: Any) -> Iterator[str]:
@@ -48,9 +51,15 @@ class RecordSearch:
     """A search for ``term`` (any case) in records."""
 
     def __init__(self, term: str) -> None:
-        self.needle = term.lower()
+        self.needle = fold(term)
         literal = bool(self.needle) and all(c in _LITERAL for c in self.needle)
         self._raw_needle = self.needle.encode() if literal else None
+        # (what a line's bytes may hold where its strings hold the needle, unseen)
+        self._hiders = [
+            (gate, whole)
+            for gate, whole, folded in _FOLDS_TO_ASCII
+            if any(char in self.needle for char in folded)
+        ]
 
     def holds(self, records: Records, index: int) -> bool:
         """Whether record ``index`` holds the term (read again from the file, not through
@@ -61,14 +70,13 @@ class RecordSearch:
             if raw is not None and literal not in raw.lower() and not self._may_hide(raw):
                 return False
         needle = self.needle
-        return any(needle in text.lower() for text in record_texts(records.read(index)))
+        return any(needle in fold(text) for text in record_texts(records.read(index)))
 
-    @staticmethod
-    def _may_hide(raw: bytes) -> bool:
+    def _may_hide(self, raw: bytes) -> bool:
         """Whether the line's strings may hold what its bytes do not show as it is."""
         if b"\\u" in raw:
             return True
-        return not raw.isascii() and any(b in raw and c in raw for b, c in _LOWER_TO_ASCII)
+        return not raw.isascii() and any(b in raw and c in raw for b, c in self._hiders)
 
     def find(
         self,

@@ -473,10 +473,8 @@ class BrowserScreen(DirectoryWatch):
             body.update(detail(summary, shown))
         elif self.scanning:
             body.update(Text("reading the directory…", style="dim"))
-        elif self.rows:
-            body.update(
-                Text("No file matches the filter (a shows all, esc clears the text).", style="dim")
-            )
+        elif self.rows:  # (none shown: the table's first row says why, once)
+            body.update(Text("", end=""))
         else:
             body.update(
                 Text(

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from session_core.agentgo.view import AgentGoView, Call, CallKey, state_said
+from session_core.fold import fold, holds
 
 from ..agentgo_detail import call_detail
 from ..agentgo_model import args_differ, call_label_parts, short
@@ -295,10 +296,8 @@ class CallsPane(Horizontal, FocusPane):
         """The cursor to the first match after the selected call (``step`` 1), before it
         (-1) or at or after it (0), round the end; how many calls match."""
         keys = list(self.nodes)
-        term, tree = self.search_term.lower(), self.call_tree
-        found = [
-            n for n, key in enumerate(keys) if term and term in tree.label_of(key).plain.lower()
-        ]
+        term, tree = fold(self.search_term), self.call_tree
+        found = [n for n, key in enumerate(keys) if term and holds(tree.label_of(key).plain, term)]
         if found:
             at = keys.index(self.selected) if self.selected in self.nodes else -1
             if step < 0:

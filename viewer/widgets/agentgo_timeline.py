@@ -19,6 +19,7 @@ from textual.message import Message
 from session_core.agentgo.records import NO_SEQ, Records
 from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
+from session_core.fold import fold
 
 from ..agentgo_model import record_summary, source_time
 from ..heights import Uniform
@@ -182,7 +183,7 @@ class TimelineView(RowSearch):
             line.stylize(self._style("cursor"), 1)
         line.truncate(width, overflow="ellipsis")
         if self.search_term:  # (where the term is on the row: it may be deeper in)
-            highlight(line, self.search_term.lower(), self._style("match"))
+            highlight(line, fold(self.search_term), self._style("match"))
         return [line]
 
     def selected_call(self) -> CallKey | None:

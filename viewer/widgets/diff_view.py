@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from session_core.diff import DiffRow, DiffRows
+from session_core.fold import fold, holds
 from session_core.replay import ReplayState
 from session_core.search import TextSearch
 from session_core.text import count
@@ -164,12 +165,12 @@ class DiffView(RowSearch):
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         row = self.all_rows[self.order[index]]
         lines = [self._line(row, offset, width, selected) for offset in range(ROW_HEIGHT)]
-        term = self.search_term.lower()
+        term = fold(self.search_term)
         if term:
             match = self._style("match")
             for line in lines:
                 highlight(line, term, match)
-            if self.is_match(index) and not any(term in line.plain.lower() for line in lines):
+            if self.is_match(index) and not any(holds(line.plain, term) for line in lines):
                 # (a row shows the start of each text: the match is further on)
                 lines[-1] = Text(f"   {FURTHER_ON}", self._style("meta"))
                 lines[-1].truncate(width, overflow="ellipsis")
@@ -185,17 +186,18 @@ class DiffView(RowSearch):
             text.append(row_fate(row, self.summary_line), meta)
             text.truncate(width, overflow="ellipsis")
             return text
-        if offset == 1:
-            half = (width - 3) // 2
+        if offset == 1:  # (the gutter, two cells, the columns and " │ ": the width)
+            half = (width - 6) // 2
+            rest = width - 6 - half
             left = Text(
                 one_line(row.raw, half), self._style("kept" if row.kind == "kept" else row.kind)
             )
             left.pad_right(half - left.cell_len)
             if row.sent is None:
                 said = _not_sent(row, self.summary_line)
-                right = Text(one_line(said, half), self._style("gone"))
+                right = Text(one_line(said, rest), self._style("gone"))
             else:
-                right = Text(one_line(row.sent, half), self._style("kept"))
+                right = Text(one_line(row.sent, rest), self._style("kept"))
             return gutter + Text("  ") + left + Text(" │ ", meta) + right
         return Text("")
 

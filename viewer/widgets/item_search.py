@@ -14,6 +14,7 @@ from textual import work
 from textual.message import Message
 from textual.worker import get_current_worker
 
+from session_core.fold import fold
 from session_core.model import Item
 from session_core.search import find
 
@@ -61,7 +62,7 @@ class ItemSearch(ItemJumps):
         them the next snapshot, the whole file, is searched as this was asked (the cursor
         goes to the first match, the count is told)."""
         self.search_term = term
-        self.highlight = term.lower()
+        self.highlight = fold(term)
         self._cache.clear()
         self.refresh()
         self._searched_through = 0
@@ -74,13 +75,13 @@ class ItemSearch(ItemJumps):
             self.matches, self.match_pos = [], -1
         self._land_next = land_later
         self.searching = (0, 0)
-        self._look(term.lower(), announce, 0, max(self.cursor, 0))
+        self._look(fold(term), announce, 0, max(self.cursor, 0))
 
     def search_again(self, appended: bool, before: int) -> None:
         """The items are a new snapshot's (``appended``: the last one's ``before`` items
         and more): the term is looked for in what it has not been."""
         if appended and self._searched_through == before:  # only the new items
-            self._look(self.search_term.lower(), False, before, before)
+            self._look(fold(self.search_term), False, before, before)
         elif not (appended and self.searching is not None):
             self.search(self.search_term, announce=self._land_next)
         # (else the search under way goes on through the items it was given, the same as
@@ -145,7 +146,7 @@ class ItemSearch(ItemJumps):
         """The search of ``term`` in ``items`` is this view's latest (not a newer term's,
         nor one over a snapshot that was not an append of its items: its own is on its
         way). Its indexes are this view's: the items searched are the same up to there."""
-        return items is self._search_items and term == self.search_term.lower()
+        return items is self._search_items and term == fold(self.search_term)
 
     def _found_first(self, term: str, items: Sequence[Item], index: int) -> None:
         if self._current(term, items):

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from rich.cells import cell_len
 
+from session_core.fold import holds
 from session_core.json_out import json_text
 from session_core.model import Part
 from session_core.search import args_preview
@@ -65,10 +66,10 @@ def blank_note(text: str) -> str:
 
 
 def parts_hold(parts: Sequence[Part], needle: str) -> bool:
-    """Whether what these parts draw expanded holds ``needle`` (lower case)."""
+    """Whether what these parts draw expanded holds ``needle`` (folded)."""
     for part in parts:
         drawn = part.text or (args_preview(part.data) if part.kind == "tool-call" else "")
-        if needle in drawn.lower() or (part.name and needle in part.name.lower()):
+        if holds(drawn, needle) or (part.name and holds(part.name, needle)):
             return True
     return False
 

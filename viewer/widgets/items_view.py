@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import Items, item_key, near_end
+from session_core.fold import holds
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
 from session_core.message_usage import unknown_counts
 from session_core.model import (
@@ -300,7 +301,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             if height > 2 and len(lines) == height and not lines[-1].plain:
                 lines[-1] = Text("  (o: the original)", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
-        if needle and self.is_match(index) and not any(needle in t.plain.lower() for t in lines):
+        if needle and self.is_match(index) and not any(holds(t.plain, needle) for t in lines):
             hidden = self._hidden_match(item, needle)
             if hidden:
                 lines[0] = self._header(item, width, hidden_match=hidden)
@@ -314,7 +315,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             return HIDDEN_MATCH["folded"]
         if shown is not item.parts and parts_hold(item.parts, needle):
             return HIDDEN_MATCH["original"]
-        if item.stub is not None and shown is item.parts and needle in item.stub.lower():
+        if item.stub is not None and shown is item.parts and holds(item.stub, needle):
             return HIDDEN_MATCH["stub"]
         return None
 

@@ -26,6 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from session_core.fold import spans
+
 from ..heights import HeightIndex, Heights
 from ..safe import one_line
 
@@ -66,12 +68,9 @@ def jump_label(what: str) -> str:
 
 
 def highlight(line: Text, term: str, style: Style) -> None:
-    """Every occurrence of ``term`` (lower case) in ``line`` styled as a match."""
-    plain = line.plain.lower()
-    start = plain.find(term)
-    while start >= 0:
-        line.stylize(style, start, start + len(term))
-        start = plain.find(term, start + len(term))
+    """Every occurrence of ``term`` (folded: any case) in ``line`` styled as a match."""
+    for start, end in spans(line.plain, term):
+        line.stylize(style, start, end)
 
 
 class LineList(ScrollView, can_focus=True):

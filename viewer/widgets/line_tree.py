@@ -33,6 +33,8 @@ K = TypeVar("K", bound=Hashable)
 
 GUIDE_SPACE, GUIDE_LINE, GUIDE_LAST, GUIDE_CROSS = "   ", "│  ", "└─ ", "├─ "
 TOGGLE_OPEN, TOGGLE_SHUT = "▼ ", "▶ "
+# The cursor's row begins with ``▌`` (as a table's does): not told by colour alone.
+CURSOR_MARK, NO_MARK = "▌", " "
 
 
 class _Node(Generic[K]):
@@ -283,7 +285,7 @@ class LineTree(LineList, Generic[K]):
         row = int(self.scroll_y) + offset.y
         if 0 <= row < len(rows) and rows[row].children:
             node = rows[row]
-            x = offset.x + int(self.scroll_x) - len(GUIDE_SPACE) * node.depth
+            x = offset.x + int(self.scroll_x) - len(NO_MARK) - len(GUIDE_SPACE) * node.depth
             on_toggle = 0 <= x < len(TOGGLE_OPEN)
             if (event.chain == 1) if on_toggle else (event.chain == 2):
                 self.set_expanded(node.key, not node.expanded)
@@ -305,7 +307,7 @@ class LineTree(LineList, Generic[K]):
 
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         node = self._visible_rows()[index]
-        line = Text(no_wrap=True, end="")
+        line = Text(CURSOR_MARK if selected else NO_MARK, no_wrap=True, end="")
         if node.depth:
             guides = []
             above = node.parent

@@ -17,6 +17,7 @@ from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
 from session_core.diff_model import Unwritten, sent_next
+from session_core.fold import fold, holds
 from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
 from session_core.search import TextSearch
 from session_core.text import count
@@ -370,7 +371,7 @@ class ModelDiffView(LinesView, RowSearch):
     # -- searching (``RowSearch``) ------------------------------------------------------
 
     def search(self, term: str) -> None:
-        self.highlight = term.lower()  # (where a row shows it)
+        self.highlight = fold(term)  # (where a row shows it)
         super().search(term)
 
     def search_source(self) -> Sequence[Entry]:
@@ -380,7 +381,7 @@ class ModelDiffView(LinesView, RowSearch):
         lines = super().block_lines(index, width)
         term = self.highlight
         shown = lines[: self.heights.height(index)]
-        hidden = shown and not any(term in line.plain.lower() for line in shown)
+        hidden = shown and not any(holds(line.plain, term) for line in shown)
         if term and hidden and self.is_match(index):
             # (a row shows the start of its text: the match is further on)
             note = Text(f" {FURTHER_ON}", style="dim")

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 
+from session_core.fold import fold
 from session_core.model import (
     Run,
     ToolOp,
@@ -324,7 +325,7 @@ class OpsPane(Vertical):
     def _cells(self, row: int) -> Sequence[Text]:
         op = self.ops[self.rows[row]]
         cells: list[Text] = []
-        term = self.table.search_term.lower()
+        term = fold(self.table.search_term)
         for key, _label, width in self.table.columns:
             if key == "state":
                 cells.append(tone_text(_state_text(op), state_tone(op.state)))

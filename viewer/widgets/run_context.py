@@ -11,20 +11,14 @@ removed. All transcript text goes through ``viewer.safe``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
-from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.reactive import reactive
-from textual.widget import Widget
 from textual.widgets import Static
 
 from session_core.replay import ReplayState
@@ -32,30 +26,9 @@ from session_core.text import count
 
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
+from .run_section import SectionInfo, SectionStatus, SectionView, _component_style
 from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
 from .width_static import WidthStatic
-
-SectionStatus = Literal["new", "changed", "same", "removed", "first"]
-FOLD_LINES = 3
-EXPANDED_LIMIT = 200_000  # characters of one body shown when expanded
-
-FALLBACK_STYLES: dict[str, str] = {
-    "section--new": "green",
-    "section--changed": "yellow",
-    "section--same": "dim",
-    "section--removed": "red",
-    "section--first": "",
-    "section--name": "bold",
-    "section--meta": "dim",
-    "section--missing": "italic red",
-    "section--fold": "dim italic",
-    "run-context--label": "bold",
-    "run-context--new": "green",
-    "run-context--changed": "yellow",
-    "run-context--removed": "red",
-    "run-context--same": "dim",
-}
-
 
 _TS = re.compile(r"^\d{4}-(\d\d-\d\d)T(\d\d:\d\d:\d\d)")
 
@@ -90,27 +63,6 @@ def day_clock(ts: object) -> str:
         return ""
     match = _TS.match(ts)
     return f"{match.group(1)} {match.group(2)}" if match else one_line(ts, 14)
-
-
-def _component_style(widget: Widget, component: str) -> Style:
-    try:
-        style = widget.get_component_rich_style(component, partial=True)
-    except KeyError:
-        style = Style()
-    return style if style else Style.parse(FALLBACK_STYLES.get(component, ""))
-
-
-@dataclass(slots=True)
-class SectionInfo:
-    """One section of a run as shown: where its body lives and how it compares."""
-
-    name: str
-    digest: str
-    location: str  # "inline" or "rendered-in <id>"
-    carrier: str | None  # the envelope id named by rendered-in
-    status: SectionStatus
-    body: str | None  # None: the carrying line is not in this transcript
-    previous_digest: str | None = None
 
 
 def _sections_by_name(run: dict[str, Any]) -> dict[str, str]:
@@ -238,90 +190,6 @@ def run_sections(
     return out
 
 
-class SectionView(Widget, can_focus=True):
-    """One section: a header line and its body, folded to a few lines until expanded."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_body", "Expand a section", show=False),
-        Binding("space", "toggle_body", "Expand a section", show=False),
-    ]
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "section--new",
-        "section--changed",
-        "section--same",
-        "section--removed",
-        "section--first",
-        "section--name",
-        "section--meta",
-        "section--missing",
-        "section--fold",
-    }
-
-    expanded: reactive[bool] = reactive(False, layout=True)
-
-    def __init__(
-        self, info: SectionInfo, *, key: tuple[str, int] = ("", -1), expanded: bool = False
-    ) -> None:
-        super().__init__(classes=f"-{info.status}")
-        self.info = info
-        self.key = key  # (run-context line id, position): what the pane remembers
-        self.set_reactive(SectionView.expanded, expanded)
-
-    def render(self) -> Text:
-        info = self.info
-        out = Text(end="")
-        marker = "▼ " if self.expanded else "▶ "
-        out.append(marker, _component_style(self, "section--meta"))
-        out.append(one_line(info.name, 60), _component_style(self, "section--name"))
-        out.append("   ")
-        if info.status != "first":
-            out.append(f"[{info.status}]", _component_style(self, f"section--{info.status}"))
-            out.append("   ")
-        meta = _component_style(self, "section--meta")
-        out.append(f"digest {short_id(info.digest)}", meta)
-        if info.status == "changed" and info.previous_digest:
-            out.append(f" (was {short_id(info.previous_digest)})", meta)
-        out.append(f"   {info.location}", meta)
-        body = info.body
-        if body is None:
-            out.append(
-                "\n  body not in this transcript", _component_style(self, "section--missing")
-            )
-            return out
-        lines = inert(body).split("\n")
-        if body == "":
-            out.append("\n  (empty)", _component_style(self, "section--fold"))
-            return out
-        if self.expanded:
-            shown = "\n".join(lines)
-            more = len(shown) - EXPANDED_LIMIT
-            out.append("\n" + shown[:EXPANDED_LIMIT])
-            if more > 0:
-                out.append(
-                    f"\n… {count(more, 'more character')}", _component_style(self, "section--fold")
-                )
-            return out
-        out.append("\n" + "\n".join(lines[:FOLD_LINES]))
-        hidden = len(lines) - FOLD_LINES
-        if hidden > 0:
-            plural = "s" if hidden != 1 else ""
-            out.append(
-                f"\n… {hidden} more line{plural} (enter: expand)",
-                _component_style(self, "section--fold"),
-            )
-        return out
-
-    def action_toggle_body(self) -> None:
-        self.expanded = not self.expanded
-        self.post_message(RunContextPane.SectionToggled(self))
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.focus()
-        self.action_toggle_body()
-
-
 class RunContextPane(Horizontal, FocusPane):
     """Runs on the left; the highlighted run's facts and sections on the right."""
 
@@ -335,12 +203,6 @@ class RunContextPane(Horizontal, FocusPane):
         "run-context--removed",
         "run-context--same",
     }
-
-    @dataclass
-    class SectionToggled(Message):
-        """A section was expanded or folded (the pane remembers it per run)."""
-
-        view: SectionView
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -577,8 +439,13 @@ class RunContextPane(Horizontal, FocusPane):
     def section_views(self) -> list[SectionView]:
         return list(self.query(SectionView))
 
-    @on(SectionToggled)
-    def _remember(self, event: SectionToggled) -> None:
+    @on(SectionView.Left)
+    def _left(self, event: SectionView.Left) -> None:
+        event.stop()
+        self.runs_table.focus()
+
+    @on(SectionView.Toggled)
+    def _remember(self, event: SectionView.Toggled) -> None:
         event.stop()
         if event.view.expanded:
             self._expanded.add(event.view.key)

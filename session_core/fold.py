@@ -1,0 +1,86 @@
+"""How every search compares text in any case: both sides folded (``fold``).
+
+``str.lower`` leaves ``Straße`` apart from ``strasse`` and lowers ``İstanbul`` to
+``i̇stanbul`` (an ``i`` and a combining dot), so ``/istanbul`` found neither. ``fold`` is
+``str.casefold`` with that dot dropped after an ``i``. A folded text may be longer or
+shorter than the text (``ß`` is ``ss``): ``spans`` says where a match is in the text.
+"""
+
+from __future__ import annotations
+
+# The characters beyond ASCII whose fold holds ASCII (``FOLD_TO_ASCII[c]``: those ASCII
+# characters): a line's bytes may hold one of these where its text holds the term.
+FOLD_TO_ASCII = {
+    "\u00df": "s",  # ß: ss
+    "\u0130": "i",  # İ: i (its dot dropped)
+    "\u0149": "n",  # ŉ: ʼn
+    "\u017f": "s",  # ſ: s
+    "\u01f0": "j",  # ǰ: j and a combining caron
+    "\u1e96": "h",
+    "\u1e97": "t",
+    "\u1e98": "w",
+    "\u1e99": "y",
+    "\u1e9a": "a",
+    "\u1e9e": "s",  # ẞ: ss
+    "\u212a": "k",  # the Kelvin sign
+    "\ufb00": "f",  # the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "fi",
+    "\ufb04": "fl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+}
+_DOTTED = "i\u0307"
+
+
+def fold(text: str) -> str:
+    """``text`` as a search compares it: casefolded, an ``i``'s combining dot dropped."""
+    folded = text.casefold()
+    if folded.isascii() or "\u0307" not in folded:  # (a look is quicker than a replace)
+        return folded
+    return folded.replace(_DOTTED, "i")
+
+
+def holds(text: str, needle: str) -> bool:
+    """Whether ``text`` holds ``needle`` (folded) in any case."""
+    return needle in fold(text)
+
+
+def spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds ``needle`` (folded, not empty): each match's start and end in
+    ``text``, covering every character of the text that a folded character of it came
+    from (``/s`` in ``Straße``: the ``S``, and the ``ß``)."""
+    if not needle:
+        return []
+    if text.isascii():
+        folded, origin = text.lower(), None
+    else:
+        folded, origin = _folded_with_origin(text)
+    found: list[tuple[int, int]] = []
+    start = folded.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        found.append((start, end) if origin is None else (origin[start], origin[end - 1] + 1))
+        start = folded.find(needle, end)
+    return found
+
+
+def _folded_with_origin(text: str) -> tuple[str, list[int]]:
+    """``fold(text)`` and, for each of its characters, the index in ``text`` it came from
+    (``str.replace`` of the dotted ``i``, left to right: each ``i`` drops one dot)."""
+    out: list[str] = []
+    origin: list[int] = []
+    dot_droppable = False
+    for index, char in enumerate(text):
+        for piece in char.casefold():
+            if piece == "\u0307" and dot_droppable:
+                dot_droppable = False
+                continue
+            out.append(piece)
+            origin.append(index)
+            dot_droppable = piece == "i"
+    return "".join(out), origin
+
+
+__all__ = ["FOLD_TO_ASCII", "fold", "holds", "spans"]

@@ -1,0 +1,96 @@
+"""Any case is folded case (``session_core.fold``): ``/strasse`` finds ``Straße`` and
+``/istanbul`` finds ``İstanbul`` in every search, and a match's highlight covers the
+characters of the shown text it came from, though folding changes the text's length."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from model_screen_helpers import IDLE, opened, until
+from rich.style import Style
+from rich.text import Text
+
+from session_core.fold import fold, holds, spans
+from session_core.scan import FileSummary
+from viewer.browser_cells import matches
+from viewer.widgets.line_list import highlight
+
+MARK = Style(bold=True)
+
+
+def marked(text: str, term: str) -> list[str]:
+    """The pieces of ``text`` that ``highlight`` styles for ``term``."""
+    line = Text(text)
+    highlight(line, fold(term), MARK)
+    return [text[span.start : span.end] for span in line.spans]
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("Straße", "strasse"),
+        ("STRASSE", "straße"),
+        ("İstanbul", "istanbul"),
+        ("istanbul", "İSTANBUL"),
+        ("Kelvin", "kelvin"),  # (U+212A)
+        ("ﬁle", "FILE"),
+        ("ΣΊΣΥΦΟΣ", "σίσυφος"),
+    ],
+)
+def test_a_term_is_found_in_any_case(text: str, term: str) -> None:
+    assert holds(text, fold(term))
+
+
+def test_a_highlight_covers_the_characters_the_match_came_from() -> None:
+    assert marked("Die Straße in İstanbul", "strasse") == ["Straße"]
+    assert marked("Die Straße in İstanbul", "istanbul") == ["İstanbul"]
+    assert marked("in İstanbul, Straße", "ss") == ["ß"]  # (half of it: all of it)
+    assert marked("Maße und Masse", "sse") == ["ße", "sse"]
+    assert marked("ﬁle and file", "file") == ["ﬁle", "file"]
+    assert marked("no match", "zz") == []
+
+
+@given(st.text(max_size=12), st.text(min_size=1, max_size=4))
+def test_the_spans_are_the_folded_matches(text: str, term: str) -> None:
+    """There are as many spans as the folded text has matches (apart), and each is a
+    piece of the text whose fold holds the match."""
+    needle = fold(term)
+    found = spans(text, needle)
+    folded = fold(text)
+    count, at = 0, folded.find(needle) if needle else -1
+    while at >= 0:
+        count, at = count + 1, folded.find(needle, at + len(needle))
+    assert len(found) == count
+    for start, end in found:
+        assert needle in fold(text[start:end])
+
+
+def test_the_browser_filter_folds_too() -> None:
+    summary = FileSummary(path="/x/a.jsonl", status="finished", title="Straße nach İzmir")
+    assert matches(summary, "strasse", None)
+    assert matches(summary, "IZMIR", None)
+    assert not matches(summary, "strand", None)
+
+
+async def test_the_conversation_finds_and_stays_on_a_folded_match(tmp_path: Path) -> None:
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user("first question")
+    w.assistant("m0", [text("an answer")], stop="end_turn")
+    w.user("Die Straße führt nach İstanbul")
+    w.assistant("m1", [text("done")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, size=(100, 30)) as (_app, pilot, screen):
+        view = screen.conversation
+        for term in ("istanbul", "STRASSE"):
+            await pilot.press("slash", *term, "enter")
+            await until(pilot, lambda: view.matches and not view.searching, term)
+            assert len(view.matches) == 1, term
+            item = view.items[view.matches[0]]
+            assert "İstanbul" in item.parts[0].text
