@@ -32,6 +32,32 @@ FOLD_TO_ASCII = {
     "\ufb06": "st",
 }
 _DOTTED = "i\u0307"
+# What a line's bytes may hold beyond ASCII where its folded text holds ASCII a term has:
+# the characters above, and the combining dot ``fold`` drops after an ``i`` (a ``İ``
+# written decomposed, ``I`` and the dot).
+BESIDE_ASCII = {**FOLD_TO_ASCII, "\u0307": "i"}
+# Each as the bytes its fold is (the dot: none), for ``unfolded``.
+_UNFOLDS = tuple(
+    (char.encode(), b"" if char == "\u0307" else fold_of.encode())
+    for char, fold_of in ((c, c.casefold().replace(_DOTTED, "i")) for c in BESIDE_ASCII)
+)
+
+
+def unfolds_in(beyond: bytes) -> tuple[tuple[bytes, bytes], ...]:
+    """Those of ``BESIDE_ASCII`` whose bytes ``beyond`` (a block's bytes beyond ASCII)
+    holds, each with its fold's: what ``unfolded`` replaces in the block's lines."""
+    return tuple((char, fold_of) for char, fold_of in _UNFOLDS if char in beyond)
+
+
+def unfolded(raw: bytes, unfolds: tuple[tuple[bytes, bytes], ...] = _UNFOLDS) -> bytes:
+    """A line's bytes with each of ``BESIDE_ASCII`` (of ``unfolds``: those its block
+    holds) written as its fold, ASCII-lowered: where an ASCII term is not, no text of the
+    line folds to hold it (a prefilter's second look at a line holding one of them,
+    instead of reading the line whole)."""
+    for char, fold_of in unfolds:
+        if char in raw:
+            raw = raw.replace(char, fold_of)
+    return raw.lower()
 
 
 def fold(text: str) -> str:
@@ -83,4 +109,4 @@ def _folded_with_origin(text: str) -> tuple[str, list[int]]:
     return "".join(out), origin
 
 
-__all__ = ["FOLD_TO_ASCII", "fold", "holds", "spans"]
+__all__ = ["BESIDE_ASCII", "FOLD_TO_ASCII", "fold", "holds", "spans", "unfolded", "unfolds_in"]

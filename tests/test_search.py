@@ -279,6 +279,7 @@ HARD = [
     ("K", "k"),  # U+212A folds to ASCII "k"
     ("X\u0130", "xi"),  # U+0130 folds to "i" (and a combining dot, dropped)
     ("\u0130stanbul", "ISTANBUL"),
+    ("I\u0307stanbul", "istanbul"),  # the same İ decomposed (the review: skipped)
     ("X\u0130Y", "xi\u0307y"),  # (a term's own dotted i: an i)
     ("ΑΣ b", "ας"),  # a final sigma, in the text; the line's bytes go on past it
     ("Straße", "STRASSE"),  # "ß" folds to "ss"

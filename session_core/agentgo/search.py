@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..fold import FOLD_TO_ASCII, fold
+from ..fold import BESIDE_ASCII, fold, unfolded
 from ..search import positions
 from .records import Records
 
@@ -27,7 +27,7 @@ _LITERAL = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\", "/"}
 # The characters beyond ASCII whose fold holds ASCII, UTF-8, each after its last byte
 # looked for alone (memchr: ten times quicker than two bytes), and that ASCII
 _FOLDS_TO_ASCII = tuple(
-    (char.encode()[-1:], char.encode(), ascii) for char, ascii in FOLD_TO_ASCII.items()
+    (char.encode()[-1:], char.encode(), ascii) for char, ascii in BESIDE_ASCII.items()
 )
 
 
@@ -67,16 +67,20 @@ class RecordSearch:
         literal = self._raw_needle
         if literal is not None:
             raw = records.line(index)
-            if raw is not None and literal not in raw.lower() and not self._may_hide(raw):
+            if raw is not None and literal not in raw.lower() and not self._may_hide(raw, literal):
                 return False
         needle = self.needle
         return any(needle in fold(text) for text in record_texts(records.read(index)))
 
-    def _may_hide(self, raw: bytes) -> bool:
-        """Whether the line's strings may hold what its bytes do not show as it is."""
+    def _may_hide(self, raw: bytes, literal: bytes) -> bool:
+        """Whether the line's strings may hold ``literal`` where its bytes do not show it
+        as it is: an escape, or a character that folds to ASCII it holds (looked at again
+        with those folded, not read whole)."""
         if b"\\u" in raw:
             return True
-        return not raw.isascii() and any(b in raw and c in raw for b, c in self._hiders)
+        if raw.isascii() or not any(b in raw and c in raw for b, c in self._hiders):
+            return False
+        return literal in unfolded(raw)
 
     def find(
         self,
