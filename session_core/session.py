@@ -179,7 +179,18 @@ class Session:
                 # Half a line is on disk: appending after it would bury the next line
                 # inside it. Only a load (which repairs the tail) can go on from here.
                 self._broken = "a write failed part-way; load the transcript again to repair it"
+            else:
+                self._pin_unwritten()
             raise _os_error(self._path, err, "append to the transcript") from None
+
+    def _pin_unwritten(self) -> None:
+        """A write that failed having written nothing (a full disk) still changes the
+        file's modification time: the file as it is now is this session's again where it
+        is the one it left, as long (else another program wrote: the next append says
+        so)."""
+        with contextlib.suppress(OSError):
+            if self._left is not None and file_identity(self._fd)[:2] == self._left[:2]:
+                self._pin()
 
     def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
         self._need(isinstance(message, Message), "message must be a Message")

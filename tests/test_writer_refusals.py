@@ -222,3 +222,54 @@ def test_an_error_naming_an_undecodable_file_name_can_be_printed(tmp_path: Path)
         Session.load(where)
     assert caught.value.path == where  # the path as given, to open it by
     str(caught.value).encode("utf-8")
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Writes fail with nothing written, as on a full disk, which still changes the file's
+    modification time (ext4, tmpfs)."""
+    import errno
+
+    import session_core.session as session_module
+
+    def write(fd: int, data: Any) -> int:
+        later = path.stat().st_mtime_ns + 10_000_000
+        os.utime(path, ns=(later, later))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(session_module.os, "write", write)
+
+
+@pytest.mark.parametrize("how", ["create", "load"])
+def test_a_write_that_failed_having_written_nothing_leaves_the_session_appending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """(the review: a created or loaded session refused every later append as "changed
+    on disk" after a full disk, the failed write's mtime taken for another program's)"""
+    path = tmp_path / "t.jsonl"
+    session = Session.create(path)
+    if how == "load":
+        session.close()
+        session = Session.load(path)
+    with monkeypatch.context() as patch:
+        _full_disk(patch, path)
+        with pytest.raises(TranscriptError, match="No space left"):
+            session.append_message(Message(role="user", content="lost"))
+    session.append_message(Message(role="user", content="after space freed"))
+    session.close()
+    assert path.read_bytes().count(b"\n") == 2
+
+
+def test_a_foreign_write_then_a_failed_one_is_still_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.jsonl"
+    session = Session.create(path)
+    with path.open("ab") as other:
+        other.write(b'{"id":"x","payload":{},"type":"x-note","v":1}\n')
+    with monkeypatch.context() as patch:
+        _full_disk(patch, path)
+        with pytest.raises(TranscriptError):
+            session.append_message(Message(role="user", content="lost"))
+    with pytest.raises(TranscriptError, match="changed on disk"):
+        session.append_message(Message(role="user", content="refused"))
+    session.close()
