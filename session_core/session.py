@@ -163,8 +163,13 @@ class Session:
                 self._state.check(stored)
             except ReplayError as err:
                 raise RefusedAppendError(err.reason, path=self._path) from None
+            before = self._left
             self._write(line)
             self._pin()
+            after = self._left
+            if before and after and after[:2] != (before[0], before[1] + len(line)):
+                # (another program's bytes landed beside the line: the next append says so)
+                self._broken = CHANGED_ON_DISK
             self._state.feed(stored)
         return str(envelope["id"])
 
@@ -536,11 +541,15 @@ class Session:
         )
 
 
+CHANGED_ON_DISK = (
+    "the file changed on disk since this session last read or wrote it (something "
+    "else wrote to it); load the transcript again"
+)
+
+
 def _changed_on_disk(path: str, state: ReplayState | None, index: int | None) -> NoReturn:
     raise TranscriptError(
-        ("could not be read again: " if index is not None else "")
-        + "the file changed on disk since this session last read or wrote it (something "
-        "else wrote to it); load the transcript again",
+        ("could not be read again: " if index is not None else "") + CHANGED_ON_DISK,
         path=path,
         line=None if index is None or state is None else int(state.event_lines[index]),
     )

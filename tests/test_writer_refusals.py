@@ -273,3 +273,42 @@ def test_a_foreign_write_then_a_failed_one_is_still_refused(
     with pytest.raises(TranscriptError, match="changed on disk"):
         session.append_message(Message(role="user", content="refused"))
     session.close()
+
+
+def _foreign_during_the_write(monkeypatch: pytest.MonkeyPatch, module: Any, path: Path) -> None:
+    """Another program's line lands in the file just as the session writes its own."""
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        with path.open("ab") as other:
+            other.write(b'{"foreign":true}\n')
+        monkeypatch.setattr(module.os, "write", real)
+        return real(fd, data)
+
+    monkeypatch.setattr(module.os, "write", write)
+
+
+def test_a_foreign_line_landing_beside_an_append_is_said_on_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(the last review: each writer took the file as it was just after its own write,
+    so a line another program appended between its look and its write went unseen)"""
+    import session_core.agentgo.writer as agentgo_writer
+    import session_core.session as session_module
+
+    path = tmp_path / "t.jsonl"
+    session = Session.create(path)
+    _foreign_during_the_write(monkeypatch, session_module, path)
+    session.append_message(Message(role="user", content="mine"))
+    with pytest.raises(TranscriptError, match="changed on disk"):
+        session.append_message(Message(role="user", content="refused"))
+    session.close()
+    path = tmp_path / "a.jsonl"
+    writer = AgentGoSession.create(path)
+    run = writer.begin_run()
+    _foreign_during_the_write(monkeypatch, agentgo_writer, path)
+    run.record("agent_start")
+    with pytest.raises(TranscriptError, match="changed on disk"):
+        run.record("agent_end", {})
+    with pytest.raises(TranscriptError, match="changed on disk"):  # (close says it too)
+        writer.close()

@@ -52,6 +52,12 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
+_CHANGED = (
+    "the file changed on disk since this session last wrote it (something else wrote to "
+    "it); the session stops recording: open it again"
+)
+
+
 class AgentGoSession:
     """The one writer of an agentgo-v1 file. Build it with ``create`` or ``open``."""
 
@@ -176,18 +182,16 @@ class AgentGoSession:
             try:
                 if file_identity(self._fd) != self._left:
                     # Appended, the record would follow another program's bytes.
-                    self._error = TranscriptError(
-                        "the file changed on disk since this session last wrote it "
-                        "(something else wrote to it); the session stops recording: "
-                        "open it again",
-                        path=self.path,
-                    )
+                    self._error = TranscriptError(_CHANGED, path=self.path)
                     raise self._error
                 view = memoryview(line)
                 while view:
                     view = view[os.write(self._fd, view) :]
                 self._dirty = True
-                self._left = file_identity(self._fd)
+                before, self._left = self._left, file_identity(self._fd)
+                if self._left[:2] != (before[0], before[1] + len(line)):
+                    # (another program's bytes landed beside the record: the next says so)
+                    self._error = TranscriptError(_CHANGED, path=self.path)
                 if sync:
                     self._sync()
             except OSError as err:
