@@ -273,6 +273,21 @@ def test_title_of_a_session_started_by_a_command(
         w.assistant("m2", [text("written")], stop="end_turn")
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     assert t.meta["title"] == title
+    # Its run's prompt too, in the Runs table and the replay's JSON.
+    assert t.runs[0].prompt == title
+
+
+def test_a_command_run_prompt_keeps_its_arguments_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The title is a first line, cut; the run's prompt is the command as typed, whole."""
+    args = "line one\nline two " + "x" * 200
+    w = CCWriter(version="2.1.39")
+    w.user(f"<command-name>/review</command-name>\n<command-args>{args}</command-args>")
+    w.assistant("m1", [text("done")], stop="end_turn")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert t.runs[0].prompt == f"/review {args}"
+    assert t.meta["title"] == "/review line one"
 
 
 @pytest.mark.parametrize("leaf", ["here", "elsewhere", "none"])

@@ -250,17 +250,22 @@ def _error_text(error: Any) -> str:
 _TAGGED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)
 
 
-def command_title(text: str) -> str:
-    """A slash command's or a bash-mode line's title, as it was typed (``/init args``,
-    ``! ls``), not its XML wrapper; the first line of the text when it has neither."""
+def command_typed(text: str) -> str:
+    """A slash command or a bash-mode line as it was typed (``/init args``, ``! ls``),
+    whole, not its XML wrapper; the text itself when it has neither."""
     tags = dict(_TAGGED.findall(text[:4000]))
     name, args = tags.get("command-name", "").strip(), tags.get("command-args", "").strip()
     if name:
         name = name if name.startswith("/") else f"/{name}"  # (1.0.17 wrote "init")
-        return first_line(f"{name} {args}" if args else name)
+        return f"{name} {args}" if args else name
     if "bash-input" in tags:
-        return first_line(f"! {tags['bash-input'].strip()}")
-    return first_line(text)
+        return f"! {tags['bash-input'].strip()}"
+    return text
+
+
+def command_title(text: str) -> str:
+    """``command_typed``'s first line: a session's or a run's title."""
+    return first_line(command_typed(text))
 
 
 def first_line(text: str, limit: int = 120) -> str:
