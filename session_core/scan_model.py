@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
 from .column_items import messages_written, stamps_at_ends
@@ -124,9 +125,15 @@ def _refuse_damage(transcript: Transcript, head: int) -> None:
 
 
 def windowed_model(
-    builder: Builder, summary: FileSummary, fh: IO[bytes], head: bytes, window: int
+    builder: Builder,
+    summary: FileSummary,
+    fh: IO[bytes],
+    head: bytes,
+    window: int,
+    title_lines: TitleLines = ((), ()),
 ) -> Transcript:
-    """A big file's model from its head's whole lines and a tail window (``estimated``)."""
+    """A big file's model from its head's whole lines and a tail window (``estimated``),
+    and the lines between them that say its title (``title_lines``: ``middle_titles``)."""
     from .scan_window import tail_window
 
     lines = head.split(b"\n")[:-1]
@@ -135,13 +142,43 @@ def windowed_model(
     whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
     tail, _scale = tail_window(summary, fh, window, floor=whole)
     read = len(head) + len(tail)
-    for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
+    number = len(lines)
+    for raw in middle_titles(builder, fh, whole, summary.size - len(tail), title_lines):
+        number += 1
+        builder.take_line(raw, number)
+        read += len(raw) + 1
+    head_lines = number  # (the middle's lines read are the head's: before the window)
+    for number, raw in enumerate(tail.split(b"\n"), start=head_lines + 1):
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
     transcript.extra["bytes-read"] = read
     transcript.extra["tail-bytes"] = len(tail)
-    transcript.extra["head-lines"] = len(lines)
+    transcript.extra["head-lines"] = head_lines
     return transcript
+
+
+# A format's bytes that a line holding its first prompt (or opening the turn it is
+# asked in) holds one of, and those that a line setting its title anywhere holds one of.
+TitleLines = tuple[tuple[bytes, ...], tuple[bytes, ...]]
+
+
+def middle_titles(
+    builder: Builder, fh: IO[bytes], start: int, end: int, title_lines: TitleLines
+) -> Iterator[bytes]:
+    """The lines between a big file's head and its tail window (``start`` to ``end``)
+    that its title may come from, found by their bytes, the others passed over unread:
+    where nothing read yet was a prompt (``Builder.prompted``: a long first line before
+    it), those that may be one, until one is (the tail's first prompt is a later one:
+    never the title); and every one that may set a title (a /rename in the middle: the
+    latest wins). A whole read gives the same title (``titles``)."""
+    from .scan_title import lines_holding
+
+    prompts, titles = title_lines
+    needles = [*titles] if builder.prompted() else [*prompts, *titles]
+    for raw in lines_holding(fh, start, end, needles):
+        yield raw
+        if len(needles) > len(titles) and builder.prompted():
+            del needles[: len(needles) - len(titles)]  # (read on for titles alone)
 
 
 def _text(value: object) -> str | None:
