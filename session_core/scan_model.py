@@ -130,10 +130,10 @@ def windowed_model(
     fh: IO[bytes],
     head: bytes,
     window: int,
-    title_lines: TitleLines = ((), ()),
+    prompt_bytes: tuple[bytes, ...] = (),
 ) -> Transcript:
     """A big file's model from its head's whole lines and a tail window (``estimated``),
-    and the lines between them that say its title (``title_lines``: ``middle_titles``)."""
+    and the lines between them that may hold its first prompt (``middle_prompt``)."""
     from .scan_window import tail_window
 
     lines = head.split(b"\n")[:-1]
@@ -143,7 +143,7 @@ def windowed_model(
     tail, _scale = tail_window(summary, fh, window, floor=whole)
     read = len(head) + len(tail)
     number = len(lines)
-    for raw in middle_titles(builder, fh, whole, summary.size - len(tail), title_lines):
+    for raw in middle_prompt(builder, fh, whole, summary.size - len(tail), prompt_bytes):
         number += 1
         builder.take_line(raw, number)
         read += len(raw) + 1
@@ -157,28 +157,24 @@ def windowed_model(
     return transcript
 
 
-# A format's bytes that a line holding its first prompt (or opening the turn it is
-# asked in) holds one of, and those that a line setting its title anywhere holds one of.
-TitleLines = tuple[tuple[bytes, ...], tuple[bytes, ...]]
-
-
-def middle_titles(
-    builder: Builder, fh: IO[bytes], start: int, end: int, title_lines: TitleLines
+def middle_prompt(
+    builder: Builder, fh: IO[bytes], start: int, end: int, prompt_bytes: tuple[bytes, ...]
 ) -> Iterator[bytes]:
     """The lines between a big file's head and its tail window (``start`` to ``end``)
-    that its title may come from, found by their bytes, the others passed over unread:
-    where nothing read yet was a prompt (``Builder.prompted``: a long first line before
-    it), those that may be one, until one is (the tail's first prompt is a later one:
-    never the title); and every one that may set a title (a /rename in the middle: the
-    latest wins). A whole read gives the same title (``titles``)."""
+    that may hold its first prompt, found by their bytes (``prompt_bytes``), the others
+    passed over unread, until one is (``Builder.prompted``), where nothing read yet was
+    (a long first line before it): the tail's first prompt is a later one, never the
+    title. A whole read gives the same title (``titles``)."""
     from .scan_title import lines_holding
 
-    prompts, titles = title_lines
-    needles = [*titles] if builder.prompted() else [*prompts, *titles]
+    if not prompt_bytes or builder.prompted():
+        return
+    needles = list(prompt_bytes)
     for raw in lines_holding(fh, start, end, needles):
         yield raw
-        if len(needles) > len(titles) and builder.prompted():
-            del needles[: len(needles) - len(titles)]  # (read on for titles alone)
+        if builder.prompted():
+            needles.clear()  # (``lines_holding`` reads no further)
+            return
 
 
 def _text(value: object) -> str | None:

@@ -74,8 +74,6 @@ class ClaudeCodeFormat(AgentFormat):
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types
-    # (a /rename, or the title Claude Code made up, anywhere in the file: the latest wins)
-    title_bytes: ClassVar[tuple[bytes, ...]] = (b'"custom-title"', b'"ai-title"')
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")
