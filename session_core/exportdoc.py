@@ -22,6 +22,7 @@ import orjson
 
 from .json_out import json_text
 from .message_usage import MessageUsage
+from .text import prompt_title
 from .titles import session_title
 from .tool_ops import ask_of
 from .usage import Usage, UsageTally
@@ -142,8 +143,10 @@ def document_title(
 ) -> str:
     """An export's title: the session's title as the browser's row gives it (the meta's
     ``title`` fact, else its first prompt: ``titles.session_title``), else ``fallback``
-    (a session with neither: its id, say). One rule for every format's export."""
-    return session_title(meta_fact(meta, fmt, "title"), first_prompt) or str(fallback)
+    (a session with neither: its id, say), capped as a prompt is (``prompt_title``: one
+    line of 200 characters). One rule for every format's export."""
+    said = session_title(meta_fact(meta, fmt, "title"), first_prompt)
+    return said or prompt_title(str(fallback)) or str(fallback)
 
 
 def _s(value: Any) -> str:

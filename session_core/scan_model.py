@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
 from .column_items import messages_written, stamps_at_ends
@@ -124,9 +125,15 @@ def _refuse_damage(transcript: Transcript, head: int) -> None:
 
 
 def windowed_model(
-    builder: Builder, summary: FileSummary, fh: IO[bytes], head: bytes, window: int
+    builder: Builder,
+    summary: FileSummary,
+    fh: IO[bytes],
+    head: bytes,
+    window: int,
+    prompt_bytes: tuple[bytes, ...] = (),
 ) -> Transcript:
-    """A big file's model from its head's whole lines and a tail window (``estimated``)."""
+    """A big file's model from its head's whole lines and a tail window (``estimated``),
+    and the lines between them that may hold its first prompt (``middle_prompt``)."""
     from .scan_window import tail_window
 
     lines = head.split(b"\n")[:-1]
@@ -135,13 +142,39 @@ def windowed_model(
     whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
     tail, _scale = tail_window(summary, fh, window, floor=whole)
     read = len(head) + len(tail)
-    for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
+    number = len(lines)
+    for raw in middle_prompt(builder, fh, whole, summary.size - len(tail), prompt_bytes):
+        number += 1
+        builder.take_line(raw, number)
+        read += len(raw) + 1
+    head_lines = number  # (the middle's lines read are the head's: before the window)
+    for number, raw in enumerate(tail.split(b"\n"), start=head_lines + 1):
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
     transcript.extra["bytes-read"] = read
     transcript.extra["tail-bytes"] = len(tail)
-    transcript.extra["head-lines"] = len(lines)
+    transcript.extra["head-lines"] = head_lines
     return transcript
+
+
+def middle_prompt(
+    builder: Builder, fh: IO[bytes], start: int, end: int, prompt_bytes: tuple[bytes, ...]
+) -> Iterator[bytes]:
+    """The lines between a big file's head and its tail window (``start`` to ``end``)
+    that may hold its first prompt, found by their bytes (``prompt_bytes``), the others
+    passed over unread, until one is (``Builder.prompted``), where nothing read yet was
+    (a long first line before it): the tail's first prompt is a later one, never the
+    title. A whole read gives the same title (``titles``)."""
+    from .scan_title import lines_holding
+
+    if not prompt_bytes or builder.prompted():
+        return
+    needles = list(prompt_bytes)
+    for raw in lines_holding(fh, start, end, needles):
+        yield raw
+        if builder.prompted():
+            needles.clear()  # (``lines_holding`` reads no further)
+            return
 
 
 def _text(value: object) -> str | None:

@@ -70,3 +70,20 @@ def test_an_unreported_usage_is_said_once(tmp_path: Path) -> None:
     text = export(_v1(tmp_path / "t.jsonl", {"agent": "a"}), "md")
     assert "usage: unknown (not reported)" in text.replace("\\", "")
     assert "usage unknown (not reported)" not in text.replace("\\", "")
+
+
+def test_a_fallback_title_is_capped_as_every_title_is(tmp_path: Path) -> None:
+    """An agentgo session with no prompt is titled by its id: one line of 200 characters
+    at most, as a prompt's title is (a 300-character id gave a 300-character title)."""
+    import json
+
+    sid = "sid\n# x" + "z" * 300
+    records = [
+        {"type": "session_start", "seq": 0, "session_id": sid, "data": {"version": 1}},
+        {"type": "run_close", "seq": 1, "session_id": sid, "run_id": "r1", "data": {}},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    title = document(path).title
+    assert title == ("sid # x" + "z" * 300)[:200]
+    assert export(path, "md").splitlines()[0] == f"# {title.replace('#', chr(92) + '#')}"

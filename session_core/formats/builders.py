@@ -132,6 +132,14 @@ class Builder(ABC):
             self.line_bytes = len(raw)
             self.feed_line(raw, line)
 
+    def prompted(self) -> bool:
+        """Whether a line fed so far was a prompt its session's title may be (a big file's
+        row reads on past its head until one is: ``scan_model.middle_titles``). A
+        format's builder says it from what it keeps; the default builds the model."""
+        from ..titles import model_first_prompt
+
+        return model_first_prompt(self.transcript(None)) is not None
+
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:
         """The parts one line gives (as ``feed`` made them): what a lazy part is read

@@ -176,8 +176,9 @@ _TITLES = {"custom-title": ("customTitle", "title"), "ai-title": ("aiTitle", "ti
 
 
 def _title_of(kind: str, record: dict[str, Any]) -> str | None:
+    """A title line's title (None: none, or blank: it names no title, so it beats none)."""
     for key in _TITLES[kind]:
         title = str_or_none(record.get(key))
-        if title:
+        if title and not title.isspace():
             return title
     return None

@@ -127,6 +127,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
 
     # -- feeding ---------------------------------------------------------------------
 
+    def prompted(self) -> bool:
+        return "prompt" in self.titles  # (the first prompt's, as its run has it)
+
     def feed_line(self, raw: bytes, line: int) -> None:
         if not self.rereadable():
             # Its parts are kept whole (a compressed file, a last line without its

@@ -49,6 +49,14 @@ class CodexFormat(AgentFormat):
     # (an archived rollout is a session as well: listed with the others)
     home: ClassVar[tuple[str, ...]] = ("CODEX_HOME", ".codex", "sessions", "archived_sessions")
     running_total: ClassVar[bool] = True  # ``token_count``'s ``total_token_usage``
+    # (a prompt's turn opens with its task event; the prompt is a user response item,
+    # its event, or 0.149+'s completed item)
+    prompt_bytes: ClassVar[tuple[bytes, ...]] = (
+        b'"task_started"',
+        b'"user"',
+        b'"user_message"',
+        b'"UserMessage"',
+    )
     # (its ``session_meta``'s words: the program that wrote it, its version, its start)
     meta_keys: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "version": ("cli_version",),

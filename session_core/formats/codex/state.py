@@ -147,6 +147,14 @@ class CodexState(RawColumnBuilder):
         assert part is not None  # an item kept whole keeps its parts
         return ref_of(part)
 
+    def prompted(self) -> bool:
+        """The first prompt is known: its turn's event said it, or a later turn began (a
+        user response item's text is its turn's prompt until the event comes)."""
+        for index, run in enumerate(self.runs):
+            if run.prompt and not run.prompt.isspace():
+                return index in self.prompt_from_event or index < len(self.runs) - 1
+        return False
+
     def _run(self) -> Run | None:
         return self.runs[self.open_run] if self.open_run >= 0 else None
 
