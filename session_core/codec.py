@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -16,6 +17,24 @@ _CANON_OPTS = orjson.OPT_SORT_KEYS
 def dump_line(envelope: dict[str, Any]) -> bytes:
     """One envelope as its line: sorted keys, compact, UTF-8, one ``\\n``."""
     return orjson.dumps(envelope, option=_LINE_OPTS)
+
+
+def not_finite(value: Any) -> str | None:
+    """Where ``value`` (a record's data, once it encodes) holds a number that is not
+    finite, said (``usage.cost is NaN``), or None. JSON has no NaN nor infinity: orjson
+    (and the reference's JSON::Fast) would write ``null``, an unknown where a number
+    was given, without a word, so a writer refuses it."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            said = "NaN" if math.isnan(item) else "infinite"
+            return f"{where or 'the value'} is {said} (JSON has no NaN nor infinity)"
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{key}" if where else str(key), v) for key, v in item.items())
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{where}[{index}]", v) for index, v in enumerate(item))
+    return None
 
 
 def canonical_json(value: Any) -> str:

@@ -131,11 +131,29 @@ class LineSource:
         self.close()
 
 
-def file_identity(fd: int) -> tuple[int, int, int]:
+Identity = tuple[int, int, int]  # (inode, size, modification time in ns)
+
+# What a writer (v1's ``Session``, agentgo's ``AgentGoSession``) says of its file once
+# another program has written to it; each adds how to go on.
+CHANGED_UNDER_WRITER = (
+    "the file changed on disk since this session last read or wrote it (something else wrote to it)"
+)
+
+
+def file_identity(fd: int) -> Identity:
     """What changes when anything writes to the open file (a rename gives another inode;
     an append, a truncation or a write in place another size or modification time)."""
     stat = os.fstat(fd)
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def wrote_alone(fd: int, before: Identity, written: int) -> tuple[Identity, bool]:
+    """The file as a writer's own write of ``written`` bytes (0: a write that failed
+    having written nothing) left it, and whether that write is all that changed it since
+    ``before``: the same inode, exactly that much longer (its modification time moves
+    either way). Else another program's bytes landed beside it (``CHANGED_UNDER_WRITER``)."""
+    after = file_identity(fd)
+    return after, after[:2] == (before[0], before[1] + written)
 
 
 class Kinds(ListLike[str]):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import weakref
+from collections.abc import Callable
 
 from .compressed import is_zstd
 from .errors import RefusedAppendError, TranscriptError, WriterLockedError
-from .reader import NotAFileError, no_path, open_regular_fd
+from .reader import NotAFileError, empty_path, no_path, open_regular_fd
 
 
 def lock_fd(fd: int, path: str) -> None:
@@ -65,8 +67,16 @@ def create_locked(path: str, noun: str) -> tuple[int, bool]:
     and whether this call made it (so only then may a failed create remove it). Only a
     regular file is opened: ``open_regular``'s rule (a FIFO's open waits for a reader)."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    if not path:
+        raise empty_path()
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # (a file where a folder is needed)
+            raise TranscriptError(
+                f"cannot create the {noun}: {_in_the_way(folder)}", path=path
+            ) from None
         try:
             fd, made = open_regular_fd(path, flags | os.O_EXCL), True
         except FileExistsError:
@@ -83,9 +93,35 @@ def create_locked(path: str, noun: str) -> tuple[int, bool]:
     return fd, made
 
 
+def _in_the_way(folder: str) -> str:
+    """What stands where ``makedirs`` needed a folder: the nearest of ``folder`` and the
+    folders above it that is there (so is no folder)."""
+    while not os.path.lexists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return f"{folder} is {'a file' if os.path.isfile(folder) else 'there'}, not a folder"
+
+
 def remove_made(fd: int, path: str) -> None:
     """Remove the file a failed create made (its lock still held: no other writer has
     begun it), where ``path`` still names it."""
     if _same_file(fd, path):
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def freed_when_dropped(
+    owner: object, fds: tuple[int, ...], first: Callable[[], None] | None = None
+) -> Callable[[], None]:
+    """What closes ``fds`` (so frees the writer lock), after ``first``: once, called by
+    the writer's ``close`` or, for a writer dropped unclosed, when it is collected. It
+    holds no reference to ``owner`` and writes nothing. (Once only: a descriptor closed
+    twice may by then be another file's.)"""
+    return weakref.finalize(owner, _release, fds, first)
+
+
+def _release(fds: tuple[int, ...], first: Callable[[], None] | None) -> None:
+    if first is not None:
+        first()
+    for fd in fds:
+        with contextlib.suppress(OSError):  # (already gone: nothing left to release)
+            os.close(fd)

@@ -226,6 +226,12 @@ def no_path(where: str) -> TranscriptError:
     return TranscriptError("is no path (it holds a NUL byte)", path=repr(where))
 
 
+def empty_path() -> TranscriptError:
+    """What a writer says of the path ``""`` (named, it would be an empty name before
+    the colon)."""
+    return TranscriptError("the path is empty: a writer needs a file's path")
+
+
 def open_lines(where: str) -> tuple[IO[bytes], bool]:
     """``open_transcript``, a zstd file decompressed as it is read, and whether it was:
     a compressed file's lines have no spans in it to be read again by."""

@@ -171,19 +171,28 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
         # and the replay after says why it is refused.
         return fd, []
     staging = repair_path(path)
+    named = os.path.basename(staging)
     mode = os.fstat(fd).st_mode & 0o7777
-    new = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    doing = f"creating {named}"
+    try:
+        new = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise _not_repaired(path, doing, err) from None
     try:
         fcntl.flock(new, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        doing = f"writing {named}"
         breaks = _copy_prefix(fd, new, keep)
         if suffix:
             os.write(new, suffix)
         os.fchmod(new, mode)
+        doing = f"renaming {named} over the file"
         os.rename(staging, path)
-    except BaseException:
+    except BaseException as err:
         os.close(new)
         if os.path.lexists(staging):
             os.unlink(staging)
+        if isinstance(err, OSError):
+            raise _not_repaired(path, doing, err) from None
         raise
     os.close(fd)
     if not suffix:
@@ -192,3 +201,11 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
             f"line {breaks + 1} was a crash tail (not whole JSON) and was cut off: {excerpt}"
         )
     return new, warnings
+
+
+def _not_repaired(path: str, doing: str, err: OSError) -> TranscriptError:
+    """A repair that failed, saying which step did (a read-only folder: the file itself
+    may be writable, its ``.repair`` beside it not)."""
+    return TranscriptError(
+        f"cannot repair the crash tail ({doing}: {err.strerror or err})", path=path
+    )

@@ -13,17 +13,17 @@ from typing import Any, NoReturn
 
 import orjson
 
-from .codec import dump_line, new_id, now_ts
+from .codec import dump_line, new_id, not_finite, now_ts
 from .errors import (
     RefusedAppendError,
     ReplayError,
     SessionClosedError,
     TranscriptError,
 )
-from .events import file_identity
-from .locking import create_locked, open_locked, remove_made
+from .events import CHANGED_UNDER_WRITER, Identity, file_identity, wrote_alone
+from .locking import create_locked, freed_when_dropped, open_locked, remove_made
 from .message import Message
-from .reader import missing_file, replay_file
+from .reader import empty_path, missing_file, replay_file
 from .reader import path_of as _path
 from .repair import repair_path, repair_tail
 from .replay import KNOWN_TYPES, TOOL_OUTCOMES, ReplayState
@@ -44,7 +44,6 @@ class Session:
     def __init__(self, path: str, state: ReplayState, lock_fd: int, append_fd: int) -> None:
         self._path = path
         self._state = state
-        self._lock_fd = lock_fd
         self._fd = append_fd
         self._closed = False
         self._broken: str | None = None
@@ -59,13 +58,22 @@ class Session:
             _changed_on_disk(path, lines(), index)
 
         state.events.refuse_changed = refuse
-        self._left: tuple[int, int, int] | None = None
-        self._pin()
+        # Closed by ``close``, or when the session is dropped unclosed (nothing written);
+        # unlocked, the file may grow by another writer's appends: that is no change to
+        # the lines this session read.
+        source = state.events.source
+        self._release = freed_when_dropped(
+            self,
+            (lock_fd,) if append_fd == lock_fd else (append_fd, lock_fd),
+            None if source is None else source.unpin,
+        )
+        self._left = file_identity(append_fd)
+        self._pin(self._left)
 
-    def _pin(self) -> None:
-        """Take the file as it is now as the file this session appends to: created or
-        loaded, it appends only while no other program has written to it since."""
-        self._left = file_identity(self._fd)
+    def _pin(self, left: Identity) -> None:
+        """Take the file as ``left`` (as it is now) as the file this session appends to:
+        created or loaded, it appends only while no other program has written to it since."""
+        self._left = left
         if self._state.events.source is not None:
             self._state.events.source.pin()
 
@@ -102,6 +110,8 @@ class Session:
     def load(cls, path: PathLike) -> Session:
         """Continue an existing transcript: lock, repair a crash tail, replay, open to append."""
         where = _path(path)
+        if not where:
+            raise empty_path()
         if not os.path.isfile(where):
             if os.path.exists(where):
                 raise TranscriptError("is not a regular file, so not a transcript", path=where)
@@ -146,6 +156,11 @@ class Session:
             raise RefusedAppendError(
                 f"cannot encode the {kind} line: {err}", path=self._path
             ) from None
+        unwritable = not_finite(payload)
+        if unwritable is not None:
+            raise RefusedAppendError(
+                f"cannot encode the {kind} line: {unwritable}", path=self._path
+            )
         # What is kept in memory is exactly what the file says.
         stored = orjson.loads(line)
         with self._mutex:
@@ -154,21 +169,19 @@ class Session:
             if self._broken is not None:
                 raise TranscriptError(self._broken, path=self._path)
             try:
-                left = file_identity(self._fd) == self._left
+                as_left = file_identity(self._fd) == self._left
             except OSError as err:
                 raise _os_error(self._path, err, "append to the transcript") from None
-            if not left:  # (appended, the line would follow another program's bytes)
+            if not as_left:  # (appended, the line would follow another program's bytes)
                 _changed_on_disk(self._path, None, None)
             try:
                 self._state.check(stored)
             except ReplayError as err:
                 raise RefusedAppendError(err.reason, path=self._path) from None
-            before = self._left
             self._write(line)
-            self._pin()
-            after = self._left
-            if before and after and after[:2] != (before[0], before[1] + len(line)):
-                # (another program's bytes landed beside the line: the next append says so)
+            left, alone = wrote_alone(self._fd, self._left, len(line))
+            self._pin(left)
+            if not alone:  # (another program's bytes landed beside the line: said next)
                 self._broken = CHANGED_ON_DISK
             self._state.feed(stored)
         return str(envelope["id"])
@@ -194,8 +207,9 @@ class Session:
         is the one it left, as long (else another program wrote: the next append says
         so)."""
         with contextlib.suppress(OSError):
-            if self._left is not None and file_identity(self._fd)[:2] == self._left[:2]:
-                self._pin()
+            left, alone = wrote_alone(self._fd, self._left, 0)
+            if alone:
+                self._pin(left)
 
     def append_message(self, message: Message, extra: Mapping[str, Any] | None = None) -> str:
         self._need(isinstance(message, Message), "message must be a Message")
@@ -451,24 +465,13 @@ class Session:
             if self._closed:
                 return
             self._closed = True
-            if self._state.events.source is not None:
-                # Unlocked, the file may grow by another writer's appends: that is no
-                # change to the lines this session read.
-                self._state.events.source.unpin()
-            if self._fd != self._lock_fd:
-                os.close(self._fd)
-            os.close(self._lock_fd)
+            self._release()
 
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        if not getattr(self, "_closed", True):
-            with contextlib.suppress(OSError):
-                self.close()
 
     # -- reading ----------------------------------------------------------
 
@@ -541,10 +544,7 @@ class Session:
         )
 
 
-CHANGED_ON_DISK = (
-    "the file changed on disk since this session last read or wrote it (something "
-    "else wrote to it); load the transcript again"
-)
+CHANGED_ON_DISK = CHANGED_UNDER_WRITER + "; load the transcript again"
 
 
 def _changed_on_disk(path: str, state: ReplayState | None, index: int | None) -> NoReturn:

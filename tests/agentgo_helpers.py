@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,7 +170,7 @@ def finished(tmp_path: Path) -> Path:
     """The story with run 2 left open, the writer released (as after a crash)."""
     path = tmp_path / "finished.jsonl"
     s = write_story(path)
-    os.close(s._fd)  # the process "dies": no run_close, no sync
+    s._release()  # the process "dies": its file closed, no run_close, no sync
     s._closed = True
     return path
 

@@ -238,7 +238,7 @@ def write_agentgo_story(path: Path, *, hostile: bool = False) -> str:
             {"tool": "bash", "tool_call_id": "call-9", "args": {"cmd": "sleep 600"}},
             execution=tool("call-9", "turn-1"),
         )
-        os.close(s._fd)  # the crash: no run_close, nothing more
+        s._release()  # the crash: its file closed, no run_close, nothing more
         s = AgentGoSession.open(path)
         run = s.begin_run()
         run.record(

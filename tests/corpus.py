@@ -132,7 +132,7 @@ def write_agentgo(path: Path, *, finish: bool = True) -> None:
             run.close()
             session.close()
         else:
-            os.close(session._fd)  # the process died: nothing more is written
+            session._release()  # the process died: its file closed, nothing more written
 
 
 def write_corpus(root: Path) -> Path:

@@ -215,7 +215,7 @@ class TestFollow:
         assert live.view.run_status(run_ids[0]) == "open"
         assert live.view.calls[(run_ids[0], "t", 1)].status == "gap"
         assert fingerprint(path) == before
-        os.close(s._fd)
+        s._release()  # (its file closed, nothing written)
         s._closed = True
 
     def test_live_view_warns_once_per_broken_rule(self, valid: Path) -> None:

@@ -404,7 +404,7 @@ class TestOpen:
         r1.record("agent_start")
         r1.record("model_request", REQUEST, execution=model("m1"))
         os.write(s._fd, b'{"data":{"message":')  # killed mid-write
-        os.close(s._fd)
+        s._release()  # (its file closed, nothing more written)
         s._closed = True
         with AgentGoSession.open(path) as again:
             r2 = again.begin_run()

@@ -3,7 +3,6 @@ with no terminal event has no end (it read "T → T", a span that ended)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from agentgo_helpers import model, tool
@@ -25,7 +24,7 @@ def test_an_agentgo_call_never_ended_has_no_end_in_the_export(tmp_path: Path) ->
     run.record("message_end", {"message": answer})
     run.record("tool_exec_start", {"tool": "ls", "tool_call_id": "tc1", "args": {}},
                execution=tool("t1"))  # fmt: skip
-    os.close(s._fd)  # the process dies: no tool_exec_end, no run_close
+    s._release()  # the process dies: no tool_exec_end, no run_close
     s._closed = True
     said = export(path, "md")
     line = next(x for x in said.splitlines() if "(tc1)" in x)

@@ -312,3 +312,159 @@ def test_a_foreign_line_landing_beside_an_append_is_said_on_the_next(
         run.record("agent_end", {})
     with pytest.raises(TranscriptError, match="changed on disk"):  # (close says it too)
         writer.close()
+
+
+def test_both_writers_say_another_programs_write_in_one_wording(tmp_path: Path) -> None:
+    """(one rule beside ``events.file_identity``: v1's said "last read or wrote it",
+    agentgo's "last wrote it")"""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        foreign_append(path, b"not json\n")
+        with pytest.raises(TranscriptError) as v1:
+            session.append_message(Message(role="user", content="after"))
+    path = tmp_path / "a.jsonl"
+    writer = AgentGoSession.create(path)
+    foreign_append(path, b'{"foreign": true}\n')
+    with pytest.raises(TranscriptError) as agentgo:
+        writer.begin_run()
+    with pytest.raises(TranscriptError):
+        writer.close()
+    said = {caught.value.reason.split(";")[0] for caught in (v1, agentgo)}
+    assert len(said) == 1 and "changed on disk" in said.pop()
+
+
+# -- an agentgo session dropped unclosed frees its file, writing nothing -----------------
+
+
+@pytest.mark.parametrize("how", ["created", "opened"])
+def test_an_agentgo_session_dropped_without_close_frees_the_lock(
+    tmp_path: Path, gc_off: None, how: str
+) -> None:
+    path = tmp_path / "a.jsonl"
+    if how == "opened":
+        AgentGoSession.create(path).close()
+    session = AgentGoSession.create(path) if how == "created" else AgentGoSession.open(path)
+    before = path.read_bytes()
+    del session  # (no cycle: freed by its count alone)
+    assert path.read_bytes() == before
+    AgentGoSession.open(path).close()
+
+
+def test_an_agentgo_session_dropped_with_a_run_open_frees_the_lock_writing_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.jsonl"
+    session = AgentGoSession.create(path)
+    session.begin_run().record("agent_start")
+    before = path.read_bytes()
+    del session  # (it and its run hold each other: freed by the cycle collector)
+    gc.collect()
+    assert path.read_bytes() == before  # no run_close written for it
+    with AgentGoSession.open(path) as again:
+        again.begin_run().record("agent_start")
+    types = [line.split(b'"type":"')[1].split(b'"')[0] for line in path.read_bytes().splitlines()]
+    first = [b"session_start", b"run_start", b"agent_start"]  # (its run left unclosed)
+    assert types == [*first, b"run_start", b"agent_start", b"run_close"]
+
+
+# -- refusals say what failed ----------------------------------------------------------
+
+
+def test_a_repair_that_cannot_make_its_copy_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read-only folder: the file is writable, its ``.repair`` cannot be made beside it
+    (root may make it anyway, so for root the system's refusal is played by ``os.open``)."""
+    path = tmp_path / "t.jsonl"
+    written(path)
+    with open(path, "ab") as fh:
+        fh.write(b'{"id":"cut')
+    before = fingerprint(path)
+    real_open = os.open
+
+    def no_new_files(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    tmp_path.chmod(0o555)
+    try:
+        if os.geteuid() == 0:
+            monkeypatch.setattr(os, "open", no_new_files)
+        with pytest.raises(TranscriptError) as caught:
+            Session.load(path)
+    finally:
+        tmp_path.chmod(0o755)
+    assert caught.value.path == str(path)
+    assert caught.value.reason == (
+        "cannot repair the crash tail (creating t.jsonl.repair: Permission denied)"
+    )
+    assert fingerprint(path) == before
+
+
+@pytest.mark.parametrize("create", [Session.create, AgentGoSession.create], ids=["v1", "agentgo"])
+@pytest.mark.parametrize("under", ["notes/t.jsonl", "notes/deeper/t.jsonl"])
+def test_create_under_a_file_says_the_file_is_no_folder(
+    tmp_path: Path, create: Any, under: str
+) -> None:
+    (tmp_path / "notes").write_text("not a folder\n")
+    with pytest.raises(TranscriptError) as caught:
+        create(tmp_path / under)
+    assert caught.value.reason.endswith(f": {tmp_path / 'notes'} is a file, not a folder")
+    assert (tmp_path / "notes").read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [Session.create, AgentGoSession.create, Session.load, AgentGoSession.open],
+    ids=["v1-create", "agentgo-create", "v1-load", "agentgo-open"],
+)
+def test_an_empty_path_is_said_to_be_empty(opener: Any) -> None:
+    with pytest.raises(TranscriptError) as caught:
+        opener("")
+    assert str(caught.value).startswith("the path is empty")  # (not ": cannot create…")
+
+
+# -- a number JSON cannot hold is refused, not written null ------------------------------
+
+NOT_FINITE = [
+    {"f": float("nan")},
+    {"usage": {"prompt-tokens": 3, "cost": float("inf")}},
+    {"usage": {"costs": [0.5, -float("inf")]}},
+]
+
+
+@pytest.mark.parametrize("extra", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+def test_a_message_holding_a_non_finite_number_is_refused(
+    tmp_path: Path, extra: dict[str, Any]
+) -> None:
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        before = path.read_bytes()
+        with pytest.raises(RefusedAppendError, match=r"is (NaN|infinite)") as caught:
+            session.append_message(Message(role="assistant", content="hi"), extra=extra)
+        assert caught.value.path == str(path)
+        assert path.read_bytes() == before
+        with pytest.raises(RefusedAppendError, match=r"is (NaN|infinite)"):
+            session.append_event(type="x-note", payload=extra)
+        assert path.read_bytes() == before
+        session.append_message(Message(role="assistant", content="hi"), extra={"f": 1.5})
+    with pytest.raises(RefusedAppendError, match=r"usage\.cost is infinite"):
+        Session.create(tmp_path / "m.jsonl", meta=NOT_FINITE[1])
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+@pytest.mark.parametrize("data", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+def test_an_agentgo_record_holding_a_non_finite_number_is_refused(
+    tmp_path: Path, data: dict[str, Any]
+) -> None:
+    path = tmp_path / "a.jsonl"
+    session = AgentGoSession.create(path)
+    run = session.begin_run()
+    before = path.read_bytes()
+    with pytest.raises(RefusedAppendError, match=r"is (NaN|infinite)"):
+        run.record("custom", data)
+    assert path.read_bytes() == before
+    with pytest.raises(RefusedAppendError, match="could not be encoded"):  # (sticky: the spec)
+        session.close()
+    assert path.read_bytes() == before

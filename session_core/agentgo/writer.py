@@ -14,10 +14,11 @@ from typing import Any
 
 import orjson
 
+from ..codec import not_finite
 from ..errors import RefusedAppendError, SessionClosedError, TranscriptError
-from ..events import file_identity
-from ..locking import create_locked, open_locked, remove_made
-from ..reader import iter_lines
+from ..events import CHANGED_UNDER_WRITER, file_identity, wrote_alone
+from ..locking import create_locked, freed_when_dropped, open_locked, remove_made
+from ..reader import empty_path, iter_lines
 from .reader import VERSION, StrictReader, parse_record
 
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -52,10 +53,7 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-_CHANGED = (
-    "the file changed on disk since this session last wrote it (something else wrote to "
-    "it); the session stops recording: open it again"
-)
+_CHANGED = CHANGED_UNDER_WRITER + "; the session stops recording: open it again"
 
 
 class AgentGoSession:
@@ -73,6 +71,9 @@ class AgentGoSession:
         self._checkpoint: Any = None
         self._has_checkpoint = False
         self._dirty = False  # written since the last fsync
+        # Closed by ``close`` or, for a session dropped unclosed, when it is collected:
+        # its lock freed, nothing written (no run_close).
+        self._release = freed_when_dropped(self, (fd,))
         # The file as this session left it: it appends only while no other program has
         # written to it since (``Session``'s rule).
         self._left = file_identity(fd)
@@ -90,9 +91,11 @@ class AgentGoSession:
         except BaseException:
             if made:
                 remove_made(fd, where)
-            if session is not None:
+            if session is None:
+                _close_quietly(fd)
+            else:
                 session._closed = True
-            _close_quietly(fd)
+                session._release()
             raise
         return session
 
@@ -100,6 +103,8 @@ class AgentGoSession:
     def open(cls, path: str | os.PathLike[str]) -> AgentGoSession:
         """Validate the whole file, cut only an unfinished final line, continue its seq."""
         where = os.fspath(path)
+        if not where:
+            raise empty_path()
         if not os.path.isfile(where):
             raise TranscriptError("there is no session here", path=where)
         fd = open_locked(where, os.O_RDWR | os.O_APPEND)
@@ -173,8 +178,11 @@ class AgentGoSession:
                 record["execution"] = dict(execution)
             try:
                 line = orjson.dumps(record, option=_OPTS)
+                unwritable = not_finite(record)
+                if unwritable is not None:
+                    raise TypeError(unwritable)
             except (TypeError, orjson.JSONEncodeError) as err:
-                self._error = TranscriptError(
+                self._error = RefusedAppendError(
                     f"a {kind} record could not be encoded ({err}); the session stops recording",
                     path=self.path,
                 )
@@ -188,8 +196,8 @@ class AgentGoSession:
                 while view:
                     view = view[os.write(self._fd, view) :]
                 self._dirty = True
-                before, self._left = self._left, file_identity(self._fd)
-                if self._left[:2] != (before[0], before[1] + len(line)):
+                self._left, alone = wrote_alone(self._fd, self._left, len(line))
+                if not alone:
                     # (another program's bytes landed beside the record: the next says so)
                     self._error = TranscriptError(_CHANGED, path=self.path)
                 if sync:
@@ -253,7 +261,7 @@ class AgentGoSession:
                 pass  # sticky: raised below
             finally:
                 self._closed = True
-                _close_quietly(self._fd)
+                self._release()
             if self._error is not None:
                 raise self._error
 
