@@ -32,11 +32,11 @@ from .exportdoc import (
     document_title,
     noting_calls,
 )
-from .formats.agentgo.model import unstarted_state
+from .formats.agentgo.asked import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
 from .titles import agentgo_prompt, first_of
-from .tool_ops import ask_of, state_label, state_tone
+from .tool_ops import ask_in_run, state_label, state_tone
 from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
 
 # A call id's committed results, in order: (seq, line, a preview)
@@ -47,10 +47,12 @@ class _Paired:
     """The tool executions and committed results, each under the call it is of
     (``CallKey``: the seq of the message asking for it, and its id; ``ask_of``'s rule, one
     for every export: the last message before it asking for its id, else the first, as
-    seq is append order and an execution may come before the message asking for it)."""
+    seq is append order and an execution may come before the message asking for it; an
+    execution's own run's message first, ``ask_in_run``, as the model's)."""
 
     def __init__(self, agv: AgentGoView) -> None:
         askers: dict[str, list[int]] = {}  # call id -> the seqs of the messages asking for it
+        ask_runs: dict[str, list[str]] = {}  # ... and their runs
         self.results: Results = {}
         for m in agv.messages:
             msg = m.message
@@ -62,6 +64,7 @@ class _Paired:
             for part in parts if isinstance(parts, list) else []:
                 if isinstance(part, dict) and part.get("type") == "tool_call":
                     askers.setdefault(_s(part.get("id")), []).append(m.seq)
+                    ask_runs.setdefault(_s(part.get("id")), []).append(m.run_id)
         self.executions: dict[CallKey, Call] = {}
         for key in agv.call_order:
             call = agv.calls[key]
@@ -69,7 +72,10 @@ class _Paired:
                 continue
             cid = _s(call.tool_start.get("tool_call_id"))
             seqs = askers.get(cid)
-            asked = str(ask_of(seqs, call.first_seq)) if seqs else ""  # ("": none asks)
+            asked = ""  # (none asks)
+            if seqs:
+                at = ask_in_run(seqs, ask_runs[cid], call.first_seq, call.run_id)
+                asked = str(seqs[at])
             self.executions[(asked, cid)] = call  # (its last attempt)
         # Each call's first answer: its place among its id's results (a result's preview
         # may be replaced by its stub, in the same place).

@@ -370,6 +370,23 @@ def ask_index(asks: Sequence[int], at: int) -> int:
     return upto - 1 if upto else 0
 
 
+def ask_in_run(asks: Sequence[int], runs: Sequence[str], at: int, run: str) -> int:
+    """``ask_index`` of an agentgo execution of run ``run`` at seq ``at`` (``runs``: each
+    ask's run): an ask of its own run first. A call is its run's (the spec names one by
+    session, run and execution), and seq is append order, so an execution may come
+    before the message of its run asking for it: an earlier run's ask of the id, used
+    again, is another call. The last of its run's asks before it, else its run's first
+    after it, else (its run asks for none: a run that carries on an earlier one's
+    calls) ``ask_index``'s. A run's records are one stretch of seqs (one run is open at
+    a time), so its asks are one stretch of ``asks``: only the two beside ``at`` are read."""
+    upto = bisect_right(asks, at)
+    if upto and runs[upto - 1] == run:
+        return upto - 1
+    if upto < len(asks) and runs[upto] == run:
+        return upto
+    return upto - 1 if upto else 0
+
+
 class OpsByCall(Mapping[str, ToolOp]):
     """A snapshot's operations by call id, looked up (``find``) in what its format keeps,
     without making every operation; ``call_ids``: theirs, in order (repeats allowed)."""

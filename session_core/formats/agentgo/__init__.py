@@ -16,7 +16,8 @@ from ...text import count
 from ...tool_ops import state_label
 from ..base import TAIL_WINDOW, LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
-from .model import NAME, AgentGoModel, UnstartedCounter, transcript_of
+from .asked import UnstartedCounter
+from .model import NAME, AgentGoModel, transcript_of
 
 if TYPE_CHECKING:
     from ...agentgo.view import AgentGoView

@@ -24,9 +24,15 @@ from ...model import (
     Usage,
     classify_op,
 )
-from ...parts import tool_call_part
 from ...times import seconds_between
-from ...tool_ops import OpField, OpState, ask_index
+from ...tool_ops import OpField, OpState, ask_in_run
+from .asked import (
+    asked_calls,
+    is_tool_execution,
+    message_parts,
+    op_call_id,
+    unstarted_state,
+)
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
@@ -37,27 +43,6 @@ if TYPE_CHECKING:
     from ...usage import UsageTally
 
 NAME = "agentgo-v1"
-
-
-def message_parts(message: dict[str, Any]) -> list[Part]:
-    """A committed message's parts in the neutral model: its thinking (folded), its text,
-    then its tool calls; a tool result's text alone (the answer to its call, failed
-    where the message says ``is_error``)."""
-    from ...agentgo.view import message_text, thinking_text
-
-    tcid = message.get("tool_call_id")
-    if tcid is not None:
-        failed = bool(message.get("is_error"))
-        return [Part("tool-result", message_text(message), call_id=str(tcid), is_error=failed)]
-    thinking = thinking_text(message).strip()
-    parts = [Part("reasoning", thinking)] if thinking else []
-    parts.append(Part("text", message_text(message)))
-    content = message.get("content")
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, dict) and part.get("type") == "tool_call":
-                parts.append(tool_call_part(part.get("id", ""), part.get("name", ""), part))
-    return parts
 
 
 def _record_parts(record: dict[str, Any]) -> list[Part]:
@@ -174,15 +159,18 @@ class AgentGoModel:
         self._dropped: set[int] = set()  # ... and which messages a projection dropped
         self._found = 0  # the events whose folds the column was told of
         self._prompts: dict[str | None, str] = {}  # run id -> its first user message's text
-        # A tool call's id -> the seqs of the messages that asked for it, and their items
-        # (an operation's ``message_id``, the ask its execution is of: ``ask_of``; ``m``
-        # goes there), and the operations made before any asked.
-        self._asked: dict[str, tuple[list[int], list[str]]] = {}
-        self._callerless: set[int] = set()
+        # A tool call's id -> the seqs of the messages that asked for it, their items (an
+        # operation's ``message_id``, the ask its execution is of: ``ask_in_run``; ``m``
+        # goes there) and their runs; and the operations whose ask may change: made
+        # before any asked, or named by another run's ask before their own run's came.
+        self._asked: dict[str, tuple[list[int], list[str], list[str]]] = {}
+        self._unsure: set[int] = set()
         # The calls asked for that no execution is of yet, by (call id, the asking
         # item): each an operation of its own after the executions' (never dispatched,
-        # or not yet while its run is open), as v1's calls no dispatch line names are.
+        # or not yet while its run is open), as v1's calls no dispatch line names are;
+        # and those an execution took (``_taken``: one that leaves goes back).
         self._unstarted: dict[tuple[str, str], ToolOp] = {}
+        self._taken: dict[tuple[str, str], ToolOp] = {}
 
     def fed(self, record: dict[str, Any], span: int) -> None:
         """The view just took ``record`` (its span in ``records.source``): a committed
@@ -353,13 +341,10 @@ class AgentGoModel:
             state = self._state(view.calls[view.call_order[index]])
             if state != op.state:
                 ops[index] = self._op(index, view.calls[view.call_order[index]], state)
-        for index in list(self._callerless):  # (its message came after it)
-            call = view.calls[view.call_order[index]]
-            caller = self._caller(ops[index].call_id, call.first_seq)
-            if caller is not None:
-                ToolOp.__dict__["message_id"].__set__(ops[index], caller)
-                self._callerless.discard(index)
-                self._unstarted.pop((ops[index].call_id, caller), None)
+        for index in list(self._unsure):  # (its message, or its run's, came after it)
+            call, op = view.calls[view.call_order[index]], ops[index]
+            if self._ask_of(op.call_id, call)[0] != op.message_id:  # (a new one: a
+                ops[index] = self._op(index, call, op.state)  # snapshot keeps its own)
         made = [ops[index] for index in self._op_order]
         for key, op in self._unstarted.items():
             state = unstarted_state(view, op.run_id)
@@ -371,23 +356,55 @@ class AgentGoModel:
     def _op(self, index: int, call: Call, state: OpState) -> AgentGoOp:
         """Call ``index``'s operation, named by the message that asked for it."""
         op = AgentGoOp.of(call, state)
-        caller = self._caller(op.call_id, call.first_seq)
-        if caller is not None:
-            ToolOp.__dict__["message_id"].__set__(op, caller)
-            self._callerless.discard(index)
-            self._unstarted.pop((op.call_id, caller), None)
-        else:
-            self._callerless.add(index)
+        old = self._ops.get(index)
+        if old is not None and old.message_id is not None:  # (it keeps its ask till named)
+            ToolOp.__dict__["message_id"].__set__(op, old.message_id)
+        self._name(index, op, call)
         return op
 
-    def _caller(self, call_id: str, seq: int) -> str | None:
-        """The item of the message whose call of ``call_id`` the execution at ``seq`` is
-        (``ask_of``: an id a later message uses again is another call); None: none asked."""
+    def _name(self, index: int, op: ToolOp, call: Call) -> None:
+        """Name operation ``index`` by the message whose call of its id the execution
+        ``call`` is (``ask_in_run``: its run's, and an id a later message uses again is
+        another call); unsure while none asked, or another run's ask alone did. An ask
+        it leaves that no other operation is of goes back among the calls not started."""
+        caller, own = self._ask_of(op.call_id, call)
+        if own:
+            self._unsure.discard(index)
+        else:
+            self._unsure.add(index)
+        before = op.message_id
+        if caller is None or caller == before:
+            return
+        ToolOp.__dict__["message_id"].__set__(op, caller)
+        taken = self._unstarted.pop((op.call_id, caller), None)
+        if taken is not None:
+            self._taken[(op.call_id, caller)] = taken
+        if before is not None:
+            self._left(index, op.call_id, before)
+
+    def _ask_of(self, call_id: str, call: Call) -> tuple[str | None, bool]:
+        """The item of the message whose call of ``call_id`` the execution ``call`` is
+        (``ask_in_run``; None: none asked), and whether that message is of its run."""
         asked = self._asked.get(call_id)
         if asked is None:
-            return None
-        seqs, items = asked
-        return items[ask_index(seqs, seq)]
+            return None, False
+        seqs, items, runs = asked
+        at = ask_in_run(seqs, runs, call.first_seq, call.run_id)
+        return items[at], runs[at] == call.run_id
+
+    def _left(self, index: int, call_id: str, ask: str) -> None:
+        """Operation ``index`` is no longer of the call ``ask`` asked for: that call is
+        unstarted again where no other operation is of it, in the order of the asks (as
+        a whole read makes them)."""
+        key = (call_id, ask)
+        if key not in self._taken or any(
+            at != index and (other.call_id, other.message_id) == key
+            for at, other in self._ops.items()
+        ):
+            return
+        self._unstarted[key] = self._taken.pop(key)
+        ordered = sorted(self._unstarted.items(), key=lambda kv: int(kv[0][1][4:]))
+        self._unstarted = dict(ordered)  # (by the asking message's seq: ``seq-N``)
 
     def _take_messages(self) -> None:
         """The committed messages not taken as they were fed, into the column (read
@@ -413,9 +430,10 @@ class AgentGoModel:
             ident=ident,
         )
         for call_id, part in asked_calls(parts).items():
-            seqs, items = self._asked.setdefault(call_id, ([], []))
+            seqs, items, runs = self._asked.setdefault(call_id, ([], [], []))
             seqs.append(committed.seq)
             items.append(ident)
+            runs.append(committed.run_id)
             self._unstarted[(call_id, ident)] = ToolOp(
                 call_id,
                 part.name or "",
@@ -479,7 +497,7 @@ class AgentGoModel:
         if self._ops.pop(index, None) is not None:
             self._op_order.remove(index)
             self._pending.discard(index)
-            self._callerless.discard(index)
+            self._unsure.discard(index)
 
     def _state(self, call: Call) -> OpState:
         view = self.view
@@ -495,79 +513,6 @@ class AgentGoModel:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
         return self._totals.tally(self.view, self._usage)
-
-
-def unstarted_state(view: AgentGoView, run_id: str | None) -> OpState:
-    """The state of a call a message asked for that no execution is of: not dispatched
-    yet while its run is open (its writer at work), never dispatched once the run is
-    closed or cut off (v1's words for the same: the one vocabulary)."""
-    open_ = run_id is not None and run_id in view.runs and view.run_status(run_id) == "open"
-    return "not-dispatched-yet" if open_ else "never-dispatched"
-
-
-def asked_calls(parts: list[Part]) -> dict[str, Part]:
-    """The tool calls a committed message's parts ask for, by id: those with an id, each
-    id once (a message naming one twice asks for it once)."""
-    asked: dict[str, Part] = {}
-    for part in parts:
-        if part.kind == "tool-call" and part.call_id and part.call_id not in asked:
-            asked[part.call_id] = part
-    return asked
-
-
-def is_tool_execution(call: Call) -> bool:
-    """A call that is a tool's execution: begun or ended by its tool records (a model
-    call is none, whatever else it holds)."""
-    from ...usage import is_model_call
-
-    return not is_model_call(call) and (call.tool_start_at >= 0 or call.tool_end_at >= 0)
-
-
-def op_call_id(call: Call) -> str:
-    """The call id an execution is of: as the model named the call (so the message that
-    asked for it finds it), else its execution's own id."""
-    return call.tool_call_id or call.id
-
-
-class UnstartedCounter:
-    """The calls committed messages asked for that no execution is of, counted by their
-    state (``unstarted_state``) as a check reads, keeping no record: ``AgentGoModel``'s
-    operations of them, by the same rules (``asked_calls``, ``ask_index``)."""
-
-    __slots__ = ("_asked",)
-
-    def __init__(self) -> None:
-        # a call id -> the seqs of the messages that asked for it, and their runs
-        self._asked: dict[str, tuple[list[int], list[str]]] = {}
-
-    def fed(self, view: AgentGoView, record: dict[str, Any]) -> None:
-        """``record``, the last ``view`` took: a committed message's asks noted."""
-        messages = view.messages
-        if record.get("type") != "message_end" or not messages:
-            return
-        committed = messages[-1]
-        if committed.at != len(view.records) - 1:  # (not committed: no message object)
-            return
-        for call_id in asked_calls(message_parts(record["data"]["message"])):
-            seqs, runs = self._asked.setdefault(call_id, ([], []))
-            seqs.append(committed.seq)
-            runs.append(committed.run_id)
-
-    def counts(self, view: AgentGoView) -> Counter[str]:
-        """How many asks no execution is of, by state (the view read whole)."""
-        started: set[tuple[str, int]] = set()
-        for call in view.calls.values():
-            if is_tool_execution(call):
-                call_id = op_call_id(call)
-                asked = self._asked.get(call_id)
-                if asked is not None:
-                    started.add((call_id, ask_index(asked[0], call.first_seq)))
-        return Counter(
-            unstarted_state(view, run_id)
-            for call_id, (_seqs, runs) in self._asked.items()
-            for index, run_id in enumerate(runs)
-            if (call_id, index) not in started
-        )
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:

@@ -106,6 +106,9 @@ class CodexState(RawColumnBuilder):
         # A model request's usage that came before its output (older writers): the first
         # assistant item of the request takes it. Each request opens with a turn_context.
         self.early_usage: Usage | None = None
+        # The latest response whose usage is unknown: its item and turn (-1: none), which
+        # take its usage where a later total tells it (``TokenTally.gap_share``).
+        self.unknown_at = (-1, -1)
 
     def _by_span(self) -> bool:
         """Is the line being fed kept by its span (its parts read again when asked for)?"""

@@ -267,6 +267,21 @@ class CodexTurns(CodexState):
             copied = run.copied or index != self.open_run
             self.runs[index] = dataclasses.replace(run, usage=Usage(), copied=copied)
 
+    def _gap_share(self, usage: Usage) -> None:
+        """The usage of the latest response whose report said none, known now from a
+        later total (``TokenTally.cover``): its item's, and its turn's with it (a new
+        run, as a snapshot keeps an ended one as it was)."""
+        self.tally.gap_share = None
+        item, index = self.unknown_at
+        self.unknown_at = (-1, -1)
+        if item >= 0:
+            self.response_usage.set(item, usage)
+        if index >= 0:
+            run = self.runs[index]
+            total = Usage.total([run.usage])
+            total.add(dataclasses.replace(usage, responses=0))  # (counted already)
+            self.runs[index] = dataclasses.replace(run, usage=total)
+
     def _token_count(
         self, said: tuple[tokens.Note, Usage | None, int, bool], line: int, ts: str | None
     ) -> None:
@@ -275,12 +290,16 @@ class CodexTurns(CodexState):
         note, usage, size, own = said
         if self.tally.fork_began:
             self._parents_history()
+        if self.tally.gap_share is not None:
+            self._gap_share(self.tally.gap_share)
         if usage is not None:
             run = self._run()
             if run is not None:
                 run.usage.add(usage)
                 if self.implicit:  # its answer's usage is the prompted run's too
                     self.implicit_last = (line, ts)
+            if not usage.reported:
+                self.unknown_at = (self.last_response, self.open_run)
             if self.last_response >= 0:
                 self.response_usage.set(self.last_response, usage)
                 self.last_response = -1

@@ -180,6 +180,14 @@ class TokenTally:
         self.spoke = False
         self.unreported = 0  # responses whose report said no usage
         self.last_alone: Totals | None = None  # the latest report's last usage
+        # Of those, the ones since the last total the file reported itself (``gap``): a
+        # later one of its own holds their tokens (``cover``). Those it holds together,
+        # none known alone, are ``covered``: the session's total holds them, no response's.
+        self.gap = 0
+        self.covered = 0
+        # The usage of the one response of a gap, known from the total that covered it:
+        # the builder gives it to that response's item and turn (and clears it).
+        self.gap_share: Usage | None = None
 
     @property
     def rate_limits(self) -> dict[str, Any] | None:
@@ -261,6 +269,7 @@ class TokenTally:
         if total is None:
             return NO_USAGE, self._unreported(spoke), 0, False
         delta: Totals | None
+        afresh = False  # a count that starts from 0 again
         if before is None:
             delta = total
         elif total == before:
@@ -269,30 +278,70 @@ class TokenTally:
             delta = minus(total, before)
             # A count from 0 again: the total went back, or (a short count before it) a
             # total that is this response's alone.
-            if delta is None or (own and total == last and any(before)):
+            afresh = delta is None or (own and total == last and any(before))
+            if afresh:
                 if self.forked:  # the fork's own: the session total is the last
                     self.responses = self.cost_reported = self.unreported = 0
+                    self.covered = 0
                     self.cost = 0.0
                     self.fork_began = True
                 else:  # a resumed process's: what came before is kept
                     self.carried = before if self.carried is None else plus(self.carried, before)
+                self.gap = 0  # (a gap's tokens went with the count that started again)
                 delta = last or total
         self.last_total = total
+        if delta is not None and own and self.gap and not afresh:
+            delta = self.cover(delta, last, model, when)
+            if delta is None:  # this response's share is not known apart from the gap's
+                return total, Usage(responses=1), 0, own
         if delta is None or not any(delta):
             return total, None, 0, own
-        self.responses += 1
         usage = usage_of(delta, model, writes=self.writes, when=when)
+        self._count(usage)
+        return total, usage, last[0] if last is not None else 0, own
+
+    def cover(
+        self, delta: Totals, last: Totals | None, model: str | None, when: str | None
+    ) -> Totals | None:
+        """A total of the file's own after responses whose reports said no usage (the
+        gap): it holds their tokens, so the session's total is exact again. ``delta``
+        holds the gap's and this response's; this one's is its last usage, where that
+        fits in it (else unknown too: None). What is left is the gap's: one response's
+        usage where the gap is one (``gap_share``), else theirs together, in the
+        session's total alone (``covered``): no response's count is a guess."""
+        gap, self.gap = self.gap, 0
+        rest = None if last is None else minus(delta, last)
+        if rest is None:  # this response's share is not known apart: it joins the gap
+            rest, last = delta, None
+            self.unreported += 1
+            gap += 1
+        if gap == 1 and any(rest):
+            share = self.gap_share = usage_of(rest, model, writes=self.writes, when=when)
+            self.unreported -= 1
+            self._count(share)
+            return last
+        self.covered += gap
+        cost = usage_of(rest, model, response=False, when=when).cost
+        if cost is not None:  # (their cost together, as their tokens)
+            self.cost += cost
+            self.cost_reported += gap
+        return last
+
+    def _count(self, usage: Usage) -> None:
+        """A response whose usage is known, counted."""
+        self.responses += 1
         if usage.cost is not None:
             self.cost += usage.cost
             self.cost_reported += 1
-        return total, usage, last[0] if last is not None else 0, own
 
     def _unreported(self, spoke: bool) -> Usage | None:
         """A report with no usage: after a model output, that response's (usage unknown,
-        one response that could have reported), else nothing new."""
+        one response that could have reported; a later total of the file's own may cover
+        it), else nothing new."""
         if not spoke:
             return None
         self.unreported += 1
+        self.gap += 1
         return Usage(responses=1)
 
     def usage(self) -> Usage:
@@ -303,7 +352,7 @@ class TokenTally:
         counted = self.last_total if self.carried is None else plus(self.carried, self.last_total)
         total = usage_of(counted, None, response=False, writes=self.writes)
         total.cost = self.cost if self.cost_reported else None
-        total.reported = self.responses
+        total.reported = self.responses + self.covered  # (in the total: ``cover``)
         total.responses = self.responses + self.unreported
         total.cost_reported = self.cost_reported
         return total

@@ -1,0 +1,121 @@
+"""What agentgo's committed messages ask for: a message's parts in the neutral model, the
+tool calls it asks for, which of them an execution is of (``tool_ops.ask_in_run``), and
+the calls no execution is of (``UnstartedCounter``, as ``check`` counts them)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ...model import Part
+from ...parts import tool_call_part
+from ...tool_ops import OpState, ask_in_run
+
+if TYPE_CHECKING:
+    from ...agentgo.calls import Call
+    from ...agentgo.view import AgentGoView
+
+
+def message_parts(message: dict[str, Any]) -> list[Part]:
+    """A committed message's parts in the neutral model: its thinking (folded), its text,
+    then its tool calls; a tool result's text alone (the answer to its call, failed
+    where the message says ``is_error``)."""
+    from ...agentgo.view import message_text, thinking_text
+
+    tcid = message.get("tool_call_id")
+    if tcid is not None:
+        failed = bool(message.get("is_error"))
+        return [Part("tool-result", message_text(message), call_id=str(tcid), is_error=failed)]
+    thinking = thinking_text(message).strip()
+    parts = [Part("reasoning", thinking)] if thinking else []
+    parts.append(Part("text", message_text(message)))
+    content = message.get("content")
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                parts.append(tool_call_part(part.get("id", ""), part.get("name", ""), part))
+    return parts
+
+
+def unstarted_state(view: AgentGoView, run_id: str | None) -> OpState:
+    """The state of a call a message asked for that no execution is of: not dispatched
+    yet while its run is open (its writer at work), never dispatched once the run is
+    closed or cut off (v1's words for the same: the one vocabulary)."""
+    open_ = run_id is not None and run_id in view.runs and view.run_status(run_id) == "open"
+    return "not-dispatched-yet" if open_ else "never-dispatched"
+
+
+def asked_calls(parts: list[Part]) -> dict[str, Part]:
+    """The tool calls a committed message's parts ask for, by id: those with an id, each
+    id once (a message naming one twice asks for it once)."""
+    asked: dict[str, Part] = {}
+    for part in parts:
+        if part.kind == "tool-call" and part.call_id and part.call_id not in asked:
+            asked[part.call_id] = part
+    return asked
+
+
+def is_tool_execution(call: Call) -> bool:
+    """A call that is a tool's execution: begun or ended by its tool records (a model
+    call is none, whatever else it holds)."""
+    from ...usage import is_model_call
+
+    return not is_model_call(call) and (call.tool_start_at >= 0 or call.tool_end_at >= 0)
+
+
+def op_call_id(call: Call) -> str:
+    """The call id an execution is of: as the model named the call (so the message that
+    asked for it finds it), else its execution's own id."""
+    return call.tool_call_id or call.id
+
+
+class UnstartedCounter:
+    """The calls committed messages asked for that no execution is of, counted by their
+    state (``unstarted_state``) as a check reads, keeping no record: ``AgentGoModel``'s
+    operations of them, by the same rules (``asked_calls``, ``ask_in_run``)."""
+
+    __slots__ = ("_asked",)
+
+    def __init__(self) -> None:
+        # a call id -> the seqs of the messages that asked for it, and their runs
+        self._asked: dict[str, tuple[list[int], list[str]]] = {}
+
+    def fed(self, view: AgentGoView, record: dict[str, Any]) -> None:
+        """``record``, the last ``view`` took: a committed message's asks noted."""
+        messages = view.messages
+        if record.get("type") != "message_end" or not messages:
+            return
+        committed = messages[-1]
+        if committed.at != len(view.records) - 1:  # (not committed: no message object)
+            return
+        for call_id in asked_calls(message_parts(record["data"]["message"])):
+            seqs, runs = self._asked.setdefault(call_id, ([], []))
+            seqs.append(committed.seq)
+            runs.append(committed.run_id)
+
+    def counts(self, view: AgentGoView) -> Counter[str]:
+        """How many asks no execution is of, by state (the view read whole)."""
+        started: set[tuple[str, int]] = set()
+        for call in view.calls.values():
+            if is_tool_execution(call):
+                call_id = op_call_id(call)
+                asked = self._asked.get(call_id)
+                if asked is not None:
+                    seqs, runs = asked
+                    started.add((call_id, ask_in_run(seqs, runs, call.first_seq, call.run_id)))
+        return Counter(
+            unstarted_state(view, run_id)
+            for call_id, (_seqs, runs) in self._asked.items()
+            for index, run_id in enumerate(runs)
+            if (call_id, index) not in started
+        )
+
+
+__all__ = [
+    "UnstartedCounter",
+    "asked_calls",
+    "is_tool_execution",
+    "message_parts",
+    "op_call_id",
+    "unstarted_state",
+]
