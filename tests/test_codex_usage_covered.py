@@ -164,7 +164,7 @@ def test_a_snapshot_before_the_covering_total_keeps_its_turns(tmp_path: Path) ->
     assert after.to_json() == opened(path).to_json()
 
 
-# -- each response priced by its own model ----------------------------------------------
+# -- each response priced by its own model; a total that holds none of the gap -------------
 
 BIG = usage((100_000, 0, 10_000, 0))  # one response's, as reported where it is
 
@@ -280,3 +280,60 @@ def test_several_covered_responses_are_priced_together_by_one_model_only(
         assert "2 of 4 priced" in md
     assert row.cost == pytest.approx(u.cost)
     assert _followed_is_opened(path, tmp_path) > 10
+
+
+@pytest.mark.parametrize("gap", [1, 2])
+def test_a_total_that_holds_nothing_past_its_own_leaves_the_gap_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], gap: int
+) -> None:
+    """A new total of the file's own that holds nothing past its response's own usage
+    holds none of the gap's (a response reads its prompt: never 0 tokens), as the same
+    total again covers nothing: the gap's responses stay unknown, in the session as in
+    their turn and messages (the session read them reported, exact; the turn did not)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    _turn(w, "t0")
+    _report(w, usage((100, 20, 10, 0)), usage((100, 20, 10, 0)))
+    for n in range(gap):
+        w.message("assistant", f"gap {n}")
+        w.event("token_count", info=None, rate_limits=None)
+    w.message("assistant", "own")
+    _report(w, usage((150, 30, 20, 0)), usage((50, 10, 10, 0)))
+    w.task_complete("t0")
+    path = Path(w.path)
+    t = opened(path)
+    u = t.usage
+    assert (u.tokens, u.reported, u.responses) == (170, 2, 2 + gap)
+    assert u.tokens_partial and u.cost_partial
+    said = f"{2} of {2 + gap} responses reported"
+    assert u.describe().endswith(said)
+    assert Usage.total([r.usage for r in t.runs]) == u  # (the turn says what the session does)
+    answers = _answers(t)
+    assert [a.describe() if a else None for a in answers[1:-1]] == ["unknown"] * gap
+    assert answers[-1] is not None and answers[-1].tokens == 60
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 0 and said in out
+    code, out, _ = run_cli(capsys, "export", "--format", "md", str(path))
+    assert f"| this file | 2 of {2 + gap} |" in out
+    row = scan_file(path, live_window=0)
+    assert (row.tokens, row.tokens_partial, row.cost_partial) == (170, True, True)
+    assert _followed_is_opened(path, tmp_path) > 5
+
+
+def test_a_gap_a_total_did_not_count_is_covered_by_no_later_one(tmp_path: Path) -> None:
+    """Once a new total has shown it did not count the gap's response, a later total's
+    change is its own response's (all of it), not the gap's."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    _turn(w, "t0")
+    _report(w, usage((100, 20, 10, 0)), usage((100, 20, 10, 0)))
+    w.message("assistant", "gap")
+    w.event("token_count", info=None, rate_limits=None)
+    w.message("assistant", "own")
+    _report(w, usage((150, 30, 20, 0)), usage((50, 10, 10, 0)))
+    w.message("assistant", "next")
+    _report(w, usage((230, 30, 35, 0)), usage((60, 0, 10, 0)))
+    t = opened(Path(w.path))
+    assert (t.usage.tokens, t.usage.reported, t.usage.responses) == (265, 3, 4)
+    assert [a.tokens if a else None for a in _answers(t)] == [110, None, 60, 95]
+    assert Usage.total([r.usage for r in t.runs]) == t.usage

@@ -324,14 +324,19 @@ class TokenTally:
         fits in it (else unknown too: None). What is left is the gap's: one response's
         usage where the gap is one (``gap_share``), else theirs together, in the
         session's total alone (``covered``): no response's count is a guess. Each is
-        priced by its own model and time (``model`` and ``when`` are this response's)."""
+        priced by its own model and time (``model`` and ``when`` are this response's).
+        Where nothing is left, the total did not count the gap's tokens (a response
+        reads its prompt: it is never 0 tokens): they stay unknown, as in their turns
+        and items, and no later total covers them."""
         gap, self.gap = self.gap, []
         rest = None if last is None else minus(delta, last)
         if rest is None:  # this response's share is not known apart: it joins the gap
             rest, last = delta, None
             self.unreported += 1
             gap.append((model, when))
-        if len(gap) == 1 and any(rest):
+        if not any(rest):
+            return last
+        if len(gap) == 1:
             ((own_model, own_when),) = gap
             share = usage_of(rest, own_model, writes=self.writes, when=own_when)
             self.gap_share = share
