@@ -16,11 +16,14 @@ import orjson
 import pytest
 from codex_helpers import CODEX, opened
 from codex_writer import RolloutWriter, usage
-from helpers import run_cli
+from helpers import follow_into, neutral, run_cli
 
+from session_core import pricing
 from session_core.file_lines import read_records
+from session_core.follow_update import FollowUpdate
 from session_core.model import Transcript
 from session_core.scan import scan_file
+from session_core.text import cost_text
 from session_core.usage_totals import Usage
 
 MODEL = "gpt-5"  # (one the price table knows)
@@ -159,3 +162,178 @@ def test_a_snapshot_before_the_covering_total_keeps_its_turns(tmp_path: Path) ->
     after = builder.transcript(None)
     assert [r.usage.tokens for r in after.runs] == [110, 170, 170]
     assert after.to_json() == opened(path).to_json()
+
+
+# -- each response priced by its own model; a total that holds none of the gap -------------
+
+BIG = usage((100_000, 0, 10_000, 0))  # one response's, as reported where it is
+
+
+def _priced(path: Path, gap_models: list[str]) -> Path:
+    """A gpt-5 turn that reports; a turn per model of ``gap_models`` whose response
+    reports no usage; a gpt-5 turn whose total covers them (each response's tokens
+    are ``BIG``'s)."""
+    w = RolloutWriter(path)
+    w.session_meta()
+    turns = ["gpt-5", *gap_models, "gpt-5"]
+    for n, model in enumerate(turns):
+        w.task_started(f"t{n}")
+        w.turn_context(f"t{n}", model=model)
+        w.message("user", f"prompt t{n}")
+        w.message("assistant", f"answer t{n}")
+        if n == 0:
+            _report(w, BIG, BIG)
+        elif n < len(turns) - 1:
+            w.event("token_count", info=None, rate_limits=None)
+        else:
+            _report(w, usage((100_000 * len(turns), 0, 10_000 * len(turns), 0)), BIG)
+        w.task_complete(f"t{n}")
+    return Path(w.path)
+
+
+def _cost(model: str) -> float:
+    cost = pricing.cost(model, input_tokens=100_000, output_tokens=10_000, cache_read_tokens=0)
+    assert cost is not None
+    return cost
+
+
+def _followed_is_opened(path: Path, tmp: Path) -> int:
+    """Follow ``path`` in small batches: each snapshot is the file of the same bytes
+    opened afresh (the writer alive, gone and unknown in turn)."""
+    data, copy = path.read_bytes(), tmp / "prefix" / path.name
+    copy.parent.mkdir()
+    live = CODEX.live(str(path))
+    snapshots = 0
+
+    def apply(update: FollowUpdate) -> None:
+        nonlocal snapshots
+        live.apply(update)
+        copy.write_bytes(data[: update.offset - update.held])
+        alive = (None, True, False)[snapshots % 3]
+        followed, fresh = (neutral(t) for t in (live.transcript(alive), opened(copy, alive)))
+        assert orjson.dumps(followed, default=repr).replace(str(path).encode(), b"") == (
+            orjson.dumps(fresh, default=repr).replace(str(copy).encode(), b"")
+        )
+        snapshots += 1
+
+    follow_into(apply, path, 97, CODEX.parsed_updates)
+    return snapshots
+
+
+def test_a_covered_response_is_priced_by_its_own_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gpt-5-mini response covered by a gpt-5 total: its usage at gpt-5-mini's price
+    (at gpt-5's it was 5 times that, and read exact)."""
+    big, mini = _cost("gpt-5"), _cost("gpt-5-mini")
+    assert mini < big
+    path = _priced(tmp_path / "r.jsonl", ["gpt-5-mini"])
+    t = opened(path)
+    u = t.usage
+    assert u.cost == pytest.approx(2 * big + mini) and not u.cost_partial
+    assert (u.reported, u.responses, u.cost_reported) == (3, 3, 3)
+    said = f"330,000 tok (300,000 in + 30,000 out + 0 cache read) · {cost_text(u.cost)}"
+    assert u.describe() == said  # (the header's usage: exact, no "priced" count)
+    assert [r.usage.cost for r in t.runs] == pytest.approx([big, mini, big])
+    assert [a.cost if a else None for a in _answers(t)] == pytest.approx([big, mini, big])
+    assert Usage.total([r.usage for r in t.runs]) == u
+    code, out, _ = run_cli(capsys, "replay", str(path))
+    replayed = [r["usage"]["cost"] for r in orjson.loads(out)["runs"]]
+    assert replayed == pytest.approx([big, mini, big])
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 0 and out.endswith(f"usage 330,000 tok · {cost_text(u.cost)})\n")
+    code, out, _ = run_cli(capsys, "export", "--format", "md", str(path))
+    assert "| this file | 3 of 3 | 330,000 tok" in out and f"· {cost_text(u.cost)} |\n" in out
+    row = scan_file(path, live_window=0)
+    assert row.cost == pytest.approx(2 * big + mini) and not row.cost_partial
+    assert _followed_is_opened(path, tmp_path) > 10
+
+
+@pytest.mark.parametrize(
+    ("models", "priced"), [(["gpt-5-mini", "gpt-5-mini"], True), (["gpt-5-mini", "gpt-5"], False)]
+)
+def test_several_covered_responses_are_priced_together_by_one_model_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], models: list[str], priced: bool
+) -> None:
+    """Two responses known together only: their cost where both used one model (that
+    model's), else unknown: the session's cost is the others' alone, said partial."""
+    big, mini = _cost("gpt-5"), _cost("gpt-5-mini")
+    path = _priced(tmp_path / "r.jsonl", models)
+    t = opened(path)
+    u = t.usage
+    assert (u.tokens, u.reported, u.responses, u.tokens_partial) == (440_000, 4, 4, False)
+    runs = [r.usage for r in t.runs]
+    assert [r.describe() for r in runs[1:3]] == ["unknown", "unknown"]  # (each unknown alone)
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 0
+    code, md, _ = run_cli(capsys, "export", "--format", "md", str(path))
+    row = scan_file(path, live_window=0)
+    if priced:
+        assert u.cost == pytest.approx(2 * big + 2 * mini) and u.cost_reported == 4
+        assert not u.cost_partial and not row.cost_partial
+        assert out.endswith(f"usage 440,000 tok · {cost_text(u.cost)})\n")
+    else:  # (not 2 × gpt-5's, nor 2 × gpt-5-mini's: neither is what they cost)
+        assert u.cost == pytest.approx(2 * big) and u.cost_reported == 2
+        assert u.cost_partial and row.cost_partial
+        assert u.describe().endswith(f" · {cost_text(u.cost)} (2 of 4 priced)")
+        assert out.endswith(f"usage 440,000 tok · {cost_text(u.cost)} (2 of 4 priced))\n")
+        assert "2 of 4 priced" in md
+    assert row.cost == pytest.approx(u.cost)
+    assert _followed_is_opened(path, tmp_path) > 10
+
+
+@pytest.mark.parametrize("gap", [1, 2])
+def test_a_total_that_holds_nothing_past_its_own_leaves_the_gap_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], gap: int
+) -> None:
+    """A new total of the file's own that holds nothing past its response's own usage
+    holds none of the gap's (a response reads its prompt: never 0 tokens), as the same
+    total again covers nothing: the gap's responses stay unknown, in the session as in
+    their turn and messages (the session read them reported, exact; the turn did not)."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    _turn(w, "t0")
+    _report(w, usage((100, 20, 10, 0)), usage((100, 20, 10, 0)))
+    for n in range(gap):
+        w.message("assistant", f"gap {n}")
+        w.event("token_count", info=None, rate_limits=None)
+    w.message("assistant", "own")
+    _report(w, usage((150, 30, 20, 0)), usage((50, 10, 10, 0)))
+    w.task_complete("t0")
+    path = Path(w.path)
+    t = opened(path)
+    u = t.usage
+    assert (u.tokens, u.reported, u.responses) == (170, 2, 2 + gap)
+    assert u.tokens_partial and u.cost_partial
+    said = f"{2} of {2 + gap} responses reported"
+    assert u.describe().endswith(said)
+    assert Usage.total([r.usage for r in t.runs]) == u  # (the turn says what the session does)
+    answers = _answers(t)
+    assert [a.describe() if a else None for a in answers[1:-1]] == ["unknown"] * gap
+    assert answers[-1] is not None and answers[-1].tokens == 60
+    code, out, _ = run_cli(capsys, "check", str(path))
+    assert code == 0 and said in out
+    code, out, _ = run_cli(capsys, "export", "--format", "md", str(path))
+    assert f"| this file | 2 of {2 + gap} |" in out
+    row = scan_file(path, live_window=0)
+    assert (row.tokens, row.tokens_partial, row.cost_partial) == (170, True, True)
+    assert _followed_is_opened(path, tmp_path) > 5
+
+
+def test_a_gap_a_total_did_not_count_is_covered_by_no_later_one(tmp_path: Path) -> None:
+    """Once a new total has shown it did not count the gap's response, a later total's
+    change is its own response's (all of it), not the gap's."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    _turn(w, "t0")
+    _report(w, usage((100, 20, 10, 0)), usage((100, 20, 10, 0)))
+    w.message("assistant", "gap")
+    w.event("token_count", info=None, rate_limits=None)
+    w.message("assistant", "own")
+    _report(w, usage((150, 30, 20, 0)), usage((50, 10, 10, 0)))
+    w.message("assistant", "next")
+    _report(w, usage((230, 30, 35, 0)), usage((60, 0, 10, 0)))
+    t = opened(Path(w.path))
+    assert (t.usage.tokens, t.usage.reported, t.usage.responses) == (265, 3, 4)
+    assert [a.tokens if a else None for a in _answers(t)] == [110, None, 60, 95]
+    assert Usage.total([r.usage for r in t.runs]) == t.usage

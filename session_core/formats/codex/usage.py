@@ -148,6 +148,20 @@ def reported_total(payload: dict[str, Any]) -> Totals | None:
 # What one event said: a fixed text, or the total it brought (its text is ``so_far``),
 # and whether that total is the line's own (``reported_total``) or made from earlier ones.
 Note = str | Totals
+# A response's model and time: what its tokens are priced by (``usage_of``).
+Priced = tuple[str | None, str | None]
+
+
+def cost_together(totals: Totals, responses: list[Priced]) -> float | None:
+    """The cost of several responses' tokens known together only: where they all used
+    one model, priced the same on each of their days; else unknown (no model's price
+    is a guess at another's)."""
+    models = {model for model, _ in responses}
+    if len(models) != 1:
+        return None
+    (model,) = models
+    costs = {usage_of(totals, model, response=False, when=when).cost for _, when in responses}
+    return costs.pop() if len(costs) == 1 else None
 
 
 class TokenTally:
@@ -180,10 +194,11 @@ class TokenTally:
         self.spoke = False
         self.unreported = 0  # responses whose report said no usage
         self.last_alone: Totals | None = None  # the latest report's last usage
-        # Of those, the ones since the last total the file reported itself (``gap``): a
-        # later one of its own holds their tokens (``cover``). Those it holds together,
-        # none known alone, are ``covered``: the session's total holds them, no response's.
-        self.gap = 0
+        # Of those, the ones since the last total the file reported itself (``gap``, each
+        # one's model and time): a later one of its own holds their tokens (``cover``).
+        # Those it holds together, none known alone, are ``covered``: the session's total
+        # holds them, no response's.
+        self.gap: list[Priced] = []
         self.covered = 0
         # The usage of the one response of a gap, known from the total that covered it:
         # the builder gives it to that response's item and turn (and clears it).
@@ -244,7 +259,7 @@ class TokenTally:
         self.events += 1
         spoke, self.spoke = self.spoke, False
         if not has_info:
-            return NO_LIMITS_ONLY, self._unreported(spoke), 0, False
+            return NO_LIMITS_ONLY, self._unreported(spoke, model, when), 0, False
         self.reports += 1
         if window is not None:
             self.context_window = window
@@ -267,7 +282,7 @@ class TokenTally:
         if total is None and last is not None:
             total = last if before is None else plus(before, last)
         if total is None:
-            return NO_USAGE, self._unreported(spoke), 0, False
+            return NO_USAGE, self._unreported(spoke, model, when), 0, False
         delta: Totals | None
         afresh = False  # a count that starts from 0 again
         if before is None:
@@ -287,7 +302,7 @@ class TokenTally:
                     self.fork_began = True
                 else:  # a resumed process's: what came before is kept
                     self.carried = before if self.carried is None else plus(self.carried, before)
-                self.gap = 0  # (a gap's tokens went with the count that started again)
+                self.gap = []  # (a gap's tokens went with the count that started again)
                 delta = last or total
         self.last_total = total
         if delta is not None and own and self.gap and not afresh:
@@ -308,23 +323,31 @@ class TokenTally:
         holds the gap's and this response's; this one's is its last usage, where that
         fits in it (else unknown too: None). What is left is the gap's: one response's
         usage where the gap is one (``gap_share``), else theirs together, in the
-        session's total alone (``covered``): no response's count is a guess."""
-        gap, self.gap = self.gap, 0
+        session's total alone (``covered``): no response's count is a guess. Each is
+        priced by its own model and time (``model`` and ``when`` are this response's).
+        Where nothing is left, the total did not count the gap's tokens (a response
+        reads its prompt: it is never 0 tokens): they stay unknown, as in their turns
+        and items, and no later total covers them."""
+        gap, self.gap = self.gap, []
         rest = None if last is None else minus(delta, last)
         if rest is None:  # this response's share is not known apart: it joins the gap
             rest, last = delta, None
             self.unreported += 1
-            gap += 1
-        if gap == 1 and any(rest):
-            share = self.gap_share = usage_of(rest, model, writes=self.writes, when=when)
+            gap.append((model, when))
+        if not any(rest):
+            return last
+        if len(gap) == 1:
+            ((own_model, own_when),) = gap
+            share = usage_of(rest, own_model, writes=self.writes, when=own_when)
+            self.gap_share = share
             self.unreported -= 1
             self._count(share)
             return last
-        self.covered += gap
-        cost = usage_of(rest, model, response=False, when=when).cost
+        self.covered += len(gap)
+        cost = cost_together(rest, gap)
         if cost is not None:  # (their cost together, as their tokens)
             self.cost += cost
-            self.cost_reported += gap
+            self.cost_reported += len(gap)
         return last
 
     def _count(self, usage: Usage) -> None:
@@ -334,14 +357,14 @@ class TokenTally:
             self.cost += usage.cost
             self.cost_reported += 1
 
-    def _unreported(self, spoke: bool) -> Usage | None:
+    def _unreported(self, spoke: bool, model: str | None, when: str | None) -> Usage | None:
         """A report with no usage: after a model output, that response's (usage unknown,
         one response that could have reported; a later total of the file's own may cover
-        it), else nothing new."""
+        it, priced by this one's ``model`` and ``when``), else nothing new."""
         if not spoke:
             return None
         self.unreported += 1
-        self.gap += 1
+        self.gap.append((model, when))
         return Usage(responses=1)
 
     def usage(self) -> Usage:
@@ -364,8 +387,10 @@ __all__ = [
     "REPEAT",
     "WRITES",
     "Note",
+    "Priced",
     "TokenTally",
     "Totals",
+    "cost_together",
     "minus",
     "plus",
     "reported_total",
