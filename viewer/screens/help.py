@@ -70,11 +70,17 @@ def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
     return [(" / ".join(keys), what) for (_action, what), keys in grouped.items()]
 
 
+def offers(node: DOMNode, action: str) -> bool:
+    """Whether ``node`` offers ``action`` (a binding's) now: its ``check_action`` not False,
+    asked as Textual asks it for a key, with the action's name and parameters parsed from
+    the string (``jump`` and ``('call', 1)``, not ``jump('call', 1)``), of the node that
+    a namespace names (``app.quit``: the app)."""
+    return node.app._check_action_state(action, node) is not False
+
+
 def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
-    """The bindings whose actions ``node`` offers now (``check_action`` not False)."""
-    return [
-        b for b in Binding.make_bindings(bindings) if node.check_action(b.action, ()) is not False
-    ]
+    """The bindings whose actions ``node`` offers now."""
+    return [b for b in Binding.make_bindings(bindings) if offers(node, b.action)]
 
 
 def _title(cls: type) -> str:
@@ -220,6 +226,7 @@ __all__ = [
     "Section",
     "binding_rows",
     "key_name",
+    "offers",
     "pane_sections",
     "screen_sections",
     "what_it_does",
