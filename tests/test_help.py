@@ -242,3 +242,38 @@ async def test_the_footer_shows_whole_keys_only(tmp_path: Path, size: tuple[int,
                 assert key.region.right <= palette.region.x, (number, key.description, footer)
                 assert f"{key.key_display} {key.description}" in footer, (number, footer)
     assert left_out or size[0] > 80  # (at 80 columns some are left out: the case is met)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_footer_says_c_on_a_table_and_n_once_searched(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """``?`` listed a table's ``c`` and every list's ``n`` / ``N``, the footer never, room
+    or not (the review). A table's footer says ``c Copy the row``; a list's says
+    ``n Next match`` once it is searched (before, ``n`` steps through nothing), ahead of
+    the conversation's ``t`` / ``e``, so that 80 columns keep it."""
+    from helpers import screen_lines
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    async with TailscopeApp(path).run_test(size=size) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, ModelScreen)
+
+        async def footer(tab: str) -> str:
+            await pilot.press(tab)
+            await pilot.pause(0.3)
+            return screen_lines(pilot.app)[-1]
+
+        assert "c Copy the row" in await footer("5")  # (v1's runs)
+        assert "c Copy the row" in await footer("4")  # (its run contexts' runs)
+        assert "n Next match" not in await footer("1")
+        await pilot.press("slash", *"divide", "enter")
+        await wait_for(pilot, lambda: bool(screen.conversation.matches))
+        assert "n Next match" in await footer("1")
+        tools = await footer("3")
+        assert "n Next match" not in tools and "⏎ Open" in tools  # (not searched there)
+        await pilot.press("slash", *"read", "enter")
+        await wait_for(pilot, lambda: screen.ops.table.search_term == "read")
+        assert "n Next match" in await footer("3")

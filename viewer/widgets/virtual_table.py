@@ -361,7 +361,7 @@ class FittedTable(VirtualTable):
     whole value)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy_row", "Copy the row", show=False),
+        Binding("c", "copy_row", "Copy the row"),
     ]
 
     def __init__(
