@@ -76,37 +76,51 @@ def holds(text: str, needle: str) -> bool:
 def spans(text: str, needle: str) -> list[tuple[int, int]]:
     """Where ``text`` holds ``needle`` (folded, not empty): each match's start and end in
     ``text``, covering every character of the text that a folded character of it came
-    from (``/s`` in ``Straße``: the ``S``, and the ``ß``)."""
+    from (``/s`` in ``Straße``: the ``S``, and the ``ß``), and the dot ``fold`` dropped
+    after its last (an ``I`` and its combining dot are one character on screen). In
+    order, apart: two matches in one character (each ``s`` of ``ß``) are one span, two
+    that share one are joined."""
     if not needle:
         return []
-    if text.isascii():
-        folded, origin = text.lower(), None
-    else:
-        folded, origin = _folded_with_origin(text)
-    found: list[tuple[int, int]] = []
-    start = folded.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        found.append((start, end) if origin is None else (origin[start], origin[end - 1] + 1))
-        start = folded.find(needle, end)
-    return found
+    if text.isascii():  # (a character is its fold: the matches are apart already)
+        folded = text.lower()
+        at = folded.find(needle)
+        found: list[tuple[int, int]] = []
+        while at >= 0:
+            found.append((at, at + len(needle)))
+            at = folded.find(needle, at + len(needle))
+        return found
+    folded, origin, ends = _folded_with_origin(text)
+    joined: list[tuple[int, int]] = []
+    at = folded.find(needle)
+    while at >= 0:
+        start, end = origin[at], ends[at + len(needle) - 1]
+        if joined and start < joined[-1][1]:  # (from a character the last one is in)
+            start = joined.pop()[0]
+        joined.append((start, end))
+        at = folded.find(needle, at + len(needle))
+    return joined
 
 
-def _folded_with_origin(text: str) -> tuple[str, list[int]]:
+def _folded_with_origin(text: str) -> tuple[str, list[int], list[int]]:
     """``fold(text)`` and, for each of its characters, the index in ``text`` it came from
+    and the end of what it stands for there: its character, and a dot dropped after it
     (``str.replace`` of the dotted ``i``, left to right: each ``i`` drops one dot)."""
     out: list[str] = []
     origin: list[int] = []
+    ends: list[int] = []
     dot_droppable = False
     for index, char in enumerate(text):
         for piece in char.casefold():
             if piece == "\u0307" and dot_droppable:
                 dot_droppable = False
+                ends[-1] = index + 1
                 continue
             out.append(piece)
             origin.append(index)
+            ends.append(index + 1)
             dot_droppable = piece == "i"
-    return "".join(out), origin
+    return "".join(out), origin, ends
 
 
 __all__ = ["BESIDE_ASCII", "FOLD_TO_ASCII", "fold", "holds", "spans", "unfolded", "unfolds_in"]

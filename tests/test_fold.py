@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from model_screen_helpers import IDLE, opened, until
 from rich.style import Style
@@ -54,19 +54,41 @@ def test_a_highlight_covers_the_characters_the_match_came_from() -> None:
     assert marked("no match", "zz") == []
 
 
+def test_a_highlight_takes_the_dot_folding_dropped_and_each_character_once() -> None:
+    """An ``I`` and its combining dot (a decomposed ``İ``) are one character on screen:
+    a match ending on the ``I`` takes the dot too, not half the character (the review).
+    Two matches in one character are one span, two sharing one are joined."""
+    assert spans("xI\u0307", "xi") == [(0, 3)]
+    assert spans("I\u0307stanbul I\u0307", "i") == [(0, 2), (10, 12)]
+    assert spans("\u00df", "s") == [(0, 1)]  # (each s of ß: one span, not two)
+    assert spans("\u00dfs", "s") == [(0, 1), (1, 2)]
+    assert spans("s\u00dfs", "ss") == [(0, 3)]  # (s and half ß, half ß and s)
+    assert spans("ssss", "ss") == [(0, 2), (2, 4)]
+
+
 @given(st.text(max_size=12), st.text(min_size=1, max_size=4))
+@example("xI\u0307", "xi")
+@example("\u00df", "s")
+@example("s\u00dfs", "ss")
 def test_the_spans_are_the_folded_matches(text: str, term: str) -> None:
-    """There are as many spans as the folded text has matches (apart), and each is a
-    piece of the text whose fold holds the match."""
+    """The spans are in order and apart, there are some where the folded text has a
+    match and as many where each character folds to one, and each is a piece of the
+    text whose fold holds the match, cut where folding the pieces apart folds the
+    text (not between an ``i`` and the dot fold drops after it)."""
     needle = fold(term)
     found = spans(text, needle)
     folded = fold(text)
     count, at = 0, folded.find(needle) if needle else -1
     while at >= 0:
         count, at = count + 1, folded.find(needle, at + len(needle))
-    assert len(found) == count
+    assert bool(found) == bool(count) and len(found) <= count
+    if len(folded) == len(text) and all(len(char.casefold()) == 1 for char in text):
+        assert len(found) == count
+    ends = [0] + [edge for span in found for edge in span] + [len(text)]
+    assert ends == sorted(ends)
     for start, end in found:
         assert needle in fold(text[start:end])
+        assert fold(text[:start]) + fold(text[start:end]) + fold(text[end:]) == folded
 
 
 def test_the_browser_filter_folds_too() -> None:

@@ -133,7 +133,7 @@ async def test_every_key_of_every_tab_is_in_the_help(tmp_path: Path, fmt: str) -
     lists of classes) is in ``?``, under that tab or the keys most tabs share."""
     from textual.widgets import TabPane
 
-    from viewer.screens.help import SHARED_TITLE, key_name
+    from viewer.screens.help import ACROSS_TITLE, SHARED_TITLE, TEXTUAL_SCROLLING, key_name
 
     app = TailscopeApp(BUILT_IN[fmt](tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -150,7 +150,9 @@ async def test_every_key_of_every_tab_is_in_the_help(tmp_path: Path, fmt: str) -
                     continue  # (Textual's containers: theirs scroll what ours move through)
                 for bindings in widget._bindings.key_to_bindings.values():
                     for b in bindings:
-                        bound.add((tab.title, key_name(b.key), b.tooltip or b.description))
+                        what = b.tooltip or b.description
+                        if (b.key, b.action, what) not in TEXTUAL_SCROLLING:  # (said: below)
+                            bound.add((tab.title, key_name(b.key), what))
         assert any(what == "Copy the row" for _t, _k, what in bound)  # (the walk found them)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, BindingsHelpScreen))
@@ -165,9 +167,50 @@ async def test_every_key_of_every_tab_is_in_the_help(tmp_path: Path, fmt: str) -
         missing = [
             (title, key, what)
             for title, key, what in sorted(bound)
-            if (title, key, what) not in listed and (SHARED_TITLE, key, what) not in listed
+            if not any(
+                (where, key, what) in listed for where in (title, SHARED_TITLE, ACROSS_TITLE)
+            )
         ]
         assert not missing, missing
+
+
+async def test_textuals_scroll_keys_are_listed_where_they_scroll_in_our_words(
+    tmp_path: Path,
+) -> None:
+    """Every list had Textual's ``left`` "Scroll Left", ``ctrl+pagedown`` "Page Right"
+    (and the browser's footer its ``up`` "Scroll Up" …), listed under most tabs, though in
+    a list cut to its width they do nothing. A table's columns do scroll across a narrow
+    window: its keys are listed once, in our words, in a section saying where they act."""
+    from viewer.screens.help import ACROSS_TITLE
+
+    textuals = ("Scroll Left", "Scroll Right", "Page Left", "Page Right", "Scroll Up", "Page Up")
+    path = tmp_path / "dir" / "t.jsonl"
+    path.parent.mkdir()
+    write_story(path)
+    for where, kind in ((path, ModelScreen), (path.parent, None)):
+        app = TailscopeApp(where)
+        async with app.run_test(size=SIZE) as pilot:
+            if kind is not None:
+                await file_loaded(pilot, kind)
+            await pilot.pause(0.3)
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(pilot.app.screen, BindingsHelpScreen))
+            text = screen_text(app)
+            sections = app.screen.sections  # type: ignore[attr-defined]
+        for words in textuals:
+            assert words not in text, (where, words)
+        rows = [
+            (section, keys, what)
+            for section, bindings in sections
+            for keys, what in binding_rows(bindings)
+        ]
+        assert [(keys, what) for section, keys, what in rows if section == ACROSS_TITLE] == [
+            ("left", "Scroll the columns left"),
+            ("right", "Scroll the columns right"),
+            ("ctrl+PgUp", "A page of columns left"),
+            ("ctrl+PgDn", "A page of columns right"),
+        ], where
+        assert [k for _s, k, _w in rows].count("left") == 1, where  # (once, not a tab each)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)])
@@ -199,3 +242,38 @@ async def test_the_footer_shows_whole_keys_only(tmp_path: Path, size: tuple[int,
                 assert key.region.right <= palette.region.x, (number, key.description, footer)
                 assert f"{key.key_display} {key.description}" in footer, (number, footer)
     assert left_out or size[0] > 80  # (at 80 columns some are left out: the case is met)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_footer_says_c_on_a_table_and_n_once_searched(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """``?`` listed a table's ``c`` and every list's ``n`` / ``N``, the footer never, room
+    or not (the review). A table's footer says ``c Copy the row``; a list's says
+    ``n Next match`` once it is searched (before, ``n`` steps through nothing), ahead of
+    the conversation's ``t`` / ``e``, so that 80 columns keep it."""
+    from helpers import screen_lines
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    async with TailscopeApp(path).run_test(size=size) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        screen = pilot.app.screen
+        assert isinstance(screen, ModelScreen)
+
+        async def footer(tab: str) -> str:
+            await pilot.press(tab)
+            await pilot.pause(0.3)
+            return screen_lines(pilot.app)[-1]
+
+        assert "c Copy the row" in await footer("5")  # (v1's runs)
+        assert "c Copy the row" in await footer("4")  # (its run contexts' runs)
+        assert "n Next match" not in await footer("1")
+        await pilot.press("slash", *"divide", "enter")
+        await wait_for(pilot, lambda: bool(screen.conversation.matches))
+        assert "n Next match" in await footer("1")
+        tools = await footer("3")
+        assert "n Next match" not in tools and "⏎ Open" in tools  # (not searched there)
+        await pilot.press("slash", *"read", "enter")
+        await wait_for(pilot, lambda: screen.ops.table.search_term == "read")
+        assert "n Next match" in await footer("3")

@@ -154,3 +154,25 @@ async def test_no_command_writes_a_screenshot(tmp_path: Path) -> None:
             titles = {c.title for c in app.get_system_commands(app.screen)}
             assert "Screenshot" not in titles
             assert "Quit" in titles and "Keys" in titles  # (Textual's others stay)
+
+
+async def test_a_key_refused_by_its_actions_name_is_the_next_bindings(tmp_path: Path) -> None:
+    """A pane's ``check_action`` is asked as Textual asks it for the key: the action's
+    name and parameters (``step_match``, ``(1,)``), not the binding's whole string
+    (``step_match(1)``, which a check keyed on the name never refused: the review). The
+    diff's ``n`` is its next difference until ``/`` searches it, then its next match."""
+    from viewer.screens.key_commands import key_chain, key_commands
+    from viewer.widgets.diff_view import DiffView
+
+    path = tmp_path / "t.jsonl"
+    write_story(path)
+    async with app_loaded(path, ModelScreen, SIZE) as (app, pilot):
+        await pilot.press("d")
+        diff = app.query_one(DiffView)
+        await wait_for(pilot, lambda: app.screen.focused is diff)
+        assert diff.check_action("step_match", (1,)) is False  # (refused by its name)
+        [(title, about, _run_it)] = key_commands(key_chain(diff), ["n"])
+        assert title.startswith("Next difference") and about == "key n"
+        diff.search_term = "divide"
+        [(title, _about, _run_it)] = key_commands(key_chain(diff), ["n"])
+        assert title.startswith("Next match")

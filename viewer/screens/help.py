@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import ModalScreen, Screen
@@ -26,6 +26,8 @@ NAMES = {
     "escape": "esc",
     "pagedown": "PgDn",
     "pageup": "PgUp",
+    "ctrl+pagedown": "ctrl+PgDn",
+    "ctrl+pageup": "ctrl+PgUp",
     "left_square_bracket": "[",
     "right_square_bracket": "]",
 }
@@ -44,6 +46,19 @@ FILE_NOTES = (
 
 Section = tuple[str, Sequence[BindingType]]
 SHARED_TITLE = "Most tabs"  # their shared keys, said once (a tab binding one otherwise says so)
+ACROSS_TITLE = "Tables too wide"  # (the keys that scroll one across the window, said once)
+SCROLL_ACROSS = frozenset({"scroll_left", "scroll_right", "page_left", "page_right"})
+
+
+def _same(binding: Binding) -> tuple[str, str, str]:
+    return (binding.key, binding.action, binding.tooltip or binding.description)
+
+
+# The keys every scrolling widget has from Textual (``left`` "Scroll Left", ``pageup``):
+# in our lists, ours move the cursor instead or they do nothing (lines cut to the width;
+# the footer, never focused); where they do something, a table's columns scrolled
+# across a narrow window, the table binds them again in our words.
+TEXTUAL_SCROLLING = {_same(b) for b in Binding.make_bindings(ScrollableContainer.BINDINGS)}
 
 
 def key_name(key: str) -> str:
@@ -70,11 +85,17 @@ def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
     return [(" / ".join(keys), what) for (_action, what), keys in grouped.items()]
 
 
+def offers(node: DOMNode, action: str) -> bool:
+    """Whether ``node`` offers ``action`` (a binding's) now: its ``check_action`` not False,
+    asked as Textual asks it for a key, with the action's name and parameters parsed from
+    the string (``jump`` and ``('call', 1)``, not ``jump('call', 1)``), of the node that
+    a namespace names (``app.quit``: the app)."""
+    return node.app._check_action_state(action, node) is not False
+
+
 def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
-    """The bindings whose actions ``node`` offers now (``check_action`` not False)."""
-    return [
-        b for b in Binding.make_bindings(bindings) if node.check_action(b.action, ()) is not False
-    ]
+    """The bindings whose actions ``node`` offers now."""
+    return [b for b in Binding.make_bindings(bindings) if offers(node, b.action)]
 
 
 def _title(cls: type) -> str:
@@ -112,17 +133,29 @@ def class_bindings(cls: type[DOMNode]) -> list[Binding]:
 def widget_bindings(widget: Widget) -> list[Binding]:
     """The keys of one of our widgets as it has them now, and those of the widgets it
     mounts later (its ``MOUNTS_LATER``: a run's sections, mounted when a run is shown);
-    Textual's own containers' none (theirs scroll what ours move through)."""
+    Textual's own containers' none (theirs scroll what ours move through), nor the keys
+    every scrolling widget has from Textual, as Textual words them (``TEXTUAL_SCROLLING``)."""
     cls = type(widget)
     if not _ours(cls):
         return []
     live = (b for bindings in widget._bindings.key_to_bindings.values() for b in bindings)
     later: Iterable[type[DOMNode]] = getattr(cls, "MOUNTS_LATER", ())
-    return [*_in_written_order(cls, live), *(b for kind in later for b in class_bindings(kind))]
+    found = [*_in_written_order(cls, live), *(b for kind in later for b in class_bindings(kind))]
+    return [b for b in found if _same(b) not in TEXTUAL_SCROLLING]
 
 
-def _same(binding: Binding) -> tuple[str, str, str]:
-    return (binding.key, binding.action, binding.tooltip or binding.description)
+def _across(sections: list[Section], at: int) -> list[Section]:
+    """``sections`` with the keys that scroll a table across taken out of each, said
+    once in a section of their own, the ``at``-th."""
+    across = _unique(b for _t, bs in sections for b in Binding.make_bindings(bs) if _scrolls(b))
+    rest = [
+        (title, [b for b in Binding.make_bindings(bs) if not _scrolls(b)]) for title, bs in sections
+    ]
+    return [*rest[:at], *([(ACROSS_TITLE, across)] if across else []), *rest[at:]]
+
+
+def _scrolls(binding: Binding) -> bool:
+    return binding.action in SCROLL_ACROSS
 
 
 def _unique(bindings: Iterable[Binding]) -> list[Binding]:
@@ -152,10 +185,13 @@ def pane_sections(panes: Sequence[tuple[str, Widget]]) -> list[Section]:
 
     first = [b for b in _unique(b for _t, bs in keys for b in bs) if shared_by_all(b)]
     shared = {_same(b) for b in first}
-    return [
-        *([(SHARED_TITLE, first)] if first else []),
-        *((title, [b for b in bindings if _same(b) not in shared]) for title, bindings in keys),
-    ]
+    return _across(
+        [
+            *([(SHARED_TITLE, first)] if first else []),
+            *((title, [b for b in bs if _same(b) not in shared]) for title, bs in keys),
+        ],
+        1 if first else 0,
+    )
 
 
 def screen_sections(screen: Screen[object]) -> list[Section]:
@@ -171,7 +207,7 @@ def screen_sections(screen: Screen[object]) -> list[Section]:
         if own:
             sections.append((_title(cls), own))
     sections.append(("Everywhere", offered(screen.app, screen.app.BINDINGS)))
-    return sections
+    return _across(sections, -1)  # (before the app's)
 
 
 class BindingsHelpScreen(ModalScreen[None]):
@@ -220,6 +256,7 @@ __all__ = [
     "Section",
     "binding_rows",
     "key_name",
+    "offers",
     "pane_sections",
     "screen_sections",
     "what_it_does",

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from .following import Command
-from .help import key_name, what_it_does
+from .help import key_name, offers, what_it_does
 
 
 def key_chain(focused: Widget) -> list[Widget]:
@@ -52,7 +52,7 @@ def key_commands(chain: Sequence[Widget], keys: Iterable[str], where: str = "") 
 def _bound(chain: Sequence[Widget], key: str) -> tuple[Widget, Binding] | None:
     for node in chain:
         for binding in node._bindings.key_to_bindings.get(key, ()):
-            if node.check_action(binding.action, ()) is not False:
+            if offers(node, binding.action):
                 return node, binding
     return None
 

@@ -54,7 +54,7 @@ class CallsPane(Horizontal, FocusPane):
     FOCUS_ON = "#agentgo-call-tree"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step_match(1)", "Next matching call", show=False),
+        Binding("n", "step_match(1)", "Next matching call"),  # (in the footer once searched)
         Binding("N", "step_match(-1)", "Previous matching call", show=False),
     ]
 
@@ -277,7 +277,14 @@ class CallsPane(Horizontal, FocusPane):
         """The calls whose label holds ``term`` (any case): the cursor to the first at or
         after the selected one; ``n`` / ``N`` step through them. Returns how many."""
         self.search_term = term  # (asked on the tab alone: its tree is caught up)
+        self.refresh_bindings()  # (n / N, and the footer's n, come and go with a term)
         return self._to_match(0)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` / ``N`` while a term is set (the footer says ``n`` then)."""
+        if action == "step_match" and not self.search_term:
+            return False
+        return super().check_action(action, parameters)
 
     def action_step_match(self, step: int) -> None:
         """The next (or previous) call that matches the search, round the end."""

@@ -52,7 +52,6 @@ class DiffView(RowSearch):
     }
     # n / N (and p) step through the differences until the tab is searched, then through
     # its matches, as on every tab; ] / [ step through the differences always
-    MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
         *MATCH_STEPS,
         Binding(

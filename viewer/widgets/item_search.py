@@ -62,6 +62,7 @@ class ItemSearch(ItemJumps):
         them the next snapshot, the whole file, is searched as this was asked (the cursor
         goes to the first match, the count is told)."""
         self.search_term = term
+        self.refresh_bindings()  # (n / N, and the footer's n, come and go with a term)
         self.highlight = fold(term)
         self._cache.clear()
         self.refresh()
@@ -200,6 +201,12 @@ class ItemSearch(ItemJumps):
                 # the last at or before it (the one before the match ``n`` goes to)
                 self.match_pos = bisect.bisect_right(self.matches, max(self.cursor, 0)) - 1
             self.post_message(self.Searching(self))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` / ``N`` while a term is set (the footer says ``n`` then)."""
+        if action == "next_match" and not self.search_term:
+            return False
+        return super().check_action(action, parameters)
 
     def action_next_match(self, direction: int) -> None:
         """``n`` / ``N``: the next or previous match, among those found so far while a

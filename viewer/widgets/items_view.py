@@ -112,14 +112,15 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         Binding("enter", "toggle_fold", "Expand"),
         Binding("o", "toggle_original", "Original/stub", show=False),
         Binding("c", "copy", "Copy"),
+        # (in the footer once searched, ahead of t / e: at 80 columns they would leave it)
+        Binding("n", "next_match(1)", "Next match"),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("t", "jump('call', 1)", "Next tool call"),
         Binding("T", "jump('call', -1)", "Previous tool call", show=False),
         Binding("e", "jump('error', 1)", "Next error"),
         Binding("E", "jump('error', -1)", "Previous error", show=False),
         Binding("x", "jump('compaction', 1)", "Next compaction", show=False),
         Binding("X", "jump('compaction', -1)", "Previous compaction", show=False),
-        Binding("n", "next_match(1)", "Next match", show=False),
-        Binding("N", "next_match(-1)", "Previous match", show=False),
     ]
 
     @dataclass

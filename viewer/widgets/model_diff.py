@@ -296,7 +296,6 @@ class ModelDiffView(LinesView, RowSearch):
     # n / N (and p) step through the compactions and elisions until the tab is searched,
     # then through its matches, as on every tab; x / X step through the compactions
     # always, as in the conversation (not [ and ], which step agentgo's runs)
-    MATCH_KEYS_WHILE_SEARCHED = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,m", "show_raw", "In the raw view"),
         *MATCH_STEPS,

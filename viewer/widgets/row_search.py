@@ -27,7 +27,7 @@ FURTHER_ON = "‹the match is further on than this row shows: enter shows its li
 
 
 # n / N / p to the matches, said in the footer: a list whose own steps (the diffs' through
-# compactions) have those keys until it is searched (``MATCH_KEYS_WHILE_SEARCHED``)
+# compactions) have those keys until it is searched (``RowSearch.check_action``)
 MATCH_STEPS: list[BindingType] = [
     Binding("n", "step_match(1)", "Next match", tooltip="Next match of this tab's search"),
     Binding(
@@ -54,14 +54,11 @@ class RowSearch(LineList):
     looked at (``finder``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "step_match(1)", "Next match", show=False),
+        Binding("n", "step_match(1)", "Next match"),  # (in the footer once searched)
         Binding("N", "step_match(-1)", "Previous match", show=False),
     ]
 
     NOT_FOUND: ClassVar[str] = "No row matches: / searches this tab."
-    # ``n`` / ``N`` are the matches' only while a term is set (the list's own keys, such
-    # as the diffs' steps through compactions, have them until it is searched)
-    MATCH_KEYS_WHILE_SEARCHED: ClassVar[bool] = False
 
     @dataclass
     class Searched(Message):
@@ -235,8 +232,10 @@ class RowSearch(LineList):
             self.post_message(self.Searching())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "step_match" and self.MATCH_KEYS_WHILE_SEARCHED and not self.search_term:
-            return False  # (the key is the list's own step until it is searched)
+        """``n`` / ``N`` are the matches' only while a term is set: the footer says them
+        then, and a list's own keys (the diffs' steps) have them until it is searched."""
+        if action == "step_match" and not self.search_term:
+            return False
         return super().check_action(action, parameters)
 
     def action_step_match(self, direction: int) -> None:

@@ -136,6 +136,12 @@ class VirtualTable(LineList):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "activate", "Open"),  # (in the footer: a table says what it opens)
+        # Textual's, in our words: a table's columns scroll across a narrow window (``?``
+        # lists these, not Textual's own, which do nothing in the lists, cut to the width)
+        Binding("left", "scroll_left", "Scroll the columns left", show=False),
+        Binding("right", "scroll_right", "Scroll the columns right", show=False),
+        Binding("ctrl+pageup", "page_left", "A page of columns left", show=False),
+        Binding("ctrl+pagedown", "page_right", "A page of columns right", show=False),
     ]
 
     @dataclass
@@ -355,7 +361,7 @@ class FittedTable(VirtualTable):
     whole value)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy_row", "Copy the row", show=False),
+        Binding("c", "copy_row", "Copy the row"),
     ]
 
     def __init__(
