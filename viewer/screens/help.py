@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer, VerticalScroll
@@ -90,7 +91,9 @@ def offers(node: DOMNode, action: str) -> bool:
     asked as Textual asks it for a key, with the action's name and parameters parsed from
     the string (``jump`` and ``('call', 1)``, not ``jump('call', 1)``), of the node that
     a namespace names (``app.quit``: the app)."""
-    return node.app._check_action_state(action, node) is not False
+    namespace, name, parameters = parse_action(action)
+    target = {"app": node.app, "screen": node.screen}.get(namespace, node)
+    return target.check_action(name, parameters) is not False
 
 
 def offered(node: DOMNode, bindings: Sequence[BindingType]) -> list[Binding]:
