@@ -156,7 +156,7 @@ class Session:
             raise RefusedAppendError(
                 f"cannot encode the {kind} line: {err}", path=self._path
             ) from None
-        unwritable = not_finite(payload)
+        unwritable = not_finite(payload, line)
         if unwritable is not None:
             raise RefusedAppendError(
                 f"cannot encode the {kind} line: {unwritable}", path=self._path

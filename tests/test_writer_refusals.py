@@ -3,6 +3,8 @@ when they fail or are dropped, and say why in words that can be printed."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import gc
 import os
 import threading
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from session_core import Message, Session, TranscriptError
@@ -427,14 +430,36 @@ def test_an_empty_path_is_said_to_be_empty(opener: Any) -> None:
 
 # -- a number JSON cannot hold is refused, not written null ------------------------------
 
+
+@dataclasses.dataclass
+class Cost:
+    cost: float
+    _cache: float = float("nan")  # (orjson writes no attribute named so: not refused)
+
+
+@dataclasses.dataclass
+class Slotted:
+    __slots__ = ("costs",)
+    costs: list[float]
+
+
+class Priced(enum.Enum):
+    UNKNOWN = float("nan")
+
+
 NOT_FINITE = [
     {"f": float("nan")},
     {"usage": {"prompt-tokens": 3, "cost": float("inf")}},
     {"usage": {"costs": [0.5, -float("inf")]}},
+    # (what orjson writes on its own beside dicts and lists: dataclasses, enum members)
+    {"usage": Cost(float("nan"))},
+    {"usage": [Slotted([1.0, float("inf")])]},
+    {"usage": {"cost": Priced.UNKNOWN}},
 ]
+NOT_FINITE_IDS = ["nan", "usage-inf", "in-a-list", "dataclass", "slots-dataclass", "enum"]
 
 
-@pytest.mark.parametrize("extra", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+@pytest.mark.parametrize("extra", NOT_FINITE, ids=NOT_FINITE_IDS)
 def test_a_message_holding_a_non_finite_number_is_refused(
     tmp_path: Path, extra: dict[str, Any]
 ) -> None:
@@ -454,7 +479,7 @@ def test_a_message_holding_a_non_finite_number_is_refused(
     assert not (tmp_path / "m.jsonl").exists()
 
 
-@pytest.mark.parametrize("data", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+@pytest.mark.parametrize("data", NOT_FINITE, ids=NOT_FINITE_IDS)
 def test_an_agentgo_record_holding_a_non_finite_number_is_refused(
     tmp_path: Path, data: dict[str, Any]
 ) -> None:
@@ -468,3 +493,33 @@ def test_an_agentgo_record_holding_a_non_finite_number_is_refused(
     with pytest.raises(RefusedAppendError, match="could not be encoded"):  # (sticky: the spec)
         session.close()
     assert path.read_bytes() == before
+
+
+def test_what_orjson_writes_of_a_dataclass_is_what_is_looked_at(tmp_path: Path) -> None:
+    """A NaN in an attribute orjson leaves out (a leading underscore) writes nothing."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="assistant", content="hi"), extra={"u": Cost(0.5)})
+    assert b'"u":{"cost":0.5}' in path.read_bytes()
+
+
+def test_a_fragment_that_is_no_json_is_refused(tmp_path: Path) -> None:
+    """An ``orjson.Fragment`` is written as it is: one holding NaN would make a line that
+    is no JSON (damage to every reader), so both writers refuse it, writing nothing."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        before = path.read_bytes()
+        with pytest.raises(RefusedAppendError, match="Fragment that is no JSON"):
+            session.append_event(type="x-note", payload={"f": orjson.Fragment(b"[NaN]")})
+        assert path.read_bytes() == before
+        session.append_event(type="x-note", payload={"f": orjson.Fragment(b"[1.5]")})
+    assert b'"payload":{"f":[1.5]}' in path.read_bytes()
+    agentgo = tmp_path / "a.jsonl"
+    session_ag = AgentGoSession.create(agentgo)
+    run = session_ag.begin_run()
+    before = agentgo.read_bytes()
+    with pytest.raises(RefusedAppendError, match="Fragment that is no JSON"):
+        run.record("custom", {"f": orjson.Fragment(b"NaN")})
+    assert agentgo.read_bytes() == before
+    with pytest.raises(RefusedAppendError, match="could not be encoded"):  # (sticky)
+        session_ag.close()

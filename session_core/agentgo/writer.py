@@ -178,7 +178,7 @@ class AgentGoSession:
                 record["execution"] = dict(execution)
             try:
                 line = orjson.dumps(record, option=_OPTS)
-                unwritable = not_finite(record)
+                unwritable = not_finite(record, line)
                 if unwritable is not None:
                     raise TypeError(unwritable)
             except (TypeError, orjson.JSONEncodeError) as err:
