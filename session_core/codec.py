@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import math
 import uuid
@@ -19,22 +21,49 @@ def dump_line(envelope: dict[str, Any]) -> bytes:
     return orjson.dumps(envelope, option=_LINE_OPTS)
 
 
-def not_finite(value: Any) -> str | None:
-    """Where ``value`` (a record's data, once it encodes) holds a number that is not
-    finite, said (``usage.cost is NaN``), or None. JSON has no NaN nor infinity: orjson
-    (and the reference's JSON::Fast) would write ``null``, an unknown where a number
-    was given, without a word, so a writer refuses it."""
+def not_finite(value: Any, line: bytes | None = None) -> str | None:
+    """Where ``value`` (a record's data, once it encodes as ``line``) holds a number that
+    is not finite, said (``usage.cost is NaN``), or None. JSON has no NaN nor infinity:
+    orjson (and the reference's JSON::Fast) would write ``null``, an unknown where a
+    number was given, without a word, so a writer refuses it. Looked for in all that
+    orjson writes on its own that can hold one: dicts, lists and tuples (their
+    subclasses too), dataclass instances (``_written_fields``), an enum member's value;
+    an ``orjson.Fragment``, written as it is and not to be looked into, by reading
+    ``line`` back (a NaN in it made a line that is no JSON)."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            said = "NaN" if math.isnan(item) else "infinite"
-            return f"{where or 'the value'} is {said} (JSON has no NaN nor infinity)"
-        if isinstance(item, dict):
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                said = "NaN" if math.isnan(item) else "infinite"
+                return f"{where or 'the value'} is {said} (JSON has no NaN nor infinity)"
+        elif isinstance(item, dict):
             stack.extend((f"{where}.{key}" if where else str(key), v) for key, v in item.items())
         elif isinstance(item, list | tuple):
             stack.extend((f"{where}[{index}]", v) for index, v in enumerate(item))
+        elif isinstance(item, enum.Enum):
+            stack.append((where, item.value))
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            stack.extend(
+                (f"{where}.{name}" if where else name, v) for name, v in _written_fields(item)
+            )
+        elif isinstance(item, orjson.Fragment) and line is not None:
+            try:
+                orjson.loads(line)
+            except orjson.JSONDecodeError as err:
+                return f"{where or 'the value'} is an orjson.Fragment that is no JSON ({err})"
     return None
+
+
+def _written_fields(instance: Any) -> list[tuple[str, Any]]:
+    """A dataclass instance's attributes as orjson writes them: those of its
+    ``__dict__`` (its fields', where its slots keep them), but any named with a leading
+    underscore."""
+    attributes = getattr(instance, "__dict__", None)
+    if attributes is None:
+        names = [field.name for field in dataclasses.fields(instance)]
+        attributes = {name: getattr(instance, name, None) for name in names}
+    return [(name, v) for name, v in attributes.items() if not name.startswith("_")]
 
 
 def canonical_json(value: Any) -> str:

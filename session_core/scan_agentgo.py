@@ -12,7 +12,7 @@ from .agentgo.reader import StrictReader, parse_record
 from .errors import TranscriptError
 from .reader import is_blank
 from .scan import FileRead, FileSummary, lower_bounds, scale_usage
-from .scan_title import first_record_said
+from .scan_title import prompt_past_head
 from .scan_window import feed_window, lines_of, tail_window
 from .tallies import AgentGoTally, text_or_none
 from .titles import agentgo_prompt
@@ -55,20 +55,14 @@ def agentgo_summary(read: FileRead) -> None:
 
     summary.crash_tail = feed_window(tail, feed, unfinished_is_tail=True)
     _agentgo_finish(summary, tally)
-    # (its first prompt: in the head, else the first line past it that is one)
-    summary.model, summary.title = first.model, first.title or _later_prompt(read)
+    # (its first prompt: in the head, else the first line past it that is one, as far
+    # as ``scan_title.PAST_HEAD``)
+    summary.model = first.model
+    summary.title = first.title or prompt_past_head(fh, head, summary.size, _prompt_of)
     summary.started = started
     summary.messages = round(tally.messages * scale)
     summary.tool_calls = round(tally.calls * scale)
     scale_usage(summary, tally.usage, scale)
-
-
-def _later_prompt(read: FileRead) -> str | None:
-    """The first prompt past a big file's head (a long system message before it): its
-    lines that may be one found by their bytes, the others passed over unread."""
-    head = read.head
-    whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
-    return first_record_said(read.fh, whole, read.summary.size, _prompt_of)
 
 
 def _prompt_of(record: dict[str, Any]) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from .column_items import messages_written, stamps_at_ends
@@ -41,8 +41,13 @@ def summarise_model(
     cwd = fact("cwd")
     project = os.path.basename(cwd.rstrip("/")) if cwd else None
     summary.agent = project or fact("agent", "client")
-    # (``session_title``'s rule, its first prompt looked for only where it is needed)
-    summary.title = session_title(fact("title"), None) or model_first_prompt(transcript)
+    # (``session_title``'s rule, its first prompt looked for only where it is needed; a
+    # windowed read's, where the head held none, as looked for past it)
+    summary.title = session_title(fact("title"), None) or (
+        transcript.extra["first-prompt"]
+        if "first-prompt" in transcript.extra
+        else model_first_prompt(transcript)
+    )
     summary.model = fact("model")
     summary.started = fact("started") or summary.started
     first, last = stamps_at_ends(transcript.raw)
@@ -125,7 +130,7 @@ def _refuse_damage(transcript: Transcript, head: int) -> None:
 
 
 def windowed_model(
-    builder: Builder,
+    make_builder: Callable[[], Builder],
     summary: FileSummary,
     fh: IO[bytes],
     head: bytes,
@@ -133,48 +138,64 @@ def windowed_model(
     prompt_bytes: tuple[bytes, ...] = (),
 ) -> Transcript:
     """A big file's model from its head's whole lines and a tail window (``estimated``),
-    and the lines between them that may hold its first prompt (``middle_prompt``)."""
+    its counts from those alone; its first prompt, where the head holds none, looked for
+    past it (``middle_prompt``) and kept as ``extra["first-prompt"]``."""
     from .scan_window import tail_window
 
+    builder = make_builder()
     lines = head.split(b"\n")[:-1]
     for number, raw in enumerate(lines, start=1):
         builder.take_line(raw, number)
     whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
     tail, _scale = tail_window(summary, fh, window, floor=whole)
-    read = len(head) + len(tail)
-    number = len(lines)
-    for raw in middle_prompt(builder, fh, whole, summary.size - len(tail), prompt_bytes):
-        number += 1
-        builder.take_line(raw, number)
-        read += len(raw) + 1
-    head_lines = number  # (the middle's lines read are the head's: before the window)
-    for number, raw in enumerate(tail.split(b"\n"), start=head_lines + 1):
+    prompt: str | None = None
+    said = False  # (the first prompt is known where the head holds none)
+    if prompt_bytes and not builder.prompted():
+        searched = make_builder()
+        middle = (fh, whole, summary.size - len(tail), prompt_bytes)
+        all_read = middle_prompt(searched, lines, *middle)
+        prompt = model_first_prompt(searched.transcript(None))
+        said = prompt is not None or not all_read  # (else the tail's first is the first)
+        if said:
+            builder.prompt_searched(searched)
+    for number, raw in enumerate(tail.split(b"\n"), start=len(lines) + 1):
         builder.take_line(raw, number)
     transcript = builder.transcript(None)
-    transcript.extra["bytes-read"] = read
+    transcript.extra["bytes-read"] = len(head) + len(tail)
     transcript.extra["tail-bytes"] = len(tail)
-    transcript.extra["head-lines"] = head_lines
+    transcript.extra["head-lines"] = len(lines)
+    if said:
+        transcript.extra["first-prompt"] = prompt
     return transcript
 
 
 def middle_prompt(
-    builder: Builder, fh: IO[bytes], start: int, end: int, prompt_bytes: tuple[bytes, ...]
-) -> Iterator[bytes]:
-    """The lines between a big file's head and its tail window (``start`` to ``end``)
-    that may hold its first prompt, found by their bytes (``prompt_bytes``), the others
-    passed over unread, until one is (``Builder.prompted``), where nothing read yet was
-    (a long first line before it): the tail's first prompt is a later one, never the
-    title. A whole read gives the same title (``titles``)."""
-    from .scan_title import lines_holding
+    builder: Builder,
+    head_lines: list[bytes],
+    fh: IO[bytes],
+    start: int,
+    end: int,
+    prompt_bytes: tuple[bytes, ...],
+) -> bool:
+    """Feed ``builder`` (a fresh one: the row's counting model is fed none of these, no
+    fair sample of the middle) a big file's head again and the lines between it and the
+    tail window (``start`` to ``end``, as far as ``scan_title.title_end``) that may hold
+    its first prompt, found by their bytes (``prompt_bytes``), the others passed over
+    unread, until one is (``Builder.prompted``). Whether every line to ``end`` was looked
+    at: where not, a first prompt not found is not the row's, never the tail's (a later
+    one). A whole read gives the same title (``titles``)."""
+    from .scan_title import lines_holding, title_end
 
-    if not prompt_bytes or builder.prompted():
-        return
+    for number, raw in enumerate(head_lines, start=1):
+        builder.take_line(raw, number)
     needles = list(prompt_bytes)
-    for raw in lines_holding(fh, start, end, needles):
-        yield raw
+    stop = title_end(start, end)
+    for number, raw in enumerate(lines_holding(fh, start, stop, needles), len(head_lines) + 1):
+        builder.take_line(raw, number)
         if builder.prompted():
             needles.clear()  # (``lines_holding`` reads no further)
-            return
+            break
+    return stop == end
 
 
 def _text(value: object) -> str | None:

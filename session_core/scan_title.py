@@ -1,7 +1,8 @@
-"""A big file's title lines past its head, as the browser's row reads them (``scan``):
-found by their bytes, the other lines passed over unread, so that the row's title is
-the one a whole read gives (``titles``) however far in its first prompt (or, for a
-format whose title a later line may set, that line) is written."""
+"""A big file's first prompt past its head, as the browser's row reads it (``scan``):
+the lines that may hold it found by their bytes, the others passed over unread, for
+``PAST_HEAD`` bytes at most, so that the row's title is the one a whole read gives
+(``titles``) where the first prompt is written that far in, and none (never a later
+prompt) where it is further."""
 
 from __future__ import annotations
 
@@ -11,6 +12,22 @@ from typing import IO, Any
 from .reader import loads_line
 
 BLOCK = 1 << 20
+# Bytes past a big file's head its row reads on for a first prompt, at most: as much as
+# its tail window (``scan.WINDOW``), so that a row's read stays of its head and window's
+# size (a file with no prompt at all is read no further, and a live row is read again on
+# every change of its file).
+PAST_HEAD = 4 << 20
+
+
+def whole_lines_end(head: bytes) -> int:
+    """Where a head's whole lines end (a line's start: the next one's)."""
+    return len(head) - len(head.rsplit(b"\n", 1)[-1])
+
+
+def title_end(start: int, end: int) -> int:
+    """Where a row reading on from ``start`` for a first prompt stops: ``end`` (the
+    file's, or its tail window's start), else ``PAST_HEAD`` bytes on."""
+    return min(end, start + PAST_HEAD)
 
 
 def lines_holding(
@@ -60,13 +77,15 @@ def _holding(data: bytes, start: int, stop: int, needles: Sequence[bytes]) -> It
 USER = (b'"user"',)  # (v1's role, agentgo's kind: a prompt's line holds it)
 
 
-def first_record_said(
-    fh: IO[bytes], start: int, end: int, said: Callable[[dict[str, Any]], str | None]
+def prompt_past_head(
+    fh: IO[bytes], head: bytes, size: int, said: Callable[[dict[str, Any]], str | None]
 ) -> str | None:
-    """The first of the lines from ``start`` to ``end`` holding ``"user"`` (a v1 or
-    agentgo prompt's) that ``said`` gives a title of; a line that is no JSON object is
-    passed over, as the head's are (not this row's to judge)."""
-    for raw in lines_holding(fh, start, end, USER):
+    """A big v1 or agentgo file's first prompt past its ``head`` (a long system message
+    before it), as far as ``title_end``: the first line holding ``"user"`` that ``said``
+    gives a title of; a line that is no JSON object is passed over, as the head's are
+    (not this row's to judge)."""
+    start = whole_lines_end(head)
+    for raw in lines_holding(fh, start, title_end(start, size), USER):
         try:
             record = loads_line(raw)
         except ValueError:
@@ -76,4 +95,4 @@ def first_record_said(
     return None
 
 
-__all__ = ["first_record_said", "lines_holding"]
+__all__ = ["PAST_HEAD", "lines_holding", "prompt_past_head", "title_end", "whole_lines_end"]

@@ -13,7 +13,7 @@ from .message_usage import counts_as_turn, v1_usage
 from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
 from .scan import FileRead, FileSummary, lower_bounds, scale_usage
-from .scan_title import first_record_said
+from .scan_title import prompt_past_head
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
 from .titles import session_title, v1_first_prompt, v1_prompt
@@ -28,8 +28,13 @@ def v1_summary(read: FileRead) -> None:
     if summary.size <= read.budget:
         _v1_whole(summary, summary.path)
         return
-    # (its first prompt: in the head, else the first line past it that is one)
-    summary.title = summary.title or _head_prompt(read.head) or _later_prompt(read)
+    # (its first prompt: in the head, else the first line past it that is one, as far
+    # as ``scan_title.PAST_HEAD``)
+    summary.title = (
+        summary.title
+        or _head_prompt(read.head)
+        or prompt_past_head(fh, read.head, summary.size, _prompt_of)
+    )
     tail, scale = tail_window(summary, fh, read.window)
     counts = V1Window(summary.path)
     feed_window(tail, counts.feed)
@@ -95,14 +100,6 @@ def _head_prompt(head: bytes) -> str | None:
         if isinstance(env, dict) and (prompt := _prompt_of(env)) is not None:
             return prompt
     return None
-
-
-def _later_prompt(read: FileRead) -> str | None:
-    """The first prompt past a big file's head (a long system message before it): its
-    lines that may be one found by their bytes, the others passed over unread."""
-    head = read.head
-    whole = len(head) - len(head.rsplit(b"\n", 1)[-1])  # (where its whole lines end)
-    return first_record_said(read.fh, whole, read.summary.size, _prompt_of)
 
 
 def _prompt_of(env: dict[str, Any]) -> str | None:

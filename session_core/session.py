@@ -58,17 +58,17 @@ class Session:
             _changed_on_disk(path, lines(), index)
 
         state.events.refuse_changed = refuse
+        self._pin(file_identity(append_fd))
         # Closed by ``close``, or when the session is dropped unclosed (nothing written);
         # unlocked, the file may grow by another writer's appends: that is no change to
-        # the lines this session read.
+        # the lines this session read. Registered last: until it is, the descriptors
+        # are the caller's to close (one closed twice may by then be another file's).
         source = state.events.source
         self._release = freed_when_dropped(
             self,
             (lock_fd,) if append_fd == lock_fd else (append_fd, lock_fd),
             None if source is None else source.unpin,
         )
-        self._left = file_identity(append_fd)
-        self._pin(self._left)
 
     def _pin(self, left: Identity) -> None:
         """Take the file as ``left`` (as it is now) as the file this session appends to:
@@ -138,7 +138,12 @@ class Session:
         except BaseException:
             os.close(lock_fd)
             raise
-        return cls(where, state, lock_fd, append_fd)
+        try:
+            return cls(where, state, lock_fd, append_fd)
+        except BaseException:  # (the descriptors are not yet the session's)
+            os.close(append_fd)
+            os.close(lock_fd)
+            raise
 
     # -- writing ----------------------------------------------------------
 
@@ -156,7 +161,7 @@ class Session:
             raise RefusedAppendError(
                 f"cannot encode the {kind} line: {err}", path=self._path
             ) from None
-        unwritable = not_finite(payload)
+        unwritable = not_finite(payload, line)
         if unwritable is not None:
             raise RefusedAppendError(
                 f"cannot encode the {kind} line: {unwritable}", path=self._path

@@ -3,6 +3,8 @@ when they fail or are dropped, and say why in words that can be printed."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import gc
 import os
 import threading
@@ -10,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from session_core import Message, Session, TranscriptError
@@ -427,14 +430,36 @@ def test_an_empty_path_is_said_to_be_empty(opener: Any) -> None:
 
 # -- a number JSON cannot hold is refused, not written null ------------------------------
 
+
+@dataclasses.dataclass
+class Cost:
+    cost: float
+    _cache: float = float("nan")  # (orjson writes no attribute named so: not refused)
+
+
+@dataclasses.dataclass
+class Slotted:
+    __slots__ = ("costs",)
+    costs: list[float]
+
+
+class Priced(enum.Enum):
+    UNKNOWN = float("nan")
+
+
 NOT_FINITE = [
     {"f": float("nan")},
     {"usage": {"prompt-tokens": 3, "cost": float("inf")}},
     {"usage": {"costs": [0.5, -float("inf")]}},
+    # (what orjson writes on its own beside dicts and lists: dataclasses, enum members)
+    {"usage": Cost(float("nan"))},
+    {"usage": [Slotted([1.0, float("inf")])]},
+    {"usage": {"cost": Priced.UNKNOWN}},
 ]
+NOT_FINITE_IDS = ["nan", "usage-inf", "in-a-list", "dataclass", "slots-dataclass", "enum"]
 
 
-@pytest.mark.parametrize("extra", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+@pytest.mark.parametrize("extra", NOT_FINITE, ids=NOT_FINITE_IDS)
 def test_a_message_holding_a_non_finite_number_is_refused(
     tmp_path: Path, extra: dict[str, Any]
 ) -> None:
@@ -454,7 +479,7 @@ def test_a_message_holding_a_non_finite_number_is_refused(
     assert not (tmp_path / "m.jsonl").exists()
 
 
-@pytest.mark.parametrize("data", NOT_FINITE, ids=["nan", "usage-inf", "in-a-list"])
+@pytest.mark.parametrize("data", NOT_FINITE, ids=NOT_FINITE_IDS)
 def test_an_agentgo_record_holding_a_non_finite_number_is_refused(
     tmp_path: Path, data: dict[str, Any]
 ) -> None:
@@ -468,3 +493,114 @@ def test_an_agentgo_record_holding_a_non_finite_number_is_refused(
     with pytest.raises(RefusedAppendError, match="could not be encoded"):  # (sticky: the spec)
         session.close()
     assert path.read_bytes() == before
+
+
+def test_what_orjson_writes_of_a_dataclass_is_what_is_looked_at(tmp_path: Path) -> None:
+    """A NaN in an attribute orjson leaves out (a leading underscore) writes nothing."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        session.append_message(Message(role="assistant", content="hi"), extra={"u": Cost(0.5)})
+    assert b'"u":{"cost":0.5}' in path.read_bytes()
+
+
+def test_a_fragment_that_is_no_json_is_refused(tmp_path: Path) -> None:
+    """An ``orjson.Fragment`` is written as it is: one holding NaN would make a line that
+    is no JSON (damage to every reader), so both writers refuse it, writing nothing."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path) as session:
+        before = path.read_bytes()
+        with pytest.raises(RefusedAppendError, match="Fragment that is no JSON"):
+            session.append_event(type="x-note", payload={"f": orjson.Fragment(b"[NaN]")})
+        assert path.read_bytes() == before
+        session.append_event(type="x-note", payload={"f": orjson.Fragment(b"[1.5]")})
+    assert b'"payload":{"f":[1.5]}' in path.read_bytes()
+    agentgo = tmp_path / "a.jsonl"
+    session_ag = AgentGoSession.create(agentgo)
+    run = session_ag.begin_run()
+    before = agentgo.read_bytes()
+    with pytest.raises(RefusedAppendError, match="Fragment that is no JSON"):
+        run.record("custom", {"f": orjson.Fragment(b"NaN")})
+    assert agentgo.read_bytes() == before
+    with pytest.raises(RefusedAppendError, match="could not be encoded"):  # (sticky)
+        session_ag.close()
+
+
+# -- a writer that fails to be built closes its descriptors once ------------------------
+
+
+def _closes_of_opened(
+    monkeypatch: pytest.MonkeyPatch, module: Any, opener: str
+) -> tuple[list[int], list[int]]:
+    """The descriptors ``module.opener`` gives, and every ``os.close`` of any of them;
+    ``module.file_identity`` (the writer's first look at the file it opened) fails once."""
+    opened: list[int] = []
+    closed: list[int] = []
+    real_open, real_close = getattr(module, opener), os.close
+
+    def opening(*args: Any) -> Any:
+        got = real_open(*args)
+        opened.append(got[0] if isinstance(got, tuple) else got)
+        return got
+
+    def closing(fd: int) -> None:
+        if fd in opened:
+            closed.append(fd)
+        real_close(fd)
+
+    calls: list[int] = []
+    real_identity = module.file_identity
+
+    def identity(fd: int) -> Any:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(5, "Input/output error")
+        return real_identity(fd)
+
+    monkeypatch.setattr(module, opener, opening)
+    monkeypatch.setattr(os, "close", closing)
+    monkeypatch.setattr(module, "file_identity", identity)
+    return opened, closed
+
+
+@pytest.mark.parametrize("writer", ["v1", "agentgo"])
+def test_a_create_that_fails_being_built_closes_its_descriptor_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str
+) -> None:
+    """The drop finalizer is registered last: a failure before it (the file's first
+    fstat) left the half-built session's finalizer to close again, at its collection,
+    the descriptor the failed create had closed (by then, maybe another file's)."""
+    import session_core.agentgo.writer as agentgo_writer
+    import session_core.session as v1_session
+
+    module = v1_session if writer == "v1" else agentgo_writer
+    opened, closed = _closes_of_opened(monkeypatch, module, "create_locked")
+    path = tmp_path / "t.jsonl"
+    with pytest.raises(OSError, match="Input/output error"):
+        Session.create(path) if writer == "v1" else AgentGoSession.create(path)
+    gc.collect()
+    assert len(opened) == 1
+    assert closed == opened  # (once)
+
+
+@pytest.mark.parametrize("writer", ["v1", "agentgo"])
+def test_a_load_that_fails_being_built_closes_its_descriptors_and_frees_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str
+) -> None:
+    import session_core.agentgo.writer as agentgo_writer
+    import session_core.session as v1_session
+
+    path = tmp_path / "t.jsonl"
+    if writer == "v1":
+        written(path)
+    else:
+        AgentGoSession.create(path).close()
+    module = v1_session if writer == "v1" else agentgo_writer
+    held = len(os.listdir("/proc/self/fd"))
+    opened, closed = _closes_of_opened(monkeypatch, module, "open_locked")
+    with pytest.raises(OSError, match="Input/output error"):
+        Session.load(path) if writer == "v1" else AgentGoSession.open(path)
+    gc.collect()
+    assert closed == opened == opened[:1]  # (the lock's, once)
+    assert len(os.listdir("/proc/self/fd")) == held  # (v1's appending one too)
+    monkeypatch.undo()
+    (Session.load(path) if writer == "v1" else AgentGoSession.open(path)).close()

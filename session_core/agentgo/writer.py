@@ -71,12 +71,14 @@ class AgentGoSession:
         self._checkpoint: Any = None
         self._has_checkpoint = False
         self._dirty = False  # written since the last fsync
-        # Closed by ``close`` or, for a session dropped unclosed, when it is collected:
-        # its lock freed, nothing written (no run_close).
-        self._release = freed_when_dropped(self, (fd,))
         # The file as this session left it: it appends only while no other program has
         # written to it since (``Session``'s rule).
         self._left = file_identity(fd)
+        # Closed by ``close`` or, for a session dropped unclosed, when it is collected:
+        # its lock freed, nothing written (no run_close). Registered last: until it is,
+        # the descriptor is the caller's to close (closed twice, it may by then be
+        # another file's).
+        self._release = freed_when_dropped(self, (fd,))
 
     @classmethod
     def create(cls, path: str | os.PathLike[str]) -> AgentGoSession:
@@ -140,7 +142,11 @@ class AgentGoSession:
         except BaseException:
             os.close(fd)
             raise
-        session = cls(where, fd, checker.session_id, checker.seq + 1)
+        try:
+            session = cls(where, fd, checker.session_id, checker.seq + 1)
+        except BaseException:  # (the descriptor is not yet the session's)
+            os.close(fd)
+            raise
         session._checkpoint, session._has_checkpoint = checkpoint, has_checkpoint
         return session
 
@@ -178,7 +184,7 @@ class AgentGoSession:
                 record["execution"] = dict(execution)
             try:
                 line = orjson.dumps(record, option=_OPTS)
-                unwritable = not_finite(record)
+                unwritable = not_finite(record, line)
                 if unwritable is not None:
                     raise TypeError(unwritable)
             except (TypeError, orjson.JSONEncodeError) as err:

@@ -176,8 +176,8 @@ class TranscriptFormat(ABC):
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False
     # A big file's row (its head and a tail window) reads on past the head for its first
-    # prompt (``scan_model.middle_prompt``): the bytes a line that may hold it (or open
-    # the turn it is asked in) holds one of.
+    # prompt (``scan_model.middle_prompt``, as far as ``scan_title.PAST_HEAD``): the
+    # bytes a line that may hold it (or open the turn it is asked in) holds one of.
     prompt_bytes: ClassVar[tuple[bytes, ...]] = (b'"user"',)
     # Its own words, beside the built-ins' (``session_core.vocabulary``): item kinds by
     # category (``{"error": ("rate-limit",)}``: ``e`` stops at such a line) and, by
@@ -345,9 +345,13 @@ class TranscriptFormat(ABC):
         if summary.size <= read.budget:
             transcript = self.open(summary.path, writer_alive=self.writer_alive(summary.path))
         else:
-            builder = self.builder(summary.path)
             transcript = windowed_model(
-                builder, summary, read.fh, read.head, read.window, self.prompt_bytes
+                lambda: self.builder(summary.path),
+                summary,
+                read.fh,
+                read.head,
+                read.window,
+                self.prompt_bytes,
             )
         summarise_model(summary, transcript, running_total=self.running_total)
 

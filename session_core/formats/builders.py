@@ -72,6 +72,7 @@ class Builder(ABC):
         # ("", then ".2", ".3"...: ``joined_line`` sets it): a builder that names an item
         # by its line names it ``line_id``.
         self.id_suffix = ""
+        self._prompt_looks, self._prompt_seen = 0, False  # (the default ``prompted``'s)
 
     @abstractmethod
     def feed(self, record: dict[str, Any], line: int) -> None: ...
@@ -134,11 +135,27 @@ class Builder(ABC):
 
     def prompted(self) -> bool:
         """Whether a line fed so far was a prompt its session's title may be (a big file's
-        row reads on past its head until one is: ``scan_model.middle_titles``). A
-        format's builder says it from what it keeps; the default builds the model."""
+        row reads on past its head until one is: ``scan_model.middle_prompt``). A
+        format's builder says it from what it keeps. The default builds the model, at the
+        1st, 2nd, 4th, 8th... ask alone (each build costs every line fed so far: so all
+        of them cost as much as the lines, where one at each ask cost their square),
+        saying no in between: it may say yes a few lines late, never early."""
         from ..titles import model_first_prompt
 
-        return model_first_prompt(self.transcript(None)) is not None
+        if not self._prompt_seen:
+            self._prompt_looks += 1
+            if self._prompt_looks & (self._prompt_looks - 1) == 0:  # (a power of two)
+                self._prompt_seen = model_first_prompt(self.transcript(None)) is not None
+        return self._prompt_seen
+
+    def prompt_searched(self, searched: Builder) -> None:
+        """A big file's row (``scan_model.windowed_model``), fed its head and about to be
+        fed its tail window: its first prompt is the one ``searched`` (a builder of the
+        same file fed the head and the lines past it that may hold one) knows, or none,
+        never a prompt fed later (the tail's). The row takes ``searched``'s itself
+        (``model_first_prompt``); a format whose model's title holds its first prompt
+        takes it here."""
+        return  # (the default model's title holds none)
 
     @staticmethod
     def line_parts(record: dict[str, Any]) -> list[Part]:

@@ -130,6 +130,12 @@ class ClaudeCodeBuilder(RawColumnBuilder):
     def prompted(self) -> bool:
         return "prompt" in self.titles  # (the first prompt's, as its run has it)
 
+    def prompt_searched(self, searched: Builder) -> None:
+        # (the meta ``title``'s prompt: "" where none was found, so that the tail's, a
+        # later one, is not taken; a custom or ai title still beats it)
+        found = searched.titles.get("prompt") if isinstance(searched, ClaudeCodeBuilder) else None
+        self.titles["prompt"] = found or ""
+
     def feed_line(self, raw: bytes, line: int) -> None:
         if not self.rereadable():
             # Its parts are kept whole (a compressed file, a last line without its
