@@ -24,7 +24,11 @@ Status rules, first match wins:
   which none appends to; not a file whose writer this process saw is gone: its lock
   let go, or every process seen with it open exited).
   A v1 file whose last message is no answer of the model's, too, while its writer may
-  be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running).
+  be at work (``TranscriptFormat.writer_alive``, ``ops.cut_off_state``: running); and a
+  model format's (Claude Code's, Codex's) whose read found a turn or a call running,
+  while its writer may be at work by the same rule: once it is not, the row says what
+  the same lines read with the writer gone say (finished, or what was left open), as a
+  fresh ``check`` does, the file not read again.
 * **crashed**: not live, and the writer left work unfinished: v1 tool
   operations dispatched and never settled, a last message that is no answer of the
   model's (cut off), or a crash tail (a malformed final line); agentgo runs without
@@ -90,6 +94,17 @@ HEAD = 1 << 20  # ...and this much of the head
 FIRST_LINE_LIMIT = 1 << 24  # a first line longer than this is not a transcript's
 
 
+@dataclass(frozen=True, slots=True)
+class LeftOpen:
+    """What a model format's read found its writer left open (``scan_model.left_open``):
+    tool calls without a result, why the row is crashed in words (None: nothing), and
+    whether any of it is running (its writer may be at work)."""
+
+    pending: int
+    reason: str | None
+    running: bool
+
+
 @dataclass(slots=True)
 class FileSummary:
     """What a browser row shows of one file. Counts are ``None`` when unknown."""
@@ -130,6 +145,11 @@ class FileSummary:
     # how that stands as of the status (``settle_status``) beside what else is open
     unanswered: bool = False
     left_open: str | None = None
+    # A model format's read that found work running (a turn, a call: its writer may be at
+    # work): what it left open as read, and as the same lines read with the writer gone;
+    # ``settle_status`` says the one that holds as of the status (None: nothing running)
+    running: LeftOpen | None = None
+    gone: LeftOpen | None = None
     locked: bool | None = None  # a writer holds it: a lock, or open (None: /proc did not say)
     # Where a format links subagents' files, ``tokens`` and ``cost`` hold theirs too:
     with_subagents: str | None = None  # what the row's usage holds, in words
@@ -240,6 +260,7 @@ def settle_status(
     if summary.locked:
         table.note(summary.path, summary.device, summary.inode)
     end = _v1_end(summary, fmt, now) if summary.unanswered and unread is None else None
+    at_work = _work_goes_on(summary, fmt, now) if unread is None else False
     # (a format whose writers all lock is live only while one does: agentgo's; nobody
     # appends to a compressed file, however fresh: Codex packs an idle rollout; a writer
     # seen holding the file and gone is gone, however fresh the file)
@@ -249,7 +270,7 @@ def settle_status(
         and not is_compressed_file(summary.path)
         and not (summary.locked is False and _writer_went(summary))
     )
-    if summary.locked or fresh or end == "running":
+    if summary.locked or fresh or end == "running" or at_work:
         summary.status = "live"
     elif summary.reason is not None and unread != "ended":
         summary.status = "crashed"
@@ -348,6 +369,20 @@ def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | N
     said = END_SAID.get(end or "") if not summary.pending else None
     summary.reason = "; ".join(w for w in (said, summary.left_open) if w) or None
     return end
+
+
+def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:
+    """Whether the work a row was read running (a turn, a call) may go on as of ``now``:
+    its writer may be at work, by the one rule every read path tells it by
+    (``TranscriptFormat.writer_alive``); the row's reason and pending then as read, else
+    as its lines read with the writer gone (a fresh ``check`` says the same)."""
+    running, gone = summary.running, summary.gone
+    if running is None or gone is None:
+        return False
+    alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
+    said = gone if alive is False else running
+    summary.pending, summary.reason = said.pending, said.reason
+    return alive is not False
 
 
 def scale_usage(summary: FileSummary, usage: Usage, scale: float) -> None:

@@ -21,6 +21,7 @@ open file once the row is not.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 from typing import TYPE_CHECKING, Protocol
@@ -68,7 +69,9 @@ class ModelFold:
 
         fmt = self.format
         transcript = self.live.whole_transcript(fmt.writer_alive(summary.path))
-        summarise_model(summary, transcript, running_total=fmt.running_total)
+        # (work read running: how the same lines read once the writer is gone)
+        gone = functools.partial(self.live.builder.transcript, False)
+        summarise_model(summary, transcript, running_total=fmt.running_total, gone=gone)
 
 
 class V1Fold:

@@ -16,16 +16,21 @@ from .vocabulary import meta_fact
 
 if TYPE_CHECKING:
     from .formats.builders import Builder
-    from .scan import FileSummary
+    from .scan import FileSummary, LeftOpen
 
 
 def summarise_model(
-    summary: FileSummary, transcript: Transcript, *, running_total: bool = False
+    summary: FileSummary,
+    transcript: Transcript,
+    *,
+    running_total: bool = False,
+    gone: Callable[[], Transcript] | None = None,
 ) -> None:
     """Counts, usage and the crash reason of a row; scaled when the row is ``estimated``,
     but for usage that is the writer's ``running_total`` (whole even in the tail: its
     first response there is priced as the difference from the head's last, the unread
-    middle with it)."""
+    middle with it). ``gone``: the same lines' model with the writer gone, asked for
+    where ``transcript`` has work running."""
     meta = transcript.meta
     # (not by a huge last line: one line, not a measure; ``tail_window``)
     read, longest = transcript.extra.get("bytes-read", summary.size), summary.unmeasured
@@ -83,9 +88,26 @@ def summarise_model(
     # that is cut off may have ended in the middle not read (a later prompt in the tail
     # said it never would): not told as a crash. The last turn is the file's own.
     head = transcript.extra.get("head-lines", 0)
+    summary.crash_tail = torn_last_line(transcript.warnings, transcript.lines)
+    found = left_open(transcript, head)
+    summary.pending, summary.reason = found.pending, found.reason
+    _refuse_damage(transcript, head)
+    # Work read running (its writer may be at work) stands by the writer as of the row's
+    # status, as a fresh read's would (``scan.settle_status``): as read, or as the same
+    # lines read with the writer gone (finished, or left open).
+    summary.running = summary.gone = None
+    if found.running and gone is not None:
+        summary.running, summary.gone = found, left_open(gone(), head)
+
+
+def left_open(transcript: Transcript, head: int = 0) -> LeftOpen:
+    """What a model's writer left open, past a windowed read's ``head`` lines: calls
+    without a result in a run the user did not stop (one whose result says it was
+    interrupted, Esc during a call, or in an aborted turn, was stopped, not cut off),
+    turns not finished, an unfinished last line; and whether any of it is running."""
+    from .scan import LeftOpen
+
     last_run = transcript.runs[-1] if transcript.runs else None
-    # Left open: no result, in a run the user did not stop. One with a result that says
-    # it was interrupted (Esc during a call), or in an aborted turn, was stopped, not cut off.
     aborted = {r.id for r in transcript.runs if r.state == "aborted"}
     unfinished = [
         op
@@ -95,8 +117,6 @@ def summarise_model(
         and op.run_id not in aborted
         and (op.line or 0) > head
     ]
-    summary.pending = len(unfinished)
-    summary.crash_tail = torn_last_line(transcript.warnings, transcript.lines)
     why = []
     if unfinished:
         why.append(
@@ -109,10 +129,12 @@ def summarise_model(
     ]
     if open_runs:
         why.append(f"{count(len(open_runs), 'turn')} not finished")
-    if summary.crash_tail:
+    if torn_last_line(transcript.warnings, transcript.lines):
         why.append("an unfinished last line")
-    summary.reason = "; ".join(why) or None
-    _refuse_damage(transcript, head)
+    running = any(op.state == "running" for op in unfinished) or any(
+        r.state == "running" for r in open_runs
+    )
+    return LeftOpen(len(unfinished), "; ".join(why) or None, running)
 
 
 def _refuse_damage(transcript: Transcript, head: int) -> None:
@@ -130,6 +152,7 @@ def _refuse_damage(transcript: Transcript, head: int) -> None:
 
 
 def windowed_model(
+    builder: Builder,
     make_builder: Callable[[], Builder],
     summary: FileSummary,
     fh: IO[bytes],
@@ -139,10 +162,10 @@ def windowed_model(
 ) -> Transcript:
     """A big file's model from its head's whole lines and a tail window (``estimated``),
     its counts from those alone; its first prompt, where the head holds none, looked for
-    past it (``middle_prompt``) and kept as ``extra["first-prompt"]``."""
+    past it (``middle_prompt``: a builder ``make_builder`` makes) and kept as
+    ``extra["first-prompt"]``. ``builder``: fresh, fed the head and the window."""
     from .scan_window import tail_window
 
-    builder = make_builder()
     lines = head.split(b"\n")[:-1]
     for number, raw in enumerate(lines, start=1):
         builder.take_line(raw, number)

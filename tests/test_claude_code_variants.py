@@ -18,9 +18,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_helpers import FMT, both
 from claude_code_writer import CCWriter, text, tool_use, usage
+from helpers import SAMPLES
 
 from session_core.vocabulary import kinds_of
 from viewer.widgets.item_jumps import is_what
+
+SPOTTER = "claude-code/projects/-home-u-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
 
 def test_runs_without_stop_reason_end_with_a_text_response(
@@ -45,6 +48,34 @@ def test_runs_without_stop_reason_end_with_a_text_response(
     assert [r.duration for r in t.runs] == [4.0, 4.0]
     # while the writer may still be at it, the next block of the response may follow
     assert FMT.open(path, writer_alive=True).runs[-1].state == "running"
+
+
+def test_a_real_turn_without_stop_reason_that_talked_last_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 2.1.39 sample says ``stop_reason: null`` on every line; the turn its writer
+    ended (Stop hooks, ``turn_duration``) ends on a response that talks and calls
+    nothing. Cut before those lines, its writer gone, the turn is finished, as the README
+    says (it said *aborted*: no one stopped it); cut at a call, interrupted."""
+    source = SAMPLES / SPOTTER
+    if not source.is_file():
+        pytest.skip("the samples are not here")
+    lines = source.read_bytes().splitlines(keepends=True)
+    ends = {}
+    for cut in (1495, 1501, 802):  # talked last; its turn_duration; a Read call
+        path = tmp_path / f"cut-{cut}.jsonl"
+        path.write_bytes(b"".join(lines[:cut]))
+        ends[cut] = both(path, monkeypatch).runs[-1].state
+        assert FMT.open(path, writer_alive=True).runs[-1].state == (
+            "finished" if cut == 1501 else "running"
+        )
+    assert ends == {1495: "finished", 1501: "finished", 802: "interrupted"}
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert (
+        "a last turn with no `turn_duration` after it is *finished* where its last response"
+        " calls no tool" in readme
+    )
+    assert "where a last response calls no tool once the writer is gone" not in readme
 
 
 @pytest.mark.parametrize("cut", ["call", "result"])

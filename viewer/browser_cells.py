@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 from rich.text import Text
 
 from session_core.fold import fold, holds
-from session_core.scan import STATUSES, FileSummary, Status
+from session_core.scan import LIVE_WINDOW, STATUSES, FileSummary, Status
 from session_core.text import cost_text, count, duration_text, name_line, size_text
 from session_core.times import epoch
 
@@ -343,7 +343,12 @@ def detail(summary: FileSummary, shown_path: str) -> Text:
     second = Text(no_wrap=True, overflow="ellipsis", end="")
     second.append(STATUS_NAME[summary.status], style=STATUS_STYLE[summary.status] or "bold")
     if summary.status == "live":
-        why = "a writer holds it" if summary.locked else "written to in the last seconds"
+        if summary.locked:
+            why = "a writer holds it"
+        elif time.time() - summary.mtime < LIVE_WINDOW:
+            why = "written to in the last seconds"
+        else:  # (work running, its file quiet: within the two minutes a writer is given)
+            why = "its writer may still be at work (quiet under two minutes, no lock)"
         second.append(f": {why}")
         if summary.reason:
             second.append(f" (so far: {inert(summary.reason)})", style="dim")

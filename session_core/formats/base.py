@@ -10,6 +10,7 @@ default here built on that model; a format overrides what it does better or stri
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -262,9 +263,17 @@ class TranscriptFormat(ABC):
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         """The whole file, read-only, into the model. ``TranscriptError`` when unreadable."""
-        where = os.fspath(path)
-        builder = self.builder(where)
-        feed_file(builder, where)
+        return self.opened(self.fed(os.fspath(path)), writer_alive)
+
+    def fed(self, path: str) -> Builder:
+        """A builder fed the whole file, read-only: ``open``'s read, before its model."""
+        builder = self.builder(path)
+        feed_file(builder, path)
+        return builder
+
+    def opened(self, builder: Builder, writer_alive: bool | None) -> Transcript:
+        """``open``'s model of a builder ``fed`` the whole file (a format whose files link
+        others', its subagents', links them here)."""
         return builder.transcript(writer_alive)
 
     def live(self, path: str) -> LiveModel:
@@ -343,9 +352,12 @@ class TranscriptFormat(ABC):
 
         summary = read.summary
         if summary.size <= read.budget:
-            transcript = self.open(summary.path, writer_alive=self.writer_alive(summary.path))
+            builder = self.fed(summary.path)
+            transcript = self.opened(builder, self.writer_alive(summary.path))
         else:
+            builder = self.builder(summary.path)
             transcript = windowed_model(
+                builder,
                 lambda: self.builder(summary.path),
                 summary,
                 read.fh,
@@ -353,7 +365,9 @@ class TranscriptFormat(ABC):
                 read.window,
                 self.prompt_bytes,
             )
-        summarise_model(summary, transcript, running_total=self.running_total)
+        # (work read running: how the same lines read once the writer is gone)
+        gone = functools.partial(builder.transcript, False)
+        summarise_model(summary, transcript, running_total=self.running_total, gone=gone)
 
     def row_fold(self, path: str) -> RowFold | None:
         """What keeps a live browser row up to date from the lines appended to its file

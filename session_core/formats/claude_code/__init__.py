@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
-from ...file_lines import feed_file
 from ...model import Transcript
 from ..base import AgentFormat, LiveModel
 from ..builders import Builder
@@ -110,30 +109,26 @@ class ClaudeCodeFormat(AgentFormat):
 
         return SubagentsLive(self, path)
 
-    def read(
-        self, path: str | os.PathLike[str], *, writer_alive: bool | None, subagents: bool
-    ) -> Transcript:
-        """The whole file read once; its linked subagent files' usage when asked."""
-        from .builder import ClaudeCodeBuilder
-
-        where = os.fspath(path)
-        builder = ClaudeCodeBuilder(where)
+    def fed(self, path: str) -> Builder:
         with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
-            feed_file(builder, where)
+            return super().fed(path)
+
+    def opened(self, builder: Builder, writer_alive: bool | None) -> Transcript:
+        """The model with its linked subagent files' usage."""
+        from .builder import ClaudeCodeBuilder
+        from .subagents import attach
+
+        assert isinstance(builder, ClaudeCodeBuilder)  # (``builder``'s, as ``fed`` made it)
+        with gc_pause.paused():
             transcript = builder.transcript(writer_alive)
-        if subagents:
-            from .subagents import attach
-
-            attach(transcript, builder)
+        attach(transcript, builder)
         return transcript
-
-    def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
-        return self.read(path, writer_alive=writer_alive, subagents=True)
 
     def peek_source(self, path: str) -> PeekSource:
         from ...peeking import model_peek
 
-        return model_peek(path, lambda: self.read(path, writer_alive=None, subagents=False))
+        # (the file alone: a peek shows its records, not its subagents' usage)
+        return model_peek(path, lambda: self.fed(path).transcript(None))
 
     def part_of_another(self, path: str) -> bool:
         # <sessionId>/subagents/agent-<id>.jsonl belongs to <sessionId>.jsonl, and so

@@ -89,16 +89,26 @@ class CodexFormat(AgentFormat):
 
         return CodexBuilder(path)
 
+    def fed(self, path: str) -> Builder:
+        with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
+            return super().fed(path)
+
     def read(self, path: str | os.PathLike[str], *, writer_alive: bool | None) -> Transcript:
         """The whole file once, without looking for subagents."""
-        with gc_pause.paused():  # nothing kept is cyclic: collections would only rescan it
-            return super().open(path, writer_alive=writer_alive)
+        builder = self.fed(os.fspath(path))
+        with gc_pause.paused():
+            return builder.transcript(writer_alive)
 
     def open(self, path: str | os.PathLike[str], *, writer_alive: bool | None = None) -> Transcript:
         where = os.fspath(path)
         if writer_alive is None:
             writer_alive = self.writer_alive(where)
-        transcript = self.read(where, writer_alive=writer_alive)
+        return self.opened(self.fed(where), writer_alive)
+
+    def opened(self, builder: Builder, writer_alive: bool | None) -> Transcript:
+        """The model with its subagents' rollouts linked."""
+        with gc_pause.paused():
+            transcript = builder.transcript(writer_alive)
         attach_subagents(self, transcript)
         return transcript
 
