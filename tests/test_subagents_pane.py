@@ -343,3 +343,15 @@ def test_the_columns_are_as_wide_as_what_they_hold() -> None:
         dict((k, w) for k, _, w in subagent_columns(map(pane.cells, range(2))))["description"]
         == dict((k, w) for k, _, w in COLUMNS)["description"]
     )
+
+
+async def test_an_empty_subagents_tab_says_why_in_its_first_row(tmp_path: Path) -> None:
+    """A file with no subagents (a Codex child, a subagent's own file) showed the header
+    row alone: its first row says why, as other empty tables do."""
+    _parent, child = family(tmp_path)
+    async with app_loaded(child, ModelScreen, (80, 24)) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: SubagentsPane.NONE in screen_text(app))
+        assert pane.table.row_count == 0
+        assert screen_text(app).count("No subagents") == 1  # (not again below)

@@ -420,7 +420,7 @@ class TableDetail(Vertical):
     }
     """
 
-    EMPTY = "Nothing here."  # the detail of an empty table
+    EMPTY = "Nothing here."  # the detail of an empty table ("": none)
     # The table fits the pane (``fitted_columns``): its free-text column takes what the
     # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
     # says them).
@@ -472,7 +472,7 @@ class TableDetail(Vertical):
     def show_detail(self, index: int) -> None:
         count = self.table.row_count
         if not 0 <= index < count:
-            self.detail.set_entries([("dim", self.EMPTY)] if not count else [])
+            self.detail.set_entries([("dim", self.EMPTY)] if not count and self.EMPTY else [])
             return
         key = self.detail_key(index)
         if key == self._shown:
