@@ -167,6 +167,9 @@ class Compaction:
     # dropped them): not sent, where the others are sent as their stubs.
     dropped: Sequence[str] = field(default_factory=list)
     kept: Sequence[str] = field(default_factory=list)  # item ids the model still sees after it
+    # Of ``kept``, the item that holds its own summary (a Claude Code summary line), sent
+    # first: not a message it kept (None: its summary is on no line of its own, or none).
+    summary_id: str | None = None
     trigger: str | None = None  # "manual" | "auto" | ...
     tokens_before: int | None = None
     tokens_after: int | None = None

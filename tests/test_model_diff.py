@@ -101,7 +101,8 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         out.append(("", ""))
         out.append(("bold magenta", ""))  # (the header: compared as ModelDiff makes it)
         if c.summary:
-            out.append(("italic", c.summary[:4000]))
+            more = f" … ({len(c.summary) - 4000:,} more characters: enter shows it in the raw view)"
+            out.append(("italic", c.summary[:4000] + (more if len(c.summary) > 4000 else "")))
         out.append(("bold red", ""))
         folded = list(c.folded)
         for at in range(min(len(folded), limit)):
@@ -111,6 +112,9 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
         mine = [(item, place) for item, sender, place in made if sender is c]
         theirs = {item.id for item, _place in mine}  # (listed below, not as kept too)
         kept = [at for at, ident in enumerate(c.kept) if ident not in theirs]
+        if kept and c.kept[kept[0]] == c.summary_id:  # (its own summary: said so)
+            out.append(("bold green", "its summary, sent next:"))
+            out.append(row("green", "+", c.kept, kept.pop(0)))
         if kept:
             out.append(("bold green", ""))
             out.extend(row("green", "+", c.kept, at) for at in kept[:limit])

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from codex_helpers import CODEX
 from codex_writer import RolloutWriter, message_payload
-from helpers import screen_text
+from helpers import screen_lines, screen_text
 from model_screen_helpers import IDLE, opened, toy, until
 from textual.geometry import Size
 
@@ -174,13 +174,13 @@ def test_a_long_rows_height_is_measured_once_a_width(monkeypatch: pytest.MonkeyP
     """A followed Claude Code session's diff wrapped its 536 compaction summaries again at
     every draw (0.4 s of the UI thread each at 1 GB)."""
     measured: list[str] = []
-    real = model_diff.entry_height
+    real = model_diff.prose_height
 
     def counted(entry: tuple[str, str], width: int) -> int:
         measured.append(entry[1])
         return real(entry, width)
 
-    monkeypatch.setattr(model_diff, "entry_height", counted)
+    monkeypatch.setattr(model_diff, "prose_height", counted)
     view = ModelDiffView()
     summary = ("italic", "the user asked for the parser to be fixed; " * 90)
     rows = [("", "short"), summary, ("bold", "folded: 3 items")]
@@ -225,3 +225,54 @@ def test_a_compaction_lists_each_item_it_sends_once_each_by_its_line(tmp_path: P
         f"  − line {s2_at} (an item a rewrite made there, not sent next)",
     ]
     assert not [t for t in texts if f"L{s1_at}." in t or f"L{s2_at}." in t]
+
+
+def _long_summary_session(tmp_path: Path) -> Path:
+    """A Claude Code session compacted once, its summary 6,000 characters of prose."""
+    from claude_code_writer import CCWriter, text
+
+    w = CCWriter()
+    w.user("question 0")
+    w.assistant("m0", [text("answer 0")])
+    w.system(
+        "compact_boundary",
+        parent=None,
+        content="Conversation compacted",
+        logicalParentUuid=w.last,
+        compactMetadata={"trigger": "auto", "preTokens": 1000},
+    )
+    w.user("alpha beta gamma delta " * 261, isCompactSummary=True)
+    w.user("question 1")
+    w.assistant("m1", [text("answer 1")])
+    return w.write(tmp_path / "compacted.jsonl")
+
+
+def test_a_compactions_own_summary_and_its_cut_are_said(tmp_path: Path) -> None:
+    """The summary's row was cut at 4,000 characters with no mark, and the compaction's
+    own summary line was listed as "kept: 1 item", as if it kept an old message: the row
+    says how much more there is, and the line is its summary, sent next."""
+    from session_core.formats import by_name
+
+    t = by_name("claude-code").open(str(_long_summary_session(tmp_path)), writer_alive=False)
+    (compaction,) = t.compactions
+    said = [text for _style, text in ModelDiff(t)]
+    summary = compaction.summary
+    assert len(summary) == 6003
+    row = next(r for r in said if r.startswith("alpha"))
+    assert row == summary[:4000] + " … (2,003 more characters: enter shows it in the raw view)"
+    at = said.index("its summary, sent next:")
+    assert said[at + 1].startswith("  + line 4 user: alpha beta")
+    assert not any(r.startswith("kept:") for r in said)  # (nothing else kept)
+
+
+async def test_the_diffs_prose_is_wrapped_between_words(tmp_path: Path) -> None:
+    """The summary was wrapped by cells, mid-word ("covers the e / arlier"): as the
+    conversation's prose, between words."""
+    async with opened(_long_summary_session(tmp_path), size=(80, 40)) as (app, pilot, screen):
+        screen.action_show_tab("diff")
+        await until(pilot, lambda: "alpha beta" in screen_text(app), "the summary")
+        lines = [line for line in screen_lines(app) if "alpha" in line]
+        assert len(lines) > 5
+        for line in lines:
+            words = line.replace("▌", " ").replace("▇", " ").replace("▁", " ").split()
+            assert set(words) <= {"alpha", "beta", "gamma", "delta"}, line

@@ -140,3 +140,30 @@ def test_the_state_and_tool_columns_fit_what_they_hold() -> None:
     assert tool_width(["Bash"], least=9) == 9  # (the names measured before)
     assert tool_width(["AskUserQuestion"]) == TOOL_WIDTH[1] < len("AskUserQuestion")
     assert tool_width([]) == TOOL_WIDTH[0] and tool_width(None) == TOOL_WIDTH[1]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "width", "shown"),
+    [
+        ({"file_path": "/home/u/pj/lib/web/live/session_live.ex"}, 24, "…eb/live/session_live.ex"),
+        # (the path whole where it fits, then the rest cut at its end)
+        ({"file_path": "/w/a.py", "limit": 40, "offset": 10}, 20, '/w/a.py  {"limit":4…'),
+        ({"path": "/a/long/way/down/to/notes.md"}, 12, "…to/notes.md"),
+        ({"path": "/a/b/notes.md", "pattern": "x"}, 12, 'x  {"path":…'),  # (a pattern first)
+        ({"command": "cat /a/long/way/down/to/notes.md"}, 12, "cat /a/long…"),  # (its head)
+        ('{"file_path": "/x/y/z/mod.rs"}', 8, "…/mod.rs"),  # (written as a JSON string)
+        ({"file_path": "/x/y\tz/mod.rs"}, 30, "/x/y␉z/mod.rs"),  # (inert, one line)
+    ],
+)
+def test_the_operations_table_cuts_a_path_before_its_file_name(
+    arguments: object, width: int, shown: str
+) -> None:
+    """A path argument cut to its cell keeps its end, the file name (it was cut at its end:
+    dozens of Read and Edit rows read ``/home/u/projects/spotter-worktrees/…/lib/s…`` alike)."""
+    from rich.cells import cell_len
+
+    from viewer.widgets.model_panes import fit_op_arguments, op_arguments
+
+    said = fit_op_arguments(arguments, width)
+    assert said == shown and cell_len(said) <= width
+    assert fit_op_arguments(arguments, None) == op_arguments(arguments)

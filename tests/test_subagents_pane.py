@@ -315,3 +315,43 @@ async def test_the_subagents_and_runs_tables_fit_the_terminal(
         keys = [key for key, _, _ in app.query_one(SubagentsPane).table.columns]
         assert keys[:2] == ["n", "state"] and "description" in keys
         assert ("where" in keys) == (size[0] >= 120)
+
+
+def test_the_columns_are_as_wide_as_what_they_hold() -> None:
+    """At 120 columns the description was held to 20 cells ("Research Claude Cod…" on
+    two rows that differ in their last word) while ``where`` kept 28 for a 13-character
+    name: each column is as wide as its label or its widest cell, the description given
+    what the others leave; one wider than its column's most is cut there."""
+    from session_core.model import Subagent
+    from viewer.widgets.subagents_pane import subagent_columns
+    from viewer.widgets.virtual_table import fitted_columns
+
+    pane = SubagentsPane()
+    pane.subagents = [
+        Subagent("a2898e3", "/s/agent-a2898e3.jsonl", description=f"Research Claude Code {d}")
+        for d in ("plan mode", "teammates")
+    ]
+    pane._numbers = range(2)
+    columns = subagent_columns(map(pane.cells, range(2)))
+    widths = {key: width for key, _, width in columns}
+    assert widths["where"] == len("agent-a2898e3") and widths["n"] == len("#")
+    assert widths["description"] == len("Research Claude Code plan mode")
+    shown = {key: width for key, _, width in fitted_columns(columns, 120, "description", 20)}
+    assert shown["description"] == widths["description"] and shown["where"] == widths["where"]
+    pane.subagents[0].description = "x" * 100  # (cut at its most, 60, with its "…")
+    assert (
+        dict((k, w) for k, _, w in subagent_columns(map(pane.cells, range(2))))["description"]
+        == dict((k, w) for k, _, w in COLUMNS)["description"]
+    )
+
+
+async def test_an_empty_subagents_tab_says_why_in_its_first_row(tmp_path: Path) -> None:
+    """A file with no subagents (a Codex child, a subagent's own file) showed the header
+    row alone: its first row says why, as other empty tables do."""
+    _parent, child = family(tmp_path)
+    async with app_loaded(child, ModelScreen, (80, 24)) as (app, pilot):
+        await pilot.press("5")
+        pane = app.query_one(SubagentsPane)
+        await wait_for(pilot, lambda: SubagentsPane.NONE in screen_text(app))
+        assert pane.table.row_count == 0
+        assert screen_text(app).count("No subagents") == 1  # (not again below)

@@ -59,9 +59,7 @@ def fit_path(rel: str, width: int) -> str:
     text = name_line(rel)
     if cell_len(text) <= width:
         return text
-    while text and cell_len(text) > width - 1:
-        text = text[1:]
-    return "…" + text
+    return ELLIPSIS + _tail(text, width - 1)
 
 
 def _tail(text: str, cells: int) -> str:

@@ -226,6 +226,15 @@ def entry_height(entry: Entry, width: int) -> int:
     return sum(_wrapped(line, room) for line in lines)
 
 
+def prose_height(entry: Entry, width: int) -> int:
+    """How many lines ``entry`` wraps to between words at ``width`` (``wrap``'s
+    ``words``: prose's way)."""
+    lines = inert_lines(entry[1])
+    if len(lines) == 1 and 2 * len(lines[0]) < width:
+        return 1  # short enough whatever its characters' widths
+    return len(wrap(entry[1], width, words=True))
+
+
 def _wrapped(line: str, room: int) -> int:
     """How many lines ``wrap`` cuts one inert line into."""
     if line.isascii():  # (inert: ASCII is printable)
@@ -291,4 +300,4 @@ class ProseLines(LinesView):
         return wrap(text, width, style, words=True)
 
 
-__all__ = ["BlockView", "Entry", "LinesView", "ProseLines", "inert_lines", "wrap"]
+__all__ = ["BlockView", "Entry", "LinesView", "ProseLines", "inert_lines", "prose_height", "wrap"]

@@ -24,11 +24,12 @@ from session_core.text import count
 from session_core.vocabulary import Words, gist, openings_of
 
 from ..safe import one_line
-from .block_view import Entry, LinesView, entry_height
+from .block_view import Entry, LinesView, prose_height, wrap
 from .line_list import nothing_more
 from .row_search import FURTHER_ON, MATCH_STEPS, RowSearch
 
 PREVIEW = 100  # characters of an item's text (or stub) its row shows at most
+SUMMARY_SHOWN = 4000  # characters of a compaction's summary its row shows at most
 
 
 class ModelDiff(Sequence[Entry]):
@@ -111,7 +112,7 @@ class ModelDiff(Sequence[Entry]):
             if compaction.summary:
                 summary = compaction.summary
                 self._whole[self._n + len(rows)] = summary
-                rows.append(("italic", summary[:4000]))
+                rows.append(("italic", _summary_row(summary)))
             if compaction.unsent:  # (not "folded: 0 items": what it folds is not known yet)
                 rows.append(("bold yellow", UNSENT))
             else:
@@ -129,6 +130,11 @@ class ModelDiff(Sequence[Entry]):
             mine = made.get(id(compaction))
             # (what it sends that no line holds is listed once, below, with its place)
             kept = _without(compaction.kept, {one.item.id for one in mine or ()})
+            if kept and kept[0] == compaction.summary_id:
+                # (its own summary, first of what it sends: not an old message it kept)
+                self._text([("bold green", "its summary, sent next:")], compaction.line)
+                self._ids(_Without(kept, [0]), limit, "green", "+")
+                kept = _Without(kept, list(range(1, len(kept))))
             if kept:
                 said = f"kept: {count(len(kept), 'item')}"
                 self._text([("bold green", said)], compaction.line)
@@ -201,6 +207,12 @@ class ModelDiff(Sequence[Entry]):
         if row:
             return self._sent_entry(first, ids, at, None)[1]
         return self._item_entry(style, sign, ids, at, None)[1]
+
+    def is_prose(self, index: int) -> bool:
+        """Row ``index`` is a row of text (the head, a compaction's, its summary), not an
+        item's one line: it is wrapped between words (``heights`` measures it so)."""
+        run = self._runs[bisect.bisect_right(self._starts, index) - 1]
+        return len(run) == 2 and run[0] not in self._one_line
 
     def raw_index(self, index: int) -> int | None:
         """The raw item row ``index`` is about: an item's own, or for a compaction's rows
@@ -348,11 +360,11 @@ class ModelDiffView(LinesView, RowSearch):
         def measure(entry: Entry) -> int:
             text = entry[1]
             if len(text) < self.LONG:
-                return entry_height(entry, width)
+                return prose_height(entry, width)
             key = (hash(text), len(text))
             height = known.get(key)
             if height is None:
-                height = known[key] = entry_height(entry, width)
+                height = known[key] = prose_height(entry, width)
             return height
 
         return measure
@@ -377,7 +389,12 @@ class ModelDiffView(LinesView, RowSearch):
         return self.entries
 
     def block_lines(self, index: int, width: int) -> list[Text]:
-        lines = super().block_lines(index, width)
+        entries = self.entries
+        style, text = entries[index]
+        # (a summary, a compaction's head: prose, wrapped between words; an item's row
+        # is one line, cut)
+        prose = isinstance(entries, ModelDiff) and entries.is_prose(index)
+        lines = wrap(text, width, style, words=prose)
         term = self.highlight
         shown = lines[: self.heights.height(index)]
         hidden = shown and not any(holds(line.plain, term) for line in shown)
@@ -415,6 +432,15 @@ class ModelDiffView(LinesView, RowSearch):
             self.notify("This row names no line of the file.", timeout=2)
         else:
             self.post_message(self.ShowRaw(index))
+
+
+def _summary_row(summary: str) -> str:
+    """A compaction's summary as its row shows it: its first ``SUMMARY_SHOWN``
+    characters, and how many more there are (it was cut there with no mark)."""
+    more = len(summary) - SUMMARY_SHOWN
+    if more <= 0:
+        return summary
+    return f"{summary[:SUMMARY_SHOWN]} … ({more:,} more characters: enter shows it in the raw view)"
 
 
 def _made_by(unwritten: list[Unwritten]) -> dict[int, list[Unwritten]]:

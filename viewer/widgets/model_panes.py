@@ -34,7 +34,7 @@ from session_core.search import OpSearch
 from session_core.text import command_line, count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
-from ..safe import one_line, one_line_text
+from ..safe import fit_path, one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
 from .block_view import Entry, ProseLines
 from .items_view import args_preview
@@ -70,11 +70,21 @@ PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "pattern", "query", "url", "
 PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
 
 
+PATH_ARGUMENTS = frozenset({"file_path", "path"})
+
+
 def op_arguments(arguments: object) -> str:
     """A call's arguments at a glance: its main argument first (a command, a path), also
     where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
     command is a list of words (Codex's ``shell``: as its call reads in the conversation,
     ``bash -lc SCRIPT`` as the script, ``text.command_line``)."""
+    return fit_op_arguments(arguments, None)
+
+
+def fit_op_arguments(arguments: object, width: int | None) -> str:
+    """``op_arguments`` on one line in ``width`` cells (``None``: whole). A main argument
+    that is a path is cut from the left (``safe.fit_path``): its file name tells the rows
+    apart; the rest is cut at its end."""
     if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
         with contextlib.suppress(orjson.JSONDecodeError):
             arguments = orjson.loads(arguments)
@@ -85,8 +95,14 @@ def op_arguments(arguments: object) -> str:
                 value = command_line(value)
             if isinstance(value, str) and value:
                 rest = {k: v for k, v in arguments.items() if k != key}
-                return value + (f"  {args_preview(rest)}" if rest else "")
-    return args_preview(arguments)
+                said = f"  {args_preview(rest)}" if rest else ""
+                if width is None:
+                    return value + said
+                if key not in PATH_ARGUMENTS:
+                    return one_line(value + said, width)
+                path = fit_path(value, width)
+                return path + one_line(said, width - cell_len(path)) if said else path
+    return args_preview(arguments) if width is None else one_line(args_preview(arguments), width)
 
 
 # The state column fits the labels of the states its operations are in: a settled one's
@@ -334,7 +350,7 @@ class OpsPane(Vertical):
             elif key == "call":
                 cells.append(one_line_text(op.call_id, width))
             elif key == "args":
-                cells.append(one_line_text(op_arguments(op.arguments), width))
+                cells.append(Text(fit_op_arguments(op.arguments, width), end="", no_wrap=True))
             elif key == "duration":
                 ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
                 cells.append(Text(ran.text if ran else duration_text(op.duration), end=""))
@@ -404,7 +420,7 @@ class TableDetail(Vertical):
     }
     """
 
-    EMPTY = "Nothing here."  # the detail of an empty table
+    EMPTY = "Nothing here."  # the detail of an empty table ("": none)
     # The table fits the pane (``fitted_columns``): its free-text column takes what the
     # others leave, at least ``LEAST`` cells, where ``DROPPED`` go first (the detail
     # says them).
@@ -456,7 +472,7 @@ class TableDetail(Vertical):
     def show_detail(self, index: int) -> None:
         count = self.table.row_count
         if not 0 <= index < count:
-            self.detail.set_entries([("dim", self.EMPTY)] if not count else [])
+            self.detail.set_entries([("dim", self.EMPTY)] if not count and self.EMPTY else [])
             return
         key = self.detail_key(index)
         if key == self._shown:

@@ -6,10 +6,11 @@ it in the conversation."""
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.binding import Binding, BindingType
@@ -25,18 +26,30 @@ from .block_view import Entry
 from .model_panes import TableDetail, tone_text, usage_short
 from .virtual_table import Column, Cut, VirtualTable
 
-COLUMNS: list[Column] = [  # (128 cells with their gaps: narrower, ``fitted_columns``)
+COLUMNS: list[Column] = [  # (each at most this wide, as wide as it holds: ``subagent_columns``)
     ("n", "#", 3),
     ("state", "state", 12),
     ("duration", "took", 7),
     ("messages", "messages", 8),
     ("usage", "usage", 15),
     ("cost", "cost", 9),
-    ("description", "subagent", 30),
+    ("description", "subagent", 60),
     ("where", "where", 28),
 ]
+DESCRIPTION, WHERE = (width for key, _, width in COLUMNS if key in ("description", "where"))
 NOT_READ = "not read"  # (its usage is unknown: never shown as 0)
 UNKNOWN = "unknown"  # (its file read, no usage reported in it)
+
+
+def subagent_columns(rows: Iterable[Mapping[str, Text]]) -> list[Column]:
+    """``COLUMNS``, each as wide as its label or its widest cell in ``rows``, up to its
+    width there: the subagent's description takes what the others leave
+    (``fitted_columns``), not a ``where`` kept 28 cells wide for a 13-character name."""
+    widest = {key: cell_len(label) for key, label, _ in COLUMNS}
+    for row in rows:
+        for key, cell in row.items():
+            widest[key] = max(widest[key], cell.cell_len)
+    return [(key, label, min(width, widest[key])) for key, label, width in COLUMNS]
 
 
 def cost_text(usage: Usage, in_part: bool = False) -> str:
@@ -115,7 +128,8 @@ class SubagentsPane(TableDetail):
         Binding("E", "step_unfinished(-1)", "Previous subagent not completed", show=False),
         Binding("s", "sort", "By usage / in file order", show=False),
     ]
-    EMPTY = "No subagents in this session (yet)."
+    EMPTY = ""  # (the empty table's first row says why: ``NONE``)
+    NONE = "No subagents: no call here started one, and no file beside it is its child."
     FREE = "description"
     DROPPED = ("where", "cost", "duration")  # (the detail says them)
 
@@ -133,6 +147,7 @@ class SubagentsPane(TableDetail):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(COLUMNS, table_id="subagents-table", detail_id="subagent-detail", id=id)
+        self.table.empty_text = self.NONE
         self.subagents: Sequence[Subagent] = []  # as shown: in file order, or by usage
         self._numbers: Sequence[int] = []  # each one's place in the file's order (from 0)
         self.by_usage = False
@@ -146,6 +161,7 @@ class SubagentsPane(TableDetail):
         self._session = transcript.path
         self._ops = ops_by_call(transcript.tool_operations)
         self._order()
+        self.table.set_all_columns(subagent_columns(map(self.cells, range(len(self.subagents)))))
         self.show_rows(len(self.subagents), follow_end=not self.by_usage)
         if self.by_usage and chosen is not None:  # (its row may have moved)
             self._select(chosen.id)
@@ -196,8 +212,8 @@ class SubagentsPane(TableDetail):
             "messages": Text(f"{subagent.messages:,}" if known else "—", end=""),
             "usage": Text(usage or (UNKNOWN if known else NOT_READ), end=""),
             "cost": Text(cost_text(subagent.usage, subagent.in_part) if counted else "", end=""),
-            "description": Cut(one_line(subagent.description, 30), subagent.description),
-            "where": Cut(fit_path(where, 28), name_line(where)),
+            "description": Cut(one_line(subagent.description, DESCRIPTION), subagent.description),
+            "where": Cut(fit_path(where, WHERE), name_line(where)),
         }
 
     def detail_key(self, index: int) -> Hashable:

@@ -249,6 +249,7 @@ def _compactions(b: ClaudeCodeBuilder) -> tuple[list[Compaction], bytearray]:
             summary=summary,
             folded=named,
             kept=kept,
+            summary_id=bd.summary_item if kind == "compaction" else None,
             trigger=trigger if isinstance(trigger, str) else None,
             tokens_before=before if isinstance(before, int) else None,
             tokens_after=after if isinstance(after, int) else None,
