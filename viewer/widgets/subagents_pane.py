@@ -45,7 +45,10 @@ def subagent_columns(rows: Iterable[Mapping[str, Text]]) -> list[Column]:
     """``COLUMNS``, each as wide as its label or its widest cell in ``rows``, up to its
     width there: the subagent's description takes what the others leave
     (``fitted_columns``), not a ``where`` kept 28 cells wide for a 13-character name."""
-    widest = {key: cell_len(label) for key, label, _ in COLUMNS}
+    widest = {
+        key: cell_len(label) if isinstance(label, str) else label.cell_len
+        for key, label, _ in COLUMNS
+    }
     for row in rows:
         for key, cell in row.items():
             widest[key] = max(widest[key], cell.cell_len)
