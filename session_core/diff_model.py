@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
-from .model import Compaction, Item, Transcript, overlay_counts, overlay_kind
+from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
+from .search import call_said
 from .text import count, line_pieces, name_line, one_line
 from .vocabulary import Words, gist, kinds_of, openings_of
 
@@ -165,17 +166,40 @@ def _row(item: Item, note: str = "", openings: Mapping[str, Words] | None = None
     why = ", ".join([*item.marks, *([note] if note else [])])
     why = f" [{why}]" if why else ""
     role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
-    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
-    return f"line {item.line:>6} {role} {_clipped(text or _first(item))}{why}"
+    return f"line {item.line:>6} {role} {_clipped(item_said(item, openings))}{why}"
+
+
+def item_said(item: Item, openings: Mapping[str, Words] | None = None) -> str:
+    """What an item's one row says (``diff``'s, the Diff tab's): its text past its
+    format's fixed ``openings`` (``gist``); where its text is blank (a response that
+    opens with blank lines, then thinks and calls), its first tool call as the
+    conversation names it (``→ Bash bd ready``: a call, not something it said), else its
+    first other part that says something (``← result …``, ``[reasoning] …``); nothing:
+    empty."""
+    text = item.text.strip()
+    if text:
+        return gist(text, item.kind, openings) if openings else text
+    for part in item.parts:
+        if part.kind == "tool-call":
+            return call_said(part)
+    for part in item.parts:
+        said = _part_said(part)
+        if said:
+            return said
+    return ""
+
+
+def _part_said(part: Part) -> str:
+    """A part that is no text, on a row: a result as the conversation's row names it
+    (``← result …``), reasoning said so, another part's text; blank: nothing."""
+    head = part.head.strip()
+    if not head:
+        return ""
+    if part.kind == "tool-result":
+        return f"← {'error' if part.is_error else 'result'} {head}"
+    return f"[reasoning] {head}" if part.kind == "reasoning" else head
 
 
 def _clipped(text: str) -> str:
     """On one line, inert, at most 72 cells."""
     return clip_cells(one_line(words_for(text, 72)), 72)
-
-
-def _first(item: Item) -> str:
-    for part in item.parts:
-        if part.text:
-            return f"[{part.kind}] {part.text}"
-    return ""

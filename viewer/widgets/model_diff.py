@@ -16,12 +16,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
-from session_core.diff_model import Unwritten, sent_next
+from session_core.diff_model import Unwritten, item_said, sent_next
 from session_core.fold import fold, holds
 from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
 from session_core.search import TextSearch
 from session_core.text import count
-from session_core.vocabulary import Words, gist, openings_of
+from session_core.vocabulary import Words, openings_of
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, entry_height
@@ -491,10 +491,9 @@ def _item_row(
     openings: Mapping[str, Words] | None = None,
     width: int | None = PREVIEW,
 ) -> str:
-    """An item's row: its text past its format's fixed ``openings`` (``gist``), cut to
-    ``width`` (None: whole)."""
-    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
-    preview = text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+    """An item's row: what it says (``item_said``, as ``diff``'s row), cut to ``width``
+    (None: whole)."""
+    preview = item_said(item, openings) or next((p.name or p.kind for p in item.parts), item.kind)
     return f"  {sign} line {item.line:,} {item.role}{place}: {_preview(preview, width)}"
 
 
