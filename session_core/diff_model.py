@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 from .cells import clip_cells, pad_cells, words_for
 from .column_items import item_key
-from .model import Compaction, Item, Transcript, overlay_counts, overlay_kind
+from .model import Compaction, Item, Part, Transcript, overlay_counts, overlay_kind
+from .search import call_said
 from .text import count, line_pieces, name_line, one_line
-from .vocabulary import Words, gist, kinds_of, openings_of
+from .vocabulary import Readable, Words, gist, kinds_of, openings_of, readable_of, shown_text
 
 
 def model_diff(transcript: Transcript) -> Iterator[str]:
@@ -77,9 +78,9 @@ def place_said(rank: int, total: int, among: str) -> str:
 def _lines(transcript: Transcript) -> Iterator[str]:
     raw = transcript.raw
     sent = sent_next(transcript)
-    openings = openings_of(transcript.format)
+    said = row_words(transcript.format)
     replayed = set(sent.ids)
-    placed = _placed(sent.unwritten, openings)
+    placed = _placed(sent.unwritten, said)
     # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
     # queued prompt too, as the legend says; bookkeeping lines are not listed).
     kinds = kinds_of(transcript.format)
@@ -122,14 +123,14 @@ def _lines(transcript: Transcript) -> Iterator[str]:
                 note = item.kind
         else:
             continue
-        yield f"{sign} {_row(item, note, openings)}"
+        yield f"{sign} {_row(item, note, said)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
             yield f"{'':10}sent:     {_clipped(item.stub)}"
     while placed:
         yield placed.pop()[1]
 
 
-def _placed(unwritten: list[Unwritten], openings: Mapping[str, Words]) -> list[tuple[int, str]]:
+def _placed(unwritten: list[Unwritten], said: RowWords) -> list[tuple[int, str]]:
     """The ``+`` rows of the items sent next that no line holds, each with the line it is
     listed at, last first: its compaction's, right under its ``#`` row, in the order the
     model is sent them; an item of no compaction, its own line. (Listed after every line,
@@ -138,7 +139,7 @@ def _placed(unwritten: list[Unwritten], openings: Mapping[str, Words]) -> list[t
         (
             u.item.line if u.sender is None else u.sender.line,
             u.position,
-            f"+ {_row(u.item, u.place, openings)}",
+            f"+ {_row(u.item, u.place, said)}",
         )
         for u in unwritten
     ]
@@ -159,23 +160,62 @@ def _places(owner: dict[str, Compaction], sent: list[str]) -> dict[int, tuple[in
     return places
 
 
-def _row(item: Item, note: str = "", openings: Mapping[str, Words] | None = None) -> str:
-    """An item's row, its marks and ``note`` (its place, why it is not sent) after it; its
-    text past its format's fixed ``openings`` (``gist``)."""
+@dataclass(frozen=True, slots=True)
+class RowWords:
+    """A format's words a row of its items is said in (``item_said``): the fixed words
+    its writer opens an item's text with, and its readable form of a wrapped text."""
+
+    openings: Mapping[str, Words]
+    readable: Readable
+
+
+def row_words(fmt: str) -> RowWords:
+    """Format ``fmt``'s ``RowWords`` (a name no format has: none, texts as written)."""
+    return RowWords(openings_of(fmt), readable_of(fmt))
+
+
+def _row(item: Item, note: str, said: RowWords) -> str:
+    """An item's row (``item_said``), its marks and ``note`` (its place, why it is not
+    sent) after it."""
     why = ", ".join([*item.marks, *([note] if note else [])])
     why = f" [{why}]" if why else ""
     role = pad_cells(one_line(item.role), 9)  # (by cells, as ``diff``'s every column)
-    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
-    return f"line {item.line:>6} {role} {_clipped(text or _first(item))}{why}"
+    text = item_said(item, said)
+    return f"line {item.line:>6} {role} {_clipped(text)}{why}"
+
+
+def item_said(item: Item, words: RowWords | None = None) -> str:
+    """What an item's one row says (``diff``'s, the Diff tab's), in its format's ``words``
+    (None: as written): its text as shown (``shown_text``: a Claude Code command as
+    typed), past its format's fixed openings (``gist``); where its text is blank (a
+    response that opens with blank lines, then thinks and calls), its first tool call as
+    the conversation names it (``→ Bash bd ready``: a call, not something it said), else
+    its first other part that says something (``← result …``, ``[reasoning] …``);
+    nothing: empty."""
+    text = (item.text if words is None else shown_text(item, words.readable)).strip()
+    if text:
+        return gist(text, item.kind, words.openings) if words else text
+    for part in item.parts:
+        if part.kind == "tool-call":
+            return call_said(part)
+    for part in item.parts:
+        said = _part_said(part)
+        if said:
+            return said
+    return ""
+
+
+def _part_said(part: Part) -> str:
+    """A part that is no text, on a row: a result as the conversation's row names it
+    (``← result …``), reasoning said so, another part's text; blank: nothing."""
+    head = part.head.strip()
+    if not head:
+        return ""
+    if part.kind == "tool-result":
+        return f"← {'error' if part.is_error else 'result'} {head}"
+    return f"[reasoning] {head}" if part.kind == "reasoning" else head
 
 
 def _clipped(text: str) -> str:
     """On one line, inert, at most 72 cells."""
     return clip_cells(one_line(words_for(text, 72)), 72)
-
-
-def _first(item: Item) -> str:
-    for part in item.parts:
-        if part.text:
-            return f"[{part.kind}] {part.text}"
-    return ""

@@ -41,6 +41,7 @@ from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
+from .vocabulary import Readable, readable_of, shown_parts
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -53,13 +54,14 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     calls = _Calls(transcript.raw, transcript.tool_operations)
+    readable = readable_of(transcript.format)  # (a Claude Code command as typed)
     items = transcript.messages if view == "replayed" else transcript.raw
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
-        _anchored(_message(item, calls, transcript.raw, view) for item in items),
+        _anchored(_message(item, calls, transcript.raw, view, readable) for item in items),
     )
     # (the calls the conversation shows, noted as it is written: the operations after it
     # give the others whole, a replayed view's calls a compaction folded)
@@ -177,15 +179,16 @@ def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
         yield item
 
 
-def _message(item: Item, calls: _Calls, raw: Sequence[Item], view: View) -> MessageItem:
+def _message(
+    item: Item, calls: _Calls, raw: Sequence[Item], view: View, readable: Readable
+) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
-    text = "\n".join(p.text for p in item.parts if p.kind in _CONTENT)
+    parts = shown_parts(item, readable)  # (its text as a person reads it: the JSON's is as written)
+    text = "\n".join(p.text for p in parts if p.kind in _CONTENT)
     beside = ""  # a line's own text beside the results it answers with (replay's ``text``)
-    if any(p.kind == "tool-result" for p in item.parts) and any(
-        p.kind == "text" for p in item.parts
-    ):
-        text = "\n".join(p.text for p in item.parts if p.kind in ("tool-result", "image"))
-        beside = "\n".join(p.text for p in item.parts if p.kind == "text")
+    if any(p.kind == "tool-result" for p in parts) and any(p.kind == "text" for p in parts):
+        text = "\n".join(p.text for p in parts if p.kind in ("tool-result", "image"))
+        beside = "\n".join(p.text for p in parts if p.kind == "text")
     stub = item.stub
     # Without results or a stub, the text keeps its place among the other blocks (a
     # Claude Code response's thinking, then its text; a web search's blocks, the text on
@@ -212,7 +215,7 @@ def _message(item: Item, calls: _Calls, raw: Sequence[Item], view: View) -> Mess
         out.blocks.append(("text beside the result", beside))
     runs: list[tuple[int, list[str]]] = []  # each run of text: where it goes, its texts
     after_text = False  # the last block was text (a call between two does not part them)
-    for part in item.parts:
+    for part in parts:
         if ordered and part.kind in _CONTENT:
             if not after_text:  # (the first run's place: -1, the content's)
                 runs.append((len(out.blocks) if runs else -1, []))

@@ -10,12 +10,16 @@ and a row of a list by the words it shows (``TextSearch``: the Diff tab's ``/``)
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from .fold import fold
 from .json_out import dumps
 from .parts import Part
+from .text import command_line
 
 if TYPE_CHECKING:
     from .model import Item, ToolOp
@@ -32,15 +36,58 @@ def args_preview(value: Any) -> str:
     return dumps(value).decode()
 
 
+# The keys a call's main argument is under, by preference: shown first, the rest after it.
+PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "pattern", "query", "url", "path", "prompt")
+PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
+
+
+def op_arguments(arguments: object) -> str:
+    """A call's arguments at a glance: its main argument first (a command, a path), also
+    where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
+    command is a list of words (Codex's ``shell``: as its call reads in the conversation,
+    ``bash -lc SCRIPT`` as the script, ``text.command_line``). The one form of every row
+    of a call: the tool operations tab's, the conversation's, the diff's."""
+    found = main_argument(arguments)
+    if found is None:
+        return args_preview(_parsed(arguments))
+    _key, value, rest = found
+    return value + (f"  {rest}" if rest else "")
+
+
+def main_argument(arguments: object) -> tuple[str, str, str] | None:
+    """A call's main argument (``PRIMARY_ARGUMENTS``' first it has): its key, its value
+    and the rest at a glance (``args_preview``, "" for none); None where it has none."""
+    arguments = _parsed(arguments)
+    if isinstance(arguments, dict):
+        for key in PRIMARY_ARGUMENTS:
+            value = arguments.get(key)
+            if isinstance(value, list) and value:
+                value = command_line(value)
+            if isinstance(value, str) and value:
+                rest = {k: v for k, v in arguments.items() if k != key}
+                return key, value, args_preview(rest) if rest else ""
+    return None
+
+
+def _parsed(arguments: object) -> object:
+    """Arguments written as a JSON string (up to ``PARSED_ARGUMENTS`` long), parsed."""
+    if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
+        with contextlib.suppress(orjson.JSONDecodeError):
+            return orjson.loads(arguments)
+    return arguments
+
+
 def call_arguments(part: Part) -> str:
-    """A tool call's arguments as the conversation's folded row shows them: its text (a
-    lazy part's head), else its data on one line."""
-    return part.head or args_preview(part.data)
+    """A tool call's arguments as the conversation's folded row shows them: their main
+    argument first (``op_arguments``, of the arguments as called; its text where it has
+    none, a lazy part's head where they cannot be read again)."""
+    data = part.data
+    return op_arguments(data) if data is not None else part.head
 
 
 def call_said(part: Part) -> str:
-    """A tool call on one line, as the conversation names it: ``→ fs_read {"path":"a.py"}``
-    (what identifies a message that holds only calls)."""
+    """A tool call on one line, as the conversation names it: ``→ fs_read a.py`` (what
+    identifies a message that holds only calls)."""
     return f"→ {part.name or '?'} {call_arguments(part)}"
 
 

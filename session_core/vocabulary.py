@@ -14,16 +14,21 @@ format has (a transcript not read yet) gets the shared words alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from .parts import Part
+
 if TYPE_CHECKING:
     from .formats.base import TranscriptFormat
+    from .model import Item
 
 Words = tuple[str, ...]
+# An item's text as a person reads it, where its writer wrapped it (None: as written).
+Readable = Callable[["Item"], "str | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +103,39 @@ def gist(text: str, kind: str, openings: Mapping[str, Words]) -> str:
         if rest.startswith(opening):
             rest = rest[len(opening) :]
     return rest.lstrip() or text
+
+
+def readable_of(fmt: str | TranscriptFormat) -> Readable:
+    """Format ``fmt``'s readable form of an item's text (``TranscriptFormat.
+    readable_text``; a name no format has: none, every text as written)."""
+    own = _format(fmt)
+    return own.readable_text if own else _as_written
+
+
+def _as_written(item: Item) -> str | None:
+    return None
+
+
+def shown_parts(item: Item, readable: Readable) -> list[Part]:
+    """An item's parts as every surface that shows it draws them: its text parts as one,
+    in ``readable``'s words where it has them (``readable_of``), in the first one's place;
+    else its parts as they are."""
+    said = readable(item)
+    if said is None:
+        return item.parts
+    out: list[Part] = []
+    for part in item.parts:
+        if part.kind != "text":
+            out.append(part)
+        elif not any(p.kind == "text" for p in out):
+            out.append(Part("text", said))
+    return out
+
+
+def shown_text(item: Item, readable: Readable) -> str:
+    """An item's text as every surface shows it (``shown_parts``)."""
+    said = readable(item)
+    return item.text if said is None else said
 
 
 def meta_fact(meta: Mapping[str, Any], fmt: str | TranscriptFormat, *facts: str) -> Any:
@@ -180,4 +218,7 @@ __all__ = [
     "meta_fact",
     "meta_keys_of",
     "openings_of",
+    "readable_of",
+    "shown_parts",
+    "shown_text",
 ]

@@ -432,7 +432,7 @@ def test_the_diff_tab_sets_what_an_elided_item_is_sent_as_under_it(tmp_path: Pat
     at = rows.index("stubbed: 1 item")
     index = next(i for i, item in enumerate(t.raw) if item.id == both)
     assert rows[at + 1 :] == [
-        f"  − line {t.raw[index].line} user: ALPHA",
+        f"  − line {t.raw[index].line} user: ← result ALPHA",
         f"      sent: {blocks_stub()}⏎BETA",
     ]
     assert diff.raw_index(at + 1) == diff.raw_index(at + 2) == index

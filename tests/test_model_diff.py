@@ -18,11 +18,12 @@ from codex_writer import story as codex_story
 from format_fixtures import FACTORIES
 from test_claude_code_compactions import compacted
 
+from session_core.diff_model import item_said, row_words
 from session_core.formats import by_name
 from session_core.item_column import ItemColumn
 from session_core.model import Compaction, Item, Transcript
 from session_core.text import count
-from session_core.vocabulary import gist, kinds_of, openings_of
+from session_core.vocabulary import kinds_of
 from viewer.safe import one_line
 from viewer.widgets.block_view import entry_height
 from viewer.widgets.model_diff import ModelDiff
@@ -71,13 +72,13 @@ def every_row(t: Transcript, limit: int = 50_000) -> list[tuple[str, str]]:
     if not compactions:
         out.append(("dim", "No compaction or elision: nothing was folded."))
 
-    openings = openings_of(t.format)
+    words = row_words(t.format)
     # (what is sent that no line holds, named by its line; else the line that made it)
     unwritten = {m.id: m for m in t.messages if m.id not in by_id}
 
     def preview_of(item: Item) -> str:
-        text = gist(item.text, item.kind, openings) if item.text else ""
-        return text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+        said = item_said(item, words)
+        return said or next((p.name or p.kind for p in item.parts), item.kind)
 
     def row(style: str, sign: str, ids: Sequence[str], at: int) -> tuple[str, str]:
         ident = ids[at]

@@ -162,8 +162,7 @@ def test_the_operations_table_cuts_a_path_before_its_file_name(
     dozens of Read and Edit rows read ``/home/u/projects/spotter-worktrees/…/lib/s…`` alike)."""
     from rich.cells import cell_len
 
-    from viewer.widgets.model_panes import fit_op_arguments, op_arguments
+    from viewer.widgets.model_panes import fit_op_arguments
 
     said = fit_op_arguments(arguments, width)
     assert said == shown and cell_len(said) <= width
-    assert fit_op_arguments(arguments, None) == op_arguments(arguments)

@@ -126,7 +126,7 @@ def test_an_elided_summary_is_tilde_and_a_call_alone_is_named(tmp_path: Path, ca
     ]
     _sent_rows_are_the_count(lines, rows)
     text = "\n".join(lines)
-    assert "line      4  assistant " + ids["a1"][:8] + '  → fs_read {"path":"a.py"}' in text
+    assert "line      4  assistant " + ids["a1"][:8] + "  → fs_read a.py" in text
     assert f"elided by {ids['e1'][:8]} (line 6) at " in text
     assert f"elided by {ids['e2'][:8]} (line 10) at " in text
     assert "[2 of 4 sent next]" in text
@@ -194,7 +194,7 @@ async def test_the_diff_tab_marks_an_elided_summary_and_names_a_call(tmp_path: P
         assert "[2 of 4 sent next]; elided at line 10; stub sent" in summary
         assert "elided at line 10; stub sent" in next(line for line in lines if "line 7 " in line)
         call = lines[next(n for n, line in enumerate(lines) if "line 4 assistant" in line) + 1]
-        assert '→ fs_read {"path":"a.py"}' in call
+        assert "→ fs_read a.py" in call
         right = [line.split("│")[-1].strip() for line in lines if "│" in line]
         assert [r for r in right if not r.startswith("(not sent")] == [
             "SYS",

@@ -24,6 +24,7 @@ from ..events import SPAN_MAX
 from ..file_lines import feed_file
 from ..line_warnings import first_damage
 from ..model import (
+    Item,
     Transcript,
     Usage,
     overlay_counts,
@@ -197,6 +198,14 @@ class TranscriptFormat(ABC):
     @abstractmethod
     def builder(self, path: str) -> Builder:
         """A fresh builder for one file."""
+
+    def readable_text(self, item: Item) -> str | None:
+        """An item's text in the words a person reads, where its writer wrapped it for the
+        model (a Claude Code slash command as typed, ``/review the auth module``, not its
+        XML): what every surface that shows an item shows in place of its text parts (the
+        conversation, the diff's rows, the md and html exports: ``vocabulary.shown_parts``;
+        the JSON export and the raw view keep them as written). None: as written."""
+        return None
 
     # -- read paths, with defaults over the model ----------------------------------------
 

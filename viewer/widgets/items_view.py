@@ -37,7 +37,8 @@ from session_core.model import (
 from session_core.search import args_preview, call_arguments, item_search_text
 from session_core.text import cost_text, count
 from session_core.tool_ops import state_tone
-from session_core.vocabulary import kinds_of
+from session_core.vocabulary import kinds_of, readable_of
+from session_core.vocabulary import shown_parts as readable_parts
 
 from ..safe import one_line
 from .block_view import BlockView, wrap
@@ -57,6 +58,7 @@ HIDDEN_MATCH = {
     "folded": ("the match is in what is folded: enter shows it", "match folded: enter"),
     "original": ("the match is in the original: o shows it", "match in original: o"),
     "stub": ("the match is in the stub: o shows it", "match in stub: o"),
+    "written": ("the match is in its text as written: r shows it", "match as written: r"),
 }
 
 
@@ -137,6 +139,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         self.items: Sequence[Item] = []
         self.ops: Mapping[str, ToolOp] = {}
         self.kind_words = kinds_of("")  # (its format's: the shared ones until a file is shown)
+        self.readable = readable_of("")  # (its format's words for a wrapped text: none yet)
         # In the raw view: each item a compaction folded, and the line of that compaction
         # (0: folded by an elision, or a compaction not from a line).
         self.folded_by: dict[str, int] = {}
@@ -180,6 +183,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         self.new_count = self.new_count + max(0, grown) if away and same_view else 0
         self.ops = ops_by_call(transcript.tool_operations)
         self.kind_words = kinds_of(transcript.format)
+        self.readable = readable_of(transcript.format)
         if not same_view:
             self._folding.clear()
         if self.mode == "raw":
@@ -274,10 +278,11 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         return (item.id in self.originals) != (self.mode == "raw")
 
     def shown_parts(self, item: Item) -> list[Part]:
-        """What the view shows of an item: its parts, or (elided) its stub in their place
-        where the view shows what is sent (``original_shown``)."""
+        """What the view shows of an item: its parts (a text its writer wrapped in its
+        format's readable words, ``/exit``, but in the raw view: as written), or (elided)
+        its stub in their place where the view shows what is sent (``original_shown``)."""
         if item.stub is None or self.original_shown(item):
-            return item.parts
+            return item.parts if self.mode == "raw" else readable_parts(item, self.readable)
         first = item.parts[0] if item.parts else None
         if first is not None and first.kind == "tool-result":
             return [Part("tool-result", item.stub, call_id=first.call_id)]
@@ -296,10 +301,11 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         if len(parts) > MAX_PARTS:
             more = len(parts) - MAX_PARTS
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
-        if parts is not item.parts:  # a stub: drawn in the height its item was measured at
+        if parts is not item.parts:  # a stub, a readable text: in the height it was measured
             height = folded_height(item.parts)
             lines = lines[:height] + [Text("", end="")] * (height - len(lines))
-            if height > 2 and len(lines) == height and not lines[-1].plain:
+            stub = item.stub is not None
+            if stub and height > 2 and len(lines) == height and not lines[-1].plain:
                 lines[-1] = Text("  (o: the original)", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
         if needle and self.is_match(index) and not any(holds(t.plain, needle) for t in lines):
@@ -315,7 +321,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         if parts_hold(shown, needle):
             return HIDDEN_MATCH["folded"]
         if shown is not item.parts and parts_hold(item.parts, needle):
-            return HIDDEN_MATCH["original"]
+            return HIDDEN_MATCH["original" if item.stub is not None else "written"]
         if item.stub is not None and shown is item.parts and holds(item.stub, needle):
             return HIDDEN_MATCH["stub"]
         return None

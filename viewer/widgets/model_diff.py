@@ -6,7 +6,7 @@ say (``ModelDiffView``)."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar, overload
@@ -16,12 +16,11 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
-from session_core.diff_model import Unwritten, sent_next
+from session_core.diff_model import RowWords, Unwritten, item_said, row_words, sent_next
 from session_core.fold import fold, holds
 from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
 from session_core.search import TextSearch
 from session_core.text import count
-from session_core.vocabulary import Words, gist, openings_of
 
 from ..safe import one_line
 from .block_view import Entry, LinesView, prose_height, wrap
@@ -91,7 +90,7 @@ class ModelDiff(Sequence[Entry]):
         # What the model is sent that no line holds, by id: such an item in a list of ids
         # is named as the CLI names it (its line), never by its internal id.
         self._unwritten = {one.item.id: one.item for one in unwritten}
-        self._openings = openings_of(transcript.format)  # (a row shows what follows them)
+        self._words = row_words(transcript.format)  # (a row shows what follows its openings)
         for compaction in compactions:
             tokens = ""
             before, after = compaction.tokens_before, compaction.tokens_after
@@ -142,9 +141,9 @@ class ModelDiff(Sequence[Entry]):
             if mine:  # (enter: the compaction's line, whose item holds them as written)
                 said = f"sent next, on no line of its own: {count(len(mine), 'item')}"
                 self._text([("bold green", said)], compaction.line)
-                made_rows = [_made_row(one, self._openings) for one in mine]
+                made_rows = [_made_row(one, self._words) for one in mine]
                 for row, one in enumerate(mine, self._n):
-                    self._whole[row] = partial(_made_text, one, self._openings)
+                    self._whole[row] = partial(_made_text, one, self._words)
                 self._text(made_rows, compaction.line, one_line=True)
 
     def _text(self, rows: list[Entry], line: int = 0, one_line: bool = False) -> None:
@@ -253,7 +252,7 @@ class ModelDiff(Sequence[Entry]):
         if item is None:
             item = self._unwritten.get(ident)
         if item is not None:
-            return (style, _item_row(sign, item, openings=self._openings, width=width))
+            return (style, _item_row(sign, item, words=self._words, width=width))
         # (an item a rewrite made that is not sent next: its line, as the CLI names one)
         line_at = getattr(ids, "line_at", None)
         line = line_at(at) if line_at is not None else 0
@@ -498,28 +497,27 @@ def _row_text(entries: Sequence[Entry], index: int) -> str:
     return entries[index][1]
 
 
-def _made_row(one: Unwritten, openings: Mapping[str, Words]) -> Entry:
+def _made_row(one: Unwritten, words: RowWords) -> Entry:
     """An item a compaction sends that no line holds, with its place (the words of
     ``diff``'s ``+`` row, ``[27 of 40 in its place]``, before its text: not cut off)."""
-    return ("green", _made_text(one, openings, PREVIEW))
+    return ("green", _made_text(one, words, PREVIEW))
 
 
-def _made_text(one: Unwritten, openings: Mapping[str, Words], width: int | None = None) -> str:
+def _made_text(one: Unwritten, words: RowWords, width: int | None = None) -> str:
     """``_made_row``'s text, cut to ``width`` (None: whole)."""
-    return _item_row("+", one.item, f" [{one.place}]", openings, width)
+    return _item_row("+", one.item, f" [{one.place}]", words, width)
 
 
 def _item_row(
     sign: str,
     item: Item,
     place: str = "",
-    openings: Mapping[str, Words] | None = None,
+    words: RowWords | None = None,
     width: int | None = PREVIEW,
 ) -> str:
-    """An item's row: its text past its format's fixed ``openings`` (``gist``), cut to
-    ``width`` (None: whole)."""
-    text = gist(item.text, item.kind, openings) if openings and item.text else item.text
-    preview = text or next((p.text or p.name or p.kind for p in item.parts), item.kind)
+    """An item's row: what it says (``item_said``, as ``diff``'s row), cut to ``width``
+    (None: whole)."""
+    preview = item_said(item, words) or next((p.name or p.kind for p in item.parts), item.kind)
     return f"  {sign} line {item.line:,} {item.role}{place}: {_preview(preview, width)}"
 
 

@@ -4,12 +4,10 @@ only the rows on screen. (The diff of what compactions folded and kept: ``model_
 from __future__ import annotations
 
 import bisect
-import contextlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import orjson
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on
@@ -30,14 +28,13 @@ from session_core.model import (
     unsettled_ops,
 )
 from session_core.op_running import RanAtLeast, ran_by_call
-from session_core.search import OpSearch
-from session_core.text import command_line, count, duration_text, took_text
+from session_core.search import OpSearch, main_argument, op_arguments
+from session_core.text import count, duration_text, took_text
 from session_core.tool_ops import STATE_LABELS, state_tone
 
 from ..safe import fit_path, one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
 from .block_view import Entry, ProseLines
-from .items_view import args_preview
 from .line_list import highlight
 from .ops_filter import OpsFilter
 from .row_search import RowSearch
@@ -66,43 +63,19 @@ def tone_text(label: str, tone: str) -> Text:
     return Text(label, style=TONE_STYLES.get(tone, ""), end="", no_wrap=True)
 
 
-PRIMARY_ARGUMENTS = ("command", "cmd", "file_path", "pattern", "query", "url", "path", "prompt")
-PARSED_ARGUMENTS = 1 << 16  # arguments written as a JSON string are read up to this long
-
-
 PATH_ARGUMENTS = frozenset({"file_path", "path"})
 
 
-def op_arguments(arguments: object) -> str:
-    """A call's arguments at a glance: its main argument first (a command, a path), also
-    where they are written as a JSON string (v1's, Codex's ``exec_command``) or the
-    command is a list of words (Codex's ``shell``: as its call reads in the conversation,
-    ``bash -lc SCRIPT`` as the script, ``text.command_line``)."""
-    return fit_op_arguments(arguments, None)
-
-
-def fit_op_arguments(arguments: object, width: int | None) -> str:
-    """``op_arguments`` on one line in ``width`` cells (``None``: whole). A main argument
-    that is a path is cut from the left (``safe.fit_path``): its file name tells the rows
-    apart; the rest is cut at its end."""
-    if isinstance(arguments, str) and arguments[:1] == "{" and len(arguments) < PARSED_ARGUMENTS:
-        with contextlib.suppress(orjson.JSONDecodeError):
-            arguments = orjson.loads(arguments)
-    if isinstance(arguments, dict):
-        for key in PRIMARY_ARGUMENTS:
-            value = arguments.get(key)
-            if isinstance(value, list) and value:
-                value = command_line(value)
-            if isinstance(value, str) and value:
-                rest = {k: v for k, v in arguments.items() if k != key}
-                said = f"  {args_preview(rest)}" if rest else ""
-                if width is None:
-                    return value + said
-                if key not in PATH_ARGUMENTS:
-                    return one_line(value + said, width)
-                path = fit_path(value, width)
-                return path + one_line(said, width - cell_len(path)) if said else path
-    return args_preview(arguments) if width is None else one_line(args_preview(arguments), width)
+def fit_op_arguments(arguments: object, width: int) -> str:
+    """``op_arguments`` on one line in ``width`` cells. A main argument that is a path is
+    cut from the left (``safe.fit_path``): its file name tells the rows apart; the rest
+    is cut at its end."""
+    found = main_argument(arguments)
+    if found is None or found[0] not in PATH_ARGUMENTS:
+        return one_line(op_arguments(arguments), width)
+    _key, value, rest = found
+    path = fit_path(value, width)
+    return path + one_line(f"  {rest}", width - cell_len(path)) if rest else path
 
 
 # The state column fits the labels of the states its operations are in: a settled one's

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ... import gc_pause
-from ...model import Transcript
+from ...model import Item, Transcript
 from ..base import AgentFormat, LiveModel
 from ..builders import Builder
 from .summaries import SUMMARY_OPENINGS
@@ -52,6 +52,10 @@ _BOOKKEEPING = frozenset(
         "agent-name",
     }
 )
+
+
+# The kinds of item whose text may be Claude Code's XML wrapper (``readable_text``).
+_READABLE_KINDS = frozenset({"command", "message", "queued"})
 
 
 class ClaudeCodeFormat(AgentFormat):
@@ -98,6 +102,18 @@ class ClaudeCodeFormat(AgentFormat):
             return isinstance(record.get("sessionId"), str) or "operation" in record
         # a bookkeeping type newer than this reader: the envelope's key says whose it is
         return isinstance(record.get("sessionId"), str) and "payload" not in record
+
+    def readable_text(self, item: Item) -> str | None:
+        # (a user line of one text that opens with a tag: a command, its output, bash
+        # mode, a background task's notice, queued or sent; read whole only then)
+        if item.role != "user" or item.kind not in _READABLE_KINDS:
+            return None
+        texts = [part for part in item.parts if part.kind == "text"]
+        if len(texts) != 1 or not texts[0].head.lstrip().startswith("<"):
+            return None
+        from .blocks import readable
+
+        return readable(texts[0].text)
 
     def builder(self, path: str) -> Builder:
         from .builder import ClaudeCodeBuilder

@@ -17,7 +17,7 @@ from ...model import Compaction, Item, Run, Transcript
 from ...text import str_or_none
 from ...times import seconds_between
 from . import NAME, chain
-from .blocks import CLEARED, command_typed
+from .blocks import CLEARED, readable
 from .builder import META, SIDECHAIN
 from .calls import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
@@ -465,7 +465,7 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
                 started=mark.started,
                 ended=ended,
                 duration=duration,
-                prompt=command_typed(mark.prompt) if mark.command else mark.prompt,
+                prompt=readable(mark.prompt) or mark.prompt,  # (not its XML wrapper)
                 usage=b.usage.run_total(index, mark.responses),
                 items=mark.items,
             )

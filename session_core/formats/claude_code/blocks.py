@@ -248,11 +248,21 @@ def _error_text(error: Any) -> str:
 
 
 _TAGGED = re.compile(r"<(command-name|command-args|bash-input)>(.*?)</\1>", re.DOTALL)
+_OUTPUT = re.compile(
+    r"<(local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>(.*?)</\1>", re.DOTALL
+)
+_NOTICE = re.compile(r"<task-notification>(.*?)</task-notification>", re.DOTALL)
+_NOTICE_FIELDS = re.compile(r"<(status|summary)>(.*?)</\1>", re.DOTALL)
+NOTICE = "<task-notification>"  # Claude Code's word to the model of a background task
 
 
 def command_typed(text: str) -> str:
     """A slash command or a bash-mode line as it was typed (``/init args``, ``! ls``),
     whole, not its XML wrapper; the text itself when it has neither."""
+    return _typed(text) or text
+
+
+def _typed(text: str) -> str | None:
     tags = dict(_TAGGED.findall(text[:4000]))
     name, args = tags.get("command-name", "").strip(), tags.get("command-args", "").strip()
     if name:
@@ -260,12 +270,47 @@ def command_typed(text: str) -> str:
         return f"{name} {args}" if args else name
     if "bash-input" in tags:
         return f"! {tags['bash-input'].strip()}"
-    return text
+    return None
+
+
+def readable(text: str) -> str | None:
+    """A user line's text in the words a person reads where Claude Code wrapped it in its
+    XML (None: it did not): a slash command or a bash-mode line as typed (``/exit``), a
+    command's output as its text, stdout or stderr said (``stdout: See ya!``), a
+    background task's notice as its summary, its status where that does not say it
+    (what follows the notice, Claude Code's word to the model, after it)."""
+    start = text.lstrip()
+    if start.startswith(NOTICE):
+        notice = _NOTICE.match(start)
+        if notice is None:
+            return None
+        fields = dict(_NOTICE_FIELDS.findall(notice.group(1)))
+        summary, status = fields.get("summary", "").strip(), fields.get("status", "").strip()
+        said = summary or (f"background task {status}" if status else "")
+        if not said:
+            return None
+        if status and status not in said:
+            said = f"{said} [{status}]"
+        rest = start[notice.end() :].strip()
+        return f"{said}\n{rest}" if rest else said
+    if not start.startswith(COMMAND_TAGS):
+        return None
+    typed = _typed(text)
+    if typed is not None:
+        return typed
+    outputs = _OUTPUT.findall(text)
+    if not outputs:
+        return None
+    said_each = [
+        f"{tag.rsplit('-', 1)[1]}: {inner.strip()}" for tag, inner in outputs if inner.strip()
+    ]
+    return "\n".join(said_each) or "(no output)"
 
 
 def command_title(text: str) -> str:
-    """``command_typed``'s first line: a session's or a run's title."""
-    return first_line(command_typed(text))
+    """A prompt's first line as a session's or a run's title: a command as typed, a
+    notice by its summary (``readable``), not its XML wrapper."""
+    return first_line(readable(text) or text)
 
 
 def first_line(text: str, limit: int = 120) -> str:

@@ -264,8 +264,7 @@ def user(
             RunMark(id=ident, line=line, prompt=text, started=ts, command=kind == "command")
         )
         if "prompt" not in b.titles:  # a command as typed, not its XML wrapper
-            title = blocks.command_title if kind == "command" else blocks.first_line
-            b.titles["prompt"] = title(text)
+            b.titles["prompt"] = blocks.command_title(text)
     if b.runs:
         b.runs[-1].items += 1
 
