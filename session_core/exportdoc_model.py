@@ -41,7 +41,7 @@ from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
-from .vocabulary import Readable, readable_of, shown_parts
+from .vocabulary import Readable, as_written, readable_of, shown_parts
 
 _MARKS: dict[str, tuple[Tone, str]] = {
     "folded": ("warn", "folded by a compaction: the model is no longer sent this"),
@@ -54,7 +54,8 @@ _MARKS: dict[str, tuple[Tone, str]] = {
 
 def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     calls = _Calls(transcript.raw, transcript.tool_operations)
-    readable = readable_of(transcript.format)  # (a Claude Code command as typed)
+    # (a Claude Code command as typed; the raw view's lines as written)
+    readable = readable_of(transcript.format) if view == "replayed" else as_written
     items = transcript.messages if view == "replayed" else transcript.raw
     conversation = Section(
         "Conversation (what the model is sent next)"

@@ -109,10 +109,11 @@ def readable_of(fmt: str | TranscriptFormat) -> Readable:
     """Format ``fmt``'s readable form of an item's text (``TranscriptFormat.
     readable_text``; a name no format has: none, every text as written)."""
     own = _format(fmt)
-    return own.readable_text if own else _as_written
+    return own.readable_text if own else as_written
 
 
-def _as_written(item: Item) -> str | None:
+def as_written(item: Item) -> str | None:
+    """Every text as written (a raw view's rule, and a format's with no readable form)."""
     return None
 
 
@@ -211,6 +212,7 @@ __all__ = [
     "SHARED_KINDS",
     "SHARED_META_KEYS",
     "Kinds",
+    "as_written",
     "check_words",
     "gist",
     "header_meta",
