@@ -22,8 +22,10 @@ from .builder import META, SIDECHAIN
 from .calls import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
+from .responses import GAVE_UP
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
+from .usage import SYNTHETIC
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -480,10 +482,14 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
 
 
 def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> bool:
-    """The turn's last response ended it: it says ``end_turn``; or (1.0.x and some 2.x
-    versions write ``stop_reason: null`` on every line) it says nothing, calls no tool
-    and the writer is gone (a live writer may still add the response's next block)."""
+    """The turn's last response ended it: Claude Code made it up (an API call failed for
+    good: ``isApiErrorMessage``, ``stop_sequence``; model ``<synthetic>``: no model's
+    answer follows); it says ``end_turn``; or (1.0.x and some 2.x versions write
+    ``stop_reason: null`` on every line) it says nothing, calls no tool and the writer
+    is gone (a live writer may still add the response's next block)."""
     responses = b.responses
+    if responses.flags[last] & GAVE_UP or responses.model(last) == SYNTHETIC:
+        return True
     stop = b.raw.string(responses.stop[last])
     if stop == "end_turn":
         results = b.calls.result
