@@ -347,8 +347,9 @@ def _mark(
     # A line on no chain (no uuid: bookkeeping) written before the last boundary is
     # marked folded with what it was written among, but a queued prompt: whether it is
     # sent is the delivering line's word (a user line or a ``queued_command``), and no
-    # compaction folds a ``queue-operation`` line (the replayed view had none before it).
-    queued = column.kind_codes("queued")
+    # compaction folds a ``queue-operation`` line (the replayed view had none before it;
+    # nor one that took a prompt out of the queue, kind ``queue``).
+    queued = column.kind_codes("queued") + column.kind_codes("queue")
     kinds = column.kind
     for index in range(start, len(column)):
         node = raw_node[index]
