@@ -82,3 +82,47 @@ def test_a_newer_give_up_without_stop_reason_ends_its_turn_while_the_writer_is_t
         assert [r.state for r in t.runs] == ["finished"]
         assert t.raw[-1].kind == "error"
         assert not t.usage.known
+
+
+def _bookkeeping(w: CCWriter, at: str) -> None:
+    """Lines Claude Code appends beside the conversation, on no chain: a ``pr-link`` (its
+    own time), a title's tag, a file-history snapshot."""
+    w.bare({"type": "pr-link", "url": "https://x/pull/1", "sessionId": w.session, "timestamp": at})
+    w.bare({"type": "tag", "tag": "chore", "sessionId": w.session})
+    w.bare({"type": "file-history-snapshot", "messageId": "x", "snapshot": {"timestamp": at}})
+
+
+def test_bookkeeping_after_a_turn_does_not_stretch_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.0.76 wrote no ``turn_duration`` after some turns: such a turn ends at its last
+    conversation line, not at a ``pr-link`` written an hour later (it took an hour and
+    ended at the snapshot line); a turn before the last, and one cut off, likewise."""
+    w = CCWriter(version="2.0.76")
+    w.user("first")  # 10:00:01
+    w.assistant("m1", [text("one")], usage=usage(1, 2), stop="end_turn")  # :02
+    _bookkeeping(w, "2026-03-01T11:00:00.000Z")
+    w.user("second")  # :03
+    w.assistant("m2", [text("two")], usage=usage(1, 2), stop="end_turn")  # :04
+    answered = len(w.lines)
+    _bookkeeping(w, "2026-03-01T11:30:00.000Z")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [r.state for r in t.runs] == ["finished", "finished"]
+    assert [(r.ended, r.duration) for r in t.runs] == [
+        ("2026-03-01T10:00:02.000Z", 1.0),
+        ("2026-03-01T10:00:04.000Z", 1.0),
+    ]
+    assert t.runs[-1].end_line == answered
+    # cut off in a call, its writer gone: interrupted, at its last conversation line
+    w.user("third")  # :05
+    w.assistant("m3", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}])  # :06
+    called = len(w.lines)
+    _bookkeeping(w, "2026-03-01T12:00:00.000Z")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    last = t.runs[-1]
+    assert (last.state, last.end_line, last.ended, last.duration) == (
+        "interrupted",
+        called,
+        "2026-03-01T10:00:06.000Z",
+        1.0,
+    )
