@@ -22,6 +22,7 @@ FILTER_KINDS = (
     "command",
     "hook",
     "queued",
+    "queue",
     "compact-summary",
     "compaction",
     "summary",

@@ -22,8 +22,10 @@ from .builder import META, SIDECHAIN
 from .calls import ClaudeOps, OpenCalls
 from .chain import nodes_of, recover, span_of
 from .file_links import link_files
+from .responses import GAVE_UP
 from .sidechains import link
 from .threading import ASSISTANT, BRANCH, FOLDED, USER
+from .usage import SYNTHETIC
 
 if TYPE_CHECKING:
     from .builder import ClaudeCodeBuilder
@@ -345,8 +347,9 @@ def _mark(
     # A line on no chain (no uuid: bookkeeping) written before the last boundary is
     # marked folded with what it was written among, but a queued prompt: whether it is
     # sent is the delivering line's word (a user line or a ``queued_command``), and no
-    # compaction folds a ``queue-operation`` line (the replayed view had none before it).
-    queued = column.kind_codes("queued")
+    # compaction folds a ``queue-operation`` line (the replayed view had none before it;
+    # nor one that took a prompt out of the queue, kind ``queue``).
+    queued = column.kind_codes("queued") + column.kind_codes("queue")
     kinds = column.kind
     for index in range(start, len(column)):
         node = raw_node[index]
@@ -480,10 +483,14 @@ def _runs(b: ClaudeCodeBuilder, ops: ClaudeOps, writer_alive: bool | None) -> li
 
 
 def _ended_turn(b: ClaudeCodeBuilder, last: int, writer_alive: bool | None) -> bool:
-    """The turn's last response ended it: it says ``end_turn``; or (1.0.x and some 2.x
-    versions write ``stop_reason: null`` on every line) it says nothing, calls no tool
-    and the writer is gone (a live writer may still add the response's next block)."""
+    """The turn's last response ended it: Claude Code made it up (an API call failed for
+    good: ``isApiErrorMessage``, ``stop_sequence``; model ``<synthetic>``: no model's
+    answer follows); it says ``end_turn``; or (1.0.x and some 2.x versions write
+    ``stop_reason: null`` on every line) it says nothing, calls no tool and the writer
+    is gone (a live writer may still add the response's next block)."""
     responses = b.responses
+    if responses.flags[last] & GAVE_UP or responses.model(last) == SYNTHETIC:
+        return True
     stop = b.raw.string(responses.stop[last])
     if stop == "end_turn":
         results = b.calls.result

@@ -151,10 +151,7 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         if text:
             b.summaries.append((str_or_none(record.get("leafUuid")), text))
     elif kind == "queue-operation":
-        content = record.get("content")
-        op = str_or_none(record.get("operation")) or "queue-operation"
-        part = Part("text", text=content if isinstance(content, str) else op, name=op)
-        item_kind, role = "queued", "user"
+        part, role, item_kind = _queue_operation(record)
     elif kind == "attachment":
         attachment = record.get("attachment")
         atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
@@ -170,6 +167,28 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
         part = b.kept_line(kind, record)
         item_kind = "record"
     return part, role, item_kind
+
+
+# What a queue operation other than ``enqueue`` did to the queue (its content, where it
+# names one, follows): input taken out of it, not input of its own.
+_DEQUEUED = {
+    "remove": "removed from the queue",
+    "dequeue": "dequeued",
+    "popAll": "queue taken back to the prompt",
+}
+
+
+def _queue_operation(record: dict[str, Any]) -> tuple[Part, str, str]:
+    """A ``queue-operation`` line's part, role and kind: an ``enqueue`` is input the
+    user typed while the model was busy (``queued``); the others (``remove``,
+    ``dequeue``, ``popAll``) take input out of the queue, said as such (``queue``)."""
+    content = str_or_none(record.get("content"))
+    op = str_or_none(record.get("operation"))
+    if op == "enqueue":
+        return Part("text", text=content or "", name=op), "user", "queued"
+    said = _DEQUEUED.get(op or "") or f"queue operation {op or '(none named)'}"
+    text = f"{said}: {content}" if content else said
+    return Part("text", text=text, name=op or "queue-operation"), "system", "queue"
 
 
 _TITLES = {"custom-title": ("customTitle", "title"), "ai-title": ("aiTitle", "title")}

@@ -280,7 +280,10 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         else:
             record = record if record is not None else {}  # (hot lines come with none)
             rare_line(self, kind, record, facts, line, uuid, side, ts)
-        if runs and not self.off:  # (the latest turn's last line so far: this one)
+        # The latest turn's last line so far: this one, a line of the conversation (on a
+        # chain); a bookkeeping line (a ``pr-link``, a snapshot, a title) written after
+        # the turn's last is no part of it, and does not stretch its end.
+        if runs and not self.off and facts.uuid is not None:
             run = runs[-1]
             run.last_line, run.last_ts = line, ts or run.last_ts
 

@@ -15,7 +15,7 @@ from ...model import Part
 from . import blocks
 from .lines import Line, Message, TokenUsage, result_facts, result_value, shape
 from .records import Boundary, RunMark
-from .responses import SIDE
+from .responses import GAVE_UP, SIDE
 from .sidechains import TASK_TOOLS
 from .threading import ASSISTANT, USER
 from .usage import SYNTHETIC
@@ -53,6 +53,7 @@ def assistant(
     responses = b.responses
     found = responses.find(key)
     node = b.node_for(facts, uuid, line, ASSISTANT, side)
+    gave_up = facts.isApiErrorMessage is True
     reused = found >= 0 and _reused(b, found, side)
     if reused:
         found = -1
@@ -67,8 +68,10 @@ def assistant(
         else:
             _extend(b, item, parts, line, ts)
     else:
+        # (Claude Code's own message that an API call failed for good: an error line)
+        kind = "error" if gave_up else "message"
         item = b.add_item(
-            parts, line, node, side, role=message.role or "assistant", ts=ts, model=model
+            parts, line, node, side, role=message.role or "assistant", kind=kind, ts=ts, model=model
         )
         # (``found``: another side's; this one takes its place)
         response = responses.add(key, item, side, len(b.runs) - 1, found, reused=reused)
@@ -87,6 +90,8 @@ def assistant(
         b.runs[-1].response_line = line
     if message.stop_reason is not None:
         responses.stop[response] = b.raw.code(message.stop_reason)
+    if gave_up:
+        responses.flags[response] |= GAVE_UP
     if message.usage is not None or facts.costUSD is not None:
         b.usage.report(response, message.usage or _NO_USAGE, model, facts.costUSD)
     # (the item of the response this line is of, or the other side's it copies)

@@ -99,6 +99,9 @@ class Line(msgspec.Struct, gc=False):
     slug: str | None = None
     agentId: str | None = None
     type: str | None = None
+    # The message Claude Code wrote itself when an API call failed for good (model
+    # ``<synthetic>``; its text "API Error: 529 …"): it gave the turn up.
+    isApiErrorMessage: bool | None = None
     message: Message | None = None
     data: ProgressData | None = None
     requestId: str | None = None
@@ -154,6 +157,7 @@ def line_of(record: dict[str, Any]) -> Line:
         isSidechain=record.get("isSidechain") is True,
         isMeta=record.get("isMeta") is True,
         isCompactSummary=record.get("isCompactSummary") is True,
+        isApiErrorMessage=record.get("isApiErrorMessage") is True,
         timestamp=str_or_none(record.get("timestamp")),
         requestId=str_or_none(record.get("requestId")),
         parentToolUseID=str_or_none(record.get("parentToolUseID")),

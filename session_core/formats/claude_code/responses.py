@@ -23,7 +23,9 @@ NO_COUNT = -(1 << 63)  # a count not reported
 # the one-hour writes (priced apart: Claude Code 2.1 writes its cache for an hour).
 COUNTS = 5
 _NO_COUNTS = array("q", [NO_COUNT] * COUNTS)
-SIDE, STALE = 1, 2  # a response's flags
+# A response's flags (``GAVE_UP``: Claude Code's own message that an API call failed
+# for good, ``isApiErrorMessage``: the turn ends at it).
+SIDE, STALE, GAVE_UP = 1, 2, 4
 _END = -1
 _ENDS = array("i", [_END]) * 4096  # (a node- or call-indexed array grows by as many)
 
@@ -189,4 +191,4 @@ class Responses:
         return [None if t == NO_COUNT else t for t in self.tokens[first : first + COUNTS]]
 
 
-__all__ = ["COUNTS", "NO_COUNT", "SIDE", "STALE", "Responses"]
+__all__ = ["COUNTS", "GAVE_UP", "NO_COUNT", "SIDE", "STALE", "Responses"]
