@@ -38,6 +38,7 @@ from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
 from .context import section_text
+from .event_words import event_words
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -111,11 +112,13 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
 def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
     """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
     Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
-    where its compact JSON was shown; any other event's, its JSON."""
+    where its compact JSON was shown; a known event's its words (``event_words``: a
+    command's exit code, a patch's files...); any other event's, its JSON."""
     said = error_message(payload) if kind in _ERRORS else ""
     if said:
         return [Part("text", f"{kind}: {said}", name=kind)]
-    return [Part("other", compact(payload), name=str(kind))]
+    words = event_words(kind, payload)
+    return [Part("other", compact(payload) if words is None else words, name=str(kind))]
 
 
 class CodexBuilder(CodexRewrites):
