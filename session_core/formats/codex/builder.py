@@ -339,6 +339,14 @@ class CodexBuilder(CodexRewrites):
             self._end_run(_ENDED[kind], str_or_none(payload.get("turn_id")), line, ts)
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
+        elif kind == "thread_name_updated" and payload.get("thread_id") in (
+            None,
+            self.meta.get("id"),
+        ):
+            # The name the user gave this thread (the latest: none where it was cleared); a
+            # fork's copy of its parent's names the parent.
+            name = str_or_none(payload.get("thread_name"))
+            self.thread_name = name if name and not name.isspace() else None
         packed = self._by_span()
         parts = _PACKED if packed else event_parts(kind, payload)
         self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
@@ -536,6 +544,8 @@ class CodexBuilder(CodexRewrites):
                 runs[index] = copy
         tally = self.tally
         meta = dict(self.meta)
+        if self.thread_name is not None:
+            meta["title"] = self.thread_name
         if tally.context_window is not None:
             meta["model-context-window"] = tally.context_window
         extra: dict[str, Any] = {
