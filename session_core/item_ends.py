@@ -100,25 +100,29 @@ def last_stamp(items: Sequence[Item] | LineEnds, look: int | None = None) -> str
     line's (``Item.end``: a run of progress lines ends seconds after its first line),
     that of the last item with a time or of one of the ``LATER_ENDS`` before it that ends
     later (none can where each is one line: ``LineEnds``); None if none of the last
-    ``look`` items (None: all) has one. A sequence that says its items' ends without
-    making them (``Items.end``, ``LineEnds.end``) is asked so."""
+    ``look`` items (None: all) has one, or if the first alone has one and items follow it
+    (a header's time, as a mid-2025 Codex rollout's, whose later lines say none, is not
+    when they were written). A sequence that says its items' ends without making them
+    (``Items.end``, ``LineEnds.end``) is asked so."""
     told = getattr(items, "end", None)
     end: Callable[[int], tuple[int, str | None]] = (
         told if callable(told) else (lambda index: cast("Sequence[Item]", items)[index].end)
     )
     last = len(items) - 1
     stop = -1 if look is None else max(-1, last - look)
-    best_line, best = -1, None
+    best_line, best, newest = -1, None, -1  # (newest: the last item with a time)
     left = 0 if getattr(items, "one_line_each", False) else LATER_ENDS
     for index in range(last, stop, -1):
         line, ts = end(index)
-        if ts and line > best_line:
-            best_line, best = line, ts
+        if ts:
+            newest = max(newest, index)
+            if line > best_line:
+                best_line, best = line, ts
         if best is not None:
             left -= 1
             if left < 0:
                 break
-    return best
+    return None if newest == 0 < last else best  # (the first's alone: a header's time)
 
 
 __all__ = ["LAST_LOOK", "LATER_ENDS", "ItemEnds", "LineEnds", "last_stamp"]

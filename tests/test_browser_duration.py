@@ -5,12 +5,15 @@ missing, never 0; sortable, and kept up to date in a live row."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
 import pytest
+from codex_writer import legacy_story
 from format_fixtures import BUILT_IN
 
+from session_core.formats import by_name
 from session_core.scan import FileSummary, scan_file
 from session_core.scan_live import LiveRows
 from session_core.times import seconds_between
@@ -128,3 +131,18 @@ def test_a_live_row_s_duration_grows_with_its_lines(fmt: str, tmp_path: Path) ->
     assert after is not None
     assert after.duration == scan_file(str(path), now=NOW_PAST).duration
     assert before.duration is not None and after.duration > before.duration
+
+
+def test_a_rollout_whose_lines_after_its_header_say_no_time(tmp_path: Path) -> None:
+    """A mid-2025 Codex rollout: its bare header alone says a time (its items none). The
+    row's duration is unknown, not 0s (the header's time to itself), and its last active
+    the file's mtime, not the header's time; the export names no last line's time."""
+    path = tmp_path / "rollout-legacy.jsonl"
+    legacy_story(path)
+    mtime = 1_760_000_000.0  # (later than the header's 2025-08-20)
+    os.utime(path, (mtime, mtime))
+    summary = scan_file(str(path), now=mtime + 3600)
+    assert summary.started == "2025-08-20T13:20:47.060Z"
+    assert summary.last_ts is None and summary.duration is None
+    assert shown(summary) == "unknown" and summary.last_activity == mtime
+    assert by_name("codex").open(path, writer_alive=False).last_time() is None

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from codex_writer import SESSION, RolloutWriter
 from format_fixtures import BUILT_IN
 
 from session_core import Message, Session
 from session_core.export import document, export
+from session_core.formats import by_name
 from session_core.scan import scan_file
 
 
@@ -87,3 +89,35 @@ def test_a_fallback_title_is_capped_as_every_title_is(tmp_path: Path) -> None:
     title = document(path).title
     assert title == ("sid # x" + "z" * 300)[:200]
     assert export(path, "md").splitlines()[0] == f"# {title.replace('#', chr(92) + '#')}"
+
+
+def test_a_codex_threads_name_is_its_title(tmp_path: Path) -> None:
+    """A rollout's ``thread_name_updated`` (the name the user gave the thread; the latest
+    wins, none where it was cleared) is its title, as Claude Code's custom title is: in
+    the row, the export and the meta (``replay``); a name a fork copied from its parent
+    (the parent's thread id) is not. It was the first prompt."""
+
+    def rollout(*names: tuple[str, str | None]) -> Path:
+        path = tmp_path / f"rollout-{len(list(tmp_path.iterdir()))}.jsonl"
+        w = RolloutWriter(path)
+        w.session_meta()
+        w.task_started("t1")
+        w.message("user", "look at the screenshot and fix the build")
+        w.event("user_message", message="look at the screenshot and fix the build")
+        for thread, name in names:
+            w.event("thread_name_updated", thread_id=thread, thread_name=name)
+        w.message("assistant", "Fixed.")
+        w.task_complete("t1")
+        return path
+
+    prompt = "look at the screenshot and fix the build"
+    cases = {
+        rollout((SESSION, "Build fix"), (SESSION, "Fix the  build")): "Fix the build",
+        rollout((SESSION, "Fix the build"), (SESSION, None)): prompt,  # (cleared)
+        rollout(("019c-parent", "Parent's name")): prompt,  # (a fork's copy)
+    }
+    for path, title in cases.items():
+        assert scan_file(path, live_window=0).title == title
+        assert export(path, "md").splitlines()[0] == f"# {title}"
+        meta = by_name("codex").open(path, writer_alive=False).meta
+        assert meta.get("title") == (None if title == prompt else "Fix the  build")

@@ -38,6 +38,7 @@ from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
 from .context import section_text
+from .event_words import event_words
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -111,11 +112,13 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
 def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
     """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
     Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
-    where its compact JSON was shown; any other event's, its JSON."""
+    where its compact JSON was shown; a known event's its words (``event_words``: a
+    command's exit code, a patch's files...); any other event's, its JSON."""
     said = error_message(payload) if kind in _ERRORS else ""
     if said:
         return [Part("text", f"{kind}: {said}", name=kind)]
-    return [Part("other", compact(payload), name=str(kind))]
+    words = event_words(kind, payload)
+    return [Part("other", compact(payload) if words is None else words, name=str(kind))]
 
 
 class CodexBuilder(CodexRewrites):
@@ -336,6 +339,14 @@ class CodexBuilder(CodexRewrites):
             self._end_run(_ENDED[kind], str_or_none(payload.get("turn_id")), line, ts)
         elif kind in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
             self._late_outcome(kind, payload)
+        elif kind == "thread_name_updated" and payload.get("thread_id") in (
+            None,
+            self.meta.get("id"),
+        ):
+            # The name the user gave this thread (the latest: none where it was cleared); a
+            # fork's copy of its parent's names the parent.
+            name = str_or_none(payload.get("thread_name"))
+            self.thread_name = name if name and not name.isspace() else None
         packed = self._by_span()
         parts = _PACKED if packed else event_parts(kind, payload)
         self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
@@ -533,6 +544,8 @@ class CodexBuilder(CodexRewrites):
                 runs[index] = copy
         tally = self.tally
         meta = dict(self.meta)
+        if self.thread_name is not None:
+            meta["title"] = self.thread_name
         if tally.context_window is not None:
             meta["model-context-window"] = tally.context_window
         extra: dict[str, Any] = {

@@ -55,6 +55,7 @@ class CodexState(RawColumnBuilder):
         self.pending: dict[int, None] = {}  # ops with no result yet (ordered set)
         self.late_failure: dict[str, int] = {}  # exit codes from *_end events, by call id
         self.late_duration: dict[str, float] = {}  # an MCP end event's, by call id
+        self.thread_name: str | None = None  # the latest ``thread_name_updated``'s: the title
         self.compactions: list[Compaction] = []
         self.runs: list[Run] = []
         self.run_contexts: list[dict[str, Any]] = []  # each run's context, what changed

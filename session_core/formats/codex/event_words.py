@@ -1,0 +1,166 @@
+"""The UI events a rollout keeps, each in one line of words for the raw view (where its
+compact JSON was shown): a command's end its exit code and how long it took, a patch's
+whether it applied and to which files, an MCP call's its tool and whether it answered,
+a turn's start and end, a thread's new name. An event none of these knows, or one whose
+fields are not what Codex writes, says None: its JSON is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...text import command_line, duration_text, grouped, one_line, str_or_none
+from .tools import marked_error, rust_seconds
+
+_SHOWN_FILES = 3  # a patch's files named (then "+N more")
+_CUT = 200  # characters of a text field shown (a command, a query, a name)
+# A file change's kind, as ``git status --short`` writes it: Codex's own patch summary
+# ("M Makefile") reads so.
+_CHANGE = {"add": "A", "delete": "D", "update": "M"}
+
+
+def _short(text: str) -> str:
+    said = one_line(text)
+    return said if len(said) <= _CUT else said[: _CUT - 1] + "…"
+
+
+def _took(payload: dict[str, Any]) -> str:
+    """`` in 1.5s`` from the event's Rust ``duration`` (empty where it has none)."""
+    took = duration_text(rust_seconds(payload.get("duration")))
+    return f" in {took}" if took else ""
+
+
+def _exit_code(payload: dict[str, Any]) -> int | None:
+    code = payload.get("exit_code")
+    return code if type(code) is int else None
+
+
+def _exec_end(payload: dict[str, Any]) -> str | None:
+    code = _exit_code(payload)
+    if code is None:
+        return None
+    command = command_line(payload.get("command"))
+    head = f"{_short(command)}: " if command else ""
+    return f"{head}exit {code}{_took(payload)}"
+
+
+def _change(path: str, change: Any) -> str:
+    """One file of a patch: ``M /repo/Makefile`` (a move: ``R old → new``). A change is
+    ``{type: update, ...}`` (newer) or ``{update: {...}}`` (older writers)."""
+    if isinstance(change, dict):
+        kind = change.get("type")
+        if not isinstance(kind, str) and len(change) == 1:
+            kind, inner = next(iter(change.items()))
+            change = inner if isinstance(inner, dict) else {}
+        moved = str_or_none(change.get("move_path"))
+        if moved:
+            return f"R {one_line(path)} → {one_line(moved)}"
+        letter = _CHANGE.get(kind) if isinstance(kind, str) else None
+        if letter:
+            return f"{letter} {one_line(path)}"
+    return one_line(path)
+
+
+def _patch_end(payload: dict[str, Any]) -> str | None:
+    success = payload.get("success")
+    if not isinstance(success, bool):
+        return None
+    said = "applied" if success else "not applied"
+    changes = payload.get("changes")
+    if isinstance(changes, dict) and changes:
+        files = [_change(str(path), change) for path, change in changes.items()]
+        more = len(files) - _SHOWN_FILES
+        said += ": " + ", ".join(files[:_SHOWN_FILES]) + (f" (+{more:,} more)" if more > 0 else "")
+    if not success:
+        stderr = str_or_none(payload.get("stderr"))
+        if stderr and stderr.strip():
+            said += f" ({_short(stderr.strip())})"
+    return said
+
+
+def _mcp_end(payload: dict[str, Any]) -> str | None:
+    invocation = payload.get("invocation")
+    result = payload.get("result")
+    if not isinstance(invocation, dict) or not isinstance(result, dict):
+        return None
+    server, tool = str_or_none(invocation.get("server")), str_or_none(invocation.get("tool"))
+    name = ".".join(one_line(n) for n in (server, tool) if n) or "?"
+    ok = result.get("Ok")
+    if "Err" in result:
+        err = result.get("Err")
+        outcome = f"error: {_short(err)}" if isinstance(err, str) else "error"
+    elif isinstance(ok, dict):
+        outcome = "error" if marked_error(ok) else "ok"
+    else:
+        return None
+    return f"{name}: {outcome}{_took(payload)}"
+
+
+def _web_search_end(payload: dict[str, Any]) -> str | None:
+    query = str_or_none(payload.get("query"))
+    action = payload.get("action")
+    if not query and isinstance(action, dict):
+        query = str_or_none(action.get("query")) or str_or_none(action.get("url"))
+    return f"searched: {_short(query)}" if query else None
+
+
+def _view_image(payload: dict[str, Any]) -> str | None:
+    path = str_or_none(payload.get("path"))
+    return f"viewed {one_line(path)}" if path else None
+
+
+def _turn(payload: dict[str, Any], what: str) -> str:
+    turn = str_or_none(payload.get("turn_id"))
+    return f"turn {one_line(turn)} {what}" if turn else f"turn {what}"
+
+
+def _task_started(payload: dict[str, Any]) -> str:
+    window = payload.get("model_context_window")
+    said = _turn(payload, "started")
+    if type(window) is int and window > 0:
+        said += f" (context window {grouped(window)} tokens)"
+    return said
+
+
+def _task_complete(payload: dict[str, Any]) -> str:
+    return _turn(payload, "complete")
+
+
+def _turn_aborted(payload: dict[str, Any]) -> str:
+    reason = str_or_none(payload.get("reason"))
+    return _turn(payload, "aborted") + (f" ({one_line(reason)})" if reason else "")
+
+
+def _context_compacted(payload: dict[str, Any]) -> str:
+    return "context compacted"
+
+
+def _thread_named(payload: dict[str, Any]) -> str | None:
+    name = payload.get("thread_name")
+    if name is None and "thread_name" in payload:
+        return "thread name cleared"
+    return f"thread named: {_short(name)}" if isinstance(name, str) else None
+
+
+_WORDS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "exec_command_end": _exec_end,
+    "patch_apply_end": _patch_end,
+    "mcp_tool_call_end": _mcp_end,
+    "web_search_end": _web_search_end,
+    "view_image_tool_call": _view_image,
+    "task_started": _task_started,
+    "task_complete": _task_complete,
+    "turn_complete": _task_complete,
+    "turn_aborted": _turn_aborted,
+    "context_compacted": _context_compacted,
+    "thread_name_updated": _thread_named,
+}
+
+
+def event_words(kind: str | None, payload: dict[str, Any]) -> str | None:
+    """An event's one line of words (None: none known for it; its JSON is shown)."""
+    words = _WORDS.get(kind) if kind is not None else None
+    return None if words is None else words(payload)
+
+
+__all__ = ["event_words"]

@@ -1,0 +1,107 @@
+"""A newer writer's UI events (``exec_command_end``, ``patch_apply_end``,
+``mcp_tool_call_end``, ``web_search_end``, ``view_image_tool_call``, the turn events,
+``context_compacted``, ``thread_name_updated``) read in one line of words in the raw view,
+not as their JSON; read whole (packed) or fed a record at a time, alike. Their calls are
+counted once (the end event is no operation of its own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+from codex_helpers import CODEX, opened
+from codex_writer import RolloutWriter
+
+from session_core.model import Transcript
+
+DURATION = {"secs": 1, "nanos": 500_000_000}
+
+
+def _rollout(path: Path) -> Path:
+    w = RolloutWriter(path)
+    w.session_meta()
+    w.task_started("t1")
+    w.turn_context("t1")
+    w.message("user", "fix the build")
+    w.event("thread_name_updated", thread_id="th", thread_name="Fix the build\x1b[31m")
+    w.function_call("exec_command", {"cmd": "make"}, "cx")
+    command = ["/bin/bash", "-lc", "make"]
+    w.event("exec_command_end", call_id="cx", command=command, exit_code=2, duration=DURATION)
+    w.function_output("cx", "Chunk ID: 1\nOutput:\nmake: *** Error 2\n")  # (plain text)
+    w.function_call("view_image", {"path": "/repo/err.png"}, "cv")
+    w.event("view_image_tool_call", call_id="cv", path="/repo/err.png")
+    w.function_output("cv", "ok")
+    w.function_call("mcp__docs__search", {"q": "make"}, "cm")
+    invocation = {"server": "docs", "tool": "search", "arguments": {"q": "make"}}
+    ok = {"Ok": {"content": [{"type": "text", "text": "see FAQ"}], "isError": False}}
+    w.event("mcp_tool_call_end", call_id="cm", invocation=invocation, result=ok, duration=DURATION)
+    w.function_output("cm", "see FAQ")
+    w.web_search("completed", "make error 2")
+    w.event("web_search_end", call_id="ws", query="make error 2")
+    w.custom_call("apply_patch", "*** Begin Patch\n*** End Patch\n", "cp")
+    changes = {
+        "/repo/Makefile": {"type": "update", "unified_diff": "@@", "move_path": None},
+        "/repo/new.txt": {"add": {"content": "x"}},  # (an older writer's shape)
+        "/repo/a": {"type": "update", "move_path": "/repo/b"},
+        "/repo/old.txt": {"type": "delete", "content": "y"},
+    }
+    w.event("patch_apply_end", call_id="cp", success=True, changes=changes, stderr="")
+    w.custom_output("cp", "Success.")
+    w.event("mcp_tool_call_end", call_id="zz", invocation=invocation, result={"Err": "gone"})
+    w.event("patch_apply_end", call_id="zy", success=False, changes={}, stderr="no match\n")
+    w.event("exec_command_end", call_id="zx", stdout="")  # (no exit code: its JSON)
+    w.message("assistant", "Fixed.")
+    w.task_complete("t1", "Fixed.")
+    w.task_started("t2")
+    w.event("context_compacted")
+    w.turn_aborted("t2")
+    return path
+
+
+WORDS = [
+    ("task_started", "turn t1 started (context window 272,000 tokens)"),
+    ("thread_name_updated", "thread named: Fix the build␛[31m"),  # (inert)
+    ("exec_command_end", "make: exit 2 in 1.5s"),
+    ("view_image_tool_call", "viewed /repo/err.png"),
+    ("mcp_tool_call_end", "docs.search: ok in 1.5s"),
+    ("web_search_end", "searched: make error 2"),
+    (
+        "patch_apply_end",
+        "applied: M /repo/Makefile, A /repo/new.txt, R /repo/a → /repo/b (+1 more)",
+    ),
+    ("mcp_tool_call_end", "docs.search: error: gone"),
+    ("patch_apply_end", "not applied (no match)"),
+    ("task_complete", "turn t1 complete"),
+    ("task_started", "turn t2 started (context window 272,000 tokens)"),
+    ("context_compacted", "context compacted"),
+    ("turn_aborted", "turn t2 aborted (interrupted)"),
+]
+
+
+def _events(t: Transcript, json: bool = False) -> list[tuple[str | None, str]]:
+    """The event lines' parts (not token counts), in words (``json``: those shown as JSON)."""
+    return [
+        (p.name, p.text)
+        for item in t.raw
+        if item.kind == "event"
+        for p in item.parts
+        if p.kind == "other" and p.name != "token_count" and p.text.startswith("{") == json
+    ]
+
+
+def test_events_read_in_words(tmp_path: Path) -> None:
+    path = _rollout(tmp_path / "r.jsonl")
+    builder = CODEX.builder(str(path))
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
+        builder.lines = number
+        builder.feed(orjson.loads(line), number)
+    for t in (opened(path, False), builder.transcript(False)):
+        assert _events(t) == WORDS
+        # An event whose fields are not what Codex writes is shown as its JSON.
+        ((_, bare),) = _events(t, json=True)
+        assert '"call_id":"zx"' in bare
+        # One operation a call, its end event none; a non-zero exit code on a call whose
+        # output says none fails it.
+        states = {op.call_id: op.state for op in t.tool_operations}
+        assert len(t.tool_operations) == 5
+        assert states["cx"] == "failed" and states["cm"] == "completed"
