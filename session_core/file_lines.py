@@ -118,8 +118,10 @@ def read_batches(
                     if carry:  # (the carried bytes joined to the first line alone, not
                         # to the whole block: a copy of the block saved)
                         ended[0] = b"".join((*carry, ended[0]))
+                        carry.clear()  # (a long line's pieces let go: held once)
                     last = b"" if ended[-1].endswith(b"\n") else ended.pop()
                     lines = [line[:-1] for line in ended]
+                    del ended  # (each line held once: without its newline)
                     carry, carried = ([last], len(last)) if last else ([], 0)
                     if (
                         lines
@@ -132,7 +134,7 @@ def read_batches(
                         # blank line could: the least line's first is past " ", the
                         # greatest's ASCII): the batch's numbers and spans made whole,
                         # not a line at a time.
-                        starts = list(accumulate(map(len, ended), initial=offset))
+                        starts = list(accumulate((len(x) + 1 for x in lines), initial=offset))
                         offset = starts.pop()
                         numbers = list(range(number + 1, number + 1 + len(lines)))
                         number += len(lines)

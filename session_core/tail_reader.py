@@ -458,7 +458,7 @@ class TailReader:
                     lines = block.split(b"\n")
                     carry = lines.pop()
                     if self.partial:
-                        lines[0] = b"".join(self.partial) + lines[0]
+                        lines[0] = b"".join((*self.partial, lines[0]))  # (one copy)
                     self.partial = [carry] if carry else []
                     self._parse(lines, base, update)
             if end_goal is not None and self.offset >= end_goal:
