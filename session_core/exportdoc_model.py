@@ -418,12 +418,18 @@ def _run_contexts(runs: Sequence[Run]) -> Iterator[DocItem]:
         rows = [[k, v] for k, v in context.facts]
         if before is not None:
             ran, was = before
-            rows = [[k, v] for k, v in context.facts if was.get(k) != v]
-            rows += [[k, "(not given)"] for k in was if k not in facts]
-            kept = len(context.facts) - sum(1 for k, _v in rows if k in facts)
+            # (its own facts, a turn's id, are its own every run: listed, not as changes)
+            mine = context.own_facts
+            own = [[k, v] for k, v in context.facts if k in mine]
+            rows = [[k, v] for k, v in context.facts if k not in mine and was.get(k) != v]
+            rows += [[k, "(not given)"] for k in was if k not in facts and k not in mine]
+            kept = len(context.facts) - len(own) - sum(1 for k, _v in rows if k in facts)
             if kept:
-                differ = "; those that differ:" if rows else ""
-                yield Note(f"{count(kept, 'fact')} as run {ran}'s{differ}")
+                said = [f"its own {', '.join(k for k, _v in own)}"] if own else []
+                said += ["those that differ"] if rows else []
+                listed = f"; {' and '.join(said)}:" if said else ""
+                yield Note(f"{count(kept, 'fact')} as run {ran}'s{listed}")
+            rows = own + rows
         if rows:
             yield Table(["fact", "value"], rows)
         before = (run.id, facts)

@@ -269,6 +269,9 @@ class RunContext:
     facts: list[tuple[str, str]] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)  # (name, text)
     line: int = 0
+    # The facts each run has a value of its own of (Codex's ``turn_id``): that it differs
+    # from the previous run's is no change, never marked or listed as one.
+    own_facts: tuple[str, ...] = ()
 
 
 # What a fork's copy of its parent's turn says of its usage.
@@ -301,8 +304,11 @@ class Run:
         self.duration = seconds_between(self.started, ts)
 
     def describe_usage(self) -> str:
-        """Its ``usage.describe()``, or that its usage is its parent's."""
-        return COPIED_USAGE if self.copied else self.usage.describe()
+        """Its ``usage.describe()``, or that its usage is its parent's; blank where it made
+        no model request (``Usage.unrequested``), as the Runs tab says it."""
+        if self.copied:
+            return COPIED_USAGE
+        return "" if self.usage.unrequested else self.usage.describe()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -125,6 +125,12 @@ class Usage:
         return self.tokens is not None or self.cost is not None
 
     @property
+    def unrequested(self) -> bool:
+        """No response to count, and none reported (a run that made no model request):
+        its usage is said blank, neither unknown nor 0."""
+        return not self.responses and not self.known
+
+    @property
     def tokens_partial(self) -> bool:
         """A known token total that leaves out responses that reported none, or in part."""
         return self.tokens is not None and (self.reported < self.responses or self.in_part > 0)

@@ -381,6 +381,15 @@ def test_an_operation_names_the_message_that_asked_for_it(
                 assert op.message_id == callers[op.call_id], op.call_id
 
 
+def test_a_format_that_records_no_run_contexts_gives_none(
+    fmt: TranscriptFormat, sample: Path
+) -> None:
+    """A format that says it records no run contexts (``has_run_contexts``: a run's
+    detail then says nothing of one missing) gives none."""
+    if not fmt.has_run_contexts:
+        assert all(run.context is None for run in open_transcript(sample).runs)
+
+
 def test_the_replay_json_names_each_compaction_by_its_line(
     fmt: TranscriptFormat, sample: Path
 ) -> None:

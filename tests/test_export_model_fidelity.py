@@ -155,3 +155,22 @@ def test_a_context_whose_facts_are_all_the_last_ones_promises_no_table(tmp_path:
     second = _section(export(tmp_path / "r.jsonl", "md"), "Run contexts").split("### run ")[2]
     assert "facts as run t1's\n" in second and "those that differ" not in second
     assert "| fact | value |" not in second and "Be thorough." in second
+
+
+def test_a_turns_own_id_is_listed_but_not_as_a_change(tmp_path: Path) -> None:
+    """Each Codex turn context names its turn: its ``turn_id`` differs every turn, and was
+    listed among "those that differ" on every run (the audit on the real samples): it is
+    listed as the run's own, the facts that changed apart."""
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    for n, effort in enumerate(["high", "high", "low"], 1):
+        w.task_started(f"t{n}")
+        w.turn_context(f"t{n}", effort=effort)
+        w.message("user", f"prompt {n}")
+        w.message("assistant", f"answer {n}")
+        w.task_complete(f"t{n}")
+    runs = _section(export(tmp_path / "r.jsonl", "md"), "Run contexts").split("### run ")
+    assert "7 facts as run t1's; its own turn\\_id:" in runs[2]
+    assert "| turn\\_id | t2 |" in runs[2] and "those that differ" not in runs[2]
+    assert "6 facts as run t2's; its own turn\\_id and those that differ:" in runs[3]
+    assert "| turn\\_id | t3 |\n| effort | low |" in runs[3]

@@ -172,3 +172,33 @@ async def test_slash_on_the_runs_says_the_conversation_is_searched(toy: Path) ->
         await pilot.press("escape", "2", "slash", "escape", "4", "slash", "escape", "1", "slash")
         await pilot.pause(0.1)
         assert not said(app, "no search of its own")
+
+
+async def test_f_on_the_runs_says_the_conversation_is_filtered_and_shows_it(toy: Path) -> None:
+    """``f`` on the Runs (no filter of its own) opened the conversation's dialog over the
+    runs, and what it hid did not show (the audit on the real samples): it is said, as
+    ``/`` says it, and a filter chosen shows the conversation; escape leaves the tab as
+    it was. Not said on the conversation, nor on the tool operations (their own)."""
+    from textual.widgets import TabbedContent
+
+    from viewer.screens.filter import FilterScreen
+
+    async with opened(toy) as (app, pilot, screen):
+        tabs = screen.query_one(TabbedContent)
+        await pilot.press("3", "f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog")
+        assert said(app, "The Runs tab has no filter of its own: this filters the conversation")
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert tabs.active == "runs"
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, FilterScreen), "the dialog again")
+        app.screen.dismiss((frozenset({"assistant"}), None))
+        await until(pilot, lambda: tabs.active == "conversation", "the conversation shown")
+        assert screen.conversation.filtered
+        app.clear_notifications()
+        for tab in ("1", "2"):
+            await pilot.press(tab, "f")
+            await pilot.pause(0.1)
+            await pilot.press("escape")
+        assert not said(app, "no filter of its own")

@@ -166,3 +166,29 @@ def test_the_operations_table_cuts_a_path_before_its_file_name(
 
     said = fit_op_arguments(arguments, width)
     assert said == shown and cell_len(said) <= width
+
+
+def test_a_runs_detail_says_no_context_missing_where_its_format_records_none() -> None:
+    """Every Claude Code run's detail ended "No run context recorded for this run." (the
+    format never records one): said only where the format records run contexts
+    (``has_run_contexts``); a fact each run has its own value of (Codex's ``turn_id``,
+    ``RunContext.own_facts``) is not marked changed, every turn (the audit on the real
+    samples)."""
+    from session_core.formats import by_name
+    from session_core.model import Run, RunContext
+    from viewer.widgets.model_panes import run_entries
+
+    missing = "No run context recorded for this run."
+    bare = Run("r", "finished", 5)
+    assert missing in [text for _style, text in run_entries(bare, 0, None)]
+    assert missing not in [text for _style, text in run_entries(bare, 0, None, contexts=False)]
+    assert not by_name("claude-code").has_run_contexts
+    assert not by_name("agentgo-v1").has_run_contexts
+    assert by_name("codex").has_run_contexts and by_name("transcript-v1").has_run_contexts
+
+    own = ("turn_id",)
+    first = RunContext([("turn_id", "t1"), ("model", "a"), ("cwd", "/w")], own_facts=own)
+    second = RunContext([("turn_id", "t2"), ("model", "b"), ("cwd", "/w")], own_facts=own)
+    facts = [text for _s, text in run_entries(Run("t2", "finished", 9, context=second), 1, first)]
+    assert "  turn_id = t2" in facts and "  cwd = /w" in facts
+    assert "  model = b   (changed)" in facts

@@ -189,3 +189,29 @@ def test_a_run_with_no_response_is_blank_not_unknown() -> None:
 
     assert usage_short(Usage()) == ""
     assert usage_short(Usage(responses=1)) == "unknown"
+
+
+def test_a_run_with_no_model_request_is_blank_in_the_export_as_in_the_tab(
+    tmp_path: Path,
+) -> None:
+    """A run that made no model request (``/exit``) had a blank usage in the Runs tab but
+    "unknown" in the export's Runs table and "usage unknown" in its detail (the audit on
+    the real samples): blank in the table, and its detail says why."""
+    from viewer.widgets.model_panes import run_entries
+
+    w = CCWriter()
+    w.user("first")
+    w.assistant("m1", [text("answered")], usage=usage(100, 20), stop="end_turn")
+    w.user("<command-name>/exit</command-name>\n<command-message>exit</command-message>")
+    w.user("<local-command-stdout>See ya!</local-command-stdout>")
+    path = w.write(tmp_path / "session.jsonl")
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    runs = open_transcript(path).runs
+    assert len(runs) == 2 and runs[1].prompt == "/exit"
+    assert runs[1].describe_usage() == "" and runs[0].describe_usage().startswith("120 tok")
+    table = export(path, "md").split("## Runs", 1)[1].split("\n\n## ", 1)[0]
+    row = next(line for line in table.splitlines() if "| /exit |" in line)
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    assert cells[2:5] == ["line 3", "1.0s", ""], row
+    assert run_entries(runs[1], 1, None)[1][1].endswith(" · no model request")
+    assert " · usage 120 tok (100 in + 20 out" in run_entries(runs[0], 0, None)[1][1]

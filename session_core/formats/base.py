@@ -174,6 +174,9 @@ class TranscriptFormat(ABC):
     # format has no such thing and never lists one (the contract suite holds it to that,
     # and a format that says True to a sample that shows one).
     has_compactions: ClassVar[bool] = True
+    # Its runs can carry a run context (``Run.context``: v1's run-context lines, Codex's
+    # turn contexts); False: it records none, and a run's detail does not say each lacks one.
+    has_run_contexts: ClassVar[bool] = True
     # Its usage's tokens are the writer's running total, whole in the file's last report:
     # a browser row read from the tail does not scale them up as it does a sum.
     running_total: ClassVar[bool] = False

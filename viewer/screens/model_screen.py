@@ -152,12 +152,17 @@ class ModelScreen(ModelFollowingScreen):
         view = self.conversation
         with self.state_lock:  # (the snapshot's items are looked at)
             offered = view.filter_choices()
+        # (from the runs, the subagents: the dialog opened over them, and what it hid did
+        # not show, so it is said, and the conversation shown once a filter is chosen)
+        elsewhere = self.say_conversations("filter", "this filters the conversation")
 
         def chosen(choice: Choice | None) -> None:
             if choice is not None:
                 roles, kinds = choice
                 with self.state_lock:
                     view.set_filter(roles, kinds, offered=offered)
+                if elsewhere:
+                    self.action_show_tab("conversation")
                 self._refresh_status()
 
         self.app.push_screen(FilterScreen.conversation(view.roles, view.kinds, *offered), chosen)

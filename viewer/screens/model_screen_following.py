@@ -246,7 +246,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             if tab == "tools":
                 self.ops.show(self.transcript, self.working_now())
             elif tab == "runs":
-                self.runs.show(self.transcript)
+                self.runs.show(self.transcript, contexts=self.format.has_run_contexts)
             elif tab == "diff":
                 self.diff.show(ModelDiff(self.transcript))
 

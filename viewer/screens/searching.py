@@ -49,15 +49,21 @@ class SearchingScreen(FollowingScreen):
         # (in its border too: the placeholder alone said it, hidden by the last term)
         search.border_title = scope
         search.focus()
-        tabs = self.query_one(TabbedContent)
-        if term is None and tabs.active != FIRST_TAB:
+        if term is None:
             # (and aloud: the bar's border alone went unread, and enter then showed the
             # conversation in place of the diff the user meant to search)
-            title = tabs.get_tab(tabs.active).label.plain
-            self.notify(
-                f"The {title} tab has no search of its own: enter searches the conversation.",
-                timeout=3,
-            )
+            self.say_conversations("search", "enter searches the conversation")
+
+    def say_conversations(self, key: str, does: str) -> bool:
+        """Where another tab than the conversation is shown, say that ``key`` (its
+        ``search``, ``filter``) acts on the conversation: "The Runs tab has no filter of
+        its own: …" (``does``). Whether it said so."""
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == FIRST_TAB:
+            return False
+        title = tabs.get_tab(tabs.active).label.plain
+        self.notify(f"The {title} tab has no {key} of its own: {does}.", timeout=3)
+        return True
 
     @property
     def search_open(self) -> bool:

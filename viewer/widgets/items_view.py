@@ -446,7 +446,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
                 blank = whole is not None and not whole.strip()
                 note = blank_note(whole or "") if blank else "(blank lines, then more: enter)"
                 shown[0] = Text("  " + note, self._s("dim"), end="")
-            elif more:
+            elif more and not _cut(lines[PREVIEW_LINES - 1], room):  # (a cut line's … says it)
                 shown[-1].append(" …", self._s("dim"))
             return shown
         if part.kind == "reasoning":  # (of no text: nothing to expand, none offered)
@@ -581,6 +581,12 @@ BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to th
 
 def _capped(text: str) -> str:
     return capped(text, MAX_TEXT, "c copies all")
+
+
+def _cut(line: str, room: int) -> bool:
+    """Is ``line`` cut to fit ``room`` cells (ending in its own ``…``)? (Past what
+    ``one_line`` reads of it, it is: no 50 MB line is measured whole.)"""
+    return len(line) > 4 * room + 64 or cell_len(one_line(line)) > room
 
 
 __all__ = ["ItemsView", "args_preview", "item_search_text"]

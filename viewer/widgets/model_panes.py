@@ -52,7 +52,7 @@ def usage_short(usage: Usage, in_part: bool = False) -> str:
     any (a run that made no model request)."""
     tokens = usage.tokens
     if tokens is None:
-        if not usage.responses and not usage.known:
+        if usage.unrequested:
             return ""
         return "tokens unknown" if usage.known else "unknown"
     at_least = "≥" if usage.tokens_partial or in_part else ""
@@ -474,9 +474,10 @@ class RunsPane(TableDetail):
         self.runs: Sequence[Run] = []
         # What a format says of a run besides (its pane set's ``run_detail``).
         self.more: Callable[[Run, int], list[Entry]] | None = None
+        self.contexts = True  # its format records run contexts (``has_run_contexts``)
 
-    def show(self, transcript: Transcript) -> None:
-        self.runs = transcript.runs
+    def show(self, transcript: Transcript, *, contexts: bool = True) -> None:
+        self.runs, self.contexts = transcript.runs, contexts
         self.show_rows(len(self.runs))
 
     def cells(self, index: int) -> dict[str, Text]:
@@ -498,7 +499,7 @@ class RunsPane(TableDetail):
     def detail_entries(self, index: int) -> list[Entry]:
         run = self.runs[index]
         previous = self.runs[index - 1].context if index > 0 else None
-        entries = run_entries(run, index, previous)
+        entries = run_entries(run, index, previous, contexts=self.contexts)
         if self.more is not None:
             entries += self.more(run, index)
         return entries
@@ -511,9 +512,19 @@ class RunsPane(TableDetail):
         self.table.jump_or_say(lambda index: runs[index].state != "finished", step, unfinished)
 
 
-def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
+def _usage_said(run: Run) -> str:
+    """``usage 12,345 tok (…)``; ``no model request`` where its column is blank."""
+    usage = run.describe_usage()
+    return f"usage {usage}" if usage else "no model request"
+
+
+def run_entries(
+    run: Run, index: int, previous: object | None, *, contexts: bool = True
+) -> list[Entry]:
     """One run's detail: state, lines, prompt, usage, then its context's facts and sections
-    (a fact that differs from the previous run's is marked)."""
+    (a fact that differs from the previous run's is marked, but one each run has its own
+    value of: ``RunContext.own_facts``). ``contexts``: its format records run contexts
+    (``has_run_contexts``); where it records none, none is said to be missing."""
     span = f"lines {run.line:,}-{run.end_line:,}" if run.end_line else f"from line {run.line:,}"
     # (Claude Code's own turn_duration: its active time, not its lines' span)
     took = took_text(run.duration, run.started, run.ended, "from its first line to its last")
@@ -522,19 +533,20 @@ def run_entries(run: Run, index: int, previous: object | None) -> list[Entry]:
     started = f"started {one_line(run.started)} · " if run.started else ""
     out: list[Entry] = [
         ("bold", f"run {index + 1}  {run.id}  {run.state}  {span}"),
-        ("", f"{started}{took} · {count(run.items, 'item')} · usage {run.describe_usage()}"),
+        ("", f"{started}{took} · {count(run.items, 'item')} · {_usage_said(run)}"),
     ]
     if run.prompt:
         out.append(("bold", "prompt"))
         out.append(("", run.prompt))
     context = run.context
     if context is None:
-        out.append(("dim", "No run context recorded for this run."))
+        if contexts:
+            out.append(("dim", "No run context recorded for this run."))
         return out
     before = dict(getattr(previous, "facts", ()) or ())
     out.append(("bold", f"context (line {context.line:,})"))
     for key, value in context.facts:
-        changed = index > 0 and before.get(key) != value
+        changed = index > 0 and key not in context.own_facts and before.get(key) != value
         out.append(
             ("yellow" if changed else "", f"  {key} = {value}{'   (changed)' if changed else ''}")
         )

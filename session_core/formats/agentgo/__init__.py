@@ -101,6 +101,7 @@ class AgentGoFormat(TranscriptFormat):
     extra_panes: ClassVar[tuple[str, ...]] = ("calls", "checkpoints", "timeline")
     viewer_module: ClassVar[str | None] = "viewer.formats.agentgo"
     parsed_updates: ClassVar[bool] = False  # LiveAgentGo parses each line as it applies it
+    has_run_contexts: ClassVar[bool] = False  # (its runs have none to say)
     blank_lines_ok: ClassVar[bool] = False  # every complete line must be a record
     keeps_unended_line: ClassVar[bool] = False  # (a last line without newline is ignored)
     # (a committed message holding a compaction's summary: ``AgentGoModel``)

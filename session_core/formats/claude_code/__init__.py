@@ -77,6 +77,7 @@ class ClaudeCodeFormat(AgentFormat):
     home: ClassVar[tuple[str, ...]] = ("CLAUDE_CONFIG_DIR", ".claude", "projects")
 
     opens_past_unknown_lines: ClassVar[bool] = True  # newer versions keep adding types
+    has_run_contexts: ClassVar[bool] = False  # (its runs have none to say)
 
     def claims(self, record: dict[str, Any]) -> bool:
         kind = record.get("type")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
-from ...text import error_message
+from ...text import duration_text, error_message
 
 RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -214,14 +214,15 @@ def system_text(record: dict[str, Any]) -> str:
     subtype = record.get("subtype")
     head = subtype if isinstance(subtype, str) else "system"
     content = record.get("content")
-    if isinstance(content, str) and content:
-        return f"{head}: {content}"
+    meta = record.get("compactMetadata", record.get("microcompactMetadata"))
+    said = _boundary_said(meta) if isinstance(meta, dict) else ""
+    if isinstance(content, str) and content:  # (a boundary's words, then what it says of it)
+        return f"{head}: {content}{' · ' + said if said else ''}"
     duration = record.get("durationMs")
     if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        return f"{head}: {duration / 1000:.1f} s"
-    meta = record.get("compactMetadata")
+        return f"{head}: {duration_text(duration / 1000)}"  # (as every duration is said)
     if isinstance(meta, dict):
-        return f"{head}: {compact(meta)}"
+        return f"{head}: {said or compact(meta)}"
     if "error" in record:  # api_error: a failed call Claude Code retries
         said = _error_text(record.get("error"))
         attempt, most = record.get("retryAttempt"), record.get("maxRetries")
@@ -230,6 +231,28 @@ def system_text(record: dict[str, Any]) -> str:
             said = f"{said} ({retry})" if said else retry
         return f"{head}: {said}" if said else head
     return head
+
+
+def _boundary_said(meta: dict[str, Any]) -> str:
+    """A compaction boundary's metadata in words, as the Diff tab says them: ``trigger
+    auto · 170,251 tok before`` (``→ 9,000 tok`` where it says what was left, ``12,000
+    tok saved`` an elision's); empty where it says none of these."""
+    said: list[str] = []
+    trigger = meta.get("trigger")
+    if isinstance(trigger, str) and trigger:
+        said.append(f"trigger {trigger}")
+    before, after, saved = (_count(meta.get(k)) for k in ("preTokens", "postTokens", "tokensSaved"))
+    if after is not None:
+        said.append(f"{'?' if before is None else f'{before:,}'} → {after:,} tok")
+    elif before is not None:
+        said.append(f"{before:,} tok before")
+    if saved is not None:
+        said.append(f"{saved:,} tok saved")
+    return " · ".join(said)
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def says_error(record: dict[str, Any]) -> bool:

@@ -155,6 +155,8 @@ def _record_item(b: ClaudeCodeBuilder, kind: str, record: dict[str, Any]) -> tup
     elif kind == "attachment":
         attachment = record.get("attachment")
         atype = str_or_none(attachment.get("type")) if isinstance(attachment, dict) else None
+        if atype is not None and isinstance(attachment, dict):  # (its name says its type)
+            attachment = {k: v for k, v in attachment.items() if k != "type"}
         part = Part("other", text=blocks.compact(attachment), name=atype or kind)
         item_kind = "hook" if atype and atype.startswith("hook") else "attachment"
     elif kind in _TITLES and (title := _title_of(kind, record)) is not None:

@@ -329,7 +329,9 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         """One raw item (named by its node's uuid); its parts are read again by its
         line's span unless ``keep`` (parts the builder made up)."""
         self.raw_node.append(node)
-        self.raw_flags.append((SIDECHAIN if side else 0) | (META if meta else 0))
+        # (a subagent's own file is all sidechain lines: marking each of them says nothing)
+        sidechain = side and self.home is not True
+        self.raw_flags.append((SIDECHAIN if sidechain else 0) | (META if meta else 0))
         return self.raw.append(
             parts,
             line,

@@ -10,6 +10,7 @@ from ...model import RunContext
 from .tools import compact
 
 SECTION_KEYS = ("base_instructions", "developer_instructions", "user_instructions")
+OWN_FACTS = ("turn_id",)  # each turn's own: it differs every turn and says nothing changed
 
 
 def run_context(payload: dict[str, Any], line: int) -> RunContext:
@@ -22,7 +23,7 @@ def run_context(payload: dict[str, Any], line: int) -> RunContext:
     for key in SECTION_KEYS:
         if key in payload:
             sections.append((key, section_text(payload[key])))
-    return RunContext(facts=facts, sections=sections, line=line)
+    return RunContext(facts=facts, sections=sections, line=line, own_facts=OWN_FACTS)
 
 
 def context_key(payload: dict[str, Any]) -> int:
@@ -46,15 +47,17 @@ def section_text(value: Any) -> str:
 def changed(previous: RunContext | None, current: RunContext) -> list[str]:
     """The facts and sections whose values differ from the previous context's (all at first).
 
-    ``turn_id`` is left out: it differs every turn and says nothing changed.
+    Its own facts (``OWN_FACTS``) are left out: they differ every turn and say nothing
+    changed.
     """
     if previous is None:
         names = [k for k, _ in current.facts] + [k for k, _ in current.sections]
-        return [n for n in names if n != "turn_id"]
+        return [n for n in names if n not in current.own_facts]
     before = dict(previous.facts) | {f"section:{k}": v for k, v in previous.sections}
     after = dict(current.facts) | {f"section:{k}": v for k, v in current.sections}
-    before.pop("turn_id", None)
-    after.pop("turn_id", None)
+    for name in current.own_facts:
+        before.pop(name, None)
+        after.pop(name, None)
     names = [k for k, v in after.items() if before.get(k) != v]
     names += [k for k in before if k not in after]
     return [n.removeprefix("section:") for n in names]

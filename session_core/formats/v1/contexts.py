@@ -26,6 +26,7 @@ class V1RunContext(RunContext):
     def of(cls, state: ReplayState, index: int, line: int) -> V1RunContext:
         context = cls.__new__(cls)
         context._state, context._index, context.line = state, index, line
+        context.own_facts = ()
         return context
 
     @property

@@ -1,0 +1,78 @@
+"""What a Claude Code file's raw view says of its bookkeeping lines, and how a folded
+item ends: each said once, in the words the rest of the app uses (the audit on the real
+samples: ``turn_duration: 247.5 s`` where every other place said ``4m08s``, a boundary's
+trigger and tokens dropped, an attachment's type said twice, ``… …``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from claude_code_writer import CCWriter, text, usage
+from helpers import screen_lines
+from model_screen_helpers import IDLE, opened
+from test_claude_code_variants import both
+
+
+def _raw_texts(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each raw item's parts, ``name: text`` as the raw view says an unnamed part's."""
+    t = both(path, monkeypatch)  # (a whole read and a followed one alike)
+    return [f"{p.name}: {p.text}" if p.kind == "other" else p.text for i in t.raw for p in i.parts]
+
+
+def test_system_lines_say_durations_and_boundaries_as_the_rest_of_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn's duration is said as every duration is (``4m08s``, not ``247.5 s``); a
+    boundary's words are followed by its metadata's (trigger, tokens before, as the
+    Diff tab says them), an elision's too; an attachment's type, the part's name, is not
+    said again in its JSON."""
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [text("done")], usage=usage(10, 2), stop="end_turn")
+    w.system("turn_duration", durationMs=247_500)
+    w.env(
+        "attachment",
+        attachment={"type": "hook_success", "hookName": "Stop", "exitCode": 0},
+    )
+    w.microcompact([])
+    w.compact()
+    w.user("again")
+    texts = _raw_texts(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert "turn_duration: 4m08s" in texts
+    assert 'hook_success: {"hookName":"Stop","exitCode":0}' in texts
+    assert "microcompact_boundary: Context microcompacted · trigger auto · 900 tok before" in texts
+    assert "compact_boundary: Conversation compacted · trigger auto · 100 tok before" in texts
+
+
+def test_a_subagents_own_file_marks_no_line_sidechain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every line of a subagent's own file is a sidechain line: marking each said nothing
+    (its raw view read ``[sidechain]`` on every item). A session's in-file sidechain is
+    still marked (``test_a_session_file_opening_with_a_sidechain_is_still_the_main_side``)."""
+    w = CCWriter(agent_id="a1")
+    w.user("Search the repo for parser usages", parent=None)
+    w.assistant("s1", [text("Found 3.")], usage=usage(5, 6), stop="end_turn")
+    agent = both(w.write(tmp_path / "agent-a1.jsonl"), monkeypatch)
+    assert [i.text for i in agent.raw] == ["Search the repo for parser usages", "Found 3."]
+    assert not any("sidechain" in i.marks for i in agent.raw)
+
+
+async def test_a_folded_item_cut_on_its_last_line_ends_in_one_ellipsis(tmp_path: Path) -> None:
+    """A folded text whose last shown line is cut to the width ends in that line's ``…``
+    alone (it read ``…/b7636e2.output</output-fi… …``); one whose last shown line fits
+    still says ``…`` that more lines follow."""
+    w = CCWriter()
+    long = "/tmp/claude-1000/tasks/" + "b7636e2" * 30 + ".output</output-file>"
+    w.user(f"<task-notification>\n<task-id>b7636e2</task-id>\n{long}\n<status>done</status>")
+    w.assistant("m1", [text("first\nsecond\nthird\nfourth")], usage=usage(1, 1), stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path, (80, 24)) as (app, pilot, _screen):
+        await pilot.pause(0.1)
+        shown = [line.rstrip(" ▁▂▃▄▅▆▇█") for line in screen_lines(app)]
+        cut = next(line for line in shown if "b7636e2b7636e2" in line)
+        assert cut.endswith("…") and not cut.endswith("… …"), cut
+        assert any(line.endswith("third …") for line in shown), shown
