@@ -405,6 +405,10 @@ def _replay_into(
                             except orjson.JSONDecodeError:
                                 if is_blank(raw):
                                     continue
+                                if not seen:  # (its first line: no transcript, not damage)
+                                    from .views import first_line_refused
+
+                                    raise first_line_refused(where, number, raw) from None
                                 pending = InvalidLineError(
                                     f"is not valid JSON ({_why(err, raw)})",
                                     path=where,
@@ -438,14 +442,6 @@ def _replay_into(
             if state.event_lines:  # the fast path leaves it to this: the last line applied
                 state.last_line = state.event_lines[-1]
     if pending is not None:
-        if not seen:
-            raise InvalidLineError(
-                f"{pending.reason}, and there is no line before it; "
-                "a transcript starts with session-meta",
-                path=where,
-                line=pending.line,
-                raw=pending.raw,
-            )
         if not tolerate_tail:
             raise _mid_file(pending, where)
         state.warnings.append(
