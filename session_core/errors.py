@@ -30,6 +30,8 @@ class TranscriptError(Exception):
             return f"{name_line(self.path)}: line {self.line}: {reason}"
         if self.path is not None:
             return f"{name_line(self.path)}: {reason}"
+        if self.line is not None:  # (a line of no named file: a session's own replay)
+            return f"line {self.line}: {reason}"
         return reason
 
 

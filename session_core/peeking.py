@@ -33,6 +33,7 @@ from .reader import (
     skip_bom,
 )
 from .replay import payload_of
+from .text import inert, name_line
 
 if TYPE_CHECKING:
     from .model import Item, Transcript
@@ -215,11 +216,13 @@ def _open(
 def _finish(result: PeekResult, source: PeekSource | None, before: os.stat_result | None) -> None:
     """Say what the source says once read, and whether the file was replaced, or changed
     format, while it was read; the error, any, as ``PATH: reason`` (as ``check`` and every
-    ``TranscriptError`` say it: some named the path, some did not)."""
+    ``TranscriptError`` say it, the path named as ``name_line`` names it, the reason
+    inert: some named the path, some did not)."""
     _checked(result, source, before)
     error = result.error
-    if error is not None and not error.startswith(f"{result.path}: "):
-        result.error = f"{result.path}: {error}"
+    named = name_line(result.path)
+    if error is not None and not error.startswith(f"{named}: "):
+        result.error = f"{named}: {inert(error)}"
 
 
 def _checked(result: PeekResult, source: PeekSource | None, before: os.stat_result | None) -> None:

@@ -175,13 +175,17 @@ def line_is_whole(raw: bytes) -> bool:
 
 def path_of(path: Any) -> str:
     """A transcript's path as a string (bytes decoded as the file system's names are);
-    anything else is refused with a ``TranscriptError``."""
+    anything else, and a string no file can be named (``no_path``), is refused with a
+    ``TranscriptError``."""
     try:
-        return os.fsdecode(path)
+        where = os.fsdecode(path)
     except TypeError:
         raise TranscriptError(
             f"a path is needed, not {type(path).__name__}", path=str(path)
         ) from None
+    if "\0" in where:  # (``os`` would say ValueError; ``Session.load``, no such file)
+        raise no_path(where)
+    return where
 
 
 def missing_file(where: str) -> str:
@@ -223,7 +227,7 @@ def open_transcript(where: str) -> IO[bytes]:
 def no_path(where: str) -> TranscriptError:
     """What is said of a path with a NUL in it (``os``' ``ValueError``): no file can have
     that name."""
-    return TranscriptError("is no path (it holds a NUL byte)", path=repr(where))
+    return TranscriptError("is no path (it holds a NUL byte)", path=where)  # (named ␀)
 
 
 def empty_path() -> TranscriptError:
@@ -407,6 +411,10 @@ def _replay_into(
                             except orjson.JSONDecodeError:
                                 if is_blank(raw):
                                     continue
+                                if not seen:  # (its first line: no transcript, not damage)
+                                    from .views import first_line_refused
+
+                                    raise first_line_refused(where, number, raw) from None
                                 pending = InvalidLineError(
                                     f"is not valid JSON ({_why(err, raw)})",
                                     path=where,
@@ -440,14 +448,6 @@ def _replay_into(
             if state.event_lines:  # the fast path leaves it to this: the last line applied
                 state.last_line = state.event_lines[-1]
     if pending is not None:
-        if not seen:
-            raise InvalidLineError(
-                f"{pending.reason}, and there is no line before it; "
-                "a transcript starts with session-meta",
-                path=where,
-                line=pending.line,
-                raw=pending.raw,
-            )
         if not tolerate_tail:
             raise _mid_file(pending, where)
         state.warnings.append(

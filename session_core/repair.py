@@ -148,6 +148,11 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
     tail = read_tail(fd)
     if tail is None or (tail.ends_broken and line_is_whole(tail.line)):
         return fd, []
+    if not opens_as_transcript(fd, tail):
+        # A file whose first line is not a whole session-meta line is not known to be
+        # a transcript (nor its last lines a crash tail of one, or two bad lines its
+        # damage): nothing of it is cut, and the replay after says why it is refused.
+        return fd, []
     warnings: list[str] = []
     if line_is_whole(tail.line):
         keep = tail.size
@@ -165,11 +170,6 @@ def repair_tail(path: str, fd: int) -> tuple[int, list[str]]:
             )
         keep = tail.start
         suffix = b""
-    if not opens_as_transcript(fd, tail):
-        # A file whose first line is not a whole session-meta line is not known to be
-        # a transcript (nor its last line a crash tail of one): nothing of it is cut,
-        # and the replay after says why it is refused.
-        return fd, []
     staging = repair_path(path)
     named = os.path.basename(staging)
     mode = os.fstat(fd).st_mode & 0o7777

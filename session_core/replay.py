@@ -128,11 +128,9 @@ class ReplayState:
 
     # -- validation -------------------------------------------------------
 
-    def _at(self, line: int | None) -> str:
-        return f"the {{}} at line {line}" if line is not None else "the {} being appended"
-
     def _fail(self, what: str, line: int | None, text: str) -> ReplayError:
-        subject = self._at(line).format(what)
+        # A file's line is named once, by the error (``PATH: line N: the compaction ...``).
+        subject = f"the {what}" if line is not None else f"the {what} being appended"
         return ReplayError(f"{subject} {text}", path=self._path(), line=line)
 
     def _path(self) -> str | None:

@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from .errors import TranscriptError
+from .errors import InvalidLineError, TranscriptError
 from .json_out import dumps as dump_any
 from .message import MESSAGE_KEYS
 from .replay import ReplayState
@@ -210,13 +210,14 @@ def first_line_damage(where: str) -> TranscriptError | None:
     return None
 
 
-def first_line_refused(where: str, number: int, raw: bytes) -> TranscriptError:
+def first_line_refused(where: str, number: int, raw: bytes) -> InvalidLineError:
     """Why a file's first line (``number``: past blank ones), no JSON, makes it no
     transcript, as every path says it (a byte order mark named)."""
     from .line_warnings import bad_line_reason
 
-    return TranscriptError(
+    return InvalidLineError(
         f"{bad_line_reason(raw)}; a transcript starts with its first record",
         path=where,
         line=number,
+        raw=raw,
     )

@@ -114,3 +114,28 @@ def test_options_that_do_not_go_together_are_a_usage_error_whatever_the_output(
             timeout=60,
         )
     assert done.returncode == 2 and "drop --view raw" in done.stderr
+
+
+@pytest.mark.parametrize("more", [["ok.jsonl"], ["--pretty"], ["a", "b"]])
+def test_a_word_that_is_no_command_nor_a_file_is_said_to_be_none(
+    more: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tailscope frobnicate ok.jsonl`` gave ``view``'s usage, "unrecognized arguments:
+    ok.jsonl" (the word was taken for a file to view); a file of that name is viewed."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate", *more])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.splitlines()[-1] == (
+        "tailscope: error: frobnicate: no such command "
+        "(peek, replay, check, diff, export, demo, view), nor a file to view"
+    )
+    assert "unrecognized arguments" not in err
+    (tmp_path / "frobnicate").write_bytes(b"")  # (a file: the viewer's, which takes no more)
+    with pytest.raises(SystemExit) as info:
+        main(["frobnicate", *more])
+    assert info.value.code == 2 and "usage: tailscope view" in capsys.readouterr().err

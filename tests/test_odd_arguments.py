@@ -4,13 +4,22 @@ path, a file that cannot be read (api.md: ``peek`` never raises; every refusal i
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from format_fixtures import FACTORIES
 from helpers import file_permissions_apply, run_cli
 
-from session_core import Message, Session, TranscriptError, detect_format, open_transcript, peek
+from session_core import (
+    Message,
+    Session,
+    TranscriptError,
+    detect_format,
+    follow,
+    open_transcript,
+    peek,
+)
 from session_core.formats import by_name
 
 
@@ -33,6 +42,48 @@ def test_a_path_that_is_no_path_is_refused_in_words() -> None:
     assert detect_format("a\x00b") is None
     with pytest.raises(TranscriptError, match="NUL"):
         open_transcript("a\x00b")
+
+
+def _refusals(path: str | bytes) -> list[str]:
+    """What ``peek``, ``open_transcript``, ``Session.load``, ``Session.create`` and
+    ``follow`` say of ``path``."""
+    said = [str(peek(path).error)]
+    for opener in (open_transcript, Session.load, Session.create):
+        with pytest.raises(TranscriptError) as refused:
+            opener(path)  # type: ignore[operator]
+        said.append(str(refused.value))
+
+    async def follow_it() -> None:
+        async for _update in follow(path):  # type: ignore[arg-type]
+            break
+
+    with pytest.raises(TranscriptError) as refused:
+        asyncio.run(follow_it())
+    return [*said, str(refused.value)]
+
+
+def test_a_path_with_a_nul_is_no_path_to_every_entry_point() -> None:
+    """``Session.load`` said "there is no such file" (``peek`` and ``open_transcript``
+    "is no path"), ``open_transcript`` named it ``'x\\x00y'``, ``peek`` with the NUL in
+    it, and ``follow`` let ``ValueError`` out: one rule (``reader.no_path``), the path
+    named as every path is (``text.name_line``: ␀)."""
+    assert _refusals("x\x00y") == ["x␀y: is no path (it holds a NUL byte)"] * 5
+    assert _refusals(b"x\x00y") == ["x␀y: is no path (it holds a NUL byte)"] * 5
+
+
+@pytest.mark.parametrize("path", [b"odd-\xff\xfe.jsonl", "odd-\udcff\udcfe.jsonl"])
+def test_a_name_that_is_not_utf8_is_named_alike_everywhere(path: str | bytes) -> None:
+    """``peek``'s error held the name's undecodable bytes as lone surrogates (printed as
+    U+FFFD), where ``open_transcript``'s said ``\\udcff``: every refusal names them so."""
+    named = "odd-\\udcff\\udcfe.jsonl"
+    assert str(peek(path).error) == f"{named}: there is no such file"
+    with pytest.raises(TranscriptError) as refused:
+        open_transcript(path)  # type: ignore[arg-type]
+    assert str(refused.value) == f"{named}: there is no such file"
+    with pytest.raises(TranscriptError) as refused:
+        Session.load(path)  # type: ignore[arg-type]
+    assert str(refused.value) == f"{named}: there is no such file"
+    assert peek("a\x1b[31mb\tc").error == "a␛[31mb␉c: there is no such file"  # (inert)
 
 
 @pytest.mark.parametrize("path", [None, 123, 1.5, ["a.jsonl"]])

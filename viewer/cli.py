@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from session_core.exportdoc import View
 
-COMMANDS = ("peek", "replay", "check", "diff", "demo", "export", "view")
+COMMANDS = ("peek", "replay", "check", "diff", "export", "demo", "view")  # (in the usage's order)
 # What ``tailscope demo --format`` can write (viewer.demo.DEMO_FORMATS, named here so that
 # parsing a command line does not import the demo).
 DEMO_FORMATS = ("transcript-v1", "agentgo-v1", "claude-code", "codex")
@@ -372,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif first.startswith("-") and first not in ("-h", "--help"):
         _parser().error(f"unrecognized option: {first}")  # (not "a command is required")
     elif args_list and first not in COMMANDS and not first.startswith("-"):
+        if len(args_list) > 1 and not os.path.lexists(first):  # (not ``view``'s usage:
+            commands = ", ".join(COMMANDS)  # "unrecognized arguments" named the rest)
+            _parser().error(f"{first}: no such command ({commands}), nor a file to view")
         args_list.insert(0, "view")
     args = _parser().parse_args(args_list) if args_list else None
     if args is None and is_piped():  # (``cat X | tailscope``: standard input is viewed)
