@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from .block_lines import BLOCK, whole_line_runs
 from .reader import loads_line
 
-BLOCK = 1 << 20
 # Bytes past a big file's head its row reads on for a first prompt, at most: as much as
 # its tail window (``scan.WINDOW``), so that a row's read stays of its head and window's
 # size (a file with no prompt at all is read no further, and a live row is read again on
@@ -37,25 +37,10 @@ def lines_holding(
     one of ``needles``, in file order, read a block at a time and searched where read.
     ``needles`` is looked at again for each line: a caller that needs fewer from some
     line on (a first prompt found) takes them out of its list, and reads on cheaper."""
-    fh.seek(start)
-    pieces: list[bytes] = []  # a line begun in earlier blocks (joined when it ends)
-    read = start
-    while read < end and needles:
-        chunk = fh.read(min(block, end - read))
-        if not chunk:
+    for data, begin, stop in whole_line_runs(fh, start, end, block):
+        if not needles:
             return
-        read += len(chunk)
-        cut = chunk.rfind(b"\n") + 1
-        if not cut:
-            pieces.append(chunk)
-            continue
-        begin = 0
-        if pieces:
-            begin = chunk.find(b"\n") + 1
-            joined = b"".join((*pieces, chunk[:begin]))
-            yield from _holding(joined, 0, len(joined), needles)
-        yield from _holding(chunk, begin, cut, needles)
-        pieces = [chunk[cut:]] if cut < len(chunk) else []
+        yield from _holding(data, begin, stop, needles)
 
 
 def _holding(data: bytes, start: int, stop: int, needles: Sequence[bytes]) -> Iterator[bytes]:

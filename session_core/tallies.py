@@ -11,6 +11,7 @@ import os
 import threading
 from typing import IO, Any
 
+from .block_lines import whole_line_runs
 from .errors import TranscriptError
 from .facts import ends_a_run
 from .indexing import LAZY, IndexError_
@@ -137,25 +138,8 @@ def open_ops_before(
     other line is passed over unread (a line that does not parse is passed over too:
     damage before a window is not looked for). A big file's row reads this before every
     tail window (``scan_v1.v1_summary``): a block is searched where it was read, not copied."""
-    fh.seek(start)
-    pieces: list[bytes] = []  # a line begun in earlier blocks (joined once, when it ends)
-    read = start
-    while read < end:
-        chunk = fh.read(min(block, end - read))
-        if not chunk:
-            break
-        read += len(chunk)
-        cut = chunk.rfind(b"\n") + 1
-        if not cut:
-            pieces.append(chunk)
-            continue
-        start = 0
-        if pieces:
-            start = chunk.find(b"\n") + 1
-            begun = b"".join((*pieces, chunk[:start]))
-            _ops_in(begun, 0, len(begun), open_ops)
-        _ops_in(chunk, start, cut, open_ops)
-        pieces = [chunk[cut:]] if cut < len(chunk) else []
+    for data, begin, stop in whole_line_runs(fh, start, end, block):
+        _ops_in(data, begin, stop, open_ops)
     return open_ops
 
 
