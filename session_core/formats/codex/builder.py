@@ -29,7 +29,7 @@ import orjson
 from ...column_items import Items
 from ...item_heights import shape_height
 from ...model import Item, RunContext, Transcript, Usage
-from ...parts import Part
+from ...parts import Part, WordedPart
 from ...text import error_message, str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
@@ -113,12 +113,15 @@ def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
     """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
     Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
     where its compact JSON was shown; a known event's its words (``event_words``: a
-    command's exit code, a patch's files...); any other event's, its JSON."""
+    command's exit code, a patch's files...) as its folded row, its JSON whole beside
+    them (a command's stderr and cwd: expanded, exported as written, searched); any
+    other event's, its JSON."""
     said = error_message(payload) if kind in _ERRORS else ""
     if said:
         return [Part("text", f"{kind}: {said}", name=kind)]
     words = event_words(kind, payload)
-    return [Part("other", compact(payload) if words is None else words, name=str(kind))]
+    text = compact(payload)
+    return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]
 
 
 class CodexBuilder(CodexRewrites):
