@@ -146,3 +146,13 @@ def test_an_event_row_folds_to_its_words_and_expands_to_what_it_says(tmp_path: P
     full = "".join(x.plain.strip() for x in view._part_full(item.parts[0], 60, item))
     assert full.startswith("exec_command_end: make: exit 2 in 1.5s{")
     assert "UNIQUESTDERR" in full and '"cwd":"/work/UNIQUECWD"' in full
+
+
+def test_a_thread_name_cleared_or_of_no_type_a_name_has() -> None:
+    """Codex leaves a cleared name out (null or blank clears too): said so; a name that is
+    no string is no shape Codex writes: its JSON, and the title stays."""
+    from session_core.formats.codex.event_words import event_words
+
+    cleared = [{"thread_id": "t"}, {"thread_name": None}, {"thread_name": " "}]
+    assert [event_words("thread_name_updated", p) for p in cleared] == ["thread name cleared"] * 3
+    assert event_words("thread_name_updated", {"thread_name": 5}) is None

@@ -38,7 +38,7 @@ from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
 from .context import section_text
-from .event_words import event_words
+from .event_words import NOT_A_NAME, event_words, thread_name
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -346,10 +346,12 @@ class CodexBuilder(CodexRewrites):
             None,
             self.meta.get("id"),
         ):
-            # The name the user gave this thread (the latest: none where it was cleared); a
-            # fork's copy of its parent's names the parent.
-            name = str_or_none(payload.get("thread_name"))
-            self.thread_name = name if name and not name.isspace() else None
+            # The name the user gave this thread (the latest: none where it was cleared; a
+            # name that is no string changes nothing); a fork's copy of its parent's names
+            # the parent.
+            name = thread_name(payload)
+            if name is not NOT_A_NAME:
+                self.thread_name = name if isinstance(name, str) else None
         packed = self._by_span()
         parts = _PACKED if packed else event_parts(kind, payload)
         self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
