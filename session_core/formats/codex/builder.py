@@ -575,6 +575,8 @@ class CodexBuilder(CodexRewrites):
             extra=extra,
             writer_alive=writer_alive,
             parent=str_or_none(meta.get("parent-thread-id")),
+            # (a bare header's lines say no time: its time is when the rollout began)
+            header_timed_alone=self.bare,
         )
 
 
