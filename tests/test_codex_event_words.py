@@ -156,3 +156,24 @@ def test_a_thread_name_cleared_or_of_no_type_a_name_has() -> None:
     cleared = [{"thread_id": "t"}, {"thread_name": None}, {"thread_name": " "}]
     assert [event_words("thread_name_updated", p) for p in cleared] == ["thread name cleared"] * 3
     assert event_words("thread_name_updated", {"thread_name": 5}) is None
+
+
+def test_a_duration_past_any_timing_is_unknown(tmp_path: Path) -> None:
+    """A Rust ``Duration`` no command can have run for (past a year) is no timing: the
+    words say none (they read ``exit 0 in 277777777777777h46m``), and the call took what
+    its lines' times say, as where none is written."""
+    from session_core.formats.codex.event_words import event_words
+
+    absurd = {"exit_code": 0, "duration": {"secs": 10**18, "nanos": 0}}
+    assert event_words("exec_command_end", absurd) == "exit 0"
+    year = {"exit_code": 0, "duration": {"secs": 365 * 86400, "nanos": 0}}
+    assert event_words("exec_command_end", year) == "exit 0 in 8760h00m"
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.function_call("exec_command", {"cmd": "make"}, "cx")
+    w.event("exec_command_end", call_id="cx", **absurd)
+    w.function_output("cx", "done")
+    w.task_complete("t1")
+    (op,) = opened(tmp_path / "r.jsonl", False).tool_operations
+    assert op.duration == 2.0  # (its call's line to its output's)
