@@ -226,16 +226,19 @@ class Items(Indexed[Item]):
         return self._column.id_of(entry), self._column.line[entry]
 
 
-def stamps_at_ends(items: Sequence[Item]) -> tuple[str | None, str | None]:
-    """The first time any of ``items`` has and the last line's (``last_stamp``; None: none
-    has one), built from the ends inward (a browser row's: every item built was each one
-    read back from the file, 40% of a directory's scan)."""
+def stamps_at_ends(
+    items: Sequence[Item], header_timed_alone: bool = False
+) -> tuple[str | None, str | None]:
+    """The first time any of ``items`` has and the last line's (``last_stamp``, of a file
+    whose ``header_timed_alone`` or not; None: none has one), built from the ends inward
+    (a browser row's: every item built was each one read back from the file, 40% of a
+    directory's scan)."""
 
     def ts(index: int) -> str | None:
         return items.ts(index) if isinstance(items, Items) else items[index].ts
 
     first = next((t for t in map(ts, range(len(items))) if t), None)
-    return first, last_stamp(items)
+    return first, last_stamp(items, None, header_timed_alone)
 
 
 def item_key(items: Sequence[Item], index: int) -> tuple[str, int]:

@@ -95,15 +95,18 @@ class LineEnds(Protocol):
         ...
 
 
-def last_stamp(items: Sequence[Item] | LineEnds, look: int | None = None) -> str | None:
+def last_stamp(
+    items: Sequence[Item] | LineEnds, look: int | None = None, header_timed_alone: bool = False
+) -> str | None:
     """The time of the last line that has one of ``items`` (in file order): an item's last
     line's (``Item.end``: a run of progress lines ends seconds after its first line),
     that of the last item with a time or of one of the ``LATER_ENDS`` before it that ends
     later (none can where each is one line: ``LineEnds``); None if none of the last
-    ``look`` items (None: all) has one, or if the first alone has one and items follow it
-    (a header's time, as a mid-2025 Codex rollout's, whose later lines say none, is not
-    when they were written). A sequence that says its items' ends without making them
-    (``Items.end``, ``LineEnds.end``) is asked so."""
+    ``look`` items (None: all) has one, or, in a file whose lines after its header say
+    no time (``header_timed_alone``: a mid-2025 Codex rollout's), if the first alone has
+    one and items follow it (the header's time is not when they were written). A sequence
+    that says its items' ends without making them (``Items.end``, ``LineEnds.end``) is
+    asked so."""
     told = getattr(items, "end", None)
     end: Callable[[int], tuple[int, str | None]] = (
         told if callable(told) else (lambda index: cast("Sequence[Item]", items)[index].end)
@@ -122,7 +125,7 @@ def last_stamp(items: Sequence[Item] | LineEnds, look: int | None = None) -> str
             left -= 1
             if left < 0:
                 break
-    return None if newest == 0 < last else best  # (the first's alone: a header's time)
+    return None if header_timed_alone and newest == 0 < last else best
 
 
 __all__ = ["LAST_LOOK", "LATER_ENDS", "ItemEnds", "LineEnds", "last_stamp"]

@@ -440,12 +440,16 @@ class Transcript:
     # Every line with its time where ``raw``'s items leave lines out (v1's dispatch, settle
     # and run-context lines, read back when asked): what ``last_time`` looks back over.
     line_ends: LineEnds | None = None
+    # Its lines after the first say no time of their own, the first's (a header's) is
+    # when it began (a mid-2025 Codex rollout): its last time is not that one.
+    header_timed_alone: bool = False
 
     def last_time(self, look: int = LAST_LOOK) -> str | None:
         """The timestamp (as written) of the file's last line that has one, among the last
         ``look`` items, or lines (``line_ends``; a writer's bookkeeping lines may have
         none): ``last_stamp``."""
-        return last_stamp(self.raw if self.line_ends is None else self.line_ends, look)
+        ends = self.raw if self.line_ends is None else self.line_ends
+        return last_stamp(ends, look, self.header_timed_alone)
 
     @property
     def usage_with_subagents(self) -> Usage | None:

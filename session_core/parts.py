@@ -137,6 +137,23 @@ class PartSource:
         return parts[index]
 
 
+class WordedPart(Part):
+    """A line read in one line of words (a Codex UI event: ``make: exit 2 in 1.5s``): its
+    words are its head, what its folded row shows; its text is what it says as written
+    (the event's JSON), what it expands to, the raw export writes and a search reads
+    (with the words: ``search.search_text``)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: str, text: str, name: str | None) -> None:
+        Part.__init__(self, "other", text, name=name)
+        self.words = words
+
+    @property
+    def head(self) -> str:
+        return self.words
+
+
 class _HeadPart(Part):
     """A part that keeps only its head (what a folded view shows) and reads its text
     again when asked for (``_read``): set, its text is kept as given."""
@@ -327,6 +344,7 @@ __all__ = [
     "PartKind",
     "PartRef",
     "PartSource",
+    "WordedPart",
     "head_span",
     "line_head",
     "preview",

@@ -55,7 +55,7 @@ def summarise_model(
     )
     summary.model = fact("model")
     summary.started = fact("started") or summary.started
-    first, last = stamps_at_ends(transcript.raw)
+    first, last = stamps_at_ends(transcript.raw, transcript.header_timed_alone)
     if last is not None:
         summary.started = summary.started or first
         summary.last_ts = last

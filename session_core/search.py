@@ -18,7 +18,7 @@ import orjson
 
 from .fold import fold
 from .json_out import dumps
-from .parts import Part
+from .parts import Part, WordedPart
 from .text import command_line
 
 if TYPE_CHECKING:
@@ -102,6 +102,8 @@ def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -
             texts.append(part.call_id)
         if part.kind == "tool-call" and not part.text:
             texts.append(args_preview(part.data))
+        elif type(part) is WordedPart:  # (its row's words, beside what it says as written)
+            texts.append(part.words)
     return "\n".join(texts)
 
 

@@ -204,6 +204,19 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
+# The longest a writer's own timing of a call or a turn may say it took (a year): past it,
+# a value is no timing (made up, or broken), unknown as a missing one is. It read
+# "exit 0 in 277777777777777h46m".
+LONGEST_TIMED = 365 * 86400.0
+
+
+def timed_seconds(seconds: float) -> float | None:
+    """``seconds``, a duration a file says (Codex's ``{secs, nanos}``, Claude Code's
+    ``durationMs``), where it can be one: finite, not below 0, at most ``LONGEST_TIMED``;
+    else None (unknown)."""
+    return seconds if 0 <= seconds <= LONGEST_TIMED else None  # (NaN: neither)
+
+
 def duration_text(seconds: float | None) -> str:
     """``0.25s``, ``12.3s``, ``4m07s``, ``2h05m``; under 0.01 s ``<0.01s`` (the viewer's and
     the exports' one way: it read "0.0s", and 0.25 s "0.2s")."""

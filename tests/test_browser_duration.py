@@ -146,3 +146,26 @@ def test_a_rollout_whose_lines_after_its_header_say_no_time(tmp_path: Path) -> N
     assert summary.last_ts is None and summary.duration is None
     assert shown(summary) == "unknown" and summary.last_activity == mtime
     assert by_name("codex").open(path, writer_alive=False).last_time() is None
+
+
+def test_a_claude_code_prompt_then_untimed_title_lines_keeps_its_time(tmp_path: Path) -> None:
+    """The rule above is a bare Codex header's alone (``Transcript.header_timed_alone``):
+    a Claude Code prompt's time is when it was written, and the title lines after it
+    (``custom-title``, ``summary``: none has a time) take nothing from it. Its last time
+    is the prompt's, its duration 0s, and the export names that last line's time."""
+    from claude_code_writer import CCWriter
+
+    from session_core.export import export
+
+    w = CCWriter(version="2.1.114")
+    w.user("a prompt")
+    w.lines.append({"type": "custom-title", "customTitle": "T", "sessionId": w.session})
+    w.lines.append({"type": "summary", "summary": "S", "leafUuid": w.last})
+    path = w.write(tmp_path / "s.jsonl")
+    mtime = 1_760_000_000.0
+    os.utime(path, (mtime, mtime))
+    at = "2026-03-01T10:00:01.000Z"
+    summary = scan_file(str(path), now=mtime + 3600)
+    assert (summary.started, summary.last_ts, summary.duration) == (at, at, 0.0)
+    assert by_name("claude-code").open(path, writer_alive=False).last_time() == at
+    assert f"| last line's time | {at} |" in export(path, "md")

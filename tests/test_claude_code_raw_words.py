@@ -76,3 +76,19 @@ async def test_a_folded_item_cut_on_its_last_line_ends_in_one_ellipsis(tmp_path:
         cut = next(line for line in shown if "b7636e2b7636e2" in line)
         assert cut.endswith("…") and not cut.endswith("… …"), cut
         assert any(line.endswith("third …") for line in shown), shown
+
+
+@pytest.mark.parametrize("ms", [10**18, -5, 1e300])
+def test_a_turn_duration_past_any_timing_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ms: float
+) -> None:
+    """A ``durationMs`` no writer can have timed (past a year, below 0) is no
+    timing: its line says it is unknown (it read 277777777777h46m), and the run took what
+    its lines' times say, as where none is written."""
+    w = CCWriter()
+    w.user("go")
+    w.assistant("m1", [text("done")], usage=usage(10, 2), stop="end_turn")
+    w.system("turn_duration", durationMs=ms)
+    path = w.write(tmp_path / "s.jsonl")
+    assert "turn_duration: unknown" in _raw_texts(path, monkeypatch)
+    assert both(path, monkeypatch).runs[0].duration == 2.0  # (10:00:01 to :03)

@@ -6,6 +6,7 @@ dicts)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from claude_code_helpers import FMT, both
 from claude_code_writer import CCWriter, text, usage
+from helpers import run_cli
 
+from session_core import peek
+from session_core.column_items import messages_written
 from session_core.export import export
+from session_core.scan import scan_file
 from session_core.vocabulary import kinds_of
 from viewer.widgets.item_jumps import is_what
+from viewer.widgets.model_diff import ModelDiff
 
 API_ERROR = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}'
 
@@ -64,7 +70,9 @@ def test_a_turn_claude_code_gave_up_on_ended_and_its_message_is_an_error(
     # its usage (zeros Claude Code made up) counted nowhere: one response, m1
     assert (t.usage.responses, t.usage.input_tokens, t.usage.output_tokens) == (1, 10, 20)
     assert (t.runs[-1].usage.responses, t.runs[-1].usage.known) == (0, False)
-    assert "**error**" in export(path, "md")
+    # (sent to no model: the raw view's, not the replayed view's)
+    assert "**error**" in export(path, "md", "raw")
+    assert API_ERROR not in export(path, "md")
 
 
 def test_a_newer_give_up_without_stop_reason_ends_its_turn_while_the_writer_is_there(
@@ -82,6 +90,61 @@ def test_a_newer_give_up_without_stop_reason_ends_its_turn_while_the_writer_is_t
         assert [r.state for r in t.runs] == ["finished"]
         assert t.raw[-1].kind == "error"
         assert not t.usage.known
+
+
+def test_the_api_error_message_is_no_message_and_not_sent_next_on_every_surface(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code sends its own API-error message to no model (``normalizeMessagesForAPI``
+    drops an ``isApiErrorMessage`` line of model ``<synthetic>``): an error line, not a
+    message line. ``check``, ``replay``, ``diff``, ``peek``, the browser's row and the
+    Diff tab's head all count 3 (the row and peek said 3 while the others sent 4: what
+    is sent next was more than what was written)."""
+    w = CCWriter(version="2.1.39")
+    w.user("a prompt")
+    w.assistant("m1", [text("looking"), {"type": "tool_use", "id": "t1", "name": "Bash"}])
+    w.result("t1", "a.py")
+    _gave_up(w)
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [i.kind for i in t.raw] == ["message", "message", "message", "error"]
+    assert API_ERROR not in [m.text for m in t.messages]
+    assert len(t.messages) == messages_written(t.raw, t.format) == 3
+    assert scan_file(path).messages == 3
+    assert [m.content for m in peek(path).messages][-1] == "a.py"
+    assert len(peek(path).messages) == 3
+    assert "3 messages" in run_cli(capsys, "check", str(path))[1]
+    replayed = json.loads(run_cli(capsys, "replay", str(path))[1])["messages"]
+    assert len(replayed) == 3
+    assert "4 items as written, 3 items sent next" in run_cli(capsys, "diff", str(path))[1]
+    assert ModelDiff(t)[0][1].startswith("raw: 4 items (3 messages) · replayed: 3 messages")
+    # a prompt after it hangs from it: the rest is sent, it is not
+    w.user("again")
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [m.line for m in t.messages] == [1, 2, 4, 6]
+
+
+def test_an_api_error_flag_on_a_models_message_leaves_it_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code drops the flagged line only when it made it up (model ``<synthetic>``):
+    a model's answer so flagged is sent, a message as written."""
+    w = CCWriter(version="2.1.39")
+    w.user("hello")
+    w.env(
+        "assistant",
+        message={
+            "id": "m1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [text("hi")],
+            "stop_reason": "end_turn",
+            "usage": usage(1, 2),
+        },
+        isApiErrorMessage=True,
+    )
+    t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
+    assert [(i.kind, i.text) for i in t.messages] == [("message", "hello"), ("message", "hi")]
 
 
 def _bookkeeping(w: CCWriter, at: str) -> None:

@@ -91,13 +91,16 @@ def test_a_fallback_title_is_capped_as_every_title_is(tmp_path: Path) -> None:
     assert export(path, "md").splitlines()[0] == f"# {title.replace('#', chr(92) + '#')}"
 
 
+ABSENT = object()  # (a ``thread_name_updated`` without its ``thread_name``)
+
+
 def test_a_codex_threads_name_is_its_title(tmp_path: Path) -> None:
     """A rollout's ``thread_name_updated`` (the name the user gave the thread; the latest
     wins, none where it was cleared) is its title, as Claude Code's custom title is: in
     the row, the export and the meta (``replay``); a name a fork copied from its parent
     (the parent's thread id) is not. It was the first prompt."""
 
-    def rollout(*names: tuple[str, str | None]) -> Path:
+    def rollout(*names: tuple[str, object]) -> Path:
         path = tmp_path / f"rollout-{len(list(tmp_path.iterdir()))}.jsonl"
         w = RolloutWriter(path)
         w.session_meta()
@@ -105,7 +108,10 @@ def test_a_codex_threads_name_is_its_title(tmp_path: Path) -> None:
         w.message("user", "look at the screenshot and fix the build")
         w.event("user_message", message="look at the screenshot and fix the build")
         for thread, name in names:
-            w.event("thread_name_updated", thread_id=thread, thread_name=name)
+            if name is ABSENT:  # (Codex leaves a cleared name out)
+                w.event("thread_name_updated", thread_id=thread)
+            else:
+                w.event("thread_name_updated", thread_id=thread, thread_name=name)
         w.message("assistant", "Fixed.")
         w.task_complete("t1")
         return path
@@ -114,6 +120,11 @@ def test_a_codex_threads_name_is_its_title(tmp_path: Path) -> None:
     cases = {
         rollout((SESSION, "Build fix"), (SESSION, "Fix the  build")): "Fix the build",
         rollout((SESSION, "Fix the build"), (SESSION, None)): prompt,  # (cleared)
+        rollout((SESSION, "Fix the build"), (SESSION, ABSENT)): prompt,  # (cleared)
+        rollout((SESSION, "Fix the build"), (SESSION, " ")): prompt,  # (cleared)
+        # a name of no type Codex writes changes nothing (it cleared the title)
+        rollout((SESSION, "Fix the  build"), (SESSION, 5)): "Fix the build",
+        rollout((SESSION, "Fix the  build"), (SESSION, ["x"])): "Fix the build",
         rollout(("019c-parent", "Parent's name")): prompt,  # (a fork's copy)
     }
     for path, title in cases.items():

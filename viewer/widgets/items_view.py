@@ -34,6 +34,7 @@ from session_core.model import (
     ops_by_call,
     projection_dropped,
 )
+from session_core.parts import WordedPart
 from session_core.search import args_preview, call_arguments, item_search_text
 from session_core.text import cost_text, count
 from session_core.tool_ops import state_tone
@@ -525,6 +526,9 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         if part.kind == "image":
             return self._part_folded(part, width, item)
         head = Text(f"  {one_line(part.name or part.kind, 60)}:", self._s("record"))
+        if type(part) is WordedPart:  # (its row's words, then what it says as written)
+            head.append(f" {one_line(part.words, max(10, width - 4))}")
+            head.truncate(width, overflow="ellipsis")
         body = part.text or as_json(part.data)
         return [head, *wrap(_capped(body), width, self._s("record"), "    ")]
 

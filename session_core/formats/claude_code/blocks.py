@@ -12,7 +12,7 @@ from typing import Any
 
 from ...json_out import compact_json
 from ...model import Part
-from ...text import duration_text, error_message
+from ...text import duration_text, error_message, timed_seconds
 
 RECORD_TEXT = 400  # characters of compact JSON kept for an unknown block, an attachment
 CALL_TEXT = 2000  # characters of a call's arguments kept as its shown text (data is whole)
@@ -220,7 +220,8 @@ def system_text(record: dict[str, Any]) -> str:
         return f"{head}: {content}{' · ' + said if said else ''}"
     duration = record.get("durationMs")
     if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        return f"{head}: {duration_text(duration / 1000)}"  # (as every duration is said)
+        took = timed_seconds(duration / 1000)  # (as every duration is said; none: unknown)
+        return f"{head}: {'unknown' if took is None else duration_text(took)}"
     if isinstance(meta, dict):
         return f"{head}: {said or compact(meta)}"
     if "error" in record:  # api_error: a failed call Claude Code retries

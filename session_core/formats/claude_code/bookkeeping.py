@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...model import Part
-from ...text import str_or_none
+from ...text import str_or_none, timed_seconds
 from . import blocks
 from .lines import Line
 from .records import Boundary
@@ -105,7 +105,7 @@ def _system(
             run.ended = ts
             ms = record.get("durationMs")
             if isinstance(ms, (int, float)) and not isinstance(ms, bool):
-                run.duration = ms / 1000
+                run.duration = timed_seconds(ms / 1000)
 
 
 def _preserve(b: ClaudeCodeBuilder, boundary: Boundary, meta: Any) -> None:

@@ -176,6 +176,12 @@ def unchanged(b: ClaudeCodeBuilder, prev: Chain, active: bytearray) -> int:
     return first if first == len(prev.active) or first > prev.leaf else -1
 
 
+# Kinds of a chain's items Claude Code never sends a model: a meta line, and its own
+# API-error message (``normalizeMessagesForAPI`` drops an ``isApiErrorMessage`` line of
+# model ``<synthetic>``; such a line is of kind ``error``: ``conversation.assistant``).
+_NOT_SENT = ("meta", "error")
+
+
 def taken(
     b: ClaudeCodeBuilder,
     active: bytearray,
@@ -200,7 +206,7 @@ def taken(
         if index < items:
             return None
         seen[index] = 1
-        if raw.kind_of(index) != "meta":
+        if raw.kind_of(index) not in _NOT_SENT:
             taken.append(index)
     return taken, seen
 

@@ -68,8 +68,9 @@ def assistant(
         else:
             _extend(b, item, parts, line, ts)
     else:
-        # (Claude Code's own message that an API call failed for good: an error line)
-        kind = "error" if gave_up else "message"
+        # (Claude Code's own message that an API call failed for good, made up as
+        # ``<synthetic>``: an error line, which it sends to no model: ``chain.taken``)
+        kind = "error" if gave_up and model == SYNTHETIC else "message"
         item = b.add_item(
             parts, line, node, side, role=message.role or "assistant", kind=kind, ts=ts, model=model
         )

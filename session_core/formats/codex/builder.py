@@ -29,7 +29,7 @@ import orjson
 from ...column_items import Items
 from ...item_heights import shape_height
 from ...model import Item, RunContext, Transcript, Usage
-from ...parts import Part
+from ...parts import Part, WordedPart
 from ...text import error_message, str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
@@ -38,7 +38,7 @@ from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
 from .context import section_text
-from .event_words import event_words
+from .event_words import NOT_A_NAME, event_words, thread_name
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -113,12 +113,15 @@ def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
     """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
     Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
     where its compact JSON was shown; a known event's its words (``event_words``: a
-    command's exit code, a patch's files...); any other event's, its JSON."""
+    command's exit code, a patch's files...) as its folded row, its JSON whole beside
+    them (a command's stderr and cwd: expanded, exported as written, searched); any
+    other event's, its JSON."""
     said = error_message(payload) if kind in _ERRORS else ""
     if said:
         return [Part("text", f"{kind}: {said}", name=kind)]
     words = event_words(kind, payload)
-    return [Part("other", compact(payload) if words is None else words, name=str(kind))]
+    text = compact(payload)
+    return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]
 
 
 class CodexBuilder(CodexRewrites):
@@ -343,10 +346,12 @@ class CodexBuilder(CodexRewrites):
             None,
             self.meta.get("id"),
         ):
-            # The name the user gave this thread (the latest: none where it was cleared); a
-            # fork's copy of its parent's names the parent.
-            name = str_or_none(payload.get("thread_name"))
-            self.thread_name = name if name and not name.isspace() else None
+            # The name the user gave this thread (the latest: none where it was cleared; a
+            # name that is no string changes nothing); a fork's copy of its parent's names
+            # the parent.
+            name = thread_name(payload)
+            if name is not NOT_A_NAME:
+                self.thread_name = name if isinstance(name, str) else None
         packed = self._by_span()
         parts = _PACKED if packed else event_parts(kind, payload)
         self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
@@ -570,6 +575,8 @@ class CodexBuilder(CodexRewrites):
             extra=extra,
             writer_alive=writer_alive,
             parent=str_or_none(meta.get("parent-thread-id")),
+            # (a bare header's lines say no time: its time is when the rollout began)
+            header_timed_alone=self.bare,
         )
 
 

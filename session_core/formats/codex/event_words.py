@@ -135,9 +135,22 @@ def _context_compacted(payload: dict[str, Any]) -> str:
     return "context compacted"
 
 
-def _thread_named(payload: dict[str, Any]) -> str | None:
+NOT_A_NAME = object()  # (``thread_name``: a value no writer gives a name as)
+
+
+def thread_name(payload: dict[str, Any]) -> str | object | None:
+    """The name a ``thread_name_updated`` gives its thread: None where it clears it (Codex
+    leaves a cleared name out; null, or blank, clears it too); ``NOT_A_NAME`` where its
+    name is of another type (the event is of no shape Codex writes: it changes nothing)."""
     name = payload.get("thread_name")
-    if name is None and "thread_name" in payload:
+    if name is None or (isinstance(name, str) and not name.strip()):
+        return None
+    return name if isinstance(name, str) else NOT_A_NAME
+
+
+def _thread_named(payload: dict[str, Any]) -> str | None:
+    name = thread_name(payload)
+    if name is None:
         return "thread name cleared"
     return f"thread named: {_short(name)}" if isinstance(name, str) else None
 
@@ -163,4 +176,4 @@ def event_words(kind: str | None, payload: dict[str, Any]) -> str | None:
     return None if words is None else words(payload)
 
 
-__all__ = ["event_words"]
+__all__ = ["NOT_A_NAME", "event_words", "thread_name"]

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ...json_out import compact_json
-from ...text import command_line
+from ...text import command_line, timed_seconds
 
 # ``^(?:Exit code:|Process exited with code)\s*(-?\d+)`` and ``^Wall time:\s*([0-9.]+)\s*
 # seconds`` (MULTILINE), looked for as their words at a line's start, then the rest.
@@ -283,13 +283,14 @@ def marked_error(value: dict[str, Any]) -> bool:
 
 def rust_seconds(value: Any) -> float | None:
     """A Rust ``Duration`` as Codex writes it (``{secs, nanos}``), in seconds; None where
-    it is none (a count below 0 is none, as every count of a file's)."""
+    it is none (a count below 0 is none, as every count of a file's) or can be none
+    (``timed_seconds``: past a year)."""
     if not isinstance(value, dict):
         return None
     secs, nanos = value.get("secs"), value.get("nanos", 0)
     if type(secs) is not int or secs < 0:
         return None
-    return secs + (nanos / 1e9 if type(nanos) is int and nanos >= 0 else 0.0)
+    return timed_seconds(secs + (nanos / 1e9 if type(nanos) is int and nanos >= 0 else 0.0))
 
 
 __all__ = [
