@@ -154,3 +154,36 @@ async def test_the_conversation_shows_them_readable_the_raw_view_as_written(
         assert view.mode == "raw"
         assert "<command-name>/review</command-name>" in drawn(1)
         assert "<task-notification>" in drawn(5)
+
+def test_a_wrapped_text_is_read_in_time_linear_in_its_length() -> None:
+    """Each opening tag that no closing tag followed was searched to the text's end (a
+    ``<(tag)>(.*?)</\\1>`` pattern over the whole text): a 208 KB line of ``<bash-stdout>``
+    took 22 s to ``check``, and 1 MB would take minutes. Now 1 MB of each such shape is
+    read in well under a second (128 KB first: a quadratic reading fails in seconds)."""
+    import time
+
+    from session_core.formats.claude_code.blocks import readable
+
+    shapes = {
+        "output": lambda n: "<bash-stdout>" * (n // 13),
+        "notice": lambda n: f"<task-notification>{'<summary>' * (n // 9)}</task-notification>",
+        "command": lambda n: "<command-name>" + "<local-command-stdout>" * (n // 22),
+        "mixed": lambda n: "<bash-stderr>" + "<bash-stdout><command-args><bash-input>" * (n // 38),
+    }
+    for size in (1 << 17, 1 << 20):
+        for shape, make in shapes.items():
+            text_of_it = make(size)
+            began = time.perf_counter()
+            assert readable(text_of_it) is None, shape  # (nothing in it is closed)
+            took = time.perf_counter() - began
+            assert took < 1.0, (shape, size, took)
+    # What is closed is still read, each element whole, in order.
+    many = "<bash-stdout>x</bash-stdout><bash-stderr>y</bash-stderr>" * 20_000
+    began = time.perf_counter()
+    said = readable(many)
+    assert time.perf_counter() - began < 1.0
+    assert said is not None and said.split("\n")[:3] == ["stdout: x", "stderr: y", "stdout: x"]
+    # A tag inside another's text is that text, not a command (it was read as one).
+    inner = "<bash-stdout>a <command-name>/x</command-name></bash-stdout>"
+    assert readable(inner) == "stdout: a <command-name>/x</command-name>"
+
