@@ -16,7 +16,7 @@ from .item_ends import last_stamp
 from .item_heights import folded_height
 from .model import Item
 from .parts import preview
-from .vocabulary import kinds_of
+from .vocabulary import Readable, as_written, kinds_of
 
 
 class ItemIds(ListLike[str]):
@@ -125,15 +125,15 @@ class Items(Indexed[Item]):
         start: int = 0,
         cancelled: Callable[[], bool] | None = None,
         stop: int | None = None,
+        readable: Readable = as_written,
     ) -> list[int] | None:
         """``search.find`` of the folded ``needle`` here, no item built (an item of
-        the column read by ``ItemColumn.search_text``); the items whose lines cannot
-        hold it (``search_skip.Skipping``) not read at all."""
+        the column read by ``ItemColumn.search_text``, ``readable``'s words of it too);
+        the items whose lines cannot hold it (``search_skip.Skipping``) not read at all."""
         from .search_skip import Skipping
 
         column = self._column
-        text_of = column.search_text
-        skipping = Skipping.of(column, needle)
+        skipping = Skipping.of(column, needle, readable)
         found: list[int] = []
         step = search.CHECK_EVERY
         end = self._n if stop is None else min(stop, self._n)
@@ -146,7 +146,10 @@ class Items(Indexed[Item]):
                 if index in skip:
                     continue
                 entry = self._entry(index)
-                text = search.item_search_text(entry) if isinstance(entry, Item) else text_of(entry)
+                if isinstance(entry, Item):
+                    text = search.item_search_text(entry, readable)
+                else:
+                    text = column.search_text(entry, readable)
                 if needle in fold(text):
                     found.append(index)
         return found

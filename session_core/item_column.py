@@ -17,6 +17,7 @@ from .item_facts import ItemFacts, Verbatim
 from .item_heights import folded_height, grown_height
 from .model import Item, Part, PartSource, Usage, make_lazy
 from .parts import CHANGED
+from .vocabulary import Readable, as_written
 
 LINE_LIMIT = 2**31 - 1  # the biggest line number an item keeps (``line``: an int32)
 
@@ -517,12 +518,13 @@ class ItemColumn:
             *((self.ends.get(index) if self.ends else None) or (0, None)),
         )
 
-    def search_text(self, index: int) -> str:
+    def search_text(self, index: int, readable: Readable = as_written) -> str:
         """``item_search_text`` of item ``index``, without building it: its parts read
-        again whole (not as the lazy parts an item holds, whose text is the same)."""
+        again whole (not as the lazy parts an item holds, whose text is the same);
+        ``readable``: its format's readable words of it, read from those."""
         built = self._built.get(index)
         if built is not None:
-            return search.item_search_text(built)
+            return search.item_search_text(built, readable)
         parts = self.parts[index]
         if parts is None:
             parts = self._read(index, lazy=False)
@@ -531,9 +533,11 @@ class ItemColumn:
             facts.stub(index, self.id_of(index)) if facts is not None else self.marked_stub(index)
         )
         strings = self._strings
-        return search.search_text(
-            strings[self.role[index]] or "", strings[self.kind[index]] or "message", stub, parts
-        )
+        role, kind = strings[self.role[index]] or "", strings[self.kind[index]] or "message"
+        said = None
+        if readable is not as_written:  # (what it reads of an item: its role, kind, parts)
+            said = readable(Item(self.id_of(index), role, parts, kind=kind))
+        return search.search_text(role, kind, stub, parts, said)
 
     def _read(self, index: int, lazy: bool = True, shown: bool = False) -> list[Part]:
         """Item ``index``'s parts read again: lazy (an item's), or whole; ``shown``: as

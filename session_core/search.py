@@ -2,10 +2,13 @@
 
 An item is found when the folded term is in its folded search text (``fold``: any case)
 (``item_search_text``): its role, kind and stub, then each part's text and name (a tool
-call without text: its arguments on one line). ``find`` looks through a view; a packed
-view (``Items``) is searched without building its items. A tool operation is found by
-its own search text (``op_search_text``, ``OpSearch``: the tool operations tab's ``/``),
-and a row of a list by the words it shows (``TextSearch``: the Diff tab's ``/``).
+call without text: its arguments on one line), then its text in its format's readable
+words where it has them (``vocabulary.readable_of``: ``stdout: See ya!``), so that what a
+view shows of it is found, in the replayed view as in the raw. ``find`` looks through a
+view; a packed view (``Items``) is searched without building its items. A tool
+operation is found by its own search text (``op_search_text``, ``OpSearch``: the tool
+operations tab's ``/``), and a row of a list by the words it shows (``TextSearch``: the
+Diff tab's ``/``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from .fold import fold
 from .json_out import dumps
 from .parts import Part, WordedPart
 from .text import command_line
+from .vocabulary import Readable, as_written
 
 if TYPE_CHECKING:
     from .model import Item, ToolOp
@@ -91,8 +95,11 @@ def call_said(part: Part) -> str:
     return f"→ {part.name or '?'} {call_arguments(part)}"
 
 
-def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -> str:
-    """An item's search text, from its fields (what ``item_search_text`` reads)."""
+def search_text(
+    role: str, kind: str, stub: str | None, parts: Sequence[Part], said: str | None = None
+) -> str:
+    """An item's search text, from its fields (what ``item_search_text`` reads); ``said``:
+    its text in its format's readable words (None: it has none)."""
     texts = [role, kind, stub or ""]
     for part in parts:
         texts.append(part.text)
@@ -104,11 +111,15 @@ def search_text(role: str, kind: str, stub: str | None, parts: Sequence[Part]) -
             texts.append(args_preview(part.data))
         elif type(part) is WordedPart:  # (its row's words, beside what it says as written)
             texts.append(part.words)
+    if said is not None:
+        texts.append(said)
     return "\n".join(texts)
 
 
-def item_search_text(item: Item) -> str:
-    return search_text(item.role, item.kind, item.stub, item.parts)
+def item_search_text(item: Item, readable: Readable = as_written) -> str:
+    """What a search of an item looks at: its fields as written, and its text in
+    ``readable``'s words (its format's: ``vocabulary.readable_of``)."""
+    return search_text(item.role, item.kind, item.stub, item.parts, readable(item))
 
 
 def find(
@@ -117,21 +128,23 @@ def find(
     start: int = 0,
     cancelled: Callable[[], bool] | None = None,
     stop: int | None = None,
+    readable: Readable = as_written,
 ) -> list[int] | None:
     """The indexes, from ``start`` to ``stop`` (None: the end), of the items whose search
-    text holds ``term`` (both folded); None when ``cancelled`` said so (asked every
+    text holds ``term`` (both folded; ``readable``: their format's readable words, as
+    ``item_search_text`` reads them); None when ``cancelled`` said so (asked every
     ``CHECK_EVERY`` items)."""
     from .column_items import Items
 
     needle = fold(term)
     if isinstance(items, Items):
-        return items.find(needle, start, cancelled, stop)
+        return items.find(needle, start, cancelled, stop, readable)
     found: list[int] = []
     end = len(items) if stop is None else min(stop, len(items))
     for index in range(start, end):
         if index % CHECK_EVERY == 0 and cancelled is not None and cancelled():
             return None
-        if needle in fold(item_search_text(items[index])):
+        if needle in fold(item_search_text(items[index], readable)):
             found.append(index)
     return found
 

@@ -1,6 +1,8 @@
 """What a search may skip in an item column: the items whose lines' bytes cannot hold
 the needle (``LineFilter``), where the format vouches that an item's searched texts are
-its line's JSON strings (``Verbatim``); their lines read a block at a time."""
+its line's JSON strings (``Verbatim``) and the search reads no readable words of them
+(``vocabulary.readable_of``: ``stdout:`` is in no line's bytes); their lines read a
+block at a time."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from .item_facts import Verbatim
 from .line_filter import LineFilter
 from .model import Item
 from .parts import CHANGED
+from .vocabulary import Readable, as_written
 
 BLOCK = 1 << 22  # bytes a search reads at a time, at most (but for one longer line)
 GAP = 1 << 16  # bytes between two lines a search reads in one block, at most
@@ -42,9 +45,16 @@ class Skipping:
         self.stubbed = stubbed  # the ids whose stub holds the needle (None: ask each)
 
     @classmethod
-    def of(cls, column: ItemColumn, needle: str) -> Skipping | None:
+    def of(
+        cls, column: ItemColumn, needle: str, readable: Readable = as_written
+    ) -> Skipping | None:
+        """What a search of ``needle`` may skip (None: nothing). A search that reads
+        ``readable``'s words of each item too skips none: its line's bytes need not hold
+        them."""
         verbatim = column.verbatim
         if verbatim is None or column.line_source is None or holds(CHANGED, needle):
+            return None
+        if readable is not as_written:
             return None
         line_filter = LineFilter.of(needle)
         if line_filter is None:

@@ -82,3 +82,34 @@ def test_no_compaction_folds_a_queue_operation(
     t = both(w.write(tmp_path / "s.jsonl"), monkeypatch)
     marks = [(i.kind, i.marks) for i in t.raw if i.kind in ("queued", "queue", "record")]
     assert marks == [("queued", []), ("queue", []), ("record", ["folded"])]
+
+
+def test_an_enqueue_of_no_text_says_what_it_queued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``enqueue`` whose content is missing or not text was an empty row
+    (``- line 4 user  [queued]``): it says what it is."""
+    w = CCWriter(version="2.0.76")
+    w.user("find the TODOs")
+    w.assistant("m1", [text("looking")])
+    w.bare(
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "sessionId": SESSION,
+            "timestamp": "2026-03-01T10:00:30.000Z",
+            "content": 7,
+        }
+    )
+    _queue(w, "enqueue")
+    path = w.write(tmp_path / "s.jsonl")
+    t = both(path, monkeypatch)
+    assert [i.text for i in t.raw if i.kind == "queued"] == [
+        "enqueue (not text: 7)",
+        "enqueue (no text)",
+    ]
+    diffed = "".join(model_diff(t)).splitlines()
+    assert [r.split("user", 1)[1].strip() for r in diffed if r.endswith(" [queued]")] == [
+        "enqueue (not text: 7) [queued]",
+        "enqueue (no text) [queued]",
+    ]

@@ -154,3 +154,141 @@ async def test_the_conversation_shows_them_readable_the_raw_view_as_written(
         assert view.mode == "raw"
         assert "<command-name>/review</command-name>" in drawn(1)
         assert "<task-notification>" in drawn(5)
+
+
+def test_a_wrapped_text_is_read_in_time_linear_in_its_length() -> None:
+    """Each opening tag that no closing tag followed was searched to the text's end (a
+    ``<(tag)>(.*?)</\\1>`` pattern over the whole text): a 208 KB line of ``<bash-stdout>``
+    took 22 s to ``check``, and 1 MB would take minutes. Now 1 MB of each such shape is
+    read in well under a second (128 KB first: a quadratic reading fails in seconds)."""
+    import time
+
+    from session_core.formats.claude_code.blocks import readable
+
+    shapes = {
+        "output": lambda n: "<bash-stdout>" * (n // 13),
+        "notice": lambda n: f"<task-notification>{'<summary>' * (n // 9)}</task-notification>",
+        "command": lambda n: "<command-name>" + "<local-command-stdout>" * (n // 22),
+        "mixed": lambda n: "<bash-stderr>" + "<bash-stdout><command-args><bash-input>" * (n // 38),
+    }
+    for size in (1 << 17, 1 << 20):
+        for shape, make in shapes.items():
+            text_of_it = make(size)
+            began = time.perf_counter()
+            assert readable(text_of_it) is None, shape  # (nothing in it is closed)
+            took = time.perf_counter() - began
+            assert took < 1.0, (shape, size, took)
+    # What is closed is still read, each element whole, in order.
+    many = "<bash-stdout>x</bash-stdout><bash-stderr>y</bash-stderr>" * 20_000
+    began = time.perf_counter()
+    said = readable(many)
+    assert time.perf_counter() - began < 1.0
+    assert said is not None and said.split("\n")[:3] == ["stdout: x", "stderr: y", "stdout: x"]
+    # A tag inside another's text is that text, not a command (it was read as one).
+    inner = "<bash-stdout>a <command-name>/x</command-name></bash-stdout>"
+    assert readable(inner) == "stdout: a <command-name>/x</command-name>"
+
+
+def test_a_search_finds_the_readable_words_shown_and_the_text_as_written(
+    tmp_path: Path,
+) -> None:
+    """The conversation showed ``stdout: See ya!`` and a notice's status, but its search
+    read the text as written alone: ``/stdout: See`` found nothing (the Diff tab's search
+    found it). The search reads both, in either view."""
+    from session_core.search import find, item_search_text
+    from session_core.vocabulary import readable_of
+
+    path = _wrapped(tmp_path)
+    t = by_name("claude-code").open(str(path), writer_alive=False)
+    readable = readable_of(t.format)
+    for view in (t.messages, t.raw):
+        lines = {
+            term: [view[i].line for i in find(view, term, readable=readable) or []]
+            for term in ("stdout: See", "stderr: no such", "/review the auth", "command-args")
+        }
+        assert lines == {
+            "stdout: See": [2],
+            "stderr: no such": [3],
+            "/review the auth": [1],
+            "command-args": [1],  # (as written: the raw view's)
+        }
+    built = next(item for item in t.raw if item.line == 2)  # (an item built: the same)
+    assert "stdout: See ya!" in item_search_text(built, readable)
+    assert "stdout:" not in item_search_text(built)  # (no format's words: as written)
+
+
+def test_a_search_that_reads_readable_words_skips_no_line_by_its_bytes(tmp_path: Path) -> None:
+    """A search may skip a v1 line whose bytes cannot hold the term; where it reads a
+    readable form of each item too, whose words need not be in the line, it skips none
+    (one rule with the search text)."""
+    from session_core import Message, Session
+    from session_core.model import Item
+    from session_core.search import find
+
+    path = tmp_path / "v1.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_message(Message(role="user", content="hello there"))
+        s.append_message(Message(role="assistant", content="hi"))
+    t = by_name("transcript-v1").open(str(path), writer_alive=False)
+    assert [i.role for i in t.messages] == ["user", "assistant"]
+
+    def shouted(item: Item) -> str | None:
+        return "SHOUTED WORDS" if item.role == "user" else None
+
+    from session_core.column_items import Items
+    from session_core.search_skip import Skipping
+
+    assert isinstance(t.messages, Items)  # (a search that reads no readable words skips)
+    assert Skipping.of(t.messages._column, "shouted words") is not None
+    assert find(t.messages, "shouted words", readable=shouted) == [0]
+    assert find(t.messages, "shouted words") == []
+
+
+async def test_a_folded_readable_row_taller_than_its_line_says_it_is_cut(
+    tmp_path: Path,
+) -> None:
+    """A row is as tall as its line as written: ``<bash-stdout>OUT</bash-stdout><bash-
+    stderr>ERR</bash-stderr>``, one line, read as two (``stdout: OUT``, ``stderr: ERR``)
+    showed the first alone, the stderr gone with no mark. The cut is marked now (``…``),
+    and the search note finds the rest in what is folded."""
+    from model_screen_helpers import IDLE, opened
+
+    w = CCWriter()
+    w.user("<bash-input>make</bash-input>")
+    w.user("<bash-stdout>OUT</bash-stdout><bash-stderr>ERRTEXT lost</bash-stderr>")
+    w.user(
+        "<task-notification><status>failed</status><summary>Task X failed</summary>"
+        "</task-notification>Read the output file UNIQUEREAD"
+    )
+    w.assistant("m1", [text("ok")], stop="end_turn")
+    path = w.write(tmp_path / "s.jsonl")
+    os.utime(path, (IDLE, IDLE))
+    async with opened(path) as (_app, pilot, screen):
+        view = screen.conversation
+
+        def drawn(line: int) -> list[str]:
+            at = next(i for i, item in enumerate(view.items) if item.line == line)
+            return [text.plain for text in view.block_lines(at, 100)]
+
+        assert drawn(2)[1:] == ["  stdout: OUT …"]
+        assert drawn(3)[1:] == ["  Task X failed …"]
+        assert drawn(1)[1:] == ["  ! make"]  # (not cut: no mark)
+        await pilot.press("slash", *"ERRTEXT", "enter")
+        await until_matched(pilot, view)
+        assert "the match is in what is folded" in drawn(2)[0]
+        await pilot.press("r")
+        await until_matched(pilot, view)
+        assert drawn(2)[1].startswith("  <bash-stdout>OUT")  # (as written)
+        await pilot.press("slash", *"stdout: OUT", "enter")
+        await until_matched(pilot, view)
+        assert "the match is in its readable words: r shows them" in drawn(2)[0]
+
+
+async def until_matched(pilot: object, view: object) -> None:
+    from model_screen_helpers import until
+
+    await until(
+        pilot,  # type: ignore[arg-type]
+        lambda: bool(view.matches) and not view.searching,  # type: ignore[attr-defined]
+        "a match",
+    )

@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 import viewer.widgets.item_search as item_search
 from session_core import Message, Session
 from session_core.search import find
+from session_core.vocabulary import as_written
 from viewer.app import TailscopeApp
 from viewer.screens.model_screen import ModelScreen
 from viewer.widgets.items_view import ItemsView
@@ -45,11 +46,11 @@ class HeldSearch:
         self._held = threading.Event()
         monkeypatch.setattr(item_search, "SEARCH_STEP", 5)
 
-        def held_find(items, term, start=0, cancelled=None, stop=None):  # type: ignore[no-untyped-def]
+        def held_find(items, term, start=0, cancelled=None, stop=None, readable=as_written):  # type: ignore[no-untyped-def]
             self.looked.append((start, stop))
             if holds(len(items), start):
                 self._held.wait(5)
-            return find(items, term, start, cancelled, stop)
+            return find(items, term, start, cancelled, stop, readable)
 
         monkeypatch.setattr(item_search, "find", held_find)
 

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from session_core.fold import fold
 from session_core.model import Item
 from session_core.search import find
+from session_core.vocabulary import Readable, as_written
 
 from .item_jumps import ItemJumps
 
@@ -51,6 +52,9 @@ class ItemSearch(ItemJumps):
         # nothing there: the next snapshot (the whole file) is searched as it was asked
         self._land_next = False
         self._search_items: Sequence[Item] = ()  # what the latest search looks through
+        # The items' format's readable words of a wrapped text, searched beside the text
+        # as written (the replayed view shows them, the raw view the text: both found).
+        self.readable: Readable = as_written
 
     def search_status(self) -> str:
         """What the header says of the search (``LineList.search_said``)."""
@@ -119,13 +123,14 @@ class ItemSearch(ItemJumps):
         before: list[int] = []
         jumped = jumped or not announce
         looked = 0
+        readable = self.readable  # (the items' format's, as they were given)
         step = min(1_000, SEARCH_STEP)  # (doubled up to it: the first match comes sooner)
         for low, high, into in ((origin, total, after), (start, origin, before)):
             first = low
             while first < high:
                 last = min(first + step, high)
                 step = min(2 * step, SEARCH_STEP)
-                found = find(items, term, first, lambda: worker.is_cancelled, last)
+                found = find(items, term, first, lambda: worker.is_cancelled, last, readable)
                 if found is None:
                     return
                 into.extend(found)

@@ -60,6 +60,7 @@ HIDDEN_MATCH = {
     "original": ("the match is in the original: o shows it", "match in original: o"),
     "stub": ("the match is in the stub: o shows it", "match in stub: o"),
     "written": ("the match is in its text as written: r shows it", "match as written: r"),
+    "readable": ("the match is in its readable words: r shows them", "match readable: r"),
 }
 
 
@@ -140,7 +141,6 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         self.items: Sequence[Item] = []
         self.ops: Mapping[str, ToolOp] = {}
         self.kind_words = kinds_of("")  # (its format's: the shared ones until a file is shown)
-        self.readable = readable_of("")  # (its format's words for a wrapped text: none yet)
         # In the raw view: each item a compaction folded, and the line of that compaction
         # (0: folded by an elision, or a compaction not from a line).
         self.folded_by: dict[str, int] = {}
@@ -304,10 +304,14 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
         if parts is not item.parts:  # a stub, a readable text: in the height it was measured
             height = folded_height(item.parts)
+            cut = len(lines) > height > 1  # (taller than its text as written: the rest said)
             lines = lines[:height] + [Text("", end="")] * (height - len(lines))
             stub = item.stub is not None
             if stub and height > 2 and len(lines) == height and not lines[-1].plain:
                 lines[-1] = Text("  (o: the original)", self._s("dim"))
+            elif cut and not lines[-1].plain.endswith("…"):
+                lines[-1].truncate(max(1, width - 2), overflow="ellipsis")
+                lines[-1].append(" …", self._s("dim"))
         needle = self.highlight  # (a search found it, and no match could be seen)
         if needle and self.is_match(index) and not any(holds(t.plain, needle) for t in lines):
             hidden = self._hidden_match(item, needle)
@@ -325,6 +329,9 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             return HIDDEN_MATCH["original" if item.stub is not None else "written"]
         if item.stub is not None and shown is item.parts and holds(item.stub, needle):
             return HIDDEN_MATCH["stub"]
+        said = self.readable(item) if self.mode == "raw" else None
+        if said is not None and holds(said, needle):  # (the replayed view shows them)
+            return HIDDEN_MATCH["readable"]
         return None
 
     def _header(

@@ -187,10 +187,21 @@ def _queue_operation(record: dict[str, Any]) -> tuple[Part, str, str]:
     content = str_or_none(record.get("content"))
     op = str_or_none(record.get("operation"))
     if op == "enqueue":
-        return Part("text", text=content or "", name=op), "user", "queued"
+        return Part("text", text=_enqueued(record), name=op), "user", "queued"
     said = _DEQUEUED.get(op or "") or f"queue operation {op or '(none named)'}"
     text = f"{said}: {content}" if content else said
     return Part("text", text=text, name=op or "queue-operation"), "system", "queue"
+
+
+def _enqueued(record: dict[str, Any]) -> str:
+    """What an ``enqueue`` queued: its text; else what its content is (an empty row
+    said nothing of a content missing or not text)."""
+    content = record.get("content")
+    if isinstance(content, str) and content:
+        return content
+    if content is None or content == "":
+        return "enqueue (no text)"
+    return f"enqueue (not text: {blocks.compact(content, 80)})"
 
 
 _TITLES = {"custom-title": ("customTitle", "title"), "ai-title": ("aiTitle", "title")}
