@@ -75,6 +75,16 @@ def place_said(rank: int, total: int, among: str) -> str:
     return f"{rank} of {total} {among}"
 
 
+def tokens_said(compaction: Compaction) -> str:
+    """A compaction's (or a Claude Code microcompact's) context tokens, as ``diff``'s
+    ``#`` row and the Diff tab's ``◆`` row say them: ``2,010 → 310 tok`` (before it
+    ``?`` where unknown), ``170,251 tok before`` with none after; none known: empty."""
+    before, after = compaction.tokens_before, compaction.tokens_after
+    if after:
+        return f"{'?' if before is None else f'{before:,}'} → {after:,} tok"
+    return "" if before is None else f"{before:,} tok before"
+
+
 def _lines(transcript: Transcript) -> Iterator[str]:
     raw = transcript.raw
     sent = sent_next(transcript)
@@ -109,6 +119,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         if mark is not None:
             kind, did = overlay_kind(mark)
             extra = f", trigger {mark.trigger}" if mark.trigger and kind != "rollback" else ""
+            tokens = tokens_said(mark)  # (a rollback's: the context it dropped from)
+            extra += f", {tokens}" if tokens else ""
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
         while placed and placed[-1][0] <= item.line:
             yield placed.pop()[1]
