@@ -137,7 +137,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             continue
         yield f"{sign} {_row(item, note, said)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
-            yield f"{'':10}sent:     {_clipped(item.stub)}"
+            yield sent_row(item.stub)
     while placed:
         yield placed.pop()[1]
 
@@ -226,6 +226,12 @@ def _part_said(part: Part) -> str:
     if part.kind == "tool-result":
         return f"← {'error' if part.is_error else 'result'} {head}"
     return f"[reasoning] {head}" if part.kind == "reasoning" else head
+
+
+def sent_row(text: str) -> str:
+    """The row under a ``~`` row (the original, as written): what the model is sent in
+    its place, in every format's ``diff`` (``sent:     [result elided]``)."""
+    return f"{'':10}sent:     {_clipped(text)}"
 
 
 def _clipped(text: str) -> str:
