@@ -25,7 +25,14 @@ from session_core.diff_model import (
     tokens_said,
 )
 from session_core.fold import fold, holds
-from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
+from session_core.model import (
+    UNSENT,
+    Item,
+    Transcript,
+    overlay_counts,
+    overlay_kind,
+    unsent_said,
+)
 from session_core.search import TextSearch
 from session_core.text import count
 
@@ -74,12 +81,14 @@ class ModelDiff(Sequence[Entry]):
         written = count(
             messages_written(raw, transcript.format), "message"
         )  # (the browser's "msgs")
+        overlays = ", ".join(overlay_counts(compactions).said("compaction", "elision"))
+        unsent = unsent_said(compactions)  # (as the header says it)
         head: list[Entry] = [
             (
                 "bold",
                 f"raw: {count(len(raw), 'item')} ({written})"
-                f" · replayed: {count(len(sent), 'message')} · "
-                + ", ".join(overlay_counts(compactions).said("compaction", "elision")),
+                f" · replayed: {count(len(sent), 'message')} · {overlays}"
+                + (f" {unsent}" if unsent else ""),
             )
         ]
         marks = _mark_counts(raw)
