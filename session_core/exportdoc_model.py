@@ -224,8 +224,8 @@ def _message(
     for mark in item.marks:
         tone, words = _MARKS.get(mark, ("info", mark))
         if mark == "folded" and item.id in folded_at:
-            at = f"line {folded_at[item.id]}"
-            words = f"folded by the compaction at {at}: the model is no longer sent this"
+            by = f"the compaction at line {folded_at[item.id]}"
+            words = f"folded by {by}: the model is no longer sent this"
         elif mark == "elided" and view == "replayed" and item.stub is not None:
             words = "elided: the model is sent this stub; the original stays in the file (raw view)"
         elif mark == "elided" and "folded" in item.marks:  # (stubbed, then folded: not sent)
