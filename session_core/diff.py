@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from .cells import clip_cells, cut_cells, head_for, pad_cells
 from .diff_model import place_said
+from .elisions import per_line
 from .formats.v1.items import message_parts
 from .indexed import Indexed
 from .replay import Compaction, Elision, ReplayState, payload_of
@@ -33,7 +34,7 @@ class DiffRow:
     sent: str | None  # what the model is sent next; None when folded away
     folded_by: str | None = None
     compaction: Compaction | None = None  # for a summary row, its compaction
-    elisions: list[Elision] = field(default_factory=list)
+    elisions: list[Elision] = field(default_factory=list)  # ``per_line``: the last is sent
     place: str = ""  # a summary sent: its place among what is sent ("2 of 5 sent next")
 
     @property
@@ -185,7 +186,7 @@ class DiffRows(Indexed[DiffRow]):
         eid = events.ids[position]
         line = state.event_lines[position]
         folded_by = state.folded_by.get(eid)
-        elisions = state.elided.get(eid, [])
+        elisions = per_line(state.elided.get(eid, []))  # (one a line: the stub it left)
         entry = state.live_entry(eid)
         sent = None if entry is None else entry[3] if entry[3] is not None else _said(entry[1])
         kind: RowKind = "folded" if folded_by is not None else "elided" if elisions else "kept"

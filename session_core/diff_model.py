@@ -75,6 +75,16 @@ def place_said(rank: int, total: int, among: str) -> str:
     return f"{rank} of {total} {among}"
 
 
+def tokens_said(compaction: Compaction) -> str:
+    """A compaction's (or a Claude Code microcompact's) context tokens, as ``diff``'s
+    ``#`` row and the Diff tab's ``◆`` row say them: ``2,010 → 310 tok`` (before it
+    ``?`` where unknown), ``170,251 tok before`` with none after; none known: empty."""
+    before, after = compaction.tokens_before, compaction.tokens_after
+    if after:
+        return f"{'?' if before is None else f'{before:,}'} → {after:,} tok"
+    return "" if before is None else f"{before:,} tok before"
+
+
 def _lines(transcript: Transcript) -> Iterator[str]:
     raw = transcript.raw
     sent = sent_next(transcript)
@@ -109,6 +119,8 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         if mark is not None:
             kind, did = overlay_kind(mark)
             extra = f", trigger {mark.trigger}" if mark.trigger and kind != "rollback" else ""
+            tokens = tokens_said(mark)  # (a rollback's: the context it dropped from)
+            extra += f", {tokens}" if tokens else ""
             yield f"# line {item.line}: {kind}, {did} {count(len(mark.folded), 'item')}{extra}"
         while placed and placed[-1][0] <= item.line:
             yield placed.pop()[1]
@@ -125,7 +137,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
             continue
         yield f"{sign} {_row(item, note, said)}"
         if sign == "~" and item.stub is not None:  # (the row is the original, as written)
-            yield f"{'':10}sent:     {_clipped(item.stub)}"
+            yield sent_row(item.stub)
     while placed:
         yield placed.pop()[1]
 
@@ -214,6 +226,12 @@ def _part_said(part: Part) -> str:
     if part.kind == "tool-result":
         return f"← {'error' if part.is_error else 'result'} {head}"
     return f"[reasoning] {head}" if part.kind == "reasoning" else head
+
+
+def sent_row(text: str) -> str:
+    """The row under a ``~`` row (the original, as written): what the model is sent in
+    its place, in every format's ``diff`` (``sent:     [result elided]``)."""
+    return f"{'':10}sent:     {_clipped(text)}"
 
 
 def _clipped(text: str) -> str:

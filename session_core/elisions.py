@@ -9,7 +9,7 @@ hash index: ``Elided`` looks them up), its stub (packed) and its message's line.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .indexed import ListLike
@@ -131,3 +131,20 @@ class Elided(Mapping[str, list[Elision]]):
 
     def __len__(self) -> int:
         return len(self._elisions.mids)
+
+
+def per_line(elisions: Sequence[Elision]) -> list[Elision]:
+    """A message's elision records (in the order applied), one per elision line: of a
+    line that names the message more than once, its last, the stub that line left (its
+    others were never sent). The last of them all is the stub the model is sent; each
+    other was sent until the next one's line replaced it."""
+    out: list[Elision] = []
+    for elision in elisions:
+        if out and (out[-1].elision_id, out[-1].elision_line) == (
+            elision.elision_id,
+            elision.elision_line,
+        ):
+            out[-1] = elision
+        else:
+            out.append(elision)
+    return out

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 
 import orjson
 
+from .elisions import Elision, per_line
 from .json_out import json_text
 from .message_usage import MessageUsage
 from .text import prompt_title
@@ -249,3 +250,28 @@ def by_ask(asks: Sequence[int], answers: Iterable[tuple[int, _T]]) -> dict[int, 
         for at, what in answers:
             grouped.setdefault(ask_of(asks, at), []).append(what)
     return grouped
+
+
+def elision_marks(elisions: Sequence[Elision], *, raw: bool, folded: bool = False) -> list[Mark]:
+    """A v1 message's mark for each elision line that stubbed it (``per_line``): only the
+    last one's stub is sent (``folded``: until a compaction folded it), each other's was
+    until the next one's line. The raw view's marks hold the stub under the original;
+    a replayed message's content is the stub sent."""
+    said = per_line(elisions)
+    marks = []
+    for at, elision in enumerate(said, 1):
+        if at < len(said):
+            until = f"until the elision at line {said[at].elision_line}"
+            sent = f"was sent {'the' if raw else 'its'} stub {until}"
+        elif folded:  # (stubbed, then folded)
+            sent = "was sent the stub before that"
+        else:
+            sent = "is sent the stub" if raw else "is sent this stub"
+        head = f"elided by the elision at line {elision.elision_line}: "
+        if raw:
+            words = f"{head}the content below is the original; the model {sent}"
+            marks.append(Mark("warn", words, elision.stub, "stub"))
+        else:
+            tail = "; the original stays in the file (raw view)" if at == len(said) else ""
+            marks.append(Mark("warn", f"{head}the model {sent}{tail}"))
+    return marks

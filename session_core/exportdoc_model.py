@@ -37,7 +37,7 @@ from .exportdoc import (
 from .exportdoc import (
     Item as DocItem,
 )
-from .model import Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
+from .model import Compaction, Item, Run, Subagent, ToolOp, Transcript, Usage, overlay_kind
 from .text import count, duration_text
 from .titles import model_first_prompt
 from .tool_ops import ask_of, state_tone
@@ -57,12 +57,16 @@ def model_document(transcript: Transcript, view: View = "replayed") -> Document:
     # (a Claude Code command as typed; the raw view's lines as written)
     readable = readable_of(transcript.format) if view == "replayed" else as_written
     items = transcript.messages if view == "replayed" else transcript.raw
+    # (the raw view's folded items name their compaction's line, as v1's and agentgo's)
+    folded_at = {} if view == "replayed" else _folding_lines(transcript.compactions)
     conversation = Section(
         "Conversation (what the model is sent next)"
         if view == "replayed"
         else "Conversation (every line as written)",
         "conversation",
-        _anchored(_message(item, calls, transcript.raw, view, readable) for item in items),
+        _anchored(
+            _message(item, calls, transcript.raw, view, readable, folded_at) for item in items
+        ),
     )
     # (the calls the conversation shows, noted as it is written: the operations after it
     # give the others whole, a replayed view's calls a compaction folded)
@@ -180,8 +184,23 @@ def _anchored(items: Iterator[MessageItem]) -> Iterator[MessageItem]:
         yield item
 
 
+def _folding_lines(compactions: Sequence[Compaction]) -> dict[str, int]:
+    """Each item id a compaction from a line folded -> that line (the last one's, as the
+    raw view's); a rollback's are marked rolled back, not folded."""
+    out: dict[str, int] = {}
+    for compaction in compactions:
+        if compaction.line and overlay_kind(compaction)[0] == "compaction":
+            out.update(dict.fromkeys(compaction.folded, compaction.line))
+    return out
+
+
 def _message(
-    item: Item, calls: _Calls, raw: Sequence[Item], view: View, readable: Readable
+    item: Item,
+    calls: _Calls,
+    raw: Sequence[Item],
+    view: View,
+    readable: Readable,
+    folded_at: Mapping[str, int],
 ) -> MessageItem:
     facts = [f"line {item.line}" if item.line else "", item.ts or "", f"id {item.id}"]
     parts = shown_parts(item, readable)  # (its text as a person reads it: the JSON's is as written)
@@ -204,7 +223,10 @@ def _message(
         out.flags.append(item.model)
     for mark in item.marks:
         tone, words = _MARKS.get(mark, ("info", mark))
-        if mark == "elided" and view == "replayed" and item.stub is not None:
+        if mark == "folded" and item.id in folded_at:
+            by = f"the compaction at line {folded_at[item.id]}"
+            words = f"folded by {by}: the model is no longer sent this"
+        elif mark == "elided" and view == "replayed" and item.stub is not None:
             words = "elided: the model is sent this stub; the original stays in the file (raw view)"
         elif mark == "elided" and "folded" in item.marks:  # (stubbed, then folded: not sent)
             words = "elided before that: the model was sent a stub; the original stays in the file"

@@ -34,6 +34,7 @@ from .exportdoc import (
     _usage_rows,
     by_ask,
     document_title,
+    elision_marks,
     noting_calls,
 )
 from .formats.v1.model import NAME
@@ -368,15 +369,7 @@ class _V1:
                 record = self.compactions.get(eid)
                 content = stub if stub is not None else _s(body.get("content"))
                 item = self.summary(record, content) if record else self.message(eid, body, content)
-                for elision in self.state.elided.get(eid, []):
-                    item.marks.append(
-                        Mark(
-                            "warn",
-                            f"elided by the elision at {self.where(elision.elision_id)}: "
-                            "the model is sent this stub; the original stays in the file "
-                            "(raw view)",
-                        )
-                    )
+                item.marks += elision_marks(self.state.elided.get(eid, []), raw=False)
                 yield item
             return
         lines = self.state.event_lines
@@ -411,18 +404,8 @@ class _V1:
             folded = self.state.folded_by.get(eid)
             if folded is not None:
                 item.marks.append(Mark("warn", f"folded by the compaction at {self.where(folded)}"))
-            # (stubbed, then folded: the stub was sent until the compaction)
-            sent = "was sent the stub before that" if folded is not None else "is sent the stub"
-            for elision in self.state.elided.get(eid, []):
-                item.marks.append(
-                    Mark(
-                        "warn",
-                        f"elided by the elision at {self.where(elision.elision_id)}: "
-                        f"the content below is the original; the model {sent}",
-                        elision.stub,
-                        "stub",
-                    )
-                )
+            said = self.state.elided.get(eid, [])
+            item.marks += elision_marks(said, raw=True, folded=folded is not None)
             return [item]
         if kind == "run-context":
             return [Note(f"line {line}: run {_s(payload.get('run-id'))} begins (run context)")]
@@ -430,8 +413,12 @@ class _V1:
             return [Note(f"line {line}: grants {_s(payload.get('grants'))}")]
         if kind == "elision":
             items = payload.get("items")
-            count = len(items) if isinstance(items, list) else 0
-            return [Note(f"line {line}: elision of {count} message(s)", "warn")]
+            named = (
+                {_s(i.get("id")) for i in items if isinstance(i, dict)}
+                if isinstance(items, list)
+                else ()
+            )
+            return [Note(f"line {line}: elision of {len(named)} message(s)", "warn")]
         return []
 
     def tool_ops(self, shown: set[CallKey] | None = None) -> Section:

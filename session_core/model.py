@@ -233,6 +233,13 @@ def unsent_overlays(compactions: Sequence[Compaction]) -> list[Compaction]:
     return out[::-1]
 
 
+def unsent_said(compactions: Sequence[Compaction]) -> str:
+    """The overlays no model request follows yet, counted as the header and the Diff
+    tab's first row say them: ``(1 compaction not sent yet)``; none: empty."""
+    unsent = unsent_overlays(compactions)
+    return f"({', '.join(overlay_counts(unsent).said())} not sent yet)" if unsent else ""
+
+
 def overlay_kind(overlay: Compaction) -> tuple[str, str]:
     """What an overlay is, and what it did to the items it names: a compaction folded
     them, an elision stubbed them, a rollback dropped them (it summarised nothing)."""
@@ -572,5 +579,6 @@ __all__ = [
     "packed_tools",
     "projection_dropped",
     "unsent_overlays",
+    "unsent_said",
     "unsettled_ops",
 ]

@@ -280,10 +280,19 @@ def test_a_message_a_projection_dropped_is_sent_again_when_a_later_request_holds
     ]
 
 
+A1_STUB = text("assistant", "[answer elided]")
+_DROP_A1 = [("context_projected", {"replaced": 1}), ("model_request", {"messages": [U1, U2, A2]})]
+_STUB_A1 = [
+    ("context_projected", {"replaced": 1}),
+    ("model_request", {"messages": [U1, A1_STUB, U2, A2]}),
+]
+
+
 async def test_the_raw_view_says_which_projection_dropped_a_message(tmp_path: Path) -> None:
     """The raw view marks a message a projection dropped with that projection's line,
     as the raw export does (it said a plain ``[folded]``); one a later request holds
-    again is sent, unmarked (it stayed ``[folded]``)."""
+    again is sent, unmarked (it stayed ``[folded]``), as is one a projection stubbed
+    (it was marked ``[folded]``: a stub's id was read as folded by a compaction)."""
     from helpers import screen_lines
     from model_screen_helpers import opened, until
 
@@ -300,6 +309,7 @@ async def test_the_raw_view_says_which_projection_dropped_a_message(tmp_path: Pa
     for name, steps, said in (
         ("dropped", first, "[dropped by the projection at line 9: not sent next]"),
         ("again", [*first, *again], None),
+        ("stubbed-again", [*_committed(U1, A1, U2, A2), *_STUB_A1, *_committed(U3), *again], None),
     ):
         path = _session(tmp_path / f"{name}.jsonl", steps)
         async with opened(path, size=(120, 30)) as (app, pilot, screen):
@@ -310,15 +320,8 @@ async def test_the_raw_view_says_which_projection_dropped_a_message(tmp_path: Pa
                 line for line in screen_lines(app) if "assistant  " in line and "line 6" in line
             ]
             assert ("[" in row) == (said is not None), row
+            assert ("┃" in row) == (said is not None), row  # (a bar: not sent as written)
             assert said is None or said in row, row
-
-
-A1_STUB = text("assistant", "[answer elided]")
-_DROP_A1 = [("context_projected", {"replaced": 1}), ("model_request", {"messages": [U1, U2, A2]})]
-_STUB_A1 = [
-    ("context_projected", {"replaced": 1}),
-    ("model_request", {"messages": [U1, A1_STUB, U2, A2]}),
-]
 
 
 def _tab_elisions(path: Path) -> dict[str, list[str]]:

@@ -134,8 +134,12 @@ def test_a_copy_with_other_content_is_another_message(tmp_path: Path) -> None:
     rows = by_name("agentgo-v1").diff(path).splitlines()
     assert "0 not sent, 1 sent as stubs, 1 rewritten" in rows[0]
     assert not [row for row in rows if row.startswith(("+ ", "- "))]
-    (a2,) = [row for row in rows if "A2 read it" in row]
+    (a2,) = [row for row in rows if "A2 read it [" in row]
     assert a2.startswith("~ ") and a2.endswith("A2 read it [sent rewritten by a projection]")
+    # under each ``~`` row, what it was sent as, as v1's and Claude Code's ``diff`` say
+    # it (the Diff tab's ``sent:``): it said only that it was stubbed or rewritten
+    sent = [rows[n + 1] for n, row in enumerate(rows) if row.startswith("~ ")]
+    assert sent == [f"{'':10}sent:     [R1 aged out]", f"{'':10}sent:     A2 read it, reworded"]
     (a2,) = [m for m in open_transcript(path).messages if m.text == "A2 read it"]
     assert a2.stub == "A2 read it, reworded" and "elided" in a2.marks
     summary = _text("user", "S the summary")

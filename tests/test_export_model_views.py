@@ -152,7 +152,15 @@ def test_a_stubbed_then_folded_item_is_not_said_to_be_sent_its_stub(tmp_path: Pa
     w.microcompact(["t1"])
     w.user("go on")
     w.compact()
-    raw = export(w.write(tmp_path / "cc.jsonl"), "md", "raw")
+    cc = w.write(tmp_path / "cc.jsonl")
+    raw = export(cc, "md", "raw")
     assert "elided before that: the model was sent a stub" in raw
     assert "the model is sent a stub" not in raw
     assert "elision at line 4: stubbed 1 item" in raw
+    # each folded message names its compaction's line, as v1's and agentgo's do (it
+    # said "folded by a compaction")
+    from session_core import open_transcript
+
+    (line,) = [c.line for c in open_transcript(cc).compactions if c.kind == "compaction"]
+    said = f"folded by the compaction at line {line}: the model is no longer sent this"
+    assert raw.count(said) >= 4, raw

@@ -23,14 +23,13 @@ from viewer.widgets.folding_lines import FoldingLines
 
 def afresh(compactions: Sequence[Compaction]) -> dict[str, int]:
     """The rule as it was written: every compaction's ids, the last compaction's line
-    winning (an elision's 0 never overrides a line); not those a projection dropped
-    (``dropped_afresh``)."""
+    winning (one not from a line, 0, never overrides a line); no elision's (a stub's
+    own ``elided`` mark says it, ``dropped_afresh`` a projection's drops)."""
     out: dict[str, int] = {}
     for compaction in compactions:
-        line = compaction.line if compaction.kind == "compaction" else 0
-        for ident in compaction.folded:
-            if line or ident not in compaction.dropped:
-                out[ident] = line or out.get(ident, 0)
+        if compaction.kind == "compaction":
+            for ident in compaction.folded:
+                out[ident] = compaction.line or out.get(ident, 0)
     return out
 
 
@@ -89,18 +88,28 @@ class Counted(Sequence[Compaction]):
         seen = self
 
         class Ids(Sequence[str]):
+            """Ids whose every reading is counted (a compaction's folded, an elision's
+            dropped: what each is read for)."""
+
+            def __init__(self, ids: Sequence[str]) -> None:
+                self.ids = ids
+
             def __len__(self) -> int:
-                return len(compaction.folded)
+                return len(self.ids)
 
             def __getitem__(self, i: Any) -> Any:
-                return compaction.folded[i]
+                return self.ids[i]
 
             def __iter__(self) -> Iterator[str]:
                 seen.read[at] += 1
-                return iter(compaction.folded)
+                return iter(self.ids)
 
         return Compaction(
-            id=compaction.id, kind=compaction.kind, line=compaction.line, folded=Ids()
+            id=compaction.id,
+            kind=compaction.kind,
+            line=compaction.line,
+            folded=Ids(compaction.folded),
+            dropped=Ids(compaction.dropped),
         )
 
 
@@ -193,7 +202,7 @@ def test_compactions_then_elisions_each_only_grow() -> None:
 
 
 def test_what_a_projection_dropped_is_its_line_apart() -> None:
-    """An id a projection dropped is not an elision's 0 (a later request may hold it
+    """An id a projection dropped or stubbed is not folded (a later request may hold it
     again: the raw view then showed it ``[folded]``, sent): ``dropped`` names the line
     of the last projection that dropped it; a compaction that folds it after has its own."""
     overlays = [
@@ -203,5 +212,5 @@ def test_what_a_projection_dropped_is_its_line_apart() -> None:
         Compaction(id="c1", kind="compaction", line=30, folded=["c"]),
     ]
     kept = FoldingLines()
-    assert kept.update(overlays) == afresh(overlays) == {"b": 0, "c": 30}
+    assert kept.update(overlays) == afresh(overlays) == {"c": 30}
     assert kept.dropped == dropped_afresh(overlays) == {"a": 14, "c": 20}

@@ -195,3 +195,27 @@ def test_no_item_is_built_to_count_measure_or_place_the_rows(
     assert built == [] and len(diff) > 30
     row = next(i for i in range(len(diff)) if diff[i][1].startswith("  −"))
     assert len(built) == 1 and diff[row][1].startswith("  − line ")
+
+
+def test_diff_and_the_tab_say_a_compactions_tokens_alike(tmp_path: Path) -> None:
+    """``diff``'s ``#`` row says a compaction's tokens (a microcompact's too, its
+    ``tokensSaved`` as what is left) as the Diff tab's ``◆`` row does: one rule,
+    ``tokens_said`` (the Claude Code and Codex rows left them out; agentgo's ``diff``
+    and v1's are their own, each saying its tokens)."""
+    from session_core.diff_model import tokens_said
+
+    said: set[str] = set()
+    for name, path in files(tmp_path):
+        if name not in ("claude-code", "codex"):
+            continue
+        fmt = by_name(name)
+        t = fmt.open(str(path))
+        heads = [r for r in fmt.diff(path).splitlines() if r.startswith("# line ")]
+        tab = [row for _style, row in ModelDiff(t) if row.startswith("◆")]
+        for c in t.compactions:
+            tokens = tokens_said(c)
+            (head,) = [r for r in heads if r.startswith(f"# line {c.line}: ")]
+            (row,) = [r for r in tab if f" at line {c.line:,}" in r]
+            assert (f", {tokens}" in head) == bool(tokens) == (f" · {tokens}" in row), (head, row)
+            said.add(f"{name} {'→' if '→' in tokens else tokens[-6:]}")
+    assert {"claude-code before", "claude-code →", "codex →"} <= said, said

@@ -23,7 +23,7 @@ from typing import Any, overload
 import orjson
 
 from ..cells import clip_cells, pad_cells, words_for
-from ..diff_model import place_said
+from ..diff_model import place_said, sent_row
 from ..json_out import dumps
 from ..model import UNSENT, Compaction
 from ..text import count, name_line, one_line
@@ -51,6 +51,11 @@ def _row(line: int | None, message: dict[str, Any], why: str = "") -> str:
     text = clip_cells(one_line(words_for(message_text(message), 72)), 72)
     where = f"line {line:>6}" if line is not None else "sent       "
     return f"{where} {pad_cells(one_line(role), 11)} {text}{why}"  # (by cells, as ``diff``'s)
+
+
+def _said(message: Any) -> str:
+    """A request's message's text (one not an object: none)."""
+    return message_text(message) if isinstance(message, dict) else ""
 
 
 def _request_at(view: AgentGoView, index: int) -> list[Any] | None:
@@ -501,7 +506,9 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             {i for i in held.left() if _hashed(sent[i]) in summaries},
         )
     signs = {c.at: sign for c, (sign, _) in zip(before, took, strict=True)}
-    rewritten_at = {before[place].at for place in rewritten}
+    # (the request's message each ``~`` row was sent as: its ``sent:`` row)
+    sent_as = {c.at: place for c, (sign, place) in zip(before, took, strict=True) if sign == "~"}
+    rewritten_at = {before[place].at: held_at for place, held_at in rewritten.items()}
     rows: list[str] = []
     shown = stubbed = dropped = marks = unsent = 0
     for index in range(len(records)):
@@ -540,9 +547,11 @@ def agentgo_diff(view: AgentGoView, path: str) -> str:
             rows.append("= " + _row(line, message))
         elif index in rewritten_at:
             rows.append("~ " + _row(line, message, " [sent rewritten by a projection]"))
+            rows.append(sent_row(_said(sent[rewritten_at[index]])))
         elif sign == "~":
             stubbed += 1
             rows.append("~ " + _row(line, message, " [sent as a stub]"))
+            rows.append(sent_row(_said(sent[sent_as[index]])))
         else:
             dropped += 1
             why = " [not sent: dropped by a projection]" if index in dropped_at else " [not sent]"

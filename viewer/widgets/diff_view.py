@@ -229,20 +229,18 @@ def row_fate(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     folded_at = _folded_at(row, summary_lines)
     c = row.compaction
     if c is not None:  # (a summary: sent, stubbed or folded, it says so first)
-        said = (
-            f"compaction summary: folded {len(c.folded)}, tokens "
+        facts = (
+            f"folded {len(c.folded)}, kept {len(c.kept)} sticky, tokens "
             f"{c.tokens_before if c.tokens_before is not None else '?'} → "
             f"{c.tokens_after if c.tokens_after is not None else '?'}, "
-            f"fallback {'yes' if c.fallback else 'no'}" + (f" [{row.place}]" if row.place else "")
+            f"fallback {'yes' if c.fallback else 'no'}"
         )
-        if row.kind == "folded":
-            said += f"; folded into the summary of {folded_at}"
-        elif row.kind == "elided":
-            said += f"; {_elided(row)}"
-        return said
+        if row.kind == "folded":  # (its fate first: the facts run past a narrow screen)
+            return f"compaction summary {_folded(row, folded_at)}; it {facts}"
+        said = f"compaction summary: {facts}" + (f" [{row.place}]" if row.place else "")
+        return said + (f"; {_elided(row)}" if row.kind == "elided" else "")
     if row.kind == "folded":
-        said = f"folded into the summary of {folded_at}"
-        return said + (f" (elided {len(row.elisions)}× before that)" if row.elisions else "")
+        return _folded(row, folded_at)
     if row.kind == "elided":
         return _elided(row)
     return "sent as written"
@@ -264,6 +262,13 @@ def _folded_at(row: DiffRow, summary_lines: Mapping[str, int]) -> str:
     """The compaction that folded ``row``, by its line."""
     where = summary_lines.get(row.folded_by or "")
     return f"the compaction at line {where}" if where else "a compaction"
+
+
+def _folded(row: DiffRow, folded_at: str) -> str:
+    """A folded row's fate, a message's or a summary's: the elisions that stubbed it
+    before said too (``diff`` lists them)."""
+    said = f"folded into the summary of {folded_at}"
+    return said + (f" (elided {len(row.elisions)}× before that)" if row.elisions else "")
 
 
 def _elided(row: DiffRow) -> str:

@@ -27,15 +27,15 @@ def _key(compaction: Compaction) -> Key:
 
 
 class FoldingLines:
-    """Item id → the line of the (last) compaction that folded it; 0: an elision stubbed
-    it, or a compaction not from a line. ``dropped``: item id → the line of the (last)
-    agentgo projection that dropped it (an elision's ``dropped``, not in ``by_id``: a
-    later request may hold it again, and the item's own ``folded`` mark says whether
-    none has).
+    """Item id → the line of the (last) compaction that folded it; 0: a compaction not
+    from a line. ``dropped``: item id → the line of the (last) agentgo projection that
+    dropped it (an elision's ``dropped``, not in ``by_id``: a later request may hold it
+    again, and the item's own ``folded`` mark says whether none has). An id an elision
+    stubbed is in neither: the item's own ``elided`` mark says whether it is sent as a
+    stub (an agentgo request may hold it as written again; it is not folded).
 
     Compactions come in file order, or (a sequence that says its ``kind_counts``: v1's)
-    its compactions, then its elisions: two stretches, each of which only grows. (An
-    elision's 0 never overrides a line, so the two can be read in either order.)"""
+    its compactions, then its elisions: two stretches, each of which only grows."""
 
     __slots__ = ("_last", "_read", "by_id", "dropped")
 
@@ -63,15 +63,13 @@ class FoldingLines:
         for k, (start, stop) in enumerate(stretches):
             for at in range(start + self._read[k], stop):
                 compaction = compactions[at]
-                line = compaction.line if compaction.kind == "compaction" else 0
-                if line:
-                    by_id.update(dict.fromkeys(compaction.folded, line))
-                else:
-                    dropped = set(compaction.dropped) if compaction.dropped else ()
-                    self.dropped.update(dict.fromkeys(dropped, compaction.line))
+                if compaction.kind == "compaction" and compaction.line:
+                    by_id.update(dict.fromkeys(compaction.folded, compaction.line))
+                elif compaction.kind == "compaction":  # (its 0 never overrides a line)
                     for ident in compaction.folded:
-                        if ident not in dropped:
-                            by_id.setdefault(ident, 0)
+                        by_id.setdefault(ident, 0)
+                else:
+                    self.dropped.update(dict.fromkeys(compaction.dropped, compaction.line))
                 if at == stop - 1:
                     self._last[k] = _key(compaction)
             self._read[k] = stop - start

@@ -245,7 +245,9 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
 
     def block_marked(self, index: int) -> bool:
         item = self.items[index]
-        return item.id in self.folded_by or any(m in item.marks for m in NOT_SENT_MARKS)
+        # (the raw view's stub too: not sent as written; the conversation shows the stub)
+        marked = (*NOT_SENT_MARKS, "elided") if self.mode == "raw" else NOT_SENT_MARKS
+        return item.id in self.folded_by or any(m in item.marks for m in marked)
 
     @property
     def selected(self) -> Item | None:
@@ -392,8 +394,8 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             if by:  # which compaction folded it: its summary is that line's item
                 marks = [mark for mark in marks if mark != FOLDED]
                 marks.append(f"folded by the compaction at line {by:,}")
-            elif FOLDED not in marks and "elided" not in item.marks:
-                marks.append(FOLDED)  # (0 is an elision's too: its stub is sent, not folded)
+            elif FOLDED not in marks:
+                marks.append(FOLDED)  # (a compaction not from a line folded it)
         if marks:
             said.append((f"  [{one_line(', '.join(marks), 60)}]", "marks"))
         return said

@@ -16,9 +16,23 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from session_core.column_items import at_line, item_key, messages_written
-from session_core.diff_model import RowWords, Unwritten, item_said, row_words, sent_next
+from session_core.diff_model import (
+    RowWords,
+    Unwritten,
+    item_said,
+    row_words,
+    sent_next,
+    tokens_said,
+)
 from session_core.fold import fold, holds
-from session_core.model import UNSENT, Item, Transcript, overlay_counts, overlay_kind
+from session_core.model import (
+    UNSENT,
+    Item,
+    Transcript,
+    overlay_counts,
+    overlay_kind,
+    unsent_said,
+)
 from session_core.search import TextSearch
 from session_core.text import count
 
@@ -67,12 +81,14 @@ class ModelDiff(Sequence[Entry]):
         written = count(
             messages_written(raw, transcript.format), "message"
         )  # (the browser's "msgs")
+        overlays = ", ".join(overlay_counts(compactions).said("compaction", "elision"))
+        unsent = unsent_said(compactions)  # (as the header says it)
         head: list[Entry] = [
             (
                 "bold",
                 f"raw: {count(len(raw), 'item')} ({written})"
-                f" · replayed: {count(len(sent), 'message')} · "
-                + ", ".join(overlay_counts(compactions).said("compaction", "elision")),
+                f" · replayed: {count(len(sent), 'message')} · {overlays}"
+                + (f" {unsent}" if unsent else ""),
             )
         ]
         marks = _mark_counts(raw)
@@ -92,12 +108,8 @@ class ModelDiff(Sequence[Entry]):
         self._unwritten = {one.item.id: one.item for one in unwritten}
         self._words = row_words(transcript.format)  # (a row shows what follows its openings)
         for compaction in compactions:
-            tokens = ""
-            before, after = compaction.tokens_before, compaction.tokens_after
-            if after:  # (before it: "?" where unknown, as ``diff`` says it)
-                tokens = f" · {'?' if before is None else f'{before:,}'} → {after:,} tok"
-            elif before is not None:
-                tokens = f" · {before:,} tok before"
+            tokens = tokens_said(compaction)  # (as ``diff``'s ``#`` row says them)
+            tokens = f" · {tokens}" if tokens else ""
             kind, verb = overlay_kind(compaction)
             trigger = compaction.trigger if kind != "rollback" else None
             rows: list[Entry] = [
