@@ -29,8 +29,8 @@ import orjson
 from ...column_items import Items
 from ...item_heights import shape_height
 from ...model import Item, RunContext, Transcript, Usage
-from ...parts import Part, WordedPart
-from ...text import error_message, str_or_none
+from ...parts import Part
+from ...text import str_or_none
 from ...tool_ops import OpState, ToolOp, classify_op
 from ...utf8 import BlockLines
 from ..builders import Builder
@@ -38,7 +38,7 @@ from . import NAME, lines, rows
 from . import usage as tokens
 from .completed import completed_tool
 from .context import section_text
-from .event_words import NOT_A_NAME, event_words, thread_name
+from .event_words import ERRORS, NOT_A_NAME, event_parts, thread_name
 from .items import (
     CALL_TYPES,
     NOT_SENT,
@@ -67,10 +67,6 @@ _ENDED: dict[str, Any] = {
     "turn_complete": "finished",
     "turn_aborted": "aborted",
 }
-# The events that say something went wrong: error lines (the shared word), where ``e`` stops
-# (``error``: a turn that failed, kept with the extended history; ``stream_error``: a
-# dropped stream Codex retries, kept by no version seen, read as one if a writer keeps it).
-_ERRORS = frozenset(("error", "stream_error"))
 
 # The response items an older writer wrote bare, with no ``{timestamp, type, payload}``.
 BARE_ITEMS = frozenset(("message", "reasoning", *CALL_TYPES, *OUTPUT_TYPES, *NOT_SENT))
@@ -107,21 +103,6 @@ def is_legacy_header(record: dict[str, Any]) -> bool:
         )
         and "payload" not in record
     )
-
-
-def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
-    """An event line's part: an error's (``_ERRORS``) its kind and message in words, as
-    Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
-    where its compact JSON was shown; a known event's its words (``event_words``: a
-    command's exit code, a patch's files...) as its folded row, its JSON whole beside
-    them (a command's stderr and cwd: expanded, exported as written, searched); any
-    other event's, its JSON."""
-    said = error_message(payload) if kind in _ERRORS else ""
-    if said:
-        return [Part("text", f"{kind}: {said}", name=kind)]
-    words = event_words(kind, payload)
-    text = compact(payload)
-    return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]
 
 
 class CodexBuilder(CodexRewrites):
@@ -354,7 +335,7 @@ class CodexBuilder(CodexRewrites):
                 self.thread_name = name if isinstance(name, str) else None
         packed = self._by_span()
         parts = _PACKED if packed else event_parts(kind, payload)
-        self._add(parts, line, "system", "error" if kind in _ERRORS else "event", ts)
+        self._add(parts, line, "system", "error" if kind in ERRORS else "event", ts)
 
     def _typed_token_count(
         self, payload: lines.TokenCount, raw: bytes | memoryview, line: int, ts: str | None

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...text import command_line, duration_text, grouped, one_line, str_or_none
-from .tools import marked_error, rust_seconds
+from ...parts import Part, WordedPart
+from ...text import command_line, duration_text, error_message, grouped, one_line, str_or_none
+from .tools import compact, marked_error, rust_seconds
 
 _SHOWN_FILES = 3  # a patch's files named (then "+N more")
 _CUT = 200  # characters of a text field shown (a command, a query, a name)
@@ -176,4 +177,25 @@ def event_words(kind: str | None, payload: dict[str, Any]) -> str | None:
     return None if words is None else words(payload)
 
 
-__all__ = ["NOT_A_NAME", "event_words", "thread_name"]
+# The events that say something went wrong: error lines (the shared word), where ``e`` stops
+# (``error``: a turn that failed, kept with the extended history; ``stream_error``: a
+# dropped stream Codex retries, kept by no version seen, read as one if a writer keeps it).
+ERRORS = frozenset(("error", "stream_error"))
+
+
+def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
+    """An event line's part: an error's (``ERRORS``) its kind and message in words, as
+    Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
+    where its compact JSON was shown; a known event's its words (``event_words``: a
+    command's exit code, a patch's files...) as its folded row, its JSON whole beside
+    them (a command's stderr and cwd: expanded, exported as written, searched); any
+    other event's, its JSON."""
+    said = error_message(payload) if kind in ERRORS else ""
+    if said:
+        return [Part("text", f"{kind}: {said}", name=kind)]
+    words = event_words(kind, payload)
+    text = compact(payload)
+    return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]
+
+
+__all__ = ["ERRORS", "NOT_A_NAME", "event_parts", "event_words", "thread_name"]
