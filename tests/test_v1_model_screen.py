@@ -251,9 +251,9 @@ async def test_a_search_looks_only_at_appended_rows(story, monkeypatch) -> None:
         looked: list[list[str]] = []
         search_text = search_module.search_text
 
-        def counted(role, kind, stub, parts):  # type: ignore[no-untyped-def]
+        def counted(role, kind, stub, parts, said=None):  # type: ignore[no-untyped-def]
             looked.append([part.text for part in parts])
-            return search_text(role, kind, stub, parts)
+            return search_text(role, kind, stub, parts, said)
 
         # (every item searched has its text made here, whether built or read from its line)
         monkeypatch.setattr(search_module, "search_text", counted)
