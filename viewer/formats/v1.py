@@ -23,6 +23,7 @@ from textual.widgets import TabbedContent
 
 from session_core.formats import V1
 from session_core.formats.v1 import V1Live
+from session_core.formats.v1.left_open import left_open
 from session_core.formats.v1.ops import V1Op
 from session_core.json_out import compact_json
 from session_core.model import ToolOp
@@ -147,11 +148,12 @@ class V1Panes(PaneSet):
         state = self._state
         if state is None:
             return ""
-        pending = state.pending_count
         agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
         line = f"agent={one_line(str(agent), 40)} · " if agent not in (None, "") else ""
         line += f"{count(state.message_count, 'message line')} · "
-        line += f"{count(pending, 'tool operation')} pending" if pending else "none pending"
+        # (what was left open in ``check``'s words, as the browser's row says it)
+        open_ = left_open(state, self.screen.writer_state())
+        line += " · ".join(open_) if open_ else "none pending"
         grants = state.grants
         if grants:
             line += f" · grants {', '.join(grant_text(g) for g in grants[:6])}"
