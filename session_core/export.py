@@ -80,7 +80,8 @@ def export_chunks(
 
 
 def default_output(path: str | os.PathLike[str], fmt: Format) -> str:
-    """``<stem>.<ext>`` beside the transcript."""
+    """``<stem>.<ext>`` beside the transcript: relative to the working directory, as
+    ``path`` is when it is relative."""
     where = os.fspath(path)
     stem, _ext = os.path.splitext(where)
     return f"{stem}.{fmt}"

@@ -60,6 +60,7 @@ from typing import IO, Any, Literal
 from .compressed import CompressedReadError, is_compressed_file, maybe_decompress
 from .errors import TranscriptError
 from .formats import HEAD_LINES, Format, by_name, detect_records, not_a_transcript
+from .formats.v1.left_open import CUT_OFF_SAID
 from .formats.v1.ops import unanswered_end
 from .indexing import head_record
 from .reader import (
@@ -354,20 +355,14 @@ def lower_bounds(summary: FileSummary, usage: Usage) -> None:
     summary.tokens_partial, summary.cost_partial = said.tokens_partial, said.cost_partial
 
 
-END_SAID = {  # (``ops.unanswered_end``)
-    "interrupted": "its last message is no answer of the model's: cut off",
-    "running": "its last message is no answer of the model's: its writer may still be at work",
-}
-
-
 def _v1_end(summary: FileSummary, fmt: Format, now: float | None) -> OpState | None:
     """How the row's unanswered end stands by its writer as of ``now`` (as its runs and
-    ``check`` tell it: ``ops.unanswered_end``), said in its reason, led by it where no
-    pending operation says it already, beside what its read found open (``left_open``)."""
+    ``check`` tell it: ``ops.unanswered_end``), said in its reason after what its read
+    found open (``left_open``): a window's, which cannot say it as of its read."""
     alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
     end = unanswered_end(True, alive)
-    said = END_SAID.get(end or "") if not summary.pending else None
-    summary.reason = "; ".join(w for w in (said, summary.left_open) if w) or None
+    said = CUT_OFF_SAID.get(end or "")
+    summary.reason = "; ".join(w for w in (summary.left_open, said) if w) or None
     return end
 
 

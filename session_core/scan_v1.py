@@ -6,16 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from .formats.v1.left_open import left_open
 from .formats.v1.line_ends import V1LineEnds
 from .formats.v1.ops import cut_off
 from .item_ends import LAST_LOOK, last_stamp
 from .message_usage import counts_as_turn, v1_usage
 from .reader import line_is_whole, loads_line, replay_file
 from .replay import ReplayState, payload_of
-from .scan import FileRead, FileSummary, lower_bounds, scale_usage
+from .scan import FileRead, FileSummary, LeftOpen, lower_bounds, scale_usage
 from .scan_title import prompt_past_head
 from .scan_window import feed_window, tail_window
 from .tallies import V1Window, open_before, text_or_none
+from .text import count
 from .titles import session_title, v1_first_prompt, v1_prompt
 from .usage import Usage
 
@@ -107,14 +109,24 @@ def _prompt_of(env: dict[str, Any]) -> str | None:
 
 
 def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: bool) -> None:
-    """What a v1 file's writer left open (``reason``, None: nothing), but for how a last
-    message that is no answer of the model's stands (``settle_status``: by its writer)."""
-    why = []
-    if summary.pending:
-        ops = "operation" if summary.pending == 1 else "operations"
-        why.append(f"{summary.pending} tool {ops} never settled")
+    """What a v1 file's writer left open (``reason``, None: nothing). A whole read says
+    it as ``check`` does (``left_open``), as read and with its writer gone where the two
+    differ (``settle_status`` says the one that holds); a window, which cannot tell an
+    operation's answer, its count of operations pending, and how a last message that
+    is no answer of the model's stands (``unanswered``: ``settle_status``, by its writer)."""
+    tail = []
     if summary.crash_tail:
         line = state.last_line + 1 if state is not None else None
-        why.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
-    summary.reason = summary.left_open = "; ".join(why) or None
-    summary.unanswered = unanswered
+        tail.append(f"a crash tail (malformed last line{f' {line}' if line else ''})")
+    summary.running = summary.gone = None
+    if state is None:
+        why = [f"{count(summary.pending, 'tool operation')} pending"] if summary.pending else []
+        summary.reason = summary.left_open = "; ".join(why + tail) or None
+        summary.unanswered = unanswered
+        return
+    at_work, gone = left_open(state, None) + tail, left_open(state, False) + tail
+    summary.reason = summary.left_open = "; ".join(gone) or None
+    summary.unanswered = False  # (said in the list)
+    if at_work != gone:
+        summary.running = LeftOpen(summary.pending, "; ".join(at_work), True)
+        summary.gone = LeftOpen(summary.pending, summary.reason, False)

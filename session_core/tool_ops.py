@@ -130,6 +130,9 @@ class ToolOp:
     # A call not answered: its latest progress line and that line's time (Claude Code's).
     progress_line: int | None = None
     progress_ts: str | None = None
+    # A call that never ended (no end line): when its last line was written, said so
+    # (its ``ended`` is None: it did not end then).
+    last_seen: str | None = None
 
     @property
     def label(self) -> str:
@@ -299,6 +302,7 @@ class LazyToolOp(ToolOp):
         op.progress, op.subagent, op.sidechain = progress, subagent, sidechain
         op.started, op.ended, op.duration = started, ended, duration
         op.subagent_line = op.subagent_item = op.progress_line = op.progress_ts = None
+        op.last_seen = None
         return op
 
     arguments = _ARGUMENTS

@@ -558,3 +558,33 @@ def test_a_message_with_no_kind_is_not_taken_for_a_users(
     live = fmt.live(str(path))
     follow_into(live.apply, path, 1 << 12, fmt.parsed_updates)
     assert neutral(live.transcript(False)) == neutral(whole)
+
+
+def test_an_interrupted_call_says_when_it_was_last_seen_not_ended(tmp_path: Path) -> None:
+    """An interrupted call's detail read "ended: <its last line's time>" though it has no
+    tool_exec_end (B7 of the v1/agentgo audit): it never ended, so it says when it was
+    last seen; a call that ended says when."""
+    from agentgo_story import model_asks_ls
+    from session_core import open_transcript
+    from viewer.screens.op_detail import op_entries
+
+    path = tmp_path / "cut.jsonl"
+    s = AgentGoSession.create(path)
+    run = s.begin_run()
+    run.record("message_end", {"message": model_asks_ls(run, "tc1", "turn-1")})
+    started = {"tool": "ls", "tool_call_id": "tc1", "args": {"p": "."}}
+    run.record("tool_exec_start", started, execution=tool("tool-1"))
+    run.record("tool_exec_end", {"result": "a.py", "is_error": False}, execution=tool("tool-1"))
+    run.record("message_end", {"message": {**text("tool_result", "a.py"), "tool_call_id": "tc1"}})
+    run.record("message_end", {"message": model_asks_ls(run, "tc2", "turn-2")})
+    run.record("tool_exec_start", {**started, "tool_call_id": "tc2"}, execution=tool("tool-2"))
+    s.close()  # (its run left open)
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))  # (its writer long gone)
+    done, cut = open_transcript(path).tool_operations
+    assert (done.state, cut.state) == ("completed", "interrupted")
+    said = [text for _style, text in op_entries(cut)]
+    assert not any(line.startswith("ended:") for line in said), said
+    assert f"last seen: {cut.last_seen} (its last line; it never ended)" in said, said
+    assert cut.ended is None and cut.last_seen
+    assert any(line.startswith("ended:") for _style, line in op_entries(done))
+    assert done.last_seen is None

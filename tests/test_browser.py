@@ -472,7 +472,7 @@ class TestBrowser:
                 "agentgo/go-crashed.jsonl": (
                     "crashed: 1 run without run_close; 1 call without a terminal event"
                 ),
-                "v1-crashed-pending.jsonl": "crashed: 1 tool operation never settled",
+                "v1-crashed-pending.jsonl": "crashed: 1 tool operation pending",
                 "v1-crash-tail.jsonl": "crashed: a crash tail (malformed last line 9)",
                 "agentgo/go-damaged.jsonl": (
                     "damaged: line 4: has seq 4 after seq 2; sequence numbers must be contiguous"

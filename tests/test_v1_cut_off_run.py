@@ -132,7 +132,7 @@ def test_the_browser_row_tells_an_unanswered_end_as_check_does(
         assert row.status == "live", (live_window, row)
         assert "cut off" not in (row.reason or ""), row.reason
         if not pending:
-            assert row.reason == "its last message is no answer of the model's: " + (
+            assert row.reason == "ends on no answer of the model's: " + (
                 "its writer may still be at work"
             )
     old = time.time() - 3600  # (its writer, which took no lock, gone)
@@ -143,10 +143,12 @@ def test_the_browser_row_tells_an_unanswered_end_as_check_does(
     row.mtime = old  # (the row read fresh, settled again: its file unchanged since)
     for settled in (read_old, settle_status(row)):
         assert settled.status == "crashed", settled
-        if pending:
-            assert settled.reason == "1 tool operation never settled", settled.reason
-        else:
-            assert settled.reason == "its last message is no answer of the model's: cut off"
+        # (what was left open in check's words, the one list: B6 of the v1/agentgo audit)
+        assert settled.reason is not None and all(
+            part in said for part in settled.reason.split("; ")
+        ), (settled.reason, said)
+        assert "cut off: its last message is no answer of the model's" in settled.reason
+        assert ("1 tool operation pending" in settled.reason) == pending, settled.reason
 
 
 @pytest.mark.parametrize("fmt", ["claude-code", "codex"])
@@ -230,3 +232,27 @@ def test_check_says_both_a_pending_operation_and_the_cut(tmp_path: Path) -> None
         for op in session_core.formats.by_name("transcript-v1").replay_json(path)["tool-operations"]
     ]
     assert states == ["interrupted", "never-dispatched"]
+
+
+def test_the_row_says_what_check_says_was_left_open(tmp_path: Path) -> None:
+    """The browser's "crashed:" said "1 tool operation never settled", where ``check``
+    said as well that a call was never dispatched and the file cut off (B6 of the
+    v1/agentgo audit): the row says ``check``'s list of what was left open. (The
+    header keeps the pending count kept as the file is read: the rest is counted over
+    every message line, too dear for a header drawn on every batch of a big file.)"""
+    second = {"id": "c2", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=[CALL, second]))
+        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")  # (never settled)
+    os.utime(path, (GONE, GONE))
+    left = [
+        "1 tool operation pending",
+        "1 call never dispatched",
+        "cut off: its last message is no answer of the model's",
+    ]
+    assert ", ".join(left) in session_core.formats.by_name("transcript-v1").check(path)
+    row = scan_file(path)
+    assert (row.status, row.reason) == ("crashed", "; ".join(left))

@@ -147,10 +147,13 @@ class V1Panes(PaneSet):
         state = self._state
         if state is None:
             return ""
-        pending = state.pending_count
         agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
         line = f"agent={one_line(str(agent), 40)} · " if agent not in (None, "") else ""
         line += f"{count(state.message_count, 'message line')} · "
+        # (a count kept as the file is read: what else was left open (calls never
+        # dispatched, a file cut off) is counted over every message line, as ``check``
+        # and the browser's row say it, too dear for a header drawn on every batch)
+        pending = state.pending_count
         line += f"{count(pending, 'tool operation')} pending" if pending else "none pending"
         grants = state.grants
         if grants:

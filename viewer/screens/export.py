@@ -33,8 +33,9 @@ STYLES = Path(__file__).parent.parent / "styles"
 
 
 def suggested_output(transcript: str, fmt: Format) -> str:
-    """Where the dialog offers to write: beside the transcript (``default_output``), in a
-    name the box shows as it is. The box draws its text raw, so a character that
+    """Where the dialog offers to write: beside the transcript (``default_output``, relative
+    to the working directory when the transcript's path is; ``export_target`` reads it so),
+    in a name the box shows as it is. The box draws its text raw, so a character that
     ``name_line`` would show otherwise (an escape sequence, a tab, an invisible mark) is
     ``_`` in the name offered, and a folder holding one gives way to the working
     directory."""
@@ -48,6 +49,14 @@ def suggested_output(transcript: str, fmt: Format) -> str:
     if name_line(folder) != folder:
         folder = os.getcwd() if name_line(os.getcwd()) == os.getcwd() else ""
     return os.path.join(folder, name)
+
+
+def export_target(typed: str) -> str:
+    """The file a path in the box names: a relative one is relative to the working
+    directory, as in a shell and as the path offered (``suggested_output``) is. (It was
+    joined to the transcript's folder, so ``tailscope live/lag.jsonl`` offered
+    ``live/lag.html`` and wrote ``live/live/lag.html``, or failed.)"""
+    return os.path.abspath(os.path.expanduser(typed))
 
 
 FORMAT_LABELS: dict[Format, str] = {"md": "Markdown", "html": "HTML", "json": "JSON"}
@@ -158,12 +167,11 @@ class ExportScreen(ModalScreen[str | None]):
     @on(Input.Submitted, "#export-path")
     @on(Button.Pressed, "#export-go")
     def _go(self) -> None:
-        target = os.path.expanduser(self.query_one("#export-path", Input).value.strip())
-        if not target:
+        typed = self.query_one("#export-path", Input).value.strip()
+        if not typed:
             self._say("Where should the export go?", problem=True)
             return
-        if not os.path.isabs(target):
-            target = os.path.join(os.path.dirname(os.path.abspath(self.transcript)), target)
+        target = export_target(typed)
         if same_file(target, self.transcript):
             self._say("That is the transcript itself; choose another file.", problem=True)
             return

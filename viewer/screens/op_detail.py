@@ -48,6 +48,7 @@ def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
         ("message", op.message_id),
         ("started", op.started),
         ("ended", op.ended),
+        ("last seen", op.last_seen and f"{op.last_seen} (its last line; it never ended)"),
         ("took", took),
         ("sidechain", "yes" if op.sidechain else None),
     ]

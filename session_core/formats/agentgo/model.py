@@ -107,8 +107,13 @@ class AgentGoOp(ToolOp):
         op.call_id, op.tool, op.state = op_call_id(call), call.name, state
         op.line = _file_line(call.first_line, call.first_seq)
         op.run_id, op.sidechain = call.run_id, False
-        op.started, op.ended = call.first_time, call.last_time or None
-        if call.tool_end_at >= 0:  # from its tool_exec_start to its tool_exec_end
+        # Ended at its tool_exec_end; one with none (interrupted, running) did not end at
+        # its last line: that is when it was last seen.
+        ended = call.tool_end_at >= 0
+        op.started = call.first_time
+        op.ended = (call.last_time or None) if ended else None
+        op.last_seen = None if ended else call.last_time or None
+        if ended:  # from its tool_exec_start to its tool_exec_end
             op.duration = seconds_between(call.first_time, call.last_time)
             store = call.store
             if store is not None and store.lines[call.tool_end_at]:

@@ -15,11 +15,10 @@ from ...model import (
     Usage,
 )
 from ...text import count
-from ...tool_ops import state_label
 from ..base import LiveModel, TranscriptFormat, note_of, usage_said
 from ..builders import Builder
+from .left_open import left_open
 from .model import NAME, V1Model, transcript_of
-from .ops import check_states, cut_off_state
 
 if TYPE_CHECKING:
     from ...exportdoc import Document, View
@@ -165,26 +164,7 @@ class V1Format(TranscriptFormat):
         state = self._state(path, facts=True)
         alive = self.writer_alive(path)
         parts = [NAME, count(len(state.entries), "message")]
-        states = check_states(state, alive)
-        if state.pending_count:
-            # (and of them, the answered ones: settle never landed, or not written yet)
-            answered = [
-                f"{states[said]} {state_label(said)}"
-                for said in ("unsettled-answered", "not-settled-yet")
-                if states[said]
-            ]
-            also = f" ({'; '.join(answered)})" if answered else ""
-            parts.append(f"{count(state.pending_count, 'tool operation')} pending{also}")
-        # The calls no dispatch line names, as replay lists them; and, with a pending
-        # operation too, a file cut off on no answer says so (README's check row).
-        for said in ("never-dispatched", "not-dispatched-yet"):
-            if states[said]:
-                parts.append(f"{count(states[said], 'call')} {state_label(said)}")
-        cut = cut_off_state(state, alive)  # (as its runs and the browser)
-        if cut == "interrupted":
-            parts.append("cut off: its last message is no answer of the model's")
-        elif cut == "running":  # (not cut off yet: its answer may be the next line)
-            parts.append("ends on no answer of the model's: its writer may still be at work")
+        parts += left_open(state, alive)  # (the browser's row and the header say the same)
         # (as every format's note counts them: v1's said none, where its replay lists them)
         for number, what in (
             (len(state.compactions), "compaction"),

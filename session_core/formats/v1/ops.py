@@ -376,6 +376,7 @@ class V1Op(ToolOp):
             "subagent_item",
             "progress_line",
             "progress_ts",
+            "last_seen",
         ):
             _SLOTS[name].__set__(op, None)
         return op
