@@ -46,7 +46,7 @@ def _script(agent: DemoAgent, crash: bool, at_crash: Callable[[], object] | None
     )
     a.begin_run(
         "run-1",
-        facts(1),
+        facts(1, a.rec.utc_now().date().isoformat()),
         [Section("identity", IDENTITY), Section("AGENTS.md", AGENTS_MD_1), Section("tools", TOOLS)],
     )
     a.system(SYSTEM_PROMPT)
@@ -181,7 +181,7 @@ def _script(agent: DemoAgent, crash: bool, at_crash: Callable[[], object] | None
     a.pause(1.5)  # the human reads the answer
     a.begin_run(
         "run-2",
-        facts(2),
+        facts(2, a.rec.utc_now().date().isoformat()),
         [Section("identity", IDENTITY), Section("AGENTS.md", AGENTS_MD_2), Section("tools", TOOLS)],
     )
     a.user(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from datetime import date
 
 # --- the script ---------------------------------------------------------------------------
 
@@ -296,9 +295,11 @@ def verbose_suite(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def facts(run: int) -> list[tuple[str, str]]:
+def facts(run: int, day: str) -> list[tuple[str, str]]:
+    """Run ``run``'s context facts, on ``day`` (the recorders' clock's: fixed for the
+    screenshots)."""
     return [
-        ("date", date.today().isoformat()),
+        ("date", day),
         ("cwd", REPO),
         ("branch", "fix/divide-by-zero"),
         ("head", "3f9c2e1" if run == 1 else "3f9c2e1 (+1 modified: calc/ops.py)"),
