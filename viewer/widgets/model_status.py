@@ -158,6 +158,7 @@ class ModelStatus(Static):
         self._top: tuple[str, str, str, Text] = ("", "", "", Text())
         self._counts: tuple[Text, list[Text], Text] = (Text(), [], Text())
         self._rows: list[Text] = []  # the lines below the counts, as last shown
+        self._note: list[Text] = []  # a format's own panes' words, broken between them
 
     def show(
         self,
@@ -253,10 +254,10 @@ class ModelStatus(Static):
         limits = transcript.extra.get("rate-limits", transcript.extra.get("rate_limits"))
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
-        rows = [usage]
-        if note:
-            rows.append(Text(f" {one_line(note, 300)}", no_wrap=True, end=""))
-        self._rows = rows
+        self._rows = [usage]
+        # (broken between its " · " parts as the counts are: at 80 columns one line cut
+        # off agentgo's gaps and the run shown)
+        self._note = [Text(part) for part in one_line(note, 300).split(" · ")] if note else []
         self._draw()
 
     def on_resize(self) -> None:
@@ -266,6 +267,8 @@ class ModelStatus(Static):
     def _draw(self) -> None:
         width = self.size.width or 200
         rows = [top_line(*self._top, width), *counts_lines(*self._counts, width), *self._rows]
+        if self._note:
+            rows.extend(counts_lines(Text(), self._note, Text(), width))
         if self.styles.height is None or self.styles.height.value != len(rows):
             self.styles.height = len(rows)  # (the counts on two lines, or back on one)
         lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)
