@@ -54,3 +54,32 @@ async def test_a_run_is_relabelled_only_when_what_it_says_changes(
         assert " interrupted" in pane.call_tree.label_of(run_id).plain
         pane.refresh_calls([])
         assert [data for data in labelled if isinstance(data, str)] == [run_id]
+
+
+async def test_a_narrow_tree_keeps_each_rows_state_attempt_and_retry(tmp_path: Path) -> None:
+    """A row wider than its pane was cropped at its end, where the state word, ``attempt
+    N`` and ``↻ retried`` were: two attempts of a retried call differed only by ✓/✗.
+    What tells rows apart comes first, and a cut row ends with ``…``."""
+    path = tmp_path / "s.jsonl"
+    write_agentgo_story(path)
+    view = read_view(path)
+
+    class Host(App[None]):
+        CSS = "CallsPane { width: 80; }"  # (the tree gets half: 40 cells, as at 80 columns)
+
+        def compose(self) -> ComposeResult:
+            yield CallsPane(id="calls")
+
+    async with Host().run_test(size=(80, 30)) as pilot:
+        pane = pilot.app.query_one(CallsPane)
+        pane.activate(True)
+        pane.set_view(view, None)
+        await pilot.pause()
+        tree = pane.call_tree
+        rows = [
+            "".join(s.text for s in tree.render_line(y)).rstrip() for y in range(tree.size.height)
+        ]
+        failed = next(row for row in rows if "attempt 1" in row)
+        assert "✗ failed attempt 1 ↻ retried" in failed and failed.endswith("…")
+        assert any("✓ ok attempt 2" in row for row in rows)
+        assert all(len(row) <= tree.size.width for row in rows)

@@ -15,6 +15,7 @@ from helpers import (
     fingerprint,
     for_screen,
     said,
+    screen_lines,
     screen_text,
     snapshot_rerun,
     wait_for,
@@ -484,3 +485,16 @@ async def test_enter_on_a_checkpoint_goes_into_its_snapshot(session: Path) -> No
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert isinstance(app.focused, SnapshotView)
+
+
+opened_narrow, _shows_narrow = for_screen(ModelScreen, (80, 24))
+
+
+async def test_the_runs_line_breaks_between_its_counts_at_80_columns(session: Path) -> None:
+    """At 80 columns the header's fourth line was cut, its gaps count and the run shown
+    lost (``· 8 chec…``): it breaks between its counts as the second line does."""
+    async with opened_narrow(session) as (app, _pilot):
+        header = [line.strip() for line in screen_lines(app)[:7]]
+        assert any(line.startswith("3 runs (2 closed, 1 interrupted)") for line in header)
+        assert any("gaps" in line and line.endswith("showing all runs") for line in header), header
+        assert not any(line.endswith("…") and "runs" in line for line in header)

@@ -166,3 +166,21 @@ async def test_kept_styles_follow_a_change_of_theme() -> None:
         light = view.base_style
         assert light != dark and light.bgcolor != dark.bgcolor
         assert view.render_line(0) != dark_line  # the rendered lines went with it
+
+
+class Empty(Numbers):
+    NOTE = "The model is sent nothing of the run chosen (a compaction folded it): r shows it."
+
+    def empty_note(self) -> str | None:
+        return self.NOTE
+
+
+async def test_an_empty_lists_note_wraps_to_its_width() -> None:
+    """The note was one row cut at the width: at 80 columns its key hint was lost."""
+    view = Empty(0)
+    async with ListApp(view).run_test(size=(40, 10)) as pilot:
+        view.reset_items()
+        await pilot.pause()
+        rows = ["".join(s.text for s in view.render_line(y)).rstrip() for y in range(4)]
+        assert " ".join(row for row in rows if row) == Empty.NOTE, rows
+        assert all(len(row) <= view.size.width for row in rows)

@@ -282,4 +282,37 @@ async def test_the_run_header_cuts_its_values_to_the_detail(
         assert digest.removeprefix("digest ").removesuffix("…") in "c3" * 32
         assert "…" not in [line.strip() for line in lines]
         assert lines[0].startswith("run 3 of 3: r3")
-        assert any(line.strip().startswith("at 2026-08-10T") for line in lines), lines
+        # (the time on the title's line where it fits there, else on its own)
+        assert any(
+            line.strip().startswith("at 2026-08-10T")
+            or line.endswith("   at 2026-08-10T09:00:00.000000Z")
+            for line in lines
+        ), lines
+
+
+async def test_the_changes_line_counts_sections_and_facts_by_name(transcript: Path) -> None:
+    """ "vs previous run r1: 1 changed, 2 same" counted sections alone, under a facts
+    table with 3 changed facts: each count says what it counts."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await goto_run(pilot, 1)
+        header = app.query_one("#run-header")
+        strips = header.render_lines(Region(0, 0, header.size.width, header.size.height))
+        said = " ".join("".join(s.text for s in strip).strip() for strip in strips)
+        # (date changed, branch new, evil removed; tools changed, memory removed, plan new)
+        assert "vs previous run r1: sections: 1 changed, 1 new, 1 removed" in said, said
+        assert "; facts: 1 changed, 1 new, 1 removed" in said, said
+
+
+async def test_the_runs_list_is_no_wider_than_its_columns(transcript: Path) -> None:
+    """At 120 columns the list took 79 cells (blank past its columns) and left the
+    detail 40, cutting a fact's value at 12: it keeps what its fitted columns need."""
+    app = runs_app(transcript)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(RunContextPane)
+        table = pane.runs_table
+        used = sum(w + 2 for _, _, w in table.columns)
+        assert table.size.width <= used + 2  # (its scroll bar)
+        assert [key for key, _, _ in table.columns] == ["run", "ts", "facts", "sections", "changed"]
+        assert app.query_one("#run-detail").size.width >= 45

@@ -227,24 +227,25 @@ class CallsPane(Horizontal, FocusPane):
                 self.call_tree.set_label(key, self._label(calls[key]))
 
     def _label(self, call: Call) -> Text:
+        # What tells rows apart comes first (state, attempt, retry, ≠args), the names
+        # after: a narrow pane cuts the row's end with ``…``, never its state.
         status = self.view.call_state(call)
         kind, name, qualifier = call_label_parts(call)
         label = Text()
-        label.append(f"{GLYPH[status]} ", self._style(status))
-        label.append(f"{kind} ", self._style("kind"))
-        label.append(name)
-        if qualifier:
-            label.append(f" {qualifier}", self._style("dim"))
+        label.append(f"{GLYPH[status]} {state_said(status)}", self._style(status))
         retried = (call.run_id, call.id, call.attempt + 1) in self.view.calls
         if call.attempt > 1 or retried:  # (a first and only attempt: said by nothing)
             label.append(
                 f" attempt {call.attempt}", self._style("retry" if call.attempt > 1 else "dim")
             )
-        label.append(f" {state_said(status)}", self._style(status))
         if retried:
             label.append(" ↻ retried", self._style("retry"))
         if args_differ(call):
             label.append(" ≠args", self._style("differ"))
+        label.append(f" {kind} ", self._style("kind"))
+        label.append(name)
+        if qualifier:
+            label.append(f" {qualifier}", self._style("dim"))
         return label
 
     # -- selection ----------------------------------------------------------------

@@ -26,6 +26,7 @@ from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
 from .row_search import RowSearch
+from .virtual_table import SCROLLBAR, Column, fitted_columns
 
 CATEGORY: dict[str, str] = {
     "session_start": "lifecycle",
@@ -67,7 +68,11 @@ FALLBACK_STYLES: dict[str, str] = {
 }
 
 
-EXEC_WIDTH = 27
+# Cells of each column with the 1 that parts it from the next (the time's fraction, at
+# the precision the file gives it: ``.`` and up to nanoseconds, beside the time).
+TIME_WIDTH, FRACTION_WIDTH, TYPE_WIDTH, RUN_WIDTH, EXEC_WIDTH = 9, 11, 19, 4, 27
+LEAST_SUMMARY = 30  # cells the summary keeps before a column goes
+DROPPED = ("fraction", "run", "exec")
 
 
 class TimelineView(RowSearch):
@@ -143,39 +148,73 @@ class TimelineView(RowSearch):
 
     # -- rendering ------------------------------------------------------------------
 
+    def _shown_columns(self, width: int) -> set[str]:
+        """The columns a row ``width`` cells wide shows: the summary keeps at least
+        ``LEAST_SUMMARY`` cells, by the rule every table fits its width by
+        (``fitted_columns``), the time's fraction, the run and the execution going in
+        that order (the call's detail, ``enter``, says them)."""
+        digits = max(3, len(str(len(self.view.records))))
+        # (fitted_columns counts 2 cells between columns and a scroll bar: here each
+        # width holds its 1-cell separator, ``width`` is past the bar and the row
+        # begins with the cursor's mark.)
+        columns: list[Column] = [
+            (key, "", cells - 2)
+            for key, cells in (
+                ("seq", digits + 1),
+                ("time", TIME_WIDTH),
+                ("fraction", FRACTION_WIDTH),
+                ("type", TYPE_WIDTH),
+                ("run", RUN_WIDTH),
+                ("exec", EXEC_WIDTH),
+            )
+        ]
+        columns.append(("summary", "", width))
+        if self.run_id is not None:  # (one run shown: no run column)
+            columns = [column for column in columns if column[0] != "run"]
+        fitted = fitted_columns(columns, width + SCROLLBAR + 1, "summary", LEAST_SUMMARY, DROPPED)
+        return {key for key, _, _ in fitted}
+
     def item_lines(self, index: int, width: int, selected: bool) -> list[Text]:
         view = self.view
         at = self.record_index(index)
         record = view.records[at]
+        shown = self._shown_columns(width)
         kind = one_line(record.get("type"), 40)
         seq = record.get("seq")
         line = Text(no_wrap=True)
         line.append("▌" if selected else " ", self._style("cursor") if selected else "")
         digits = max(3, len(str(len(view.records))))
         line.append(f"{one_line(seq, digits):>{digits}} ", self._style("seq"))
-        line.append(f"{source_time(record.get('time')):<19} ", self._style("time"))
+        time = source_time(record.get("time"))
+        if "fraction" in shown:
+            line.append(f"{time:<{TIME_WIDTH + FRACTION_WIDTH - 1}} ", self._style("time"))
+        else:
+            line.append(f"{time.partition('.')[0]:<{TIME_WIDTH - 1}} ", self._style("time"))
         category = CATEGORY.get(kind, "unknown" if kind not in KNOWN_TYPES else "lifecycle")
         if kind == "model_exec_end" and _field(record, "error"):
             category = "failed"
         if kind == "tool_exec_end" and _field(record, "is_error"):
             category = "failed"
-        line.append(f"{kind:<18}", self._style(category))
-        if self.run_id is None:
+        line.append(f"{kind:<{TYPE_WIDTH - 1}} ", self._style(category))
+        if self.run_id is None and "run" in shown:
             run = view.runs.get(str(record.get("run_id"))) if record.get("run_id") else None
-            line.append(f" {'r' + str(run.index + 1) if run else '':<3}", self._style("dim"))
-        execution = record.get("execution")
-        ident = Text(" ")
-        if isinstance(execution, dict):
-            ident.append(
-                f"{one_line(execution.get('kind'), 7)} {one_line(execution.get('id'), 16)}"
+            line.append(
+                f"{'r' + str(run.index + 1) if run else '':<{RUN_WIDTH - 1}} ", self._style("dim")
             )
-            ident.append(f" #{one_line(execution.get('attempt'), 3)}")
-            parent = execution.get("parent_id")
-            if parent is not None:
-                ident.append(f" ↳{one_line(parent, 12)}", self._style("dim"))
-        ident.truncate(EXEC_WIDTH, pad=True)
-        line.append_text(ident)
-        line.append(" ")
+        execution = record.get("execution")
+        if "exec" in shown:
+            ident = Text()
+            if isinstance(execution, dict):
+                ident.append(
+                    f"{one_line(execution.get('kind'), 7)} {one_line(execution.get('id'), 16)}"
+                )
+                ident.append(f" #{one_line(execution.get('attempt'), 3)}")
+                parent = execution.get("parent_id")
+                if parent is not None:
+                    ident.append(f" ↳{one_line(parent, 12)}", self._style("dim"))
+            ident.truncate(EXEC_WIDTH - 1, overflow="ellipsis", pad=True)  # (a cut parent: …)
+            line.append_text(ident)
+            line.append(" ")
         if kind not in KNOWN_TYPES:
             line.append("(unknown type, raw) ", self._style("dim"))
         line.append(record_summary(record, max(10, width - line.cell_len)))

@@ -422,9 +422,16 @@ class LineList(ScrollView, can_focus=True):
             return self.crop(self.header_strip(y), scroll_x, width)
         absolute = scroll_y + y - self.HEADER
         if absolute >= self.heights.total:
-            note = self.empty_note() if absolute == 0 else None
-            if note is not None:  # (nothing to show, and why)
-                text = Text(note, style="dim", end="")
+            note = self.empty_note() if self.heights.total == 0 else None
+            # (nothing to show, and why: wrapped to the width, as at 80 columns one row
+            # cut the note's key hint off)
+            said: list[Text] = (
+                list(Text(note, style="dim", end="").wrap(self.app.console, width))
+                if note and width > 0
+                else []
+            )
+            if absolute < len(said):
+                text = said[absolute]
                 text.stylize_before(self.base_style)
                 return Strip(list(text.render(self.app.console))).crop(0, width).simplify()
             return Strip.blank(width, self.base_style)

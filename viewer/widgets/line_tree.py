@@ -320,6 +320,8 @@ class LineTree(LineList, Generic[K]):
         if node.children:
             line.append(TOGGLE_OPEN if node.expanded else TOGGLE_SHUT, self._style("toggle"))
         line.append_text(node.label)
+        if line.cell_len > width:  # (a row wider than the pane says so: cut with …)
+            line.truncate(width, overflow="ellipsis")
         if selected:
             line.pad_right(max(0, width - line.cell_len))
             line.stylize(self._style("cursor"))

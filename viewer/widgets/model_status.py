@@ -13,7 +13,7 @@ from session_core.model import (
     Transcript,
     ops_in_state,
     overlay_counts,
-    unsent_said,
+    unsent_overlays,
     unsettled_ops,
 )
 from session_core.text import count, name_line, size_text
@@ -158,7 +158,7 @@ class ModelStatus(Static):
         self._top: tuple[str, str, str, Text] = ("", "", "", Text())
         self._counts: tuple[Text, list[Text], Text] = (Text(), [], Text())
         self._rows: list[Text] = []  # the lines below the counts, as last shown
-        self._note = ""  # the line below the usage (a format's own), broken to the width
+        self._note: list[Text] = []  # a format's own panes' words, broken between them
 
     def show(
         self,
@@ -200,9 +200,9 @@ class ModelStatus(Static):
         interrupted = sum(op.state == "interrupted" for op in busy)
         said = [] if partial else [Text(count(transcript.lines, "line"))]
         sent = Text(f"{len(transcript.messages):,} sent next")
-        unsent = unsent_said(transcript.compactions)
+        unsent = unsent_overlays(transcript.compactions)
         if unsent:  # (what it holds is the last request's: the events after it not in it)
-            sent.append(f" {unsent}", "yellow")
+            sent.append(f" ({', '.join(overlay_counts(unsent).said())} not sent yet)", "yellow")
         said.append(sent)
         tools = Text(count(len(ops), "tool op"))
         failed = ops_in_state(ops, "failed")  # (an outcome not known is not a failure)
@@ -255,7 +255,9 @@ class ModelStatus(Static):
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
         self._rows = [usage]
-        self._note = one_line(note, 300) if note else ""
+        # (broken between its " · " parts as the counts are: at 80 columns one line cut
+        # off agentgo's gaps and the run shown)
+        self._note = [Text(part) for part in one_line(note, 300).split(" · ")] if note else []
         self._draw()
 
     def on_resize(self) -> None:
@@ -265,10 +267,8 @@ class ModelStatus(Static):
     def _draw(self) -> None:
         width = self.size.width or 200
         rows = [top_line(*self._top, width), *counts_lines(*self._counts, width), *self._rows]
-        if self._note:  # (broken between its parts as the counts are: what was left open
-            # came last, cut off at 80 columns, and at 120 where a v1 file left much open)
-            parts = [Text(part) for part in self._note.split(" · ")]
-            rows += counts_lines(Text(), parts, Text(), width)
+        if self._note:
+            rows.extend(counts_lines(Text(), self._note, Text(), width))
         if self.styles.height is None or self.styles.height.value != len(rows):
             self.styles.height = len(rows)  # (the counts on two lines, or back on one)
         lines = Text("\n", no_wrap=True, overflow="ellipsis").join(rows)

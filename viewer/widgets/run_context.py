@@ -11,6 +11,8 @@ removed. All transcript text goes through ``viewer.safe``.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import astuple
 from functools import partial
 from typing import Any, ClassVar
 
@@ -27,7 +29,7 @@ from session_core.text import count
 from ..safe import inert, one_line, one_line_middle, short_id
 from .pane import FocusPane
 from .run_section import SectionInfo, SectionStatus, SectionView, _component_style
-from .virtual_table import Column, Cut, Fit, FittedTable, VirtualTable
+from .virtual_table import SCROLLBAR, Column, Cut, Fit, FittedTable, VirtualTable, fitted_columns
 from .width_static import WidthStatic
 
 _TS = re.compile(r"^\d{4}-(\d\d-\d\d)T(\d\d:\d\d:\d\d)")
@@ -237,7 +239,10 @@ class RunContextPane(Horizontal, FocusPane):
     def on_resize(self, event: events.Resize) -> None:
         width = event.size.width
         share = min(int(width * RUNS_SHARE), RUNS_MOST, max(RUNS_LEAST, width - DETAIL_LEAST))
-        self.runs_table.styles.width = share
+        # No wider than the columns that fit its share (and its border): at 120 columns the
+        # list kept blank cells while the detail cut a fact's value at 12.
+        fitted = fitted_columns(RUN_COLUMNS, share - 1, *astuple(RUNS_FIT))
+        self.runs_table.styles.width = min(share, sum(w + 2 for _, _, w in fitted) + SCROLLBAR + 1)
 
     # -- the data -------------------------------------------------------------
 
@@ -377,27 +382,34 @@ class RunContextPane(Horizontal, FocusPane):
         if previous is None:
             out.append("the first run-context line of this transcript", "dim")
         else:
-            changes = section_changes(previous, run)
-            counts = {
-                status: sum(1 for s in changes.values() if s == status)
-                for status in ("new", "changed", "removed", "same")
-            }
             out.append("vs previous run ", label)
             # (cut to what the line leaves after its label; the counts wrap as words)
             out.append(one_line_middle(previous.get("run-id"), min(30, width - 17)))
             out.append(": ")
-            first = True
-            for status in ("changed", "new", "removed", "same"):
-                if not counts[status]:
-                    continue
-                if not first:
-                    out.append(", ")
-                first = False
-                out.append(
-                    f"{counts[status]} {status}", _component_style(self, f"run-context--{status}")
+            # Sections and facts each counted by their own word: "1 changed, 2 same" of
+            # sections alone read as the whole run's, beside 3 changed facts.
+            for position, (what, changes) in enumerate(
+                (
+                    ("sections", section_changes(previous, run)),
+                    ("facts", fact_changes(previous, run)),
                 )
-            if first:
-                out.append("no sections on either side", "dim")
+            ):
+                out.append("; " if position else "")
+                out.append(f"{what}: ", label)
+                if not changes:
+                    out.append("none on either side", "dim")
+                    continue
+                counts = Counter(changes.values())
+                out.append_text(
+                    Text(", ").join(
+                        Text(
+                            f"{counts[status]} {status}",
+                            _component_style(self, f"run-context--{status}"),
+                        )
+                        for status in ("changed", "new", "removed", "same")
+                        if counts[status]
+                    )
+                )
         return out
 
     def _fill_facts(self, run: dict[str, Any], previous: dict[str, Any] | None) -> None:

@@ -1,0 +1,57 @@
+"""agentgo's timeline fits its width as every table does (``fitted_columns``): at 80
+columns fixed-width columns left the summary 1–2 cells (a search's match on no row);
+now the time's fraction, the run and the execution go, in that order, before the
+summary keeps fewer than 30 cells, and a cut execution ends with ``…``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from session_core.agentgo.reader import read_view
+from viewer.demo import simulate_run
+from viewer.widgets.agentgo_timeline import TimelineView
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TimelineView(id="timeline")
+
+
+def _session(tmp_path: Path) -> Path:
+    path = tmp_path / "agentgo.jsonl"
+    simulate_run(str(path), speed=0, format="agentgo-v1", crash=False)
+    return path
+
+
+async def test_narrow_rows_drop_columns_and_keep_the_summary(tmp_path: Path) -> None:
+    view = read_view(str(_session(tmp_path)))
+    async with Host().run_test() as pilot:
+        timeline = pilot.app.query_one(TimelineView)
+        timeline.set_view(view, None)
+        await pilot.pause()
+        tool_row = next(
+            row
+            for row in range(timeline.item_count())
+            if view.records[row].get("type") == "tool_exec_end"
+        )
+        summary_of = view.records[tool_row]
+        time = str(summary_of.get("time"))
+        assert "." in time  # (nanoseconds in the file)
+
+        wide = timeline.item_lines(tool_row, 150, False)[0].plain
+        assert "tool_exec_end" in wide and " r1 " in wide and "tool " in wide
+        execution = wide.split(" r1 ")[1][:27]  # (its 26 cells and a space)
+        assert execution.startswith(" tool ") and execution.rstrip().endswith("…")  # (cut: …)
+        assert wide[wide.index(":") - 2 :].split()[0].count(".") == 1  # (with its fraction)
+
+        for width in (78, 60):
+            narrow = timeline.item_lines(tool_row, width, False)[0]
+            plain = narrow.plain
+            assert narrow.cell_len <= width
+            clock = plain.split()[1]
+            assert "." not in clock and clock.count(":") == 2  # (the fraction gone)
+            assert " r1 " not in plain and " #1 " not in plain  # (run, execution gone)
+            summary = plain[plain.index("tool_exec_end") + len("tool_exec_end") :].strip()
+            assert len(summary) >= min(30, width - 40) and len(summary) > 10
