@@ -21,7 +21,7 @@ from session_core.agentgo import AgentGoSession
 from session_core.export import export
 from story import OLD_MTIME
 from viewer.screens.model_screen import ModelScreen
-from viewer.widgets.items_view import ItemsView
+from viewer.widgets.item_text import item_facts
 from viewer.widgets.model_panes import RunsPane
 from viewer.widgets.subagents_pane import SubagentsPane
 
@@ -177,7 +177,7 @@ def test_a_v1_response_known_in_part_says_what_is_unknown_as_its_export(
         )
     assert "usage: 5 tok (5 out) · input unknown" in export(path, "md").replace("\\", "")
     answer = open_transcript(path).messages[-1]
-    facts = ItemsView._facts(answer)
+    facts = item_facts(answer)
     assert facts[-2:] == ["5 tok", "input unknown"], facts
 
 

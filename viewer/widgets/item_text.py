@@ -13,9 +13,10 @@ from rich.cells import cell_len
 
 from session_core.fold import holds
 from session_core.json_out import json_text
-from session_core.model import Part
+from session_core.message_usage import unknown_counts
+from session_core.model import Item, Part
 from session_core.search import args_preview
-from session_core.text import count
+from session_core.text import cost_text, count
 
 from ..safe import clip, one_line
 
@@ -74,4 +75,32 @@ def parts_hold(parts: Sequence[Part], needle: str) -> bool:
     return False
 
 
-__all__ = ["as_json", "blank_note", "capped", "parts_hold"]
+def item_facts(item: Item) -> list[str]:
+    """An item's facts: its line (first), model, time, tokens and cost."""
+    facts = [f"line {item.line:,}"] if item.line else []
+    if item.lines > 1:  # (a count, not a range: a response's lines may be apart)
+        facts[-1:] = [f"{item.lines:,} lines from line {item.line:,}"]
+    if item.model:
+        facts.append(one_line(item.model, 40))
+    if item.ts:
+        facts.append(one_line(item.ts, 30))
+    usage = item.usage
+    if usage is None:
+        return facts
+    if usage.tokens is not None:
+        facts.append(f"{usage.tokens:,} tok")
+    if usage.in_part:  # (a response known in part: the rest unknown, not 0, as exported)
+        missing = unknown_counts(usage.input_tokens, usage.output_tokens)
+        facts += [missing] if missing else []
+    if usage.cost is not None:
+        facts.append(cost_text(usage.cost))
+    return facts
+
+
+def is_cut(line: str, room: int) -> bool:
+    """Is ``line`` cut to fit ``room`` cells (ending in its own ``…``)? (Past what
+    ``one_line`` reads of it, it is: no 50 MB line is measured whole.)"""
+    return len(line) > 4 * room + 64 or cell_len(one_line(line)) > room
+
+
+__all__ = ["as_json", "blank_note", "capped", "is_cut", "item_facts", "parts_hold"]

@@ -23,7 +23,6 @@ from textual.message import Message
 from session_core.column_items import Items, item_key, near_end
 from session_core.fold import holds
 from session_core.item_heights import FOLD_LINES, FOLD_PARTS, folded_height
-from session_core.message_usage import unknown_counts
 from session_core.model import (
     FOLDED,
     NOT_SENT_MARKS,
@@ -36,7 +35,7 @@ from session_core.model import (
 )
 from session_core.parts import WordedPart
 from session_core.search import args_preview, call_arguments, item_search_text
-from session_core.text import cost_text, count
+from session_core.text import count
 from session_core.tool_ops import state_tone
 from session_core.vocabulary import kinds_of, readable_of
 from session_core.vocabulary import shown_parts as readable_parts
@@ -47,7 +46,15 @@ from .folding_lines import FoldingLines
 from .item_filter import ItemFilter
 from .item_places import ItemPlaces
 from .item_search import ItemSearch
-from .item_text import as_json, blank_note, capped, image_placeholder, parts_hold
+from .item_text import (
+    as_json,
+    blank_note,
+    capped,
+    image_placeholder,
+    is_cut,
+    item_facts,
+    parts_hold,
+)
 
 ItemsMode = Literal["replayed", "raw"]
 MAX_PARTS = FOLD_PARTS  # parts a folded item shows
@@ -352,7 +359,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         text.append(marker, self._s("dim"))
         text.append(one_line(item.role or "?", 20), self._s(role_style))
         said = self._kind_and_marks(item)
-        facts = self._facts(item)
+        facts = item_facts(item)
         if hidden_match:
             full, short = hidden_match
             note = f"  ‹{full}›"
@@ -400,28 +407,6 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             said.append((f"  [{one_line(', '.join(marks), 60)}]", "marks"))
         return said
 
-    @staticmethod
-    def _facts(item: Item) -> list[str]:
-        """An item's facts: its line (first), model, time, tokens and cost."""
-        facts = [f"line {item.line:,}"] if item.line else []
-        if item.lines > 1:  # (a count, not a range: a response's lines may be apart)
-            facts[-1:] = [f"{item.lines:,} lines from line {item.line:,}"]
-        if item.model:
-            facts.append(one_line(item.model, 40))
-        if item.ts:
-            facts.append(one_line(item.ts, 30))
-        usage = item.usage
-        if usage is None:
-            return facts
-        if usage.tokens is not None:
-            facts.append(f"{usage.tokens:,} tok")
-        if usage.in_part:  # (a response known in part: the rest unknown, not 0, as exported)
-            missing = unknown_counts(usage.input_tokens, usage.output_tokens)
-            facts += [missing] if missing else []
-        if usage.cost is not None:
-            facts.append(cost_text(usage.cost))
-        return facts
-
     def _op_state(self, part: Part, item: Item | None) -> tuple[str, str, str | None, str]:
         """A tool call's (label, tone, progress, state) from its operation: its id's last,
         unless that is a later message's call of the same id (a writer that numbers its
@@ -456,7 +441,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
                 blank = whole is not None and not whole.strip()
                 note = blank_note(whole or "") if blank else "(blank lines, then more: enter)"
                 shown[0] = Text("  " + note, self._s("dim"), end="")
-            elif more and not _cut(lines[PREVIEW_LINES - 1], room):  # (a cut line's … says it)
+            elif more and not is_cut(lines[PREVIEW_LINES - 1], room):  # (a cut line's … says it)
                 shown[-1].append(" …", self._s("dim"))
             return shown
         if part.kind == "reasoning":  # (of no text: nothing to expand, none offered)
@@ -594,12 +579,6 @@ BLANK_READ = 1 << 16  # a folded text whose head is blank is read whole up to th
 
 def _capped(text: str) -> str:
     return capped(text, MAX_TEXT, "c copies all")
-
-
-def _cut(line: str, room: int) -> bool:
-    """Is ``line`` cut to fit ``room`` cells (ending in its own ``…``)? (Past what
-    ``one_line`` reads of it, it is: no 50 MB line is measured whole.)"""
-    return len(line) > 4 * room + 64 or cell_len(one_line(line)) > room
 
 
 __all__ = ["ItemsView", "args_preview", "item_search_text"]
