@@ -184,3 +184,28 @@ async def test_an_empty_lists_note_wraps_to_its_width() -> None:
         rows = ["".join(s.text for s in view.render_line(y)).rstrip() for y in range(4)]
         assert " ".join(row for row in rows if row) == Empty.NOTE, rows
         assert all(len(row) <= view.size.width for row in rows)
+
+
+class CountedEmpty(Empty):
+    asked = 0
+
+    def empty_note(self) -> str | None:
+        self.asked += 1
+        return super().empty_note()
+
+
+async def test_an_empty_lists_note_is_asked_once_for_a_draw_not_per_row() -> None:
+    """Each blank row asked for the note (a filter's counts every item: 250 ms a draw at
+    60,000 agentgo messages, the review): once, until the items are shown again."""
+    view = CountedEmpty(0)
+    async with ListApp(view).run_test(size=(40, 10)) as pilot:
+        view.reset_items()
+        await pilot.pause()
+        view.asked = 0
+        for _ in range(2):
+            for y in range(10):
+                view.render_line(y)
+        assert view.asked <= 1
+        view.reset_items()  # (shown again: the note may say otherwise now)
+        view.render_line(0)
+        assert view.asked <= 2 and "".join(s.text for s in view.render_line(0)).strip()

@@ -107,6 +107,7 @@ class LineList(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.heights: Heights = HeightIndex()
         self._cache: LRUCache[int, list[Strip]] = LRUCache(self.CACHE_ITEMS)
+        self._empty: tuple[int, list[Text]] | None = None  # (``_empty_lines``: width, lines)
         self._base: Style | None = None  # ``rich_style``, until the styles change
         self._styles: dict[str, Style] = {}  # component classes' styles, likewise
         self._width = 0
@@ -170,6 +171,7 @@ class LineList(ScrollView, can_focus=True):
 
     def update_size(self) -> None:
         self.virtual_size = Size(self.virtual_width(), self.heights.total + self.HEADER)
+        self._empty = None  # (the items changed, or were measured again: so may the note)
 
     @property
     def page_height(self) -> int:
@@ -215,6 +217,7 @@ class LineList(ScrollView, can_focus=True):
         """Forget rendered items (one, or all) and repaint."""
         if index is None:
             self._cache.clear()
+            self._empty = None
         else:
             self._cache.discard(index)
         self.refresh()
@@ -222,6 +225,7 @@ class LineList(ScrollView, can_focus=True):
     def reset_items(self) -> None:
         """The items were replaced: forget everything, cursor to the last item."""
         self._cache.clear()
+        self._empty = None
         self.update_size()
         self.set_reactive(LineList.cursor, self.item_count() - 1)
         self.stick_to_end = True
@@ -414,6 +418,7 @@ class LineList(ScrollView, can_focus=True):
         self._base = None
         self._styles.clear()
         self._cache.clear()
+        self._empty = None
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -422,14 +427,7 @@ class LineList(ScrollView, can_focus=True):
             return self.crop(self.header_strip(y), scroll_x, width)
         absolute = scroll_y + y - self.HEADER
         if absolute >= self.heights.total:
-            note = self.empty_note() if self.heights.total == 0 else None
-            # (nothing to show, and why: wrapped to the width, as at 80 columns one row
-            # cut the note's key hint off)
-            said: list[Text] = (
-                list(Text(note, style="dim", end="").wrap(self.app.console, width))
-                if note and width > 0
-                else []
-            )
+            said = self._empty_lines(width) if self.heights.total == 0 else []
             if absolute < len(said):
                 text = said[absolute]
                 text.stylize_before(self.base_style)
@@ -441,6 +439,17 @@ class LineList(ScrollView, can_focus=True):
         if not 0 <= offset < len(strips):
             return Strip.blank(width, self.base_style)
         return self.crop(strips[offset], scroll_x, width)
+
+    def _empty_lines(self, width: int) -> list[Text]:
+        """Nothing to show, and why (``empty_note``), wrapped to the width (at 80 columns
+        one row cut the note's key hint off): made once for the rows of a draw, not for
+        each (a filter's note may count every item), until the items are shown again."""
+        if self._empty is None or self._empty[0] != width:
+            note = self.empty_note()
+            said = Text(note or "", style="dim", end="")
+            lines = list(said.wrap(self.app.console, width)) if note and width > 0 else []
+            self._empty = (width, lines)
+        return self._empty[1]
 
     def empty_note(self) -> str | None:
         """What an empty list says in its first row (None: nothing)."""
