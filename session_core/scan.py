@@ -104,6 +104,8 @@ class LeftOpen:
     pending: int
     reason: str | None
     running: bool
+    # (v1's: as read while a writer holds the file, where that says less of its end)
+    held: str | None = None
 
 
 @dataclass(slots=True)
@@ -377,6 +379,8 @@ def _work_goes_on(summary: FileSummary, fmt: Format, now: float | None) -> bool:
     alive = by_name(fmt).writer_alive(summary.path, held=summary.locked, now=now)
     said = gone if alive is False else running
     summary.pending, summary.reason = said.pending, said.reason
+    if alive is True and running.held is not None:  # (``check``'s words while it is held)
+        summary.reason = running.held or None
     return alive is not False
 
 

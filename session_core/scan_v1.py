@@ -125,8 +125,9 @@ def _v1_left_open(summary: FileSummary, state: ReplayState | None, unanswered: b
         summary.unanswered = unanswered
         return
     at_work, gone = left_open(state, None) + tail, left_open(state, False) + tail
+    held = left_open(state, True) + tail  # (a writer holds it: its end runs, said nothing of)
     summary.reason = summary.left_open = "; ".join(gone) or None
     summary.unanswered = False  # (said in the list)
     if at_work != gone:
-        summary.running = LeftOpen(summary.pending, "; ".join(at_work), True)
+        summary.running = LeftOpen(summary.pending, "; ".join(at_work), True, "; ".join(held))
         summary.gone = LeftOpen(summary.pending, summary.reason, False)

@@ -256,3 +256,24 @@ def test_the_row_says_what_check_says_was_left_open(tmp_path: Path) -> None:
     assert ", ".join(left) in session_core.formats.by_name("transcript-v1").check(path)
     row = scan_file(path)
     assert (row.status, row.reason) == ("crashed", "; ".join(left))
+
+
+def test_a_held_files_row_says_what_check_says_while_it_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a writer holds a v1 file that ends on no answer of the model's, ``check``
+    says nothing of its end (its last run runs, whatever it ends on); the row said "ends
+    on no answer of the model's: its writer may still be at work" (the last review)."""
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": "t"}) as s:
+        s.append_run_context("run-1", "d1")
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=[CALL]))
+        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")  # (answered next)
+        s.append_message(Message(role="tool", content="ok", tool_call_id="c1"))
+    v1 = type(session_core.formats.by_name("transcript-v1"))
+    monkeypatch.setattr(v1, "writer_alive", lambda self, path, **_: True)
+    said = session_core.formats.by_name("transcript-v1").check(path)
+    row = settle_status(scan_file(path))
+    assert row.status == "live" and "no answer" not in (row.reason or "")
+    assert row.reason is not None and row.reason in said
