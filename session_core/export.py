@@ -81,10 +81,24 @@ def export_chunks(
 
 def default_output(path: str | os.PathLike[str], fmt: Format) -> str:
     """``<stem>.<ext>`` beside the transcript: relative to the working directory, as
-    ``path`` is when it is relative."""
+    ``path`` is when it is relative. One in a folder named ``~`` is ``./~/…``: a path
+    starting with ``~`` is the home folder's to a shell, or to a dialog that expands it."""
     where = os.fspath(path)
     stem, _ext = os.path.splitext(where)
+    if stem.startswith("~"):
+        stem = os.path.join(os.curdir, stem)
     return f"{stem}.{fmt}"
+
+
+def names_folder(target: str) -> bool:
+    """Does ``target`` name a folder: one there, or a path ending in a separator
+    (``newdir/``), which a shell refuses to write as a file? (``realpath`` drops the
+    separator, so ``-o newdir/`` wrote a file named ``newdir``.)"""
+    return (
+        target.endswith(os.sep)
+        or (os.altsep is not None and target.endswith(os.altsep))
+        or os.path.isdir(target)
+    )
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -185,6 +199,8 @@ def open_export(
         with open(descriptor, "wb", closefd=False) as fh:
             yield fh
         return
+    if names_folder(target):
+        raise TranscriptError("is a directory; name a file to export to", path=target)
     final = os.path.realpath(target)  # a symlink stays a link; its target gets the export
     try:
         found = os.stat(final)
@@ -192,8 +208,6 @@ def open_export(
         found = None
     except OSError as err:
         raise TranscriptError(f"cannot write the export: {err.strerror}", path=target) from None
-    if found is not None and stat.S_ISDIR(found.st_mode):
-        raise TranscriptError("is a directory; name a file to export to", path=target)
     if found is not None and stat.S_ISREG(found.st_mode) and not os.access(final, os.W_OK):
         # (the rename would replace it all the same, where ``cp`` or ``>`` would refuse)
         raise TranscriptError(

@@ -20,6 +20,7 @@ from session_core.export import (
     Writes,
     default_output,
     export_into,
+    names_folder,
     open_export,
     same_file,
 )
@@ -55,8 +56,11 @@ def export_target(typed: str) -> str:
     """The file a path in the box names: a relative one is relative to the working
     directory, as in a shell and as the path offered (``suggested_output``) is. (It was
     joined to the transcript's folder, so ``tailscope live/lag.jsonl`` offered
-    ``live/lag.html`` and wrote ``live/live/lag.html``, or failed.)"""
-    return os.path.abspath(os.path.expanduser(typed))
+    ``live/lag.html`` and wrote ``live/live/lag.html``, or failed.) It is joined, not
+    normalised, so the system reads it as a shell's ``>`` does: ``sym/../x.html`` is
+    beside the folder ``sym`` links to, and ``newdir/`` keeps the ``/`` that names a
+    folder (``abspath`` made them ``./x.html`` and a file ``newdir``)."""
+    return os.path.join(os.getcwd(), os.path.expanduser(typed))
 
 
 FORMAT_LABELS: dict[Format, str] = {"md": "Markdown", "html": "HTML", "json": "JSON"}
@@ -175,8 +179,12 @@ class ExportScreen(ModalScreen[str | None]):
         if same_file(target, self.transcript):
             self._say("That is the transcript itself; choose another file.", problem=True)
             return
-        if os.path.isdir(target):
-            self._say(f"{target} is a directory; name a file.", problem=True)
+        if names_folder(target):
+            name = os.path.basename(suggested_output(self.transcript, self.fmt))
+            self._say(
+                f"{typed} is a folder: name a file in it, such as {os.path.join(typed, name)}",
+                problem=True,
+            )
             return
         if os.path.exists(target) and self._confirmed != target:
             self._confirmed = target
