@@ -1,14 +1,17 @@
-"""Export…'s path read as a shell reads it: a trailing ``/``, a folder named ``~``, and
-``..`` after a symlinked folder (the review's B1–B3)."""
+"""Export…'s path read as a shell reads it: relative to the working directory (a file
+opened by a path with a folder, or from the browser), a trailing ``/``, a folder named
+``~``, and ``..`` after a symlinked folder (the reviews)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import file_loaded, said, wait_for
-from test_export import _export_through_the_palette
+from test_export import _palette_highlights
 
 from session_core.export import export
 from story import write_story
@@ -101,3 +104,78 @@ async def test_dot_dot_after_a_symlinked_folder_is_read_as_a_shell_reads_it(here
         "sym/../run.jsonl", "html", "replayed"
     )
     assert not (here / "run.html").exists()
+
+
+@pytest.fixture
+def story(tmp_path: Path) -> Path:
+    path = tmp_path / "story.jsonl"
+    write_story(path, hostile=True)
+    return path
+
+
+async def _export_through_the_palette(app: Any, pilot: Any) -> str:
+    """Export… from the palette, enter on the path offered: the path offered."""
+    from textual.widgets import Input
+
+    from viewer.screens.export import ExportScreen
+
+    await app.run_action("command_palette")
+    await pilot.press(*"Export")
+    await wait_for(pilot, lambda: _palette_highlights(app, "Export"))
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen))
+    offered = app.screen.query_one("#export-path", Input).value
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen), 10)
+    return str(offered)
+
+
+async def test_a_relative_path_with_a_folder_exports_beside_the_file(
+    story: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cd parent && tailscope live/run.jsonl``: the dialog offered ``live/run.html`` and
+    read it against the transcript's folder, so enter wrote ``live/live/run.html`` or
+    failed (the UX audit's B1). The path offered and the path typed are both read
+    against the working directory, as a shell reads them."""
+    from viewer.app import TailscopeApp
+    from viewer.screens.model_screen import ModelScreen
+
+    (tmp_path / "live").mkdir()
+    shutil.copy2(story, tmp_path / "live" / "run.jsonl")
+    monkeypatch.chdir(tmp_path)
+    app = TailscopeApp("live/run.jsonl", force_polling=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        offered = await _export_through_the_palette(app, pilot)
+    assert offered == os.path.join("live", "run.html")
+    assert said(app, f"Exported HTML to {tmp_path / 'live' / 'run.html'}")
+    assert (tmp_path / "live" / "run.html").read_text() == export(
+        "live/run.jsonl", "html", "replayed"
+    )
+    assert not (tmp_path / "live" / "live").exists()
+
+
+async def test_a_file_opened_from_the_browser_exports_beside_it(
+    story: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tailscope d`` (a relative folder), enter on a row, Export…: written beside the
+    file, as from the file opened alone."""
+    from viewer.app import TailscopeApp
+    from viewer.screens.browser import BrowserScreen
+    from viewer.screens.model_screen import ModelScreen
+
+    (tmp_path / "d").mkdir()
+    shutil.copy2(story, tmp_path / "d" / "run.jsonl")
+    monkeypatch.chdir(tmp_path)
+    app = TailscopeApp("d", force_polling=True)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, BrowserScreen) and bool(app.screen.order), 15
+        )
+        await pilot.press("enter")
+        await file_loaded(pilot, ModelScreen)
+        offered = await _export_through_the_palette(app, pilot)
+    assert os.path.abspath(offered) == str(tmp_path / "d" / "run.html")
+    assert (tmp_path / "d" / "run.html").read_text() == export(
+        tmp_path / "d" / "run.jsonl", "html", "replayed"
+    )
