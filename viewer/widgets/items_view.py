@@ -47,6 +47,7 @@ from .item_filter import ItemFilter
 from .item_places import ItemPlaces
 from .item_search import ItemSearch
 from .item_text import (
+    arguments_shown,
     as_json,
     blank_note,
     capped,
@@ -502,7 +503,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
             lines = [head]
             lines += wrap(
-                _capped(as_json(part.data) if part.data is not None else part.text),
+                _capped(arguments_shown(part.data) if part.data is not None else part.text),
                 width,
                 indent="    ",
             )
