@@ -43,9 +43,7 @@ def test_a_patch_call_reads_by_its_files_and_shows_its_lines(tmp_path: Path) -> 
 
     t = opened(_patched(tmp_path / "r.jsonl"), False)
     ops = {op.call_id: op for op in t.tool_operations}
-    calls = {
-        p.call_id: (item, p) for item in t.raw for p in item.parts if p.kind == "tool-call"
-    }
+    calls = {p.call_id: (item, p) for item in t.raw for p in item.parts if p.kind == "tool-call"}
     view = ItemsView()
     view._s = lambda _name: ""  # type: ignore[method-assign]
     view.transcript, view.ops = t, ops_by_call(t.tool_operations)
