@@ -16,7 +16,7 @@ from .item_ends import last_stamp
 from .item_heights import folded_height
 from .model import Item
 from .parts import preview
-from .vocabulary import Readable, as_written, kinds_of
+from .vocabulary import Readable, as_written, kinds_of, shown_parts
 
 
 class ItemIds(ListLike[str]):
@@ -100,24 +100,35 @@ class Items(Indexed[Item]):
             entry = self._entry(index)
             yield (entry if isinstance(entry, Item) else column.sent_item(entry)).to_json()
 
-    def folded_heights(self) -> list[int]:
-        """Every item's folded height, without building the items."""
+    def folded_heights(self, readable: Readable | None = None) -> list[int]:
+        """Every item's folded height, without building the items; ``readable``: as a
+        view that shows texts in their format's readable words draws them
+        (``vocabulary.shown_parts``: ``/exit``, not its wrapper's lines)."""
         column = self._column
         entries = self._entries
+        shown = column.shown_height if readable is not None else None
         if entries is None:
+            if shown:  # (few: a session's commands; the rest looked up at C speed)
+                return list(map(shown.get, range(self._n), column.height[: self._n]))
             return list(column.height[: self._n])
         height = column.height
         own = self._own
+        taken = entries[: self._n]
         if own is not None and not own:  # indexes alone: at C speed
-            return list(map(height.__getitem__, entries[: self._n]))  # type: ignore[arg-type]
+            heights = list(map(height.__getitem__, taken))  # type: ignore[arg-type]
+            return list(map(shown.get, taken, heights)) if shown else heights  # type: ignore[arg-type]
+
+        def of_item(item: Item) -> int:
+            parts = item.parts if readable is None else shown_parts(item, readable)
+            return folded_height(parts)
+
+        got = shown.get if shown else (lambda _e, h: h)
         if own is not None:
             return [
-                folded_height(own[-1 - e].parts) if e < 0 else height[e]  # type: ignore[operator, index]
-                for e in entries[: self._n]
+                of_item(own[-1 - e]) if e < 0 else got(e, height[e])  # type: ignore[operator, index, arg-type]
+                for e in taken
             ]
-        return [
-            folded_height(e.parts) if isinstance(e, Item) else height[e] for e in entries[: self._n]
-        ]
+        return [of_item(e) if isinstance(e, Item) else got(e, height[e]) for e in taken]
 
     def find(
         self,

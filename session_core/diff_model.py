@@ -3,7 +3,7 @@ is sent next, with what each compaction folded and each elision stubbed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cells import clip_cells, pad_cells, words_for
@@ -90,7 +90,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
     sent = sent_next(transcript)
     said = row_words(transcript.format)
     replayed = set(sent.ids)
-    placed = _placed(sent.unwritten, said)
+    placed = _placed(sent.unwritten, said, _made_dropped(transcript.compactions))
     # A conversation's line not sent next is listed ``-`` (a meta line, a command or a
     # queued prompt too, as the legend says; bookkeeping lines are not listed).
     kinds = kinds_of(transcript.format)
@@ -108,7 +108,7 @@ def _lines(transcript: Transcript) -> Iterator[str]:
                 "  + sent next, on no line of its own: listed under the compaction that sends "
                 "it, with its place among what it sends in place of what it folded"
             ]
-            if placed
+            if sent.unwritten
             else []
         ),
         "",
@@ -142,11 +142,27 @@ def _lines(transcript: Transcript) -> Iterator[str]:
         yield placed.pop()[1]
 
 
-def _placed(unwritten: list[Unwritten], said: RowWords) -> list[tuple[int, str]]:
+def _made_dropped(compactions: Sequence[Compaction]) -> list[Item]:
+    """The items a rewrite made on no line of their own (a Codex replacement history's)
+    that a later one dropped, where its ids keep them (``item_at``: a rollback's), in the
+    order dropped: not sent next, nor in the raw view, they were on no row."""
+    out: list[Item] = []
+    for compaction in compactions:
+        item_at = getattr(compaction.folded, "item_at", None)
+        if item_at is not None:
+            found = (item_at(at) for at in range(len(compaction.folded)))
+            out += [item for item in found if item is not None]
+    return out
+
+
+def _placed(
+    unwritten: list[Unwritten], said: RowWords, dropped: Sequence[Item] = ()
+) -> list[tuple[int, str]]:
     """The ``+`` rows of the items sent next that no line holds, each with the line it is
     listed at, last first: its compaction's, right under its ``#`` row, in the order the
     model is sent them; an item of no compaction, its own line. (Listed after every line,
-    they were read as sent after the file's last message.)"""
+    they were read as sent after the file's last message.) Then the ``-`` rows of those
+    made and later ``dropped`` (``_made_dropped``), under the line that made them."""
     rows = [
         (
             u.item.line if u.sender is None else u.sender.line,
@@ -155,6 +171,8 @@ def _placed(unwritten: list[Unwritten], said: RowWords) -> list[tuple[int, str]]
         )
         for u in unwritten
     ]
+    after = len(unwritten)  # (below those sent, in the order they were dropped)
+    rows += [(item.line, after + n, f"- {_row(item, '', said)}") for n, item in enumerate(dropped)]
     rows.sort(reverse=True)
     return [(line, row) for line, _, row in rows]
 

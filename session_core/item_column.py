@@ -63,6 +63,7 @@ class ItemColumn:
         "nparts",
         "parts",
         "role",
+        "shown_height",
         "source",
         "span",
         "span_of",
@@ -90,6 +91,9 @@ class ItemColumn:
         self.model = array("H")
         self.flags = bytearray()
         self.height = bytearray()
+        # The folded heights of items a view shows in its format's readable words, where
+        # those are another height than the text as written (``/exit``: not its wrapper).
+        self.shown_height: dict[int, int] = {}
         self.nparts = bytearray()  # how many parts (up to 255): an item's later lines add
         # Timestamps packed: their UTF-8 one after another, where each ends.
         self.ts_text = bytearray()

@@ -22,6 +22,7 @@ import orjson
 from .fold import fold
 from .json_out import dumps
 from .parts import Part, WordedPart
+from .patch_args import patch_of, patch_said
 from .text import command_line
 from .vocabulary import Readable, as_written
 
@@ -59,9 +60,19 @@ def op_arguments(arguments: object) -> str:
 
 
 def main_argument(arguments: object) -> tuple[str, str, str] | None:
-    """A call's main argument (``PRIMARY_ARGUMENTS``' first it has): its key, its value
-    and the rest at a glance (``args_preview``, "" for none); None where it has none."""
+    """A call's main argument (``PRIMARY_ARGUMENTS``' first it has; a patch's files, key
+    ``patch``): its key, its value and the rest at a glance (``args_preview``, "" for
+    none); None where it has none."""
     arguments = _parsed(arguments)
+    patch = patch_of(arguments)
+    if patch is not None:  # (``apply_patch``'s: by the files it touches, not its JSON)
+        text, under = patch
+        rest = (
+            {k: v for k, v in arguments.items() if k != under}
+            if isinstance(arguments, dict)
+            else None
+        )
+        return "patch", patch_said(text), args_preview(rest) if rest else ""
     if isinstance(arguments, dict):
         for key in PRIMARY_ARGUMENTS:
             value = arguments.get(key)

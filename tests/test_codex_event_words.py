@@ -177,3 +177,46 @@ def test_a_duration_past_any_timing_is_unknown(tmp_path: Path) -> None:
     w.task_complete("t1")
     (op,) = opened(tmp_path / "r.jsonl", False).tool_operations
     assert op.duration == 2.0  # (its call's line to its output's)
+
+
+def test_error_events_read_in_words_and_keep_what_they_say(tmp_path: Path) -> None:
+    """``error`` and ``stream_error`` read as their message (the retry and what dropped the
+    stream), and keep the event whole as the other worded events do: expanded, searched,
+    ``--view raw``; their words were a text of their own, the event's other fields lost
+    (a stream error's cause), and one with no message showed its JSON."""
+    from session_core.formats.codex.event_words import event_words
+
+    w = RolloutWriter(tmp_path / "r.jsonl")
+    w.session_meta()
+    w.task_started("t1")
+    w.message("user", "fix it")
+    info = {"response_stream_disconnected": {"http_status_code": None}}
+    cause = "stream disconnected before completion: UNIQUECAUSE"
+    w.event("stream_error", message="Reconnecting... 1/5", codex_error_info=info,
+            additional_details=cause)  # fmt: skip
+    w.event("error", message="unexpected status 401 Unauthorized", codex_error_info="UNIQUEINFO")
+    w.event("error", codex_error_info="usage_limit_exceeded")
+    w.task_complete("t1")
+    path = Path(w.path)
+    builder = CODEX.builder(str(path))
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
+        builder.lines = number
+        builder.feed(orjson.loads(line), number)
+    for t in (opened(path, False), builder.transcript(False)):
+        errors = [i for i in t.raw if i.kind == "error"]
+        assert [(p.name, p.head) for i in errors for p in i.parts] == [
+            ("stream_error", f"Reconnecting... 1/5 ({cause})"),
+            ("error", "unexpected status 401 Unauthorized"),
+            ("error", "usage_limit_exceeded"),
+        ]
+        assert all(type(i.parts[0]) is WordedPart for i in errors)
+        kept = orjson.loads(errors[0].parts[0].text)
+        assert kept["codex_error_info"] == info and kept["additional_details"] == cause
+        at = [i.line for i in t.raw]
+        assert find(t.raw, "UNIQUEINFO") == [at.index(errors[1].line)]
+        assert find(t.raw, "Reconnecting... 1/5") == [at.index(errors[0].line)]
+    raw = export(path, "md", "raw")
+    assert '"codex_error_info":"UNIQUEINFO"' in raw and '"additional_details"' in raw
+    # Fields of no shape Codex writes: the JSON, as another event's.
+    assert event_words("error", {"codex_error_info": {"x": 1}}) is None
+    assert event_words("stream_error", {"message": " "}) is None

@@ -303,7 +303,10 @@ def test_a_measured_duration_of_nothing_is_kept(tmp_path: Path) -> None:
         ({"command": ["/bin/zsh", "-c", "a && b"], "timeout": 5}, 'a && b  {"timeout":5}'),
         ({"command": ["git", "log", "-n 1"]}, "git log '-n 1'"),  # (argv: shell-joined)
         ({"pattern": "TODO", "path": "."}, 'TODO  {"path":"."}'),  # (a grep: its pattern)
-        ("*** Begin Patch", "*** Begin Patch"),  # no JSON: as it is
+        ("*** Begin Patch\n*** Add File: a.py\n+x\n*** End Patch", "a.py"),  # (its files)
+        ({"input": "*** Begin Patch\n*** Delete File: b\n*** End Patch"}, "b"),
+        ("*** Begin Patch", "(a patch of no file)"),
+        ("Begin Patch", "Begin Patch"),  # no JSON: as it is
         ("{torn", "{torn"),
     ],
 )
@@ -337,6 +340,7 @@ def test_a_calls_command_reads_as_in_the_conversation(tmp_path: Path) -> None:
     the conversation and ``bash -lc 'pytest -q tests/t…`` in the tool operations tab (the
     usability audit): the tab's arguments start with the conversation's call text."""
     from session_core.formats import by_name
+    from session_core.search import call_arguments
     from viewer.demo import DEMO_FILES, simulate_run
     from viewer.widgets.model_panes import op_arguments
 
@@ -350,4 +354,6 @@ def test_a_calls_command_reads_as_in_the_conversation(tmp_path: Path) -> None:
     assert shells and all("bash -lc" not in p.head for p in shells)
     for part in calls:
         shown = op_arguments(ops[part.call_id].arguments)
-        assert shown.startswith(part.head.split("\n")[0]), (shown, part.head)
+        assert shown == call_arguments(part)  # (the conversation's folded row's)
+        if part.name != "apply_patch":  # (a patch: by its files, test_codex_patch_args)
+            assert shown.startswith(part.head.split("\n")[0]), (shown, part.head)

@@ -360,3 +360,48 @@ def test_diff_lists_a_compactions_own_items_under_it_in_the_order_sent(tmp_path:
     heading = next(n for n, r in enumerate(rows) if r.startswith(f"# line {second}: "))
     assert "MADE ONE" in rows[heading + 1] and rows[heading + 1].endswith("[1 of 1 in its place]")
     assert [r for r in rows if r.startswith("+ ")] == [rows[heading + 1]]
+
+
+def test_a_rollback_of_a_replacement_historys_items_says_them(tmp_path: Path) -> None:
+    """What a rollback drops of a compaction's replacement history is on no line of its
+    own, and no longer sent next: the Diff tab's rows of it said "(an item a rewrite made
+    there, not sent next)", and ``tailscope diff`` listed no row of it at all. Both say
+    them now, as the rows of the lines it dropped, under the line that made them."""
+    from session_core.diff_model import model_diff
+    from viewer.widgets.model_diff import ModelDiff
+
+    w = story(tmp_path, turns=2)
+
+    def said(role: str, text: str) -> dict[str, object]:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    history = [
+        said("user", "prompt 1"),
+        said("user", "UNIQUEMADE prompt"),
+        said("assistant", "UNIQUEMADE answer"),
+        {"type": "compaction", "encrypted_content": "xyz"},
+    ]
+    line = w.compacted("", history)
+    turn(w, 3, "prompt 3", "answer 3")
+    w.event("thread_rolled_back", num_turns=2)
+    t = opened(w.path)
+    assert [m.text for m in t.messages] == ["prompt 1"]
+    rows = "".join(model_diff(t)).splitlines()
+    under = rows[rows.index(f"# line {line}: compaction, folded 11 items") + 1 :][:3]
+    assert [row.split(None, 4)[4] for row in under] == [
+        "UNIQUEMADE prompt [rolled-back]",
+        "UNIQUEMADE answer [rolled-back]",
+        "[compaction summary, encrypted, 3 chars] [rolled-back]",
+    ]
+    assert all(row.startswith(f"- line     {line} ") for row in under)
+    assert not any(row.startswith("  + sent next") for row in rows)  # (none is)
+    diff = ModelDiff(t)
+    shown = [diff[i][1] for i in range(len(diff))]
+    dropped = shown[shown.index("◆ rollback at line 30") + 2 :][:3]
+    assert dropped == [
+        f"  − line {line} user: UNIQUEMADE prompt",
+        f"  − line {line} assistant: UNIQUEMADE answer",
+        f"  − line {line} system: [compaction summary, encrypted, 3 chars]",
+    ]
+    assert not any("not sent next)" in row for row in shown)

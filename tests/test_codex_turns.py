@@ -265,11 +265,12 @@ def test_an_error_event_is_an_error_line_e_stops_at(tmp_path: Path) -> None:
         errors = [i for i in t.raw if is_what("error", i, {}, kinds_of(t.format))]
         assert [(i.line, i.kind) for i in errors] == [(4, "error"), (6, "error")]
         # (in words, as Claude Code's api_error: their compact JSON was shown, a
-        # first-time-user audit); another event's JSON as it was
-        said = [(p.kind, p.text) for i in errors for p in i.parts]
+        # first-time-user audit; the JSON kept beside them: test_codex_event_words);
+        # another event's JSON as it was
+        said = [(p.name, p.head) for i in errors for p in i.parts]
         assert said == [
-            ("text", "stream_error: Reconnecting... 1/5"),
-            ("text", "error: unexpected status 401 Unauthorized"),
+            ("stream_error", "Reconnecting... 1/5"),
+            ("error", "unexpected status 401 Unauthorized"),
         ]
         assert [i.kind for i in t.raw if i.line == 5] == ["event"]
         other = next(i for i in t.raw if i.line == 5).parts[0]

@@ -244,22 +244,24 @@ def test_a_search_that_reads_readable_words_skips_no_line_by_its_bytes(tmp_path:
     assert find(t.messages, "shouted words") == []
 
 
-async def test_a_folded_readable_row_taller_than_its_line_says_it_is_cut(
+async def test_a_folded_readable_row_taller_than_its_line_shows_what_it_says(
     tmp_path: Path,
 ) -> None:
-    """A row is as tall as its line as written: ``<bash-stdout>OUT</bash-stdout><bash-
+    """A row was as tall as its line as written: ``<bash-stdout>OUT</bash-stdout><bash-
     stderr>ERR</bash-stderr>``, one line, read as two (``stdout: OUT``, ``stderr: ERR``)
-    showed the first alone, the stderr gone with no mark. The cut is marked now (``…``),
-    and the search note finds the rest in what is folded."""
+    showed the first alone (then ``…``). A row is as tall as what it shows now
+    (``test_readable_heights``): both, a folded text's first lines as any text's, and
+    the search note finds the rest in what is folded."""
     from model_screen_helpers import IDLE, opened
 
     w = CCWriter()
     w.user("<bash-input>make</bash-input>")
-    w.user("<bash-stdout>OUT</bash-stdout><bash-stderr>ERRTEXT lost</bash-stderr>")
+    w.user("<bash-stdout>OUT</bash-stdout><bash-stderr>ERRTEXT shown</bash-stderr>")
     w.user(
         "<task-notification><status>failed</status><summary>Task X failed</summary>"
         "</task-notification>Read the output file UNIQUEREAD"
     )
+    w.user("".join(f"<bash-stdout>out {n}{' FOURTH' * (n == 4)}</bash-stdout>" for n in range(5)))
     w.assistant("m1", [text("ok")], stop="end_turn")
     path = w.write(tmp_path / "s.jsonl")
     os.utime(path, (IDLE, IDLE))
@@ -270,12 +272,13 @@ async def test_a_folded_readable_row_taller_than_its_line_says_it_is_cut(
             at = next(i for i, item in enumerate(view.items) if item.line == line)
             return [text.plain for text in view.block_lines(at, 100)]
 
-        assert drawn(2)[1:] == ["  stdout: OUT …"]
-        assert drawn(3)[1:] == ["  Task X failed …"]
-        assert drawn(1)[1:] == ["  ! make"]  # (not cut: no mark)
-        await pilot.press("slash", *"ERRTEXT", "enter")
+        assert drawn(2)[1:] == ["  stdout: OUT", "  stderr: ERRTEXT shown"]
+        assert drawn(3)[1:] == ["  Task X failed", "  Read the output file UNIQUEREAD"]
+        assert drawn(1)[1:] == ["  ! make"]
+        assert drawn(4)[1:] == ["  stdout: out 0", "  stdout: out 1", "  stdout: out 2 …"]
+        await pilot.press("slash", *"FOURTH", "enter")
         await until_matched(pilot, view)
-        assert "the match is in what is folded" in drawn(2)[0]
+        assert "the match is in what is folded" in drawn(4)[0]
         await pilot.press("r")
         await until_matched(pilot, view)
         assert drawn(2)[1].startswith("  <bash-stdout>OUT")  # (as written)

@@ -23,7 +23,7 @@ from session_core.text import count, took_text
 
 from ..safe import one_line_text
 from ..widgets.block_view import Entry, ProseLines
-from ..widgets.item_text import as_json, capped
+from ..widgets.item_text import arguments_shown, as_json, capped
 
 MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in full)
 
@@ -96,8 +96,8 @@ def arguments_text(arguments: Any) -> str:
             parsed = orjson.loads(arguments)
         except orjson.JSONDecodeError:
             return arguments
-        return as_json(parsed)
-    return as_json(arguments)
+        return arguments_shown(parsed)
+    return arguments_shown(arguments)
 
 
 def detail_entries(detail: Any) -> list[Entry]:

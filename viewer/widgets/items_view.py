@@ -47,6 +47,7 @@ from .item_filter import ItemFilter
 from .item_places import ItemPlaces
 from .item_search import ItemSearch
 from .item_text import (
+    arguments_shown,
     as_json,
     blank_note,
     capped,
@@ -240,7 +241,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
         items = self.items
         if not isinstance(items, Items):
             return None
-        heights = items.folded_heights()
+        heights = items.folded_heights(None if self.mode == "raw" else self.readable)
         for ident in self.expanded:
             index = self._expanded_at.get(ident, -1)
             if not (0 <= index < count and items.key(index)[0] == ident):
@@ -275,7 +276,12 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             if height is None:
                 height = self._expanded_heights[key] = len(self.block_lines(index, width))
             return height
-        return folded_height(item.parts)
+        return self._folded_height(item, self.shown_parts(item))
+
+    def _folded_height(self, item: Item, parts: list[Part]) -> int:
+        """An item's folded height: that of what is shown (a readable text's, ``/exit``:
+        not its wrapper's), a stub in the height of what it stands for (which says ``o``)."""
+        return folded_height(item.parts if item.stub is not None else parts)
 
     # -- drawing ----------------------------------------------------------------------
 
@@ -312,7 +318,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             more = len(parts) - MAX_PARTS
             lines.append(Text(f"  … {count(more, 'more part')} (enter shows all)", self._s("dim")))
         if parts is not item.parts:  # a stub, a readable text: in the height it was measured
-            height = folded_height(item.parts)
+            height = self._folded_height(item, parts)
             cut = len(lines) > height > 1  # (taller than its text as written: the rest said)
             lines = lines[:height] + [Text("", end="")] * (height - len(lines))
             stub = item.stub is not None
@@ -497,7 +503,7 @@ class ItemsView(ItemFilter, ItemSearch, ItemPlaces):
             head.append(f"  {one_line(part.call_id or '', 60)}", self._s("dim"))
             lines = [head]
             lines += wrap(
-                _capped(as_json(part.data) if part.data is not None else part.text),
+                _capped(arguments_shown(part.data) if part.data is not None else part.text),
                 width,
                 indent="    ",
             )

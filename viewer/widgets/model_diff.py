@@ -263,6 +263,9 @@ class ModelDiff(Sequence[Entry]):
         item = self._item(ident, ids, at)
         if item is None:
             item = self._unwritten.get(ident)
+        item_at = getattr(ids, "item_at", None)  # (one a rewrite made, then dropped: kept)
+        if item is None and item_at is not None:
+            item = item_at(at)
         if item is not None:
             return (style, _item_row(sign, item, words=self._words, width=width))
         # (an item a rewrite made that is not sent next: its line, as the CLI names one)

@@ -54,10 +54,6 @@ _BOOKKEEPING = frozenset(
 )
 
 
-# The kinds of item whose text may be Claude Code's XML wrapper (``readable_text``).
-_READABLE_KINDS = frozenset({"command", "message", "queued"})
-
-
 class ClaudeCodeFormat(AgentFormat):
     name: ClassVar[str] = NAME
     title: ClassVar[str] = "Claude Code session"
@@ -105,16 +101,9 @@ class ClaudeCodeFormat(AgentFormat):
         return isinstance(record.get("sessionId"), str) and "payload" not in record
 
     def readable_text(self, item: Item) -> str | None:
-        # (a user line of one text that opens with a tag: a command, its output, bash
-        # mode, a background task's notice, queued or sent; read whole only then)
-        if item.role != "user" or item.kind not in _READABLE_KINDS:
-            return None
-        texts = [part for part in item.parts if part.kind == "text"]
-        if len(texts) != 1 or not texts[0].head.lstrip().startswith("<"):
-            return None
-        from .blocks import readable
+        from .blocks import wrapped_text
 
-        return readable(texts[0].text)
+        return wrapped_text(item.role, item.kind, item.parts)
 
     def builder(self, path: str) -> Builder:
         from .builder import ClaudeCodeBuilder

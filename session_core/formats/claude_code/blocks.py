@@ -371,6 +371,27 @@ def readable(text: str) -> str | None:
     return "\n".join(said_each) or "(no output)"
 
 
+# The kinds of user item whose text may be Claude Code's XML wrapper (``wrapped_text``).
+READABLE_KINDS = frozenset({"command", "message", "queued"})
+
+
+def wrapped_text(role: str, kind: str, parts: list[Part]) -> str | None:
+    """``readable`` of an item's text where it may be a wrapper (a user line of one text
+    that opens with a tag: a command, its output, bash mode, a background task's notice,
+    queued or sent; read whole only then): ``ClaudeCodeFormat.readable_text``'s rule."""
+    if role != "user" or kind not in READABLE_KINDS:
+        return None
+    found: Part | None = None
+    for part in parts:
+        if part.kind == "text":
+            if found is not None:
+                return None
+            found = part
+    if found is None or not found.head.lstrip().startswith("<"):
+        return None
+    return readable(found.text)
+
+
 def command_title(text: str) -> str:
     """A prompt's first line as a session's or a run's title: a command as typed, a
     notice by its summary (``readable``), not its XML wrapper."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
+from ...item_heights import folded_height
 from ...line_warnings import UNFINISHED_SHOWN, unfinished_line
 from ...model import Part, Run, Transcript
 from ...node_id_column import NodeIdColumn
@@ -332,7 +333,7 @@ class ClaudeCodeBuilder(RawColumnBuilder):
         # (a subagent's own file is all sidechain lines: marking each of them says nothing)
         sidechain = side and self.home is not True
         self.raw_flags.append((SIDECHAIN if sidechain else 0) | (META if meta else 0))
-        return self.raw.append(
+        index = self.raw.append(
             parts,
             line,
             role=role,
@@ -342,6 +343,14 @@ class ClaudeCodeBuilder(RawColumnBuilder):
             span=self.span,
             keep=keep,
         )
+        if role == "user":  # (a wrapper, ``/exit``: as tall in the conversation as its words)
+            said = blocks.wrapped_text(role, kind, parts)
+            if said is not None:
+                shown = [Part("text", said) if p.kind == "text" else p for p in parts]
+                height = folded_height(shown)
+                if height != self.raw.height[index]:
+                    self.raw.shown_height[index] = height
+        return index
 
     def transcript(self, writer_alive: bool | None = None) -> Transcript:
         from .assemble import assemble

@@ -25,19 +25,26 @@ class EntryIds(ListLike[str]):
     each made when asked for: a compaction of a long session folds 100,000s of them.
     Kept as codes: an index as it is, an item as ``-1 - `` its id's place in ``ids``
     (its id alone: each compaction folds the last one's encrypted item, 4-12 KB, which
-    kept every one of them alive), and its line (what a person is shown of it)."""
+    kept every one of them alive), and its line (what a person is shown of it); with
+    ``items``, the items too (a rollback's: what it drops of a replacement history is
+    on no line, and a few turns' worth: ``item_at``)."""
 
-    __slots__ = ("_codes", "_id_of", "_ids", "_lines")
+    __slots__ = ("_codes", "_id_of", "_ids", "_items", "_lines")
 
-    def __init__(self, entries: list[int | Item], id_of: Callable[[int], str]) -> None:
+    def __init__(
+        self, entries: list[int | Item], id_of: Callable[[int], str], items: bool = False
+    ) -> None:
         self._ids: list[str] = []
         self._lines = array("q")
+        self._items: list[Item] | None = [] if items else None
         codes = self._codes = array("q")
         for entry in entries:
             if isinstance(entry, Item):
                 codes.append(-1 - len(self._ids))
                 self._ids.append(entry.id)
                 self._lines.append(entry.line)
+                if self._items is not None:
+                    self._items.append(entry)
             else:
                 codes.append(entry)
         self._id_of = id_of
@@ -59,6 +66,12 @@ class EntryIds(ListLike[str]):
         it: its id is internal, ``L<line>.<n>``); 0 for an entry of a raw index."""
         code = self._codes[index]
         return self._lines[-1 - code] if code < 0 else 0
+
+    def item_at(self, index: int) -> Item | None:
+        """The item of the view's own at ``index``, where they are kept (``items``); None
+        for an entry of a raw index (the raw view has it), or where they are not kept."""
+        code = self._codes[index]
+        return self._items[-1 - code] if code < 0 and self._items is not None else None
 
 
 @dataclass(slots=True)

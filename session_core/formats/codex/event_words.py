@@ -156,7 +156,26 @@ def _thread_named(payload: dict[str, Any]) -> str | None:
     return f"thread named: {_short(name)}" if isinstance(name, str) else None
 
 
+def _error(payload: dict[str, Any]) -> str | None:
+    """A failed turn's ``error``: its message (``unexpected status 401 Unauthorized``),
+    else the kind of error Codex names (``codex_error_info``, where it is a word)."""
+    said = error_message(payload) or str_or_none(payload.get("codex_error_info"))
+    return _short(said) if said and said.strip() else None
+
+
+def _stream_error(payload: dict[str, Any]) -> str | None:
+    """A dropped stream Codex retries: its message (the retry, ``Reconnecting... 1/5``),
+    then what dropped it (``additional_details``, newer writers)."""
+    said = _error(payload)
+    details = (str_or_none(payload.get("additional_details")) or "").strip()
+    if not details or (said and details in said):
+        return said
+    return f"{said} ({_short(details)})" if said else _short(details)
+
+
 _WORDS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "error": _error,
+    "stream_error": _stream_error,
     "exec_command_end": _exec_end,
     "patch_apply_end": _patch_end,
     "mcp_tool_call_end": _mcp_end,
@@ -184,15 +203,11 @@ ERRORS = frozenset(("error", "stream_error"))
 
 
 def event_parts(kind: str | None, payload: dict[str, Any]) -> list[Part]:
-    """An event line's part: an error's (``ERRORS``) its kind and message in words, as
-    Claude Code's ``api_error`` reads ("error: unexpected status 401 Unauthorized"),
-    where its compact JSON was shown; a known event's its words (``event_words``: a
-    command's exit code, a patch's files...) as its folded row, its JSON whole beside
-    them (a command's stderr and cwd: expanded, exported as written, searched); any
-    other event's, its JSON."""
-    said = error_message(payload) if kind in ERRORS else ""
-    if said:
-        return [Part("text", f"{kind}: {said}", name=kind)]
+    """An event line's part: a known event's its words (``event_words``: an error's
+    message, as Claude Code's ``api_error`` reads; a command's exit code, a patch's
+    files...) as its folded row, its JSON whole beside them (a stream error's cause, a
+    command's stderr and cwd: expanded, exported as written, searched); any other
+    event's, its JSON."""
     words = event_words(kind, payload)
     text = compact(payload)
     return [Part("other", text, name=str(kind)) if words is None else WordedPart(words, text, kind)]

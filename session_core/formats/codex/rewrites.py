@@ -96,7 +96,7 @@ class CodexRewrites(CodexResponses):
                 id=f"L{line}",
                 kind="compaction",
                 line=line,
-                folded=EntryIds(dropped, raw.id_of),
+                folded=EntryIds(dropped, raw.id_of, items=True),  # (their rows say them)
                 trigger=ROLLBACK,
                 tokens_before=self.context_tokens,
                 ts=ts,
