@@ -306,7 +306,7 @@ async def test_a_big_file_shows_its_end_before_it_loads(
         assert "showing the file's end" in text
         assert conversation.cursor == len(conversation.items) - 1
         panes = screen.panes
-        assert panes is not None and panes.status() == ""  # its own panes: once it is read
+        assert panes is not None and panes.status() == []  # its own panes: once it is read
         real_follow(screen)  # now the whole file
         await wait_for(pilot, lambda: not screen._previewing and screen._loaded)
         assert len(conversation.items) == info["messages"]

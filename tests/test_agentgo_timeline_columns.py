@@ -5,6 +5,7 @@ summary keeps fewer than 30 cells, and a cut execution ends with ``…``."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -55,3 +56,27 @@ async def test_narrow_rows_drop_columns_and_keep_the_summary(tmp_path: Path) -> 
             assert " r1 " not in plain and " #1 " not in plain  # (run, execution gone)
             summary = plain[plain.index("tool_exec_end") + len("tool_exec_end") :].strip()
             assert len(summary) >= min(30, width - 40) and len(summary) > 10
+
+
+async def test_a_time_that_does_not_parse_keeps_to_its_column(tmp_path: Path) -> None:
+    """A record's time that is no timestamp was shown as written, up to 22 cells, in a
+    column of 19 (8 once the fraction goes): the type and all after it pushed along, and
+    the row, cut at the width, lost its summary's end. It is cut to the column (``…``)."""
+    path = _session(tmp_path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[1])
+    assert record["type"] == "run_start"
+    record["time"] = "sometime on a Tuesday afternoon, roughly"
+    lines[1] = json.dumps(record).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    view = read_view(str(path))
+    async with Host().run_test() as pilot:
+        timeline = pilot.app.query_one(TimelineView)
+        timeline.set_view(view, None)
+        await pilot.pause()
+        for width in (150, 78):
+            good = timeline.item_lines(2, width, False)[0].plain  # (agent_start: a real time)
+            bad = timeline.item_lines(1, width, False)[0].plain
+            assert good.index("agent_start") == bad.index("run_start"), (good, bad)
+            cut = "sometime on a Tues…" if width == 150 else "sometim…"  # (19 cells, or 8)
+            assert cut in bad, bad

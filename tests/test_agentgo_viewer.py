@@ -25,6 +25,7 @@ from helpers import (
 from agentgo_helpers import call_in_flight
 from agentgo_story import HOSTILE, OLD_MTIME, write_agentgo_story
 from session_core.agentgo import AgentGoSession
+from session_core.text import count
 from story import write_story
 from viewer.app import TailscopeApp
 from viewer.formats.agentgo import AgentGoPanes
@@ -179,7 +180,7 @@ async def test_live_record_appears(session: Path) -> None:
             in_flight = panes.stats.gaps(view.run_order[-1])
             assert in_flight == 1
             gaps = panes.stats.gaps() - 1 + len(interrupted)
-            assert f" {gaps} gap" in panes._status_line(), panes._status_line()
+            assert count(gaps, "gap") in panes._status_line(), panes._status_line()
             assert key not in panes.calls.nodes  # a hidden tree catches up when shown
             await pilot.press("2")
             assert key in panes.calls.nodes

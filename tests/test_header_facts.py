@@ -186,3 +186,21 @@ def test_agentgo_s_format_version_is_said_by_its_name_alone(finished: Path) -> N
     said = dict(header_meta(transcript.meta, transcript.format))
     assert "version" not in said and said["model"]
     assert by_name(transcript.format).title.startswith("agentgo-v1")
+
+
+async def test_a_value_holding_the_separator_is_not_broken_at_it(tmp_path: Path) -> None:
+    """The format's note was split at every " · " to be broken between lines, inside an
+    agent's name that holds one too: its line ended at "agent=north" and the rest of the
+    name began the next, read as a count of its own. Its parts are given whole."""
+    from helpers import screen_lines
+    from model_screen_helpers import opened
+
+    agent = "north · " + "s" * 32
+    path = tmp_path / "t.jsonl"
+    with Session.create(path, meta={"agent": agent}) as s:
+        s.append_message(Message(role="user", content="hi"))
+    async with opened(path, size=(44, 30)) as (app, _pilot, _screen):
+        lines = screen_lines(app)
+        own = [line for line in lines if "agent=north" in line]
+        assert own and " · sss" in own[0], own
+        assert not any(line.strip().startswith("sss") for line in lines), lines

@@ -202,3 +202,29 @@ async def test_f_on_the_runs_says_the_conversation_is_filtered_and_shows_it(toy:
             await pilot.pause(0.1)
             await pilot.press("escape")
         assert not said(app, "no filter of its own")
+
+
+async def test_n_before_any_search_says_how_to_search(toy: Path) -> None:
+    """``n`` / ``N`` before a search did nothing at all (the lists' keys are off until
+    they are searched, and nothing else took them): they say that ``/`` searches, on the
+    conversation, on a tab with a search of its own, and on one without."""
+    async with opened(toy) as (app, pilot, screen):
+        assert not screen.conversation.search_term
+        await pilot.press("n")
+        await until(pilot, lambda: said(app, "No search yet: / searches."), "n's toast")
+        app.clear_notifications()
+        await pilot.press("N")
+        await until(pilot, lambda: said(app, "No search yet: / searches."), "N's toast")
+        app.clear_notifications()
+        await pilot.press("2")  # the tool operations: a search of their own, not made yet
+        await pilot.pause(0.1)
+        assert screen.search_term_in_tab() == ""
+        await pilot.press("n")
+        await until(pilot, lambda: said(app, "No search yet: / searches."), "its toast")
+        app.clear_notifications()
+        await pilot.press("3")  # the runs: no search of their own
+        await pilot.pause(0.1)
+        assert screen.search_term_in_tab() is None
+        await pilot.press("n")
+        note = "The Runs tab has no search of its own: / searches the conversation."
+        await until(pilot, lambda: said(app, note), "the runs tab's toast")

@@ -31,11 +31,9 @@ async def _run(app: TailscopeApp, pilot: Pilot[None], screen: object, command: C
     if isawaitable(result):
         await result
     await pilot.pause(0.05)
-    if app.screen is not screen:
-        # (a screen it opened mounts its panes before it is closed: closed mid-mount, as
-        # no key can close it, Textual's tabs raised in CI, "No Tab with id", the next
-        # command finding the app gone)
-        await pilot.pause(0.3)
+    # (a screen it opened is closed at once, mounting or not: closed mid-mount, Textual's
+    # tabs raised "No Tab with id" in CI, the next command finding the app gone, until a
+    # file screen's removal waited for its mount: ``RemovedOnceMounted``)
     while app.screen is not screen and len(app.screen_stack) > 1:
         app.pop_screen()
         await pilot.pause(0.02)

@@ -37,6 +37,17 @@ def _run(path: Path, *last: Message, gone: bool = True, writes: Any = None) -> P
     return path
 
 
+def _pending_and_undispatched(path: Path) -> Path:
+    """A run whose model asked for two calls: the first dispatched and never settled,
+    the second never dispatched; its writer long gone."""
+    second = {"id": "c2", "type": "function", "function": {"name": "w", "arguments": "{}"}}
+    return _run(
+        path,
+        Message(role="assistant", content="", tool_calls=[CALL, second]),
+        writes=lambda s: s.append_tool_dispatched("c1", "sh", {}, run_id="run-1"),
+    )
+
+
 @pytest.mark.parametrize(
     ("last", "state"),
     [
@@ -216,15 +227,7 @@ def test_check_says_both_a_pending_operation_and_the_cut(tmp_path: Path) -> None
     """With an operation left pending, ``check`` said neither that the file was cut off nor
     that a call was never dispatched (its "cut off" only where nothing was pending): it
     says each that holds, as replay lists them (README's check row)."""
-    second = {"id": "c2", "type": "function", "function": {"name": "w", "arguments": "{}"}}
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_run_context("run-1", "d1")
-        s.append_message(Message(role="user", content="go"))
-        s.append_message(Message(role="assistant", content="", tool_calls=[CALL, second]))
-        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")  # (never settled)
-    old = time.time() - 3600  # (its writer long gone)
-    os.utime(path, (old, old))
+    path = _pending_and_undispatched(tmp_path / "t.jsonl")
     said = session_core.formats.by_name("transcript-v1").check(path)
     assert "1 tool operation pending, 1 call never dispatched, cut off: its last" in said, said
     states = [
@@ -240,14 +243,7 @@ def test_the_row_says_what_check_says_was_left_open(tmp_path: Path) -> None:
     v1/agentgo audit): the row says ``check``'s list of what was left open. (The
     header keeps the pending count kept as the file is read: the rest is counted over
     every message line, too dear for a header drawn on every batch of a big file.)"""
-    second = {"id": "c2", "type": "function", "function": {"name": "w", "arguments": "{}"}}
-    path = tmp_path / "t.jsonl"
-    with Session.create(path, meta={"agent": "t"}) as s:
-        s.append_run_context("run-1", "d1")
-        s.append_message(Message(role="user", content="go"))
-        s.append_message(Message(role="assistant", content="", tool_calls=[CALL, second]))
-        s.append_tool_dispatched("c1", "sh", {}, run_id="run-1")  # (never settled)
-    os.utime(path, (GONE, GONE))
+    path = _pending_and_undispatched(tmp_path / "t.jsonl")
     left = [
         "1 tool operation pending",
         "1 call never dispatched",

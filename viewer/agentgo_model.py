@@ -10,11 +10,13 @@ import re
 from collections import Counter
 from typing import Any
 
+from rich.cells import cell_len
+
 from session_core.agentgo.view import AgentGoView, Call, CallKey, message_text
 from session_core.json_out import json_text
 from session_core.text import count
 
-from .safe import one_line
+from .safe import clip, one_line
 
 _TIME = re.compile(r"^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d(?:\.\d+)?)Z?$")
 
@@ -25,6 +27,16 @@ def source_time(ts: object) -> str:
         return ""
     match = _TIME.match(ts)
     return match.group(1) if match else one_line(ts, 22)
+
+
+def fitted_time(ts: object, cells: int) -> str:
+    """``source_time`` in ``cells``: a time of day without its fraction where that does
+    not fit, one that does not parse cut (``…``: it ran over its column, and the rest
+    of the row, in agentgo's timeline)."""
+    time = source_time(ts)
+    if isinstance(ts, str) and _TIME.match(ts) and cell_len(time) > cells:
+        time = time.partition(".")[0]
+    return clip(time, cells)
 
 
 def short(value: object, width: int = 8) -> str:

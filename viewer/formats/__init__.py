@@ -75,9 +75,10 @@ class PaneSet:
         """What takes the focus when one of these panes' tabs is shown."""
         return self.screen.query_one(f"#{tab}").children[0]
 
-    def status(self) -> str:
-        """A line of what the header says for this format (empty: nothing)."""
-        return ""
+    def status(self) -> list[str]:
+        """What the header says for this format, part by part (none: nothing); a line is
+        broken between parts, never inside one (a value may hold " · " itself)."""
+        return []
 
     def run_chosen(self, run: Run) -> bool:
         """``enter`` (or a double click) on a run in the runs tab; False: the screen

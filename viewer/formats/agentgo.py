@@ -80,7 +80,7 @@ class AgentGoPanes(PaneSet):
         self.run_filter: str | None = None
         self._records_seen = 0
         self._built = False  # the panes were drawn from the view (after its first batch)
-        self._status = ""
+        self._status: list[str] = []
 
     # -- what the panes read ----------------------------------------------------------
 
@@ -155,24 +155,30 @@ class AgentGoPanes(PaneSet):
 
     # -- what the header and the runs tab say -------------------------------------------
 
-    def status(self) -> str:
+    def status(self) -> list[str]:
         said = ""
         if self._built and self.screen.query_one(TabbedContent).active == "calls":
             said = self.calls.match_text()  # (on its tab alone: it was said on every tab)
-        return f"{said} · {self._status}" if said else self._status  # (first: seen)
+        return [said, *self._status] if said else self._status  # (first: seen)
 
-    def _status_line(self) -> str:
+    def _status_line(self) -> list[str]:
         view = self.view
         runs: Counter[str] = Counter(view.run_status(run_id) for run_id in view.run_order)
         states = [f"{runs[s]} {s}" for s in ("open", "closed", "interrupted") if runs[s]]
-        line = count(len(view.run_order), "run") + (f" ({', '.join(states)})" if states else "")
+        runs_said = count(len(view.run_order), "run") + (
+            f" ({', '.join(states)})" if states else ""
+        )
         failed = self.stats.total["failed"]
-        line += f" · {count(len(view.call_order), 'call')}"
-        line += f" ({failed:,} failed)" if failed else ""
+        calls = count(len(view.call_order), "call") + (f" ({failed:,} failed)" if failed else "")
         gaps = self.stats.shown_gaps(view)
-        line += f" · {count(len(view.messages), 'message')}"
-        line += f" · {count(len(view.checkpoints), 'checkpoint')} · {count(gaps, 'gap')}"
-        return f"{line} · showing {self.showing()}"
+        return [
+            runs_said,
+            calls,
+            count(len(view.messages), "message"),
+            count(len(view.checkpoints), "checkpoint"),
+            count(gaps, "gap"),
+            f"showing {self.showing()}",
+        ]
 
     def showing(self) -> str:
         if self.run_filter is None:

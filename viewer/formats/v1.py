@@ -143,23 +143,23 @@ class V1Panes(PaneSet):
 
     # -- what the header and an operation's detail say ----------------------------------
 
-    def status(self) -> str:
+    def status(self) -> list[str]:
         state = self._state
         if state is None:
-            return ""
+            return []
         agent = state.meta.get("agent")  # (the shared header names the model, not the agent)
-        line = f"agent={one_line(str(agent), 40)} · " if agent not in (None, "") else ""
-        line += f"{count(state.message_count, 'message line')} · "
+        parts = [f"agent={one_line(str(agent), 40)}"] if agent not in (None, "") else []
+        parts.append(count(state.message_count, "message line"))
         # (a count kept as the file is read: what else was left open (calls never
         # dispatched, a file cut off) is counted over every message line, as ``check``
         # and the browser's row say it, too dear for a header drawn on every batch)
         pending = state.pending_count
-        line += f"{count(pending, 'tool operation')} pending" if pending else "none pending"
+        parts.append(f"{count(pending, 'tool operation')} pending" if pending else "none pending")
         grants = state.grants
         if grants:
-            line += f" · grants {', '.join(grant_text(g) for g in grants[:6])}"
-            line += f" (+{len(grants) - 6})" if len(grants) > 6 else ""
-        return line
+            more = f" (+{len(grants) - 6})" if len(grants) > 6 else ""
+            parts.append(f"grants {', '.join(grant_text(g) for g in grants[:6])}{more}")
+        return parts
 
     def op_detail(self, op: ToolOp) -> list[Entry]:
         if not isinstance(op, V1Op):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import math
 import os
 import threading
@@ -25,7 +24,6 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from session_core import gc_pause
 from session_core.compressed import file_read, is_compressed_file
 from session_core.errors import TranscriptError
 from session_core.follow_update import FollowUpdate
@@ -37,6 +35,8 @@ from session_core.writers import lock_gone, lock_seen, writer_holds_lock, writer
 from ..safe import inert_text
 from ..widgets.keys_footer import KeysFooter
 from ..widgets.model_status import quiet_text
+from .gc_hold import GcHold
+from .mount_safe import RemovedOnceMounted
 
 LIVE_WINDOW = 30.0  # seconds since the last change for a file to count as live
 PROGRESS_EVERY = 0.25  # seconds between redraws of a big file's loading progress
@@ -100,28 +100,7 @@ class Pane(Generic[W]):
         return screen.query_one(self.selector, self.kind)
 
 
-class _GcHold:
-    """One worker's pause of the cyclic collector (``gc_pause``) while it loads a file.
-
-    When the load ends, what it kept is frozen: it lives as long as the file is
-    shown, and later collections need not rescan it.
-    """
-
-    def __init__(self) -> None:
-        self.held = False
-
-    def set(self, hold: bool) -> None:
-        if hold == self.held:
-            return
-        self.held = hold
-        if hold:
-            gc_pause.hold()
-        else:
-            gc.freeze()
-            gc_pause.release()
-
-
-class FollowingScreen(Screen[None]):
+class FollowingScreen(RemovedOnceMounted):
     """A screen over one file: read, parsed and replayed in a worker thread, in bounded
     batches; the UI thread only draws what each batch changed."""
 
@@ -173,7 +152,7 @@ class FollowingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="follow", description="follow")
     def follow_file(self) -> None:
         worker = get_current_worker()
-        loading = _GcHold()
+        loading = GcHold()
 
         async def pump() -> None:
             updates = follow(
@@ -316,6 +295,8 @@ class FollowingScreen(Screen[None]):
         return ()
 
     def on_mount(self) -> None:
+        if self._going_away():  # (closed before it was mounted: its children are going)
+            return
         self.query_one("#problem").display = False
         self.conversation.focus()
         self._refresh_status()
@@ -365,8 +346,11 @@ class FollowingScreen(Screen[None]):
         raise NotImplementedError
 
     def _going_away(self) -> bool:
-        """The app (or this screen) is closing: its panes are being removed."""
-        return not (self.app.is_running and self.is_running)
+        """The app (or this screen) is closing: its panes are being removed. A screen
+        closed while it mounts them (a subagent's, opened and popped at once) is out of
+        the stack before its pump stops: what it did next (focus its conversation, whose
+        tab was gone) had Textual's tabs raise "No Tab with id", and the app end."""
+        return not (self.app.is_running and self.is_running) or self.closed
 
     # -- the hidden tabs' panes, after the first screen ---------------------------------
 

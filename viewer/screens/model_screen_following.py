@@ -116,6 +116,8 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
 
     def on_mount(self) -> None:
         # (FollowingScreen's on_mount runs after this one: Textual calls each class's.)
+        if self._going_away():  # (closed before it was mounted: its panes are going)
+            return
         if self.panes is not None:
             self.conversation.narrow = self.panes.narrow
         elif self._detected is not None and (missing := panes_missing(self.format)):
@@ -366,7 +368,7 @@ class ModelFollowingScreen(OtherSessions, SearchingScreen):
             since=self.quiet_label(self.transcript.last_time()),
             mode=view.mode,
             extra=extra,
-            note=self.panes.status() if self.panes is not None else "",
+            note=self.panes.status() if self.panes is not None else (),
             partial=self._previewing,
         )
         self.show_banner(self._problem(), self._held_alone())

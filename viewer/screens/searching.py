@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from textual import events, on
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent
@@ -23,6 +24,13 @@ class SearchingScreen(FollowingScreen):
     """A file screen whose conversation is searched from a bar under the tabs (``/``)."""
 
     MATCHES_TIMEOUT: ClassVar[float | None] = None  # how long "N matches" shows (None: the app's)
+
+    # n / N where no list took them: its binding is off until it is searched, and the
+    # key did nothing at all (not in the help's list: the lists' own n / N are)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "unsearched_step(1)", "Next match", show=False),
+        Binding("N", "unsearched_step(-1)", "Previous match", show=False),
+    ]
 
     def __init__(self, path: str | os.PathLike[str], *, force_polling: bool, id: str) -> None:
         super().__init__(path, force_polling=force_polling, id=id)
@@ -64,6 +72,21 @@ class SearchingScreen(FollowingScreen):
         title = tabs.get_tab(tabs.active).label.plain
         self.notify(f"The {title} tab has no {key} of its own: {does}.", timeout=3)
         return True
+
+    def action_unsearched_step(self, direction: int) -> None:
+        """``n`` / ``N`` that no list took: said, as no search yet (or the conversation's
+        matches stepped through, where its list did not have the focus)."""
+        term = self.search_term_in_tab()
+        if term is None:
+            if self.say_conversations("search", "/ searches the conversation"):
+                return
+            if self.conversation.search_term:
+                self.conversation.action_next_match(direction)
+                return
+        elif term:
+            self.notify("n / N step through the matches of the tab's list: click it.", timeout=2)
+            return
+        self.notify("No search yet: / searches.", timeout=2)
 
     @property
     def search_open(self) -> bool:

@@ -21,7 +21,7 @@ from session_core.agentgo.search import RecordSearch
 from session_core.agentgo.view import KNOWN_TYPES, AgentGoView, CallKey
 from session_core.fold import fold
 
-from ..agentgo_model import record_summary, source_time
+from ..agentgo_model import fitted_time, record_summary
 from ..heights import Uniform
 from ..safe import one_line
 from .line_list import highlight
@@ -185,11 +185,8 @@ class TimelineView(RowSearch):
         line.append("▌" if selected else " ", self._style("cursor") if selected else "")
         digits = max(3, len(str(len(view.records))))
         line.append(f"{one_line(seq, digits):>{digits}} ", self._style("seq"))
-        time = source_time(record.get("time"))
-        if "fraction" in shown:
-            line.append(f"{time:<{TIME_WIDTH + FRACTION_WIDTH - 1}} ", self._style("time"))
-        else:
-            line.append(f"{time.partition('.')[0]:<{TIME_WIDTH - 1}} ", self._style("time"))
+        cells = TIME_WIDTH - 1 + (FRACTION_WIDTH if "fraction" in shown else 0)
+        line.append(f"{fitted_time(record.get('time'), cells):<{cells}} ", self._style("time"))
         category = CATEGORY.get(kind, "unknown" if kind not in KNOWN_TYPES else "lifecycle")
         if kind == "model_exec_end" and _field(record, "error"):
             category = "failed"

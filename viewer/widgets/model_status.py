@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -171,7 +172,7 @@ class ModelStatus(Static):
         since: str = "",
         mode: str,
         extra: str = "",
-        note: str = "",
+        note: Sequence[str] = (),
         partial: bool = False,
     ) -> None:
         """``note``: what a format's own panes say (a fourth line). ``partial``: the
@@ -255,9 +256,10 @@ class ModelStatus(Static):
         if limits:
             usage.append(f" · limits {rate_limits_text(limits)}", "dim")
         self._rows = [usage]
-        # (broken between its " · " parts as the counts are: at 80 columns one line cut
-        # off agentgo's gaps and the run shown)
-        self._note = [Text(part) for part in one_line(note, 300).split(" · ")] if note else []
+        # (broken between its parts as the counts are: at 80 columns one line cut off
+        # agentgo's gaps and the run shown; given as parts, never split at " · ", which
+        # a part's own value may hold: an agent's name, a search term)
+        self._note = [Text(one_line(part, 300)) for part in note if part]
         self._draw()
 
     def on_resize(self) -> None:
