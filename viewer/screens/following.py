@@ -256,6 +256,10 @@ class FollowingScreen(RemovedOnceMounted):
         self._file_seen = True
         if update.reset:
             self.forget_writer()
+        elif self._loaded and not self._live_cached and update.lines:
+            # Lines written to a file judged idle: its writer is asked again at once, not
+            # half a second on (a run just begun read "interrupted" until then).
+            self._live_at = -1.0
         if update.read and update.read != self.reading:
             self._say_reading(update.read)
         with self.state_lock:
