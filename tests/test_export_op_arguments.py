@@ -105,3 +105,55 @@ def test_a_models_table_says_the_main_argument_first(tmp_path: Path) -> None:
     header, row = ops_table(md)
     assert header[-1] == "arguments" and len(row) == len(header)
     assert row[-1] == 'src/a|b.py {"limit":5}'
+
+
+def agentgo_file(path: Path) -> Path:
+    """An agentgo run: a model call that asks for a tool call, and that call."""
+    import orjson
+
+    records: list[dict[str, object]] = []
+
+    def rec(kind: str, data: dict[str, object], **extra: object) -> None:
+        n = len(records)
+        time = f"2026-08-09T10:00:{n:02d}Z"
+        records.append({"seq": n, "session_id": "s", "type": kind, "time": time, "data": data})
+        records[-1].update(extra, run_id="r1")
+
+    args = {"timeout": 5, "command": "ls | wc\n`x`"}
+    call = {"type": "tool_call", "id": "tc1", "name": "shell", "arguments": args}
+    model = {"execution": {"id": "m1", "kind": "model", "attempt": 1, "turn_index": 0}}
+    tool = {"execution": {"id": "t1", "kind": "tool", "attempt": 1, "parent_id": "m1"}}
+    rec("session_start", {"version": 1})
+    rec("run_start", {})
+    rec("turn_start", {"turn_index": 0})
+    rec("model_request", {"messages": [], "tools": [], "config": {"model": "k2"}}, **model)
+    assistant = {"kind": "assistant", "content": [call]}
+    rec("model_exec_end", {"message": assistant}, **model)
+    rec("message_end", {"message": assistant})
+    rec("tool_exec_start", {"tool": "shell", "tool_call_id": "tc1", "args": args}, **tool)
+    rec("tool_exec_end", {"is_error": False}, **tool)
+    rec("run_close", {})
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+def test_agentgos_calls_table_says_a_tool_calls_arguments(tmp_path: Path) -> None:
+    """Its calls table had no arguments: a tool call's, main argument first, inert; a
+    model call has none."""
+    md = export(agentgo_file(tmp_path / "ag.jsonl"), "md")
+    section = md[md.index("## Calls") :]
+    tokens = MarkdownIt("commonmark").enable("table").parse(section)
+    rows: list[list[str]] = []
+    for token in tokens:
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "inline" and rows:
+            rows[-1].append(unescape(MarkdownIt("commonmark").renderInline(token.content)))
+        elif token.type == "table_close":
+            break
+    header, *calls = rows
+    assert header[-1] == "arguments" and all(len(row) == len(header) for row in calls)
+    assert {row[1]: row[-1].strip() for row in calls} == {
+        "m1 (k2)": "",
+        "shell": 'ls | wc `x` {"timeout":5}',
+    }
