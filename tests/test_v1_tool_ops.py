@@ -388,3 +388,26 @@ def test_a_state_of_another_word_has_one_tone_everywhere() -> None:
 
     assert state_tone("cancelled") == "warn"
     assert all(state_tone(state) == tone for state, tone in STATE_TONES.items())
+
+
+async def test_an_answered_call_with_no_start_says_its_time_is_not_known(tmp_path: Path) -> None:
+    """A call answered with no dispatch line (an older writer's) has no start to count
+    from: its ``took`` says ``?``, where it was blank, read as a column not filled."""
+    from session_core import Message, Session
+
+    path = tmp_path / "old.jsonl"
+    asked = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    with Session.create(path, meta={"agent": "a"}) as s:
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=(asked,)))
+        s.append_message(Message(role="tool", content="a.txt", tool_call_id="c1"))
+        s.append_message(Message(role="assistant", content="done"))
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    app = TailscopeApp(path)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("3")
+        table = app.file_screen.ops.table
+        await wait_for(pilot, lambda: table.row_count == 1)
+        assert column(table, "state") == ["answered, no dispatch record"]
+        assert column(table, "duration") == ["?"]
