@@ -55,14 +55,14 @@ def ran_at_least(
     A call answered that never ended (``ANSWERED_UNSETTLED``) ran at least till its
     answer (its settle, which times it, comes after): None where either time is not
     known (a call never dispatched has no start)."""
-    if op.duration is not None:
-        return None
-    if op.state in ANSWERED_UNSETTLED:
+    # (the state first: every operation of a format that cannot say which are open
+    # comes here, and a lazy one's duration is read from its lines)
+    if op.state in ANSWERED_UNSETTLED and op.duration is None:
         seconds = seconds_between(op.started, op.answered)
         if seconds is None or seconds < 0 or op.answered is None:
             return None
         return RanAtLeast(seconds, op.answered, op.result_line, answered=True)
-    if op.state not in UNANSWERED:
+    if op.state not in UNANSWERED or op.duration is not None:
         return None
     shown = _shown(op, runs, last_time)
     start = epoch(op.started) if now is not None and op.state == "running" else None
