@@ -23,6 +23,7 @@ import orjson
 from .elisions import Elision, per_line
 from .json_out import json_text
 from .message_usage import MessageUsage
+from .search import op_arguments
 from .text import prompt_title
 from .titles import session_title
 from .tool_ops import ask_of
@@ -159,6 +160,17 @@ def _s(value: Any) -> str:
 def _preview(text: str, width: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+ARGUMENTS_CELL = 80  # characters of a call's arguments in an operations table's cell
+
+
+def arguments_cell(arguments: object) -> str:
+    """A call's arguments in an operations table: its main argument first, as the viewer's
+    row says them (``search.op_arguments``), on one line, cut to ``ARGUMENTS_CELL`` (the
+    detail below the table, or the conversation, has them whole). The renderers make it
+    inert, as every cell: a ``|``, a backtick or a newline breaks no table."""
+    return _preview(op_arguments(arguments), ARGUMENTS_CELL) if arguments is not None else ""
 
 
 def _usage_rows(tally: UsageTally) -> Table:

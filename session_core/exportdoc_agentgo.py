@@ -28,6 +28,7 @@ from .exportdoc import (
     _preview,
     _s,
     _usage_fact,
+    arguments_cell,
     by_ask,
     document_title,
     noting_calls,
@@ -184,13 +185,16 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
                 str(call.first_seq),
                 usage_text,
                 _s(error or ""),
+                arguments_cell(start.get("args", start)) if (start := call.tool_start) else "",
             ]
         )
     headers = ["run", "call", "attempt", "kind", "status", "parent", "first seq", "usage"]
     calls = Section(
         "Calls",
         "calls",
-        itertools.chain([Table([*headers, "error"], call_rows)], _unshown(tool_calls, shown)),
+        itertools.chain(
+            [Table([*headers, "error", "arguments"], call_rows)], _unshown(tool_calls, shown)
+        ),
     )
     checkpoints = Section(
         "Checkpoints",

@@ -29,6 +29,7 @@ from .exportdoc import (
     Tone,
     View,
     _preview,
+    arguments_cell,
     by_ask,
     detail_block,
     document_title,
@@ -335,7 +336,7 @@ def _operations(
             op.call_id,
             f"line {op.line}",
             duration_text(op.duration),
-            _preview(_arguments(op.arguments), 80),
+            arguments_cell(op.arguments),
         ]
         for op in ops
     )

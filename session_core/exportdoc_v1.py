@@ -32,6 +32,7 @@ from .exportdoc import (
     _s,
     _usage_fact,
     _usage_rows,
+    arguments_cell,
     by_ask,
     document_title,
     elision_marks,
@@ -44,6 +45,7 @@ from .model import STATE_LABELS
 from .packed_ids import BATCH, PackedIds, Texts
 from .replay import Compaction, ReplayState, payload_of
 from .text import count, duration_text
+from .times import seconds_between
 from .titles import v1_first_prompt
 from .tool_ops import ask_of, state_tone
 from .usage import NO_RUN, tally_state
@@ -429,7 +431,7 @@ class _V1:
             section.items = [Note("No tool calls in this transcript.")]
             return section
         headers = ["state", "tool", "call id", "run", "round", "idempotency", "dispatched"]
-        headers += ["settled", "duration", "error / reason", "answered at"]
+        headers += ["settled", "duration", "error / reason", "answered at", "arguments"]
         table = Table(headers, self.tool_op_rows())
         section.items = itertools.chain((table,), self.unshown_calls(shown))
         return section
@@ -473,20 +475,31 @@ class _V1:
                 _s(op.get("idempotency")),
                 f"{self.where(_s(op.get('op-id')))} {_s(op.get('dispatched-at'))}",
                 _s(op.get("settled-at")),
-                _duration(op.get("duration")),
+                _duration(op.get("duration")) or self.till_answer(op, answers),
                 _s(op.get("error") or op.get("reason")),
                 self.answered_at(answers),
+                arguments_cell(op.get("arguments")),
             ]
         for number in self.call_order:
             if self.op_index[number] >= 0:
                 continue
             cid = self.calls.text(number)
             status, _tone = self.op_state(cid)
-            name = (self.call(cid) or ("", ""))[0]
+            name, arguments = self.call(cid) or ("", "")
             answers = self.answers(cid)
             where = self.where(self.state.events.ids[self.call_at[number]])
             answered = self.answered_at(answers)
-            yield [status, name, cid, "", "", "", f"asked at {where}", "", "", "", answered]
+            said = arguments_cell(arguments or None)
+            yield [status, name, cid, "", "", "", f"asked at {where}", "", "", "", answered, said]
+
+    def till_answer(self, op: Mapping[str, Any], answers: list[int]) -> str:
+        """How long an operation answered, not settled, ran at least: till its answer, as
+        the viewer's ``took`` says it ("" settled, not answered, or a time not known)."""
+        if op.get("settled-at") is not None or not answers:
+            return ""
+        answered = self.ts_of(self.state.events.ids[answers[0]])
+        seconds = seconds_between(_s(op.get("dispatched-at")), answered)
+        return "" if seconds is None else f"≥{duration_text(seconds)} (till its answer)"
 
     def run_contexts(self) -> Section:
         return Section("Run contexts", "run-contexts", self.run_context_items())

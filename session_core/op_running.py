@@ -15,18 +15,22 @@ from .times import epoch, seconds_between
 from .tool_ops import ToolOp
 
 UNANSWERED = ("running", "interrupted")
+# States of a call answered that has no end (v1's: its settle never written).
+ANSWERED_UNSETTLED = ("unsettled-answered", "not-settled-yet", "undispatched-answered")
 
 
 @dataclass(frozen=True, slots=True)
 class RanAtLeast:
     """A call ran at least ``seconds``: from its start to ``ts``, the time of the last line
     that shows it not answered (``line``; None where not known), or the time it was
-    looked at, its writer at work (``now``)."""
+    looked at, its writer at work (``now``), or, one answered that never ended
+    (``answered``), the time of its answer (``line``: the answer's)."""
 
     seconds: float
     ts: str
     line: int | None
     now: bool = False
+    answered: bool = False
 
     @property
     def text(self) -> str:
@@ -46,7 +50,18 @@ def ran_at_least(
     lock or an open file seen, not a recent change alone), so a call running then has
     run from its start till now, in whole seconds (a bound: never rounded up), where that
     is longer. Without it (a snapshot, ``check``'s, an export's; a writer gone, whose
-    calls' ends are not known past the last line) the file's bound alone."""
+    calls' ends are not known past the last line) the file's bound alone.
+
+    A call answered that never ended (``ANSWERED_UNSETTLED``) ran at least till its
+    answer (its settle, which times it, comes after): None where either time is not
+    known (a call never dispatched has no start)."""
+    # (the state first: every operation of a format that cannot say which are open
+    # comes here, and a lazy one's duration is read from its lines)
+    if op.state in ANSWERED_UNSETTLED and op.duration is None:
+        seconds = seconds_between(op.started, op.answered)
+        if seconds is None or seconds < 0 or op.answered is None:
+            return None
+        return RanAtLeast(seconds, op.answered, op.result_line, answered=True)
     if op.state not in UNANSWERED or op.duration is not None:
         return None
     shown = _shown(op, runs, last_time)

@@ -50,6 +50,15 @@ STATE_LABELS: dict[str, str] = {
     "undispatched-answered": "answered, no dispatch record",
 }
 
+# The labels of a column too narrow for the long ones (the tool operations table at 80
+# cells: "completed, settle never landed" left its arguments 27): each still says what
+# its long one does first and tells the states apart; the detail says the long one.
+STATE_SHORT_LABELS: dict[str, str] = {
+    "unsettled-answered": "completed, unsettled",
+    "not-settled-yet": "completed, settling",
+    "undispatched-answered": "answered, undispatched",
+}
+
 # How each state reads at a glance: "ok", "bad", "warn" or "info" (the export's tones,
 # the viewer's styles).
 STATE_TONES: dict[str, str] = {
@@ -97,8 +106,9 @@ def classify_op(
     return "interrupted" if writer_alive is False else "running"
 
 
-def state_label(state: str) -> str:
-    return STATE_LABELS.get(state, state)
+def state_label(state: str, short: bool = False) -> str:
+    """A state's label; ``short``: where a narrow column has one (``STATE_SHORT_LABELS``)."""
+    return (short and STATE_SHORT_LABELS.get(state)) or STATE_LABELS.get(state, state)
 
 
 # -- tool operations -----------------------------------------------------------------
@@ -133,6 +143,8 @@ class ToolOp:
     # A call that never ended (no end line): when its last line was written, said so
     # (its ``ended`` is None: it did not end then).
     last_seen: str | None = None
+    # A call answered that never ended (v1's, its settle never written): its answer's time.
+    answered: str | None = None
 
     @property
     def label(self) -> str:
@@ -472,6 +484,7 @@ def unsettled_ops(ops: Sequence[ToolOp]) -> Sequence[ToolOp]:
 
 __all__ = [
     "STATE_LABELS",
+    "STATE_SHORT_LABELS",
     "STATE_TONES",
     "LazyToolOp",
     "OpField",

@@ -128,7 +128,12 @@ def test_the_state_and_tool_columns_fit_what_they_hold() -> None:
     (not "outcome unknown" where none is), the tool column as the widest tool name, up to
     its cap; a format that cannot say its names without reading them gets the cap."""
     from session_core.model import ToolOp
-    from viewer.widgets.model_panes import TOOL_WIDTH, state_width, tool_width
+    from viewer.widgets.model_panes import TOOL_WIDTH, state_widths, tool_width
+
+    def state_width(ops: list[ToolOp]) -> int:
+        long, short = state_widths(ops)
+        assert short == long  # (no crash state: no short label)
+        return long
 
     done = [ToolOp("c1", "Bash", "completed"), ToolOp("c2", "shell", "failed")]
     assert state_width(done) == len("completed")
@@ -136,6 +141,9 @@ def test_the_state_and_tool_columns_fit_what_they_hold() -> None:
     running = ToolOp("c4", "x", "running", progress="50%")
     assert state_width([*done, running]) == len("completed")  # ("running …")
     assert state_width([]) == len("state")
+    crashed = [*done, ToolOp("c5", "x", "unsettled-answered")]
+    long, short = len("completed, settle never landed"), len("completed, unsettled")
+    assert state_widths(crashed) == (long, short)
     assert tool_width(["shell", "apply_patch", "shell"]) == len("apply_patch")
     assert tool_width(["Bash"], least=9) == 9  # (the names measured before)
     assert tool_width(["AskUserQuestion"]) == TOOL_WIDTH[1] < len("AskUserQuestion")

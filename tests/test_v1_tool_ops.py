@@ -120,6 +120,34 @@ async def test_every_state_is_told_apart(crashed: Path) -> None:
         assert column(screen.ops.table, "call")[-1] == "call_never"
 
 
+async def test_crash_states_leave_the_arguments_room_at_80_columns(crashed: Path) -> None:
+    """At 80 columns "completed, settle never landed" took the arguments to 27 cells: the
+    column says the short labels there (each state still told apart), the detail the
+    long one; a wide terminal keeps the long ones."""
+    async with operations(crashed, size=(80, 24)) as (app, pilot, screen):
+        table = screen.ops.table
+        widths = {key: width for key, _label, width in table.columns}
+        assert widths["state"] == len("completed, unsettled")
+        assert widths["args"] >= 32  # (the long labels left it 22)
+        ids = [op.call_id for op in screen.ops.ops]
+        states = dict(zip(ids, column(table, "state"), strict=True))
+        assert states["call_unsettled"] == "completed, unsettled"
+        assert len(set(states.values())) == len(set(STATES.values()))
+        await press_on(pilot, "call_unsettled", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        assert "state: completed, settle never landed" in screen_text(app)
+
+
+async def test_an_answered_call_never_settled_says_how_long_at_least(crashed: Path) -> None:
+    """Its ``took`` was blank (its settle, which times it, never written), read as a
+    column not filled: it ran at least till its answer, 1.5 s after its dispatch."""
+    async with operations(crashed) as (app, pilot, screen):
+        assert by_call(screen.ops.table, "duration")["call_unsettled"] == "≥1.5s"
+        await press_on(pilot, "call_unsettled", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, OpDetailScreen))
+        assert "took: ≥1.5s: answered at line " in screen_text(app)
+
+
 async def test_running_while_the_writer_is_at_work(transcript: Path) -> None:
     async with operations(transcript) as (app, pilot, screen):
         assert screen.writer_is_alive()  # written a moment ago, by a writer that does not lock
@@ -316,6 +344,8 @@ OPERATION_SNAPSHOTS = {
     "tool_op_detail_hostile": ("call_esc", ("enter",), (140, 40)),
     "artifact": ("call_art", ("a",), (140, 40)),
     "artifact_refused": ("call_evil", ("a",), (100, 24)),
+    # at 80 columns: the crash states' short labels, the arguments left their room
+    "crash_states_80": ("call_unsettled", (), (80, 24)),
 }
 
 
@@ -358,3 +388,26 @@ def test_a_state_of_another_word_has_one_tone_everywhere() -> None:
 
     assert state_tone("cancelled") == "warn"
     assert all(state_tone(state) == tone for state, tone in STATE_TONES.items())
+
+
+async def test_an_answered_call_with_no_start_says_its_time_is_not_known(tmp_path: Path) -> None:
+    """A call answered with no dispatch line (an older writer's) has no start to count
+    from: its ``took`` says ``?``, where it was blank, read as a column not filled."""
+    from session_core import Message, Session
+
+    path = tmp_path / "old.jsonl"
+    asked = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    with Session.create(path, meta={"agent": "a"}) as s:
+        s.append_message(Message(role="user", content="go"))
+        s.append_message(Message(role="assistant", content="", tool_calls=(asked,)))
+        s.append_message(Message(role="tool", content="a.txt", tool_call_id="c1"))
+        s.append_message(Message(role="assistant", content="done"))
+    os.utime(path, (OLD_MTIME, OLD_MTIME))
+    app = TailscopeApp(path)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await file_loaded(pilot, ModelScreen)
+        await pilot.press("3")
+        table = app.file_screen.ops.table
+        await wait_for(pilot, lambda: table.row_count == 1)
+        assert column(table, "state") == ["answered, no dispatch record"]
+        assert column(table, "duration") == ["?"]

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Footer, Input, RadioSet, Static
 
 from session_core.errors import TranscriptError
 from session_core.export import (
@@ -29,6 +29,7 @@ from session_core.text import name_line
 
 from ..safe import inert_text
 from ..stdin_spool import is_spool
+from ..widgets.choice_button import ChoiceButton
 
 STYLES = Path(__file__).parent.parent / "styles"
 
@@ -104,12 +105,12 @@ class ExportScreen(ModalScreen[str | None]):
             with Horizontal(id="export-choices"):
                 with RadioSet(id="export-format"):
                     for fmt, label in FORMAT_LABELS.items():
-                        yield RadioButton(label, value=fmt == self.fmt, name=fmt)
+                        yield ChoiceButton(label, value=fmt == self.fmt, name=fmt)
                 with RadioSet(id="export-view"):
-                    yield RadioButton(
+                    yield ChoiceButton(
                         "Replayed (sent next)", value=self.view == "replayed", name="replayed"
                     )
-                    yield RadioButton("Raw (as written)", value=self.view == "raw", name="raw")
+                    yield ChoiceButton("Raw (as written)", value=self.view == "raw", name="raw")
             yield Input(suggested_output(self.transcript, self.fmt), id="export-path")
             yield Static(id="export-status")
             with Horizontal(id="export-buttons"):
@@ -127,7 +128,7 @@ class ExportScreen(ModalScreen[str | None]):
         self._say(self._choice())
 
     def _choice(self) -> str:
-        """What Export writes, in words: a radio button's dot tells it by colour alone."""
+        """What Export writes, in words (beside the radio buttons' dots)."""
         view = "replayed" if self.fmt == "json" else self.view
         return f"{FORMAT_LABELS[self.fmt]}, the {view} view: enter or Export writes it."
 

@@ -31,7 +31,10 @@ MAX_DETAIL = 200_000  # characters of one field shown (c copies the result in fu
 def op_entries(op: ToolOp, ran: RanAtLeast | None = None) -> list[Entry]:
     """The detail's lines; ``ran``: how long a call not answered ran at least."""
     took = took_text(op.duration, op.started, op.ended, "from started to ended")
-    if not took and ran is not None and ran.now:
+    if not took and ran is not None and ran.answered:
+        where = f"line {ran.line:,}, " if ran.line else ""
+        took = f"{ran.text}: answered at {where}{ran.ts} (its settle, which times it, not written)"
+    elif not took and ran is not None and ran.now:
         took = f"{ran.text}: running at {ran.ts}, its writer at work"
     elif not took and ran is not None:
         where = f"line {ran.line:,}, " if ran.line else ""

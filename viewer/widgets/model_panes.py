@@ -27,10 +27,10 @@ from session_core.model import (
     packed_tools,
     unsettled_ops,
 )
-from session_core.op_running import RanAtLeast, ran_by_call
+from session_core.op_running import ANSWERED_UNSETTLED, RanAtLeast, ran_by_call
 from session_core.search import OpSearch, main_argument, op_arguments
 from session_core.text import count, duration_text, took_text
-from session_core.tool_ops import STATE_LABELS, state_tone
+from session_core.tool_ops import STATE_LABELS, state_label, state_tone
 
 from ..safe import fit_path, one_line, one_line_text
 from ..screens.filter import Choice, FilterScreen
@@ -135,10 +135,14 @@ def op_columns(width: int, state: int, tool: int = TOOL_WIDTH[1]) -> list[Column
     return [(key, label, widths[key]) for key, label, _ in OP_COLUMNS if widths[key]]
 
 
-def state_width(ops: Sequence[ToolOp]) -> int:
-    """The state column's width: the longest label of the states ``ops`` are in."""
+def state_widths(ops: Sequence[ToolOp]) -> tuple[int, int]:
+    """The state column's width: the longest label of the states ``ops`` are in, long
+    and short (``STATE_SHORT_LABELS``: a settled state has no short one)."""
     settled = [len(STATE_LABELS[s]) for s in SETTLED_STATES if ops_in_state(ops, s)]
-    return max([len("state"), *settled, *map(_state_width, unsettled_ops(ops))])
+    unsettled = unsettled_ops(ops)
+    least = max([len("state"), *settled])
+    long = max([least, *(len(_state_text(op)) for op in unsettled)])
+    return long, max([least, *(len(_state_text(op, short=True)) for op in unsettled)])
 
 
 def tool_width(names: Iterable[str] | None, least: int = TOOL_WIDTH[0]) -> int:
@@ -149,12 +153,9 @@ def tool_width(names: Iterable[str] | None, least: int = TOOL_WIDTH[0]) -> int:
     return min(TOOL_WIDTH[1], max([least, *map(cell_len, set(names))]))
 
 
-def _state_text(op: ToolOp) -> str:
-    return op.label + " …" if op.state == "running" and op.progress else op.label
-
-
-def _state_width(op: ToolOp) -> int:
-    return len(_state_text(op))
+def _state_text(op: ToolOp, short: bool = False) -> str:
+    label = state_label(op.state, short)
+    return label + " …" if op.state == "running" and op.progress else label
 
 
 class OpsTable(VirtualTable, RowSearch):  # (CSS comes down the first base: the table's)
@@ -214,7 +215,8 @@ class OpsPane(Vertical):
         self.ran: dict[tuple[str, int], RanAtLeast] = {}  # (those not answered: few)
         self._shown: Transcript | None = None  # the snapshot shown (``tick``'s)
         self.table = OpsTable(OP_COLUMNS, self._cells, fixed_columns=1, id="ops-table")
-        self._state_width = STATE_WIDTH
+        self._state_width = (STATE_WIDTH, STATE_WIDTH)  # (long labels, short: ``_fit``)
+        self._short = False  # the state column says its short labels
         self._tool_width = (0, TOOL_WIDTH[0])  # the operations measured, their names' width
         self._dialog: FilterScreen | None = None  # the ``f`` dialog last opened
         # An operation's detail is open over the table: its cursor stays on that row (as
@@ -241,7 +243,7 @@ class OpsPane(Vertical):
         self._shown = transcript
         self.ran = ran_by_call(transcript, now)
         rows = table.rows = table.filter.rows(self.ops)
-        self._state_width = state_width(self.ops)
+        self._state_width = state_widths(self.ops)
         measured, least = self._tool_width
         if measured > len(self.ops):  # (fewer: another file's, after a reset)
             measured, least = 0, TOOL_WIDTH[0]
@@ -305,9 +307,14 @@ class OpsPane(Vertical):
         self._fit()
 
     def _fit(self) -> None:
-        """The columns for the state labels shown and the pane's width (``op_columns``)."""
+        """The columns for the state labels shown and the pane's width (``op_columns``):
+        the long labels, or the short ones where the long would leave the arguments
+        fewer than ``ARGS_BEFORE_CALL`` cells and the short are narrower (v1's crash
+        states at 80 cells)."""
         table = self.table
-        columns = op_columns(self.size.width, self._state_width, self._tool_width[1])
+        width, (long, short), tool = self.size.width, self._state_width, self._tool_width[1]
+        self._short = short < long and op_widths(width, long, tool)["args"] < ARGS_BEFORE_CALL
+        columns = op_columns(width, short if self._short else long, tool)
         if [c[::2] for c in columns] != [c[::2] for c in table.columns]:
             table.set_columns(columns)
 
@@ -317,7 +324,7 @@ class OpsPane(Vertical):
         term = fold(self.table.search_term)
         for key, _label, width in self.table.columns:
             if key == "state":
-                cells.append(tone_text(_state_text(op), state_tone(op.state)))
+                cells.append(tone_text(_state_text(op, self._short), state_tone(op.state)))
             elif key == "tool":
                 cells.append(one_line_text(op.tool, width))
             elif key == "call":
@@ -325,8 +332,7 @@ class OpsPane(Vertical):
             elif key == "args":
                 cells.append(Text(fit_op_arguments(op.arguments, width), end="", no_wrap=True))
             elif key == "duration":
-                ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
-                cells.append(Text(ran.text if ran else duration_text(op.duration), end=""))
+                cells.append(Text(self._took(op), end=""))
             else:
                 cells.append(Text(f"{op.line:,}" if op.line else "", end=""))
         if term:  # (where a cell shows it: it may be in the result, not shown)
@@ -334,6 +340,16 @@ class OpsPane(Vertical):
             for cell in cells:
                 highlight(cell, term, style)
         return cells
+
+    def _took(self, op: ToolOp) -> str:
+        """How long ``op`` took; one not ended, at least how long (``ran_at_least``); one
+        answered that never ended and cannot be timed (no start), ``?``: never a blank,
+        which read as a column not filled."""
+        ran = self.ran.get((op.call_id, op.line)) if op.duration is None else None
+        if ran is not None:
+            return ran.text
+        took = duration_text(op.duration)
+        return "?" if not took and op.state in ANSWERED_UNSETTLED else took
 
     @property
     def selected(self) -> ToolOp | None:

@@ -399,16 +399,16 @@ class V1Op(ToolOp):
                 return events.ids[position]
         return None
 
-    def _answer(self) -> tuple[str | None, int | None]:
-        """The text and line of the tool message that answers the call: the first after
-        its dispatch line that names it."""
+    def _answer(self) -> tuple[str | None, int | None, str | None]:
+        """The text, line and time of the tool message that answers the call: the first
+        after its dispatch line that names it."""
         return answer_after(
             self._state, self._state.tool_ops.dispatch_event(self._index), self.call_id
         )
 
     def _fill(self) -> None:
         record = self.record()
-        result, result_line = self._answer()
+        result, result_line, answered = self._answer()
         duration = record.get("duration")
         values = {
             "tool": str(record.get("tool", "")),
@@ -420,6 +420,7 @@ class V1Op(ToolOp):
             "line": int(self._state.event_lines[self._state.tool_ops.dispatch_event(self._index)]),
             "result": result,
             "result_line": result_line,
+            "answered": answered if record.get("settled-at") is None else None,
         }
         for name, value in values.items():
             _SLOTS[name].__set__(self, value)
@@ -470,30 +471,35 @@ class UndispatchedOp(ToolOp):
                 function = call.get("function")
                 arguments = function.get("arguments") if isinstance(function, dict) else None
                 break
-        result, result_line = answer_after(self._state, position, self.call_id)
+        result, result_line, answered = answer_after(self._state, position, self.call_id)
         for name, value in (
             ("arguments", arguments),
             ("result", result),
             ("result_line", result_line),
+            ("answered", answered),
         ):
             _SLOTS[name].__set__(self, value)
         self._read = True
 
 
-def answer_after(state: ReplayState, event: int, call_id: str) -> tuple[str | None, int | None]:
-    """The text and line of the first tool message after ``event`` (within
+def answer_after(
+    state: ReplayState, event: int, call_id: str
+) -> tuple[str | None, int | None, str | None]:
+    """The text, line and time of the first tool message after ``event`` (within
     ``CALLER_WITHIN``) that answers ``call_id`` (found by the replay's facts; that line
-    read), or ``(None, None)``."""
+    read), or ``(None, None, None)``."""
     events = state.events
     kinds, facts = events.kinds, events.facts
     for at in range(event + 1, min(len(kinds), event + CALLER_WITHIN)):
         if kinds[at] == "message" and facts.shape(at)[4] == call_id:
-            content = payload_of(events.read(at)).get("content")
+            record = events.read(at)
+            content = payload_of(record).get("content")
             text = content if isinstance(content, str) else None
             if text is None and content is not None:
                 text = compact_json(content)
-            return text, int(state.event_lines[at])
-    return None, None
+            ts = record.get("ts")
+            return text, int(state.event_lines[at]), ts if isinstance(ts, str) else None
+    return None, None, None
 
 
 class _FromLines:
@@ -526,11 +532,12 @@ _FROM_LINES = (
     "line",
     "result",
     "result_line",
+    "answered",
 )
 CALLER_WITHIN = 10_000  # lines around its dispatch a call's message and answer are looked for
 for _name in _FROM_LINES:
     setattr(V1Op, _name, _FromLines(_name))
-_LAZY = ("arguments", "result", "result_line")  # an undispatched call's, from its lines
+_LAZY = ("arguments", "result", "result_line", "answered")  # an undispatched call's, from its lines
 for _name in _LAZY:
     setattr(UndispatchedOp, _name, _FromLines(_name))
 
