@@ -19,6 +19,7 @@ from ...model import (
     Part,
     PartSource,
     Run,
+    RunState,
     ToolOp,
     Transcript,
     Usage,
@@ -36,6 +37,7 @@ from .asked import (
 
 if TYPE_CHECKING:
     from ...agentgo.calls import Call
+    from ...agentgo.calls import Run as AgentGoRun
     from ...agentgo.diff import ContextFolds
     from ...agentgo.stored import Committed
     from ...agentgo.view import AgentGoView
@@ -211,7 +213,7 @@ class AgentGoModel:
             used = tally.runs.get(run_id)
             made = Run(
                 id=run_id,
-                state={"closed": "finished", "open": "running"}.get(status, "interrupted"),  # type: ignore[arg-type]
+                state=run_state(run, status),
                 line=_file_line(run.first_line, run.first_seq),
                 started=run.first_time,
                 ended=run.last_time or None,
@@ -518,6 +520,15 @@ class AgentGoModel:
             self._usage = dict(sorted(self._usage.items()))
             self._usage_sorted = True
         return self._totals.tally(self.view, self._usage)
+
+
+def run_state(run: AgentGoRun, status: str) -> RunState:
+    """A run's state in the shared words: *failed* where its loop's ``agent_end`` carries
+    an error (the word a failed tool operation has), however its scope closed; else
+    finished (closed), running (open) or interrupted."""
+    if run.failed:
+        return "failed"
+    return "finished" if status == "closed" else "running" if status == "open" else "interrupted"
 
 
 def transcript_of(view: AgentGoView, path: str, writer_alive: bool | None) -> Transcript:
