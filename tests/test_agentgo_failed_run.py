@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import for_screen, screen_lines, wait_for, written
 
-from agentgo_helpers import ASSISTANT, REQUEST, USAGE, model
+from agentgo_helpers import REQUEST, USAGE, model, text
 from session_core import open_transcript
 from session_core.agentgo import AgentGoSession
 from session_core.formats import by_name
@@ -17,17 +17,18 @@ from viewer.screens.model_screen import ModelScreen
 opened, _shows = for_screen(ModelScreen, (120, 40))
 
 
+ANSWER = {**text("assistant", "Done."), "stop_reason": "end_turn"}
+
+
 def write_runs(path: Path) -> None:
-    """Three closed runs: ended, failed, ended."""
+    """Three closed runs: ended, failed, ended (each a model call that asks for no tool)."""
     with AgentGoSession.create(path) as s:
         for end in ({"stop_reason": "end_turn"}, {"error": "budget exceeded"}, {}):
             run = s.begin_run()
             run.record("agent_start")
             run.record("model_request", REQUEST, execution=model("m1"))
-            run.record(
-                "model_exec_end", {"message": ASSISTANT, "usage": USAGE}, execution=model("m1")
-            )
-            run.record("message_end", {"message": ASSISTANT})
+            run.record("model_exec_end", {"message": ANSWER, "usage": USAGE}, execution=model("m1"))
+            run.record("message_end", {"message": ANSWER})
             run.record("agent_end", end)
             run.close()
 
@@ -55,3 +56,19 @@ async def test_the_header_and_the_runs_tab_say_it_and_e_stops_at_it(tmp_path: Pa
         await pilot.press("e")
         await pilot.pause(0.05)
         assert table.cursor_row == 1  # (it passed over the failed run: it read finished)
+
+
+def test_the_browser_row_says_failed(tmp_path: Path) -> None:
+    """(the row read *finished*, "every run and tool operation ended", and nothing more)"""
+    from session_core.scan import scan_file
+    from viewer.browser_cells import detail, status_cell
+
+    path = written(tmp_path / "failed.jsonl", write_runs)
+    size = path.stat().st_size
+    for budget in (None, size - 1):  # whole, and its head and a tail window (runs 2, 3)
+        window = size * 3 // 4
+        row = scan_file(path) if budget is None else scan_file(path, budget=budget, window=window)
+        assert row.estimated == (budget is not None)
+        assert (row.status, row.failed_runs) == ("finished", 1)  # (no work left open)
+        assert status_cell(row).plain == "failed"
+        assert "1 run failed" in detail(row, str(path)).plain
