@@ -35,6 +35,7 @@ from .exportdoc import (
 from .formats.agentgo.asked import unstarted_state
 from .message_usage import exec_end_usage
 from .model import UNSENT, projection_dropped
+from .text import finish_mark
 from .titles import agentgo_prompt, first_of
 from .tool_ops import ask_in_run, state_label, state_tone
 from .usage import Usage, is_model_call, is_response, shown_usage, tally_agentgo
@@ -360,8 +361,9 @@ def _message(agv: AgentGoView, m: Committed, paired: _Paired, results: Results) 
     item = MessageItem(f"line-{m.line}", role, where, message_text(msg))
     if msg.get("is_error"):
         item.flags.append("ERROR")
-    if msg.get("stop_reason") is not None:
-        item.flags.append(f"stop {_s(msg.get('stop_reason'))}")
+    finish = finish_mark(msg.get("stop_reason"))  # (v1's words for its finish-reason)
+    if finish is not None:
+        item.flags.append(finish)
     if msg.get("tool_call_id") is not None:
         item.flags.append(f"answers {_s(msg.get('tool_call_id'))}")
     reported = shown_usage(agv, m, msg)  # (its own, else its model call's)

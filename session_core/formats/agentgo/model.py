@@ -25,6 +25,7 @@ from ...model import (
     Usage,
     classify_op,
 )
+from ...text import finish_mark
 from ...times import seconds_between
 from ...tool_ops import OpField, OpState, ask_in_run
 from .asked import (
@@ -436,6 +437,9 @@ class AgentGoModel:
             span=span if self.view.records.source is not None else 0,
             ident=ident,
         )
+        finish = finish_mark(message.get("stop_reason"))  # (as a v1 message says it)
+        if finish is not None:
+            self.column.set_marks(index, [finish])
         for call_id, part in asked_calls(parts).items():
             seqs, items, runs = self._asked.setdefault(call_id, ([], [], []))
             seqs.append(committed.seq)
