@@ -206,15 +206,25 @@ def agentgo_document(agv: AgentGoView, path: str, view: View = "replayed") -> Do
         if agv.checkpoints
         else [Note("No checkpoints.")],
     )
+    # (each event by its line, as v1's export names its compaction's, and its seq)
+    lines = agv.records.lines
     rows = [
-        [str(seq), run, kind, _s(d.get("tokens_before")), _s(d.get("tokens_after")), _summary(d)]
-        for seq, run, kind, d in agv.context_events
+        [
+            str(lines[at]),
+            str(seq),
+            run,
+            kind,
+            _s(d.get("tokens_before")),
+            _s(d.get("tokens_after")),
+            _summary(d),
+        ]
+        for at, (seq, run, kind, d) in zip(agv.context_at, agv.context_events, strict=True)
     ]
     contexts = Section(
         "Context events",
         "context-events",
         [
-            Table(["seq", "run", "type", "tokens before", "tokens after", "summary"], rows)
+            Table(["line", "seq", "run", "type", "tokens before", "tokens after", "summary"], rows)
             if rows
             else Note("No context projections or compactions.")
         ],
